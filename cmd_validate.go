@@ -7,7 +7,7 @@ import (
 )
 
 // newValidateCmd is replaced by the conformance checker's command.
-func newValidateCmd(s streams) *cobra.Command {
+func newValidateCmd(a *app) *cobra.Command {
 	return &cobra.Command{
 		Use:   "validate [--json] TARGET...",
 		Short: "Check ResourceSync documents against the specification",

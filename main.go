@@ -50,7 +50,14 @@ type streams struct {
 	err io.Writer
 }
 
+// app is what every command shares: the streams and the HTTP client settings.
+type app struct {
+	streams
+	http httpFlags // persistent flags for fetching, see cli_fetch.go
+}
+
 func newRootCmd(s streams) *cobra.Command {
+	a := &app{streams: s}
 	root := &cobra.Command{
 		Use:           "rsx [TARGET]",
 		Short:         "Explore, validate and copy ResourceSync Sources",
@@ -66,8 +73,10 @@ func newRootCmd(s streams) *cobra.Command {
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return failed(err)
 	})
+	a.http.register(root.PersistentFlags())
+	// One line per command; each lives in cmd_<name>.go.
 	root.AddCommand(
-		newValidateCmd(s),
+		newValidateCmd(a),
 	)
 	return root
 }
