@@ -67,6 +67,7 @@ func newRootCmd(s streams) *cobra.Command {
 		SilenceErrors: true,
 		Args:          cobra.MaximumNArgs(1),
 	}
+	root.RunE = a.runExplorer // cmd_explore.go
 	root.SetIn(s.in)
 	root.SetOut(s.out)
 	root.SetErr(s.err)
