@@ -1,0 +1,101 @@
+package fetch
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// StatusError reports a final response that is not 2xx. Get returns it
+// together with the Response, whose body still holds the error page.
+type StatusError struct {
+	Method     string // "GET" when empty
+	URL        string
+	Status     int
+	StatusText string // e.g. "Service Unavailable"
+	Tries      int
+}
+
+func (e *StatusError) Error() string {
+	m := e.Method
+	if m == "" {
+		m = http.MethodGet
+	}
+	text := e.StatusText
+	if text == "" {
+		text = http.StatusText(e.Status)
+	}
+	s := fmt.Sprintf("%s %s: %d %s", m, e.URL, e.Status, text)
+	if e.Tries > 1 {
+		s += fmt.Sprintf(" (after %d tries)", e.Tries)
+	}
+	return s
+}
+
+// TooLargeError reports a body longer than the limit.
+type TooLargeError struct {
+	URL   string
+	Limit int64
+}
+
+func (e *TooLargeError) Error() string {
+	return fmt.Sprintf("%s: body is larger than the limit of %s (raise it with --max-bytes)", e.URL, FormatSize(e.Limit))
+}
+
+// Sentinels wrapped by *RedirectError.
+var (
+	ErrRedirectLoop     = errors.New("redirect loop")
+	ErrTooManyRedirects = errors.New("too many redirects")
+)
+
+// RedirectError reports a redirect chain that was not followed to its end.
+// errors.Is matches ErrRedirectLoop or ErrTooManyRedirects.
+type RedirectError struct {
+	Chain []string // the URLs visited, then the one that was refused
+	Err   error    // ErrRedirectLoop or ErrTooManyRedirects
+	Limit int      // MaxRedirects, for ErrTooManyRedirects
+}
+
+func (e *RedirectError) Error() string {
+	chain := strings.Join(e.Chain, " → ")
+	if errors.Is(e.Err, ErrTooManyRedirects) {
+		return fmt.Sprintf("more than %d redirects: %s", e.Limit, chain)
+	}
+	return fmt.Sprintf("%v: %s", e.Err, chain)
+}
+
+func (e *RedirectError) Unwrap() error { return e.Err }
+
+// IdleTimeoutError reports a download that received no byte for Idle.
+type IdleTimeoutError struct {
+	URL  string
+	Idle time.Duration
+}
+
+func (e *IdleTimeoutError) Error() string {
+	return fmt.Sprintf("%s: no data received for %v", e.URL, e.Idle)
+}
+
+// Timeout lets net.Error-style checks see it as a timeout.
+func (e *IdleTimeoutError) Timeout() bool { return true }
+
+// FormatSize writes a byte count in binary units: "256 MiB", "1.5 KiB", "12 B".
+func FormatSize(n int64) string {
+	const unit = 1024
+	if n < unit && n > -unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	units := []string{"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"}
+	f := float64(n)
+	i := -1
+	for (f >= unit || f <= -unit) && i < len(units)-1 {
+		f /= unit
+		i++
+	}
+	if f == float64(int64(f)) {
+		return fmt.Sprintf("%d %s", int64(f), units[i])
+	}
+	return fmt.Sprintf("%.1f %s", f, units[i])
+}

@@ -1,0 +1,171 @@
+package fetch
+
+import (
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Exchange records one request made through a Client (Get, Head or
+// Download), across its redirects and retries, for an HTTP view.
+//
+// The Exchange a Response points to is updated while the body is read: read
+// its fields after closing the body, or take snapshots with Client.Exchanges.
+type Exchange struct {
+	Method   string
+	URL      string // as asked for, password redacted
+	FinalURL string // after redirects
+
+	// RequestHeader is the last request's header as sent, with credentials
+	// redacted ("Basic …(redacted)").
+	RequestHeader  http.Header
+	Redirects      []Redirect
+	Status         int // of the last response; 304 when revalidated from cache
+	StatusText     string
+	ResponseHeader http.Header
+	Tries          int // tries of the last hop (1 without retries)
+
+	Started  time.Time
+	TTFB     time.Duration // from Started to the final response's headers
+	Duration time.Duration // from Started to the end of the body (or the failure)
+
+	// Bytes counts body bytes read: as received on the wire (before any
+	// gzip decoding), or read from the cache when FromCache.
+	Bytes int64
+
+	FromCache   bool // the body came from the on-disk cache
+	Revalidated bool // the server answered 304 to a conditional request
+	Done        bool // the body is finished (read to the end, closed or failed)
+	Err         string
+}
+
+// Redirect is one hop of a redirect chain.
+type Redirect struct {
+	URL      string // the URL that answered with a redirect
+	Status   int
+	Location string // the Location header as sent
+	To       string // Location resolved against URL
+}
+
+// clone returns a deep copy, safe to hand out while the original is updated.
+func (e *Exchange) clone() *Exchange {
+	c := *e
+	c.RequestHeader = e.RequestHeader.Clone()
+	c.ResponseHeader = e.ResponseHeader.Clone()
+	c.Redirects = append([]Redirect(nil), e.Redirects...)
+	return &c
+}
+
+// exchangeLog is a bounded ring of the latest exchanges. Its mutex also
+// guards every field of the exchanges it holds.
+type exchangeLog struct {
+	mu    sync.Mutex
+	max   int
+	ring  []*Exchange
+	next  int // where the next one goes once the ring is full
+	hooks []func(*Exchange)
+}
+
+func (l *exchangeLog) add(e *Exchange) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.ring) < l.max {
+		l.ring = append(l.ring, e)
+		return
+	}
+	l.ring[l.next] = e
+	l.next = (l.next + 1) % l.max
+}
+
+// update changes e under the lock.
+func (l *exchangeLog) update(e *Exchange, f func(*Exchange)) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	f(e)
+}
+
+// finish marks e done, under the lock, and tells the hooks.
+func (l *exchangeLog) finish(e *Exchange, f func(*Exchange)) {
+	l.mu.Lock()
+	if e.Done {
+		l.mu.Unlock()
+		return
+	}
+	if f != nil {
+		f(e)
+	}
+	e.Done = true
+	e.Duration = time.Since(e.Started)
+	hooks := slices.Clone(l.hooks)
+	snap := e.clone()
+	l.mu.Unlock()
+	for _, h := range hooks {
+		h(snap)
+	}
+}
+
+func (l *exchangeLog) snapshot() []*Exchange {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := make([]*Exchange, 0, len(l.ring))
+	for i := range l.ring {
+		out = append(out, l.ring[(l.next+i)%len(l.ring)].clone())
+	}
+	return out
+}
+
+func (l *exchangeLog) onExchange(f func(*Exchange)) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.hooks = append(l.hooks, f)
+}
+
+// sensitiveHeaders have their values redacted in records.
+var sensitiveHeaders = [...]string{"Authorization", "Proxy-Authorization", "Cookie", "Set-Cookie"}
+
+// redactHeader copies h with credentials replaced: an auth scheme keeps its
+// name ("Bearer …(redacted)"), other values become "…(redacted)". Headers
+// named like a token or key are redacted too.
+func redactHeader(h http.Header) http.Header {
+	out := h.Clone()
+	if out == nil {
+		out = http.Header{}
+	}
+	for name, vals := range out {
+		if !isSensitiveHeader(name) {
+			continue
+		}
+		red := make([]string, len(vals))
+		for i, v := range vals {
+			red[i] = redactValue(name, v)
+		}
+		out[name] = red
+	}
+	return out
+}
+
+func isSensitiveHeader(name string) bool {
+	for _, s := range sensitiveHeaders {
+		if strings.EqualFold(name, s) {
+			return true
+		}
+	}
+	l := strings.ToLower(name)
+	return strings.Contains(l, "token") || strings.Contains(l, "api-key") ||
+		strings.Contains(l, "apikey") || strings.Contains(l, "secret") || strings.Contains(l, "password")
+}
+
+func redactValue(name, v string) string {
+	if strings.HasSuffix(strings.ToLower(name), "authorization") {
+		if scheme, _, ok := strings.Cut(strings.TrimSpace(v), " "); ok {
+			return scheme + " …(redacted)"
+		}
+	}
+	return "…(redacted)"
+}
+
+// redactURL hides a password in u's user info.
+func redactURL(u *url.URL) string { return u.Redacted() }
