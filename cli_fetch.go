@@ -1,9 +1,191 @@
 package main
 
-import "github.com/spf13/pflag"
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"rsx/fetch"
+)
 
 // httpFlags are the persistent flags that configure the HTTP client.
-// The fetch package's owner fills this in; commands get a client from it.
-type httpFlags struct{}
+// Commands get a client from client(), naming their target URLs so that
+// headers and credentials are bound to those hosts only.
+type httpFlags struct {
+	headers        []string
+	user           string
+	netrc          string
+	insecure       bool
+	noCache        bool
+	cacheDir       string
+	timeout        time.Duration
+	connectTimeout time.Duration
+	retries        int
+	rate           float64
+	concurrency    int
+	userAgent      string
+	maxBytes       byteSize
+}
 
-func (f *httpFlags) register(fs *pflag.FlagSet) {}
+func (f *httpFlags) register(fs *pflag.FlagSet) {
+	f.maxBytes = fetch.DefaultMaxBytes
+	fs.StringArrayVarP(&f.headers, "header", "H", nil, "extra request header 'Name: value', sent only to the target URL's host (repeatable)")
+	fs.StringVar(&f.user, "user", "", "Basic credentials 'user:password', sent only to the target URL's host")
+	fs.StringVar(&f.netrc, "netrc", "", "netrc file with credentials per machine (default $NETRC or ~/.netrc if present; '-' for none)")
+	fs.BoolVar(&f.insecure, "insecure", false, "do not verify TLS certificates")
+	fs.BoolVar(&f.noCache, "no-cache", false, "do not use or update the on-disk HTTP cache")
+	fs.StringVar(&f.cacheDir, "cache-dir", "", "directory of the HTTP cache (default "+displayCacheDir()+")")
+	fs.DurationVar(&f.timeout, "timeout", fetch.DefaultTimeout, "time limit for each try of fetching a document, body included")
+	fs.DurationVar(&f.connectTimeout, "connect-timeout", fetch.DefaultConnectTimeout, "time limit for connecting and for the response headers")
+	fs.IntVar(&f.retries, "retries", fetch.DefaultRetries, "retries after connection errors, 429 and 5xx responses")
+	fs.Float64Var(&f.rate, "rate", fetch.DefaultPerHostRate, "requests per second to one host (0 = unlimited)")
+	fs.IntVar(&f.concurrency, "concurrency", fetch.DefaultPerHostConcurrency, "requests in flight to one host")
+	fs.StringVar(&f.userAgent, "user-agent", "", "User-Agent header (default rsx/"+version+")")
+	fs.Var(&f.maxBytes, "max-bytes", "largest document to fetch, e.g. 256MiB, 50MB, 1000000 (0 = default, -1 = unlimited)")
+}
+
+func displayCacheDir() string {
+	if d := fetch.DefaultCacheDir(); d != "" {
+		return d
+	}
+	return "none"
+}
+
+// options turns the flags into fetch options, binding -H and --user to the
+// hosts of targets (each as host:port, so they reach no other origin).
+func (f *httpFlags) options(targets ...string) (fetch.Options, error) {
+	o := fetch.DefaultOptions()
+	o.Version = version
+	if f.userAgent != "" {
+		o.UserAgent = f.userAgent
+	}
+	if f.timeout <= 0 || f.connectTimeout <= 0 {
+		return o, errors.New("--timeout and --connect-timeout must be positive")
+	}
+	o.Timeout = f.timeout
+	o.ConnectTimeout = f.connectTimeout
+	if f.retries < 0 {
+		return o, errors.New("--retries must not be negative")
+	}
+	o.Retries = f.retries
+	if f.rate < 0 {
+		return o, errors.New("--rate must not be negative")
+	}
+	o.PerHostRate = f.rate
+	if f.concurrency < 1 {
+		return o, errors.New("--concurrency must be at least 1")
+	}
+	o.PerHostConcurrency = f.concurrency
+	o.MaxBytes = int64(f.maxBytes)
+	o.Insecure = f.insecure
+	o.NoCache = f.noCache
+	if f.cacheDir != "" {
+		o.CacheDir = f.cacheDir
+	}
+	if f.netrc != "" {
+		o.Netrc = f.netrc
+	}
+
+	var hosts []string
+	for _, t := range targets {
+		u, err := url.Parse(t)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			continue // a local file, or not a URL: nothing to bind to
+		}
+		hosts = append(hosts, fetch.CanonicalHost(u))
+	}
+	if (len(f.headers) > 0 || f.user != "") && len(hosts) == 0 {
+		return o, errors.New("-H/--header and --user need an http(s) target URL: they are sent only to its host")
+	}
+	for _, h := range f.headers {
+		name, value, err := parseHeader(h)
+		if err != nil {
+			return o, err
+		}
+		for _, host := range hosts {
+			o.Headers = append(o.Headers, fetch.HostHeader{Host: host, Name: name, Value: value})
+		}
+	}
+	if f.user != "" {
+		user, pass, ok := strings.Cut(f.user, ":")
+		if !ok || user == "" {
+			return o, errors.New("--user wants 'user:password'")
+		}
+		for _, host := range hosts {
+			o.BasicAuth = append(o.BasicAuth, fetch.HostBasicAuth{Host: host, User: user, Password: pass})
+		}
+	}
+	return o, nil
+}
+
+// client builds an HTTP client for a command whose targets are given.
+func (f *httpFlags) client(targets ...string) (*fetch.Client, error) {
+	o, err := f.options(targets...)
+	if err != nil {
+		return nil, err
+	}
+	c, err := fetch.NewClient(o)
+	if err != nil {
+		return nil, fmt.Errorf("set up HTTP client: %w", err)
+	}
+	return c, nil
+}
+
+// parseHeader splits "Name: value", checking that Name is a header name.
+func parseHeader(s string) (name, value string, err error) {
+	name, value, ok := strings.Cut(s, ":")
+	name = strings.TrimSpace(name)
+	if !ok || name == "" || strings.ContainsAny(name, " \t\r\n\"(),/;<=>?@[\\]{}") {
+		return "", "", fmt.Errorf("header %q: want 'Name: value'", s)
+	}
+	value = strings.TrimSpace(value)
+	if strings.ContainsAny(value, "\r\n") {
+		return "", "", fmt.Errorf("header %q: value has a line break", name)
+	}
+	return http.CanonicalHeaderKey(name), value, nil
+}
+
+// byteSize is a flag value like "256MiB", "50MB", "1.5GiB" or "1000".
+type byteSize int64
+
+func (b *byteSize) String() string { return fetch.FormatSize(int64(*b)) }
+func (b *byteSize) Type() string   { return "size" }
+
+func (b *byteSize) Set(s string) error {
+	n, err := parseByteSize(s)
+	if err != nil {
+		return err
+	}
+	*b = byteSize(n)
+	return nil
+}
+
+func parseByteSize(s string) (int64, error) {
+	t := strings.TrimSpace(s)
+	if t == "-1" {
+		return -1, nil
+	}
+	i := len(t)
+	for i > 0 && (t[i-1] < '0' || t[i-1] > '9') && t[i-1] != '.' {
+		i--
+	}
+	num, unit := strings.TrimSpace(t[:i]), strings.ToLower(strings.TrimSpace(t[i:]))
+	mult := map[string]float64{
+		"": 1, "b": 1,
+		"k": 1 << 10, "kib": 1 << 10, "kb": 1e3,
+		"m": 1 << 20, "mib": 1 << 20, "mb": 1e6,
+		"g": 1 << 30, "gib": 1 << 30, "gb": 1e9,
+		"t": 1 << 40, "tib": 1 << 40, "tb": 1e12,
+	}[unit]
+	f, err := strconv.ParseFloat(num, 64)
+	if err != nil || mult == 0 || f < 0 || f*mult > 1<<62 {
+		return 0, fmt.Errorf("size %q: want a number of bytes, optionally with a unit such as KiB, MiB, GB", s)
+	}
+	return int64(f * mult), nil
+}
