@@ -1,0 +1,1701 @@
+package model
+
+import (
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"golang.org/x/text/encoding"
+	"golang.org/x/text/encoding/htmlindex"
+	"golang.org/x/text/encoding/ianaindex"
+	"golang.org/x/text/encoding/unicode"
+)
+
+// The decoder is a hand-written byte scanner rather than encoding/xml: validating a
+// 50,000-entry Resource List must cost a small fraction of what encoding/xml takes
+// (see BENCHMARKS.md). It reads through one window buffer; every markup item (a tag,
+// comment, CDATA section …) is scanned in place and, when it straddles the end of
+// the window, rescanned from its start after the window is refilled. Items are
+// bounded by DecoderOptions.MaxTokenBytes, so the window is too.
+
+// DecoderOptions bounds the resources a Decoder may spend on one document.
+// The zero value gives the defaults.
+type DecoderOptions struct {
+	MaxBytes      int64 // max decompressed bytes read; 0 = default 1 GiB
+	MaxTokenBytes int   // max size of one attribute value, text node or name; 0 = default 4 MiB
+	MaxDepth      int   // max element nesting; 0 = default 256
+}
+
+const (
+	defaultMaxBytes      = 1 << 30
+	defaultMaxTokenBytes = 4 << 20
+	defaultMaxDepth      = 256
+
+	decInitialBuf   = 256 << 10
+	decMaxAttrs     = 256  // attributes on one element
+	decMaxInner     = 4096 // bytes of Element.Inner kept
+	decMaxLegacy    = 1000 // LegacyTrace records kept per document
+	decMaxInterned  = 4096 // distinct short strings interned per decoder
+	decMaxInternLen = 64
+)
+
+// SyntaxError reports input that is not a well-formed (namespace-well-formed)
+// XML document, or that breaks one of the Decoder's limits.
+type SyntaxError struct {
+	Line int
+	Msg  string
+}
+
+func (e *SyntaxError) Error() string { return "line " + strconv.Itoa(e.Line) + ": " + e.Msg }
+
+// errNeedMore tells the scanning loop that the current item continues past the
+// end of the window.
+var errNeedMore = errors.New("need more input")
+
+// Element kinds on the open-element stack.
+const (
+	kRoot uint8 = iota
+	kEntry
+	kLoc
+	kLastmod
+	kChangefreq
+	kMD
+	kLN
+	kCapture // an element kept verbatim in Extra
+	kInner   // inside a captured element
+	kIgnore  // inside loc, md … : skipped
+)
+
+// Namespace kinds.
+const (
+	nsNone uint8 = iota // unqualified
+	nsSitemap
+	nsRS
+	nsRSLegacy
+	nsXML
+	nsOther
+)
+
+// Decoder states.
+const (
+	stInit uint8 = iota
+	stProlog
+	stRoot
+	stEpilog
+	stDone
+)
+
+type openElem struct {
+	qname  string // as written, interned
+	kind   uint8
+	nsMark int // len(Decoder.ns) before this element's declarations
+	line   int
+}
+
+type nsBinding struct {
+	prefix string
+	uri    string
+	kind   uint8
+}
+
+// rawAttr locates one attribute of the start tag being processed, in the window.
+type rawAttr struct {
+	name, colon int // name start, index of ':' in the name or -1
+	nameEnd     int
+	val, valEnd int
+	flags       uint8 // attrAmp | attrWS
+}
+
+const (
+	attrAmp      = 1 << iota // value holds references
+	attrWS                   // value holds tab, newline or carriage return (normalised to spaces)
+	attrNonASCII             // value holds bytes >= 0x80 (to be checked as UTF-8)
+)
+
+// Decoder reads a Sitemap / ResourceSync document as a stream of entries.
+//
+// Every Entry it returns is independent of the Decoder: its strings and slices
+// are not reused, so callers may keep them. A Decoder is not safe for concurrent use.
+type Decoder struct {
+	in       io.Reader
+	src      io.Reader
+	maxBytes int64
+	maxToken int
+	maxDepth int
+	maxBuf   int
+
+	buf      []byte
+	pos, end int
+	base     int64 // stream offset of buf[0]
+	srcEOF   bool
+	readErr  error
+	line     int // line of buf[pos]
+
+	state       uint8
+	err         error // sticky
+	hdr         Header
+	hdrRead     bool
+	stopAtEntry bool
+
+	stack []openElem
+	ns    []nsBinding
+	attrs []rawAttr
+
+	e          *Entry // the entry being filled: the caller's, or first
+	first      Entry  // holds an entry started while reading the header
+	entryOpen  bool
+	entryReady bool
+	nEntries   int
+
+	rawText []byte // undecoded character data of the collecting element
+	text    []byte // decoded character data of the collecting element
+	scratch []byte // attribute value decoding
+	strs    []byte // concatenated values of one element, made one string
+	offs    []int
+
+	capDepth int // stack index of the element being captured, -1 when none
+	capElem  Element
+	capInner []byte
+	capEntry bool // the capture belongs to the current entry
+
+	intern  map[string]string
+	nLegacy int
+}
+
+// NewDecoder returns a Decoder reading from r, which may be gzip-compressed
+// (recognised by its magic bytes) and in any encoding its XML declaration names.
+func NewDecoder(r io.Reader, opts DecoderOptions) *Decoder {
+	d := &Decoder{in: r, maxBytes: opts.MaxBytes, maxToken: opts.MaxTokenBytes, maxDepth: opts.MaxDepth, capDepth: -1, line: 1}
+	d.e = &d.first
+	if d.maxBytes <= 0 {
+		d.maxBytes = defaultMaxBytes
+	}
+	if d.maxToken <= 0 {
+		d.maxToken = defaultMaxTokenBytes
+	}
+	if d.maxDepth <= 0 {
+		d.maxDepth = defaultMaxDepth
+	}
+	d.maxBuf = 2*d.maxToken + 64<<10
+	return d
+}
+
+// BytesRead returns the number of decompressed XML bytes consumed so far.
+func (d *Decoder) BytesRead() int64 { return d.base + int64(d.pos) }
+
+// Line returns the line the Decoder has reached (1-based).
+func (d *Decoder) Line() int { return d.line }
+
+// Header reads the document up to its first entry (or its end) and returns the
+// document-level information. The same *Header is completed with document-level
+// elements that follow the entries by the time Next returns io.EOF.
+//
+// A document whose root is not <urlset> or <sitemapindex> (HTML, Atom …) is not an
+// error: Root is RootUnknown and RootLocal names what was found. On error the
+// returned Header (never nil) holds what was read before it.
+func (d *Decoder) Header() (*Header, error) {
+	if !d.hdrRead {
+		d.stopAtEntry = true
+		err := d.run()
+		d.stopAtEntry = false
+		d.hdrRead = true
+		if err != nil {
+			return &d.hdr, err
+		}
+	}
+	if d.err != nil && d.err != io.EOF {
+		return &d.hdr, d.err
+	}
+	return &d.hdr, nil
+}
+
+// Next reads the next entry into *e, replacing all of its contents. It returns
+// io.EOF after the last entry, and at once for a document that is not a Sitemap.
+func (d *Decoder) Next(e *Entry) error {
+	if !d.hdrRead {
+		if _, err := d.Header(); err != nil {
+			return err
+		}
+	}
+	if d.entryOpen && d.e == &d.first {
+		// The entry was started by Header: move it to the caller's Entry.
+		*e = d.first
+		d.first = Entry{}
+	}
+	d.e = e
+	if !d.entryReady && d.state != stDone && d.err == nil {
+		if err := d.run(); err != nil {
+			return err
+		}
+	}
+	if d.entryReady {
+		d.entryReady = false
+		return nil
+	}
+	if d.err != nil {
+		return d.err
+	}
+	return io.EOF
+}
+
+// Parse reads a whole document into memory.
+func Parse(r io.Reader) (*Document, error) {
+	d := NewDecoder(r, DecoderOptions{})
+	if _, err := d.Header(); err != nil {
+		return nil, err
+	}
+	doc := &Document{}
+	for {
+		var e Entry
+		err := d.Next(&e)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		doc.Entries = append(doc.Entries, e)
+	}
+	doc.Header = d.hdr
+	doc.Bytes = d.BytesRead()
+	return doc, nil
+}
+
+func (d *Decoder) syntaxErr(line int, format string, args ...any) error {
+	return &SyntaxError{Line: line, Msg: fmt.Sprintf(format, args...)}
+}
+
+// lineAt returns the line of buf[i] for i >= pos.
+func (d *Decoder) lineAt(i int) int {
+	if i > d.end {
+		i = d.end
+	}
+	if i <= d.pos {
+		return d.line
+	}
+	return d.line + bytes.Count(d.buf[d.pos:i], nl)
+}
+
+var nl = []byte{'\n'}
+
+// run scans until an entry is complete, an entry starts (in Header mode), or the
+// document ends. Errors are sticky.
+func (d *Decoder) run() error {
+	if d.err != nil {
+		if d.err == io.EOF {
+			return nil
+		}
+		return d.err
+	}
+	err := d.loop()
+	if err != nil {
+		d.err = err
+		d.state = stDone
+		return err
+	}
+	return nil
+}
+
+func (d *Decoder) loop() error {
+	if d.state == stInit {
+		if err := d.start(); err != nil {
+			return err
+		}
+		if d.state == stDone {
+			return nil
+		}
+	}
+	for {
+		if d.entryReady || (d.stopAtEntry && d.entryOpen) || d.state == stDone {
+			return nil
+		}
+		if d.pos >= d.end {
+			if err := d.fill(); err != nil {
+				if err == io.EOF {
+					return d.atEOF()
+				}
+				return err
+			}
+			continue
+		}
+		var err error
+		if d.buf[d.pos] == '<' {
+			err = d.markup()
+		} else {
+			err = d.textRun()
+		}
+		if err == errNeedMore {
+			if ferr := d.fill(); ferr != nil {
+				if ferr == io.EOF {
+					return d.syntaxErr(d.line, "unexpected end of input inside %s", d.describeItem())
+				}
+				return ferr
+			}
+			continue
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// describeItem names the markup at pos for truncation errors.
+func (d *Decoder) describeItem() string {
+	b := d.buf[d.pos:d.end]
+	switch {
+	case bytes.HasPrefix(b, []byte("<!--")):
+		return "a comment"
+	case bytes.HasPrefix(b, []byte("<![CDATA[")):
+		return "a CDATA section"
+	case bytes.HasPrefix(b, []byte("<!")):
+		return "a declaration"
+	case bytes.HasPrefix(b, []byte("<?")):
+		return "a processing instruction"
+	case bytes.HasPrefix(b, []byte("</")):
+		return "an end tag"
+	}
+	n := 1
+	for n < len(b) && n < 60 && !decIsSpace(b[n]) && b[n] != '>' && b[n] != '/' {
+		n++
+	}
+	return "start tag " + strconv.Quote(string(b[:n]))
+}
+
+func (d *Decoder) atEOF() error {
+	switch d.state {
+	case stProlog:
+		return d.syntaxErr(d.line, "document has no root element")
+	case stRoot:
+		top := d.stack[len(d.stack)-1]
+		return d.syntaxErr(d.line, "unexpected end of input: <%s> opened on line %d is not closed", top.qname, top.line)
+	}
+	d.state = stDone
+	return nil
+}
+
+// fill compacts the window and reads more input. It returns io.EOF when the input
+// is exhausted.
+func (d *Decoder) fill() error {
+	if d.readErr != nil {
+		return d.readErr
+	}
+	if d.srcEOF {
+		return io.EOF
+	}
+	if d.pos > 0 {
+		n := copy(d.buf, d.buf[d.pos:d.end])
+		d.base += int64(d.pos)
+		d.end = n
+		d.pos = 0
+	}
+	if d.end == len(d.buf) {
+		size := 2 * len(d.buf)
+		if size == 0 {
+			size = decInitialBuf
+		}
+		if size > d.maxBuf {
+			size = d.maxBuf
+		}
+		if size <= len(d.buf) {
+			return d.syntaxErr(d.line, "%s exceeds %d bytes", d.describeItem(), d.maxBuf)
+		}
+		nb := make([]byte, size)
+		copy(nb, d.buf[:d.end])
+		d.buf = nb
+	}
+	for tries := 0; ; tries++ {
+		n, err := d.src.Read(d.buf[d.end:])
+		d.end += n
+		if d.base+int64(d.end) > d.maxBytes {
+			d.readErr = d.syntaxErr(d.line, "document exceeds %d bytes (the decoder's limit)", d.maxBytes)
+			d.end -= n
+			return d.readErr
+		}
+		if err != nil {
+			if err == io.EOF {
+				d.srcEOF = true
+			} else {
+				d.readErr = d.readError(err)
+			}
+			if n > 0 {
+				return nil
+			}
+			if d.readErr != nil {
+				return d.readErr
+			}
+			return io.EOF
+		}
+		if n > 0 {
+			return nil
+		}
+		if tries > 100 {
+			d.readErr = fmt.Errorf("read XML document: %w", io.ErrNoProgress)
+			return d.readErr
+		}
+	}
+}
+
+func (d *Decoder) readError(err error) error {
+	switch {
+	case errors.Is(err, gzip.ErrChecksum), errors.Is(err, gzip.ErrHeader):
+		return d.syntaxErr(d.line, "corrupt gzip data: %v", err)
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return d.syntaxErr(d.line, "input is truncated: %v", err)
+	}
+	var se *SyntaxError
+	if errors.As(err, &se) {
+		return err
+	}
+	return fmt.Errorf("read XML document: %w", err)
+}
+
+// start sniffs gzip, byte-order marks and the declared encoding.
+func (d *Decoder) start() error {
+	d.state = stProlog
+	var head [2]byte
+	n, err := io.ReadFull(d.in, head[:])
+	switch {
+	case err == io.EOF:
+		return d.syntaxErr(1, "empty document")
+	case err != nil && err != io.ErrUnexpectedEOF:
+		return fmt.Errorf("read XML document: %w", err)
+	}
+	src := io.MultiReader(bytes.NewReader(head[:n:n]), d.in)
+	if n == 2 && head[0] == 0x1f && head[1] == 0x8b {
+		zr, err := gzip.NewReader(src)
+		if err != nil {
+			if errors.Is(err, gzip.ErrHeader) || errors.Is(err, io.ErrUnexpectedEOF) || err == io.EOF {
+				return d.syntaxErr(1, "corrupt gzip data: %v", err)
+			}
+			return fmt.Errorf("read gzip XML document: %w", err)
+		}
+		zr.Multistream(true)
+		src = zr
+	}
+	d.src = src
+
+	// Read enough to see a byte-order mark and the XML declaration.
+	for d.end < 4 && !d.srcEOF {
+		if err := d.fill(); err != nil {
+			if err == io.EOF {
+				break
+			}
+			return err
+		}
+	}
+	b := d.buf[:d.end]
+	switch {
+	case bytes.HasPrefix(b, []byte{0xEF, 0xBB, 0xBF}):
+		d.pos = 3
+	case bytes.HasPrefix(b, []byte{0xFE, 0xFF}), bytes.HasPrefix(b, []byte{0xFF, 0xFE}):
+		d.hdr.XMLEncoding = "UTF-16"
+		return d.transcode(unicode.UTF16(unicode.BigEndian, unicode.ExpectBOM), "UTF-16")
+	case bytes.HasPrefix(b, []byte{0, '<', 0, '?'}):
+		d.hdr.XMLEncoding = "UTF-16"
+		return d.transcode(unicode.UTF16(unicode.BigEndian, unicode.IgnoreBOM), "UTF-16")
+	case bytes.HasPrefix(b, []byte{'<', 0, '?', 0}):
+		d.hdr.XMLEncoding = "UTF-16"
+		return d.transcode(unicode.UTF16(unicode.LittleEndian, unicode.IgnoreBOM), "UTF-16")
+	}
+	if !bytes.HasPrefix(d.buf[d.pos:d.end], []byte("<?xml")) {
+		return nil
+	}
+	// Find the end of the declaration (bounded).
+	for {
+		if i := bytes.Index(d.buf[d.pos:d.end], []byte("?>")); i >= 0 {
+			break
+		}
+		if d.end-d.pos > 1024 || d.srcEOF {
+			return nil // the scanner reports it
+		}
+		if err := d.fill(); err != nil {
+			if err == io.EOF {
+				return nil
+			}
+			return err
+		}
+	}
+	decl := d.buf[d.pos:d.end]
+	decl = decl[:bytes.Index(decl, []byte("?>"))]
+	label := declPseudoAttr(decl, "encoding")
+	d.hdr.XMLEncoding = label
+	switch strings.ToLower(label) {
+	case "", "utf-8", "utf8", "us-ascii", "ascii":
+		return nil
+	case "utf-16", "utf-16le", "utf-16be", "ucs-2", "iso-10646-ucs-2":
+		// Bytes read as ASCII so far: the declaration is wrong (the document was
+		// transcoded on its way). Read it as UTF-8.
+		return nil
+	}
+	enc, err := ianaindex.IANA.Encoding(label)
+	if err != nil || enc == nil {
+		enc, err = htmlindex.Get(label)
+	}
+	if err != nil || enc == nil {
+		return d.syntaxErr(1, "unsupported encoding %q in the XML declaration", label)
+	}
+	return d.transcode(enc, label)
+}
+
+// transcode makes the rest of the input (from pos) be read through enc's decoder.
+func (d *Decoder) transcode(enc encoding.Encoding, label string) error {
+	rest := append([]byte(nil), d.buf[d.pos:d.end]...)
+	d.base += int64(d.pos)
+	d.pos, d.end = 0, 0
+	var src io.Reader = bytes.NewReader(rest)
+	if !d.srcEOF {
+		src = io.MultiReader(src, d.src)
+	}
+	d.srcEOF = false
+	d.src = &labelledReader{r: enc.NewDecoder().Reader(src), label: label}
+	return nil
+}
+
+// labelledReader names the encoding in transcoding errors.
+type labelledReader struct {
+	r     io.Reader
+	label string
+}
+
+func (l *labelledReader) Read(p []byte) (int, error) {
+	n, err := l.r.Read(p)
+	if err != nil && err != io.EOF {
+		err = fmt.Errorf("decode %s: %w", l.label, err)
+	}
+	return n, err
+}
+
+// declPseudoAttr returns the value of name="…" in an XML declaration.
+func declPseudoAttr(decl []byte, name string) string {
+	i := bytes.Index(decl, []byte(name))
+	if i < 0 {
+		return ""
+	}
+	rest := bytes.TrimLeft(decl[i+len(name):], " \t\r\n")
+	if len(rest) == 0 || rest[0] != '=' {
+		return ""
+	}
+	rest = bytes.TrimLeft(rest[1:], " \t\r\n")
+	if len(rest) == 0 || (rest[0] != '"' && rest[0] != '\'') {
+		return ""
+	}
+	q := rest[0]
+	j := bytes.IndexByte(rest[1:], q)
+	if j < 0 || j > 64 {
+		return ""
+	}
+	return string(rest[1 : 1+j])
+}
+
+// consume advances pos to i, counting lines and feeding a capture's inner XML.
+func (d *Decoder) consume(i int) {
+	seg := d.buf[d.pos:i]
+	d.line += bytes.Count(seg, nl)
+	if d.capInnerOpen() {
+		if room := decMaxInner - len(d.capInner); room > 0 {
+			if len(seg) > room {
+				seg = seg[:room]
+			}
+			d.capInner = append(d.capInner, seg...)
+		}
+	}
+	d.pos = i
+}
+
+// capInnerOpen reports whether consumed bytes are inside the captured element
+// (the element's own start and end tags are not).
+func (d *Decoder) capInnerOpen() bool {
+	return d.capDepth >= 0 && len(d.stack) > d.capDepth
+}
+
+func decIsSpace(c byte) bool { return c == ' ' || c == '\n' || c == '\t' || c == '\r' }
+
+func isAllSpace(b []byte) bool {
+	for _, c := range b {
+		if !decIsSpace(c) {
+			return false
+		}
+	}
+	return true
+}
+
+// textRun handles character data up to the next '<' (or the end of the window).
+func (d *Decoder) textRun() error {
+	b := d.buf[d.pos:d.end]
+	n := bytes.IndexByte(b, '<')
+	if n < 0 {
+		n = len(b)
+	}
+	seg := b[:n]
+	switch d.state {
+	case stProlog, stEpilog:
+		if !isAllSpace(seg) {
+			i := 0
+			for i < len(seg) && decIsSpace(seg[i]) {
+				i++
+			}
+			line := d.lineAt(d.pos + i)
+			if d.state == stProlog {
+				return d.syntaxErr(line, "not an XML document: text %q before the root element", clip(seg[i:], 24))
+			}
+			return d.syntaxErr(line, "text %q after the end of the root element", clip(seg[i:], 24))
+		}
+	default:
+		top := &d.stack[len(d.stack)-1]
+		switch top.kind {
+		case kLoc, kLastmod, kChangefreq, kCapture:
+			if len(d.rawText)+len(d.text)+len(seg) > d.maxToken {
+				return d.syntaxErr(d.line, "text of <%s> exceeds %d bytes", top.qname, d.maxToken)
+			}
+			d.rawText = append(d.rawText, seg...)
+		}
+	}
+	d.consume(d.pos + n)
+	return nil
+}
+
+// flushText decodes the collected raw character data into d.text.
+func (d *Decoder) flushText() error {
+	if len(d.rawText) == 0 {
+		return nil
+	}
+	var err error
+	d.text, err = d.appendDecoded(d.text, d.rawText, false, d.line)
+	d.rawText = d.rawText[:0]
+	return err
+}
+
+// markup dispatches on the item at pos (buf[pos] == '<').
+func (d *Decoder) markup() error {
+	b := d.buf[d.pos:d.end]
+	if len(b) < 2 {
+		return d.needMore()
+	}
+	switch b[1] {
+	case '/':
+		return d.endTag()
+	case '?':
+		return d.procInst()
+	case '!':
+		return d.bang()
+	}
+	return d.startTag()
+}
+
+func (d *Decoder) needMore() error {
+	if d.srcEOF && d.readErr == nil {
+		return d.syntaxErr(d.line, "unexpected end of input inside %s", d.describeItem())
+	}
+	return errNeedMore
+}
+
+func (d *Decoder) procInst() error {
+	b := d.buf[d.pos:d.end]
+	i := bytes.Index(b[2:], []byte("?>"))
+	if i < 0 {
+		if len(b) > d.maxToken {
+			return d.syntaxErr(d.line, "processing instruction exceeds %d bytes", d.maxToken)
+		}
+		return d.needMore()
+	}
+	d.consume(d.pos + 2 + i + 2)
+	return nil
+}
+
+func (d *Decoder) bang() error {
+	b := d.buf[d.pos:d.end]
+	switch {
+	case len(b) >= 4 && string(b[:4]) == "<!--":
+		i := bytes.Index(b[4:], []byte("-->"))
+		if i < 0 {
+			if len(b) > d.maxToken {
+				return d.syntaxErr(d.line, "comment exceeds %d bytes", d.maxToken)
+			}
+			return d.needMore()
+		}
+		d.consume(d.pos + 4 + i + 3)
+		return nil
+	case len(b) >= 9 && string(b[:9]) == "<![CDATA[":
+		i := bytes.Index(b[9:], []byte("]]>"))
+		if i < 0 {
+			if len(b) > d.maxToken {
+				return d.syntaxErr(d.line, "CDATA section exceeds %d bytes", d.maxToken)
+			}
+			return d.needMore()
+		}
+		if d.state != stRoot {
+			return d.syntaxErr(d.line, "CDATA section outside the root element")
+		}
+		switch top := &d.stack[len(d.stack)-1]; top.kind {
+		case kLoc, kLastmod, kChangefreq, kCapture:
+			if err := d.flushText(); err != nil {
+				return err
+			}
+			content := b[9 : 9+i]
+			if len(d.text)+len(content) > d.maxToken {
+				return d.syntaxErr(d.line, "text of <%s> exceeds %d bytes", top.qname, d.maxToken)
+			}
+			if !utf8.Valid(content) {
+				return d.syntaxErr(d.line, "invalid UTF-8 in a CDATA section")
+			}
+			d.text = append(d.text, content...)
+		}
+		d.consume(d.pos + 9 + i + 3)
+		return nil
+	case len(b) >= 9 && strings.EqualFold(string(b[:9]), "<!DOCTYPE"):
+		return d.doctype()
+	case len(b) < 9 && (bytes.HasPrefix([]byte("<![CDATA["), b) || bytes.HasPrefix([]byte("<!DOCTYPE"), bytes.ToUpper(b)) || bytes.HasPrefix([]byte("<!--"), b)):
+		return d.needMore()
+	}
+	return d.syntaxErr(d.line, "invalid markup %q", clip(b, 12))
+}
+
+func clip(b []byte, n int) string {
+	if len(b) > n {
+		b = b[:n]
+	}
+	return string(b)
+}
+
+// doctype skips a document type declaration. Entity declarations are refused: the
+// decoder expands only the five predefined entities and character references.
+func (d *Decoder) doctype() error {
+	if d.state != stProlog {
+		return d.syntaxErr(d.line, "DOCTYPE declaration after the root element started")
+	}
+	b := d.buf[d.pos:d.end]
+	var quote byte
+	depth := 0
+	for i := 9; i < len(b); i++ {
+		c := b[i]
+		switch {
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			}
+		case c == '"' || c == '\'':
+			quote = c
+		case c == '[':
+			depth++
+		case c == ']':
+			depth--
+		case c == '<' && depth > 0 && bytes.HasPrefix(b[i:], []byte("<!ENTITY")):
+			return d.syntaxErr(d.lineAt(d.pos+i), "DOCTYPE declares entities; entity declarations are not supported (possible entity-expansion attack)")
+		case c == '>' && depth <= 0:
+			d.consume(d.pos + i + 1)
+			return nil
+		}
+	}
+	if len(b) > d.maxToken {
+		return d.syntaxErr(d.line, "DOCTYPE declaration exceeds %d bytes", d.maxToken)
+	}
+	return d.needMore()
+}
+
+// attrSpecial marks the bytes of an attribute value that need a closer look:
+// control characters, '&', '<' and the bytes of non-ASCII characters.
+const attrSpecial = "" +
+	"\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01" +
+	"\x00\x00\x00\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x00\x00\x00" +
+	"\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00" +
+	"\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00" +
+	"\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01" +
+	"\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01" +
+	"\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01" +
+	"\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01"
+
+// nameByte reports whether c can be part of an XML name (bytes >= 0x80 are
+// accepted as parts of non-ASCII name characters).
+func nameByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' ||
+		c == '-' || c == '_' || c == '.' || c == ':' || c >= 0x80
+}
+
+func nameStartByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' || c >= 0x80
+}
+
+// scanName scans a name starting at b[i]; it returns the index after it and the
+// index of its first colon (-1 if none).
+func scanName(b []byte, i int) (int, int) {
+	colon := -1
+	for ; i < len(b); i++ {
+		c := b[i]
+		if !nameByte(c) {
+			break
+		}
+		if c == ':' && colon < 0 {
+			colon = i
+		}
+	}
+	return i, colon
+}
+
+// nameOK validates a scanned qualified name b[start:end].
+func nameOK(b []byte, start, end, colon int) bool {
+	if start == end || !nameStartByte(b[start]) {
+		return false
+	}
+	if colon >= 0 && (colon == start || colon == end-1 || !nameStartByte(b[colon+1]) || bytes.IndexByte(b[colon+1:end], ':') >= 0) {
+		return false
+	}
+	return b[start] < 0x80 || utf8.Valid(b[start:end])
+}
+
+// nameErr reports an invalid name b[start:end] found in what.
+func (d *Decoder) nameErr(b []byte, start, end int, what string) error {
+	if start == end {
+		return d.syntaxErr(d.lineAt(d.pos+start), "expected a name in %s, found %q", what, clip(b[start:], 1))
+	}
+	return d.syntaxErr(d.lineAt(d.pos+start), "invalid name %q in %s", b[start:end], what)
+}
+
+// startTag scans a start tag; the whole tag must be in the window.
+func (d *Decoder) startTag() error {
+	b := d.buf[d.pos:d.end]
+	i, colon := scanName(b, 1)
+	if i == len(b) {
+		if i > d.maxToken {
+			return d.syntaxErr(d.line, "element name exceeds %d bytes", d.maxToken)
+		}
+		return d.needMore()
+	}
+	nameEnd := i
+	if !nameOK(b, 1, nameEnd, colon) {
+		if d.state == stProlog && i == 1 {
+			return d.syntaxErr(d.line, "not an XML document: invalid character %q after '<'", clip(b[1:], 1))
+		}
+		return d.nameErr(b, 1, nameEnd, "a start tag")
+	}
+	if d.state == stEpilog {
+		return d.syntaxErr(d.line, "second root element <%s> after the end of the first", b[1:nameEnd])
+	}
+	attrs := d.attrs[:0]
+	selfClose := false
+	for {
+		ws := i
+		for i < len(b) && decIsSpace(b[i]) {
+			i++
+		}
+		if i == len(b) {
+			d.attrs = attrs
+			return d.needMore()
+		}
+		c := b[i]
+		if c == '>' {
+			i++
+			break
+		}
+		if c == '/' {
+			if i+1 == len(b) {
+				d.attrs = attrs
+				return d.needMore()
+			}
+			if b[i+1] != '>' {
+				return d.tagErr(b, nameEnd, d.syntaxErr(d.lineAt(d.pos+i), "expected '>' after '/' in <%s>", b[1:nameEnd]))
+			}
+			selfClose = true
+			i += 2
+			break
+		}
+		if i == ws {
+			return d.tagErr(b, nameEnd, d.syntaxErr(d.lineAt(d.pos+i), "expected whitespace, '>' or '/>' in <%s>, found %q", b[1:nameEnd], clip(b[i:], 1)))
+		}
+		a := rawAttr{name: i}
+		i, a.colon = scanName(b, i)
+		a.nameEnd = i
+		if i == len(b) {
+			if i-a.name > d.maxToken {
+				return d.syntaxErr(d.line, "attribute name exceeds %d bytes", d.maxToken)
+			}
+			d.attrs = attrs
+			return d.needMore()
+		}
+		if !nameOK(b, a.name, a.nameEnd, a.colon) {
+			return d.tagErr(b, nameEnd, d.nameErr(b, a.name, a.nameEnd, "an attribute of <"+string(b[1:nameEnd])+">"))
+		}
+		for i < len(b) && decIsSpace(b[i]) {
+			i++
+		}
+		if i < len(b) && b[i] != '=' {
+			return d.tagErr(b, nameEnd, d.syntaxErr(d.lineAt(d.pos+i), "attribute %s of <%s> has no value", b[a.name:a.nameEnd], b[1:nameEnd]))
+		}
+		i++
+		for i < len(b) && decIsSpace(b[i]) {
+			i++
+		}
+		if i >= len(b) {
+			d.attrs = attrs
+			return d.needMore()
+		}
+		q := b[i]
+		if q != '"' && q != '\'' {
+			return d.tagErr(b, nameEnd, d.syntaxErr(d.lineAt(d.pos+i), "value of attribute %s of <%s> is not quoted", b[a.name:a.nameEnd], b[1:nameEnd]))
+		}
+		i++
+		a.val = i
+		j := bytes.IndexByte(b[i:], q)
+		if j < 0 {
+			if len(b)-i > d.maxToken {
+				return d.syntaxErr(d.line, "attribute value exceeds %d bytes (attribute %s of <%s>)", d.maxToken, b[a.name:a.nameEnd], b[1:nameEnd])
+			}
+			d.attrs = attrs
+			return d.needMore()
+		}
+		if j > d.maxToken {
+			return d.syntaxErr(d.line, "attribute value exceeds %d bytes (attribute %s of <%s>)", d.maxToken, b[a.name:a.nameEnd], b[1:nameEnd])
+		}
+		a.valEnd = i + j
+		for k, c := range b[a.val:a.valEnd] {
+			if attrSpecial[c] != 0 {
+				switch c {
+				case '&':
+					a.flags |= attrAmp
+				case '<':
+					return d.syntaxErr(d.lineAt(d.pos+a.val+k), "'<' in the value of attribute %s of <%s>", b[a.name:a.nameEnd], b[1:nameEnd])
+				case '\t', '\n', '\r':
+					a.flags |= attrWS
+				default:
+					if c >= 0x80 {
+						a.flags |= attrNonASCII
+						continue
+					}
+					return d.syntaxErr(d.lineAt(d.pos+a.val+k), "invalid character U+%04X in the value of attribute %s of <%s>", c, b[a.name:a.nameEnd], b[1:nameEnd])
+				}
+			}
+		}
+		i = a.valEnd + 1
+		for _, o := range attrs {
+			if bytes.Equal(b[o.name:o.nameEnd], b[a.name:a.nameEnd]) {
+				return d.syntaxErr(d.lineAt(d.pos+a.name), "attribute %s repeated in <%s>", b[a.name:a.nameEnd], b[1:nameEnd])
+			}
+		}
+		if len(attrs) == decMaxAttrs {
+			return d.syntaxErr(d.line, "more than %d attributes in <%s>", decMaxAttrs, b[1:nameEnd])
+		}
+		attrs = append(attrs, a)
+	}
+	d.attrs = attrs
+	return d.element(b, nameEnd, colon, i, selfClose)
+}
+
+// tagErr turns a malformed root start tag of something that is not a Sitemap (an
+// HTML page, say) into an unknown root instead of an error.
+func (d *Decoder) tagErr(b []byte, nameEnd int, err error) error {
+	if d.state != stProlog {
+		return err
+	}
+	name := b[1:nameEnd]
+	if k := bytes.LastIndexByte(name, ':'); k >= 0 {
+		name = name[k+1:]
+	}
+	if string(name) == "urlset" || string(name) == "sitemapindex" {
+		return err
+	}
+	d.hdr.Root = RootUnknown
+	d.hdr.RootLocal = string(name)
+	d.state = stDone
+	return nil
+}
+
+// lookupNS resolves a prefix ("" for the default namespace).
+func (d *Decoder) lookupNS(prefix []byte) (string, uint8, bool) {
+	for k := len(d.ns) - 1; k >= 0; k-- {
+		if d.ns[k].prefix == string(prefix) {
+			return d.ns[k].uri, d.ns[k].kind, true
+		}
+	}
+	if len(prefix) == 0 {
+		return "", nsNone, true
+	}
+	if string(prefix) == "xml" {
+		return NSXML, nsXML, true
+	}
+	return "", nsNone, false
+}
+
+func nsKindOf(uri string) uint8 {
+	switch uri {
+	case "":
+		return nsNone
+	case NSSitemap:
+		return nsSitemap
+	case NSRS:
+		return nsRS
+	case NSRSLegacy:
+		return nsRSLegacy
+	case NSXML:
+		return nsXML
+	}
+	return nsOther
+}
+
+// internBytes returns b as a string, sharing one copy for repeated short values.
+func (d *Decoder) internBytes(b []byte) string {
+	if len(b) > decMaxInternLen {
+		return string(b)
+	}
+	if s, ok := d.intern[string(b)]; ok {
+		return s
+	}
+	s := string(b)
+	if d.intern == nil {
+		d.intern = make(map[string]string, 64)
+	}
+	if len(d.intern) < decMaxInterned {
+		d.intern[s] = s
+	}
+	return s
+}
+
+// attrValue returns the decoded value of a; the result is valid until the next
+// call or window refill.
+func (d *Decoder) attrValue(b []byte, a *rawAttr) ([]byte, error) {
+	v := b[a.val:a.valEnd]
+	if a.flags&^attrNonASCII == 0 {
+		if a.flags != 0 && !utf8.Valid(v) {
+			return nil, d.syntaxErr(d.lineAt(d.pos+a.val), "invalid UTF-8 in the value of attribute %s", b[a.name:a.nameEnd])
+		}
+		return v, nil
+	}
+	var err error
+	d.scratch, err = d.appendDecoded(d.scratch[:0], v, true, d.lineAt(d.pos+a.val))
+	return d.scratch, err
+}
+
+func isASCII(b []byte) bool {
+	for _, c := range b {
+		if c >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+// appendDecoded appends raw character data with references expanded. In attribute
+// values tab, newline and carriage return become spaces (XML attribute-value
+// normalisation); in text, CR LF becomes LF.
+func (d *Decoder) appendDecoded(dst, raw []byte, attr bool, line int) ([]byte, error) {
+	if !isASCII(raw) && !utf8.Valid(raw) {
+		return dst, d.syntaxErr(line, "invalid UTF-8 in character data")
+	}
+	for i := 0; i < len(raw); {
+		c := raw[i]
+		switch {
+		case c == '&':
+			j := bytes.IndexByte(raw[i:], ';')
+			if j < 0 || j > 12 {
+				return dst, d.syntaxErr(line, "'&' not followed by an entity or character reference (write &amp;)")
+			}
+			ref := raw[i+1 : i+j]
+			var ok bool
+			dst, ok = appendRef(dst, ref)
+			if !ok {
+				if len(ref) > 0 && ref[0] == '#' {
+					return dst, d.syntaxErr(line, "invalid character reference &%s;", ref)
+				}
+				return dst, d.syntaxErr(line, "undefined entity &%s; (only &lt; &gt; &amp; &apos; &quot; are defined)", ref)
+			}
+			i += j + 1
+		case c == '\r':
+			if attr {
+				dst = append(dst, ' ')
+			} else {
+				dst = append(dst, '\n')
+			}
+			if i+1 < len(raw) && raw[i+1] == '\n' {
+				i++
+			}
+			i++
+		case attr && (c == '\n' || c == '\t'):
+			dst = append(dst, ' ')
+			i++
+		case c < 0x20 && c != '\n' && c != '\t':
+			return dst, d.syntaxErr(line, "invalid character U+%04X", c)
+		default:
+			j := i + 1
+			for j < len(raw) && raw[j] != '&' && raw[j] >= 0x20 {
+				j++
+			}
+			dst = append(dst, raw[i:j]...)
+			i = j
+		}
+	}
+	return dst, nil
+}
+
+// appendRef expands a predefined entity or a character reference (without & and ;).
+func appendRef(dst, ref []byte) ([]byte, bool) {
+	switch string(ref) {
+	case "lt":
+		return append(dst, '<'), true
+	case "gt":
+		return append(dst, '>'), true
+	case "amp":
+		return append(dst, '&'), true
+	case "apos":
+		return append(dst, '\''), true
+	case "quot":
+		return append(dst, '"'), true
+	}
+	if len(ref) < 2 || ref[0] != '#' {
+		return dst, false
+	}
+	var r int64
+	digits := ref[1:]
+	base := 10
+	if digits[0] == 'x' {
+		base = 16
+		digits = digits[1:]
+	}
+	if len(digits) == 0 || len(digits) > 8 {
+		return dst, false
+	}
+	for _, c := range digits {
+		var v byte
+		switch {
+		case c >= '0' && c <= '9':
+			v = c - '0'
+		case base == 16 && c >= 'a' && c <= 'f':
+			v = c - 'a' + 10
+		case base == 16 && c >= 'A' && c <= 'F':
+			v = c - 'A' + 10
+		default:
+			return dst, false
+		}
+		r = r*int64(base) + int64(v)
+	}
+	if !xmlChar(r) {
+		return dst, false
+	}
+	return utf8.AppendRune(dst, rune(r)), true
+}
+
+// xmlChar reports whether r is a Char of XML 1.0.
+func xmlChar(r int64) bool {
+	return r == 0x9 || r == 0xA || r == 0xD || r >= 0x20 && r <= 0xD7FF ||
+		r >= 0xE000 && r <= 0xFFFD || r >= 0x10000 && r <= 0x10FFFF
+}
+
+// element processes a complete start tag b[0:end] (relative to pos).
+func (d *Decoder) element(b []byte, nameEnd, colon, end int, selfClose bool) error {
+	line := d.line
+	nsMark := len(d.ns)
+	depth := len(d.stack)
+	if depth >= d.maxDepth {
+		return d.syntaxErr(line, "elements nested more than %d deep", d.maxDepth)
+	}
+	// Namespace declarations first: they apply to the element's own name.
+	for k := range d.attrs {
+		a := &d.attrs[k]
+		name := b[a.name:a.nameEnd]
+		var prefix string
+		switch {
+		case string(name) == "xmlns":
+		case a.colon >= 0 && string(b[a.name:a.colon]) == "xmlns":
+			prefix = d.internBytes(b[a.colon+1 : a.nameEnd])
+		default:
+			continue
+		}
+		v, err := d.attrValue(b, a)
+		if err != nil {
+			return err
+		}
+		uri := d.internBytes(bytes.TrimSpace(v))
+		if prefix != "" && uri == "" {
+			return d.syntaxErr(d.lineAt(d.pos+a.name), "namespace prefix %s bound to an empty URI", prefix)
+		}
+		if prefix == "xmlns" || (prefix == "xml") != (uri == NSXML) {
+			return d.syntaxErr(d.lineAt(d.pos+a.name), "reserved namespace prefix or URI misused in xmlns:%s=%q", prefix, uri)
+		}
+		kind := nsKindOf(uri)
+		d.ns = append(d.ns, nsBinding{prefix: prefix, uri: uri, kind: kind})
+		if depth == 0 {
+			d.hdr.Namespaces = append(d.hdr.Namespaces, Namespace{Prefix: prefix, URI: uri})
+		}
+		if kind == nsRSLegacy {
+			d.legacy("namespace "+NSRSLegacy, d.lineAt(d.pos+a.name))
+		}
+	}
+	var prefix, local []byte
+	if colon >= 0 {
+		prefix, local = b[1:colon], b[colon+1:nameEnd]
+	} else {
+		local = b[1:nameEnd]
+	}
+	uri, nsk, ok := d.lookupNS(prefix)
+	if !ok {
+		if depth == 0 {
+			d.hdr.Root = RootUnknown
+			d.hdr.RootLocal = string(local)
+			d.state = stDone
+			return nil
+		}
+		return d.syntaxErr(line, "undeclared namespace prefix %q in <%s>", prefix, b[1:nameEnd])
+	}
+	// Attribute prefixes must be declared too.
+	for k := range d.attrs {
+		a := &d.attrs[k]
+		if a.colon < 0 || string(b[a.name:a.colon]) == "xmlns" {
+			continue
+		}
+		if _, _, ok := d.lookupNS(b[a.name:a.colon]); !ok {
+			return d.syntaxErr(d.lineAt(d.pos+a.name), "undeclared namespace prefix %q in attribute %s of <%s>", b[a.name:a.colon], b[a.name:a.nameEnd], b[1:nameEnd])
+		}
+	}
+
+	qname := d.internBytes(b[1:nameEnd])
+	kind := kIgnore
+	sm := nsk == nsSitemap || nsk == nsNone
+	rs := nsk == nsRS || nsk == nsRSLegacy
+	var err error
+	switch {
+	case depth == 0:
+		d.hdr.RootLocal = string(local)
+		d.hdr.RootSpace = uri
+		switch {
+		case sm && string(local) == "urlset":
+			d.hdr.Root = RootURLSet
+		case sm && string(local) == "sitemapindex":
+			d.hdr.Root = RootSitemapIndex
+		default:
+			d.hdr.Root = RootUnknown
+			d.state = stDone
+			d.consume(d.pos + end)
+			return nil
+		}
+		d.state = stRoot
+		kind = kRoot
+	case d.capDepth >= 0:
+		kind = kInner
+	case depth == 1:
+		entryName := "url"
+		if d.hdr.Root == RootSitemapIndex {
+			entryName = "sitemap"
+		}
+		switch {
+		case sm && string(local) == entryName:
+			kind = kEntry
+			*d.e = Entry{Index: d.nEntries, Line: line}
+			d.entryOpen = true
+		case rs && string(local) == "md":
+			kind = kMD
+			d.hdr.MDCount++
+			if d.hdr.MDCount == 1 {
+				err = d.fillMetadata(&d.hdr.MD, b, line)
+			}
+		case rs && string(local) == "ln":
+			kind = kLN
+			var ln Link
+			err = d.fillLink(&ln, b, line)
+			d.hdr.Links = append(d.hdr.Links, ln)
+		default:
+			kind = kCapture
+			err = d.beginCapture(b, prefix, local, uri, line, false)
+		}
+	case depth == 2 && d.stack[1].kind == kEntry:
+		e := d.e
+		switch {
+		case sm && string(local) == "loc":
+			e.LocCount++
+			e.HasLoc = true
+			if e.LocCount == 1 {
+				kind = kLoc
+			}
+		case sm && string(local) == "lastmod":
+			if e.Lastmod.Raw == "" {
+				kind = kLastmod
+			}
+		case sm && string(local) == "changefreq":
+			if e.Changefreq == "" {
+				kind = kChangefreq
+			}
+		case rs && string(local) == "md":
+			kind = kMD
+			e.MDCount++
+			if e.MDCount == 1 {
+				err = d.fillMetadata(&e.MD, b, line)
+			}
+		case rs && string(local) == "ln":
+			kind = kLN
+			var ln Link
+			err = d.fillLink(&ln, b, line)
+			e.Links = append(e.Links, ln)
+		default:
+			kind = kCapture
+			err = d.beginCapture(b, prefix, local, uri, line, true)
+		}
+	}
+	if err != nil {
+		return err
+	}
+	if kind == kLoc || kind == kLastmod || kind == kChangefreq || kind == kCapture {
+		d.rawText = d.rawText[:0]
+		d.text = d.text[:0]
+	}
+	d.consume(d.pos + end)
+	d.stack = append(d.stack, openElem{qname: qname, kind: kind, nsMark: nsMark, line: line})
+	if selfClose {
+		return d.closeElement()
+	}
+	return nil
+}
+
+func (d *Decoder) legacy(what string, line int) {
+	entry := -1
+	if d.entryOpen {
+		entry = d.e.Index
+	}
+	if d.nLegacy >= decMaxLegacy {
+		return
+	}
+	d.nLegacy++
+	d.hdr.Legacy = append(d.hdr.Legacy, LegacyTrace{What: what, Line: line, Entry: entry})
+}
+
+// elementStrings decodes the values of the non-namespace attributes of the current
+// start tag into one string (one allocation per element) and returns it with the
+// offsets of each value: value k is s[offs[2k]:offs[2k+1]].
+func (d *Decoder) elementStrings(b []byte) (string, []int, error) {
+	d.strs = d.strs[:0]
+	d.offs = d.offs[:0]
+	for k := range d.attrs {
+		a := &d.attrs[k]
+		start := len(d.strs)
+		if !isNSDecl(b, a) {
+			v, err := d.attrValue(b, a)
+			if err != nil {
+				return "", nil, err
+			}
+			d.strs = append(d.strs, v...)
+		}
+		d.offs = append(d.offs, start, len(d.strs))
+	}
+	return string(d.strs), d.offs, nil
+}
+
+func isNSDecl(b []byte, a *rawAttr) bool {
+	if a.colon >= 0 {
+		return string(b[a.name:a.colon]) == "xmlns"
+	}
+	return string(b[a.name:a.nameEnd]) == "xmlns"
+}
+
+// extraAttr builds the verbatim record of attribute a.
+func (d *Decoder) extraAttr(b []byte, a *rawAttr, value string) Attr {
+	at := Attr{Value: value}
+	if a.colon >= 0 {
+		at.Prefix = d.internBytes(b[a.name:a.colon])
+		at.Local = d.internBytes(b[a.colon+1 : a.nameEnd])
+		at.Space, _, _ = d.lookupNS(b[a.name:a.colon])
+	} else {
+		at.Local = d.internBytes(b[a.name:a.nameEnd])
+	}
+	return at
+}
+
+func (d *Decoder) datetime(s string) Datetime {
+	if s == "" {
+		// Present but empty: keep a marker that the checker can see is invalid.
+		return Datetime{}
+	}
+	dt, err := ParseDatetime(s)
+	if err != nil {
+		dt.OK = false
+		if dt.Raw == "" {
+			dt.Raw = s
+		}
+	}
+	return dt
+}
+
+// parseLength reads a non-negative decimal integer (surrounding whitespace allowed).
+func parseLength(s string) (int64, bool) {
+	s = strings.TrimSpace(s)
+	if s == "" || len(s) > 19 {
+		return 0, false
+	}
+	var n int64
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	if n < 0 {
+		return 0, false
+	}
+	return n, true
+}
+
+func capabilityOf(v string) Capability {
+	switch Capability(v) {
+	case CapDescription:
+		return CapDescription
+	case CapCapabilityList:
+		return CapCapabilityList
+	case CapResourceList:
+		return CapResourceList
+	case CapResourceDump:
+		return CapResourceDump
+	case CapResourceDumpManifest:
+		return CapResourceDumpManifest
+	case CapChangeList:
+		return CapChangeList
+	case CapChangeDump:
+		return CapChangeDump
+	case CapChangeDumpManifest:
+		return CapChangeDumpManifest
+	case CapChangeNotification:
+		return CapChangeNotification
+	case CapFrameworkNotification:
+		return CapFrameworkNotification
+	}
+	return Capability(v)
+}
+
+func changeOf(v string) Change {
+	switch Change(v) {
+	case ChangeCreated:
+		return ChangeCreated
+	case ChangeUpdated:
+		return ChangeUpdated
+	case ChangeDeleted:
+		return ChangeDeleted
+	}
+	return Change(v)
+}
+
+// fillMetadata reads the attributes of an <rs:md> start tag.
+func (d *Decoder) fillMetadata(md *Metadata, b []byte, line int) error {
+	*md = Metadata{Present: true, Line: line}
+	s, offs, err := d.elementStrings(b)
+	if err != nil {
+		return err
+	}
+	for k := range d.attrs {
+		a := &d.attrs[k]
+		if isNSDecl(b, a) {
+			continue
+		}
+		v := s[offs[2*k]:offs[2*k+1]]
+		if a.colon >= 0 {
+			md.Extra = append(md.Extra, d.extraAttr(b, a, v))
+			continue
+		}
+		switch string(b[a.name:a.nameEnd]) {
+		case "capability":
+			md.Capability = capabilityOf(v)
+		case "change":
+			md.Change = changeOf(v)
+		case "at":
+			md.At = d.datetime(v)
+		case "completed":
+			md.Completed = d.datetime(v)
+		case "from":
+			md.From = d.datetime(v)
+		case "until":
+			md.Until = d.datetime(v)
+		case "datetime":
+			md.Datetime = d.datetime(v)
+		case "hash":
+			md.HashRaw = v
+			md.Hash = parseHashAttr(v)
+		case "length":
+			md.LengthRaw = v
+			md.Length, md.LengthOK = parseLength(v)
+		case "type":
+			md.Type = v
+		case "encoding":
+			md.Encoding = v
+		case "path":
+			md.Path = v
+			md.HasPath = true
+		case "modified", "etag":
+			md.Extra = append(md.Extra, d.extraAttr(b, a, v))
+			d.legacy("attribute "+string(b[a.name:a.nameEnd]), d.lineAt(d.pos+a.name))
+		default:
+			md.Extra = append(md.Extra, d.extraAttr(b, a, v))
+		}
+	}
+	return nil
+}
+
+// fillLink reads the attributes of an <rs:ln> start tag.
+func (d *Decoder) fillLink(ln *Link, b []byte, line int) error {
+	*ln = Link{Line: line}
+	s, offs, err := d.elementStrings(b)
+	if err != nil {
+		return err
+	}
+	for k := range d.attrs {
+		a := &d.attrs[k]
+		if isNSDecl(b, a) {
+			continue
+		}
+		v := s[offs[2*k]:offs[2*k+1]]
+		if a.colon >= 0 {
+			ln.Extra = append(ln.Extra, d.extraAttr(b, a, v))
+			continue
+		}
+		switch string(b[a.name:a.nameEnd]) {
+		case "rel":
+			ln.Rel = v
+			ln.HasRel = true
+		case "href":
+			ln.Href = strings.TrimSpace(v)
+			ln.HasHref = true
+		case "pri":
+			ln.PriRaw = v
+			if n, ok := parseLength(v); ok && n <= 1<<31-1 {
+				ln.Pri, ln.PriOK = int(n), true
+			}
+		case "type":
+			ln.Type = v
+		case "encoding":
+			ln.Encoding = v
+		case "path":
+			ln.Path = v
+			ln.HasPath = true
+		case "length":
+			ln.LengthRaw = v
+			ln.Length, ln.LengthOK = parseLength(v)
+		case "hash":
+			ln.HashRaw = v
+			ln.Hash = parseHashAttr(v)
+		case "modified":
+			ln.Modified = d.datetime(v)
+		case "etag":
+			ln.Extra = append(ln.Extra, d.extraAttr(b, a, v))
+			d.legacy("attribute etag", d.lineAt(d.pos+a.name))
+		default:
+			ln.Extra = append(ln.Extra, d.extraAttr(b, a, v))
+		}
+	}
+	return nil
+}
+
+// beginCapture starts keeping an element verbatim.
+func (d *Decoder) beginCapture(b, prefix, local []byte, uri string, line int, inEntry bool) error {
+	el := Element{Space: uri, Prefix: d.internBytes(prefix), Local: d.internBytes(local), Line: line}
+	s, offs, err := d.elementStrings(b)
+	if err != nil {
+		return err
+	}
+	for k := range d.attrs {
+		a := &d.attrs[k]
+		if isNSDecl(b, a) {
+			continue
+		}
+		el.Attrs = append(el.Attrs, d.extraAttr(b, a, s[offs[2*k]:offs[2*k+1]]))
+	}
+	if nsk := nsKindOf(uri); (nsk == nsRS || nsk == nsRSLegacy) && (el.Local == "fixity" || el.Local == "size") {
+		d.legacy("element rs:"+el.Local, line)
+	}
+	d.capDepth = len(d.stack)
+	d.capElem = el
+	d.capInner = d.capInner[:0]
+	d.capEntry = inEntry
+	return nil
+}
+
+// endTag scans and processes an end tag.
+func (d *Decoder) endTag() error {
+	b := d.buf[d.pos:d.end]
+	i, colon := scanName(b, 2)
+	if i == len(b) {
+		if i > d.maxToken {
+			return d.syntaxErr(d.line, "element name exceeds %d bytes", d.maxToken)
+		}
+		return d.needMore()
+	}
+	name := b[2:i]
+	if !nameOK(b, 2, i, colon) {
+		return d.nameErr(b, 2, i, "an end tag")
+	}
+	for i < len(b) && decIsSpace(b[i]) {
+		i++
+	}
+	if i == len(b) {
+		return d.needMore()
+	}
+	if b[i] != '>' {
+		return d.syntaxErr(d.lineAt(d.pos+i), "expected '>' to end </%s>", name)
+	}
+	if len(d.stack) == 0 {
+		return d.syntaxErr(d.line, "end tag </%s> without a matching start tag", name)
+	}
+	top := d.stack[len(d.stack)-1]
+	if top.qname != string(name) {
+		return d.syntaxErr(d.line, "end tag </%s> does not match <%s> opened on line %d", name, top.qname, top.line)
+	}
+	if d.capDepth >= 0 && len(d.stack)-1 == d.capDepth {
+		// The end tag of the captured element is not part of its inner XML.
+		d.line += bytes.Count(b[:i+1], nl)
+		d.pos += i + 1
+	} else {
+		d.consume(d.pos + i + 1)
+	}
+	return d.closeElement()
+}
+
+// closeElement pops the innermost element and finishes what it carried.
+func (d *Decoder) closeElement() error {
+	top := d.stack[len(d.stack)-1]
+	d.stack = d.stack[:len(d.stack)-1]
+	d.ns = d.ns[:top.nsMark]
+	switch top.kind {
+	case kRoot:
+		d.state = stEpilog
+	case kEntry:
+		d.entryOpen = false
+		d.entryReady = true
+		d.nEntries++
+	case kLoc:
+		if err := d.flushText(); err != nil {
+			return err
+		}
+		raw := string(d.text)
+		d.e.Loc = strings.TrimSpace(raw)
+		if len(d.e.Loc) != len(raw) {
+			d.e.LocRaw = raw
+		}
+	case kLastmod:
+		if err := d.flushText(); err != nil {
+			return err
+		}
+		raw := strings.TrimSpace(string(d.text))
+		d.e.Lastmod = d.datetime(raw)
+		if raw == "" {
+			d.e.Lastmod = Datetime{}
+		}
+	case kChangefreq:
+		if err := d.flushText(); err != nil {
+			return err
+		}
+		d.e.Changefreq = d.internBytes(bytes.TrimSpace(d.text))
+	case kCapture:
+		if err := d.flushText(); err != nil {
+			return err
+		}
+		el := d.capElem
+		el.Text = strings.TrimSpace(string(d.text))
+		if len(d.capInner) > 0 {
+			el.Inner = string(d.capInner)
+		}
+		if d.capEntry {
+			d.e.Extra = append(d.e.Extra, el)
+		} else {
+			d.hdr.Extra = append(d.hdr.Extra, el)
+		}
+		d.capDepth = -1
+		d.capElem = Element{}
+	}
+	return nil
+}
