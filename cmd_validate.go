@@ -1,18 +1,429 @@
 package main
 
 import (
+	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
 
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
+
+	"rsx/fetch"
+	"rsx/model"
 )
 
-// newValidateCmd is replaced by the conformance checker's command.
+// validateFlags are the options of rsx validate.
+type validateFlags struct {
+	json        bool
+	quiet       bool
+	rules       bool
+	maxProblems int
+}
+
 func newValidateCmd(a *app) *cobra.Command {
-	return &cobra.Command{
+	var f validateFlags
+	cmd := &cobra.Command{
 		Use:   "validate [--json] TARGET...",
 		Short: "Check ResourceSync documents against the specification",
+		Long: `Check ResourceSync documents (files, URLs, or - for standard input) against
+ANSI/NISO Z39.99-2017. Every problem names the entry, the offending value, the rule
+and the section of the specification. --rules lists the rules.
+
+Exit status: 0 no errors (warnings allowed), 1 errors found, 2 a target could
+not be read.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return failed(errors.New("validate: not built yet"))
+			return a.runValidate(cmd.Context(), f, args)
 		},
 	}
+	fs := cmd.Flags()
+	fs.BoolVar(&f.json, "json", false, "print one JSON document on standard output")
+	fs.BoolVarP(&f.quiet, "quiet", "q", false, "print only the summary line")
+	fs.BoolVar(&f.rules, "rules", false, "print the rule catalogue (ID, severity, section, summary) and exit")
+	fs.IntVar(&f.maxProblems, "max-problems", 10000, "problems kept per document (counts stay exact)")
+	return cmd
+}
+
+func (a *app) runValidate(ctx context.Context, f validateFlags, targets []string) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	color := useColor(a.out)
+	if f.rules {
+		return printRules(a.out, f.json, color)
+	}
+	if len(targets) == 0 {
+		return failed(errors.New("validate: no TARGET given (a file, a URL, or - for standard input)"))
+	}
+	if f.maxProblems <= 0 {
+		return failed(errors.New("validate: --max-problems must be positive"))
+	}
+	var urls []string
+	for _, t := range targets {
+		if isURL(t) {
+			urls = append(urls, t)
+		}
+	}
+	var client *fetch.Client
+	if len(urls) > 0 {
+		c, err := a.http.client(urls...)
+		if err != nil {
+			return failed(err)
+		}
+		client = c
+	}
+	opts := model.CheckOptions{MaxProblems: f.maxProblems}
+	reports := make([]docReport, 0, len(targets))
+	for _, t := range targets {
+		r := a.validateTarget(ctx, client, t, opts)
+		if r.Err != nil && !f.json {
+			fmt.Fprintf(a.err, "rsx: validate %s: %v\n", t, r.Err)
+		}
+		reports = append(reports, r)
+	}
+	code := printValidateReports(a.out, reports, printOptions{JSON: f.json, Color: color, Quiet: f.quiet})
+	if code != exitOK {
+		return &exitError{code: code}
+	}
+	return nil
+}
+
+func isURL(s string) bool {
+	l := strings.ToLower(s)
+	return strings.HasPrefix(l, "http://") || strings.HasPrefix(l, "https://")
+}
+
+// validateTarget reads and checks one file, URL or standard input ("-").
+func (a *app) validateTarget(ctx context.Context, client *fetch.Client, target string, opts model.CheckOptions) docReport {
+	switch {
+	case target == "-":
+		return reportOf(target, model.Validate(a.in, opts))
+	case isURL(target):
+		resp, err := client.Get(ctx, target)
+		if err != nil {
+			if resp != nil && resp.Body != nil {
+				resp.Body.Close()
+			}
+			return docReport{URL: target, Err: fmt.Errorf("fetch: %w", err)}
+		}
+		defer resp.Body.Close()
+		opts.BaseURL = resp.URL
+		r := reportOf(target, model.Validate(resp.Body, opts))
+		if resp.URL != "" && resp.URL != target {
+			r.FinalURL = resp.URL
+		}
+		return r
+	default:
+		path := strings.TrimPrefix(target, "file://")
+		fh, err := os.Open(path)
+		if err != nil {
+			return docReport{URL: target, Err: err}
+		}
+		defer fh.Close()
+		if st, err := fh.Stat(); err == nil && st.IsDir() {
+			return docReport{URL: target, Err: errors.New("is a directory")}
+		}
+		return reportOf(target, model.Validate(fh, opts))
+	}
+}
+
+// docReport is the validation outcome of one document.
+//
+// It is the unit the printers work on: printValidateReports prints a list of
+// them as text or JSON and returns the exit status. A caller that validates
+// documents in its own way (validate --recursive, following down links and
+// adding cross-document problems) builds one docReport per document — with
+// reportOf from a *model.Report, or by hand — appends its extra problems
+// (keeping Errors/Warnings in step, e.g. with addProblem), and hands the whole
+// list to printValidateReports.
+type docReport struct {
+	URL        string // the target as given: a file path, a URL, or "-"
+	FinalURL   string // after redirects, when different from URL
+	Title      string // "Change List Index", "Document" …
+	Capability string // capability of the document-level <rs:md>, "" when none
+	Index      bool   // the root is <sitemapindex>
+	Entries    int
+	Bytes      int64
+	Problems   []model.Problem // stored problems: document-level first, then by entry
+	Errors     int             // exact counts (more may have been found than stored)
+	Warnings   int
+	// Err is set when the document could not be read at all or to its end
+	// (missing file, HTTP error, connection cut): exit status 2.
+	// Malformed XML is not an Err but an "xml-malformed" error problem.
+	Err error
+}
+
+// reportOf turns a model report into a docReport.
+func reportOf(target string, r *model.Report) docReport {
+	d := docReport{
+		URL:      target,
+		Title:    r.Title,
+		Entries:  r.Entries,
+		Bytes:    r.Bytes,
+		Problems: r.Problems,
+		Errors:   r.Errors,
+		Warnings: r.Warnings,
+	}
+	if h := r.Header; h != nil {
+		d.Capability = string(h.MD.Capability)
+		d.Index = h.Root == model.RootSitemapIndex
+		if h.Root == model.RootUnknown && h.RootLocal != "" {
+			d.Title = "<" + h.RootLocal + "> document"
+		}
+	}
+	var se *model.SyntaxError
+	if r.Err != nil && !errors.As(r.Err, &se) {
+		d.Err = r.Err // a read error, not malformed XML
+	}
+	return d
+}
+
+// addProblem appends p to d and counts it.
+func (d *docReport) addProblem(p model.Problem) {
+	d.Problems = append(d.Problems, p)
+	if p.Severity == model.SeverityError {
+		d.Errors++
+	} else {
+		d.Warnings++
+	}
+}
+
+// printOptions choose the output of printValidateReports.
+type printOptions struct {
+	JSON  bool // one JSON document (the CLI contract's validate shape)
+	Color bool // ANSI colours in text output
+	Quiet bool // text output: the summary line only
+}
+
+// validateExit is the exit status for a list of reports: 2 if any document could
+// not be read, else 1 if any has errors, else 0.
+func validateExit(reports []docReport) int {
+	code := exitOK
+	for i := range reports {
+		switch {
+		case reports[i].Err != nil:
+			return exitFailure
+		case reports[i].Errors > 0:
+			code = exitFound
+		}
+	}
+	return code
+}
+
+// printValidateReports prints reports as text or JSON and returns the exit
+// status (see validateExit).
+func printValidateReports(w io.Writer, reports []docReport, o printOptions) int {
+	if o.JSON {
+		writeValidateJSON(w, reports)
+	} else {
+		writeValidateText(w, reports, o)
+	}
+	return validateExit(reports)
+}
+
+// JSON shapes of the CLI contract (plus section, line, title, bytes, error).
+type jsonValidate struct {
+	Errors    int            `json:"errors"`
+	Warnings  int            `json:"warnings"`
+	Documents []jsonDocument `json:"documents"`
+}
+
+type jsonDocument struct {
+	URL        string        `json:"url"`
+	FinalURL   string        `json:"final_url,omitempty"`
+	Title      string        `json:"title"`
+	Capability string        `json:"capability"`
+	Index      bool          `json:"index"`
+	Entries    int           `json:"entries"`
+	Bytes      int64         `json:"bytes"`
+	Errors     int           `json:"errors"`
+	Warnings   int           `json:"warnings"`
+	Error      *string       `json:"error"`
+	Problems   []jsonProblem `json:"problems"`
+}
+
+type jsonProblem struct {
+	Severity string `json:"severity"`
+	Rule     string `json:"rule"`
+	Section  string `json:"section"`
+	Message  string `json:"message"`
+	Entry    *int   `json:"entry"`
+	Line     *int   `json:"line"`
+}
+
+func writeValidateJSON(w io.Writer, reports []docReport) {
+	out := jsonValidate{Documents: make([]jsonDocument, 0, len(reports))}
+	for i := range reports {
+		r := &reports[i]
+		d := jsonDocument{
+			URL: r.URL, FinalURL: r.FinalURL, Title: r.Title, Capability: r.Capability, Index: r.Index,
+			Entries: r.Entries, Bytes: r.Bytes, Errors: r.Errors, Warnings: r.Warnings,
+			Problems: make([]jsonProblem, 0, len(r.Problems)),
+		}
+		if r.Err != nil {
+			msg := r.Err.Error()
+			d.Error = &msg
+		}
+		for _, p := range r.Problems {
+			jp := jsonProblem{Severity: p.Severity.String(), Rule: p.Rule, Section: p.Section, Message: p.Message}
+			if p.Entry >= 0 {
+				n := p.Entry
+				jp.Entry = &n
+			}
+			if p.Line > 0 {
+				n := p.Line
+				jp.Line = &n
+			}
+			d.Problems = append(d.Problems, jp)
+		}
+		out.Errors += r.Errors
+		out.Warnings += r.Warnings
+		out.Documents = append(out.Documents, d)
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	enc.Encode(out)
+}
+
+// textStyles colour the text output; all are identity when colour is off.
+type textStyles struct {
+	title, err, warn, dim, rule func(string) string
+}
+
+func newTextStyles(color bool) textStyles {
+	if !color {
+		id := func(s string) string { return s }
+		return textStyles{id, id, id, id, id}
+	}
+	render := func(s lipgloss.Style) func(string) string { return func(x string) string { return s.Render(x) } }
+	return textStyles{
+		title: render(lipgloss.NewStyle().Bold(true)),
+		err:   render(lipgloss.NewStyle().Foreground(lipgloss.Red).Bold(true)),
+		warn:  render(lipgloss.NewStyle().Foreground(lipgloss.Yellow)),
+		dim:   render(lipgloss.NewStyle().Faint(true)),
+		rule:  render(lipgloss.NewStyle().Foreground(lipgloss.Cyan)),
+	}
+}
+
+func writeValidateText(w io.Writer, reports []docReport, o printOptions) {
+	st := newTextStyles(o.Color)
+	var bw strings.Builder
+	errs, warns, unread := 0, 0, 0
+	for i := range reports {
+		r := &reports[i]
+		errs += r.Errors
+		warns += r.Warnings
+		if r.Err != nil {
+			unread++
+		}
+		if o.Quiet {
+			continue
+		}
+		bw.WriteString(st.title(r.URL))
+		if r.Err != nil {
+			bw.WriteString("  " + st.err("could not be read: "+r.Err.Error()) + "\n")
+			if len(r.Problems) == 0 {
+				continue
+			}
+		} else {
+			fmt.Fprintf(&bw, "  %s, %s, %s", r.Title, plural(r.Entries, "entry", "entries"), fetch.FormatSize(r.Bytes))
+			if r.FinalURL != "" {
+				bw.WriteString(", from " + r.FinalURL)
+			}
+			bw.WriteString("\n")
+		}
+		for _, p := range r.Problems {
+			mark, sev := st.err("✗"), st.err("error  ")
+			if p.Severity != model.SeverityError {
+				mark, sev = st.warn("!"), st.warn("warning")
+			}
+			where := "document"
+			if p.Entry >= 0 {
+				where = "entry " + strconv.Itoa(p.Entry)
+			}
+			line := ""
+			if p.Line > 0 {
+				line = "line " + strconv.Itoa(p.Line)
+			}
+			msg := strings.TrimSuffix(p.Message, " (§"+p.Section+")")
+			fmt.Fprintf(&bw, "  %s %s %s %s %s %s\n", mark, sev, st.dim(pad(where, 11)), st.dim(pad(line, 10)),
+				st.rule(p.Rule+" §"+p.Section), msg)
+		}
+		if hidden := r.Errors + r.Warnings - len(r.Problems); hidden > 0 {
+			fmt.Fprintf(&bw, "  %s\n", st.dim(fmt.Sprintf("… and %s not shown (raise --max-problems)", plural(hidden, "more problem", "more problems"))))
+		}
+		if r.Errors+r.Warnings == 0 && r.Err == nil {
+			bw.WriteString("  " + st.dim("no problems") + "\n")
+		}
+	}
+	summary := plural(len(reports), "document", "documents") + ", " + plural(errs, "error", "errors") + ", " + plural(warns, "warning", "warnings")
+	if unread > 0 {
+		summary += ", " + strconv.Itoa(unread) + " could not be read"
+	}
+	if errs > 0 || unread > 0 {
+		summary = st.err(summary)
+	}
+	bw.WriteString(summary + "\n")
+	io.WriteString(w, bw.String())
+}
+
+func pad(s string, n int) string {
+	if len(s) >= n {
+		return s
+	}
+	return s + strings.Repeat(" ", n-len(s))
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
+}
+
+// printRules prints the rule catalogue.
+func printRules(w io.Writer, asJSON, color bool) error {
+	rules := model.Rules()
+	if asJSON {
+		type jr struct {
+			ID       string `json:"id"`
+			Severity string `json:"severity"`
+			Section  string `json:"section"`
+			Summary  string `json:"summary"`
+		}
+		out := make([]jr, len(rules))
+		for i, r := range rules {
+			out[i] = jr{r.ID, r.Severity.String(), r.Section, r.Summary}
+		}
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		return enc.Encode(out)
+	}
+	st := newTextStyles(color)
+	var b strings.Builder
+	for _, r := range rules {
+		sev := st.err("error  ")
+		if r.Severity != model.SeverityError {
+			sev = st.warn("warning")
+		}
+		fmt.Fprintf(&b, "%s %s %s %s\n", st.rule(pad(r.ID, 32)), sev, pad("§"+r.Section, 6), r.Summary)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// useColor: colour only for a terminal, and never with NO_COLOR set.
+func useColor(w io.Writer) bool {
+	if os.Getenv("NO_COLOR") != "" {
+		return false
+	}
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(f.Fd())
 }

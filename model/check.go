@@ -753,7 +753,7 @@ func (c *Checker) hash(raw string, list HashList, e *Entry, idx, line int, on st
 		switch h.Encoding {
 		case HashHex:
 		case HashBase64:
-			c.report(rHashBase64, idx, line, "", where+chkQuote(h.AlgRaw+":"+h.Value)+": the digest is base64 (as resync-client-ruby writes it), not hex as section 7 requires; it was decoded as "+h.Alg+":"+h.Hex())
+			c.report(rHashBase64, idx, line, "", where+chkQuote(h.AlgRaw+":"+h.Value)+": the digest is base64 (a practice seen in the wild, e.g. resync-client-ruby), not hex as section 7 requires; it was decoded as "+h.Alg+":"+h.Hex())
 		default:
 			switch {
 			case h.Value == "":
@@ -1348,7 +1348,7 @@ func CheckDocument(d *Document) []Problem {
 // Report is the outcome of validating one document.
 type Report struct {
 	Header   *Header
-	Title    string // type of document, e.g. "Change List Index"; "document" when unknown
+	Title    string // type of document (DocumentTitle), e.g. "Change List Index"
 	Entries  int
 	Bytes    int64
 	Problems []Problem // stored problems, document-level first, then by entry
@@ -1400,7 +1400,10 @@ func Validate(r io.Reader, opts CheckOptions) *Report {
 	} else {
 		c.End(h, dec.BytesRead())
 	}
-	rep.Title = c.kind.title()
+	rep.Title = "Document"
+	if h != nil {
+		rep.Title = DocumentTitle(h.MD.Capability, h.Root)
+	}
 	rep.Entries = c.entries
 	rep.Bytes = dec.BytesRead()
 	rep.Problems = c.Problems()
