@@ -78,6 +78,7 @@ func newRootCmd(s streams) *cobra.Command {
 	// One line per command; each lives in cmd_<name>.go.
 	root.AddCommand(
 		newValidateCmd(a),
+		newServeCmd(a),
 	)
 	return root
 }

@@ -1,0 +1,90 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"rsx/demo"
+)
+
+// serveFlags are the options of rsx serve.
+type serveFlags struct {
+	addr        string
+	resources   int
+	listSize    int
+	packageSize int
+	broken      bool
+	tick        time.Duration
+	seed        int64
+}
+
+func newServeCmd(a *app) *cobra.Command {
+	var f serveFlags
+	cmd := &cobra.Command{
+		Use:   "serve [--addr HOST:PORT] [flags]",
+		Short: "Run the built-in demo ResourceSync Source",
+		Long: `Run the built-in demo ResourceSync Source until interrupted (SIGINT or SIGTERM).
+
+The first line on standard output is the base URL (by default on a free loopback
+port, e.g. http://127.0.0.1:41234); a short guide follows on standard error.
+Everything is generated on the fly and deterministically from --seed: the Source
+Description at /.well-known/resourcesync, two Capability Lists, Resource List
+Indexes, Resource Dumps with ZIP packages, Change List Indexes, a Change Dump,
+and the resources themselves. The clock advances with --tick or with
+POST /demo/advance?steps=N; GET /demo/status shows it. --broken seeds errors of
+many kinds for the checker to find. Only loopback addresses are served.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return a.runServe(cmd.Context(), f)
+		},
+	}
+	fs := cmd.Flags()
+	fs.StringVar(&f.addr, "addr", "127.0.0.1:0", "loopback address to listen on (port 0: a free port)")
+	fs.IntVar(&f.resources, "resources", demo.DefaultResources, "number of resources (up to 10,000,000 and more; generated on the fly)")
+	fs.IntVar(&f.listSize, "list-size", demo.DefaultListSize, "entries per Resource List part (at most 50,000)")
+	fs.IntVar(&f.packageSize, "package-size", demo.DefaultPackageSize, "resources per Resource Dump ZIP package")
+	fs.BoolVar(&f.broken, "broken", false, "seed errors of many kinds (bad hashes, wrong lengths, out-of-order changes, 503s, a redirect loop, …)")
+	fs.DurationVar(&f.tick, "tick", 0, "advance the clock one step (a quarter of an hour of demo time) this often; 0: only on POST /demo/advance")
+	fs.Int64Var(&f.seed, "seed", 0, "seed of everything generated")
+	return cmd
+}
+
+func (a *app) runServe(ctx context.Context, f serveFlags) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if f.resources < 0 || f.listSize < 0 || f.packageSize < 0 || f.tick < 0 {
+		return failed(fmt.Errorf("serve: --resources, --list-size, --package-size and --tick must not be negative"))
+	}
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	srv, err := demo.Start(ctx, f.addr, demo.Options{
+		Resources: f.resources, ListSize: f.listSize, PackageSize: f.packageSize,
+		Seed: f.seed, Broken: f.broken, Tick: f.tick,
+	})
+	if err != nil {
+		return failed(err)
+	}
+	fmt.Fprintln(a.out, srv.URL)
+	o := srv.Source().Options()
+	fmt.Fprintf(a.err, "rsx demo Source: %d resources, seed %d, clock %s", o.Resources, o.Seed, srv.Source().Now().Format(time.RFC3339))
+	if o.Broken {
+		fmt.Fprint(a.err, ", broken")
+	}
+	fmt.Fprintf(a.err, "\n  Source Description  %s/.well-known/resourcesync\n", srv.URL)
+	fmt.Fprintf(a.err, "  Capability Lists    %s/dataset1/capabilitylist.xml (articles)\n", srv.URL)
+	fmt.Fprintf(a.err, "                      %s/dataset2/capabilitylist.xml (images)\n", srv.URL)
+	fmt.Fprintf(a.err, "  robots.txt, home    %s/robots.txt  %s/\n", srv.URL, srv.URL)
+	fmt.Fprintf(a.err, "  clock               curl -X POST '%s/demo/advance?steps=1'   %s/demo/status\n", srv.URL, srv.URL)
+	fmt.Fprintln(a.err, "Press Ctrl-C to stop.")
+	<-ctx.Done()
+	if err := srv.Close(); err != nil {
+		return failed(fmt.Errorf("serve: %w", err))
+	}
+	return nil
+}

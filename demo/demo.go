@@ -1,0 +1,129 @@
+// Package demo is the built-in demo ResourceSync Source: every document, package and resource generated on the fly, deterministically, and served on loopback.
+//
+// The Source has two sets of resources, "articles" (dataset1: HTML, plain text,
+// JSON records and Dublin Core metadata about them) and "images" (dataset2: PNG
+// and SVG), each with its Capability List. Nothing is held per resource: a
+// resource's kind, length, content and last modification follow from (Seed,
+// dataset, id, version), and only the change log, which grows with clock steps,
+// is kept in memory.
+//
+// Time is a clock of steps. The change history begins historySteps steps before
+// Options.Start; New replays it, so a fresh Source already has closed Change
+// Lists, an open one and Change Dump packages. The Resource Dump is the snapshot
+// taken when the history began, so baseline (Resource Dump) plus incremental
+// (Change Lists, Change Dump) gives the current state (Resource List).
+package demo
+
+import (
+	"net/http"
+	"sync"
+	"time"
+)
+
+// Defaults of Options.
+const (
+	DefaultResources   = 2500
+	DefaultListSize    = 500
+	DefaultPackageSize = 250
+)
+
+// Clock constants: one step is a quarter of an hour of demo time; every
+// stepsPerList steps the open Change List is closed; the history replayed by New
+// is historySteps long (four closed Change Lists and an open one two steps old).
+const (
+	stepDuration = 15 * time.Minute
+	stepsPerList = 4
+	historySteps = 18
+)
+
+// defaultStart is the demo clock when Options.Start is zero.
+func defaultStart() time.Time { return time.Date(2026, 1, 5, 9, 0, 0, 0, time.UTC) }
+
+// Options configure a demo Source. The zero value gives the default demo.
+type Options struct {
+	Resources   int           // resources at the start (both datasets); default 2,500
+	ListSize    int           // entries per Resource List part; default 500, at most 50,000
+	PackageSize int           // resources per Resource Dump ZIP package; default 250
+	Seed        int64         // everything generated follows from it
+	Broken      bool          // seed errors of many kinds, to show off the checker
+	Tick        time.Duration // real-time interval between clock steps (Start only); 0: only on request
+	Start       time.Time     // the demo clock after the replayed history; default 2026-01-05T09:00:00Z
+}
+
+func (o Options) withDefaults() Options {
+	if o.Resources <= 0 {
+		o.Resources = DefaultResources
+	}
+	if o.Resources < 2 {
+		o.Resources = 2
+	}
+	if o.ListSize <= 0 {
+		o.ListSize = DefaultListSize
+	}
+	if o.ListSize > 50000 {
+		o.ListSize = 50000
+	}
+	if o.PackageSize <= 0 {
+		o.PackageSize = DefaultPackageSize
+	}
+	if o.PackageSize > 50000 {
+		o.PackageSize = 50000
+	}
+	if o.Start.IsZero() {
+		o.Start = defaultStart()
+	}
+	o.Start = o.Start.UTC().Truncate(time.Second)
+	return o
+}
+
+// Source is a demo ResourceSync Source. It is safe for concurrent use.
+type Source struct {
+	opts     Options
+	logStart time.Time // when the change history begins: the Resource Dump snapshot
+	sets     [2]datasetInfo
+	tag      uint64 // fingerprint of the options, part of every ETag
+	faults   faultPlan
+
+	mu     sync.Mutex // guards the fields below
+	steps  int        // clock steps taken since logStart
+	log    [2]changeLog
+	live   [2]liveState     // writer-side state, read by Advance only
+	visits map[string]int64 // per-path request counts, for the 503-then-success fault
+}
+
+// New returns a demo Source with its history replayed up to o.Start.
+func New(o Options) *Source {
+	o = o.withDefaults()
+	s := &Source{
+		opts:     o,
+		logStart: o.Start.Add(-historySteps * stepDuration),
+		visits:   make(map[string]int64),
+	}
+	images := o.Resources / 5
+	if images < 1 {
+		images = 1
+	}
+	s.sets[0] = datasetInfo{num: 1, name: "articles", initial: o.Resources - images}
+	s.sets[1] = datasetInfo{num: 2, name: "images", initial: images}
+	for i := range s.live {
+		s.live[i] = liveState{maxID: s.sets[i].initial, mods: make(map[int]liveRes)}
+	}
+	s.tag = optionsTag(o)
+	s.faults = planFaults(o, s.sets[0].initial)
+	s.Advance(historySteps)
+	return s
+}
+
+// Options returns the options in effect, defaults filled in.
+func (s *Source) Options() Options { return s.opts }
+
+// Now returns the demo clock.
+func (s *Source) Now() time.Time {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.logStart.Add(time.Duration(s.steps) * stepDuration)
+}
+
+// Handler serves the whole demo. Absolute URLs in documents are built from the
+// request's Host, so the handler works on any address and port.
+func (s *Source) Handler() http.Handler { return http.HandlerFunc(s.serveHTTP) }

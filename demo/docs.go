@@ -1,0 +1,318 @@
+package demo
+
+import (
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"rsx/model"
+)
+
+// doc is a generated document, ready to be served.
+type doc struct {
+	lastMod time.Time
+	// version changes whenever the bytes change for the same Host; with the
+	// options tag and the Host it makes the ETag.
+	version uint64
+	ctype   string
+	write   func(w io.Writer, base string) error
+}
+
+const xmlType = "application/xml"
+
+// Numbered names: part-0001, 0001.xml …
+func appendNum(b []byte, n int) []byte {
+	var d [20]byte
+	k := len(strconv.AppendInt(d[:0], int64(n), 10))
+	for ; k < 4; k++ {
+		b = append(b, '0')
+	}
+	return strconv.AppendInt(b, int64(n), 10)
+}
+
+func num(n int) string { return string(appendNum(nil, n)) }
+
+// parseNum reads a number written by num; it refuses other spellings so that
+// every document has exactly one URL.
+func parseNum(s string) (int, bool) {
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 || num(n) != s {
+		return 0, false
+	}
+	return n, true
+}
+
+func header(root model.RootKind, md model.Metadata, links ...model.Link) *model.Header {
+	md.Present = true
+	return &model.Header{Root: root, MD: md, Links: links}
+}
+
+func link(rel, href string) model.Link { return model.Link{Rel: rel, Href: href} }
+
+func (s *Source) capPath(i int) string { return s.sets[i].prefix() + "/capabilitylist.xml" }
+
+// Paths of the capability documents of dataset i.
+func (s *Source) resourceListPath(i int) string { return s.sets[i].prefix() + "/resourcelist.xml" }
+func (s *Source) resourceListPartPath(i, p int) string {
+	return s.sets[i].prefix() + "/resourcelist-" + num(p) + ".xml"
+}
+func (s *Source) resourceDumpPath(i int) string { return s.sets[i].prefix() + "/resourcedump.xml" }
+func (s *Source) resourceDumpPartPath(i, p int) string {
+	return s.sets[i].prefix() + "/resourcedump-" + num(p) + ".xml"
+}
+func (s *Source) packagePath(i, p int) string {
+	return s.sets[i].prefix() + "/resourcedump/part-" + num(p) + ".zip"
+}
+func (s *Source) packageManifestPath(i, p int) string {
+	return s.sets[i].prefix() + "/resourcedump/part-" + num(p) + "-manifest.xml"
+}
+func (s *Source) changeListPath(i int) string { return s.sets[i].prefix() + "/changelist.xml" }
+func (s *Source) changeListPartPath(i, k int) string {
+	return s.sets[i].prefix() + "/changelist/" + num(k) + ".xml"
+}
+func (s *Source) changeDumpPath(i int) string { return s.sets[i].prefix() + "/changedump.xml" }
+func (s *Source) changePackagePath(i, k int) string {
+	return s.sets[i].prefix() + "/changedump/" + num(k) + ".zip"
+}
+func (s *Source) changeManifestPath(i, k int) string {
+	return s.sets[i].prefix() + "/changedump/" + num(k) + "-manifest.xml"
+}
+
+// Dataset 1 offers all four capabilities with indexes; dataset 2 offers a
+// Resource List, a Resource Dump and a single open Change List, no Change Dump.
+func (s *Source) hasChangeDump(i int) bool  { return i == 0 }
+func (s *Source) hasChangeIndex(i int) bool { return i == 0 }
+
+// Resource List layout: parts of ListSize ids; an index when the initial
+// resources do not fit in one list.
+func (s *Source) resourceListIsIndex(i int) bool { return s.sets[i].initial > s.opts.ListSize }
+
+func (s *Source) resourceListParts(sn *snapshot, i int) int {
+	l := s.opts.ListSize
+	return (sn.logs[i].maxID + l - 1) / l
+}
+
+// Resource Dump layout: packages of PackageSize initial resources; a dump
+// document lists at most packagesPerDump packages, so that computing their
+// lengths and hashes stays bounded; more need a Resource Dump Index.
+func (s *Source) packages(i int) int {
+	p := s.opts.PackageSize
+	return (s.sets[i].initial + p - 1) / p
+}
+
+func (s *Source) packagesPerDump() int {
+	n := model.MaxEntriesPerDocument / s.opts.PackageSize
+	if n > 200 {
+		n = 200
+	}
+	if n < 1 {
+		n = 1
+	}
+	return n
+}
+
+func (s *Source) resourceDumpIsIndex(i int) bool { return s.packages(i) > s.packagesPerDump() }
+
+// sourceDescription is the document at the well-known URI.
+func (s *Source) sourceDescription() doc {
+	return doc{lastMod: s.logStart, ctype: xmlType, write: func(w io.Writer, base string) error {
+		d := newDocWriter(w, header(model.RootURLSet, model.Metadata{Capability: model.CapDescription},
+			link("describedby", base+"/about/source.html")))
+		for i := range s.sets {
+			e := model.Entry{Loc: base + s.capPath(i)}
+			e.MD = model.Metadata{Present: true, Capability: model.CapCapabilityList}
+			e.Links = []model.Link{{Rel: "describedby", Href: base + s.sets[i].prefix() + "/about.html", Type: "text/html"}}
+			if err := d.WriteEntry(&e); err != nil {
+				return err
+			}
+		}
+		return d.Close()
+	}}
+}
+
+func (s *Source) capabilityList(i int) doc {
+	return doc{lastMod: s.logStart, ctype: xmlType, write: func(w io.Writer, base string) error {
+		d := newDocWriter(w, header(model.RootURLSet, model.Metadata{Capability: model.CapCapabilityList},
+			link("up", base+"/.well-known/resourcesync"),
+			link("describedby", base+s.sets[i].prefix()+"/about.html")))
+		caps := []struct {
+			path string
+			c    model.Capability
+		}{
+			{s.resourceListPath(i), model.CapResourceList},
+			{s.resourceDumpPath(i), model.CapResourceDump},
+			{s.changeListPath(i), model.CapChangeList},
+		}
+		if s.hasChangeDump(i) {
+			caps = append(caps, struct {
+				path string
+				c    model.Capability
+			}{s.changeDumpPath(i), model.CapChangeDump})
+		}
+		for _, c := range caps {
+			e := model.Entry{Loc: base + c.path}
+			e.MD = model.Metadata{Present: true, Capability: c.c}
+			if err := d.WriteEntry(&e); err != nil {
+				return err
+			}
+		}
+		return d.Close()
+	}}
+}
+
+// upLink is the up link of a capability document of dataset i.
+func (s *Source) upLink(base string, i int) model.Link { return link("up", base+s.capPath(i)) }
+
+// resourceListIndex lists the parts of the Resource List of dataset i.
+func (s *Source) resourceListIndex(sn *snapshot, i int) doc {
+	return doc{lastMod: sn.now, version: uint64(sn.steps), ctype: xmlType, write: func(w io.Writer, base string) error {
+		md := model.Metadata{Capability: model.CapResourceList, At: dt(sn.now), Completed: dt(sn.now)}
+		d := newDocWriter(w, header(model.RootSitemapIndex, md, s.upLink(base, i)))
+		n := s.resourceListParts(sn, i)
+		var e model.Entry
+		for p := 1; p <= n; p++ {
+			e = model.Entry{Loc: base + s.resourceListPartPath(i, p)}
+			e.MD = model.Metadata{Present: true, At: dt(sn.now), Completed: dt(sn.now)}
+			if err := d.WriteEntry(&e); err != nil {
+				return err
+			}
+		}
+		if s.opts.Broken && i == 0 {
+			// A part that is listed but not served.
+			e = model.Entry{Loc: base + s.resourceListPartPath(i, 0)}
+			e.MD = model.Metadata{Present: true, At: dt(sn.now)}
+			if err := d.WriteEntry(&e); err != nil {
+				return err
+			}
+		}
+		return d.Close()
+	}}
+}
+
+// resourceList is part p (1-based) of the Resource List of dataset i, or the
+// whole list (p == 0) when there is no index.
+func (s *Source) resourceList(sn *snapshot, i, p int) doc {
+	return doc{lastMod: sn.now, version: uint64(sn.steps), ctype: xmlType, write: func(w io.Writer, base string) error {
+		md := model.Metadata{Capability: model.CapResourceList, At: dt(sn.now), Completed: dt(sn.now)}
+		links := []model.Link{s.upLink(base, i)}
+		lo, hi := 1, sn.logs[i].maxID
+		if p > 0 {
+			links = append(links, link("index", base+s.resourceListPath(i)))
+			lo = (p-1)*s.opts.ListSize + 1
+			hi = min(hi, p*s.opts.ListSize)
+			if s.opts.Broken && i == 0 && p == s.faults.wrongCapabilityPart(s.resourceListParts(sn, i)) {
+				md.Capability = model.CapResourceDump
+			}
+		}
+		d := newDocWriter(w, header(model.RootURLSet, md, links...))
+		mods := sn.stateRange(i, lo, hi)
+		ds := s.sets[i].num
+		var b entryBuf
+		for id := lo; id <= hi; id++ {
+			version, lastmod := 1, time.Time{}
+			if c, ok := mods[id]; ok {
+				if c.kind == model.ChangeDeleted {
+					continue
+				}
+				version, lastmod = c.version, c.at
+			} else {
+				lastmod = s.baseLastmod(ds, id)
+			}
+			s.fillResource(&b, base, ds, id, version, lastmod, nil, useResourceList)
+			if s.opts.Broken {
+				s.faults.apply(&b, base, ds, id)
+			}
+			if err := d.WriteEntry(&b.e); err != nil {
+				return err
+			}
+		}
+		return d.Close()
+	}}
+}
+
+// Change Lists of dataset 1: list k (1-based) covers steps [(k-1)E, kE) and is
+// closed once the clock has passed them; the last one is open.
+func (s *Source) openList(sn *snapshot) int { return sn.steps/stepsPerList + 1 }
+
+func (s *Source) changeListIndex(sn *snapshot, i int) doc {
+	return doc{lastMod: sn.now, version: uint64(sn.steps), ctype: xmlType, write: func(w io.Writer, base string) error {
+		md := model.Metadata{Capability: model.CapChangeList, From: dt(s.logStart)}
+		d := newDocWriter(w, header(model.RootSitemapIndex, md, s.upLink(base, i)))
+		open := s.openList(sn)
+		for k := 1; k <= open; k++ {
+			e := model.Entry{Loc: base + s.changeListPartPath(i, k)}
+			e.MD = model.Metadata{Present: true, From: dt(s.stepStart((k - 1) * stepsPerList))}
+			if k < open {
+				e.MD.Until = dt(s.stepStart(k * stepsPerList))
+			}
+			if s.opts.Broken {
+				s.faults.changeIndexEntry(&e, k, open)
+			}
+			if err := d.WriteEntry(&e); err != nil {
+				return err
+			}
+		}
+		return d.Close()
+	}}
+}
+
+// changeList is Change List k of dataset i; k == 0 is the single open Change
+// List of a dataset without an index, which holds every change.
+func (s *Source) changeList(sn *snapshot, i, k int) doc {
+	open := k == 0 || k == s.openList(sn)
+	d := doc{lastMod: sn.now, version: uint64(sn.steps), ctype: xmlType}
+	from, until := s.logStart, time.Time{}
+	changes := sn.logs[i].changes
+	if k > 0 {
+		from = s.stepStart((k - 1) * stepsPerList)
+		if !open {
+			until = s.stepStart(k * stepsPerList)
+			d.lastMod, d.version = until, 0
+		}
+		changes = stepRange(changes, (k-1)*stepsPerList, k*stepsPerList)
+	}
+	d.write = func(w io.Writer, base string) error {
+		md := model.Metadata{Capability: model.CapChangeList, From: dt(from), Until: dt(until)}
+		links := []model.Link{s.upLink(base, i)}
+		if k > 0 {
+			links = append(links, link("index", base+s.changeListPath(i)))
+		}
+		h := header(model.RootURLSet, md, links...)
+		list := changes
+		if s.opts.Broken && i == 0 {
+			list = s.faults.changeList(h, k, list)
+		}
+		dw := newDocWriter(w, h)
+		var b entryBuf
+		ds := s.sets[i].num
+		for j := range list {
+			c := &list[j]
+			s.fillResource(&b, base, ds, c.id, c.version, c.at, c, useChangeList)
+			if s.opts.Broken && i == 0 {
+				s.faults.changeEntry(&b.e, k, j, from)
+			}
+			if err := dw.WriteEntry(&b.e); err != nil {
+				return err
+			}
+		}
+		return dw.Close()
+	}
+	return d
+}
+
+// plainSitemap is an ordinary (non-ResourceSync) Sitemap of the HTML pages.
+func (s *Source) plainSitemap() doc {
+	return doc{lastMod: s.logStart, ctype: xmlType, write: func(w io.Writer, base string) error {
+		var b strings.Builder
+		b.WriteString(`<?xml version="1.0" encoding="UTF-8"?>` + "\n")
+		b.WriteString(`<urlset xmlns="` + model.NSSitemap + `">` + "\n")
+		for _, p := range []string{"/", "/about/source.html", "/dataset1/about.html", "/dataset2/about.html"} {
+			b.WriteString("  <url>\n    <loc>" + base + p + "</loc>\n    <lastmod>" + model.FormatDatetime(s.logStart) +
+				"</lastmod>\n    <changefreq>monthly</changefreq>\n  </url>\n")
+		}
+		b.WriteString("</urlset>\n")
+		_, err := io.WriteString(w, b.String())
+		return err
+	}}
+}

@@ -1,0 +1,229 @@
+package demo
+
+import (
+	"archive/zip"
+	"bytes"
+	"crypto/md5"
+	"crypto/sha256"
+	"io"
+	"strconv"
+	"time"
+
+	"rsx/model"
+)
+
+// pkg is a generated ZIP package and the manifest inside it.
+type pkg struct {
+	zip      []byte
+	manifest []byte // as stored in the package
+	copy     []byte // the manifest copy served beside the package (contents link)
+}
+
+// packageInfo fills the md of a dump entry with the package's type, length and hashes.
+func packageMD(p *pkg) model.Metadata {
+	m, h := md5.Sum(p.zip), sha256.Sum256(p.zip)
+	return model.Metadata{Present: true, Type: "application/zip", Length: int64(len(p.zip)), LengthOK: true,
+		Hash: model.HashList{{Alg: "md5", Digest: m[:]}, {Alg: "sha-256", Digest: h[:]}}}
+}
+
+// member is a file to put in a package.
+type member struct {
+	name string
+	data []byte
+}
+
+// writeZip writes a deterministic ZIP: stored members, fixed modification times.
+func writeZip(manifest []byte, members []member, mod time.Time) ([]byte, error) {
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	add := func(name string, data []byte) error {
+		w, err := zw.CreateHeader(&zip.FileHeader{Name: name, Method: zip.Store, Modified: mod})
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(data)
+		return err
+	}
+	if err := add("manifest.xml", manifest); err != nil {
+		return nil, err
+	}
+	for _, m := range members {
+		if err := add(m.name, m.data); err != nil {
+			return nil, err
+		}
+	}
+	if err := zw.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// packageRange is the id range of Resource Dump package p (1-based) of dataset i.
+func (s *Source) packageRange(i, p int) (lo, hi int) {
+	lo = (p-1)*s.opts.PackageSize + 1
+	hi = min(p*s.opts.PackageSize, s.sets[i].initial)
+	return lo, hi
+}
+
+// resourcePackage builds package p of the Resource Dump of dataset i: version 1
+// of its resources, the state when the history began.
+func (s *Source) resourcePackage(base string, i, p int) (*pkg, error) {
+	lo, hi := s.packageRange(i, p)
+	ds := s.sets[i].num
+	md := model.Metadata{Capability: model.CapResourceDumpManifest, At: dt(s.logStart), Completed: dt(s.logStart)}
+	var man bytes.Buffer
+	dw := newDocWriter(&man, header(model.RootURLSet, md, s.upLink(base, i)))
+	members := make([]member, 0, hi-lo+2)
+	var b entryBuf
+	for id := lo; id <= hi; id++ {
+		s.fillResource(&b, base, ds, id, 1, s.baseLastmod(ds, id), nil, useManifest)
+		name := "resources/" + string(b.path[len("/dataset1/res/"):])
+		b.e.MD.Path, b.e.MD.HasPath = "/"+name, true
+		members = append(members, member{name, bytes.Clone(b.content)})
+		if s.opts.Broken && i == 0 && p == 1 && id == lo+1 {
+			b.e.MD.Path = "/../../etc/passwd"
+		}
+		if err := dw.WriteEntry(&b.e); err != nil {
+			return nil, err
+		}
+	}
+	if err := dw.Close(); err != nil {
+		return nil, err
+	}
+	if s.opts.Broken && i == 0 && p == 1 {
+		members = append(members, member{"../../evil.txt", []byte("a member whose name climbs out of the extraction directory\n")})
+	}
+	z, err := writeZip(man.Bytes(), members, s.logStart)
+	if err != nil {
+		return nil, err
+	}
+	out := &pkg{zip: z, manifest: man.Bytes(), copy: man.Bytes()}
+	if s.opts.Broken && i == 0 && p == 2 {
+		// The copy behind the contents link differs from the manifest in the package.
+		out.copy = bytes.Replace(man.Bytes(), []byte(`length="`), []byte(`length="1`), 1)
+	}
+	return out, nil
+}
+
+// resourceDump is the Resource Dump of dataset i (part 0), or part p of it when
+// the packages need a Resource Dump Index.
+func (s *Source) resourceDump(i, part int) doc {
+	return doc{lastMod: s.logStart, ctype: xmlType, write: func(w io.Writer, base string) error {
+		md := model.Metadata{Capability: model.CapResourceDump, At: dt(s.logStart), Completed: dt(s.logStart)}
+		up := s.upLink(base, i)
+		if s.opts.Broken && i == 1 {
+			up.Href = base + s.sets[i].prefix() + "/capabilities.xml" // an up link to nowhere
+		}
+		links := []model.Link{up}
+		first, last := 1, s.packages(i)
+		if part > 0 {
+			links = append(links, link("index", base+s.resourceDumpPath(i)))
+			first = (part-1)*s.packagesPerDump() + 1
+			last = min(last, part*s.packagesPerDump())
+		}
+		d := newDocWriter(w, header(model.RootURLSet, md, links...))
+		for p := first; p <= last; p++ {
+			pk, err := s.resourcePackage(base, i, p)
+			if err != nil {
+				return err
+			}
+			e := model.Entry{Loc: base + s.packagePath(i, p), Lastmod: dt(s.logStart), MD: packageMD(pk)}
+			e.MD.At, e.MD.Completed = dt(s.logStart), dt(s.logStart)
+			e.Links = []model.Link{{Rel: "contents", Href: base + s.packageManifestPath(i, p), Type: xmlType}}
+			if err := d.WriteEntry(&e); err != nil {
+				return err
+			}
+		}
+		return d.Close()
+	}}
+}
+
+// resourceDumpIndex lists the parts of a Resource Dump with many packages.
+func (s *Source) resourceDumpIndex(i int) doc {
+	return doc{lastMod: s.logStart, ctype: xmlType, write: func(w io.Writer, base string) error {
+		md := model.Metadata{Capability: model.CapResourceDump, At: dt(s.logStart), Completed: dt(s.logStart)}
+		d := newDocWriter(w, header(model.RootSitemapIndex, md, s.upLink(base, i)))
+		per := s.packagesPerDump()
+		parts := (s.packages(i) + per - 1) / per
+		for p := 1; p <= parts; p++ {
+			e := model.Entry{Loc: base + s.resourceDumpPartPath(i, p)}
+			e.MD = model.Metadata{Present: true, At: dt(s.logStart), Completed: dt(s.logStart)}
+			if err := d.WriteEntry(&e); err != nil {
+				return err
+			}
+		}
+		return d.Close()
+	}}
+}
+
+// Change Dump of dataset 1: package k (1-based) holds the changes of step k-1.
+
+func (s *Source) changePackage(sn *snapshot, base string, i, k int) (*pkg, error) {
+	step := k - 1
+	from, until := s.stepStart(step), s.stepStart(step+1)
+	md := model.Metadata{Capability: model.CapChangeDumpManifest, From: dt(from), Until: dt(until)}
+	var man bytes.Buffer
+	dw := newDocWriter(&man, header(model.RootURLSet, md, s.upLink(base, i)))
+	changes := stepRange(sn.logs[i].changes, step, step+1)
+	ds := s.sets[i].num
+	var members []member
+	var b entryBuf
+	for j := range changes {
+		c := &changes[j]
+		s.fillResource(&b, base, ds, c.id, c.version, c.at, c, useManifest)
+		if c.kind != model.ChangeDeleted {
+			name := "changes/" + versionedName(b.path, c.version)
+			b.e.MD.Path, b.e.MD.HasPath = "/"+name, true
+			members = append(members, member{name, bytes.Clone(b.content)})
+			for l := range b.e.Links {
+				if b.e.Links[l].Rel == relPatch {
+					pname := "patches/" + versionedName(b.path, c.version) + "-patch"
+					b.e.Links[l].Path, b.e.Links[l].HasPath = "/"+pname, true
+					members = append(members, member{pname, s.patchContent(ds, c.id, c.version)})
+				}
+			}
+		}
+		if err := dw.WriteEntry(&b.e); err != nil {
+			return nil, err
+		}
+	}
+	if err := dw.Close(); err != nil {
+		return nil, err
+	}
+	z, err := writeZip(man.Bytes(), members, until)
+	if err != nil {
+		return nil, err
+	}
+	return &pkg{zip: z, manifest: man.Bytes(), copy: man.Bytes()}, nil
+}
+
+// versionedName turns /dataset1/res/000123.json into 000123.v2.json.
+func versionedName(path []byte, version int) string {
+	name := path[bytes.LastIndexByte(path, '/')+1:]
+	dot := bytes.IndexByte(name, '.')
+	out := append([]byte(nil), name[:dot]...)
+	out = append(out, ".v"...)
+	out = strconv.AppendInt(out, int64(version), 10)
+	return string(append(out, name[dot:]...))
+}
+
+func (s *Source) changeDump(sn *snapshot, i int) doc {
+	return doc{lastMod: sn.now, version: uint64(sn.steps), ctype: xmlType, write: func(w io.Writer, base string) error {
+		md := model.Metadata{Capability: model.CapChangeDump, From: dt(s.logStart)}
+		d := newDocWriter(w, header(model.RootURLSet, md, s.upLink(base, i)))
+		for k := 1; k <= sn.steps; k++ {
+			pk, err := s.changePackage(sn, base, i, k)
+			if err != nil {
+				return err
+			}
+			until := s.stepStart(k)
+			e := model.Entry{Loc: base + s.changePackagePath(i, k), Lastmod: dt(until), MD: packageMD(pk)}
+			e.MD.From, e.MD.Until = dt(s.stepStart(k-1)), dt(until)
+			e.Links = []model.Link{{Rel: "contents", Href: base + s.changeManifestPath(i, k), Type: xmlType}}
+			if err := d.WriteEntry(&e); err != nil {
+				return err
+			}
+		}
+		return d.Close()
+	}}
+}
