@@ -106,8 +106,10 @@ func (c *Client) Exchanges() []*Exchange { return c.log.snapshot() }
 // finished the exchange and must not block.
 func (c *Client) OnExchange(f func(*Exchange)) { c.log.onExchange(f) }
 
-// SetCrawlDelay spaces request starts to host (a name; a port is ignored) by
-// at least d, on top of PerHostRate.
+// SetCrawlDelay spaces request starts to host by at least d, on top of
+// PerHostRate. host is a name ("example.org"); a port, or a whole URL, is
+// accepted and reduced to the name. There is no cap: the caller decides how
+// long a robots.txt Crawl-delay it accepts.
 func (c *Client) SetCrawlDelay(host string, d time.Duration) { c.hosts.setCrawlDelay(host, d) }
 
 // Options returns the options in effect, defaults filled in.

@@ -142,9 +142,12 @@ func (c *Client) DownloadWith(ctx context.Context, rawURL string, w io.Writer, o
 				}
 				return done(&TooLargeError{URL: u, Limit: o.MaxBytes})
 			}
+			// A slow writer is not an idle server: the timer stops meanwhile.
+			timer.Stop()
 			if _, err := w.Write(buf[:n]); err != nil {
 				return done(fmt.Errorf("download %s: write: %w", u, err))
 			}
+			timer.Reset(idle)
 			written += int64(n)
 			report(false)
 		}

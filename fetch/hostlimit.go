@@ -103,8 +103,14 @@ func (h *hostLimits) acquire(ctx context.Context, u *url.URL) (release func(), e
 	return release, nil
 }
 
-// hostName lowercases a host and drops its port and IPv6 brackets.
+// hostName lowercases a host and drops its port and IPv6 brackets. A whole
+// URL is accepted too.
 func hostName(host string) string {
+	if strings.Contains(host, "://") {
+		if u, err := url.Parse(host); err == nil {
+			host = u.Host
+		}
+	}
 	if h, _, err := net.SplitHostPort(host); err == nil {
 		host = h
 	}
