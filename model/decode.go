@@ -3,6 +3,7 @@ package model
 import (
 	"bytes"
 	"compress/gzip"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -90,10 +91,12 @@ const (
 	stDone
 )
 
+// openElem is an element on the stack. It holds no pointers, which keeps pushes
+// cheap while the garbage collector runs.
 type openElem struct {
-	qname  string // as written, interned
+	qname  int32 // index of the name as written in Decoder.names
 	kind   uint8
-	nsMark int // len(Decoder.ns) before this element's declarations
+	nsMark int32 // len(Decoder.ns) before this element's declarations
 	line   int
 }
 
@@ -134,7 +137,8 @@ type Decoder struct {
 	base     int64 // stream offset of buf[0]
 	srcEOF   bool
 	readErr  error
-	line     int // line of buf[pos]
+	lineN    int // line of buf[linePos]; lines are counted lazily
+	linePos  int
 
 	state       uint8
 	err         error // sticky
@@ -152,6 +156,12 @@ type Decoder struct {
 	entryReady bool
 	nEntries   int
 
+	// The texts of an entry's <loc> and <lastmod> become one string when the entry
+	// ends (one allocation per entry instead of two).
+	entryText          []byte
+	locA, locB         int // raw loc in entryText, -1 when none
+	lastmodA, lastmodB int
+
 	rawText []byte // undecoded character data of the collecting element
 	text    []byte // decoded character data of the collecting element
 	scratch []byte // attribute value decoding
@@ -164,13 +174,17 @@ type Decoder struct {
 	capEntry bool // the capture belongs to the current entry
 
 	intern  map[string]string
+	names   []string         // element names as written, by openElem.qname
+	nameIDs map[string]int32 // index of names
+	qnames  [8]int32         // recently used names
+	qnext   int
 	nLegacy int
 }
 
 // NewDecoder returns a Decoder reading from r, which may be gzip-compressed
 // (recognised by its magic bytes) and in any encoding its XML declaration names.
 func NewDecoder(r io.Reader, opts DecoderOptions) *Decoder {
-	d := &Decoder{in: r, maxBytes: opts.MaxBytes, maxToken: opts.MaxTokenBytes, maxDepth: opts.MaxDepth, capDepth: -1, line: 1}
+	d := &Decoder{in: r, maxBytes: opts.MaxBytes, maxToken: opts.MaxTokenBytes, maxDepth: opts.MaxDepth, capDepth: -1, lineN: 1}
 	d.e = &d.first
 	if d.maxBytes <= 0 {
 		d.maxBytes = defaultMaxBytes
@@ -189,7 +203,16 @@ func NewDecoder(r io.Reader, opts DecoderOptions) *Decoder {
 func (d *Decoder) BytesRead() int64 { return d.base + int64(d.pos) }
 
 // Line returns the line the Decoder has reached (1-based).
-func (d *Decoder) Line() int { return d.line }
+func (d *Decoder) Line() int { return d.curLine() }
+
+// curLine returns the line of buf[pos].
+func (d *Decoder) curLine() int {
+	if d.linePos < d.pos {
+		d.lineN += bytes.Count(d.buf[d.linePos:d.pos], nl)
+	}
+	d.linePos = d.pos
+	return d.lineN
+}
 
 // Header reads the document up to its first entry (or its end) and returns the
 // document-level information. The same *Header is completed with document-level
@@ -275,10 +298,11 @@ func (d *Decoder) lineAt(i int) int {
 	if i > d.end {
 		i = d.end
 	}
+	line := d.curLine()
 	if i <= d.pos {
-		return d.line
+		return line
 	}
-	return d.line + bytes.Count(d.buf[d.pos:i], nl)
+	return line + bytes.Count(d.buf[d.pos:i], nl)
 }
 
 var nl = []byte{'\n'}
@@ -332,7 +356,7 @@ func (d *Decoder) loop() error {
 		if err == errNeedMore {
 			if ferr := d.fill(); ferr != nil {
 				if ferr == io.EOF {
-					return d.syntaxErr(d.line, "unexpected end of input inside %s", d.describeItem())
+					return d.syntaxErr(d.curLine(), "unexpected end of input inside %s", d.describeItem())
 				}
 				return ferr
 			}
@@ -369,10 +393,10 @@ func (d *Decoder) describeItem() string {
 func (d *Decoder) atEOF() error {
 	switch d.state {
 	case stProlog:
-		return d.syntaxErr(d.line, "document has no root element")
+		return d.syntaxErr(d.curLine(), "document has no root element")
 	case stRoot:
 		top := d.stack[len(d.stack)-1]
-		return d.syntaxErr(d.line, "unexpected end of input: <%s> opened on line %d is not closed", top.qname, top.line)
+		return d.syntaxErr(d.curLine(), "unexpected end of input: <%s> opened on line %d is not closed", d.names[top.qname], top.line)
 	}
 	d.state = stDone
 	return nil
@@ -388,6 +412,8 @@ func (d *Decoder) fill() error {
 		return io.EOF
 	}
 	if d.pos > 0 {
+		d.curLine()
+		d.linePos = 0
 		n := copy(d.buf, d.buf[d.pos:d.end])
 		d.base += int64(d.pos)
 		d.end = n
@@ -402,7 +428,7 @@ func (d *Decoder) fill() error {
 			size = d.maxBuf
 		}
 		if size <= len(d.buf) {
-			return d.syntaxErr(d.line, "%s exceeds %d bytes", d.describeItem(), d.maxBuf)
+			return d.syntaxErr(d.curLine(), "%s exceeds %d bytes", d.describeItem(), d.maxBuf)
 		}
 		nb := make([]byte, size)
 		copy(nb, d.buf[:d.end])
@@ -412,7 +438,7 @@ func (d *Decoder) fill() error {
 		n, err := d.src.Read(d.buf[d.end:])
 		d.end += n
 		if d.base+int64(d.end) > d.maxBytes {
-			d.readErr = d.syntaxErr(d.line, "document exceeds %d bytes (the decoder's limit)", d.maxBytes)
+			d.readErr = d.syntaxErr(d.curLine(), "document exceeds %d bytes (the decoder's limit)", d.maxBytes)
 			d.end -= n
 			return d.readErr
 		}
@@ -443,9 +469,9 @@ func (d *Decoder) fill() error {
 func (d *Decoder) readError(err error) error {
 	switch {
 	case errors.Is(err, gzip.ErrChecksum), errors.Is(err, gzip.ErrHeader):
-		return d.syntaxErr(d.line, "corrupt gzip data: %v", err)
+		return d.syntaxErr(d.curLine(), "corrupt gzip data: %v", err)
 	case errors.Is(err, io.ErrUnexpectedEOF):
-		return d.syntaxErr(d.line, "input is truncated: %v", err)
+		return d.syntaxErr(d.curLine(), "input is truncated: %v", err)
 	}
 	var se *SyntaxError
 	if errors.As(err, &se) {
@@ -545,8 +571,9 @@ func (d *Decoder) start() error {
 // transcode makes the rest of the input (from pos) be read through enc's decoder.
 func (d *Decoder) transcode(enc encoding.Encoding, label string) error {
 	rest := append([]byte(nil), d.buf[d.pos:d.end]...)
+	d.curLine()
 	d.base += int64(d.pos)
-	d.pos, d.end = 0, 0
+	d.pos, d.end, d.linePos = 0, 0, 0
 	var src io.Reader = bytes.NewReader(rest)
 	if !d.srcEOF {
 		src = io.MultiReader(src, d.src)
@@ -594,9 +621,8 @@ func declPseudoAttr(decl []byte, name string) string {
 
 // consume advances pos to i, counting lines and feeding a capture's inner XML.
 func (d *Decoder) consume(i int) {
-	seg := d.buf[d.pos:i]
-	d.line += bytes.Count(seg, nl)
 	if d.capInnerOpen() {
+		seg := d.buf[d.pos:i]
 		if room := decMaxInner - len(d.capInner); room > 0 {
 			if len(seg) > room {
 				seg = seg[:room]
@@ -650,7 +676,7 @@ func (d *Decoder) textRun() error {
 		switch top.kind {
 		case kLoc, kLastmod, kChangefreq, kCapture:
 			if len(d.rawText)+len(d.text)+len(seg) > d.maxToken {
-				return d.syntaxErr(d.line, "text of <%s> exceeds %d bytes", top.qname, d.maxToken)
+				return d.syntaxErr(d.curLine(), "text of <%s> exceeds %d bytes", d.names[top.qname], d.maxToken)
 			}
 			d.rawText = append(d.rawText, seg...)
 		}
@@ -665,7 +691,7 @@ func (d *Decoder) flushText() error {
 		return nil
 	}
 	var err error
-	d.text, err = d.appendDecoded(d.text, d.rawText, false, d.line)
+	d.text, err = d.appendDecoded(d.text, d.rawText, false, d.curLine())
 	d.rawText = d.rawText[:0]
 	return err
 }
@@ -689,7 +715,7 @@ func (d *Decoder) markup() error {
 
 func (d *Decoder) needMore() error {
 	if d.srcEOF && d.readErr == nil {
-		return d.syntaxErr(d.line, "unexpected end of input inside %s", d.describeItem())
+		return d.syntaxErr(d.curLine(), "unexpected end of input inside %s", d.describeItem())
 	}
 	return errNeedMore
 }
@@ -699,7 +725,7 @@ func (d *Decoder) procInst() error {
 	i := bytes.Index(b[2:], []byte("?>"))
 	if i < 0 {
 		if len(b) > d.maxToken {
-			return d.syntaxErr(d.line, "processing instruction exceeds %d bytes", d.maxToken)
+			return d.syntaxErr(d.curLine(), "processing instruction exceeds %d bytes", d.maxToken)
 		}
 		return d.needMore()
 	}
@@ -714,7 +740,7 @@ func (d *Decoder) bang() error {
 		i := bytes.Index(b[4:], []byte("-->"))
 		if i < 0 {
 			if len(b) > d.maxToken {
-				return d.syntaxErr(d.line, "comment exceeds %d bytes", d.maxToken)
+				return d.syntaxErr(d.curLine(), "comment exceeds %d bytes", d.maxToken)
 			}
 			return d.needMore()
 		}
@@ -724,12 +750,12 @@ func (d *Decoder) bang() error {
 		i := bytes.Index(b[9:], []byte("]]>"))
 		if i < 0 {
 			if len(b) > d.maxToken {
-				return d.syntaxErr(d.line, "CDATA section exceeds %d bytes", d.maxToken)
+				return d.syntaxErr(d.curLine(), "CDATA section exceeds %d bytes", d.maxToken)
 			}
 			return d.needMore()
 		}
 		if d.state != stRoot {
-			return d.syntaxErr(d.line, "CDATA section outside the root element")
+			return d.syntaxErr(d.curLine(), "CDATA section outside the root element")
 		}
 		switch top := &d.stack[len(d.stack)-1]; top.kind {
 		case kLoc, kLastmod, kChangefreq, kCapture:
@@ -738,10 +764,10 @@ func (d *Decoder) bang() error {
 			}
 			content := b[9 : 9+i]
 			if len(d.text)+len(content) > d.maxToken {
-				return d.syntaxErr(d.line, "text of <%s> exceeds %d bytes", top.qname, d.maxToken)
+				return d.syntaxErr(d.curLine(), "text of <%s> exceeds %d bytes", d.names[top.qname], d.maxToken)
 			}
 			if !utf8.Valid(content) {
-				return d.syntaxErr(d.line, "invalid UTF-8 in a CDATA section")
+				return d.syntaxErr(d.curLine(), "invalid UTF-8 in a CDATA section")
 			}
 			d.text = append(d.text, content...)
 		}
@@ -752,7 +778,7 @@ func (d *Decoder) bang() error {
 	case len(b) < 9 && (bytes.HasPrefix([]byte("<![CDATA["), b) || bytes.HasPrefix([]byte("<!DOCTYPE"), bytes.ToUpper(b)) || bytes.HasPrefix([]byte("<!--"), b)):
 		return d.needMore()
 	}
-	return d.syntaxErr(d.line, "invalid markup %q", clip(b, 12))
+	return d.syntaxErr(d.curLine(), "invalid markup %q", clip(b, 12))
 }
 
 func clip(b []byte, n int) string {
@@ -766,7 +792,7 @@ func clip(b []byte, n int) string {
 // decoder expands only the five predefined entities and character references.
 func (d *Decoder) doctype() error {
 	if d.state != stProlog {
-		return d.syntaxErr(d.line, "DOCTYPE declaration after the root element started")
+		return d.syntaxErr(d.curLine(), "DOCTYPE declaration after the root element started")
 	}
 	b := d.buf[d.pos:d.end]
 	var quote byte
@@ -792,7 +818,7 @@ func (d *Decoder) doctype() error {
 		}
 	}
 	if len(b) > d.maxToken {
-		return d.syntaxErr(d.line, "DOCTYPE declaration exceeds %d bytes", d.maxToken)
+		return d.syntaxErr(d.curLine(), "DOCTYPE declaration exceeds %d bytes", d.maxToken)
 	}
 	return d.needMore()
 }
@@ -808,6 +834,23 @@ const attrSpecial = "" +
 	"\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01" +
 	"\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01" +
 	"\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01"
+
+// anySpecial reports whether b (at most 8 bytes) may hold a byte that attrSpecial
+// marks, testing 8 bytes at once; a true answer can be wrong, a false one cannot.
+func anySpecial(b []byte) bool {
+	if len(b) < 8 {
+		for _, c := range b {
+			if attrSpecial[c] != 0 {
+				return true
+			}
+		}
+		return false
+	}
+	const lo, hi = 0x0101010101010101, 0x8080808080808080
+	w := binary.LittleEndian.Uint64(b)
+	amp, lt := w^(lo*'&'), w^(lo*'<')
+	return (w|(w-lo*0x20)&^w|(amp-lo)&^amp|(lt-lo)&^lt)&hi != 0
+}
 
 // nameByte reports whether c can be part of an XML name (bytes >= 0x80 are
 // accepted as parts of non-ASCII name characters).
@@ -861,19 +904,19 @@ func (d *Decoder) startTag() error {
 	i, colon := scanName(b, 1)
 	if i == len(b) {
 		if i > d.maxToken {
-			return d.syntaxErr(d.line, "element name exceeds %d bytes", d.maxToken)
+			return d.syntaxErr(d.curLine(), "element name exceeds %d bytes", d.maxToken)
 		}
 		return d.needMore()
 	}
 	nameEnd := i
 	if !nameOK(b, 1, nameEnd, colon) {
 		if d.state == stProlog && i == 1 {
-			return d.syntaxErr(d.line, "not an XML document: invalid character %q after '<'", clip(b[1:], 1))
+			return d.syntaxErr(d.curLine(), "not an XML document: invalid character %q after '<'", clip(b[1:], 1))
 		}
 		return d.nameErr(b, 1, nameEnd, "a start tag")
 	}
 	if d.state == stEpilog {
-		return d.syntaxErr(d.line, "second root element <%s> after the end of the first", b[1:nameEnd])
+		return d.syntaxErr(d.curLine(), "second root element <%s> after the end of the first", b[1:nameEnd])
 	}
 	attrs := d.attrs[:0]
 	selfClose := false
@@ -911,7 +954,7 @@ func (d *Decoder) startTag() error {
 		a.nameEnd = i
 		if i == len(b) {
 			if i-a.name > d.maxToken {
-				return d.syntaxErr(d.line, "attribute name exceeds %d bytes", d.maxToken)
+				return d.syntaxErr(d.curLine(), "attribute name exceeds %d bytes", d.maxToken)
 			}
 			d.attrs = attrs
 			return d.needMore()
@@ -942,30 +985,35 @@ func (d *Decoder) startTag() error {
 		j := bytes.IndexByte(b[i:], q)
 		if j < 0 {
 			if len(b)-i > d.maxToken {
-				return d.syntaxErr(d.line, "attribute value exceeds %d bytes (attribute %s of <%s>)", d.maxToken, b[a.name:a.nameEnd], b[1:nameEnd])
+				return d.syntaxErr(d.curLine(), "attribute value exceeds %d bytes (attribute %s of <%s>)", d.maxToken, b[a.name:a.nameEnd], b[1:nameEnd])
 			}
 			d.attrs = attrs
 			return d.needMore()
 		}
 		if j > d.maxToken {
-			return d.syntaxErr(d.line, "attribute value exceeds %d bytes (attribute %s of <%s>)", d.maxToken, b[a.name:a.nameEnd], b[1:nameEnd])
+			return d.syntaxErr(d.curLine(), "attribute value exceeds %d bytes (attribute %s of <%s>)", d.maxToken, b[a.name:a.nameEnd], b[1:nameEnd])
 		}
 		a.valEnd = i + j
-		for k, c := range b[a.val:a.valEnd] {
-			if attrSpecial[c] != 0 {
-				switch c {
-				case '&':
+		for k := a.val; k < a.valEnd; k += 8 {
+			chunk := b[k:min(k+8, a.valEnd)]
+			if !anySpecial(chunk) {
+				continue
+			}
+			for m, c := range chunk {
+				if attrSpecial[c] == 0 {
+					continue
+				}
+				switch {
+				case c == '&':
 					a.flags |= attrAmp
-				case '<':
-					return d.syntaxErr(d.lineAt(d.pos+a.val+k), "'<' in the value of attribute %s of <%s>", b[a.name:a.nameEnd], b[1:nameEnd])
-				case '\t', '\n', '\r':
+				case c == '\t' || c == '\n' || c == '\r':
 					a.flags |= attrWS
+				case c >= 0x80:
+					a.flags |= attrNonASCII
+				case c == '<':
+					return d.syntaxErr(d.lineAt(d.pos+k+m), "'<' in the value of attribute %s of <%s>", b[a.name:a.nameEnd], b[1:nameEnd])
 				default:
-					if c >= 0x80 {
-						a.flags |= attrNonASCII
-						continue
-					}
-					return d.syntaxErr(d.lineAt(d.pos+a.val+k), "invalid character U+%04X in the value of attribute %s of <%s>", c, b[a.name:a.nameEnd], b[1:nameEnd])
+					return d.syntaxErr(d.lineAt(d.pos+k+m), "invalid character U+%04X in the value of attribute %s of <%s>", c, b[a.name:a.nameEnd], b[1:nameEnd])
 				}
 			}
 		}
@@ -976,7 +1024,7 @@ func (d *Decoder) startTag() error {
 			}
 		}
 		if len(attrs) == decMaxAttrs {
-			return d.syntaxErr(d.line, "more than %d attributes in <%s>", decMaxAttrs, b[1:nameEnd])
+			return d.syntaxErr(d.curLine(), "more than %d attributes in <%s>", decMaxAttrs, b[1:nameEnd])
 		}
 		attrs = append(attrs, a)
 	}
@@ -1053,6 +1101,31 @@ func (d *Decoder) internBytes(b []byte) string {
 	return s
 }
 
+// qname returns the index in d.names of an element name as written.
+func (d *Decoder) qname(b []byte) (int32, error) {
+	for _, q := range d.qnames {
+		if int(q) < len(d.names) && d.names[q] == string(b) {
+			return q, nil
+		}
+	}
+	q, ok := d.nameIDs[string(b)]
+	if !ok {
+		if len(d.names) >= 1<<16 {
+			return 0, d.syntaxErr(d.curLine(), "more than %d distinct element names", 1<<16)
+		}
+		if d.nameIDs == nil {
+			d.nameIDs = make(map[string]int32)
+		}
+		q = int32(len(d.names))
+		name := string(b)
+		d.names = append(d.names, name)
+		d.nameIDs[name] = q
+	}
+	d.qnames[d.qnext] = q
+	d.qnext = (d.qnext + 1) % len(d.qnames)
+	return q, nil
+}
+
 // attrValue returns the decoded value of a; the result is valid until the next
 // call or window refill.
 func (d *Decoder) attrValue(b []byte, a *rawAttr) ([]byte, error) {
@@ -1081,6 +1154,16 @@ func isASCII(b []byte) bool {
 // values tab, newline and carriage return become spaces (XML attribute-value
 // normalisation); in text, CR LF becomes LF.
 func (d *Decoder) appendDecoded(dst, raw []byte, attr bool, line int) ([]byte, error) {
+	clean := true
+	for k := 0; k < len(raw); k += 8 {
+		if anySpecial(raw[k:min(k+8, len(raw))]) {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return append(dst, raw...), nil
+	}
 	if !isASCII(raw) && !utf8.Valid(raw) {
 		return dst, d.syntaxErr(line, "invalid UTF-8 in character data")
 	}
@@ -1184,7 +1267,7 @@ func xmlChar(r int64) bool {
 
 // element processes a complete start tag b[0:end] (relative to pos).
 func (d *Decoder) element(b []byte, nameEnd, colon, end int, selfClose bool) error {
-	line := d.line
+	line := d.curLine()
 	nsMark := len(d.ns)
 	depth := len(d.stack)
 	if depth >= d.maxDepth {
@@ -1249,11 +1332,13 @@ func (d *Decoder) element(b []byte, nameEnd, colon, end int, selfClose bool) err
 		}
 	}
 
-	qname := d.internBytes(b[1:nameEnd])
+	qname, err := d.qname(b[1:nameEnd])
+	if err != nil {
+		return err
+	}
 	kind := kIgnore
 	sm := nsk == nsSitemap || nsk == nsNone
 	rs := nsk == nsRS || nsk == nsRSLegacy
-	var err error
 	switch {
 	case depth == 0:
 		d.hdr.RootLocal = string(local)
@@ -1282,6 +1367,8 @@ func (d *Decoder) element(b []byte, nameEnd, colon, end int, selfClose bool) err
 		case sm && string(local) == entryName:
 			kind = kEntry
 			*d.e = Entry{Index: d.nEntries, Line: line}
+			d.entryText = d.entryText[:0]
+			d.locA, d.lastmodA = -1, -1
 			d.entryOpen = true
 		case rs && string(local) == "md":
 			kind = kMD
@@ -1308,7 +1395,7 @@ func (d *Decoder) element(b []byte, nameEnd, colon, end int, selfClose bool) err
 				kind = kLoc
 			}
 		case sm && string(local) == "lastmod":
-			if e.Lastmod.Raw == "" {
+			if d.lastmodA < 0 {
 				kind = kLastmod
 			}
 		case sm && string(local) == "changefreq":
@@ -1339,7 +1426,7 @@ func (d *Decoder) element(b []byte, nameEnd, colon, end int, selfClose bool) err
 		d.text = d.text[:0]
 	}
 	d.consume(d.pos + end)
-	d.stack = append(d.stack, openElem{qname: qname, kind: kind, nsMark: nsMark, line: line})
+	d.stack = append(d.stack, openElem{qname: qname, kind: kind, nsMark: int32(nsMark), line: line})
 	if selfClose {
 		return d.closeElement()
 	}
@@ -1605,13 +1692,31 @@ func (d *Decoder) beginCapture(b, prefix, local []byte, uri string, line int, in
 	return nil
 }
 
+// finishEntryText sets the entry's fields that come from character data.
+func (d *Decoder) finishEntryText() {
+	if d.locA < 0 && d.lastmodA < 0 {
+		return
+	}
+	s := string(d.entryText)
+	if d.locA >= 0 {
+		raw := s[d.locA:d.locB]
+		d.e.Loc = strings.TrimSpace(raw)
+		if len(d.e.Loc) != len(raw) {
+			d.e.LocRaw = raw
+		}
+	}
+	if d.lastmodA >= 0 && d.lastmodB > d.lastmodA {
+		d.e.Lastmod = d.datetime(s[d.lastmodA:d.lastmodB])
+	}
+}
+
 // endTag scans and processes an end tag.
 func (d *Decoder) endTag() error {
 	b := d.buf[d.pos:d.end]
 	i, colon := scanName(b, 2)
 	if i == len(b) {
 		if i > d.maxToken {
-			return d.syntaxErr(d.line, "element name exceeds %d bytes", d.maxToken)
+			return d.syntaxErr(d.curLine(), "element name exceeds %d bytes", d.maxToken)
 		}
 		return d.needMore()
 	}
@@ -1629,15 +1734,14 @@ func (d *Decoder) endTag() error {
 		return d.syntaxErr(d.lineAt(d.pos+i), "expected '>' to end </%s>", name)
 	}
 	if len(d.stack) == 0 {
-		return d.syntaxErr(d.line, "end tag </%s> without a matching start tag", name)
+		return d.syntaxErr(d.curLine(), "end tag </%s> without a matching start tag", name)
 	}
 	top := d.stack[len(d.stack)-1]
-	if top.qname != string(name) {
-		return d.syntaxErr(d.line, "end tag </%s> does not match <%s> opened on line %d", name, top.qname, top.line)
+	if d.names[top.qname] != string(name) {
+		return d.syntaxErr(d.curLine(), "end tag </%s> does not match <%s> opened on line %d", name, d.names[top.qname], top.line)
 	}
 	if d.capDepth >= 0 && len(d.stack)-1 == d.capDepth {
 		// The end tag of the captured element is not part of its inner XML.
-		d.line += bytes.Count(b[:i+1], nl)
 		d.pos += i + 1
 	} else {
 		d.consume(d.pos + i + 1)
@@ -1654,6 +1758,7 @@ func (d *Decoder) closeElement() error {
 	case kRoot:
 		d.state = stEpilog
 	case kEntry:
+		d.finishEntryText()
 		d.entryOpen = false
 		d.entryReady = true
 		d.nEntries++
@@ -1661,20 +1766,16 @@ func (d *Decoder) closeElement() error {
 		if err := d.flushText(); err != nil {
 			return err
 		}
-		raw := string(d.text)
-		d.e.Loc = strings.TrimSpace(raw)
-		if len(d.e.Loc) != len(raw) {
-			d.e.LocRaw = raw
-		}
+		d.locA = len(d.entryText)
+		d.entryText = append(d.entryText, d.text...)
+		d.locB = len(d.entryText)
 	case kLastmod:
 		if err := d.flushText(); err != nil {
 			return err
 		}
-		raw := strings.TrimSpace(string(d.text))
-		d.e.Lastmod = d.datetime(raw)
-		if raw == "" {
-			d.e.Lastmod = Datetime{}
-		}
+		d.lastmodA = len(d.entryText)
+		d.entryText = append(d.entryText, bytes.TrimSpace(d.text)...)
+		d.lastmodB = len(d.entryText)
 	case kChangefreq:
 		if err := d.flushText(); err != nil {
 			return err

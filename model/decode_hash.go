@@ -5,45 +5,38 @@ package model
 // giving exactly what ParseHashList gives for it, several times faster. It
 // reports false for anything else, which the caller hands to ParseHashList.
 func fastHashList(s string) (HashList, bool) {
-	n := 1
-	for i := 0; i < len(s); i++ {
-		if s[i] == ' ' {
-			n++
-		}
-	}
-	if n > 4 || len(s) == 0 {
-		return nil, false
-	}
-	var algs [4]string
-	var starts, ends [4]int
-	total := 0
-	for k, i := 0, 0; k < n; k++ {
-		alg, size := fastHashAlg(s[i:])
-		if alg == "" {
+	var algs [2]string
+	var starts, ends [2]int
+	n, total := 0, 0
+	for i := 0; i < len(s); n++ {
+		if n == len(algs) {
 			return nil, false
 		}
-		for _, prev := range algs[:k] {
-			if prev == alg {
-				return nil, false
-			}
+		alg, size := fastHashAlg(s[i:])
+		if alg == "" || (n == 1 && algs[0] == alg) {
+			return nil, false
 		}
 		v := i + len(alg) + 1
 		end := v + 2*size
-		if end > len(s) || (end < len(s) && s[end] != ' ') || (end == len(s)) != (k == n-1) {
+		if end > len(s) || (end < len(s) && (s[end] != ' ' || end == len(s)-1)) {
 			return nil, false
 		}
-		algs[k], starts[k], ends[k] = alg, v, end
+		algs[n], starts[n], ends[n] = alg, v, end
 		total += size
 		i = end + 1
 	}
-	list := make(HashList, n)
-	buf := make([]byte, total)
+	if n == 0 || total > 64 {
+		return nil, false
+	}
+	// One allocation holds the list and its digests.
+	blk := new(hashBlock)
+	list := blk.h[:n:n]
 	at := 0
 	for k := 0; k < n; k++ {
 		v := s[starts[k]:ends[k]]
-		d := buf[at : at+len(v)/2 : at+len(v)/2]
+		d := blk.d[at : at+len(v)/2 : at+len(v)/2]
 		for j := 0; j < len(v); j += 2 {
-			hi, lo := unhex(v[j]), unhex(v[j+1])
+			hi, lo := hexValues[v[j]], hexValues[v[j+1]]
 			if hi|lo > 0xf {
 				return nil, false
 			}
@@ -53,6 +46,13 @@ func fastHashList(s string) (HashList, bool) {
 		list[k] = Hash{Alg: algs[k], AlgRaw: s[starts[k]-len(algs[k])-1 : starts[k]-1], Value: v, Digest: d, Encoding: HashHex}
 	}
 	return list, true
+}
+
+// hashBlock is the storage of a short hash list: up to two hashes and 64 bytes of
+// digests (md5 + sha-256 takes 48).
+type hashBlock struct {
+	h [2]Hash
+	d [64]byte
 }
 
 // fastHashAlg recognises a normalised algorithm token followed by ':'.
@@ -82,9 +82,6 @@ const hexValues = "" +
 	"\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff" +
 	"\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff" +
 	"\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff"
-
-// unhex returns the value of a hex digit, or 0xff.
-func unhex(c byte) byte { return hexValues[c] }
 
 // parseHashAttr parses a hash attribute value, taking the fast path when it can.
 func parseHashAttr(s string) HashList {
