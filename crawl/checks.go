@@ -1,0 +1,328 @@
+package crawl
+
+import (
+	"fmt"
+	"strings"
+
+	"rsx/model"
+)
+
+// Cross-document rules: what can only be seen with a document and the
+// documents it lists. IDs are stable, like the single-document checker's.
+//
+// Severity policy, as model's: a MUST or a disagreement about what a document
+// is (its capability, its up or index link pointing elsewhere, a listed
+// document that cannot be had) is an error; an index entry's metadata that
+// disagrees with the values the listed document gives itself is a warning when
+// the values may simply have moved on between two fetches (at, from, until
+// values), an error when it says open where the document says closed; gaps and
+// overlaps between consecutive Change Lists are warnings (the standard does not
+// require contiguity, but a gap is a span whose changes no list covers).
+const (
+	RuleIndexChildCapability        = "index-child-capability"
+	RuleUpLinkParent                = "up-link-parent"
+	RuleCapabilityListUpDescription = "capabilitylist-up-description"
+	RuleIndexLinkParent             = "index-link-parent"
+	RuleIndexLinkRecommended        = "index-link-recommended"
+	RuleChangeIndexOrder            = "change-index-order"
+	RuleChangeIndexGap              = "change-index-gap"
+	RuleChangeIndexOverlap          = "change-index-overlap"
+	RuleChangeIndexOpenNotLast      = "change-index-open-not-last"
+	RuleIndexEntryAt                = "index-entry-at"
+	RuleIndexEntryUntil             = "index-entry-until"
+	RuleIndexEntryInterval          = "index-entry-interval"
+	RuleCapabilityDeclared          = "capability-declared"
+	RuleDescriptionEntryCapability  = "description-entry-not-capabilitylist"
+	RuleChildUnreachable            = "child-unreachable"
+	RuleChildUnreadable             = "child-unreadable"
+)
+
+// Rules returns the catalogue of cross-document rules.
+func Rules() []model.Rule {
+	const E, W = model.SeverityError, model.SeverityWarning
+	return []model.Rule{
+		{ID: RuleIndexChildCapability, Section: "6.1", Severity: E, Summary: "a document listed in an index must have the index's capability"},
+		{ID: RuleUpLinkParent, Section: "6.2", Severity: E, Summary: "a capability document's up link must point to the Capability List that lists it (or that lists its index)"},
+		{ID: RuleCapabilityListUpDescription, Section: "9", Severity: E, Summary: "a Capability List's up link must point to the Source Description that lists it"},
+		{ID: RuleIndexLinkParent, Section: "6.2", Severity: E, Summary: "a document's index link must point to the index that lists it"},
+		{ID: RuleIndexLinkRecommended, Section: "10.1", Severity: W, Summary: `a document listed in an index should link back to it with rel="index" (sections 10.1, 11.1, 12.1, 13.1)`},
+		{ID: RuleChangeIndexOrder, Section: "12.2", Severity: E, Summary: "a Change List Index (or Change Dump Index) must list its documents in forward chronological order"},
+		{ID: RuleChangeIndexGap, Section: "12.2", Severity: W, Summary: "consecutive Change Lists of an index leave a gap: no list covers the changes between one's until and the next one's from"},
+		{ID: RuleChangeIndexOverlap, Section: "12.2", Severity: W, Summary: "consecutive Change Lists of an index overlap: the next one starts before the previous one's until"},
+		{ID: RuleChangeIndexOpenNotLast, Section: "12.2", Severity: E, Summary: "only the last Change List of an index may be open (without until)"},
+		{ID: RuleIndexEntryAt, Section: "10.2", Severity: W, Summary: "an index entry's at (or completed) differs from the listed document's own"},
+		{ID: RuleIndexEntryUntil, Section: "12.2", Severity: E, Summary: "an index entry says closed (until) where the listed document is open, or the reverse"},
+		{ID: RuleIndexEntryInterval, Section: "12.2", Severity: W, Summary: "an index entry's from or until differs from the listed document's own"},
+		{ID: RuleCapabilityDeclared, Section: "9", Severity: E, Summary: "the capability a Capability List entry declares differs from the capability of the document it points at"},
+		{ID: RuleDescriptionEntryCapability, Section: "8", Severity: E, Summary: "a Source Description entry must point at a Capability List"},
+		{ID: RuleChildUnreachable, Section: "6.2", Severity: E, Summary: "a listed document could not be fetched"},
+		{ID: RuleChildUnreadable, Section: "6.2", Severity: E, Summary: "a listed document is not a readable Sitemap document"},
+	}
+}
+
+// rule returns the catalogue entry of id.
+func rule(id string) model.Rule {
+	for _, r := range Rules() {
+		if r.ID == id {
+			return r
+		}
+	}
+	return model.Rule{ID: id, Severity: model.SeverityError}
+}
+
+func problem(id string, entry int, format string, args ...any) model.Problem {
+	r := rule(id)
+	return model.Problem{Severity: r.Severity, Rule: r.ID, Section: r.Section, Message: fmt.Sprintf(format, args...), Entry: entry}
+}
+
+// CheckTree runs the cross-document checks on a walked tree and sets
+// Node.Cross on the nodes the problems concern: a listing's problems (a
+// broken entry, an entry disagreeing with the document it lists, the order of
+// an index) go to the listing document at the entry's position; a document's
+// own links that do not point back go to that document. It replaces any
+// earlier results.
+func CheckTree(root *Node) {
+	root.Walk(func(n *Node) bool {
+		n.Cross = nil
+		return true
+	})
+	root.Walk(func(n *Node) bool {
+		if n.Document != nil && !n.Repeat {
+			checkChildren(n)
+		}
+		return true
+	})
+}
+
+// checkChildren checks n against the documents it lists.
+func checkChildren(n *Node) {
+	if n.Header == nil {
+		return
+	}
+	pcap := n.Capability()
+	switch {
+	case n.IsIndex():
+		for _, c := range n.Children {
+			if !usable(n, c) {
+				continue
+			}
+			checkIndexChild(n, c)
+		}
+		if pcap == model.CapChangeList || pcap == model.CapChangeDump {
+			checkChangeSequence(n)
+		}
+	case pcap == model.CapDescription:
+		for _, c := range n.Children {
+			if !usable(n, c) {
+				continue
+			}
+			if c.Capability() != model.CapCapabilityList {
+				n.Cross = append(n.Cross, problem(RuleDescriptionEntryCapability, c.Via.Entry,
+					"entry %d: %s is %s, not a Capability List", c.Via.Entry, c.Via.Loc, capName(c.Capability())))
+				continue
+			}
+			checkUp(c, RuleCapabilityListUpDescription, n, "the Source Description")
+		}
+	case pcap == model.CapCapabilityList:
+		for _, c := range n.Children {
+			if !usable(n, c) {
+				continue
+			}
+			if c.Via.Capability != "" && c.Capability() != c.Via.Capability {
+				n.Cross = append(n.Cross, problem(RuleCapabilityDeclared, c.Via.Entry,
+					"entry %d: declares capability %q but %s is %s", c.Via.Entry, c.Via.Capability, c.Via.Loc, capName(c.Capability())))
+			}
+			checkUp(c, RuleUpLinkParent, n, "the Capability List")
+		}
+	}
+}
+
+// usable reports a child that cannot be compared (unreachable, unreadable)
+// on the parent and tells whether it can be.
+func usable(parent, c *Node) bool {
+	if c.Document == nil || c.Via == nil {
+		return false
+	}
+	if c.Header == nil {
+		if c.Err == nil {
+			return false
+		}
+		if c.Status != 0 || c.FinalURL == "" {
+			what := "could not be fetched"
+			if c.Status != 0 {
+				what = fmt.Sprintf("answered HTTP %d", c.Status)
+			}
+			parent.Cross = append(parent.Cross, problem(RuleChildUnreachable, c.Via.Entry,
+				"entry %d: %s %s: %v", c.Via.Entry, c.Via.Loc, what, c.Err))
+		} else {
+			parent.Cross = append(parent.Cross, problem(RuleChildUnreadable, c.Via.Entry,
+				"entry %d: %s: %v", c.Via.Entry, c.Via.Loc, c.Err))
+		}
+		return false
+	}
+	if c.Header.Root == model.RootUnknown {
+		parent.Cross = append(parent.Cross, problem(RuleChildUnreadable, c.Via.Entry,
+			"entry %d: %s is not a Sitemap document (%s)", c.Via.Entry, c.Via.Loc, describeHeader(c.Header)))
+		return false
+	}
+	return true
+}
+
+// checkIndexChild compares one document listed in the index n with n.
+func checkIndexChild(n, c *Node) {
+	pcap := n.Capability()
+	if c.Capability() != pcap {
+		c.Cross = append(c.Cross, problem(RuleIndexChildCapability, -1,
+			"capability is %s but the index %s that lists it (entry %d) is %s", capName(c.Capability()), n.Base(), c.Via.Entry, capName(pcap)))
+	}
+	// index link back to n
+	if c.Header.Root == model.RootURLSet {
+		if idx := c.IndexLinks(); len(idx) == 0 {
+			c.Cross = append(c.Cross, problem(RuleIndexLinkRecommended, -1,
+				`no <rs:ln rel="index"> link to the index %s that lists it`, n.Base()))
+		} else if !matchesAny(idx, n) {
+			c.Cross = append(c.Cross, problem(RuleIndexLinkParent, -1,
+				`<rs:ln rel="index"> points to %s, but the index that lists it is %s`, idx[0], n.Base()))
+		}
+	}
+	// up link: the Capability List above the index, or the index's own up.
+	if c.Capability() != model.CapDescription {
+		if gp := n.Parent; gp != nil && gp.Document != nil && gp.Capability() == model.CapCapabilityList {
+			checkUp(c, RuleUpLinkParent, gp, "the Capability List that lists its index")
+		} else if ups := n.UpLinks(); len(ups) > 0 {
+			if mine := c.UpLinks(); len(mine) > 0 && !containsURL(mine, ups[0]) {
+				c.Cross = append(c.Cross, problem(RuleUpLinkParent, -1,
+					`<rs:ln rel="up"> points to %s, but its index %s points up to %s`, mine[0], n.Base(), ups[0]))
+			}
+		}
+	}
+	// the index entry's metadata against the document's own
+	md := &c.Header.MD
+	switch pcap {
+	case model.CapResourceList, model.CapResourceDump:
+		if c.Via.At.OK && md.At.OK && c.Via.At.Compare(md.At) != 0 {
+			n.Cross = append(n.Cross, problem(RuleIndexEntryAt, c.Via.Entry,
+				"entry %d: at %s, but %s has at %s", c.Via.Entry, c.Via.At.Raw, c.Via.Loc, md.At.Raw))
+		}
+		if c.Via.Completed.OK && md.Completed.OK && c.Via.Completed.Compare(md.Completed) != 0 {
+			n.Cross = append(n.Cross, problem(RuleIndexEntryAt, c.Via.Entry,
+				"entry %d: completed %s, but %s has completed %s", c.Via.Entry, c.Via.Completed.Raw, c.Via.Loc, md.Completed.Raw))
+		}
+	case model.CapChangeList, model.CapChangeDump:
+		if c.Via.From.Present() || c.Via.Until.Present() { // the entry has an interval to compare
+			if c.Via.Until.Present() != md.Until.Present() {
+				if c.Via.Until.Present() {
+					n.Cross = append(n.Cross, problem(RuleIndexEntryUntil, c.Via.Entry,
+						"entry %d: until %s says closed, but %s is open (no until)", c.Via.Entry, c.Via.Until.Raw, c.Via.Loc))
+				} else {
+					n.Cross = append(n.Cross, problem(RuleIndexEntryUntil, c.Via.Entry,
+						"entry %d: no until says open, but %s is closed (until %s)", c.Via.Entry, c.Via.Loc, md.Until.Raw))
+				}
+			}
+			if c.Via.From.OK && md.From.OK && c.Via.From.Compare(md.From) != 0 {
+				n.Cross = append(n.Cross, problem(RuleIndexEntryInterval, c.Via.Entry,
+					"entry %d: from %s, but %s has from %s", c.Via.Entry, c.Via.From.Raw, c.Via.Loc, md.From.Raw))
+			}
+			if c.Via.Until.OK && md.Until.OK && c.Via.Until.Compare(md.Until) != 0 {
+				n.Cross = append(n.Cross, problem(RuleIndexEntryInterval, c.Via.Entry,
+					"entry %d: until %s, but %s has until %s", c.Via.Entry, c.Via.Until.Raw, c.Via.Loc, md.Until.Raw))
+			}
+		}
+	}
+}
+
+// checkUp checks that c's up link, when it has one, points at want. A
+// missing up link is the single-document checker's business.
+func checkUp(c *Node, ruleID string, want *Node, wantName string) {
+	ups := c.UpLinks()
+	if len(ups) == 0 || matchesAny(ups, want) {
+		return
+	}
+	c.Cross = append(c.Cross, problem(ruleID, -1,
+		`<rs:ln rel="up"> points to %s, but %s that lists it is %s`, ups[0], wantName, want.Base()))
+}
+
+// interval is the from/until of one child of a change index: the child's own
+// when it could be read, the index entry's otherwise.
+type interval struct {
+	node        *Node
+	from, until model.Datetime
+}
+
+// checkChangeSequence checks the order and the continuity of the documents
+// of a Change List Index or Change Dump Index.
+func checkChangeSequence(n *Node) {
+	var seq []interval
+	for _, c := range n.Children {
+		if c.Via == nil {
+			continue
+		}
+		iv := interval{node: c, from: c.Via.From, until: c.Via.Until}
+		if c.Document != nil && c.Header != nil && c.Header.Root != model.RootUnknown && c.Header.MD.From.Present() {
+			iv.from, iv.until = c.Header.MD.From, c.Header.MD.Until
+		}
+		if !iv.from.OK {
+			continue // nothing to order by; the missing from is reported per document
+		}
+		seq = append(seq, iv)
+	}
+	for i, cur := range seq {
+		if i < len(seq)-1 && !cur.until.Present() {
+			n.Cross = append(n.Cross, problem(RuleChangeIndexOpenNotLast, cur.node.Via.Entry,
+				"entry %d: %s is open (no until) but is not the last one listed", cur.node.Via.Entry, cur.node.Via.Loc))
+		}
+		if i == 0 {
+			continue
+		}
+		prev := seq[i-1]
+		if cur.from.Compare(prev.from) < 0 {
+			n.Cross = append(n.Cross, problem(RuleChangeIndexOrder, cur.node.Via.Entry,
+				"entry %d: %s (from %s) is listed after %s (from %s)", cur.node.Via.Entry, cur.node.Via.Loc, cur.from.Raw, prev.node.Via.Loc, prev.from.Raw))
+			continue
+		}
+		if !prev.until.OK {
+			continue
+		}
+		switch cur.from.Compare(prev.until) {
+		case 1:
+			n.Cross = append(n.Cross, problem(RuleChangeIndexGap, cur.node.Via.Entry,
+				"entry %d: gap from %s to %s between %s and %s", cur.node.Via.Entry, prev.until.Raw, cur.from.Raw, prev.node.Via.Loc, cur.node.Via.Loc))
+		case -1:
+			n.Cross = append(n.Cross, problem(RuleChangeIndexOverlap, cur.node.Via.Entry,
+				"entry %d: %s starts at %s, before %s ends at %s", cur.node.Via.Entry, cur.node.Via.Loc, cur.from.Raw, prev.node.Via.Loc, prev.until.Raw))
+		}
+	}
+}
+
+// matchesAny tells whether one of urls is the document of n (as asked or
+// after redirects).
+func matchesAny(urls []string, n *Node) bool {
+	for _, u := range urls {
+		k := NormalizeURL(u)
+		if k == NormalizeURL(n.URL) || (n.FinalURL != "" && k == NormalizeURL(n.FinalURL)) {
+			return true
+		}
+		if n.Via != nil && k == NormalizeURL(n.Via.Loc) {
+			return true
+		}
+	}
+	return false
+}
+
+func containsURL(urls []string, u string) bool {
+	k := NormalizeURL(u)
+	for _, x := range urls {
+		if NormalizeURL(x) == k {
+			return true
+		}
+	}
+	return false
+}
+
+// capName names a capability for a message.
+func capName(c model.Capability) string {
+	if c == "" {
+		return "without a capability"
+	}
+	return "a " + strings.TrimSpace(string(c)) + " document"
+}

@@ -1,0 +1,602 @@
+package crawl
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/PuerkitoBio/goquery"
+	"github.com/temoto/robotstxt"
+	"golang.org/x/net/html/charset"
+
+	"rsx/model"
+)
+
+// Discovery methods, the values of Attempt.Method and Found.Method.
+const (
+	MethodWellKnown  = "well-known"  // /.well-known/resourcesync (section 6.3.2)
+	MethodRobots     = "robots"      // robots.txt Sitemap directives (section 6.3.4)
+	MethodHTMLLink   = "html-link"   // <link rel="resourcesync"> in an HTML head (section 6.3.3)
+	MethodLinkHeader = "link-header" // HTTP Link header with rel="resourcesync" (section 6.3.3)
+	MethodInput      = "input"       // the input URL itself is a ResourceSync document
+	MethodUp         = "up"          // a document fetched while following up links
+)
+
+// WellKnownPath is the well-known URI of a Source Description (RFC 8615).
+const WellKnownPath = "/.well-known/resourcesync"
+
+// DiscoverOptions tune Discover. The zero value is ready to use.
+type DiscoverOptions struct {
+	// UserAgent selects the robots.txt group whose Crawl-delay applies;
+	// default "rsx".
+	UserAgent string
+	// MaxCrawlDelay caps the Crawl-delay passed to the Getter, so that a
+	// robots.txt asking for an hour between requests cannot stall the
+	// program; default 30s.
+	MaxCrawlDelay time.Duration
+	// MaxPrefixes bounds the path prefixes under which the well-known URI is
+	// tried besides the host root; default 8 (the deepest ones are dropped).
+	MaxPrefixes int
+	// MaxSitemaps bounds the robots.txt Sitemap URLs that are fetched to see
+	// whether they are ResourceSync documents; default 20.
+	MaxSitemaps int
+	// MaxUp bounds the up links followed from one document; default 8.
+	MaxUp int
+}
+
+func (o DiscoverOptions) withDefaults() DiscoverOptions {
+	if o.UserAgent == "" {
+		o.UserAgent = "rsx"
+	}
+	if o.MaxCrawlDelay <= 0 {
+		o.MaxCrawlDelay = 30 * time.Second
+	}
+	if o.MaxPrefixes <= 0 {
+		o.MaxPrefixes = 8
+	}
+	if o.MaxSitemaps <= 0 {
+		o.MaxSitemaps = 20
+	}
+	if o.MaxUp <= 0 {
+		o.MaxUp = 8
+	}
+	return o
+}
+
+// Attempt is one request made during discovery and what it pointed at.
+type Attempt struct {
+	Method string   // one of the Method constants
+	URL    string   // the URL requested
+	Status int      // HTTP status, 0 when no response came
+	Err    string   // "" when the request succeeded
+	Found  []string // URLs this attempt pointed at (links, Sitemap lines) or, for a document, its own URL when it is a ResourceSync document
+	Notes  []string // remarks: a robots.txt parse error, a capped Crawl-delay, a link outside <head> …
+}
+
+// Found is a ResourceSync document reached by a discovery method.
+type Found struct {
+	Method     string
+	URL        string
+	Capability model.Capability
+	Root       model.RootKind
+}
+
+// Discovery is the outcome of Discover.
+type Discovery struct {
+	Input    string
+	Attempts []Attempt
+	Found    []Found
+	// SourceDescription is the Source Description reached: found directly or
+	// by following up links; "" when none was reached.
+	SourceDescription string
+	// UpChain is the path of up links that led to the Source Description,
+	// from the document it started at to the Source Description itself.
+	UpChain []string
+	// CapabilityLists are the entries of the Source Description or, when no
+	// Source Description was reached, the Capability Lists found directly.
+	CapabilityLists []string
+	// InputReached is true when the input URL gave an HTTP response, of any
+	// status.
+	InputReached bool
+}
+
+// OK reports whether discovery reached a Source Description or at least one
+// Capability List.
+func (d *Discovery) OK() bool {
+	return d.SourceDescription != "" || len(d.CapabilityLists) > 0
+}
+
+// probe is what one fetch of a candidate document told.
+type probe struct {
+	url    string // as asked
+	final  string // after redirects
+	status int
+	err    error
+	header *model.Header
+	locs   []string // entries of a Source Description, resolved
+}
+
+// discoverer carries the state of one Discover call.
+type discoverer struct {
+	g      Getter
+	opts   DiscoverOptions
+	d      *Discovery
+	probes map[string]*probe // by normalised URL
+}
+
+// bounds on what discovery reads.
+const (
+	maxRobotsBytes = 512 << 10
+	maxHTMLBytes   = 4 << 20
+	maxSDEntries   = 50000
+)
+
+// Discover looks for ResourceSync from any URL: a site root, an HTML page, any
+// resource, robots.txt or a ResourceSync document. It tries every method of
+// section 6.3 — the well-known URI at the host root and under each path
+// prefix of the input, robots.txt Sitemap directives, HTML <link> elements and
+// HTTP Link headers of the input, and the input itself — records every
+// request as an Attempt, then follows up links to the Source Description.
+//
+// The error is not nil only for an input that is not an http(s) URL or a
+// cancelled context; unreachable URLs are Attempts with their error.
+func Discover(ctx context.Context, g Getter, input string, opts DiscoverOptions) (*Discovery, error) {
+	u, err := url.Parse(strings.TrimSpace(input))
+	if err != nil {
+		return nil, fmt.Errorf("discover %q: %w", input, err)
+	}
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("discover %q: not an http or https URL", input)
+	}
+	u.Fragment, u.RawFragment = "", ""
+	x := &discoverer{
+		g:      g,
+		opts:   opts.withDefaults(),
+		d:      &Discovery{Input: input},
+		probes: map[string]*probe{},
+	}
+
+	// robots.txt first: its Crawl-delay applies to every later request.
+	sitemaps := x.robots(ctx, u)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	linkTargets, htmlTargets := x.input(ctx, u)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	for _, wk := range wellKnownCandidates(u, x.opts.MaxPrefixes) {
+		x.candidate(ctx, MethodWellKnown, wk)
+	}
+	for _, t := range linkTargets {
+		x.candidate(ctx, MethodLinkHeader, t)
+	}
+	for _, t := range htmlTargets {
+		x.candidate(ctx, MethodHTMLLink, t)
+	}
+	for i, s := range sitemaps {
+		if i >= x.opts.MaxSitemaps {
+			break
+		}
+		x.candidate(ctx, MethodRobots, s)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	x.climb(ctx)
+	return x.d, ctx.Err()
+}
+
+// wellKnownCandidates lists the well-known URI at the host root, then under
+// each path prefix of u from the shortest, at most max prefixes.
+func wellKnownCandidates(u *url.URL, max int) []string {
+	root := &url.URL{Scheme: u.Scheme, Host: u.Host}
+	out := []string{root.String() + WellKnownPath}
+	p := u.EscapedPath()
+	// The prefixes are the directories of the path: /a/b/c.html has /a and
+	// /a/b; /a/b/ has /a and /a/b too.
+	segs := strings.Split(strings.Trim(p, "/"), "/")
+	if !strings.HasSuffix(p, "/") && len(segs) > 0 {
+		segs = segs[:len(segs)-1] // the last segment is a file name
+	}
+	var dirs []string
+	prefix := ""
+	for _, s := range segs {
+		if s == "" || s == ".well-known" {
+			break
+		}
+		prefix += "/" + s
+		dirs = append(dirs, prefix)
+	}
+	if len(dirs) > max {
+		dirs = dirs[:max]
+	}
+	for _, d := range dirs {
+		out = append(out, root.String()+d+WellKnownPath)
+	}
+	return out
+}
+
+// robots reads robots.txt at the input's host, passes its Crawl-delay on and
+// returns its Sitemap URLs.
+func (x *discoverer) robots(ctx context.Context, u *url.URL) []string {
+	robotsURL := (&url.URL{Scheme: u.Scheme, Host: u.Host, Path: "/robots.txt"}).String()
+	att := Attempt{Method: MethodRobots, URL: robotsURL}
+	defer func() { x.d.Attempts = append(x.d.Attempts, att) }()
+	resp, status, err := get(ctx, x.g, robotsURL)
+	att.Status = status
+	if err != nil {
+		att.Err = err.Error()
+		return nil
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxRobotsBytes+1))
+	if err != nil {
+		att.Err = fmt.Sprintf("read %s: %v", robotsURL, err)
+		return nil
+	}
+	if len(body) > maxRobotsBytes {
+		body = body[:maxRobotsBytes]
+		att.Notes = append(att.Notes, fmt.Sprintf("only the first %d KiB were read", maxRobotsBytes>>10))
+	}
+	base := finalURL(resp, robotsURL)
+	var sitemaps []string
+	data, err := robotstxt.FromStatusAndBytes(http.StatusOK, body)
+	if err != nil || data == nil {
+		// The library refuses a whole file for one bad line (a Crawl-delay
+		// before any User-agent, say); Sitemap lines stand on their own.
+		att.Notes = append(att.Notes, "robots.txt does not parse cleanly: "+errText(err)+"; Sitemap lines read line by line")
+		sitemaps = scanSitemapLines(body)
+	} else {
+		sitemaps = data.Sitemaps
+		if grp := data.FindGroup(x.opts.UserAgent); grp != nil && grp.CrawlDelay > 0 {
+			delay := grp.CrawlDelay
+			if delay > x.opts.MaxCrawlDelay {
+				att.Notes = append(att.Notes, fmt.Sprintf("Crawl-delay %v capped at %v", delay, x.opts.MaxCrawlDelay))
+				delay = x.opts.MaxCrawlDelay
+			} else {
+				att.Notes = append(att.Notes, fmt.Sprintf("Crawl-delay %v honoured", delay))
+			}
+			if cd, ok := x.g.(CrawlDelayer); ok {
+				cd.SetCrawlDelay(u.Hostname(), delay)
+			}
+		}
+	}
+	seen := map[string]bool{}
+	for _, s := range sitemaps {
+		s = resolve(base, s)
+		if s == "" || seen[s] {
+			continue
+		}
+		seen[s] = true
+		att.Found = append(att.Found, s)
+	}
+	return att.Found
+}
+
+// scanSitemapLines reads "Sitemap:" directives (any case, LF or CRLF, with
+// comments) from a robots.txt body that the robots parser refused.
+func scanSitemapLines(body []byte) []string {
+	var out []string
+	for _, line := range strings.FieldsFunc(string(body), func(r rune) bool { return r == '\n' || r == '\r' }) {
+		if i := strings.IndexByte(line, '#'); i >= 0 {
+			line = line[:i]
+		}
+		name, value, ok := strings.Cut(line, ":")
+		if !ok || !strings.EqualFold(strings.TrimSpace(name), "sitemap") {
+			continue
+		}
+		if v := strings.TrimSpace(value); v != "" {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// input fetches the input URL: its Link headers, its HTML <link> elements and
+// whether it is a ResourceSync document itself. It returns the resourcesync
+// targets of the Link headers and of the HTML links.
+func (x *discoverer) input(ctx context.Context, u *url.URL) (linkTargets, htmlTargets []string) {
+	raw := u.String()
+	att := Attempt{Method: MethodInput, URL: raw}
+	p := &probe{url: raw}
+	x.probes[NormalizeURL(raw)] = p
+	resp, gerr := x.g.Get(ctx, raw)
+	if resp != nil {
+		p.status = resp.Status
+		if resp.Body != nil {
+			defer resp.Body.Close()
+		}
+	}
+	if se := asStatusError(gerr); se != nil && p.status == 0 {
+		p.status = se.Status
+	}
+	if gerr == nil && resp != nil && (resp.Status < 200 || resp.Status > 299) && resp.Status != 0 {
+		gerr = fmt.Errorf("GET %s: %d %s", raw, resp.Status, http.StatusText(resp.Status))
+	}
+	x.d.InputReached = p.status != 0
+	att.Status = p.status
+	if resp == nil || resp.Body == nil {
+		if gerr == nil {
+			gerr = fmt.Errorf("GET %s: no response", raw)
+		}
+		p.err = gerr
+		att.Err = gerr.Error()
+		x.d.Attempts = append(x.d.Attempts, att)
+		return nil, nil
+	}
+	p.final = finalURL(resp, raw)
+	base, _ := url.Parse(p.final)
+
+	// Link headers: a resource of any status and content type may carry one.
+	lh := Attempt{Method: MethodLinkHeader, URL: raw, Status: p.status}
+	for _, l := range ParseLinkHeader(resp.Header.Values("Link")) {
+		if !l.HasRel("resourcesync") {
+			continue
+		}
+		if l.Anchor != "" {
+			anchor := resolve(p.final, l.Anchor)
+			if NormalizeURL(anchor) != NormalizeURL(p.final) {
+				lh.Notes = append(lh.Notes, fmt.Sprintf("link to %s ignored: its anchor %s is another resource", l.Target, l.Anchor))
+				continue
+			}
+		}
+		t, err := l.Resolve(base)
+		if err != nil {
+			lh.Notes = append(lh.Notes, fmt.Sprintf("link target %q: %v", l.Target, err))
+			continue
+		}
+		lh.Found = appendNew(lh.Found, t)
+	}
+	linkTargets = lh.Found
+
+	if gerr != nil {
+		p.err = gerr
+		att.Err = gerr.Error()
+		x.d.Attempts = append(x.d.Attempts, att, lh)
+		return linkTargets, nil
+	}
+
+	ctype := resp.Header.Get("Content-Type")
+	if isHTMLType(ctype) {
+		hl := Attempt{Method: MethodHTMLLink, URL: raw, Status: p.status}
+		targets, notes, err := htmlLinks(io.LimitReader(resp.Body, maxHTMLBytes), ctype, p.final)
+		hl.Found, hl.Notes = targets, notes
+		if err != nil {
+			hl.Err = err.Error()
+		}
+		p.err = fmt.Errorf("an HTML page, not a ResourceSync document")
+		att.Notes = append(att.Notes, "an HTML page, not a ResourceSync document")
+		x.d.Attempts = append(x.d.Attempts, att, lh, hl)
+		return linkTargets, hl.Found
+	}
+	x.readDocument(p, resp.Body)
+	if p.err != nil {
+		att.Notes = append(att.Notes, "not a ResourceSync document: "+p.err.Error())
+	} else if isResourceSync(p.header) {
+		att.Found = []string{p.final}
+		x.found(MethodInput, p)
+	} else {
+		att.Notes = append(att.Notes, "a Sitemap without a capability, not a ResourceSync document")
+	}
+	x.d.Attempts = append(x.d.Attempts, att, lh)
+	return linkTargets, nil
+}
+
+// candidate fetches a URL a method pointed at and records whether it is a
+// ResourceSync document.
+func (x *discoverer) candidate(ctx context.Context, method, rawURL string) *probe {
+	p := x.fetchProbe(ctx, rawURL)
+	att := Attempt{Method: method, URL: rawURL, Status: p.status, Err: errText(p.err)}
+	if p.err == nil {
+		if isResourceSync(p.header) {
+			att.Found = []string{p.final}
+			x.found(method, p)
+		} else {
+			att.Err = "not a ResourceSync document (" + describeHeader(p.header) + ")"
+		}
+	}
+	x.d.Attempts = append(x.d.Attempts, att)
+	return p
+}
+
+// fetchProbe fetches and reads the header of rawURL once per Discover call.
+func (x *discoverer) fetchProbe(ctx context.Context, rawURL string) *probe {
+	key := NormalizeURL(rawURL)
+	if p, ok := x.probes[key]; ok {
+		return p
+	}
+	p := &probe{url: rawURL}
+	x.probes[key] = p
+	resp, status, err := get(ctx, x.g, rawURL)
+	p.status = status
+	if err != nil {
+		p.err = err
+		return p
+	}
+	defer resp.Body.Close()
+	p.final = finalURL(resp, rawURL)
+	if f := NormalizeURL(p.final); f != key {
+		x.probes[f] = p
+	}
+	if isHTMLType(resp.Header.Get("Content-Type")) {
+		p.err = fmt.Errorf("%s is an HTML page", rawURL)
+		return p
+	}
+	x.readDocument(p, resp.Body)
+	return p
+}
+
+// readDocument reads the header of the document in body and, for a Source
+// Description, its entries.
+func (x *discoverer) readDocument(p *probe, body io.Reader) {
+	dec := model.NewDecoder(body, model.DecoderOptions{})
+	h, err := dec.Header()
+	if err != nil {
+		p.err = fmt.Errorf("read %s: %w", p.url, err)
+		return
+	}
+	p.header = h
+	if h.MD.Capability != model.CapDescription || h.Root != model.RootURLSet {
+		return
+	}
+	var e model.Entry
+	for len(p.locs) < maxSDEntries {
+		if err := dec.Next(&e); err != nil {
+			break // io.EOF or a syntax error: keep what was read
+		}
+		if e.Loc != "" {
+			p.locs = append(p.locs, resolve(p.final, e.Loc))
+		}
+	}
+}
+
+func (x *discoverer) found(method string, p *probe) {
+	for _, f := range x.d.Found {
+		if f.URL == p.final && f.Method == method {
+			return
+		}
+	}
+	x.d.Found = append(x.d.Found, Found{Method: method, URL: p.final, Capability: p.header.MD.Capability, Root: p.header.Root})
+}
+
+// climb follows up links from what was found to a Source Description. The
+// starting points are tried from the most specific to the least: the input,
+// then the documents linked from it, robots.txt Sitemaps, and the well-known
+// URIs from the deepest prefix to the host root.
+func (x *discoverer) climb(ctx context.Context) {
+	order := []string{MethodInput, MethodLinkHeader, MethodHTMLLink, MethodRobots}
+	var starts []Found
+	for _, m := range order {
+		for _, f := range x.d.Found {
+			if f.Method == m {
+				starts = append(starts, f)
+			}
+		}
+	}
+	for i := len(x.d.Found) - 1; i >= 0; i-- {
+		if x.d.Found[i].Method == MethodWellKnown {
+			starts = append(starts, x.d.Found[i])
+		}
+	}
+	for _, f := range starts {
+		if chain, sd := x.upChain(ctx, f.URL); sd != nil {
+			x.d.SourceDescription = sd.final
+			x.d.UpChain = chain
+			x.d.CapabilityLists = append([]string(nil), sd.locs...)
+			return
+		}
+	}
+	// No Source Description: report the Capability Lists found directly.
+	for _, f := range x.d.Found {
+		if f.Capability == model.CapCapabilityList {
+			x.d.CapabilityLists = appendNew(x.d.CapabilityLists, f.URL)
+		}
+	}
+}
+
+// upChain follows up links from start until a Source Description, a
+// document without an up link, a loop or the depth bound.
+func (x *discoverer) upChain(ctx context.Context, start string) ([]string, *probe) {
+	seen := map[string]bool{}
+	cur := start
+	var chain []string
+	for depth := 0; depth <= x.opts.MaxUp; depth++ {
+		key := NormalizeURL(cur)
+		if seen[key] {
+			return nil, nil // a loop of up links
+		}
+		seen[key] = true
+		p, cached := x.probes[key]
+		if !cached {
+			p = x.fetchProbe(ctx, cur)
+			att := Attempt{Method: MethodUp, URL: cur, Status: p.status, Err: errText(p.err)}
+			if p.err == nil && isResourceSync(p.header) {
+				att.Found = []string{p.final}
+			}
+			x.d.Attempts = append(x.d.Attempts, att)
+		}
+		if p.err != nil || p.header == nil {
+			return nil, nil
+		}
+		chain = append(chain, p.final)
+		if p.header.MD.Capability == model.CapDescription {
+			return chain, p
+		}
+		ups := linksWithRel(p.header, "up", p.final)
+		if len(ups) == 0 {
+			return nil, nil
+		}
+		cur = ups[0]
+	}
+	return nil, nil
+}
+
+// htmlLinks returns the targets of <link rel="resourcesync"> elements in
+// the head of an HTML page, resolved against <base href> and the page URL.
+func htmlLinks(body io.Reader, contentType, pageURL string) (targets, notes []string, err error) {
+	r, cerr := charset.NewReader(body, contentType)
+	if cerr != nil {
+		notes = append(notes, "character set not understood, read as UTF-8: "+cerr.Error())
+		r = body
+	}
+	doc, err := goquery.NewDocumentFromReader(r)
+	if err != nil {
+		return nil, notes, fmt.Errorf("parse HTML %s: %w", pageURL, err)
+	}
+	base := pageURL
+	if href, ok := doc.Find("head base[href]").First().Attr("href"); ok {
+		base = resolve(pageURL, href)
+	}
+	doc.Find(`head link[rel~="resourcesync" i][href]`).Each(func(_ int, s *goquery.Selection) {
+		href, _ := s.Attr("href")
+		if strings.TrimSpace(href) == "" {
+			notes = append(notes, `<link rel="resourcesync"> with an empty href ignored`)
+			return
+		}
+		targets = appendNew(targets, resolve(base, href))
+	})
+	doc.Find(`body link[rel~="resourcesync" i][href]`).Each(func(_ int, s *goquery.Selection) {
+		href, _ := s.Attr("href")
+		notes = append(notes, fmt.Sprintf(`<link rel="resourcesync" href=%q> outside <head> ignored (section 6.3.3 puts it in the head)`, href))
+	})
+	return targets, notes, nil
+}
+
+// isHTMLType tells whether a Content-Type is that of an HTML page.
+func isHTMLType(ct string) bool {
+	mt, _, err := mime.ParseMediaType(ct)
+	if err != nil {
+		mt = strings.ToLower(strings.TrimSpace(ct))
+	}
+	return mt == "text/html" || mt == "application/xhtml+xml"
+}
+
+// describeHeader names what a non-ResourceSync document is.
+func describeHeader(h *model.Header) string {
+	switch {
+	case h == nil:
+		return "unreadable"
+	case h.Root == model.RootUnknown:
+		if h.RootLocal != "" {
+			return "root element <" + h.RootLocal + ">"
+		}
+		return "not a Sitemap"
+	default:
+		return "a Sitemap without a capability"
+	}
+}
+
+func appendNew(list []string, s string) []string {
+	for _, x := range list {
+		if x == s {
+			return list
+		}
+	}
+	return append(list, s)
+}

@@ -1,0 +1,503 @@
+package crawl
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"rsx/fetch"
+	"rsx/model"
+)
+
+// GraphOptions tune a Graph. The zero value is ready to use.
+type GraphOptions struct {
+	// Concurrency bounds the documents fetched and parsed at once across the
+	// whole graph; default 8. The Getter's per-host limits apply on top.
+	Concurrency int
+	// Decoder bounds what one document may cost to parse.
+	Decoder model.DecoderOptions
+	// Progress, when set, is called while a document streams in, every
+	// ProgressEvery entries, and once when it is finished (Done). It is
+	// called from the loading goroutine and must not block.
+	Progress func(Progress)
+	// ProgressEvery is the number of entries between Progress calls;
+	// default 10,000.
+	ProgressEvery int
+	// Check runs the single-document conformance checker in Load.
+	Check bool
+}
+
+// Progress reports a document being loaded.
+type Progress struct {
+	URL     string
+	Entries int
+	Bytes   int64
+	Done    bool
+	Err     error // set with Done when the load failed
+}
+
+// DownLink is an entry of a Source Description, Capability List or index that
+// points at a document lower in the hierarchy (section 6.2).
+type DownLink struct {
+	Entry int    // 0-based position of the entry in its document
+	Loc   string // the entry's loc, resolved against the document's final URL
+	// The entry's <rs:md> values that the cross-document checks compare.
+	Capability model.Capability
+	At         model.Datetime
+	Completed  model.Datetime
+	From       model.Datetime
+	Until      model.Datetime
+}
+
+// Document is one fetched and parsed document.
+type Document struct {
+	URL      string // as asked
+	FinalURL string // after redirects; "" when no response came
+	Status   int    // HTTP status, 0 when no response came
+	Header   *model.Header
+	// Entries holds the entries when they were kept (Load, or Walk with
+	// KeepEntries); nil otherwise.
+	Entries    *model.EntryTable
+	EntryCount int
+	Bytes      int64 // decompressed bytes of XML read
+	Exchange   *fetch.Exchange
+	Duration   time.Duration // fetch and parse
+	// Err is why the document could not be fetched or read to its end; a
+	// document read in part keeps what was read.
+	Err error
+	// Problems are the single-document conformance problems, when checked.
+	Problems []model.Problem
+	Checked  bool
+	// Errors and Warnings count the single-document problems exactly, also
+	// beyond those stored in Problems.
+	Errors, Warnings int
+	// Down are the entries that point at documents lower in the hierarchy:
+	// the Capability Lists of a Source Description, the capability documents
+	// of a Capability List, the children of an index. Resources and dump
+	// packages are not down links.
+	Down []DownLink
+}
+
+// Capability is the document's declared capability, "" when unknown.
+func (d *Document) Capability() model.Capability {
+	if d == nil || d.Header == nil {
+		return ""
+	}
+	return d.Header.MD.Capability
+}
+
+// IsIndex tells whether the document is a <sitemapindex>.
+func (d *Document) IsIndex() bool {
+	return d != nil && d.Header != nil && d.Header.Root == model.RootSitemapIndex
+}
+
+// Base is the URL relative references in the document resolve against.
+func (d *Document) Base() string {
+	if d.FinalURL != "" {
+		return d.FinalURL
+	}
+	return d.URL
+}
+
+// UpLinks are the targets of the document-level up links, resolved.
+func (d *Document) UpLinks() []string { return linksWithRel(d.Header, "up", d.Base()) }
+
+// IndexLinks are the targets of the document-level index links, resolved.
+func (d *Document) IndexLinks() []string { return linksWithRel(d.Header, "index", d.Base()) }
+
+// Node is a document at one place of a walked tree.
+type Node struct {
+	*Document
+	Parent *Node
+	// Via is the parent's entry that led here; nil for the root.
+	Via      *DownLink
+	Depth    int // 0 for the root
+	Children []*Node
+	// Repeat is set when the document was reached earlier in the same walk
+	// (a cycle, or one document listed twice): it is not expanded again, and
+	// Same is the node where it was expanded.
+	Repeat bool
+	Same   *Node
+	// Unexpanded is set when the depth limit stopped the walk here although
+	// the document has down links.
+	Unexpanded bool
+	// Cross are the cross-document problems about this document (checked
+	// walks only). Problems with an Entry refer to this document's entries.
+	Cross []model.Problem
+}
+
+// Graph is a lazily loaded graph of documents joined by up, index and down
+// links. It is safe for concurrent use. Documents are cached by normalised
+// URL until Forget.
+type Graph struct {
+	get  Getter
+	opts GraphOptions
+	sem  chan struct{}
+
+	mu   sync.Mutex
+	docs map[string]*docSlot
+}
+
+type docSlot struct {
+	done        chan struct{}
+	doc         *Document
+	keep, check bool
+}
+
+// NewGraph returns an empty graph that fetches through g.
+func NewGraph(g Getter, opts GraphOptions) *Graph {
+	if opts.Concurrency <= 0 {
+		opts.Concurrency = 8
+	}
+	if opts.ProgressEvery <= 0 {
+		opts.ProgressEvery = 10000
+	}
+	return &Graph{get: g, opts: opts, sem: make(chan struct{}, opts.Concurrency), docs: map[string]*docSlot{}}
+}
+
+// LoadOptions say what Load keeps of a document.
+type LoadOptions struct {
+	KeepEntries bool // keep every entry in Document.Entries
+	Check       bool // run the single-document checker
+}
+
+// Load fetches and parses one document, keeping its entries (and checking it
+// when GraphOptions.Check is set). A document already loaded with at least as
+// much is returned from the cache. The error is Document.Err; the Document is
+// never nil.
+func (g *Graph) Load(ctx context.Context, url string) (*Document, error) {
+	d := g.LoadWith(ctx, url, LoadOptions{KeepEntries: true, Check: g.opts.Check})
+	return d, d.Err
+}
+
+// LoadWith is Load with explicit options. It never returns nil.
+func (g *Graph) LoadWith(ctx context.Context, url string, o LoadOptions) *Document {
+	key := NormalizeURL(url)
+	g.mu.Lock()
+	if s, ok := g.docs[key]; ok && (s.keep || !o.KeepEntries) && (s.check || !o.Check) {
+		g.mu.Unlock()
+		select {
+		case <-s.done:
+			return s.doc
+		case <-ctx.Done():
+			return &Document{URL: url, Err: ctx.Err()}
+		}
+	}
+	s := &docSlot{done: make(chan struct{}), keep: o.KeepEntries, check: o.Check}
+	g.docs[key] = s
+	g.mu.Unlock()
+
+	s.doc = g.fetchDoc(ctx, url, o)
+	close(s.done)
+	if ctx.Err() != nil || errors.Is(s.doc.Err, context.Canceled) || errors.Is(s.doc.Err, context.DeadlineExceeded) {
+		g.mu.Lock()
+		if g.docs[key] == s {
+			delete(g.docs, key) // a cancelled load is not an answer
+		}
+		g.mu.Unlock()
+	}
+	return s.doc
+}
+
+// Cached returns the document loaded for url, if any and finished.
+func (g *Graph) Cached(url string) (*Document, bool) {
+	g.mu.Lock()
+	s, ok := g.docs[NormalizeURL(url)]
+	g.mu.Unlock()
+	if !ok {
+		return nil, false
+	}
+	select {
+	case <-s.done:
+		return s.doc, true
+	default:
+		return nil, false
+	}
+}
+
+// Forget drops url from the cache, so that the next Load fetches it again.
+func (g *Graph) Forget(url string) {
+	g.mu.Lock()
+	delete(g.docs, NormalizeURL(url))
+	g.mu.Unlock()
+}
+
+func (g *Graph) progress(p Progress) {
+	if g.opts.Progress != nil {
+		g.opts.Progress(p)
+	}
+}
+
+// fetchDoc fetches and streams one document through the decoder.
+func (g *Graph) fetchDoc(ctx context.Context, url string, o LoadOptions) (doc *Document) {
+	doc = &Document{URL: url}
+	select {
+	case g.sem <- struct{}{}:
+	case <-ctx.Done():
+		doc.Err = ctx.Err()
+		return doc
+	}
+	defer func() { <-g.sem }()
+	start := time.Now()
+	defer func() {
+		doc.Duration = time.Since(start)
+		g.progress(Progress{URL: url, Entries: doc.EntryCount, Bytes: doc.Bytes, Done: true, Err: doc.Err})
+	}()
+
+	resp, status, err := get(ctx, g.get, url)
+	doc.Status = status
+	if err != nil {
+		doc.Err = err
+		return doc
+	}
+	doc.FinalURL = finalURL(resp, url)
+	doc.Exchange = resp.Exchange
+	defer resp.Body.Close()
+
+	dec := model.NewDecoder(resp.Body, g.opts.Decoder)
+	var chk *model.Checker
+	if o.Check {
+		chk = model.NewChecker(model.CheckOptions{BaseURL: doc.FinalURL})
+		doc.Checked = true
+	}
+	h, err := dec.Header()
+	doc.Header = h
+	if err != nil {
+		doc.Err = fmt.Errorf("read %s: %w", url, err)
+		doc.Bytes = dec.BytesRead()
+		if chk != nil {
+			doc.Problems = []model.Problem{readProblem(err)}
+			doc.Errors = 1
+		}
+		return doc
+	}
+	if chk != nil {
+		chk.Begin(h)
+	}
+	if h.Root == model.RootUnknown {
+		doc.Err = fmt.Errorf("%s is not a Sitemap document (%s)", url, describeHeader(h))
+	}
+	down := hasDownLinks(h)
+	if o.KeepEntries {
+		doc.Entries = model.NewEntryTable()
+	}
+	every := g.opts.ProgressEvery
+	var readErr error
+	var e model.Entry
+	for {
+		err := dec.Next(&e)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			readErr = err
+			doc.Err = fmt.Errorf("read %s: %w", url, err)
+			break
+		}
+		doc.EntryCount++
+		if chk != nil {
+			chk.Entry(&e)
+		}
+		if doc.Entries != nil {
+			doc.Entries.Append(&e)
+		}
+		if down && isDownEntry(h, &e) {
+			doc.Down = append(doc.Down, DownLink{
+				Entry:      e.Index,
+				Loc:        resolve(doc.FinalURL, e.Loc),
+				Capability: e.MD.Capability,
+				At:         e.MD.At,
+				Completed:  e.MD.Completed,
+				From:       e.MD.From,
+				Until:      e.MD.Until,
+			})
+		}
+		if doc.EntryCount%every == 0 {
+			g.progress(Progress{URL: url, Entries: doc.EntryCount, Bytes: dec.BytesRead()})
+		}
+		if doc.EntryCount&1023 == 0 && ctx.Err() != nil {
+			doc.Err = ctx.Err()
+			break
+		}
+	}
+	doc.Bytes = dec.BytesRead()
+	if chk != nil {
+		if readErr == nil {
+			chk.End(h, doc.Bytes)
+		}
+		doc.Problems = chk.Problems()
+		doc.Errors, doc.Warnings = chk.Counts()
+		if readErr != nil {
+			// As model.Validate does: the entries read so far are judged,
+			// the document as a whole is not, and the read error is one
+			// more error.
+			doc.Problems = append([]model.Problem{readProblem(readErr)}, doc.Problems...)
+			doc.Errors++
+		}
+	}
+	return doc
+}
+
+// readProblem reports a document that could not be read to its end.
+func readProblem(err error) model.Problem {
+	p := model.Problem{Severity: model.SeverityError, Rule: "xml-malformed", Section: "7", Entry: -1,
+		Message: "could not read the document to its end: " + err.Error()}
+	var se *model.SyntaxError
+	if errors.As(err, &se) {
+		p.Line = se.Line
+		p.Message = fmt.Sprintf("not well-formed XML at line %d: %s", se.Line, se.Msg)
+	}
+	return p
+}
+
+// hasDownLinks tells whether the entries of a document point at documents:
+// those of a Source Description, a Capability List and any index.
+func hasDownLinks(h *model.Header) bool {
+	if h == nil {
+		return false
+	}
+	switch {
+	case h.Root == model.RootSitemapIndex:
+		return true
+	case h.Root != model.RootURLSet:
+		return false
+	}
+	return h.MD.Capability == model.CapDescription || h.MD.Capability == model.CapCapabilityList
+}
+
+// isDownEntry tells whether one entry of a document with down links points
+// at a document. Capability List entries for notification channels
+// (Notification draft) are not Sitemap documents.
+func isDownEntry(h *model.Header, e *model.Entry) bool {
+	if !e.HasLoc || strings.TrimSpace(e.Loc) == "" {
+		return false
+	}
+	if h.Root == model.RootURLSet && h.MD.Capability == model.CapCapabilityList {
+		switch e.MD.Capability {
+		case model.CapChangeNotification, model.CapFrameworkNotification:
+			return false
+		}
+	}
+	return true
+}
+
+// Unlimited is the WalkOptions.Depth that walks the whole tree.
+const Unlimited = -1
+
+// WalkOptions say how far Walk goes and what it keeps.
+type WalkOptions struct {
+	// Depth is the number of levels below the root to load: 0 loads the
+	// root only, Unlimited (any negative value) the whole tree.
+	Depth int
+	// KeepEntries keeps every document's entries. A tree view only counts
+	// them, so that memory does not grow with the entries.
+	KeepEntries bool
+	// FetchPackages is reserved for the dump checks (manifest copy against
+	// the manifest in the package); packages are never fetched yet.
+	FetchPackages bool
+	// Check runs the single-document checker on every document and the
+	// cross-document checks on the tree (Node.Cross).
+	Check bool
+	// Concurrency bounds the children of one document loaded at once;
+	// default 8. GraphOptions.Concurrency bounds the whole walk.
+	Concurrency int
+}
+
+// walker holds the state of one Walk.
+type walker struct {
+	g       *Graph
+	opts    WalkOptions
+	mu      sync.Mutex
+	visited map[string]*Node
+	repeats []*Node
+}
+
+// Walk loads the document at root and, concurrently within the Getter's and
+// the graph's limits, every document below it along down links. Each document
+// is expanded once per walk (cycle-safe); a document reached again is a
+// Repeat node. Failures are kept per node (Node.Err) and do not stop the walk.
+//
+// The error is the root's Err when the root could not be loaded, or the
+// context's error; the returned Node is never nil.
+func (g *Graph) Walk(ctx context.Context, root string, opts WalkOptions) (*Node, error) {
+	if opts.Concurrency <= 0 {
+		opts.Concurrency = 8
+	}
+	w := &walker{g: g, opts: opts, visited: map[string]*Node{}}
+	n := &Node{}
+	w.visited[NormalizeURL(root)] = n
+	n.Document = g.LoadWith(ctx, root, LoadOptions{KeepEntries: opts.KeepEntries, Check: opts.Check})
+	if n.Err != nil && n.Header == nil {
+		return n, n.Err
+	}
+	w.expand(ctx, n)
+	for _, r := range w.repeats {
+		r.Document = r.Same.Document
+	}
+	if opts.Check {
+		CheckTree(n)
+	}
+	return n, ctx.Err()
+}
+
+// expand loads the children of n and, recursively, theirs.
+func (w *walker) expand(ctx context.Context, n *Node) {
+	if len(n.Down) == 0 {
+		return
+	}
+	if w.opts.Depth >= 0 && n.Depth >= w.opts.Depth {
+		n.Unexpanded = true
+		return
+	}
+	n.Children = make([]*Node, len(n.Down))
+	var toLoad []*Node
+	w.mu.Lock()
+	for i := range n.Down {
+		dl := &n.Down[i]
+		c := &Node{Parent: n, Via: dl, Depth: n.Depth + 1}
+		key := NormalizeURL(dl.Loc)
+		if prev, ok := w.visited[key]; ok {
+			c.Repeat, c.Same = true, prev
+			w.repeats = append(w.repeats, c)
+		} else {
+			w.visited[key] = c
+			toLoad = append(toLoad, c)
+		}
+		n.Children[i] = c
+	}
+	w.mu.Unlock()
+
+	var eg errgroup.Group
+	eg.SetLimit(w.opts.Concurrency)
+	for _, c := range toLoad {
+		if ctx.Err() != nil {
+			c.Document = &Document{URL: c.Via.Loc, Err: ctx.Err()}
+			continue
+		}
+		eg.Go(func() error {
+			c.Document = w.g.LoadWith(ctx, c.Via.Loc, LoadOptions{KeepEntries: w.opts.KeepEntries, Check: w.opts.Check})
+			if c.Err == nil || c.Header != nil {
+				w.expand(ctx, c)
+			}
+			return nil
+		})
+	}
+	_ = eg.Wait()
+}
+
+// Walk calls f for n and every node below it, depth first, in document
+// order; it stops descending where f returns false.
+func (n *Node) Walk(f func(*Node) bool) {
+	if n == nil || !f(n) {
+		return
+	}
+	for _, c := range n.Children {
+		c.Walk(f)
+	}
+}

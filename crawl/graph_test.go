@@ -1,0 +1,256 @@
+package crawl
+
+import (
+	"fmt"
+	"net/http"
+	"sync"
+	"testing"
+	"time"
+
+	"rsx/model"
+)
+
+// treeSource builds a Source Description with one Capability List that lists
+// a Resource List Index of three parts, a Change List Index of two lists, a
+// Resource Dump (packages: not followed) and a notification channel.
+func treeSource(s *site) {
+	s.xml("/sd.xml", urlset(`capability="description"`, nil, `{{base}}/cl.xml capability="capabilitylist"`))
+	s.xml("/cl.xml", urlset(`capability="capabilitylist"`, []string{ln("up", "{{base}}/sd.xml")},
+		`{{base}}/rli.xml capability="resourcelist"`,
+		`{{base}}/cli.xml capability="changelist"`,
+		`{{base}}/rd.xml capability="resourcedump"`,
+		`{{base}}/notify capability="change-notification"`))
+	s.xml("/rli.xml", sitemapindex(`capability="resourcelist" at="2013-01-03T09:00:00Z"`, []string{ln("up", "{{base}}/cl.xml")},
+		`{{base}}/rl1.xml at="2013-01-03T09:00:00Z"`, `{{base}}/rl2.xml at="2013-01-03T09:00:00Z"`, `{{base}}/rl3.xml at="2013-01-03T09:00:00Z"`))
+	for i := 1; i <= 3; i++ {
+		var entries []string
+		for j := 0; j < i*10; j++ {
+			entries = append(entries, fmt.Sprintf("{{base}}/res/%d/%d", i, j))
+		}
+		s.xml(fmt.Sprintf("/rl%d.xml", i), urlset(`capability="resourcelist" at="2013-01-03T09:00:00Z"`,
+			[]string{ln("up", "{{base}}/cl.xml"), ln("index", "{{base}}/rli.xml")}, entries...))
+	}
+	s.xml("/cli.xml", sitemapindex(`capability="changelist" from="2013-01-01T00:00:00Z"`, []string{ln("up", "{{base}}/cl.xml")},
+		`{{base}}/ch1.xml from="2013-01-01T00:00:00Z" until="2013-01-02T00:00:00Z"`,
+		`{{base}}/ch2.xml from="2013-01-02T00:00:00Z"`))
+	s.xml("/ch1.xml", urlset(`capability="changelist" from="2013-01-01T00:00:00Z" until="2013-01-02T00:00:00Z"`,
+		[]string{ln("up", "{{base}}/cl.xml"), ln("index", "{{base}}/cli.xml")},
+		`{{base}}/res/1/1 change="updated"`))
+	s.xml("/ch2.xml", urlset(`capability="changelist" from="2013-01-02T00:00:00Z"`,
+		[]string{ln("up", "{{base}}/cl.xml"), ln("index", "{{base}}/cli.xml")},
+		`{{base}}/res/1/2 change="created"`, `{{base}}/res/1/3 change="deleted"`))
+	s.xml("/rd.xml", urlset(`capability="resourcedump" at="2013-01-03T09:00:00Z"`, []string{ln("up", "{{base}}/cl.xml")},
+		`{{base}}/rd1.zip type="application/zip"`))
+}
+
+func TestWalkTree(t *testing.T) {
+	s := newSite(t)
+	treeSource(s)
+	g := NewGraph(&testGetter{}, GraphOptions{})
+	root, err := g.Walk(testCtx(t), s.URL+"/sd.xml", WalkOptions{Depth: Unlimited})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	root.Walk(func(n *Node) bool {
+		got = append(got, fmt.Sprintf("%d %s %s %d idx=%v err=%v", n.Depth, n.URL[len(s.URL):], n.Capability(), n.EntryCount, n.IsIndex(), n.Err != nil))
+		return true
+	})
+	want := []string{
+		"0 /sd.xml description 1 idx=false err=false",
+		"1 /cl.xml capabilitylist 4 idx=false err=false",
+		"2 /rli.xml resourcelist 3 idx=true err=false",
+		"3 /rl1.xml resourcelist 10 idx=false err=false",
+		"3 /rl2.xml resourcelist 20 idx=false err=false",
+		"3 /rl3.xml resourcelist 30 idx=false err=false",
+		"2 /cli.xml changelist 2 idx=true err=false",
+		"3 /ch1.xml changelist 1 idx=false err=false",
+		"3 /ch2.xml changelist 2 idx=false err=false",
+		"2 /rd.xml resourcedump 1 idx=false err=false",
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("tree:\n%v\nwant\n%v", got, want)
+	}
+	root.Walk(func(n *Node) bool {
+		if n.Entries != nil {
+			t.Errorf("%s kept its entries", n.URL)
+		}
+		return true
+	})
+	if s.hitCount("/rd1.zip") != 0 || s.hitCount("/notify") != 0 || s.hitCount("/res/1/1") != 0 {
+		t.Error("a package, a notification channel or a resource was fetched")
+	}
+	if n := root.Children[0].Children[0]; n.Via == nil || n.Via.Entry != 0 || n.Via.Capability != model.CapResourceList {
+		t.Errorf("Via = %+v", n.Via)
+	}
+}
+
+func TestWalkDepth(t *testing.T) {
+	s := newSite(t)
+	treeSource(s)
+	g := NewGraph(&testGetter{}, GraphOptions{})
+	root, err := g.Walk(testCtx(t), s.URL+"/sd.xml", WalkOptions{Depth: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(root.Children) != 1 || len(root.Children[0].Children) != 0 || !root.Children[0].Unexpanded {
+		t.Errorf("depth 1: %+v", root.Children)
+	}
+	if s.hitCount("/rli.xml") != 0 {
+		t.Error("walked below the depth limit")
+	}
+	root, _ = g.Walk(testCtx(t), s.URL+"/sd.xml", WalkOptions{Depth: 0})
+	if len(root.Children) != 0 || !root.Unexpanded {
+		t.Errorf("depth 0 expanded the root")
+	}
+}
+
+func TestWalkCycleAndRepeat(t *testing.T) {
+	s := newSite(t)
+	// a lists b and itself; b lists a and c; c is listed twice.
+	s.xml("/a.xml", sitemapindex(`capability="resourcelist"`, nil, `{{base}}/b.xml`, `{{base}}/a.xml`, `{{base}}/c.xml`))
+	s.xml("/b.xml", sitemapindex(`capability="resourcelist"`, nil, `{{base}}/a.xml`, `{{base}}/c.xml`))
+	s.xml("/c.xml", urlset(`capability="resourcelist"`, nil, `{{base}}/r`))
+	g := NewGraph(&testGetter{}, GraphOptions{})
+	root, err := g.Walk(testCtx(t), s.URL+"/a.xml", WalkOptions{Depth: Unlimited, Check: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	nodes, repeats := 0, 0
+	root.Walk(func(n *Node) bool {
+		nodes++
+		if n.Repeat {
+			repeats++
+			if n.Same == nil || n.Document != n.Same.Document || len(n.Children) != 0 {
+				t.Errorf("repeat node %s: %+v", n.URL, n)
+			}
+		}
+		return true
+	})
+	if nodes != 6 || repeats != 3 {
+		t.Errorf("nodes %d repeats %d", nodes, repeats)
+	}
+	for _, p := range []string{"/a.xml", "/b.xml", "/c.xml"} {
+		if h := s.hitCount(p); h != 1 {
+			t.Errorf("%s fetched %d times", p, h)
+		}
+	}
+}
+
+func TestWalkChildErrorsAreKept(t *testing.T) {
+	s := newSite(t)
+	s.xml("/i.xml", sitemapindex(`capability="resourcelist"`, nil, `{{base}}/ok.xml`, `{{base}}/gone.xml`, `{{base}}/broken.xml`, `{{base}}/html`))
+	s.xml("/ok.xml", urlset(`capability="resourcelist"`, nil, `{{base}}/r`))
+	s.xml("/broken.xml", `<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>x</loc></url><url>`)
+	s.set("/html", page{ctype: "text/html", body: "<html><body>hi</body></html>"})
+	g := NewGraph(&testGetter{}, GraphOptions{})
+	root, err := g.Walk(testCtx(t), s.URL+"/i.xml", WalkOptions{Depth: Unlimited, Check: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := root.Children
+	if c[0].Err != nil || c[1].Status != http.StatusNotFound || c[1].Err == nil || c[2].Err == nil || c[2].EntryCount != 1 || c[3].Err == nil {
+		t.Errorf("children: %v / %v %d / %v %d / %v", c[0].Err, c[1].Err, c[1].Status, c[2].Err, c[2].EntryCount, c[3].Err)
+	}
+	if len(c[2].Problems) == 0 || c[2].Problems[0].Rule != "xml-malformed" {
+		t.Errorf("broken document problems = %+v", c[2].Problems)
+	}
+	rules := map[string]int{}
+	for _, p := range root.Cross {
+		rules[p.Rule] = p.Entry
+	}
+	if e, ok := rules[RuleChildUnreachable]; !ok || e != 1 {
+		t.Errorf("cross = %+v", root.Cross)
+	}
+	if e, ok := rules[RuleChildUnreadable]; !ok || e != 3 {
+		t.Errorf("cross = %+v", root.Cross)
+	}
+}
+
+func TestWalkRootUnreachable(t *testing.T) {
+	s := newSite(t)
+	g := NewGraph(&testGetter{}, GraphOptions{})
+	root, err := g.Walk(testCtx(t), s.URL+"/nothing.xml", WalkOptions{Depth: Unlimited})
+	if err == nil || root == nil || root.Status != 404 {
+		t.Errorf("root %+v err %v", root, err)
+	}
+}
+
+func TestWalkConcurrency(t *testing.T) {
+	s := newSite(t)
+	var entries []string
+	for i := 0; i < 24; i++ {
+		entries = append(entries, fmt.Sprintf("{{base}}/p%d.xml", i))
+		s.set(fmt.Sprintf("/p%d.xml", i), page{ctype: "application/xml", delay: 20 * time.Millisecond,
+			body: urlset(`capability="resourcelist"`, nil, "{{base}}/r")})
+	}
+	s.xml("/i.xml", sitemapindex(`capability="resourcelist"`, nil, entries...))
+	g := NewGraph(&testGetter{}, GraphOptions{Concurrency: 4})
+	start := time.Now()
+	root, err := g.Walk(testCtx(t), s.URL+"/i.xml", WalkOptions{Depth: Unlimited})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(root.Children) != 24 {
+		t.Fatalf("%d children", len(root.Children))
+	}
+	s.mu.Lock()
+	maxIn := s.maxIn
+	s.mu.Unlock()
+	if maxIn > 4 || maxIn < 2 {
+		t.Errorf("max in flight %d, want 2..4", maxIn)
+	}
+	if d := time.Since(start); d > 24*20*time.Millisecond {
+		t.Errorf("took %v: not concurrent", d)
+	}
+}
+
+func TestLoadKeepsEntriesAndReportsProgress(t *testing.T) {
+	s := newSite(t)
+	var entries []string
+	for i := 0; i < 25; i++ {
+		entries = append(entries, fmt.Sprintf("{{base}}/r%d", i))
+	}
+	s.xml("/rl.xml", urlset(`capability="resourcelist" at="2013-01-03T09:00:00Z"`, nil, entries...))
+	var mu sync.Mutex
+	var seen []Progress
+	g := NewGraph(&testGetter{}, GraphOptions{ProgressEvery: 10, Check: true, Progress: func(p Progress) {
+		mu.Lock()
+		seen = append(seen, p)
+		mu.Unlock()
+	}})
+	d, err := g.Load(testCtx(t), s.URL+"/rl.xml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Entries == nil || d.Entries.Len() != 25 || d.EntryCount != 25 || !d.Checked {
+		t.Errorf("entries %v count %d checked %v", d.Entries, d.EntryCount, d.Checked)
+	}
+	if len(seen) != 3 || seen[0].Entries != 10 || seen[1].Entries != 20 || !seen[2].Done || seen[2].Entries != 25 {
+		t.Errorf("progress = %+v", seen)
+	}
+	// cached: a second Load does not fetch again
+	if _, err := g.Load(testCtx(t), s.URL+"/rl.xml#frag"); err != nil || s.hitCount("/rl.xml") != 1 {
+		t.Errorf("second load: %v, hits %d", err, s.hitCount("/rl.xml"))
+	}
+	g.Forget(s.URL + "/rl.xml")
+	if _, err := g.Load(testCtx(t), s.URL+"/rl.xml"); err != nil || s.hitCount("/rl.xml") != 2 {
+		t.Errorf("after Forget: %v, hits %d", err, s.hitCount("/rl.xml"))
+	}
+}
+
+func TestNormalizeURL(t *testing.T) {
+	tests := map[string]string{
+		"HTTP://Example.COM:80/a#x": "http://example.com/a",
+		"https://h:443":             "https://h/",
+		"http://h:8080/a?b=1":       "http://h:8080/a?b=1",
+		"http://[::1]:80/x":         "http://[::1]/x",
+		" http://h/a ":              "http://h/a",
+		"relative/path":             "relative/path",
+	}
+	for in, want := range tests {
+		if got := NormalizeURL(in); got != want {
+			t.Errorf("NormalizeURL(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
