@@ -117,7 +117,7 @@ func (s *Source) resourceDumpIsIndex(i int) bool { return s.packages(i) > s.pack
 // sourceDescription is the document at the well-known URI.
 func (s *Source) sourceDescription() doc {
 	return doc{lastMod: s.logStart, ctype: xmlType, write: func(w io.Writer, base string) error {
-		d := newDocWriter(w, header(model.RootURLSet, model.Metadata{Capability: model.CapDescription},
+		d := s.newWriter(w, header(model.RootURLSet, model.Metadata{Capability: model.CapDescription},
 			link("describedby", base+"/about/source.html")))
 		for i := range s.sets {
 			e := model.Entry{Loc: base + s.capPath(i)}
@@ -133,7 +133,7 @@ func (s *Source) sourceDescription() doc {
 
 func (s *Source) capabilityList(i int) doc {
 	return doc{lastMod: s.logStart, ctype: xmlType, write: func(w io.Writer, base string) error {
-		d := newDocWriter(w, header(model.RootURLSet, model.Metadata{Capability: model.CapCapabilityList},
+		d := s.newWriter(w, header(model.RootURLSet, model.Metadata{Capability: model.CapCapabilityList},
 			link("up", base+"/.well-known/resourcesync"),
 			link("describedby", base+s.sets[i].prefix()+"/about.html")))
 		caps := []struct {
@@ -168,7 +168,7 @@ func (s *Source) upLink(base string, i int) model.Link { return link("up", base+
 func (s *Source) resourceListIndex(sn *snapshot, i int) doc {
 	return doc{lastMod: sn.now, version: uint64(sn.steps), ctype: xmlType, write: func(w io.Writer, base string) error {
 		md := model.Metadata{Capability: model.CapResourceList, At: dt(sn.now), Completed: dt(sn.now)}
-		d := newDocWriter(w, header(model.RootSitemapIndex, md, s.upLink(base, i)))
+		d := s.newWriter(w, header(model.RootSitemapIndex, md, s.upLink(base, i)))
 		n := s.resourceListParts(sn, i)
 		var e model.Entry
 		for p := 1; p <= n; p++ {
@@ -205,7 +205,7 @@ func (s *Source) resourceList(sn *snapshot, i, p int) doc {
 				md.Capability = model.CapResourceDump
 			}
 		}
-		d := newDocWriter(w, header(model.RootURLSet, md, links...))
+		d := s.newWriter(w, header(model.RootURLSet, md, links...))
 		mods := sn.stateRange(i, lo, hi)
 		ds := s.sets[i].num
 		var b entryBuf
@@ -238,7 +238,7 @@ func (s *Source) openList(sn *snapshot) int { return sn.steps/stepsPerList + 1 }
 func (s *Source) changeListIndex(sn *snapshot, i int) doc {
 	return doc{lastMod: sn.now, version: uint64(sn.steps), ctype: xmlType, write: func(w io.Writer, base string) error {
 		md := model.Metadata{Capability: model.CapChangeList, From: dt(s.logStart)}
-		d := newDocWriter(w, header(model.RootSitemapIndex, md, s.upLink(base, i)))
+		d := s.newWriter(w, header(model.RootSitemapIndex, md, s.upLink(base, i)))
 		open := s.openList(sn)
 		for k := 1; k <= open; k++ {
 			e := model.Entry{Loc: base + s.changeListPartPath(i, k)}
@@ -283,7 +283,7 @@ func (s *Source) changeList(sn *snapshot, i, k int) doc {
 		if s.opts.Broken && i == 0 {
 			list = s.faults.changeList(h, k, list)
 		}
-		dw := newDocWriter(w, h)
+		dw := s.newWriter(w, h)
 		var b entryBuf
 		ds := s.sets[i].num
 		for j := range list {

@@ -72,7 +72,7 @@ func (s *Source) resourcePackage(base string, i, p int) (*pkg, error) {
 	ds := s.sets[i].num
 	md := model.Metadata{Capability: model.CapResourceDumpManifest, At: dt(s.logStart), Completed: dt(s.logStart)}
 	var man bytes.Buffer
-	dw := newDocWriter(&man, header(model.RootURLSet, md, s.upLink(base, i)))
+	dw := s.newWriter(&man, header(model.RootURLSet, md, s.upLink(base, i)))
 	members := make([]member, 0, hi-lo+2)
 	var b entryBuf
 	for id := lo; id <= hi; id++ {
@@ -121,7 +121,7 @@ func (s *Source) resourceDump(i, part int) doc {
 			first = (part-1)*s.packagesPerDump() + 1
 			last = min(last, part*s.packagesPerDump())
 		}
-		d := newDocWriter(w, header(model.RootURLSet, md, links...))
+		d := s.newWriter(w, header(model.RootURLSet, md, links...))
 		for p := first; p <= last; p++ {
 			pk, err := s.resourcePackage(base, i, p)
 			if err != nil {
@@ -142,7 +142,7 @@ func (s *Source) resourceDump(i, part int) doc {
 func (s *Source) resourceDumpIndex(i int) doc {
 	return doc{lastMod: s.logStart, ctype: xmlType, write: func(w io.Writer, base string) error {
 		md := model.Metadata{Capability: model.CapResourceDump, At: dt(s.logStart), Completed: dt(s.logStart)}
-		d := newDocWriter(w, header(model.RootSitemapIndex, md, s.upLink(base, i)))
+		d := s.newWriter(w, header(model.RootSitemapIndex, md, s.upLink(base, i)))
 		per := s.packagesPerDump()
 		parts := (s.packages(i) + per - 1) / per
 		for p := 1; p <= parts; p++ {
@@ -163,7 +163,7 @@ func (s *Source) changePackage(sn *snapshot, base string, i, k int) (*pkg, error
 	from, until := s.stepStart(step), s.stepStart(step+1)
 	md := model.Metadata{Capability: model.CapChangeDumpManifest, From: dt(from), Until: dt(until)}
 	var man bytes.Buffer
-	dw := newDocWriter(&man, header(model.RootURLSet, md, s.upLink(base, i)))
+	dw := s.newWriter(&man, header(model.RootURLSet, md, s.upLink(base, i)))
 	changes := stepRange(sn.logs[i].changes, step, step+1)
 	ds := s.sets[i].num
 	var members []member
@@ -210,7 +210,7 @@ func versionedName(path []byte, version int) string {
 func (s *Source) changeDump(sn *snapshot, i int) doc {
 	return doc{lastMod: sn.now, version: uint64(sn.steps), ctype: xmlType, write: func(w io.Writer, base string) error {
 		md := model.Metadata{Capability: model.CapChangeDump, From: dt(s.logStart)}
-		d := newDocWriter(w, header(model.RootURLSet, md, s.upLink(base, i)))
+		d := s.newWriter(w, header(model.RootURLSet, md, s.upLink(base, i)))
 		for k := 1; k <= sn.steps; k++ {
 			pk, err := s.changePackage(sn, base, i, k)
 			if err != nil {

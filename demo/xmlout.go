@@ -288,3 +288,28 @@ func appendText(b []byte, s string) []byte {
 	}
 	return append(b, s[last:]...)
 }
+
+// entryWriter is what documents are written with: model.Writer or the fast path.
+type entryWriter interface {
+	WriteEntry(e *model.Entry) error
+	Close() error
+}
+
+// newWriter starts a document with the model's Writer, or with the fast path
+// when the Source was asked for it.
+func (s *Source) newWriter(w io.Writer, h *model.Header) entryWriter {
+	if s.fastXML {
+		return newDocWriter(w, h)
+	}
+	mw, err := model.NewWriter(w, h)
+	if err != nil {
+		return failedWriter{err}
+	}
+	return mw
+}
+
+// failedWriter reports the error that prevented a document from starting.
+type failedWriter struct{ err error }
+
+func (f failedWriter) WriteEntry(*model.Entry) error { return f.err }
+func (f failedWriter) Close() error                  { return f.err }
