@@ -1,0 +1,216 @@
+package ui
+
+import (
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/golden"
+	"github.com/charmbracelet/x/exp/teatest/v2"
+)
+
+// Test helpers of the inspector views (raw, HTTP, problems, resource,
+// discovery). Names start with iv so that they cannot clash with the other
+// tests of the package.
+
+// ivTestTime is the fixed clock of the inspector tests.
+var ivTestTime = time.Date(2026, 11, 22, 7, 30, 0, 0, time.UTC)
+
+func ivTestCommon() *Common {
+	c := NewCommon(nil)
+	c.Now = func() time.Time { return ivTestTime }
+	return c
+}
+
+// ivHarness runs one inspector view as a whole program, the way the root
+// model drives it: it gets the window size through SetSize and every message
+// through Update. The latest rendered screen is kept for the test to poll.
+type ivHarness[V any] struct {
+	v       V
+	init    tea.Cmd
+	update  func(V, tea.Msg) (V, tea.Cmd)
+	view    func(V) string
+	setSize func(*V, int, int)
+	emitted *ivRecorder
+}
+
+type ivRecorder struct {
+	mu     sync.Mutex
+	msgs   []tea.Msg
+	screen string
+}
+
+func (r *ivRecorder) record(msg tea.Msg) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.msgs = append(r.msgs, msg)
+}
+
+func (r *ivRecorder) setScreen(s string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.screen = s
+}
+
+func (r *ivRecorder) Screen() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.screen
+}
+
+// Msgs returns the messages the view sent up (those the harness does not
+// know, e.g. openURLMsg).
+func (r *ivRecorder) Msgs() []tea.Msg {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]tea.Msg(nil), r.msgs...)
+}
+
+func (h ivHarness[V]) Init() tea.Cmd { return h.init }
+
+func (h ivHarness[V]) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		h.setSize(&h.v, msg.Width, msg.Height)
+		return h, nil
+	case tea.KeyPressMsg:
+		if msg.String() == "ctrl+c" {
+			return h, tea.Quit
+		}
+	case openURLMsg, jumpToEntryMsg, showRawLineMsg, openResourceMsg:
+		h.emitted.record(msg) // and the view sees it too, as the root would forward it
+	}
+	var cmd tea.Cmd
+	h.v, cmd = h.update(h.v, msg)
+	return h, cmd
+}
+
+func (h ivHarness[V]) View() tea.View {
+	s := h.view(h.v)
+	h.emitted.setScreen(s)
+	return tea.NewView(s)
+}
+
+// ivRun starts the harness at w×h.
+// It returns the program and the recorder of its screens and messages.
+func ivRun[V any](t *testing.T, h ivHarness[V], w, hgt int) (*teatest.TestModel, *ivRecorder) {
+	t.Helper()
+	rec := &ivRecorder{}
+	h.emitted = rec
+	tm := teatest.NewTestModel(t, h, teatest.WithInitialTermSize(w, hgt))
+	t.Cleanup(func() { _ = tm.Quit() })
+	return tm, rec
+}
+
+// ivWaitScreen polls the rendered screen until cond holds.
+func ivWaitScreen(t *testing.T, rec *ivRecorder, cond func(string) bool) string {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		s := ansi.Strip(rec.Screen())
+		if cond(s) {
+			return s
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("screen never matched; last screen:\n%s", s)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// ivNamed gives golden.RequireEqual a file name of our choosing.
+type ivNamed struct {
+	testing.TB
+	name string
+}
+
+func (n ivNamed) Name() string { return n.name }
+
+// ivGolden compares a screen, ANSI stripped, with testdata/<name>.golden
+// (go test -update rewrites it).
+func ivGolden(t *testing.T, name, screen string) {
+	t.Helper()
+	golden.RequireEqual(ivNamed{t, name}, ansi.Strip(screen))
+}
+
+// ivKey is a key press as the terminal sends it.
+func ivKey(s string) tea.KeyPressMsg {
+	switch s {
+	case "enter":
+		return tea.KeyPressMsg{Code: tea.KeyEnter}
+	case "esc":
+		return tea.KeyPressMsg{Code: tea.KeyEscape}
+	case "pgdown":
+		return tea.KeyPressMsg{Code: tea.KeyPgDown}
+	case "pgup":
+		return tea.KeyPressMsg{Code: tea.KeyPgUp}
+	case "down":
+		return tea.KeyPressMsg{Code: tea.KeyDown}
+	case "up":
+		return tea.KeyPressMsg{Code: tea.KeyUp}
+	case "right":
+		return tea.KeyPressMsg{Code: tea.KeyRight}
+	case "left":
+		return tea.KeyPressMsg{Code: tea.KeyLeft}
+	case "backspace":
+		return tea.KeyPressMsg{Code: tea.KeyBackspace}
+	case "space":
+		return tea.KeyPressMsg{Code: tea.KeySpace, Text: " "}
+	}
+	r := []rune(s)
+	return tea.KeyPressMsg{Code: r[0], Text: s}
+}
+
+// ivDrive feeds keys to a sub-view directly (no program), running the
+// commands it returns synchronously, and returns the view and the messages
+// it emitted that it did not consume itself.
+func ivDrive[V any](v V, update func(V, tea.Msg) (V, tea.Cmd), msgs ...tea.Msg) (V, []tea.Msg) {
+	var out []tea.Msg
+	queue := append([]tea.Msg(nil), msgs...)
+	for len(queue) > 0 {
+		msg := queue[0]
+		queue = queue[1:]
+		var cmd tea.Cmd
+		v, cmd = update(v, msg)
+		for _, m := range ivRunCmd(cmd) {
+			switch m.(type) {
+			case openURLMsg, jumpToEntryMsg, showRawLineMsg, openResourceMsg, closeViewMsg, flashMsg, copyMsg:
+				out = append(out, m)
+			default:
+				queue = append(queue, m)
+			}
+		}
+	}
+	return v, out
+}
+
+// ivRunCmd runs a command and the batches it returns.
+func ivRunCmd(cmd tea.Cmd) []tea.Msg {
+	if cmd == nil {
+		return nil
+	}
+	msg := cmd()
+	if batch, ok := msg.(tea.BatchMsg); ok {
+		var out []tea.Msg
+		for _, c := range batch {
+			out = append(out, ivRunCmd(c)...)
+		}
+		return out
+	}
+	if msg == nil {
+		return nil
+	}
+	return []tea.Msg{msg}
+}
+
+// ivLines splits a stripped screen into lines with trailing spaces removed.
+func ivLines(s string) []string {
+	lines := strings.Split(ansi.Strip(s), "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " ")
+	}
+	return lines
+}
