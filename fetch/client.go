@@ -226,7 +226,6 @@ func (c *Client) tryHop(ctx context.Context, ex *Exchange, u, origin *url.URL, r
 	if r.useCache && c.cache != nil {
 		cached = c.cache.lookup(redactURL(u))
 	}
-	reopened := false
 	for try := 1; ; try++ {
 		release, err := c.hosts.acquire(ctx, u)
 		if err != nil {
@@ -300,14 +299,14 @@ func (c *Client) tryHop(ctx context.Context, ex *Exchange, u, origin *url.URL, r
 		h := &hop{resp: resp, url: u, cancel: cancel, release: release, expired: expired}
 		if cached != nil && resp.StatusCode == http.StatusNotModified {
 			entry, err := c.cache.open(redactURL(u))
-			if err != nil && !reopened {
+			if err != nil {
 				// The entry went bad between the lookup and the answer:
 				// ask again, unconditionally.
 				discard(resp.Body)
 				cancel()
 				release()
-				cached, reopened = nil, true
-				try--
+				cached = nil
+				try-- // not a failure of the server's
 				continue
 			}
 			h.cached = entry
