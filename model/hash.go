@@ -41,6 +41,21 @@ var hashAlgorithms = [...]hashAlgorithm{
 }
 
 func lookupHashAlg(alg string) *hashAlgorithm {
+	switch alg { // the spellings of the specification, without folding
+	case "md5":
+		return &hashAlgorithms[0]
+	case "sha-1":
+		return &hashAlgorithms[1]
+	case "sha-256":
+		return &hashAlgorithms[2]
+	case "sha-384":
+		return &hashAlgorithms[3]
+	case "sha-512":
+		return &hashAlgorithms[4]
+	}
+	if len(alg) < 3 || len(alg) > 7 {
+		return nil
+	}
 	for i := range hashAlgorithms {
 		a := &hashAlgorithms[i]
 		if strings.EqualFold(alg, a.name) || (a.alias != "" && strings.EqualFold(alg, a.alias)) {
@@ -123,30 +138,14 @@ func (e *HashListError) Unwrap() []error {
 // A base64 digest is not an error here (its Encoding says so). Unknown algorithms
 // are not errors either as long as their digest is hex.
 func ParseHashList(s string) (HashList, error) {
-	n := 0
-	for i := 0; i < len(s); {
-		for i < len(s) && isASCIISpace(s[i]) {
-			i++
-		}
-		if i < len(s) {
-			n++
-		}
-		for i < len(s) && !isASCIISpace(s[i]) {
-			i++
-		}
+	// First pass: find the tokens and an upper bound of their decoded size.
+	type span struct {
+		start, end int
+		alg        *hashAlgorithm
 	}
-	if n == 0 {
-		return nil, &HashListError{Problems: []*HashError{{Reason: "no hash values"}}}
-	}
-
-	list := make(HashList, 0, n)
-	// Every decoded digest is shorter than its text: one buffer holds them all.
-	buf := make([]byte, 0, len(s))
-	var problems []*HashError
-	problem := func(tok, reason string) {
-		problems = append(problems, &HashError{Token: tok, Reason: reason})
-	}
-
+	var spans [4]span
+	var more []span
+	n, total := 0, 0
 	for i := 0; i < len(s); {
 		for i < len(s) && isASCIISpace(s[i]) {
 			i++
@@ -158,22 +157,64 @@ func ParseHashList(s string) (HashList, error) {
 		if start == i {
 			break
 		}
+		sp := span{start: start, end: i}
 		tok := s[start:i]
+		if colon := strings.IndexByte(tok, ':'); colon > 0 {
+			sp.alg = lookupHashAlg(tok[:colon])
+		}
+		if sp.alg != nil {
+			total += sp.alg.size // a digest of another size is refused
+		} else {
+			total += len(tok) / 2 // hex of an unknown algorithm
+		}
+		if n < len(spans) {
+			spans[n] = sp
+		} else {
+			if more == nil {
+				more = append(more, spans[:]...)
+			}
+			more = append(more, sp)
+		}
+		n++
+	}
+	if n == 0 {
+		return nil, &HashListError{Problems: []*HashError{{Reason: "no hash values"}}}
+	}
+	all := spans[:min(n, len(spans))]
+	if more != nil {
+		all = more
+	}
+
+	// One allocation holds the list and the digests in the common case.
+	var list HashList
+	var buf []byte
+	if n <= 2 && total <= 64 {
+		blk := new(hashListBlock)
+		list, buf = blk.h[:0:n], blk.d[:0:total]
+	} else {
+		list, buf = make(HashList, 0, n), make([]byte, 0, total)
+	}
+	var problems []*HashError
+	problem := func(tok, reason string) {
+		problems = append(problems, &HashError{Token: tok, Reason: reason})
+	}
+
+	for _, sp := range all {
+		tok := s[sp.start:sp.end]
 		colon := strings.IndexByte(tok, ':')
 		if colon <= 0 {
 			problem(tok, "no algorithm (expected alg:digest, e.g. md5:…)")
 			continue
 		}
+		a := sp.alg
 		h := Hash{AlgRaw: tok[:colon], Value: tok[colon+1:], Encoding: HashInvalid}
-		a := lookupHashAlg(h.AlgRaw)
 		if a != nil {
 			h.Alg = a.name
 		} else {
 			h.Alg = NormalizeHashAlg(h.AlgRaw)
 		}
-
-		for _, prev := range list {
-			if prev.Alg == h.Alg {
+		for k := range list {
+			if list[k].Alg == h.Alg {
 				problem(tok, "algorithm "+h.Alg+" given more than once")
 				break
 			}
@@ -217,6 +258,13 @@ func ParseHashList(s string) (HashList, error) {
 	return list, nil
 }
 
+// hashListBlock is the storage of a short hash list: up to two hashes and 64
+// bytes of digests (md5 and sha-256 take 48).
+type hashListBlock struct {
+	h [2]Hash
+	d [64]byte
+}
+
 func hexValue(c byte) byte {
 	switch {
 	case c >= '0' && c <= '9':
@@ -257,7 +305,7 @@ func decodeBase64Digest(dst []byte, s string) ([]byte, bool) {
 		}
 	}
 	r := len(unpadded) % 4
-	if (std && url) || r == 1 || len(unpadded)/4*3+r > cap(dst) {
+	if (std && url) || r == 1 || len(unpadded)/4*3+max(r-1, 0) > cap(dst) {
 		return nil, false
 	}
 	// Canonical form: the bits of the last character past the data are zero.
