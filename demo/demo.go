@@ -83,7 +83,6 @@ type Source struct {
 	sets     [2]datasetInfo
 	tag      uint64 // fingerprint of the options, part of every ETag
 	faults   faultPlan
-	fastXML  bool // write documents with the demo's fast path instead of model.Writer
 
 	mu     sync.Mutex // guards the fields below
 	steps  int        // clock steps taken since logStart

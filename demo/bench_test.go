@@ -1,0 +1,34 @@
+package demo
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"testing"
+)
+
+// discardRecorder is a ResponseWriter that counts and drops the body.
+type discardRecorder struct {
+	h http.Header
+	n int64
+}
+
+func (d *discardRecorder) Header() http.Header         { return d.h }
+func (d *discardRecorder) WriteHeader(int)             {}
+func (d *discardRecorder) Write(p []byte) (int, error) { d.n += int64(len(p)); return len(p), nil }
+
+// BenchmarkServeResourceListPart50k serves one 50,000-entry part of the
+// 10,000,000-resource demo, as the crawler gets it (no compression).
+func BenchmarkServeResourceListPart50k(b *testing.B) {
+	s := New(Options{Resources: 10_000_000, ListSize: 50000})
+	h := s.Handler()
+	req := httptest.NewRequest(http.MethodGet, testBase+"/dataset1/resourcelist-0100.xml", nil)
+	var n int64
+	b.ReportAllocs()
+	for b.Loop() {
+		w := &discardRecorder{h: http.Header{}}
+		h.ServeHTTP(w, req)
+		n = w.n
+	}
+	b.SetBytes(n)
+	b.ReportMetric(float64(50000*b.N)/b.Elapsed().Seconds(), "entries/s")
+}
