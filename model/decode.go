@@ -505,8 +505,8 @@ func (d *Decoder) start() error {
 	}
 	d.src = src
 
-	// Read enough to see a byte-order mark and the XML declaration.
-	for d.end < 4 && !d.srcEOF {
+	// Read enough to see a byte-order mark and the start of the XML declaration.
+	for d.end < 8 && !d.srcEOF {
 		if err := d.fill(); err != nil {
 			if err == io.EOF {
 				break
