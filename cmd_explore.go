@@ -1,13 +1,74 @@
 package main
 
 import (
-	"errors"
+	"context"
+	"fmt"
+	"io"
+	"log"
+	"strings"
 
+	tea "charm.land/bubbletea/v2"
 	"github.com/spf13/cobra"
+
+	"rsx/demo"
+	"rsx/fetch"
+	"rsx/ui"
 )
 
-// runExplorer opens the terminal explorer on TARGET, or on the built-in demo
-// Source when there is none. The ui package's owner replaces this placeholder.
+// runExplorer opens the terminal explorer on TARGET (a URL or a local
+// file), or on the built-in demo Source, served on a free loopback port for
+// as long as the explorer runs, when there is none.
 func (a *app) runExplorer(cmd *cobra.Command, args []string) error {
-	return failed(errors.New("the explorer is not built yet"))
+	ctx := cmd.Context()
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	// Nothing may write to the terminal while the explorer draws on it: the
+	// standard logger (which net/http's servers and clients use for their
+	// complaints) is silenced until the explorer ends.
+	prevLog := log.Writer()
+	log.SetOutput(io.Discard)
+	defer log.SetOutput(prevLog)
+
+	target := ""
+	if len(args) == 1 {
+		target = strings.TrimSpace(args[0])
+	}
+	demoSource := target == ""
+	if demoSource {
+		srv, err := demo.Start(ctx, "127.0.0.1:0", demo.Options{})
+		if err != nil {
+			return failed(fmt.Errorf("start the demo Source: %w", err))
+		}
+		defer srv.Close()
+		target = srv.URL + "/.well-known/resourcesync"
+	}
+
+	opts, err := a.http.options(target)
+	if err != nil {
+		return failed(err)
+	}
+	if demoSource {
+		// The demo lives on a new port each run: caching it would only fill
+		// the cache with documents nobody asks for again.
+		opts.NoCache = true
+	}
+	client, err := fetch.NewClient(opts)
+	if err != nil {
+		return failed(fmt.Errorf("set up HTTP client: %w", err))
+	}
+
+	m := ui.New(ui.Options{
+		Target:  target,
+		Backend: ui.NewLiveBackend(client, ui.LiveOptions{}),
+		Dark:    true,
+	})
+	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithInput(a.in), tea.WithOutput(a.out))
+	if _, err := p.Run(); err != nil && ctx.Err() == nil {
+		return failed(fmt.Errorf("explorer: %w", err))
+	}
+	return nil
 }

@@ -24,6 +24,7 @@ type KeyMap struct {
 	HistFwd   key.Binding
 	OpenURL   key.Binding // prompt for any URL
 	LoadAll   key.Binding // open every part of an index as one list
+	DocInfo   key.Binding // detail pane: the document's own metadata and links
 
 	// Finding.
 	Filter      key.Binding
@@ -72,6 +73,7 @@ func DefaultKeyMap() KeyMap {
 		HistFwd:   key.NewBinding(key.WithKeys("]"), key.WithHelp("]", "history forward")),
 		OpenURL:   key.NewBinding(key.WithKeys(":"), key.WithHelp(":", "open a URL or file")),
 		LoadAll:   key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "index: all parts as one list")),
+		DocInfo:   key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "detail: entry / document")),
 
 		Filter:      key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
 		SortNext:    key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "sort by next column")),
@@ -103,7 +105,7 @@ type KeyGroup struct {
 func (k KeyMap) Groups() []KeyGroup {
 	return []KeyGroup{
 		{"Move", []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.HalfUp, k.HalfDown, k.Top, k.Bottom, k.JumpTo, k.NextPane}},
-		{"Navigate", []key.Binding{k.Open, k.Back, k.UpLink, k.IndexLink, k.HistBack, k.HistFwd, k.OpenURL, k.LoadAll}},
+		{"Navigate", []key.Binding{k.Open, k.Back, k.UpLink, k.IndexLink, k.HistBack, k.HistFwd, k.OpenURL, k.LoadAll, k.DocInfo}},
 		{"Find", []key.Binding{k.Filter, k.SortNext, k.SortReverse}},
 		{"Act", []key.Binding{k.Copy, k.Browser, k.Retry}},
 		{"Inspect", []key.Binding{k.Raw, k.HTTP, k.Problems, k.Discovery}},
