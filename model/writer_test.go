@@ -503,3 +503,63 @@ func BenchmarkWriteEntry(b *testing.B) {
 	w.Close()
 	b.SetBytes(cw.n / int64(max(b.N, 1)))
 }
+
+// Whatever the values, the Writer either refuses them with a *WriteError or
+// writes a document that parses back to the same values.
+func FuzzWriteEntry(f *testing.F) {
+	f.Add("http://example.com/a?b=1&c=2", "text/html", "duplicate", " http://x/ ", "t & u", "2013-01-03T09:00:00+01:00")
+	f.Add(" \u00a0x\r\n", "a\"b'c\t<>", "up\n", "\x01", "]]>", "\uffff")
+	f.Add("é", "\xff", "", "", "<a>", "")
+	f.Fuzz(func(t *testing.T, loc, typ, rel, href, text, raw string) {
+		e := Entry{
+			Loc:     loc,
+			HasLoc:  true,
+			Lastmod: Datetime{Raw: raw},
+			MD:      Metadata{Type: typ, Extra: []Attr{{Space: "urn:x", Prefix: "x", Local: "a", Value: text}}},
+			Links:   []Link{{Rel: rel, HasRel: true, Href: href, HasHref: true}},
+			Extra:   []Element{{Space: "urn:x", Prefix: "x", Local: "e", Text: text}},
+		}
+		var b bytes.Buffer
+		w, err := NewWriter(&b, &Header{Root: RootURLSet, MD: Metadata{Capability: CapResourceList}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		werr := w.WriteEntry(&e)
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		doc, err := Parse(bytes.NewReader(b.Bytes()))
+		if err != nil {
+			t.Fatalf("output does not parse: %v\n%s", err, b.Bytes())
+		}
+		if werr != nil {
+			var we *WriteError
+			if !errors.As(werr, &we) {
+				t.Fatalf("error %T %v", werr, werr)
+			}
+			if len(doc.Entries) != 0 {
+				t.Fatalf("refused entry was written: %s", b.Bytes())
+			}
+			return
+		}
+		if len(doc.Entries) != 1 {
+			t.Fatalf("%d entries", len(doc.Entries))
+		}
+		g := &doc.Entries[0]
+		if g.loc() != loc && !(loc == "" && g.Loc == "") {
+			t.Errorf("loc %q → %q", loc, g.loc())
+		}
+		if g.MD.Type != typ || g.Links[0].Rel != rel || g.Links[0].Href != strings.TrimSpace(href) {
+			t.Errorf("attributes changed: %q %q %q → %q %q %q", typ, rel, href, g.MD.Type, g.Links[0].Rel, g.Links[0].Href)
+		}
+		if len(g.MD.Extra) != 1 || g.MD.Extra[0].Value != text || g.MD.Extra[0].Space != "urn:x" {
+			t.Errorf("extra attribute %q → %+v", text, g.MD.Extra)
+		}
+		if len(g.Extra) != 1 || g.Extra[0].Text != strings.TrimSpace(text) {
+			t.Errorf("extra element %q → %+v", text, g.Extra)
+		}
+		if trimmed := strings.TrimSpace(raw); g.Lastmod.Raw != trimmed && trimmed != "" {
+			t.Errorf("lastmod %q → %q", raw, g.Lastmod.Raw)
+		}
+	})
+}
