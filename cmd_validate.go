@@ -24,6 +24,7 @@ type validateFlags struct {
 	quiet       bool
 	rules       bool
 	maxProblems int
+	recursive   bool // cmd_validate_recursive.go
 }
 
 func newValidateCmd(a *app) *cobra.Command {
@@ -46,6 +47,7 @@ not be read.`,
 	fs.BoolVarP(&f.quiet, "quiet", "q", false, "print only the summary line")
 	fs.BoolVar(&f.rules, "rules", false, "print the rule catalogue (ID, severity, section, summary) and exit")
 	fs.IntVar(&f.maxProblems, "max-problems", 10000, "problems kept per document (counts stay exact)")
+	fs.BoolVar(&f.recursive, "recursive", false, "follow down links from URL targets and check the documents against each other")
 	return cmd
 }
 
@@ -78,6 +80,9 @@ func (a *app) runValidate(ctx context.Context, f validateFlags, targets []string
 		client = c
 	}
 	opts := model.CheckOptions{MaxProblems: f.maxProblems}
+	if f.recursive {
+		return a.runValidateRecursive(ctx, client, f, targets, opts, color)
+	}
 	reports := make([]docReport, 0, len(targets))
 	for _, t := range targets {
 		r := a.validateTarget(ctx, client, t, opts)

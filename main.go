@@ -79,6 +79,8 @@ func newRootCmd(s streams) *cobra.Command {
 	root.AddCommand(
 		newValidateCmd(a),
 		newServeCmd(a),
+		newDiscoverCmd(a),
+		newTreeCmd(a),
 	)
 	return root
 }

@@ -398,7 +398,7 @@ func (x *discoverer) candidate(ctx context.Context, method, rawURL string) *prob
 			att.Found = []string{p.final}
 			x.found(method, p)
 		} else {
-			att.Err = "not a ResourceSync document (" + describeHeader(p.header) + ")"
+			att.Notes = append(att.Notes, "not a ResourceSync document ("+describeHeader(p.header)+")")
 		}
 	}
 	x.d.Attempts = append(x.d.Attempts, att)

@@ -136,7 +136,7 @@ func TestDiscoverRobots(t *testing.T) {
 	if want := []string{s.URL + "/plain-sitemap.xml", s.URL + "/rl1.xml"}; !reflect.DeepEqual(rb[0].Found, want) {
 		t.Errorf("Sitemap lines = %v", rb[0].Found)
 	}
-	if !strings.Contains(rb[1].Err, "not a ResourceSync document") {
+	if rb[1].Err != "" || len(rb[1].Notes) != 1 || !strings.Contains(rb[1].Notes[0], "not a ResourceSync document") {
 		t.Errorf("plain sitemap attempt = %+v", rb[1])
 	}
 	if len(rb[2].Found) != 1 {

@@ -15,6 +15,10 @@ import (
 	"rsx/model"
 )
 
+// ErrNotSitemap is wrapped by Document.Err for a document that was read but
+// whose root is not <urlset> or <sitemapindex>.
+var ErrNotSitemap = errors.New("not a Sitemap document")
+
 // GraphOptions tune a Graph. The zero value is ready to use.
 type GraphOptions struct {
 	// Concurrency bounds the documents fetched and parsed at once across the
@@ -31,6 +35,9 @@ type GraphOptions struct {
 	ProgressEvery int
 	// Check runs the single-document conformance checker in Load.
 	Check bool
+	// MaxProblems is the number of problems stored per document when
+	// checking (model.CheckOptions.MaxProblems); counts stay exact.
+	MaxProblems int
 }
 
 // Progress reports a document being loaded.
@@ -263,7 +270,7 @@ func (g *Graph) fetchDoc(ctx context.Context, url string, o LoadOptions) (doc *D
 	dec := model.NewDecoder(resp.Body, g.opts.Decoder)
 	var chk *model.Checker
 	if o.Check {
-		chk = model.NewChecker(model.CheckOptions{BaseURL: doc.FinalURL})
+		chk = model.NewChecker(model.CheckOptions{BaseURL: doc.FinalURL, MaxProblems: g.opts.MaxProblems})
 		doc.Checked = true
 	}
 	h, err := dec.Header()
@@ -281,7 +288,7 @@ func (g *Graph) fetchDoc(ctx context.Context, url string, o LoadOptions) (doc *D
 		chk.Begin(h)
 	}
 	if h.Root == model.RootUnknown {
-		doc.Err = fmt.Errorf("%s is not a Sitemap document (%s)", url, describeHeader(h))
+		doc.Err = fmt.Errorf("%s: %w (%s)", url, ErrNotSitemap, describeHeader(h))
 	}
 	down := hasDownLinks(h)
 	if o.KeepEntries {
@@ -500,4 +507,20 @@ func (n *Node) Walk(f func(*Node) bool) {
 	for _, c := range n.Children {
 		c.Walk(f)
 	}
+}
+
+// ProblemCounts adds up the node's problems: the document's own (when it was
+// checked) and the cross-document ones at this place of the tree.
+func (n *Node) ProblemCounts() (errors, warnings int) {
+	if n.Document != nil {
+		errors, warnings = n.Errors, n.Warnings
+	}
+	for _, p := range n.Cross {
+		if p.Severity == model.SeverityError {
+			errors++
+		} else {
+			warnings++
+		}
+	}
+	return errors, warnings
 }

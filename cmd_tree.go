@@ -1,0 +1,335 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/x/term"
+	"github.com/spf13/cobra"
+
+	"rsx/crawl"
+	"rsx/fetch"
+	"rsx/model"
+)
+
+// treeFlags are the options of rsx tree.
+type treeFlags struct {
+	json        bool
+	depth       int
+	noCheck     bool
+	concurrency int
+}
+
+func newTreeCmd(a *app) *cobra.Command {
+	var f treeFlags
+	cmd := &cobra.Command{
+		Use:   "tree [--json] [--depth N] URL",
+		Short: "Show the document tree below a ResourceSync document",
+		Long: `Show the tree of documents below URL, one node per document: the Source
+Description, its Capability Lists, their Resource Lists, Change Lists, dumps and
+their indexes, following down links. Resources are counted, not fetched, and dump
+packages are not downloaded. Documents are fetched concurrently within the HTTP
+limits (--concurrency, --rate) and streamed: entries are counted, not kept.
+
+Each document is checked as it streams (✗ errors, ! warnings), and documents are
+checked against each other (up and index links pointing back, index metadata
+against the listed documents, Change List order); rsx validate --recursive lists
+the problems themselves. --no-check skips the checks.
+
+Exit status: 0 every document was read and no errors were found (warnings
+allowed); 1 a document could not be fetched or read, or errors were found;
+2 URL itself could not be fetched.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.runTree(cmd.Context(), f, args[0])
+		},
+	}
+	fs := cmd.Flags()
+	fs.BoolVar(&f.json, "json", false, "print one JSON document on standard output")
+	fs.IntVar(&f.depth, "depth", crawl.Unlimited, "levels below URL to load (0: URL only; default: the whole tree)")
+	fs.BoolVar(&f.noCheck, "no-check", false, "do not check the documents (faster)")
+	fs.IntVar(&f.concurrency, "parallel", 8, "documents fetched and parsed at once")
+	return cmd
+}
+
+func (a *app) runTree(ctx context.Context, f treeFlags, target string) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if !isURL(target) {
+		return failed(fmt.Errorf("tree: %q is not an http(s) URL", target))
+	}
+	if f.concurrency < 1 {
+		return failed(errors.New("tree: --parallel must be at least 1"))
+	}
+	client, err := a.http.client(target)
+	if err != nil {
+		return failed(err)
+	}
+	gopts := crawl.GraphOptions{Concurrency: f.concurrency}
+	if isTerminal(a.err) {
+		gopts.Progress = treeProgress(a.err)
+	}
+	g := crawl.NewGraph(client, gopts)
+	depth := f.depth
+	if depth < 0 {
+		depth = crawl.Unlimited
+	}
+	start := time.Now()
+	root, werr := g.Walk(ctx, target, crawl.WalkOptions{Depth: depth, Check: !f.noCheck, Concurrency: f.concurrency})
+	elapsed := time.Since(start)
+	if gopts.Progress != nil {
+		fmt.Fprint(a.err, "\r\033[K")
+	}
+	if werr != nil && (root == nil || root.Header == nil) {
+		return failed(fmt.Errorf("tree: %w", werr))
+	}
+	sum := summarize(root)
+	sum.Seconds = elapsed.Seconds()
+	if f.json {
+		enc := json.NewEncoder(a.out)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(treeJSON(root)); err != nil {
+			return failed(err)
+		}
+		// The figures go to standard error, so that stdout stays one JSON document.
+		fmt.Fprintln(a.err, sum.String())
+	} else {
+		writeTreeText(a.out, root, newTextStyles(useColor(a.out)))
+		fmt.Fprintln(a.out, sum.String())
+	}
+	if werr != nil {
+		return failed(fmt.Errorf("tree: %w", werr))
+	}
+	if sum.Failed > 0 || sum.Errors > 0 {
+		return foundProblems()
+	}
+	return nil
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(f.Fd())
+}
+
+// treeProgress prints one updating status line on a terminal.
+func treeProgress(w io.Writer) func(crawl.Progress) {
+	return func(p crawl.Progress) {
+		if p.Done {
+			return
+		}
+		u := p.URL
+		if len(u) > 60 {
+			u = "…" + u[len(u)-59:]
+		}
+		fmt.Fprintf(w, "\r\033[K%s  %d entries", u, p.Entries)
+	}
+}
+
+// treeSummary adds up a walked tree.
+type treeSummary struct {
+	Documents int
+	Entries   int64
+	Bytes     int64
+	Failed    int
+	Errors    int
+	Warnings  int
+	Seconds   float64
+}
+
+func summarize(root *crawl.Node) treeSummary {
+	var s treeSummary
+	root.Walk(func(n *crawl.Node) bool {
+		for _, p := range n.Cross {
+			if p.Severity == model.SeverityError {
+				s.Errors++
+			} else {
+				s.Warnings++
+			}
+		}
+		if n.Repeat || n.Document == nil {
+			return true
+		}
+		s.Documents++
+		s.Entries += int64(n.EntryCount)
+		s.Bytes += n.Bytes
+		s.Errors += n.Errors
+		s.Warnings += n.Warnings
+		if n.Err != nil {
+			s.Failed++
+		}
+		return true
+	})
+	return s
+}
+
+func (s treeSummary) String() string {
+	out := fmt.Sprintf("%s, %s, %s", plural(s.Documents, "document", "documents"),
+		plural(int(s.Entries), "entry", "entries"), fetch.FormatSize(s.Bytes))
+	if s.Failed > 0 {
+		out += fmt.Sprintf(", %d could not be read", s.Failed)
+	}
+	out += ", " + plural(s.Errors, "error", "errors") + ", " + plural(s.Warnings, "warning", "warnings")
+	if s.Seconds > 0 {
+		out += fmt.Sprintf(" in %.2fs (%.0f documents/s, %.0f entries/s)", s.Seconds,
+			float64(s.Documents)/s.Seconds, float64(s.Entries)/s.Seconds)
+	}
+	return out
+}
+
+// jsonTreeNode is the CLI contract's tree node plus title, bytes, status and
+// the document's times, problem counts and walk marks.
+type jsonTreeNode struct {
+	URL        string          `json:"url"`
+	FinalURL   string          `json:"final_url,omitempty"`
+	Title      string          `json:"title"`
+	Capability string          `json:"capability"`
+	Index      bool            `json:"index"`
+	Entries    int             `json:"entries"`
+	Bytes      int64           `json:"bytes"`
+	Status     *int            `json:"status"`
+	Error      *string         `json:"error"`
+	At         string          `json:"at,omitempty"`
+	Completed  string          `json:"completed,omitempty"`
+	From       string          `json:"from,omitempty"`
+	Until      string          `json:"until,omitempty"`
+	Open       *bool           `json:"open,omitempty"` // change documents: no until
+	Errors     int             `json:"errors"`
+	Warnings   int             `json:"warnings"`
+	Repeat     bool            `json:"repeat,omitempty"`     // already shown elsewhere in the tree
+	Unexpanded bool            `json:"unexpanded,omitempty"` // the depth limit stopped here
+	Children   []*jsonTreeNode `json:"children"`
+}
+
+func treeJSON(n *crawl.Node) *jsonTreeNode {
+	j := &jsonTreeNode{URL: n.URL, Children: []*jsonTreeNode{}, Repeat: n.Repeat, Unexpanded: n.Unexpanded}
+	if n.Via != nil {
+		j.URL = n.Via.Loc
+	}
+	if n.Document == nil {
+		return j
+	}
+	if n.FinalURL != "" && n.FinalURL != j.URL {
+		j.FinalURL = n.FinalURL
+	}
+	j.Entries, j.Bytes = n.EntryCount, n.Bytes
+	if n.Status != 0 {
+		st := n.Status
+		j.Status = &st
+	}
+	if n.Err != nil {
+		e := n.Err.Error()
+		j.Error = &e
+	}
+	if h := n.Header; h != nil {
+		j.Capability = string(h.MD.Capability)
+		j.Index = h.Root == model.RootSitemapIndex
+		j.Title = model.DocumentTitle(h.MD.Capability, h.Root)
+		j.At, j.Completed, j.From, j.Until = h.MD.At.Raw, h.MD.Completed.Raw, h.MD.From.Raw, h.MD.Until.Raw
+		if h.MD.Capability.IsChange() {
+			open := !h.MD.Until.Present()
+			j.Open = &open
+		}
+	}
+	j.Errors, j.Warnings = n.ProblemCounts()
+	for _, c := range n.Children {
+		j.Children = append(j.Children, treeJSON(c))
+	}
+	return j
+}
+
+func writeTreeText(w io.Writer, root *crawl.Node, st textStyles) {
+	var b strings.Builder
+	var draw func(n *crawl.Node, prefix, branch string)
+	draw = func(n *crawl.Node, prefix, branch string) {
+		b.WriteString(prefix + branch + treeLine(n, st) + "\n")
+		childPrefix := prefix
+		switch branch {
+		case "├── ":
+			childPrefix += "│   "
+		case "└── ":
+			childPrefix += "    "
+		}
+		for i, c := range n.Children {
+			br := "├── "
+			if i == len(n.Children)-1 {
+				br = "└── "
+			}
+			draw(c, childPrefix, br)
+		}
+	}
+	draw(root, "", "")
+	io.WriteString(w, b.String())
+}
+
+// treeLine is one node: type, URL, entries, times, problem marks or error.
+func treeLine(n *crawl.Node, st textStyles) string {
+	url := n.URL
+	if n.Via != nil {
+		url = n.Via.Loc
+	}
+	if n.Document == nil {
+		return url
+	}
+	if n.Repeat {
+		return st.dim(url + "  (shown above)")
+	}
+	if n.Header == nil {
+		return st.err("✗ "+url) + "  " + st.err(errText(n.Err))
+	}
+	h := n.Header
+	parts := []string{st.title(model.DocumentTitle(h.MD.Capability, h.Root)), url}
+	parts = append(parts, st.dim(plural(n.EntryCount, "entry", "entries")))
+	md := &h.MD
+	switch {
+	case md.Capability.IsChange() || md.From.Present():
+		t := "from " + orQ(md.From.Raw)
+		if md.Until.Present() {
+			t += " until " + md.Until.Raw + " (closed)"
+		} else {
+			t += " (open)"
+		}
+		parts = append(parts, st.dim(t))
+	case md.At.Present():
+		t := "at " + md.At.Raw
+		if md.Completed.Present() {
+			t += " completed " + md.Completed.Raw
+		}
+		parts = append(parts, st.dim(t))
+	}
+	errs, warns := n.ProblemCounts()
+	if errs > 0 {
+		parts = append(parts, st.err(fmt.Sprintf("✗ %d", errs)))
+	}
+	if warns > 0 {
+		parts = append(parts, st.warn(fmt.Sprintf("! %d", warns)))
+	}
+	if n.Err != nil {
+		parts = append(parts, st.err(n.Err.Error()))
+	}
+	if n.Unexpanded {
+		parts = append(parts, st.dim(fmt.Sprintf("… %s not loaded (--depth)", plural(len(n.Down), "document", "documents"))))
+	}
+	return strings.Join(parts, "  ")
+}
+
+func orQ(s string) string {
+	if s == "" {
+		return "?"
+	}
+	return s
+}
+
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}

@@ -1,0 +1,252 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"rsx/demo"
+)
+
+// crawlSite serves fixed documents; {{base}} in a body is the server URL.
+func crawlSite(t *testing.T, docs map[string]string) *httptest.Server {
+	t.Helper()
+	var srv *httptest.Server
+	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, ok := docs[r.URL.Path]
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		if strings.HasSuffix(r.URL.Path, ".html") || r.URL.Path == "/" {
+			w.Header().Set("Content-Type", "text/html")
+		} else {
+			w.Header().Set("Content-Type", "application/xml")
+		}
+		fmt.Fprint(w, strings.ReplaceAll(body, "{{base}}", srv.URL))
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+const (
+	rsOpen  = `<?xml version="1.0" encoding="UTF-8"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:rs="http://www.openarchives.org/rs/terms/">`
+	rsClose = `</urlset>`
+)
+
+// crawlDocs is a small Source: a Source Description at the well-known URI,
+// one Capability List, one Resource List of two resources.
+func crawlDocs() map[string]string {
+	return map[string]string{
+		"/.well-known/resourcesync": rsOpen + `<rs:md capability="description"/><url><loc>{{base}}/cl.xml</loc><rs:md capability="capabilitylist"/></url>` + rsClose,
+		"/cl.xml": rsOpen + `<rs:md capability="capabilitylist"/><rs:ln rel="up" href="{{base}}/.well-known/resourcesync"/>` +
+			`<url><loc>{{base}}/rl.xml</loc><rs:md capability="resourcelist"/></url>` + rsClose,
+		"/rl.xml": rsOpen + `<rs:md capability="resourcelist" at="2013-01-03T09:00:00Z"/><rs:ln rel="up" href="{{base}}/cl.xml"/>` +
+			`<url><loc>{{base}}/r1</loc></url><url><loc>{{base}}/r2</loc></url>` + rsClose,
+	}
+}
+
+func runCmd(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	args = append([]string{"--no-cache", "--rate", "0", "--retries", "0"}, args...)
+	code = run(args, streams{in: strings.NewReader(""), out: &out, err: &errb})
+	return code, out.String(), errb.String()
+}
+
+func TestTreeCommandJSON(t *testing.T) {
+	srv := crawlSite(t, crawlDocs())
+	code, out, errs := runCmd(t, "tree", "--json", srv.URL+"/.well-known/resourcesync")
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %s", code, errs)
+	}
+	var root map[string]any
+	if err := json.Unmarshal([]byte(out), &root); err != nil {
+		t.Fatalf("stdout is not one JSON document: %v\n%s", err, out)
+	}
+	for _, k := range []string{"url", "capability", "index", "entries", "error", "children"} {
+		if _, ok := root[k]; !ok {
+			t.Errorf("node without %q", k)
+		}
+	}
+	if root["error"] != nil || root["capability"] != "description" || root["index"] != false || root["entries"] != 1.0 {
+		t.Errorf("root = %v", root)
+	}
+	cl := root["children"].([]any)[0].(map[string]any)
+	rl := cl["children"].([]any)[0].(map[string]any)
+	if rl["url"] != srv.URL+"/rl.xml" || rl["entries"] != 2.0 || len(rl["children"].([]any)) != 0 || rl["at"] != "2013-01-03T09:00:00Z" {
+		t.Errorf("resource list node = %v", rl)
+	}
+}
+
+func TestTreeCommandText(t *testing.T) {
+	docs := crawlDocs()
+	docs["/cl.xml"] = strings.Replace(docs["/cl.xml"], rsClose,
+		`<url><loc>{{base}}/gone.xml</loc><rs:md capability="changelist"/></url>`+rsClose, 1)
+	srv := crawlSite(t, docs)
+	code, out, _ := runCmd(t, "tree", srv.URL+"/.well-known/resourcesync")
+	if code != 1 {
+		t.Errorf("exit %d with a missing child, want 1", code)
+	}
+	for _, want := range []string{"Source Description", "└── Capability List", "    ├── Resource List  " + srv.URL + "/rl.xml  2 entries  at 2013-01-03T09:00:00Z", "    └── ✗ " + srv.URL + "/gone.xml", "404", "✗ 1"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestTreeCommandDepthAndExitCodes(t *testing.T) {
+	srv := crawlSite(t, crawlDocs())
+	code, out, _ := runCmd(t, "tree", "--json", "--depth", "0", srv.URL+"/.well-known/resourcesync")
+	var root map[string]any
+	if code != 0 || json.Unmarshal([]byte(out), &root) != nil || len(root["children"].([]any)) != 0 || root["unexpanded"] != true {
+		t.Errorf("--depth 0: exit %d %s", code, out)
+	}
+	if code, _, _ := runCmd(t, "tree", srv.URL+"/nothing.xml"); code != 2 {
+		t.Errorf("missing root: exit %d, want 2", code)
+	}
+	if code, _, _ := runCmd(t, "tree", "not-a-url"); code != 2 {
+		t.Errorf("bad URL: exit %d, want 2", code)
+	}
+}
+
+func TestDiscoverCommandJSON(t *testing.T) {
+	docs := crawlDocs()
+	docs["/"] = `<html><head><link rel="resourcesync" href="/cl.xml"></head></html>`
+	srv := crawlSite(t, docs)
+	code, out, errs := runCmd(t, "discover", "--json", srv.URL+"/")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var d struct {
+		Input             string  `json:"input"`
+		SourceDescription *string `json:"source_description"`
+		CapabilityLists   []string
+		Found             []struct{ Method, URL, Capability string }
+		Attempts          []map[string]any
+	}
+	if err := json.Unmarshal([]byte(out), &d); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	var raw map[string]any
+	json.Unmarshal([]byte(out), &raw)
+	for _, k := range []string{"input", "found", "source_description", "capability_lists", "attempts"} {
+		if _, ok := raw[k]; !ok {
+			t.Errorf("no %q", k)
+		}
+	}
+	if d.SourceDescription == nil || *d.SourceDescription != srv.URL+"/.well-known/resourcesync" {
+		t.Errorf("source_description = %v", d.SourceDescription)
+	}
+	if len(raw["capability_lists"].([]any)) != 1 {
+		t.Errorf("capability_lists = %v", raw["capability_lists"])
+	}
+	methods := map[string]bool{}
+	for _, f := range d.Found {
+		methods[f.Method] = true
+	}
+	if !methods["well-known"] || !methods["html-link"] {
+		t.Errorf("found = %+v", d.Found)
+	}
+	for _, a := range d.Attempts {
+		for _, k := range []string{"method", "url", "status", "error"} {
+			if _, ok := a[k]; !ok {
+				t.Errorf("attempt without %q: %v", k, a)
+			}
+		}
+		if st, ok := a["status"].(float64); a["status"] != nil && (!ok || st < 100) {
+			t.Errorf("status %v", a["status"])
+		}
+	}
+}
+
+func TestDiscoverCommandExitCodes(t *testing.T) {
+	srv := crawlSite(t, map[string]string{"/page.html": "<html><head></head><body>nothing</body></html>"})
+	code, out, _ := runCmd(t, "discover", "--json", srv.URL+"/page.html")
+	var raw map[string]any
+	if code != 1 || json.Unmarshal([]byte(out), &raw) != nil || raw["source_description"] != nil {
+		t.Errorf("nothing found: exit %d, %s", code, out)
+	}
+	if len(raw["found"].([]any)) != 0 || len(raw["capability_lists"].([]any)) != 0 {
+		t.Errorf("empty lists must be [] : %s", out)
+	}
+	closed := httptest.NewServer(http.NotFoundHandler())
+	u := closed.URL
+	closed.Close()
+	if code, _, errs := runCmd(t, "discover", u+"/"); code != 2 || !strings.Contains(errs, "rsx:") {
+		t.Errorf("unreachable: exit %d, %s", code, errs)
+	}
+	if code, _, _ := runCmd(t, "discover", "ftp://127.0.0.1/x"); code != 2 {
+		t.Errorf("bad URL: exit %d", code)
+	}
+	code, out, _ = runCmd(t, "discover", srv.URL+"/page.html")
+	if code != 1 || !strings.Contains(out, "Attempts") || !strings.Contains(out, "not reached") {
+		t.Errorf("text: exit %d\n%s", code, out)
+	}
+}
+
+// TestDiscoverAndTreeOnDemo runs both commands against the built-in demo Source.
+func TestDiscoverAndTreeOnDemo(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	srv, err := demo.Start(ctx, "127.0.0.1:0", demo.Options{Resources: 3000, ListSize: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	code, out, errs := runCmd(t, "discover", "--json", srv.URL+"/")
+	if code != 0 {
+		t.Fatalf("discover: exit %d %s", code, errs)
+	}
+	var d struct {
+		SourceDescription *string  `json:"source_description"`
+		CapabilityLists   []string `json:"capability_lists"`
+		Found             []struct{ Method string }
+	}
+	if err := json.Unmarshal([]byte(out), &d); err != nil || d.SourceDescription == nil || len(d.CapabilityLists) != 2 {
+		t.Fatalf("discover: %v %s", err, out)
+	}
+	methods := map[string]bool{}
+	for _, f := range d.Found {
+		methods[f.Method] = true
+	}
+	for _, m := range []string{"well-known", "robots", "html-link"} {
+		if !methods[m] {
+			t.Errorf("demo: nothing found by %s", m)
+		}
+	}
+	code, out, errs = runCmd(t, "tree", "--json", *d.SourceDescription)
+	if code != 0 {
+		t.Fatalf("tree: exit %d %s\n%s", code, errs, out)
+	}
+	var root struct {
+		Children []struct {
+			Children []struct {
+				Index    bool
+				Entries  int
+				Children []struct{ Entries int }
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &root); err != nil || len(root.Children) != 2 {
+		t.Fatalf("tree: %v", err)
+	}
+	total := 0
+	for _, cap := range root.Children[0].Children {
+		if cap.Index && len(cap.Children) > 0 && cap.Children[0].Entries > 0 {
+			for _, part := range cap.Children {
+				total += part.Entries
+			}
+			break
+		}
+	}
+	if total == 0 {
+		t.Errorf("no Resource List Index parts with entries in the demo tree: %s", out)
+	}
+}

@@ -1,0 +1,124 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+
+	"rsx/crawl"
+	"rsx/fetch"
+	"rsx/model"
+)
+
+// runValidateRecursive is rsx validate --recursive: every URL target is walked
+// down its links (crawl.Graph.Walk with checks), and each document reached
+// becomes one report with its own problems plus the cross-document problems
+// that concern it. Files and standard input are checked alone. A document
+// reached from two targets is reported once.
+//
+// A listed document that cannot be fetched is an error problem
+// (child-unreachable) of the document that lists it, not a document of its
+// own: the targets were read, so the exit status is 1, not 2.
+func (a *app) runValidateRecursive(ctx context.Context, client *fetch.Client, f validateFlags, targets []string, opts model.CheckOptions, color bool) error {
+	reports := a.validateRecursive(ctx, client, targets, opts)
+	if !f.json {
+		for i := range reports {
+			if reports[i].Err != nil {
+				fmt.Fprintf(a.err, "rsx: validate %s: %v\n", reports[i].URL, reports[i].Err)
+			}
+		}
+	}
+	code := printValidateReports(a.out, reports, printOptions{JSON: f.json, Color: color, Quiet: f.quiet})
+	if code != exitOK {
+		return &exitError{code: code}
+	}
+	return nil
+}
+
+func (a *app) validateRecursive(ctx context.Context, client *fetch.Client, targets []string, opts model.CheckOptions) []docReport {
+	var reports []docReport
+	var g *crawl.Graph
+	if client != nil {
+		g = crawl.NewGraph(client, crawl.GraphOptions{MaxProblems: opts.MaxProblems})
+	}
+	done := map[string]int{} // normalised URL → index in reports
+	for _, t := range targets {
+		if !isURL(t) || g == nil {
+			reports = append(reports, a.validateTarget(ctx, client, t, opts))
+			continue
+		}
+		root, err := g.Walk(ctx, t, crawl.WalkOptions{Depth: crawl.Unlimited, Check: true})
+		if err != nil && (root == nil || root.Header == nil) {
+			reports = append(reports, docReport{URL: t, Err: fmt.Errorf("fetch: %w", err)})
+			continue
+		}
+		reports = appendTreeReports(reports, done, root, t)
+	}
+	return reports
+}
+
+// appendTreeReports adds one report per document of a walked tree, in tree
+// order, and attributes the cross-document problems to them.
+func appendTreeReports(reports []docReport, done map[string]int, root *crawl.Node, target string) []docReport {
+	touched := map[int]bool{}
+	root.Walk(func(n *crawl.Node) bool {
+		if n.Document == nil {
+			return true
+		}
+		key := crawl.NormalizeURL(n.URL)
+		i, seen := done[key]
+		if !seen {
+			if n != root && n.Header == nil {
+				// Could not be fetched: reported on the listing document.
+				return true
+			}
+			r := nodeReport(n)
+			if n == root {
+				r.URL = target
+			}
+			reports = append(reports, r)
+			i = len(reports) - 1
+			done[key] = i
+		}
+		for _, p := range n.Cross {
+			reports[i].addProblem(p)
+			touched[i] = true
+		}
+		return true
+	})
+	for i := range touched {
+		ps := reports[i].Problems
+		sort.SliceStable(ps, func(a, b int) bool { return ps[a].Entry < ps[b].Entry })
+	}
+	return reports
+}
+
+// nodeReport is the single-document report of a walked node.
+func nodeReport(n *crawl.Node) docReport {
+	r := docReport{
+		URL:      n.URL,
+		Title:    "Document",
+		Entries:  n.EntryCount,
+		Bytes:    n.Bytes,
+		Problems: append([]model.Problem(nil), n.Problems...),
+		Errors:   n.Errors,
+		Warnings: n.Warnings,
+	}
+	if n.FinalURL != "" && n.FinalURL != n.URL {
+		r.FinalURL = n.FinalURL
+	}
+	if h := n.Header; h != nil {
+		r.Capability = string(h.MD.Capability)
+		r.Index = h.Root == model.RootSitemapIndex
+		r.Title = model.DocumentTitle(h.MD.Capability, h.Root)
+		if h.Root == model.RootUnknown && h.RootLocal != "" {
+			r.Title = "<" + h.RootLocal + "> document"
+		}
+	}
+	var se *model.SyntaxError
+	if n.Err != nil && !errors.As(n.Err, &se) && !errors.Is(n.Err, crawl.ErrNotSitemap) {
+		r.Err = n.Err // could not be fetched or read to its end
+	}
+	return r
+}
