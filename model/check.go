@@ -223,6 +223,8 @@ type Checker struct {
 
 	// 1.0-style Change Lists
 	nDatetime, nLastmod int
+
+	goodType string // last type attribute found valid
 }
 
 type chkCapSeen struct {
@@ -337,7 +339,7 @@ func (c *Checker) Begin(h *Header) {
 	}
 	if c.kind.uniqueLocs() {
 		c.seed = maphash.MakeSeed()
-		c.locs = make(map[uint64]int32, 64)
+		c.locs = make(map[uint64]int32, 1024)
 	}
 	if c.kind.manifest() {
 		c.seed = maphash.MakeSeed()
@@ -511,7 +513,7 @@ func (c *Checker) entryMetadata(e *Entry, idx int, md *Metadata) {
 	if md.LengthRaw != "" && (!md.LengthOK || md.Length < 0) {
 		c.report(rLengthInvalid, idx, line, "", chkRef(e, idx)+": length="+chkQuote(md.LengthRaw)+" is not a non-negative integer")
 	}
-	if md.Type != "" && !chkMediaType(md.Type) {
+	if md.Type != "" && md.Type != c.goodType && !c.mediaType(md.Type) {
 		c.report(rTypeInvalid, idx, line, "", chkRef(e, idx)+": type="+chkQuote(md.Type)+" is not a media type (type/subtype)")
 	}
 
@@ -708,27 +710,34 @@ func (c *Checker) order(e *Entry, idx, line int, d *Datetime, attr string) {
 
 // hash checks a hash attribute. list is what the parser made of raw.
 func (c *Checker) hash(raw string, list HashList, e *Entry, idx, line int, on string) {
-	where := c.where(e, idx) + on + "hash "
-	tokens := 0
-	for i := 0; i < len(raw); {
-		for i < len(raw) && isCheckSpace(raw[i]) {
-			i++
-		}
-		if i < len(raw) {
-			tokens++
-		}
-		for i < len(raw) && !isCheckSpace(raw[i]) {
-			i++
-		}
+	// Tokens without an algorithm are left out of list: when list does not
+	// account for all of raw, count the tokens.
+	n := len(list) - 1
+	for i := range list {
+		n += len(list[i].AlgRaw) + 1 + len(list[i].Value)
 	}
-	if tokens != len(list) || tokens == 0 {
-		_, err := ParseHashList(raw)
-		reason := "no alg:digest token"
-		var le *HashListError
-		if errors.As(err, &le) && len(le.Problems) > 0 {
-			reason = le.Problems[0].Error()
+	if len(list) == 0 || n != len(raw) {
+		tokens := 0
+		for i := 0; i < len(raw); {
+			for i < len(raw) && isCheckSpace(raw[i]) {
+				i++
+			}
+			if i < len(raw) {
+				tokens++
+			}
+			for i < len(raw) && !isCheckSpace(raw[i]) {
+				i++
+			}
 		}
-		c.report(rHashSyntax, idx, line, "", where+chkQuote(raw)+": "+reason)
+		if tokens != len(list) || tokens == 0 {
+			_, err := ParseHashList(raw)
+			reason := "no alg:digest token"
+			var le *HashListError
+			if errors.As(err, &le) && len(le.Problems) > 0 {
+				reason = le.Problems[0].Error()
+			}
+			c.report(rHashSyntax, idx, line, "", c.where(e, idx)+on+"hash "+chkQuote(raw)+": "+reason)
+		}
 	}
 	for i := range list {
 		h := &list[i]
@@ -742,26 +751,26 @@ func (c *Checker) hash(raw string, list HashList, e *Entry, idx, line int, on st
 			size = HashSize(h.Alg)
 		}
 		if size == 0 {
-			c.report(rHashAlgorithmUnknown, idx, line, "", where+"algorithm "+chkQuote(h.AlgRaw)+" is not recognised (md5, sha-1, sha-256, sha-384, sha-512); its digest cannot be verified")
+			c.report(rHashAlgorithmUnknown, idx, line, "", c.where(e, idx)+on+"hash algorithm "+chkQuote(h.AlgRaw)+" is not recognised (md5, sha-1, sha-256, sha-384, sha-512); its digest cannot be verified")
 		}
 		for j := 0; j < i; j++ {
 			if list[j].Alg == h.Alg {
-				c.report(rHashRepeated, idx, line, "", where+"algorithm "+h.Alg+" is given more than once")
+				c.report(rHashRepeated, idx, line, "", c.where(e, idx)+on+"hash algorithm "+h.Alg+" is given more than once")
 				break
 			}
 		}
 		switch h.Encoding {
 		case HashHex:
 		case HashBase64:
-			c.report(rHashBase64, idx, line, "", where+chkQuote(h.AlgRaw+":"+h.Value)+": the digest is base64 (a practice seen in the wild, e.g. resync-client-ruby), not hex as section 7 requires; it was decoded as "+h.Alg+":"+h.Hex())
+			c.report(rHashBase64, idx, line, "", c.where(e, idx)+on+"hash "+chkQuote(h.AlgRaw+":"+h.Value)+": the digest is base64 (a practice seen in the wild, e.g. resync-client-ruby), not hex as section 7 requires; it was decoded as "+h.Alg+":"+h.Hex())
 		default:
 			switch {
 			case h.Value == "":
-				c.report(rHashSyntax, idx, line, "", where+chkQuote(h.AlgRaw+":")+": empty digest")
+				c.report(rHashSyntax, idx, line, "", c.where(e, idx)+on+"hash "+chkQuote(h.AlgRaw+":")+": empty digest")
 			case chkIsHex(h.Value) && size > 0:
-				c.report(rHashLength, idx, line, "", where+chkQuote(h.AlgRaw+":"+h.Value)+": "+h.Alg+" digest has "+strconv.Itoa(len(h.Value))+" hex digits, expected "+strconv.Itoa(2*size))
+				c.report(rHashLength, idx, line, "", c.where(e, idx)+on+"hash "+chkQuote(h.AlgRaw+":"+h.Value)+": "+h.Alg+" digest has "+strconv.Itoa(len(h.Value))+" hex digits, expected "+strconv.Itoa(2*size))
 			default:
-				c.report(rHashNotHex, idx, line, "", where+chkQuote(h.AlgRaw+":"+h.Value)+": the digest is not hex as section 7 requires")
+				c.report(rHashNotHex, idx, line, "", c.where(e, idx)+on+"hash "+chkQuote(h.AlgRaw+":"+h.Value)+": the digest is not hex as section 7 requires")
 			}
 		}
 	}
@@ -791,6 +800,15 @@ func chkIsHex(s string) bool {
 func chkChangefreq(s string) bool {
 	switch s {
 	case "always", "hourly", "daily", "weekly", "monthly", "yearly", "never":
+		return true
+	}
+	return false
+}
+
+// mediaType judges a type attribute, remembering the last good one (types repeat).
+func (c *Checker) mediaType(s string) bool {
+	if chkMediaType(s) {
+		c.goodType = s
 		return true
 	}
 	return false
@@ -879,31 +897,33 @@ func (c *Checker) link(l *Link, e *Entry, idx int) {
 	if line == 0 && e != nil {
 		line = e.Line
 	}
-	where := c.where(e, idx) + "<rs:ln"
-	if l.HasRel && l.Rel != "" {
-		where += " rel=" + chkQuote(l.Rel)
+	where := func() string {
+		w := c.where(e, idx) + "<rs:ln"
+		if l.HasRel && l.Rel != "" {
+			w += " rel=" + chkQuote(l.Rel)
+		}
+		return w + ">"
 	}
-	where += ">"
 	if !l.HasRel || strings.TrimSpace(l.Rel) == "" {
-		c.report(rLinkRelMissing, idx, line, "", where+" has no rel attribute: the relation is mandatory")
+		c.report(rLinkRelMissing, idx, line, "", where()+" has no rel attribute: the relation is mandatory")
 	}
 	if !l.HasHref || l.Href == "" {
-		c.report(rLinkHrefMissing, idx, line, "", where+" has no href attribute: the URI of the related resource is mandatory")
+		c.report(rLinkHrefMissing, idx, line, "", where()+" has no href attribute: the URI of the related resource is mandatory")
 	}
 	if l.PriRaw != "" && (!l.PriOK || l.Pri < MinPri || l.Pri > MaxPri) {
-		c.report(rLinkPri, idx, line, "", where+" pri="+chkQuote(l.PriRaw)+" is not an integer between 1 and 999999")
+		c.report(rLinkPri, idx, line, "", where()+" pri="+chkQuote(l.PriRaw)+" is not an integer between 1 and 999999")
 	}
 	if l.LengthRaw != "" && (!l.LengthOK || l.Length < 0) {
-		c.report(rLengthInvalid, idx, line, "", where+" length="+chkQuote(l.LengthRaw)+" is not a non-negative integer")
+		c.report(rLengthInvalid, idx, line, "", where()+" length="+chkQuote(l.LengthRaw)+" is not a non-negative integer")
 	}
 	if l.HashRaw != "" {
 		c.hash(l.HashRaw, l.Hash, e, idx, line, "<rs:ln> ")
 	}
-	if l.Type != "" && !chkMediaType(l.Type) {
-		c.report(rTypeInvalid, idx, line, "", where+" type="+chkQuote(l.Type)+" is not a media type (type/subtype)")
+	if l.Type != "" && l.Type != c.goodType && !c.mediaType(l.Type) {
+		c.report(rTypeInvalid, idx, line, "", where()+" type="+chkQuote(l.Type)+" is not a media type (type/subtype)")
 	}
 	if l.Modified.Raw != "" && !l.Modified.OK {
-		c.report(rDatetimeInvalid, idx, line, "", where+" modified="+chkQuote(l.Modified.Raw)+" is not a W3C Datetime: "+chkDatetimeReason(l.Modified.Raw))
+		c.report(rDatetimeInvalid, idx, line, "", where()+" modified="+chkQuote(l.Modified.Raw)+" is not a W3C Datetime: "+chkDatetimeReason(l.Modified.Raw))
 	}
 	if e != nil && l.HasPath && c.kind.manifest() {
 		c.path(l.Path, e, idx, line, "<rs:ln> path", false)
@@ -928,19 +948,19 @@ func (c *Checker) link(l *Link, e *Entry, idx int) {
 	}
 	if e != nil && patch {
 		if l.Type == "" {
-			c.report(rPatchLinkType, idx, line, "", where+" has no type: a patch link must give the media type of the change description")
+			c.report(rPatchLinkType, idx, line, "", where()+" has no type: a patch link must give the media type of the change description")
 		}
 		switch c.kind {
 		case kChangeList, kChangeDump, kChangeDumpManifest, kUnknownDoc:
 		default:
-			c.report(rPatchLinkContext, idx, line, "", where+" in a "+c.kind.title()+": patch links are only applicable to Change Lists and Change Dumps")
+			c.report(rPatchLinkContext, idx, line, "", where()+" in a "+c.kind.title()+": patch links are only applicable to Change Lists and Change Dumps")
 		}
 		if c.kind == kChangeDumpManifest && !l.HasPath {
-			c.report(rPatchLinkPath, idx, line, "", where+" has no path: in a Change Dump Manifest the patch link must give the path of the change description in the package")
+			c.report(rPatchLinkPath, idx, line, "", where()+" has no path: in a Change Dump Manifest the patch link must give the path of the change description in the package")
 		}
 	}
 	if e != nil && timegate && (l.Type != "" || l.HashRaw != "" || l.LengthRaw != "" || l.Modified.Raw != "" || l.Encoding != "" || l.HasPath) {
-		c.report(rTimegateLinkAttributes, idx, line, "", where+" carries attributes other than rel and href; they are meaningless for a TimeGate")
+		c.report(rTimegateLinkAttributes, idx, line, "", where()+" carries attributes other than rel and href; they are meaningless for a TimeGate")
 	}
 	c.attrs(l.Extra, e, idx, line, false)
 }
@@ -1019,6 +1039,13 @@ func (c *Checker) entryName() string {
 
 type uriProblem uint8
 
+// Bytes a URI cannot hold, as bit sets over 0–63 and 64–127: controls, space,
+// '"', '<', '>' and '\\', '^', '`', '{', '|', '}', DEL.
+const (
+	uriBadLo uint64 = 1<<33 - 1 | 1<<'"' | 1<<'<' | 1<<'>'
+	uriBadHi uint64 = 1<<('\\'-64) | 1<<('^'-64) | 1<<('`'-64) | 1<<('{'-64) | 1<<('|'-64) | 1<<('}'-64) | 1<<(0x7f-64)
+)
+
 const (
 	uriOK uriProblem = iota
 	uriNotAbsolute
@@ -1030,10 +1057,7 @@ const (
 // host for http and https.
 func chkURI(s string) uriProblem {
 	for i := 0; i < len(s); i++ {
-		switch b := s[i]; {
-		case b <= ' ' || b == 0x7f:
-			return uriBadChar
-		case b == '<' || b == '>' || b == '"' || b == '{' || b == '}' || b == '|' || b == '\\' || b == '^' || b == '`':
+		if b := s[i]; b < 64 && uriBadLo>>b&1 != 0 || b >= 64 && b < 128 && uriBadHi>>(b-64)&1 != 0 {
 			return uriBadChar
 		}
 	}
@@ -1053,14 +1077,18 @@ func chkURI(s string) uriProblem {
 		return uriNotAbsolute
 	}
 	scheme := s[:i]
-	rest := s[i+1:]
-	if strings.EqualFold(scheme, "http") || strings.EqualFold(scheme, "https") {
-		if !strings.HasPrefix(rest, "//") {
+	if len(scheme) == 4 && scheme == "http" || len(scheme) == 5 && scheme == "https" ||
+		(len(scheme) == 4 || len(scheme) == 5) && (strings.EqualFold(scheme, "http") || strings.EqualFold(scheme, "https")) {
+		rest := s[i+1:]
+		if len(rest) < 2 || rest[0] != '/' || rest[1] != '/' {
 			return uriNoHost
 		}
 		host := rest[2:]
-		if j := strings.IndexAny(host, "/?#"); j >= 0 {
-			host = host[:j]
+		for j := 0; j < len(host); j++ {
+			if b := host[j]; b == '/' || b == '?' || b == '#' {
+				host = host[:j]
+				break
+			}
 		}
 		if k := strings.LastIndexByte(host, '@'); k >= 0 {
 			host = host[k+1:]
@@ -1111,7 +1139,13 @@ func (c *Checker) end(h *Header, bytes int64, complete bool) {
 	}
 	c.h = h
 	if h.Root == RootUnknown {
-		c.notSitemap(h)
+		if (h.RootLocal == "urlset" || h.RootLocal == "sitemapindex") && h.RootSpace != NSSitemap {
+			// A Sitemap root in a foreign namespace (e.g. Google's 0.84 one): the
+			// decoder does not read such a document's entries.
+			c.report(rRootNamespace, -1, 0, "", "the root element <"+h.RootLocal+"> is in namespace "+h.RootSpace+"; Sitemap documents use xmlns=\""+NSSitemap+"\" (the document was not checked further)")
+		} else {
+			c.notSitemap(h)
+		}
 		c.legacy(h)
 		return
 	}
@@ -1121,7 +1155,7 @@ func (c *Checker) end(h *Header, bytes int64, complete bool) {
 		if h.RootSpace != "" {
 			ns = "namespace " + h.RootSpace
 		}
-		c.report(rRootNamespace, -1, 1, "", "the root element <"+h.RootLocal+"> is in "+ns+"; Sitemap documents use xmlns=\""+NSSitemap+"\"")
+		c.report(rRootNamespace, -1, 0, "", "the root element <"+h.RootLocal+"> is in "+ns+"; Sitemap documents use xmlns=\""+NSSitemap+"\"")
 	}
 
 	// the document-level <rs:md>
@@ -1144,12 +1178,12 @@ func (c *Checker) end(h *Header, bytes int64, complete bool) {
 	if h.Root == RootSitemapIndex {
 		switch k {
 		case kCapabilityListIndex:
-			c.report(rCapabilityListIndex, -1, 1, "", "a Capability List as a <sitemapindex>: enumerating capabilities never approaches the limits of one document and Sources should not generate such structures")
+			c.report(rCapabilityListIndex, -1, 0, "", "a Capability List as a <sitemapindex>: enumerating capabilities never approaches the limits of one document and Sources should not generate such structures")
 		case kResourceDumpManifest, kChangeDumpManifest:
-			c.report(rRootCapability, -1, 1, k.section(), "a "+k.title()+" with a <sitemapindex> root: a manifest describes one package and is a <urlset> document")
+			c.report(rRootCapability, -1, 0, k.section(), "a "+k.title()+" with a <sitemapindex> root: a manifest describes one package and is a <urlset> document")
 		}
 		if md.Capability == CapChangeNotification || md.Capability == CapFrameworkNotification {
-			c.report(rRootCapability, -1, 1, "N", "capability="+chkQuote(string(md.Capability))+" with a <sitemapindex> root: notifications do not use the <sitemapindex> format")
+			c.report(rRootCapability, -1, 0, "N", "capability="+chkQuote(string(md.Capability))+" with a <sitemapindex> root: notifications do not use the <sitemapindex> format")
 		}
 	}
 
@@ -1233,7 +1267,7 @@ func (c *Checker) notSitemap(h *Header) {
 	if h.RootSpace != "" && h.RootLocal != "" {
 		what += " in namespace " + h.RootSpace
 	}
-	c.report(rRootNotSitemap, -1, 1, "", "the root element is "+what+hint+", not <urlset> or <sitemapindex>: this is not a ResourceSync document")
+	c.report(rRootNotSitemap, -1, 0, "", "the root element is "+what+hint+", not <urlset> or <sitemapindex>: this is not a ResourceSync document")
 }
 
 // docCapability checks the capability of the document-level <rs:md>.

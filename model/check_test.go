@@ -1,0 +1,406 @@
+package model
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+const conformanceDir = "../testdata/conformance"
+
+// generatedCases are rules whose negative case is built in code (a 50 MB or
+// 50,001-entry file does not belong in testdata); see TestCheckLimits.
+var generatedCases = map[string]bool{"entries-too-many": true, "document-too-large": true}
+
+func validateFile(t *testing.T, path string) *Report {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	return Validate(f, CheckOptions{})
+}
+
+func ruleSet(ps []Problem) []string {
+	var ids []string
+	for _, p := range ps {
+		if !slices.Contains(ids, p.Rule) {
+			ids = append(ids, p.Rule)
+		}
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+func describe(r *Report) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %d errors, %d warnings", r.Title, r.Errors, r.Warnings)
+	for _, p := range r.Problems {
+		fmt.Fprintf(&b, "\n\t%s %s entry=%d line=%d: %s", p.Severity, p.Rule, p.Entry, p.Line, p.Message)
+	}
+	return b.String()
+}
+
+// alsoRe reads `<!-- also: rule rule -->`: other rules a negative case may fire.
+var alsoRe = regexp.MustCompile(`<!--\s*also:([^>]*)-->`)
+
+// TestCheckInvalidCases runs testdata/conformance/invalid/<rule-id>.xml for every
+// rule of the catalogue: that rule must fire, and no other (unless listed).
+func TestCheckInvalidCases(t *testing.T) {
+	for _, rule := range Rules() {
+		t.Run(rule.ID, func(t *testing.T) {
+			path := filepath.Join(conformanceDir, "invalid", rule.ID+".xml")
+			if generatedCases[rule.ID] {
+				if _, err := os.Stat(path); err == nil {
+					t.Fatalf("%s is generated in TestCheckLimits; remove the file", rule.ID)
+				}
+				return
+			}
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("every rule needs a negative case: %v", err)
+			}
+			allowed := []string{rule.ID}
+			if m := alsoRe.FindSubmatch(data); m != nil {
+				allowed = append(allowed, strings.Fields(string(m[1]))...)
+			}
+			r := Validate(bytes.NewReader(data), CheckOptions{})
+			got := ruleSet(r.Problems)
+			if !slices.Contains(got, rule.ID) {
+				t.Fatalf("rule %s did not fire:\n%s", rule.ID, describe(r))
+			}
+			for _, id := range got {
+				if !slices.Contains(allowed, id) {
+					t.Errorf("rule %s fired too:\n%s", id, describe(r))
+				}
+			}
+			for _, p := range r.Problems {
+				if p.Rule != rule.ID {
+					continue
+				}
+				if p.Severity != rule.Severity || p.Section == "" || !strings.HasSuffix(p.Message, "(§"+p.Section+")") {
+					t.Errorf("problem %+v: severity, section or message ending wrong", p)
+				}
+			}
+			// Counts agree with the problems (all stored here).
+			e, w := 0, 0
+			for _, p := range r.Problems {
+				if p.Severity == SeverityError {
+					e++
+				} else {
+					w++
+				}
+			}
+			if e != r.Errors || w != r.Warnings {
+				t.Errorf("counts %d/%d, problems %d/%d", r.Errors, r.Warnings, e, w)
+			}
+		})
+	}
+	// No stray files: every negative case names a rule.
+	files, _ := filepath.Glob(filepath.Join(conformanceDir, "invalid", "*.xml"))
+	for _, f := range files {
+		if _, ok := RuleByID(strings.TrimSuffix(filepath.Base(f), ".xml")); !ok {
+			t.Errorf("%s names no rule", f)
+		}
+	}
+}
+
+// checkSpecExample asserts what the specification's examples must give: examples
+// 12–33 no error (27 only its non-hex digest warnings), the walkthrough examples
+// 1–5 and 8 exactly one error, the missing up link, and examples 6–7 nothing.
+func checkSpecExample(t *testing.T, n int, r *Report) {
+	t.Helper()
+	switch {
+	case n <= 5 || n == 8:
+		if r.Errors != 1 || r.Warnings != 0 || len(r.Problems) != 1 || r.Problems[0].Rule != "up-link-missing" ||
+			!strings.Contains(r.Problems[0].Message, `rel="up"`) {
+			t.Errorf("example %d: want exactly the missing up link error:\n%s", n, describe(r))
+		}
+	case n == 27:
+		if r.Errors != 0 {
+			t.Errorf("example 27: no error expected:\n%s", describe(r))
+		}
+		for _, p := range r.Problems {
+			if p.Rule != "hash-not-hex" && p.Rule != "hash-base64" {
+				t.Errorf("example 27: only digest warnings expected:\n%s", describe(r))
+			}
+		}
+		if r.Warnings == 0 {
+			t.Errorf("example 27: its digests are not hex, a warning is expected")
+		}
+	default:
+		if r.Errors != 0 || r.Warnings != 0 {
+			t.Errorf("example %d: no problem expected:\n%s", n, describe(r))
+		}
+	}
+}
+
+var exampleRe = regexp.MustCompile(`resourcesync_ex_(\d+)\.xml$`)
+
+func runSpecExamples(t *testing.T, dir string) {
+	files, _ := filepath.Glob(filepath.Join(dir, "resourcesync_ex_*.xml"))
+	if len(files) < 28 {
+		t.Fatalf("%s: %d examples, want 28 (1–8, 12–33)", dir, len(files))
+	}
+	for _, f := range files {
+		m := exampleRe.FindStringSubmatch(f)
+		n, _ := strconv.Atoi(m[1])
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			checkSpecExample(t, n, validateFile(t, f))
+		})
+	}
+}
+
+func TestCheckSpecExamples(t *testing.T) {
+	runSpecExamples(t, filepath.Join(conformanceDir, "valid"))
+}
+
+// TestCheckSharedConformance runs the shared conformance suite when present.
+func TestCheckSharedConformance(t *testing.T) {
+	dir := "../../shared/conformance"
+	if _, err := os.Stat(dir); err != nil {
+		t.Skip("shared conformance suite not present")
+	}
+	runSpecExamples(t, filepath.Join(dir, "spec-examples-v1.1"))
+	checkRealWorld(t, filepath.Join(dir, "real-world", "resync-client-ruby"))
+}
+
+func TestCheckRealWorld(t *testing.T) {
+	checkRealWorld(t, filepath.Join(conformanceDir, "real-world", "resync-client-ruby"))
+}
+
+// checkRealWorld: resync-client-ruby's files, with the problems they really have.
+func checkRealWorld(t *testing.T, dir string) {
+	want := map[string][]string{
+		"simulator/capability-list.xml":    nil,
+		"simulator/source-description.xml": nil,
+		// base64 md5 digests, and 1.0-style entries: lastmod, no datetime.
+		"simulator/change-list.xml": {"changelist-no-datetime", "hash-base64"},
+		// until before from, at document level and on the entry.
+		"resourcedump/changedump.xml": {"until-before-from"},
+		// completed before at, likewise.
+		"resourcedump/resourcedump.xml": {"completed-before-at"},
+		// a manifest without its up link.
+		"resourcedump/manifest.xml": {"up-link-missing"},
+	}
+	for name, rules := range want {
+		t.Run(name, func(t *testing.T) {
+			r := validateFile(t, filepath.Join(dir, name))
+			if got := ruleSet(r.Problems); !slices.Equal(got, rules) {
+				t.Errorf("rules %v, want %v:\n%s", got, rules, describe(r))
+			}
+		})
+	}
+	r := validateFile(t, filepath.Join(dir, "simulator/change-list.xml"))
+	if r.Errors != 0 || r.Entries != 1000 {
+		t.Errorf("change-list.xml: %d entries, %d errors", r.Entries, r.Errors)
+	}
+}
+
+// TestCheckLimits covers the section 7 limits with generated documents.
+func TestCheckLimits(t *testing.T) {
+	var b bytes.Buffer
+	b.WriteString(`<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:rs="http://www.openarchives.org/rs/terms/">` +
+		`<rs:ln rel="up" href="http://example.com/capabilitylist.xml"/><rs:md capability="resourcelist" at="2013-01-03T09:00:00Z"/>`)
+	for i := 0; i <= MaxEntriesPerDocument; i++ {
+		b.WriteString("<url><loc>http://example.com/r")
+		b.WriteString(strconv.Itoa(i))
+		b.WriteString("</loc></url>\n")
+	}
+	b.WriteString("</urlset>")
+	r := Validate(&b, CheckOptions{})
+	if got := ruleSet(r.Problems); !slices.Equal(got, []string{"entries-too-many"}) || r.Entries != 50001 {
+		t.Errorf("50,001 entries: %v\n%s", got, describe(r))
+	}
+
+	h := &Header{Root: RootURLSet, RootLocal: "urlset", RootSpace: NSSitemap, MDCount: 1,
+		MD:    Metadata{Present: true, Capability: CapResourceList, At: mustDatetime(t, "2013-01-03T09:00:00Z")},
+		Links: []Link{{Rel: "up", HasRel: true, Href: "http://example.com/c.xml", HasHref: true}}}
+	c := NewChecker(CheckOptions{})
+	c.Begin(h)
+	c.End(h, MaxDocumentBytes+1)
+	if got := ruleSet(c.Problems()); !slices.Equal(got, []string{"document-too-large"}) {
+		t.Errorf("50 MB + 1: %v", got)
+	}
+	c.Begin(h)
+	c.End(h, MaxDocumentBytes)
+	if e, w := c.Counts(); e+w != 0 {
+		t.Errorf("exactly 50 MB: %v", c.Problems())
+	}
+}
+
+func mustDatetime(t *testing.T, s string) Datetime {
+	t.Helper()
+	d, err := ParseDatetime(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+func TestRulesCatalogue(t *testing.T) {
+	rules := Rules()
+	if len(rules) != int(numRules) {
+		t.Fatalf("%d rules, want %d", len(rules), numRules)
+	}
+	idRe := regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+	seen := map[string]bool{}
+	for _, r := range rules {
+		if !idRe.MatchString(r.ID) || seen[r.ID] {
+			t.Errorf("bad or repeated ID %q", r.ID)
+		}
+		seen[r.ID] = true
+		if r.Section == "" || r.Summary == "" || (r.Severity != SeverityError && r.Severity != SeverityWarning) {
+			t.Errorf("incomplete rule %+v", r)
+		}
+		if got, ok := RuleByID(r.ID); !ok || got != r {
+			t.Errorf("RuleByID(%q) = %+v, %v", r.ID, got, ok)
+		}
+	}
+	if _, ok := RuleByID("no-such-rule"); ok {
+		t.Error("RuleByID found a rule that does not exist")
+	}
+	if SeverityError.String() != "error" || SeverityWarning.String() != "warning" {
+		t.Error("Severity.String")
+	}
+	// Rules other packages name.
+	for _, id := range []string{"capabilitylist-up-link", "changelist-order", "md-datetime-in-interval", "xml-malformed", "up-link-missing"} {
+		if !seen[id] {
+			t.Errorf("rule %s missing", id)
+		}
+	}
+}
+
+// TestCheckMessages pins the shape of messages: entry, loc, value, section.
+func TestCheckMessages(t *testing.T) {
+	tests := []struct {
+		file, rule string
+		want       []string
+	}{
+		{"changelist-order", "changelist-order", []string{"entry 1 (http://example.com/res2)", "datetime 2013-01-02T12:00:00Z is before the previous entry's 2013-01-02T13:00:00Z", "forward chronological order", "(§12.1)"}},
+		{"up-link-missing", "up-link-missing", []string{`no <rs:ln rel="up"> link`, "Resource List", "(§10.1)"}},
+		{"capabilitylist-up-link", "capabilitylist-up-link", []string{`rel="up"`, "Source Description", "(§9)"}},
+		{"md-datetime-in-interval", "md-datetime-in-interval", []string{"entry 0 (http://example.com/res1)", "2013-01-03T12:00:00Z", "until 2013-01-03T00:00:00Z"}},
+		{"hash-length", "hash-length", []string{"md5 digest has 30 hex digits, expected 32"}},
+		{"hash-not-hex", "hash-not-hex", []string{"not hex as section 7 requires"}},
+		{"hash-base64", "hash-base64", []string{"base64", "resync-client-ruby", "md5:631f26e82a960498ca4f9541820a1679"}},
+		{"datetime-invalid", "datetime-invalid", []string{`at="2013-01-03T09:00:00"`, "missing time zone"}},
+		{"path-unsafe", "path-unsafe", []string{`"/resources/../../etc/passwd"`, `".."`, "(§11.2)"}},
+		{"attribute-prefixed", "attribute-prefixed", []string{"rs:length", "must not"}},
+		{"xml-malformed", "xml-malformed", []string{"line "}},
+		{"legacy-draft", "legacy-draft", []string{"etag", "draft"}},
+		{"capabilitylist-duplicate", "capabilitylist-duplicate", []string{`"resourcelist"`, "entry 0"}},
+	}
+	for _, tt := range tests {
+		r := validateFile(t, filepath.Join(conformanceDir, "invalid", tt.file+".xml"))
+		found := false
+		for _, p := range r.Problems {
+			if p.Rule != tt.rule {
+				continue
+			}
+			found = true
+			for _, w := range tt.want {
+				if !strings.Contains(p.Message, w) {
+					t.Errorf("%s: message %q lacks %q", tt.rule, p.Message, w)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("%s: rule did not fire", tt.rule)
+		}
+	}
+}
+
+// TestCheckMaxProblems: storage is capped, counts stay exact, order holds.
+func TestCheckMaxProblems(t *testing.T) {
+	var b bytes.Buffer
+	b.WriteString(`<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:rs="http://www.openarchives.org/rs/terms/">` +
+		`<rs:md capability="resourcelist"/>`)
+	for i := 0; i < 100; i++ {
+		b.WriteString("<url><loc>relative/" + strconv.Itoa(i) + "</loc></url>")
+	}
+	b.WriteString("</urlset>")
+	r := Validate(&b, CheckOptions{MaxProblems: 10})
+	// 100 loc-not-absolute, plus md-at-missing and up-link-missing (document level).
+	if r.Errors != 102 || r.Entries != 100 {
+		t.Fatalf("errors %d, entries %d", r.Errors, r.Entries)
+	}
+	if len(r.Problems) != 12 {
+		t.Fatalf("%d problems stored, want 10 entry problems + 2 document-level", len(r.Problems))
+	}
+	for i, p := range r.Problems {
+		if (i < 2) != (p.Entry < 0) || i > 0 && p.Entry < r.Problems[i-1].Entry {
+			t.Fatalf("problems out of order: %v", r.Problems)
+		}
+	}
+}
+
+// TestCheckBaseURL: a relative loc is explained against the document's URL.
+func TestCheckBaseURL(t *testing.T) {
+	data, _ := os.ReadFile(filepath.Join(conformanceDir, "invalid", "loc-not-absolute.xml"))
+	r := Validate(bytes.NewReader(data), CheckOptions{BaseURL: "http://example.com/dataset1/resourcelist.xml"})
+	if len(r.Problems) != 1 || !strings.Contains(r.Problems[0].Message, "http://example.com/res1") {
+		t.Errorf("%s", describe(r))
+	}
+}
+
+// TestCheckDocument: the in-memory entry point agrees with Validate.
+func TestCheckDocument(t *testing.T) {
+	for _, name := range []string{"changelist-order", "path-duplicate", "capabilitylist-duplicate", "loc-duplicate"} {
+		data, _ := os.ReadFile(filepath.Join(conformanceDir, "invalid", name+".xml"))
+		d, err := Parse(bytes.NewReader(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := CheckDocument(d)
+		want := Validate(bytes.NewReader(data), CheckOptions{}).Problems
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: CheckDocument %v, Validate %v", name, got, want)
+		}
+	}
+}
+
+// TestCheckUnits covers helpers on values the files do not reach.
+func TestCheckUnits(t *testing.T) {
+	for s, want := range map[string]uriProblem{
+		"http://example.com/res1":    uriOK,
+		"HTTPS://example.com":        uriOK,
+		"gsiftp://grid.example/res1": uriOK,
+		"urn:uuid:1234":              uriOK,
+		"http://":                    uriNoHost,
+		"http:/res1":                 uriNoHost,
+		"http://user@:80/x":          uriNoHost,
+		"/res1":                      uriNotAbsolute,
+		"res1":                       uriNotAbsolute,
+		"1http://x":                  uriNotAbsolute,
+		"http://example.com/a b":     uriBadChar,
+		"http://example.com/a\x00":   uriBadChar,
+		"http://example.com/{x}":     uriBadChar,
+		"http://example.com/ü":       uriOK,
+	} {
+		if got := chkURI(s); got != want {
+			t.Errorf("chkURI(%q) = %d, want %d", s, got, want)
+		}
+	}
+	for p, unsafe := range map[string]bool{
+		"/resources/res1": false, "/a/..b/c": false, "/a/../b": true, "/..": true, `/a\b`: true,
+		"/a\x00b": true, "/C:/x": true, "C:/x": true, "//server/share": true, "/a/./b": false,
+	} {
+		if got := chkUnsafePath(p) != ""; got != unsafe {
+			t.Errorf("chkUnsafePath(%q) unsafe = %v, want %v", p, got, unsafe)
+		}
+	}
+	for s, ok := range map[string]bool{"text/html": true, "application/json-patch": true, "text/html; charset=utf-8": true,
+		"html": false, "/html": false, "text/": false, "text /html": false} {
+		if chkMediaType(s) != ok {
+			t.Errorf("chkMediaType(%q) != %v", s, ok)
+		}
+	}
+}
