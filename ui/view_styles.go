@@ -73,6 +73,7 @@ type inspectKeys struct {
 	Mirrors        key.Binding // resource: fetch and compare every mirror
 	ToggleErrors   key.Binding // problems: show or hide errors
 	ToggleWarnings key.Binding // problems: show or hide warnings
+	ShowLine       key.Binding // problems: show the problem's line in the raw XML
 }
 
 func defaultInspectKeys() inspectKeys {
@@ -82,6 +83,7 @@ func defaultInspectKeys() inspectKeys {
 		Mirrors:        key.NewBinding(key.WithKeys("m"), key.WithHelp("m", "fetch and compare mirrors")),
 		ToggleErrors:   key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "show/hide errors")),
 		ToggleWarnings: key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "show/hide warnings")),
+		ShowLine:       key.NewBinding(key.WithKeys("L"), key.WithHelp("L", "show the line in the raw XML")),
 	}
 }
 
