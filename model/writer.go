@@ -42,6 +42,7 @@ type Writer struct {
 	buf    []byte      // the element being built
 	col    int         // column of the attributes of the open start tag
 	nattr  int         // attributes written on the open start tag
+	names  [24]string  // names of the first attributes of the open start tag
 	n      int         // entries written
 	err    error       // sticky I/O error
 	closed bool
@@ -138,7 +139,7 @@ func (w *Writer) bindRoot(prefix, space string) {
 			return
 		}
 	}
-	if prefix == "" {
+	if prefix == "" || !validNCName(prefix) {
 		prefix = w.freshPrefix(nil)
 	}
 	w.ns = append(w.ns, Namespace{Prefix: prefix, URI: space})
@@ -188,7 +189,7 @@ func (w *Writer) prefixFor(space, want string, element bool, local *[]Namespace)
 		}
 	}
 	p := want
-	if p == "" || p == "xml" || p == "xmlns" || bound(w.ns, p) || bound(*local, p) {
+	if p == "" || p == "xml" || p == "xmlns" || !validNCName(p) || bound(w.ns, p) || bound(*local, p) {
 		p = w.freshPrefix(*local)
 	}
 	*local = append(*local, Namespace{Prefix: p, URI: space})
@@ -397,8 +398,38 @@ func (w *Writer) declare(local []Namespace) {
 
 func (w *Writer) extraAttrs(attrs []Attr, local *[]Namespace) {
 	for _, a := range attrs {
-		w.attrQ(w.prefixFor(a.Space, a.Prefix, false, local), a.Local, a.Value)
+		w.field = a.Local
+		if !validNCName(a.Local) || (a.Space == "" && a.Local == "xmlns") {
+			w.refuse("invalid attribute name " + strconv.Quote(a.Local))
+			continue
+		}
+		p := w.prefixFor(a.Space, a.Prefix, false, local)
+		for i := 0; i < w.nattr && i < len(w.names); i++ {
+			if n := w.names[i]; (p == "" && n == a.Local) ||
+				(p != "" && len(n) == len(p)+1+len(a.Local) && n[:len(p)] == p && n[len(p)] == ':' && n[len(p)+1:] == a.Local) {
+				w.refuse("attribute " + n + " given twice")
+			}
+		}
+		w.attrQ(p, a.Local, a.Value)
 	}
+}
+
+// validNCName reports whether s can be written as a name without a prefix
+// (an XML NCName; characters beyond ASCII are accepted when valid UTF-8).
+func validNCName(s string) bool {
+	if s == "" || !utf8.ValidString(s) {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c == '_', c >= 0x80:
+		case i > 0 && (c >= '0' && c <= '9' || c == '-' || c == '.'):
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // element writes an element kept verbatim: its inner XML when it is complete and
@@ -411,6 +442,11 @@ func (w *Writer) element(indent int, el *Element) {
 		local = append(local, Namespace{Prefix: "", URI: ""})
 	}
 	local = w.localDecls(el.Attrs, local)
+	if !validNCName(el.Local) {
+		w.elem, w.field = el.Local, ""
+		w.refuse("invalid element name " + strconv.Quote(el.Local))
+		return
+	}
 	name := el.Local
 	if prefix != "" {
 		name = prefix + ":" + el.Local
@@ -448,6 +484,9 @@ func (w *Writer) open(indent int, name string) {
 }
 
 func (w *Writer) attrSep() {
+	if w.nattr < len(w.names) {
+		w.names[w.nattr] = w.field
+	}
 	if w.nattr == 0 {
 		w.buf = append(w.buf, ' ')
 	} else {

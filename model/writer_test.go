@@ -286,6 +286,11 @@ func TestWriterEscaping(t *testing.T) {
 		{Entry{Loc: "x", Lastmod: Datetime{Raw: "2013\x1b"}}, "lastmod", "control character U+001B"},
 		{Entry{Loc: "x", Changefreq: "\uffff"}, "changefreq", "character U+FFFF is not allowed in XML"},
 		{Entry{Loc: "x", Extra: []Element{{Space: "urn:x", Prefix: "x", Local: "y", Text: "\x02"}}}, "x:y", "control character U+0002"},
+		{Entry{Loc: "x", Extra: []Element{{Space: "urn:x", Prefix: "x", Local: "a b"}}}, "a b", `invalid element name "a b"`},
+		{Entry{Loc: "x", MD: Metadata{Extra: []Attr{{Local: "1a"}}}}, "rs:md 1a", `invalid attribute name "1a"`},
+		{Entry{Loc: "x", MD: Metadata{Extra: []Attr{{Local: "xmlns", Value: "urn:x"}}}}, "rs:md xmlns", `invalid attribute name "xmlns"`},
+		{Entry{Loc: "x", MD: Metadata{Type: "t", Extra: []Attr{{Local: "type", Value: "u"}}}}, "rs:md type", "attribute type given twice"},
+		{Entry{Loc: "x", Links: []Link{{Rel: "up", Extra: []Attr{{Space: "urn:a", Prefix: "a", Local: "k"}, {Space: "urn:a", Prefix: "b", Local: "k"}}}}}, "rs:ln k", "attribute a:k given twice"},
 	} {
 		err := w.WriteEntry(&bad.e)
 		var we *WriteError
