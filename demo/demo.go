@@ -12,6 +12,36 @@
 // Lists, an open one and Change Dump packages. The Resource Dump is the snapshot
 // taken when the history began, so baseline (Resource Dump) plus incremental
 // (Change Lists, Change Dump) gives the current state (Resource List).
+//
+// URL map (N is 1 or 2; NNNN a number of at least four digits):
+//
+//	/                                   home page, <link rel="resourcesync"> to both Capability Lists
+//	/robots.txt                         Sitemap: lines (plain /sitemap.xml, dataset 1 Resource List, dataset 2's as .xml.gz)
+//	/sitemap.xml                        a plain, non-ResourceSync Sitemap
+//	/.well-known/resourcesync           Source Description (also /datasetN/.well-known/resourcesync)
+//	/about/source.html, /datasetN/about.html   the describedby targets
+//	/datasetN/capabilitylist.xml        Capability List (dataset 2 has no Change Dump)
+//	/datasetN/resourcelist.xml          Resource List Index (or a single list when it fits ListSize)
+//	/datasetN/resourcelist-NNNN.xml     its parts
+//	/datasetN/resourcedump.xml          Resource Dump (a Resource Dump Index beyond 200 packages: /datasetN/resourcedump-NNNN.xml)
+//	/datasetN/resourcedump/part-NNNN.zip           packages, manifest.xml at the top, resources/…
+//	/datasetN/resourcedump/part-NNNN-manifest.xml  the contents copies of their manifests
+//	/dataset1/changelist.xml            Change List Index; /dataset1/changelist/NNNN.xml the lists
+//	/dataset2/changelist.xml            a single open Change List
+//	/dataset1/changedump.xml            Change Dump; /dataset1/changedump/NNNN.zip (step NNNN-1) and NNNN-manifest.xml
+//	/datasetN/res/NNNNNN.ext            resources (.html .txt .json .xml in dataset 1, .png .svg in dataset 2)
+//	/dataset1/res/NNNNNN                generic URI of some HTML resources (canonical)
+//	/dataset1/alt/NNNNNN.html           alternate representation of some JSON records
+//	/mirror1/…, /mirror2/…              duplicates of /datasetN/res/… (mirror2 is stale in broken mode)
+//	/datasetN/versions/vV/NNNNNN.ext    mementos; /timegate/datasetN/res/…, /timemap/datasetN/res/…
+//	/dataset1/patch/NNNNNN.vV.json-patch  JSON Patch from version V-1 to V (in Change Lists)
+//	/dataset1/collections/K.html        collections; /origin/images/NNNNNN.png originals (via)
+//	/demo/status (GET), /demo/advance?steps=N (POST)   the clock
+//	/broken/loop-a, /broken/loop-b      redirect loop (broken mode only)
+//
+// Any document path + ".gz" serves it gzip-compressed as a file; documents are
+// also gzip-encoded when the request accepts it. Documents, resources, pages
+// and packages support conditional GET (ETag, Last-Modified).
 package demo
 
 import (
