@@ -266,11 +266,12 @@ func (d Datetime) Format() string {
 	}
 	switch d.Precision {
 	case PrecisionYear, PrecisionMonth, PrecisionDay:
-		return d.Raw[:datePrefixLen(d.Precision)]
+		var buf [40]byte
+		return string(appendDatetime(buf[:0], d.Time, false)[:datePrefixLen(d.Precision)])
 	}
 	var buf [40]byte
-	b := appendDatetime(buf[:0], d.Time, false)
-	if d.Precision == PrecisionFraction {
+	b := appendDatetime(buf[:0], d.Time, d.Precision == PrecisionFraction && d.Fraction == "")
+	if d.Precision == PrecisionFraction && d.Fraction != "" {
 		b = b[:len(b)-1]
 		b = append(b, '.')
 		b = append(b, d.Fraction...)

@@ -231,6 +231,22 @@ func TestDatetimeFormat(t *testing.T) {
 	}
 }
 
+// Format must not depend on Raw: a Datetime may be built by hand.
+func TestDatetimeFormatWithoutRaw(t *testing.T) {
+	if got := (Datetime{Time: time.Date(2013, 7, 16, 0, 0, 0, 5e8, time.UTC), Precision: PrecisionFraction, OK: true}).Format(); got != "2013-07-16T00:00:00.5Z" {
+		t.Errorf("Format(fraction, no digits) = %q", got)
+	}
+	tm := time.Date(2013, 7, 16, 0, 0, 0, 0, time.UTC)
+	for p, want := range map[Precision]string{
+		PrecisionYear: "2013", PrecisionMonth: "2013-07", PrecisionDay: "2013-07-16",
+		PrecisionSecond: "2013-07-16T00:00:00Z", PrecisionFraction: "2013-07-16T00:00:00Z",
+	} {
+		if got := (Datetime{Time: tm, Precision: p, OK: true}).Format(); got != want {
+			t.Errorf("Format(precision %d) = %q, want %q", p, got, want)
+		}
+	}
+}
+
 func TestFormatDatetime(t *testing.T) {
 	cet := time.FixedZone("CET", 3600)
 	tests := []struct {
