@@ -434,7 +434,11 @@ func NewVerifier(declared HashList) *Verifier {
 	var algs []string
 	for i, h := range declared {
 		v.slot[i] = -1
-		a := lookupHashAlg(h.Alg)
+		alg := h.Alg
+		if alg == "" {
+			alg = h.AlgRaw // a hand-built Hash
+		}
+		a := lookupHashAlg(alg)
 		if a == nil {
 			continue
 		}
