@@ -32,3 +32,26 @@ func BenchmarkServeResourceListPart50k(b *testing.B) {
 	b.SetBytes(n)
 	b.ReportMetric(float64(50000*b.N)/b.Elapsed().Seconds(), "entries/s")
 }
+
+// BenchmarkServeResourceAfterLongHistory serves one resource once the change
+// log holds about 45,000 changes.
+func BenchmarkServeResourceAfterLongHistory(b *testing.B) {
+	s := New(Options{})
+	s.Advance(10000)
+	h := s.Handler()
+	req := httptest.NewRequest(http.MethodGet, testBase+"/dataset1/res/000011.html", nil)
+	for b.Loop() {
+		h.ServeHTTP(&discardRecorder{h: http.Header{}}, req)
+	}
+}
+
+// BenchmarkServeChangeDumpAfterLongHistory serves the Change Dump of 1,000 packages.
+func BenchmarkServeChangeDumpAfterLongHistory(b *testing.B) {
+	s := New(Options{})
+	s.Advance(1000 - historySteps)
+	h := s.Handler()
+	req := httptest.NewRequest(http.MethodGet, testBase+"/dataset1/changedump.xml", nil)
+	for b.Loop() {
+		h.ServeHTTP(&discardRecorder{h: http.Header{}}, req)
+	}
+}

@@ -117,8 +117,10 @@ type Source struct {
 	mu     sync.Mutex // guards the fields below
 	steps  int        // clock steps taken since logStart
 	log    [2]changeLog
-	live   [2]liveState     // writer-side state, read by Advance only
-	visits map[string]int64 // per-path request counts, for the 503-then-success fault
+	live   [2]liveState       // writer-side state, read by Advance only
+	byID   [2]map[int][]int32 // per dataset: id → positions of its changes in the log (append-only)
+	visits map[string]int64   // per-path request counts, for the 503-then-success fault
+	sums   map[sumKey]pkgSum  // sizes and digests of Change Dump packages, which never change once made
 }
 
 // New returns a demo Source with its history replayed up to o.Start.
@@ -128,6 +130,7 @@ func New(o Options) *Source {
 		opts:     o,
 		logStart: o.Start.Add(-historySteps * stepDuration),
 		visits:   make(map[string]int64),
+		sums:     make(map[sumKey]pkgSum),
 	}
 	images := o.Resources / 5
 	if images < 1 {
@@ -137,6 +140,7 @@ func New(o Options) *Source {
 	s.sets[1] = datasetInfo{num: 2, name: "images", initial: images}
 	for i := range s.live {
 		s.live[i] = liveState{maxID: s.sets[i].initial, mods: make(map[int]liveRes)}
+		s.byID[i] = make(map[int][]int32)
 	}
 	s.tag = optionsTag(o)
 	s.faults = planFaults(o, s.sets[0].initial)

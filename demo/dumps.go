@@ -19,13 +19,6 @@ type pkg struct {
 	copy     []byte // the manifest copy served beside the package (contents link)
 }
 
-// packageInfo fills the md of a dump entry with the package's type, length and hashes.
-func packageMD(p *pkg) model.Metadata {
-	m, h := md5.Sum(p.zip), sha256.Sum256(p.zip)
-	return model.Metadata{Present: true, Type: "application/zip", Length: int64(len(p.zip)), LengthOK: true,
-		Hash: model.HashList{{Alg: "md5", Digest: m[:]}, {Alg: "sha-256", Digest: h[:]}}}
-}
-
 // member is a file to put in a package.
 type member struct {
 	name string
@@ -123,11 +116,11 @@ func (s *Source) resourceDump(i, part int) doc {
 		}
 		d := s.newWriter(w, header(model.RootURLSet, md, links...))
 		for p := first; p <= last; p++ {
-			pk, err := s.resourcePackage(base, i, p)
+			md, err := s.packageMD(sumKey{base, false, i, p}, func() (*pkg, error) { return s.resourcePackage(base, i, p) })
 			if err != nil {
 				return err
 			}
-			e := model.Entry{Loc: base + s.packagePath(i, p), Lastmod: dt(s.logStart), MD: packageMD(pk)}
+			e := model.Entry{Loc: base + s.packagePath(i, p), Lastmod: dt(s.logStart), MD: md}
 			e.MD.At, e.MD.Completed = dt(s.logStart), dt(s.logStart)
 			e.Links = []model.Link{{Rel: "contents", Href: base + s.packageManifestPath(i, p), Type: xmlType}}
 			if err := d.WriteEntry(&e); err != nil {
@@ -207,17 +200,63 @@ func versionedName(path []byte, version int) string {
 	return string(append(out, name[dot:]...))
 }
 
+// sumKey names a package as served to one Host.
+type sumKey struct {
+	base   string
+	change bool // a Change Dump package, else a Resource Dump package
+	i, k   int
+}
+
+// pkgSum is what a dump entry says about a package.
+type pkgSum struct {
+	length int64
+	md5    [md5.Size]byte
+	sha    [sha256.Size]byte
+}
+
+func (p pkgSum) md() model.Metadata {
+	return model.Metadata{Present: true, Type: "application/zip", Length: p.length, LengthOK: true,
+		Hash: model.HashList{{Alg: "md5", Digest: p.md5[:]}, {Alg: "sha-256", Digest: p.sha[:]}}}
+}
+
+// maxSums bounds the cache of package sums (a few hundred bytes each).
+const maxSums = 1 << 16
+
+// packageMD returns the md of a package, from the cache when it was computed
+// before: a Resource Dump package never changes, nor does a Change Dump
+// package once its step is over.
+func (s *Source) packageMD(key sumKey, build func() (*pkg, error)) (model.Metadata, error) {
+	s.mu.Lock()
+	sum, ok := s.sums[key]
+	s.mu.Unlock()
+	if ok {
+		return sum.md(), nil
+	}
+	pk, err := build()
+	if err != nil {
+		return model.Metadata{}, err
+	}
+	sum = pkgSum{length: int64(len(pk.zip)), md5: md5.Sum(pk.zip), sha: sha256.Sum256(pk.zip)}
+	s.mu.Lock()
+	if len(s.sums) >= maxSums {
+		clear(s.sums)
+	}
+	s.sums[key] = sum
+	s.mu.Unlock()
+	return sum.md(), nil
+}
+
 func (s *Source) changeDump(sn *snapshot, i int) doc {
 	return doc{lastMod: sn.now, version: uint64(sn.steps), ctype: xmlType, write: func(w io.Writer, base string) error {
 		md := model.Metadata{Capability: model.CapChangeDump, From: dt(s.logStart)}
 		d := s.newWriter(w, header(model.RootURLSet, md, s.upLink(base, i)))
 		for k := 1; k <= sn.steps; k++ {
-			pk, err := s.changePackage(sn, base, i, k)
+			md, err := s.packageMD(sumKey{base, true, i, k}, func() (*pkg, error) { return s.changePackage(sn, base, i, k) })
 			if err != nil {
 				return err
 			}
 			until := s.stepStart(k)
-			e := model.Entry{Loc: base + s.changePackagePath(i, k), Lastmod: dt(until), MD: packageMD(pk)}
+			e := model.Entry{Loc: base + s.changePackagePath(i, k), Lastmod: dt(until), MD: md}
 			e.MD.From, e.MD.Until = dt(s.stepStart(k-1)), dt(until)
 			e.Links = []model.Link{{Rel: "contents", Href: base + s.changeManifestPath(i, k), Type: xmlType}}
 			if err := d.WriteEntry(&e); err != nil {

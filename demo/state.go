@@ -125,6 +125,7 @@ func (s *Source) stepDataset(i, step int) {
 			c.version = s.liveVersion(i, c.id)
 			live.mods[c.id] = liveRes{version: c.version, deleted: true}
 		}
+		s.byID[i][c.id] = append(s.byID[i][c.id], int32(len(s.log[i].changes)))
 		s.log[i].changes = append(s.log[i].changes, c)
 	}
 	s.log[i].maxID = live.maxID
@@ -201,12 +202,23 @@ func (s *Source) state(sn *snapshot, i, id int) resState {
 	if st.exists {
 		st.lastmod = s.baseLastmod(s.sets[i].num, id)
 	}
-	for _, c := range sn.logs[i].changes {
-		if c.id == id {
-			st = fromChange(c)
-		}
+	for _, k := range s.changesOf(sn, i, id) {
+		st = fromChange(sn.logs[i].changes[k])
 	}
 	return st
+}
+
+// changesOf returns the positions in the snapshot's log of the changes of one
+// resource, in order.
+func (s *Source) changesOf(sn *snapshot, i, id int) []int32 {
+	s.mu.Lock()
+	pos := s.byID[i][id] // append-only: the elements of this slice never change
+	s.mu.Unlock()
+	n := int32(len(sn.logs[i].changes))
+	for len(pos) > 0 && pos[len(pos)-1] >= n {
+		pos = pos[:len(pos)-1]
+	}
+	return pos
 }
 
 func fromChange(c change) resState {
@@ -219,8 +231,8 @@ func (s *Source) versionTimes(sn *snapshot, i, id int) []time.Time {
 	if id <= s.sets[i].initial {
 		out = append(out, s.baseLastmod(s.sets[i].num, id))
 	}
-	for _, c := range sn.logs[i].changes {
-		if c.id == id && c.kind != model.ChangeDeleted {
+	for _, k := range s.changesOf(sn, i, id) {
+		if c := sn.logs[i].changes[k]; c.kind != model.ChangeDeleted {
 			out = append(out, c.at)
 		}
 	}
