@@ -164,7 +164,11 @@ func TestCacheNotStoredWhenIncomplete(t *testing.T) {
 		}
 		w.Write([]byte(strings.Repeat("z", 2000)))
 		w.(http.Flusher).Flush()
-		time.Sleep(100 * time.Millisecond) // the client stops before the rest
+		select { // the rest comes only after the client has given up
+		case <-r.Context().Done():
+			return
+		case <-time.After(3 * time.Second):
+		}
 		w.Write([]byte(strings.Repeat("z", 2000)))
 	})
 	o := testOptions()
@@ -186,5 +190,30 @@ func TestCacheNotStoredWhenIncomplete(t *testing.T) {
 	})
 	if entries != 0 {
 		t.Errorf("%d cache files after a body over the limit", entries)
+	}
+}
+
+func TestCacheAfterEarlyClose(t *testing.T) {
+	t.Parallel()
+	var body atomic.Value
+	body.Store(strings.Repeat("e", 3000))
+	var conditional atomic.Int32
+	url := validatingServer(t, `"early"`, "", &body, &conditional)
+	o := testOptions()
+	o.NoCache = false
+	o.CacheDir = t.TempDir()
+	c := newTestClient(t, o)
+	resp, err := c.Get(testContext(t), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 10)
+	if _, err := resp.Body.Read(buf); err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close() // the rest is drained into the cache
+	resp, got, err := getBody(t, c, url)
+	if err != nil || len(got) != 3000 || !resp.Exchange.FromCache {
+		t.Fatalf("%d bytes, %v, %+v", len(got), err, resp.Exchange)
 	}
 }

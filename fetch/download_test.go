@@ -2,11 +2,13 @@ package fetch
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -154,5 +156,41 @@ func TestHead(t *testing.T) {
 	defer resp.Body.Close()
 	if resp.URL != s.URL+"/new" || resp.Header.Get("Content-Length") != "1234" || !resp.Exchange.Done || resp.Exchange.Method != "HEAD" {
 		t.Errorf("%+v %+v", resp, resp.Exchange)
+	}
+}
+
+func TestDownloadCancel(t *testing.T) {
+	t.Parallel()
+	s := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte("some"))
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	})
+	c := newTestClient(t, testOptions())
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	time.AfterFunc(100*time.Millisecond, cancel)
+	var buf bytes.Buffer
+	_, err := c.Download(ctx, s.URL, &buf, nil)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestDownloadRetriesBeforeBody(t *testing.T) {
+	t.Parallel()
+	var hits atomic.Int32
+	s := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+		if hits.Add(1) < 3 {
+			w.WriteHeader(http.StatusBadGateway)
+			return
+		}
+		w.Write([]byte("pkg"))
+	})
+	c := newTestClient(t, testOptions())
+	var buf bytes.Buffer
+	ex, err := c.Download(testContext(t), s.URL, &buf, nil)
+	if err != nil || buf.String() != "pkg" || ex.Tries != 3 {
+		t.Fatalf("%v, %q, %+v", err, buf.String(), ex)
 	}
 }

@@ -2,7 +2,6 @@ package fetch
 
 import (
 	"net/http"
-	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -23,16 +22,19 @@ func (s *startTimes) handler(w http.ResponseWriter, r *http.Request) {
 	w.Write([]byte("ok"))
 }
 
-func (s *startTimes) minGap() time.Duration {
+// lastSince is how long after start the last request arrived. Arrival
+// gaps jitter with connection set-up, but the last of n requests spaced by
+// d cannot arrive earlier than (n-1)·d after the first was allowed to start.
+func (s *startTimes) lastSince(start time.Time) time.Duration {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	ts := append([]time.Time(nil), s.times...)
-	sort.Slice(ts, func(i, j int) bool { return ts[i].Before(ts[j]) })
-	gap := time.Hour
-	for i := 1; i < len(ts); i++ {
-		gap = min(gap, ts[i].Sub(ts[i-1]))
+	var last time.Time
+	for _, t := range s.times {
+		if t.After(last) {
+			last = t
+		}
 	}
-	return gap
+	return last.Sub(start)
 }
 
 // fetchConcurrently makes n Gets at once and waits for them.
@@ -60,11 +62,8 @@ func TestPerHostRate(t *testing.T) {
 	c := newTestClient(t, o)
 	start := time.Now()
 	fetchConcurrently(t, c, s.URL, 5)
-	if d := time.Since(start); d < 180*time.Millisecond {
-		t.Errorf("5 requests at 20/s took %v", d)
-	}
-	if g := st.minGap(); g < 40*time.Millisecond {
-		t.Errorf("smallest gap between starts %v, want about 50ms", g)
+	if d := st.lastSince(start); d < 190*time.Millisecond {
+		t.Errorf("5 requests at 20/s: the last arrived after %v, want 200ms or more", d)
 	}
 }
 
@@ -84,18 +83,31 @@ func TestCrawlDelay(t *testing.T) {
 	st.mu.Lock()
 	st.times = nil
 	st.mu.Unlock()
+	start := time.Now()
 	fetchConcurrently(t, c, s.URL, 3)
-	if g := st.minGap(); g < 130*time.Millisecond {
-		t.Errorf("smallest gap %v, want the 150ms crawl delay", g)
+	if d := st.lastSince(start); d < 290*time.Millisecond {
+		t.Errorf("3 requests with a 150ms crawl delay: the last arrived after %v", d)
 	}
 
 	c2 := newTestClient(t, o)
 	c2.SetCrawlDelay("127.0.0.1", 100*time.Millisecond)
 	var st2 startTimes
 	s2 := newServer(t, st2.handler)
+	start = time.Now()
 	fetchConcurrently(t, c2, s2.URL, 3)
-	if g := st2.minGap(); g < 85*time.Millisecond {
-		t.Errorf("delay set before the first request: smallest gap %v", g)
+	if d := st2.lastSince(start); d < 190*time.Millisecond {
+		t.Errorf("delay set before the first request: the last arrived after %v", d)
+	}
+
+	// The spacing is the larger of the rate interval and the crawl delay.
+	h := newHostLimits(1, 10)
+	h.setCrawlDelay("example.org", 50*time.Millisecond)
+	if got := h.get("example.org").lim.Limit(); got != limitFor(100*time.Millisecond) {
+		t.Errorf("rate interval lost to a shorter crawl delay: %v", got)
+	}
+	h.setCrawlDelay("EXAMPLE.org:443", 2*time.Second)
+	if got := h.get("example.org").lim.Limit(); got != limitFor(2*time.Second) {
+		t.Errorf("crawl delay not applied: %v", got)
 	}
 }
 
