@@ -213,3 +213,26 @@ func TestNetrcCredentials(t *testing.T) {
 		t.Errorf("missing netrc: %v", err)
 	}
 }
+
+func TestHostHeaderOverride(t *testing.T) {
+	t.Parallel()
+	var got atomicString
+	s := newServer(t, func(w http.ResponseWriter, r *http.Request) { got.set(r.Host) })
+	o := testOptions()
+	o.Headers = []HostHeader{{Host: hostOf(t, s.URL), Name: "host", Value: "virtual.example"}}
+	c := newTestClient(t, o)
+	if _, _, err := getBody(t, c, s.URL); err != nil {
+		t.Fatal(err)
+	}
+	if got.get() != "virtual.example" {
+		t.Errorf("Host %q", got.get())
+	}
+}
+
+type atomicString struct {
+	mu sync.Mutex
+	s  string
+}
+
+func (a *atomicString) set(s string) { a.mu.Lock(); a.s = s; a.mu.Unlock() }
+func (a *atomicString) get() string  { a.mu.Lock(); defer a.mu.Unlock(); return a.s }

@@ -247,6 +247,10 @@ func (c *Client) tryHop(ctx context.Context, ex *Exchange, u, origin *url.URL, r
 			return nil, fmt.Errorf("%s %s: %w", r.method, redactURL(u), err)
 		}
 		req.Header = c.requestHeader(u, origin, r.acceptEncoding)
+		if host := req.Header.Get("Host"); host != "" {
+			// net/http sends req.Host, not a Host header.
+			req.Host = host
+		}
 		if cached != nil {
 			if et := cached.Header.Get("ETag"); et != "" {
 				req.Header.Set("If-None-Match", et)
