@@ -4,10 +4,12 @@ import (
 	"archive/zip"
 	"bytes"
 	"compress/gzip"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -650,5 +652,50 @@ func TestServerStartAndTick(t *testing.T) {
 	}
 	if _, err := Start(t.Context(), "0.0.0.0:0", Options{}); err == nil {
 		t.Error("a non-loopback address was accepted")
+	}
+}
+
+// TestPatchTurnsPreviousVersionIntoCurrent applies the JSON Patch a Change List
+// links to and compares the result with the current version.
+func TestPatchTurnsPreviousVersionIntoCurrent(t *testing.T) {
+	s := New(Options{})
+	h := s.Handler()
+	_, lists := changes(t, h)
+	patched := 0
+	for _, d := range lists {
+		for _, e := range d.Entries {
+			for _, l := range e.Links {
+				if l.Rel != relPatch {
+					continue
+				}
+				patch := mustGet(t, h, l.Href)
+				verify(t, l.Href, patch, &model.Metadata{Hash: l.Hash, Length: l.Length, LengthOK: l.LengthOK, Type: l.Type}, "application/json-patch+json")
+				var ops []struct {
+					Op, Path string
+					Value    any
+				}
+				if err := json.Unmarshal(patch, &ops); err != nil {
+					t.Fatalf("%s: %v", l.Href, err)
+				}
+				id, _ := s.parseResourceName(1, e.Loc[strings.LastIndexByte(e.Loc, '/')+1:], true)
+				v, _ := strconv.Atoi(l.Href[strings.LastIndex(l.Href, ".v")+2 : len(l.Href)-len(".json-patch")])
+				var prev, cur map[string]any
+				json.Unmarshal(s.appendContent(nil, 1, id, v-1), &prev)
+				json.Unmarshal(s.appendContent(nil, 1, id, v), &cur)
+				for _, op := range ops {
+					if op.Op != "replace" {
+						t.Fatalf("op %q", op.Op)
+					}
+					prev[strings.TrimPrefix(op.Path, "/")] = op.Value
+				}
+				if !reflect.DeepEqual(prev, cur) {
+					t.Errorf("%s: patched %v, current %v", l.Href, prev, cur)
+				}
+				patched++
+			}
+		}
+	}
+	if patched == 0 {
+		t.Error("no patch link in the Change Lists")
 	}
 }

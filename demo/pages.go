@@ -21,7 +21,7 @@ func (s *Source) servePage(w http.ResponseWriter, r *http.Request, sn *snapshot,
 				`<link rel="resourcesync" href="`+base+s.capPath(1)+`">`)
 		return true
 	case "/robots.txt":
-		body := "# rsx demo Source\nUser-agent: *\nDisallow: /demo/\nDisallow: /broken/\n\n" +
+		body := "# rsx demo Source\nUser-agent: *\nDisallow: /demo/\n\n" +
 			"Sitemap: " + base + "/sitemap.xml\n" +
 			"Sitemap: " + base + s.resourceListPath(0) + "\n" +
 			"Sitemap: " + base + s.resourceListPath(1) + ".gz\n"
