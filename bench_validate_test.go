@@ -73,12 +73,14 @@ func writeSpeedResourceList(w io.Writer, n int) error {
 }
 
 type speedResult struct {
-	rsx, baseline time.Duration // medians
-	runs          int
-	bytes         int64
+	rsx, baseline       time.Duration // medians of wall-clock time
+	rsxCPU, baselineCPU time.Duration // medians of user+system CPU time
+	runs                int
+	bytes               int64
 }
 
-func (r speedResult) ratio() float64 { return float64(r.rsx) / float64(r.baseline) }
+func (r speedResult) ratio() float64    { return float64(r.rsx) / float64(r.baseline) }
+func (r speedResult) cpuRatio() float64 { return float64(r.rsxCPU) / float64(r.baselineCPU) }
 
 // measureValidateSpeed builds both programs, writes the document and times
 // `rsx validate FILE` and `baseline FILE` alternately, runs times each.
@@ -104,28 +106,32 @@ func measureValidateSpeed(tb testing.TB, runs int) speedResult {
 	f.Close()
 	st, _ := os.Stat(doc)
 
-	timeRun := func(name string, args ...string) time.Duration {
+	timeRun := func(name string, args ...string) (wall, cpu time.Duration) {
 		cmd := exec.Command(name, args...)
 		cmd.Stdout, cmd.Stderr = io.Discard, io.Discard
 		t0 := time.Now()
 		err := cmd.Run()
-		d := time.Since(t0)
+		wall = time.Since(t0)
 		if err != nil {
 			tb.Fatalf("%s %v: %v", name, args, err)
 		}
-		return d
+		return wall, cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 	}
 	// One untimed run of each warms the page cache.
 	timeRun(rsx, "validate", doc)
 	timeRun(base, doc)
-	var a, b []time.Duration
+	var a, b, ac, bc []time.Duration
 	for i := 0; i < runs; i++ {
-		a = append(a, timeRun(rsx, "validate", doc))
-		b = append(b, timeRun(base, doc))
+		w, c := timeRun(rsx, "validate", doc)
+		a, ac = append(a, w), append(ac, c)
+		w, c = timeRun(base, doc)
+		b, bc = append(b, w), append(bc, c)
 	}
-	slices.Sort(a)
-	slices.Sort(b)
-	return speedResult{rsx: a[len(a)/2], baseline: b[len(b)/2], runs: runs, bytes: st.Size()}
+	median := func(d []time.Duration) time.Duration {
+		slices.Sort(d)
+		return d[len(d)/2]
+	}
+	return speedResult{rsx: median(a), baseline: median(b), rsxCPU: median(ac), baselineCPU: median(bc), runs: runs, bytes: st.Size()}
 }
 
 func TestValidateSpeed(t *testing.T) {
@@ -133,8 +139,8 @@ func TestValidateSpeed(t *testing.T) {
 		t.Skip("set RSX_SPEED=1 to measure rsx validate against the encoding/xml baseline (builds both programs)")
 	}
 	r := measureValidateSpeed(t, 9)
-	t.Logf("50,000 entries, %d bytes, %d runs each: rsx validate median %v, encoding/xml baseline median %v, ratio %.3f",
-		r.bytes, r.runs, r.rsx, r.baseline, r.ratio())
+	t.Logf("50,000 entries, %d bytes, %d runs each: rsx validate median %v (CPU %v), encoding/xml baseline median %v (CPU %v): ratio %.3f (CPU %.3f)",
+		r.bytes, r.runs, r.rsx.Round(time.Millisecond), r.rsxCPU.Round(time.Millisecond), r.baseline.Round(time.Millisecond), r.baselineCPU.Round(time.Millisecond), r.ratio(), r.cpuRatio())
 	if r.ratio() > 0.2 {
 		t.Errorf("rsx validate takes %.3f× the baseline; the requirement is at most 0.2×", r.ratio())
 	}
@@ -145,6 +151,7 @@ func BenchmarkValidateWholeProcess(b *testing.B) {
 	b.ReportMetric(float64(r.rsx.Microseconds())/1000, "rsx-ms")
 	b.ReportMetric(float64(r.baseline.Microseconds())/1000, "baseline-ms")
 	b.ReportMetric(r.ratio(), "ratio")
+	b.ReportMetric(r.cpuRatio(), "cpu-ratio")
 	for i := 0; i < b.N; i++ {
 	}
 }
