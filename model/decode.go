@@ -160,13 +160,16 @@ type Decoder struct {
 	// ends (one allocation per entry instead of two).
 	entryText          []byte
 	locA, locB         int // raw loc in entryText, -1 when none
+	pendingMD          []pendingMD
 	lastmodA, lastmodB int
 
-	rawText []byte // undecoded character data of the collecting element
-	text    []byte // decoded character data of the collecting element
-	scratch []byte // attribute value decoding
-	strs    []byte // concatenated values of one element, made one string
-	offs    []int
+	rawText   []byte // undecoded character data of the collecting element, when cut by the window's end
+	text      []byte // decoded character data of a collecting element other than loc and lastmod
+	toEntry   bool   // the collecting element's text goes to entryText, else to text
+	textStart int    // where the collecting element's text starts in its target
+	scratch   []byte // attribute value decoding
+	strs      []byte // concatenated values of one element, made one string
+	offs      []int
 
 	capDepth int // stack index of the element being captured, -1 when none
 	capElem  Element
@@ -675,23 +678,41 @@ func (d *Decoder) textRun() error {
 		top := &d.stack[len(d.stack)-1]
 		switch top.kind {
 		case kLoc, kLastmod, kChangefreq, kCapture:
-			if len(d.rawText)+len(d.text)+len(seg) > d.maxToken {
+			tgt := d.textTarget()
+			if len(*tgt)-d.textStart+len(d.rawText)+len(seg) > d.maxToken {
 				return d.syntaxErr(d.curLine(), "text of <%s> exceeds %d bytes", d.names[top.qname], d.maxToken)
 			}
-			d.rawText = append(d.rawText, seg...)
+			if n < len(b) && len(d.rawText) == 0 {
+				// The run is whole: decode it in place.
+				var err error
+				if *tgt, err = d.appendDecoded(*tgt, seg, false, d.curLine()); err != nil {
+					return err
+				}
+			} else {
+				d.rawText = append(d.rawText, seg...)
+			}
 		}
 	}
 	d.consume(d.pos + n)
 	return nil
 }
 
-// flushText decodes the collected raw character data into d.text.
+// textTarget returns the buffer the collecting element's text goes to.
+func (d *Decoder) textTarget() *[]byte {
+	if d.toEntry {
+		return &d.entryText
+	}
+	return &d.text
+}
+
+// flushText decodes the collected raw character data into the text target.
 func (d *Decoder) flushText() error {
 	if len(d.rawText) == 0 {
 		return nil
 	}
+	tgt := d.textTarget()
 	var err error
-	d.text, err = d.appendDecoded(d.text, d.rawText, false, d.curLine())
+	*tgt, err = d.appendDecoded(*tgt, d.rawText, false, d.curLine())
 	d.rawText = d.rawText[:0]
 	return err
 }
@@ -763,13 +784,14 @@ func (d *Decoder) bang() error {
 				return err
 			}
 			content := b[9 : 9+i]
-			if len(d.text)+len(content) > d.maxToken {
+			tgt := d.textTarget()
+			if len(*tgt)-d.textStart+len(content) > d.maxToken {
 				return d.syntaxErr(d.curLine(), "text of <%s> exceeds %d bytes", d.names[top.qname], d.maxToken)
 			}
 			if !utf8.Valid(content) {
 				return d.syntaxErr(d.curLine(), "invalid UTF-8 in a CDATA section")
 			}
-			d.text = append(d.text, content...)
+			*tgt = append(*tgt, content...)
 		}
 		d.consume(d.pos + 9 + i + 3)
 		return nil
@@ -1368,13 +1390,14 @@ func (d *Decoder) element(b []byte, nameEnd, colon, end int, selfClose bool) err
 			kind = kEntry
 			*d.e = Entry{Index: d.nEntries, Line: line}
 			d.entryText = d.entryText[:0]
+			d.pendingMD = d.pendingMD[:0]
 			d.locA, d.lastmodA = -1, -1
 			d.entryOpen = true
 		case rs && string(local) == "md":
 			kind = kMD
 			d.hdr.MDCount++
 			if d.hdr.MDCount == 1 {
-				err = d.fillMetadata(&d.hdr.MD, b, line)
+				err = d.fillMetadata(&d.hdr.MD, b, line, false)
 			}
 		case rs && string(local) == "ln":
 			kind = kLN
@@ -1406,7 +1429,7 @@ func (d *Decoder) element(b []byte, nameEnd, colon, end int, selfClose bool) err
 			kind = kMD
 			e.MDCount++
 			if e.MDCount == 1 {
-				err = d.fillMetadata(&e.MD, b, line)
+				err = d.fillMetadata(&e.MD, b, line, true)
 			}
 		case rs && string(local) == "ln":
 			kind = kLN
@@ -1421,9 +1444,14 @@ func (d *Decoder) element(b []byte, nameEnd, colon, end int, selfClose bool) err
 	if err != nil {
 		return err
 	}
-	if kind == kLoc || kind == kLastmod || kind == kChangefreq || kind == kCapture {
+	switch kind {
+	case kLoc, kLastmod:
+		d.rawText = d.rawText[:0]
+		d.toEntry, d.textStart = true, len(d.entryText)
+	case kChangefreq, kCapture:
 		d.rawText = d.rawText[:0]
 		d.text = d.text[:0]
+		d.toEntry, d.textStart = false, 0
 	}
 	d.consume(d.pos + end)
 	d.stack = append(d.stack, openElem{qname: qname, kind: kind, nsMark: int32(nsMark), line: line})
@@ -1559,57 +1587,138 @@ func changeOf(v string) Change {
 	return Change(v)
 }
 
-// fillMetadata reads the attributes of an <rs:md> start tag.
-func (d *Decoder) fillMetadata(md *Metadata, b []byte, line int) error {
+// Metadata attributes, as classified by mdField.
+const (
+	mfExtra uint8 = iota
+	mfCapability
+	mfChange
+	mfAt
+	mfCompleted
+	mfFrom
+	mfUntil
+	mfDatetime
+	mfHash
+	mfLength
+	mfType
+	mfEncoding
+	mfPath
+)
+
+// mdField classifies an attribute of <rs:md>; legacy ones are reported.
+func (d *Decoder) mdField(b []byte, a *rawAttr) uint8 {
+	if a.colon >= 0 {
+		return mfExtra
+	}
+	switch string(b[a.name:a.nameEnd]) {
+	case "capability":
+		return mfCapability
+	case "change":
+		return mfChange
+	case "at":
+		return mfAt
+	case "completed":
+		return mfCompleted
+	case "from":
+		return mfFrom
+	case "until":
+		return mfUntil
+	case "datetime":
+		return mfDatetime
+	case "hash":
+		return mfHash
+	case "length":
+		return mfLength
+	case "type":
+		return mfType
+	case "encoding":
+		return mfEncoding
+	case "path":
+		return mfPath
+	case "modified", "etag":
+		d.legacy("attribute "+string(b[a.name:a.nameEnd]), d.lineAt(d.pos+a.name))
+	}
+	return mfExtra
+}
+
+// setMDField sets one attribute of md; extra is the index in md.Extra of an
+// extra attribute whose value is v.
+func (d *Decoder) setMDField(md *Metadata, field uint8, v string, extra int) {
+	switch field {
+	case mfCapability:
+		md.Capability = capabilityOf(v)
+	case mfChange:
+		md.Change = changeOf(v)
+	case mfAt:
+		md.At = d.datetime(v)
+	case mfCompleted:
+		md.Completed = d.datetime(v)
+	case mfFrom:
+		md.From = d.datetime(v)
+	case mfUntil:
+		md.Until = d.datetime(v)
+	case mfDatetime:
+		md.Datetime = d.datetime(v)
+	case mfHash:
+		md.HashRaw = v
+		md.Hash = parseHashAttr(v)
+	case mfLength:
+		md.LengthRaw = v
+		md.Length, md.LengthOK = parseLength(v)
+	case mfType:
+		md.Type = v
+	case mfEncoding:
+		md.Encoding = v
+	case mfPath:
+		md.Path = v
+		md.HasPath = true
+	case mfExtra:
+		md.Extra[extra].Value = v
+	}
+}
+
+// pendingMD is an attribute of an entry's <rs:md> whose value waits in
+// entryText for the entry's one string.
+type pendingMD struct {
+	field uint8
+	a, b  int
+	extra int
+}
+
+// fillMetadata reads the attributes of an <rs:md> start tag. In an entry
+// (deferred), the values are set when the entry ends, sharing its one string.
+func (d *Decoder) fillMetadata(md *Metadata, b []byte, line int, deferred bool) error {
 	*md = Metadata{Present: true, Line: line}
-	s, offs, err := d.elementStrings(b)
-	if err != nil {
-		return err
+	var s string
+	var offs []int
+	if !deferred {
+		var err error
+		if s, offs, err = d.elementStrings(b); err != nil {
+			return err
+		}
 	}
 	for k := range d.attrs {
 		a := &d.attrs[k]
 		if isNSDecl(b, a) {
 			continue
 		}
-		v := s[offs[2*k]:offs[2*k+1]]
-		if a.colon >= 0 {
-			md.Extra = append(md.Extra, d.extraAttr(b, a, v))
+		field := d.mdField(b, a)
+		extra := -1
+		if field == mfExtra {
+			extra = len(md.Extra)
+			md.Extra = append(md.Extra, d.extraAttr(b, a, ""))
+		}
+		if !deferred {
+			d.setMDField(md, field, s[offs[2*k]:offs[2*k+1]], extra)
 			continue
 		}
-		switch string(b[a.name:a.nameEnd]) {
-		case "capability":
-			md.Capability = capabilityOf(v)
-		case "change":
-			md.Change = changeOf(v)
-		case "at":
-			md.At = d.datetime(v)
-		case "completed":
-			md.Completed = d.datetime(v)
-		case "from":
-			md.From = d.datetime(v)
-		case "until":
-			md.Until = d.datetime(v)
-		case "datetime":
-			md.Datetime = d.datetime(v)
-		case "hash":
-			md.HashRaw = v
-			md.Hash = parseHashAttr(v)
-		case "length":
-			md.LengthRaw = v
-			md.Length, md.LengthOK = parseLength(v)
-		case "type":
-			md.Type = v
-		case "encoding":
-			md.Encoding = v
-		case "path":
-			md.Path = v
-			md.HasPath = true
-		case "modified", "etag":
-			md.Extra = append(md.Extra, d.extraAttr(b, a, v))
-			d.legacy("attribute "+string(b[a.name:a.nameEnd]), d.lineAt(d.pos+a.name))
-		default:
-			md.Extra = append(md.Extra, d.extraAttr(b, a, v))
+		v, err := d.attrValue(b, a)
+		if err != nil {
+			return err
 		}
+		p := pendingMD{field: field, a: len(d.entryText), extra: extra}
+		d.entryText = append(d.entryText, v...)
+		p.b = len(d.entryText)
+		d.pendingMD = append(d.pendingMD, p)
 	}
 	return nil
 }
@@ -1694,7 +1803,7 @@ func (d *Decoder) beginCapture(b, prefix, local []byte, uri string, line int, in
 
 // finishEntryText sets the entry's fields that come from character data.
 func (d *Decoder) finishEntryText() {
-	if d.locA < 0 && d.lastmodA < 0 {
+	if d.locA < 0 && d.lastmodA < 0 && len(d.pendingMD) == 0 {
 		return
 	}
 	s := string(d.entryText)
@@ -1705,8 +1814,13 @@ func (d *Decoder) finishEntryText() {
 			d.e.LocRaw = raw
 		}
 	}
-	if d.lastmodA >= 0 && d.lastmodB > d.lastmodA {
-		d.e.Lastmod = d.datetime(s[d.lastmodA:d.lastmodB])
+	if d.lastmodA >= 0 {
+		if raw := strings.TrimSpace(s[d.lastmodA:d.lastmodB]); raw != "" {
+			d.e.Lastmod = d.datetime(raw)
+		}
+	}
+	for _, p := range d.pendingMD {
+		d.setMDField(&d.e.MD, p.field, s[p.a:p.b], p.extra)
 	}
 }
 
@@ -1766,16 +1880,12 @@ func (d *Decoder) closeElement() error {
 		if err := d.flushText(); err != nil {
 			return err
 		}
-		d.locA = len(d.entryText)
-		d.entryText = append(d.entryText, d.text...)
-		d.locB = len(d.entryText)
+		d.locA, d.locB = d.textStart, len(d.entryText)
 	case kLastmod:
 		if err := d.flushText(); err != nil {
 			return err
 		}
-		d.lastmodA = len(d.entryText)
-		d.entryText = append(d.entryText, bytes.TrimSpace(d.text)...)
-		d.lastmodB = len(d.entryText)
+		d.lastmodA, d.lastmodB = d.textStart, len(d.entryText)
 	case kChangefreq:
 		if err := d.flushText(); err != nil {
 			return err

@@ -35,12 +35,15 @@ func fastHashList(s string) (HashList, bool) {
 	for k := 0; k < n; k++ {
 		v := s[starts[k]:ends[k]]
 		d := blk.d[at : at+len(v)/2 : at+len(v)/2]
-		for j := 0; j < len(v); j += 2 {
-			hi, lo := hexValues[v[j]], hexValues[v[j+1]]
-			if hi|lo > 0xf {
-				return nil, false
-			}
-			d[j/2] = hi<<4 | lo
+		v = v[:2*len(d)]
+		bad := byte(0)
+		for o := range d {
+			hi, lo := hexValues[v[2*o]], hexValues[v[2*o+1]]
+			bad |= hi | lo
+			d[o] = hi<<4 | lo
+		}
+		if bad > 0xf {
+			return nil, false
 		}
 		at += len(d)
 		list[k] = Hash{Alg: algs[k], AlgRaw: s[starts[k]-len(algs[k])-1 : starts[k]-1], Value: v, Digest: d, Encoding: HashHex}
