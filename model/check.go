@@ -983,8 +983,14 @@ func (c *Checker) attrs(extra []Attr, e *Entry, idx, line int, md bool) {
 			}
 			c.report(rAttributePrefixed, idx, line, "", c.where(e, idx)+el+" attribute "+name+"="+chkQuote(a.Value)+" has a namespace prefix; ResourceSync attributes must not (write "+a.Local+"=…)")
 		case a.Space == "" && a.Prefix == "":
-			if a.Local == "etag" || (md && a.Local == "modified") || a.Local == "xmlns" {
-				continue // legacy-draft reports these
+			if a.Local == "etag" || (md && a.Local == "modified") {
+				if e != nil { // document-level ones come from Header.Legacy
+					c.report(rLegacyDraft, idx, line, "", c.where(e, idx)+el+" attribute "+a.Local+"="+chkQuote(a.Value)+" is from a draft that predates Z39.99-2017"+legacyHint("attribute "+a.Local))
+				}
+				continue
+			}
+			if a.Local == "xmlns" {
+				continue
 			}
 			c.report(rAttributeUnqualified, idx, line, "", c.where(e, idx)+el+" attribute "+a.Local+"="+chkQuote(a.Value)+" is not defined by ResourceSync; extension attributes must be in another namespace, with a prefix")
 		}
@@ -1011,9 +1017,15 @@ func (c *Checker) element(el *Element, e *Entry, idx int) {
 			where = chkRef(e, idx) + ": <" + name + "> inside <" + c.entryName() + ">"
 		}
 		c.report(rElementUnexpected, idx, line, "", where+" is not an element of the Sitemap format there")
-	case NSRS:
+	case NSRS, NSRSLegacy:
 		if el.Local == "fixity" || el.Local == "size" {
-			return // legacy-draft
+			if e != nil { // document-level ones come from Header.Legacy
+				c.report(rLegacyDraft, idx, line, "", chkRef(e, idx)+": element <"+name+"> is from a draft that predates Z39.99-2017"+legacyHint("element rs:"+el.Local))
+			}
+			return
+		}
+		if el.Space == NSRSLegacy {
+			return
 		}
 		where := "<" + name + "> inside <" + c.rootName() + ">"
 		if e != nil {
@@ -1149,7 +1161,16 @@ func (c *Checker) end(h *Header, bytes int64, complete bool) {
 		c.legacy(h)
 		return
 	}
+	// The kind is re-read from the completed header: a document-level <rs:md>
+	// after the entries is legal XML (its entries were judged without it).
 	k := c.kind
+	if h.MD.Present {
+		capb := h.MD.Capability
+		if capb == "" {
+			capb = c.opts.Capability
+		}
+		k = chkKindOf(capb, h.Root)
+	}
 	if h.RootSpace != NSSitemap {
 		ns := "no namespace"
 		if h.RootSpace != "" {
@@ -1341,28 +1362,36 @@ func (c *Checker) names(a, b bool, an, bn string) string {
 	return an
 }
 
-// legacy reports the draft constructs the decoder noticed.
+// legacy reports the draft constructs the decoder noticed. Those inside entries
+// (rs:fixity, rs:size, etag, modified) were reported by Entry with the entry's
+// URI; namespace declarations are reported here.
 func (c *Checker) legacy(h *Header) {
 	for _, t := range h.Legacy {
-		hint := ""
-		switch {
-		case strings.HasPrefix(t.What, "namespace"):
-			hint = "; the standard's namespace is " + NSRS
-		case strings.Contains(t.What, "fixity"):
-			hint = "; use the hash attribute of <rs:md>"
-		case strings.Contains(t.What, "rs:size"):
-			hint = "; use the length attribute of <rs:md>"
-		case strings.Contains(t.What, "modified"):
-			hint = "; use at (document) or datetime/lastmod (entry)"
-		case strings.Contains(t.What, "etag"):
-			hint = "; the standard has no etag attribute (use hash)"
+		if t.Entry >= 0 && !strings.HasPrefix(t.What, "namespace") {
+			continue
 		}
 		where := ""
 		if t.Entry >= 0 {
 			where = "entry " + strconv.Itoa(t.Entry) + ": "
 		}
-		c.report(rLegacyDraft, t.Entry, t.Line, "", where+t.What+" is from a draft that predates Z39.99-2017"+hint)
+		c.report(rLegacyDraft, t.Entry, t.Line, "", where+t.What+" is from a draft that predates Z39.99-2017"+legacyHint(t.What))
 	}
+}
+
+func legacyHint(what string) string {
+	switch {
+	case strings.HasPrefix(what, "namespace"):
+		return "; the standard's namespace is " + NSRS
+	case strings.Contains(what, "fixity"):
+		return "; use the hash attribute of <rs:md>"
+	case strings.Contains(what, "rs:size"):
+		return "; use the length attribute of <rs:md>"
+	case strings.Contains(what, "modified"):
+		return "; use at (document) or datetime/lastmod (entry)"
+	case strings.Contains(what, "etag"):
+		return "; the standard has no etag attribute (use hash)"
+	}
+	return ""
 }
 
 // CheckDocument checks a document held in memory.
