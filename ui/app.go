@@ -83,7 +83,11 @@ type App struct {
 
 	width, height int
 	started       bool
+	noTick        bool // tests: no spinner ticks, so that commands settle
 }
+
+// errCancelled is the error of a load the user cancelled.
+var errCancelled = errors.New("cancelled (r reloads)")
 
 // New returns the explorer, ready to be run by tea.NewProgram.
 func New(opts Options) *App {
@@ -415,7 +419,7 @@ func (a *App) load(p place) tea.Cmd {
 		n := idx.entries.Len()
 		d.parts = make([]string, n)
 		for i := range n {
-			d.parts[i] = resolveRef(idx.base(), idx.entries.Loc(i))
+			d.parts[i] = resolveAgainst(idx.base(), idx.entries.Loc(i))
 		}
 		a.cache.put(p.key(), d)
 		a.show(d, p.selected)
@@ -536,7 +540,7 @@ type tickMsg struct{}
 
 // tick schedules a spinner frame unless one is scheduled already.
 func (a *App) tick() tea.Cmd {
-	if a.ticking {
+	if a.ticking || a.noTick {
 		return nil
 	}
 	a.ticking = true
@@ -752,9 +756,9 @@ func (a *App) back() tea.Cmd {
 		a.doc.cancelLoad()
 		a.doc.loading = false
 		if a.doc.parts != nil {
-			a.doc.err = fmt.Errorf("cancelled after %d of %d parts", a.doc.partsDone, len(a.doc.parts))
+			a.doc.err = fmt.Errorf("%w after %d of %d parts", errCancelled, a.doc.partsDone, len(a.doc.parts))
 		} else {
-			a.doc.err = errors.New("cancelled")
+			a.doc.err = errCancelled
 		}
 		a.flashInfo("load cancelled — r reloads")
 		return nil

@@ -480,8 +480,8 @@ func linkHref(h *model.Header, rel, base string) string {
 		if !l.HasHref || l.Href == "" {
 			continue
 		}
-		if hasRel(l.Rel, rel) {
-			return resolveRef(base, l.Href)
+		if linkHasRel(l.Rel, rel) {
+			return resolveAgainst(base, l.Href)
 		}
 	}
 	return ""
@@ -498,7 +498,7 @@ func parentLink(h *model.Header, base string) string {
 
 // hasRel tells whether a rel attribute has the relation type rel among its
 // space-separated tokens.
-func hasRel(rels, rel string) bool {
+func linkHasRel(rels, rel string) bool {
 	for _, tok := range strings.Fields(rels) {
 		if strings.EqualFold(tok, rel) {
 			return true
@@ -508,7 +508,7 @@ func hasRel(rels, rel string) bool {
 }
 
 // resolveRef resolves ref against base (a URL or a local path).
-func resolveRef(base, ref string) string {
+func resolveAgainst(base, ref string) string {
 	ref = strings.TrimSpace(ref)
 	r, err := url.Parse(ref)
 	if err != nil {

@@ -731,12 +731,20 @@ func (v *docView) layout() {
 		v.detailH = body
 		v.tbl.SetSize(w-v.detailW, body)
 	} else {
+		// Below the table: a third of the height, or all that a short
+		// document leaves.
 		v.detailW = w
-		v.detailH = min(max(body/3, 5), 12)
-		if body-v.detailH < 4 {
-			v.detailH = max(body-4, 0)
+		detail := min(max(body/3, 5), 12)
+		n := 0
+		if v.doc != nil {
+			n = v.doc.entries.Len()
 		}
-		v.tbl.SetSize(w, body-v.detailH)
+		tableH := min(max(n+1, 4), body-detail)
+		if tableH < 4 {
+			tableH = min(4, body)
+		}
+		v.detailH = max(body-tableH, 0)
+		v.tbl.SetSize(w, tableH)
 	}
 	v.tableTop = 2
 	v.tbl.SetColumns(v.tbl.cols)
@@ -759,7 +767,7 @@ func (v docView) SelectedURL() string {
 	if i < 0 {
 		return ""
 	}
-	return resolveRef(v.doc.base(), v.doc.entries.Loc(i))
+	return resolveAgainst(v.doc.base(), v.doc.entries.Loc(i))
 }
 
 // entriesChanged is called after entries were appended (while loading).
@@ -782,6 +790,9 @@ func (v *docView) entriesChanged(from int) {
 		v.filteredN = n
 	}
 	v.tbl.SetCount(n)
+	if !v.detailRight && from < 16 {
+		v.layout() // a short document gives its room to the detail pane
+	}
 	v.applyPerm()
 }
 
@@ -1101,15 +1112,15 @@ func (v docView) openSelected() tea.Cmd {
 		return nil
 	}
 	d := v.doc
-	loc := resolveRef(d.base(), d.entries.Loc(i))
+	loc := resolveAgainst(d.base(), d.entries.Loc(i))
 	switch {
 	case d.entriesAreDocuments():
 		return func() tea.Msg { return openURLMsg{URL: loc} }
 	case d.entriesArePackages():
 		e := d.entries.Entry(i)
 		for _, l := range e.Links {
-			if hasRel(l.Rel, "contents") && l.Href != "" {
-				u := resolveRef(d.base(), l.Href)
+			if linkHasRel(l.Rel, "contents") && l.Href != "" {
+				u := resolveAgainst(d.base(), l.Href)
 				return func() tea.Msg { return openURLMsg{URL: u} }
 			}
 		}
@@ -1261,110 +1272,167 @@ func (v docView) titleLine() string {
 	return ivFit(b.String(), v.width)
 }
 
-// timeSummary describes the document's time attributes: "at … completed …"
-// or "from … until …" / "from … (open)".
-func timeSummary(h *model.Header) string {
-	if h == nil {
-		return ""
-	}
-	md := &h.MD
-	var parts []string
-	if md.At.Raw != "" {
-		parts = append(parts, "at "+md.At.Raw)
-	}
-	if md.Completed.Raw != "" {
-		parts = append(parts, "completed "+md.Completed.Raw)
-	}
-	if md.From.Raw != "" {
-		parts = append(parts, "from "+md.From.Raw)
-		if md.Until.Raw != "" {
-			parts = append(parts, "until "+md.Until.Raw+" (closed)")
-		} else {
-			parts = append(parts, "(open)")
-		}
-	} else if md.Until.Raw != "" {
-		parts = append(parts, "until "+md.Until.Raw)
-	}
-	return strings.Join(parts, " ")
-}
-
 // statusLine is the bar at the bottom: capability, time, count, filter,
 // sort, HTTP status, cache, problems and progress. spinner is the current
-// spinner frame ("" when idle); flash a message to show instead of the hints.
+// spinner frame. When the bar is too narrow the least useful fields go
+// first (the "completed" time, then the times, the sort …).
 func (v docView) statusLine(spinner string) string {
 	st := v.c.Styles
 	d := v.doc
-	var segs []string
-	if c := d.capability(); c != "" {
-		segs = append(segs, st.StatusBadge.Render(string(c)))
+	bg := st.StatusBar.GetBackground()
+	type seg struct {
+		text  string
+		short string // used when the bar is too narrow ("" keeps text)
+		drop  int    // 0: never dropped; higher numbers go first
 	}
-	if t := timeSummary(d.header); t != "" {
-		segs = append(segs, st.StatusValue.Render(t))
+	var segs []seg
+	if c := d.capability(); c != "" {
+		segs = append(segs, seg{text: st.StatusBadge.Render(string(c))})
+	}
+	if h := d.header; h != nil {
+		md := &h.MD
+		val := st.StatusValue.Render
+		if md.At.Raw != "" {
+			full := "at " + md.At.Raw
+			short := md.At.Raw
+			if md.Completed.Raw != "" {
+				full += " completed " + sameDayShort(md.At.Raw, md.Completed.Raw)
+				short += "–" + sameDayShort(md.At.Raw, md.Completed.Raw)
+			}
+			segs = append(segs, seg{val(full), val(short), 3})
+		} else if md.Completed.Raw != "" {
+			segs = append(segs, seg{val("completed " + md.Completed.Raw), "", 3})
+		}
+		if md.From.Raw != "" {
+			full, short := "from "+md.From.Raw, md.From.Raw+"–"
+			if md.Until.Raw != "" {
+				full += " until " + sameDayShort(md.From.Raw, md.Until.Raw)
+				short += sameDayShort(md.From.Raw, md.Until.Raw)
+			} else {
+				full += " (open)"
+				short += " (open)"
+			}
+			segs = append(segs, seg{val(full), val(short), 3})
+		} else if md.Until.Raw != "" {
+			segs = append(segs, seg{val("until " + md.Until.Raw), "", 3})
+		}
 	}
 	n := d.entries.Len()
 	count := formatCount(n) + " entries"
 	if n == 1 {
 		count = "1 entry"
 	}
+	segs = append(segs, seg{text: st.StatusValue.Render(count)})
 	if d.parts != nil {
-		count += fmt.Sprintf(" from %d/%d parts", d.partsDone, len(d.parts))
+		segs = append(segs, seg{st.StatusValue.Render(fmt.Sprintf("%d/%d parts", d.partsDone, len(d.parts))), "", 1})
 	}
-	segs = append(segs, st.StatusValue.Render(count))
 	if v.query.raw != "" {
 		f := fmt.Sprintf("filter %q: %s", v.query.raw, formatCount(len(v.filtered)))
 		if v.filterBusy {
 			f = fmt.Sprintf("filter %q: …", v.query.raw)
 		}
-		segs = append(segs, st.StatusKey.Render(f))
+		segs = append(segs, seg{text: st.StatusKey.Render(f)})
 	}
 	if v.sortCol >= 0 && v.sortCol < len(v.kinds) {
 		dir := "↑"
 		if v.sortDesc {
 			dir = "↓"
 		}
-		s := "sorted by " + v.kinds[v.sortCol].name() + dir
+		name := v.kinds[v.sortCol].name() + dir
+		busy := ""
 		if v.sortRunning {
-			s += " …"
+			busy = " …"
 		}
-		segs = append(segs, st.StatusKey.Render(s))
+		segs = append(segs, seg{st.StatusKey.Render("sorted by " + name + busy), st.StatusKey.Render(name + busy), 2})
 	}
 	if ex := d.exchange; ex != nil && ex.Status != 0 {
-		s := st.HTTPStatus(ex.Status).Background(st.StatusBar.GetBackground()).Render(fmt.Sprintf("HTTP %d", ex.Status))
+		s := st.HTTPStatus(ex.Status).Background(bg).Render(fmt.Sprintf("HTTP %d", ex.Status))
 		if ex.FromCache {
 			s += st.StatusKey.Render(" cached")
 		}
-		segs = append(segs, s)
+		segs = append(segs, seg{s, "", 5})
 	}
 	if !d.loading && d.header != nil {
 		errs, warns := d.problemCounts()
 		switch {
 		case errs == 0 && warns == 0:
-			segs = append(segs, st.OK.Background(st.StatusBar.GetBackground()).Render("✓ no problems"))
+			segs = append(segs, seg{st.OK.Background(bg).Render("✓ valid"), st.OK.Background(bg).Render("✓"), 2})
 		default:
-			var p []string
+			var full, short []string
 			if errs > 0 {
-				p = append(p, st.Error.Background(st.StatusBar.GetBackground()).Render(fmt.Sprintf("✗ %d error%s", errs, plural(errs))))
+				full = append(full, st.Error.Background(bg).Render(fmt.Sprintf("✗ %d error%s", errs, plural(errs))))
+				short = append(short, st.Error.Background(bg).Render(fmt.Sprintf("✗%d", errs)))
 			}
 			if warns > 0 {
-				p = append(p, st.Warning.Background(st.StatusBar.GetBackground()).Render(fmt.Sprintf("⚠ %d warning%s", warns, plural(warns))))
+				full = append(full, st.Warning.Background(bg).Render(fmt.Sprintf("⚠ %d warning%s", warns, plural(warns))))
+				short = append(short, st.Warning.Background(bg).Render(fmt.Sprintf("⚠%d", warns)))
 			}
-			segs = append(segs, strings.Join(p, st.StatusBar.Render(" ")))
+			sp := st.StatusBar.Render(" ")
+			segs = append(segs, seg{strings.Join(full, sp), strings.Join(short, sp), 2})
 		}
 	}
-	if d.loading {
-		prog := spinner + " " + fetch.FormatSize(d.bytes)
+	switch {
+	case d.loading:
+		prog := spinner + st.StatusValue.Render(" loading "+fetch.FormatSize(d.bytes))
 		if d.total > 0 {
-			prog += " of " + fetch.FormatSize(d.total)
+			prog += st.StatusValue.Render(progressOf(d.bytes, d.total))
 		}
-		segs = append(segs, st.StatusValue.Render(prog))
+		segs = append(segs, seg{text: prog})
+	case d.err != nil && n > 0:
+		segs = append(segs, seg{st.Error.Background(bg).Render("incomplete: " + sanitize(d.err.Error())), st.Error.Background(bg).Render("incomplete"), 0})
+	case d.err != nil:
+		segs = append(segs, seg{text: st.Error.Background(bg).Render("failed")})
 	}
 	sep := st.StatusBar.Render(" · ")
-	line := strings.Join(segs, sep)
-	line = ivFit(st.StatusBar.Render(" ")+line, v.width)
+	join := func() string {
+		var b strings.Builder
+		b.WriteString(st.StatusBar.Render(" "))
+		for i, s := range segs {
+			if i > 0 {
+				if i == 1 && d.capability() != "" {
+					b.WriteString(st.StatusBar.Render(" ")) // after the badge
+				} else {
+					b.WriteString(sep)
+				}
+			}
+			b.WriteString(s.text)
+		}
+		return b.String()
+	}
+	line := join()
+	if lipgloss.Width(line) > v.width {
+		for i := range segs {
+			if segs[i].short != "" {
+				segs[i].text = segs[i].short
+			}
+		}
+		line = join()
+	}
+	for level := 5; level > 0 && lipgloss.Width(line) > v.width; level-- {
+		kept := segs[:0:0]
+		for _, s := range segs {
+			if s.drop < level {
+				kept = append(kept, s)
+			}
+		}
+		segs = kept
+		line = join()
+	}
+	line = ivFit(line, v.width)
 	if pad := v.width - lipgloss.Width(line); pad > 0 {
 		line += st.StatusBar.Render(strings.Repeat(" ", pad))
 	}
 	return line
+}
+
+// sameDayShort writes the second of two datetimes without its date when
+// both fall on the same day ("2026-01-05T05:30:00Z" after one of
+// 2026-01-05 gives "05:30:00Z").
+func sameDayShort(first, second string) string {
+	if len(first) > 11 && len(second) > 11 && first[:11] == second[:11] && first[10] == 'T' {
+		return second[11:]
+	}
+	return second
 }
 
 func plural(n int) string {
@@ -1465,11 +1533,10 @@ func progressOf(done, total int64) string {
 func (v docView) errorView(w, h int) string {
 	st := v.c.Styles
 	k := &v.c.Keys
-	msg := sanitize(v.doc.err.Error())
-	inner := max(min(w-8, 100), 20)
-	text := st.Error.Bold(true).Render("Could not load this document") + "\n\n" +
-		lipgloss.NewStyle().Width(inner).Render(st.Error.Render(msg)) + "\n\n" +
-		shortHelp(st, []key.Binding{k.Retry, k.Back, k.HTTP, k.OpenURL})
+	inner := max(min(w-6, 100), 20)
+	msg := lipgloss.NewStyle().Width(inner).Render(st.Error.Render(sanitize(v.doc.err.Error())))
+	hints := lipgloss.NewStyle().Width(inner).Render(renderHints(st, []hint{{k.Retry, "retry"}, {k.Back, "back"}, {k.HTTP, "HTTP exchange"}, {k.OpenURL, "open another URL"}}))
+	text := st.Error.Bold(true).Render("Could not load this document") + "\n\n" + msg + "\n\n" + hints
 	return placeCenter(w, h, st.ErrorBox.Render(text))
 }
 
@@ -1539,9 +1606,7 @@ func (v docView) docInfoLines(w int) []string {
 	d := v.doc
 	var out []string
 	add := func(label, value string) {
-		if value != "" {
-			out = append(out, st.Label.Render(padRight(label, 11))+st.Value.Render(sanitize(value)))
-		}
+		out = append(out, kvLines(st, "", label, 11, value, st.Value, w)...)
 	}
 	add("url", d.base())
 	if d.final != "" && d.final != d.url {
@@ -1556,7 +1621,7 @@ func (v docView) docInfoLines(w int) []string {
 			}
 			add("xmlns "+p, ns.URI)
 		}
-		out = append(out, mdLines(st, &h.MD, "")...)
+		out = append(out, mdLines(st, &h.MD, w)...)
 		out = append(out, linkLines(st, h.Links, d.base(), w)...)
 		out = append(out, extraLines(st, h.Extra)...)
 		for _, l := range h.Legacy {
@@ -1572,15 +1637,13 @@ func (v docView) docInfoLines(w int) []string {
 func entryLines(st *Styles, e *model.Entry, base string, w int, part string) []string {
 	var out []string
 	add := func(label, value string, vs lipgloss.Style) {
-		if value != "" {
-			out = append(out, st.Label.Render(padRight(label, 11))+vs.Render(sanitize(value)))
-		}
+		out = append(out, kvLines(st, "", label, 11, value, vs, w)...)
 	}
 	if part != "" {
 		add("part", part, st.Value)
 	}
 	add("loc", e.Loc, st.URL)
-	if resolved := resolveRef(base, e.Loc); resolved != e.Loc && e.Loc != "" {
+	if resolved := resolveAgainst(base, e.Loc); resolved != e.Loc && e.Loc != "" {
 		add("resolved", resolved, st.URL)
 	}
 	if !e.HasLoc {
@@ -1591,22 +1654,20 @@ func entryLines(st *Styles, e *model.Entry, base string, w int, part string) []s
 	if e.Line > 0 {
 		add("line", strconv.Itoa(e.Line), st.Dim)
 	}
-	out = append(out, mdLines(st, &e.MD, "")...)
+	out = append(out, mdLines(st, &e.MD, w)...)
 	out = append(out, linkLines(st, e.Links, base, w)...)
 	out = append(out, extraLines(st, e.Extra)...)
 	return out
 }
 
 // mdLines describe an <rs:md> element.
-func mdLines(st *Styles, md *model.Metadata, indent string) []string {
+func mdLines(st *Styles, md *model.Metadata, w int) []string {
 	if !md.Present {
 		return nil
 	}
 	var out []string
 	add := func(label, value string, vs lipgloss.Style) {
-		if value != "" {
-			out = append(out, indent+st.Label.Render(padRight(label, 11))+vs.Render(sanitize(value)))
-		}
+		out = append(out, kvLines(st, "", label, 11, value, vs, w)...)
 	}
 	add("capability", string(md.Capability), st.Value)
 	add("change", string(md.Change), st.ChangeStyle(string(md.Change)))
@@ -1649,10 +1710,17 @@ func linkLines(st *Styles, links []model.Link, base string, w int) []string {
 	for _, l := range links {
 		href := l.Href
 		if href != "" {
-			href = resolveRef(base, href)
+			href = resolveAgainst(base, href)
 		}
 		out = append(out, "")
-		out = append(out, st.Rel.Render("↳ "+sanitize(l.Rel))+" "+st.URL.Render(sanitize(href)))
+		rel := sanitize(l.Rel)
+		if !l.HasRel {
+			rel = "(no rel)"
+		}
+		if href == "" {
+			href = "(no href)"
+		}
+		out = append(out, kvLinesL(st, st.Rel, "", "↳ "+rel, textWidth(rel)+3, href, st.URL, w)...)
 		for _, rel := range strings.Fields(l.Rel) {
 			if desc := model.RelationDescription(rel); desc != "" {
 				for _, line := range wrapText(desc, max(w-4, 10)) {
@@ -1661,9 +1729,7 @@ func linkLines(st *Styles, links []model.Link, base string, w int) []string {
 			}
 		}
 		add := func(label, value string) {
-			if value != "" {
-				out = append(out, "  "+st.Label.Render(padRight(label, 9))+st.Value.Render(sanitize(value)))
-			}
+			out = append(out, kvLines(st, "  ", label, 9, value, st.Value, w)...)
 		}
 		add("pri", l.PriRaw)
 		add("type", l.Type)
@@ -1700,6 +1766,65 @@ func extraLines(st *Styles, els []model.Element) []string {
 		out = append(out, st.Dim.Render(sanitize(s)))
 	}
 	return out
+}
+
+// kvLines draws "label value", the value broken over as many lines as it
+// needs (at most maxValueLines) under its first line.
+func kvLines(st *Styles, indent, label string, labelW int, value string, vs lipgloss.Style, w int) []string {
+	return kvLinesL(st, st.Label, indent, label, labelW, value, vs, w)
+}
+
+// kvLinesL is kvLines with the label's style.
+func kvLinesL(st *Styles, ls lipgloss.Style, indent, label string, labelW int, value string, vs lipgloss.Style, w int) []string {
+	if value == "" {
+		return nil
+	}
+	room := max(w-len(indent)-labelW, 8)
+	chunks := hardWrap(sanitize(value), room)
+	if len(chunks) > maxValueLines {
+		chunks = chunks[:maxValueLines]
+		last := []rune(chunks[maxValueLines-1])
+		chunks[maxValueLines-1] = string(last[:max(len(last)-1, 0)]) + "…"
+	}
+	out := make([]string, len(chunks))
+	for i, c := range chunks {
+		if i == 0 {
+			out[i] = indent + ls.Render(padRight(label, labelW)) + vs.Render(c)
+		} else {
+			out[i] = indent + strings.Repeat(" ", labelW) + vs.Render(c)
+		}
+	}
+	return out
+}
+
+const maxValueLines = 8
+
+// hardWrap cuts s into pieces of at most w cells.
+func hardWrap(s string, w int) []string {
+	if w <= 0 || textWidth(s) <= w {
+		return []string{s}
+	}
+	var out []string
+	if isASCII(s) {
+		for len(s) > w {
+			out = append(out, s[:w])
+			s = s[w:]
+		}
+		return append(out, s)
+	}
+	var cur strings.Builder
+	cw := 0
+	for _, r := range s {
+		rw := textWidth(string(r))
+		if cw+rw > w {
+			out = append(out, cur.String())
+			cur.Reset()
+			cw = 0
+		}
+		cur.WriteRune(r)
+		cw += rw
+	}
+	return append(out, cur.String())
 }
 
 // wrapText breaks s into lines of at most w cells at spaces.

@@ -65,12 +65,16 @@ func (h helpView) lines() []string {
 	colW := keyW + 1 + descW + 3
 	cols := max(min(h.width/max(colW, 1), 3), 1)
 	blocks := h.blocks(keyW)
-
-	// Fill columns in order, each about the same height.
 	total := 0
 	for _, b := range blocks {
 		total += len(b)
 	}
+	// Two narrower columns (descriptions cut) beat one that needs scrolling.
+	if cols == 1 && total+3 > h.height && h.width >= 2*(keyW+16) {
+		cols, colW = 2, h.width/2
+	}
+
+	// Fill columns in order, each about the same height.
 	target := (total + cols - 1) / cols
 	columns := make([][]string, 0, cols)
 	var cur []string
@@ -84,6 +88,9 @@ func (h helpView) lines() []string {
 	columns = append(columns, cur)
 	rendered := make([]string, len(columns))
 	for i, c := range columns {
+		for j, l := range c {
+			c[j] = ivFit(l, min(colW, h.width)-1)
+		}
 		rendered[i] = lipgloss.NewStyle().Width(min(colW, h.width)).Render(strings.Join(c, "\n"))
 	}
 	body := lipgloss.JoinHorizontal(lipgloss.Top, rendered...)

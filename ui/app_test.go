@@ -1,0 +1,638 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/golden"
+
+	"rsx/fetch"
+	"rsx/model"
+)
+
+// Test helpers of the explorer (root model, document view, table). Names
+// start with ex so that they cannot clash with the inspector views' tests.
+
+const exHost = "http://example.org"
+
+// exTime is the fixed clock of the explorer tests.
+var exTime = time.Date(2026, 11, 22, 8, 0, 0, 0, time.UTC)
+
+// exSite is a small ResourceSync Source, every document type once.
+func exSite() map[string]string {
+	ln := func(rel, href string) string { return fmt.Sprintf(`<rs:ln rel=%q href="%s%s"/>`, rel, exHost, href) }
+	urlset := func(md string, links string, body string) string {
+		return `<?xml version="1.0" encoding="UTF-8"?>
+<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:rs="http://www.openarchives.org/rs/terms/">
+` + md + "\n" + links + "\n" + body + "</urlset>\n"
+	}
+	index := func(md string, links string, body string) string {
+		return `<?xml version="1.0" encoding="UTF-8"?>
+<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:rs="http://www.openarchives.org/rs/terms/">
+` + md + "\n" + links + "\n" + body + "</sitemapindex>\n"
+	}
+	u := func(loc, inner string) string {
+		return fmt.Sprintf("  <url><loc>%s%s</loc>%s</url>\n", exHost, loc, inner)
+	}
+	sm := func(loc, inner string) string {
+		return fmt.Sprintf("  <sitemap><loc>%s%s</loc>%s</sitemap>\n", exHost, loc, inner)
+	}
+	var rl1, rl2 strings.Builder
+	for i := 1; i <= 30; i++ {
+		fmt.Fprintf(&rl1, "  <url><loc>%s/res/%03d.html</loc><lastmod>2013-01-%02dT09:00:00Z</lastmod><rs:md hash=\"md5:%032x\" length=\"%d\" type=\"text/html\"/></url>\n",
+			exHost, i, 1+i%28, i*7919, 1000+i*37%500)
+	}
+	for i := 31; i <= 40; i++ {
+		fmt.Fprintf(&rl2, "  <url><loc>%s/res/%03d.pdf</loc><lastmod>2013-02-%02dT09:00:00Z</lastmod><rs:md length=\"%d\" type=\"application/pdf\"/></url>\n",
+			exHost, i, 1+i%28, 20000+i*1000)
+	}
+	return map[string]string{
+		"/.well-known/resourcesync": urlset(`<rs:md capability="description"/>`, ln("describedby", "/about.html"),
+			u("/dataset1/capabilitylist.xml", `<rs:md capability="capabilitylist"/>`+ln("describedby", "/dataset1/info.html"))),
+		"/dataset1/capabilitylist.xml": urlset(`<rs:md capability="capabilitylist"/>`, ln("up", "/.well-known/resourcesync")+ln("describedby", "/dataset1/info.html"),
+			u("/dataset1/resourcelist-index.xml", `<rs:md capability="resourcelist"/>`)+
+				u("/dataset1/resourcedump.xml", `<rs:md capability="resourcedump"/>`)+
+				u("/dataset1/changelist.xml", `<rs:md capability="changelist"/>`)+
+				u("/dataset1/changedump.xml", `<rs:md capability="changedump"/>`)),
+		"/dataset1/resourcelist-index.xml": index(`<rs:md capability="resourcelist" at="2013-01-03T09:00:00Z" completed="2013-01-03T09:07:00Z"/>`, ln("up", "/dataset1/capabilitylist.xml"),
+			sm("/dataset1/resourcelist-1.xml", `<rs:md at="2013-01-03T09:00:00Z"/>`)+
+				sm("/dataset1/resourcelist-2.xml", `<rs:md at="2013-01-03T09:03:00Z"/>`)),
+		"/dataset1/resourcelist-1.xml": urlset(`<rs:md capability="resourcelist" at="2013-01-03T09:00:00Z"/>`, ln("up", "/dataset1/capabilitylist.xml")+ln("index", "/dataset1/resourcelist-index.xml"), rl1.String()),
+		"/dataset1/resourcelist-2.xml": urlset(`<rs:md capability="resourcelist" at="2013-01-03T09:03:00Z"/>`, ln("up", "/dataset1/capabilitylist.xml")+ln("index", "/dataset1/resourcelist-index.xml"), rl2.String()),
+		"/dataset1/changelist.xml": urlset(`<rs:md capability="changelist" from="2013-01-02T00:00:00Z" until="2013-01-03T00:00:00Z"/>`, ln("up", "/dataset1/capabilitylist.xml"),
+			u("/res/001.html", `<rs:md change="updated" datetime="2013-01-02T13:00:00Z" length="1200" type="text/html" hash="md5:1584abdf8ebdc9802ac0c6a7402c03b6"/>`+
+				`<rs:ln rel="alternate" href="`+exHost+`/res/001.pdf" type="application/pdf"/>`)+
+				u("/res/007.html", `<rs:md change="deleted" datetime="2013-01-02T14:00:00Z"/>`)+
+				u("/res/041.html", `<rs:md change="created" datetime="2013-01-02T15:00:00Z" length="870" type="text/html"/>`+
+					`<rs:ln rel="duplicate" href="http://mirror.example.net/res/041.html" pri="1"/>`)+
+				u("/res/002.html", `<rs:md change="updated" datetime="2013-01-02T18:00:00Z" length="1999" type="text/html"/>`)),
+		"/dataset1/resourcedump.xml": urlset(`<rs:md capability="resourcedump" at="2013-01-03T09:00:00Z" completed="2013-01-03T09:04:00Z"/>`, ln("up", "/dataset1/capabilitylist.xml"),
+			u("/dumps/part1.zip", `<rs:md type="application/zip" length="4765" at="2013-01-03T09:00:00Z" completed="2013-01-03T09:02:00Z"/>`+ln("contents", "/dumps/manifest1.xml"))+
+				u("/dumps/part2.zip", `<rs:md type="application/zip" length="9875" at="2013-01-03T09:01:00Z" completed="2013-01-03T09:03:00Z"/>`+ln("contents", "/dumps/manifest2.xml"))),
+		"/dumps/manifest1.xml": urlset(`<rs:md capability="resourcedump-manifest" at="2013-01-03T09:00:00Z" completed="2013-01-03T09:02:00Z"/>`, ln("up", "/dataset1/capabilitylist.xml"),
+			u("/res/001.html", `<lastmod>2013-01-02T13:00:00Z</lastmod><rs:md hash="md5:1584abdf8ebdc9802ac0c6a7402c03b6" length="1200" type="text/html" path="/resources/res/001.html"/>`)+
+				u("/res/002.html", `<lastmod>2013-01-02T18:00:00Z</lastmod><rs:md length="1999" type="text/html" path="/resources/res/002.html"/>`)),
+		"/dataset1/changedump.xml": urlset(`<rs:md capability="changedump" from="2013-01-01T00:00:00Z"/>`, ln("up", "/dataset1/capabilitylist.xml"),
+			u("/dumps/changes1.zip", `<rs:md type="application/zip" length="6629" from="2013-01-01T00:00:00Z" until="2013-01-02T00:00:00Z"/>`+ln("contents", "/dumps/cmanifest1.xml"))),
+		"/dumps/cmanifest1.xml": urlset(`<rs:md capability="changedump-manifest" from="2013-01-01T00:00:00Z" until="2013-01-02T00:00:00Z"/>`, ln("up", "/dataset1/capabilitylist.xml"),
+			u("/res/003.html", `<rs:md change="created" datetime="2013-01-01T09:00:00Z" length="500" path="/changes/res/003.html"/>`)+
+				u("/res/004.html", `<rs:md change="deleted" datetime="2013-01-01T10:00:00Z" path="/changes/res/004.html"/>`)),
+		"/index.html": `<!DOCTYPE html><html><head><title>x</title></head><body>hello</body></html>`,
+	}
+}
+
+// exGetter serves the fixtures from memory, with an Exchange like fetch's.
+type exGetter struct {
+	docs map[string]string
+	fail map[string]error
+}
+
+func newExGetter() *exGetter { return &exGetter{docs: exSite(), fail: map[string]error{}} }
+
+func (g *exGetter) Get(ctx context.Context, url string) (*fetch.Response, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := g.fail[url]; err != nil {
+		return nil, err
+	}
+	path := strings.TrimPrefix(url, exHost)
+	body, ok := g.docs[path]
+	if !ok {
+		ex := &fetch.Exchange{Method: "GET", URL: url, FinalURL: url, Status: 404, StatusText: "Not Found", Done: true}
+		return &fetch.Response{URL: url, Status: 404, Header: http.Header{}, Body: io.NopCloser(strings.NewReader("not found")), Exchange: ex},
+			&fetch.StatusError{URL: url, Status: 404, StatusText: "Not Found", Tries: 1}
+	}
+	ex := &fetch.Exchange{Method: "GET", URL: url, FinalURL: url, Status: 200, StatusText: "OK", Bytes: int64(len(body)), Done: true}
+	return &fetch.Response{URL: url, Status: 200, Header: http.Header{"Content-Length": {fmt.Sprint(len(body))}}, Body: io.NopCloser(strings.NewReader(body)), Exchange: ex}, nil
+}
+
+// exApp returns an explorer on the fixtures at w×h, with no spinner ticks
+// and a fixed clock. target is a path on exHost.
+func exApp(t testing.TB, g *exGetter, target string, w, h int) (*App, *exDriver) {
+	t.Helper()
+	a := New(Options{
+		Target:          exHost + target,
+		Backend:         NewGetterBackend(g, LiveOptions{BatchSize: 16}),
+		Now:             func() time.Time { return exTime },
+		Dark:            true,
+		PartConcurrency: 1,
+	})
+	a.noTick = true
+	d := &exDriver{t: t, a: a, msgs: make(chan tea.Msg, 64)}
+	d.send(tea.WindowSizeMsg{Width: w, Height: h})
+	d.run(a.Init())
+	return a, d
+}
+
+// exDriver runs the explorer's commands the way bubbletea does (each in
+// its goroutine, messages back to Update one at a time) until nothing is
+// left to do, so that tests see a settled screen.
+type exDriver struct {
+	t       testing.TB
+	a       *App
+	msgs    chan tea.Msg
+	pending int
+	quit    bool
+	// idle, when set, ends run once no message came for this long, for
+	// tests whose loads never end.
+	idle time.Duration
+}
+
+type exNil struct{}
+
+func (d *exDriver) exec(cmd tea.Cmd) {
+	if cmd == nil {
+		return
+	}
+	d.pending++
+	go func() {
+		msg := cmd()
+		if msg == nil {
+			msg = exNil{}
+		}
+		d.msgs <- msg
+	}()
+}
+
+// run executes cmd and every command that follows, until all are done.
+func (d *exDriver) run(cmd tea.Cmd) {
+	d.t.Helper()
+	d.exec(cmd)
+	deadline := time.After(10 * time.Second)
+	var idle <-chan time.Time
+	for d.pending > 0 {
+		if d.idle > 0 {
+			idle = time.After(d.idle)
+		}
+		select {
+		case msg := <-d.msgs:
+			d.pending--
+			d.handle(msg)
+		case <-idle:
+			return
+		case <-deadline:
+			d.t.Fatalf("commands still running after 10s (%d pending)", d.pending)
+			return
+		}
+	}
+}
+
+func (d *exDriver) handle(msg tea.Msg) {
+	switch msg := msg.(type) {
+	case exNil:
+	case tea.BatchMsg:
+		for _, c := range msg {
+			d.exec(c)
+		}
+	case tea.QuitMsg:
+		d.quit = true
+	default:
+		_, cmd := d.a.Update(msg)
+		d.exec(cmd)
+	}
+}
+
+// send delivers one message and runs what it starts.
+func (d *exDriver) send(msg tea.Msg) {
+	d.t.Helper()
+	d.handle(msg)
+	d.run(nil)
+}
+
+// keys types keys: single characters, or names such as "enter", "esc",
+// "ctrl+d", separated by spaces ("space" for a space).
+func (d *exDriver) keys(s string) {
+	d.t.Helper()
+	for _, k := range strings.Fields(s) {
+		d.send(exKey(k))
+	}
+}
+
+// typeText types every rune of s.
+func (d *exDriver) typeText(s string) {
+	d.t.Helper()
+	for _, r := range s {
+		d.send(tea.KeyPressMsg{Code: r, Text: string(r)})
+	}
+}
+
+func exKey(k string) tea.KeyPressMsg {
+	switch k {
+	case "enter":
+		return tea.KeyPressMsg{Code: tea.KeyEnter}
+	case "esc":
+		return tea.KeyPressMsg{Code: tea.KeyEscape}
+	case "tab":
+		return tea.KeyPressMsg{Code: tea.KeyTab}
+	case "space":
+		return tea.KeyPressMsg{Code: tea.KeySpace, Text: " "}
+	case "backspace":
+		return tea.KeyPressMsg{Code: tea.KeyBackspace}
+	case "up":
+		return tea.KeyPressMsg{Code: tea.KeyUp}
+	case "down":
+		return tea.KeyPressMsg{Code: tea.KeyDown}
+	case "pgdown":
+		return tea.KeyPressMsg{Code: tea.KeyPgDown}
+	case "pgup":
+		return tea.KeyPressMsg{Code: tea.KeyPgUp}
+	case "home":
+		return tea.KeyPressMsg{Code: tea.KeyHome}
+	case "end":
+		return tea.KeyPressMsg{Code: tea.KeyEnd}
+	}
+	if c, ok := strings.CutPrefix(k, "ctrl+"); ok {
+		return tea.KeyPressMsg{Code: rune(c[0]), Mod: tea.ModCtrl}
+	}
+	r := []rune(k)[0]
+	msg := tea.KeyPressMsg{Code: r, Text: string(r)}
+	if r >= 'A' && r <= 'Z' {
+		msg.Code = r + 'a' - 'A'
+		msg.ShiftedCode = r
+		msg.Mod = tea.ModShift
+	}
+	return msg
+}
+
+// screen is the current screen without colours.
+func (d *exDriver) screen() string { return ansi.Strip(d.a.View().Content) }
+
+// exNamed gives golden.RequireEqual a file name of our choosing.
+type exNamed struct {
+	testing.TB
+	name string
+}
+
+func (n exNamed) Name() string { return n.name }
+
+// exGolden compares the screen with testdata/explorer_<name>.golden
+// (go test -update rewrites it).
+func exGolden(t *testing.T, d *exDriver, name string) {
+	t.Helper()
+	s := d.screen()
+	for i, l := range strings.Split(s, "\n") {
+		if w := ansi.StringWidth(l); w > d.a.width {
+			t.Errorf("line %d is %d cells wide, more than the terminal's %d: %q", i+1, w, d.a.width, l)
+		}
+	}
+	if n := strings.Count(s, "\n") + 1; n != d.a.height {
+		t.Errorf("screen has %d lines, want %d", n, d.a.height)
+	}
+	golden.RequireEqual(exNamed{t, "explorer_" + name}, s)
+}
+
+var exSizes = []struct {
+	w, h int
+}{{120, 40}, {80, 24}}
+
+// TestExplorerDocumentScreens draws each document type at both sizes.
+func TestExplorerDocumentScreens(t *testing.T) {
+	cases := []struct {
+		name, target, keys string
+	}{
+		{"source_description", "/.well-known/resourcesync", ""},
+		{"capability_list", "/dataset1/capabilitylist.xml", ""},
+		{"resourcelist_index", "/dataset1/resourcelist-index.xml", ""},
+		{"resourcelist", "/dataset1/resourcelist-1.xml", ""},
+		{"resourcelist_all_parts", "/dataset1/resourcelist-index.xml", "a"},
+		{"changelist", "/dataset1/changelist.xml", ""},
+		{"resourcedump", "/dataset1/resourcedump.xml", ""},
+		{"resourcedump_manifest", "/dumps/manifest1.xml", ""},
+		{"changedump", "/dataset1/changedump.xml", ""},
+		{"changedump_manifest", "/dumps/cmanifest1.xml", ""},
+		{"document_pane", "/dataset1/changelist.xml", "d"},
+		{"help", "/dataset1/changelist.xml", "?"},
+	}
+	for _, tc := range cases {
+		for _, sz := range exSizes {
+			name := fmt.Sprintf("%s_%dx%d", tc.name, sz.w, sz.h)
+			t.Run(name, func(t *testing.T) {
+				_, d := exApp(t, newExGetter(), tc.target, sz.w, sz.h)
+				d.keys(tc.keys)
+				exGolden(t, d, name)
+			})
+		}
+	}
+}
+
+// TestExplorerFilterSortScreens shows an active filter and a sort.
+func TestExplorerFilterSortScreens(t *testing.T) {
+	for _, sz := range exSizes {
+		t.Run(fmt.Sprintf("filter_%dx%d", sz.w, sz.h), func(t *testing.T) {
+			_, d := exApp(t, newExGetter(), "/dataset1/resourcelist-1.xml", sz.w, sz.h)
+			d.keys("/")
+			d.typeText("02")
+			exGolden(t, d, fmt.Sprintf("filter_typing_%dx%d", sz.w, sz.h))
+			d.keys("enter")
+			exGolden(t, d, fmt.Sprintf("filter_applied_%dx%d", sz.w, sz.h))
+		})
+		t.Run(fmt.Sprintf("sorted_%dx%d", sz.w, sz.h), func(t *testing.T) {
+			_, d := exApp(t, newExGetter(), "/dataset1/resourcelist-1.xml", sz.w, sz.h)
+			d.keys("s s S") // by lastmod, descending
+			exGolden(t, d, fmt.Sprintf("sorted_%dx%d", sz.w, sz.h))
+		})
+	}
+}
+
+// exStuckBackend starts loads that never finish, so that a test can show
+// the loading state with progress it sends itself.
+type exStuckBackend struct{ NopBackend }
+
+func (exStuckBackend) LoadDocument(ctx context.Context, _ string, _ DocSink) error { return nil }
+
+// TestExplorerLoadingAndErrorScreens shows a load in progress and a failed load.
+func TestExplorerLoadingAndErrorScreens(t *testing.T) {
+	for _, sz := range exSizes {
+		t.Run(fmt.Sprintf("loading_%dx%d", sz.w, sz.h), func(t *testing.T) {
+			a := New(Options{Target: exHost + "/big.xml", Backend: exStuckBackend{}, Now: func() time.Time { return exTime }, Dark: true})
+			a.noTick = true
+			d := &exDriver{t: t, a: a, msgs: make(chan tea.Msg, 64), idle: 50 * time.Millisecond}
+			d.send(tea.WindowSizeMsg{Width: sz.w, Height: sz.h})
+			d.run(a.Init())
+			doc := a.doc
+			d.send(loadMsg{doc: doc, gen: doc.gen, part: -1, started: &loadStarted{final: doc.url, total: 40 << 20}, progress: -1})
+			d.send(loadMsg{doc: doc, gen: doc.gen, part: -1, progress: 3 << 20})
+			exGolden(t, d, fmt.Sprintf("loading_%dx%d", sz.w, sz.h))
+			// Entries show while the rest streams in.
+			h := model.Header{Root: model.RootURLSet, RootLocal: "urlset"}
+			h.MD.Present, h.MD.Capability = true, model.CapResourceList
+			d.send(loadMsg{doc: doc, gen: doc.gen, part: -1, header: &h, progress: -1})
+			var batch []model.Entry
+			for i := range 50 {
+				batch = append(batch, model.Entry{Index: i, Loc: fmt.Sprintf("%s/big/%05d.txt", exHost, i), HasLoc: true})
+			}
+			d.send(loadMsg{doc: doc, gen: doc.gen, part: -1, batch: batch, progress: -1})
+			d.send(loadMsg{doc: doc, gen: doc.gen, part: -1, progress: 9 << 20})
+			exGolden(t, d, fmt.Sprintf("streaming_%dx%d", sz.w, sz.h))
+		})
+		t.Run(fmt.Sprintf("error_%dx%d", sz.w, sz.h), func(t *testing.T) {
+			g := newExGetter()
+			g.fail[exHost+"/dataset1/changelist.xml"] = &fetch.StatusError{URL: exHost + "/dataset1/changelist.xml", Status: 503, StatusText: "Service Unavailable", Tries: 4}
+			_, d := exApp(t, g, "/dataset1/changelist.xml", sz.w, sz.h)
+			exGolden(t, d, fmt.Sprintf("error_%dx%d", sz.w, sz.h))
+			// r retries: the Source is back.
+			delete(g.fail, exHost+"/dataset1/changelist.xml")
+			d.keys("r")
+			if got := d.a.doc.entries.Len(); got != 4 {
+				t.Fatalf("after retry: %d entries, want 4", got)
+			}
+		})
+	}
+}
+
+// TestExplorerNavigation walks down the tree and back with the keys.
+func TestExplorerNavigation(t *testing.T) {
+	a, d := exApp(t, newExGetter(), "/.well-known/resourcesync", 120, 40)
+	want := func(path string, crumbs ...string) {
+		t.Helper()
+		if a.doc == nil || a.doc.url != exHost+path {
+			got := "<none>"
+			if a.doc != nil {
+				got = a.doc.url
+			}
+			t.Fatalf("current document %s, want %s", got, exHost+path)
+		}
+		var labels []string
+		for _, c := range a.dv.crumbs() {
+			labels = append(labels, crumbLabel(c))
+		}
+		if crumbs != nil && strings.Join(labels, " › ") != strings.Join(crumbs, " › ") {
+			t.Fatalf("crumbs %q, want %q", labels, crumbs)
+		}
+	}
+	want("/.well-known/resourcesync", "Source Description")
+	d.keys("enter")
+	want("/dataset1/capabilitylist.xml", "Source Description", "Capability List")
+	d.keys("enter")
+	want("/dataset1/resourcelist-index.xml", "Source Description", "Capability List", "Resource List Index")
+	d.keys("j enter")
+	want("/dataset1/resourcelist-2.xml", "Source Description", "Capability List", "Resource List Index", "Resource List")
+	d.keys("i") // index link: back to the index, as a new visit
+	want("/dataset1/resourcelist-index.xml", "Source Description", "Capability List", "Resource List Index")
+	if a.dv.Selected() != 0 {
+		t.Errorf("index opened by its link: selected %d, want 0", a.dv.Selected())
+	}
+	d.keys("[") // history back: the part again, cursor where it was
+	want("/dataset1/resourcelist-2.xml")
+	d.keys("esc")
+	want("/dataset1/resourcelist-index.xml")
+	if a.dv.Selected() != 1 {
+		t.Errorf("back in the index: selected %d, want 1 (the part we came from)", a.dv.Selected())
+	}
+	d.keys("]")
+	want("/dataset1/resourcelist-2.xml")
+	d.keys("u") // up link: the Capability List, with its crumbs
+	want("/dataset1/capabilitylist.xml", "Source Description", "Capability List")
+	d.keys("j enter") // a Resource Dump; enter on a package opens its manifest
+	want("/dataset1/resourcedump.xml")
+	d.keys("enter")
+	want("/dumps/manifest1.xml", "Source Description", "Capability List", "Resource Dump", "Resource Dump Manifest")
+
+	// Opening a document directly finds its ancestors through up links.
+	a2, d2 := exApp(t, newExGetter(), "/dataset1/resourcelist-1.xml", 120, 40)
+	_ = a2
+	var labels []string
+	for _, c := range d2.a.dv.crumbs() {
+		labels = append(labels, crumbLabel(c))
+	}
+	if got, wantC := strings.Join(labels, " › "), "Source Description › Capability List › Resource List Index › Resource List"; got != wantC {
+		t.Errorf("crumbs of a document opened directly: %q, want %q", got, wantC)
+	}
+}
+
+// TestExplorerKeys checks what single keys do on the document page.
+func TestExplorerKeys(t *testing.T) {
+	cases := []struct {
+		name  string
+		keys  string
+		check func(t *testing.T, a *App, d *exDriver)
+	}{
+		{"down moves", "j j", func(t *testing.T, a *App, _ *exDriver) { exWantSel(t, a, 2) }},
+		{"up stops at the top", "k k", func(t *testing.T, a *App, _ *exDriver) { exWantSel(t, a, 0) }},
+		{"G goes to the end", "G", func(t *testing.T, a *App, _ *exDriver) { exWantSel(t, a, 29) }},
+		{"end goes to the end", "end", func(t *testing.T, a *App, _ *exDriver) { exWantSel(t, a, 29) }},
+		{"g after G goes to the top", "G g", func(t *testing.T, a *App, _ *exDriver) { exWantSel(t, a, 0) }},
+		{"count then g jumps", "1 2 g", func(t *testing.T, a *App, _ *exDriver) { exWantSel(t, a, 11) }},
+		{"count then G jumps", "2 5 G", func(t *testing.T, a *App, _ *exDriver) { exWantSel(t, a, 24) }},
+		{"count beyond the end", "9 9 g", func(t *testing.T, a *App, _ *exDriver) { exWantSel(t, a, 29) }},
+		{"# prompt jumps", "# 7 enter", func(t *testing.T, a *App, _ *exDriver) { exWantSel(t, a, 6) }},
+		{"ctrl+d half page", "ctrl+d", func(t *testing.T, a *App, _ *exDriver) {
+			if s := a.dv.Selected(); s < 5 {
+				t.Errorf("selected %d after ctrl+d, want a half page down", s)
+			}
+		}},
+		{"pgdown then pgup", "pgdown pgup", func(t *testing.T, a *App, _ *exDriver) { exWantSel(t, a, 0) }},
+		{"s sorts by the next column", "s", func(t *testing.T, a *App, _ *exDriver) {
+			if a.dv.sortCol != 0 || a.dv.sortDesc || a.dv.order == nil {
+				t.Errorf("sortCol %d desc %v", a.dv.sortCol, a.dv.sortDesc)
+			}
+		}},
+		{"S reverses", "s S", func(t *testing.T, a *App, _ *exDriver) {
+			if a.dv.sortCol != 0 || !a.dv.sortDesc {
+				t.Errorf("sortCol %d desc %v", a.dv.sortCol, a.dv.sortDesc)
+			}
+			// Descending by loc: the last resource first; the cursor
+			// stays on the entry it was on.
+			if first := a.dv.tbl.row(0); first != 29 {
+				t.Errorf("first row is entry %d, want 29", first)
+			}
+			exWantSel(t, a, 0)
+		}},
+		{"filter narrows", "/ 0 0 5 . h enter", func(t *testing.T, a *App, _ *exDriver) {
+			if n := a.dv.tbl.Len(); n != 1 {
+				t.Errorf("%d rows match 005, want 1", n)
+			}
+			exWantSel(t, a, 4)
+		}},
+		{"filter by column", "/ t y p e : p d f enter", func(t *testing.T, a *App, _ *exDriver) {
+			if n := a.dv.tbl.Len(); n != 0 {
+				t.Errorf("%d rows of type pdf in part 1, want 0", n)
+			}
+		}},
+		{"esc clears the filter first", "/ 0 0 5 . h enter esc", func(t *testing.T, a *App, _ *exDriver) {
+			if n := a.dv.tbl.Len(); n != 30 || a.dv.query.raw != "" {
+				t.Errorf("%d rows, query %q after esc", n, a.dv.query.raw)
+			}
+			if a.doc.url != exHost+"/dataset1/resourcelist-1.xml" {
+				t.Errorf("esc with a filter left the document")
+			}
+		}},
+		{"keys go to the filter while typing", "/ q", func(t *testing.T, a *App, d *exDriver) {
+			if d.quit {
+				t.Errorf("q quit while typing a filter")
+			}
+			if a.dv.filterInput.Value() != "q" {
+				t.Errorf("filter %q, want q", a.dv.filterInput.Value())
+			}
+		}},
+		{"? opens help, esc closes it", "?", func(t *testing.T, a *App, d *exDriver) {
+			if !a.helpOpen {
+				t.Fatal("help not open")
+			}
+			d.keys("esc")
+			if a.helpOpen {
+				t.Error("help still open after esc")
+			}
+		}},
+		{"tab focuses the detail pane", "tab", func(t *testing.T, a *App, _ *exDriver) {
+			if a.dv.focus != focusDetail {
+				t.Error("detail pane not focused")
+			}
+		}},
+		{"q quits", "q", func(t *testing.T, _ *App, d *exDriver) {
+			if !d.quit {
+				t.Error("q did not quit")
+			}
+		}},
+		{"ctrl+c quits from the filter", "/ ctrl+c", func(t *testing.T, _ *App, d *exDriver) {
+			if !d.quit {
+				t.Error("ctrl+c did not quit")
+			}
+		}},
+		{"y copies the selected URL", "j y", func(t *testing.T, a *App, _ *exDriver) {
+			if !strings.Contains(a.flash, "/res/002.html") {
+				t.Errorf("flash %q", a.flash)
+			}
+		}},
+		{": opens a URL", ": ", func(t *testing.T, a *App, d *exDriver) {
+			d.typeText(exHost + "/dataset1/changelist.xml")
+			d.keys("enter")
+			if a.doc.url != exHost+"/dataset1/changelist.xml" {
+				t.Errorf("opened %s", a.doc.url)
+			}
+		}},
+		{"a on a list is refused", "a", func(t *testing.T, a *App, _ *exDriver) {
+			if !a.flashErr {
+				t.Errorf("no error for a on a Resource List: %q", a.flash)
+			}
+		}},
+		{"x shows the raw XML", "x", func(t *testing.T, a *App, _ *exDriver) {
+			if a.page != pageInspector || a.insp == nil || a.insp.title() != "Raw XML" {
+				t.Fatalf("page %v", a.page)
+			}
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			a, d := exApp(t, newExGetter(), "/dataset1/resourcelist-1.xml", 120, 40)
+			d.keys(tc.keys)
+			tc.check(t, a, d)
+		})
+	}
+}
+
+func exWantSel(t *testing.T, a *App, want int) {
+	t.Helper()
+	if got := a.dv.Selected(); got != want {
+		t.Errorf("selected entry %d, want %d", got, want)
+	}
+}
+
+// TestExplorerMouse: the wheel scrolls, a click selects, a second opens.
+func TestExplorerMouse(t *testing.T) {
+	a, d := exApp(t, newExGetter(), "/dataset1/capabilitylist.xml", 120, 40)
+	// Row 2 of the table is on screen line 2 (crumbs, title) + 1 (header) + 1.
+	d.send(tea.MouseClickMsg{X: 5, Y: 4, Button: tea.MouseLeft})
+	exWantSel(t, a, 1)
+	if a.doc.url != exHost+"/dataset1/capabilitylist.xml" {
+		t.Fatal("a first click opened the entry")
+	}
+	d.send(tea.MouseClickMsg{X: 5, Y: 4, Button: tea.MouseLeft})
+	if a.doc.url != exHost+"/dataset1/resourcedump.xml" {
+		t.Fatalf("a click on the selected row did not open it: %s", a.doc.url)
+	}
+	// A click on a breadcrumb opens that ancestor.
+	d.send(tea.MouseClickMsg{X: 1, Y: 0, Button: tea.MouseLeft})
+	if a.doc.url != exHost+"/.well-known/resourcesync" {
+		t.Fatalf("click on the first crumb opened %s", a.doc.url)
+	}
+}
+
+// TestExplorerNotResourceSync: an HTML page starts discovery.
+func TestExplorerNotResourceSync(t *testing.T) {
+	g := newExGetter()
+	a, _ := exApp(t, g, "/index.html", 120, 40)
+	// Discovery finds the Source Description at the well-known URI.
+	if a.doc.url != exHost+"/.well-known/resourcesync" {
+		t.Fatalf("opened %s (err %v, flash %q)", a.doc.url, a.doc.err, a.flash)
+	}
+	if !strings.Contains(a.flash, "found the Source Description") {
+		t.Errorf("flash %q", a.flash)
+	}
+}
+
+// TestExplorerCancel: esc cancels a load in flight and keeps the screen.
+func TestExplorerCancel(t *testing.T) {
+	a := New(Options{Target: exHost + "/big.xml", Backend: exStuckBackend{}, Now: func() time.Time { return exTime }})
+	a.noTick = true
+	d := &exDriver{t: t, a: a, msgs: make(chan tea.Msg, 64), idle: 50 * time.Millisecond}
+	d.send(tea.WindowSizeMsg{Width: 80, Height: 24})
+	d.run(a.Init())
+	if !a.doc.loading {
+		t.Fatal("not loading")
+	}
+	d.keys("esc")
+	if a.doc.loading || !errors.Is(a.doc.err, errCancelled) {
+		t.Fatalf("after esc: loading %v err %v", a.doc.loading, a.doc.err)
+	}
+	if !strings.Contains(d.screen(), "r") {
+		t.Fatal("no retry hint")
+	}
+}
+
+// TestExplorerTooSmall draws a hint instead of a broken screen.
+func TestExplorerTooSmall(t *testing.T) {
+	_, d := exApp(t, newExGetter(), "/dataset1/changelist.xml", 30, 8)
+	if !strings.Contains(d.screen(), "needs at least") {
+		t.Fatalf("screen:\n%s", d.screen())
+	}
+}
