@@ -126,7 +126,9 @@ func (p *faultPlan) apply(b *entryBuf, base string, ds, id int) {
 		e.MD.HashRaw = "md5:zz84abdf8ebdc98-not-hex sha-256"
 	case faultHashMismatch:
 		wrong := append([]byte("stale "), b.content...)
-		b.md5, b.sha = md5.Sum(wrong), sha256.Sum256(wrong)
+		m, h := md5.Sum(wrong), sha256.Sum256(wrong)
+		copy(e.MD.Hash[0].Digest, m[:])
+		copy(e.MD.Hash[1].Digest, h[:])
 	case faultLength:
 		e.MD.Length += 17
 	case faultType:

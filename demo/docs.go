@@ -206,29 +206,47 @@ func (s *Source) resourceList(sn *snapshot, i, p int) doc {
 			}
 		}
 		d := s.newWriter(w, header(model.RootURLSet, md, links...))
-		mods := sn.stateRange(i, lo, hi)
-		ds := s.sets[i].num
-		var b entryBuf
-		for id := lo; id <= hi; id++ {
-			version, lastmod := 1, time.Time{}
-			if c, ok := mods[id]; ok {
-				if c.kind == model.ChangeDeleted {
-					continue
-				}
-				version, lastmod = c.version, c.at
-			} else {
-				lastmod = s.baseLastmod(ds, id)
-			}
-			s.fillResource(&b, base, ds, id, version, lastmod, nil, useResourceList)
-			if s.opts.Broken {
-				s.faults.apply(&b, base, ds, id)
-			}
+		if err := s.writeResources(d, sn, base, i, lo, hi); err != nil {
+			return err
+		}
+		return d.Close()
+	}}
+}
+
+// writeResources writes the Resource List entries of ids lo..hi. (Filling
+// entries in parallel workers was tried: on two cores it cost 40% more CPU per
+// byte, in allocations and synchronisation, and gained nothing on a busy machine.)
+func (s *Source) writeResources(d entryWriter, sn *snapshot, base string, i, lo, hi int) error {
+	mods := sn.stateRange(i, lo, hi)
+	var b entryBuf
+	for id := lo; id <= hi; id++ {
+		if s.fillListed(&b, base, i, id, mods) {
 			if err := d.WriteEntry(&b.e); err != nil {
 				return err
 			}
 		}
-		return d.Close()
-	}}
+	}
+	return nil
+}
+
+// fillListed fills the Resource List entry of one id; it reports false when the
+// resource does not exist (deleted) in the snapshot.
+func (s *Source) fillListed(b *entryBuf, base string, i, id int, mods map[int]change) bool {
+	ds := s.sets[i].num
+	version, lastmod := 1, time.Time{}
+	if c, ok := mods[id]; ok {
+		if c.kind == model.ChangeDeleted {
+			return false
+		}
+		version, lastmod = c.version, c.at
+	} else {
+		lastmod = s.baseLastmod(ds, id)
+	}
+	s.fillResource(b, base, ds, id, version, lastmod, nil, useResourceList)
+	if s.opts.Broken {
+		s.faults.apply(b, base, ds, id)
+	}
+	return true
 }
 
 // Change Lists of dataset 1: list k (1-based) covers steps [(k-1)E, kE) and is

@@ -45,6 +45,9 @@ func (b *entryBuf) digest(content []byte) model.HashList {
 	return b.hashes[:]
 }
 
+// linkBuf returns where the links of an entry are put.
+func (b *entryBuf) linkBuf() []model.Link { return b.links[:0] }
+
 // fillResource describes one version of a resource as an entry: loc, lastmod,
 // rs:md with hash, length and type, and the links of section 14 that the
 // resource has. For a change, c is not nil and the md carries change and
@@ -60,7 +63,7 @@ func (s *Source) fillResource(b *entryBuf, base string, ds, id, version int, las
 		e.MD.Change = c.kind
 		e.MD.Datetime.Time = c.at
 		if c.kind == model.ChangeDeleted {
-			e.Links = b.links[:0]
+			e.Links = b.linkBuf()
 			return
 		}
 	}
@@ -69,7 +72,7 @@ func (s *Source) fillResource(b *entryBuf, base string, ds, id, version int, las
 	e.MD.Hash = b.digest(b.content)
 	e.MD.Length, e.MD.LengthOK = int64(len(b.content)), true
 	e.MD.Type = k.mediaType()
-	links := b.links[:0]
+	links := b.linkBuf()
 	add := func(l model.Link) { links = append(links, l) }
 
 	if id%7 == 1 {
