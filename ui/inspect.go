@@ -8,6 +8,9 @@ import (
 	"io"
 
 	tea "charm.land/bubbletea/v2"
+
+	"rsx/fetch"
+	"rsx/model"
 )
 
 // The I/O and the heavy lifting of the inspector views: each function here
@@ -147,4 +150,96 @@ func findAll(data []byte, query string, limit int) ([]int, bool) {
 		}
 	}
 	return out, false
+}
+
+// downloader streams a resource's body into w (the Backend does).
+type downloader interface {
+	Download(ctx context.Context, url string, w io.Writer, progress func(done, total int64)) (*fetch.Exchange, error)
+}
+
+// resourceFetchKey names one download of a resource view: the view, the
+// target (0 the primary resource, then mirrors) and the generation (a
+// refetch makes earlier results stale).
+type resourceFetchKey struct {
+	session *resourceSession
+	target  int
+	gen     int
+}
+
+// resourceProgressMsg reports a download's progress; next waits for the
+// following report.
+type resourceProgressMsg struct {
+	key         resourceFetchKey
+	done, total int64
+	next        tea.Cmd
+}
+
+// resourceDoneMsg reports a finished (or failed, or cancelled) download.
+type resourceDoneMsg struct {
+	key     resourceFetchKey
+	outcome resourceOutcome
+	preview []byte
+}
+
+// fetchResourceCmd downloads url into a model.Verifier for the declared
+// hashes, keeping only the first resourcePreviewBytes. Progress comes back as
+// resourceProgressMsg (the latest one wins when the UI is slower than the
+// network), the end as resourceDoneMsg.
+func fetchResourceCmd(ctx context.Context, d downloader, k resourceFetchKey, url string, declared model.HashList) tea.Cmd {
+	progress := make(chan resourceProgressMsg, 1)
+	done := make(chan resourceDoneMsg, 1)
+	var wait tea.Cmd
+	wait = func() tea.Msg {
+		select {
+		case m := <-done:
+			return m
+		case p := <-progress:
+			p.next = wait
+			return p
+		}
+	}
+	return func() tea.Msg {
+		go func() {
+			v := model.NewVerifier(declared)
+			prev := &previewWriter{max: resourcePreviewBytes}
+			report := func(n, total int64) {
+				m := resourceProgressMsg{key: k, done: n, total: total}
+				select {
+				case progress <- m:
+				default: // replace the report the UI has not taken yet
+					select {
+					case <-progress:
+					default:
+					}
+					select {
+					case progress <- m:
+					default:
+					}
+				}
+			}
+			ex, err := d.Download(ctx, url, io.MultiWriter(v, prev), report)
+			if err != nil && ctx.Err() != nil {
+				err = fmt.Errorf("fetch %s: %w", url, ctx.Err())
+			}
+			done <- resourceDoneMsg{
+				key:     k,
+				outcome: resourceOutcome{Exchange: ex, Err: err, Bytes: v.Bytes(), Hashes: v.Results()},
+				preview: prev.buf,
+			}
+		}()
+		return wait()
+	}
+}
+
+// previewWriter keeps the first max bytes written to it.
+type previewWriter struct {
+	buf []byte
+	max int
+}
+
+func (w *previewWriter) Write(p []byte) (int, error) {
+	if room := w.max - len(w.buf); room > 0 {
+		w.buf = append(w.buf, p[:min(room, len(p))]...)
+	}
+	return len(p), nil
 }
