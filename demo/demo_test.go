@@ -699,3 +699,34 @@ func TestPatchTurnsPreviousVersionIntoCurrent(t *testing.T) {
 		t.Error("no patch link in the Change Lists")
 	}
 }
+
+// TestLengthsAreExact checks that content reaches its declared length exactly,
+// for small and very large ids and many versions.
+func TestLengthsAreExact(t *testing.T) {
+	s := New(Options{Resources: 1_000_000_000_000})
+	for _, ds := range []int{1, 2} {
+		for _, base := range []int{1, 9_999_990, 799_999_999_990} {
+			for id := base; id < base+10; id++ {
+				for _, v := range []int{0, 1, 2, 99, 12345} {
+					if got, want := len(s.appendContent(nil, ds, id, v)), s.lengthOf(ds, id, v); got != want {
+						t.Errorf("dataset %d id %d version %d (%s): %d bytes, declared %d", ds, id, v, s.kindOf(ds, id).ext(), got, want)
+					}
+				}
+			}
+		}
+	}
+}
+
+func TestHostileNumbers(t *testing.T) {
+	s := New(Options{})
+	h := s.Handler()
+	for _, p := range []string{"/dataset1/collections/9223372036854775807.html", "/dataset1/collections/9223372036854776.html",
+		"/dataset1/versions/v9223372036854775807/000001.html", "/dataset1/res/9223372036854775807.html",
+		"/dataset1/patch/000003.v9223372036854775807.json-patch", "/dataset1/changelist/9223372036854775807.xml",
+		"/dataset1/resourcelist-9223372036854775807.xml", "/dataset1/changedump/9223372036854775807.zip",
+		"/timemap/dataset1/res/9223372036854775807.html", "/timegate/dataset1/res/000000.html", "/mirror1/dataset1/res/000001"} {
+		if c := get(t, h, p).Code; c != http.StatusNotFound {
+			t.Errorf("%s: %d", p, c)
+		}
+	}
+}

@@ -59,7 +59,7 @@ func (s *Source) servePage(w http.ResponseWriter, r *http.Request, sn *snapshot,
 		return true
 	case strings.HasPrefix(rest, "/collections/") && strings.HasSuffix(rest, ".html") && i == 0:
 		n, err := strconv.Atoi(rest[len("/collections/") : len(rest)-len(".html")])
-		if err != nil || n < 1 || strconv.Itoa(n) != rest[len("/collections/"):len(rest)-len(".html")] || (n-1)*1000 > sn.logs[i].maxID {
+		if err != nil || n < 1 || strconv.Itoa(n) != rest[len("/collections/"):len(rest)-len(".html")] || n > sn.logs[i].maxID/1000+1 {
 			return false
 		}
 		var b strings.Builder
