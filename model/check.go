@@ -5,6 +5,7 @@ import (
 	"hash/maphash"
 	"io"
 	"net/url"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -1431,14 +1432,7 @@ func Validate(r io.Reader, opts CheckOptions) *Report {
 	rep.Header = h
 	if err == nil {
 		c.Begin(h)
-		var e Entry
-		for {
-			err = dec.Next(&e)
-			if err != nil {
-				break
-			}
-			c.Entry(&e)
-		}
+		err = checkEntries(dec, c)
 		if err == io.EOF {
 			err = nil
 		}
@@ -1472,6 +1466,61 @@ func Validate(r io.Reader, opts CheckOptions) *Report {
 	rep.Problems = c.Problems()
 	rep.Errors, rep.Warnings = c.Counts()
 	return rep
+}
+
+// checkEntries feeds the decoder's entries to the checker until Next fails (io.EOF
+// at the end). With more than one CPU the decoder runs in a goroutine of its own
+// and hands over batches of entries, so that checking overlaps decoding; the
+// batches are recycled, so memory stays bounded (3 × chkBatch entries).
+func checkEntries(dec *Decoder, c *Checker) error {
+	if runtime.GOMAXPROCS(0) < 2 {
+		var e Entry
+		for {
+			if err := dec.Next(&e); err != nil {
+				return err
+			}
+			c.Entry(&e)
+		}
+	}
+	const chkBatch = 128
+	type batch struct {
+		entries []Entry
+		err     error
+	}
+	free := make(chan []Entry, 3)
+	full := make(chan batch, 3)
+	for i := 0; i < cap(free); i++ {
+		free <- make([]Entry, chkBatch)
+	}
+	go func() {
+		defer close(full)
+		for buf := range free {
+			n := 0
+			var err error
+			for n < len(buf) {
+				if err = dec.Next(&buf[n]); err != nil {
+					break
+				}
+				n++
+			}
+			full <- batch{buf[:n], err}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	var err error
+	for b := range full {
+		for i := range b.entries {
+			c.Entry(&b.entries[i])
+		}
+		if b.err != nil {
+			err = b.err
+			continue
+		}
+		free <- b.entries[:chkBatch]
+	}
+	return err
 }
 
 func chkMalformedMessage(err error) string {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -402,5 +403,19 @@ func TestCheckUnits(t *testing.T) {
 		if chkMediaType(s) != ok {
 			t.Errorf("chkMediaType(%q) != %v", s, ok)
 		}
+	}
+}
+
+// TestCheckSequentialAndPipelined: the decoder goroutine changes nothing.
+func TestCheckSequentialAndPipelined(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(conformanceDir, "real-world", "resync-client-ruby", "simulator", "change-list.xml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	piped := Validate(bytes.NewReader(data), CheckOptions{})
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	seq := Validate(bytes.NewReader(data), CheckOptions{})
+	if !slices.Equal(piped.Problems, seq.Problems) || piped.Entries != seq.Entries || piped.Errors != seq.Errors || piped.Warnings != seq.Warnings {
+		t.Errorf("pipelined %s\nsequential %s", describe(piped), describe(seq))
 	}
 }
