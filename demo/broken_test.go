@@ -151,6 +151,21 @@ func TestBrokenFaults(t *testing.T) {
 	}
 }
 
+// TestBrokenDocumentsAreWellFormed: the faults are all in values and structure,
+// never in the XML itself.
+func TestBrokenDocumentsAreWellFormed(t *testing.T) {
+	docs := crawlTolerant(t, New(Options{Broken: true}).Handler(), true)
+	served := 0
+	for _, d := range docs {
+		if d != nil {
+			served++
+		}
+	}
+	if served < 40 || served == len(docs) {
+		t.Errorf("%d of %d documents served", served, len(docs))
+	}
+}
+
 // TestBrokenOnlyWhenAsked checks that the faults stay out of the normal demo.
 func TestBrokenOnlyWhenAsked(t *testing.T) {
 	s := New(Options{Seed: 11})
