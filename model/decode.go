@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 
 	"golang.org/x/text/encoding"
 	"golang.org/x/text/encoding/htmlindex"
@@ -43,6 +44,7 @@ const (
 	decMaxLegacy    = 1000 // LegacyTrace records kept per document
 	decMaxInterned  = 4096 // distinct short strings interned per decoder
 	decMaxInternLen = 64
+	decSlabSize     = 32 << 10
 )
 
 // SyntaxError reports input that is not a well-formed (namespace-well-formed)
@@ -175,6 +177,11 @@ type Decoder struct {
 	capElem  Element
 	capInner []byte
 	capEntry bool // the capture belongs to the current entry
+
+	// Entries' strings and hash lists are carved out of slabs that are never
+	// rewritten: most entries then cost no allocation of their own.
+	slab       []byte
+	hashBlocks []hashBlock
 
 	intern  map[string]string
 	names   []string         // element names as written, by openElem.qname
@@ -1660,7 +1667,7 @@ func (d *Decoder) setMDField(md *Metadata, field uint8, v string, extra int) {
 		md.Datetime = d.datetime(v)
 	case mfHash:
 		md.HashRaw = v
-		md.Hash = parseHashAttr(v)
+		md.Hash = d.parseHashAttr(v)
 	case mfLength:
 		md.LengthRaw = v
 		md.Length, md.LengthOK = parseLength(v)
@@ -1764,7 +1771,7 @@ func (d *Decoder) fillLink(ln *Link, b []byte, line int) error {
 			ln.Length, ln.LengthOK = parseLength(v)
 		case "hash":
 			ln.HashRaw = v
-			ln.Hash = parseHashAttr(v)
+			ln.Hash = d.parseHashAttr(v)
 		case "modified":
 			ln.Modified = d.datetime(v)
 		case "etag":
@@ -1806,7 +1813,7 @@ func (d *Decoder) finishEntryText() {
 	if d.locA < 0 && d.lastmodA < 0 && len(d.pendingMD) == 0 {
 		return
 	}
-	s := string(d.entryText)
+	s := d.slabString(d.entryText)
 	if d.locA >= 0 {
 		raw := s[d.locA:d.locB]
 		d.e.Loc = strings.TrimSpace(raw)
@@ -1822,6 +1829,24 @@ func (d *Decoder) finishEntryText() {
 	for _, p := range d.pendingMD {
 		d.setMDField(&d.e.MD, p.field, s[p.a:p.b], p.extra)
 	}
+}
+
+// slabString returns b as a string stored in the decoder's slab. The slab's bytes
+// are never written again once a string refers to them, which is what makes the
+// unsafe.String conversion sound; an old slab lives as long as any of its strings.
+func (d *Decoder) slabString(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	if len(b) > decSlabSize/8 {
+		return string(b)
+	}
+	if cap(d.slab)-len(d.slab) < len(b) {
+		d.slab = make([]byte, 0, decSlabSize)
+	}
+	off := len(d.slab)
+	d.slab = append(d.slab, b...)
+	return unsafe.String(&d.slab[off], len(b))
 }
 
 // endTag scans and processes an end tag.

@@ -4,7 +4,9 @@ package model
 // algorithms with hex digests of the right length, separated by single spaces —
 // giving exactly what ParseHashList gives for it, several times faster. It
 // reports false for anything else, which the caller hands to ParseHashList.
-func fastHashList(s string) (HashList, bool) {
+//
+// The list and its digests are stored in blk (allocated when nil).
+func fastHashList(s string, blk *hashBlock) (HashList, bool) {
 	var algs [2]string
 	var starts, ends [2]int
 	n, total := 0, 0
@@ -28,8 +30,10 @@ func fastHashList(s string) (HashList, bool) {
 	if n == 0 || total > 64 {
 		return nil, false
 	}
-	// One allocation holds the list and its digests.
-	blk := new(hashBlock)
+	// One block holds the list and its digests.
+	if blk == nil {
+		blk = new(hashBlock)
+	}
 	list := blk.h[:n:n]
 	at := 0
 	for k := 0; k < n; k++ {
@@ -87,8 +91,12 @@ const hexValues = "" +
 	"\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff"
 
 // parseHashAttr parses a hash attribute value, taking the fast path when it can.
-func parseHashAttr(s string) HashList {
-	if h, ok := fastHashList(s); ok {
+func (d *Decoder) parseHashAttr(s string) HashList {
+	if len(d.hashBlocks) == 0 {
+		d.hashBlocks = make([]hashBlock, 128)
+	}
+	if h, ok := fastHashList(s, &d.hashBlocks[0]); ok {
+		d.hashBlocks = d.hashBlocks[1:]
 		return h
 	}
 	h, _ := ParseHashList(s)

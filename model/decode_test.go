@@ -799,7 +799,7 @@ func TestFastHashListMatchesParseHashList(t *testing.T) {
 
 func decCheckFastHash(t *testing.T, s string) {
 	t.Helper()
-	fast, ok := fastHashList(s)
+	fast, ok := fastHashList(s, nil)
 	if !ok {
 		return
 	}
