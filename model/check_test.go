@@ -419,3 +419,75 @@ func TestCheckSequentialAndPipelined(t *testing.T) {
 		t.Errorf("pipelined %s\nsequential %s", describe(piped), describe(seq))
 	}
 }
+
+// TestCheckCases pins decisions on small documents: what fires, and what must not.
+func TestCheckCases(t *testing.T) {
+	const head = `<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:rs="http://www.openarchives.org/rs/terms/">` +
+		`<rs:ln rel="up" href="http://example.com/capabilitylist.xml"/>`
+	const ihead = `<?xml version="1.0"?><sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:rs="http://www.openarchives.org/rs/terms/">` +
+		`<rs:ln rel="up" href="http://example.com/capabilitylist.xml"/>`
+	tests := []struct {
+		name, doc string
+		want      []string
+	}{
+		{"datetime equal to from and until", head + `<rs:md capability="changelist" from="2013-01-03T00:00:00Z" until="2013-01-04T00:00:00Z"/>` +
+			`<url><loc>http://example.com/a</loc><rs:md change="created" datetime="2013-01-03T00:00:00Z"/></url>` +
+			`<url><loc>http://example.com/b</loc><rs:md change="deleted" datetime="2013-01-04T00:00:00Z"/></url></urlset>`, nil},
+		{"datetime within a day-precision until", head + `<rs:md capability="changelist" from="2013-01-03" until="2013-01-03"/>` +
+			`<url><loc>http://example.com/a</loc><rs:md change="created" datetime="2013-01-03T10:00:00Z"/></url></urlset>`,
+			[]string{"datetime-format-recommended"}},
+		{"equal datetimes keep order", head + `<rs:md capability="changelist" from="2013-01-03T00:00:00Z"/>` +
+			`<url><loc>http://example.com/a</loc><rs:md change="created" datetime="2013-01-03T10:00:00Z"/></url>` +
+			`<url><loc>http://example.com/a</loc><rs:md change="updated"/></url>` +
+			`<url><loc>http://example.com/b</loc><rs:md change="updated" datetime="2013-01-03T10:00:00Z"/></url></urlset>`, nil},
+		{"order after a gap without datetime", head + `<rs:md capability="changelist" from="2013-01-03T00:00:00Z"/>` +
+			`<url><loc>http://example.com/a</loc><rs:md change="created" datetime="2013-01-03T10:00:00Z"/></url>` +
+			`<url><loc>http://example.com/a</loc><rs:md change="updated"/></url>` +
+			`<url><loc>http://example.com/b</loc><rs:md change="updated" datetime="2013-01-03T09:00:00Z"/></url></urlset>`,
+			[]string{"changelist-order"}},
+		{"deleted entry of a Change Dump Manifest needs no path", head + `<rs:md capability="changedump-manifest" from="2013-01-03T00:00:00Z"/>` +
+			`<url><loc>http://example.com/a</loc><rs:md change="deleted"/></url></urlset>`, nil},
+		{"updated entry of a Change Dump Manifest needs a path", head + `<rs:md capability="changedump-manifest" from="2013-01-03T00:00:00Z"/>` +
+			`<url><loc>http://example.com/a</loc><rs:md change="updated"/></url></urlset>`, []string{"path-missing"}},
+		{"Source Description Index is allowed", `<?xml version="1.0"?><sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:rs="http://www.openarchives.org/rs/terms/">` +
+			`<rs:md capability="description"/><sitemap><loc>http://example.com/sd1.xml</loc></sitemap></sitemapindex>`, nil},
+		{"Source Description entry without rs:md", `<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:rs="http://www.openarchives.org/rs/terms/">` +
+			`<rs:ln rel="describedby" href="http://example.com/about"/><rs:md capability="description"/><url><loc>http://example.com/cl.xml</loc></url></urlset>`, nil},
+		{"closed Change List Index lists only closed Change Lists", ihead + `<rs:md capability="changelist" from="2013-01-01T00:00:00Z" until="2013-01-03T00:00:00Z"/>` +
+			`<sitemap><loc>http://example.com/cl1.xml</loc><rs:md from="2013-01-01T00:00:00Z" until="2013-01-02T00:00:00Z"/></sitemap>` +
+			`<sitemap><loc>http://example.com/cl2.xml</loc><rs:md from="2013-01-02T00:00:00Z"/></sitemap></sitemapindex>`,
+			[]string{"changelistindex-until-required"}},
+		{"Change List Index entry until after the index's", ihead + `<rs:md capability="changelist" from="2013-01-01T00:00:00Z" until="2013-01-02T00:00:00Z"/>` +
+			`<sitemap><loc>http://example.com/cl1.xml</loc><rs:md from="2013-01-01T00:00:00Z" until="2013-01-03T00:00:00Z"/></sitemap></sitemapindex>`,
+			[]string{"index-interval-outside"}},
+		{"at on a Resource List Index entry, from on it is wrong", ihead + `<rs:md capability="resourcelist" at="2013-01-01T00:00:00Z"/>` +
+			`<sitemap><loc>http://example.com/rl1.xml</loc><rs:md at="2013-01-01T00:00:00Z" completed="2013-01-01T00:01:00Z"/></sitemap>` +
+			`<sitemap><loc>http://example.com/rl2.xml</loc><rs:md from="2013-01-01T00:00:00Z"/></sitemap></sitemapindex>`,
+			[]string{"entry-time-not-used"}},
+		{"contents link with hash, length and type", head + `<rs:md capability="resourcedump" at="2013-01-01T00:00:00Z"/>` +
+			`<url><loc>http://example.com/p1.zip</loc><rs:md type="application/zip" length="10"/><rs:ln rel="contents" href="http://example.com/m1.xml" type="application/xml" length="20" hash="md5:1584abdf8ebdc9802ac0c6a7402c03b6"/></url></urlset>`, nil},
+		{"extension attribute in another namespace", `<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:rs="http://www.openarchives.org/rs/terms/" xmlns:x="http://example.org/x">` +
+			`<rs:ln rel="up" href="http://example.com/c.xml"/><rs:md capability="resourcelist" at="2013-01-01T00:00:00Z" x:source="y"/>` +
+			`<url><loc>http://example.com/a</loc><rs:md x:note="z" xml:lang="en"/><x:thing/></url></urlset>`, nil},
+		{"plain Sitemap without capability", `<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>http://example.com/a</loc><priority>0.5</priority></url></urlset>`,
+			[]string{"md-missing"}},
+		{"capability hint judges a manifest without rs:md", `<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:rs="http://www.openarchives.org/rs/terms/">` +
+			`<url><loc>http://example.com/a</loc></url></urlset>`, []string{"md-missing", "path-missing", "up-link-missing"}},
+		{"several rel tokens, up among them", `<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:rs="http://www.openarchives.org/rs/terms/">` +
+			`<rs:ln rel="index up" href="http://example.com/c.xml"/><rs:md capability="resourcelist" at="2013-01-01T00:00:00Z"/></urlset>`, nil},
+		{"truncated document reports what it can", head + `<rs:md capability="resourcelist" at="2013-01-01T00:00:00Z"/><url><loc>relative</loc></url><url><loc>http://exa`,
+			[]string{"loc-not-absolute", "xml-malformed"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			opts := CheckOptions{}
+			if strings.HasPrefix(tt.name, "capability hint") {
+				opts.Capability = CapResourceDumpManifest
+			}
+			r := Validate(strings.NewReader(tt.doc), opts)
+			if got := ruleSet(r.Problems); !slices.Equal(got, tt.want) {
+				t.Errorf("rules %v, want %v\n%s", got, tt.want, describe(r))
+			}
+		})
+	}
+}
