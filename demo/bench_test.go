@@ -1,6 +1,7 @@
 package demo
 
 import (
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"syscall"
@@ -69,4 +70,32 @@ func BenchmarkServeChangeDumpAfterLongHistory(b *testing.B) {
 	for b.Loop() {
 		h.ServeHTTP(&discardRecorder{h: http.Header{}}, req)
 	}
+}
+
+// BenchmarkFetchResourceListPart50kLoopback fetches one 50,000-entry part over
+// a real loopback connection, without compression, body discarded.
+func BenchmarkFetchResourceListPart50kLoopback(b *testing.B) {
+	srv, err := Start(b.Context(), "127.0.0.1:0", Options{Resources: 10_000_000, ListSize: 50000})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer srv.Close()
+	client := &http.Client{Transport: &http.Transport{DisableCompression: true}}
+	var n int64
+	cpu0 := cpuTime()
+	for b.Loop() {
+		resp, err := client.Get(srv.URL + "/dataset1/resourcelist-0100.xml")
+		if err != nil {
+			b.Fatal(err)
+		}
+		n, err = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if err != nil || resp.StatusCode != http.StatusOK {
+			b.Fatalf("%v %d", err, resp.StatusCode)
+		}
+	}
+	cpu := (cpuTime() - cpu0).Seconds()
+	b.SetBytes(n)
+	b.ReportMetric(float64(50000*b.N)/b.Elapsed().Seconds(), "entries/s")
+	b.ReportMetric(float64(n)*float64(b.N)/cpu/1e6, "MB/cpu-s")
 }
