@@ -1,0 +1,287 @@
+package dump
+
+import (
+	"archive/zip"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"strconv"
+	"strings"
+
+	"rsx/model"
+)
+
+// Result is what Verify or Extract found. Paths are manifest paths as
+// written ("/resources/res1"), or member names for unlisted members.
+type Result struct {
+	Verified   int        // bitstreams whose length and declared hashes matched (and, for Extract, that were written)
+	Extracted  int        // files written by Extract
+	Bytes      int64      // uncompressed bytes read from members
+	Mismatched []Mismatch // a declared length or hash that the bitstream does not have
+	Missing    []string   // manifest paths with no member
+	Unlisted   []string   // members the manifest does not mention (manifest.xml and directories aside)
+	Refused    []Refusal  // paths and members not read or not written, and why
+	Deleted    []string   // locs of change="deleted" entries, which have no bitstream
+}
+
+// Mismatch is a bitstream that differs from what the manifest declares.
+type Mismatch struct {
+	Path     string
+	Loc      string
+	What     string // "length" or a hash algorithm: "md5", "sha-256", …
+	Expected string // as declared
+	Actual   string // length in bytes, or digest in lower-case hex
+}
+
+// Refusal is a path or member that was not read or not written.
+type Refusal struct {
+	Path   string // manifest path, or member name
+	Loc    string // the entry's loc, "" for a member the manifest does not list
+	Reason string
+}
+
+// OK reports whether nothing is wrong: no mismatch, no missing bitstream, no
+// refusal. Unlisted members are not errors.
+func (r *Result) OK() bool {
+	return len(r.Mismatched) == 0 && len(r.Missing) == 0 && len(r.Refused) == 0
+}
+
+// item is one bitstream the manifest expects: an entry's rs:md path, or the
+// path of one of its rs:ln links (a patch shipped in a Change Dump package).
+type item struct {
+	loc       string
+	path      string // as written
+	name      string // member name; "" when refused
+	reason    string // why the path is refused
+	hash      model.HashList
+	length    int64
+	hasLength bool
+}
+
+// plan lists the bitstreams the manifest expects, the entries that cannot be
+// located and the deleted ones.
+func (p *Package) plan(res *Result) []item {
+	var items []item
+	changeDump := p.Manifest.MD.Capability == model.CapChangeDumpManifest
+	for i := range p.Manifest.Entries {
+		e := &p.Manifest.Entries[i]
+		deleted := e.MD.Change == model.ChangeDeleted
+		if deleted {
+			res.Deleted = append(res.Deleted, e.Loc)
+		}
+		switch {
+		case e.MD.HasPath && !(deleted && e.MD.Path == ""):
+			it := item{loc: e.Loc, path: e.MD.Path, hash: e.MD.Hash, length: e.MD.Length, hasLength: e.MD.LengthOK}
+			it.name, it.reason = manifestName(e.MD.Path)
+			items = append(items, it)
+		case deleted && changeDump:
+		default:
+			res.Refused = append(res.Refused, Refusal{Loc: e.Loc,
+				Reason: "entry " + strconv.Itoa(i) + " has no path attribute: its bitstream cannot be located in the package"})
+		}
+		for _, l := range e.Links {
+			if !l.HasPath {
+				continue
+			}
+			it := item{loc: l.Href, path: l.Path, hash: l.Hash, length: l.Length, hasLength: l.LengthOK}
+			it.name, it.reason = manifestName(l.Path)
+			items = append(items, it)
+		}
+	}
+	return items
+}
+
+// Verify reads every bitstream the manifest lists, in one streaming pass per
+// member, and compares its length and digests with the declared ones.
+// progress, when not nil, receives uncompressed bytes read and the total
+// expected. The error is only for a cancelled ctx; everything found in the
+// package is in the Result.
+func (p *Package) Verify(ctx context.Context, progress func(done, total int64)) (*Result, error) {
+	return p.process(ctx, nil, progress)
+}
+
+// process verifies, and extracts through x when x is not nil.
+func (p *Package) process(ctx context.Context, x *extractor, progress func(done, total int64)) (*Result, error) {
+	res := &Result{}
+	if n := len(p.Members); n > p.opts.MaxMembers {
+		res.Refused = append(res.Refused, Refusal{Reason: fmt.Sprintf(
+			"the package has %d members, more than the limit of %d: nothing was read", n, p.opts.MaxMembers)})
+		return res, nil
+	}
+	items := p.plan(res)
+	listed := make(map[string]bool, len(items))
+	var total int64
+	for i := range items {
+		if items[i].name == "" {
+			continue
+		}
+		listed[items[i].name] = true
+		if idx := p.byName[items[i].name]; len(idx) == 1 {
+			total += min(int64(min(p.zr.File[idx[0]].UncompressedSize64, 1<<62)), p.opts.MaxMemberBytes)
+		}
+	}
+	var done int64
+	count := func(n int64) {
+		done += n
+		if progress != nil {
+			progress(done, total)
+		}
+	}
+	buf := make([]byte, 256<<10)
+	for i := range items {
+		if err := ctx.Err(); err != nil {
+			return res, err
+		}
+		it := &items[i]
+		refuse := func(reason string) {
+			res.Refused = append(res.Refused, Refusal{Path: it.path, Loc: it.loc, Reason: reason})
+		}
+		if it.reason != "" {
+			refuse("path " + it.reason)
+			continue
+		}
+		idx := p.byName[it.name]
+		if len(idx) == 0 {
+			res.Missing = append(res.Missing, it.path)
+			continue
+		}
+		if len(idx) > 1 {
+			refuse(fmt.Sprintf("the package has %d members named %q: which one is meant is ambiguous", len(idx), it.name))
+			continue
+		}
+		f := p.zr.File[idx[0]]
+		if why := p.memberRefusal(f); why != "" {
+			refuse("member " + why)
+			continue
+		}
+		var w io.Writer
+		var out *output
+		if x != nil {
+			var reason string
+			out, reason = x.begin(it.name, int64(f.UncompressedSize64))
+			if reason != "" {
+				refuse(reason)
+				continue
+			}
+			w = out.file
+		}
+		n, mism, reason, err := p.stream(ctx, f, it, w, buf, count)
+		res.Bytes += n
+		if err == nil && out != nil && reason == "" && len(mism) == 0 {
+			reason = x.commit(out)
+		} else if out != nil {
+			x.abort(out)
+		}
+		if err != nil {
+			return res, err
+		}
+		res.Mismatched = append(res.Mismatched, mism...)
+		switch {
+		case reason != "":
+			refuse(reason)
+		case len(mism) == 0:
+			res.Verified++
+			if x != nil {
+				res.Extracted++
+			}
+		}
+	}
+	for _, f := range p.zr.File {
+		if f.Name == ManifestName || listed[f.Name] || (f.Mode().IsDir() && strings.HasSuffix(f.Name, "/")) {
+			continue
+		}
+		res.Unlisted = append(res.Unlisted, f.Name)
+		why := unsafeName(f.Name)
+		if why == "" {
+			why = p.memberRefusal(f)
+		}
+		if why != "" && !strings.HasPrefix(why, "declares") && !strings.HasPrefix(why, "compression") {
+			res.Refused = append(res.Refused, Refusal{Path: f.Name, Reason: "unlisted member " + why})
+		}
+	}
+	return res, nil
+}
+
+// memberRefusal tells why a member is not read, "" when it may be.
+func (p *Package) memberRefusal(f *zip.File) string {
+	m := f.Mode()
+	switch {
+	case m&fs.ModeSymlink != 0:
+		return "is a symbolic link"
+	case m.IsDir():
+		return "is a directory"
+	case m&(fs.ModeDevice|fs.ModeCharDevice) != 0:
+		return "is a device file"
+	case !m.IsRegular():
+		return "is not a regular file (" + m.Type().String() + ")"
+	}
+	if f.UncompressedSize64 > uint64(p.opts.MaxMemberBytes) {
+		return fmt.Sprintf("declares %d bytes uncompressed, beyond the limit of %d", f.UncompressedSize64, p.opts.MaxMemberBytes)
+	}
+	if f.UncompressedSize64 > ratioFloor {
+		if r := f.UncompressedSize64 / max(f.CompressedSize64, 1); r > uint64(p.opts.MaxRatio) {
+			return fmt.Sprintf("compression ratio %d:1 is beyond %d:1 (a zip bomb?)", r, p.opts.MaxRatio)
+		}
+	}
+	if f.Method != zip.Store && f.Method != zip.Deflate {
+		return fmt.Sprintf("uses compression method %d, which is not supported", f.Method)
+	}
+	return ""
+}
+
+// stream reads member f through the digests of it, copying to w when w is not
+// nil. It stops past the member's declared size. reason is why the member
+// could not be read (corrupt data, more bytes than declared, a write error);
+// err is ctx's error only.
+func (p *Package) stream(ctx context.Context, f *zip.File, it *item, w io.Writer, buf []byte, count func(int64)) (n int64, mism []Mismatch, reason string, err error) {
+	rc, oerr := f.Open()
+	if oerr != nil {
+		return 0, nil, "member cannot be read: " + oerr.Error(), nil
+	}
+	defer rc.Close()
+	v := model.NewVerifier(it.hash)
+	limit := int64(f.UncompressedSize64)
+	for {
+		if err := ctx.Err(); err != nil {
+			return n, nil, "", err
+		}
+		k, rerr := rc.Read(buf)
+		if k > 0 {
+			if n+int64(k) > limit {
+				return n, nil, "member holds more bytes than its declared size of " + strconv.FormatInt(limit, 10), nil
+			}
+			v.Write(buf[:k])
+			if w != nil {
+				if _, werr := w.Write(buf[:k]); werr != nil {
+					return n, nil, "write: " + werr.Error(), nil
+				}
+			}
+			n += int64(k)
+			count(int64(k))
+		}
+		if rerr == io.EOF {
+			break
+		}
+		if rerr != nil {
+			if errors.Is(rerr, context.Canceled) || errors.Is(rerr, context.DeadlineExceeded) {
+				return n, nil, "", rerr
+			}
+			if errors.Is(rerr, zip.ErrFormat) { // archive/zip read past the declared size
+				return n, nil, "member holds more bytes than its declared size of " + strconv.FormatInt(limit, 10), nil
+			}
+			return n, nil, "member cannot be read: " + rerr.Error(), nil
+		}
+	}
+	if it.hasLength && n != it.length {
+		mism = append(mism, Mismatch{Path: it.path, Loc: it.loc, What: "length",
+			Expected: strconv.FormatInt(it.length, 10), Actual: strconv.FormatInt(n, 10)})
+	}
+	for _, r := range v.Results() {
+		if r.Supported && !r.Match {
+			mism = append(mism, Mismatch{Path: it.path, Loc: it.loc, What: r.Alg, Expected: r.Expected, Actual: r.Actual})
+		}
+	}
+	return n, mism, "", nil
+}
