@@ -219,13 +219,70 @@ type Checker struct {
 
 	// duplicates
 	seed  maphash.Seed
-	locs  map[uint64]int32
-	paths map[uint64]int32
+	locs  *chkSet
+	paths *chkSet
 
 	// 1.0-style Change Lists
 	nDatetime, nLastmod int
 
-	goodType string // last type attribute found valid
+	goodTypes [8]string // type attributes found valid (see mediaType)
+	nGood     int
+}
+
+// chkSet remembers 64-bit hashes of values (URIs, paths) with the entry that
+// first had each: open addressing with linear probing, at most half full,
+// growing by doubling up to chkMaxTracked values, after which it stops
+// remembering. Two values with the same 64-bit hash would be taken for
+// duplicates: with maphash's seeded hash that is a 1-in-10^8 event for a
+// million entries.
+type chkSet struct {
+	slots []uint64 // hash with the low bit set; 0 is empty
+	first []int32
+	n     int
+}
+
+func newChkSet() *chkSet {
+	return &chkSet{slots: make([]uint64, 256), first: make([]int32, 256)}
+}
+
+// add records h for entry idx; when h was there already it returns the entry that
+// had it and true.
+func (s *chkSet) add(h uint64, idx int) (int, bool) {
+	h |= 1
+	mask := len(s.slots) - 1
+	for p := int(h>>33) & mask; ; p = (p + 1) & mask {
+		switch s.slots[p] {
+		case 0:
+			if s.n >= chkMaxTracked {
+				return 0, false
+			}
+			s.slots[p], s.first[p] = h, int32(idx)
+			s.n++
+			if 2*s.n > len(s.slots) {
+				s.grow()
+			}
+			return 0, false
+		case h:
+			return int(s.first[p]), true
+		}
+	}
+}
+
+func (s *chkSet) grow() {
+	old, oldFirst := s.slots, s.first
+	s.slots = make([]uint64, 2*len(old))
+	s.first = make([]int32, 2*len(old))
+	mask := len(s.slots) - 1
+	for i, h := range old {
+		if h == 0 {
+			continue
+		}
+		p := int(h>>33) & mask
+		for s.slots[p] != 0 {
+			p = (p + 1) & mask
+		}
+		s.slots[p], s.first[p] = h, oldFirst[i]
+	}
 }
 
 type chkCapSeen struct {
@@ -340,11 +397,11 @@ func (c *Checker) Begin(h *Header) {
 	}
 	if c.kind.uniqueLocs() {
 		c.seed = maphash.MakeSeed()
-		c.locs = make(map[uint64]int32, 1024)
+		c.locs = newChkSet()
 	}
 	if c.kind.manifest() {
 		c.seed = maphash.MakeSeed()
-		c.paths = make(map[uint64]int32, 64)
+		c.paths = newChkSet()
 	}
 }
 
@@ -376,12 +433,9 @@ func (c *Checker) Entry(e *Entry) {
 		if bad := chkURI(e.Loc); bad != uriOK {
 			c.badURI(bad, e, idx)
 		}
-		if c.locs != nil && len(c.locs) < chkMaxTracked {
-			hv := maphash.String(c.seed, e.Loc)
-			if first, dup := c.locs[hv]; dup {
-				c.report(rLocDuplicate, idx, e.Line, k.section(), chkRef(e, idx)+": also listed as entry "+strconv.Itoa(int(first))+": a "+k.title()+" lists each "+c.entryNoun()+" once")
-			} else {
-				c.locs[hv] = int32(idx)
+		if c.locs != nil {
+			if first, dup := c.locs.add(maphash.String(c.seed, e.Loc), idx); dup {
+				c.report(rLocDuplicate, idx, e.Line, k.section(), chkRef(e, idx)+": also listed as entry "+strconv.Itoa(first)+": a "+k.title()+" lists each "+c.entryNoun()+" once")
 			}
 		}
 	}
@@ -514,7 +568,7 @@ func (c *Checker) entryMetadata(e *Entry, idx int, md *Metadata) {
 	if md.LengthRaw != "" && (!md.LengthOK || md.Length < 0) {
 		c.report(rLengthInvalid, idx, line, "", chkRef(e, idx)+": length="+chkQuote(md.LengthRaw)+" is not a non-negative integer")
 	}
-	if md.Type != "" && md.Type != c.goodType && !c.mediaType(md.Type) {
+	if md.Type != "" && !c.mediaType(md.Type) {
 		c.report(rTypeInvalid, idx, line, "", chkRef(e, idx)+": type="+chkQuote(md.Type)+" is not a media type (type/subtype)")
 	}
 
@@ -806,10 +860,17 @@ func chkChangefreq(s string) bool {
 	return false
 }
 
-// mediaType judges a type attribute, remembering the last good one (types repeat).
+// mediaType judges a type attribute, remembering the last good ones: a document
+// uses a handful of types over and over.
 func (c *Checker) mediaType(s string) bool {
+	for _, g := range c.goodTypes {
+		if g == s {
+			return true
+		}
+	}
 	if chkMediaType(s) {
-		c.goodType = s
+		c.goodTypes[c.nGood%len(c.goodTypes)] = s
+		c.nGood++
 		return true
 	}
 	return false
@@ -849,12 +910,9 @@ func (c *Checker) path(p string, e *Entry, idx, line int, what string, track boo
 	if why := chkUnsafePath(p); why != "" {
 		c.report(rPathUnsafe, idx, line, c.kind.section(), where+" "+why+"; extracting it could write outside the package directory")
 	}
-	if track && c.paths != nil && len(c.paths) < chkMaxTracked {
-		hv := maphash.String(c.seed, p)
-		if first, dup := c.paths[hv]; dup {
-			c.report(rPathDuplicate, idx, line, c.kind.section(), where+" is also the path of entry "+strconv.Itoa(int(first))+"; each bitstream of a package has its own path")
-		} else {
-			c.paths[hv] = int32(idx)
+	if track && c.paths != nil {
+		if first, dup := c.paths.add(maphash.String(c.seed, p), idx); dup {
+			c.report(rPathDuplicate, idx, line, c.kind.section(), where+" is also the path of entry "+strconv.Itoa(first)+"; each bitstream of a package has its own path")
 		}
 	}
 }
@@ -920,7 +978,7 @@ func (c *Checker) link(l *Link, e *Entry, idx int) {
 	if l.HashRaw != "" {
 		c.hash(l.HashRaw, l.Hash, e, idx, line, "<rs:ln> ")
 	}
-	if l.Type != "" && l.Type != c.goodType && !c.mediaType(l.Type) {
+	if l.Type != "" && !c.mediaType(l.Type) {
 		c.report(rTypeInvalid, idx, line, "", where()+" type="+chkQuote(l.Type)+" is not a media type (type/subtype)")
 	}
 	if l.Modified.Raw != "" && !l.Modified.OK {
@@ -1052,12 +1110,17 @@ func (c *Checker) entryName() string {
 
 type uriProblem uint8
 
-// Bytes a URI cannot hold, as bit sets over 0–63 and 64–127: controls, space,
-// '"', '<', '>' and '\\', '^', '`', '{', '|', '}', DEL.
-const (
-	uriBadLo uint64 = 1<<33 - 1 | 1<<'"' | 1<<'<' | 1<<'>'
-	uriBadHi uint64 = 1<<('\\'-64) | 1<<('^'-64) | 1<<('`'-64) | 1<<('{'-64) | 1<<('|'-64) | 1<<('}'-64) | 1<<(0x7f-64)
-)
+// uriBadASCII marks the ASCII bytes a URI cannot hold: controls, space, '"',
+// '<', '>', '\\', '^', '`', '{', '|', '}' and DEL.
+const uriBadASCII = "" +
+	"\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01" +
+	"\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01" +
+	"\x01\x00\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00" +
+	"\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x00\x01\x00" +
+	"\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00" +
+	"\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x00\x01\x00" +
+	"\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00" +
+	"\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x01\x01\x00\x01"
 
 const (
 	uriOK uriProblem = iota
@@ -1070,7 +1133,7 @@ const (
 // host for http and https.
 func chkURI(s string) uriProblem {
 	for i := 0; i < len(s); i++ {
-		if b := s[i]; b < 64 && uriBadLo>>b&1 != 0 || b >= 64 && b < 128 && uriBadHi>>(b-64)&1 != 0 {
+		if b := s[i]; b < 128 && uriBadASCII[b] != 0 {
 			return uriBadChar
 		}
 	}

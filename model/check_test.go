@@ -491,3 +491,20 @@ func TestCheckCases(t *testing.T) {
 		})
 	}
 }
+
+func TestCheckSet(t *testing.T) {
+	s := newChkSet()
+	for i := 0; i < 10000; i++ {
+		if _, dup := s.add(uint64(i)*0x9E3779B97F4A7C15, i); dup {
+			t.Fatalf("%d: false duplicate", i)
+		}
+	}
+	for i := 0; i < 10000; i += 997 {
+		if first, dup := s.add(uint64(i)*0x9E3779B97F4A7C15, 20000+i); !dup || first != i {
+			t.Fatalf("%d: duplicate not found (%d, %v)", i, first, dup)
+		}
+	}
+	if s.n != 10000 || len(s.slots) < 2*s.n {
+		t.Fatalf("n %d, slots %d", s.n, len(s.slots))
+	}
+}
