@@ -1,0 +1,114 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+
+	"rsx/crawl"
+	"rsx/model"
+)
+
+func ivDiscovery() *crawl.Discovery {
+	return &crawl.Discovery{
+		Input:        "http://example.com/collection/page.html",
+		InputReached: true,
+		Attempts: []crawl.Attempt{
+			{Method: crawl.MethodInput, URL: "http://example.com/collection/page.html", Status: 200},
+			{Method: crawl.MethodLinkHeader, URL: "http://example.com/collection/page.html", Status: 200,
+				Found: []string{"http://example.com/collection/capabilitylist.xml"}},
+			{Method: crawl.MethodHTMLLink, URL: "http://example.com/collection/page.html", Status: 200,
+				Notes: []string{"a <link rel=\"resourcesync\"> outside <head> was ignored"}},
+			{Method: crawl.MethodWellKnown, URL: "http://example.com/collection/.well-known/resourcesync", Status: 404},
+			{Method: crawl.MethodWellKnown, URL: "http://example.com/.well-known/resourcesync", Status: 200,
+				Found: []string{"http://example.com/.well-known/resourcesync"}},
+			{Method: crawl.MethodRobots, URL: "http://example.com/robots.txt", Status: 0, Err: "dial tcp: i/o timeout"},
+			{Method: crawl.MethodUp, URL: "http://example.com/collection/capabilitylist.xml", Status: 200,
+				Found: []string{"http://example.com/.well-known/resourcesync"}},
+		},
+		Found: []crawl.Found{
+			{Method: crawl.MethodLinkHeader, URL: "http://example.com/collection/capabilitylist.xml", Capability: model.CapCapabilityList, Root: model.RootURLSet},
+			{Method: crawl.MethodWellKnown, URL: "http://example.com/.well-known/resourcesync", Capability: model.CapDescription, Root: model.RootURLSet},
+		},
+		SourceDescription: "http://example.com/.well-known/resourcesync",
+		UpChain:           []string{"http://example.com/collection/capabilitylist.xml", "http://example.com/.well-known/resourcesync"},
+		CapabilityLists:   []string{"http://example.com/collection/capabilitylist.xml", "http://example.com/other/capabilitylist.xml"},
+	}
+}
+
+func ivDiscoveryHarness(v discoveryView) ivHarness[discoveryView] {
+	return ivHarness[discoveryView]{v: v, update: discoveryView.Update, view: discoveryView.View, setSize: (*discoveryView).SetSize}
+}
+
+func TestDiscoveryViewGolden(t *testing.T) {
+	for _, size := range [][2]int{{120, 40}, {80, 24}} {
+		w, h := size[0], size[1]
+		t.Run(fmt.Sprintf("%dx%d", w, h), func(t *testing.T) {
+			tm, rec := ivRun(t, ivDiscoveryHarness(newDiscoveryView(ivTestCommon(), ivDiscovery())), w, h)
+			ivWaitScreen(t, rec, func(s string) bool { return strings.Contains(s, "Source Description found") })
+			ivGolden(t, fmt.Sprintf("view_discovery_%dx%d", w, h), rec.Screen())
+			tm.Type("G")
+			tm.Send(ivKey("enter"))
+			ivWaitScreen(t, rec, func(s string) bool {
+				return strings.Contains(s, "▸ ↑  http://example.com/.well-known/resourcesync")
+			})
+			ivGolden(t, fmt.Sprintf("view_discovery_last_%dx%d", w, h), rec.Screen())
+		})
+	}
+}
+
+func TestDiscoveryViewPick(t *testing.T) {
+	v := newDiscoveryView(ivTestCommon(), ivDiscovery())
+	v.SetSize(100, 12)
+	if got := v.Selected(); got != "http://example.com/.well-known/resourcesync" {
+		t.Errorf("initial selection %q", got)
+	}
+	steps := []struct {
+		key  string
+		want tea.Msg
+	}{
+		{"j", openURLMsg{URL: "http://example.com/collection/capabilitylist.xml"}},
+		{"j", openURLMsg{URL: "http://example.com/other/capabilitylist.xml"}},
+		{"G", openURLMsg{URL: "http://example.com/.well-known/resourcesync"}}, // the end of the up chain
+		{"k", openURLMsg{URL: "http://example.com/collection/capabilitylist.xml"}},
+		{"g", openURLMsg{URL: "http://example.com/.well-known/resourcesync"}},
+	}
+	for _, s := range steps {
+		var msgs []tea.Msg
+		v, msgs = ivDrive(v, discoveryView.Update, ivKey(s.key), ivKey("enter"))
+		if len(msgs) != 1 || msgs[0] != s.want {
+			t.Errorf("%s enter: %v, want %v", s.key, msgs, s.want)
+		}
+		// The selection is always on screen.
+		if !strings.Contains(v.View(), "▸ ") {
+			t.Errorf("after %s the selection is off screen:\n%s", s.key, v.View())
+		}
+	}
+	_, msgs := ivDrive(v, discoveryView.Update, ivKey("y"))
+	if len(msgs) != 1 || msgs[0] != (copyMsg{Text: "http://example.com/.well-known/resourcesync", What: "URL"}) {
+		t.Errorf("y: %v", msgs)
+	}
+}
+
+func TestDiscoveryViewNothingFound(t *testing.T) {
+	d := &crawl.Discovery{
+		Input: "http://nowhere.example/", InputReached: false,
+		Attempts: []crawl.Attempt{{Method: crawl.MethodInput, URL: "http://nowhere.example/", Err: "dial tcp: no such host"}},
+	}
+	v := newDiscoveryView(ivTestCommon(), d)
+	v.SetSize(80, 20)
+	screen := strings.Join(ivLines(v.View()), "\n")
+	for _, want := range []string{"✗ the input URL did not answer", "dial tcp: no such host", "no ResourceSync document", "not reached"} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("missing %q:\n%s", want, screen)
+		}
+	}
+	if _, msgs := ivDrive(v, discoveryView.Update, ivKey("enter")); len(msgs) != 0 {
+		t.Errorf("enter with nothing to open sent %v", msgs)
+	}
+	nilView := newDiscoveryView(ivTestCommon(), nil)
+	nilView.SetSize(40, 5)
+	_ = nilView.View()
+}
