@@ -768,3 +768,53 @@ func TestHostileNumbers(t *testing.T) {
 		}
 	}
 }
+
+// TestEveryLinkStaysOnTheDemoAndResolves follows every loc and href of every
+// document and requires an answer from the demo. Resources deleted since a
+// dump or change was published answer 410 Gone, and their links are skipped.
+func TestEveryLinkStaysOnTheDemoAndResolves(t *testing.T) {
+	s := New(Options{})
+	h := s.Handler()
+	docs := crawl(t, h)
+	codes := map[string]int{}
+	status := func(u string) int {
+		if c, ok := codes[u]; ok {
+			return c
+		}
+		codes[u] = get(t, h, u).Code
+		return codes[u]
+	}
+	gone := 0
+	for u, d := range docs {
+		for _, l := range d.Links {
+			if c := status(l.Href); c != http.StatusOK {
+				t.Errorf("%s: %s %s: %d", u, l.Rel, l.Href, c)
+			}
+		}
+		for _, e := range d.Entries {
+			if !strings.HasPrefix(e.Loc, testBase+"/") {
+				t.Errorf("%s: loc %q leaves the demo", u, e.Loc)
+			}
+			switch c := status(e.Loc); {
+			case c == http.StatusGone:
+				gone++
+				continue
+			case c != http.StatusOK:
+				t.Errorf("%s: loc %s: %d", u, e.Loc, c)
+			}
+			for _, l := range e.Links {
+				if !strings.HasPrefix(l.Href, testBase+"/") {
+					t.Errorf("%s: %s %q leaves the demo", u, l.Rel, l.Href)
+					continue
+				}
+				c := status(l.Href)
+				if c != http.StatusOK && !(l.Rel == "timegate" && c == http.StatusFound) {
+					t.Errorf("%s: %s: %s %s: %d", u, e.Loc, l.Rel, l.Href, c)
+				}
+			}
+		}
+	}
+	if gone == 0 || len(codes) < 3000 {
+		t.Errorf("%d URLs followed, %d entries of deleted resources", len(codes), gone)
+	}
+}

@@ -12,7 +12,10 @@ import (
 // Link relations of section 14 that have no constant in model.
 const (
 	relPatch = "http://www.openarchives.org/rs/terms/patch"
-	dcNS     = "http://purl.org/dc/elements/1.1/"
+	// profilePath describes the metadata format of the Dublin Core records. A
+	// page of the demo rather than the namespace URI, so that every link of the
+	// demo can be followed without leaving the loopback interface.
+	profilePath = "/profiles/oai_dc.html"
 )
 
 // entryBuf is reused across the entries of one document so that filling an
@@ -90,7 +93,7 @@ func (s *Source) fillResource(b *entryBuf, base string, ds, id, version int, las
 	}
 	if r := s.describesOf(ds, id); r != 0 {
 		add(model.Link{Rel: "describes", Href: base + s.resourcePath(ds, r), Type: kindJSON.mediaType()})
-		add(model.Link{Rel: "profile", Href: dcNS})
+		add(model.Link{Rel: "profile", Href: base + profilePath})
 	}
 	if ds == 1 && k == kindHTML && id%10 == 4 {
 		add(model.Link{Rel: "collection", Href: base + s.collectionPath(ds, id)})

@@ -32,6 +32,12 @@ func (s *Source) servePage(w http.ResponseWriter, r *http.Request, sn *snapshot,
 			"articles (HTML, text, JSON records and their Dublin Core metadata) and images (PNG and SVG). "+
 			"Every document, package and resource is generated on the fly from a seed.</p>", "")
 		return true
+	case profilePath:
+		s.writePage(w, r, "Profile: simple Dublin Core (oai_dc)", "<p>The metadata records of the articles are "+
+			"<code>oai_dc:dc</code> documents (namespace <code>http://www.openarchives.org/OAI/2.0/oai_dc/</code>) "+
+			"holding elements of the Dublin Core Metadata Element Set, version 1.1 "+
+			"(namespace <code>http://purl.org/dc/elements/1.1/</code>).</p>", "")
+		return true
 	case "/demo/status":
 		writeJSON(w, s.status(base))
 		return true
