@@ -170,7 +170,15 @@ func Discover(ctx context.Context, g Getter, input string, opts DiscoverOptions)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	// When neither robots.txt nor the input got any answer the host is down
+	// or unreachable: the well-known URIs on it are listed, not tried, rather
+	// than waiting out connection timeouts and retries for each of them.
+	hostDown := !x.d.InputReached && x.d.Attempts[0].Status == 0
 	for _, wk := range wellKnownCandidates(u, x.opts.MaxPrefixes) {
+		if hostDown {
+			x.d.Attempts = append(x.d.Attempts, Attempt{Method: MethodWellKnown, URL: wk, Err: "not tried: " + u.Host + " did not answer"})
+			continue
+		}
 		x.candidate(ctx, MethodWellKnown, wk)
 	}
 	for _, t := range linkTargets {

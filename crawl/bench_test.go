@@ -1,0 +1,133 @@
+package crawl
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"rsx/fetch"
+)
+
+// The tree-walk benchmarks serve a Resource List Index of parts × 50,000
+// entries from memory (every part is the same bytes, shaped like the demo's
+// Resource Lists: loc, lastmod, md hash/length/type), so that what is
+// measured is the walker, the HTTP client and the decoder, not a generator.
+// BENCHMARKS.md "Tree walk" has the figures and the end-to-end run against
+// the demo Source.
+//
+//	go test ./crawl/ -run '^$' -bench Walk -benchtime 1x
+
+func benchSource(b *testing.B, parts, perPart int) (*httptest.Server, int64) {
+	b.Helper()
+	var base string
+	var part []byte
+	var index []byte
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/xml")
+		if r.URL.Path == "/index.xml" {
+			w.Write(index)
+			return
+		}
+		w.Header().Set("Content-Length", strconv.Itoa(len(part)))
+		w.Write(part)
+	}))
+	b.Cleanup(srv.Close)
+	base = srv.URL
+
+	var sb strings.Builder
+	sb.WriteString(xmlHead + `<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:rs="http://www.openarchives.org/rs/terms/">` + "\n")
+	fmt.Fprintf(&sb, "  <rs:ln rel=\"up\" href=\"%s/cl.xml\"/>\n  <rs:ln rel=\"index\" href=\"%s/index.xml\"/>\n", base, base)
+	sb.WriteString("  <rs:md capability=\"resourcelist\" at=\"2026-01-05T09:00:00Z\" completed=\"2026-01-05T09:00:00Z\"/>\n")
+	for i := 0; i < perPart; i++ {
+		fmt.Fprintf(&sb, "  <url>\n    <loc>%s/dataset1/res/%08d.html</loc>\n    <lastmod>2026-01-0%dT0%d:%02d:00Z</lastmod>\n"+
+			"    <rs:md hash=\"md5:%032x\" length=\"%d\" type=\"text/html\"/>\n  </url>\n",
+			base, i, 1+i%4, i%10, i%60, uint64(i)*0x9e3779b97f4a7c15, 1000+i%5000)
+	}
+	sb.WriteString("</urlset>\n")
+	part = []byte(sb.String())
+
+	sb.Reset()
+	sb.WriteString(xmlHead + `<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:rs="http://www.openarchives.org/rs/terms/">` + "\n")
+	fmt.Fprintf(&sb, "  <rs:ln rel=\"up\" href=\"%s/cl.xml\"/>\n", base)
+	sb.WriteString("  <rs:md capability=\"resourcelist\" at=\"2026-01-05T09:00:00Z\"/>\n")
+	for i := 1; i <= parts; i++ {
+		fmt.Fprintf(&sb, "  <sitemap><loc>%s/part-%04d.xml</loc><rs:md at=\"2026-01-05T09:00:00Z\"/></sitemap>\n", base, i)
+	}
+	sb.WriteString("</sitemapindex>\n")
+	index = []byte(sb.String())
+	return srv, int64(len(part))
+}
+
+// peakHeap samples the live heap while f runs and returns its maximum.
+func peakHeap(f func()) uint64 {
+	var peak atomic.Uint64
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		var ms runtime.MemStats
+		t := time.NewTicker(20 * time.Millisecond)
+		defer t.Stop()
+		for {
+			runtime.ReadMemStats(&ms)
+			if ms.HeapInuse > peak.Load() {
+				peak.Store(ms.HeapInuse)
+			}
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	f()
+	close(stop)
+	wg.Wait()
+	return peak.Load()
+}
+
+func benchWalk(b *testing.B, parts int, check bool) {
+	const perPart = 50000
+	srv, partBytes := benchSource(b, parts, perPart)
+	client, err := fetch.NewClient(fetch.Options{NoCache: true, Netrc: "-", PerHostRate: 0, PerHostConcurrency: 4})
+	if err != nil {
+		b.Fatal(err)
+	}
+	runtime.GC()
+	b.ResetTimer()
+	var peak uint64
+	for i := 0; i < b.N; i++ {
+		g := NewGraph(client, GraphOptions{})
+		var root *Node
+		p := peakHeap(func() {
+			root, err = g.Walk(context.Background(), srv.URL+"/index.xml", WalkOptions{Depth: Unlimited, Check: check})
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(root.Children) != parts || root.Children[parts-1].EntryCount != perPart || root.Children[0].Err != nil {
+			b.Fatalf("walk incomplete: %d parts", len(root.Children))
+		}
+		peak = max(peak, p)
+	}
+	b.StopTimer()
+	secs := b.Elapsed().Seconds() / float64(b.N)
+	b.ReportMetric(float64(parts*perPart)/secs, "entries/s")
+	b.ReportMetric(float64(parts+1)/secs, "docs/s")
+	b.ReportMetric(float64(int64(parts)*partBytes)/secs/1e6, "MB/s")
+	b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
+}
+
+func BenchmarkWalk20Parts(b *testing.B)         { benchWalk(b, 20, false) }
+func BenchmarkWalk200Parts(b *testing.B)        { benchWalk(b, 200, false) }
+func BenchmarkWalk20PartsChecked(b *testing.B)  { benchWalk(b, 20, true) }
+func BenchmarkWalk200PartsChecked(b *testing.B) { benchWalk(b, 200, true) }
