@@ -1268,7 +1268,7 @@ func (c *Checker) end(h *Header, bytes int64, complete bool) {
 			c.report(rRootCapability, -1, 0, k.section(), "a "+k.title()+" with a <sitemapindex> root: a manifest describes one package and is a <urlset> document")
 		}
 		if md.Capability == CapChangeNotification || md.Capability == CapFrameworkNotification {
-			c.report(rRootCapability, -1, 0, "N", "capability="+chkQuote(string(md.Capability))+" with a <sitemapindex> root: notifications do not use the <sitemapindex> format")
+			c.report(rRootCapability, -1, 0, "N4", "capability="+chkQuote(string(md.Capability))+" with a <sitemapindex> root: notifications do not use the <sitemapindex> format")
 		}
 	}
 

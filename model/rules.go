@@ -37,7 +37,7 @@ package model
 // Rule describes one conformance rule.
 type Rule struct {
 	ID       string
-	Section  string // section of Z39.99-2017 ("7", "12.1", "A"); "N" for the Notification draft
+	Section  string // section of Z39.99-2017 ("7", "12.1", "A"); "N3" is section 3 of the Notification draft
 	Severity Severity
 	Summary  string
 }
@@ -162,7 +162,7 @@ func ruleInfo(id ruleID) Rule {
 	case rCapabilityUnknown:
 		return Rule{"capability-unknown", "7", E, "the document's capability is not a defined value"}
 	case rCapabilityDraft:
-		return Rule{"capability-draft", "N", W, "capability value defined by the ResourceSync Notification draft, not by the standard"}
+		return Rule{"capability-draft", "N3", W, "capability value defined by the ResourceSync Notification draft, not by the standard"}
 	case rMDAtMissing:
 		return Rule{"md-at-missing", "A", E, "at is mandatory on the document-level <rs:md> of Resource Lists, Resource Dumps, their indexes and Resource Dump Manifests"}
 	case rMDFromMissing:
