@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 )
 
@@ -52,6 +53,7 @@ func FuzzDecode(f *testing.F) {
 			return
 		}
 		var e Entry
+		tab := NewEntryTable()
 		// Every entry needs at least a few bytes: more Next calls than that
 		// means the decoder does not terminate.
 		for n := 0; ; n++ {
@@ -70,6 +72,10 @@ func FuzzDecode(f *testing.F) {
 			}
 			if e.Index != n {
 				t.Fatalf("entry %d has index %d", n, e.Index)
+			}
+			// The entry table gives back what it was given.
+			if k := tab.Append(&e); !reflect.DeepEqual(tab.Entry(k), e) {
+				t.Fatalf("entry table round trip of entry %d:\n got %+v\nwant %+v", n, tab.Entry(k), e)
 			}
 		}
 		if !bytes.HasPrefix(data, []byte{0x1f, 0x8b}) && d.BytesRead() > int64(len(data))*4+4 {

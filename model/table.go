@@ -271,7 +271,7 @@ func (t *EntryTable) Append(e *Entry) int {
 	t.until.add(i, &r, trUntil, e.MD.Until)
 
 	if len(e.MD.Extra) > 0 {
-		r.mdExtra = append([]Attr(nil), e.MD.Extra...)
+		r.mdExtra = cloneSlice(e.MD.Extra)
 	}
 	if len(e.Links) > 0 {
 		r.links = cloneLinks(e.Links)
@@ -550,36 +550,35 @@ func decodeTableHash(blob []byte) (HashList, string) {
 	return list, rs
 }
 
-func cloneHashList(h HashList) HashList {
-	if h == nil {
+// cloneSlice copies s, keeping nil and empty apart.
+func cloneSlice[T any](s []T) []T {
+	if s == nil {
 		return nil
 	}
-	out := append(HashList(nil), h...)
+	return append(make([]T, 0, len(s)), s...)
+}
+
+func cloneHashList(h HashList) HashList {
+	out := cloneSlice(h)
 	for k := range out {
-		if out[k].Digest != nil {
-			out[k].Digest = append([]byte{}, out[k].Digest...)
-		}
+		out[k].Digest = cloneSlice(out[k].Digest)
 	}
 	return out
 }
 
 func cloneLinks(ls []Link) []Link {
-	out := append([]Link(nil), ls...)
+	out := cloneSlice(ls)
 	for k := range out {
 		out[k].Hash = cloneHashList(out[k].Hash)
-		if out[k].Extra != nil {
-			out[k].Extra = append([]Attr(nil), out[k].Extra...)
-		}
+		out[k].Extra = cloneSlice(out[k].Extra)
 	}
 	return out
 }
 
 func cloneElements(es []Element) []Element {
-	out := append([]Element(nil), es...)
+	out := cloneSlice(es)
 	for k := range out {
-		if out[k].Attrs != nil {
-			out[k].Attrs = append([]Attr(nil), out[k].Attrs...)
-		}
+		out[k].Attrs = cloneSlice(out[k].Attrs)
 	}
 	return out
 }
@@ -818,7 +817,7 @@ func (t *EntryTable) Entry(i int) Entry {
 			md.LengthRaw, md.Length, md.LengthOK = r.lengthRaw, r.length, r.lengthOK
 		}
 		if r.mdExtra != nil {
-			md.Extra = append([]Attr(nil), r.mdExtra...)
+			md.Extra = cloneSlice(r.mdExtra)
 		}
 		if r.links != nil {
 			e.Links = cloneLinks(r.links)
