@@ -14,6 +14,7 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/alecthomas/chroma/v2"
 	"github.com/alecthomas/chroma/v2/lexers"
+	"github.com/charmbracelet/x/ansi"
 	"github.com/mattn/go-runewidth"
 
 	"rsx/fetch"
@@ -454,7 +455,13 @@ func (v rawView) View() string {
 			} else {
 				b.WriteString(st.Gutter.Render(num + " │ "))
 			}
-			b.WriteString(v.renderLine(st, i, cw))
+			// renderLine counts cells with runewidth; a terminal may count a
+			// rare grapheme differently, so make sure of the width.
+			line := v.renderLine(st, i, cw)
+			if ansi.StringWidth(line) > cw {
+				line = ansi.Truncate(line, cw, "")
+			}
+			b.WriteString(line)
 		}
 		body -= n
 	}
