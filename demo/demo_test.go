@@ -406,6 +406,12 @@ func TestResourceDumpIndex(t *testing.T) {
 	if len(part.Entries) != 30 || hdrLink(&part.Header, "index") == "" {
 		t.Errorf("part 2: %d packages, index %q", len(part.Entries), hdrLink(&part.Header, "index"))
 	}
+	for _, e := range part.Entries[:3] {
+		z := mustGet(t, h, e.Loc)
+		if !e.MD.LengthOK || e.MD.Length != int64(len(z)) || len(e.MD.Hash) != 0 || e.MD.Type != "application/zip" {
+			t.Errorf("%s: length %d declared (hash %q), %d served", e.Loc, e.MD.Length, e.MD.HashRaw, len(z))
+		}
+	}
 }
 
 func TestChangeDumpPackages(t *testing.T) {
@@ -816,5 +822,25 @@ func TestEveryLinkStaysOnTheDemoAndResolves(t *testing.T) {
 	}
 	if gone == 0 || len(codes) < 3000 {
 		t.Errorf("%d URLs followed, %d entries of deleted resources", len(codes), gone)
+	}
+}
+
+// TestPackageLengthWithoutGenerating compares the arithmetic package length
+// (used by Resource Dump Indexes) with the length of the generated package.
+func TestPackageLengthWithoutGenerating(t *testing.T) {
+	for _, o := range []Options{{}, {Broken: true, Seed: 4}, {Resources: 100000, PackageSize: 997, Seed: 9}} {
+		s := New(o)
+		for i := range s.sets {
+			for _, p := range []int{1, 2, s.packages(i)} {
+				pk, err := s.resourcePackage(testBase, i, p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				n, err := s.resourcePackageLength(testBase, i, p)
+				if err != nil || n != int64(len(pk.zip)) {
+					t.Errorf("%+v dataset %d package %d: computed %d (%v), generated %d", o, i+1, p, n, err, len(pk.zip))
+				}
+			}
+		}
 	}
 }

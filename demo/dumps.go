@@ -61,41 +61,101 @@ func (s *Source) packageRange(i, p int) (lo, hi int) {
 // resourcePackage builds package p of the Resource Dump of dataset i: version 1
 // of its resources, the state when the history began.
 func (s *Source) resourcePackage(base string, i, p int) (*pkg, error) {
+	pk, _, err := s.buildResourcePackage(base, i, p, false)
+	return pk, err
+}
+
+// resourcePackageLength is the length of package p, computed without
+// generating or hashing any resource: the manifest is written with zero
+// digests (hex digests have a fixed size), and the ZIP layout is arithmetic.
+func (s *Source) resourcePackageLength(base string, i, p int) (int64, error) {
+	_, n, err := s.buildResourcePackage(base, i, p, true)
+	return n, err
+}
+
+// Sizes of the ZIP structures archive/zip writes for a stored member with a
+// modification time: local header, extended-timestamp extra field (in the local
+// and the central header), data descriptor, central directory header; and the
+// end of central directory record.
+const (
+	zipLocalHeader   = 30
+	zipTimeExtra     = 9
+	zipDescriptor    = 16
+	zipCentralHeader = 46
+	zipEnd           = 22
+)
+
+func zipMemberSize(name string, data int64) int64 {
+	return zipLocalHeader + zipTimeExtra + zipDescriptor + zipCentralHeader + zipTimeExtra + 2*int64(len(name)) + data
+}
+
+// evilMember is the broken demo's member whose name climbs out of the package.
+func evilMember() member {
+	return member{"../../evil.txt", []byte("a member whose name climbs out of the extraction directory\n")}
+}
+
+func (s *Source) buildResourcePackage(base string, i, p int, sizeOnly bool) (*pkg, int64, error) {
 	lo, hi := s.packageRange(i, p)
 	ds := s.sets[i].num
 	md := model.Metadata{Capability: model.CapResourceDumpManifest, At: dt(s.logStart), Completed: dt(s.logStart)}
 	var man bytes.Buffer
-	dw := s.newWriter(&man, header(model.RootURLSet, md, s.upLink(base, i)))
-	members := make([]member, 0, hi-lo+2)
-	var b entryBuf
+	var count countingWriter
+	var out io.Writer = &man
+	if sizeOnly {
+		out = &count
+	}
+	dw := s.newWriter(out, header(model.RootURLSet, md, s.upLink(base, i)))
+	var members []member
+	if !sizeOnly {
+		members = make([]member, 0, hi-lo+2)
+	}
+	size := int64(zipEnd)
+	b := entryBuf{sizeOnly: sizeOnly}
 	for id := lo; id <= hi; id++ {
 		s.fillResource(&b, base, ds, id, 1, s.baseLastmod(ds, id), nil, useManifest)
 		name := "resources/" + string(b.path[len("/dataset1/res/"):])
 		b.e.MD.Path, b.e.MD.HasPath = "/"+name, true
-		members = append(members, member{name, bytes.Clone(b.content)})
+		if sizeOnly {
+			size += zipMemberSize(name, b.e.MD.Length)
+		} else {
+			members = append(members, member{name, bytes.Clone(b.content)})
+		}
 		if s.opts.Broken && i == 0 && p == 1 && id == lo+1 {
 			b.e.MD.Path = "/../../etc/passwd"
 		}
 		if err := dw.WriteEntry(&b.e); err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 	}
 	if err := dw.Close(); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if s.opts.Broken && i == 0 && p == 1 {
-		members = append(members, member{"../../evil.txt", []byte("a member whose name climbs out of the extraction directory\n")})
+		evil := evilMember()
+		members = append(members, evil)
+		size += zipMemberSize(evil.name, int64(len(evil.data)))
+	}
+	if sizeOnly {
+		return nil, size + zipMemberSize("manifest.xml", count.n), nil
 	}
 	z, err := writeZip(man.Bytes(), members, s.logStart)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	out := &pkg{zip: z, manifest: man.Bytes(), copy: man.Bytes()}
+	pk := &pkg{zip: z, manifest: man.Bytes(), copy: man.Bytes()}
 	if s.opts.Broken && i == 0 && p == 2 {
 		// The copy behind the contents link differs from the manifest in the package.
-		out.copy = bytes.Replace(man.Bytes(), []byte(`length="`), []byte(`length="1`), 1)
+		pk.copy = bytes.Replace(man.Bytes(), []byte(`length="`), []byte(`length="1`), 1)
 	}
-	return out, nil
+	return pk, int64(len(z)), nil
+}
+
+// countingWriter counts and drops what is written.
+type countingWriter struct{ n int64 }
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	c.n += int64(len(p))
+	return len(p), nil
 }
 
 // resourceDump is the Resource Dump of dataset i (part 0), or part p of it when
@@ -116,7 +176,15 @@ func (s *Source) resourceDump(i, part int) doc {
 		}
 		d := s.newWriter(w, header(model.RootURLSet, md, links...))
 		for p := first; p <= last; p++ {
-			md, err := s.packageMD(sumKey{base, false, i, p}, func() (*pkg, error) { return s.resourcePackage(base, i, p) })
+			var md model.Metadata
+			var err error
+			if part > 0 {
+				// A dump large enough for an index: lengths without digests,
+				// computed without generating the packages.
+				md, err = s.packageLengthMD(sumKey{base, false, i, p})
+			} else {
+				md, err = s.packageMD(sumKey{base, false, i, p}, func() (*pkg, error) { return s.resourcePackage(base, i, p) })
+			}
 			if err != nil {
 				return err
 			}
@@ -210,13 +278,44 @@ type sumKey struct {
 // pkgSum is what a dump entry says about a package.
 type pkgSum struct {
 	length int64
+	hashed bool // the digests were computed
 	md5    [md5.Size]byte
 	sha    [sha256.Size]byte
 }
 
 func (p pkgSum) md() model.Metadata {
-	return model.Metadata{Present: true, Type: "application/zip", Length: p.length, LengthOK: true,
-		Hash: model.HashList{{Alg: "md5", Digest: p.md5[:]}, {Alg: "sha-256", Digest: p.sha[:]}}}
+	md := model.Metadata{Present: true, Type: "application/zip", Length: p.length, LengthOK: true}
+	if p.hashed {
+		md.Hash = model.HashList{{Alg: "md5", Digest: p.md5[:]}, {Alg: "sha-256", Digest: p.sha[:]}}
+	}
+	return md
+}
+
+// packageLengthMD returns the md (type and length, no hash) of a Resource Dump
+// package without generating it, cached like packageMD.
+func (s *Source) packageLengthMD(key sumKey) (model.Metadata, error) {
+	s.mu.Lock()
+	sum, ok := s.sums[key]
+	s.mu.Unlock()
+	if ok {
+		return sum.md(), nil
+	}
+	n, err := s.resourcePackageLength(key.base, key.i, key.k)
+	if err != nil {
+		return model.Metadata{}, err
+	}
+	sum = pkgSum{length: n}
+	s.remember(key, sum)
+	return sum.md(), nil
+}
+
+func (s *Source) remember(key sumKey, sum pkgSum) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.sums) >= maxSums {
+		clear(s.sums)
+	}
+	s.sums[key] = sum
 }
 
 // maxSums bounds the cache of package sums (a few hundred bytes each).
@@ -236,13 +335,8 @@ func (s *Source) packageMD(key sumKey, build func() (*pkg, error)) (model.Metada
 	if err != nil {
 		return model.Metadata{}, err
 	}
-	sum = pkgSum{length: int64(len(pk.zip)), md5: md5.Sum(pk.zip), sha: sha256.Sum256(pk.zip)}
-	s.mu.Lock()
-	if len(s.sums) >= maxSums {
-		clear(s.sums)
-	}
-	s.sums[key] = sum
-	s.mu.Unlock()
+	sum = pkgSum{length: int64(len(pk.zip)), hashed: true, md5: md5.Sum(pk.zip), sha: sha256.Sum256(pk.zip)}
+	s.remember(key, sum)
 	return sum.md(), nil
 }
 

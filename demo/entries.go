@@ -19,15 +19,18 @@ const (
 )
 
 // entryBuf is reused across the entries of one document so that filling an
-// entry allocates only its strings.
+// entry allocates only its strings. With sizeOnly set, no content is generated:
+// the length is computed and the digests are zeros (of the right size, so the
+// entry is written with the right length).
 type entryBuf struct {
-	e       model.Entry
-	links   [12]model.Link
-	hashes  [2]model.Hash
-	md5     [md5.Size]byte
-	sha     [sha256.Size]byte
-	content []byte
-	path    []byte
+	e        model.Entry
+	sizeOnly bool
+	links    [12]model.Link
+	hashes   [2]model.Hash
+	md5      [md5.Size]byte
+	sha      [sha256.Size]byte
+	content  []byte
+	path     []byte
 }
 
 // entryUse tells which document an entry is for: links and attributes differ.
@@ -71,9 +74,17 @@ func (s *Source) fillResource(b *entryBuf, base string, ds, id, version int, las
 		}
 	}
 	e.Lastmod.Time = lastmod
-	b.content = s.appendContent(b.content[:0], ds, id, version)
-	e.MD.Hash = b.digest(b.content)
-	e.MD.Length, e.MD.LengthOK = int64(len(b.content)), true
+	if b.sizeOnly {
+		b.md5, b.sha = [md5.Size]byte{}, [sha256.Size]byte{}
+		b.hashes[0] = model.Hash{Alg: "md5", Digest: b.md5[:]}
+		b.hashes[1] = model.Hash{Alg: "sha-256", Digest: b.sha[:]}
+		e.MD.Hash = b.hashes[:]
+		e.MD.Length, e.MD.LengthOK = int64(s.lengthOf(ds, id, version)), true
+	} else {
+		b.content = s.appendContent(b.content[:0], ds, id, version)
+		e.MD.Hash = b.digest(b.content)
+		e.MD.Length, e.MD.LengthOK = int64(len(b.content)), true
+	}
 	e.MD.Type = k.mediaType()
 	links := b.linkBuf()
 	add := func(l model.Link) { links = append(links, l) }
