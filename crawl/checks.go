@@ -1,6 +1,7 @@
 package crawl
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -161,8 +162,13 @@ func usable(parent, c *Node) bool {
 		return false
 	}
 	if c.Header.Root == model.RootUnknown {
-		parent.Cross = append(parent.Cross, problem(RuleChildUnreadable, c.Via.Entry,
-			"entry %d: %s is not a Sitemap document (%s)", c.Via.Entry, c.Via.Loc, describeHeader(c.Header)))
+		if c.Err != nil && !errors.Is(c.Err, ErrNotSitemap) {
+			parent.Cross = append(parent.Cross, problem(RuleChildUnreadable, c.Via.Entry,
+				"entry %d: %s could not be read: %v", c.Via.Entry, c.Via.Loc, c.Err))
+		} else {
+			parent.Cross = append(parent.Cross, problem(RuleChildUnreadable, c.Via.Entry,
+				"entry %d: %s is not a Sitemap document (%s)", c.Via.Entry, c.Via.Loc, describeHeader(c.Header)))
+		}
 		return false
 	}
 	return true

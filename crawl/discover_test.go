@@ -371,3 +371,27 @@ func TestDiscoverBadInput(t *testing.T) {
 		}
 	}
 }
+
+func FuzzHTMLLinks(f *testing.F) {
+	f.Add(`<html><head><base href="/a/"><link rel="resourcesync" href="b.xml"></head></html>`, "text/html; charset=iso-8859-1")
+	f.Add("<link rel=resourcesync href=\"\xff\">", "text/html; charset=bogus")
+	f.Fuzz(func(t *testing.T, body, ctype string) {
+		targets, _, _ := htmlLinks(strings.NewReader(body), ctype, "http://127.0.0.1/p")
+		for _, u := range targets {
+			if u == "" {
+				t.Error("empty target")
+			}
+		}
+	})
+}
+
+func FuzzScanSitemapLines(f *testing.F) {
+	f.Add("Sitemap: http://a/1\r\nsitemap:x # y\n")
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, u := range scanSitemapLines([]byte(s)) {
+			if u == "" || strings.ContainsAny(u, "\r\n#") {
+				t.Errorf("bad sitemap %q", u)
+			}
+		}
+	})
+}

@@ -3,6 +3,7 @@ package crawl
 import (
 	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -164,6 +165,27 @@ func TestWalkChildErrorsAreKept(t *testing.T) {
 	}
 	if e, ok := rules[RuleChildUnreadable]; !ok || e != 3 {
 		t.Errorf("cross = %+v", root.Cross)
+	}
+}
+
+func TestWalkGarbageChild(t *testing.T) {
+	s := newSite(t)
+	s.xml("/i.xml", sitemapindex(`capability="resourcelist"`, nil, `{{base}}/garbage.xml`))
+	s.set("/garbage.xml", page{ctype: "application/xml", body: "\x00\x01 not < xml & at all"})
+	g := NewGraph(&testGetter{}, GraphOptions{})
+	root, err := g.Walk(testCtx(t), s.URL+"/i.xml", WalkOptions{Depth: Unlimited, Check: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := root.Children[0]
+	if c.Err == nil || c.Status != 200 {
+		t.Errorf("garbage child: %v %d", c.Err, c.Status)
+	}
+	if len(root.Cross) != 1 || root.Cross[0].Rule != RuleChildUnreadable || !strings.Contains(root.Cross[0].Message, "could not be read") {
+		t.Errorf("cross = %+v", root.Cross)
+	}
+	if len(c.Problems) != 1 || c.Problems[0].Rule != "xml-malformed" {
+		t.Errorf("problems = %+v", c.Problems)
 	}
 }
 
