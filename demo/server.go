@@ -26,6 +26,9 @@ type Server struct {
 // loopback addresses are accepted. The server runs until Close or until ctx is
 // done; with o.Tick > 0 the clock advances one step per tick meanwhile.
 func Start(ctx context.Context, addr string, o Options) (*Server, error) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	if addr == "" {
 		addr = "127.0.0.1:0"
 	}
