@@ -17,11 +17,11 @@ import (
 // tests of the package.
 
 // ivTestTime is the fixed clock of the inspector tests.
-var ivTestTime = time.Date(2026, 11, 22, 7, 30, 0, 0, time.UTC)
+func ivTestTime() time.Time { return time.Date(2026, 11, 22, 7, 30, 0, 0, time.UTC) }
 
 func ivTestCommon() *Common {
 	c := NewCommon(nil)
-	c.Now = func() time.Time { return ivTestTime }
+	c.Now = ivTestTime
 	return c
 }
 

@@ -39,13 +39,18 @@ func newHTTPView(c *Common, exchanges []*fetch.Exchange) httpView {
 }
 
 // SetExchanges replaces the list (e.g. with Backend.Exchanges() after more
-// requests), keeping the selection on the same position.
+// requests), keeping the selection on the same position, or on the newest
+// exchange when the newest was selected.
 func (v *httpView) SetExchanges(exchanges []*fetch.Exchange) {
+	followNewest := len(v.exchanges) > 0 && v.sel == len(v.exchanges)-1
 	v.exchanges = v.exchanges[:0:0]
 	for _, e := range exchanges {
 		if e != nil {
 			v.exchanges = append(v.exchanges, e)
 		}
+	}
+	if followNewest {
+		v.sel = len(v.exchanges) - 1
 	}
 	v.selectIndex(v.sel)
 }

@@ -11,7 +11,7 @@ import (
 )
 
 func ivExchanges() []*fetch.Exchange {
-	t0 := ivTestTime
+	t0 := ivTestTime()
 	return []*fetch.Exchange{
 		{
 			Method: "GET", URL: "http://example.com/.well-known/resourcesync", FinalURL: "https://example.com/sd.xml",
@@ -136,8 +136,19 @@ func TestHTTPViewEmpty(t *testing.T) {
 	if !strings.Contains(v.View(), "no HTTP request made yet") || v.Selected() != nil {
 		t.Errorf("empty view:\n%s", v.View())
 	}
-	v.SetExchanges(ivExchanges())
+	v.SetExchanges(ivExchanges()[:2])
 	if v.Selected() == nil {
 		t.Error("no selection after SetExchanges")
+	}
+	// The newest stays selected as exchanges arrive; another selection stays put.
+	v, _ = v.Update(ivKey("G"))
+	v.SetExchanges(ivExchanges()[:3])
+	if v.sel != 2 {
+		t.Errorf("newest not followed: sel %d", v.sel)
+	}
+	v, _ = v.Update(ivKey("g"))
+	v.SetExchanges(ivExchanges())
+	if v.sel != 0 {
+		t.Errorf("selection moved: sel %d", v.sel)
 	}
 }
