@@ -21,6 +21,7 @@ type serveFlags struct {
 	broken      bool
 	tick        time.Duration
 	seed        int64
+	start       string
 }
 
 func newServeCmd(a *app) *cobra.Command {
@@ -51,6 +52,7 @@ many kinds for the checker to find. Only loopback addresses are served.`,
 	fs.BoolVar(&f.broken, "broken", false, "seed errors of many kinds (bad hashes, wrong lengths, out-of-order changes, 503s, a redirect loop, …)")
 	fs.DurationVar(&f.tick, "tick", 0, "advance the clock one step (a quarter of an hour of demo time) this often; 0: only on POST /demo/advance")
 	fs.Int64Var(&f.seed, "seed", 0, "seed of everything generated")
+	fs.StringVar(&f.start, "start", "", "the demo clock at start, RFC 3339 (default 2026-01-05T09:00:00Z); the replayed history ends there")
 	return cmd
 }
 
@@ -61,11 +63,19 @@ func (a *app) runServe(ctx context.Context, f serveFlags) error {
 	if f.resources < 0 || f.listSize < 0 || f.packageSize < 0 || f.tick < 0 {
 		return failed(fmt.Errorf("serve: --resources, --list-size, --package-size and --tick must not be negative"))
 	}
+	var start time.Time
+	if f.start != "" {
+		t, err := time.Parse(time.RFC3339, f.start)
+		if err != nil {
+			return failed(fmt.Errorf("serve: --start: %w", err))
+		}
+		start = t
+	}
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	srv, err := demo.Start(ctx, f.addr, demo.Options{
 		Resources: f.resources, ListSize: f.listSize, PackageSize: f.packageSize,
-		Seed: f.seed, Broken: f.broken, Tick: f.tick,
+		Seed: f.seed, Broken: f.broken, Tick: f.tick, Start: start,
 	})
 	if err != nil {
 		return failed(err)

@@ -19,7 +19,7 @@ func TestServeCommand(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
 	go func() {
-		done <- a.runServe(ctx, serveFlags{addr: "127.0.0.1:0", resources: 100, broken: true})
+		done <- a.runServe(ctx, serveFlags{addr: "127.0.0.1:0", resources: 100, broken: true, start: "2030-02-03T04:05:06Z"})
 		pw.Close()
 	}()
 	line, err := bufio.NewReader(pr).ReadString('\n')
@@ -47,8 +47,11 @@ func TestServeCommand(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("serve did not stop")
 	}
-	if !strings.Contains(errb.String(), base+"/dataset1/capabilitylist.xml") {
+	if !strings.Contains(errb.String(), base+"/dataset1/capabilitylist.xml") || !strings.Contains(errb.String(), "clock 2030-02-03T04:05:06Z") {
 		t.Errorf("guide on stderr:\n%s", errb.String())
+	}
+	if code := run([]string{"serve", "--start", "yesterday"}, streams{in: strings.NewReader(""), out: io.Discard, err: io.Discard}); code != exitFailure {
+		t.Errorf("bad --start: exit %d, want %d", code, exitFailure)
 	}
 	if code := run([]string{"serve", "--addr", "192.0.2.1:0"}, streams{in: strings.NewReader(""), out: io.Discard, err: io.Discard}); code != exitFailure {
 		t.Errorf("non-loopback address: exit %d, want %d", code, exitFailure)
