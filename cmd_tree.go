@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -71,6 +72,12 @@ func (a *app) runTree(ctx context.Context, f treeFlags, target string) error {
 	client, err := a.http.client(target)
 	if err != nil {
 		return failed(err)
+	}
+	// A walk allocates short-lived strings per entry and keeps only headers
+	// and down links: with the default GOGC the collector runs every few MB
+	// of a multi-GB stream for nothing. GOGC in the environment wins.
+	if os.Getenv("GOGC") == "" {
+		defer debug.SetGCPercent(debug.SetGCPercent(400))
 	}
 	gopts := crawl.GraphOptions{Concurrency: f.concurrency}
 	if isTerminal(a.err) {

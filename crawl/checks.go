@@ -119,7 +119,7 @@ func checkChildren(n *Node) {
 			}
 			if c.Capability() != model.CapCapabilityList {
 				n.Cross = append(n.Cross, problem(RuleDescriptionEntryCapability, c.Via.Entry,
-					"entry %d: %s is %s, not a Capability List", c.Via.Entry, c.Via.Loc, capName(c.Capability())))
+					"entry %d: %s is %s, not a Capability List", c.Via.Entry, c.Via.Loc, docName(c.Document)))
 				continue
 			}
 			checkUp(c, RuleCapabilityListUpDescription, n, "the Source Description")
@@ -131,7 +131,7 @@ func checkChildren(n *Node) {
 			}
 			if c.Via.Capability != "" && c.Capability() != c.Via.Capability {
 				n.Cross = append(n.Cross, problem(RuleCapabilityDeclared, c.Via.Entry,
-					"entry %d: declares capability %q but %s is %s", c.Via.Entry, c.Via.Capability, c.Via.Loc, capName(c.Capability())))
+					"entry %d: declares capability %q but %s is %s", c.Via.Entry, c.Via.Capability, c.Via.Loc, docName(c.Document)))
 			}
 			checkUp(c, RuleUpLinkParent, n, "the Capability List")
 		}
@@ -179,7 +179,7 @@ func checkIndexChild(n, c *Node) {
 	pcap := n.Capability()
 	if c.Capability() != pcap {
 		c.Cross = append(c.Cross, problem(RuleIndexChildCapability, -1,
-			"capability is %s but the index %s that lists it (entry %d) is %s", capName(c.Capability()), n.Base(), c.Via.Entry, capName(pcap)))
+			"this is %s, but the index %s that lists it (entry %d) is %s", docName(c.Document), n.Base(), c.Via.Entry, docName(n.Document)))
 	}
 	// index link back to n
 	if c.Header.Root == model.RootURLSet {
@@ -325,10 +325,18 @@ func containsURL(urls []string, u string) bool {
 	return false
 }
 
-// capName names a capability for a message.
-func capName(c model.Capability) string {
-	if c == "" {
-		return "without a capability"
+// docName names a document for a message: "a Resource List Index",
+// "a Sitemap without a capability".
+func docName(d *Document) string {
+	if d == nil || d.Header == nil {
+		return "an unreadable document"
 	}
-	return "a " + strings.TrimSpace(string(c)) + " document"
+	if d.Capability() == "" {
+		return "a " + strings.ToLower(model.DocumentTitle("", d.Header.Root)) + " without a capability"
+	}
+	t := model.DocumentTitle(d.Capability(), d.Header.Root)
+	if strings.ContainsRune("AEIOU", rune(t[0])) {
+		return "an " + t
+	}
+	return "a " + t
 }
