@@ -81,6 +81,7 @@ func newRootCmd(s streams) *cobra.Command {
 		newServeCmd(a),
 		newDiscoverCmd(a),
 		newTreeCmd(a),
+		newDumpCmd(a),
 	)
 	return root
 }

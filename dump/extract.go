@@ -44,7 +44,7 @@ func (p *Package) Extract(ctx context.Context, dir string, progress func(done, t
 	}
 	defer root.Close()
 	x := &extractor{root: root, real: real, budget: p.opts.MaxTotalBytes, seen: make(map[string]bool)}
-	return p.process(ctx, x, progress)
+	return p.process(ctx, x, progress, true)
 }
 
 // extractor writes members under one destination root.

@@ -99,11 +99,12 @@ func (p *Package) plan(res *Result) []item {
 // expected. The error is only for a cancelled ctx; everything found in the
 // package is in the Result.
 func (p *Package) Verify(ctx context.Context, progress func(done, total int64)) (*Result, error) {
-	return p.process(ctx, nil, progress)
+	return p.process(ctx, nil, progress, true)
 }
 
-// process verifies, and extracts through x when x is not nil.
-func (p *Package) process(ctx context.Context, x *extractor, progress func(done, total int64)) (*Result, error) {
+// process verifies, and extracts through x when x is not nil. Without read
+// it only checks what needs no reading of bitstreams.
+func (p *Package) process(ctx context.Context, x *extractor, progress func(done, total int64), read bool) (*Result, error) {
 	res := &Result{}
 	if n := len(p.Members); n > p.opts.MaxMembers {
 		res.Refused = append(res.Refused, Refusal{Reason: fmt.Sprintf(
@@ -154,6 +155,9 @@ func (p *Package) process(ctx context.Context, x *extractor, progress func(done,
 		f := p.zr.File[idx[0]]
 		if why := p.memberRefusal(f); why != "" {
 			refuse("member " + why)
+			continue
+		}
+		if !read {
 			continue
 		}
 		var w io.Writer

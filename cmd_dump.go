@@ -1,0 +1,384 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"rsx/dump"
+	"rsx/fetch"
+	"rsx/model"
+)
+
+// dumpFlags are the options of rsx dump.
+type dumpFlags struct {
+	verify          bool
+	extract         string
+	json            bool
+	maxPackageBytes byteSize
+}
+
+func newDumpCmd(a *app) *cobra.Command {
+	f := dumpFlags{maxPackageBytes: dump.DefaultMaxPackageBytes}
+	cmd := &cobra.Command{
+		Use:   "dump [--verify] [--extract DIR] [--json] URL|FILE",
+		Short: "Open a Resource Dump, Change Dump or package: manifest, verification, safe extraction",
+		Long: `Open a Resource Dump or Change Dump (or an index of them), or a single ZIP
+package, given as a URL or a local file. Every package is downloaded to a
+temporary file and checked against its dump entry (length, hashes), its
+manifest.xml is read, and its contents copy (the contents link) is compared
+with it.
+
+--verify reads every bitstream and compares its length and hashes with the
+manifest. --extract DIR verifies and writes the bitstreams under DIR at their
+manifest paths: unsafe paths and members (absolute, "..", backslashes,
+symlinks, devices, zip bombs) are refused, and a file is renamed into place
+only once it has verified, so a bad member never replaces a good file.
+
+Exit status: 0 nothing wrong; 1 a mismatch, a missing bitstream, a refused
+path or a contents copy that differs; 2 the target or a package could not be
+fetched or is not a dump or a ZIP package.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.runDump(cmd.Context(), f, args[0])
+		},
+	}
+	fs := cmd.Flags()
+	fs.BoolVar(&f.verify, "verify", false, "read every bitstream and check it against the manifest")
+	fs.StringVar(&f.extract, "extract", "", "extract the verified bitstreams into `DIR` (implies --verify)")
+	fs.BoolVar(&f.json, "json", false, "print one JSON document on standard output")
+	fs.Var(&f.maxPackageBytes, "max-package-bytes", "largest package to download, e.g. 4GiB, 500MB")
+	return cmd
+}
+
+func (a *app) runDump(ctx context.Context, f dumpFlags, target string) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if f.maxPackageBytes <= 0 {
+		return failed(errors.New("dump: --max-package-bytes must be positive"))
+	}
+	client, err := a.http.client(target)
+	if err != nil {
+		return failed(err)
+	}
+	job := dump.Job{Verify: f.verify || f.extract != "", ExtractDir: f.extract}
+	var prog *dumpProgress
+	if isTerminal(a.err) {
+		prog = &dumpProgress{w: a.err}
+		job.Progress = prog.update
+	}
+	var tw *dumpText
+	if !f.json {
+		tw = &dumpText{w: a.out, extract: f.extract}
+		job.OnPackage = func(p *dump.PackageReport) {
+			prog.clear()
+			tw.pkg(p)
+		}
+	}
+	rep, runErr := dump.Run(ctx, client, target, job, dump.Options{MaxPackageBytes: int64(f.maxPackageBytes)})
+	prog.clear()
+	code := exitOK
+	switch {
+	case runErr != nil || rep.Failed():
+		code = exitFailure
+	case !rep.OK():
+		code = exitFound
+	}
+	if f.json {
+		writeDumpJSON(a.out, rep, runErr)
+	} else {
+		tw.summary(rep, runErr)
+	}
+	if runErr != nil {
+		return &exitError{code: exitFailure, err: fmt.Errorf("dump: %w", runErr)}
+	}
+	if code != exitOK {
+		return &exitError{code: code}
+	}
+	return nil
+}
+
+// dumpProgress prints one updating status line on a terminal.
+type dumpProgress struct {
+	mu    sync.Mutex
+	w     io.Writer
+	last  time.Time
+	shown bool
+}
+
+func (p *dumpProgress) update(pkg, stage string, done, total int64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if now := time.Now(); now.Sub(p.last) < 100*time.Millisecond {
+		return
+	} else {
+		p.last = now
+	}
+	u := pkg
+	if len(u) > 50 {
+		u = "…" + u[len(u)-49:]
+	}
+	of := ""
+	if total > 0 {
+		of = " of " + fetch.FormatSize(total)
+	}
+	fmt.Fprintf(p.w, "\r\033[K%s %s  %s%s", stage, u, fetch.FormatSize(done), of)
+	p.shown = true
+}
+
+func (p *dumpProgress) clear() {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.shown {
+		fmt.Fprint(p.w, "\r\033[K")
+		p.shown = false
+	}
+}
+
+// dumpText writes the human-readable report, one package at a time.
+type dumpText struct {
+	w       io.Writer
+	extract string
+	headed  bool
+}
+
+// maxTextLines bounds the lines of one kind printed per package.
+const maxTextLines = 50
+
+func manifestTimes(h *model.Header) string {
+	var parts []string
+	for _, t := range []struct {
+		name string
+		d    model.Datetime
+	}{{"at", h.MD.At}, {"completed", h.MD.Completed}, {"from", h.MD.From}, {"until", h.MD.Until}} {
+		if t.d.Raw != "" {
+			parts = append(parts, t.name+" "+t.d.Raw)
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+func (t *dumpText) pkg(p *dump.PackageReport) {
+	w := t.w
+	fmt.Fprintf(w, "package %s\n", p.URL)
+	if p.Header != nil {
+		desc := []string{fetch.FormatSize(p.Size), p.Header.MD.Capability.Title()}
+		if times := manifestTimes(p.Header); times != "" {
+			desc[1] += " (" + times + ")"
+		}
+		desc = append(desc, plural(p.Entries, "entry", "entries"), plural(p.Members, "member", "members"))
+		fmt.Fprintf(w, "  %s\n", strings.Join(desc, ", "))
+	}
+	for _, m := range p.Mismatched {
+		fmt.Fprintf(w, "  ✗ package %s: expected %s, actual %s (as the dump entry declares)\n", m.What, m.Expected, m.Actual)
+	}
+	if p.Err != nil {
+		fmt.Fprintf(w, "  ✗ %v\n", p.Err)
+		return
+	}
+	if r := p.Result; r != nil {
+		if r.Verified > 0 || len(r.Mismatched) > 0 {
+			fmt.Fprintf(w, "  ✓ %d verified\n", r.Verified)
+		}
+		lines := func(n int, f func(i int)) {
+			for i := 0; i < n && i < maxTextLines; i++ {
+				f(i)
+			}
+			if n > maxTextLines {
+				fmt.Fprintf(w, "    … and %d more\n", n-maxTextLines)
+			}
+		}
+		lines(len(r.Mismatched), func(i int) {
+			m := r.Mismatched[i]
+			fmt.Fprintf(w, "  ✗ mismatched %s: %s expected %s actual %s\n", m.Path, m.What, m.Expected, m.Actual)
+		})
+		lines(len(r.Missing), func(i int) { fmt.Fprintf(w, "  ✗ missing %s\n", r.Missing[i]) })
+		lines(len(r.Unlisted), func(i int) { fmt.Fprintf(w, "  ! unlisted %s\n", r.Unlisted[i]) })
+		lines(len(r.Refused), func(i int) {
+			x := r.Refused[i]
+			name := x.Path
+			if name == "" {
+				name = x.Loc
+			}
+			fmt.Fprintf(w, "  ✗ refused %s: %s\n", name, x.Reason)
+		})
+		if len(r.Deleted) > 0 {
+			fmt.Fprintf(w, "  %s (no bitstream)\n", plural(len(r.Deleted), "deleted entry", "deleted entries"))
+		}
+		if t.extract != "" {
+			fmt.Fprintf(w, "  → extracted %s (%s) to %s\n", plural(r.Extracted, "file", "files"), fetch.FormatSize(r.Bytes), t.extract)
+		}
+	}
+	switch {
+	case p.ContentsErr != nil:
+		fmt.Fprintf(w, "  ✗ contents copy: %v\n", p.ContentsErr)
+	case len(p.ContentsDiff) > 0:
+		fmt.Fprintf(w, "  ✗ contents copy %s differs from the manifest in the package:\n", p.Contents)
+		for _, d := range p.ContentsDiff {
+			fmt.Fprintf(w, "      %s\n", d)
+		}
+	case p.Contents != "":
+		fmt.Fprintf(w, "  ✓ contents copy matches the manifest\n")
+	}
+}
+
+func (t *dumpText) summary(rep *dump.Report, runErr error) {
+	verified, problems, failedPkgs := 0, 0, 0
+	for _, p := range rep.Packages {
+		if p.Err != nil {
+			failedPkgs++
+		}
+		problems += len(p.Mismatched) + len(p.ContentsDiff)
+		if p.ContentsErr != nil {
+			problems++
+		}
+		if r := p.Result; r != nil {
+			verified += r.Verified
+			problems += len(r.Mismatched) + len(r.Missing) + len(r.Refused)
+		}
+	}
+	head := ""
+	if d := rep.Dump; d != nil {
+		head = d.Capability.Title() + " " + d.URL + ": "
+	}
+	verdict := "OK"
+	if runErr != nil || failedPkgs > 0 || problems > 0 {
+		verdict = "FAILED"
+	}
+	line := fmt.Sprintf("%s%s: %s, %d verified, %s", head, verdict, plural(len(rep.Packages), "package", "packages"),
+		verified, plural(problems, "problem", "problems"))
+	if failedPkgs > 0 {
+		line += fmt.Sprintf(", %d not read", failedPkgs)
+	}
+	fmt.Fprintln(t.w, line)
+}
+
+// JSON shape of the CLI contract, plus extras.
+type jsonDumpOut struct {
+	OK         bool              `json:"ok"`
+	Target     string            `json:"target"`
+	Capability string            `json:"capability,omitempty"`
+	Documents  []string          `json:"documents,omitempty"`
+	Packages   []jsonDumpPackage `json:"packages"`
+	Error      *string           `json:"error"`
+}
+
+type jsonDumpPackage struct {
+	URL                 string             `json:"url"`
+	OK                  bool               `json:"ok"`
+	Dump                string             `json:"dump,omitempty"`
+	Size                int64              `json:"size"`
+	Capability          string             `json:"capability"`
+	At                  string             `json:"at,omitempty"`
+	Completed           string             `json:"completed,omitempty"`
+	From                string             `json:"from,omitempty"`
+	Until               string             `json:"until,omitempty"`
+	Entries             int                `json:"entries"`
+	Members             int                `json:"members"`
+	Verified            int                `json:"verified"`
+	Extracted           int                `json:"extracted"`
+	Mismatched          []jsonDumpMismatch `json:"mismatched"`
+	Missing             []jsonDumpPath     `json:"missing"`
+	Unlisted            []jsonDumpPath     `json:"unlisted"`
+	Refused             []jsonDumpRefusal  `json:"refused"`
+	Deleted             int                `json:"deleted"`
+	PackageMismatched   []jsonDumpMismatch `json:"package_mismatched"`
+	Contents            *string            `json:"contents"`
+	ContentsMismatch    bool               `json:"contents_mismatch"`
+	ContentsDifferences []string           `json:"contents_differences"`
+	ContentsError       *string            `json:"contents_error"`
+	Error               *string            `json:"error"`
+}
+
+type jsonDumpMismatch struct {
+	Path     string `json:"path"`
+	Loc      string `json:"loc"`
+	What     string `json:"what"`
+	Expected string `json:"expected"`
+	Actual   string `json:"actual"`
+}
+
+type jsonDumpPath struct {
+	Path string `json:"path"`
+}
+
+type jsonDumpRefusal struct {
+	Path   string `json:"path"`
+	Loc    string `json:"loc,omitempty"`
+	Reason string `json:"reason"`
+}
+
+func errString(err error) *string {
+	if err == nil {
+		return nil
+	}
+	s := err.Error()
+	return &s
+}
+
+func jsonMismatches(ms []dump.Mismatch) []jsonDumpMismatch {
+	out := make([]jsonDumpMismatch, 0, len(ms))
+	for _, m := range ms {
+		out = append(out, jsonDumpMismatch{Path: m.Path, Loc: m.Loc, What: m.What, Expected: m.Expected, Actual: m.Actual})
+	}
+	return out
+}
+
+func writeDumpJSON(w io.Writer, rep *dump.Report, runErr error) {
+	out := jsonDumpOut{OK: runErr == nil && rep.OK(), Target: rep.Target, Packages: make([]jsonDumpPackage, 0, len(rep.Packages)), Error: errString(runErr)}
+	if d := rep.Dump; d != nil {
+		out.Capability = string(d.Capability)
+		for _, doc := range d.Documents {
+			out.Documents = append(out.Documents, doc.URL)
+		}
+	}
+	for _, p := range rep.Packages {
+		j := jsonDumpPackage{
+			URL: p.URL, OK: p.OK(), Size: p.Size, Entries: p.Entries, Members: p.Members,
+			Mismatched: []jsonDumpMismatch{}, Missing: []jsonDumpPath{}, Unlisted: []jsonDumpPath{}, Refused: []jsonDumpRefusal{},
+			PackageMismatched: jsonMismatches(p.Mismatched), ContentsMismatch: len(p.ContentsDiff) > 0,
+			ContentsDifferences: append([]string{}, p.ContentsDiff...),
+			ContentsError:       errString(p.ContentsErr), Error: errString(p.Err),
+		}
+		if p.Ref != nil {
+			j.Dump = p.Ref.Dump
+		}
+		if p.Contents != "" {
+			c := p.Contents
+			j.Contents = &c
+		}
+		if h := p.Header; h != nil {
+			j.Capability = string(h.MD.Capability)
+			j.At, j.Completed, j.From, j.Until = h.MD.At.Raw, h.MD.Completed.Raw, h.MD.From.Raw, h.MD.Until.Raw
+		}
+		if r := p.Result; r != nil {
+			j.Verified, j.Extracted, j.Deleted = r.Verified, r.Extracted, len(r.Deleted)
+			j.Mismatched = jsonMismatches(r.Mismatched)
+			for _, m := range r.Missing {
+				j.Missing = append(j.Missing, jsonDumpPath{Path: m})
+			}
+			for _, u := range r.Unlisted {
+				j.Unlisted = append(j.Unlisted, jsonDumpPath{Path: u})
+			}
+			for _, x := range r.Refused {
+				j.Refused = append(j.Refused, jsonDumpRefusal{Path: x.Path, Loc: x.Loc, Reason: x.Reason})
+			}
+		}
+		out.Packages = append(out.Packages, j)
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	enc.Encode(out)
+}

@@ -1,0 +1,227 @@
+package dump
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"strings"
+
+	"rsx/fetch"
+	"rsx/model"
+)
+
+// Getter fetches documents; *fetch.Client is one. A *fetch.StatusError may
+// come with a Response, whose body the caller closes.
+type Getter interface {
+	Get(ctx context.Context, url string) (*fetch.Response, error)
+}
+
+// Downloader streams large bodies such as packages; *fetch.Client is one.
+type Downloader interface {
+	DownloadWith(ctx context.Context, url string, w io.Writer, o fetch.DownloadOptions) (*fetch.Exchange, error)
+}
+
+// Client fetches dump documents and downloads packages; *fetch.Client is one.
+type Client interface {
+	Getter
+	Downloader
+}
+
+// Dump is a Resource Dump or a Change Dump — or an index of them, whose parts
+// have been read — with the packages it lists, in document order.
+type Dump struct {
+	URL        string
+	Capability model.Capability // resourcedump or changedump
+	Documents  []Document       // the documents read: the dump, or the index then its parts
+	Packages   []PackageRef
+}
+
+// Document is one dump document read by OpenDump.
+type Document struct {
+	URL    string // final URL, after redirects
+	Index  bool   // a <sitemapindex>
+	Header model.Header
+}
+
+// PackageRef is a package as a dump entry describes it.
+type PackageRef struct {
+	URL      string         // the entry's loc, resolved against the dump's URL
+	Dump     string         // URL of the document that lists it
+	MD       model.Metadata // the entry's rs:md: type, length, hash, at/completed or from/until
+	Contents string         // the resolved href of its contents link (a manifest copy), "" when none
+}
+
+const maxDumpDocuments = 1000 // documents OpenDump reads below one index
+
+// OpenDump reads the Resource Dump or Change Dump at rawURL and lists its
+// packages; for an index it reads every part (indexes of indexes too, up to a
+// few levels, each document once).
+func OpenDump(ctx context.Context, g Getter, rawURL string, opts Options) (*Dump, error) {
+	opts = opts.withDefaults()
+	doc, final, err := getDocument(ctx, g, rawURL, opts.MaxManifestBytes)
+	if err != nil {
+		return nil, err
+	}
+	return openDumpDocument(ctx, g, doc, final, opts)
+}
+
+func openDumpDocument(ctx context.Context, g Getter, doc *model.Document, base string, opts Options) (*Dump, error) {
+	c := doc.MD.Capability
+	switch c {
+	case model.CapResourceDump, model.CapChangeDump:
+	case model.CapResourceDumpManifest, model.CapChangeDumpManifest:
+		return nil, fmt.Errorf("%s is a %s, not a dump: give the URL of the dump or of a package", base, c.Title())
+	case "":
+		return nil, fmt.Errorf("%s is not a ResourceSync dump (no capability)", base)
+	default:
+		return nil, fmt.Errorf("%s is a %s, not a Resource Dump or Change Dump", base, model.DocumentTitle(c, doc.Root))
+	}
+	d := &Dump{URL: base, Capability: c}
+	seen := map[string]bool{base: true}
+	var walk func(doc *model.Document, base string, depth int) error
+	walk = func(doc *model.Document, base string, depth int) error {
+		d.Documents = append(d.Documents, Document{URL: base, Index: doc.Root == model.RootSitemapIndex, Header: doc.Header})
+		if doc.Root != model.RootSitemapIndex {
+			for i := range doc.Entries {
+				e := &doc.Entries[i]
+				ref := PackageRef{URL: resolve(base, e.Loc), Dump: base, MD: e.MD}
+				for _, l := range e.Links {
+					if hasRel(l.Rel, "contents") && l.Href != "" {
+						ref.Contents = resolve(base, l.Href)
+						break
+					}
+				}
+				d.Packages = append(d.Packages, ref)
+			}
+			return nil
+		}
+		if depth >= 3 {
+			return fmt.Errorf("%s: indexes nested too deep", base)
+		}
+		for i := range doc.Entries {
+			u := resolve(base, doc.Entries[i].Loc)
+			if seen[u] {
+				continue
+			}
+			seen[u] = true
+			if len(seen) > maxDumpDocuments {
+				return fmt.Errorf("%s: more than %d documents below the index", d.URL, maxDumpDocuments)
+			}
+			child, final, err := getDocument(ctx, g, u, opts.MaxManifestBytes)
+			if err != nil {
+				return err
+			}
+			if child.MD.Capability != c {
+				return fmt.Errorf("%s, listed in the %s index %s, has capability %q", final, c, base, child.MD.Capability)
+			}
+			if err := walk(child, final, depth+1); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if err := walk(doc, base, 0); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// getDocument fetches and parses a document, bounded to max bytes.
+func getDocument(ctx context.Context, g Getter, rawURL string, max int64) (*model.Document, string, error) {
+	resp, err := g.Get(ctx, rawURL)
+	if err != nil {
+		if resp != nil && resp.Body != nil {
+			resp.Body.Close()
+		}
+		return nil, "", fmt.Errorf("fetch %s: %w", rawURL, err)
+	}
+	defer resp.Body.Close()
+	final := rawURL
+	if resp.URL != "" {
+		final = resp.URL
+	}
+	doc, err := parseDocument(io.LimitReader(resp.Body, max+1), max)
+	if err != nil {
+		return nil, final, fmt.Errorf("read %s: %w", final, err)
+	}
+	return doc, final, nil
+}
+
+func resolve(base, ref string) string {
+	b, err := url.Parse(base)
+	if err != nil {
+		return ref
+	}
+	r, err := url.Parse(strings.TrimSpace(ref))
+	if err != nil {
+		return ref
+	}
+	return b.ResolveReference(r).String()
+}
+
+func hasRel(rel, want string) bool {
+	for _, tok := range strings.Fields(rel) {
+		if strings.EqualFold(tok, want) {
+			return true
+		}
+	}
+	return false
+}
+
+// FetchPackage downloads the package ref describes into a temporary file
+// (bounded by Options.MaxPackageBytes), checks it against the entry's length
+// and hashes, and opens it; Close removes the file. The mismatches (Path "",
+// Loc the package URL) come back even when the package cannot be opened.
+func FetchPackage(ctx context.Context, d Downloader, ref PackageRef, opts Options, progress func(done, total int64)) (*Package, []Mismatch, error) {
+	opts = opts.withDefaults()
+	if ref.MD.LengthOK && ref.MD.Length > opts.MaxPackageBytes {
+		return nil, nil, fmt.Errorf("package %s declares %s, more than the limit of %s", ref.URL,
+			fetch.FormatSize(ref.MD.Length), fetch.FormatSize(opts.MaxPackageBytes))
+	}
+	f, err := os.CreateTemp(opts.TempDir, "rsx-package-*.zip")
+	if err != nil {
+		return nil, nil, fmt.Errorf("download package %s: %w", ref.URL, err)
+	}
+	keep := false
+	defer func() {
+		if !keep {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}()
+	v := model.NewVerifier(ref.MD.Hash)
+	bw := bufio.NewWriterSize(io.MultiWriter(f, v), 256<<10)
+	if _, err := d.DownloadWith(ctx, ref.URL, bw, fetch.DownloadOptions{Progress: progress, MaxBytes: opts.MaxPackageBytes}); err != nil {
+		return nil, nil, fmt.Errorf("download package: %w", err)
+	}
+	if err := bw.Flush(); err != nil {
+		return nil, nil, fmt.Errorf("download package %s: %w", ref.URL, err)
+	}
+	size := v.Bytes()
+	var mism []Mismatch
+	if ref.MD.LengthOK && size != ref.MD.Length {
+		mism = append(mism, Mismatch{Loc: ref.URL, What: "length", Expected: fmt.Sprint(ref.MD.Length), Actual: fmt.Sprint(size)})
+	}
+	for _, r := range v.Results() {
+		if r.Supported && !r.Match {
+			mism = append(mism, Mismatch{Loc: ref.URL, What: r.Alg, Expected: r.Expected, Actual: r.Actual})
+		}
+	}
+	p, err := OpenPackage(f, size, opts)
+	if err != nil {
+		return nil, mism, fmt.Errorf("%s: %w", ref.URL, err)
+	}
+	keep = true
+	p.closer, p.remove = f, f.Name()
+	return p, mism, nil
+}
+
+// isZip reports whether b starts like a ZIP file.
+func isZip(b []byte) bool {
+	return bytes.HasPrefix(b, []byte("PK\x03\x04")) || bytes.HasPrefix(b, []byte("PK\x05\x06"))
+}
+

@@ -1,0 +1,260 @@
+package dump
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"rsx/model"
+)
+
+// Job says what Run does with each package besides opening it.
+type Job struct {
+	Verify     bool   // read every bitstream and compare it with the manifest
+	ExtractDir string // extract (and so verify) into this directory when not ""
+	// Progress, when not nil, reports a package's stage ("download", "verify",
+	// "extract") and its bytes done of total (-1 when unknown).
+	Progress func(pkg, stage string, done, total int64)
+	// OnPackage, when not nil, is called as soon as a package is done.
+	OnPackage func(*PackageReport)
+}
+
+// Report is what Run found.
+type Report struct {
+	Target   string
+	Dump     *Dump // nil when the target was a single package
+	Packages []*PackageReport
+}
+
+// OK reports whether every package is fine.
+func (r *Report) OK() bool {
+	for _, p := range r.Packages {
+		if !p.OK() {
+			return false
+		}
+	}
+	return true
+}
+
+// Failed reports whether some package could not be downloaded or opened.
+func (r *Report) Failed() bool {
+	for _, p := range r.Packages {
+		if p.Err != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// PackageReport is the outcome for one package.
+type PackageReport struct {
+	URL     string      // the package's URL, or its file path
+	Ref     *PackageRef // the dump entry that lists it; nil for a package given directly
+	Size    int64
+	Header  *model.Header // the manifest's header (capability, at/completed, from/until); nil when not opened
+	Entries int           // entries of the manifest
+	Members int
+	// Mismatched compares the package itself with its dump entry's length and
+	// hashes (Path is "").
+	Mismatched []Mismatch
+	// Result is Verify's or Extract's, or (neither asked) the checks that need
+	// no reading: missing, unlisted and refused paths. Verified stays 0 then.
+	Result *Result
+	// Contents is the URL of the manifest copy; ContentsDiff its differences
+	// from the manifest inside the package; ContentsErr why it could not be read.
+	Contents     string
+	ContentsDiff []string
+	ContentsErr  error
+	Err          error // the package could not be downloaded or opened
+}
+
+// OK reports whether nothing is wrong with the package.
+func (r *PackageReport) OK() bool {
+	return r.Err == nil && len(r.Mismatched) == 0 && (r.Result == nil || r.Result.OK()) &&
+		len(r.ContentsDiff) == 0 && r.ContentsErr == nil
+}
+
+// Check reports what can be known without reading a bitstream: listed paths
+// with no member, unlisted members, refused paths and members, deleted entries.
+func (p *Package) Check() *Result {
+	res, _ := p.process(context.Background(), nil, nil, false)
+	return res
+}
+
+// Run opens target — a Resource Dump, a Change Dump or an index of them (URL
+// or local file), or a single package (URL or local .zip file) — and handles
+// every package as job says. The error is for a target that cannot be read or
+// is neither a dump nor a package; a package that fails is reported in its
+// PackageReport.Err and the others are still handled.
+func Run(ctx context.Context, c Client, target string, job Job, opts Options) (*Report, error) {
+	opts = opts.withDefaults()
+	rep := &Report{Target: target}
+	if !isURL(target) {
+		return rep, runLocal(ctx, c, rep, target, job, opts)
+	}
+	if strings.HasSuffix(strings.ToLower(urlPath(target)), ".zip") {
+		rep.Packages = append(rep.Packages, runRemotePackage(ctx, c, PackageRef{URL: target}, job, opts, false))
+		return rep, nil
+	}
+	resp, err := c.Get(ctx, target)
+	if err != nil {
+		if resp != nil && resp.Body != nil {
+			resp.Body.Close()
+		}
+		return rep, fmt.Errorf("fetch %s: %w", target, err)
+	}
+	br := bufio.NewReader(resp.Body)
+	head, _ := br.Peek(4)
+	if isZip(head) {
+		resp.Body.Close()
+		rep.Packages = append(rep.Packages, runRemotePackage(ctx, c, PackageRef{URL: target}, job, opts, false))
+		return rep, nil
+	}
+	final := target
+	if resp.URL != "" {
+		final = resp.URL
+	}
+	doc, err := parseDocument(io.LimitReader(br, opts.MaxManifestBytes+1), opts.MaxManifestBytes)
+	resp.Body.Close()
+	if err != nil {
+		return rep, fmt.Errorf("%s is neither a dump nor a ZIP package: %w", final, err)
+	}
+	return rep, runDump(ctx, c, rep, doc, final, job, opts)
+}
+
+func runLocal(ctx context.Context, c Client, rep *Report, path string, job Job, opts Options) error {
+	path = strings.TrimPrefix(path, "file://")
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if !st.Mode().IsRegular() {
+		return fmt.Errorf("%s is not a regular file", path)
+	}
+	head := make([]byte, 4)
+	n, _ := io.ReadFull(f, head)
+	if isZip(head[:n]) {
+		pr := &PackageReport{URL: path, Size: st.Size()}
+		p, err := OpenPackage(f, st.Size(), opts)
+		if err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		handlePackage(ctx, c, p, pr, job, opts)
+		rep.Packages = append(rep.Packages, pr)
+		if job.OnPackage != nil {
+			job.OnPackage(pr)
+		}
+		return nil
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	doc, err := parseDocument(io.LimitReader(f, opts.MaxManifestBytes+1), opts.MaxManifestBytes)
+	if err != nil {
+		return fmt.Errorf("%s is neither a dump nor a ZIP package: %w", path, err)
+	}
+	return runDump(ctx, c, rep, doc, path, job, opts)
+}
+
+func runDump(ctx context.Context, c Client, rep *Report, doc *model.Document, base string, job Job, opts Options) error {
+	d, err := openDumpDocument(ctx, c, doc, base, opts)
+	if err != nil {
+		return err
+	}
+	rep.Dump = d
+	for i := range d.Packages {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		rep.Packages = append(rep.Packages, runRemotePackage(ctx, c, d.Packages[i], job, opts, true))
+	}
+	return nil
+}
+
+// runRemotePackage downloads, opens and handles one package.
+func runRemotePackage(ctx context.Context, c Client, ref PackageRef, job Job, opts Options, listed bool) *PackageReport {
+	pr := &PackageReport{URL: ref.URL, Contents: ref.Contents}
+	if listed {
+		pr.Ref = &ref
+	}
+	defer func() {
+		if job.OnPackage != nil {
+			job.OnPackage(pr)
+		}
+	}()
+	var progress func(done, total int64)
+	if job.Progress != nil {
+		progress = func(done, total int64) { job.Progress(ref.URL, "download", done, total) }
+	}
+	p, mism, err := FetchPackage(ctx, c, ref, opts, progress)
+	pr.Mismatched = mism
+	if err != nil {
+		pr.Err = err
+		return pr
+	}
+	defer p.Close()
+	pr.Size = p.Size
+	handlePackage(ctx, c, p, pr, job, opts)
+	return pr
+}
+
+// handlePackage verifies or extracts an opened package and compares its
+// manifest with the contents copy.
+func handlePackage(ctx context.Context, g Getter, p *Package, pr *PackageReport, job Job, opts Options) {
+	pr.Header = &p.Manifest.Header
+	pr.Entries = len(p.Manifest.Entries)
+	pr.Members = len(p.Members)
+	pr.Size = p.Size
+	stage := ""
+	switch {
+	case job.ExtractDir != "":
+		stage = "extract"
+	case job.Verify:
+		stage = "verify"
+	}
+	var progress func(done, total int64)
+	if job.Progress != nil && stage != "" {
+		progress = func(done, total int64) { job.Progress(pr.URL, stage, done, total) }
+	}
+	var err error
+	switch stage {
+	case "extract":
+		pr.Result, err = p.Extract(ctx, job.ExtractDir, progress)
+	case "verify":
+		pr.Result, err = p.Verify(ctx, progress)
+	default:
+		pr.Result = p.Check()
+	}
+	if err != nil {
+		pr.Err = err
+		return
+	}
+	if pr.Contents != "" {
+		cp, _, err := getDocument(ctx, g, pr.Contents, opts.MaxManifestBytes)
+		if err != nil {
+			pr.ContentsErr = err
+			return
+		}
+		pr.ContentsDiff = CompareManifests(p.Manifest, cp)
+	}
+}
+
+func isURL(s string) bool {
+	l := strings.ToLower(s)
+	return strings.HasPrefix(l, "http://") || strings.HasPrefix(l, "https://")
+}
+
+func urlPath(s string) string {
+	if i := strings.IndexAny(s, "?#"); i >= 0 {
+		s = s[:i]
+	}
+	return s
+}
