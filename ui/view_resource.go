@@ -404,8 +404,10 @@ type resourceView struct {
 	top           int // first line shown
 }
 
-// resourceSession identifies one resource view for its asynchronous results.
-type resourceSession struct{}
+// resourceSession identifies one resource view for its asynchronous results
+// by its address. It must not be zero-sized: pointers to distinct zero-size
+// values may compare equal.
+type resourceSession struct{ _ byte }
 
 // newResourceView returns the view of entry's resource. Downloads go through
 // d (c.Backend when d is nil). Init starts fetching the resource.

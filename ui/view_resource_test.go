@@ -471,3 +471,30 @@ func TestResourceViewFetchHTTP(t *testing.T) {
 		t.Errorf("after esc:\n%s", screen)
 	}
 }
+
+// A result for another resource view (or an earlier fetch) is dropped.
+func TestResourceViewDropsStaleResults(t *testing.T) {
+	a := newResourceView(ivTestCommon(), ivResourceFake(), ivResourceEntry(t))
+	b := newResourceView(ivTestCommon(), ivResourceFake(), ivResourceEntry(t))
+	if a.session == b.session {
+		t.Fatal("two views share a session")
+	}
+	a.SetSize(120, 40)
+	b.SetSize(120, 40)
+	ca, cb := a.Init(), b.Init()
+	msgsB := ivRunCmd(cb)
+	a, _ = ivDrive(a, resourceView.Update, msgsB...)
+	if a.targets[0].state != targetRunning {
+		t.Errorf("view a took view b's result: state %d", a.targets[0].state)
+	}
+	// A refetch makes the first download's result stale.
+	a, cmd := a.Update(ivKey("r"))
+	a, _ = ivDrive(a, resourceView.Update, ivRunCmd(ca)...)
+	if a.targets[0].state != targetRunning {
+		t.Errorf("a stale result was taken: state %d", a.targets[0].state)
+	}
+	a, _ = ivDrive(a, resourceView.Update, ivRunCmd(cmd)...)
+	if a.targets[0].state != targetDone || marksOf(a.targets[0].checks) != "status✓ length✓ type✓ lastmod✓ md5✓ sha-256✓" {
+		t.Errorf("after the refetch: state %d, %s", a.targets[0].state, marksOf(a.targets[0].checks))
+	}
+}
