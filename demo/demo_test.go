@@ -764,6 +764,13 @@ func TestLengthsAreExact(t *testing.T) {
 func TestHostileNumbers(t *testing.T) {
 	s := New(Options{})
 	h := s.Handler()
+	req := httptest.NewRequest(http.MethodGet, "/", nil)
+	req.Host = `x"><script>alert(1)</script>`
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	if rec.Code != http.StatusBadRequest {
+		t.Errorf("hostile Host: %d", rec.Code)
+	}
 	for _, p := range []string{"/dataset1/collections/9223372036854775807.html", "/dataset1/collections/9223372036854776.html",
 		"/dataset1/versions/v9223372036854775807/000001.html", "/dataset1/res/9223372036854775807.html",
 		"/dataset1/patch/000003.v9223372036854775807.json-patch", "/dataset1/changelist/9223372036854775807.xml",

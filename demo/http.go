@@ -52,6 +52,10 @@ func (s *Source) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
 		return
 	}
+	if !plainHost(r.Host) {
+		http.Error(w, "bad Host", http.StatusBadRequest)
+		return
+	}
 	base := "http://" + r.Host
 	sn := s.snapshot()
 
@@ -78,6 +82,21 @@ func (s *Source) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	http.NotFound(w, r)
+}
+
+// plainHost reports whether a Host header is a name or address with an
+// optional port, and so can go into URLs, HTML and headers as it is.
+func plainHost(h string) bool {
+	if h == "" {
+		return false
+	}
+	for i := 0; i < len(h); i++ {
+		c := h[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte(".-_:[]%", c) >= 0) {
+			return false
+		}
+	}
+	return true
 }
 
 // lookupDoc finds the ResourceSync document (or plain Sitemap) at a path.
