@@ -1,0 +1,639 @@
+package model
+
+// Entry-level rules: loc, lastmod, changefreq, rs:md attributes, rs:ln links,
+// order and intervals, and what each type of document requires of its entries.
+
+import (
+	"errors"
+	"hash/maphash"
+	"net/url"
+	"strconv"
+	"strings"
+)
+
+// Entry checks one entry. The Checker keeps no reference to e or its slices.
+func (c *Checker) Entry(e *Entry) {
+	if !c.began {
+		c.Begin(&Header{Root: RootURLSet})
+	}
+	idx := c.entries
+	c.entries++
+	if !c.active {
+		return
+	}
+	k := c.kind
+
+	// <loc>
+	switch {
+	case !e.HasLoc || e.LocCount == 0:
+		c.report(rLocMissing, idx, e.Line, "", chkRef(e, idx)+": no <loc>: the URI of the "+c.entryNoun()+" is mandatory")
+	case e.Loc == "":
+		c.report(rLocEmpty, idx, e.Line, "", chkRef(e, idx)+": <loc> is empty")
+	default:
+		if e.LocCount > 1 {
+			c.report(rLocRepeated, idx, e.Line, "", chkRef(e, idx)+": "+strconv.Itoa(e.LocCount)+" <loc> elements; an entry has exactly one")
+		}
+		if e.LocRaw != "" {
+			c.report(rLocWhitespace, idx, e.Line, "", chkRef(e, idx)+": whitespace around the URI in <loc> "+chkQuote(e.LocRaw)+"; clients that do not trim it will request a different URI")
+		}
+		if bad := chkURI(e.Loc); bad != uriOK {
+			c.badURI(bad, e, idx)
+		}
+		if c.locs != nil {
+			if first, dup := c.locs.add(maphash.String(c.seed, e.Loc), idx); dup {
+				c.report(rLocDuplicate, idx, e.Line, k.section(), chkRef(e, idx)+": also listed as entry "+strconv.Itoa(first)+": a "+k.title()+" lists each "+c.entryNoun()+" once")
+			}
+		}
+	}
+
+	// Sitemap children
+	if e.Lastmod.Raw != "" {
+		if !e.Lastmod.OK {
+			c.report(rLastmodInvalid, idx, e.Line, "", chkRef(e, idx)+": <lastmod> "+chkQuote(e.Lastmod.Raw)+" is not a W3C Datetime: "+chkDatetimeReason(e.Lastmod.Raw))
+		} else {
+			c.nLastmod++
+			if k == kResourceList && c.atEnd.OK && e.Lastmod.Time.After(c.atEnd.Time) && e.Lastmod.Precision >= PrecisionMinute {
+				c.report(rLastmodAfterSnapshot, idx, e.Line, "", chkRef(e, idx)+": lastmod "+e.Lastmod.Raw+" is after the snapshot ("+c.atEnd.Raw+"): the Resource List cannot reflect a state the resource had after the snapshot")
+			}
+		}
+	}
+	if e.Changefreq != "" && !chkChangefreq(e.Changefreq) {
+		c.report(rChangefreqInvalid, idx, e.Line, "", chkRef(e, idx)+": <changefreq> "+chkQuote(e.Changefreq)+" is not one of always, hourly, daily, weekly, monthly, yearly, never")
+	}
+	if e.MDCount > 1 {
+		c.report(rMDRepeated, idx, e.Line, "", chkRef(e, idx)+": "+strconv.Itoa(e.MDCount)+" <rs:md> elements; the element is not repeatable (only the first was read)")
+	}
+
+	md := &e.MD
+	if md.Present {
+		c.entryMetadata(e, idx, md)
+	}
+	c.entryRequirements(e, idx, md)
+
+	for i := range e.Links {
+		c.link(&e.Links[i], e, idx)
+	}
+	for i := range e.Extra {
+		c.element(&e.Extra[i], e, idx)
+	}
+}
+
+// entryNoun is what an entry of the current document stands for.
+func (c *Checker) entryNoun() string {
+	switch c.kind {
+	case kDescription:
+		return "Capability List"
+	case kCapabilityList:
+		return "capability document"
+	case kResourceDump, kChangeDump:
+		return "package"
+	case kResourceDumpManifest, kChangeDumpManifest:
+		return "bitstream"
+	case kResourceListIndex, kResourceDumpIndex, kChangeListIndex, kChangeDumpIndex, kDescriptionIndex, kCapabilityListIndex:
+		return "document"
+	}
+	return "resource"
+}
+
+// entryMetadata checks the attributes of an entry's <rs:md>.
+func (c *Checker) entryMetadata(e *Entry, idx int, md *Metadata) {
+	k := c.kind
+	line := md.Line
+	if line == 0 {
+		line = e.Line
+	}
+
+	// capability
+	if md.Capability != "" {
+		switch k {
+		case kCapabilityList, kCapabilityListIndex, kDescription, kDescriptionIndex:
+			// judged in entryRequirements
+		case kUnknownDoc:
+		default:
+			c.report(rEntryCapabilityUnexpected, idx, line, "", chkRef(e, idx)+": capability="+chkQuote(string(md.Capability))+" on an entry of a "+k.title()+"; entries carry a capability in Source Descriptions and Capability Lists only")
+		}
+	}
+
+	// change
+	if md.Change != "" {
+		if md.Change != ChangeCreated && md.Change != ChangeUpdated && md.Change != ChangeDeleted {
+			c.report(rChangeInvalid, idx, line, "", chkRef(e, idx)+": change="+chkQuote(string(md.Change))+" is not created, updated or deleted")
+		} else if k != kUnknownDoc && !k.changeEntries() {
+			c.report(rChangeUnexpected, idx, line, "", chkRef(e, idx)+": change="+chkQuote(string(md.Change))+" on an entry of a "+k.title()+"; the attribute is used in Change Lists and Change Dump Manifests")
+		}
+	}
+
+	// datetime
+	if md.Datetime.Raw != "" {
+		if c.timeValue("datetime", &md.Datetime, e, idx, line) {
+			c.nDatetime++
+			if k.changeEntries() {
+				c.interval(e, idx, line, &md.Datetime)
+				c.order(e, idx, line, &md.Datetime, "datetime")
+			} else if k != kUnknownDoc {
+				c.report(rDatetimeUnexpected, idx, line, "", chkRef(e, idx)+": datetime="+chkQuote(md.Datetime.Raw)+" on an entry of a "+k.title()+"; the attribute is used in Change Lists and Change Dump Manifests")
+			}
+		}
+	}
+
+	// at / completed / from / until (Table 4)
+	atOK := c.timeValue("at", &md.At, e, idx, line)
+	complOK := c.timeValue("completed", &md.Completed, e, idx, line)
+	fromOK := c.timeValue("from", &md.From, e, idx, line)
+	untilOK := c.timeValue("until", &md.Until, e, idx, line)
+	if k != kUnknownDoc {
+		if !k.entryAt() && (md.At.Raw != "" || md.Completed.Raw != "") {
+			c.misplacedEntryTime(e, idx, line, md.At.Raw != "", md.Completed.Raw != "", "at", "completed", "Resource List Indexes, Resource Dumps and Resource Dump Indexes")
+		}
+		if !k.entryFrom() && (md.From.Raw != "" || md.Until.Raw != "") {
+			c.misplacedEntryTime(e, idx, line, md.From.Raw != "", md.Until.Raw != "", "from", "until", "Change List Indexes, Change Dumps and Change Dump Indexes")
+		}
+	}
+	if atOK && complOK && md.Completed.Time.Before(md.At.Time) {
+		c.report(rCompletedBeforeAt, idx, line, "", chkRef(e, idx)+": completed "+md.Completed.Raw+" is before at "+md.At.Raw)
+	}
+	if fromOK && untilOK && md.Until.Time.Before(md.From.Time) {
+		c.report(rUntilBeforeFrom, idx, line, "", chkRef(e, idx)+": until "+md.Until.Raw+" is before from "+md.From.Raw)
+	}
+	if k.entryFrom() {
+		if fromOK {
+			if c.from.OK && md.From.Time.Before(c.from.Time) {
+				c.report(rIndexIntervalOutside, idx, line, k.section(), chkRef(e, idx)+": from "+md.From.Raw+" is before the "+k.title()+"'s from "+c.from.Raw)
+			}
+			c.order(e, idx, line, &md.From, "from")
+		}
+		if untilOK && c.until.OK && md.Until.Time.After(c.until.Time) {
+			c.report(rIndexIntervalOutside, idx, line, k.section(), chkRef(e, idx)+": until "+md.Until.Raw+" is after the "+k.title()+"'s until "+c.until.Raw)
+		}
+	}
+
+	// hash, length, type, encoding
+	if md.HashRaw != "" {
+		c.hash(md.HashRaw, md.Hash, e, idx, line, "")
+	}
+	if md.LengthRaw != "" && (!md.LengthOK || md.Length < 0) {
+		c.report(rLengthInvalid, idx, line, "", chkRef(e, idx)+": length="+chkQuote(md.LengthRaw)+" is not a non-negative integer")
+	}
+	if md.Type != "" && !c.mediaType(md.Type) {
+		c.report(rTypeInvalid, idx, line, "", chkRef(e, idx)+": type="+chkQuote(md.Type)+" is not a media type (type/subtype)")
+	}
+
+	// path
+	if md.HasPath {
+		if k.manifest() {
+			c.path(md.Path, e, idx, line, "path", true)
+		} else if k != kUnknownDoc {
+			c.report(rPathUnexpected, idx, line, "", chkRef(e, idx)+": path="+chkQuote(md.Path)+" on an entry of a "+k.title()+"; the attribute is used in Resource Dump Manifests and Change Dump Manifests")
+		}
+	}
+
+	c.attrs(md.Extra, e, idx, line, true)
+}
+
+func (c *Checker) misplacedEntryTime(e *Entry, idx, line int, a, b bool, an, bn, where string) {
+	names := an
+	switch {
+	case a && b:
+		names = an + " and " + bn
+	case b:
+		names = bn
+	}
+	c.report(rEntryTimeNotUsed, idx, line, "", chkRef(e, idx)+": "+names+" on an entry of a "+c.kind.title()+"; Table 4 uses "+an+"/"+bn+" on entries of "+where+" only")
+}
+
+// entryRequirements checks what entries of the document must or should have.
+func (c *Checker) entryRequirements(e *Entry, idx int, md *Metadata) {
+	k := c.kind
+	line := e.Line
+	if md.Present && md.Line != 0 {
+		line = md.Line
+	}
+	switch k {
+	case kChangeList, kChangeDumpManifest:
+		if md.Change == "" {
+			what := "no <rs:md>"
+			if md.Present {
+				what = "<rs:md> has no change attribute"
+			}
+			c.report(rChangeMissing, idx, line, k.section(), chkRef(e, idx)+": "+what+": every "+k.title()+" entry must have change=\"created|updated|deleted\"")
+		}
+		if k == kChangeDumpManifest && !md.HasPath && md.Change != ChangeDeleted {
+			c.missingPath(e, idx, line, md, " (required except for change=\"deleted\")")
+		}
+	case kResourceDumpManifest:
+		if !md.HasPath {
+			c.missingPath(e, idx, line, md, "")
+		}
+	case kCapabilityList, kCapabilityListIndex:
+		if md.Capability == "" {
+			what := "no <rs:md>"
+			if md.Present {
+				what = "<rs:md> has no capability attribute"
+			}
+			c.report(rCapabilityListEntryCapability, idx, line, "", chkRef(e, idx)+": "+what+": a Capability List entry must say which capability its document implements")
+			return
+		}
+		if k == kCapabilityListIndex {
+			if md.Capability != CapCapabilityList {
+				c.report(rCapabilityListEntryInvalid, idx, line, "", chkRef(e, idx)+": capability="+chkQuote(string(md.Capability))+" in a Capability List Index, whose entries are Capability Lists")
+			}
+			return
+		}
+		switch md.Capability {
+		case CapResourceList, CapResourceDump, CapChangeList, CapChangeDump:
+		case CapChangeNotification, CapFrameworkNotification:
+			c.report(rCapabilityDraft, idx, line, "", chkRef(e, idx)+": capability="+chkQuote(string(md.Capability))+" is defined by the ResourceSync Notification draft, not by Z39.99-2017; Destinations that implement only the standard ignore it")
+		case CapDescription, CapCapabilityList, CapResourceDumpManifest, CapChangeDumpManifest:
+			c.report(rCapabilityListEntryInvalid, idx, line, "", chkRef(e, idx)+": capability="+chkQuote(string(md.Capability))+" is not a capability a Capability List advertises (resourcelist, resourcedump, changelist, changedump)")
+		default:
+			c.report(rEntryCapabilityUnknown, idx, line, "", chkRef(e, idx)+": capability="+chkQuote(string(md.Capability))+" is not defined by the specification")
+		}
+		for _, s := range c.caps {
+			if s.c == md.Capability {
+				c.report(rCapabilityListDuplicate, idx, line, "", chkRef(e, idx)+": capability "+chkQuote(string(md.Capability))+" is already listed by entry "+strconv.Itoa(s.idx)+"; a Capability List must only contain one entry per capability")
+				return
+			}
+		}
+		if len(c.caps) < 64 {
+			c.caps = append(c.caps, chkCapSeen{md.Capability, idx})
+		}
+	case kDescription:
+		if md.Present && md.Capability != CapCapabilityList {
+			what := "has no capability attribute"
+			if md.Capability != "" {
+				what = "has capability=" + chkQuote(string(md.Capability))
+			}
+			c.report(rDescriptionEntryCapability, idx, line, "", chkRef(e, idx)+": <rs:md> "+what+"; in a Source Description it must be capability=\"capabilitylist\"")
+		}
+	case kChangeListIndex, kChangeDump, kChangeDumpIndex:
+		if !md.Present || md.From.Raw == "" {
+			what := "no <rs:md>"
+			if md.Present {
+				what = "<rs:md> has no from attribute"
+			}
+			c.report(rEntryFromRecommended, idx, line, "", chkRef(e, idx)+": "+what+"; a from attribute is recommended to convey the interval the "+c.entryNoun()+" covers")
+		}
+		if k == kChangeListIndex && md.Present {
+			if c.openIdx >= 0 {
+				c.report(rChangeListIndexUntilRequired, c.openIdx, c.openLine, "", "entry "+strconv.Itoa(c.openIdx)+" ("+chkClip(c.openLoc)+"): no until, but entry "+strconv.Itoa(idx)+" follows: only the last, open Change List may lack until; a closed Change List's entry requires until")
+				c.openIdx = -1
+			}
+			if md.Until.Raw == "" && md.From.Raw != "" {
+				c.openIdx, c.openLoc, c.openLine = idx, e.Loc, line
+			}
+		}
+	}
+}
+
+func (c *Checker) missingPath(e *Entry, idx, line int, md *Metadata, note string) {
+	what := "no <rs:md>"
+	if md.Present {
+		what = "<rs:md> has no path attribute"
+	}
+	c.report(rPathMissing, idx, line, c.kind.section(), chkRef(e, idx)+": "+what+": a "+c.kind.title()+" entry must give the bitstream's path in the package"+note)
+}
+
+// timeValue checks the syntax and recommended form of a datetime attribute; it
+// reports whether the value is present and valid.
+func (c *Checker) timeValue(name string, d *Datetime, e *Entry, idx, line int) bool {
+	if d.Raw == "" {
+		return false
+	}
+	where := ""
+	if e != nil {
+		where = chkRef(e, idx) + ": "
+	} else {
+		where = "document-level <rs:md>: "
+	}
+	if !d.OK {
+		c.report(rDatetimeInvalid, idx, line, "", where+name+"="+chkQuote(d.Raw)+" is not a W3C Datetime: "+chkDatetimeReason(d.Raw))
+		return false
+	}
+	if !d.UTC || d.Precision < PrecisionSecond {
+		why := "not in UTC"
+		if d.Precision < PrecisionSecond {
+			why = "not a complete date and time"
+		}
+		c.report(rDatetimeFormat, idx, line, "", where+name+"="+chkQuote(d.Raw)+" is "+why+"; YYYY-MM-DDThh:mm:ss[.s]Z is recommended")
+	}
+	return true
+}
+
+// interval checks that an entry's datetime lies within the document's [from, until].
+func (c *Checker) interval(e *Entry, idx, line int, d *Datetime) {
+	if c.from.OK && chkLatest(d).Before(c.from.Time) {
+		c.report(rDatetimeInInterval, idx, line, "", chkRef(e, idx)+": datetime "+d.Raw+" is before the "+c.kind.title()+"'s from "+c.from.Raw+": a change datetime must be within [from, until]")
+	}
+	if c.until.OK && d.Time.After(chkLatest(&c.until)) {
+		c.report(rDatetimeInInterval, idx, line, "", chkRef(e, idx)+": datetime "+d.Raw+" is after the "+c.kind.title()+"'s until "+c.until.Raw+": a change datetime must be within [from, until]")
+	}
+}
+
+// order checks forward chronological order of the document's ordering key.
+func (c *Checker) order(e *Entry, idx, line int, d *Datetime, attr string) {
+	if c.prevOK && d.Time.Before(c.prevTime) {
+		var id ruleID
+		var why string
+		switch c.kind {
+		case kChangeList:
+			id, why = rChangeListOrder, "Change List entries must be in forward chronological order"
+		case kChangeDumpManifest:
+			id, why = rChangeDumpManifestOrder, "Change Dump Manifest entries must be in forward chronological order"
+		case kChangeListIndex:
+			id, why = rChangeListIndexOrder, "a Change List Index must enumerate Change Lists in forward chronological order"
+		default:
+			id, why = rChangeDumpOrder, "entries of a "+c.kind.title()+" should be in forward chronological order"
+		}
+		c.report(id, idx, line, "", chkRef(e, idx)+": "+attr+" "+d.Raw+" is before the previous entry's "+c.prevRaw+" (entry "+strconv.Itoa(c.prevIdx)+"): "+why)
+	}
+	c.prevOK, c.prevTime, c.prevRaw, c.prevIdx = true, d.Time, d.Raw, idx
+}
+
+// hash checks a hash attribute. list is what the parser made of raw.
+func (c *Checker) hash(raw string, list HashList, e *Entry, idx, line int, on string) {
+	// Tokens without an algorithm are left out of list: when list does not
+	// account for all of raw, count the tokens.
+	n := len(list) - 1
+	for i := range list {
+		n += len(list[i].AlgRaw) + 1 + len(list[i].Value)
+	}
+	if len(list) == 0 || n != len(raw) {
+		tokens := 0
+		for i := 0; i < len(raw); {
+			for i < len(raw) && isCheckSpace(raw[i]) {
+				i++
+			}
+			if i < len(raw) {
+				tokens++
+			}
+			for i < len(raw) && !isCheckSpace(raw[i]) {
+				i++
+			}
+		}
+		if tokens != len(list) || tokens == 0 {
+			_, err := ParseHashList(raw)
+			reason := "no alg:digest token"
+			var le *HashListError
+			if errors.As(err, &le) && len(le.Problems) > 0 {
+				reason = le.Problems[0].Error()
+			}
+			c.report(rHashSyntax, idx, line, "", c.where(e, idx)+on+"hash "+chkQuote(raw)+": "+reason)
+		}
+	}
+	for i := range list {
+		h := &list[i]
+		size := 0
+		switch h.Alg {
+		case "md5":
+			size = 16
+		case "sha-256":
+			size = 32
+		default:
+			size = HashSize(h.Alg)
+		}
+		if size == 0 {
+			c.report(rHashAlgorithmUnknown, idx, line, "", c.where(e, idx)+on+"hash algorithm "+chkQuote(h.AlgRaw)+" is not recognised (md5, sha-1, sha-256, sha-384, sha-512); its digest cannot be verified")
+		}
+		for j := 0; j < i; j++ {
+			if list[j].Alg == h.Alg {
+				c.report(rHashRepeated, idx, line, "", c.where(e, idx)+on+"hash algorithm "+h.Alg+" is given more than once")
+				break
+			}
+		}
+		switch h.Encoding {
+		case HashHex:
+		case HashBase64:
+			c.report(rHashBase64, idx, line, "", c.where(e, idx)+on+"hash "+chkQuote(h.AlgRaw+":"+h.Value)+": the digest is base64 (a practice seen in the wild, e.g. resync-client-ruby), not hex as section 7 requires; it was decoded as "+h.Alg+":"+h.Hex())
+		default:
+			switch {
+			case h.Value == "":
+				c.report(rHashSyntax, idx, line, "", c.where(e, idx)+on+"hash "+chkQuote(h.AlgRaw+":")+": empty digest")
+			case chkIsHex(h.Value) && size > 0:
+				c.report(rHashLength, idx, line, "", c.where(e, idx)+on+"hash "+chkQuote(h.AlgRaw+":"+h.Value)+": "+h.Alg+" digest has "+strconv.Itoa(len(h.Value))+" hex digits, expected "+strconv.Itoa(2*size))
+			default:
+				c.report(rHashNotHex, idx, line, "", c.where(e, idx)+on+"hash "+chkQuote(h.AlgRaw+":"+h.Value)+": the digest is not hex as section 7 requires")
+			}
+		}
+	}
+}
+
+func (c *Checker) where(e *Entry, idx int) string {
+	if e == nil {
+		return "document-level "
+	}
+	return chkRef(e, idx) + ": "
+}
+
+// mediaType judges a type attribute, remembering the last good ones: a document
+// uses a handful of types over and over.
+func (c *Checker) mediaType(s string) bool {
+	for _, g := range c.goodTypes {
+		if g == s {
+			return true
+		}
+	}
+	if chkMediaType(s) {
+		c.goodTypes[c.nGood%len(c.goodTypes)] = s
+		c.nGood++
+		return true
+	}
+	return false
+}
+
+// path checks a manifest path (rs:md path or rs:ln path).
+func (c *Checker) path(p string, e *Entry, idx, line int, what string, track bool) {
+	where := chkRef(e, idx) + ": " + what + "=" + chkQuote(p)
+	if p == "" {
+		c.report(rPathNotAbsolute, idx, line, c.kind.section(), where+" is empty; the bitstream's path in the package is expressed with a leading slash")
+		return
+	}
+	if p[0] != '/' {
+		c.report(rPathNotAbsolute, idx, line, c.kind.section(), where+" has no leading slash; paths are relative to the package root and written with a leading slash (e.g. /resources/res1)")
+	}
+	if why := chkUnsafePath(p); why != "" {
+		c.report(rPathUnsafe, idx, line, c.kind.section(), where+" "+why+"; extracting it could write outside the package directory")
+	}
+	if track && c.paths != nil {
+		if first, dup := c.paths.add(maphash.String(c.seed, p), idx); dup {
+			c.report(rPathDuplicate, idx, line, c.kind.section(), where+" is also the path of entry "+strconv.Itoa(first)+"; each bitstream of a package has its own path")
+		}
+	}
+}
+
+// link checks an <rs:ln>; e is nil for document-level links.
+func (c *Checker) link(l *Link, e *Entry, idx int) {
+	line := l.Line
+	if line == 0 && e != nil {
+		line = e.Line
+	}
+	where := func() string {
+		w := c.where(e, idx) + "<rs:ln"
+		if l.HasRel && l.Rel != "" {
+			w += " rel=" + chkQuote(l.Rel)
+		}
+		return w + ">"
+	}
+	if !l.HasRel || strings.TrimSpace(l.Rel) == "" {
+		c.report(rLinkRelMissing, idx, line, "", where()+" has no rel attribute: the relation is mandatory")
+	}
+	if !l.HasHref || l.Href == "" {
+		c.report(rLinkHrefMissing, idx, line, "", where()+" has no href attribute: the URI of the related resource is mandatory")
+	}
+	if l.PriRaw != "" && (!l.PriOK || l.Pri < MinPri || l.Pri > MaxPri) {
+		c.report(rLinkPri, idx, line, "", where()+" pri="+chkQuote(l.PriRaw)+" is not an integer between 1 and 999999")
+	}
+	if l.LengthRaw != "" && (!l.LengthOK || l.Length < 0) {
+		c.report(rLengthInvalid, idx, line, "", where()+" length="+chkQuote(l.LengthRaw)+" is not a non-negative integer")
+	}
+	if l.HashRaw != "" {
+		c.hash(l.HashRaw, l.Hash, e, idx, line, "<rs:ln> ")
+	}
+	if l.Type != "" && !c.mediaType(l.Type) {
+		c.report(rTypeInvalid, idx, line, "", where()+" type="+chkQuote(l.Type)+" is not a media type (type/subtype)")
+	}
+	if l.Modified.Raw != "" && !l.Modified.OK {
+		c.report(rDatetimeInvalid, idx, line, "", where()+" modified="+chkQuote(l.Modified.Raw)+" is not a W3C Datetime: "+chkDatetimeReason(l.Modified.Raw))
+	}
+	if e != nil && l.HasPath && c.kind.manifest() {
+		c.path(l.Path, e, idx, line, "<rs:ln> path", false)
+	}
+	patch, timegate := false, false
+	for s := l.Rel; s != ""; {
+		for s != "" && isCheckSpace(s[0]) {
+			s = s[1:]
+		}
+		n := 0
+		for n < len(s) && !isCheckSpace(s[n]) {
+			n++
+		}
+		tok := s[:n]
+		s = s[n:]
+		switch {
+		case tok == relPatch:
+			patch = true
+		case strings.EqualFold(tok, "timegate"):
+			timegate = true
+		}
+	}
+	if e != nil && patch {
+		if l.Type == "" {
+			c.report(rPatchLinkType, idx, line, "", where()+" has no type: a patch link must give the media type of the change description")
+		}
+		switch c.kind {
+		case kChangeList, kChangeDump, kChangeDumpManifest, kUnknownDoc:
+		default:
+			c.report(rPatchLinkContext, idx, line, "", where()+" in a "+c.kind.title()+": patch links are only applicable to Change Lists and Change Dumps")
+		}
+		if c.kind == kChangeDumpManifest && !l.HasPath {
+			c.report(rPatchLinkPath, idx, line, "", where()+" has no path: in a Change Dump Manifest the patch link must give the path of the change description in the package")
+		}
+	}
+	if e != nil && timegate && (l.Type != "" || l.HashRaw != "" || l.LengthRaw != "" || l.Modified.Raw != "" || l.Encoding != "" || l.HasPath) {
+		c.report(rTimegateLinkAttributes, idx, line, "", where()+" carries attributes other than rel and href; they are meaningless for a TimeGate")
+	}
+	c.attrs(l.Extra, e, idx, line, false)
+}
+
+const relPatch = "http://www.openarchives.org/rs/terms/patch"
+
+// attrs checks attributes the parser kept verbatim on <rs:md> (md) or <rs:ln>.
+func (c *Checker) attrs(extra []Attr, e *Entry, idx, line int, md bool) {
+	for i := range extra {
+		a := &extra[i]
+		el := "<rs:ln>"
+		if md {
+			el = "<rs:md>"
+		}
+		switch {
+		case a.Space == NSRS:
+			name := a.Local
+			if a.Prefix != "" {
+				name = a.Prefix + ":" + a.Local
+			}
+			c.report(rAttributePrefixed, idx, line, "", c.where(e, idx)+el+" attribute "+name+"="+chkQuote(a.Value)+" has a namespace prefix; ResourceSync attributes must not (write "+a.Local+"=…)")
+		case a.Space == "" && a.Prefix == "":
+			if a.Local == "etag" || (md && a.Local == "modified") {
+				if e != nil { // document-level ones come from Header.Legacy
+					c.report(rLegacyDraft, idx, line, "", c.where(e, idx)+el+" attribute "+a.Local+"="+chkQuote(a.Value)+" is from a draft that predates Z39.99-2017"+legacyHint("attribute "+a.Local))
+				}
+				continue
+			}
+			if a.Local == "xmlns" {
+				continue
+			}
+			c.report(rAttributeUnqualified, idx, line, "", c.where(e, idx)+el+" attribute "+a.Local+"="+chkQuote(a.Value)+" is not defined by ResourceSync; extension attributes must be in another namespace, with a prefix")
+		}
+	}
+}
+
+// element checks a child element the parser kept verbatim; e is nil at document level.
+func (c *Checker) element(el *Element, e *Entry, idx int) {
+	line := el.Line
+	name := el.Local
+	if el.Prefix != "" {
+		name = el.Prefix + ":" + el.Local
+	}
+	switch el.Space {
+	case NSSitemap, "":
+		if e != nil && el.Local == "priority" && c.h != nil && c.h.Root == RootURLSet {
+			return // a Sitemap element ResourceSync does not use
+		}
+		if el.Space == "" && c.h != nil && c.h.RootSpace != "" {
+			return // not in a namespace while the document uses one: a foreign element
+		}
+		where := "<" + name + "> inside <" + c.rootName() + ">"
+		if e != nil {
+			where = chkRef(e, idx) + ": <" + name + "> inside <" + c.entryName() + ">"
+		}
+		c.report(rElementUnexpected, idx, line, "", where+" is not an element of the Sitemap format there")
+	case NSRS, NSRSLegacy:
+		if el.Local == "fixity" || el.Local == "size" {
+			if e != nil { // document-level ones come from Header.Legacy
+				c.report(rLegacyDraft, idx, line, "", chkRef(e, idx)+": element <"+name+"> is from a draft that predates Z39.99-2017"+legacyHint("element rs:"+el.Local))
+			}
+			return
+		}
+		if el.Space == NSRSLegacy {
+			return
+		}
+		where := "<" + name + "> inside <" + c.rootName() + ">"
+		if e != nil {
+			where = chkRef(e, idx) + ": <" + name + "> inside <" + c.entryName() + ">"
+		}
+		c.report(rElementUnexpected, idx, line, "", where+" is not a ResourceSync element (only <rs:md> and <rs:ln> are defined)")
+	}
+}
+
+func (c *Checker) rootName() string {
+	if c.h != nil && c.h.Root == RootSitemapIndex {
+		return "sitemapindex"
+	}
+	return "urlset"
+}
+
+func (c *Checker) entryName() string {
+	if c.h != nil && c.h.Root == RootSitemapIndex {
+		return "sitemap"
+	}
+	return "url"
+}
+
+func (c *Checker) badURI(bad uriProblem, e *Entry, idx int) {
+	v := chkQuote(e.Loc)
+	switch bad {
+	case uriBadChar:
+		c.report(rLocInvalidChar, idx, e.Line, "", chkRef(e, idx)+": <loc> "+v+" contains characters a URI cannot hold (spaces, control characters or <>\"{}|\\^`); percent-encode them")
+	case uriNoHost:
+		c.report(rLocNotAbsolute, idx, e.Line, "", chkRef(e, idx)+": <loc> "+v+" has no host")
+	default:
+		msg := chkRef(e, idx) + ": <loc> " + v + " is not an absolute URI"
+		if c.opts.BaseURL != "" {
+			if base, err := url.Parse(c.opts.BaseURL); err == nil {
+				if ref, err := url.Parse(e.Loc); err == nil {
+					msg += " (relative to this document it would be " + chkClip(base.ResolveReference(ref).String()) + ")"
+				}
+			}
+		}
+		c.report(rLocNotAbsolute, idx, e.Line, "", msg)
+	}
+}

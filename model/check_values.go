@@ -1,0 +1,253 @@
+package model
+
+// Value helpers of the checker: URIs, paths, media types, message quoting, and
+// the duplicate set.
+
+import (
+	"errors"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// chkSet remembers 64-bit hashes of values (URIs, paths) with the entry that
+// first had each: open addressing with linear probing, at most half full,
+// growing by doubling up to chkMaxTracked values, after which it stops
+// remembering. Two values with the same 64-bit hash would be taken for
+// duplicates: with maphash's seeded hash that is a 1-in-10^8 event for a
+// million entries.
+type chkSet struct {
+	slots []uint64 // hash with the low bit set; 0 is empty
+	first []int32
+	n     int
+}
+
+func newChkSet() *chkSet {
+	return &chkSet{slots: make([]uint64, 256), first: make([]int32, 256)}
+}
+
+// add records h for entry idx; when h was there already it returns the entry that
+// had it and true.
+func (s *chkSet) add(h uint64, idx int) (int, bool) {
+	h |= 1
+	mask := len(s.slots) - 1
+	for p := int(h>>33) & mask; ; p = (p + 1) & mask {
+		switch s.slots[p] {
+		case 0:
+			if s.n >= chkMaxTracked {
+				return 0, false
+			}
+			s.slots[p], s.first[p] = h, int32(idx)
+			s.n++
+			if 2*s.n > len(s.slots) {
+				s.grow()
+			}
+			return 0, false
+		case h:
+			return int(s.first[p]), true
+		}
+	}
+}
+
+func (s *chkSet) grow() {
+	old, oldFirst := s.slots, s.first
+	s.slots = make([]uint64, 2*len(old))
+	s.first = make([]int32, 2*len(old))
+	mask := len(s.slots) - 1
+	for i, h := range old {
+		if h == 0 {
+			continue
+		}
+		p := int(h>>33) & mask
+		for s.slots[p] != 0 {
+			p = (p + 1) & mask
+		}
+		s.slots[p], s.first[p] = h, oldFirst[i]
+	}
+}
+
+func chkClip(s string) string {
+	if len(s) <= chkMaxShown {
+		return s
+	}
+	cut := chkMaxShown
+	for cut > 0 && s[cut]&0xC0 == 0x80 { // do not split a UTF-8 sequence
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+func chkQuote(s string) string { return strconv.Quote(chkClip(s)) }
+
+// ref names an entry in messages: `entry 3 (http://example.com/res2)`.
+func chkRef(e *Entry, idx int) string {
+	s := "entry " + strconv.Itoa(idx)
+	if e.Loc != "" {
+		return s + " (" + chkClip(e.Loc) + ")"
+	}
+	return s + " (line " + strconv.Itoa(e.Line) + ")"
+}
+
+func chkDatetimeReason(raw string) string {
+	_, err := ParseDatetime(raw)
+	var de *DatetimeError
+	if errors.As(err, &de) {
+		return de.Reason
+	}
+	if err != nil {
+		return err.Error()
+	}
+	return "invalid value"
+}
+
+// chkLatest is the last instant a value of reduced precision may denote.
+func chkLatest(d *Datetime) time.Time {
+	if d.Precision == PrecisionFraction || d.Precision == PrecisionNone {
+		return d.Time
+	}
+	return d.End().Add(-time.Nanosecond)
+}
+
+func isCheckSpace(b byte) bool {
+	return b == ' ' || b == '\t' || b == '\n' || b == '\r' || b == '\f' || b == '\v'
+}
+
+func chkIsHex(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
+			return false
+		}
+	}
+	return s != ""
+}
+
+func chkChangefreq(s string) bool {
+	switch s {
+	case "always", "hourly", "daily", "weekly", "monthly", "yearly", "never":
+		return true
+	}
+	return false
+}
+
+// chkMediaType accepts type/subtype with optional parameters.
+func chkMediaType(s string) bool {
+	slash := strings.IndexByte(s, '/')
+	if slash <= 0 || slash == len(s)-1 {
+		return false
+	}
+	end := len(s)
+	if semi := strings.IndexByte(s, ';'); semi >= 0 {
+		end = semi
+	}
+	if slash >= end-1 {
+		return false
+	}
+	for i := 0; i < end; i++ {
+		if s[i] <= ' ' || s[i] >= 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+// chkUnsafePath tells why a package path is unsafe, "" when it is not.
+func chkUnsafePath(p string) string {
+	for i := 0; i < len(p); i++ {
+		switch b := p[i]; {
+		case b == 0:
+			return "contains a NUL byte"
+		case b == '\\':
+			return "contains a backslash"
+		case b < 0x20 || b == 0x7f:
+			return "contains a control character"
+		}
+	}
+	q := strings.TrimLeft(p, "/")
+	if len(q) >= 2 && q[1] == ':' && (q[0]|0x20 >= 'a' && q[0]|0x20 <= 'z') {
+		return "is an absolute Windows path (drive letter)"
+	}
+	if strings.HasPrefix(p, "//") {
+		return "starts with // (a network path)"
+	}
+	for s := p; s != ""; {
+		seg := s
+		if i := strings.IndexByte(s, '/'); i >= 0 {
+			seg, s = s[:i], s[i+1:]
+		} else {
+			s = ""
+		}
+		if seg == ".." {
+			return "has a \"..\" segment"
+		}
+	}
+	return ""
+}
+
+type uriProblem uint8
+
+// uriBadASCII marks the ASCII bytes a URI cannot hold: controls, space, '"',
+// '<', '>', '\\', '^', '`', '{', '|', '}' and DEL.
+const uriBadASCII = "" +
+	"\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01" +
+	"\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01" +
+	"\x01\x00\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00" +
+	"\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x00\x01\x00" +
+	"\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00" +
+	"\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x00\x01\x00" +
+	"\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00" +
+	"\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x01\x01\x00\x01"
+
+const (
+	uriOK uriProblem = iota
+	uriNotAbsolute
+	uriNoHost
+	uriBadChar
+)
+
+// chkURI judges a <loc> value: an absolute URI (IRI characters allowed), with a
+// host for http and https.
+func chkURI(s string) uriProblem {
+	for i := 0; i < len(s); i++ {
+		if b := s[i]; b < 128 && uriBadASCII[b] != 0 {
+			return uriBadChar
+		}
+	}
+	if len(s) == 0 || !(s[0]|0x20 >= 'a' && s[0]|0x20 <= 'z') {
+		return uriNotAbsolute
+	}
+	i := 1
+	for i < len(s) {
+		b := s[i]
+		if b|0x20 >= 'a' && b|0x20 <= 'z' || b >= '0' && b <= '9' || b == '+' || b == '-' || b == '.' {
+			i++
+			continue
+		}
+		break
+	}
+	if i >= len(s) || s[i] != ':' {
+		return uriNotAbsolute
+	}
+	scheme := s[:i]
+	if len(scheme) == 4 && scheme == "http" || len(scheme) == 5 && scheme == "https" ||
+		(len(scheme) == 4 || len(scheme) == 5) && (strings.EqualFold(scheme, "http") || strings.EqualFold(scheme, "https")) {
+		rest := s[i+1:]
+		if len(rest) < 2 || rest[0] != '/' || rest[1] != '/' {
+			return uriNoHost
+		}
+		host := rest[2:]
+		for j := 0; j < len(host); j++ {
+			if b := host[j]; b == '/' || b == '?' || b == '#' {
+				host = host[:j]
+				break
+			}
+		}
+		if k := strings.LastIndexByte(host, '@'); k >= 0 {
+			host = host[k+1:]
+		}
+		if host == "" || host[0] == ':' {
+			return uriNoHost
+		}
+	}
+	return uriOK
+}
