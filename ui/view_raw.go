@@ -519,7 +519,7 @@ func (v rawView) footer(st viewStyles, w int) string {
 			right += fmt.Sprintf("  col +%d", v.xoff)
 		}
 	}
-	gap := w - lipgloss.Width(left) - len(right)
+	gap := w - lipgloss.Width(left) - lipgloss.Width(right)
 	if gap < 1 {
 		return ivFit(left, w)
 	}
