@@ -52,11 +52,27 @@ func CompareManifests(inPackage, contentsCopy *model.Document) []string {
 		}
 		n++
 	}
+	// An entry of each side with the same loc and path is one entry changed.
+	pending := make(map[string][]int, len(onlyCopy))
+	for i, e := range onlyCopy {
+		k := e.Loc + "\x00" + e.MD.Path
+		pending[k] = append(pending[k], i)
+	}
+	paired := make([]bool, len(onlyCopy))
 	for _, e := range onlyPackage {
+		k := e.Loc + "\x00" + e.MD.Path
+		if q := pending[k]; len(q) > 0 {
+			pending[k] = q[1:]
+			paired[q[0]] = true
+			add(e.Loc + ": " + strings.Join(fieldDifferences(e, onlyCopy[q[0]]), "; "))
+			continue
+		}
 		add("only in the package's manifest: " + describeEntry(e))
 	}
-	for _, e := range onlyCopy {
-		add("only in the contents copy: " + describeEntry(e))
+	for i, e := range onlyCopy {
+		if !paired[i] {
+			add("only in the contents copy: " + describeEntry(e))
+		}
 	}
 	if n > maxDifferences {
 		out = append(out, fmt.Sprintf("… and %d more differences", n-maxDifferences))
@@ -124,4 +140,48 @@ func describeEntry(e *model.Entry) string {
 		b.WriteString(" (" + strings.Join(attrs, " ") + ")")
 	}
 	return b.String()
+}
+
+// fieldDifferences describes how two entries with the same loc and path differ.
+func fieldDifferences(inPackage, contentsCopy *model.Entry) []string {
+	a, b := inPackage.MD, contentsCopy.MD
+	var out []string
+	diff := func(name, x, y string) {
+		if x != y {
+			out = append(out, fmt.Sprintf("%s %s in the package, %s in the copy", name, orNone(x), orNone(y)))
+		}
+	}
+	hashes := func(md model.Metadata) string {
+		t := strings.Fields(md.Hash.String())
+		slices.Sort(t)
+		return strings.Join(t, " ")
+	}
+	length := func(md model.Metadata) string {
+		if md.LengthOK {
+			return strconv.FormatInt(md.Length, 10)
+		}
+		return md.LengthRaw
+	}
+	when := func(d model.Datetime) string {
+		if d.OK {
+			return d.Time.UTC().Format(time.RFC3339Nano)
+		}
+		return d.Raw
+	}
+	diff("length", length(a), length(b))
+	diff("hash", hashes(a), hashes(b))
+	diff("type", strings.ToLower(a.Type), strings.ToLower(b.Type))
+	diff("change", string(a.Change), string(b.Change))
+	diff("datetime", when(a.Datetime), when(b.Datetime))
+	if len(out) == 0 {
+		out = append(out, "differs")
+	}
+	return out
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(none)"
+	}
+	return s
 }

@@ -224,4 +224,3 @@ func FetchPackage(ctx context.Context, d Downloader, ref PackageRef, opts Option
 func isZip(b []byte) bool {
 	return bytes.HasPrefix(b, []byte("PK\x03\x04")) || bytes.HasPrefix(b, []byte("PK\x05\x06"))
 }
-
