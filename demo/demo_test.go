@@ -851,3 +851,25 @@ func TestPackageLengthWithoutGenerating(t *testing.T) {
 		}
 	}
 }
+
+// TestPollingAnOpenChangeList: a conditional GET of the open Change List answers
+// 304 until a change is appended to it.
+func TestPollingAnOpenChangeList(t *testing.T) {
+	s := New(Options{Seed: 1})
+	h := s.Handler()
+	for _, p := range []string{"/dataset2/changelist.xml", "/dataset1/changelist.xml"} {
+		rec := get(t, h, p)
+		tag, body := rec.Header().Get("ETag"), rec.Body.String()
+		for step := 0; step < 40; step++ {
+			s.Advance(1)
+			rec := get(t, h, p, "If-None-Match", tag)
+			changed := get(t, h, p).Body.String() != body
+			if changed != (rec.Code == http.StatusOK) {
+				t.Fatalf("%s step %d: changed %v, conditional GET %d", p, step, changed, rec.Code)
+			}
+			if changed {
+				tag, body = rec.Header().Get("ETag"), rec.Body.String()
+			}
+		}
+	}
+}

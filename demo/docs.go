@@ -254,10 +254,12 @@ func (s *Source) fillListed(b *entryBuf, base string, i, id int, mods map[int]ch
 func (s *Source) openList(sn *snapshot) int { return sn.steps/stepsPerList + 1 }
 
 func (s *Source) changeListIndex(sn *snapshot, i int) doc {
-	return doc{lastMod: sn.now, version: uint64(sn.steps), ctype: xmlType, write: func(w io.Writer, base string) error {
+	// The index changes only when a list closes and the next one opens.
+	open := s.openList(sn)
+	lastMod := s.stepStart((open - 1) * stepsPerList)
+	return doc{lastMod: lastMod, version: uint64(open), ctype: xmlType, write: func(w io.Writer, base string) error {
 		md := model.Metadata{Capability: model.CapChangeList, From: dt(s.logStart)}
 		d := s.newWriter(w, header(model.RootSitemapIndex, md, s.upLink(base, i)))
-		open := s.openList(sn)
 		for k := 1; k <= open; k++ {
 			e := model.Entry{Loc: base + s.changeListPartPath(i, k)}
 			e.MD = model.Metadata{Present: true, From: dt(s.stepStart((k - 1) * stepsPerList))}
@@ -279,16 +281,23 @@ func (s *Source) changeListIndex(sn *snapshot, i int) doc {
 // List of a dataset without an index, which holds every change.
 func (s *Source) changeList(sn *snapshot, i, k int) doc {
 	open := k == 0 || k == s.openList(sn)
-	d := doc{lastMod: sn.now, version: uint64(sn.steps), ctype: xmlType}
 	from, until := s.logStart, time.Time{}
 	changes := sn.logs[i].changes
 	if k > 0 {
 		from = s.stepStart((k - 1) * stepsPerList)
 		if !open {
 			until = s.stepStart(k * stepsPerList)
-			d.lastMod, d.version = until, 0
 		}
 		changes = stepRange(changes, (k-1)*stepsPerList, k*stepsPerList)
+	}
+	// An open list changes only when a change is appended, so that polling
+	// it with a conditional GET costs nothing while nothing happens.
+	d := doc{lastMod: until, ctype: xmlType}
+	if open {
+		d.lastMod, d.version = from, uint64(len(changes))+1
+		if len(changes) > 0 {
+			d.lastMod = changes[len(changes)-1].at
+		}
 	}
 	d.write = func(w io.Writer, base string) error {
 		md := model.Metadata{Capability: model.CapChangeList, From: dt(from), Until: dt(until)}
