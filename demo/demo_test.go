@@ -873,3 +873,26 @@ func TestPollingAnOpenChangeList(t *testing.T) {
 		}
 	}
 }
+
+// TestCloseDoesNotWaitForTheSlowResource: Close cancels requests in flight.
+func TestCloseDoesNotWaitForTheSlowResource(t *testing.T) {
+	srv, err := Start(t.Context(), "127.0.0.1:0", Options{Broken: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slow := srv.URL + srv.Source().resourcePath(1, srv.Source().faults.ids[faultSlow])
+	started := make(chan struct{})
+	go func() {
+		close(started)
+		if resp, err := http.Get(slow); err == nil {
+			resp.Body.Close()
+		}
+	}()
+	<-started
+	time.Sleep(100 * time.Millisecond)
+	begin := time.Now()
+	srv.Close()
+	if took := time.Since(begin); took > time.Second {
+		t.Errorf("Close took %v", took)
+	}
+}
