@@ -99,7 +99,7 @@ type openElem struct {
 	qname  int32 // index of the name as written in Decoder.names
 	kind   uint8
 	nsMark int32 // len(Decoder.ns) before this element's declarations
-	line   int
+	line   int   // 0 when not counted (loc, lastmod, changefreq and deeper elements)
 }
 
 type nsBinding struct {
@@ -406,7 +406,7 @@ func (d *Decoder) atEOF() error {
 		return d.syntaxErr(d.curLine(), "document has no root element")
 	case stRoot:
 		top := d.stack[len(d.stack)-1]
-		return d.syntaxErr(d.curLine(), "unexpected end of input: <%s> opened on line %d is not closed", d.names[top.qname], top.line)
+		return d.syntaxErr(d.curLine(), "unexpected end of input: <%s> %s is not closed", d.names[top.qname], d.openedOn(len(d.stack)-1))
 	}
 	d.state = stDone
 	return nil
@@ -1296,11 +1296,12 @@ func xmlChar(r int64) bool {
 
 // element processes a complete start tag b[0:end] (relative to pos).
 func (d *Decoder) element(b []byte, nameEnd, colon, end int, selfClose bool) error {
-	line := d.curLine()
+	// Lines are counted only for the elements that record one: counting costs.
+	line := 0
 	nsMark := len(d.ns)
 	depth := len(d.stack)
 	if depth >= d.maxDepth {
-		return d.syntaxErr(line, "elements nested more than %d deep", d.maxDepth)
+		return d.syntaxErr(d.curLine(), "elements nested more than %d deep", d.maxDepth)
 	}
 	// Namespace declarations first: they apply to the element's own name.
 	for k := range d.attrs {
@@ -1348,7 +1349,7 @@ func (d *Decoder) element(b []byte, nameEnd, colon, end int, selfClose bool) err
 			d.state = stDone
 			return nil
 		}
-		return d.syntaxErr(line, "undeclared namespace prefix %q in <%s>", prefix, b[1:nameEnd])
+		return d.syntaxErr(d.curLine(), "undeclared namespace prefix %q in <%s>", prefix, b[1:nameEnd])
 	}
 	// Attribute prefixes must be declared too.
 	for k := range d.attrs {
@@ -1368,6 +1369,9 @@ func (d *Decoder) element(b []byte, nameEnd, colon, end int, selfClose bool) err
 	kind := kIgnore
 	sm := nsk == nsSitemap || nsk == nsNone
 	rs := nsk == nsRS || nsk == nsRSLegacy
+	if depth < 2 || (depth == 2 && d.capDepth < 0 && d.stack[1].kind == kEntry && !(sm && (string(local) == "loc" || string(local) == "lastmod" || string(local) == "changefreq"))) {
+		line = d.curLine()
+	}
 	switch {
 	case depth == 0:
 		d.hdr.RootLocal = string(local)
@@ -1694,7 +1698,12 @@ type pendingMD struct {
 // fillMetadata reads the attributes of an <rs:md> start tag. In an entry
 // (deferred), the values are set when the entry ends, sharing its one string.
 func (d *Decoder) fillMetadata(md *Metadata, b []byte, line int, deferred bool) error {
-	*md = Metadata{Present: true, Line: line}
+	if deferred {
+		// The entry was zeroed when it started.
+		md.Present, md.Line = true, line
+	} else {
+		*md = Metadata{Present: true, Line: line}
+	}
 	var s string
 	var offs []int
 	if !deferred {
@@ -1849,6 +1858,19 @@ func (d *Decoder) slabString(b []byte) string {
 	return unsafe.String(&d.slab[off], len(b))
 }
 
+// openedOn describes where the open element k started, for error messages.
+func (d *Decoder) openedOn(k int) string {
+	if d.stack[k].line > 0 {
+		return "opened on line " + strconv.Itoa(d.stack[k].line)
+	}
+	for j := k - 1; j >= 0; j-- {
+		if d.stack[j].line > 0 {
+			return "opened after line " + strconv.Itoa(d.stack[j].line)
+		}
+	}
+	return "opened earlier"
+}
+
 // endTag scans and processes an end tag.
 func (d *Decoder) endTag() error {
 	b := d.buf[d.pos:d.end]
@@ -1860,8 +1882,11 @@ func (d *Decoder) endTag() error {
 		return d.needMore()
 	}
 	name := b[2:i]
-	if !nameOK(b, 2, i, colon) {
-		return d.nameErr(b, 2, i, "an end tag")
+	// A name equal to the open element's was checked in its start tag.
+	if len(d.stack) == 0 || d.names[d.stack[len(d.stack)-1].qname] != string(name) {
+		if !nameOK(b, 2, i, colon) {
+			return d.nameErr(b, 2, i, "an end tag")
+		}
 	}
 	for i < len(b) && decIsSpace(b[i]) {
 		i++
@@ -1877,7 +1902,7 @@ func (d *Decoder) endTag() error {
 	}
 	top := d.stack[len(d.stack)-1]
 	if d.names[top.qname] != string(name) {
-		return d.syntaxErr(d.curLine(), "end tag </%s> does not match <%s> opened on line %d", name, d.names[top.qname], top.line)
+		return d.syntaxErr(d.curLine(), "end tag </%s> does not match <%s> %s", name, d.names[top.qname], d.openedOn(len(d.stack)-1))
 	}
 	if d.capDepth >= 0 && len(d.stack)-1 == d.capDepth {
 		// The end tag of the captured element is not part of its inner XML.
