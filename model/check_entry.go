@@ -375,7 +375,10 @@ func (c *Checker) hash(raw string, list HashList, e *Entry, idx, line int, on st
 			reason := "no alg:digest token"
 			var le *HashListError
 			if errors.As(err, &le) && len(le.Problems) > 0 {
-				reason = le.Problems[0].Error()
+				reason = le.Problems[0].Reason
+				if tok := le.Problems[0].Token; tok != "" && tok != raw {
+					reason = chkQuote(tok) + ": " + reason
+				}
 			}
 			c.report(rHashSyntax, idx, line, "", c.where(e, idx)+on+"hash "+chkQuote(raw)+": "+reason)
 		}
