@@ -120,7 +120,7 @@ func (s *Source) lookupDoc(sn *snapshot, p string) (doc, bool) {
 		}
 		return s.resourceList(sn, i, 0), true
 	case strings.HasPrefix(rest, "/resourcelist-") && strings.HasSuffix(rest, ".xml"):
-		n, ok := parseNum(rest[len("/resourcelist-") : len(rest)-len(".xml")])
+		n, ok := parseNum(between(rest, "/resourcelist-", ".xml"))
 		if !ok || !s.resourceListIsIndex(i) || n < 1 || n > s.resourceListParts(sn, i) {
 			return doc{}, false
 		}
@@ -131,14 +131,14 @@ func (s *Source) lookupDoc(sn *snapshot, p string) (doc, bool) {
 		}
 		return s.resourceDump(i, 0), true
 	case strings.HasPrefix(rest, "/resourcedump-") && strings.HasSuffix(rest, ".xml"):
-		n, ok := parseNum(rest[len("/resourcedump-") : len(rest)-len(".xml")])
+		n, ok := parseNum(between(rest, "/resourcedump-", ".xml"))
 		per := s.packagesPerDump()
 		if !ok || !s.resourceDumpIsIndex(i) || n < 1 || n > (s.packages(i)+per-1)/per {
 			return doc{}, false
 		}
 		return s.resourceDump(i, n), true
 	case strings.HasPrefix(rest, "/resourcedump/part-") && strings.HasSuffix(rest, "-manifest.xml"):
-		n, ok := parseNum(rest[len("/resourcedump/part-") : len(rest)-len("-manifest.xml")])
+		n, ok := parseNum(between(rest, "/resourcedump/part-", "-manifest.xml"))
 		if !ok || n < 1 || n > s.packages(i) {
 			return doc{}, false
 		}
@@ -156,7 +156,7 @@ func (s *Source) lookupDoc(sn *snapshot, p string) (doc, bool) {
 		}
 		return s.changeList(sn, i, 0), true
 	case strings.HasPrefix(rest, "/changelist/") && strings.HasSuffix(rest, ".xml"):
-		n, ok := parseNum(rest[len("/changelist/") : len(rest)-len(".xml")])
+		n, ok := parseNum(between(rest, "/changelist/", ".xml"))
 		if !ok || !s.hasChangeIndex(i) || n < 1 || n > s.openList(sn) {
 			return doc{}, false
 		}
@@ -164,7 +164,7 @@ func (s *Source) lookupDoc(sn *snapshot, p string) (doc, bool) {
 	case rest == "/changedump.xml" && s.hasChangeDump(i):
 		return s.changeDump(sn, i), true
 	case strings.HasPrefix(rest, "/changedump/") && strings.HasSuffix(rest, "-manifest.xml") && s.hasChangeDump(i):
-		n, ok := parseNum(rest[len("/changedump/") : len(rest)-len("-manifest.xml")])
+		n, ok := parseNum(between(rest, "/changedump/", "-manifest.xml"))
 		if !ok || n < 1 || n > sn.steps {
 			return doc{}, false
 		}
@@ -178,6 +178,19 @@ func (s *Source) lookupDoc(sn *snapshot, p string) (doc, bool) {
 		}}, true
 	}
 	return doc{}, false
+}
+
+// between returns s without prefix and suffix, "" when s does not hold both.
+func between(s, prefix, suffix string) string {
+	m, ok := strings.CutPrefix(s, prefix)
+	if !ok {
+		return ""
+	}
+	m, ok = strings.CutSuffix(m, suffix)
+	if !ok {
+		return ""
+	}
+	return m
 }
 
 // splitDataset splits /dataset<n>/rest into the dataset index and rest.

@@ -64,8 +64,8 @@ func (s *Source) servePage(w http.ResponseWriter, r *http.Request, sn *snapshot,
 			base+s.capPath(i)+"\">"+base+s.capPath(i)+"</a>.</p>", `<link rel="resourcesync" href="`+base+s.capPath(i)+`">`)
 		return true
 	case strings.HasPrefix(rest, "/collections/") && strings.HasSuffix(rest, ".html") && i == 0:
-		n, err := strconv.Atoi(rest[len("/collections/") : len(rest)-len(".html")])
-		if err != nil || n < 1 || strconv.Itoa(n) != rest[len("/collections/"):len(rest)-len(".html")] || n > sn.logs[i].maxID/1000+1 {
+		n, err := strconv.Atoi(between(rest, "/collections/", ".html"))
+		if err != nil || n < 1 || strconv.Itoa(n) != between(rest, "/collections/", ".html") || n > sn.logs[i].maxID/1000+1 {
 			return false
 		}
 		var b strings.Builder
@@ -249,7 +249,7 @@ func (s *Source) serveBinary(w http.ResponseWriter, r *http.Request, sn *snapsho
 		s.serveResourceBytes(w, r, i, base, patchType, s.versionTimes(sn, i, id)[version-1], s.patchContent(ds, id, version))
 		return true
 	case strings.HasPrefix(rest, "/resourcedump/part-") && strings.HasSuffix(rest, ".zip") && mirror == 0:
-		n, ok := parseNum(rest[len("/resourcedump/part-") : len(rest)-len(".zip")])
+		n, ok := parseNum(between(rest, "/resourcedump/part-", ".zip"))
 		if !ok || n < 1 || n > s.packages(i) {
 			return false
 		}
@@ -261,7 +261,7 @@ func (s *Source) serveBinary(w http.ResponseWriter, r *http.Request, sn *snapsho
 		s.serveZip(w, r, pk, s.logStart)
 		return true
 	case strings.HasPrefix(rest, "/changedump/") && strings.HasSuffix(rest, ".zip") && s.hasChangeDump(i) && mirror == 0:
-		n, ok := parseNum(rest[len("/changedump/") : len(rest)-len(".zip")])
+		n, ok := parseNum(between(rest, "/changedump/", ".zip"))
 		if !ok || n < 1 || n > sn.steps {
 			return false
 		}
