@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -103,8 +104,9 @@ func benchWalk(b *testing.B, parts int, check bool) {
 		b.Fatal(err)
 	}
 	runtime.GC()
+	cpu0 := cpuTime()
 	b.ResetTimer()
-	var peak uint64
+	var peak, retained uint64
 	for i := 0; i < b.N; i++ {
 		g := NewGraph(client, GraphOptions{})
 		var root *Node
@@ -118,13 +120,33 @@ func benchWalk(b *testing.B, parts int, check bool) {
 			b.Fatalf("walk incomplete: %d parts", len(root.Children))
 		}
 		peak = max(peak, p)
+		// What the walk keeps: the tree (headers, down links, exchanges)
+		// with everything else collected.
+		runtime.GC()
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		retained = max(retained, ms.HeapAlloc)
+		runtime.KeepAlive(root)
+		runtime.KeepAlive(g)
 	}
 	b.StopTimer()
 	secs := b.Elapsed().Seconds() / float64(b.N)
+	cpu := (cpuTime() - cpu0).Seconds() / float64(b.N)
 	b.ReportMetric(float64(parts*perPart)/secs, "entries/s")
+	b.ReportMetric(float64(parts*perPart)/cpu, "entries/cpu-s")
 	b.ReportMetric(float64(parts+1)/secs, "docs/s")
 	b.ReportMetric(float64(int64(parts)*partBytes)/secs/1e6, "MB/s")
 	b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
+	b.ReportMetric(float64(retained)/(1<<20), "retained-MiB")
+}
+
+// cpuTime is the user and system CPU time of the process so far.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func BenchmarkWalk20Parts(b *testing.B)         { benchWalk(b, 20, false) }
