@@ -124,8 +124,28 @@ const (
 
 // Decoder reads a Sitemap / ResourceSync document as a stream of entries.
 //
-// Every Entry it returns is independent of the Decoder: its strings and slices
-// are not reused, so callers may keep them. A Decoder is not safe for concurrent use.
+// It is namespace-aware with any prefixes. The Sitemap elements are recognised in
+// the Sitemap namespace and, leniently, in no namespace at all (Header.RootSpace
+// is then "", for the checker to flag); <rs:md> and <rs:ln> in the ResourceSync
+// namespace and in the beta namespace NSRSLegacy, which is recorded in
+// Header.Legacy like the draft elements rs:fixity and rs:size (kept in
+// Entry.Extra) and the draft attributes modified and etag of <rs:md> (kept in
+// Metadata.Extra). Unknown elements and attributes, those of other namespaces and
+// prefixed ResourceSync attributes (rs:capability="…", which the specification
+// forbids) are kept verbatim in the Extra fields and never taken for the real
+// attribute. Values that do not parse keep their raw text and are marked invalid.
+//
+// Input may be gzip-compressed (recognised by its magic bytes) and in any encoding
+// its byte-order mark or XML declaration names; UTF-8 is read in place, others
+// are transcoded. Only the five predefined entities and character references are
+// expanded: a DOCTYPE that declares entities is refused. Malformed input gives a
+// *SyntaxError with the line; DecoderOptions bounds memory and nesting.
+//
+// Every Entry it returns is independent of the Decoder: nothing in it is
+// rewritten later, so callers may keep entries (and copies of them) as they are.
+// Strings and hash lists of entries are carved out of shared slabs of a few tens
+// of KiB, so a kept entry keeps its slab alive. A Decoder is not safe for
+// concurrent use.
 type Decoder struct {
 	in       io.Reader
 	src      io.Reader
