@@ -203,6 +203,8 @@ type Decoder struct {
 	slab       []byte
 	hashBlocks []hashBlock
 
+	altSitemapNS string // the root's namespace when it is a variant of the Sitemap one
+
 	intern  map[string]string
 	names   []string         // element names as written, by openElem.qname
 	nameIDs map[string]int32 // index of names
@@ -1387,8 +1389,13 @@ func (d *Decoder) element(b []byte, nameEnd, colon, end int, selfClose bool) err
 		return err
 	}
 	kind := kIgnore
-	sm := nsk == nsSitemap || nsk == nsNone
+	sm := nsk == nsSitemap || nsk == nsNone || (nsk == nsOther && uri == d.altSitemapNS)
 	rs := nsk == nsRS || nsk == nsRSLegacy
+	if depth == 0 && nsk == nsOther && strings.Contains(strings.ToLower(uri), "sitemap") {
+		// A variant Sitemap namespace (Google's early ones, a trailing slash …):
+		// read the document, RootSpace tells the checker.
+		d.altSitemapNS, sm = uri, true
+	}
 	if depth < 2 || (depth == 2 && d.capDepth < 0 && d.stack[1].kind == kEntry && !(sm && (string(local) == "loc" || string(local) == "lastmod" || string(local) == "changefreq"))) {
 		line = d.curLine()
 	}

@@ -376,6 +376,15 @@ func TestDecodeDocuments(t *testing.T) {
 			},
 		},
 		{
+			name: "variant Sitemap namespace is read and recorded",
+			in:   `<urlset xmlns="http://www.google.com/schemas/sitemap/0.84" ` + decRS + `><url><loc>a</loc><rs:md length="1"/><x xmlns="urn:x"/></url></urlset>`,
+			check: func(t *testing.T, d *Document) {
+				if d.Root != RootURLSet || d.RootSpace != "http://www.google.com/schemas/sitemap/0.84" || len(d.Entries) != 1 || d.Entries[0].Loc != "a" || len(d.Entries[0].Extra) != 1 {
+					t.Errorf("%+v", d)
+				}
+			},
+		},
+		{
 			name: "urlset in a foreign namespace is not a Sitemap",
 			in:   `<urlset xmlns="urn:other"><url><loc>a</loc></url></urlset>`,
 			check: func(t *testing.T, d *Document) {
