@@ -13,7 +13,6 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
-	"charm.land/lipgloss/v2"
 
 	"rsx/crawl"
 	"rsx/fetch"
@@ -1041,7 +1040,8 @@ func fitBlock(s string, w, h int) string {
 		lines = lines[:h]
 	}
 	for i, l := range lines {
-		if lipgloss.Width(l) > w {
+		// Most lines are plain or exact already: measure cheaply first.
+		if len(l) > w && ansiWidth(l) > w {
 			lines[i] = ivFit(l, w)
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"rsx/fetch"
 	"rsx/model"
@@ -49,10 +50,11 @@ type document struct {
 	raw      []byte // the document's bytes, nil when too large
 	crumbs   []Crumb
 	cancel   context.CancelFunc
+	keys     *colKeys
 }
 
 func newDocument(url string, gen int) *document {
-	return &document{gen: gen, url: url, total: -1, entries: model.NewEntryTable()}
+	return &document{gen: gen, url: url, total: -1, entries: model.NewEntryTable(), keys: &colKeys{times: map[colKind][]int64{}}}
 }
 
 // base is the URL relative references are resolved against.
@@ -389,54 +391,198 @@ func formatLength(n int64) string {
 // ---------------------------------------------------------------------------
 // Sorting and filtering
 
-// sortPerm returns the positions of rows (nil: 0..n-1) sorted by column k,
-// stable, so equal keys keep document order.
-func sortPerm(d *document, n int, k colKind, desc bool) []int32 {
-	perm := make([]int32, n)
-	for i := range perm {
-		perm[i] = int32(i)
+// colKeys caches the sort and filter keys of columns whose accessors
+// allocate (datetimes are rebuilt as text on every call). Keys are built
+// only for a document that has finished loading, in a Cmd, once per column.
+type colKeys struct {
+	mu    sync.Mutex
+	times map[colKind][]int64
+	upper map[colKind][]uint64 // bit i: entry i's text has an upper-case ASCII letter
+}
+
+// timeKeys returns the keys of a datetime column of a loaded document,
+// building them on first use. It is safe to call from any goroutine.
+func (d *document) timeKeys(k colKind) []int64 {
+	d.keys.mu.Lock()
+	defer d.keys.mu.Unlock()
+	if ks, ok := d.keys.times[k]; ok {
+		return ks
 	}
-	if isNumericCol(k) {
-		keys := make([]int64, n)
-		for i := range keys {
-			keys[i], _ = colNumKey(d, k, i)
-		}
-		slices.SortStableFunc(perm, func(a, b int32) int {
-			ka, kb := keys[a], keys[b]
-			if desc {
-				ka, kb = kb, ka
+	n := d.entries.Len()
+	ks := make([]int64, n)
+	for i := range ks {
+		ks[i], _ = colNumKey(d, k, i)
+	}
+	d.keys.times[k] = ks
+	return ks
+}
+
+// upperBits returns, for a text column of a loaded document, a bit per
+// entry telling whether its text has an upper-case ASCII letter: the other
+// entries (nearly all URLs) are searched case-insensitively with a plain,
+// fast substring search.
+func (d *document) upperBits(k colKind) []uint64 {
+	d.keys.mu.Lock()
+	defer d.keys.mu.Unlock()
+	if bs, ok := d.keys.upper[k]; ok {
+		return bs
+	}
+	n := d.entries.Len()
+	bs := make([]uint64, (n+63)/64)
+	for i := range n {
+		s := colText(d, k, i)
+		for j := 0; j < len(s); j++ {
+			if c := s[j]; c >= 'A' && c <= 'Z' {
+				bs[i>>6] |= 1 << (i & 63)
+				break
 			}
-			switch {
-			case ka < kb:
-				return -1
-			case ka > kb:
+		}
+	}
+	if d.keys.upper == nil {
+		d.keys.upper = map[colKind][]uint64{}
+	}
+	d.keys.upper[k] = bs
+	return bs
+}
+
+// cachedTimeKeys returns the keys of column k if they are built already.
+func (d *document) cachedTimeKeys(k colKind) []int64 {
+	d.keys.mu.Lock()
+	defer d.keys.mu.Unlock()
+	return d.keys.times[k]
+}
+
+func isTimeCol(k colKind) bool {
+	switch k {
+	case colLastmod, colDatetime, colAt, colFrom, colUntil:
+		return true
+	}
+	return false
+}
+
+// sortPerm returns the rows 0..n-1 sorted by column k, stable (equal keys
+// keep document order, also when descending). frozen says the document has
+// finished loading, so cached keys may be built and used.
+func sortPerm(d *document, n int, k colKind, desc bool, frozen bool) []int32 {
+	perm := make([]int32, n)
+	if isNumericCol(k) {
+		type pair struct {
+			key int64
+			row int32
+		}
+		var keys []int64
+		if frozen && isTimeCol(k) {
+			keys = d.timeKeys(k)
+		}
+		ps := make([]pair, n)
+		for i := range ps {
+			if keys != nil {
+				ps[i] = pair{keys[i], int32(i)}
+			} else {
+				kv, _ := colNumKey(d, k, i)
+				ps[i] = pair{kv, int32(i)}
+			}
+		}
+		slices.SortFunc(ps, func(a, b pair) int {
+			if a.key != b.key {
+				if (a.key < b.key) != desc {
+					return -1
+				}
 				return 1
 			}
-			return 0
+			return int(a.row - b.row)
 		})
+		for i, p := range ps {
+			perm[i] = p.row
+		}
 		return perm
 	}
 	keys := make([]string, n)
 	for i := range keys {
 		keys[i] = colText(d, k, i)
 	}
-	slices.SortStableFunc(perm, func(a, b int32) int {
-		if desc {
-			return strings.Compare(keys[b], keys[a])
+	// URLs share long prefixes: compare the 8 bytes after the common prefix
+	// as a number first, and whole strings only when those are equal.
+	lcp := commonPrefixLen(keys)
+	type pair struct {
+		pk  uint64
+		row int32
+	}
+	ps := make([]pair, n)
+	for i, s := range keys {
+		ps[i] = pair{prefixKey(s, lcp), int32(i)}
+	}
+	slices.SortFunc(ps, func(a, b pair) int {
+		c := 0
+		switch {
+		case a.pk < b.pk:
+			c = -1
+		case a.pk > b.pk:
+			c = 1
+		default:
+			c = strings.Compare(keys[a.row][lcp:], keys[b.row][lcp:])
 		}
-		return strings.Compare(keys[a], keys[b])
+		if c != 0 {
+			if desc {
+				return -c
+			}
+			return c
+		}
+		return int(a.row - b.row)
 	})
+	for i, p := range ps {
+		perm[i] = p.row
+	}
 	return perm
 }
 
+// commonPrefixLen is the length of the prefix all of keys share.
+func commonPrefixLen(keys []string) int {
+	if len(keys) == 0 {
+		return 0
+	}
+	p := keys[0]
+	for _, s := range keys[1:] {
+		n := min(len(p), len(s))
+		i := 0
+		for i < n && p[i] == s[i] {
+			i++
+		}
+		p = p[:i]
+		if p == "" {
+			return 0
+		}
+	}
+	return len(p)
+}
+
+// prefixKey packs the 8 bytes of s after its first skip bytes, big-endian,
+// so that numbers order like the strings.
+func prefixKey(s string, skip int) uint64 {
+	var k uint64
+	for j := range 8 {
+		k <<= 8
+		if p := skip + j; p < len(s) {
+			k |= uint64(s[p])
+		}
+	}
+	return k
+}
+
 // filterQuery is a parsed filter: a substring, and optionally the one
-// column it applies to ("type:text/html", "change:deleted").
+// column it applies to ("type:text/html", "change:deleted"). A query that
+// is the beginning of a datetime ("2013-01", "2013-01-02T13") also selects
+// the entries whose datetimes fall in that period.
 type filterQuery struct {
 	raw    string
 	text   string // lower-cased when fold
 	fold   bool   // case-insensitive: the query has no upper-case letter
 	col    colKind
 	hasCol bool
+
+	isDate bool
+	lo, hi int64 // the period, Unix nanoseconds [lo, hi)
+	isHex  bool  // looks like (part of) a digest: the hash column is searched
 }
 
 func parseFilter(s string, cols []colKind) filterQuery {
@@ -450,30 +596,150 @@ func parseFilter(s string, cols []colKind) filterQuery {
 		}
 	}
 	q.fold = strings.ToLower(q.text) == q.text
+	q.lo, q.hi, q.isDate = datePeriod(strings.TrimSpace(q.text))
+	q.isHex = looksLikeDigest(q.text)
 	return q
 }
 
-// filterCols are the columns a plain query looks in: the loc and every
-// attribute the view shows.
-func filterCols(cols []colKind) []colKind {
-	out := []colKind{colLoc}
-	for _, k := range cols {
-		switch k {
-		case colLoc, colPackage, colPart, colLinks, colLength:
+// datePeriod reads the beginning of a W3C datetime (YYYY, YYYY-MM,
+// YYYY-MM-DD, then THH, THH:MM, THH:MM:SS, optionally ending in Z) as the
+// period it names.
+func datePeriod(s string) (lo, hi int64, ok bool) {
+	s = strings.TrimSuffix(s, "Z")
+	layouts := []struct {
+		layout string
+		next   func(time.Time) time.Time
+	}{
+		{"2006", func(t time.Time) time.Time { return t.AddDate(1, 0, 0) }},
+		{"2006-01", func(t time.Time) time.Time { return t.AddDate(0, 1, 0) }},
+		{"2006-01-02", func(t time.Time) time.Time { return t.AddDate(0, 0, 1) }},
+		{"2006-01-02T15", func(t time.Time) time.Time { return t.Add(time.Hour) }},
+		{"2006-01-02T15:04", func(t time.Time) time.Time { return t.Add(time.Minute) }},
+		{"2006-01-02T15:04:05", func(t time.Time) time.Time { return t.Add(time.Second) }},
+	}
+	for _, l := range layouts {
+		if len(s) != len(l.layout) {
 			continue
 		}
-		out = append(out, k)
+		t, err := time.Parse(l.layout, s)
+		if err != nil {
+			return 0, 0, false
+		}
+		return t.UnixNano(), l.next(t).UnixNano(), true
 	}
-	return out
+	return 0, 0, false
 }
 
-// matchRow tells whether entry i matches q.
-func matchRow(d *document, q *filterQuery, cols []colKind, i int) bool {
-	if q.hasCol {
-		return containsQuery(colText(d, q.col, i), q)
+// looksLikeDigest tells whether q could be part of a hash attribute: six
+// or more hex digits, or an algorithm prefix ("md5:", "sha-256:").
+func looksLikeDigest(q string) bool {
+	q = strings.ToLower(q)
+	if strings.HasPrefix(q, "md5:") || strings.HasPrefix(q, "sha") {
+		return true
 	}
-	for _, k := range cols {
-		if containsQuery(colText(d, k, i), q) {
+	if len(q) < 6 {
+		return false
+	}
+	for i := 0; i < len(q); i++ {
+		c := q[i]
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// rowMatcher tests entries against a query. Plain queries look at the loc
+// and the attributes that cost nothing to read (type, change, capability,
+// path); datetimes when the query is a date, the hash when it looks like a
+// digest.
+type rowMatcher struct {
+	d     *document
+	q     filterQuery
+	str   []colKind  // substring columns
+	upper [][]uint64 // per str column, when built: which entries have upper case
+	times []colKind  // period columns
+	keys  [][]int64  // per times column; nil: read through the table
+}
+
+// newMatcher prepares q over a document showing cols. With build the
+// datetime keys are built (the document must have finished loading);
+// otherwise only keys built before are used.
+func newMatcher(d *document, q filterQuery, cols []colKind, build bool) *rowMatcher {
+	m := &rowMatcher{d: d, q: q}
+	consider := func(k colKind) {
+		switch {
+		case isTimeCol(k):
+			if q.isDate {
+				m.times = append(m.times, k)
+			} else if q.hasCol {
+				m.str = append(m.str, k)
+			}
+		case k == colHash:
+			if q.isHex || q.hasCol {
+				m.str = append(m.str, k)
+			}
+		case k == colLength || k == colPart || k == colLinks:
+			if q.hasCol {
+				m.str = append(m.str, k)
+			}
+		default:
+			m.str = append(m.str, k)
+		}
+	}
+	if q.hasCol {
+		consider(q.col)
+	} else {
+		consider(colLoc)
+		for _, k := range cols {
+			if k != colLoc && k != colPackage {
+				consider(k)
+			}
+		}
+	}
+	for _, k := range m.times {
+		var ks []int64
+		if build {
+			ks = d.timeKeys(k)
+		} else {
+			ks = d.cachedTimeKeys(k)
+		}
+		m.keys = append(m.keys, ks)
+	}
+	m.upper = make([][]uint64, len(m.str))
+	if build && q.fold {
+		for j, k := range m.str {
+			if k == colLoc || k == colPackage || k == colPath {
+				m.upper[j] = d.upperBits(k)
+			}
+		}
+	}
+	return m
+}
+
+// match tells whether entry i matches.
+func (m *rowMatcher) match(i int) bool {
+	for j, k := range m.str {
+		s := colText(m.d, k, i)
+		if up := m.upper[j]; up != nil && up[i>>6]&(1<<(i&63)) == 0 {
+			// No upper case: the lower-case query is a plain substring.
+			if strings.Contains(s, m.q.text) {
+				return true
+			}
+			continue
+		}
+		if containsQuery(s, &m.q) {
+			return true
+		}
+	}
+	for j, k := range m.times {
+		var t int64
+		if ks := m.keys[j]; ks != nil {
+			t = ks[i]
+		} else {
+			t, _ = colNumKey(m.d, k, i)
+		}
+		if t >= m.q.lo && t < m.q.hi {
 			return true
 		}
 	}
@@ -550,9 +816,9 @@ func indexEither(s string, a, b byte) int {
 	return min(i, j)
 }
 
-// filterRows returns the rows of order (nil: 0..n-1) that match q, in that
-// order, scanning in parallel chunks. It stops early when ctx is done.
-func filterRows(ctx context.Context, d *document, n int, order []int32, q filterQuery, cols []colKind) []int32 {
+// filterRows returns the rows of order (nil: 0..n-1) that m matches, in
+// that order, scanning in parallel chunks. It stops early when ctx is done.
+func filterRows(ctx context.Context, m *rowMatcher, n int, order []int32) []int32 {
 	if order != nil {
 		n = len(order)
 	}
@@ -578,7 +844,7 @@ func filterRows(ctx context.Context, d *document, n int, order []int32, q filter
 				if order != nil {
 					i = int(order[p])
 				}
-				if matchRow(d, &q, cols, i) {
+				if m.match(i) {
 					out = append(out, int32(i))
 				}
 			}
@@ -655,6 +921,7 @@ type docView struct {
 	filteredN    int     // rows 0..filteredN-1 of the (possibly sorted) order were scanned
 	filterGen    int
 	filterBusy   bool
+	filterCancel context.CancelFunc
 	pendingQuery string // applied once the running filter ends
 
 	focus        docFocus
@@ -700,13 +967,11 @@ func (v *docView) refreshColumns() {
 		}
 		switch k {
 		case colChange:
-			cols[ci].Style = func(i int) (lipgloss.Style, bool) {
-				return c.Styles.ChangeStyle(string(d.entries.Change(i))), true
-			}
+			cols[ci].Paint = func(i int) Paint { return c.Styles.ChangePaint(string(d.entries.Change(i))) }
 		case colLoc, colPackage:
-			cols[ci].Style = func(int) (lipgloss.Style, bool) { return c.Styles.URL, true }
+			cols[ci].Paint = func(int) Paint { return c.Styles.Paint.URL }
 		case colLastmod, colDatetime, colAt, colFrom, colUntil, colHash, colPart, colLinks:
-			cols[ci].Style = func(int) (lipgloss.Style, bool) { return c.Styles.Dim, true }
+			cols[ci].Paint = func(int) Paint { return c.Styles.Paint.Dim }
 		}
 	}
 	v.tbl.SetColumns(cols)
@@ -780,10 +1045,9 @@ func (v *docView) entriesChanged(from int) {
 		}
 	}
 	if v.filtered != nil && !v.filterBusy {
-		q := v.query
-		cols := filterCols(v.kinds)
+		m := newMatcher(v.doc, v.query, v.kinds, false)
 		for i := max(from, v.filteredN); i < n; i++ {
-			if matchRow(v.doc, &q, cols, i) {
+			if m.match(i) {
 				v.filtered = append(v.filtered, int32(i))
 			}
 		}
@@ -815,6 +1079,20 @@ func (v *docView) applyPerm() {
 func (v *docView) loadDone() tea.Cmd {
 	v.refreshColumns()
 	var cmds []tea.Cmd
+	if d := v.doc; d.entries.Len() >= 50000 && d.err == nil {
+		// Build the filter's and sort's keys now, in the background, so that
+		// the first keystroke is as quick as the next ones.
+		kinds := v.kinds
+		cmds = append(cmds, func() tea.Msg {
+			d.upperBits(colLoc)
+			for _, k := range kinds {
+				if isTimeCol(k) {
+					d.timeKeys(k)
+				}
+			}
+			return nil
+		})
+	}
 	if v.sortCol >= 0 {
 		cmds = append(cmds, v.startSort())
 	} else if v.query.raw != "" {
@@ -838,13 +1116,13 @@ func (v *docView) startSort() tea.Cmd {
 	if d.loading || n < 20000 {
 		// Small, or still being appended to: sort here, it is quick enough
 		// and the table is not safe to read from another goroutine.
-		v.order = sortPerm(d, n, k, desc)
+		v.order = sortPerm(d, n, k, desc, false)
 		v.sortRunning = false
 		return v.refilter()
 	}
 	v.sortRunning = true
 	return func() tea.Msg {
-		return sortedMsg{doc: d, gen: gen, col: col, desc: desc, n: n, perm: sortPerm(d, n, k, desc)}
+		return sortedMsg{doc: d, gen: gen, col: col, desc: desc, n: n, perm: sortPerm(d, n, k, desc, true)}
 	}
 }
 
@@ -869,17 +1147,23 @@ func (v *docView) startFilter(s string) tea.Cmd {
 		return nil
 	}
 	q := parseFilter(s, v.kinds)
-	cols := filterCols(v.kinds)
 	d := v.doc
 	n := d.entries.Len()
-	// Narrowing: the new query contains the old one, so only rows that
-	// matched it can match.
-	if v.filtered != nil && !v.filterBusy && v.query.raw != "" && v.filteredN == n &&
-		q.hasCol == v.query.hasCol && q.col == v.query.col && q.fold == v.query.fold &&
-		strings.Contains(q.text, v.query.text) && len(v.filtered) < 200000 {
+	if v.filterCancel != nil {
+		v.filterCancel() // a scan for an older keystroke is not wanted any more
+		v.filterCancel = nil
+	}
+	// Narrowing: the new query contains the old one and means the same kind
+	// of thing, so only rows that matched the old one can match.
+	old := v.query
+	if v.filtered != nil && !v.filterBusy && old.raw != "" && v.filteredN == n &&
+		q.hasCol == old.hasCol && q.col == old.col && q.fold == old.fold &&
+		q.isHex == old.isHex && q.isDate == old.isDate && (!q.isDate || (q.lo >= old.lo && q.hi <= old.hi)) &&
+		strings.Contains(q.text, old.text) && len(v.filtered) < 50000 {
+		m := newMatcher(d, q, v.kinds, false)
 		out := make([]int32, 0, len(v.filtered))
 		for _, i := range v.filtered {
-			if matchRow(d, &q, cols, int(i)) {
+			if m.match(int(i)) {
 				out = append(out, i)
 			}
 		}
@@ -888,19 +1172,26 @@ func (v *docView) startFilter(s string) tea.Cmd {
 		return nil
 	}
 	order := v.order
-	if d.loading || n < 100000 {
+	if d.loading || n < 50000 {
 		v.query = q
-		v.filtered = filterRows(context.Background(), d, n, order, q, cols)
+		v.filtered = filterRows(context.Background(), newMatcher(d, q, v.kinds, false), n, order)
 		v.filteredN = n
 		v.filterBusy = false
 		v.applyPerm()
 		return nil
 	}
+	// A large loaded document: scan in a Cmd, typing goes on meanwhile.
 	v.query = q
 	v.filterBusy = true
-	gen := v.filterGen
+	gen, kinds := v.filterGen, v.kinds
+	ctx, cancel := context.WithCancel(context.Background())
+	v.filterCancel = cancel
 	return func() tea.Msg {
-		return filteredMsg{doc: d, gen: gen, query: s, n: n, rows: filterRows(context.Background(), d, n, order, q, cols)}
+		rows := filterRows(ctx, newMatcher(d, q, kinds, true), n, order)
+		if ctx.Err() != nil {
+			return nil
+		}
+		return filteredMsg{doc: d, gen: gen, query: s, n: n, rows: rows}
 	}
 }
 
@@ -1154,7 +1445,7 @@ func (v docView) View(status string) string {
 		tbl := v.tbl.View()
 		det := v.detailView()
 		if v.detailRight {
-			bodyView = lipgloss.JoinHorizontal(lipgloss.Top, tbl, det)
+			bodyView = joinColumns(tbl, det)
 		} else {
 			bodyView = tbl + "\n" + det
 		}
@@ -1567,25 +1858,85 @@ func (v docView) detailView() string {
 	bodyH := h - 3 // border (2) and title
 	scroll := min(v.detailScroll, max(len(lines)-bodyH, 0))
 	end := min(scroll+bodyH, len(lines))
-	shown := lines[scroll:end]
 	more := ""
 	if end < len(lines) {
-		more = st.Dim.Render(fmt.Sprintf("  ↓ %d more", len(lines)-end))
+		more = fmt.Sprintf("↓ %d more", len(lines)-end)
 	}
+	return drawBox(st, v.focus == focusDetail, title, more, lines[scroll:end], w, h)
+}
+
+// drawBox draws a rounded box of exactly w×h cells: a title line inside,
+// then the lines (each cut to fit). It writes the escape sequences itself:
+// lipgloss borders cost more than the whole table on every frame.
+func drawBox(st *Styles, focused bool, title, note string, lines []string, w, h int) string {
+	border := st.Paint.Border
+	if focused {
+		border = st.Paint.BorderFocused
+	}
+	inner := w - 4
 	var b strings.Builder
-	b.WriteString(st.PaneTitle.Render(title) + more)
-	for _, l := range shown {
+	b.Grow((w + 32) * h)
+	b.WriteString(border.Apply("╭" + strings.Repeat("─", w-2) + "╮"))
+	row := func(content string) {
 		b.WriteByte('\n')
-		b.WriteString(ivFit(l, innerW))
+		b.WriteString(border.Apply("│"))
+		b.WriteByte(' ')
+		b.WriteString(content)
+		if pad := inner - ansiWidth(content); pad > 0 {
+			b.WriteString(strings.Repeat(" ", pad))
+		}
+		b.WriteByte(' ')
+		b.WriteString(border.Apply("│"))
 	}
-	for i := len(shown); i < bodyH; i++ {
-		b.WriteByte('\n')
+	head := st.Paint.PaneHead.Apply(truncate(title, inner, truncEnd))
+	if note != "" && textWidth(title)+2+textWidth(note) <= inner {
+		head += "  " + st.Paint.Dim.Apply(note)
 	}
-	pane := st.Pane
-	if v.focus == focusDetail {
-		pane = st.PaneFocused
+	row(head)
+	for i := 0; i < h-3; i++ {
+		l := ""
+		if i < len(lines) {
+			l = lines[i]
+			if ansiWidth(l) > inner {
+				l = ivFit(l, inner)
+			}
+		}
+		row(l)
 	}
-	return pane.Padding(0, 1).Width(w).Height(h).Render(b.String())
+	b.WriteByte('\n')
+	b.WriteString(border.Apply("╰" + strings.Repeat("─", w-2) + "╯"))
+	return b.String()
+}
+
+// ansiWidth is the display width of a string that may hold escape
+// sequences.
+func ansiWidth(s string) int {
+	if isASCII(s) {
+		return len(s)
+	}
+	return ansi.StringWidth(s)
+}
+
+// joinColumns puts two blocks side by side, line by line; the left one's
+// lines are all of the same width.
+func joinColumns(left, right string) string {
+	ll := strings.Split(left, "\n")
+	rl := strings.Split(right, "\n")
+	n := max(len(ll), len(rl))
+	var b strings.Builder
+	b.Grow(len(left) + len(right) + n)
+	for i := range n {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		if i < len(ll) {
+			b.WriteString(ll[i])
+		}
+		if i < len(rl) {
+			b.WriteString(rl[i])
+		}
+	}
+	return b.String()
 }
 
 // partName names the part an entry of a combined view came from.

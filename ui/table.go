@@ -7,7 +7,6 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
-	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 )
 
@@ -30,9 +29,9 @@ type tableColumn struct {
 
 	// Value is the cell text of underlying row i.
 	Value func(i int) string
-	// Style, when set, colours the cell of underlying row i (not on the
+	// Paint, when set, colours the cell of underlying row i (not on the
 	// selected row, which has one style throughout).
-	Style func(i int) (lipgloss.Style, bool)
+	Paint func(i int) Paint
 }
 
 // table is a virtual table: it draws only the rows in view. Its rows are the
@@ -384,7 +383,7 @@ func (t *table) View() string {
 			if selected {
 				line.WriteString(num)
 			} else {
-				line.WriteString(st.RowNumber.Render(num))
+				line.WriteString(st.Paint.RowNumber.Apply(num))
 			}
 			line.WriteByte(' ')
 		}
@@ -397,10 +396,8 @@ func (t *table) View() string {
 				line.WriteByte(' ')
 			}
 			cell := fit(c.Value(i), w, c.Right, c.Trunc)
-			if !selected && c.Style != nil {
-				if s, ok := c.Style(i); ok {
-					cell = s.Render(cell)
-				}
+			if !selected && c.Paint != nil {
+				cell = c.Paint(i).Apply(cell)
 			}
 			line.WriteString(cell)
 		}
