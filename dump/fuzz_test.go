@@ -1,0 +1,40 @@
+package dump
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"testing"
+)
+
+// FuzzOpenPackage feeds arbitrary bytes as a ZIP: OpenPackage refuses them or
+// gives a package that Check, Verify and Extract handle without panicking and
+// without writing outside the destination.
+func FuzzOpenPackage(f *testing.F) {
+	f.Add(goodPackage(f))
+	if b, err := os.ReadFile("../testdata/dump/bitstream-package.zip"); err == nil {
+		f.Add(b)
+	}
+	f.Add(buildZip(f, zm{name: ManifestName, data: manifest(entry("http://example.com/a", "/../a", []byte("x")))}, zm{name: "../a", data: []byte("x")}))
+	f.Add([]byte("PK\x05\x06\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00"))
+	f.Add([]byte{})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		opts := Options{MaxMemberBytes: 1 << 20, MaxTotalBytes: 4 << 20, MaxManifestBytes: 1 << 20}
+		p, err := OpenPackage(bytes.NewReader(b), int64(len(b)), opts)
+		if err != nil {
+			return
+		}
+		_ = p.Check()
+		if _, err := p.Verify(context.Background(), nil); err != nil {
+			t.Fatal(err)
+		}
+		parent := t.TempDir()
+		dest := parent + "/dest"
+		if _, err := p.Extract(context.Background(), dest, nil); err != nil {
+			t.Fatal(err)
+		}
+		if ents, _ := os.ReadDir(parent); len(ents) != 1 {
+			t.Fatalf("extraction wrote beside the destination: %v", ents)
+		}
+	})
+}
