@@ -278,6 +278,8 @@ func (g *Graph) fetchDoc(ctx context.Context, url string, o LoadOptions) (doc *D
 	if err != nil {
 		doc.Err = fmt.Errorf("read %s: %w", url, err)
 		doc.Bytes = dec.BytesRead()
+		hc := *h
+		doc.Header = &hc
 		if chk != nil {
 			doc.Problems = []model.Problem{readProblem(err)}
 			doc.Errors = 1
@@ -334,6 +336,11 @@ func (g *Graph) fetchDoc(ctx context.Context, url string, o LoadOptions) (doc *D
 		}
 	}
 	doc.Bytes = dec.BytesRead()
+	// The decoder's Header lives inside the Decoder: keeping that pointer
+	// would keep the decoder's buffers (hundreds of KB) alive with every
+	// document of a walk. A copy of the struct refers to none of them.
+	hc := *h
+	doc.Header = &hc
 	if chk != nil {
 		if readErr == nil {
 			chk.End(h, doc.Bytes)
