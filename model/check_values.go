@@ -11,20 +11,23 @@ import (
 )
 
 // chkSet remembers 64-bit hashes of values (URIs, paths) with the entry that
-// first had each: open addressing with linear probing, at most half full,
-// growing by doubling up to chkMaxTracked values, after which it stops
+// first had each: open addressing with linear probing over one array (hash and
+// entry side by side, so an insertion touches one cache line), at most half
+// full, growing by doubling up to chkMaxTracked values, after which it stops
 // remembering. Two values with the same 64-bit hash would be taken for
-// duplicates: with maphash's seeded hash that is a 1-in-10^8 event for a
+// duplicates: with maphash's seeded hash that is a 1-in-10^7 event for a
 // million entries.
 type chkSet struct {
-	slots []uint64 // hash with the low bit set; 0 is empty
-	first []int32
+	slots []chkSlot
 	n     int
 }
 
-func newChkSet() *chkSet {
-	return &chkSet{slots: make([]uint64, 256), first: make([]int32, 256)}
+type chkSlot struct {
+	h     uint64 // hash with the low bit set; 0 is empty
+	first int32
 }
+
+func newChkSet() *chkSet { return &chkSet{slots: make([]chkSlot, 1024)} }
 
 // add records h for entry idx; when h was there already it returns the entry that
 // had it and true.
@@ -32,37 +35,36 @@ func (s *chkSet) add(h uint64, idx int) (int, bool) {
 	h |= 1
 	mask := len(s.slots) - 1
 	for p := int(h>>33) & mask; ; p = (p + 1) & mask {
-		switch s.slots[p] {
+		switch sl := &s.slots[p]; sl.h {
 		case 0:
 			if s.n >= chkMaxTracked {
 				return 0, false
 			}
-			s.slots[p], s.first[p] = h, int32(idx)
+			sl.h, sl.first = h, int32(idx)
 			s.n++
 			if 2*s.n > len(s.slots) {
 				s.grow()
 			}
 			return 0, false
 		case h:
-			return int(s.first[p]), true
+			return int(sl.first), true
 		}
 	}
 }
 
 func (s *chkSet) grow() {
-	old, oldFirst := s.slots, s.first
-	s.slots = make([]uint64, 2*len(old))
-	s.first = make([]int32, 2*len(old))
+	old := s.slots
+	s.slots = make([]chkSlot, 2*len(old))
 	mask := len(s.slots) - 1
-	for i, h := range old {
-		if h == 0 {
+	for _, sl := range old {
+		if sl.h == 0 {
 			continue
 		}
-		p := int(h>>33) & mask
-		for s.slots[p] != 0 {
+		p := int(sl.h>>33) & mask
+		for s.slots[p].h != 0 {
 			p = (p + 1) & mask
 		}
-		s.slots[p], s.first[p] = h, oldFirst[i]
+		s.slots[p] = sl
 	}
 }
 
