@@ -62,17 +62,25 @@ type output struct {
 	file *os.File
 }
 
-// begin prepares the destination of member name: checks it, creates its
-// directories (refusing symlinks and files in the way) and opens a temporary
-// file beside it. reason is why the member is refused.
-func (x *extractor) begin(name string, size int64) (*output, string) {
+// admit decides, in manifest order, whether member name of size bytes may be
+// written: a path is written once, and the bytes of one extraction are bounded.
+func (x *extractor) admit(name string, size int64) string {
 	if x.seen[name] {
-		return nil, "path repeated: an earlier entry of the manifest already has it"
+		return "path repeated: an earlier entry of the manifest already has it"
 	}
 	x.seen[name] = true
 	if size > x.budget {
-		return nil, fmt.Sprintf("extracting its %d bytes would pass the limit of bytes written by one extraction", size)
+		return fmt.Sprintf("extracting its %d bytes would pass the limit of bytes written by one extraction", size)
 	}
+	x.budget -= size
+	return ""
+}
+
+// begin prepares the destination of member name: checks it, creates its
+// directories (refusing symlinks and files in the way) and opens a temporary
+// file beside it. reason is why the member is refused. It is safe for
+// concurrent use.
+func (x *extractor) begin(name string) (*output, string) {
 	target := filepath.Join(x.real, filepath.FromSlash(name))
 	if rel, err := filepath.Rel(x.real, target); err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
 		return nil, "path resolves outside the destination directory"
@@ -115,7 +123,6 @@ func (x *extractor) begin(name string, size int64) (*output, string) {
 	if err != nil {
 		return nil, "cannot create a temporary file: " + cleanErr(err)
 	}
-	x.budget -= size
 	return &output{name: name, tmp: tmp, file: f}, ""
 }
 

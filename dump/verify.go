@@ -7,8 +7,11 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"rsx/model"
 )
@@ -102,8 +105,18 @@ func (p *Package) Verify(ctx context.Context, progress func(done, total int64)) 
 	return p.process(ctx, nil, progress, true)
 }
 
+// outcome is what became of one item.
+type outcome struct {
+	missing bool
+	reason  string // refused, and why
+	mism    []Mismatch
+	ok      bool // verified (and written, when extracting)
+	n       int64
+}
+
 // process verifies, and extracts through x when x is not nil. Without read
-// it only checks what needs no reading of bitstreams.
+// it only checks what needs no reading of bitstreams. Members are read by up
+// to GOMAXPROCS workers; the Result lists everything in manifest order.
 func (p *Package) process(ctx context.Context, x *extractor, progress func(done, total int64), read bool) (*Result, error) {
 	res := &Result{}
 	if n := len(p.Members); n > p.opts.MaxMembers {
@@ -112,80 +125,57 @@ func (p *Package) process(ctx context.Context, x *extractor, progress func(done,
 		return res, nil
 	}
 	items := p.plan(res)
+	outs := make([]outcome, len(items))
+	files := make([]*zip.File, len(items)) // the member to read, nil when there is none to read
 	listed := make(map[string]bool, len(items))
 	var total int64
 	for i := range items {
-		if items[i].name == "" {
-			continue
-		}
-		listed[items[i].name] = true
-		if idx := p.byName[items[i].name]; len(idx) == 1 {
-			total += min(int64(min(p.zr.File[idx[0]].UncompressedSize64, 1<<62)), p.opts.MaxMemberBytes)
-		}
-	}
-	var done int64
-	count := func(n int64) {
-		done += n
-		if progress != nil {
-			progress(done, total)
-		}
-	}
-	buf := make([]byte, 256<<10)
-	for i := range items {
-		if err := ctx.Err(); err != nil {
-			return res, err
-		}
-		it := &items[i]
-		refuse := func(reason string) {
-			res.Refused = append(res.Refused, Refusal{Path: it.path, Loc: it.loc, Reason: reason})
-		}
+		it, o := &items[i], &outs[i]
 		if it.reason != "" {
-			refuse("path " + it.reason)
+			o.reason = "path " + it.reason
 			continue
 		}
+		listed[it.name] = true
 		idx := p.byName[it.name]
-		if len(idx) == 0 {
-			res.Missing = append(res.Missing, it.path)
+		switch {
+		case len(idx) == 0:
+			o.missing = true
 			continue
-		}
-		if len(idx) > 1 {
-			refuse(fmt.Sprintf("the package has %d members named %q: which one is meant is ambiguous", len(idx), it.name))
+		case len(idx) > 1:
+			o.reason = fmt.Sprintf("the package has %d members named %q: which one is meant is ambiguous", len(idx), it.name)
 			continue
 		}
 		f := p.zr.File[idx[0]]
 		if why := p.memberRefusal(f); why != "" {
-			refuse("member " + why)
+			o.reason = "member " + why
 			continue
 		}
 		if !read {
 			continue
 		}
-		var w io.Writer
-		var out *output
 		if x != nil {
-			var reason string
-			out, reason = x.begin(it.name, int64(f.UncompressedSize64))
-			if reason != "" {
-				refuse(reason)
+			if o.reason = x.admit(it.name, int64(f.UncompressedSize64)); o.reason != "" {
 				continue
 			}
-			w = out.file
 		}
-		n, mism, reason, err := p.stream(ctx, f, it, w, buf, count)
-		res.Bytes += n
-		if err == nil && out != nil && reason == "" && len(mism) == 0 {
-			reason = x.commit(out)
-		} else if out != nil {
-			x.abort(out)
-		}
-		if err != nil {
+		files[i] = f
+		total += int64(f.UncompressedSize64)
+	}
+	if read {
+		if err := p.readAll(ctx, x, items, files, outs, total, progress); err != nil {
 			return res, err
 		}
-		res.Mismatched = append(res.Mismatched, mism...)
+	}
+	for i := range items {
+		it, o := &items[i], &outs[i]
+		res.Bytes += o.n
+		res.Mismatched = append(res.Mismatched, o.mism...)
 		switch {
-		case reason != "":
-			refuse(reason)
-		case len(mism) == 0:
+		case o.missing:
+			res.Missing = append(res.Missing, it.path)
+		case o.reason != "":
+			res.Refused = append(res.Refused, Refusal{Path: it.path, Loc: it.loc, Reason: o.reason})
+		case o.ok:
 			res.Verified++
 			if x != nil {
 				res.Extracted++
@@ -206,6 +196,77 @@ func (p *Package) process(ctx context.Context, x *extractor, progress func(done,
 		}
 	}
 	return res, nil
+}
+
+// readAll reads the members in files (verifying, and writing through x when
+// x is not nil) with up to GOMAXPROCS workers, filling outs.
+func (p *Package) readAll(ctx context.Context, x *extractor, items []item, files []*zip.File, outs []outcome, total int64, progress func(done, total int64)) error {
+	var (
+		mu   sync.Mutex
+		done int64
+		next atomic.Int64
+		wg   sync.WaitGroup
+	)
+	count := func(n int64) {
+		if progress == nil {
+			return
+		}
+		mu.Lock()
+		done += n
+		progress(done, total)
+		mu.Unlock()
+	}
+	workers := 0
+	for _, f := range files {
+		if f != nil {
+			workers++
+		}
+	}
+	workers = min(workers, runtime.GOMAXPROCS(0))
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			buf := make([]byte, 256<<10)
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(files) || ctx.Err() != nil {
+					return
+				}
+				if files[i] == nil {
+					continue
+				}
+				outs[i] = p.readOne(ctx, x, &items[i], files[i], buf, count)
+			}
+		}()
+	}
+	wg.Wait()
+	return ctx.Err()
+}
+
+// readOne verifies one member, and writes it through x when x is not nil.
+func (p *Package) readOne(ctx context.Context, x *extractor, it *item, f *zip.File, buf []byte, count func(int64)) outcome {
+	var w io.Writer
+	var out *output
+	if x != nil {
+		var reason string
+		if out, reason = x.begin(it.name); reason != "" {
+			return outcome{reason: reason}
+		}
+		w = out.file
+	}
+	n, mism, reason, err := p.stream(ctx, f, it, w, buf, count)
+	if out != nil {
+		if err == nil && reason == "" && len(mism) == 0 {
+			reason = x.commit(out)
+		} else {
+			x.abort(out)
+		}
+	}
+	if err != nil {
+		return outcome{reason: "cancelled", n: n}
+	}
+	return outcome{n: n, mism: mism, reason: reason, ok: reason == "" && len(mism) == 0}
 }
 
 // memberRefusal tells why a member is not read, "" when it may be.
