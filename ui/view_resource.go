@@ -410,7 +410,8 @@ type resourceView struct {
 type resourceSession struct{ _ byte }
 
 // newResourceView returns the view of entry's resource. Downloads go through
-// d (c.Backend when d is nil). Init starts fetching the resource.
+// d (c.Backend when d is nil). Init starts fetching the resource. For a bare
+// URL, pass model.Entry{Index: -1, Loc: url}.
 func newResourceView(c *Common, d downloader, entry model.Entry) resourceView {
 	if d == nil && c != nil && c.Backend != nil {
 		d = c.Backend
@@ -436,6 +437,12 @@ func newResourceView(c *Common, d downloader, entry model.Entry) resourceView {
 		}
 	}
 	return v
+}
+
+// fromDocument reports whether the entry came from a document (rather than
+// being made up for a bare URL, e.g. a mirror link opened on its own).
+func (v resourceView) fromDocument() bool {
+	return v.entry.Index >= 0 && (v.entry.HasLoc || v.entry.Line > 0)
 }
 
 // Init starts fetching the primary resource.
@@ -669,7 +676,7 @@ func (v resourceView) lines(st viewStyles, w int) ([]string, int) {
 	p := &v.targets[0]
 
 	head := st.Title.Render("Resource") + "  " + st.URL.Render(ivSanitize(v.entry.Loc))
-	if v.entry.Index >= 0 {
+	if v.fromDocument() {
 		head += st.Dim.Render(fmt.Sprintf("  entry %d", v.entry.Index+1))
 	}
 	add(head)

@@ -498,3 +498,18 @@ func TestResourceViewDropsStaleResults(t *testing.T) {
 		t.Errorf("after the refetch: state %d, %s", a.targets[0].state, marksOf(a.targets[0].checks))
 	}
 }
+
+func TestResourceViewBareURL(t *testing.T) {
+	for _, e := range []model.Entry{{Loc: "http://example.com/res1"}, {Index: -1, Loc: "http://example.com/res1"}} {
+		v := newResourceView(ivTestCommon(), ivResourceFake(), e)
+		v.SetSize(100, 20)
+		v, _ = ivDrive(v, resourceView.Update, ivRunCmd(v.Init())...)
+		screen := strings.Join(ivLines(v.View()), "\n")
+		if strings.Contains(screen, "entry ") || !strings.Contains(screen, "Declared  nothing (no length, type, lastmod or hash)") {
+			t.Errorf("bare URL %+v:\n%s", e, screen)
+		}
+		if !strings.Contains(screen, "✓ status    2xx                      200 OK") {
+			t.Errorf("bare URL not fetched:\n%s", screen)
+		}
+	}
+}
