@@ -206,6 +206,7 @@ func TestChangeDumpManifestDeleted(t *testing.T) {
 	cd := changeManifest(
 		`<url><loc>http://example.com/res1</loc><rs:md change="created" datetime="2024-01-01T01:00:00Z" hash="md5:`+md5hex(d1)+`" length="15" path="/changes/res1.v1"/></url>`,
 		`<url><loc>http://example.com/res5</loc><rs:md change="deleted" datetime="2024-01-01T02:00:00Z"/></url>`,
+		`<url><loc>http://example.com/res6</loc><rs:md change="deleted" datetime="2024-01-01T02:00:00Z" path="/changes/res6.v3"/></url>`,
 		`<url><loc>http://example.com/res4</loc><rs:md change="updated" path="/changes/res4.v2"/>`+
 			`<rs:ln rel="http://www.openarchives.org/rs/terms/patch" href="http://example.com/res4-patch" type="application/json-patch" path="/patches/res4.v2" hash="md5:`+md5hex([]byte("[]"))+`"/></url>`,
 	)
@@ -214,7 +215,7 @@ func TestChangeDumpManifestDeleted(t *testing.T) {
 		t.Fatal(p.Capability())
 	}
 	r, err := p.Verify(context.Background(), nil)
-	if err != nil || !r.OK() || r.Verified != 3 || len(r.Unlisted) != 0 || !slices.Equal(r.Deleted, []string{"http://example.com/res5"}) {
+	if err != nil || !r.OK() || r.Verified != 3 || len(r.Unlisted) != 0 || !slices.Equal(r.Deleted, []string{"http://example.com/res5", "http://example.com/res6"}) {
 		t.Fatalf("%+v %v", r, err)
 	}
 }

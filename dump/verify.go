@@ -61,6 +61,7 @@ type item struct {
 	hash      model.HashList
 	length    int64
 	hasLength bool
+	optional  bool // a deleted entry's path: no member needed
 }
 
 // plan lists the bitstreams the manifest expects, the entries that cannot be
@@ -76,7 +77,7 @@ func (p *Package) plan(res *Result) []item {
 		}
 		switch {
 		case e.MD.HasPath && !(deleted && e.MD.Path == ""):
-			it := item{loc: e.Loc, path: e.MD.Path, hash: e.MD.Hash, length: e.MD.Length, hasLength: e.MD.LengthOK}
+			it := item{loc: e.Loc, path: e.MD.Path, hash: e.MD.Hash, length: e.MD.Length, hasLength: e.MD.LengthOK, optional: deleted}
 			it.name, it.reason = manifestName(e.MD.Path)
 			items = append(items, it)
 		case deleted && changeDump:
@@ -139,7 +140,7 @@ func (p *Package) process(ctx context.Context, x *extractor, progress func(done,
 		idx := p.byName[it.name]
 		switch {
 		case len(idx) == 0:
-			o.missing = true
+			o.missing = !it.optional
 			continue
 		case len(idx) > 1:
 			o.reason = fmt.Sprintf("the package has %d members named %q: which one is meant is ambiguous", len(idx), it.name)
