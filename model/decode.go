@@ -208,8 +208,7 @@ type Decoder struct {
 	intern  map[string]string
 	names   []string         // element names as written, by openElem.qname
 	nameIDs map[string]int32 // index of names
-	qnames  [8]int32         // recently used names
-	qnext   int
+	qslots  [64]int32        // small hash of names: index in names + 1, 0 when empty
 	nLegacy int
 }
 
@@ -380,8 +379,16 @@ func (d *Decoder) loop() error {
 			continue
 		}
 		var err error
-		if d.buf[d.pos] == '<' {
+		if c := d.buf[d.pos]; c == '<' {
 			err = d.markup()
+		} else if decIsSpace(c) && d.state == stRoot && !d.collecting() && d.capDepth < 0 {
+			// Indentation between elements: skip it without ceremony.
+			i := d.pos + 1
+			for i < d.end && decIsSpace(d.buf[i]) {
+				i++
+			}
+			d.pos = i
+			continue
 		} else {
 			err = d.textRun()
 		}
@@ -903,12 +910,20 @@ func anySpecial(b []byte) bool {
 	return (w|(w-lo*0x20)&^w|(amp-lo)&^amp|(lt-lo)&^lt)&hi != 0
 }
 
-// nameByte reports whether c can be part of an XML name (bytes >= 0x80 are
+// nameChars marks the bytes that can be part of an XML name (bytes >= 0x80 are
 // accepted as parts of non-ASCII name characters).
-func nameByte(c byte) bool {
-	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' ||
-		c == '-' || c == '_' || c == '.' || c == ':' || c >= 0x80
-}
+const nameChars = "" +
+	"\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00" +
+	"\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x01\x00\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x00\x00\x00\x00\x00" +
+	"\x00\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x00\x00\x00\x00\x01" +
+	"\x00\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x00\x00\x00\x00\x00" +
+	"\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01" +
+	"\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01" +
+	"\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01" +
+	"\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01"
+
+// nameByte reports whether c can be part of an XML name.
+func nameByte(c byte) bool { return nameChars[c] != 0 }
 
 func nameStartByte(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' || c >= 0x80
@@ -1154,10 +1169,9 @@ func (d *Decoder) internBytes(b []byte) string {
 
 // qname returns the index in d.names of an element name as written.
 func (d *Decoder) qname(b []byte) (int32, error) {
-	for _, q := range d.qnames {
-		if int(q) < len(d.names) && d.names[q] == string(b) {
-			return q, nil
-		}
+	h := (len(b)*7 + int(b[0])*3 + int(b[len(b)-1])) & (len(d.qslots) - 1)
+	if q := d.qslots[h] - 1; q >= 0 && d.names[q] == string(b) {
+		return q, nil
 	}
 	q, ok := d.nameIDs[string(b)]
 	if !ok {
@@ -1172,8 +1186,7 @@ func (d *Decoder) qname(b []byte) (int32, error) {
 		d.names = append(d.names, name)
 		d.nameIDs[name] = q
 	}
-	d.qnames[d.qnext] = q
-	d.qnext = (d.qnext + 1) % len(d.qnames)
+	d.qslots[h] = q + 1
 	return q, nil
 }
 
@@ -1496,7 +1509,41 @@ func (d *Decoder) element(b []byte, nameEnd, colon, end int, selfClose bool) err
 	if selfClose {
 		return d.closeElement()
 	}
+	if kind == kLoc || kind == kLastmod || kind == kChangefreq {
+		return d.leafText(qname)
+	}
 	return nil
+}
+
+// collecting reports whether the innermost element collects its text.
+func (d *Decoder) collecting() bool {
+	if len(d.stack) == 0 {
+		return false
+	}
+	switch d.stack[len(d.stack)-1].kind {
+	case kLoc, kLastmod, kChangefreq, kCapture:
+		return true
+	}
+	return false
+}
+
+// leafText is the fast path for <loc>text</loc> and the like: when the text and
+// the end tag are in the window, they are handled at once. Anything else (a
+// comment, CDATA, a child, the window's end) is left to the general loop.
+func (d *Decoder) leafText(qname int32) error {
+	rest := d.buf[d.pos:d.end]
+	k := bytes.IndexByte(rest, '<')
+	name := d.names[qname]
+	if k < 0 || k > d.maxToken || len(rest) < k+3+len(name) || rest[k+1] != '/' || string(rest[k+2:k+2+len(name)]) != name || rest[k+2+len(name)] != '>' {
+		return nil
+	}
+	tgt := d.textTarget()
+	var err error
+	if *tgt, err = d.appendDecoded(*tgt, rest[:k], false, d.curLine()); err != nil {
+		return err
+	}
+	d.pos += k + 3 + len(name)
+	return d.closeElement()
 }
 
 func (d *Decoder) legacy(what string, line int) {
