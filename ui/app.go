@@ -573,6 +573,9 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tickMsg:
 		a.ticking = false
 		a.frame++
+		if hp, ok := a.insp.(*httpPage); ok && a.page == pageInspector {
+			hp.refresh()
+		}
 		if a.busy() {
 			return a, a.tick()
 		}
@@ -598,6 +601,13 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case jumpToEntryMsg:
 		a.leavePage()
 		return a, a.dv.JumpTo(msg.Index)
+	case showRawLineMsg:
+		p, ok := a.rawPageFor()
+		if !ok {
+			return a, nil
+		}
+		p.v.GotoLine(msg.Line)
+		return a, a.showPage(p)
 	case closeViewMsg:
 		a.leavePage()
 		return a, nil
@@ -742,9 +752,16 @@ func (a *App) key(msg tea.KeyPressMsg) tea.Cmd {
 	return a.docKey(msg)
 }
 
-// back is esc: close a page, clear a filter, cancel a load, or go back.
+// back is esc: cancel a page's work or close it, clear a filter, cancel a
+// load, or go back.
 func (a *App) back() tea.Cmd {
 	if a.page == pageInspector {
+		if rp, ok := a.insp.(*resourcePage); ok && rp.busy() {
+			// The resource view cancels its downloads on esc.
+			var cmd tea.Cmd
+			a.insp, cmd = a.insp.update(tea.KeyPressMsg{Code: tea.KeyEscape})
+			return cmd
+		}
 		a.leavePage()
 		return nil
 	}
@@ -1089,29 +1106,90 @@ func (p *rawPage) close()              { p.v.Close() }
 func (p *rawPage) title() string       { return "Raw XML" }
 func (p *rawPage) keys() []key.Binding { return p.v.KeyBindings() }
 
-// openInspector opens the page a key asks for over the current document.
-func (a *App) openInspector(msg tea.KeyPressMsg) tea.Cmd {
-	k := &a.c.Keys
-	d := a.doc
-	var p inspector
-	switch {
-	case key.Matches(msg, k.Raw):
-		if d.loading {
-			a.flashError("the raw XML is shown once the document has loaded")
-			return nil
+// httpPage adapts the HTTP exchange view.
+type httpPage struct {
+	v httpView
+	b Backend
+}
+
+func (p *httpPage) init() tea.Cmd { return nil }
+func (p *httpPage) update(msg tea.Msg) (inspector, tea.Cmd) {
+	var cmd tea.Cmd
+	p.v, cmd = p.v.Update(msg)
+	return p, cmd
+}
+func (p *httpPage) view() string        { return p.v.View() }
+func (p *httpPage) setSize(w, h int)    { p.v.SetSize(w, h) }
+func (p *httpPage) inputActive() bool   { return false }
+func (p *httpPage) busy() bool          { return false }
+func (p *httpPage) close()              {}
+func (p *httpPage) title() string       { return "HTTP" }
+func (p *httpPage) keys() []key.Binding { return p.v.KeyBindings() }
+
+// refresh shows the exchanges made since the page opened.
+func (p *httpPage) refresh() {
+	if p.b != nil {
+		if ex := p.b.Exchanges(); len(ex) > 0 {
+			p.v.SetExchanges(ex)
 		}
-		if d.raw == nil {
-			if d.parts != nil {
-				a.flashError("a combined view has no XML of its own: open a part")
-			} else {
-				a.flashError("no XML kept for this document (nothing received, or over 64 MiB)")
-			}
-			return nil
-		}
-		p = &rawPage{v: newRawView(a.c, d.title()+" · "+shortURL(d.base()), d.raw)}
-	default:
-		a.flashError("that view is not available yet")
-		return nil
+	}
+}
+
+// problemsPage adapts the problems view.
+type problemsPage struct{ v problemsView }
+
+func (p *problemsPage) init() tea.Cmd { return nil }
+func (p *problemsPage) update(msg tea.Msg) (inspector, tea.Cmd) {
+	var cmd tea.Cmd
+	p.v, cmd = p.v.Update(msg)
+	return p, cmd
+}
+func (p *problemsPage) view() string        { return p.v.View() }
+func (p *problemsPage) setSize(w, h int)    { p.v.SetSize(w, h) }
+func (p *problemsPage) inputActive() bool   { return p.v.InputActive() }
+func (p *problemsPage) busy() bool          { return false }
+func (p *problemsPage) close()              {}
+func (p *problemsPage) title() string       { return "Problems" }
+func (p *problemsPage) keys() []key.Binding { return p.v.KeyBindings() }
+
+// resourcePage adapts the resource view.
+type resourcePage struct{ v resourceView }
+
+func (p *resourcePage) init() tea.Cmd { return p.v.Init() }
+func (p *resourcePage) update(msg tea.Msg) (inspector, tea.Cmd) {
+	var cmd tea.Cmd
+	p.v, cmd = p.v.Update(msg)
+	return p, cmd
+}
+func (p *resourcePage) view() string        { return p.v.View() }
+func (p *resourcePage) setSize(w, h int)    { p.v.SetSize(w, h) }
+func (p *resourcePage) inputActive() bool   { return p.v.InputActive() }
+func (p *resourcePage) busy() bool          { return p.v.Busy() }
+func (p *resourcePage) close()              { p.v.Close() }
+func (p *resourcePage) title() string       { return "Resource" }
+func (p *resourcePage) keys() []key.Binding { return p.v.KeyBindings() }
+
+// discoveryPage adapts the discovery view.
+type discoveryPage struct{ v discoveryView }
+
+func (p *discoveryPage) init() tea.Cmd { return nil }
+func (p *discoveryPage) update(msg tea.Msg) (inspector, tea.Cmd) {
+	var cmd tea.Cmd
+	p.v, cmd = p.v.Update(msg)
+	return p, cmd
+}
+func (p *discoveryPage) view() string        { return p.v.View() }
+func (p *discoveryPage) setSize(w, h int)    { p.v.SetSize(w, h) }
+func (p *discoveryPage) inputActive() bool   { return p.v.InputActive() }
+func (p *discoveryPage) busy() bool          { return false }
+func (p *discoveryPage) close()              {}
+func (p *discoveryPage) title() string       { return "Discovery" }
+func (p *discoveryPage) keys() []key.Binding { return p.v.KeyBindings() }
+
+// showPage makes p the page over the document.
+func (a *App) showPage(p inspector) tea.Cmd {
+	if a.insp != nil && a.insp != p {
+		a.insp.close()
 	}
 	a.insp = p
 	a.page = pageInspector
@@ -1119,23 +1197,81 @@ func (a *App) openInspector(msg tea.KeyPressMsg) tea.Cmd {
 	return tea.Batch(a.insp.init(), a.tick())
 }
 
-// openResource shows the resource view for an entry's resource.
-func (a *App) openResource(url string, entry int) tea.Cmd {
-	if p, ok := a.resourcePage(url, entry); ok {
-		a.insp = p
-		a.page = pageInspector
-		a.insp.setSize(a.width, max(a.height-inspChrome, 1))
-		return tea.Batch(a.insp.init(), a.tick())
+// rawPageFor builds the raw XML page of the current document, or says why
+// there is none.
+func (a *App) rawPageFor() (*rawPage, bool) {
+	d := a.doc
+	switch {
+	case d.loading:
+		a.flashError("the raw XML is shown once the document has loaded")
+		return nil, false
+	case d.raw == nil && d.parts != nil:
+		a.flashError("a combined view has no XML of its own: open a part")
+		return nil, false
+	case d.raw == nil:
+		a.flashError("no XML kept for this document (nothing received, or over 64 MiB)")
+		return nil, false
 	}
-	a.flashInfo("resource " + url + " — y copies its URL, o opens it in a browser")
+	return &rawPage{v: newRawView(a.c, d.title()+" · "+shortURL(d.base()), d.raw)}, true
+}
+
+// openInspector opens the page a key asks for over the current document.
+func (a *App) openInspector(msg tea.KeyPressMsg) tea.Cmd {
+	k := &a.c.Keys
+	d := a.doc
+	switch {
+	case key.Matches(msg, k.Raw):
+		p, ok := a.rawPageFor()
+		if !ok {
+			return nil
+		}
+		return a.showPage(p)
+	case key.Matches(msg, k.HTTP):
+		ex := a.c.Backend.Exchanges()
+		if len(ex) == 0 && d.exchange != nil {
+			ex = append(ex, d.exchange)
+		}
+		if len(ex) == 0 {
+			a.flashError("no HTTP exchange yet (a local file has none)")
+			return nil
+		}
+		return a.showPage(&httpPage{v: newHTTPView(a.c, ex), b: a.c.Backend})
+	case key.Matches(msg, k.Problems):
+		if d.loading {
+			a.flashError("the problems are known once the document has loaded")
+			return nil
+		}
+		if d.parts != nil {
+			a.flashError("open a part to see its problems")
+			return nil
+		}
+		return a.showPage(&problemsPage{v: newProblemsView(a.c, d.problems, nil)})
+	case key.Matches(msg, k.Discovery):
+		u := d.url
+		if isLocal(u) {
+			a.flashError("discovery needs an http(s) URL")
+			return nil
+		}
+		return a.discover(u)
+	}
 	return nil
 }
 
-// resourcePage builds the resource view, when there is one.
-func (a *App) resourcePage(string, int) (inspector, bool) { return nil, false }
+// openResource shows the resource view for entry i of the current document
+// (or a resource without an entry, i < 0).
+func (a *App) openResource(url string, i int) tea.Cmd {
+	var e model.Entry
+	if d := a.doc; d != nil && i >= 0 && i < d.entries.Len() {
+		e = d.entries.Entry(i)
+	}
+	e.Loc = url // resolved: relative links resolve against it
+	return a.showPage(&resourcePage{v: newResourceView(a.c, nil, e)})
+}
 
-// discoveryPage builds the discovery view, when there is one.
-func (a *App) discoveryPage(*crawl.Discovery) (inspector, bool) { return nil, false }
+// discoveryPage builds the discovery view.
+func (a *App) discoveryPage(d *crawl.Discovery) (inspector, bool) {
+	return &discoveryPage{v: newDiscoveryView(a.c, d)}, true
+}
 
 // pageKeyGroup is the current inspector page's own bindings for the help.
 func (a *App) pageKeyGroup() KeyGroup {
@@ -1171,9 +1307,12 @@ func (a *App) clickTab(x int) tea.Cmd {
 // inspHints are the key hints of an inspector page.
 func (a *App) inspHints() string {
 	k := &a.c.Keys
-	bs := append([]key.Binding{k.Back}, a.insp.keys()...)
-	bs = append(bs, k.Help, k.Quit)
-	return shortHelp(a.c.Styles, bs)
+	hs := []hint{{k.Back, "back"}}
+	for _, b := range a.insp.keys() {
+		hs = append(hs, hint{b, b.Help().Desc})
+	}
+	hs = append(hs, hint{k.Help, "help"}, hint{k.Quit, "quit"})
+	return renderHints(a.c.Styles, hs)
 }
 
 // ---------------------------------------------------------------------------

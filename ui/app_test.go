@@ -555,10 +555,16 @@ func TestExplorerKeys(t *testing.T) {
 				t.Errorf("no error for a on a Resource List: %q", a.flash)
 			}
 		}},
-		{"x shows the raw XML", "x", func(t *testing.T, a *App, _ *exDriver) {
-			if a.page != pageInspector || a.insp == nil || a.insp.title() != "Raw XML" {
-				t.Fatalf("page %v", a.page)
+		{"x shows the raw XML", "x", func(t *testing.T, a *App, _ *exDriver) { exWantPage(t, a, "Raw XML") }},
+		{"h shows the HTTP exchanges", "h", func(t *testing.T, a *App, _ *exDriver) { exWantPage(t, a, "HTTP") }},
+		{"p shows the problems", "p", func(t *testing.T, a *App, _ *exDriver) { exWantPage(t, a, "Problems") }},
+		{"esc closes a page", "p esc", func(t *testing.T, a *App, _ *exDriver) {
+			if a.page != pageDoc {
+				t.Errorf("page %v after esc", a.page)
 			}
+		}},
+		{"enter on a resource opens the resource view", "enter", func(t *testing.T, a *App, _ *exDriver) {
+			exWantPage(t, a, "Resource")
 		}},
 	}
 	for _, tc := range cases {
@@ -567,6 +573,13 @@ func TestExplorerKeys(t *testing.T) {
 			d.keys(tc.keys)
 			tc.check(t, a, d)
 		})
+	}
+}
+
+func exWantPage(t *testing.T, a *App, title string) {
+	t.Helper()
+	if a.page != pageInspector || a.insp == nil || a.insp.title() != title {
+		t.Fatalf("page %v, want the %s page (flash %q)", a.page, title, a.flash)
 	}
 }
 
@@ -600,13 +613,16 @@ func TestExplorerMouse(t *testing.T) {
 // TestExplorerNotResourceSync: an HTML page starts discovery.
 func TestExplorerNotResourceSync(t *testing.T) {
 	g := newExGetter()
-	a, _ := exApp(t, g, "/index.html", 120, 40)
-	// Discovery finds the Source Description at the well-known URI.
-	if a.doc.url != exHost+"/.well-known/resourcesync" {
-		t.Fatalf("opened %s (err %v, flash %q)", a.doc.url, a.doc.err, a.flash)
+	a, d := exApp(t, g, "/index.html", 120, 40)
+	// The discovery view shows what each method found.
+	if a.page != pageInspector || a.insp == nil || a.insp.title() != "Discovery" {
+		t.Fatalf("no discovery page (err %v, flash %q)", a.doc.err, a.flash)
 	}
-	if !strings.Contains(a.flash, "found the Source Description") {
-		t.Errorf("flash %q", a.flash)
+	exGolden(t, d, "discovery_120x40")
+	// Enter opens the Source Description found at the well-known URI.
+	d.keys("enter")
+	if a.page != pageDoc || a.doc.url != exHost+"/.well-known/resourcesync" {
+		t.Fatalf("opened %s", a.doc.url)
 	}
 }
 

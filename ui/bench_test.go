@@ -67,7 +67,7 @@ func BenchmarkViewDocumentFiltered1M(b *testing.B) {
 	a.dv.sortCol = 1
 	q := parseFilter("html", a.dv.kinds)
 	a.dv.query = q
-	a.dv.filtered = filterRows(context.Background(), newMatcher(a.doc, q, a.dv.kinds, true), a.doc.entries.Len(), a.dv.order)
+	a.dv.filtered = filterRows(context.Background(), newMatcher(a.doc, q, a.dv.kinds, keysBuild), a.doc.entries.Len(), a.dv.order)
 	a.dv.applyPerm()
 	a.dv.tbl.MoveTo(100_000)
 	runtime.GC()

@@ -57,6 +57,18 @@ func newDocument(url string, gen int) *document {
 	return &document{gen: gen, url: url, total: -1, entries: model.NewEntryTable(), keys: &colKeys{times: map[colKind][]int64{}}}
 }
 
+// displayOrigin is the origin whose locs the table shows from their path:
+// the document's own, or for a local file that of its first entry.
+func (d *document) displayOrigin() string {
+	if o := originOf(d.base()); o != "" {
+		return o
+	}
+	if d.entries.Len() > 0 {
+		return originOf(d.entries.Loc(0))
+	}
+	return ""
+}
+
 // base is the URL relative references are resolved against.
 func (d *document) base() string {
 	if d.final != "" {
@@ -263,8 +275,7 @@ func colLayout(k colKind) (minW, maxW, flex int, right bool, trunc int) {
 // displayLoc shortens a loc for the table: on the document's own host it
 // is shown from its path (the host is in the title line), so that the part
 // that tells entries apart fits; a loc on another host stays whole.
-func displayLoc(base, loc string) string {
-	origin := originOf(base)
+func displayLoc(origin, loc string) string {
 	if origin == "" || len(loc) <= len(origin) || !strings.HasPrefix(loc, origin) || loc[len(origin)] != '/' {
 		return loc
 	}
@@ -398,6 +409,52 @@ type colKeys struct {
 	mu    sync.Mutex
 	times map[colKind][]int64
 	upper map[colKind][]uint64 // bit i: entry i's text has an upper-case ASCII letter
+	enums map[colKind]*enumCol
+}
+
+// enumCol is a column with few distinct values (type, change, capability)
+// as a value number per entry: a query is tested once per distinct value.
+type enumCol struct {
+	ids  []uint16
+	vals []string
+}
+
+// isEnumCol tells whether column k has few distinct values.
+func isEnumCol(k colKind) bool { return k == colType || k == colChange || k == colCapability }
+
+// enum returns the value numbers of an enum column of a loaded document,
+// building them on first use; nil when the column has too many values.
+func (d *document) enum(k colKind) *enumCol { return d.enumIf(k, true) }
+
+// enumIf is enum, building only when build is set.
+func (d *document) enumIf(k colKind, build bool) *enumCol {
+	d.keys.mu.Lock()
+	defer d.keys.mu.Unlock()
+	if e, ok := d.keys.enums[k]; ok || !build {
+		return e
+	}
+	n := d.entries.Len()
+	e := &enumCol{ids: make([]uint16, n)}
+	index := map[string]uint16{}
+	for i := range n {
+		v := colText(d, k, i)
+		id, ok := index[v]
+		if !ok {
+			if len(e.vals) == 1<<16-1 {
+				e = nil
+				break
+			}
+			id = uint16(len(e.vals))
+			index[v] = id
+			e.vals = append(e.vals, v)
+		}
+		e.ids[i] = id
+	}
+	if d.keys.enums == nil {
+		d.keys.enums = map[colKind]*enumCol{}
+	}
+	d.keys.enums[k] = e
+	return e
 }
 
 // timeKeys returns the keys of a datetime column of a loaded document,
@@ -421,10 +478,13 @@ func (d *document) timeKeys(k colKind) []int64 {
 // entry telling whether its text has an upper-case ASCII letter: the other
 // entries (nearly all URLs) are searched case-insensitively with a plain,
 // fast substring search.
-func (d *document) upperBits(k colKind) []uint64 {
+func (d *document) upperBits(k colKind) []uint64 { return d.upperBitsIf(k, true) }
+
+// upperBitsIf is upperBits, building only when build is set.
+func (d *document) upperBitsIf(k colKind, build bool) []uint64 {
 	d.keys.mu.Lock()
 	defer d.keys.mu.Unlock()
-	if bs, ok := d.keys.upper[k]; ok {
+	if bs, ok := d.keys.upper[k]; ok || !build {
 		return bs
 	}
 	n := d.entries.Len()
@@ -658,14 +718,23 @@ type rowMatcher struct {
 	q     filterQuery
 	str   []colKind  // substring columns
 	upper [][]uint64 // per str column, when built: which entries have upper case
+	enums []*enumCol // per str column, when built: value numbers …
+	hits  [][]bool   // … and whether each value matches
 	times []colKind  // period columns
 	keys  [][]int64  // per times column; nil: read through the table
 }
 
-// newMatcher prepares q over a document showing cols. With build the
-// datetime keys are built (the document must have finished loading);
-// otherwise only keys built before are used.
-func newMatcher(d *document, q filterQuery, cols []colKind, build bool) *rowMatcher {
+// How newMatcher may use a document's cached keys.
+type keyUse uint8
+
+const (
+	keysNone  keyUse = iota // the document is loading: read the table
+	keysPeek                // use the keys built already, build none
+	keysBuild               // build what is missing (off the UI goroutine)
+)
+
+// newMatcher prepares q over a document showing cols.
+func newMatcher(d *document, q filterQuery, cols []colKind, use keyUse) *rowMatcher {
 	m := &rowMatcher{d: d, q: q}
 	consider := func(k colKind) {
 		switch {
@@ -699,18 +768,31 @@ func newMatcher(d *document, q filterQuery, cols []colKind, build bool) *rowMatc
 	}
 	for _, k := range m.times {
 		var ks []int64
-		if build {
+		switch use {
+		case keysBuild:
 			ks = d.timeKeys(k)
-		} else {
+		case keysPeek:
 			ks = d.cachedTimeKeys(k)
 		}
 		m.keys = append(m.keys, ks)
 	}
 	m.upper = make([][]uint64, len(m.str))
-	if build && q.fold {
+	m.enums = make([]*enumCol, len(m.str))
+	m.hits = make([][]bool, len(m.str))
+	if use != keysNone {
+		build := use == keysBuild
 		for j, k := range m.str {
-			if k == colLoc || k == colPackage || k == colPath {
-				m.upper[j] = d.upperBits(k)
+			switch {
+			case q.fold && (k == colLoc || k == colPackage || k == colPath):
+				m.upper[j] = d.upperBitsIf(k, build)
+			case isEnumCol(k):
+				if e := d.enumIf(k, build); e != nil {
+					m.enums[j] = e
+					m.hits[j] = make([]bool, len(e.vals))
+					for vi, v := range e.vals {
+						m.hits[j][vi] = containsQuery(v, &q)
+					}
+				}
 			}
 		}
 	}
@@ -720,6 +802,12 @@ func newMatcher(d *document, q filterQuery, cols []colKind, build bool) *rowMatc
 // match tells whether entry i matches.
 func (m *rowMatcher) match(i int) bool {
 	for j, k := range m.str {
+		if e := m.enums[j]; e != nil {
+			if m.hits[j][e.ids[i]] {
+				return true
+			}
+			continue
+		}
 		s := colText(m.d, k, i)
 		if up := m.upper[j]; up != nil && up[i>>6]&(1<<(i&63)) == 0 {
 			// No upper case: the lower-case query is a plain substring.
@@ -963,7 +1051,7 @@ func (v *docView) refreshColumns() {
 			Value: func(i int) string { return colText(d, k, i) },
 		}
 		if k == colLoc || k == colPackage {
-			cols[ci].Value = func(i int) string { return displayLoc(d.base(), d.entries.Loc(i)) }
+			cols[ci].Value = func(i int) string { return displayLoc(d.displayOrigin(), d.entries.Loc(i)) }
 		}
 		switch k {
 		case colChange:
@@ -1045,7 +1133,7 @@ func (v *docView) entriesChanged(from int) {
 		}
 	}
 	if v.filtered != nil && !v.filterBusy {
-		m := newMatcher(v.doc, v.query, v.kinds, false)
+		m := newMatcher(v.doc, v.query, v.kinds, keysNone)
 		for i := max(from, v.filteredN); i < n; i++ {
 			if m.match(i) {
 				v.filtered = append(v.filtered, int32(i))
@@ -1086,8 +1174,11 @@ func (v *docView) loadDone() tea.Cmd {
 		cmds = append(cmds, func() tea.Msg {
 			d.upperBits(colLoc)
 			for _, k := range kinds {
-				if isTimeCol(k) {
+				switch {
+				case isTimeCol(k):
 					d.timeKeys(k)
+				case isEnumCol(k):
+					d.enum(k)
 				}
 			}
 			return nil
@@ -1154,27 +1245,28 @@ func (v *docView) startFilter(s string) tea.Cmd {
 		v.filterCancel = nil
 	}
 	// Narrowing: the new query contains the old one and means the same kind
-	// of thing, so only rows that matched the old one can match.
+	// of thing, so only rows that matched the old one can match: scan those.
 	old := v.query
+	order := v.order
 	if v.filtered != nil && !v.filterBusy && old.raw != "" && v.filteredN == n &&
 		q.hasCol == old.hasCol && q.col == old.col && q.fold == old.fold &&
 		q.isHex == old.isHex && q.isDate == old.isDate && (!q.isDate || (q.lo >= old.lo && q.hi <= old.hi)) &&
-		strings.Contains(q.text, old.text) && len(v.filtered) < 50000 {
-		m := newMatcher(d, q, v.kinds, false)
-		out := make([]int32, 0, len(v.filtered))
-		for _, i := range v.filtered {
-			if m.match(int(i)) {
-				out = append(out, i)
-			}
-		}
-		v.query, v.filtered, v.filteredN = q, out, n
-		v.applyPerm()
-		return nil
+		strings.Contains(q.text, old.text) {
+		order = v.filtered
 	}
-	order := v.order
-	if d.loading || n < 50000 {
+	scan := n
+	if order != nil {
+		scan = len(order)
+	}
+	if d.loading || scan < 50000 {
 		v.query = q
-		v.filtered = filterRows(context.Background(), newMatcher(d, q, v.kinds, false), n, order)
+		use := keysPeek
+		if d.loading {
+			use = keysNone
+		} else if n < 50000 {
+			use = keysBuild // small: building is quick
+		}
+		v.filtered = filterRows(context.Background(), newMatcher(d, q, v.kinds, use), n, order)
 		v.filteredN = n
 		v.filterBusy = false
 		v.applyPerm()
@@ -1187,7 +1279,7 @@ func (v *docView) startFilter(s string) tea.Cmd {
 	ctx, cancel := context.WithCancel(context.Background())
 	v.filterCancel = cancel
 	return func() tea.Msg {
-		rows := filterRows(ctx, newMatcher(d, q, kinds, true), n, order)
+		rows := filterRows(ctx, newMatcher(d, q, kinds, keysBuild), n, order)
 		if ctx.Err() != nil {
 			return nil
 		}
