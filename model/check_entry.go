@@ -512,10 +512,17 @@ func (c *Checker) link(l *Link, e *Entry, idx int) {
 		tok := s[:n]
 		s = s[n:]
 		switch {
+		case tok == "":
 		case tok == relPatch:
 			patch = true
 		case strings.EqualFold(tok, "timegate"):
 			timegate = true
+		case strings.IndexByte(tok, ':') >= 0:
+			if chkURI(tok) != uriOK {
+				c.report(rLinkRelUnregistered, idx, line, "", where()+" relation type "+chkQuote(tok)+" is neither a registered name nor an absolute URI")
+			}
+		case !chkRegisteredRel(tok):
+			c.report(rLinkRelUnregistered, idx, line, "", where()+" relation type "+chkQuote(tok)+" is not in the IANA Link Relation Type Registry; unregistered types must be URIs (RFC 5988, section 4.2)")
 		}
 	}
 	if e != nil && patch {

@@ -253,3 +253,45 @@ func chkURI(s string) uriProblem {
 	}
 	return uriOK
 }
+
+// chkRegisteredRel reports whether rel is in the IANA Link Relation Type Registry
+// (names compare case-insensitively), or is "resourcesync" (discovery, section 6).
+func chkRegisteredRel(rel string) bool {
+	if chkRelName(rel) {
+		return true
+	}
+	for i := 0; i < len(rel); i++ {
+		if c := rel[i]; c >= 'A' && c <= 'Z' {
+			return chkRelName(strings.ToLower(rel))
+		}
+	}
+	return false
+}
+
+func chkRelName(rel string) bool {
+	switch rel {
+	case "about", "acl", "alternate", "amphtml", "api-catalog", "appendix", "apple-touch-icon",
+		"apple-touch-startup-image", "archives", "author", "blocked-by", "bookmark", "c2pa-manifest",
+		"canonical", "chapter", "cite-as", "collection", "compression-dictionary", "contents",
+		"convertedfrom", "copyright", "create-form", "current", "deprecation", "describedby",
+		"describes", "disclosure", "dns-prefetch", "duplicate", "edit", "edit-form", "edit-media",
+		"enclosure", "external", "first", "geofeed", "glossary", "help", "hosts", "hub",
+		"ice-server", "icon", "index", "intervalafter", "intervalbefore", "intervalcontains",
+		"intervaldisjoint", "intervalduring", "intervalequals", "intervalfinishedby",
+		"intervalfinishes", "intervalin", "intervalmeets", "intervalmetby", "intervaloverlappedby",
+		"intervaloverlaps", "intervalstartedby", "intervalstarts", "item", "last", "latest-version",
+		"license", "linkset", "lrdd", "manifest", "mask-icon", "me", "media-feed", "memento",
+		"micropub", "modulepreload", "monitor", "monitor-group", "next", "next-archive", "nofollow",
+		"noopener", "noreferrer", "opener", "openid2.local_id", "openid2.provider", "original",
+		"p3pv1", "payment", "pingback", "preconnect", "predecessor-version", "prefetch", "preload",
+		"prerender", "prev", "prev-archive", "preview", "previous", "privacy-policy", "profile",
+		"publication", "rdap-active", "rdap-bottom", "rdap-down", "rdap-top", "rdap-up", "related",
+		"replies", "resourcesync", "restconf", "ruleinput", "search", "section", "self", "service",
+		"service-desc", "service-doc", "service-meta", "sip-trunking-capability", "sponsored",
+		"start", "status", "stylesheet", "subsection", "successor-version", "sunset", "tag",
+		"terms-of-service", "timegate", "timemap", "type", "ugc", "up", "version-history", "via",
+		"webmention", "working-copy", "working-copy-of":
+		return true
+	}
+	return false
+}

@@ -31,6 +31,9 @@ package model
 //     Example 19). Only a Change List in which no entry has a datetime but
 //     several carry lastmod (the ResourceSync 1.0 practice of using lastmod as
 //     the change time) gets one document-level warning.
+//   - A relation type that is neither in the IANA registry (as of 2025) nor a URI
+//     is a warning, not an error: the registry grows, and the check mostly
+//     catches typing mistakes ("dupliate").
 //   - A Capability List index is a warning (section 9: "should not"); a Source
 //     Description Index is allowed (section 8); a manifest index is an error.
 
@@ -135,6 +138,7 @@ const (
 	rPatchLinkPath
 	rPatchLinkContext
 	rTimegateLinkAttributes
+	rLinkRelUnregistered
 	numRules // keep last
 )
 
@@ -299,6 +303,8 @@ func ruleInfo(id ruleID) Rule {
 		return Rule{"patch-link-context", "14.4", W, "patch links are only applicable to Change Lists and Change Dumps"}
 	case rTimegateLinkAttributes:
 		return Rule{"timegate-link-attributes", "14.6", W, "attributes other than rel and href should not be used on a timegate link"}
+	case rLinkRelUnregistered:
+		return Rule{"link-rel-unregistered", "7", W, "relation types must be registered with IANA or be URIs (RFC 5988, section 4.2)"}
 	}
 	return Rule{}
 }
