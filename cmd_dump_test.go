@@ -286,3 +286,51 @@ func TestDumpCommandRealWorld(t *testing.T) {
 		t.Fatalf("exit %d\n%s", code, out)
 	}
 }
+
+func TestDumpCommandLocalMismatch(t *testing.T) {
+	data := []byte("hello\n")
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	w, _ := zw.Create("manifest.xml")
+	w.Write([]byte(`<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:rs="http://www.openarchives.org/rs/terms/">
+<rs:md capability="resourdump-manifest"/></urlset>`))
+	zw.Close()
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad-capability.zip")
+	os.WriteFile(bad, buf.Bytes(), 0o644)
+	if code, _, errOut := validateRun(t, "", "dump", bad); code != exitFailure || !strings.Contains(errOut, "capability") {
+		t.Errorf("exit %d: %s", code, errOut)
+	}
+
+	buf.Reset()
+	zw = zip.NewWriter(&buf)
+	w, _ = zw.Create("manifest.xml")
+	w.Write([]byte(`<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:rs="http://www.openarchives.org/rs/terms/">
+<rs:md capability="resourcedump-manifest" at="2024-01-01T00:00:00Z"/>
+<url><loc>http://127.0.0.1/r</loc><rs:md hash="md5:00000000000000000000000000000000" path="/r"/></url>
+<url><loc>http://127.0.0.1/gone</loc><rs:md path="/gone"/></url>
+</urlset>`))
+	w, _ = zw.Create("r")
+	w.Write(data)
+	w, _ = zw.Create("extra")
+	w.Write(data)
+	zw.Close()
+	pkg := filepath.Join(dir, "p.zip")
+	os.WriteFile(pkg, buf.Bytes(), 0o644)
+	dest := filepath.Join(dir, "dest")
+	code, out, _ := validateRun(t, "", "dump", "--extract", dest, pkg)
+	for _, want := range []string{
+		"✗ mismatched /r: md5 expected 00000000000000000000000000000000 actual b1946ac92492d2347c6235b4d2611184",
+		"✗ missing /gone", "! unlisted extra", "→ extracted 0 files", "FAILED: 1 package, 0 verified, 2 problems",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if code != exitFound {
+		t.Errorf("exit %d", code)
+	}
+	if _, err := os.Stat(filepath.Join(dest, "r")); err == nil {
+		t.Error("mismatched member written")
+	}
+}

@@ -4,6 +4,8 @@ import (
 	"archive/zip"
 	"bytes"
 	"context"
+	"crypto/md5"
+	"encoding/base64"
 	"errors"
 	"hash/crc32"
 	"io/fs"
@@ -151,6 +153,12 @@ func TestVerify(t *testing.T) {
 					t.Errorf("%+v", r.Refused)
 				}
 			}},
+		{"base64 md5", []zm{{name: ManifestName, data: manifest(`<url><loc>http://example.com/res1</loc><rs:md hash="md5:` + base64md5(d1) + `" path="/resources/res1"/></url>`)}, {name: "resources/res1", data: d1}}, 1,
+			func(t *testing.T, r *Result) {
+				if !r.OK() {
+					t.Errorf("%+v", r)
+				}
+			}},
 		{"no path", []zm{{name: ManifestName, data: manifest(`<url><loc>http://example.com/x</loc><rs:md length="3"/></url>`)}}, 0,
 			func(t *testing.T, r *Result) {
 				if len(r.Refused) != 1 || r.Refused[0].Loc != "http://example.com/x" {
@@ -171,6 +179,11 @@ func TestVerify(t *testing.T) {
 			tt.check(t, r)
 		})
 	}
+}
+
+func base64md5(b []byte) string {
+	s := md5.Sum(b)
+	return base64.StdEncoding.EncodeToString(s[:])
 }
 
 func TestOpenPackageErrors(t *testing.T) {
