@@ -270,7 +270,9 @@ func (v discoveryView) lines(st viewStyles, w int) ([]string, int) {
 		line := "  " + st.Rel.Render(ivPad(ivSanitize(a.Method), methodW)) + " " + style.Render(ivPad(status, 6)) + " " + st.URL.Render(ivSanitize(a.URL))
 		switch {
 		case a.Err != "":
-			line += "  " + st.Error.Render(ivSanitize(a.Err))
+			// The method and URL are on the line already.
+			msg := strings.TrimPrefix(a.Err, "GET "+a.URL+": ")
+			line += "  " + st.Error.Render(ivSanitize(msg))
 		case len(a.Found) == 0:
 			line += "  " + st.Dim.Render("nothing found")
 		}

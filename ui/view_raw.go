@@ -196,7 +196,9 @@ func (v *rawView) GotoLine(line int) {
 // KeyBindings are the view's own bindings, for the help screen.
 func (v rawView) KeyBindings() []key.Binding {
 	k := ivKeys(v.c)
-	return []key.Binding{k.Filter, v.keys.NextMatch, v.keys.PrevMatch, k.JumpTo, k.Left, k.Right}
+	search := key.NewBinding(key.WithKeys(k.Filter.Keys()...), key.WithHelp(k.Filter.Help().Key, "search"))
+	line := key.NewBinding(key.WithKeys(k.JumpTo.Keys()...), key.WithHelp(k.JumpTo.Help().Key, "go to line"))
+	return []key.Binding{search, v.keys.NextMatch, v.keys.PrevMatch, line, k.Left, k.Right}
 }
 
 func (v rawView) bodyHeight() int { return max(v.height-2, 1) }
