@@ -178,7 +178,11 @@ func (c *Checker) docCapability(h *Header) {
 	case CapChangeNotification, CapFrameworkNotification:
 		c.report(rCapabilityDraft, -1, md.Line, "", "capability="+chkQuote(string(md.Capability))+" is defined by the ResourceSync Notification draft for Capability List entries, not for a document; its documents are not checked further")
 	default:
-		c.report(rCapabilityUnknown, -1, md.Line, "", "capability="+chkQuote(string(md.Capability))+" is not a defined value (description, capabilitylist, resourcelist, resourcedump, resourcedump-manifest, changelist, changedump, changedump-manifest)")
+		msg := "capability=" + chkQuote(string(md.Capability)) + " is not a defined value (description, capabilitylist, resourcelist, resourcedump, resourcedump-manifest, changelist, changedump, changedump-manifest)"
+		if fix := md.Capability.Canonical(); fix != "" {
+			msg += "; did you mean " + strconv.Quote(string(fix)) + "? Values are lower case, without separators other than the manifests' hyphen"
+		}
+		c.report(rCapabilityUnknown, -1, md.Line, "", msg)
 	}
 }
 

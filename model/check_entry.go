@@ -246,7 +246,11 @@ func (c *Checker) entryRequirements(e *Entry, idx int, md *Metadata) {
 		case CapDescription, CapCapabilityList, CapResourceDumpManifest, CapChangeDumpManifest:
 			c.report(rCapabilityListEntryInvalid, idx, line, "", chkRef(e, idx)+": capability="+chkQuote(string(md.Capability))+" is not a capability a Capability List advertises (resourcelist, resourcedump, changelist, changedump)")
 		default:
-			c.report(rEntryCapabilityUnknown, idx, line, "", chkRef(e, idx)+": capability="+chkQuote(string(md.Capability))+" is not defined by the specification")
+			msg := chkRef(e, idx) + ": capability=" + chkQuote(string(md.Capability)) + " is not defined by the specification"
+			if fix := md.Capability.Canonical(); fix != "" {
+				msg += "; did you mean " + strconv.Quote(string(fix)) + "?"
+			}
+			c.report(rEntryCapabilityUnknown, idx, line, "", msg)
 		}
 		for _, s := range c.caps {
 			if s.c == md.Capability {
