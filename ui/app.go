@@ -923,6 +923,7 @@ func (a *App) quit() tea.Cmd {
 
 // discovered acts on the outcome of discovery.
 func (a *App) discovered(m discoveryMsg) tea.Cmd {
+	a.flash = ""
 	if m.err != nil {
 		a.flashError("discovery from " + m.input + " failed: " + m.err.Error())
 		return nil

@@ -161,9 +161,8 @@ func (t *table) Move(delta int) { t.MoveTo(t.cursor + delta) }
 
 // Scroll moves the view by delta rows and keeps the cursor inside it.
 func (t *table) Scroll(delta int) {
-	t.offset += delta
-	t.clampOffset()
 	rows := t.bodyHeight()
+	t.offset = max(min(t.offset+delta, t.Len()-rows), 0)
 	if t.cursor < t.offset {
 		t.cursor = t.offset
 	} else if t.cursor >= t.offset+rows {
