@@ -138,14 +138,14 @@ func TestExplorerFilterQueries(t *testing.T) {
 		q    string
 		want int
 	}{
-		{"res/000004", 10},    // loc substring, .0 to .9 suffixes … of 0000040–0000049
-		{"RES/000004", 0},     // upper case: exact
+		{"res/000004", 10}, // loc substring, .0 to .9 suffixes … of 0000040–0000049
+		{"RES/000004", 0},  // upper case: exact
 		{"type:image/png", 500},
-		{"png", 500},          // plain queries look in the type too
-		{"2020-01-01", 1440},  // a date selects a period of lastmod
+		{"png", 500},         // plain queries look in the type too
+		{"2020-01-01", 1440}, // a date selects a period of lastmod
 		{"lastmod:2020-01-01", 1440},
 		{"2020-01-01T00:0", 0}, // not a datetime prefix the filter knows: a substring, and no loc has it
-		{"md5:", 2000},        // looks like a digest: the hash is searched
+		{"md5:", 2000},         // looks like a digest: the hash is searched
 		{"nothing-like-this", 0},
 	}
 	for _, tc := range cases {
