@@ -231,21 +231,7 @@ func Validate(r io.Reader, opts CheckOptions) *Report {
 	}
 	if err != nil {
 		rep.Err = err
-		if !c.began {
-			c.Begin(&Header{Root: RootUnknown})
-			c.active = false
-		}
-		line := 0
-		var se *SyntaxError
-		if errors.As(err, &se) {
-			line = se.Line
-		}
-		c.report(rXMLMalformed, -1, line, "", chkMalformedMessage(err))
-		if h != nil && h.Root != RootUnknown && c.active {
-			c.end(h, dec.BytesRead(), false)
-		} else {
-			c.ended = true
-		}
+		c.Abort(h, dec.BytesRead(), err)
 	} else {
 		c.End(h, dec.BytesRead())
 	}
@@ -258,6 +244,32 @@ func Validate(r io.Reader, opts CheckOptions) *Report {
 	rep.Problems = c.Problems()
 	rep.Errors, rep.Warnings = c.Counts()
 	return rep
+}
+
+// Abort ends a document that could not be read to its end: err (a *SyntaxError or
+// a read error) becomes an "xml-malformed" error problem, and the document-level
+// rules run on what h holds, except those about something missing (it may have
+// come later). Use it instead of End when decoding fails; before Begin, only the
+// error is reported.
+func (c *Checker) Abort(h *Header, bytes int64, err error) {
+	if c.ended {
+		return
+	}
+	began := c.began
+	if !began {
+		c.Begin(&Header{Root: RootUnknown})
+	}
+	line := 0
+	var se *SyntaxError
+	if errors.As(err, &se) {
+		line = se.Line
+	}
+	c.report(rXMLMalformed, -1, line, "", chkMalformedMessage(err))
+	if began && h != nil && h.Root != RootUnknown && c.active {
+		c.end(h, bytes, false)
+	} else {
+		c.ended = true
+	}
 }
 
 // checkEntries feeds the decoder's entries to the checker until Next fails (io.EOF

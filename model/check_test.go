@@ -3,6 +3,7 @@ package model
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -506,5 +507,25 @@ func TestCheckSet(t *testing.T) {
 	}
 	if s.n != 10000 || len(s.slots) < 2*s.n {
 		t.Fatalf("n %d, slots %d", s.n, len(s.slots))
+	}
+}
+
+// TestCheckAbort: a read error ends the document with xml-malformed, judging what
+// was read but not what is missing.
+func TestCheckAbort(t *testing.T) {
+	c := NewChecker(CheckOptions{})
+	c.Abort(nil, 0, &SyntaxError{Line: 3, Msg: "unexpected EOF"})
+	if p := c.Problems(); len(p) != 1 || p[0].Rule != "xml-malformed" || p[0].Line != 3 || !strings.Contains(p[0].Message, "line 3") {
+		t.Errorf("before Begin: %v", p)
+	}
+	h := &Header{Root: RootURLSet, RootLocal: "urlset", RootSpace: NSSitemap} // no rs:md yet, no up link
+	c.Begin(h)
+	c.Entry(&Entry{HasLoc: true, LocCount: 1, Loc: "relative", Line: 4})
+	c.Abort(h, 100, io.ErrUnexpectedEOF)
+	if got := ruleSet(c.Problems()); !slices.Equal(got, []string{"loc-not-absolute", "xml-malformed"}) {
+		t.Errorf("after an entry: %v", c.Problems())
+	}
+	if e, _ := c.Counts(); e != 2 {
+		t.Errorf("errors %d", e)
 	}
 }
