@@ -108,9 +108,14 @@ func (c *Checker) Counts() (errors, warnings int) { return c.nErr, c.nWarn }
 // Entries returns the number of entries seen.
 func (c *Checker) Entries() int { return c.entries }
 
-// Title returns the type of document as determined at Begin ("Change List Index"),
-// "document" when unknown.
-func (c *Checker) Title() string { return c.kind.title() }
+// Title names the document being checked as DocumentTitle does ("Change List
+// Index", "Sitemap", "Document").
+func (c *Checker) Title() string {
+	if c.h == nil {
+		return DocumentTitle("", RootUnknown)
+	}
+	return DocumentTitle(c.h.MD.Capability, c.h.Root)
+}
 
 // Problems returns the stored problems: document-level ones first, then by entry.
 func (c *Checker) Problems() []Problem {
