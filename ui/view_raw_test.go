@@ -346,3 +346,32 @@ func TestRawHighlightClasses(t *testing.T) {
 		t.Error("no colours on screen")
 	}
 }
+
+// Whatever the bytes, the raw view neither panics nor lets a control
+// character or an over-wide line reach the terminal.
+func FuzzRawViewRender(f *testing.F) {
+	f.Add([]byte("<a b=\"c\">\x1b[31m</a>"), 0, "a")
+	f.Add([]byte("\xff\xfe<\t>\r\n\n<!-- x"), 3, "<")
+	f.Add(ivSampleXML(2), 9, "LOC")
+	f.Fuzz(func(t *testing.T, data []byte, xoff int, query string) {
+		if len(data) > 1<<16 || xoff < 0 || xoff > 1<<16 {
+			return
+		}
+		v := newRawView(ivTestCommon(), "fuzz", data)
+		v.SetSize(40, 8)
+		v, _ = v.Update(v.Init()())
+		v.xoff = xoff
+		if query != "" && !strings.ContainsAny(query, "\n") {
+			v, _ = v.Update(searchRawCmd(v.session, v.searchGen, data, query)())
+		}
+		for i, l := range strings.Split(v.View(), "\n") {
+			plain := ansi.Strip(l)
+			if w := ansi.StringWidth(l); w > 40 {
+				t.Fatalf("line %d is %d cells wide: %q", i, w, plain)
+			}
+			if strings.ContainsAny(plain, "\x1b\x07\x00\r") {
+				t.Fatalf("line %d carries a control character: %q", i, plain)
+			}
+		}
+	})
+}
