@@ -187,7 +187,7 @@ func (v discoveryView) lines(st viewStyles, w int) ([]string, int) {
 	// itemLine draws the next openable document.
 	itemLine := func(prefix, text, url string) {
 		if text != "" {
-			text = "  " + text
+			text = "  " + ivSanitize(text)
 		}
 		if item == v.sel {
 			selLine = len(out)
