@@ -537,7 +537,7 @@ func TestDecodeChunked(t *testing.T) {
 		}
 	}
 	e := want.Entries[1234]
-	if e.Loc != "http://example.com/dataset1/res/1/item-1234.txt" {
+	if e.Loc != "http://example.com/res/1/item-1234.txt" {
 		t.Errorf("entry 1234 loc %q", e.Loc)
 	}
 	if len(e.MD.Hash) != 2 || e.MD.Type != "text/plain" || !e.Lastmod.OK || e.Line != 6+1234*5 || e.MD.Line != e.Line+3 {
