@@ -13,6 +13,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
+	"github.com/charmbracelet/x/exp/teatest/v2"
 
 	"rsx/fetch"
 	"rsx/model"
@@ -653,4 +654,36 @@ func TestExplorerTooSmall(t *testing.T) {
 	if !strings.Contains(d.screen(), "needs at least") {
 		t.Fatalf("screen:\n%s", d.screen())
 	}
+}
+
+// TestExplorerProgram runs the explorer as a real bubbletea program
+// (teatest): it opens the Source Description, walks down with the keys and
+// quits; the final screen is compared with a golden file.
+func TestExplorerProgram(t *testing.T) {
+	a := New(Options{
+		Target:          exHost + "/.well-known/resourcesync",
+		Backend:         NewGetterBackend(newExGetter(), LiveOptions{}),
+		Now:             func() time.Time { return exTime },
+		Dark:            true,
+		PartConcurrency: 1,
+	})
+	tm := teatest.NewTestModel(t, a, teatest.WithInitialTermSize(120, 40))
+	waitFor := func(s string) {
+		t.Helper()
+		teatest.WaitFor(t, tm.Output(), func(b []byte) bool { return strings.Contains(string(b), s) },
+			teatest.WithDuration(5*time.Second), teatest.WithCheckInterval(20*time.Millisecond))
+	}
+	waitFor("/dataset1/capabilitylist.xml")
+	tm.Send(exKey("enter"))
+	waitFor("/dataset1/resourcedump.xml")
+	tm.Send(exKey("j"))
+	tm.Send(exKey("j"))
+	tm.Send(exKey("enter"))
+	waitFor("updated")
+	tm.Send(exKey("q"))
+	final := tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).(*App)
+	if final.doc == nil || final.doc.url != exHost+"/dataset1/changelist.xml" {
+		t.Fatalf("final document %v", final.doc)
+	}
+	golden.RequireEqual(exNamed{t, "explorer_program_120x40"}, ansi.Strip(final.View().Content))
 }
