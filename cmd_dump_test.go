@@ -177,6 +177,10 @@ func TestDumpCommandDemoBroken(t *testing.T) {
 	if !passwd || !evil {
 		t.Errorf("package 1 refusals: %+v", p1.Refused)
 	}
+	// The member whose manifest path was replaced by /../../etc/passwd is unlisted.
+	if len(p1.Unlisted) != 2 || !strings.HasPrefix(*p1.Unlisted[0].Path, "resources/") || *p1.Verified != 249 {
+		t.Errorf("package 1: verified %d, unlisted %+v", *p1.Verified, p1.Unlisted)
+	}
 	if !p2.ContentsMismatch || len(p2.ContentsDifferences) == 0 || len(p2.Refused) != 0 {
 		t.Errorf("package 2: %+v", p2)
 	}

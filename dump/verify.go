@@ -99,9 +99,10 @@ func (p *Package) plan(res *Result) []item {
 
 // Verify reads every bitstream the manifest lists, in one streaming pass per
 // member, and compares its length and digests with the declared ones.
-// progress, when not nil, receives uncompressed bytes read and the total
-// expected. The error is only for a cancelled ctx; everything found in the
-// package is in the Result.
+// Members are read by up to GOMAXPROCS goroutines; progress, when not nil,
+// receives the uncompressed bytes read and the total expected, one call at a
+// time. The error is only for a cancelled ctx; everything found in the
+// package is in the Result, in manifest order.
 func (p *Package) Verify(ctx context.Context, progress func(done, total int64)) (*Result, error) {
 	return p.process(ctx, nil, progress, true)
 }
