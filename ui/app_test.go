@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"image/color"
 	"io"
 	"net/http"
 	"strings"
@@ -604,6 +605,19 @@ func TestExplorerMouse(t *testing.T) {
 	if a.doc.url != exHost+"/dataset1/resourcedump.xml" {
 		t.Fatalf("a click on the selected row did not open it: %s", a.doc.url)
 	}
+	// A click on a column title sorts by it, a second one reverses.
+	x := 0
+	for a.dv.tbl.ColumnAt(x) != 1 {
+		x++
+	}
+	d.send(tea.MouseClickMsg{X: x, Y: 2, Button: tea.MouseLeft})
+	if a.dv.sortCol != 1 || a.dv.sortDesc {
+		t.Fatalf("after a click on the header: sortCol %d desc %v", a.dv.sortCol, a.dv.sortDesc)
+	}
+	d.send(tea.MouseClickMsg{X: x, Y: 2, Button: tea.MouseLeft})
+	if a.dv.sortCol != 1 || !a.dv.sortDesc {
+		t.Fatalf("after a second click: sortCol %d desc %v", a.dv.sortCol, a.dv.sortDesc)
+	}
 	// A click on a breadcrumb opens that ancestor.
 	d.send(tea.MouseClickMsg{X: 1, Y: 0, Button: tea.MouseLeft})
 	if a.doc.url != exHost+"/.well-known/resourcesync" {
@@ -645,6 +659,23 @@ func TestExplorerCancel(t *testing.T) {
 	}
 	if !strings.Contains(d.screen(), "r") {
 		t.Fatal("no retry hint")
+	}
+}
+
+// TestExplorerLightTerminal: the styles follow the terminal's background.
+func TestExplorerLightTerminal(t *testing.T) {
+	a, d := exApp(t, newExGetter(), "/dataset1/changelist.xml", 80, 24)
+	dark := a.View().Content
+	d.send(tea.BackgroundColorMsg{Color: color.White})
+	if a.c.Styles.IsDark {
+		t.Fatal("styles still dark on a white background")
+	}
+	light := a.View().Content
+	if light == dark {
+		t.Error("the screen did not change colours")
+	}
+	if ansi.Strip(light) != ansi.Strip(dark) {
+		t.Error("the text changed with the colours")
 	}
 }
 

@@ -1360,6 +1360,19 @@ func (v docView) click(msg tea.MouseClickMsg) (docView, tea.Cmd) {
 		}
 		return v, nil
 	}
+	if msg.Y == v.tableTop && v.doc.entries.Len() > 0 {
+		// A click on a column title sorts by it; again, in reverse.
+		ci := v.tbl.ColumnAt(msg.X)
+		if ci < 0 {
+			return v, nil
+		}
+		if ci == v.sortCol {
+			v.sortDesc = !v.sortDesc
+		} else {
+			v.sortCol, v.sortDesc = ci, false
+		}
+		return v, v.startSort()
+	}
 	pos := v.tbl.PosAt(msg.Y - v.tableTop)
 	if pos < 0 {
 		return v, nil

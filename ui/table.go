@@ -328,6 +328,24 @@ func (t *table) PosAt(y int) int {
 	return pos
 }
 
+// ColumnAt returns the column drawn at x, -1 for none (or the number column).
+func (t *table) ColumnAt(x int) int {
+	col := 0
+	if t.numbers {
+		col = t.numberWidth() + 1
+	}
+	for i, w := range t.widths {
+		if w == 0 {
+			continue
+		}
+		if x >= col && x < col+w {
+			return i
+		}
+		col += w + 1
+	}
+	return -1
+}
+
 // View draws the header and the rows in view.
 func (t *table) View() string {
 	if t.width <= 0 || t.height <= 0 {
