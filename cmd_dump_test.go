@@ -338,3 +338,18 @@ func TestDumpCommandLocalMismatch(t *testing.T) {
 		t.Error("mismatched member written")
 	}
 }
+
+func TestDumpCommandMaxPackageBytes(t *testing.T) {
+	_, cd := demoDumps(t, false)
+	code, out, _ := validateRun(t, "", "dump", "--json", "--max-package-bytes", "1KiB", cd)
+	if code != exitFailure {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+	v := decodeDumpJSON(t, out)
+	if len(v.Packages) == 0 || v.Packages[0].Error == nil || !strings.Contains(*v.Packages[0].Error, "limit") {
+		t.Fatalf("%s", out)
+	}
+	if code, _, _ := validateRun(t, "", "dump", "--max-package-bytes", "0", cd); code != exitFailure {
+		t.Fatalf("exit %d for --max-package-bytes 0", code)
+	}
+}
