@@ -1087,7 +1087,7 @@ func (v *docView) layout() {
 		// Below the table: a third of the height, or all that a short
 		// document leaves.
 		v.detailW = w
-		detail := min(max(body/3, 5), 12)
+		detail := min(max(body*2/5, 5), 14)
 		n := 0
 		if v.doc != nil {
 			n = v.doc.entries.Len()
@@ -2056,7 +2056,8 @@ func (v docView) partName(i int) string {
 	return ""
 }
 
-// docInfoLines describe the document's own metadata, links and extras.
+// docInfoLines describe the document's own metadata, links and extras,
+// then where it came from.
 func (v docView) docInfoLines(w int) []string {
 	st := v.c.Styles
 	d := v.doc
@@ -2064,27 +2065,35 @@ func (v docView) docInfoLines(w int) []string {
 	add := func(label, value string) {
 		out = append(out, kvLines(st, "", label, 11, value, st.Value, w)...)
 	}
-	add("url", d.base())
-	if d.final != "" && d.final != d.url {
-		add("asked", d.url)
-	}
 	if h := d.header; h != nil {
-		add("root", h.RootLocal)
-		for _, ns := range h.Namespaces {
-			p := ns.Prefix
-			if p == "" {
-				p = "(default)"
-			}
-			add("xmlns "+p, ns.URI)
-		}
 		out = append(out, mdLines(st, &h.MD, w)...)
 		out = append(out, linkLines(st, h.Links, d.base(), w)...)
 		out = append(out, extraLines(st, h.Extra)...)
 		for _, l := range h.Legacy {
 			out = append(out, st.Warning.Render("legacy: "+sanitize(l.What))+st.Dim.Render(fmt.Sprintf(" (line %d)", l.Line)))
 		}
+		out = append(out, "")
+		add("root", h.RootLocal)
+		for _, ns := range h.Namespaces {
+			name := "xmlns"
+			if ns.Prefix != "" {
+				name += ":" + ns.Prefix
+			}
+			add(name, ns.URI)
+		}
+		add("encoding", h.XMLEncoding)
+	}
+	add("url", d.base())
+	if d.final != "" && d.final != d.url {
+		add("asked", d.url)
 	}
 	add("bytes", strconv.FormatInt(d.bytes, 10))
+	if d.parts != nil {
+		add("parts", strconv.Itoa(len(d.parts)))
+		for _, e := range d.partErrs {
+			out = append(out, st.Error.Render(sanitize(e)))
+		}
+	}
 	return out
 }
 
