@@ -86,7 +86,11 @@ type Checker struct {
 	nDatetime, nLastmod int
 
 	goodTypes [8]string // type attributes found valid (see mediaType)
-	nGood     int
+
+	// Resource and Change Dumps: the first package's type
+	dumpType    string
+	dumpTypeIdx int
+	nGood       int
 }
 
 type chkCapSeen struct {

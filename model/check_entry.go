@@ -177,6 +177,14 @@ func (c *Checker) entryMetadata(e *Entry, idx int, md *Metadata) {
 	if md.Type != "" && !c.mediaType(md.Type) {
 		c.report(rTypeInvalid, idx, line, "", chkRef(e, idx)+": type="+chkQuote(md.Type)+" is not a media type (type/subtype)")
 	}
+	if md.Type != "" && (k == kResourceDump || k == kChangeDump) {
+		switch {
+		case c.dumpType == "":
+			c.dumpType, c.dumpTypeIdx = md.Type, idx
+		case md.Type != c.dumpType && !chkSameMediaType(md.Type, c.dumpType):
+			c.report(rDumpMixedFormats, idx, line, k.section(), chkRef(e, idx)+": package type="+chkQuote(md.Type)+" differs from "+chkQuote(c.dumpType)+" of entry "+strconv.Itoa(c.dumpTypeIdx)+"; a "+k.title()+" should only point to packages of the same format")
+		}
+	}
 
 	// path
 	if md.HasPath {
@@ -504,7 +512,7 @@ func (c *Checker) link(l *Link, e *Entry, idx int) {
 	if e != nil && l.HasPath && c.kind.manifest() {
 		c.path(l.Path, e, idx, line, "<rs:ln> path", false)
 	}
-	patch, timegate := false, false
+	patch, timegate, alternate, memento := false, false, false, false
 	for s := l.Rel; s != ""; {
 		for s != "" && isCheckSpace(s[0]) {
 			s = s[1:]
@@ -521,6 +529,10 @@ func (c *Checker) link(l *Link, e *Entry, idx int) {
 			patch = true
 		case strings.EqualFold(tok, "timegate"):
 			timegate = true
+		case strings.EqualFold(tok, "alternate"):
+			alternate = true
+		case strings.EqualFold(tok, "memento"):
+			memento = true
 		case strings.IndexByte(tok, ':') >= 0:
 			if chkURI(tok) != uriOK {
 				c.report(rLinkRelUnregistered, idx, line, "", where()+" relation type "+chkQuote(tok)+" is neither a registered name nor an absolute URI")
@@ -541,6 +553,12 @@ func (c *Checker) link(l *Link, e *Entry, idx int) {
 		if c.kind == kChangeDumpManifest && !l.HasPath {
 			c.report(rPatchLinkPath, idx, line, "", where()+" has no path: in a Change Dump Manifest the patch link must give the path of the change description in the package")
 		}
+	}
+	if e != nil && alternate && l.Type == "" {
+		c.report(rAlternateLinkType, idx, line, "", where()+" has no type: the media type of an alternate representation is recommended")
+	}
+	if e != nil && memento && l.Modified.Raw == "" {
+		c.report(rMementoLinkModified, idx, line, "", where()+" has no modified attribute: it conveys the datetime of the prior version the memento link points to")
 	}
 	if e != nil && timegate && (l.Type != "" || l.HashRaw != "" || l.LengthRaw != "" || l.Modified.Raw != "" || l.Encoding != "" || l.HasPath) {
 		c.report(rTimegateLinkAttributes, idx, line, "", where()+" carries attributes other than rel and href; they are meaningless for a TimeGate")

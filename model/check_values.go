@@ -295,3 +295,14 @@ func chkRelName(rel string) bool {
 	}
 	return false
 }
+
+// chkSameMediaType compares media types without parameters, case-insensitively.
+func chkSameMediaType(a, b string) bool {
+	if i := strings.IndexByte(a, ';'); i >= 0 {
+		a = a[:i]
+	}
+	if i := strings.IndexByte(b, ';'); i >= 0 {
+		b = b[:i]
+	}
+	return strings.EqualFold(strings.TrimSpace(a), strings.TrimSpace(b))
+}

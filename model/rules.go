@@ -139,6 +139,9 @@ const (
 	rPatchLinkContext
 	rTimegateLinkAttributes
 	rLinkRelUnregistered
+	rDumpMixedFormats
+	rAlternateLinkType
+	rMementoLinkModified
 	numRules // keep last
 )
 
@@ -303,6 +306,12 @@ func ruleInfo(id ruleID) Rule {
 		return Rule{"patch-link-context", "14.4", W, "patch links are only applicable to Change Lists and Change Dumps"}
 	case rTimegateLinkAttributes:
 		return Rule{"timegate-link-attributes", "14.6", W, "attributes other than rel and href should not be used on a timegate link"}
+	case rDumpMixedFormats:
+		return Rule{"dump-mixed-formats", "11.1", W, "a Resource Dump or Change Dump should only point to packages of the same format (type)"}
+	case rAlternateLinkType:
+		return Rule{"alternate-link-type", "14.3", W, "a link to an alternate representation should have a type attribute"}
+	case rMementoLinkModified:
+		return Rule{"memento-link-modified", "14.6", W, "a memento link conveys the version's datetime in its modified attribute"}
 	case rLinkRelUnregistered:
 		return Rule{"link-rel-unregistered", "7", W, "relation types must be registered with IANA or be URIs (RFC 5988, section 4.2)"}
 	}
