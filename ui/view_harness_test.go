@@ -121,6 +121,19 @@ func ivWaitScreen(t *testing.T, rec *ivRecorder, cond func(string) bool) string 
 	}
 }
 
+// ivWaitMsgs waits until the view has sent n messages up and returns them.
+func ivWaitMsgs(t *testing.T, rec *ivRecorder, n int) []tea.Msg {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		msgs := rec.Msgs()
+		if len(msgs) >= n || time.Now().After(deadline) {
+			return msgs
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
 // ivNamed gives golden.RequireEqual a file name of our choosing.
 type ivNamed struct {
 	testing.TB

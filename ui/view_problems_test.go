@@ -49,7 +49,7 @@ func TestProblemsViewGolden(t *testing.T) {
 			ivGolden(t, fmt.Sprintf("view_problems_errors_%dx%d", w, h), rec.Screen())
 			// Commands run concurrently: compare the messages as a set.
 			var got []string
-			for _, m := range rec.Msgs() {
+			for _, m := range ivWaitMsgs(t, rec, 3) {
 				got = append(got, fmt.Sprintf("%T%v", m, m))
 			}
 			sort.Strings(got)

@@ -334,11 +334,7 @@ func TestResourceViewGolden(t *testing.T) {
 			tm.Send(ivKey("enter"))
 			ivWaitScreen(t, rec, func(s string) bool { return strings.Contains(s, "▸ duplicate pri 1") })
 			ivGolden(t, fmt.Sprintf("view_resource_mirrors_%dx%d", w, h), rec.Screen())
-			deadline := time.Now().Add(5 * time.Second)
-			for len(rec.Msgs()) == 0 && time.Now().Before(deadline) {
-				time.Sleep(5 * time.Millisecond)
-			}
-			if got := rec.Msgs(); len(got) != 1 || got[0] != (openURLMsg{URL: "http://mirror1.example.org/res1"}) {
+			if got := ivWaitMsgs(t, rec, 1); len(got) != 1 || got[0] != (openURLMsg{URL: "http://mirror1.example.org/res1"}) {
 				t.Errorf("enter on the third link sent %v", got)
 			}
 			for _, u := range fake.Asked() {
