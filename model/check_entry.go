@@ -232,19 +232,18 @@ func (c *Checker) entryRequirements(e *Entry, idx int, md *Metadata) {
 		if !md.HasPath {
 			c.missingPath(e, idx, line, md, "")
 		}
-	case kCapabilityList, kCapabilityListIndex:
+	case kCapabilityListIndex:
+		// Its entries are Capability Lists; Table 4 asks nothing of their <rs:md>.
+		if md.Capability != "" && md.Capability != CapCapabilityList {
+			c.report(rCapabilityListEntryInvalid, idx, line, "", chkRef(e, idx)+": capability="+chkQuote(string(md.Capability))+" in a Capability List Index, whose entries are Capability Lists")
+		}
+	case kCapabilityList:
 		if md.Capability == "" {
 			what := "no <rs:md>"
 			if md.Present {
 				what = "<rs:md> has no capability attribute"
 			}
 			c.report(rCapabilityListEntryCapability, idx, line, "", chkRef(e, idx)+": "+what+": a Capability List entry must say which capability its document implements")
-			return
-		}
-		if k == kCapabilityListIndex {
-			if md.Capability != CapCapabilityList {
-				c.report(rCapabilityListEntryInvalid, idx, line, "", chkRef(e, idx)+": capability="+chkQuote(string(md.Capability))+" in a Capability List Index, whose entries are Capability Lists")
-			}
 			return
 		}
 		switch md.Capability {
