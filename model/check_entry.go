@@ -109,6 +109,12 @@ func (c *Checker) entryMetadata(e *Entry, idx int, md *Metadata) {
 		case kCapabilityList, kCapabilityListIndex, kDescription, kDescriptionIndex:
 			// judged in entryRequirements
 		case kUnknownDoc:
+		case kResourceListIndex, kResourceDumpIndex, kChangeListIndex, kChangeDumpIndex:
+			// An index's entries are documents of the index's capability: saying so
+			// is harmless, saying otherwise is not.
+			if c.h != nil && md.Capability != c.h.MD.Capability {
+				c.report(rEntryCapabilityUnexpected, idx, line, "", chkRef(e, idx)+": capability="+chkQuote(string(md.Capability))+" on an entry of a "+k.title()+", whose entries are "+string(c.h.MD.Capability)+" documents")
+			}
 		default:
 			c.report(rEntryCapabilityUnexpected, idx, line, "", chkRef(e, idx)+": capability="+chkQuote(string(md.Capability))+" on an entry of a "+k.title()+"; entries carry a capability in Source Descriptions and Capability Lists only")
 		}
