@@ -721,7 +721,7 @@ func (d *Decoder) textRun() error {
 			if n < len(b) && len(d.rawText) == 0 {
 				// The run is whole: decode it in place.
 				var err error
-				if *tgt, err = d.appendDecoded(*tgt, seg, false, d.curLine()); err != nil {
+				if *tgt, err = d.appendDecoded(*tgt, seg, false, -1); err != nil {
 					return err
 				}
 			} else {
@@ -748,7 +748,7 @@ func (d *Decoder) flushText() error {
 	}
 	tgt := d.textTarget()
 	var err error
-	*tgt, err = d.appendDecoded(*tgt, d.rawText, false, d.curLine())
+	*tgt, err = d.appendDecoded(*tgt, d.rawText, false, -1)
 	d.rawText = d.rawText[:0]
 	return err
 }
@@ -1214,7 +1214,8 @@ func isASCII(b []byte) bool {
 	return true
 }
 
-// appendDecoded appends raw character data with references expanded. In attribute
+// appendDecoded appends raw character data with references expanded; line is
+// the line errors are reported on (-1: the current line, counted only then). In attribute
 // values tab, newline and carriage return become spaces (XML attribute-value
 // normalisation); in text, CR LF becomes LF.
 func (d *Decoder) appendDecoded(dst, raw []byte, attr bool, line int) ([]byte, error) {
@@ -1227,6 +1228,9 @@ func (d *Decoder) appendDecoded(dst, raw []byte, attr bool, line int) ([]byte, e
 	}
 	if clean {
 		return append(dst, raw...), nil
+	}
+	if line < 0 {
+		line = d.curLine()
 	}
 	if !isASCII(raw) && !utf8.Valid(raw) {
 		return dst, d.syntaxErr(line, "invalid UTF-8 in character data")
@@ -1539,7 +1543,7 @@ func (d *Decoder) leafText(qname int32) error {
 	}
 	tgt := d.textTarget()
 	var err error
-	if *tgt, err = d.appendDecoded(*tgt, rest[:k], false, d.curLine()); err != nil {
+	if *tgt, err = d.appendDecoded(*tgt, rest[:k], false, -1); err != nil {
 		return err
 	}
 	d.pos += k + 3 + len(name)
