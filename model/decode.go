@@ -239,7 +239,7 @@ func (d *Decoder) Line() int { return d.curLine() }
 // curLine returns the line of buf[pos].
 func (d *Decoder) curLine() int {
 	if d.linePos < d.pos {
-		d.lineN += bytes.Count(d.buf[d.linePos:d.pos], nl)
+		d.lineN += countLines(d.buf[d.linePos:d.pos])
 	}
 	d.linePos = d.pos
 	return d.lineN
@@ -333,10 +333,11 @@ func (d *Decoder) lineAt(i int) int {
 	if i <= d.pos {
 		return line
 	}
-	return line + bytes.Count(d.buf[d.pos:i], nl)
+	return line + countLines(d.buf[d.pos:i])
 }
 
-var nl = []byte{'\n'}
+// countLines returns the number of line feeds in b.
+func countLines(b []byte) int { return bytes.Count(b, []byte{'\n'}) }
 
 // run scans until an entry is complete, an entry starts (in Header mode), or the
 // document ends. Errors are sticky.
