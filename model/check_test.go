@@ -14,13 +14,13 @@ import (
 	"testing"
 )
 
-const conformanceDir = "../testdata/conformance"
+const chkConformanceDir = "../testdata/conformance"
 
-// generatedCases are rules whose negative case is built in code (a 50 MB or
+// chkGeneratedCases are rules whose negative case is built in code (a 50 MB or
 // 50,001-entry file does not belong in testdata); see TestCheckLimits.
-var generatedCases = map[string]bool{"entries-too-many": true, "document-too-large": true}
+var chkGeneratedCases = map[string]bool{"entries-too-many": true, "document-too-large": true}
 
-func validateFile(t *testing.T, path string) *Report {
+func chkValidateFile(t *testing.T, path string) *Report {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
@@ -30,7 +30,7 @@ func validateFile(t *testing.T, path string) *Report {
 	return Validate(f, CheckOptions{})
 }
 
-func ruleSet(ps []Problem) []string {
+func chkRuleSet(ps []Problem) []string {
 	var ids []string
 	for _, p := range ps {
 		if !slices.Contains(ids, p.Rule) {
@@ -41,7 +41,7 @@ func ruleSet(ps []Problem) []string {
 	return ids
 }
 
-func describe(r *Report) string {
+func chkDescribe(r *Report) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %d errors, %d warnings", r.Title, r.Errors, r.Warnings)
 	for _, p := range r.Problems {
@@ -50,16 +50,16 @@ func describe(r *Report) string {
 	return b.String()
 }
 
-// alsoRe reads `<!-- also: rule rule -->`: other rules a negative case may fire.
-var alsoRe = regexp.MustCompile(`<!--\s*also:([^>]*)-->`)
+// chkAlsoRe reads `<!-- also: rule rule -->`: other rules a negative case may fire.
+var chkAlsoRe = regexp.MustCompile(`<!--\s*also:([^>]*)-->`)
 
 // TestCheckInvalidCases runs testdata/conformance/invalid/<rule-id>.xml for every
 // rule of the catalogue: that rule must fire, and no other (unless listed).
 func TestCheckInvalidCases(t *testing.T) {
 	for _, rule := range Rules() {
 		t.Run(rule.ID, func(t *testing.T) {
-			path := filepath.Join(conformanceDir, "invalid", rule.ID+".xml")
-			if generatedCases[rule.ID] {
+			path := filepath.Join(chkConformanceDir, "invalid", rule.ID+".xml")
+			if chkGeneratedCases[rule.ID] {
 				if _, err := os.Stat(path); err == nil {
 					t.Fatalf("%s is generated in TestCheckLimits; remove the file", rule.ID)
 				}
@@ -70,17 +70,17 @@ func TestCheckInvalidCases(t *testing.T) {
 				t.Fatalf("every rule needs a negative case: %v", err)
 			}
 			allowed := []string{rule.ID}
-			if m := alsoRe.FindSubmatch(data); m != nil {
+			if m := chkAlsoRe.FindSubmatch(data); m != nil {
 				allowed = append(allowed, strings.Fields(string(m[1]))...)
 			}
 			r := Validate(bytes.NewReader(data), CheckOptions{})
-			got := ruleSet(r.Problems)
+			got := chkRuleSet(r.Problems)
 			if !slices.Contains(got, rule.ID) {
-				t.Fatalf("rule %s did not fire:\n%s", rule.ID, describe(r))
+				t.Fatalf("rule %s did not fire:\n%s", rule.ID, chkDescribe(r))
 			}
 			for _, id := range got {
 				if !slices.Contains(allowed, id) {
-					t.Errorf("rule %s fired too:\n%s", id, describe(r))
+					t.Errorf("rule %s fired too:\n%s", id, chkDescribe(r))
 				}
 			}
 			for _, p := range r.Problems {
@@ -106,7 +106,7 @@ func TestCheckInvalidCases(t *testing.T) {
 		})
 	}
 	// No stray files: every negative case names a rule.
-	files, _ := filepath.Glob(filepath.Join(conformanceDir, "invalid", "*.xml"))
+	files, _ := filepath.Glob(filepath.Join(chkConformanceDir, "invalid", "*.xml"))
 	for _, f := range files {
 		if _, ok := RuleByID(strings.TrimSuffix(filepath.Base(f), ".xml")); !ok {
 			t.Errorf("%s names no rule", f)
@@ -114,24 +114,24 @@ func TestCheckInvalidCases(t *testing.T) {
 	}
 }
 
-// checkSpecExample asserts what the specification's examples must give: examples
+// chkSpecExample asserts what the specification's examples must give: examples
 // 12–33 no error (27 only its non-hex digest warnings), the walkthrough examples
 // 1–5 and 8 exactly one error, the missing up link, and examples 6–7 nothing.
-func checkSpecExample(t *testing.T, n int, r *Report) {
+func chkSpecExample(t *testing.T, n int, r *Report) {
 	t.Helper()
 	switch {
 	case n <= 5 || n == 8:
 		if r.Errors != 1 || r.Warnings != 0 || len(r.Problems) != 1 || r.Problems[0].Rule != "up-link-missing" ||
 			!strings.Contains(r.Problems[0].Message, `rel="up"`) {
-			t.Errorf("example %d: want exactly the missing up link error:\n%s", n, describe(r))
+			t.Errorf("example %d: want exactly the missing up link error:\n%s", n, chkDescribe(r))
 		}
 	case n == 27:
 		if r.Errors != 0 {
-			t.Errorf("example 27: no error expected:\n%s", describe(r))
+			t.Errorf("example 27: no error expected:\n%s", chkDescribe(r))
 		}
 		for _, p := range r.Problems {
 			if p.Rule != "hash-not-hex" && p.Rule != "hash-base64" {
-				t.Errorf("example 27: only digest warnings expected:\n%s", describe(r))
+				t.Errorf("example 27: only digest warnings expected:\n%s", chkDescribe(r))
 			}
 		}
 		if r.Warnings == 0 {
@@ -139,29 +139,29 @@ func checkSpecExample(t *testing.T, n int, r *Report) {
 		}
 	default:
 		if r.Errors != 0 || r.Warnings != 0 {
-			t.Errorf("example %d: no problem expected:\n%s", n, describe(r))
+			t.Errorf("example %d: no problem expected:\n%s", n, chkDescribe(r))
 		}
 	}
 }
 
-var exampleRe = regexp.MustCompile(`resourcesync_ex_(\d+)\.xml$`)
+var chkExampleRe = regexp.MustCompile(`resourcesync_ex_(\d+)\.xml$`)
 
-func runSpecExamples(t *testing.T, dir string) {
+func chkRunSpecExamples(t *testing.T, dir string) {
 	files, _ := filepath.Glob(filepath.Join(dir, "resourcesync_ex_*.xml"))
 	if len(files) < 28 {
 		t.Fatalf("%s: %d examples, want 28 (1–8, 12–33)", dir, len(files))
 	}
 	for _, f := range files {
-		m := exampleRe.FindStringSubmatch(f)
+		m := chkExampleRe.FindStringSubmatch(f)
 		n, _ := strconv.Atoi(m[1])
 		t.Run(filepath.Base(f), func(t *testing.T) {
-			checkSpecExample(t, n, validateFile(t, f))
+			chkSpecExample(t, n, chkValidateFile(t, f))
 		})
 	}
 }
 
 func TestCheckSpecExamples(t *testing.T) {
-	runSpecExamples(t, filepath.Join(conformanceDir, "valid"))
+	chkRunSpecExamples(t, filepath.Join(chkConformanceDir, "valid"))
 }
 
 // TestCheckSharedConformance runs the shared conformance suite when present.
@@ -170,16 +170,16 @@ func TestCheckSharedConformance(t *testing.T) {
 	if _, err := os.Stat(dir); err != nil {
 		t.Skip("shared conformance suite not present")
 	}
-	runSpecExamples(t, filepath.Join(dir, "spec-examples-v1.1"))
-	checkRealWorld(t, filepath.Join(dir, "real-world", "resync-client-ruby"))
+	chkRunSpecExamples(t, filepath.Join(dir, "spec-examples-v1.1"))
+	chkRealWorld(t, filepath.Join(dir, "real-world", "resync-client-ruby"))
 }
 
 func TestCheckRealWorld(t *testing.T) {
-	checkRealWorld(t, filepath.Join(conformanceDir, "real-world", "resync-client-ruby"))
+	chkRealWorld(t, filepath.Join(chkConformanceDir, "real-world", "resync-client-ruby"))
 }
 
-// checkRealWorld: resync-client-ruby's files, with the problems they really have.
-func checkRealWorld(t *testing.T, dir string) {
+// chkRealWorld: resync-client-ruby's files, with the problems they really have.
+func chkRealWorld(t *testing.T, dir string) {
 	want := map[string][]string{
 		"simulator/capability-list.xml":    nil,
 		"simulator/source-description.xml": nil,
@@ -194,13 +194,13 @@ func checkRealWorld(t *testing.T, dir string) {
 	}
 	for name, rules := range want {
 		t.Run(name, func(t *testing.T) {
-			r := validateFile(t, filepath.Join(dir, name))
-			if got := ruleSet(r.Problems); !slices.Equal(got, rules) {
-				t.Errorf("rules %v, want %v:\n%s", got, rules, describe(r))
+			r := chkValidateFile(t, filepath.Join(dir, name))
+			if got := chkRuleSet(r.Problems); !slices.Equal(got, rules) {
+				t.Errorf("rules %v, want %v:\n%s", got, rules, chkDescribe(r))
 			}
 		})
 	}
-	r := validateFile(t, filepath.Join(dir, "simulator/change-list.xml"))
+	r := chkValidateFile(t, filepath.Join(dir, "simulator/change-list.xml"))
 	if r.Errors != 0 || r.Entries != 1000 {
 		t.Errorf("change-list.xml: %d entries, %d errors", r.Entries, r.Errors)
 	}
@@ -218,17 +218,17 @@ func TestCheckLimits(t *testing.T) {
 	}
 	b.WriteString("</urlset>")
 	r := Validate(&b, CheckOptions{})
-	if got := ruleSet(r.Problems); !slices.Equal(got, []string{"entries-too-many"}) || r.Entries != 50001 {
-		t.Errorf("50,001 entries: %v\n%s", got, describe(r))
+	if got := chkRuleSet(r.Problems); !slices.Equal(got, []string{"entries-too-many"}) || r.Entries != 50001 {
+		t.Errorf("50,001 entries: %v\n%s", got, chkDescribe(r))
 	}
 
 	h := &Header{Root: RootURLSet, RootLocal: "urlset", RootSpace: NSSitemap, MDCount: 1,
-		MD:    Metadata{Present: true, Capability: CapResourceList, At: mustDatetime(t, "2013-01-03T09:00:00Z")},
+		MD:    Metadata{Present: true, Capability: CapResourceList, At: chkMustDatetime(t, "2013-01-03T09:00:00Z")},
 		Links: []Link{{Rel: "up", HasRel: true, Href: "http://example.com/c.xml", HasHref: true}}}
 	c := NewChecker(CheckOptions{})
 	c.Begin(h)
 	c.End(h, MaxDocumentBytes+1)
-	if got := ruleSet(c.Problems()); !slices.Equal(got, []string{"document-too-large"}) {
+	if got := chkRuleSet(c.Problems()); !slices.Equal(got, []string{"document-too-large"}) {
 		t.Errorf("50 MB + 1: %v", got)
 	}
 	c.Begin(h)
@@ -238,7 +238,7 @@ func TestCheckLimits(t *testing.T) {
 	}
 }
 
-func mustDatetime(t *testing.T, s string) Datetime {
+func chkMustDatetime(t *testing.T, s string) Datetime {
 	t.Helper()
 	d, err := ParseDatetime(s)
 	if err != nil {
@@ -301,7 +301,7 @@ func TestCheckMessages(t *testing.T) {
 		{"capabilitylist-duplicate", "capabilitylist-duplicate", []string{`"resourcelist"`, "entry 0"}},
 	}
 	for _, tt := range tests {
-		r := validateFile(t, filepath.Join(conformanceDir, "invalid", tt.file+".xml"))
+		r := chkValidateFile(t, filepath.Join(chkConformanceDir, "invalid", tt.file+".xml"))
 		found := false
 		for _, p := range r.Problems {
 			if p.Rule != tt.rule {
@@ -346,17 +346,17 @@ func TestCheckMaxProblems(t *testing.T) {
 
 // TestCheckBaseURL: a relative loc is explained against the document's URL.
 func TestCheckBaseURL(t *testing.T) {
-	data, _ := os.ReadFile(filepath.Join(conformanceDir, "invalid", "loc-not-absolute.xml"))
+	data, _ := os.ReadFile(filepath.Join(chkConformanceDir, "invalid", "loc-not-absolute.xml"))
 	r := Validate(bytes.NewReader(data), CheckOptions{BaseURL: "http://example.com/dataset1/resourcelist.xml"})
 	if len(r.Problems) != 1 || !strings.Contains(r.Problems[0].Message, "http://example.com/res1") {
-		t.Errorf("%s", describe(r))
+		t.Errorf("%s", chkDescribe(r))
 	}
 }
 
 // TestCheckDocument: the in-memory entry point agrees with Validate.
 func TestCheckDocument(t *testing.T) {
 	for _, name := range []string{"changelist-order", "path-duplicate", "capabilitylist-duplicate", "loc-duplicate"} {
-		data, _ := os.ReadFile(filepath.Join(conformanceDir, "invalid", name+".xml"))
+		data, _ := os.ReadFile(filepath.Join(chkConformanceDir, "invalid", name+".xml"))
 		d, err := Parse(bytes.NewReader(data))
 		if err != nil {
 			t.Fatal(err)
@@ -409,7 +409,7 @@ func TestCheckUnits(t *testing.T) {
 
 // TestCheckSequentialAndPipelined: the decoder goroutine changes nothing.
 func TestCheckSequentialAndPipelined(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join(conformanceDir, "real-world", "resync-client-ruby", "simulator", "change-list.xml"))
+	data, err := os.ReadFile(filepath.Join(chkConformanceDir, "real-world", "resync-client-ruby", "simulator", "change-list.xml"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -417,7 +417,7 @@ func TestCheckSequentialAndPipelined(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	seq := Validate(bytes.NewReader(data), CheckOptions{})
 	if !slices.Equal(piped.Problems, seq.Problems) || piped.Entries != seq.Entries || piped.Errors != seq.Errors || piped.Warnings != seq.Warnings {
-		t.Errorf("pipelined %s\nsequential %s", describe(piped), describe(seq))
+		t.Errorf("pipelined %s\nsequential %s", chkDescribe(piped), chkDescribe(seq))
 	}
 }
 
@@ -486,8 +486,8 @@ func TestCheckCases(t *testing.T) {
 				opts.Capability = CapResourceDumpManifest
 			}
 			r := Validate(strings.NewReader(tt.doc), opts)
-			if got := ruleSet(r.Problems); !slices.Equal(got, tt.want) {
-				t.Errorf("rules %v, want %v\n%s", got, tt.want, describe(r))
+			if got := chkRuleSet(r.Problems); !slices.Equal(got, tt.want) {
+				t.Errorf("rules %v, want %v\n%s", got, tt.want, chkDescribe(r))
 			}
 		})
 	}
@@ -522,7 +522,7 @@ func TestCheckAbort(t *testing.T) {
 	c.Begin(h)
 	c.Entry(&Entry{HasLoc: true, LocCount: 1, Loc: "relative", Line: 4})
 	c.Abort(h, 100, io.ErrUnexpectedEOF)
-	if got := ruleSet(c.Problems()); !slices.Equal(got, []string{"loc-not-absolute", "xml-malformed"}) {
+	if got := chkRuleSet(c.Problems()); !slices.Equal(got, []string{"loc-not-absolute", "xml-malformed"}) {
 		t.Errorf("after an entry: %v", c.Problems())
 	}
 	if e, _ := c.Counts(); e != 2 {

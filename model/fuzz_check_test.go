@@ -13,7 +13,7 @@ import (
 // are sorted document-level first then by entry, and a syntax error is reported.
 func FuzzValidate(f *testing.F) {
 	for _, pattern := range []string{"valid/*.xml", "invalid/*.xml", "real-world/*/*/*.xml"} {
-		files, _ := filepath.Glob(filepath.Join(conformanceDir, pattern))
+		files, _ := filepath.Glob(filepath.Join(chkConformanceDir, pattern))
 		for _, file := range files {
 			if data, err := os.ReadFile(file); err == nil && len(data) < 64<<10 {
 				f.Add(data)
@@ -48,7 +48,7 @@ func FuzzValidate(f *testing.F) {
 		if e != r.Errors || w != r.Warnings {
 			t.Fatalf("counts %d/%d, stored %d/%d", r.Errors, r.Warnings, e, w)
 		}
-		if r.Err != nil && !slices.Contains(ruleSet(r.Problems), "xml-malformed") {
+		if r.Err != nil && !slices.Contains(chkRuleSet(r.Problems), "xml-malformed") {
 			t.Fatalf("error %v without problems", r.Err)
 		}
 		if r.Err == nil {
