@@ -71,11 +71,11 @@ func decodeValidateJSON(t *testing.T, stdout string) validateJSON {
 	return v
 }
 
-const validDir = "testdata/conformance/valid"
-const invalidDir = "testdata/conformance/invalid"
+const validateValidDir = "testdata/conformance/valid"
+const validateInvalidDir = "testdata/conformance/invalid"
 
 func TestValidateCommandValidFile(t *testing.T) {
-	file := filepath.Join(validDir, "resourcesync_ex_20.xml")
+	file := filepath.Join(validateValidDir, "resourcesync_ex_20.xml")
 	code, out, _ := validateRun(t, "", "validate", "--json", file)
 	if code != exitOK {
 		t.Fatalf("exit %d, want 0:\n%s", code, out)
@@ -88,7 +88,7 @@ func TestValidateCommandValidFile(t *testing.T) {
 }
 
 func TestValidateCommandWarningsOnly(t *testing.T) {
-	code, out, _ := validateRun(t, "", "validate", "--json", filepath.Join(validDir, "resourcesync_ex_27.xml"))
+	code, out, _ := validateRun(t, "", "validate", "--json", filepath.Join(validateValidDir, "resourcesync_ex_27.xml"))
 	v := decodeValidateJSON(t, out)
 	if code != exitOK || *v.Errors != 0 || *v.Warnings == 0 {
 		t.Errorf("exit %d, want 0 with warnings:\n%s", code, out)
@@ -96,7 +96,7 @@ func TestValidateCommandWarningsOnly(t *testing.T) {
 }
 
 func TestValidateCommandInvalidFile(t *testing.T) {
-	file := filepath.Join(invalidDir, "changelist-order.xml")
+	file := filepath.Join(validateInvalidDir, "changelist-order.xml")
 	code, out, _ := validateRun(t, "", "validate", "--json", file)
 	if code != exitFound {
 		t.Fatalf("exit %d, want 1:\n%s", code, out)
@@ -108,7 +108,7 @@ func TestValidateCommandInvalidFile(t *testing.T) {
 	}
 
 	// Document-level problems have a null entry.
-	_, out, _ = validateRun(t, "", "validate", "--json", filepath.Join(validDir, "resourcesync_ex_1.xml"))
+	_, out, _ = validateRun(t, "", "validate", "--json", filepath.Join(validateValidDir, "resourcesync_ex_1.xml"))
 	v = decodeValidateJSON(t, out)
 	if p := v.Documents[0].Problems; len(p) != 1 || p[0].Rule != "up-link-missing" || string(p[0].Entry) != "null" {
 		t.Errorf("unexpected report:\n%s", out)
@@ -117,7 +117,7 @@ func TestValidateCommandInvalidFile(t *testing.T) {
 
 func TestValidateCommandMissingFile(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "nope.xml")
-	code, out, stderr := validateRun(t, "", "validate", "--json", missing, filepath.Join(validDir, "resourcesync_ex_12.xml"))
+	code, out, stderr := validateRun(t, "", "validate", "--json", missing, filepath.Join(validateValidDir, "resourcesync_ex_12.xml"))
 	if code != exitFailure {
 		t.Fatalf("exit %d, want 2", code)
 	}
@@ -136,7 +136,7 @@ func TestValidateCommandMissingFile(t *testing.T) {
 }
 
 func TestValidateCommandMalformed(t *testing.T) {
-	code, out, _ := validateRun(t, "", "validate", "--json", filepath.Join(invalidDir, "xml-malformed.xml"))
+	code, out, _ := validateRun(t, "", "validate", "--json", filepath.Join(validateInvalidDir, "xml-malformed.xml"))
 	if code != exitFound {
 		t.Fatalf("exit %d, want 1 (malformed XML is a validation error):\n%s", code, out)
 	}
@@ -151,7 +151,7 @@ func TestValidateCommandMalformed(t *testing.T) {
 }
 
 func TestValidateCommandStdin(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join(validDir, "resourcesync_ex_13.xml"))
+	data, err := os.ReadFile(filepath.Join(validateValidDir, "resourcesync_ex_13.xml"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,8 +163,8 @@ func TestValidateCommandStdin(t *testing.T) {
 }
 
 func TestValidateCommandURL(t *testing.T) {
-	good, _ := os.ReadFile(filepath.Join(validDir, "resourcesync_ex_14.xml"))
-	bad, _ := os.ReadFile(filepath.Join(invalidDir, "loc-not-absolute.xml"))
+	good, _ := os.ReadFile(filepath.Join(validateValidDir, "resourcesync_ex_14.xml"))
+	bad, _ := os.ReadFile(filepath.Join(validateInvalidDir, "loc-not-absolute.xml"))
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/good.xml":
@@ -198,7 +198,7 @@ func TestValidateCommandURL(t *testing.T) {
 }
 
 func TestValidateCommandText(t *testing.T) {
-	code, out, _ := validateRun(t, "", "validate", filepath.Join(invalidDir, "changelist-order.xml"), filepath.Join(validDir, "resourcesync_ex_12.xml"))
+	code, out, _ := validateRun(t, "", "validate", filepath.Join(validateInvalidDir, "changelist-order.xml"), filepath.Join(validateValidDir, "resourcesync_ex_12.xml"))
 	if code != exitFound {
 		t.Fatalf("exit %d", code)
 	}
@@ -210,7 +210,7 @@ func TestValidateCommandText(t *testing.T) {
 	if strings.Contains(out, "\x1b[") {
 		t.Errorf("colour written to a non-terminal:\n%q", out)
 	}
-	_, out, _ = validateRun(t, "", "validate", "--quiet", filepath.Join(invalidDir, "changelist-order.xml"))
+	_, out, _ = validateRun(t, "", "validate", "--quiet", filepath.Join(validateInvalidDir, "changelist-order.xml"))
 	if strings.TrimSpace(out) != "1 document, 1 error, 0 warnings" {
 		t.Errorf("--quiet: %q", out)
 	}
