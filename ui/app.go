@@ -81,7 +81,6 @@ type App struct {
 	ticking bool // a spinner tick is scheduled
 
 	width, height int
-	started       bool
 	noTick        bool // tests: no spinner ticks, so that commands settle
 }
 
@@ -117,7 +116,6 @@ func (a *App) Init() tea.Cmd {
 	if a.opts.Target != "" {
 		cmds = append(cmds, a.open(place{url: a.opts.Target, selected: -1}, true))
 	}
-	a.started = true
 	return tea.Batch(cmds...)
 }
 

@@ -311,6 +311,9 @@ func (b *LiveBackend) open(ctx context.Context, target string) (body io.ReadClos
 		if resp != nil && resp.Body != nil {
 			resp.Body.Close()
 		}
+		if strings.Contains(err.Error(), target) {
+			return nil, "", 0, resp, err // it names the URL already
+		}
 		return nil, "", 0, resp, fmt.Errorf("fetch %s: %w", target, err)
 	}
 	total = -1

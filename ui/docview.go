@@ -1891,19 +1891,6 @@ func renderHints(st *Styles, hs []hint) string {
 	return strings.Join(parts, st.Dim.Render(" · "))
 }
 
-// shortHelp renders bindings as "key desc · key desc".
-func shortHelp(st *Styles, bs []key.Binding) string {
-	var parts []string
-	for _, b := range bs {
-		if !b.Enabled() {
-			continue
-		}
-		h := b.Help()
-		parts = append(parts, st.HelpKey.Render(h.Key)+" "+st.HelpDesc.Render(h.Desc))
-	}
-	return strings.Join(parts, st.Dim.Render(" · "))
-}
-
 // loadingView is shown while a document without entries yet streams in.
 func (v docView) loadingView(w, h int) string {
 	st := v.c.Styles
@@ -1931,7 +1918,11 @@ func (v docView) errorView(w, h int) string {
 	k := &v.c.Keys
 	inner := max(min(w-6, 100), 20)
 	msg := lipgloss.NewStyle().Width(inner).Render(st.Error.Render(sanitize(v.doc.err.Error())))
-	hints := lipgloss.NewStyle().Width(inner).Render(renderHints(st, []hint{{k.Retry, "retry"}, {k.Back, "back"}, {k.HTTP, "HTTP exchange"}, {k.OpenURL, "open another URL"}}))
+	hs := []hint{{k.Retry, "retry"}, {k.Back, "back"}, {k.HTTP, "HTTP exchange"}, {k.OpenURL, "open another URL"}}
+	if !isLocal(v.doc.url) {
+		hs = append(hs, hint{k.Discovery, "look for ResourceSync from this URL"})
+	}
+	hints := lipgloss.NewStyle().Width(inner).Render(renderHints(st, hs))
 	text := st.Error.Bold(true).Render("Could not load this document") + "\n\n" + msg + "\n\n" + hints
 	return placeCenter(w, h, st.ErrorBox.Render(text))
 }
