@@ -856,6 +856,14 @@ func (a *App) promptKey(msg tea.KeyPressMsg) tea.Cmd {
 			if val == "" {
 				return nil
 			}
+			if n, err := strconv.Atoi(val); err == nil && a.page == pageDoc && a.doc != nil {
+				// ":42" jumps to entry 42, as in vi.
+				if n < 1 {
+					a.flashError("entries are numbered from 1")
+					return nil
+				}
+				return a.dv.JumpTo(n - 1)
+			}
 			return a.open(place{url: val, selected: -1}, true)
 		case promptJump:
 			n, err := strconv.Atoi(strings.TrimPrefix(val, "#"))

@@ -467,6 +467,7 @@ func TestExplorerKeys(t *testing.T) {
 		{"count then G jumps", "2 5 G", func(t *testing.T, a *App, _ *exDriver) { exWantSel(t, a, 24) }},
 		{"count beyond the end", "9 9 g", func(t *testing.T, a *App, _ *exDriver) { exWantSel(t, a, 29) }},
 		{"# prompt jumps", "# 7 enter", func(t *testing.T, a *App, _ *exDriver) { exWantSel(t, a, 6) }},
+		{": with a number jumps", ": 1 9 enter", func(t *testing.T, a *App, _ *exDriver) { exWantSel(t, a, 18) }},
 		{"ctrl+d half page", "ctrl+d", func(t *testing.T, a *App, _ *exDriver) {
 			if s := a.dv.Selected(); s < 5 {
 				t.Errorf("selected %d after ctrl+d, want a half page down", s)

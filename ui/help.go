@@ -96,7 +96,7 @@ func (h helpView) lines() []string {
 	body := lipgloss.JoinHorizontal(lipgloss.Top, rendered...)
 	head := []string{
 		st.HelpTitle.Render("rsx — keys") + st.Dim.Render("   (esc or ? closes · j/k scroll)"),
-		st.Dim.Render("Counts: type a number, then g or G, to jump to that entry. Mouse: wheel scrolls, click selects, click again opens."),
+		st.Dim.Render("Jump to entry N: N g, :N or # N. Filter: text, a date (2013-01), or column:text (type:pdf). Mouse: wheel scrolls, click selects, click again opens, click a title sorts."),
 		"",
 	}
 	return append(head, strings.Split(body, "\n")...)

@@ -71,7 +71,7 @@ func DefaultKeyMap() KeyMap {
 		IndexLink: key.NewBinding(key.WithKeys("i"), key.WithHelp("i", "follow index link")),
 		HistBack:  key.NewBinding(key.WithKeys("["), key.WithHelp("[", "history back")),
 		HistFwd:   key.NewBinding(key.WithKeys("]"), key.WithHelp("]", "history forward")),
-		OpenURL:   key.NewBinding(key.WithKeys(":"), key.WithHelp(":", "open a URL or file")),
+		OpenURL:   key.NewBinding(key.WithKeys(":"), key.WithHelp(":", "open a URL or file (:N entry N)")),
 		LoadAll:   key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "index: all parts as one list")),
 		DocInfo:   key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "detail: entry / document")),
 
