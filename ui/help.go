@@ -94,11 +94,12 @@ func (h helpView) lines() []string {
 		rendered[i] = lipgloss.NewStyle().Width(min(colW, h.width)).Render(strings.Join(c, "\n"))
 	}
 	body := lipgloss.JoinHorizontal(lipgloss.Top, rendered...)
-	head := []string{
-		st.HelpTitle.Render("rsx — keys") + st.Dim.Render("   (esc or ? closes · j/k scroll)"),
-		st.Dim.Render("Jump to entry N: N g, :N or # N. Filter: text, a date (2013-01), or column:text (type:pdf). Mouse: wheel scrolls, click selects, click again opens, click a title sorts."),
-		"",
+	head := []string{st.HelpTitle.Render("rsx — keys") + st.Dim.Render("   (esc or ? closes · j/k scroll)")}
+	for _, l := range wrapText("Jump to entry N: N g, :N or # N. Filter: text, a date (2013-01), or column:text (type:pdf). "+
+		"Mouse: wheel scrolls, click selects, click again opens, click a title sorts.", max(h.width-1, 20)) {
+		head = append(head, st.Dim.Render(l))
 	}
+	head = append(head, "")
 	return append(head, strings.Split(body, "\n")...)
 }
 
