@@ -13,6 +13,7 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
 
 	"rsx/crawl"
 	"rsx/fetch"
@@ -589,6 +590,9 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case discoveryMsg:
 		return a, a.discovered(msg)
 	case sortedMsg, filteredMsg:
+		if a.doc == nil {
+			return a, nil
+		}
 		var cmd tea.Cmd
 		a.dv, cmd = a.dv.Update(msg)
 		return a, cmd
@@ -598,6 +602,9 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return a, a.openResource(msg.URL, msg.Entry)
 	case jumpToEntryMsg:
 		a.leavePage()
+		if a.doc == nil {
+			return a, nil
+		}
 		return a, a.dv.JumpTo(msg.Index)
 	case showRawLineMsg:
 		p, ok := a.rawPageFor()
@@ -633,6 +640,9 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		var cmd tea.Cmd
 		a.insp, cmd = a.insp.update(msg)
 		return a, cmd
+	}
+	if a.doc == nil {
+		return a, nil
 	}
 	var cmd tea.Cmd
 	a.dv, cmd = a.dv.Update(msg)
@@ -706,7 +716,7 @@ func (a *App) key(msg tea.KeyPressMsg) tea.Cmd {
 	}
 
 	// Counts: "42g" jumps to entry 42.
-	if a.page == pageDoc {
+	if a.page == pageDoc && a.doc != nil {
 		if s := msg.String(); len(s) == 1 && s[0] >= '0' && s[0] <= '9' && (a.count != "" || s != "0") {
 			if len(a.count) < 9 {
 				a.count += s
@@ -910,6 +920,9 @@ func (a *App) mouse(msg tea.Msg) tea.Cmd {
 		a.insp, cmd = a.insp.update(msg)
 		return cmd
 	}
+	if a.doc == nil {
+		return nil
+	}
 	var cmd tea.Cmd
 	a.dv, cmd = a.dv.Update(msg)
 	return cmd
@@ -1001,7 +1014,8 @@ func (a *App) View() tea.View {
 func (a *App) render() string {
 	w, h := a.width, a.height
 	if w < 40 || h < 10 {
-		return placeCenter(w, h, a.c.Styles.Warning.Render(fmt.Sprintf("rsx needs at least 40×10 (this is %d×%d)", w, h)))
+		msg := lipgloss.NewStyle().Width(max(w, 1)).Align(lipgloss.Center).Render(fmt.Sprintf("rsx needs at least 40×10 (this is %d×%d)", w, h))
+		return fitBlock(placeCenter(w, h, a.c.Styles.Warning.Render(msg)), w, h)
 	}
 	if a.helpOpen {
 		return a.help.View()

@@ -719,3 +719,66 @@ func TestExplorerProgram(t *testing.T) {
 	}
 	golden.RequireEqual(exNamed{t, "explorer_program_120x40"}, ansi.Strip(final.View().Content))
 }
+
+// TestExplorerNothingOpen: with no document, keys and the mouse do no harm.
+func TestExplorerNothingOpen(t *testing.T) {
+	a := New(Options{Backend: NopBackend{}, Now: func() time.Time { return exTime }})
+	a.noTick = true
+	d := &exDriver{t: t, a: a, msgs: make(chan tea.Msg, 64)}
+	d.send(tea.WindowSizeMsg{Width: 80, Height: 24})
+	d.run(a.Init())
+	d.keys("j k 5 g G / x enter esc s S tab d a y r u i [ ] # 3 enter h p x D ?")
+	d.send(tea.MouseClickMsg{X: 3, Y: 3, Button: tea.MouseLeft})
+	d.send(tea.MouseWheelMsg{X: 3, Y: 3, Button: tea.MouseWheelDown})
+	d.keys("esc")
+	if !strings.Contains(d.screen(), "Nothing open") {
+		t.Fatalf("screen:\n%s", d.screen())
+	}
+	d.keys(": x enter")
+	if a.doc == nil || a.doc.err == nil {
+		t.Fatal("opening a missing file gave no error")
+	}
+}
+
+// TestExplorerKeyStorm presses keys, clicks and resizes at random on every
+// document type: nothing may panic and every screen must fit the terminal.
+func TestExplorerKeyStorm(t *testing.T) {
+	keys := strings.Fields("j k g G enter esc s S / 0 1 a x h p d tab y u i [ ] # : ? q r pgdown pgup ctrl+d ctrl+u home end space backspace")
+	targets := []string{"/.well-known/resourcesync", "/dataset1/capabilitylist.xml", "/dataset1/resourcelist-index.xml",
+		"/dataset1/changelist.xml", "/dataset1/resourcedump.xml", "/dumps/cmanifest1.xml", "/index.html", "/missing.xml"}
+	seed := uint32(1)
+	next := func(n int) int {
+		seed = seed*1664525 + 1013904223
+		return int(seed>>8) % n
+	}
+	for _, target := range targets {
+		t.Run(strings.ReplaceAll(target, "/", "_"), func(t *testing.T) {
+			a, d := exApp(t, newExGetter(), target, 100, 30)
+			for range 300 {
+				switch r := next(20); {
+				case r == 0:
+					d.send(tea.WindowSizeMsg{Width: 30 + next(140), Height: 6 + next(50)})
+				case r == 1:
+					d.send(tea.MouseClickMsg{X: next(a.width), Y: next(a.height), Button: tea.MouseLeft})
+				case r == 2:
+					d.send(tea.MouseWheelMsg{X: next(a.width), Y: next(a.height), Button: tea.MouseWheelDown})
+				default:
+					k := keys[next(len(keys))]
+					if k == "q" {
+						k = "esc" // stay in the program
+					}
+					d.keys(k)
+				}
+				s := d.screen()
+				if n := strings.Count(s, "\n") + 1; n != a.height {
+					t.Fatalf("%d lines on a %d-line terminal:\n%s", n, a.height, s)
+				}
+				for _, l := range strings.Split(s, "\n") {
+					if w := ansi.StringWidth(l); w > a.width {
+						t.Fatalf("a line of %d cells on a %d-cell terminal: %q", w, a.width, l)
+					}
+				}
+			}
+		})
+	}
+}

@@ -1488,6 +1488,9 @@ func (v *docView) ClearFilter() (bool, tea.Cmd) {
 
 // JumpTo selects entry i (0-based), clearing a filter that hides it.
 func (v *docView) JumpTo(i int) tea.Cmd {
+	if v.doc == nil {
+		return nil
+	}
 	n := v.doc.entries.Len()
 	if n == 0 {
 		return nil
