@@ -251,7 +251,7 @@ func colLayout(k colKind) (minW, maxW, flex int, right bool, trunc int) {
 	case colLoc, colPackage:
 		return 24, 0, 6, false, truncMiddle
 	case colPath:
-		return 12, 40, 2, false, truncMiddle
+		return 16, 48, 4, false, truncMiddle
 	case colLastmod, colDatetime, colAt, colFrom, colUntil:
 		return 20, 25, 0, false, truncEnd
 	case colChange:
@@ -1064,6 +1064,9 @@ func (v *docView) refreshColumns() {
 	}
 	v.tbl.SetColumns(cols)
 	v.tbl.sortCol = v.sortCol
+	if v.width > 0 {
+		v.layout() // the columns decide where the detail pane goes
+	}
 }
 
 // SetSize lays out the table and the detail pane.
@@ -1078,9 +1081,12 @@ const docChromeLines = 4
 func (v *docView) layout() {
 	w, h := v.width, v.height
 	body := max(h-docChromeLines, 3)
-	v.detailRight = w >= 110
+	// The detail pane goes to the right when the table keeps room for all
+	// its columns, below it otherwise.
+	rightW := min(max(w*2/5, 40), 64)
+	v.detailRight = w >= 100 && w-rightW >= v.tbl.minWidth()
 	if v.detailRight {
-		v.detailW = max(w*9/25, 36)
+		v.detailW = rightW
 		v.detailH = body
 		v.tbl.SetSize(w-v.detailW, body)
 	} else {

@@ -209,6 +209,21 @@ func (t *table) numberWidth() int {
 	return max(len(strconv.Itoa(n)), 1)
 }
 
+// minWidth is the width the table needs to show every column at its Min.
+func (t *table) minWidth() int {
+	w := 0
+	if t.numbers {
+		w = t.numberWidth() + 1
+	}
+	for i, c := range t.cols {
+		if i > 0 {
+			w++
+		}
+		w += c.Min
+	}
+	return w
+}
+
 // layout computes column widths from the table width.
 func (t *table) layout() {
 	t.widths = layoutColumns(t.cols, t.width-t.numberWidth()-boolInt(t.numbers))
