@@ -589,6 +589,15 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return a, nil
 	case discoveryMsg:
 		return a, a.discovered(msg)
+	case crossMsg:
+		if pp, ok := a.insp.(*problemsPage); ok && pp.doc == msg.doc {
+			pp.checking = false
+			pp.v.SetProblems(msg.doc.problems, msg.problems)
+			if msg.err != nil {
+				a.flashError("cross-document checks: " + msg.err.Error())
+			}
+		}
+		return a, nil
 	case sortedMsg, filteredMsg:
 		if a.doc == nil {
 			return a, nil
@@ -1157,7 +1166,18 @@ func (p *httpPage) refresh() {
 }
 
 // problemsPage adapts the problems view.
-type problemsPage struct{ v problemsView }
+type problemsPage struct {
+	v        problemsView
+	doc      *document
+	checking bool // cross-document checks are running
+}
+
+// crossMsg carries the cross-document problems of a document.
+type crossMsg struct {
+	doc      *document
+	problems []model.Problem
+	err      error
+}
 
 func (p *problemsPage) init() tea.Cmd { return nil }
 func (p *problemsPage) update(msg tea.Msg) (inspector, tea.Cmd) {
@@ -1168,7 +1188,7 @@ func (p *problemsPage) update(msg tea.Msg) (inspector, tea.Cmd) {
 func (p *problemsPage) view() string        { return p.v.View() }
 func (p *problemsPage) setSize(w, h int)    { p.v.SetSize(w, h) }
 func (p *problemsPage) inputActive() bool   { return p.v.InputActive() }
-func (p *problemsPage) busy() bool          { return false }
+func (p *problemsPage) busy() bool          { return p.checking }
 func (p *problemsPage) close()              {}
 func (p *problemsPage) title() string       { return "Problems" }
 func (p *problemsPage) keys() []key.Binding { return p.v.KeyBindings() }
@@ -1266,7 +1286,19 @@ func (a *App) openInspector(msg tea.KeyPressMsg) tea.Cmd {
 			a.flashError("open a part to see its problems")
 			return nil
 		}
-		return a.showPage(&problemsPage{v: newProblemsView(a.c, d.problems, nil)})
+		page := &problemsPage{v: newProblemsView(a.c, d.problems, nil), doc: d}
+		if !d.entriesAreDocuments() || isLocal(d.url) {
+			return a.showPage(page)
+		}
+		// The documents it lists are checked against it in the background.
+		page.checking = true
+		b, u := a.c.Backend, d.base()
+		return tea.Batch(a.showPage(page), func() tea.Msg {
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			ps, err := b.CrossCheck(ctx, u)
+			return crossMsg{doc: d, problems: ps, err: err}
+		})
 	case key.Matches(msg, k.Discovery):
 		u := d.url
 		if isLocal(u) {

@@ -782,3 +782,21 @@ func TestExplorerKeyStorm(t *testing.T) {
 		})
 	}
 }
+
+// TestExplorerCrossProblems: p on a Capability List checks the documents it
+// lists against it.
+func TestExplorerCrossProblems(t *testing.T) {
+	g := newExGetter()
+	cl := g.docs["/dataset1/capabilitylist.xml"]
+	g.docs["/dataset1/capabilitylist.xml"] = strings.Replace(cl,
+		`resourcedump.xml</loc><rs:md capability="resourcedump"/>`, `resourcedump.xml</loc><rs:md capability="changedump"/>`, 1)
+	a, d := exApp(t, g, "/dataset1/capabilitylist.xml", 120, 40)
+	d.keys("p")
+	exWantPage(t, a, "Problems")
+	if a.insp.busy() {
+		t.Fatal("cross-document checks still running")
+	}
+	if s := d.screen(); !strings.Contains(s, "changedump") {
+		t.Fatalf("no cross-document problem on screen:\n%s", s)
+	}
+}

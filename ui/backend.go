@@ -44,6 +44,11 @@ type Backend interface {
 
 	// Discover runs ResourceSync discovery from any http(s) URL.
 	Discover(ctx context.Context, url string) (*crawl.Discovery, error)
+
+	// CrossCheck loads the documents url lists (a Source Description,
+	// Capability List or index: headers and counts, not their entries) and
+	// returns the cross-document problems about url's entries.
+	CrossCheck(ctx context.Context, url string) ([]model.Problem, error)
 }
 
 // DocSink receives what LoadDocument finds, from LoadDocument's goroutine.
@@ -119,6 +124,9 @@ func (NopBackend) Ancestors(context.Context, string, *model.Header) ([]Crumb, er
 func (NopBackend) Discover(context.Context, string) (*crawl.Discovery, error) {
 	return nil, errNoBackend
 }
+
+// CrossCheck finds none.
+func (NopBackend) CrossCheck(context.Context, string) ([]model.Problem, error) { return nil, nil }
 
 // Getter is what LiveBackend fetches documents with; *fetch.Client is one.
 type Getter interface {
@@ -485,6 +493,16 @@ func (b *LiveBackend) header(ctx context.Context, target string) (*model.Header,
 // Discover implements Backend.
 func (b *LiveBackend) Discover(ctx context.Context, target string) (*crawl.Discovery, error) {
 	return crawl.Discover(ctx, b.get, target, crawl.DiscoverOptions{})
+}
+
+// CrossCheck implements Backend with a one-level checked walk.
+func (b *LiveBackend) CrossCheck(ctx context.Context, target string) ([]model.Problem, error) {
+	g := crawl.NewGraph(b.get, crawl.GraphOptions{Decoder: b.opts.Decoder})
+	root, err := g.Walk(ctx, target, crawl.WalkOptions{Depth: 1, Check: true})
+	if root == nil {
+		return nil, err
+	}
+	return root.Cross, err
 }
 
 // linkHref returns the first document-level link with relation rel,
