@@ -366,7 +366,7 @@ func writeValidateText(w io.Writer, reports []docReport, o printOptions) {
 			}
 			msg := strings.TrimSuffix(p.Message, " (§"+p.Section+")")
 			fmt.Fprintf(&bw, "  %s %s %s %s %s %s\n", mark, sev, st.dim(pad(where, 11)), st.dim(pad(line, 10)),
-				st.rule(p.Rule+" §"+p.Section), msg)
+				st.rule(pad(p.Rule+" §"+p.Section, 36)), msg)
 		}
 		if hidden := r.Errors + r.Warnings - len(r.Problems); hidden > 0 {
 			fmt.Fprintf(&bw, "  %s\n", st.dim(fmt.Sprintf("… and %s not shown (raise --max-problems)", plural(hidden, "more problem", "more problems"))))
