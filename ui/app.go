@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os/exec"
 	"runtime"
 	"strconv"
@@ -616,12 +617,15 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return a, a.dv.JumpTo(msg.Index)
 	case showRawLineMsg:
-		p, ok := a.rawPageFor()
+		if a.doc == nil {
+			return a, nil
+		}
+		p, read, ok := a.rawPageFor()
 		if !ok {
 			return a, nil
 		}
 		p.v.GotoLine(msg.Line)
-		return a, a.showPage(p)
+		return a, tea.Batch(a.showPage(p), read)
 	case closeViewMsg:
 		a.leavePage()
 		return a, nil
@@ -1239,21 +1243,43 @@ func (a *App) showPage(p inspector) tea.Cmd {
 }
 
 // rawPageFor builds the raw XML page of the current document, or says why
-// there is none.
-func (a *App) rawPageFor() (*rawPage, bool) {
+// there is none. A document too large to have been kept is read again, in
+// a Cmd, through a pipe the raw view reads from (the Cmd is returned).
+func (a *App) rawPageFor() (*rawPage, tea.Cmd, bool) {
 	d := a.doc
+	title := d.title() + " · " + shortURL(d.base())
 	switch {
 	case d.loading:
 		a.flashError("the raw XML is shown once the document has loaded")
-		return nil, false
+		return nil, nil, false
 	case d.raw == nil && d.parts != nil:
 		a.flashError("a combined view has no XML of its own: open a part")
-		return nil, false
+		return nil, nil, false
+	case d.raw == nil && d.bytes == 0:
+		a.flashError("no XML was received for this document")
+		return nil, nil, false
 	case d.raw == nil:
-		a.flashError("no XML kept for this document (nothing received, or over 64 MiB)")
-		return nil, false
+		pr, pw := io.Pipe()
+		b, u := a.c.Backend, d.base()
+		read := func() tea.Msg {
+			rc, _, err := b.OpenRaw(context.Background(), u)
+			if err != nil {
+				pw.CloseWithError(err)
+				return nil
+			}
+			defer rc.Close()
+			_, err = io.Copy(pw, rc) // stops when the view closes its end
+			pw.CloseWithError(err)
+			return nil
+		}
+		return &rawPage{v: newRawViewReader(a.c, title, pr, d.bytes)}, read, true
 	}
-	return &rawPage{v: newRawView(a.c, d.title()+" · "+shortURL(d.base()), d.raw)}, true
+	p := &rawPage{v: newRawView(a.c, title, d.raw)}
+	var se *model.SyntaxError
+	if errors.As(d.err, &se) && se.Line > 0 {
+		p.v.GotoLine(se.Line) // show where the document breaks
+	}
+	return p, nil, true
 }
 
 // openInspector opens the page a key asks for over the current document.
@@ -1262,11 +1288,11 @@ func (a *App) openInspector(msg tea.KeyPressMsg) tea.Cmd {
 	d := a.doc
 	switch {
 	case key.Matches(msg, k.Raw):
-		p, ok := a.rawPageFor()
+		p, read, ok := a.rawPageFor()
 		if !ok {
 			return nil
 		}
-		return a.showPage(p)
+		return tea.Batch(a.showPage(p), read)
 	case key.Matches(msg, k.HTTP):
 		ex := a.c.Backend.Exchanges()
 		if len(ex) == 0 && d.exchange != nil {

@@ -800,3 +800,34 @@ func TestExplorerCrossProblems(t *testing.T) {
 		t.Fatalf("no cross-document problem on screen:\n%s", s)
 	}
 }
+
+// TestExplorerRawLargeAndBroken: x reads a document again when it was too
+// large to keep, and opens a broken one where it breaks.
+func TestExplorerRawLargeAndBroken(t *testing.T) {
+	g := newExGetter()
+	a := New(Options{
+		Target:  exHost + "/dataset1/changelist.xml",
+		Backend: NewGetterBackend(g, LiveOptions{MaxRaw: 100}),
+		Now:     func() time.Time { return exTime },
+	})
+	a.noTick = true
+	d := &exDriver{t: t, a: a, msgs: make(chan tea.Msg, 64)}
+	d.send(tea.WindowSizeMsg{Width: 100, Height: 30})
+	d.run(a.Init())
+	if a.doc.raw != nil {
+		t.Fatal("raw kept beyond MaxRaw")
+	}
+	d.keys("x")
+	exWantPage(t, a, "Raw XML")
+	if s := d.screen(); !strings.Contains(s, `capability="changelist"`) {
+		t.Fatalf("raw view without the document:\n%s", s)
+	}
+
+	g.docs["/broken.xml"] = strings.Replace(g.docs["/dataset1/changelist.xml"], "</url>", "</urlx>", 2)
+	a2, d2 := exApp(t, g, "/broken.xml", 100, 30)
+	if a2.doc.err == nil {
+		t.Fatal("no error for a broken document")
+	}
+	d2.keys("x")
+	exWantPage(t, a2, "Raw XML")
+}

@@ -1,7 +1,9 @@
 package ui
 
 import (
+	"bufio"
 	"bytes"
+	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
@@ -44,6 +46,10 @@ type Backend interface {
 
 	// Discover runs ResourceSync discovery from any http(s) URL.
 	Discover(ctx context.Context, url string) (*crawl.Discovery, error)
+
+	// OpenRaw opens url (or a local file) for reading its text as served,
+	// gzip undone; size is -1 when unknown. The caller closes it.
+	OpenRaw(ctx context.Context, url string) (r io.ReadCloser, size int64, err error)
 
 	// CrossCheck loads the documents url lists (a Source Description,
 	// Capability List or index: headers and counts, not their entries) and
@@ -123,6 +129,11 @@ func (NopBackend) Ancestors(context.Context, string, *model.Header) ([]Crumb, er
 // Discover fails.
 func (NopBackend) Discover(context.Context, string) (*crawl.Discovery, error) {
 	return nil, errNoBackend
+}
+
+// OpenRaw fails.
+func (NopBackend) OpenRaw(context.Context, string) (io.ReadCloser, int64, error) {
+	return nil, 0, errNoBackend
 }
 
 // CrossCheck finds none.
@@ -494,6 +505,32 @@ func (b *LiveBackend) header(ctx context.Context, target string) (*model.Header,
 func (b *LiveBackend) Discover(ctx context.Context, target string) (*crawl.Discovery, error) {
 	return crawl.Discover(ctx, b.get, target, crawl.DiscoverOptions{})
 }
+
+// OpenRaw implements Backend.
+func (b *LiveBackend) OpenRaw(ctx context.Context, target string) (io.ReadCloser, int64, error) {
+	body, _, total, _, err := b.open(ctx, target)
+	if err != nil {
+		return nil, 0, err
+	}
+	br := bufio.NewReaderSize(body, 64<<10)
+	if magic, err := br.Peek(2); err == nil && magic[0] == 0x1f && magic[1] == 0x8b {
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			body.Close()
+			return nil, 0, fmt.Errorf("read %s: gzip: %w", target, err)
+		}
+		return readCloser{zr, body}, -1, nil
+	}
+	return readCloser{br, body}, total, nil
+}
+
+// readCloser reads from one reader and closes another.
+type readCloser struct {
+	io.Reader
+	c io.Closer
+}
+
+func (r readCloser) Close() error { return r.c.Close() }
 
 // CrossCheck implements Backend with a one-level checked walk.
 func (b *LiveBackend) CrossCheck(ctx context.Context, target string) ([]model.Problem, error) {
