@@ -380,8 +380,9 @@ func (a *App) open(p place, record bool) tea.Cmd {
 		return nil
 	}
 	a.leavePage()
-	a.saveSelection()
 	if record {
+		// (Moves in the history saved the selection before moving.)
+		a.saveSelection()
 		a.hist.visit(p)
 	}
 	key := p.key()

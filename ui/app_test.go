@@ -432,6 +432,11 @@ func TestExplorerNavigation(t *testing.T) {
 	}
 	d.keys("]")
 	want("/dataset1/resourcelist-2.xml")
+	d.keys("[")
+	if a.dv.Selected() != 1 {
+		t.Errorf("back in the index again: selected %d, want 1", a.dv.Selected())
+	}
+	d.keys("]")
 	d.keys("u") // up link: the Capability List, with its crumbs
 	want("/dataset1/capabilitylist.xml", "Source Description", "Capability List")
 	d.keys("j enter") // a Resource Dump; enter on a package opens its manifest
