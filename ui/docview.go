@@ -100,6 +100,9 @@ func (d *document) isIndex() bool { return d.parts == nil && d.root() == model.R
 // parts of …" for a combined view.
 func (d *document) title() string {
 	if d.header == nil {
+		if d.loading {
+			return "Loading…"
+		}
 		return "Document"
 	}
 	t := documentTitle(d.header.MD.Capability, d.header.Root)
