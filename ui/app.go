@@ -84,6 +84,8 @@ type App struct {
 
 	width, height int
 	noTick        bool // tests: no spinner ticks, so that commands settle
+
+	discoverCancel context.CancelFunc // discovery in flight, nil when none
 }
 
 // errCancelled is the error of a load the user cancelled.
@@ -360,11 +362,18 @@ type discoveryMsg struct {
 // discover runs discovery from url in a Cmd.
 func (a *App) discover(url string) tea.Cmd {
 	b := a.c.Backend
-	a.flashInfo("looking for ResourceSync from " + url + " …")
+	a.flashInfo("looking for ResourceSync from " + url + " … (esc cancels)")
+	if a.discoverCancel != nil {
+		a.discoverCancel()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	a.discoverCancel = cancel
 	return tea.Batch(func() tea.Msg {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()
 		d, err := b.Discover(ctx, url)
+		if ctx.Err() == context.Canceled {
+			return nil // esc: nobody waits for it any more
+		}
 		return discoveryMsg{input: url, disc: d, err: err}
 	}, a.tick())
 }
@@ -549,7 +558,7 @@ func (a *App) tick() tea.Cmd {
 
 // busy tells whether anything is loading (the spinner turns).
 func (a *App) busy() bool {
-	if a.doc != nil && a.doc.loading {
+	if (a.doc != nil && a.doc.loading) || a.discoverCancel != nil {
 		return true
 	}
 	if a.dv.sortRunning || a.dv.filterBusy {
@@ -777,6 +786,12 @@ func (a *App) key(msg tea.KeyPressMsg) tea.Cmd {
 // back is esc: cancel a page's work or close it, clear a filter, cancel a
 // load, or go back.
 func (a *App) back() tea.Cmd {
+	if a.discoverCancel != nil {
+		a.discoverCancel()
+		a.discoverCancel = nil
+		a.flashInfo("discovery cancelled")
+		return nil
+	}
 	if a.page == pageInspector {
 		if rp, ok := a.insp.(*resourcePage); ok && rp.busy() {
 			// The resource view cancels its downloads on esc.
@@ -950,6 +965,9 @@ func (a *App) quit() tea.Cmd {
 	if a.doc != nil {
 		a.doc.cancelLoad()
 	}
+	if a.discoverCancel != nil {
+		a.discoverCancel()
+	}
 	a.leavePage()
 	return tea.Quit
 }
@@ -957,6 +975,7 @@ func (a *App) quit() tea.Cmd {
 // discovered acts on the outcome of discovery.
 func (a *App) discovered(m discoveryMsg) tea.Cmd {
 	a.flash = ""
+	a.discoverCancel = nil
 	if m.err != nil {
 		a.flashError("discovery from " + m.input + " failed: " + m.err.Error())
 		return nil
