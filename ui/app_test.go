@@ -501,6 +501,14 @@ func TestExplorerKeys(t *testing.T) {
 			}
 			exWantSel(t, a, 4)
 		}},
+		{"sort under a filter orders the matches", "/ . h t m l enter s S", func(t *testing.T, a *App, _ *exDriver) {
+			if n := a.dv.tbl.Len(); n != 30 {
+				t.Fatalf("%d rows", n)
+			}
+			if first := a.dv.tbl.row(0); first != 29 {
+				t.Errorf("first row is entry %d, want 29 (loc descending)", first)
+			}
+		}},
 		{"filter by column", "/ t y p e : p d f enter", func(t *testing.T, a *App, _ *exDriver) {
 			if n := a.dv.tbl.Len(); n != 0 {
 				t.Errorf("%d rows of type pdf in part 1, want 0", n)

@@ -1232,12 +1232,16 @@ func (v *docView) refilter() tea.Cmd {
 	if v.query.raw == "" {
 		return nil
 	}
-	return v.startFilter(v.query.raw)
+	return v.runFilter(v.query.raw, false)
 }
 
 // startFilter filters by s: in a Cmd over a loaded document, here (it is
 // quick) over rows still loading or a narrowing of the last result.
-func (v *docView) startFilter(s string) tea.Cmd {
+func (v *docView) startFilter(s string) tea.Cmd { return v.runFilter(s, true) }
+
+// runFilter is startFilter; narrow allows scanning only the rows of the
+// previous result (not after a sort: the result must follow the new order).
+func (v *docView) runFilter(s string, narrow bool) tea.Cmd {
 	v.filterGen++
 	if s == "" {
 		v.query = filterQuery{}
@@ -1257,7 +1261,7 @@ func (v *docView) startFilter(s string) tea.Cmd {
 	// of thing, so only rows that matched the old one can match: scan those.
 	old := v.query
 	order := v.order
-	if v.filtered != nil && !v.filterBusy && old.raw != "" && v.filteredN == n &&
+	if narrow && v.filtered != nil && !v.filterBusy && old.raw != "" && v.filteredN == n &&
 		q.hasCol == old.hasCol && q.col == old.col && q.fold == old.fold &&
 		q.isHex == old.isHex && q.isDate == old.isDate && (!q.isDate || (q.lo >= old.lo && q.hi <= old.hi)) &&
 		strings.Contains(q.text, old.text) {
