@@ -2118,8 +2118,17 @@ func entryLines(st *Styles, e *model.Entry, base string, w int, part string) []s
 	if resolved := resolveAgainst(base, e.Loc); resolved != e.Loc && e.Loc != "" {
 		add("resolved", resolved, st.URL)
 	}
+	if e.LocRaw != "" {
+		add("loc as written", strconv.Quote(e.LocRaw), st.Dim)
+	}
 	if !e.HasLoc {
 		out = append(out, st.Error.Render("no <loc>"))
+	}
+	if e.LocCount > 1 {
+		out = append(out, st.Error.Render(fmt.Sprintf("%d <loc> elements", e.LocCount)))
+	}
+	if e.MDCount > 1 {
+		out = append(out, st.Error.Render(fmt.Sprintf("%d <rs:md> elements (the first is shown)", e.MDCount)))
 	}
 	add("lastmod", e.Lastmod.Raw, st.Value)
 	add("changefreq", e.Changefreq, st.Value)
