@@ -2119,7 +2119,7 @@ func entryLines(st *Styles, e *model.Entry, base string, w int, part string) []s
 		add("resolved", resolved, st.URL)
 	}
 	if e.LocRaw != "" {
-		add("loc as written", strconv.Quote(e.LocRaw), st.Dim)
+		add("loc (raw)", strconv.Quote(e.LocRaw), st.Dim)
 	}
 	if !e.HasLoc {
 		out = append(out, st.Error.Render("no <loc>"))
