@@ -1911,10 +1911,14 @@ func renderHints(st *Styles, hs []hint) string {
 func (v docView) loadingView(w, h int) string {
 	st := v.c.Styles
 	d := v.doc
+	progress := st.Value.Render(fetch.FormatSize(d.bytes)+" read") + st.Dim.Render(progressOf(d.bytes, d.total))
+	if d.parts != nil {
+		progress = st.Value.Render(fmt.Sprintf("%d of %d parts read", d.partsDone, len(d.parts)))
+	}
 	lines := []string{
 		st.Title.Render("Loading ") + st.URL.Render(sanitize(shortURL(d.url))),
 		"",
-		st.Value.Render(fetch.FormatSize(d.bytes)+" read") + st.Dim.Render(progressOf(d.bytes, d.total)),
+		progress,
 		"",
 		st.Dim.Render("esc cancels"),
 	}
