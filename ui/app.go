@@ -1322,7 +1322,17 @@ func (a *App) openInspector(msg tea.KeyPressMsg) tea.Cmd {
 			a.flashError("no HTTP exchange yet (a local file has none)")
 			return nil
 		}
-		return a.showPage(&httpPage{v: newHTTPView(a.c, ex), b: a.c.Backend})
+		hp := &httpPage{v: newHTTPView(a.c, ex), b: a.c.Backend}
+		if d.exchange != nil {
+			// Select this document's request rather than the newest one.
+			for i := len(ex) - 1; i >= 0; i-- {
+				if ex[i] != nil && ex[i].URL == d.exchange.URL && ex[i].Started.Equal(d.exchange.Started) {
+					hp.v.selectIndex(i)
+					break
+				}
+			}
+		}
+		return a.showPage(hp)
 	case key.Matches(msg, k.Problems):
 		if d.loading {
 			a.flashError("the problems are known once the document has loaded")

@@ -1681,6 +1681,9 @@ func (v docView) titleLine() string {
 	b.WriteString(st.Title.Render(d.title()))
 	b.WriteString("  ")
 	b.WriteString(st.URL.Render(sanitize(d.base())))
+	if d.final != "" && d.final != d.url && !isLocal(d.url) {
+		b.WriteString(st.Dim.Render("  (redirected from " + sanitize(d.url) + ")"))
+	}
 	return ivFit(b.String(), v.width)
 }
 
