@@ -509,6 +509,12 @@ func TestExplorerKeys(t *testing.T) {
 				t.Errorf("first row is entry %d, want 29 (loc descending)", first)
 			}
 		}},
+		{"paste into the filter", "/", func(t *testing.T, a *App, d *exDriver) {
+			d.send(tea.PasteMsg{Content: "010.html"})
+			if n := a.dv.tbl.Len(); n != 1 {
+				t.Errorf("%d rows after pasting a filter, want 1", n)
+			}
+		}},
 		{"filter by column", "/ t y p e : p d f enter", func(t *testing.T, a *App, _ *exDriver) {
 			if n := a.dv.tbl.Len(); n != 0 {
 				t.Errorf("%d rows of type pdf in part 1, want 0", n)

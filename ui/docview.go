@@ -1341,8 +1341,12 @@ func (v docView) Update(msg tea.Msg) (docView, tea.Cmd) {
 		return v.click(msg)
 	}
 	if v.filtering {
+		old := v.filterInput.Value()
 		var cmd tea.Cmd
-		v.filterInput, cmd = v.filterInput.Update(msg)
+		v.filterInput, cmd = v.filterInput.Update(msg) // a paste
+		if nv := v.filterInput.Value(); nv != old {
+			return v, tea.Batch(cmd, v.startFilter(nv))
+		}
 		return v, cmd
 	}
 	return v, nil
