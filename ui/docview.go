@@ -2143,12 +2143,15 @@ func entryLines(st *Styles, e *model.Entry, base string, w int, part string) []s
 	}
 	add("lastmod", e.Lastmod.Raw, st.Value)
 	add("changefreq", e.Changefreq, st.Value)
-	if e.Line > 0 {
-		add("line", strconv.Itoa(e.Line), st.Dim)
-	}
 	out = append(out, mdLines(st, &e.MD, w)...)
 	out = append(out, linkLines(st, e.Links, base, w)...)
 	out = append(out, extraLines(st, e.Extra)...)
+	if e.Line > 0 {
+		if len(e.Links) > 0 {
+			out = append(out, "")
+		}
+		add("line", strconv.Itoa(e.Line), st.Dim)
+	}
 	return out
 }
 
@@ -2175,11 +2178,11 @@ func mdLines(st *Styles, md *model.Metadata, w int) []string {
 		}
 		add("length", l, st.Value)
 	}
-	add("type", md.Type, st.Value)
-	add("encoding", md.Encoding, st.Value)
 	for _, h := range strings.Fields(md.HashRaw) {
 		add("hash", h, st.Value)
 	}
+	add("type", md.Type, st.Value)
+	add("encoding", md.Encoding, st.Value)
 	if md.HasPath {
 		add("path", md.Path, st.Value)
 	}
