@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -648,6 +649,19 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case openBrowserMsg:
 		return a, openBrowser(msg.URL)
 	case tea.KeyPressMsg:
+		if msg.Mod.Contains(tea.ModAlt) {
+			// No binding uses alt: this is esc typed just before a key,
+			// which the terminal sends as one alt+key sequence.
+			first := a.key(tea.KeyPressMsg{Code: tea.KeyEscape})
+			msg.Mod &^= tea.ModAlt
+			if msg.Text == "" && msg.Mod&^tea.ModShift == 0 && unicode.IsPrint(msg.Code) {
+				msg.Text = string(msg.Code)
+				if msg.ShiftedCode != 0 {
+					msg.Text = string(msg.ShiftedCode)
+				}
+			}
+			return a, tea.Batch(first, a.key(msg))
+		}
 		return a, a.key(msg)
 	case tea.MouseClickMsg, tea.MouseWheelMsg:
 		return a, a.mouse(msg)

@@ -545,6 +545,13 @@ func TestExplorerKeys(t *testing.T) {
 				t.Error("help still open after esc")
 			}
 		}},
+		{"alt+key is esc then the key", "?", func(t *testing.T, a *App, d *exDriver) {
+			d.send(tea.KeyPressMsg{Code: 'j', Mod: tea.ModAlt}) // as the terminal decoder gives it
+			if a.helpOpen {
+				t.Fatal("help still open")
+			}
+			exWantSel(t, a, 1)
+		}},
 		{"tab focuses the detail pane", "tab", func(t *testing.T, a *App, _ *exDriver) {
 			if a.dv.focus != focusDetail {
 				t.Error("detail pane not focused")
