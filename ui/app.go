@@ -1053,7 +1053,7 @@ func (a *App) View() tea.View {
 	if a.doc != nil {
 		title += " · " + a.doc.title() + " · " + shortURL(a.doc.base())
 	}
-	v.WindowTitle = title
+	v.WindowTitle = sanitize(title)
 	return v
 }
 

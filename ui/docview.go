@@ -1592,9 +1592,9 @@ func (v docView) crumbs() []Crumb {
 // crumbLabel names a crumb.
 func crumbLabel(c Crumb) string {
 	if c.Capability == "" && c.Root == model.RootUnknown {
-		return shortURL(c.URL)
+		return sanitize(shortURL(c.URL))
 	}
-	return c.Title()
+	return sanitize(c.Title())
 }
 
 // crumbLabels name the crumbs; the last one is the document itself.

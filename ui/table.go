@@ -455,7 +455,7 @@ func boolInt(b bool) int {
 // isASCII reports whether s has only single-byte printable characters.
 func isASCII(s string) bool {
 	for i := 0; i < len(s); i++ {
-		if c := s[i]; c >= utf8.RuneSelf || c < 0x20 {
+		if c := s[i]; c >= utf8.RuneSelf || c < 0x20 || c == 0x7f {
 			return false
 		}
 	}
@@ -477,7 +477,7 @@ func sanitize(s string) string {
 		return s
 	}
 	return strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f {
+		if r < 0x20 || (r >= 0x7f && r < 0xa0) { // C0, DEL and C1 controls
 			return ' '
 		}
 		return r

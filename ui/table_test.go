@@ -66,6 +66,7 @@ func TestExplorerFitAndTruncate(t *testing.T) {
 		{"http://example.org/a/b/c/file.xml", 16, false, truncMiddle, "http://ex…le.xml"},
 		{"héllo wörld", 6, false, truncEnd, "héllo…"},
 		{"line\nbreak", 10, false, truncEnd, "line break"},
+		{"a\x1b[31mb\u009bc\x7f", 10, false, truncEnd, "a [31mb c "},
 		{"x", 0, false, truncEnd, ""},
 	}
 	for _, tc := range cases {
