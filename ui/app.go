@@ -1412,7 +1412,7 @@ func (a *App) tabLine() string {
 	if a.doc != nil {
 		docTitle = a.doc.title()
 	}
-	s := st.Breadcrumb.Render(docTitle) + st.BreadSep.Render(crumbSep) + st.BreadActive.Render(a.insp.title())
+	s := st.Breadcrumb.Render(sanitize(docTitle)) + st.BreadSep.Render(crumbSep) + st.BreadActive.Render(a.insp.title())
 	if a.busy() {
 		s += " " + a.spinner()
 	}

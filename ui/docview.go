@@ -1682,7 +1682,7 @@ func (v docView) titleLine() string {
 	st := v.c.Styles
 	d := v.doc
 	var b strings.Builder
-	b.WriteString(st.Title.Render(d.title()))
+	b.WriteString(st.Title.Render(sanitize(d.title())))
 	b.WriteString("  ")
 	b.WriteString(st.URL.Render(sanitize(d.base())))
 	if d.final != "" && d.final != d.url && !isLocal(d.url) {
@@ -1706,7 +1706,7 @@ func (v docView) statusLine(spinner string) string {
 	}
 	var segs []seg
 	if c := d.capability(); c != "" {
-		segs = append(segs, seg{text: st.StatusBadge.Render(string(c))})
+		segs = append(segs, seg{text: st.StatusBadge.Render(sanitize(string(c)))})
 	}
 	if h := d.header; h != nil {
 		md := &h.MD
