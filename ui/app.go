@@ -1281,7 +1281,7 @@ func (a *App) showPage(p inspector) tea.Cmd {
 // a Cmd, through a pipe the raw view reads from (the Cmd is returned).
 func (a *App) rawPageFor() (*rawPage, tea.Cmd, bool) {
 	d := a.doc
-	title := d.title() + " · " + shortURL(d.base())
+	title := sanitize(d.title() + " · " + shortURL(d.base()))
 	switch {
 	case d.loading:
 		a.flashError("the raw XML is shown once the document has loaded")
