@@ -33,11 +33,11 @@ import (
 //
 //	go test ./crawl/ -run '^$' -bench Walk -benchtime 1x
 
-func benchSource(b *testing.B, parts int, gz, lean bool) (srv *httptest.Server, perPart int, partBytes int64) {
+func benchSource(b *testing.B, parts int, gz bool, lean int) (srv *httptest.Server, perPart int, partBytes int64) {
 	b.Helper()
 	var part []byte
-	if lean {
-		part = leanPart(50000)
+	if lean > 0 {
+		part = leanPart(lean)
 	} else {
 		part = demoPart(b)
 	}
@@ -144,7 +144,8 @@ func peakHeap(f func()) uint64 {
 	return peak.Load()
 }
 
-func benchWalk(b *testing.B, parts int, check, gz, lean bool) {
+// benchWalk walks parts parts of lean entries each (0: a demo part).
+func benchWalk(b *testing.B, parts int, check, gz bool, lean int) {
 	srv, perPart, partBytes := benchSource(b, parts, gz, lean)
 	client, err := fetch.NewClient(fetch.Options{NoCache: true, Netrc: "-", PerHostRate: 0, PerHostConcurrency: 4})
 	if err != nil {
@@ -196,9 +197,13 @@ func cpuTime() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-func BenchmarkWalk20Parts(b *testing.B)         { benchWalk(b, 20, false, false, false) }
-func BenchmarkWalk200Parts(b *testing.B)        { benchWalk(b, 200, false, false, false) }
-func BenchmarkWalk200PartsGzip(b *testing.B)    { benchWalk(b, 200, false, true, false) }
-func BenchmarkWalk200PartsLean(b *testing.B)    { benchWalk(b, 200, false, false, true) }
-func BenchmarkWalk20PartsChecked(b *testing.B)  { benchWalk(b, 20, true, false, false) }
-func BenchmarkWalk200PartsChecked(b *testing.B) { benchWalk(b, 200, true, false, false) }
+func BenchmarkWalk20Parts(b *testing.B)         { benchWalk(b, 20, false, false, 0) }
+func BenchmarkWalk200Parts(b *testing.B)        { benchWalk(b, 200, false, false, 0) }
+func BenchmarkWalk200PartsGzip(b *testing.B)    { benchWalk(b, 200, false, true, 0) }
+func BenchmarkWalk200PartsLean(b *testing.B)    { benchWalk(b, 200, false, false, 50000) }
+func BenchmarkWalk20PartsChecked(b *testing.B)  { benchWalk(b, 20, true, false, 0) }
+func BenchmarkWalk200PartsChecked(b *testing.B) { benchWalk(b, 200, true, false, 0) }
+
+// BenchmarkWalk5000SmallParts measures the cost per document: 5,000 parts
+// of 100 lean entries.
+func BenchmarkWalk5000SmallParts(b *testing.B) { benchWalk(b, 5000, false, false, 100) }
