@@ -1,0 +1,211 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The end-to-end tests build the real rsx binary, run it in a detached tmux
+// session against the demo Source, type keys with send-keys and read the
+// screen with capture-pane, as a person at a terminal would.
+
+// tmuxSession is one detached tmux server and session private to a test.
+type tmuxSession struct {
+	t      *testing.T
+	socket string
+	name   string
+}
+
+func buildRSX(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "rsx")
+	cmd := exec.Command("go", "build", "-o", bin, ".")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("build rsx: %v\n%s", err, out)
+	}
+	return bin
+}
+
+func requireTmux(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("end-to-end test skipped in -short mode")
+	}
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux is not installed; the end-to-end test needs it (apt-get install tmux)")
+	}
+}
+
+// startTmux runs command (a shell command line) in a new 120×40 session. The
+// command is followed by an "EXIT n" marker so the test can see how it ended.
+func startTmux(t *testing.T, command string, env []string) *tmuxSession {
+	t.Helper()
+	s := &tmuxSession{
+		t:      t,
+		socket: fmt.Sprintf("rsx-e2e-%d-%d", os.Getpid(), time.Now().UnixNano()),
+		name:   "e2e",
+	}
+	line := fmt.Sprintf("%s %s; echo EXIT $?; sleep 600", strings.Join(env, " "), command)
+	s.tmux("new-session", "-d", "-s", s.name, "-x", "120", "-y", "40", "sh", "-c", line)
+	t.Cleanup(func() { _ = exec.Command("tmux", "-L", s.socket, "kill-server").Run() })
+	return s
+}
+
+func (s *tmuxSession) tmux(args ...string) string {
+	s.t.Helper()
+	full := append([]string{"-L", s.socket, "-f", "/dev/null"}, args...)
+	out, err := exec.Command("tmux", full...).CombinedOutput()
+	if err != nil {
+		s.t.Fatalf("tmux %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+func (s *tmuxSession) screen() string {
+	return s.tmux("capture-pane", "-p", "-t", s.name)
+}
+
+func (s *tmuxSession) keys(keys ...string) {
+	s.t.Helper()
+	s.tmux(append([]string{"send-keys", "-t", s.name}, keys...)...)
+}
+
+// typeText sends literal text (no key-name interpretation).
+func (s *tmuxSession) typeText(text string) {
+	s.t.Helper()
+	s.tmux("send-keys", "-t", s.name, "-l", text)
+}
+
+// waitFor polls the screen until every want string is on it.
+func (s *tmuxSession) waitFor(timeout time.Duration, want ...string) string {
+	s.t.Helper()
+	return s.waitUntil(timeout, fmt.Sprintf("%q", want), func(scr string) bool {
+		for _, w := range want {
+			if !strings.Contains(scr, w) {
+				return false
+			}
+		}
+		return true
+	})
+}
+
+// waitUntil polls the screen until ok says it is the one expected.
+func (s *tmuxSession) waitUntil(timeout time.Duration, what string, ok func(screen string) bool) string {
+	s.t.Helper()
+	deadline := time.Now().Add(timeout)
+	var scr string
+	for time.Now().Before(deadline) {
+		scr = s.screen()
+		if ok(scr) {
+			return scr
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	s.t.Fatalf("screen never showed %s within %s; last screen:\n%s", what, timeout, scr)
+	return ""
+}
+
+func e2eEnv(t *testing.T) []string {
+	home := t.TempDir()
+	return []string{
+		"HOME=" + home,
+		"XDG_CACHE_HOME=" + filepath.Join(home, "cache"),
+		"TERM=xterm-256color",
+		"NO_COLOR=",
+	}
+}
+
+// TestE2EExplorerOnBuiltInDemo is the README's first command: rsx with no
+// argument opens the explorer on the built-in demo Source.
+func TestE2EExplorerOnBuiltInDemo(t *testing.T) {
+	requireTmux(t)
+	bin := buildRSX(t)
+	s := startTmux(t, bin, e2eEnv(t))
+
+	// The Source Description with its two Capability Lists.
+	s.waitFor(20*time.Second, "Source Description", "/dataset1/capabilitylist.xml", "/dataset2/capabilitylist.xml")
+
+	// Open the first Capability List: its four capabilities.
+	s.keys("Enter")
+	s.waitFor(15*time.Second, "Capability List", "resourcelist", "changelist", "resourcedump", "changedump")
+
+	// Open the Resource List Index (the first entry), then its first part.
+	s.keys("Enter")
+	s.waitFor(15*time.Second, "Resource List Index", "resourcelist-0001.xml")
+	s.keys("Enter")
+	scr := s.waitFor(15*time.Second, "Resource List", "/dataset1/res/")
+	if !strings.Contains(scr, "md5") && !strings.Contains(scr, "sha-256") {
+		t.Errorf("a Resource List should show declared hashes; screen:\n%s", scr)
+	}
+
+	// Filter incrementally, apply with Enter, clear with esc.
+	s.keys("/")
+	s.typeText("000010")
+	s.keys("Enter")
+	s.waitUntil(10*time.Second, "only entries matching 000010", func(scr string) bool {
+		return strings.Contains(scr, "/dataset1/res/000010") && !strings.Contains(scr, "/dataset1/res/000020")
+	})
+	s.keys("Escape")
+	s.waitFor(10*time.Second, "/dataset1/res/000020")
+
+	// The raw XML of the document.
+	s.keys("x")
+	s.waitFor(10*time.Second, "<urlset", "rs:md")
+	s.keys("Escape")
+
+	// Help is generated from the keymap.
+	s.keys("?")
+	s.waitFor(10*time.Second, "filter", "quit")
+	s.keys("Escape")
+
+	// u follows the up link to the Capability List.
+	s.keys("u")
+	s.waitFor(15*time.Second, "Capability List", "changedump")
+
+	s.keys("q")
+	s.waitFor(10*time.Second, "EXIT 0")
+}
+
+// TestE2EDiscoveryFromSiteRoot starts the demo with rsx serve, opens the site
+// root (an HTML page, not a ResourceSync document) and expects discovery.
+func TestE2EDiscoveryFromSiteRoot(t *testing.T) {
+	requireTmux(t)
+	bin := buildRSX(t)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	serve := exec.CommandContext(ctx, bin, "serve", "--addr", "127.0.0.1:0")
+	serve.Env = append(os.Environ(), e2eEnv(t)...)
+	stdout, err := serve.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := serve.Start(); err != nil {
+		t.Fatalf("start rsx serve: %v", err)
+	}
+	t.Cleanup(func() { cancel(); _ = serve.Wait() })
+	base, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil {
+		t.Fatalf("read rsx serve's base URL: %v", err)
+	}
+	base = strings.TrimSpace(base)
+	if !strings.HasPrefix(base, "http://127.0.0.1:") {
+		t.Fatalf("rsx serve printed %q, want its base URL", base)
+	}
+
+	s := startTmux(t, bin+" "+base+"/", e2eEnv(t))
+	s.waitFor(20*time.Second, "well-known", "robots", "/dataset1/capabilitylist.xml")
+	// Picking the first found document opens it.
+	s.keys("Enter")
+	s.waitFor(15*time.Second, "entries")
+	s.keys("q")
+	s.waitFor(10*time.Second, "EXIT 0")
+}
