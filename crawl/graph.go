@@ -281,8 +281,9 @@ func (g *Graph) fetchDoc(ctx context.Context, url string, o LoadOptions) (doc *D
 		hc := *h
 		doc.Header = &hc
 		if chk != nil {
-			doc.Problems = []model.Problem{readProblem(err)}
-			doc.Errors = 1
+			chk.Abort(h, doc.Bytes, err)
+			doc.Problems = chk.Problems()
+			doc.Errors, doc.Warnings = chk.Counts()
 		}
 		return doc
 	}
@@ -344,30 +345,13 @@ func (g *Graph) fetchDoc(ctx context.Context, url string, o LoadOptions) (doc *D
 	if chk != nil {
 		if readErr == nil {
 			chk.End(h, doc.Bytes)
+		} else {
+			chk.Abort(h, doc.Bytes, readErr)
 		}
 		doc.Problems = chk.Problems()
 		doc.Errors, doc.Warnings = chk.Counts()
-		if readErr != nil {
-			// As model.Validate does: the entries read so far are judged,
-			// the document as a whole is not, and the read error is one
-			// more error.
-			doc.Problems = append([]model.Problem{readProblem(readErr)}, doc.Problems...)
-			doc.Errors++
-		}
 	}
 	return doc
-}
-
-// readProblem reports a document that could not be read to its end.
-func readProblem(err error) model.Problem {
-	p := model.Problem{Severity: model.SeverityError, Rule: "xml-malformed", Section: "7", Entry: -1,
-		Message: "could not read the document to its end: " + err.Error()}
-	var se *model.SyntaxError
-	if errors.As(err, &se) {
-		p.Line = se.Line
-		p.Message = fmt.Sprintf("not well-formed XML at line %d: %s", se.Line, se.Msg)
-	}
-	return p
 }
 
 // hasDownLinks tells whether the entries of a document point at documents:
