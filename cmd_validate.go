@@ -358,7 +358,7 @@ func writeValidateText(w io.Writer, reports []docReport, o printOptions) {
 			}
 			where := "document"
 			if p.Entry >= 0 {
-				where = "entry " + strconv.Itoa(p.Entry)
+				where = "entry " + model.EntryNumber(p.Entry)
 			}
 			line := ""
 			if p.Line > 0 {

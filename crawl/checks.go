@@ -119,7 +119,7 @@ func checkChildren(n *Node) {
 			}
 			if c.Capability() != model.CapCapabilityList {
 				n.Cross = append(n.Cross, problem(RuleDescriptionEntryCapability, c.Via.Entry,
-					"entry %d: %s is %s, not a Capability List", c.Via.Entry, c.Via.Loc, docName(c.Document)))
+					"entry %s: %s is %s, not a Capability List", model.EntryNumber(c.Via.Entry), c.Via.Loc, docName(c.Document)))
 				continue
 			}
 			checkUp(c, RuleCapabilityListUpDescription, n, "the Source Description")
@@ -131,7 +131,7 @@ func checkChildren(n *Node) {
 			}
 			if c.Via.Capability != "" && c.Capability() != c.Via.Capability {
 				n.Cross = append(n.Cross, problem(RuleCapabilityDeclared, c.Via.Entry,
-					"entry %d: declares capability %q but %s is %s", c.Via.Entry, c.Via.Capability, c.Via.Loc, docName(c.Document)))
+					"entry %s: declares capability %q but %s is %s", model.EntryNumber(c.Via.Entry), c.Via.Capability, c.Via.Loc, docName(c.Document)))
 			}
 			checkUp(c, RuleUpLinkParent, n, "the Capability List")
 		}
@@ -154,20 +154,20 @@ func usable(parent, c *Node) bool {
 				what = fmt.Sprintf("answered HTTP %d", c.Status)
 			}
 			parent.Cross = append(parent.Cross, problem(RuleChildUnreachable, c.Via.Entry,
-				"entry %d: %s %s: %v", c.Via.Entry, c.Via.Loc, what, c.Err))
+				"entry %s: %s %s: %v", model.EntryNumber(c.Via.Entry), c.Via.Loc, what, c.Err))
 		} else {
 			parent.Cross = append(parent.Cross, problem(RuleChildUnreadable, c.Via.Entry,
-				"entry %d: %s: %v", c.Via.Entry, c.Via.Loc, c.Err))
+				"entry %s: %s: %v", model.EntryNumber(c.Via.Entry), c.Via.Loc, c.Err))
 		}
 		return false
 	}
 	if c.Header.Root == model.RootUnknown {
 		if c.Err != nil && !errors.Is(c.Err, ErrNotSitemap) {
 			parent.Cross = append(parent.Cross, problem(RuleChildUnreadable, c.Via.Entry,
-				"entry %d: %s could not be read: %v", c.Via.Entry, c.Via.Loc, c.Err))
+				"entry %s: %s could not be read: %v", model.EntryNumber(c.Via.Entry), c.Via.Loc, c.Err))
 		} else {
 			parent.Cross = append(parent.Cross, problem(RuleChildUnreadable, c.Via.Entry,
-				"entry %d: %s is not a Sitemap document (%s)", c.Via.Entry, c.Via.Loc, describeHeader(c.Header)))
+				"entry %s: %s is not a Sitemap document (%s)", model.EntryNumber(c.Via.Entry), c.Via.Loc, describeHeader(c.Header)))
 		}
 		return false
 	}
@@ -179,7 +179,7 @@ func checkIndexChild(n, c *Node) {
 	pcap := n.Capability()
 	if c.Capability() != pcap {
 		c.Cross = append(c.Cross, problem(RuleIndexChildCapability, -1,
-			"this is %s, but the index %s that lists it (entry %d) is %s", docName(c.Document), n.Base(), c.Via.Entry, docName(n.Document)))
+			"this is %s, but the index %s that lists it (entry %s) is %s", docName(c.Document), n.Base(), model.EntryNumber(c.Via.Entry), docName(n.Document)))
 	}
 	// index link back to n
 	if c.Header.Root == model.RootURLSet {
@@ -208,30 +208,30 @@ func checkIndexChild(n, c *Node) {
 	case model.CapResourceList, model.CapResourceDump:
 		if c.Via.At.OK && md.At.OK && c.Via.At.Compare(md.At) != 0 {
 			n.Cross = append(n.Cross, problem(RuleIndexEntryAt, c.Via.Entry,
-				"entry %d: at %s, but %s has at %s", c.Via.Entry, c.Via.At.Raw, c.Via.Loc, md.At.Raw))
+				"entry %s: at %s, but %s has at %s", model.EntryNumber(c.Via.Entry), c.Via.At.Raw, c.Via.Loc, md.At.Raw))
 		}
 		if c.Via.Completed.OK && md.Completed.OK && c.Via.Completed.Compare(md.Completed) != 0 {
 			n.Cross = append(n.Cross, problem(RuleIndexEntryAt, c.Via.Entry,
-				"entry %d: completed %s, but %s has completed %s", c.Via.Entry, c.Via.Completed.Raw, c.Via.Loc, md.Completed.Raw))
+				"entry %s: completed %s, but %s has completed %s", model.EntryNumber(c.Via.Entry), c.Via.Completed.Raw, c.Via.Loc, md.Completed.Raw))
 		}
 	case model.CapChangeList, model.CapChangeDump:
 		if c.Via.From.Present() || c.Via.Until.Present() { // the entry has an interval to compare
 			if c.Via.Until.Present() != md.Until.Present() {
 				if c.Via.Until.Present() {
 					n.Cross = append(n.Cross, problem(RuleIndexEntryUntil, c.Via.Entry,
-						"entry %d: until %s says closed, but %s is open (no until)", c.Via.Entry, c.Via.Until.Raw, c.Via.Loc))
+						"entry %s: until %s says closed, but %s is open (no until)", model.EntryNumber(c.Via.Entry), c.Via.Until.Raw, c.Via.Loc))
 				} else {
 					n.Cross = append(n.Cross, problem(RuleIndexEntryUntil, c.Via.Entry,
-						"entry %d: no until says open, but %s is closed (until %s)", c.Via.Entry, c.Via.Loc, md.Until.Raw))
+						"entry %s: no until says open, but %s is closed (until %s)", model.EntryNumber(c.Via.Entry), c.Via.Loc, md.Until.Raw))
 				}
 			}
 			if c.Via.From.OK && md.From.OK && c.Via.From.Compare(md.From) != 0 {
 				n.Cross = append(n.Cross, problem(RuleIndexEntryInterval, c.Via.Entry,
-					"entry %d: from %s, but %s has from %s", c.Via.Entry, c.Via.From.Raw, c.Via.Loc, md.From.Raw))
+					"entry %s: from %s, but %s has from %s", model.EntryNumber(c.Via.Entry), c.Via.From.Raw, c.Via.Loc, md.From.Raw))
 			}
 			if c.Via.Until.OK && md.Until.OK && c.Via.Until.Compare(md.Until) != 0 {
 				n.Cross = append(n.Cross, problem(RuleIndexEntryInterval, c.Via.Entry,
-					"entry %d: until %s, but %s has until %s", c.Via.Entry, c.Via.Until.Raw, c.Via.Loc, md.Until.Raw))
+					"entry %s: until %s, but %s has until %s", model.EntryNumber(c.Via.Entry), c.Via.Until.Raw, c.Via.Loc, md.Until.Raw))
 			}
 		}
 	}
@@ -275,7 +275,7 @@ func checkChangeSequence(n *Node) {
 	for i, cur := range seq {
 		if i < len(seq)-1 && !cur.until.Present() {
 			n.Cross = append(n.Cross, problem(RuleChangeIndexOpenNotLast, cur.node.Via.Entry,
-				"entry %d: %s is open (no until) but is not the last one listed", cur.node.Via.Entry, cur.node.Via.Loc))
+				"entry %s: %s is open (no until) but is not the last one listed", model.EntryNumber(cur.node.Via.Entry), cur.node.Via.Loc))
 		}
 		if i == 0 {
 			continue
@@ -283,7 +283,7 @@ func checkChangeSequence(n *Node) {
 		prev := seq[i-1]
 		if cur.from.Compare(prev.from) < 0 {
 			n.Cross = append(n.Cross, problem(RuleChangeIndexOrder, cur.node.Via.Entry,
-				"entry %d: %s (from %s) is listed after %s (from %s)", cur.node.Via.Entry, cur.node.Via.Loc, cur.from.Raw, prev.node.Via.Loc, prev.from.Raw))
+				"entry %s: %s (from %s) is listed after %s (from %s)", model.EntryNumber(cur.node.Via.Entry), cur.node.Via.Loc, cur.from.Raw, prev.node.Via.Loc, prev.from.Raw))
 			continue
 		}
 		if !prev.until.OK {
@@ -292,10 +292,10 @@ func checkChangeSequence(n *Node) {
 		switch cur.from.Compare(prev.until) {
 		case 1:
 			n.Cross = append(n.Cross, problem(RuleChangeIndexGap, cur.node.Via.Entry,
-				"entry %d: gap from %s to %s between %s and %s", cur.node.Via.Entry, prev.until.Raw, cur.from.Raw, prev.node.Via.Loc, cur.node.Via.Loc))
+				"entry %s: gap from %s to %s between %s and %s", model.EntryNumber(cur.node.Via.Entry), prev.until.Raw, cur.from.Raw, prev.node.Via.Loc, cur.node.Via.Loc))
 		case -1:
 			n.Cross = append(n.Cross, problem(RuleChangeIndexOverlap, cur.node.Via.Entry,
-				"entry %d: %s starts at %s, before %s ends at %s", cur.node.Via.Entry, cur.node.Via.Loc, cur.from.Raw, prev.node.Via.Loc, prev.until.Raw))
+				"entry %s: %s starts at %s, before %s ends at %s", model.EntryNumber(cur.node.Via.Entry), cur.node.Via.Loc, cur.from.Raw, prev.node.Via.Loc, prev.until.Raw))
 		}
 	}
 }

@@ -130,7 +130,7 @@ func (c *Checker) end(h *Header, bytes int64, complete bool) {
 
 	// Change List Index: a closed index has only closed Change Lists
 	if k == kChangeListIndex && c.openIdx >= 0 && md.Until.Raw != "" {
-		c.report(rChangeListIndexUntilRequired, c.openIdx, c.openLine, "", "entry "+strconv.Itoa(c.openIdx)+" ("+chkClip(c.openLoc)+"): no until, but the Change List Index is closed (until "+md.Until.Raw+"): the Change Lists it lists are closed and their entries require until")
+		c.report(rChangeListIndexUntilRequired, c.openIdx, c.openLine, "", "entry "+EntryNumber(c.openIdx)+" ("+chkClip(c.openLoc)+"): no until, but the Change List Index is closed (until "+md.Until.Raw+"): the Change Lists it lists are closed and their entries require until")
 	}
 	// ResourceSync 1.0 style Change List
 	if k == kChangeList && complete && c.entries >= 2 && c.nDatetime == 0 && c.nLastmod >= 2 {
@@ -252,7 +252,7 @@ func (c *Checker) legacy(h *Header) {
 		}
 		where := ""
 		if t.Entry >= 0 {
-			where = "entry " + strconv.Itoa(t.Entry) + ": "
+			where = "entry " + EntryNumber(t.Entry) + ": "
 		}
 		c.report(rLegacyDraft, t.Entry, t.Line, "", where+t.What+" is from a draft that predates Z39.99-2017"+legacyHint(t.What))
 	}

@@ -41,7 +41,7 @@ func (c *Checker) Entry(e *Entry) {
 		}
 		if c.locs != nil {
 			if first, dup := c.locs.add(maphash.String(c.seed, e.Loc), idx); dup {
-				c.report(rLocDuplicate, idx, e.Line, k.section(), chkRef(e, idx)+": also listed as entry "+strconv.Itoa(first)+": a "+k.title()+" lists each "+c.entryNoun()+" once")
+				c.report(rLocDuplicate, idx, e.Line, k.section(), chkRef(e, idx)+": also listed as entry "+EntryNumber(first)+": a "+k.title()+" lists each "+c.entryNoun()+" once")
 			}
 		}
 	}
@@ -188,7 +188,7 @@ func (c *Checker) entryMetadata(e *Entry, idx int, md *Metadata) {
 		case c.dumpType == "":
 			c.dumpType, c.dumpTypeIdx = md.Type, idx
 		case md.Type != c.dumpType && !chkSameMediaType(md.Type, c.dumpType):
-			c.report(rDumpMixedFormats, idx, line, k.section(), chkRef(e, idx)+": package type="+chkQuote(md.Type)+" differs from "+chkQuote(c.dumpType)+" of entry "+strconv.Itoa(c.dumpTypeIdx)+"; a "+k.title()+" should only point to packages of the same format")
+			c.report(rDumpMixedFormats, idx, line, k.section(), chkRef(e, idx)+": package type="+chkQuote(md.Type)+" differs from "+chkQuote(c.dumpType)+" of entry "+EntryNumber(c.dumpTypeIdx)+"; a "+k.title()+" should only point to packages of the same format")
 		}
 	}
 
@@ -267,7 +267,7 @@ func (c *Checker) entryRequirements(e *Entry, idx int, md *Metadata) {
 		}
 		for _, s := range c.caps {
 			if s.c == md.Capability {
-				c.report(rCapabilityListDuplicate, idx, line, "", chkRef(e, idx)+": capability "+chkQuote(string(md.Capability))+" is already listed by entry "+strconv.Itoa(s.idx)+"; a Capability List must only contain one entry per capability")
+				c.report(rCapabilityListDuplicate, idx, line, "", chkRef(e, idx)+": capability "+chkQuote(string(md.Capability))+" is already listed by entry "+EntryNumber(s.idx)+"; a Capability List must only contain one entry per capability")
 				return
 			}
 		}
@@ -292,7 +292,7 @@ func (c *Checker) entryRequirements(e *Entry, idx int, md *Metadata) {
 		}
 		if k == kChangeListIndex && md.Present {
 			if c.openIdx >= 0 {
-				c.report(rChangeListIndexUntilRequired, c.openIdx, c.openLine, "", "entry "+strconv.Itoa(c.openIdx)+" ("+chkClip(c.openLoc)+"): no until, but entry "+strconv.Itoa(idx)+" follows: only the last, open Change List may lack until; a closed Change List's entry requires until")
+				c.report(rChangeListIndexUntilRequired, c.openIdx, c.openLine, "", "entry "+EntryNumber(c.openIdx)+" ("+chkClip(c.openLoc)+"): no until, but entry "+EntryNumber(idx)+" follows: only the last, open Change List may lack until; a closed Change List's entry requires until")
 				c.openIdx = -1
 			}
 			if md.Until.Raw == "" && md.From.Raw != "" {
@@ -361,7 +361,7 @@ func (c *Checker) order(e *Entry, idx, line int, d *Datetime, attr string) {
 		default:
 			id, why = rChangeDumpOrder, "entries of a "+c.kind.title()+" should be in forward chronological order"
 		}
-		c.report(id, idx, line, "", chkRef(e, idx)+": "+attr+" "+d.Raw+" is before the previous entry's "+c.prevRaw+" (entry "+strconv.Itoa(c.prevIdx)+"): "+why)
+		c.report(id, idx, line, "", chkRef(e, idx)+": "+attr+" "+d.Raw+" is before the previous entry's "+c.prevRaw+" (entry "+EntryNumber(c.prevIdx)+"): "+why)
 	}
 	c.prevOK, c.prevTime, c.prevRaw, c.prevIdx = true, d.Time, d.Raw, idx
 }
@@ -475,7 +475,7 @@ func (c *Checker) path(p string, e *Entry, idx, line int, what string, track boo
 	}
 	if track && c.paths != nil {
 		if first, dup := c.paths.add(maphash.String(c.seed, p), idx); dup {
-			c.report(rPathDuplicate, idx, line, c.kind.section(), where+" is also the path of entry "+strconv.Itoa(first)+"; each bitstream of a package has its own path")
+			c.report(rPathDuplicate, idx, line, c.kind.section(), where+" is also the path of entry "+EntryNumber(first)+"; each bitstream of a package has its own path")
 		}
 	}
 }

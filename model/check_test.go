@@ -286,10 +286,10 @@ func TestCheckMessages(t *testing.T) {
 		file, rule string
 		want       []string
 	}{
-		{"changelist-order", "changelist-order", []string{"entry 1 (http://example.com/res2)", "datetime 2013-01-02T12:00:00Z is before the previous entry's 2013-01-02T13:00:00Z", "forward chronological order", "(§12.1)"}},
+		{"changelist-order", "changelist-order", []string{"entry 2 (http://example.com/res2)", "(entry 1)", "datetime 2013-01-02T12:00:00Z is before the previous entry's 2013-01-02T13:00:00Z", "forward chronological order", "(§12.1)"}},
 		{"up-link-missing", "up-link-missing", []string{`no <rs:ln rel="up"> link`, "Resource List", "(§10.1)"}},
 		{"capabilitylist-up-link", "capabilitylist-up-link", []string{`rel="up"`, "Source Description", "(§9)"}},
-		{"md-datetime-in-interval", "md-datetime-in-interval", []string{"entry 0 (http://example.com/res1)", "2013-01-03T12:00:00Z", "until 2013-01-03T00:00:00Z"}},
+		{"md-datetime-in-interval", "md-datetime-in-interval", []string{"entry 1 (http://example.com/res1)", "2013-01-03T12:00:00Z", "until 2013-01-03T00:00:00Z"}},
 		{"hash-length", "hash-length", []string{"md5 digest has 30 hex digits, expected 32"}},
 		{"hash-not-hex", "hash-not-hex", []string{"not hex as section 7 requires"}},
 		{"hash-base64", "hash-base64", []string{"base64", "resync-client-ruby", "md5:631f26e82a960498ca4f9541820a1679"}},
@@ -298,7 +298,7 @@ func TestCheckMessages(t *testing.T) {
 		{"attribute-prefixed", "attribute-prefixed", []string{"rs:length", "must not"}},
 		{"xml-malformed", "xml-malformed", []string{"line "}},
 		{"legacy-draft", "legacy-draft", []string{"etag", "draft"}},
-		{"capabilitylist-duplicate", "capabilitylist-duplicate", []string{`"resourcelist"`, "entry 0"}},
+		{"capabilitylist-duplicate", "capabilitylist-duplicate", []string{`"resourcelist"`, "is already listed by entry 1"}},
 	}
 	for _, tt := range tests {
 		r := chkValidateFile(t, filepath.Join(chkConformanceDir, "invalid", tt.file+".xml"))

@@ -81,9 +81,14 @@ func chkClip(s string) string {
 
 func chkQuote(s string) string { return strconv.Quote(chkClip(s)) }
 
+// EntryNumber is how messages for people number an entry: the first entry
+// of a document is entry 1. (Problem.Entry and the JSON "entry" field stay
+// 0-based positions.)
+func EntryNumber(index int) string { return strconv.Itoa(index + 1) }
+
 // ref names an entry in messages: `entry 3 (http://example.com/res2)`.
 func chkRef(e *Entry, idx int) string {
-	s := "entry " + strconv.Itoa(idx)
+	s := "entry " + EntryNumber(idx)
 	if e.Loc != "" {
 		return s + " (" + chkClip(e.Loc) + ")"
 	}
