@@ -1,0 +1,155 @@
+package ui
+
+import (
+	"context"
+	"io"
+	"log"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"rsx/demo"
+	"rsx/fetch"
+)
+
+// TestScreenshots draws the explorer's screens for the README. It runs only
+// when RSX_SCREENSHOTS names a directory (scripts/screenshots sets it), and
+// writes there one NAME.ansi file per screen: View().Content with its
+// colours, as the program draws it at 120×40 on a dark terminal.
+//
+// The screens are the real program's: the explorer is built as cmd_explore.go
+// builds it (the live backend over a fetch client, against the built-in demo
+// Source on loopback) and reaches each screen through key presses, with every
+// load run to its end before the screen is taken.
+func TestScreenshots(t *testing.T) {
+	dir := os.Getenv("RSX_SCREENSHOTS")
+	if dir == "" {
+		t.Skip("set RSX_SCREENSHOTS=DIR to write the explorer's screens to DIR (see scripts/screenshots)")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// net/http complains through the standard logger; the explorer silences
+	// it too (cmd_explore.go).
+	prev := log.Writer()
+	log.SetOutput(io.Discard)
+	t.Cleanup(func() { log.SetOutput(prev) })
+
+	clean := shDemo(t, os.Getenv("RSX_SCREENSHOTS_ADDR"), demo.Options{})
+	broken := shDemo(t, os.Getenv("RSX_SCREENSHOTS_BROKEN_ADDR"), demo.Options{Broken: true})
+
+	const sd = "/.well-known/resourcesync"
+	shots := []struct {
+		name   string
+		base   string // demo base URL
+		target string // path opened first
+		keys   string // then typed, as exDriver.keys takes them
+		want   string // text the screen must show
+	}{
+		// The Source Description, its first Capability List in the detail pane.
+		{"source-description", clean, sd, "", "Source Description"},
+		{"capability-list", clean, sd, "enter", "Capability List"},
+		// A Resource List part, entry 10 selected (a Dublin Core record: it
+		// describes entry 9 and has a profile), the detail pane focused and
+		// scrolled to its hashes and links.
+		{"resource-list", clean, sd, "enter enter enter 1 0 g tab j j", "Resource List"},
+		// dataset2's open Change List: created, updated and deleted.
+		{"change-list", clean, sd, "j enter G enter", "Change List"},
+		{"change-list-index", clean, sd, "enter j j enter", "Change List Index"},
+		{"filter", clean, sd, "enter enter enter / t y p e : j s o n enter", "Resource List"},
+		{"raw-xml", clean, sd, "j enter G enter x", "Raw XML"},
+		{"http", clean, sd, "enter enter enter h", "HTTP"},
+		// The broken demo's first Resource List part carries most of the
+		// seeded entry faults.
+		{"problems", broken, sd, "enter enter enter p", "Problems"},
+		// Entry 1 has two mirrors; the broken demo's second one is stale.
+		{"resource", broken, sd, "enter enter enter enter m", "Resource"},
+		{"discovery", clean, "/", "", "Discovery"},
+		{"help", clean, sd, "enter enter enter ?", "rsx — keys"},
+	}
+	for _, s := range shots {
+		t.Run(s.name, func(t *testing.T) {
+			a, d := shApp(t, s.base+s.target)
+			d.keys(s.keys)
+			if a.busy() {
+				t.Errorf("still busy after every command ended")
+			}
+			screen := a.View().Content
+			plain := ansi.Strip(screen)
+			if !strings.Contains(plain, s.want) {
+				t.Errorf("screen does not show %q:\n%s", s.want, plain)
+			}
+			if n := strings.Count(plain, "\n") + 1; n != shHeight {
+				t.Errorf("screen has %d lines, want %d", n, shHeight)
+			}
+			for i, l := range strings.Split(plain, "\n") {
+				if w := ansi.StringWidth(l); w > shWidth {
+					t.Errorf("line %d is %d cells wide, more than %d", i+1, w, shWidth)
+				}
+			}
+			if err := os.WriteFile(filepath.Join(dir, s.name+".ansi"), []byte(screen+"\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("%s:\n%s", s.name, plain)
+		})
+	}
+}
+
+// The size of the screenshots.
+const shWidth, shHeight = 120, 40
+
+// shDemo serves a demo Source on addr (a free loopback port when empty or
+// taken) for the rest of the test and returns its base URL.
+func shDemo(t *testing.T, addr string, o demo.Options) string {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	srv, err := demo.Start(ctx, shAddr(addr), o)
+	if err != nil && addr != "" {
+		t.Logf("demo Source on %s: %v; on a free port instead", addr, err)
+		srv, err = demo.Start(ctx, "127.0.0.1:0", o)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Close() })
+	return srv.URL
+}
+
+// shAddr is addr, or any free loopback port when it is empty.
+func shAddr(addr string) string {
+	if addr == "" {
+		return "127.0.0.1:0"
+	}
+	return addr
+}
+
+// shApp opens the explorer on target the way cmd_explore.go does, sized
+// shWidth×shHeight, and runs its loads to the end.
+func shApp(t *testing.T, target string) (*App, *exDriver) {
+	t.Helper()
+	opts := fetch.DefaultOptions()
+	opts.NoCache = true
+	opts.Netrc = "-"
+	client, err := fetch.NewClient(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := New(Options{
+		Target:  target,
+		Backend: NewLiveBackend(client, LiveOptions{}),
+		Dark:    true,
+	})
+	// The spinner's ticks would keep the driver busy for ever; a settled
+	// screen has no spinner anyway.
+	a.noTick = true
+	d := &exDriver{t: t, a: a, msgs: make(chan tea.Msg, 64)}
+	d.send(tea.WindowSizeMsg{Width: shWidth, Height: shHeight})
+	d.run(a.Init())
+	t.Cleanup(func() { a.quit() })
+	return a, d
+}
