@@ -18,6 +18,7 @@ import (
 	"charm.land/lipgloss/v2"
 
 	"rsx/crawl"
+	"rsx/dump"
 	"rsx/fetch"
 	"rsx/model"
 )
@@ -118,7 +119,11 @@ func New(opts Options) *App {
 // Init requests the terminal's background colour and opens the target.
 func (a *App) Init() tea.Cmd {
 	cmds := []tea.Cmd{tea.RequestBackgroundColor}
-	if a.opts.Target != "" {
+	switch {
+	case looksLikePackage(a.opts.Target):
+		// A .zip is a dump package: it opens in the package view.
+		cmds = append(cmds, a.openPackage(dump.PackageRef{URL: a.opts.Target}, false))
+	case a.opts.Target != "":
 		cmds = append(cmds, a.open(place{url: a.opts.Target, selected: -1}, true))
 	}
 	return tea.Batch(cmds...)
@@ -807,6 +812,14 @@ func (a *App) back() tea.Cmd {
 		return nil
 	}
 	if a.page == pageInspector {
+		// A page with steps of its own (the package view: cancel its
+		// download or verification, close the view it shows over itself)
+		// takes esc first; the page is left once it has nothing left to do.
+		if ep, ok := a.insp.(escPage); ok {
+			if handled, cmd := ep.esc(); handled {
+				return cmd
+			}
+		}
 		if rp, ok := a.insp.(*resourcePage); ok && rp.busy() {
 			// The resource view cancels its downloads on esc.
 			var cmd tea.Cmd
@@ -878,6 +891,12 @@ func (a *App) docKey(msg tea.KeyPressMsg) tea.Cmd {
 		return openBrowser(u)
 	case key.Matches(msg, k.Raw), key.Matches(msg, k.HTTP), key.Matches(msg, k.Problems), key.Matches(msg, k.Discovery):
 		return a.openInspector(msg)
+	case key.Matches(msg, k.Open) && d.entriesArePackages() && !a.dv.InputActive():
+		// Enter on a Resource Dump or Change Dump entry opens the package
+		// itself (view_package.go); M still opens its manifest copy.
+		return a.openSelectedPackage()
+	case key.Matches(msg, k.Manifest) && d.entriesArePackages():
+		return a.openSelectedManifestCopy()
 	}
 	var cmd tea.Cmd
 	a.dv, cmd = a.dv.Update(msg)
@@ -916,6 +935,10 @@ func (a *App) promptKey(msg tea.KeyPressMsg) tea.Cmd {
 					return nil
 				}
 				return a.dv.JumpTo(n - 1)
+			}
+			if looksLikePackage(val) {
+				// A .zip is a dump package: open it in the package view.
+				return a.openPackage(dump.PackageRef{URL: val}, false)
 			}
 			return a.open(place{url: val, selected: -1}, true)
 		case promptJump:

@@ -439,9 +439,9 @@ func TestExplorerNavigation(t *testing.T) {
 	d.keys("]")
 	d.keys("u") // up link: the Capability List, with its crumbs
 	want("/dataset1/capabilitylist.xml", "Source Description", "Capability List")
-	d.keys("j enter") // a Resource Dump; enter on a package opens its manifest
+	d.keys("j enter") // a Resource Dump; M on a package opens its manifest copy (enter opens the package)
 	want("/dataset1/resourcedump.xml")
-	d.keys("enter")
+	d.keys("M")
 	want("/dumps/manifest1.xml", "Source Description", "Capability List", "Resource Dump", "Resource Dump Manifest")
 
 	// Opening a document directly finds its ancestors through up links.

@@ -25,6 +25,7 @@ type KeyMap struct {
 	OpenURL   key.Binding // prompt for any URL
 	LoadAll   key.Binding // open every part of an index as one list
 	DocInfo   key.Binding // detail pane: the document's own metadata and links
+	Manifest  key.Binding // a dump package's manifest copy (its contents link)
 
 	// Finding.
 	Filter      key.Binding
@@ -74,6 +75,7 @@ func DefaultKeyMap() KeyMap {
 		OpenURL:   key.NewBinding(key.WithKeys(":"), key.WithHelp(":", "open a URL or file (:N entry N)")),
 		LoadAll:   key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "index: all parts as one list")),
 		DocInfo:   key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "detail: entry / document")),
+		Manifest:  key.NewBinding(key.WithKeys("M"), key.WithHelp("M", "dump package: manifest copy")),
 
 		Filter:      key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
 		SortNext:    key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "sort by next column")),
@@ -105,7 +107,7 @@ type KeyGroup struct {
 func (k KeyMap) Groups() []KeyGroup {
 	return []KeyGroup{
 		{"Move", []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.HalfUp, k.HalfDown, k.Top, k.Bottom, k.JumpTo, k.NextPane}},
-		{"Navigate", []key.Binding{k.Open, k.Back, k.UpLink, k.IndexLink, k.HistBack, k.HistFwd, k.OpenURL, k.LoadAll, k.DocInfo}},
+		{"Navigate", []key.Binding{k.Open, k.Back, k.UpLink, k.IndexLink, k.HistBack, k.HistFwd, k.OpenURL, k.LoadAll, k.DocInfo, k.Manifest}},
 		{"Find", []key.Binding{k.Filter, k.SortNext, k.SortReverse}},
 		{"Act", []key.Binding{k.Copy, k.Browser, k.Retry}},
 		{"Inspect", []key.Binding{k.Raw, k.HTTP, k.Problems, k.Discovery}},

@@ -1,0 +1,1031 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"rsx/dump"
+	"rsx/fetch"
+	"rsx/model"
+)
+
+// The package view opens a Resource Dump or Change Dump package (a ZIP): it
+// downloads it into a temporary file with progress, compares the bytes with
+// what the dump entry declares (type, length, hashes), lists the manifest's
+// entries, verifies every bitstream against the manifest, and compares the
+// manifest with the copy the entry's contents link points at. Enter on an
+// entry opens the resource view for its loc, x the manifest's XML; both are
+// shown over the package view, and esc comes back to it. The temporary file
+// lives exactly as long as the view (or a newer download replaces it).
+
+// packagePhase is where a package view is.
+type packagePhase uint8
+
+const (
+	pkgDownloading packagePhase = iota
+	pkgFailed                   // download or open failed: err
+	pkgCancelled                // download cancelled by esc
+	pkgVerifying
+	pkgVerified        // verification done: res
+	pkgVerifyCancelled // verification cancelled by esc; the package stays open
+)
+
+// pkgRow is a row of the package view's table: a manifest entry, a member
+// the manifest does not list, or a refusal about the package as a whole.
+type pkgRow struct {
+	entry   int    // index into the manifest's entries, -1 otherwise
+	member  string // the unlisted member's name
+	problem string // a package-level refusal
+	verdict pkgVerdict
+}
+
+// pkgVerdict is what verification said about a row.
+type pkgVerdict struct {
+	mark  checkMark
+	short string // the table cell
+	long  string // the detail line
+	bad   bool   // drawn in red
+	done  bool   // verification has spoken
+}
+
+// packageView is the package view; the page adapter holds it by pointer,
+// so its state is never copied.
+type packageView struct {
+	c         *Common
+	ref       dump.PackageRef
+	fromEntry bool // ref came from a dump entry: its declarations are compared
+	opts      dump.Options
+
+	load  *packageLoad
+	phase packagePhase
+	err   error
+
+	done, total int64 // download progress
+	complete    bool
+	mism        []dump.Mismatch
+	pkg         *dump.Package
+
+	run         *packageRun // verification in flight or done
+	vdone, vtot int64
+	res         *dump.Result
+
+	contentsBusy  bool
+	contentsErr   error
+	contentsDiffs []string
+	contentsDone  bool
+
+	rows []pkgRow
+	tbl  table
+
+	child inspector // the resource or raw view shown over this one
+
+	width, height int
+	tableTop      int // line of the table's header in the last layout
+}
+
+// newPackageView returns the view of the package ref describes; Init
+// starts the download. fromEntry tells that ref carries a dump entry's
+// declarations.
+func newPackageView(c *Common, ref dump.PackageRef, fromEntry bool, opts dump.Options) *packageView {
+	v := &packageView{c: c, ref: ref, fromEntry: fromEntry, opts: opts, tbl: newTable(c)}
+	v.tbl.SetColumns(v.columns())
+	return v
+}
+
+// Init starts the download.
+func (v *packageView) Init() tea.Cmd { return v.startDownload() }
+
+// startDownload downloads the package afresh, closing a previous download
+// (and removing its file) first.
+func (v *packageView) startDownload() tea.Cmd {
+	v.closeLoad()
+	v.load = newPackageLoad()
+	v.phase, v.err = pkgDownloading, nil
+	v.done, v.total, v.complete, v.mism = 0, -1, false, nil
+	v.res, v.vdone, v.vtot = nil, 0, 0
+	v.contentsBusy, v.contentsErr, v.contentsDiffs, v.contentsDone = false, nil, nil, false
+	v.rows = nil
+	v.tbl.SetCount(0)
+	var b Backend
+	if v.c != nil {
+		b = v.c.Backend
+	}
+	return fetchPackageCmd(v.load, b, v.ref, v.opts)
+}
+
+// startVerify verifies the loaded package (again).
+func (v *packageView) startVerify() tea.Cmd {
+	if v.pkg == nil || v.load == nil {
+		return nil
+	}
+	if v.run != nil {
+		v.run.cancel()
+	}
+	ctx, cancel := context.WithCancel(v.load.ctx)
+	v.run = &packageRun{ctx: ctx, cancel: cancel}
+	v.phase, v.res, v.vdone, v.vtot = pkgVerifying, nil, 0, 0
+	v.buildRows()
+	return verifyPackageCmd(v.load, v.run, v.pkg)
+}
+
+// closeLoad cancels everything in flight and removes the temporary file.
+func (v *packageView) closeLoad() {
+	if v.run != nil {
+		v.run.cancel()
+		v.run = nil
+	}
+	if v.load != nil {
+		v.load.close()
+	}
+	v.pkg = nil
+}
+
+// Close is called when the view is left: nothing of it may remain.
+func (v *packageView) Close() {
+	if v.child != nil {
+		v.child.close()
+		v.child = nil
+	}
+	v.closeLoad()
+}
+
+// Busy reports whether a download, a verification or a fetch of the
+// manifest copy is running (the spinner turns, esc cancels).
+func (v *packageView) Busy() bool {
+	if v.child != nil && v.child.busy() {
+		return true
+	}
+	return v.phase == pkgDownloading || v.phase == pkgVerifying || v.contentsBusy
+}
+
+// SetSize sets the size the view draws in.
+func (v *packageView) SetSize(w, h int) {
+	v.width, v.height = w, h
+	if v.child != nil {
+		v.child.setSize(w, h)
+	}
+	v.layout()
+}
+
+// manifest is the package's manifest, nil before it is read.
+func (v *packageView) manifest() *model.Document {
+	if v.pkg == nil {
+		return nil
+	}
+	return v.pkg.Manifest
+}
+
+func (v *packageView) changeDump() bool {
+	m := v.manifest()
+	return m != nil && m.MD.Capability == model.CapChangeDumpManifest
+}
+
+// columns are the table's columns; cells read v's rows on demand.
+func (v *packageView) columns() []tableColumn {
+	entry := func(i int) *model.Entry {
+		m := v.manifest()
+		if i < 0 || i >= len(v.rows) || m == nil {
+			return nil
+		}
+		if r := v.rows[i]; r.entry >= 0 && r.entry < len(m.Entries) {
+			return &m.Entries[r.entry]
+		}
+		return nil
+	}
+	st := func() *Styles { return v.c.Styles }
+	markPaint := func(i int) Paint {
+		if i >= len(v.rows) {
+			return Paint{}
+		}
+		vd := v.rows[i].verdict
+		s := ivStyles(v.c)
+		switch {
+		case vd.bad:
+			return newPaint(s.MarkBad)
+		case vd.mark == markMatch:
+			return newPaint(s.MarkOK)
+		case vd.mark == markUnknown:
+			return newPaint(s.MarkUnknown)
+		}
+		return st().Paint.Dim
+	}
+	cols := []tableColumn{
+		{Title: " ", Min: 1, Max: 1, Value: func(i int) string {
+			if i < len(v.rows) && v.rows[i].verdict.done {
+				return v.rows[i].verdict.mark.String()
+			}
+			return "·"
+		}, Paint: markPaint},
+		{Title: "path", Min: 12, Max: 48, Flex: 2, Value: func(i int) string {
+			if e := entry(i); e != nil {
+				if !e.MD.HasPath {
+					return "(no path)"
+				}
+				return e.MD.Path
+			}
+			if i < len(v.rows) && v.rows[i].member != "" {
+				return v.rows[i].member
+			}
+			return "(package)"
+		}},
+		{Title: "loc", Min: 14, Flex: 3, Trunc: truncMiddle, Value: func(i int) string {
+			if e := entry(i); e != nil {
+				return e.Loc
+			}
+			if i < len(v.rows) && v.rows[i].member != "" {
+				return "not in the manifest"
+			}
+			return ""
+		}, Paint: func(i int) Paint {
+			if entry(i) == nil {
+				return st().Paint.Dim
+			}
+			return st().Paint.URL
+		}},
+	}
+	if v.changeDump() {
+		cols = append(cols, tableColumn{Title: "change", Min: 7, Max: 8, Value: func(i int) string {
+			if e := entry(i); e != nil {
+				return string(e.MD.Change)
+			}
+			return ""
+		}, Paint: func(i int) Paint {
+			if e := entry(i); e != nil {
+				return st().ChangePaint(string(e.MD.Change))
+			}
+			return Paint{}
+		}})
+	}
+	cols = append(cols,
+		tableColumn{Title: "length", Min: 7, Max: 12, Right: true, Value: func(i int) string {
+			if e := entry(i); e != nil {
+				return e.MD.LengthRaw
+			}
+			return ""
+		}},
+		tableColumn{Title: "hash", Min: 10, Max: 40, Flex: 1, Value: func(i int) string {
+			if e := entry(i); e != nil {
+				if len(e.MD.Hash) > 0 {
+					return e.MD.Hash.String()
+				}
+				return e.MD.HashRaw
+			}
+			return ""
+		}},
+		tableColumn{Title: "verification", Min: 14, Flex: 3, Value: func(i int) string {
+			if i >= len(v.rows) {
+				return ""
+			}
+			if vd := v.rows[i].verdict; vd.done {
+				return vd.short
+			}
+			if v.phase == pkgVerifying {
+				return "verifying…"
+			}
+			return ""
+		}, Paint: markPaint},
+	)
+	return cols
+}
+
+// buildRows lays out the rows: one per manifest entry, then the members the
+// manifest does not list and the refusals about the whole package, with
+// the verdicts of the verification when there is one.
+func (v *packageView) buildRows() {
+	m := v.manifest()
+	if m == nil {
+		v.rows = nil
+		v.tbl.SetCount(0)
+		return
+	}
+	rows := make([]pkgRow, len(m.Entries))
+	for i := range rows {
+		rows[i].entry = i
+	}
+	if v.res != nil {
+		rows = append(rows, v.judge(rows)...)
+	}
+	v.rows = rows
+	v.tbl.SetColumns(v.columns())
+	v.tbl.SetCount(len(rows))
+}
+
+// judge gives each entry row its verdict from v.res and returns the rows of
+// unlisted members and package-level refusals.
+func (v *packageView) judge(rows []pkgRow) []pkgRow {
+	m, res := v.manifest(), v.res
+	// Which entries a manifest path belongs to: its own path and the paths
+	// of its links (patches shipped in a Change Dump package).
+	byPath := map[string][]int{}
+	byLoc := map[string][]int{}
+	for i := range m.Entries {
+		e := &m.Entries[i]
+		if e.MD.HasPath {
+			byPath[e.MD.Path] = append(byPath[e.MD.Path], i)
+		}
+		for _, l := range e.Links {
+			if l.HasPath && l.Path != e.MD.Path {
+				byPath[l.Path] = append(byPath[l.Path], i)
+			}
+		}
+		byLoc[e.Loc] = append(byLoc[e.Loc], i)
+	}
+	set := func(i int, vd pkgVerdict) {
+		cur := &rows[i].verdict
+		// The worst verdict wins: refused or mismatched over missing over the rest.
+		if cur.done && cur.bad && !vd.bad {
+			return
+		}
+		if cur.done && cur.mark == markUnknown && vd.mark != markMismatch {
+			return
+		}
+		vd.done = true
+		*cur = vd
+	}
+	// Entries whose bitstream was read and matched: everything not marked
+	// otherwise below, once verification has finished.
+	for i := range rows {
+		if v.phase == pkgVerified {
+			rows[i].verdict = pkgVerdict{mark: markMatch, short: "✓ verified", long: "verified: the length and every declared hash match", done: true}
+		}
+	}
+	deleted := map[string]bool{}
+	for _, loc := range res.Deleted {
+		deleted[loc] = true
+	}
+	for i := range m.Entries {
+		if deleted[m.Entries[i].Loc] && m.Entries[i].MD.Change == model.ChangeDeleted {
+			rows[i].verdict = pkgVerdict{mark: markNone, short: "– deleted", long: "deleted: a deleted resource has no bitstream to verify", done: true}
+		}
+	}
+	for _, p := range res.Missing {
+		for _, i := range byPath[p] {
+			set(i, pkgVerdict{mark: markUnknown, short: "? missing member", long: "missing: the package has no member for path " + p})
+		}
+	}
+	// Mismatches, gathered per entry.
+	what := map[int][]string{}
+	long := map[int][]string{}
+	for _, mm := range res.Mismatched {
+		for _, i := range byPath[mm.Path] {
+			if m.Entries[i].Loc != mm.Loc && mm.Path == m.Entries[i].MD.Path {
+				continue
+			}
+			what[i] = append(what[i], mm.What)
+			long[i] = append(long[i], fmt.Sprintf("%s declared %s, the member has %s", mm.What, mm.Expected, mm.Actual))
+		}
+	}
+	for i, ws := range what {
+		set(i, pkgVerdict{mark: markMismatch, short: "✗ " + strings.Join(ws, ", ") + " differ", long: "mismatch: " + strings.Join(long[i], "; "), bad: true})
+	}
+	var extra []pkgRow
+	unlistedRow := map[string]int{}
+	for _, name := range res.Unlisted {
+		unlistedRow[name] = len(extra)
+		extra = append(extra, pkgRow{entry: -1, member: name, verdict: pkgVerdict{mark: markUnknown, short: "+ unlisted member",
+			long: "unlisted: the manifest does not mention this member", done: true}})
+	}
+	for _, r := range res.Refused {
+		vd := pkgVerdict{mark: markMismatch, short: "✗ refused: " + r.Reason, long: "refused: " + r.Reason, bad: true}
+		switch {
+		case r.Path != "" && len(byPath[r.Path]) > 0:
+			for _, i := range byPath[r.Path] {
+				set(i, vd)
+			}
+		case r.Path == "" && r.Loc != "" && len(byLoc[r.Loc]) > 0:
+			for _, i := range byLoc[r.Loc] {
+				set(i, vd)
+			}
+		case r.Path != "":
+			if j, ok := unlistedRow[r.Path]; ok {
+				vd.done = true
+				extra[j].verdict = vd
+				continue
+			}
+			// A manifest path of a refused item no entry holds (it cannot
+			// happen today; shown rather than lost).
+			extra = append(extra, pkgRow{entry: -1, problem: r.Path + ": " + r.Reason, verdict: pkgVerdict{mark: markMismatch, short: vd.short, long: r.Path + ": " + vd.long, bad: true, done: true}})
+		default:
+			extra = append(extra, pkgRow{entry: -1, problem: r.Reason, verdict: pkgVerdict{mark: markMismatch, short: vd.short, long: vd.long, bad: true, done: true}})
+		}
+	}
+	return extra
+}
+
+// InputActive: keys go straight to the view over this one when it reads
+// a line (the raw view's search).
+func (v *packageView) InputActive() bool { return v.child != nil && v.child.inputActive() }
+
+// Title names the view, and the one over it.
+func (v *packageView) Title() string {
+	if v.child != nil {
+		return "Package › " + v.child.title()
+	}
+	return "Package"
+}
+
+// packageKeys are the view's own bindings.
+func (v *packageView) KeyBindings() []key.Binding {
+	if v.child != nil {
+		return v.child.keys()
+	}
+	k := ivKeys(v.c)
+	open := key.NewBinding(key.WithKeys(k.Open.Keys()...), key.WithHelp(k.Open.Help().Key, "resource"))
+	raw := key.NewBinding(key.WithKeys(k.Raw.Keys()...), key.WithHelp(k.Raw.Help().Key, "manifest XML"))
+	copyKey := key.NewBinding(key.WithKeys(k.Manifest.Keys()...), key.WithHelp(k.Manifest.Help().Key, "manifest copy"),
+		key.WithDisabled())
+	if v.ref.Contents != "" {
+		copyKey.SetEnabled(true)
+	}
+	retry := key.NewBinding(key.WithKeys(k.Retry.Keys()...), key.WithHelp(k.Retry.Help().Key, "retry"))
+	return []key.Binding{open, raw, copyKey, retry, k.Copy}
+}
+
+// esc cancels what runs, then closes the view over this one; it reports
+// false when there is nothing left to do and the page may be left.
+func (v *packageView) esc() (bool, tea.Cmd) {
+	if v.child != nil {
+		if rp, ok := v.child.(*resourcePage); ok && rp.busy() {
+			var cmd tea.Cmd
+			v.child, cmd = v.child.update(tea.KeyPressMsg{Code: tea.KeyEscape})
+			return true, cmd
+		}
+		v.child.close()
+		v.child = nil
+		v.layout()
+		return true, nil
+	}
+	switch v.phase {
+	case pkgDownloading:
+		v.closeLoad()
+		v.phase, v.err = pkgCancelled, nil
+		return true, nil
+	case pkgVerifying:
+		if v.run != nil {
+			v.run.cancel()
+		}
+		v.phase = pkgVerifyCancelled
+		return true, nil
+	}
+	return false, nil
+}
+
+// Update handles the view's results and keys.
+func (v *packageView) Update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case packageProgressMsg:
+		if msg.load != v.load || msg.run != v.run {
+			return nil
+		}
+		if msg.run == nil {
+			if v.phase == pkgDownloading {
+				v.done, v.total = msg.done, msg.total
+			}
+		} else if v.phase == pkgVerifying {
+			v.vdone, v.vtot = msg.done, msg.total
+		}
+		return msg.next
+	case packageFetchedMsg:
+		if msg.load != v.load {
+			return nil
+		}
+		return v.fetched(msg)
+	case packageVerifiedMsg:
+		if msg.load != v.load || msg.run != v.run || v.phase != pkgVerifying {
+			return nil
+		}
+		if msg.err != nil {
+			v.phase = pkgVerifyCancelled
+			return nil
+		}
+		v.res, v.phase = msg.res, pkgVerified
+		v.buildRows()
+		return nil
+	case packageContentsMsg:
+		if msg.load != v.load {
+			return nil
+		}
+		v.contentsBusy, v.contentsDone = false, true
+		v.contentsErr, v.contentsDiffs = msg.err, msg.diffs
+		v.layout()
+		return nil
+	}
+	if v.child != nil {
+		var cmd tea.Cmd
+		v.child, cmd = v.child.update(msg)
+		return cmd
+	}
+	switch msg := msg.(type) {
+	case tea.KeyPressMsg:
+		return v.key(msg)
+	case tea.MouseWheelMsg:
+		v.tbl.Update(msg)
+	case tea.MouseClickMsg:
+		if pos := v.tbl.PosAt(msg.Y - v.tableTop); pos >= 0 {
+			if pos == v.tbl.Cursor() {
+				return v.openSelected()
+			}
+			v.tbl.MoveTo(pos)
+		}
+	}
+	return nil
+}
+
+// fetched takes the end of a download.
+func (v *packageView) fetched(msg packageFetchedMsg) tea.Cmd {
+	v.mism, v.complete = msg.mism, msg.complete
+	if msg.bytes > 0 {
+		v.done = msg.bytes
+	}
+	if msg.err != nil {
+		if errors.Is(msg.err, context.Canceled) {
+			v.phase = pkgCancelled
+		} else {
+			v.phase, v.err = pkgFailed, msg.err
+		}
+		v.layout()
+		return nil
+	}
+	v.pkg = msg.pkg
+	v.tbl.SetColumns(v.columns())
+	cmds := []tea.Cmd{v.startVerify()}
+	if u := v.ref.Contents; u != "" {
+		if packageURLAllowed(v.ref.Dump, u) {
+			v.contentsBusy = true
+			cmds = append(cmds, contentsCmd(v.load, v.c.Backend, u, v.pkg.Manifest, max(v.opts.MaxManifestBytes, 1)))
+		} else {
+			v.contentsDone, v.contentsErr = true, errors.New("not fetched: a document from the network may point only at http(s) URLs")
+		}
+	}
+	v.layout()
+	return tea.Batch(cmds...)
+}
+
+// key handles a key press.
+func (v *packageView) key(msg tea.KeyPressMsg) tea.Cmd {
+	k := ivKeys(v.c)
+	switch {
+	case key.Matches(msg, k.Open):
+		return v.openSelected()
+	case key.Matches(msg, k.Raw):
+		if v.pkg == nil {
+			return ivCmd(flashMsg{Text: "the manifest is shown once the package has downloaded", Err: true})
+		}
+		title := ivSanitize(dump.ManifestName + " · " + shortURL(v.ref.URL))
+		return v.showChild(&rawPage{v: newRawViewReader(v.c, title, &manifestReader{l: v.load}, -1)})
+	case key.Matches(msg, k.Manifest):
+		if v.ref.Contents == "" {
+			return ivCmd(flashMsg{Text: "this package has no contents link (manifest copy)", Err: true})
+		}
+		return ivCmd(openURLMsg{URL: v.ref.Contents})
+	case key.Matches(msg, k.Retry):
+		if v.pkg != nil {
+			return v.startVerify()
+		}
+		return v.startDownload()
+	case key.Matches(msg, k.Copy):
+		u := v.ref.URL
+		if e := v.selectedEntry(); e != nil {
+			u = v.entryURL(e)
+		}
+		return ivCmd(copyMsg{Text: u, What: "URL"})
+	}
+	v.tbl.Update(msg)
+	return nil
+}
+
+// selectedEntry is the manifest entry under the cursor, nil when none.
+func (v *packageView) selectedEntry() *model.Entry {
+	i := v.tbl.Selected()
+	m := v.manifest()
+	if i < 0 || i >= len(v.rows) || m == nil {
+		return nil
+	}
+	if r := v.rows[i]; r.entry >= 0 && r.entry < len(m.Entries) {
+		return &m.Entries[r.entry]
+	}
+	return nil
+}
+
+// entryURL is an entry's loc resolved against the dump (or the package).
+func (v *packageView) entryURL(e *model.Entry) string {
+	base := v.ref.Dump
+	if base == "" {
+		base = v.ref.URL
+	}
+	return resolveAgainst(base, e.Loc)
+}
+
+// openSelected shows the resource view of the selected entry over this view.
+func (v *packageView) openSelected() tea.Cmd {
+	e := v.selectedEntry()
+	if e == nil {
+		return nil
+	}
+	entry := *e
+	entry.Loc = v.entryURL(e)
+	return v.showChild(&resourcePage{v: newResourceView(v.c, nil, entry)})
+}
+
+// showChild shows p over this view.
+func (v *packageView) showChild(p inspector) tea.Cmd {
+	if v.child != nil {
+		v.child.close()
+	}
+	v.child = p
+	p.setSize(v.width, v.height)
+	return p.init()
+}
+
+// ---------------------------------------------------------------------------
+// Rendering
+
+// headerLines are the lines above the table.
+func (v *packageView) headerLines(st viewStyles, w int) []string {
+	var out []string
+	add := func(s string) { out = append(out, s) }
+	label := func(s string) string { return st.Section.Render(fmt.Sprintf("%-9s", s)) + " " }
+
+	head := st.Title.Render("Package") + "  " + st.URL.Render(ivSanitize(v.ref.URL))
+	if v.pkg != nil {
+		head += st.Dim.Render("  " + fetch.FormatSize(v.pkg.Size))
+	}
+	add(head)
+	if v.fromEntry {
+		add(label("Declared") + v.declaredLine(st))
+	}
+	switch v.phase {
+	case pkgDownloading:
+		add(label("Download") + progressBar(st, v.done, v.total, min(w-10, 100)) + st.Dim.Render("  esc cancels"))
+		return out
+	case pkgCancelled:
+		add(label("Download") + st.Warning.Render("cancelled after "+fetch.FormatSize(v.done)) + st.Dim.Render(" · r downloads again · esc back"))
+		return out
+	case pkgFailed:
+		for i, l := range wrapText(ivSanitize(v.err.Error()), max(w-12, 20)) {
+			if i == 3 {
+				break
+			}
+			lab := ""
+			if i == 0 {
+				lab = "Error"
+			}
+			add(label(lab) + st.Error.Render(l))
+		}
+		add(label("") + st.Dim.Render("r downloads again · esc back"))
+		return out
+	}
+	m := v.manifest()
+	add(label("Manifest") + st.Value.Render(v.manifestSummary(m)))
+	out = append(out, v.contentsLines(st, w, label)...)
+	add(label("Verify") + v.verifyLine(st, w))
+	add("")
+	return out
+}
+
+// declaredLine compares the downloaded package with the dump entry: its
+// type, length and each hash, marked once the download is complete.
+func (v *packageView) declaredLine(st viewStyles) string {
+	md := v.ref.MD
+	known := v.complete
+	mismatch := func(what string) *dump.Mismatch {
+		for i := range v.mism {
+			if strings.EqualFold(v.mism[i].What, what) {
+				return &v.mism[i]
+			}
+		}
+		return nil
+	}
+	mark := func(m checkMark) string {
+		if !known {
+			return ""
+		}
+		return " " + m.render(st)
+	}
+	var parts []string
+	if md.Type != "" {
+		m := markMatch
+		if mediaType(md.Type) != "application/zip" {
+			m = markMismatch
+		} else if v.pkg == nil {
+			m = markUnknown
+		}
+		parts = append(parts, "type "+ivSanitize(md.Type)+mark(m))
+	}
+	switch {
+	case md.LengthRaw == "":
+	case !md.LengthOK:
+		parts = append(parts, "length "+ivSanitize(md.LengthRaw)+mark(markUnknown))
+	default:
+		s := "length " + md.LengthRaw
+		if mm := mismatch("length"); mm != nil && known {
+			s += mark(markMismatch) + st.MarkBad.Render(" got "+mm.Actual)
+		} else {
+			s += mark(markMatch)
+		}
+		parts = append(parts, s)
+	}
+	for _, h := range md.Hash {
+		s := ivSanitize(h.Alg + ":" + h.Value)
+		switch {
+		case !model.SupportedHash(h.Alg):
+			s += mark(markUnknown)
+		case mismatch(h.Alg) != nil && known:
+			s += mark(markMismatch) + st.MarkBad.Render(" got "+mismatch(h.Alg).Actual)
+		default:
+			s += mark(markMatch)
+		}
+		parts = append(parts, s)
+	}
+	if len(parts) == 0 {
+		return st.Dim.Render("nothing (no type, length or hash)")
+	}
+	return st.Value.Render(strings.Join(parts, " · "))
+}
+
+// manifestSummary is the manifest's capability, times and size.
+func (v *packageView) manifestSummary(m *model.Document) string {
+	if m == nil {
+		return ""
+	}
+	parts := []string{ivSanitize(model.DocumentTitle(m.MD.Capability, m.Root))}
+	for _, t := range []struct {
+		name string
+		d    model.Datetime
+	}{{"at", m.MD.At}, {"completed", m.MD.Completed}, {"from", m.MD.From}, {"until", m.MD.Until}} {
+		if t.d.Present() {
+			parts = append(parts, t.name+" "+ivSanitize(t.d.Format()))
+		}
+	}
+	parts = append(parts, ivPlural(len(m.Entries), "entry", "entries"), ivPlural(len(v.pkg.Members), "member", "members"))
+	return strings.Join(parts, " · ")
+}
+
+// contentsLines say how the manifest copy compares with the manifest in
+// the package.
+func (v *packageView) contentsLines(st viewStyles, w int, label func(string) string) []string {
+	lab := label("Contents")
+	u := v.ref.Contents
+	switch {
+	case u == "":
+		if v.fromEntry {
+			return []string{lab + st.Dim.Render("no contents link (manifest copy) on the dump entry")}
+		}
+		return nil
+	case v.contentsBusy:
+		return []string{lab + st.Dim.Render("fetching the manifest copy ") + st.URL.Render(ivSanitize(u))}
+	case v.contentsErr != nil:
+		return []string{lab + st.Warning.Render("? "+ivSanitize(v.contentsErr.Error()))}
+	case !v.contentsDone:
+		return nil
+	case len(v.contentsDiffs) == 0:
+		return []string{lab + st.MarkOK.Render("✓ contents copy matches") + st.Dim.Render(" the manifest in the package · ") + st.URL.Render(ivSanitize(u))}
+	}
+	n := len(v.contentsDiffs)
+	out := []string{lab + st.MarkBad.Render(fmt.Sprintf("✗ contents copy differs (%s)", ivPlural(n, "difference", "differences"))) + st.Dim.Render(" · ") + st.URL.Render(ivSanitize(u))}
+	show := 1
+	if v.height >= 30 {
+		show = 3
+	}
+	for i, d := range v.contentsDiffs {
+		if i == show {
+			out = append(out, label("")+st.Dim.Render(fmt.Sprintf("… %d more · M opens the copy", n-show)))
+			break
+		}
+		out = append(out, label("")+st.Value.Render(ivFit(ivSanitize(d), max(w-10, 10))))
+	}
+	return out
+}
+
+// verifyLine is the verification's progress or its tally.
+func (v *packageView) verifyLine(st viewStyles, w int) string {
+	switch v.phase {
+	case pkgVerifying:
+		return progressBar(st, v.vdone, v.vtot, min(w-10, 100)) + st.Dim.Render("  esc cancels")
+	case pkgVerifyCancelled:
+		return st.Warning.Render("cancelled") + st.Dim.Render(" · r verifies again")
+	case pkgVerified:
+	default:
+		return ""
+	}
+	r := v.res
+	var parts []string
+	if r.OK() {
+		parts = append(parts, st.MarkOK.Render("✓ every bitstream matches the manifest"))
+	}
+	parts = append(parts, st.MarkOK.Render(fmt.Sprintf("✓ %d verified", r.Verified)))
+	if n := countMismatched(r); n > 0 {
+		parts = append(parts, st.MarkBad.Render(fmt.Sprintf("✗ %d mismatched", n)))
+	}
+	if n := len(r.Missing); n > 0 {
+		parts = append(parts, st.MarkUnknown.Render(fmt.Sprintf("? %d missing", n)))
+	}
+	if n := len(r.Deleted); n > 0 {
+		parts = append(parts, st.Dim.Render(fmt.Sprintf("– %d deleted", n)))
+	}
+	if n := len(r.Unlisted); n > 0 {
+		parts = append(parts, st.MarkUnknown.Render(fmt.Sprintf("+ %d unlisted", n)))
+	}
+	if n := len(r.Refused); n > 0 {
+		parts = append(parts, st.MarkBad.Render(fmt.Sprintf("✗ %d refused", n)))
+	}
+	return strings.Join(parts, st.Dim.Render(" · ")) + st.Dim.Render(" · "+fetch.FormatSize(r.Bytes)+" read")
+}
+
+// countMismatched counts the bitstreams with a mismatch (a bitstream may
+// differ in several fields).
+func countMismatched(r *dump.Result) int {
+	seen := map[string]bool{}
+	for _, m := range r.Mismatched {
+		seen[m.Path+"\x00"+m.Loc] = true
+	}
+	return len(seen)
+}
+
+// detailLines describe the selected row in full.
+func (v *packageView) detailLines(st viewStyles, w int) []string {
+	i := v.tbl.Selected()
+	if i < 0 || i >= len(v.rows) {
+		return nil
+	}
+	r := v.rows[i]
+	lab := func(s string) string { return st.Label.Render(fmt.Sprintf("%-8s", s)) + " " }
+	var out []string
+	if e := v.selectedEntry(); e != nil {
+		out = append(out, lab("loc")+st.URL.Render(ivSanitize(v.entryURL(e))))
+		var parts []string
+		if e.MD.HasPath {
+			parts = append(parts, "path "+ivSanitize(e.MD.Path))
+		}
+		if e.MD.Change != "" {
+			parts = append(parts, "change "+ivSanitize(string(e.MD.Change)))
+		}
+		if e.MD.Datetime.Present() {
+			parts = append(parts, "datetime "+ivSanitize(e.MD.Datetime.Format()))
+		}
+		if e.Lastmod.Present() {
+			parts = append(parts, "lastmod "+ivSanitize(e.Lastmod.Format()))
+		}
+		if e.MD.Type != "" {
+			parts = append(parts, "type "+ivSanitize(e.MD.Type))
+		}
+		if e.MD.LengthRaw != "" {
+			parts = append(parts, "length "+ivSanitize(e.MD.LengthRaw))
+		}
+		out = append(out, lab("declared")+st.Value.Render(strings.Join(parts, " · ")))
+		if e.MD.HashRaw != "" {
+			out = append(out, lab("hash")+st.Value.Render(ivSanitize(e.MD.HashRaw)))
+		}
+	} else if r.member != "" {
+		out = append(out, lab("member")+st.Value.Render(ivSanitize(r.member)))
+	}
+	if r.verdict.done {
+		s := st.Value
+		switch {
+		case r.verdict.bad:
+			s = st.MarkBad
+		case r.verdict.mark == markMatch:
+			s = st.MarkOK
+		case r.verdict.mark == markUnknown:
+			s = st.MarkUnknown
+		}
+		for j, l := range wrapText(ivSanitize(r.verdict.long), max(w-10, 20)) {
+			if j == 2 {
+				break
+			}
+			name := ""
+			if j == 0 {
+				name = "result"
+			}
+			out = append(out, lab(name)+s.Render(l))
+		}
+	}
+	return out
+}
+
+// detailHeight is the lines kept under the table for the selected row.
+func (v *packageView) detailHeight() int {
+	if v.height >= 30 {
+		return 5
+	}
+	return 3
+}
+
+// layout sizes the table to the room the header leaves.
+func (v *packageView) layout() {
+	st := ivStyles(v.c)
+	w := max(v.width, 1)
+	top := len(v.headerLines(st, w))
+	v.tableTop = top
+	v.tbl.SetSize(w, max(v.height-top-v.detailHeight()-1, 2))
+}
+
+// View draws the header, the table of entries and the selected row's detail.
+func (v *packageView) View() string {
+	if v.child != nil {
+		return v.child.view()
+	}
+	st := ivStyles(v.c)
+	w := max(v.width, 1)
+	lines := v.headerLines(st, w)
+	if v.pkg != nil {
+		if len(lines) != v.tableTop {
+			v.layout() // the header grew (a result arrived): keep the table below it
+		}
+		lines = append(lines, strings.Split(v.tbl.View(), "\n")...)
+		lines = append(lines, "")
+		detail := v.detailLines(st, w)
+		if len(detail) > v.detailHeight() {
+			detail = detail[:v.detailHeight()]
+		}
+		lines = append(lines, detail...)
+	}
+	h := max(v.height, 1)
+	if len(lines) > h {
+		lines = lines[:h]
+	}
+	for i, l := range lines {
+		lines[i] = ivFit(l, w)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// ---------------------------------------------------------------------------
+// Page and the root model
+
+// escPage is a page with steps of its own for esc (cancel its work, close
+// a view it shows over itself); esc reports false when the page may be left.
+type escPage interface {
+	esc() (bool, tea.Cmd)
+}
+
+// packagePage adapts the package view to the root model.
+type packagePage struct{ v *packageView }
+
+func (p *packagePage) init() tea.Cmd { return p.v.Init() }
+func (p *packagePage) update(msg tea.Msg) (inspector, tea.Cmd) {
+	return p, p.v.Update(msg)
+}
+func (p *packagePage) view() string         { return p.v.View() }
+func (p *packagePage) setSize(w, h int)     { p.v.SetSize(w, h) }
+func (p *packagePage) inputActive() bool    { return p.v.InputActive() }
+func (p *packagePage) busy() bool           { return p.v.Busy() }
+func (p *packagePage) close()               { p.v.Close() }
+func (p *packagePage) title() string        { return p.v.Title() }
+func (p *packagePage) keys() []key.Binding  { return p.v.KeyBindings() }
+func (p *packagePage) esc() (bool, tea.Cmd) { return p.v.esc() }
+
+// packageRefOfEntry is the package dump entry i of the current document
+// describes.
+func (a *App) packageRefOfEntry(i int) (dump.PackageRef, bool) {
+	d := a.doc
+	if d == nil || i < 0 || i >= d.entries.Len() {
+		return dump.PackageRef{}, false
+	}
+	e := d.entries.Entry(i)
+	ref := dump.PackageRef{URL: resolveAgainst(d.base(), e.Loc), Dump: d.base(), MD: e.MD}
+	for _, l := range e.Links {
+		if linkHasRel(l.Rel, "contents") && l.Href != "" {
+			ref.Contents = resolveAgainst(d.base(), l.Href)
+			break
+		}
+	}
+	return ref, true
+}
+
+// openPackage shows the package view of ref over the current document.
+func (a *App) openPackage(ref dump.PackageRef, fromEntry bool) tea.Cmd {
+	if ref.Dump != "" && !packageURLAllowed(ref.Dump, ref.URL) {
+		a.flashError("not downloaded: a document from the network may point only at http(s) packages: " + ref.URL)
+		return nil
+	}
+	return a.showPage(&packagePage{v: newPackageView(a.c, ref, fromEntry, dump.Options{})})
+}
+
+// openSelectedPackage opens the package of the selected dump entry.
+func (a *App) openSelectedPackage() tea.Cmd {
+	ref, ok := a.packageRefOfEntry(a.dv.Selected())
+	if !ok {
+		return nil
+	}
+	return a.openPackage(ref, true)
+}
+
+// openSelectedManifestCopy opens the manifest copy of the selected dump
+// entry (its contents link) as a document, without downloading the package.
+func (a *App) openSelectedManifestCopy() tea.Cmd {
+	ref, ok := a.packageRefOfEntry(a.dv.Selected())
+	if !ok {
+		return nil
+	}
+	if ref.Contents == "" {
+		a.flashError("this package has no contents link (manifest copy)")
+		return nil
+	}
+	return a.open(place{url: ref.Contents, crumbs: a.childCrumbs(), selected: -1}, true)
+}
