@@ -235,7 +235,7 @@ func (v *packageView) columns() []tableColumn {
 		}},
 		{Title: "loc", Min: 14, Flex: 3, Trunc: truncMiddle, Value: func(i int) string {
 			if e := entry(i); e != nil {
-				return e.Loc
+				return displayLoc(originOf(v.ref.URL), v.entryURL(e))
 			}
 			if i < len(v.rows) && v.rows[i].member != "" {
 				return "not in the manifest"
@@ -557,13 +557,21 @@ func (v *packageView) fetched(msg packageFetchedMsg) tea.Cmd {
 	if u := v.ref.Contents; u != "" {
 		if packageURLAllowed(v.ref.Dump, u) {
 			v.contentsBusy = true
-			cmds = append(cmds, contentsCmd(v.load, v.c.Backend, u, v.pkg.Manifest, max(v.opts.MaxManifestBytes, 1)))
+			cmds = append(cmds, contentsCmd(v.load, v.c.Backend, u, v.pkg.Manifest, v.maxManifestBytes()))
 		} else {
 			v.contentsDone, v.contentsErr = true, errors.New("not fetched: a document from the network may point only at http(s) URLs")
 		}
 	}
 	v.layout()
 	return tea.Batch(cmds...)
+}
+
+// maxManifestBytes bounds the manifest copy, as dump bounds manifests.
+func (v *packageView) maxManifestBytes() int64 {
+	if v.opts.MaxManifestBytes > 0 {
+		return v.opts.MaxManifestBytes
+	}
+	return dump.DefaultMaxManifestBytes
 }
 
 // key handles a key press.
