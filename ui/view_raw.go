@@ -13,7 +13,6 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 	"github.com/alecthomas/chroma/v2"
-	"github.com/alecthomas/chroma/v2/lexers"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/mattn/go-runewidth"
 
@@ -672,7 +671,7 @@ type rawHighlighter struct {
 
 func (h *rawHighlighter) xmlLexer() chroma.Lexer {
 	if h.lexer == nil {
-		h.lexer = lexers.Get("xml")
+		h.lexer = newXMLLexer()
 	}
 	return h.lexer
 }
