@@ -394,14 +394,25 @@ func (b *LiveBackend) LoadDocument(ctx context.Context, target string, sink DocS
 		err = b.stream(ctx, dec, cr, sink, checker)
 	}
 	body.Close()
-	res.Header = hdr
+	if hdr != nil {
+		// A copy: the decoder's own Header would keep its read buffers alive
+		// for as long as the document stays in history.
+		h := *hdr
+		res.Header = &h
+	}
 	res.Bytes = dec.BytesRead()
 	if !raw.over {
 		res.Raw = raw.buf.Bytes()
 	}
 	res.Exchange = exchangeOf(resp)
 	if checker != nil {
-		checker.End(hdr, res.Bytes)
+		if err != nil && ctx.Err() == nil {
+			// A document cut short: report the read error, not the things
+			// that may only have been missing because they came later.
+			checker.Abort(hdr, res.Bytes, err)
+		} else {
+			checker.End(hdr, res.Bytes)
+		}
 		res.Problems = checker.Problems()
 		res.Errors, res.Warnings = checker.Counts()
 	}
