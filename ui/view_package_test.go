@@ -1,0 +1,465 @@
+package ui
+
+import (
+	"archive/zip"
+	"bytes"
+	"crypto/md5"
+	"encoding/hex"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/golden"
+
+	"rsx/fetch"
+)
+
+// Tests of the package view. Packages are built here, served by an
+// httptest server and fetched through the real fetch client; a transport
+// sends every request for pkHost to the server, so that screens name a
+// fixed host and goldens do not depend on the server's port.
+
+const pkHost = "http://pkg.example.org"
+
+type pkMember struct{ name, body string }
+
+// pkZip builds a ZIP package: manifest.xml first, then the members, all
+// stored (not deflated) so that sizes do not depend on the compressor.
+func pkZip(t testing.TB, manifest string, members ...pkMember) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	add := func(name, body string) {
+		w, err := zw.CreateHeader(&zip.FileHeader{Name: name, Method: zip.Store})
+		if err != nil {
+			t.Fatalf("zip %s: %v", name, err)
+		}
+		if _, err := w.Write([]byte(body)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	add("manifest.xml", manifest)
+	for _, m := range members {
+		add(m.name, m.body)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func pkMD5(b []byte) string { h := md5.Sum(b); return hex.EncodeToString(h[:]) }
+
+// pkManifest writes a manifest of capability c with the given <url> bodies.
+func pkManifest(c, md string, urls ...string) string {
+	var b strings.Builder
+	b.WriteString(`<?xml version="1.0" encoding="UTF-8"?>
+<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:rs="http://www.openarchives.org/rs/terms/">
+<rs:md capability="` + c + `" ` + md + `/>
+`)
+	for _, u := range urls {
+		b.WriteString("<url>" + u + "</url>\n")
+	}
+	b.WriteString("</urlset>\n")
+	return b.String()
+}
+
+// pkRes is a manifest entry for body at path.
+func pkRes(loc, path, body, extra string) string {
+	return fmt.Sprintf(`<loc>%s%s</loc><rs:md hash="md5:%s" length="%d" type="text/plain" path="%s" %s/>`,
+		pkHost, loc, pkMD5([]byte(body)), len(body), path, extra)
+}
+
+// pkSite is the served Source: a Resource Dump, a Change Dump, their
+// packages and manifest copies, and a package that downloads slowly.
+type pkSite struct {
+	files   map[string][]byte
+	release chan struct{}
+}
+
+func newPKSite(t testing.TB) *pkSite {
+	const a, b, c = "alpha\n", "bravo bravo\n", `{"c": 3}` + "\n"
+	goodManifest := pkManifest("resourcedump-manifest", `at="2013-01-03T09:00:00Z" completed="2013-01-03T09:02:00Z"`,
+		pkRes("/res/a.txt", "/resources/a.txt", a, ""),
+		pkRes("/res/b.txt", "/resources/b.txt", b, ""),
+		pkRes("/res/c.json", "/resources/c.json", c, ""))
+	good := pkZip(t, goodManifest, pkMember{"resources/a.txt", a}, pkMember{"resources/b.txt", b}, pkMember{"resources/c.json", c})
+
+	// b.txt differs from what the manifest declares, d.txt is missing and
+	// extra.txt is not in the manifest.
+	badManifest := pkManifest("resourcedump-manifest", `at="2013-01-03T09:00:00Z"`,
+		pkRes("/res/a.txt", "/resources/a.txt", a, ""),
+		pkRes("/res/b.txt", "/resources/b.txt", b, ""),
+		pkRes("/res/d.txt", "/resources/d.txt", "delta\n", ""))
+	bad := pkZip(t, badManifest, pkMember{"resources/a.txt", a}, pkMember{"resources/b.txt", "bravo TAMPERED\n"}, pkMember{"extra.txt", "x"})
+
+	// A manifest path and a member that climb out of the package; the
+	// contents copy declares another length for a.txt.
+	travManifest := pkManifest("resourcedump-manifest", `at="2013-01-03T09:00:00Z"`,
+		pkRes("/res/a.txt", "/resources/a.txt", a, ""),
+		pkRes("/res/passwd", "/../../etc/passwd", "root\n", ""))
+	trav := pkZip(t, travManifest, pkMember{"resources/a.txt", a}, pkMember{"../../evil.txt", "evil\n"})
+	travCopy := strings.Replace(travManifest, fmt.Sprintf(`length="%d"`, len(a)), `length="999"`, 1)
+
+	cdManifest := pkManifest("changedump-manifest", `from="2013-01-01T00:00:00Z" until="2013-01-02T00:00:00Z"`,
+		pkRes("/res/a.txt", "/changes/a.txt", a, `change="created" datetime="2013-01-01T09:00:00Z"`),
+		`<loc>`+pkHost+`/res/old.txt</loc><rs:md change="deleted" datetime="2013-01-01T10:00:00Z"/>`)
+	cd := pkZip(t, cdManifest, pkMember{"changes/a.txt", a})
+
+	entry := func(loc string, z []byte, length int, contents string) string {
+		s := fmt.Sprintf(`<loc>%s%s</loc><rs:md type="application/zip" length="%d" hash="md5:%s" at="2013-01-03T09:00:00Z" completed="2013-01-03T09:02:00Z"/>`,
+			pkHost, loc, length, pkMD5(z))
+		if contents != "" {
+			s += `<rs:ln rel="contents" type="application/xml" href="` + pkHost + contents + `"/>`
+		}
+		return s
+	}
+	dumpDoc := pkManifest("resourcedump", `at="2013-01-03T09:00:00Z" completed="2013-01-03T09:04:00Z"`,
+		entry("/dumps/good.zip", good, len(good), "/dumps/good-manifest.xml"),
+		entry("/dumps/bad.zip", bad, len(bad)+1, ""), // the entry declares one byte more than served
+		entry("/dumps/trav.zip", trav, len(trav), "/dumps/trav-manifest.xml"),
+		`<loc>`+pkHost+`/dumps/slow.zip</loc><rs:md type="application/zip" length="100000"/>`)
+	changeDump := pkManifest("changedump", `from="2013-01-01T00:00:00Z"`,
+		entry("/dumps/cd.zip", cd, len(cd), ""))
+	return &pkSite{
+		release: make(chan struct{}),
+		files: map[string][]byte{
+			"/resourcedump.xml":        []byte(dumpDoc),
+			"/changedump.xml":          []byte(changeDump),
+			"/dumps/good.zip":          good,
+			"/dumps/good-manifest.xml": []byte(goodManifest),
+			"/dumps/bad.zip":           bad,
+			"/dumps/trav.zip":          trav,
+			"/dumps/trav-manifest.xml": []byte(travCopy),
+			"/dumps/cd.zip":            cd,
+			"/res/a.txt":               []byte(a),
+			"/dumps/not-a-package.zip": []byte("this is not a ZIP file"),
+		},
+	}
+}
+
+func (s *pkSite) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == "/dumps/slow.zip" {
+		// Some bytes, then nothing until the client gives up.
+		w.Header().Set("Content-Length", "100000")
+		w.Write(bytes.Repeat([]byte("P"), 1000))
+		if f, ok := w.(http.Flusher); ok {
+			f.Flush()
+		}
+		select {
+		case <-r.Context().Done():
+		case <-s.release:
+		}
+		return
+	}
+	body, ok := s.files[r.URL.Path]
+	if !ok || body == nil {
+		http.NotFound(w, r)
+		return
+	}
+	w.Header().Set("Content-Length", fmt.Sprint(len(body)))
+	w.Write(body)
+}
+
+// pkTransport sends every request to the test server.
+type pkTransport struct{ to *url.URL }
+
+func (p pkTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.URL.Scheme, r.URL.Host = p.to.Scheme, p.to.Host
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// pkApp starts the explorer on target (a path on pkHost) with the
+// temporary files of packages in a directory of the test's own, which it
+// returns.
+func pkApp(t *testing.T, target string, w, h int) (*App, *exDriver, string) {
+	t.Helper()
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp) // dump.Options{}.TempDir is os.TempDir()
+	site := newPKSite(t)
+	srv := httptest.NewServer(site)
+	t.Cleanup(func() {
+		close(site.release)
+		srv.Close()
+	})
+	to, _ := url.Parse(srv.URL)
+	client, err := fetch.NewClient(fetch.Options{NoCache: true, Retries: -1, Transport: pkTransport{to}, IdleTimeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := New(Options{
+		Target:  pkHost + target,
+		Backend: NewLiveBackend(client, LiveOptions{}),
+		Now:     func() time.Time { return exTime },
+		Dark:    true,
+	})
+	a.noTick = true
+	d := &exDriver{t: t, a: a, msgs: make(chan tea.Msg, 64)}
+	d.send(tea.WindowSizeMsg{Width: w, Height: h})
+	d.run(a.Init())
+	return a, d, tmp
+}
+
+// pkPage is the package view shown, or fails the test.
+func pkPage(t *testing.T, a *App) *packageView {
+	t.Helper()
+	p, ok := a.insp.(*packagePage)
+	if !ok || a.page != pageInspector {
+		t.Fatalf("the package view is not shown (page %T); screen:\n%s", a.insp, ansi.Strip(a.View().Content))
+	}
+	return p.v
+}
+
+// pkTempFiles lists what is left in the temporary directory.
+func pkTempFiles(t *testing.T, dir string) []string {
+	t.Helper()
+	var out []string
+	filepath.WalkDir(dir, func(p string, _ os.DirEntry, err error) error {
+		if p != dir && err == nil {
+			out = append(out, strings.TrimPrefix(p, dir))
+		}
+		return nil
+	})
+	return out
+}
+
+func pkGolden(t *testing.T, a *App, name string) {
+	t.Helper()
+	s := ansi.Strip(a.View().Content)
+	for i, l := range strings.Split(s, "\n") {
+		if w := ansi.StringWidth(l); w > a.width {
+			t.Errorf("line %d is %d cells wide, more than %d: %q", i+1, w, a.width, l)
+		}
+	}
+	if n := strings.Count(s, "\n") + 1; n != a.height {
+		t.Errorf("screen has %d lines, want %d", n, a.height)
+	}
+	golden.RequireEqual(exNamed{t, "view_package_" + name}, s)
+}
+
+// TestPackageViewScreens opens each package from the dump and draws it
+// once downloaded, verified and compared with its manifest copy.
+func TestPackageViewScreens(t *testing.T) {
+	cases := []struct {
+		name, doc, keys string
+		want            []string
+	}{
+		{"good", "/resourcedump.xml", "enter", []string{
+			"type application/zip ✓", "✓ contents copy matches", "✓ every bitstream matches the manifest", "✓ 3 verified"}},
+		{"mismatch", "/resourcedump.xml", "j enter", []string{
+			"length ", "✗ got ", "✗ length, md5 differ", "? missing member", "+ unlisted member", "no contents link"}},
+		{"broken", "/resourcedump.xml", "j j enter", []string{
+			"✗ contents copy differs (1 difference)", "length 6 in the package, 999 in the copy",
+			`✗ refused: path has a ".." seg`, "../../evil.txt"}},
+		{"changedump", "/changedump.xml", "enter", []string{
+			"Change Dump Manifest · from 2013-01-01T00:00:00Z · until 2013-01-02T00:00:00Z", "created", "– deleted"}},
+	}
+	for _, tc := range cases {
+		for _, sz := range exSizes {
+			t.Run(fmt.Sprintf("%s_%dx%d", tc.name, sz.w, sz.h), func(t *testing.T) {
+				a, d, tmp := pkApp(t, tc.doc, sz.w, sz.h)
+				d.keys(tc.keys)
+				v := pkPage(t, a)
+				if v.phase != pkgVerified {
+					t.Fatalf("phase %d, err %v; screen:\n%s", v.phase, v.err, d.screen())
+				}
+				if sz.w == 120 {
+					s := d.screen()
+					for _, w := range tc.want {
+						if !strings.Contains(s, w) {
+							t.Errorf("screen lacks %q:\n%s", w, s)
+						}
+					}
+				}
+				pkGolden(t, a, fmt.Sprintf("%s_%dx%d", tc.name, sz.w, sz.h))
+				if len(pkTempFiles(t, tmp)) == 0 {
+					t.Error("no temporary package file while the view is open")
+				}
+				d.keys("esc") // back to the dump: the file goes
+				if a.page != pageDoc {
+					t.Fatalf("esc did not leave the package view")
+				}
+				if left := pkTempFiles(t, tmp); len(left) > 0 {
+					t.Errorf("temporary files left after esc: %v", left)
+				}
+			})
+		}
+	}
+}
+
+// TestPackageViewVerdicts checks the verdict of each row of the broken
+// packages, beyond what fits on a screen.
+func TestPackageViewVerdicts(t *testing.T) {
+	a, d, _ := pkApp(t, "/resourcedump.xml", 120, 40)
+	d.keys("j enter")
+	v := pkPage(t, a)
+	var got []string
+	for _, r := range v.rows {
+		got = append(got, r.verdict.short)
+	}
+	want := []string{"✓ verified", "✗ length, md5 differ", "? missing member", "+ unlisted member"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("verdicts %q, want %q", got, want)
+	}
+	if len(v.mism) != 1 || v.mism[0].What != "length" {
+		t.Errorf("package mismatches %+v, want the length", v.mism)
+	}
+
+	d.keys("esc j enter")
+	v = pkPage(t, a)
+	got = nil
+	for _, r := range v.rows {
+		got = append(got, r.verdict.short)
+		if strings.HasPrefix(r.verdict.short, "✗ refused") && !r.verdict.bad {
+			t.Errorf("refusal %q is not drawn as an error", r.verdict.short)
+		}
+	}
+	if len(got) != 3 || got[0] != "✓ verified" || !strings.Contains(got[1], `".." segment`) || !strings.Contains(got[2], "unlisted member") {
+		t.Errorf("verdicts of the traversal package: %q", got)
+	}
+}
+
+// TestPackageViewCancel: esc during a slow download cancels it and removes
+// the temporary file; r downloads again; a newer download and quitting
+// remove the file of the one before.
+func TestPackageViewCancel(t *testing.T) {
+	a, d, tmp := pkApp(t, "/resourcedump.xml", 120, 40)
+	d.idle = 300 * time.Millisecond // the slow download never ends by itself
+	d.keys("G enter")
+	v := pkPage(t, a)
+	if v.phase != pkgDownloading {
+		t.Fatalf("phase %d, want downloading", v.phase)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for len(pkTempFiles(t, tmp)) < 2 && time.Now().Before(deadline) { // the directory and the file
+		d.run(nil)
+	}
+	if files := pkTempFiles(t, tmp); len(files) < 2 {
+		t.Fatalf("no temporary file during the download: %v", files)
+	}
+	if !strings.Contains(d.screen(), "esc cancels") {
+		t.Errorf("no progress line:\n%s", d.screen())
+	}
+	d.keys("esc")
+	if v.phase != pkgCancelled {
+		t.Fatalf("phase %d after esc, want cancelled", v.phase)
+	}
+	d.run(nil)
+	if left := pkTempFiles(t, tmp); len(left) > 0 {
+		t.Errorf("temporary files left after esc: %v", left)
+	}
+	if s := d.screen(); !strings.Contains(s, "cancelled after") || !strings.Contains(s, "r downloads again") {
+		t.Errorf("cancelled screen:\n%s", s)
+	}
+
+	// r starts again; r once more supersedes that download.
+	d.keys("r")
+	if v.phase != pkgDownloading {
+		t.Fatalf("phase %d after r, want downloading", v.phase)
+	}
+	first := v.load
+	d.keys("r")
+	if v.load == first || !first.closed {
+		t.Error("a newer download did not close the one before")
+	}
+	d.run(nil)
+	for _, f := range pkTempFiles(t, tmp) {
+		if strings.Contains(first.dir, f) && f != "" {
+			t.Errorf("the superseded download left %s", f)
+		}
+	}
+
+	// Quitting removes the file of the download in flight.
+	d.send(exKey("q"))
+	d.run(nil)
+	if left := pkTempFiles(t, tmp); len(left) > 0 {
+		t.Errorf("temporary files left after quitting: %v", left)
+	}
+}
+
+// TestPackageViewNavigation: enter on a Resource Dump entry opens the
+// package view; enter on a manifest entry shows its resource over it, x
+// the manifest's XML; esc comes back each time; M opens the manifest copy.
+func TestPackageViewNavigation(t *testing.T) {
+	a, d, tmp := pkApp(t, "/resourcedump.xml", 120, 40)
+	d.keys("enter")
+	v := pkPage(t, a)
+	if got := a.insp.title(); got != "Package" {
+		t.Errorf("title %q", got)
+	}
+	d.keys("enter")
+	if got := a.insp.title(); got != "Package › Resource" {
+		t.Fatalf("after enter on an entry: title %q", got)
+	}
+	if s := d.screen(); !strings.Contains(s, "Resource  "+pkHost+"/res/a.txt") {
+		t.Errorf("resource view:\n%s", s)
+	}
+	d.keys("esc")
+	if got := a.insp.title(); got != "Package" {
+		t.Fatalf("esc from the resource: title %q", got)
+	}
+	d.keys("x")
+	if got := a.insp.title(); got != "Package › Raw XML" {
+		t.Fatalf("after x: title %q", got)
+	}
+	if s := d.screen(); !strings.Contains(s, `capability="resourcedump-manifest"`) {
+		t.Errorf("raw manifest:\n%s", s)
+	}
+	d.keys("esc")
+	if v.child != nil || a.insp.title() != "Package" {
+		t.Fatal("esc from the raw view did not come back to the package")
+	}
+	d.keys("M")
+	if a.page != pageDoc || a.doc == nil || a.doc.url != pkHost+"/dumps/good-manifest.xml" {
+		t.Fatalf("M did not open the manifest copy")
+	}
+	if left := pkTempFiles(t, tmp); len(left) > 0 {
+		t.Errorf("temporary files left after leaving the view: %v", left)
+	}
+
+	// M on the dump's entry opens the copy without downloading.
+	d.keys("esc")
+	if a.doc.url != pkHost+"/resourcedump.xml" {
+		t.Fatalf("back: %s", a.doc.url)
+	}
+	d.keys("M")
+	if a.page != pageDoc || a.doc.url != pkHost+"/dumps/good-manifest.xml" {
+		t.Fatal("M on the dump entry did not open the manifest copy")
+	}
+}
+
+// TestPackageViewPrompt: a .zip typed at the prompt opens in the package
+// view, without a dump entry's declarations; a file that is not a ZIP is
+// an error r retries.
+func TestPackageViewPrompt(t *testing.T) {
+	a, d, _ := pkApp(t, "/resourcedump.xml", 120, 40)
+	d.keys(":")
+	d.typeText(pkHost + "/dumps/good.zip")
+	d.keys("enter")
+	v := pkPage(t, a)
+	if v.fromEntry || v.phase != pkgVerified {
+		t.Fatalf("fromEntry %v phase %d", v.fromEntry, v.phase)
+	}
+	if s := d.screen(); strings.Contains(s, "Declared") || !strings.Contains(s, "✓ 3 verified") {
+		t.Errorf("screen:\n%s", s)
+	}
+	d.keys(":")
+	d.typeText(pkHost + "/dumps/not-a-package.zip")
+	d.keys("enter")
+	v = pkPage(t, a)
+	if v.phase != pkgFailed {
+		t.Fatalf("phase %d, want failed", v.phase)
+	}
+	if s := d.screen(); !strings.Contains(s, "not a readable ZIP file") || !strings.Contains(s, "r downloads again") {
+		t.Errorf("error screen:\n%s", s)
+	}
+}
