@@ -217,7 +217,8 @@ func (v *packageView) columns() []tableColumn {
 	cols := []tableColumn{
 		{Title: " ", Min: 1, Max: 1, Value: func(i int) string {
 			if i < len(v.rows) && v.rows[i].verdict.done {
-				return v.rows[i].verdict.mark.String()
+				sym, _, _ := strings.Cut(v.rows[i].verdict.short, " ")
+				return sym
 			}
 			return "·"
 		}, Paint: markPaint},
@@ -739,12 +740,14 @@ func (v *packageView) declaredLine(st viewStyles) string {
 		parts = append(parts, s)
 	}
 	for _, h := range md.Hash {
-		s := ivSanitize(h.Alg + ":" + h.Value)
+		// The digest's head tells it apart; the marks matter more than the
+		// rest of it on a narrow terminal.
+		s := ivSanitize(h.Alg + ":" + ivFit(h.Value, 13))
 		switch {
 		case !model.SupportedHash(h.Alg):
 			s += mark(markUnknown)
 		case mismatch(h.Alg) != nil && known:
-			s += mark(markMismatch) + st.MarkBad.Render(" got "+mismatch(h.Alg).Actual)
+			s += mark(markMismatch) + st.MarkBad.Render(" got "+ivFit(ivSanitize(mismatch(h.Alg).Actual), 13))
 		default:
 			s += mark(markMatch)
 		}
@@ -864,6 +867,27 @@ func (v *packageView) detailLines(st viewStyles, w int) []string {
 	r := v.rows[i]
 	lab := func(s string) string { return st.Label.Render(fmt.Sprintf("%-8s", s)) + " " }
 	var out []string
+	if r.verdict.done {
+		s := st.Value
+		switch {
+		case r.verdict.bad:
+			s = st.MarkBad
+		case r.verdict.mark == markMatch:
+			s = st.MarkOK
+		case r.verdict.mark == markUnknown:
+			s = st.MarkUnknown
+		}
+		for j, l := range wrapText(ivSanitize(r.verdict.long), max(w-10, 20)) {
+			if j == 2 {
+				break
+			}
+			name := ""
+			if j == 0 {
+				name = "result"
+			}
+			out = append(out, lab(name)+s.Render(l))
+		}
+	}
 	if e := v.selectedEntry(); e != nil {
 		out = append(out, lab("loc")+st.URL.Render(ivSanitize(v.entryURL(e))))
 		var parts []string
@@ -891,27 +915,6 @@ func (v *packageView) detailLines(st viewStyles, w int) []string {
 		}
 	} else if r.member != "" {
 		out = append(out, lab("member")+st.Value.Render(ivSanitize(r.member)))
-	}
-	if r.verdict.done {
-		s := st.Value
-		switch {
-		case r.verdict.bad:
-			s = st.MarkBad
-		case r.verdict.mark == markMatch:
-			s = st.MarkOK
-		case r.verdict.mark == markUnknown:
-			s = st.MarkUnknown
-		}
-		for j, l := range wrapText(ivSanitize(r.verdict.long), max(w-10, 20)) {
-			if j == 2 {
-				break
-			}
-			name := ""
-			if j == 0 {
-				name = "result"
-			}
-			out = append(out, lab(name)+s.Render(l))
-		}
 	}
 	return out
 }
