@@ -98,7 +98,11 @@ func newPackageView(c *Common, ref dump.PackageRef, fromEntry bool, opts dump.Op
 }
 
 // Init starts the download.
-func (v *packageView) Init() tea.Cmd { return v.startDownload() }
+func (v *packageView) Init() tea.Cmd {
+	cmd := v.startDownload()
+	v.layout()
+	return cmd
+}
 
 // startDownload downloads the package afresh, closing a previous download
 // (and removing its file) first.
@@ -465,19 +469,28 @@ func (v *packageView) esc() (bool, tea.Cmd) {
 	case pkgDownloading:
 		v.closeLoad()
 		v.phase, v.err = pkgCancelled, nil
+		v.layout()
 		return true, nil
 	case pkgVerifying:
 		if v.run != nil {
 			v.run.cancel()
 		}
 		v.phase = pkgVerifyCancelled
+		v.layout()
 		return true, nil
 	}
 	return false, nil
 }
 
-// Update handles the view's results and keys.
+// Update handles the view's results and keys, then lays the view out for
+// what changed (the header grows as results arrive), so View only draws.
 func (v *packageView) Update(msg tea.Msg) tea.Cmd {
+	cmd := v.update(msg)
+	v.layout()
+	return cmd
+}
+
+func (v *packageView) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case packageProgressMsg:
 		if msg.load != v.load || msg.run != v.run {
@@ -945,9 +958,6 @@ func (v *packageView) View() string {
 	w := max(v.width, 1)
 	lines := v.headerLines(st, w)
 	if v.pkg != nil {
-		if len(lines) != v.tableTop {
-			v.layout() // the header grew (a result arrived): keep the table below it
-		}
 		lines = append(lines, strings.Split(v.tbl.View(), "\n")...)
 		lines = append(lines, "")
 		detail := v.detailLines(st, w)
