@@ -19,6 +19,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
 
+	"rsx/dump"
 	"rsx/fetch"
 )
 
@@ -461,5 +462,49 @@ func TestPackageViewPrompt(t *testing.T) {
 	}
 	if s := d.screen(); !strings.Contains(s, "not a readable ZIP file") || !strings.Contains(s, "r downloads again") {
 		t.Errorf("error screen:\n%s", s)
+	}
+}
+
+// TestPackageLoadCloseRace: a load closed while its download finishes
+// still removes the file, whichever comes first.
+func TestPackageLoadCloseRace(t *testing.T) {
+	for _, closeFirst := range []bool{true, false} {
+		t.Run(fmt.Sprint("closeFirst=", closeFirst), func(t *testing.T) {
+			base := t.TempDir()
+			dir := filepath.Join(base, "rsx-package-x")
+			if err := os.Mkdir(dir, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join(dir, "p.zip")
+			if err := os.WriteFile(path, pkZip(t, pkManifest("resourcedump-manifest", "")), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			p, err := dump.OpenFile(path, dump.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			l := newPackageLoad()
+			if !l.setDir(dir) {
+				t.Fatal("setDir refused an open load")
+			}
+			if closeFirst {
+				l.close()
+				if l.adopt(p) {
+					t.Error("a closed load adopted a package")
+				}
+			} else {
+				if !l.adopt(p) || l.packageFile() != path {
+					t.Fatalf("adopt: file %q", l.packageFile())
+				}
+				l.close()
+				l.close() // twice is fine
+			}
+			if left := pkTempFiles(t, base); len(left) > 0 {
+				t.Errorf("left behind: %v", left)
+			}
+			if l.setDir(dir) {
+				t.Error("setDir accepted a closed load")
+			}
+		})
 	}
 }
