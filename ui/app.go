@@ -626,6 +626,11 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return a, a.open(place{url: msg.URL, crumbs: a.childCrumbsFor(msg.URL), selected: -1}, true)
 	case openResourceMsg:
 		return a, a.openResource(msg.URL, msg.Entry)
+	case openPackageMsg:
+		if a.doc == nil || !a.doc.entriesArePackages() {
+			return a, nil
+		}
+		return a, a.openSelectedPackage()
 	case jumpToEntryMsg:
 		a.leavePage()
 		if a.doc == nil {

@@ -1533,13 +1533,8 @@ func (v docView) openSelected() tea.Cmd {
 	case d.entriesAreDocuments():
 		return func() tea.Msg { return openURLMsg{URL: loc} }
 	case d.entriesArePackages():
-		e := d.entries.Entry(i)
-		for _, l := range e.Links {
-			if linkHasRel(l.Rel, "contents") && l.Href != "" {
-				u := resolveAgainst(d.base(), l.Href)
-				return func() tea.Msg { return openURLMsg{URL: u} }
-			}
-		}
+		// The package view, as Enter gives (app.go); M opens the manifest copy.
+		return func() tea.Msg { return openPackageMsg{} }
 	}
 	return func() tea.Msg { return openResourceMsg{URL: loc, Entry: i} }
 }

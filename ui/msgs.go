@@ -13,6 +13,10 @@ type openURLMsg struct {
 
 // openResourceMsg asks to show the resource view for URL. Entry is the
 // document entry that points at it (-1 when none, e.g. a mirror link).
+// openPackageMsg asks the root to open the selected dump entry's package
+// (the package view), the same thing Enter does on a dump entry.
+type openPackageMsg struct{}
+
 type openResourceMsg struct {
 	URL   string
 	Entry int
