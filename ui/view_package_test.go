@@ -508,3 +508,16 @@ func TestPackageLoadCloseRace(t *testing.T) {
 		})
 	}
 }
+
+// TestPackageViewMouse: a click on the selected dump entry opens its package,
+// as Enter does (not the manifest copy, which is M's).
+func TestPackageViewMouse(t *testing.T) {
+	a, d, _ := pkApp(t, "/resourcedump.xml", 120, 40)
+	// The first entry's row: crumbs, title, table header, then row 1 on line 3.
+	d.send(tea.MouseClickMsg{X: 5, Y: 3, Button: tea.MouseLeft})
+	d.send(tea.MouseClickMsg{X: 5, Y: 3, Button: tea.MouseLeft})
+	pkPage(t, a)
+	if got := a.insp.title(); got != "Package" {
+		t.Errorf("a click on the selected dump entry opened %q, want the package view", got)
+	}
+}
