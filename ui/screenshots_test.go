@@ -20,6 +20,9 @@ import (
 // when RSX_SCREENSHOTS names a directory (scripts/screenshots sets it), and
 // writes there one NAME.ansi file per screen: View().Content with its
 // colours, as the program draws it at 120×40 on a dark terminal.
+// RSX_SCREENSHOTS_ADDR and RSX_SCREENSHOTS_BROKEN_ADDR fix the loopback
+// addresses of the two demo Sources (so that URLs stay the same from one run
+// to the next); RSX_SCREENSHOTS_VERSION is the version rsx reports.
 //
 // The screens are the real program's: the explorer is built as cmd_explore.go
 // builds it (the live backend over a fetch client, against the built-in demo
@@ -68,6 +71,10 @@ func TestScreenshots(t *testing.T) {
 		{"problems", broken, sd, "enter enter enter p", "Problems"},
 		// Entry 1 has two mirrors; the broken demo's second one is stale.
 		{"resource", broken, sd, "enter enter enter enter m", "Resource"},
+		// The first package of dataset1's Resource Dump, downloaded, checked
+		// against its entry and verified; the broken demo put a manifest path
+		// and a member that climb out of the package in it.
+		{"package", broken, sd, "enter j enter enter j", "refused"},
 		{"discovery", clean, "/", "", "Discovery"},
 		{"help", clean, sd, "enter enter enter ?", "rsx — keys"},
 	}
@@ -135,6 +142,9 @@ func shApp(t *testing.T, target string) (*App, *exDriver) {
 	opts := fetch.DefaultOptions()
 	opts.NoCache = true
 	opts.Netrc = "-"
+	if v := os.Getenv("RSX_SCREENSHOTS_VERSION"); v != "" {
+		opts.Version = v // as main sets it: the User-Agent on the HTTP page
+	}
 	client, err := fetch.NewClient(opts)
 	if err != nil {
 		t.Fatal(err)
