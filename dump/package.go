@@ -117,26 +117,7 @@ func (p *Package) readManifest(f *zip.File) (*model.Document, error) {
 
 // parseDocument reads a whole document, bounded to max bytes.
 func parseDocument(r io.Reader, max int64) (*model.Document, error) {
-	d := model.NewDecoder(r, model.DecoderOptions{MaxBytes: max})
-	h, err := d.Header()
-	if err != nil {
-		return nil, err
-	}
-	doc := &model.Document{}
-	for {
-		var e model.Entry
-		err := d.Next(&e)
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
-		doc.Entries = append(doc.Entries, e)
-	}
-	doc.Header = *h
-	doc.Bytes = d.BytesRead()
-	return doc, nil
+	return model.ParseWith(r, model.DecoderOptions{MaxBytes: max})
 }
 
 // OpenFile opens a package from a local file; Close closes the file.

@@ -325,25 +325,7 @@ func contentsCmd(l *packageLoad, b Backend, url string, inPackage *model.Documen
 
 // readManifestCopy parses a whole document of at most maxBytes.
 func readManifestCopy(r io.Reader, maxBytes int64) (*model.Document, error) {
-	d := model.NewDecoder(io.LimitReader(r, maxBytes+1), model.DecoderOptions{MaxBytes: maxBytes})
-	h, err := d.Header()
-	if err != nil {
-		return nil, err
-	}
-	doc := &model.Document{}
-	for {
-		var e model.Entry
-		err := d.Next(&e)
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
-		doc.Entries = append(doc.Entries, e)
-	}
-	doc.Header = *h
-	return doc, nil
+	return model.ParseWith(io.LimitReader(r, maxBytes+1), model.DecoderOptions{MaxBytes: maxBytes})
 }
 
 // manifestReader reads manifest.xml out of a load's package file; it opens
