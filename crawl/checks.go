@@ -36,6 +36,10 @@ const (
 	RuleDescriptionEntryCapability  = "description-entry-not-capabilitylist"
 	RuleChildUnreachable            = "child-unreachable"
 	RuleChildUnreadable             = "child-unreadable"
+	// Package checks, run only by a walk with FetchPackages (packages.go).
+	RuleContentsManifestMismatch   = "contents-manifest-mismatch"
+	RuleContentsManifestUnreadable = "contents-manifest-unreadable"
+	RulePackageDeclaredMismatch    = "package-declared-mismatch"
 )
 
 // Rules returns the catalogue of cross-document rules.
@@ -58,6 +62,9 @@ func Rules() []model.Rule {
 		{ID: RuleDescriptionEntryCapability, Section: "8", Severity: E, Summary: "a Source Description entry must point at a Capability List"},
 		{ID: RuleChildUnreachable, Section: "6.2", Severity: E, Summary: "a listed document could not be fetched"},
 		{ID: RuleChildUnreadable, Section: "6.2", Severity: E, Summary: "a listed document is not a readable Sitemap document"},
+		{ID: RuleContentsManifestMismatch, Section: "11.1", Severity: E, Summary: "the manifest copy a dump entry's contents link points to must match the manifest in the package (sections 11.1, 13.1)"},
+		{ID: RuleContentsManifestUnreadable, Section: "11.1", Severity: E, Summary: "the manifest copy of a dump entry's contents link, or its package, could not be fetched or opened (sections 11.1, 13.1)"},
+		{ID: RulePackageDeclaredMismatch, Section: "11.1", Severity: E, Summary: "a package's length or hash differs from what its dump entry declares (sections 11.1, 13.1)"},
 	}
 }
 
@@ -91,6 +98,7 @@ func CheckTree(root *Node) {
 		if n.Document != nil && !n.Repeat {
 			checkChildren(n)
 		}
+		n.Cross = append(n.Cross, n.pkgProblems...)
 		return true
 	})
 }

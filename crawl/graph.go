@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"rsx/dump"
 	"rsx/fetch"
 	"rsx/model"
 )
@@ -89,6 +90,9 @@ type Document struct {
 	// of a Capability List, the children of an index. Resources and dump
 	// packages are not down links.
 	Down []DownLink
+	// Packages are the entries of a Resource Dump or Change Dump that have
+	// a contents link (a copy of the package's manifest).
+	Packages []PackageLink
 }
 
 // Capability is the document's declared capability, "" when unknown.
@@ -135,8 +139,13 @@ type Node struct {
 	// the document has down links.
 	Unexpanded bool
 	// Cross are the cross-document problems about this document (checked
-	// walks only). Problems with an Entry refer to this document's entries.
+	// walks, and walks with FetchPackages). Problems with an Entry refer to
+	// this document's entries.
 	Cross []model.Problem
+
+	// pkgProblems are the problems found by the package checks of a walk
+	// with FetchPackages; CheckTree adds them to Cross.
+	pkgProblems []model.Problem
 }
 
 // Graph is a lazily loaded graph of documents joined by up, index and down
@@ -294,6 +303,7 @@ func (g *Graph) fetchDoc(ctx context.Context, url string, o LoadOptions) (doc *D
 		doc.Err = fmt.Errorf("%s: %w (%s)", url, ErrNotSitemap, describeHeader(h))
 	}
 	down := hasDownLinks(h)
+	dumpDoc := isDumpDocument(h)
 	if o.KeepEntries {
 		doc.Entries = model.NewEntryTable()
 	}
@@ -327,6 +337,11 @@ func (g *Graph) fetchDoc(ctx context.Context, url string, o LoadOptions) (doc *D
 				From:       e.MD.From,
 				Until:      e.MD.Until,
 			})
+		}
+		if dumpDoc {
+			if pl, ok := packageLink(doc.FinalURL, &e); ok {
+				doc.Packages = append(doc.Packages, pl)
+			}
 		}
 		if doc.EntryCount%every == 0 {
 			g.progress(Progress{URL: url, Entries: doc.EntryCount, Bytes: dec.BytesRead()})
@@ -396,9 +411,23 @@ type WalkOptions struct {
 	// KeepEntries keeps every document's entries. A tree view only counts
 	// them, so that memory does not grow with the entries.
 	KeepEntries bool
-	// FetchPackages is reserved for the dump checks (manifest copy against
-	// the manifest in the package); packages are never fetched yet.
+	// FetchPackages downloads, after the documents, every package of a
+	// Resource Dump or Change Dump entry that has a contents link, and
+	// compares the manifest in it with the copy the link points to; the
+	// problems go to the dump document's Node.Cross (packages.go).
 	FetchPackages bool
+	// Downloader downloads the packages; nil uses the graph's Getter when it
+	// is one (*fetch.Client is).
+	Downloader Downloader
+	// PackageOptions bound one package (size, manifest size, temporary
+	// directory); the zero value gives dump's defaults.
+	PackageOptions dump.Options
+	// PackageConcurrency bounds the packages downloaded at once (each is
+	// a temporary file while it is compared); default 2.
+	PackageConcurrency int
+	// PackageProgress, when set, is called while a package downloads, with
+	// its bytes done of total (-1 when unknown). It must not block.
+	PackageProgress func(url string, done, total int64)
 	// Check runs the single-document checker on every document and the
 	// cross-document checks on the tree (Node.Cross).
 	Check bool
@@ -438,8 +467,16 @@ func (g *Graph) Walk(ctx context.Context, root string, opts WalkOptions) (*Node,
 	for _, r := range w.repeats {
 		r.Document = r.Same.Document
 	}
+	if opts.FetchPackages {
+		w.checkPackages(ctx, n)
+	}
 	if opts.Check {
 		CheckTree(n)
+	} else if opts.FetchPackages {
+		n.Walk(func(x *Node) bool {
+			x.Cross = append(x.Cross[:0:0], x.pkgProblems...)
+			return true
+		})
 	}
 	return n, ctx.Err()
 }
