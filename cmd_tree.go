@@ -9,6 +9,7 @@ import (
 	"os"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/charmbracelet/x/term"
@@ -25,6 +26,7 @@ type treeFlags struct {
 	depth       int
 	noCheck     bool
 	concurrency int
+	packages    bool
 }
 
 func newTreeCmd(a *app) *cobra.Command {
@@ -35,13 +37,18 @@ func newTreeCmd(a *app) *cobra.Command {
 		Long: `Show the tree of documents below URL, one node per document: the Source
 Description, its Capability Lists, their Resource Lists, Change Lists, dumps and
 their indexes, following down links. Resources are counted, not fetched, and dump
-packages are not downloaded. Documents are fetched concurrently within the HTTP
+packages are not downloaded (unless --packages). Documents are fetched concurrently within the HTTP
 limits (--concurrency, --rate) and streamed: entries are counted, not kept.
 
 Each document is checked as it streams (✗ errors, ! warnings), and documents are
 checked against each other (up and index links pointing back, index metadata
 against the listed documents, Change List order); rsx validate --recursive lists
 the problems themselves. --no-check skips the checks.
+
+--packages also compares the manifest inside each dump package with the copy
+its entry's contents link points to (sections 11.1, 13.1): it downloads every
+package that has a contents link, a few at a time, each to a temporary file
+removed once compared. Its problems count on the dump document.
 
 Exit status: 0 every document was read and no errors were found (warnings
 allowed); 1 a document could not be fetched or read, or errors were found;
@@ -56,6 +63,7 @@ allowed); 1 a document could not be fetched or read, or errors were found;
 	fs.IntVar(&f.depth, "depth", crawl.Unlimited, "levels below URL to load (0: URL only; default: the whole tree)")
 	fs.BoolVar(&f.noCheck, "no-check", false, "do not check the documents (faster)")
 	fs.IntVar(&f.concurrency, "parallel", 8, "documents fetched and parsed at once")
+	fs.BoolVar(&f.packages, "packages", false, "compare each dump package's manifest with its contents copy (downloads every package that has a contents link)")
 	return cmd
 }
 
@@ -89,7 +97,11 @@ func (a *app) runTree(ctx context.Context, f treeFlags, target string) error {
 		depth = crawl.Unlimited
 	}
 	start := time.Now()
-	root, werr := g.Walk(ctx, target, crawl.WalkOptions{Depth: depth, Check: !f.noCheck, Concurrency: f.concurrency})
+	wopts := crawl.WalkOptions{Depth: depth, Check: !f.noCheck, Concurrency: f.concurrency, FetchPackages: f.packages}
+	if gopts.Progress != nil && f.packages {
+		wopts.PackageProgress = packageProgress(a.err)
+	}
+	root, werr := g.Walk(ctx, target, wopts)
 	elapsed := time.Since(start)
 	if gopts.Progress != nil {
 		fmt.Fprint(a.err, "\r\033[K")
@@ -137,6 +149,25 @@ func treeProgress(w io.Writer) func(crawl.Progress) {
 			u = "…" + u[len(u)-59:]
 		}
 		fmt.Fprintf(w, "\r\033[K%s  %d entries", u, p.Entries)
+	}
+}
+
+// packageProgress prints one updating status line on a terminal while
+// packages download (they may do so a few at a time: the line shows the
+// latest report).
+func packageProgress(w io.Writer) func(url string, done, total int64) {
+	var mu sync.Mutex
+	return func(url string, done, total int64) {
+		if len(url) > 50 {
+			url = "…" + url[len(url)-49:]
+		}
+		size := fetch.FormatSize(done)
+		if total > 0 {
+			size += " of " + fetch.FormatSize(total)
+		}
+		mu.Lock()
+		fmt.Fprintf(w, "\r\033[Kpackage %s  %s", url, size)
+		mu.Unlock()
 	}
 }
 

@@ -26,6 +26,7 @@ type validateFlags struct {
 	rules       bool
 	maxProblems int
 	recursive   bool // cmd_validate_recursive.go
+	packages    bool // with recursive: compare dump packages with their contents copies
 }
 
 func newValidateCmd(a *app) *cobra.Command {
@@ -36,6 +37,11 @@ func newValidateCmd(a *app) *cobra.Command {
 		Long: `Check ResourceSync documents (files, URLs, or - for standard input) against
 ANSI/NISO Z39.99-2017. Every problem names the entry, the offending value, the rule
 and the section of the specification. --rules lists the rules.
+
+--recursive follows the down links of URL targets and checks the documents
+against each other. With it, --packages also compares the manifest inside each
+dump package with the copy its contents link points to (sections 11.1, 13.1):
+it downloads every package that has a contents link.
 
 Exit status: 0 no errors (warnings allowed), 1 errors found, 2 a target could
 not be read.`,
@@ -49,6 +55,7 @@ not be read.`,
 	fs.BoolVar(&f.rules, "rules", false, "print the rule catalogue (ID, severity, section, summary) and exit")
 	fs.IntVar(&f.maxProblems, "max-problems", 10000, "problems kept per document (counts stay exact)")
 	fs.BoolVar(&f.recursive, "recursive", false, "follow down links from URL targets and check the documents against each other")
+	fs.BoolVar(&f.packages, "packages", false, "with --recursive: compare each dump package's manifest with its contents copy (downloads every package that has a contents link)")
 	return cmd
 }
 
@@ -65,6 +72,9 @@ func (a *app) runValidate(ctx context.Context, f validateFlags, targets []string
 	}
 	if f.maxProblems <= 0 {
 		return failed(errors.New("validate: --max-problems must be positive"))
+	}
+	if f.packages && !f.recursive {
+		return failed(errors.New("validate: --packages needs --recursive"))
 	}
 	var urls []string
 	for _, t := range targets {

@@ -21,7 +21,7 @@ import (
 // (child-unreachable) of the document that lists it, not a document of its
 // own: the targets were read, so the exit status is 1, not 2.
 func (a *app) runValidateRecursive(ctx context.Context, client *fetch.Client, f validateFlags, targets []string, opts model.CheckOptions, color bool) error {
-	reports := a.validateRecursive(ctx, client, targets, opts)
+	reports := a.validateRecursive(ctx, client, targets, opts, f.packages)
 	if !f.json {
 		for i := range reports {
 			if reports[i].Err != nil {
@@ -36,7 +36,10 @@ func (a *app) runValidateRecursive(ctx context.Context, client *fetch.Client, f 
 	return nil
 }
 
-func (a *app) validateRecursive(ctx context.Context, client *fetch.Client, targets []string, opts model.CheckOptions) []docReport {
+// With packages, the walk also downloads every dump package that has a
+// contents link and compares its manifest with the copy (crawl's package
+// rules, reported on the dump document).
+func (a *app) validateRecursive(ctx context.Context, client *fetch.Client, targets []string, opts model.CheckOptions, packages bool) []docReport {
 	var reports []docReport
 	var g *crawl.Graph
 	if client != nil {
@@ -48,7 +51,7 @@ func (a *app) validateRecursive(ctx context.Context, client *fetch.Client, targe
 			reports = append(reports, a.validateTarget(ctx, client, t, opts))
 			continue
 		}
-		root, err := g.Walk(ctx, t, crawl.WalkOptions{Depth: crawl.Unlimited, Check: true})
+		root, err := g.Walk(ctx, t, crawl.WalkOptions{Depth: crawl.Unlimited, Check: true, FetchPackages: packages})
 		if err != nil && (root == nil || root.Header == nil) {
 			reports = append(reports, docReport{URL: t, Err: fmt.Errorf("fetch: %w", err)})
 			continue

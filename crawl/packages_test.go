@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"rsx/demo"
 	"rsx/dump"
 	"rsx/fetch"
 	"rsx/model"
@@ -304,6 +305,50 @@ func TestPackageRulesRegistered(t *testing.T) {
 	for _, id := range []string{RuleContentsManifestMismatch, RuleContentsManifestUnreadable, RulePackageDeclaredMismatch} {
 		if r, ok := ids[id]; !ok || r.Severity != model.SeverityError || r.Section != "11.1" {
 			t.Errorf("%s: %+v", id, r)
+		}
+	}
+}
+
+// TestWalkDemoPackages walks both demo Sources with FetchPackages: the normal
+// one has packages with contents links and no problem about them; the broken
+// one has exactly the seeded differing copy (dataset 1, part 2).
+func TestWalkDemoPackages(t *testing.T) {
+	for _, broken := range []bool{false, true} {
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		srv, err := demo.Start(ctx, "127.0.0.1:0", demo.Options{Resources: 600, Broken: broken})
+		if err != nil {
+			cancel()
+			t.Fatal(err)
+		}
+		tmp := t.TempDir()
+		root, err := NewGraph(newFetchClient(t), GraphOptions{}).Walk(ctx, srv.URL+"/.well-known/resourcesync", WalkOptions{
+			Depth: Unlimited, FetchPackages: true, PackageOptions: dump.Options{TempDir: tmp},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		links := 0
+		var got []string
+		root.Walk(func(n *Node) bool {
+			if !n.Repeat && n.Document != nil {
+				links += len(n.Packages)
+			}
+			for _, p := range n.Cross {
+				got = append(got, strings.TrimPrefix(n.URL, srv.URL)+" "+p.Rule+" "+p.Message)
+			}
+			return true
+		})
+		srv.Close()
+		cancel()
+		emptyDir(t, tmp)
+		if links < 2 {
+			t.Errorf("broken=%v: %d package links in the demo", broken, links)
+		}
+		switch {
+		case !broken && len(got) != 0:
+			t.Errorf("normal demo: %q", got)
+		case broken && (len(got) != 1 || !strings.HasPrefix(got[0], "/dataset1/resourcedump.xml contents-manifest-mismatch entry 2:") || !strings.Contains(got[0], "part-0002.zip")):
+			t.Errorf("broken demo: %q", got)
 		}
 	}
 }
