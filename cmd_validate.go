@@ -15,6 +15,7 @@ import (
 	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 
+	"rsx/crawl"
 	"rsx/fetch"
 	"rsx/model"
 )
@@ -410,9 +411,10 @@ func plural(n int, one, many string) string {
 	return strconv.Itoa(n) + " " + many
 }
 
-// printRules prints the rule catalogue.
+// printRules prints the rule catalogue: the single-document rules, then the
+// cross-document ones that --recursive adds.
 func printRules(w io.Writer, asJSON, color bool) error {
-	rules := model.Rules()
+	rules := append(model.Rules(), crawl.Rules()...)
 	if asJSON {
 		type jr struct {
 			ID       string `json:"id"`

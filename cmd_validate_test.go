@@ -221,6 +221,10 @@ func TestValidateCommandRulesAndUsage(t *testing.T) {
 	if code != exitOK || !strings.Contains(out, "changelist-order") || !strings.Contains(out, "§12.1") {
 		t.Errorf("--rules: exit %d\n%s", code, out)
 	}
+	// The cross-document rules of --recursive are in the catalogue too.
+	if !strings.Contains(out, "contents-manifest-mismatch") {
+		t.Errorf("--rules lacks the cross-document rules:\n%s", out)
+	}
 	code, out, _ = validateRun(t, "", "validate", "--rules", "--json")
 	var rules []map[string]string
 	if err := json.Unmarshal([]byte(out), &rules); err != nil || code != exitOK || len(rules) < 70 {
