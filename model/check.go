@@ -224,9 +224,16 @@ type Report struct {
 	Err error
 }
 
-// Validate decodes r as a stream and checks it, keeping no entries.
+// Validate decodes r as a stream and checks it, keeping no entries. A large
+// document is decoded on all CPUs (DecoderOptions.Parallel), which gives what
+// sequential decoding gives.
 func Validate(r io.Reader, opts CheckOptions) *Report {
-	dec := NewDecoder(r, DecoderOptions{})
+	return validate(r, opts, DecoderOptions{Parallel: runtime.GOMAXPROCS(0)})
+}
+
+func validate(r io.Reader, opts CheckOptions, dopts DecoderOptions) *Report {
+	dec := NewDecoder(r, dopts)
+	defer dec.Close()
 	c := NewChecker(opts)
 	rep := &Report{}
 	h, err := dec.Header()

@@ -31,6 +31,15 @@ type DecoderOptions struct {
 	MaxBytes      int64 // max decompressed bytes read; 0 = default 1 GiB
 	MaxTokenBytes int   // max size of one attribute value, text node or name; 0 = default 4 MiB
 	MaxDepth      int   // max element nesting; 0 = default 256
+
+	// Parallel is the number of goroutines that decode the entries of a large
+	// document (more than one block, see decode_parallel.go) concurrently; 0 or 1
+	// decodes in the caller's goroutine. The results are those of sequential
+	// decoding. A caller that stops calling Next before io.EOF or an error must
+	// call Close.
+	Parallel int
+
+	blockSize int // bytes per parallel block; 0 = parDefaultBlock (tests set it)
 }
 
 const (
@@ -210,6 +219,10 @@ type Decoder struct {
 	nameIDs map[string]int32 // index of names
 	qslots  [64]int32        // small hash of names: index in names + 1, 0 when empty
 	nLegacy int
+
+	entryQ int32       // name as written of the last entry element, by index in names
+	block  bool        // a block decoder of the parallel path (decode_parallel.go)
+	par    *parDecoder // the parallel path, nil when sequential
 }
 
 // NewDecoder returns a Decoder reading from r, which may be gzip-compressed
@@ -227,14 +240,27 @@ func NewDecoder(r io.Reader, opts DecoderOptions) *Decoder {
 		d.maxDepth = defaultMaxDepth
 	}
 	d.maxBuf = 2*d.maxToken + 64<<10
+	if opts.Parallel > 1 {
+		d.par = newParDecoder(d, opts)
+	}
 	return d
 }
 
 // BytesRead returns the number of decompressed XML bytes consumed so far.
-func (d *Decoder) BytesRead() int64 { return d.base + int64(d.pos) }
+func (d *Decoder) BytesRead() int64 {
+	if d.par != nil && d.par.active {
+		return d.par.atBytes
+	}
+	return d.base + int64(d.pos)
+}
 
 // Line returns the line the Decoder has reached (1-based).
-func (d *Decoder) Line() int { return d.curLine() }
+func (d *Decoder) Line() int {
+	if d.par != nil && d.par.active {
+		return d.par.atLine
+	}
+	return d.curLine()
+}
 
 // curLine returns the line of buf[pos].
 func (d *Decoder) curLine() int {
@@ -271,6 +297,9 @@ func (d *Decoder) Header() (*Header, error) {
 // Next reads the next entry into *e, replacing all of its contents. It returns
 // io.EOF after the last entry, and at once for a document that is not a Sitemap.
 func (d *Decoder) Next(e *Entry) error {
+	if d.par != nil && d.par.active {
+		return d.parNext(e)
+	}
 	if !d.hdrRead {
 		if _, err := d.Header(); err != nil {
 			return err
@@ -289,6 +318,9 @@ func (d *Decoder) Next(e *Entry) error {
 	}
 	if d.entryReady {
 		d.entryReady = false
+		if d.par != nil && !d.par.started {
+			d.parStart()
+		}
 		return nil
 	}
 	if d.err != nil {
@@ -381,7 +413,11 @@ func (d *Decoder) loop() error {
 		}
 		var err error
 		if c := d.buf[d.pos]; c == '<' {
-			err = d.markup()
+			if d.block {
+				err = d.blockMarkup()
+			} else {
+				err = d.markup()
+			}
 		} else if decIsSpace(c) && d.state == stRoot && !d.collecting() && d.capDepth < 0 {
 			// Indentation between elements: skip it without ceremony.
 			i := d.pos + 1
@@ -431,6 +467,9 @@ func (d *Decoder) describeItem() string {
 }
 
 func (d *Decoder) atEOF() error {
+	if d.block {
+		return d.blockEnd()
+	}
 	switch d.state {
 	case stProlog:
 		return d.syntaxErr(d.curLine(), "document has no root element")
@@ -1444,6 +1483,7 @@ func (d *Decoder) element(b []byte, nameEnd, colon, end int, selfClose bool) err
 		switch {
 		case sm && string(local) == entryName:
 			kind = kEntry
+			d.entryQ = qname
 			*d.e = Entry{Index: d.nEntries, Line: line}
 			d.entryText = d.entryText[:0]
 			d.pendingMD = d.pendingMD[:0]

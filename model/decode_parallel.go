@@ -1,0 +1,404 @@
+package model
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"sync"
+	"sync/atomic"
+)
+
+// The parallel path of the Decoder (DecoderOptions.Parallel > 1).
+//
+// Once the Decoder has read the header and returned the first entry, the rest of
+// the input is read in blocks of about parDefaultBlock bytes, each cut after an
+// entry's end tag (the last "</url>" or "</sitemap>", written as the document
+// writes it, in the block). Worker goroutines decode the blocks concurrently with
+// block decoders: Decoders that scan a block in place, starting inside the root
+// element (its namespaces and name, the document's root kind) at the block's line
+// and byte offset. Next hands out the blocks' entries strictly in order.
+//
+// Cutting is a guess; it is never trusted. A block decoder starts in the state
+// the sequential Decoder has between two entries (only the root open, nothing
+// collected) and its block is accepted only if it ends in that state again,
+// having consumed every byte, changed nothing but its entries (no document-level
+// element, no legacy trace) and met no error and no item larger than
+// MaxTokenBytes. By induction from the first block (which starts where the
+// sequential Decoder stood between two entries), each accepted block starts in
+// the sequential Decoder's true state, so its entries are those the sequential
+// Decoder would give. The first block that is not accepted — a cut inside a
+// comment or CDATA section, malformed input, the end of the root element,
+// document-level elements after the entries, a read error — and everything after
+// it are decoded by the Decoder itself, sequentially, from that block's start:
+// errors, their lines and the Header's completion at the end are then the
+// sequential ones by construction. The rest of the document after the last cut
+// (the root's end tag and what follows the entries) is always decoded that way.
+//
+// Memory stays bounded: at most Parallel+1 blocks are in flight and a block
+// without a cut grows to at most parMaxMerge blocks before the Decoder gives up
+// and reads the rest sequentially. A document of less than one block never
+// starts a goroutine.
+
+const (
+	parDefaultBlock = 1 << 20
+	parMaxMerge     = 8 // a block without an entry end grows to this many blocks at most
+)
+
+// errBlockEnd ends a block decoder that consumed its whole block and stands
+// between two entries; errBlockBail one whose block cannot be accepted.
+var (
+	errBlockEnd  = errors.New("end of block")
+	errBlockBail = errors.New("block not decodable on its own")
+	errClosed    = errors.New("model: Next on a closed Decoder")
+)
+
+type parDecoder struct {
+	workers   int
+	blockSize int
+	inflight  int
+
+	started bool // parStart ran
+	active  bool // entries come from the blocks
+	closed  bool
+
+	// The template of block decoders: what the sequential Decoder holds between
+	// two entries.
+	root     openElem
+	rootName string
+	rootKind RootKind
+	ns       []nsBinding
+	altNS    string
+	cutTok   []byte
+
+	// Input read but not yet in a block.
+	carry  []byte
+	base   int64 // stream offset of carry[0]
+	line   int   // line of carry[0]
+	want   int   // bytes to read into carry before looking for a cut
+	srcEOF bool
+	srcErr error // read error after carry
+	noMore bool  // no more blocks: the rest (carry, then the source) is sequential
+
+	queue []*parJob // dispatched, in document order
+	free  []*parJob // recycled jobs
+
+	maxToken, maxDepth, maxBuf int
+	cur                        *parJob // the block whose entries Next hands out
+	curI                       int
+
+	accepted int // blocks whose entries were handed out (for tests)
+
+	atBytes int64 // BytesRead and Line after the last entry handed out
+	atLine  int
+
+	jobs chan *parJob
+	stop atomic.Bool
+	wg   sync.WaitGroup
+}
+
+type parJob struct {
+	data []byte
+	base int64
+	line int
+
+	done    chan struct{}
+	ok      bool
+	entries []Entry
+	ends    []int64 // BytesRead after each entry
+	lines   []int   // Line after each entry
+}
+
+func newParDecoder(d *Decoder, opts DecoderOptions) *parDecoder {
+	p := &parDecoder{workers: opts.Parallel, blockSize: opts.blockSize}
+	if p.blockSize <= 0 {
+		p.blockSize = parDefaultBlock
+	}
+	p.inflight = p.workers + 1
+	return p
+}
+
+// parStart switches to the parallel path if the Decoder, which has just
+// finished an entry, stands between two entries with more input to come.
+func (d *Decoder) parStart() {
+	p := d.par
+	p.started = true
+	if d.state != stRoot || len(d.stack) != 1 || d.capDepth >= 0 || d.entryOpen || len(d.rawText) != 0 ||
+		d.err != nil || d.readErr != nil || d.srcEOF || d.src == nil || d.block {
+		return
+	}
+	p.root = d.stack[0]
+	p.rootName = d.names[p.root.qname]
+	p.root.qname = 0
+	p.rootKind = d.hdr.Root
+	p.ns = append([]nsBinding(nil), d.ns...)
+	p.altNS = d.altSitemapNS
+	p.maxToken, p.maxDepth, p.maxBuf = d.maxToken, d.maxDepth, d.maxBuf
+	p.cutTok = []byte("</" + d.names[d.entryQ] + ">")
+	p.base = d.base + int64(d.pos)
+	p.line = d.curLine()
+	p.atBytes, p.atLine = p.base, p.line
+	p.carry = append(make([]byte, 0, p.blockSize+p.blockSize/4), d.buf[d.pos:d.end]...)
+	p.want = p.blockSize
+	d.pos = d.end
+	p.active = true
+}
+
+// parNext is Next on the parallel path.
+func (d *Decoder) parNext(e *Entry) error {
+	p := d.par
+	if p.closed {
+		return errClosed
+	}
+	for {
+		if j := p.cur; j != nil {
+			if p.curI < len(j.entries) {
+				*e = j.entries[p.curI]
+				e.Index = d.nEntries
+				d.nEntries++
+				p.atBytes, p.atLine = j.ends[p.curI], j.lines[p.curI]
+				p.curI++
+				return nil
+			}
+			p.cur = nil
+			p.recycle(j)
+		}
+		d.parDispatch()
+		if len(p.queue) == 0 {
+			d.parFallback(nil)
+			return d.Next(e)
+		}
+		j := p.queue[0]
+		p.queue[0] = nil
+		p.queue = p.queue[1:]
+		<-j.done
+		if !j.ok {
+			d.parFallback(j)
+			return d.Next(e)
+		}
+		p.cur, p.curI = j, 0
+		p.accepted++
+	}
+}
+
+// parDispatch reads input and hands blocks to the workers until Parallel+1
+// blocks are in flight or there are no more blocks.
+func (d *Decoder) parDispatch() {
+	p := d.par
+	for len(p.queue) < p.inflight && !p.noMore {
+		if !d.parRead() {
+			p.noMore = true
+			return
+		}
+		ended := p.srcEOF || p.srcErr != nil
+		// Cut after the last entry end before want bytes, else the first after.
+		limit := min(len(p.carry), p.want)
+		cut := bytes.LastIndex(p.carry[:limit], p.cutTok)
+		if from := max(0, limit-len(p.cutTok)+1); cut < 0 && from < len(p.carry) {
+			if k := bytes.Index(p.carry[from:], p.cutTok); k >= 0 {
+				cut = from + k
+			}
+		}
+		if cut >= 0 {
+			cut += len(p.cutTok)
+		}
+		if cut < 0 || (ended && p.jobs == nil && len(p.carry) < 2*p.blockSize) {
+			// No entry end, or a document of less than two blocks: the rest
+			// is not worth a goroutine.
+			if ended || len(p.carry) >= parMaxMerge*p.blockSize {
+				p.noMore = true
+				return
+			}
+			p.want = len(p.carry) + p.blockSize
+			continue
+		}
+		j := p.newJob()
+		j.data, j.base, j.line = p.carry[:cut:cut], p.base, p.line
+		p.carry = p.carry[cut:]
+		p.base += int64(cut)
+		p.line += countLines(j.data)
+		p.want = p.blockSize
+		if p.jobs == nil {
+			p.jobs = make(chan *parJob, p.inflight)
+			p.wg.Add(p.workers)
+			for i := 0; i < p.workers; i++ {
+				go p.work(p.jobs)
+			}
+		}
+		p.queue = append(p.queue, j)
+		p.jobs <- j
+	}
+}
+
+// parRead reads input into carry until it holds want bytes or the input ends.
+// It reports false when the rest must be read sequentially (the byte limit is
+// near, or the source makes no progress).
+func (d *Decoder) parRead() bool {
+	p := d.par
+	for tries := 0; len(p.carry) < p.want && !p.srcEOF && p.srcErr == nil; {
+		if p.base+int64(p.want) > d.maxBytes {
+			// Let the sequential Decoder meet the limit.
+			return false
+		}
+		if cap(p.carry) < p.want {
+			// A new buffer: the old one belongs to blocks in flight.
+			nc := make([]byte, len(p.carry), p.want+p.blockSize/4)
+			copy(nc, p.carry)
+			p.carry = nc
+		}
+		n, err := d.src.Read(p.carry[len(p.carry):cap(p.carry)])
+		p.carry = p.carry[:len(p.carry)+n]
+		if err == io.EOF {
+			p.srcEOF = true
+		} else if err != nil {
+			p.srcErr = err
+		}
+		if n == 0 && err == nil {
+			if tries++; tries > 100 {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func (p *parDecoder) newJob() *parJob {
+	if n := len(p.free); n > 0 {
+		j := p.free[n-1]
+		p.free = p.free[:n-1]
+		j.ok = false
+		j.done = make(chan struct{})
+		return j
+	}
+	return &parJob{done: make(chan struct{})}
+}
+
+// recycle keeps a consumed job (its slices of entries) for reuse.
+func (p *parDecoder) recycle(j *parJob) {
+	j.data = nil
+	if len(p.free) < p.inflight+1 {
+		p.free = append(p.free, j)
+	}
+}
+
+// parFallback leaves the parallel path: the Decoder reads on sequentially from the
+// start of job j (nil: of carry), then the rest of the input.
+func (d *Decoder) parFallback(j *parJob) {
+	p := d.par
+	p.stopWorkers()
+	base, line := p.base, p.line
+	var parts [][]byte
+	if j != nil {
+		base, line = j.base, j.line
+		parts = append(parts, j.data)
+		for _, q := range p.queue {
+			parts = append(parts, q.data)
+		}
+	}
+	parts = append(parts, p.carry)
+	rest := bytes.Join(parts, nil)
+	p.queue, p.free, p.carry, p.cur = nil, nil, nil, nil
+	srcs := []io.Reader{bytes.NewReader(rest)}
+	switch {
+	case p.srcErr != nil:
+		srcs = append(srcs, parErrReader{p.srcErr})
+	case !p.srcEOF:
+		srcs = append(srcs, d.src)
+	}
+	d.src = io.MultiReader(srcs...)
+	d.srcEOF = false
+	d.pos, d.end, d.linePos = 0, 0, 0
+	d.base, d.lineN = base, line
+	p.active = false
+}
+
+type parErrReader struct{ err error }
+
+func (r parErrReader) Read([]byte) (int, error) { return 0, r.err }
+
+// Close stops the goroutines of the parallel path. It is needed only when the
+// caller stops calling Next before it returns io.EOF or an error; Next must not
+// be called after Close.
+func (d *Decoder) Close() error {
+	if d.par != nil {
+		d.par.stopWorkers()
+		d.par.closed = true
+	}
+	return nil
+}
+
+func (p *parDecoder) stopWorkers() {
+	if p.jobs == nil {
+		return
+	}
+	p.stop.Store(true)
+	close(p.jobs)
+	p.jobs = nil
+	p.wg.Wait()
+}
+
+func (p *parDecoder) work(jobs <-chan *parJob) {
+	defer p.wg.Done()
+	for j := range jobs {
+		if !p.stop.Load() {
+			p.decodeBlock(j)
+		}
+		close(j.done)
+	}
+}
+
+// decodeBlock decodes job j with a block decoder.
+func (p *parDecoder) decodeBlock(j *parJob) {
+	w := &Decoder{
+		maxBytes: j.base + int64(len(j.data)), maxToken: p.maxToken, maxDepth: p.maxDepth, maxBuf: p.maxBuf, capDepth: -1,
+		buf: j.data, end: len(j.data), base: j.base, srcEOF: true,
+		lineN: j.line, state: stRoot, hdrRead: true, block: true,
+		altSitemapNS: p.altNS,
+	}
+	w.e = &w.first
+	w.hdr.Root = p.rootKind
+	w.stack = append(make([]openElem, 0, 8), p.root)
+	w.ns = append(make([]nsBinding, 0, len(p.ns)+4), p.ns...)
+	w.names = append(make([]string, 0, 8), p.rootName)
+	w.nameIDs = map[string]int32{p.rootName: 0}
+	j.entries, j.ends, j.lines = j.entries[:0], j.ends[:0], j.lines[:0]
+	for n := 0; ; n++ {
+		if n&63 == 0 && p.stop.Load() {
+			return
+		}
+		if n < cap(j.entries) {
+			j.entries = j.entries[:n+1]
+		} else {
+			j.entries = append(j.entries, Entry{})
+		}
+		err := w.Next(&j.entries[n])
+		if err != nil {
+			j.entries = j.entries[:n]
+			j.ok = err == errBlockEnd && w.hdr.MDCount == 0 && len(w.hdr.Links) == 0 &&
+				len(w.hdr.Extra) == 0 && len(w.hdr.Legacy) == 0 && w.nLegacy == 0
+			return
+		}
+		j.ends = append(j.ends, w.BytesRead())
+		j.lines = append(j.lines, w.curLine())
+	}
+}
+
+// blockEnd is atEOF for a block decoder: it accepts a block that ends between
+// two entries.
+func (d *Decoder) blockEnd() error {
+	d.state = stDone
+	if len(d.stack) == 1 && d.stack[0].kind == kRoot && d.capDepth < 0 && !d.entryOpen && len(d.rawText) == 0 {
+		return errBlockEnd
+	}
+	return errBlockBail
+}
+
+// blockMarkup is markup for a block decoder. An item larger than MaxTokenBytes
+// is left to the sequential Decoder, whose handling of it depends on its window.
+func (d *Decoder) blockMarkup() error {
+	start := d.pos
+	err := d.markup()
+	if err == nil && d.pos-start > d.maxToken {
+		return errBlockBail
+	}
+	return err
+}
