@@ -857,3 +857,29 @@ func TestExplorerRawLargeAndBroken(t *testing.T) {
 	d2.keys("x")
 	exWantPage(t, a2, "Raw XML")
 }
+
+// TestExplorerHeaderSyntaxError: a document whose XML fails before its first
+// entry (here a DOCTYPE declaring entities) shows that error and an
+// xml-malformed problem, not "not a ResourceSync document" and discovery.
+func TestExplorerHeaderSyntaxError(t *testing.T) {
+	g := newExGetter()
+	g.docs["/bomb.xml"] = `<?xml version="1.0"?><!DOCTYPE x [<!ENTITY a "aaaa"><!ENTITY b "&a;&a;">]>` +
+		`<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">&b;</urlset>`
+	a, d := exApp(t, g, "/bomb.xml", 100, 30)
+	if a.page != pageDoc || a.doc == nil {
+		t.Fatalf("page %v, want the document page with its error", a.page)
+	}
+	if a.doc.err == nil || !strings.Contains(a.doc.err.Error(), "DOCTYPE") {
+		t.Fatalf("error %v, want the DOCTYPE syntax error", a.doc.err)
+	}
+	if s := d.screen(); !strings.Contains(s, "DOCTYPE") || strings.Contains(s, "not a ResourceSync document") {
+		t.Errorf("screen:\n%s", s)
+	}
+	found := false
+	for _, p := range a.doc.problems {
+		found = found || p.Rule == "xml-malformed"
+	}
+	if !found {
+		t.Errorf("problems %v lack xml-malformed", a.doc.problems)
+	}
+}

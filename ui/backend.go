@@ -381,12 +381,12 @@ func (b *LiveBackend) LoadDocument(ctx context.Context, target string, sink DocS
 	cr := &countingReader{r: io.TeeReader(body, raw), ctx: ctx}
 	dec := model.NewDecoder(cr, b.opts.Decoder)
 	hdr, herr := dec.Header()
-	if hdr != nil {
-		sink.Header(*hdr)
-	}
-	var checker *model.Checker
+	checker := model.NewChecker(model.CheckOptions{BaseURL: final})
 	if herr == nil {
-		checker = model.NewChecker(model.CheckOptions{BaseURL: final})
+		// Only a header that parsed: one cut short by a syntax error would
+		// look like a non-Sitemap document and send the user to discovery,
+		// hiding the error that Done reports.
+		sink.Header(*hdr)
 		checker.Begin(hdr)
 	}
 	err = herr
@@ -405,7 +405,7 @@ func (b *LiveBackend) LoadDocument(ctx context.Context, target string, sink DocS
 		res.Raw = raw.buf.Bytes()
 	}
 	res.Exchange = exchangeOf(resp)
-	if checker != nil {
+	{
 		if err != nil && ctx.Err() == nil {
 			// A document cut short: report the read error, not the things
 			// that may only have been missing because they came later.
