@@ -40,7 +40,7 @@ import (
 // starts a goroutine.
 
 const (
-	parDefaultBlock = 1 << 20
+	parDefaultBlock = 512 << 10
 	parMaxMerge     = 8 // a block without an entry end grows to this many blocks at most
 )
 
@@ -86,7 +86,10 @@ type parDecoder struct {
 	cur                        *parJob // the block whose entries Next hands out
 	curI                       int
 
-	accepted int // blocks whose entries were handed out (for tests)
+	accepted int      // blocks whose entries were handed out (for tests)
+	perEntry int      // bytes per entry in the last block
+	bufs     [][]byte // recycled buffers for carry
+	fresh    bool     // carry starts its buffer
 
 	atBytes int64 // BytesRead and Line after the last entry handed out
 	atLine  int
@@ -104,6 +107,9 @@ type parJob struct {
 	done    chan struct{}
 	ok      bool
 	entries []Entry
+	own     bool // buf holds data and no other block
+	buf     []byte
+	est     int     // expected number of entries
 	ends    []int64 // BytesRead after each entry
 	lines   []int   // Line after each entry
 }
@@ -114,6 +120,7 @@ func newParDecoder(d *Decoder, opts DecoderOptions) *parDecoder {
 		p.blockSize = parDefaultBlock
 	}
 	p.inflight = p.workers + 1
+	p.perEntry = 256
 	return p
 }
 
@@ -138,6 +145,7 @@ func (d *Decoder) parStart() {
 	p.line = d.curLine()
 	p.atBytes, p.atLine = p.base, p.line
 	p.carry = append(make([]byte, 0, p.blockSize+p.blockSize/4), d.buf[d.pos:d.end]...)
+	p.fresh = true
 	p.want = p.blockSize
 	d.pos = d.end
 	p.active = true
@@ -177,6 +185,9 @@ func (d *Decoder) parNext(e *Entry) error {
 		}
 		p.cur, p.curI = j, 0
 		p.accepted++
+		if len(j.entries) > 0 {
+			p.perEntry = max(32, len(j.data)/len(j.entries))
+		}
 	}
 }
 
@@ -213,7 +224,15 @@ func (d *Decoder) parDispatch() {
 		}
 		j := p.newJob()
 		j.data, j.base, j.line = p.carry[:cut:cut], p.base, p.line
-		p.carry = p.carry[cut:]
+		j.est = cut/p.perEntry + 16
+		if rest := p.carry[cut:]; p.fresh && len(rest) <= p.blockSize/2 {
+			// The block keeps the buffer (recycled once its entries are
+			// handed out); the rest moves to another.
+			j.own, j.buf = true, p.carry[:0]
+			p.carry = append(p.newBuf(), rest...)
+		} else {
+			p.carry, p.fresh = rest, false
+		}
 		p.base += int64(cut)
 		p.line += countLines(j.data)
 		p.want = p.blockSize
@@ -243,9 +262,9 @@ func (d *Decoder) parRead() bool {
 			// A new buffer: the old one belongs to blocks in flight.
 			nc := make([]byte, len(p.carry), p.want+p.blockSize/4)
 			copy(nc, p.carry)
-			p.carry = nc
+			p.carry, p.fresh = nc, true
 		}
-		n, err := d.src.Read(p.carry[len(p.carry):cap(p.carry)])
+		n, err := d.src.Read(p.carry[len(p.carry):p.want])
 		p.carry = p.carry[:len(p.carry)+n]
 		if err == io.EOF {
 			p.srcEOF = true
@@ -272,9 +291,23 @@ func (p *parDecoder) newJob() *parJob {
 	return &parJob{done: make(chan struct{})}
 }
 
-// recycle keeps a consumed job (its slices of entries) for reuse.
+// newBuf returns an empty buffer for carry.
+func (p *parDecoder) newBuf() []byte {
+	if n := len(p.bufs); n > 0 {
+		b := p.bufs[n-1]
+		p.bufs = p.bufs[:n-1]
+		return b
+	}
+	return make([]byte, 0, p.blockSize+p.blockSize/4)
+}
+
+// recycle keeps a consumed job (its slices of entries) and the buffer it owns
+// (no entry points into it) for reuse.
 func (p *parDecoder) recycle(j *parJob) {
-	j.data = nil
+	if j.own && cap(j.buf) >= p.blockSize && len(p.bufs) < p.inflight+1 {
+		p.bufs = append(p.bufs, j.buf)
+	}
+	j.data, j.buf, j.own = nil, nil, false
 	if len(p.free) < p.inflight+1 {
 		p.free = append(p.free, j)
 	}
@@ -296,7 +329,7 @@ func (d *Decoder) parFallback(j *parJob) {
 	}
 	parts = append(parts, p.carry)
 	rest := bytes.Join(parts, nil)
-	p.queue, p.free, p.carry, p.cur = nil, nil, nil, nil
+	p.queue, p.free, p.bufs, p.carry, p.cur = nil, nil, nil, nil, nil
 	srcs := []io.Reader{bytes.NewReader(rest)}
 	switch {
 	case p.srcErr != nil:
@@ -360,6 +393,11 @@ func (p *parDecoder) decodeBlock(j *parJob) {
 	w.ns = append(make([]nsBinding, 0, len(p.ns)+4), p.ns...)
 	w.names = append(make([]string, 0, 8), p.rootName)
 	w.nameIDs = map[string]int32{p.rootName: 0}
+	if cap(j.entries) < j.est {
+		j.entries = make([]Entry, 0, j.est)
+		j.ends = make([]int64, 0, j.est)
+		j.lines = make([]int, 0, j.est)
+	}
 	j.entries, j.ends, j.lines = j.entries[:0], j.ends[:0], j.lines[:0]
 	for n := 0; ; n++ {
 		if n&63 == 0 && p.stop.Load() {
