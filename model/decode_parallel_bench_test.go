@@ -1,0 +1,48 @@
+package model
+
+import (
+	"bytes"
+	"io"
+	"runtime"
+	"testing"
+)
+
+// BenchmarkDecodeParallel50k is BenchmarkCheckDecodeOnly50k with the parallel
+// path (DecoderOptions.Parallel = GOMAXPROCS).
+func BenchmarkDecodeParallel50k(b *testing.B) {
+	data := benchResourceList(b, 50000)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		d := NewDecoder(bytes.NewReader(data), DecoderOptions{Parallel: runtime.GOMAXPROCS(0)})
+		n := 0
+		var e Entry
+		for {
+			err := d.Next(&e)
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+			n++
+		}
+		if n != 50000 {
+			b.Fatalf("%d entries", n)
+		}
+	}
+}
+
+// BenchmarkCheckValidateSequential50k is BenchmarkCheckValidate50k with the
+// sequential decoder (what Validate did before the parallel path).
+func BenchmarkCheckValidateSequential50k(b *testing.B) {
+	data := benchResourceList(b, 50000)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		rep := validate(bytes.NewReader(data), CheckOptions{}, DecoderOptions{})
+		if rep.Errors != 0 || rep.Entries != 50000 {
+			b.Fatalf("%d entries, %d errors", rep.Entries, rep.Errors)
+		}
+	}
+}
