@@ -220,6 +220,8 @@ type Decoder struct {
 	qslots  [64]int32        // small hash of names: index in names + 1, 0 when empty
 	nLegacy int
 
+	eofRetried bool // the item at the end of the input was scanned again
+
 	entryQ int32       // name as written of the last entry element, by index in names
 	block  bool        // a block decoder of the parallel path (decode_parallel.go)
 	par    *parDecoder // the parallel path, nil when sequential
@@ -431,6 +433,14 @@ func (d *Decoder) loop() error {
 		}
 		if err == errNeedMore {
 			if ferr := d.fill(); ferr != nil {
+				if ferr == io.EOF && d.srcEOF && !d.eofRetried {
+					// Scan the item again knowing that the input ends: an
+					// item judged on its first bytes (invalid markup, text
+					// before the root) is then judged on all of them, however
+					// the reads fell.
+					d.eofRetried = true
+					continue
+				}
 				if ferr == io.EOF {
 					return d.syntaxErr(d.curLine(), "unexpected end of input inside %s", d.describeItem())
 				}
@@ -744,6 +754,9 @@ func (d *Decoder) textRun() error {
 			for i < len(seg) && decIsSpace(seg[i]) {
 				i++
 			}
+			if n == len(b) && len(seg)-i < 24 && !d.srcEOF {
+				return d.needMore() // the message quotes 24 bytes
+			}
 			line := d.lineAt(d.pos + i)
 			if d.state == stProlog {
 				return d.syntaxErr(line, "not an XML document: text %q before the root element", clip(seg[i:], 24))
@@ -875,6 +888,9 @@ func (d *Decoder) bang() error {
 		return d.doctype()
 	case len(b) < 9 && (bytes.HasPrefix([]byte("<![CDATA["), b) || bytes.HasPrefix([]byte("<!DOCTYPE"), bytes.ToUpper(b)) || bytes.HasPrefix([]byte("<!--"), b)):
 		return d.needMore()
+	}
+	if len(b) < 12 && !d.srcEOF {
+		return d.needMore() // the message quotes 12 bytes
 	}
 	return d.syntaxErr(d.curLine(), "invalid markup %q", clip(b, 12))
 }
