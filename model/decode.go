@@ -221,6 +221,7 @@ type Decoder struct {
 	nLegacy int
 
 	eofRetried bool // the item at the end of the input was scanned again
+	rawLine    int  // line where rawText starts
 
 	entryQ int32       // name as written of the last entry element, by index in names
 	block  bool        // a block decoder of the parallel path (decode_parallel.go)
@@ -778,6 +779,12 @@ func (d *Decoder) textRun() error {
 					return err
 				}
 			} else {
+				// A run cut by the window's end: decoded when it ends (at
+				// the next markup), so that its errors come at the same
+				// point and line as for a run read whole.
+				if len(d.rawText) == 0 {
+					d.rawLine = d.curLine()
+				}
 				d.rawText = append(d.rawText, seg...)
 			}
 		}
@@ -801,13 +808,18 @@ func (d *Decoder) flushText() error {
 	}
 	tgt := d.textTarget()
 	var err error
-	*tgt, err = d.appendDecoded(*tgt, d.rawText, false, -1)
+	*tgt, err = d.appendDecoded(*tgt, d.rawText, false, d.rawLine)
 	d.rawText = d.rawText[:0]
 	return err
 }
 
 // markup dispatches on the item at pos (buf[pos] == '<').
 func (d *Decoder) markup() error {
+	if len(d.rawText) != 0 {
+		if err := d.flushText(); err != nil {
+			return err
+		}
+	}
 	b := d.buf[d.pos:d.end]
 	if len(b) < 2 {
 		return d.needMore()
