@@ -23,8 +23,7 @@ type discoveryView struct {
 	items []discoveryItem // the documents that can be opened, in screen order
 
 	width, height int
-	sel           int
-	top           int
+	ivList        // selected document, first line shown
 }
 
 // discoveryItem is a document the user can open.
@@ -70,7 +69,7 @@ func (v discoveryView) InputActive() bool { return false }
 // SetSize sets the size the view draws in.
 func (v *discoveryView) SetSize(w, h int) {
 	v.width, v.height = w, h
-	v.follow()
+	v.selectItem(v.sel)
 }
 
 // KeyBindings are the view's own bindings, for the help screen.
@@ -83,30 +82,12 @@ func (v discoveryView) KeyBindings() []key.Binding {
 // Update handles keys and the mouse wheel.
 func (v discoveryView) Update(msg tea.Msg) (discoveryView, tea.Cmd) {
 	k := ivKeys(v.c)
+	if v.navigate(msg, k, len(v.items), v.height, v.layout) {
+		return v, nil
+	}
 	switch msg := msg.(type) {
-	case tea.MouseWheelMsg:
-		switch msg.Button {
-		case tea.MouseWheelUp:
-			v.scroll(-3)
-		case tea.MouseWheelDown:
-			v.scroll(3)
-		}
 	case tea.KeyPressMsg:
 		switch {
-		case key.Matches(msg, k.Down):
-			v.selectItem(v.sel + 1)
-		case key.Matches(msg, k.Up):
-			v.selectItem(v.sel - 1)
-		case key.Matches(msg, k.Top):
-			v.top = 0
-			v.selectItem(0)
-		case key.Matches(msg, k.Bottom):
-			v.scroll(1 << 30)
-			v.selectItem(len(v.items) - 1)
-		case key.Matches(msg, k.PageDown):
-			v.scroll(max(v.height-1, 1))
-		case key.Matches(msg, k.PageUp):
-			v.scroll(-max(v.height-1, 1))
 		case key.Matches(msg, k.Open):
 			if u := v.Selected(); u != "" {
 				return v, ivCmd(openURLMsg{URL: u})
@@ -125,23 +106,13 @@ func (v discoveryView) Update(msg tea.Msg) (discoveryView, tea.Cmd) {
 }
 
 func (v *discoveryView) selectItem(i int) {
-	v.sel = ivClamp(i, 0, len(v.items)-1)
-	v.follow()
+	v.ivList.selectItem(i, len(v.items), v.height, v.layout)
 }
 
-// follow scrolls so that the selected document is on screen.
-func (v *discoveryView) follow() {
-	lines, selLine := v.lines(ivStyles(v.c), max(v.width, 1))
-	h := max(v.height, 1)
-	if selLine >= 0 && (selLine < v.top || selLine >= v.top+h) {
-		v.top = selLine - h/2
-	}
-	v.top = ivClamp(v.top, 0, len(lines)-h)
-}
-
-func (v *discoveryView) scroll(n int) {
-	lines, _ := v.lines(ivStyles(v.c), max(v.width, 1))
-	v.top = ivClamp(v.top+n, 0, len(lines)-max(v.height, 1))
+// layout gives the report's line count and the selected document's line.
+func (v *discoveryView) layout() (total, selLine int) {
+	lines, sel := v.lines(ivStyles(v.c), max(v.width, 1))
+	return len(lines), sel
 }
 
 // View draws the visible part of the report.

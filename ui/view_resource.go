@@ -400,8 +400,7 @@ type resourceView struct {
 	links   []resourceLink
 
 	width, height int
-	sel           int // selected link
-	top           int // first line shown
+	ivList        // selected link, first line shown
 }
 
 // resourceSession identifies one resource view for its asynchronous results
@@ -542,30 +541,16 @@ func (v resourceView) Update(msg tea.Msg) (resourceView, tea.Cmd) {
 		t.checks = compareResource(t.Declared, t.outcome)
 		return v, v.startQueued()
 	case tea.MouseWheelMsg:
-		switch msg.Button {
-		case tea.MouseWheelUp:
-			v.scroll(-3)
-		case tea.MouseWheelDown:
-			v.scroll(3)
-		}
+		v.navigate(msg, k, len(v.links), v.height, v.layout)
 	case tea.KeyPressMsg:
-		switch {
-		case msg.String() == "esc" && v.Busy():
+		if msg.String() == "esc" && v.Busy() {
 			v.Close()
-		case key.Matches(msg, k.Down):
-			v.selectLink(v.sel + 1)
-		case key.Matches(msg, k.Up):
-			v.selectLink(v.sel - 1)
-		case key.Matches(msg, k.Top):
-			v.top = 0
-			v.selectLink(0)
-		case key.Matches(msg, k.Bottom):
-			v.scroll(1 << 30)
-			v.selectLink(len(v.links) - 1)
-		case key.Matches(msg, k.PageDown):
-			v.scroll(max(v.height-1, 1))
-		case key.Matches(msg, k.PageUp):
-			v.scroll(-max(v.height-1, 1))
+			return v, nil
+		}
+		if v.navigate(msg, k, len(v.links), v.height, v.layout) {
+			return v, nil
+		}
+		switch {
 		case key.Matches(msg, k.Open):
 			if l := v.selectedLink(); l != nil {
 				return v, ivCmd(openURLMsg{URL: l.URL})
@@ -635,18 +620,13 @@ func (v resourceView) startQueued() tea.Cmd {
 
 // selectLink selects link i and scrolls to show it.
 func (v *resourceView) selectLink(i int) {
-	v.sel = ivClamp(i, 0, len(v.links)-1)
-	lines, selLine := v.lines(ivStyles(v.c), max(v.width, 1))
-	h := max(v.height, 1)
-	if selLine >= 0 && (selLine < v.top || selLine >= v.top+h) {
-		v.top = selLine - h/2
-	}
-	v.top = ivClamp(v.top, 0, len(lines)-h)
+	v.selectItem(i, len(v.links), v.height, v.layout)
 }
 
-func (v *resourceView) scroll(n int) {
-	lines, _ := v.lines(ivStyles(v.c), max(v.width, 1))
-	v.top = ivClamp(v.top+n, 0, len(lines)-max(v.height, 1))
+// layout gives the view's line count and the selected link's line.
+func (v *resourceView) layout() (total, selLine int) {
+	lines, sel := v.lines(ivStyles(v.c), max(v.width, 1))
+	return len(lines), sel
 }
 
 func (v resourceView) selectedLink() *resourceLink {

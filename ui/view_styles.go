@@ -253,3 +253,67 @@ func (in ivInput) String() string { return string(in.value) }
 func (in ivInput) view(st viewStyles, w int) string {
 	return ivFit(st.Prompt.Render(in.prompt)+st.Input.Render(ivSanitize(string(in.value)))+"█", w)
 }
+
+// ivList is the selection and scroll state of a view that draws lines, some of
+// which are selectable items (the discovery and resource views). layout
+// reports the view's total line count and the line of the selected item (-1
+// when it has none on screen), given the current selection.
+type ivList struct {
+	sel int // selected item
+	top int // first line shown
+}
+
+// selectItem selects item i of count and scrolls it into view.
+func (l *ivList) selectItem(i, count, height int, layout func() (total, selLine int)) {
+	l.sel = ivClamp(i, 0, count-1)
+	total, selLine := layout()
+	h := max(height, 1)
+	if selLine >= 0 && (selLine < l.top || selLine >= l.top+h) {
+		l.top = selLine - h/2
+	}
+	l.top = ivClamp(l.top, 0, total-h)
+}
+
+// scrollBy moves the first line shown by n lines.
+func (l *ivList) scrollBy(n, height int, layout func() (total, selLine int)) {
+	total, _ := layout()
+	l.top = ivClamp(l.top+n, 0, total-max(height, 1))
+}
+
+// navigate handles the mouse wheel and the shared movement keys; it reports
+// whether msg was one of them.
+func (l *ivList) navigate(msg tea.Msg, k KeyMap, count, height int, layout func() (total, selLine int)) bool {
+	switch msg := msg.(type) {
+	case tea.MouseWheelMsg:
+		switch msg.Button {
+		case tea.MouseWheelUp:
+			l.scrollBy(-3, height, layout)
+		case tea.MouseWheelDown:
+			l.scrollBy(3, height, layout)
+		default:
+			return false
+		}
+		return true
+	case tea.KeyPressMsg:
+		switch {
+		case key.Matches(msg, k.Down):
+			l.selectItem(l.sel+1, count, height, layout)
+		case key.Matches(msg, k.Up):
+			l.selectItem(l.sel-1, count, height, layout)
+		case key.Matches(msg, k.Top):
+			l.top = 0
+			l.selectItem(0, count, height, layout)
+		case key.Matches(msg, k.Bottom):
+			l.scrollBy(1<<30, height, layout)
+			l.selectItem(count-1, count, height, layout)
+		case key.Matches(msg, k.PageDown):
+			l.scrollBy(max(height-1, 1), height, layout)
+		case key.Matches(msg, k.PageUp):
+			l.scrollBy(-max(height-1, 1), height, layout)
+		default:
+			return false
+		}
+		return true
+	}
+	return false
+}
