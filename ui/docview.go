@@ -1606,20 +1606,26 @@ func (v docView) crumbLabels(cs []Crumb) []string {
 
 const crumbSep = " › "
 
-func (v docView) crumbsLine() string {
-	st := v.c.Styles
-	cs := v.crumbs()
-	parts := v.crumbLabels(cs)
+// fittedCrumbs returns the breadcrumbs, their labels and the first one shown:
+// the oldest are dropped when they do not fit the width. Drawing and
+// clicking both use it, so a click lands on the crumb drawn there.
+func (v docView) fittedCrumbs() (cs []Crumb, parts []string, first int) {
+	cs = v.crumbs()
+	parts = v.crumbLabels(cs)
 	plain := 0
 	for _, p := range parts {
 		plain += textWidth(p) + textWidth(crumbSep)
 	}
-	// Drop the oldest crumbs when they do not fit.
-	first := 0
 	for plain > v.width && first < len(parts)-1 {
 		plain -= textWidth(parts[first]) + textWidth(crumbSep)
 		first++
 	}
+	return cs, parts, first
+}
+
+func (v docView) crumbsLine() string {
+	st := v.c.Styles
+	_, parts, first := v.fittedCrumbs()
 	var b strings.Builder
 	if first > 0 {
 		b.WriteString(st.Breadcrumb.Render("…"))
@@ -1641,17 +1647,7 @@ func (v docView) crumbsLine() string {
 // crumbAt returns the URL of the breadcrumb at column x ("" for none or the
 // current document).
 func (v docView) crumbAt(x int) string {
-	cs := v.crumbs()
-	parts := v.crumbLabels(cs)
-	plain := 0
-	for _, p := range parts {
-		plain += textWidth(p) + textWidth(crumbSep)
-	}
-	first := 0
-	for plain > v.width && first < len(parts)-1 {
-		plain -= textWidth(parts[first]) + textWidth(crumbSep)
-		first++
-	}
+	cs, parts, first := v.fittedCrumbs()
 	col := 0
 	if first > 0 {
 		col = 1 + textWidth(crumbSep)
