@@ -45,7 +45,8 @@ type Checker struct {
 	o Options
 }
 
-// New returns a Checker that fetches with d.
+// New returns a Checker that fetches with d (which may be nil when only
+// CheckFile is used).
 func New(d Downloader, o Options) *Checker {
 	if o.Concurrency <= 0 {
 		o.Concurrency = 2
@@ -259,13 +260,25 @@ func (e EntryResult) Mirrors() []Result { return e.Results[1:] }
 // then Unchecked, then Warning), OK when every one is OK.
 func (e EntryResult) Verdict() Verdict {
 	worst := OK
-	rank := map[Verdict]int{OK: 0, Warning: 1, Unchecked: 2, Mismatch: 3}
 	for _, r := range e.Results {
-		if v := r.Verdict(); rank[v] > rank[worst] {
+		if v := r.Verdict(); severity(v) > severity(worst) {
 			worst = v
 		}
 	}
 	return worst
+}
+
+// severity orders the verdicts of whole results, best first.
+func severity(v Verdict) int {
+	switch v {
+	case Warning:
+		return 1
+	case Unchecked:
+		return 2
+	case Mismatch:
+		return 3
+	}
+	return 0
 }
 
 // CheckEntry checks the resource of entry e (its Loc absolute) and every

@@ -25,11 +25,18 @@ const (
 	Unchecked                  // the claim could not be compared: Check.Reason says why
 )
 
-var verdictNames = [...]string{"not declared", "ok", "mismatch", "warning", "unchecked"}
-
 func (v Verdict) String() string {
-	if int(v) < len(verdictNames) {
-		return verdictNames[v]
+	switch v {
+	case NotDeclared:
+		return "not declared"
+	case OK:
+		return "ok"
+	case Mismatch:
+		return "mismatch"
+	case Warning:
+		return "warning"
+	case Unchecked:
+		return "unchecked"
 	}
 	return "verdict(" + strconv.Itoa(int(v)) + ")"
 }

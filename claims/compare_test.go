@@ -273,3 +273,11 @@ func TestResultVerdict(t *testing.T) {
 		t.Errorf("cancelled: %v %q", cancelled.Verdict(), cancelled.Explain())
 	}
 }
+
+func TestVerdictText(t *testing.T) {
+	for v, want := range map[Verdict]string{NotDeclared: "not declared", OK: "ok", Mismatch: "mismatch", Warning: "warning", Unchecked: "unchecked", 9: "verdict(9)"} {
+		if got, _ := v.MarshalText(); string(got) != want || v.String() != want {
+			t.Errorf("%d: %q", v, got)
+		}
+	}
+}
