@@ -12,6 +12,7 @@ import (
 
 	"rsx/demo"
 	"rsx/fetch"
+	"rsx/session"
 	"rsx/ui"
 )
 
@@ -63,7 +64,7 @@ func (a *app) runExplorer(cmd *cobra.Command, args []string) error {
 
 	m := ui.New(ui.Options{
 		Target:  target,
-		Backend: ui.NewLiveBackend(client, ui.LiveOptions{}),
+		Backend: session.New(client, session.Options{}),
 		Dark:    true,
 	})
 	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithInput(a.in), tea.WithOutput(a.out))

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os/exec"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -21,6 +19,7 @@ import (
 	"rsx/dump"
 	"rsx/fetch"
 	"rsx/model"
+	"rsx/session"
 )
 
 // Options configure the explorer.
@@ -143,7 +142,7 @@ type loadMsg struct {
 	header   *model.Header
 	batch    []model.Entry
 	progress int64 // bytes read, -1 when not a progress event
-	done     *LoadResult
+	done     *session.LoadResult
 
 	next tea.Cmd
 }
@@ -177,8 +176,8 @@ func (s *chanSink) Header(h model.Header) { s.send(loadMsg{header: &h, progress:
 func (s *chanSink) Entries(b []model.Entry) {
 	s.send(loadMsg{batch: b, progress: -1})
 }
-func (s *chanSink) Progress(done int64) { s.send(loadMsg{progress: max(done, 0)}) }
-func (s *chanSink) Done(r LoadResult)   { s.send(loadMsg{done: &r, progress: -1}) }
+func (s *chanSink) Progress(done int64)       { s.send(loadMsg{progress: max(done, 0)}) }
+func (s *chanSink) Done(r session.LoadResult) { s.send(loadMsg{done: &r, progress: -1}) }
 
 // listen waits for the next event of a load.
 func listen(ctx context.Context, ch <-chan loadMsg) tea.Cmd {
@@ -657,7 +656,7 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		a.flashInfo("copied " + msg.What + ": " + msg.Text)
 		return a, tea.SetClipboard(msg.Text)
 	case openBrowserMsg:
-		return a, openBrowser(msg.URL)
+		return a, openBrowser(a.c.Backend, msg.URL)
 	case tea.KeyPressMsg:
 		if msg.Mod.Contains(tea.ModAlt) {
 			// No binding uses alt: this is esc typed just before a key,
@@ -893,7 +892,7 @@ func (a *App) docKey(msg tea.KeyPressMsg) tea.Cmd {
 			u = d.base()
 		}
 		a.flashInfo("opening " + u)
-		return openBrowser(u)
+		return openBrowser(a.c.Backend, u)
 	case key.Matches(msg, k.Raw), key.Matches(msg, k.HTTP), key.Matches(msg, k.Problems), key.Matches(msg, k.Discovery):
 		return a.openInspector(msg)
 	case key.Matches(msg, k.Open) && d.entriesArePackages() && !a.dv.InputActive():
@@ -1042,23 +1041,14 @@ func (a *App) discovered(m discoveryMsg) tea.Cmd {
 }
 
 // openBrowser opens url in the user's browser, reporting failure in the UI.
-func openBrowser(url string) tea.Cmd {
+func openBrowser(b Browser, url string) tea.Cmd {
 	return func() tea.Msg {
-		var cmd *exec.Cmd
-		switch runtime.GOOS {
-		case "darwin":
-			cmd = exec.Command("open", url)
-		case "windows":
-			cmd = exec.Command("rundll32", "url.dll,FileProtocolHandler", url)
-		default:
-			cmd = exec.Command("xdg-open", url)
+		if b == nil {
+			return flashMsg{Text: "could not open a browser: " + errNoBackend.Error(), Err: true}
 		}
-		// Stdout and stderr stay nil (the null device): nothing may write
-		// to the terminal while the program runs.
-		if err := cmd.Start(); err != nil {
+		if err := b.OpenBrowser(url); err != nil {
 			return flashMsg{Text: "could not open a browser: " + err.Error(), Err: true}
 		}
-		go func() { _ = cmd.Wait() }()
 		return nil
 	}
 }

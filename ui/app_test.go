@@ -18,6 +18,7 @@ import (
 
 	"rsx/fetch"
 	"rsx/model"
+	"rsx/session"
 )
 
 // Test helpers of the explorer (root model, document view, table). Names
@@ -123,7 +124,7 @@ func exApp(t testing.TB, g *exGetter, target string, w, h int) (*App, *exDriver)
 	t.Helper()
 	a := New(Options{
 		Target:          exHost + target,
-		Backend:         NewGetterBackend(g, LiveOptions{BatchSize: 16}),
+		Backend:         session.NewWithGetter(g, session.Options{BatchSize: 16}),
 		Now:             func() time.Time { return exTime },
 		Dark:            true,
 		PartConcurrency: 1,
@@ -349,7 +350,9 @@ func TestExplorerFilterSortScreens(t *testing.T) {
 // the loading state with progress it sends itself.
 type exStuckBackend struct{ NopBackend }
 
-func (exStuckBackend) LoadDocument(ctx context.Context, _ string, _ DocSink) error { return nil }
+func (exStuckBackend) LoadDocument(ctx context.Context, _ string, _ session.DocSink) error {
+	return nil
+}
 
 // TestExplorerLoadingAndErrorScreens shows a load in progress and a failed load.
 func TestExplorerLoadingAndErrorScreens(t *testing.T) {
@@ -720,7 +723,7 @@ func TestExplorerTooSmall(t *testing.T) {
 func TestExplorerProgram(t *testing.T) {
 	a := New(Options{
 		Target:          exHost + "/.well-known/resourcesync",
-		Backend:         NewGetterBackend(newExGetter(), LiveOptions{}),
+		Backend:         session.NewWithGetter(newExGetter(), session.Options{}),
 		Now:             func() time.Time { return exTime },
 		Dark:            true,
 		PartConcurrency: 1,
@@ -833,7 +836,7 @@ func TestExplorerRawLargeAndBroken(t *testing.T) {
 	g := newExGetter()
 	a := New(Options{
 		Target:  exHost + "/dataset1/changelist.xml",
-		Backend: NewGetterBackend(g, LiveOptions{MaxRaw: 100}),
+		Backend: session.NewWithGetter(g, session.Options{MaxRaw: 100}),
 		Now:     func() time.Time { return exTime },
 	})
 	a.noTick = true

@@ -1,9 +1,10 @@
 // Package ui is the bubbletea program of rsx: the explorer that walks a
 // ResourceSync Source and the inspector views beside it.
 //
-// It reads the crawl, fetch and model packages through the small interfaces
-// of backend.go and holds no protocol logic of its own. Update never does
-// I/O: every fetch and parse is a tea.Cmd.
+// It does no I/O and holds no protocol logic of its own: it reads its live
+// data (package session) and the judgement of resources (package claims)
+// through the small interfaces of backend.go, and runs every blocking call in
+// a tea.Cmd, so that Update never waits.
 package ui
 
 import (

@@ -9,8 +9,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"rsx/fetch"
-	"rsx/model"
+	"rsx/claims"
 )
 
 // The I/O and the heavy lifting of the inspector views: each function here
@@ -152,11 +151,6 @@ func findAll(data []byte, query string, limit int) ([]int, bool) {
 	return out, false
 }
 
-// downloader streams a resource's body into w (the Backend does).
-type downloader interface {
-	Download(ctx context.Context, url string, w io.Writer, progress func(done, total int64)) (*fetch.Exchange, error)
-}
-
 // resourceFetchKey names one download of a resource view: the view, the
 // target (0 the primary resource, then mirrors) and the generation (a
 // refetch makes earlier results stale).
@@ -174,18 +168,16 @@ type resourceProgressMsg struct {
 	next        tea.Cmd
 }
 
-// resourceDoneMsg reports a finished (or failed, or cancelled) download.
+// resourceDoneMsg reports a finished (or failed, or cancelled) check.
 type resourceDoneMsg struct {
-	key     resourceFetchKey
-	outcome resourceOutcome
-	preview []byte
+	key    resourceFetchKey
+	result claims.Result
 }
 
-// fetchResourceCmd downloads url into a model.Verifier for the declared
-// hashes, keeping only the first resourcePreviewBytes. Progress comes back as
-// resourceProgressMsg (the latest one wins when the UI is slower than the
-// network), the end as resourceDoneMsg.
-func fetchResourceCmd(ctx context.Context, d downloader, k resourceFetchKey, url string, declared model.HashList) tea.Cmd {
+// checkResourceCmd fetches target t and judges it against its claims
+// through r. Progress comes back as resourceProgressMsg (the latest one
+// wins when the UI is slower than the network), the end as resourceDoneMsg.
+func checkResourceCmd(ctx context.Context, r Resources, k resourceFetchKey, t claims.Target) tea.Cmd {
 	progress := make(chan resourceProgressMsg, 1)
 	done := make(chan resourceDoneMsg, 1)
 	var wait tea.Cmd
@@ -200,8 +192,6 @@ func fetchResourceCmd(ctx context.Context, d downloader, k resourceFetchKey, url
 	}
 	return func() tea.Msg {
 		go func() {
-			v := model.NewVerifier(declared)
-			prev := &previewWriter{max: resourcePreviewBytes}
 			report := func(n, total int64) {
 				m := resourceProgressMsg{key: k, done: n, total: total}
 				select {
@@ -217,29 +207,8 @@ func fetchResourceCmd(ctx context.Context, d downloader, k resourceFetchKey, url
 					}
 				}
 			}
-			ex, err := d.Download(ctx, url, io.MultiWriter(v, prev), report)
-			if err != nil && ctx.Err() != nil {
-				err = fmt.Errorf("fetch %s: %w", url, ctx.Err())
-			}
-			done <- resourceDoneMsg{
-				key:     k,
-				outcome: resourceOutcome{Exchange: ex, Err: err, Bytes: v.Bytes(), Hashes: v.Results()},
-				preview: prev.buf,
-			}
+			done <- resourceDoneMsg{key: k, result: r.CheckResource(ctx, t, report)}
 		}()
 		return wait()
 	}
-}
-
-// previewWriter keeps the first max bytes written to it.
-type previewWriter struct {
-	buf []byte
-	max int
-}
-
-func (w *previewWriter) Write(p []byte) (int, error) {
-	if room := w.max - len(w.buf); room > 0 {
-		w.buf = append(w.buf, p[:min(room, len(p))]...)
-	}
-	return len(p), nil
 }

@@ -14,6 +14,7 @@ import (
 
 	"rsx/demo"
 	"rsx/fetch"
+	"rsx/session"
 )
 
 // TestScreenshots draws the explorer's screens for the README. It runs only
@@ -151,7 +152,7 @@ func shApp(t *testing.T, target string) (*App, *exDriver) {
 	}
 	a := New(Options{
 		Target:  target,
-		Backend: NewLiveBackend(client, LiveOptions{}),
+		Backend: session.New(client, session.Options{}),
 		Dark:    true,
 	})
 	// The spinner's ticks would keep the driver busy for ever; a settled

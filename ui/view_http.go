@@ -2,7 +2,6 @@ package ui
 
 import (
 	"fmt"
-	"net/http"
 	"sort"
 	"strings"
 	"time"
@@ -12,6 +11,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"rsx/fetch"
+	"rsx/session"
 )
 
 // httpView shows the HTTP exchanges the client recorded: a list on top, the
@@ -248,7 +248,7 @@ func httpDetailLines(st viewStyles, e *fetch.Exchange, width int) []string {
 	if len(e.Redirects) > 0 {
 		add(label("Redirects") + st.Dim.Render(ivPlural(len(e.Redirects), "hop", "hops")))
 		for i, r := range e.Redirects {
-			line := fmt.Sprintf("  %d. ", i+1) + st.HTTPStatus(r.Status).Render(fmt.Sprintf("%d %s", r.Status, http.StatusText(r.Status))) +
+			line := fmt.Sprintf("  %d. ", i+1) + st.HTTPStatus(r.Status).Render(fmt.Sprintf("%d %s", r.Status, session.StatusText(r.Status))) +
 				"  " + st.URL.Render(ivSanitize(r.URL))
 			add(line)
 			loc := "     " + st.Label.Render("Location: ") + st.Value.Render(ivSanitize(r.Location))
@@ -263,7 +263,7 @@ func httpDetailLines(st viewStyles, e *fetch.Exchange, width int) []string {
 	case e.Status != 0:
 		text := e.StatusText
 		if text == "" {
-			text = http.StatusText(e.Status)
+			text = session.StatusText(e.Status)
 		}
 		line := label("Response") + st.HTTPStatus(e.Status).Render(fmt.Sprintf("%d %s", e.Status, ivSanitize(text)))
 		if e.FinalURL != "" && e.FinalURL != e.URL {
@@ -308,7 +308,7 @@ func httpDetailLines(st viewStyles, e *fetch.Exchange, width int) []string {
 }
 
 // httpHeaderLines lists headers sorted by name, one value per line.
-func httpHeaderLines(st viewStyles, h http.Header) []string {
+func httpHeaderLines(st viewStyles, h map[string][]string) []string {
 	if len(h) == 0 {
 		return []string{"  " + st.Dim.Render("(no headers)")}
 	}

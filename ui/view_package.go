@@ -9,9 +9,11 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
+	"rsx/claims"
 	"rsx/dump"
 	"rsx/fetch"
 	"rsx/model"
+	"rsx/session"
 )
 
 // The package view opens a Resource Dump or Change Dump package (a ZIP): it
@@ -35,22 +37,28 @@ const (
 	pkgVerifyCancelled // verification cancelled by esc; the package stays open
 )
 
-// pkgRow is a row of the package view's table: a manifest entry, a member
-// the manifest does not list, or a refusal about the package as a whole.
-type pkgRow struct {
-	entry   int    // index into the manifest's entries, -1 otherwise
-	member  string // the unlisted member's name
-	problem string // a package-level refusal
-	verdict pkgVerdict
+// rowMark is the symbol and the mark a package row's verdict is drawn
+// with; ok is false while the row is not judged.
+func rowMark(k session.RowKind) (sym string, m checkMark, ok bool) {
+	switch k {
+	case session.RowVerified:
+		return "✓", markMatch, true
+	case session.RowDeleted:
+		return "–", markNone, true
+	case session.RowMissing:
+		return "?", markUnknown, true
+	case session.RowUnlisted:
+		return "+", markUnknown, true
+	case session.RowMismatch, session.RowRefused:
+		return "✗", markMismatch, true
+	}
+	return "·", markNone, false
 }
 
-// pkgVerdict is what verification said about a row.
-type pkgVerdict struct {
-	mark  checkMark
-	short string // the table cell
-	long  string // the detail line
-	bad   bool   // drawn in red
-	done  bool   // verification has spoken
+// rowShort is a judged row's table cell: "✓ verified".
+func rowShort(r session.PackageRow) string {
+	sym, _, _ := rowMark(r.Kind)
+	return sym + " " + r.Summary
 }
 
 // packageView is the package view; the page adapter holds it by pointer,
@@ -61,7 +69,7 @@ type packageView struct {
 	fromEntry bool // ref came from a dump entry: its declarations are compared
 	opts      dump.Options
 
-	load  *packageLoad
+	load  *session.PackageLoad // nil when packages cannot be downloaded
 	phase packagePhase
 	err   error
 
@@ -79,7 +87,7 @@ type packageView struct {
 	contentsDiffs []string
 	contentsDone  bool
 
-	rows []pkgRow
+	rows []session.PackageRow
 	tbl  table
 
 	child inspector // the resource or raw view shown over this one
@@ -108,18 +116,25 @@ func (v *packageView) Init() tea.Cmd {
 // (and removing its file) first.
 func (v *packageView) startDownload() tea.Cmd {
 	v.closeLoad()
-	v.load = newPackageLoad()
+	v.load = nil
+	var b Packages
+	if v.c != nil && v.c.Backend != nil {
+		b = v.c.Backend
+	}
+	if b != nil {
+		v.load = b.OpenPackage(v.ref, v.opts)
+	}
 	v.phase, v.err = pkgDownloading, nil
 	v.done, v.total, v.complete, v.mism = 0, -1, false, nil
 	v.res, v.vdone, v.vtot = nil, 0, 0
 	v.contentsBusy, v.contentsErr, v.contentsDiffs, v.contentsDone = false, nil, nil, false
 	v.rows = nil
 	v.tbl.SetCount(0)
-	var b Backend
-	if v.c != nil {
-		b = v.c.Backend
+	if v.load == nil {
+		v.phase, v.err = pkgFailed, errNoBackend
+		return nil
 	}
-	return fetchPackageCmd(v.load, b, v.ref, v.opts)
+	return fetchPackageCmd(v.load)
 }
 
 // startVerify verifies the loaded package (again).
@@ -130,11 +145,11 @@ func (v *packageView) startVerify() tea.Cmd {
 	if v.run != nil {
 		v.run.cancel()
 	}
-	ctx, cancel := context.WithCancel(v.load.ctx)
+	ctx, cancel := context.WithCancel(context.Background()) // the load's end ends it too
 	v.run = &packageRun{ctx: ctx, cancel: cancel}
 	v.phase, v.res, v.vdone, v.vtot = pkgVerifying, nil, 0, 0
 	v.buildRows()
-	return verifyPackageCmd(v.load, v.run, v.pkg)
+	return verifyPackageCmd(v.load, v.run)
 }
 
 // closeLoad cancels everything in flight and removes the temporary file.
@@ -144,7 +159,7 @@ func (v *packageView) closeLoad() {
 		v.run = nil
 	}
 	if v.load != nil {
-		v.load.close()
+		v.load.Close()
 	}
 	v.pkg = nil
 }
@@ -196,8 +211,8 @@ func (v *packageView) columns() []tableColumn {
 		if i < 0 || i >= len(v.rows) || m == nil {
 			return nil
 		}
-		if r := v.rows[i]; r.entry >= 0 && r.entry < len(m.Entries) {
-			return &m.Entries[r.entry]
+		if r := v.rows[i]; r.Entry >= 0 && r.Entry < len(m.Entries) {
+			return &m.Entries[r.Entry]
 		}
 		return nil
 	}
@@ -206,22 +221,22 @@ func (v *packageView) columns() []tableColumn {
 		if i >= len(v.rows) {
 			return Paint{}
 		}
-		vd := v.rows[i].verdict
+		_, mark, _ := rowMark(v.rows[i].Kind)
 		s := ivStyles(v.c)
 		switch {
-		case vd.bad:
+		case v.rows[i].Kind.Bad():
 			return newPaint(s.MarkBad)
-		case vd.mark == markMatch:
+		case mark == markMatch:
 			return newPaint(s.MarkOK)
-		case vd.mark == markUnknown:
+		case mark == markUnknown:
 			return newPaint(s.MarkUnknown)
 		}
 		return st().Paint.Dim
 	}
 	cols := []tableColumn{
 		{Title: " ", Min: 1, Max: 1, Value: func(i int) string {
-			if i < len(v.rows) && v.rows[i].verdict.done {
-				sym, _, _ := strings.Cut(v.rows[i].verdict.short, " ")
+			if i < len(v.rows) {
+				sym, _, _ := rowMark(v.rows[i].Kind)
 				return sym
 			}
 			return "·"
@@ -233,8 +248,8 @@ func (v *packageView) columns() []tableColumn {
 				}
 				return e.MD.Path
 			}
-			if i < len(v.rows) && v.rows[i].member != "" {
-				return v.rows[i].member
+			if i < len(v.rows) && v.rows[i].Member != "" {
+				return v.rows[i].Member
 			}
 			return "(package)"
 		}},
@@ -242,7 +257,7 @@ func (v *packageView) columns() []tableColumn {
 			if e := entry(i); e != nil {
 				return displayLoc(originOf(v.ref.URL), v.entryURL(e))
 			}
-			if i < len(v.rows) && v.rows[i].member != "" {
+			if i < len(v.rows) && v.rows[i].Member != "" {
 				return "not in the manifest"
 			}
 			return ""
@@ -286,8 +301,8 @@ func (v *packageView) columns() []tableColumn {
 			if i >= len(v.rows) {
 				return ""
 			}
-			if vd := v.rows[i].verdict; vd.done {
-				return vd.short
+			if r := v.rows[i]; r.Kind != session.RowPending {
+				return rowShort(r)
 			}
 			if v.phase == pkgVerifying {
 				return "verifying…"
@@ -302,124 +317,13 @@ func (v *packageView) columns() []tableColumn {
 // manifest does not list and the refusals about the whole package, with
 // the verdicts of the verification when there is one.
 func (v *packageView) buildRows() {
-	m := v.manifest()
-	if m == nil {
-		v.rows = nil
+	v.rows = session.PackageRows(v.manifest(), v.res)
+	if v.rows == nil {
 		v.tbl.SetCount(0)
 		return
 	}
-	rows := make([]pkgRow, len(m.Entries))
-	for i := range rows {
-		rows[i].entry = i
-	}
-	if v.res != nil {
-		rows = append(rows, v.judge(rows)...)
-	}
-	v.rows = rows
 	v.tbl.SetColumns(v.columns())
-	v.tbl.SetCount(len(rows))
-}
-
-// judge gives each entry row its verdict from v.res and returns the rows of
-// unlisted members and package-level refusals.
-func (v *packageView) judge(rows []pkgRow) []pkgRow {
-	m, res := v.manifest(), v.res
-	// Which entries a manifest path belongs to: its own path and the paths
-	// of its links (patches shipped in a Change Dump package).
-	byPath := map[string][]int{}
-	byLoc := map[string][]int{}
-	for i := range m.Entries {
-		e := &m.Entries[i]
-		if e.MD.HasPath {
-			byPath[e.MD.Path] = append(byPath[e.MD.Path], i)
-		}
-		for _, l := range e.Links {
-			if l.HasPath && l.Path != e.MD.Path {
-				byPath[l.Path] = append(byPath[l.Path], i)
-			}
-		}
-		byLoc[e.Loc] = append(byLoc[e.Loc], i)
-	}
-	set := func(i int, vd pkgVerdict) {
-		cur := &rows[i].verdict
-		// The worst verdict wins: refused or mismatched over missing over the rest.
-		if cur.done && cur.bad && !vd.bad {
-			return
-		}
-		if cur.done && cur.mark == markUnknown && vd.mark != markMismatch {
-			return
-		}
-		vd.done = true
-		*cur = vd
-	}
-	// Entries whose bitstream was read and matched: everything not marked
-	// otherwise below, once verification has finished.
-	for i := range rows {
-		if v.phase == pkgVerified {
-			rows[i].verdict = pkgVerdict{mark: markMatch, short: "✓ verified", long: "verified: the length and every declared hash match", done: true}
-		}
-	}
-	deleted := map[string]bool{}
-	for _, loc := range res.Deleted {
-		deleted[loc] = true
-	}
-	for i := range m.Entries {
-		if deleted[m.Entries[i].Loc] && m.Entries[i].MD.Change == model.ChangeDeleted {
-			rows[i].verdict = pkgVerdict{mark: markNone, short: "– deleted", long: "deleted: a deleted resource has no bitstream to verify", done: true}
-		}
-	}
-	for _, p := range res.Missing {
-		for _, i := range byPath[p] {
-			set(i, pkgVerdict{mark: markUnknown, short: "? missing member", long: "missing: the package has no member for path " + p})
-		}
-	}
-	// Mismatches, gathered per entry.
-	what := map[int][]string{}
-	long := map[int][]string{}
-	for _, mm := range res.Mismatched {
-		for _, i := range byPath[mm.Path] {
-			if m.Entries[i].Loc != mm.Loc && mm.Path == m.Entries[i].MD.Path {
-				continue
-			}
-			what[i] = append(what[i], mm.What)
-			long[i] = append(long[i], fmt.Sprintf("%s declared %s, the member has %s", mm.What, mm.Expected, mm.Actual))
-		}
-	}
-	for i, ws := range what {
-		set(i, pkgVerdict{mark: markMismatch, short: "✗ " + strings.Join(ws, ", ") + " differ", long: "mismatch: " + strings.Join(long[i], "; "), bad: true})
-	}
-	var extra []pkgRow
-	unlistedRow := map[string]int{}
-	for _, name := range res.Unlisted {
-		unlistedRow[name] = len(extra)
-		extra = append(extra, pkgRow{entry: -1, member: name, verdict: pkgVerdict{mark: markUnknown, short: "+ unlisted member",
-			long: "unlisted: the manifest does not mention this member", done: true}})
-	}
-	for _, r := range res.Refused {
-		vd := pkgVerdict{mark: markMismatch, short: "✗ refused: " + r.Reason, long: "refused: " + r.Reason, bad: true}
-		switch {
-		case r.Path != "" && len(byPath[r.Path]) > 0:
-			for _, i := range byPath[r.Path] {
-				set(i, vd)
-			}
-		case r.Path == "" && r.Loc != "" && len(byLoc[r.Loc]) > 0:
-			for _, i := range byLoc[r.Loc] {
-				set(i, vd)
-			}
-		case r.Path != "":
-			if j, ok := unlistedRow[r.Path]; ok {
-				vd.done = true
-				extra[j].verdict = vd
-				continue
-			}
-			// A manifest path of a refused item no entry holds (it cannot
-			// happen today; shown rather than lost).
-			extra = append(extra, pkgRow{entry: -1, problem: r.Path + ": " + r.Reason, verdict: pkgVerdict{mark: markMismatch, short: vd.short, long: r.Path + ": " + vd.long, bad: true, done: true}})
-		default:
-			extra = append(extra, pkgRow{entry: -1, problem: r.Reason, verdict: pkgVerdict{mark: markMismatch, short: vd.short, long: vd.long, bad: true, done: true}})
-		}
-	}
-	return extra
+	v.tbl.SetCount(len(v.rows))
 }
 
 // InputActive: keys go straight to the view over this one when it reads
@@ -552,40 +456,32 @@ func (v *packageView) update(msg tea.Msg) tea.Cmd {
 
 // fetched takes the end of a download.
 func (v *packageView) fetched(msg packageFetchedMsg) tea.Cmd {
-	v.mism, v.complete = msg.mism, msg.complete
-	if msg.bytes > 0 {
-		v.done = msg.bytes
+	v.mism, v.complete = msg.Mismatches, msg.Complete
+	if msg.Bytes > 0 {
+		v.done = msg.Bytes
 	}
-	if msg.err != nil {
-		if errors.Is(msg.err, context.Canceled) {
+	if msg.Err != nil {
+		if errors.Is(msg.Err, context.Canceled) {
 			v.phase = pkgCancelled
 		} else {
-			v.phase, v.err = pkgFailed, msg.err
+			v.phase, v.err = pkgFailed, msg.Err
 		}
 		v.layout()
 		return nil
 	}
-	v.pkg = msg.pkg
+	v.pkg = msg.Package
 	v.tbl.SetColumns(v.columns())
 	cmds := []tea.Cmd{v.startVerify()}
 	if u := v.ref.Contents; u != "" {
 		if packageURLAllowed(v.ref.Dump, u) {
 			v.contentsBusy = true
-			cmds = append(cmds, contentsCmd(v.load, v.c.Backend, u, v.pkg.Manifest, v.maxManifestBytes()))
+			cmds = append(cmds, contentsCmd(v.load, u))
 		} else {
 			v.contentsDone, v.contentsErr = true, errors.New("not fetched: a document from the network may point only at http(s) URLs")
 		}
 	}
 	v.layout()
 	return tea.Batch(cmds...)
-}
-
-// maxManifestBytes bounds the manifest copy, as dump bounds manifests.
-func (v *packageView) maxManifestBytes() int64 {
-	if v.opts.MaxManifestBytes > 0 {
-		return v.opts.MaxManifestBytes
-	}
-	return dump.DefaultMaxManifestBytes
 }
 
 // key handles a key press.
@@ -599,7 +495,7 @@ func (v *packageView) key(msg tea.KeyPressMsg) tea.Cmd {
 			return ivCmd(flashMsg{Text: "the manifest is shown once the package has downloaded", Err: true})
 		}
 		title := ivSanitize(dump.ManifestName + " · " + shortURL(v.ref.URL))
-		return v.showChild(&rawPage{v: newRawViewReader(v.c, title, &manifestReader{l: v.load}, -1)})
+		return v.showChild(&rawPage{v: newRawViewReader(v.c, title, v.load.Manifest(), -1)})
 	case key.Matches(msg, k.Manifest):
 		if v.ref.Contents == "" {
 			return ivCmd(flashMsg{Text: "this package has no contents link (manifest copy)", Err: true})
@@ -628,8 +524,8 @@ func (v *packageView) selectedEntry() *model.Entry {
 	if i < 0 || i >= len(v.rows) || m == nil {
 		return nil
 	}
-	if r := v.rows[i]; r.entry >= 0 && r.entry < len(m.Entries) {
-		return &m.Entries[r.entry]
+	if r := v.rows[i]; r.Entry >= 0 && r.Entry < len(m.Entries) {
+		return &m.Entries[r.Entry]
 	}
 	return nil
 }
@@ -713,16 +609,7 @@ func (v *packageView) headerLines(st viewStyles, w int) []string {
 // declaredLine compares the downloaded package with the dump entry: its
 // type, length and each hash, marked once the download is complete.
 func (v *packageView) declaredLine(st viewStyles) string {
-	md := v.ref.MD
 	known := v.complete
-	mismatch := func(what string) *dump.Mismatch {
-		for i := range v.mism {
-			if strings.EqualFold(v.mism[i].What, what) {
-				return &v.mism[i]
-			}
-		}
-		return nil
-	}
 	mark := func(m checkMark) string {
 		if !known {
 			return ""
@@ -730,41 +617,30 @@ func (v *packageView) declaredLine(st viewStyles) string {
 		return " " + m.render(st)
 	}
 	var parts []string
-	if md.Type != "" {
-		m := markMatch
-		if mediaType(md.Type) != "application/zip" {
-			m = markMismatch
-		} else if v.pkg == nil {
-			m = markUnknown
+	for _, c := range session.PackageClaims(v.ref.MD, session.PackageFetched{Package: v.pkg, Mismatches: v.mism, Complete: v.complete}) {
+		m := checkMarkOf(c.Verdict)
+		got := ""
+		if c.Verdict == claims.Mismatch && c.Actual != "" && known {
+			got = c.Actual
 		}
-		parts = append(parts, "type "+ivSanitize(md.Type)+mark(m))
-	}
-	switch {
-	case md.LengthRaw == "":
-	case !md.LengthOK:
-		parts = append(parts, "length "+ivSanitize(md.LengthRaw)+mark(markUnknown))
-	default:
-		s := "length " + md.LengthRaw
-		if mm := mismatch("length"); mm != nil && known {
-			s += mark(markMismatch) + st.MarkBad.Render(" got "+mm.Actual)
-		} else {
-			s += mark(markMatch)
-		}
-		parts = append(parts, s)
-	}
-	for _, h := range md.Hash {
-		// The digest's head tells it apart; the marks matter more than the
-		// rest of it on a narrow terminal.
-		s := ivSanitize(h.Alg + ":" + ivFit(h.Value, 13))
-		switch {
-		case !model.SupportedHash(h.Alg):
-			s += mark(markUnknown)
-		case mismatch(h.Alg) != nil && known:
-			s += mark(markMismatch) + st.MarkBad.Render(" got "+ivFit(ivSanitize(mismatch(h.Alg).Actual), 13))
+		switch c.Field {
+		case "type":
+			parts = append(parts, "type "+ivSanitize(c.Declared)+mark(m))
+		case "length":
+			s := "length " + ivSanitize(c.Declared) + mark(m)
+			if got != "" {
+				s += st.MarkBad.Render(" got " + ivSanitize(got))
+			}
+			parts = append(parts, s)
 		default:
-			s += mark(markMatch)
+			// The digest's head tells it apart; the marks matter more than
+			// the rest of it on a narrow terminal.
+			s := ivSanitize(c.Field+":"+ivFit(c.Declared, 13)) + mark(m)
+			if got != "" {
+				s += st.MarkBad.Render(" got " + ivFit(ivSanitize(got), 13))
+			}
+			parts = append(parts, s)
 		}
-		parts = append(parts, s)
 	}
 	if len(parts) == 0 {
 		return st.Dim.Render("nothing (no type, length or hash)")
@@ -843,7 +719,7 @@ func (v *packageView) verifyLine(st viewStyles, w int) string {
 		parts = append(parts, st.MarkOK.Render("✓ every bitstream matches the manifest"))
 	}
 	parts = append(parts, st.MarkOK.Render(fmt.Sprintf("✓ %d verified", r.Verified)))
-	if n := countMismatched(r); n > 0 {
+	if n := session.MismatchedBitstreams(r); n > 0 {
 		parts = append(parts, st.MarkBad.Render(fmt.Sprintf("✗ %d mismatched", n)))
 	}
 	if n := len(r.Missing); n > 0 {
@@ -861,16 +737,6 @@ func (v *packageView) verifyLine(st viewStyles, w int) string {
 	return strings.Join(parts, st.Dim.Render(" · ")) + st.Dim.Render(" · "+fetch.FormatSize(r.Bytes)+" read")
 }
 
-// countMismatched counts the bitstreams with a mismatch (a bitstream may
-// differ in several fields).
-func countMismatched(r *dump.Result) int {
-	seen := map[string]bool{}
-	for _, m := range r.Mismatched {
-		seen[m.Path+"\x00"+m.Loc] = true
-	}
-	return len(seen)
-}
-
 // detailLines describe the selected row in full.
 func (v *packageView) detailLines(st viewStyles, w int) []string {
 	i := v.tbl.Selected()
@@ -880,17 +746,17 @@ func (v *packageView) detailLines(st viewStyles, w int) []string {
 	r := v.rows[i]
 	lab := func(s string) string { return st.Label.Render(fmt.Sprintf("%-8s", s)) + " " }
 	var out []string
-	if r.verdict.done {
+	if _, mark, judged := rowMark(r.Kind); judged {
 		s := st.Value
 		switch {
-		case r.verdict.bad:
+		case r.Kind.Bad():
 			s = st.MarkBad
-		case r.verdict.mark == markMatch:
+		case mark == markMatch:
 			s = st.MarkOK
-		case r.verdict.mark == markUnknown:
+		case mark == markUnknown:
 			s = st.MarkUnknown
 		}
-		for j, l := range wrapText(ivSanitize(r.verdict.long), max(w-10, 20)) {
+		for j, l := range wrapText(ivSanitize(r.Detail), max(w-10, 20)) {
 			if j == 2 {
 				break
 			}
@@ -926,8 +792,8 @@ func (v *packageView) detailLines(st viewStyles, w int) []string {
 		if e.MD.HashRaw != "" {
 			out = append(out, lab("hash")+st.Value.Render(ivSanitize(e.MD.HashRaw)))
 		}
-	} else if r.member != "" {
-		out = append(out, lab("member")+st.Value.Render(ivSanitize(r.member)))
+	} else if r.Member != "" {
+		out = append(out, lab("member")+st.Value.Render(ivSanitize(r.Member)))
 	}
 	return out
 }

@@ -19,8 +19,8 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
 
-	"rsx/dump"
 	"rsx/fetch"
+	"rsx/session"
 )
 
 // Tests of the package view. Packages are built here, served by an
@@ -199,7 +199,7 @@ func pkApp(t *testing.T, target string, w, h int) (*App, *exDriver, string) {
 	}
 	a := New(Options{
 		Target:  pkHost + target,
-		Backend: NewLiveBackend(client, LiveOptions{}),
+		Backend: session.New(client, session.Options{}),
 		Now:     func() time.Time { return exTime },
 		Dark:    true,
 	})
@@ -305,7 +305,7 @@ func TestPackageViewVerdicts(t *testing.T) {
 	v := pkPage(t, a)
 	var got []string
 	for _, r := range v.rows {
-		got = append(got, r.verdict.short)
+		got = append(got, rowShort(r))
 	}
 	want := []string{"✓ verified", "✗ length, md5 differ", "? missing member", "+ unlisted member"}
 	if strings.Join(got, "|") != strings.Join(want, "|") {
@@ -319,9 +319,9 @@ func TestPackageViewVerdicts(t *testing.T) {
 	v = pkPage(t, a)
 	got = nil
 	for _, r := range v.rows {
-		got = append(got, r.verdict.short)
-		if strings.HasPrefix(r.verdict.short, "✗ refused") && !r.verdict.bad {
-			t.Errorf("refusal %q is not drawn as an error", r.verdict.short)
+		got = append(got, rowShort(r))
+		if strings.HasPrefix(rowShort(r), "✗ refused") && !r.Kind.Bad() {
+			t.Errorf("refusal %q is not drawn as an error", rowShort(r))
 		}
 	}
 	if len(got) != 3 || got[0] != "✓ verified" || !strings.Contains(got[1], `".." segment`) || !strings.Contains(got[2], "unlisted member") {
@@ -369,12 +369,12 @@ func TestPackageViewCancel(t *testing.T) {
 	}
 	first := v.load
 	d.keys("r")
-	if v.load == first || !first.closed {
+	if v.load == first || !first.Closed() {
 		t.Error("a newer download did not close the one before")
 	}
 	d.run(nil)
 	for _, f := range pkTempFiles(t, tmp) {
-		if strings.Contains(first.dir, f) && f != "" {
+		if strings.Contains(first.Dir(), f) && f != "" {
 			t.Errorf("the superseded download left %s", f)
 		}
 	}
@@ -462,50 +462,6 @@ func TestPackageViewPrompt(t *testing.T) {
 	}
 	if s := d.screen(); !strings.Contains(s, "not a readable ZIP file") || !strings.Contains(s, "r downloads again") {
 		t.Errorf("error screen:\n%s", s)
-	}
-}
-
-// TestPackageLoadCloseRace: a load closed while its download finishes
-// still removes the file, whichever comes first.
-func TestPackageLoadCloseRace(t *testing.T) {
-	for _, closeFirst := range []bool{true, false} {
-		t.Run(fmt.Sprint("closeFirst=", closeFirst), func(t *testing.T) {
-			base := t.TempDir()
-			dir := filepath.Join(base, "rsx-package-x")
-			if err := os.Mkdir(dir, 0o700); err != nil {
-				t.Fatal(err)
-			}
-			path := filepath.Join(dir, "p.zip")
-			if err := os.WriteFile(path, pkZip(t, pkManifest("resourcedump-manifest", "")), 0o600); err != nil {
-				t.Fatal(err)
-			}
-			p, err := dump.OpenFile(path, dump.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			l := newPackageLoad()
-			if !l.setDir(dir) {
-				t.Fatal("setDir refused an open load")
-			}
-			if closeFirst {
-				l.close()
-				if l.adopt(p) {
-					t.Error("a closed load adopted a package")
-				}
-			} else {
-				if !l.adopt(p) || l.packageFile() != path {
-					t.Fatalf("adopt: file %q", l.packageFile())
-				}
-				l.close()
-				l.close() // twice is fine
-			}
-			if left := pkTempFiles(t, base); len(left) > 0 {
-				t.Errorf("left behind: %v", left)
-			}
-			if l.setDir(dir) {
-				t.Error("setDir accepted a closed load")
-			}
-		})
 	}
 }
 

@@ -4,34 +4,27 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"mime"
-	"net/http"
 	"net/url"
-	"sort"
-	"strconv"
 	"strings"
-	"time"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
+	"rsx/claims"
 	"rsx/fetch"
 	"rsx/model"
 )
 
-// The resource view fetches an entry's resource and compares what arrives
-// with what the document declares: HTTP status, length, media type, last
-// modification and every declared digest. Its links (rs:ln) are listed with
-// their relation explained; mirrors (rel="duplicate") can be fetched and
-// compared the same way, in pri order. Nothing but a short preview of a body
-// is kept: the bytes go through a model.Verifier and are dropped.
+// The resource view shows how an entry's resource compares with what the
+// document declares: HTTP status, length, media type, last modification and
+// every declared digest, as the claims package judges them. Its links
+// (rs:ln) are listed with their relation explained; mirrors
+// (rel="duplicate") can be fetched and compared the same way, in pri order.
+// Nothing but a short preview of a body is kept.
 
 // resourceMirrorConcurrency bounds the mirror downloads this view runs at
 // once; the fetch client's per-host limits apply on top.
 const resourceMirrorConcurrency = 2
-
-// resourcePreviewBytes is how much of a body is kept to show.
-const resourcePreviewBytes = 512
 
 // checkMark is the outcome of one comparison.
 type checkMark uint8
@@ -41,7 +34,23 @@ const (
 	markMatch                     // ✓
 	markMismatch                  // ✗
 	markUnknown                   // ? cannot compare (unsupported, absent in the response, incomplete)
+	markWarning                   // ! differs where servers may (lastmod)
 )
+
+// checkMarkOf is the mark of a verdict.
+func checkMarkOf(v claims.Verdict) checkMark {
+	switch v {
+	case claims.OK:
+		return markMatch
+	case claims.Mismatch:
+		return markMismatch
+	case claims.Unchecked:
+		return markUnknown
+	case claims.Warning:
+		return markWarning
+	}
+	return markNone
+}
 
 func (m checkMark) String() string {
 	switch m {
@@ -51,257 +60,26 @@ func (m checkMark) String() string {
 		return "✗"
 	case markUnknown:
 		return "?"
+	case markWarning:
+		return "!"
 	}
 	return "–"
 }
 
 func (m checkMark) render(st viewStyles) string {
-	switch m {
-	case markMatch:
-		return st.MarkOK.Render(m.String())
-	case markMismatch:
-		return st.MarkBad.Render(m.String())
-	case markUnknown:
-		return st.MarkUnknown.Render(m.String())
-	}
-	return st.MarkNone.Render(m.String())
+	return markStyle(st, m).Render(m.String())
 }
 
-// resourceCheck is one row of a comparison.
-type resourceCheck struct {
-	Field    string // "status", "length", "type", "lastmod", or a hash algorithm
-	Mark     checkMark
-	Declared string
-	Actual   string
-	Short    string // the compact table's cell, e.g. "200" or "1234"
-}
-
-// resourceDeclared is what a document says about a resource.
-type resourceDeclared struct {
-	Hash      model.HashList
-	Length    int64
-	LengthRaw string
-	LengthOK  bool
-	Type      string
-	Lastmod   model.Datetime
-}
-
-// declaredOfEntry is what an entry declares about its resource.
-func declaredOfEntry(e model.Entry) resourceDeclared {
-	return resourceDeclared{
-		Hash: e.MD.Hash, Length: e.MD.Length, LengthRaw: e.MD.LengthRaw, LengthOK: e.MD.LengthOK,
-		Type: e.MD.Type, Lastmod: e.Lastmod,
-	}
-}
-
-// declaredOfMirror is what a mirror is expected to match: its link's own
-// attributes where given, the entry's otherwise (section 14.2: the metadata
-// of mirrors is the resource's and should be omitted from the links).
-func declaredOfMirror(e model.Entry, l model.Link) resourceDeclared {
-	d := declaredOfEntry(e)
-	if l.HashRaw != "" {
-		d.Hash = l.Hash
-	}
-	if l.LengthRaw != "" {
-		d.Length, d.LengthRaw, d.LengthOK = l.Length, l.LengthRaw, l.LengthOK
-	}
-	if l.Type != "" {
-		d.Type = l.Type
-	}
-	if l.Modified.Present() {
-		d.Lastmod = l.Modified
-	}
-	return d
-}
-
-// resourceOutcome is what a download gave.
-type resourceOutcome struct {
-	Exchange *fetch.Exchange // nil when the request never started
-	Err      error
-	Bytes    int64              // body bytes received (after any Content-Encoding is undone)
-	Hashes   []model.HashResult // one per declared hash
-}
-
-// compareResource compares a download with the declarations, one row per
-// field and per declared hash.
-func compareResource(d resourceDeclared, o resourceOutcome) []resourceCheck {
-	var status int
-	var statusText string
-	var h http.Header
-	if o.Exchange != nil {
-		status, statusText, h = o.Exchange.Status, o.Exchange.StatusText, o.Exchange.ResponseHeader
-	}
-	complete := o.Err == nil && status >= 200 && status <= 299
-	why := "no body"
+// checkText is what a check shows as received: the value, and why it could
+// not be compared or what else to know of it.
+func checkText(c claims.Check) string {
 	switch {
-	case errors.Is(o.Err, context.Canceled):
-		why = "cancelled"
-	case status != 0 && (status < 200 || status > 299):
-		why = "no body (status " + strconv.Itoa(status) + ")"
-	case o.Err != nil && status != 0:
-		why = "incomplete body"
+	case c.Actual == "":
+		return c.Reason
+	case c.Reason == "":
+		return c.Actual
 	}
-	rows := make([]resourceCheck, 0, 4+len(d.Hash))
-
-	// Status.
-	st := resourceCheck{Field: "status", Declared: "2xx"}
-	switch {
-	case status == 0 && o.Err != nil:
-		st.Mark, st.Actual, st.Short = markMismatch, o.Err.Error(), "error"
-		if errors.Is(o.Err, context.Canceled) {
-			st.Mark, st.Actual, st.Short = markUnknown, "cancelled", "cancelled"
-		}
-	default:
-		if statusText == "" {
-			statusText = http.StatusText(status)
-		}
-		st.Actual, st.Short = strings.TrimSpace(fmt.Sprintf("%d %s", status, statusText)), strconv.Itoa(status)
-		st.Mark = markMatch
-		if status < 200 || status > 299 {
-			st.Mark = markMismatch
-		}
-		if o.Err != nil && status >= 200 && status <= 299 {
-			// The response started but the body did not arrive whole.
-			st.Mark = markUnknown
-			if errors.Is(o.Err, context.Canceled) {
-				st.Actual, st.Short = st.Actual+" · cancelled", "cancelled"
-			} else {
-				st.Actual += " · " + o.Err.Error()
-			}
-		}
-	}
-	rows = append(rows, st)
-
-	// Length: the bytes received, and Content-Length when the body was not
-	// transfer-coded.
-	ln := resourceCheck{Field: "length", Declared: d.LengthRaw}
-	contentLength := h.Get("Content-Length")
-	coded := !strings.EqualFold(strings.TrimSpace(h.Get("Content-Encoding")), "identity") && h.Get("Content-Encoding") != ""
-	switch {
-	case d.LengthRaw == "":
-		ln.Mark, ln.Declared = markNone, "not declared"
-		if complete {
-			ln.Actual, ln.Short = fmt.Sprintf("%d bytes", o.Bytes), strconv.FormatInt(o.Bytes, 10)
-		}
-	case !d.LengthOK:
-		ln.Mark, ln.Actual, ln.Short = markUnknown, "the declared length is not a number", "invalid"
-	case !complete:
-		ln.Mark, ln.Actual, ln.Short = markUnknown, why, ""
-	default:
-		ln.Actual = fmt.Sprintf("%d bytes", o.Bytes)
-		ln.Short = strconv.FormatInt(o.Bytes, 10)
-		ln.Mark = markMatch
-		if o.Bytes != d.Length {
-			ln.Mark = markMismatch
-		}
-		if contentLength != "" {
-			ln.Actual += " (Content-Length " + contentLength + ")"
-			if n, err := strconv.ParseInt(strings.TrimSpace(contentLength), 10, 64); !coded && (err != nil || n != d.Length) {
-				ln.Mark = markMismatch
-			}
-		}
-	}
-	rows = append(rows, ln)
-
-	// Media type, parameters ignored.
-	ty := resourceCheck{Field: "type", Declared: d.Type}
-	ct := h.Get("Content-Type")
-	switch {
-	case d.Type == "":
-		ty.Mark, ty.Declared, ty.Actual = markNone, "not declared", ct
-		ty.Short = mediaType(ct)
-	case status < 200 || status > 299: // an error page's type says nothing
-		ty.Mark, ty.Actual = markUnknown, why
-	case ct == "":
-		ty.Mark, ty.Actual, ty.Short = markUnknown, "no Content-Type in the response", "none"
-	default:
-		ty.Actual, ty.Short = ct, mediaType(ct)
-		ty.Mark = markMatch
-		if mediaType(ct) != mediaType(d.Type) {
-			ty.Mark = markMismatch
-		}
-	}
-	rows = append(rows, ty)
-
-	// Last modification: Last-Modified (whole seconds) must fall in the
-	// period the declared datetime denotes.
-	lm := resourceCheck{Field: "lastmod", Declared: d.Lastmod.Raw}
-	lmHeader := h.Get("Last-Modified")
-	switch {
-	case !d.Lastmod.Present():
-		lm.Mark, lm.Declared, lm.Actual = markNone, "not declared", lmHeader
-	case !d.Lastmod.OK:
-		lm.Mark, lm.Actual = markUnknown, "the declared datetime is not valid"
-	case status < 200 || status > 299:
-		lm.Mark, lm.Actual = markUnknown, why
-	case lmHeader == "":
-		lm.Mark, lm.Actual, lm.Short = markUnknown, "no Last-Modified in the response", "none"
-	default:
-		lm.Declared = d.Lastmod.Format()
-		t, err := http.ParseTime(lmHeader)
-		if err != nil {
-			lm.Mark, lm.Actual = markUnknown, "Last-Modified is not an HTTP date: "+lmHeader
-			break
-		}
-		lm.Actual = model.FormatDatetime(t) + " (" + lmHeader + ")"
-		lm.Short = model.FormatDatetime(t)
-		lm.Mark = markMismatch
-		if lastmodMatches(d.Lastmod, t) {
-			lm.Mark = markMatch
-		}
-	}
-	rows = append(rows, lm)
-
-	// Digests.
-	if len(d.Hash) == 0 {
-		rows = append(rows, resourceCheck{Field: "hash", Mark: markNone, Declared: "not declared"})
-	}
-	for i, dh := range d.Hash {
-		r := resourceCheck{Field: dh.Alg, Declared: dh.Value}
-		var res model.HashResult
-		if i < len(o.Hashes) {
-			res = o.Hashes[i]
-		}
-		switch {
-		case !model.SupportedHash(dh.Alg):
-			r.Mark, r.Actual, r.Short = markUnknown, "unsupported algorithm", "unsupported"
-		case !complete:
-			r.Mark, r.Actual = markUnknown, why
-		case dh.Digest == nil:
-			r.Mark, r.Actual = markMismatch, res.Actual+" (the declared digest cannot be decoded)"
-		case res.Match:
-			r.Mark, r.Actual = markMatch, res.Actual
-		default:
-			r.Mark, r.Actual = markMismatch, res.Actual
-		}
-		if dh.Encoding == model.HashBase64 {
-			r.Declared += " (base64 = " + dh.Hex() + ")"
-		}
-		rows = append(rows, r)
-	}
-	return rows
-}
-
-// lastmodMatches reports whether an HTTP time (whole seconds) falls in the
-// period a declared datetime denotes: the second of a time with a fraction,
-// the day of a date, and so on.
-func lastmodMatches(d model.Datetime, t time.Time) bool {
-	lo := d.Time.Truncate(time.Second)
-	hi := d.End()
-	if !hi.After(lo) {
-		hi = lo.Add(time.Second)
-	}
-	return !t.Before(lo) && t.Before(hi)
-}
-
-// mediaType returns the media type of a Content-Type or type attribute
-// without parameters, lower-cased.
-func mediaType(s string) string {
-	if mt, _, err := mime.ParseMediaType(s); err == nil {
-		return mt
-	}
-	mt, _, _ := strings.Cut(s, ";")
-	return strings.ToLower(strings.TrimSpace(mt))
+	return c.Actual + " · " + c.Reason
 }
 
 // resourceLink is an rs:ln of the entry as the view lists it.
@@ -309,38 +87,7 @@ type resourceLink struct {
 	model.Link
 	URL    string // Href resolved against the resource's URI
 	Mirror int    // 1-based mirror number; 0 for other relations
-}
-
-// hasRel reports whether a rel attribute has the relation type among its
-// space-separated tokens.
-func hasRel(rel, want string) bool {
-	for _, r := range strings.Fields(rel) {
-		if strings.EqualFold(r, want) {
-			return true
-		}
-	}
-	return false
-}
-
-// linkPri is a link's priority: 999999 when absent or invalid (section 7).
-func linkPri(l model.Link) int {
-	if l.PriRaw == "" || !l.PriOK {
-		return model.MaxPri
-	}
-	return l.Pri
-}
-
-// orderedMirrors returns the indexes into links of the duplicate links, by
-// pri (lowest first), ties in document order.
-func orderedMirrors(links []model.Link) []int {
-	var idx []int
-	for i, l := range links {
-		if hasRel(l.Rel, "duplicate") {
-			idx = append(idx, i)
-		}
-	}
-	sort.SliceStable(idx, func(a, b int) bool { return linkPri(links[idx[a]]) < linkPri(links[idx[b]]) })
-	return idx
+	Pri    int    // a mirror's priority
 }
 
 // resolveRef resolves href against base, or returns href when it cannot.
@@ -356,13 +103,6 @@ func resolveRef(base, href string) string {
 	return b.ResolveReference(r).String()
 }
 
-// fetchable reports whether a URL is one this view downloads: http and https
-// only, so that a document cannot make it read local files or other schemes.
-func fetchable(u string) bool {
-	p, err := url.Parse(u)
-	return err == nil && (p.Scheme == "http" || p.Scheme == "https") && p.Host != ""
-}
-
 type targetState uint8
 
 const (
@@ -375,24 +115,22 @@ const (
 
 // resourceTarget is the primary resource or a mirror, and its download.
 type resourceTarget struct {
-	Label    string // "primary", "mirror 1 pri 1"
-	URL      string
-	Declared resourceDeclared
+	Label string // "primary", "mirror 1 pri 1"
+	claims.Target
 
 	state       targetState
 	gen         int
 	cancel      context.CancelFunc
 	done, total int64
-	outcome     resourceOutcome
-	checks      []resourceCheck
-	preview     []byte
+	result      claims.Result  // once done
+	checks      []claims.Check // result.Checks once done, nil before
 }
 
 // resourceView is the resource view.
 type resourceView struct {
 	c     *Common
 	keys  inspectKeys
-	d     downloader
+	r     Resources
 	entry model.Entry
 
 	session *resourceSession
@@ -408,30 +146,29 @@ type resourceView struct {
 // values may compare equal.
 type resourceSession struct{ _ byte }
 
-// newResourceView returns the view of entry's resource. Downloads go through
-// d (c.Backend when d is nil). Init starts fetching the resource. For a bare
+// newResourceView returns the view of entry's resource. Checks go through
+// r (c.Backend when r is nil). Init starts fetching the resource. For a bare
 // URL, pass model.Entry{Index: -1, Loc: url}.
-func newResourceView(c *Common, d downloader, entry model.Entry) resourceView {
-	if d == nil && c != nil && c.Backend != nil {
-		d = c.Backend
+func newResourceView(c *Common, r Resources, entry model.Entry) resourceView {
+	if r == nil && c != nil && c.Backend != nil {
+		r = c.Backend
 	}
-	v := resourceView{c: c, keys: defaultInspectKeys(), d: d, entry: entry, session: &resourceSession{}}
-	v.targets = append(v.targets, resourceTarget{Label: "primary", URL: entry.Loc, Declared: declaredOfEntry(entry)})
-	mirrorNo := map[int]int{}
-	for n, i := range orderedMirrors(entry.Links) {
-		l := entry.Links[i]
-		mirrorNo[i] = n + 1
-		v.targets = append(v.targets, resourceTarget{
-			Label:    fmt.Sprintf("mirror %d pri %d", n+1, linkPri(l)),
-			URL:      resolveRef(entry.Loc, l.Href),
-			Declared: declaredOfMirror(entry, l),
-		})
+	v := resourceView{c: c, keys: defaultInspectKeys(), r: r, entry: entry, session: &resourceSession{}}
+	mirrors := map[int]claims.Target{}
+	for _, t := range claims.Targets(entry) {
+		label := "primary"
+		if t.Mirror > 0 {
+			label = fmt.Sprintf("mirror %d pri %d", t.Mirror, t.Pri)
+			mirrors[t.Link] = t
+		}
+		v.targets = append(v.targets, resourceTarget{Label: label, Target: t})
 	}
 	for i, l := range entry.Links {
-		v.links = append(v.links, resourceLink{Link: l, URL: resolveRef(entry.Loc, l.Href), Mirror: mirrorNo[i]})
+		m := mirrors[i]
+		v.links = append(v.links, resourceLink{Link: l, URL: resolveRef(entry.Loc, l.Href), Mirror: m.Mirror, Pri: m.Pri})
 	}
 	for i := range v.targets {
-		if !fetchable(v.targets[i].URL) {
+		if !claims.Fetchable(v.targets[i].URL) {
 			v.targets[i].state = targetUnfetchable
 		}
 	}
@@ -454,11 +191,11 @@ func (v resourceView) Init() tea.Cmd {
 // state change is seen by the next Update).
 func (v resourceView) start(i int) tea.Cmd {
 	t := &v.targets[i]
-	if t.state == targetUnfetchable || v.d == nil {
-		if v.d == nil && t.state != targetUnfetchable {
+	if t.state == targetUnfetchable || v.r == nil {
+		if v.r == nil && t.state != targetUnfetchable {
 			t.state = targetDone
-			t.outcome = resourceOutcome{Err: errors.New("this build cannot fetch")}
-			t.checks = compareResource(t.Declared, t.outcome)
+			t.result = claims.Failed(t.Target, errors.New("this build cannot fetch"))
+			t.checks = t.result.Checks
 		}
 		return nil
 	}
@@ -470,8 +207,8 @@ func (v resourceView) start(i int) tea.Cmd {
 	t.cancel = cancel
 	t.state = targetRunning
 	t.done, t.total = 0, -1
-	t.checks, t.preview, t.outcome = nil, nil, resourceOutcome{}
-	return fetchResourceCmd(ctx, v.d, resourceFetchKey{v.session, i, t.gen}, t.URL, t.Declared.Hash)
+	t.checks, t.result = nil, claims.Result{}
+	return checkResourceCmd(ctx, v.r, resourceFetchKey{v.session, i, t.gen}, t.Target)
 }
 
 // Busy reports whether a download is running (esc then cancels it rather
@@ -535,10 +272,9 @@ func (v resourceView) Update(msg tea.Msg) (resourceView, tea.Cmd) {
 		}
 		t.state = targetDone
 		t.cancel = nil
-		t.outcome = msg.outcome
-		t.done = msg.outcome.Bytes
-		t.preview = msg.preview
-		t.checks = compareResource(t.Declared, t.outcome)
+		t.result = msg.result
+		t.done = msg.result.Received.Bytes
+		t.checks = msg.result.Checks
 		return v, v.startQueued()
 	case tea.MouseWheelMsg:
 		v.navigate(msg, k, len(v.links), v.height, v.layout)
@@ -660,15 +396,15 @@ func (v resourceView) lines(st viewStyles, w int) ([]string, int) {
 		head += st.Dim.Render(fmt.Sprintf("  entry %d", v.entry.Index+1))
 	}
 	add(head)
-	add(label("Declared") + st.Value.Render(declaredSummary(p.Declared)))
-	if len(p.Declared.Hash) > 0 {
-		add(label("") + st.Value.Render(ivSanitize(p.Declared.Hash.String())))
+	add(label("Declared") + st.Value.Render(declaredSummary(p.Claims)))
+	if len(p.Claims.Hash) > 0 {
+		add(label("") + st.Value.Render(ivSanitize(p.Claims.Hash.String())))
 	}
 	add(label("Fetch") + v.fetchLine(st, p, w-10))
 	add("")
 
 	// The primary comparison in full.
-	out = append(out, checkLines(st, p.checks)...)
+	out = append(out, checkLines(st, p.checks, p.Claims.Hash)...)
 	add("")
 
 	// Links.
@@ -682,7 +418,7 @@ func (v resourceView) lines(st viewStyles, w int) ([]string, int) {
 	for i, l := range v.links {
 		rels[i] = ivSanitize(l.Rel)
 		if l.Mirror > 0 {
-			rels[i] = fmt.Sprintf("%s pri %d", rels[i], linkPri(l.Link))
+			rels[i] = fmt.Sprintf("%s pri %d", rels[i], l.Pri)
 		}
 		relW = max(relW, min(len(rels[i]), 32))
 	}
@@ -707,10 +443,10 @@ func (v resourceView) lines(st viewStyles, w int) ([]string, int) {
 		out = append(out, v.mirrorTable(st)...)
 	}
 
-	if len(p.preview) > 0 {
+	if preview := p.result.Preview; len(preview) > 0 {
 		add("")
-		add(st.Section.Render("Preview") + st.Dim.Render(fmt.Sprintf("  first %d bytes", len(p.preview))))
-		for i, l := range strings.Split(strings.TrimRight(string(p.preview), "\n"), "\n") {
+		add(st.Section.Render("Preview") + st.Dim.Render(fmt.Sprintf("  first %d bytes", len(preview))))
+		for i, l := range strings.Split(strings.TrimRight(string(preview), "\n"), "\n") {
 			if i == 4 {
 				break
 			}
@@ -721,9 +457,10 @@ func (v resourceView) lines(st viewStyles, w int) ([]string, int) {
 }
 
 // checkLines draws a comparison: a row per field with the declared and the
-// received value; a digest row gives the declared digest whole and the
-// received one on a line of its own when they differ.
-func checkLines(st viewStyles, checks []resourceCheck) []string {
+// received value; a digest row gives the declared digest whole (and its hex
+// form when declared in base64, as hashes says) and the received one on a
+// line of its own when they differ.
+func checkLines(st viewStyles, checks []claims.Check, hashes model.HashList) []string {
 	const declW = 24
 	out := []string{st.Header.Render(fmt.Sprintf("   %-9s %-*s %s", "Check", declW, "Declared", "Received"))}
 	if checks == nil {
@@ -731,14 +468,22 @@ func checkLines(st viewStyles, checks []resourceCheck) []string {
 	}
 	indent := strings.Repeat(" ", 13)
 	for _, c := range checks {
-		lead := " " + c.Mark.render(st) + " " + st.Label.Render(fmt.Sprintf("%-9s", ivSanitize(c.Field))) + " "
-		declared, actual := ivSanitize(c.Declared), ivSanitize(c.Actual)
+		mark := checkMarkOf(c.Verdict)
+		lead := " " + mark.render(st) + " " + st.Label.Render(fmt.Sprintf("%-9s", ivSanitize(c.Field))) + " "
+		declared, actual := c.Declared, checkText(c)
+		if c.Verdict == claims.NotDeclared {
+			declared = "not declared"
+		}
+		if h, ok := hashes.Get(c.Field); ok && h.Encoding == model.HashBase64 && c.Field != "hash" {
+			declared += " (base64 = " + h.Hex() + ")"
+		}
+		declared, actual = ivSanitize(declared), ivSanitize(actual)
 		switch c.Field {
 		case "status", "length", "type", "lastmod", "hash":
 			out = append(out, lead+st.Value.Render(ivPad(declared, declW))+" "+st.Value.Render(actual))
 			continue
 		}
-		switch c.Mark {
+		switch mark {
 		case markMatch:
 			out = append(out, lead+st.Value.Render(declared)+st.Dim.Render("  received the same"))
 		case markMismatch:
@@ -752,7 +497,7 @@ func checkLines(st viewStyles, checks []resourceCheck) []string {
 }
 
 // declaredSummary says in one line what an entry declares.
-func declaredSummary(d resourceDeclared) string {
+func declaredSummary(d claims.Claims) string {
 	var parts []string
 	if d.LengthRaw != "" {
 		parts = append(parts, "length "+ivSanitize(d.LengthRaw))
@@ -788,29 +533,29 @@ func (v resourceView) fetchLine(st viewStyles, t *resourceTarget, w int) string 
 	case targetRunning:
 		return progressBar(st, t.done, t.total, min(w, 100)) + st.Dim.Render("  esc cancels")
 	}
-	o := t.outcome
-	switch {
-	case errors.Is(o.Err, context.Canceled):
+	o := t.result
+	switch err := o.Err(); {
+	case errors.Is(err, context.Canceled):
 		return st.Warning.Render(fmt.Sprintf("cancelled after %s", fetch.FormatSize(t.done))) + st.Dim.Render(" · r fetches again")
-	case o.Err != nil && (o.Exchange == nil || o.Exchange.Status == 0):
-		return st.Error.Render(ivSanitize(o.Err.Error()))
+	case err != nil && o.Received.Status == 0:
+		return st.Error.Render(ivSanitize(err.Error()))
 	}
-	ok, bad := 0, 0
-	for _, c := range t.checks {
-		switch c.Mark {
-		case markMatch:
-			ok++
-		case markMismatch:
-			bad++
-		}
-	}
-	verdict := st.MarkOK.Render("✓ everything declared matches")
-	if bad > 0 {
+	bad, warn := o.Count(claims.Mismatch), o.Count(claims.Warning)
+	var verdict string
+	switch {
+	case bad > 0:
 		verdict = st.MarkBad.Render(fmt.Sprintf("✗ %s", ivPlural(bad, "mismatch", "mismatches")))
-	} else if ok <= 1 {
+		if warn > 0 {
+			verdict += st.Warning.Render(fmt.Sprintf(" · ! %s", ivPlural(warn, "warning", "warnings")))
+		}
+	case o.NothingChecked():
 		verdict = st.MarkUnknown.Render("? nothing could be compared")
+	case warn > 0:
+		verdict = st.Warning.Render(fmt.Sprintf("! %s, everything else declared matches", ivPlural(warn, "warning", "warnings")))
+	default:
+		verdict = st.MarkOK.Render("✓ everything declared matches")
 	}
-	return verdict + st.Dim.Render(fmt.Sprintf(" · %s received · r fetches again", fetch.FormatSize(o.Bytes)))
+	return verdict + st.Dim.Render(fmt.Sprintf(" · %s received · r fetches again", fetch.FormatSize(o.Received.Bytes)))
 }
 
 // progressBar draws done of total (total -1: unknown) in about w cells.
@@ -830,7 +575,7 @@ func (v resourceView) mirrorTable(st viewStyles) []string {
 	var algs []string
 	seen := map[string]bool{}
 	for _, t := range v.targets {
-		for _, h := range t.Declared.Hash {
+		for _, h := range t.Claims.Hash {
 			if !seen[h.Alg] {
 				seen[h.Alg] = true
 				algs = append(algs, h.Alg)
@@ -869,20 +614,21 @@ func (v resourceView) mirrorTable(st viewStyles) []string {
 			out = append(out, row+st.Dim.Render(fmt.Sprintf("%-11s ", "fetching"))+st.Dim.Render(fetch.FormatSize(t.done)))
 			continue
 		}
-		byField := map[string]resourceCheck{}
+		byField := map[string]claims.Check{}
 		for _, c := range t.checks {
 			byField[c.Field] = c
 		}
 		for i, col := range cols {
 			c, ok := byField[col]
+			mark := checkMarkOf(c.Verdict)
 			cell := "  "
 			if ok {
-				cell = c.Mark.String() + " " + c.Short
+				cell = mark.String() + " " + c.Short
 				if i >= 4 { // hashes: the mark says it all
-					cell = c.Mark.String()
+					cell = mark.String()
 				}
 				if col == "lastmod" {
-					cell = c.Mark.String()
+					cell = mark.String()
 				}
 			}
 			cell = ivSanitize(cell)
@@ -890,7 +636,7 @@ func (v resourceView) mirrorTable(st viewStyles) []string {
 				cell = ivPad(cell, widths[i])
 			}
 			if ok {
-				cell = markStyle(st, c.Mark).Render(cell)
+				cell = markStyle(st, mark).Render(cell)
 			}
 			row += cell + " "
 		}
@@ -905,7 +651,7 @@ func markStyle(st viewStyles, m checkMark) interface{ Render(...string) string }
 		return st.MarkOK
 	case markMismatch:
 		return st.MarkBad
-	case markUnknown:
+	case markUnknown, markWarning:
 		return st.MarkUnknown
 	}
 	return st.MarkNone

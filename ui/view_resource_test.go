@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -16,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"rsx/claims"
 	"rsx/fetch"
 	"rsx/model"
 )
@@ -34,6 +34,15 @@ func ivHashes(t *testing.T, s string) model.HashList {
 	return h
 }
 
+// ivMarks writes each check as its field and its mark.
+func ivMarks(checks []claims.Check) string {
+	var b strings.Builder
+	for _, c := range checks {
+		fmt.Fprintf(&b, "%s%s ", c.Field, checkMarkOf(c.Verdict))
+	}
+	return strings.TrimSpace(b.String())
+}
+
 func ivDatetime(t *testing.T, s string) model.Datetime {
 	t.Helper()
 	d, err := model.ParseDatetime(s)
@@ -43,187 +52,46 @@ func ivDatetime(t *testing.T, s string) model.Datetime {
 	return d
 }
 
-// ivOutcome simulates a download of body with the given response.
-func ivOutcome(d resourceDeclared, status int, h http.Header, body string, err error) resourceOutcome {
-	v := model.NewVerifier(d.Hash)
-	if status >= 200 && status <= 299 {
-		io.WriteString(v, body)
-	}
-	return resourceOutcome{
-		Exchange: &fetch.Exchange{Status: status, ResponseHeader: h},
-		Err:      err, Bytes: v.Bytes(), Hashes: v.Results(),
-	}
-}
+// The judgement itself (status, length, type, lastmod, digests, mirror
+// order and claims) is tested in package claims; these tests are of the
+// view that draws it.
 
-func marksOf(rows []resourceCheck) string {
-	var b strings.Builder
-	for _, r := range rows {
-		fmt.Fprintf(&b, "%s%s ", r.Field, r.Mark)
-	}
-	return strings.TrimSpace(b.String())
-}
-
-func TestResourceCompare(t *testing.T) {
-	md5Body, shaBody := ivMD5(ivBody), ivSHA256(ivBody)
-	raw := md5.Sum([]byte(ivBody))
-	b64 := base64.StdEncoding.EncodeToString(raw[:])
-	okHeader := func() http.Header {
-		return http.Header{
-			"Content-Type":   {"text/html; charset=utf-8"},
-			"Content-Length": {fmt.Sprint(len(ivBody))},
-			"Last-Modified":  {"Wed, 02 Jan 2013 13:00:00 GMT"},
-		}
-	}
-	with := func(k, v string) http.Header {
-		h := okHeader()
-		if v == "" {
-			h.Del(k)
-		} else {
-			h.Set(k, v)
-		}
-		return h
-	}
-	full := func(t *testing.T) resourceDeclared {
-		return resourceDeclared{
-			Hash:   ivHashes(t, "md5:"+md5Body+" sha-256:"+shaBody),
-			Length: int64(len(ivBody)), LengthRaw: fmt.Sprint(len(ivBody)), LengthOK: true,
-			Type:    "text/html",
-			Lastmod: ivDatetime(t, "2013-01-02T13:00:00Z"),
-		}
-	}
-	tests := []struct {
-		name   string
-		decl   func(*testing.T) resourceDeclared
-		status int
-		header http.Header
-		body   string
-		err    error
-		want   string
-	}{
-		{"all match", full, 200, okHeader(), ivBody, nil,
-			"status✓ length✓ type✓ lastmod✓ md5✓ sha-256✓"},
-		{"nothing declared", func(*testing.T) resourceDeclared { return resourceDeclared{} }, 200, okHeader(), ivBody, nil,
-			"status✓ length– type– lastmod– hash–"},
-		{"wrong body: hashes and length differ", full, 200, with("Content-Length", ""), "other body", nil,
-			"status✓ length✗ type✓ lastmod✓ md5✗ sha-256✗"},
-		{"Content-Length differs from the declared length", full, 200, with("Content-Length", "999"), ivBody, nil,
-			"status✓ length✗ type✓ lastmod✓ md5✓ sha-256✓"},
-		{"Content-Length of a gzip transfer is not compared", full, 200, func() http.Header {
-			h := with("Content-Length", "20")
-			h.Set("Content-Encoding", "gzip")
-			return h
-		}(), ivBody, nil, "status✓ length✓ type✓ lastmod✓ md5✓ sha-256✓"},
-		{"type compared without parameters, case-insensitively", func(t *testing.T) resourceDeclared {
-			d := full(t)
-			d.Type = "TEXT/HTML; charset=latin1"
-			return d
-		}, 200, okHeader(), ivBody, nil, "status✓ length✓ type✓ lastmod✓ md5✓ sha-256✓"},
-		{"wrong type", full, 200, with("Content-Type", "application/xml"), ivBody, nil,
-			"status✓ length✓ type✗ lastmod✓ md5✓ sha-256✓"},
-		{"no Content-Type", full, 200, with("Content-Type", ""), ivBody, nil,
-			"status✓ length✓ type? lastmod✓ md5✓ sha-256✓"},
-		{"lastmod differs", full, 200, with("Last-Modified", "Wed, 02 Jan 2013 13:00:01 GMT"), ivBody, nil,
-			"status✓ length✓ type✓ lastmod✗ md5✓ sha-256✓"},
-		{"no Last-Modified", full, 200, with("Last-Modified", ""), ivBody, nil,
-			"status✓ length✓ type✓ lastmod? md5✓ sha-256✓"},
-		{"Last-Modified not a date", full, 200, with("Last-Modified", "yesterday"), ivBody, nil,
-			"status✓ length✓ type✓ lastmod? md5✓ sha-256✓"},
-		{"lastmod with a fraction matches its second", func(t *testing.T) resourceDeclared {
-			d := full(t)
-			d.Lastmod = ivDatetime(t, "2013-01-02T14:00:00.75+01:00")
-			return d
-		}, 200, okHeader(), ivBody, nil, "status✓ length✓ type✓ lastmod✓ md5✓ sha-256✓"},
-		{"lastmod of a day matches any time that day", func(t *testing.T) resourceDeclared {
-			d := full(t)
-			d.Lastmod = ivDatetime(t, "2013-01-02")
-			return d
-		}, 200, okHeader(), ivBody, nil, "status✓ length✓ type✓ lastmod✓ md5✓ sha-256✓"},
-		{"base64 md5 (as resync-client-ruby writes it)", func(t *testing.T) resourceDeclared {
-			d := full(t)
-			d.Hash = ivHashes(t, "md5:"+b64)
-			return d
-		}, 200, okHeader(), ivBody, nil, "status✓ length✓ type✓ lastmod✓ md5✓"},
-		{"unsupported algorithm next to a supported one", func(t *testing.T) resourceDeclared {
-			d := full(t)
-			d.Hash = ivHashes(t, "sha3-256:"+shaBody+" md5:"+md5Body)
-			return d
-		}, 200, okHeader(), ivBody, nil, "status✓ length✓ type✓ lastmod✓ sha3-256? md5✓"},
-		{"invalid declared length", func(t *testing.T) resourceDeclared {
-			d := full(t)
-			d.LengthRaw, d.LengthOK = "ten", false
-			return d
-		}, 200, okHeader(), ivBody, nil, "status✓ length? type✓ lastmod✓ md5✓ sha-256✓"},
-		{"404", full, 404, http.Header{"Content-Type": {"text/html"}, "Last-Modified": {"Wed, 02 Jan 2013 13:00:00 GMT"}}, "", &fetch.StatusError{Status: 404},
-			"status✗ length? type? lastmod? md5? sha-256?"},
-		{"connection refused", full, 0, nil, "", errors.New("dial tcp: connection refused"),
-			"status✗ length? type? lastmod? md5? sha-256?"},
-		{"cancelled mid-body", full, 200, okHeader(), ivBody[:10], context.Canceled,
-			"status? length? type✓ lastmod✓ md5? sha-256?"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			d := tt.decl(t)
-			o := ivOutcome(d, tt.status, tt.header, tt.body, tt.err)
-			if tt.status == 0 {
-				o.Exchange = nil
-			}
-			rows := compareResource(d, o)
-			if got := marksOf(rows); got != tt.want {
-				t.Errorf("marks = %s\nwant    %s\nrows: %+v", got, tt.want, rows)
-			}
-		})
-	}
-}
-
-func TestResourceCompareDetails(t *testing.T) {
-	raw := md5.Sum([]byte(ivBody))
-	d := resourceDeclared{Hash: ivHashes(t, "md5:"+base64.StdEncoding.EncodeToString(raw[:])), Type: "text/html"}
-	rows := compareResource(d, ivOutcome(d, 200, http.Header{"Content-Type": {"text/plain"}}, ivBody, nil))
-	byField := map[string]resourceCheck{}
-	for _, r := range rows {
-		byField[r.Field] = r
-	}
-	if got := byField["md5"].Declared; !strings.Contains(got, "(base64 = "+ivMD5(ivBody)+")") {
-		t.Errorf("base64 digest shown as %q", got)
-	}
-	if got := byField["type"]; got.Declared != "text/html" || got.Actual != "text/plain" || got.Short != "text/plain" {
-		t.Errorf("type row %+v", got)
-	}
-	if got := byField["status"]; got.Actual != "200 OK" {
-		t.Errorf("status row %+v", got)
-	}
-}
-
-func TestResourceMirrorOrder(t *testing.T) {
-	links := []model.Link{
-		{Rel: "duplicate", Href: "http://m/absent"},                                // 999999
-		{Rel: "alternate", Href: "http://m/alt", Pri: 1, PriRaw: "1", PriOK: true}, // not a mirror
-		{Rel: "duplicate", Href: "http://m/p5", Pri: 5, PriRaw: "5", PriOK: true},
-		{Rel: "duplicate", Href: "http://m/bad", PriRaw: "high"}, // invalid: 999999
-		{Rel: "DUPLICATE alternate", Href: "http://m/p2", Pri: 2, PriRaw: "2", PriOK: true},
-		{Rel: "duplicate", Href: "http://m/p5b", Pri: 5, PriRaw: "5", PriOK: true},
-		{Rel: "duplicate", Href: "http://m/max", Pri: 999999, PriRaw: "999999", PriOK: true},
-	}
-	var got []string
-	for _, i := range orderedMirrors(links) {
-		got = append(got, strings.TrimPrefix(links[i].Href, "http://m/"))
-	}
-	want := "p2 p5 p5b absent bad max"
-	if strings.Join(got, " ") != want {
-		t.Errorf("mirror order = %v, want %s", got, want)
-	}
-}
-
-func TestResourceMirrorDeclared(t *testing.T) {
-	e := model.Entry{Loc: "http://example.com/r", MD: model.Metadata{Type: "text/html", Length: 10, LengthRaw: "10", LengthOK: true, Hash: ivHashes(t, "md5:"+ivMD5("x"))}}
+func TestResourceViewMirrorTargets(t *testing.T) {
+	e := model.Entry{Loc: "http://example.com/dir/r", MD: model.Metadata{Type: "text/html", Length: 10, LengthRaw: "10", LengthOK: true, Hash: ivHashes(t, "md5:"+ivMD5("x"))}}
 	own := model.Link{Rel: "duplicate", Href: "/m", Type: "text/plain", HashRaw: "sha-256:" + ivSHA256("x"), Hash: ivHashes(t, "sha-256:"+ivSHA256("x"))}
-	d := declaredOfMirror(e, own)
-	if d.Type != "text/plain" || d.Length != 10 || len(d.Hash) != 1 || d.Hash[0].Alg != "sha-256" {
-		t.Errorf("mirror declared %+v", d)
+	e.Links = []model.Link{own}
+	v := newResourceView(ivTestCommon(), ivChecker(&ivFakeDownloader{}), e)
+	if len(v.targets) != 2 || v.targets[1].URL != "http://example.com/m" {
+		t.Fatalf("relative mirror href resolved to %+v", v.targets)
 	}
-	v := newResourceView(ivTestCommon(), &ivFakeDownloader{}, model.Entry{Loc: "http://example.com/dir/r", Links: []model.Link{own}})
-	if v.targets[1].URL != "http://example.com/m" {
-		t.Errorf("relative mirror href resolved to %q", v.targets[1].URL)
+	if c := v.targets[1].Claims; c.Type != "text/plain" || c.Length != 10 || len(c.Hash) != 1 || c.Hash[0].Alg != "sha-256" {
+		t.Errorf("mirror claims %+v", c)
+	}
+	if v.targets[1].Label != "mirror 1 pri 999999" || v.links[0].Mirror != 1 || v.links[0].Pri != model.MaxPri {
+		t.Errorf("label %q, link %+v", v.targets[1].Label, v.links[0])
+	}
+}
+
+// A base64 digest shows its hex form; a lastmod that differs from
+// Last-Modified is a warning (!), not a mismatch.
+func TestResourceViewBase64AndWarning(t *testing.T) {
+	raw := md5.Sum([]byte(ivBody))
+	e := ivResourceEntry(t)
+	e.MD.Hash = ivHashes(t, "md5:"+base64.StdEncoding.EncodeToString(raw[:]))
+	e.Lastmod = ivDatetime(t, "2013-01-02T12:00:00Z")
+	e.Links = nil
+	v := newResourceView(ivTestCommon(), ivChecker(ivResourceFake()), e)
+	v.SetSize(120, 30)
+	v, _ = ivDrive(v, resourceView.Update, ivRunCmd(v.Init())...)
+	screen := strings.Join(ivLines(v.View()), "\n")
+	for _, want := range []string{
+		"(base64 = " + ivMD5(ivBody) + ")",
+		"! lastmod   2013-01-02T12:00:00Z     2013-01-02T13:00:00Z (Wed, 02 Jan 2013 13:00:00 GMT) · differs",
+		"! 1 warning, everything else declared matches",
+	} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("screen lacks %q:\n%s", want, screen)
+		}
 	}
 }
 
@@ -241,7 +109,20 @@ type ivAnswer struct {
 	err    error
 }
 
-func (f *ivFakeDownloader) Download(ctx context.Context, url string, w io.Writer, progress func(done, total int64)) (*fetch.Exchange, error) {
+// ivChecker checks resources through d, as the session does through its
+// client.
+func ivChecker(d claims.Downloader) Resources {
+	return ivResources{claims.New(d, claims.Options{Preview: 512})}
+}
+
+type ivResources struct{ c *claims.Checker }
+
+func (r ivResources) CheckResource(ctx context.Context, t claims.Target, p func(int64, int64)) claims.Result {
+	return r.c.Check(ctx, t, p)
+}
+
+func (f *ivFakeDownloader) DownloadWith(ctx context.Context, url string, w io.Writer, o fetch.DownloadOptions) (*fetch.Exchange, error) {
+	progress := o.Progress
 	f.mu.Lock()
 	a, ok := f.answers[url]
 	f.asked = append(f.asked, url)
@@ -320,7 +201,7 @@ func TestResourceViewGolden(t *testing.T) {
 		w, h := size[0], size[1]
 		t.Run(fmt.Sprintf("%dx%d", w, h), func(t *testing.T) {
 			fake := ivResourceFake()
-			v := newResourceView(ivTestCommon(), fake, ivResourceEntry(t))
+			v := newResourceView(ivTestCommon(), ivChecker(fake), ivResourceEntry(t))
 			tm, rec := ivRun(t, ivResourceHarness(v), w, h)
 			ivWaitScreen(t, rec, func(s string) bool { return strings.Contains(s, "everything declared matches") })
 			ivGolden(t, fmt.Sprintf("view_resource_%dx%d", w, h), rec.Screen())
@@ -354,7 +235,7 @@ func TestResourceViewMirrorsPolitely(t *testing.T) {
 	block := make(chan struct{})
 	var mu sync.Mutex
 	running, peak := 0, 0
-	d := ivDownloaderFunc(func(ctx context.Context, url string, w io.Writer, p func(int64, int64)) (*fetch.Exchange, error) {
+	d := ivDownloaderFunc(func(ctx context.Context, url string, w io.Writer, o fetch.DownloadOptions) (*fetch.Exchange, error) {
 		mu.Lock()
 		running++
 		peak = max(peak, running)
@@ -365,7 +246,7 @@ func TestResourceViewMirrorsPolitely(t *testing.T) {
 		mu.Unlock()
 		return &fetch.Exchange{Status: 200}, nil
 	})
-	v := newResourceView(ivTestCommon(), d, e)
+	v := newResourceView(ivTestCommon(), ivChecker(d), e)
 	v.SetSize(120, 40)
 	v.targets[0].state = targetDone
 	v, cmd := v.Update(ivKey("m"))
@@ -381,10 +262,10 @@ func TestResourceViewMirrorsPolitely(t *testing.T) {
 	}
 }
 
-type ivDownloaderFunc func(ctx context.Context, url string, w io.Writer, p func(int64, int64)) (*fetch.Exchange, error)
+type ivDownloaderFunc func(ctx context.Context, url string, w io.Writer, o fetch.DownloadOptions) (*fetch.Exchange, error)
 
-func (f ivDownloaderFunc) Download(ctx context.Context, url string, w io.Writer, p func(int64, int64)) (*fetch.Exchange, error) {
-	return f(ctx, url, w, p)
+func (f ivDownloaderFunc) DownloadWith(ctx context.Context, url string, w io.Writer, o fetch.DownloadOptions) (*fetch.Exchange, error) {
+	return f(ctx, url, w, o)
 }
 
 // The resource fetched for real, through fetch.Client, from a test server.
@@ -439,19 +320,23 @@ func TestResourceViewFetchHTTP(t *testing.T) {
 		{"/missing", good, "status✗ length? type? lastmod? md5? sha-256?"},
 	}
 	for _, tt := range tests {
-		v := newResourceView(ivTestCommon(), client, entry(tt.path, tt.hashes))
+		v := newResourceView(ivTestCommon(), ivChecker(client), entry(tt.path, tt.hashes))
 		v.SetSize(120, 40)
 		v, _ = ivDrive(v, resourceView.Update, ivRunCmd(v.Init())...)
-		if got := marksOf(v.targets[0].checks); got != tt.want {
+		if got := ivMarks(v.targets[0].checks); got != tt.want {
 			t.Errorf("%s %s: %s, want %s", tt.path, tt.hashes[:8], got, tt.want)
 		}
-		if tt.path == "/ok" && string(v.targets[0].preview) != body {
-			t.Errorf("preview %q", v.targets[0].preview)
+		if tt.path == "/ok" && string(v.targets[0].result.Preview) != body {
+			t.Errorf("preview %q", v.targets[0].result.Preview)
 		}
 	}
 
-	// A slow download shows its progress and esc cancels it.
-	v := newResourceView(ivTestCommon(), client, entry("/slow", good))
+	// A slow download shows its progress and esc cancels it. It declares
+	// the length the server announces: a body announced much longer than
+	// declared is not read at all.
+	slow := entry("/slow", good)
+	slow.MD.Length, slow.MD.LengthRaw = 1000000, "1000000"
+	v := newResourceView(ivTestCommon(), ivChecker(client), slow)
 	tm, rec := ivRun(t, ivResourceHarness(v), 100, 30)
 	ivWaitScreen(t, rec, func(s string) bool {
 		return strings.Contains(s, "esc cancels") && strings.Contains(s, "42 B of 976.6 KiB")
@@ -470,8 +355,8 @@ func TestResourceViewFetchHTTP(t *testing.T) {
 
 // A result for another resource view (or an earlier fetch) is dropped.
 func TestResourceViewDropsStaleResults(t *testing.T) {
-	a := newResourceView(ivTestCommon(), ivResourceFake(), ivResourceEntry(t))
-	b := newResourceView(ivTestCommon(), ivResourceFake(), ivResourceEntry(t))
+	a := newResourceView(ivTestCommon(), ivChecker(ivResourceFake()), ivResourceEntry(t))
+	b := newResourceView(ivTestCommon(), ivChecker(ivResourceFake()), ivResourceEntry(t))
 	if a.session == b.session {
 		t.Fatal("two views share a session")
 	}
@@ -490,14 +375,14 @@ func TestResourceViewDropsStaleResults(t *testing.T) {
 		t.Errorf("a stale result was taken: state %d", a.targets[0].state)
 	}
 	a, _ = ivDrive(a, resourceView.Update, ivRunCmd(cmd)...)
-	if a.targets[0].state != targetDone || marksOf(a.targets[0].checks) != "status✓ length✓ type✓ lastmod✓ md5✓ sha-256✓" {
-		t.Errorf("after the refetch: state %d, %s", a.targets[0].state, marksOf(a.targets[0].checks))
+	if a.targets[0].state != targetDone || ivMarks(a.targets[0].checks) != "status✓ length✓ type✓ lastmod✓ md5✓ sha-256✓" {
+		t.Errorf("after the refetch: state %d, %s", a.targets[0].state, ivMarks(a.targets[0].checks))
 	}
 }
 
 func TestResourceViewBareURL(t *testing.T) {
 	for _, e := range []model.Entry{{Loc: "http://example.com/res1"}, {Index: -1, Loc: "http://example.com/res1"}} {
-		v := newResourceView(ivTestCommon(), ivResourceFake(), e)
+		v := newResourceView(ivTestCommon(), ivChecker(ivResourceFake()), e)
 		v.SetSize(100, 20)
 		v, _ = ivDrive(v, resourceView.Update, ivRunCmd(v.Init())...)
 		screen := strings.Join(ivLines(v.View()), "\n")

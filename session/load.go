@@ -1,0 +1,248 @@
+package session
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"rsx/fetch"
+	"rsx/model"
+)
+
+// DocSink receives what LoadDocument finds, from LoadDocument's goroutine.
+// Each method may block (back-pressure) and must return when the load's
+// context is done.
+type DocSink interface {
+	// Started is called once the response headers are in (or the file is
+	// open): final is the URL after redirects, total the expected size
+	// (-1 when unknown).
+	Started(final string, total int64, ex *fetch.Exchange)
+	// Header is called with a copy of the document-level information, read
+	// before the first entry.
+	Header(h model.Header)
+	// Entries delivers a batch of entries in document order. The slice is
+	// the sink's to keep.
+	Entries(batch []model.Entry)
+	// Progress reports decoded bytes read so far.
+	Progress(done int64)
+	// Done is called last, exactly once: the complete header (nil when none
+	// was read), the bytes read, the raw document (nil when too large to
+	// keep), the exchange (nil for a file), the problems found and err.
+	Done(r LoadResult)
+}
+
+// LoadResult is the outcome of LoadDocument.
+type LoadResult struct {
+	FinalURL string
+	Header   *model.Header
+	Bytes    int64
+	Raw      []byte
+	Exchange *fetch.Exchange
+	Problems []model.Problem // as stored by the checker (bounded)
+	Errors   int             // exact counts, also beyond the problems stored
+	Warnings int
+	Err      error
+}
+
+// LoadDocument fetches target (or reads a local file), decodes it as a
+// Sitemap document and checks it, telling sink what it finds as it streams
+// in. It returns the error Done was given.
+func (s *Session) LoadDocument(ctx context.Context, target string, sink DocSink) error {
+	res := LoadResult{FinalURL: target}
+	body, final, total, resp, err := s.open(ctx, target)
+	if err != nil {
+		res.Err = err
+		res.Exchange = exchangeOf(resp)
+		sink.Done(res)
+		return err
+	}
+	res.FinalURL = final
+	sink.Started(final, total, exchangeOf(resp))
+
+	raw := &cappedBuffer{max: s.opts.MaxRaw}
+	cr := &countingReader{r: io.TeeReader(body, raw), ctx: ctx}
+	dec := model.NewDecoder(cr, s.opts.Decoder)
+	hdr, herr := dec.Header()
+	checker := model.NewChecker(model.CheckOptions{BaseURL: final})
+	if herr == nil {
+		// Only a header that parsed: one cut short by a syntax error would
+		// look like a non-Sitemap document and send the user to discovery,
+		// hiding the error that Done reports.
+		sink.Header(*hdr)
+		checker.Begin(hdr)
+	}
+	err = herr
+	if err == nil {
+		err = s.stream(ctx, dec, cr, sink, checker)
+	}
+	body.Close()
+	if hdr != nil {
+		// A copy: the decoder's own Header would keep its read buffers alive
+		// for as long as the document stays in history.
+		h := *hdr
+		res.Header = &h
+	}
+	res.Bytes = dec.BytesRead()
+	if !raw.over {
+		res.Raw = raw.buf.Bytes()
+	}
+	res.Exchange = exchangeOf(resp)
+	if err != nil && ctx.Err() == nil {
+		// A document cut short: report the read error, not the things that
+		// may only have been missing because they came later.
+		checker.Abort(hdr, res.Bytes, err)
+	} else {
+		checker.End(hdr, res.Bytes)
+	}
+	res.Problems = checker.Problems()
+	res.Errors, res.Warnings = checker.Counts()
+	if ctx.Err() != nil {
+		err = ctx.Err()
+	}
+	if err != nil {
+		err = fmt.Errorf("read %s: %w", final, err)
+	}
+	res.Err = err
+	sink.Done(res)
+	return err
+}
+
+// stream decodes entries and hands them to sink in batches.
+func (s *Session) stream(ctx context.Context, dec *model.Decoder, cr *countingReader, sink DocSink, ck *model.Checker) error {
+	size := s.opts.BatchSize
+	batch := make([]model.Entry, 0, min(size, 256))
+	last := time.Now()
+	flush := func() {
+		if len(batch) > 0 {
+			sink.Entries(batch)
+			batch = make([]model.Entry, 0, size)
+		}
+		sink.Progress(cr.n.Load())
+		last = time.Now()
+	}
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		var e model.Entry
+		err := dec.Next(&e)
+		if err == io.EOF {
+			flush()
+			return nil
+		}
+		if err != nil {
+			flush()
+			return err
+		}
+		if ck != nil {
+			ck.Entry(&e)
+		}
+		batch = append(batch, e)
+		if len(batch) >= size || time.Since(last) >= s.opts.BatchWait {
+			flush()
+		}
+	}
+}
+
+// open fetches or opens target.
+func (s *Session) open(ctx context.Context, target string) (body io.ReadCloser, final string, total int64, resp *fetch.Response, err error) {
+	if isLocal(target) {
+		p := localPath(target)
+		f, err := os.Open(p)
+		if err != nil {
+			return nil, "", 0, nil, err
+		}
+		total = -1
+		if st, err := f.Stat(); err == nil {
+			if st.IsDir() {
+				f.Close()
+				return nil, "", 0, nil, fmt.Errorf("%s is a directory", p)
+			}
+			total = st.Size()
+		}
+		abs, aerr := filepath.Abs(p)
+		if aerr != nil {
+			abs = p
+		}
+		return f, abs, total, nil, nil
+	}
+	resp, err = s.get.Get(ctx, target)
+	if err != nil {
+		if resp != nil && resp.Body != nil {
+			resp.Body.Close()
+		}
+		if strings.Contains(err.Error(), target) {
+			return nil, "", 0, resp, err // it names the URL already
+		}
+		return nil, "", 0, resp, fmt.Errorf("fetch %s: %w", target, err)
+	}
+	total = -1
+	if resp.Header != nil && resp.Header.Get("Content-Encoding") == "" {
+		if cl := resp.Header.Get("Content-Length"); cl != "" {
+			var n int64
+			if _, e := fmt.Sscan(cl, &n); e == nil {
+				total = n
+			}
+		}
+	}
+	final = resp.URL
+	if final == "" {
+		final = target
+	}
+	body = resp.Body
+	if body == nil {
+		body = io.NopCloser(strings.NewReader(""))
+	}
+	return body, final, total, resp, nil
+}
+
+// exchangeOf copies a response's exchange once its body is closed.
+func exchangeOf(resp *fetch.Response) *fetch.Exchange {
+	if resp == nil || resp.Exchange == nil {
+		return nil
+	}
+	ex := *resp.Exchange
+	return &ex
+}
+
+// countingReader counts bytes and stops when its context is done.
+type countingReader struct {
+	r   io.Reader
+	ctx context.Context
+	n   atomic.Int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	n, err := c.r.Read(p)
+	c.n.Add(int64(n))
+	return n, err
+}
+
+// cappedBuffer keeps the first max bytes written and forgets everything once
+// more arrive.
+type cappedBuffer struct {
+	buf  bytes.Buffer
+	max  int64
+	over bool
+}
+
+func (c *cappedBuffer) Write(p []byte) (int, error) {
+	if c.over {
+		return len(p), nil
+	}
+	if int64(c.buf.Len()+len(p)) > c.max {
+		c.over = true
+		c.buf = bytes.Buffer{}
+		return len(p), nil
+	}
+	return c.buf.Write(p)
+}
