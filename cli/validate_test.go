@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -71,8 +71,8 @@ func decodeValidateJSON(t *testing.T, stdout string) validateJSON {
 	return v
 }
 
-const validateValidDir = "testdata/conformance/valid"
-const validateInvalidDir = "testdata/conformance/invalid"
+const validateValidDir = "../testdata/conformance/valid"
+const validateInvalidDir = "../testdata/conformance/invalid"
 
 func TestValidateCommandValidFile(t *testing.T) {
 	file := filepath.Join(validateValidDir, "resourcesync_ex_20.xml")

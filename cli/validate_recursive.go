@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -30,10 +30,7 @@ func (a *app) runValidateRecursive(ctx context.Context, client *fetch.Client, f 
 		}
 	}
 	code := printValidateReports(a.out, reports, printOptions{JSON: f.json, Color: color, Quiet: f.quiet})
-	if code != exitOK {
-		return &exitError{code: code}
-	}
-	return nil
+	return exitWith(code)
 }
 
 // With packages, the walk also downloads every dump package that has a

@@ -1,8 +1,7 @@
-package main
+package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -11,8 +10,6 @@ import (
 	"strconv"
 	"strings"
 
-	"charm.land/lipgloss/v2"
-	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 
 	"rsx/crawl"
@@ -111,10 +108,7 @@ func (a *app) runValidate(ctx context.Context, f validateFlags, targets []string
 		reports = append(reports, r)
 	}
 	code := printValidateReports(a.out, reports, printOptions{JSON: f.json, Color: color, Quiet: f.quiet})
-	if code != exitOK {
-		return &exitError{code: code}
-	}
-	return nil
+	return exitWith(code)
 }
 
 func isURL(s string) bool {
@@ -309,30 +303,7 @@ func writeValidateJSON(w io.Writer, reports []docReport) {
 		out.Warnings += r.Warnings
 		out.Documents = append(out.Documents, d)
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	enc.Encode(out)
-}
-
-// textStyles colour the text output; all are identity when colour is off.
-type textStyles struct {
-	title, err, warn, dim, rule func(string) string
-}
-
-func newTextStyles(color bool) textStyles {
-	if !color {
-		id := func(s string) string { return s }
-		return textStyles{id, id, id, id, id}
-	}
-	render := func(s lipgloss.Style) func(string) string { return func(x string) string { return s.Render(x) } }
-	return textStyles{
-		title: render(lipgloss.NewStyle().Bold(true)),
-		err:   render(lipgloss.NewStyle().Foreground(lipgloss.Red).Bold(true)),
-		warn:  render(lipgloss.NewStyle().Foreground(lipgloss.Yellow)),
-		dim:   render(lipgloss.NewStyle().Faint(true)),
-		rule:  render(lipgloss.NewStyle().Foreground(lipgloss.Cyan)),
-	}
+	writeJSON(w, out)
 }
 
 func writeValidateText(w io.Writer, reports []docReport, o printOptions) {
@@ -397,20 +368,6 @@ func writeValidateText(w io.Writer, reports []docReport, o printOptions) {
 	io.WriteString(w, bw.String())
 }
 
-func pad(s string, n int) string {
-	if len(s) >= n {
-		return s
-	}
-	return s + strings.Repeat(" ", n-len(s))
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return strconv.Itoa(n) + " " + many
-}
-
 // printRules prints the rule catalogue: the single-document rules, then the
 // cross-document ones that --recursive adds.
 func printRules(w io.Writer, asJSON, color bool) error {
@@ -426,10 +383,7 @@ func printRules(w io.Writer, asJSON, color bool) error {
 		for i, r := range rules {
 			out[i] = jr{r.ID, r.Severity.String(), r.Section, r.Summary}
 		}
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		enc.SetEscapeHTML(false)
-		return enc.Encode(out)
+		return writeJSON(w, out)
 	}
 	st := newTextStyles(color)
 	var b strings.Builder
@@ -442,13 +396,4 @@ func printRules(w io.Writer, asJSON, color bool) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
-}
-
-// useColor: colour only for a terminal, and never with NO_COLOR set.
-func useColor(w io.Writer) bool {
-	if os.Getenv("NO_COLOR") != "" {
-		return false
-	}
-	f, ok := w.(*os.File)
-	return ok && term.IsTerminal(f.Fd())
 }

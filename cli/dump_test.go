@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"archive/zip"
@@ -277,7 +277,7 @@ func TestDumpCommandFailures(t *testing.T) {
 }
 
 func TestDumpCommandRealWorld(t *testing.T) {
-	code, out, errOut := validateRun(t, "", "dump", "--verify", "testdata/dump/bitstream-package.zip")
+	code, out, errOut := validateRun(t, "", "dump", "--verify", "../testdata/dump/bitstream-package.zip")
 	if code != exitOK || !strings.Contains(out, "✓ 2 verified") {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
 	}

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -92,7 +92,7 @@ func TestValidateRecursivePackagesBrokenDemo(t *testing.T) {
 }
 
 func TestValidatePackagesNeedsRecursive(t *testing.T) {
-	if code, _, errs := validateRun(t, "", "validate", "--packages", "testdata/conformance/valid/resourcesync_ex_20.xml"); code != exitFailure || !strings.Contains(errs, "--recursive") {
+	if code, _, errs := validateRun(t, "", "validate", "--packages", "../testdata/conformance/valid/resourcesync_ex_20.xml"); code != exitFailure || !strings.Contains(errs, "--recursive") {
 		t.Errorf("exit %d, %s", code, errs)
 	}
 }
