@@ -69,7 +69,7 @@ func (a *app) runTree(ctx context.Context, f treeFlags, target string) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	if !isURL(target) {
+	if !model.IsHTTPURL(target) {
 		return failed(fmt.Errorf("tree: %q is not an http(s) URL", target))
 	}
 	if f.concurrency < 1 {

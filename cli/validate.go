@@ -76,7 +76,7 @@ func (a *app) runValidate(ctx context.Context, f validateFlags, targets []string
 	}
 	var urls []string
 	for _, t := range targets {
-		if isURL(t) {
+		if model.IsHTTPURL(t) {
 			urls = append(urls, t)
 		}
 	}
@@ -111,43 +111,31 @@ func (a *app) runValidate(ctx context.Context, f validateFlags, targets []string
 	return exitWith(code)
 }
 
-func isURL(s string) bool {
-	l := strings.ToLower(s)
-	return strings.HasPrefix(l, "http://") || strings.HasPrefix(l, "https://")
-}
-
 // validateTarget reads and checks one file, URL or standard input ("-").
 func (a *app) validateTarget(ctx context.Context, client *fetch.Client, target string, opts model.CheckOptions) docReport {
-	switch {
-	case target == "-":
+	if target == "-" {
 		return reportOf(target, model.Validate(a.in, opts))
-	case isURL(target):
-		resp, err := client.Get(ctx, target)
-		if err != nil {
-			if resp != nil && resp.Body != nil {
-				resp.Body.Close()
-			}
-			return docReport{URL: target, Err: fmt.Errorf("fetch: %w", err)}
-		}
-		defer resp.Body.Close()
-		opts.BaseURL = resp.URL
-		r := reportOf(target, model.Validate(resp.Body, opts))
-		if resp.URL != "" && resp.URL != target {
-			r.FinalURL = resp.URL
-		}
-		return r
-	default:
-		path := strings.TrimPrefix(target, "file://")
-		fh, err := os.Open(path)
-		if err != nil {
-			return docReport{URL: target, Err: err}
-		}
-		defer fh.Close()
-		if st, err := fh.Stat(); err == nil && st.IsDir() {
-			return docReport{URL: target, Err: errors.New("is a directory")}
-		}
-		return reportOf(target, model.Validate(fh, opts))
 	}
+	var g fetch.Getter
+	if client != nil {
+		g = client
+	}
+	o, err := fetch.Open(ctx, g, target)
+	if err != nil {
+		if model.IsHTTPURL(target) {
+			err = fmt.Errorf("fetch: %w", err)
+		}
+		return docReport{URL: target, Err: err}
+	}
+	defer o.Close()
+	if !o.Local {
+		opts.BaseURL = o.URL
+	}
+	r := reportOf(target, model.Validate(o.Body, opts))
+	if !o.Local && o.URL != target {
+		r.FinalURL = o.URL
+	}
+	return r
 }
 
 // docReport is the validation outcome of one document.

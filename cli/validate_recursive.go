@@ -44,7 +44,7 @@ func (a *app) validateRecursive(ctx context.Context, client *fetch.Client, targe
 	}
 	done := map[string]int{} // normalised URL → index in reports
 	for _, t := range targets {
-		if !isURL(t) || g == nil {
+		if !model.IsHTTPURL(t) || g == nil {
 			reports = append(reports, a.validateTarget(ctx, client, t, opts))
 			continue
 		}
