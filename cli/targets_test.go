@@ -5,7 +5,6 @@ import (
 	"errors"
 	"io/fs"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"rsx/fetch"
@@ -20,31 +19,29 @@ func (g *recordingGetter) Get(_ context.Context, url string) (*fetch.Response, e
 	return nil, errors.New("recording getter: no network here")
 }
 
-// fetch.Open and model's IsHTTPURL/IsLocal divide targets alike: fetch
-// cannot import model, so each has its own few lines, and this test holds
-// them together. Every local target names a file that does not exist.
+// fetch.Open and model's IsHTTPURL/IsLocal/LocalPath divide targets alike:
+// fetch cannot import model, so each has its own few lines, and this test
+// holds them together. Every local target names a file that does not exist;
+// a target model calls neither must not be fetched.
 func TestTargetKindsAgree(t *testing.T) {
 	dir := t.TempDir()
 	missing := filepath.Join(dir, "missing.xml")
 	for _, target := range []string{
 		"http://127.0.0.1:9/x.xml", "HTTPS://e.com/x", "hTtP://e.com/",
 		"http:e.com", "https:/e.com", "ftp://e.com/x", "mailto:a@e.com", "urn:isbn:1", "javascript:x",
-		missing, "file://" + missing, "FILE://" + missing, "file:" + missing,
+		missing, "file://" + missing, "FILE://" + missing, "file:" + missing, "file:/" + missing,
 		"no-such-file.xml", "./a:b.xml", `C:\no\such.xml`, "-", "1http://e.com", "x+y.z:abc",
 	} {
 		g := &recordingGetter{}
 		_, err := fetch.Open(context.Background(), g, target)
 		var pe *fs.PathError
-		fetchHTTP := len(g.asked) == 1
-		fetchLocal := errors.As(err, &pe)
-		fetchNeither := err != nil && strings.Contains(err.Error(), "unsupported scheme")
-		if fetchHTTP != model.IsHTTPURL(target) || fetchLocal != model.IsLocal(target) ||
-			fetchNeither != (!model.IsHTTPURL(target) && !model.IsLocal(target)) {
-			t.Errorf("%q: fetch.Open fetched %v, opened a file %v, refused %v (%v); model.IsHTTPURL %v, IsLocal %v",
-				target, fetchHTTP, fetchLocal, fetchNeither, err, model.IsHTTPURL(target), model.IsLocal(target))
-		}
-		if fetchLocal && pe.Path != model.LocalPath(target) {
-			t.Errorf("%q: fetch.Open opened %q, model.LocalPath says %q", target, pe.Path, model.LocalPath(target))
+		fetched, opened := len(g.asked) == 1, errors.As(err, &pe)
+		switch {
+		case model.IsHTTPURL(target) && !fetched,
+			model.IsLocal(target) && (!opened || pe.Path != model.LocalPath(target)),
+			!model.IsHTTPURL(target) && fetched:
+			t.Errorf("%q: fetch.Open fetched it %v, opened a file %v (%v); model.IsHTTPURL %v, IsLocal %v, LocalPath %q",
+				target, fetched, opened, err, model.IsHTTPURL(target), model.IsLocal(target), model.LocalPath(target))
 		}
 	}
 }

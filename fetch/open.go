@@ -64,7 +64,8 @@ func (o *Opened) Close() error {
 }
 
 // Open opens target for reading: an http(s) URL, which g gets, or a local
-// file, named by its path or a file: URL. A body that starts with the gzip
+// file, named by its path or a file:// URL (anything else is taken for a
+// path). A body that starts with the gzip
 // magic bytes 1f 8b (a .xml.gz, or gzip sent without Content-Encoding) is
 // decompressed; Content-Encoding is undone by g.
 //
@@ -74,10 +75,8 @@ func (o *Opened) Close() error {
 // are: both name the target. A gzip stream whose header does not parse fails
 // the first Read, with the gzip package's error.
 func Open(ctx context.Context, g Getter, target string) (*Opened, error) {
-	path, local, err := splitTarget(target)
+	path, local := splitTarget(target)
 	switch {
-	case err != nil:
-		return nil, err
 	case local:
 		return openFile(path)
 	case g == nil:
@@ -167,42 +166,23 @@ func openFile(path string) (*Opened, error) {
 	return o, nil
 }
 
-// splitTarget tells what target names: a local file (its path) or an
-// http(s) URL; anything else is an error. This is the same division as
-// rsx/model's IsHTTPURL and IsLocal, which fetch cannot import (the cli
-// package tests that the two agree).
-func splitTarget(target string) (path string, local bool, err error) {
-	if l := strings.ToLower(target); strings.HasPrefix(l, "http://") || strings.HasPrefix(l, "https://") {
-		return "", false, nil
+// splitTarget tells what target names: an http(s) URL, or else a local
+// file, whose path is target without "file://". This is the division of
+// rsx/model's IsHTTPURL and LocalPath, which fetch cannot import (the cli
+// package tests that the two agree); a target model calls neither, such as
+// ftp://…, is looked for as a file and not found.
+func splitTarget(target string) (path string, local bool) {
+	if hasPrefixFold(target, "http://") || hasPrefixFold(target, "https://") {
+		return "", false
 	}
-	scheme := targetScheme(target)
-	switch {
-	case scheme == "" || len(scheme) == 1: // a path; "C:" is a Windows drive
-		return target, true, nil
-	case strings.EqualFold(scheme, "file"):
-		if len(target) >= 7 && strings.EqualFold(target[:7], "file://") {
-			return target[7:], true, nil
-		}
-		return target[5:], true, nil
+	if hasPrefixFold(target, "file://") {
+		return target[len("file://"):], true
 	}
-	return "", false, fmt.Errorf("open %s: unsupported scheme %q: want an http(s) URL, a file path or a file: URL", target, scheme)
+	return target, true
 }
 
-// targetScheme returns the URI scheme target starts with (RFC 3986 section
-// 3.1), "" when it has none.
-func targetScheme(s string) string {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z':
-		case i > 0 && ('0' <= c && c <= '9' || c == '+' || c == '-' || c == '.'):
-		case i > 0 && c == ':':
-			return s[:i]
-		default:
-			return ""
-		}
-	}
-	return ""
+func hasPrefixFold(s, prefix string) bool {
+	return len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix)
 }
 
 // isGzip tells whether head starts with the gzip magic bytes 1f 8b: the

@@ -115,15 +115,25 @@ func TestOpenLocal(t *testing.T) {
 }
 
 func TestOpenTargetKinds(t *testing.T) {
+	// Anything but an http(s) URL is a file: these are looked for as paths.
 	for _, target := range []string{"ftp://e.com/x.xml", "mailto:a@e.com", "http:e.com"} {
-		_, err := Open(context.Background(), nil, target)
-		if err == nil || !strings.Contains(err.Error(), "unsupported scheme") {
-			t.Errorf("Open(%q): %v, want an unsupported scheme error", target, err)
+		g := &countingGetter{}
+		_, err := Open(context.Background(), g, target)
+		if !errors.Is(err, fs.ErrNotExist) || g.n != 0 {
+			t.Errorf("Open(%q): %v, %d requests; want a file that does not exist", target, err, g.n)
 		}
 	}
 	if _, err := Open(context.Background(), nil, "http://e.com/x"); err == nil || !strings.Contains(err.Error(), "no HTTP client") {
 		t.Errorf("a URL without a Getter: %v", err)
 	}
+}
+
+// countingGetter counts requests and answers none.
+type countingGetter struct{ n int }
+
+func (g *countingGetter) Get(context.Context, string) (*Response, error) {
+	g.n++
+	return nil, errors.New("counting getter: no network")
 }
 
 func TestOpenURL(t *testing.T) {

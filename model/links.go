@@ -93,29 +93,24 @@ func ResolveHref(base, ref string) string {
 // IsHTTPURL tells whether target is an http or https URL (the scheme in any
 // case). Only these are fetched over the network.
 func IsHTTPURL(target string) bool {
-	l := len(target)
-	return l >= 7 && strings.EqualFold(target[:7], "http://") || l >= 8 && strings.EqualFold(target[:8], "https://")
+	return hasPrefixFold(target, "http://") || hasPrefixFold(target, "https://")
 }
 
-// IsLocal tells whether target names a local file: a path (a string with no
-// URI scheme, or a one-letter one, a Windows drive) or a file: URL. A target
-// that is neither local nor IsHTTPURL is never opened.
+// IsLocal tells whether target names a local file: a file:// URL, or a
+// path (a string with no URI scheme, or a one-letter one: a Windows drive).
+// A target that is neither local nor IsHTTPURL is never opened.
 func IsLocal(target string) bool {
-	if IsHTTPURL(target) {
-		return false
+	if hasPrefixFold(target, "file://") {
+		return true
 	}
-	s := uriScheme(target)
-	return len(s) <= 1 || strings.EqualFold(s, "file")
+	return !IsHTTPURL(target) && len(uriScheme(target)) <= 1
 }
 
-// LocalPath is the path of a local target: a file: URL without its
-// "file://" (or "file:"), a path as it is.
+// LocalPath is the path of a local target: a file:// URL without its
+// "file://", a path as it is.
 func LocalPath(target string) string {
-	switch {
-	case len(target) >= 7 && strings.EqualFold(target[:7], "file://"):
-		return target[7:]
-	case len(target) >= 5 && strings.EqualFold(target[:5], "file:"):
-		return target[5:]
+	if hasPrefixFold(target, "file://") {
+		return target[len("file://"):]
 	}
 	return target
 }
@@ -135,9 +130,13 @@ func MayFollow(from, target string) bool {
 	return false
 }
 
-// isPath tells whether a local target is a plain path, not a file: URL.
+// isPath tells whether a local target is a plain path, not a file:// URL.
 func isPath(target string) bool {
-	return IsLocal(target) && !strings.EqualFold(uriScheme(target), "file")
+	return IsLocal(target) && !hasPrefixFold(target, "file://")
+}
+
+func hasPrefixFold(s, prefix string) bool {
+	return len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix)
 }
 
 // uriScheme returns the URI scheme s starts with (RFC 3986 section 3.1), ""
