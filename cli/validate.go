@@ -23,7 +23,7 @@ type validateFlags struct {
 	quiet       bool
 	rules       bool
 	maxProblems int
-	recursive   bool // cmd_validate_recursive.go
+	recursive   bool // validate_recursive.go
 	packages    bool // with recursive: compare dump packages with their contents copies
 }
 

@@ -48,7 +48,7 @@ type Opened struct {
 	// Local tells whether the target is a local file.
 	Local bool
 	// Response is the HTTP response, nil for a local file. Its Body is Body
-	// before any decoding Open added.
+	// before any decoding Open added (nil, and closed, after an error).
 	Response *Response
 	// Exchange is the record of the HTTP exchange, nil for a local file. It
 	// is complete once Body is read to its end or closed.
@@ -65,9 +65,9 @@ func (o *Opened) Close() error {
 
 // Open opens target for reading: an http(s) URL, which g gets, or a local
 // file, named by its path or a file:// URL (anything else is taken for a
-// path). A body that starts with the gzip
-// magic bytes 1f 8b (a .xml.gz, or gzip sent without Content-Encoding) is
-// decompressed; Content-Encoding is undone by g.
+// path). A body that starts with the gzip magic bytes 1f 8b (a .xml.gz, or
+// gzip sent without Content-Encoding) is decompressed; Content-Encoding is
+// undone by g.
 //
 // When an HTTP request gives no 2xx response, the error comes with an Opened
 // whose Response and Exchange record what happened (its Body is nil and the
