@@ -14,6 +14,7 @@ import (
 	"github.com/temoto/robotstxt"
 	"golang.org/x/net/html/charset"
 
+	"rsx/fetch"
 	"rsx/model"
 )
 
@@ -123,7 +124,7 @@ type probe struct {
 
 // discoverer carries the state of one Discover call.
 type discoverer struct {
-	g      Getter
+	g      fetch.Getter
 	opts   DiscoverOptions
 	d      *Discovery
 	probes map[string]*probe // by normalised URL
@@ -145,7 +146,7 @@ const (
 //
 // The error is not nil only for an input that is not an http(s) URL or a
 // cancelled context; unreachable URLs are Attempts with their error.
-func Discover(ctx context.Context, g Getter, input string, opts DiscoverOptions) (*Discovery, error) {
+func Discover(ctx context.Context, g fetch.Getter, input string, opts DiscoverOptions) (*Discovery, error) {
 	u, err := url.Parse(strings.TrimSpace(input))
 	if err != nil {
 		return nil, fmt.Errorf("discover %q: %w", input, err)
@@ -277,7 +278,7 @@ func (x *discoverer) robots(ctx context.Context, u *url.URL) []string {
 	}
 	seen := map[string]bool{}
 	for _, s := range sitemaps {
-		s = resolve(base, s)
+		s = model.ResolveHref(base, s)
 		if s == "" || seen[s] {
 			continue
 		}
@@ -339,7 +340,6 @@ func (x *discoverer) input(ctx context.Context, u *url.URL) (linkTargets, htmlTa
 		return nil, nil
 	}
 	p.final = finalURL(resp, raw)
-	base, _ := url.Parse(p.final)
 
 	// Link headers: a resource of any status and content type may carry one.
 	lh := Attempt{Method: MethodLinkHeader, URL: raw, Status: p.status}
@@ -348,13 +348,13 @@ func (x *discoverer) input(ctx context.Context, u *url.URL) (linkTargets, htmlTa
 			continue
 		}
 		if l.Anchor != "" {
-			anchor := resolve(p.final, l.Anchor)
+			anchor := model.ResolveHref(p.final, l.Anchor)
 			if NormalizeURL(anchor) != NormalizeURL(p.final) {
 				lh.Notes = append(lh.Notes, fmt.Sprintf("link to %s ignored: its anchor %s is another resource", l.Target, l.Anchor))
 				continue
 			}
 		}
-		t, err := l.Resolve(base)
+		t, err := l.Resolve(p.final)
 		if err != nil {
 			lh.Notes = append(lh.Notes, fmt.Sprintf("link target %q: %v", l.Target, err))
 			continue
@@ -459,7 +459,7 @@ func (x *discoverer) readDocument(p *probe, body io.Reader) {
 			break // io.EOF or a syntax error: keep what was read
 		}
 		if e.Loc != "" {
-			p.locs = append(p.locs, resolve(p.final, e.Loc))
+			p.locs = append(p.locs, model.ResolveHref(p.final, e.Loc))
 		}
 	}
 }
@@ -559,7 +559,7 @@ func htmlLinks(body io.Reader, contentType, pageURL string) (targets, notes []st
 	}
 	base := pageURL
 	if href, ok := doc.Find("head base[href]").First().Attr("href"); ok {
-		base = resolve(pageURL, href)
+		base = model.ResolveHref(pageURL, href)
 	}
 	doc.Find(`head link[rel~="resourcesync" i][href]`).Each(func(_ int, s *goquery.Selection) {
 		href, _ := s.Attr("href")
@@ -567,7 +567,7 @@ func htmlLinks(body io.Reader, contentType, pageURL string) (targets, notes []st
 			notes = append(notes, `<link rel="resourcesync"> with an empty href ignored`)
 			return
 		}
-		targets = appendNew(targets, resolve(base, href))
+		targets = appendNew(targets, model.ResolveHref(base, href))
 	})
 	doc.Find(`body link[rel~="resourcesync" i][href]`).Each(func(_ int, s *goquery.Selection) {
 		href, _ := s.Attr("href")

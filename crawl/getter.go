@@ -13,14 +13,7 @@ import (
 	"rsx/model"
 )
 
-// Getter fetches one URL. *fetch.Client satisfies it. Get may return a
-// *fetch.StatusError together with a Response whose body holds the error
-// page; the caller closes the body in every case where a Response is given.
-type Getter interface {
-	Get(ctx context.Context, url string) (*fetch.Response, error)
-}
-
-// CrawlDelayer is implemented by a Getter that can space its requests to a
+// CrawlDelayer is implemented by a fetch.Getter that can space its requests to a
 // host, as robots.txt Crawl-delay asks. *fetch.Client implements it.
 type CrawlDelayer interface {
 	SetCrawlDelay(host string, d time.Duration)
@@ -29,7 +22,7 @@ type CrawlDelayer interface {
 // get fetches rawURL and returns the response, its HTTP status (0 when no
 // response came) and an error for anything but a 2xx response. When the
 // error is not nil the body is closed already.
-func get(ctx context.Context, g Getter, rawURL string) (*fetch.Response, int, error) {
+func get(ctx context.Context, g fetch.Getter, rawURL string) (*fetch.Response, int, error) {
 	resp, err := g.Get(ctx, rawURL)
 	status := 0
 	if resp != nil {
@@ -100,40 +93,13 @@ func NormalizeURL(raw string) string {
 	return u.String()
 }
 
-// resolve resolves ref against base; a ref that does not parse is returned
-// trimmed, so that the problem shows with its text.
-func resolve(base, ref string) string {
-	ref = strings.TrimSpace(ref)
-	r, err := url.Parse(ref)
-	if err != nil {
-		return ref
-	}
-	b, err := url.Parse(base)
-	if err != nil {
-		return ref
-	}
-	return b.ResolveReference(r).String()
-}
-
 // linksWithRel returns the hrefs of the document-level links that have the
 // relation type rel among their tokens, resolved against base.
 func linksWithRel(h *model.Header, rel, base string) []string {
 	if h == nil {
 		return nil
 	}
-	var out []string
-	for _, l := range h.Links {
-		if !l.HasHref {
-			continue
-		}
-		for _, tok := range strings.Fields(l.Rel) {
-			if strings.EqualFold(tok, rel) {
-				out = append(out, resolve(base, l.Href))
-				break
-			}
-		}
-	}
-	return out
+	return model.LinkHrefs(h.Links, rel, base)
 }
 
 // isResourceSync tells whether a parsed header is that of a ResourceSync

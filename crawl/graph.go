@@ -152,7 +152,7 @@ type Node struct {
 // links. It is safe for concurrent use. Documents are cached by normalised
 // URL until Forget.
 type Graph struct {
-	get  Getter
+	get  fetch.Getter
 	opts GraphOptions
 	sem  chan struct{}
 
@@ -167,7 +167,7 @@ type docSlot struct {
 }
 
 // NewGraph returns an empty graph that fetches through g.
-func NewGraph(g Getter, opts GraphOptions) *Graph {
+func NewGraph(g fetch.Getter, opts GraphOptions) *Graph {
 	if opts.Concurrency <= 0 {
 		opts.Concurrency = 8
 	}
@@ -330,7 +330,7 @@ func (g *Graph) fetchDoc(ctx context.Context, url string, o LoadOptions) (doc *D
 		if down && isDownEntry(h, &e) {
 			doc.Down = append(doc.Down, DownLink{
 				Entry:      e.Index,
-				Loc:        resolve(doc.FinalURL, e.Loc),
+				Loc:        model.ResolveHref(doc.FinalURL, e.Loc),
 				Capability: e.MD.Capability,
 				At:         e.MD.At,
 				Completed:  e.MD.Completed,
@@ -418,7 +418,7 @@ type WalkOptions struct {
 	FetchPackages bool
 	// Downloader downloads the packages; nil uses the graph's Getter when it
 	// is one (*fetch.Client is).
-	Downloader Downloader
+	Downloader fetch.Downloader
 	// PackageOptions bound one package (size, manifest size, temporary
 	// directory); the zero value gives dump's defaults.
 	PackageOptions dump.Options

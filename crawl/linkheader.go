@@ -2,6 +2,7 @@ package crawl
 
 import (
 	"net/url"
+	"rsx/model"
 	"strings"
 )
 
@@ -26,10 +27,11 @@ type LinkParam struct {
 	NoValue bool
 }
 
-// HasRel reports whether the link has relation type rel (case-insensitive).
+// HasRel reports whether the link has relation type rel (see
+// model.RelMatches: registered types compare case-insensitively).
 func (l WebLink) HasRel(rel string) bool {
 	for _, r := range l.Rel {
-		if strings.EqualFold(r, rel) {
+		if model.RelMatches(r, rel) {
 			return true
 		}
 	}
@@ -47,16 +49,13 @@ func (l WebLink) Param(name string) (string, bool) {
 }
 
 // Resolve returns the link's target resolved against base, the URL of the
-// response that carried the header (its final URL after redirects).
-func (l WebLink) Resolve(base *url.URL) (string, error) {
-	u, err := url.Parse(l.Target)
-	if err != nil {
+// response that carried the header (its final URL after redirects); the
+// error is for a target that is not a URI reference.
+func (l WebLink) Resolve(base string) (string, error) {
+	if _, err := url.Parse(strings.TrimSpace(l.Target)); err != nil {
 		return "", err
 	}
-	if base != nil {
-		u = base.ResolveReference(u)
-	}
-	return u.String(), nil
+	return model.ResolveHref(base, l.Target), nil
 }
 
 // ParseLinkHeader parses the values of every Link header field of a response
@@ -209,7 +208,7 @@ func parseLinkField(s string, links []WebLink) []WebLink {
 			case "rel":
 				if !relSeen {
 					relSeen = true
-					for _, r := range strings.Fields(param.Value) {
+					for r := range model.RelTokens(param.Value) {
 						link.Rel = append(link.Rel, strings.ToLower(r))
 					}
 				}

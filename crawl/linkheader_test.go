@@ -1,7 +1,6 @@
 package crawl
 
 import (
-	"net/url"
 	"reflect"
 	"testing"
 )
@@ -70,8 +69,7 @@ func TestWebLinkParamsAndResolve(t *testing.T) {
 	if p := l.Params[len(l.Params)-1]; p.Name != "crossorigin" || !p.NoValue {
 		t.Errorf("last param = %+v", p)
 	}
-	base, _ := url.Parse("http://127.0.0.1:8080/a/b/page.html")
-	got, err := l.Resolve(base)
+	got, err := l.Resolve("http://127.0.0.1:8080/a/b/page.html")
 	if err != nil || got != "http://127.0.0.1:8080/a/cl.xml" {
 		t.Errorf("Resolve = %q, %v", got, err)
 	}

@@ -15,12 +15,6 @@ import (
 	"rsx/model"
 )
 
-// Downloader streams a large body, such as a dump package, to w.
-// *fetch.Client is one; so is anything dump.FetchPackage accepts.
-type Downloader interface {
-	DownloadWith(ctx context.Context, url string, w io.Writer, o fetch.DownloadOptions) (*fetch.Exchange, error)
-}
-
 // PackageLink is an entry of a Resource Dump or Change Dump that points at a
 // package and has a contents link to a copy of the package's manifest
 // (sections 11.1, 13.1).
@@ -50,7 +44,7 @@ func packageLink(base string, e *model.Entry) (PackageLink, bool) {
 	}
 	for i := range e.Links {
 		l := &e.Links[i]
-		if !l.HasHref || strings.TrimSpace(l.Href) == "" || !hasRelToken(l.Rel, "contents") {
+		if !l.HasHref || strings.TrimSpace(l.Href) == "" || !model.HasRel(l.Rel, "contents") {
 			continue
 		}
 		md := model.Metadata{
@@ -65,21 +59,12 @@ func packageLink(base string, e *model.Entry) (PackageLink, bool) {
 		}
 		return PackageLink{
 			Entry:    e.Index,
-			Loc:      strings.Clone(resolve(base, e.Loc)),
-			Contents: strings.Clone(resolve(base, l.Href)),
+			Loc:      strings.Clone(model.ResolveHref(base, e.Loc)),
+			Contents: strings.Clone(model.ResolveHref(base, l.Href)),
 			MD:       md,
 		}, true
 	}
 	return PackageLink{}, false
-}
-
-func hasRelToken(rel, want string) bool {
-	for _, tok := range strings.Fields(rel) {
-		if strings.EqualFold(tok, want) {
-			return true
-		}
-	}
-	return false
 }
 
 // packageJob is one package of one dump document to check.
@@ -111,7 +96,7 @@ func (w *walker) checkPackages(ctx context.Context, root *Node) {
 	}
 	dl := w.opts.Downloader
 	if dl == nil {
-		dl, _ = w.g.get.(Downloader)
+		dl, _ = w.g.get.(fetch.Downloader)
 	}
 	limit := w.opts.PackageConcurrency
 	if limit <= 0 {
@@ -143,7 +128,7 @@ func (w *walker) checkPackages(ctx context.Context, root *Node) {
 
 // checkPackage checks one package against its dump entry and its manifest
 // copy.
-func (w *walker) checkPackage(ctx context.Context, dl Downloader, n *Node, pl *PackageLink) []model.Problem {
+func (w *walker) checkPackage(ctx context.Context, dl fetch.Downloader, n *Node, pl *PackageLink) []model.Problem {
 	section := "11.1"
 	if n.Capability() == model.CapChangeDump {
 		section = "13.1"

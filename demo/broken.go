@@ -142,7 +142,7 @@ func (p *faultPlan) apply(b *entryBuf, base string, ds, id int) {
 		e.LocRaw = "\n      " + e.Loc + "  \n    "
 	case faultPri:
 		for i := range e.Links {
-			if e.Links[i].Rel == "duplicate" {
+			if model.HasRel(e.Links[i].Rel, "duplicate") {
 				e.Links[i].PriRaw = []string{"0", "high"}[min(i, 1)]
 			}
 		}
@@ -160,7 +160,7 @@ func (p *faultPlan) changeList(h *model.Header, k int, list []change) []change {
 	case 1:
 		h.MD.At = h.MD.From
 	case 2:
-		h.Links = slices.DeleteFunc(h.Links, func(l model.Link) bool { return l.Rel == "up" })
+		h.Links = slices.DeleteFunc(h.Links, func(l model.Link) bool { return model.HasRel(l.Rel, "up") })
 		if len(list) >= 2 {
 			list = slices.Clone(list)
 			list[0], list[1] = list[1], list[0]

@@ -709,7 +709,7 @@ func TestPatchTurnsPreviousVersionIntoCurrent(t *testing.T) {
 	for _, d := range lists {
 		for _, e := range d.Entries {
 			for _, l := range e.Links {
-				if l.Rel != relPatch {
+				if l.Rel != model.RelPatch {
 					continue
 				}
 				patch := mustGet(t, h, l.Href)

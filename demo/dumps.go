@@ -237,7 +237,7 @@ func (s *Source) changePackage(sn *snapshot, base string, i, k int) (*pkg, error
 			b.e.MD.Path, b.e.MD.HasPath = "/"+name, true
 			members = append(members, member{name, bytes.Clone(b.content)})
 			for l := range b.e.Links {
-				if b.e.Links[l].Rel == relPatch {
+				if model.HasRel(b.e.Links[l].Rel, model.RelPatch) {
 					pname := "patches/" + versionedName(b.path, c.version) + "-patch"
 					b.e.Links[l].Path, b.e.Links[l].HasPath = "/"+pname, true
 					members = append(members, member{pname, s.patchContent(ds, c.id, c.version)})

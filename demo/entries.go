@@ -9,9 +9,7 @@ import (
 	"rsx/model"
 )
 
-// Link relations of section 14 that have no constant in model.
 const (
-	relPatch = "http://www.openarchives.org/rs/terms/patch"
 	// profilePath describes the metadata format of the Dublin Core records. A
 	// page of the demo rather than the namespace URI, so that every link of the
 	// demo can be followed without leaving the loopback interface.
@@ -122,7 +120,7 @@ func (s *Source) fillResource(b *entryBuf, base string, ds, id, version int, las
 	if use != useResourceList && c != nil && c.kind == model.ChangeUpdated && k == kindJSON {
 		patch := s.patchContent(ds, id, version)
 		pm, ps := md5.Sum(patch), sha256.Sum256(patch)
-		add(model.Link{Rel: relPatch, Href: base + s.patchPath(ds, id, version), Type: patchType,
+		add(model.Link{Rel: model.RelPatch, Href: base + s.patchPath(ds, id, version), Type: patchType,
 			Hash:   model.HashList{{Alg: "md5", Digest: pm[:]}, {Alg: "sha-256", Digest: ps[:]}},
 			Length: int64(len(patch)), LengthOK: true})
 	}

@@ -2,6 +2,7 @@ package dump
 
 import (
 	"archive/zip"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"rsx/fetch"
 	"rsx/model"
 )
 
@@ -122,20 +124,16 @@ func parseDocument(r io.Reader, max int64) (*model.Document, error) {
 
 // OpenFile opens a package from a local file; Close closes the file.
 func OpenFile(path string, opts Options) (*Package, error) {
-	f, err := os.Open(path)
+	o, err := fetch.Open(context.Background(), nil, path)
 	if err != nil {
 		return nil, err
 	}
-	st, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, err
+	f, ok := o.Body.(*os.File) // a regular file, as stored
+	if !ok {
+		o.Close()
+		return nil, fmt.Errorf("open package %s: not a regular file, or compressed", path)
 	}
-	if !st.Mode().IsRegular() {
-		f.Close()
-		return nil, fmt.Errorf("open package %s: not a regular file", path)
-	}
-	p, err := OpenPackage(f, st.Size(), opts)
+	p, err := OpenPackage(f, o.Size, opts)
 	if err != nil {
 		f.Close()
 		return nil, fmt.Errorf("%s: %w", path, err)

@@ -6,30 +6,11 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net/url"
 	"os"
-	"strings"
 
 	"rsx/fetch"
 	"rsx/model"
 )
-
-// Getter fetches documents; *fetch.Client is one. A *fetch.StatusError may
-// come with a Response, whose body the caller closes.
-type Getter interface {
-	Get(ctx context.Context, url string) (*fetch.Response, error)
-}
-
-// Downloader streams large bodies such as packages; *fetch.Client is one.
-type Downloader interface {
-	DownloadWith(ctx context.Context, url string, w io.Writer, o fetch.DownloadOptions) (*fetch.Exchange, error)
-}
-
-// Client fetches dump documents and downloads packages; *fetch.Client is one.
-type Client interface {
-	Getter
-	Downloader
-}
 
 // Dump is a Resource Dump or a Change Dump — or an index of them, whose parts
 // have been read — with the packages it lists, in document order.
@@ -60,7 +41,7 @@ const maxDumpDocuments = 1000 // documents OpenDump reads below one index
 // OpenDump reads the Resource Dump or Change Dump at rawURL and lists its
 // packages; for an index it reads every part (indexes of indexes too, up to a
 // few levels, each document once).
-func OpenDump(ctx context.Context, g Getter, rawURL string, opts Options) (*Dump, error) {
+func OpenDump(ctx context.Context, g fetch.Getter, rawURL string, opts Options) (*Dump, error) {
 	opts = opts.withDefaults()
 	doc, final, err := getDocument(ctx, g, rawURL, opts.MaxManifestBytes)
 	if err != nil {
@@ -69,7 +50,7 @@ func OpenDump(ctx context.Context, g Getter, rawURL string, opts Options) (*Dump
 	return openDumpDocument(ctx, g, doc, final, opts)
 }
 
-func openDumpDocument(ctx context.Context, g Getter, doc *model.Document, base string, opts Options) (*Dump, error) {
+func openDumpDocument(ctx context.Context, g fetch.Getter, doc *model.Document, base string, opts Options) (*Dump, error) {
 	c := doc.MD.Capability
 	switch c {
 	case model.CapResourceDump, model.CapChangeDump:
@@ -88,10 +69,10 @@ func openDumpDocument(ctx context.Context, g Getter, doc *model.Document, base s
 		if doc.Root != model.RootSitemapIndex {
 			for i := range doc.Entries {
 				e := &doc.Entries[i]
-				ref := PackageRef{URL: resolve(base, e.Loc), Dump: base, MD: e.MD}
+				ref := PackageRef{URL: model.ResolveHref(base, e.Loc), Dump: base, MD: e.MD}
 				for _, l := range e.Links {
-					if hasRel(l.Rel, "contents") && l.Href != "" {
-						ref.Contents = resolve(base, l.Href)
+					if model.HasRel(l.Rel, "contents") && l.Href != "" {
+						ref.Contents = model.ResolveHref(base, l.Href)
 						break
 					}
 				}
@@ -103,7 +84,7 @@ func openDumpDocument(ctx context.Context, g Getter, doc *model.Document, base s
 			return fmt.Errorf("%s: indexes nested too deep", base)
 		}
 		for i := range doc.Entries {
-			u := resolve(base, doc.Entries[i].Loc)
+			u := model.ResolveHref(base, doc.Entries[i].Loc)
 			if seen[u] {
 				continue
 			}
@@ -131,7 +112,7 @@ func openDumpDocument(ctx context.Context, g Getter, doc *model.Document, base s
 }
 
 // getDocument fetches and parses a document, bounded to max bytes.
-func getDocument(ctx context.Context, g Getter, rawURL string, max int64) (*model.Document, string, error) {
+func getDocument(ctx context.Context, g fetch.Getter, rawURL string, max int64) (*model.Document, string, error) {
 	resp, err := g.Get(ctx, rawURL)
 	if err != nil {
 		if resp != nil && resp.Body != nil {
@@ -151,32 +132,11 @@ func getDocument(ctx context.Context, g Getter, rawURL string, max int64) (*mode
 	return doc, final, nil
 }
 
-func resolve(base, ref string) string {
-	b, err := url.Parse(base)
-	if err != nil {
-		return ref
-	}
-	r, err := url.Parse(strings.TrimSpace(ref))
-	if err != nil {
-		return ref
-	}
-	return b.ResolveReference(r).String()
-}
-
-func hasRel(rel, want string) bool {
-	for _, tok := range strings.Fields(rel) {
-		if strings.EqualFold(tok, want) {
-			return true
-		}
-	}
-	return false
-}
-
 // FetchPackage downloads the package ref describes into a temporary file
 // (bounded by Options.MaxPackageBytes), checks it against the entry's length
 // and hashes, and opens it; Close removes the file. The mismatches (Path "",
 // Loc the package URL) come back even when the package cannot be opened.
-func FetchPackage(ctx context.Context, d Downloader, ref PackageRef, opts Options, progress func(done, total int64)) (*Package, []Mismatch, error) {
+func FetchPackage(ctx context.Context, d fetch.Downloader, ref PackageRef, opts Options, progress func(done, total int64)) (*Package, []Mismatch, error) {
 	opts = opts.withDefaults()
 	if ref.MD.LengthOK && ref.MD.Length > opts.MaxPackageBytes {
 		return nil, nil, fmt.Errorf("package %s declares %s, more than the limit of %s", ref.URL,

@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 
+	"rsx/fetch"
 	"rsx/model"
 )
 
@@ -89,82 +90,69 @@ func (p *Package) Check() *Result {
 // every package as job says. The error is for a target that cannot be read or
 // is neither a dump nor a package; a package that fails is reported in its
 // PackageReport.Err and the others are still handled.
-func Run(ctx context.Context, c Client, target string, job Job, opts Options) (*Report, error) {
+func Run(ctx context.Context, c fetch.Fetcher, target string, job Job, opts Options) (*Report, error) {
 	opts = opts.withDefaults()
 	rep := &Report{Target: target}
-	if !isURL(target) {
+	if !model.IsHTTPURL(target) {
 		return rep, runLocal(ctx, c, rep, target, job, opts)
 	}
 	if strings.HasSuffix(strings.ToLower(urlPath(target)), ".zip") {
 		rep.Packages = append(rep.Packages, runRemotePackage(ctx, c, PackageRef{URL: target}, job, opts, false))
 		return rep, nil
 	}
-	resp, err := c.Get(ctx, target)
+	o, err := fetch.Open(ctx, c, target)
 	if err != nil {
-		if resp != nil && resp.Body != nil {
-			resp.Body.Close()
-		}
 		return rep, fmt.Errorf("fetch %s: %w", target, err)
 	}
-	br := bufio.NewReader(resp.Body)
+	br := bufio.NewReader(o.Body)
 	head, _ := br.Peek(4)
 	if isZip(head) {
-		resp.Body.Close()
+		o.Close()
 		rep.Packages = append(rep.Packages, runRemotePackage(ctx, c, PackageRef{URL: target}, job, opts, false))
 		return rep, nil
 	}
-	final := target
-	if resp.URL != "" {
-		final = resp.URL
-	}
 	doc, err := parseDocument(io.LimitReader(br, opts.MaxManifestBytes+1), opts.MaxManifestBytes)
-	resp.Body.Close()
+	o.Close()
 	if err != nil {
-		return rep, fmt.Errorf("%s is neither a dump nor a ZIP package: %w", final, err)
+		return rep, fmt.Errorf("%s is neither a dump nor a ZIP package: %w", o.URL, err)
 	}
-	return rep, runDump(ctx, c, rep, doc, final, job, opts)
+	return rep, runDump(ctx, c, rep, doc, o.URL, job, opts)
 }
 
-func runLocal(ctx context.Context, c Client, rep *Report, path string, job Job, opts Options) error {
-	path = strings.TrimPrefix(path, "file://")
-	f, err := os.Open(path)
+// runLocal handles a local file: a package, read in place, or a dump
+// document (gzip undone).
+func runLocal(ctx context.Context, c fetch.Fetcher, rep *Report, target string, job Job, opts Options) error {
+	path := model.LocalPath(target)
+	o, err := fetch.Open(ctx, nil, target)
 	if err != nil {
 		return err
 	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return err
-	}
-	if !st.Mode().IsRegular() {
-		return fmt.Errorf("%s is not a regular file", path)
-	}
-	head := make([]byte, 4)
-	n, _ := io.ReadFull(f, head)
-	if isZip(head[:n]) {
-		pr := &PackageReport{URL: path, Size: st.Size()}
-		p, err := OpenPackage(f, st.Size(), opts)
-		if err != nil {
-			return fmt.Errorf("%s: %w", path, err)
+	defer o.Close()
+	if f, ok := o.Body.(*os.File); ok { // as stored: it may be a ZIP package
+		head := make([]byte, 4)
+		n, _ := f.ReadAt(head, 0)
+		if isZip(head[:n]) {
+			pr := &PackageReport{URL: path, Size: o.Size}
+			p, err := OpenPackage(f, o.Size, opts)
+			if err != nil {
+				return fmt.Errorf("%s: %w", path, err)
+			}
+			handlePackage(ctx, c, p, pr, job, opts)
+			rep.Packages = append(rep.Packages, pr)
+			if job.OnPackage != nil {
+				job.OnPackage(pr)
+			}
+			return nil
 		}
-		handlePackage(ctx, c, p, pr, job, opts)
-		rep.Packages = append(rep.Packages, pr)
-		if job.OnPackage != nil {
-			job.OnPackage(pr)
-		}
-		return nil
 	}
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return err
-	}
-	doc, err := parseDocument(io.LimitReader(f, opts.MaxManifestBytes+1), opts.MaxManifestBytes)
+	doc, err := parseDocument(io.LimitReader(o.Body, opts.MaxManifestBytes+1), opts.MaxManifestBytes)
 	if err != nil {
 		return fmt.Errorf("%s is neither a dump nor a ZIP package: %w", path, err)
 	}
 	return runDump(ctx, c, rep, doc, path, job, opts)
 }
 
-func runDump(ctx context.Context, c Client, rep *Report, doc *model.Document, base string, job Job, opts Options) error {
+func runDump(ctx context.Context, c fetch.Fetcher, rep *Report, doc *model.Document, base string, job Job, opts Options) error {
 	d, err := openDumpDocument(ctx, c, doc, base, opts)
 	if err != nil {
 		return err
@@ -180,7 +168,7 @@ func runDump(ctx context.Context, c Client, rep *Report, doc *model.Document, ba
 }
 
 // runRemotePackage downloads, opens and handles one package.
-func runRemotePackage(ctx context.Context, c Client, ref PackageRef, job Job, opts Options, listed bool) *PackageReport {
+func runRemotePackage(ctx context.Context, c fetch.Fetcher, ref PackageRef, job Job, opts Options, listed bool) *PackageReport {
 	pr := &PackageReport{URL: ref.URL, Contents: ref.Contents}
 	if listed {
 		pr.Ref = &ref
@@ -208,7 +196,7 @@ func runRemotePackage(ctx context.Context, c Client, ref PackageRef, job Job, op
 
 // handlePackage verifies or extracts an opened package and compares its
 // manifest with the contents copy.
-func handlePackage(ctx context.Context, g Getter, p *Package, pr *PackageReport, job Job, opts Options) {
+func handlePackage(ctx context.Context, g fetch.Getter, p *Package, pr *PackageReport, job Job, opts Options) {
 	pr.Header = &p.Manifest.Header
 	pr.Entries = len(p.Manifest.Entries)
 	pr.Members = len(p.Members)
@@ -245,11 +233,6 @@ func handlePackage(ctx context.Context, g Getter, p *Package, pr *PackageReport,
 		}
 		pr.ContentsDiff = CompareManifests(p.Manifest, cp)
 	}
-}
-
-func isURL(s string) bool {
-	l := strings.ToLower(s)
-	return strings.HasPrefix(l, "http://") || strings.HasPrefix(l, "https://")
 }
 
 func urlPath(s string) string {

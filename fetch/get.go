@@ -107,6 +107,7 @@ type body struct {
 	encoding  string
 	limit     int64
 	r         io.Reader // decoded stream, built on the first Read
+	gunzipped bool      // r undoes gzip recognised by its magic bytes
 	delivered int64
 	eof       bool  // raw stream read to its end
 	err       error // sticky failure
@@ -159,16 +160,11 @@ func (b *body) build() error {
 	default:
 		return fmt.Errorf("read body of %s: unsupported Content-Encoding %q", b.url, b.encoding)
 	}
-	br := bufio.NewReader(r)
-	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
-		zr, err := gzip.NewReader(br)
-		if err != nil {
-			return fmt.Errorf("decompress gzip body of %s: %w", b.url, err)
-		}
-		b.r = zr
-		return nil
+	zr, gzipped, err := gunzipIfMagic(bufio.NewReader(r))
+	if err != nil {
+		return fmt.Errorf("decompress gzip body of %s: %w", b.url, err)
 	}
-	b.r = br
+	b.r, b.gunzipped = zr, gzipped
 	return nil
 }
 

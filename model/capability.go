@@ -191,26 +191,18 @@ var relations = [...]struct{ rel, text string }{
 
 // RelationDescription explains a link relation in words for the UI, or returns ""
 // when the relation is not one the specification uses. Registered relation names
-// compare case-insensitively (RFC 8288); a rel of several space-separated types
-// gets the descriptions of those it knows, joined by a space.
+// compare case-insensitively (RFC 8288; see RelMatches); a rel of several
+// space-separated types gets the descriptions of those it knows, joined by a
+// space.
 func RelationDescription(rel string) string {
-	rel = trimASCIISpace(rel)
-	if rel == "" {
-		return ""
-	}
-	if strings.ContainsAny(rel, " \t\n\r") {
-		var parts []string
-		for _, r := range strings.Fields(rel) {
-			if d := RelationDescription(r); d != "" {
-				parts = append(parts, d)
+	var parts []string
+	for tok := range RelTokens(rel) {
+		for _, r := range relations {
+			if RelMatches(tok, r.rel) {
+				parts = append(parts, r.text)
+				break
 			}
 		}
-		return strings.Join(parts, " ")
 	}
-	for _, r := range relations {
-		if r.rel == rel || (!strings.Contains(r.rel, ":") && strings.EqualFold(r.rel, rel)) {
-			return r.text
-		}
-	}
-	return ""
+	return strings.Join(parts, " ")
 }

@@ -90,19 +90,10 @@ func (c *Checker) end(h *Header, bytes int64, complete bool) {
 	for i := range h.Links {
 		l := &h.Links[i]
 		c.link(l, nil, -1)
-		for s := l.Rel; s != ""; {
-			for s != "" && isCheckSpace(s[0]) {
-				s = s[1:]
-			}
-			n := 0
-			for n < len(s) && !isCheckSpace(s[n]) {
-				n++
-			}
-			tok := s[:n]
-			s = s[n:]
-			if strings.EqualFold(tok, "up") {
+		for tok := range RelTokens(l.Rel) {
+			if RelMatches(tok, "up") {
 				ups++
-			} else if strings.EqualFold(tok, "describedby") {
+			} else if RelMatches(tok, "describedby") {
 				describedby = true
 			}
 		}

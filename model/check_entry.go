@@ -518,25 +518,15 @@ func (c *Checker) link(l *Link, e *Entry, idx int) {
 		c.path(l.Path, e, idx, line, "<rs:ln> path", false)
 	}
 	patch, timegate, alternate, memento := false, false, false, false
-	for s := l.Rel; s != ""; {
-		for s != "" && isCheckSpace(s[0]) {
-			s = s[1:]
-		}
-		n := 0
-		for n < len(s) && !isCheckSpace(s[n]) {
-			n++
-		}
-		tok := s[:n]
-		s = s[n:]
+	for tok := range RelTokens(l.Rel) {
 		switch {
-		case tok == "":
-		case tok == relPatch:
+		case RelMatches(tok, RelPatch):
 			patch = true
-		case strings.EqualFold(tok, "timegate"):
+		case RelMatches(tok, "timegate"):
 			timegate = true
-		case strings.EqualFold(tok, "alternate"):
+		case RelMatches(tok, "alternate"):
 			alternate = true
-		case strings.EqualFold(tok, "memento"):
+		case RelMatches(tok, "memento"):
 			memento = true
 		case strings.IndexByte(tok, ':') >= 0:
 			if chkURI(tok) != uriOK {
@@ -570,8 +560,6 @@ func (c *Checker) link(l *Link, e *Entry, idx int) {
 	}
 	c.attrs(l.Extra, e, idx, line, false)
 }
-
-const relPatch = "http://www.openarchives.org/rs/terms/patch"
 
 // attrs checks attributes the parser kept verbatim on <rs:md> (md) or <rs:ln>.
 func (c *Checker) attrs(extra []Attr, e *Entry, idx, line int, md bool) {
@@ -665,9 +653,9 @@ func (c *Checker) badURI(bad uriProblem, e *Entry, idx int) {
 	default:
 		msg := chkRef(e, idx) + ": <loc> " + v + " is not an absolute URI"
 		if c.opts.BaseURL != "" {
-			if base, err := url.Parse(c.opts.BaseURL); err == nil {
-				if ref, err := url.Parse(e.Loc); err == nil {
-					msg += " (relative to this document it would be " + chkClip(base.ResolveReference(ref).String()) + ")"
+			if _, err := url.Parse(c.opts.BaseURL); err == nil {
+				if _, err := url.Parse(e.Loc); err == nil {
+					msg += " (relative to this document it would be " + chkClip(ResolveHref(c.opts.BaseURL, e.Loc)) + ")"
 				}
 			}
 		}

@@ -578,6 +578,10 @@ func (d *Decoder) start() error {
 	switch {
 	case err == io.EOF:
 		return d.syntaxErr(1, "empty document")
+	case errors.Is(err, gzip.ErrHeader):
+		// A source that undoes gzip itself (fetch.Open) and met a corrupt
+		// header: malformed, as when the gzip is undone here.
+		return d.syntaxErr(1, "corrupt gzip data: %v", err)
 	case err != nil && err != io.ErrUnexpectedEOF:
 		return fmt.Errorf("read XML document: %w", err)
 	}

@@ -1,8 +1,7 @@
-package main
+package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -12,7 +11,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 
 	"rsx/crawl"
@@ -71,7 +69,7 @@ func (a *app) runTree(ctx context.Context, f treeFlags, target string) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	if !isURL(target) {
+	if !model.IsHTTPURL(target) {
 		return failed(fmt.Errorf("tree: %q is not an http(s) URL", target))
 	}
 	if f.concurrency < 1 {
@@ -112,10 +110,7 @@ func (a *app) runTree(ctx context.Context, f treeFlags, target string) error {
 	sum := summarize(root)
 	sum.Seconds = elapsed.Seconds()
 	if f.json {
-		enc := json.NewEncoder(a.out)
-		enc.SetIndent("", "  ")
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(treeJSON(root)); err != nil {
+		if err := writeJSON(a.out, treeJSON(root)); err != nil {
 			return failed(err)
 		}
 		// The figures go to standard error, so that stdout stays one JSON document.
@@ -131,11 +126,6 @@ func (a *app) runTree(ctx context.Context, f treeFlags, target string) error {
 		return foundProblems()
 	}
 	return nil
-}
-
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	return ok && term.IsTerminal(f.Fd())
 }
 
 // treeProgress prints one updating status line on a terminal.

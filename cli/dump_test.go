@@ -1,10 +1,8 @@
-package main
+package cli
 
 import (
 	"archive/zip"
 	"bytes"
-	"context"
-	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -13,7 +11,6 @@ import (
 	"strings"
 	"testing"
 
-	"rsx/demo"
 	"rsx/model"
 )
 
@@ -52,14 +49,7 @@ type dumpJSON struct {
 
 func decodeDumpJSON(t *testing.T, stdout string) dumpJSON {
 	t.Helper()
-	var v dumpJSON
-	dec := json.NewDecoder(strings.NewReader(stdout))
-	if err := dec.Decode(&v); err != nil {
-		t.Fatalf("stdout is not the dump JSON: %v\n%s", err, stdout)
-	}
-	if dec.More() {
-		t.Fatalf("more than one JSON value on stdout:\n%s", stdout)
-	}
+	v := decodeOneJSON[dumpJSON](t, stdout, "dump")
 	if v.OK == nil || v.Packages == nil {
 		t.Fatalf("required top-level fields missing:\n%s", stdout)
 	}
@@ -85,13 +75,7 @@ func decodeDumpJSON(t *testing.T, stdout string) dumpJSON {
 // through the Capability List of dataset 1.
 func demoDumps(t *testing.T, broken bool) (resourceDump, changeDump string) {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	srv, err := demo.Start(ctx, "127.0.0.1:0", demo.Options{Resources: 600, Broken: broken})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Close() })
+	base := startDemo(t, broken)
 	get := func(u string) *model.Document {
 		resp, err := http.Get(u)
 		if err != nil {
@@ -104,7 +88,7 @@ func demoDumps(t *testing.T, broken bool) (resourceDump, changeDump string) {
 		}
 		return d
 	}
-	sd := get(srv.URL + "/.well-known/resourcesync")
+	sd := get(base + "/.well-known/resourcesync")
 	for _, e := range sd.Entries {
 		if !strings.Contains(e.Loc, "dataset1") {
 			continue
@@ -277,13 +261,13 @@ func TestDumpCommandFailures(t *testing.T) {
 }
 
 func TestDumpCommandRealWorld(t *testing.T) {
-	code, out, errOut := validateRun(t, "", "dump", "--verify", "testdata/dump/bitstream-package.zip")
+	code, out, errOut := validateRun(t, "", "dump", "--verify", "../testdata/dump/bitstream-package.zip")
 	if code != exitOK || !strings.Contains(out, "✓ 2 verified") {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
 	}
-	const shared = "../shared/conformance/real-world/resync-client-ruby/resourcedump/bitstream-package.zip"
+	const shared = "../../shared/conformance/real-world/resync-client-ruby/resourcedump/bitstream-package.zip"
 	if _, err := os.Stat(shared); err != nil {
-		t.Skip("../shared is absent")
+		t.Skip("../../shared is absent")
 	}
 	code, out, _ = validateRun(t, "", "dump", "--verify", "--json", shared)
 	if v := decodeDumpJSON(t, out); code != exitOK || *v.Packages[0].Verified != 2 {

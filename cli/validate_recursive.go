@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -30,10 +30,7 @@ func (a *app) runValidateRecursive(ctx context.Context, client *fetch.Client, f 
 		}
 	}
 	code := printValidateReports(a.out, reports, printOptions{JSON: f.json, Color: color, Quiet: f.quiet})
-	if code != exitOK {
-		return &exitError{code: code}
-	}
-	return nil
+	return exitWith(code)
 }
 
 // With packages, the walk also downloads every dump package that has a
@@ -47,7 +44,7 @@ func (a *app) validateRecursive(ctx context.Context, client *fetch.Client, targe
 	}
 	done := map[string]int{} // normalised URL → index in reports
 	for _, t := range targets {
-		if !isURL(t) || g == nil {
+		if !model.IsHTTPURL(t) || g == nil {
 			reports = append(reports, a.validateTarget(ctx, client, t, opts))
 			continue
 		}

@@ -1,8 +1,7 @@
-package main
+package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -148,10 +147,7 @@ func writeDiscoverJSON(w io.Writer, d *crawl.Discovery) error {
 		}
 		out.Attempts = append(out.Attempts, ja)
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(out)
+	return writeJSON(w, out)
 }
 
 func writeDiscoverText(w io.Writer, d *crawl.Discovery, st textStyles) {

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -47,14 +47,7 @@ type validateJSON struct {
 
 func decodeValidateJSON(t *testing.T, stdout string) validateJSON {
 	t.Helper()
-	var v validateJSON
-	dec := json.NewDecoder(strings.NewReader(stdout))
-	if err := dec.Decode(&v); err != nil {
-		t.Fatalf("stdout is not the validate JSON: %v\n%s", err, stdout)
-	}
-	if dec.More() {
-		t.Fatalf("more than one JSON value on stdout:\n%s", stdout)
-	}
+	v := decodeOneJSON[validateJSON](t, stdout, "validate")
 	if v.Errors == nil || v.Warnings == nil || v.Documents == nil {
 		t.Fatalf("required top-level fields missing:\n%s", stdout)
 	}
@@ -71,8 +64,8 @@ func decodeValidateJSON(t *testing.T, stdout string) validateJSON {
 	return v
 }
 
-const validateValidDir = "testdata/conformance/valid"
-const validateInvalidDir = "testdata/conformance/invalid"
+const validateValidDir = "../testdata/conformance/valid"
+const validateInvalidDir = "../testdata/conformance/invalid"
 
 func TestValidateCommandValidFile(t *testing.T) {
 	file := filepath.Join(validateValidDir, "resourcesync_ex_20.xml")

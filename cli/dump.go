@@ -1,8 +1,7 @@
-package main
+package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -100,10 +99,7 @@ func (a *app) runDump(ctx context.Context, f dumpFlags, target string) error {
 	if runErr != nil {
 		return &exitError{code: exitFailure, err: fmt.Errorf("dump: %w", runErr)}
 	}
-	if code != exitOK {
-		return &exitError{code: code}
-	}
-	return nil
+	return exitWith(code)
 }
 
 // dumpProgress prints one updating status line on a terminal.
@@ -319,14 +315,6 @@ type jsonDumpRefusal struct {
 	Reason string `json:"reason"`
 }
 
-func errString(err error) *string {
-	if err == nil {
-		return nil
-	}
-	s := err.Error()
-	return &s
-}
-
 func jsonMismatches(ms []dump.Mismatch) []jsonDumpMismatch {
 	out := make([]jsonDumpMismatch, 0, len(ms))
 	for _, m := range ms {
@@ -377,8 +365,5 @@ func writeDumpJSON(w io.Writer, rep *dump.Report, runErr error) {
 		}
 		out.Packages = append(out.Packages, j)
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	enc.Encode(out)
+	writeJSON(w, out)
 }

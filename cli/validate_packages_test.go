@@ -1,27 +1,12 @@
-package main
+package cli
 
 import (
-	"context"
 	"encoding/json"
 	"strings"
 	"testing"
 
 	"rsx/crawl"
-	"rsx/demo"
 )
-
-// startDemo starts a demo Source for the length of the test.
-func startDemo(t *testing.T, broken bool) string {
-	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	srv, err := demo.Start(ctx, "127.0.0.1:0", demo.Options{Resources: 600, Broken: broken})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Close() })
-	return srv.URL
-}
 
 func isPackageRule(rule string) bool {
 	switch rule {
@@ -92,7 +77,7 @@ func TestValidateRecursivePackagesBrokenDemo(t *testing.T) {
 }
 
 func TestValidatePackagesNeedsRecursive(t *testing.T) {
-	if code, _, errs := validateRun(t, "", "validate", "--packages", "testdata/conformance/valid/resourcesync_ex_20.xml"); code != exitFailure || !strings.Contains(errs, "--recursive") {
+	if code, _, errs := validateRun(t, "", "validate", "--packages", "../testdata/conformance/valid/resourcesync_ex_20.xml"); code != exitFailure || !strings.Contains(errs, "--recursive") {
 		t.Errorf("exit %d, %s", code, errs)
 	}
 }

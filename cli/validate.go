@@ -1,8 +1,7 @@
-package main
+package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -11,8 +10,6 @@ import (
 	"strconv"
 	"strings"
 
-	"charm.land/lipgloss/v2"
-	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 
 	"rsx/crawl"
@@ -26,7 +23,7 @@ type validateFlags struct {
 	quiet       bool
 	rules       bool
 	maxProblems int
-	recursive   bool // cmd_validate_recursive.go
+	recursive   bool // validate_recursive.go
 	packages    bool // with recursive: compare dump packages with their contents copies
 }
 
@@ -79,7 +76,7 @@ func (a *app) runValidate(ctx context.Context, f validateFlags, targets []string
 	}
 	var urls []string
 	for _, t := range targets {
-		if isURL(t) {
+		if model.IsHTTPURL(t) {
 			urls = append(urls, t)
 		}
 	}
@@ -111,49 +108,34 @@ func (a *app) runValidate(ctx context.Context, f validateFlags, targets []string
 		reports = append(reports, r)
 	}
 	code := printValidateReports(a.out, reports, printOptions{JSON: f.json, Color: color, Quiet: f.quiet})
-	if code != exitOK {
-		return &exitError{code: code}
-	}
-	return nil
-}
-
-func isURL(s string) bool {
-	l := strings.ToLower(s)
-	return strings.HasPrefix(l, "http://") || strings.HasPrefix(l, "https://")
+	return exitWith(code)
 }
 
 // validateTarget reads and checks one file, URL or standard input ("-").
 func (a *app) validateTarget(ctx context.Context, client *fetch.Client, target string, opts model.CheckOptions) docReport {
-	switch {
-	case target == "-":
+	if target == "-" {
 		return reportOf(target, model.Validate(a.in, opts))
-	case isURL(target):
-		resp, err := client.Get(ctx, target)
-		if err != nil {
-			if resp != nil && resp.Body != nil {
-				resp.Body.Close()
-			}
-			return docReport{URL: target, Err: fmt.Errorf("fetch: %w", err)}
-		}
-		defer resp.Body.Close()
-		opts.BaseURL = resp.URL
-		r := reportOf(target, model.Validate(resp.Body, opts))
-		if resp.URL != "" && resp.URL != target {
-			r.FinalURL = resp.URL
-		}
-		return r
-	default:
-		path := strings.TrimPrefix(target, "file://")
-		fh, err := os.Open(path)
-		if err != nil {
-			return docReport{URL: target, Err: err}
-		}
-		defer fh.Close()
-		if st, err := fh.Stat(); err == nil && st.IsDir() {
-			return docReport{URL: target, Err: errors.New("is a directory")}
-		}
-		return reportOf(target, model.Validate(fh, opts))
 	}
+	var g fetch.Getter
+	if client != nil {
+		g = client
+	}
+	o, err := fetch.Open(ctx, g, target)
+	if err != nil {
+		if model.IsHTTPURL(target) {
+			err = fmt.Errorf("fetch: %w", err)
+		}
+		return docReport{URL: target, Err: err}
+	}
+	defer o.Close()
+	if !o.Local {
+		opts.BaseURL = o.URL
+	}
+	r := reportOf(target, model.Validate(o.Body, opts))
+	if !o.Local && o.URL != target {
+		r.FinalURL = o.URL
+	}
+	return r
 }
 
 // docReport is the validation outcome of one document.
@@ -309,30 +291,7 @@ func writeValidateJSON(w io.Writer, reports []docReport) {
 		out.Warnings += r.Warnings
 		out.Documents = append(out.Documents, d)
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	enc.Encode(out)
-}
-
-// textStyles colour the text output; all are identity when colour is off.
-type textStyles struct {
-	title, err, warn, dim, rule func(string) string
-}
-
-func newTextStyles(color bool) textStyles {
-	if !color {
-		id := func(s string) string { return s }
-		return textStyles{id, id, id, id, id}
-	}
-	render := func(s lipgloss.Style) func(string) string { return func(x string) string { return s.Render(x) } }
-	return textStyles{
-		title: render(lipgloss.NewStyle().Bold(true)),
-		err:   render(lipgloss.NewStyle().Foreground(lipgloss.Red).Bold(true)),
-		warn:  render(lipgloss.NewStyle().Foreground(lipgloss.Yellow)),
-		dim:   render(lipgloss.NewStyle().Faint(true)),
-		rule:  render(lipgloss.NewStyle().Foreground(lipgloss.Cyan)),
-	}
+	writeJSON(w, out)
 }
 
 func writeValidateText(w io.Writer, reports []docReport, o printOptions) {
@@ -397,20 +356,6 @@ func writeValidateText(w io.Writer, reports []docReport, o printOptions) {
 	io.WriteString(w, bw.String())
 }
 
-func pad(s string, n int) string {
-	if len(s) >= n {
-		return s
-	}
-	return s + strings.Repeat(" ", n-len(s))
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return strconv.Itoa(n) + " " + many
-}
-
 // printRules prints the rule catalogue: the single-document rules, then the
 // cross-document ones that --recursive adds.
 func printRules(w io.Writer, asJSON, color bool) error {
@@ -426,10 +371,7 @@ func printRules(w io.Writer, asJSON, color bool) error {
 		for i, r := range rules {
 			out[i] = jr{r.ID, r.Severity.String(), r.Section, r.Summary}
 		}
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		enc.SetEscapeHTML(false)
-		return enc.Encode(out)
+		return writeJSON(w, out)
 	}
 	st := newTextStyles(color)
 	var b strings.Builder
@@ -442,13 +384,4 @@ func printRules(w io.Writer, asJSON, color bool) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
-}
-
-// useColor: colour only for a terminal, and never with NO_COLOR set.
-func useColor(w io.Writer) bool {
-	if os.Getenv("NO_COLOR") != "" {
-		return false
-	}
-	f, ok := w.(*os.File)
-	return ok && term.IsTerminal(f.Fd())
 }

@@ -1,0 +1,86 @@
+package cli
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+)
+
+func TestDiscoverCommandJSON(t *testing.T) {
+	docs := crawlDocs()
+	docs["/"] = `<html><head><link rel="resourcesync" href="/cl.xml"></head></html>`
+	srv := crawlSite(t, docs)
+	code, out, errs := runCmd(t, "discover", "--json", srv.URL+"/")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var d struct {
+		Input             string  `json:"input"`
+		SourceDescription *string `json:"source_description"`
+		CapabilityLists   []string
+		Found             []struct{ Method, URL, Capability string }
+		Attempts          []map[string]any
+	}
+	if err := json.Unmarshal([]byte(out), &d); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	var raw map[string]any
+	json.Unmarshal([]byte(out), &raw)
+	for _, k := range []string{"input", "found", "source_description", "capability_lists", "attempts"} {
+		if _, ok := raw[k]; !ok {
+			t.Errorf("no %q", k)
+		}
+	}
+	if d.SourceDescription == nil || *d.SourceDescription != srv.URL+"/.well-known/resourcesync" {
+		t.Errorf("source_description = %v", d.SourceDescription)
+	}
+	if len(raw["capability_lists"].([]any)) != 1 {
+		t.Errorf("capability_lists = %v", raw["capability_lists"])
+	}
+	methods := map[string]bool{}
+	for _, f := range d.Found {
+		methods[f.Method] = true
+	}
+	if !methods["well-known"] || !methods["html-link"] {
+		t.Errorf("found = %+v", d.Found)
+	}
+	for _, a := range d.Attempts {
+		for _, k := range []string{"method", "url", "status", "error"} {
+			if _, ok := a[k]; !ok {
+				t.Errorf("attempt without %q: %v", k, a)
+			}
+		}
+		if st, ok := a["status"].(float64); a["status"] != nil && (!ok || st < 100) {
+			t.Errorf("status %v", a["status"])
+		}
+	}
+}
+
+func TestDiscoverCommandExitCodes(t *testing.T) {
+	srv := crawlSite(t, map[string]string{"/page.html": "<html><head></head><body>nothing</body></html>"})
+	code, out, _ := runCmd(t, "discover", "--json", srv.URL+"/page.html")
+	var raw map[string]any
+	if code != 1 || json.Unmarshal([]byte(out), &raw) != nil || raw["source_description"] != nil {
+		t.Errorf("nothing found: exit %d, %s", code, out)
+	}
+	if len(raw["found"].([]any)) != 0 || len(raw["capability_lists"].([]any)) != 0 {
+		t.Errorf("empty lists must be [] : %s", out)
+	}
+	closed := httptest.NewServer(http.NotFoundHandler())
+	u := closed.URL
+	closed.Close()
+	if code, _, errs := runCmd(t, "discover", u+"/"); code != 2 || !strings.Contains(errs, "rsx:") {
+		t.Errorf("unreachable: exit %d, %s", code, errs)
+	}
+	if code, _, _ := runCmd(t, "discover", "ftp://127.0.0.1/x"); code != 2 {
+		t.Errorf("bad URL: exit %d", code)
+	}
+	code, out, _ = runCmd(t, "discover", srv.URL+"/page.html")
+	if code != 1 || !strings.Contains(out, "Attempts") || !strings.Contains(out, "not reached") {
+		t.Errorf("text: exit %d\n%s", code, out)
+	}
+}
+
+// TestDiscoverAndTreeOnDemo runs both commands against the built-in demo Source.

@@ -1,0 +1,115 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/term"
+)
+
+// Exit statuses of the command-line contract.
+const (
+	exitOK      = 0 // done, nothing wrong found
+	exitFound   = 1 // done, and something is wrong
+	exitFailure = 2 // could not do the job
+)
+
+// exitError carries an exit status out of a command. A nil err means the
+// command has already reported what it found and only the status is left.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string {
+	if e.err == nil {
+		return fmt.Sprintf("exit status %d", e.code)
+	}
+	return e.err.Error()
+}
+
+func (e *exitError) Unwrap() error { return e.err }
+
+// foundProblems is returned by a command that finished its job and found
+// something wrong (exit status 1); it has printed its findings already.
+func foundProblems() error { return &exitError{code: exitFound} }
+
+// failed wraps an error that stopped a command from doing its job (exit status 2).
+func failed(err error) error { return &exitError{code: exitFailure, err: err} }
+
+// exitWith returns the error for an exit status a command has already
+// reported on: nil for exitOK.
+func exitWith(code int) error {
+	if code == exitOK {
+		return nil
+	}
+	return &exitError{code: code}
+}
+
+// writeJSON writes v as the one JSON document of --json: indented, with
+// <, > and & as they are (URLs carry them).
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// errString is err's message for a JSON field that is null without an error.
+func errString(err error) *string {
+	if err == nil {
+		return nil
+	}
+	s := err.Error()
+	return &s
+}
+
+// isTerminal tells whether w is a terminal (progress lines go only there).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(f.Fd())
+}
+
+// useColor: colour only for a terminal, and never with NO_COLOR set.
+func useColor(w io.Writer) bool {
+	return os.Getenv("NO_COLOR") == "" && isTerminal(w)
+}
+
+// textStyles colour the text output; all are identity when colour is off.
+type textStyles struct {
+	title, err, warn, dim, rule func(string) string
+}
+
+func newTextStyles(color bool) textStyles {
+	if !color {
+		id := func(s string) string { return s }
+		return textStyles{id, id, id, id, id}
+	}
+	render := func(s lipgloss.Style) func(string) string { return func(x string) string { return s.Render(x) } }
+	return textStyles{
+		title: render(lipgloss.NewStyle().Bold(true)),
+		err:   render(lipgloss.NewStyle().Foreground(lipgloss.Red).Bold(true)),
+		warn:  render(lipgloss.NewStyle().Foreground(lipgloss.Yellow)),
+		dim:   render(lipgloss.NewStyle().Faint(true)),
+		rule:  render(lipgloss.NewStyle().Foreground(lipgloss.Cyan)),
+	}
+}
+
+func pad(s string, n int) string {
+	if len(s) >= n {
+		return s
+	}
+	return s + strings.Repeat(" ", n-len(s))
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
+}
