@@ -14,11 +14,6 @@ import (
 // The layout's import rules (README, "How the code is laid out"), checked on
 // what `go list` says each package imports.
 
-// uiIOExtractionPending skips the rule that ui performs no I/O of its own
-// until the live backend, package downloads and resource claims have moved
-// out of ui/ (into session/ and claims/, issue 8). Set it to false then.
-const uiIOExtractionPending = true
-
 // module is this module's path.
 const module = "rsx"
 
@@ -37,7 +32,6 @@ type importRule struct {
 	from      func(p string) bool
 	tests     bool // the imports of the package's tests count too
 	forbidden func(importer, imported string) bool
-	pending   string // when not "": the rule is skipped with this reason
 }
 
 func ours(p string) bool { return p == module || strings.HasPrefix(p, module+"/") }
@@ -81,16 +75,8 @@ func importRules() []importRule {
 				return imported == "os" || imported == "os/exec" || imported == "net/http" ||
 					imported == "archive/zip" || strings.HasPrefix(imported, "compress/")
 			},
-			pending: pendingIf(uiIOExtractionPending, "ui still holds the live backend, package downloads and resource claims (issue 8: they move to session/ and claims/); set uiIOExtractionPending to false once they have"),
 		},
 	}
-}
-
-func pendingIf(cond bool, reason string) string {
-	if cond {
-		return reason
-	}
-	return ""
 }
 
 // importList is one list of a package's imports, and whose they are.
@@ -159,9 +145,6 @@ func TestImportRules(t *testing.T) {
 	}
 	for _, r := range importRules() {
 		t.Run(r.name, func(t *testing.T) {
-			if r.pending != "" {
-				t.Skip(r.pending)
-			}
 			for _, v := range r.violations(pkgs) {
 				t.Error(v)
 			}

@@ -3,7 +3,6 @@ package claims
 import (
 	"net/url"
 	"sort"
-	"strings"
 
 	"rsx/model"
 )
@@ -71,7 +70,7 @@ func Targets(e model.Entry) []Target {
 	for n, i := range order {
 		l := e.Links[i]
 		out = append(out, Target{
-			URL: resolve(e.Loc, l.Href), Claims: OfMirror(e, l),
+			URL: model.ResolveHref(e.Loc, l.Href), Claims: OfMirror(e, l),
 			Mirror: n + 1, Pri: linkPri(l), Link: i,
 		})
 	}
@@ -83,7 +82,7 @@ func Targets(e model.Entry) []Target {
 func MirrorOrder(links []model.Link) []int {
 	var idx []int
 	for i, l := range links {
-		if hasRel(l.Rel, "duplicate") {
+		if model.HasRel(l.Rel, "duplicate") {
 			idx = append(idx, i)
 		}
 	}
@@ -105,28 +104,4 @@ func linkPri(l model.Link) int {
 		return model.MaxPri
 	}
 	return l.Pri
-}
-
-// hasRel reports whether a rel attribute has the relation type want among
-// its space-separated tokens.
-func hasRel(rel, want string) bool {
-	for _, r := range strings.Fields(rel) {
-		if strings.EqualFold(r, want) {
-			return true
-		}
-	}
-	return false
-}
-
-// resolve resolves href against base, or returns href when it cannot.
-func resolve(base, href string) string {
-	b, err := url.Parse(base)
-	if err != nil {
-		return href
-	}
-	r, err := url.Parse(href)
-	if err != nil {
-		return href
-	}
-	return b.ResolveReference(r).String()
 }

@@ -3,7 +3,6 @@ package session
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"rsx/crawl"
 	"rsx/model"
@@ -75,12 +74,9 @@ func linkHref(h *model.Header, rel, base string) string {
 	if h == nil {
 		return ""
 	}
-	for _, l := range h.Links {
-		if !l.HasHref || l.Href == "" {
-			continue
-		}
-		if hasRel(l.Rel, rel) {
-			return resolve(base, l.Href)
+	for _, u := range model.LinkHrefs(h.Links, rel, base) {
+		if u != base {
+			return u
 		}
 	}
 	return ""
@@ -93,15 +89,4 @@ func parentLink(h *model.Header, base string) string {
 		return u
 	}
 	return linkHref(h, "up", base)
-}
-
-// hasRel tells whether a rel attribute has the relation type rel among its
-// space-separated tokens.
-func hasRel(rels, rel string) bool {
-	for _, tok := range strings.Fields(rels) {
-		if strings.EqualFold(tok, rel) {
-			return true
-		}
-	}
-	return false
 }

@@ -7,14 +7,15 @@ import (
 	"os"
 
 	"rsx/fetch"
+	"rsx/model"
 )
 
 // download streams target (an http(s) URL or a local file path) into w,
 // reporting progress (total is -1 when unknown), and returns the record of
 // the HTTP exchange (nil for a local file).
 func (s *Session) download(ctx context.Context, target string, w io.Writer, progress func(done, total int64)) (*fetch.Exchange, error) {
-	if isLocal(target) {
-		f, err := os.Open(localPath(target))
+	if model.IsLocal(target) {
+		f, err := os.Open(model.LocalPath(target))
 		if err != nil {
 			return nil, err
 		}

@@ -152,8 +152,8 @@ func (s *Session) stream(ctx context.Context, dec *model.Decoder, cr *countingRe
 
 // open fetches or opens target.
 func (s *Session) open(ctx context.Context, target string) (body io.ReadCloser, final string, total int64, resp *fetch.Response, err error) {
-	if isLocal(target) {
-		p := localPath(target)
+	if model.IsLocal(target) {
+		p := model.LocalPath(target)
 		f, err := os.Open(p)
 		if err != nil {
 			return nil, "", 0, nil, err

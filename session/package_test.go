@@ -14,6 +14,7 @@ import (
 
 	"rsx/demo"
 	"rsx/dump"
+	"rsx/model"
 )
 
 // leftIn lists what is left under dir.
@@ -39,8 +40,8 @@ func firstPackage(t *testing.T, s *Session, base string) dump.PackageRef {
 	e := r.entries[0]
 	ref := dump.PackageRef{URL: e.Loc, Dump: base + "/dataset1/resourcedump.xml", MD: e.MD}
 	for _, l := range e.Links {
-		if hasRel(l.Rel, "contents") {
-			ref.Contents = resolve(ref.Dump, l.Href)
+		if model.HasRel(l.Rel, "contents") {
+			ref.Contents = model.ResolveHref(ref.Dump, l.Href)
 		}
 	}
 	return ref

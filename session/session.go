@@ -10,9 +10,6 @@ import (
 	"context"
 	"io"
 	"net/http"
-	"net/url"
-	"path/filepath"
-	"strings"
 	"time"
 
 	"rsx/claims"
@@ -125,45 +122,3 @@ func (s *Session) CheckResource(ctx context.Context, t claims.Target, progress f
 // StatusText is the standard text of an HTTP status code ("Not Found"),
 // for views that show exchanges.
 func StatusText(code int) string { return http.StatusText(code) }
-
-// isLocal tells whether target names a local file rather than a URL.
-func isLocal(target string) bool {
-	if strings.HasPrefix(target, "file://") {
-		return true
-	}
-	u, err := url.Parse(target)
-	if err != nil || u.Scheme == "" || len(u.Scheme) == 1 { // "C:\…" on Windows
-		return true
-	}
-	return false
-}
-
-func localPath(target string) string {
-	if p, ok := strings.CutPrefix(target, "file://"); ok {
-		return p
-	}
-	return target
-}
-
-// resolve resolves ref against base (a URL or a local path).
-func resolve(base, ref string) string {
-	ref = strings.TrimSpace(ref)
-	r, err := url.Parse(ref)
-	if err != nil {
-		return ref
-	}
-	if r.IsAbs() {
-		return ref
-	}
-	if isLocal(base) {
-		if strings.HasPrefix(ref, "/") {
-			return ref
-		}
-		return filepath.Join(filepath.Dir(localPath(base)), filepath.FromSlash(ref))
-	}
-	bu, err := url.Parse(base)
-	if err != nil {
-		return ref
-	}
-	return bu.ResolveReference(r).String()
-}
