@@ -18,9 +18,7 @@ func (s *Source) serveChannel(w http.ResponseWriter, r *http.Request, p, base st
 		return false
 	}
 	if !isUpgrade(r) {
-		w.Header().Set("Upgrade", "websocket")
-		http.Error(w, "a notification channel (ResourceSync Notification draft): connect with a WebSocket client to "+wsBase(base)+p,
-			http.StatusUpgradeRequired)
+		s.serveTopic(w, r, i, k, base) // the channel as a WebSub topic (websub.go)
 		return true
 	}
 	sub, ok := s.subscribe(i, k)

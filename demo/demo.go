@@ -38,7 +38,9 @@
 //	/dataset1/collections/K.html        collections; /origin/images/NNNNNN.png originals (via)
 //	/demo/status (GET), /demo/advance?steps=N (POST)   the clock
 //	/demo/disconnect (POST)             drops every notification connection (subscribers reconnect)
-//	/channels/datasetN/change, /channels/datasetN/framework   notification channels (WebSocket; notify.go)
+//	/channels/datasetN/change, /channels/datasetN/framework   notification channels (WebSocket; notify.go),
+//	                                    and WebSub topics when fetched without an upgrade (websub.go)
+//	/websub/hub (POST)                  the WebSub hub (websub.go)
 //	/broken/loop-a, /broken/loop-b      redirect loop (broken mode only)
 //
 // Any document path + ".gz" serves it gzip-compressed as a file; documents are
@@ -124,7 +126,8 @@ type Source struct {
 	visits map[string]int64   // per-path request counts, for the 503-then-success fault
 	sums   map[sumKey]pkgSum  // sizes and digests of Change Dump packages, which never change once made
 
-	notify notifier // notification subscribers (notify.go); publish is called under mu
+	notify notifier  // notification subscribers (notify.go); publish is called under mu
+	websub webSubHub // WebSub subscriptions (websub.go)
 }
 
 // New returns a demo Source with its history replayed up to o.Start.

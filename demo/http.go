@@ -50,6 +50,9 @@ func (s *Source) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	case "/demo/disconnect":
 		s.serveDisconnect(w, r)
 		return
+	case "/websub/hub":
+		s.serveHub(w, r)
+		return
 	}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		w.Header().Set("Allow", "GET, HEAD")

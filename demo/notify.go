@@ -111,6 +111,11 @@ type subscription struct {
 	dataset int
 	kind    notifKind
 	queue   chan advance
+	// keep: when the queue is full, the advance is skipped and the
+	// subscription kept (WebSub keeps a subscription to the end of its
+	// lease); otherwise the subscriber is dropped.
+	keep    bool
+	skipped int           // advances skipped so (under notifier.mu)
 	done    chan struct{} // closed when the Source drops the subscription
 	once    sync.Once
 	code    websocket.StatusCode // why it was dropped, set before done is closed
@@ -167,6 +172,10 @@ func (n *notifier) publish(a advance) {
 		select {
 		case sub.queue <- a:
 		default:
+			if sub.keep {
+				sub.skipped++
+				continue
+			}
 			sub.drop(websocket.StatusPolicyViolation, "too slow: notifications of 64 clock advances not yet taken")
 		}
 	}
@@ -176,6 +185,22 @@ func (n *notifier) count() int {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	return len(n.subs)
+}
+
+// goTracked runs f in a goroutine that CloseNotifications waits for; it
+// reports false, and does not run f, once the channels are closed.
+func (n *notifier) goTracked(f func()) bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.closed {
+		return false
+	}
+	n.wg.Add(1)
+	go func() {
+		defer n.wg.Done()
+		f()
+	}()
+	return true
 }
 
 // dropAll drops every subscription and returns how many there were.
@@ -191,7 +216,10 @@ func (n *notifier) dropAll(code websocket.StatusCode, reason string) int {
 // subscribe registers a subscriber of a channel; it receives the advances
 // taken from now on. It reports false once the Source has closed its channels.
 func (s *Source) subscribe(i int, k notifKind) (*subscription, bool) {
-	sub := &subscription{dataset: i, kind: k, queue: make(chan advance, notifyQueue), done: make(chan struct{})}
+	return s.subscribeWith(&subscription{dataset: i, kind: k, queue: make(chan advance, notifyQueue), done: make(chan struct{})})
+}
+
+func (s *Source) subscribeWith(sub *subscription) (*subscription, bool) {
 	s.mu.Lock() // Advance publishes under s.mu: no advance is half seen
 	defer s.mu.Unlock()
 	return sub, s.notify.add(sub)
