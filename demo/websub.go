@@ -17,7 +17,8 @@ package demo
 // application/xml with the hub and self Link headers, and X-Hub-Signature
 // (sha256) when the subscription has a secret; a failed delivery is tried
 // three times in all. A subscription lasts its lease (60 s to 24 h, default
-// 1 h) unless renewed. Policy: callbacks must be on a loopback address (the
+// 1 h) unless renewed. A subscription the Source drops (POST /demo/disconnect,
+// shutdown) is denied with a GET of the callback, hub.mode=denied (5.2). Policy: callbacks must be on a loopback address (the
 // demo calls nothing else), and topics must be this Source's channels.
 
 import (
@@ -220,7 +221,7 @@ func (s *Source) verifyIntent(req webSubRequest) {
 	if req.mode == "unsubscribe" {
 		if st != nil {
 			delete(h.subs, key)
-			st.sub.drop(0, "unsubscribed")
+			st.sub.drop(0, reasonUnsubscribed)
 		}
 		return
 	}
@@ -267,11 +268,21 @@ func (s *Source) distribute(key webSubKey, st *webSubState) {
 			for step := a.from; step < a.until; step++ {
 				for _, msg := range s.notifications(&a.logs, sub.dataset, sub.kind, step, st.base) {
 					if gone := s.deliver(key, st, msg); gone {
+						select {
+						case <-sub.done: // dropped while retrying
+							if sub.reason != reasonUnsubscribed {
+								s.deny(key, sub.reason)
+							}
+						default: // 410 Gone: the subscriber ended it
+						}
 						return
 					}
 				}
 				select {
 				case <-sub.done:
+					if sub.reason != reasonUnsubscribed {
+						s.deny(key, sub.reason)
+					}
 					return
 				default:
 				}
@@ -283,8 +294,38 @@ func (s *Source) distribute(key webSubKey, st *webSubState) {
 			}
 			return
 		case <-sub.done:
+			if sub.reason != reasonUnsubscribed {
+				s.deny(key, sub.reason)
+			}
 			return
 		}
+	}
+}
+
+// reasonUnsubscribed ends a subscription its subscriber ended.
+const reasonUnsubscribed = "unsubscribed"
+
+// deny tells the subscriber that the hub ended its subscription (WebSub 5.2):
+// dropped on request, or the Source is shutting down.
+func (s *Source) deny(key webSubKey, reason string) {
+	q := url.Values{}
+	q.Set("hub.mode", "denied")
+	q.Set("hub.topic", key.topic)
+	q.Set("hub.reason", reason)
+	u := key.callback
+	if strings.Contains(u, "?") {
+		u += "&" + q.Encode()
+	} else {
+		u += "?" + q.Encode()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return
+	}
+	if resp, err := s.websub.httpClient().Do(req); err == nil {
+		resp.Body.Close()
 	}
 }
 

@@ -157,6 +157,25 @@ func TestWebSubSubscribeDeliverUnsubscribe(t *testing.T) {
 	}
 	cb.mu.Unlock()
 
+	// Dropped by the Source: the subscriber is told (WebSub 5.2), then
+	// subscribes again.
+	if n := srv.Source().DropSubscribers("disconnected on request"); n != 1 {
+		t.Fatalf("dropped %d", n)
+	}
+	cb.wait(t, 1)
+	cb.mu.Lock()
+	if v := cb.verified[len(cb.verified)-1]; v.Get("hub.mode") != "denied" || v.Get("hub.topic") != topic || v.Get("hub.reason") != "disconnected on request" {
+		t.Errorf("denial %v", v)
+	}
+	cb.mu.Unlock()
+	waitFor(t, func() bool { return webSubCount(srv.Source()) == 0 })
+	form.Set("hub.mode", "subscribe")
+	if resp := hubRequest(t, srv, form); resp.StatusCode != http.StatusAccepted {
+		t.Fatalf("subscribe again: %s", resp.Status)
+	}
+	cb.wait(t, 1)
+	waitFor(t, func() bool { return webSubCount(srv.Source()) == 1 })
+
 	form.Set("hub.mode", "unsubscribe")
 	if resp := hubRequest(t, srv, form); resp.StatusCode != http.StatusAccepted {
 		t.Fatalf("unsubscribe: %s", resp.Status)

@@ -241,6 +241,12 @@ func load(t *testing.T, c *fetch.Client, u string) *model.Document {
 }
 
 func TestReconnectsAfterADrop(t *testing.T) {
+	for _, transport := range []string{"websocket", "websub"} {
+		t.Run(transport, func(t *testing.T) { testReconnect(t, transport == "websub") })
+	}
+}
+
+func testReconnect(t *testing.T, websub bool) {
 	srv := startDemo(t, demo.Options{Resources: 200})
 	found, err := Find(context.Background(), testClient(t), srv.URL+"/dataset1/capabilitylist.xml")
 	if err != nil {
@@ -248,8 +254,11 @@ func TestReconnectsAfterADrop(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	events := Watch(ctx, found.Channels[:1], fastOptions())
+	o := fastOptions()
+	o.UseWebSub = websub
+	events := Watch(ctx, found.Channels[:1], o)
 	collect(t, events, 5*time.Second, func(es []Event) bool { return count(es, EventConnected, "") == 1 })
+	waitSubscribers(t, srv, 1) // a WebSub hub activates a subscription just after its verification
 	resp, err := http.Post(srv.URL+"/demo/disconnect", "", nil)
 	if err != nil {
 		t.Fatal(err)
@@ -258,9 +267,13 @@ func TestReconnectsAfterADrop(t *testing.T) {
 	got := collect(t, events, 5*time.Second, func(es []Event) bool { return count(es, EventConnected, "") == 1 })
 	drop := got[0]
 	var de *DropError
-	if drop.Type != EventDisconnected || !errors.As(drop.Err, &de) || de.Code != 1012 || !strings.Contains(de.Reason, "reconnect") || drop.Retry <= 0 || drop.Attempt != 1 {
+	if drop.Type != EventDisconnected || !errors.As(drop.Err, &de) || !strings.Contains(de.Reason, "reconnect") || drop.Retry <= 0 || drop.Attempt != 1 {
 		t.Fatalf("drop event %+v", drop)
 	}
+	if want := 1012; !websub && de.Code != want { // WebSocket close code: service restart
+		t.Errorf("close code %d, want %d", de.Code, want)
+	}
+	waitSubscribers(t, srv, 1)
 	if last := got[len(got)-1]; !last.Reconnect {
 		t.Errorf("reconnection not marked: %+v", last)
 	}
