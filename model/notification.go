@@ -136,6 +136,17 @@ func notificationProblem(id string, entry, line int, msg string) Problem {
 		Message: msg + " (§" + r.Section + " of the Notification draft)"}
 }
 
+// kindProblem is notificationProblem for a rule that both sections state:
+// section 4 for change notifications, 5 for framework notifications.
+func kindProblem(opts NotificationOptions, id string, entry, line int, msg string) Problem {
+	p := notificationProblem(id, entry, line, msg)
+	if opts.IsFramework() && p.Section == "N4" {
+		p.Section = "N5"
+		p.Message = strings.Replace(p.Message, "(§N4 ", "(§N5 ", 1)
+	}
+	return p
+}
+
 // notificationProblems are the rules of NotificationRules on one document.
 func notificationProblems(d *Document, opts NotificationOptions) []Problem {
 	var out []Problem
@@ -144,7 +155,7 @@ func notificationProblems(d *Document, opts NotificationOptions) []Problem {
 		return nil // root-not-sitemap says it all
 	}
 	if d.Root == RootSitemapIndex {
-		out = append(out, notificationProblem(RuleNotificationRoot, -1, 0,
+		out = append(out, kindProblem(opts, RuleNotificationRoot, -1, 0,
 			"a "+noun+" with a <sitemapindex> root: notifications are <urlset> documents and do not use the <sitemapindex> format"))
 	}
 	var ups []string
@@ -157,14 +168,14 @@ func notificationProblems(d *Document, opts NotificationOptions) []Problem {
 	}
 	switch {
 	case len(ups) == 0:
-		out = append(out, notificationProblem(RuleNotificationUpLink, -1, 0,
+		out = append(out, kindProblem(opts, RuleNotificationUpLink, -1, 0,
 			`no <rs:ln rel="up"> link: a `+noun+" must link up to the Capability List of its channel"))
 	case opts.CapabilityList != "" && !sameURL(ups[0], opts.CapabilityList):
 		out = append(out, notificationProblem(RuleNotificationUpMismatch, -1, 0,
 			"the up link points at "+chkQuote(ups[0])+", but the channel is advertised by the Capability List "+chkQuote(opts.CapabilityList)))
 	}
 	if len(d.Entries) == 0 {
-		out = append(out, notificationProblem(RuleNotificationEmpty, -1, 0, "a "+noun+" without entries: it notifies nothing"))
+		out = append(out, kindProblem(opts, RuleNotificationEmpty, -1, 0, "a "+noun+" without entries: it notifies nothing"))
 	}
 	if !opts.IsFramework() {
 		return out
@@ -311,7 +322,7 @@ func (c *NotificationChecker) Check(raw []byte, dopts DecoderOptions) (*Document
 	}
 	if first >= 0 && c.seen && earliest.Time.Before(c.last) {
 		e := &d.Entries[first]
-		ps = append(ps, notificationProblem(RuleNotificationOrder, first, e.Line,
+		ps = append(ps, kindProblem(c.opts, RuleNotificationOrder, first, e.Line,
 			chkRef(e, first)+": dated "+earliest.Raw+", before "+c.lastRaw+" of an earlier notification of this channel: notifications arrive out of order, or this one repeats changes already notified"))
 		sortProblems(ps)
 	}

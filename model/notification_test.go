@@ -94,6 +94,9 @@ func TestCheckNotification(t *testing.T) {
 				if p.Message == "" || p.Section == "" || p.Severity == 0 {
 					t.Errorf("incomplete problem %+v", p)
 				}
+				if strings.HasPrefix(p.Section, "N") && (tc.opts.IsFramework() != (p.Section == "N5") || !strings.Contains(p.Message, "(§"+p.Section+" ")) {
+					t.Errorf("section %s for a %s: %s", p.Section, tc.opts.Kind, p.Message)
+				}
 			}
 		})
 	}
