@@ -82,6 +82,7 @@ func newRootCmd(s streams) *cobra.Command {
 		newDiscoverCmd(a),
 		newTreeCmd(a),
 		newDumpCmd(a),
+		newWatchCmd(a),
 	)
 	return root
 }
