@@ -53,6 +53,7 @@ func newRootCmd(s streams) *cobra.Command {
 		newDiscoverCmd(a),
 		newTreeCmd(a),
 		newDumpCmd(a),
+		newWatchCmd(a),
 	)
 	return root
 }

@@ -37,6 +37,10 @@
 //	/dataset1/patch/NNNNNN.vV.json-patch  JSON Patch from version V-1 to V (in Change Lists)
 //	/dataset1/collections/K.html        collections; /origin/images/NNNNNN.png originals (via)
 //	/demo/status (GET), /demo/advance?steps=N (POST)   the clock
+//	/demo/disconnect (POST)             drops every notification connection (subscribers reconnect)
+//	/channels/datasetN/change, /channels/datasetN/framework   notification channels (WebSocket; notify.go),
+//	                                    and WebSub topics when fetched without an upgrade (websub.go)
+//	/websub/hub (POST)                  the WebSub hub (websub.go)
 //	/broken/loop-a, /broken/loop-b      redirect loop (broken mode only)
 //
 // Any document path + ".gz" serves it gzip-compressed as a file; documents are
@@ -121,6 +125,9 @@ type Source struct {
 	byID   [2]map[int][]int32 // per dataset: id → positions of its changes in the log (append-only)
 	visits map[string]int64   // per-path request counts, for the 503-then-success fault
 	sums   map[sumKey]pkgSum  // sizes and digests of Change Dump packages, which never change once made
+
+	notify notifier  // notification subscribers (notify.go); publish is called under mu
+	websub webSubHub // WebSub subscriptions (websub.go)
 }
 
 // New returns a demo Source with its history replayed up to o.Start.

@@ -157,6 +157,14 @@ func (s *Source) capabilityList(i int) doc {
 				return err
 			}
 		}
+		// The notification channels (Notification draft, section 3).
+		for _, k := range []notifKind{notifChange, notifFramework} {
+			e := model.Entry{Loc: wsBase(base) + s.channelPath(i, k)}
+			e.MD = model.Metadata{Present: true, Capability: k.capability()}
+			if err := d.WriteEntry(&e); err != nil {
+				return err
+			}
+		}
 		return d.Close()
 	}}
 }

@@ -43,8 +43,15 @@ func (s *Source) etag(host, path string, version uint64, variant string) string 
 
 func (s *Source) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	p := r.URL.Path
-	if p == "/demo/advance" {
+	switch p {
+	case "/demo/advance":
 		s.serveAdvance(w, r)
+		return
+	case "/demo/disconnect":
+		s.serveDisconnect(w, r)
+		return
+	case "/websub/hub":
+		s.serveHub(w, r)
 		return
 	}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
@@ -57,6 +64,9 @@ func (s *Source) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	base := "http://" + r.Host
+	if s.serveChannel(w, r, p, base) {
+		return
+	}
 	sn := s.snapshot()
 
 	if d, ok := s.lookupDoc(sn, p); ok {
@@ -297,6 +307,8 @@ type status struct {
 	Broken      bool           `json:"broken"`
 	Seed        int64          `json:"seed"`
 	Datasets    []datasetState `json:"datasets"`
+	// Subscribers counts the notification connections open now.
+	Subscribers int `json:"notification_subscribers"`
 }
 
 type datasetState struct {
@@ -313,6 +325,7 @@ func (s *Source) status(base string) status {
 		Clock: sn.now.Format(time.RFC3339), Start: s.opts.Start.Format(time.RFC3339),
 		HistoryFrom: s.logStart.Format(time.RFC3339), Steps: sn.steps,
 		StepSeconds: int(stepDuration / time.Second), Broken: s.opts.Broken, Seed: s.opts.Seed,
+		Subscribers: s.notify.count(),
 	}
 	for i := range s.sets {
 		live := s.sets[i].initial
@@ -349,6 +362,16 @@ func (s *Source) serveAdvance(w http.ResponseWriter, r *http.Request) {
 	}
 	s.Advance(n)
 	writeJSON(w, s.status("http://"+r.Host))
+}
+
+func (s *Source) serveDisconnect(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", "POST")
+		http.Error(w, "use POST /demo/disconnect", http.StatusMethodNotAllowed)
+		return
+	}
+	n := s.DropSubscribers("disconnected on request (POST /demo/disconnect): reconnect")
+	writeJSON(w, map[string]int{"disconnected": n})
 }
 
 func writeJSON(w http.ResponseWriter, v any) {

@@ -101,10 +101,13 @@ func (s *Server) shutdown() {
 	})
 }
 
-// Close stops the clock and the server, waiting briefly for requests in flight.
+// Close stops the clock and the server, waiting briefly for requests in flight
+// and for notification connections to close.
 func (s *Server) Close() error {
 	s.cancel()
 	s.done.Wait()
+	// Notification connections are hijacked: Shutdown does not end them.
+	s.src.CloseNotifications(3 * time.Second)
 	return s.err
 }
 

@@ -58,14 +58,21 @@ func (s *Source) stepStart(step int) time.Time {
 // updated, deleted) to each dataset's change log, which the open Change List,
 // the Change Dump and the Resource List reflect; every stepsPerList steps the
 // open Change List is closed and a new one begins. It is safe for concurrent use.
+//
+// The steps are queued for the notification subscribers as one advance; that
+// never blocks (notify.go).
 func (s *Source) Advance(n int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	from := s.steps
 	for ; n > 0; n-- {
 		for i := range s.sets {
 			s.stepDataset(i, s.steps)
 		}
 		s.steps++
+	}
+	if s.steps > from {
+		s.notify.publish(advance{from: from, until: s.steps, logs: s.log})
 	}
 }
 
