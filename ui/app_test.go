@@ -22,7 +22,7 @@ import (
 )
 
 // Test helpers of the explorer (root model, document view, table). Names
-// start with ex so that they cannot clash with the inspector views' tests.
+// start with ex so that they cannot clash with the other pages' tests.
 
 const exHost = "http://example.org"
 
@@ -493,7 +493,7 @@ func TestExplorerKeys(t *testing.T) {
 			}
 			// Descending by loc: the last resource first; the cursor
 			// stays on the entry it was on.
-			if first := a.dv.tbl.row(0); first != 29 {
+			if first := a.dv.tbl.Row(0); first != 29 {
 				t.Errorf("first row is entry %d, want 29", first)
 			}
 			exWantSel(t, a, 0)
@@ -508,7 +508,7 @@ func TestExplorerKeys(t *testing.T) {
 			if n := a.dv.tbl.Len(); n != 30 {
 				t.Fatalf("%d rows", n)
 			}
-			if first := a.dv.tbl.row(0); first != 29 {
+			if first := a.dv.tbl.Row(0); first != 29 {
 				t.Errorf("first row is entry %d, want 29 (loc descending)", first)
 			}
 		}},
@@ -540,17 +540,17 @@ func TestExplorerKeys(t *testing.T) {
 			}
 		}},
 		{"? opens help, esc closes it", "?", func(t *testing.T, a *App, d *exDriver) {
-			if !a.helpOpen {
+			if a.help == nil {
 				t.Fatal("help not open")
 			}
 			d.keys("esc")
-			if a.helpOpen {
+			if a.help != nil {
 				t.Error("help still open after esc")
 			}
 		}},
 		{"alt+key is esc then the key", "?", func(t *testing.T, a *App, d *exDriver) {
 			d.send(tea.KeyPressMsg{Code: 'j', Mod: tea.ModAlt}) // as the terminal decoder gives it
-			if a.helpOpen {
+			if a.help != nil {
 				t.Fatal("help still open")
 			}
 			exWantSel(t, a, 1)
@@ -591,8 +591,8 @@ func TestExplorerKeys(t *testing.T) {
 		{"h shows the HTTP exchanges", "h", func(t *testing.T, a *App, _ *exDriver) { exWantPage(t, a, "HTTP") }},
 		{"p shows the problems", "p", func(t *testing.T, a *App, _ *exDriver) { exWantPage(t, a, "Problems") }},
 		{"esc closes a page", "p esc", func(t *testing.T, a *App, _ *exDriver) {
-			if a.page != pageDoc {
-				t.Errorf("page %v after esc", a.page)
+			if len(a.pages) != 0 {
+				t.Errorf("pages %q after esc", a.pageTitle())
 			}
 		}},
 		{"enter on a resource opens the resource view", "enter", func(t *testing.T, a *App, _ *exDriver) {
@@ -610,8 +610,8 @@ func TestExplorerKeys(t *testing.T) {
 
 func exWantPage(t *testing.T, a *App, title string) {
 	t.Helper()
-	if a.page != pageInspector || a.insp == nil || a.insp.title() != title {
-		t.Fatalf("page %v, want the %s page (flash %q)", a.page, title, a.flash)
+	if a.pageTitle() != title {
+		t.Fatalf("pages %q, want the %s page (flash %q)", a.pageTitle(), title, a.flash)
 	}
 }
 
@@ -660,7 +660,7 @@ func TestExplorerNotResourceSync(t *testing.T) {
 	g := newExGetter()
 	a, d := exApp(t, g, "/index.html", 120, 40)
 	// The discovery view shows what each method found.
-	if a.page != pageInspector || a.insp == nil || a.insp.title() != "Discovery" {
+	if a.pageTitle() != "Discovery" {
 		t.Fatalf("no discovery page (err %v, flash %q)", a.doc.err, a.flash)
 	}
 	if !strings.Contains(d.screen(), "Source Description") {
@@ -668,7 +668,7 @@ func TestExplorerNotResourceSync(t *testing.T) {
 	}
 	// Enter opens the Source Description found at the well-known URI.
 	d.keys("enter")
-	if a.page != pageDoc || a.doc.url != exHost+"/.well-known/resourcesync" {
+	if len(a.pages) != 0 || a.doc.url != exHost+"/.well-known/resourcesync" {
 		t.Fatalf("opened %s", a.doc.url)
 	}
 }
@@ -822,7 +822,7 @@ func TestExplorerCrossProblems(t *testing.T) {
 	a, d := exApp(t, g, "/dataset1/capabilitylist.xml", 120, 40)
 	d.keys("p")
 	exWantPage(t, a, "Problems")
-	if a.insp.busy() {
+	if a.pages[0].Busy() {
 		t.Fatal("cross-document checks still running")
 	}
 	if s := d.screen(); !strings.Contains(s, "changedump") {
@@ -869,8 +869,8 @@ func TestExplorerHeaderSyntaxError(t *testing.T) {
 	g.docs["/bomb.xml"] = `<?xml version="1.0"?><!DOCTYPE x [<!ENTITY a "aaaa"><!ENTITY b "&a;&a;">]>` +
 		`<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">&b;</urlset>`
 	a, d := exApp(t, g, "/bomb.xml", 100, 30)
-	if a.page != pageDoc || a.doc == nil {
-		t.Fatalf("page %v, want the document page with its error", a.page)
+	if len(a.pages) != 0 || a.doc == nil {
+		t.Fatalf("pages %q, want the document page with its error", a.pageTitle())
 	}
 	if a.doc.err == nil || !strings.Contains(a.doc.err.Error(), "DOCTYPE") {
 		t.Fatalf("error %v, want the DOCTYPE syntax error", a.doc.err)

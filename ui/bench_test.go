@@ -96,7 +96,7 @@ func BenchmarkFilter1M(b *testing.B) {
 				a.dv.filtered = nil
 				cmd := a.dv.startFilter(q)
 				if cmd != nil {
-					a.dv, _ = a.dv.Update(cmd())
+					a.dv.Update(cmd())
 				}
 			}
 			b.ReportMetric(float64(len(a.dv.filtered)), "matches")
@@ -110,13 +110,13 @@ func BenchmarkFilter1M(b *testing.B) {
 func BenchmarkFilterKeystroke1M(b *testing.B) {
 	a := exBigApp(b, 1_000_000)
 	a.dv.filtering = true
-	a.dv.filterInput.Focus()
+	a.dv.filterInput.Start("")
 	key := tea.KeyPressMsg{Code: 'x', Text: "x"}
 	bs := tea.KeyPressMsg{Code: tea.KeyBackspace}
 	b.ReportAllocs()
 	for b.Loop() {
-		a.dv, _ = a.dv.Update(key)
-		a.dv, _ = a.dv.Update(bs)
+		a.dv.Update(key)
+		a.dv.Update(bs)
 	}
 }
 

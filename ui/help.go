@@ -3,28 +3,43 @@ package ui
 import (
 	"strings"
 
-	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
+
+	"rsx/ui/common"
+	"rsx/ui/components"
 )
 
-// helpView is the help screen, generated from the key map (and the current
-// page's own bindings), so it cannot drift from what the keys do.
-type helpView struct {
-	c      *Common
-	extra  KeyGroup // the current page's own bindings, if any
-	scroll int
+// helpScreen is the help (?), drawn over everything from the key map's
+// groups and the active page's own bindings, so that it cannot drift from
+// what the keys do. Its lines are laid out once per size and theme.
+type helpScreen struct {
+	c      *common.Common
+	extra  common.KeyGroup // the active page's own bindings, if any
+	lines  []string
+	scroll components.List
 	width  int
-	height int
 }
 
-func newHelpView(c *Common, extra KeyGroup) helpView {
-	return helpView{c: c, extra: extra}
+func newHelpScreen(c *common.Common, extra common.KeyGroup, w, h int) *helpScreen {
+	hs := &helpScreen{c: c, extra: extra, scroll: components.NewList(components.Scroll)}
+	hs.SetSize(w, h)
+	return hs
 }
 
-func (h *helpView) SetSize(w, ht int) { h.width, h.height = w, ht }
+// SetSize lays the help out for w×h cells (and the current theme).
+func (h *helpScreen) SetSize(w, ht int) {
+	h.width = w
+	h.lines = h.layout(w, ht)
+	h.scroll.SetHeight(ht)
+	h.scroll.SetLen(len(h.lines))
+}
+
+// Update scrolls with the movement keys and the wheel.
+func (h *helpScreen) Update(msg tea.Msg) { h.scroll.Update(msg, &h.c.Keys) }
 
 // groups are the key map's groups plus the page's own.
-func (h helpView) groups() []KeyGroup {
+func (h *helpScreen) groups() []common.KeyGroup {
 	gs := h.c.Keys.Groups()
 	if len(h.extra.Bindings) > 0 {
 		gs = append(gs, h.extra)
@@ -33,7 +48,7 @@ func (h helpView) groups() []KeyGroup {
 }
 
 // blocks renders each group as a block of lines.
-func (h helpView) blocks(keyW int) [][]string {
+func (h *helpScreen) blocks(keyW int) [][]string {
 	st := h.c.Styles
 	var out [][]string
 	for _, g := range h.groups() {
@@ -43,35 +58,35 @@ func (h helpView) blocks(keyW int) [][]string {
 				continue
 			}
 			hp := b.Help()
-			lines = append(lines, st.HelpKey.Render(padRight(hp.Key, keyW))+" "+st.HelpDesc.Render(hp.Desc))
+			lines = append(lines, st.HelpKey.Render(components.PadRight(hp.Key, keyW))+" "+st.HelpDesc.Render(hp.Desc))
 		}
 		out = append(out, append(lines, ""))
 	}
 	return out
 }
 
-// lines lays the groups out in as many columns as fit.
-func (h helpView) lines() []string {
+// layout lays the groups out in as many columns as fit w×height.
+func (h *helpScreen) layout(w, height int) []string {
 	st := h.c.Styles
 	keyW := 0
 	descW := 0
 	for _, g := range h.groups() {
 		for _, b := range g.Bindings {
-			keyW = max(keyW, textWidth(b.Help().Key))
-			descW = max(descW, textWidth(b.Help().Desc))
+			keyW = max(keyW, components.Width(b.Help().Key))
+			descW = max(descW, components.Width(b.Help().Desc))
 		}
 	}
 	keyW = min(keyW, 14)
 	colW := keyW + 1 + descW + 3
-	cols := max(min(h.width/max(colW, 1), 3), 1)
+	cols := max(min(w/max(colW, 1), 3), 1)
 	blocks := h.blocks(keyW)
 	total := 0
 	for _, b := range blocks {
 		total += len(b)
 	}
 	// Two narrower columns (descriptions cut) beat one that needs scrolling.
-	if cols == 1 && total+3 > h.height && h.width >= 2*(keyW+16) {
-		cols, colW = 2, h.width/2
+	if cols == 1 && total+3 > height && w >= 2*(keyW+16) {
+		cols, colW = 2, w/2
 	}
 
 	// Fill columns in order, each about the same height.
@@ -86,17 +101,19 @@ func (h helpView) lines() []string {
 		cur = append(cur, b...)
 	}
 	columns = append(columns, cur)
+	cw := min(colW, w)
 	rendered := make([]string, len(columns))
 	for i, c := range columns {
 		for j, l := range c {
-			c[j] = ivFit(l, min(colW, h.width)-1)
+			c[j] = components.PadRight(components.Fit(l, cw-1), cw)
 		}
-		rendered[i] = lipgloss.NewStyle().Width(min(colW, h.width)).Render(strings.Join(c, "\n"))
+		rendered[i] = strings.Join(c, "\n")
 	}
 	body := lipgloss.JoinHorizontal(lipgloss.Top, rendered...)
-	head := []string{st.HelpTitle.Render("rsx — keys") + st.Dim.Render("   (esc or ? closes · j/k scroll)")}
-	for _, l := range wrapText("Jump to entry N: N g, :N or # N. Filter: text, a date (2013-01), or column:text (type:pdf). "+
-		"Mouse: wheel scrolls, click selects, click again opens, click a title sorts.", max(h.width-1, 20)) {
+	k := &h.c.Keys
+	head := []string{st.HelpTitle.Render("rsx — keys") + st.Dim.Render("   ("+k.Back.Help().Key+" or "+k.Help.Help().Key+" closes · j/k scroll)")}
+	for _, l := range components.Wrap("Jump to entry N: N g, :N or # N. Filter: text, a date (2013-01), or column:text (type:pdf). "+
+		"Mouse: wheel scrolls, click selects, click again opens, click a title sorts.", max(w-1, 20)) {
 		head = append(head, st.Dim.Render(l))
 	}
 	head = append(head, "")
@@ -104,30 +121,11 @@ func (h helpView) lines() []string {
 }
 
 // View draws the visible part of the help.
-func (h helpView) View() string {
-	lines := h.lines()
-	maxScroll := max(len(lines)-h.height, 0)
-	s := min(h.scroll, maxScroll)
-	end := min(s+h.height, len(lines))
-	out := make([]string, 0, h.height)
-	for _, l := range lines[s:end] {
-		out = append(out, ivFit(l, h.width))
-	}
-	for len(out) < h.height {
-		out = append(out, "")
+func (h *helpScreen) View() string {
+	height := h.scroll.Height()
+	out := components.Window(h.lines, h.scroll.Offset(), height)
+	for i, l := range out {
+		out[i] = components.Fit(l, h.width)
 	}
 	return strings.Join(out, "\n")
-}
-
-// Scroll moves the help by n lines.
-func (h *helpView) Scroll(n int) {
-	h.scroll = max(h.scroll+n, 0)
-	if m := max(len(h.lines())-h.height, 0); h.scroll > m {
-		h.scroll = m
-	}
-}
-
-// pageKeys builds a KeyGroup from a page's own bindings.
-func pageKeys(title string, bs []key.Binding) KeyGroup {
-	return KeyGroup{Title: title, Bindings: bs}
 }

@@ -1,35 +1,61 @@
 package ui
 
-// Messages that views send to the root model. A view returns them from a
-// tea.Cmd (func() tea.Msg { return openURLMsg{URL: u} }); the root model acts
-// on them and the view never navigates by itself.
+// Messages that pages send to the root model. A page returns them from a
+// tea.Cmd (msgCmd(openURLMsg{URL: u})); the root model acts on them and a
+// page never navigates by itself.
 
 // openURLMsg asks to open a URL (or a local file path) as a document: the
-// root model loads it, pushes it on the history and shows the document view,
-// or the discovery view when it is not a ResourceSync document.
+// root model loads it, pushes it on the history and shows the document page,
+// or the discovery page when it is not a ResourceSync document.
 type openURLMsg struct {
 	URL string
 }
 
-// openResourceMsg asks to show the resource view for URL. Entry is the
+// openResourceMsg asks to show the resource page for URL. Entry is the
 // document entry that points at it (-1 when none, e.g. a mirror link).
-// openPackageMsg asks the root to open the selected dump entry's package
-// (the package view), the same thing Enter does on a dump entry.
-type openPackageMsg struct{}
-
 type openResourceMsg struct {
 	URL   string
 	Entry int
 }
 
+// openPackageMsg asks to open the selected dump entry's package (the
+// package page), as Enter does on a dump entry.
+type openPackageMsg struct{}
+
+// openManifestMsg asks to open the selected dump entry's manifest copy (its
+// contents link) as a document, without downloading the package.
+type openManifestMsg struct{}
+
+// openAllPartsMsg asks to open every part of the index shown as one list.
+type openAllPartsMsg struct{}
+
+// followLinkMsg asks to open the document-level link Rel ("up", "index")
+// of the document shown.
+type followLinkMsg struct {
+	Rel string
+}
+
+// reloadMsg asks to load the document shown again.
+type reloadMsg struct{}
+
+// discoverMsg asks to run discovery from URL and show what it finds.
+type discoverMsg struct {
+	URL string
+}
+
 // jumpToEntryMsg asks to show the current document with entry Index (0-based
-// position in the document) selected, e.g. from a problem in the problems view.
+// position in the document) selected, e.g. from a problem in the problems page.
 type jumpToEntryMsg struct {
 	Index int
 }
 
-// closeViewMsg asks to close the current inspector page and go back to the
-// page under it (usually the document view).
+// showRawLineMsg asks to show the raw XML page at Line (1-based), e.g. for a
+// document-level problem.
+type showRawLineMsg struct {
+	Line int
+}
+
+// closeViewMsg asks to close the active page and go back to the one under it.
 type closeViewMsg struct{}
 
 // flashMsg shows a short message in the status bar until the next key.
@@ -40,7 +66,7 @@ type flashMsg struct {
 }
 
 // copyMsg asks to copy Text to the clipboard (OSC 52) and to tell the user
-// that What ("URL", "hash") was copied.
+// that What ("URL", "entry URL") was copied.
 type copyMsg struct {
 	Text string
 	What string

@@ -11,7 +11,7 @@ import (
 	"rsx/session"
 )
 
-// The commands of the package view: each runs a blocking call of the
+// The commands of the package page: each runs a blocking call of the
 // session's package load (download, verification, the manifest copy) in a
 // goroutine and reports its progress and end as messages; Update only reads
 // the messages. The load's temporary file is the session's to remove.

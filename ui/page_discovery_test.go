@@ -39,15 +39,11 @@ func ivDiscovery() *crawl.Discovery {
 	}
 }
 
-func ivDiscoveryHarness(v discoveryView) ivHarness[discoveryView] {
-	return ivHarness[discoveryView]{v: v, update: discoveryView.Update, view: discoveryView.View, setSize: (*discoveryView).SetSize}
-}
-
 func TestDiscoveryViewGolden(t *testing.T) {
 	for _, size := range [][2]int{{120, 40}, {80, 24}} {
 		w, h := size[0], size[1]
 		t.Run(fmt.Sprintf("%dx%d", w, h), func(t *testing.T) {
-			tm, rec := ivRun(t, ivDiscoveryHarness(newDiscoveryView(ivTestCommon(), ivDiscovery())), w, h)
+			tm, rec := ivRun(t, newDiscoveryPage(ivTestCommon(), ivDiscovery()), w, h)
 			ivWaitScreen(t, rec, func(s string) bool { return strings.Contains(s, "Source Description found") })
 			ivGolden(t, fmt.Sprintf("view_discovery_%dx%d", w, h), rec.Screen())
 			tm.Type("G")
@@ -61,7 +57,7 @@ func TestDiscoveryViewGolden(t *testing.T) {
 }
 
 func TestDiscoveryViewPick(t *testing.T) {
-	v := newDiscoveryView(ivTestCommon(), ivDiscovery())
+	v := newDiscoveryPage(ivTestCommon(), ivDiscovery())
 	v.SetSize(100, 12)
 	if got := v.Selected(); got != "http://example.com/.well-known/resourcesync" {
 		t.Errorf("initial selection %q", got)
@@ -77,8 +73,7 @@ func TestDiscoveryViewPick(t *testing.T) {
 		{"g", openURLMsg{URL: "http://example.com/.well-known/resourcesync"}},
 	}
 	for _, s := range steps {
-		var msgs []tea.Msg
-		v, msgs = ivDrive(v, discoveryView.Update, ivKey(s.key), ivKey("enter"))
+		msgs := ivDrive(v, ivKey(s.key), ivKey("enter"))
 		if len(msgs) != 1 || msgs[0] != s.want {
 			t.Errorf("%s enter: %v, want %v", s.key, msgs, s.want)
 		}
@@ -87,7 +82,7 @@ func TestDiscoveryViewPick(t *testing.T) {
 			t.Errorf("after %s the selection is off screen:\n%s", s.key, v.View())
 		}
 	}
-	_, msgs := ivDrive(v, discoveryView.Update, ivKey("y"))
+	msgs := ivDrive(v, ivKey("y"))
 	if len(msgs) != 1 || msgs[0] != (copyMsg{Text: "http://example.com/.well-known/resourcesync", What: "URL"}) {
 		t.Errorf("y: %v", msgs)
 	}
@@ -98,7 +93,7 @@ func TestDiscoveryViewNothingFound(t *testing.T) {
 		Input: "http://nowhere.example/", InputReached: false,
 		Attempts: []crawl.Attempt{{Method: crawl.MethodInput, URL: "http://nowhere.example/", Err: "dial tcp: no such host"}},
 	}
-	v := newDiscoveryView(ivTestCommon(), d)
+	v := newDiscoveryPage(ivTestCommon(), d)
 	v.SetSize(80, 20)
 	screen := strings.Join(ivLines(v.View()), "\n")
 	for _, want := range []string{"✗ the input URL did not answer", "dial tcp: no such host", "no ResourceSync document", "not reached"} {
@@ -106,10 +101,10 @@ func TestDiscoveryViewNothingFound(t *testing.T) {
 			t.Errorf("missing %q:\n%s", want, screen)
 		}
 	}
-	if _, msgs := ivDrive(v, discoveryView.Update, ivKey("enter")); len(msgs) != 0 {
+	if msgs := ivDrive(v, ivKey("enter")); len(msgs) != 0 {
 		t.Errorf("enter with nothing to open sent %v", msgs)
 	}
-	nilView := newDiscoveryView(ivTestCommon(), nil)
+	nilView := newDiscoveryPage(ivTestCommon(), nil)
 	nilView.SetSize(40, 5)
 	_ = nilView.View()
 }

@@ -11,21 +11,22 @@ import (
 
 	"rsx/claims"
 	"rsx/dump"
-	"rsx/fetch"
 	"rsx/model"
 	"rsx/session"
+	"rsx/ui/common"
+	"rsx/ui/components"
 )
 
-// The package view opens a Resource Dump or Change Dump package (a ZIP): it
+// The package page opens a Resource Dump or Change Dump package (a ZIP): it
 // downloads it into a temporary file with progress, compares the bytes with
 // what the dump entry declares (type, length, hashes), lists the manifest's
 // entries, verifies every bitstream against the manifest, and compares the
 // manifest with the copy the entry's contents link points at. Enter on an
-// entry opens the resource view for its loc, x the manifest's XML; both are
-// shown over the package view, and esc comes back to it. The temporary file
-// lives exactly as long as the view (or a newer download replaces it).
+// entry opens the resource page for its loc, x the manifest's XML; both are
+// shown over the package page, and esc comes back to it. The temporary file
+// lives exactly as long as the page (or a newer download replaces it).
 
-// packagePhase is where a package view is.
+// packagePhase is where a package page is.
 type packagePhase uint8
 
 const (
@@ -61,10 +62,10 @@ func rowShort(r session.PackageRow) string {
 	return sym + " " + r.Summary
 }
 
-// packageView is the package view; the page adapter holds it by pointer,
-// so its state is never copied.
-type packageView struct {
-	c         *Common
+// packagePage is the package page.
+type packagePage struct {
+	c         *common.Common
+	backend   packageBackend
 	ref       dump.PackageRef
 	fromEntry bool // ref came from a dump entry: its declarations are compared
 	opts      dump.Options
@@ -88,25 +89,29 @@ type packageView struct {
 	contentsDone  bool
 
 	rows []session.PackageRow
-	tbl  table
-
-	child inspector // the resource or raw view shown over this one
+	tbl  components.Table
 
 	width, height int
 	tableTop      int // line of the table's header in the last layout
 }
 
-// newPackageView returns the view of the package ref describes; Init
-// starts the download. fromEntry tells that ref carries a dump entry's
-// declarations.
-func newPackageView(c *Common, ref dump.PackageRef, fromEntry bool, opts dump.Options) *packageView {
-	v := &packageView{c: c, ref: ref, fromEntry: fromEntry, opts: opts, tbl: newTable(c)}
+// packageBackend downloads packages and checks the resources they hold.
+type packageBackend interface {
+	Packages
+	Resources
+}
+
+// newPackagePage returns the page of the package ref describes; Init
+// starts the download through b. fromEntry tells that ref carries a dump
+// entry's declarations.
+func newPackagePage(c *common.Common, b packageBackend, ref dump.PackageRef, fromEntry bool, opts dump.Options) *packagePage {
+	v := &packagePage{c: c, backend: b, ref: ref, fromEntry: fromEntry, opts: opts, tbl: components.NewTable(c)}
 	v.tbl.SetColumns(v.columns())
 	return v
 }
 
 // Init starts the download.
-func (v *packageView) Init() tea.Cmd {
+func (v *packagePage) Init() tea.Cmd {
 	cmd := v.startDownload()
 	v.layout()
 	return cmd
@@ -114,16 +119,9 @@ func (v *packageView) Init() tea.Cmd {
 
 // startDownload downloads the package afresh, closing a previous download
 // (and removing its file) first.
-func (v *packageView) startDownload() tea.Cmd {
+func (v *packagePage) startDownload() tea.Cmd {
 	v.closeLoad()
-	v.load = nil
-	var b Packages
-	if v.c != nil && v.c.Backend != nil {
-		b = v.c.Backend
-	}
-	if b != nil {
-		v.load = b.OpenPackage(v.ref, v.opts)
-	}
+	v.load = v.backend.OpenPackage(v.ref, v.opts)
 	v.phase, v.err = pkgDownloading, nil
 	v.done, v.total, v.complete, v.mism = 0, -1, false, nil
 	v.res, v.vdone, v.vtot = nil, 0, 0
@@ -138,7 +136,7 @@ func (v *packageView) startDownload() tea.Cmd {
 }
 
 // startVerify verifies the loaded package (again).
-func (v *packageView) startVerify() tea.Cmd {
+func (v *packagePage) startVerify() tea.Cmd {
 	if v.pkg == nil || v.load == nil {
 		return nil
 	}
@@ -153,7 +151,7 @@ func (v *packageView) startVerify() tea.Cmd {
 }
 
 // closeLoad cancels everything in flight and removes the temporary file.
-func (v *packageView) closeLoad() {
+func (v *packagePage) closeLoad() {
 	if v.run != nil {
 		v.run.cancel()
 		v.run = nil
@@ -164,48 +162,36 @@ func (v *packageView) closeLoad() {
 	v.pkg = nil
 }
 
-// Close is called when the view is left: nothing of it may remain.
-func (v *packageView) Close() {
-	if v.child != nil {
-		v.child.close()
-		v.child = nil
-	}
-	v.closeLoad()
-}
+// Close is called when the page is left: nothing of it may remain.
+func (v *packagePage) Close() { v.closeLoad() }
 
 // Busy reports whether a download, a verification or a fetch of the
 // manifest copy is running (the spinner turns, esc cancels).
-func (v *packageView) Busy() bool {
-	if v.child != nil && v.child.busy() {
-		return true
-	}
+func (v *packagePage) Busy() bool {
 	return v.phase == pkgDownloading || v.phase == pkgVerifying || v.contentsBusy
 }
 
-// SetSize sets the size the view draws in.
-func (v *packageView) SetSize(w, h int) {
+// SetSize sets the size the page draws in.
+func (v *packagePage) SetSize(w, h int) {
 	v.width, v.height = w, h
-	if v.child != nil {
-		v.child.setSize(w, h)
-	}
 	v.layout()
 }
 
 // manifest is the package's manifest, nil before it is read.
-func (v *packageView) manifest() *model.Document {
+func (v *packagePage) manifest() *model.Document {
 	if v.pkg == nil {
 		return nil
 	}
 	return v.pkg.Manifest
 }
 
-func (v *packageView) changeDump() bool {
+func (v *packagePage) changeDump() bool {
 	m := v.manifest()
 	return m != nil && m.MD.Capability == model.CapChangeDumpManifest
 }
 
 // columns are the table's columns; cells read v's rows on demand.
-func (v *packageView) columns() []tableColumn {
+func (v *packagePage) columns() []components.Column {
 	entry := func(i int) *model.Entry {
 		m := v.manifest()
 		if i < 0 || i >= len(v.rows) || m == nil {
@@ -216,24 +202,23 @@ func (v *packageView) columns() []tableColumn {
 		}
 		return nil
 	}
-	st := func() *Styles { return v.c.Styles }
-	markPaint := func(i int) Paint {
+	st := func() *common.Styles { return v.c.Styles } // read at draw time: the theme may change
+	markPaint := func(i int) common.Paint {
 		if i >= len(v.rows) {
-			return Paint{}
+			return common.Paint{}
 		}
 		_, mark, _ := rowMark(v.rows[i].Kind)
-		s := ivStyles(v.c)
 		switch {
 		case v.rows[i].Kind.Bad():
-			return newPaint(s.MarkBad)
+			return st().Paint.MarkBad
 		case mark == markMatch:
-			return newPaint(s.MarkOK)
+			return st().Paint.MarkOK
 		case mark == markUnknown:
-			return newPaint(s.MarkUnknown)
+			return st().Paint.MarkUnknown
 		}
 		return st().Paint.Dim
 	}
-	cols := []tableColumn{
+	cols := []components.Column{
 		{Title: " ", Min: 1, Max: 1, Value: func(i int) string {
 			if i < len(v.rows) {
 				sym, _, _ := rowMark(v.rows[i].Kind)
@@ -253,7 +238,7 @@ func (v *packageView) columns() []tableColumn {
 			}
 			return "(package)"
 		}},
-		{Title: "loc", Min: 14, Flex: 3, Trunc: truncMiddle, Value: func(i int) string {
+		{Title: "loc", Min: 14, Flex: 3, Trunc: components.TruncMiddle, Value: func(i int) string {
 			if e := entry(i); e != nil {
 				return displayLoc(originOf(v.ref.URL), v.entryURL(e))
 			}
@@ -261,7 +246,7 @@ func (v *packageView) columns() []tableColumn {
 				return "not in the manifest"
 			}
 			return ""
-		}, Paint: func(i int) Paint {
+		}, Paint: func(i int) common.Paint {
 			if entry(i) == nil {
 				return st().Paint.Dim
 			}
@@ -269,26 +254,26 @@ func (v *packageView) columns() []tableColumn {
 		}},
 	}
 	if v.changeDump() {
-		cols = append(cols, tableColumn{Title: "change", Min: 7, Max: 8, Value: func(i int) string {
+		cols = append(cols, components.Column{Title: "change", Min: 7, Max: 8, Value: func(i int) string {
 			if e := entry(i); e != nil {
 				return string(e.MD.Change)
 			}
 			return ""
-		}, Paint: func(i int) Paint {
+		}, Paint: func(i int) common.Paint {
 			if e := entry(i); e != nil {
 				return st().ChangePaint(string(e.MD.Change))
 			}
-			return Paint{}
+			return common.Paint{}
 		}})
 	}
 	cols = append(cols,
-		tableColumn{Title: "length", Min: 7, Max: 12, Right: true, Value: func(i int) string {
+		components.Column{Title: "length", Min: 7, Max: 12, Right: true, Value: func(i int) string {
 			if e := entry(i); e != nil {
 				return e.MD.LengthRaw
 			}
 			return ""
 		}},
-		tableColumn{Title: "hash", Min: 10, Max: 40, Flex: 1, Value: func(i int) string {
+		components.Column{Title: "hash", Min: 10, Max: 40, Flex: 1, Value: func(i int) string {
 			if e := entry(i); e != nil {
 				if len(e.MD.Hash) > 0 {
 					return e.MD.Hash.String()
@@ -297,7 +282,7 @@ func (v *packageView) columns() []tableColumn {
 			}
 			return ""
 		}},
-		tableColumn{Title: "verification", Min: 14, Flex: 3, Value: func(i int) string {
+		components.Column{Title: "verification", Min: 14, Flex: 3, Value: func(i int) string {
 			if i >= len(v.rows) {
 				return ""
 			}
@@ -316,7 +301,7 @@ func (v *packageView) columns() []tableColumn {
 // buildRows lays out the rows: one per manifest entry, then the members the
 // manifest does not list and the refusals about the whole package, with
 // the verdicts of the verification when there is one.
-func (v *packageView) buildRows() {
+func (v *packagePage) buildRows() {
 	v.rows = session.PackageRows(v.manifest(), v.res)
 	if v.rows == nil {
 		v.tbl.SetCount(0)
@@ -326,49 +311,23 @@ func (v *packageView) buildRows() {
 	v.tbl.SetCount(len(v.rows))
 }
 
-// InputActive: keys go straight to the view over this one when it reads
-// a line (the raw view's search).
-func (v *packageView) InputActive() bool { return v.child != nil && v.child.inputActive() }
+// InputActive is false: the page has no text input.
+func (v *packagePage) InputActive() bool { return false }
 
-// Title names the view, and the one over it.
-func (v *packageView) Title() string {
-	if v.child != nil {
-		return "Package › " + v.child.title()
-	}
-	return "Package"
+// Title names the page.
+func (v *packagePage) Title() string { return "Package" }
+
+// KeyBindings are the page's own bindings.
+func (v *packagePage) KeyBindings() []key.Binding {
+	k := &v.c.Keys
+	copyKey := common.Short(k.Manifest, "manifest copy")
+	copyKey.SetEnabled(v.ref.Contents != "")
+	return []key.Binding{common.Short(k.Open, "resource"), common.Short(k.Raw, "manifest XML"), copyKey, common.Short(k.Retry, "retry"), k.Copy}
 }
 
-// packageKeys are the view's own bindings.
-func (v *packageView) KeyBindings() []key.Binding {
-	if v.child != nil {
-		return v.child.keys()
-	}
-	k := ivKeys(v.c)
-	open := key.NewBinding(key.WithKeys(k.Open.Keys()...), key.WithHelp(k.Open.Help().Key, "resource"))
-	raw := key.NewBinding(key.WithKeys(k.Raw.Keys()...), key.WithHelp(k.Raw.Help().Key, "manifest XML"))
-	copyKey := key.NewBinding(key.WithKeys(k.Manifest.Keys()...), key.WithHelp(k.Manifest.Help().Key, "manifest copy"),
-		key.WithDisabled())
-	if v.ref.Contents != "" {
-		copyKey.SetEnabled(true)
-	}
-	retry := key.NewBinding(key.WithKeys(k.Retry.Keys()...), key.WithHelp(k.Retry.Help().Key, "retry"))
-	return []key.Binding{open, raw, copyKey, retry, k.Copy}
-}
-
-// esc cancels what runs, then closes the view over this one; it reports
-// false when there is nothing left to do and the page may be left.
-func (v *packageView) esc() (bool, tea.Cmd) {
-	if v.child != nil {
-		if rp, ok := v.child.(*resourcePage); ok && rp.busy() {
-			var cmd tea.Cmd
-			v.child, cmd = v.child.update(tea.KeyPressMsg{Code: tea.KeyEscape})
-			return true, cmd
-		}
-		v.child.close()
-		v.child = nil
-		v.layout()
-		return true, nil
-	}
+// Back cancels the download or the verification that runs; it reports
+// false when there is nothing left to cancel and the page may be left.
+func (v *packagePage) Back() (bool, tea.Cmd) {
 	switch v.phase {
 	case pkgDownloading:
 		v.closeLoad()
@@ -386,15 +345,15 @@ func (v *packageView) esc() (bool, tea.Cmd) {
 	return false, nil
 }
 
-// Update handles the view's results and keys, then lays the view out for
+// Update handles the page's results and keys, then lays the page out for
 // what changed (the header grows as results arrive), so View only draws.
-func (v *packageView) Update(msg tea.Msg) tea.Cmd {
+func (v *packagePage) Update(msg tea.Msg) (Page, tea.Cmd) {
 	cmd := v.update(msg)
 	v.layout()
-	return cmd
+	return v, cmd
 }
 
-func (v *packageView) update(msg tea.Msg) tea.Cmd {
+func (v *packagePage) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case packageProgressMsg:
 		if msg.load != v.load || msg.run != v.run {
@@ -430,19 +389,11 @@ func (v *packageView) update(msg tea.Msg) tea.Cmd {
 		}
 		v.contentsBusy, v.contentsDone = false, true
 		v.contentsErr, v.contentsDiffs = msg.err, msg.diffs
-		v.layout()
 		return nil
-	}
-	if v.child != nil {
-		var cmd tea.Cmd
-		v.child, cmd = v.child.update(msg)
-		return cmd
-	}
-	switch msg := msg.(type) {
 	case tea.KeyPressMsg:
 		return v.key(msg)
 	case tea.MouseWheelMsg:
-		v.tbl.Update(msg)
+		v.tbl.Update(msg, &v.c.Keys)
 	case tea.MouseClickMsg:
 		if pos := v.tbl.PosAt(msg.Y - v.tableTop); pos >= 0 {
 			if pos == v.tbl.Cursor() {
@@ -455,7 +406,7 @@ func (v *packageView) update(msg tea.Msg) tea.Cmd {
 }
 
 // fetched takes the end of a download.
-func (v *packageView) fetched(msg packageFetchedMsg) tea.Cmd {
+func (v *packagePage) fetched(msg packageFetchedMsg) tea.Cmd {
 	v.mism, v.complete = msg.Mismatches, msg.Complete
 	if msg.Bytes > 0 {
 		v.done = msg.Bytes
@@ -485,22 +436,22 @@ func (v *packageView) fetched(msg packageFetchedMsg) tea.Cmd {
 }
 
 // key handles a key press.
-func (v *packageView) key(msg tea.KeyPressMsg) tea.Cmd {
-	k := ivKeys(v.c)
+func (v *packagePage) key(msg tea.KeyPressMsg) tea.Cmd {
+	k := &v.c.Keys
 	switch {
 	case key.Matches(msg, k.Open):
 		return v.openSelected()
 	case key.Matches(msg, k.Raw):
 		if v.pkg == nil {
-			return ivCmd(flashMsg{Text: "the manifest is shown once the package has downloaded", Err: true})
+			return msgCmd(flashMsg{Text: "the manifest is shown once the package has downloaded", Err: true})
 		}
-		title := ivSanitize(dump.ManifestName + " · " + shortURL(v.ref.URL))
-		return v.showChild(&rawPage{v: newRawViewReader(v.c, title, v.load.Manifest(), -1)})
+		title := components.Printable(dump.ManifestName + " · " + shortURL(v.ref.URL))
+		return pushPage(newRawPageReader(v.c, title, v.load.Manifest(), -1))
 	case key.Matches(msg, k.Manifest):
 		if v.ref.Contents == "" {
-			return ivCmd(flashMsg{Text: "this package has no contents link (manifest copy)", Err: true})
+			return msgCmd(flashMsg{Text: "this package has no contents link (manifest copy)", Err: true})
 		}
-		return ivCmd(openURLMsg{URL: v.ref.Contents})
+		return msgCmd(openURLMsg{URL: v.ref.Contents})
 	case key.Matches(msg, k.Retry):
 		if v.pkg != nil {
 			return v.startVerify()
@@ -511,14 +462,14 @@ func (v *packageView) key(msg tea.KeyPressMsg) tea.Cmd {
 		if e := v.selectedEntry(); e != nil {
 			u = v.entryURL(e)
 		}
-		return ivCmd(copyMsg{Text: u, What: "URL"})
+		return msgCmd(copyMsg{Text: u, What: "URL"})
 	}
-	v.tbl.Update(msg)
+	v.tbl.Update(msg, k)
 	return nil
 }
 
 // selectedEntry is the manifest entry under the cursor, nil when none.
-func (v *packageView) selectedEntry() *model.Entry {
+func (v *packagePage) selectedEntry() *model.Entry {
 	i := v.tbl.Selected()
 	m := v.manifest()
 	if i < 0 || i >= len(v.rows) || m == nil {
@@ -531,7 +482,7 @@ func (v *packageView) selectedEntry() *model.Entry {
 }
 
 // entryURL is an entry's loc resolved against the dump (or the package).
-func (v *packageView) entryURL(e *model.Entry) string {
+func (v *packagePage) entryURL(e *model.Entry) string {
 	base := v.ref.Dump
 	if base == "" {
 		base = v.ref.URL
@@ -539,39 +490,29 @@ func (v *packageView) entryURL(e *model.Entry) string {
 	return resolveAgainst(base, e.Loc)
 }
 
-// openSelected shows the resource view of the selected entry over this view.
-func (v *packageView) openSelected() tea.Cmd {
+// openSelected shows the resource page of the selected entry over this page.
+func (v *packagePage) openSelected() tea.Cmd {
 	e := v.selectedEntry()
 	if e == nil {
 		return nil
 	}
 	entry := *e
 	entry.Loc = v.entryURL(e)
-	return v.showChild(&resourcePage{v: newResourceView(v.c, nil, entry)})
-}
-
-// showChild shows p over this view.
-func (v *packageView) showChild(p inspector) tea.Cmd {
-	if v.child != nil {
-		v.child.close()
-	}
-	v.child = p
-	p.setSize(v.width, v.height)
-	return p.init()
+	return pushPage(newResourcePage(v.c, v.backend, entry))
 }
 
 // ---------------------------------------------------------------------------
 // Rendering
 
 // headerLines are the lines above the table.
-func (v *packageView) headerLines(st viewStyles, w int) []string {
+func (v *packagePage) headerLines(st *common.Styles, w int) []string {
 	var out []string
 	add := func(s string) { out = append(out, s) }
 	label := func(s string) string { return st.Section.Render(fmt.Sprintf("%-9s", s)) + " " }
 
-	head := st.Title.Render("Package") + "  " + st.URL.Render(ivSanitize(v.ref.URL))
+	head := st.Title.Render("Package") + "  " + st.URL.Render(components.Printable(v.ref.URL))
 	if v.pkg != nil {
-		head += st.Dim.Render("  " + fetch.FormatSize(v.pkg.Size))
+		head += st.Dim.Render("  " + components.Bytes(v.pkg.Size))
 	}
 	add(head)
 	if v.fromEntry {
@@ -579,13 +520,13 @@ func (v *packageView) headerLines(st viewStyles, w int) []string {
 	}
 	switch v.phase {
 	case pkgDownloading:
-		add(label("Download") + progressBar(st, v.done, v.total, min(w-10, 100)) + st.Dim.Render("  esc cancels"))
+		add(label("Download") + components.ProgressBar(st, v.done, v.total, min(w-10, 100)) + st.Dim.Render("  esc cancels"))
 		return out
 	case pkgCancelled:
-		add(label("Download") + st.Warning.Render("cancelled after "+fetch.FormatSize(v.done)) + st.Dim.Render(" · r downloads again · esc back"))
+		add(label("Download") + st.Warning.Render("cancelled after "+components.Bytes(v.done)) + st.Dim.Render(" · r downloads again · esc back"))
 		return out
 	case pkgFailed:
-		for i, l := range wrapText(ivSanitize(v.err.Error()), max(w-12, 20)) {
+		for i, l := range components.Wrap(components.Printable(v.err.Error()), max(w-12, 20)) {
 			if i == 3 {
 				break
 			}
@@ -608,7 +549,7 @@ func (v *packageView) headerLines(st viewStyles, w int) []string {
 
 // declaredLine compares the downloaded package with the dump entry: its
 // type, length and each hash, marked once the download is complete.
-func (v *packageView) declaredLine(st viewStyles) string {
+func (v *packagePage) declaredLine(st *common.Styles) string {
 	known := v.complete
 	mark := func(m checkMark) string {
 		if !known {
@@ -625,19 +566,19 @@ func (v *packageView) declaredLine(st viewStyles) string {
 		}
 		switch c.Field {
 		case "type":
-			parts = append(parts, "type "+ivSanitize(c.Declared)+mark(m))
+			parts = append(parts, "type "+components.Printable(c.Declared)+mark(m))
 		case "length":
-			s := "length " + ivSanitize(c.Declared) + mark(m)
+			s := "length " + components.Printable(c.Declared) + mark(m)
 			if got != "" {
-				s += st.MarkBad.Render(" got " + ivSanitize(got))
+				s += st.MarkBad.Render(" got " + components.Printable(got))
 			}
 			parts = append(parts, s)
 		default:
 			// The digest's head tells it apart; the marks matter more than
 			// the rest of it on a narrow terminal.
-			s := ivSanitize(c.Field+":"+ivFit(c.Declared, 13)) + mark(m)
+			s := components.Printable(c.Field+":"+components.Fit(c.Declared, 13)) + mark(m)
 			if got != "" {
-				s += st.MarkBad.Render(" got " + ivFit(ivSanitize(got), 13))
+				s += st.MarkBad.Render(" got " + components.Fit(components.Printable(got), 13))
 			}
 			parts = append(parts, s)
 		}
@@ -649,26 +590,26 @@ func (v *packageView) declaredLine(st viewStyles) string {
 }
 
 // manifestSummary is the manifest's capability, times and size.
-func (v *packageView) manifestSummary(m *model.Document) string {
+func (v *packagePage) manifestSummary(m *model.Document) string {
 	if m == nil {
 		return ""
 	}
-	parts := []string{ivSanitize(model.DocumentTitle(m.MD.Capability, m.Root))}
+	parts := []string{components.Printable(model.DocumentTitle(m.MD.Capability, m.Root))}
 	for _, t := range []struct {
 		name string
 		d    model.Datetime
 	}{{"at", m.MD.At}, {"completed", m.MD.Completed}, {"from", m.MD.From}, {"until", m.MD.Until}} {
 		if t.d.Present() {
-			parts = append(parts, t.name+" "+ivSanitize(t.d.Format()))
+			parts = append(parts, t.name+" "+components.Printable(t.d.Format()))
 		}
 	}
-	parts = append(parts, ivPlural(len(m.Entries), "entry", "entries"), ivPlural(len(v.pkg.Members), "member", "members"))
+	parts = append(parts, components.Plural(len(m.Entries), "entry", "entries"), components.Plural(len(v.pkg.Members), "member", "members"))
 	return strings.Join(parts, " · ")
 }
 
 // contentsLines say how the manifest copy compares with the manifest in
 // the package.
-func (v *packageView) contentsLines(st viewStyles, w int, label func(string) string) []string {
+func (v *packagePage) contentsLines(st *common.Styles, w int, label func(string) string) []string {
 	lab := label("Contents")
 	u := v.ref.Contents
 	switch {
@@ -678,16 +619,16 @@ func (v *packageView) contentsLines(st viewStyles, w int, label func(string) str
 		}
 		return nil
 	case v.contentsBusy:
-		return []string{lab + st.Dim.Render("fetching the manifest copy ") + st.URL.Render(ivSanitize(u))}
+		return []string{lab + st.Dim.Render("fetching the manifest copy ") + st.URL.Render(components.Printable(u))}
 	case v.contentsErr != nil:
-		return []string{lab + st.Warning.Render("? "+ivSanitize(v.contentsErr.Error()))}
+		return []string{lab + st.Warning.Render("? "+components.Printable(v.contentsErr.Error()))}
 	case !v.contentsDone:
 		return nil
 	case len(v.contentsDiffs) == 0:
-		return []string{lab + st.MarkOK.Render("✓ contents copy matches") + st.Dim.Render(" the manifest in the package · ") + st.URL.Render(ivSanitize(u))}
+		return []string{lab + st.MarkOK.Render("✓ contents copy matches") + st.Dim.Render(" the manifest in the package · ") + st.URL.Render(components.Printable(u))}
 	}
 	n := len(v.contentsDiffs)
-	out := []string{lab + st.MarkBad.Render(fmt.Sprintf("✗ contents copy differs (%s)", ivPlural(n, "difference", "differences"))) + st.Dim.Render(" · ") + st.URL.Render(ivSanitize(u))}
+	out := []string{lab + st.MarkBad.Render(fmt.Sprintf("✗ contents copy differs (%s)", components.Plural(n, "difference", "differences"))) + st.Dim.Render(" · ") + st.URL.Render(components.Printable(u))}
 	show := 1
 	if v.height >= 30 {
 		show = 3
@@ -697,16 +638,16 @@ func (v *packageView) contentsLines(st viewStyles, w int, label func(string) str
 			out = append(out, label("")+st.Dim.Render(fmt.Sprintf("… %d more · M opens the copy", n-show)))
 			break
 		}
-		out = append(out, label("")+st.Value.Render(ivFit(ivSanitize(d), max(w-10, 10))))
+		out = append(out, label("")+st.Value.Render(components.Fit(components.Printable(d), max(w-10, 10))))
 	}
 	return out
 }
 
 // verifyLine is the verification's progress or its tally.
-func (v *packageView) verifyLine(st viewStyles, w int) string {
+func (v *packagePage) verifyLine(st *common.Styles, w int) string {
 	switch v.phase {
 	case pkgVerifying:
-		return progressBar(st, v.vdone, v.vtot, min(w-10, 100)) + st.Dim.Render("  esc cancels")
+		return components.ProgressBar(st, v.vdone, v.vtot, min(w-10, 100)) + st.Dim.Render("  esc cancels")
 	case pkgVerifyCancelled:
 		return st.Warning.Render("cancelled") + st.Dim.Render(" · r verifies again")
 	case pkgVerified:
@@ -734,11 +675,11 @@ func (v *packageView) verifyLine(st viewStyles, w int) string {
 	if n := len(r.Refused); n > 0 {
 		parts = append(parts, st.MarkBad.Render(fmt.Sprintf("✗ %d refused", n)))
 	}
-	return strings.Join(parts, st.Dim.Render(" · ")) + st.Dim.Render(" · "+fetch.FormatSize(r.Bytes)+" read")
+	return strings.Join(parts, st.Dim.Render(" · ")) + st.Dim.Render(" · "+components.Bytes(r.Bytes)+" read")
 }
 
 // detailLines describe the selected row in full.
-func (v *packageView) detailLines(st viewStyles, w int) []string {
+func (v *packagePage) detailLines(st *common.Styles, w int) []string {
 	i := v.tbl.Selected()
 	if i < 0 || i >= len(v.rows) {
 		return nil
@@ -756,7 +697,7 @@ func (v *packageView) detailLines(st viewStyles, w int) []string {
 		case mark == markUnknown:
 			s = st.MarkUnknown
 		}
-		for j, l := range wrapText(ivSanitize(r.Detail), max(w-10, 20)) {
+		for j, l := range components.Wrap(components.Printable(r.Detail), max(w-10, 20)) {
 			if j == 2 {
 				break
 			}
@@ -768,38 +709,38 @@ func (v *packageView) detailLines(st viewStyles, w int) []string {
 		}
 	}
 	if e := v.selectedEntry(); e != nil {
-		out = append(out, lab("loc")+st.URL.Render(ivSanitize(v.entryURL(e))))
+		out = append(out, lab("loc")+st.URL.Render(components.Printable(v.entryURL(e))))
 		var parts []string
 		if e.MD.HasPath {
-			parts = append(parts, "path "+ivSanitize(e.MD.Path))
+			parts = append(parts, "path "+components.Printable(e.MD.Path))
 		}
 		if e.MD.Change != "" {
-			parts = append(parts, "change "+ivSanitize(string(e.MD.Change)))
+			parts = append(parts, "change "+components.Printable(string(e.MD.Change)))
 		}
 		if e.MD.Datetime.Present() {
-			parts = append(parts, "datetime "+ivSanitize(e.MD.Datetime.Format()))
+			parts = append(parts, "datetime "+components.Printable(e.MD.Datetime.Format()))
 		}
 		if e.Lastmod.Present() {
-			parts = append(parts, "lastmod "+ivSanitize(e.Lastmod.Format()))
+			parts = append(parts, "lastmod "+components.Printable(e.Lastmod.Format()))
 		}
 		if e.MD.Type != "" {
-			parts = append(parts, "type "+ivSanitize(e.MD.Type))
+			parts = append(parts, "type "+components.Printable(e.MD.Type))
 		}
 		if e.MD.LengthRaw != "" {
-			parts = append(parts, "length "+ivSanitize(e.MD.LengthRaw))
+			parts = append(parts, "length "+components.Printable(e.MD.LengthRaw))
 		}
 		out = append(out, lab("declared")+st.Value.Render(strings.Join(parts, " · ")))
 		if e.MD.HashRaw != "" {
-			out = append(out, lab("hash")+st.Value.Render(ivSanitize(e.MD.HashRaw)))
+			out = append(out, lab("hash")+st.Value.Render(components.Printable(e.MD.HashRaw)))
 		}
 	} else if r.Member != "" {
-		out = append(out, lab("member")+st.Value.Render(ivSanitize(r.Member)))
+		out = append(out, lab("member")+st.Value.Render(components.Printable(r.Member)))
 	}
 	return out
 }
 
 // detailHeight is the lines kept under the table for the selected row.
-func (v *packageView) detailHeight() int {
+func (v *packagePage) detailHeight() int {
 	if v.height >= 30 {
 		return 5
 	}
@@ -807,8 +748,8 @@ func (v *packageView) detailHeight() int {
 }
 
 // layout sizes the table to the room the header leaves.
-func (v *packageView) layout() {
-	st := ivStyles(v.c)
+func (v *packagePage) layout() {
+	st := v.c.Styles
 	w := max(v.width, 1)
 	top := len(v.headerLines(st, w))
 	v.tableTop = top
@@ -816,11 +757,8 @@ func (v *packageView) layout() {
 }
 
 // View draws the header, the table of entries and the selected row's detail.
-func (v *packageView) View() string {
-	if v.child != nil {
-		return v.child.view()
-	}
-	st := ivStyles(v.c)
+func (v *packagePage) View() string {
+	st := v.c.Styles
 	w := max(v.width, 1)
 	lines := v.headerLines(st, w)
 	if v.pkg != nil {
@@ -837,35 +775,13 @@ func (v *packageView) View() string {
 		lines = lines[:h]
 	}
 	for i, l := range lines {
-		lines[i] = ivFit(l, w)
+		lines[i] = components.Fit(l, w)
 	}
 	return strings.Join(lines, "\n")
 }
 
 // ---------------------------------------------------------------------------
-// Page and the root model
-
-// escPage is a page with steps of its own for esc (cancel its work, close
-// a view it shows over itself); esc reports false when the page may be left.
-type escPage interface {
-	esc() (bool, tea.Cmd)
-}
-
-// packagePage adapts the package view to the root model.
-type packagePage struct{ v *packageView }
-
-func (p *packagePage) init() tea.Cmd { return p.v.Init() }
-func (p *packagePage) update(msg tea.Msg) (inspector, tea.Cmd) {
-	return p, p.v.Update(msg)
-}
-func (p *packagePage) view() string         { return p.v.View() }
-func (p *packagePage) setSize(w, h int)     { p.v.SetSize(w, h) }
-func (p *packagePage) inputActive() bool    { return p.v.InputActive() }
-func (p *packagePage) busy() bool           { return p.v.Busy() }
-func (p *packagePage) close()               { p.v.Close() }
-func (p *packagePage) title() string        { return p.v.Title() }
-func (p *packagePage) keys() []key.Binding  { return p.v.KeyBindings() }
-func (p *packagePage) esc() (bool, tea.Cmd) { return p.v.esc() }
+// Opening packages from the document
 
 // packageRefOfEntry is the package dump entry i of the current document
 // describes.
@@ -885,17 +801,20 @@ func (a *App) packageRefOfEntry(i int) (dump.PackageRef, bool) {
 	return ref, true
 }
 
-// openPackage shows the package view of ref over the current document.
+// openPackage shows the package page of ref over the current document.
 func (a *App) openPackage(ref dump.PackageRef, fromEntry bool) tea.Cmd {
 	if ref.Dump != "" && !packageURLAllowed(ref.Dump, ref.URL) {
 		a.flashError("not downloaded: a document from the network may point only at http(s) packages: " + ref.URL)
 		return nil
 	}
-	return a.showPage(&packagePage{v: newPackageView(a.c, ref, fromEntry, dump.Options{})})
+	return a.showPage(newPackagePage(a.c, a.backend, ref, fromEntry, dump.Options{}))
 }
 
 // openSelectedPackage opens the package of the selected dump entry.
 func (a *App) openSelectedPackage() tea.Cmd {
+	if a.dv == nil {
+		return nil
+	}
 	ref, ok := a.packageRefOfEntry(a.dv.Selected())
 	if !ok {
 		return nil
@@ -906,6 +825,9 @@ func (a *App) openSelectedPackage() tea.Cmd {
 // openSelectedManifestCopy opens the manifest copy of the selected dump
 // entry (its contents link) as a document, without downloading the package.
 func (a *App) openSelectedManifestCopy() tea.Cmd {
+	if a.dv == nil {
+		return nil
+	}
 	ref, ok := a.packageRefOfEntry(a.dv.Selected())
 	if !ok {
 		return nil

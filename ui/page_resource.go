@@ -11,18 +11,19 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"rsx/claims"
-	"rsx/fetch"
 	"rsx/model"
+	"rsx/ui/common"
+	"rsx/ui/components"
 )
 
-// The resource view shows how an entry's resource compares with what the
+// The resource page shows how an entry's resource compares with what the
 // document declares: HTTP status, length, media type, last modification and
 // every declared digest, as the claims package judges them. Its links
 // (rs:ln) are listed with their relation explained; mirrors
 // (rel="duplicate") can be fetched and compared the same way, in pri order.
 // Nothing but a short preview of a body is kept.
 
-// resourceMirrorConcurrency bounds the mirror downloads this view runs at
+// resourceMirrorConcurrency bounds the mirror downloads this page runs at
 // once; the fetch client's per-host limits apply on top.
 const resourceMirrorConcurrency = 2
 
@@ -66,7 +67,7 @@ func (m checkMark) String() string {
 	return "–"
 }
 
-func (m checkMark) render(st viewStyles) string {
+func (m checkMark) render(st *common.Styles) string {
 	return markStyle(st, m).Render(m.String())
 }
 
@@ -82,7 +83,7 @@ func checkText(c claims.Check) string {
 	return c.Actual + " · " + c.Reason
 }
 
-// resourceLink is an rs:ln of the entry as the view lists it.
+// resourceLink is an rs:ln of the entry as the page lists it.
 type resourceLink struct {
 	model.Link
 	URL    string // Href resolved against the resource's URI
@@ -126,10 +127,9 @@ type resourceTarget struct {
 	checks      []claims.Check // result.Checks once done, nil before
 }
 
-// resourceView is the resource view.
-type resourceView struct {
-	c     *Common
-	keys  inspectKeys
+// resourcePage shows how an entry's resource compares with its claims.
+type resourcePage struct {
+	c     *common.Common
 	r     Resources
 	entry model.Entry
 
@@ -138,22 +138,19 @@ type resourceView struct {
 	links   []resourceLink
 
 	width, height int
-	ivList        // selected link, first line shown
+	list          components.List // the selected link and the first line shown
 }
 
-// resourceSession identifies one resource view for its asynchronous results
+// resourceSession identifies one resource page for its asynchronous results
 // by its address. It must not be zero-sized: pointers to distinct zero-size
 // values may compare equal.
 type resourceSession struct{ _ byte }
 
-// newResourceView returns the view of entry's resource. Checks go through
-// r (c.Backend when r is nil). Init starts fetching the resource. For a bare
-// URL, pass model.Entry{Index: -1, Loc: url}.
-func newResourceView(c *Common, r Resources, entry model.Entry) resourceView {
-	if r == nil && c != nil && c.Backend != nil {
-		r = c.Backend
-	}
-	v := resourceView{c: c, keys: defaultInspectKeys(), r: r, entry: entry, session: &resourceSession{}}
+// newResourcePage returns the page of entry's resource, checked through r.
+// Init starts fetching the resource. For a bare URL, pass
+// model.Entry{Index: -1, Loc: url}.
+func newResourcePage(c *common.Common, r Resources, entry model.Entry) *resourcePage {
+	v := &resourcePage{c: c, r: r, entry: entry, session: &resourceSession{}, list: components.NewList(components.Links)}
 	mirrors := map[int]claims.Target{}
 	for _, t := range claims.Targets(entry) {
 		label := "primary"
@@ -177,19 +174,17 @@ func newResourceView(c *Common, r Resources, entry model.Entry) resourceView {
 
 // fromDocument reports whether the entry came from a document (rather than
 // being made up for a bare URL, e.g. a mirror link opened on its own).
-func (v resourceView) fromDocument() bool {
+func (v *resourcePage) fromDocument() bool {
 	return v.entry.Index >= 0 && (v.entry.HasLoc || v.entry.Line > 0)
 }
 
 // Init starts fetching the primary resource.
-func (v resourceView) Init() tea.Cmd {
+func (v *resourcePage) Init() tea.Cmd {
 	return v.start(0)
 }
 
 // start returns the command that fetches target i, and marks it running.
-// It is called on the view's own copy (targets are shared by copies, so the
-// state change is seen by the next Update).
-func (v resourceView) start(i int) tea.Cmd {
+func (v *resourcePage) start(i int) tea.Cmd {
 	t := &v.targets[i]
 	if t.state == targetUnfetchable || v.r == nil {
 		if v.r == nil && t.state != targetUnfetchable {
@@ -212,8 +207,8 @@ func (v resourceView) start(i int) tea.Cmd {
 }
 
 // Busy reports whether a download is running (esc then cancels it rather
-// than leaving the view).
-func (v resourceView) Busy() bool {
+// than leaving the page).
+func (v *resourcePage) Busy() bool {
 	for _, t := range v.targets {
 		if t.state == targetRunning || t.state == targetQueued {
 			return true
@@ -223,13 +218,13 @@ func (v resourceView) Busy() bool {
 }
 
 // Close cancels every download.
-func (v resourceView) Close() {
+func (v *resourcePage) Close() {
 	for i := range v.targets {
 		v.cancelTarget(i)
 	}
 }
 
-func (v resourceView) cancelTarget(i int) {
+func (v *resourcePage) cancelTarget(i int) {
 	t := &v.targets[i]
 	if t.state == targetQueued {
 		t.state = targetIdle
@@ -239,79 +234,94 @@ func (v resourceView) cancelTarget(i int) {
 	}
 }
 
-// InputActive is always false: the view has no text input.
-func (v resourceView) InputActive() bool { return false }
+func (v *resourcePage) Title() string     { return "Resource" }
+func (v *resourcePage) InputActive() bool { return false }
 
-// SetSize sets the size the view draws in.
-func (v *resourceView) SetSize(w, h int) { v.width, v.height = w, h }
-
-// KeyBindings are the view's own bindings, for the help screen.
-func (v resourceView) KeyBindings() []key.Binding {
-	k := ivKeys(v.c)
-	open := key.NewBinding(key.WithKeys(k.Open.Keys()...), key.WithHelp(k.Open.Help().Key, "open the selected link"))
-	refetch := key.NewBinding(key.WithKeys(k.Retry.Keys()...), key.WithHelp(k.Retry.Help().Key, "fetch and compare again"))
-	cancel := key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel the downloads"))
-	return []key.Binding{open, refetch, v.keys.Mirrors, cancel, k.Copy, k.Browser}
+// Back cancels the downloads while they run; then esc leaves the page.
+func (v *resourcePage) Back() (bool, tea.Cmd) {
+	if !v.Busy() {
+		return false, nil
+	}
+	v.Close()
+	v.relayout()
+	return true, nil
 }
 
-// Update handles keys and download results.
-func (v resourceView) Update(msg tea.Msg) (resourceView, tea.Cmd) {
-	k := ivKeys(v.c)
+// SetSize sets the size the page draws in.
+func (v *resourcePage) SetSize(w, h int) {
+	v.width, v.height = w, h
+	v.list.SetHeight(h)
+	v.relayout()
+}
+
+// KeyBindings are the page's own bindings, for the help screen.
+func (v *resourcePage) KeyBindings() []key.Binding {
+	k := &v.c.Keys
+	return []key.Binding{common.Short(k.Open, "open the selected link"), common.Short(k.Retry, "fetch and compare again"), k.Mirrors,
+		common.Short(k.Cancel, "cancel the downloads"), k.Copy, k.Browser}
+}
+
+// Update handles keys and download results, then lays the page out for
+// what changed, so that View only draws.
+func (v *resourcePage) Update(msg tea.Msg) (Page, tea.Cmd) {
+	cmd := v.update(msg)
+	v.relayout()
+	return v, cmd
+}
+
+func (v *resourcePage) update(msg tea.Msg) tea.Cmd {
+	k := &v.c.Keys
 	switch msg := msg.(type) {
 	case resourceProgressMsg:
 		t := v.target(msg.key)
 		if t == nil {
-			return v, nil
+			return nil
 		}
 		t.done, t.total = msg.done, msg.total
-		return v, msg.next
+		return msg.next
 	case resourceDoneMsg:
 		t := v.target(msg.key)
 		if t == nil {
-			return v, nil
+			return nil
 		}
 		t.state = targetDone
 		t.cancel = nil
 		t.result = msg.result
 		t.done = msg.result.Received.Bytes
 		t.checks = msg.result.Checks
-		return v, v.startQueued()
+		return v.startQueued()
 	case tea.MouseWheelMsg:
-		v.navigate(msg, k, len(v.links), v.height, v.layout)
+		v.list.Update(msg, k)
 	case tea.KeyPressMsg:
-		if msg.String() == "esc" && v.Busy() {
-			v.Close()
-			return v, nil
-		}
-		if v.navigate(msg, k, len(v.links), v.height, v.layout) {
-			return v, nil
+		if v.list.Update(msg, k) {
+			return nil
 		}
 		switch {
 		case key.Matches(msg, k.Open):
 			if l := v.selectedLink(); l != nil {
-				return v, ivCmd(openURLMsg{URL: l.URL})
+				return msgCmd(openURLMsg{URL: l.URL})
 			}
 		case key.Matches(msg, k.Copy):
 			if l := v.selectedLink(); l != nil {
-				return v, ivCmd(copyMsg{Text: l.URL, What: "URL"})
+				return msgCmd(copyMsg{Text: l.URL, What: "URL"})
 			}
-			return v, ivCmd(copyMsg{Text: v.entry.Loc, What: "URL"})
+			return msgCmd(copyMsg{Text: v.entry.Loc, What: "URL"})
 		case key.Matches(msg, k.Browser):
 			if l := v.selectedLink(); l != nil {
-				return v, ivCmd(openBrowserMsg{URL: l.URL})
+				return msgCmd(openBrowserMsg{URL: l.URL})
 			}
-			return v, ivCmd(openBrowserMsg{URL: v.entry.Loc})
+			return msgCmd(openBrowserMsg{URL: v.entry.Loc})
 		case key.Matches(msg, k.Retry):
-			return v, v.start(0)
-		case key.Matches(msg, v.keys.Mirrors):
-			return v, v.fetchMirrors()
+			return v.start(0)
+		case key.Matches(msg, k.Mirrors):
+			return v.fetchMirrors()
 		}
 	}
-	return v, nil
+	return nil
 }
 
 // target returns the target a result is for, nil when it is stale.
-func (v resourceView) target(k resourceFetchKey) *resourceTarget {
+func (v *resourcePage) target(k resourceFetchKey) *resourceTarget {
 	if k.session != v.session || k.target < 0 || k.target >= len(v.targets) {
 		return nil
 	}
@@ -323,9 +333,9 @@ func (v resourceView) target(k resourceFetchKey) *resourceTarget {
 }
 
 // fetchMirrors queues every fetchable mirror and starts the first ones.
-func (v resourceView) fetchMirrors() tea.Cmd {
+func (v *resourcePage) fetchMirrors() tea.Cmd {
 	if len(v.targets) < 2 {
-		return ivCmd(flashMsg{Text: "this resource declares no mirror (rel=\"duplicate\")"})
+		return msgCmd(flashMsg{Text: "this resource declares no mirror (rel=\"duplicate\")"})
 	}
 	for i := 1; i < len(v.targets); i++ {
 		if t := &v.targets[i]; t.state != targetUnfetchable && t.state != targetRunning {
@@ -337,7 +347,7 @@ func (v resourceView) fetchMirrors() tea.Cmd {
 
 // startQueued starts queued mirrors while fewer than
 // resourceMirrorConcurrency run.
-func (v resourceView) startQueued() tea.Cmd {
+func (v *resourcePage) startQueued() tea.Cmd {
 	running := 0
 	for i := 1; i < len(v.targets); i++ {
 		if v.targets[i].state == targetRunning {
@@ -354,51 +364,50 @@ func (v resourceView) startQueued() tea.Cmd {
 	return tea.Batch(cmds...)
 }
 
-// selectLink selects link i and scrolls to show it.
-func (v *resourceView) selectLink(i int) {
-	v.selectItem(i, len(v.links), v.height, v.layout)
+// relayout tells the list where the links are: the page's lines change
+// as downloads progress.
+func (v *resourcePage) relayout() {
+	lines, items := v.lines(v.c.Styles, max(v.width, 1))
+	v.list.SetItems(items, len(lines))
 }
 
-// layout gives the view's line count and the selected link's line.
-func (v *resourceView) layout() (total, selLine int) {
-	lines, sel := v.lines(ivStyles(v.c), max(v.width, 1))
-	return len(lines), sel
-}
-
-func (v resourceView) selectedLink() *resourceLink {
-	if v.sel < 0 || v.sel >= len(v.links) {
+func (v *resourcePage) selectedLink() *resourceLink {
+	i := v.list.Cursor()
+	if i < 0 || i >= len(v.links) {
 		return nil
 	}
-	return &v.links[v.sel]
+	return &v.links[i]
 }
 
 // View draws the comparison, the links, the mirrors and a preview.
-func (v resourceView) View() string {
-	st := ivStyles(v.c)
+func (v *resourcePage) View() string {
+	st := v.c.Styles
 	w := max(v.width, 1)
 	lines, _ := v.lines(st, w)
 	h := max(v.height, 1)
-	out := ivWindow(lines, ivClamp(v.top, 0, len(lines)-h), h)
+	out := components.Window(lines, components.Clamp(v.list.Offset(), 0, len(lines)-h), h)
 	for i, l := range out {
-		out[i] = ivFit(l, w)
+		out[i] = components.Fit(l, w)
 	}
 	return strings.Join(out, "\n")
 }
 
-func (v resourceView) lines(st viewStyles, w int) ([]string, int) {
+// lines draws the whole page (a resource has a few dozen lines at most) and
+// says on which line each link is.
+func (v *resourcePage) lines(st *common.Styles, w int) ([]string, []int) {
 	var out []string
 	add := func(s string) { out = append(out, s) }
 	label := func(s string) string { return st.Section.Render(fmt.Sprintf("%-9s", s)) + " " }
 	p := &v.targets[0]
 
-	head := st.Title.Render("Resource") + "  " + st.URL.Render(ivSanitize(v.entry.Loc))
+	head := st.Title.Render("Resource") + "  " + st.URL.Render(components.Printable(v.entry.Loc))
 	if v.fromDocument() {
 		head += st.Dim.Render(fmt.Sprintf("  entry %d", v.entry.Index+1))
 	}
 	add(head)
 	add(label("Declared") + st.Value.Render(declaredSummary(p.Claims)))
 	if len(p.Claims.Hash) > 0 {
-		add(label("") + st.Value.Render(ivSanitize(p.Claims.Hash.String())))
+		add(label("") + st.Value.Render(components.Printable(p.Claims.Hash.String())))
 	}
 	add(label("Fetch") + v.fetchLine(st, p, w-10))
 	add("")
@@ -408,7 +417,8 @@ func (v resourceView) lines(st viewStyles, w int) ([]string, int) {
 	add("")
 
 	// Links.
-	selLine := -1
+	linkLines := make([]int, len(v.links))
+	sel := v.list.Cursor()
 	add(st.Section.Render(fmt.Sprintf("Links (%d)", len(v.links))) + st.Dim.Render("  enter opens · y copies · o browser"))
 	if len(v.links) == 0 {
 		add(st.Dim.Render("  none"))
@@ -416,24 +426,24 @@ func (v resourceView) lines(st viewStyles, w int) ([]string, int) {
 	rels := make([]string, len(v.links))
 	relW := 11
 	for i, l := range v.links {
-		rels[i] = ivSanitize(l.Rel)
+		rels[i] = components.Printable(l.Rel)
 		if l.Mirror > 0 {
 			rels[i] = fmt.Sprintf("%s pri %d", rels[i], l.Pri)
 		}
 		relW = max(relW, min(len(rels[i]), 32))
 	}
 	for i, l := range v.links {
-		line := ivPad(rels[i], relW) + "  "
+		line := components.Pad(rels[i], relW) + "  "
 		desc := model.RelationDescription(l.Rel)
 		if l.Type != "" {
-			desc = "type " + ivSanitize(l.Type) + " · " + desc
+			desc = "type " + components.Printable(l.Type) + " · " + desc
 		}
-		if i == v.sel {
-			selLine = len(out)
-			add(st.Selected.Render(ivPad("▸ "+line+ivSanitize(l.URL)+"  "+desc, w)))
+		linkLines[i] = len(out)
+		if i == sel {
+			add(st.Selected.Render(components.Pad("▸ "+line+components.Printable(l.URL)+"  "+desc, w)))
 			continue
 		}
-		add("  " + st.Rel.Render(line) + st.URL.Render(ivSanitize(l.URL)) + "  " + st.Explain.Render(desc))
+		add("  " + st.Rel.Render(line) + st.URL.Render(components.Printable(l.URL)) + "  " + st.Explain.Render(desc))
 	}
 
 	// Mirrors.
@@ -450,17 +460,17 @@ func (v resourceView) lines(st viewStyles, w int) ([]string, int) {
 			if i == 4 {
 				break
 			}
-			add("  " + st.Code.Render(ivSanitize(strings.TrimRight(l, "\r"))))
+			add("  " + st.Code.Render(components.Printable(strings.TrimRight(l, "\r"))))
 		}
 	}
-	return out, selLine
+	return out, linkLines
 }
 
 // checkLines draws a comparison: a row per field with the declared and the
 // received value; a digest row gives the declared digest whole (and its hex
 // form when declared in base64, as hashes says) and the received one on a
 // line of its own when they differ.
-func checkLines(st viewStyles, checks []claims.Check, hashes model.HashList) []string {
+func checkLines(st *common.Styles, checks []claims.Check, hashes model.HashList) []string {
 	const declW = 24
 	out := []string{st.Header.Render(fmt.Sprintf("   %-9s %-*s %s", "Check", declW, "Declared", "Received"))}
 	if checks == nil {
@@ -469,7 +479,7 @@ func checkLines(st viewStyles, checks []claims.Check, hashes model.HashList) []s
 	indent := strings.Repeat(" ", 13)
 	for _, c := range checks {
 		mark := checkMarkOf(c.Verdict)
-		lead := " " + mark.render(st) + " " + st.Label.Render(fmt.Sprintf("%-9s", ivSanitize(c.Field))) + " "
+		lead := " " + mark.render(st) + " " + st.Label.Render(fmt.Sprintf("%-9s", components.Printable(c.Field))) + " "
 		declared, actual := c.Declared, checkText(c)
 		if c.Verdict == claims.NotDeclared {
 			declared = "not declared"
@@ -477,10 +487,10 @@ func checkLines(st viewStyles, checks []claims.Check, hashes model.HashList) []s
 		if h, ok := hashes.Get(c.Field); ok && h.Encoding == model.HashBase64 && c.Field != "hash" {
 			declared += " (base64 = " + h.Hex() + ")"
 		}
-		declared, actual = ivSanitize(declared), ivSanitize(actual)
+		declared, actual = components.Printable(declared), components.Printable(actual)
 		switch c.Field {
 		case "status", "length", "type", "lastmod", "hash":
-			out = append(out, lead+st.Value.Render(ivPad(declared, declW))+" "+st.Value.Render(actual))
+			out = append(out, lead+st.Value.Render(components.Pad(declared, declW))+" "+st.Value.Render(actual))
 			continue
 		}
 		switch mark {
@@ -500,13 +510,13 @@ func checkLines(st viewStyles, checks []claims.Check, hashes model.HashList) []s
 func declaredSummary(d claims.Claims) string {
 	var parts []string
 	if d.LengthRaw != "" {
-		parts = append(parts, "length "+ivSanitize(d.LengthRaw))
+		parts = append(parts, "length "+components.Printable(d.LengthRaw))
 	}
 	if d.Type != "" {
-		parts = append(parts, "type "+ivSanitize(d.Type))
+		parts = append(parts, "type "+components.Printable(d.Type))
 	}
 	if d.Lastmod.Present() {
-		parts = append(parts, "lastmod "+ivSanitize(d.Lastmod.Format()))
+		parts = append(parts, "lastmod "+components.Printable(d.Lastmod.Format()))
 	}
 	if len(d.Hash) > 0 {
 		algs := make([]string, len(d.Hash))
@@ -522,7 +532,7 @@ func declaredSummary(d claims.Claims) string {
 }
 
 // fetchLine is the state of a target's download.
-func (v resourceView) fetchLine(st viewStyles, t *resourceTarget, w int) string {
+func (v *resourcePage) fetchLine(st *common.Styles, t *resourceTarget, w int) string {
 	switch t.state {
 	case targetUnfetchable:
 		return st.Warning.Render("not fetched: only http and https URLs are")
@@ -531,47 +541,36 @@ func (v resourceView) fetchLine(st viewStyles, t *resourceTarget, w int) string 
 	case targetQueued:
 		return st.Dim.Render("queued")
 	case targetRunning:
-		return progressBar(st, t.done, t.total, min(w, 100)) + st.Dim.Render("  esc cancels")
+		return components.ProgressBar(st, t.done, t.total, min(w, 100)) + st.Dim.Render("  esc cancels")
 	}
 	o := t.result
 	switch err := o.Err(); {
 	case errors.Is(err, context.Canceled):
-		return st.Warning.Render(fmt.Sprintf("cancelled after %s", fetch.FormatSize(t.done))) + st.Dim.Render(" · r fetches again")
+		return st.Warning.Render(fmt.Sprintf("cancelled after %s", components.Bytes(t.done))) + st.Dim.Render(" · r fetches again")
 	case err != nil && o.Received.Status == 0:
-		return st.Error.Render(ivSanitize(err.Error()))
+		return st.Error.Render(components.Printable(err.Error()))
 	}
 	bad, warn := o.Count(claims.Mismatch), o.Count(claims.Warning)
 	var verdict string
 	switch {
 	case bad > 0:
-		verdict = st.MarkBad.Render(fmt.Sprintf("✗ %s", ivPlural(bad, "mismatch", "mismatches")))
+		verdict = st.MarkBad.Render(fmt.Sprintf("✗ %s", components.Plural(bad, "mismatch", "mismatches")))
 		if warn > 0 {
-			verdict += st.Warning.Render(fmt.Sprintf(" · ! %s", ivPlural(warn, "warning", "warnings")))
+			verdict += st.Warning.Render(fmt.Sprintf(" · ! %s", components.Plural(warn, "warning", "warnings")))
 		}
 	case o.NothingChecked():
 		verdict = st.MarkUnknown.Render("? nothing could be compared")
 	case warn > 0:
-		verdict = st.Warning.Render(fmt.Sprintf("! %s, everything else declared matches", ivPlural(warn, "warning", "warnings")))
+		verdict = st.Warning.Render(fmt.Sprintf("! %s, everything else declared matches", components.Plural(warn, "warning", "warnings")))
 	default:
 		verdict = st.MarkOK.Render("✓ everything declared matches")
 	}
-	return verdict + st.Dim.Render(fmt.Sprintf(" · %s received · r fetches again", fetch.FormatSize(o.Received.Bytes)))
-}
-
-// progressBar draws done of total (total -1: unknown) in about w cells.
-func progressBar(st viewStyles, done, total int64, w int) string {
-	if total <= 0 {
-		return st.Dim.Render(fmt.Sprintf("downloading… %s", fetch.FormatSize(done)))
-	}
-	text := fmt.Sprintf(" %3d%% %s of %s", min(done*100/total, 100), fetch.FormatSize(done), fetch.FormatSize(total))
-	barW := max(w-len(text)-14, 10)
-	filled := int(min(done*int64(barW)/total, int64(barW)))
-	return st.ProgressDone.Render(strings.Repeat("█", filled)) + st.ProgressTodo.Render(strings.Repeat("░", barW-filled)) + st.Value.Render(text)
+	return verdict + st.Dim.Render(fmt.Sprintf(" · %s received · r fetches again", components.Bytes(o.Received.Bytes)))
 }
 
 // mirrorTable is the compact table: one row per source, one column per
 // compared field and declared hash algorithm.
-func (v resourceView) mirrorTable(st viewStyles) []string {
+func (v *resourcePage) mirrorTable(st *common.Styles) []string {
 	var algs []string
 	seen := map[string]bool{}
 	for _, t := range v.targets {
@@ -595,23 +594,23 @@ func (v resourceView) mirrorTable(st viewStyles) []string {
 	var hdr strings.Builder
 	fmt.Fprintf(&hdr, "  %-*s ", labelW, "Source")
 	for i, c := range cols {
-		fmt.Fprintf(&hdr, "%-*s ", widths[i], ivFit(c, widths[i]))
+		fmt.Fprintf(&hdr, "%-*s ", widths[i], components.Fit(c, widths[i]))
 	}
 	out := []string{st.Header.Render(strings.TrimRight(hdr.String(), " "))}
 	for _, t := range v.targets {
 		row := "  " + fmt.Sprintf("%-*s ", labelW, t.Label)
 		switch t.state {
 		case targetUnfetchable:
-			out = append(out, row+st.Warning.Render("? not fetched (not http/https): ")+st.URL.Render(ivSanitize(t.URL)))
+			out = append(out, row+st.Warning.Render("? not fetched (not http/https): ")+st.URL.Render(components.Printable(t.URL)))
 			continue
 		case targetIdle:
-			out = append(out, row+st.Dim.Render("not fetched  ")+st.URL.Render(ivSanitize(t.URL)))
+			out = append(out, row+st.Dim.Render("not fetched  ")+st.URL.Render(components.Printable(t.URL)))
 			continue
 		case targetQueued:
-			out = append(out, row+st.Dim.Render("queued       ")+st.URL.Render(ivSanitize(t.URL)))
+			out = append(out, row+st.Dim.Render("queued       ")+st.URL.Render(components.Printable(t.URL)))
 			continue
 		case targetRunning:
-			out = append(out, row+st.Dim.Render(fmt.Sprintf("%-11s ", "fetching"))+st.Dim.Render(fetch.FormatSize(t.done)))
+			out = append(out, row+st.Dim.Render(fmt.Sprintf("%-11s ", "fetching"))+st.Dim.Render(components.Bytes(t.done)))
 			continue
 		}
 		byField := map[string]claims.Check{}
@@ -631,9 +630,9 @@ func (v resourceView) mirrorTable(st viewStyles) []string {
 					cell = mark.String()
 				}
 			}
-			cell = ivSanitize(cell)
+			cell = components.Printable(cell)
 			if i < len(cols)-1 {
-				cell = ivPad(cell, widths[i])
+				cell = components.Pad(cell, widths[i])
 			}
 			if ok {
 				cell = markStyle(st, mark).Render(cell)
@@ -645,7 +644,7 @@ func (v resourceView) mirrorTable(st viewStyles) []string {
 	return out
 }
 
-func markStyle(st viewStyles, m checkMark) interface{ Render(...string) string } {
+func markStyle(st *common.Styles, m checkMark) interface{ Render(...string) string } {
 	switch m {
 	case markMatch:
 		return st.MarkOK
@@ -655,4 +654,15 @@ func markStyle(st viewStyles, m checkMark) interface{ Render(...string) string }
 		return st.MarkUnknown
 	}
 	return st.MarkNone
+}
+
+// openResource shows the resource page for entry i of the current document
+// (or for a resource without an entry, i < 0).
+func (a *App) openResource(url string, i int) tea.Cmd {
+	var e model.Entry
+	if d := a.doc; d != nil && i >= 0 && i < d.entries.Len() {
+		e = d.entries.Entry(i)
+	}
+	e.Loc = url // resolved: relative links resolve against it
+	return a.showPage(newResourcePage(a.c, a.backend, e))
 }

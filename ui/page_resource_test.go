@@ -60,7 +60,7 @@ func TestResourceViewMirrorTargets(t *testing.T) {
 	e := model.Entry{Loc: "http://example.com/dir/r", MD: model.Metadata{Type: "text/html", Length: 10, LengthRaw: "10", LengthOK: true, Hash: ivHashes(t, "md5:"+ivMD5("x"))}}
 	own := model.Link{Rel: "duplicate", Href: "/m", Type: "text/plain", HashRaw: "sha-256:" + ivSHA256("x"), Hash: ivHashes(t, "sha-256:"+ivSHA256("x"))}
 	e.Links = []model.Link{own}
-	v := newResourceView(ivTestCommon(), ivChecker(&ivFakeDownloader{}), e)
+	v := newResourcePage(ivTestCommon(), ivChecker(&ivFakeDownloader{}), e)
 	if len(v.targets) != 2 || v.targets[1].URL != "http://example.com/m" {
 		t.Fatalf("relative mirror href resolved to %+v", v.targets)
 	}
@@ -80,9 +80,9 @@ func TestResourceViewBase64AndWarning(t *testing.T) {
 	e.MD.Hash = ivHashes(t, "md5:"+base64.StdEncoding.EncodeToString(raw[:]))
 	e.Lastmod = ivDatetime(t, "2013-01-02T12:00:00Z")
 	e.Links = nil
-	v := newResourceView(ivTestCommon(), ivChecker(ivResourceFake()), e)
+	v := newResourcePage(ivTestCommon(), ivChecker(ivResourceFake()), e)
 	v.SetSize(120, 30)
-	v, _ = ivDrive(v, resourceView.Update, ivRunCmd(v.Init())...)
+	ivDrive(v, ivRunCmd(v.Init())...)
 	screen := strings.Join(ivLines(v.View()), "\n")
 	for _, want := range []string{
 		"(base64 = " + ivMD5(ivBody) + ")",
@@ -192,17 +192,13 @@ func ivResourceFake() *ivFakeDownloader {
 	}}
 }
 
-func ivResourceHarness(v resourceView) ivHarness[resourceView] {
-	return ivHarness[resourceView]{v: v, init: v.Init(), update: resourceView.Update, view: resourceView.View, setSize: (*resourceView).SetSize}
-}
-
 func TestResourceViewGolden(t *testing.T) {
 	for _, size := range [][2]int{{120, 40}, {80, 24}} {
 		w, h := size[0], size[1]
 		t.Run(fmt.Sprintf("%dx%d", w, h), func(t *testing.T) {
 			fake := ivResourceFake()
-			v := newResourceView(ivTestCommon(), ivChecker(fake), ivResourceEntry(t))
-			tm, rec := ivRun(t, ivResourceHarness(v), w, h)
+			v := newResourcePage(ivTestCommon(), ivChecker(fake), ivResourceEntry(t))
+			tm, rec := ivRun(t, v, w, h)
 			ivWaitScreen(t, rec, func(s string) bool { return strings.Contains(s, "everything declared matches") })
 			ivGolden(t, fmt.Sprintf("view_resource_%dx%d", w, h), rec.Screen())
 
@@ -246,12 +242,12 @@ func TestResourceViewMirrorsPolitely(t *testing.T) {
 		mu.Unlock()
 		return &fetch.Exchange{Status: 200}, nil
 	})
-	v := newResourceView(ivTestCommon(), ivChecker(d), e)
+	v := newResourcePage(ivTestCommon(), ivChecker(d), e)
 	v.SetSize(120, 40)
 	v.targets[0].state = targetDone
-	v, cmd := v.Update(ivKey("m"))
+	_, cmd := v.Update(ivKey("m"))
 	close(block)
-	v, _ = ivDrive(v, resourceView.Update, ivRunCmd(cmd)...)
+	ivDrive(v, ivRunCmd(cmd)...)
 	if peak > resourceMirrorConcurrency {
 		t.Errorf("%d mirror downloads at once, want at most %d", peak, resourceMirrorConcurrency)
 	}
@@ -320,9 +316,9 @@ func TestResourceViewFetchHTTP(t *testing.T) {
 		{"/missing", good, "status✗ length? type? lastmod? md5? sha-256?"},
 	}
 	for _, tt := range tests {
-		v := newResourceView(ivTestCommon(), ivChecker(client), entry(tt.path, tt.hashes))
+		v := newResourcePage(ivTestCommon(), ivChecker(client), entry(tt.path, tt.hashes))
 		v.SetSize(120, 40)
-		v, _ = ivDrive(v, resourceView.Update, ivRunCmd(v.Init())...)
+		ivDrive(v, ivRunCmd(v.Init())...)
 		if got := ivMarks(v.targets[0].checks); got != tt.want {
 			t.Errorf("%s %s: %s, want %s", tt.path, tt.hashes[:8], got, tt.want)
 		}
@@ -336,10 +332,10 @@ func TestResourceViewFetchHTTP(t *testing.T) {
 	// declared is not read at all.
 	slow := entry("/slow", good)
 	slow.MD.Length, slow.MD.LengthRaw = 1000000, "1000000"
-	v := newResourceView(ivTestCommon(), ivChecker(client), slow)
-	tm, rec := ivRun(t, ivResourceHarness(v), 100, 30)
+	v := newResourcePage(ivTestCommon(), ivChecker(client), slow)
+	tm, rec := ivRun(t, v, 100, 30)
 	ivWaitScreen(t, rec, func(s string) bool {
-		return strings.Contains(s, "esc cancels") && strings.Contains(s, "42 B of 976.6 KiB")
+		return strings.Contains(s, "esc cancels") && strings.Contains(s, "42 B of 977 KiB")
 	})
 	tm.Send(ivKey("esc"))
 	screen := ivWaitScreen(t, rec, func(s string) bool { return strings.Contains(s, "cancelled after") })
@@ -355,8 +351,8 @@ func TestResourceViewFetchHTTP(t *testing.T) {
 
 // A result for another resource view (or an earlier fetch) is dropped.
 func TestResourceViewDropsStaleResults(t *testing.T) {
-	a := newResourceView(ivTestCommon(), ivChecker(ivResourceFake()), ivResourceEntry(t))
-	b := newResourceView(ivTestCommon(), ivChecker(ivResourceFake()), ivResourceEntry(t))
+	a := newResourcePage(ivTestCommon(), ivChecker(ivResourceFake()), ivResourceEntry(t))
+	b := newResourcePage(ivTestCommon(), ivChecker(ivResourceFake()), ivResourceEntry(t))
 	if a.session == b.session {
 		t.Fatal("two views share a session")
 	}
@@ -364,17 +360,17 @@ func TestResourceViewDropsStaleResults(t *testing.T) {
 	b.SetSize(120, 40)
 	ca, cb := a.Init(), b.Init()
 	msgsB := ivRunCmd(cb)
-	a, _ = ivDrive(a, resourceView.Update, msgsB...)
+	ivDrive(a, msgsB...)
 	if a.targets[0].state != targetRunning {
 		t.Errorf("view a took view b's result: state %d", a.targets[0].state)
 	}
 	// A refetch makes the first download's result stale.
-	a, cmd := a.Update(ivKey("r"))
-	a, _ = ivDrive(a, resourceView.Update, ivRunCmd(ca)...)
+	_, cmd := a.Update(ivKey("r"))
+	ivDrive(a, ivRunCmd(ca)...)
 	if a.targets[0].state != targetRunning {
 		t.Errorf("a stale result was taken: state %d", a.targets[0].state)
 	}
-	a, _ = ivDrive(a, resourceView.Update, ivRunCmd(cmd)...)
+	ivDrive(a, ivRunCmd(cmd)...)
 	if a.targets[0].state != targetDone || ivMarks(a.targets[0].checks) != "status✓ length✓ type✓ lastmod✓ md5✓ sha-256✓" {
 		t.Errorf("after the refetch: state %d, %s", a.targets[0].state, ivMarks(a.targets[0].checks))
 	}
@@ -382,9 +378,9 @@ func TestResourceViewDropsStaleResults(t *testing.T) {
 
 func TestResourceViewBareURL(t *testing.T) {
 	for _, e := range []model.Entry{{Loc: "http://example.com/res1"}, {Index: -1, Loc: "http://example.com/res1"}} {
-		v := newResourceView(ivTestCommon(), ivChecker(ivResourceFake()), e)
+		v := newResourcePage(ivTestCommon(), ivChecker(ivResourceFake()), e)
 		v.SetSize(100, 20)
-		v, _ = ivDrive(v, resourceView.Update, ivRunCmd(v.Init())...)
+		ivDrive(v, ivRunCmd(v.Init())...)
 		screen := strings.Join(ivLines(v.View()), "\n")
 		if strings.Contains(screen, "entry ") || !strings.Contains(screen, "Declared  nothing (no length, type, lastmod or hash)") {
 			t.Errorf("bare URL %+v:\n%s", e, screen)

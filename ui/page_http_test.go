@@ -54,15 +54,11 @@ func ivExchanges() []*fetch.Exchange {
 	}
 }
 
-func ivHTTPHarness(v httpView) ivHarness[httpView] {
-	return ivHarness[httpView]{v: v, update: httpView.Update, view: httpView.View, setSize: (*httpView).SetSize}
-}
-
 func TestHTTPViewGolden(t *testing.T) {
 	for _, size := range [][2]int{{120, 40}, {80, 24}} {
 		w, h := size[0], size[1]
 		t.Run(fmt.Sprintf("%dx%d", w, h), func(t *testing.T) {
-			tm, rec := ivRun(t, ivHTTPHarness(newHTTPView(ivTestCommon(), ivExchanges())), w, h)
+			tm, rec := ivRun(t, newHTTPPage(ivTestCommon(), ivExchanges()), w, h)
 			ivWaitScreen(t, rec, func(s string) bool { return strings.Contains(s, "big.zip") && strings.Contains(s, "in progress") })
 			ivGolden(t, fmt.Sprintf("view_http_last_%dx%d", w, h), rec.Screen())
 			tm.Type("g")
@@ -76,9 +72,9 @@ func TestHTTPViewGolden(t *testing.T) {
 }
 
 func TestHTTPViewDetail(t *testing.T) {
-	v := newHTTPView(ivTestCommon(), ivExchanges())
+	v := newHTTPPage(ivTestCommon(), ivExchanges())
 	v.SetSize(100, 60)
-	v, _ = v.Update(ivKey("g"))
+	v.Update(ivKey("g"))
 	screen := strings.Join(ivLines(v.View()), "\n")
 	for _, want := range []string{
 		"Request   GET http://example.com/.well-known/resourcesync",
@@ -95,12 +91,12 @@ func TestHTTPViewDetail(t *testing.T) {
 			t.Errorf("detail lacks %q:\n%s", want, screen)
 		}
 	}
-	v, _ = v.Update(ivKey("j"))
+	v.Update(ivKey("j"))
 	screen = strings.Join(ivLines(v.View()), "\n")
-	if !strings.Contains(screen, "Transfer  5 KiB · 1 try · from cache · revalidated (304 Not Modified)") {
+	if !strings.Contains(screen, "Transfer  5.0 KiB · 1 try · from cache · revalidated (304 Not Modified)") {
 		t.Errorf("304 detail:\n%s", screen)
 	}
-	_, msgs := ivDrive(v, httpView.Update, ivKey("y"))
+	msgs := ivDrive(v, ivKey("y"))
 	if len(msgs) != 1 || msgs[0] != (copyMsg{Text: "https://example.com/capabilitylist.xml", What: "URL"}) {
 		t.Errorf("y: %v", msgs)
 	}
@@ -111,17 +107,17 @@ func TestHTTPViewScrollsDetail(t *testing.T) {
 	for i := 0; i < 50; i++ {
 		ex[0].ResponseHeader.Add("X-Many", fmt.Sprint("value ", i))
 	}
-	v := newHTTPView(ivTestCommon(), ex)
+	v := newHTTPPage(ivTestCommon(), ex)
 	v.SetSize(80, 24)
-	if v.detailTop != 0 {
+	if v.detailScroll.Offset() != 0 {
 		t.Fatal("detail should start at the top")
 	}
-	v, _ = v.Update(ivKey("pgdown"))
-	if v.detailTop != v.detailHeight() {
-		t.Errorf("pgdown: detailTop = %d", v.detailTop)
+	v.Update(ivKey("pgdown"))
+	if v.detailScroll.Offset() != v.detailHeight() {
+		t.Errorf("pgdown: detailTop = %d", v.detailScroll.Offset())
 	}
-	v, _ = v.Update(ivKey("G")) // the last exchange is the only one: detail stays
-	if v.detailTop == 0 {
+	v.Update(ivKey("G")) // the last exchange is the only one: detail stays
+	if v.detailScroll.Offset() == 0 {
 		t.Errorf("re-selecting the same exchange reset the detail scroll")
 	}
 	if n := len(strings.Split(v.View(), "\n")); n != 24 {
@@ -130,9 +126,9 @@ func TestHTTPViewScrollsDetail(t *testing.T) {
 }
 
 func TestHTTPViewEmpty(t *testing.T) {
-	v := newHTTPView(ivTestCommon(), nil)
+	v := newHTTPPage(ivTestCommon(), nil)
 	v.SetSize(80, 5)
-	v, _ = v.Update(ivKey("j"))
+	v.Update(ivKey("j"))
 	if !strings.Contains(v.View(), "no HTTP request made yet") || v.Selected() != nil {
 		t.Errorf("empty view:\n%s", v.View())
 	}
@@ -141,14 +137,14 @@ func TestHTTPViewEmpty(t *testing.T) {
 		t.Error("no selection after SetExchanges")
 	}
 	// The newest stays selected as exchanges arrive; another selection stays put.
-	v, _ = v.Update(ivKey("G"))
+	v.Update(ivKey("G"))
 	v.SetExchanges(ivExchanges()[:3])
-	if v.sel != 2 {
-		t.Errorf("newest not followed: sel %d", v.sel)
+	if v.list.Cursor() != 2 {
+		t.Errorf("newest not followed: sel %d", v.list.Cursor())
 	}
-	v, _ = v.Update(ivKey("g"))
+	v.Update(ivKey("g"))
 	v.SetExchanges(ivExchanges())
-	if v.sel != 0 {
-		t.Errorf("selection moved: sel %d", v.sel)
+	if v.list.Cursor() != 0 {
+		t.Errorf("selection moved: sel %d", v.list.Cursor())
 	}
 }

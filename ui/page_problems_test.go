@@ -25,16 +25,12 @@ func ivProblems() (doc, cross []model.Problem) {
 	return doc, cross
 }
 
-func ivProblemsHarness(v problemsView) ivHarness[problemsView] {
-	return ivHarness[problemsView]{v: v, update: problemsView.Update, view: problemsView.View, setSize: (*problemsView).SetSize}
-}
-
 func TestProblemsViewGolden(t *testing.T) {
 	doc, cross := ivProblems()
 	for _, size := range [][2]int{{120, 40}, {80, 24}} {
 		w, h := size[0], size[1]
 		t.Run(fmt.Sprintf("%dx%d", w, h), func(t *testing.T) {
-			tm, rec := ivRun(t, ivProblemsHarness(newProblemsView(ivTestCommon(), doc, cross)), w, h)
+			tm, rec := ivRun(t, newProblemsPage(ivTestCommon(), doc, cross), w, h)
 			ivWaitScreen(t, rec, func(s string) bool { return strings.Contains(s, "up-link-mismatch") })
 			ivGolden(t, fmt.Sprintf("view_problems_%dx%d", w, h), rec.Screen())
 
@@ -63,7 +59,7 @@ func TestProblemsViewGolden(t *testing.T) {
 
 func TestProblemsViewOrder(t *testing.T) {
 	doc, cross := ivProblems()
-	v := newProblemsView(ivTestCommon(), doc, cross)
+	v := newProblemsPage(ivTestCommon(), doc, cross)
 	v.SetSize(100, 30)
 	var got []string
 	for _, r := range v.rows {
@@ -93,7 +89,7 @@ func TestProblemsViewOrder(t *testing.T) {
 
 func TestProblemsViewFilters(t *testing.T) {
 	doc, cross := ivProblems()
-	v := newProblemsView(ivTestCommon(), doc, cross)
+	v := newProblemsPage(ivTestCommon(), doc, cross)
 	v.SetSize(100, 30)
 	count := func() (e, w int) {
 		for _, r := range v.rows {
@@ -108,7 +104,7 @@ func TestProblemsViewFilters(t *testing.T) {
 		}
 		return
 	}
-	v, _ = v.Update(ivKey("G")) // the last problem, a warning
+	v.Update(ivKey("G")) // the last problem, a warning
 	steps := []struct {
 		key          string
 		errs, warns  int
@@ -120,7 +116,7 @@ func TestProblemsViewFilters(t *testing.T) {
 		{"w", 3, 3, "md-at-missing"},
 	}
 	for _, s := range steps {
-		v, _ = v.Update(ivKey(s.key))
+		v.Update(ivKey(s.key))
 		e, w := count()
 		rule := ""
 		if p := v.Selected(); p != nil {
@@ -130,12 +126,12 @@ func TestProblemsViewFilters(t *testing.T) {
 			t.Errorf("after %s: %d errors, %d warnings, selected %q; want %d, %d, %q", s.key, e, w, rule, s.errs, s.warns, s.selectedRule)
 		}
 	}
-	v, _ = v.Update(ivKey("w"))
-	v, _ = v.Update(ivKey("e"))
+	v.Update(ivKey("w"))
+	v.Update(ivKey("e"))
 	if !strings.Contains(v.View(), "every problem is hidden") {
 		t.Errorf("all hidden:\n%s", v.View())
 	}
-	if _, msgs := ivDrive(v, problemsView.Update, ivKey("enter")); len(msgs) != 0 {
+	if msgs := ivDrive(v, ivKey("enter")); len(msgs) != 0 {
 		t.Errorf("enter with nothing selected sent %v", msgs)
 	}
 }
@@ -154,9 +150,9 @@ func TestProblemsViewOpen(t *testing.T) {
 	}
 	for _, tt := range tests {
 		tt.p.Severity, tt.p.Rule = model.SeverityError, "x"
-		v := newProblemsView(ivTestCommon(), []model.Problem{tt.p}, nil)
+		v := newProblemsPage(ivTestCommon(), []model.Problem{tt.p}, nil)
 		v.SetSize(80, 10)
-		_, msgs := ivDrive(v, problemsView.Update, ivKey(tt.key))
+		msgs := ivDrive(v, ivKey(tt.key))
 		if len(msgs) != 1 || msgs[0] != tt.want {
 			t.Errorf("%+v %s: %v, want %v", tt.p, tt.key, msgs, tt.want)
 		}
@@ -164,7 +160,7 @@ func TestProblemsViewOpen(t *testing.T) {
 }
 
 func TestProblemsViewEmptyAndLarge(t *testing.T) {
-	v := newProblemsView(ivTestCommon(), nil, nil)
+	v := newProblemsPage(ivTestCommon(), nil, nil)
 	v.SetSize(80, 10)
 	if !strings.Contains(v.View(), "no problems found") {
 		t.Errorf("empty:\n%s", v.View())
@@ -174,7 +170,7 @@ func TestProblemsViewEmptyAndLarge(t *testing.T) {
 		many[i] = model.Problem{Severity: model.Severity(1 + i%2), Rule: "r", Section: "7", Message: "m", Entry: i}
 	}
 	v.SetProblems(many, nil)
-	v, _ = v.Update(ivKey("G"))
+	v.Update(ivKey("G"))
 	if p := v.Selected(); p == nil || p.Entry != 99999 {
 		t.Errorf("G selected %+v", p)
 	}

@@ -6,34 +6,30 @@ import (
 	"testing"
 	"time"
 
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
 	"github.com/charmbracelet/x/exp/teatest/v2"
+
+	"rsx/ui/common"
 )
 
-// Test helpers of the inspector views (raw, HTTP, problems, resource,
-// discovery). Names start with iv so that they cannot clash with the other
-// tests of the package.
+// Test helpers of the pages shown over the document (raw, HTTP, problems,
+// resource, discovery). Names start with iv so that they cannot clash with
+// the other tests of the package.
 
 // ivTestTime is the fixed clock of the inspector tests.
 func ivTestTime() time.Time { return time.Date(2026, 11, 22, 7, 30, 0, 0, time.UTC) }
 
-func ivTestCommon() *Common {
-	c := NewCommon(nil)
-	c.Now = ivTestTime
-	return c
-}
+func ivTestCommon() *common.Common { return common.New(true, ivTestTime) }
 
-// ivHarness runs one inspector view as a whole program, the way the root
-// model drives it: it gets the window size through SetSize and every message
-// through Update. The latest rendered screen is kept for the test to poll.
-type ivHarness[V any] struct {
-	v       V
-	init    tea.Cmd
-	update  func(V, tea.Msg) (V, tea.Cmd)
-	view    func(V) string
-	setSize func(*V, int, int)
+// ivHarness runs one page as a whole program, the way the root model drives
+// it: it gets the window size through SetSize, esc through Back (unless its
+// input has the keyboard) and every other message through Update. The
+// latest rendered screen is kept for the test to poll.
+type ivHarness struct {
+	p       Page
 	emitted *ivRecorder
 }
 
@@ -61,7 +57,7 @@ func (r *ivRecorder) Screen() string {
 	return r.screen
 }
 
-// Msgs returns the messages the view sent up (those the harness does not
+// Msgs returns the messages the page sent up (those the harness does not
 // know, e.g. openURLMsg).
 func (r *ivRecorder) Msgs() []tea.Msg {
 	r.mu.Lock()
@@ -69,37 +65,40 @@ func (r *ivRecorder) Msgs() []tea.Msg {
 	return append([]tea.Msg(nil), r.msgs...)
 }
 
-func (h ivHarness[V]) Init() tea.Cmd { return h.init }
+func (h ivHarness) Init() tea.Cmd { return h.p.Init() }
 
-func (h ivHarness[V]) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+func (h ivHarness) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
-		h.setSize(&h.v, msg.Width, msg.Height)
+		h.p.SetSize(msg.Width, msg.Height)
 		return h, nil
 	case tea.KeyPressMsg:
 		if msg.String() == "ctrl+c" {
 			return h, tea.Quit
 		}
+		if key.Matches(msg, ivTestCommon().Keys.Back) && !h.p.InputActive() {
+			_, cmd := h.p.Back()
+			return h, cmd
+		}
 	case openURLMsg, jumpToEntryMsg, showRawLineMsg, openResourceMsg:
-		h.emitted.record(msg) // and the view sees it too, as the root would forward it
+		h.emitted.record(msg) // and the page sees it too, as the root would forward it
 	}
-	var cmd tea.Cmd
-	h.v, cmd = h.update(h.v, msg)
+	_, cmd := h.p.Update(msg)
 	return h, cmd
 }
 
-func (h ivHarness[V]) View() tea.View {
-	s := h.view(h.v)
+func (h ivHarness) View() tea.View {
+	s := h.p.View()
 	h.emitted.setScreen(s)
 	return tea.NewView(s)
 }
 
-// ivRun starts the harness at w×h.
+// ivRun starts page p at w×h.
 // It returns the program and the recorder of its screens and messages.
-func ivRun[V any](t *testing.T, h ivHarness[V], w, hgt int) (*teatest.TestModel, *ivRecorder) {
+func ivRun(t *testing.T, p Page, w, hgt int) (*teatest.TestModel, *ivRecorder) {
 	t.Helper()
 	rec := &ivRecorder{}
-	h.emitted = rec
+	h := ivHarness{p: p, emitted: rec}
 	tm := teatest.NewTestModel(t, h, teatest.WithInitialTermSize(w, hgt))
 	t.Cleanup(func() { _ = tm.Quit() })
 	return tm, rec
@@ -177,27 +176,32 @@ func ivKey(s string) tea.KeyPressMsg {
 	return tea.KeyPressMsg{Code: r[0], Text: s}
 }
 
-// ivDrive feeds keys to a sub-view directly (no program), running the
-// commands it returns synchronously, and returns the view and the messages
-// it emitted that it did not consume itself.
-func ivDrive[V any](v V, update func(V, tea.Msg) (V, tea.Cmd), msgs ...tea.Msg) (V, []tea.Msg) {
+// ivDrive feeds messages to a page directly (no program), as the root
+// would (esc through Back), running the commands it returns synchronously,
+// and returns the messages it emitted that it did not consume itself.
+func ivDrive(p Page, msgs ...tea.Msg) []tea.Msg {
 	var out []tea.Msg
+	back := ivTestCommon().Keys.Back
 	queue := append([]tea.Msg(nil), msgs...)
 	for len(queue) > 0 {
 		msg := queue[0]
 		queue = queue[1:]
 		var cmd tea.Cmd
-		v, cmd = update(v, msg)
+		if k, ok := msg.(tea.KeyPressMsg); ok && key.Matches(k, back) && !p.InputActive() {
+			_, cmd = p.Back()
+		} else {
+			_, cmd = p.Update(msg)
+		}
 		for _, m := range ivRunCmd(cmd) {
 			switch m.(type) {
-			case openURLMsg, jumpToEntryMsg, showRawLineMsg, openResourceMsg, closeViewMsg, flashMsg, copyMsg:
+			case openURLMsg, jumpToEntryMsg, showRawLineMsg, openResourceMsg, closeViewMsg, flashMsg, copyMsg, openBrowserMsg, pushPageMsg:
 				out = append(out, m)
 			default:
 				queue = append(queue, m)
 			}
 		}
 	}
-	return v, out
+	return out
 }
 
 // ivRunCmd runs a command and the batches it returns.

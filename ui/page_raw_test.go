@@ -30,22 +30,12 @@ func ivSampleXML(n int) []byte {
 	return b.Bytes()
 }
 
-func ivRawHarness(v rawView) ivHarness[rawView] {
-	return ivHarness[rawView]{
-		v:       v,
-		init:    v.Init(),
-		update:  rawView.Update,
-		view:    rawView.View,
-		setSize: (*rawView).SetSize,
-	}
-}
-
-// ivLoadedRaw returns a raw view of data, loaded and sized.
-func ivLoadedRaw(t *testing.T, data []byte, w, h int) rawView {
+// ivLoadedRaw returns a raw page of data, loaded and sized.
+func ivLoadedRaw(t *testing.T, data []byte, w, h int) *rawPage {
 	t.Helper()
-	v := newRawView(ivTestCommon(), "http://example.com/resourcelist.xml", data)
+	v := newRawPage(ivTestCommon(), "http://example.com/resourcelist.xml", data)
 	v.SetSize(w, h)
-	v, _ = ivDrive(v, rawView.Update, v.Init()())
+	ivDrive(v, v.Init()())
 	if !v.Loaded() {
 		t.Fatal("raw view did not load")
 	}
@@ -57,8 +47,8 @@ func TestRawViewGolden(t *testing.T) {
 	for _, size := range [][2]int{{120, 40}, {80, 24}} {
 		w, h := size[0], size[1]
 		t.Run(fmt.Sprintf("%dx%d", w, h), func(t *testing.T) {
-			v := newRawView(ivTestCommon(), "http://example.com/resourcelist.xml", data)
-			tm, rec := ivRun(t, ivRawHarness(v), w, h)
+			v := newRawPage(ivTestCommon(), "http://example.com/resourcelist.xml", data)
+			tm, rec := ivRun(t, v, w, h)
 			ivWaitScreen(t, rec, func(s string) bool { return strings.Contains(s, "<urlset") })
 			ivGolden(t, fmt.Sprintf("view_raw_%dx%d", w, h), rec.Screen())
 
@@ -106,18 +96,18 @@ func TestRawViewScroll(t *testing.T) {
 		{ivKey("k"), 0},
 	}
 	for i, s := range steps {
-		v, _ = v.Update(s.msg)
-		if v.top != s.top {
-			t.Fatalf("step %d (%v): top = %d, want %d", i, s.msg, v.top, s.top)
+		v.Update(s.msg)
+		if v.top() != s.top {
+			t.Fatalf("step %d (%v): top = %d, want %d", i, s.msg, v.top(), s.top)
 		}
 	}
-	v, _ = v.Update(ivKey("right"))
+	v.Update(ivKey("right"))
 	if v.xoff != rawSideStep {
 		t.Errorf("xoff = %d after →", v.xoff)
 	}
-	v, _ = ivDrive(v, rawView.Update, ivKey("#"), ivKey("9"), ivKey("9"), ivKey("enter"))
-	if v.target != 98 || v.top > 98 || v.top+v.bodyHeight() <= 98 {
-		t.Errorf("# 99: target %d, top %d", v.target, v.top)
+	ivDrive(v, ivKey("#"), ivKey("9"), ivKey("9"), ivKey("enter"))
+	if v.target != 98 || v.top() > 98 || v.top()+v.bodyHeight() <= 98 {
+		t.Errorf("# 99: target %d, top %d", v.target, v.top())
 	}
 	if v.xoff != 0 {
 		t.Errorf("a jump to a line should scroll back to column 0")
@@ -126,18 +116,18 @@ func TestRawViewScroll(t *testing.T) {
 
 func TestRawViewInputCapturesKeys(t *testing.T) {
 	v := ivLoadedRaw(t, ivSampleXML(5), 80, 24)
-	v, _ = v.Update(ivKey("/"))
+	v.Update(ivKey("/"))
 	if !v.InputActive() {
 		t.Fatal("/ did not open the search prompt")
 	}
-	v, _ = ivDrive(v, rawView.Update, ivKey("G"), ivKey("j"), ivKey("backspace"), ivKey("u"), ivKey("r"), ivKey("l"))
-	if got := v.input.String(); got != "Gurl" {
+	ivDrive(v, ivKey("G"), ivKey("j"), ivKey("backspace"), ivKey("u"), ivKey("r"), ivKey("l"))
+	if got := v.input.Value(); got != "Gurl" {
 		t.Errorf("input = %q", got)
 	}
-	if v.top != 0 {
+	if v.top() != 0 {
 		t.Error("keys typed into the prompt moved the view")
 	}
-	v, _ = v.Update(ivKey("esc"))
+	v.Update(ivKey("esc"))
 	if v.InputActive() || v.query != "" {
 		t.Errorf("esc should close the prompt without searching")
 	}
@@ -160,19 +150,19 @@ func TestRawViewSanitizesControlCharacters(t *testing.T) {
 }
 
 func TestRawViewTruncates(t *testing.T) {
-	data := bytes.Repeat([]byte("<x/>\n"), rawMaxBytes/5+100)
+	data := bytes.Repeat([]byte("<x/>\n"), (rawMaxBytes+1<<20)/5) // 65 MiB
 	v := ivLoadedRaw(t, data, 100, 10)
 	if len(v.text.data) != rawMaxBytes || !v.text.truncated {
 		t.Fatalf("kept %d bytes, truncated %v", len(v.text.data), v.text.truncated)
 	}
-	if h := ivLines(v.View())[0]; !strings.Contains(h, "showing the first 64 MiB of 64.0 MiB") {
+	if h := ivLines(v.View())[0]; !strings.Contains(h, "showing the first 64 MiB of 65 MiB") {
 		t.Errorf("header does not say the document was cut: %q", h)
 	}
 
 	// From a reader: the size is unknown.
-	r := newRawViewReader(ivTestCommon(), "big", iotest.HalfReader(bytes.NewReader(data)), -1)
+	r := newRawPageReader(ivTestCommon(), "big", iotest.HalfReader(bytes.NewReader(data)), -1)
 	r.SetSize(100, 10)
-	r, _ = ivDrive(r, rawView.Update, r.Init()())
+	ivDrive(r, r.Init()())
 	if !r.text.truncated || len(r.text.data) != rawMaxBytes {
 		t.Fatalf("reader: kept %d bytes, truncated %v", len(r.text.data), r.text.truncated)
 	}
@@ -249,39 +239,38 @@ func TestRawViewLargeDocument(t *testing.T) {
 		t.Skip("large document")
 	}
 	data := ivSampleXML(260000) // about 50 MB
-	v := newRawView(ivTestCommon(), "big", data)
+	v := newRawPage(ivTestCommon(), "big", data)
 	v.SetSize(120, 40)
 	start := time.Now()
-	v, _ = v.Update(v.Init()())
+	v.Update(v.Init()())
 	t.Logf("%d lines, %d MB indexed in %v", v.lineCount(), len(data)>>20, time.Since(start))
 
 	for _, k := range []string{"G", "g", "pgdown"} {
 		start = time.Now()
-		v, _ = v.Update(ivKey(k))
+		v.Update(ivKey(k))
 		_ = v.View()
 		if d := time.Since(start); d > 250*time.Millisecond {
 			t.Errorf("key %s and a frame took %v", k, d)
 		}
 	}
 	start = time.Now()
-	var cmd tea.Cmd
-	v, cmd = ivDrive2(v, "/res259999")
+	cmd := ivDrive2(v, "/res259999")
 	if cmd == nil {
 		t.Fatal("search did not return a command")
 	}
 	if d := time.Since(start); d > 50*time.Millisecond {
 		t.Errorf("starting a search blocked for %v", d)
 	}
-	v, _ = v.Update(cmd())
+	v.Update(cmd())
 	if len(v.matches) != 1 || !strings.Contains(ansi.Strip(v.View()), "<loc>http://example.com/res259999</loc>") {
 		t.Errorf("search in the large document: %d matches", len(v.matches))
 	}
 
 	// One line of 50 MB (a minified document).
 	flat := bytes.ReplaceAll(data, []byte("\n"), nil)
-	f := newRawView(ivTestCommon(), "flat", flat)
+	f := newRawPage(ivTestCommon(), "flat", flat)
 	f.SetSize(120, 40)
-	f, _ = f.Update(f.Init()())
+	f.Update(f.Init()())
 	for i := 0; i < 3; i++ {
 		start = time.Now()
 		f.xoff = i * 20 << 20
@@ -292,24 +281,24 @@ func TestRawViewLargeDocument(t *testing.T) {
 	}
 }
 
-// ivDrive2 types s into the view (keys only) and returns the last command.
-func ivDrive2(v rawView, s string) (rawView, tea.Cmd) {
-	var cmd tea.Cmd
+// ivDrive2 types s into the page (keys only), then enter, and returns the
+// command enter gave.
+func ivDrive2(v *rawPage, s string) tea.Cmd {
 	for _, r := range s {
-		v, cmd = v.Update(ivKey(string(r)))
+		v.Update(ivKey(string(r)))
 	}
-	v, cmd = v.Update(ivKey("enter"))
-	return v, cmd
+	_, cmd := v.Update(ivKey("enter"))
+	return cmd
 }
 
 func BenchmarkRawViewFrame(b *testing.B) {
 	data := ivSampleXML(20000)
-	v := newRawView(ivTestCommon(), "bench", data)
+	v := newRawPage(ivTestCommon(), "bench", data)
 	v.SetSize(120, 40)
-	v, _ = v.Update(v.Init()())
+	v.Update(v.Init()())
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		v, _ = v.Update(ivKey("pgdown"))
+		v.Update(ivKey("pgdown"))
 		_ = v.View()
 	}
 }
@@ -357,12 +346,12 @@ func FuzzRawViewRender(f *testing.F) {
 		if len(data) > 1<<16 || xoff < 0 || xoff > 1<<16 {
 			return
 		}
-		v := newRawView(ivTestCommon(), "fuzz", data)
+		v := newRawPage(ivTestCommon(), "fuzz", data)
 		v.SetSize(40, 8)
-		v, _ = v.Update(v.Init()())
+		v.Update(v.Init()())
 		v.xoff = xoff
 		if query != "" && !strings.ContainsAny(query, "\n") {
-			v, _ = v.Update(searchRawCmd(v.session, v.searchGen, data, query)())
+			v.Update(searchRawCmd(v.session, v.searchGen, data, query)())
 		}
 		for i, l := range strings.Split(v.View(), "\n") {
 			plain := ansi.Strip(l)

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -9,21 +10,23 @@ import (
 
 	"rsx/crawl"
 	"rsx/model"
+	"rsx/ui/common"
+	"rsx/ui/components"
 )
 
-// discoveryView shows how a Source was discovered from a URL: every method
+// discoveryPage shows how a Source was discovered from a URL: every method
 // tried (well-known URI, robots.txt, HTML link, Link header, the input
 // itself, up links) with its URL, status, error and what it pointed at; the
 // documents found; the up chain; the Source Description and its Capability
 // Lists. The documents can be picked (j/k) and opened (Enter → openURLMsg).
-type discoveryView struct {
-	c *Common
+type discoveryPage struct {
+	c *common.Common
 	d *crawl.Discovery
 
 	items []discoveryItem // the documents that can be opened, in screen order
 
 	width, height int
-	ivList        // selected document, first line shown
+	list          components.List // the selected document and the first line shown
 }
 
 // discoveryItem is a document the user can open.
@@ -32,13 +35,25 @@ type discoveryItem struct {
 	Label string // capability or role, e.g. "Capability List", "Source Description"
 }
 
-// newDiscoveryView returns a view of d with the Source Description (or the
+// openDiscovery runs discovery from the document's URL; the page opens
+// when it is done (discoveryMsg).
+func openDiscovery(pc pageContext) (Page, tea.Cmd, error) {
+	if pc.doc == nil {
+		return nil, nil, errors.New("nothing is open")
+	}
+	if isLocal(pc.doc.url) {
+		return nil, nil, errors.New("discovery needs an http(s) URL")
+	}
+	return nil, msgCmd(discoverMsg{URL: pc.doc.url}), nil
+}
+
+// newDiscoveryPage returns a page of d with the Source Description (or the
 // first document found) selected.
-func newDiscoveryView(c *Common, d *crawl.Discovery) discoveryView {
+func newDiscoveryPage(c *common.Common, d *crawl.Discovery) *discoveryPage {
 	if d == nil {
 		d = &crawl.Discovery{}
 	}
-	v := discoveryView{c: c, d: d}
+	v := &discoveryPage{c: c, d: d, list: components.NewList(components.Links)}
 	// The same order as on screen: the result first, then how it was found.
 	if d.SourceDescription != "" {
 		v.items = append(v.items, discoveryItem{URL: d.SourceDescription, Label: "Source Description"})
@@ -56,74 +71,66 @@ func newDiscoveryView(c *Common, d *crawl.Discovery) discoveryView {
 }
 
 // Selected returns the URL of the selected document, "" when none.
-func (v discoveryView) Selected() string {
-	if v.sel < 0 || v.sel >= len(v.items) {
+func (v *discoveryPage) Selected() string {
+	i := v.list.Cursor()
+	if i < 0 || i >= len(v.items) {
 		return ""
 	}
-	return v.items[v.sel].URL
+	return v.items[i].URL
 }
 
-// InputActive is always false: the view has no text input.
-func (v discoveryView) InputActive() bool { return false }
+func (v *discoveryPage) Init() tea.Cmd         { return nil }
+func (v *discoveryPage) Title() string         { return "Discovery" }
+func (v *discoveryPage) InputActive() bool     { return false }
+func (v *discoveryPage) Busy() bool            { return false }
+func (v *discoveryPage) Back() (bool, tea.Cmd) { return false, nil }
+func (v *discoveryPage) Close()                {}
 
-// SetSize sets the size the view draws in.
-func (v *discoveryView) SetSize(w, h int) {
+// SetSize lays the report out for w×h cells.
+func (v *discoveryPage) SetSize(w, h int) {
 	v.width, v.height = w, h
-	v.selectItem(v.sel)
+	lines, items := v.lines(v.c.Styles, max(w, 1))
+	v.list.SetHeight(h)
+	v.list.SetItems(items, len(lines))
+	v.list.Select(v.list.Cursor())
 }
 
-// KeyBindings are the view's own bindings, for the help screen.
-func (v discoveryView) KeyBindings() []key.Binding {
-	k := ivKeys(v.c)
-	open := key.NewBinding(key.WithKeys(k.Open.Keys()...), key.WithHelp(k.Open.Help().Key, "open the selected document"))
-	return []key.Binding{k.Up, k.Down, open, k.Copy, k.Browser}
+// KeyBindings are the page's own bindings, for the help screen.
+func (v *discoveryPage) KeyBindings() []key.Binding {
+	k := &v.c.Keys
+	return []key.Binding{k.Up, k.Down, common.Short(k.Open, "open the selected document"), k.Copy, k.Browser}
 }
 
 // Update handles keys and the mouse wheel.
-func (v discoveryView) Update(msg tea.Msg) (discoveryView, tea.Cmd) {
-	k := ivKeys(v.c)
-	if v.navigate(msg, k, len(v.items), v.height, v.layout) {
+func (v *discoveryPage) Update(msg tea.Msg) (Page, tea.Cmd) {
+	k := &v.c.Keys
+	if v.list.Update(msg, k) {
 		return v, nil
 	}
-	switch msg := msg.(type) {
-	case tea.KeyPressMsg:
+	if msg, ok := msg.(tea.KeyPressMsg); ok {
+		u := v.Selected()
 		switch {
+		case u == "":
 		case key.Matches(msg, k.Open):
-			if u := v.Selected(); u != "" {
-				return v, ivCmd(openURLMsg{URL: u})
-			}
+			return v, msgCmd(openURLMsg{URL: u})
 		case key.Matches(msg, k.Copy):
-			if u := v.Selected(); u != "" {
-				return v, ivCmd(copyMsg{Text: u, What: "URL"})
-			}
+			return v, msgCmd(copyMsg{Text: u, What: "URL"})
 		case key.Matches(msg, k.Browser):
-			if u := v.Selected(); u != "" {
-				return v, ivCmd(openBrowserMsg{URL: u})
-			}
+			return v, msgCmd(openBrowserMsg{URL: u})
 		}
 	}
 	return v, nil
 }
 
-func (v *discoveryView) selectItem(i int) {
-	v.ivList.selectItem(i, len(v.items), v.height, v.layout)
-}
-
-// layout gives the report's line count and the selected document's line.
-func (v *discoveryView) layout() (total, selLine int) {
-	lines, sel := v.lines(ivStyles(v.c), max(v.width, 1))
-	return len(lines), sel
-}
-
 // View draws the visible part of the report.
-func (v discoveryView) View() string {
-	st := ivStyles(v.c)
+func (v *discoveryPage) View() string {
+	st := v.c.Styles
 	w := max(v.width, 1)
 	lines, _ := v.lines(st, w)
 	h := max(v.height, 1)
-	out := ivWindow(lines, ivClamp(v.top, 0, len(lines)-h), h)
+	out := components.Window(lines, components.Clamp(v.list.Offset(), 0, len(lines)-h), h)
 	for i, l := range out {
-		out[i] = ivFit(l, w)
+		out[i] = components.Fit(l, w)
 	}
 	return strings.Join(out, "\n")
 }
@@ -148,23 +155,24 @@ func discoveryMethodText(m string) string {
 }
 
 // lines renders the whole report (its size is that of the discovery, a few
-// dozen requests at most) and says on which line the selection is.
-func (v discoveryView) lines(st viewStyles, w int) ([]string, int) {
+// dozen requests at most) and says on which line each document is.
+func (v *discoveryPage) lines(st *common.Styles, w int) ([]string, []int) {
 	d := v.d
 	var out []string
 	add := func(s string) { out = append(out, s) }
-	selLine := -1
+	itemLines := make([]int, 0, len(v.items))
+	sel := v.list.Cursor()
 	item := 0
 	// itemLine draws the next openable document.
 	itemLine := func(prefix, text, url string) {
 		if text != "" {
-			text = "  " + ivSanitize(text)
+			text = "  " + components.Printable(text)
 		}
-		if item == v.sel {
-			selLine = len(out)
-			add(st.Selected.Render(ivPad("▸ "+prefix+ivSanitize(url)+text, w)))
+		itemLines = append(itemLines, len(out))
+		if item == sel {
+			add(st.Selected.Render(components.Pad("▸ "+prefix+components.Printable(url)+text, w)))
 		} else {
-			add("  " + st.Label.Render(prefix) + st.URL.Render(ivSanitize(url)) + st.Dim.Render(text))
+			add("  " + st.Label.Render(prefix) + st.URL.Render(components.Printable(url)) + st.Dim.Render(text))
 		}
 		item++
 	}
@@ -174,13 +182,13 @@ func (v discoveryView) lines(st viewStyles, w int) ([]string, int) {
 	case d.SourceDescription != "":
 		head += "  " + st.OK.Render("✓ Source Description found")
 	case len(d.CapabilityLists) > 0:
-		head += "  " + st.OK.Render("✓ "+ivPlural(len(d.CapabilityLists), "Capability List", "Capability Lists")+" found")
+		head += "  " + st.OK.Render("✓ "+components.Plural(len(d.CapabilityLists), "Capability List", "Capability Lists")+" found")
 	case !d.InputReached && d.Input != "":
 		head += "  " + st.Error.Render("✗ the input URL did not answer")
 	default:
 		head += "  " + st.Error.Render("✗ no ResourceSync document found")
 	}
-	add(head + "  " + st.Label.Render("from ") + st.URL.Render(ivSanitize(d.Input)))
+	add(head + "  " + st.Label.Render("from ") + st.URL.Render(components.Printable(d.Input)))
 	add("")
 	methodW := 11
 	for _, a := range d.Attempts {
@@ -211,7 +219,7 @@ func (v discoveryView) lines(st viewStyles, w int) ([]string, int) {
 		add(st.Dim.Render("  no ResourceSync document"))
 	}
 	for _, f := range d.Found {
-		itemLine(fmt.Sprintf("%-*s ", methodW, ivSanitize(f.Method)), model.DocumentTitle(f.Capability, f.Root), f.URL)
+		itemLine(fmt.Sprintf("%-*s ", methodW, components.Printable(f.Method)), model.DocumentTitle(f.Capability, f.Root), f.URL)
 	}
 
 	if len(d.UpChain) > 0 {
@@ -238,22 +246,22 @@ func (v discoveryView) lines(st viewStyles, w int) ([]string, int) {
 			status = fmt.Sprint(a.Status)
 			style = st.HTTPStatus(a.Status)
 		}
-		line := "  " + st.Rel.Render(ivPad(ivSanitize(a.Method), methodW)) + " " + style.Render(ivPad(status, 6)) + " " + st.URL.Render(ivSanitize(a.URL))
+		line := "  " + st.Rel.Render(components.Pad(components.Printable(a.Method), methodW)) + " " + style.Render(components.Pad(status, 6)) + " " + st.URL.Render(components.Printable(a.URL))
 		switch {
 		case a.Err != "":
 			// The method and URL are on the line already.
 			msg := strings.TrimPrefix(a.Err, "GET "+a.URL+": ")
-			line += "  " + st.Error.Render(ivSanitize(msg))
+			line += "  " + st.Error.Render(components.Printable(msg))
 		case len(a.Found) == 0:
 			line += "  " + st.Dim.Render("nothing found")
 		}
 		add(line)
 		indent := "  " + strings.Repeat(" ", methodW+8)
 		for _, f := range a.Found {
-			add(indent + st.Dim.Render("→ ") + st.URL.Render(ivSanitize(f)))
+			add(indent + st.Dim.Render("→ ") + st.URL.Render(components.Printable(f)))
 		}
 		for _, n := range a.Notes {
-			add(indent + st.Explain.Render(ivSanitize(n)))
+			add(indent + st.Explain.Render(components.Printable(n)))
 		}
 	}
 
@@ -268,7 +276,7 @@ func (v discoveryView) lines(st viewStyles, w int) ([]string, int) {
 			add(st.Section.Render("Methods"))
 		}
 		seen[a.Method] = true
-		add("  " + st.Rel.Render(ivPad(ivSanitize(a.Method), methodW)) + " " + st.Explain.Render(discoveryMethodText(a.Method)))
+		add("  " + st.Rel.Render(components.Pad(components.Printable(a.Method), methodW)) + " " + st.Explain.Render(discoveryMethodText(a.Method)))
 	}
-	return out, selLine
+	return out, itemLines
 }

@@ -211,13 +211,16 @@ func pkApp(t *testing.T, target string, w, h int) (*App, *exDriver, string) {
 }
 
 // pkPage is the package view shown, or fails the test.
-func pkPage(t *testing.T, a *App) *packageView {
+func pkPage(t *testing.T, a *App) *packagePage {
 	t.Helper()
-	p, ok := a.insp.(*packagePage)
-	if !ok || a.page != pageInspector {
-		t.Fatalf("the package view is not shown (page %T); screen:\n%s", a.insp, ansi.Strip(a.View().Content))
+	var p *packagePage
+	if len(a.pages) > 0 {
+		p, _ = a.pages[0].(*packagePage)
 	}
-	return p.v
+	if p == nil {
+		t.Fatalf("the package page is not shown (pages %v); screen:\n%s", a.pageTitle(), ansi.Strip(a.View().Content))
+	}
+	return p
 }
 
 // pkTempFiles lists what is left in the temporary directory.
@@ -286,7 +289,7 @@ func TestPackageViewScreens(t *testing.T) {
 					t.Error("no temporary package file while the view is open")
 				}
 				d.keys("esc") // back to the dump: the file goes
-				if a.page != pageDoc {
+				if len(a.pages) != 0 {
 					t.Fatalf("esc did not leave the package view")
 				}
 				if left := pkTempFiles(t, tmp); len(left) > 0 {
@@ -393,34 +396,34 @@ func TestPackageViewCancel(t *testing.T) {
 func TestPackageViewNavigation(t *testing.T) {
 	a, d, tmp := pkApp(t, "/resourcedump.xml", 120, 40)
 	d.keys("enter")
-	v := pkPage(t, a)
-	if got := a.insp.title(); got != "Package" {
+	pkPage(t, a)
+	if got := a.pageTitle(); got != "Package" {
 		t.Errorf("title %q", got)
 	}
 	d.keys("enter")
-	if got := a.insp.title(); got != "Package › Resource" {
+	if got := a.pageTitle(); got != "Package › Resource" {
 		t.Fatalf("after enter on an entry: title %q", got)
 	}
 	if s := d.screen(); !strings.Contains(s, "Resource  "+pkHost+"/res/a.txt") {
 		t.Errorf("resource view:\n%s", s)
 	}
 	d.keys("esc")
-	if got := a.insp.title(); got != "Package" {
+	if got := a.pageTitle(); got != "Package" {
 		t.Fatalf("esc from the resource: title %q", got)
 	}
 	d.keys("x")
-	if got := a.insp.title(); got != "Package › Raw XML" {
+	if got := a.pageTitle(); got != "Package › Raw XML" {
 		t.Fatalf("after x: title %q", got)
 	}
 	if s := d.screen(); !strings.Contains(s, `capability="resourcedump-manifest"`) {
 		t.Errorf("raw manifest:\n%s", s)
 	}
 	d.keys("esc")
-	if v.child != nil || a.insp.title() != "Package" {
+	if len(a.pages) != 1 || a.pageTitle() != "Package" {
 		t.Fatal("esc from the raw view did not come back to the package")
 	}
 	d.keys("M")
-	if a.page != pageDoc || a.doc == nil || a.doc.url != pkHost+"/dumps/good-manifest.xml" {
+	if len(a.pages) != 0 || a.doc == nil || a.doc.url != pkHost+"/dumps/good-manifest.xml" {
 		t.Fatalf("M did not open the manifest copy")
 	}
 	if left := pkTempFiles(t, tmp); len(left) > 0 {
@@ -433,7 +436,7 @@ func TestPackageViewNavigation(t *testing.T) {
 		t.Fatalf("back: %s", a.doc.url)
 	}
 	d.keys("M")
-	if a.page != pageDoc || a.doc.url != pkHost+"/dumps/good-manifest.xml" {
+	if len(a.pages) != 0 || a.doc.url != pkHost+"/dumps/good-manifest.xml" {
 		t.Fatal("M on the dump entry did not open the manifest copy")
 	}
 }
@@ -473,7 +476,7 @@ func TestPackageViewMouse(t *testing.T) {
 	d.send(tea.MouseClickMsg{X: 5, Y: 3, Button: tea.MouseLeft})
 	d.send(tea.MouseClickMsg{X: 5, Y: 3, Button: tea.MouseLeft})
 	pkPage(t, a)
-	if got := a.insp.title(); got != "Package" {
+	if got := a.pageTitle(); got != "Package" {
 		t.Errorf("a click on the selected dump entry opened %q, want the package view", got)
 	}
 }

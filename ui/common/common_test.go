@@ -1,0 +1,83 @@
+package common
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+)
+
+func TestShortKeepsKeysAndState(t *testing.T) {
+	k := DefaultKeyMap()
+	b := k.Manifest
+	b.SetEnabled(false)
+	s := Short(b, "copy")
+	if !slices.Equal(s.Keys(), b.Keys()) || s.Help().Key != "M" || s.Help().Desc != "copy" || s.Enabled() {
+		t.Errorf("Short = keys %v help %+v enabled %v", s.Keys(), s.Help(), s.Enabled())
+	}
+	p := Pair(k.Left, k.Right, "scroll sideways")
+	if p.Help().Key != "←/→" || !slices.Equal(p.Keys(), []string{"left", "right"}) {
+		t.Errorf("Pair = keys %v help %+v", p.Keys(), p.Help())
+	}
+}
+
+// TestWhileTyping: under a text input only the keys that cannot be typed
+// move; every other binding is the key map's own.
+func TestWhileTyping(t *testing.T) {
+	k := DefaultKeyMap()
+	w := k.WhileTyping()
+	cases := []struct {
+		b    key.Binding
+		keys []string
+	}{
+		{w.Up, []string{"up"}},
+		{w.Down, []string{"down"}},
+		{w.PageUp, []string{"pgup"}},
+		{w.PageDown, []string{"pgdown"}},
+		{w.HalfDown, nil},
+		{w.Top, nil},
+		{w.Bottom, nil},
+		{w.Filter, k.Filter.Keys()},
+	}
+	for i, c := range cases {
+		if !slices.Equal(c.b.Keys(), c.keys) || c.b.Enabled() != (len(c.keys) > 0) {
+			t.Errorf("case %d: keys %v enabled %v, want %v", i, c.b.Keys(), c.b.Enabled(), c.keys)
+		}
+	}
+	if key.Matches(tea.KeyPressMsg{Code: 'j', Text: "j"}, w.Down) {
+		t.Error("j moves while typing")
+	}
+}
+
+// TestFootersFollowTheKeyMap: a footer shows the keys that work.
+func TestFootersFollowTheKeyMap(t *testing.T) {
+	k := DefaultKeyMap()
+	k.Filter = key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "filter"))
+	var got []string
+	for _, b := range k.DocumentFooter(false) {
+		got = append(got, b.Help().Key+" "+b.Help().Desc)
+	}
+	if s := strings.Join(got, " · "); !strings.Contains(s, "f filter") || strings.Contains(s, "/ filter") {
+		t.Errorf("footer %q does not follow the key map", s)
+	}
+}
+
+// TestStylesPerTheme: light and dark styles differ in colour only, and the
+// pre-rendered paints match the styles they stand for.
+func TestStylesPerTheme(t *testing.T) {
+	dark, light := NewStyles(true), NewStyles(false)
+	if dark.URL.Render("x") == light.URL.Render("x") {
+		t.Error("the URL style is the same on dark and light terminals")
+	}
+	for _, st := range []*Styles{dark, light} {
+		if got, want := st.Paint.URL.Apply("x"), st.URL.Render("x"); got != want {
+			t.Errorf("paint %q, style %q", got, want)
+		}
+		if lipgloss.Width(st.BarHTTPStatus(503).Render("HTTP 503")) != 8 {
+			t.Error("a status on the bar is not drawn as is")
+		}
+	}
+}

@@ -1,0 +1,244 @@
+package common
+
+import (
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+)
+
+// KeyMap holds every key binding of the explorer, for every page. The help
+// screen (?) and the footers are generated from it, so that they cannot
+// drift from behaviour: code matches keys with key.Matches(msg, k.X), never
+// with string literals.
+type KeyMap struct {
+	// Moving in a list or a text. Every page moves through one switch
+	// (components.StepOf), so that these keys mean the same everywhere.
+	Up, Down           key.Binding
+	PageUp, PageDown   key.Binding
+	HalfUp, HalfDown   key.Binding
+	Top, Bottom        key.Binding
+	JumpTo             key.Binding // prompt for an entry (or line) number
+	Count              key.Binding // the digits of "N g"
+	Left, Right        key.Binding // scroll sideways where a page allows it
+	NextPane, PrevPane key.Binding // move focus between the panes of a page
+
+	// Navigating between documents.
+	Open      key.Binding // open the selected entry
+	Back      key.Binding // clear the filter, cancel a load, close a page, or go back
+	UpLink    key.Binding // follow the document's up link
+	IndexLink key.Binding // follow the document's index link
+	HistBack  key.Binding
+	HistFwd   key.Binding
+	OpenURL   key.Binding // prompt for any URL
+	LoadAll   key.Binding // open every part of an index as one list
+	DocInfo   key.Binding // detail pane: the document's own metadata and links
+	Manifest  key.Binding // a dump package's manifest copy (its contents link)
+
+	// Finding.
+	Filter      key.Binding
+	SortNext    key.Binding
+	SortReverse key.Binding
+
+	// Acting on the selection.
+	Copy    key.Binding // copy the selected URL (OSC 52)
+	Browser key.Binding // open the selected URL in a browser
+	Retry   key.Binding // retry a failed load, reload a document
+
+	// Pages opened over the document.
+	Raw       key.Binding // raw XML
+	HTTP      key.Binding // HTTP exchange
+	Problems  key.Binding // conformance problems
+	Discovery key.Binding // how the Source was discovered
+
+	// Keys of one page each (listed in that page's help group).
+	NextMatch      key.Binding // raw: next search match
+	PrevMatch      key.Binding // raw: previous search match
+	Mirrors        key.Binding // resource: fetch and compare every mirror
+	ToggleErrors   key.Binding // problems: show or hide errors
+	ToggleWarnings key.Binding // problems: show or hide warnings
+	ShowLine       key.Binding // problems: show the problem's line in the raw XML
+
+	// A text input (filter, prompt, search) that has the keyboard.
+	Submit key.Binding
+	Cancel key.Binding
+
+	// Program.
+	Help  key.Binding
+	Quit  key.Binding
+	Force key.Binding // ctrl+c: quit from anywhere, even inside an input
+}
+
+// DefaultKeyMap returns the bindings of the explorer.
+func DefaultKeyMap() KeyMap {
+	return KeyMap{
+		Up:   key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
+		Down: key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
+		// space pages down for now; taking it out of this list frees it
+		// for another binding.
+		PageUp:   key.NewBinding(key.WithKeys("pgup", "ctrl+b"), key.WithHelp("pgup/ctrl+b", "page up")),
+		PageDown: key.NewBinding(key.WithKeys("pgdown", "ctrl+f", "space"), key.WithHelp("pgdn/ctrl+f", "page down")),
+		HalfUp:   key.NewBinding(key.WithKeys("ctrl+u"), key.WithHelp("ctrl+u", "half page up")),
+		HalfDown: key.NewBinding(key.WithKeys("ctrl+d"), key.WithHelp("ctrl+d", "half page down")),
+		Top:      key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("g/home", "first entry (N g: entry N)")),
+		Bottom:   key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("G/end", "last entry (N G: entry N)")),
+		JumpTo:   key.NewBinding(key.WithKeys("#"), key.WithHelp("#", "jump to entry number")),
+		Count:    key.NewBinding(key.WithKeys("0", "1", "2", "3", "4", "5", "6", "7", "8", "9"), key.WithHelp("N", "count for g, G")),
+		Left:     key.NewBinding(key.WithKeys("left"), key.WithHelp("←", "scroll left")),
+		Right:    key.NewBinding(key.WithKeys("right"), key.WithHelp("→", "scroll right")),
+		NextPane: key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "next pane")),
+		PrevPane: key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "previous pane")),
+
+		Open:      key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "open")),
+		Back:      key.NewBinding(key.WithKeys("esc", "backspace"), key.WithHelp("esc", "clear filter / cancel / back")),
+		UpLink:    key.NewBinding(key.WithKeys("u"), key.WithHelp("u", "follow up link")),
+		IndexLink: key.NewBinding(key.WithKeys("i"), key.WithHelp("i", "follow index link")),
+		HistBack:  key.NewBinding(key.WithKeys("["), key.WithHelp("[", "history back")),
+		HistFwd:   key.NewBinding(key.WithKeys("]"), key.WithHelp("]", "history forward")),
+		OpenURL:   key.NewBinding(key.WithKeys(":"), key.WithHelp(":", "open a URL or file (:N entry N)")),
+		LoadAll:   key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "index: all parts as one list")),
+		DocInfo:   key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "detail: entry / document")),
+		Manifest:  key.NewBinding(key.WithKeys("M"), key.WithHelp("M", "dump package: manifest copy")),
+
+		Filter:      key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
+		SortNext:    key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "sort by next column")),
+		SortReverse: key.NewBinding(key.WithKeys("S"), key.WithHelp("S", "reverse sort")),
+
+		Copy:    key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "copy URL")),
+		Browser: key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "open in browser")),
+		Retry:   key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "retry / reload")),
+
+		Raw:       key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "raw XML")),
+		HTTP:      key.NewBinding(key.WithKeys("h"), key.WithHelp("h", "HTTP exchange")),
+		Problems:  key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "problems")),
+		Discovery: key.NewBinding(key.WithKeys("D"), key.WithHelp("D", "discovery")),
+
+		NextMatch:      key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "next match")),
+		PrevMatch:      key.NewBinding(key.WithKeys("N"), key.WithHelp("N", "previous match")),
+		Mirrors:        key.NewBinding(key.WithKeys("m"), key.WithHelp("m", "fetch and compare mirrors")),
+		ToggleErrors:   key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "show/hide errors")),
+		ToggleWarnings: key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "show/hide warnings")),
+		ShowLine:       key.NewBinding(key.WithKeys("L"), key.WithHelp("L", "show the line in the raw XML")),
+
+		Submit: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "apply")),
+		Cancel: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel")),
+
+		Help:  key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
+		Quit:  key.NewBinding(key.WithKeys("q"), key.WithHelp("q", "quit")),
+		Force: key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit")),
+	}
+}
+
+// KeyGroup is a titled group of bindings on the help screen.
+type KeyGroup struct {
+	Title    string
+	Bindings []key.Binding
+}
+
+// Groups returns the bindings of the document page, grouped for the help
+// screen; a page shown over the document adds its own group
+// (Page.KeyBindings). Disabled bindings are left out when drawn.
+func (k KeyMap) Groups() []KeyGroup {
+	return []KeyGroup{
+		{"Move", []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.HalfUp, k.HalfDown, k.Top, k.Bottom, k.JumpTo, k.NextPane}},
+		{"Navigate", []key.Binding{k.Open, k.Back, k.UpLink, k.IndexLink, k.HistBack, k.HistFwd, k.OpenURL, k.LoadAll, k.DocInfo, k.Manifest}},
+		{"Find", []key.Binding{k.Filter, k.SortNext, k.SortReverse}},
+		{"Act", []key.Binding{k.Copy, k.Browser, k.Retry}},
+		{"Inspect", []key.Binding{k.Raw, k.HTTP, k.Problems, k.Discovery}},
+		{"Program", []key.Binding{k.Help, k.Quit, k.Force}},
+	}
+}
+
+// ShortHelp is the document page's footer (bubbles/help's help.KeyMap).
+func (k KeyMap) ShortHelp() []key.Binding { return k.DocumentFooter(false) }
+
+// FullHelp is the help screen's groups as columns (bubbles/help's help.KeyMap).
+func (k KeyMap) FullHelp() [][]key.Binding {
+	groups := k.Groups()
+	out := make([][]key.Binding, len(groups))
+	for i, g := range groups {
+		out[i] = g.Bindings
+	}
+	return out
+}
+
+// The footers below are the bindings of the key map under the short words a
+// footer has room for: the keys shown are always the keys that work.
+
+// DocumentFooter is the document page's footer; index: the document is an
+// index, whose entries are parts.
+func (k KeyMap) DocumentFooter(index bool) []key.Binding {
+	open := Short(k.Open, "open")
+	if index {
+		return []key.Binding{Short(k.Open, "open part"), Short(k.LoadAll, "all parts"), Short(k.Back, "back"), Short(k.Filter, "filter"), Short(k.SortNext, "sort"),
+			Short(k.UpLink, "up"), Short(k.HistBack, "history"), Short(k.OpenURL, "open URL"), Short(k.Raw, "xml"), Short(k.Help, "help"), Short(k.Quit, "quit")}
+	}
+	return []key.Binding{open, Short(k.Back, "back"), Short(k.Filter, "filter"), Short(k.SortNext, "sort"),
+		Short(k.UpLink, "up"), Short(k.HistBack, "history"), Short(k.OpenURL, "open URL"), Short(k.Raw, "xml"), Short(k.Help, "help"), Short(k.Quit, "quit")}
+}
+
+// PageFooter is the footer of a page shown over the document: back, the
+// page's own bindings, help and quit.
+func (k KeyMap) PageFooter(page []key.Binding) []key.Binding {
+	out := make([]key.Binding, 0, len(page)+3)
+	out = append(out, Short(k.Back, "back"))
+	out = append(out, page...)
+	return append(out, Short(k.Help, "help"), Short(k.Quit, "quit"))
+}
+
+// LoadErrorHints are the keys offered under a document that failed to load;
+// local: the document is a file, which discovery cannot start from.
+func (k KeyMap) LoadErrorHints(local bool) []key.Binding {
+	hs := []key.Binding{Short(k.Retry, "retry"), Short(k.Back, "back"), Short(k.HTTP, "HTTP exchange"), Short(k.OpenURL, "open another URL")}
+	if !local {
+		hs = append(hs, Short(k.Discovery, "look for ResourceSync from this URL"))
+	}
+	return hs
+}
+
+// Short returns b under another description: the same keys, the same help
+// key and the same enabled state.
+func Short(b key.Binding, desc string) key.Binding {
+	out := key.NewBinding(key.WithKeys(b.Keys()...), key.WithHelp(b.Help().Key, desc))
+	out.SetEnabled(b.Enabled())
+	return out
+}
+
+// Pair joins two bindings under one description ("←/→ scroll sideways").
+func Pair(a, b key.Binding, desc string) key.Binding {
+	keys := append(append([]string(nil), a.Keys()...), b.Keys()...)
+	return key.NewBinding(key.WithKeys(keys...), key.WithHelp(a.Help().Key+"/"+b.Help().Key, desc))
+}
+
+// WhileTyping is the key map of a list under a text input that has the
+// keyboard: only the movement keys that cannot be typed (arrows and page
+// keys) still move the list; every other binding is left as it is.
+func (k KeyMap) WhileTyping() KeyMap {
+	t := k
+	t.Up = keepKeys(k.Up, "up")
+	t.Down = keepKeys(k.Down, "down")
+	t.PageUp = keepKeys(k.PageUp, "pgup")
+	t.PageDown = keepKeys(k.PageDown, "pgdown")
+	t.HalfUp = keepKeys(k.HalfUp)
+	t.HalfDown = keepKeys(k.HalfDown)
+	t.Top = keepKeys(k.Top)
+	t.Bottom = keepKeys(k.Bottom)
+	return t
+}
+
+// keepKeys is b with only those of its keys that are among allowed; it is
+// disabled when none is.
+func keepKeys(b key.Binding, allowed ...string) key.Binding {
+	var keys []string
+	for _, k := range b.Keys() {
+		for _, a := range allowed {
+			if k == a {
+				keys = append(keys, k)
+			}
+		}
+	}
+	out := key.NewBinding(key.WithKeys(keys...), key.WithHelp(strings.Join(keys, "/"), b.Help().Desc))
+	if len(keys) == 0 {
+		out.SetEnabled(false)
+	}
+	return out
+}

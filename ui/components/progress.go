@@ -1,0 +1,27 @@
+package components
+
+import (
+	"fmt"
+
+	"charm.land/bubbles/v2/progress"
+
+	"rsx/ui/common"
+)
+
+// ProgressBar draws done of total bytes in about w cells: bubbles' progress
+// bar and the figures after it, or the bytes alone when the total is not
+// known (total <= 0).
+func ProgressBar(st *common.Styles, done, total int64, w int) string {
+	if total <= 0 {
+		return st.Dim.Render("downloading… " + Bytes(done))
+	}
+	text := fmt.Sprintf(" %3d%% %s of %s", min(done*100/total, 100), Bytes(done), Bytes(total))
+	bar := progress.New(
+		progress.WithColors(st.Accent),
+		progress.WithFillCharacters('█', '░'),
+		progress.WithoutPercentage(),
+		progress.WithWidth(max(w-len(text)-14, 10)),
+	)
+	bar.EmptyColor = st.Subtle
+	return bar.ViewAs(min(float64(done)/float64(total), 1)) + st.Value.Render(text)
+}

@@ -1,0 +1,358 @@
+package components
+
+import (
+	"strconv"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+
+	"rsx/ui/common"
+)
+
+// Column describes one column of a virtual table. Cells are computed on
+// demand from the row's index in the underlying data, so the table costs the
+// same for ten rows and ten million.
+type Column struct {
+	Title string
+	Min   int // narrowest width
+	Max   int // widest useful width (0: as wide as there is room)
+	Flex  int // share of the room left once every column has its Min
+	Right bool
+	Trunc int // TruncEnd or TruncMiddle
+
+	// Value is the cell text of underlying row i.
+	Value func(i int) string
+	// Paint, when set, colours the cell of underlying row i (not on the
+	// selected row, which has one style throughout).
+	Paint func(i int) common.Paint
+}
+
+// Table is a virtual table: it draws only the rows in view. Its rows are the
+// underlying data's indexes in the order given by a permutation (filtered
+// and sorted), or 0..count-1 without one, so that sorting and filtering
+// never move data.
+type Table struct {
+	c      *common.Common
+	cols   []Column
+	widths []int
+
+	count int     // underlying rows when perm is nil
+	perm  []int32 // visible order of underlying rows; nil: identity over count
+
+	list List // cursor and offset over the visible positions
+
+	width, height int // height includes the header line
+
+	// Focused draws the selected row in the focused style.
+	Focused bool
+	// Numbers shows the entry number column.
+	Numbers bool
+	// SortCol is the column whose title carries the sort arrow, -1 none;
+	// SortDesc points it down.
+	SortCol  int
+	SortDesc bool
+}
+
+// NewTable returns an empty table, focused, with entry numbers.
+func NewTable(c *common.Common) Table {
+	return Table{c: c, list: NewList(Select), Focused: true, Numbers: true, SortCol: -1}
+}
+
+// SetSize sets the table's width and height (header included).
+func (t *Table) SetSize(w, h int) {
+	t.width, t.height = max(w, 0), max(h, 0)
+	t.list.SetHeight(t.bodyHeight())
+	t.layout()
+}
+
+// Height is the table's height, header included.
+func (t *Table) Height() int { return t.height }
+
+// Columns are the table's columns.
+func (t *Table) Columns() []Column { return t.cols }
+
+// SetColumns replaces the columns.
+func (t *Table) SetColumns(cols []Column) {
+	t.cols = cols
+	t.layout()
+}
+
+// SetCount sets the number of underlying rows shown when no permutation is set.
+func (t *Table) SetCount(n int) {
+	t.count = n
+	t.layout()
+	t.list.SetLen(t.Len())
+}
+
+// SetPerm sets the visible order (nil: all rows in document order). The
+// cursor stays on the same underlying row when it is still visible.
+func (t *Table) SetPerm(p []int32) {
+	sel := t.Selected()
+	t.perm = p
+	t.list.SetLen(t.Len())
+	t.SelectRow(sel)
+}
+
+// Len is the number of visible rows.
+func (t *Table) Len() int {
+	if t.perm != nil {
+		return len(t.perm)
+	}
+	return t.count
+}
+
+// Row maps a visible position to the underlying row.
+func (t *Table) Row(pos int) int {
+	if t.perm != nil {
+		return int(t.perm[pos])
+	}
+	return pos
+}
+
+// Selected is the underlying row under the cursor, -1 when the table is empty.
+func (t *Table) Selected() int {
+	c := t.list.Cursor()
+	if c < 0 || c >= t.Len() {
+		return -1
+	}
+	return t.Row(c)
+}
+
+// Cursor is the cursor's visible position; Offset the first one shown.
+func (t *Table) Cursor() int { return t.list.Cursor() }
+func (t *Table) Offset() int { return t.list.Offset() }
+
+// SelectRow moves the cursor to underlying row i when it is visible and
+// reports whether it is.
+func (t *Table) SelectRow(i int) bool {
+	if i < 0 {
+		return false
+	}
+	if t.perm == nil {
+		if i >= t.count {
+			return false
+		}
+		t.MoveTo(i)
+		return true
+	}
+	for pos, r := range t.perm {
+		if int(r) == i {
+			t.MoveTo(pos)
+			return true
+		}
+	}
+	return false
+}
+
+// MoveTo puts the cursor on visible position pos (clamped) and scrolls it
+// into view.
+func (t *Table) MoveTo(pos int) { t.list.Select(pos) }
+
+// Update applies a movement key or the mouse wheel (keys from k); it
+// reports whether msg was one.
+func (t *Table) Update(msg tea.Msg, k *common.KeyMap) bool { return t.list.Update(msg, k) }
+
+func (t *Table) bodyHeight() int { return max(t.height-1, 1) }
+
+// numberWidth is the width of the entry number column.
+func (t *Table) numberWidth() int {
+	if !t.Numbers {
+		return 0
+	}
+	return len(strconv.Itoa(max(t.count, 1)))
+}
+
+// MinWidth is the width the table needs to show every column at its Min.
+func (t *Table) MinWidth() int {
+	w := 0
+	if t.Numbers {
+		w = t.numberWidth() + 1
+	}
+	for i, c := range t.cols {
+		if i > 0 {
+			w++
+		}
+		w += c.Min
+	}
+	return w
+}
+
+// layout computes column widths from the table width.
+func (t *Table) layout() {
+	w := t.width
+	if t.Numbers {
+		w -= t.numberWidth() + 1
+	}
+	t.widths = LayoutColumns(t.cols, w)
+}
+
+// LayoutColumns gives each column its Min, then shares the rest by Flex up
+// to each Max. Columns that do not fit even at Min get width 0 (hidden),
+// from the right; what is left over goes to the last column shown.
+func LayoutColumns(cols []Column, width int) []int {
+	w := make([]int, len(cols))
+	room := width
+	for i, c := range cols {
+		need := c.Min
+		if i > 0 {
+			need++ // separator
+		}
+		if room < need {
+			break
+		}
+		w[i] = c.Min
+		room -= need
+	}
+	for room > 0 {
+		flexTotal := 0
+		for i, c := range cols {
+			if w[i] > 0 && c.Flex > 0 && (c.Max == 0 || w[i] < c.Max) {
+				flexTotal += c.Flex
+			}
+		}
+		if flexTotal == 0 {
+			break
+		}
+		given := 0
+		for i, c := range cols {
+			if w[i] == 0 || c.Flex == 0 || (c.Max > 0 && w[i] >= c.Max) {
+				continue
+			}
+			share := max(room*c.Flex/flexTotal, 1)
+			if c.Max > 0 && w[i]+share > c.Max {
+				share = c.Max - w[i]
+			}
+			share = min(share, room-given)
+			w[i] += share
+			given += share
+		}
+		if given == 0 {
+			break
+		}
+		room -= given
+	}
+	if room > 0 {
+		for i := len(w) - 1; i >= 0; i-- {
+			if w[i] > 0 {
+				w[i] += room
+				break
+			}
+		}
+	}
+	return w
+}
+
+// PosAt returns the visible position drawn at line y of the table (0 is the
+// header), or -1.
+func (t *Table) PosAt(y int) int {
+	if y < 1 || y >= t.height {
+		return -1
+	}
+	pos := t.list.Offset() + y - 1
+	if pos >= t.Len() {
+		return -1
+	}
+	return pos
+}
+
+// ColumnAt returns the column drawn at x, -1 for none (or the number column).
+func (t *Table) ColumnAt(x int) int {
+	col := 0
+	if t.Numbers {
+		col = t.numberWidth() + 1
+	}
+	for i, w := range t.widths {
+		if w == 0 {
+			continue
+		}
+		if x >= col && x < col+w {
+			return i
+		}
+		col += w + 1
+	}
+	return -1
+}
+
+// View draws the header and the rows in view.
+func (t *Table) View() string {
+	if t.width <= 0 || t.height <= 0 {
+		return ""
+	}
+	st := t.c.Styles
+	var b strings.Builder
+	b.Grow((t.width + 16) * t.height)
+
+	var hdr strings.Builder
+	nw := t.numberWidth()
+	if t.Numbers {
+		hdr.WriteString(PadLeft("#", nw))
+		hdr.WriteByte(' ')
+	}
+	for i, c := range t.cols {
+		w := t.widths[i]
+		if w == 0 {
+			continue
+		}
+		if i > 0 {
+			hdr.WriteByte(' ')
+		}
+		title := c.Title
+		if i == t.SortCol {
+			if t.SortDesc {
+				title += "↓"
+			} else {
+				title += "↑"
+			}
+		}
+		hdr.WriteString(Cell(title, w, c.Right, TruncEnd))
+	}
+	b.WriteString(st.Header.Render(Cell(hdr.String(), t.width, false, TruncEnd)))
+
+	rows := t.bodyHeight()
+	n := t.Len()
+	cursor, offset := t.list.Cursor(), t.list.Offset()
+	var line strings.Builder
+	for y := 0; y < rows; y++ {
+		b.WriteByte('\n')
+		pos := offset + y
+		if pos >= n {
+			b.WriteString(strings.Repeat(" ", t.width))
+			continue
+		}
+		i := t.Row(pos)
+		selected := pos == cursor
+		line.Reset()
+		if t.Numbers {
+			num := PadLeft(strconv.Itoa(i+1), nw)
+			if selected {
+				line.WriteString(num)
+			} else {
+				line.WriteString(st.Paint.RowNumber.Apply(num))
+			}
+			line.WriteByte(' ')
+		}
+		for ci, c := range t.cols {
+			w := t.widths[ci]
+			if w == 0 {
+				continue
+			}
+			if ci > 0 {
+				line.WriteByte(' ')
+			}
+			cell := Cell(c.Value(i), w, c.Right, c.Trunc)
+			if !selected && c.Paint != nil {
+				cell = c.Paint(i).Apply(cell)
+			}
+			line.WriteString(cell)
+		}
+		switch {
+		case selected && t.Focused:
+			b.WriteString(st.Selected.Render(line.String()))
+		case selected:
+			b.WriteString(st.SelectedBlur.Render(line.String()))
+		default:
+			b.WriteString(line.String())
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,291 @@
+package components
+
+import (
+	"strings"
+	"unicode/utf8"
+
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/dustin/go-humanize"
+)
+
+// Text helpers shared by every page: width, truncation and wrapping go
+// through charmbracelet/x/ansi (which knows escape sequences and wide
+// characters); the plain-ASCII fast paths keep a large table's frame cheap.
+
+// Truncation of a cell that does not fit its column.
+const (
+	TruncEnd    = iota // "http://example.com/very/lo…"
+	TruncMiddle        // "http://example.com/…/file.xml": keeps what tells URLs apart
+)
+
+// IsASCII reports whether s has only single-byte printable characters.
+func IsASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= utf8.RuneSelf || c < 0x20 || c == 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+// Width is the display width of s, which may hold escape sequences.
+func Width(s string) int {
+	if IsASCII(s) {
+		return len(s)
+	}
+	return ansi.StringWidth(s)
+}
+
+// Sanitize replaces control characters with spaces, so that a newline or an
+// escape inside an attribute value cannot break the screen.
+func Sanitize(s string) string {
+	if IsASCII(s) {
+		return s
+	}
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 || (r >= 0x7f && r < 0xa0) { // C0, DEL and C1 controls
+			return ' '
+		}
+		return r
+	}, s)
+}
+
+// Printable makes text from the network safe to draw and shows where it was
+// not: control characters become "·", invalid UTF-8 becomes "�" and tabs
+// become a space.
+func Printable(s string) string {
+	clean := true
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == 0x7f || c >= 0x80 {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		i += n
+		switch {
+		case r == utf8.RuneError && n == 1:
+			b.WriteRune('�')
+		case r == '\t':
+			b.WriteByte(' ')
+		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
+			b.WriteRune('·')
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// Fit cuts an (optionally styled) line to at most w cells, with an ellipsis
+// when it cut.
+func Fit(s string, w int) string {
+	if w <= 0 {
+		return ""
+	}
+	if Width(s) <= w {
+		return s
+	}
+	return ansi.Truncate(s, w, "…")
+}
+
+// Pad fits s to w cells and pads it with spaces to exactly w.
+func Pad(s string, w int) string {
+	s = Fit(s, w)
+	if n := w - Width(s); n > 0 {
+		return s + strings.Repeat(" ", n)
+	}
+	return s
+}
+
+// PadLeft right-aligns s in w cells (it is not cut).
+func PadLeft(s string, w int) string {
+	if n := w - Width(s); n > 0 {
+		return strings.Repeat(" ", n) + s
+	}
+	return s
+}
+
+// PadRight left-aligns s in w cells (it is not cut).
+func PadRight(s string, w int) string {
+	if n := w - Width(s); n > 0 {
+		return s + strings.Repeat(" ", n)
+	}
+	return s
+}
+
+// Cell sanitizes plain text and pads or truncates it to exactly w cells,
+// right-aligned when right, cut as trunc says.
+func Cell(s string, w int, right bool, trunc int) string {
+	if w <= 0 {
+		return ""
+	}
+	s = Sanitize(s)
+	sw := Width(s)
+	if sw > w {
+		s = Truncate(s, w, trunc)
+		sw = Width(s)
+	}
+	if sw < w {
+		if right {
+			return strings.Repeat(" ", w-sw) + s
+		}
+		return s + strings.Repeat(" ", w-sw)
+	}
+	return s
+}
+
+// Truncate shortens plain text to at most w cells with an ellipsis, at the
+// end or, for TruncMiddle and a column of 12 cells or more, in the middle.
+func Truncate(s string, w int, trunc int) string {
+	if w <= 0 {
+		return ""
+	}
+	if Width(s) <= w {
+		return s
+	}
+	if w == 1 {
+		return "…"
+	}
+	ascii := IsASCII(s)
+	if trunc == TruncMiddle && w >= 12 {
+		tail := (w - 1) * 2 / 5
+		head := w - 1 - tail
+		if ascii {
+			return s[:head] + "…" + s[len(s)-tail:]
+		}
+		return ansi.Truncate(s, head, "") + "…" + ansi.TruncateLeft(s, Width(s)-tail, "")
+	}
+	if ascii {
+		return s[:w-1] + "…"
+	}
+	return ansi.Truncate(s, w, "…")
+}
+
+// Wrap breaks s into lines of at most w cells at spaces; a word longer than
+// w keeps a line of its own.
+//
+// ansi.Wordwrap also breaks after every hyphen, which would cut dates
+// ("2013-" "01") and names ("OAI-" "ORE"): hyphens wrap as non-breaking
+// hyphens (U+2011, as wide) and are given back afterwards.
+func Wrap(s string, w int) []string {
+	s = strings.Join(strings.Fields(s), " ")
+	if s == "" {
+		return nil
+	}
+	const nbHyphen = "\u2011"
+	hyphens := strings.Contains(s, "-") && !strings.Contains(s, nbHyphen)
+	if hyphens {
+		s = strings.ReplaceAll(s, "-", nbHyphen)
+	}
+	out := ansi.Wordwrap(s, max(w, 1), "")
+	if hyphens {
+		out = strings.ReplaceAll(out, nbHyphen, "-")
+	}
+	return strings.Split(out, "\n")
+}
+
+// HardWrap cuts s into pieces of at most w cells, wherever they fall.
+func HardWrap(s string, w int) []string {
+	if w <= 0 || Width(s) <= w {
+		return []string{s}
+	}
+	if IsASCII(s) {
+		var out []string
+		for len(s) > w {
+			out = append(out, s[:w])
+			s = s[w:]
+		}
+		return append(out, s)
+	}
+	return strings.Split(ansi.Hardwrap(s, w, true), "\n")
+}
+
+// Bytes writes a byte count as people read it: "944 B", "1.2 KiB", "40 MiB".
+func Bytes(n int64) string {
+	if n < 0 {
+		return "-" + humanize.IBytes(uint64(-n))
+	}
+	return humanize.IBytes(uint64(n))
+}
+
+// Count writes n with thousands separators: "1,000,000".
+func Count(n int) string { return humanize.Comma(int64(n)) }
+
+// Plural writes "1 entry", "2 entries".
+func Plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return humanize.Comma(int64(n)) + " " + many
+}
+
+// Clamp returns v limited to [lo, hi] (lo when hi < lo).
+func Clamp(v, lo, hi int) int {
+	return max(min(v, hi), lo)
+}
+
+// Window returns lines[top:top+h], padded with empty lines to exactly h.
+func Window(lines []string, top, h int) []string {
+	out := make([]string, 0, max(h, 0))
+	for i := top; i < top+h; i++ {
+		if i >= 0 && i < len(lines) {
+			out = append(out, lines[i])
+		} else {
+			out = append(out, "")
+		}
+	}
+	return out
+}
+
+// FitBlock makes s exactly h lines, each at most w cells.
+func FitBlock(s string, w, h int) string {
+	lines := strings.Split(s, "\n")
+	if len(lines) > h {
+		lines = lines[:h]
+	}
+	for i, l := range lines {
+		// Most lines are plain or exact already: measure cheaply first.
+		if len(l) > w && Width(l) > w {
+			lines[i] = Fit(l, w)
+		}
+	}
+	for len(lines) < h {
+		lines = append(lines, "")
+	}
+	return strings.Join(lines, "\n")
+}
+
+// PlaceCenter centres s in a w×h block.
+func PlaceCenter(w, h int, s string) string {
+	return lipgloss.Place(w, h, lipgloss.Center, lipgloss.Center, s)
+}
+
+// JoinColumns puts two blocks side by side, line by line; the left one's
+// lines are all of the same width.
+func JoinColumns(left, right string) string {
+	ll := strings.Split(left, "\n")
+	rl := strings.Split(right, "\n")
+	n := max(len(ll), len(rl))
+	var b strings.Builder
+	b.Grow(len(left) + len(right) + n)
+	for i := range n {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		if i < len(ll) {
+			b.WriteString(ll[i])
+		}
+		if i < len(rl) {
+			b.WriteString(rl[i])
+		}
+	}
+	return b.String()
+}

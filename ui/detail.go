@@ -1,0 +1,195 @@
+package ui
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"charm.land/lipgloss/v2"
+
+	"rsx/model"
+	"rsx/ui/common"
+	"rsx/ui/components"
+)
+
+// The detail pane's lines: an entry's (or a document's) every attribute
+// and link, each relation explained in words.
+
+// entryLines describe one entry: loc, every attribute, every link with its
+// relation in words, and unknown elements.
+func entryLines(st *common.Styles, e *model.Entry, base string, w int, part string) []string {
+	var out []string
+	add := func(label, value string, vs lipgloss.Style) {
+		out = append(out, kvLines(st, "", label, 11, value, vs, w)...)
+	}
+	if part != "" {
+		add("part", part, st.Value)
+	}
+	add("loc", e.Loc, st.URL)
+	if resolved := resolveAgainst(base, e.Loc); resolved != e.Loc && e.Loc != "" {
+		add("resolved", resolved, st.URL)
+	}
+	if e.LocRaw != "" {
+		add("loc (raw)", strconv.Quote(e.LocRaw), st.Dim)
+	}
+	if !e.HasLoc {
+		out = append(out, st.Error.Render("no <loc>"))
+	}
+	if e.LocCount > 1 {
+		out = append(out, st.Error.Render(fmt.Sprintf("%d <loc> elements", e.LocCount)))
+	}
+	if e.MDCount > 1 {
+		out = append(out, st.Error.Render(fmt.Sprintf("%d <rs:md> elements (the first is shown)", e.MDCount)))
+	}
+	add("lastmod", e.Lastmod.Raw, st.Value)
+	add("changefreq", e.Changefreq, st.Value)
+	out = append(out, mdLines(st, &e.MD, w)...)
+	out = append(out, linkLines(st, e.Links, base, w)...)
+	out = append(out, extraLines(st, e.Extra)...)
+	if e.Line > 0 {
+		if len(e.Links) > 0 {
+			out = append(out, "")
+		}
+		add("line", strconv.Itoa(e.Line), st.Dim)
+	}
+	return out
+}
+
+// mdLines describe an <rs:md> element.
+func mdLines(st *common.Styles, md *model.Metadata, w int) []string {
+	if !md.Present {
+		return nil
+	}
+	var out []string
+	add := func(label, value string, vs lipgloss.Style) {
+		out = append(out, kvLines(st, "", label, 11, value, vs, w)...)
+	}
+	add("capability", string(md.Capability), st.Value)
+	add("change", string(md.Change), st.ChangeStyle(string(md.Change)))
+	add("datetime", md.Datetime.Raw, st.Value)
+	add("at", md.At.Raw, st.Value)
+	add("completed", md.Completed.Raw, st.Value)
+	add("from", md.From.Raw, st.Value)
+	add("until", md.Until.Raw, st.Value)
+	if md.LengthRaw != "" {
+		l := md.LengthRaw
+		if md.LengthOK && md.Length >= 1024 {
+			l += " (" + components.Bytes(md.Length) + ")"
+		}
+		add("length", l, st.Value)
+	}
+	for _, h := range strings.Fields(md.HashRaw) {
+		add("hash", h, st.Value)
+	}
+	add("type", md.Type, st.Value)
+	add("encoding", md.Encoding, st.Value)
+	if md.HasPath {
+		add("path", md.Path, st.Value)
+	}
+	for _, a := range md.Extra {
+		add(attrName(a), a.Value, st.Value)
+	}
+	return out
+}
+
+func attrName(a model.Attr) string {
+	if a.Prefix != "" {
+		return a.Prefix + ":" + a.Local
+	}
+	return a.Local
+}
+
+// linkLines describe <rs:ln> elements, each relation explained in words.
+func linkLines(st *common.Styles, links []model.Link, base string, w int) []string {
+	var out []string
+	for _, l := range links {
+		href := l.Href
+		if href != "" {
+			href = resolveAgainst(base, href)
+		}
+		out = append(out, "")
+		rel := components.Sanitize(l.Rel)
+		if !l.HasRel {
+			rel = "(no rel)"
+		}
+		if href == "" {
+			href = "(no href)"
+		}
+		out = append(out, kvLinesL(st, st.Rel, "", "↳ "+rel, components.Width(rel)+3, href, st.URL, w)...)
+		for _, rel := range strings.Fields(l.Rel) {
+			if desc := model.RelationDescription(rel); desc != "" {
+				for _, line := range components.Wrap(desc, max(w-4, 10)) {
+					out = append(out, "  "+st.Explain.Render(line))
+				}
+			}
+		}
+		add := func(label, value string) {
+			out = append(out, kvLines(st, "  ", label, 9, value, st.Value, w)...)
+		}
+		add("pri", l.PriRaw)
+		add("type", l.Type)
+		add("length", l.LengthRaw)
+		add("hash", l.HashRaw)
+		add("modified", l.Modified.Raw)
+		add("encoding", l.Encoding)
+		if l.HasPath {
+			add("path", l.Path)
+		}
+		for _, a := range l.Extra {
+			add(attrName(a), a.Value)
+		}
+	}
+	return out
+}
+
+// extraLines describe elements the model keeps verbatim.
+func extraLines(st *common.Styles, els []model.Element) []string {
+	var out []string
+	for _, e := range els {
+		name := e.Local
+		if e.Prefix != "" {
+			name = e.Prefix + ":" + e.Local
+		}
+		s := "<" + name
+		for _, a := range e.Attrs {
+			s += " " + attrName(a) + "=" + strconv.Quote(a.Value)
+		}
+		s += ">"
+		if e.Text != "" {
+			s += " " + e.Text
+		}
+		out = append(out, st.Dim.Render(components.Sanitize(s)))
+	}
+	return out
+}
+
+// kvLines draws "label value", the value broken over as many lines as it
+// needs (at most maxValueLines) under its first line.
+func kvLines(st *common.Styles, indent, label string, labelW int, value string, vs lipgloss.Style, w int) []string {
+	return kvLinesL(st, st.Label, indent, label, labelW, value, vs, w)
+}
+
+// kvLinesL is kvLines with the label's style.
+func kvLinesL(st *common.Styles, ls lipgloss.Style, indent, label string, labelW int, value string, vs lipgloss.Style, w int) []string {
+	if value == "" {
+		return nil
+	}
+	room := max(w-len(indent)-labelW, 8)
+	chunks := components.HardWrap(components.Sanitize(value), room)
+	if len(chunks) > maxValueLines {
+		chunks = chunks[:maxValueLines]
+		last := []rune(chunks[maxValueLines-1])
+		chunks[maxValueLines-1] = string(last[:max(len(last)-1, 0)]) + "…"
+	}
+	out := make([]string, len(chunks))
+	for i, c := range chunks {
+		if i == 0 {
+			out[i] = indent + ls.Render(components.PadRight(label, labelW)) + vs.Render(c)
+		} else {
+			out[i] = indent + strings.Repeat(" ", labelW) + vs.Render(c)
+		}
+	}
+	return out
+}
+
+const maxValueLines = 8

@@ -1,0 +1,44 @@
+// Package ui is the bubbletea program of rsx: the explorer that walks a
+// ResourceSync Source, and the pages that inspect what it finds.
+//
+// It does no I/O and holds no protocol logic of its own: it reads its live
+// data (package session) and the judgement of resources (package claims)
+// through the small interfaces of backend.go, and runs every blocking call
+// in a tea.Cmd, so that Update never waits.
+//
+// # Shape
+//
+// App (app.go) is the root model. It owns the documents, the history and a
+// stack of pages, and routes every message: global keys (ctrl+c, ?, q, :,
+// [, ], esc) first, then the active page (the top of the stack, or the
+// document page under it); input goes to the active page only, results of
+// background work go to every open page, each dropping what is not its own.
+// On tea.WindowSizeMsg, and when the theme changes, the root sizes every page
+// once through SetSize.
+//
+// Every page implements Page (page.go). What pages share is in
+// rsx/ui/common: one KeyMap (all bindings; the help screen and the footers
+// are drawn from it), one Styles (built once per theme) and the Common that
+// carries them. Widgets are in rsx/ui/components: the list state every page
+// moves with, the virtual table, the text input, the progress bar and the
+// text helpers.
+//
+// # Adding a page
+//
+// A new page is one new file, page_<name>.go, holding its model (a pointer
+// type implementing Page) and a constructor, plus one line of registration:
+//
+//   - opened by a key over the document: {k.Name, openNamePage} in
+//     pageOpeners (page.go), where openNamePage(pageContext) builds the page
+//     for the document shown or says why it cannot; a new key is a field and
+//     a line in common.DefaultKeyMap, listed in a group of KeyMap.Groups
+//     (TestHelpListsEveryKey fails otherwise);
+//   - opened from another page: that page returns pushPage(newNamePage(…));
+//   - opened by the root for a message of its own: a case in App.request.
+//
+// A page reads keys from common.KeyMap with key.Matches, moves with a
+// components.List (or Table), draws with common.Styles, runs every blocking
+// call in a tea.Cmd whose result message carries the page (or a session
+// pointer) so that the page drops results not its own, and asks the root to
+// navigate with the messages of msgs.go.
+package ui

@@ -1,0 +1,169 @@
+package ui
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"rsx/fetch"
+	"rsx/model"
+)
+
+// document is one ResourceSync document as the explorer holds it: loaded,
+// loading or failed. Only the root model's goroutine changes it; the
+// backend's goroutine sends what it finds as messages. Once loaded it does
+// not change, so background sorts and filters may read its entries.
+type document struct {
+	gen   int    // load generation: messages of older loads are dropped
+	url   string // as asked
+	final string // after redirects ("" until known)
+
+	header  *model.Header // nil until read
+	entries *model.EntryTable
+
+	// A combined view of an index: every part's entries in one table.
+	parts     []string // part URLs; nil when not combined
+	partOf    []int32  // part index of each entry
+	partsDone int
+	partErrs  []string
+
+	loading  bool
+	started  time.Time
+	bytes    int64 // decoded bytes read so far
+	total    int64 // expected bytes, -1 unknown
+	err      error
+	exchange *fetch.Exchange
+	problems []model.Problem
+	nErrors  int // exact counts, also beyond the problems stored
+	nWarns   int
+	raw      []byte // the document's bytes, nil when too large
+	crumbs   []Crumb
+	cancel   context.CancelFunc
+	keys     *colKeys
+}
+
+func newDocument(url string, gen int) *document {
+	return &document{gen: gen, url: url, total: -1, entries: model.NewEntryTable(), keys: &colKeys{times: map[colKind][]int64{}}}
+}
+
+// displayOrigin is the origin whose locs the table shows from their path:
+// the document's own, or for a local file that of its first entry.
+func (d *document) displayOrigin() string {
+	if o := originOf(d.base()); o != "" {
+		return o
+	}
+	if d.entries.Len() > 0 {
+		return originOf(d.entries.Loc(0))
+	}
+	return ""
+}
+
+// base is the URL relative references are resolved against.
+func (d *document) base() string {
+	if d.final != "" {
+		return d.final
+	}
+	return d.url
+}
+
+// capability of the document ("" until the header is read).
+func (d *document) capability() model.Capability {
+	if d.header == nil {
+		return ""
+	}
+	return d.header.MD.Capability
+}
+
+// root element kind of the document.
+func (d *document) root() model.RootKind {
+	if d.header == nil {
+		return model.RootUnknown
+	}
+	return d.header.Root
+}
+
+// isIndex tells whether the document is a <sitemapindex> shown part by part.
+func (d *document) isIndex() bool { return d.parts == nil && d.root() == model.RootSitemapIndex }
+
+// title is the document type in words: "Resource List Index", or "All
+// parts of …" for a combined view.
+func (d *document) title() string {
+	if d.header == nil {
+		if d.loading {
+			return "Loading…"
+		}
+		return "Document"
+	}
+	t := documentTitle(d.header.MD.Capability, d.header.Root)
+	if d.parts != nil {
+		return "All entries of " + t
+	}
+	return t
+}
+
+// isResourceSync tells whether the header read is a ResourceSync document.
+func (d *document) isResourceSync() bool {
+	return d.header != nil && d.header.Root != model.RootUnknown && d.header.MD.Capability != ""
+}
+
+// problemCounts counts errors and warnings.
+func (d *document) problemCounts() (errs, warns int) { return d.nErrors, d.nWarns }
+
+// link returns the document-level link with relation rel, resolved.
+func (d *document) link(rel string) string { return linkHref(d.header, rel, d.base()) }
+
+// cancelLoad stops a load in flight.
+func (d *document) cancelLoad() {
+	if d.cancel != nil {
+		d.cancel()
+		d.cancel = nil
+	}
+}
+
+// entriesAreDocuments tells whether the entries point at other
+// ResourceSync documents (Capability Lists, lists, index parts).
+func (d *document) entriesAreDocuments() bool {
+	if d.parts != nil {
+		return false
+	}
+	return entryIsDocument(d.capability(), d.root())
+}
+
+// entriesArePackages tells whether the entries are dump packages.
+func (d *document) entriesArePackages() bool {
+	if d.parts != nil {
+		return entryIsPackage(d.capability(), model.RootURLSet)
+	}
+	return entryIsPackage(d.capability(), d.root())
+}
+
+// documentTitle names a document type in words.
+func documentTitle(c model.Capability, root model.RootKind) string {
+	return model.DocumentTitle(c, root)
+}
+
+// entryIsDocument tells whether the entries of a document of capability c
+// (root root) point at other ResourceSync documents rather than resources.
+func entryIsDocument(c model.Capability, root model.RootKind) bool {
+	if root == model.RootSitemapIndex {
+		return true
+	}
+	switch c {
+	case model.CapDescription, model.CapCapabilityList:
+		return true
+	}
+	return false
+}
+
+// entryIsPackage tells whether entries are dump packages (ZIP files).
+func entryIsPackage(c model.Capability, root model.RootKind) bool {
+	return root != model.RootSitemapIndex && (c == model.CapResourceDump || c == model.CapChangeDump)
+}
+
+// shortURL drops the scheme of a URL for display.
+func shortURL(u string) string {
+	if i := strings.Index(u, "://"); i >= 0 {
+		return u[i+3:]
+	}
+	return u
+}

@@ -1,0 +1,272 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"rsx/crawl"
+	"rsx/fetch"
+	"rsx/model"
+	"rsx/session"
+)
+
+// Loading: the backend streams a document's header, entries and progress
+// through a channel that a re-armed tea.Cmd listens on; handleLoad applies
+// each event on the UI goroutine. A generation number drops the events of a
+// load abandoned for a newer one.
+
+// loadMsg is one event of a document load, sent from the backend's
+// goroutine through a channel; next listens for the following one.
+type loadMsg struct {
+	doc  *document
+	gen  int
+	part int // index part for a combined view, -1 otherwise
+
+	started  *loadStarted
+	header   *model.Header
+	batch    []model.Entry
+	progress int64 // bytes read, -1 when not a progress event
+	done     *session.LoadResult
+
+	next tea.Cmd
+}
+
+type loadStarted struct {
+	final string
+	total int64
+}
+
+// chanSink forwards a load's events to the program through ch.
+type chanSink struct {
+	ctx  context.Context
+	ch   chan<- loadMsg
+	doc  *document
+	gen  int
+	part int
+}
+
+func (s *chanSink) send(m loadMsg) {
+	m.doc, m.gen, m.part = s.doc, s.gen, s.part
+	select {
+	case s.ch <- m:
+	case <-s.ctx.Done():
+	}
+}
+
+func (s *chanSink) Started(final string, total int64, _ *fetch.Exchange) {
+	s.send(loadMsg{started: &loadStarted{final: final, total: total}, progress: -1})
+}
+func (s *chanSink) Header(h model.Header) { s.send(loadMsg{header: &h, progress: -1}) }
+func (s *chanSink) Entries(b []model.Entry) {
+	s.send(loadMsg{batch: b, progress: -1})
+}
+func (s *chanSink) Progress(done int64)       { s.send(loadMsg{progress: max(done, 0)}) }
+func (s *chanSink) Done(r session.LoadResult) { s.send(loadMsg{done: &r, progress: -1}) }
+
+// listen waits for the next event of a load.
+func listen(ctx context.Context, ch <-chan loadMsg) tea.Cmd {
+	var self tea.Cmd
+	self = func() tea.Msg {
+		select {
+		case m := <-ch:
+			m.next = self
+			return m
+		case <-ctx.Done():
+			return nil
+		}
+	}
+	return self
+}
+
+// startLoad begins loading d (a single document).
+func (a *App) startLoad(d *document) tea.Cmd {
+	ctx, cancel := context.WithCancel(context.Background())
+	d.cancel, d.loading, d.started = cancel, true, a.c.Clock()
+	ch := make(chan loadMsg, 4)
+	sink := &chanSink{ctx: ctx, ch: ch, doc: d, gen: d.gen, part: -1}
+	b, url := a.backend, d.url
+	run := func() tea.Msg {
+		_ = b.LoadDocument(ctx, url, sink)
+		return nil
+	}
+	return tea.Batch(run, listen(ctx, ch), a.tick())
+}
+
+// startCombinedLoad loads every part of an index into d, a few at a time.
+func (a *App) startCombinedLoad(d *document) tea.Cmd {
+	ctx, cancel := context.WithCancel(context.Background())
+	d.cancel, d.loading, d.started = cancel, true, a.c.Clock()
+	ch := make(chan loadMsg, 8)
+	b, parts, workers := a.backend, d.parts, a.opts.PartConcurrency
+	gen := d.gen
+	run := func() tea.Msg {
+		next := make(chan int)
+		var wg sync.WaitGroup
+		for range min(workers, len(parts)) {
+			wg.Go(func() {
+				for p := range next {
+					sink := &chanSink{ctx: ctx, ch: ch, doc: d, gen: gen, part: p}
+					_ = b.LoadDocument(ctx, parts[p], sink)
+				}
+			})
+		}
+		for p := range parts {
+			select {
+			case next <- p:
+			case <-ctx.Done():
+			}
+			if ctx.Err() != nil {
+				break
+			}
+		}
+		close(next)
+		wg.Wait()
+		return nil
+	}
+	return tea.Batch(run, listen(ctx, ch), a.tick())
+}
+
+// handleLoad applies one load event to its document.
+func (a *App) handleLoad(m loadMsg) tea.Cmd {
+	d := m.doc
+	if d == nil || d.gen != m.gen || !d.loading {
+		return nil
+	}
+	current := d == a.doc
+	var cmds []tea.Cmd
+	switch {
+	case m.started != nil:
+		if m.part < 0 {
+			d.final = m.started.final
+			d.total = m.started.total
+		}
+	case m.header != nil:
+		if m.part >= 0 {
+			break
+		}
+		d.header = m.header
+		if current {
+			a.dv.refreshColumns()
+		}
+		if !d.isResourceSync() && d.header.Root == model.RootUnknown {
+			// Not a Sitemap at all (HTML, a resource …): look for ResourceSync
+			// from it instead.
+			d.cancelLoad()
+			d.loading = false
+			d.err = fmt.Errorf("%s is not a ResourceSync document (its root element is <%s>)", d.base(), d.header.RootLocal)
+			if !isLocal(d.url) {
+				return a.discover(d.url)
+			}
+			return nil
+		}
+		if current && d.crumbs == nil {
+			cmds = append(cmds, a.findAncestors(d))
+		}
+	case m.batch != nil:
+		from := d.entries.Len()
+		for i := range m.batch {
+			d.entries.Append(&m.batch[i])
+			if m.part >= 0 {
+				d.partOf = append(d.partOf, int32(m.part))
+			}
+		}
+		if current {
+			a.dv.entriesChanged(from)
+		}
+	case m.progress >= 0 && m.done == nil:
+		if m.part < 0 {
+			d.bytes = m.progress
+		}
+	case m.done != nil:
+		r := m.done
+		if m.part >= 0 {
+			d.partsDone++
+			d.bytes += r.Bytes
+			d.nErrors += r.Errors
+			d.nWarns += r.Warnings
+			if r.Err != nil {
+				d.partErrs = append(d.partErrs, fmt.Sprintf("part %d: %v", m.part+1, r.Err))
+			}
+			if d.partsDone < len(d.parts) {
+				return m.next
+			}
+			if len(d.partErrs) > 0 {
+				d.err = fmt.Errorf("%d of %d parts failed: %s", len(d.partErrs), len(d.parts), d.partErrs[0])
+			}
+		} else {
+			d.final = r.FinalURL
+			if r.Header != nil {
+				d.header = r.Header
+			}
+			d.bytes = r.Bytes
+			d.raw = r.Raw
+			d.exchange = r.Exchange
+			d.problems = r.Problems
+			d.nErrors, d.nWarns = r.Errors, r.Warnings
+			d.err = r.Err
+		}
+		d.loading = false
+		d.cancelLoad()
+		if current {
+			cmds = append(cmds, a.dv.loadDone())
+			if d.header != nil && d.crumbs == nil && d.parts == nil {
+				cmds = append(cmds, a.findAncestors(d))
+			}
+		}
+		return tea.Batch(cmds...)
+	}
+	cmds = append(cmds, m.next)
+	return tea.Batch(cmds...)
+}
+
+// crumbsMsg carries the ancestors of a document.
+type crumbsMsg struct {
+	doc    *document
+	crumbs []Crumb
+	err    error
+}
+
+// findAncestors looks for the document's path from the Source Description.
+func (a *App) findAncestors(d *document) tea.Cmd {
+	if d.header == nil || d.crumbs != nil {
+		return nil
+	}
+	d.crumbs = []Crumb{} // looked for: not again
+	b, base, h := a.backend, d.base(), d.header
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		cs, err := b.Ancestors(ctx, base, h)
+		return crumbsMsg{doc: d, crumbs: cs, err: err}
+	}
+}
+
+// discoveryMsg carries the outcome of discovery from a URL.
+type discoveryMsg struct {
+	input string
+	disc  *crawl.Discovery
+	err   error
+}
+
+// discover runs discovery from url in a Cmd.
+func (a *App) discover(url string) tea.Cmd {
+	b := a.backend
+	a.flashInfo("looking for ResourceSync from " + url + " … (esc cancels)")
+	if a.discoverCancel != nil {
+		a.discoverCancel()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	a.discoverCancel = cancel
+	return tea.Batch(func() tea.Msg {
+		defer cancel()
+		d, err := b.Discover(ctx, url)
+		if ctx.Err() == context.Canceled {
+			return nil // esc: nobody waits for it any more
+		}
+		return discoveryMsg{input: url, disc: d, err: err}
+	}, a.tick())
+}

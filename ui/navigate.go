@@ -1,0 +1,182 @@
+package ui
+
+import (
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+
+	"rsx/crawl"
+)
+
+// Navigation: opening documents (from the cache or loading them), the
+// history, and links followed from the document shown.
+
+// open shows the document of p: from the cache when it is there, else
+// loading it. record adds it to the history.
+func (a *App) open(p place, record bool) tea.Cmd {
+	p.url = strings.TrimSpace(p.url)
+	if p.url == "" {
+		return nil
+	}
+	a.closePages()
+	if record {
+		// (Moves in the history saved the selection before moving.)
+		a.saveSelection()
+		a.hist.visit(p)
+	}
+	key := p.key()
+	if d := a.cache.get(key); d != nil && (d.loading || d.err == nil) {
+		a.show(d, p.selected)
+		if p.crumbs != nil && len(d.crumbs) == 0 {
+			d.crumbs = p.crumbs
+		}
+		cmd := a.findAncestors(d)
+		if d.loading {
+			return tea.Batch(cmd, a.tick())
+		}
+		return cmd
+	}
+	return a.load(p)
+}
+
+// load fetches p's document afresh.
+func (a *App) load(p place) tea.Cmd {
+	a.gen++
+	d := newDocument(p.url, a.gen)
+	d.crumbs = p.crumbs
+	if p.combined {
+		idx := a.cache.get(docKey(p.url, false))
+		if idx == nil || idx.header == nil {
+			// The index is not at hand: open it first.
+			p.combined = false
+			return a.load(p)
+		}
+		d.header = idx.header
+		d.final = idx.final
+		d.exchange = idx.exchange
+		d.crumbs = append(append([]Crumb(nil), idx.crumbs...), Crumb{URL: idx.base(), Capability: idx.capability(), Root: idx.root()})
+		n := idx.entries.Len()
+		d.parts = make([]string, n)
+		for i := range n {
+			d.parts[i] = resolveAgainst(idx.base(), idx.entries.Loc(i))
+		}
+		a.cache.put(p.key(), d)
+		a.show(d, p.selected)
+		return a.startCombinedLoad(d)
+	}
+	a.cache.put(p.key(), d)
+	a.show(d, p.selected)
+	return a.startLoad(d)
+}
+
+// show makes d the current document, selected the entry under the cursor
+// (-1: the first).
+func (a *App) show(d *document, selected int) {
+	if a.dv != nil {
+		a.dv.Close()
+	}
+	a.doc = d
+	a.dv = newDocPage(a.c, d)
+	a.dv.SetSize(a.width, a.height)
+	a.dv.entriesChanged(0)
+	if selected >= 0 {
+		a.dv.selectEntry(selected)
+	}
+}
+
+// saveSelection remembers where the cursor is in the current document.
+func (a *App) saveSelection() {
+	if a.doc != nil {
+		a.hist.remember(a.dv.Selected())
+	}
+}
+
+// reload loads the current document again, bypassing the document cache.
+func (a *App) reload() tea.Cmd {
+	if a.doc == nil {
+		return nil
+	}
+	d := a.doc
+	d.cancelLoad()
+	p := place{url: d.url, combined: d.parts != nil, crumbs: d.crumbs, selected: a.dv.Selected()}
+	if d.parts != nil {
+		// Reload the parts, keeping the index.
+		a.cache.remove(p.key())
+		return a.load(p)
+	}
+	a.cache.remove(p.key())
+	a.hist.visit(p)
+	return a.load(p)
+}
+
+// goBack moves back in the history.
+func (a *App) goBack() tea.Cmd {
+	a.saveSelection()
+	p, ok := a.hist.back()
+	if !ok {
+		a.flashInfo("at the start of the history")
+		return nil
+	}
+	return a.open(p, false)
+}
+
+func (a *App) goForward() tea.Cmd {
+	a.saveSelection()
+	p, ok := a.hist.forward()
+	if !ok {
+		a.flashInfo("at the end of the history")
+		return nil
+	}
+	return a.open(p, false)
+}
+
+// childCrumbs are the crumbs of a document opened from the current one.
+func (a *App) childCrumbs() []Crumb {
+	d := a.doc
+	if d == nil {
+		return nil
+	}
+	if d.parts != nil {
+		return append([]Crumb(nil), d.crumbs...)
+	}
+	return append(append([]Crumb(nil), d.crumbs...), Crumb{URL: d.base(), Capability: d.capability(), Root: d.root()})
+}
+
+// followLink opens the document-level link rel of the current document,
+// with the crumbs above it when it is one of the ancestors.
+func (a *App) followLink(rel string) tea.Cmd {
+	d := a.doc
+	if d == nil || d.header == nil {
+		return nil
+	}
+	u := d.link(rel)
+	if u == "" {
+		a.flashError("this document has no " + rel + " link")
+		return nil
+	}
+	p := place{url: u, selected: -1}
+	for i, c := range d.crumbs {
+		if crawl.NormalizeURL(c.URL) == crawl.NormalizeURL(u) {
+			p.crumbs = append([]Crumb{}, d.crumbs[:i]...)
+			break
+		}
+	}
+	return a.open(p, true)
+}
+
+// childCrumbsFor gives the crumbs for a URL opened from the page shown:
+// below the current document when it is one of its entries' targets.
+func (a *App) childCrumbsFor(u string) []Crumb {
+	if a.doc == nil || a.doc.header == nil {
+		return nil
+	}
+	for i, c := range a.doc.crumbs {
+		if crawl.NormalizeURL(c.URL) == crawl.NormalizeURL(u) {
+			return append([]Crumb{}, a.doc.crumbs[:i]...)
+		}
+	}
+	if len(a.pages) == 0 && (a.doc.entriesAreDocuments() || a.doc.entriesArePackages()) {
+		return a.childCrumbs()
+	}
+	return nil
+}

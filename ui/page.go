@@ -1,0 +1,79 @@
+package ui
+
+import (
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"rsx/ui/common"
+)
+
+// Page is a screen of the explorer: the document page, or a page shown over
+// it (raw XML, HTTP, problems, resource, discovery, package). Pages are
+// pointer types; Update returns the page itself.
+type Page interface {
+	// Init returns the page's first command (a load, a download), or nil.
+	Init() tea.Cmd
+	// Update handles keys and the mouse when the page is active, and the
+	// results of its own commands at any time.
+	Update(tea.Msg) (Page, tea.Cmd)
+	// View draws the page in the size SetSize gave.
+	View() string
+	// SetSize lays the page out for w×h cells. The root calls it when the
+	// page opens, when the terminal is resized and when the theme changes.
+	SetSize(w, h int)
+	// KeyBindings are the page's own bindings, for its help group and
+	// footer (the key map's global ones are always listed).
+	KeyBindings() []key.Binding
+	// Title names the page in the tab line.
+	Title() string
+	// InputActive tells that a text input has the keyboard: every key but
+	// ctrl+c then goes to the page.
+	InputActive() bool
+	// Busy tells that background work runs (the spinner turns).
+	Busy() bool
+	// Back is esc: the page cancels its work or clears its state and
+	// reports true, or reports false and is closed.
+	Back() (handled bool, cmd tea.Cmd)
+	// Close stops the page's background work; the page is not used again.
+	Close()
+}
+
+// pageContext is what opening a page may read: the shared Common, the
+// backend and the document shown (nil when none).
+type pageContext struct {
+	c       *common.Common
+	backend Backend
+	doc     *document
+}
+
+// pageOpener opens a page over the document when its key is pressed.
+// open builds the page for the document shown, or returns the command that
+// leads to it, or an error that says why it cannot (shown in the status bar).
+type pageOpener struct {
+	key  key.Binding
+	open func(pageContext) (Page, tea.Cmd, error)
+}
+
+// pageOpeners are the pages a key opens over the document: one line each.
+func (a *App) pageOpeners() []pageOpener {
+	k := &a.c.Keys
+	return []pageOpener{
+		{k.Raw, openRaw},
+		{k.HTTP, openHTTPPage},
+		{k.Problems, openProblemsPage},
+		{k.Discovery, openDiscovery},
+	}
+}
+
+// pushPageMsg asks the root to show Page over the active page (esc comes
+// back to it).
+type pushPageMsg struct{ Page Page }
+
+// pushPage is the command that shows p over the page that returns it.
+func pushPage(p Page) tea.Cmd { return msgCmd(pushPageMsg{Page: p}) }
+
+// msgCmd wraps a message in a command.
+func msgCmd(msg tea.Msg) tea.Cmd { return func() tea.Msg { return msg } }
+
+// flashCmd shows text in the status bar until the next key.
+func flashCmd(text string, isErr bool) tea.Cmd { return msgCmd(flashMsg{Text: text, Err: isErr}) }

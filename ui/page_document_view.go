@@ -1,0 +1,463 @@
+package ui
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+
+	"rsx/model"
+	"rsx/ui/common"
+	"rsx/ui/components"
+)
+
+// View draws the page: breadcrumbs, title, the table and the detail pane
+// (or the loading, error or empty screen), the status bar and the footer.
+func (v *docPage) View() string {
+	st := v.c.Styles
+	w := v.width
+	var b strings.Builder
+	b.WriteString(v.crumbsLine())
+	b.WriteByte('\n')
+	b.WriteString(v.titleLine())
+	b.WriteByte('\n')
+
+	body := max(v.height-docChromeLines, 3)
+	var bodyView string
+	switch {
+	case v.doc.err != nil && v.doc.entries.Len() == 0:
+		bodyView = v.errorView(w, body)
+	case v.doc.entries.Len() == 0 && v.doc.loading:
+		bodyView = v.loadingView(w, body)
+	case v.doc.entries.Len() == 0:
+		bodyView = components.PlaceCenter(w, body, st.Dim.Render("This document has no entries."))
+	default:
+		tbl := v.tbl.View()
+		det := v.detailView()
+		if v.detailRight {
+			bodyView = components.JoinColumns(tbl, det)
+		} else {
+			bodyView = tbl + "\n" + det
+		}
+	}
+	b.WriteString(bodyView)
+	b.WriteByte('\n')
+	b.WriteString(v.statusLine())
+	b.WriteByte('\n')
+	b.WriteString(v.footer())
+	return b.String()
+}
+
+// crumbs are the breadcrumbs: ancestors, then the document itself.
+func (v *docPage) crumbs() []Crumb {
+	c := append([]Crumb(nil), v.doc.crumbs...)
+	return append(c, Crumb{URL: v.doc.base(), Capability: v.doc.capability(), Root: v.doc.root()})
+}
+
+// crumbLabel names a crumb.
+func crumbLabel(c Crumb) string {
+	if c.Capability == "" && c.Root == model.RootUnknown {
+		return components.Sanitize(shortURL(c.URL))
+	}
+	return components.Sanitize(c.Title())
+}
+
+// crumbLabels name the crumbs; the last one is the document itself.
+func (v *docPage) crumbLabels(cs []Crumb) []string {
+	out := make([]string, len(cs))
+	for i, c := range cs {
+		out[i] = crumbLabel(c)
+	}
+	if v.doc.parts != nil && len(out) > 0 {
+		out[len(out)-1] = "All entries"
+	}
+	return out
+}
+
+const crumbSep = " › "
+
+// fittedCrumbs returns the breadcrumbs, their labels and the first one shown:
+// the oldest are dropped when they do not fit the width. Drawing and
+// clicking both use it, so a click lands on the crumb drawn there.
+func (v *docPage) fittedCrumbs() (cs []Crumb, parts []string, first int) {
+	cs = v.crumbs()
+	parts = v.crumbLabels(cs)
+	plain := 0
+	for _, p := range parts {
+		plain += components.Width(p) + components.Width(crumbSep)
+	}
+	for plain > v.width && first < len(parts)-1 {
+		plain -= components.Width(parts[first]) + components.Width(crumbSep)
+		first++
+	}
+	return cs, parts, first
+}
+
+func (v *docPage) crumbsLine() string {
+	st := v.c.Styles
+	_, parts, first := v.fittedCrumbs()
+	var b strings.Builder
+	if first > 0 {
+		b.WriteString(st.Breadcrumb.Render("…"))
+		b.WriteString(st.BreadSep.Render(crumbSep))
+	}
+	for i := first; i < len(parts); i++ {
+		if i > first {
+			b.WriteString(st.BreadSep.Render(crumbSep))
+		}
+		if i == len(parts)-1 {
+			b.WriteString(st.BreadActive.Render(parts[i]))
+		} else {
+			b.WriteString(st.Breadcrumb.Render(parts[i]))
+		}
+	}
+	return components.Fit(b.String(), v.width)
+}
+
+// crumbAt returns the URL of the breadcrumb at column x ("" for none or the
+// current document).
+func (v *docPage) crumbAt(x int) string {
+	cs, parts, first := v.fittedCrumbs()
+	col := 0
+	if first > 0 {
+		col = 1 + components.Width(crumbSep)
+	}
+	for i := first; i < len(parts); i++ {
+		if i > first {
+			col += components.Width(crumbSep)
+		}
+		wd := components.Width(parts[i])
+		if x >= col && x < col+wd {
+			if i == len(parts)-1 {
+				return ""
+			}
+			return cs[i].URL
+		}
+		col += wd
+	}
+	return ""
+}
+
+// titleLine shows the document's type and URL.
+func (v *docPage) titleLine() string {
+	st := v.c.Styles
+	d := v.doc
+	var b strings.Builder
+	b.WriteString(st.Title.Render(components.Sanitize(d.title())))
+	b.WriteString("  ")
+	b.WriteString(st.URL.Render(components.Sanitize(d.base())))
+	if d.final != "" && d.final != d.url && !isLocal(d.url) {
+		b.WriteString(st.Dim.Render("  (redirected from " + components.Sanitize(d.url) + ")"))
+	}
+	return components.Fit(b.String(), v.width)
+}
+
+// statusLine is the bar at the bottom: capability, time, count, filter,
+// sort, HTTP status, cache, problems and progress. When the bar is too
+// narrow the least useful fields go first (the "completed" time, then the
+// times, the sort …).
+func (v *docPage) statusLine() string {
+	st := v.c.Styles
+	d := v.doc
+	type seg struct {
+		text  string
+		short string // used when the bar is too narrow ("" keeps text)
+		drop  int    // 0: never dropped; higher numbers go first
+	}
+	var segs []seg
+	if c := d.capability(); c != "" {
+		segs = append(segs, seg{text: st.StatusBadge.Render(components.Sanitize(string(c)))})
+	}
+	if h := d.header; h != nil {
+		md := &h.MD
+		val := st.StatusValue.Render
+		if md.At.Raw != "" {
+			full := "at " + md.At.Raw
+			short := md.At.Raw
+			if md.Completed.Raw != "" {
+				full += " completed " + sameDayShort(md.At.Raw, md.Completed.Raw)
+				short += "–" + sameDayShort(md.At.Raw, md.Completed.Raw)
+			}
+			segs = append(segs, seg{val(full), val(short), 3})
+		} else if md.Completed.Raw != "" {
+			segs = append(segs, seg{val("completed " + md.Completed.Raw), "", 3})
+		}
+		if md.From.Raw != "" {
+			full, short := "from "+md.From.Raw, md.From.Raw+"–"
+			if md.Until.Raw != "" {
+				full += " until " + sameDayShort(md.From.Raw, md.Until.Raw)
+				short += sameDayShort(md.From.Raw, md.Until.Raw)
+			} else {
+				full += " (open)"
+				short += " (open)"
+			}
+			segs = append(segs, seg{val(full), val(short), 3})
+		} else if md.Until.Raw != "" {
+			segs = append(segs, seg{val("until " + md.Until.Raw), "", 3})
+		}
+	}
+	n := d.entries.Len()
+	segs = append(segs, seg{text: st.StatusValue.Render(components.Plural(n, "entry", "entries"))})
+	if d.parts != nil {
+		segs = append(segs, seg{st.StatusValue.Render(fmt.Sprintf("%d/%d parts", d.partsDone, len(d.parts))), "", 1})
+	}
+	if v.query.raw != "" {
+		f := fmt.Sprintf("filter %q: %s", v.query.raw, components.Count(len(v.filtered)))
+		if v.filterBusy {
+			f = fmt.Sprintf("filter %q: …", v.query.raw)
+		}
+		segs = append(segs, seg{text: st.StatusKey.Render(f)})
+	}
+	if v.sortCol >= 0 && v.sortCol < len(v.kinds) {
+		dir := "↑"
+		if v.sortDesc {
+			dir = "↓"
+		}
+		name := v.kinds[v.sortCol].name() + dir
+		busy := ""
+		if v.sortRunning {
+			busy = " …"
+		}
+		segs = append(segs, seg{st.StatusKey.Render("sorted by " + name + busy), st.StatusKey.Render(name + busy), 2})
+	}
+	if ex := d.exchange; ex != nil && ex.Status != 0 {
+		s := st.BarHTTPStatus(ex.Status).Render(fmt.Sprintf("HTTP %d", ex.Status))
+		if ex.FromCache {
+			s += st.StatusKey.Render(" cached")
+		}
+		segs = append(segs, seg{s, "", 5})
+	}
+	if !d.loading && d.header != nil {
+		errs, warns := d.problemCounts()
+		switch {
+		case errs == 0 && warns == 0:
+			segs = append(segs, seg{st.BarOK.Render("✓ valid"), st.BarOK.Render("✓"), 2})
+		default:
+			var full, short []string
+			if errs > 0 {
+				full = append(full, st.BarError.Render(fmt.Sprintf("✗ %d error%s", errs, plural(errs))))
+				short = append(short, st.BarError.Render(fmt.Sprintf("✗%d", errs)))
+			}
+			if warns > 0 {
+				full = append(full, st.BarWarning.Render(fmt.Sprintf("⚠ %d warning%s", warns, plural(warns))))
+				short = append(short, st.BarWarning.Render(fmt.Sprintf("⚠%d", warns)))
+			}
+			sp := st.StatusBar.Render(" ")
+			segs = append(segs, seg{strings.Join(full, sp), strings.Join(short, sp), 2})
+		}
+	}
+	switch {
+	case d.loading:
+		prog := v.c.Spinner.View() + st.StatusValue.Render(" loading "+components.Bytes(d.bytes))
+		if d.total > 0 {
+			prog += st.StatusValue.Render(progressOf(d.bytes, d.total))
+		}
+		segs = append(segs, seg{text: prog})
+	case d.err != nil && n > 0:
+		segs = append(segs, seg{st.BarError.Render("incomplete: " + components.Sanitize(d.err.Error())), st.BarError.Render("incomplete"), 0})
+	case d.err != nil:
+		segs = append(segs, seg{text: st.BarError.Render("failed")})
+	}
+	sep := st.StatusBar.Render(" · ")
+	join := func() string {
+		var b strings.Builder
+		b.WriteString(st.StatusBar.Render(" "))
+		for i, s := range segs {
+			if i > 0 {
+				if i == 1 && d.capability() != "" {
+					b.WriteString(st.StatusBar.Render(" ")) // after the badge
+				} else {
+					b.WriteString(sep)
+				}
+			}
+			b.WriteString(s.text)
+		}
+		return b.String()
+	}
+	line := join()
+	if components.Width(line) > v.width {
+		for i := range segs {
+			if segs[i].short != "" {
+				segs[i].text = segs[i].short
+			}
+		}
+		line = join()
+	}
+	for level := 5; level > 0 && components.Width(line) > v.width; level-- {
+		kept := segs[:0:0]
+		for _, s := range segs {
+			if s.drop < level {
+				kept = append(kept, s)
+			}
+		}
+		segs = kept
+		line = join()
+	}
+	line = components.Fit(line, v.width)
+	if pad := v.width - components.Width(line); pad > 0 {
+		line += st.StatusBar.Render(strings.Repeat(" ", pad))
+	}
+	return line
+}
+
+// sameDayShort writes the second of two datetimes without its date when
+// both fall on the same day ("2026-01-05T05:30:00Z" after one of
+// 2026-01-05 gives "05:30:00Z").
+func sameDayShort(first, second string) string {
+	if len(first) > 11 && len(second) > 11 && first[:11] == second[:11] && first[10] == 'T' {
+		return second[11:]
+	}
+	return second
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// footer is the filter input while filtering, else the short help.
+func (v *docPage) footer() string {
+	st := v.c.Styles
+	k := &v.c.Keys
+	if v.filtering {
+		hints := components.ShortHelp(st, []key.Binding{common.Short(k.Submit, "apply"), common.Short(k.Cancel, "clear")}, " · ", 0)
+		return components.Fit(v.filterInput.View()+"  "+hints+st.Dim.Render(" · name:value for one column"), v.width)
+	}
+	return components.ShortHelp(st, k.DocumentFooter(v.doc.isIndex()), " · ", v.width)
+}
+
+// loadingView is shown while a document without entries yet streams in.
+func (v *docPage) loadingView(w, h int) string {
+	st := v.c.Styles
+	d := v.doc
+	progress := st.Value.Render(components.Bytes(d.bytes)+" read") + st.Dim.Render(progressOf(d.bytes, d.total))
+	if d.parts != nil {
+		progress = st.Value.Render(fmt.Sprintf("%d of %d parts read", d.partsDone, len(d.parts)))
+	}
+	lines := []string{
+		st.Title.Render("Loading ") + st.URL.Render(components.Sanitize(shortURL(d.url))),
+		"",
+		progress,
+		"",
+		st.Dim.Render(v.c.Keys.Cancel.Help().Key + " cancels"),
+	}
+	return components.PlaceCenter(w, h, strings.Join(lines, "\n"))
+}
+
+func progressOf(done, total int64) string {
+	if total <= 0 {
+		return ""
+	}
+	return fmt.Sprintf(" of %s (%d%%)", components.Bytes(total), done*100/max(total, 1))
+}
+
+// errorView shows a failed load with what can be done about it.
+func (v *docPage) errorView(w, h int) string {
+	st := v.c.Styles
+	inner := max(min(w-6, 100), 20)
+	block := func(s string) string { // s wrapped and padded to the box's inner width
+		lines := components.Wrap(s, inner)
+		for i, l := range lines {
+			lines[i] = components.PadRight(l, inner)
+		}
+		return strings.Join(lines, "\n")
+	}
+	msg := block(st.Error.Render(components.Sanitize(v.doc.err.Error())))
+	hints := block(components.ShortHelp(st, v.c.Keys.LoadErrorHints(isLocal(v.doc.url)), " · ", 0))
+	text := st.ErrorTitle.Render("Could not load this document") + "\n\n" + msg + "\n\n" + hints
+	return components.PlaceCenter(w, h, st.ErrorBox.Render(text))
+}
+
+// detailView is the pane with every attribute and link of the selected
+// entry (or of the document, when toggled).
+func (v *docPage) detailView() string {
+	st := v.c.Styles
+	w, h := v.detailW, v.detailH
+	if w < 4 || h < 3 {
+		return ""
+	}
+	title := "Entry"
+	if v.showDocInfo {
+		title = "Document"
+	} else if i := v.tbl.Selected(); i >= 0 {
+		title = fmt.Sprintf("Entry %s of %s", components.Count(i+1), components.Count(v.doc.entries.Len()))
+	}
+	lines := v.detailLines(w - 4)
+	bodyH := h - 3 // border (2) and title
+	scroll := components.Clamp(v.detail.Offset(), 0, len(lines)-bodyH)
+	end := min(scroll+bodyH, len(lines))
+	more := ""
+	if end < len(lines) {
+		more = fmt.Sprintf("↓ %d more", len(lines)-end)
+	}
+	return components.Box(st, v.focus == focusDetail, title, more, lines[scroll:end], w, h)
+}
+
+// detailLines are the detail pane's lines, w cells wide at most.
+func (v *docPage) detailLines(w int) []string {
+	if v.showDocInfo {
+		return v.docInfoLines(w)
+	}
+	i := v.tbl.Selected()
+	if i < 0 {
+		return nil
+	}
+	e := v.doc.entries.Entry(i)
+	return entryLines(v.c.Styles, &e, v.doc.base(), w, v.partName(i))
+}
+
+// partName names the part an entry of a combined view came from.
+func (v *docPage) partName(i int) string {
+	if v.doc.parts == nil || i >= len(v.doc.partOf) {
+		return ""
+	}
+	p := int(v.doc.partOf[i])
+	if p < len(v.doc.parts) {
+		return fmt.Sprintf("%d: %s", p+1, v.doc.parts[p])
+	}
+	return ""
+}
+
+// docInfoLines describe the document's own metadata, links and extras,
+// then where it came from.
+func (v *docPage) docInfoLines(w int) []string {
+	st := v.c.Styles
+	d := v.doc
+	var out []string
+	add := func(label, value string) {
+		out = append(out, kvLines(st, "", label, 11, value, st.Value, w)...)
+	}
+	if h := d.header; h != nil {
+		out = append(out, mdLines(st, &h.MD, w)...)
+		out = append(out, linkLines(st, h.Links, d.base(), w)...)
+		out = append(out, extraLines(st, h.Extra)...)
+		for _, l := range h.Legacy {
+			out = append(out, st.Warning.Render("legacy: "+components.Sanitize(l.What))+st.Dim.Render(fmt.Sprintf(" (line %d)", l.Line)))
+		}
+		out = append(out, "")
+		add("root", h.RootLocal)
+		for _, ns := range h.Namespaces {
+			name := "xmlns"
+			if ns.Prefix != "" {
+				name += ":" + ns.Prefix
+			}
+			add(name, ns.URI)
+		}
+		add("encoding", h.XMLEncoding)
+	}
+	add("url", d.base())
+	if d.final != "" && d.final != d.url {
+		add("asked", d.url)
+	}
+	add("bytes", strconv.FormatInt(d.bytes, 10))
+	if d.parts != nil {
+		add("parts", strconv.Itoa(len(d.parts)))
+		for _, e := range d.partErrs {
+			out = append(out, st.Error.Render(components.Sanitize(e)))
+		}
+	}
+	return out
+}

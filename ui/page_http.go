@@ -1,0 +1,360 @@
+package ui
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/spinner"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"rsx/fetch"
+	"rsx/session"
+	"rsx/ui/common"
+	"rsx/ui/components"
+)
+
+// httpPage shows the HTTP exchanges the client recorded: a list on top, the
+// selected exchange in detail below (request line and headers as recorded,
+// credentials already redacted by fetch; the redirect chain; the response
+// status and headers; timings, bytes, tries, cache use and the error). j/k
+// select an exchange, the page keys scroll its detail.
+type httpPage struct {
+	c         *common.Common
+	source    exchangeSource // asked again while loads run; nil: a fixed list
+	exchanges []*fetch.Exchange
+
+	width, height int
+	list          components.List // the selected exchange
+	detail        []string        // the selected exchange, one string per line
+	detailScroll  components.List
+}
+
+// exchangeSource gives the exchanges made so far.
+type exchangeSource interface {
+	Exchanges() []*fetch.Exchange
+}
+
+// openHTTPPage opens the HTTP exchanges, with the document's own request
+// selected.
+func openHTTPPage(pc pageContext) (Page, tea.Cmd, error) {
+	d := pc.doc
+	if d == nil {
+		return nil, nil, errors.New("nothing is open")
+	}
+	ex := pc.backend.Exchanges()
+	if len(ex) == 0 && d.exchange != nil {
+		ex = append(ex, d.exchange)
+	}
+	if len(ex) == 0 {
+		return nil, nil, errors.New("no HTTP exchange yet (a local file has none)")
+	}
+	p := newHTTPPage(pc.c, ex)
+	p.source = pc.backend
+	if d.exchange != nil {
+		// Select this document's request rather than the newest one.
+		for i := len(ex) - 1; i >= 0; i-- {
+			if ex[i] != nil && ex[i].URL == d.exchange.URL && ex[i].Started.Equal(d.exchange.Started) {
+				p.selectIndex(i)
+				break
+			}
+		}
+	}
+	return p, nil, nil
+}
+
+// newHTTPPage returns a page of exchanges (oldest first); the newest is
+// selected.
+func newHTTPPage(c *common.Common, exchanges []*fetch.Exchange) *httpPage {
+	v := &httpPage{c: c, list: components.NewList(components.Select), detailScroll: components.NewList(components.Scroll)}
+	v.SetExchanges(exchanges)
+	v.selectIndex(len(v.exchanges) - 1)
+	return v
+}
+
+// SetExchanges replaces the list (with the exchanges made since), keeping
+// the selection on the same position, or on the newest exchange when the
+// newest was selected.
+func (v *httpPage) SetExchanges(exchanges []*fetch.Exchange) {
+	sel := v.list.Cursor()
+	followNewest := len(v.exchanges) > 0 && sel == len(v.exchanges)-1
+	v.exchanges = v.exchanges[:0:0]
+	for _, e := range exchanges {
+		if e != nil {
+			v.exchanges = append(v.exchanges, e)
+		}
+	}
+	if followNewest {
+		sel = len(v.exchanges) - 1
+	}
+	v.list.SetLen(len(v.exchanges))
+	v.selectIndex(sel)
+}
+
+// Selected returns the selected exchange, nil when there is none.
+func (v *httpPage) Selected() *fetch.Exchange {
+	i := v.list.Cursor()
+	if i < 0 || i >= len(v.exchanges) {
+		return nil
+	}
+	return v.exchanges[i]
+}
+
+// SetSize sets the size the page draws in.
+func (v *httpPage) SetSize(w, h int) {
+	v.width, v.height = w, h
+	v.list.SetHeight(v.listHeight())
+	v.detail = nil // laid out again for this width and theme
+	v.selectIndex(v.list.Cursor())
+}
+
+func (v *httpPage) Init() tea.Cmd         { return nil }
+func (v *httpPage) Title() string         { return "HTTP" }
+func (v *httpPage) InputActive() bool     { return false }
+func (v *httpPage) Busy() bool            { return false }
+func (v *httpPage) Back() (bool, tea.Cmd) { return false, nil }
+func (v *httpPage) Close()                {}
+func (v *httpPage) KeyBindings() []key.Binding {
+	k := &v.c.Keys
+	return []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Copy}
+}
+
+// listHeight is the number of exchange rows shown (the list takes at most a
+// third of the page).
+func (v *httpPage) listHeight() int {
+	return components.Clamp(len(v.exchanges), 1, max(v.height/3, 3))
+}
+
+// detailHeight: title, column header, list, separator, detail.
+func (v *httpPage) detailHeight() int { return max(v.height-3-v.listHeight(), 1) }
+
+// selectIndex selects exchange i and lays its detail out.
+func (v *httpPage) selectIndex(i int) {
+	old := v.list.Cursor()
+	v.list.SetHeight(v.listHeight())
+	v.list.Select(i)
+	if old != v.list.Cursor() || v.detail == nil {
+		v.detailScroll.SetOffset(0)
+	}
+	v.detail = httpDetailLines(v.c.Styles, v.Selected(), v.width)
+	v.detailScroll.SetHeight(v.detailHeight())
+	v.detailScroll.SetLen(len(v.detail))
+}
+
+// Update handles keys and the mouse wheel: lines and ends select an
+// exchange, pages and the wheel scroll its detail.
+func (v *httpPage) Update(msg tea.Msg) (Page, tea.Cmd) {
+	k := &v.c.Keys
+	switch msg := msg.(type) {
+	case spinner.TickMsg:
+		// Loads run: show the exchanges made since.
+		if v.source != nil {
+			if ex := v.source.Exchanges(); len(ex) > 0 {
+				v.SetExchanges(ex)
+			}
+		}
+	case tea.KeyPressMsg, tea.MouseWheelMsg:
+		if step, ok := components.StepOf(msg, k); ok {
+			switch step.Kind {
+			case components.StepLine, components.StepTop, components.StepBottom:
+				v.list.Apply(step)
+				v.selectIndex(v.list.Cursor())
+			default:
+				v.detailScroll.Apply(step)
+			}
+			return v, nil
+		}
+		if km, ok := msg.(tea.KeyPressMsg); ok && key.Matches(km, k.Copy) {
+			if e := v.Selected(); e != nil {
+				return v, msgCmd(copyMsg{Text: e.URL, What: "URL"})
+			}
+		}
+	}
+	return v, nil
+}
+
+// View draws the list and the selected exchange.
+func (v *httpPage) View() string {
+	st := v.c.Styles
+	w := max(v.width, 1)
+	lines := make([]string, 0, v.height)
+	title := st.Title.Render("HTTP") + "  " + st.Dim.Render(components.Plural(len(v.exchanges), "exchange", "exchanges"))
+	lines = append(lines, components.Fit(title, w))
+	if len(v.exchanges) == 0 {
+		lines = append(lines, st.Dim.Render("no HTTP request made yet"))
+		return strings.Join(components.Window(lines, 0, max(v.height, 1)), "\n")
+	}
+
+	numW := len(fmt.Sprint(len(v.exchanges)))
+	cols := fmt.Sprintf("  %*s  %-6s %-6s %8s %10s  ", numW, "#", "Method", "Status", "Time", "Bytes")
+	lines = append(lines, components.Fit(st.Header.Render(cols+"URL"), w))
+	lh := v.listHeight()
+	top := v.list.Offset()
+	for i := top; i < top+lh; i++ {
+		if i >= len(v.exchanges) {
+			lines = append(lines, "")
+			continue
+		}
+		lines = append(lines, v.listRow(st, i, numW, w))
+	}
+	sep := "── exchange " + fmt.Sprint(v.list.Cursor()+1) + " "
+	lines = append(lines, st.Dim.Render(components.Fit(sep+strings.Repeat("─", max(w-len([]rune(sep)), 0)), w)))
+	for _, l := range components.Window(v.detail, v.detailScroll.Offset(), v.detailHeight()) {
+		lines = append(lines, components.Fit(l, w))
+	}
+	return strings.Join(components.Window(lines, 0, max(v.height, 1)), "\n")
+}
+
+func (v *httpPage) listRow(st *common.Styles, i, numW, w int) string {
+	e := v.exchanges[i]
+	status := httpStatusCell(e)
+	cells := fmt.Sprintf("%*d  %-6s ", numW, i+1, components.Printable(e.Method))
+	statusCell := fmt.Sprintf("%-6s", status)
+	rest := fmt.Sprintf(" %8s %10s  ", httpDuration(e.Duration), httpBytes(e))
+	url := components.Printable(e.URL)
+	if e.FinalURL != "" && e.FinalURL != e.URL {
+		url += " → " + components.Printable(e.FinalURL)
+	}
+	if e.FromCache {
+		url += "  (cache)"
+	}
+	if i == v.list.Cursor() {
+		return st.Selected.Render(components.Pad("▸ "+cells+statusCell+rest+url, w))
+	}
+	style := st.HTTPStatus(e.Status)
+	if e.Err != "" && e.Status == 0 {
+		style = st.Error
+	}
+	return components.Fit("  "+cells+style.Render(statusCell)+rest+st.URL.Render(url), w)
+}
+
+// httpStatusCell is the short status of an exchange in the list.
+func httpStatusCell(e *fetch.Exchange) string {
+	switch {
+	case e.Status != 0:
+		s := fmt.Sprint(e.Status)
+		return s
+	case e.Err != "":
+		return "error"
+	case !e.Done:
+		return "…"
+	}
+	return "–"
+}
+
+func httpBytes(e *fetch.Exchange) string {
+	if e.Bytes == 0 && !e.Done {
+		return ""
+	}
+	return components.Bytes(e.Bytes)
+}
+
+// httpDuration rounds a duration for display: ms below a minute.
+func httpDuration(d time.Duration) string {
+	switch {
+	case d <= 0:
+		return "–"
+	case d < time.Millisecond:
+		return d.Round(time.Microsecond).String()
+	case d < time.Minute:
+		return d.Round(time.Millisecond).String()
+	}
+	return d.Round(time.Second).String()
+}
+
+// httpDetailLines renders one exchange in full. Long errors are wrapped to width.
+func httpDetailLines(st *common.Styles, e *fetch.Exchange, width int) []string {
+	if e == nil {
+		return nil
+	}
+	var out []string
+	add := func(s string) { out = append(out, s) }
+	label := func(s string) string { return st.Section.Render(fmt.Sprintf("%-10s", s)) }
+
+	add(label("Request") + st.Value.Render(components.Printable(e.Method)+" ") + st.URL.Render(components.Printable(e.URL)))
+	out = append(out, httpHeaderLines(st, e.RequestHeader)...)
+
+	if len(e.Redirects) > 0 {
+		add(label("Redirects") + st.Dim.Render(components.Plural(len(e.Redirects), "hop", "hops")))
+		for i, r := range e.Redirects {
+			line := fmt.Sprintf("  %d. ", i+1) + st.HTTPStatus(r.Status).Render(fmt.Sprintf("%d %s", r.Status, session.StatusText(r.Status))) +
+				"  " + st.URL.Render(components.Printable(r.URL))
+			add(line)
+			loc := "     " + st.Label.Render("Location: ") + st.Value.Render(components.Printable(r.Location))
+			if r.To != "" && r.To != r.Location {
+				loc += st.Dim.Render("  → " + components.Printable(r.To))
+			}
+			add(loc)
+		}
+	}
+
+	switch {
+	case e.Status != 0:
+		text := e.StatusText
+		if text == "" {
+			text = session.StatusText(e.Status)
+		}
+		line := label("Response") + st.HTTPStatus(e.Status).Render(fmt.Sprintf("%d %s", e.Status, components.Printable(text)))
+		if e.FinalURL != "" && e.FinalURL != e.URL {
+			line += st.Dim.Render("  from ") + st.URL.Render(components.Printable(e.FinalURL))
+		}
+		add(line)
+		out = append(out, httpHeaderLines(st, e.ResponseHeader)...)
+	case !e.Done && e.Err == "":
+		add(label("Response") + st.Dim.Render("waiting…"))
+	default:
+		add(label("Response") + st.Dim.Render("none"))
+	}
+
+	timing := "TTFB " + httpDuration(e.TTFB) + " · total " + httpDuration(e.Duration)
+	if !e.Started.IsZero() {
+		timing += " · started " + e.Started.UTC().Format("2006-01-02 15:04:05.000Z")
+	}
+	if !e.Done && e.Err == "" {
+		timing += " · in progress"
+	}
+	add(label("Timing") + st.Value.Render(timing))
+
+	transfer := []string{components.Bytes(e.Bytes), components.Plural(max(e.Tries, 1), "try", "tries")}
+	if e.FromCache {
+		transfer = append(transfer, "from cache")
+	}
+	if e.Revalidated {
+		transfer = append(transfer, "revalidated (304 Not Modified)")
+	}
+	add(label("Transfer") + st.Value.Render(strings.Join(transfer, " · ")))
+	if e.Err != "" {
+		wrapped := strings.Split(ansi.Wrap(components.Printable(e.Err), max(width-10, 20), " /"), "\n")
+		for i, l := range wrapped {
+			lead := label("Error")
+			if i > 0 {
+				lead = strings.Repeat(" ", 10)
+			}
+			add(lead + st.Error.Render(l))
+		}
+	}
+	return out
+}
+
+// httpHeaderLines lists headers sorted by name, one value per line.
+func httpHeaderLines(st *common.Styles, h map[string][]string) []string {
+	if len(h) == 0 {
+		return []string{"  " + st.Dim.Render("(no headers)")}
+	}
+	names := make([]string, 0, len(h))
+	for name := range h {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	var out []string
+	for _, name := range names {
+		for _, val := range h[name] {
+			out = append(out, "  "+st.Label.Render(components.Printable(name)+": ")+st.Value.Render(components.Printable(val)))
+		}
+	}
+	return out
+}

@@ -1,0 +1,608 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/mattn/go-runewidth"
+
+	"rsx/model"
+	"rsx/ui/common"
+	"rsx/ui/components"
+)
+
+// The raw page shows a document's XML as it was received: line numbers,
+// syntax colours, scrolling, search and jumps to a line. It must stay fast on
+// a 50 MB document, so:
+//
+//   - the text is kept once (at most rawMaxBytes) and indexed by line in a
+//     tea.Cmd, never in Update;
+//   - colours are computed lazily, rawChunkLines lines at a time, only for
+//     chunks that come into view, and cached (at most rawCacheChunks);
+//   - a line is coloured over its first rawLexLineBytes bytes; further right
+//     the visible segment alone is coloured, so one 50 MB line costs no more
+//     than a short one;
+//   - search runs in a tea.Cmd over the bytes and keeps at most
+//     rawMaxMatches match offsets.
+const (
+	rawMaxBytes     = 64 << 20
+	rawChunkLines   = 64
+	rawCacheChunks  = 64
+	rawLexLineBytes = 1024
+	rawMaxMatches   = 100000
+	rawTabWidth     = 4
+	rawWheelLines   = 3
+	rawSideStep     = 8
+)
+
+type rawInputMode uint8
+
+const (
+	rawInputNone rawInputMode = iota
+	rawInputSearch
+	rawInputLine
+)
+
+// rawPage shows a document's XML as it was received.
+type rawPage struct {
+	c     *common.Common
+	title string
+
+	session *rawSession
+	load    tea.Cmd // the loading command, given out once by Init
+	text    *rawText
+	err     error
+
+	width, height int
+	scroll        components.List // the first visible line
+	xoff          int             // bytes hidden on the left of every line
+	target        int             // line a jump landed on, 0-based; -1 when none
+
+	input     components.Input
+	inputMode rawInputMode
+
+	query     string
+	searchGen int
+	searching bool
+	matches   []int // byte offsets of matches, ascending
+	capped    bool
+	current   int // index into matches; -1 when none
+	notice    string
+}
+
+// openRaw is openRawPage for pageOpeners.
+func openRaw(pc pageContext) (Page, tea.Cmd, error) {
+	p, cmd, err := openRawPage(pc)
+	if err != nil {
+		return nil, nil, err
+	}
+	return p, cmd, nil
+}
+
+// openRawPage opens the raw XML of the document shown, or says why there
+// is none. A document too large to have been kept is read again, in the
+// command returned, through a pipe the page reads from.
+func openRawPage(pc pageContext) (*rawPage, tea.Cmd, error) {
+	d := pc.doc
+	if d == nil {
+		return nil, nil, errors.New("nothing is open")
+	}
+	title := components.Sanitize(d.title() + " · " + shortURL(d.base()))
+	switch {
+	case d.loading:
+		return nil, nil, errors.New("the raw XML is shown once the document has loaded")
+	case d.raw == nil && d.parts != nil:
+		return nil, nil, errors.New("a combined view has no XML of its own: open a part")
+	case d.raw == nil && d.bytes == 0:
+		return nil, nil, errors.New("no XML was received for this document")
+	case d.raw == nil:
+		pr, pw := io.Pipe()
+		b, u := pc.backend, d.base()
+		read := func() tea.Msg {
+			rc, _, err := b.OpenRaw(context.Background(), u)
+			if err != nil {
+				pw.CloseWithError(err)
+				return nil
+			}
+			defer rc.Close()
+			_, err = io.Copy(pw, rc) // stops when the page closes its end
+			pw.CloseWithError(err)
+			return nil
+		}
+		return newRawPageReader(pc.c, title, pr, d.bytes), read, nil
+	}
+	p := newRawPage(pc.c, title, d.raw)
+	var se *model.SyntaxError
+	if errors.As(d.err, &se) && se.Line > 0 {
+		p.GotoLine(se.Line) // show where the document breaks
+	}
+	return p, nil, nil
+}
+
+// newRawPage returns a raw page of data, a document already fetched. Only
+// the first 64 MiB are kept; the page says so when it cut. Init returns the
+// command that indexes the lines.
+func newRawPage(c *common.Common, title string, data []byte) *rawPage {
+	size := int64(len(data))
+	truncated := false
+	if len(data) > rawMaxBytes {
+		data, truncated = data[:rawMaxBytes], true
+	}
+	v := newRawPageBase(c, title)
+	text := &rawText{data: data, truncated: truncated, size: size}
+	v.load = indexRawCmd(v.session, text)
+	return v
+}
+
+// newRawPageReader returns a raw page that reads its text from r (closed
+// afterwards when it is an io.Closer), keeping at most 64 MiB. size is the
+// document's size when known, else -1.
+func newRawPageReader(c *common.Common, title string, r io.Reader, size int64) *rawPage {
+	v := newRawPageBase(c, title)
+	ctx, cancel := context.WithCancel(context.Background())
+	v.session.cancel = cancel
+	v.load = readRawCmd(ctx, v.session, r, size)
+	return v
+}
+
+func newRawPageBase(c *common.Common, title string) *rawPage {
+	return &rawPage{
+		c:       c,
+		title:   title,
+		session: &rawSession{},
+		scroll:  components.NewList(components.Scroll),
+		input:   components.NewInput(c.Styles, "/"),
+		target:  -1,
+		current: -1,
+	}
+}
+
+// Init returns the command that loads and indexes the text.
+func (v *rawPage) Init() tea.Cmd { return v.load }
+
+// Close stops a load in progress.
+func (v *rawPage) Close() {
+	if v.session != nil && v.session.cancel != nil {
+		v.session.cancel()
+	}
+}
+
+// Title names the page.
+func (v *rawPage) Title() string { return "Raw XML" }
+
+// InputActive reports whether the page is reading a line of input (search,
+// line number): the root model must then pass every key to it.
+func (v *rawPage) InputActive() bool { return v.inputMode != rawInputNone }
+
+// Busy tells that the text is still loading.
+func (v *rawPage) Busy() bool { return !v.Loaded() }
+
+// Back has nothing of its own to cancel: esc closes the page.
+func (v *rawPage) Back() (bool, tea.Cmd) { return false, nil }
+
+// Loaded reports whether the text is there.
+func (v *rawPage) Loaded() bool { return v.text != nil }
+
+// top is the first visible line, 0-based.
+func (v *rawPage) top() int { return v.scroll.Offset() }
+
+// SetSize sets the size the page draws in.
+func (v *rawPage) SetSize(w, h int) {
+	v.width, v.height = w, h
+	v.input.SetStyles(v.c.Styles)
+	v.input.SetWidth(max(w-10, 10))
+	v.scroll.SetHeight(v.bodyHeight())
+	v.colourVisible()
+}
+
+// GotoLine scrolls to line (1-based) and marks it.
+func (v *rawPage) GotoLine(line int) {
+	if v.text == nil {
+		v.target = line - 1
+		return
+	}
+	line = components.Clamp(line-1, 0, len(v.text.lines)-1)
+	v.target = line
+	v.scroll.SetOffset(line - v.bodyHeight()/3)
+	v.xoff = 0
+	v.colourVisible()
+}
+
+// KeyBindings are the page's own bindings, for the help screen.
+func (v *rawPage) KeyBindings() []key.Binding {
+	k := &v.c.Keys
+	return []key.Binding{common.Short(k.Filter, "search"), k.NextMatch, k.PrevMatch, common.Short(k.JumpTo, "go to line"), k.Left, k.Right}
+}
+
+func (v *rawPage) bodyHeight() int { return max(v.height-2, 1) }
+
+func (v *rawPage) lineCount() int {
+	if v.text == nil {
+		return 0
+	}
+	return len(v.text.lines)
+}
+
+// Update handles keys, the mouse wheel and the page's own results.
+func (v *rawPage) Update(msg tea.Msg) (Page, tea.Cmd) {
+	switch msg := msg.(type) {
+	case rawLoadedMsg:
+		if msg.session != v.session {
+			return v, nil
+		}
+		v.text, v.err = msg.text, msg.err
+		v.scroll.SetLen(v.lineCount())
+		if v.text != nil && v.target >= 0 {
+			v.GotoLine(v.target + 1)
+		}
+		v.colourVisible()
+		return v, nil
+	case rawSearchMsg:
+		if msg.session != v.session || msg.gen != v.searchGen {
+			return v, nil
+		}
+		v.searching = false
+		v.matches, v.capped = msg.matches, msg.capped
+		v.current = -1
+		if len(v.matches) == 0 {
+			v.notice = fmt.Sprintf("%q not found", msg.query)
+			return v, nil
+		}
+		// The first match at or after the top of the screen.
+		from := 0
+		if v.text != nil {
+			from = int(v.text.lines[v.top()])
+		}
+		v.current = sort.SearchInts(v.matches, from) % len(v.matches)
+		v.showMatch()
+		return v, nil
+	case showRawLineMsg:
+		v.GotoLine(msg.Line)
+		return v, nil
+	case tea.PasteMsg:
+		if v.InputActive() {
+			v.input.Update(msg)
+		}
+		return v, nil
+	case tea.MouseWheelMsg:
+		switch msg.Button {
+		case tea.MouseWheelLeft:
+			v.xoff = max(v.xoff-rawSideStep, 0)
+		case tea.MouseWheelRight:
+			v.xoff += rawSideStep
+		default:
+			v.scroll.Update(msg, &v.c.Keys)
+			v.colourVisible()
+		}
+		return v, nil
+	case tea.KeyPressMsg:
+		if v.InputActive() {
+			return v, v.inputKey(msg)
+		}
+		return v, v.key(msg)
+	}
+	return v, nil
+}
+
+// inputKey edits the search or line prompt; enter acts on it, esc closes it.
+func (v *rawPage) inputKey(msg tea.KeyPressMsg) tea.Cmd {
+	k := &v.c.Keys
+	switch {
+	case key.Matches(msg, k.Cancel):
+		v.inputMode = rawInputNone
+		v.input.Stop()
+	case key.Matches(msg, k.Submit):
+		mode := v.inputMode
+		v.inputMode = rawInputNone
+		v.input.Stop()
+		value := strings.TrimSpace(v.input.Value())
+		switch mode {
+		case rawInputSearch:
+			if value == "" { // as in less and vi: search again
+				value = v.query
+			}
+			return v.startSearch(value)
+		case rawInputLine:
+			n, err := strconv.Atoi(value)
+			if err != nil || n < 1 {
+				v.notice = fmt.Sprintf("not a line number: %q", value)
+				return nil
+			}
+			v.GotoLine(n)
+		}
+	default:
+		v.input.Update(msg)
+	}
+	return nil
+}
+
+// key handles a key press: movement, sideways scrolling, search and jumps.
+func (v *rawPage) key(msg tea.KeyPressMsg) tea.Cmd {
+	k := &v.c.Keys
+	if v.scroll.Update(msg, k) {
+		v.colourVisible()
+		return nil
+	}
+	switch {
+	case key.Matches(msg, k.Left):
+		v.xoff = max(v.xoff-rawSideStep, 0)
+	case key.Matches(msg, k.Right):
+		v.xoff += rawSideStep
+	case key.Matches(msg, k.Filter):
+		v.inputMode = rawInputSearch
+		v.input.SetPrompt("/")
+		v.input.Start("")
+		v.notice = ""
+	case key.Matches(msg, k.JumpTo):
+		v.inputMode = rawInputLine
+		v.input.SetPrompt("line: ")
+		v.input.Start("")
+		v.notice = ""
+	case key.Matches(msg, k.NextMatch):
+		v.stepMatch(1)
+	case key.Matches(msg, k.PrevMatch):
+		v.stepMatch(-1)
+	}
+	return nil
+}
+
+func (v *rawPage) startSearch(query string) tea.Cmd {
+	v.query = query
+	v.searchGen++
+	v.matches, v.current, v.capped = nil, -1, false
+	v.notice = ""
+	if query == "" || v.text == nil {
+		v.searching = false
+		return nil
+	}
+	v.searching = true
+	return searchRawCmd(v.session, v.searchGen, v.text.data, query)
+}
+
+func (v *rawPage) stepMatch(d int) {
+	if len(v.matches) == 0 {
+		if v.query != "" && !v.searching {
+			v.notice = fmt.Sprintf("%q not found", v.query)
+		}
+		return
+	}
+	v.current = (v.current + d + len(v.matches)) % len(v.matches)
+	v.showMatch()
+}
+
+// showMatch scrolls so that the current match is on screen.
+func (v *rawPage) showMatch() {
+	if v.text == nil || v.current < 0 {
+		return
+	}
+	off := v.matches[v.current]
+	line := v.lineOf(off)
+	body := v.bodyHeight()
+	if top := v.top(); line < top || line >= top+body {
+		v.scroll.SetOffset(line - body/3)
+	}
+	col := off - int(v.text.lines[line])
+	cw := v.contentWidth()
+	if col < v.xoff || col+len(v.query) > v.xoff+cw {
+		v.xoff = max(col-cw/3, 0)
+	}
+	v.colourVisible()
+}
+
+// lineOf returns the 0-based line holding byte offset off.
+func (v *rawPage) lineOf(off int) int {
+	lines := v.text.lines
+	i := sort.Search(len(lines), func(i int) bool { return int(lines[i]) > off })
+	return max(i-1, 0)
+}
+
+func (v *rawPage) gutterWidth() int {
+	return len(strconv.Itoa(max(v.lineCount(), 1))) + 3
+}
+
+func (v *rawPage) contentWidth() int { return max(v.width-v.gutterWidth(), 1) }
+
+// colourVisible makes sure the chunks on screen are coloured.
+func (v *rawPage) colourVisible() {
+	if v.text == nil || v.session == nil {
+		return
+	}
+	first := v.top() / rawChunkLines
+	last := min(v.top()+v.bodyHeight(), len(v.text.lines)-1) / rawChunkLines
+	for c := first; c <= last; c++ {
+		v.session.hl.chunk(v.text, c)
+	}
+}
+
+// View draws the header, the visible lines and the footer.
+func (v *rawPage) View() string {
+	st := v.c.Styles
+	w := max(v.width, 1)
+	var b strings.Builder
+	b.WriteString(v.header(st, w))
+	body := v.bodyHeight()
+	switch {
+	case v.err != nil:
+		b.WriteString("\n" + components.Fit(st.Error.Render("cannot show the XML: "+components.Printable(v.err.Error())), w))
+		body--
+	case v.text == nil:
+		b.WriteString("\n" + st.Dim.Render("loading…"))
+		body--
+	default:
+		cw := v.contentWidth()
+		gw := v.gutterWidth() - 3
+		top := v.top()
+		n := min(body, len(v.text.lines)-top)
+		for i := top; i < top+n; i++ {
+			b.WriteByte('\n')
+			num := fmt.Sprintf("%*d", gw, i+1)
+			if i == v.target {
+				b.WriteString(st.GutterTarget.Render(num + " ▶ "))
+			} else {
+				b.WriteString(st.Gutter.Render(num + " │ "))
+			}
+			// renderLine counts cells with runewidth; a terminal may count a
+			// rare grapheme differently, so make sure of the width.
+			line := v.renderLine(st, i, cw)
+			if ansi.StringWidth(line) > cw {
+				line = ansi.Truncate(line, cw, "")
+			}
+			b.WriteString(line)
+		}
+		body -= n
+	}
+	for ; body > 0; body-- {
+		b.WriteByte('\n')
+	}
+	b.WriteByte('\n')
+	b.WriteString(v.footer(st, w))
+	return b.String()
+}
+
+func (v *rawPage) header(st *common.Styles, w int) string {
+	parts := []string{st.Title.Render("Raw XML")}
+	if t := v.text; t != nil {
+		info := fmt.Sprintf("%d lines · %s", len(t.lines), components.Bytes(int64(len(t.data))))
+		parts = append(parts, st.Dim.Render(info))
+		if t.truncated {
+			of := "a longer document"
+			if t.size > 0 {
+				of = components.Bytes(t.size)
+			}
+			parts = append(parts, st.Warning.Render("showing the first "+components.Bytes(rawMaxBytes)+" of "+of))
+		}
+	}
+	if v.title != "" {
+		parts = append(parts, st.URL.Render(components.Printable(v.title)))
+	}
+	return components.Fit(strings.Join(parts, "  "), w)
+}
+
+func (v *rawPage) footer(st *common.Styles, w int) string {
+	if v.InputActive() {
+		return components.Fit(v.input.View(), w)
+	}
+	var left string
+	switch {
+	case v.notice != "":
+		left = st.Warning.Render(components.Printable(v.notice))
+	case v.searching:
+		left = st.Dim.Render(fmt.Sprintf("searching %q…", v.query))
+	case v.query != "" && len(v.matches) > 0:
+		more := ""
+		if v.capped {
+			more = "+"
+		}
+		left = st.Flash.Render(fmt.Sprintf("%q %d/%d%s", v.query, v.current+1, len(v.matches), more)) +
+			st.Dim.Render("  n/N next/previous")
+	default:
+		left = st.Dim.Render("/ search  # line  ←/→ scroll sideways")
+	}
+	right := ""
+	if n := v.lineCount(); n > 0 {
+		right = fmt.Sprintf("line %d–%d of %d", v.top()+1, min(v.top()+v.bodyHeight(), n), n)
+		if v.xoff > 0 {
+			right += fmt.Sprintf("  col +%d", v.xoff)
+		}
+	}
+	gap := w - lipgloss.Width(left) - lipgloss.Width(right)
+	if gap < 1 {
+		return components.Fit(left, w)
+	}
+	return left + strings.Repeat(" ", gap) + st.Dim.Render(right)
+}
+
+// renderLine draws the visible part of line i in cw cells.
+func (v *rawPage) renderLine(st *common.Styles, i, cw int) string {
+	t := v.text
+	start, end := t.lineBounds(i)
+	line := t.data[start:end]
+	from := min(v.xoff, len(line))
+	for from < len(line) && from > 0 && !utf8.RuneStart(line[from]) {
+		from++
+	}
+	// Bytes that can fill cw cells: a cell takes at most 4 bytes (tabs expand).
+	to := min(len(line), from+4*cw)
+
+	spans := v.session.hl.lineSpans(t, i)
+	if to > rawLexLineBytes && to > from {
+		spans = lexSegment(&v.session.hl, line[from:to], from)
+	}
+
+	// Matches that touch the visible segment, as line-relative ranges.
+	var marks [][3]int // start, end, current(0/1)
+	if len(v.matches) > 0 && len(v.query) > 0 {
+		lo := sort.SearchInts(v.matches, start+from-len(v.query)+1)
+		for j := lo; j < len(v.matches) && v.matches[j] < start+to; j++ {
+			cur := 0
+			if j == v.current {
+				cur = 1
+			}
+			marks = append(marks, [3]int{v.matches[j] - start, v.matches[j] - start + len(v.query), cur})
+		}
+	}
+
+	var out, run strings.Builder
+	runStyle := -1
+	flush := func() {
+		if run.Len() == 0 {
+			return
+		}
+		out.WriteString(styleByIndex(st, runStyle).Render(run.String()))
+		run.Reset()
+	}
+	col := 0
+	si, mi := 0, 0
+	for p := from; p < to && col < cw; {
+		r, n := utf8.DecodeRune(line[p:])
+		for si < len(spans) && int(spans[si].end) <= p {
+			si++
+		}
+		for mi < len(marks) && marks[mi][1] <= p {
+			mi++
+		}
+		style := int(rawClassText)
+		if si < len(spans) && int(spans[si].start) <= p {
+			style = int(spans[si].class)
+		}
+		if mi < len(marks) && marks[mi][0] <= p {
+			style = styleMatch + marks[mi][2]
+		}
+		var text string
+		width := 1
+		switch {
+		case r == '\t':
+			width = rawTabWidth - col%rawTabWidth
+			text = strings.Repeat(" ", width)
+		case r == utf8.RuneError && n == 1:
+			text = "�"
+		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
+			text = "·"
+		default:
+			text = string(r)
+			width = runewidth.RuneWidth(r)
+		}
+		if col+width > cw {
+			break
+		}
+		if style != runStyle {
+			flush()
+			runStyle = style
+		}
+		run.WriteString(text)
+		col += width
+		p += n
+	}
+	flush()
+	return out.String()
+}

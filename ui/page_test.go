@@ -1,0 +1,146 @@
+package ui
+
+import (
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"rsx/crawl"
+	"rsx/dump"
+	"rsx/model"
+	"rsx/ui/common"
+)
+
+// exFakePage records what the root gives it.
+type exFakePage struct {
+	title   string
+	got     []tea.Msg
+	keys    []string
+	closed  bool
+	w, h    int
+	backErr bool // Back handles esc once
+}
+
+type exPing struct{ n int }
+
+func (p *exFakePage) Init() tea.Cmd { return nil }
+func (p *exFakePage) Update(msg tea.Msg) (Page, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.KeyPressMsg:
+		p.keys = append(p.keys, msg.String())
+	case exPing:
+		p.got = append(p.got, msg)
+	}
+	return p, nil
+}
+func (p *exFakePage) View() string               { return p.title }
+func (p *exFakePage) SetSize(w, h int)           { p.w, p.h = w, h }
+func (p *exFakePage) KeyBindings() []key.Binding { return nil }
+func (p *exFakePage) Title() string              { return p.title }
+func (p *exFakePage) InputActive() bool          { return false }
+func (p *exFakePage) Busy() bool                 { return false }
+func (p *exFakePage) Back() (bool, tea.Cmd) {
+	if p.backErr {
+		p.backErr = false
+		return true, nil
+	}
+	return false, nil
+}
+func (p *exFakePage) Close() { p.closed = true }
+
+// TestAppRoutesToPages: keys go to the active page only, results of
+// background work to every open page; esc asks the active page first, then
+// closes it; a page is sized below the tab line, and again on resize.
+func TestAppRoutesToPages(t *testing.T) {
+	a, d := exApp(t, newExGetter(), "/dataset1/changelist.xml", 100, 30)
+	under := &exFakePage{title: "Under"}
+	top := &exFakePage{title: "Top", backErr: true}
+	d.send(pushPageMsg{Page: under})
+	d.send(pushPageMsg{Page: top})
+	if got := a.pageTitle(); got != "Under › Top" {
+		t.Fatalf("pages %q", got)
+	}
+	if top.w != 100 || top.h != 30-pageChrome {
+		t.Errorf("top page sized %d×%d, want 100×%d", top.w, top.h, 30-pageChrome)
+	}
+	d.keys("j")
+	d.send(exPing{1})
+	if !slices.Equal(top.keys, []string{"j"}) || len(under.keys) != 0 {
+		t.Errorf("keys: top %v, under %v", top.keys, under.keys)
+	}
+	if len(top.got) != 1 || len(under.got) != 1 {
+		t.Errorf("a result reached top %d times, under %d times; want once each", len(top.got), len(under.got))
+	}
+	if s := d.screen(); !strings.HasPrefix(s, "Change List › Under › Top") {
+		t.Errorf("tab line:\n%s", s)
+	}
+	d.send(tea.WindowSizeMsg{Width: 90, Height: 20})
+	if under.w != 90 || under.h != 20-pageChrome {
+		t.Errorf("after resize the page under is %d×%d", under.w, under.h)
+	}
+	d.keys("esc") // handled by the page
+	if top.closed || len(a.pages) != 2 {
+		t.Fatal("esc closed a page that handled it")
+	}
+	d.keys("esc")
+	if !top.closed || a.pageTitle() != "Under" {
+		t.Fatalf("esc did not close the top page: %q", a.pageTitle())
+	}
+	d.send(openURLMsg{URL: exHost + "/dataset1/resourcelist-1.xml"})
+	if !under.closed || len(a.pages) != 0 {
+		t.Error("opening a document left a page open")
+	}
+}
+
+// TestHelpListsEveryKey: every binding of the key map is on the help screen,
+// in the key map's groups or in the group of a page that uses it, so that
+// help cannot leave out a key that works. Only the keys of a text input and
+// the digits of a count are left to the footers.
+func TestHelpListsEveryKey(t *testing.T) {
+	c := common.New(true, func() time.Time { return exTime })
+	k := c.Keys
+	shown := map[string]bool{}
+	add := func(bs []key.Binding) {
+		for _, b := range bs {
+			shown[strings.Join(b.Keys(), " ")] = true
+		}
+	}
+	for _, g := range k.Groups() {
+		add(g.Bindings)
+	}
+	pages := []Page{
+		newRawPage(c, "x", []byte("<a/>")),
+		newHTTPPage(c, nil),
+		newProblemsPage(c, nil, nil),
+		newResourcePage(c, NopBackend{}, model.Entry{Loc: "http://example.org/r"}),
+		newDiscoveryPage(c, &crawl.Discovery{}),
+		newPackagePage(c, NopBackend{}, dump.PackageRef{URL: "http://example.org/p.zip", Contents: "http://example.org/m.xml"}, true, dump.Options{}),
+	}
+	for _, p := range pages {
+		add(p.KeyBindings())
+	}
+	unlisted := map[string]bool{"Submit": true, "Cancel": true, "Count": true, "PrevPane": true}
+	v := reflect.ValueOf(k)
+	for i := range v.NumField() {
+		name := v.Type().Field(i).Name
+		b, ok := v.Field(i).Interface().(key.Binding)
+		if !ok || unlisted[name] {
+			continue
+		}
+		if !shown[strings.Join(b.Keys(), " ")] {
+			t.Errorf("KeyMap.%s (%v) is on no help screen", name, b.Keys())
+		}
+	}
+	// Every key a page opener answers to is in the document's groups.
+	a := New(Options{Backend: NopBackend{}})
+	for _, o := range a.pageOpeners() {
+		if !shown[strings.Join(o.key.Keys(), " ")] {
+			t.Errorf("the page opened by %v is not in the help", o.key.Keys())
+		}
+	}
+}

@@ -1,0 +1,91 @@
+package ui
+
+import (
+	"strconv"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"rsx/dump"
+	"rsx/ui/common"
+	"rsx/ui/components"
+)
+
+// promptKind is what the root's one-line prompt asks for.
+type promptKind uint8
+
+const (
+	promptNone promptKind = iota
+	promptURL             // ":" a URL, a file or an entry number
+	promptJump            // "#" an entry number
+)
+
+// startPrompt opens the prompt on the bottom line.
+func (a *App) startPrompt(kind promptKind, prompt string) {
+	a.promptKind = kind
+	a.prompt.SetPrompt(prompt)
+	a.prompt.Start("")
+}
+
+// promptKey edits the prompt; enter acts on it, esc closes it.
+func (a *App) promptKey(msg tea.KeyPressMsg) tea.Cmd {
+	k := &a.c.Keys
+	switch {
+	case key.Matches(msg, k.Cancel):
+		a.promptKind = promptNone
+		a.prompt.Stop()
+		return nil
+	case key.Matches(msg, k.Submit):
+		kind, val := a.promptKind, strings.TrimSpace(a.prompt.Value())
+		a.promptKind = promptNone
+		a.prompt.Stop()
+		return a.promptDone(kind, val)
+	}
+	a.prompt.Update(msg)
+	return nil
+}
+
+// promptDone acts on what was typed.
+func (a *App) promptDone(kind promptKind, val string) tea.Cmd {
+	switch kind {
+	case promptURL:
+		if val == "" {
+			return nil
+		}
+		if n, err := strconv.Atoi(val); err == nil && a.onDocument() {
+			// ":42" jumps to entry 42, as in vi.
+			if n < 1 {
+				a.flashError("entries are numbered from 1")
+				return nil
+			}
+			return a.dv.JumpTo(n - 1)
+		}
+		if looksLikePackage(val) {
+			// A .zip is a dump package: open it in the package page.
+			return a.openPackage(dump.PackageRef{URL: val}, false)
+		}
+		return a.open(place{url: val, selected: -1}, true)
+	case promptJump:
+		n, err := strconv.Atoi(strings.TrimPrefix(val, "#"))
+		if err != nil || n < 1 {
+			a.flashError("not an entry number: " + val)
+			return nil
+		}
+		if a.onDocument() {
+			return a.dv.JumpTo(n - 1)
+		}
+	}
+	return nil
+}
+
+// promptLine is the prompt and what enter does.
+func (a *App) promptLine() string {
+	k := &a.c.Keys
+	what := "open"
+	if a.promptKind == promptJump {
+		what = "jump"
+	}
+	hints := components.ShortHelp(a.c.Styles, []key.Binding{common.Short(k.Submit, what), common.Short(k.Cancel, "cancel")}, " · ", 0)
+	return components.Fit(a.prompt.View()+"  "+hints, a.width)
+}
