@@ -155,3 +155,18 @@ func uriScheme(s string) string {
 	}
 	return ""
 }
+
+// LinkHref returns the first document-level link of h with the relation type
+// rel, resolved against base; "" when there is none, or when that link points
+// at the document itself (an empty href), which leads nowhere.
+func (h *Header) LinkHref(rel, base string) string {
+	if h == nil {
+		return ""
+	}
+	for i := range h.Links {
+		if l := &h.Links[i]; l.HasHref && strings.TrimSpace(l.Href) != "" && HasRel(l.Rel, rel) {
+			return ResolveHref(base, l.Href)
+		}
+	}
+	return ""
+}

@@ -185,3 +185,26 @@ func FuzzRelTokens(f *testing.F) {
 		}
 	})
 }
+
+func TestHeaderLinkHref(t *testing.T) {
+	h := &Header{Links: []Link{
+		{Rel: "describedby", Href: "about.html", HasHref: true},
+		{Rel: "up", Href: "", HasHref: true},
+		{Rel: "UP", Href: " capabilitylist.xml ", HasHref: true},
+		{Rel: "index", HasHref: false},
+	}}
+	for _, tc := range []struct{ rel, want string }{
+		{"up", "http://example.com/ds/capabilitylist.xml"},
+		{"describedby", "http://example.com/ds/about.html"},
+		{"index", ""},
+		{"alternate", ""},
+	} {
+		if got := h.LinkHref(tc.rel, "http://example.com/ds/resourcelist.xml"); got != tc.want {
+			t.Errorf("LinkHref(%q) = %q, want %q", tc.rel, got, tc.want)
+		}
+	}
+	var none *Header
+	if got := none.LinkHref("up", "http://example.com/"); got != "" {
+		t.Errorf("nil header: %q", got)
+	}
+}

@@ -68,25 +68,11 @@ func (s *Session) header(ctx context.Context, target string) (*model.Header, str
 	return hdr, final, nil
 }
 
-// linkHref returns the first document-level link with relation rel,
-// resolved against base; "" when none.
-func linkHref(h *model.Header, rel, base string) string {
-	if h == nil {
-		return ""
-	}
-	for _, u := range model.LinkHrefs(h.Links, rel, base) {
-		if u != base {
-			return u
-		}
-	}
-	return ""
-}
-
 // parentLink is where a document sits in the tree: its index when it is a
 // part of one, else its up link.
 func parentLink(h *model.Header, base string) string {
-	if u := linkHref(h, "index", base); u != "" {
+	if u := h.LinkHref("index", base); u != "" {
 		return u
 	}
-	return linkHref(h, "up", base)
+	return h.LinkHref("up", base)
 }

@@ -4,9 +4,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	"net/url"
-	"path/filepath"
-	"strings"
 
 	"rsx/claims"
 	"rsx/crawl"
@@ -124,76 +121,3 @@ func (NopBackend) OpenPackage(dump.PackageRef, dump.Options) *session.PackageLoa
 
 // OpenBrowser fails.
 func (NopBackend) OpenBrowser(string) error { return errNoBackend }
-
-// The link and target rules below are also kept, privately, by package
-// session; they are to live once in package model.
-
-// isLocal tells whether target names a local file rather than a URL.
-func isLocal(target string) bool {
-	if strings.HasPrefix(target, "file://") {
-		return true
-	}
-	u, err := url.Parse(target)
-	if err != nil || u.Scheme == "" || len(u.Scheme) == 1 { // "C:\…" on Windows
-		return true
-	}
-	return false
-}
-
-func localPath(target string) string {
-	if p, ok := strings.CutPrefix(target, "file://"); ok {
-		return p
-	}
-	return target
-}
-
-// linkHref returns the first document-level link with relation rel,
-// resolved against base; "" when none.
-func linkHref(h *model.Header, rel, base string) string {
-	if h == nil {
-		return ""
-	}
-	for _, l := range h.Links {
-		if !l.HasHref || l.Href == "" {
-			continue
-		}
-		if linkHasRel(l.Rel, rel) {
-			return resolveAgainst(base, l.Href)
-		}
-	}
-	return ""
-}
-
-// hasRel tells whether a rel attribute has the relation type rel among its
-// space-separated tokens.
-func linkHasRel(rels, rel string) bool {
-	for _, tok := range strings.Fields(rels) {
-		if strings.EqualFold(tok, rel) {
-			return true
-		}
-	}
-	return false
-}
-
-// resolveRef resolves ref against base (a URL or a local path).
-func resolveAgainst(base, ref string) string {
-	ref = strings.TrimSpace(ref)
-	r, err := url.Parse(ref)
-	if err != nil {
-		return ref
-	}
-	if r.IsAbs() {
-		return ref
-	}
-	if isLocal(base) {
-		if strings.HasPrefix(ref, "/") {
-			return ref
-		}
-		return filepath.Join(filepath.Dir(localPath(base)), filepath.FromSlash(ref))
-	}
-	bu, err := url.Parse(base)
-	if err != nil {
-		return ref
-	}
-	return bu.ResolveReference(r).String()
-}

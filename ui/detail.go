@@ -26,7 +26,7 @@ func entryLines(st *common.Styles, e *model.Entry, base string, w int, part stri
 		add("part", part, st.Value)
 	}
 	add("loc", e.Loc, st.URL)
-	if resolved := resolveAgainst(base, e.Loc); resolved != e.Loc && e.Loc != "" {
+	if resolved := model.ResolveHref(base, e.Loc); resolved != e.Loc && e.Loc != "" {
 		add("resolved", resolved, st.URL)
 	}
 	if e.LocRaw != "" {
@@ -105,7 +105,7 @@ func linkLines(st *common.Styles, links []model.Link, base string, w int) []stri
 	for _, l := range links {
 		href := l.Href
 		if href != "" {
-			href = resolveAgainst(base, href)
+			href = model.ResolveHref(base, href)
 		}
 		out = append(out, "")
 		rel := components.Sanitize(l.Rel)

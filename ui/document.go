@@ -110,7 +110,7 @@ func (d *document) isResourceSync() bool {
 func (d *document) problemCounts() (errs, warns int) { return d.nErrors, d.nWarns }
 
 // link returns the document-level link with relation rel, resolved.
-func (d *document) link(rel string) string { return linkHref(d.header, rel, d.base()) }
+func (d *document) link(rel string) string { return d.header.LinkHref(rel, d.base()) }
 
 // cancelLoad stops a load in flight.
 func (d *document) cancelLoad() {

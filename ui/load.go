@@ -158,7 +158,7 @@ func (a *App) handleLoad(m loadMsg) tea.Cmd {
 			d.cancelLoad()
 			d.loading = false
 			d.err = fmt.Errorf("%s is not a ResourceSync document (its root element is <%s>)", d.base(), d.header.RootLocal)
-			if !isLocal(d.url) {
+			if !model.IsLocal(d.url) {
 				return a.discover(d.url)
 			}
 			return nil

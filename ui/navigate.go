@@ -6,6 +6,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"rsx/crawl"
+	"rsx/model"
 )
 
 // Navigation: opening documents (from the cache or loading them), the
@@ -58,7 +59,7 @@ func (a *App) load(p place) tea.Cmd {
 		n := idx.entries.Len()
 		d.parts = make([]string, n)
 		for i := range n {
-			d.parts[i] = resolveAgainst(idx.base(), idx.entries.Loc(i))
+			d.parts[i] = model.ResolveHref(idx.base(), idx.entries.Loc(i))
 		}
 		a.cache.put(p.key(), d)
 		a.show(d, p.selected)

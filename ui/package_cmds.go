@@ -6,8 +6,8 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"rsx/claims"
 	"rsx/dump"
+	"rsx/model"
 	"rsx/session"
 )
 
@@ -136,21 +136,11 @@ func contentsCmd(l *session.PackageLoad, url string) tea.Cmd {
 	}
 }
 
-// packageURLAllowed tells whether a package URL found in the document at
-// base may be downloaded: a document from the network may name only http(s)
-// packages, never a local file; a local document may name either.
-func packageURLAllowed(base, pkg string) bool {
-	if isLocal(base) {
-		return true
-	}
-	return claims.Fetchable(pkg)
-}
-
 // looksLikePackage tells whether a target typed at the prompt names a ZIP
 // package rather than a document.
 func looksLikePackage(target string) bool {
 	t := strings.ToLower(strings.TrimSpace(target))
-	if i := strings.IndexAny(t, "?#"); i >= 0 && !isLocal(target) {
+	if i := strings.IndexAny(t, "?#"); i >= 0 && !model.IsLocal(target) {
 		t = t[:i]
 	}
 	return strings.HasSuffix(t, ".zip")

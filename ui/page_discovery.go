@@ -41,7 +41,7 @@ func openDiscovery(pc pageContext) (Page, tea.Cmd, error) {
 	if pc.doc == nil {
 		return nil, nil, errors.New("nothing is open")
 	}
-	if isLocal(pc.doc.url) {
+	if model.IsLocal(pc.doc.url) {
 		return nil, nil, errors.New("discovery needs an http(s) URL")
 	}
 	return nil, msgCmd(discoverMsg{URL: pc.doc.url}), nil

@@ -9,6 +9,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
+	"rsx/model"
 	"rsx/ui/common"
 	"rsx/ui/components"
 )
@@ -198,7 +199,7 @@ func (v *docPage) SelectedURL() string {
 	if i < 0 {
 		return ""
 	}
-	return resolveAgainst(v.doc.base(), v.doc.entries.Loc(i))
+	return model.ResolveHref(v.doc.base(), v.doc.entries.Loc(i))
 }
 
 // selectEntry puts the cursor on entry i when it is shown.
@@ -607,7 +608,7 @@ func (v *docPage) openSelected() tea.Cmd {
 		return nil
 	}
 	d := v.doc
-	loc := resolveAgainst(d.base(), d.entries.Loc(i))
+	loc := model.ResolveHref(d.base(), d.entries.Loc(i))
 	switch {
 	case d.entriesAreDocuments():
 		return msgCmd(openURLMsg{URL: loc})

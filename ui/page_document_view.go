@@ -147,7 +147,7 @@ func (v *docPage) titleLine() string {
 	b.WriteString(st.Title.Render(components.Sanitize(d.title())))
 	b.WriteString("  ")
 	b.WriteString(st.URL.Render(components.Sanitize(d.base())))
-	if d.final != "" && d.final != d.url && !isLocal(d.url) {
+	if d.final != "" && d.final != d.url && !model.IsLocal(d.url) {
 		b.WriteString(st.Dim.Render("  (redirected from " + components.Sanitize(d.url) + ")"))
 	}
 	return components.Fit(b.String(), v.width)
@@ -366,7 +366,7 @@ func (v *docPage) errorView(w, h int) string {
 		return strings.Join(lines, "\n")
 	}
 	msg := block(st.Error.Render(components.Sanitize(v.doc.err.Error())))
-	hints := block(components.ShortHelp(st, v.c.Keys.LoadErrorHints(isLocal(v.doc.url)), " · ", 0))
+	hints := block(components.ShortHelp(st, v.c.Keys.LoadErrorHints(model.IsLocal(v.doc.url)), " · ", 0))
 	text := st.ErrorTitle.Render("Could not load this document") + "\n\n" + msg + "\n\n" + hints
 	return components.PlaceCenter(w, h, st.ErrorBox.Render(text))
 }

@@ -424,7 +424,7 @@ func (v *packagePage) fetched(msg packageFetchedMsg) tea.Cmd {
 	v.tbl.SetColumns(v.columns())
 	cmds := []tea.Cmd{v.startVerify()}
 	if u := v.ref.Contents; u != "" {
-		if packageURLAllowed(v.ref.Dump, u) {
+		if model.MayFollow(v.ref.Dump, u) {
 			v.contentsBusy = true
 			cmds = append(cmds, contentsCmd(v.load, u))
 		} else {
@@ -487,7 +487,7 @@ func (v *packagePage) entryURL(e *model.Entry) string {
 	if base == "" {
 		base = v.ref.URL
 	}
-	return resolveAgainst(base, e.Loc)
+	return model.ResolveHref(base, e.Loc)
 }
 
 // openSelected shows the resource page of the selected entry over this page.
@@ -791,10 +791,10 @@ func (a *App) packageRefOfEntry(i int) (dump.PackageRef, bool) {
 		return dump.PackageRef{}, false
 	}
 	e := d.entries.Entry(i)
-	ref := dump.PackageRef{URL: resolveAgainst(d.base(), e.Loc), Dump: d.base(), MD: e.MD}
+	ref := dump.PackageRef{URL: model.ResolveHref(d.base(), e.Loc), Dump: d.base(), MD: e.MD}
 	for _, l := range e.Links {
-		if linkHasRel(l.Rel, "contents") && l.Href != "" {
-			ref.Contents = resolveAgainst(d.base(), l.Href)
+		if model.HasRel(l.Rel, "contents") && l.Href != "" {
+			ref.Contents = model.ResolveHref(d.base(), l.Href)
 			break
 		}
 	}
@@ -803,7 +803,7 @@ func (a *App) packageRefOfEntry(i int) (dump.PackageRef, bool) {
 
 // openPackage shows the package page of ref over the current document.
 func (a *App) openPackage(ref dump.PackageRef, fromEntry bool) tea.Cmd {
-	if ref.Dump != "" && !packageURLAllowed(ref.Dump, ref.URL) {
+	if ref.Dump != "" && !model.MayFollow(ref.Dump, ref.URL) {
 		a.flashError("not downloaded: a document from the network may point only at http(s) packages: " + ref.URL)
 		return nil
 	}

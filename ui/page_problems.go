@@ -63,7 +63,7 @@ func openProblemsPage(pc pageContext) (Page, tea.Cmd, error) {
 		return nil, nil, errors.New("open a part to see its problems")
 	}
 	p := newProblemsPage(pc.c, d.problems, nil)
-	if d.entriesAreDocuments() && !isLocal(d.url) {
+	if d.entriesAreDocuments() && !model.IsLocal(d.url) {
 		p.crossCheck(pc.backend, d.base())
 	}
 	return p, nil, nil

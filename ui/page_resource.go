@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -91,19 +90,6 @@ type resourceLink struct {
 	Pri    int    // a mirror's priority
 }
 
-// resolveRef resolves href against base, or returns href when it cannot.
-func resolveRef(base, href string) string {
-	b, err := url.Parse(base)
-	if err != nil {
-		return href
-	}
-	r, err := url.Parse(href)
-	if err != nil {
-		return href
-	}
-	return b.ResolveReference(r).String()
-}
-
 type targetState uint8
 
 const (
@@ -162,7 +148,7 @@ func newResourcePage(c *common.Common, r Resources, entry model.Entry) *resource
 	}
 	for i, l := range entry.Links {
 		m := mirrors[i]
-		v.links = append(v.links, resourceLink{Link: l, URL: resolveRef(entry.Loc, l.Href), Mirror: m.Mirror, Pri: m.Pri})
+		v.links = append(v.links, resourceLink{Link: l, URL: model.ResolveHref(entry.Loc, l.Href), Mirror: m.Mirror, Pri: m.Pri})
 	}
 	for i := range v.targets {
 		if !claims.Fetchable(v.targets[i].URL) {
