@@ -11,6 +11,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"time"
 
 	"rsx/fetch"
 	"rsx/model"
@@ -39,6 +40,10 @@ type Options struct {
 	// Concurrency is how many targets of one entry CheckEntry fetches at
 	// once (the fetch client's per-host limits apply on top); default 2.
 	Concurrency int
+	// Timeout bounds the fetch of one target, from the wait for a
+	// connection to the last byte, retries included; 0: no bound beyond the
+	// downloader's own. A target that runs out of it is told so.
+	Timeout time.Duration
 }
 
 // Checker fetches resources and judges them against their claims. It is
@@ -176,6 +181,12 @@ func (c *Checker) check(ctx context.Context, t Target, progress func(done, total
 	}
 	if c.o.Budget != nil && c.o.Budget.Left() <= 0 {
 		return Failed(t, fmt.Errorf("check %s: %w", t.URL, ErrBudgetSpent))
+	}
+	if c.o.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, c.o.Timeout,
+			fmt.Errorf("no complete answer within %v: %w", c.o.Timeout, context.DeadlineExceeded))
+		defer cancel()
 	}
 	v := NewVerifier(t.Claims, c.limits())
 	prev := &previewWriter{max: c.o.Preview}

@@ -391,15 +391,27 @@ func TestCheckTargetsGone(t *testing.T) {
 	}
 }
 
-// A caller's time limit is told in the error, which is still a deadline.
-func TestCheckTimeoutCause(t *testing.T) {
+// A target that takes longer than Options.Timeout is told so, and the
+// error is still a deadline; a caller's own cause is kept as well.
+func TestCheckTimeout(t *testing.T) {
 	srv := newTestServer(t)
-	ck := New(testClient(t), Options{})
-	cause := fmt.Errorf("no answer within 50ms: %w", context.DeadlineExceeded)
-	ctx, cancel := context.WithTimeoutCause(context.Background(), 50*time.Millisecond, cause)
-	defer cancel()
-	res := ck.Check(ctx, Target{URL: srv.URL + "/slow", Claims: claimsOf(t, testBody)}, nil)
-	if !errors.Is(res.Err(), context.DeadlineExceeded) || !strings.Contains(res.Err().Error(), "no answer within 50ms") {
+	ck := New(testClient(t), Options{Timeout: 50 * time.Millisecond})
+	res := ck.Check(context.Background(), Target{URL: srv.URL + "/slow", Claims: claimsOf(t, testBody)}, nil)
+	if !errors.Is(res.Err(), context.DeadlineExceeded) || !strings.Contains(res.Err().Error(), "no complete answer within 50ms") {
 		t.Errorf("err %v", res.Err())
+	}
+	if st, _ := res.Find("status"); st.Verdict != Unchecked || !strings.Contains(st.Reason, "within 50ms") {
+		t.Errorf("status %+v", st)
+	}
+
+	cause := errors.New("the audit's time budget is spent")
+	ctx, cancel := context.WithCancelCause(context.Background())
+	time.AfterFunc(50*time.Millisecond, func() { cancel(cause) })
+	res = New(testClient(t), Options{}).Check(ctx, Target{URL: srv.URL + "/slow", Claims: claimsOf(t, testBody)}, nil)
+	if !errors.Is(res.Err(), context.Canceled) || !errors.Is(res.Err(), cause) {
+		t.Errorf("err %v", res.Err())
+	}
+	if st, _ := res.Find("status"); st.Short != "cancelled" {
+		t.Errorf("a cancellation with a cause is still one: %+v", st)
 	}
 }
