@@ -202,8 +202,9 @@ func (a *app) runSpotAudit(cmd *cobra.Command, f auditFlags, target string) erro
 		if err := writeJSON(a.out, auditJSONOf(rep, runErr)); err != nil {
 			return failed(fmt.Errorf("audit: write the report: %w", err))
 		}
-	} else {
-		writeAuditText(a.out, newTextStyles(useColor(a.out)), rep, runErr)
+	} else if runErr == nil {
+		// (When the audit could not run, the error on standard error is all.)
+		writeAuditText(a.out, newTextStyles(useColor(a.out)), rep)
 	}
 	if runErr != nil {
 		return &exitError{code: exitFailure, err: fmt.Errorf("audit: %w", runErr)}
@@ -366,7 +367,7 @@ func auditJSONOf(rep *audit.Report, runErr error) auditJSON {
 // writeAuditText writes the human-readable report: a heading, one summary
 // line per kind of finding, then tables of the false claims, the warnings
 // and what could not be checked. Everything the Source wrote is escaped.
-func writeAuditText(w io.Writer, st textStyles, rep *audit.Report, runErr error) {
+func writeAuditText(w io.Writer, st textStyles, rep *audit.Report) {
 	of := fmt.Sprintf("%d of %d", rep.Selected, rep.Listed)
 	if rep.Sample == 0 {
 		of = "all " + strconv.FormatInt(rep.Listed, 10)
@@ -375,9 +376,6 @@ func writeAuditText(w io.Writer, st textStyles, rep *audit.Report, runErr error)
 		plural(len(rep.Lists), "list", "lists"), fetch.FormatSize(rep.Bytes), rep.Elapsed.Round(time.Millisecond))
 
 	mark := func(style func(string) string, sym string) string { return style(sym) }
-	if runErr != nil {
-		fmt.Fprintf(w, "%s the audit could not run: %s\n", mark(st.err, "✗"), shown(runErr.Error()))
-	}
 	if len(rep.Mismatched) > 0 {
 		fmt.Fprintf(w, "%s %s in %s: %s\n", mark(st.err, "✗"), plural(len(rep.Mismatched), "false claim", "false claims"),
 			plural(rep.Failed, "resource", "resources"), byField(rep.Mismatched))
@@ -416,7 +414,7 @@ func writeAuditText(w io.Writer, st textStyles, rep *audit.Report, runErr error)
 			fmt.Fprintf(w, "%s %s: %s\n", mark(st.dim, "·"), shown(l.URL), shown(l.Note))
 		}
 	}
-	if !rep.Complete() && runErr == nil {
+	if !rep.Complete() {
 		why := "stopped by the " + string(rep.Stopped)
 		if rep.Stopped == audit.StopInterrupted {
 			why = "interrupted"
