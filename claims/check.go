@@ -2,12 +2,16 @@ package claims
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"os"
 	"strings"
 	"sync"
+	"time"
 
 	"rsx/fetch"
 	"rsx/model"
@@ -36,6 +40,10 @@ type Options struct {
 	// Concurrency is how many targets of one entry CheckEntry fetches at
 	// once (the fetch client's per-host limits apply on top); default 2.
 	Concurrency int
+	// Timeout bounds the fetch of one target, from the wait for a
+	// connection to the last byte, retries included; 0: no bound beyond the
+	// downloader's own. A target that runs out of it is told so.
+	Timeout time.Duration
 }
 
 // Checker fetches resources and judges them against their claims. It is
@@ -65,6 +73,9 @@ type Result struct {
 	Exchange *fetch.Exchange // the HTTP exchange; nil for a file, or when no request was made
 	Checks   []Check         // as Compare returns them
 	Preview  []byte          // the first Options.Preview bytes of the body
+	// Fingerprint is the SHA-256 of the body read, when CheckTargets needed
+	// it to compare a mirror with its resource; nil otherwise.
+	Fingerprint []byte
 }
 
 // Failed is the result of a check that could not start: err says why (it
@@ -160,17 +171,34 @@ func (r Result) Explain() string {
 // expected total (-1 when unknown). The result's error wraps ctx's error
 // when ctx ended the fetch.
 func (c *Checker) Check(ctx context.Context, t Target, progress func(done, total int64)) Result {
+	return c.check(ctx, t, progress, false)
+}
+
+// check is Check, computing the body's Fingerprint when fingerprint is set.
+func (c *Checker) check(ctx context.Context, t Target, progress func(done, total int64), fingerprint bool) Result {
 	if !Fetchable(t.URL) {
 		return Failed(t, fmt.Errorf("check %s: %w", t.URL, ErrNotFetchable))
 	}
 	if c.o.Budget != nil && c.o.Budget.Left() <= 0 {
 		return Failed(t, fmt.Errorf("check %s: %w", t.URL, ErrBudgetSpent))
 	}
+	if c.o.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, c.o.Timeout,
+			fmt.Errorf("no complete answer within %v: %w", c.o.Timeout, context.DeadlineExceeded))
+		defer cancel()
+	}
 	v := NewVerifier(t.Claims, c.limits())
 	prev := &previewWriter{max: c.o.Preview}
-	ex, err := c.d.DownloadWith(ctx, t.URL, v.Writer(prev), fetch.DownloadOptions{Progress: progress, MaxBytes: v.Limit()})
+	var sink io.Writer = prev
+	var sum hash.Hash
+	if fingerprint {
+		sum = sha256.New()
+		sink = io.MultiWriter(prev, sum)
+	}
+	ex, err := c.d.DownloadWith(ctx, t.URL, v.Writer(sink), fetch.DownloadOptions{Progress: progress, MaxBytes: v.Limit()})
 	if err != nil && ctx.Err() != nil {
-		err = fmt.Errorf("fetch %s: %w", t.URL, ctx.Err())
+		err = fmt.Errorf("fetch %s: %w", t.URL, ctxErr(ctx))
 	}
 	r := Received{Bytes: v.Bytes(), Digests: v.Digests(), Limit: v.Limit(), Err: err}
 	var tooLarge *fetch.TooLargeError
@@ -181,7 +209,11 @@ func (c *Checker) Check(ctx context.Context, t Target, progress func(done, total
 		r.Status, r.StatusText, r.Header = ex.Status, ex.StatusText, ex.ResponseHeader
 		r.FinalURL, r.Redirects = ex.FinalURL, ex.Redirects
 	}
-	return Result{Target: t, Received: r, Exchange: ex, Checks: Compare(t.Claims, r), Preview: prev.buf}
+	res := Result{Target: t, Received: r, Exchange: ex, Checks: Compare(t.Claims, r), Preview: prev.buf}
+	if sum != nil {
+		res.Fingerprint = sum.Sum(nil)
+	}
+	return res
 }
 
 // CheckFile reads the local file at path once and judges it against cl:
@@ -287,8 +319,16 @@ func severity(v Verdict) int {
 // reported unchecked, not fetched. progress, when not nil, is called from
 // one goroutine at a time.
 func (c *Checker) CheckEntry(ctx context.Context, e model.Entry, progress func(Progress)) EntryResult {
-	targets := Targets(e)
+	return c.CheckTargets(ctx, Targets(e), progress)
+}
+
+// CheckTargets checks targets (a resource followed by its mirrors, as
+// Targets gives them, possibly with claims a caller changed: a later
+// change's, or Gone) as CheckEntry does. The result holds one Result per
+// target, in the same order.
+func (c *Checker) CheckTargets(ctx context.Context, targets []Target, progress func(Progress)) EntryResult {
 	out := EntryResult{Results: make([]Result, len(targets))}
+	fingerprint := needsFingerprints(targets)
 	var mu sync.Mutex
 	sem := make(chan struct{}, c.o.Concurrency)
 	var wg sync.WaitGroup
@@ -309,11 +349,77 @@ func (c *Checker) CheckEntry(ctx context.Context, e model.Entry, progress func(P
 		}
 		wg.Go(func() {
 			defer func() { <-sem }()
-			out.Results[i] = c.Check(ctx, t, report)
+			out.Results[i] = c.check(ctx, t, report, fingerprint)
 		})
 	}
 	wg.Wait()
+	if fingerprint {
+		for i := 1; i < len(out.Results); i++ {
+			if !hasSupportedDigest(out.Results[i].Target.Claims) {
+				compareContent(out.Results[0], &out.Results[i])
+			}
+		}
+	}
 	return out
+}
+
+// needsFingerprints reports whether a mirror among targets declares no
+// digest rsx can compute, so that only its bytes, compared with the
+// resource's, can tell whether it is a copy (rel="duplicate" says it is).
+func needsFingerprints(targets []Target) bool {
+	for _, t := range targets[min(1, len(targets)):] {
+		if !hasSupportedDigest(t.Claims) {
+			return true
+		}
+	}
+	return false
+}
+
+func hasSupportedDigest(c Claims) bool {
+	for _, h := range c.Hash {
+		if model.SupportedHash(h.Alg) || model.SupportedHash(h.AlgRaw) {
+			return true
+		}
+	}
+	return false
+}
+
+// compareContent adds to a mirror's checks the "content" check: its bytes
+// are the resource's. It says nothing when the mirror's own body did not
+// arrive whole (its status and length say why).
+func compareContent(primary Result, mirror *Result) {
+	if !mirror.Received.complete() || mirror.Fingerprint == nil || mirror.Target.Claims.Gone {
+		return
+	}
+	ck := Check{Field: "content", Declared: "the resource's bytes"}
+	mine := "sha-256:" + hex.EncodeToString(mirror.Fingerprint)
+	switch {
+	case !primary.Received.complete() || primary.Fingerprint == nil:
+		ck.Verdict, ck.Reason = Unchecked, "the resource itself was not read whole"
+	default:
+		theirs := "sha-256:" + hex.EncodeToString(primary.Fingerprint)
+		ck.Declared += " (" + theirs + ")"
+		ck.Actual, ck.Short = mine, mine[:len("sha-256:")+12]
+		ck.Verdict = OK
+		if mine != theirs {
+			ck.Verdict, ck.Reason = Mismatch, "the mirror's bytes differ from the resource's"
+		}
+	}
+	mirror.Checks = append(mirror.Checks, ck)
+}
+
+// ctxErr is why ctx ended: its cause (a caller's "timed out after 1m0s",
+// say) still matching ctx.Err() with errors.Is, so that a cancellation
+// stays one.
+func ctxErr(ctx context.Context) error {
+	err, cause := ctx.Err(), context.Cause(ctx)
+	if cause == nil || errors.Is(cause, err) {
+		if cause == nil {
+			return err
+		}
+		return cause
+	}
+	return fmt.Errorf("%w: %w", cause, err)
 }
 
 // previewWriter keeps the first max bytes written to it.

@@ -332,3 +332,86 @@ func TestCheckFile(t *testing.T) {
 		t.Errorf("cancelled: %v %v", res.Err(), res.Verdict())
 	}
 }
+
+// Without a digest, only the bytes tell a stale mirror from a copy: each
+// mirror is compared with the resource.
+func TestCheckTargetsMirrorContent(t *testing.T) {
+	srv := newTestServer(t)
+	ck := New(testClient(t), Options{Concurrency: 3})
+	e := model.Entry{
+		Loc: srv.URL + "/ok",
+		MD:  model.Metadata{Type: "text/html"},
+		Links: []model.Link{
+			{Rel: "duplicate", Href: "/mirror-ok", Pri: 1, PriRaw: "1", PriOK: true},
+			{Rel: "duplicate", Href: "/mirror-stale", Pri: 2, PriRaw: "2", PriOK: true},
+			{Rel: "duplicate", Href: "/missing", Pri: 3, PriRaw: "3", PriOK: true},
+		},
+	}
+	res := ck.CheckTargets(context.Background(), Targets(e), nil)
+	want := []string{
+		"status✓ length– type✓ lastmod– hash–",
+		"status✓ length– type✓ lastmod– hash– content✓",
+		"status✓ length– type✓ lastmod– hash– content✗",
+		"status✗ length– type? lastmod– hash–",
+	}
+	for i, w := range want {
+		if m := marks(res.Results[i].Checks); m != w {
+			t.Errorf("target %d (%s): %s, want %s", i, res.Results[i].Target.URL, m, w)
+		}
+	}
+	if c, _ := res.Results[2].Find("content"); c.Actual != "sha-256:"+sha256Hex("an older copy\n") || !strings.Contains(c.Declared, sha256Hex(testBody)) {
+		t.Errorf("content check %+v", c)
+	}
+	if res.Results[0].Fingerprint == nil || res.Verdict() != Mismatch {
+		t.Errorf("fingerprint %x, verdict %v", res.Results[0].Fingerprint, res.Verdict())
+	}
+
+	// A declared digest is enough: no fingerprint, no content check.
+	e.MD.Hash = hashes(t, "md5:"+md5Hex(testBody))
+	res = ck.CheckTargets(context.Background(), Targets(e), nil)
+	if _, ok := res.Results[2].Find("content"); ok || res.Results[0].Fingerprint != nil {
+		t.Errorf("content compared although a digest is declared: %s", marks(res.Results[2].Checks))
+	}
+	if m := marks(res.Results[2].Checks); m != "status✓ length– type✓ lastmod– md5✗" {
+		t.Errorf("stale mirror with a digest: %s", m)
+	}
+}
+
+// A caller holds a target to other claims: a deleted resource must be gone.
+func TestCheckTargetsGone(t *testing.T) {
+	srv := newTestServer(t)
+	ck := New(testClient(t), Options{})
+	for _, tt := range []struct{ path, marks string }{{"/missing", "status✓"}, {"/ok", "status✗"}} {
+		tg := Targets(model.Entry{Loc: srv.URL + tt.path})
+		tg[0].Claims.Gone = true
+		res := ck.CheckTargets(context.Background(), tg, nil)
+		if m := marks(res.Primary().Checks); m != tt.marks {
+			t.Errorf("%s expected gone: %s, want %s", tt.path, m, tt.marks)
+		}
+	}
+}
+
+// A target that takes longer than Options.Timeout is told so, and the
+// error is still a deadline; a caller's own cause is kept as well.
+func TestCheckTimeout(t *testing.T) {
+	srv := newTestServer(t)
+	ck := New(testClient(t), Options{Timeout: 50 * time.Millisecond})
+	res := ck.Check(context.Background(), Target{URL: srv.URL + "/slow", Claims: claimsOf(t, testBody)}, nil)
+	if !errors.Is(res.Err(), context.DeadlineExceeded) || !strings.Contains(res.Err().Error(), "no complete answer within 50ms") {
+		t.Errorf("err %v", res.Err())
+	}
+	if st, _ := res.Find("status"); st.Verdict != Unchecked || !strings.Contains(st.Reason, "within 50ms") {
+		t.Errorf("status %+v", st)
+	}
+
+	cause := errors.New("the audit's time budget is spent")
+	ctx, cancel := context.WithCancelCause(context.Background())
+	time.AfterFunc(50*time.Millisecond, func() { cancel(cause) })
+	res = New(testClient(t), Options{}).Check(ctx, Target{URL: srv.URL + "/slow", Claims: claimsOf(t, testBody)}, nil)
+	if !errors.Is(res.Err(), context.Canceled) || !errors.Is(res.Err(), cause) {
+		t.Errorf("err %v", res.Err())
+	}
+	if st, _ := res.Find("status"); st.Short != "cancelled" {
+		t.Errorf("a cancellation with a cause is still one: %+v", st)
+	}
+}

@@ -47,7 +47,9 @@ func (v Verdict) MarshalText() ([]byte, error) { return []byte(v.String()), nil 
 // Check is the comparison of one field.
 type Check struct {
 	// Field is "status", "length", "type", "lastmod", a digest algorithm
-	// ("md5", "sha-256", …), or "hash" when no digest is declared.
+	// ("md5", "sha-256", …), or "hash" when no digest is declared; and, for
+	// a mirror that declares no digest rsx can compute, "content": whether
+	// its bytes are the resource's (CheckTargets).
 	Field    string
 	Verdict  Verdict
 	Declared string // the claim as written ("2xx" for the status); "" when not declared

@@ -54,6 +54,7 @@ func newRootCmd(s streams) *cobra.Command {
 		newTreeCmd(a),
 		newDumpCmd(a),
 		newWatchCmd(a),
+		newAuditCmd(a),
 	)
 	return root
 }

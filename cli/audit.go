@@ -1,0 +1,537 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/url"
+	"os/signal"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/mattn/go-runewidth"
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+
+	"rsx/audit"
+	"rsx/fetch"
+)
+
+// auditFlags are the options of rsx audit.
+type auditFlags struct {
+	sample        string
+	seed          uint64
+	include       []string
+	exclude       []string
+	maxTotalBytes byteSize
+	timeoutTotal  time.Duration
+	json          bool
+}
+
+// Politeness on loopback: the per-host defaults (fetch.DefaultPerHostRate
+// requests a second, fetch.DefaultPerHostConcurrency at once) are for other
+// people's servers. A Source on this machine is the operator's own, and
+// ten requests a second would make an audit of ten thousand resources take
+// seventeen minutes; unless --rate or --concurrency are given, a loopback
+// target gets these.
+const (
+	loopbackRate        = 0 // unlimited
+	loopbackConcurrency = 8
+)
+
+func newAuditCmd(a *app) *cobra.Command {
+	f := auditFlags{sample: strconv.Itoa(audit.DefaultSample)}
+	cmd := &cobra.Command{
+		Use:   "audit [--sample N|all] [--seed S] [--include RE]... [--exclude RE]... [--json] URL",
+		Short: "Spot audit: check that a Source's resources are what its lists claim",
+		Long: `Spot audit of a Source's own claims. URL is a Source Description, a
+Capability List, a Resource List, a Change List or an index of them; the audit
+reads the Resource Lists and Change Lists below it, draws --sample resources
+uniformly from all of them (the same ones for the same --seed; "all" checks
+every one) and fetches each, with its mirrors (rel="duplicate", in pri
+order). It compares the status (2xx after redirects), length, type (without
+parameters) and every declared digest, and lastmod with Last-Modified (a
+difference is only a warning: servers differ). A digest in an algorithm rsx
+does not know is unchecked. A body is read at most to its declared length
+plus a margin. Where a Change List records a change after the Resource List's
+at, the latest change's claims are the ones held; a resource deleted since
+must answer 404 or 410.
+
+--include and --exclude are regular expressions (RE2) matched against each
+resource's URI. --max-total-bytes and --timeout-total end the run early with
+what was checked so far, and say so. --timeout bounds each resource (and each
+mirror), retries included.
+
+Politeness: the HTTP options apply (--rate, --concurrency, retries with
+Retry-After and back-off on 429 and 5xx). For a URL on a loopback address the
+defaults are --rate 0 (unlimited) and --concurrency 8, since the Source is
+this machine's own; elsewhere they stay 10 requests a second and 4 at once per
+host.
+
+Exit status: 0 nothing false found (warnings allowed); 1 a claim is false, a
+mirror is not ok, or a list could not be read; 2 the audit could not run (bad
+usage, URL unreachable or not a document to audit from, interrupted).`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.runAudit(cmd, f, args[0])
+		},
+	}
+	fs := cmd.Flags()
+	fs.StringVar(&f.sample, "sample", f.sample, "resources to check, drawn uniformly from every list: a number, or all")
+	fs.Uint64Var(&f.seed, "seed", 0, "seed of the sample: the same seed draws the same resources (default: a new one each run, printed)")
+	fs.StringArrayVar(&f.include, "include", nil, "check only resources whose URI matches `RE` (repeatable)")
+	fs.StringArrayVar(&f.exclude, "exclude", nil, "do not check resources whose URI matches `RE` (repeatable)")
+	fs.Var(&f.maxTotalBytes, "max-total-bytes", "stop once this many resource bytes were read, e.g. 500MB (0 = no limit)")
+	fs.DurationVar(&f.timeoutTotal, "timeout-total", 0, "stop after this long, e.g. 10m (0 = no limit)")
+	fs.BoolVar(&f.json, "json", false, "print one JSON document on standard output")
+	return cmd
+}
+
+// runAudit runs rsx audit. (audit --dest, which compares a copy with the
+// Source, branches off here.)
+func (a *app) runAudit(cmd *cobra.Command, f auditFlags, target string) error {
+	return a.runSpotAudit(cmd, f, target)
+}
+
+// auditOptions turns the flags into the audit's options.
+func (f auditFlags) options(cmd *cobra.Command) (audit.Options, error) {
+	var o audit.Options
+	switch s := strings.TrimSpace(f.sample); {
+	case strings.EqualFold(s, "all"):
+		o.Sample = 0
+	default:
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 {
+			return o, fmt.Errorf("--sample %q: want a positive number or all", f.sample)
+		}
+		o.Sample = n
+	}
+	o.Seed = f.seed
+	if !cmd.Flags().Changed("seed") {
+		o.Seed = rand.Uint64() >> 11 // fits a JSON number exactly
+	}
+	for _, p := range []struct {
+		flag string
+		in   []string
+		out  *[]*regexp.Regexp
+	}{{"--include", f.include, &o.Include}, {"--exclude", f.exclude, &o.Exclude}} {
+		for _, s := range p.in {
+			re, err := regexp.Compile(s)
+			if err != nil {
+				return o, fmt.Errorf("%s %q: %w", p.flag, s, err)
+			}
+			*p.out = append(*p.out, re)
+		}
+	}
+	if f.maxTotalBytes < 0 || f.timeoutTotal < 0 {
+		return o, errors.New("--max-total-bytes and --timeout-total must not be negative")
+	}
+	o.MaxTotalBytes = int64(f.maxTotalBytes)
+	o.TimeBudget = f.timeoutTotal
+	return o, nil
+}
+
+// isLoopback reports whether target is an http(s) URL on a loopback host.
+func isLoopback(target string) bool {
+	u, err := url.Parse(target)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
+		return false
+	}
+	h := strings.ToLower(u.Hostname())
+	if h == "localhost" || strings.HasSuffix(h, ".localhost") {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
+}
+
+func (a *app) runSpotAudit(cmd *cobra.Command, f auditFlags, target string) error {
+	ctx := cmd.Context()
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	o, err := f.options(cmd)
+	if err != nil {
+		return failed(fmt.Errorf("audit: %w", err))
+	}
+	hf := a.http
+	if isLoopback(target) {
+		if !cmd.Flags().Changed("rate") {
+			hf.rate = loopbackRate
+		}
+		if !cmd.Flags().Changed("concurrency") {
+			hf.concurrency = loopbackConcurrency
+		}
+	}
+	client, err := hf.client(target)
+	if err != nil {
+		return failed(err)
+	}
+	// Resources at once: twice one host's share, so that mirrors on other
+	// hosts are fetched while the Source's slots are busy.
+	o.Concurrency = 2 * hf.concurrency
+	o.Claims.Timeout = hf.timeout
+	o.OmitOKMirrors = !f.json
+
+	var bar *auditBar
+	if isTerminal(a.err) {
+		bar = newAuditBar(a.err)
+		o.Progress = bar.update
+	}
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	rep, runErr := audit.New(client, o).Run(ctx, target)
+	bar.finish()
+
+	code := exitOK
+	switch {
+	case runErr != nil || rep.Stopped == audit.StopInterrupted:
+		code = exitFailure
+	case rep.Wrong() || len(rep.Unread()) > 0:
+		code = exitFound
+	}
+	if f.json {
+		if err := writeJSON(a.out, auditJSONOf(rep, runErr)); err != nil {
+			return failed(fmt.Errorf("audit: write the report: %w", err))
+		}
+	} else if runErr == nil {
+		// (When the audit could not run, the error on standard error is all.)
+		writeAuditText(a.out, newTextStyles(useColor(a.out)), rep)
+	}
+	if runErr != nil {
+		return &exitError{code: exitFailure, err: fmt.Errorf("audit: %w", runErr)}
+	}
+	return exitWith(code)
+}
+
+// auditBar is the progress bar on standard error: a spinner with counts
+// while the lists are read, then a bar of the resources checked.
+type auditBar struct {
+	mu      sync.Mutex
+	bar     *progressbar.ProgressBar
+	counted bool // the total is known and set
+}
+
+func newAuditBar(w io.Writer) *auditBar {
+	bar := progressbar.NewOptions64(-1,
+		progressbar.OptionSetWriter(w),
+		progressbar.OptionSetDescription("reading lists"),
+		progressbar.OptionShowCount(),
+		progressbar.OptionSetWidth(30),
+		progressbar.OptionThrottle(100*time.Millisecond),
+		progressbar.OptionSpinnerType(14),
+		progressbar.OptionClearOnFinish(),
+		progressbar.OptionSetPredictTime(true),
+	)
+	return &auditBar{bar: bar}
+}
+
+func (b *auditBar) update(p audit.Progress) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if p.Total >= 0 && !b.counted {
+		b.counted = true
+		b.bar.ChangeMax64(int64(max(p.Total, 1)))
+	}
+	desc := fmt.Sprintf("%s: %d lists, %d resources listed", p.Phase, p.Lists, p.Listed)
+	if p.Phase == audit.PhaseChecks || p.Checked > 0 {
+		desc = "checking"
+		if p.Failed > 0 {
+			desc += fmt.Sprintf(" (%d failed)", p.Failed)
+		}
+	}
+	b.bar.Describe(desc)
+	_ = b.bar.Set64(int64(p.Checked))
+}
+
+func (b *auditBar) finish() {
+	if b == nil {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	_ = b.bar.Clear()
+	_ = b.bar.Exit()
+}
+
+// JSON of the spot audit: the contract's fields (checked, ok, mismatched,
+// warnings, unchecked, mirrors), and the others the README lists.
+type auditJSON struct {
+	Source       string             `json:"source"`
+	Checked      int                `json:"checked"`
+	OK           int                `json:"ok"`
+	Mismatched   []auditFindingJSON `json:"mismatched"`
+	Warnings     []auditFindingJSON `json:"warnings"`
+	Unchecked    []auditUncheckJSON `json:"unchecked"`
+	Mirrors      []auditMirrorJSON  `json:"mirrors"`
+	Complete     bool               `json:"complete"`
+	Stopped      *string            `json:"stopped"`
+	Sample       *int               `json:"sample"`
+	Seed         uint64             `json:"seed"`
+	Listed       int64              `json:"listed"`
+	Excluded     int64              `json:"excluded"`
+	Selected     int                `json:"selected"`
+	Failed       int                `json:"failed"`
+	Unverifiable int                `json:"unverifiable"`
+	Warned       int                `json:"warned"`
+	Changed      int                `json:"changed"`
+	Gone         int                `json:"gone"`
+	MirrorsCount int                `json:"mirrors_checked"`
+	MirrorsOK    int                `json:"mirrors_ok"`
+	Bytes        int64              `json:"bytes"`
+	Seconds      float64            `json:"seconds"`
+	Lists        []auditListJSON    `json:"lists"`
+	Error        *string            `json:"error"`
+}
+
+type auditFindingJSON struct {
+	URL      string `json:"url"`
+	Mirror   string `json:"mirror,omitempty"`
+	Field    string `json:"field"`
+	Declared string `json:"declared"`
+	Actual   string `json:"actual"`
+	Reason   string `json:"reason,omitempty"`
+	Changed  bool   `json:"changed,omitempty"`
+}
+
+type auditUncheckJSON struct {
+	URL    string `json:"url"`
+	Mirror string `json:"mirror,omitempty"`
+	Field  string `json:"field"`
+	Reason string `json:"reason"`
+}
+
+type auditMirrorJSON struct {
+	URL    string `json:"url"`
+	Mirror string `json:"mirror"`
+	OK     bool   `json:"ok"`
+	Pri    int    `json:"pri"`
+}
+
+type auditListJSON struct {
+	URL        string  `json:"url"`
+	Capability string  `json:"capability"`
+	Index      bool    `json:"index"`
+	Entries    int     `json:"entries"`
+	Error      *string `json:"error"`
+	Note       string  `json:"note,omitempty"`
+}
+
+func auditJSONOf(rep *audit.Report, runErr error) auditJSON {
+	out := auditJSON{
+		Source: rep.URL, Checked: rep.Checked, OK: rep.OK, Complete: runErr == nil && rep.Complete(),
+		Mismatched: []auditFindingJSON{}, Warnings: []auditFindingJSON{}, Unchecked: []auditUncheckJSON{},
+		Mirrors: []auditMirrorJSON{}, Lists: []auditListJSON{},
+		Seed: rep.Seed, Listed: rep.Listed, Excluded: rep.Excluded, Selected: rep.Selected,
+		Failed: rep.Failed, Unverifiable: rep.Unverifiable, Warned: rep.Warned, Changed: rep.Changed, Gone: rep.Gone,
+		MirrorsCount: rep.MirrorsChecked, MirrorsOK: rep.MirrorsOK,
+		Bytes: rep.Bytes, Seconds: rep.Elapsed.Seconds(), Error: errString(runErr),
+	}
+	if rep.Sample > 0 {
+		n := rep.Sample
+		out.Sample = &n
+	}
+	if rep.Stopped != "" {
+		s := string(rep.Stopped)
+		out.Stopped = &s
+	}
+	finding := func(f audit.Finding) auditFindingJSON {
+		return auditFindingJSON{URL: f.URL, Mirror: f.Mirror, Field: f.Field, Declared: f.Declared, Actual: f.Actual, Reason: f.Reason, Changed: f.Changed}
+	}
+	for _, f := range rep.Mismatched {
+		out.Mismatched = append(out.Mismatched, finding(f))
+	}
+	for _, f := range rep.Warnings {
+		out.Warnings = append(out.Warnings, finding(f))
+	}
+	for _, u := range rep.Unchecked {
+		out.Unchecked = append(out.Unchecked, auditUncheckJSON{URL: u.URL, Mirror: u.Mirror, Field: u.Field, Reason: u.Reason})
+	}
+	for _, m := range rep.Mirrors {
+		out.Mirrors = append(out.Mirrors, auditMirrorJSON{URL: m.URL, Mirror: m.Mirror, OK: m.OK, Pri: m.Pri})
+	}
+	for _, l := range rep.Lists {
+		out.Lists = append(out.Lists, auditListJSON{URL: l.URL, Capability: string(l.Capability), Index: l.Index, Entries: l.Entries, Error: errString(l.Err), Note: l.Note})
+	}
+	return out
+}
+
+// writeAuditText writes the human-readable report: a heading, one summary
+// line per kind of finding, then tables of the false claims, the warnings
+// and what could not be checked. Everything the Source wrote is escaped.
+func writeAuditText(w io.Writer, st textStyles, rep *audit.Report) {
+	of := fmt.Sprintf("%d of %d", rep.Selected, rep.Listed)
+	if rep.Sample == 0 {
+		of = "all " + strconv.FormatInt(rep.Listed, 10)
+	}
+	fmt.Fprintf(w, "%s %s: %s resources (seed %d), %s, %s in %s\n", st.title("audit"), shown(rep.URL), of, rep.Seed,
+		plural(len(rep.Lists), "list", "lists"), fetch.FormatSize(rep.Bytes), rep.Elapsed.Round(time.Millisecond))
+
+	mark := func(style func(string) string, sym string) string { return style(sym) }
+	if len(rep.Mismatched) > 0 {
+		fmt.Fprintf(w, "%s %s in %s: %s\n", mark(st.err, "✗"), plural(len(rep.Mismatched), "false claim", "false claims"),
+			plural(rep.Failed, "resource", "resources"), byField(rep.Mismatched))
+	}
+	if bad := rep.MirrorsChecked - rep.MirrorsOK; bad > 0 {
+		fmt.Fprintf(w, "%s %d of %s not ok\n", mark(st.err, "✗"), bad, plural(rep.MirrorsChecked, "mirror", "mirrors"))
+	}
+	if unread := rep.Unread(); len(unread) > 0 {
+		fmt.Fprintf(w, "%s %s could not be read (their resources were not in the draw):\n", mark(st.err, "✗"), plural(len(unread), "list", "lists"))
+		for _, l := range unread {
+			fmt.Fprintf(w, "    %s\n", shown(l.Err.Error()))
+		}
+	}
+	if len(rep.Warnings) > 0 {
+		fmt.Fprintf(w, "%s %s: %s\n", mark(st.warn, "!"), plural(len(rep.Warnings), "warning", "warnings"), byField(rep.Warnings))
+	}
+	if len(rep.Unchecked) > 0 {
+		fields := make([]audit.Finding, len(rep.Unchecked))
+		for i, u := range rep.Unchecked {
+			fields[i].Field = u.Field
+		}
+		fmt.Fprintf(w, "%s %s could not be compared: %s\n", mark(st.warn, "?"), plural(len(rep.Unchecked), "claim", "claims"), byField(fields))
+	}
+	if rep.Unverifiable > 0 {
+		fmt.Fprintf(w, "%s %s with nothing that could be compared\n", mark(st.warn, "?"), plural(rep.Unverifiable, "resource", "resources"))
+	}
+	if rep.Changed > 0 {
+		fmt.Fprintf(w, "%s %s held to a later change of a Change List (%d expected gone)\n", mark(st.dim, "·"), plural(rep.Changed, "resource", "resources"), rep.Gone)
+	}
+	if rep.MirrorsOK > 0 {
+		fmt.Fprintf(w, "%s %d of %s ok\n", mark(st.rule, "✓"), rep.MirrorsOK, plural(rep.MirrorsChecked, "mirror", "mirrors"))
+	}
+	fmt.Fprintf(w, "%s %d of %s ok\n", mark(st.rule, "✓"), rep.OK, plural(rep.Checked, "resource checked", "resources checked"))
+	for _, l := range rep.Lists {
+		if l.Note != "" && l.Err == nil && !strings.HasPrefix(l.Note, "not audited") {
+			fmt.Fprintf(w, "%s %s: %s\n", mark(st.dim, "·"), shown(l.URL), shown(l.Note))
+		}
+	}
+	if !rep.Complete() {
+		why := "stopped by the " + string(rep.Stopped)
+		if rep.Stopped == audit.StopInterrupted {
+			why = "interrupted"
+		}
+		fmt.Fprintf(w, "%s incomplete: %s after %d of %d resources\n", mark(st.warn, "!"), why, rep.Checked, rep.Selected)
+	}
+
+	if len(rep.Mismatched) > 0 {
+		fmt.Fprintln(w)
+		rows := make([]tableRow, 0, len(rep.Mismatched))
+		for _, f := range rep.Mismatched {
+			rows = append(rows, tableRow{where(f.URL, f.Mirror), []string{f.Field, f.Declared, f.Actual}})
+		}
+		writeTable(w, st, st.err, []string{"FIELD", "DECLARED", "ACTUAL"}, rows)
+	}
+	if len(rep.Warnings) > 0 {
+		fmt.Fprintln(w)
+		rows := make([]tableRow, 0, len(rep.Warnings))
+		for _, f := range rep.Warnings {
+			rows = append(rows, tableRow{where(f.URL, f.Mirror), []string{f.Field, f.Declared, f.Actual}})
+		}
+		writeTable(w, st, st.warn, []string{"WARNING", "DECLARED", "ACTUAL"}, rows)
+	}
+	if len(rep.Unchecked) > 0 {
+		fmt.Fprintln(w)
+		rows := make([]tableRow, 0, len(rep.Unchecked))
+		for _, u := range rep.Unchecked {
+			rows = append(rows, tableRow{where(u.URL, u.Mirror), []string{u.Field, u.Reason}})
+		}
+		writeTable(w, st, st.warn, []string{"UNCHECKED", "WHY"}, rows)
+	}
+}
+
+// where names a resource, or one of its mirrors.
+func where(resource, mirror string) string {
+	if mirror == "" {
+		return resource
+	}
+	return resource + ", mirror " + mirror
+}
+
+// byField counts findings per field, most frequent first: "md5 3, length 1".
+func byField(fs []audit.Finding) string {
+	n := map[string]int{}
+	for _, f := range fs {
+		n[f.Field]++
+	}
+	fields := make([]string, 0, len(n))
+	for f := range n {
+		fields = append(fields, f)
+	}
+	sort.Slice(fields, func(i, j int) bool {
+		if n[fields[i]] != n[fields[j]] {
+			return n[fields[i]] > n[fields[j]]
+		}
+		return fields[i] < fields[j]
+	})
+	parts := make([]string, len(fields))
+	for i, f := range fields {
+		parts[i] = shown(f) + " " + strconv.Itoa(n[f])
+	}
+	return strings.Join(parts, ", ")
+}
+
+// maxColumn bounds the width a column is padded to (a SHA-256 digest
+// fits); longer cells push the rest of their row right.
+const maxColumn = 64
+
+// tableRow is a row of a table under the heading of the resource it is about.
+type tableRow struct {
+	group string
+	cells []string
+}
+
+// writeTable writes rows under head, grouped by resource (a line of its
+// own before its first row), columns aligned by display width, at most
+// maxTextLines rows; the first column is coloured with mark.
+func writeTable(w io.Writer, st textStyles, mark func(string) string, head []string, rows []tableRow) {
+	shownRows := rows[:min(len(rows), maxTextLines)]
+	width := make([]int, len(head))
+	for i, h := range head {
+		width[i] = len(h)
+	}
+	for _, row := range shownRows {
+		for i := range row.cells {
+			row.cells[i] = shown(row.cells[i])
+			width[i] = min(max(width[i], runewidth.StringWidth(row.cells[i])), maxColumn)
+		}
+	}
+	line := func(cells []string, style func(i int, s string) string) {
+		var b strings.Builder
+		b.WriteString("  ")
+		for i, c := range cells {
+			if i == len(cells)-1 {
+				b.WriteString(style(i, c))
+				break
+			}
+			pad := max(width[i]-runewidth.StringWidth(c), 0)
+			b.WriteString(style(i, c) + strings.Repeat(" ", pad+2))
+		}
+		fmt.Fprintln(w, strings.TrimRight(b.String(), " "))
+	}
+	line(head, func(_ int, s string) string { return st.title(s) })
+	group := ""
+	for _, row := range shownRows {
+		if row.group != group {
+			group = row.group
+			fmt.Fprintln(w, st.rule(shown(group)))
+		}
+		line(row.cells, func(i int, s string) string {
+			if i == 0 {
+				return mark(s)
+			}
+			return s
+		})
+	}
+	if len(rows) > maxTextLines {
+		fmt.Fprintf(w, "… and %d more (--json lists every one)\n", len(rows)-maxTextLines)
+	}
+}
