@@ -175,7 +175,7 @@ func TestMapRules(t *testing.T) {
 		{uri: "http://example.org/data/a/b.pdf", want: "ex/a/b.pdf"},
 		{uri: "HTTP://EXAMPLE.org:80/data/a", want: "ex/a"},
 		{uri: "http://example.org/data/%7Ea", want: "ex/~a"},
-		{uri: "http://example.org/data/special/x", want: "ex/sp/x"},  // longest prefix wins
+		{uri: "http://example.org/data/special/x", want: "ex/sp/x"}, // longest prefix wins
 		{uri: "http://example.org/data/special", want: "ex/sp/index.html"},
 		{uri: "http://example.org/data/specialist", want: "ex/specialist"}, // not on a boundary: shorter rule
 		{uri: "http://example.org/data/special?q", want: "ex/sp/index.html%3Fq"},
