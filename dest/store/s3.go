@@ -291,7 +291,7 @@ func (s *S3) Walk(ctx context.Context, fn func(FileInfo) error) error {
 	return ctx.Err()
 }
 
-func (s *S3) sidePath() string  { return filepath.Join(s.cache, "state.json") }
+func (s *S3) sidePath() string   { return filepath.Join(s.cache, "state.json") }
 func (s *S3) localState() string { return filepath.Join(s.cache, "state.db") }
 
 func (s *S3) readSide() cacheSide {
