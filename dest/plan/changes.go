@@ -1,8 +1,16 @@
 package plan
 
 import (
+	"bufio"
 	"context"
+	"encoding/binary"
+	"errors"
 	"fmt"
+	"hash/maphash"
+	"io"
+	"io/fs"
+	"math"
+	"os"
 	"slices"
 	"sort"
 	"time"
@@ -34,8 +42,7 @@ type ListResult struct {
 	OutOfOrder int // entries with a datetime earlier than one before them
 }
 
-// held is the last change of one resource, kept compact: planning a window of
-// many changes holds one of these per resource changed.
+// held is one change as Finish reads it back from the spool.
 type held struct {
 	uri      string
 	digests  state.Digests
@@ -43,9 +50,37 @@ type held struct {
 	length   int64
 	lastmod  stamp
 	datetime stamp
-	eff      stamp // the datetime the change is ordered by
-	seq      int64 // its position among every change added
+	seq      uint32 // its position among every change added
 	change   model.Change
+}
+
+// winner is the last change of one resource so far, in 16 bytes: the
+// datetime it is ordered by, in Unix nanoseconds (clamped to the years
+// 1678–2261: changes outside them are ordered by position), and its position.
+type winner struct {
+	eff int64
+	seq uint32
+}
+
+func orderNanos(t time.Time) int64 {
+	switch {
+	case t.IsZero():
+		return math.MinInt64
+	case t.Year() < 1678:
+		return math.MinInt64 + 1
+	case t.Year() > 2261:
+		return math.MaxInt64
+	}
+	return t.UnixNano()
+}
+
+// laterThan reports whether w comes after the change (eff, seq) in the order
+// of changes: by datetime, then by position.
+func (w winner) laterThan(eff int64, seq uint32) bool {
+	if w.eff != eff {
+		return w.eff > eff
+	}
+	return w.seq > seq
 }
 
 // stamp is a time in 12 bytes (a time.Time takes 24).
@@ -70,32 +105,6 @@ func (s stamp) time() time.Time {
 	return time.Unix(s.sec, int64(s.ns&^(1<<31))).UTC()
 }
 
-func (s stamp) cmp(o stamp) int {
-	if c := cmpInt(s.sec, o.sec); c != 0 {
-		return c
-	}
-	return cmpInt(int64(s.ns&^(1<<31)), int64(o.ns&^(1<<31)))
-}
-
-func cmpInt(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
-// later reports whether h comes after o in the order of changes: by datetime,
-// then by position.
-func (h *held) later(o *held) bool {
-	if c := h.eff.cmp(o.eff); c != 0 {
-		return c > 0
-	}
-	return h.seq > o.seq
-}
-
 func (h *held) entry() Entry {
 	return Entry{URI: h.uri, Length: h.length, Digests: h.digests, Lastmod: h.lastmod.time(),
 		Change: h.change, Datetime: h.datetime.time(), Ref: h.ref}
@@ -104,20 +113,42 @@ func (h *held) entry() Entry {
 type candidate struct {
 	e   Entry
 	eff time.Time
-	seq int64
+	seq uint32
+}
+
+// ChangesOptions configure Changes.
+type ChangesOptions struct {
+	Options
+	// Since is the copy's point (state.Source.Point): changes with an earlier
+	// datetime are already in the copy.
+	Since time.Time
+	// TempDir is where the changes are spooled while planning (os.TempDir()
+	// when empty). The engine passes the destination's temporary folder, so
+	// that the spool of a killed run is removed by the next one.
+	TempDir string
 }
 
 // Changes plans from Change Lists or Change Dump manifests: for each list, in
 // the order the index gives them, BeginList, Add every entry, EndList; then
-// Finish. It holds one compact record per resource changed (the last change)
-// and, while an open list is re-read, the changes an earlier run processed.
+// Finish (or Close to give up).
+//
+// Memory does not grow with the entries: every change kept is written to a
+// spool file, and only its resource's key (a 128-bit keyed hash of the URI)
+// and the datetime and position of its last change are held, about 40 bytes
+// per resource changed. Finish reads the spool back and decides each resource's last
+// change. While an open list is re-read, the changes an earlier run processed
+// are held until the list shows it still starts as it did.
 type Changes struct {
-	opts  Options
-	since time.Time
-	held  []held
-	byURI map[string]int32
-	seq   int64
-	sum   Summary
+	opts    ChangesOptions
+	winners map[[2]uint64]winner
+	k1, k2  maphash.Seed
+	seq     uint32
+	sum     Summary
+
+	spool    *os.File
+	spoolBuf *bufio.Writer
+	rec      []byte
+	spoolErr error
 
 	list       *ListInfo
 	res        ListResult
@@ -127,14 +158,31 @@ type Changes struct {
 	candidates []candidate
 }
 
-// NewChanges starts a plan of the changes after since (the state's Point:
-// changes with an earlier datetime are already in the copy).
-func NewChanges(since time.Time, opts Options) *Changes {
-	return &Changes{opts: opts, since: since, byURI: map[string]int32{}}
+// NewChanges starts a plan of changes.
+func NewChanges(opts ChangesOptions) *Changes {
+	return &Changes{opts: opts, winners: map[[2]uint64]winner{}, k1: maphash.MakeSeed(), k2: maphash.MakeSeed()}
 }
 
-// Held is how many resources have a change held.
-func (p *Changes) Held() int { return len(p.held) }
+func (p *Changes) key(uri string) [2]uint64 {
+	return [2]uint64{maphash.String(p.k1, uri), maphash.String(p.k2, uri)}
+}
+
+// Held is how many resources have a change to decide.
+func (p *Changes) Held() int { return len(p.winners) }
+
+// Close removes the spool. Finish calls it; call it when giving up a plan.
+func (p *Changes) Close() error {
+	if p.spool == nil {
+		return nil
+	}
+	name := p.spool.Name()
+	p.spool.Close()
+	p.spool, p.spoolBuf = nil, nil
+	if err := os.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("remove the plan's spool: %w", err)
+	}
+	return nil
+}
 
 // BeginList starts the entries of a list.
 func (p *Changes) BeginList(l ListInfo) error {
@@ -151,7 +199,8 @@ func (p *Changes) BeginList(l ListInfo) error {
 	return nil
 }
 
-// Add adds the list's next entry.
+// Add adds the list's next entry. An error means the spool could not be
+// written (a full disk).
 func (p *Changes) Add(e Entry) error {
 	if p.list == nil {
 		return fmt.Errorf("plan change of %s: no list begun", e.URI)
@@ -174,6 +223,9 @@ func (p *Changes) Add(e Entry) error {
 		eff = p.list.From
 	}
 	seq := p.seq
+	if p.seq == math.MaxUint32 {
+		return fmt.Errorf("plan change of %s: more than %d changes in one plan", e.URI, uint32(math.MaxUint32))
+	}
 	p.seq++
 
 	if pos <= p.resumeAt {
@@ -188,10 +240,10 @@ func (p *Changes) Add(e Entry) error {
 				p.replayCandidates(fmt.Sprintf("Change List %s no longer has the change processed last at position %d (%s): its changes are all applied again", p.list.URL, pos+1, prev.URI))
 			}
 		}
-		return nil
+		return p.spoolErr
 	}
 	p.take(e, eff, seq)
-	return nil
+	return p.spoolErr
 }
 
 func (p *Changes) replayCandidates(warning string) {
@@ -203,36 +255,128 @@ func (p *Changes) replayCandidates(warning string) {
 	p.resumeAt = -1
 }
 
-// take applies the selection and the copy's point, then collapses the change
-// with those held for its resource.
-func (p *Changes) take(e Entry, eff time.Time, seq int64) {
+// take applies the selection and the copy's point, then keeps the change if
+// it is its resource's last so far.
+func (p *Changes) take(e Entry, eff time.Time, seq uint32) {
 	if !p.opts.Selection.Selected(e.URI) {
 		p.sum.Excluded++
 		return
 	}
-	if !p.since.IsZero() {
+	if since := p.opts.Since; !since.IsZero() {
 		if e.Datetime.IsZero() {
-			if !p.list.Until.IsZero() && !p.list.Until.After(p.since) {
+			if !p.list.Until.IsZero() && !p.list.Until.After(since) {
 				p.res.Skipped++
 				p.sum.Skipped++
 				return
 			}
-		} else if e.Datetime.Before(p.since) {
+		} else if e.Datetime.Before(since) {
 			p.res.Skipped++
 			p.sum.Skipped++
 			return
 		}
 	}
-	h := held{uri: e.URI, digests: e.Digests, ref: e.Ref, length: e.Length, lastmod: stampOf(e.Lastmod),
-		datetime: stampOf(e.Datetime), eff: stampOf(eff), seq: seq, change: e.Change}
-	if i, ok := p.byURI[e.URI]; ok {
-		if h.later(&p.held[i]) {
-			p.held[i] = h
-		}
+	k := p.key(e.URI)
+	en := orderNanos(eff)
+	if w, ok := p.winners[k]; ok && w.laterThan(en, seq) {
+		return // an earlier change, listed late: the resource's last change stays
+	}
+	p.winners[k] = winner{eff: en, seq: seq}
+	p.write(&held{uri: e.URI, digests: e.Digests, ref: e.Ref, length: e.Length, lastmod: stampOf(e.Lastmod),
+		datetime: stampOf(e.Datetime), seq: seq, change: e.Change})
+}
+
+// write appends a change to the spool.
+func (p *Changes) write(h *held) {
+	if p.spoolErr != nil {
 		return
 	}
-	p.byURI[e.URI] = int32(len(p.held))
-	p.held = append(p.held, h)
+	if p.spool == nil {
+		f, err := os.CreateTemp(p.opts.TempDir, "rsx-plan-*.spool")
+		if err != nil {
+			p.spoolErr = fmt.Errorf("plan the changes: create a spool file: %w", err)
+			return
+		}
+		p.spool, p.spoolBuf = f, bufio.NewWriterSize(f, 1<<16)
+	}
+	b := p.rec[:0]
+	b = binary.AppendUvarint(b, uint64(h.seq))
+	for _, s := range []string{h.uri, string(h.digests), h.ref, string(h.change)} {
+		b = binary.AppendUvarint(b, uint64(len(s)))
+		b = append(b, s...)
+	}
+	b = binary.AppendVarint(b, h.length)
+	for _, st := range []stamp{h.lastmod, h.datetime} {
+		b = binary.AppendVarint(b, st.sec)
+		b = binary.AppendUvarint(b, uint64(st.ns))
+	}
+	p.rec = b
+	var n [binary.MaxVarintLen64]byte
+	if _, err := p.spoolBuf.Write(n[:binary.PutUvarint(n[:], uint64(len(b)))]); err != nil {
+		p.spoolErr = fmt.Errorf("plan the changes: write the spool: %w", err)
+		return
+	}
+	if _, err := p.spoolBuf.Write(b); err != nil {
+		p.spoolErr = fmt.Errorf("plan the changes: write the spool: %w", err)
+	}
+}
+
+// readHeld decodes one spooled change.
+func readHeld(r *bufio.Reader, buf []byte, h *held) ([]byte, error) {
+	n, err := binary.ReadUvarint(r)
+	if err != nil {
+		return buf, err
+	}
+	if n > 1<<26 {
+		return buf, fmt.Errorf("a spooled change of %d bytes", n)
+	}
+	buf = slices.Grow(buf[:0], int(n))[:n]
+	if _, err := io.ReadFull(r, buf); err != nil {
+		return buf, err
+	}
+	b := buf
+	bad := errors.New("a spooled change is corrupt")
+	uv := func() uint64 {
+		v, k := binary.Uvarint(b)
+		if k <= 0 {
+			b = nil
+			return 0
+		}
+		b = b[k:]
+		return v
+	}
+	sv := func() int64 {
+		v, k := binary.Varint(b)
+		if k <= 0 {
+			b = nil
+			return 0
+		}
+		b = b[k:]
+		return v
+	}
+	str := func() string {
+		l := uv()
+		if uint64(len(b)) < l {
+			b = nil
+			return ""
+		}
+		s := string(b[:l])
+		b = b[l:]
+		return s
+	}
+	h.seq = uint32(uv())
+	h.uri = str()
+	h.digests = state.Digests(str())
+	h.ref = str()
+	h.change = model.Change(str())
+	h.length = sv()
+	for _, st := range []*stamp{&h.lastmod, &h.datetime} {
+		st.sec = sv()
+		st.ns = uint32(uv())
+	}
+	if b == nil {
+		return buf, bad
+	}
+	return buf, nil
 }
 
 // EndList ends the list's entries and returns what was learnt of it.
@@ -249,43 +393,46 @@ func (p *Changes) EndList() (ListResult, error) {
 	p.res.Record.Complete = !p.list.Until.IsZero()
 	res := p.res
 	p.list = nil
-	return res, nil
+	return res, p.spoolErr
 }
 
-// Finish decides the last change of every resource, in the order of changes
-// (datetime, then position), emitting each item; then, with Options.Delete,
-// the deletions earlier runs remembered (without it they are counted as
-// PendingDelete and not emitted again). It returns the summary.
+// Finish decides the last change of every resource, emitting each item in
+// the order the changes were added (each resource once; the order between
+// different resources does not matter), then, with Options.Delete, the
+// deletions earlier runs remembered (without it they are counted as
+// PendingDelete and not emitted again). It removes the spool and returns the
+// summary.
 func (p *Changes) Finish(ctx context.Context, st State, emit func(Item) error) (Summary, error) {
+	defer p.Close()
 	if p.list != nil {
 		return p.sum, fmt.Errorf("finish the plan: Change List %s was not ended", p.list.URL)
 	}
-	order := make([]int32, len(p.held))
-	for i := range order {
-		order[i] = int32(i)
+	if p.spoolErr != nil {
+		return p.sum, p.spoolErr
 	}
-	sort.Slice(order, func(a, b int) bool { return p.held[order[b]].later(&p.held[order[a]]) })
-
+	batch := make([]held, 0, state.LookupBatch)
 	uris := make([]string, 0, state.LookupBatch)
 	items := make([]Item, state.LookupBatch)
-	for start := 0; start < len(order); start += state.LookupBatch {
-		batch := order[start:min(start+state.LookupBatch, len(order))]
+	flush := func() error {
+		if len(batch) == 0 {
+			return nil
+		}
 		uris = uris[:0]
-		for _, i := range batch {
-			uris = append(uris, p.held[i].uri)
+		for i := range batch {
+			uris = append(uris, batch[i].uri)
 		}
 		clear(items)
 		err := st.Find(ctx, uris, func(j int, k *state.Known) error {
-			items[j] = p.decide(&p.held[batch[j]], k)
+			items[j] = p.decide(&batch[j], k)
 			return nil
 		})
 		if err != nil {
-			return p.sum, err
+			return err
 		}
-		for j, i := range batch {
+		for j := range batch {
 			it := &items[j]
 			if it.Action == 0 {
-				*it = p.decide(&p.held[i], nil)
+				*it = p.decide(&batch[j], nil)
 				if it.Action == 0 {
 					p.sum.Vanished++
 					continue
@@ -293,15 +440,50 @@ func (p *Changes) Finish(ctx context.Context, st State, emit func(Item) error) (
 			}
 			p.sum.count(it)
 			if err := emit(*it); err != nil {
-				return p.sum, err
+				return err
 			}
+		}
+		batch = batch[:0]
+		return nil
+	}
+	if p.spool != nil {
+		if err := p.spoolBuf.Flush(); err != nil {
+			return p.sum, fmt.Errorf("plan the changes: write the spool: %w", err)
+		}
+		if _, err := p.spool.Seek(0, io.SeekStart); err != nil {
+			return p.sum, fmt.Errorf("plan the changes: read the spool: %w", err)
+		}
+		r := bufio.NewReaderSize(p.spool, 1<<16)
+		var buf []byte
+		for {
+			var h held
+			var err error
+			buf, err = readHeld(r, buf, &h)
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				return p.sum, fmt.Errorf("plan the changes: read the spool: %w", err)
+			}
+			if w := p.winners[p.key(h.uri)]; w.seq != h.seq {
+				continue // a later change of the resource follows
+			}
+			batch = append(batch, h)
+			if len(batch) == cap(batch) {
+				if err := flush(); err != nil {
+					return p.sum, err
+				}
+			}
+		}
+		if err := flush(); err != nil {
+			return p.sum, err
 		}
 	}
 
 	// Deletions remembered from earlier runs that no change of this window
 	// decided again.
 	err := st.EachKnown(ctx, true, func(uri string, k *state.Known) error {
-		if _, decided := p.byURI[uri]; decided {
+		if _, decided := p.winners[p.key(uri)]; decided {
 			return nil
 		}
 		if !p.opts.Selection.Selected(uri) {

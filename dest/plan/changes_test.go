@@ -3,6 +3,8 @@ package plan
 import (
 	"context"
 	"fmt"
+	"os"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -35,7 +37,7 @@ type list struct {
 // order, the summary and each list's result.
 func runChanges(t *testing.T, st State, since time.Time, opts Options, lists ...list) (*collected, Summary, []ListResult) {
 	t.Helper()
-	p := NewChanges(since, opts)
+	p := NewChanges(ChangesOptions{Options: opts, Since: since, TempDir: t.TempDir()})
 	var results []ListResult
 	for _, l := range lists {
 		if err := p.BeginList(l.info); err != nil {
@@ -60,12 +62,15 @@ func runChanges(t *testing.T, st State, since time.Time, opts Options, lists ...
 	return &c, sum, results
 }
 
+// summarize lists the items in URI order (the order in which Finish emits
+// different resources does not matter).
 func summarize(c *collected) string {
-	var b strings.Builder
+	var lines []string
 	for _, it := range c.items {
-		fmt.Fprintf(&b, "%s %s %d; ", it.Action, strings.TrimPrefix(it.Entry.URI, "http://example.org/"), it.Entry.Length)
+		lines = append(lines, fmt.Sprintf("%s %s %d; ", it.Action, strings.TrimPrefix(it.Entry.URI, "http://example.org/"), it.Entry.Length))
 	}
-	return b.String()
+	sort.Slice(lines, func(i, j int) bool { return strings.Fields(lines[i])[1] < strings.Fields(lines[j])[1] })
+	return strings.Join(lines, "")
 }
 
 func TestChanges(t *testing.T) {
@@ -134,7 +139,7 @@ func TestChanges(t *testing.T) {
 			name:   "deletion with --delete, and those remembered",
 			delete: true,
 			lists:  []list{{closed, []Entry{change("known", de, 1, -1), change("pending-recreated", cr, 2, 8)}}},
-			want:   "delete known -1; update pending-recreated 8; delete pending -1; ",
+			want:   "delete known -1; delete pending -1; update pending-recreated 8; ",
 			check: func(t *testing.T, c *collected, sum Summary, _ []ListResult) {
 				if r := c.byURI[u("pending-recreated")].Reason; r != "created again after its deletion at 2013-01-03T00:02:00Z" {
 					t.Errorf("reason %q", r)
@@ -147,7 +152,7 @@ func TestChanges(t *testing.T) {
 		{
 			name:  "out of order: ordered by datetime, with a warning",
 			lists: []list{{closed, []Entry{change("c", up, 20, 2), change("d", cr, 5, 1), change("c", cr, 10, 1), change("d", de, 3, -1)}}},
-			want:  "create d 1; create c 2; ",
+			want:  "create c 2; create d 1; ",
 			check: func(t *testing.T, _ *collected, sum Summary, res []ListResult) {
 				if res[0].OutOfOrder != 3 || len(sum.Warnings) != 1 || !strings.Contains(sum.Warnings[0], "3 of its 4 changes are not in forward chronological order") {
 					t.Errorf("out of order %d, warnings %q", res[0].OutOfOrder, sum.Warnings)
@@ -160,12 +165,12 @@ func TestChanges(t *testing.T) {
 				{closed, []Entry{change("e", cr, -1, 1), change("f", cr, -1, 1), change("e", up, -1, 2)}},
 				{open, []Entry{change("f", up, -1, 3), change("e", de, -1, -1), change("e", cr, -1, 4)}},
 			},
-			want: "create f 3; create e 4; ",
+			want: "create e 4; create f 3; ",
 		},
 		{
 			name:  "a change without a datetime follows the one before it",
 			lists: []list{{closed, []Entry{change("g", up, 30, 1), change("g", up, -1, 2), change("h", up, 20, 5)}}},
-			want:  "create h 5; create g 2; ",
+			want:  "create g 2; create h 5; ",
 		},
 		{
 			name:  "changes before the copy's point are skipped",
@@ -246,7 +251,7 @@ func TestChangesResumeOpenList(t *testing.T) {
 	// The list was rewritten: everything is planned again, with a warning.
 	rewritten := []Entry{change("x", cr, 1, 1), change("b", cr, 2, 1), change("y", cr, 3, 1), change("z", cr, 4, 1)}
 	c, sum, _ = runChanges(t, st, time.Time{}, Options{}, list{info, rewritten})
-	if got := summarize(c); got != "create x 1; create b 1; create y 1; create z 1; " || len(sum.Warnings) != 1 || !strings.Contains(sum.Warnings[0], "no longer has the change processed last at position 3") {
+	if got := summarize(c); got != "create b 1; create x 1; create y 1; create z 1; " || len(sum.Warnings) != 1 || !strings.Contains(sum.Warnings[0], "no longer has the change processed last at position 3") {
 		t.Errorf("rewritten list: %s warnings %q", got, sum.Warnings)
 	}
 
@@ -265,7 +270,7 @@ func TestChangesResumeOpenList(t *testing.T) {
 }
 
 func TestChangesMisuse(t *testing.T) {
-	p := NewChanges(time.Time{}, Options{})
+	p := NewChanges(ChangesOptions{TempDir: t.TempDir()})
 	if err := p.Add(change("a", cr, 1, 1)); err == nil {
 		t.Error("Add before BeginList")
 	}
@@ -281,6 +286,51 @@ func TestChangesMisuse(t *testing.T) {
 	db, src := newState(t)
 	if _, err := p.Finish(context.Background(), db.View(src.ID), func(Item) error { return nil }); err == nil {
 		t.Error("Finish with a list open")
+	}
+}
+
+func TestChangesSpool(t *testing.T) {
+	db, src := newState(t)
+	dir := t.TempDir()
+	p := NewChanges(ChangesOptions{TempDir: dir})
+	p.BeginList(ListInfo{URL: u("cl.xml"), Kind: "changelist"})
+	big := Entry{URI: u("a"), Change: cr, Length: 5, Digests: md5a + " " + sha1, Ref: "http://example.org/p.zip#/a", Lastmod: t0(1), Datetime: t0(2)}
+	if err := p.Add(big); err != nil {
+		t.Fatal(err)
+	}
+	p.EndList()
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Fatalf("spool files: %v", entries)
+	}
+	var c collected
+	if _, err := p.Finish(context.Background(), db.View(src.ID), c.emit); err != nil {
+		t.Fatal(err)
+	}
+	if len(c.items) != 1 || fmt.Sprint(c.items[0].Entry) != fmt.Sprint(big) {
+		t.Errorf("read back %+v\nwant %+v", c.items, big)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("spool left after Finish: %v", entries)
+	}
+
+	// A spool that cannot be written is an error, not a lost change.
+	p = NewChanges(ChangesOptions{TempDir: dir + "/missing"})
+	p.BeginList(ListInfo{URL: u("cl.xml"), Kind: "changelist"})
+	if err := p.Add(big); err == nil || !strings.Contains(err.Error(), "spool") {
+		t.Errorf("Add with no spool: %v", err)
+	}
+	if _, err := p.Finish(context.Background(), db.View(src.ID), c.emit); err == nil {
+		t.Error("Finish with a failed spool")
+	}
+	// Close removes the spool of a plan given up.
+	p = NewChanges(ChangesOptions{TempDir: dir})
+	p.BeginList(ListInfo{URL: u("cl.xml"), Kind: "changelist"})
+	p.Add(big)
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("spool left after Close: %v", entries)
 	}
 }
 

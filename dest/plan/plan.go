@@ -143,8 +143,14 @@ func (s *Summary) count(it *Item) {
 // State is how a planner reads the destination's state of one Source;
 // *state.View and *state.Index implement it.
 type State interface {
+	// Find calls found for each of uris that has a row.
 	Find(ctx context.Context, uris []string, found func(i int, k *state.Known) error) error
+	// EachKnown walks every row (pendingOnly: those waiting for deletion).
 	EachKnown(ctx context.Context, pendingOnly bool, fn func(uri string, k *state.Known) error) error
+	// EachID lists the ids of every row; FindIDs reads rows by id.
+	EachID(ctx context.Context, fn func(id int64) error) error
+	FindIDs(ctx context.Context, ids []int64, fn func(uri string, k *state.Known) error) error
+	// MaxID is the largest id.
 	MaxID(ctx context.Context) (int64, error)
 }
 
@@ -156,7 +162,7 @@ func ForLookups(ctx context.Context, db *state.DB, sourceID int64, lookups int) 
 	if err != nil {
 		return nil, err
 	}
-	if c.Resources > 0 && lookups >= c.Resources/4 && lookups > 2000 {
+	if c.Resources > 0 && lookups >= c.Resources/8 && lookups > 2000 {
 		return db.LoadIndex(ctx, sourceID)
 	}
 	return db.View(sourceID), nil

@@ -3,6 +3,7 @@ package plan
 import (
 	"context"
 	"hash/maphash"
+	"slices"
 	"strconv"
 
 	"rsx/dest/state"
@@ -17,6 +18,7 @@ type Snapshot struct {
 	opts  Options
 	batch []Entry
 	uris  []string
+	items []Item
 	seen  []uint64 // a bit per state id: listed in the snapshot
 	fresh map[[2]uint64]struct{}
 	k1    maphash.Seed
@@ -34,7 +36,7 @@ func NewSnapshot(ctx context.Context, st State, opts Options) (*Snapshot, error)
 	}
 	return &Snapshot{
 		st: st, opts: opts,
-		batch: make([]Entry, 0, state.LookupBatch), uris: make([]string, 0, state.LookupBatch),
+		batch: make([]Entry, 0, state.LookupBatch), uris: make([]string, 0, state.LookupBatch), items: make([]Item, state.LookupBatch),
 		seen: make([]uint64, maxID/64+1), fresh: map[[2]uint64]struct{}{},
 		k1: maphash.MakeSeed(), k2: maphash.MakeSeed(),
 	}, nil
@@ -61,7 +63,8 @@ func (p *Snapshot) flush(ctx context.Context, emit func(Item) error) error {
 	for i := range p.batch {
 		p.uris = append(p.uris, p.batch[i].URI)
 	}
-	items := make([]Item, len(p.batch))
+	items := p.items[:len(p.batch)]
+	clear(items)
 	err := p.st.Find(ctx, p.uris, func(i int, k *state.Known) error {
 		e := &p.batch[i]
 		act, why, touch := compare(e, k)
@@ -126,10 +129,21 @@ func (p *Snapshot) Finish(ctx context.Context, emit func(Item) error) (Summary, 
 	if err := p.flush(ctx, emit); err != nil {
 		return p.sum, err
 	}
-	err := p.st.EachKnown(ctx, false, func(uri string, k *state.Known) error {
-		if w := k.ID / 64; w < int64(len(p.seen)) && p.seen[w]&(1<<(k.ID%64)) != 0 {
+	// The rows the snapshot did not list: their ids from the State (in memory
+	// for an Index), then their rows, a batch at a time.
+	var unseen []int64
+	err := p.st.EachID(ctx, func(id int64) error {
+		if w := id / 64; w < int64(len(p.seen)) && p.seen[w]&(1<<(id%64)) != 0 {
 			return nil
 		}
+		unseen = append(unseen, id)
+		return nil
+	})
+	if err != nil {
+		return p.sum, err
+	}
+	slices.Sort(unseen)
+	err = p.st.FindIDs(ctx, unseen, func(uri string, k *state.Known) error {
 		if !p.opts.Selection.Selected(uri) {
 			p.sum.Excluded++
 			return nil

@@ -179,3 +179,67 @@ func (v *View) MaxID(ctx context.Context) (int64, error) {
 	c, err := v.db.Count(ctx, v.sourceID)
 	return c.MaxID, err
 }
+
+// EachID calls fn with the id of every row of the Source.
+func (v *View) EachID(ctx context.Context, fn func(id int64) error) error {
+	rows, err := v.db.sql.QueryContext(ctx, `SELECT id FROM resource WHERE source_id = ?`, v.sourceID)
+	if err != nil {
+		return fmt.Errorf("list the resources of Source %d: %w", v.sourceID, err)
+	}
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return fmt.Errorf("list the resources of Source %d: %w", v.sourceID, err)
+		}
+		if err := fn(id); err != nil {
+			rows.Close()
+			return err
+		}
+	}
+	if err := closeRows(rows); err != nil {
+		return fmt.Errorf("list the resources of Source %d: %w", v.sourceID, err)
+	}
+	return nil
+}
+
+// FindIDs calls fn for each of ids that is a row of the Source, asking
+// LookupBatch ids at a time. The Known is reused between calls.
+func (v *View) FindIDs(ctx context.Context, ids []int64, fn func(uri string, k *Known) error) error {
+	args := make([]any, 0, LookupBatch+1)
+	var q strings.Builder
+	var k Known
+	var uri string
+	for start := 0; start < len(ids); start += LookupBatch {
+		chunk := ids[start:min(start+LookupBatch, len(ids))]
+		args = append(args[:0], v.sourceID)
+		q.Reset()
+		q.WriteString(`SELECT ` + knownColumns + ` FROM resource WHERE source_id = ? AND id IN (`)
+		for i, id := range chunk {
+			if i > 0 {
+				q.WriteByte(',')
+			}
+			q.WriteByte('?')
+			args = append(args, id)
+		}
+		q.WriteString(`) ORDER BY id`)
+		rows, err := v.db.sql.QueryContext(ctx, q.String(), args...)
+		if err != nil {
+			return fmt.Errorf("read %d resources of Source %d: %w", len(chunk), v.sourceID, err)
+		}
+		for rows.Next() {
+			if err := scanKnown(rows, &uri, &k); err != nil {
+				rows.Close()
+				return fmt.Errorf("read resources of Source %d: %w", v.sourceID, err)
+			}
+			if err := fn(uri, &k); err != nil {
+				rows.Close()
+				return err
+			}
+		}
+		if err := closeRows(rows); err != nil {
+			return fmt.Errorf("read resources of Source %d: %w", v.sourceID, err)
+		}
+	}
+	return nil
+}
