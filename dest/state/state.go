@@ -27,6 +27,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"os"
 	"strconv"
 	"time"
 
@@ -149,19 +150,27 @@ func (db *DB) Close() error {
 	return nil
 }
 
-// Snapshot moves everything committed from the write-ahead log into the
-// database file, then calls fn with the file's path: while fn runs, that file
-// alone holds the whole state (a Store uploads it). No Writer may commit during
-// the call.
+// Snapshot calls fn with the path of a file that holds the whole committed
+// state (a Store uploads it). Normally that is the database file itself, once
+// every page of the write-ahead log has been copied into it (a checkpoint that
+// waits for nobody); when a reader in another connection keeps part of the log
+// from being copied, it is a copy made with VACUUM INTO, removed after fn
+// returns. No Writer may commit during the call.
 func (db *DB) Snapshot(ctx context.Context, fn func(path string) error) error {
 	var busy, logFrames, checkpointed int
-	if err := db.sql.QueryRowContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`).Scan(&busy, &logFrames, &checkpointed); err != nil {
+	if err := db.sql.QueryRowContext(ctx, `PRAGMA wal_checkpoint(PASSIVE)`).Scan(&busy, &logFrames, &checkpointed); err != nil {
 		return fmt.Errorf("checkpoint state database %s: %w", db.path, err)
 	}
-	if busy != 0 {
-		return fmt.Errorf("checkpoint state database %s: another connection is using it", db.path)
+	if busy == 0 && checkpointed == logFrames {
+		return fn(db.path)
 	}
-	return fn(db.path)
+	copyPath := db.path + ".snapshot"
+	os.Remove(copyPath)
+	if _, err := db.sql.ExecContext(ctx, `VACUUM INTO ?`, copyPath); err != nil {
+		return fmt.Errorf("copy state database %s: %w", db.path, err)
+	}
+	defer os.Remove(copyPath)
+	return fn(copyPath)
 }
 
 // Baseline is where a Source's copy was made from.

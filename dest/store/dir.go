@@ -255,7 +255,16 @@ func (w *dirWriter) Commit(context.Context) error {
 	if err := w.d.mkdirs(parent); err != nil {
 		return fail("create its folder", err)
 	}
-	if err := w.d.root.Rename(w.tmp, w.path); err != nil {
+	err := w.d.root.Rename(w.tmp, w.path)
+	if errors.Is(err, fs.ErrNotExist) {
+		// Its folder was removed since it was made (by hand, or by a Remove
+		// that emptied it): make it again.
+		w.d.forget(parent)
+		if err = w.d.mkdirs(parent); err == nil {
+			err = w.d.root.Rename(w.tmp, w.path)
+		}
+	}
+	if err != nil {
 		w.d.root.Remove(w.tmp)
 		return fmt.Errorf("commit %s: %w", w.path, err)
 	}
@@ -330,6 +339,17 @@ func (d *Dir) mkdirs(p string) error {
 	return nil
 }
 
+// forget drops a folder and those inside it from the folders known to exist.
+func (d *Dir) forget(folder string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for f := range d.made {
+		if f == folder || strings.HasPrefix(f, folder+"/") || strings.HasPrefix(folder, f+"/") {
+			delete(d.made, f)
+		}
+	}
+}
+
 func (d *Dir) touch(folder string) {
 	d.mu.Lock()
 	d.dirty[folder] = true
@@ -376,9 +396,7 @@ func (d *Dir) Remove(_ context.Context, p string) error {
 		if err := d.root.Remove(parent); err != nil {
 			break // not empty, or gone
 		}
-		d.mu.Lock()
-		delete(d.made, parent)
-		d.mu.Unlock()
+		d.forget(parent)
 		parent = path.Dir(parent)
 		d.touch(parent)
 	}

@@ -246,8 +246,12 @@ func TestDirRemoveAndWalk(t *testing.T) {
 	if err := d.Sync(ctx); err != nil {
 		t.Errorf("Sync after removals: %v", err)
 	}
-	// A file can be written again where an emptied folder was.
+	// A file can be written again where an emptied folder was, and where a
+	// folder was removed behind the store's back.
 	write(t, d, "h/a/b/5", "5")
+	write(t, d, "x/y/1", "1")
+	os.RemoveAll(filepath.Join(dir, "x"))
+	write(t, d, "x/y/2", "2")
 	stop := errors.New("stop")
 	if err := d.Walk(ctx, func(FileInfo) error { return stop }); !errors.Is(err, stop) {
 		t.Errorf("Walk's error: %v", err)
