@@ -1,4 +1,4 @@
-// Package plan decides what a sync must do — create, update, delete, leave — from a Source's entries and the destination's state, without any I/O of its own.
+// Package plan decides what a sync must do — create, update, delete, leave — from a Source's entries and the destination's state, without touching the network or the copy.
 //
 // Two planners cover the two kinds of documents:
 //
@@ -7,8 +7,11 @@
 //     state.LookupBatch look-ups), and Finish then finds the resources the
 //     state holds that the snapshot no longer lists.
 //   - Changes, for Change Lists and Change Dump manifests: the changes of every
-//     list are collapsed to the last one per resource, ordered by datetime where
-//     given and else by position, and Finish decides them in that order.
+//     list are collapsed to the last one per resource (the order of changes is
+//     by datetime where given, else by position; a list out of forward
+//     chronological order is handled, with a warning), and Finish decides each
+//     resource's last change. The changes are spooled to a temporary file, so
+//     that memory holds only about 40 bytes per resource changed.
 //
 // Both read the state through the State interface, which *state.View (batched
 // queries, for a few look-ups) and *state.Index (the rows in memory, for as many
