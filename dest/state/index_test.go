@@ -85,3 +85,27 @@ func TestIndexAgreesWithView(t *testing.T) {
 		t.Errorf("MaxID %d", max)
 	}
 }
+
+func TestPathSet(t *testing.T) {
+	ctx := context.Background()
+	db := openTemp(t)
+	a, _ := db.EnsureSource(ctx, "http://example.org/cap.xml")
+	b, _ := db.EnsureSource(ctx, "http://example.net/cap.xml")
+	w := db.NewWriter(WriterOptions{})
+	for i := 0; i < 1200; i++ {
+		src := a
+		if i%3 == 0 {
+			src = b
+		}
+		r := Resource{SourceID: src.ID, URI: fmt.Sprintf("http://h/%d", i), Path: fmt.Sprintf("h/%d", i)}
+		w.PutResource(ctx, &r)
+	}
+	w.Close(ctx)
+	set, err := db.LoadPathSet(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if set.Len() != 1200 || !set.Has("h/0") || !set.Has("h/1199") || set.Has("h/1200") || set.Has("H/0") || set.Has("h") {
+		t.Errorf("PathSet of %d: h/0 %v, h/1199 %v, h/1200 %v, H/0 %v", set.Len(), set.Has("h/0"), set.Has("h/1199"), set.Has("h/1200"), set.Has("H/0"))
+	}
+}
