@@ -90,6 +90,24 @@ func TestOpenCreatesAndChecksTheSchema(t *testing.T) {
 	}
 }
 
+// TestOpenOddPath: a database path with the characters of URIs in it.
+func TestOpenOddPath(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "a b?c#d%20e&f=g")
+	os.MkdirAll(dir, 0o755)
+	p := filepath.Join(dir, "state.db")
+	db, err := Open(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.EnsureSource(context.Background(), "http://example.org/cap.xml"); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	if _, err := os.Stat(p); err != nil {
+		t.Fatalf("the database is not where it was asked: %v", err)
+	}
+}
+
 func TestSchemaIsDocumented(t *testing.T) {
 	s := Schema()
 	for _, table := range []string{"meta", "source", "selection", "changelist", "resource"} {
