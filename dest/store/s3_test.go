@@ -492,3 +492,37 @@ func TestS3RemovesUnfinishedUploads(t *testing.T) {
 		t.Errorf("unfinished uploads left: %v (removed %s)", left, id)
 	}
 }
+
+// TestS3LockFallback takes the lock the way it is taken on servers that
+// ignore conditional writes.
+func TestS3LockFallback(t *testing.T) {
+	g := startGateway(t, "fallback")
+	ctx := context.Background()
+	a := openS3(t, g, "fallback/p", Options{})
+	b := openS3(t, g, "fallback/p", Options{})
+	me := newHolder(time.Now())
+	l, _, err := a.lockFallback(ctx, me)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(l.Note, "does not honour conditional writes") || l.TookOver != nil {
+		t.Errorf("lock %+v", l)
+	}
+	var le *LockedError
+	if _, _, err := b.lockFallback(ctx, newHolder(time.Now())); !errors.As(err, &le) || le.Holder.Token != me.Token {
+		t.Errorf("second lock: %v", err)
+	}
+	// A lock overwritten while a run waits to read its own back is not taken.
+	other := Holder{PID: 1, Host: "elsewhere.example", Started: time.Now(), Token: "other"}
+	g.client.RemoveObject(ctx, "fallback", "p/.rsx/lock", minio.RemoveObjectOptions{})
+	done := make(chan error)
+	go func() {
+		_, _, err := b.lockFallback(ctx, newHolder(time.Now()))
+		done <- err
+	}()
+	time.Sleep(settleDelay / 2)
+	putHolder(t, g, "fallback", "p/.rsx/lock", other)
+	if err := <-done; !errors.As(err, &le) || le.Holder.Token != "other" {
+		t.Errorf("a lock overwritten meanwhile: %v", err)
+	}
+}
