@@ -20,6 +20,7 @@ type Snapshot struct {
 	uris  []string
 	items []Item
 	seen  []uint64 // a bit per state id: listed in the snapshot
+	maxID int64    // the largest id when the plan began
 	fresh map[[2]uint64]struct{}
 	k1    maphash.Seed
 	k2    maphash.Seed
@@ -35,7 +36,7 @@ func NewSnapshot(ctx context.Context, st State, opts Options) (*Snapshot, error)
 		return nil, err
 	}
 	return &Snapshot{
-		st: st, opts: opts,
+		st: st, opts: opts, maxID: maxID,
 		batch: make([]Entry, 0, state.LookupBatch), uris: make([]string, 0, state.LookupBatch), items: make([]Item, state.LookupBatch),
 		seen: make([]uint64, maxID/64+1), fresh: map[[2]uint64]struct{}{},
 		k1: maphash.MakeSeed(), k2: maphash.MakeSeed(),
@@ -91,13 +92,13 @@ func (p *Snapshot) flush(ctx context.Context, emit func(Item) error) error {
 	return nil
 }
 
-// listedTwice notes the item's URI as listed and reports whether it was already.
+// listedTwice notes the item's URI as listed and reports whether it was
+// already: by a bit per row for the rows the state held when the plan began,
+// by a hash of the URI for the others (new resources, and rows an engine
+// recorded since).
 func (p *Snapshot) listedTwice(it *Item) bool {
-	if it.ID > 0 {
+	if it.ID > 0 && it.ID <= p.maxID {
 		w, bit := it.ID/64, uint64(1)<<(it.ID%64)
-		if w >= int64(len(p.seen)) { // a row added since the plan began
-			return false
-		}
 		if p.seen[w]&bit != 0 {
 			p.duplicate(it.Entry.URI)
 			return true
@@ -133,8 +134,8 @@ func (p *Snapshot) Finish(ctx context.Context, emit func(Item) error) (Summary, 
 	// for an Index), then their rows, a batch at a time.
 	var unseen []int64
 	err := p.st.EachID(ctx, func(id int64) error {
-		if w := id / 64; w < int64(len(p.seen)) && p.seen[w]&(1<<(id%64)) != 0 {
-			return nil
+		if id > p.maxID || p.seen[id/64]&(1<<(id%64)) != 0 {
+			return nil // listed, or recorded since the plan began (so listed)
 		}
 		unseen = append(unseen, id)
 		return nil

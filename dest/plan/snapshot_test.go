@@ -171,6 +171,38 @@ func TestSnapshotDeleteAndDuplicates(t *testing.T) {
 	}
 }
 
+// TestSnapshotWhileRecording: an engine records resources while the plan
+// streams; a URI listed again after its row was recorded is still a duplicate.
+func TestSnapshotWhileRecording(t *testing.T) {
+	ctx := context.Background()
+	db, src := newState(t)
+	put(t, db, src, state.Resource{URI: u("old"), Length: 1, Digests: md5a})
+	p, err := NewSnapshot(ctx, db.View(src.ID), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c collected
+	p.Add(ctx, Entry{URI: u("new"), Length: 1}, c.emit)
+	p.Add(ctx, Entry{URI: u("old"), Length: 1, Digests: md5a}, c.emit)
+	// The batch is decided at Finish; make it decide now with a full batch.
+	for i := 0; i < 498; i++ {
+		p.Add(ctx, Entry{URI: u(fmt.Sprint("pad/", i)), Length: 1}, c.emit)
+	}
+	if len(c.items) != 500 {
+		t.Fatalf("%d items after a full batch", len(c.items))
+	}
+	put(t, db, src, state.Resource{URI: u("new"), Length: 1}) // the engine recorded it
+	p.Add(ctx, Entry{URI: u("new"), Length: 1}, c.emit)
+	p.Add(ctx, Entry{URI: u("old"), Length: 1, Digests: md5a}, c.emit)
+	sum, err := p.Finish(ctx, c.emit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.items) != 500 || len(sum.Warnings) != 1 || !strings.Contains(sum.Warnings[0], "2 entries list a URI listed before") {
+		t.Errorf("%d items, warnings %q", len(c.items), sum.Warnings)
+	}
+}
+
 func TestSnapshotSelection(t *testing.T) {
 	sel, err := NewSelection([]string{`\.pdf$`, `/keep/`}, []string{`/keep/not`})
 	if err != nil {
