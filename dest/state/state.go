@@ -11,13 +11,17 @@
 //
 //	db, err := state.Open(ctx, path)          // creates or checks the schema
 //	src, err := db.EnsureSource(ctx, capabilityListURL)
-//	... plan with db.Resource / db.LookupResources / db.EachResource ...
+//	... plan (dest/plan) through db.View(src.ID) or db.LoadIndex(ctx, src.ID) ...
 //	det := db.NewDetector(store.CaseInsensitive())
 //	w := db.NewWriter(state.WriterOptions{Detector: det, BeforeCommit: store.Sync, AfterCommit: publish})
 //	... det.Claim before each write, w.PutResource after it, w.MarkDeleted, w.RemoveResource ...
 //	w.SetBaseline / w.PutChangeList / w.SetSyncedUntil / w.SetSelection
 //	w.Close(ctx)                              // the last batch
 //	db.Close()
+//
+// An audit reads db.EachResource (paths and digests to hash the copy again),
+// db.LoadPathSet (to find the copy's extra files) and records
+// w.SetVerified.
 package state
 
 import (
