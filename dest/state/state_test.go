@@ -454,13 +454,23 @@ func TestKillLosesAtMostABatch(t *testing.T) {
 		t.Skip("starts a process and kills it")
 	}
 	path := filepath.Join(t.TempDir(), "state.db")
-	for round, wait := range []time.Duration{300 * time.Millisecond, 700 * time.Millisecond} {
+	before := 0
+	for round, wait := range []time.Duration{13 * time.Millisecond, 71 * time.Millisecond} {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestKillLosesAtMostABatch$")
 		cmd.Env = append(os.Environ(), "RSX_STATE_WRITER="+path)
 		out := &strings.Builder{}
 		cmd.Stdout, cmd.Stderr = out, out
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
+		}
+		// Wait for some batches to be committed, then kill it in the middle
+		// of another.
+		deadline := time.Now().Add(20 * time.Second)
+		for time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
+			if n := countRows(path); n >= before+3*killBatch {
+				break
+			}
 		}
 		time.Sleep(wait)
 		cmd.Process.Signal(syscall.SIGKILL)
@@ -479,12 +489,28 @@ func TestKillLosesAtMostABatch(t *testing.T) {
 		if n%killBatch != 0 {
 			t.Errorf("round %d: %d rows: a batch was committed in part", round, n)
 		}
+		if n <= before {
+			t.Errorf("round %d: no batch was committed before the kill (%d rows)", round, n)
+		}
+		before = n
 		t.Logf("round %d: %d rows survived the kill", round, n)
 		db.Close()
 	}
 }
 
 const killBatch = 97
+
+// countRows counts the rows another process committed, or -1.
+func countRows(path string) int {
+	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(5000)")
+	if err != nil {
+		return -1
+	}
+	defer db.Close()
+	n := -1
+	db.QueryRow(`SELECT count(*) FROM resource`).Scan(&n)
+	return n
+}
 
 func writeForever(path string) {
 	ctx := context.Background()

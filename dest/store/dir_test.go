@@ -441,7 +441,14 @@ func TestDirKilledWhileWriting(t *testing.T) {
 	d, dir := openDir(t)
 	cmd, ready := helper(t, "TestDirKilledWhileWriting", "RSX_STORE_WRITE="+dir)
 	<-ready
-	time.Sleep(400 * time.Millisecond)
+	// Let it write some files, then kill it in the middle of others.
+	deadline := time.Now().Add(20 * time.Second)
+	for n := 0; n < 20 && time.Now().Before(deadline); {
+		time.Sleep(20 * time.Millisecond)
+		n = 0
+		d.Walk(context.Background(), func(FileInfo) error { n++; return nil })
+	}
+	time.Sleep(37 * time.Millisecond)
 	cmd.Process.Signal(syscall.SIGKILL)
 	cmd.Wait()
 	files := 0
