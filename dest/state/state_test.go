@@ -406,11 +406,12 @@ func TestSnapshotWhileReading(t *testing.T) {
 	// A reader in the middle of a walk holds a read transaction open.
 	inside := make(chan struct{})
 	release := make(chan struct{})
+	first := true
 	go db.EachResource(ctx, src.ID, false, func(*Resource) error {
-		select {
-		case inside <- struct{}{}:
+		if first {
+			first = false
+			inside <- struct{}{}
 			<-release
-		default:
 		}
 		return nil
 	})

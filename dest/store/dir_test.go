@@ -354,8 +354,7 @@ func TestDirLockOfAKilledRun(t *testing.T) {
 	}
 	ctx := context.Background()
 	d, dir := openDir(t)
-	cmd, ready := helper(t, "TestDirLockOfAKilledRun", "RSX_STORE_HOLD="+dir)
-	<-ready
+	cmd := helper(t, "TestDirLockOfAKilledRun", "RSX_STORE_HOLD="+dir)
 	_, err := d.Lock(ctx)
 	var le *LockedError
 	if !errors.As(err, &le) || le.Holder.PID != cmd.Process.Pid {
@@ -377,8 +376,8 @@ func TestDirLockOfAKilledRun(t *testing.T) {
 }
 
 // helper starts this test binary running one test with env set, and returns
-// a channel closed when it prints "ready".
-func helper(t *testing.T, test string, env ...string) (*exec.Cmd, <-chan struct{}) {
+// once it prints "ready".
+func helper(t *testing.T, test string, env ...string) *exec.Cmd {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^"+test+"$", "-test.v")
 	cmd.Env = append(os.Environ(), env...)
@@ -392,6 +391,7 @@ func helper(t *testing.T, test string, env ...string) (*exec.Cmd, <-chan struct{
 	}
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
 	ready := make(chan struct{})
+	ended := make(chan string, 1)
 	go func() {
 		buf := make([]byte, 4096)
 		var seen []byte
@@ -404,11 +404,19 @@ func helper(t *testing.T, test string, env ...string) (*exec.Cmd, <-chan struct{
 				return
 			}
 			if err != nil {
+				ended <- string(seen)
 				return
 			}
 		}
 	}()
-	return cmd, ready
+	select {
+	case <-ready:
+	case said := <-ended:
+		t.Fatalf("the helper process ended before it was ready: %s", said)
+	case <-time.After(time.Minute):
+		t.Fatal("the helper process was not ready within a minute")
+	}
+	return cmd
 }
 
 func holdLock(dir string) {
@@ -439,8 +447,7 @@ func TestDirKilledWhileWriting(t *testing.T) {
 		t.Skip("starts a process and kills it")
 	}
 	d, dir := openDir(t)
-	cmd, ready := helper(t, "TestDirKilledWhileWriting", "RSX_STORE_WRITE="+dir)
-	<-ready
+	cmd := helper(t, "TestDirKilledWhileWriting", "RSX_STORE_WRITE="+dir)
 	// Let it write some files, then kill it in the middle of others.
 	deadline := time.Now().Add(20 * time.Second)
 	for n := 0; n < 20 && time.Now().Before(deadline); {
