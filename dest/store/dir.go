@@ -95,6 +95,9 @@ func (d *Dir) String() string { return d.dir }
 // CaseInsensitive reports what the probe at Open found.
 func (d *Dir) CaseInsensitive() bool { return d.foldCase }
 
+// TempDir is DEST/.rsx/tmp.
+func (d *Dir) TempDir() string { return filepath.Join(d.dir, ReservedDir, "tmp") }
+
 // Close closes the folder.
 func (d *Dir) Close() error { return d.root.Close() }
 

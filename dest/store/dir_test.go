@@ -279,6 +279,9 @@ func TestOpenDir(t *testing.T) {
 	if p, _ := d.StatePath(context.Background()); p != filepath.Join(d.String(), ".rsx", "state.db") {
 		t.Errorf("StatePath %s", p)
 	}
+	if fi, err := os.Stat(d.TempDir()); err != nil || !fi.IsDir() || d.TempDir() != filepath.Join(d.String(), ".rsx", "tmp") {
+		t.Errorf("TempDir %s: %v", d.TempDir(), err)
+	}
 	if _, err := Open(context.Background(), "ftp://x/y", Options{}); err == nil {
 		t.Error("ftp:// accepted")
 	}

@@ -102,6 +102,9 @@ func (s *S3) CaseInsensitive() bool { return false }
 // CacheDir is the local folder of the bucket's state copy and temporaries.
 func (s *S3) CacheDir() string { return s.cache }
 
+// TempDir is the tmp folder of the cache folder.
+func (s *S3) TempDir() string { return filepath.Join(s.cache, "tmp") }
+
 // Close frees nothing: the client holds no resources that need closing.
 func (s *S3) Close() error { return nil }
 

@@ -173,7 +173,7 @@ func TestS3Writes(t *testing.T) {
 	if got := read(t, s, "example.org/a/b.txt"); got != "second" {
 		t.Errorf("after Abort and Reject: %q", got)
 	}
-	if entries, _ := os.ReadDir(filepath.Join(s.CacheDir(), "tmp")); len(entries) != 0 {
+	if entries, _ := os.ReadDir(s.TempDir()); len(entries) != 0 {
 		t.Errorf("staging files left: %v", entries)
 	}
 

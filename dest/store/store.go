@@ -68,6 +68,11 @@ type Store interface {
 	// CaseInsensitive reports whether paths that differ only by case name one
 	// file here (then they collide: state.DB.NewDetector).
 	CaseInsensitive() bool
+	// TempDir is a local folder for the run's own temporary files (a plan's
+	// spool, downloaded dump packages): DEST/.rsx/tmp for a folder, a folder
+	// of the cache for a bucket. Lock empties it, so what a killed run left
+	// there is removed by the next.
+	TempDir() string
 	// StatePath is the local file of the state database. For a bucket it is
 	// a cache copy, fetched from the bucket when missing or older; call it
 	// after Lock.
