@@ -123,8 +123,8 @@ type ChangesOptions struct {
 	// datetime are already in the copy.
 	Since time.Time
 	// TempDir is where the changes are spooled while planning (os.TempDir()
-	// when empty). The engine passes the destination's temporary folder, so
-	// that the spool of a killed run is removed by the next one.
+	// when empty). The engine passes the Store's TempDir, so that the spool
+	// of a killed run is removed by the next one.
 	TempDir string
 }
 
