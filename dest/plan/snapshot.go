@@ -1,0 +1,166 @@
+package plan
+
+import (
+	"context"
+	"hash/maphash"
+	"slices"
+	"strconv"
+
+	"rsx/dest/state"
+)
+
+// Snapshot plans from a document that lists every resource (a Resource List or
+// its index, or a Resource Dump's manifests): Add each entry, then Finish.
+// It holds one batch of entries, a bit per row of the state and 16 bytes per
+// new URI (to notice a URI listed twice), never the whole document.
+type Snapshot struct {
+	st    State
+	opts  Options
+	batch []Entry
+	uris  []string
+	items []Item
+	seen  []uint64 // a bit per state id: listed in the snapshot
+	maxID int64    // the largest id when the plan began
+	fresh map[[2]uint64]struct{}
+	k1    maphash.Seed
+	k2    maphash.Seed
+	sum   Summary
+	dups  int
+	first string // the first URI listed twice
+}
+
+// NewSnapshot starts a snapshot plan.
+func NewSnapshot(ctx context.Context, st State, opts Options) (*Snapshot, error) {
+	maxID, err := st.MaxID(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &Snapshot{
+		st: st, opts: opts, maxID: maxID,
+		batch: make([]Entry, 0, state.LookupBatch), uris: make([]string, 0, state.LookupBatch), items: make([]Item, state.LookupBatch),
+		seen: make([]uint64, maxID/64+1), fresh: map[[2]uint64]struct{}{},
+		k1: maphash.MakeSeed(), k2: maphash.MakeSeed(),
+	}, nil
+}
+
+// Add plans one entry; decisions are emitted when a batch is full.
+func (p *Snapshot) Add(ctx context.Context, e Entry, emit func(Item) error) error {
+	if !p.opts.Selection.Selected(e.URI) {
+		p.sum.Excluded++
+		return nil
+	}
+	p.batch = append(p.batch, e)
+	if len(p.batch) == cap(p.batch) {
+		return p.flush(ctx, emit)
+	}
+	return nil
+}
+
+func (p *Snapshot) flush(ctx context.Context, emit func(Item) error) error {
+	if len(p.batch) == 0 {
+		return nil
+	}
+	p.uris = p.uris[:0]
+	for i := range p.batch {
+		p.uris = append(p.uris, p.batch[i].URI)
+	}
+	items := p.items[:len(p.batch)]
+	clear(items)
+	err := p.st.Find(ctx, p.uris, func(i int, k *state.Known) error {
+		e := &p.batch[i]
+		act, why, touch := compare(e, k)
+		items[i] = Item{Action: act, Entry: *e, ID: k.ID, Reason: why, Touch: touch}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for i := range items {
+		it := &items[i]
+		if it.Action == 0 {
+			*it = Item{Action: Create, Entry: p.batch[i], Reason: "new"}
+		}
+		if p.listedTwice(it) {
+			continue
+		}
+		p.sum.count(it)
+		if err := emit(*it); err != nil {
+			return err
+		}
+	}
+	p.batch = p.batch[:0]
+	return nil
+}
+
+// listedTwice notes the item's URI as listed and reports whether it was
+// already: by a bit per row for the rows the state held when the plan began,
+// by a hash of the URI for the others (new resources, and rows an engine
+// recorded since).
+func (p *Snapshot) listedTwice(it *Item) bool {
+	if it.ID > 0 && it.ID <= p.maxID {
+		w, bit := it.ID/64, uint64(1)<<(it.ID%64)
+		if p.seen[w]&bit != 0 {
+			p.duplicate(it.Entry.URI)
+			return true
+		}
+		p.seen[w] |= bit
+		return false
+	}
+	key := [2]uint64{maphash.String(p.k1, it.Entry.URI), maphash.String(p.k2, it.Entry.URI)}
+	if _, ok := p.fresh[key]; ok {
+		p.duplicate(it.Entry.URI)
+		return true
+	}
+	p.fresh[key] = struct{}{}
+	return false
+}
+
+func (p *Snapshot) duplicate(uri string) {
+	if p.dups == 0 {
+		p.first = uri
+	}
+	p.dups++
+}
+
+// Finish plans the last batch, then the resources the state holds that the
+// snapshot did not list (Delete, or PendingDelete without Options.Delete;
+// those the selection leaves out are only counted as Excluded), and returns
+// the summary.
+func (p *Snapshot) Finish(ctx context.Context, emit func(Item) error) (Summary, error) {
+	if err := p.flush(ctx, emit); err != nil {
+		return p.sum, err
+	}
+	// The rows the snapshot did not list: their ids from the State (in memory
+	// for an Index), then their rows, a batch at a time.
+	var unseen []int64
+	err := p.st.EachID(ctx, func(id int64) error {
+		if id > p.maxID || p.seen[id/64]&(1<<(id%64)) != 0 {
+			return nil // listed, or recorded since the plan began (so listed)
+		}
+		unseen = append(unseen, id)
+		return nil
+	})
+	if err != nil {
+		return p.sum, err
+	}
+	slices.Sort(unseen)
+	err = p.st.FindIDs(ctx, unseen, func(uri string, k *state.Known) error {
+		if !p.opts.Selection.Selected(uri) {
+			p.sum.Excluded++
+			return nil
+		}
+		it := Item{Action: PendingDelete, Entry: Entry{URI: uri, Length: -1}, ID: k.ID, Reason: "not listed any more"}
+		if p.opts.Delete {
+			it.Action = Delete
+		}
+		p.sum.count(&it)
+		return emit(it)
+	})
+	if err != nil {
+		return p.sum, err
+	}
+	if p.dups > 0 {
+		p.sum.Warnings = append(p.sum.Warnings, strconv.Itoa(p.dups)+" entries list a URI listed before (the first: "+p.first+"); the first entry of each is used")
+	}
+	return p.sum, nil
+}

@@ -1,0 +1,232 @@
+package state
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+
+	"rsx/dest/pathmap"
+)
+
+// CollisionKind says how two resources' paths collide.
+type CollisionKind uint8
+
+const (
+	SamePath   CollisionKind = iota + 1 // the same path
+	CaseOnly                            // paths that differ only by case, on a destination that ignores case
+	FileFolder                          // one needs as a folder the path that is the other's file
+)
+
+// CollisionError is a path that cannot be given to a resource because another
+// resource holds it.
+type CollisionError struct {
+	Kind      CollisionKind
+	URI, Path string // the resource that asked
+	// The resource that holds the path (or the file in the way).
+	OtherURI, OtherPath string
+	OtherSource         int64
+}
+
+func (e *CollisionError) Error() string {
+	switch e.Kind {
+	case CaseOnly:
+		return fmt.Sprintf("path %s of %s differs only by case from %s, the path of %s, and the destination ignores case", e.Path, e.URI, e.OtherPath, e.OtherURI)
+	case FileFolder:
+		if len(e.OtherPath) > len(e.Path) {
+			return fmt.Sprintf("path %s of %s is a folder that holds %s, the path of %s", e.Path, e.URI, e.OtherPath, e.OtherURI)
+		}
+		return fmt.Sprintf("path %s of %s needs %s as a folder, but it is the path of %s", e.Path, e.URI, e.OtherPath, e.OtherURI)
+	}
+	return fmt.Sprintf("path %s of %s is already the path of %s", e.Path, e.URI, e.OtherURI)
+}
+
+type owner struct {
+	source int64
+	uri    string
+	path   string
+}
+
+// Detector finds the collisions of a run's paths with those the state holds
+// and with each other. Claim a path before writing it; the claim lasts until
+// the batch that records the resource is committed (a Writer with this
+// Detector releases it) or until Release. Only claims not yet committed are
+// kept in memory. It is safe for concurrent use.
+type Detector struct {
+	db       *DB
+	foldCase bool
+	mu       sync.Mutex
+	files    map[string]owner // k(path) of each claimed file
+	folders  map[string]int   // k(folder) of each claimed file's folders: how many claims need it
+}
+
+// NewDetector returns a Detector. caseInsensitive makes paths that differ
+// only by case collide (the Store says whether its file system ignores case).
+func (db *DB) NewDetector(caseInsensitive bool) *Detector {
+	return &Detector{db: db, foldCase: caseInsensitive, files: map[string]owner{}, folders: map[string]int{}}
+}
+
+// k is the form in which paths are compared.
+func (d *Detector) k(p string) string {
+	if d.foldCase {
+		return pathmap.Key(p)
+	}
+	return p
+}
+
+// Claim checks that path may be the path of the resource (sourceID, uri) and
+// holds it for it, or returns a *CollisionError (or an error reading the
+// state). The resource's own row does not collide with it.
+func (d *Detector) Claim(ctx context.Context, sourceID int64, uri, path string) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	me := owner{sourceID, uri, path}
+	kp := d.k(path)
+	if o, ok := d.files[kp]; ok {
+		if o.source == sourceID && o.uri == uri {
+			return nil
+		}
+		return d.collision(me, o)
+	}
+	if d.folders[kp] > 0 {
+		for _, o := range d.files {
+			if strings.HasPrefix(d.k(o.path), kp+"/") {
+				return &CollisionError{Kind: FileFolder, URI: uri, Path: path, OtherURI: o.uri, OtherPath: o.path, OtherSource: o.source}
+			}
+		}
+	}
+	parents := parentsOf(path)
+	for _, p := range parents {
+		if o, ok := d.files[d.k(p)]; ok {
+			return &CollisionError{Kind: FileFolder, URI: uri, Path: path, OtherURI: o.uri, OtherPath: o.path, OtherSource: o.source}
+		}
+	}
+	if err := d.checkState(ctx, me, parents); err != nil {
+		return err
+	}
+	d.files[kp] = me
+	for _, p := range parents {
+		d.folders[d.k(p)]++
+	}
+	return nil
+}
+
+func (d *Detector) collision(me, o owner) *CollisionError {
+	kind := SamePath
+	if o.path != me.path {
+		kind = CaseOnly
+	}
+	return &CollisionError{Kind: kind, URI: me.uri, Path: me.path, OtherURI: o.uri, OtherPath: o.path, OtherSource: o.source}
+}
+
+// checkState compares a path with the rows committed to the state.
+func (d *Detector) checkState(ctx context.Context, me owner, parents []string) error {
+	key := pathmap.Key(me.path)
+	rows, err := d.db.sql.QueryContext(ctx, `SELECT source_id, uri, path FROM resource WHERE path_key = ?`, key)
+	if err != nil {
+		return fmt.Errorf("check path %s of %s for collisions: %w", me.path, me.uri, err)
+	}
+	var hit *CollisionError
+	for rows.Next() {
+		var o owner
+		if err := rows.Scan(&o.source, &o.uri, &o.path); err != nil {
+			rows.Close()
+			return fmt.Errorf("check path %s of %s for collisions: %w", me.path, me.uri, err)
+		}
+		if o.source == me.source && o.uri == me.uri {
+			continue
+		}
+		if hit == nil && (o.path == me.path || d.foldCase) {
+			hit = d.collision(me, o)
+		}
+	}
+	if err := closeRows(rows); err != nil {
+		return fmt.Errorf("check path %s of %s for collisions: %w", me.path, me.uri, err)
+	}
+	if hit != nil {
+		return hit
+	}
+	// A file where a folder of the path must be.
+	for _, p := range parents {
+		found, o, err := d.stateFile(ctx, p)
+		if err != nil {
+			return fmt.Errorf("check path %s of %s for collisions: %w", me.path, me.uri, err)
+		}
+		if found && !(o.source == me.source && o.uri == me.uri) {
+			return &CollisionError{Kind: FileFolder, URI: me.uri, Path: me.path, OtherURI: o.uri, OtherPath: o.path, OtherSource: o.source}
+		}
+	}
+	// Files inside the path, as a folder.
+	q := `SELECT source_id, uri, path FROM resource WHERE path_key >= ? AND path_key < ?`
+	args := []any{key + "/", key + "0"}
+	if !d.foldCase {
+		q += ` AND substr(path, 1, ?) = ?`
+		args = append(args, len(me.path)+1, me.path+"/")
+	}
+	var o owner
+	err = d.db.sql.QueryRowContext(ctx, q+` LIMIT 1`, args...).Scan(&o.source, &o.uri, &o.path)
+	if err == nil {
+		return &CollisionError{Kind: FileFolder, URI: me.uri, Path: me.path, OtherURI: o.uri, OtherPath: o.path, OtherSource: o.source}
+	}
+	if !isNoRows(err) {
+		return fmt.Errorf("check path %s of %s for collisions: %w", me.path, me.uri, err)
+	}
+	return nil
+}
+
+// stateFile finds a committed row whose path is p (or, folding case, has its key).
+func (d *Detector) stateFile(ctx context.Context, p string) (bool, owner, error) {
+	rows, err := d.db.sql.QueryContext(ctx, `SELECT source_id, uri, path FROM resource WHERE path_key = ?`, pathmap.Key(p))
+	if err != nil {
+		return false, owner{}, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var o owner
+		if err := rows.Scan(&o.source, &o.uri, &o.path); err != nil {
+			return false, owner{}, err
+		}
+		if o.path == p || d.foldCase {
+			return true, o, nil
+		}
+	}
+	return false, owner{}, rows.Err()
+}
+
+// Release gives up the claim on path: its write was abandoned, or the state
+// now records it.
+func (d *Detector) Release(path string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	kp := d.k(path)
+	if _, ok := d.files[kp]; !ok {
+		return
+	}
+	delete(d.files, kp)
+	for _, p := range parentsOf(path) {
+		kf := d.k(p)
+		if d.folders[kf] <= 1 {
+			delete(d.folders, kf)
+		} else {
+			d.folders[kf]--
+		}
+	}
+}
+
+// Claims is how many paths are claimed and not yet released.
+func (d *Detector) Claims() int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return len(d.files)
+}
+
+// parentsOf returns the folders of a path: a/b/c gives a and a/b.
+func parentsOf(p string) []string {
+	var out []string
+	for i := 0; i < len(p); i++ {
+		if p[i] == '/' {
+			out = append(out, p[:i])
+		}
+	}
+	return out
+}

@@ -1,0 +1,229 @@
+package state
+
+import (
+	"cmp"
+	"context"
+	"database/sql"
+	"fmt"
+	"hash/maphash"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Index is a Source's rows held in memory in a compact form, for plans that
+// look up as many URIs as the state holds (a full Resource List against a
+// large copy): one scan of the database builds it, and a look-up then costs a
+// binary search instead of a query. Each row takes 72 bytes: URIs are kept as
+// a 128-bit keyed hash, digests as 64-bit fingerprints, datetimes as Unix
+// nanoseconds, paths not at all. (A row whose datetimes fall outside the
+// years 1678–2261 is looked up in the database instead.)
+// EachKnown and MaxID read the database, as View's do.
+type Index struct {
+	view    *View
+	k1, k2  maphash.Seed      // URI keys
+	fpSeed  maphash.Seed      // digest fingerprints
+	rows    []indexRow        // by key
+	extra   map[int64][]algFP // by id: rows with more than two digests
+	codes   map[string]uint8
+	clashes map[[2]uint64]bool // keys two URIs share, or rows the Index cannot hold exactly: looked up in the database
+	maxID   int64
+}
+
+type indexRow struct {
+	key             [2]uint64
+	id, length      int64
+	lastmod, change int64 // Unix nanoseconds, valid when the flag says so
+	fp              [2]uint64
+	alg             [2]uint8
+	nalg            uint8
+	flags           uint8
+}
+
+// nanos returns t in Unix nanoseconds, and whether it fits.
+func nanos(t time.Time) (int64, bool) {
+	if t.Year() < 1678 || t.Year() > 2261 {
+		return 0, false
+	}
+	return t.UnixNano(), true
+}
+
+const (
+	flagLastmod uint8 = 1 << iota
+	flagChange
+	flagPending
+)
+
+// LoadIndex builds the Index of a Source's rows.
+func (db *DB) LoadIndex(ctx context.Context, sourceID int64) (*Index, error) {
+	c, err := db.Count(ctx, sourceID)
+	if err != nil {
+		return nil, err
+	}
+	idx := &Index{
+		view: db.View(sourceID), k1: maphash.MakeSeed(), k2: maphash.MakeSeed(), fpSeed: maphash.MakeSeed(),
+		rows: make([]indexRow, 0, c.Resources), extra: map[int64][]algFP{}, codes: map[string]uint8{}, clashes: map[[2]uint64]bool{},
+	}
+	rows, err := db.sql.QueryContext(ctx, `SELECT id, uri, length, digests, lastmod, change_datetime, deleted_at IS NOT NULL FROM resource WHERE source_id = ?`, sourceID)
+	if err != nil {
+		return nil, fmt.Errorf("index the resources of Source %d: %w", sourceID, err)
+	}
+	var (
+		uri                   string
+		length                sql.NullInt64
+		digests, lastmod, cdt sql.NullString
+		pending               bool
+		id                    int64
+	)
+	for rows.Next() {
+		// Scan into variables declared outside the loop: a row whose fields
+		// were scanned into would escape, one allocation per row.
+		if err := rows.Scan(&id, &uri, &length, &digests, &lastmod, &cdt, &pending); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("index the resources of Source %d: %w", sourceID, err)
+		}
+		row := indexRow{id: id, length: -1, key: idx.key(uri)}
+		if length.Valid {
+			row.length = length.Int64
+		}
+		exact := true
+		if t := parseTime(lastmod); !t.IsZero() {
+			var ok bool
+			row.lastmod, ok = nanos(t)
+			row.flags |= flagLastmod
+			exact = exact && ok
+		}
+		if t := parseTime(cdt); !t.IsZero() {
+			var ok bool
+			row.change, ok = nanos(t)
+			row.flags |= flagChange
+			exact = exact && ok
+		}
+		if !exact {
+			idx.clashes[row.key] = true
+		}
+		if pending {
+			row.flags |= flagPending
+		}
+		var more []algFP
+		for rest := digests.String; rest != ""; {
+			var tok string
+			tok, rest, _ = strings.Cut(rest, " ")
+			alg, hex, ok := strings.Cut(tok, ":")
+			if !ok {
+				continue
+			}
+			code, ok := idx.codes[alg]
+			if !ok {
+				if len(idx.codes) == 255 {
+					rows.Close()
+					return nil, fmt.Errorf("index the resources of Source %d: more than 255 hash algorithms", sourceID)
+				}
+				code = uint8(len(idx.codes) + 1)
+				idx.codes[alg] = code
+			}
+			f := algFP{alg: code, fp: maphash.String(idx.fpSeed, hex)}
+			if row.nalg < 2 {
+				row.alg[row.nalg], row.fp[row.nalg] = f.alg, f.fp
+			} else {
+				more = append(more, f)
+			}
+			row.nalg++
+		}
+		if more != nil {
+			idx.extra[row.id] = more
+		}
+		idx.rows = append(idx.rows, row)
+		idx.maxID = max(idx.maxID, row.id)
+	}
+	if err := closeRows(rows); err != nil {
+		return nil, fmt.Errorf("index the resources of Source %d: %w", sourceID, err)
+	}
+	slices.SortFunc(idx.rows, func(a, b indexRow) int { return compareKeys(a.key, b.key) })
+	for i := 1; i < len(idx.rows); i++ {
+		if idx.rows[i].key == idx.rows[i-1].key {
+			idx.clashes[idx.rows[i].key] = true
+		}
+	}
+	return idx, nil
+}
+
+func compareKeys(a, b [2]uint64) int {
+	if c := cmp.Compare(a[0], b[0]); c != 0 {
+		return c
+	}
+	return cmp.Compare(a[1], b[1])
+}
+
+func (idx *Index) key(uri string) [2]uint64 {
+	return [2]uint64{maphash.String(idx.k1, uri), maphash.String(idx.k2, uri)}
+}
+
+// Len is how many rows the Index holds.
+func (idx *Index) Len() int { return len(idx.rows) }
+
+// Find calls found for each of uris that has a row, with its index in uris.
+// The Known is reused between calls and has no Path.
+func (idx *Index) Find(ctx context.Context, uris []string, found func(i int, k *Known) error) error {
+	var k Known
+	var fps []algFP
+	var clashed []string
+	var clashedAt []int
+	for i, uri := range uris {
+		key := idx.key(uri)
+		pos, ok := slices.BinarySearchFunc(idx.rows, key, func(r indexRow, key [2]uint64) int { return compareKeys(r.key, key) })
+		if !ok {
+			continue
+		}
+		if idx.clashes[key] {
+			clashed, clashedAt = append(clashed, uri), append(clashedAt, i)
+			continue
+		}
+		row := &idx.rows[pos]
+		k = Known{ID: row.id, Length: row.length, Pending: row.flags&flagPending != 0, seed: &idx.fpSeed, codes: idx.codes}
+		if row.flags&flagLastmod != 0 {
+			k.Lastmod = time.Unix(0, row.lastmod).UTC()
+		}
+		if row.flags&flagChange != 0 {
+			k.ChangeDatetime = time.Unix(0, row.change).UTC()
+		}
+		fps = fps[:0]
+		for j := 0; j < int(min(row.nalg, 2)); j++ {
+			fps = append(fps, algFP{alg: row.alg[j], fp: row.fp[j]})
+		}
+		if row.nalg > 2 {
+			fps = append(fps, idx.extra[row.id]...)
+		}
+		k.fps = fps
+		if err := found(i, &k); err != nil {
+			return err
+		}
+	}
+	if len(clashed) > 0 {
+		return idx.view.Find(ctx, clashed, func(j int, k *Known) error { return found(clashedAt[j], k) })
+	}
+	return nil
+}
+
+// EachKnown walks the Source's rows in the database (see View.EachKnown).
+func (idx *Index) EachKnown(ctx context.Context, pendingOnly bool, fn func(uri string, k *Known) error) error {
+	return idx.view.EachKnown(ctx, pendingOnly, fn)
+}
+
+// MaxID is the largest id the Index holds.
+func (idx *Index) MaxID(context.Context) (int64, error) { return idx.maxID, nil }
+
+// EachID calls fn with the id of every row the Index holds, from memory.
+func (idx *Index) EachID(_ context.Context, fn func(id int64) error) error {
+	for i := range idx.rows {
+		if err := fn(idx.rows[i].id); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// FindIDs reads rows by id from the database (see View.FindIDs).
+func (idx *Index) FindIDs(ctx context.Context, ids []int64, fn func(uri string, k *Known) error) error {
+	return idx.view.FindIDs(ctx, ids, fn)
+}

@@ -1,0 +1,264 @@
+package state
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"rsx/model"
+)
+
+// Digests are the digests of a resource's bytes in the form of a hash attribute:
+// "md5:HEX sha-256:HEX", algorithm names normalised (model.NormalizeHashAlg) and
+// sorted, digests in lower-case hex, each algorithm once. "" is no digest.
+type Digests string
+
+// DigestsOf returns the digests of a hash attribute that could be decoded, of
+// any algorithm (those rsx cannot compute are kept too). When an algorithm is
+// given twice, the first digest is kept.
+func DigestsOf(h model.HashList) Digests {
+	if len(h) == 0 {
+		return ""
+	}
+	type pair struct{ alg, hex string }
+	pairs := make([]pair, 0, len(h))
+	for _, x := range h {
+		if x.Digest == nil {
+			continue
+		}
+		alg := x.Alg
+		if alg == "" {
+			alg = model.NormalizeHashAlg(x.AlgRaw)
+		}
+		if alg == "" || strings.ContainsAny(alg, ": \t\n") {
+			continue
+		}
+		dup := false
+		for _, p := range pairs {
+			if p.alg == alg {
+				dup = true
+				break
+			}
+		}
+		if !dup {
+			pairs = append(pairs, pair{alg, x.Hex()})
+		}
+	}
+	sort.Slice(pairs, func(i, j int) bool { return pairs[i].alg < pairs[j].alg })
+	var b strings.Builder
+	for i, p := range pairs {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(p.alg)
+		b.WriteByte(':')
+		b.WriteString(p.hex)
+	}
+	return Digests(b.String())
+}
+
+// Each calls fn for every algorithm and its hex digest, in order.
+func (d Digests) Each(fn func(alg, hex string)) {
+	s := string(d)
+	for s != "" {
+		tok, rest, _ := strings.Cut(s, " ")
+		s = rest
+		if alg, hex, ok := strings.Cut(tok, ":"); ok {
+			fn(alg, hex)
+		}
+	}
+}
+
+// Get returns the hex digest of one algorithm (normalised name).
+func (d Digests) Get(alg string) (string, bool) {
+	s := string(d)
+	for s != "" {
+		tok, rest, _ := strings.Cut(s, " ")
+		s = rest
+		if a, hex, ok := strings.Cut(tok, ":"); ok && a == alg {
+			return hex, true
+		}
+	}
+	return "", false
+}
+
+// Compare compares the algorithms both have: shared is how many, and differ
+// names those whose digests differ.
+func (d Digests) Compare(o Digests) (shared int, differ []string) {
+	if d == o {
+		n := 0
+		d.Each(func(string, string) { n++ })
+		return n, nil
+	}
+	d.Each(func(alg, hex string) {
+		if other, ok := o.Get(alg); ok {
+			shared++
+			if other != hex {
+				differ = append(differ, alg)
+			}
+		}
+	})
+	return shared, differ
+}
+
+// HashList returns the digests as a model.HashList (for a model.Verifier).
+func (d Digests) HashList() model.HashList {
+	if d == "" {
+		return nil
+	}
+	h, _ := model.ParseHashList(string(d))
+	return h
+}
+
+// Resource is a resource's row: what rsx knows of its copy.
+type Resource struct {
+	ID       int64
+	SourceID int64
+	URI      string
+	Path     string // relative to the destination, "/"-separated
+	Length   int64  // bytes of the copy; -1 when unknown
+	Digests  Digests
+	Lastmod  time.Time // as the Source declared it; zero when it did not
+	// ETag and LastModified are the HTTP validators received with the bytes.
+	ETag, LastModified string
+	ChangeDatetime     time.Time // datetime of the last change applied; zero after a baseline
+	FetchedAt          time.Time // when the bytes were written
+	VerifiedAt         time.Time // when the bytes were last checked against length and digests
+	// DeletedAt is set when the Source deleted the resource (the change's
+	// datetime, or when rsx learned of it): the copy stays until a run with
+	// --delete removes it and the row.
+	DeletedAt time.Time
+}
+
+// Pending reports whether the resource waits for its deletion.
+func (r *Resource) Pending() bool { return !r.DeletedAt.IsZero() }
+
+const resourceColumns = `id, source_id, uri, path, length, digests, lastmod, etag, last_modified, change_datetime, fetched_at, verified_at, deleted_at`
+
+func scanResource(s scanner, r *Resource) error {
+	var length sql.NullInt64
+	var digests, lastmod, etag, lm, cdt, fat, vat, dat sql.NullString
+	if err := s.Scan(&r.ID, &r.SourceID, &r.URI, &r.Path, &length, &digests, &lastmod, &etag, &lm, &cdt, &fat, &vat, &dat); err != nil {
+		return err
+	}
+	r.Length = -1
+	if length.Valid {
+		r.Length = length.Int64
+	}
+	r.Digests = Digests(digests.String)
+	r.Lastmod = parseTime(lastmod)
+	r.ETag, r.LastModified = etag.String, lm.String
+	r.ChangeDatetime = parseTime(cdt)
+	r.FetchedAt, r.VerifiedAt, r.DeletedAt = parseTime(fat), parseTime(vat), parseTime(dat)
+	return nil
+}
+
+// ErrNoResource is returned when a resource has no row.
+var ErrNoResource = errors.New("no such resource in the state")
+
+// Resource returns the row of one resource of a Source, or an error wrapping
+// ErrNoResource.
+func (db *DB) Resource(ctx context.Context, sourceID int64, uri string) (Resource, error) {
+	var r Resource
+	err := scanResource(db.sql.QueryRowContext(ctx, `SELECT `+resourceColumns+` FROM resource WHERE source_id = ? AND uri = ?`, sourceID, uri), &r)
+	if errors.Is(err, sql.ErrNoRows) {
+		return r, fmt.Errorf("read state of %s: %w", uri, ErrNoResource)
+	}
+	if err != nil {
+		return r, fmt.Errorf("read state of %s: %w", uri, err)
+	}
+	return r, nil
+}
+
+// ResourceByID returns a resource's row by its id.
+func (db *DB) ResourceByID(ctx context.Context, id int64) (Resource, error) {
+	var r Resource
+	err := scanResource(db.sql.QueryRowContext(ctx, `SELECT `+resourceColumns+` FROM resource WHERE id = ?`, id), &r)
+	if errors.Is(err, sql.ErrNoRows) {
+		return r, fmt.Errorf("read state of resource %d: %w", id, ErrNoResource)
+	}
+	if err != nil {
+		return r, fmt.Errorf("read state of resource %d: %w", id, err)
+	}
+	return r, nil
+}
+
+// ResourcesAtPath returns the rows whose path has the same Key (pathmap.Key:
+// case folded) as path, of every Source: the owners of a file found in the
+// destination, or its rivals.
+func (db *DB) ResourcesAtPath(ctx context.Context, pathKey string) ([]Resource, error) {
+	rows, err := db.sql.QueryContext(ctx, `SELECT `+resourceColumns+` FROM resource WHERE path_key = ?`, pathKey)
+	if err != nil {
+		return nil, fmt.Errorf("find resources at %s: %w", pathKey, err)
+	}
+	var out []Resource
+	for rows.Next() {
+		var r Resource
+		if err := scanResource(rows, &r); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("find resources at %s: %w", pathKey, err)
+		}
+		out = append(out, r)
+	}
+	if err := closeRows(rows); err != nil {
+		return nil, fmt.Errorf("find resources at %s: %w", pathKey, err)
+	}
+	return out, nil
+}
+
+// LookupBatch is the most URIs a View's Find asks SQLite for at once.
+const LookupBatch = 500
+
+// EachResource calls fn for every row of a Source, in id order (the order they
+// were first recorded), streaming: the Resource is reused between calls.
+// pendingOnly limits the walk to resources waiting for their deletion.
+func (db *DB) EachResource(ctx context.Context, sourceID int64, pendingOnly bool, fn func(r *Resource) error) error {
+	q := `SELECT ` + resourceColumns + ` FROM resource WHERE source_id = ?`
+	if pendingOnly {
+		q += ` AND deleted_at IS NOT NULL`
+	}
+	rows, err := db.sql.QueryContext(ctx, q+` ORDER BY id`, sourceID)
+	if err != nil {
+		return fmt.Errorf("read resources of Source %d: %w", sourceID, err)
+	}
+	var r Resource
+	for rows.Next() {
+		if err := scanResource(rows, &r); err != nil {
+			rows.Close()
+			return fmt.Errorf("read resources of Source %d: %w", sourceID, err)
+		}
+		if err := fn(&r); err != nil {
+			rows.Close()
+			return err
+		}
+	}
+	if err := closeRows(rows); err != nil {
+		return fmt.Errorf("read resources of Source %d: %w", sourceID, err)
+	}
+	return nil
+}
+
+// Counts are the numbers of rows of a Source.
+type Counts struct {
+	Resources int   // every row
+	Pending   int   // waiting for their deletion
+	Bytes     int64 // sum of the known lengths
+	MaxID     int64 // the largest id (sizes a bitmap of ids)
+}
+
+// Count counts a Source's rows.
+func (db *DB) Count(ctx context.Context, sourceID int64) (Counts, error) {
+	var c Counts
+	var bytes, maxID sql.NullInt64
+	err := db.sql.QueryRowContext(ctx, `SELECT count(*), count(deleted_at), sum(length), max(id) FROM resource WHERE source_id = ?`, sourceID).
+		Scan(&c.Resources, &c.Pending, &bytes, &maxID)
+	if err != nil {
+		return c, fmt.Errorf("count resources of Source %d: %w", sourceID, err)
+	}
+	c.Bytes, c.MaxID = bytes.Int64, maxID.Int64
+	return c, nil
+}

@@ -1,0 +1,99 @@
+-- The state of an rsx destination, schema version 1.
+--
+-- One SQLite database per destination: DEST/.rsx/state.db for a folder; for a
+-- bucket, PREFIX/.rsx/state.db in the bucket, worked on in a local cache copy.
+-- It is in WAL mode: copy it with `sqlite3 state.db ".backup copy.db"`, not cp,
+-- while a run may be going on. Read it with any SQLite 3 client:
+--
+--   sqlite3 DEST/.rsx/state.db "SELECT uri, path, length FROM resource LIMIT 10"
+--
+-- Datetimes are text in UTC, as W3C Datetimes / RFC 3339: 2013-01-03T09:00:00Z.
+-- Those that come from a Source's documents (at, from, until, lastmod, datetime)
+-- keep a fraction of a second when they have one; those of rsx's own clock
+-- (created, fetched_at, verified_at, ...) are to the second, so that they sort
+-- as text.
+
+-- meta: facts about the database itself.
+--   schema_version  the version of this schema (an rsx that knows an older one refuses the file)
+--   created         when the database was made
+CREATE TABLE meta (
+  key   TEXT PRIMARY KEY,
+  value TEXT NOT NULL
+) WITHOUT ROWID;
+
+-- source: one row per Source this destination copies, keyed by the URL of its
+-- Capability List (or of the document synced when it was not reached through one).
+CREATE TABLE source (
+  id            INTEGER PRIMARY KEY,
+  url           TEXT NOT NULL UNIQUE,
+  created       TEXT NOT NULL,  -- first run for this Source
+  baseline_kind TEXT,           -- 'list' or 'dump': what the baseline was made from
+  baseline_url  TEXT,           -- the Resource List (Index) or Resource Dump (Index)
+  baseline_at   TEXT,           -- its `at`: incremental sync continues after this point
+  baseline_done TEXT,           -- when the baseline was finished; NULL while it is not
+  synced_until  TEXT,           -- every change up to this datetime is applied (NULL: none since the baseline)
+  last_run      TEXT            -- when the last run for this Source ended
+);
+
+-- selection: the --include, --exclude and --map options of the last run, in the
+-- order given; a later run without such options applies the same ones.
+CREATE TABLE selection (
+  source_id INTEGER NOT NULL REFERENCES source(id) ON DELETE CASCADE,
+  position  INTEGER NOT NULL,
+  kind      TEXT NOT NULL CHECK (kind IN ('include', 'exclude', 'map')),
+  value     TEXT NOT NULL,       -- an RE2 regular expression on the URI, or PREFIX=DIR
+  PRIMARY KEY (source_id, position)
+) WITHOUT ROWID;
+
+-- changelist: every Change List (or Change Dump) processed for a Source. A closed
+-- one (until set) that is complete is never fetched again; the open one is
+-- fetched again conditionally (etag, last_modified) and continued after the
+-- last change processed (last_position, with last_uri and last_datetime to check
+-- that the list still starts as it did).
+CREATE TABLE changelist (
+  source_id     INTEGER NOT NULL REFERENCES source(id) ON DELETE CASCADE,
+  url           TEXT NOT NULL,
+  kind          TEXT NOT NULL CHECK (kind IN ('changelist', 'changedump')),
+  from_at       TEXT,             -- its `from`
+  until_at      TEXT,             -- its `until`; NULL while the list is open
+  complete      INTEGER NOT NULL DEFAULT 0 CHECK (complete IN (0, 1)), -- every change in it was processed
+  etag          TEXT,             -- HTTP ETag of the copy processed
+  last_modified TEXT,             -- HTTP Last-Modified of the copy processed, as received
+  last_position INTEGER,          -- 0-based position of the last change processed
+  last_datetime TEXT,             -- that change's datetime, when it had one
+  last_uri      TEXT,             -- that change's URI
+  processed_at  TEXT,             -- when it was last processed
+  PRIMARY KEY (source_id, url)
+) WITHOUT ROWID;
+
+-- resource: every resource copied (or being deleted), one row per Source and URI.
+CREATE TABLE resource (
+  id              INTEGER PRIMARY KEY,
+  source_id       INTEGER NOT NULL REFERENCES source(id) ON DELETE CASCADE,
+  uri             TEXT NOT NULL,
+  path            TEXT NOT NULL,    -- where the copy is, relative to DEST, '/'-separated
+  path_key        TEXT NOT NULL,    -- path folded to lower case: finds paths that collide
+  length          INTEGER,          -- bytes of the copy
+  digests         TEXT,             -- every digest the Source declared, as 'md5:HEX sha-256:HEX' (algorithms sorted), all verified where rsx can compute them
+  lastmod         TEXT,             -- the resource's lastmod as the Source declared it
+  etag            TEXT,             -- HTTP ETag when it was fetched (for conditional requests)
+  last_modified   TEXT,             -- HTTP Last-Modified when it was fetched, as received
+  change_datetime TEXT,             -- datetime of the last change applied to it (NULL: from the baseline)
+  fetched_at      TEXT,             -- when the copy was written
+  verified_at     TEXT,             -- when the copy was last checked against its digests and length (written, or audited)
+  deleted_at      TEXT,             -- the Source deleted it then (the change's datetime, or when rsx learned it):
+                                    -- the copy is kept until a run with --delete removes it and this row
+  UNIQUE (source_id, uri)
+);
+CREATE INDEX resource_path_key ON resource (path_key);
+CREATE INDEX resource_deleted ON resource (source_id) WHERE deleted_at IS NOT NULL;
+
+-- Example queries:
+--   -- how many resources each Source has, and their bytes
+--   SELECT s.url, count(*), sum(r.length) FROM resource r JOIN source s ON s.id = r.source_id GROUP BY s.id;
+--   -- the copy of a resource
+--   SELECT path, length, digests, fetched_at FROM resource WHERE uri = 'http://example.org/a.pdf';
+--   -- deletions waiting for a run with --delete
+--   SELECT uri, path, deleted_at FROM resource WHERE deleted_at IS NOT NULL;
+--   -- copies not verified in the last 30 days
+--   SELECT uri FROM resource WHERE verified_at < strftime('%Y-%m-%dT%H:%M:%SZ', 'now', '-30 days');

@@ -1,0 +1,437 @@
+// Package state is a destination's memory of its copy: one SQLite database (Sources, baselines, Change Lists processed, selections, every resource copied).
+//
+// The database is DEST/.rsx/state.db for a folder (a Store's StatePath says
+// where it is for a bucket). Its schema, Schema(), is documented SQL meant to be
+// read by people who query the file with sqlite3. The driver is modernc.org/sqlite
+// (pure Go, no cgo); the database is in WAL mode and written in batches by a
+// Writer, so that a process killed at any moment loses at most the batch it had
+// not committed, and the file is never left inconsistent.
+//
+// A run uses it in this order:
+//
+//	db, err := state.Open(ctx, path)          // creates or checks the schema
+//	src, err := db.EnsureSource(ctx, capabilityListURL)
+//	... plan (dest/plan) through db.View(src.ID) or db.LoadIndex(ctx, src.ID) ...
+//	det := db.NewDetector(store.CaseInsensitive())
+//	w := db.NewWriter(state.WriterOptions{Detector: det, BeforeCommit: store.Sync, AfterCommit: publish})
+//	... det.Claim before each write, w.PutResource after it, w.MarkDeleted, w.RemoveResource ...
+//	w.SetBaseline / w.PutChangeList / w.SetSyncedUntil / w.SetSelection
+//	w.Close(ctx)                              // the last batch
+//	db.Close()
+//
+// An audit reads db.EachResource (paths and digests to hash the copy again),
+// db.LoadPathSet (to find the copy's extra files) and records
+// w.SetVerified.
+package state
+
+import (
+	"context"
+	"database/sql"
+	_ "embed"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"strconv"
+	"time"
+
+	"rsx/model"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+)
+
+// SchemaVersion is the version of the schema this package writes and reads.
+const SchemaVersion = 1
+
+//go:embed schema.sql
+var schemaSQL string
+
+// Schema returns the documented SQL of the schema (for the README and for
+// people who query the database).
+func Schema() string { return schemaSQL }
+
+// SchemaError is a database this version of rsx cannot use.
+type SchemaError struct {
+	Path      string
+	Found     int // the file's schema version; 0 when the file is not an rsx state
+	Supported int
+	Reason    string
+}
+
+func (e *SchemaError) Error() string {
+	return "state database " + e.Path + ": " + e.Reason
+}
+
+// DB is an open state database. Reads may run concurrently; writes go through
+// one Writer at a time.
+type DB struct {
+	sql  *sql.DB
+	path string
+}
+
+// Open opens the state database at path, creating it (and its schema) when the
+// file does not exist. A database written by a newer rsx is refused with a
+// *SchemaError.
+func Open(ctx context.Context, path string) (*DB, error) {
+	q := url.Values{}
+	for _, p := range []string{"busy_timeout(10000)", "journal_mode(WAL)", "synchronous(FULL)", "foreign_keys(1)", "cache_size(-16384)"} {
+		q.Add("_pragma", p)
+	}
+	q.Set("_txlock", "immediate")
+	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode()
+	sdb, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("open state database %s: %w", path, err)
+	}
+	db := &DB{sql: sdb, path: path}
+	if err := db.init(ctx); err != nil {
+		sdb.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+func (db *DB) init(ctx context.Context) error {
+	tx, err := db.sql.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("open state database %s: %w", db.path, err)
+	}
+	defer tx.Rollback()
+	var n int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'meta'`).Scan(&n); err != nil {
+		return fmt.Errorf("open state database %s: %w", db.path, err)
+	}
+	if n == 0 {
+		var tables int
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_schema`).Scan(&tables); err != nil {
+			return fmt.Errorf("open state database %s: %w", db.path, err)
+		}
+		if tables > 0 {
+			return &SchemaError{Path: db.path, Supported: SchemaVersion, Reason: "not an rsx state database (it has tables but no meta table)"}
+		}
+		if _, err := tx.ExecContext(ctx, schemaSQL); err != nil {
+			return fmt.Errorf("create the schema of state database %s: %w", db.path, err)
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO meta (key, value) VALUES ('schema_version', ?), ('created', ?)`,
+			strconv.Itoa(SchemaVersion), clock(time.Now())); err != nil {
+			return fmt.Errorf("create the schema of state database %s: %w", db.path, err)
+		}
+		if err := tx.Commit(); err != nil {
+			return fmt.Errorf("create the schema of state database %s: %w", db.path, err)
+		}
+		return nil
+	}
+	var v string
+	err = tx.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = 'schema_version'`).Scan(&v)
+	if errors.Is(err, sql.ErrNoRows) {
+		return &SchemaError{Path: db.path, Supported: SchemaVersion, Reason: "no schema_version in its meta table"}
+	}
+	if err != nil {
+		return fmt.Errorf("open state database %s: %w", db.path, err)
+	}
+	found, err := strconv.Atoi(v)
+	if err != nil {
+		return &SchemaError{Path: db.path, Supported: SchemaVersion, Reason: "schema_version " + strconv.Quote(v) + " is not a number"}
+	}
+	if found > SchemaVersion {
+		return &SchemaError{Path: db.path, Found: found, Supported: SchemaVersion,
+			Reason: fmt.Sprintf("schema version %d is newer than this rsx understands (%d): use a newer rsx", found, SchemaVersion)}
+	}
+	if found < 1 {
+		return &SchemaError{Path: db.path, Found: found, Supported: SchemaVersion, Reason: fmt.Sprintf("schema version %d is not valid", found)}
+	}
+	return nil
+}
+
+// Path is the database file.
+func (db *DB) Path() string { return db.path }
+
+// Close closes the database.
+func (db *DB) Close() error {
+	if err := db.sql.Close(); err != nil {
+		return fmt.Errorf("close state database %s: %w", db.path, err)
+	}
+	return nil
+}
+
+// Snapshot calls fn with the path of a file that holds the whole committed
+// state (a Store uploads it). Normally that is the database file itself, once
+// every page of the write-ahead log has been copied into it (a checkpoint that
+// waits for nobody); when a reader in another connection keeps part of the log
+// from being copied, it is a copy made with VACUUM INTO, removed after fn
+// returns. No Writer may commit during the call.
+func (db *DB) Snapshot(ctx context.Context, fn func(path string) error) error {
+	var busy, logFrames, checkpointed int
+	if err := db.sql.QueryRowContext(ctx, `PRAGMA wal_checkpoint(PASSIVE)`).Scan(&busy, &logFrames, &checkpointed); err != nil {
+		return fmt.Errorf("checkpoint state database %s: %w", db.path, err)
+	}
+	if busy == 0 && checkpointed == logFrames {
+		return fn(db.path)
+	}
+	copyPath := db.path + ".snapshot"
+	os.Remove(copyPath)
+	if _, err := db.sql.ExecContext(ctx, `VACUUM INTO ?`, copyPath); err != nil {
+		return fmt.Errorf("copy state database %s: %w", db.path, err)
+	}
+	defer os.Remove(copyPath)
+	return fn(copyPath)
+}
+
+// Baseline is where a Source's copy was made from.
+type Baseline struct {
+	Kind string    // "list" or "dump"; "" before the first baseline
+	URL  string    // the Resource List (Index) or Resource Dump (Index)
+	At   time.Time // its at: incremental sync continues after this point
+	Done time.Time // when the baseline was finished; zero while it is not
+}
+
+// Selection is the include, exclude and map options a Source is synced with.
+type Selection struct {
+	Include []string // RE2 regular expressions on the URI
+	Exclude []string
+	Map     []string // PREFIX=DIR
+}
+
+// Equal reports whether two selections are the same, option for option.
+func (s Selection) Equal(o Selection) bool {
+	return equalStrings(s.Include, o.Include) && equalStrings(s.Exclude, o.Exclude) && equalStrings(s.Map, o.Map)
+}
+
+// Empty reports whether the selection has no option at all.
+func (s Selection) Empty() bool { return len(s.Include)+len(s.Exclude)+len(s.Map) == 0 }
+
+func equalStrings(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// Source is a Source's row, with its selection.
+type Source struct {
+	ID          int64
+	URL         string
+	Created     time.Time
+	Baseline    Baseline
+	SyncedUntil time.Time // every change up to here is applied; zero: none since the baseline
+	LastRun     time.Time
+	Selection   Selection
+}
+
+// Point is the datetime from which incremental sync continues: the later of
+// the baseline's at and SyncedUntil.
+func (s Source) Point() time.Time {
+	if s.SyncedUntil.After(s.Baseline.At) {
+		return s.SyncedUntil
+	}
+	return s.Baseline.At
+}
+
+// ErrNoSource is returned when a Source has no row.
+var ErrNoSource = errors.New("no state for this Source")
+
+// Source returns the row of the Source keyed by url, or an error wrapping
+// ErrNoSource.
+func (db *DB) Source(ctx context.Context, sourceURL string) (Source, error) {
+	row := db.sql.QueryRowContext(ctx, `SELECT id, url, created, baseline_kind, baseline_url, baseline_at, baseline_done, synced_until, last_run FROM source WHERE url = ?`, sourceURL)
+	src, err := scanSource(row)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Source{}, fmt.Errorf("read state of %s: %w", sourceURL, ErrNoSource)
+	}
+	if err != nil {
+		return Source{}, fmt.Errorf("read state of %s: %w", sourceURL, err)
+	}
+	if src.Selection, err = db.selection(ctx, src.ID); err != nil {
+		return Source{}, err
+	}
+	return src, nil
+}
+
+// Sources returns every Source, in the order they were first synced.
+func (db *DB) Sources(ctx context.Context) ([]Source, error) {
+	rows, err := db.sql.QueryContext(ctx, `SELECT id, url, created, baseline_kind, baseline_url, baseline_at, baseline_done, synced_until, last_run FROM source ORDER BY id`)
+	if err != nil {
+		return nil, fmt.Errorf("list Sources in %s: %w", db.path, err)
+	}
+	var out []Source
+	for rows.Next() {
+		src, err := scanSource(rows)
+		if err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("list Sources in %s: %w", db.path, err)
+		}
+		out = append(out, src)
+	}
+	if err := closeRows(rows); err != nil {
+		return nil, fmt.Errorf("list Sources in %s: %w", db.path, err)
+	}
+	for i := range out {
+		if out[i].Selection, err = db.selection(ctx, out[i].ID); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// EnsureSource returns the Source keyed by url, creating its row (committed at
+// once) when it has none.
+func (db *DB) EnsureSource(ctx context.Context, sourceURL string) (Source, error) {
+	if sourceURL == "" {
+		return Source{}, errors.New("record a Source: empty URL")
+	}
+	if _, err := db.sql.ExecContext(ctx, `INSERT INTO source (url, created) VALUES (?, ?) ON CONFLICT (url) DO NOTHING`, sourceURL, clock(time.Now())); err != nil {
+		return Source{}, fmt.Errorf("record Source %s: %w", sourceURL, err)
+	}
+	return db.Source(ctx, sourceURL)
+}
+
+type scanner interface{ Scan(dest ...any) error }
+
+func scanSource(r scanner) (Source, error) {
+	var s Source
+	var created, kind, burl, at, done, until, last sql.NullString
+	if err := r.Scan(&s.ID, &s.URL, &created, &kind, &burl, &at, &done, &until, &last); err != nil {
+		return s, err
+	}
+	s.Created = parseTime(created)
+	s.Baseline = Baseline{Kind: kind.String, URL: burl.String, At: parseTime(at), Done: parseTime(done)}
+	s.SyncedUntil = parseTime(until)
+	s.LastRun = parseTime(last)
+	return s, nil
+}
+
+func (db *DB) selection(ctx context.Context, sourceID int64) (Selection, error) {
+	rows, err := db.sql.QueryContext(ctx, `SELECT kind, value FROM selection WHERE source_id = ? ORDER BY position`, sourceID)
+	if err != nil {
+		return Selection{}, fmt.Errorf("read selection of Source %d: %w", sourceID, err)
+	}
+	var sel Selection
+	for rows.Next() {
+		var kind, value string
+		if err := rows.Scan(&kind, &value); err != nil {
+			rows.Close()
+			return Selection{}, fmt.Errorf("read selection of Source %d: %w", sourceID, err)
+		}
+		switch kind {
+		case "include":
+			sel.Include = append(sel.Include, value)
+		case "exclude":
+			sel.Exclude = append(sel.Exclude, value)
+		case "map":
+			sel.Map = append(sel.Map, value)
+		}
+	}
+	if err := closeRows(rows); err != nil {
+		return Selection{}, fmt.Errorf("read selection of Source %d: %w", sourceID, err)
+	}
+	return sel, nil
+}
+
+// Cursor is the last change processed in a Change List.
+type Cursor struct {
+	Position int       // 0-based position in the list; -1 when none was processed
+	Datetime time.Time // its datetime, zero when it had none
+	URI      string
+}
+
+// ChangeList is a Change List or Change Dump processed for a Source.
+type ChangeList struct {
+	URL          string
+	Kind         string // "changelist" or "changedump"
+	From, Until  time.Time
+	Complete     bool // every change in it was processed
+	ETag         string
+	LastModified string
+	Last         Cursor
+	ProcessedAt  time.Time
+}
+
+// Closed reports whether the list has an until (it will not change any more).
+func (c ChangeList) Closed() bool { return !c.Until.IsZero() }
+
+// ChangeLists returns the Change Lists processed for a Source, by from.
+func (db *DB) ChangeLists(ctx context.Context, sourceID int64) ([]ChangeList, error) {
+	rows, err := db.sql.QueryContext(ctx, `SELECT url, kind, from_at, until_at, complete, etag, last_modified, last_position, last_datetime, last_uri, processed_at
+		FROM changelist WHERE source_id = ? ORDER BY from_at, url`, sourceID)
+	if err != nil {
+		return nil, fmt.Errorf("read Change Lists of Source %d: %w", sourceID, err)
+	}
+	var out []ChangeList
+	for rows.Next() {
+		var c ChangeList
+		var from, until, etag, lm, ldt, luri, pat sql.NullString
+		var lpos sql.NullInt64
+		if err := rows.Scan(&c.URL, &c.Kind, &from, &until, &c.Complete, &etag, &lm, &lpos, &ldt, &luri, &pat); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("read Change Lists of Source %d: %w", sourceID, err)
+		}
+		c.From, c.Until = parseTime(from), parseTime(until)
+		c.ETag, c.LastModified = etag.String, lm.String
+		c.Last = Cursor{Position: -1, Datetime: parseTime(ldt), URI: luri.String}
+		if lpos.Valid {
+			c.Last.Position = int(lpos.Int64)
+		}
+		c.ProcessedAt = parseTime(pat)
+		out = append(out, c)
+	}
+	if err := closeRows(rows); err != nil {
+		return nil, fmt.Errorf("read Change Lists of Source %d: %w", sourceID, err)
+	}
+	return out, nil
+}
+
+func closeRows(rows *sql.Rows) error {
+	err := rows.Err()
+	if cerr := rows.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// clock formats a time of rsx's own clock: UTC, to the second, so that these
+// values sort as text.
+func clock(t time.Time) string {
+	return model.FormatDatetime(t.UTC().Truncate(time.Second))
+}
+
+// datetime formats a datetime from a document (kept to the nanosecond); zero
+// gives NULL.
+func datetime(t time.Time) any {
+	if t.IsZero() {
+		return nil
+	}
+	return model.FormatDatetime(t)
+}
+
+// clockOrNull is clock, with NULL for the zero time.
+func clockOrNull(t time.Time) any {
+	if t.IsZero() {
+		return nil
+	}
+	return clock(t)
+}
+
+func parseTime(s sql.NullString) time.Time {
+	if !s.Valid || s.String == "" {
+		return time.Time{}
+	}
+	d, err := model.ParseDatetime(s.String)
+	if err != nil {
+		return time.Time{}
+	}
+	return d.Time
+}
+
+func nullString(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+func isNoRows(err error) bool { return errors.Is(err, sql.ErrNoRows) }

@@ -1,0 +1,533 @@
+package state
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"rsx/model"
+)
+
+func openTemp(t *testing.T) *DB {
+	t.Helper()
+	db, err := Open(context.Background(), filepath.Join(t.TempDir(), "state.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+func tm(s string) time.Time {
+	d, err := model.ParseDatetime(s)
+	if err != nil {
+		panic(err)
+	}
+	return d.Time
+}
+
+func TestOpenCreatesAndChecksTheSchema(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "state.db")
+	db, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mode string
+	if err := db.sql.QueryRow(`PRAGMA journal_mode`).Scan(&mode); err != nil || mode != "wal" {
+		t.Errorf("journal mode %q, %v", mode, err)
+	}
+	var v string
+	if err := db.sql.QueryRow(`SELECT value FROM meta WHERE key = 'schema_version'`).Scan(&v); err != nil || v != "1" {
+		t.Errorf("schema_version %q, %v", v, err)
+	}
+	db.Close()
+
+	// Reopening keeps it.
+	db, err = Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A newer schema is refused, clearly.
+	if _, err := db.sql.Exec(`UPDATE meta SET value = '7' WHERE key = 'schema_version'`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	_, err = Open(ctx, path)
+	var se *SchemaError
+	if !errors.As(err, &se) || se.Found != 7 || !strings.Contains(err.Error(), "schema version 7 is newer than this rsx understands (1)") {
+		t.Errorf("newer schema: %v", err)
+	}
+
+	// Another program's database is refused.
+	other := filepath.Join(t.TempDir(), "other.db")
+	odb, err := sql.Open("sqlite", other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := odb.Exec(`CREATE TABLE t (x)`); err != nil {
+		t.Fatal(err)
+	}
+	odb.Close()
+	if _, err := Open(ctx, other); !errors.As(err, &se) || !strings.Contains(err.Error(), "not an rsx state database") {
+		t.Errorf("foreign database: %v", err)
+	}
+
+	// A file that is not a database.
+	junk := filepath.Join(t.TempDir(), "junk.db")
+	os.WriteFile(junk, []byte(strings.Repeat("not sqlite ", 100)), 0o644)
+	if _, err := Open(ctx, junk); err == nil || !strings.Contains(err.Error(), junk) {
+		t.Errorf("junk file: %v", err)
+	}
+}
+
+// TestOpenOddPath: a database path with the characters of URIs in it.
+func TestOpenOddPath(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "a b?c#d%20e&f=g")
+	os.MkdirAll(dir, 0o755)
+	p := filepath.Join(dir, "state.db")
+	db, err := Open(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.EnsureSource(context.Background(), "http://example.org/cap.xml"); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	if _, err := os.Stat(p); err != nil {
+		t.Fatalf("the database is not where it was asked: %v", err)
+	}
+}
+
+func TestSchemaIsDocumented(t *testing.T) {
+	s := Schema()
+	for _, table := range []string{"meta", "source", "selection", "changelist", "resource"} {
+		if !strings.Contains(s, "CREATE TABLE "+table+" (") {
+			t.Errorf("schema has no table %s", table)
+		}
+	}
+	// Every column line carries a comment, or is a key, in the tables people query.
+	for _, line := range strings.Split(s, "\n") {
+		l := strings.TrimSpace(line)
+		if strings.HasPrefix(l, "deleted_at") || strings.HasPrefix(l, "digests") || strings.HasPrefix(l, "baseline_at") {
+			if !strings.Contains(l, "--") {
+				t.Errorf("column without a comment: %s", l)
+			}
+		}
+	}
+}
+
+func TestSourceSelectionAndChangeLists(t *testing.T) {
+	ctx := context.Background()
+	db := openTemp(t)
+	if _, err := db.Source(ctx, "http://example.org/cap.xml"); !errors.Is(err, ErrNoSource) {
+		t.Errorf("missing Source: %v", err)
+	}
+	src, err := db.EnsureSource(ctx, "http://example.org/cap.xml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := db.EnsureSource(ctx, "http://example.org/cap.xml")
+	if err != nil || again.ID != src.ID || src.Created.IsZero() {
+		t.Fatalf("EnsureSource twice: %+v %+v %v", src, again, err)
+	}
+	other, _ := db.EnsureSource(ctx, "http://example.net/cap.xml")
+
+	w := db.NewWriter(WriterOptions{})
+	b := Baseline{Kind: "list", URL: "http://example.org/rl.xml", At: tm("2013-01-03T09:00:00.5Z"), Done: time.Now()}
+	sel := Selection{Include: []string{`\.pdf$`, "b"}, Exclude: []string{"x"}, Map: []string{"http://example.org/=ex"}}
+	cl := ChangeList{URL: "http://example.org/cl.xml", Kind: "changelist", From: tm("2013-01-03T09:00:00Z"), ETag: `"e1"`,
+		LastModified: "Thu, 03 Jan 2013 10:00:00 GMT", Last: Cursor{Position: 41, Datetime: tm("2013-01-03T09:59:00+01:00"), URI: "http://example.org/a"}, ProcessedAt: time.Now()}
+	closed := ChangeList{URL: "http://example.org/cl0.xml", Kind: "changedump", From: tm("2013-01-02T00:00:00Z"), Until: tm("2013-01-03T09:00:00Z"), Complete: true, Last: Cursor{Position: -1}}
+	for _, err := range []error{
+		w.SetBaseline(ctx, src.ID, b),
+		w.SetSelection(ctx, src.ID, sel),
+		w.SetSyncedUntil(ctx, src.ID, tm("2013-01-03T10:00:00Z")),
+		w.SetLastRun(ctx, src.ID, time.Now()),
+		w.PutChangeList(ctx, src.ID, cl),
+		w.PutChangeList(ctx, src.ID, closed),
+	} {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.SetBaseline(ctx, src.ID, Baseline{Kind: "torrent"}); err == nil {
+		t.Error("a baseline kind that is not list or dump was accepted")
+	}
+	if err := w.PutChangeList(ctx, src.ID, ChangeList{URL: "u", Kind: "resourcelist"}); err == nil {
+		t.Error("a change list kind that is not changelist or changedump was accepted")
+	}
+	if err := w.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	got, err := db.Source(ctx, src.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Baseline.Kind != "list" || got.Baseline.URL != b.URL || !got.Baseline.At.Equal(b.At) || got.Baseline.Done.IsZero() {
+		t.Errorf("baseline %+v", got.Baseline)
+	}
+	if !got.Selection.Equal(sel) || got.Selection.Empty() {
+		t.Errorf("selection %+v", got.Selection)
+	}
+	if !got.Point().Equal(tm("2013-01-03T10:00:00Z")) || got.LastRun.IsZero() {
+		t.Errorf("point %v, last run %v", got.Point(), got.LastRun)
+	}
+	lists, err := db.ChangeLists(ctx, src.ID)
+	if err != nil || len(lists) != 2 {
+		t.Fatalf("change lists %+v %v", lists, err)
+	}
+	if l := lists[0]; l.URL != closed.URL || !l.Closed() || !l.Complete || l.Last.Position != -1 || l.Kind != "changedump" {
+		t.Errorf("closed list %+v", l)
+	}
+	if l := lists[1]; l.URL != cl.URL || l.Closed() || l.Complete || l.ETag != cl.ETag || l.LastModified != cl.LastModified ||
+		l.Last.Position != 41 || !l.Last.Datetime.Equal(cl.Last.Datetime) || l.Last.URI != cl.Last.URI || l.ProcessedAt.IsZero() {
+		t.Errorf("open list %+v", l)
+	}
+	// An empty selection replaces the old one.
+	w = db.NewWriter(WriterOptions{})
+	w.SetSelection(ctx, src.ID, Selection{})
+	w.Close(ctx)
+	got, _ = db.Source(ctx, src.URL)
+	if !got.Selection.Empty() {
+		t.Errorf("selection not replaced: %+v", got.Selection)
+	}
+	all, err := db.Sources(ctx)
+	if err != nil || len(all) != 2 || all[1].ID != other.ID {
+		t.Errorf("Sources: %+v %v", all, err)
+	}
+}
+
+func TestResourceRoundTrip(t *testing.T) {
+	ctx := context.Background()
+	db := openTemp(t)
+	src, _ := db.EnsureSource(ctx, "http://example.org/cap.xml")
+	w := db.NewWriter(WriterOptions{})
+	r := Resource{SourceID: src.ID, URI: "http://example.org/a b", Path: "example.org/a b", Length: 0,
+		Digests: "md5:00 sha-256:11", Lastmod: tm("2013-01-02T13:00:00.123456789Z"), ETag: `W/"x"`, LastModified: "Wed, 02 Jan 2013 13:00:00 GMT",
+		ChangeDatetime: tm("2013-01-03T00:00:00Z"), FetchedAt: time.Now(), VerifiedAt: time.Now()}
+	if err := w.PutResource(ctx, &r); err != nil || r.ID == 0 {
+		t.Fatalf("put: %v, id %d", err, r.ID)
+	}
+	id := r.ID
+	if err := w.PutResource(ctx, &Resource{SourceID: src.ID, URI: "no path"}); err == nil {
+		t.Error("a resource without a path was accepted")
+	}
+	w.Close(ctx)
+	got, err := db.Resource(ctx, src.ID, r.URI)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.ID != id || got.Path != r.Path || got.Length != 0 || got.Digests != r.Digests || !got.Lastmod.Equal(r.Lastmod) ||
+		got.ETag != r.ETag || got.LastModified != r.LastModified || !got.ChangeDatetime.Equal(r.ChangeDatetime) ||
+		got.FetchedAt.IsZero() || got.VerifiedAt.IsZero() || got.Pending() {
+		t.Errorf("round trip:\n got %+v\nwant %+v", got, r)
+	}
+
+	// An update keeps the id; a deletion is remembered, then the row removed.
+	w = db.NewWriter(WriterOptions{})
+	r2 := Resource{SourceID: src.ID, URI: r.URI, Path: "elsewhere", Length: -1}
+	if err := w.PutResource(ctx, &r2); err != nil || r2.ID != id {
+		t.Fatalf("update: %v, id %d (was %d)", err, r2.ID, id)
+	}
+	if ok, err := w.MarkDeleted(ctx, src.ID, r.URI, tm("2013-01-04T00:00:00Z")); !ok || err != nil {
+		t.Errorf("MarkDeleted: %v %v", ok, err)
+	}
+	if ok, err := w.MarkDeleted(ctx, src.ID, "http://example.org/none", time.Now()); ok || err != nil {
+		t.Errorf("MarkDeleted of no row: %v %v", ok, err)
+	}
+	if err := w.SetVerified(ctx, id, time.Now()); err != nil {
+		t.Error(err)
+	}
+	w.Close(ctx)
+	got, _ = db.ResourceByID(ctx, id)
+	if got.Length != -1 || got.Digests != "" || got.Path != "elsewhere" || !got.Pending() || !got.DeletedAt.Equal(tm("2013-01-04T00:00:00Z")) {
+		t.Errorf("after update and deletion: %+v", got)
+	}
+	c, err := db.Count(ctx, src.ID)
+	if err != nil || c.Resources != 1 || c.Pending != 1 || c.MaxID != id {
+		t.Errorf("count %+v %v", c, err)
+	}
+	var pending []string
+	db.EachResource(ctx, src.ID, true, func(r *Resource) error { pending = append(pending, r.URI); return nil })
+	if len(pending) != 1 {
+		t.Errorf("pending %q", pending)
+	}
+	w = db.NewWriter(WriterOptions{})
+	if ok, err := w.RemoveResource(ctx, src.ID, r.URI); !ok || err != nil {
+		t.Errorf("RemoveResource: %v %v", ok, err)
+	}
+	w.Close(ctx)
+	if _, err := db.ResourceByID(ctx, id); !errors.Is(err, ErrNoResource) {
+		t.Errorf("removed row: %v", err)
+	}
+	if _, err := db.Resource(ctx, src.ID, r.URI); !errors.Is(err, ErrNoResource) {
+		t.Errorf("removed row: %v", err)
+	}
+}
+
+func TestDigests(t *testing.T) {
+	h, err := model.ParseHashList("SHA-256:854F61290E2E197A11BC91063AFCE22E43F8CCC655237050ACE766ADC68DC784 md5:1584abdf8ebdc9802ac0c6a7402c03b6 md5:1e0d5cb8ef6ba40c99b14c0237be735e sha-1:zz")
+	if h == nil {
+		t.Fatal(err)
+	}
+	d := DigestsOf(h)
+	want := Digests("md5:1584abdf8ebdc9802ac0c6a7402c03b6 sha-256:854f61290e2e197a11bc91063afce22e43f8ccc655237050ace766adc68dc784")
+	if d != want {
+		t.Fatalf("DigestsOf = %q", d)
+	}
+	if v, ok := d.Get("sha-256"); !ok || !strings.HasPrefix(v, "854f") {
+		t.Errorf("Get = %q %v", v, ok)
+	}
+	if _, ok := d.Get("sha-1"); ok {
+		t.Error("Get of a missing algorithm")
+	}
+	tests := []struct {
+		a, b   Digests
+		shared int
+		differ string
+	}{
+		{d, d, 2, ""},
+		{d, "md5:1584abdf8ebdc9802ac0c6a7402c03b6", 1, ""},
+		{d, "md5:ffff", 1, "md5"},
+		{d, "sha-512:00", 0, ""},
+		{"", d, 0, ""},
+		{d, "md5:00 sha-256:00", 2, "md5 sha-256"},
+	}
+	for _, tc := range tests {
+		shared, differ := tc.a.Compare(tc.b)
+		if shared != tc.shared || strings.Join(differ, " ") != tc.differ {
+			t.Errorf("%q vs %q: %d %q", tc.a, tc.b, shared, differ)
+		}
+	}
+	if hl := d.HashList(); len(hl) != 2 || hl[0].Alg != "md5" {
+		t.Errorf("HashList %+v", hl)
+	}
+	if DigestsOf(nil) != "" || Digests("").HashList() != nil {
+		t.Error("empty digests")
+	}
+}
+
+func TestWriterBatches(t *testing.T) {
+	ctx := context.Background()
+	db := openTemp(t)
+	src, _ := db.EnsureSource(ctx, "http://example.org/cap.xml")
+	var before, after int
+	w := db.NewWriter(WriterOptions{BatchSize: 10,
+		BeforeCommit: func(context.Context) error { before++; return nil },
+		AfterCommit:  func(context.Context) error { after++; return nil }})
+	for i := 0; i < 25; i++ {
+		r := Resource{SourceID: src.ID, URI: fmt.Sprint("http://example.org/", i), Path: fmt.Sprint("p/", i)}
+		if err := w.PutResource(ctx, &r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if w.Commits() != 2 || w.Pending() != 5 || before != 2 || after != 2 {
+		t.Errorf("commits %d pending %d hooks %d/%d", w.Commits(), w.Pending(), before, after)
+	}
+	c, _ := db.Count(ctx, src.ID)
+	if c.Resources != 20 {
+		t.Errorf("%d rows visible before the last batch is committed, want 20", c.Resources)
+	}
+	// A failing BeforeCommit leaves the batch uncommitted.
+	failing := errors.New("disk full")
+	w.opts.BeforeCommit = func(context.Context) error { return failing }
+	if err := w.Flush(ctx); !errors.Is(err, failing) {
+		t.Errorf("Flush: %v", err)
+	}
+	c, _ = db.Count(ctx, src.ID)
+	if c.Resources != 20 || w.Pending() != 0 {
+		t.Errorf("%d rows after a refused commit, %d pending", c.Resources, w.Pending())
+	}
+	// MaxDelay commits an old batch at its next change.
+	w2 := db.NewWriter(WriterOptions{BatchSize: 1000, MaxDelay: time.Millisecond})
+	r := Resource{SourceID: src.ID, URI: "http://example.org/late", Path: "late"}
+	w2.PutResource(ctx, &r)
+	time.Sleep(5 * time.Millisecond)
+	r = Resource{SourceID: src.ID, URI: "http://example.org/later", Path: "later"}
+	w2.PutResource(ctx, &r)
+	if w2.Commits() != 1 {
+		t.Errorf("commits %d after MaxDelay", w2.Commits())
+	}
+	w2.Close(ctx)
+}
+
+func TestSnapshotCheckpoints(t *testing.T) {
+	ctx := context.Background()
+	db := openTemp(t)
+	src, _ := db.EnsureSource(ctx, "http://example.org/cap.xml")
+	w := db.NewWriter(WriterOptions{})
+	for i := 0; i < 100; i++ {
+		r := Resource{SourceID: src.ID, URI: fmt.Sprint("http://example.org/", i), Path: fmt.Sprint("p/", i)}
+		w.PutResource(ctx, &r)
+	}
+	w.Close(ctx)
+	copyPath := filepath.Join(t.TempDir(), "copy.db")
+	err := db.Snapshot(ctx, func(path string) error {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(copyPath, b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The copied file alone is the whole state.
+	cp, err := Open(ctx, copyPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cp.Close()
+	if c, err := cp.Count(ctx, src.ID); err != nil || c.Resources != 100 {
+		t.Errorf("copy holds %+v, %v", c, err)
+	}
+}
+
+func TestSnapshotWhileReading(t *testing.T) {
+	ctx := context.Background()
+	db := openTemp(t)
+	src, _ := db.EnsureSource(ctx, "http://example.org/cap.xml")
+	w := db.NewWriter(WriterOptions{})
+	for i := 0; i < 50; i++ {
+		r := Resource{SourceID: src.ID, URI: fmt.Sprint("http://example.org/", i), Path: fmt.Sprint("p/", i)}
+		w.PutResource(ctx, &r)
+	}
+	w.Close(ctx)
+	// A reader in the middle of a walk holds a read transaction open.
+	inside := make(chan struct{})
+	release := make(chan struct{})
+	first := true
+	go db.EachResource(ctx, src.ID, false, func(*Resource) error {
+		if first {
+			first = false
+			inside <- struct{}{}
+			<-release
+		}
+		return nil
+	})
+	<-inside
+	w = db.NewWriter(WriterOptions{})
+	r := Resource{SourceID: src.ID, URI: "http://example.org/late", Path: "late"}
+	w.PutResource(ctx, &r)
+	w.Close(ctx)
+	var snap string
+	err := db.Snapshot(ctx, func(path string) error {
+		snap = path
+		cp, err := Open(ctx, path)
+		if err != nil {
+			return err
+		}
+		defer cp.Close()
+		if c, err := cp.Count(ctx, src.ID); err != nil || c.Resources != 51 {
+			t.Errorf("snapshot holds %+v, %v; want 51 rows", c, err)
+		}
+		return nil
+	})
+	close(release)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if snap == db.Path() {
+		t.Log("the log could be emptied despite the reader")
+	} else if _, err := os.Stat(snap); !os.IsNotExist(err) {
+		t.Errorf("the copy %s was left: %v", snap, err)
+	}
+}
+
+// TestKillLosesAtMostABatch kills a process that writes the state without
+// pause, then checks that the database is intact and holds whole batches only.
+func TestKillLosesAtMostABatch(t *testing.T) {
+	if os.Getenv("RSX_STATE_WRITER") != "" {
+		writeForever(os.Getenv("RSX_STATE_WRITER"))
+		return
+	}
+	if testing.Short() {
+		t.Skip("starts a process and kills it")
+	}
+	path := filepath.Join(t.TempDir(), "state.db")
+	before := 0
+	for round, wait := range []time.Duration{13 * time.Millisecond, 71 * time.Millisecond} {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestKillLosesAtMostABatch$")
+		cmd.Env = append(os.Environ(), "RSX_STATE_WRITER="+path)
+		out := &strings.Builder{}
+		cmd.Stdout, cmd.Stderr = out, out
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		// Wait for some batches to be committed, then kill it in the middle
+		// of another.
+		deadline := time.Now().Add(20 * time.Second)
+		for time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
+			if n := countRows(path); n >= before+3*killBatch {
+				break
+			}
+		}
+		time.Sleep(wait)
+		cmd.Process.Signal(syscall.SIGKILL)
+		cmd.Wait()
+
+		db, err := Open(context.Background(), path)
+		if err != nil {
+			t.Fatalf("round %d: open after the kill: %v (writer said %s)", round, err, out)
+		}
+		var check string
+		if err := db.sql.QueryRow(`PRAGMA integrity_check`).Scan(&check); err != nil || check != "ok" {
+			t.Errorf("round %d: integrity_check %q %v", round, check, err)
+		}
+		var n int
+		db.sql.QueryRow(`SELECT count(*) FROM resource`).Scan(&n)
+		if n%killBatch != 0 {
+			t.Errorf("round %d: %d rows: a batch was committed in part", round, n)
+		}
+		if n <= before {
+			t.Errorf("round %d: no batch was committed before the kill (%d rows)", round, n)
+		}
+		before = n
+		t.Logf("round %d: %d rows survived the kill", round, n)
+		db.Close()
+	}
+}
+
+const killBatch = 97
+
+// countRows counts the rows another process committed, or -1.
+func countRows(path string) int {
+	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(5000)")
+	if err != nil {
+		return -1
+	}
+	defer db.Close()
+	n := -1
+	db.QueryRow(`SELECT count(*) FROM resource`).Scan(&n)
+	return n
+}
+
+func writeForever(path string) {
+	ctx := context.Background()
+	db, err := Open(ctx, path)
+	if err != nil {
+		fmt.Println(err)
+		os.Exit(3)
+	}
+	src, _ := db.EnsureSource(ctx, "http://example.org/cap.xml")
+	w := db.NewWriter(WriterOptions{BatchSize: killBatch, MaxDelay: time.Hour})
+	base := time.Now().UnixNano()
+	for i := 0; ; i++ {
+		r := Resource{SourceID: src.ID, URI: "http://example.org/" + strconv.FormatInt(base, 36) + "/" + strconv.Itoa(i), Path: strconv.FormatInt(base, 36) + "/" + strconv.Itoa(i), Length: int64(i)}
+		if err := w.PutResource(ctx, &r); err != nil {
+			fmt.Println(err)
+			os.Exit(3)
+		}
+	}
+}

@@ -1,0 +1,315 @@
+package state
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"rsx/dest/pathmap"
+)
+
+// Defaults of WriterOptions.
+const (
+	DefaultBatchSize = 1000
+	DefaultMaxDelay  = 5 * time.Second
+)
+
+// WriterOptions configure a Writer.
+type WriterOptions struct {
+	// BatchSize is how many changes a batch holds before it is committed.
+	BatchSize int
+	// MaxDelay commits a batch at its next change once it is this old.
+	MaxDelay time.Duration
+	// BeforeCommit runs before each commit; an error leaves the batch
+	// uncommitted (rolled back). A Store's Sync goes here: the files a batch
+	// records must be durable before the batch is.
+	BeforeCommit func(ctx context.Context) error
+	// AfterCommit runs after each commit (a bucket Store publishes the state
+	// here, through DB.Snapshot).
+	AfterCommit func(ctx context.Context) error
+	// Detector, when set, has the paths of the resources a batch records
+	// released once the batch is committed (they are then found in the database).
+	Detector *Detector
+}
+
+// Writer records changes to the state in batches: each change joins the open
+// transaction, which is committed when it holds BatchSize changes, when it is
+// MaxDelay old, and by Flush and Close. A process killed at any moment loses
+// at most the open batch. A Writer is used by one goroutine.
+type Writer struct {
+	db       *DB
+	opts     WriterOptions
+	tx       *sql.Tx
+	ops      int
+	began    time.Time
+	released []string // paths to release from the detector after the commit
+	commits  int
+	put      *sql.Stmt // prepared once: SQLite's parser costs as much as the insert
+	putTx    *sql.Stmt // put, bound to the open batch
+}
+
+const putResourceSQL = `INSERT INTO resource (source_id, uri, path, path_key, length, digests, lastmod, etag, last_modified, change_datetime, fetched_at, verified_at, deleted_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (source_id, uri) DO UPDATE SET path = excluded.path, path_key = excluded.path_key, length = excluded.length,
+			digests = excluded.digests, lastmod = excluded.lastmod, etag = excluded.etag, last_modified = excluded.last_modified,
+			change_datetime = excluded.change_datetime, fetched_at = excluded.fetched_at, verified_at = excluded.verified_at,
+			deleted_at = excluded.deleted_at
+		RETURNING id`
+
+// NewWriter returns a Writer.
+func (db *DB) NewWriter(opts WriterOptions) *Writer {
+	if opts.BatchSize <= 0 {
+		opts.BatchSize = DefaultBatchSize
+	}
+	if opts.MaxDelay <= 0 {
+		opts.MaxDelay = DefaultMaxDelay
+	}
+	return &Writer{db: db, opts: opts}
+}
+
+// Pending is how many changes the open batch holds.
+func (w *Writer) Pending() int { return w.ops }
+
+// Commits is how many batches were committed.
+func (w *Writer) Commits() int { return w.commits }
+
+// begin opens a batch when none is open.
+func (w *Writer) begin(ctx context.Context, what string) error {
+	if w.tx != nil {
+		return nil
+	}
+	tx, err := w.db.sql.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("%s: begin a batch in %s: %w", what, w.db.path, err)
+	}
+	w.tx, w.began = tx, time.Now()
+	return nil
+}
+
+func (w *Writer) exec(ctx context.Context, what, query string, args ...any) (sql.Result, error) {
+	if err := w.begin(ctx, what); err != nil {
+		return nil, err
+	}
+	res, err := w.tx.ExecContext(ctx, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	return res, nil
+}
+
+func (w *Writer) done(ctx context.Context) error {
+	w.ops++
+	if w.ops >= w.opts.BatchSize || time.Since(w.began) >= w.opts.MaxDelay {
+		return w.Flush(ctx)
+	}
+	return nil
+}
+
+// Flush commits the open batch, if any.
+func (w *Writer) Flush(ctx context.Context) error {
+	if w.tx == nil {
+		return nil
+	}
+	if w.opts.BeforeCommit != nil {
+		if err := w.opts.BeforeCommit(ctx); err != nil {
+			w.Abort()
+			return fmt.Errorf("commit a batch of %s: %w", w.db.path, err)
+		}
+	}
+	err := w.tx.Commit()
+	w.tx, w.putTx = nil, nil
+	n := w.ops
+	w.ops = 0
+	if err != nil {
+		w.releaseClaims()
+		return fmt.Errorf("commit a batch of %d changes to %s: %w", n, w.db.path, err)
+	}
+	w.commits++
+	w.releaseClaims()
+	if w.opts.AfterCommit != nil {
+		if err := w.opts.AfterCommit(ctx); err != nil {
+			return fmt.Errorf("after committing a batch of %s: %w", w.db.path, err)
+		}
+	}
+	return nil
+}
+
+func (w *Writer) releaseClaims() {
+	if w.opts.Detector != nil {
+		for _, p := range w.released {
+			w.opts.Detector.Release(p)
+		}
+	}
+	w.released = w.released[:0]
+}
+
+// Abort rolls the open batch back.
+func (w *Writer) Abort() {
+	if w.tx != nil {
+		w.tx.Rollback()
+		w.tx, w.putTx = nil, nil
+	}
+	w.ops = 0
+	w.releaseClaims()
+}
+
+// Close commits the open batch and frees the Writer's statements.
+func (w *Writer) Close(ctx context.Context) error {
+	err := w.Flush(ctx)
+	if w.put != nil {
+		w.put.Close()
+		w.put = nil
+	}
+	return err
+}
+
+// PutResource records a resource (insert, or update of the row with the same
+// Source and URI, which keeps its id) and sets r.ID.
+func (w *Writer) PutResource(ctx context.Context, r *Resource) error {
+	if r.SourceID == 0 || r.URI == "" || r.Path == "" {
+		return fmt.Errorf("record resource %q: Source, URI and path are required", r.URI)
+	}
+	var length any
+	if r.Length >= 0 {
+		length = r.Length
+	}
+	if err := w.begin(ctx, "record resource "+r.URI); err != nil {
+		return err
+	}
+	if w.put == nil {
+		stmt, err := w.db.sql.PrepareContext(ctx, putResourceSQL)
+		if err != nil {
+			return fmt.Errorf("record resource %s: %w", r.URI, err)
+		}
+		w.put = stmt
+	}
+	if w.putTx == nil {
+		w.putTx = w.tx.StmtContext(ctx, w.put)
+	}
+	err := w.putTx.QueryRowContext(ctx,
+		r.SourceID, r.URI, r.Path, pathmap.Key(r.Path), length, nullString(string(r.Digests)), datetime(r.Lastmod),
+		nullString(r.ETag), nullString(r.LastModified), datetime(r.ChangeDatetime), clockOrNull(r.FetchedAt),
+		clockOrNull(r.VerifiedAt), datetime(r.DeletedAt)).Scan(&r.ID)
+	if err != nil {
+		return fmt.Errorf("record resource %s: %w", r.URI, err)
+	}
+	w.released = append(w.released, r.Path)
+	return w.done(ctx)
+}
+
+// MarkDeleted records that the Source deleted a resource at the given time
+// (its change's datetime, or now): the row stays, waiting for a run with
+// --delete. It reports whether the resource had a row.
+func (w *Writer) MarkDeleted(ctx context.Context, sourceID int64, uri string, at time.Time) (bool, error) {
+	if at.IsZero() {
+		return false, fmt.Errorf("record the deletion of %s: no time given", uri)
+	}
+	res, err := w.exec(ctx, "record the deletion of "+uri, `UPDATE resource SET deleted_at = ? WHERE source_id = ? AND uri = ?`, datetime(at), sourceID, uri)
+	if err != nil {
+		return false, err
+	}
+	n, _ := res.RowsAffected()
+	return n > 0, w.done(ctx)
+}
+
+// RemoveResource removes a resource's row (its copy was deleted). It reports
+// whether there was one.
+func (w *Writer) RemoveResource(ctx context.Context, sourceID int64, uri string) (bool, error) {
+	res, err := w.exec(ctx, "forget resource "+uri, `DELETE FROM resource WHERE source_id = ? AND uri = ?`, sourceID, uri)
+	if err != nil {
+		return false, err
+	}
+	n, _ := res.RowsAffected()
+	return n > 0, w.done(ctx)
+}
+
+// SetVerified records that a copy was checked against its length and digests
+// (by an audit) at the given time.
+func (w *Writer) SetVerified(ctx context.Context, id int64, at time.Time) error {
+	if _, err := w.exec(ctx, fmt.Sprintf("record the verification of resource %d", id), `UPDATE resource SET verified_at = ? WHERE id = ?`, clock(at), id); err != nil {
+		return err
+	}
+	return w.done(ctx)
+}
+
+// SetBaseline records a Source's baseline.
+func (w *Writer) SetBaseline(ctx context.Context, sourceID int64, b Baseline) error {
+	if b.Kind != "" && b.Kind != "list" && b.Kind != "dump" {
+		return fmt.Errorf("record the baseline of Source %d: kind %q is not list or dump", sourceID, b.Kind)
+	}
+	if _, err := w.exec(ctx, fmt.Sprintf("record the baseline of Source %d", sourceID),
+		`UPDATE source SET baseline_kind = ?, baseline_url = ?, baseline_at = ?, baseline_done = ? WHERE id = ?`,
+		nullString(b.Kind), nullString(b.URL), datetime(b.At), clockOrNull(b.Done), sourceID); err != nil {
+		return err
+	}
+	return w.done(ctx)
+}
+
+// SetSyncedUntil records that every change of a Source up to t is applied.
+func (w *Writer) SetSyncedUntil(ctx context.Context, sourceID int64, t time.Time) error {
+	if _, err := w.exec(ctx, fmt.Sprintf("record how far Source %d is synced", sourceID),
+		`UPDATE source SET synced_until = ? WHERE id = ?`, datetime(t), sourceID); err != nil {
+		return err
+	}
+	return w.done(ctx)
+}
+
+// SetLastRun records when a run for a Source ended.
+func (w *Writer) SetLastRun(ctx context.Context, sourceID int64, t time.Time) error {
+	if _, err := w.exec(ctx, fmt.Sprintf("record the run of Source %d", sourceID),
+		`UPDATE source SET last_run = ? WHERE id = ?`, clock(t), sourceID); err != nil {
+		return err
+	}
+	return w.done(ctx)
+}
+
+// SetSelection replaces a Source's selection.
+func (w *Writer) SetSelection(ctx context.Context, sourceID int64, sel Selection) error {
+	what := fmt.Sprintf("record the selection of Source %d", sourceID)
+	if _, err := w.exec(ctx, what, `DELETE FROM selection WHERE source_id = ?`, sourceID); err != nil {
+		return err
+	}
+	pos := 0
+	for _, group := range []struct {
+		kind   string
+		values []string
+	}{{"include", sel.Include}, {"exclude", sel.Exclude}, {"map", sel.Map}} {
+		for _, v := range group.values {
+			if _, err := w.exec(ctx, what, `INSERT INTO selection (source_id, position, kind, value) VALUES (?, ?, ?, ?)`, sourceID, pos, group.kind, v); err != nil {
+				return err
+			}
+			pos++
+		}
+	}
+	return w.done(ctx)
+}
+
+// PutChangeList records a Change List (or Change Dump) processed for a Source.
+func (w *Writer) PutChangeList(ctx context.Context, sourceID int64, c ChangeList) error {
+	if c.URL == "" {
+		return errors.New("record a Change List: empty URL")
+	}
+	if c.Kind != "changelist" && c.Kind != "changedump" {
+		return fmt.Errorf("record Change List %s: kind %q is not changelist or changedump", c.URL, c.Kind)
+	}
+	var pos any
+	if c.Last.Position >= 0 {
+		pos = c.Last.Position
+	}
+	complete := 0
+	if c.Complete {
+		complete = 1
+	}
+	if _, err := w.exec(ctx, "record Change List "+c.URL, `INSERT INTO changelist (source_id, url, kind, from_at, until_at, complete, etag, last_modified, last_position, last_datetime, last_uri, processed_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (source_id, url) DO UPDATE SET kind = excluded.kind, from_at = excluded.from_at, until_at = excluded.until_at,
+			complete = excluded.complete, etag = excluded.etag, last_modified = excluded.last_modified, last_position = excluded.last_position,
+			last_datetime = excluded.last_datetime, last_uri = excluded.last_uri, processed_at = excluded.processed_at`,
+		sourceID, c.URL, c.Kind, datetime(c.From), datetime(c.Until), complete, nullString(c.ETag), nullString(c.LastModified),
+		pos, datetime(c.Last.Datetime), nullString(c.Last.URI), clockOrNull(c.ProcessedAt)); err != nil {
+		return err
+	}
+	return w.done(ctx)
+}

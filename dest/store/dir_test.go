@@ -1,0 +1,525 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func openDir(t *testing.T) (*Dir, string) {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "dest")
+	d, err := OpenDir(dir, Options{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	return d, d.String()
+}
+
+// write writes a file through the store and commits it.
+func write(t *testing.T, s Store, p, content string) {
+	t.Helper()
+	ctx := context.Background()
+	w, err := s.Create(ctx, p, Meta{ContentType: "text/plain"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.WriteString(w, content); err != nil {
+		t.Fatal(err)
+	}
+	if w.Written() != int64(len(content)) {
+		t.Errorf("Written = %d", w.Written())
+	}
+	if err := w.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func read(t *testing.T, s Store, p string) string {
+	t.Helper()
+	r, err := s.Open(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	b, err := io.ReadAll(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func tmpCount(t *testing.T, dir string) int {
+	t.Helper()
+	entries, err := os.ReadDir(filepath.Join(dir, ".rsx", "tmp"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(entries)
+}
+
+func TestDirWrites(t *testing.T) {
+	ctx := context.Background()
+	d, dir := openDir(t)
+	write(t, d, "example.org/a/b/c.txt", "first")
+	if got := read(t, d, "example.org/a/b/c.txt"); got != "first" {
+		t.Fatalf("read %q", got)
+	}
+	write(t, d, "example.org/a/b/c.txt", "second")
+	if got := read(t, d, "example.org/a/b/c.txt"); got != "second" {
+		t.Fatalf("replaced: %q", got)
+	}
+	if err := d.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if len(d.dirty) != 0 {
+		t.Errorf("folders left dirty after Sync: %v", d.dirty)
+	}
+
+	// An abandoned write leaves the old file.
+	w, _ := d.Create(ctx, "example.org/a/b/c.txt", Meta{})
+	io.WriteString(w, "partial")
+	if err := w.Abort(); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(t, d, "example.org/a/b/c.txt"); got != "second" {
+		t.Errorf("after Abort: %q", got)
+	}
+	if _, err := w.Write([]byte("x")); err == nil {
+		t.Error("Write after Abort")
+	}
+	if err := w.Commit(ctx); err == nil {
+		t.Error("Commit after Abort")
+	}
+
+	// A rejected write is kept for inspection, the old file stays.
+	w, _ = d.Create(ctx, "example.org/a/b/c.txt", Meta{})
+	io.WriteString(w, "tampered")
+	kept, err := w.Reject(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if kept != filepath.Join(dir, ".rsx", "rejected", "example.org", "a", "b", "c.txt") {
+		t.Errorf("kept at %s", kept)
+	}
+	if b, _ := os.ReadFile(kept); string(b) != "tampered" {
+		t.Errorf("kept %q", b)
+	}
+	if got := read(t, d, "example.org/a/b/c.txt"); got != "second" {
+		t.Errorf("after Reject: %q", got)
+	}
+
+	// A commit that cannot take the path (a folder is there) fails cleanly.
+	w, _ = d.Create(ctx, "example.org/a", Meta{})
+	io.WriteString(w, "x")
+	if err := w.Commit(ctx); err == nil {
+		t.Error("a file replaced a folder")
+	}
+	// A path that needs a file as a folder.
+	w, _ = d.Create(ctx, "example.org/a/b/c.txt/d", Meta{})
+	io.WriteString(w, "x")
+	if err := w.Commit(ctx); err == nil || !strings.Contains(err.Error(), "is a file, not a folder") {
+		t.Errorf("a file used as a folder: %v", err)
+	}
+	if n := tmpCount(t, dir); n != 0 {
+		t.Errorf("%d temporaries left", n)
+	}
+	fi, err := d.Stat(ctx, "example.org/a/b/c.txt")
+	if err != nil || fi.Size != 6 || fi.Path != "example.org/a/b/c.txt" {
+		t.Errorf("Stat %+v %v", fi, err)
+	}
+	if _, err := d.Stat(ctx, "example.org/none"); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("Stat of a missing file: %v", err)
+	}
+	if _, err := d.Open(ctx, "example.org/none"); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("Open of a missing file: %v", err)
+	}
+}
+
+func TestCheckPath(t *testing.T) {
+	for _, p := range []string{"", "/etc/passwd", "../x", "a/../../x", "a//b", "a/./b", "a/", ".rsx/state.db", ".RSX/x", ".rsx",
+		"a\\b", "a\x00b", strings.Repeat("n", 256), "x/" + strings.Repeat("n", 256)} {
+		if err := CheckPath(p); err == nil {
+			t.Errorf("CheckPath(%q) accepted", p)
+		}
+	}
+	for _, p := range []string{"a", "a/b.c", "a/.rsx/b", ".rsxx/a", "a b/c d", strings.Repeat("n", 255), "é/ü"} {
+		if err := CheckPath(p); err != nil {
+			t.Errorf("CheckPath(%q): %v", p, err)
+		}
+	}
+	d, dir := openDir(t)
+	ctx := context.Background()
+	if _, err := d.Create(ctx, "../escape", Meta{}); err == nil {
+		t.Error("Create outside the folder")
+	}
+	if err := d.Remove(ctx, ".rsx/state.db"); err == nil {
+		t.Error("Remove inside .rsx")
+	}
+	if _, err := os.Stat(filepath.Join(filepath.Dir(dir), "escape")); err == nil {
+		t.Error("a file was written outside the folder")
+	}
+}
+
+func TestDirRefusesLinksThatLeadOut(t *testing.T) {
+	ctx := context.Background()
+	d, dir := openDir(t)
+	outside := t.TempDir()
+	os.Symlink(outside, filepath.Join(dir, "out"))
+	os.Symlink("../../etc", filepath.Join(dir, "up"))
+	os.MkdirAll(filepath.Join(dir, "inside"), 0o755)
+	os.Symlink("inside", filepath.Join(dir, "in"))
+	for _, p := range []string{"out/x", "up/x", "out/sub/x"} {
+		w, err := d.Create(ctx, p, Meta{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.WriteString(w, "x")
+		if err := w.Commit(ctx); err == nil {
+			t.Errorf("%s: written through a link that leads out", p)
+		}
+		if _, err := d.Open(ctx, p); err == nil {
+			t.Errorf("%s: read through a link that leads out", p)
+		}
+	}
+	entries, _ := os.ReadDir(outside)
+	if len(entries) != 0 {
+		t.Errorf("written outside: %v", entries)
+	}
+	// A relative link that stays inside is followed.
+	write(t, d, "in/y", "inner")
+	if b, err := os.ReadFile(filepath.Join(dir, "inside", "y")); err != nil || string(b) != "inner" {
+		t.Errorf("through an inner link: %q %v", b, err)
+	}
+	// Walk does not follow links.
+	var paths []string
+	d.Walk(ctx, func(fi FileInfo) error { paths = append(paths, fi.Path); return nil })
+	if strings.Join(paths, " ") != "inside/y" {
+		t.Errorf("Walk: %q", paths)
+	}
+}
+
+func TestDirRemoveAndWalk(t *testing.T) {
+	ctx := context.Background()
+	d, dir := openDir(t)
+	for _, p := range []string{"h/a/b/1", "h/a/b/2", "h/a/3", "h/4"} {
+		write(t, d, p, p)
+	}
+	var paths []string
+	if err := d.Walk(ctx, func(fi FileInfo) error {
+		paths = append(paths, fi.Path+":"+strconv.FormatInt(fi.Size, 10))
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	sort.Strings(paths)
+	if strings.Join(paths, " ") != "h/4:3 h/a/3:5 h/a/b/1:7 h/a/b/2:7" {
+		t.Errorf("Walk: %q", paths)
+	}
+	for _, p := range []string{"h/a/b/1", "h/a/b/2", "h/a/b/2", "h/missing/x"} {
+		if err := d.Remove(ctx, p); err != nil {
+			t.Errorf("Remove(%s): %v", p, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "h", "a", "b")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("an emptied folder was left: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "h", "a", "3")); err != nil {
+		t.Errorf("a file beside was removed: %v", err)
+	}
+	if err := d.Remove(ctx, "h/a"); err == nil {
+		t.Error("a folder was removed as a file")
+	}
+	if err := d.Sync(ctx); err != nil {
+		t.Errorf("Sync after removals: %v", err)
+	}
+	// A file can be written again where an emptied folder was, and where a
+	// folder was removed behind the store's back.
+	write(t, d, "h/a/b/5", "5")
+	write(t, d, "x/y/1", "1")
+	os.RemoveAll(filepath.Join(dir, "x"))
+	write(t, d, "x/y/2", "2")
+	stop := errors.New("stop")
+	if err := d.Walk(ctx, func(FileInfo) error { return stop }); !errors.Is(err, stop) {
+		t.Errorf("Walk's error: %v", err)
+	}
+}
+
+func TestOpenDir(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "missing")
+	if _, err := OpenDir(missing, Options{}); err == nil {
+		t.Error("a missing folder was opened without Create")
+	}
+	file := filepath.Join(t.TempDir(), "file")
+	os.WriteFile(file, nil, 0o644)
+	if _, err := OpenDir(file, Options{Create: true}); err == nil || !strings.Contains(err.Error(), "not a folder") {
+		t.Errorf("a file as destination: %v", err)
+	}
+	d, err := Open(context.Background(), missing, Options{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	if d.CaseInsensitive() {
+		t.Log("this file system ignores case")
+	}
+	if p, _ := d.StatePath(context.Background()); p != filepath.Join(d.String(), ".rsx", "state.db") {
+		t.Errorf("StatePath %s", p)
+	}
+	if fi, err := os.Stat(d.TempDir()); err != nil || !fi.IsDir() || d.TempDir() != filepath.Join(d.String(), ".rsx", "tmp") {
+		t.Errorf("TempDir %s: %v", d.TempDir(), err)
+	}
+	if _, err := Open(context.Background(), "ftp://x/y", Options{}); err == nil {
+		t.Error("ftp:// accepted")
+	}
+	if _, err := Open(context.Background(), "", Options{}); err == nil {
+		t.Error("an empty destination accepted")
+	}
+	// The folder may be reached through a link.
+	link := filepath.Join(t.TempDir(), "link")
+	os.Symlink(d.String(), link)
+	d2, err := OpenDir(link, Options{})
+	if err != nil || d2.String() != d.String() {
+		t.Errorf("through a link: %v, %s", err, d2)
+	}
+	d2.Close()
+}
+
+func TestDirLock(t *testing.T) {
+	ctx := context.Background()
+	d, dir := openDir(t)
+	// Temporaries of an interrupted run.
+	for i := 0; i < 3; i++ {
+		os.WriteFile(filepath.Join(dir, ".rsx", "tmp", fmt.Sprint("left-", i)), []byte("x"), 0o644)
+	}
+	l, err := d.Lock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Removed != 3 || tmpCount(t, dir) != 0 || l.TookOver != nil || l.Holder.PID != os.Getpid() {
+		t.Errorf("lock %+v, %d temporaries left", l, tmpCount(t, dir))
+	}
+	// A second run is refused, and told who holds the folder.
+	d2, err := OpenDir(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d2.Close()
+	_, err = d2.Lock(ctx)
+	var le *LockedError
+	if !errors.As(err, &le) || le.Holder.PID != os.Getpid() {
+		t.Fatalf("second lock: %v", err)
+	}
+	host, _ := os.Hostname()
+	for _, want := range []string{"is in use by rsx pid " + strconv.Itoa(os.Getpid()), "on host " + host, "started " + l.Holder.Started.Format(time.RFC3339), filepath.Join(dir, ".rsx", "lock")} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("%q lacks %q", err, want)
+		}
+	}
+	if err := l.Release(); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Release(); err != nil {
+		t.Errorf("second Release: %v", err)
+	}
+	l2, err := d2.Lock(ctx)
+	if err != nil {
+		t.Fatalf("after Release: %v", err)
+	}
+	if l2.TookOver != nil {
+		t.Errorf("took over a lock released cleanly: %+v", l2.TookOver)
+	}
+	l2.Release()
+}
+
+// TestDirLockOfAKilledRun: a run killed while it holds the lock does not keep
+// the folder: the next run takes over and says whose lock it was.
+func TestDirLockOfAKilledRun(t *testing.T) {
+	if dir := os.Getenv("RSX_STORE_HOLD"); dir != "" {
+		holdLock(dir)
+		return
+	}
+	if testing.Short() {
+		t.Skip("starts a process and kills it")
+	}
+	ctx := context.Background()
+	d, dir := openDir(t)
+	cmd := helper(t, "TestDirLockOfAKilledRun", "RSX_STORE_HOLD="+dir)
+	_, err := d.Lock(ctx)
+	var le *LockedError
+	if !errors.As(err, &le) || le.Holder.PID != cmd.Process.Pid {
+		t.Fatalf("while the holder runs: %v", err)
+	}
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	l, err := d.Lock(ctx)
+	if err != nil {
+		t.Fatalf("after the holder was killed: %v", err)
+	}
+	defer l.Release()
+	if l.TookOver == nil || l.TookOver.PID != cmd.Process.Pid {
+		t.Errorf("TookOver = %+v, want pid %d", l.TookOver, cmd.Process.Pid)
+	}
+	if l.Removed != 1 {
+		t.Errorf("removed %d temporaries of the killed run, want 1", l.Removed)
+	}
+}
+
+// helper starts this test binary running one test with env set, and returns
+// once it prints "ready".
+func helper(t *testing.T, test string, env ...string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^"+test+"$", "-test.v")
+	cmd.Env = append(os.Environ(), env...)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	ready := make(chan struct{})
+	ended := make(chan string, 1)
+	go func() {
+		buf := make([]byte, 4096)
+		var seen []byte
+		for {
+			n, err := out.Read(buf)
+			seen = append(seen, buf[:n]...)
+			if bytes.Contains(seen, []byte("ready\n")) {
+				close(ready)
+				io.Copy(io.Discard, out)
+				return
+			}
+			if err != nil {
+				ended <- string(seen)
+				return
+			}
+		}
+	}()
+	select {
+	case <-ready:
+	case said := <-ended:
+		t.Fatalf("the helper process ended before it was ready: %s", said)
+	case <-time.After(time.Minute):
+		t.Fatal("the helper process was not ready within a minute")
+	}
+	return cmd
+}
+
+func holdLock(dir string) {
+	d, err := OpenDir(dir, Options{})
+	if err != nil {
+		fmt.Println(err)
+		os.Exit(3)
+	}
+	if _, err := d.Lock(context.Background()); err != nil {
+		fmt.Println(err)
+		os.Exit(3)
+	}
+	w, _ := d.Create(context.Background(), "x/unfinished", Meta{})
+	io.WriteString(w, "partial")
+	fmt.Println("ready")
+	time.Sleep(time.Minute)
+	os.Exit(0)
+}
+
+// TestDirKilledWhileWriting kills a process writing files through the store
+// and checks that every file at its final path is whole.
+func TestDirKilledWhileWriting(t *testing.T) {
+	if dir := os.Getenv("RSX_STORE_WRITE"); dir != "" {
+		writeForever(dir)
+		return
+	}
+	if testing.Short() {
+		t.Skip("starts a process and kills it")
+	}
+	d, dir := openDir(t)
+	cmd := helper(t, "TestDirKilledWhileWriting", "RSX_STORE_WRITE="+dir)
+	// Let it write some files, then kill it in the middle of others.
+	deadline := time.Now().Add(20 * time.Second)
+	for n := 0; n < 20 && time.Now().Before(deadline); {
+		time.Sleep(20 * time.Millisecond)
+		n = 0
+		d.Walk(context.Background(), func(FileInfo) error { n++; return nil })
+	}
+	time.Sleep(37 * time.Millisecond)
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	files := 0
+	err := d.Walk(context.Background(), func(fi FileInfo) error {
+		files++
+		b, err := os.ReadFile(filepath.Join(dir, fi.Path))
+		if err != nil {
+			return err
+		}
+		if !bytes.Equal(b, content(fi.Path)) {
+			t.Errorf("%s is not whole: %d bytes", fi.Path, len(b))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if files == 0 {
+		t.Fatal("no file was written before the kill")
+	}
+	t.Logf("%d whole files, %d temporaries left by the killed run", files, tmpCount(t, dir))
+	l, err := d.Lock(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Release()
+	if tmpCount(t, dir) != 0 {
+		t.Errorf("the next run left %d temporaries", tmpCount(t, dir))
+	}
+}
+
+func content(p string) []byte {
+	return bytes.Repeat([]byte(p+"\n"), 20000)
+}
+
+func writeForever(dir string) {
+	ctx := context.Background()
+	d, err := OpenDir(dir, Options{})
+	if err != nil {
+		fmt.Println(err)
+		os.Exit(3)
+	}
+	if _, err := d.Lock(ctx); err != nil {
+		fmt.Println(err)
+		os.Exit(3)
+	}
+	fmt.Println("ready")
+	for i := 0; ; i++ {
+		p := fmt.Sprintf("h/%d/%d", i%7, i%50) // the same files again and again
+		w, err := d.Create(ctx, p, Meta{})
+		if err != nil {
+			os.Exit(3)
+		}
+		b := content(p)
+		for len(b) > 0 { // in pieces, as a download arrives
+			n := min(len(b), 4096)
+			w.Write(b[:n])
+			b = b[n:]
+		}
+		if err := w.Commit(ctx); err != nil {
+			os.Exit(3)
+		}
+	}
+}

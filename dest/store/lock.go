@@ -1,0 +1,101 @@
+package store
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"time"
+)
+
+// Holder says which run holds a destination's lock.
+type Holder struct {
+	PID     int       `json:"pid"`
+	Host    string    `json:"host"`
+	Started time.Time `json:"started"`
+	// Token is random to each run: it tells a lock from the same run's.
+	Token string `json:"token"`
+	// Refreshed is when a bucket's lock was last renewed by its holder.
+	Refreshed time.Time `json:"refreshed,omitzero"`
+}
+
+func (h Holder) String() string {
+	if h.PID == 0 && h.Host == "" {
+		return "another rsx run (it has not said which yet)"
+	}
+	return fmt.Sprintf("rsx pid %d on host %s, started %s", h.PID, h.Host, h.Started.UTC().Format(time.RFC3339))
+}
+
+func newHolder(now time.Time) Holder {
+	host, err := os.Hostname()
+	if err != nil || host == "" {
+		host = "unknown"
+	}
+	var b [12]byte
+	rand.Read(b[:])
+	return Holder{PID: os.Getpid(), Host: host, Started: now.UTC(), Token: hex.EncodeToString(b[:]), Refreshed: now.UTC()}
+}
+
+func (h Holder) encode() []byte {
+	b, _ := json.Marshal(h)
+	return append(b, '\n')
+}
+
+func decodeHolder(b []byte) (Holder, bool) {
+	var h Holder
+	if len(b) == 0 || json.Unmarshal(b, &h) != nil {
+		return Holder{}, false
+	}
+	return h, true
+}
+
+// LockedError is a destination that another run holds.
+type LockedError struct {
+	Dest   string
+	Holder Holder
+	Where  string // the lock file or object
+	Hint   string // what to do, when waiting is not the only way
+}
+
+func (e *LockedError) Error() string {
+	msg := fmt.Sprintf("destination %s is in use by %s (lock %s)", e.Dest, e.Holder, e.Where)
+	if e.Hint != "" {
+		msg += "; " + e.Hint
+	}
+	return msg
+}
+
+// Lock is a destination held by this run.
+type Lock struct {
+	Holder Holder // this run
+	// TookOver is the run whose lock this one replaced because that run had
+	// ended without releasing it (killed), or nil.
+	TookOver *Holder
+	// Removed counts the temporaries of an interrupted run that were removed.
+	Removed int
+	// Note says how the lock is kept when the store cannot do it fully
+	// (a bucket without conditional writes); "" otherwise.
+	Note    string
+	release func() error
+	lost    func() error
+}
+
+// Release gives the destination up. It is safe to call more than once.
+func (l *Lock) Release() error {
+	if l == nil || l.release == nil {
+		return nil
+	}
+	r := l.release
+	l.release = nil
+	return r()
+}
+
+// Lost returns an error when the lock was taken from this run (a bucket's lock
+// that could not be refreshed in time), nil while it is held.
+func (l *Lock) Lost() error {
+	if l == nil || l.lost == nil {
+		return nil
+	}
+	return l.lost()
+}

@@ -1,0 +1,35 @@
+//go:build unix
+
+package store
+
+import (
+	"errors"
+	"os"
+	"syscall"
+)
+
+// kernelLocks: the kernel holds a folder's lock (flock) and frees it when the
+// holding process ends, however it ends, so a lock is never stale.
+const kernelLocks = true
+
+var errLocked = errors.New("locked")
+
+// lockFile takes an exclusive lock on f without waiting.
+func lockFile(f *os.File) error {
+	err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+	if errors.Is(err, syscall.EWOULDBLOCK) {
+		return errLocked
+	}
+	return err
+}
+
+func unlockFile(f *os.File) error { return syscall.Flock(int(f.Fd()), syscall.LOCK_UN) }
+
+// processAlive reports whether a process of this host is running.
+func processAlive(pid int) bool {
+	if pid <= 0 {
+		return false
+	}
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}

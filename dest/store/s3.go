@@ -1,0 +1,411 @@
+package store
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/minio/minio-go/v7"
+	"github.com/minio/minio-go/v7/pkg/credentials"
+)
+
+// S3 is a destination in an S3-compatible bucket, through minio-go.
+//
+// A write is staged in a local temporary file (in the cache folder) while the
+// caller verifies it, and uploaded only by Commit: an object is never replaced
+// by bytes that did not verify. The state database lives in the bucket at
+// PREFIX/.rsx/state.db and is worked on in a local copy in the cache folder:
+// StatePath fetches it when the local copy is missing or older (its ETag is not
+// the one last seen), PublishState uploads it. The lock is the object
+// PREFIX/.rsx/lock, created with a conditional write (If-None-Match: *) and
+// renewed by the holder while it runs; see Lock.
+type S3 struct {
+	loc    S3Location
+	client *minio.Client
+	cache  string
+	opts   Options
+
+	mu          sync.Mutex
+	locked      bool
+	conditional bool  // the server honours If-None-Match / If-Match on PUT (probed by Lock)
+	lostErr     error // the lock was lost: writes stop
+}
+
+// cacheSide is what the cache folder remembers of the bucket's state object.
+type cacheSide struct {
+	URL  string `json:"url"`
+	ETag string `json:"etag"` // of the state object the local copy was fetched from or published as
+}
+
+// OpenS3 connects to a bucket destination. The bucket must exist.
+func OpenS3(ctx context.Context, loc S3Location, opts Options) (*S3, error) {
+	getenv := opts.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	id, secret, token := getenv("AWS_ACCESS_KEY_ID"), getenv("AWS_SECRET_ACCESS_KEY"), getenv("AWS_SESSION_TOKEN")
+	if id == "" || secret == "" {
+		return nil, fmt.Errorf("bucket destination %s: no credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN for temporary ones)", loc.Name())
+	}
+	host, secure, lookup := "s3.amazonaws.com", true, minio.BucketLookupAuto
+	if loc.Endpoint != "" {
+		e, err := url.Parse(loc.Endpoint)
+		if err != nil {
+			return nil, fmt.Errorf("bucket destination %s: endpoint: %w", loc.Name(), err)
+		}
+		host, secure, lookup = e.Host, e.Scheme == "https", minio.BucketLookupPath
+	}
+	client, err := minio.New(host, &minio.Options{
+		Creds: credentials.NewStaticV4(id, secret, token), Secure: secure, Region: loc.Region, BucketLookup: lookup,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("bucket destination %s: %w", loc.Name(), err)
+	}
+	ok, err := client.BucketExists(ctx, loc.Bucket)
+	if err != nil {
+		return nil, fmt.Errorf("bucket destination %s: reach the bucket at %s: %w", loc.Name(), client.EndpointURL(), err)
+	}
+	if !ok {
+		return nil, fmt.Errorf("bucket destination %s: bucket %s does not exist at %s (rsx does not create buckets)", loc.Name(), loc.Bucket, client.EndpointURL())
+	}
+	cache := opts.CacheDir
+	if cache == "" {
+		base, err := os.UserCacheDir()
+		if err != nil {
+			return nil, fmt.Errorf("bucket destination %s: no cache folder for its state: %w", loc.Name(), err)
+		}
+		sum := sha256.Sum256([]byte(loc.String()))
+		cache = filepath.Join(base, "rsx", "s3", hex.EncodeToString(sum[:8]))
+	}
+	if err := os.MkdirAll(filepath.Join(cache, "tmp"), 0o755); err != nil {
+		return nil, fmt.Errorf("bucket destination %s: cache folder: %w", loc.Name(), err)
+	}
+	return &S3{loc: loc, client: client, cache: cache, opts: opts}, nil
+}
+
+func (s *S3) String() string { return s.loc.Name() }
+
+// CaseInsensitive is false: object keys are case-sensitive.
+func (s *S3) CaseInsensitive() bool { return false }
+
+// CacheDir is the local folder of the bucket's state copy and temporaries.
+func (s *S3) CacheDir() string { return s.cache }
+
+// TempDir is the tmp folder of the cache folder.
+func (s *S3) TempDir() string { return filepath.Join(s.cache, "tmp") }
+
+// Close frees nothing: the client holds no resources that need closing.
+func (s *S3) Close() error { return nil }
+
+// Sync does nothing: a bucket's writes are durable when they return.
+func (s *S3) Sync(context.Context) error { return nil }
+
+func (s *S3) lost() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.lostErr
+}
+
+// errorCode is the S3 error code of err ("" when it is not an S3 error).
+func errorCode(err error) (string, int) {
+	var er minio.ErrorResponse
+	if errors.As(err, &er) {
+		return er.Code, er.StatusCode
+	}
+	return "", 0
+}
+
+func isNotFound(err error) bool {
+	code, status := errorCode(err)
+	return code == "NoSuchKey" || code == "NotFound" || status == http.StatusNotFound
+}
+
+func isPreconditionFailed(err error) bool {
+	code, status := errorCode(err)
+	return code == "PreconditionFailed" || status == http.StatusPreconditionFailed
+}
+
+// Create stages the write in a local temporary file.
+func (s *S3) Create(_ context.Context, p string, meta Meta) (Writer, error) {
+	if err := CheckPath(p); err != nil {
+		return nil, fmt.Errorf("write to %s: %w", s.loc.Name(), err)
+	}
+	if err := s.lost(); err != nil {
+		return nil, fmt.Errorf("write %s to %s: %w", p, s.loc.Name(), err)
+	}
+	f, err := os.CreateTemp(filepath.Join(s.cache, "tmp"), "stage-")
+	if err != nil {
+		return nil, fmt.Errorf("write %s: create a temporary file: %w", p, err)
+	}
+	return &s3Writer{s: s, path: p, f: f, meta: meta}, nil
+}
+
+type s3Writer struct {
+	s    *S3
+	path string
+	f    *os.File
+	meta Meta
+	n    int64
+	done bool
+}
+
+func (w *s3Writer) Write(b []byte) (int, error) {
+	if w.done {
+		return 0, fmt.Errorf("write %s: already committed or abandoned", w.path)
+	}
+	n, err := w.f.Write(b)
+	w.n += int64(n)
+	if err != nil {
+		return n, fmt.Errorf("write %s: %w", w.path, err)
+	}
+	return n, nil
+}
+
+func (w *s3Writer) Written() int64 { return w.n }
+
+func (w *s3Writer) finish() {
+	w.done = true
+	w.f.Close()
+	os.Remove(w.f.Name())
+}
+
+func (w *s3Writer) upload(ctx context.Context, key string) error {
+	if err := w.s.lost(); err != nil {
+		return err
+	}
+	if err := w.f.Close(); err != nil {
+		return err
+	}
+	_, err := w.s.client.FPutObject(ctx, w.s.loc.Bucket, key, w.f.Name(), minio.PutObjectOptions{ContentType: w.meta.ContentType})
+	return err
+}
+
+func (w *s3Writer) Commit(ctx context.Context) error {
+	if w.done {
+		return fmt.Errorf("commit %s: already committed or abandoned", w.path)
+	}
+	defer w.finish()
+	if err := w.upload(ctx, w.s.loc.Key(w.path)); err != nil {
+		return fmt.Errorf("commit %s: upload to %s: %w", w.path, w.s.loc.Name(), err)
+	}
+	return nil
+}
+
+func (w *s3Writer) Abort() error {
+	if !w.done {
+		w.finish()
+	}
+	return nil
+}
+
+func (w *s3Writer) Reject(ctx context.Context) (string, error) {
+	if w.done {
+		return "", fmt.Errorf("keep the rejected bytes of %s: already committed or abandoned", w.path)
+	}
+	defer w.finish()
+	key := w.s.loc.Key(ReservedDir + "/rejected/" + w.path)
+	if err := w.upload(ctx, key); err != nil {
+		return "", fmt.Errorf("keep the rejected bytes of %s: %w", w.path, err)
+	}
+	return "s3://" + w.s.loc.Bucket + "/" + key, nil
+}
+
+// Remove deletes an object.
+func (s *S3) Remove(ctx context.Context, p string) error {
+	if err := CheckPath(p); err != nil {
+		return fmt.Errorf("remove from %s: %w", s.loc.Name(), err)
+	}
+	if err := s.lost(); err != nil {
+		return fmt.Errorf("remove %s from %s: %w", p, s.loc.Name(), err)
+	}
+	if err := s.client.RemoveObject(ctx, s.loc.Bucket, s.loc.Key(p), minio.RemoveObjectOptions{}); err != nil && !isNotFound(err) {
+		return fmt.Errorf("remove %s from %s: %w", p, s.loc.Name(), err)
+	}
+	return nil
+}
+
+// Stat describes an object.
+func (s *S3) Stat(ctx context.Context, p string) (FileInfo, error) {
+	if err := CheckPath(p); err != nil {
+		return FileInfo{}, fmt.Errorf("stat in %s: %w", s.loc.Name(), err)
+	}
+	info, err := s.client.StatObject(ctx, s.loc.Bucket, s.loc.Key(p), minio.StatObjectOptions{})
+	if err != nil {
+		if isNotFound(err) {
+			return FileInfo{}, fmt.Errorf("stat %s in %s: %w", p, s.loc.Name(), fs.ErrNotExist)
+		}
+		return FileInfo{}, fmt.Errorf("stat %s in %s: %w", p, s.loc.Name(), err)
+	}
+	return FileInfo{Path: p, Size: info.Size, ModTime: info.LastModified, ETag: info.ETag}, nil
+}
+
+// Open reads an object.
+func (s *S3) Open(ctx context.Context, p string) (io.ReadCloser, error) {
+	if err := CheckPath(p); err != nil {
+		return nil, fmt.Errorf("open in %s: %w", s.loc.Name(), err)
+	}
+	obj, err := s.client.GetObject(ctx, s.loc.Bucket, s.loc.Key(p), minio.GetObjectOptions{})
+	if err == nil {
+		_, err = obj.Stat() // GetObject is lazy: find a missing object now
+		if err != nil {
+			obj.Close()
+		}
+	}
+	if err != nil {
+		if isNotFound(err) {
+			return nil, fmt.Errorf("open %s in %s: %w", p, s.loc.Name(), fs.ErrNotExist)
+		}
+		return nil, fmt.Errorf("open %s in %s: %w", p, s.loc.Name(), err)
+	}
+	return obj, nil
+}
+
+// Walk lists every object under the prefix but those of PREFIX/.rsx.
+func (s *S3) Walk(ctx context.Context, fn func(FileInfo) error) error {
+	prefix := ""
+	if s.loc.Prefix != "" {
+		prefix = s.loc.Prefix + "/"
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	for obj := range s.client.ListObjects(ctx, s.loc.Bucket, minio.ListObjectsOptions{Prefix: prefix, Recursive: true}) {
+		if obj.Err != nil {
+			return fmt.Errorf("list the objects of %s: %w", s.loc.Name(), obj.Err)
+		}
+		p := strings.TrimPrefix(obj.Key, prefix)
+		if first, _, _ := strings.Cut(p, "/"); first == ReservedDir || strings.HasSuffix(p, "/") {
+			continue
+		}
+		if err := fn(FileInfo{Path: p, Size: obj.Size, ModTime: obj.LastModified, ETag: obj.ETag}); err != nil {
+			return err
+		}
+	}
+	return ctx.Err()
+}
+
+func (s *S3) sidePath() string   { return filepath.Join(s.cache, "state.json") }
+func (s *S3) localState() string { return filepath.Join(s.cache, "state.db") }
+
+func (s *S3) readSide() cacheSide {
+	var side cacheSide
+	if b, err := os.ReadFile(s.sidePath()); err == nil {
+		json.Unmarshal(b, &side)
+	}
+	if side.URL != s.loc.String() {
+		return cacheSide{}
+	}
+	return side
+}
+
+func (s *S3) writeSide(etag string) error {
+	b, _ := json.Marshal(cacheSide{URL: s.loc.String(), ETag: etag})
+	tmp := s.sidePath() + ".tmp"
+	if err := os.WriteFile(tmp, b, 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, s.sidePath())
+}
+
+func (s *S3) removeLocalState() error {
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		if err := os.Remove(s.localState() + suffix); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	}
+	return nil
+}
+
+// StatePath returns the local copy of the bucket's state database, first
+// fetching the bucket's when the local copy is missing or is not the one last
+// fetched or published (another machine ran since). A local copy that is
+// ahead of the bucket's (a run here stopped before publishing) is kept. A
+// local copy that was published but whose object is gone is dropped.
+func (s *S3) StatePath(ctx context.Context) (string, error) {
+	s.mu.Lock()
+	locked := s.locked
+	s.mu.Unlock()
+	if !locked {
+		return "", fmt.Errorf("state of %s: lock the destination first", s.loc.Name())
+	}
+	key := s.loc.Key(StateFile)
+	local := s.localState()
+	side := s.readSide()
+	info, err := s.client.StatObject(ctx, s.loc.Bucket, key, minio.StatObjectOptions{})
+	if err != nil && !isNotFound(err) {
+		return "", fmt.Errorf("state of %s: %w", s.loc.Name(), err)
+	}
+	_, lerr := os.Stat(local)
+	haveLocal := lerr == nil
+	if err != nil { // no state in the bucket
+		if haveLocal && side.ETag != "" {
+			if err := s.removeLocalState(); err != nil {
+				return "", fmt.Errorf("state of %s: drop the local copy of a state the bucket no longer has: %w", s.loc.Name(), err)
+			}
+			os.Remove(s.sidePath())
+		}
+		return local, nil
+	}
+	if haveLocal && side.ETag == info.ETag {
+		return local, nil
+	}
+	tmp := filepath.Join(s.cache, "tmp", "state-"+randomName())
+	if err := s.client.FGetObject(ctx, s.loc.Bucket, key, tmp, minio.GetObjectOptions{}); err != nil {
+		os.Remove(tmp)
+		return "", fmt.Errorf("state of %s: fetch %s: %w", s.loc.Name(), key, err)
+	}
+	if err := s.removeLocalState(); err != nil {
+		os.Remove(tmp)
+		return "", fmt.Errorf("state of %s: replace the local copy: %w", s.loc.Name(), err)
+	}
+	if err := os.Rename(tmp, local); err != nil {
+		return "", fmt.Errorf("state of %s: replace the local copy: %w", s.loc.Name(), err)
+	}
+	if err := s.writeSide(info.ETag); err != nil {
+		return "", fmt.Errorf("state of %s: %w", s.loc.Name(), err)
+	}
+	return local, nil
+}
+
+// PublishState uploads the state database file to PREFIX/.rsx/state.db. Where
+// the server honours conditional writes, the upload succeeds only if the
+// bucket still has the state this run fetched or last published: a run that
+// lost its lock cannot overwrite the state of the run that took it.
+func (s *S3) PublishState(ctx context.Context, path string) error {
+	if err := s.lost(); err != nil {
+		return fmt.Errorf("publish the state to %s: %w", s.loc.Name(), err)
+	}
+	side := s.readSide()
+	opts := minio.PutObjectOptions{ContentType: "application/vnd.sqlite3", DisableMultipart: true}
+	s.mu.Lock()
+	conditional := s.conditional
+	s.mu.Unlock()
+	if conditional {
+		if side.ETag != "" {
+			opts.SetMatchETag(side.ETag)
+		} else {
+			opts.SetMatchETagExcept("*")
+		}
+	}
+	info, err := s.client.FPutObject(ctx, s.loc.Bucket, s.loc.Key(StateFile), path, opts)
+	if err != nil {
+		if isPreconditionFailed(err) {
+			return fmt.Errorf("publish the state to %s: the bucket's state was changed by another run since this one fetched it; not overwriting it", s.loc.Name())
+		}
+		return fmt.Errorf("publish the state to %s: %w", s.loc.Name(), err)
+	}
+	if err := s.writeSide(info.ETag); err != nil {
+		return fmt.Errorf("publish the state to %s: %w", s.loc.Name(), err)
+	}
+	return nil
+}

@@ -1,0 +1,189 @@
+// Package store is where a destination's copy lives — a local folder or an S3-compatible bucket — with writes that replace a file only once its bytes are complete, a lock, and the state database's home.
+//
+// Open takes the destination as the sync command's DEST: a folder path, or
+// s3://bucket/prefix?endpoint=URL&region=R (see ParseS3URL). A run uses a Store
+// in this order:
+//
+//	st, err := store.Open(ctx, dest, store.Options{Create: true})
+//	lock, err := st.Lock(ctx)          // one run per destination; removes an interrupted run's temporaries
+//	defer lock.Release()
+//	dbPath, err := st.StatePath(ctx)   // DEST/.rsx/state.db, or the bucket's state fetched into a local cache
+//	... for each resource:
+//	    w, err := st.Create(ctx, path, store.Meta{ContentType: typ})
+//	    io.Copy(io.MultiWriter(w, verifier), body)   // the caller verifies while writing
+//	    w.Commit(ctx)   // or w.Abort(), or w.Reject(ctx) to keep the bytes for inspection
+//	... before committing a state batch that records those writes:
+//	    st.Sync(ctx)
+//	... after each state batch and at the end (a bucket stores the state too):
+//	    db.Snapshot(ctx, func(p string) error { return st.PublishState(ctx, p) })
+//
+// Paths are relative, "/"-separated, as dest/pathmap makes them; every
+// operation checks them again and refuses anything that could leave the
+// destination or touch its own folder, ReservedDir (".rsx").
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// ReservedDir is the destination's own folder: DEST/.rsx/ (state.db, lock,
+// tmp/, rejected/). Walk skips it and no resource path may enter it.
+const ReservedDir = ".rsx"
+
+// StateFile is the state database's path inside a destination.
+const StateFile = ReservedDir + "/state.db"
+
+// Store is where a copy lives.
+type Store interface {
+	// String names the destination in messages: a folder, or s3://bucket/prefix.
+	String() string
+	// Lock takes the destination for this run, or returns a *LockedError
+	// naming the run that holds it. It removes the temporaries an interrupted
+	// run left behind. Release the lock at the end of the run.
+	Lock(ctx context.Context) (*Lock, error)
+	// Create begins the write of the file at path. Nothing at path changes
+	// until the Writer's Commit.
+	Create(ctx context.Context, path string, meta Meta) (Writer, error)
+	// Sync makes every Commit and Remove so far durable; call it before
+	// committing the state that records them (a bucket's writes are durable
+	// when they return).
+	Sync(ctx context.Context) error
+	// Remove deletes the file at path (and the folders it leaves empty). A
+	// missing file is not an error.
+	Remove(ctx context.Context, path string) error
+	// Stat describes the file at path; a missing file gives an error that
+	// wraps fs.ErrNotExist.
+	Stat(ctx context.Context, path string) (FileInfo, error)
+	// Open reads the file at path (to hash it again in an audit).
+	Open(ctx context.Context, path string) (io.ReadCloser, error)
+	// Walk calls fn for every file of the copy (not the ReservedDir), in no
+	// particular order.
+	Walk(ctx context.Context, fn func(FileInfo) error) error
+	// CaseInsensitive reports whether paths that differ only by case name one
+	// file here (then they collide: state.DB.NewDetector).
+	CaseInsensitive() bool
+	// TempDir is a local folder for the run's own temporary files (a plan's
+	// spool, downloaded dump packages): DEST/.rsx/tmp for a folder, a folder
+	// of the cache for a bucket. Lock empties it, so what a killed run left
+	// there is removed by the next.
+	TempDir() string
+	// StatePath is the local file of the state database. For a bucket it is
+	// a cache copy, fetched from the bucket when missing or older; call it
+	// after Lock.
+	StatePath(ctx context.Context) (string, error)
+	// PublishState stores the state database file at path in the
+	// destination, when it does not live there already (a bucket). The file
+	// must be complete (state.DB.Snapshot).
+	PublishState(ctx context.Context, path string) error
+	// Close frees the Store's resources (not its lock: Release it).
+	Close() error
+}
+
+// Meta is what a write may say of the file.
+type Meta struct {
+	ContentType string // for a bucket's Content-Type; a folder ignores it
+}
+
+// Writer receives the bytes of one file.
+type Writer interface {
+	io.Writer
+	// Commit makes the bytes written the file's content: for a folder the
+	// temporary is fsynced and renamed into place, for a bucket it is
+	// uploaded. After an error the old content is untouched.
+	Commit(ctx context.Context) error
+	// Abort discards the bytes; the old content is untouched.
+	Abort() error
+	// Reject keeps the bytes under ReservedDir/rejected/PATH for inspection
+	// (the old content is untouched) and returns where they are.
+	Reject(ctx context.Context) (string, error)
+	// Written is how many bytes were written.
+	Written() int64
+}
+
+// FileInfo describes a file of the copy.
+type FileInfo struct {
+	Path    string // relative to the destination, "/"-separated
+	Size    int64
+	ModTime time.Time
+	ETag    string // a bucket's ETag; "" for a folder
+}
+
+// Options configure Open.
+type Options struct {
+	// Create makes a destination folder that does not exist yet (sync);
+	// without it a missing folder is an error (audit).
+	Create bool
+	// CacheDir is where a bucket's state and temporaries are kept locally;
+	// by default rsx/s3/KEY under the user's cache folder (os.UserCacheDir),
+	// KEY naming the bucket URL.
+	CacheDir string
+	// Getenv reads the credentials' environment variables (os.Getenv by
+	// default): AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN.
+	Getenv func(string) string
+	// LockStaleAfter is how long a bucket's lock may go without being
+	// refreshed before another run may take it over (default 10 minutes; the
+	// holder refreshes it every LockStaleAfter/5).
+	LockStaleAfter time.Duration
+}
+
+// Open opens the destination named by dest: s3://… for a bucket, anything
+// else is a folder.
+func Open(ctx context.Context, dest string, opts Options) (Store, error) {
+	switch {
+	case strings.HasPrefix(dest, "s3://"):
+		loc, err := ParseS3URL(dest)
+		if err != nil {
+			return nil, err
+		}
+		return OpenS3(ctx, loc, opts)
+	case strings.Contains(dest, "://"):
+		scheme, _, _ := strings.Cut(dest, "://")
+		return nil, fmt.Errorf("destination %s: %q is not a supported kind of destination (a folder, or s3://bucket/prefix)", dest, scheme+"://")
+	case dest == "":
+		return nil, errors.New("no destination given")
+	}
+	return OpenDir(dest, opts)
+}
+
+// PathError is a path a Store refuses.
+type PathError struct {
+	Path   string
+	Reason string
+}
+
+func (e *PathError) Error() string { return "path " + strconv.Quote(e.Path) + ": " + e.Reason }
+
+// MaxNameBytes is the longest name a path segment may have.
+const MaxNameBytes = 255
+
+// CheckPath refuses a path that is not a clean relative path of the copy:
+// empty, absolute, with an empty, "." or ".." segment, a backslash or a NUL,
+// a name longer than MaxNameBytes, or inside ReservedDir (in any case).
+func CheckPath(p string) error {
+	if p == "" {
+		return &PathError{p, "empty"}
+	}
+	if p[0] == '/' {
+		return &PathError{p, "absolute"}
+	}
+	if strings.ContainsAny(p, "\\\x00") {
+		return &PathError{p, "contains a backslash or NUL"}
+	}
+	for i, seg := range strings.Split(p, "/") {
+		switch {
+		case seg == "" || seg == "." || seg == "..":
+			return &PathError{p, "has a segment " + strconv.Quote(seg)}
+		case len(seg) > MaxNameBytes:
+			return &PathError{p, "has a name longer than " + strconv.Itoa(MaxNameBytes) + " bytes"}
+		case i == 0 && strings.EqualFold(seg, ReservedDir):
+			return &PathError{p, "is inside the destination's own folder " + ReservedDir}
+		}
+	}
+	return nil
+}
