@@ -36,17 +36,6 @@ type auditFlags struct {
 	json          bool
 }
 
-// Politeness on loopback: the per-host defaults (fetch.DefaultPerHostRate
-// requests a second, fetch.DefaultPerHostConcurrency at once) are for other
-// people's servers. A Source on this machine is the operator's own, and
-// ten requests a second would make an audit of ten thousand resources take
-// seventeen minutes; unless --rate or --concurrency are given, a loopback
-// target gets these.
-const (
-	loopbackRate        = 0 // unlimited
-	loopbackConcurrency = 8
-)
-
 func newAuditCmd(a *app) *cobra.Command {
 	f := auditFlags{sample: strconv.Itoa(audit.DefaultSample)}
 	cmd := &cobra.Command{
@@ -71,10 +60,10 @@ what was checked so far, and say so. --timeout bounds each resource (and each
 mirror), retries included.
 
 Politeness: the HTTP options apply (--rate, --concurrency, retries with
-Retry-After and back-off on 429 and 5xx). For a URL on a loopback address the
-defaults are --rate 0 (unlimited) and --concurrency 8, since the Source is
-this machine's own; elsewhere they stay 10 requests a second and 4 at once per
-host.
+Retry-After and back-off on 429 and 5xx). For a URL on a loopback or private
+address the defaults are --rate 0 (unlimited) and --concurrency 8, since the
+Source is this machine's or this network's own; elsewhere they stay 10
+requests a second and 4 at once per host.
 
 Exit status: 0 nothing false found (warnings allowed); 1 a claim is false, a
 mirror is not ok, or a list could not be read; 2 the audit could not run (bad
@@ -162,15 +151,7 @@ func (a *app) runSpotAudit(cmd *cobra.Command, f auditFlags, target string) erro
 	if err != nil {
 		return failed(fmt.Errorf("audit: %w", err))
 	}
-	hf := a.http
-	if isLoopback(target) {
-		if !cmd.Flags().Changed("rate") {
-			hf.rate = loopbackRate
-		}
-		if !cmd.Flags().Changed("concurrency") {
-			hf.concurrency = loopbackConcurrency
-		}
-	}
+	hf := a.http.forTarget(cmd, target)
 	client, err := hf.client(target)
 	if err != nil {
 		return failed(err)

@@ -55,6 +55,7 @@ func newRootCmd(s streams) *cobra.Command {
 		newDumpCmd(a),
 		newWatchCmd(a),
 		newAuditCmd(a),
+		newSyncCmd(a),
 	)
 	return root
 }
