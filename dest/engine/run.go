@@ -79,6 +79,10 @@ type sample struct {
 	bytes int64
 }
 
+// preloadClaims is how many writes make a run load the state's paths
+// before it claims them (state.Detector.Preload).
+const preloadClaims = 2000
+
 // Run carries a plan out: every resource fetched (or read from its dump
 // package), verified and written, every deletion applied or remembered,
 // and the state recorded in batches. Cancelling ctx stops it cleanly: what
@@ -112,6 +116,13 @@ func (s *Session) Run(ctx context.Context, p *Plan) (*Result, error) {
 		srcID = src.ID
 	}
 	det := s.db.NewDetector(s.st.CaseInsensitive())
+	if p.Summary.Create+p.Summary.Update > preloadClaims {
+		// Many paths to claim: the state's paths in memory spare a query
+		// or five per claim.
+		if err := det.Preload(wctx); err != nil {
+			return nil, err
+		}
+	}
 	w := s.db.NewWriter(s.writerOptions(det))
 	// What the run is doing is recorded first: a baseline that a kill
 	// interrupts is continued by the next run.
