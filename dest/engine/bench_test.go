@@ -3,9 +3,9 @@ package engine
 import (
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
-	"net/url"
 	"regexp"
 	"sync"
 	"sync/atomic"
@@ -97,5 +97,3 @@ func minimalBaseline(b *testing.B, list, dir string) int {
 	wg.Wait()
 	return int(n.Load())
 }
-
-

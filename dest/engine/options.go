@@ -151,11 +151,11 @@ type Progress struct {
 	// Bytes written so far; TotalBytes is the declared length of what is to
 	// be fetched (resources without a declared length count 0).
 	Bytes, TotalBytes int64
-	Rate      float64       // resources a second, over the last seconds
-	ByteRate  float64       // bytes a second, likewise
-	Elapsed   time.Duration // since the run began
-	Remaining time.Duration // estimated; 0 when unknown
-	InFlight  []string      // URIs being fetched or written
+	Rate              float64       // resources a second, over the last seconds
+	ByteRate          float64       // bytes a second, likewise
+	Elapsed           time.Duration // since the run began
+	Remaining         time.Duration // estimated; 0 when unknown
+	InFlight          []string      // URIs being fetched or written
 	// Failure is the failure that caused this report, nil in the regular
 	// reports.
 	Failure *Failure

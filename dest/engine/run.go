@@ -60,9 +60,9 @@ type runner struct {
 	results chan outcome
 
 	done, nfailed, total atomic.Int64
-	bytes               atomic.Int64
-	consecutive         atomic.Int64
-	inflight            sync.Map // worker → URI
+	bytes                atomic.Int64
+	consecutive          atomic.Int64
+	inflight             sync.Map // worker → URI
 
 	mu       sync.Mutex
 	stopped  string
