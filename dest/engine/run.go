@@ -178,7 +178,7 @@ func (s *Session) Run(ctx context.Context, p *Plan) (*Result, error) {
 	recorded.Wait()
 	stopTicker()
 
-	if dispatchErr != nil && r.stopReason() == "" {
+	if dispatchErr != nil && !errors.Is(dispatchErr, errStop) && r.stopReason() == "" {
 		r.setStopped("the plan could not be read: " + dispatchErr.Error())
 	}
 	if ctx.Err() != nil && r.stopReason() == "" {
