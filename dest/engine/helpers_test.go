@@ -54,6 +54,14 @@ func advance(t testing.TB, base string, steps int) {
 // retries.
 func testClient(t testing.TB) *fetch.Client {
 	t.Helper()
+	c, err := fetch.NewClient(testClientOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func testClientOptions() fetch.Options {
 	o := fetch.DefaultOptions()
 	o.NoCache = true
 	o.PerHostRate = 0
@@ -61,11 +69,7 @@ func testClient(t testing.TB) *fetch.Client {
 	o.RetryWait = 10 * time.Millisecond
 	o.MaxRetryWait = 50 * time.Millisecond
 	o.Netrc = "-"
-	c, err := fetch.NewClient(o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
+	return o
 }
 
 // counting wraps a transport and counts the requests per path.
@@ -98,13 +102,7 @@ func (c *counting) count(prefix string) int {
 func countingClient(t testing.TB) (*fetch.Client, *counting) {
 	t.Helper()
 	cnt := &counting{rt: http.DefaultTransport.(*http.Transport).Clone(), n: map[string]int{}}
-	o := fetch.DefaultOptions()
-	o.NoCache = true
-	o.PerHostRate = 0
-	o.PerHostConcurrency = 8
-	o.RetryWait = 10 * time.Millisecond
-	o.MaxRetryWait = 50 * time.Millisecond
-	o.Netrc = "-"
+	o := testClientOptions()
 	o.Transport = cnt
 	c, err := fetch.NewClient(o)
 	if err != nil {
