@@ -362,7 +362,7 @@ func writeSyncPlan(w io.Writer, st textStyles, p *engine.Plan, dest string, dryR
 	if s.UnknownBytes > 0 {
 		bytes += fmt.Sprintf(" + %d of unknown length", s.UnknownBytes)
 	}
-	fmt.Fprintf(w, "%s: %d to create, %d to update (%s), %d to delete, %d unchanged", label, s.Create, s.Update, bytes, s.Delete, s.Unchanged)
+	fmt.Fprintf(w, "%s: %d to create and %d to update (%s), %d to delete, %d unchanged", label, s.Create, s.Update, bytes, s.Delete, s.Unchanged)
 	if s.PendingDelete > 0 {
 		fmt.Fprintf(w, ", %s (no --delete)", plural(s.PendingDelete, "deletion remembered", "deletions remembered"))
 	}
@@ -466,10 +466,16 @@ type syncJSON struct {
 	Lists             []syncListJSON  `json:"lists"`
 	Warnings          []string        `json:"warnings"`
 	Notes             []string        `json:"notes"`
-	Selection         state.Selection `json:"selection"`
+	Selection         syncSelJSON     `json:"selection"`
 	SelectionReplaced bool            `json:"selection_replaced"`
 	Plan              syncPlanJSON    `json:"plan"`
 	Seconds           float64         `json:"seconds"`
+}
+
+type syncSelJSON struct {
+	Include []string `json:"include"`
+	Exclude []string `json:"exclude"`
+	Map     []string `json:"map"`
 }
 
 type syncFailJSON struct {
@@ -539,15 +545,10 @@ func syncJSONOf(p *engine.Plan, res *engine.Result, dest string, dryRun bool, el
 		PendingDeletes: s.PendingDelete, Excluded: s.Excluded, Refused: failJSON(p.Refused),
 		PointBefore: timeOrNull(p.Point), Problems: failJSON(p.Problems), Lists: []syncListJSON{},
 		Warnings: append([]string{}, p.Warnings...), Notes: append([]string{}, p.Notes...),
-		Selection: p.Selection, SelectionReplaced: p.PreviousSelection != nil, Seconds: elapsed.Seconds(),
+		Selection: syncSelJSON{Include: nonNil(p.Selection.Include), Exclude: nonNil(p.Selection.Exclude), Map: nonNil(p.Selection.Map)}, SelectionReplaced: p.PreviousSelection != nil, Seconds: elapsed.Seconds(),
 		Plan: syncPlanJSON{Create: s.Create, Update: s.Update, Delete: s.Delete, PendingDelete: s.PendingDelete, Unchanged: s.Unchanged,
 			Excluded: s.Excluded, Refused: s.Refused, Vanished: s.Vanished, SkippedChanges: s.SkippedChanges, Bytes: s.Bytes,
 			UnknownBytes: s.UnknownBytes, Documents: s.Documents, Entries: s.Entries},
-	}
-	for _, sl := range []*[]string{&out.Selection.Include, &out.Selection.Exclude, &out.Selection.Map} {
-		if *sl == nil {
-			*sl = []string{}
-		}
 	}
 	if p.CapabilityList != "" {
 		cl := p.CapabilityList
