@@ -253,7 +253,7 @@ func (b *builder) readResourceDump(ctx context.Context, url string, add func(pla
 			if !e.HasLoc || e.Loc == "" {
 				continue
 			}
-			pe := entryOf(e, model.ResolveHref(ref.URL, e.Loc))
+			pe := entryOf(e, resolveLoc(ref.URL, e.Loc))
 			pe.Ref = makeRef(i, e.MD.Path)
 			if err := add(pe); err != nil {
 				f.pk.closePkg()

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"rsx/dest/plan"
+	"rsx/model"
 )
 
 // FuzzSpoolRecord: a record of the items' spool decodes to the item that was
@@ -74,4 +75,19 @@ func TestSpoolRoundTrip(t *testing.T) {
 	if len(out) != 2 || out[0].Path != "h/1" || out[0].Entry.Length != -1 || out[1].ID != 7 || !out[1].Entry.Datetime.Equal(in[1].Entry.Datetime) || out[1].Action != plan.PendingDelete {
 		t.Errorf("%+v", out)
 	}
+}
+
+// FuzzPlainAbsolute: a loc taken as plain resolves to itself.
+func FuzzPlainAbsolute(f *testing.F) {
+	for _, s := range []string{"http://h/a", "https://h:8080/a/b.html?x=1&y=2", "http://h/a/./b", "http://h/a/..", "http://h", "http://h/.x", "http://H/A", "http://h/a;b=c,d", "http:///x", "http://h?q"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if !plainAbsolute(s) {
+			return
+		}
+		if got := model.ResolveHref("http://base.example/dir/doc.xml", s); got != s {
+			t.Fatalf("%q resolves to %q", s, got)
+		}
+	})
 }

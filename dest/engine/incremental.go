@@ -35,6 +35,10 @@ func (b *builder) incremental(ctx context.Context, row state.Source) error {
 	}
 	chg := plan.NewChanges(plan.ChangesOptions{Options: plan.Options{Selection: b.sel, Delete: p.Delete}, Since: p.Point, TempDir: b.s.st.TempDir()})
 	defer chg.Close()
+	if b.index, err = newIndexLoader(ctx, b.s.db, row.ID); err != nil {
+		return err
+	}
+	defer b.index.wait()
 	var ok bool
 	if p.From == FromDump {
 		ok, err = b.readChangeDump(ctx, chg, prev)
@@ -48,7 +52,7 @@ func (b *builder) incremental(ctx context.Context, row state.Source) error {
 		// A gap, or a list that could not be read: nothing is applied.
 		return nil
 	}
-	st, err := plan.ForLookups(ctx, b.s.db, p.srcID, chg.Held())
+	st, err := b.index.state(ctx, chg.Held())
 	if err != nil {
 		return err
 	}
@@ -228,6 +232,7 @@ func (b *builder) readChangeList(ctx context.Context, chg *plan.Changes, d *open
 	var addErr error
 	n, err := d.each(ctx, func(e *model.Entry, loc string) error {
 		addErr = chg.Add(entryOf(e, loc))
+		b.index.maybeStart(chg.Held())
 		return addErr
 	})
 	b.entries.Add(int64(n))
@@ -341,13 +346,14 @@ func (b *builder) readChangeDump(ctx context.Context, chg *plan.Changes, prev ma
 			if !e.HasLoc || e.Loc == "" {
 				continue
 			}
-			pe := entryOf(e, model.ResolveHref(ref.URL, e.Loc))
+			pe := entryOf(e, resolveLoc(ref.URL, e.Loc))
 			if e.MD.Change != model.ChangeDeleted {
 				pe.Ref = makeRef(l.pkg, e.MD.Path)
 			}
 			if err := chg.Add(pe); err != nil {
 				return false, err
 			}
+			b.index.maybeStart(chg.Held())
 		}
 		res, err := chg.EndList()
 		if err != nil {
@@ -360,4 +366,61 @@ func (b *builder) readChangeDump(ctx context.Context, chg *plan.Changes, prev ma
 	}
 	p.newPoint = newPoint(p.Point, lists)
 	return true, nil
+}
+
+// indexLoader loads the state's Index in the background once the changes
+// read are many enough for Finish to look them up in memory rather than
+// one query per batch (plan.ForLookups' rule): the load then overlaps the
+// reading of the rest of the lists.
+type indexLoader struct {
+	ctx       context.Context
+	db        *state.DB
+	srcID     int64
+	threshold int // changes from which the Index pays
+	started   bool
+	done      chan struct{}
+	idx       *state.Index
+	err       error
+}
+
+func newIndexLoader(ctx context.Context, db *state.DB, srcID int64) (*indexLoader, error) {
+	rows, err := db.Rows(ctx, srcID)
+	if err != nil {
+		return nil, err
+	}
+	l := &indexLoader{ctx: ctx, db: db, srcID: srcID, threshold: -1}
+	if rows > 0 {
+		l.threshold = max(rows/8, 2001)
+	}
+	return l, nil
+}
+
+// maybeStart starts the load when held changes reach the threshold.
+func (l *indexLoader) maybeStart(held int) {
+	if l == nil || l.started || l.threshold < 0 || held < l.threshold {
+		return
+	}
+	l.started = true
+	l.done = make(chan struct{})
+	go func() {
+		defer close(l.done)
+		l.idx, l.err = l.db.LoadIndex(l.ctx, l.srcID)
+	}()
+}
+
+// state is the State to plan held changes with.
+func (l *indexLoader) state(ctx context.Context, held int) (plan.State, error) {
+	l.maybeStart(held)
+	if !l.started {
+		return l.db.View(l.srcID), nil
+	}
+	<-l.done
+	return l.idx, l.err
+}
+
+// wait waits for a load begun, so that no read outlives the plan.
+func (l *indexLoader) wait() {
+	if l != nil && l.started {
+		<-l.done
+	}
 }

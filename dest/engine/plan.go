@@ -144,6 +144,7 @@ type builder struct {
 	// noDeletes drops deletions (a snapshot that could not be read whole).
 	noDeletes      bool
 	emittedPending int
+	index          *indexLoader // an incremental plan's state, loaded in the background
 	docs           atomic.Int64
 	entries        atomic.Int64
 }
@@ -378,6 +379,10 @@ func (b *builder) emit(ctx context.Context) func(plan.Item) error {
 		item := Item{Item: it}
 		switch it.Action {
 		case plan.Create, plan.Update:
+			if it.Action == plan.Update && it.ID > 0 && !b.mapChanged {
+				// Same rules, same path: the run takes it from the row.
+				break
+			}
 			path, err := b.mapper.Map(it.Entry.URI)
 			if err != nil {
 				b.refuse(it.Entry.URI, err)

@@ -80,7 +80,7 @@ func (d *openedDoc) each(ctx context.Context, fn func(e *model.Entry, loc string
 		if !e.HasLoc || loc == "" {
 			continue
 		}
-		if err := fn(&e, model.ResolveHref(d.url, loc)); err != nil {
+		if err := fn(&e, resolveLoc(d.url, loc)); err != nil {
 			return n, err
 		}
 	}
@@ -220,3 +220,47 @@ func readCapList(ctx context.Context, d *openedDoc, src *source) error {
 
 // errNoDocument is wrapped when a Source offers nothing to sync from.
 var errNoDocument = errors.New("nothing to sync from")
+
+// resolveLoc is model.ResolveHref(base, loc), without parsing a loc that is
+// already an absolute http(s) URL in a plain form that resolving gives back
+// unchanged: the common case, met a million times in a large list.
+func resolveLoc(base, loc string) string {
+	if plainAbsolute(loc) {
+		return loc
+	}
+	return model.ResolveHref(base, loc)
+}
+
+// plainAbsolute reports whether s is http:// or https:// followed by
+// letters, digits and -._~/:?&=+,; only, with no dot segment and no empty
+// authority.
+func plainAbsolute(s string) bool {
+	var rest string
+	switch {
+	case strings.HasPrefix(s, "http://"):
+		rest = s[len("http://"):]
+	case strings.HasPrefix(s, "https://"):
+		rest = s[len("https://"):]
+	default:
+		return false
+	}
+	if rest == "" || rest[0] == '/' || rest[0] == ':' || rest[0] == '?' {
+		return false
+	}
+	for i := 0; i < len(rest); i++ {
+		c := rest[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
+		case strings.IndexByte("-_~/:?&=+,;", c) >= 0:
+		case c == '.':
+			// A dot segment ("." or ".." between slashes, or at the end)
+			// is resolved away: those go the long way.
+			if i > 0 && rest[i-1] == '/' {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
+}

@@ -364,9 +364,15 @@ func (r *runner) write(it *Item, buf []byte) outcome {
 		if err != nil && !errors.Is(err, state.ErrNoResource) {
 			return r.failed(it, path, KindState, err)
 		}
-		if err == nil && row.Path != path {
+		switch {
+		case err == nil && path == "":
+			path = row.Path
+		case err == nil && row.Path != path:
 			oldPath = row.Path
 		}
+	}
+	if path == "" {
+		return r.failed(it, path, KindState, fmt.Errorf("%s: the copy's path is no longer in the state", e.URI))
 	}
 	if err := r.det.Claim(ctx, r.srcID, e.URI, path); err != nil {
 		kind := KindState

@@ -18,8 +18,9 @@ import (
 // goes to.
 type Item struct {
 	plan.Item
-	// Path is where the copy is written (Create, Update), mapped from the
-	// URI when planning; "" for the other actions (their row has it).
+	// Path is where the copy is written, mapped from the URI when planning
+	// (Create, and Update when the --map rules changed); "" for the other
+	// actions and updates in place (their row has it).
 	Path string
 }
 
