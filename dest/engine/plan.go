@@ -255,7 +255,10 @@ func (s *Session) Plan(ctx context.Context, target string, opts PlanOptions) (*P
 			return nil, fmt.Errorf("the Source %s offers no Resource List or Resource Dump: %w", src.key, errNoDocument)
 		}
 		p.Mode, p.From, p.Document = ModeBaseline, from, doc
-		p.adopt = p.Resumed || !s.isBucket()
+		// Files already where a resource goes are verified and kept rather
+		// than fetched: the rest of an interrupted run, or a copy whose state
+		// was lost. A fresh folder has none to look for.
+		p.adopt = p.Resumed || (!s.isBucket() && s.hasFiles(ctx))
 	}
 	if p.Mode == ModeIncremental && opts.ChangesFrom == FromDump && p.From != FromDump {
 		return nil, fmt.Errorf("the Source %s offers no Change Dump: %w", src.key, errNoDocument)

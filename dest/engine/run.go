@@ -35,6 +35,7 @@ const (
 	outTouched                          // metadata to record again
 	outFailed                           // a failure
 	outAbandoned                        // stopped before it was done: not a failure
+	outQueued                           // verified, handed to the committer (which tells the outcome)
 )
 
 type outcome struct {
@@ -58,6 +59,7 @@ type runner struct {
 	gate  *gate
 
 	results chan outcome
+	commits chan pending // verified writes for the committer; nil when the store commits one at a time
 
 	done, nfailed, total atomic.Int64
 	bytes                atomic.Int64
@@ -156,6 +158,12 @@ func (s *Session) Run(ctx context.Context, p *Plan) (*Result, error) {
 	go func() { defer recorded.Done(); r.record() }()
 	stopTicker := r.tick()
 
+	var committed sync.WaitGroup
+	if bc, ok := s.st.(store.BatchCommitter); ok {
+		r.commits = make(chan pending, commitBatch)
+		committed.Add(1)
+		go func() { defer committed.Done(); r.commitLoop(bc) }()
+	}
 	jobs := make(chan *Item, s.opts.Concurrency)
 	var workers sync.WaitGroup
 	for i := range s.opts.Concurrency {
@@ -167,13 +175,19 @@ func (s *Session) Run(ctx context.Context, p *Plan) (*Result, error) {
 				r.inflight.Store(i, it.Entry.URI)
 				out := r.do(it, buf)
 				r.inflight.Delete(i)
-				r.results <- out
+				if out.kind != outQueued {
+					r.results <- out
+				}
 			}
 		}()
 	}
 	dispatchErr := r.dispatch(jobs)
 	close(jobs)
 	workers.Wait()
+	if r.commits != nil {
+		close(r.commits)
+		committed.Wait()
+	}
 	close(r.results)
 	recorded.Wait()
 	stopTicker()
@@ -446,13 +460,6 @@ func (r *runner) write(it *Item, buf []byte) outcome {
 		}
 		return o
 	}
-	if err := out.Commit(ctx); err != nil {
-		return r.failed(it, path, KindWrite, err)
-	}
-	committed = true
-	if oldPath != "" {
-		_ = r.s.st.Remove(r.wctx, oldPath)
-	}
 	now := r.s.opts.Now()
 	res := state.Resource{SourceID: r.srcID, URI: e.URI, Path: path, Length: v.Bytes(), Digests: e.Digests,
 		Lastmod: e.Lastmod, ChangeDatetime: e.Datetime, FetchedAt: now, VerifiedAt: now}
@@ -462,7 +469,94 @@ func (r *runner) write(it *Item, buf []byte) outcome {
 	if ex != nil && ex.ResponseHeader != nil {
 		res.ETag, res.LastModified = ex.ResponseHeader.Get("ETag"), ex.ResponseHeader.Get("Last-Modified")
 	}
+	if r.commits != nil {
+		// The committer makes it durable with others, renames it into
+		// place, and tells the outcome (and releases the claim on failure).
+		committed = true
+		r.commits <- pending{it: it, w: out, path: path, oldPath: oldPath, res: res}
+		return outcome{kind: outQueued, it: it}
+	}
+	if err := out.Commit(ctx); err != nil {
+		return r.failed(it, path, KindWrite, err)
+	}
+	committed = true
+	if oldPath != "" {
+		_ = r.s.st.Remove(r.wctx, oldPath)
+	}
 	return outcome{kind: outWrote, it: it, res: res}
+}
+
+// commitBatch is the most verified writes committed together.
+const commitBatch = 128
+
+// commitIdle is how long the committer waits for another write before it
+// commits those it holds.
+const commitIdle = 2 * time.Millisecond
+
+// pending is a verified write waiting for its commit.
+type pending struct {
+	it            *Item
+	w             store.Writer
+	path, oldPath string
+	res           state.Resource
+}
+
+// commitLoop commits the verified writes in batches (one flush of the file
+// system for each batch, every write durable before it is renamed into
+// place), and hands their outcomes to the recorder. Writes already verified
+// are committed even when the run is stopping: they are whole.
+func (r *runner) commitLoop(bc store.BatchCommitter) {
+	batch := make([]pending, 0, commitBatch)
+	ws := make([]store.Writer, 0, commitBatch)
+	flush := func() {
+		ws = ws[:0]
+		for i := range batch {
+			ws = append(ws, batch[i].w)
+		}
+		errs := bc.CommitBatch(r.wctx, ws)
+		for i := range batch {
+			p := &batch[i]
+			if errs[i] != nil {
+				r.det.Release(p.path)
+				r.results <- r.failed(p.it, p.path, KindWrite, errs[i])
+				continue
+			}
+			if p.oldPath != "" {
+				_ = r.s.st.Remove(r.wctx, p.oldPath)
+			}
+			r.results <- outcome{kind: outWrote, it: p.it, res: p.res}
+		}
+		clear(batch)
+		batch = batch[:0]
+	}
+	idle := time.NewTimer(commitIdle)
+	defer idle.Stop()
+	for {
+		if len(batch) == 0 {
+			p, ok := <-r.commits
+			if !ok {
+				return
+			}
+			batch = append(batch, p)
+			idle.Reset(commitIdle)
+			continue
+		}
+		select {
+		case p, ok := <-r.commits:
+			if !ok {
+				flush()
+				return
+			}
+			batch = append(batch, p)
+			if len(batch) == commitBatch {
+				flush()
+			} else {
+				idle.Reset(commitIdle)
+			}
+		case <-idle.C:
+			flush()
+		}
+	}
 }
 
 // isStoreErr tells an error of the destination's writes from one of the

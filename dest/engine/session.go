@@ -137,3 +137,12 @@ func (s *Session) honourCrawlDelay(ctx context.Context, rawURL string) []string 
 	}
 	return nil
 }
+
+// errFound stops a walk at the first file.
+var errFound = errors.New("found")
+
+// hasFiles reports whether the destination holds a file of a copy.
+func (s *Session) hasFiles(ctx context.Context) bool {
+	err := s.st.Walk(ctx, func(store.FileInfo) error { return errFound })
+	return errors.Is(err, errFound)
+}
