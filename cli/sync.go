@@ -412,6 +412,9 @@ func writeSyncResult(w io.Writer, st textStyles, r *engine.Result) {
 	if r.Adopted > 0 {
 		fmt.Fprintf(w, "  %s %d of the created were already in place and verified (the rest of an interrupted run)\n", st.dim("·"), r.Adopted)
 	}
+	if r.BackOffs > 0 {
+		fmt.Fprintf(w, "  %s the Source pushed back %s (429, 503 or retries): fewer resources were fetched at once\n", st.dim("·"), plural(r.BackOffs, "time", "times"))
+	}
 	if r.Pending > 0 {
 		fmt.Fprintf(w, "  %s %s: run with --delete to apply\n", st.dim("·"), plural(r.Pending, "deletion remembered", "deletions remembered"))
 	}
@@ -456,6 +459,7 @@ type syncJSON struct {
 	Excluded          int            `json:"excluded"`
 	Refused           []syncFailJSON `json:"refused"`
 	Bytes             int64          `json:"bytes"`
+	BackOffs          int            `json:"back_offs"`
 	PointBefore       *string        `json:"point_before"`
 	BaselineAt        *string        `json:"baseline_at"`
 	SyncedUntil       *string        `json:"synced_until"`
@@ -571,6 +575,7 @@ func syncJSONOf(p *engine.Plan, res *engine.Result, dest string, dryRun bool, el
 		out.SyncedUntil = timeOrNull(p.Point)
 	case res != nil:
 		out.Created, out.Updated, out.Deleted, out.Adopted, out.Bytes = res.Created, res.Updated, res.Deleted, res.Adopted, res.Bytes
+		out.BackOffs = res.BackOffs
 		out.Failed = failJSON(res.Failed)
 		out.Finished = res.Finished
 		out.SyncedUntil = timeOrNull(res.SyncedUntil)

@@ -72,3 +72,10 @@ func (g *gate) bound() int {
 	defer g.mu.Unlock()
 	return g.limit
 }
+
+// backoffCount is how many times the bound was halved.
+func (g *gate) backoffCount() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.backoffs
+}

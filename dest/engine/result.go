@@ -54,8 +54,11 @@ type Result struct {
 	// remembered; Touched the rows whose metadata was recorded again.
 	Created, Updated, Deleted, Adopted, Pending, Touched int
 	// Bytes is what was written.
-	Bytes  int64
-	Failed []Failure
+	Bytes int64
+	// BackOffs counts the downloads that met resistance (retried, or 429
+	// or 503 at the end): each halved the downloads at once.
+	BackOffs int
+	Failed   []Failure
 	// FailedCount counts every failure (Failed keeps at most maxListed).
 	FailedCount int
 	// Stopped says why the run ended before its plan did ("" when it did

@@ -200,6 +200,7 @@ func (s *Session) Run(ctx context.Context, p *Plan) (*Result, error) {
 	}
 	res.Stopped = r.stopReason()
 	res.Bytes = r.bytes.Load()
+	res.BackOffs = r.gate.backoffCount()
 	var finishErr error
 	if r.fatal == nil {
 		finishErr = r.finish()
