@@ -253,6 +253,9 @@ func newSyncBar(w io.Writer) *syncBar {
 		progressbar.OptionSetWidth(30),
 		progressbar.OptionThrottle(100*time.Millisecond),
 		progressbar.OptionSpinnerType(14),
+		// No ticker of its own: the engine's reports move it, and a
+		// spinner's ticker would go on drawing after the plan is printed.
+		progressbar.OptionSetSpinnerChangeInterval(0),
 		progressbar.OptionClearOnFinish(),
 	)
 	return b
