@@ -76,11 +76,11 @@ func run(args []string, s streams) int {
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.err != nil {
-			fmt.Fprintln(s.err, "rsx:", ee.err)
+			fmt.Fprintln(s.err, "rsx:", esc(ee.err.Error()))
 		}
 		return ee.code
 	}
 	// Anything else comes from cobra itself: unknown command, bad arguments.
-	fmt.Fprintln(s.err, "rsx:", err)
+	fmt.Fprintln(s.err, "rsx:", esc(err.Error()))
 	return exitFailure
 }

@@ -118,7 +118,7 @@ func (p *dumpProgress) update(pkg, stage string, done, total int64) {
 	} else {
 		p.last = now
 	}
-	u := pkg
+	u := esc(pkg)
 	if len(u) > 50 {
 		u = "…" + u[len(u)-49:]
 	}
@@ -159,7 +159,7 @@ func manifestTimes(h *model.Header) string {
 		d    model.Datetime
 	}{{"at", h.MD.At}, {"completed", h.MD.Completed}, {"from", h.MD.From}, {"until", h.MD.Until}} {
 		if t.d.Raw != "" {
-			parts = append(parts, t.name+" "+t.d.Raw)
+			parts = append(parts, t.name+" "+esc(t.d.Raw))
 		}
 	}
 	return strings.Join(parts, ", ")
@@ -167,9 +167,9 @@ func manifestTimes(h *model.Header) string {
 
 func (t *dumpText) pkg(p *dump.PackageReport) {
 	w := t.w
-	fmt.Fprintf(w, "package %s\n", p.URL)
+	fmt.Fprintf(w, "package %s\n", esc(p.URL))
 	if p.Header != nil {
-		desc := []string{fetch.FormatSize(p.Size), p.Header.MD.Capability.Title()}
+		desc := []string{fetch.FormatSize(p.Size), esc(p.Header.MD.Capability.Title())}
 		if times := manifestTimes(p.Header); times != "" {
 			desc[1] += " (" + times + ")"
 		}
@@ -177,10 +177,10 @@ func (t *dumpText) pkg(p *dump.PackageReport) {
 		fmt.Fprintf(w, "  %s\n", strings.Join(desc, ", "))
 	}
 	for _, m := range p.Mismatched {
-		fmt.Fprintf(w, "  ✗ package %s: expected %s, actual %s (as the dump entry declares)\n", m.What, m.Expected, m.Actual)
+		fmt.Fprintf(w, "  ✗ package %s: expected %s, actual %s (as the dump entry declares)\n", esc(m.What), esc(m.Expected), esc(m.Actual))
 	}
 	if p.Err != nil {
-		fmt.Fprintf(w, "  ✗ %v\n", p.Err)
+		fmt.Fprintf(w, "  ✗ %s\n", esc(p.Err.Error()))
 		return
 	}
 	if r := p.Result; r != nil {
@@ -197,32 +197,32 @@ func (t *dumpText) pkg(p *dump.PackageReport) {
 		}
 		lines(len(r.Mismatched), func(i int) {
 			m := r.Mismatched[i]
-			fmt.Fprintf(w, "  ✗ mismatched %s: %s expected %s actual %s\n", m.Path, m.What, m.Expected, m.Actual)
+			fmt.Fprintf(w, "  ✗ mismatched %s: %s expected %s actual %s\n", esc(m.Path), esc(m.What), esc(m.Expected), esc(m.Actual))
 		})
-		lines(len(r.Missing), func(i int) { fmt.Fprintf(w, "  ✗ missing %s\n", r.Missing[i]) })
-		lines(len(r.Unlisted), func(i int) { fmt.Fprintf(w, "  ! unlisted %s\n", r.Unlisted[i]) })
+		lines(len(r.Missing), func(i int) { fmt.Fprintf(w, "  ✗ missing %s\n", esc(r.Missing[i])) })
+		lines(len(r.Unlisted), func(i int) { fmt.Fprintf(w, "  ! unlisted %s\n", esc(r.Unlisted[i])) })
 		lines(len(r.Refused), func(i int) {
 			x := r.Refused[i]
 			name := x.Path
 			if name == "" {
 				name = x.Loc
 			}
-			fmt.Fprintf(w, "  ✗ refused %s: %s\n", name, x.Reason)
+			fmt.Fprintf(w, "  ✗ refused %s: %s\n", esc(name), esc(x.Reason))
 		})
 		if len(r.Deleted) > 0 {
 			fmt.Fprintf(w, "  %s (no bitstream)\n", plural(len(r.Deleted), "deleted entry", "deleted entries"))
 		}
 		if t.extract != "" {
-			fmt.Fprintf(w, "  → extracted %s (%s) to %s\n", plural(r.Extracted, "file", "files"), fetch.FormatSize(r.Bytes), t.extract)
+			fmt.Fprintf(w, "  → extracted %s (%s) to %s\n", plural(r.Extracted, "file", "files"), fetch.FormatSize(r.Bytes), esc(t.extract))
 		}
 	}
 	switch {
 	case p.ContentsErr != nil:
-		fmt.Fprintf(w, "  ✗ contents copy: %v\n", p.ContentsErr)
+		fmt.Fprintf(w, "  ✗ contents copy: %s\n", esc(p.ContentsErr.Error()))
 	case len(p.ContentsDiff) > 0:
-		fmt.Fprintf(w, "  ✗ contents copy %s differs from the manifest in the package:\n", p.Contents)
+		fmt.Fprintf(w, "  ✗ contents copy %s differs from the manifest in the package:\n", esc(p.Contents))
 		for _, d := range p.ContentsDiff {
-			fmt.Fprintf(w, "      %s\n", d)
+			fmt.Fprintf(w, "      %s\n", esc(d))
 		}
 	case p.Contents != "":
 		fmt.Fprintf(w, "  ✓ contents copy matches the manifest\n")
@@ -246,7 +246,7 @@ func (t *dumpText) summary(rep *dump.Report, runErr error) {
 	}
 	head := ""
 	if d := rep.Dump; d != nil {
-		head = d.Capability.Title() + " " + d.URL + ": "
+		head = esc(d.Capability.Title()+" "+d.URL) + ": "
 	}
 	verdict := "OK"
 	if runErr != nil || failedPkgs > 0 || problems > 0 {

@@ -134,7 +134,7 @@ func treeProgress(w io.Writer) func(crawl.Progress) {
 		if p.Done {
 			return
 		}
-		u := p.URL
+		u := esc(p.URL)
 		if len(u) > 60 {
 			u = "…" + u[len(u)-59:]
 		}
@@ -148,6 +148,7 @@ func treeProgress(w io.Writer) func(crawl.Progress) {
 func packageProgress(w io.Writer) func(url string, done, total int64) {
 	var mu sync.Mutex
 	return func(url string, done, total int64) {
+		url = esc(url)
 		if len(url) > 50 {
 			url = "…" + url[len(url)-49:]
 		}
@@ -303,6 +304,7 @@ func treeLine(n *crawl.Node, st textStyles) string {
 	if n.Via != nil {
 		url = n.Via.Loc
 	}
+	url = esc(url)
 	if n.Document == nil {
 		return url
 	}
@@ -310,25 +312,25 @@ func treeLine(n *crawl.Node, st textStyles) string {
 		return st.dim(url + "  (shown above)")
 	}
 	if n.Header == nil {
-		return st.err("✗ "+url) + "  " + st.err(errText(n.Err))
+		return st.err("✗ "+url) + "  " + st.err(esc(errText(n.Err)))
 	}
 	h := n.Header
-	parts := []string{st.title(model.DocumentTitle(h.MD.Capability, h.Root)), url}
+	parts := []string{st.title(esc(model.DocumentTitle(h.MD.Capability, h.Root))), url}
 	parts = append(parts, st.dim(plural(n.EntryCount, "entry", "entries")))
 	md := &h.MD
 	switch {
 	case md.Capability.IsChange() || md.From.Present():
-		t := "from " + orQ(md.From.Raw)
+		t := "from " + esc(orQ(md.From.Raw))
 		if md.Until.Present() {
-			t += " until " + md.Until.Raw + " (closed)"
+			t += " until " + esc(md.Until.Raw) + " (closed)"
 		} else {
 			t += " (open)"
 		}
 		parts = append(parts, st.dim(t))
 	case md.At.Present():
-		t := "at " + md.At.Raw
+		t := "at " + esc(md.At.Raw)
 		if md.Completed.Present() {
-			t += " completed " + md.Completed.Raw
+			t += " completed " + esc(md.Completed.Raw)
 		}
 		parts = append(parts, st.dim(t))
 	}
@@ -340,7 +342,7 @@ func treeLine(n *crawl.Node, st textStyles) string {
 		parts = append(parts, st.warn(fmt.Sprintf("! %d", warns)))
 	}
 	if n.Err != nil {
-		parts = append(parts, st.err(n.Err.Error()))
+		parts = append(parts, st.err(esc(n.Err.Error())))
 	}
 	if n.Unexpanded {
 		parts = append(parts, st.dim(fmt.Sprintf("… %s not loaded (--depth)", plural(len(n.Down), "document", "documents"))))

@@ -103,7 +103,7 @@ func (a *app) runValidate(ctx context.Context, f validateFlags, targets []string
 	for _, t := range targets {
 		r := a.validateTarget(ctx, client, t, opts)
 		if r.Err != nil && !f.json {
-			fmt.Fprintf(a.err, "rsx: validate %s: %v\n", t, r.Err)
+			fmt.Fprintf(a.err, "rsx: validate %s: %s\n", esc(t), esc(r.Err.Error()))
 		}
 		reports = append(reports, r)
 	}
@@ -308,16 +308,16 @@ func writeValidateText(w io.Writer, reports []docReport, o printOptions) {
 		if o.Quiet {
 			continue
 		}
-		bw.WriteString(st.title(r.URL))
+		bw.WriteString(st.title(esc(r.URL)))
 		if r.Err != nil {
-			bw.WriteString("  " + st.err("could not be read: "+r.Err.Error()) + "\n")
+			bw.WriteString("  " + st.err("could not be read: "+esc(r.Err.Error())) + "\n")
 			if len(r.Problems) == 0 {
 				continue
 			}
 		} else {
-			fmt.Fprintf(&bw, "  %s, %s, %s", r.Title, plural(r.Entries, "entry", "entries"), fetch.FormatSize(r.Bytes))
+			fmt.Fprintf(&bw, "  %s, %s, %s", esc(r.Title), plural(r.Entries, "entry", "entries"), fetch.FormatSize(r.Bytes))
 			if r.FinalURL != "" {
-				bw.WriteString(", from " + r.FinalURL)
+				bw.WriteString(", from " + esc(r.FinalURL))
 			}
 			bw.WriteString("\n")
 		}
@@ -334,7 +334,7 @@ func writeValidateText(w io.Writer, reports []docReport, o printOptions) {
 			if p.Line > 0 {
 				line = "line " + strconv.Itoa(p.Line)
 			}
-			msg := strings.TrimSuffix(p.Message, " (§"+p.Section+")")
+			msg := esc(strings.TrimSuffix(p.Message, " (§"+p.Section+")"))
 			fmt.Fprintf(&bw, "  %s %s %s %s %s %s\n", mark, sev, st.dim(pad(where, 11)), st.dim(pad(line, 10)),
 				st.rule(pad(p.Rule+" §"+p.Section, 36)), msg)
 		}

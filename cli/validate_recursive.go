@@ -25,7 +25,7 @@ func (a *app) runValidateRecursive(ctx context.Context, client *fetch.Client, f 
 	if !f.json {
 		for i := range reports {
 			if reports[i].Err != nil {
-				fmt.Fprintf(a.err, "rsx: validate %s: %v\n", reports[i].URL, reports[i].Err)
+				fmt.Fprintf(a.err, "rsx: validate %s: %s\n", esc(reports[i].URL), esc(reports[i].Err.Error()))
 			}
 		}
 	}
