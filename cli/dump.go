@@ -41,9 +41,14 @@ manifest paths: unsafe paths and members (absolute, "..", backslashes,
 symlinks, devices, zip bombs) are refused, and a file is renamed into place
 only once it has verified, so a bad member never replaces a good file.
 
-Exit status: 0 nothing wrong; 1 a mismatch, a missing bitstream, a refused
-path or a contents copy that differs; 2 the target or a package could not be
-fetched or is not a dump or a ZIP package.`,
+A package whose length or hash differs from what its dump entry declares is
+refused whole: nothing of it is verified or extracted, even when it agrees
+with its own manifest. A bitstream whose manifest entry declares neither a
+length nor a hash is reported as unverifiable, not as verified.
+
+Exit status: 0 nothing wrong; 1 a mismatch, a refused package, a missing
+bitstream, a refused path or a contents copy that differs; 2 the target or a
+package could not be fetched or is not a dump or a ZIP package.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.runDump(cmd.Context(), f, args[0])
@@ -187,6 +192,9 @@ func (t *dumpText) pkg(p *dump.PackageReport) {
 		if r.Verified > 0 || len(r.Mismatched) > 0 {
 			fmt.Fprintf(w, "  ✓ %d verified\n", r.Verified)
 		}
+		if n := len(r.Unverifiable); n > 0 {
+			fmt.Fprintf(w, "  ? %s: the manifest declares neither a length nor a hash to check them against\n", plural(n, "bitstream unverifiable", "bitstreams unverifiable"))
+		}
 		lines := func(n int, f func(i int)) {
 			for i := 0; i < n && i < maxTextLines; i++ {
 				f(i)
@@ -199,6 +207,7 @@ func (t *dumpText) pkg(p *dump.PackageReport) {
 			m := r.Mismatched[i]
 			fmt.Fprintf(w, "  ✗ mismatched %s: %s expected %s actual %s\n", esc(m.Path), esc(m.What), esc(m.Expected), esc(m.Actual))
 		})
+		lines(len(r.Unverifiable), func(i int) { fmt.Fprintf(w, "  ? unverifiable %s\n", esc(r.Unverifiable[i])) })
 		lines(len(r.Missing), func(i int) { fmt.Fprintf(w, "  ✗ missing %s\n", esc(r.Missing[i])) })
 		lines(len(r.Unlisted), func(i int) { fmt.Fprintf(w, "  ! unlisted %s\n", esc(r.Unlisted[i])) })
 		lines(len(r.Refused), func(i int) {
@@ -213,7 +222,7 @@ func (t *dumpText) pkg(p *dump.PackageReport) {
 			fmt.Fprintf(w, "  %s (no bitstream)\n", plural(len(r.Deleted), "deleted entry", "deleted entries"))
 		}
 		if t.extract != "" {
-			fmt.Fprintf(w, "  → extracted %s (%s) to %s\n", plural(r.Extracted, "file", "files"), fetch.FormatSize(r.Bytes), esc(t.extract))
+			fmt.Fprintf(w, "  → extracted %s (%s) to %s\n", plural(r.Extracted, "file", "files"), fetch.FormatSize(r.Written), esc(t.extract))
 		}
 	}
 	switch {
@@ -230,9 +239,12 @@ func (t *dumpText) pkg(p *dump.PackageReport) {
 }
 
 func (t *dumpText) summary(rep *dump.Report, runErr error) {
-	verified, problems, failedPkgs := 0, 0, 0
+	verified, problems, failedPkgs, refusedPkgs := 0, 0, 0, 0
 	for _, p := range rep.Packages {
-		if p.Err != nil {
+		switch {
+		case p.Refused():
+			refusedPkgs++
+		case p.Err != nil:
 			failedPkgs++
 		}
 		problems += len(p.Mismatched) + len(p.ContentsDiff)
@@ -249,11 +261,14 @@ func (t *dumpText) summary(rep *dump.Report, runErr error) {
 		head = esc(d.Capability.Title()+" "+d.URL) + ": "
 	}
 	verdict := "OK"
-	if runErr != nil || failedPkgs > 0 || problems > 0 {
+	if runErr != nil || failedPkgs > 0 || refusedPkgs > 0 || problems > 0 {
 		verdict = "FAILED"
 	}
 	line := fmt.Sprintf("%s%s: %s, %d verified, %s", head, verdict, plural(len(rep.Packages), "package", "packages"),
 		verified, plural(problems, "problem", "problems"))
+	if refusedPkgs > 0 {
+		line += fmt.Sprintf(", %d refused (not as the dump declares)", refusedPkgs)
+	}
 	if failedPkgs > 0 {
 		line += fmt.Sprintf(", %d not read", failedPkgs)
 	}
@@ -283,13 +298,16 @@ type jsonDumpPackage struct {
 	Entries             int                `json:"entries"`
 	Members             int                `json:"members"`
 	Verified            int                `json:"verified"`
+	Unverifiable        []jsonDumpPath     `json:"unverifiable"`
 	Extracted           int                `json:"extracted"`
+	ExtractedBytes      int64              `json:"extracted_bytes"`
 	Mismatched          []jsonDumpMismatch `json:"mismatched"`
 	Missing             []jsonDumpPath     `json:"missing"`
 	Unlisted            []jsonDumpPath     `json:"unlisted"`
 	Refused             []jsonDumpRefusal  `json:"refused"`
 	Deleted             int                `json:"deleted"`
 	PackageMismatched   []jsonDumpMismatch `json:"package_mismatched"`
+	PackageRefused      bool               `json:"package_refused"` // refused whole: it differs from its dump entry
 	Contents            *string            `json:"contents"`
 	ContentsMismatch    bool               `json:"contents_mismatch"`
 	ContentsDifferences []string           `json:"contents_differences"`
@@ -334,8 +352,8 @@ func writeDumpJSON(w io.Writer, rep *dump.Report, runErr error) {
 	for _, p := range rep.Packages {
 		j := jsonDumpPackage{
 			URL: p.URL, OK: p.OK(), Size: p.Size, Entries: p.Entries, Members: p.Members,
-			Mismatched: []jsonDumpMismatch{}, Missing: []jsonDumpPath{}, Unlisted: []jsonDumpPath{}, Refused: []jsonDumpRefusal{},
-			PackageMismatched: jsonMismatches(p.Mismatched), ContentsMismatch: len(p.ContentsDiff) > 0,
+			Mismatched: []jsonDumpMismatch{}, Unverifiable: []jsonDumpPath{}, Missing: []jsonDumpPath{}, Unlisted: []jsonDumpPath{}, Refused: []jsonDumpRefusal{},
+			PackageMismatched: jsonMismatches(p.Mismatched), PackageRefused: p.Refused(), ContentsMismatch: len(p.ContentsDiff) > 0,
 			ContentsDifferences: append([]string{}, p.ContentsDiff...),
 			ContentsError:       errString(p.ContentsErr), Error: errString(p.Err),
 		}
@@ -351,7 +369,10 @@ func writeDumpJSON(w io.Writer, rep *dump.Report, runErr error) {
 			j.At, j.Completed, j.From, j.Until = h.MD.At.Raw, h.MD.Completed.Raw, h.MD.From.Raw, h.MD.Until.Raw
 		}
 		if r := p.Result; r != nil {
-			j.Verified, j.Extracted, j.Deleted = r.Verified, r.Extracted, len(r.Deleted)
+			j.Verified, j.Extracted, j.ExtractedBytes, j.Deleted = r.Verified, r.Extracted, r.Written, len(r.Deleted)
+			for _, u := range r.Unverifiable {
+				j.Unverifiable = append(j.Unverifiable, jsonDumpPath{Path: u})
+			}
 			j.Mismatched = jsonMismatches(r.Mismatched)
 			for _, m := range r.Missing {
 				j.Missing = append(j.Missing, jsonDumpPath{Path: m})

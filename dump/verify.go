@@ -22,6 +22,12 @@ type Result struct {
 	Verified   int        // bitstreams whose length and declared hashes matched (and, for Extract, that were written)
 	Extracted  int        // files written by Extract
 	Bytes      int64      // uncompressed bytes read from members
+	Written    int64      // bytes of the files Extract wrote (members refused or mismatched not counted)
+	// Unverifiable are the manifest paths of bitstreams that were read (and,
+	// for Extract, written) but whose entry declares neither a length nor a
+	// hash rsx can compute: there was nothing to verify them against, so
+	// they are not counted as Verified.
+	Unverifiable []string
 	Mismatched []Mismatch // a declared length or hash that the bitstream does not have
 	Missing    []string   // manifest paths with no member
 	Unlisted   []string   // members the manifest does not mention (manifest.xml and directories aside)
@@ -62,6 +68,20 @@ type item struct {
 	length    int64
 	hasLength bool
 	optional  bool // a deleted entry's path: no member needed
+}
+
+// verifiable tells whether the item declares something its bitstream can
+// be checked against: a length, or a hash in an algorithm rsx computes.
+func (it *item) verifiable() bool {
+	if it.hasLength {
+		return true
+	}
+	for _, h := range it.hash {
+		if model.SupportedHash(h.Alg) {
+			return true
+		}
+	}
+	return false
 }
 
 // plan lists the bitstreams the manifest expects, the entries that cannot be
@@ -178,9 +198,14 @@ func (p *Package) process(ctx context.Context, x *extractor, progress func(done,
 		case o.reason != "":
 			res.Refused = append(res.Refused, Refusal{Path: it.path, Loc: it.loc, Reason: o.reason})
 		case o.ok:
-			res.Verified++
+			if it.verifiable() {
+				res.Verified++
+			} else {
+				res.Unverifiable = append(res.Unverifiable, it.path)
+			}
 			if x != nil {
 				res.Extracted++
+				res.Written += o.n
 			}
 		}
 	}

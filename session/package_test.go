@@ -228,3 +228,27 @@ func TestPackageLoadCloseRace(t *testing.T) {
 		})
 	}
 }
+
+// TestPackageRefusedWhenItDiffersFromItsEntry: a package whose bytes are not
+// what its dump entry declares is refused whole, although it agrees with its
+// own manifest: no package to browse or verify, the mismatches to show, and
+// nothing left on disk.
+func TestPackageRefusedWhenItDiffersFromItsEntry(t *testing.T) {
+	srv, s := startDemo(t, demo.Options{Resources: 60, PackageSize: 20})
+	ref := firstPackage(t, s, srv.URL)
+	wrong, err := model.ParseHashList("md5:0123456789abcdef0123456789abcdef")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref.MD.Hash, ref.MD.HashRaw = wrong, "md5:0123456789abcdef0123456789abcdef"
+	tmp := t.TempDir()
+	l := s.OpenPackage(ref, dump.Options{TempDir: tmp})
+	defer l.Close()
+	f := l.Download(nil)
+	if !errors.Is(f.Err, dump.ErrEntryMismatch) || f.Package != nil || l.Package() != nil || !f.Complete || len(f.Mismatches) != 1 {
+		t.Fatalf("%+v", f)
+	}
+	if left := leftIn(t, tmp); len(left) > 0 {
+		t.Errorf("a refused package left %v", left)
+	}
+}
