@@ -19,20 +19,23 @@ import (
 // Result is what Verify or Extract found. Paths are manifest paths as
 // written ("/resources/res1"), or member names for unlisted members.
 type Result struct {
-	Verified  int   // bitstreams whose length and declared hashes matched (and, for Extract, that were written)
-	Extracted int   // files written by Extract
-	Bytes     int64 // uncompressed bytes read from members
-	Written   int64 // bytes of the files Extract wrote (members refused or mismatched not counted)
+	Verified   int        // bitstreams whose length and declared hashes matched (and, for Extract, that were written)
+	Extracted  int        // files written by Extract
+	Bytes      int64      // uncompressed bytes read from members
+	Mismatched []Mismatch // a declared length or hash that the bitstream does not have
+	Missing    []string   // manifest paths with no member
+	Unlisted   []string   // members the manifest does not mention (manifest.xml and directories aside)
+	Refused    []Refusal  // paths and members not read or not written, and why
+	Deleted    []string   // locs of change="deleted" entries, which have no bitstream
+
+	// Written is the bytes of the files Extract wrote (members refused or
+	// mismatched are not counted).
+	Written int64
 	// Unverifiable are the manifest paths of bitstreams that were read (and,
 	// for Extract, written) but whose entry declares neither a length nor a
 	// hash rsx can compute: there was nothing to verify them against, so
 	// they are not counted as Verified.
 	Unverifiable []string
-	Mismatched   []Mismatch // a declared length or hash that the bitstream does not have
-	Missing      []string   // manifest paths with no member
-	Unlisted     []string   // members the manifest does not mention (manifest.xml and directories aside)
-	Refused      []Refusal  // paths and members not read or not written, and why
-	Deleted      []string   // locs of change="deleted" entries, which have no bitstream
 }
 
 // Mismatch is a bitstream that differs from what the manifest declares.
