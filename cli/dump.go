@@ -87,7 +87,7 @@ func (a *app) runDump(ctx context.Context, f dumpFlags, target string) error {
 			tw.pkg(p)
 		}
 	}
-	rep, runErr := dump.Run(ctx, client, target, job, dump.Options{MaxPackageBytes: int64(f.maxPackageBytes)})
+	rep, runErr := dump.Run(ctx, client, target, job, dump.Options{MaxPackageBytes: int64(f.maxPackageBytes), TempDir: a.tempDir()})
 	prog.clear()
 	code := exitOK
 	switch {

@@ -64,7 +64,7 @@ func (a *app) runExplorer(cmd *cobra.Command, args []string) error {
 
 	m := ui.New(ui.Options{
 		Target:  target,
-		Backend: session.New(client, session.Options{}),
+		Backend: session.New(client, session.Options{TempDir: a.tempDir()}),
 		Dark:    true,
 	})
 	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithInput(a.in), tea.WithOutput(a.out))

@@ -96,8 +96,11 @@ func (a *app) runTree(ctx context.Context, f treeFlags, target string) error {
 	}
 	start := time.Now()
 	wopts := crawl.WalkOptions{Depth: depth, Check: !f.noCheck, Concurrency: f.concurrency, FetchPackages: f.packages}
-	if gopts.Progress != nil && f.packages {
-		wopts.PackageProgress = packageProgress(a.err)
+	if f.packages {
+		wopts.PackageOptions.TempDir = a.tempDir()
+		if gopts.Progress != nil {
+			wopts.PackageProgress = packageProgress(a.err)
+		}
 	}
 	root, werr := g.Walk(ctx, target, wopts)
 	elapsed := time.Since(start)

@@ -48,7 +48,11 @@ func (a *app) validateRecursive(ctx context.Context, client *fetch.Client, targe
 			reports = append(reports, a.validateTarget(ctx, client, t, opts))
 			continue
 		}
-		root, err := g.Walk(ctx, t, crawl.WalkOptions{Depth: crawl.Unlimited, Check: true, FetchPackages: packages})
+		wopts := crawl.WalkOptions{Depth: crawl.Unlimited, Check: true, FetchPackages: packages}
+		if packages {
+			wopts.PackageOptions.TempDir = a.tempDir()
+		}
+		root, err := g.Walk(ctx, t, wopts)
 		if err != nil && (root == nil || root.Header == nil) {
 			reports = append(reports, docReport{URL: t, Err: fmt.Errorf("fetch: %w", err)})
 			continue

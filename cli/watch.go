@@ -37,8 +37,9 @@ type watchFlags struct {
 func newWatchCmd(a *app) *cobra.Command {
 	f := watchFlags{maxMessage: notify.DefaultMaxMessageBytes}
 	cmd := &cobra.Command{
-		Use:   "watch [--json] URL",
-		Short: "Print a Source's change and framework notifications as they arrive",
+		Use:         "watch [--json] URL",
+		Annotations: map[string]string{annotationEndsOnSignal: "yes"},
+		Short:       "Print a Source's change and framework notifications as they arrive",
 		Long: `Subscribe to the change and framework notification channels that URL
 advertises (ResourceSync Notification draft: Capability List entries with
 capability="change-notification" or "framework-notification") and print each

@@ -4,10 +4,14 @@ import (
 	"context"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+
+	"rsx/scratch"
 )
 
 func TestExtractGood(t *testing.T) {
@@ -185,5 +189,37 @@ func TestExtractRefusesHostileNames(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(name))); err == nil {
 		t.Fatal("written under a hostile name")
+	}
+}
+
+// TestExtractSweepsStaleParts: an extraction killed outright leaves its
+// temporary file beside the destination; the next extraction into that
+// directory removes it, and leaves alone the temporary file of an
+// extraction that is still running.
+func TestExtractSweepsStaleParts(t *testing.T) {
+	dir := t.TempDir()
+	res := filepath.Join(dir, "resources")
+	os.MkdirAll(res, 0o755)
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	stale := filepath.Join(res, ".rsx-"+strconv.Itoa(cmd.Process.Pid)+"-0-00112233.part")
+	running := filepath.Join(res, ".rsx-"+scratch.Self()+"-44556677.part")
+	other := filepath.Join(res, ".rsx-notes.part")
+	for _, f := range []string{stale, running, other} {
+		os.WriteFile(f, []byte("partial"), 0o644)
+	}
+	r, err := openBytes(t, goodPackage(t), Options{}).Extract(context.Background(), dir, nil)
+	if err != nil || r.Extracted != 2 {
+		t.Fatalf("%+v %v", r, err)
+	}
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Errorf("the stale temporary file is still there")
+	}
+	for _, f := range []string{running, other} {
+		if _, err := os.Stat(f); err != nil {
+			t.Errorf("%s removed", filepath.Base(f))
+		}
 	}
 }

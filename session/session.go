@@ -45,6 +45,9 @@ type Options struct {
 	// Claims tune the checks of resources; its Preview defaults to 512
 	// bytes.
 	Claims claims.Options
+	// TempDir holds downloaded packages when OpenPackage is given no
+	// dump.Options.TempDir ("" = the system's temporary directory).
+	TempDir string
 }
 
 // Session is the live data of one explorer: it fetches through one client,
