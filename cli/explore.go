@@ -12,6 +12,7 @@ import (
 
 	"rsx/demo"
 	"rsx/fetch"
+	"rsx/model"
 	"rsx/session"
 	"rsx/ui"
 )
@@ -63,8 +64,10 @@ func (a *app) runExplorer(cmd *cobra.Command, args []string) error {
 	}
 
 	m := ui.New(ui.Options{
-		Target:  target,
-		Backend: session.New(client, session.Options{TempDir: a.tempDir()}),
+		Target: target,
+		// Local files are read only when the user opened one: a
+		// document from the network cannot make rsx read them.
+		Backend: session.New(client, session.Options{TempDir: a.tempDir(), LocalFiles: !demoSource && model.IsLocal(target)}),
 		Dark:    true,
 	})
 	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithInput(a.in), tea.WithOutput(a.out))

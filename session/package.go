@@ -60,6 +60,10 @@ type PackageFetched struct {
 func (l *PackageLoad) Download(progress func(done, total int64)) PackageFetched {
 	var out PackageFetched
 	ref, opts := l.ref, l.opts
+	if ref.Dump != "" && !model.MayFollow(ref.Dump, ref.URL) {
+		out.Err = fmt.Errorf("download package %s: %w", ref.URL, ErrLocalFile)
+		return out
+	}
 	if opts.TempDir == "" {
 		opts.TempDir = l.s.opts.TempDir
 	}
@@ -210,6 +214,13 @@ func (l *PackageLoad) CompareContents(url string) ([]string, error) {
 	p := l.Package()
 	if p == nil {
 		return nil, errors.New("compare the manifest copy: the package is not open")
+	}
+	from := l.ref.Dump
+	if from == "" {
+		from = l.ref.URL
+	}
+	if !model.MayFollow(from, url) {
+		return nil, fmt.Errorf("fetch the manifest copy %s: %w", url, ErrLocalFile)
 	}
 	rc, _, err := l.s.OpenRaw(l.ctx, url)
 	if err != nil {

@@ -154,7 +154,7 @@ func TestPackageLoadLocal(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "p.zip")
 	os.WriteFile(path, zipOf(t, manifestXML("resourcedump-manifest", "")), 0o600)
-	s := NewWithGetter(nil, Options{})
+	s := NewWithGetter(nil, Options{LocalFiles: true}) // the user opened a local file
 	l := s.OpenPackage(dump.PackageRef{URL: path}, dump.Options{TempDir: t.TempDir()})
 	defer l.Close()
 	if f := l.Download(nil); f.Err != nil || f.Package == nil {
