@@ -29,6 +29,8 @@ type app struct {
 	streams
 	http httpFlags  // persistent flags for fetching, see httpflags.go
 	tmp  tempFolder // the process's temporary folder, see signals.go
+
+	openSchemes []string // explorer: URL schemes besides http(s) that o may open (explore.go)
 }
 
 // tempDir is the folder for this run's temporary files ("" for the system's
@@ -66,6 +68,8 @@ func newApp(s streams) (*app, *cobra.Command) {
 		return failed(err)
 	})
 	a.http.register(root.PersistentFlags())
+	root.Flags().StringSliceVar(&a.openSchemes, "open-scheme", nil,
+		"a URL `SCHEME` besides http and https that the explorer's o key may hand to the system opener (repeatable; also RSX_OPEN_SCHEMES=ftp,mailto)")
 	// One line per command; each lives in the file of its name.
 	root.AddCommand(
 		newValidateCmd(a),

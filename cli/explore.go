@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"os"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
@@ -67,12 +68,26 @@ func (a *app) runExplorer(cmd *cobra.Command, args []string) error {
 		Target: target,
 		// Local files are read only when the user opened one: a
 		// document from the network cannot make rsx read them.
-		Backend: session.New(client, session.Options{TempDir: a.tempDir(), LocalFiles: !demoSource && model.IsLocal(target)}),
-		Dark:    true,
+		Backend: session.New(client, session.Options{TempDir: a.tempDir(), LocalFiles: !demoSource && model.IsLocal(target),
+			BrowserSchemes: a.browserSchemes()}),
+		Dark: true,
 	})
 	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithInput(a.in), tea.WithOutput(a.out))
 	if _, err := p.Run(); err != nil && ctx.Err() == nil {
 		return failed(fmt.Errorf("explorer: %w", err))
 	}
 	return nil
+}
+
+// browserSchemes are the URL schemes besides http and https the user allows
+// the explorer to open in a browser: --open-scheme, then RSX_OPEN_SCHEMES
+// (comma-separated).
+func (a *app) browserSchemes() []string {
+	out := append([]string(nil), a.openSchemes...)
+	for _, s := range strings.Split(os.Getenv("RSX_OPEN_SCHEMES"), ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
 }

@@ -57,6 +57,10 @@ type Options struct {
 	// session started on a URL reads none until UserOpened is told of a
 	// local target the user asked for.
 	LocalFiles bool
+	// BrowserSchemes are the URL schemes besides http and https that
+	// OpenBrowser may hand to the system's opener: the user's explicit
+	// choice (rsx --open-scheme, RSX_OPEN_SCHEMES).
+	BrowserSchemes []string
 }
 
 // Session is the live data of one explorer: it fetches through one client,
