@@ -24,6 +24,8 @@ type validateFlags struct {
 	rules       bool
 	maxProblems int
 	recursive   bool // validate_recursive.go
+	depth       int  // with recursive: levels below each target
+	maxDocs     int  // with recursive: documents per target
 	packages    bool // with recursive: compare dump packages with their contents copies
 }
 
@@ -37,7 +39,8 @@ ANSI/NISO Z39.99-2017. Every problem names the entry, the offending value, the r
 and the section of the specification. --rules lists the rules.
 
 --recursive follows the down links of URL targets and checks the documents
-against each other. With it, --packages also compares the manifest inside each
+against each other, within --depth levels (default 16) and --max-documents
+documents (default 100000) per target; reaching a bound is reported. With it, --packages also compares the manifest inside each
 dump package with the copy its contents link points to (sections 11.1, 13.1):
 it downloads every package that has a contents link.
 
@@ -53,6 +56,8 @@ not be read.`,
 	fs.BoolVar(&f.rules, "rules", false, "print the rule catalogue (ID, severity, section, summary) and exit")
 	fs.IntVar(&f.maxProblems, "max-problems", 10000, "problems kept per document (counts stay exact)")
 	fs.BoolVar(&f.recursive, "recursive", false, "follow down links from URL targets and check the documents against each other")
+	fs.IntVar(&f.depth, "depth", crawl.DefaultMaxDepth, "with --recursive: levels below each URL to follow (-1: no bound)")
+	fs.IntVar(&f.maxDocs, "max-documents", crawl.DefaultMaxDocuments, "with --recursive: most documents to check below each URL (-1: no bound)")
 	fs.BoolVar(&f.packages, "packages", false, "with --recursive: compare each dump package's manifest with its contents copy (downloads every package that has a contents link)")
 	return cmd
 }
@@ -204,6 +209,9 @@ type printOptions struct {
 	JSON  bool // one JSON document (the CLI contract's validate shape)
 	Color bool // ANSI colours in text output
 	Quiet bool // text output: the summary line only
+	// Bounds say where a recursive walk stopped at a bound (--depth,
+	// --max-documents): shown after the summary, and in JSON as "bounds".
+	Bounds []string
 }
 
 // validateExit is the exit status for a list of reports: 2 if any document could
@@ -225,7 +233,7 @@ func validateExit(reports []docReport) int {
 // status (see validateExit).
 func printValidateReports(w io.Writer, reports []docReport, o printOptions) int {
 	if o.JSON {
-		writeValidateJSON(w, reports)
+		writeValidateJSON(w, reports, o.Bounds)
 	} else {
 		writeValidateText(w, reports, o)
 	}
@@ -237,6 +245,7 @@ type jsonValidate struct {
 	Errors    int            `json:"errors"`
 	Warnings  int            `json:"warnings"`
 	Documents []jsonDocument `json:"documents"`
+	Bounds    []string       `json:"bounds,omitempty"` // where --recursive stopped at a bound
 }
 
 type jsonDocument struct {
@@ -262,8 +271,8 @@ type jsonProblem struct {
 	Line     *int   `json:"line"`
 }
 
-func writeValidateJSON(w io.Writer, reports []docReport) {
-	out := jsonValidate{Documents: make([]jsonDocument, 0, len(reports))}
+func writeValidateJSON(w io.Writer, reports []docReport, bounds []string) {
+	out := jsonValidate{Documents: make([]jsonDocument, 0, len(reports)), Bounds: bounds}
 	for i := range reports {
 		r := &reports[i]
 		d := jsonDocument{
@@ -353,6 +362,9 @@ func writeValidateText(w io.Writer, reports []docReport, o printOptions) {
 		summary = st.err(summary)
 	}
 	bw.WriteString(summary + "\n")
+	for _, b := range o.Bounds {
+		bw.WriteString(st.warn("not all checked: "+esc(b)) + "\n")
+	}
 	io.WriteString(w, bw.String())
 }
 

@@ -138,6 +138,9 @@ type Node struct {
 	// Unexpanded is set when the depth limit stopped the walk here although
 	// the document has down links.
 	Unexpanded bool
+	// Skipped is set when the document was not loaded (Document is nil)
+	// because the walk had loaded WalkOptions.MaxDocuments already.
+	Skipped bool
 	// Cross are the cross-document problems about this document (checked
 	// walks, and walks with FetchPackages). Problems with an Entry refer to
 	// this document's entries.
@@ -400,8 +403,19 @@ func isDownEntry(h *model.Header, e *model.Entry) bool {
 	return true
 }
 
-// Unlimited is the WalkOptions.Depth that walks the whole tree.
+// Unlimited is the WalkOptions.Depth (or MaxDocuments) that sets no bound.
 const Unlimited = -1
+
+// Bounds of a walk that the command line uses by default. A ResourceSync tree
+// is a few levels deep (Source Description, Capability List, index, list, and
+// perhaps an index of indexes): a deeper chain is a Source generating
+// documents without end. The documents bound is that of a Source Description
+// listing Capability Lists whose indexes each list tens of thousands of
+// lists.
+const (
+	DefaultMaxDepth     = 16
+	DefaultMaxDocuments = 100000
+)
 
 // WalkOptions say how far Walk goes and what it keeps.
 type WalkOptions struct {
@@ -434,6 +448,10 @@ type WalkOptions struct {
 	// Concurrency bounds the children of one document loaded at once;
 	// default 8. GraphOptions.Concurrency bounds the whole walk.
 	Concurrency int
+	// MaxDocuments bounds the documents one walk loads, the root included:
+	// past it, the documents left are Skipped nodes. 0 means
+	// DefaultMaxDocuments, Unlimited (any negative value) no bound.
+	MaxDocuments int
 }
 
 // walker holds the state of one Walk.
@@ -443,6 +461,19 @@ type walker struct {
 	mu      sync.Mutex
 	visited map[string]*Node
 	repeats []*Node
+	loaded  int // documents loaded or being loaded, under mu
+}
+
+// admit reserves the loading of one more document; false once the walk's
+// bound of documents is reached.
+func (w *walker) admit() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.opts.MaxDocuments >= 0 && w.loaded >= w.opts.MaxDocuments {
+		return false
+	}
+	w.loaded++
+	return true
 }
 
 // Walk loads the document at root and, concurrently within the Getter's and
@@ -456,7 +487,10 @@ func (g *Graph) Walk(ctx context.Context, root string, opts WalkOptions) (*Node,
 	if opts.Concurrency <= 0 {
 		opts.Concurrency = 8
 	}
-	w := &walker{g: g, opts: opts, visited: map[string]*Node{}}
+	if opts.MaxDocuments == 0 {
+		opts.MaxDocuments = DefaultMaxDocuments
+	}
+	w := &walker{g: g, opts: opts, visited: map[string]*Node{}, loaded: 1}
 	n := &Node{}
 	w.visited[NormalizeURL(root)] = n
 	n.Document = g.LoadWith(ctx, root, LoadOptions{KeepEntries: opts.KeepEntries, Check: opts.Check})
@@ -515,6 +549,10 @@ func (w *walker) expand(ctx context.Context, n *Node) {
 			c.Document = &Document{URL: c.Via.Loc, Err: ctx.Err()}
 			continue
 		}
+		if !w.admit() {
+			c.Skipped = true
+			continue
+		}
 		eg.Go(func() error {
 			c.Document = w.g.LoadWith(ctx, c.Via.Loc, LoadOptions{KeepEntries: w.opts.KeepEntries, Check: w.opts.Check})
 			if c.Err == nil || c.Header != nil {
@@ -524,6 +562,22 @@ func (w *walker) expand(ctx context.Context, n *Node) {
 		})
 	}
 	_ = eg.Wait()
+}
+
+// Bounds counts what the bounds of a walk left out below n: Skipped nodes
+// (the documents bound) and the down links of Unexpanded ones (the depth
+// bound).
+func (n *Node) Bounds() (skipped, unexpanded int) {
+	n.Walk(func(x *Node) bool {
+		switch {
+		case x.Skipped:
+			skipped++
+		case x.Unexpanded && !x.Repeat:
+			unexpanded += len(x.Down)
+		}
+		return true
+	})
+	return skipped, unexpanded
 }
 
 // Walk calls f for n and every node below it, depth first, in document
