@@ -331,7 +331,7 @@ func TestWalkBounds(t *testing.T) {
 		t.Errorf("wide index, 100 documents: %d requests, %d skipped", hits.Load(), skipped)
 	}
 	hits.Store(0)
-	g = NewGraph(&testGetter{}, GraphOptions{}) // a graph keeps what it loaded
+	g = NewGraph(&testGetter{}, GraphOptions{})                                  // a graph keeps what it loaded
 	root, _ = g.Walk(testCtx(t), srv.URL+"/wide", WalkOptions{Depth: Unlimited}) // the default bound is far
 	if skipped, unexpanded := root.Bounds(); skipped != 0 || unexpanded != 0 || hits.Load() != 501 {
 		t.Errorf("wide index, default bound: %d requests, %d skipped", hits.Load(), skipped)
