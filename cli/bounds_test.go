@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"rsx/crawl"
 )
@@ -78,5 +79,25 @@ func TestTreeAndValidateBounds(t *testing.T) {
 	}](t, out, "validate")
 	if n := hits.Load(); n != 20 || len(v.Documents) != 20 || len(v.Bounds) != 1 || !strings.Contains(errs, "--max-documents") {
 		t.Errorf("validate --recursive --max-documents 20: %d fetched, %d documents, bounds %q\n%s", n, len(v.Documents), v.Bounds, errs)
+	}
+}
+
+// TestRetryAfterIsCappedAndSaid: a Retry-After of two minutes is waited for
+// at most --max-retry-wait, and the wait is said on standard error.
+func TestRetryAfterIsCappedAndSaid(t *testing.T) {
+	var hits atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if hits.Add(1) == 1 {
+			w.Header().Set("Retry-After", "120")
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return
+		}
+		w.Write([]byte(rsOpen + `<rs:md capability="resourcelist" at="2024-01-01T00:00:00Z"/><rs:ln rel="up" href="http://example.com/cl.xml"/>` + rsClose))
+	}))
+	defer srv.Close()
+	start := time.Now()
+	code, out, errs := runCmd(t, "validate", "--retries", "1", "--max-retry-wait", "1s", srv.URL+"/rl.xml")
+	if code != exitOK || time.Since(start) > 10*time.Second || !strings.Contains(errs, "waiting 1s before trying "+srv.URL+"/rl.xml again (503; Retry-After asked 2m0s, capped)") {
+		t.Errorf("exit %d after %v\n%s%s", code, time.Since(start), out, errs)
 	}
 }

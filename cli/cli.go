@@ -7,9 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/spf13/cobra"
 
+	"rsx/fetch"
 	"rsx/scratch"
 )
 
@@ -68,6 +70,11 @@ func newApp(s streams) (*app, *cobra.Command) {
 		return failed(err)
 	})
 	a.http.register(root.PersistentFlags())
+	a.http.onWait = func(w fetch.Wait) {
+		if w.Duration >= time.Second {
+			fmt.Fprintln(a.err, "rsx: "+esc(w.String())+"; ctrl-c stops")
+		}
+	}
 	root.Flags().StringSliceVar(&a.openSchemes, "open-scheme", nil,
 		"a URL `SCHEME` besides http and https that the explorer's o key may hand to the system opener (repeatable; also RSX_OPEN_SCHEMES=ftp,mailto)")
 	// One line per command; each lives in the file of its name.

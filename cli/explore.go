@@ -54,6 +54,9 @@ func (a *app) runExplorer(cmd *cobra.Command, args []string) error {
 	if err != nil {
 		return failed(err)
 	}
+	// Nothing may write to the terminal the explorer draws on: a wait
+	// before a retry shows on the exchange (Exchange.WaitingUntil).
+	opts.OnWait = nil
 	if demoSource {
 		// The demo lives on a new port each run: caching it would only fill
 		// the cache with documents nobody asks for again.
