@@ -133,6 +133,8 @@ const (
 	rLastmodAfterSnapshot
 	rLinkRelMissing
 	rLinkHrefMissing
+	rLinkHrefNotAbsolute
+	rLinkHrefInvalidChar
 	rLinkPri
 	rPatchLinkType
 	rPatchLinkPath
@@ -296,6 +298,10 @@ func ruleInfo(id ruleID) Rule {
 		return Rule{"link-rel-missing", "7", E, "<rs:ln> must have a rel attribute"}
 	case rLinkHrefMissing:
 		return Rule{"link-href-missing", "7", E, "<rs:ln> must have an href attribute"}
+	case rLinkHrefNotAbsolute:
+		return Rule{"link-href-not-absolute", "7", E, "an <rs:ln> href is not an absolute URI (scheme and, for http(s), host): links, like <loc>, convey URIs"}
+	case rLinkHrefInvalidChar:
+		return Rule{"link-href-invalid-char", "7", E, "an <rs:ln> href holds characters a URI cannot contain (spaces, controls, <>\"{}|\\^`)"}
 	case rLinkPri:
 		return Rule{"link-pri", "7", E, "pri must be an integer between 1 and 999,999"}
 	case rPatchLinkType:
