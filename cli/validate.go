@@ -27,6 +27,7 @@ type validateFlags struct {
 	depth       int  // with recursive: levels below each target
 	maxDocs     int  // with recursive: documents per target
 	packages    bool // with recursive: compare dump packages with their contents copies
+	hints       bool // also report the rules of severity hint
 }
 
 func newValidateCmd(a *app) *cobra.Command {
@@ -36,13 +37,17 @@ func newValidateCmd(a *app) *cobra.Command {
 		Short: "Check ResourceSync documents against the specification",
 		Long: `Check ResourceSync documents (files, URLs, or - for standard input) against
 ANSI/NISO Z39.99-2017. Every problem names the entry, the offending value, the rule
-and the section of the specification. --rules lists the rules.
+and the section of the specification. --rules lists the rules, each warning
+with the sentence it rests on: what the standard says "must" is an error, what
+it says "should" or "recommended" a warning; what it leaves free ("may",
+"can") is at most a hint, reported only with --hints.
 
 --recursive follows the down links of URL targets and checks the documents
 against each other, within --depth levels (default 16) and --max-documents
-documents (default 100000) per target; reaching a bound is reported. With it, --packages also compares the manifest inside each
-dump package with the copy its contents link points to (sections 11.1, 13.1):
-it downloads every package that has a contents link.
+documents (default 100000) per target; reaching a bound is reported. With it,
+--packages also compares the manifest inside each dump package with the copy
+its contents link points to (sections 11.1, 13.1): it downloads every package
+that has a contents link.
 
 Exit status: 0 no errors (warnings allowed), 1 errors found, 2 a target could
 not be read.`,
@@ -55,6 +60,7 @@ not be read.`,
 	fs.BoolVarP(&f.quiet, "quiet", "q", false, "print only the summary line")
 	fs.BoolVar(&f.rules, "rules", false, "print the rule catalogue (ID, severity, section, summary) and exit")
 	fs.IntVar(&f.maxProblems, "max-problems", 10000, "problems kept per document (counts stay exact)")
+	fs.BoolVar(&f.hints, "hints", false, "also report hints: what the standard leaves free (may, can) but is worth a look; they are neither errors nor warnings")
 	fs.BoolVar(&f.recursive, "recursive", false, "follow down links from URL targets and check the documents against each other")
 	fs.IntVar(&f.depth, "depth", crawl.DefaultMaxDepth, "with --recursive: levels below each URL to follow (-1: no bound)")
 	fs.IntVar(&f.maxDocs, "max-documents", crawl.DefaultMaxDocuments, "with --recursive: most documents to check below each URL (-1: no bound)")
@@ -100,7 +106,7 @@ func (a *app) runValidate(ctx context.Context, f validateFlags, targets []string
 	if os.Getenv("GOGC") == "" {
 		defer debug.SetGCPercent(debug.SetGCPercent(1000))
 	}
-	opts := model.CheckOptions{MaxProblems: f.maxProblems}
+	opts := model.CheckOptions{MaxProblems: f.maxProblems, Hints: f.hints}
 	if f.recursive {
 		return a.runValidateRecursive(ctx, client, f, targets, opts, color)
 	}
@@ -194,14 +200,27 @@ func reportOf(target string, r *model.Report) docReport {
 	return d
 }
 
-// addProblem appends p to d and counts it.
+// addProblem appends p to d and counts it (a hint is counted as neither
+// an error nor a warning).
 func (d *docReport) addProblem(p model.Problem) {
 	d.Problems = append(d.Problems, p)
-	if p.Severity == model.SeverityError {
+	switch p.Severity {
+	case model.SeverityError:
 		d.Errors++
-	} else {
+	case model.SeverityWarning:
 		d.Warnings++
 	}
+}
+
+// severityMark is the mark and the padded label of a severity in text output.
+func severityMark(st textStyles, s model.Severity) (mark, label string) {
+	switch s {
+	case model.SeverityError:
+		return st.err("✗"), st.err("error  ")
+	case model.SeverityWarning:
+		return st.warn("!"), st.warn("warning")
+	}
+	return st.dim("·"), st.dim("hint   ")
 }
 
 // printOptions choose the output of printValidateReports.
@@ -331,10 +350,7 @@ func writeValidateText(w io.Writer, reports []docReport, o printOptions) {
 			bw.WriteString("\n")
 		}
 		for _, p := range r.Problems {
-			mark, sev := st.err("✗"), st.err("error  ")
-			if p.Severity != model.SeverityError {
-				mark, sev = st.warn("!"), st.warn("warning")
-			}
+			mark, sev := severityMark(st, p.Severity)
 			where := "document"
 			if p.Entry >= 0 {
 				where = "entry " + model.EntryNumber(p.Entry)
@@ -378,22 +394,25 @@ func printRules(w io.Writer, asJSON, color bool) error {
 			Severity string `json:"severity"`
 			Section  string `json:"section"`
 			Summary  string `json:"summary"`
+			Basis    string `json:"basis,omitempty"`
 		}
 		out := make([]jr, len(rules))
 		for i, r := range rules {
-			out[i] = jr{r.ID, r.Severity.String(), r.Section, r.Summary}
+			out[i] = jr{r.ID, r.Severity.String(), r.Section, r.Summary, r.Basis}
 		}
 		return writeJSON(w, out)
 	}
 	st := newTextStyles(color)
 	var b strings.Builder
 	for _, r := range rules {
-		sev := st.err("error  ")
-		if r.Severity != model.SeverityError {
-			sev = st.warn("warning")
-		}
+		_, sev := severityMark(st, r.Severity)
 		fmt.Fprintf(&b, "%s %s %s %s\n", st.rule(pad(r.ID, 32)), sev, pad("§"+r.Section, 6), r.Summary)
+		if r.Basis != "" {
+			fmt.Fprintf(&b, "%s %s\n", strings.Repeat(" ", 48), st.dim(r.Basis))
+		}
 	}
+	b.WriteString(st.dim("Severity follows the words of the standard: must → error; should, recommended → warning; may, can,\n"+
+		"or nothing said → hint, shown only with --hints. Each warning and hint quotes the sentence it rests on.") + "\n")
 	_, err := io.WriteString(w, b.String())
 	return err
 }

@@ -49,7 +49,7 @@ func (a *app) validateRecursive(ctx context.Context, client *fetch.Client, targe
 	}
 	var g *crawl.Graph
 	if client != nil {
-		g = crawl.NewGraph(client, crawl.GraphOptions{MaxProblems: opts.MaxProblems})
+		g = crawl.NewGraph(client, crawl.GraphOptions{MaxProblems: opts.MaxProblems, Hints: opts.Hints})
 	}
 	done := map[string]int{} // normalised URL → index in reports
 	for _, t := range targets {
@@ -57,7 +57,7 @@ func (a *app) validateRecursive(ctx context.Context, client *fetch.Client, targe
 			reports = append(reports, a.validateTarget(ctx, client, t, opts))
 			continue
 		}
-		wopts := crawl.WalkOptions{Depth: depth, Check: true, FetchPackages: packages, MaxDocuments: maxDocuments(f.maxDocs)}
+		wopts := crawl.WalkOptions{Depth: depth, Check: true, FetchPackages: packages, MaxDocuments: maxDocuments(f.maxDocs), Hints: opts.Hints}
 		if packages {
 			wopts.PackageOptions.TempDir = a.tempDir()
 		}

@@ -39,6 +39,9 @@ type GraphOptions struct {
 	// MaxProblems is the number of problems stored per document when
 	// checking (model.CheckOptions.MaxProblems); counts stay exact.
 	MaxProblems int
+	// Hints also reports the problems of severity hint when checking
+	// (model.CheckOptions.Hints).
+	Hints bool
 }
 
 // Progress reports a document being loaded.
@@ -282,7 +285,7 @@ func (g *Graph) fetchDoc(ctx context.Context, url string, o LoadOptions) (doc *D
 	dec := model.NewDecoder(resp.Body, g.opts.Decoder)
 	var chk *model.Checker
 	if o.Check {
-		chk = model.NewChecker(model.CheckOptions{BaseURL: doc.FinalURL, MaxProblems: g.opts.MaxProblems})
+		chk = model.NewChecker(model.CheckOptions{BaseURL: doc.FinalURL, MaxProblems: g.opts.MaxProblems, Hints: g.opts.Hints})
 		doc.Checked = true
 	}
 	h, err := dec.Header()
@@ -448,6 +451,9 @@ type WalkOptions struct {
 	// Concurrency bounds the children of one document loaded at once;
 	// default 8. GraphOptions.Concurrency bounds the whole walk.
 	Concurrency int
+	// Hints keeps the problems of severity hint, in the documents' own checks
+	// and the cross-document ones (model.CheckOptions.Hints).
+	Hints bool
 	// MaxDocuments bounds the documents one walk loads, the root included:
 	// past it, the documents left are Skipped nodes. 0 means
 	// DefaultMaxDocuments, Unlimited (any negative value) no bound.
@@ -505,7 +511,7 @@ func (g *Graph) Walk(ctx context.Context, root string, opts WalkOptions) (*Node,
 		w.checkPackages(ctx, n)
 	}
 	if opts.Check {
-		CheckTree(n)
+		checkTree(n, opts.Hints)
 	} else if opts.FetchPackages {
 		n.Walk(func(x *Node) bool {
 			x.Cross = append(x.Cross[:0:0], x.pkgProblems...)
@@ -598,9 +604,10 @@ func (n *Node) ProblemCounts() (errors, warnings int) {
 		errors, warnings = n.Errors, n.Warnings
 	}
 	for _, p := range n.Cross {
-		if p.Severity == model.SeverityError {
+		switch p.Severity {
+		case model.SeverityError:
 			errors++
-		} else {
+		case model.SeverityWarning:
 			warnings++
 		}
 	}
