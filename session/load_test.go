@@ -207,6 +207,15 @@ func TestRemoteDocumentsDoNotReadLocalFiles(t *testing.T) {
 			if userOpenedLocal {
 				return
 			}
+			if err := s.FollowLink(remote, "file://"+secret); !errors.Is(err, ErrLocalFile) {
+				t.Errorf("FollowLink from a remote document to a local file: %v", err)
+			}
+			if err := s.FollowLink(remote, "http://example.com/cl.xml"); err != nil {
+				t.Errorf("FollowLink to http: %v", err)
+			}
+			if err := s.FollowLink(secret, "javascript:alert(1)"); err == nil {
+				t.Errorf("FollowLink to javascript: allowed")
+			}
 			// Nothing local at all until the user opens a local file.
 			if r := load(t, s, "file://"+secret); !errors.Is(r.done[0].Err, ErrLocalFile) || len(r.entries) > 0 {
 				t.Errorf("a local document read: %v", r.done[0].Err)

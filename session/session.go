@@ -105,6 +105,24 @@ func (s *Session) UserOpened(target string) {
 	}
 }
 
+// FollowLink tells whether a link to target found in the document at from
+// may be followed (opened as a document, downloaded): nil when it may, an
+// error wrapping ErrLocalFile when it is a local file that the document may
+// only show (model.MayFollow; a document from the network never leads to a
+// local file), another error for a target that is neither http(s) nor local.
+// The explorer asks it before it follows a link (u, i, enter on an entry),
+// since LoadDocument, given only the target, cannot tell a link from what
+// the user typed.
+func (s *Session) FollowLink(from, target string) error {
+	if model.MayFollow(from, target) {
+		return s.mayRead(target)
+	}
+	if model.IsLocal(target) {
+		return fmt.Errorf("%s, linked from %s: %w", target, from, ErrLocalFile)
+	}
+	return fmt.Errorf("%s: only http(s) URLs and local files are opened", target)
+}
+
 // mayRead tells whether target may be read: any http(s) URL; a local file
 // only once the user opened one. A link found in a document is further
 // held to model.MayFollow by the methods that know the document.
