@@ -325,11 +325,16 @@ func writeValidateJSON(w io.Writer, reports []docReport, bounds []string) {
 func writeValidateText(w io.Writer, reports []docReport, o printOptions) {
 	st := newTextStyles(o.Color)
 	var bw strings.Builder
-	errs, warns, unread := 0, 0, 0
+	errs, warns, hints, unread := 0, 0, 0, 0
 	for i := range reports {
 		r := &reports[i]
 		errs += r.Errors
 		warns += r.Warnings
+		for _, p := range r.Problems {
+			if p.Severity == model.SeverityHint {
+				hints++
+			}
+		}
 		if r.Err != nil {
 			unread++
 		}
@@ -363,14 +368,23 @@ func writeValidateText(w io.Writer, reports []docReport, o printOptions) {
 			fmt.Fprintf(&bw, "  %s %s %s %s %s %s\n", mark, sev, st.dim(pad(where, 11)), st.dim(pad(line, 10)),
 				st.rule(pad(p.Rule+" §"+p.Section, 36)), msg)
 		}
-		if hidden := r.Errors + r.Warnings - len(r.Problems); hidden > 0 {
+		shown := 0
+		for _, p := range r.Problems {
+			if p.Severity != model.SeverityHint {
+				shown++
+			}
+		}
+		if hidden := r.Errors + r.Warnings - shown; hidden > 0 {
 			fmt.Fprintf(&bw, "  %s\n", st.dim(fmt.Sprintf("… and %s not shown (raise --max-problems)", plural(hidden, "more problem", "more problems"))))
 		}
-		if r.Errors+r.Warnings == 0 && r.Err == nil {
+		if r.Errors+r.Warnings == 0 && len(r.Problems) == 0 && r.Err == nil {
 			bw.WriteString("  " + st.dim("no problems") + "\n")
 		}
 	}
 	summary := plural(len(reports), "document", "documents") + ", " + plural(errs, "error", "errors") + ", " + plural(warns, "warning", "warnings")
+	if hints > 0 {
+		summary += ", " + plural(hints, "hint", "hints")
+	}
 	if unread > 0 {
 		summary += ", " + strconv.Itoa(unread) + " could not be read"
 	}
