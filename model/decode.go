@@ -1025,8 +1025,7 @@ func nameOK(b []byte, start, end, colon int) bool {
 	if colon >= 0 && (colon == start || colon == end-1 || !nameStartByte(b[colon+1]) || bytes.IndexByte(b[colon+1:end], ':') >= 0) {
 		return false
 	}
-	_, bad := badNameRune(b[start:end])
-	return !bad
+	return nameRunesOK(b[start:end])
 }
 
 // nameErr reports an invalid name b[start:end] found in what.

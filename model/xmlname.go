@@ -1,6 +1,9 @@
 package model
 
-import "unicode/utf8"
+import (
+	"encoding/binary"
+	"unicode/utf8"
+)
 
 // XML names (XML 1.0, fifth edition, section 2.3): which characters may
 // start a name and which may continue one. The decoder checks ASCII bytes
@@ -49,4 +52,25 @@ func badNameRune(name []byte) (r rune, ok bool) {
 		i += n
 	}
 	return 0, false
+}
+
+// nameRunesOK tells whether the characters of a scanned name beyond ASCII
+// are allowed where they stand; most names are ASCII, which is checked
+// eight bytes at a time.
+func nameRunesOK(name []byte) bool {
+	b := name
+	for len(b) >= 8 {
+		if binary.LittleEndian.Uint64(b)&0x8080808080808080 != 0 {
+			_, bad := badNameRune(name)
+			return !bad
+		}
+		b = b[8:]
+	}
+	for _, c := range b {
+		if c >= 0x80 {
+			_, bad := badNameRune(name)
+			return !bad
+		}
+	}
+	return true
 }
