@@ -76,6 +76,13 @@ func importRules() []importRule {
 					imported == "archive/zip" || strings.HasPrefix(imported, "compress/")
 			},
 		},
+		{
+			name: "display and scratch import nothing of ours",
+			from: func(p string) bool { return p == module+"/display" || p == module+"/scratch" },
+			forbidden: func(_, imported string) bool {
+				return ours(imported)
+			},
+		},
 	}
 }
 
@@ -166,6 +173,7 @@ func TestImportRulesCatch(t *testing.T) {
 		{2, listedPackage{ImportPath: "rsx/model", Imports: []string{"io", "rsx/fetch"}}, listedPackage{ImportPath: "rsx/model", Imports: []string{"io", "net/url"}}, "rsx/model imports rsx/fetch"},
 		{3, listedPackage{ImportPath: "rsx/fetch", Imports: []string{"rsx/model"}}, listedPackage{ImportPath: "rsx/fetch", Imports: []string{"net/http", "os"}}, "rsx/fetch imports rsx/model"},
 		{4, listedPackage{ImportPath: "rsx/ui", Imports: []string{"compress/gzip"}}, listedPackage{ImportPath: "rsx/ui", Imports: []string{"io"}, TestImports: []string{"os"}}, "rsx/ui imports compress/gzip"},
+		{5, listedPackage{ImportPath: "rsx/display", Imports: []string{"rsx/model"}}, listedPackage{ImportPath: "rsx/scratch", Imports: []string{"os", "syscall"}}, "rsx/display imports rsx/model"},
 	} {
 		r := importRules()[tc.rule]
 		if got := r.violations([]listedPackage{tc.breaks}); !slices.Equal(got, []string{tc.wantText}) {

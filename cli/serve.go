@@ -27,8 +27,9 @@ type serveFlags struct {
 func newServeCmd(a *app) *cobra.Command {
 	var f serveFlags
 	cmd := &cobra.Command{
-		Use:   "serve [--addr HOST:PORT] [flags]",
-		Short: "Run the built-in demo ResourceSync Source",
+		Use:         "serve [--addr HOST:PORT] [flags]",
+		Annotations: map[string]string{annotationEndsOnSignal: "yes"},
+		Short:       "Run the built-in demo ResourceSync Source",
 		Long: `Run the built-in demo ResourceSync Source until interrupted (SIGINT or SIGTERM).
 
 The first line on standard output is the base URL (by default on a free loopback

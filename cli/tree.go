@@ -22,6 +22,7 @@ import (
 type treeFlags struct {
 	json        bool
 	depth       int
+	maxDocs     int
 	noCheck     bool
 	concurrency int
 	packages    bool
@@ -48,6 +49,11 @@ its entry's contents link points to (sections 11.1, 13.1): it downloads every
 package that has a contents link, a few at a time, each to a temporary file
 removed once compared. Its problems count on the dump document.
 
+--depth (default 16) and --max-documents (default 100000) bound the walk, so
+that a Source generating documents without end cannot keep it going; a tree
+that reaches a bound says so on standard error. A document reached twice is
+shown once (cycles are not followed).
+
 Exit status: 0 every document was read and no errors were found (warnings
 allowed); 1 a document could not be fetched or read, or errors were found;
 2 URL itself could not be fetched.`,
@@ -58,7 +64,8 @@ allowed); 1 a document could not be fetched or read, or errors were found;
 	}
 	fs := cmd.Flags()
 	fs.BoolVar(&f.json, "json", false, "print one JSON document on standard output")
-	fs.IntVar(&f.depth, "depth", crawl.Unlimited, "levels below URL to load (0: URL only; default: the whole tree)")
+	fs.IntVar(&f.depth, "depth", crawl.DefaultMaxDepth, "levels below URL to load (0: URL only; -1: no bound); the default is deeper than any ResourceSync tree")
+	fs.IntVar(&f.maxDocs, "max-documents", crawl.DefaultMaxDocuments, "most documents to load (-1: no bound)")
 	fs.BoolVar(&f.noCheck, "no-check", false, "do not check the documents (faster)")
 	fs.IntVar(&f.concurrency, "parallel", 8, "documents fetched and parsed at once")
 	fs.BoolVar(&f.packages, "packages", false, "compare each dump package's manifest with its contents copy (downloads every package that has a contents link)")
@@ -95,9 +102,13 @@ func (a *app) runTree(ctx context.Context, f treeFlags, target string) error {
 		depth = crawl.Unlimited
 	}
 	start := time.Now()
-	wopts := crawl.WalkOptions{Depth: depth, Check: !f.noCheck, Concurrency: f.concurrency, FetchPackages: f.packages}
-	if gopts.Progress != nil && f.packages {
-		wopts.PackageProgress = packageProgress(a.err)
+	wopts := crawl.WalkOptions{Depth: depth, Check: !f.noCheck, Concurrency: f.concurrency, FetchPackages: f.packages,
+		MaxDocuments: maxDocuments(f.maxDocs)}
+	if f.packages {
+		wopts.PackageOptions.TempDir = a.tempDir()
+		if gopts.Progress != nil {
+			wopts.PackageProgress = packageProgress(a.err)
+		}
 	}
 	root, werr := g.Walk(ctx, target, wopts)
 	elapsed := time.Since(start)
@@ -119,6 +130,9 @@ func (a *app) runTree(ctx context.Context, f treeFlags, target string) error {
 		writeTreeText(a.out, root, newTextStyles(useColor(a.out)))
 		fmt.Fprintln(a.out, sum.String())
 	}
+	if msg := boundsReached(root, f.depth, f.maxDocs); msg != "" {
+		fmt.Fprintln(a.err, "rsx: tree: "+msg)
+	}
 	if werr != nil {
 		return failed(fmt.Errorf("tree: %w", werr))
 	}
@@ -134,7 +148,7 @@ func treeProgress(w io.Writer) func(crawl.Progress) {
 		if p.Done {
 			return
 		}
-		u := p.URL
+		u := esc(p.URL)
 		if len(u) > 60 {
 			u = "…" + u[len(u)-59:]
 		}
@@ -148,6 +162,7 @@ func treeProgress(w io.Writer) func(crawl.Progress) {
 func packageProgress(w io.Writer) func(url string, done, total int64) {
 	var mu sync.Mutex
 	return func(url string, done, total int64) {
+		url = esc(url)
 		if len(url) > 50 {
 			url = "…" + url[len(url)-49:]
 		}
@@ -233,14 +248,12 @@ type jsonTreeNode struct {
 	Warnings   int             `json:"warnings"`
 	Repeat     bool            `json:"repeat,omitempty"`     // already shown elsewhere in the tree
 	Unexpanded bool            `json:"unexpanded,omitempty"` // the depth limit stopped here
+	Skipped    bool            `json:"skipped,omitempty"`    // not loaded: the bound of documents was reached
 	Children   []*jsonTreeNode `json:"children"`
 }
 
 func treeJSON(n *crawl.Node) *jsonTreeNode {
-	j := &jsonTreeNode{URL: n.URL, Children: []*jsonTreeNode{}, Repeat: n.Repeat, Unexpanded: n.Unexpanded}
-	if n.Via != nil {
-		j.URL = n.Via.Loc
-	}
+	j := &jsonTreeNode{URL: nodeURL(n), Children: []*jsonTreeNode{}, Repeat: n.Repeat, Unexpanded: n.Unexpanded, Skipped: n.Skipped}
 	if n.Document == nil {
 		return j
 	}
@@ -299,9 +312,10 @@ func writeTreeText(w io.Writer, root *crawl.Node, st textStyles) {
 
 // treeLine is one node: type, URL, entries, times, problem marks or error.
 func treeLine(n *crawl.Node, st textStyles) string {
-	url := n.URL
-	if n.Via != nil {
-		url = n.Via.Loc
+	url := nodeURL(n)
+	url = esc(url)
+	if n.Skipped {
+		return st.dim(url + "  (not loaded: the bound of documents was reached, --max-documents)")
 	}
 	if n.Document == nil {
 		return url
@@ -310,25 +324,25 @@ func treeLine(n *crawl.Node, st textStyles) string {
 		return st.dim(url + "  (shown above)")
 	}
 	if n.Header == nil {
-		return st.err("✗ "+url) + "  " + st.err(errText(n.Err))
+		return st.err("✗ "+url) + "  " + st.err(esc(errText(n.Err)))
 	}
 	h := n.Header
-	parts := []string{st.title(model.DocumentTitle(h.MD.Capability, h.Root)), url}
+	parts := []string{st.title(esc(model.DocumentTitle(h.MD.Capability, h.Root))), url}
 	parts = append(parts, st.dim(plural(n.EntryCount, "entry", "entries")))
 	md := &h.MD
 	switch {
 	case md.Capability.IsChange() || md.From.Present():
-		t := "from " + orQ(md.From.Raw)
+		t := "from " + esc(orQ(md.From.Raw))
 		if md.Until.Present() {
-			t += " until " + md.Until.Raw + " (closed)"
+			t += " until " + esc(md.Until.Raw) + " (closed)"
 		} else {
 			t += " (open)"
 		}
 		parts = append(parts, st.dim(t))
 	case md.At.Present():
-		t := "at " + md.At.Raw
+		t := "at " + esc(md.At.Raw)
 		if md.Completed.Present() {
-			t += " completed " + md.Completed.Raw
+			t += " completed " + esc(md.Completed.Raw)
 		}
 		parts = append(parts, st.dim(t))
 	}
@@ -340,7 +354,7 @@ func treeLine(n *crawl.Node, st textStyles) string {
 		parts = append(parts, st.warn(fmt.Sprintf("! %d", warns)))
 	}
 	if n.Err != nil {
-		parts = append(parts, st.err(n.Err.Error()))
+		parts = append(parts, st.err(esc(n.Err.Error())))
 	}
 	if n.Unexpanded {
 		parts = append(parts, st.dim(fmt.Sprintf("… %s not loaded (--depth)", plural(len(n.Down), "document", "documents"))))
@@ -360,4 +374,44 @@ func errText(err error) string {
 		return ""
 	}
 	return err.Error()
+}
+
+// maxDocuments turns the --max-documents flag into crawl.WalkOptions'.
+func maxDocuments(flag int) int {
+	if flag < 0 {
+		return crawl.Unlimited
+	}
+	if flag == 0 {
+		return 1 // the root only
+	}
+	return flag
+}
+
+// boundsReached says what the bounds of a walk left out below root, "" when
+// nothing.
+func boundsReached(root *crawl.Node, depth, maxDocs int) string {
+	skipped, unexpanded := root.Bounds()
+	var parts []string
+	if unexpanded > 0 {
+		parts = append(parts, fmt.Sprintf("%s below depth %d not loaded (--depth)", plural(unexpanded, "document", "documents"), depth))
+	}
+	if skipped > 0 {
+		parts = append(parts, fmt.Sprintf("%s not loaded past the bound of %d documents (--max-documents)", plural(skipped, "document", "documents"), maxDocs))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "stopped at a bound: " + strings.Join(parts, "; ")
+}
+
+// nodeURL is the URL a node stands for: its entry's loc, or for the root the
+// URL asked (a node not loaded has no Document).
+func nodeURL(n *crawl.Node) string {
+	switch {
+	case n.Via != nil:
+		return n.Via.Loc
+	case n.Document != nil:
+		return n.URL
+	}
+	return ""
 }

@@ -35,6 +35,10 @@ type CheckOptions struct {
 	Capability Capability
 	// BaseURL is the document's URL, used to explain relative <loc> values.
 	BaseURL string
+	// Hints also reports the rules of severity SeverityHint: what the
+	// standard leaves free but is worth a look. They are counted in neither
+	// Counts figure.
+	Hints bool
 }
 
 const (
@@ -134,10 +138,15 @@ func (c *Checker) Problems() []Problem {
 // fill in its Message (with msg). A nil result means: counted, not stored.
 func (c *Checker) flag(id ruleID, entry, line int, section string) *Problem {
 	r := ruleInfo(id)
-	if r.Severity == SeverityError {
+	switch r.Severity {
+	case SeverityError:
 		c.nErr++
-	} else {
+	case SeverityWarning:
 		c.nWarn++
+	default:
+		if !c.opts.Hints {
+			return nil
+		}
 	}
 	if section == "" {
 		section = r.Section

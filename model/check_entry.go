@@ -498,6 +498,24 @@ func (c *Checker) link(l *Link, e *Entry, idx int) {
 	}
 	if !l.HasHref || l.Href == "" {
 		c.report(rLinkHrefMissing, idx, line, "", where()+" has no href attribute: the URI of the related resource is mandatory")
+	} else if href := strings.TrimSpace(l.Href); href != "" {
+		switch chkURI(href) {
+		case uriOK:
+		case uriBadChar:
+			c.report(rLinkHrefInvalidChar, idx, line, "", where()+" href="+chkQuote(l.Href)+" contains characters a URI cannot hold (spaces, control characters or <>\"{}|\\^`); percent-encode them")
+		case uriNoHost:
+			c.report(rLinkHrefNotAbsolute, idx, line, "", where()+" href="+chkQuote(l.Href)+" has no host")
+		default:
+			msg := where() + " href=" + chkQuote(l.Href) + " is not an absolute URI"
+			if c.opts.BaseURL != "" {
+				if _, err := url.Parse(c.opts.BaseURL); err == nil {
+					if _, err := url.Parse(href); err == nil {
+						msg += " (relative to this document it would be " + chkClip(ResolveHref(c.opts.BaseURL, href)) + ")"
+					}
+				}
+			}
+			c.report(rLinkHrefNotAbsolute, idx, line, "", msg)
+		}
 	}
 	if l.PriRaw != "" && (!l.PriOK || l.Pri < MinPri || l.Pri > MaxPri) {
 		c.report(rLinkPri, idx, line, "", where()+" pri="+chkQuote(l.PriRaw)+" is not an integer between 1 and 999999")

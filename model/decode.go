@@ -1025,13 +1025,20 @@ func nameOK(b []byte, start, end, colon int) bool {
 	if colon >= 0 && (colon == start || colon == end-1 || !nameStartByte(b[colon+1]) || bytes.IndexByte(b[colon+1:end], ':') >= 0) {
 		return false
 	}
-	return b[start] < 0x80 || utf8.Valid(b[start:end])
+	return nameRunesOK(b[start:end])
 }
 
 // nameErr reports an invalid name b[start:end] found in what.
 func (d *Decoder) nameErr(b []byte, start, end int, what string) error {
 	if start == end {
 		return d.syntaxErr(d.lineAt(d.pos+start), "expected a name in %s, found %q", what, clip(b[start:], 1))
+	}
+	if r, bad := badNameRune(b[start:end]); bad {
+		if r == utf8.RuneError {
+			return d.syntaxErr(d.lineAt(d.pos+start), "invalid name %q in %s: not UTF-8", b[start:end], what)
+		}
+		return d.syntaxErr(d.lineAt(d.pos+start), "invalid name %q in %s: character %U is not allowed in an XML name (inside a tag XML allows only space, tab, CR and LF between names)",
+			b[start:end], what, r)
 	}
 	return d.syntaxErr(d.lineAt(d.pos+start), "invalid name %q in %s", b[start:end], what)
 }

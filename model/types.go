@@ -207,7 +207,10 @@ type Severity uint8
 
 const (
 	SeverityError   Severity = iota + 1 // a MUST or mandatory rule is broken
-	SeverityWarning                     // a SHOULD / recommended rule, or a questionable practice
+	SeverityWarning                     // a SHOULD / recommended rule
+	// SeverityHint: what the standard leaves free (may, can) or does not
+	// address, worth a look; reported only when asked (CheckOptions.Hints).
+	SeverityHint
 )
 
 // Problem is one conformance finding.

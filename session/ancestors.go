@@ -28,7 +28,9 @@ func (s *Session) Ancestors(ctx context.Context, start string, h *model.Header) 
 	cur, base := h, start
 	for range 8 {
 		next := parentLink(cur, base)
-		if next == "" || seen[crawl.NormalizeURL(next)] {
+		if next == "" || seen[crawl.NormalizeURL(next)] || !model.MayFollow(base, next) {
+			// No parent, a loop, or a link that may be shown but not
+			// followed (a file: link of a document from the network).
 			break
 		}
 		seen[crawl.NormalizeURL(next)] = true

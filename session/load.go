@@ -152,6 +152,9 @@ func (s *Session) stream(ctx context.Context, dec *model.Decoder, cr *countingRe
 
 // open fetches or opens target.
 func (s *Session) open(ctx context.Context, target string) (body io.ReadCloser, final string, total int64, resp *fetch.Response, err error) {
+	if err := s.mayRead(target); err != nil {
+		return nil, "", 0, nil, err
+	}
 	if model.IsLocal(target) {
 		p := model.LocalPath(target)
 		f, err := os.Open(p)

@@ -37,7 +37,8 @@ type PackageLoad struct {
 }
 
 // OpenPackage prepares the download of the package ref describes, its
-// temporary file under opts.TempDir. Nothing is fetched until Download.
+// temporary file under opts.TempDir (or the session's Options.TempDir).
+// Nothing is fetched until Download.
 func (s *Session) OpenPackage(ref dump.PackageRef, opts dump.Options) *PackageLoad {
 	ctx, cancel := context.WithCancel(context.Background())
 	return &PackageLoad{s: s, ref: ref, opts: opts, ctx: ctx, cancel: cancel}
@@ -59,6 +60,13 @@ type PackageFetched struct {
 func (l *PackageLoad) Download(progress func(done, total int64)) PackageFetched {
 	var out PackageFetched
 	ref, opts := l.ref, l.opts
+	if ref.Dump != "" && !model.MayFollow(ref.Dump, ref.URL) {
+		out.Err = fmt.Errorf("download package %s: %w", ref.URL, ErrLocalFile)
+		return out
+	}
+	if opts.TempDir == "" {
+		opts.TempDir = l.s.opts.TempDir
+	}
 	dir, err := os.MkdirTemp(opts.TempDir, "rsx-package-")
 	if err != nil {
 		out.Err = fmt.Errorf("download package %s: %w", ref.URL, err)
@@ -206,6 +214,13 @@ func (l *PackageLoad) CompareContents(url string) ([]string, error) {
 	p := l.Package()
 	if p == nil {
 		return nil, errors.New("compare the manifest copy: the package is not open")
+	}
+	from := l.ref.Dump
+	if from == "" {
+		from = l.ref.URL
+	}
+	if !model.MayFollow(from, url) {
+		return nil, fmt.Errorf("fetch the manifest copy %s: %w", url, ErrLocalFile)
 	}
 	rc, _, err := l.s.OpenRaw(l.ctx, url)
 	if err != nil {
