@@ -41,7 +41,9 @@ func (v *docPage) View() string {
 			bodyView = tbl + "\n" + det
 		}
 	}
-	b.WriteString(bodyView)
+	// Exactly body lines, so that the status bar and the footer stay at the
+	// bottom whatever the panes made of the room.
+	b.WriteString(components.FitBlock(bodyView, w, body))
 	b.WriteByte('\n')
 	b.WriteString(v.statusLine())
 	b.WriteByte('\n')
@@ -207,7 +209,11 @@ func (v *docPage) statusLine() string {
 		if v.filterBusy {
 			f = fmt.Sprintf("filter %q: …", v.query.raw)
 		}
-		segs = append(segs, seg{text: st.StatusKey.Render(f)})
+		segs = append(segs, seg{text: st.StatusKey.Render(components.Sanitize(f))})
+		if c := v.query.unknownCol; c != "" {
+			segs = append(segs, seg{st.BarWarning.Render(components.Sanitize(fmt.Sprintf("no column %q: searched as text", c))),
+				st.BarWarning.Render(components.Sanitize(fmt.Sprintf("no column %q", c))), 0})
+		}
 	}
 	if v.sortCol >= 0 && v.sortCol < len(v.kinds) {
 		dir := "↑"
@@ -324,9 +330,18 @@ func (v *docPage) footer() string {
 	k := &v.c.Keys
 	if v.filtering {
 		hints := components.ShortHelp(st, []key.Binding{common.Short(k.Submit, "apply"), common.Short(k.Cancel, "clear")}, " · ", 0)
+		if c := v.query.unknownCol; c != "" && v.query.raw == v.filterInput.Value() {
+			// Said where the user looks while typing: the filter line.
+			names := make([]string, len(v.kinds))
+			for i, k := range v.kinds {
+				names[i] = k.name()
+			}
+			warn := fmt.Sprintf("no column %q (columns: %s): searched as text", c, strings.Join(names, ", "))
+			return components.Fit(v.filterInput.View()+"  "+st.Warning.Render(components.Sanitize(warn)), v.width)
+		}
 		return components.Fit(v.filterInput.View()+"  "+hints+st.Dim.Render(" · name:value for one column"), v.width)
 	}
-	return components.ShortHelp(st, k.DocumentFooter(v.doc.isIndex()), " · ", v.width)
+	return components.Footer(st, k.DocumentFooter(v.doc.isIndex()), 2, " · ", v.width)
 }
 
 // loadingView is shown while a document without entries yet streams in.
