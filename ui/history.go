@@ -130,6 +130,9 @@ func (c *docCache) put(key string, d *document) {
 }
 
 func (c *docCache) remove(key string) {
+	if d := c.docs[key]; d != nil {
+		d.stopCrossCheck()
+	}
 	delete(c.docs, key)
 	for i, k := range c.order {
 		if k == key {
@@ -153,6 +156,7 @@ func (c *docCache) evict(keep string) {
 		if d := c.docs[k]; d != nil {
 			total -= d.entries.Len()
 			d.cancelLoad()
+			d.stopCrossCheck()
 		}
 		c.remove(k)
 	}

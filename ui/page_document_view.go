@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -113,6 +114,9 @@ func (v *docPage) crumbsLine() string {
 		} else {
 			b.WriteString(st.Breadcrumb.Render(parts[i]))
 		}
+	}
+	if v.returnTo != "" {
+		b.WriteString(st.Flash.Render("   ⟵ esc: back to " + v.returnTo))
 	}
 	return components.Fit(b.String(), v.width)
 }
@@ -237,8 +241,12 @@ func (v *docPage) statusLine() string {
 	if !d.loading && d.header != nil {
 		errs, warns := d.problemCounts()
 		switch {
-		case errs == 0 && warns == 0:
+		case errs == 0 && warns == 0 && d.crossState == crossChecking:
+			segs = append(segs, seg{st.StatusValue.Render("checking across documents…"), st.StatusValue.Render("checking…"), 2})
+		case errs == 0 && warns == 0 && d.err == nil && d.crossState != crossFailed:
+			// Valid only when it loaded whole and every check ran.
 			segs = append(segs, seg{st.BarOK.Render("✓ valid"), st.BarOK.Render("✓"), 2})
+		case errs == 0 && warns == 0:
 		default:
 			var full, short []string
 			if errs > 0 {
@@ -249,8 +257,15 @@ func (v *docPage) statusLine() string {
 				full = append(full, st.BarWarning.Render(fmt.Sprintf("⚠ %d warning%s", warns, plural(warns))))
 				short = append(short, st.BarWarning.Render(fmt.Sprintf("⚠%d", warns)))
 			}
+			if d.crossState == crossChecking {
+				full = append(full, st.StatusValue.Render("checking…"))
+				short = append(short, st.StatusValue.Render("…"))
+			}
 			sp := st.StatusBar.Render(" ")
 			segs = append(segs, seg{strings.Join(full, sp), strings.Join(short, sp), 2})
+		}
+		if d.crossState == crossFailed {
+			segs = append(segs, seg{st.BarWarning.Render("? cross-document checks failed"), st.BarWarning.Render("? cross"), 1})
 		}
 	}
 	switch {
@@ -341,7 +356,15 @@ func (v *docPage) footer() string {
 		}
 		return components.Fit(v.filterInput.View()+"  "+hints+st.Dim.Render(" · name:value for one column"), v.width)
 	}
-	return components.Footer(st, k.DocumentFooter(v.doc.isIndex()), 2, " · ", v.width)
+	bs := k.DocumentFooter(v.doc.isIndex())
+	if v.returnTo != "" {
+		for i, b := range bs {
+			if slices.Equal(b.Keys(), k.Back.Keys()) {
+				bs[i] = common.Short(k.Back, "back to "+v.returnTo)
+			}
+		}
+	}
+	return components.Footer(st, bs, 2, " · ", v.width)
 }
 
 // loadingView is shown while a document without entries yet streams in.
