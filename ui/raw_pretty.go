@@ -51,12 +51,12 @@ func (p *prettyText) lineAt(off int) int {
 type xmlTokKind uint8
 
 const (
-	tokText    xmlTokKind = iota
-	tokStart              // <a …>
-	tokEnd                // </a>
-	tokEmpty              // <a …/>
-	tokOther              // <?…?>, <!--…-->, <![CDATA[…]]>, <!DOCTYPE …>
-	tokBroken             // a '<' whose markup never ends: the rest of the text
+	tokText   xmlTokKind = iota
+	tokStart             // <a …>
+	tokEnd               // </a>
+	tokEmpty             // <a …/>
+	tokOther             // <?…?>, <!--…-->, <![CDATA[…]]>, <!DOCTYPE …>
+	tokBroken            // a '<' whose markup never ends: the rest of the text
 )
 
 // xmlTok is one token: its kind and byte range.
