@@ -378,6 +378,8 @@ func (a *App) request(msg tea.Msg) (cmd tea.Cmd, ok bool) {
 		}
 		p.GotoPlace(msg.Line, msg.Entry)
 		return tea.Batch(a.pushPage(p), read), true
+	case historyGoMsg:
+		return a.goTo(msg.Pos), true
 	case closeViewMsg:
 		a.popPage()
 		return nil, true
@@ -620,7 +622,13 @@ func (a *App) discovered(m discoveryMsg) tea.Cmd {
 		a.flashError("discovery from " + m.input + " failed: " + m.err.Error())
 		return nil
 	}
-	return a.showPage(newDiscoveryPage(a.c, m.disc))
+	p := newDiscoveryPage(a.c, m.disc)
+	if d := a.doc; d != nil && d.url == m.input && !d.isResourceSync() {
+		// Kept with the document, so that the history comes back to it.
+		d.discoveryPage = p
+		a.hist.setLabel(docKey(d.url, false), docLabel(d))
+	}
+	return a.showPage(p)
 }
 
 // openBrowser opens url in the user's browser, reporting failure in the UI.

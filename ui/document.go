@@ -47,6 +47,11 @@ type document struct {
 	crossErr    error
 	crossCancel context.CancelFunc
 	marks       []uint8 // per entry, nil when no entry has a problem
+
+	// discoveryPage is the discovery run from this URL because it is not a
+	// ResourceSync document: coming back to it in the history shows it as
+	// it was, without running discovery again.
+	discoveryPage *discoveryPage
 }
 
 func newDocument(url string, gen int) *document {

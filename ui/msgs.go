@@ -82,3 +82,9 @@ type copyMsg struct {
 type openBrowserMsg struct {
 	URL string
 }
+
+// historyGoMsg asks to go back (or forward) in the history to position Pos,
+// as a click on a breadcrumb does.
+type historyGoMsg struct {
+	Pos int
+}

@@ -68,6 +68,8 @@ type docPage struct {
 	// returnTo names the page esc goes back to, set aside by a jump to an
 	// entry (App.park); "" when esc goes back in the history.
 	returnTo string
+	// trail is the way back in the history, for the breadcrumbs.
+	trail []trailCrumb
 }
 
 func newDocPage(c *common.Common, d *document) *docPage {
@@ -449,8 +451,8 @@ func (v *docPage) click(msg tea.MouseClickMsg) tea.Cmd {
 		return nil
 	}
 	if msg.Y == 0 {
-		if u := v.crumbAt(msg.X); u != "" {
-			return msgCmd(openURLMsg{URL: u})
+		if pos := v.crumbAt(msg.X); pos >= 0 {
+			return msgCmd(historyGoMsg{Pos: pos})
 		}
 		return nil
 	}

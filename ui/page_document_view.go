@@ -52,13 +52,36 @@ func (v *docPage) View() string {
 	return b.String()
 }
 
-// crumbs are the breadcrumbs: ancestors, then the document itself.
-func (v *docPage) crumbs() []Crumb {
-	c := append([]Crumb(nil), v.doc.crumbs...)
-	return append(c, Crumb{URL: v.doc.base(), Capability: v.doc.capability(), Root: v.doc.root()})
+// trailCrumb is a breadcrumb: a place on the way back, and its position
+// in the history.
+type trailCrumb struct {
+	label string
+	pos   int // -1 for the document shown
 }
 
-// crumbLabel names a crumb.
+// crumbs are the breadcrumbs: the way back (App.setTrail), then the
+// document itself. Only pages that esc and [ go back to are named.
+func (v *docPage) crumbs() []trailCrumb {
+	out := append([]trailCrumb(nil), v.trail...)
+	return append(out, trailCrumb{label: docLabel(v.doc), pos: -1})
+}
+
+// docLabel names a document in the breadcrumbs: its type, or its URL when
+// it is not a ResourceSync document.
+func docLabel(d *document) string {
+	switch {
+	case d.header != nil && d.isResourceSync():
+		return components.Sanitize(d.title())
+	case d.discoveryPage != nil:
+		return "Discovery from " + components.Sanitize(shortURL(d.url))
+	case d.loading && d.header == nil:
+		return "Loading…"
+	}
+	return components.Sanitize(shortURL(d.url))
+}
+
+// crumbLabel names an ancestor (on the document pane's path from the
+// Source Description).
 func crumbLabel(c Crumb) string {
 	if c.Capability == "" && c.Root == model.RootUnknown {
 		return components.Sanitize(shortURL(c.URL))
@@ -66,53 +89,40 @@ func crumbLabel(c Crumb) string {
 	return components.Sanitize(c.Title())
 }
 
-// crumbLabels name the crumbs; the last one is the document itself.
-func (v *docPage) crumbLabels(cs []Crumb) []string {
-	out := make([]string, len(cs))
-	for i, c := range cs {
-		out[i] = crumbLabel(c)
-	}
-	if v.doc.parts != nil && len(out) > 0 {
-		out[len(out)-1] = "All entries"
-	}
-	return out
-}
-
 const crumbSep = " › "
 
-// fittedCrumbs returns the breadcrumbs, their labels and the first one shown:
-// the oldest are dropped when they do not fit the width. Drawing and
-// clicking both use it, so a click lands on the crumb drawn there.
-func (v *docPage) fittedCrumbs() (cs []Crumb, parts []string, first int) {
+// fittedCrumbs returns the breadcrumbs and the first one shown: the oldest
+// are dropped when they do not fit the width. Drawing and clicking both use
+// it, so a click lands on the crumb drawn there.
+func (v *docPage) fittedCrumbs() (cs []trailCrumb, first int) {
 	cs = v.crumbs()
-	parts = v.crumbLabels(cs)
 	plain := 0
-	for _, p := range parts {
-		plain += components.Width(p) + components.Width(crumbSep)
+	for _, c := range cs {
+		plain += components.Width(c.label) + components.Width(crumbSep)
 	}
-	for plain > v.width && first < len(parts)-1 {
-		plain -= components.Width(parts[first]) + components.Width(crumbSep)
+	for plain > v.width && first < len(cs)-1 {
+		plain -= components.Width(cs[first].label) + components.Width(crumbSep)
 		first++
 	}
-	return cs, parts, first
+	return cs, first
 }
 
 func (v *docPage) crumbsLine() string {
 	st := v.c.Styles
-	_, parts, first := v.fittedCrumbs()
+	cs, first := v.fittedCrumbs()
 	var b strings.Builder
 	if first > 0 {
 		b.WriteString(st.Breadcrumb.Render("…"))
 		b.WriteString(st.BreadSep.Render(crumbSep))
 	}
-	for i := first; i < len(parts); i++ {
+	for i := first; i < len(cs); i++ {
 		if i > first {
 			b.WriteString(st.BreadSep.Render(crumbSep))
 		}
-		if i == len(parts)-1 {
-			b.WriteString(st.BreadActive.Render(parts[i]))
+		if i == len(cs)-1 {
+			b.WriteString(st.BreadActive.Render(cs[i].label))
 		} else {
-			b.WriteString(st.Breadcrumb.Render(parts[i]))
+			b.WriteString(st.Breadcrumb.Render(cs[i].label))
 		}
 	}
 	if v.returnTo != "" {
@@ -121,28 +131,25 @@ func (v *docPage) crumbsLine() string {
 	return components.Fit(b.String(), v.width)
 }
 
-// crumbAt returns the URL of the breadcrumb at column x ("" for none or the
-// current document).
-func (v *docPage) crumbAt(x int) string {
-	cs, parts, first := v.fittedCrumbs()
+// crumbAt returns the history position of the breadcrumb at column x, -1
+// for none or the document shown.
+func (v *docPage) crumbAt(x int) int {
+	cs, first := v.fittedCrumbs()
 	col := 0
 	if first > 0 {
 		col = 1 + components.Width(crumbSep)
 	}
-	for i := first; i < len(parts); i++ {
+	for i := first; i < len(cs); i++ {
 		if i > first {
 			col += components.Width(crumbSep)
 		}
-		wd := components.Width(parts[i])
+		wd := components.Width(cs[i].label)
 		if x >= col && x < col+wd {
-			if i == len(parts)-1 {
-				return ""
-			}
-			return cs[i].URL
+			return cs[i].pos
 		}
 		col += wd
 	}
-	return ""
+	return -1
 }
 
 // titleLine shows the document's type and URL.
@@ -467,6 +474,15 @@ func (v *docPage) docInfoLines(w int) []string {
 	var out []string
 	add := func(label, value string) {
 		out = append(out, kvLines(st, "", label, 11, value, st.Value, w)...)
+	}
+	if len(d.crumbs) > 0 {
+		// Where the document sits, found through its up and index links (the
+		// breadcrumbs name the way back instead).
+		path := make([]string, len(d.crumbs))
+		for i, c := range d.crumbs {
+			path[i] = crumbLabel(c)
+		}
+		add("path", strings.Join(path, crumbSep)+crumbSep+docLabel(d))
 	}
 	if h := d.header; h != nil {
 		out = append(out, mdLines(st, &h.MD, w)...)
