@@ -449,7 +449,6 @@ func TestExplorerNavigation(t *testing.T) {
 	d.keys("M")
 	want("/dumps/manifest1.xml", "Source Description", "Capability List", "Resource List Index", "Resource List", "Capability List", "Resource Dump", "Resource Dump Manifest")
 
-
 	// Opening a document directly names no page before it: there is none to
 	// go back to. Its ancestors, found through up links, are in the
 	// document pane.
