@@ -52,10 +52,15 @@ type Inspection struct {
 // CheckResource does, and computes every digest of the body, keeping a
 // longer preview for showing text.
 func (s *Session) InspectResource(ctx context.Context, t claims.Target, progress func(done, total int64)) Inspection {
+	return Inspect(ctx, s.claimsDownloader(), s.opts.Claims, t, progress)
+}
+
+// Inspect is InspectResource through any downloader, with the options o
+// of the judgement (its Preview made at least InspectPreview).
+func Inspect(ctx context.Context, d claims.Downloader, o claims.Options, t claims.Target, progress func(done, total int64)) Inspection {
 	sums := newDigester()
-	o := s.opts.Claims
 	o.Preview = max(o.Preview, InspectPreview)
-	c := claims.New(teeDownloader{d: s.claimsDownloader(), w: sums}, o)
+	c := claims.New(teeDownloader{d: d, w: sums}, o)
 	r := c.Check(ctx, t, progress)
 	in := Inspection{Result: r}
 	if r.Received.Bytes > 0 || r.Err() == nil && is2xx(r.Received.Status) {

@@ -202,7 +202,11 @@ func (a *App) pageTitle() string {
 
 // context is what a page opener may read.
 func (a *App) context() pageContext {
-	return pageContext{c: a.c, backend: a.backend, doc: a.doc}
+	pc := pageContext{c: a.c, backend: a.backend, doc: a.doc, selected: -1}
+	if a.dv != nil {
+		pc.selected = a.dv.Selected()
+	}
+	return pc
 }
 
 // openWith opens the page of an opener over the document.

@@ -41,9 +41,10 @@ type Page interface {
 // pageContext is what opening a page may read: the shared Common, the
 // backend and the document shown (nil when none).
 type pageContext struct {
-	c       *common.Common
-	backend Backend
-	doc     *document
+	c        *common.Common
+	backend  Backend
+	doc      *document
+	selected int // the entry under the cursor, -1 when none
 }
 
 // pageOpener opens a page over the document when its key is pressed.
@@ -62,6 +63,7 @@ func (a *App) pageOpeners() []pageOpener {
 		{k.HTTP, openHTTPPage},
 		{k.Problems, openProblemsPage},
 		{k.Discovery, openDiscovery},
+		{k.Versions, openVersionsPage},
 	}
 }
 
