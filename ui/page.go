@@ -8,8 +8,8 @@ import (
 )
 
 // Page is a screen of the explorer: the document page, or a page shown over
-// it (raw XML, HTTP, problems, resource, discovery, package). Pages are
-// pointer types; Update returns the page itself.
+// it (raw XML, HTTP, problems, resource, versions, diff, discovery,
+// package). Pages are pointer types; Update returns the page itself.
 type Page interface {
 	// Init returns the page's first command (a load, a download), or nil.
 	Init() tea.Cmd

@@ -211,7 +211,14 @@ func (v *diffPage) lines() []string {
 			case strings.HasPrefix(l, "@@"):
 				style = st.Rel
 			}
-			out = append(out, style.Render(components.Printable(strings.TrimRight(l, "\r"))))
+			// Long lines wrap (a document on one line changes in one line):
+			// the whole change is seen.
+			for j, part := range components.HardWrap(components.Printable(strings.TrimRight(l, "\r")), max(w-2, 10)) {
+				if j > 0 {
+					part = "↪" + part
+				}
+				out = append(out, style.Render(part))
+			}
 		}
 	}
 	return out

@@ -603,7 +603,7 @@ func (v *problemsPage) rowLine(st *common.Styles, r problemRow, selected bool, r
 	}
 	p := r.p
 	where := fmt.Sprintf("%-12s", problemWhere(p))
-	msg := components.Printable(strings.Join(strings.Fields(p.Message), " "))
+	msg := components.Printable(strings.Join(strings.Fields(withoutEntryPrefix(p)), " "))
 	if selected {
 		return st.Selected.Render(components.Pad("    "+where+" "+msg, w))
 	}
@@ -658,4 +658,30 @@ func (v *problemsPage) detailLines(st *common.Styles, w int) []string {
 		out = append(out, wrap(rr.Summary, st.Explain)...)
 	}
 	return out
+}
+
+// withoutEntryPrefix is a problem's message without the "entry N (loc): "
+// it starts with, which the row says already (the detail pane gives the
+// message whole).
+func withoutEntryPrefix(p *model.Problem) string {
+	if p.Entry < 0 {
+		return p.Message
+	}
+	prefix := fmt.Sprintf("entry %d", p.Entry+1)
+	rest, ok := strings.CutPrefix(p.Message, prefix)
+	if !ok {
+		return p.Message
+	}
+	if strings.HasPrefix(rest, " (") {
+		// The loc in parentheses may hold ")" or ": ": cut at the "): "
+		// that ends it.
+		if i := strings.Index(rest, "): "); i >= 0 {
+			return rest[i+3:]
+		}
+		return p.Message
+	}
+	if r, ok := strings.CutPrefix(rest, ": "); ok {
+		return r
+	}
+	return p.Message
 }

@@ -261,3 +261,20 @@ func TestProblemsViewEmptyAndLarge(t *testing.T) {
 		t.Errorf("%d lines drawn, want 10", n)
 	}
 }
+
+func TestWithoutEntryPrefix(t *testing.T) {
+	for _, tc := range []struct {
+		entry    int
+		msg, out string
+	}{
+		{154, `entry 155 (http://e.org/r.txt): <rs:ln> pri="0" is bad`, `<rs:ln> pri="0" is bad`},
+		{6, "entry 7: lastmod is in the future", "lastmod is in the future"},
+		{6, "entry 70: not this entry", "entry 70: not this entry"},
+		{-1, "entry 1: document level", "entry 1: document level"},
+		{0, "entry 1 (unclosed: x", "entry 1 (unclosed: x"},
+	} {
+		if got := withoutEntryPrefix(&model.Problem{Entry: tc.entry, Message: tc.msg}); got != tc.out {
+			t.Errorf("%q: %q, want %q", tc.msg, got, tc.out)
+		}
+	}
+}

@@ -594,7 +594,7 @@ func receivedLines(st *common.Styles, in *session.Inspection, declared model.Has
 			names = append(names, n)
 		}
 		sort.Strings(names)
-		out = append(out, "", st.Section.Render("Headers")+st.Dim.Render(fmt.Sprintf("  %d · h shows the whole exchange", len(names))))
+		out = append(out, "", st.Section.Render("Headers")+st.Dim.Render(fmt.Sprintf("  %d, of the final response", len(names))))
 		for i, n := range names {
 			if i == resourceHeaderLines {
 				out = append(out, st.Dim.Render(fmt.Sprintf("  … %d more", len(names)-i)))
