@@ -40,6 +40,9 @@ func (a *app) runExplorer(cmd *cobra.Command, args []string) error {
 	if len(args) == 1 {
 		target = strings.TrimSpace(args[0])
 	}
+	if err := a.explorerPreflight(cmd, target); err != nil {
+		return failed(err)
+	}
 	demoSource := target == ""
 	if demoSource {
 		srv, err := demo.Start(ctx, "127.0.0.1:0", demo.Options{})

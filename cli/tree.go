@@ -77,7 +77,7 @@ func (a *app) runTree(ctx context.Context, f treeFlags, target string) error {
 		ctx = context.Background()
 	}
 	if !model.IsHTTPURL(target) {
-		return failed(fmt.Errorf("tree: %q is not an http(s) URL", target))
+		return a.treeFailed(f, target, nil, fmt.Errorf("%q is not an http(s) URL", target))
 	}
 	if f.concurrency < 1 {
 		return failed(errors.New("tree: --parallel must be at least 1"))
@@ -116,7 +116,7 @@ func (a *app) runTree(ctx context.Context, f treeFlags, target string) error {
 		fmt.Fprint(a.err, "\r\033[K")
 	}
 	if werr != nil && (root == nil || root.Header == nil) {
-		return failed(fmt.Errorf("tree: %w", werr))
+		return a.treeFailed(f, target, root, werr)
 	}
 	sum := summarize(root)
 	sum.Seconds = elapsed.Seconds()

@@ -121,6 +121,7 @@ type request struct {
 	timeout        time.Duration // per try, body included; 0 = none
 	acceptEncoding string
 	useCache       bool
+	header         http.Header // extra request headers (DownloadOptions.Header)
 }
 
 // hop is the outcome of the last hop: a response whose body is still open.
@@ -247,6 +248,9 @@ func (c *Client) tryHop(ctx context.Context, ex *Exchange, u, origin *url.URL, r
 			return nil, fmt.Errorf("%s %s: %w", r.method, redactURL(u), err)
 		}
 		req.Header = c.requestHeader(u, origin, r.acceptEncoding)
+		for name, values := range r.header {
+			req.Header[http.CanonicalHeaderKey(name)] = append([]string(nil), values...)
+		}
 		if host := req.Header.Get("Host"); host != "" {
 			// net/http sends req.Host, not a Host header.
 			req.Host = host

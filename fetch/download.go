@@ -22,6 +22,9 @@ type DownloadOptions struct {
 	MaxBytes int64
 	// IdleTimeout overrides Options.IdleTimeout.
 	IdleTimeout time.Duration
+	// Header holds request headers of this download only (Accept-Datetime
+	// for a Memento TimeGate), sent on every hop after the client's own.
+	Header http.Header
 }
 
 // Download copies a large body (a dump package, a resource) to w. It
@@ -45,7 +48,7 @@ func (c *Client) DownloadWith(ctx context.Context, rawURL string, w io.Writer, o
 	if idle <= 0 {
 		idle = c.opts.IdleTimeout
 	}
-	h, ex, err := c.do(ctx, rawURL, request{method: http.MethodGet, acceptEncoding: "identity"})
+	h, ex, err := c.do(ctx, rawURL, request{method: http.MethodGet, acceptEncoding: "identity", header: o.Header})
 	if err != nil {
 		return ex, err
 	}
