@@ -13,6 +13,31 @@ import (
 // a Capability List's documents, and a Source's change history (its live
 // Change List Index and its Change List Archive) for coverage and catching up.
 
+// archiveSection is the section of the Archives specification (1.0) that
+// defines an archive of capability c: AR3 to AR6.
+func archiveSection(c model.Capability) string {
+	switch c {
+	case model.CapResourceListArchive:
+		return "AR3"
+	case model.CapResourceDumpArchive:
+		return "AR4"
+	case model.CapChangeListArchive:
+		return "AR5"
+	case model.CapChangeDumpArchive:
+		return "AR6"
+	}
+	return ""
+}
+
+// archiveProblem is problem with the section of the archive's own kind.
+func archiveProblem(id string, archive model.Capability, entry int, format string, args ...any) model.Problem {
+	p := problem(id, entry, format, args...)
+	if sec := archiveSection(archive); sec != "" {
+		p.Section = sec
+	}
+	return p
+}
+
 // checkArchiveChildren compares an archive (or an archive index) with the
 // documents it lists.
 func checkArchiveChildren(n *Node) {
@@ -35,7 +60,7 @@ func checkArchiveChildren(n *Node) {
 			if n.IsIndex() {
 				want += " or a part of the " + pcap.Title()
 			}
-			n.Cross = append(n.Cross, problem(RuleArchiveChildCapability, c.Via.Entry,
+			n.Cross = append(n.Cross, archiveProblem(RuleArchiveChildCapability, pcap, c.Via.Entry,
 				"entry %s: %s is %s, not %s", model.EntryNumber(c.Via.Entry), c.Via.Loc, docName(c.Document), want))
 		}
 	}
@@ -47,6 +72,10 @@ func checkArchiveEntry(n, c *Node) {
 	md := &c.Header.MD
 	v := c.Via
 	num := model.EntryNumber(v.Entry)
+	acap := n.Capability()
+	problem := func(id string, entry int, format string, args ...any) model.Problem {
+		return archiveProblem(id, acap, entry, format, args...)
+	}
 	if md.Capability.IsSnapshot() {
 		if v.At.OK && md.At.OK && v.At.Compare(md.At) != 0 {
 			n.Cross = append(n.Cross, problem(RuleArchiveEntryAt, v.Entry, "entry %s: at %s, but %s has at %s", num, v.At.Raw, v.Loc, md.At.Raw))

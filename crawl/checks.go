@@ -75,7 +75,7 @@ func Rules() []model.Rule {
 		{ID: RuleDescriptionEntryCapability, Section: "8", Severity: E, Summary: "a Source Description entry must point at a Capability List"},
 		{ID: RuleChildUnreachable, Section: "6.2", Severity: E, Summary: "a listed document could not be fetched"},
 		{ID: RuleChildUnreadable, Section: "6.2", Severity: E, Summary: "a listed document is not a readable Sitemap document"},
-		{ID: RuleArchiveChildCapability, Section: "AR2", Severity: E, Summary: "a document listed in an archive must be of the archived capability (a Change List Archive lists Change Lists), and a part of an archive index an archive of the same capability (Archives sections 3-6)"},
+		{ID: RuleArchiveChildCapability, Section: "AR3", Severity: E, Summary: "a document listed in an archive must be of the archived capability (a Change List Archive lists Change Lists), and a part of an archive index an archive of the same capability (Archives sections 3–6; reported with the section of the archive)"},
 		{ID: RuleArchiveEntryAt, Section: "AR3", Severity: W, Summary: "an archive entry's at (or completed) differs from the listed document's own (Archives sections 3, 4)",
 			Basis: "Archives 1.0 §3, §4: the entry conveys the at (and completed) of the Resource List (Resource Dump) it lists; as for index entries (index-entry-at), a difference is a warning: the document may have been published again between two fetches."},
 		{ID: RuleArchiveEntryInterval, Section: "AR5", Severity: W, Summary: "an archive entry's from or until differs from the listed document's own, or says closed where it is open or the reverse (Archives sections 5, 6)",
