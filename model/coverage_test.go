@@ -191,3 +191,72 @@ func TestPeriodOf(t *testing.T) {
 		t.Error("an entry without a valid from has a period")
 	}
 }
+
+// FuzzCoverage builds periods from bytes (from, length, open) and checks what
+// Coverage and PlanCatchUp promise: segments in order, joined, each covered
+// by exactly the periods that cover it; a plan whose lists chain from the
+// point, and a gap only where no period reaches.
+func FuzzCoverage(f *testing.F) {
+	f.Add([]byte{0, 4, 4, 4, 8, 0}, byte(2))
+	f.Add([]byte{0, 5, 4, 4, 20, 2, 9, 0, 0}, byte(0))
+	f.Fuzz(func(t *testing.T, data []byte, since byte) {
+		var ps []Period
+		for i := 0; i+2 < len(data) && len(ps) < 40; i += 3 {
+			p := Period{URL: fmt.Sprint(i / 3), From: cvT(int(data[i] % 32)), Archived: data[i+2]%2 == 1}
+			if data[i+2]%5 != 0 {
+				p.Until = cvT(int(data[i]%32) + int(data[i+1]%16) - 2) // may be before from: covers nothing
+			}
+			ps = append(ps, p)
+		}
+		covers := func(p Period, from, until time.Time) bool {
+			return p.valid() && !p.From.After(from) && (p.Open() || (!until.IsZero() && !p.Until.Before(until)))
+		}
+		segs := Coverage(ps)
+		for k, s := range segs {
+			if !s.Until.IsZero() && !s.Until.After(s.From) {
+				t.Fatalf("segment %d is empty or backwards: %+v", k, s)
+			}
+			if k > 0 && !segs[k-1].Until.Equal(s.From) {
+				t.Fatalf("segments %d and %d do not join", k-1, k)
+			}
+			if s.Until.IsZero() && k != len(segs)-1 {
+				t.Fatalf("an open segment before the last")
+			}
+			var want []int
+			for i, p := range ps {
+				if covers(p, s.From, s.Until) {
+					want = append(want, i)
+				}
+			}
+			if !slices.Equal(want, s.Covers) {
+				t.Fatalf("segment %d [%s, %s) covered by %v, want %v", k, cvHour(s.From), cvHour(s.Until), s.Covers, want)
+			}
+		}
+		var archived, live []Period
+		for _, p := range ps {
+			if p.Archived {
+				archived = append(archived, p)
+			} else {
+				live = append(live, p)
+			}
+		}
+		at := cvT(int(since%40) - 4)
+		plan := PlanCatchUp(at, archived, live)
+		for _, p := range plan.Lists {
+			if p.From.After(at) || (!p.Open() && !p.Until.After(at)) {
+				t.Fatalf("list %s does not carry on from %s", p.URL, cvHour(at))
+			}
+			at = p.Until
+		}
+		if len(plan.Lists) > 0 && !plan.Lists[len(plan.Lists)-1].Open() && !plan.Until.Equal(at) {
+			t.Fatalf("plan until %s, lists end at %s", cvHour(plan.Until), cvHour(at))
+		}
+		if g := plan.Gap; g != nil {
+			for _, p := range ps {
+				if p.valid() && !p.From.After(g.From) && (p.Open() || p.Until.After(g.From)) {
+					t.Fatalf("gap at %s, but %s reaches it", cvHour(g.From), p.URL)
+				}
+			}
+		}
+	})
+}
