@@ -36,6 +36,12 @@ type DecoderOptions struct {
 	// call Close.
 	Parallel int
 
+	// Reuse lets Next reuse the memory of the entries it returned before:
+	// an Entry's strings, hash lists, Links and Extra are then valid only
+	// until the next call to Next (copy what must outlive it). A document is
+	// then decoded with almost no allocation per entry.
+	Reuse bool
+
 	blockSize int // bytes per parallel block; 0 = parDefaultBlock (tests set it)
 }
 
@@ -50,7 +56,6 @@ const (
 	decMaxLegacy    = 1000 // LegacyTrace records kept per document
 	decMaxInterned  = 4096 // distinct short strings interned per decoder
 	decMaxInternLen = 64
-	decSlabSize     = 32 << 10
 )
 
 // SyntaxError reports input that is not a well-formed (namespace-well-formed)
@@ -148,9 +153,10 @@ const (
 // *SyntaxError with the line; DecoderOptions bounds memory and nesting.
 //
 // Every Entry it returns is independent of the Decoder: nothing in it is
-// rewritten later, so callers may keep entries (and copies of them) as they are.
-// Strings and hash lists of entries are carved out of shared slabs of a few tens
-// of KiB, so a kept entry keeps its slab alive. A Decoder is not safe for
+// rewritten later, so callers may keep entries (and copies of them) as they are
+// (unless DecoderOptions.Reuse says otherwise). Strings and hash lists of
+// entries are carved out of shared chunks of a few tens of KiB (see arena), so
+// a kept entry keeps its chunk alive. A Decoder is not safe for
 // concurrent use.
 type Decoder struct {
 	in       io.Reader
@@ -204,10 +210,17 @@ type Decoder struct {
 	capInner []byte
 	capEntry bool // the capture belongs to the current entry
 
-	// Entries' strings and hash lists are carved out of slabs that are never
-	// rewritten: most entries then cost no allocation of their own.
-	slab       []byte
-	hashBlocks []hashBlock
+	// Entries' strings and hash lists are carved out of arenas: ent for the
+	// entry's own fields, lnk for its links and extra elements (rewound when
+	// they are handed over). Without reuse both are arenas[0].
+	ent, lnk *arena
+	arenas   [2]arena
+	reuse    bool
+
+	// spill, when set, is given the links and extra elements of an entry
+	// (e non-nil) or of the document as they reach decMaxHeld (see handOver).
+	spill      func(e *Entry, h *Header, links []Link, extra []Element)
+	bailAtHeld bool // a block decoder whose Decoder has a spill function
 
 	altSitemapNS string // the root's namespace when it is a variant of the Sitemap one
 
@@ -230,6 +243,12 @@ type Decoder struct {
 func NewDecoder(r io.Reader, opts DecoderOptions) *Decoder {
 	d := &Decoder{in: r, maxBytes: opts.MaxBytes, maxToken: opts.MaxTokenBytes, maxDepth: opts.MaxDepth, capDepth: -1, lineN: 1}
 	d.e = &d.first
+	d.reuse = opts.Reuse
+	d.ent, d.lnk = &d.arenas[0], &d.arenas[0]
+	if d.reuse {
+		d.arenas[0].reuse, d.arenas[1].reuse = true, true
+		d.lnk = &d.arenas[1]
+	}
 	if d.maxBytes <= 0 {
 		d.maxBytes = defaultMaxBytes
 	}

@@ -193,7 +193,7 @@ func (d *Decoder) element(b []byte, nameEnd, colon, end int, selfClose bool) err
 		case sm && string(local) == entryName:
 			kind = kEntry
 			d.entryQ = qname
-			*d.e = Entry{Index: d.nEntries, Line: line}
+			d.startEntry(line)
 			d.entryText = d.entryText[:0]
 			d.pendingMD = d.pendingMD[:0]
 			d.locA, d.lastmodA = -1, -1
@@ -207,8 +207,11 @@ func (d *Decoder) element(b []byte, nameEnd, colon, end int, selfClose bool) err
 		case rs && string(local) == "ln":
 			kind = kLN
 			var ln Link
-			err = d.fillLink(&ln, b, line)
+			err = d.fillLink(&ln, b, line, nil)
 			d.hdr.Links = append(d.hdr.Links, ln)
+			if len(d.hdr.Links) >= decMaxHeld && err == nil {
+				err = d.handOver(nil)
+			}
 		default:
 			kind = kCapture
 			err = d.beginCapture(b, prefix, local, uri, line, false)
@@ -238,9 +241,11 @@ func (d *Decoder) element(b []byte, nameEnd, colon, end int, selfClose bool) err
 			}
 		case rs && string(local) == "ln":
 			kind = kLN
-			var ln Link
-			err = d.fillLink(&ln, b, line)
-			e.Links = append(e.Links, ln)
+			e.Links = append(e.Links, Link{})
+			err = d.fillLink(&e.Links[len(e.Links)-1], b, line, d.lnk)
+			if len(e.Links) >= decMaxHeld && err == nil {
+				err = d.handOver(e)
+			}
 		default:
 			kind = kCapture
 			err = d.beginCapture(b, prefix, local, uri, line, true)
@@ -362,13 +367,19 @@ func (d *Decoder) closeElement() error {
 		if len(d.capInner) > 0 {
 			el.Inner = string(d.capInner)
 		}
-		if d.capEntry {
-			d.e.Extra = append(d.e.Extra, el)
-		} else {
-			d.hdr.Extra = append(d.hdr.Extra, el)
-		}
 		d.capDepth = -1
 		d.capElem = Element{}
+		if d.capEntry {
+			d.e.Extra = append(d.e.Extra, el)
+			if len(d.e.Extra) >= decMaxHeld {
+				return d.handOver(d.e)
+			}
+		} else {
+			d.hdr.Extra = append(d.hdr.Extra, el)
+			if len(d.hdr.Extra) >= decMaxHeld {
+				return d.handOver(nil)
+			}
+		}
 	}
 	return nil
 }

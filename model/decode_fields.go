@@ -2,7 +2,6 @@ package model
 
 import (
 	"strings"
-	"unsafe"
 )
 
 // Fields: the attribute values and texts of an element made into the
@@ -12,7 +11,7 @@ import (
 // elementStrings decodes the values of the non-namespace attributes of the current
 // start tag into one string (one allocation per element) and returns it with the
 // offsets of each value: value k is s[offs[2k]:offs[2k+1]].
-func (d *Decoder) elementStrings(b []byte) (string, []int, error) {
+func (d *Decoder) elementStrings(b []byte, a *arena) (string, []int, error) {
 	d.strs = d.strs[:0]
 	d.offs = d.offs[:0]
 	for k := range d.attrs {
@@ -26,6 +25,9 @@ func (d *Decoder) elementStrings(b []byte) (string, []int, error) {
 			d.strs = append(d.strs, v...)
 		}
 		d.offs = append(d.offs, start, len(d.strs))
+	}
+	if a != nil {
+		return a.str(d.strs), d.offs, nil
 	}
 	return string(d.strs), d.offs, nil
 }
@@ -178,7 +180,7 @@ func (d *Decoder) mdField(b []byte, a *rawAttr) uint8 {
 
 // setMDField sets one attribute of md; extra is the index in md.Extra of an
 // extra attribute whose value is v.
-func (d *Decoder) setMDField(md *Metadata, field uint8, v string, extra int) {
+func (d *Decoder) setMDField(md *Metadata, field uint8, v string, extra int, a *arena) {
 	switch field {
 	case mfCapability:
 		md.Capability = capabilityOf(v)
@@ -196,7 +198,7 @@ func (d *Decoder) setMDField(md *Metadata, field uint8, v string, extra int) {
 		md.Datetime = d.datetime(v)
 	case mfHash:
 		md.HashRaw = v
-		md.Hash = d.parseHashAttr(v)
+		md.Hash = parseHashAttr(v, a)
 	case mfLength:
 		md.LengthRaw = v
 		md.Length, md.LengthOK = parseLength(v)
@@ -233,7 +235,7 @@ func (d *Decoder) fillMetadata(md *Metadata, b []byte, line int, deferred bool) 
 	var offs []int
 	if !deferred {
 		var err error
-		if s, offs, err = d.elementStrings(b); err != nil {
+		if s, offs, err = d.elementStrings(b, nil); err != nil {
 			return err
 		}
 	}
@@ -249,7 +251,7 @@ func (d *Decoder) fillMetadata(md *Metadata, b []byte, line int, deferred bool) 
 			md.Extra = append(md.Extra, d.extraAttr(b, a, ""))
 		}
 		if !deferred {
-			d.setMDField(md, field, s[offs[2*k]:offs[2*k+1]], extra)
+			d.setMDField(md, field, s[offs[2*k]:offs[2*k+1]], extra, nil)
 			continue
 		}
 		v, err := d.attrValue(b, a)
@@ -264,10 +266,11 @@ func (d *Decoder) fillMetadata(md *Metadata, b []byte, line int, deferred bool) 
 	return nil
 }
 
-// fillLink reads the attributes of an <rs:ln> start tag.
-func (d *Decoder) fillLink(ln *Link, b []byte, line int) error {
+// fillLink reads the attributes of an <rs:ln> start tag. In an entry (ar is
+// the entry's arena) its strings are carved out of ar.
+func (d *Decoder) fillLink(ln *Link, b []byte, line int, ar *arena) error {
 	*ln = Link{Line: line}
-	s, offs, err := d.elementStrings(b)
+	s, offs, err := d.elementStrings(b, ar)
 	if err != nil {
 		return err
 	}
@@ -305,7 +308,7 @@ func (d *Decoder) fillLink(ln *Link, b []byte, line int) error {
 			ln.Length, ln.LengthOK = parseLength(v)
 		case "hash":
 			ln.HashRaw = v
-			ln.Hash = d.parseHashAttr(v)
+			ln.Hash = parseHashAttr(v, ar)
 		case "modified":
 			ln.Modified = d.datetime(v)
 		case "etag":
@@ -321,7 +324,11 @@ func (d *Decoder) fillLink(ln *Link, b []byte, line int) error {
 // beginCapture starts keeping an element verbatim.
 func (d *Decoder) beginCapture(b, prefix, local []byte, uri string, line int, inEntry bool) error {
 	el := Element{Space: uri, Prefix: d.internBytes(prefix), Local: d.internBytes(local), Line: line}
-	s, offs, err := d.elementStrings(b)
+	var ar *arena
+	if inEntry {
+		ar = d.lnk
+	}
+	s, offs, err := d.elementStrings(b, ar)
 	if err != nil {
 		return err
 	}
@@ -347,7 +354,7 @@ func (d *Decoder) finishEntryText() {
 	if d.locA < 0 && d.lastmodA < 0 && len(d.pendingMD) == 0 {
 		return
 	}
-	s := d.slabString(d.entryText)
+	s := d.ent.str(d.entryText)
 	if d.locA >= 0 {
 		raw := s[d.locA:d.locB]
 		d.e.Loc = strings.TrimSpace(raw)
@@ -361,24 +368,6 @@ func (d *Decoder) finishEntryText() {
 		}
 	}
 	for _, p := range d.pendingMD {
-		d.setMDField(&d.e.MD, p.field, s[p.a:p.b], p.extra)
+		d.setMDField(&d.e.MD, p.field, s[p.a:p.b], p.extra, d.ent)
 	}
-}
-
-// slabString returns b as a string stored in the decoder's slab. The slab's bytes
-// are never written again once a string refers to them, which is what makes the
-// unsafe.String conversion sound; an old slab lives as long as any of its strings.
-func (d *Decoder) slabString(b []byte) string {
-	if len(b) == 0 {
-		return ""
-	}
-	if len(b) > decSlabSize/8 {
-		return string(b)
-	}
-	if cap(d.slab)-len(d.slab) < len(b) {
-		d.slab = make([]byte, 0, decSlabSize)
-	}
-	off := len(d.slab)
-	d.slab = append(d.slab, b...)
-	return unsafe.String(&d.slab[off], len(b))
 }

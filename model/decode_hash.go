@@ -90,13 +90,17 @@ const hexValues = "" +
 	"\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff" +
 	"\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff"
 
-// parseHashAttr parses a hash attribute value, taking the fast path when it can.
-func (d *Decoder) parseHashAttr(s string) HashList {
-	if len(d.hashBlocks) == 0 {
-		d.hashBlocks = make([]hashBlock, 128)
+// parseHashAttr parses a hash attribute value, taking the fast path when it
+// can. The list is stored in a (allocated when a is nil).
+func parseHashAttr(s string, a *arena) HashList {
+	var blk *hashBlock
+	if a != nil {
+		blk = a.block()
 	}
-	if h, ok := fastHashList(s, &d.hashBlocks[0]); ok {
-		d.hashBlocks = d.hashBlocks[1:]
+	if h, ok := fastHashList(s, blk); ok {
+		if a != nil {
+			a.take()
+		}
 		return h
 	}
 	h, _ := ParseHashList(s)

@@ -40,7 +40,7 @@ import (
 // starts a goroutine.
 
 const (
-	parDefaultBlock = 512 << 10
+	parDefaultBlock = 64 << 10
 	parMaxMerge     = 8 // a block without an entry end grows to this many blocks at most
 )
 
@@ -56,6 +56,8 @@ type parDecoder struct {
 	workers   int
 	blockSize int
 	inflight  int
+
+	bailAtHeld bool // the Decoder hands over what entries hold (see handOver)
 
 	started bool // parStart ran
 	active  bool // entries come from the blocks
@@ -83,6 +85,7 @@ type parDecoder struct {
 	free  []*parJob // recycled jobs
 
 	maxToken, maxDepth, maxBuf int
+	reuse                      bool    // DecoderOptions.Reuse
 	cur                        *parJob // the block whose entries Next hands out
 	curI                       int
 
@@ -104,7 +107,7 @@ type parJob struct {
 	base int64
 	line int
 
-	done    chan struct{}
+	done    chan struct{} // receives once when the block is decoded (buffered: reused)
 	ok      bool
 	entries []Entry
 	own     bool // buf holds data and no other block
@@ -112,6 +115,7 @@ type parJob struct {
 	est     int     // expected number of entries
 	ends    []int64 // BytesRead after each entry
 	lines   []int   // Line after each entry
+	arena   arena   // the entries' strings (with reuse, rewound for each block)
 }
 
 func newParDecoder(d *Decoder, opts DecoderOptions) *parDecoder {
@@ -140,6 +144,7 @@ func (d *Decoder) parStart() {
 	p.ns = append([]nsBinding(nil), d.ns...)
 	p.altNS = d.altSitemapNS
 	p.maxToken, p.maxDepth, p.maxBuf = d.maxToken, d.maxDepth, d.maxBuf
+	p.reuse, p.bailAtHeld = d.reuse, d.spill != nil
 	p.cutTok = []byte("</" + d.names[d.entryQ] + ">")
 	p.base = d.base + int64(d.pos)
 	p.line = d.curLine()
@@ -285,10 +290,9 @@ func (p *parDecoder) newJob() *parJob {
 		j := p.free[n-1]
 		p.free = p.free[:n-1]
 		j.ok = false
-		j.done = make(chan struct{})
 		return j
 	}
-	return &parJob{done: make(chan struct{})}
+	return &parJob{done: make(chan struct{}, 1)}
 }
 
 // newBuf returns an empty buffer for carry.
@@ -371,28 +375,42 @@ func (p *parDecoder) stopWorkers() {
 
 func (p *parDecoder) work(jobs <-chan *parJob) {
 	defer p.wg.Done()
+	w := new(Decoder) // reused from block to block
 	for j := range jobs {
 		if !p.stop.Load() {
-			p.decodeBlock(j)
+			p.decodeBlock(j, w)
 		}
-		close(j.done)
+		j.done <- struct{}{}
 	}
 }
 
-// decodeBlock decodes job j with a block decoder.
-func (p *parDecoder) decodeBlock(j *parJob) {
-	w := &Decoder{
+// decodeBlock decodes job j with w as a block decoder. w is set up afresh,
+// keeping only the capacity of its buffers (and the element names it learnt,
+// which do not depend on the block) from the blocks it decoded before.
+func (p *parDecoder) decodeBlock(j *parJob, w *Decoder) {
+	keep := *w
+	*w = Decoder{
 		maxBytes: j.base + int64(len(j.data)), maxToken: p.maxToken, maxDepth: p.maxDepth, maxBuf: p.maxBuf, capDepth: -1,
 		buf: j.data, end: len(j.data), base: j.base, srcEOF: true,
 		lineN: j.line, state: stRoot, hdrRead: true, block: true,
-		altSitemapNS: p.altNS,
+		altSitemapNS: p.altNS, reuse: p.reuse, bailAtHeld: p.bailAtHeld,
+		attrs: keep.attrs[:0], entryText: keep.entryText[:0], pendingMD: keep.pendingMD[:0],
+		rawText: keep.rawText[:0], text: keep.text[:0], scratch: keep.scratch[:0],
+		strs: keep.strs[:0], offs: keep.offs[:0], capInner: keep.capInner[:0],
+		intern: keep.intern, names: keep.names, nameIDs: keep.nameIDs, qslots: keep.qslots,
 	}
+	j.arena.reuse = p.reuse
+	j.arena.rewind()
+	w.ent, w.lnk = &j.arena, &j.arena
 	w.e = &w.first
 	w.hdr.Root = p.rootKind
-	w.stack = append(make([]openElem, 0, 8), p.root)
-	w.ns = append(make([]nsBinding, 0, len(p.ns)+4), p.ns...)
-	w.names = append(make([]string, 0, 8), p.rootName)
-	w.nameIDs = map[string]int32{p.rootName: 0}
+	w.stack = append(keep.stack[:0], p.root)
+	w.ns = append(keep.ns[:0], p.ns...)
+	if len(w.names) == 0 || w.names[0] != p.rootName {
+		w.names = append(w.names[:0], p.rootName)
+		w.nameIDs = map[string]int32{p.rootName: 0}
+		w.qslots = [len(w.qslots)]int32{}
+	}
 	if cap(j.entries) < j.est {
 		j.entries = make([]Entry, 0, j.est)
 		j.ends = make([]int64, 0, j.est)

@@ -46,3 +46,30 @@ func BenchmarkCheckValidateSequential50k(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkValidateModes50k: Validate's ways of decoding the 50,000-entry
+// Resource List, measured in the same run (BENCHMARKS.md, "Validate"):
+// sequential or on all CPUs, with or without reusing entries' memory.
+func BenchmarkValidateModes50k(b *testing.B) {
+	data := benchResourceList(b, 50000)
+	for _, m := range []struct {
+		name  string
+		dopts DecoderOptions
+	}{
+		{"sequential", DecoderOptions{}},
+		{"sequential-reuse", DecoderOptions{Reuse: true}},
+		{"parallel", DecoderOptions{Parallel: runtime.GOMAXPROCS(0)}},
+		{"parallel-reuse", DecoderOptions{Parallel: runtime.GOMAXPROCS(0), Reuse: true}},
+	} {
+		b.Run(m.name, func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				rep := validate(bytes.NewReader(data), CheckOptions{}, m.dopts)
+				if rep.Errors != 0 || rep.Entries != 50000 {
+					b.Fatalf("%d entries, %d errors", rep.Entries, rep.Errors)
+				}
+			}
+		})
+	}
+}
