@@ -340,6 +340,7 @@ func (d *Decoder) closeElement() error {
 		d.state = stEpilog
 	case kEntry:
 		d.finishEntryText()
+		d.endEntry()
 		d.entryOpen = false
 		d.entryReady = true
 		d.nEntries++

@@ -26,6 +26,17 @@ func (d *Decoder) startEntry(line int) {
 	}
 }
 
+// endEntry makes the entry's empty Links and Extra nil, as without reuse
+// (where their capacity was kept).
+func (d *Decoder) endEntry() {
+	if len(d.e.Links) == 0 {
+		d.e.Links = nil
+	}
+	if len(d.e.Extra) == 0 {
+		d.e.Extra = nil
+	}
+}
+
 // handOver gives the links and extra elements held by entry e (nil: by the
 // document) to the hand-over function, when there is one, and empties them,
 // so that one entry with a million links is never held whole. A block decoder
