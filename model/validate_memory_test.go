@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -155,5 +156,77 @@ func TestValidateAllocationPerEntry(t *testing.T) {
 	t.Logf("5,000 entries: %d bytes allocated; 50,000: %d; %.1f bytes per entry", small, large, perEntry)
 	if perEntry > 64 {
 		t.Errorf("validating allocates %.0f bytes per entry; at most 64 expected (the duplicate set's share)", perEntry)
+	}
+}
+
+// TestValidateHandOver: what Validate hands over from an entry or the document
+// before its end is judged as when the whole is held (the same problems, the
+// same counts; only the order of one entry's problems may differ).
+func TestValidateHandOver(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(strings.Replace(memHead, `<rs:ln rel="up" href="http://example.com/capabilitylist.xml"/>`, "", 1))
+	for i := 0; i < 700; i++ {
+		switch {
+		case i == 5 || i == 650:
+			b.WriteString(`<rs:ln rel="up" href="http://example.com/capabilitylist.xml"/>` + "\n")
+		case i%97 == 0:
+			fmt.Fprintf(&b, `<rs:ln rel="bogus" href="http://example.com/d/%d"/>`+"\n", i)
+		case i%3 == 0:
+			fmt.Fprintf(&b, "<ex:meta n=\"%d\">x</ex:meta>\n<unknown/>\n", i)
+		default:
+			fmt.Fprintf(&b, `<rs:ln rel="describedby" href="http://example.com/d/%d"/>`+"\n", i)
+		}
+	}
+	for e := 0; e < 3; e++ {
+		b.WriteString("<url>")
+		if e != 1 {
+			fmt.Fprintf(&b, "<loc>http://example.com/r/%d</loc>", e)
+		}
+		for i := 0; i < 1100; i++ {
+			switch {
+			case i%101 == 0:
+				fmt.Fprintf(&b, `<rs:ln rel="alternate" href="http://example.com/a/%d" hash="md5:xyz"/>`, i)
+			case i%5 == 0:
+				fmt.Fprintf(&b, "<ex:x>%d</ex:x><changes/>", i)
+			default:
+				fmt.Fprintf(&b, `<rs:ln rel="alternate" type="text/html" href="http://example.com/a/%d"/>`, i)
+			}
+		}
+		if e == 1 {
+			b.WriteString("<loc>http://example.com/r/1</loc>")
+		}
+		b.WriteString("</url>\n")
+	}
+	b.WriteString("</urlset>\n")
+	doc := b.String()
+	want := validate(strings.NewReader(doc), CheckOptions{MaxProblems: 1 << 20}, DecoderOptions{})
+	got := Validate(strings.NewReader(doc), CheckOptions{MaxProblems: 1 << 20})
+	if got.Errors != want.Errors || got.Warnings != want.Warnings || got.Entries != want.Entries || got.Err != nil {
+		t.Fatalf("%d errors, %d warnings, %d entries (%v); want %d, %d, %d", got.Errors, got.Warnings, got.Entries, got.Err, want.Errors, want.Warnings, want.Entries)
+	}
+	key := func(ps []Problem) []string {
+		var out []string
+		for _, p := range ps {
+			msg := p.Message
+			if p.Entry == 1 {
+				// Its <loc> comes after its links: what is handed over
+				// before names the entry by its line.
+				msg = strings.Replace(strings.Replace(msg, "(http://example.com/r/1)", "", 1), "(line 937)", "", 1)
+			}
+			out = append(out, fmt.Sprintf("%d %d %s %s", p.Entry, p.Line, p.Rule, msg))
+		}
+		slices.Sort(out)
+		return out
+	}
+	if g, w := key(got.Problems), key(want.Problems); !slices.Equal(g, w) {
+		for i := range min(len(g), len(w)) {
+			if g[i] != w[i] {
+				t.Fatalf("problems differ (%d, want %d); first difference:\n got %s\nwant %s", len(g), len(w), g[i], w[i])
+			}
+		}
+		t.Fatalf("%d problems, want %d", len(g), len(w))
+	}
+	if want.Errors == 0 || want.Warnings == 0 {
+		t.Fatalf("the document was meant to have errors and warnings: %+v", want)
 	}
 }
