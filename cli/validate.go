@@ -114,7 +114,9 @@ func (a *app) runValidate(ctx context.Context, f validateFlags, targets []string
 // validateTarget reads and checks one file, URL or standard input ("-").
 func (a *app) validateTarget(ctx context.Context, client *fetch.Client, target string, opts model.CheckOptions) docReport {
 	if target == "-" {
-		return reportOf(target, model.Validate(a.in, opts))
+		o := fetch.OpenReader(a.in, "standard input")
+		defer o.Close()
+		return reportOf(target, model.Validate(o.Body, opts))
 	}
 	var g fetch.Getter
 	if client != nil {

@@ -16,7 +16,7 @@ import (
 // bounded by DecoderOptions.MaxTokenBytes, so the window is too.
 //
 // Files: decode.go (API, the scanning loop), decode_input.go (window refills,
-// gzip, byte-order marks, encodings), decode_scan.go (tags, text, comments,
+// byte-order marks, encodings), decode_scan.go (tags, text, comments,
 // CDATA, DOCTYPE), decode_chars.go (references, normalisation),
 // decode_element.go (namespaces, names, what each element means),
 // decode_fields.go (attribute values made into fields, slabs), decode_hash.go
@@ -146,9 +146,12 @@ const (
 // forbids) are kept verbatim in the Extra fields and never taken for the real
 // attribute. Values that do not parse keep their raw text and are marked invalid.
 //
-// Input may be gzip-compressed (recognised by its magic bytes) and in any encoding
-// its byte-order mark or XML declaration names; UTF-8 is read in place, others
-// are transcoded. Only the five predefined entities and character references are
+// Input is XML in any encoding its byte-order mark or XML declaration names;
+// UTF-8 is read in place, others are transcoded. Compressed input is undone
+// by its source (fetch.Open recognises gzip): a read error of the source that
+// says the compressed data is corrupt (compress/gzip's ErrHeader and
+// ErrChecksum, compress/flate's CorruptInputError) or cut short
+// (io.ErrUnexpectedEOF) is malformed input, a *SyntaxError. Only the five predefined entities and character references are
 // expanded: a DOCTYPE that declares entities is refused. Malformed input gives a
 // *SyntaxError with the line; DecoderOptions bounds memory and nesting.
 //
@@ -238,8 +241,8 @@ type Decoder struct {
 	par    *parDecoder // the parallel path, nil when sequential
 }
 
-// NewDecoder returns a Decoder reading from r, which may be gzip-compressed
-// (recognised by its magic bytes) and in any encoding its XML declaration names.
+// NewDecoder returns a Decoder reading the XML document r (in any encoding its
+// XML declaration names; gzip is undone by the source, see Decoder).
 func NewDecoder(r io.Reader, opts DecoderOptions) *Decoder {
 	d := &Decoder{in: r, maxBytes: opts.MaxBytes, maxToken: opts.MaxTokenBytes, maxDepth: opts.MaxDepth, capDepth: -1, lineN: 1}
 	d.e = &d.first

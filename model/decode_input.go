@@ -2,6 +2,7 @@ package model
 
 import (
 	"bytes"
+	"compress/flate"
 	"compress/gzip"
 	"errors"
 	"fmt"
@@ -15,7 +16,7 @@ import (
 )
 
 // Reading the input: the window buffer, its refills, and what the first bytes
-// say (gzip, byte-order marks, the declared encoding).
+// say (byte-order marks, the declared encoding).
 
 // fill compacts the window and reads more input. It returns io.EOF when the input
 // is exhausted.
@@ -83,7 +84,8 @@ func (d *Decoder) fill() error {
 
 func (d *Decoder) readError(err error) error {
 	switch {
-	case errors.Is(err, gzip.ErrChecksum), errors.Is(err, gzip.ErrHeader):
+	case errors.Is(err, gzip.ErrChecksum), errors.Is(err, gzip.ErrHeader), errors.As(err, new(flate.CorruptInputError)):
+		// The source undoes gzip (fetch.Open) and met corrupt data.
 		return d.syntaxErr(d.curLine(), "corrupt gzip data: %v", err)
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		return d.syntaxErr(d.curLine(), "input is truncated: %v", err)
@@ -95,34 +97,10 @@ func (d *Decoder) readError(err error) error {
 	return fmt.Errorf("read XML document: %w", err)
 }
 
-// start sniffs gzip, byte-order marks and the declared encoding.
+// start sniffs byte-order marks and the declared encoding.
 func (d *Decoder) start() error {
 	d.state = stProlog
-	var head [2]byte
-	n, err := io.ReadFull(d.in, head[:])
-	switch {
-	case err == io.EOF:
-		return d.syntaxErr(1, "empty document")
-	case errors.Is(err, gzip.ErrHeader):
-		// A source that undoes gzip itself (fetch.Open) and met a corrupt
-		// header: malformed, as when the gzip is undone here.
-		return d.syntaxErr(1, "corrupt gzip data: %v", err)
-	case err != nil && err != io.ErrUnexpectedEOF:
-		return fmt.Errorf("read XML document: %w", err)
-	}
-	src := io.MultiReader(bytes.NewReader(head[:n:n]), d.in)
-	if n == 2 && head[0] == 0x1f && head[1] == 0x8b {
-		zr, err := gzip.NewReader(src)
-		if err != nil {
-			if errors.Is(err, gzip.ErrHeader) || errors.Is(err, io.ErrUnexpectedEOF) || err == io.EOF {
-				return d.syntaxErr(1, "corrupt gzip data: %v", err)
-			}
-			return fmt.Errorf("read gzip XML document: %w", err)
-		}
-		zr.Multistream(true)
-		src = zr
-	}
-	d.src = src
+	d.src = d.in
 
 	// Read enough to see a byte-order mark and the start of the XML declaration.
 	for d.end < 8 && !d.srcEOF {
@@ -132,6 +110,9 @@ func (d *Decoder) start() error {
 			}
 			return err
 		}
+	}
+	if d.end == 0 {
+		return d.syntaxErr(1, "empty document")
 	}
 	b := d.buf[:d.end]
 	switch {

@@ -98,8 +98,8 @@ func parCompare(t *testing.T, name string, data []byte, opts DecoderOptions, blo
 		name string
 		mk   func([]byte) io.Reader
 	}{
-		{"plain", func(b []byte) io.Reader { return bytes.NewReader(b) }},
-		{"chunks", func(b []byte) io.Reader { return iotest.HalfReader(&parChunkReader{data: b, n: 173}) }},
+		{"plain", func(b []byte) io.Reader { return gunzipSource(bytes.NewReader(b)) }},
+		{"chunks", func(b []byte) io.Reader { return iotest.HalfReader(gunzipSource(&parChunkReader{data: b, n: 173})) }},
 	}
 	for _, rd := range readers {
 		seqOpts := opts
