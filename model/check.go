@@ -313,12 +313,17 @@ func (c *Checker) Abort(h *Header, bytes int64, err error) {
 // several goroutines of its own) it is a plain loop.
 func checkEntries(dec *Decoder, c *Checker, inline bool) error {
 	if inline || runtime.GOMAXPROCS(0) < 2 {
-		var e Entry
+		var buf Entry
+		next := func() (*Entry, error) { return &buf, dec.Next(&buf) }
+		if dec.reuse {
+			next = func() (*Entry, error) { return dec.nextShared(&buf) }
+		}
 		for {
-			if err := dec.Next(&e); err != nil {
+			e, err := next()
+			if err != nil {
 				return err
 			}
-			c.Entry(&e)
+			c.Entry(e)
 		}
 	}
 	const chkBatch = 128

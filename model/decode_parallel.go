@@ -158,19 +158,38 @@ func (d *Decoder) parStart() {
 
 // parNext is Next on the parallel path.
 func (d *Decoder) parNext(e *Entry) error {
+	x, err := d.parNextShared(e)
+	if err == nil && x != e {
+		*e = *x
+	}
+	return err
+}
+
+// nextShared is Next for a caller that reads the entry only until its next
+// call and changes nothing in it (Validate, with Reuse): on the parallel path
+// it returns the block's own entry rather than a copy in *e.
+func (d *Decoder) nextShared(e *Entry) (*Entry, error) {
+	if d.par != nil && d.par.active {
+		return d.parNextShared(e)
+	}
+	return e, d.Next(e)
+}
+
+// parNextShared is nextShared on the parallel path.
+func (d *Decoder) parNextShared(e *Entry) (*Entry, error) {
 	p := d.par
 	if p.closed {
-		return errClosed
+		return e, errClosed
 	}
 	for {
 		if j := p.cur; j != nil {
 			if p.curI < len(j.entries) {
-				*e = j.entries[p.curI]
-				e.Index = d.nEntries
+				x := &j.entries[p.curI]
+				x.Index = d.nEntries
 				d.nEntries++
 				p.atBytes, p.atLine = j.ends[p.curI], j.lines[p.curI]
 				p.curI++
-				return nil
+				return x, nil
 			}
 			p.cur = nil
 			p.recycle(j)
@@ -178,7 +197,7 @@ func (d *Decoder) parNext(e *Entry) error {
 		d.parDispatch()
 		if len(p.queue) == 0 {
 			d.parFallback(nil)
-			return d.Next(e)
+			return e, d.Next(e)
 		}
 		j := p.queue[0]
 		p.queue[0] = nil
@@ -186,7 +205,7 @@ func (d *Decoder) parNext(e *Entry) error {
 		<-j.done
 		if !j.ok {
 			d.parFallback(j)
-			return d.Next(e)
+			return e, d.Next(e)
 		}
 		p.cur, p.curI = j, 0
 		p.accepted++

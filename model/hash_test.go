@@ -5,8 +5,10 @@ import (
 	"crypto/md5"
 	"crypto/sha256"
 	"encoding/base64"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -475,5 +477,35 @@ func BenchmarkVerifier(b *testing.B) {
 		v := NewVerifier(list)
 		v.Write(data)
 		v.Results()
+	}
+}
+
+// TestDecodeHex8 compares decodeHex8 with encoding/hex for every byte at every
+// position of a valid digit run, and for random runs.
+func TestDecodeHex8(t *testing.T) {
+	check := func(s string) {
+		t.Helper()
+		want, err := hex.DecodeString(s)
+		got, ok := decodeHex8(s)
+		if ok != (err == nil) || ok && binary.LittleEndian.Uint32(want) != got {
+			t.Fatalf("%q: %08x, %v; encoding/hex: %x, %v", s, got, ok, want, err)
+		}
+	}
+	base := []byte("09afAF7c")
+	for pos := range base {
+		for c := 0; c < 256; c++ {
+			b := bytes.Clone(base)
+			b[pos] = byte(c)
+			check(string(b))
+		}
+	}
+	rnd := rand.New(rand.NewPCG(3, 4))
+	const alphabet = "0123456789abcdefABCDEFgG/:@`\x00\xff"
+	for range 200000 {
+		var b [8]byte
+		for i := range b {
+			b[i] = alphabet[rnd.IntN(len(alphabet))]
+		}
+		check(string(b[:]))
 	}
 }
