@@ -11,7 +11,9 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -507,5 +509,46 @@ func TestDecodeHex8(t *testing.T) {
 			b[i] = alphabet[rnd.IntN(len(alphabet))]
 		}
 		check(string(b[:]))
+	}
+}
+
+// TestParallelVerifier: one goroutine per algorithm gives the sequential
+// Verifier's results, for writes of any size, before and after Close.
+func TestParallelVerifier(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(5, 6))
+	data := make([]byte, 1<<20+777)
+	for i := range data {
+		data[i] = byte(rnd.IntN(256))
+	}
+	sum := func(v *Verifier) []HashResult {
+		for rest := data; len(rest) > 0; {
+			n := min(len(rest), 1+rnd.IntN(200000))
+			v.Write(rest[:n])
+			rest = rest[n:]
+		}
+		return v.Results()
+	}
+	list, err := ParseHashList("md5:" + strings.Repeat("0", 32) + " sha-256:" + strings.Repeat("0", 64) + " sha-1:" + strings.Repeat("0", 40))
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := runtime.NumGoroutine()
+	want := sum(NewVerifier(list))
+	pv := NewParallelVerifier(list)
+	got := sum(pv)
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("parallel %+v\nwant %+v", got, want)
+	}
+	pv.Write(data[:10]) // more after Results
+	pv.Close()
+	again := pv.Results()
+	seq := NewVerifier(list)
+	seq.Write(data)
+	seq.Write(data[:10])
+	if !reflect.DeepEqual(again, seq.Results()) || pv.Bytes() != int64(len(data)+10) {
+		t.Fatalf("after Close: %+v", again)
+	}
+	if n := runtime.NumGoroutine(); n > before {
+		t.Errorf("%d goroutines after Close, %d before", n, before)
 	}
 }
