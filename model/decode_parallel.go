@@ -98,6 +98,7 @@ type parDecoder struct {
 	atLine  int
 
 	jobs chan *parJob
+	own  *Decoder // the block decoder of Next itself
 	stop atomic.Bool
 	wg   sync.WaitGroup
 }
@@ -107,7 +108,8 @@ type parJob struct {
 	base int64
 	line int
 
-	done    chan struct{} // receives once when the block is decoded (buffered: reused)
+	done    chan struct{} // receives once when a worker has decoded the block (buffered: reused)
+	taken   atomic.Bool   // a worker, or Next itself, decodes the block
 	ok      bool
 	entries []Entry
 	own     bool // buf holds data and no other block
@@ -202,7 +204,16 @@ func (d *Decoder) parNextShared(e *Entry) (*Entry, error) {
 		j := p.queue[0]
 		p.queue[0] = nil
 		p.queue = p.queue[1:]
-		<-j.done
+		if j.taken.CompareAndSwap(false, true) {
+			// No worker has started the block Next needs (all busy, or not
+			// scheduled): decoding it here beats waiting.
+			if p.own == nil {
+				p.own = new(Decoder)
+			}
+			p.decodeBlock(j, p.own)
+		} else {
+			<-j.done
+		}
 		if !j.ok {
 			d.parFallback(j)
 			return e, d.Next(e)
@@ -268,6 +279,9 @@ func (d *Decoder) parDispatch() {
 			}
 		}
 		p.queue = append(p.queue, j)
+		// Only now, with the block's fields set, may it be taken (a job
+		// recycled after Next took it itself may still be in the channel).
+		j.taken.Store(false)
 		p.jobs <- j
 	}
 }
@@ -396,6 +410,9 @@ func (p *parDecoder) work(jobs <-chan *parJob) {
 	defer p.wg.Done()
 	w := new(Decoder) // reused from block to block
 	for j := range jobs {
+		if !j.taken.CompareAndSwap(false, true) {
+			continue // Next decodes it itself
+		}
 		if !p.stop.Load() {
 			p.decodeBlock(j, w)
 		}
