@@ -19,8 +19,10 @@ import (
 // byte-order marks, encodings), decode_scan.go (tags, text, comments,
 // CDATA, DOCTYPE), decode_chars.go (references, normalisation),
 // decode_element.go (namespaces, names, what each element means),
-// decode_fields.go (attribute values made into fields, slabs), decode_hash.go
-// (the hash fast path), decode_parallel.go (decoding blocks on all CPUs).
+// decode_fields.go (attribute values made into fields), decode_arena.go (the
+// memory of entries' strings), decode_hold.go (what an entry holds, and hands
+// over), decode_hash.go (the hash fast path), decode_parallel.go (decoding
+// blocks on all CPUs).
 
 // DecoderOptions bounds the resources a Decoder may spend on one document.
 // The zero value gives the defaults.

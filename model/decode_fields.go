@@ -6,10 +6,11 @@ import (
 
 // Fields: the attribute values and texts of an element made into the
 // model's fields (metadata, links, captured elements, the entry's strings),
-// and the slabs they are carved out of.
+// carved out of the arenas (decode_arena.go).
 
 // elementStrings decodes the values of the non-namespace attributes of the current
-// start tag into one string (one allocation per element) and returns it with the
+// start tag into one string (one allocation per element, none when a, the
+// entry's arena, is given) and returns it with the
 // offsets of each value: value k is s[offs[2k]:offs[2k+1]].
 func (d *Decoder) elementStrings(b []byte, a *arena) (string, []int, error) {
 	d.strs = d.strs[:0]

@@ -541,7 +541,7 @@ func FuzzParallelDecode(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte, block uint8) {
 		opts := DecoderOptions{MaxDepth: 64}
 		want := parDecode(t, &parChunkReader{data: data, n: 61}, opts)
-		opts.Parallel, opts.blockSize = 2, 16+int(block)
+		opts.Parallel, opts.blockSize, opts.Reuse = 2, 16+int(block), block%2 == 1
 		got := parDecode(t, &parChunkReader{data: data, n: 61}, opts)
 		if msg := parDiff(want, got); msg != "" {
 			t.Fatal(msg)
