@@ -250,7 +250,7 @@ func validate(r io.Reader, opts CheckOptions, dopts DecoderOptions) *Report {
 	defer dec.Close()
 	c := NewChecker(opts)
 	if dopts.Reuse {
-		dec.spill = c.handOver
+		dec.HandOver(c)
 	}
 	rep := &Report{}
 	h, err := dec.Header()

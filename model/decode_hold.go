@@ -10,6 +10,18 @@ import "strings"
 // Entries with fewer are delivered whole, as by any Decoder.
 const decMaxHeld = 256
 
+// HandOver makes d give the links and extra elements of an entry, or of the
+// document, to c each time decMaxHeld (256) of them have gathered, instead of
+// holding them all: c checks them as Entry and End would, and the Entry (or
+// Header) d returns then holds only those that came after. One entry with a
+// million links is so checked in bounded memory. Entries with fewer are
+// delivered whole, as without HandOver. Call it before Header; c's Begin
+// comes after Header as usual (links handed over before belong to the
+// document Begin starts).
+func (d *Decoder) HandOver(c *Checker) {
+	d.spill = c.handOver
+}
+
 // startEntry zeroes the entry about to be filled. With reuse it keeps the
 // capacity of the entry's Links and Extra, and the sequential Decoder rewinds
 // its arenas: the strings of the entry Next returned before are given up.
