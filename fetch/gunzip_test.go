@@ -141,6 +141,9 @@ func TestOpenRawProgress(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if o.Decompressing != (tc.size < 0) {
+			t.Errorf("%s: Decompressing %v", tc.target, o.Decompressing)
+		}
 		if o.RawSize != tc.rawSize || o.Size != tc.size {
 			t.Errorf("%s: RawSize %d, Size %d; want %d, %d", tc.target, o.RawSize, o.Size, tc.rawSize, tc.size)
 		}

@@ -58,6 +58,10 @@ type Opened struct {
 	// is complete once Body is read to its end or closed.
 	Exchange *Exchange
 
+	// Decompressing tells that Body undoes gzip on a goroutine of its own,
+	// which keeps a core busy while Body is read.
+	Decompressing bool
+
 	raw  *atomic.Int64 // bytes of the stored or sent stream read so far
 	file *os.File      // Body itself (RawRead asks it its offset)
 }
@@ -145,7 +149,7 @@ func Open(ctx context.Context, g Getter, target string) (*Opened, error) {
 		o.raw = &b.wireRead
 		o.Body, gzipped = b, b.gunzipped || b.inflating
 		if gzipped {
-			o.Body = newReadAhead(b, b, b.cancel)
+			o.Body, o.Decompressing = newReadAhead(b, b, b.cancel), true
 		}
 	default:
 		cr := &countingReader{r: b}
@@ -153,7 +157,7 @@ func Open(ctx context.Context, g Getter, target string) (*Opened, error) {
 		r, gz := gunzipOrFail(bufio.NewReader(cr), o.URL)
 		o.Body, gzipped = readCloser{r, b}, gz
 		if gz {
-			o.Body = newReadAhead(r, b, nil)
+			o.Body, o.Decompressing = newReadAhead(r, b, nil), true
 		}
 	}
 	if n, err := strconv.ParseInt(resp.Header.Get("Content-Length"), 10, 64); err == nil && n >= 0 {
@@ -174,7 +178,7 @@ func OpenReader(r io.Reader, name string) *Opened {
 	zr, gz := gunzipOrFail(bufio.NewReader(cr), name)
 	o.Body = io.NopCloser(zr)
 	if gz {
-		o.Body = newReadAhead(zr, nil, nil)
+		o.Body, o.Decompressing = newReadAhead(zr, nil, nil), true
 	}
 	return o
 }
@@ -215,7 +219,7 @@ func openFile(path string) (*Opened, error) {
 	r, gz := gunzipOrFail(bufio.NewReader(cr), abs)
 	o.Body = readCloser{r, f}
 	if gz {
-		o.Body = newReadAhead(r, f, nil)
+		o.Body, o.Decompressing = newReadAhead(r, f, nil), true
 	}
 	return o, nil
 }

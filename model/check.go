@@ -242,7 +242,15 @@ type Report struct {
 // whatever its shape. A large document is decoded on all CPUs
 // (DecoderOptions.Parallel), which gives what sequential decoding gives.
 func Validate(r io.Reader, opts CheckOptions) *Report {
-	return validate(r, opts, DecoderOptions{Parallel: runtime.GOMAXPROCS(0), Reuse: true})
+	return ValidateWith(r, opts, DecoderOptions{Parallel: runtime.GOMAXPROCS(0)})
+}
+
+// ValidateWith is Validate with the decoder's limits and parallelism given by
+// dopts (Reuse is always on): a source that decompresses on a goroutine of its
+// own, for instance, leaves a core to it with one goroutine fewer.
+func ValidateWith(r io.Reader, opts CheckOptions, dopts DecoderOptions) *Report {
+	dopts.Reuse = true
+	return validate(r, opts, dopts)
 }
 
 func validate(r io.Reader, opts CheckOptions, dopts DecoderOptions) *Report {
