@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -132,7 +133,9 @@ func (a *app) runValidate(ctx context.Context, f validateFlags, targets []string
 // validateTarget reads and checks one file, URL or standard input ("-").
 func (a *app) validateTarget(ctx context.Context, client *fetch.Client, target string, opts model.CheckOptions) docReport {
 	if target == "-" {
-		return reportOf(target, model.Validate(a.in, opts))
+		o := fetch.OpenReader(a.in, "standard input")
+		defer o.Close()
+		return reportOf(target, validateOpened(o, opts))
 	}
 	var g fetch.Getter
 	if client != nil {
@@ -149,11 +152,21 @@ func (a *app) validateTarget(ctx context.Context, client *fetch.Client, target s
 	if !o.Local {
 		opts.BaseURL = o.URL
 	}
-	r := reportOf(target, model.Validate(o.Body, opts))
+	r := reportOf(target, validateOpened(o, opts))
 	if !o.Local && o.URL != target {
 		r.FinalURL = o.URL
 	}
 	return r
+}
+
+// validateOpened validates what o reads, decoding on every core but the one
+// that decompresses it, if one does.
+func validateOpened(o *fetch.Opened, opts model.CheckOptions) *model.Report {
+	par := runtime.GOMAXPROCS(0)
+	if o.Decompressing {
+		par--
+	}
+	return model.ValidateWith(o.Body, opts, model.DecoderOptions{Parallel: par})
 }
 
 // docReport is the validation outcome of one document.

@@ -85,19 +85,8 @@ func (c *Checker) end(h *Header, bytes int64, complete bool) {
 	}
 
 	// document-level links
-	ups := 0
-	describedby := false
-	for i := range h.Links {
-		l := &h.Links[i]
-		c.link(l, nil, -1)
-		for tok := range RelTokens(l.Rel) {
-			if RelMatches(tok, "up") {
-				ups++
-			} else if RelMatches(tok, "describedby") {
-				describedby = true
-			}
-		}
-	}
+	c.docLinks(h.Links)
+	ups, describedby := c.ups, c.describedby
 	if complete && k != kUnknownDoc && k != kDescription && k != kDescriptionIndex && ups == 0 {
 		if k == kCapabilityList || k == kCapabilityListIndex {
 			c.report(rCapabilityListUpLink, -1, 0, "", `no <rs:ln rel="up"> link: a Capability List must link up to the Source Description that enumerates it`)

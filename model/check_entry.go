@@ -209,7 +209,7 @@ func (c *Checker) entryMetadata(e *Entry, idx int, md *Metadata) {
 	if md.Type != "" && (k == kResourceDump || k == kChangeDump) {
 		switch {
 		case c.dumpType == "":
-			c.dumpType, c.dumpTypeIdx = md.Type, idx
+			c.dumpType, c.dumpTypeIdx = strings.Clone(md.Type), idx
 		case md.Type != c.dumpType && !chkSameMediaType(md.Type, c.dumpType):
 			c.report(rDumpMixedFormats, idx, line, k.section(), chkRef(e, idx)+": package type="+chkQuote(md.Type)+" differs from "+chkQuote(c.dumpType)+" of entry "+EntryNumber(c.dumpTypeIdx)+"; a "+k.title()+" should only point to packages of the same format")
 		}
@@ -298,7 +298,7 @@ func (c *Checker) entryRequirements(e *Entry, idx int, md *Metadata) {
 			}
 		}
 		if len(c.caps) < 64 {
-			c.caps = append(c.caps, chkCapSeen{md.Capability, idx})
+			c.caps = append(c.caps, chkCapSeen{Capability(strings.Clone(string(md.Capability))), idx})
 		}
 	case kDescription:
 		if md.Present && md.Capability != CapCapabilityList {
@@ -338,7 +338,7 @@ func (c *Checker) entryRequirements(e *Entry, idx int, md *Metadata) {
 				c.openIdx = -1
 			}
 			if md.Until.Raw == "" && md.From.Raw != "" {
-				c.openIdx, c.openLoc, c.openLine = idx, e.Loc, line
+				c.openIdx, c.openLoc, c.openLine = idx, strings.Clone(e.Loc), line
 			}
 		}
 	}
@@ -403,9 +403,9 @@ func (c *Checker) order(e *Entry, idx, line int, d *Datetime, attr string) {
 		default:
 			id, why = rChangeDumpOrder, "entries of a "+c.kind.title()+" should be in forward chronological order"
 		}
-		c.report(id, idx, line, "", chkRef(e, idx)+": "+attr+" "+d.Raw+" is before the previous entry's "+c.prevRaw+" (entry "+EntryNumber(c.prevIdx)+"): "+why)
+		c.report(id, idx, line, "", chkRef(e, idx)+": "+attr+" "+d.Raw+" is before the previous entry's "+string(c.prevRaw)+" (entry "+EntryNumber(c.prevIdx)+"): "+why)
 	}
-	c.prevOK, c.prevTime, c.prevRaw, c.prevIdx = true, d.Time, d.Raw, idx
+	c.prevOK, c.prevTime, c.prevRaw, c.prevIdx = true, d.Time, append(c.prevRaw[:0], d.Raw...), idx
 }
 
 // hash checks a hash attribute. list is what the parser made of raw.
@@ -495,7 +495,7 @@ func (c *Checker) mediaType(s string) bool {
 		}
 	}
 	if chkMediaType(s) {
-		c.goodTypes[c.nGood%len(c.goodTypes)] = s
+		c.goodTypes[c.nGood%len(c.goodTypes)] = strings.Clone(s)
 		c.nGood++
 		return true
 	}
