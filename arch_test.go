@@ -69,11 +69,25 @@ func importRules() []importRule {
 			},
 		},
 		{
+			name: "memento reads bytes only: of ours it imports model, and no os or net/http",
+			from: is(module + "/memento"),
+			forbidden: func(_, imported string) bool {
+				return (ours(imported) && imported != module+"/model") || imported == "os" || imported == "net/http"
+			},
+		},
+		{
 			name: "ui and its sub-packages perform no I/O of their own: no os, os/exec, net/http, archive/zip or compress/*",
 			from: func(p string) bool { return p == module+"/ui" || strings.HasPrefix(p, module+"/ui/") },
 			forbidden: func(_, imported string) bool {
 				return imported == "os" || imported == "os/exec" || imported == "net/http" ||
 					imported == "archive/zip" || strings.HasPrefix(imported, "compress/")
+			},
+		},
+		{
+			name: "display and scratch import nothing of ours",
+			from: func(p string) bool { return p == module+"/display" || p == module+"/scratch" },
+			forbidden: func(_, imported string) bool {
+				return ours(imported)
 			},
 		},
 	}
@@ -165,7 +179,9 @@ func TestImportRulesCatch(t *testing.T) {
 		{1, listedPackage{ImportPath: "rsx/session", Imports: []string{"rsx/ui"}}, listedPackage{ImportPath: "rsx/ui", XTestImports: []string{"rsx/ui"}}, "rsx/session imports rsx/ui"},
 		{2, listedPackage{ImportPath: "rsx/model", Imports: []string{"io", "rsx/fetch"}}, listedPackage{ImportPath: "rsx/model", Imports: []string{"io", "net/url"}}, "rsx/model imports rsx/fetch"},
 		{3, listedPackage{ImportPath: "rsx/fetch", Imports: []string{"rsx/model"}}, listedPackage{ImportPath: "rsx/fetch", Imports: []string{"net/http", "os"}}, "rsx/fetch imports rsx/model"},
-		{4, listedPackage{ImportPath: "rsx/ui", Imports: []string{"compress/gzip"}}, listedPackage{ImportPath: "rsx/ui", Imports: []string{"io"}, TestImports: []string{"os"}}, "rsx/ui imports compress/gzip"},
+		{4, listedPackage{ImportPath: "rsx/memento", Imports: []string{"rsx/fetch"}}, listedPackage{ImportPath: "rsx/memento", Imports: []string{"rsx/model", "net/url"}}, "rsx/memento imports rsx/fetch"},
+		{5, listedPackage{ImportPath: "rsx/ui", Imports: []string{"compress/gzip"}}, listedPackage{ImportPath: "rsx/ui", Imports: []string{"io"}, TestImports: []string{"os"}}, "rsx/ui imports compress/gzip"},
+		{6, listedPackage{ImportPath: "rsx/display", Imports: []string{"rsx/model"}}, listedPackage{ImportPath: "rsx/scratch", Imports: []string{"os", "syscall"}}, "rsx/display imports rsx/model"},
 	} {
 		r := importRules()[tc.rule]
 		if got := r.violations([]listedPackage{tc.breaks}); !slices.Equal(got, []string{tc.wantText}) {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -180,15 +181,30 @@ func TestE2EDiscoveryFromSiteRoot(t *testing.T) {
 	requireTmux(t)
 	bin := buildRSX(t)
 
+	base := startServe(t, bin)
+	s := startTmux(t, bin+" "+base+"/", e2eEnv(t))
+	s.waitFor(20*time.Second, "well-known", "robots", "/dataset1/capabilitylist.xml")
+	// Picking the first found document opens it.
+	s.keys("Enter")
+	s.waitFor(15*time.Second, "entries")
+	s.keys("q")
+	s.waitFor(10*time.Second, "EXIT 0")
+}
+
+// startServe runs rsx serve (with extra flags) on a free loopback port for
+// the rest of the test and returns its base URL.
+func startServe(t *testing.T, bin string, flags ...string) string {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	serve := exec.CommandContext(ctx, bin, "serve", "--addr", "127.0.0.1:0")
+	serve := exec.CommandContext(ctx, bin, append([]string{"serve", "--addr", "127.0.0.1:0"}, flags...)...)
 	serve.Env = append(os.Environ(), e2eEnv(t)...)
 	stdout, err := serve.StdoutPipe()
 	if err != nil {
+		cancel()
 		t.Fatal(err)
 	}
 	if err := serve.Start(); err != nil {
+		cancel()
 		t.Fatalf("start rsx serve: %v", err)
 	}
 	t.Cleanup(func() { cancel(); _ = serve.Wait() })
@@ -200,12 +216,83 @@ func TestE2EDiscoveryFromSiteRoot(t *testing.T) {
 	if !strings.HasPrefix(base, "http://127.0.0.1:") {
 		t.Fatalf("rsx serve printed %q, want its base URL", base)
 	}
+	return base
+}
 
-	s := startTmux(t, bin+" "+base+"/", e2eEnv(t))
-	s.waitFor(20*time.Second, "well-known", "robots", "/dataset1/capabilitylist.xml")
-	// Picking the first found document opens it.
+// problemCounts reads "✗ N error(s)" and "N warning(s)" from a line: the
+// status bar's or the problems page's.
+func problemCounts(line string) (errs, warns string) {
+	errs, warns = "0", "0"
+	if m := regexp.MustCompile(`✗ ?(\d+) errors?`).FindStringSubmatch(line); m != nil {
+		errs = m[1]
+	}
+	if m := regexp.MustCompile(`(\d+) warnings?`).FindStringSubmatch(line); m != nil {
+		warns = m[1]
+	}
+	return errs, warns
+}
+
+// lineWith is the first line of screen that contains want.
+func lineWith(screen, want string) string {
+	for _, l := range strings.Split(screen, "\n") {
+		if strings.Contains(l, want) {
+			return l
+		}
+	}
+	return ""
+}
+
+// TestE2EBrokenDemoProblemsAndVersions walks the broken demo as a newcomer
+// would: the status bar and the Problems page count the same problems; a
+// problem opens its entry and esc comes back to the same place in the
+// list; a resource's versions open (the demo serves TimeMaps, TimeGates and
+// mementos); q quits.
+func TestE2EBrokenDemoProblemsAndVersions(t *testing.T) {
+	requireTmux(t)
+	bin := buildRSX(t)
+	base := startServe(t, bin, "--broken")
+	s := startTmux(t, bin+" --no-cache "+base+"/dataset1/resourcelist-0001.xml", e2eEnv(t))
+
+	// The document, loaded and checked: its counts in the status bar.
+	scr := s.waitFor(20*time.Second, "Resource List", "/dataset1/res/", "error")
+	status := lineWith(scr, "resourcelist ")
+	if strings.Contains(status, "valid") {
+		t.Fatalf("the broken document is called valid: %q", status)
+	}
+	errs, warns := problemCounts(status)
+	if errs == "0" {
+		t.Fatalf("no errors in the status bar of the broken demo: %q\n%s", status, scr)
+	}
+
+	// The Problems page counts the same.
+	s.keys("p")
+	scr = s.waitFor(10*time.Second, "Problems", "rules")
+	pe, pw := problemCounts(lineWith(scr, "Problems  "))
+	if pe != errs || pw != warns {
+		t.Fatalf("status bar %s errors, %s warnings; Problems page %s, %s\n%s", errs, warns, pe, pw, scr)
+	}
+
+	// Open the first group, go to its second problem, and open it: its entry.
+	if !strings.Contains(scr, "▾") {
+		s.keys("Enter")
+		s.waitFor(5*time.Second, "▾")
+	}
+	s.keys("j", "j")
+	time.Sleep(300 * time.Millisecond)
+	place := s.screen()
 	s.keys("Enter")
-	s.waitFor(15*time.Second, "entries")
+	s.waitFor(10*time.Second, "back to Problems")
+	// esc: the Problems page again, at the same place.
+	s.keys("Escape")
+	s.waitUntil(10*time.Second, "the problems page as it was left", func(scr string) bool { return scr == place })
+
+	// Back to the document; a resource with versions (entry 5 of the demo
+	// links its memento, TimeGate and TimeMap), and its Versions page.
+	s.keys("Escape")
+	s.waitFor(10*time.Second, "/dataset1/res/")
+	s.keys("5", "g", "v")
+	s.waitFor(15*time.Second, "Versions", "TimeMap", "memento", "/versions/v1/")
+
 	s.keys("q")
 	s.waitFor(10*time.Second, "EXIT 0")
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"rsx/audit"
+	"rsx/display"
 	"rsx/fetch"
 )
 
@@ -366,7 +367,7 @@ func writeAuditText(w io.Writer, st textStyles, rep *audit.Report) {
 	if rep.Sample == 0 {
 		of = "all " + strconv.FormatInt(rep.Listed, 10)
 	}
-	fmt.Fprintf(w, "%s %s: %s resources (seed %d), %s, %s in %s\n", st.title("audit"), shown(rep.URL), of, rep.Seed,
+	fmt.Fprintf(w, "%s %s: %s resources (seed %d), %s, %s in %s\n", st.title("audit"), display.Escape(rep.URL), of, rep.Seed,
 		plural(len(rep.Lists), "list", "lists"), fetch.FormatSize(rep.Bytes), rep.Elapsed.Round(time.Millisecond))
 
 	mark := func(style func(string) string, sym string) string { return style(sym) }
@@ -380,7 +381,7 @@ func writeAuditText(w io.Writer, st textStyles, rep *audit.Report) {
 	if unread := rep.Unread(); len(unread) > 0 {
 		fmt.Fprintf(w, "%s %s could not be read (their resources were not in the draw):\n", mark(st.err, "✗"), plural(len(unread), "list", "lists"))
 		for _, l := range unread {
-			fmt.Fprintf(w, "    %s\n", shown(l.Err.Error()))
+			fmt.Fprintf(w, "    %s\n", display.Escape(l.Err.Error()))
 		}
 	}
 	if len(rep.Warnings) > 0 {
@@ -405,7 +406,7 @@ func writeAuditText(w io.Writer, st textStyles, rep *audit.Report) {
 	fmt.Fprintf(w, "%s %d of %s ok\n", mark(st.rule, "✓"), rep.OK, plural(rep.Checked, "resource checked", "resources checked"))
 	for _, l := range rep.Lists {
 		if l.Note != "" && l.Err == nil && !strings.HasPrefix(l.Note, "not audited") {
-			fmt.Fprintf(w, "%s %s: %s\n", mark(st.dim, "·"), shown(l.URL), shown(l.Note))
+			fmt.Fprintf(w, "%s %s: %s\n", mark(st.dim, "·"), display.Escape(l.URL), display.Escape(l.Note))
 		}
 	}
 	if !rep.Complete() {
@@ -468,7 +469,7 @@ func byField(fs []audit.Finding) string {
 	})
 	parts := make([]string, len(fields))
 	for i, f := range fields {
-		parts[i] = shown(f) + " " + strconv.Itoa(n[f])
+		parts[i] = display.Escape(f) + " " + strconv.Itoa(n[f])
 	}
 	return strings.Join(parts, ", ")
 }
@@ -494,7 +495,7 @@ func writeTable(w io.Writer, st textStyles, mark func(string) string, head []str
 	}
 	for _, row := range shownRows {
 		for i := range row.cells {
-			row.cells[i] = shown(row.cells[i])
+			row.cells[i] = display.Escape(row.cells[i])
 			width[i] = min(max(width[i], runewidth.StringWidth(row.cells[i])), maxColumn)
 		}
 	}
@@ -516,7 +517,7 @@ func writeTable(w io.Writer, st textStyles, mark func(string) string, head []str
 	for _, row := range shownRows {
 		if row.group != group {
 			group = row.group
-			fmt.Fprintln(w, st.rule(shown(group)))
+			fmt.Fprintln(w, st.rule(display.Escape(group)))
 		}
 		line(row.cells, func(i int, s string) string {
 			if i == 0 {

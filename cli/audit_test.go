@@ -3,7 +3,6 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -221,23 +220,5 @@ func TestAuditCommandEscapes(t *testing.T) {
 	}
 	if strings.ContainsAny(out, "\u202e\u009b") || !strings.Contains(out, `/r\u202eevil`) || !strings.Contains(out, `text/html\u009b31m`) {
 		t.Errorf("not escaped:\n%q", out)
-	}
-}
-
-func TestShown(t *testing.T) {
-	for _, tt := range []struct{ in, want string }{
-		{"plain https://e.org/a?b=c", "plain https://e.org/a?b=c"},
-		{"tab\tnl\nesc\x1b[31mdel\x7f", `tab\x09nl\x0aesc\x1b[31mdel\x7f`},
-		{"c1 \u0085 \u009b", `c1 \u0085 \u009b`},
-		{"bidi \u202e \u2066 \u200f \u061c", `bidi \u202e \u2066 \u200f \u061c`},
-		{"bad \xff utf-8", `bad \xff utf-8`},
-		{"ünïcode ✓ 日本", "ünïcode ✓ 日本"},
-	} {
-		if got := shown(tt.in); got != tt.want {
-			t.Errorf("shown(%q) = %q, want %q", tt.in, got, tt.want)
-		}
-	}
-	if !slices.Equal([]byte(shown("")), []byte("")) {
-		t.Error("empty")
 	}
 }

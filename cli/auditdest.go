@@ -117,14 +117,14 @@ func destAuditJSONOf(r *engine.AuditReport, dest string) destAuditJSON {
 // writeDestAuditText writes the comparison for people: counts, then the
 // resources of each kind of difference.
 func writeDestAuditText(w io.Writer, st textStyles, r *engine.AuditReport, dest string) {
-	fmt.Fprintf(w, "%s %s ↔ %s\n", st.title("audit"), shown(dest), shown(r.Source))
-	fmt.Fprintf(w, "  the Resource List %s (at %s), the changes since; the copy's point %s\n", shown(r.Document), datetimeOrNone(r.At), datetimeOrNone(r.Point))
+	fmt.Fprintf(w, "%s %s ↔ %s\n", st.title("audit"), esc(dest), esc(r.Source))
+	fmt.Fprintf(w, "  the Resource List %s (at %s), the changes since; the copy's point %s\n", esc(r.Document), datetimeOrNone(r.At), datetimeOrNone(r.Point))
 	fmt.Fprintf(w, "  %d local copies hashed (%s) in %s\n", r.Hashed, fetch.FormatSize(r.HashedBytes), r.Elapsed.Round(time.Millisecond))
 	for _, warn := range r.Warnings {
-		fmt.Fprintf(w, "%s %s\n", st.warn("!"), shown(warn))
+		fmt.Fprintf(w, "%s %s\n", st.warn("!"), esc(warn))
 	}
 	for _, p := range r.Problems {
-		fmt.Fprintf(w, "%s %s\n", st.err("✗"), shown(p.Error()))
+		fmt.Fprintf(w, "%s %s\n", st.err("✗"), esc(p.Error()))
 	}
 	fmt.Fprintf(w, "%s %d same\n", st.rule("✓"), r.Same)
 	if r.Excluded > 0 {
@@ -153,7 +153,7 @@ func writeDestAuditText(w io.Writer, st textStyles, r *engine.AuditReport, dest 
 				fmt.Fprintf(w, "    … and %d more (--json lists every one)\n", len(l.items)-i)
 				break
 			}
-			fmt.Fprintf(w, "    %s\n", shown(u))
+			fmt.Fprintf(w, "    %s\n", esc(u))
 		}
 	}
 	if r.InSync() {

@@ -3,11 +3,16 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/spf13/cobra"
+
+	"rsx/fetch"
+	"rsx/scratch"
 )
 
 // version is set at build time with
@@ -24,10 +29,29 @@ type streams struct {
 // app is what every command shares: the streams and the HTTP client settings.
 type app struct {
 	streams
-	http httpFlags // persistent flags for fetching, see httpflags.go
+	http httpFlags  // persistent flags for fetching, see httpflags.go
+	tmp  tempFolder // the process's temporary folder, see signals.go
+
+	openSchemes []string // explorer: URL schemes besides http(s) that o may open (explore.go)
+}
+
+// tempDir is the folder for this run's temporary files ("" for the system's
+// when none can be made, which is said on standard error).
+func (a *app) tempDir() string {
+	dir, err := a.tmp.path()
+	if err != nil {
+		fmt.Fprintln(a.err, "rsx: warning:", esc(err.Error()))
+	}
+	return dir
 }
 
 func newRootCmd(s streams) *cobra.Command {
+	_, root := newApp(s)
+	return root
+}
+
+// newApp makes the app and its root command.
+func newApp(s streams) (*app, *cobra.Command) {
 	a := &app{streams: s}
 	root := &cobra.Command{
 		Use:           "rsx [TARGET]",
@@ -46,6 +70,13 @@ func newRootCmd(s streams) *cobra.Command {
 		return failed(err)
 	})
 	a.http.register(root.PersistentFlags())
+	a.http.onWait = func(w fetch.Wait) {
+		if w.Duration >= time.Second {
+			fmt.Fprintln(a.err, "rsx: "+esc(w.String())+"; ctrl-c stops")
+		}
+	}
+	root.Flags().StringSliceVar(&a.openSchemes, "open-scheme", nil,
+		"a URL `SCHEME` besides http and https that the explorer's o key may hand to the system opener (repeatable; also RSX_OPEN_SCHEMES=ftp,mailto)")
 	// One line per command; each lives in the file of its name.
 	root.AddCommand(
 		newValidateCmd(a),
@@ -57,7 +88,7 @@ func newRootCmd(s streams) *cobra.Command {
 		newAuditCmd(a),
 		newSyncCmd(a),
 	)
-	return root
+	return a, root
 }
 
 // Main runs the command line args (without the program name) and returns
@@ -68,21 +99,41 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 // run executes the command line and returns the process exit status.
+//
+// SIGINT and SIGTERM cancel the command's context: it stops, removes its
+// temporary files and reports that it was interrupted, with exit status 2
+// whatever it found so far (serve and watch, which run until interrupted,
+// end normally). A second signal removes the temporary folder and ends the
+// process at once. Every run first removes the temporary folders that runs
+// killed outright left behind (package scratch).
 func run(args []string, s streams) int {
-	root := newRootCmd(s)
+	_, _ = scratch.SweepRoot()
+	a, root := newApp(s)
+	ctx, stop := signalContext(a.tmp.remove)
+	defer stop()
+	defer a.tmp.remove()
 	root.SetArgs(args)
-	err := root.Execute()
+	cmd, err := root.ExecuteContextC(ctx)
+	a.tmp.remove()
+	if cause := context.Cause(ctx); errors.Is(cause, errInterrupted) && !endsOnSignal(cmd) {
+		name := "rsx"
+		if cmd != nil && cmd != root {
+			name = "rsx " + cmd.Name()
+		}
+		fmt.Fprintf(s.err, "rsx: %v: %s did not finish; what it reported is incomplete\n", cause, name)
+		return exitFailure
+	}
 	if err == nil {
 		return exitOK
 	}
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.err != nil {
-			fmt.Fprintln(s.err, "rsx:", ee.err)
+			fmt.Fprintln(s.err, "rsx:", esc(ee.err.Error()))
 		}
 		return ee.code
 	}
 	// Anything else comes from cobra itself: unknown command, bad arguments.
-	fmt.Fprintln(s.err, "rsx:", err)
+	fmt.Fprintln(s.err, "rsx:", esc(err.Error()))
 	return exitFailure
 }

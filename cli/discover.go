@@ -152,7 +152,7 @@ func writeDiscoverJSON(w io.Writer, d *crawl.Discovery) error {
 
 func writeDiscoverText(w io.Writer, d *crawl.Discovery, st textStyles) {
 	var b strings.Builder
-	b.WriteString(st.title("Discovery from "+d.Input) + "\n\n")
+	b.WriteString(st.title("Discovery from "+esc(d.Input)) + "\n\n")
 	b.WriteString(st.title("Attempts") + "\n")
 	for _, at := range d.Attempts {
 		status := "---"
@@ -166,17 +166,17 @@ func writeDiscoverText(w io.Writer, d *crawl.Discovery, st textStyles) {
 		case len(at.Found) > 0:
 			mark = st.rule("✓")
 		}
-		fmt.Fprintf(&b, "  %s %s %s %s\n", mark, pad(at.Method, 11), st.dim(pad(status, 3)), at.URL)
+		fmt.Fprintf(&b, "  %s %s %s %s\n", mark, pad(at.Method, 11), st.dim(pad(status, 3)), esc(at.URL))
 		if at.Err != "" {
-			fmt.Fprintf(&b, "      %s\n", st.err(at.Err))
+			fmt.Fprintf(&b, "      %s\n", st.err(esc(at.Err)))
 		}
 		for _, f := range at.Found {
 			if f != at.URL {
-				fmt.Fprintf(&b, "      → %s\n", f)
+				fmt.Fprintf(&b, "      → %s\n", esc(f))
 			}
 		}
 		for _, n := range at.Notes {
-			fmt.Fprintf(&b, "      %s\n", st.dim(n))
+			fmt.Fprintf(&b, "      %s\n", st.dim(esc(n)))
 		}
 	}
 	b.WriteString("\n" + st.title("Found") + "\n")
@@ -184,24 +184,24 @@ func writeDiscoverText(w io.Writer, d *crawl.Discovery, st textStyles) {
 		b.WriteString("  " + st.err("no ResourceSync document") + "\n")
 	}
 	for _, f := range d.Found {
-		fmt.Fprintf(&b, "  %s %s %s\n", pad(f.Method, 11), pad(model.DocumentTitle(f.Capability, f.Root), 22), f.URL)
+		fmt.Fprintf(&b, "  %s %s %s\n", pad(f.Method, 11), pad(esc(model.DocumentTitle(f.Capability, f.Root)), 22), esc(f.URL))
 	}
 	b.WriteString("\n")
 	if len(d.UpChain) > 1 {
 		b.WriteString(st.title("Up links") + "\n")
 		for i, u := range d.UpChain {
-			fmt.Fprintf(&b, "  %s%s\n", strings.Repeat("  ", i), u)
+			fmt.Fprintf(&b, "  %s%s\n", strings.Repeat("  ", i), esc(u))
 		}
 		b.WriteString("\n")
 	}
 	if d.SourceDescription != "" {
-		fmt.Fprintf(&b, "%s %s\n", st.title("Source Description"), d.SourceDescription)
+		fmt.Fprintf(&b, "%s %s\n", st.title("Source Description"), esc(d.SourceDescription))
 	} else {
 		fmt.Fprintf(&b, "%s %s\n", st.title("Source Description"), st.err("not reached"))
 	}
 	fmt.Fprintf(&b, "%s (%d)\n", st.title("Capability Lists"), len(d.CapabilityLists))
 	for _, c := range d.CapabilityLists {
-		fmt.Fprintf(&b, "  %s\n", c)
+		fmt.Fprintf(&b, "  %s\n", esc(c))
 	}
 	io.WriteString(w, b.String())
 }

@@ -41,9 +41,14 @@ manifest paths: unsafe paths and members (absolute, "..", backslashes,
 symlinks, devices, zip bombs) are refused, and a file is renamed into place
 only once it has verified, so a bad member never replaces a good file.
 
-Exit status: 0 nothing wrong; 1 a mismatch, a missing bitstream, a refused
-path or a contents copy that differs; 2 the target or a package could not be
-fetched or is not a dump or a ZIP package.`,
+A package whose length or hash differs from what its dump entry declares is
+refused whole: nothing of it is verified or extracted, even when it agrees
+with its own manifest. A bitstream whose manifest entry declares neither a
+length nor a hash is reported as unverifiable, not as verified.
+
+Exit status: 0 nothing wrong; 1 a mismatch, a refused package, a missing
+bitstream, a refused path or a contents copy that differs; 2 the target or a
+package could not be fetched or is not a dump or a ZIP package.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.runDump(cmd.Context(), f, args[0])
@@ -82,7 +87,7 @@ func (a *app) runDump(ctx context.Context, f dumpFlags, target string) error {
 			tw.pkg(p)
 		}
 	}
-	rep, runErr := dump.Run(ctx, client, target, job, dump.Options{MaxPackageBytes: int64(f.maxPackageBytes)})
+	rep, runErr := dump.Run(ctx, client, target, job, dump.Options{MaxPackageBytes: int64(f.maxPackageBytes), TempDir: a.tempDir()})
 	prog.clear()
 	code := exitOK
 	switch {
@@ -118,7 +123,7 @@ func (p *dumpProgress) update(pkg, stage string, done, total int64) {
 	} else {
 		p.last = now
 	}
-	u := pkg
+	u := esc(pkg)
 	if len(u) > 50 {
 		u = "…" + u[len(u)-49:]
 	}
@@ -159,7 +164,7 @@ func manifestTimes(h *model.Header) string {
 		d    model.Datetime
 	}{{"at", h.MD.At}, {"completed", h.MD.Completed}, {"from", h.MD.From}, {"until", h.MD.Until}} {
 		if t.d.Raw != "" {
-			parts = append(parts, t.name+" "+t.d.Raw)
+			parts = append(parts, t.name+" "+esc(t.d.Raw))
 		}
 	}
 	return strings.Join(parts, ", ")
@@ -167,9 +172,9 @@ func manifestTimes(h *model.Header) string {
 
 func (t *dumpText) pkg(p *dump.PackageReport) {
 	w := t.w
-	fmt.Fprintf(w, "package %s\n", p.URL)
+	fmt.Fprintf(w, "package %s\n", esc(p.URL))
 	if p.Header != nil {
-		desc := []string{fetch.FormatSize(p.Size), p.Header.MD.Capability.Title()}
+		desc := []string{fetch.FormatSize(p.Size), esc(p.Header.MD.Capability.Title())}
 		if times := manifestTimes(p.Header); times != "" {
 			desc[1] += " (" + times + ")"
 		}
@@ -177,15 +182,18 @@ func (t *dumpText) pkg(p *dump.PackageReport) {
 		fmt.Fprintf(w, "  %s\n", strings.Join(desc, ", "))
 	}
 	for _, m := range p.Mismatched {
-		fmt.Fprintf(w, "  ✗ package %s: expected %s, actual %s (as the dump entry declares)\n", m.What, m.Expected, m.Actual)
+		fmt.Fprintf(w, "  ✗ package %s: expected %s, actual %s (as the dump entry declares)\n", esc(m.What), esc(m.Expected), esc(m.Actual))
 	}
 	if p.Err != nil {
-		fmt.Fprintf(w, "  ✗ %v\n", p.Err)
+		fmt.Fprintf(w, "  ✗ %s\n", esc(p.Err.Error()))
 		return
 	}
 	if r := p.Result; r != nil {
 		if r.Verified > 0 || len(r.Mismatched) > 0 {
 			fmt.Fprintf(w, "  ✓ %d verified\n", r.Verified)
+		}
+		if n := len(r.Unverifiable); n > 0 {
+			fmt.Fprintf(w, "  ? %s: the manifest declares neither a length nor a hash to check them against\n", plural(n, "bitstream unverifiable", "bitstreams unverifiable"))
 		}
 		lines := func(n int, f func(i int)) {
 			for i := 0; i < n && i < maxTextLines; i++ {
@@ -197,32 +205,33 @@ func (t *dumpText) pkg(p *dump.PackageReport) {
 		}
 		lines(len(r.Mismatched), func(i int) {
 			m := r.Mismatched[i]
-			fmt.Fprintf(w, "  ✗ mismatched %s: %s expected %s actual %s\n", m.Path, m.What, m.Expected, m.Actual)
+			fmt.Fprintf(w, "  ✗ mismatched %s: %s expected %s actual %s\n", esc(m.Path), esc(m.What), esc(m.Expected), esc(m.Actual))
 		})
-		lines(len(r.Missing), func(i int) { fmt.Fprintf(w, "  ✗ missing %s\n", r.Missing[i]) })
-		lines(len(r.Unlisted), func(i int) { fmt.Fprintf(w, "  ! unlisted %s\n", r.Unlisted[i]) })
+		lines(len(r.Unverifiable), func(i int) { fmt.Fprintf(w, "  ? unverifiable %s\n", esc(r.Unverifiable[i])) })
+		lines(len(r.Missing), func(i int) { fmt.Fprintf(w, "  ✗ missing %s\n", esc(r.Missing[i])) })
+		lines(len(r.Unlisted), func(i int) { fmt.Fprintf(w, "  ! unlisted %s\n", esc(r.Unlisted[i])) })
 		lines(len(r.Refused), func(i int) {
 			x := r.Refused[i]
 			name := x.Path
 			if name == "" {
 				name = x.Loc
 			}
-			fmt.Fprintf(w, "  ✗ refused %s: %s\n", name, x.Reason)
+			fmt.Fprintf(w, "  ✗ refused %s: %s\n", esc(name), esc(x.Reason))
 		})
 		if len(r.Deleted) > 0 {
 			fmt.Fprintf(w, "  %s (no bitstream)\n", plural(len(r.Deleted), "deleted entry", "deleted entries"))
 		}
 		if t.extract != "" {
-			fmt.Fprintf(w, "  → extracted %s (%s) to %s\n", plural(r.Extracted, "file", "files"), fetch.FormatSize(r.Bytes), t.extract)
+			fmt.Fprintf(w, "  → extracted %s (%s) to %s\n", plural(r.Extracted, "file", "files"), fetch.FormatSize(r.Written), esc(t.extract))
 		}
 	}
 	switch {
 	case p.ContentsErr != nil:
-		fmt.Fprintf(w, "  ✗ contents copy: %v\n", p.ContentsErr)
+		fmt.Fprintf(w, "  ✗ contents copy: %s\n", esc(p.ContentsErr.Error()))
 	case len(p.ContentsDiff) > 0:
-		fmt.Fprintf(w, "  ✗ contents copy %s differs from the manifest in the package:\n", p.Contents)
+		fmt.Fprintf(w, "  ✗ contents copy %s differs from the manifest in the package:\n", esc(p.Contents))
 		for _, d := range p.ContentsDiff {
-			fmt.Fprintf(w, "      %s\n", d)
+			fmt.Fprintf(w, "      %s\n", esc(d))
 		}
 	case p.Contents != "":
 		fmt.Fprintf(w, "  ✓ contents copy matches the manifest\n")
@@ -230,9 +239,12 @@ func (t *dumpText) pkg(p *dump.PackageReport) {
 }
 
 func (t *dumpText) summary(rep *dump.Report, runErr error) {
-	verified, problems, failedPkgs := 0, 0, 0
+	verified, problems, failedPkgs, refusedPkgs := 0, 0, 0, 0
 	for _, p := range rep.Packages {
-		if p.Err != nil {
+		switch {
+		case p.Refused():
+			refusedPkgs++
+		case p.Err != nil:
 			failedPkgs++
 		}
 		problems += len(p.Mismatched) + len(p.ContentsDiff)
@@ -246,14 +258,17 @@ func (t *dumpText) summary(rep *dump.Report, runErr error) {
 	}
 	head := ""
 	if d := rep.Dump; d != nil {
-		head = d.Capability.Title() + " " + d.URL + ": "
+		head = esc(d.Capability.Title()+" "+d.URL) + ": "
 	}
 	verdict := "OK"
-	if runErr != nil || failedPkgs > 0 || problems > 0 {
+	if runErr != nil || failedPkgs > 0 || refusedPkgs > 0 || problems > 0 {
 		verdict = "FAILED"
 	}
 	line := fmt.Sprintf("%s%s: %s, %d verified, %s", head, verdict, plural(len(rep.Packages), "package", "packages"),
 		verified, plural(problems, "problem", "problems"))
+	if refusedPkgs > 0 {
+		line += fmt.Sprintf(", %d refused (not as the dump declares)", refusedPkgs)
+	}
 	if failedPkgs > 0 {
 		line += fmt.Sprintf(", %d not read", failedPkgs)
 	}
@@ -283,13 +298,16 @@ type jsonDumpPackage struct {
 	Entries             int                `json:"entries"`
 	Members             int                `json:"members"`
 	Verified            int                `json:"verified"`
+	Unverifiable        []jsonDumpPath     `json:"unverifiable"`
 	Extracted           int                `json:"extracted"`
+	ExtractedBytes      int64              `json:"extracted_bytes"`
 	Mismatched          []jsonDumpMismatch `json:"mismatched"`
 	Missing             []jsonDumpPath     `json:"missing"`
 	Unlisted            []jsonDumpPath     `json:"unlisted"`
 	Refused             []jsonDumpRefusal  `json:"refused"`
 	Deleted             int                `json:"deleted"`
 	PackageMismatched   []jsonDumpMismatch `json:"package_mismatched"`
+	PackageRefused      bool               `json:"package_refused"` // refused whole: it differs from its dump entry
 	Contents            *string            `json:"contents"`
 	ContentsMismatch    bool               `json:"contents_mismatch"`
 	ContentsDifferences []string           `json:"contents_differences"`
@@ -334,8 +352,8 @@ func writeDumpJSON(w io.Writer, rep *dump.Report, runErr error) {
 	for _, p := range rep.Packages {
 		j := jsonDumpPackage{
 			URL: p.URL, OK: p.OK(), Size: p.Size, Entries: p.Entries, Members: p.Members,
-			Mismatched: []jsonDumpMismatch{}, Missing: []jsonDumpPath{}, Unlisted: []jsonDumpPath{}, Refused: []jsonDumpRefusal{},
-			PackageMismatched: jsonMismatches(p.Mismatched), ContentsMismatch: len(p.ContentsDiff) > 0,
+			Mismatched: []jsonDumpMismatch{}, Unverifiable: []jsonDumpPath{}, Missing: []jsonDumpPath{}, Unlisted: []jsonDumpPath{}, Refused: []jsonDumpRefusal{},
+			PackageMismatched: jsonMismatches(p.Mismatched), PackageRefused: p.Refused(), ContentsMismatch: len(p.ContentsDiff) > 0,
 			ContentsDifferences: append([]string{}, p.ContentsDiff...),
 			ContentsError:       errString(p.ContentsErr), Error: errString(p.Err),
 		}
@@ -351,7 +369,10 @@ func writeDumpJSON(w io.Writer, rep *dump.Report, runErr error) {
 			j.At, j.Completed, j.From, j.Until = h.MD.At.Raw, h.MD.Completed.Raw, h.MD.From.Raw, h.MD.Until.Raw
 		}
 		if r := p.Result; r != nil {
-			j.Verified, j.Extracted, j.Deleted = r.Verified, r.Extracted, len(r.Deleted)
+			j.Verified, j.Extracted, j.ExtractedBytes, j.Deleted = r.Verified, r.Extracted, r.Written, len(r.Deleted)
+			for _, u := range r.Unverifiable {
+				j.Unverifiable = append(j.Unverifiable, jsonDumpPath{Path: u})
+			}
 			j.Mismatched = jsonMismatches(r.Mismatched)
 			for _, m := range r.Missing {
 				j.Missing = append(j.Missing, jsonDumpPath{Path: m})

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"os"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
@@ -12,6 +13,7 @@ import (
 
 	"rsx/demo"
 	"rsx/fetch"
+	"rsx/model"
 	"rsx/session"
 	"rsx/ui"
 )
@@ -38,6 +40,9 @@ func (a *app) runExplorer(cmd *cobra.Command, args []string) error {
 	if len(args) == 1 {
 		target = strings.TrimSpace(args[0])
 	}
+	if err := a.explorerPreflight(cmd, target); err != nil {
+		return failed(err)
+	}
 	demoSource := target == ""
 	if demoSource {
 		srv, err := demo.Start(ctx, "127.0.0.1:0", demo.Options{})
@@ -52,6 +57,9 @@ func (a *app) runExplorer(cmd *cobra.Command, args []string) error {
 	if err != nil {
 		return failed(err)
 	}
+	// Nothing may write to the terminal the explorer draws on: a wait
+	// before a retry shows on the exchange (Exchange.WaitingUntil).
+	opts.OnWait = nil
 	if demoSource {
 		// The demo lives on a new port each run: caching it would only fill
 		// the cache with documents nobody asks for again.
@@ -63,13 +71,29 @@ func (a *app) runExplorer(cmd *cobra.Command, args []string) error {
 	}
 
 	m := ui.New(ui.Options{
-		Target:  target,
-		Backend: session.New(client, session.Options{}),
-		Dark:    true,
+		Target: target,
+		// Local files are read only when the user opened one: a
+		// document from the network cannot make rsx read them.
+		Backend: session.New(client, session.Options{TempDir: a.tempDir(), LocalFiles: !demoSource && model.IsLocal(target),
+			BrowserSchemes: a.browserSchemes()}),
+		Dark: true,
 	})
 	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithInput(a.in), tea.WithOutput(a.out))
 	if _, err := p.Run(); err != nil && ctx.Err() == nil {
 		return failed(fmt.Errorf("explorer: %w", err))
 	}
 	return nil
+}
+
+// browserSchemes are the URL schemes besides http and https the user allows
+// the explorer to open in a browser: --open-scheme, then RSX_OPEN_SCHEMES
+// (comma-separated).
+func (a *app) browserSchemes() []string {
+	out := append([]string(nil), a.openSchemes...)
+	for _, s := range strings.Split(os.Getenv("RSX_OPEN_SCHEMES"), ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
 }

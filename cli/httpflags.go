@@ -29,10 +29,15 @@ type httpFlags struct {
 	timeout        time.Duration
 	connectTimeout time.Duration
 	retries        int
+	maxRetryWait   time.Duration
 	rate           float64
 	concurrency    int
 	userAgent      string
 	maxBytes       byteSize
+
+	// onWait tells of a wait between tries (standard error for the
+	// commands; the explorer shows it from the exchanges instead).
+	onWait func(fetch.Wait)
 }
 
 func (f *httpFlags) register(fs *pflag.FlagSet) {
@@ -46,6 +51,7 @@ func (f *httpFlags) register(fs *pflag.FlagSet) {
 	fs.DurationVar(&f.timeout, "timeout", fetch.DefaultTimeout, "time limit for each try of fetching a document, body included")
 	fs.DurationVar(&f.connectTimeout, "connect-timeout", fetch.DefaultConnectTimeout, "time limit for connecting and for the response headers")
 	fs.IntVar(&f.retries, "retries", fetch.DefaultRetries, "retries after connection errors, 429 and 5xx responses")
+	fs.DurationVar(&f.maxRetryWait, "max-retry-wait", fetch.DefaultMaxRetryWait, "longest wait before a retry, whatever a Retry-After header asks")
 	fs.Float64Var(&f.rate, "rate", fetch.DefaultPerHostRate, "requests per second to one host (0 = unlimited)")
 	fs.IntVar(&f.concurrency, "concurrency", fetch.DefaultPerHostConcurrency, "requests in flight to one host")
 	fs.StringVar(&f.userAgent, "user-agent", "", "User-Agent header (default rsx/"+version+")")
@@ -76,6 +82,11 @@ func (f *httpFlags) options(targets ...string) (fetch.Options, error) {
 		return o, errors.New("--retries must not be negative")
 	}
 	o.Retries = f.retries
+	if f.maxRetryWait <= 0 {
+		return o, errors.New("--max-retry-wait must be positive")
+	}
+	o.MaxRetryWait = f.maxRetryWait
+	o.OnWait = f.onWait
 	if f.rate < 0 {
 		return o, errors.New("--rate must not be negative")
 	}

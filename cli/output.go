@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -10,6 +11,8 @@ import (
 
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/term"
+
+	"rsx/display"
 )
 
 // Exit statuses of the command-line contract.
@@ -52,13 +55,25 @@ func exitWith(code int) error {
 }
 
 // writeJSON writes v as the one JSON document of --json: indented, with
-// <, > and & as they are (URLs carry them).
+// <, > and & as they are (URLs carry them), and every control or
+// bidirectional character a Source wrote escaped (display.EscapeJSON), so
+// that the document is as safe to print on a terminal as the text output.
 func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	_, err := w.Write(display.EscapeJSON(b.Bytes()))
+	return err
 }
+
+// esc makes text that a Source wrote (a URL, a value, a name, an error
+// message quoting them) safe to print: see display.Escape. Every text
+// output passes such text through it.
+func esc(s string) string { return display.Escape(s) }
 
 // errString is err's message for a JSON field that is null without an error.
 func errString(err error) *string {

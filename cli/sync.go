@@ -342,19 +342,19 @@ func writeSyncPlan(w io.Writer, st textStyles, p *engine.Plan, dest string, dryR
 	s := p.Summary
 	from := map[engine.From]string{engine.FromList: "list", engine.FromDump: "dump"}[p.From]
 	what := string(p.Mode) + " from the " + from
-	fmt.Fprintf(w, "%s %s → %s\n", st.title("sync"), shown(p.Source), shown(dest))
+	fmt.Fprintf(w, "%s %s → %s\n", st.title("sync"), esc(p.Source), esc(dest))
 	switch {
 	case p.Mode == engine.ModeBaseline:
-		fmt.Fprintf(w, "  %s %s, at %s\n", what, shown(p.Document), datetimeOrNone(p.At))
+		fmt.Fprintf(w, "  %s %s, at %s\n", what, esc(p.Document), datetimeOrNone(p.At))
 	default:
-		fmt.Fprintf(w, "  %s %s, after %s\n", what, shown(p.Document), datetimeOrNone(p.Point))
+		fmt.Fprintf(w, "  %s %s, after %s\n", what, esc(p.Document), datetimeOrNone(p.Point))
 	}
 	for _, n := range p.Notes {
-		fmt.Fprintf(w, "  %s %s\n", st.dim("·"), shown(n))
+		fmt.Fprintf(w, "  %s %s\n", st.dim("·"), esc(n))
 	}
 	if p.Gap != nil {
 		fmt.Fprintf(w, "%s gap: %s: changes may have been missed, so none is applied.\n", st.err("✗"), p.Gap)
-		fmt.Fprintf(w, "  Make a new baseline: rsx sync --mode baseline --dest %s %s\n", shown(dest), shown(p.Target))
+		fmt.Fprintf(w, "  Make a new baseline: rsx sync --mode baseline --dest %s %s\n", esc(dest), esc(p.Target))
 		return
 	}
 	label := "plan"
@@ -377,17 +377,17 @@ func writeSyncPlan(w io.Writer, st textStyles, p *engine.Plan, dest string, dryR
 	}
 	fmt.Fprintln(w)
 	for _, warn := range p.Warnings {
-		fmt.Fprintf(w, "%s %s\n", st.warn("!"), shown(warn))
+		fmt.Fprintf(w, "%s %s\n", st.warn("!"), esc(warn))
 	}
 	for i, r := range p.Refused {
 		if i == maxTextLines {
 			fmt.Fprintf(w, "  … and %d more refused (--json lists them)\n", s.Refused-i)
 			break
 		}
-		fmt.Fprintf(w, "%s refused %s: %s\n", st.warn("!"), shown(r.URL), shown(r.Error()))
+		fmt.Fprintf(w, "%s refused %s: %s\n", st.warn("!"), esc(r.URL), esc(r.Error()))
 	}
 	for _, pr := range p.Problems {
-		fmt.Fprintf(w, "%s %s\n", st.err("✗"), shown(pr.Error()))
+		fmt.Fprintf(w, "%s %s\n", st.err("✗"), esc(pr.Error()))
 	}
 }
 
@@ -422,16 +422,16 @@ func writeSyncResult(w io.Writer, st textStyles, r *engine.Result) {
 		fmt.Fprintf(w, "  %s %s: run with --delete to apply\n", st.dim("·"), plural(r.Pending, "deletion remembered", "deletions remembered"))
 	}
 	if r.Stopped != "" {
-		fmt.Fprintf(w, "%s stopped: %s; the next run continues from here\n", st.err("✗"), shown(r.Stopped))
+		fmt.Fprintf(w, "%s stopped: %s; the next run continues from here\n", st.err("✗"), esc(r.Stopped))
 	}
 	for i, f := range r.Failed {
 		if i == maxTextLines {
 			fmt.Fprintf(w, "  … and %d more failures (--json lists every one)\n", r.FailedCount-i)
 			break
 		}
-		line := fmt.Sprintf("%s %s: %s", st.err("✗"), shown(f.URL), shown(f.Error()))
+		line := fmt.Sprintf("%s %s: %s", st.err("✗"), esc(f.URL), esc(f.Error()))
 		if f.Rejected != "" {
-			line += " (rejected bytes kept in " + shown(f.Rejected) + ")"
+			line += " (rejected bytes kept in " + esc(f.Rejected) + ")"
 		}
 		fmt.Fprintln(w, line)
 	}

@@ -22,9 +22,11 @@ import (
 type treeFlags struct {
 	json        bool
 	depth       int
+	maxDocs     int
 	noCheck     bool
 	concurrency int
 	packages    bool
+	archives    bool
 }
 
 func newTreeCmd(a *app) *cobra.Command {
@@ -48,6 +50,17 @@ its entry's contents link points to (sections 11.1, 13.1): it downloads every
 package that has a contents link, a few at a time, each to a temporary file
 removed once compared. Its problems count on the dump document.
 
+Archives (Resource List, Resource Dump, Change List and Change Dump Archives
+of the ResourceSync Archives specification) are listed as nodes with their
+entries counted; the documents they list are loaded only with --archives, since
+an archive grows without bound. With it they are checked against the archive's
+entries (capability, at, from, until).
+
+--depth (default 16) and --max-documents (default 100000) bound the walk, so
+that a Source generating documents without end cannot keep it going; a tree
+that reaches a bound says so on standard error. A document reached twice is
+shown once (cycles are not followed).
+
 Exit status: 0 every document was read and no errors were found (warnings
 allowed); 1 a document could not be fetched or read, or errors were found;
 2 URL itself could not be fetched.`,
@@ -58,10 +71,12 @@ allowed); 1 a document could not be fetched or read, or errors were found;
 	}
 	fs := cmd.Flags()
 	fs.BoolVar(&f.json, "json", false, "print one JSON document on standard output")
-	fs.IntVar(&f.depth, "depth", crawl.Unlimited, "levels below URL to load (0: URL only; default: the whole tree)")
+	fs.IntVar(&f.depth, "depth", crawl.DefaultMaxDepth, "levels below URL to load (0: URL only; -1: no bound); the default is deeper than any ResourceSync tree")
+	fs.IntVar(&f.maxDocs, "max-documents", crawl.DefaultMaxDocuments, "most documents to load (-1: no bound)")
 	fs.BoolVar(&f.noCheck, "no-check", false, "do not check the documents (faster)")
 	fs.IntVar(&f.concurrency, "parallel", 8, "documents fetched and parsed at once")
 	fs.BoolVar(&f.packages, "packages", false, "compare each dump package's manifest with its contents copy (downloads every package that has a contents link)")
+	fs.BoolVar(&f.archives, "archives", false, "also load the documents that archives list (archives grow without bound)")
 	return cmd
 }
 
@@ -70,7 +85,7 @@ func (a *app) runTree(ctx context.Context, f treeFlags, target string) error {
 		ctx = context.Background()
 	}
 	if !model.IsHTTPURL(target) {
-		return failed(fmt.Errorf("tree: %q is not an http(s) URL", target))
+		return a.treeFailed(f, target, nil, fmt.Errorf("%q is not an http(s) URL", target))
 	}
 	if f.concurrency < 1 {
 		return failed(errors.New("tree: --parallel must be at least 1"))
@@ -95,9 +110,13 @@ func (a *app) runTree(ctx context.Context, f treeFlags, target string) error {
 		depth = crawl.Unlimited
 	}
 	start := time.Now()
-	wopts := crawl.WalkOptions{Depth: depth, Check: !f.noCheck, Concurrency: f.concurrency, FetchPackages: f.packages}
-	if gopts.Progress != nil && f.packages {
-		wopts.PackageProgress = packageProgress(a.err)
+	wopts := crawl.WalkOptions{Depth: depth, Check: !f.noCheck, Concurrency: f.concurrency, FetchPackages: f.packages,
+		MaxDocuments: maxDocuments(f.maxDocs), Archives: f.archives}
+	if f.packages {
+		wopts.PackageOptions.TempDir = a.tempDir()
+		if gopts.Progress != nil {
+			wopts.PackageProgress = packageProgress(a.err)
+		}
 	}
 	root, werr := g.Walk(ctx, target, wopts)
 	elapsed := time.Since(start)
@@ -105,7 +124,7 @@ func (a *app) runTree(ctx context.Context, f treeFlags, target string) error {
 		fmt.Fprint(a.err, "\r\033[K")
 	}
 	if werr != nil && (root == nil || root.Header == nil) {
-		return failed(fmt.Errorf("tree: %w", werr))
+		return a.treeFailed(f, target, root, werr)
 	}
 	sum := summarize(root)
 	sum.Seconds = elapsed.Seconds()
@@ -118,6 +137,9 @@ func (a *app) runTree(ctx context.Context, f treeFlags, target string) error {
 	} else {
 		writeTreeText(a.out, root, newTextStyles(useColor(a.out)))
 		fmt.Fprintln(a.out, sum.String())
+	}
+	if msg := boundsReached(root, f.depth, f.maxDocs); msg != "" {
+		fmt.Fprintln(a.err, "rsx: tree: "+msg)
 	}
 	if werr != nil {
 		return failed(fmt.Errorf("tree: %w", werr))
@@ -134,7 +156,7 @@ func treeProgress(w io.Writer) func(crawl.Progress) {
 		if p.Done {
 			return
 		}
-		u := p.URL
+		u := esc(p.URL)
 		if len(u) > 60 {
 			u = "…" + u[len(u)-59:]
 		}
@@ -148,6 +170,7 @@ func treeProgress(w io.Writer) func(crawl.Progress) {
 func packageProgress(w io.Writer) func(url string, done, total int64) {
 	var mu sync.Mutex
 	return func(url string, done, total int64) {
+		url = esc(url)
 		if len(url) > 50 {
 			url = "…" + url[len(url)-49:]
 		}
@@ -215,32 +238,35 @@ func (s treeSummary) String() string {
 // jsonTreeNode is the CLI contract's tree node plus title, bytes, status and
 // the document's times, problem counts and walk marks.
 type jsonTreeNode struct {
-	URL        string          `json:"url"`
-	FinalURL   string          `json:"final_url,omitempty"`
-	Title      string          `json:"title"`
-	Capability string          `json:"capability"`
-	Index      bool            `json:"index"`
-	Entries    int             `json:"entries"`
-	Bytes      int64           `json:"bytes"`
-	Status     *int            `json:"status"`
-	Error      *string         `json:"error"`
-	At         string          `json:"at,omitempty"`
-	Completed  string          `json:"completed,omitempty"`
-	From       string          `json:"from,omitempty"`
-	Until      string          `json:"until,omitempty"`
-	Open       *bool           `json:"open,omitempty"` // change documents: no until
-	Errors     int             `json:"errors"`
-	Warnings   int             `json:"warnings"`
-	Repeat     bool            `json:"repeat,omitempty"`     // already shown elsewhere in the tree
-	Unexpanded bool            `json:"unexpanded,omitempty"` // the depth limit stopped here
-	Children   []*jsonTreeNode `json:"children"`
+	URL        string  `json:"url"`
+	FinalURL   string  `json:"final_url,omitempty"`
+	Title      string  `json:"title"`
+	Capability string  `json:"capability"`
+	Index      bool    `json:"index"`
+	Entries    int     `json:"entries"`
+	Bytes      int64   `json:"bytes"`
+	Status     *int    `json:"status"`
+	Error      *string `json:"error"`
+	At         string  `json:"at,omitempty"`
+	Completed  string  `json:"completed,omitempty"`
+	From       string  `json:"from,omitempty"`
+	Until      string  `json:"until,omitempty"`
+	Open       *bool   `json:"open,omitempty"` // change documents: no until
+	Errors     int     `json:"errors"`
+	Warnings   int     `json:"warnings"`
+	Repeat     bool    `json:"repeat,omitempty"`     // already shown elsewhere in the tree
+	Unexpanded bool    `json:"unexpanded,omitempty"` // the depth limit stopped here
+	Skipped    bool    `json:"skipped,omitempty"`    // not loaded: the bound of documents was reached
+	// Archives: the capability of the documents listed, and whether they
+	// were left unloaded (no --archives).
+	Archived         string          `json:"archived,omitempty"`
+	ArchiveNotWalked bool            `json:"archive_not_walked,omitempty"`
+	Children         []*jsonTreeNode `json:"children"`
 }
 
 func treeJSON(n *crawl.Node) *jsonTreeNode {
-	j := &jsonTreeNode{URL: n.URL, Children: []*jsonTreeNode{}, Repeat: n.Repeat, Unexpanded: n.Unexpanded}
-	if n.Via != nil {
-		j.URL = n.Via.Loc
-	}
+	j := &jsonTreeNode{URL: nodeURL(n), Children: []*jsonTreeNode{}, Repeat: n.Repeat, Unexpanded: n.Unexpanded, Skipped: n.Skipped,
+		ArchiveNotWalked: n.ArchiveNotWalked}
 	if n.Document == nil {
 		return j
 	}
@@ -265,6 +291,7 @@ func treeJSON(n *crawl.Node) *jsonTreeNode {
 			open := !h.MD.Until.Present()
 			j.Open = &open
 		}
+		j.Archived = string(h.MD.Capability.Archived())
 	}
 	j.Errors, j.Warnings = n.ProblemCounts()
 	for _, c := range n.Children {
@@ -299,9 +326,10 @@ func writeTreeText(w io.Writer, root *crawl.Node, st textStyles) {
 
 // treeLine is one node: type, URL, entries, times, problem marks or error.
 func treeLine(n *crawl.Node, st textStyles) string {
-	url := n.URL
-	if n.Via != nil {
-		url = n.Via.Loc
+	url := nodeURL(n)
+	url = esc(url)
+	if n.Skipped {
+		return st.dim(url + "  (not loaded: the bound of documents was reached, --max-documents)")
 	}
 	if n.Document == nil {
 		return url
@@ -310,27 +338,31 @@ func treeLine(n *crawl.Node, st textStyles) string {
 		return st.dim(url + "  (shown above)")
 	}
 	if n.Header == nil {
-		return st.err("✗ "+url) + "  " + st.err(errText(n.Err))
+		return st.err("✗ "+url) + "  " + st.err(esc(errText(n.Err)))
 	}
 	h := n.Header
-	parts := []string{st.title(model.DocumentTitle(h.MD.Capability, h.Root)), url}
+	parts := []string{st.title(esc(model.DocumentTitle(h.MD.Capability, h.Root))), url}
 	parts = append(parts, st.dim(plural(n.EntryCount, "entry", "entries")))
 	md := &h.MD
 	switch {
 	case md.Capability.IsChange() || md.From.Present():
-		t := "from " + orQ(md.From.Raw)
+		t := "from " + esc(orQ(md.From.Raw))
 		if md.Until.Present() {
-			t += " until " + md.Until.Raw + " (closed)"
+			t += " until " + esc(md.Until.Raw) + " (closed)"
 		} else {
 			t += " (open)"
 		}
 		parts = append(parts, st.dim(t))
 	case md.At.Present():
-		t := "at " + md.At.Raw
+		t := "at " + esc(md.At.Raw)
 		if md.Completed.Present() {
-			t += " completed " + md.Completed.Raw
+			t += " completed " + esc(md.Completed.Raw)
 		}
 		parts = append(parts, st.dim(t))
+	case md.Capability.IsArchive() && !n.IsIndex():
+		if t := archiveSpan(n); t != "" {
+			parts = append(parts, st.dim(t))
+		}
 	}
 	errs, warns := n.ProblemCounts()
 	if errs > 0 {
@@ -340,12 +372,66 @@ func treeLine(n *crawl.Node, st textStyles) string {
 		parts = append(parts, st.warn(fmt.Sprintf("! %d", warns)))
 	}
 	if n.Err != nil {
-		parts = append(parts, st.err(n.Err.Error()))
+		parts = append(parts, st.err(esc(n.Err.Error())))
 	}
 	if n.Unexpanded {
 		parts = append(parts, st.dim(fmt.Sprintf("… %s not loaded (--depth)", plural(len(n.Down), "document", "documents"))))
 	}
+	if n.ArchiveNotWalked {
+		parts = append(parts, st.dim(fmt.Sprintf("… %s not loaded (--archives)", plural(len(n.Down), "archived document", "archived documents"))))
+	}
 	return strings.Join(parts, "  ")
+}
+
+// archiveSpan is the time an archive's entries span: "at A … B" for the
+// snapshots of a Resource List or Resource Dump Archive, "from A until B" for
+// the periods of a Change List or Change Dump Archive ("until …" when the last
+// is open); "" when the entries carry no times.
+func archiveSpan(n *crawl.Node) string {
+	var lo, hi model.Datetime
+	if n.Capability().Archived().IsSnapshot() {
+		for _, dl := range n.Down {
+			if !dl.At.OK {
+				continue
+			}
+			if !lo.OK || dl.At.Compare(lo) < 0 {
+				lo = dl.At
+			}
+			if !hi.OK || dl.At.Compare(hi) > 0 {
+				hi = dl.At
+			}
+		}
+		if !lo.OK {
+			return ""
+		}
+		if lo.Compare(hi) == 0 {
+			return "at " + esc(lo.Raw)
+		}
+		return "at " + esc(lo.Raw) + " … " + esc(hi.Raw)
+	}
+	open := false
+	for _, dl := range n.Down {
+		if !dl.From.OK {
+			continue
+		}
+		if !lo.OK || dl.From.Compare(lo) < 0 {
+			lo = dl.From
+		}
+		switch {
+		case !dl.Until.Present():
+			open = true
+		case dl.Until.OK && (!hi.OK || dl.Until.Compare(hi) > 0):
+			hi = dl.Until
+		}
+	}
+	if !lo.OK {
+		return ""
+	}
+	last := "…"
+	if !open && hi.OK {
+		last = esc(hi.Raw)
+	}
+	return "from " + esc(lo.Raw) + " until " + last
 }
 
 func orQ(s string) string {
@@ -360,4 +446,44 @@ func errText(err error) string {
 		return ""
 	}
 	return err.Error()
+}
+
+// maxDocuments turns the --max-documents flag into crawl.WalkOptions'.
+func maxDocuments(flag int) int {
+	if flag < 0 {
+		return crawl.Unlimited
+	}
+	if flag == 0 {
+		return 1 // the root only
+	}
+	return flag
+}
+
+// boundsReached says what the bounds of a walk left out below root, "" when
+// nothing.
+func boundsReached(root *crawl.Node, depth, maxDocs int) string {
+	skipped, unexpanded := root.Bounds()
+	var parts []string
+	if unexpanded > 0 {
+		parts = append(parts, fmt.Sprintf("%s below depth %d not loaded (--depth)", plural(unexpanded, "document", "documents"), depth))
+	}
+	if skipped > 0 {
+		parts = append(parts, fmt.Sprintf("%s not loaded past the bound of %d documents (--max-documents)", plural(skipped, "document", "documents"), maxDocs))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "stopped at a bound: " + strings.Join(parts, "; ")
+}
+
+// nodeURL is the URL a node stands for: its entry's loc, or for the root the
+// URL asked (a node not loaded has no Document).
+func nodeURL(n *crawl.Node) string {
+	switch {
+	case n.Via != nil:
+		return n.Via.Loc
+	case n.Document != nil:
+		return n.URL
+	}
+	return ""
 }

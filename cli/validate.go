@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -24,7 +25,11 @@ type validateFlags struct {
 	rules       bool
 	maxProblems int
 	recursive   bool // validate_recursive.go
+	depth       int  // with recursive: levels below each target
+	maxDocs     int  // with recursive: documents per target
 	packages    bool // with recursive: compare dump packages with their contents copies
+	archives    bool // with recursive: walk into archives
+	hints       bool // also report the rules of severity hint
 }
 
 func newValidateCmd(a *app) *cobra.Command {
@@ -34,12 +39,19 @@ func newValidateCmd(a *app) *cobra.Command {
 		Short: "Check ResourceSync documents against the specification",
 		Long: `Check ResourceSync documents (files, URLs, or - for standard input) against
 ANSI/NISO Z39.99-2017. Every problem names the entry, the offending value, the rule
-and the section of the specification. --rules lists the rules.
+and the section of the specification. --rules lists the rules, each warning
+with the sentence it rests on: what the standard says "must" is an error, what
+it says "should" or "recommended" a warning; what it leaves free ("may",
+"can") is at most a hint, reported only with --hints.
 
 --recursive follows the down links of URL targets and checks the documents
-against each other. With it, --packages also compares the manifest inside each
-dump package with the copy its contents link points to (sections 11.1, 13.1):
-it downloads every package that has a contents link.
+against each other, within --depth levels (default 16) and --max-documents
+documents (default 100000) per target; reaching a bound is reported. With it,
+--packages also compares the manifest inside each dump package with the copy
+its contents link points to (sections 11.1, 13.1): it downloads every package
+that has a contents link. Archives are checked as documents, but the
+documents they list are checked only with --archives (archives grow without
+bound); an archive left so is said after the summary.
 
 Exit status: 0 no errors (warnings allowed), 1 errors found, 2 a target could
 not be read.`,
@@ -52,8 +64,12 @@ not be read.`,
 	fs.BoolVarP(&f.quiet, "quiet", "q", false, "print only the summary line")
 	fs.BoolVar(&f.rules, "rules", false, "print the rule catalogue (ID, severity, section, summary) and exit")
 	fs.IntVar(&f.maxProblems, "max-problems", 10000, "problems kept per document (counts stay exact)")
+	fs.BoolVar(&f.hints, "hints", false, "also report hints: what the standard leaves free (may, can) but is worth a look; they are neither errors nor warnings")
 	fs.BoolVar(&f.recursive, "recursive", false, "follow down links from URL targets and check the documents against each other")
+	fs.IntVar(&f.depth, "depth", crawl.DefaultMaxDepth, "with --recursive: levels below each URL to follow (-1: no bound)")
+	fs.IntVar(&f.maxDocs, "max-documents", crawl.DefaultMaxDocuments, "with --recursive: most documents to check below each URL (-1: no bound)")
 	fs.BoolVar(&f.packages, "packages", false, "with --recursive: compare each dump package's manifest with its contents copy (downloads every package that has a contents link)")
+	fs.BoolVar(&f.archives, "archives", false, "with --recursive: also check the documents that archives list, against the archives (archives grow without bound)")
 	return cmd
 }
 
@@ -73,6 +89,9 @@ func (a *app) runValidate(ctx context.Context, f validateFlags, targets []string
 	}
 	if f.packages && !f.recursive {
 		return failed(errors.New("validate: --packages needs --recursive"))
+	}
+	if f.archives && !f.recursive {
+		return failed(errors.New("validate: --archives needs --recursive"))
 	}
 	var urls []string
 	for _, t := range targets {
@@ -95,7 +114,7 @@ func (a *app) runValidate(ctx context.Context, f validateFlags, targets []string
 	if os.Getenv("GOGC") == "" {
 		defer debug.SetGCPercent(debug.SetGCPercent(1000))
 	}
-	opts := model.CheckOptions{MaxProblems: f.maxProblems}
+	opts := model.CheckOptions{MaxProblems: f.maxProblems, Hints: f.hints}
 	if f.recursive {
 		return a.runValidateRecursive(ctx, client, f, targets, opts, color)
 	}
@@ -103,7 +122,7 @@ func (a *app) runValidate(ctx context.Context, f validateFlags, targets []string
 	for _, t := range targets {
 		r := a.validateTarget(ctx, client, t, opts)
 		if r.Err != nil && !f.json {
-			fmt.Fprintf(a.err, "rsx: validate %s: %v\n", t, r.Err)
+			fmt.Fprintf(a.err, "rsx: validate %s: %s\n", esc(t), esc(r.Err.Error()))
 		}
 		reports = append(reports, r)
 	}
@@ -114,7 +133,9 @@ func (a *app) runValidate(ctx context.Context, f validateFlags, targets []string
 // validateTarget reads and checks one file, URL or standard input ("-").
 func (a *app) validateTarget(ctx context.Context, client *fetch.Client, target string, opts model.CheckOptions) docReport {
 	if target == "-" {
-		return reportOf(target, model.Validate(a.in, opts))
+		o := fetch.OpenReader(a.in, "standard input")
+		defer o.Close()
+		return reportOf(target, validateOpened(o, opts))
 	}
 	var g fetch.Getter
 	if client != nil {
@@ -131,11 +152,21 @@ func (a *app) validateTarget(ctx context.Context, client *fetch.Client, target s
 	if !o.Local {
 		opts.BaseURL = o.URL
 	}
-	r := reportOf(target, model.Validate(o.Body, opts))
+	r := reportOf(target, validateOpened(o, opts))
 	if !o.Local && o.URL != target {
 		r.FinalURL = o.URL
 	}
 	return r
+}
+
+// validateOpened validates what o reads, decoding on every core but the one
+// that decompresses it, if one does.
+func validateOpened(o *fetch.Opened, opts model.CheckOptions) *model.Report {
+	par := runtime.GOMAXPROCS(0)
+	if o.Decompressing {
+		par--
+	}
+	return model.ValidateWith(o.Body, opts, model.DecoderOptions{Parallel: par})
 }
 
 // docReport is the validation outcome of one document.
@@ -189,14 +220,27 @@ func reportOf(target string, r *model.Report) docReport {
 	return d
 }
 
-// addProblem appends p to d and counts it.
+// addProblem appends p to d and counts it (a hint is counted as neither
+// an error nor a warning).
 func (d *docReport) addProblem(p model.Problem) {
 	d.Problems = append(d.Problems, p)
-	if p.Severity == model.SeverityError {
+	switch p.Severity {
+	case model.SeverityError:
 		d.Errors++
-	} else {
+	case model.SeverityWarning:
 		d.Warnings++
 	}
+}
+
+// severityMark is the mark and the padded label of a severity in text output.
+func severityMark(st textStyles, s model.Severity) (mark, label string) {
+	switch s {
+	case model.SeverityError:
+		return st.err("✗"), st.err("error  ")
+	case model.SeverityWarning:
+		return st.warn("!"), st.warn("warning")
+	}
+	return st.dim("·"), st.dim("hint   ")
 }
 
 // printOptions choose the output of printValidateReports.
@@ -204,6 +248,13 @@ type printOptions struct {
 	JSON  bool // one JSON document (the CLI contract's validate shape)
 	Color bool // ANSI colours in text output
 	Quiet bool // text output: the summary line only
+	// Bounds say where a recursive walk stopped at a bound (--depth,
+	// --max-documents): shown after the summary, and in JSON as "bounds".
+	Bounds []string
+	// ArchivesNotWalked are the archives whose documents a recursive walk
+	// did not check (no --archives): said after the summary, and in JSON as
+	// "archives_not_walked".
+	ArchivesNotWalked []string
 }
 
 // validateExit is the exit status for a list of reports: 2 if any document could
@@ -225,7 +276,7 @@ func validateExit(reports []docReport) int {
 // status (see validateExit).
 func printValidateReports(w io.Writer, reports []docReport, o printOptions) int {
 	if o.JSON {
-		writeValidateJSON(w, reports)
+		writeValidateJSON(w, reports, o.Bounds, o.ArchivesNotWalked)
 	} else {
 		writeValidateText(w, reports, o)
 	}
@@ -237,6 +288,9 @@ type jsonValidate struct {
 	Errors    int            `json:"errors"`
 	Warnings  int            `json:"warnings"`
 	Documents []jsonDocument `json:"documents"`
+	Bounds    []string       `json:"bounds,omitempty"` // where --recursive stopped at a bound
+	// ArchivesNotWalked: archives whose documents --recursive did not check (no --archives).
+	ArchivesNotWalked []string `json:"archives_not_walked,omitempty"`
 }
 
 type jsonDocument struct {
@@ -262,8 +316,8 @@ type jsonProblem struct {
 	Line     *int   `json:"line"`
 }
 
-func writeValidateJSON(w io.Writer, reports []docReport) {
-	out := jsonValidate{Documents: make([]jsonDocument, 0, len(reports))}
+func writeValidateJSON(w io.Writer, reports []docReport, bounds, archives []string) {
+	out := jsonValidate{Documents: make([]jsonDocument, 0, len(reports)), Bounds: bounds, ArchivesNotWalked: archives}
 	for i := range reports {
 		r := &reports[i]
 		d := jsonDocument{
@@ -297,35 +351,37 @@ func writeValidateJSON(w io.Writer, reports []docReport) {
 func writeValidateText(w io.Writer, reports []docReport, o printOptions) {
 	st := newTextStyles(o.Color)
 	var bw strings.Builder
-	errs, warns, unread := 0, 0, 0
+	errs, warns, hints, unread := 0, 0, 0, 0
 	for i := range reports {
 		r := &reports[i]
 		errs += r.Errors
 		warns += r.Warnings
+		for _, p := range r.Problems {
+			if p.Severity == model.SeverityHint {
+				hints++
+			}
+		}
 		if r.Err != nil {
 			unread++
 		}
 		if o.Quiet {
 			continue
 		}
-		bw.WriteString(st.title(r.URL))
+		bw.WriteString(st.title(esc(r.URL)))
 		if r.Err != nil {
-			bw.WriteString("  " + st.err("could not be read: "+r.Err.Error()) + "\n")
+			bw.WriteString("  " + st.err("could not be read: "+esc(r.Err.Error())) + "\n")
 			if len(r.Problems) == 0 {
 				continue
 			}
 		} else {
-			fmt.Fprintf(&bw, "  %s, %s, %s", r.Title, plural(r.Entries, "entry", "entries"), fetch.FormatSize(r.Bytes))
+			fmt.Fprintf(&bw, "  %s, %s, %s", esc(r.Title), plural(r.Entries, "entry", "entries"), fetch.FormatSize(r.Bytes))
 			if r.FinalURL != "" {
-				bw.WriteString(", from " + r.FinalURL)
+				bw.WriteString(", from " + esc(r.FinalURL))
 			}
 			bw.WriteString("\n")
 		}
 		for _, p := range r.Problems {
-			mark, sev := st.err("✗"), st.err("error  ")
-			if p.Severity != model.SeverityError {
-				mark, sev = st.warn("!"), st.warn("warning")
-			}
+			mark, sev := severityMark(st, p.Severity)
 			where := "document"
 			if p.Entry >= 0 {
 				where = "entry " + model.EntryNumber(p.Entry)
@@ -334,18 +390,27 @@ func writeValidateText(w io.Writer, reports []docReport, o printOptions) {
 			if p.Line > 0 {
 				line = "line " + strconv.Itoa(p.Line)
 			}
-			msg := strings.TrimSuffix(p.Message, " (§"+p.Section+")")
+			msg := esc(strings.TrimSuffix(p.Message, " (§"+p.Section+")"))
 			fmt.Fprintf(&bw, "  %s %s %s %s %s %s\n", mark, sev, st.dim(pad(where, 11)), st.dim(pad(line, 10)),
 				st.rule(pad(p.Rule+" §"+p.Section, 36)), msg)
 		}
-		if hidden := r.Errors + r.Warnings - len(r.Problems); hidden > 0 {
+		shown := 0
+		for _, p := range r.Problems {
+			if p.Severity != model.SeverityHint {
+				shown++
+			}
+		}
+		if hidden := r.Errors + r.Warnings - shown; hidden > 0 {
 			fmt.Fprintf(&bw, "  %s\n", st.dim(fmt.Sprintf("… and %s not shown (raise --max-problems)", plural(hidden, "more problem", "more problems"))))
 		}
-		if r.Errors+r.Warnings == 0 && r.Err == nil {
+		if r.Errors+r.Warnings == 0 && len(r.Problems) == 0 && r.Err == nil {
 			bw.WriteString("  " + st.dim("no problems") + "\n")
 		}
 	}
 	summary := plural(len(reports), "document", "documents") + ", " + plural(errs, "error", "errors") + ", " + plural(warns, "warning", "warnings")
+	if hints > 0 {
+		summary += ", " + plural(hints, "hint", "hints")
+	}
 	if unread > 0 {
 		summary += ", " + strconv.Itoa(unread) + " could not be read"
 	}
@@ -353,6 +418,13 @@ func writeValidateText(w io.Writer, reports []docReport, o printOptions) {
 		summary = st.err(summary)
 	}
 	bw.WriteString(summary + "\n")
+	for _, b := range o.Bounds {
+		bw.WriteString(st.warn("not all checked: "+esc(b)) + "\n")
+	}
+	if n := len(o.ArchivesNotWalked); n > 0 {
+		bw.WriteString(st.dim(fmt.Sprintf("the documents of %s were not checked (--archives checks them): %s",
+			plural(n, "archive", "archives"), esc(strings.Join(o.ArchivesNotWalked, ", ")))) + "\n")
+	}
 	io.WriteString(w, bw.String())
 }
 
@@ -366,22 +438,25 @@ func printRules(w io.Writer, asJSON, color bool) error {
 			Severity string `json:"severity"`
 			Section  string `json:"section"`
 			Summary  string `json:"summary"`
+			Basis    string `json:"basis,omitempty"`
 		}
 		out := make([]jr, len(rules))
 		for i, r := range rules {
-			out[i] = jr{r.ID, r.Severity.String(), r.Section, r.Summary}
+			out[i] = jr{r.ID, r.Severity.String(), r.Section, r.Summary, r.Basis}
 		}
 		return writeJSON(w, out)
 	}
 	st := newTextStyles(color)
 	var b strings.Builder
 	for _, r := range rules {
-		sev := st.err("error  ")
-		if r.Severity != model.SeverityError {
-			sev = st.warn("warning")
-		}
+		_, sev := severityMark(st, r.Severity)
 		fmt.Fprintf(&b, "%s %s %s %s\n", st.rule(pad(r.ID, 32)), sev, pad("§"+r.Section, 6), r.Summary)
+		if r.Basis != "" {
+			fmt.Fprintf(&b, "%s %s\n", strings.Repeat(" ", 48), st.dim(r.Basis))
+		}
 	}
+	b.WriteString(st.dim("Severity follows the words of the standard: must → error; should, recommended → warning; may, can,\n"+
+		"or nothing said → hint, shown only with --hints. Each warning and hint quotes the sentence it rests on.") + "\n")
 	_, err := io.WriteString(w, b.String())
 	return err
 }

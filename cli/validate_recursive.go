@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 
 	"rsx/crawl"
@@ -21,26 +22,36 @@ import (
 // (child-unreachable) of the document that lists it, not a document of its
 // own: the targets were read, so the exit status is 1, not 2.
 func (a *app) runValidateRecursive(ctx context.Context, client *fetch.Client, f validateFlags, targets []string, opts model.CheckOptions, color bool) error {
-	reports := a.validateRecursive(ctx, client, targets, opts, f.packages)
+	reports, bounds, archives := a.validateRecursive(ctx, client, targets, opts, f)
+	if f.json {
+		for _, b := range bounds {
+			fmt.Fprintln(a.err, "rsx: validate: "+esc(b))
+		}
+	}
 	if !f.json {
 		for i := range reports {
 			if reports[i].Err != nil {
-				fmt.Fprintf(a.err, "rsx: validate %s: %v\n", reports[i].URL, reports[i].Err)
+				fmt.Fprintf(a.err, "rsx: validate %s: %s\n", esc(reports[i].URL), esc(reports[i].Err.Error()))
 			}
 		}
 	}
-	code := printValidateReports(a.out, reports, printOptions{JSON: f.json, Color: color, Quiet: f.quiet})
+	code := printValidateReports(a.out, reports, printOptions{JSON: f.json, Color: color, Quiet: f.quiet, Bounds: bounds, ArchivesNotWalked: archives})
 	return exitWith(code)
 }
 
 // With packages, the walk also downloads every dump package that has a
 // contents link and compares its manifest with the copy (crawl's package
-// rules, reported on the dump document).
-func (a *app) validateRecursive(ctx context.Context, client *fetch.Client, targets []string, opts model.CheckOptions, packages bool) []docReport {
-	var reports []docReport
+// rules, reported on the dump document). With archives, it walks into
+// archives; without, it returns the archives whose documents it left.
+func (a *app) validateRecursive(ctx context.Context, client *fetch.Client, targets []string, opts model.CheckOptions, f validateFlags) (reports []docReport, bounds, archives []string) {
+	packages := f.packages
+	depth := f.depth
+	if depth < 0 {
+		depth = crawl.Unlimited
+	}
 	var g *crawl.Graph
 	if client != nil {
-		g = crawl.NewGraph(client, crawl.GraphOptions{MaxProblems: opts.MaxProblems})
+		g = crawl.NewGraph(client, crawl.GraphOptions{MaxProblems: opts.MaxProblems, Hints: opts.Hints})
 	}
 	done := map[string]int{} // normalised URL → index in reports
 	for _, t := range targets {
@@ -48,14 +59,28 @@ func (a *app) validateRecursive(ctx context.Context, client *fetch.Client, targe
 			reports = append(reports, a.validateTarget(ctx, client, t, opts))
 			continue
 		}
-		root, err := g.Walk(ctx, t, crawl.WalkOptions{Depth: crawl.Unlimited, Check: true, FetchPackages: packages})
+		wopts := crawl.WalkOptions{Depth: depth, Check: true, FetchPackages: packages, MaxDocuments: maxDocuments(f.maxDocs), Hints: opts.Hints,
+			Archives: f.archives}
+		if packages {
+			wopts.PackageOptions.TempDir = a.tempDir()
+		}
+		root, err := g.Walk(ctx, t, wopts)
 		if err != nil && (root == nil || root.Header == nil) {
 			reports = append(reports, docReport{URL: t, Err: fmt.Errorf("fetch: %w", err)})
 			continue
 		}
 		reports = appendTreeReports(reports, done, root, t)
+		if msg := boundsReached(root, f.depth, f.maxDocs); msg != "" {
+			bounds = append(bounds, t+": "+msg)
+		}
+		root.Walk(func(n *crawl.Node) bool {
+			if n.ArchiveNotWalked && !n.Repeat && !slices.Contains(archives, nodeURL(n)) {
+				archives = append(archives, nodeURL(n))
+			}
+			return true
+		})
 	}
-	return reports
+	return reports, bounds, archives
 }
 
 // appendTreeReports adds one report per document of a walked tree, in tree

@@ -17,6 +17,7 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/spf13/cobra"
 
+	"rsx/display"
 	"rsx/fetch"
 	"rsx/model"
 	"rsx/notify"
@@ -36,8 +37,9 @@ type watchFlags struct {
 func newWatchCmd(a *app) *cobra.Command {
 	f := watchFlags{maxMessage: notify.DefaultMaxMessageBytes}
 	cmd := &cobra.Command{
-		Use:   "watch [--json] URL",
-		Short: "Print a Source's change and framework notifications as they arrive",
+		Use:         "watch [--json] URL",
+		Annotations: map[string]string{annotationEndsOnSignal: "yes"},
+		Short:       "Print a Source's change and framework notifications as they arrive",
 		Long: `Subscribe to the change and framework notification channels that URL
 advertises (ResourceSync Notification draft: Capability List entries with
 capability="change-notification" or "framework-notification") and print each
@@ -112,7 +114,7 @@ func (a *app) runWatch(ctx context.Context, f watchFlags, target string) error {
 	st := newTextStyles(useColor(a.err))
 	fmt.Fprintf(a.err, "%s %s:\n", st.title("watching"), plural(len(found.Channels), "channel", "channels"))
 	for _, ch := range found.Channels {
-		fmt.Fprintf(a.err, "  %-9s %s\n", ch.Kind, ch.URL)
+		fmt.Fprintf(a.err, "  %-9s %s\n", ch.Kind, esc(ch.URL))
 	}
 
 	wctx, cancel := context.WithCancel(ctx)
@@ -123,10 +125,10 @@ func (a *app) runWatch(ctx context.Context, f watchFlags, target string) error {
 		switch e.Type {
 		case notify.EventConnected:
 			if e.Reconnect {
-				fmt.Fprintf(a.err, "%s %s\n", st.warn("reconnected"), e.Channel.URL)
+				fmt.Fprintf(a.err, "%s %s\n", st.warn("reconnected"), esc(e.Channel.URL))
 			}
 		case notify.EventDisconnected:
-			fmt.Fprintf(a.err, "%s %s; %s in %s (attempt %d)\n", st.warn("dropped:"), errText(e.Err),
+			fmt.Fprintf(a.err, "%s %s; %s in %s (attempt %d)\n", st.warn("dropped:"), esc(errText(e.Err)),
 				"reconnecting", e.Retry.Round(time.Millisecond), e.Attempt)
 		case notify.EventNotification:
 			for _, p := range e.Problems {
@@ -138,7 +140,7 @@ func (a *app) runWatch(ctx context.Context, f watchFlags, target string) error {
 				if p.Entry >= 0 {
 					where = " entry " + model.EntryNumber(p.Entry)
 				}
-				fmt.Fprintf(a.err, "%s %s %s%s: %s\n", label, st.rule(p.Rule), e.Channel.URL, where, p.Message)
+				fmt.Fprintf(a.err, "%s %s %s%s: %s\n", label, st.rule(p.Rule), esc(e.Channel.URL), where, esc(p.Message))
 			}
 			if e.Errors() > 0 {
 				withErrors++
@@ -272,7 +274,7 @@ func (p *watchPrinter) item(e *notify.Event, i int) error {
 		if err != nil {
 			return err
 		}
-		_, err = p.w.Write(append(b, '\n'))
+		_, err = p.w.Write(append(display.EscapeJSON(b), '\n'))
 		return err
 	}
 	when := it.Datetime.Raw
@@ -283,9 +285,9 @@ func (p *watchPrinter) item(e *notify.Event, i int) error {
 	if change == "" {
 		change = "?"
 	}
-	line := fmt.Sprintf("%-20s  %-9s  %s  %s", when, e.Channel.Kind, p.paint(it.Change, fmt.Sprintf("%-7s", change)), it.URL)
+	line := fmt.Sprintf("%-20s  %-9s  %s  %s", esc(when), e.Channel.Kind, p.paint(it.Change, fmt.Sprintf("%-7s", esc(change))), esc(it.URL))
 	if it.Capability != "" {
-		line += "  " + p.dim("("+string(it.Capability)+")")
+		line += "  " + p.dim("("+esc(string(it.Capability))+")")
 	}
 	_, err := fmt.Fprintln(p.w, line)
 	return err

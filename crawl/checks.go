@@ -3,6 +3,7 @@ package crawl
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"rsx/model"
@@ -11,14 +12,16 @@ import (
 // Cross-document rules: what can only be seen with a document and the
 // documents it lists. IDs are stable, like the single-document checker's.
 //
-// Severity policy, as model's: a MUST or a disagreement about what a document
-// is (its capability, its up or index link pointing elsewhere, a listed
-// document that cannot be had) is an error; an index entry's metadata that
-// disagrees with the values the listed document gives itself is a warning when
-// the values may simply have moved on between two fetches (at, from, until
-// values), an error when it says open where the document says closed; gaps and
-// overlaps between consecutive Change Lists are warnings (the standard does not
-// require contiguity, but a gap is a span whose changes no list covers).
+// Severity policy, as model's (model/rules.go): the words of the standard
+// decide, and every rule that is not an error cites its sentence (Basis). A
+// MUST, or a disagreement about what a document is (its capability, its up or
+// index link pointing elsewhere, a listed document that cannot be had), is an
+// error. An index entry's at, from or until that differs from the values the
+// listed document gives itself is a warning: the index states them for the
+// listed document, but they may simply have moved on between two fetches; an
+// entry that says closed where the document is open is an error. Gaps and
+// overlaps between consecutive Change Lists are hints: the standard does not
+// require contiguity.
 const (
 	RuleIndexChildCapability        = "index-child-capability"
 	RuleUpLinkParent                = "up-link-parent"
@@ -35,7 +38,12 @@ const (
 	RuleCapabilityDeclared          = "capability-declared"
 	RuleDescriptionEntryCapability  = "description-entry-not-capabilitylist"
 	RuleChildUnreachable            = "child-unreachable"
-	RuleChildUnreadable             = "child-unreadable"
+	// Archives (archives.go), run when a walk goes into archives.
+	RuleArchiveChildCapability = "archive-child-capability"
+	RuleArchiveEntryAt         = "archive-entry-at"
+	RuleArchiveEntryInterval   = "archive-entry-interval"
+	RuleArchivesLinkCapability = "archives-link-capability"
+	RuleChildUnreadable        = "child-unreadable"
 	// Package checks, run only by a walk with FetchPackages (packages.go).
 	RuleContentsManifestMismatch   = "contents-manifest-mismatch"
 	RuleContentsManifestUnreadable = "contents-manifest-unreadable"
@@ -44,24 +52,35 @@ const (
 
 // Rules returns the catalogue of cross-document rules.
 func Rules() []model.Rule {
-	const E, W = model.SeverityError, model.SeverityWarning
+	const E, W, H = model.SeverityError, model.SeverityWarning, model.SeverityHint
 	return []model.Rule{
 		{ID: RuleIndexChildCapability, Section: "6.1", Severity: E, Summary: "a document listed in an index must have the index's capability"},
 		{ID: RuleUpLinkParent, Section: "6.2", Severity: E, Summary: "a capability document's up link must point to the Capability List that lists it (or that lists its index)"},
 		{ID: RuleCapabilityListUpDescription, Section: "9", Severity: E, Summary: "a Capability List's up link must point to the Source Description that lists it"},
 		{ID: RuleIndexLinkParent, Section: "6.2", Severity: E, Summary: "a document's index link must point to the index that lists it"},
-		{ID: RuleIndexLinkRecommended, Section: "10.1", Severity: W, Summary: `a document listed in an index should link back to it with rel="index" (sections 10.1, 11.1, 12.1, 13.1)`},
+		{ID: RuleIndexLinkRecommended, Section: "10.1", Severity: W, Summary: `a document listed in an index should link back to it with rel="index" (sections 10.1, 11.1, 12.1, 13.1)`,
+			Basis: `§10.1: "In case a Resource List Index (see Section 10.2) exists, a recommended <rs:ln> child element of <urlset> points to it with the relation type index." §11.1, §12.1 and §13.1 say the same of dumps and Change Lists.`},
 		{ID: RuleChangeIndexOrder, Section: "12.2", Severity: E, Summary: "a Change List Index (or Change Dump Index) must list its documents in forward chronological order"},
-		{ID: RuleChangeIndexGap, Section: "12.2", Severity: W, Summary: "consecutive Change Lists of an index leave a gap: no list covers the changes between one's until and the next one's from"},
-		{ID: RuleChangeIndexOverlap, Section: "12.2", Severity: W, Summary: "consecutive Change Lists of an index overlap: the next one starts before the previous one's until"},
+		{ID: RuleChangeIndexGap, Section: "12.2", Severity: H, Summary: "consecutive Change Lists of an index leave a gap: no list covers the changes between one's until and the next one's from",
+			Basis: "No sentence requires the Change Lists of an index to be contiguous."},
+		{ID: RuleChangeIndexOverlap, Section: "12.2", Severity: H, Summary: "consecutive Change Lists of an index overlap: the next one starts before the previous one's until",
+			Basis: "No sentence forbids Change Lists of an index to overlap."},
 		{ID: RuleChangeIndexOpenNotLast, Section: "12.2", Severity: E, Summary: "only the last Change List of an index may be open (without until)"},
-		{ID: RuleIndexEntryAt, Section: "10.2", Severity: W, Summary: "an index entry's at (or completed) differs from the listed document's own"},
+		{ID: RuleIndexEntryAt, Section: "10.2", Severity: W, Summary: "an index entry's at (or completed) differs from the listed document's own",
+			Basis: `§10.2: the entry's optional <rs:md> has "an at attribute and possibly a completed attribute to convey the datetime at which the process of taking a snapshot of resources for their inclusion in the Resource List respectively started and ended": the listed document's own. A warning: the values may have moved on between two fetches.`},
 		{ID: RuleIndexEntryUntil, Section: "12.2", Severity: E, Summary: "an index entry says closed (until) where the listed document is open, or the reverse"},
-		{ID: RuleIndexEntryInterval, Section: "12.2", Severity: W, Summary: "an index entry's from or until differs from the listed document's own"},
+		{ID: RuleIndexEntryInterval, Section: "12.2", Severity: W, Summary: "an index entry's from or until differs from the listed document's own",
+			Basis: `§12.2: "A recommended <rs:md> child element with the from and possibly until attributes to convey the temporal interval covered by the Change List."`},
 		{ID: RuleCapabilityDeclared, Section: "9", Severity: E, Summary: "the capability a Capability List entry declares differs from the capability of the document it points at"},
 		{ID: RuleDescriptionEntryCapability, Section: "8", Severity: E, Summary: "a Source Description entry must point at a Capability List"},
 		{ID: RuleChildUnreachable, Section: "6.2", Severity: E, Summary: "a listed document could not be fetched"},
 		{ID: RuleChildUnreadable, Section: "6.2", Severity: E, Summary: "a listed document is not a readable Sitemap document"},
+		{ID: RuleArchiveChildCapability, Section: "AR3", Severity: E, Summary: "a document listed in an archive must be of the archived capability (a Change List Archive lists Change Lists), and a part of an archive index an archive of the same capability (Archives sections 3–6; reported with the section of the archive)"},
+		{ID: RuleArchiveEntryAt, Section: "AR3", Severity: W, Summary: "an archive entry's at (or completed) differs from the listed document's own (Archives sections 3, 4)",
+			Basis: "Archives 1.0 §3, §4: the entry conveys the at (and completed) of the Resource List (Resource Dump) it lists; as for index entries (index-entry-at), a difference is a warning: the document may have been published again between two fetches."},
+		{ID: RuleArchiveEntryInterval, Section: "AR5", Severity: W, Summary: "an archive entry's from or until differs from the listed document's own, or says closed where it is open or the reverse (Archives sections 5, 6)",
+			Basis: "Archives 0.9 §1: \"a Change List Archive allows a server to list a timestamped set of historical Change Lists\"; 1.0 §5, §6: the entry conveys the from and until of the document it lists. As for index entries (index-entry-interval), a difference is a warning."},
+		{ID: RuleArchivesLinkCapability, Section: "AR2", Severity: E, Summary: `a document's rel="archives" link must point to the archive of its own capability (a Change List to the Change List Archive) when the Capability List lists that document`},
 		{ID: RuleContentsManifestMismatch, Section: "11.1", Severity: E, Summary: "the manifest copy a dump entry's contents link points to must match the manifest in the package (sections 11.1, 13.1)"},
 		{ID: RuleContentsManifestUnreadable, Section: "11.1", Severity: E, Summary: "the manifest copy of a dump entry's contents link, or its package, could not be fetched or opened (sections 11.1, 13.1)"},
 		{ID: RulePackageDeclaredMismatch, Section: "11.1", Severity: E, Summary: "a package's length or hash differs from what its dump entry declares (sections 11.1, 13.1)"},
@@ -89,7 +108,12 @@ func problem(id string, entry int, format string, args ...any) model.Problem {
 // an index) go to the listing document at the entry's position; a document's
 // own links that do not point back go to that document. It replaces any
 // earlier results.
-func CheckTree(root *Node) {
+//
+// Problems of the rules of severity hint are left out (see checkTree).
+func CheckTree(root *Node) { checkTree(root, false) }
+
+// checkTree is CheckTree, keeping the hints when hints is set.
+func checkTree(root *Node, hints bool) {
 	root.Walk(func(n *Node) bool {
 		n.Cross = nil
 		return true
@@ -99,6 +123,9 @@ func CheckTree(root *Node) {
 			checkChildren(n)
 		}
 		n.Cross = append(n.Cross, n.pkgProblems...)
+		if !hints {
+			n.Cross = slices.DeleteFunc(n.Cross, func(p model.Problem) bool { return p.Severity == model.SeverityHint })
+		}
 		return true
 	})
 }
@@ -110,6 +137,8 @@ func checkChildren(n *Node) {
 	}
 	pcap := n.Capability()
 	switch {
+	case pcap.IsArchive(): // an archive, or an archive index
+		checkArchiveChildren(n)
 	case n.IsIndex():
 		for _, c := range n.Children {
 			if !usable(n, c) {
@@ -143,6 +172,7 @@ func checkChildren(n *Node) {
 			}
 			checkUp(c, RuleUpLinkParent, n, "the Capability List")
 		}
+		checkArchivesLinks(n)
 	}
 }
 

@@ -135,8 +135,16 @@ func TestCrossDocumentRules(t *testing.T) {
 			for p, body := range tt.docs {
 				s.xml(p, body)
 			}
+			// Gaps and overlaps are hints: reported only when asked.
+			hint := strings.Contains(tt.want, "change-index-gap") || strings.Contains(tt.want, "change-index-overlap")
+			if hint {
+				root, _ := NewGraph(&testGetter{}, GraphOptions{}).Walk(testCtx(t), s.URL+tt.root, WalkOptions{Depth: Unlimited, Check: true})
+				if got := crossOf(root, s.URL); len(got) != 0 {
+					t.Errorf("hints reported without WalkOptions.Hints: %v", got)
+				}
+			}
 			g := NewGraph(&testGetter{}, GraphOptions{})
-			root, err := g.Walk(testCtx(t), s.URL+tt.root, WalkOptions{Depth: Unlimited, Check: true})
+			root, err := g.Walk(testCtx(t), s.URL+tt.root, WalkOptions{Depth: Unlimited, Check: true, Hints: hint})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -158,8 +166,11 @@ func TestCrossDocumentRules(t *testing.T) {
 func TestRulesCatalogue(t *testing.T) {
 	seen := map[string]bool{}
 	for _, r := range Rules() {
-		if seen[r.ID] || r.Section == "" || r.Summary == "" || (r.Severity != model.SeverityError && r.Severity != model.SeverityWarning) {
+		if seen[r.ID] || r.Section == "" || r.Summary == "" || (r.Severity != model.SeverityError && r.Severity != model.SeverityWarning && r.Severity != model.SeverityHint) {
 			t.Errorf("bad rule %+v", r)
+		}
+		if r.Severity != model.SeverityError && r.Basis == "" {
+			t.Errorf("%s (%s) cites no sentence of the specification", r.ID, r.Severity)
 		}
 		seen[r.ID] = true
 	}

@@ -7,6 +7,7 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -48,6 +49,12 @@ type DiscoverOptions struct {
 	MaxSitemaps int
 	// MaxUp bounds the up links followed from one document; default 8.
 	MaxUp int
+	// MaxLinkTargets bounds the targets of Link headers that are tried,
+	// and MaxHTMLLinks those of HTML <link> elements; default 20 each. A
+	// response can carry thousands: the likeliest are tried first (see
+	// likeliestFirst) and the cap, when reached, is noted on the attempt.
+	MaxLinkTargets int
+	MaxHTMLLinks   int
 }
 
 func (o DiscoverOptions) withDefaults() DiscoverOptions {
@@ -65,6 +72,12 @@ func (o DiscoverOptions) withDefaults() DiscoverOptions {
 	}
 	if o.MaxUp <= 0 {
 		o.MaxUp = 8
+	}
+	if o.MaxLinkTargets <= 0 {
+		o.MaxLinkTargets = 20
+	}
+	if o.MaxHTMLLinks <= 0 {
+		o.MaxHTMLLinks = 20
 	}
 	return o
 }
@@ -135,6 +148,7 @@ const (
 	maxRobotsBytes = 512 << 10
 	maxHTMLBytes   = 4 << 20
 	maxSDEntries   = 50000
+	maxNotes       = 10 // remarks of one kind kept per attempt
 )
 
 // Discover looks for ResourceSync from any URL: a site root, an HTML page, any
@@ -188,8 +202,9 @@ func Discover(ctx context.Context, g fetch.Getter, input string, opts DiscoverOp
 	for _, t := range htmlTargets {
 		x.candidate(ctx, MethodHTMLLink, t)
 	}
-	for i, s := range sitemaps {
+	for i, s := range likeliestFirst(u.String(), sitemaps) {
 		if i >= x.opts.MaxSitemaps {
+			x.noteOn(MethodRobots, fmt.Sprintf("%d Sitemap URLs: only the %d likeliest are tried; %d not tried", len(sitemaps), x.opts.MaxSitemaps, len(sitemaps)-i))
 			break
 		}
 		x.candidate(ctx, MethodRobots, s)
@@ -343,6 +358,8 @@ func (x *discoverer) input(ctx context.Context, u *url.URL) (linkTargets, htmlTa
 
 	// Link headers: a resource of any status and content type may carry one.
 	lh := Attempt{Method: MethodLinkHeader, URL: raw, Status: p.status}
+	var notes noteList
+	var targets targetSet
 	for _, l := range ParseLinkHeader(resp.Header.Values("Link")) {
 		if !l.HasRel("resourcesync") {
 			continue
@@ -350,17 +367,18 @@ func (x *discoverer) input(ctx context.Context, u *url.URL) (linkTargets, htmlTa
 		if l.Anchor != "" {
 			anchor := model.ResolveHref(p.final, l.Anchor)
 			if NormalizeURL(anchor) != NormalizeURL(p.final) {
-				lh.Notes = append(lh.Notes, fmt.Sprintf("link to %s ignored: its anchor %s is another resource", l.Target, l.Anchor))
+				notes.add(fmt.Sprintf("link to %s ignored: its anchor %s is another resource", l.Target, l.Anchor))
 				continue
 			}
 		}
 		t, err := l.Resolve(p.final)
 		if err != nil {
-			lh.Notes = append(lh.Notes, fmt.Sprintf("link target %q: %v", l.Target, err))
+			notes.add(fmt.Sprintf("link target %q: %v", l.Target, err))
 			continue
 		}
-		lh.Found = appendNew(lh.Found, t)
+		targets.add(t)
 	}
+	lh.Found, lh.Notes = x.cap(p.final, targets.list, x.opts.MaxLinkTargets, "Link header", notes.done())
 	linkTargets = lh.Found
 
 	if gerr != nil {
@@ -374,7 +392,7 @@ func (x *discoverer) input(ctx context.Context, u *url.URL) (linkTargets, htmlTa
 	if isHTMLType(ctype) {
 		hl := Attempt{Method: MethodHTMLLink, URL: raw, Status: p.status}
 		targets, notes, err := htmlLinks(io.LimitReader(resp.Body, maxHTMLBytes), ctype, p.final)
-		hl.Found, hl.Notes = targets, notes
+		hl.Found, hl.Notes = x.cap(p.final, targets, x.opts.MaxHTMLLinks, "HTML <link>", notes)
 		if err != nil {
 			hl.Err = err.Error()
 		}
@@ -561,19 +579,22 @@ func htmlLinks(body io.Reader, contentType, pageURL string) (targets, notes []st
 	if href, ok := doc.Find("head base[href]").First().Attr("href"); ok {
 		base = model.ResolveHref(pageURL, href)
 	}
+	var found targetSet
+	var nl noteList
+	nl.list = notes
 	doc.Find(`head link[rel~="resourcesync" i][href]`).Each(func(_ int, s *goquery.Selection) {
 		href, _ := s.Attr("href")
 		if strings.TrimSpace(href) == "" {
-			notes = append(notes, `<link rel="resourcesync"> with an empty href ignored`)
+			nl.add(`<link rel="resourcesync"> with an empty href ignored`)
 			return
 		}
-		targets = appendNew(targets, model.ResolveHref(base, href))
+		found.add(model.ResolveHref(base, href))
 	})
 	doc.Find(`body link[rel~="resourcesync" i][href]`).Each(func(_ int, s *goquery.Selection) {
 		href, _ := s.Attr("href")
-		notes = append(notes, fmt.Sprintf(`<link rel="resourcesync" href=%q> outside <head> ignored (section 6.3.3 puts it in the head)`, href))
+		nl.add(fmt.Sprintf(`<link rel="resourcesync" href=%q> outside <head> ignored (section 6.3.3 puts it in the head)`, href))
 	})
-	return targets, notes, nil
+	return found.list, nl.done(), nil
 }
 
 // isHTMLType tells whether a Content-Type is that of an HTML page.
@@ -597,6 +618,115 @@ func describeHeader(h *model.Header) string {
 		return "not a Sitemap"
 	default:
 		return "a Sitemap without a capability"
+	}
+}
+
+// targetSet collects URLs once each, in the order first seen.
+type targetSet struct {
+	list []string
+	seen map[string]bool
+}
+
+func (t *targetSet) add(u string) {
+	if t.seen == nil {
+		t.seen = map[string]bool{}
+	}
+	if !t.seen[u] {
+		t.seen[u] = true
+		t.list = append(t.list, u)
+	}
+}
+
+// noteList keeps the first maxNotes remarks and counts the rest.
+type noteList struct {
+	list  []string
+	extra int
+}
+
+func (n *noteList) add(s string) {
+	if len(n.list) >= maxNotes {
+		n.extra++
+		return
+	}
+	n.list = append(n.list, s)
+}
+
+func (n *noteList) done() []string {
+	if n.extra > 0 {
+		return append(n.list, fmt.Sprintf("… and %d more remarks like these", n.extra))
+	}
+	return n.list
+}
+
+// cap orders the resourcesync targets found in a page's kind of links
+// (Link header, HTML <link>) likeliest first and keeps at most max, noting
+// what was left out. A target that is not an http(s) URL is never tried: a
+// page from the network may point only at documents on the network.
+func (x *discoverer) cap(page string, targets []string, max int, kind string, notes []string) ([]string, []string) {
+	var web []string
+	for _, t := range targets {
+		if model.IsHTTPURL(t) {
+			web = append(web, t)
+		} else {
+			notes = append(notes, fmt.Sprintf("%s target %s not tried: only http(s) URLs are followed from a page", kind, t))
+		}
+	}
+	if len(web) <= max {
+		return likeliestFirst(page, web), notes
+	}
+	kept := likeliestFirst(page, web)[:max]
+	notes = append(notes, fmt.Sprintf("%d %s targets with rel=\"resourcesync\": only the %d likeliest are tried (on the page's own host, named like a ResourceSync document); %d not tried",
+		len(web), kind, max, len(web)-max))
+	return kept, notes
+}
+
+// likeliestFirst orders discovery targets by how likely they are to be the
+// page's Capability List, keeping the page's order among equals: on the
+// page's own scheme and host first, then a path that names a ResourceSync
+// document (capabilitylist, resourcesync, description …), then an .xml
+// document.
+func likeliestFirst(page string, targets []string) []string {
+	host := ""
+	if u, err := url.Parse(page); err == nil {
+		host = strings.ToLower(u.Scheme + "://" + u.Host)
+	}
+	score := func(t string) int {
+		n := 0
+		u, err := url.Parse(t)
+		if err != nil {
+			return n
+		}
+		if strings.ToLower(u.Scheme+"://"+u.Host) == host {
+			n += 4
+		}
+		p := strings.ToLower(u.Path)
+		for _, w := range []string{"capabilitylist", "capability", "resourcesync", "description"} {
+			if strings.Contains(p, w) {
+				n += 2
+				break
+			}
+		}
+		if strings.HasSuffix(p, ".xml") || strings.HasSuffix(p, ".xml.gz") {
+			n++
+		}
+		return n
+	}
+	out := slices.Clone(targets)
+	scores := make(map[string]int, len(out))
+	for _, t := range out {
+		scores[t] = score(t)
+	}
+	slices.SortStableFunc(out, func(a, b string) int { return scores[b] - scores[a] })
+	return out
+}
+
+// noteOn adds a remark to the first attempt of method.
+func (x *discoverer) noteOn(method, note string) {
+	for i := range x.d.Attempts {
+		if x.d.Attempts[i].Method == method {
+			x.d.Attempts[i].Notes = append(x.d.Attempts[i].Notes, note)
+			return
+		}
 	}
 }
 

@@ -2,6 +2,7 @@ package crawl
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/url"
 	"reflect"
@@ -394,4 +395,52 @@ func FuzzScanSitemapLines(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestDiscoverCapsCandidates: a page can carry thousands of resourcesync
+// links. At most MaxLinkTargets, MaxHTMLLinks and MaxSitemaps are tried, the
+// likeliest first; the cap is noted; a file: target is never tried.
+func TestDiscoverCapsCandidates(t *testing.T) {
+	s := newSite(t)
+	standardSource(s, "/sd.xml")
+	s.xml("/sets/capabilitylist.xml", urlset(`capability="capabilitylist"`, []string{ln("up", "{{base}}/sd.xml")}))
+	var link, head, robots strings.Builder
+	for i := range 5000 {
+		fmt.Fprintf(&link, "<http://other%d.example/%d.xml>; rel=resourcesync, </page/%d>; rel=resourcesync, ", i%7, i, i)
+		fmt.Fprintf(&head, `<link rel="resourcesync" href="/h/%d">`, i)
+		fmt.Fprintf(&robots, "Sitemap: {{base}}/sm/%d\n", i)
+	}
+	link.WriteString("<file:///etc/passwd>; rel=resourcesync, </sets/capabilitylist.xml>; rel=resourcesync")
+	head.WriteString(`<link rel="resourcesync" href="/sets/capabilitylist.xml">`)
+	s.set("/robots.txt", page{ctype: "text/plain", body: robots.String()})
+	s.set("/page.html", page{ctype: "text/html", body: "<html><head>" + head.String() + "</head><body></body></html>",
+		header: map[string][]string{"Link": {link.String()}}})
+	d, err := Discover(testCtx(t), &testGetter{}, s.URL+"/page.html", DiscoverOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		method string
+		max    int
+	}{{MethodLinkHeader, 20}, {MethodHTMLLink, 20}, {MethodRobots, 20}} {
+		as := attemptsOf(d, c.method)
+		if tried := len(as) - 1; tried > c.max {
+			t.Errorf("%s: %d candidates tried, at most %d", c.method, tried, c.max)
+		}
+		if !strings.Contains(strings.Join(as[0].Notes, "\n"), "not tried") {
+			t.Errorf("%s: the cap is not noted: %q", c.method, as[0].Notes)
+		}
+	}
+	for _, a := range d.Attempts {
+		if strings.HasPrefix(a.URL, "file:") {
+			t.Errorf("a file: target was tried: %+v", a)
+		}
+	}
+	lh := attemptsOf(d, MethodLinkHeader)
+	if lh[0].Found[0] != s.URL+"/sets/capabilitylist.xml" {
+		t.Errorf("the likeliest target is not tried first: %v", lh[0].Found[:3])
+	}
+	if d.SourceDescription != s.URL+"/sd.xml" {
+		t.Errorf("SourceDescription = %q", d.SourceDescription)
+	}
 }

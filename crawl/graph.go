@@ -39,6 +39,9 @@ type GraphOptions struct {
 	// MaxProblems is the number of problems stored per document when
 	// checking (model.CheckOptions.MaxProblems); counts stay exact.
 	MaxProblems int
+	// Hints also reports the problems of severity hint when checking
+	// (model.CheckOptions.Hints).
+	Hints bool
 }
 
 // Progress reports a document being loaded.
@@ -122,6 +125,13 @@ func (d *Document) UpLinks() []string { return linksWithRel(d.Header, "up", d.Ba
 // IndexLinks are the targets of the document-level index links, resolved.
 func (d *Document) IndexLinks() []string { return linksWithRel(d.Header, "index", d.Base()) }
 
+// ArchivesLinks are the targets of the document-level archives links (from a
+// document of a core capability to its archive, Archives specification
+// section 2), resolved.
+func (d *Document) ArchivesLinks() []string {
+	return linksWithRel(d.Header, model.RelArchives, d.Base())
+}
+
 // Node is a document at one place of a walked tree.
 type Node struct {
 	*Document
@@ -138,6 +148,13 @@ type Node struct {
 	// Unexpanded is set when the depth limit stopped the walk here although
 	// the document has down links.
 	Unexpanded bool
+	// ArchiveNotWalked is set on an archive (or an archive index) whose
+	// entries were not loaded because WalkOptions.Archives was off: archives
+	// grow without bound, so walking into them is asked for, not a bound.
+	ArchiveNotWalked bool
+	// Skipped is set when the document was not loaded (Document is nil)
+	// because the walk had loaded WalkOptions.MaxDocuments already.
+	Skipped bool
 	// Cross are the cross-document problems about this document (checked
 	// walks, and walks with FetchPackages). Problems with an Entry refer to
 	// this document's entries.
@@ -279,7 +296,7 @@ func (g *Graph) fetchDoc(ctx context.Context, url string, o LoadOptions) (doc *D
 	dec := model.NewDecoder(resp.Body, g.opts.Decoder)
 	var chk *model.Checker
 	if o.Check {
-		chk = model.NewChecker(model.CheckOptions{BaseURL: doc.FinalURL, MaxProblems: g.opts.MaxProblems})
+		chk = model.NewChecker(model.CheckOptions{BaseURL: doc.FinalURL, MaxProblems: g.opts.MaxProblems, Hints: g.opts.Hints})
 		doc.Checked = true
 	}
 	h, err := dec.Header()
@@ -370,7 +387,7 @@ func (g *Graph) fetchDoc(ctx context.Context, url string, o LoadOptions) (doc *D
 }
 
 // hasDownLinks tells whether the entries of a document point at documents:
-// those of a Source Description, a Capability List and any index.
+// those of a Source Description, a Capability List, an archive and any index.
 func hasDownLinks(h *model.Header) bool {
 	if h == nil {
 		return false
@@ -381,7 +398,7 @@ func hasDownLinks(h *model.Header) bool {
 	case h.Root != model.RootURLSet:
 		return false
 	}
-	return h.MD.Capability == model.CapDescription || h.MD.Capability == model.CapCapabilityList
+	return h.MD.Capability == model.CapDescription || h.MD.Capability == model.CapCapabilityList || h.MD.Capability.IsArchive()
 }
 
 // isDownEntry tells whether one entry of a document with down links points
@@ -400,8 +417,19 @@ func isDownEntry(h *model.Header, e *model.Entry) bool {
 	return true
 }
 
-// Unlimited is the WalkOptions.Depth that walks the whole tree.
+// Unlimited is the WalkOptions.Depth (or MaxDocuments) that sets no bound.
 const Unlimited = -1
+
+// Bounds of a walk that the command line uses by default. A ResourceSync tree
+// is a few levels deep (Source Description, Capability List, index, list, and
+// perhaps an index of indexes): a deeper chain is a Source generating
+// documents without end. The documents bound is that of a Source Description
+// listing Capability Lists whose indexes each list tens of thousands of
+// lists.
+const (
+	DefaultMaxDepth     = 16
+	DefaultMaxDocuments = 100000
+)
 
 // WalkOptions say how far Walk goes and what it keeps.
 type WalkOptions struct {
@@ -434,6 +462,18 @@ type WalkOptions struct {
 	// Concurrency bounds the children of one document loaded at once;
 	// default 8. GraphOptions.Concurrency bounds the whole walk.
 	Concurrency int
+	// Hints keeps the problems of severity hint, in the documents' own checks
+	// and the cross-document ones (model.CheckOptions.Hints).
+	Hints bool
+	// MaxDocuments bounds the documents one walk loads, the root included:
+	// past it, the documents left are Skipped nodes. 0 means
+	// DefaultMaxDocuments, Unlimited (any negative value) no bound.
+	MaxDocuments int
+	// Archives walks into archives (Archives specification): the documents
+	// a Resource List, Resource Dump, Change List or Change Dump Archive
+	// lists, and the parts of an archive index. Without it an archive is a
+	// node whose entries are counted, not loaded (Node.ArchiveNotWalked).
+	Archives bool
 }
 
 // walker holds the state of one Walk.
@@ -443,6 +483,19 @@ type walker struct {
 	mu      sync.Mutex
 	visited map[string]*Node
 	repeats []*Node
+	loaded  int // documents loaded or being loaded, under mu
+}
+
+// admit reserves the loading of one more document; false once the walk's
+// bound of documents is reached.
+func (w *walker) admit() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.opts.MaxDocuments >= 0 && w.loaded >= w.opts.MaxDocuments {
+		return false
+	}
+	w.loaded++
+	return true
 }
 
 // Walk loads the document at root and, concurrently within the Getter's and
@@ -456,7 +509,10 @@ func (g *Graph) Walk(ctx context.Context, root string, opts WalkOptions) (*Node,
 	if opts.Concurrency <= 0 {
 		opts.Concurrency = 8
 	}
-	w := &walker{g: g, opts: opts, visited: map[string]*Node{}}
+	if opts.MaxDocuments == 0 {
+		opts.MaxDocuments = DefaultMaxDocuments
+	}
+	w := &walker{g: g, opts: opts, visited: map[string]*Node{}, loaded: 1}
 	n := &Node{}
 	w.visited[NormalizeURL(root)] = n
 	n.Document = g.LoadWith(ctx, root, LoadOptions{KeepEntries: opts.KeepEntries, Check: opts.Check})
@@ -471,7 +527,7 @@ func (g *Graph) Walk(ctx context.Context, root string, opts WalkOptions) (*Node,
 		w.checkPackages(ctx, n)
 	}
 	if opts.Check {
-		CheckTree(n)
+		checkTree(n, opts.Hints)
 	} else if opts.FetchPackages {
 		n.Walk(func(x *Node) bool {
 			x.Cross = append(x.Cross[:0:0], x.pkgProblems...)
@@ -484,6 +540,10 @@ func (g *Graph) Walk(ctx context.Context, root string, opts WalkOptions) (*Node,
 // expand loads the children of n and, recursively, theirs.
 func (w *walker) expand(ctx context.Context, n *Node) {
 	if len(n.Down) == 0 {
+		return
+	}
+	if !w.opts.Archives && n.Capability().IsArchive() {
+		n.ArchiveNotWalked = true
 		return
 	}
 	if w.opts.Depth >= 0 && n.Depth >= w.opts.Depth {
@@ -515,6 +575,10 @@ func (w *walker) expand(ctx context.Context, n *Node) {
 			c.Document = &Document{URL: c.Via.Loc, Err: ctx.Err()}
 			continue
 		}
+		if !w.admit() {
+			c.Skipped = true
+			continue
+		}
 		eg.Go(func() error {
 			c.Document = w.g.LoadWith(ctx, c.Via.Loc, LoadOptions{KeepEntries: w.opts.KeepEntries, Check: w.opts.Check})
 			if c.Err == nil || c.Header != nil {
@@ -524,6 +588,22 @@ func (w *walker) expand(ctx context.Context, n *Node) {
 		})
 	}
 	_ = eg.Wait()
+}
+
+// Bounds counts what the bounds of a walk left out below n: Skipped nodes
+// (the documents bound) and the down links of Unexpanded ones (the depth
+// bound).
+func (n *Node) Bounds() (skipped, unexpanded int) {
+	n.Walk(func(x *Node) bool {
+		switch {
+		case x.Skipped:
+			skipped++
+		case x.Unexpanded && !x.Repeat:
+			unexpanded += len(x.Down)
+		}
+		return true
+	})
+	return skipped, unexpanded
 }
 
 // Walk calls f for n and every node below it, depth first, in document
@@ -544,9 +624,10 @@ func (n *Node) ProblemCounts() (errors, warnings int) {
 		errors, warnings = n.Errors, n.Warnings
 	}
 	for _, p := range n.Cross {
-		if p.Severity == model.SeverityError {
+		switch p.Severity {
+		case model.SeverityError:
 			errors++
-		} else {
+		case model.SeverityWarning:
 			warnings++
 		}
 	}

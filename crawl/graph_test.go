@@ -3,8 +3,11 @@ package crawl
 import (
 	"fmt"
 	"net/http"
+	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -274,5 +277,63 @@ func TestNormalizeURL(t *testing.T) {
 		if got := NormalizeURL(in); got != want {
 			t.Errorf("NormalizeURL(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// generatedSource serves an endless chain of indexes (/chain/N lists
+// /chain/N+1) and a wide index (/wide lists 500 Resource Lists), counting
+// the requests.
+func generatedSource(t *testing.T) (*httptest.Server, *atomic.Int64) {
+	t.Helper()
+	var hits atomic.Int64
+	var srv *httptest.Server
+	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		switch {
+		case strings.HasPrefix(r.URL.Path, "/chain/"):
+			n, _ := strconv.Atoi(strings.TrimPrefix(r.URL.Path, "/chain/"))
+			w.Write([]byte(sitemapindex(`capability="resourcelist" at="2024-01-01T00:00:00Z"`, nil, fmt.Sprintf("%s/chain/%d", srv.URL, n+1))))
+		case r.URL.Path == "/wide":
+			var es []string
+			for i := range 500 {
+				es = append(es, fmt.Sprintf("%s/leaf/%d", srv.URL, i))
+			}
+			w.Write([]byte(sitemapindex(`capability="resourcelist" at="2024-01-01T00:00:00Z"`, nil, es...)))
+		default:
+			w.Write([]byte(urlset(`capability="resourcelist" at="2024-01-01T00:00:00Z"`, nil, srv.URL+"/r")))
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv, &hits
+}
+
+// TestWalkBounds: a Source that generates documents without end, or lists
+// very many, is walked within the bounds: MaxDocuments documents at most
+// (the rest Skipped), Depth levels at most; Bounds counts what was left.
+func TestWalkBounds(t *testing.T) {
+	srv, hits := generatedSource(t)
+	g := NewGraph(&testGetter{}, GraphOptions{})
+	root, err := g.Walk(testCtx(t), srv.URL+"/chain/0", WalkOptions{Depth: Unlimited, MaxDocuments: 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if skipped, _ := root.Bounds(); skipped != 1 || hits.Load() != 30 {
+		t.Errorf("endless chain, 30 documents: %d requests, %d skipped", hits.Load(), skipped)
+	}
+	hits.Store(0)
+	root, _ = g.Walk(testCtx(t), srv.URL+"/chain/100", WalkOptions{Depth: DefaultMaxDepth})
+	if _, unexpanded := root.Bounds(); unexpanded != 1 || hits.Load() != DefaultMaxDepth+1 {
+		t.Errorf("endless chain, depth %d: %d requests, %d unexpanded", DefaultMaxDepth, hits.Load(), unexpanded)
+	}
+	hits.Store(0)
+	root, _ = g.Walk(testCtx(t), srv.URL+"/wide", WalkOptions{Depth: Unlimited, MaxDocuments: 100})
+	if skipped, _ := root.Bounds(); skipped != 401 || hits.Load() != 100 || len(root.Children) != 500 {
+		t.Errorf("wide index, 100 documents: %d requests, %d skipped", hits.Load(), skipped)
+	}
+	hits.Store(0)
+	g = NewGraph(&testGetter{}, GraphOptions{})                                  // a graph keeps what it loaded
+	root, _ = g.Walk(testCtx(t), srv.URL+"/wide", WalkOptions{Depth: Unlimited}) // the default bound is far
+	if skipped, unexpanded := root.Bounds(); skipped != 0 || unexpanded != 0 || hits.Load() != 501 {
+		t.Errorf("wide index, default bound: %d requests, %d skipped", hits.Load(), skipped)
 	}
 }

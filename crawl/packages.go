@@ -2,6 +2,7 @@ package crawl
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -172,6 +173,11 @@ func (w *walker) checkPackage(ctx context.Context, dl fetch.Downloader, n *Node,
 		}
 		out = append(out, prob(RulePackageDeclaredMismatch,
 			"entry %s: package %s: %s %s declared, %s downloaded", num, pl.Loc, what, m.Expected, m.Actual))
+	}
+	if errors.Is(err, dump.ErrEntryMismatch) {
+		// Refused whole (its mismatches are above): its manifest vouches
+		// for nothing, so it is not compared with the copy either.
+		return out
 	}
 	if err != nil {
 		return append(out, prob(RuleContentsManifestUnreadable,

@@ -122,7 +122,7 @@ func (s *Source) serveResourceBytes(w http.ResponseWriter, r *http.Request, i in
 	h := w.Header()
 	h.Set("Content-Type", ctype)
 	h.Set("ETag", `"`+hex.EncodeToString(sum[:8])+`"`)
-	h.Set("Link", "<"+base+s.capPath(i)+`>; rel="resourcesync"`)
+	h.Add("Link", "<"+base+s.capPath(i)+`>; rel="resourcesync"`) // after a memento's own Link (original, timemap)
 	http.ServeContent(w, r, "", lastmod, bytes.NewReader(body))
 }
 

@@ -3,8 +3,9 @@
 // A package comes from an untrusted Source. Every name in it (the manifest's
 // path attributes and the ZIP's member names) is checked before anything is
 // read or written: absolute paths, ".." segments, backslashes, NUL and control
-// bytes, drive letters, symlinks, device files and names in unclean form are
-// refused, never followed. Sizes are bounded (Options): the declared
+// characters (C0, DEL and C1), bidirectional overrides and isolates, bytes
+// that are not UTF-8, drive letters, symlinks, device files and names in
+// unclean form are refused, never followed nor encoded. Sizes are bounded (Options): the declared
 // uncompressed size of a member, its compression ratio, the bytes written by
 // one extraction, the number of members, the size of the manifest and of a
 // downloaded package. A member is streamed through its digests while it is

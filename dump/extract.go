@@ -11,6 +11,9 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"sync"
+
+	"rsx/scratch"
 )
 
 // Extract writes every bitstream the manifest lists to dir, at its manifest
@@ -43,7 +46,7 @@ func (p *Package) Extract(ctx context.Context, dir string, progress func(done, t
 		return nil, fmt.Errorf("extract: %w", err)
 	}
 	defer root.Close()
-	x := &extractor{root: root, real: real, budget: p.opts.MaxTotalBytes, seen: make(map[string]bool)}
+	x := &extractor{root: root, real: real, budget: p.opts.MaxTotalBytes, seen: make(map[string]bool), swept: make(map[string]bool)}
 	return p.process(ctx, x, progress, true)
 }
 
@@ -53,6 +56,9 @@ type extractor struct {
 	real   string // the root's path, symlinks resolved
 	budget int64  // uncompressed bytes still allowed
 	seen   map[string]bool
+
+	mu    sync.Mutex
+	swept map[string]bool // directories cleared of stale temporary files
 }
 
 // output is a member being written.
@@ -116,14 +122,65 @@ func (x *extractor) begin(name string) (*output, string) {
 			return nil, "the destination exists and is not a regular file"
 		}
 	}
+	x.sweep(dir)
 	var rnd [8]byte
 	_, _ = rand.Read(rnd[:])
-	tmp := path.Join(dir, ".rsx-"+hex.EncodeToString(rnd[:])+".part")
+	tmp := path.Join(dir, partPrefix+scratch.Self()+"-"+hex.EncodeToString(rnd[:])+partSuffix)
 	f, err := x.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
 		return nil, "cannot create a temporary file: " + cleanErr(err)
 	}
 	return &output{name: name, tmp: tmp, file: f}, ""
+}
+
+// Temporary files are named partPrefix + owner + "-" + random + partSuffix,
+// the owner being the writing process (scratch.Self), so that a later
+// extraction into the same directory can tell a stale one from one being
+// written.
+const (
+	partPrefix = ".rsx-"
+	partSuffix = ".part"
+)
+
+// sweep removes, once per extraction and directory, the temporary files
+// that extractions killed outright (SIGKILL, a crash) left in dir: those
+// whose owner process no longer lives. Files of live processes, and names
+// it does not recognise, are left alone.
+func (x *extractor) sweep(dir string) {
+	x.mu.Lock()
+	done := x.swept[dir]
+	x.swept[dir] = true
+	x.mu.Unlock()
+	if done {
+		return
+	}
+	f, err := x.root.Open(dir)
+	if err != nil {
+		return
+	}
+	names, _ := f.Readdirnames(-1)
+	f.Close()
+	for _, name := range names {
+		if owner, ok := partOwner(name); ok && scratch.OwnerGone(owner) {
+			_ = x.root.Remove(path.Join(dir, name))
+		}
+	}
+}
+
+// partOwner reads the owner from a temporary file's name.
+func partOwner(name string) (string, bool) {
+	rest, ok := strings.CutPrefix(name, partPrefix)
+	if !ok {
+		return "", false
+	}
+	if rest, ok = strings.CutSuffix(rest, partSuffix); !ok {
+		return "", false
+	}
+	i := strings.LastIndexByte(rest, '-')
+	if i < 0 {
+		return "", false
+	}
+	return rest[:i], true
 }
 
 // commit closes the temporary file and renames it into place.

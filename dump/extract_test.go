@@ -4,10 +4,14 @@ import (
 	"context"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+
+	"rsx/scratch"
 )
 
 func TestExtractGood(t *testing.T) {
@@ -156,14 +160,66 @@ func TestExtractFileInTheWay(t *testing.T) {
 }
 
 func TestUnsafeName(t *testing.T) {
-	for _, name := range []string{"", "/a", "a/../b", "..", "a\\b", "a\x00b", "a\x01b", "C:/x", "c:x", "a/", "a//b", "./a", "a/."} {
+	for _, name := range []string{"", "/a", "a/../b", "..", "a\\b", "a\x00b", "a\x01b", "C:/x", "c:x", "a/", "a//b", "./a", "a/.",
+		// Names a terminal would act on when shown: C1 controls (CSI, OSC),
+		// DEL, bidirectional overrides and isolates, and bytes that are not
+		// UTF-8 (shown, they turn into something else).
+		"a\u009b2J", "a\u009d0;x", "a\x7f", "invoice\u202egpj.exe", "a\u2066b", "a\u200fb", "a\xffb"} {
 		if unsafeName(name) == "" {
 			t.Errorf("%q accepted", name)
 		}
 	}
-	for _, name := range []string{"a", "a/b.txt", "resources/res1", "..a", "a..", "a/...b"} {
+	for _, name := range []string{"a", "a/b.txt", "resources/res1", "..a", "a..", "a/...b", "café/日本.txt", "a\u00a0b"} {
 		if why := unsafeName(name); why != "" {
 			t.Errorf("%q refused: %s", name, why)
+		}
+	}
+}
+
+// TestExtractRefusesHostileNames: a manifest path that a terminal would act
+// on when shown is refused, and nothing is written under it.
+func TestExtractRefusesHostileNames(t *testing.T) {
+	name := "resources/invoice\u202egpj.exe"
+	z := buildZip(t, zm{name: ManifestName, data: manifest(entry("http://example.com/x", "/"+name, []byte(res1)))},
+		zm{name: name, data: []byte(res1)})
+	dir := t.TempDir()
+	r, err := openBytes(t, z, Options{}).Extract(context.Background(), dir, nil)
+	if err != nil || r.Extracted != 0 || len(r.Refused) == 0 || !strings.Contains(r.Refused[0].Reason, "bidirectional") {
+		t.Fatalf("%+v %v", r, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(name))); err == nil {
+		t.Fatal("written under a hostile name")
+	}
+}
+
+// TestExtractSweepsStaleParts: an extraction killed outright leaves its
+// temporary file beside the destination; the next extraction into that
+// directory removes it, and leaves alone the temporary file of an
+// extraction that is still running.
+func TestExtractSweepsStaleParts(t *testing.T) {
+	dir := t.TempDir()
+	res := filepath.Join(dir, "resources")
+	os.MkdirAll(res, 0o755)
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	stale := filepath.Join(res, ".rsx-"+strconv.Itoa(cmd.Process.Pid)+"-0-00112233.part")
+	running := filepath.Join(res, ".rsx-"+scratch.Self()+"-44556677.part")
+	other := filepath.Join(res, ".rsx-notes.part")
+	for _, f := range []string{stale, running, other} {
+		os.WriteFile(f, []byte("partial"), 0o644)
+	}
+	r, err := openBytes(t, goodPackage(t), Options{}).Extract(context.Background(), dir, nil)
+	if err != nil || r.Extracted != 2 {
+		t.Fatalf("%+v %v", r, err)
+	}
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Errorf("the stale temporary file is still there")
+	}
+	for _, f := range []string{running, other} {
+		if _, err := os.Stat(f); err != nil {
+			t.Errorf("%s removed", filepath.Base(f))
 		}
 	}
 }

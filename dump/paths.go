@@ -1,6 +1,11 @@
 package dump
 
-import "strings"
+import (
+	"strings"
+	"unicode/utf8"
+
+	"rsx/display"
+)
 
 // manifestName turns a manifest path attribute into the ZIP member name it
 // designates, or says why it is refused. The specification writes paths with
@@ -32,6 +37,23 @@ func unsafeName(name string) string {
 		case b < 0x20 || b == 0x7f:
 			return "contains a control character"
 		}
+	}
+	// A name is shown (in reports, in a listing of the directory) as well as
+	// written: one that a terminal would act on, or that is not text at all,
+	// is refused rather than encoded, so that a file keeps the name its
+	// manifest gives it or is not written.
+	for i := 0; i < len(name); {
+		r, n := utf8.DecodeRuneInString(name[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			return "is not valid UTF-8"
+		case display.Unsafe(r):
+			if r >= 0x80 && r <= 0x9f {
+				return "contains a control character"
+			}
+			return "contains a bidirectional or line-separator character that would change how names are shown"
+		}
+		i += n
 	}
 	if name[0] == '/' {
 		return "is an absolute path"

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -133,14 +134,16 @@ func getDocument(ctx context.Context, g fetch.Getter, rawURL string, max int64) 
 }
 
 // FetchPackage downloads the package ref describes into a temporary file
-// (bounded by Options.MaxPackageBytes), checks it against the entry's length
-// and hashes, and opens it; Close removes the file. The mismatches (Path "",
-// Loc the package URL) come back even when the package cannot be opened.
+// (bounded by Options.MaxPackageBytes: a larger one is a
+// *PackageTooLargeError), checks it against the entry's length and hashes,
+// and opens it; Close removes the file. A package that differs from its
+// entry is refused (RefuseMismatched): it is not opened, its file is
+// removed, and the error wraps ErrEntryMismatch. The mismatches (Path "",
+// Loc the package URL) come back with it.
 func FetchPackage(ctx context.Context, d fetch.Downloader, ref PackageRef, opts Options, progress func(done, total int64)) (*Package, []Mismatch, error) {
 	opts = opts.withDefaults()
 	if ref.MD.LengthOK && ref.MD.Length > opts.MaxPackageBytes {
-		return nil, nil, fmt.Errorf("package %s declares %s, more than the limit of %s", ref.URL,
-			fetch.FormatSize(ref.MD.Length), fetch.FormatSize(opts.MaxPackageBytes))
+		return nil, nil, &PackageTooLargeError{URL: ref.URL, Limit: opts.MaxPackageBytes, Declared: ref.MD.Length}
 	}
 	f, err := os.CreateTemp(opts.TempDir, "rsx-package-*.zip")
 	if err != nil {
@@ -153,28 +156,36 @@ func FetchPackage(ctx context.Context, d fetch.Downloader, ref PackageRef, opts 
 			os.Remove(f.Name())
 		}
 	}()
-	v := model.NewVerifier(ref.MD.Hash)
-	bw := bufio.NewWriterSize(io.MultiWriter(f, v), 256<<10)
-	if _, err := d.DownloadWith(ctx, ref.URL, bw, fetch.DownloadOptions{Progress: progress, MaxBytes: opts.MaxPackageBytes}); err != nil {
-		return nil, nil, fmt.Errorf("download package: %w", err)
+	// One pass: the package's own digests (each algorithm on a goroutine of
+	// its own) and its members' (streamVerifier) as it downloads.
+	v := model.NewParallelVerifier(ref.MD.Hash)
+	defer v.Close()
+	sv := newStreamVerifier(opts)
+	bw := bufio.NewWriterSize(io.MultiWriter(f, v, sv), 256<<10)
+	_, err = d.DownloadWith(ctx, ref.URL, bw, fetch.DownloadOptions{Progress: progress, MaxBytes: opts.MaxPackageBytes})
+	if err == nil {
+		if err = bw.Flush(); err != nil {
+			err = fmt.Errorf("download package %s: %w", ref.URL, err)
+		}
+	} else if tl := (*fetch.TooLargeError)(nil); errors.As(err, &tl) {
+		err = &PackageTooLargeError{URL: ref.URL, Limit: opts.MaxPackageBytes}
+	} else {
+		err = fmt.Errorf("download package: %w", err)
 	}
-	if err := bw.Flush(); err != nil {
-		return nil, nil, fmt.Errorf("download package %s: %w", ref.URL, err)
+	sv.finish(err)
+	if err != nil {
+		return nil, nil, err
 	}
 	size := v.Bytes()
-	var mism []Mismatch
-	if ref.MD.LengthOK && size != ref.MD.Length {
-		mism = append(mism, Mismatch{Loc: ref.URL, What: "length", Expected: fmt.Sprint(ref.MD.Length), Actual: fmt.Sprint(size)})
-	}
-	for _, r := range v.Results() {
-		if r.Supported && !r.Match {
-			mism = append(mism, Mismatch{Loc: ref.URL, What: r.Alg, Expected: r.Expected, Actual: r.Actual})
-		}
+	mism := EntryMismatches(ref, size, v.Results())
+	if err := RefuseMismatched(ref, mism); err != nil {
+		return nil, mism, err
 	}
 	p, err := OpenPackage(f, size, opts)
 	if err != nil {
 		return nil, mism, fmt.Errorf("%s: %w", ref.URL, err)
 	}
+	sv.match(p)
 	keep = true
 	p.closer, p.remove = f, f.Name()
 	return p, mism, nil

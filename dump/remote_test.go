@@ -2,6 +2,7 @@ package dump
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -94,19 +95,25 @@ func TestFetchPackage(t *testing.T) {
 	if ents, _ := os.ReadDir(tmp); len(ents) != 0 {
 		t.Fatalf("temp file not removed")
 	}
+	// A package that differs from its dump entry is refused whole, although
+	// it agrees with its own manifest: not opened, its file removed.
 	p, mism, err = FetchPackage(context.Background(), c, d.Packages[1], Options{TempDir: tmp}, nil)
-	if err != nil || len(mism) != 1 || mism[0].What != "md5" || mism[0].Loc != srv.URL+"/p.zip" {
-		t.Fatalf("%v %+v", err, mism)
+	if !errors.Is(err, ErrEntryMismatch) || p != nil || len(mism) != 1 || mism[0].What != "md5" || mism[0].Loc != srv.URL+"/p.zip" {
+		t.Fatalf("%v %v %+v", p, err, mism)
 	}
-	p.Close()
-	// Too large: refused before or while downloading; nothing left behind.
+	if ents, _ := os.ReadDir(tmp); len(ents) != 0 {
+		t.Fatalf("a refused package left its file behind")
+	}
+	// Too large: refused before or while downloading, naming the option
+	// that raises the limit; nothing left behind.
+	var tl *PackageTooLargeError
 	_, _, err = FetchPackage(context.Background(), c, d.Packages[0], Options{TempDir: tmp, MaxPackageBytes: 100}, nil)
-	if err == nil || !strings.Contains(err.Error(), "limit") {
+	if !errors.As(err, &tl) || !strings.Contains(err.Error(), "--max-package-bytes") {
 		t.Fatalf("err %v", err)
 	}
 	_, _, err = FetchPackage(context.Background(), c, PackageRef{URL: srv.URL + "/p.zip"}, Options{TempDir: tmp, MaxPackageBytes: 100}, nil)
-	if err == nil {
-		t.Fatal("no error past MaxPackageBytes")
+	if !errors.As(err, &tl) || !strings.Contains(err.Error(), "--max-package-bytes") || strings.Contains(err.Error(), "--max-bytes") {
+		t.Fatalf("past MaxPackageBytes: %v", err)
 	}
 	if ents, _ := os.ReadDir(tmp); len(ents) != 0 {
 		t.Fatalf("temp file left behind")

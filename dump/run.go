@@ -3,6 +3,7 @@ package dump
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -41,9 +42,11 @@ func (r *Report) OK() bool {
 }
 
 // Failed reports whether some package could not be downloaded or opened.
+// A package refused because it differs from its dump entry is not a
+// failure to do the job but something wrong found (OK is false).
 func (r *Report) Failed() bool {
 	for _, p := range r.Packages {
-		if p.Err != nil {
+		if p.Err != nil && !p.Refused() {
 			return true
 		}
 	}
@@ -71,6 +74,10 @@ type PackageReport struct {
 	ContentsErr  error
 	Err          error // the package could not be downloaded or opened
 }
+
+// Refused reports whether the package was refused whole because it differs
+// from its dump entry (ErrEntryMismatch): Err says why, Mismatched what.
+func (r *PackageReport) Refused() bool { return errors.Is(r.Err, ErrEntryMismatch) }
 
 // OK reports whether nothing is wrong with the package.
 func (r *PackageReport) OK() bool {

@@ -27,6 +27,15 @@ type Result struct {
 	Unlisted   []string   // members the manifest does not mention (manifest.xml and directories aside)
 	Refused    []Refusal  // paths and members not read or not written, and why
 	Deleted    []string   // locs of change="deleted" entries, which have no bitstream
+
+	// Written is the bytes of the files Extract wrote (members refused or
+	// mismatched are not counted).
+	Written int64
+	// Unverifiable are the manifest paths of bitstreams that were read (and,
+	// for Extract, written) but whose entry declares neither a length nor a
+	// hash rsx can compute: there was nothing to verify them against, so
+	// they are not counted as Verified.
+	Unverifiable []string
 }
 
 // Mismatch is a bitstream that differs from what the manifest declares.
@@ -62,6 +71,20 @@ type item struct {
 	length    int64
 	hasLength bool
 	optional  bool // a deleted entry's path: no member needed
+}
+
+// verifiable tells whether the item declares something its bitstream can
+// be checked against: a length, or a hash in an algorithm rsx computes.
+func (it *item) verifiable() bool {
+	if it.hasLength {
+		return true
+	}
+	for _, h := range it.hash {
+		if model.SupportedHash(h.Alg) {
+			return true
+		}
+	}
+	return false
 }
 
 // plan lists the bitstreams the manifest expects, the entries that cannot be
@@ -178,9 +201,14 @@ func (p *Package) process(ctx context.Context, x *extractor, progress func(done,
 		case o.reason != "":
 			res.Refused = append(res.Refused, Refusal{Path: it.path, Loc: it.loc, Reason: o.reason})
 		case o.ok:
-			res.Verified++
+			if it.verifiable() {
+				res.Verified++
+			} else {
+				res.Unverifiable = append(res.Unverifiable, it.path)
+			}
 			if x != nil {
 				res.Extracted++
+				res.Written += o.n
 			}
 		}
 	}
@@ -248,6 +276,22 @@ func (p *Package) readAll(ctx context.Context, x *extractor, items []item, files
 
 // readOne verifies one member, and writes it through x when x is not nil.
 func (p *Package) readOne(ctx context.Context, x *extractor, it *item, f *zip.File, buf []byte, count func(int64)) outcome {
+	if s := p.streamed[f]; x == nil && s != nil && sameHashes(s.declared, it.hash) {
+		// Verified as it downloaded: what stream would find.
+		count(s.usize)
+		o := outcome{n: s.usize}
+		if it.hasLength && s.usize != it.length {
+			o.mism = append(o.mism, Mismatch{Path: it.path, Loc: it.loc, What: "length",
+				Expected: strconv.FormatInt(it.length, 10), Actual: strconv.FormatInt(s.usize, 10)})
+		}
+		for _, r := range s.results {
+			if r.Supported && !r.Match {
+				o.mism = append(o.mism, Mismatch{Path: it.path, Loc: it.loc, What: r.Alg, Expected: r.Expected, Actual: r.Actual})
+			}
+		}
+		o.ok = len(o.mism) == 0
+		return o
+	}
 	var w io.Writer
 	var out *output
 	if x != nil {

@@ -185,8 +185,11 @@ func TestNetrcCredentials(t *testing.T) {
 	s := newServer(t, rec.handler(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("ok")) }))
 	otherSrv := newServer(t, other.handler(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("ok")) }))
 	path := filepath.Join(t.TempDir(), "netrc")
-	// 127.0.0.1 is the machine; localhost is the "other" host name.
-	content := "machine 127.0.0.1 login carol password \"p w\"\ndefault login anyone password everywhere\n"
+	// 127.0.0.1 on s's port is the machine (a test server is never on the
+	// default port, so the entry names it); localhost is the "other" host
+	// name, and 127.0.0.1 on other's port another service.
+	content := "machine " + strings.TrimPrefix(s.URL, "http://") + " login carol password \"p w\"\n" +
+		"machine 127.0.0.1 login dave password d\ndefault login anyone password everywhere\n"
 	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -206,6 +209,14 @@ func TestNetrcCredentials(t *testing.T) {
 	}
 	if got := other.header("/b", "Authorization"); got != "" {
 		t.Errorf("default entry used for another host: %q", got)
+	}
+	// The same host on another port is another service: neither carol's
+	// entry (its port) nor dave's (the default port) is for it.
+	if _, _, err := getBody(t, c, otherSrv.URL+"/c"); err != nil {
+		t.Fatal(err)
+	}
+	if got := other.header("/c", "Authorization"); got != "" {
+		t.Errorf("credentials sent to another port of the machine: %q", got)
 	}
 
 	o.Netrc = filepath.Join(t.TempDir(), "missing")

@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -24,7 +25,45 @@ import (
 // magic string. Files are written to a temporary name and renamed into
 // place, so a reader sees a whole entry or none. Anything that does not
 // check out is treated as absent.
-type diskCache struct{ dir string }
+type diskCache struct {
+	dir string
+
+	mu    sync.Mutex
+	swept map[string]bool // subdirectories cleared of stale temporary files
+}
+
+// staleTemp is how long a temporary file of the cache may go unwritten
+// before it counts as the leftover of a process that was killed: a body being
+// cached is written as it arrives, and a try stalls for no more than the
+// client's timeouts.
+const staleTemp = 24 * time.Hour
+
+// sweep removes, once per subdirectory and client, the temporary files that
+// a killed process left there (untouched for staleTemp).
+func (c *diskCache) sweep(dir string) {
+	c.mu.Lock()
+	done := c.swept[dir]
+	if c.swept == nil {
+		c.swept = map[string]bool{}
+	}
+	c.swept[dir] = true
+	c.mu.Unlock()
+	if done {
+		return
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		if !strings.HasPrefix(e.Name(), ".tmp-") {
+			continue
+		}
+		if info, err := e.Info(); err == nil && info.Mode().IsRegular() && time.Since(info.ModTime()) > staleTemp {
+			_ = os.Remove(filepath.Join(dir, e.Name()))
+		}
+	}
+}
 
 const cacheMagic = "rsxcach1"
 
@@ -158,6 +197,7 @@ func (c *diskCache) create(rawURL string, status int, header http.Header) *cache
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil
 	}
+	c.sweep(dir)
 	f, err := os.CreateTemp(dir, ".tmp-*")
 	if err != nil {
 		return nil

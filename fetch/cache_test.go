@@ -217,3 +217,35 @@ func TestCacheAfterEarlyClose(t *testing.T) {
 		t.Fatalf("%d bytes, %v, %+v", len(got), err, resp.Exchange)
 	}
 }
+
+// TestCacheSweepsStaleTemporaries: a process killed while it cached a body
+// leaves a temporary file; the next write into that directory removes it
+// once it has gone unwritten for a day, and leaves a fresh one alone.
+func TestCacheSweepsStaleTemporaries(t *testing.T) {
+	t.Parallel()
+	s := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("ETag", `"e"`)
+		fmt.Fprint(w, "body")
+	})
+	o := testOptions()
+	o.NoCache = false
+	o.CacheDir = t.TempDir()
+	c := newTestClient(t, o)
+	dir := filepath.Dir(c.cache.path(s.URL + "/doc.xml"))
+	os.MkdirAll(dir, 0o700)
+	stale, fresh := filepath.Join(dir, ".tmp-111"), filepath.Join(dir, ".tmp-222")
+	for _, f := range []string{stale, fresh} {
+		os.WriteFile(f, []byte("partial"), 0o600)
+	}
+	old := time.Now().Add(-2 * staleTemp)
+	os.Chtimes(stale, old, old)
+	if _, _, err := getBody(t, c, s.URL+"/doc.xml"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Error("the stale temporary file is still there")
+	}
+	if _, err := os.Stat(fresh); err != nil {
+		t.Error("a fresh temporary file was removed")
+	}
+}

@@ -121,6 +121,7 @@ type request struct {
 	timeout        time.Duration // per try, body included; 0 = none
 	acceptEncoding string
 	useCache       bool
+	header         http.Header // extra request headers (DownloadOptions.Header)
 }
 
 // hop is the outcome of the last hop: a response whose body is still open.
@@ -247,6 +248,9 @@ func (c *Client) tryHop(ctx context.Context, ex *Exchange, u, origin *url.URL, r
 			return nil, fmt.Errorf("%s %s: %w", r.method, redactURL(u), err)
 		}
 		req.Header = c.requestHeader(u, origin, r.acceptEncoding)
+		for name, values := range r.header {
+			req.Header[http.CanonicalHeaderKey(name)] = append([]string(nil), values...)
+		}
 		if host := req.Header.Get("Host"); host != "" {
 			// net/http sends req.Host, not a Host header.
 			req.Host = host
@@ -281,21 +285,24 @@ func (c *Client) tryHop(ctx context.Context, ex *Exchange, u, origin *url.URL, r
 			if try > c.opts.Retries || !retryableError(err) {
 				return nil, fmt.Errorf("%s %s: %w%s", r.method, redactURL(u), err, afterTries(try))
 			}
-			if err := sleep(ctx, c.backoff(try)); err != nil {
+			d := c.backoff(try)
+			if err := c.wait(ctx, ex, Wait{URL: redactURL(u), Reason: "back-off", Duration: d, Try: try}); err != nil {
 				return nil, fmt.Errorf("%s %s: %w", r.method, redactURL(u), err)
 			}
 			continue
 		}
 		if retryableStatus(resp.StatusCode) && try <= c.opts.Retries {
-			wait, ok := retryAfter(resp.Header, time.Now())
-			if !ok {
-				wait = c.backoff(try)
+			w := Wait{URL: redactURL(u), Status: resp.StatusCode, Reason: "back-off", Try: try}
+			if asked, ok := retryAfter(resp.Header, time.Now()); ok {
+				w.Reason, w.Asked, w.Duration = "Retry-After", asked, asked
+			} else {
+				w.Duration = c.backoff(try)
 			}
-			wait = min(wait, c.opts.MaxRetryWait)
+			w.Duration = min(w.Duration, c.opts.MaxRetryWait)
 			discard(resp.Body)
 			cancel()
 			release()
-			if err := sleep(ctx, wait); err != nil {
+			if err := c.wait(ctx, ex, w); err != nil {
 				return nil, fmt.Errorf("%s %s: %w", r.method, redactURL(u), err)
 			}
 			continue
@@ -339,7 +346,7 @@ func (c *Client) requestHeader(u, origin *url.URL, acceptEncoding string) http.H
 		return h
 	}
 	// Lowest precedence first: later ones overwrite.
-	if user, pass, ok := c.netrcFor(u.Hostname()); ok {
+	if user, pass, ok := c.netrcFor(u); ok {
 		h.Set("Authorization", basicAuth(user, pass))
 	}
 	for _, a := range c.opts.BasicAuth {
@@ -447,6 +454,20 @@ func (c *Client) backoff(try int) time.Duration {
 	}
 	d = time.Duration(float64(d) * (0.8 + 0.4*rand.Float64()))
 	return min(d, c.opts.MaxRetryWait)
+}
+
+// wait waits w.Duration between two tries, or until ctx ends: it says so
+// (Options.OnWait) and shows it on the exchange while it lasts.
+func (c *Client) wait(ctx context.Context, ex *Exchange, w Wait) error {
+	if w.Duration > 0 {
+		until := time.Now().Add(w.Duration)
+		c.log.update(ex, func(e *Exchange) { e.WaitingUntil, e.WaitReason = until, w.Reason })
+		defer c.log.update(ex, func(e *Exchange) { e.WaitingUntil, e.WaitReason = time.Time{}, "" })
+		if c.opts.OnWait != nil {
+			c.opts.OnWait(w)
+		}
+	}
+	return sleep(ctx, w.Duration)
 }
 
 func sleep(ctx context.Context, d time.Duration) error {

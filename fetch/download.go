@@ -1,7 +1,6 @@
 package fetch
 
 import (
-	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
@@ -22,6 +21,9 @@ type DownloadOptions struct {
 	MaxBytes int64
 	// IdleTimeout overrides Options.IdleTimeout.
 	IdleTimeout time.Duration
+	// Header holds request headers of this download only (Accept-Datetime
+	// for a Memento TimeGate), sent on every hop after the client's own.
+	Header http.Header
 }
 
 // Download copies a large body (a dump package, a resource) to w. It
@@ -45,7 +47,7 @@ func (c *Client) DownloadWith(ctx context.Context, rawURL string, w io.Writer, o
 	if idle <= 0 {
 		idle = c.opts.IdleTimeout
 	}
-	h, ex, err := c.do(ctx, rawURL, request{method: http.MethodGet, acceptEncoding: "identity"})
+	h, ex, err := c.do(ctx, rawURL, request{method: http.MethodGet, acceptEncoding: "identity", header: o.Header})
 	if err != nil {
 		return ex, err
 	}
@@ -105,7 +107,7 @@ func (c *Client) DownloadWith(ctx context.Context, rawURL string, w io.Writer, o
 	switch enc {
 	case "", "identity":
 	case "gzip", "x-gzip":
-		zr, err := gzip.NewReader(raw)
+		zr, err := newGzipReader(raw)
 		if err != nil {
 			return done(fmt.Errorf("download %s: decode Content-Encoding %s: %w", u, enc, err))
 		}

@@ -1,9 +1,11 @@
 package fetch
 
 import (
+	"fmt"
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -40,6 +42,36 @@ type Exchange struct {
 	Revalidated bool // the server answered 304 to a conditional request
 	Done        bool // the body is finished (read to the end, closed or failed)
 	Err         string
+
+	// WaitingUntil is set while the exchange waits to try again: when the
+	// next try starts. WaitReason says why ("Retry-After", "back-off").
+	WaitingUntil time.Time
+	WaitReason   string
+}
+
+// Wait is a wait between two tries of a request (Options.OnWait).
+type Wait struct {
+	URL      string        // the URL being fetched
+	Status   int           // the status that is retried; 0 after a connection error
+	Reason   string        // "Retry-After" (the server asked) or "back-off"
+	Duration time.Duration // how long rsx waits
+	// Asked is what a Retry-After header asked for; more than Duration
+	// when Options.MaxRetryWait capped it.
+	Asked time.Duration
+	Try   int // the try that failed (1 for the first)
+}
+
+// String says the wait in words: "waiting 1m0s before trying
+// http://… again (503; Retry-After asked 1h0m0s, capped)".
+func (w Wait) String() string {
+	why := w.Reason
+	if w.Status != 0 {
+		why = strconv.Itoa(w.Status) + "; " + why
+	}
+	if w.Asked > w.Duration {
+		why += " asked " + w.Asked.String() + ", capped"
+	}
+	return fmt.Sprintf("waiting %v before trying %s again (%s)", w.Duration.Round(time.Millisecond), w.URL, why)
 }
 
 // Redirect is one hop of a redirect chain.

@@ -458,3 +458,47 @@ func TestMaxBytes(t *testing.T) {
 		}
 	}
 }
+
+// TestRetryWaitIsToldAndInterruptible: a wait between tries is capped, told
+// (Options.OnWait, and on the exchange while it lasts), and ends at once
+// when the context does.
+func TestRetryWaitIsToldAndInterruptible(t *testing.T) {
+	t.Parallel()
+	s := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Retry-After", "180")
+		w.WriteHeader(http.StatusServiceUnavailable)
+	})
+	o := testOptions()
+	o.Retries = 3
+	o.MaxRetryWait = 30 * time.Second
+	waits := make(chan Wait, 4)
+	var c *Client
+	var during []*Exchange
+	o.OnWait = func(w Wait) {
+		during = c.Exchanges()
+		waits <- w
+	}
+	c = newTestClient(t, o)
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { <-waits; cancel() }() // ctrl-c during the first wait
+	start := time.Now()
+	_, err := c.Get(ctx, s.URL+"/busy")
+	if !errors.Is(err, context.Canceled) || time.Since(start) > 5*time.Second {
+		t.Fatalf("after %v: %v", time.Since(start), err)
+	}
+	if len(during) != 1 || during[0].WaitingUntil.IsZero() || during[0].WaitReason != "Retry-After" {
+		t.Errorf("the exchange does not show the wait: %+v", during)
+	}
+	if ex := c.Exchanges(); len(ex) != 1 || !ex[0].WaitingUntil.IsZero() {
+		t.Errorf("the wait is still shown after it ended: %+v", ex)
+	}
+	var w Wait
+	o.OnWait = func(x Wait) { w = x }
+	o.Retries, o.MaxRetryWait = 1, 10*time.Millisecond
+	c = newTestClient(t, o)
+	c.Get(context.Background(), s.URL+"/busy")
+	if w.Status != 503 || w.Asked != 180*time.Second || w.Duration != 10*time.Millisecond ||
+		!strings.Contains(w.String(), "asked 3m0s, capped") {
+		t.Errorf("wait %+v: %s", w, w)
+	}
+}

@@ -3,6 +3,8 @@ package fetch
 import (
 	"errors"
 	"fmt"
+	"net"
+	"net/url"
 	"os"
 	"strings"
 )
@@ -187,20 +189,36 @@ func netrcTokens(s string) ([]netrcToken, error) {
 // errNoNetrcEntry is internal: no machine matched.
 var errNoNetrcEntry = errors.New("no netrc entry")
 
-// netrcFor returns the credentials of the machine named host. The default
+// netrcFor returns the credentials of the machine u is on. The default
 // entry is never used: it would send a password to every host.
-func (c *Client) netrcFor(host string) (user, pass string, ok bool) {
-	e, err := lookupNetrc(c.netrc, host)
+func (c *Client) netrcFor(u *url.URL) (user, pass string, ok bool) {
+	e, err := lookupNetrc(c.netrc, u)
 	if err != nil {
 		return "", "", false
 	}
 	return e.Login, e.Password, true
 }
 
-func lookupNetrc(entries []netrcEntry, host string) (netrcEntry, error) {
-	host = strings.ToLower(strings.Trim(host, "[]"))
+// lookupNetrc finds the entry for u by host and port: "machine name:port"
+// matches that port only, and a plain "machine name" the scheme's default
+// port only (80 for http, 443 for https), so that credentials for one
+// service are not sent to another one on the same host.
+func lookupNetrc(entries []netrcEntry, u *url.URL) (netrcEntry, error) {
+	host := CanonicalHost(u)
+	defaultPort := u.Port() == "" || host == CanonicalHost(&url.URL{Scheme: u.Scheme, Host: u.Hostname()})
+	name := strings.ToLower(strings.Trim(u.Hostname(), "[]"))
 	for _, e := range entries {
-		if e.Machine != "" && e.Machine == host && (e.Login != "" || e.Password != "") {
+		if e.Machine == "" || (e.Login == "" && e.Password == "") {
+			continue
+		}
+		m := strings.ToLower(e.Machine)
+		if h, p, err := net.SplitHostPort(m); err == nil {
+			if net.JoinHostPort(strings.Trim(h, "[]"), p) == host {
+				return e, nil
+			}
+			continue
+		}
+		if strings.Trim(m, "[]") == name && defaultPort {
 			return e, nil
 		}
 	}

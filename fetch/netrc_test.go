@@ -1,6 +1,7 @@
 package fetch
 
 import (
+	"net/url"
 	"reflect"
 	"testing"
 )
@@ -51,12 +52,27 @@ func TestParseNetrcErrors(t *testing.T) {
 }
 
 func TestLookupNetrc(t *testing.T) {
-	entries := []netrcEntry{{Login: "d", Password: "d"}, {Machine: "example.org", Login: "u", Password: "p"}}
-	if e, err := lookupNetrc(entries, "EXAMPLE.org"); err != nil || e.Login != "u" {
-		t.Errorf("match: %+v %v", e, err)
-	}
-	if _, err := lookupNetrc(entries, "other.org"); err == nil {
-		t.Error("default entry matched another host")
+	entries := []netrcEntry{{Login: "d", Password: "d"}, {Machine: "example.org", Login: "u", Password: "p"},
+		{Machine: "example.org:8443", Login: "admin", Password: "q"}, {Machine: "[::1]:9000", Login: "v6", Password: "r"}}
+	for raw, want := range map[string]string{
+		"https://EXAMPLE.org/x":     "u",
+		"http://example.org/x":      "u",
+		"https://example.org:443/x": "u",
+		"http://example.org:80/x":   "u",
+		"https://example.org:8443/": "admin", // an entry with the port
+		"http://example.org:8080/":  "",      // another service on the same host: not its credentials
+		"http://example.org:443/":   "",      // http on 443 is not the default port
+		"http://[::1]:9000/":        "v6",
+		"http://other.org/":         "", // the default entry is never used
+	} {
+		u, err := url.Parse(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, err := lookupNetrc(entries, u)
+		if got := e.Login; (err != nil) != (want == "") || got != want {
+			t.Errorf("%s: %q %v, want %q", raw, got, err, want)
+		}
 	}
 }
 

@@ -39,6 +39,11 @@ type Options struct {
 	// MaxRetryWait caps every wait between tries, Retry-After included;
 	// default 60s.
 	MaxRetryWait time.Duration
+	// OnWait, when set, is told of every wait between tries before it
+	// starts, so that a program can say that it waits (the Exchange shows it
+	// too: WaitingUntil). It is called from the fetching goroutine and must
+	// not block. A wait ends early when the request's context ends.
+	OnWait func(Wait)
 
 	// PerHostConcurrency bounds the requests in flight to one host name;
 	// default 4. A request holds its slot until its body is read to the end

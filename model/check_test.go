@@ -73,7 +73,15 @@ func TestCheckInvalidCases(t *testing.T) {
 			if m := chkAlsoRe.FindSubmatch(data); m != nil {
 				allowed = append(allowed, strings.Fields(string(m[1]))...)
 			}
-			r := Validate(bytes.NewReader(data), CheckOptions{})
+			hint := rule.Severity == SeverityHint
+			if hint {
+				// A hint is off by default: not reported, not counted.
+				r := Validate(bytes.NewReader(data), CheckOptions{})
+				if slices.Contains(chkRuleSet(r.Problems), rule.ID) {
+					t.Errorf("hint %s reported without CheckOptions.Hints", rule.ID)
+				}
+			}
+			r := Validate(bytes.NewReader(data), CheckOptions{Hints: hint})
 			got := chkRuleSet(r.Problems)
 			if !slices.Contains(got, rule.ID) {
 				t.Fatalf("rule %s did not fire:\n%s", rule.ID, chkDescribe(r))
@@ -94,9 +102,10 @@ func TestCheckInvalidCases(t *testing.T) {
 			// Counts agree with the problems (all stored here).
 			e, w := 0, 0
 			for _, p := range r.Problems {
-				if p.Severity == SeverityError {
+				switch p.Severity {
+				case SeverityError:
 					e++
-				} else {
+				case SeverityWarning:
 					w++
 				}
 			}
@@ -183,8 +192,9 @@ func chkRealWorld(t *testing.T, dir string) {
 	want := map[string][]string{
 		"simulator/capability-list.xml":    nil,
 		"simulator/source-description.xml": nil,
-		// base64 md5 digests, and 1.0-style entries: lastmod, no datetime.
-		"simulator/change-list.xml": {"changelist-no-datetime", "hash-base64"},
+		// base64 md5 digests. Its 1.0-style entries (lastmod, no datetime)
+		// are only a hint: datetime "may be used" (section 7).
+		"simulator/change-list.xml": {"hash-base64"},
 		// until before from, at document level and on the entry.
 		"resourcedump/changedump.xml": {"until-before-from"},
 		// completed before at, likewise.
@@ -259,7 +269,7 @@ func TestRulesCatalogue(t *testing.T) {
 			t.Errorf("bad or repeated ID %q", r.ID)
 		}
 		seen[r.ID] = true
-		if r.Section == "" || r.Summary == "" || (r.Severity != SeverityError && r.Severity != SeverityWarning) {
+		if r.Section == "" || r.Summary == "" || (r.Severity != SeverityError && r.Severity != SeverityWarning && r.Severity != SeverityHint) {
 			t.Errorf("incomplete rule %+v", r)
 		}
 		if got, ok := RuleByID(r.ID); !ok || got != r {
@@ -458,7 +468,7 @@ func TestCheckCases(t *testing.T) {
 			`<sitemap><loc>http://example.com/cl1.xml</loc><rs:md from="2013-01-01T00:00:00Z" until="2013-01-02T00:00:00Z"/></sitemap>` +
 			`<sitemap><loc>http://example.com/cl2.xml</loc><rs:md from="2013-01-02T00:00:00Z"/></sitemap></sitemapindex>`,
 			[]string{"changelistindex-until-required"}},
-		{"Change List Index entry until after the index's", ihead + `<rs:md capability="changelist" from="2013-01-01T00:00:00Z" until="2013-01-02T00:00:00Z"/>` +
+		{"hint: Change List Index entry until after the index's", ihead + `<rs:md capability="changelist" from="2013-01-01T00:00:00Z" until="2013-01-02T00:00:00Z"/>` +
 			`<sitemap><loc>http://example.com/cl1.xml</loc><rs:md from="2013-01-01T00:00:00Z" until="2013-01-03T00:00:00Z"/></sitemap></sitemapindex>`,
 			[]string{"index-interval-outside"}},
 		{"at on a Resource List Index entry, from on it is wrong", ihead + `<rs:md capability="resourcelist" at="2013-01-01T00:00:00Z"/>` +
@@ -485,6 +495,7 @@ func TestCheckCases(t *testing.T) {
 			if strings.HasPrefix(tt.name, "capability hint") {
 				opts.Capability = CapResourceDumpManifest
 			}
+			opts.Hints = strings.HasPrefix(tt.name, "hint:")
 			r := Validate(strings.NewReader(tt.doc), opts)
 			if got := chkRuleSet(r.Problems); !slices.Equal(got, tt.want) {
 				t.Errorf("rules %v, want %v\n%s", got, tt.want, chkDescribe(r))
@@ -505,8 +516,15 @@ func TestCheckSet(t *testing.T) {
 			t.Fatalf("%d: duplicate not found (%d, %v)", i, first, dup)
 		}
 	}
-	if s.n != 10000 || len(s.slots) < 2*s.n {
+	if s.n != 10000 || 5*s.n > 4*len(s.slots) {
 		t.Fatalf("n %d, slots %d", s.n, len(s.slots))
+	}
+	// Entries past what 24 bits number are not remembered, never misnumbered.
+	if _, dup := s.add(42, 1<<24); dup {
+		t.Fatal("an entry past 1<<24 was remembered")
+	}
+	if _, dup := s.add(42, 1<<24+1); dup {
+		t.Fatal("an entry past 1<<24 was taken for a duplicate")
 	}
 }
 
@@ -527,5 +545,35 @@ func TestCheckAbort(t *testing.T) {
 	}
 	if e, _ := c.Counts(); e != 2 {
 		t.Errorf("errors %d", e)
+	}
+}
+
+// TestRuleSeverityFollowsTheSpec: every warning and hint cites the sentence
+// it rests on, and the rules whose sentence says "may" or "can", or that no
+// sentence supports, are hints, not warnings.
+func TestRuleSeverityFollowsTheSpec(t *testing.T) {
+	for _, r := range Rules() {
+		if r.Severity != SeverityError && r.Basis == "" {
+			t.Errorf("%s (%s) cites no sentence of the specification", r.ID, r.Severity)
+		}
+	}
+	for _, id := range []string{"changelist-no-datetime", "datetime-unexpected", "capability-draft", "entry-capability-unknown",
+		"hash-algorithm-unknown", "up-link-repeated", "loc-whitespace", "lastmod-after-snapshot"} {
+		if r, ok := RuleByID(id); !ok || r.Severity != SeverityHint {
+			t.Errorf("%s: severity %v, want hint", id, r.Severity)
+		}
+	}
+	for _, id := range []string{"link-rel-unregistered", "legacy-draft", "link-href-not-absolute"} {
+		if r, ok := RuleByID(id); !ok || r.Severity != SeverityError {
+			t.Errorf("%s: severity %v, want error (a must)", id, r.Severity)
+		}
+	}
+	// A Change List whose entries have no datetime draws no warning.
+	cl := `<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:rs="http://www.openarchives.org/rs/terms/">` +
+		`<rs:ln rel="up" href="http://example.com/cl.xml"/><rs:md capability="changelist" from="2013-01-03T00:00:00Z"/>` +
+		`<url><loc>http://example.com/a</loc><lastmod>2013-01-03T01:00:00Z</lastmod><rs:md change="updated"/></url>` +
+		`<url><loc>http://example.com/b</loc><lastmod>2013-01-03T02:00:00Z</lastmod><rs:md change="created"/></url></urlset>`
+	if r := Validate(strings.NewReader(cl), CheckOptions{}); r.Errors+r.Warnings != 0 {
+		t.Errorf("a Change List without datetime:\n%s", chkDescribe(r))
 	}
 }

@@ -43,16 +43,16 @@ const (
 func NotificationRules() []Rule {
 	const E, W = SeverityError, SeverityWarning
 	return []Rule{
-		{RuleNotificationRoot, "N4", E, "a notification is a <urlset> document; notifications do not use the <sitemapindex> format"},
-		{RuleNotificationUpLink, "N4", E, `a notification links up (<rs:ln rel="up">) to the Capability List of its channel`},
-		{RuleNotificationUpMismatch, "N3", W, "the up link of a notification points at a Capability List other than the one that advertises the channel"},
-		{RuleNotificationEmpty, "N4", W, "a notification without entries notifies nothing"},
-		{RuleNotificationOrder, "N4", W, "a notification's changes are dated before changes an earlier notification of the channel carried (out of order)"},
-		{RuleFrameworkCapabilityMissing, "N5", E, "a framework notification entry says with capability which kind of document changed"},
-		{RuleFrameworkCapabilityInvalid, "N5", E, "framework notifications are about Resource Lists, Resource Dumps, Change Lists, Change Dumps, Capability Lists and Source Descriptions only"},
-		{RuleFrameworkCapabilityUnknown, "N5", W, "the capability of a framework notification entry is not a value the specification or the draft defines"},
-		{RuleFrameworkChangeMissing, "N5", E, `a framework notification entry says with change="created|updated|deleted" what happened to the document`},
-		{RuleFrameworkIndexLinkMalformed, "N5", E, `the rel="index" link of a framework notification entry points at the index the changed document resides under`},
+		mkRule(RuleNotificationRoot, "N4", E, "a notification is a <urlset> document; notifications do not use the <sitemapindex> format"),
+		mkRule(RuleNotificationUpLink, "N4", E, `a notification links up (<rs:ln rel="up">) to the Capability List of its channel`),
+		mkRule(RuleNotificationUpMismatch, "N3", W, "the up link of a notification points at a Capability List other than the one that advertises the channel"),
+		mkRule(RuleNotificationEmpty, "N4", W, "a notification without entries notifies nothing"),
+		mkRule(RuleNotificationOrder, "N4", W, "a notification's changes are dated before changes an earlier notification of the channel carried (out of order)"),
+		mkRule(RuleFrameworkCapabilityMissing, "N5", E, "a framework notification entry says with capability which kind of document changed"),
+		mkRule(RuleFrameworkCapabilityInvalid, "N5", E, "framework notifications are about Resource Lists, Resource Dumps, Change Lists, Change Dumps, Capability Lists and Source Descriptions only"),
+		mkRule(RuleFrameworkCapabilityUnknown, "N5", W, "the capability of a framework notification entry is not a value the specification or the draft defines"),
+		mkRule(RuleFrameworkChangeMissing, "N5", E, `a framework notification entry says with change="created|updated|deleted" what happened to the document`),
+		mkRule(RuleFrameworkIndexLinkMalformed, "N5", E, `the rel="index" link of a framework notification entry points at the index the changed document resides under`),
 	}
 }
 

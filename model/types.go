@@ -38,6 +38,16 @@ const (
 	CapFrameworkNotification Capability = "framework-notification" // Notification draft 0.8
 )
 
+// Capability values of the ResourceSync Archives specification (1.0; sections
+// 3–6): documents that list the Resource Lists, Resource Dumps, Change Lists
+// and Change Dumps a Source published over time.
+const (
+	CapResourceListArchive Capability = "resourcelist-archive"
+	CapResourceDumpArchive Capability = "resourcedump-archive"
+	CapChangeListArchive   Capability = "changelist-archive"
+	CapChangeDumpArchive   Capability = "changedump-archive"
+)
+
 // RootKind is the root element of a document.
 type RootKind uint8
 
@@ -207,7 +217,10 @@ type Severity uint8
 
 const (
 	SeverityError   Severity = iota + 1 // a MUST or mandatory rule is broken
-	SeverityWarning                     // a SHOULD / recommended rule, or a questionable practice
+	SeverityWarning                     // a SHOULD / recommended rule
+	// SeverityHint: what the standard leaves free (may, can) or does not
+	// address, worth a look; reported only when asked (CheckOptions.Hints).
+	SeverityHint
 )
 
 // Problem is one conformance finding.

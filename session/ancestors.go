@@ -28,7 +28,9 @@ func (s *Session) Ancestors(ctx context.Context, start string, h *model.Header) 
 	cur, base := h, start
 	for range 8 {
 		next := parentLink(cur, base)
-		if next == "" || seen[crawl.NormalizeURL(next)] {
+		if next == "" || seen[crawl.NormalizeURL(next)] || !model.MayFollow(base, next) {
+			// No parent, a loop, or a link that may be shown but not
+			// followed (a file: link of a document from the network).
 			break
 		}
 		seen[crawl.NormalizeURL(next)] = true
@@ -55,12 +57,13 @@ func reverseCrumbs(c []Crumb) []Crumb {
 
 // header reads only the document-level part of target.
 func (s *Session) header(ctx context.Context, target string) (*model.Header, string, error) {
-	body, final, _, _, err := s.open(ctx, target)
+	o, err := s.open(ctx, target)
 	if err != nil {
 		return nil, "", err
 	}
-	defer body.Close()
-	dec := model.NewDecoder(&countingReader{r: body, ctx: ctx}, s.opts.Decoder)
+	defer o.Close()
+	final := o.URL
+	dec := model.NewDecoder(&countingReader{r: o.Body, ctx: ctx}, s.opts.Decoder)
 	hdr, err := dec.Header()
 	if err != nil {
 		return nil, final, fmt.Errorf("read %s: %w", final, err)

@@ -14,6 +14,9 @@ import (
 // reporting progress (total is -1 when unknown), and returns the record of
 // the HTTP exchange (nil for a local file).
 func (s *Session) download(ctx context.Context, target string, w io.Writer, progress func(done, total int64)) (*fetch.Exchange, error) {
+	if err := s.mayRead(target); err != nil {
+		return nil, err
+	}
 	if model.IsLocal(target) {
 		f, err := os.Open(model.LocalPath(target))
 		if err != nil {

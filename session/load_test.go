@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"rsx/claims"
+	"rsx/dump"
 	"rsx/fetch"
 )
 
@@ -86,7 +87,7 @@ func TestLocalFiles(t *testing.T) {
 	zw.Close()
 	gzPath := write("rl.xml.gz", gz.Bytes())
 
-	s := NewWithGetter(mapGetter{}, Options{BatchSize: 7, MaxRaw: 100})
+	s := NewWithGetter(mapGetter{}, Options{BatchSize: 7, MaxRaw: 100, LocalFiles: true})
 	r := load(t, s, list)
 	res := r.done[0]
 	if res.Err != nil || len(r.entries) != 50 || res.Exchange != nil || res.FinalURL != list || r.total != int64(len(listXML(50))) {
@@ -114,8 +115,16 @@ func TestLocalFiles(t *testing.T) {
 	if string(text) != listXML(3) || size != -1 {
 		t.Errorf("gzip raw: size %d, %.80q", size, text)
 	}
-	if _, _, err := s.OpenRaw(context.Background(), write("bad.gz", []byte{0x1f, 0x8b, 0, 0})); err == nil || !strings.Contains(err.Error(), "gzip") {
-		t.Errorf("broken gzip: %v", err)
+	// A broken gzip stream fails when read (fetch.Open defers the error of
+	// its header to the first Read).
+	if rc, _, err := s.OpenRaw(context.Background(), write("bad.gz", []byte{0x1f, 0x8b, 0, 0})); err != nil {
+		t.Errorf("broken gzip: open: %v", err)
+	} else {
+		_, err := io.ReadAll(rc)
+		rc.Close()
+		if err == nil || !strings.Contains(err.Error(), "gzip") {
+			t.Errorf("broken gzip: read: %v", err)
+		}
 	}
 
 	if r := load(t, s, dir); r.done[0].Err == nil || !strings.Contains(r.done[0].Err.Error(), "is a directory") {
@@ -167,5 +176,65 @@ func TestGetterCheckResource(t *testing.T) {
 	r = s.CheckResource(context.Background(), claims.Target{URL: "http://example.com/gone", Claims: claims.Claims{Gone: true}}, nil)
 	if r.Verdict() != claims.OK {
 		t.Errorf("gone: %v %+v", r.Verdict(), r.Checks)
+	}
+}
+
+// TestRemoteDocumentsDoNotReadLocalFiles: a document from the network can
+// point at file: URLs; they are shown, never followed. A session reads
+// local files only once the user opened one, and even then never because a
+// remote document links to them: not as a document, not as an ancestor, not
+// as a package or its manifest copy.
+func TestRemoteDocumentsDoNotReadLocalFiles(t *testing.T) {
+	dir := t.TempDir()
+	secret := filepath.Join(dir, "sd.xml")
+	if err := os.WriteFile(secret, []byte(sdXML), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	pkg := filepath.Join(dir, "p.zip")
+	os.WriteFile(pkg, zipOf(t, manifestXML("resourcedump-manifest", "")), 0o600)
+	remote := "http://example.com/rl.xml"
+	g := mapGetter{remote: strings.Replace(listXML(2), `<rs:ln rel="up" href="capabilitylist.xml"/>`,
+		`<rs:ln rel="up" href="file://`+secret+`"/>`, 1)}
+
+	for _, userOpenedLocal := range []bool{false, true} {
+		t.Run(fmt.Sprint("user opened a local file: ", userOpenedLocal), func(t *testing.T) {
+			s := NewWithGetter(g, Options{LocalFiles: userOpenedLocal})
+			r := load(t, s, remote)
+			if r.done[0].Err != nil {
+				t.Fatal(r.done[0].Err)
+			}
+			if crumbs, err := s.Ancestors(context.Background(), remote, r.header); len(crumbs) != 0 {
+				t.Errorf("the file: up link of a remote document was followed: %+v %v", crumbs, err)
+			}
+			ref := dump.PackageRef{URL: "file://" + pkg, Dump: "http://example.com/dump.xml"}
+			l := s.OpenPackage(ref, dump.Options{TempDir: t.TempDir()})
+			if f := l.Download(nil); !errors.Is(f.Err, ErrLocalFile) || f.Package != nil {
+				t.Errorf("a remote dump's file: package was read: %+v", f)
+			}
+			l.Close()
+			if userOpenedLocal {
+				return
+			}
+			if err := s.FollowLink(remote, "file://"+secret); !errors.Is(err, ErrLocalFile) {
+				t.Errorf("FollowLink from a remote document to a local file: %v", err)
+			}
+			if err := s.FollowLink(remote, "http://example.com/cl.xml"); err != nil {
+				t.Errorf("FollowLink to http: %v", err)
+			}
+			if err := s.FollowLink(secret, "javascript:alert(1)"); err == nil {
+				t.Errorf("FollowLink to javascript: allowed")
+			}
+			// Nothing local at all until the user opens a local file.
+			if r := load(t, s, "file://"+secret); !errors.Is(r.done[0].Err, ErrLocalFile) || len(r.entries) > 0 {
+				t.Errorf("a local document read: %v", r.done[0].Err)
+			}
+			if _, _, err := s.OpenRaw(context.Background(), secret); !errors.Is(err, ErrLocalFile) {
+				t.Errorf("a local file's text read: %v", err)
+			}
+			s.UserOpened(secret)
+			if r := load(t, s, secret); r.done[0].Err != nil || len(r.entries) != 1 {
+				t.Errorf("the file the user opened: %v", r.done[0].Err)
+			}
+		})
 	}
 }

@@ -37,7 +37,8 @@ type PackageLoad struct {
 }
 
 // OpenPackage prepares the download of the package ref describes, its
-// temporary file under opts.TempDir. Nothing is fetched until Download.
+// temporary file under opts.TempDir (or the session's Options.TempDir).
+// Nothing is fetched until Download.
 func (s *Session) OpenPackage(ref dump.PackageRef, opts dump.Options) *PackageLoad {
 	ctx, cancel := context.WithCancel(context.Background())
 	return &PackageLoad{s: s, ref: ref, opts: opts, ctx: ctx, cancel: cancel}
@@ -51,6 +52,9 @@ type PackageFetched struct {
 	Bytes      int64           // bytes received
 	Complete   bool            // the whole body arrived, so Mismatches is meaningful
 	Err        error           // context.Canceled when the load was closed
+	// Beside is the local file the package was read from instead of its
+	// URL: found next to a local dump (packageBeside); "" when fetched.
+	Beside string
 }
 
 // Download fetches the package into a temporary directory of the load's own
@@ -59,6 +63,13 @@ type PackageFetched struct {
 func (l *PackageLoad) Download(progress func(done, total int64)) PackageFetched {
 	var out PackageFetched
 	ref, opts := l.ref, l.opts
+	if ref.Dump != "" && !model.MayFollow(ref.Dump, ref.URL) {
+		out.Err = fmt.Errorf("download package %s: %w", ref.URL, ErrLocalFile)
+		return out
+	}
+	if opts.TempDir == "" {
+		opts.TempDir = l.s.opts.TempDir
+	}
 	dir, err := os.MkdirTemp(opts.TempDir, "rsx-package-")
 	if err != nil {
 		out.Err = fmt.Errorf("download package %s: %w", ref.URL, err)
@@ -76,9 +87,9 @@ func (l *PackageLoad) Download(progress func(done, total int64)) PackageFetched 
 			progress(done, total)
 		}
 	}
-	dl := &packageDownloader{s: l.s}
+	dl := &packageDownloader{s: l.s, beside: packageBeside(ref)}
 	p, mism, err := dump.FetchPackage(l.ctx, dl, ref, opts, report)
-	out.Mismatches, out.Bytes, out.Complete = mism, got, dl.complete
+	out.Mismatches, out.Bytes, out.Complete, out.Beside = mism, got, dl.complete, dl.beside
 	if err != nil {
 		if l.ctx.Err() != nil {
 			err = context.Canceled
@@ -207,6 +218,13 @@ func (l *PackageLoad) CompareContents(url string) ([]string, error) {
 	if p == nil {
 		return nil, errors.New("compare the manifest copy: the package is not open")
 	}
+	from := l.ref.Dump
+	if from == "" {
+		from = l.ref.URL
+	}
+	if !model.MayFollow(from, url) {
+		return nil, fmt.Errorf("fetch the manifest copy %s: %w", url, ErrLocalFile)
+	}
 	rc, _, err := l.s.OpenRaw(l.ctx, url)
 	if err != nil {
 		return nil, fmt.Errorf("fetch the manifest copy: %w", err)
@@ -298,13 +316,17 @@ var errPackageTooLarge = errors.New("the package is larger than the limit")
 // the byte limit, and remembers whether the body arrived whole.
 type packageDownloader struct {
 	s        *Session
-	complete bool // the last download ended without error
+	beside   string // a local copy of the package to read instead, "" for none
+	complete bool   // the last download ended without error
 }
 
 // DownloadWith implements dump.Downloader.
 func (d *packageDownloader) DownloadWith(ctx context.Context, url string, w io.Writer, o fetch.DownloadOptions) (*fetch.Exchange, error) {
 	if o.MaxBytes > 0 {
 		w = &limitWriter{w: w, left: o.MaxBytes, err: errPackageTooLarge}
+	}
+	if d.beside != "" {
+		url = d.beside
 	}
 	ex, err := d.s.download(ctx, url, w, o.Progress)
 	d.complete = err == nil

@@ -20,6 +20,10 @@ const (
 	RowUnlisted                // a member the manifest does not mention
 	RowMismatch                // the bitstream differs from what the manifest declares
 	RowRefused                 // an unsafe path or member, refused unread
+	// RowUnverifiable: the bitstream was read, but its entry declares
+	// neither a length nor a hash rsx computes, so there was nothing to
+	// verify it against.
+	RowUnverifiable
 )
 
 // Bad reports whether the row is a failure of the package: a mismatch or a
@@ -99,6 +103,14 @@ func judge(m *model.Document, res *dump.Result, rows []PackageRow) []PackageRow 
 	for i := range m.Entries {
 		if deleted[m.Entries[i].Loc] && m.Entries[i].MD.Change == model.ChangeDeleted {
 			rows[i].Kind, rows[i].Summary, rows[i].Detail = RowDeleted, "deleted", "deleted: a deleted resource has no bitstream to verify"
+		}
+	}
+	for _, p := range res.Unverifiable {
+		for _, i := range byPath[p] {
+			if rows[i].Kind == RowVerified && m.Entries[i].MD.Path == p {
+				rows[i].Kind, rows[i].Summary, rows[i].Detail = RowUnverifiable, "unverifiable",
+					"unverifiable: the entry declares neither a length nor a hash to check the bitstream against"
+			}
 		}
 	}
 	for _, p := range res.Missing {

@@ -111,3 +111,13 @@ func TestPackageClaims(t *testing.T) {
 		}
 	}
 }
+
+// TestPackageRowsUnverifiable: a bitstream whose entry declares neither a
+// length nor a hash is not "verified": there was nothing to verify.
+func TestPackageRowsUnverifiable(t *testing.T) {
+	m := &model.Document{Entries: []model.Entry{entry("http://x/a", "/r/a", ""), entry("http://x/u", "/r/u", "")}}
+	rows := PackageRows(m, &dump.Result{Verified: 1, Unverifiable: []string{"/r/u"}})
+	if rows[0].Kind != RowVerified || rows[1].Kind != RowUnverifiable || rows[1].Summary != "unverifiable" || rows[1].Kind.Bad() {
+		t.Fatalf("%+v", rows)
+	}
+}

@@ -154,7 +154,7 @@ func TestPackageLoadLocal(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "p.zip")
 	os.WriteFile(path, zipOf(t, manifestXML("resourcedump-manifest", "")), 0o600)
-	s := NewWithGetter(nil, Options{})
+	s := NewWithGetter(nil, Options{LocalFiles: true}) // the user opened a local file
 	l := s.OpenPackage(dump.PackageRef{URL: path}, dump.Options{TempDir: t.TempDir()})
 	defer l.Close()
 	if f := l.Download(nil); f.Err != nil || f.Package == nil {
@@ -226,5 +226,29 @@ func TestPackageLoadCloseRace(t *testing.T) {
 				t.Error("setDir accepted a closed load")
 			}
 		})
+	}
+}
+
+// TestPackageRefusedWhenItDiffersFromItsEntry: a package whose bytes are not
+// what its dump entry declares is refused whole, although it agrees with its
+// own manifest: no package to browse or verify, the mismatches to show, and
+// nothing left on disk.
+func TestPackageRefusedWhenItDiffersFromItsEntry(t *testing.T) {
+	srv, s := startDemo(t, demo.Options{Resources: 60, PackageSize: 20})
+	ref := firstPackage(t, s, srv.URL)
+	wrong, err := model.ParseHashList("md5:0123456789abcdef0123456789abcdef")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref.MD.Hash, ref.MD.HashRaw = wrong, "md5:0123456789abcdef0123456789abcdef"
+	tmp := t.TempDir()
+	l := s.OpenPackage(ref, dump.Options{TempDir: tmp})
+	defer l.Close()
+	f := l.Download(nil)
+	if !errors.Is(f.Err, dump.ErrEntryMismatch) || f.Package != nil || l.Package() != nil || !f.Complete || len(f.Mismatches) != 1 {
+		t.Fatalf("%+v", f)
+	}
+	if left := leftIn(t, tmp); len(left) > 0 {
+		t.Errorf("a refused package left %v", left)
 	}
 }

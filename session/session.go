@@ -8,8 +8,11 @@ package session
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"io"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	"rsx/claims"
@@ -45,6 +48,19 @@ type Options struct {
 	// Claims tune the checks of resources; its Preview defaults to 512
 	// bytes.
 	Claims claims.Options
+	// TempDir holds downloaded packages when OpenPackage is given no
+	// dump.Options.TempDir ("" = the system's temporary directory).
+	TempDir string
+	// LocalFiles says that the user opened a local file (the explorer was
+	// started on one): only then may the session read local files at all,
+	// documents and packages that local documents point at included. A
+	// session started on a URL reads none until UserOpened is told of a
+	// local target the user asked for.
+	LocalFiles bool
+	// BrowserSchemes are the URL schemes besides http and https that
+	// OpenBrowser may hand to the system's opener: the user's explicit
+	// choice (rsx --open-scheme, RSX_OPEN_SCHEMES).
+	BrowserSchemes []string
 }
 
 // Session is the live data of one explorer: it fetches through one client,
@@ -54,12 +70,14 @@ type Session struct {
 	dl     Downloader // nil: downloads go through get (tests)
 	opts   Options
 	claims *claims.Checker
+	local  atomic.Bool // local files may be read: the user opened one
 }
 
 // New returns a session that fetches with c.
 func New(c *fetch.Client, o Options) *Session {
 	s := &Session{get: c, dl: c, opts: withDefaults(o)}
 	s.claims = claims.New(c, s.opts.Claims)
+	s.local.Store(o.LocalFiles)
 	return s
 }
 
@@ -68,7 +86,57 @@ func New(c *fetch.Client, o Options) *Session {
 func NewWithGetter(g Getter, o Options) *Session {
 	s := &Session{get: g, opts: withDefaults(o)}
 	s.claims = claims.New(downloadWith{s}, s.opts.Claims)
+	s.local.Store(o.LocalFiles)
 	return s
+}
+
+// ErrLocalFile is wrapped by the error for a local file the session will
+// not read: a document from the network may point at file: URLs, which are
+// shown, never followed (model.MayFollow), and local files are read at all
+// only once the user opened one.
+var ErrLocalFile = errors.New("local files are read only when you open one yourself; a document from the network cannot make rsx read them (its file: links are shown, not followed)")
+
+// UserOpened tells the session that the user asked for target themselves
+// (typed it, or gave it on the command line), as opposed to following a
+// link: a local target allows the session to read local files from then on.
+func (s *Session) UserOpened(target string) {
+	if model.IsLocal(target) {
+		s.local.Store(true)
+	}
+}
+
+// FollowLink tells whether a link to target found in the document at from
+// may be followed (opened as a document, downloaded): nil when it may, an
+// error wrapping ErrLocalFile when it is a local file that the document may
+// only show (model.MayFollow; a document from the network never leads to a
+// local file), another error for a target that is neither http(s) nor local.
+// The explorer asks it before it follows a link (u, i, enter on an entry),
+// since LoadDocument, given only the target, cannot tell a link from what
+// the user typed.
+func (s *Session) FollowLink(from, target string) error {
+	if model.MayFollow(from, target) {
+		return s.mayRead(target)
+	}
+	if model.IsLocal(target) {
+		return fmt.Errorf("%s, linked from %s: %w", target, from, ErrLocalFile)
+	}
+	return fmt.Errorf("%s: only http(s) URLs and local files are opened", target)
+}
+
+// mayRead tells whether target may be read: any http(s) URL; a local file
+// only once the user opened one. A link found in a document is further
+// held to model.MayFollow by the methods that know the document.
+func (s *Session) mayRead(target string) error {
+	switch {
+	case model.IsHTTPURL(target):
+		return nil
+	case model.IsLocal(target):
+		if s.local.Load() {
+			return nil
+		}
+		return fmt.Errorf("read %s: %w", target, ErrLocalFile)
+	}
+	return fmt.Errorf("%s: only http(s) URLs and local files are opened", target)
 }
 
 func withDefaults(o Options) Options {

@@ -48,8 +48,11 @@ type App struct {
 	cache docCache
 	hist  history
 
-	pages []Page      // shown over the document page; the last one is active
-	help  *helpScreen // open when not nil
+	pages []Page // shown over the document page; the last one is active
+	// parked are the pages set aside by a jump to an entry (from the
+	// problems page): esc on the document page brings them back.
+	parked []Page
+	help   *helpScreen // open when not nil
 
 	prompt     components.Input
 	promptKind promptKind
@@ -148,10 +151,43 @@ func (a *App) popPage() {
 	}
 }
 
-// closePages closes every page over the document.
+// closePages closes every page over the document, and those set aside.
 func (a *App) closePages() {
 	for len(a.pages) > 0 {
 		a.popPage()
+	}
+	a.dropParked()
+}
+
+// park sets the pages over the document aside (the document page shows
+// the way back to them).
+func (a *App) park() {
+	a.dropParked()
+	a.parked, a.pages = a.pages, nil
+	if a.dv != nil && len(a.parked) > 0 {
+		a.dv.returnTo = a.parked[len(a.parked)-1].Title()
+	}
+}
+
+// unpark shows the pages set aside again, as they were.
+func (a *App) unpark() {
+	a.pages, a.parked = a.parked, nil
+	if a.dv != nil {
+		a.dv.returnTo = ""
+	}
+	for _, p := range a.pages {
+		p.SetSize(a.width, max(a.height-pageChrome, 1))
+	}
+}
+
+// dropParked closes the pages set aside: the way back to them is gone.
+func (a *App) dropParked() {
+	for _, p := range a.parked {
+		p.Close()
+	}
+	a.parked = nil
+	if a.dv != nil {
+		a.dv.returnTo = ""
 	}
 }
 
@@ -166,7 +202,11 @@ func (a *App) pageTitle() string {
 
 // context is what a page opener may read.
 func (a *App) context() pageContext {
-	return pageContext{c: a.c, backend: a.backend, doc: a.doc}
+	pc := pageContext{c: a.c, backend: a.backend, doc: a.doc, selected: -1}
+	if a.dv != nil {
+		pc.selected = a.dv.Selected()
+	}
+	return pc
 }
 
 // openWith opens the page of an opener over the document.
@@ -195,6 +235,11 @@ func (a *App) broadcast(msg tea.Msg) tea.Cmd {
 		a.pages[i], cmd = p.Update(msg)
 		cmds = append(cmds, cmd)
 	}
+	for i, p := range a.parked {
+		var cmd tea.Cmd
+		a.parked[i], cmd = p.Update(msg)
+		cmds = append(cmds, cmd)
+	}
 	return tea.Batch(cmds...)
 }
 
@@ -210,7 +255,7 @@ func (a *App) tick() tea.Cmd {
 
 // busy tells whether anything is loading (the spinner turns).
 func (a *App) busy() bool {
-	if (a.doc != nil && a.doc.loading) || a.discoverCancel != nil {
+	if (a.doc != nil && (a.doc.loading || a.doc.crossState == crossChecking)) || a.discoverCancel != nil {
 		return true
 	}
 	if a.dv != nil && a.dv.Busy() {
@@ -255,6 +300,8 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return a, nil
 	case discoveryMsg:
 		return a, a.discovered(msg)
+	case crossCheckedMsg:
+		return a, a.crossChecked(msg)
 	case tea.KeyPressMsg:
 		if msg.Mod.Contains(tea.ModAlt) {
 			// No binding uses alt: this is esc typed just before a key,
@@ -318,7 +365,11 @@ func (a *App) request(msg tea.Msg) (cmd tea.Cmd, ok bool) {
 	case discoverMsg:
 		return a.discover(msg.URL), true
 	case jumpToEntryMsg:
-		a.closePages()
+		if msg.Return && len(a.pages) > 0 {
+			a.park()
+		} else {
+			a.closePages()
+		}
 		if a.dv == nil {
 			return nil, true
 		}
@@ -329,8 +380,10 @@ func (a *App) request(msg tea.Msg) (cmd tea.Cmd, ok bool) {
 			a.flashError(err.Error())
 			return nil, true
 		}
-		p.GotoLine(msg.Line)
-		return tea.Batch(a.showPage(p), read), true
+		p.GotoPlace(msg.Line, msg.Entry)
+		return tea.Batch(a.pushPage(p), read), true
+	case historyGoMsg:
+		return a.goTo(msg.Pos), true
 	case closeViewMsg:
 		a.popPage()
 		return nil, true
@@ -484,6 +537,10 @@ func (a *App) back() tea.Cmd {
 			return cmd
 		}
 	}
+	if len(a.parked) > 0 {
+		a.unpark()
+		return nil
+	}
 	if d := a.doc; d != nil && d.loading {
 		d.cancelLoad()
 		d.loading = false
@@ -546,6 +603,7 @@ func (a *App) clickTab(x int) {
 func (a *App) quit() tea.Cmd {
 	for _, d := range a.cache.docs {
 		d.cancelLoad()
+		d.stopCrossCheck()
 	}
 	if a.doc != nil {
 		a.doc.cancelLoad()
@@ -568,7 +626,13 @@ func (a *App) discovered(m discoveryMsg) tea.Cmd {
 		a.flashError("discovery from " + m.input + " failed: " + m.err.Error())
 		return nil
 	}
-	return a.showPage(newDiscoveryPage(a.c, m.disc))
+	p := newDiscoveryPage(a.c, m.disc)
+	if d := a.doc; d != nil && d.url == m.input && !d.isResourceSync() {
+		// Kept with the document, so that the history comes back to it.
+		d.discoveryPage = p
+		a.hist.setLabel(docKey(d.url, false), docLabel(d))
+	}
+	return a.showPage(p)
 }
 
 // openBrowser opens url in the user's browser, reporting failure in the UI.
@@ -616,7 +680,7 @@ func (a *App) render() string {
 	var out string
 	switch n := len(a.pages); {
 	case n > 0:
-		footer := components.ShortHelp(st, a.c.Keys.PageFooter(a.pages[n-1].KeyBindings()), " · ", w)
+		footer := components.Footer(st, a.c.Keys.PageFooter(a.pages[n-1].KeyBindings()), 2, " · ", w)
 		out = a.tabLine() + "\n" + components.FitBlock(a.pages[n-1].View(), w, h-pageChrome) + "\n" + a.bottomLine(footer)
 	case a.dv == nil:
 		out = components.PlaceCenter(w, h-1, st.Dim.Render("Nothing open. Press : to open a URL or a file.")) + "\n" + a.bottomLine("")

@@ -16,6 +16,7 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
+	"rsx/crawl"
 	"rsx/fetch"
 	"rsx/model"
 	"rsx/session"
@@ -408,12 +409,13 @@ func TestExplorerNavigation(t *testing.T) {
 		}
 		var labels []string
 		for _, c := range a.dv.crumbs() {
-			labels = append(labels, crumbLabel(c))
+			labels = append(labels, c.label)
 		}
 		if crumbs != nil && strings.Join(labels, " › ") != strings.Join(crumbs, " › ") {
 			t.Fatalf("crumbs %q, want %q", labels, crumbs)
 		}
 	}
+	// The breadcrumbs are the way back: what esc and [ go through.
 	want("/.well-known/resourcesync", "Source Description")
 	d.keys("enter")
 	want("/dataset1/capabilitylist.xml", "Source Description", "Capability List")
@@ -422,7 +424,7 @@ func TestExplorerNavigation(t *testing.T) {
 	d.keys("j enter")
 	want("/dataset1/resourcelist-2.xml", "Source Description", "Capability List", "Resource List Index", "Resource List")
 	d.keys("i") // index link: back to the index, as a new visit
-	want("/dataset1/resourcelist-index.xml", "Source Description", "Capability List", "Resource List Index")
+	want("/dataset1/resourcelist-index.xml", "Source Description", "Capability List", "Resource List Index", "Resource List", "Resource List Index")
 	if a.dv.Selected() != 0 {
 		t.Errorf("index opened by its link: selected %d, want 0", a.dv.Selected())
 	}
@@ -440,23 +442,82 @@ func TestExplorerNavigation(t *testing.T) {
 		t.Errorf("back in the index again: selected %d, want 1", a.dv.Selected())
 	}
 	d.keys("]")
-	d.keys("u") // up link: the Capability List, with its crumbs
-	want("/dataset1/capabilitylist.xml", "Source Description", "Capability List")
+	d.keys("u") // up link: the Capability List, a new visit
+	want("/dataset1/capabilitylist.xml", "Source Description", "Capability List", "Resource List Index", "Resource List", "Capability List")
 	d.keys("j enter") // a Resource Dump; M on a package opens its manifest copy (enter opens the package)
 	want("/dataset1/resourcedump.xml")
 	d.keys("M")
-	want("/dumps/manifest1.xml", "Source Description", "Capability List", "Resource Dump", "Resource Dump Manifest")
+	want("/dumps/manifest1.xml", "Source Description", "Capability List", "Resource List Index", "Resource List", "Capability List", "Resource Dump", "Resource Dump Manifest")
 
-	// Opening a document directly finds its ancestors through up links.
+	// Opening a document directly names no page before it: there is none to
+	// go back to. Its ancestors, found through up links, are in the
+	// document pane.
 	a2, d2 := exApp(t, newExGetter(), "/dataset1/resourcelist-1.xml", 120, 40)
-	_ = a2
 	var labels []string
-	for _, c := range d2.a.dv.crumbs() {
-		labels = append(labels, crumbLabel(c))
+	for _, c := range a2.dv.crumbs() {
+		labels = append(labels, c.label)
 	}
-	if got, wantC := strings.Join(labels, " › "), "Source Description › Capability List › Resource List Index › Resource List"; got != wantC {
-		t.Errorf("crumbs of a document opened directly: %q, want %q", got, wantC)
+	if got := strings.Join(labels, " › "); got != "Resource List" {
+		t.Errorf("crumbs of a document opened directly: %q, want only the document", got)
 	}
+	d2.keys("d")
+	if s := d2.screen(); !strings.Contains(s, "Source Description › Capability List › Resource List Index › Resource List") {
+		t.Errorf("the document pane does not give the path from the Source Description:\n%s", s)
+	}
+}
+
+// Going back to a URL that is not a ResourceSync document shows what
+// discovery found from it, as it was, without running discovery again.
+func TestHistoryRestoresDiscovery(t *testing.T) {
+	g := newExGetter()
+	g.docs["/"] = `<!DOCTYPE html><html><head><link rel="resourcesync" href="` + exHost + `/dataset1/capabilitylist.xml"></head><body>home</body></html>`
+	var discoveries int
+	a := New(Options{
+		Target:  exHost + "/",
+		Backend: countingDiscover{Backend: session.NewWithGetter(g, session.Options{BatchSize: 16}), n: &discoveries},
+		Now:     func() time.Time { return exTime },
+		Dark:    true,
+	})
+	a.noTick = true
+	d := &exDriver{t: t, a: a, msgs: make(chan tea.Msg, 64)}
+	d.send(tea.WindowSizeMsg{Width: 120, Height: 40})
+	d.run(a.Init())
+	if len(a.pages) != 1 || a.pages[0].Title() != "Discovery" || discoveries != 1 {
+		t.Fatalf("site root: pages %d, %d discoveries; want the discovery page after one", len(a.pages), discoveries)
+	}
+	disc := a.pages[0].(*discoveryPage)
+	d.keys("j j")
+	sel := disc.list.Cursor()
+	u := disc.Selected()
+	d.keys("enter")
+	if a.doc == nil || a.doc.url != u || len(a.pages) != 0 {
+		t.Fatalf("enter did not open %s", u)
+	}
+	if s := d.screen(); !strings.HasPrefix(s, "Discovery from example.org/ › ") {
+		t.Errorf("the breadcrumbs do not name the discovery page as the way back:\n%s", s)
+	}
+	d.keys("[")
+	if len(a.pages) != 1 || a.pages[0] != disc || disc.list.Cursor() != sel {
+		t.Fatalf("[: pages %d; want the same discovery page at %d", len(a.pages), sel)
+	}
+	if discoveries != 1 {
+		t.Errorf("going back ran discovery again (%d runs)", discoveries)
+	}
+	d.keys("]")
+	if a.doc.url != u || len(a.pages) != 0 {
+		t.Errorf("] did not go forward to %s", u)
+	}
+}
+
+// countingDiscover counts the discoveries run.
+type countingDiscover struct {
+	Backend
+	n *int
+}
+
+func (c countingDiscover) Discover(ctx context.Context, url string) (*crawl.Discovery, error) {
+	*c.n++
+	return c.Backend.Discover(ctx, url)
 }
 
 // TestExplorerKeys checks what single keys do on the document page.
@@ -648,10 +709,15 @@ func TestExplorerMouse(t *testing.T) {
 	if a.dv.sortCol != 1 || !a.dv.sortDesc {
 		t.Fatalf("after a second click: sortCol %d desc %v", a.dv.sortCol, a.dv.sortDesc)
 	}
-	// A click on a breadcrumb opens that ancestor.
+	// A click on a breadcrumb goes back to it: the Capability List the
+	// dump was opened from, where it was left; ] comes forward again.
 	d.send(tea.MouseClickMsg{X: 1, Y: 0, Button: tea.MouseLeft})
-	if a.doc.url != exHost+"/.well-known/resourcesync" {
-		t.Fatalf("click on the first crumb opened %s", a.doc.url)
+	if a.doc.url != exHost+"/dataset1/capabilitylist.xml" || a.dv.Selected() != 1 {
+		t.Fatalf("click on the first crumb opened %s at entry %d", a.doc.url, a.dv.Selected()+1)
+	}
+	d.keys("]")
+	if a.doc.url != exHost+"/dataset1/resourcedump.xml" {
+		t.Fatalf("] after the click opened %s", a.doc.url)
 	}
 }
 

@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"io"
+	"time"
 
 	"rsx/claims"
 	"rsx/crawl"
 	"rsx/dump"
 	"rsx/fetch"
+	"rsx/memento"
 	"rsx/model"
 	"rsx/session"
 )
@@ -25,6 +27,7 @@ import (
 type Backend interface {
 	Documents
 	Resources
+	Versions
 	Packages
 	Browser
 }
@@ -58,9 +61,20 @@ type Documents interface {
 
 // Resources checks a resource against what its document claims.
 type Resources interface {
-	// CheckResource fetches t once and judges it against t.Claims,
-	// reporting the body bytes received (total -1 when unknown).
-	CheckResource(ctx context.Context, t claims.Target, progress func(done, total int64)) claims.Result
+	// InspectResource fetches t once and judges it against t.Claims,
+	// reporting the body bytes received (total -1 when unknown), with
+	// every digest of the body and whether it is text.
+	InspectResource(ctx context.Context, t claims.Target, progress func(done, total int64)) session.Inspection
+}
+
+// Versions reads the versions of a resource through Memento.
+type Versions interface {
+	// TimeMap fetches and reads the TimeMap at url.
+	TimeMap(ctx context.Context, url string) (*memento.TimeMap, *fetch.Exchange, error)
+	// TimeGate asks the TimeGate gate for the version in effect at at.
+	TimeGate(ctx context.Context, gate string, at time.Time) (session.TimeGateAnswer, error)
+	// CompareVersions compares a version with the current resource.
+	CompareVersions(ctx context.Context, version, current string) session.VersionDiff
 }
 
 // Packages downloads dump packages.
@@ -111,9 +125,25 @@ func (NopBackend) OpenRaw(context.Context, string) (io.ReadCloser, int64, error)
 // CrossCheck finds none.
 func (NopBackend) CrossCheck(context.Context, string) ([]model.Problem, error) { return nil, nil }
 
-// CheckResource fails without fetching.
-func (NopBackend) CheckResource(_ context.Context, t claims.Target, _ func(int64, int64)) claims.Result {
-	return claims.Failed(t, errNoBackend)
+// InspectResource fails without fetching.
+func (NopBackend) InspectResource(_ context.Context, t claims.Target, _ func(int64, int64)) session.Inspection {
+	return session.Inspection{Result: claims.Failed(t, errNoBackend)}
+}
+
+// TimeMap fails.
+func (NopBackend) TimeMap(context.Context, string) (*memento.TimeMap, *fetch.Exchange, error) {
+	return nil, nil, errNoBackend
+}
+
+// TimeGate fails.
+func (NopBackend) TimeGate(_ context.Context, _ string, at time.Time) (session.TimeGateAnswer, error) {
+	return session.TimeGateAnswer{Asked: at}, errNoBackend
+}
+
+// CompareVersions fails.
+func (NopBackend) CompareVersions(_ context.Context, version, current string) session.VersionDiff {
+	return session.VersionDiff{Version: session.Body{URL: version, Err: errNoBackend}, Current: session.Body{URL: current, Err: errNoBackend},
+		Note: "no comparison: " + errNoBackend.Error()}
 }
 
 // OpenPackage has no package to give.

@@ -40,6 +40,18 @@ type document struct {
 	crumbs   []Crumb
 	cancel   context.CancelFunc
 	keys     *colKeys
+
+	// Cross-document problems (validity.go) and the entries' marks.
+	cross       []model.Problem
+	crossState  crossState
+	crossErr    error
+	crossCancel context.CancelFunc
+	marks       []uint8 // per entry, nil when no entry has a problem
+
+	// discoveryPage is the discovery run from this URL because it is not a
+	// ResourceSync document: coming back to it in the history shows it as
+	// it was, without running discovery again.
+	discoveryPage *discoveryPage
 }
 
 func newDocument(url string, gen int) *document {
@@ -105,9 +117,6 @@ func (d *document) title() string {
 func (d *document) isResourceSync() bool {
 	return d.header != nil && d.header.Root != model.RootUnknown && d.header.MD.Capability != ""
 }
-
-// problemCounts counts errors and warnings.
-func (d *document) problemCounts() (errs, warns int) { return d.nErrors, d.nWarns }
 
 // link returns the document-level link with relation rel, resolved.
 func (d *document) link(rel string) string { return d.header.LinkHref(rel, d.base()) }

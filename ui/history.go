@@ -9,6 +9,7 @@ type place struct {
 	combined bool    // all parts of an index as one list
 	crumbs   []Crumb // ancestors, when known
 	selected int     // entry under the cursor, -1 for none
+	label    string  // the breadcrumb's name for it, once known
 }
 
 // key identifies the document of a place in the document cache.
@@ -58,6 +59,24 @@ func (h *history) current() (place, bool) {
 func (h *history) remember(selected int) {
 	if h.pos >= 0 && h.pos < len(h.places) {
 		h.places[h.pos].selected = selected
+	}
+}
+
+// trail is the way back: the places before the current one, oldest first
+// (what esc and [ walk through).
+func (h *history) trail() []place {
+	if h.pos <= 0 {
+		return nil
+	}
+	return h.places[:h.pos]
+}
+
+// setLabel names the places of a document.
+func (h *history) setLabel(key, label string) {
+	for i := range h.places {
+		if h.places[i].key() == key {
+			h.places[i].label = label
+		}
 	}
 }
 
@@ -130,6 +149,9 @@ func (c *docCache) put(key string, d *document) {
 }
 
 func (c *docCache) remove(key string) {
+	if d := c.docs[key]; d != nil {
+		d.stopCrossCheck()
+	}
 	delete(c.docs, key)
 	for i, k := range c.order {
 		if k == key {
@@ -153,6 +175,7 @@ func (c *docCache) evict(keep string) {
 		if d := c.docs[k]; d != nil {
 			total -= d.entries.Len()
 			d.cancelLoad()
+			d.stopCrossCheck()
 		}
 		c.remove(k)
 	}

@@ -211,6 +211,8 @@ func (a *App) handleLoad(m loadMsg) tea.Cmd {
 		}
 		d.loading = false
 		d.cancelLoad()
+		d.buildMarks()
+		cmds = append(cmds, a.startCrossCheck(d))
 		if current {
 			cmds = append(cmds, a.dv.loadDone())
 			if d.header != nil && d.crumbs == nil && d.parts == nil {

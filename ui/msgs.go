@@ -45,14 +45,20 @@ type discoverMsg struct {
 
 // jumpToEntryMsg asks to show the current document with entry Index (0-based
 // position in the document) selected, e.g. from a problem in the problems page.
+// Return keeps the pages shown over the document aside: esc on the document
+// page brings them back as they were.
 type jumpToEntryMsg struct {
-	Index int
+	Index  int
+	Return bool
 }
 
-// showRawLineMsg asks to show the raw XML page at Line (1-based), e.g. for a
-// document-level problem.
+// showRawLineMsg asks to show the raw XML page, over the page that asks, at
+// Line (1-based), or at entry Entry's start tag when it is known (>= 0): the
+// byte offset of the entry holds in the pretty-printed view too, and in a
+// document written on one line.
 type showRawLineMsg struct {
-	Line int
+	Line  int
+	Entry int
 }
 
 // closeViewMsg asks to close the active page and go back to the one under it.
@@ -75,4 +81,10 @@ type copyMsg struct {
 // openBrowserMsg asks to open URL in the user's web browser.
 type openBrowserMsg struct {
 	URL string
+}
+
+// historyGoMsg asks to go back (or forward) in the history to position Pos,
+// as a click on a breadcrumb does.
+type historyGoMsg struct {
+	Pos int
 }

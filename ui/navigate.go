@@ -7,6 +7,7 @@ import (
 
 	"rsx/crawl"
 	"rsx/model"
+	"rsx/ui/components"
 )
 
 // Navigation: opening documents (from the cache or loading them), the
@@ -26,12 +27,17 @@ func (a *App) open(p place, record bool) tea.Cmd {
 		a.hist.visit(p)
 	}
 	key := p.key()
-	if d := a.cache.get(key); d != nil && (d.loading || d.err == nil) {
+	if d := a.cache.get(key); d != nil && (d.loading || d.err == nil || d.discoveryPage != nil) {
 		a.show(d, p.selected)
+		if d.discoveryPage != nil && !d.isResourceSync() {
+			// Not a ResourceSync document: what discovery found from it, as
+			// it was left.
+			return a.pushPage(d.discoveryPage)
+		}
 		if p.crumbs != nil && len(d.crumbs) == 0 {
 			d.crumbs = p.crumbs
 		}
-		cmd := a.findAncestors(d)
+		cmd := tea.Batch(a.findAncestors(d), a.startCrossCheck(d))
 		if d.loading {
 			return tea.Batch(cmd, a.tick())
 		}
@@ -78,11 +84,44 @@ func (a *App) show(d *document, selected int) {
 	}
 	a.doc = d
 	a.dv = newDocPage(a.c, d)
+	a.setTrail()
 	a.dv.SetSize(a.width, a.height)
 	a.dv.entriesChanged(0)
 	if selected >= 0 {
 		a.dv.selectEntry(selected)
 	}
+}
+
+// setTrail gives the document page the way back, for its breadcrumbs: the
+// places before the current one in the history, each named by its document
+// when it is at hand.
+func (a *App) setTrail() {
+	if a.dv == nil {
+		return
+	}
+	places := a.hist.trail()
+	a.dv.trail = make([]trailCrumb, len(places))
+	for i, p := range places {
+		label := p.label
+		if d := a.cache.docs[p.key()]; d != nil && !d.loading {
+			label = docLabel(d)
+			a.hist.places[i].label = label
+		}
+		if label == "" {
+			label = components.Sanitize(shortURL(p.url))
+		}
+		a.dv.trail[i] = trailCrumb{label: label, pos: i}
+	}
+}
+
+// goTo moves to position pos of the history (a click on a breadcrumb).
+func (a *App) goTo(pos int) tea.Cmd {
+	if pos < 0 || pos >= len(a.hist.places) || pos == a.hist.pos {
+		return nil
+	}
+	a.saveSelection()
+	a.hist.pos = pos
+	return a.open(a.hist.places[pos], false)
 }
 
 // saveSelection remembers where the cursor is in the current document.

@@ -8,8 +8,8 @@ import (
 )
 
 // Page is a screen of the explorer: the document page, or a page shown over
-// it (raw XML, HTTP, problems, resource, discovery, package). Pages are
-// pointer types; Update returns the page itself.
+// it (raw XML, HTTP, problems, resource, versions, diff, discovery,
+// package). Pages are pointer types; Update returns the page itself.
 type Page interface {
 	// Init returns the page's first command (a load, a download), or nil.
 	Init() tea.Cmd
@@ -41,9 +41,10 @@ type Page interface {
 // pageContext is what opening a page may read: the shared Common, the
 // backend and the document shown (nil when none).
 type pageContext struct {
-	c       *common.Common
-	backend Backend
-	doc     *document
+	c        *common.Common
+	backend  Backend
+	doc      *document
+	selected int // the entry under the cursor, -1 when none
 }
 
 // pageOpener opens a page over the document when its key is pressed.
@@ -62,6 +63,7 @@ func (a *App) pageOpeners() []pageOpener {
 		{k.HTTP, openHTTPPage},
 		{k.Problems, openProblemsPage},
 		{k.Discovery, openDiscovery},
+		{k.Versions, openVersionsPage},
 	}
 }
 

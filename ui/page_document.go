@@ -64,6 +64,12 @@ type docPage struct {
 
 	lastClick    time.Time
 	lastClickPos int
+
+	// returnTo names the page esc goes back to, set aside by a jump to an
+	// entry (App.park); "" when esc goes back in the history.
+	returnTo string
+	// trail is the way back in the history, for the breadcrumbs.
+	trail []trailCrumb
 }
 
 func newDocPage(c *common.Common, d *document) *docPage {
@@ -72,6 +78,15 @@ func newDocPage(c *common.Common, d *document) *docPage {
 		filterInput: components.NewInput(c.Styles, "/ "),
 		typingKeys:  c.Keys.WhileTyping(),
 		detail:      components.NewList(components.Scroll),
+	}
+	v.tbl.Mark = func(i int) (string, common.Paint) {
+		switch d.markOf(i) {
+		case markHasError:
+			return "✗", c.Styles.Paint.Error
+		case markHasWarning:
+			return "!", c.Styles.Paint.Warning
+		}
+		return "", common.Paint{}
 	}
 	v.refreshColumns()
 	return v
@@ -436,8 +451,8 @@ func (v *docPage) click(msg tea.MouseClickMsg) tea.Cmd {
 		return nil
 	}
 	if msg.Y == 0 {
-		if u := v.crumbAt(msg.X); u != "" {
-			return msgCmd(openURLMsg{URL: u})
+		if pos := v.crumbAt(msg.X); pos >= 0 {
+			return msgCmd(historyGoMsg{Pos: pos})
 		}
 		return nil
 	}
@@ -544,6 +559,10 @@ func (v *docPage) key(msg tea.KeyPressMsg) tea.Cmd {
 		return msgCmd(openBrowserMsg{URL: u})
 	case key.Matches(msg, k.Manifest) && d.entriesArePackages():
 		return msgCmd(openManifestMsg{})
+	case key.Matches(msg, k.NextProblem):
+		return v.stepProblem(1)
+	case key.Matches(msg, k.PrevProblem):
+		return v.stepProblem(-1)
 	}
 	if v.focus == focusDetail {
 		v.scrollDetail(msg)
@@ -616,4 +635,32 @@ func (v *docPage) openSelected() tea.Cmd {
 		return msgCmd(openPackageMsg{})
 	}
 	return msgCmd(openResourceMsg{URL: loc, Entry: i})
+}
+
+// stepProblem moves to the next (dir 1) or previous (-1) entry shown that
+// has a problem, round the end of the table.
+func (v *docPage) stepProblem(dir int) tea.Cmd {
+	d := v.doc
+	switch {
+	case d.loading:
+		return flashCmd("the problems are known once the document has loaded", false)
+	case d.marks == nil && d.crossState == crossChecking:
+		return flashCmd("no entry has a problem so far: the documents it lists are being checked", false)
+	case d.marks == nil:
+		return flashCmd("no entry has a problem", false)
+	}
+	n := v.tbl.Len()
+	cur := v.tbl.Cursor()
+	for step := 1; step <= n; step++ {
+		pos := ((cur+dir*step)%n + n) % n
+		if d.markOf(v.tbl.Row(pos)) != markNoProblem {
+			v.tbl.MoveTo(pos)
+			v.detail.SetOffset(0)
+			if (dir > 0 && pos <= cur) || (dir < 0 && pos >= cur) {
+				return flashCmd("wrapped round the table", false)
+			}
+			return nil
+		}
+	}
+	return flashCmd("no entry shown has a problem (the filter hides them)", false)
 }

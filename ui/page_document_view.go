@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -41,7 +42,9 @@ func (v *docPage) View() string {
 			bodyView = tbl + "\n" + det
 		}
 	}
-	b.WriteString(bodyView)
+	// Exactly body lines, so that the status bar and the footer stay at the
+	// bottom whatever the panes made of the room.
+	b.WriteString(components.FitBlock(bodyView, w, body))
 	b.WriteByte('\n')
 	b.WriteString(v.statusLine())
 	b.WriteByte('\n')
@@ -49,13 +52,36 @@ func (v *docPage) View() string {
 	return b.String()
 }
 
-// crumbs are the breadcrumbs: ancestors, then the document itself.
-func (v *docPage) crumbs() []Crumb {
-	c := append([]Crumb(nil), v.doc.crumbs...)
-	return append(c, Crumb{URL: v.doc.base(), Capability: v.doc.capability(), Root: v.doc.root()})
+// trailCrumb is a breadcrumb: a place on the way back, and its position
+// in the history.
+type trailCrumb struct {
+	label string
+	pos   int // -1 for the document shown
 }
 
-// crumbLabel names a crumb.
+// crumbs are the breadcrumbs: the way back (App.setTrail), then the
+// document itself. Only pages that esc and [ go back to are named.
+func (v *docPage) crumbs() []trailCrumb {
+	out := append([]trailCrumb(nil), v.trail...)
+	return append(out, trailCrumb{label: docLabel(v.doc), pos: -1})
+}
+
+// docLabel names a document in the breadcrumbs: its type, or its URL when
+// it is not a ResourceSync document.
+func docLabel(d *document) string {
+	switch {
+	case d.header != nil && d.isResourceSync():
+		return components.Sanitize(d.title())
+	case d.discoveryPage != nil:
+		return "Discovery from " + components.Sanitize(shortURL(d.url))
+	case d.loading && d.header == nil:
+		return "Loading…"
+	}
+	return components.Sanitize(shortURL(d.url))
+}
+
+// crumbLabel names an ancestor (on the document pane's path from the
+// Source Description).
 func crumbLabel(c Crumb) string {
 	if c.Capability == "" && c.Root == model.RootUnknown {
 		return components.Sanitize(shortURL(c.URL))
@@ -63,80 +89,67 @@ func crumbLabel(c Crumb) string {
 	return components.Sanitize(c.Title())
 }
 
-// crumbLabels name the crumbs; the last one is the document itself.
-func (v *docPage) crumbLabels(cs []Crumb) []string {
-	out := make([]string, len(cs))
-	for i, c := range cs {
-		out[i] = crumbLabel(c)
-	}
-	if v.doc.parts != nil && len(out) > 0 {
-		out[len(out)-1] = "All entries"
-	}
-	return out
-}
-
 const crumbSep = " › "
 
-// fittedCrumbs returns the breadcrumbs, their labels and the first one shown:
-// the oldest are dropped when they do not fit the width. Drawing and
-// clicking both use it, so a click lands on the crumb drawn there.
-func (v *docPage) fittedCrumbs() (cs []Crumb, parts []string, first int) {
+// fittedCrumbs returns the breadcrumbs and the first one shown: the oldest
+// are dropped when they do not fit the width. Drawing and clicking both use
+// it, so a click lands on the crumb drawn there.
+func (v *docPage) fittedCrumbs() (cs []trailCrumb, first int) {
 	cs = v.crumbs()
-	parts = v.crumbLabels(cs)
 	plain := 0
-	for _, p := range parts {
-		plain += components.Width(p) + components.Width(crumbSep)
+	for _, c := range cs {
+		plain += components.Width(c.label) + components.Width(crumbSep)
 	}
-	for plain > v.width && first < len(parts)-1 {
-		plain -= components.Width(parts[first]) + components.Width(crumbSep)
+	for plain > v.width && first < len(cs)-1 {
+		plain -= components.Width(cs[first].label) + components.Width(crumbSep)
 		first++
 	}
-	return cs, parts, first
+	return cs, first
 }
 
 func (v *docPage) crumbsLine() string {
 	st := v.c.Styles
-	_, parts, first := v.fittedCrumbs()
+	cs, first := v.fittedCrumbs()
 	var b strings.Builder
 	if first > 0 {
 		b.WriteString(st.Breadcrumb.Render("…"))
 		b.WriteString(st.BreadSep.Render(crumbSep))
 	}
-	for i := first; i < len(parts); i++ {
+	for i := first; i < len(cs); i++ {
 		if i > first {
 			b.WriteString(st.BreadSep.Render(crumbSep))
 		}
-		if i == len(parts)-1 {
-			b.WriteString(st.BreadActive.Render(parts[i]))
+		if i == len(cs)-1 {
+			b.WriteString(st.BreadActive.Render(cs[i].label))
 		} else {
-			b.WriteString(st.Breadcrumb.Render(parts[i]))
+			b.WriteString(st.Breadcrumb.Render(cs[i].label))
 		}
+	}
+	if v.returnTo != "" {
+		b.WriteString(st.Flash.Render("   ⟵ esc: back to " + v.returnTo))
 	}
 	return components.Fit(b.String(), v.width)
 }
 
-// crumbAt returns the URL of the breadcrumb at column x ("" for none or the
-// current document).
-func (v *docPage) crumbAt(x int) string {
-	cs, parts, first := v.fittedCrumbs()
+// crumbAt returns the history position of the breadcrumb at column x, -1
+// for none or the document shown.
+func (v *docPage) crumbAt(x int) int {
+	cs, first := v.fittedCrumbs()
 	col := 0
 	if first > 0 {
 		col = 1 + components.Width(crumbSep)
 	}
-	for i := first; i < len(parts); i++ {
+	for i := first; i < len(cs); i++ {
 		if i > first {
 			col += components.Width(crumbSep)
 		}
-		wd := components.Width(parts[i])
+		wd := components.Width(cs[i].label)
 		if x >= col && x < col+wd {
-			if i == len(parts)-1 {
-				return ""
-			}
-			return cs[i].URL
+			return cs[i].pos
 		}
 		col += wd
 	}
-	return ""
+	return -1
 }
 
 // titleLine shows the document's type and URL.
@@ -207,7 +220,11 @@ func (v *docPage) statusLine() string {
 		if v.filterBusy {
 			f = fmt.Sprintf("filter %q: …", v.query.raw)
 		}
-		segs = append(segs, seg{text: st.StatusKey.Render(f)})
+		segs = append(segs, seg{text: st.StatusKey.Render(components.Sanitize(f))})
+		if c := v.query.unknownCol; c != "" {
+			segs = append(segs, seg{st.BarWarning.Render(components.Sanitize(fmt.Sprintf("no column %q: searched as text", c))),
+				st.BarWarning.Render(components.Sanitize(fmt.Sprintf("no column %q", c))), 0})
+		}
 	}
 	if v.sortCol >= 0 && v.sortCol < len(v.kinds) {
 		dir := "↑"
@@ -231,8 +248,12 @@ func (v *docPage) statusLine() string {
 	if !d.loading && d.header != nil {
 		errs, warns := d.problemCounts()
 		switch {
-		case errs == 0 && warns == 0:
+		case errs == 0 && warns == 0 && d.crossState == crossChecking:
+			segs = append(segs, seg{st.StatusValue.Render("checking across documents…"), st.StatusValue.Render("checking…"), 2})
+		case errs == 0 && warns == 0 && d.err == nil && d.crossState != crossFailed:
+			// Valid only when it loaded whole and every check ran.
 			segs = append(segs, seg{st.BarOK.Render("✓ valid"), st.BarOK.Render("✓"), 2})
+		case errs == 0 && warns == 0:
 		default:
 			var full, short []string
 			if errs > 0 {
@@ -243,8 +264,15 @@ func (v *docPage) statusLine() string {
 				full = append(full, st.BarWarning.Render(fmt.Sprintf("⚠ %d warning%s", warns, plural(warns))))
 				short = append(short, st.BarWarning.Render(fmt.Sprintf("⚠%d", warns)))
 			}
+			if d.crossState == crossChecking {
+				full = append(full, st.StatusValue.Render("checking…"))
+				short = append(short, st.StatusValue.Render("…"))
+			}
 			sp := st.StatusBar.Render(" ")
 			segs = append(segs, seg{strings.Join(full, sp), strings.Join(short, sp), 2})
+		}
+		if d.crossState == crossFailed {
+			segs = append(segs, seg{st.BarWarning.Render("? cross-document checks failed"), st.BarWarning.Render("? cross"), 1})
 		}
 	}
 	switch {
@@ -324,9 +352,26 @@ func (v *docPage) footer() string {
 	k := &v.c.Keys
 	if v.filtering {
 		hints := components.ShortHelp(st, []key.Binding{common.Short(k.Submit, "apply"), common.Short(k.Cancel, "clear")}, " · ", 0)
+		if c := v.query.unknownCol; c != "" && v.query.raw == v.filterInput.Value() {
+			// Said where the user looks while typing: the filter line.
+			names := make([]string, len(v.kinds))
+			for i, k := range v.kinds {
+				names[i] = k.name()
+			}
+			warn := fmt.Sprintf("no column %q (columns: %s): searched as text", c, strings.Join(names, ", "))
+			return components.Fit(v.filterInput.View()+"  "+st.Warning.Render(components.Sanitize(warn)), v.width)
+		}
 		return components.Fit(v.filterInput.View()+"  "+hints+st.Dim.Render(" · name:value for one column"), v.width)
 	}
-	return components.ShortHelp(st, k.DocumentFooter(v.doc.isIndex()), " · ", v.width)
+	bs := k.DocumentFooter(v.doc.isIndex())
+	if v.returnTo != "" {
+		for i, b := range bs {
+			if slices.Equal(b.Keys(), k.Back.Keys()) {
+				bs[i] = common.Short(k.Back, "back to "+v.returnTo)
+			}
+		}
+	}
+	return components.Footer(st, bs, 2, " · ", v.width)
 }
 
 // loadingView is shown while a document without entries yet streams in.
@@ -429,6 +474,15 @@ func (v *docPage) docInfoLines(w int) []string {
 	var out []string
 	add := func(label, value string) {
 		out = append(out, kvLines(st, "", label, 11, value, st.Value, w)...)
+	}
+	if len(d.crumbs) > 0 {
+		// Where the document sits, found through its up and index links (the
+		// breadcrumbs name the way back instead).
+		path := make([]string, len(d.crumbs))
+		for i, c := range d.crumbs {
+			path[i] = crumbLabel(c)
+		}
+		add("path", strings.Join(path, crumbSep)+crumbSep+docLabel(d))
 	}
 	if h := d.header; h != nil {
 		out = append(out, mdLines(st, &h.MD, w)...)

@@ -80,7 +80,7 @@ func (h ivHarness) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			_, cmd := h.p.Back()
 			return h, cmd
 		}
-	case openURLMsg, jumpToEntryMsg, showRawLineMsg, openResourceMsg:
+	case openURLMsg, jumpToEntryMsg, showRawLineMsg, openResourceMsg, pushPageMsg:
 		h.emitted.record(msg) // and the page sees it too, as the root would forward it
 	}
 	_, cmd := h.p.Update(msg)

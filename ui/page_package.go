@@ -93,12 +93,15 @@ type packagePage struct {
 
 	width, height int
 	tableTop      int // line of the table's header in the last layout
+
+	beside string // the local file the package was read from, "" when downloaded
 }
 
-// packageBackend downloads packages and checks the resources they hold.
+// packageBackend downloads packages and checks the resources they hold
+// (and their versions, from the resource page).
 type packageBackend interface {
 	Packages
-	Resources
+	resourceBackend
 }
 
 // newPackagePage returns the page of the package ref describes; Init
@@ -407,7 +410,7 @@ func (v *packagePage) update(msg tea.Msg) tea.Cmd {
 
 // fetched takes the end of a download.
 func (v *packagePage) fetched(msg packageFetchedMsg) tea.Cmd {
-	v.mism, v.complete = msg.Mismatches, msg.Complete
+	v.mism, v.complete, v.beside = msg.Mismatches, msg.Complete, msg.Beside
 	if msg.Bytes > 0 {
 		v.done = msg.Bytes
 	}
@@ -517,6 +520,9 @@ func (v *packagePage) headerLines(st *common.Styles, w int) []string {
 	add(head)
 	if v.fromEntry {
 		add(label("Declared") + v.declaredLine(st))
+	}
+	if v.beside != "" {
+		add(label("Read") + st.Flash.Render("from the file beside the dump: ") + st.URL.Render(components.Printable(v.beside)) + st.Dim.Render(" (not downloaded)"))
 	}
 	switch v.phase {
 	case pkgDownloading:

@@ -1,54 +1,72 @@
 package ui
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"sort"
 	"strings"
-	"time"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/x/ansi"
 
 	"rsx/model"
 	"rsx/ui/common"
 	"rsx/ui/components"
 )
 
-// problemsPage lists the conformance problems of the current document and
-// those found across documents, errors first, then by entry. e and w show
-// or hide errors and warnings; Enter shows the problem's entry in the
-// document page (jumpToEntryMsg) or, for a document-level problem, its line
-// in the raw page (showRawLineMsg); L shows any problem's line in the raw
-// page. Over a document that lists others, the cross-document checks run
-// in the background when the page opens.
+// problemsPage lists the conformance problems of the document shown, those
+// its load found and those found across documents, grouped by rule with
+// their counts, errors first. A group expands (enter, →) to its problems;
+// e and w show or hide errors and warnings, / keeps the rules (or messages)
+// that contain a text. Enter on a problem shows its entry in the document
+// page, and esc there comes back to the same place in this list
+// (jumpToEntryMsg.Return); a document-level problem, and L for any, shows
+// its place in the raw XML, over this page. The detail pane under the list
+// shows the selected problem (or rule) whole.
+//
+// The problems are the document's own (validity.go): the status bar, the
+// table's marks and this page count the same ones.
 type problemsPage struct {
-	c *common.Common
+	c   *common.Common
+	src *document // the document whose problems these are; nil for a page of given problems
 
-	doc, cross []model.Problem // sorted
+	doc, cross  []model.Problem
+	errs, warns int  // exact counts (beyond the problems stored)
+	storedAll   bool // every problem counted is listed
+	checking    bool // the cross-document checks run
+	crossErr    error
+
 	hideErrors bool
 	hideWarns  bool
-	rows       []problemRow // what the filters let through, with section headings
+	query      string // keeps the rules and messages that contain it
+	input      components.Input
+	filtering  bool
+
+	groups   []*problemGroup
+	expanded map[string]bool // by group key; set once sized, when nil
+	rows     []problemRow    // what the filters let through
 
 	width, height int
-	list          components.List // the selected row (never a heading) and the first shown
-
-	check    func() tea.Cmd // starts the cross-document checks; nil when none
-	checking bool
+	list          components.List // the selected row and the first shown
 }
 
-// crossChecker checks the documents a document lists against it.
-type crossChecker interface {
-	CrossCheck(ctx context.Context, url string) ([]model.Problem, error)
+// problemGroup is the problems of one rule and severity, from the document
+// or across documents.
+type problemGroup struct {
+	key      string
+	rule     string
+	section  string
+	severity model.Severity
+	cross    bool
+	all      int              // problems of the group, before the filters
+	shown    []*model.Problem // those the filters let through, by entry and line
 }
 
-// crossMsg carries the cross-document problems found for a problems page.
-type crossMsg struct {
-	page     *problemsPage
-	problems []model.Problem
-	err      error
+// problemRow is a line of the list: a group, or one of its problems when
+// the group is expanded.
+type problemRow struct {
+	g *problemGroup
+	p *model.Problem // nil for the group's own row
 }
 
 // openProblemsPage opens the problems of the document shown.
@@ -62,51 +80,64 @@ func openProblemsPage(pc pageContext) (Page, tea.Cmd, error) {
 	case d.parts != nil:
 		return nil, nil, errors.New("open a part to see its problems")
 	}
-	p := newProblemsPage(pc.c, d.problems, nil)
-	if d.entriesAreDocuments() && !model.IsLocal(d.url) {
-		p.crossCheck(pc.backend, d.base())
-	}
-	return p, nil, nil
+	return newDocProblemsPage(pc.c, d), nil, nil
 }
 
-// newProblemsPage returns a page of a document's problems and the
-// cross-document ones.
+// newDocProblemsPage returns the page of document d's problems; it follows
+// them as the cross-document checks end (docProblemsMsg).
+func newDocProblemsPage(c *common.Common, d *document) *problemsPage {
+	v := newProblemsPage(c, nil, nil)
+	v.src = d
+	v.fromDocument()
+	return v
+}
+
+// newProblemsPage returns a page of the given problems of a document and
+// those across documents.
 func newProblemsPage(c *common.Common, doc, cross []model.Problem) *problemsPage {
-	v := &problemsPage{c: c, list: components.NewList(components.Select)}
-	v.list.Skip = func(i int) bool { return i < len(v.rows) && v.rows[i].p == nil }
+	v := &problemsPage{c: c, list: components.NewList(components.Select), input: components.NewInput(c.Styles, "/ ")}
 	v.SetProblems(doc, cross)
 	return v
 }
 
-// crossCheck has Init check the documents url lists against it through cc.
-func (v *problemsPage) crossCheck(cc crossChecker, url string) {
-	v.checking = true
-	v.check = func() tea.Cmd {
-		return func() tea.Msg {
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-			defer cancel()
-			ps, err := cc.CrossCheck(ctx, url)
-			return crossMsg{page: v, problems: ps, err: err}
-		}
-	}
+// fromDocument reads the problems of the page's document.
+func (v *problemsPage) fromDocument() {
+	d := v.src
+	v.checking = d.crossState == crossChecking
+	v.crossErr = d.crossErr
+	v.setProblems(d.problems, d.cross)
+	v.errs, v.warns = d.problemCounts()
+	v.storedAll = d.problemsStoredAll()
+	v.rebuild()
 }
 
-// problemRow is a line of the list: a section heading or a problem.
-type problemRow struct {
-	heading string
-	p       *model.Problem
-	cross   bool
-}
-
-// problemsDetailLines is the height of the detail under the list.
-const problemsDetailLines = 3
-
-// SetProblems replaces the problems (e.g. when a cross-document check
-// finishes), keeping the filters.
+// SetProblems replaces the problems, keeping the filters and the expanded
+// groups.
 func (v *problemsPage) SetProblems(doc, cross []model.Problem) {
+	v.setProblems(doc, cross)
+	v.errs, v.warns = countProblems(doc)
+	e, w := countProblems(cross)
+	v.errs += e
+	v.warns += w
+	v.storedAll = true
+	v.rebuild()
+}
+
+func (v *problemsPage) setProblems(doc, cross []model.Problem) {
 	v.doc = sortedProblems(doc)
 	v.cross = sortedProblems(cross)
-	v.rebuild()
+}
+
+func countProblems(ps []model.Problem) (errs, warns int) {
+	for _, p := range ps {
+		switch p.Severity {
+		case model.SeverityError:
+			errs++
+		case model.SeverityWarning:
+			warns++
+		}
+	}
+	return errs, warns
 }
 
 // sortedProblems returns a copy of ps by severity (errors first), then entry
@@ -139,122 +170,212 @@ func severityRank(s model.Severity) int {
 	return 2
 }
 
-func (v *problemsPage) shown(p *model.Problem) bool {
+// passes tells whether the filters let p through.
+func (v *problemsPage) passes(p *model.Problem) bool {
 	switch p.Severity {
 	case model.SeverityError:
-		return !v.hideErrors
+		if v.hideErrors {
+			return false
+		}
 	case model.SeverityWarning:
-		return !v.hideWarns
+		if v.hideWarns {
+			return false
+		}
 	}
-	return true
+	if v.query == "" {
+		return true
+	}
+	q := strings.ToLower(v.query)
+	return strings.Contains(strings.ToLower(p.Rule), q) || strings.Contains(strings.ToLower(p.Message), q)
 }
 
-// rebuild recomputes the rows after a change of problems or filters, keeping
-// the selected problem when it is still shown.
+// rebuild groups the problems the filters let through and lays out the
+// rows, keeping the selected group or problem when it is still shown.
 func (v *problemsPage) rebuild() {
-	keep := v.Selected()
-	v.rows = v.rows[:0:0]
-	add := func(title string, ps []model.Problem, cross bool) {
-		n := 0
+	keepG, keepP := v.selectedRow()
+	byKey := map[string]*problemGroup{}
+	v.groups = v.groups[:0:0]
+	add := func(ps []model.Problem, cross bool) {
 		for i := range ps {
-			if v.shown(&ps[i]) {
-				n++
+			p := &ps[i]
+			k := fmt.Sprintf("%d %s %t", p.Severity, p.Rule, cross)
+			g := byKey[k]
+			if g == nil {
+				g = &problemGroup{key: k, rule: p.Rule, section: p.Section, severity: p.Severity, cross: cross}
+				byKey[k] = g
+				v.groups = append(v.groups, g)
 			}
-		}
-		if len(ps) == 0 {
-			return
-		}
-		v.rows = append(v.rows, problemRow{heading: fmt.Sprintf("%s (%d of %d shown)", title, n, len(ps))})
-		for i := range ps {
-			if v.shown(&ps[i]) {
-				v.rows = append(v.rows, problemRow{p: &ps[i], cross: cross})
+			g.all++
+			if v.passes(p) {
+				g.shown = append(g.shown, p)
 			}
 		}
 	}
-	add("This document", v.doc, false)
-	add("Across documents", v.cross, true)
+	add(v.doc, false)
+	add(v.cross, true)
+	// Errors first, then the largest groups, then by rule.
+	sort.SliceStable(v.groups, func(i, j int) bool {
+		a, b := v.groups[i], v.groups[j]
+		if sa, sb := severityRank(a.severity), severityRank(b.severity); sa != sb {
+			return sa < sb
+		}
+		if len(a.shown) != len(b.shown) {
+			return len(a.shown) > len(b.shown)
+		}
+		if a.rule != b.rule {
+			return a.rule < b.rule
+		}
+		return !a.cross && b.cross
+	})
+	v.layoutRows()
 	sel := 0
 	for i, r := range v.rows {
-		if r.p != nil && r.p == keep {
+		if r.g.key == keepG && (r.p == keepP || (keepP != nil && r.p == nil && !v.expanded[r.g.key])) {
 			sel = i
+			if r.p == keepP {
+				break
+			}
 		}
 	}
 	v.list.SetLen(len(v.rows))
-	v.selectRow(sel)
+	v.list.Select(sel)
 }
 
-// Selected returns the selected problem, nil when none.
+// layoutRows lists the groups that have problems shown and, under each
+// expanded one, its problems.
+func (v *problemsPage) layoutRows() {
+	v.rows = v.rows[:0]
+	for _, g := range v.groups {
+		if len(g.shown) == 0 {
+			continue
+		}
+		v.rows = append(v.rows, problemRow{g: g})
+		if v.expanded[g.key] {
+			for _, p := range g.shown {
+				v.rows = append(v.rows, problemRow{g: g, p: p})
+			}
+		}
+	}
+}
+
+// selectedRow is the key of the selected group and the selected problem
+// (nil on a group's row).
+func (v *problemsPage) selectedRow() (string, *model.Problem) {
+	i := v.list.Cursor()
+	if i < 0 || i >= len(v.rows) {
+		return "", nil
+	}
+	return v.rows[i].g.key, v.rows[i].p
+}
+
+// Selected returns the selected problem: the one under the cursor, or the
+// only problem of a selected group; nil otherwise.
 func (v *problemsPage) Selected() *model.Problem {
 	i := v.list.Cursor()
 	if i < 0 || i >= len(v.rows) {
 		return nil
 	}
-	return v.rows[i].p
+	r := v.rows[i]
+	if r.p == nil && len(r.g.shown) == 1 {
+		return r.g.shown[0]
+	}
+	return r.p
 }
 
-// SetSize sets the size the page draws in.
-func (v *problemsPage) SetSize(w, h int) {
-	v.width, v.height = w, h
-	v.list.SetHeight(v.listHeight())
-	v.selectRow(v.list.Cursor())
-}
-
-func (v *problemsPage) Title() string         { return "Problems" }
-func (v *problemsPage) InputActive() bool     { return false }
-func (v *problemsPage) Busy() bool            { return v.checking }
-func (v *problemsPage) Back() (bool, tea.Cmd) { return false, nil }
-func (v *problemsPage) Close()                {}
-
-// Init starts the cross-document checks, if any.
-func (v *problemsPage) Init() tea.Cmd {
-	if v.check == nil {
+// selectedGroup is the group of the selected row, nil when none.
+func (v *problemsPage) selectedGroup() *problemGroup {
+	i := v.list.Cursor()
+	if i < 0 || i >= len(v.rows) {
 		return nil
 	}
-	return v.check()
+	return v.rows[i].g
 }
 
-// KeyBindings are the page's own bindings, for the help screen.
+// SetSize sets the size the page draws in. The first time, every group is
+// expanded when all problems fit on the screen, else none.
+func (v *problemsPage) SetSize(w, h int) {
+	v.width, v.height = w, h
+	v.input.SetWidth(max(w-4, 10))
+	v.input.SetStyles(v.c.Styles)
+	if v.expanded == nil {
+		v.expanded = map[string]bool{}
+		n := 0
+		for _, g := range v.groups {
+			n += 1 + len(g.shown)
+		}
+		if n <= h-8 {
+			for _, g := range v.groups {
+				v.expanded[g.key] = true
+			}
+		}
+		v.rebuild()
+	}
+	v.list.SetHeight(v.listHeight())
+	v.list.Select(v.list.Cursor())
+}
+
+func (v *problemsPage) Title() string     { return "Problems" }
+func (v *problemsPage) InputActive() bool { return v.filtering }
+func (v *problemsPage) Busy() bool        { return v.checking }
+func (v *problemsPage) Close()            {}
+
+// Back closes the filter input, then clears the filter; then esc leaves.
+func (v *problemsPage) Back() (bool, tea.Cmd) {
+	if v.filtering || v.query != "" {
+		v.filtering = false
+		v.input.Stop()
+		v.input.SetValue("")
+		v.query = ""
+		v.rebuild()
+		return true, nil
+	}
+	return false, nil
+}
+
+// Init starts nothing: the root checks across documents.
+func (v *problemsPage) Init() tea.Cmd { return nil }
+
+// KeyBindings are the page's own bindings, for the help screen and footer.
 func (v *problemsPage) KeyBindings() []key.Binding {
 	k := &v.c.Keys
-	return []key.Binding{common.Short(k.Open, "show the entry (or line)"), k.ShowLine, k.ToggleErrors, k.ToggleWarnings}
+	return []key.Binding{common.Short(k.Open, "expand / go to entry"), common.Pair(k.Left, k.Right, "collapse/expand"),
+		k.ToggleErrors, k.ToggleWarnings, common.Short(k.Filter, "filter rules"), k.ShowLine}
 }
 
 // listHeight: the page less the counts line, the separator and the detail.
-func (v *problemsPage) listHeight() int { return max(v.height-2-problemsDetailLines, 1) }
+func (v *problemsPage) listHeight() int { return max(v.height-2-v.detailHeight(), 1) }
 
-// selectRow selects row i (the nearest problem when it is a heading) and
-// keeps the heading above the first problem of a section in view.
-func (v *problemsPage) selectRow(i int) {
-	v.list.Select(i)
-	v.headingInView()
+// detailHeight is the room of the detail pane: what the selected row needs,
+// at most half the page (and at least three lines).
+func (v *problemsPage) detailHeight() int {
+	n := len(v.detailLines(v.c.Styles, max(v.width, 1)))
+	return min(max(n, 3), max(v.height/2, 3))
 }
 
-func (v *problemsPage) headingInView() {
-	if sel := v.list.Cursor(); sel > 0 && sel < len(v.rows) && v.rows[sel-1].p == nil && v.list.Offset() == sel {
-		v.list.SetOffset(sel - 1)
-	}
-}
-
-// Update handles keys, the mouse wheel and the cross-document checks.
+// Update handles keys, the mouse wheel and the document's problems.
 func (v *problemsPage) Update(msg tea.Msg) (Page, tea.Cmd) {
 	k := &v.c.Keys
 	switch msg := msg.(type) {
-	case crossMsg:
-		if msg.page != v {
-			return v, nil
-		}
-		v.checking = false
-		v.SetProblems(v.doc, msg.problems)
-		if msg.err != nil {
-			return v, flashCmd("cross-document checks: "+msg.err.Error(), true)
+	case docProblemsMsg:
+		if v.src != nil && msg.doc == v.src {
+			v.fromDocument()
+			v.list.SetHeight(v.listHeight())
+			if v.crossErr != nil {
+				return v, flashCmd("cross-document checks: "+v.crossErr.Error(), true)
+			}
 		}
 	case tea.MouseWheelMsg:
-		if v.list.Update(msg, k) {
-			v.headingInView()
+		v.list.Update(msg, k)
+	case tea.PasteMsg:
+		if v.filtering && v.input.Update(msg) {
+			v.setQuery(v.input.Value())
 		}
 	case tea.KeyPressMsg:
+		if v.filtering {
+			return v, v.filterKey(msg)
+		}
 		if v.list.Update(msg, k) {
-			v.headingInView()
+			v.list.SetHeight(v.listHeight())
 			return v, nil
 		}
 		switch {
@@ -264,33 +385,99 @@ func (v *problemsPage) Update(msg tea.Msg) (Page, tea.Cmd) {
 		case key.Matches(msg, k.ToggleWarnings):
 			v.hideWarns = !v.hideWarns
 			v.rebuild()
+		case key.Matches(msg, k.Filter):
+			v.filtering = true
+			v.input.Start(v.query)
+		case key.Matches(msg, k.Right):
+			v.expand(true)
+		case key.Matches(msg, k.Left):
+			v.expand(false)
 		case key.Matches(msg, k.Open):
+			i := v.list.Cursor()
+			if i >= 0 && i < len(v.rows) && v.rows[i].p == nil && len(v.rows[i].g.shown) > 1 {
+				v.expand(!v.expanded[v.rows[i].g.key])
+				return v, nil
+			}
 			return v, v.open(false)
 		case key.Matches(msg, k.ShowLine):
 			return v, v.open(true)
 		}
+		v.list.SetHeight(v.listHeight())
 	}
 	return v, nil
 }
 
+// filterKey edits the rule filter: every change filters, enter keeps it.
+func (v *problemsPage) filterKey(msg tea.KeyPressMsg) tea.Cmd {
+	k := &v.c.Keys
+	switch {
+	case key.Matches(msg, k.Submit):
+		v.filtering = false
+		v.input.Stop()
+		return nil
+	case key.Matches(msg, k.Cancel):
+		v.Back()
+		return nil
+	}
+	if v.input.Update(msg) {
+		v.setQuery(v.input.Value())
+	}
+	return nil
+}
+
+func (v *problemsPage) setQuery(q string) {
+	v.query = q
+	v.rebuild()
+	v.list.SetHeight(v.listHeight())
+}
+
+// expand opens or closes the selected group; on a problem, closing selects
+// its group.
+func (v *problemsPage) expand(open bool) {
+	g := v.selectedGroup()
+	if g == nil || v.expanded[g.key] == open {
+		if g != nil && !open {
+			v.selectGroupRow(g)
+		}
+		return
+	}
+	v.expanded[g.key] = open
+	v.layoutRows()
+	v.list.SetLen(len(v.rows))
+	v.selectGroupRow(g)
+}
+
+func (v *problemsPage) selectGroupRow(g *problemGroup) {
+	for i, r := range v.rows {
+		if r.g == g && r.p == nil {
+			v.list.Select(i)
+			return
+		}
+	}
+}
+
 // open returns the command that shows the selected problem: its entry in the
-// document page, or its line in the raw page (always when byLine).
+// document page (esc there comes back here), or its place in the raw XML
+// (always when byLine).
 func (v *problemsPage) open(byLine bool) tea.Cmd {
 	p := v.Selected()
+	if g := v.selectedGroup(); p == nil && byLine && g != nil && len(g.shown) > 0 {
+		p = g.shown[0] // a group's place is its first problem's
+	}
 	switch {
 	case p == nil:
 		return nil
 	case !byLine && p.Entry >= 0:
-		return msgCmd(jumpToEntryMsg{Index: p.Entry})
-	case p.Line > 0:
-		return msgCmd(showRawLineMsg{Line: p.Line})
+		return msgCmd(jumpToEntryMsg{Index: p.Entry, Return: true})
+	case p.Line > 0 || (byLine && p.Entry >= 0 && v.src != nil && v.src.raw != nil):
+		return msgCmd(showRawLineMsg{Line: p.Line, Entry: p.Entry})
 	case byLine && p.Entry >= 0:
 		return msgCmd(flashMsg{Text: "this problem has no line number: enter shows its entry"})
 	}
 	return msgCmd(flashMsg{Text: "this problem concerns the whole document: it has no entry or line"})
 }
 
-// View draws the counts, the visible rows and the selected problem's detail.
+// View draws the counts, the visible rows and the selected row's detail.
 func (v *problemsPage) View() string {
 	st := v.c.Styles
 	w := max(v.width, 1)
@@ -299,63 +486,68 @@ func (v *problemsPage) View() string {
 
 	h := v.listHeight()
 	switch {
+	case len(v.doc)+len(v.cross) == 0 && v.checking:
+		lines = append(lines, st.Dim.Render("no problems in this document · checking the documents it lists…"))
 	case len(v.doc)+len(v.cross) == 0:
 		lines = append(lines, st.OK.Render("✓ no problems found"))
-	case v.Selected() == nil:
-		lines = append(lines, st.Dim.Render("every problem is hidden: e shows errors, w warnings"))
+	case len(v.rows) == 0:
+		lines = append(lines, st.Dim.Render("every problem is hidden: e shows errors, w warnings, esc clears the filter"))
 	}
-	ruleW, secW := v.columnWidths()
 	top, sel := v.list.Offset(), v.list.Cursor()
+	ruleW := 4
+	for _, g := range v.groups {
+		ruleW = max(ruleW, min(components.Width(g.rule), 34))
+	}
 	for i := top; i < top+h && i < len(v.rows); i++ {
-		r := v.rows[i]
-		if r.p == nil {
-			lines = append(lines, components.Fit(st.Section.Render(r.heading), w))
-			continue
-		}
-		lines = append(lines, v.problemLine(st, r.p, i == sel, ruleW, secW, w))
+		lines = append(lines, v.rowLine(st, v.rows[i], i == sel, ruleW, w))
 	}
 	lines = components.Window(lines, 0, 1+h)
+	for len(lines) < 1+h {
+		lines = append(lines, "")
+	}
 	lines = append(lines, st.Dim.Render(strings.Repeat("─", w)))
-	lines = append(lines, v.detail(st, w)...)
+	lines = append(lines, components.Window(v.detailLines(st, w), 0, v.detailHeight())...)
+	if v.filtering {
+		lines = components.Window(lines, 0, max(v.height-1, 1))
+		lines = append(lines, components.Fit(v.input.View()+st.Dim.Render("  rule or text · enter keeps · esc clears"), w))
+	}
 	return strings.Join(components.Window(lines, 0, max(v.height, 1)), "\n")
 }
 
 func (v *problemsPage) countsLine(st *common.Styles) string {
-	var errs, warns int
-	for _, ps := range [][]model.Problem{v.doc, v.cross} {
-		for _, p := range ps {
-			switch p.Severity {
-			case model.SeverityError:
-				errs++
-			case model.SeverityWarning:
-				warns++
-			}
-		}
-	}
-	errText := st.Error.Render(fmt.Sprintf("✗ %s", components.Plural(errs, "error", "errors")))
-	warnText := st.Warning.Render(fmt.Sprintf("! %s", components.Plural(warns, "warning", "warnings")))
+	errText := st.Error.Render("✗ " + components.Plural(v.errs, "error", "errors"))
+	warnText := st.Warning.Render("! " + components.Plural(v.warns, "warning", "warnings"))
 	if v.hideErrors {
-		errText = st.Dim.Render(fmt.Sprintf("✗ %s (hidden)", components.Plural(errs, "error", "errors")))
+		errText = st.Dim.Render(fmt.Sprintf("✗ %s (hidden)", components.Plural(v.errs, "error", "errors")))
 	}
 	if v.hideWarns {
-		warnText = st.Dim.Render(fmt.Sprintf("! %s (hidden)", components.Plural(warns, "warning", "warnings")))
+		warnText = st.Dim.Render(fmt.Sprintf("! %s (hidden)", components.Plural(v.warns, "warning", "warnings")))
 	}
-	return st.Title.Render("Problems") + "  " + errText + "  " + warnText +
-		st.Dim.Render("   e/w show or hide · enter go to entry · L raw line")
+	s := st.Title.Render("Problems") + "  " + errText + "  " + warnText
+	s += st.Dim.Render("  " + components.Plural(v.shownGroups(), "rule", "rules"))
+	if v.query != "" {
+		s += "  " + st.StatusKey.Render(components.Sanitize(fmt.Sprintf("filter %q", v.query)))
+	}
+	switch {
+	case v.checking:
+		s += "  " + st.Dim.Render(v.c.Spinner.View()+" checking across documents…")
+	case v.crossErr != nil:
+		s += "  " + st.Warning.Render("? cross-document checks incomplete")
+	}
+	if !v.storedAll {
+		s += "  " + st.Dim.Render(fmt.Sprintf("(the first %s are listed)", components.Count(len(v.doc))))
+	}
+	return s
 }
 
-// columnWidths sizes the rule and section columns to the widest value on
-// screen, within bounds, so that the cost does not grow with the list.
-func (v *problemsPage) columnWidths() (int, int) {
-	ruleW, secW := 4, 2
-	top := v.list.Offset()
-	for i := top; i < top+v.listHeight() && i < len(v.rows); i++ {
-		if p := v.rows[i].p; p != nil {
-			ruleW = max(ruleW, len(p.Rule))
-			secW = max(secW, len(p.Section)+1)
+func (v *problemsPage) shownGroups() int {
+	n := 0
+	for _, g := range v.groups {
+		if len(g.shown) > 0 {
+			n++
 		}
 	}
-	return min(ruleW, 30), min(secW, 6)
+	return n
 }
 
 // problemWhere is the entry (1-based, as the document page numbers them) or
@@ -380,40 +572,116 @@ func severityMark(st *common.Styles, s model.Severity) (string, string) {
 	return "?", st.Dim.Render("?")
 }
 
-func (v *problemsPage) problemLine(st *common.Styles, p *model.Problem, selected bool, ruleW, secW, w int) string {
-	plainMark, mark := severityMark(st, p.Severity)
-	where := fmt.Sprintf("%-11s", problemWhere(p))
-	rule := components.Pad(components.Printable(p.Rule), ruleW)
-	sec := components.Pad("§"+components.Printable(p.Section), secW)
-	msg := components.Printable(strings.Join(strings.Fields(p.Message), " "))
-	if selected {
-		return st.Selected.Render(components.Pad("▸ "+plainMark+" "+where+" "+rule+" "+sec+" "+msg, w))
+// rowLine draws a group (▸ closed, ▾ open) or one of its problems.
+func (v *problemsPage) rowLine(st *common.Styles, r problemRow, selected bool, ruleW, w int) string {
+	g := r.g
+	if r.p == nil {
+		fold := "▸"
+		if v.expanded[g.key] {
+			fold = "▾"
+		}
+		plainMark, mark := severityMark(st, g.severity)
+		count := components.Count(len(g.shown))
+		if len(g.shown) != g.all {
+			count += " of " + components.Count(g.all)
+		}
+		rule := components.Pad(components.Printable(g.rule), ruleW)
+		sec := "§" + components.Printable(g.section)
+		where := ""
+		if g.cross {
+			where = " across documents"
+		}
+		summary := ""
+		if rr, ok := model.RuleByID(g.rule); ok {
+			summary = rr.Summary
+		}
+		if selected {
+			return st.Selected.Render(components.Pad(fold+" "+plainMark+" "+rule+" "+components.PadLeft(count, 7)+"  "+sec+where+"  "+components.Printable(summary), w))
+		}
+		return components.Fit(fold+" "+mark+" "+st.Rel.Render(rule)+" "+st.Value.Render(components.PadLeft(count, 7))+"  "+
+			st.Dim.Render(sec+where)+"  "+st.Explain.Render(components.Printable(summary)), w)
 	}
-	return components.Fit("  "+mark+" "+st.Label.Render(where)+" "+st.Rel.Render(rule)+" "+st.Dim.Render(sec)+" "+st.Value.Render(msg), w)
+	p := r.p
+	where := fmt.Sprintf("%-12s", problemWhere(p))
+	msg := components.Printable(strings.Join(strings.Fields(withoutEntryPrefix(p)), " "))
+	if selected {
+		return st.Selected.Render(components.Pad("    "+where+" "+msg, w))
+	}
+	return components.Fit("    "+st.Label.Render(where)+" "+st.Value.Render(msg), w)
 }
 
-// detail describes the selected problem: its rule and its whole message.
-func (v *problemsPage) detail(st *common.Styles, w int) []string {
-	p := v.Selected()
-	if p == nil {
+// detailLines describe the selected row whole: a problem with its rule,
+// where it is and its message wrapped; a group with its rule's summary.
+func (v *problemsPage) detailLines(st *common.Styles, w int) []string {
+	i := v.list.Cursor()
+	if i < 0 || i >= len(v.rows) {
 		return nil
 	}
-	head := st.Rel.Render(components.Printable(p.Rule)) + st.Dim.Render(fmt.Sprintf(" (§%s, %s)", components.Printable(p.Section), p.Severity))
-	if r, ok := model.RuleByID(p.Rule); ok && r.Summary != "" {
-		head += " " + st.Explain.Render(components.Printable(r.Summary))
+	r := v.rows[i]
+	g := r.g
+	wrap := func(s string, style interface{ Render(...string) string }) []string {
+		var out []string
+		for _, wl := range components.Wrap(components.Printable(s), max(w, 10)) {
+			for _, l := range components.HardWrap(wl, max(w, 10)) { // a long URL or path
+				out = append(out, components.Fit(style.Render(l), w))
+			}
+		}
+		return out
 	}
-	if p.Line > 0 {
-		head += st.Dim.Render(fmt.Sprintf(" · line %d", p.Line))
+	head := st.Rel.Render(components.Printable(g.rule)) + st.Dim.Render(fmt.Sprintf(" §%s, %s", components.Printable(g.section), g.severity))
+	if g.cross {
+		head += st.Dim.Render(", across documents")
 	}
 	out := []string{components.Fit(head, w)}
-	msg := components.Printable(strings.Join(strings.Fields(p.Message), " "))
-	wrapped := strings.Split(ansi.Wrap(msg, max(w, 10), " /"), "\n")
-	for i, l := range wrapped {
-		if i == problemsDetailLines-2 && len(wrapped) > problemsDetailLines-1 {
-			out = append(out, components.Fit(st.Value.Render(l)+"…", w))
-			break
+	rr, hasRule := model.RuleByID(g.rule)
+	p := r.p
+	if p == nil && len(g.shown) == 1 {
+		p = g.shown[0]
+	}
+	if p == nil {
+		if hasRule && rr.Summary != "" {
+			out = append(out, wrap(rr.Summary, st.Explain)...)
 		}
-		out = append(out, components.Fit(st.Value.Render(l), w))
+		out = append(out, st.Dim.Render(components.Fit(fmt.Sprintf("%s · enter or → lists them", components.Plural(len(g.shown), "problem", "problems")), w)))
+		return out
+	}
+	where := problemWhere(p)
+	if p.Entry >= 0 && p.Line > 0 {
+		where += fmt.Sprintf(" · line %d", p.Line)
+	}
+	if v.src != nil && p.Entry >= 0 && p.Entry < v.src.entries.Len() {
+		where += " · " + model.ResolveHref(v.src.base(), v.src.entries.Loc(p.Entry))
+	}
+	out = append(out, wrap(where, st.Label)...)
+	out = append(out, wrap(p.Message, st.Value)...)
+	if hasRule && rr.Summary != "" {
+		out = append(out, wrap(rr.Summary, st.Explain)...)
 	}
 	return out
+}
+
+// withoutEntryPrefix is a problem's message without the "entry N (loc): "
+// it starts with, which the row says already (the detail pane gives the
+// message whole).
+func withoutEntryPrefix(p *model.Problem) string {
+	if p.Entry < 0 {
+		return p.Message
+	}
+	prefix := fmt.Sprintf("entry %d", p.Entry+1)
+	rest, ok := strings.CutPrefix(p.Message, prefix)
+	if !ok {
+		return p.Message
+	}
+	if strings.HasPrefix(rest, " (") {
+		// The loc in parentheses may hold ")" or ": ": cut at the "): "
+		// that ends it.
+		if i := strings.Index(rest, "): "); i >= 0 {
+			return rest[i+3:]
+		}
+		return p.Message
+	}
+	if r, ok := strings.CutPrefix(rest, ": "); ok {
+		return r
+	}
+	return p.Message
 }

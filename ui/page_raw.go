@@ -59,14 +59,26 @@ type rawPage struct {
 	title string
 
 	session *rawSession
-	load    tea.Cmd // the loading command, given out once by Init
-	text    *rawText
+	load    tea.Cmd  // the loading command, given out once by Init
+	text    *rawText // the text shown: orig, or the pretty one
+	orig    *rawText // the text as received
 	err     error
+
+	pretty     *prettyText // made the first time it is asked for
+	prettyOn   bool        // the pretty text is shown
+	prettyBusy bool
+	// place is a place to show once the text is there: a line of the text
+	// as received, or an entry's start tag (entry >= 0).
+	place struct {
+		line, entry int
+		set         bool
+	}
 
 	width, height int
 	scroll        components.List // the first visible line
 	xoff          int             // bytes hidden on the left of every line
 	target        int             // line a jump landed on, 0-based; -1 when none
+	targetOff     int             // offset (in the text as received) a problem's place is at; -1 when none
 
 	input     components.Input
 	inputMode rawInputMode
@@ -157,13 +169,14 @@ func newRawPageReader(c *common.Common, title string, r io.Reader, size int64) *
 
 func newRawPageBase(c *common.Common, title string) *rawPage {
 	return &rawPage{
-		c:       c,
-		title:   title,
-		session: &rawSession{},
-		scroll:  components.NewList(components.Scroll),
-		input:   components.NewInput(c.Styles, "/"),
-		target:  -1,
-		current: -1,
+		c:         c,
+		title:     title,
+		session:   &rawSession{},
+		scroll:    components.NewList(components.Scroll),
+		input:     components.NewInput(c.Styles, "/"),
+		target:    -1,
+		targetOff: -1,
+		current:   -1,
 	}
 }
 
@@ -212,7 +225,7 @@ func (v *rawPage) GotoLine(line int) {
 		return
 	}
 	line = components.Clamp(line-1, 0, len(v.text.lines)-1)
-	v.target = line
+	v.target, v.targetOff = line, -1
 	v.scroll.SetOffset(line - v.bodyHeight()/3)
 	v.xoff = 0
 	v.colourVisible()
@@ -221,7 +234,7 @@ func (v *rawPage) GotoLine(line int) {
 // KeyBindings are the page's own bindings, for the help screen.
 func (v *rawPage) KeyBindings() []key.Binding {
 	k := &v.c.Keys
-	return []key.Binding{common.Short(k.Filter, "search"), k.NextMatch, k.PrevMatch, common.Short(k.JumpTo, "go to line"), k.Left, k.Right}
+	return []key.Binding{common.Short(k.Filter, "search"), k.NextMatch, k.PrevMatch, common.Short(k.JumpTo, "go to line"), k.Left, k.Right, k.Pretty}
 }
 
 func (v *rawPage) bodyHeight() int { return max(v.height-2, 1) }
@@ -240,13 +253,23 @@ func (v *rawPage) Update(msg tea.Msg) (Page, tea.Cmd) {
 		if msg.session != v.session {
 			return v, nil
 		}
-		v.text, v.err = msg.text, msg.err
+		v.text, v.orig, v.err = msg.text, msg.text, msg.err
 		v.scroll.SetLen(v.lineCount())
-		if v.text != nil && v.target >= 0 {
+		switch {
+		case v.text != nil && v.place.set:
+			v.GotoPlace(v.place.line, v.place.entry)
+		case v.text != nil && v.target >= 0:
 			v.GotoLine(v.target + 1)
 		}
 		v.colourVisible()
 		return v, nil
+	case rawPrettyMsg:
+		if msg.session != v.session {
+			return v, nil
+		}
+		v.prettyBusy = false
+		v.pretty = msg.pretty
+		return v, v.showPretty(true)
 	case rawSearchMsg:
 		if msg.session != v.session || msg.gen != v.searchGen {
 			return v, nil
@@ -267,7 +290,7 @@ func (v *rawPage) Update(msg tea.Msg) (Page, tea.Cmd) {
 		v.showMatch()
 		return v, nil
 	case showRawLineMsg:
-		v.GotoLine(msg.Line)
+		v.GotoPlace(msg.Line, msg.Entry)
 		return v, nil
 	case tea.PasteMsg:
 		if v.InputActive() {
@@ -352,8 +375,115 @@ func (v *rawPage) key(msg tea.KeyPressMsg) tea.Cmd {
 		v.stepMatch(1)
 	case key.Matches(msg, k.PrevMatch):
 		v.stepMatch(-1)
+	case key.Matches(msg, k.Pretty):
+		return v.togglePretty()
 	}
 	return nil
+}
+
+// hl is the colour cache of the text shown.
+func (v *rawPage) hl() *rawHighlighter {
+	if v.prettyOn {
+		return &v.session.phl
+	}
+	return &v.session.hl
+}
+
+// togglePretty switches between the text as received and the pretty one,
+// which is made (in a Cmd) the first time.
+func (v *rawPage) togglePretty() tea.Cmd {
+	switch {
+	case v.orig == nil || v.prettyBusy:
+		return nil
+	case v.prettyOn:
+		return v.showPretty(false)
+	case v.pretty == nil:
+		v.prettyBusy = true
+		v.notice = ""
+		return prettyRawCmd(v.session, v.orig)
+	}
+	return v.showPretty(true)
+}
+
+// showPretty shows the pretty text (on) or the text as received, keeping
+// the top line, the marked line and the search at the same offsets.
+func (v *rawPage) showPretty(on bool) tea.Cmd {
+	if v.pretty == nil || v.orig == nil || v.prettyOn == on {
+		return nil
+	}
+	top, target := v.offsetOf(v.top()), v.targetOff
+	if target < 0 && v.target >= 0 {
+		target = v.offsetOf(v.target)
+	}
+	v.prettyOn = on
+	v.text = v.orig
+	if on {
+		v.text = v.pretty.text
+	}
+	v.scroll.SetLen(v.lineCount())
+	v.scroll.SetOffset(v.lineAtOffset(top))
+	v.target = -1
+	if target >= 0 {
+		v.target = v.lineAtOffset(target)
+		if t := v.target; t < v.top() || t >= v.top()+v.bodyHeight() {
+			v.scroll.SetOffset(t - v.bodyHeight()/3)
+		}
+	}
+	v.xoff = 0
+	v.colourVisible()
+	if v.query != "" {
+		return v.startSearch(v.query)
+	}
+	return nil
+}
+
+// offsetOf is the offset in the text as received where line i of the text
+// shown starts.
+func (v *rawPage) offsetOf(i int) int {
+	if v.prettyOn {
+		return v.pretty.src[components.Clamp(i, 0, len(v.pretty.src)-1)]
+	}
+	return int(v.orig.lines[components.Clamp(i, 0, len(v.orig.lines)-1)])
+}
+
+// lineAtOffset is the line of the text shown that holds offset off of the
+// text as received.
+func (v *rawPage) lineAtOffset(off int) int {
+	if v.prettyOn {
+		return v.pretty.lineAt(off)
+	}
+	return v.lineOf(off)
+}
+
+// GotoPlace shows a problem's place: entry's start tag when it is known
+// (entry >= 0), by its byte offset, so that it is found in the pretty text
+// and on a long line alike; else line (1-based) of the text as received.
+// Before the text is there, the place waits for it.
+func (v *rawPage) GotoPlace(line, entry int) {
+	if v.orig == nil {
+		v.place.line, v.place.entry, v.place.set = line, entry, true
+		v.target = line - 1
+		return
+	}
+	v.place.set = false
+	off, ok := entryOffset(v.orig.data, entry)
+	if !ok {
+		if line <= 0 {
+			return
+		}
+		off = int(v.orig.lines[components.Clamp(line-1, 0, len(v.orig.lines)-1)])
+	}
+	l := v.lineAtOffset(off)
+	v.target, v.targetOff = l, off
+	v.scroll.SetOffset(l - v.bodyHeight()/3)
+	v.xoff = 0
+	if !v.prettyOn {
+		// On a long line, scroll sideways to the place.
+		if col := off - int(v.orig.lines[l]); col >= v.contentWidth() {
+			v.xoff = max(col-v.contentWidth()/3, 0)
+		}
+	}
+	v.colourVisible()
 }
 
 func (v *rawPage) startSearch(query string) tea.Cmd {
@@ -399,9 +529,16 @@ func (v *rawPage) showMatch() {
 	v.colourVisible()
 }
 
-// lineOf returns the 0-based line holding byte offset off.
-func (v *rawPage) lineOf(off int) int {
-	lines := v.text.lines
+// lineOf returns the 0-based line of the text shown holding its byte
+// offset off.
+func (v *rawPage) lineOf(off int) int { return lineIn(v.text, off) }
+
+// lineOfOrig returns the 0-based line of the text as received holding its
+// byte offset off.
+func (v *rawPage) lineOfOrig(off int) int { return lineIn(v.orig, off) }
+
+func lineIn(t *rawText, off int) int {
+	lines := t.lines
 	i := sort.Search(len(lines), func(i int) bool { return int(lines[i]) > off })
 	return max(i-1, 0)
 }
@@ -420,7 +557,7 @@ func (v *rawPage) colourVisible() {
 	first := v.top() / rawChunkLines
 	last := min(v.top()+v.bodyHeight(), len(v.text.lines)-1) / rawChunkLines
 	for c := first; c <= last; c++ {
-		v.session.hl.chunk(v.text, c)
+		v.hl().chunk(v.text, c)
 	}
 }
 
@@ -471,6 +608,12 @@ func (v *rawPage) View() string {
 
 func (v *rawPage) header(st *common.Styles, w int) string {
 	parts := []string{st.Title.Render("Raw XML")}
+	switch {
+	case v.prettyBusy:
+		parts = append(parts, st.Dim.Render("pretty-printing…"))
+	case v.prettyOn:
+		parts = append(parts, st.Flash.Render("pretty-printed")+st.Dim.Render(" (f: as received)"))
+	}
 	if t := v.text; t != nil {
 		info := fmt.Sprintf("%d lines · %s", len(t.lines), components.Bytes(int64(len(t.data))))
 		parts = append(parts, st.Dim.Render(info))
@@ -505,12 +648,18 @@ func (v *rawPage) footer(st *common.Styles, w int) string {
 		}
 		left = st.Flash.Render(fmt.Sprintf("%q %d/%d%s", v.query, v.current+1, len(v.matches), more)) +
 			st.Dim.Render("  n/N next/previous")
+	case v.prettyOn:
+		left = st.Dim.Render("/ search  # line  f as received")
 	default:
-		left = st.Dim.Render("/ search  # line  ←/→ scroll sideways")
+		left = st.Dim.Render("/ search  # line  ←/→ scroll sideways  f pretty-print")
 	}
 	right := ""
 	if n := v.lineCount(); n > 0 {
 		right = fmt.Sprintf("line %d–%d of %d", v.top()+1, min(v.top()+v.bodyHeight(), n), n)
+		if v.prettyOn {
+			off := v.offsetOf(v.top())
+			right += fmt.Sprintf(" · byte %d, line %d as received", off, v.lineOfOrig(off)+1)
+		}
 		if v.xoff > 0 {
 			right += fmt.Sprintf("  col +%d", v.xoff)
 		}
@@ -534,9 +683,9 @@ func (v *rawPage) renderLine(st *common.Styles, i, cw int) string {
 	// Bytes that can fill cw cells: a cell takes at most 4 bytes (tabs expand).
 	to := min(len(line), from+4*cw)
 
-	spans := v.session.hl.lineSpans(t, i)
+	spans := v.hl().lineSpans(t, i)
 	if to > rawLexLineBytes && to > from {
-		spans = lexSegment(&v.session.hl, line[from:to], from)
+		spans = lexSegment(v.hl(), line[from:to], from)
 	}
 
 	// Matches that touch the visible segment, as line-relative ranges.

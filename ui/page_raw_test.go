@@ -69,7 +69,7 @@ func TestRawViewGolden(t *testing.T) {
 			ivGolden(t, fmt.Sprintf("view_raw_search_%dx%d", w, h), rec.Screen())
 
 			// Jump to a line, as the problems view asks.
-			tm.Send(showRawLineMsg{Line: 150})
+			tm.Send(showRawLineMsg{Line: 150, Entry: -1})
 			ivWaitScreen(t, rec, func(s string) bool { return strings.Contains(s, "150 ▶") })
 			ivGolden(t, fmt.Sprintf("view_raw_line_%dx%d", w, h), rec.Screen())
 		})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -11,6 +12,7 @@ import (
 
 	"rsx/claims"
 	"rsx/model"
+	"rsx/session"
 	"rsx/ui/common"
 	"rsx/ui/components"
 )
@@ -109,15 +111,24 @@ type resourceTarget struct {
 	gen         int
 	cancel      context.CancelFunc
 	done, total int64
-	result      claims.Result  // once done
-	checks      []claims.Check // result.Checks once done, nil before
+	result      claims.Result      // once done
+	insp        session.Inspection // result, with every digest and the text flag
+	checks      []claims.Check     // result.Checks once done, nil before
+}
+
+// resourceBackend is what the resource page fetches through: the resource
+// and, for the pages it opens, versions.
+type resourceBackend interface {
+	Resources
+	Versions
 }
 
 // resourcePage shows how an entry's resource compares with its claims.
 type resourcePage struct {
 	c     *common.Common
-	r     Resources
+	r     resourceBackend
 	entry model.Entry
+	via   string // what links here when the page is of a link's target ("memento link of …")
 
 	session *resourceSession
 	targets []resourceTarget // [0] is the primary resource, then mirrors by pri
@@ -135,7 +146,7 @@ type resourceSession struct{ _ byte }
 // newResourcePage returns the page of entry's resource, checked through r.
 // Init starts fetching the resource. For a bare URL, pass
 // model.Entry{Index: -1, Loc: url}.
-func newResourcePage(c *common.Common, r Resources, entry model.Entry) *resourcePage {
+func newResourcePage(c *common.Common, r resourceBackend, entry model.Entry) *resourcePage {
 	v := &resourcePage{c: c, r: r, entry: entry, session: &resourceSession{}, list: components.NewList(components.Links)}
 	mirrors := map[int]claims.Target{}
 	for _, t := range claims.Targets(entry) {
@@ -220,7 +231,25 @@ func (v *resourcePage) cancelTarget(i int) {
 	}
 }
 
-func (v *resourcePage) Title() string     { return "Resource" }
+// Title names the page; the target of a link by the link's relation.
+func (v *resourcePage) Title() string {
+	if v.via != "" {
+		rel, _, _ := strings.Cut(v.via, " link of ")
+		return "Resource (" + rel + ")"
+	}
+	return "Resource"
+}
+
+// looksLikeDocument tells whether the body fetched is a Sitemap document,
+// which enter opens as a document.
+func (v *resourcePage) looksLikeDocument() bool {
+	t := &v.targets[0]
+	if t.state != targetDone || !t.insp.Text {
+		return false
+	}
+	head := string(t.result.Preview[:min(len(t.result.Preview), 1024)])
+	return strings.Contains(head, "<urlset") || strings.Contains(head, "<sitemapindex")
+}
 func (v *resourcePage) InputActive() bool { return false }
 
 // Back cancels the downloads while they run; then esc leaves the page.
@@ -244,7 +273,7 @@ func (v *resourcePage) SetSize(w, h int) {
 func (v *resourcePage) KeyBindings() []key.Binding {
 	k := &v.c.Keys
 	return []key.Binding{common.Short(k.Open, "open the selected link"), common.Short(k.Retry, "fetch and compare again"), k.Mirrors,
-		common.Short(k.Cancel, "cancel the downloads"), k.Copy, k.Browser}
+		k.Versions, common.Short(k.Cancel, "cancel the downloads"), k.Copy, k.Browser}
 }
 
 // Update handles keys and download results, then lays the page out for
@@ -272,7 +301,8 @@ func (v *resourcePage) update(msg tea.Msg) tea.Cmd {
 		}
 		t.state = targetDone
 		t.cancel = nil
-		t.result = msg.result
+		t.insp = msg.result
+		t.result = msg.result.Result
 		t.done = msg.result.Received.Bytes
 		t.checks = msg.result.Checks
 		return v.startQueued()
@@ -285,8 +315,17 @@ func (v *resourcePage) update(msg tea.Msg) tea.Cmd {
 		switch {
 		case key.Matches(msg, k.Open):
 			if l := v.selectedLink(); l != nil {
-				return msgCmd(openURLMsg{URL: l.URL})
+				return openLinkCmd(v.c, v.r, v.entry, l.Link, l.URL)
 			}
+			if v.looksLikeDocument() {
+				return msgCmd(openURLMsg{URL: v.entry.Loc})
+			}
+		case key.Matches(msg, k.Versions):
+			refs, ok := versionRefsOf(v.entry)
+			if !ok {
+				return flashCmd("this resource links to no versions (memento, timegate or timemap)", false)
+			}
+			return pushPage(newVersionsPage(v.c, v.r, refs))
 		case key.Matches(msg, k.Copy):
 			if l := v.selectedLink(); l != nil {
 				return msgCmd(copyMsg{Text: l.URL, What: "URL"})
@@ -391,11 +430,25 @@ func (v *resourcePage) lines(st *common.Styles, w int) ([]string, []int) {
 		head += st.Dim.Render(fmt.Sprintf("  entry %d", v.entry.Index+1))
 	}
 	add(head)
-	add(label("Declared") + st.Value.Render(declaredSummary(p.Claims)))
+	if v.via != "" {
+		add(label("Via") + st.Rel.Render(components.Printable(v.via)))
+	}
+	decl := declaredSummary(p.Claims)
+	if v.via != "" && decl == declaredNothing {
+		decl = "nothing (the link gives no length, type, modified or hash)"
+	}
+	add(label("Declared") + st.Value.Render(decl))
 	if len(p.Claims.Hash) > 0 {
 		add(label("") + st.Value.Render(components.Printable(p.Claims.Hash.String())))
 	}
 	add(label("Fetch") + v.fetchLine(st, p, w-10))
+	if p.state == targetDone {
+		if why := p.result.Explain(); why != "" && p.result.Received.Status != 0 {
+			for _, l := range components.Wrap(why, max(w-12, 20)) {
+				add(label("") + st.MarkUnknown.Render(l))
+			}
+		}
+	}
 	add("")
 
 	// The primary comparison in full.
@@ -439,17 +492,118 @@ func (v *resourcePage) lines(st *common.Styles, w int) ([]string, []int) {
 		out = append(out, v.mirrorTable(st)...)
 	}
 
-	if preview := p.result.Preview; len(preview) > 0 {
-		add("")
-		add(st.Section.Render("Preview") + st.Dim.Render(fmt.Sprintf("  first %d bytes", len(preview))))
-		for i, l := range strings.Split(strings.TrimRight(string(preview), "\n"), "\n") {
-			if i == 4 {
-				break
-			}
-			add("  " + st.Code.Render(components.Printable(strings.TrimRight(l, "\r"))))
+	if p.state == targetDone {
+		if rl := receivedLines(st, &p.insp, p.Claims.Hash, w); len(rl) > 0 {
+			add("")
+			out = append(out, rl...)
 		}
+		out = append(out, previewLines(st, &p.insp, v.looksLikeDocument(), len(v.links) == 0)...)
 	}
 	return out, linkLines
+}
+
+// previewLines show the body: the first lines of a text, or a note for a
+// binary body.
+func previewLines(st *common.Styles, in *session.Inspection, document, enterOpens bool) []string {
+	preview := in.Preview
+	if len(preview) == 0 {
+		return nil
+	}
+	out := []string{""}
+	mt := in.MediaType
+	if mt == "" {
+		mt = "no type given"
+	}
+	if !in.Text {
+		return append(out, st.Section.Render("Preview")+st.Dim.Render(fmt.Sprintf("  binary (%s, %s): not shown", components.Printable(mt), components.Bytes(in.Received.Bytes))))
+	}
+	head := st.Section.Render("Preview") + st.Dim.Render(fmt.Sprintf("  %s, first %s", components.Printable(mt), components.Bytes(int64(len(preview)))))
+	if document && enterOpens {
+		head += st.Flash.Render("  a Sitemap document: enter opens it as a document")
+	}
+	out = append(out, head)
+	lines := strings.Split(strings.TrimRight(string(preview), "\n"), "\n")
+	for i, l := range lines {
+		if i == resourcePreviewLines {
+			out = append(out, st.Dim.Render(fmt.Sprintf("  … %s more in the preview", components.Plural(len(lines)-i, "line", "lines"))))
+			break
+		}
+		out = append(out, "  "+st.Code.Render(components.Printable(strings.TrimRight(l, "\r"))))
+	}
+	return out
+}
+
+// resourcePreviewLines is how many lines of a text body the page shows.
+const resourcePreviewLines = 12
+
+// resourceHeaderLines is how many response headers the page lists.
+const resourceHeaderLines = 12
+
+// receivedLines describe what came back: the response, every digest of the
+// body (those declared marked) and the response headers.
+func receivedLines(st *common.Styles, in *session.Inspection, declared model.HashList, w int) []string {
+	r := in.Received
+	var out []string
+	if r.Status != 0 || r.Local {
+		resp := st.Section.Render("Received") + "  "
+		if r.Status != 0 {
+			text := r.StatusText
+			if text == "" {
+				text = session.StatusText(r.Status)
+			}
+			resp += st.HTTPStatus(r.Status).Render(fmt.Sprintf("HTTP %d %s", r.Status, components.Printable(text))) + st.Dim.Render(" · ")
+		}
+		mt := in.MediaType
+		if mt == "" {
+			mt = "no type"
+		}
+		resp += st.Value.Render(components.Printable(mt)) + st.Dim.Render(" · ") + st.Value.Render(components.Bytes(r.Bytes))
+		if r.Truncated {
+			resp += st.Warning.Render(" (read no further)")
+		}
+		out = append(out, resp)
+		if r.FinalURL != "" && len(r.Redirects) > 0 {
+			out = append(out, "  "+st.Label.Render("after redirects ")+st.URL.Render(components.Printable(r.FinalURL)))
+		}
+	}
+	if len(in.Digests) > 0 {
+		what := "of the body"
+		if r.Truncated || r.Err != nil {
+			what = "of the part read"
+		}
+		out = append(out, "", st.Section.Render("Digests")+st.Dim.Render("  "+what+" · hex, then base64"))
+		for _, d := range in.Digests {
+			note := ""
+			if h, ok := declared.Get(d.Alg); ok {
+				if h.Hex() == d.Hex {
+					note = st.MarkOK.Render("  ✓ declared")
+				} else {
+					note = st.MarkBad.Render("  ✗ declared " + components.Printable(h.Hex()))
+				}
+			}
+			line := "  " + st.Label.Render(fmt.Sprintf("%-8s", d.Alg)) + st.Value.Render(d.Hex) + note
+			if components.Width(line)+2+len(d.Base64) <= w {
+				line += "  " + st.Dim.Render(d.Base64)
+			}
+			out = append(out, line)
+		}
+	}
+	if len(r.Header) > 0 {
+		names := make([]string, 0, len(r.Header))
+		for n := range r.Header {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		out = append(out, "", st.Section.Render("Headers")+st.Dim.Render(fmt.Sprintf("  %d, of the final response", len(names))))
+		for i, n := range names {
+			if i == resourceHeaderLines {
+				out = append(out, st.Dim.Render(fmt.Sprintf("  … %d more", len(names)-i)))
+				break
+			}
+			out = append(out, "  "+st.Label.Render(components.Printable(n)+": ")+st.Value.Render(components.Printable(strings.Join(r.Header[n], ", "))))
+		}
+	}
+	return out
 }
 
 // checkLines draws a comparison: a row per field with the declared and the
@@ -492,6 +646,9 @@ func checkLines(st *common.Styles, checks []claims.Check, hashes model.HashList)
 	return out
 }
 
+// declaredNothing is what declaredSummary says of no claim at all.
+const declaredNothing = "nothing (no length, type, lastmod or hash)"
+
 // declaredSummary says in one line what an entry declares.
 func declaredSummary(d claims.Claims) string {
 	var parts []string
@@ -512,7 +669,7 @@ func declaredSummary(d claims.Claims) string {
 		parts = append(parts, "hash "+strings.Join(algs, ", "))
 	}
 	if len(parts) == 0 {
-		return "nothing (no length, type, lastmod or hash)"
+		return declaredNothing
 	}
 	return strings.Join(parts, " · ")
 }
@@ -545,7 +702,7 @@ func (v *resourcePage) fetchLine(st *common.Styles, t *resourceTarget, w int) st
 			verdict += st.Warning.Render(fmt.Sprintf(" · ! %s", components.Plural(warn, "warning", "warnings")))
 		}
 	case o.NothingChecked():
-		verdict = st.MarkUnknown.Render("? nothing could be compared")
+		verdict = st.MarkUnknown.Render("? nothing could be compared (below: why)")
 	case warn > 0:
 		verdict = st.Warning.Render(fmt.Sprintf("! %s, everything else declared matches", components.Plural(warn, "warning", "warnings")))
 	default:

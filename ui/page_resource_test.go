@@ -18,6 +18,7 @@ import (
 	"rsx/claims"
 	"rsx/fetch"
 	"rsx/model"
+	"rsx/session"
 )
 
 const ivBody = "<html><body>hello, resource</body></html>\n"
@@ -111,18 +112,22 @@ type ivAnswer struct {
 
 // ivChecker checks resources through d, as the session does through its
 // client.
-func ivChecker(d claims.Downloader) Resources {
-	return ivResources{claims.New(d, claims.Options{Preview: 512})}
+func ivChecker(d claims.Downloader) ivResources { return ivResources{d: d} }
+
+type ivResources struct {
+	NopBackend
+	d claims.Downloader
 }
 
-type ivResources struct{ c *claims.Checker }
-
-func (r ivResources) CheckResource(ctx context.Context, t claims.Target, p func(int64, int64)) claims.Result {
-	return r.c.Check(ctx, t, p)
+func (r ivResources) InspectResource(ctx context.Context, t claims.Target, p func(int64, int64)) session.Inspection {
+	return session.Inspect(ctx, r.d, claims.Options{Preview: 512}, t, p)
 }
 
 func (f *ivFakeDownloader) DownloadWith(ctx context.Context, url string, w io.Writer, o fetch.DownloadOptions) (*fetch.Exchange, error) {
 	progress := o.Progress
+	if progress == nil {
+		progress = func(int64, int64) {}
+	}
 	f.mu.Lock()
 	a, ok := f.answers[url]
 	f.asked = append(f.asked, url)
@@ -211,8 +216,14 @@ func TestResourceViewGolden(t *testing.T) {
 			tm.Send(ivKey("enter"))
 			ivWaitScreen(t, rec, func(s string) bool { return strings.Contains(s, "▸ duplicate pri 1") })
 			ivGolden(t, fmt.Sprintf("view_resource_mirrors_%dx%d", w, h), rec.Screen())
-			if got := ivWaitMsgs(t, rec, 1); len(got) != 1 || got[0] != (openURLMsg{URL: "http://mirror1.example.org/res1"}) {
-				t.Errorf("enter on the third link sent %v", got)
+			// A mirror is a resource: its view opens over this page.
+			got := ivWaitMsgs(t, rec, 1)
+			pp, ok := got[0].(pushPageMsg)
+			if len(got) != 1 || !ok {
+				t.Fatalf("enter on the third link sent %v", got)
+			}
+			if rp, ok := pp.Page.(*resourcePage); !ok || rp.entry.Loc != "http://mirror1.example.org/res1" || rp.via != "duplicate link of example.com/res1" {
+				t.Errorf("enter on the third link opened %#v", pp.Page)
 			}
 			for _, u := range fake.Asked() {
 				if strings.HasPrefix(u, "rsync:") {

@@ -12,6 +12,7 @@ import (
 
 	"rsx/crawl"
 	"rsx/dump"
+	"rsx/memento"
 	"rsx/model"
 	"rsx/ui/common"
 )
@@ -119,6 +120,8 @@ func TestHelpListsEveryKey(t *testing.T) {
 		newProblemsPage(c, nil, nil),
 		newResourcePage(c, NopBackend{}, model.Entry{Loc: "http://example.org/r"}),
 		newDiscoveryPage(c, &crawl.Discovery{}),
+		newVersionsPage(c, NopBackend{}, versionRefs{Original: "http://example.org/r", TimeMap: "http://example.org/tm"}),
+		newDiffPage(c, NopBackend{}, memento.Memento{URL: "http://example.org/v1"}, "http://example.org/r"),
 		newPackagePage(c, NopBackend{}, dump.PackageRef{URL: "http://example.org/p.zip", Contents: "http://example.org/m.xml"}, true, dump.Options{}),
 	}
 	for _, p := range pages {

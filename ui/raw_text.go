@@ -33,7 +33,8 @@ type rawText struct {
 // result for another page is dropped) and holds its colour cache.
 type rawSession struct {
 	cancel context.CancelFunc
-	hl     rawHighlighter
+	hl     rawHighlighter // colours of the text as received
+	phl    rawHighlighter // colours of the pretty-printed text
 }
 
 // rawLoadedMsg carries the text and its line index.

@@ -6,6 +6,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"rsx/claims"
+	"rsx/session"
 )
 
 // resourceFetchKey names one download of a resource page: the page, the
@@ -28,7 +29,7 @@ type resourceProgressMsg struct {
 // resourceDoneMsg reports a finished (or failed, or cancelled) check.
 type resourceDoneMsg struct {
 	key    resourceFetchKey
-	result claims.Result
+	result session.Inspection
 }
 
 // checkResourceCmd fetches target t and judges it against its claims
@@ -64,7 +65,7 @@ func checkResourceCmd(ctx context.Context, r Resources, k resourceFetchKey, t cl
 					}
 				}
 			}
-			done <- resourceDoneMsg{key: k, result: r.CheckResource(ctx, t, report)}
+			done <- resourceDoneMsg{key: k, result: r.InspectResource(ctx, t, report)}
 		}()
 		return wait()
 	}

@@ -62,10 +62,10 @@ func TestScreenshots(t *testing.T) {
 		// scrolled to its hashes and links.
 		{"resource-list", clean, sd, "enter enter enter 1 0 g tab j j", "Resource List"},
 		// dataset2's open Change List: created, updated and deleted.
-		{"change-list", clean, sd, "j enter G enter", "Change List"},
+		{"change-list", clean, sd, "j enter 3 g enter", "Change List"},
 		{"change-list-index", clean, sd, "enter j j enter", "Change List Index"},
 		{"filter", clean, sd, "enter enter enter / t y p e : j s o n enter", "Resource List"},
-		{"raw-xml", clean, sd, "j enter G enter x", "Raw XML"},
+		{"raw-xml", clean, sd, "j enter 3 g enter x", "Raw XML"},
 		{"http", clean, sd, "enter enter enter h", "HTTP"},
 		// The broken demo's first Resource List part carries most of the
 		// seeded entry faults.
@@ -76,6 +76,14 @@ func TestScreenshots(t *testing.T) {
 		// against its entry and verified; the broken demo put a manifest path
 		// and a member that climb out of the package in it.
 		{"package", broken, sd, "enter j enter enter j", "refused"},
+		// The versions of a resource (entry 128 of dataset1's second Resource
+		// List part has two), its TimeGate asked for a datetime typed.
+		{"versions", clean, sd, "enter enter j enter 1 2 8 g v t 2 0 2 5 - 1 2 - 2 4 enter", "TimeGate"},
+		// Its first version against the resource now.
+		{"diff", clean, sd, "enter enter j enter 1 2 8 g v k c", "they differ"},
+		// A link that is not a ResourceSync document opens as a resource:
+		// entry 9's describedby link, a Dublin Core record.
+		{"resource-link", clean, sd, "enter enter enter 9 g enter enter", "Resource (describedby)"},
 		{"discovery", clean, "/", "", "Discovery"},
 		{"help", clean, sd, "enter enter enter ?", "rsx — keys"},
 	}

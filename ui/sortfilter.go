@@ -250,6 +250,11 @@ type filterQuery struct {
 	isDate bool
 	lo, hi int64 // the period, Unix nanoseconds [lo, hi)
 	isHex  bool  // looks like (part of) a digest: the hash column is searched
+
+	// unknownCol is the name before the colon of a "name:text" query that
+	// names no column of the document: the whole query is then searched as
+	// text, and the filter line says so.
+	unknownCol string
 }
 
 func parseFilter(s string, cols []colKind) filterQuery {
@@ -257,6 +262,8 @@ func parseFilter(s string, cols []colKind) filterQuery {
 	if name, rest, ok := strings.Cut(s, ":"); ok && !strings.Contains(name, "/") {
 		if k, ok := colByName(name); ok {
 			q.col, q.hasCol, q.text = k, true, rest
+		} else if isColumnWord(name) && !strings.HasPrefix(rest, "//") {
+			q.unknownCol = name
 		}
 	}
 	q.fold = strings.ToLower(q.text) == q.text
@@ -268,6 +275,20 @@ func parseFilter(s string, cols []colKind) filterQuery {
 // datePeriod reads the beginning of a W3C datetime (YYYY, YYYY-MM,
 // YYYY-MM-DD, then THH, THH:MM, THH:MM:SS, optionally ending in Z) as the
 // period it names.
+// isColumnWord tells whether name could be meant as a column name: ASCII
+// letters only (so that "http://…", "md5:…" and times are not taken for one).
+func isColumnWord(name string) bool {
+	if name == "" {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		if c := name[i] | 0x20; c < 'a' || c > 'z' {
+			return false
+		}
+	}
+	return true
+}
+
 func datePeriod(s string) (lo, hi int64, ok bool) {
 	s = strings.TrimSuffix(s, "Z")
 	layouts := []struct {

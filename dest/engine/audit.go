@@ -134,7 +134,7 @@ func (s *Session) Audit(ctx context.Context, target string) (*AuditReport, error
 	if err != nil {
 		return nil, fmt.Errorf("the stored selection: %w", err)
 	}
-	b := &builder{s: s, p: &Plan{}, sel: sel}
+	b := &builder{s: s, p: &Plan{}, sel: sel, capList: src.capList}
 
 	// The Resource List's at, then the changes after it (and after the
 	// copy's point, for what was announced).
@@ -221,49 +221,37 @@ func (s *Session) Audit(ctx context.Context, target string) (*AuditReport, error
 // over the Resource List's entry), and every resource changed after point is
 // noted as announced.
 func (b *builder) auditChanges(ctx context.Context, url string, at, since, point time.Time, keys *uriSet, overrides map[[2]uint64]plan.Entry, announced *uriSet) error {
-	d, err := b.s.openDoc(ctx, url)
-	if err != nil {
-		return err
-	}
-	b.docs.Add(1)
-	if c := d.hdr.MD.Capability; c != model.CapChangeList {
-		d.Close()
-		return fmt.Errorf("%s is a %s, not a Change List", d.url, model.DocumentTitle(c, d.hdr.Root))
-	}
+	// The lists that cover the time after since (with the archive's when
+	// the live ones do not reach back); past a gap, those after it.
 	var lists []listRef
-	var single *openedDoc
-	if d.isIndex() {
-		_, err := d.each(ctx, func(e *model.Entry, loc string) error {
-			lists = append(lists, listRef{url: loc, from: e.MD.From.Time, until: e.MD.Until.Time, fromKnown: e.MD.From.OK, pkg: -1})
-			return nil
-		})
-		d.Close()
+	from := since
+	for range 8 {
+		part, gap, err := b.catchUpLists(ctx, url, from, nil)
 		if err != nil {
 			return err
 		}
-	} else {
-		single = d
-		lists = []listRef{{url: d.url, from: d.hdr.MD.From.Time, until: d.hdr.MD.Until.Time, fromKnown: true, pkg: -1}}
+		lists = append(lists, part...)
+		if gap == nil {
+			break
+		}
+		b.p.Warnings = append(b.p.Warnings, gap.String()+": what changed then and is not in the Resource List yet is not known, and differences from then are reported unannounced")
+		if gap.To.IsZero() {
+			break
+		}
+		from = gap.To
 	}
-	orderLists(lists)
 	chg := plan.NewChanges(plan.ChangesOptions{Since: at, TempDir: b.s.st.TempDir()})
 	defer chg.Close()
 	for _, l := range lists {
-		if !l.until.IsZero() && !since.IsZero() && !l.until.After(since) {
+		ld, err := b.s.openDoc(ctx, l.url)
+		if err != nil {
+			if cerr := ctxErr(ctx, "read "+l.url); cerr != nil {
+				return cerr
+			}
+			b.problem(l.url, KindDocument, err)
 			continue
 		}
-		ld := single
-		single = nil
-		if ld == nil {
-			if ld, err = b.s.openDoc(ctx, l.url); err != nil {
-				if cerr := ctxErr(ctx, "read "+l.url); cerr != nil {
-					return cerr
-				}
-				b.problem(l.url, KindDocument, err)
-				continue
-			}
-			b.docs.Add(1)
-		}
+		b.docs.Add(1)
 		h := ld.hdr
 		info := plan.ListInfo{URL: l.url, Kind: "changelist", From: firstTime(h.MD.From.Time, l.from), Until: firstTime(h.MD.Until.Time, l.until)}
 		if err := chg.BeginList(info); err != nil {
@@ -271,7 +259,7 @@ func (b *builder) auditChanges(ctx context.Context, url string, at, since, point
 			return err
 		}
 		var addErr error
-		_, err := ld.each(ctx, func(e *model.Entry, loc string) error {
+		_, err = ld.each(ctx, func(e *model.Entry, loc string) error {
 			pe := entryOf(e, loc)
 			dt := pe.Datetime
 			if (dt.IsZero() && (info.Until.IsZero() || info.Until.After(point))) || (!dt.IsZero() && !dt.Before(point)) || point.IsZero() {
@@ -293,9 +281,6 @@ func (b *builder) auditChanges(ctx context.Context, url string, at, since, point
 			}
 			b.problem(l.url, KindDocument, err)
 		}
-	}
-	if single != nil {
-		single.Close()
 	}
 	sum, err := chg.Finish(ctx, everything{}, func(it plan.Item) error {
 		overrides[keys.key(it.Entry.URI)] = it.Entry

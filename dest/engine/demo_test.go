@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -87,9 +88,17 @@ func TestBaselineFromDump(t *testing.T) {
 	if !res.Plan.At.Equal(dumpAt) {
 		t.Errorf("point %v, the dump's at %v", res.Plan.At, dumpAt)
 	}
+	// The demo's Change List Index no longer lists the first Change List,
+	// which covers the dump's at: its Change List Archive does.
+	if idx := parseURL(t, srv.URL+"/dataset1/changelist.xml"); !idx.MD.From.Time.After(dumpAt) {
+		t.Fatalf("the index reaches back to the dump's at (%v): the archive is not needed", idx.MD.From.Time)
+	}
 	inc := syncOnce(t, dir, testClient(t), target, PlanOptions{Delete: true})
 	if !inc.OK() || inc.Plan.Mode != ModeIncremental || inc.Created+inc.Updated+inc.Deleted == 0 {
-		t.Fatalf("incremental: %+v:%s", inc.Plan.Summary, failures(inc))
+		t.Fatalf("incremental: gap %v, %+v:%s", inc.Plan.Gap, inc.Plan.Summary, failures(inc))
+	}
+	if !slices.ContainsFunc(inc.Plan.Notes, func(n string) bool { return strings.Contains(n, "Change List Archive") }) {
+		t.Errorf("notes %q", inc.Plan.Notes)
 	}
 	assertMirror(t, dir, srv.URL+"/dataset1/resourcelist.xml", nil)
 }

@@ -80,22 +80,15 @@ func (pk *pkgFile) remove() error {
 	return nil
 }
 
-// errPackageRefused is wrapped by the error for a package that differs from
-// its dump entry: it is refused whole.
-var errPackageRefused = errors.New("the package differs from what its dump entry declares")
-
 // downloadPackage downloads a package into the temporary folder and checks
 // its length and every digest against its dump entry. A package that
-// differs is refused whole: its file is removed and the error wraps
-// errPackageRefused.
-//
-// (This is dump.FetchPackage's check, done here because the engine keeps
-// the file for the run, while FetchPackage removes it when the package is
-// closed; dump.RefuseMismatched, once on main, names the same rule.)
+// differs is refused whole (dump.RefuseMismatched: the error wraps
+// dump.ErrEntryMismatch) and its file removed. The engine downloads it
+// itself, rather than through dump.FetchPackage, because it keeps the file
+// for the run, while FetchPackage removes it when the package is closed.
 func (s *Session) downloadPackage(ctx context.Context, ref dump.PackageRef) (*pkgFile, error) {
 	if ref.MD.LengthOK && ref.MD.Length > dump.DefaultMaxPackageBytes {
-		return nil, fmt.Errorf("package %s declares %s, more than the limit of %s", ref.URL,
-			fetch.FormatSize(ref.MD.Length), fetch.FormatSize(dump.DefaultMaxPackageBytes))
+		return nil, &dump.PackageTooLargeError{URL: ref.URL, Limit: dump.DefaultMaxPackageBytes, Declared: ref.MD.Length}
 	}
 	f, err := os.CreateTemp(s.st.TempDir(), "rsx-package-*.zip")
 	if err != nil {
@@ -111,39 +104,20 @@ func (s *Session) downloadPackage(ctx context.Context, ref dump.PackageRef) (*pk
 	v := model.NewVerifier(ref.MD.Hash)
 	bw := bufio.NewWriterSize(io.MultiWriter(f, v), 256<<10)
 	if _, err := s.client.DownloadWith(ctx, ref.URL, bw, fetch.DownloadOptions{MaxBytes: dump.DefaultMaxPackageBytes}); err != nil {
+		var tl *fetch.TooLargeError
+		if errors.As(err, &tl) {
+			return nil, &dump.PackageTooLargeError{URL: ref.URL, Limit: dump.DefaultMaxPackageBytes}
+		}
 		return nil, fmt.Errorf("download package %s: %w", ref.URL, err)
 	}
 	if err := bw.Flush(); err != nil {
 		return nil, fmt.Errorf("download package %s: %w", ref.URL, err)
 	}
-	if err := f.Sync(); err != nil {
-		return nil, fmt.Errorf("download package %s: %w", ref.URL, err)
-	}
-	var diffs []string
-	if ref.MD.LengthOK && v.Bytes() != ref.MD.Length {
-		diffs = append(diffs, fmt.Sprintf("length %d declared, %d downloaded", ref.MD.Length, v.Bytes()))
-	}
-	for _, r := range v.Results() {
-		if r.Supported && !r.Match {
-			diffs = append(diffs, fmt.Sprintf("%s %s declared, %s downloaded", r.Alg, r.Expected, r.Actual))
-		}
-	}
-	if len(diffs) > 0 {
-		return nil, fmt.Errorf("package %s refused: %w (%s); nothing of it is used", ref.URL, errPackageRefused, joinSemi(diffs))
+	if err := dump.RefuseMismatched(ref, dump.EntryMismatches(ref, v.Bytes(), v.Results())); err != nil {
+		return nil, err
 	}
 	keep = true
 	return &pkgFile{url: ref.URL, path: f.Name()}, nil
-}
-
-func joinSemi(s []string) string {
-	out := ""
-	for i, x := range s {
-		if i > 0 {
-			out += "; "
-		}
-		out += x
-	}
-	return out
 }
 
 // openDump reads a dump (or its index) and checks its capability.
@@ -236,7 +210,7 @@ func (b *builder) readResourceDump(ctx context.Context, url string, add func(pla
 				return time.Time{}, err
 			}
 			kind := KindDocument
-			if errors.Is(f.err, errPackageRefused) {
+			if errors.Is(f.err, dump.ErrEntryMismatch) {
 				kind = KindPackage
 			}
 			b.problem(ref.URL, kind, f.err)

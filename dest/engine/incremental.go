@@ -7,8 +7,10 @@ import (
 	"sort"
 	"time"
 
+	"rsx/crawl"
 	"rsx/dest/plan"
 	"rsx/dest/state"
+	"rsx/dump"
 	"rsx/model"
 )
 
@@ -126,85 +128,147 @@ func newPoint(point time.Time, lists []listRef) time.Time {
 }
 
 // readChangeLists reads the Change List or its index and adds the changes
-// of every needed list, in order. It reports false when nothing may be
+// of every list needed, in order. It reports false when nothing may be
 // applied (a gap, a list that could not be read).
 func (b *builder) readChangeLists(ctx context.Context, chg *plan.Changes, prev map[string]state.ChangeList) (bool, error) {
 	p := b.p
-	d, err := b.s.openDoc(ctx, p.Document)
-	if err != nil {
+	lists, gap, err := b.catchUpLists(ctx, p.Document, p.Point, prev)
+	if err != nil || gap != nil {
+		p.Gap = gap
 		return false, err
 	}
-	b.docs.Add(1)
-	if c := d.hdr.MD.Capability; c != model.CapChangeList {
-		d.Close()
-		return false, fmt.Errorf("%s is a %s, not a Change List", d.url, model.DocumentTitle(c, d.hdr.Root))
-	}
-	var lists []listRef
-	var single *openedDoc
-	if d.isIndex() {
-		_, err := d.each(ctx, func(e *model.Entry, loc string) error {
-			lists = append(lists, listRef{url: loc, from: e.MD.From.Time, until: e.MD.Until.Time, fromKnown: e.MD.From.OK, pkg: -1})
-			return nil
-		})
-		d.Close()
-		if err != nil {
-			return false, err
-		}
-		// A list the index describes without from: its own header says.
-		for i := range lists {
-			l := &lists[i]
-			if l.fromKnown {
-				continue
-			}
-			if r, ok := prev[l.url]; ok && r.Complete && r.Closed() {
-				continue
-			}
-			ld, err := b.s.openDoc(ctx, l.url)
-			if err != nil {
-				b.problem(l.url, KindDocument, err)
-				return false, nil
-			}
-			l.from, l.until, l.fromKnown = ld.hdr.MD.From.Time, ld.hdr.MD.Until.Time, ld.hdr.MD.From.OK
-			ld.Close()
-		}
-	} else {
-		single = d
-		lists = []listRef{{url: d.url, from: d.hdr.MD.From.Time, until: d.hdr.MD.Until.Time, fromKnown: d.hdr.MD.From.OK, pkg: -1}}
-	}
-	orderLists(lists)
-	if b.checkGap(lists, prev) {
-		if single != nil {
-			single.Close()
-		}
+	if len(b.p.Problems) > 0 {
 		return false, nil
 	}
 	for _, l := range lists {
 		if !b.needed(l, prev) {
 			continue
 		}
-		ld := single
-		single = nil
-		if ld == nil {
-			if ld, err = b.s.openDoc(ctx, l.url); err != nil {
-				if cerr := ctxErr(ctx, "read "+l.url); cerr != nil {
-					return false, cerr
-				}
-				b.problem(l.url, KindDocument, err)
-				return false, nil
+		ld, err := b.s.openDoc(ctx, l.url)
+		if err != nil {
+			if cerr := ctxErr(ctx, "read "+l.url); cerr != nil {
+				return false, cerr
 			}
-			b.docs.Add(1)
+			b.problem(l.url, KindDocument, err)
+			return false, nil
 		}
+		b.docs.Add(1)
 		ok, err := b.readChangeList(ctx, chg, ld, l, prev)
 		ld.Close()
 		if err != nil || !ok {
 			return ok, err
 		}
 	}
-	if single != nil {
-		single.Close()
-	}
 	p.newPoint = newPoint(p.Point, lists)
 	return true, nil
+}
+
+// catchUpLists reads the live Change List (or its index) at url and returns
+// the lists that cover every change after since, in the order to apply
+// them (model.PlanCatchUp): the live ones, and those of the Source's Change
+// List Archive when the live ones do not reach back to since. A stretch of
+// time after since that none covers is the gap.
+func (b *builder) catchUpLists(ctx context.Context, url string, since time.Time, prev map[string]state.ChangeList) ([]listRef, *plan.Gap, error) {
+	d, err := b.s.openDoc(ctx, url)
+	if err != nil {
+		return nil, nil, err
+	}
+	b.docs.Add(1)
+	if c := d.hdr.MD.Capability; c != model.CapChangeList {
+		d.Close()
+		return nil, nil, fmt.Errorf("%s is a %s, not a Change List", d.url, model.DocumentTitle(c, d.hdr.Root))
+	}
+	var live []listRef
+	if d.isIndex() {
+		_, err := d.each(ctx, func(e *model.Entry, loc string) error {
+			live = append(live, listRef{url: loc, from: e.MD.From.Time, until: e.MD.Until.Time, fromKnown: e.MD.From.OK, pkg: -1})
+			return nil
+		})
+		d.Close()
+		if err != nil {
+			return nil, nil, err
+		}
+		// A list the index describes without from: the state's record of
+		// it, else its own header says.
+		for i := range live {
+			l := &live[i]
+			if l.fromKnown {
+				continue
+			}
+			if r, ok := prev[l.url]; ok && !r.From.IsZero() {
+				l.from, l.until, l.fromKnown = r.From, r.Until, true
+				continue
+			}
+			ld, err := b.s.openDoc(ctx, l.url)
+			if err != nil {
+				b.problem(l.url, KindDocument, err)
+				return nil, nil, nil
+			}
+			l.from, l.until, l.fromKnown = ld.hdr.MD.From.Time, ld.hdr.MD.Until.Time, ld.hdr.MD.From.OK
+			ld.Close()
+		}
+	} else {
+		live = []listRef{{url: d.url, from: d.hdr.MD.From.Time, until: d.hdr.MD.Until.Time, fromKnown: d.hdr.MD.From.OK, pkg: -1}}
+		d.Close()
+	}
+	periods := func(ls []listRef) []model.Period {
+		var out []model.Period
+		for i, l := range ls {
+			if l.fromKnown {
+				out = append(out, model.Period{URL: l.url, From: l.from, Until: l.until, Entry: i})
+			}
+		}
+		return out
+	}
+	byURL := map[string]listRef{}
+	for _, l := range live {
+		byURL[l.url] = l
+	}
+	cu := model.PlanCatchUp(since, nil, periods(live))
+	if cu.Gap != nil {
+		// The live lists do not reach back: the archive may.
+		h, herr := crawl.LoadHistory(ctx, crawl.NewGraph(b.s.client, crawl.GraphOptions{}), url, crawl.HistoryOptions{CapabilityList: b.capList})
+		if herr != nil {
+			b.p.Warnings = append(b.p.Warnings, "the Change List Archive could not be read: "+herr.Error())
+		}
+		if h != nil && len(h.ArchivedPeriods) > 0 {
+			b.docs.Add(int64(len(h.Archive)))
+			cu = model.PlanCatchUp(since, h.ArchivedPeriods, periods(live))
+			n := 0
+			for _, ap := range cu.Lists {
+				if ap.Archived {
+					byURL[ap.URL] = listRef{url: ap.URL, from: ap.From, until: ap.Until, fromKnown: true, pkg: -1}
+					n++
+				}
+			}
+			if n > 0 {
+				b.p.Notes = append(b.p.Notes, fmt.Sprintf("the Change List Archive %s holds %s the index no longer lists", h.Archive[0].URL, plural(n, "list", "lists")))
+			}
+		}
+	}
+	if cu.Gap != nil {
+		return nil, &plan.Gap{From: cu.Gap.From, To: cu.Gap.Until}, nil
+	}
+	lists := make([]listRef, 0, len(cu.Lists))
+	for _, cp := range cu.Lists {
+		lists = append(lists, byURL[cp.URL])
+	}
+	// Lists that say no from cannot be placed in time: they are read last,
+	// their changes ordered by their own datetimes.
+	for _, l := range live {
+		if !l.fromKnown {
+			lists = append(lists, l)
+			b.p.Warnings = append(b.p.Warnings, l.url+" says no from: it is read after the others")
+		}
+	}
+	return lists, nil, nil
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
 
 // readChangeList adds the changes of one open document.
@@ -303,7 +367,7 @@ func (b *builder) readChangeDump(ctx context.Context, chg *plan.Changes, prev ma
 				return false, err
 			}
 			kind := KindDocument
-			if errors.Is(f.err, errPackageRefused) {
+			if errors.Is(f.err, dump.ErrEntryMismatch) {
 				kind = KindPackage
 			}
 			b.problem(d.Packages[i].URL, kind, f.err)

@@ -145,6 +145,7 @@ type builder struct {
 	noDeletes      bool
 	emittedPending int
 	index          *indexLoader // an incremental plan's state, loaded in the background
+	capList        string       // the Source's Capability List, "" when none
 	docs           atomic.Int64
 	entries        atomic.Int64
 }
@@ -193,7 +194,7 @@ func (s *Session) Plan(ctx context.Context, target string, opts PlanOptions) (*P
 		p.selSave = !exists || selChanged
 		p.Selection = given
 	}
-	b := &builder{s: s, p: p}
+	b := &builder{s: s, p: p, capList: src.capList}
 	if b.sel, err = plan.NewSelection(p.Selection.Include, p.Selection.Exclude); err != nil {
 		return nil, fmt.Errorf("selection: %w", err)
 	}

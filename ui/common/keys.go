@@ -38,6 +38,8 @@ type KeyMap struct {
 	Filter      key.Binding
 	SortNext    key.Binding
 	SortReverse key.Binding
+	NextProblem key.Binding // the next entry that has a problem
+	PrevProblem key.Binding // the previous one
 
 	// Acting on the selection.
 	Copy    key.Binding // copy the selected URL (OSC 52)
@@ -49,6 +51,7 @@ type KeyMap struct {
 	HTTP      key.Binding // HTTP exchange
 	Problems  key.Binding // conformance problems
 	Discovery key.Binding // how the Source was discovered
+	Versions  key.Binding // the selected resource's versions (Memento)
 
 	// Keys of one page each (listed in that page's help group).
 	NextMatch      key.Binding // raw: next search match
@@ -57,6 +60,9 @@ type KeyMap struct {
 	ToggleErrors   key.Binding // problems: show or hide errors
 	ToggleWarnings key.Binding // problems: show or hide warnings
 	ShowLine       key.Binding // problems: show the problem's line in the raw XML
+	Pretty         key.Binding // raw: pretty-printed or as received
+	Compare        key.Binding // versions: diff a version against the current resource
+	TimeGate       key.Binding // versions: ask the TimeGate for a datetime
 
 	// A text input (filter, prompt, search) that has the keyboard.
 	Submit key.Binding
@@ -102,6 +108,8 @@ func DefaultKeyMap() KeyMap {
 		Filter:      key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
 		SortNext:    key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "sort by next column")),
 		SortReverse: key.NewBinding(key.WithKeys("S"), key.WithHelp("S", "reverse sort")),
+		NextProblem: key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "next entry with a problem")),
+		PrevProblem: key.NewBinding(key.WithKeys("N"), key.WithHelp("N", "previous entry with a problem")),
 
 		Copy:    key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "copy URL")),
 		Browser: key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "open in browser")),
@@ -111,6 +119,7 @@ func DefaultKeyMap() KeyMap {
 		HTTP:      key.NewBinding(key.WithKeys("h"), key.WithHelp("h", "HTTP exchange")),
 		Problems:  key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "problems")),
 		Discovery: key.NewBinding(key.WithKeys("D"), key.WithHelp("D", "discovery")),
+		Versions:  key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "versions (Memento)")),
 
 		NextMatch:      key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "next match")),
 		PrevMatch:      key.NewBinding(key.WithKeys("N"), key.WithHelp("N", "previous match")),
@@ -118,6 +127,9 @@ func DefaultKeyMap() KeyMap {
 		ToggleErrors:   key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "show/hide errors")),
 		ToggleWarnings: key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "show/hide warnings")),
 		ShowLine:       key.NewBinding(key.WithKeys("L"), key.WithHelp("L", "show the line in the raw XML")),
+		Pretty:         key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "pretty-printed / as received")),
+		Compare:        key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "diff with the current resource")),
+		TimeGate:       key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "TimeGate: the version at a datetime")),
 
 		Submit: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "apply")),
 		Cancel: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel")),
@@ -141,9 +153,9 @@ func (k KeyMap) Groups() []KeyGroup {
 	return []KeyGroup{
 		{"Move", []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.HalfUp, k.HalfDown, k.Top, k.Bottom, k.JumpTo, k.NextPane}},
 		{"Navigate", []key.Binding{k.Open, k.Back, k.UpLink, k.IndexLink, k.HistBack, k.HistFwd, k.OpenURL, k.LoadAll, k.DocInfo, k.Manifest}},
-		{"Find", []key.Binding{k.Filter, k.SortNext, k.SortReverse}},
+		{"Find", []key.Binding{k.Filter, k.SortNext, k.SortReverse, k.NextProblem, k.PrevProblem}},
 		{"Act", []key.Binding{k.Copy, k.Browser, k.Retry}},
-		{"Inspect", []key.Binding{k.Raw, k.HTTP, k.Problems, k.Discovery}},
+		{"Inspect", []key.Binding{k.Raw, k.HTTP, k.Problems, k.Discovery, k.Versions}},
 		{"Program", []key.Binding{k.Help, k.Quit, k.Force}},
 	}
 }

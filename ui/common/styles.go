@@ -96,6 +96,7 @@ type Paints struct {
 	Created, Updated, Deleted       Paint
 	MarkOK, MarkBad, MarkUnknown    Paint
 	Border, BorderFocused, PaneHead Paint
+	Error, Warning                  Paint // an entry's problem marks
 }
 
 // Paint is a style reduced to the escape sequences around its text. It
@@ -225,6 +226,8 @@ func NewStyles(isDark bool) *Styles {
 		Border:        NewPaint(lipgloss.NewStyle().Foreground(s.Subtle)),
 		BorderFocused: NewPaint(lipgloss.NewStyle().Foreground(s.Accent)),
 		PaneHead:      NewPaint(s.PaneTitle),
+		Error:         NewPaint(s.Error),
+		Warning:       NewPaint(s.Warning),
 	}
 	return s
 }

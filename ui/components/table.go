@@ -47,6 +47,9 @@ type Table struct {
 	Focused bool
 	// Numbers shows the entry number column.
 	Numbers bool
+	// Mark, when set, draws a one-cell column after the numbers: the text
+	// (one cell, or "" for none) and paint of underlying row i's mark.
+	Mark func(i int) (string, common.Paint)
 	// SortCol is the column whose title carries the sort arrow, -1 none;
 	// SortDesc points it down.
 	SortCol  int
@@ -164,10 +167,7 @@ func (t *Table) numberWidth() int {
 
 // MinWidth is the width the table needs to show every column at its Min.
 func (t *Table) MinWidth() int {
-	w := 0
-	if t.Numbers {
-		w = t.numberWidth() + 1
-	}
+	w := t.leadWidth()
 	for i, c := range t.cols {
 		if i > 0 {
 			w++
@@ -177,13 +177,22 @@ func (t *Table) MinWidth() int {
 	return w
 }
 
+// leadWidth is the width of the number and mark columns with their
+// separators.
+func (t *Table) leadWidth() int {
+	w := 0
+	if t.Numbers {
+		w = t.numberWidth() + 1
+	}
+	if t.Mark != nil {
+		w += 2
+	}
+	return w
+}
+
 // layout computes column widths from the table width.
 func (t *Table) layout() {
-	w := t.width
-	if t.Numbers {
-		w -= t.numberWidth() + 1
-	}
-	t.widths = LayoutColumns(t.cols, w)
+	t.widths = LayoutColumns(t.cols, t.width-t.leadWidth())
 }
 
 // LayoutColumns gives each column its Min, then shares the rest by Flex up
@@ -257,10 +266,7 @@ func (t *Table) PosAt(y int) int {
 
 // ColumnAt returns the column drawn at x, -1 for none (or the number column).
 func (t *Table) ColumnAt(x int) int {
-	col := 0
-	if t.Numbers {
-		col = t.numberWidth() + 1
-	}
+	col := t.leadWidth()
 	for i, w := range t.widths {
 		if w == 0 {
 			continue
@@ -287,6 +293,9 @@ func (t *Table) View() string {
 	if t.Numbers {
 		hdr.WriteString(PadLeft("#", nw))
 		hdr.WriteByte(' ')
+	}
+	if t.Mark != nil {
+		hdr.WriteString("  ")
 	}
 	for i, c := range t.cols {
 		w := t.widths[i]
@@ -328,6 +337,18 @@ func (t *Table) View() string {
 				line.WriteString(num)
 			} else {
 				line.WriteString(st.Paint.RowNumber.Apply(num))
+			}
+			line.WriteByte(' ')
+		}
+		if t.Mark != nil {
+			m, paint := t.Mark(i)
+			switch {
+			case m == "":
+				line.WriteByte(' ')
+			case selected:
+				line.WriteString(m)
+			default:
+				line.WriteString(paint.Apply(m))
 			}
 			line.WriteByte(' ')
 		}

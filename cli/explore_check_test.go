@@ -1,0 +1,73 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The explorer's edges: a word that is no command, a target that is neither
+// a URL nor a file, and no terminal each end with a clear error and exit
+// status 2, before anything starts.
+func TestExplorerRefusesWhatItCannotOpen(t *testing.T) {
+	dir := t.TempDir()
+	existing := filepath.Join(dir, "resourcelist.xml")
+	if err := os.WriteFile(existing, []byte("<urlset/>"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"mirror"}, []string{`unknown command "mirror"`, "rsx --help"}},
+		{[]string{"tre"}, []string{`unknown command "tre"`, `did you mean "tree"?`}},
+		{[]string{"valdate"}, []string{`did you mean "validate"?`}},
+		{[]string{"example.org"}, []string{"neither a URL nor an existing file", "https://example.org"}},
+		{[]string{filepath.Join(dir, "missing.xml")}, []string{"neither a URL nor an existing file"}},
+		{[]string{"ftp://example.org/x"}, []string{"neither an http(s) URL nor an existing file"}},
+		// What can be opened gets as far as the terminal check.
+		{[]string{existing}, []string{"the explorer needs a terminal", "rsx validate", "rsx tree", "--json"}},
+		{[]string{"http://127.0.0.1:9/x.xml"}, []string{"the explorer needs a terminal"}},
+		{nil, []string{"the explorer needs a terminal", "rsx discover"}},
+	} {
+		code, out, errs := runCmd(t, tc.args...)
+		if code != exitFailure {
+			t.Errorf("rsx %v: exit %d, want %d (stderr %q)", tc.args, code, exitFailure, errs)
+		}
+		if out != "" {
+			t.Errorf("rsx %v: wrote %q on stdout", tc.args, out)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(errs, w) {
+				t.Errorf("rsx %v: stderr %q does not say %q", tc.args, errs, w)
+			}
+		}
+		if strings.Contains(errs, "bubbletea") || strings.Count(errs, "\n") != 1 {
+			t.Errorf("rsx %v: stderr should be one plain line: %q", tc.args, errs)
+		}
+	}
+}
+
+// tree --json prints its one JSON document, the error said, when URL
+// cannot be fetched, as every --json command does.
+func TestTreeJSONOnUnreachableTarget(t *testing.T) {
+	for _, target := range []string{"http://127.0.0.1:9/.well-known/resourcesync", "not-a-url"} {
+		code, out, errs := runCmd(t, "tree", "--json", target)
+		if code != exitFailure {
+			t.Errorf("%s: exit %d, want %d", target, code, exitFailure)
+		}
+		var root jsonTreeNode
+		dec := json.NewDecoder(strings.NewReader(out))
+		if err := dec.Decode(&root); err != nil || dec.More() {
+			t.Fatalf("%s: stdout is not one JSON document (%v):\n%s", target, err, out)
+		}
+		if root.URL != target || root.Error == nil || *root.Error == "" || root.Children == nil {
+			t.Errorf("%s: node %+v, want the URL, its error and no children", target, root)
+		}
+		if !strings.Contains(errs, "tree:") {
+			t.Errorf("%s: stderr %q does not say what failed", target, errs)
+		}
+	}
+}

@@ -1,0 +1,147 @@
+package ui
+
+import (
+	"context"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"rsx/model"
+)
+
+// One truth about validity: a document's problems are those its load found
+// and, for a document that lists others (a Source Description, a Capability
+// List, an index), those found across documents, which the root checks in
+// the background once the load is done. The status bar's counts, the
+// table's marks and the problems page all read them from the document.
+
+// crossState is where the cross-document checks of a document stand.
+type crossState uint8
+
+const (
+	crossNone     crossState = iota // not a document that lists others, or not checked
+	crossChecking                   // running
+	crossDone                       // done: cross holds what they found
+	crossFailed                     // could not be done: crossErr says why
+)
+
+// Marks of entries with problems, the worst first.
+const (
+	markNoProblem uint8 = iota
+	markHasWarning
+	markHasError
+)
+
+// crossCheckedMsg carries the cross-document problems of a document.
+type crossCheckedMsg struct {
+	doc      *document
+	problems []model.Problem
+	err      error
+}
+
+// docProblemsMsg tells the open pages that a document's problems changed
+// (the cross-document checks ended).
+type docProblemsMsg struct{ doc *document }
+
+// problemCounts counts errors and warnings: the load's exact counts plus
+// the cross-document problems.
+func (d *document) problemCounts() (errs, warns int) {
+	errs, warns = d.nErrors, d.nWarns
+	for _, p := range d.cross {
+		switch p.Severity {
+		case model.SeverityError:
+			errs++
+		case model.SeverityWarning:
+			warns++
+		}
+	}
+	return errs, warns
+}
+
+// wantsCrossCheck tells whether the document lists other documents that
+// the cross-document checks load (not for local files: their links are
+// not followed from here).
+func (d *document) wantsCrossCheck() bool {
+	return !d.loading && d.err == nil && d.header != nil && d.parts == nil && d.entriesAreDocuments() && !model.IsLocal(d.url)
+}
+
+// buildMarks records which entries have problems, from the problems stored
+// by the load and the cross-document ones.
+func (d *document) buildMarks() {
+	d.marks = nil
+	n := d.entries.Len()
+	for _, ps := range [][]model.Problem{d.problems, d.cross} {
+		for _, p := range ps {
+			if p.Entry < 0 || p.Entry >= n {
+				continue
+			}
+			if d.marks == nil {
+				d.marks = make([]uint8, n)
+			}
+			m := markHasWarning
+			if p.Severity == model.SeverityError {
+				m = markHasError
+			}
+			d.marks[p.Entry] = max(d.marks[p.Entry], m)
+		}
+	}
+}
+
+// markOf is entry i's mark.
+func (d *document) markOf(i int) uint8 {
+	if i < 0 || i >= len(d.marks) {
+		return markNoProblem
+	}
+	return d.marks[i]
+}
+
+// problemsStoredAll tells whether every problem counted is stored (the
+// checker stores the first ones of a very faulty document only).
+func (d *document) problemsStoredAll() bool {
+	return len(d.problems) >= d.nErrors+d.nWarns
+}
+
+// startCrossCheck checks the documents d lists against it, in the
+// background.
+func (a *App) startCrossCheck(d *document) tea.Cmd {
+	if !d.wantsCrossCheck() || d.crossState != crossNone {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	d.crossState, d.crossCancel = crossChecking, cancel
+	b, url := a.backend, d.base()
+	return tea.Batch(func() tea.Msg {
+		defer cancel()
+		ps, err := b.CrossCheck(ctx, url)
+		return crossCheckedMsg{doc: d, problems: ps, err: err}
+	}, a.tick())
+}
+
+// crossChecked records the cross-document problems of a document and tells
+// the pages.
+func (a *App) crossChecked(m crossCheckedMsg) tea.Cmd {
+	d := m.doc
+	if d == nil || d.crossState != crossChecking {
+		return nil
+	}
+	d.crossCancel = nil
+	d.cross = m.problems
+	d.crossErr = m.err
+	d.crossState = crossDone
+	if m.err != nil && len(m.problems) == 0 {
+		d.crossState = crossFailed
+	}
+	d.buildMarks()
+	return a.broadcast(docProblemsMsg{doc: d})
+}
+
+// stopCrossCheck cancels the cross-document checks in flight.
+func (d *document) stopCrossCheck() {
+	if d.crossCancel != nil {
+		d.crossCancel()
+		d.crossCancel = nil
+		if d.crossState == crossChecking {
+			d.crossState = crossNone
+		}
+	}
+}

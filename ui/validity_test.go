@@ -1,0 +1,210 @@
+package ui
+
+import (
+	"errors"
+	"regexp"
+	"strings"
+	"testing"
+
+	"rsx/model"
+)
+
+// exFaultySite is exSite with a Capability List that lists a document that
+// is not there (a cross-document error about its entry 2) and a Resource
+// List cut short.
+func exFaultySite() *exGetter {
+	g := newExGetter()
+	g.docs["/dataset9/capabilitylist.xml"] = `<?xml version="1.0" encoding="UTF-8"?>
+<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:rs="http://www.openarchives.org/rs/terms/">
+<rs:md capability="capabilitylist"/>
+<rs:ln rel="up" href="` + exHost + `/.well-known/resourcesync"/>
+<rs:ln rel="describedby" href="` + exHost + `/about.html"/>
+  <url><loc>` + exHost + `/dataset1/resourcelist-index.xml</loc><rs:md capability="resourcelist"/></url>
+  <url><loc>` + exHost + `/dataset9/changelist.xml</loc><rs:md capability="changelist"/></url>
+</urlset>
+`
+	g.docs["/dataset9/cut.xml"] = strings.SplitAfter(g.docs["/dataset1/resourcelist-1.xml"], "</url>")[0] + "\n  <url><loc>" + exHost + "/res/x.html</lo"
+	return g
+}
+
+var countRE = regexp.MustCompile(`(\d+) (error|warning)s?`)
+
+// counts reads "N errors" and "N warnings" out of a line.
+func counts(line string) map[string]string {
+	out := map[string]string{}
+	for _, m := range countRE.FindAllStringSubmatch(line, -1) {
+		out[m[2]] = m[1]
+	}
+	return out
+}
+
+// The status bar, the table's marks and the problems page count the same
+// problems, the cross-document ones included.
+func TestOneTruthAboutValidity(t *testing.T) {
+	for _, target := range []string{"/dataset9/capabilitylist.xml", "/dataset1/resourcelist-1.xml", "/.well-known/resourcesync", "/dataset1/changelist.xml"} {
+		t.Run(target, func(t *testing.T) {
+			a, d := exApp(t, exFaultySite(), target, 120, 40)
+			lines := strings.Split(d.screen(), "\n")
+			status := lines[len(lines)-2]
+			doc := a.doc
+			errs, warns := doc.problemCounts()
+			if doc.crossState == crossChecking {
+				t.Fatal("the cross-document checks did not end")
+			}
+			if errs+warns == 0 {
+				if !strings.Contains(status, "✓ valid") {
+					t.Errorf("no problems, but the status bar says %q", status)
+				}
+			} else if strings.Contains(status, "valid") {
+				t.Errorf("%d errors, %d warnings, but the status bar says %q", errs, warns, status)
+			}
+			d.keys("p")
+			page := d.screen()
+			if got, want := counts(strings.Split(page, "\n")[1]), counts(status); errs+warns > 0 && !equalCounts(got, want) {
+				t.Errorf("problems page counts %v, status bar %v\n%s", got, want, page)
+			}
+			// Every entry the page lists a problem for is marked, and no other.
+			p := a.pages[len(a.pages)-1].(*problemsPage)
+			listed := map[int]model.Severity{}
+			for _, ps := range [][]model.Problem{p.doc, p.cross} {
+				for _, pr := range ps {
+					if pr.Entry >= 0 && (listed[pr.Entry] == 0 || pr.Severity == model.SeverityError) {
+						listed[pr.Entry] = pr.Severity
+					}
+				}
+			}
+			for i := range doc.entries.Len() {
+				want := markNoProblem
+				switch listed[i] {
+				case model.SeverityError:
+					want = markHasError
+				case model.SeverityWarning:
+					want = markHasWarning
+				}
+				if got := doc.markOf(i); got != want {
+					t.Errorf("entry %d is marked %d, the problems page lists %v", i+1, got, listed[i])
+				}
+			}
+		})
+	}
+}
+
+func equalCounts(a, b map[string]string) bool {
+	n := func(m map[string]string, k string) string {
+		if v, ok := m[k]; ok {
+			return v
+		}
+		return "0"
+	}
+	return n(a, "error") == n(b, "error") && n(a, "warning") == n(b, "warning")
+}
+
+// A Capability List whose listed document is missing is not valid: the
+// cross-document error is counted in the status bar, marks its entry and is
+// on the problems page.
+func TestCrossDocumentProblemsCount(t *testing.T) {
+	a, d := exApp(t, exFaultySite(), "/dataset9/capabilitylist.xml", 120, 40)
+	if a.doc.markOf(1) != markHasError {
+		t.Fatalf("entry 2 (the missing Change List) is not marked as an error; cross %+v", a.doc.cross)
+	}
+	lines := strings.Split(d.screen(), "\n")
+	if status := lines[len(lines)-2]; !strings.Contains(status, "✗ 1 error") {
+		t.Errorf("status bar %q", status)
+	}
+	if row := lines[4]; !strings.Contains(row, "✗") || !strings.Contains(row, "changelist.xml") {
+		t.Errorf("the table row of entry 2 has no mark: %q", row)
+	}
+	d.keys("p")
+	if s := d.screen(); !strings.Contains(s, "across documents") || !strings.Contains(s, "✗ 1 error") {
+		t.Errorf("problems page:\n%s", s)
+	}
+}
+
+// A document that failed to load is never "✓ valid": its error shows.
+func TestFailedLoadIsNotValid(t *testing.T) {
+	g := exFaultySite()
+	g.fail[exHost+"/dataset1/changelist.xml"] = errors.New("connection refused")
+	for _, target := range []string{"/dataset9/cut.xml", "/dataset1/changelist.xml"} {
+		_, d := exApp(t, g, target, 120, 40)
+		s := d.screen()
+		if strings.Contains(s, "valid") {
+			t.Errorf("%s: a failed load is called valid:\n%s", target, s)
+		}
+		if !strings.Contains(s, "incomplete") && !strings.Contains(s, "failed") {
+			t.Errorf("%s: the failure is not shown:\n%s", target, s)
+		}
+	}
+}
+
+// enter on a problem shows its entry; esc comes back to the problems page
+// at the same place; esc again closes it, and then goes back in history.
+func TestProblemEntryAndBack(t *testing.T) {
+	a, d := exApp(t, newExGetter(), "/dataset1/resourcelist-1.xml", 120, 40)
+	d.keys("p")
+	p := a.pages[0].(*problemsPage)
+	// Expand the first group if it is not, and go to its fifth problem.
+	if !p.expanded[p.rows[0].g.key] {
+		d.keys("enter")
+	}
+	d.keys("j j j j j")
+	sel, off := p.list.Cursor(), p.list.Offset()
+	want := p.Selected()
+	if want == nil || want.Entry < 0 {
+		t.Fatalf("no entry problem selected: %+v", want)
+	}
+	d.keys("enter")
+	if len(a.pages) != 0 || a.dv.Selected() != want.Entry {
+		t.Fatalf("enter: %d pages open, entry %d selected; want the document at entry %d", len(a.pages), a.dv.Selected()+1, want.Entry+1)
+	}
+	if s := d.screen(); !strings.Contains(s, "back to Problems") {
+		t.Errorf("the document page does not say esc goes back to the problems:\n%s", s)
+	}
+	d.keys("esc")
+	if len(a.pages) != 1 || a.pages[0] != p || p.list.Cursor() != sel || p.list.Offset() != off {
+		t.Fatalf("esc: %d pages, cursor %d offset %d; want the same problems page at %d, %d", len(a.pages), p.list.Cursor(), p.list.Offset(), sel, off)
+	}
+	d.keys("esc")
+	if len(a.pages) != 0 || strings.Contains(d.screen(), "back to Problems") {
+		t.Errorf("second esc should close the problems page:\n%s", d.screen())
+	}
+	// L shows the line in the raw XML over the problems page: esc comes back.
+	d.keys("p L")
+	if len(a.pages) != 2 || a.pages[1].Title() != "Raw XML" {
+		t.Fatalf("L: pages %d", len(a.pages))
+	}
+	d.keys("esc")
+	if len(a.pages) != 1 || a.pages[0].Title() != "Problems" {
+		t.Errorf("esc from the raw XML did not come back to the problems")
+	}
+}
+
+// n and N go to the next and previous entry that has a problem.
+func TestNextEntryWithAProblem(t *testing.T) {
+	a, d := exApp(t, newExGetter(), "/dataset1/resourcelist-1.xml", 120, 40)
+	var marked []int
+	for i := range a.doc.entries.Len() {
+		if a.doc.markOf(i) != markNoProblem {
+			marked = append(marked, i)
+		}
+	}
+	if len(marked) < 2 || marked[0] == 0 {
+		t.Fatalf("fixture: marked entries %v", marked)
+	}
+	d.keys("n")
+	if got := a.dv.Selected(); got != marked[0] {
+		t.Errorf("n: entry %d, want %d", got+1, marked[0]+1)
+	}
+	d.keys("n")
+	if got := a.dv.Selected(); got != marked[1] {
+		t.Errorf("n n: entry %d, want %d", got+1, marked[1]+1)
+	}
+	d.keys("N N")
+	if got := a.dv.Selected(); got != marked[len(marked)-1] {
+		t.Errorf("N wraps round: entry %d, want %d", got+1, marked[len(marked)-1]+1)
+	}
+	_, d2 := exApp(t, newExGetter(), "/dataset1/changelist.xml", 120, 40)
+	d2.keys("n")
+	if l := lastLine(d2.screen()); !strings.Contains(l, "no entry has a problem") {
+		t.Errorf("n without problems: %q", l)
+	}
+}
