@@ -138,43 +138,69 @@ func TestFailedLoadIsNotValid(t *testing.T) {
 
 // enter on a problem shows its entry; esc comes back to the problems page
 // at the same place; esc again closes it, and then goes back in history.
+// Part 1 of the fixtures has one error (entry 12) and six warnings; at 40
+// lines every group is open and the list does not scroll, at 14 the groups
+// are closed and the list scrolls once the last one is opened.
+// (At 14 lines the detail pane leaves the list four rows.)
 func TestProblemEntryAndBack(t *testing.T) {
-	a, d := exApp(t, newExGetter(), "/dataset1/resourcelist-1.xml", 120, 40)
-	d.keys("p")
-	p := a.pages[0].(*problemsPage)
-	// Expand the first group if it is not, and go to its fifth problem.
-	if !p.expanded[p.rows[0].g.key] {
-		d.keys("enter")
+	cases := []struct {
+		name   string
+		h      int
+		keys   string // from the first row to the problem to open
+		rule   string
+		entry  int
+		scroll bool
+	}{
+		// The error's group, its problem, the type-invalid group, then
+		// its third problem.
+		{"open groups", 40, "j j j j j", "type-invalid", 16, false},
+		// G to the last group (hash-base64), enter opens it, G to its
+		// last problem.
+		{"scrolled", 14, "G enter G", "hash-base64", 26, true},
 	}
-	d.keys("j j j j j")
-	sel, off := p.list.Cursor(), p.list.Offset()
-	want := p.Selected()
-	if want == nil || want.Entry < 0 {
-		t.Fatalf("no entry problem selected: %+v", want)
-	}
-	d.keys("enter")
-	if len(a.pages) != 0 || a.dv.Selected() != want.Entry {
-		t.Fatalf("enter: %d pages open, entry %d selected; want the document at entry %d", len(a.pages), a.dv.Selected()+1, want.Entry+1)
-	}
-	if s := d.screen(); !strings.Contains(s, "back to Problems") {
-		t.Errorf("the document page does not say esc goes back to the problems:\n%s", s)
-	}
-	d.keys("esc")
-	if len(a.pages) != 1 || a.pages[0] != p || p.list.Cursor() != sel || p.list.Offset() != off {
-		t.Fatalf("esc: %d pages, cursor %d offset %d; want the same problems page at %d, %d", len(a.pages), p.list.Cursor(), p.list.Offset(), sel, off)
-	}
-	d.keys("esc")
-	if len(a.pages) != 0 || strings.Contains(d.screen(), "back to Problems") {
-		t.Errorf("second esc should close the problems page:\n%s", d.screen())
-	}
-	// L shows the line in the raw XML over the problems page: esc comes back.
-	d.keys("p L")
-	if len(a.pages) != 2 || a.pages[1].Title() != "Raw XML" {
-		t.Fatalf("L: pages %d", len(a.pages))
-	}
-	d.keys("esc")
-	if len(a.pages) != 1 || a.pages[0].Title() != "Problems" {
-		t.Errorf("esc from the raw XML did not come back to the problems")
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			a, d := exApp(t, newExGetter(), "/dataset1/resourcelist-1.xml", 120, tc.h)
+			d.keys("p")
+			exWantPage(t, a, "Problems")
+			p := a.pages[0].(*problemsPage)
+			if len(p.rows) == 0 {
+				t.Fatal("fixture: the problems page lists no problems")
+			}
+			d.keys(tc.keys)
+			sel, off := p.list.Cursor(), p.list.Offset()
+			want := p.Selected()
+			if want == nil || want.Rule != tc.rule || want.Entry != tc.entry {
+				t.Fatalf("selected %+v, want the %s problem of entry %d", want, tc.rule, tc.entry+1)
+			}
+			if (off > 0) != tc.scroll {
+				t.Fatalf("list offset %d: the case wants the list scrolled %v", off, tc.scroll)
+			}
+			d.keys("enter")
+			if len(a.pages) != 0 || a.dv.Selected() != want.Entry {
+				t.Fatalf("enter: %d pages open, entry %d selected; want the document at entry %d", len(a.pages), a.dv.Selected()+1, want.Entry+1)
+			}
+			if s := d.screen(); !strings.Contains(s, "back to Problems") {
+				t.Errorf("the document page does not say esc goes back to the problems:\n%s", s)
+			}
+			d.keys("esc")
+			if len(a.pages) != 1 || a.pages[0] != p || p.list.Cursor() != sel || p.list.Offset() != off {
+				t.Fatalf("esc: %d pages, cursor %d offset %d; want the same problems page at %d, %d", len(a.pages), p.list.Cursor(), p.list.Offset(), sel, off)
+			}
+			d.keys("esc")
+			if len(a.pages) != 0 || strings.Contains(d.screen(), "back to Problems") {
+				t.Errorf("second esc should close the problems page:\n%s", d.screen())
+			}
+			// L shows the line in the raw XML over the problems page: esc comes back.
+			d.keys("p L")
+			if len(a.pages) != 2 || a.pages[1].Title() != "Raw XML" {
+				t.Fatalf("L: pages %d", len(a.pages))
+			}
+			d.keys("esc")
+			if len(a.pages) != 1 || a.pages[0].Title() != "Problems" {
+				t.Errorf("esc from the raw XML did not come back to the problems")
+			}
+		})
 	}
 }
 
