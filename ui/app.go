@@ -657,7 +657,7 @@ func (a *App) View() tea.View {
 	if a.doc != nil {
 		title += " · " + a.doc.title() + " · " + shortURL(a.doc.base())
 	}
-	v.WindowTitle = components.Sanitize(title)
+	v.WindowTitle = components.Escape(title)
 	return v
 }
 
@@ -707,7 +707,7 @@ func (a *App) bottomOverride() string {
 		if a.flashErr {
 			s = st.Error
 		}
-		return components.Fit(s.Render(components.Sanitize(a.flash)), a.width)
+		return components.Fit(s.Render(components.Escape(a.flash)), a.width)
 	case a.count != "":
 		return components.Fit(st.Prompt.Render(a.count)+st.Dim.Render("  g or G jumps to this entry"), a.width)
 	}
@@ -730,7 +730,7 @@ func (a *App) tabLine() string {
 	if a.doc != nil {
 		docTitle = a.doc.title()
 	}
-	s := st.Breadcrumb.Render(components.Sanitize(docTitle)) + st.BreadSep.Render(crumbSep) + st.BreadActive.Render(a.pageTitle())
+	s := st.Breadcrumb.Render(components.Escape(docTitle)) + st.BreadSep.Render(crumbSep) + st.BreadActive.Render(a.pageTitle())
 	if a.busy() {
 		s += " " + a.c.Spinner.View()
 	}

@@ -142,6 +142,12 @@ func (g *exGetter) Get(ctx context.Context, url string) (*fetch.Response, error)
 // and a fixed clock. target is a path on exHost.
 func exApp(t testing.TB, g *exGetter, target string, w, h int) (*App, *exDriver) {
 	t.Helper()
+	return exAppWith(t, g, target, w, h)
+}
+
+// exAppWith is exApp on any getter.
+func exAppWith(t testing.TB, g session.Getter, target string, w, h int) (*App, *exDriver) {
+	t.Helper()
 	a := New(Options{
 		Target:          exHost + target,
 		Backend:         session.NewWithGetter(g, session.Options{BatchSize: 16}),

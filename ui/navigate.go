@@ -108,7 +108,7 @@ func (a *App) setTrail() {
 			a.hist.places[i].label = label
 		}
 		if label == "" {
-			label = components.Sanitize(shortURL(p.url))
+			label = components.Escape(shortURL(p.url))
 		}
 		a.dv.trail[i] = trailCrumb{label: label, pos: i}
 	}

@@ -448,7 +448,7 @@ func (v *packagePage) key(msg tea.KeyPressMsg) tea.Cmd {
 		if v.pkg == nil {
 			return msgCmd(flashMsg{Text: "the manifest is shown once the package has downloaded", Err: true})
 		}
-		title := components.Printable(dump.ManifestName + " · " + shortURL(v.ref.URL))
+		title := components.Escape(dump.ManifestName + " · " + shortURL(v.ref.URL))
 		return pushPage(newRawPageReader(v.c, title, v.load.Manifest(), -1))
 	case key.Matches(msg, k.Manifest):
 		if v.ref.Contents == "" {
@@ -513,7 +513,7 @@ func (v *packagePage) headerLines(st *common.Styles, w int) []string {
 	add := func(s string) { out = append(out, s) }
 	label := func(s string) string { return st.Section.Render(fmt.Sprintf("%-9s", s)) + " " }
 
-	head := st.Title.Render("Package") + "  " + st.URL.Render(components.Printable(v.ref.URL))
+	head := st.Title.Render("Package") + "  " + st.URL.Render(components.Escape(v.ref.URL))
 	if v.pkg != nil {
 		head += st.Dim.Render("  " + components.Bytes(v.pkg.Size))
 	}
@@ -522,7 +522,7 @@ func (v *packagePage) headerLines(st *common.Styles, w int) []string {
 		add(label("Declared") + v.declaredLine(st))
 	}
 	if v.beside != "" {
-		add(label("Read") + st.Flash.Render("from the file beside the dump: ") + st.URL.Render(components.Printable(v.beside)) + st.Dim.Render(" (not downloaded)"))
+		add(label("Read") + st.Flash.Render("from the file beside the dump: ") + st.URL.Render(components.Escape(v.beside)) + st.Dim.Render(" (not downloaded)"))
 	}
 	switch v.phase {
 	case pkgDownloading:
@@ -532,7 +532,7 @@ func (v *packagePage) headerLines(st *common.Styles, w int) []string {
 		add(label("Download") + st.Warning.Render("cancelled after "+components.Bytes(v.done)) + st.Dim.Render(" · r downloads again · esc back"))
 		return out
 	case pkgFailed:
-		for i, l := range components.Wrap(components.Printable(v.err.Error()), max(w-12, 20)) {
+		for i, l := range components.Wrap(components.Escape(v.err.Error()), max(w-12, 20)) {
 			if i == 3 {
 				break
 			}
@@ -572,19 +572,19 @@ func (v *packagePage) declaredLine(st *common.Styles) string {
 		}
 		switch c.Field {
 		case "type":
-			parts = append(parts, "type "+components.Printable(c.Declared)+mark(m))
+			parts = append(parts, "type "+components.Escape(c.Declared)+mark(m))
 		case "length":
-			s := "length " + components.Printable(c.Declared) + mark(m)
+			s := "length " + components.Escape(c.Declared) + mark(m)
 			if got != "" {
-				s += st.MarkBad.Render(" got " + components.Printable(got))
+				s += st.MarkBad.Render(" got " + components.Escape(got))
 			}
 			parts = append(parts, s)
 		default:
 			// The digest's head tells it apart; the marks matter more than
 			// the rest of it on a narrow terminal.
-			s := components.Printable(c.Field+":"+components.Fit(c.Declared, 13)) + mark(m)
+			s := components.Escape(c.Field+":"+components.Fit(c.Declared, 13)) + mark(m)
 			if got != "" {
-				s += st.MarkBad.Render(" got " + components.Fit(components.Printable(got), 13))
+				s += st.MarkBad.Render(" got " + components.Fit(components.Escape(got), 13))
 			}
 			parts = append(parts, s)
 		}
@@ -600,13 +600,13 @@ func (v *packagePage) manifestSummary(m *model.Document) string {
 	if m == nil {
 		return ""
 	}
-	parts := []string{components.Printable(model.DocumentTitle(m.MD.Capability, m.Root))}
+	parts := []string{components.Escape(model.DocumentTitle(m.MD.Capability, m.Root))}
 	for _, t := range []struct {
 		name string
 		d    model.Datetime
 	}{{"at", m.MD.At}, {"completed", m.MD.Completed}, {"from", m.MD.From}, {"until", m.MD.Until}} {
 		if t.d.Present() {
-			parts = append(parts, t.name+" "+components.Printable(t.d.Format()))
+			parts = append(parts, t.name+" "+components.Escape(t.d.Format()))
 		}
 	}
 	parts = append(parts, components.Plural(len(m.Entries), "entry", "entries"), components.Plural(len(v.pkg.Members), "member", "members"))
@@ -625,16 +625,16 @@ func (v *packagePage) contentsLines(st *common.Styles, w int, label func(string)
 		}
 		return nil
 	case v.contentsBusy:
-		return []string{lab + st.Dim.Render("fetching the manifest copy ") + st.URL.Render(components.Printable(u))}
+		return []string{lab + st.Dim.Render("fetching the manifest copy ") + st.URL.Render(components.Escape(u))}
 	case v.contentsErr != nil:
-		return []string{lab + st.Warning.Render("? "+components.Printable(v.contentsErr.Error()))}
+		return []string{lab + st.Warning.Render("? "+components.Escape(v.contentsErr.Error()))}
 	case !v.contentsDone:
 		return nil
 	case len(v.contentsDiffs) == 0:
-		return []string{lab + st.MarkOK.Render("✓ contents copy matches") + st.Dim.Render(" the manifest in the package · ") + st.URL.Render(components.Printable(u))}
+		return []string{lab + st.MarkOK.Render("✓ contents copy matches") + st.Dim.Render(" the manifest in the package · ") + st.URL.Render(components.Escape(u))}
 	}
 	n := len(v.contentsDiffs)
-	out := []string{lab + st.MarkBad.Render(fmt.Sprintf("✗ contents copy differs (%s)", components.Plural(n, "difference", "differences"))) + st.Dim.Render(" · ") + st.URL.Render(components.Printable(u))}
+	out := []string{lab + st.MarkBad.Render(fmt.Sprintf("✗ contents copy differs (%s)", components.Plural(n, "difference", "differences"))) + st.Dim.Render(" · ") + st.URL.Render(components.Escape(u))}
 	show := 1
 	if v.height >= 30 {
 		show = 3
@@ -644,7 +644,7 @@ func (v *packagePage) contentsLines(st *common.Styles, w int, label func(string)
 			out = append(out, label("")+st.Dim.Render(fmt.Sprintf("… %d more · M opens the copy", n-show)))
 			break
 		}
-		out = append(out, label("")+st.Value.Render(components.Fit(components.Printable(d), max(w-10, 10))))
+		out = append(out, label("")+st.Value.Render(components.Fit(components.Escape(d), max(w-10, 10))))
 	}
 	return out
 }
@@ -703,7 +703,7 @@ func (v *packagePage) detailLines(st *common.Styles, w int) []string {
 		case mark == markUnknown:
 			s = st.MarkUnknown
 		}
-		for j, l := range components.Wrap(components.Printable(r.Detail), max(w-10, 20)) {
+		for j, l := range components.Wrap(components.Escape(r.Detail), max(w-10, 20)) {
 			if j == 2 {
 				break
 			}
@@ -715,32 +715,32 @@ func (v *packagePage) detailLines(st *common.Styles, w int) []string {
 		}
 	}
 	if e := v.selectedEntry(); e != nil {
-		out = append(out, lab("loc")+st.URL.Render(components.Printable(v.entryURL(e))))
+		out = append(out, lab("loc")+st.URL.Render(components.Escape(v.entryURL(e))))
 		var parts []string
 		if e.MD.HasPath {
-			parts = append(parts, "path "+components.Printable(e.MD.Path))
+			parts = append(parts, "path "+components.Escape(e.MD.Path))
 		}
 		if e.MD.Change != "" {
-			parts = append(parts, "change "+components.Printable(string(e.MD.Change)))
+			parts = append(parts, "change "+components.Escape(string(e.MD.Change)))
 		}
 		if e.MD.Datetime.Present() {
-			parts = append(parts, "datetime "+components.Printable(e.MD.Datetime.Format()))
+			parts = append(parts, "datetime "+components.Escape(e.MD.Datetime.Format()))
 		}
 		if e.Lastmod.Present() {
-			parts = append(parts, "lastmod "+components.Printable(e.Lastmod.Format()))
+			parts = append(parts, "lastmod "+components.Escape(e.Lastmod.Format()))
 		}
 		if e.MD.Type != "" {
-			parts = append(parts, "type "+components.Printable(e.MD.Type))
+			parts = append(parts, "type "+components.Escape(e.MD.Type))
 		}
 		if e.MD.LengthRaw != "" {
-			parts = append(parts, "length "+components.Printable(e.MD.LengthRaw))
+			parts = append(parts, "length "+components.Escape(e.MD.LengthRaw))
 		}
 		out = append(out, lab("declared")+st.Value.Render(strings.Join(parts, " · ")))
 		if e.MD.HashRaw != "" {
-			out = append(out, lab("hash")+st.Value.Render(components.Printable(e.MD.HashRaw)))
+			out = append(out, lab("hash")+st.Value.Render(components.Escape(e.MD.HashRaw)))
 		}
 	} else if r.Member != "" {
-		out = append(out, lab("member")+st.Value.Render(components.Printable(r.Member)))
+		out = append(out, lab("member")+st.Value.Render(components.Escape(r.Member)))
 	}
 	return out
 }

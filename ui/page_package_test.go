@@ -187,9 +187,14 @@ func (p pkTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 // returns.
 func pkApp(t *testing.T, target string, w, h int) (*App, *exDriver, string) {
 	t.Helper()
+	return pkAppSite(t, newPKSite(t), target, w, h)
+}
+
+// pkAppSite is pkApp on a site of the test's own.
+func pkAppSite(t *testing.T, site *pkSite, target string, w, h int) (*App, *exDriver, string) {
+	t.Helper()
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp) // dump.Options{}.TempDir is os.TempDir()
-	site := newPKSite(t)
 	srv := httptest.NewServer(site)
 	t.Cleanup(func() {
 		close(site.release)
