@@ -101,6 +101,9 @@ func New(opts Options) *App {
 // Init requests the terminal's background colour and opens the target.
 func (a *App) Init() tea.Cmd {
 	cmds := []tea.Cmd{tea.RequestBackgroundColor}
+	if a.opts.Target != "" {
+		a.backend.UserOpened(a.opts.Target) // the user's own: a local file allows local files
+	}
 	switch {
 	case looksLikePackage(a.opts.Target):
 		// A .zip is a dump package: it opens in the package page.
@@ -343,6 +346,9 @@ func (a *App) request(msg tea.Msg) (cmd tea.Cmd, ok bool) {
 	case pushPageMsg:
 		return a.pushPage(msg.Page), true
 	case openURLMsg:
+		if msg.From != "" && !a.mayFollow(msg.From, msg.URL) {
+			return nil, true
+		}
 		return a.open(place{url: msg.URL, crumbs: a.childCrumbsFor(msg.URL), selected: -1}, true), true
 	case openResourceMsg:
 		return a.openResource(msg.URL, msg.Entry), true
@@ -398,6 +404,16 @@ func (a *App) request(msg tea.Msg) (cmd tea.Cmd, ok bool) {
 		return openBrowser(a.backend, msg.URL), true
 	}
 	return nil, false
+}
+
+// mayFollow asks the backend whether the link to target found in from may
+// be followed, and says why not in the status bar.
+func (a *App) mayFollow(from, target string) bool {
+	if err := a.backend.FollowLink(from, target); err != nil {
+		a.flashError("not opened: " + err.Error())
+		return false
+	}
+	return true
 }
 
 // spin advances the spinner while anything is busy; pages see the tick too

@@ -148,9 +148,15 @@ func exApp(t testing.TB, g *exGetter, target string, w, h int) (*App, *exDriver)
 // exAppWith is exApp on any getter.
 func exAppWith(t testing.TB, g session.Getter, target string, w, h int) (*App, *exDriver) {
 	t.Helper()
+	return exAppOn(t, session.NewWithGetter(g, session.Options{BatchSize: 16}), exHost+target, w, h)
+}
+
+// exAppOn is exApp on any backend and target (a URL or a path).
+func exAppOn(t testing.TB, b Backend, target string, w, h int) (*App, *exDriver) {
+	t.Helper()
 	a := New(Options{
-		Target:          exHost + target,
-		Backend:         session.NewWithGetter(g, session.Options{BatchSize: 16}),
+		Target:          target,
+		Backend:         b,
 		Now:             func() time.Time { return exTime },
 		Dark:            true,
 		PartConcurrency: 1,

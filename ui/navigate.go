@@ -194,6 +194,9 @@ func (a *App) followLink(rel string) tea.Cmd {
 		a.flashError("this document has no " + rel + " link")
 		return nil
 	}
+	if !a.mayFollow(d.base(), u) {
+		return nil
+	}
 	p := place{url: u, selected: -1}
 	for i, c := range d.crumbs {
 		if crawl.NormalizeURL(c.URL) == crawl.NormalizeURL(u) {

@@ -112,7 +112,7 @@ func (v *discoveryPage) Update(msg tea.Msg) (Page, tea.Cmd) {
 		switch {
 		case u == "":
 		case key.Matches(msg, k.Open):
-			return v, msgCmd(openURLMsg{URL: u})
+			return v, msgCmd(openURLMsg{URL: u, From: v.d.Input})
 		case key.Matches(msg, k.Copy):
 			return v, msgCmd(copyMsg{Text: u, What: "URL"})
 		case key.Matches(msg, k.Browser):

@@ -101,6 +101,7 @@ type packagePage struct {
 // (and their versions, from the resource page).
 type packageBackend interface {
 	Packages
+	Links
 	resourceBackend
 }
 
@@ -427,11 +428,11 @@ func (v *packagePage) fetched(msg packageFetchedMsg) tea.Cmd {
 	v.tbl.SetColumns(v.columns())
 	cmds := []tea.Cmd{v.startVerify()}
 	if u := v.ref.Contents; u != "" {
-		if model.MayFollow(v.ref.Dump, u) {
+		if err := v.backend.FollowLink(v.from(), u); err == nil {
 			v.contentsBusy = true
 			cmds = append(cmds, contentsCmd(v.load, u))
 		} else {
-			v.contentsDone, v.contentsErr = true, errors.New("not fetched: a document from the network may point only at http(s) URLs")
+			v.contentsDone, v.contentsErr = true, fmt.Errorf("not fetched: %w", err)
 		}
 	}
 	v.layout()
@@ -454,7 +455,7 @@ func (v *packagePage) key(msg tea.KeyPressMsg) tea.Cmd {
 		if v.ref.Contents == "" {
 			return msgCmd(flashMsg{Text: "this package has no contents link (manifest copy)", Err: true})
 		}
-		return msgCmd(openURLMsg{URL: v.ref.Contents})
+		return msgCmd(openURLMsg{URL: v.ref.Contents, From: v.from()})
 	case key.Matches(msg, k.Retry):
 		if v.pkg != nil {
 			return v.startVerify()
@@ -484,13 +485,18 @@ func (v *packagePage) selectedEntry() *model.Entry {
 	return nil
 }
 
+// from is the document the package's links were found in: the dump, or
+// the package itself when it was opened on its own.
+func (v *packagePage) from() string {
+	if v.ref.Dump != "" {
+		return v.ref.Dump
+	}
+	return v.ref.URL
+}
+
 // entryURL is an entry's loc resolved against the dump (or the package).
 func (v *packagePage) entryURL(e *model.Entry) string {
-	base := v.ref.Dump
-	if base == "" {
-		base = v.ref.URL
-	}
-	return model.ResolveHref(base, e.Loc)
+	return model.ResolveHref(v.from(), e.Loc)
 }
 
 // openSelected shows the resource page of the selected entry over this page.
@@ -501,7 +507,7 @@ func (v *packagePage) openSelected() tea.Cmd {
 	}
 	entry := *e
 	entry.Loc = v.entryURL(e)
-	return pushPage(newResourcePage(v.c, v.backend, entry))
+	return pushPage(newResourcePage(v.c, v.backend, v.from(), entry))
 }
 
 // ---------------------------------------------------------------------------
@@ -809,8 +815,7 @@ func (a *App) packageRefOfEntry(i int) (dump.PackageRef, bool) {
 
 // openPackage shows the package page of ref over the current document.
 func (a *App) openPackage(ref dump.PackageRef, fromEntry bool) tea.Cmd {
-	if ref.Dump != "" && !model.MayFollow(ref.Dump, ref.URL) {
-		a.flashError("not downloaded: a document from the network may point only at http(s) packages: " + ref.URL)
+	if ref.Dump != "" && !a.mayFollow(ref.Dump, ref.URL) {
 		return nil
 	}
 	return a.showPage(newPackagePage(a.c, a.backend, ref, fromEntry, dump.Options{}))
@@ -840,6 +845,9 @@ func (a *App) openSelectedManifestCopy() tea.Cmd {
 	}
 	if ref.Contents == "" {
 		a.flashError("this package has no contents link (manifest copy)")
+		return nil
+	}
+	if !a.mayFollow(ref.Dump, ref.Contents) {
 		return nil
 	}
 	return a.open(place{url: ref.Contents, crumbs: a.childCrumbs(), selected: -1}, true)

@@ -125,10 +125,11 @@ type resourceBackend interface {
 
 // resourcePage shows how an entry's resource compares with its claims.
 type resourcePage struct {
-	c     *common.Common
-	r     resourceBackend
-	entry model.Entry
-	via   string // what links here when the page is of a link's target ("memento link of …")
+	c      *common.Common
+	r      resourceBackend
+	entry  model.Entry
+	origin string // the document the entry or link came from (newResourcePage)
+	via    string // what links here when the page is of a link's target ("memento link of …")
 
 	session *resourceSession
 	targets []resourceTarget // [0] is the primary resource, then mirrors by pri
@@ -145,9 +146,11 @@ type resourceSession struct{ _ byte }
 
 // newResourcePage returns the page of entry's resource, checked through r.
 // Init starts fetching the resource. For a bare URL, pass
-// model.Entry{Index: -1, Loc: url}.
-func newResourcePage(c *common.Common, r resourceBackend, entry model.Entry) *resourcePage {
-	v := &resourcePage{c: c, r: r, entry: entry, session: &resourceSession{}, list: components.NewList(components.Links)}
+// model.Entry{Index: -1, Loc: url}. origin is the document the entry (or
+// the link to the resource) was found in: the links of the page that lead
+// to documents are followed only as far as it may lead (openURLMsg.From).
+func newResourcePage(c *common.Common, r resourceBackend, origin string, entry model.Entry) *resourcePage {
+	v := &resourcePage{c: c, r: r, origin: origin, entry: entry, session: &resourceSession{}, list: components.NewList(components.Links)}
 	mirrors := map[int]claims.Target{}
 	for _, t := range claims.Targets(entry) {
 		label := "primary"
@@ -315,17 +318,17 @@ func (v *resourcePage) update(msg tea.Msg) tea.Cmd {
 		switch {
 		case key.Matches(msg, k.Open):
 			if l := v.selectedLink(); l != nil {
-				return openLinkCmd(v.c, v.r, v.entry, l.Link, l.URL)
+				return openLinkCmd(v.c, v.r, v.origin, v.entry, l.Link, l.URL)
 			}
 			if v.looksLikeDocument() {
-				return msgCmd(openURLMsg{URL: v.entry.Loc})
+				return msgCmd(openURLMsg{URL: v.entry.Loc, From: v.origin})
 			}
 		case key.Matches(msg, k.Versions):
 			refs, ok := versionRefsOf(v.entry)
 			if !ok {
 				return flashCmd("this resource links to no versions (memento, timegate or timemap)", false)
 			}
-			return pushPage(newVersionsPage(v.c, v.r, refs))
+			return pushPage(newVersionsPage(v.c, v.r, v.origin, refs))
 		case key.Matches(msg, k.Copy):
 			if l := v.selectedLink(); l != nil {
 				return msgCmd(copyMsg{Text: l.URL, What: "URL"})
@@ -808,5 +811,9 @@ func (a *App) openResource(url string, i int) tea.Cmd {
 		e = d.entries.Entry(i)
 	}
 	e.Loc = url // resolved: relative links resolve against it
-	return a.showPage(newResourcePage(a.c, a.backend, e))
+	origin := url
+	if a.doc != nil {
+		origin = a.doc.base()
+	}
+	return a.showPage(newResourcePage(a.c, a.backend, origin, e))
 }

@@ -29,6 +29,7 @@ type versionsPage struct {
 	c       *common.Common
 	b       resourceBackend
 	refs    versionRefs
+	origin  string // the document the versions' entry came from (newVersionsPage)
 	session *versionsSession
 
 	tm      *memento.TimeMap
@@ -83,13 +84,14 @@ func openVersionsPage(pc pageContext) (Page, tea.Cmd, error) {
 	if !ok {
 		return nil, nil, errors.New("this entry links to no versions (memento, timegate or timemap)")
 	}
-	return newVersionsPage(pc.c, pc.backend, refs), nil, nil
+	return newVersionsPage(pc.c, pc.backend, d.base(), refs), nil, nil
 }
 
 // newVersionsPage returns the versions page of refs; Init reads the
-// TimeMap.
-func newVersionsPage(c *common.Common, b resourceBackend, refs versionRefs) *versionsPage {
-	v := &versionsPage{c: c, b: b, refs: refs, session: &versionsSession{}, tbl: components.NewTable(c),
+// TimeMap. origin is the document whose entry refs come from (as
+// newResourcePage's).
+func newVersionsPage(c *common.Common, b resourceBackend, origin string, refs versionRefs) *versionsPage {
+	v := &versionsPage{c: c, b: b, origin: origin, refs: refs, session: &versionsSession{}, tbl: components.NewTable(c),
 		input: components.NewInput(c.Styles, "at: ")}
 	v.tbl.SetColumns(v.columns())
 	if refs.TimeMap == "" && refs.TimeGate == "" {
@@ -468,7 +470,7 @@ func (v *versionsPage) versionPage(m memento.Memento) *resourcePage {
 			l = dl
 		}
 	}
-	p := newResourcePage(v.c, v.b, linkEntry(l, m.URL))
+	p := newResourcePage(v.c, v.b, v.origin, linkEntry(l, m.URL))
 	when := orEmpty(m.DatetimeRaw, "no datetime")
 	p.via = "memento link of " + shortURL(v.original()) + " (" + when + ")"
 	return p
