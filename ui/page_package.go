@@ -52,6 +52,9 @@ func rowMark(k session.RowKind) (sym string, m checkMark, ok bool) {
 		return "+", markUnknown, true
 	case session.RowMismatch, session.RowRefused:
 		return "✗", markMismatch, true
+	case session.RowUnverifiable:
+		// Read, but its entry declares nothing to hold it to: not verified.
+		return "~", markUnknown, true
 	}
 	return "·", markNone, false
 }
@@ -668,10 +671,13 @@ func (v *packagePage) verifyLine(st *common.Styles, w int) string {
 	}
 	r := v.res
 	var parts []string
-	if r.OK() {
+	if r.OK() && len(r.Unverifiable) == 0 {
 		parts = append(parts, st.MarkOK.Render("✓ every bitstream matches the manifest"))
 	}
 	parts = append(parts, st.MarkOK.Render(fmt.Sprintf("✓ %d verified", r.Verified)))
+	if n := len(r.Unverifiable); n > 0 {
+		parts = append(parts, st.MarkUnknown.Render(fmt.Sprintf("~ %d unverifiable", n)))
+	}
 	if n := session.MismatchedBitstreams(r); n > 0 {
 		parts = append(parts, st.MarkBad.Render(fmt.Sprintf("✗ %d mismatched", n)))
 	}

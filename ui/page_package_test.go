@@ -488,3 +488,44 @@ func TestPackageViewMouse(t *testing.T) {
 		t.Errorf("a click on the selected dump entry opened %q, want the package view", got)
 	}
 }
+
+// A bitstream whose manifest entry declares neither a hash nor a length is
+// read but cannot be verified: its row says "unverifiable", the tally
+// counts it apart from the verified ones, and the package is not said to
+// match its manifest throughout.
+func TestPackageViewUnverifiable(t *testing.T) {
+	const a, b = "alpha\n", "bravo\n"
+	manifest := pkManifest("resourcedump-manifest", `at="2013-01-03T09:00:00Z"`,
+		pkRes("/res/a.txt", "/resources/a.txt", a, ""),
+		`<loc>`+pkHost+`/res/b.txt</loc><rs:md type="text/plain" path="/resources/b.txt"/>`)
+	z := pkZip(t, manifest, pkMember{"resources/a.txt", a}, pkMember{"resources/b.txt", b})
+	site := newPKSite(t)
+	site.files["/dumps/u.zip"] = z
+	site.files["/u.xml"] = []byte(pkManifest("resourcedump", `at="2013-01-03T09:00:00Z"`,
+		fmt.Sprintf(`<loc>%s/dumps/u.zip</loc><rs:md type="application/zip" length="%d"/>`, pkHost, len(z))))
+	app, d, _ := pkAppSite(t, site, "/u.xml", 120, 40)
+	d.keys("enter")
+	v := pkPage(t, app)
+	if v.phase != pkgVerified || len(v.rows) != 2 {
+		t.Fatalf("phase %d, %d rows; screen:\n%s", v.phase, len(v.rows), d.screen())
+	}
+	if got := rowShort(v.rows[1]); got != "~ unverifiable" {
+		t.Errorf("row of the entry without hash or length: %q, want ~ unverifiable", got)
+	}
+	if _, _, judged := rowMark(v.rows[1].Kind); !judged {
+		t.Error("an unverifiable row is drawn as not judged yet")
+	}
+	s := d.screen()
+	for _, want := range []string{"✓ 1 verified · ~ 1 unverifiable", "~ unverifiable"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("screen lacks %q:\n%s", want, s)
+		}
+	}
+	if strings.Contains(s, "every bitstream matches") {
+		t.Errorf("a package with an unverifiable bitstream is said to match throughout:\n%s", s)
+	}
+	d.keys("j")
+	if s := d.screen(); !strings.Contains(s, "result   unverifiable: the entry declares neither a length nor a hash") {
+		t.Errorf("the detail does not say why:\n%s", s)
+	}
+}
