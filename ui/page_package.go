@@ -32,6 +32,7 @@ type packagePhase uint8
 const (
 	pkgDownloading packagePhase = iota
 	pkgFailed                   // download or open failed: err
+	pkgRefused                  // downloaded, but it differs from its dump entry (mism): refused whole
 	pkgCancelled                // download cancelled by esc
 	pkgVerifying
 	pkgVerified        // verification done: res
@@ -419,9 +420,14 @@ func (v *packagePage) fetched(msg packageFetchedMsg) tea.Cmd {
 		v.done = msg.Bytes
 	}
 	if msg.Err != nil {
-		if errors.Is(msg.Err, context.Canceled) {
+		switch {
+		case errors.Is(msg.Err, context.Canceled):
 			v.phase = pkgCancelled
-		} else {
+		case errors.Is(msg.Err, dump.ErrEntryMismatch):
+			// Not the package the Source published: nothing of it is
+			// opened, verified or used (its file is gone already).
+			v.phase, v.err = pkgRefused, msg.Err
+		default:
 			v.phase, v.err = pkgFailed, msg.Err
 		}
 		v.layout()
@@ -540,6 +546,10 @@ func (v *packagePage) headerLines(st *common.Styles, w int) []string {
 	case pkgCancelled:
 		add(label("Download") + st.Warning.Render("cancelled after "+components.Bytes(v.done)) + st.Dim.Render(" · r downloads again · esc back"))
 		return out
+	case pkgRefused:
+		out = append(out, v.refusedLines(st, w, label)...)
+		add(label("") + st.Dim.Render("r downloads again · esc back"))
+		return out
 	case pkgFailed:
 		for i, l := range components.Wrap(components.Escape(v.err.Error()), max(w-12, 20)) {
 			if i == 3 {
@@ -559,6 +569,42 @@ func (v *packagePage) headerLines(st *common.Styles, w int) []string {
 	out = append(out, v.contentsLines(st, w, label)...)
 	add(label("Verify") + v.verifyLine(st, w))
 	add("")
+	return out
+}
+
+// refusedLines say that the package was refused whole, and each way it
+// differs from its dump entry, declared and received values whole.
+func (v *packagePage) refusedLines(st *common.Styles, w int, label func(string) string) []string {
+	out := []string{label("Refused") + st.MarkBad.Render("✗ the package differs from its dump entry,") +
+		st.Dim.Render(" so nothing of it is used")}
+	if len(v.mism) == 0 { // the error says what differs
+		for _, l := range components.Wrap(components.Escape(v.err.Error()), max(w-12, 20)) {
+			out = append(out, label("")+st.Error.Render(l))
+		}
+		return out
+	}
+	fieldW := 6
+	for _, m := range v.mism {
+		fieldW = max(fieldW, components.Width(components.Escape(m.What)))
+	}
+	room := max(w-10-fieldW-11, 16)
+	for _, m := range v.mism {
+		field := components.PadRight(components.Escape(m.What), fieldW)
+		for i, l := range components.HardWrap(components.Escape(m.Expected), room) {
+			lead := strings.Repeat(" ", fieldW+11)
+			if i == 0 {
+				lead = field + st.Dim.Render("  declared ")
+			}
+			out = append(out, label("")+st.Label.Render(lead)+st.Value.Render(l))
+		}
+		for i, l := range components.HardWrap(components.Escape(m.Actual), room) {
+			lead := strings.Repeat(" ", fieldW+11)
+			if i == 0 {
+				lead = strings.Repeat(" ", fieldW) + st.Dim.Render("  received ")
+			}
+			out = append(out, label("")+lead+st.MarkBad.Render(l))
+		}
+	}
 	return out
 }
 

@@ -529,3 +529,45 @@ func TestPackageViewUnverifiable(t *testing.T) {
 		t.Errorf("the detail does not say why:\n%s", s)
 	}
 }
+
+// A package that differs from its dump entry is refused whole: the page
+// says so, gives each difference with the declared and the received value
+// whole, shows no manifest or verification, and keeps no file.
+func TestPackageViewRefused(t *testing.T) {
+	const a = "alpha\n"
+	z := pkZip(t, pkManifest("resourcedump-manifest", `at="2013-01-03T09:00:00Z"`, pkRes("/res/a.txt", "/resources/a.txt", a, "")),
+		pkMember{"resources/a.txt", a})
+	const wrongMD5 = "0123456789abcdef0123456789abcdef"
+	for _, sz := range exSizes {
+		t.Run(fmt.Sprintf("%dx%d", sz.w, sz.h), func(t *testing.T) {
+			site := newPKSite(t)
+			site.files["/dumps/r.zip"] = z
+			site.files["/r.xml"] = []byte(pkManifest("resourcedump", `at="2013-01-03T09:00:00Z"`,
+				fmt.Sprintf(`<loc>%s/dumps/r.zip</loc><rs:md type="application/zip" length="%d" hash="md5:%s"/>`, pkHost, len(z)+1, wrongMD5)))
+			app, d, tmp := pkAppSite(t, site, "/r.xml", sz.w, sz.h)
+			d.keys("enter")
+			v := pkPage(t, app)
+			if v.phase != pkgRefused || v.pkg != nil || len(v.mism) != 2 {
+				t.Fatalf("phase %d, package %v, mismatches %+v; screen:\n%s", v.phase, v.pkg != nil, v.mism, d.screen())
+			}
+			s := d.screen()
+			for _, want := range []string{
+				"Refused   ✗ the package differs from its dump entry, so nothing of it is used",
+				fmt.Sprintf("length  declared %d", len(z)+1), fmt.Sprintf("received %d", len(z)),
+				"md5     declared " + wrongMD5, "received " + pkMD5(z),
+				"r downloads again",
+			} {
+				if !strings.Contains(s, want) {
+					t.Errorf("screen lacks %q:\n%s", want, s)
+				}
+			}
+			if strings.Contains(s, "Manifest") || strings.Contains(s, "Verify") {
+				t.Errorf("a refused package shows its manifest or a verification:\n%s", s)
+			}
+			if left := pkTempFiles(t, tmp); len(left) > 0 {
+				t.Errorf("a refused package left files: %v", left)
+			}
+			pkGolden(t, app, fmt.Sprintf("refused_%dx%d", sz.w, sz.h))
+		})
+	}
+}
