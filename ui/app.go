@@ -420,6 +420,7 @@ func (a *App) mayFollow(from, target string) bool {
 // (the HTTP page refreshes on it).
 func (a *App) spin(msg spinner.TickMsg) tea.Cmd {
 	a.ticking = false
+	a.checkWait()
 	var next tea.Cmd
 	a.c.Spinner, next = a.c.Spinner.Update(msg)
 	cmd := a.broadcast(msg)
@@ -559,7 +560,7 @@ func (a *App) back() tea.Cmd {
 	}
 	if d := a.doc; d != nil && d.loading {
 		d.cancelLoad()
-		d.loading = false
+		d.loading, d.wait = false, retryWait{}
 		if d.parts != nil {
 			d.err = fmt.Errorf("%w after %d of %d parts", errCancelled, d.partsDone, len(d.parts))
 		} else {

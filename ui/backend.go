@@ -36,7 +36,9 @@ type Backend interface {
 
 // Documents loads ResourceSync documents and what surrounds them.
 type Documents interface {
-	// Exchanges returns copies of the HTTP exchanges made so far, oldest first.
+	// Exchanges returns copies of the HTTP exchanges made so far, oldest
+	// first. It copies a record in memory: the root and the HTTP page ask
+	// it on spinner ticks, from Update, for the waits before retries.
 	Exchanges() []*fetch.Exchange
 
 	// LoadDocument fetches url (or reads a local file) and decodes it as a

@@ -28,6 +28,7 @@ type document struct {
 	partErrs  []string
 
 	loading  bool
+	wait     retryWait // a request of the load waits to try again
 	started  time.Time
 	bytes    int64 // decoded bytes read so far
 	total    int64 // expected bytes, -1 unknown

@@ -210,6 +210,7 @@ func (a *App) handleLoad(m loadMsg) tea.Cmd {
 			d.err = r.Err
 		}
 		d.loading = false
+		d.wait = retryWait{}
 		d.cancelLoad()
 		d.buildMarks()
 		cmds = append(cmds, a.startCrossCheck(d))

@@ -277,6 +277,9 @@ func (v *docPage) statusLine() string {
 		}
 	}
 	switch {
+	case d.loading && d.wait.waiting():
+		w := d.wait.text(v.c.Clock())
+		segs = append(segs, seg{v.c.Spinner.View() + st.BarWarning.Render(" "+w+" · esc cancels"), v.c.Spinner.View() + st.BarWarning.Render(" "+w), 0})
 	case d.loading:
 		prog := v.c.Spinner.View() + st.StatusValue.Render(" loading "+components.Bytes(d.bytes))
 		if d.total > 0 {
@@ -382,6 +385,9 @@ func (v *docPage) loadingView(w, h int) string {
 	progress := st.Value.Render(components.Bytes(d.bytes)+" read") + st.Dim.Render(progressOf(d.bytes, d.total))
 	if d.parts != nil {
 		progress = st.Value.Render(fmt.Sprintf("%d of %d parts read", d.partsDone, len(d.parts)))
+	}
+	if d.wait.waiting() {
+		progress += "\n\n" + st.Warning.Render(d.wait.text(v.c.Clock()))
 	}
 	lines := []string{
 		st.Title.Render("Loading ") + st.URL.Render(components.Escape(shortURL(d.url))),

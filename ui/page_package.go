@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/spinner"
 	tea "charm.land/bubbletea/v2"
 
 	"rsx/claims"
@@ -78,7 +79,8 @@ type packagePage struct {
 	phase packagePhase
 	err   error
 
-	done, total int64 // download progress
+	done, total int64     // download progress
+	wait        retryWait // the download waits to try again
 	complete    bool
 	mism        []dump.Mismatch
 	pkg         *dump.Package
@@ -106,6 +108,7 @@ type packagePage struct {
 type packageBackend interface {
 	Packages
 	Links
+	exchangeSource // for a wait before a retry of the download
 	resourceBackend
 }
 
@@ -363,6 +366,11 @@ func (v *packagePage) Update(msg tea.Msg) (Page, tea.Cmd) {
 
 func (v *packagePage) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
+	case spinner.TickMsg:
+		v.wait = retryWait{}
+		if v.phase == pkgDownloading {
+			v.wait = waitOf(v.backend.Exchanges(), func(u string) bool { return u == v.ref.URL })
+		}
 	case packageProgressMsg:
 		if msg.load != v.load || msg.run != v.run {
 			return nil
@@ -541,6 +549,10 @@ func (v *packagePage) headerLines(st *common.Styles, w int) []string {
 	}
 	switch v.phase {
 	case pkgDownloading:
+		if v.wait.waiting() {
+			add(label("Download") + st.Warning.Render(v.wait.text(v.c.Clock())) + st.Dim.Render("  esc cancels"))
+			return out
+		}
 		add(label("Download") + components.ProgressBar(st, v.done, v.total, min(w-10, 100)) + st.Dim.Render("  esc cancels"))
 		return out
 	case pkgCancelled:
