@@ -9,6 +9,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"rsx/display"
 	"rsx/ui/common"
 )
 
@@ -427,4 +428,29 @@ func TestShortHelpDropsWhatDoesNotFit(t *testing.T) {
 	if ansi.StringWidth(cut) > 40 || !strings.HasSuffix(cut, "…") {
 		t.Errorf("footer cut to 40: %q", cut)
 	}
+}
+
+// FuzzCell: whatever a Source wrote, a table cell is exactly as wide as its
+// column and holds nothing a terminal acts on.
+func FuzzCell(f *testing.F) {
+	for _, s := range []string{"", "plain", "a\x1b]0;t\x07b", "\u202eevil\u2066", "日本語テキスト", "\xff\xfe", "tab\there\nline", "e\u0301\u200d"} {
+		f.Add(s, 10)
+	}
+	f.Fuzz(func(t *testing.T, s string, w int) {
+		w = w%80 + 1
+		if w < 1 {
+			w += 80
+		}
+		for _, trunc := range []int{TruncEnd, TruncMiddle} {
+			got := Cell(s, w, false, trunc)
+			if n := ansi.StringWidth(got); n != w {
+				t.Fatalf("Cell(%q, %d) = %q is %d cells wide", s, w, got, n)
+			}
+			for _, r := range got {
+				if display.Unsafe(r) {
+					t.Fatalf("Cell(%q, %d) = %q holds %U", s, w, got, r)
+				}
+			}
+		}
+	})
 }

@@ -128,7 +128,15 @@ func Cell(s string, w int, right bool, trunc int) string {
 		if right {
 			return strings.Repeat(" ", w-sw) + s
 		}
-		return s + strings.Repeat(" ", w-sw)
+		out := s + strings.Repeat(" ", w-sw)
+		if !IsASCII(s) {
+			// A prepended mark (U+0600–U+0605, …) joins the space after it
+			// into one cluster: pad until the cell measures its width.
+			for n := Width(out); n < w; n++ {
+				out += " "
+			}
+		}
+		return out
 	}
 	return s
 }
@@ -152,7 +160,14 @@ func Truncate(s string, w int, trunc int) string {
 		if ascii {
 			return s[:head] + "…" + s[len(s)-tail:]
 		}
-		return ansi.Truncate(s, head, "") + "…" + ansi.TruncateLeft(s, Width(s)-tail, "")
+		// A wide character across the cut is kept whole by TruncateLeft:
+		// drop it (s is plain text), so that the tail keeps to its cells.
+		end := ansi.TruncateLeft(s, Width(s)-tail, "")
+		for end != "" && Width(end) > tail {
+			_, n := utf8.DecodeRuneInString(end)
+			end = end[n:]
+		}
+		return ansi.Truncate(s, head, "") + "…" + end
 	}
 	if ascii {
 		return s[:w-1] + "…"
