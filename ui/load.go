@@ -97,11 +97,13 @@ func (a *App) startLoad(d *document) tea.Cmd {
 }
 
 // startCombinedLoad loads every part of an index into d, a few at a time.
+// The parts are links of the index: each is held to Backend.FollowLink,
+// and one that may not be followed fails as a part.
 func (a *App) startCombinedLoad(d *document) tea.Cmd {
 	ctx, cancel := context.WithCancel(context.Background())
 	d.cancel, d.loading, d.started = cancel, true, a.c.Clock()
 	ch := make(chan loadMsg, 8)
-	b, parts, workers := a.backend, d.parts, a.opts.PartConcurrency
+	b, parts, workers, index := a.backend, d.parts, a.opts.PartConcurrency, d.base()
 	gen := d.gen
 	run := func() tea.Msg {
 		next := make(chan int)
@@ -110,6 +112,10 @@ func (a *App) startCombinedLoad(d *document) tea.Cmd {
 			wg.Go(func() {
 				for p := range next {
 					sink := &chanSink{ctx: ctx, ch: ch, doc: d, gen: gen, part: p}
+					if err := b.FollowLink(index, parts[p]); err != nil {
+						sink.Done(session.LoadResult{FinalURL: parts[p], Err: err})
+						continue
+					}
 					_ = b.LoadDocument(ctx, parts[p], sink)
 				}
 			})

@@ -119,3 +119,33 @@ func TestLinksFromTheNetworkDoNotOpenLocalFiles(t *testing.T) {
 		t.Fatalf("u from the user's own file: %+v", a.doc)
 	}
 }
+
+// a (all parts) follows the index's links to its parts: a part that is a
+// local file, listed by an index from the network, fails and is not read.
+func TestAllPartsDoNotOpenLocalFiles(t *testing.T) {
+	dir := t.TempDir()
+	mine := exLocalList(t, dir, "mine.xml")
+	secret := "file://" + exLocalList(t, dir, "secret.xml")
+	g := newExGetter()
+	g.docs["/net/index.xml"] = `<?xml version="1.0" encoding="UTF-8"?>
+<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:rs="http://www.openarchives.org/rs/terms/">
+<rs:md capability="resourcelist" at="2013-01-03T09:00:00Z"/>
+<rs:ln rel="up" href="` + exHost + `/dataset1/capabilitylist.xml"/>
+<sitemap><loc>` + exHost + `/dataset1/resourcelist-2.xml</loc></sitemap>
+<sitemap><loc>` + secret + `</loc></sitemap>
+</sitemapindex>
+`
+	a, d := exAppOn(t, session.NewWithGetter(g, session.Options{LocalFiles: true}), mine, 120, 40)
+	d.keys(":")
+	d.typeText(exHost + "/net/index.xml")
+	d.keys("enter a")
+	if a.doc.parts == nil || a.doc.loading {
+		t.Fatalf("not the combined view, or still loading: parts %v", a.doc.parts)
+	}
+	if n := a.doc.entries.Len(); n != 10 {
+		t.Errorf("%d entries, want the 10 of the http part only", n)
+	}
+	if len(a.doc.partErrs) != 1 || !strings.Contains(a.doc.partErrs[0], "local files are read only when you open one yourself") {
+		t.Errorf("part errors %q, want the local part refused", a.doc.partErrs)
+	}
+}
