@@ -23,7 +23,8 @@ type document struct {
 
 	// A combined view of an index: every part's entries in one table.
 	parts     []string // part URLs; nil when not combined
-	partOf    []int32  // part index of each entry
+	partOf    []int32   // part index of each entry
+	partRows  [][]int32 // the rows of each part's entries, in the part's order
 	partsDone int
 	partErrs  []string
 

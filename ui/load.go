@@ -175,10 +175,11 @@ func (a *App) handleLoad(m loadMsg) tea.Cmd {
 	case m.batch != nil:
 		from := d.entries.Len()
 		for i := range m.batch {
-			d.entries.Append(&m.batch[i])
-			if m.part >= 0 {
+			if m.part >= 0 && m.part < len(d.partRows) {
 				d.partOf = append(d.partOf, int32(m.part))
+				d.partRows[m.part] = append(d.partRows[m.part], int32(d.entries.Len()))
 			}
+			d.entries.Append(&m.batch[i])
 		}
 		if current {
 			a.dv.entriesChanged(from)
@@ -194,6 +195,21 @@ func (a *App) handleLoad(m loadMsg) tea.Cmd {
 			d.bytes += r.Bytes
 			d.nErrors += r.Errors
 			d.nWarns += r.Warnings
+			// The part's problems, on the rows its entries have here: the
+			// marks and n/N count what the status bar counts.
+			var rows []int32
+			if m.part < len(d.partRows) {
+				rows = d.partRows[m.part]
+			}
+			for _, p := range r.Problems {
+				if p.Entry >= 0 {
+					if p.Entry >= len(rows) {
+						continue // an entry the load did not deliver
+					}
+					p.Entry = int(rows[p.Entry])
+				}
+				d.problems = append(d.problems, p)
+			}
 			if r.Err != nil {
 				d.partErrs = append(d.partErrs, fmt.Sprintf("part %d: %v", m.part+1, r.Err))
 			}

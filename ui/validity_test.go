@@ -2,11 +2,17 @@ package ui
 
 import (
 	"errors"
+	"fmt"
 	"regexp"
+	"sort"
 	"strings"
 	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
 
 	"rsx/model"
+	"rsx/session"
 )
 
 // exFaultySite is exSite with a Capability List that lists a document that
@@ -232,5 +238,43 @@ func TestNextEntryWithAProblem(t *testing.T) {
 	d2.keys("n")
 	if l := lastLine(d2.screen()); !strings.Contains(l, "no entry has a problem") {
 		t.Errorf("n without problems: %q", l)
+	}
+}
+
+// In the view of all parts of an index, the entries of each part carry
+// their part's marks, at the rows they have there, and n goes to them: the
+// marks count what the status bar counts.
+func TestAllPartsMarkTheirProblems(t *testing.T) {
+	// Both parts at once, in small batches: their entries interleave.
+	a := New(Options{
+		Target:          exHost + "/dataset1/resourcelist-index.xml",
+		Backend:         session.NewWithGetter(newExGetter(), session.Options{BatchSize: 3}),
+		Now:             func() time.Time { return exTime },
+		PartConcurrency: 2,
+	})
+	a.noTick = true
+	d := &exDriver{t: t, a: a, msgs: make(chan tea.Msg, 64)}
+	d.send(tea.WindowSizeMsg{Width: 120, Height: 40})
+	d.run(a.Init())
+	d.keys("a")
+	doc := a.doc
+	if doc.parts == nil || doc.loading {
+		t.Fatal("not the loaded view of all parts")
+	}
+	var marked []string
+	for i := range doc.entries.Len() {
+		if m := doc.markOf(i); m != markNoProblem {
+			marked = append(marked, fmt.Sprintf("%s %d", doc.entries.Loc(i)[len(exHost):], m))
+		}
+	}
+	// Part 1's problems (fixture exSite), whatever order the parts arrived in.
+	sort.Strings(marked)
+	want := []string{"/res/003.html 1", "/res/010.html 1", "/res/012.html 2", "/res/017.html 1", "/res/020.html 1", "/res/024.html 1", "/res/027.html 1"}
+	if strings.Join(marked, ", ") != strings.Join(want, ", ") {
+		t.Errorf("marked %v, want %v", marked, want)
+	}
+	d.keys("n")
+	if got := doc.entries.Loc(a.dv.Selected()); got != exHost+"/res/003.html" {
+		t.Errorf("n went to %s, want the first entry with a problem", got)
 	}
 }
