@@ -22,7 +22,7 @@ type document struct {
 	entries *model.EntryTable
 
 	// A combined view of an index: every part's entries in one table.
-	parts     []string // part URLs; nil when not combined
+	parts     []string  // part URLs; nil when not combined
 	partOf    []int32   // part index of each entry
 	partRows  [][]int32 // the rows of each part's entries, in the part's order
 	partsDone int
