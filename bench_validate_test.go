@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"compress/gzip"
 	"crypto/md5"
 	"crypto/sha256"
 	"encoding/binary"
@@ -166,5 +167,34 @@ func BenchmarkValidateWholeProcess(b *testing.B) {
 	b.ReportMetric(r.cpuRatio(), "cpu-ratio")
 	b.ReportMetric(float64(r.startup.Microseconds())/1000, "startup-ms")
 	for i := 0; i < b.N; i++ {
+	}
+}
+
+// TestWriteSpeedDocuments writes the whole-process benchmark documents to the
+// folder named by RSX_SPEED_OUT (scripts/bench-validate runs it): the
+// 50,000-entry Resource List plain and gzipped, and a one-entry document.
+func TestWriteSpeedDocuments(t *testing.T) {
+	dir := os.Getenv("RSX_SPEED_OUT")
+	if dir == "" {
+		t.Skip("set RSX_SPEED_OUT=DIR to write the benchmark documents there")
+	}
+	var plain bytes.Buffer
+	if err := writeSpeedResourceList(&plain, 50000); err != nil {
+		t.Fatal(err)
+	}
+	var tiny bytes.Buffer
+	if err := writeSpeedResourceList(&tiny, 1); err != nil {
+		t.Fatal(err)
+	}
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(plain.Bytes())
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for name, b := range map[string][]byte{"resourcelist.xml": plain.Bytes(), "resourcelist.xml.gz": gz.Bytes(), "tiny.xml": tiny.Bytes()} {
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

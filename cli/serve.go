@@ -22,6 +22,7 @@ type serveFlags struct {
 	tick        time.Duration
 	seed        int64
 	start       string
+	liveLists   int
 }
 
 func newServeCmd(a *app) *cobra.Command {
@@ -37,7 +38,10 @@ port, e.g. http://127.0.0.1:41234); a short guide follows on standard error.
 Everything is generated on the fly and deterministically from --seed: the Source
 Description at /.well-known/resourcesync, two Capability Lists, Resource List
 Indexes, Resource Dumps with ZIP packages, Change List Indexes, a Change Dump,
-and the resources themselves. The clock advances with --tick or with
+a Change List Archive and a Resource List Archive, and the resources themselves.
+The Change List Index keeps the last --live-change-lists closed lists; older
+ones move to the Change List Archive, so a copy made before they left can catch
+up only through it. The clock advances with --tick or with
 POST /demo/advance?steps=N; GET /demo/status shows it. --broken seeds errors of
 many kinds for the checker to find. Only loopback addresses are served.`,
 		Args: cobra.NoArgs,
@@ -54,6 +58,7 @@ many kinds for the checker to find. Only loopback addresses are served.`,
 	fs.DurationVar(&f.tick, "tick", 0, "advance the clock one step (a quarter of an hour of demo time) this often; 0: only on POST /demo/advance")
 	fs.Int64Var(&f.seed, "seed", 0, "seed of everything generated")
 	fs.StringVar(&f.start, "start", "", "the demo clock at start, RFC 3339 (default 2026-01-05T09:00:00Z); the replayed history ends there")
+	fs.IntVar(&f.liveLists, "live-change-lists", demo.DefaultLiveChangeLists, "closed Change Lists the Change List Index keeps; older ones move to the Change List Archive (-1: keep them all; 0: the default)")
 	return cmd
 }
 
@@ -63,6 +68,9 @@ func (a *app) runServe(ctx context.Context, f serveFlags) error {
 	}
 	if f.resources < 0 || f.listSize < 0 || f.packageSize < 0 || f.tick < 0 {
 		return failed(fmt.Errorf("serve: --resources, --list-size, --package-size and --tick must not be negative"))
+	}
+	if f.liveLists < -1 {
+		return failed(fmt.Errorf("serve: --live-change-lists must be at least 1, or -1 to keep every Change List in the index"))
 	}
 	var start time.Time
 	if f.start != "" {
@@ -76,7 +84,7 @@ func (a *app) runServe(ctx context.Context, f serveFlags) error {
 	defer stop()
 	srv, err := demo.Start(ctx, f.addr, demo.Options{
 		Resources: f.resources, ListSize: f.listSize, PackageSize: f.packageSize,
-		Seed: f.seed, Broken: f.broken, Tick: f.tick, Start: start,
+		Seed: f.seed, Broken: f.broken, Tick: f.tick, Start: start, LiveChangeLists: f.liveLists,
 	})
 	if err != nil {
 		return failed(err)

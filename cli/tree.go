@@ -26,6 +26,7 @@ type treeFlags struct {
 	noCheck     bool
 	concurrency int
 	packages    bool
+	archives    bool
 }
 
 func newTreeCmd(a *app) *cobra.Command {
@@ -49,6 +50,12 @@ its entry's contents link points to (sections 11.1, 13.1): it downloads every
 package that has a contents link, a few at a time, each to a temporary file
 removed once compared. Its problems count on the dump document.
 
+Archives (Resource List, Resource Dump, Change List and Change Dump Archives
+of the ResourceSync Archives specification) are listed as nodes with their
+entries counted; the documents they list are loaded only with --archives, since
+an archive grows without bound. With it they are checked against the archive's
+entries (capability, at, from, until).
+
 --depth (default 16) and --max-documents (default 100000) bound the walk, so
 that a Source generating documents without end cannot keep it going; a tree
 that reaches a bound says so on standard error. A document reached twice is
@@ -69,6 +76,7 @@ allowed); 1 a document could not be fetched or read, or errors were found;
 	fs.BoolVar(&f.noCheck, "no-check", false, "do not check the documents (faster)")
 	fs.IntVar(&f.concurrency, "parallel", 8, "documents fetched and parsed at once")
 	fs.BoolVar(&f.packages, "packages", false, "compare each dump package's manifest with its contents copy (downloads every package that has a contents link)")
+	fs.BoolVar(&f.archives, "archives", false, "also load the documents that archives list (archives grow without bound)")
 	return cmd
 }
 
@@ -103,7 +111,7 @@ func (a *app) runTree(ctx context.Context, f treeFlags, target string) error {
 	}
 	start := time.Now()
 	wopts := crawl.WalkOptions{Depth: depth, Check: !f.noCheck, Concurrency: f.concurrency, FetchPackages: f.packages,
-		MaxDocuments: maxDocuments(f.maxDocs)}
+		MaxDocuments: maxDocuments(f.maxDocs), Archives: f.archives}
 	if f.packages {
 		wopts.PackageOptions.TempDir = a.tempDir()
 		if gopts.Progress != nil {
@@ -230,30 +238,35 @@ func (s treeSummary) String() string {
 // jsonTreeNode is the CLI contract's tree node plus title, bytes, status and
 // the document's times, problem counts and walk marks.
 type jsonTreeNode struct {
-	URL        string          `json:"url"`
-	FinalURL   string          `json:"final_url,omitempty"`
-	Title      string          `json:"title"`
-	Capability string          `json:"capability"`
-	Index      bool            `json:"index"`
-	Entries    int             `json:"entries"`
-	Bytes      int64           `json:"bytes"`
-	Status     *int            `json:"status"`
-	Error      *string         `json:"error"`
-	At         string          `json:"at,omitempty"`
-	Completed  string          `json:"completed,omitempty"`
-	From       string          `json:"from,omitempty"`
-	Until      string          `json:"until,omitempty"`
-	Open       *bool           `json:"open,omitempty"` // change documents: no until
-	Errors     int             `json:"errors"`
-	Warnings   int             `json:"warnings"`
-	Repeat     bool            `json:"repeat,omitempty"`     // already shown elsewhere in the tree
-	Unexpanded bool            `json:"unexpanded,omitempty"` // the depth limit stopped here
-	Skipped    bool            `json:"skipped,omitempty"`    // not loaded: the bound of documents was reached
-	Children   []*jsonTreeNode `json:"children"`
+	URL        string  `json:"url"`
+	FinalURL   string  `json:"final_url,omitempty"`
+	Title      string  `json:"title"`
+	Capability string  `json:"capability"`
+	Index      bool    `json:"index"`
+	Entries    int     `json:"entries"`
+	Bytes      int64   `json:"bytes"`
+	Status     *int    `json:"status"`
+	Error      *string `json:"error"`
+	At         string  `json:"at,omitempty"`
+	Completed  string  `json:"completed,omitempty"`
+	From       string  `json:"from,omitempty"`
+	Until      string  `json:"until,omitempty"`
+	Open       *bool   `json:"open,omitempty"` // change documents: no until
+	Errors     int     `json:"errors"`
+	Warnings   int     `json:"warnings"`
+	Repeat     bool    `json:"repeat,omitempty"`     // already shown elsewhere in the tree
+	Unexpanded bool    `json:"unexpanded,omitempty"` // the depth limit stopped here
+	Skipped    bool    `json:"skipped,omitempty"`    // not loaded: the bound of documents was reached
+	// Archives: the capability of the documents listed, and whether they
+	// were left unloaded (no --archives).
+	Archived         string          `json:"archived,omitempty"`
+	ArchiveNotWalked bool            `json:"archive_not_walked,omitempty"`
+	Children         []*jsonTreeNode `json:"children"`
 }
 
 func treeJSON(n *crawl.Node) *jsonTreeNode {
-	j := &jsonTreeNode{URL: nodeURL(n), Children: []*jsonTreeNode{}, Repeat: n.Repeat, Unexpanded: n.Unexpanded, Skipped: n.Skipped}
+	j := &jsonTreeNode{URL: nodeURL(n), Children: []*jsonTreeNode{}, Repeat: n.Repeat, Unexpanded: n.Unexpanded, Skipped: n.Skipped,
+		ArchiveNotWalked: n.ArchiveNotWalked}
 	if n.Document == nil {
 		return j
 	}
@@ -278,6 +291,7 @@ func treeJSON(n *crawl.Node) *jsonTreeNode {
 			open := !h.MD.Until.Present()
 			j.Open = &open
 		}
+		j.Archived = string(h.MD.Capability.Archived())
 	}
 	j.Errors, j.Warnings = n.ProblemCounts()
 	for _, c := range n.Children {
@@ -345,6 +359,10 @@ func treeLine(n *crawl.Node, st textStyles) string {
 			t += " completed " + esc(md.Completed.Raw)
 		}
 		parts = append(parts, st.dim(t))
+	case md.Capability.IsArchive() && !n.IsIndex():
+		if t := archiveSpan(n); t != "" {
+			parts = append(parts, st.dim(t))
+		}
 	}
 	errs, warns := n.ProblemCounts()
 	if errs > 0 {
@@ -359,7 +377,61 @@ func treeLine(n *crawl.Node, st textStyles) string {
 	if n.Unexpanded {
 		parts = append(parts, st.dim(fmt.Sprintf("… %s not loaded (--depth)", plural(len(n.Down), "document", "documents"))))
 	}
+	if n.ArchiveNotWalked {
+		parts = append(parts, st.dim(fmt.Sprintf("… %s not loaded (--archives)", plural(len(n.Down), "archived document", "archived documents"))))
+	}
 	return strings.Join(parts, "  ")
+}
+
+// archiveSpan is the time an archive's entries span: "at A … B" for the
+// snapshots of a Resource List or Resource Dump Archive, "from A until B" for
+// the periods of a Change List or Change Dump Archive ("until …" when the last
+// is open); "" when the entries carry no times.
+func archiveSpan(n *crawl.Node) string {
+	var lo, hi model.Datetime
+	if n.Capability().Archived().IsSnapshot() {
+		for _, dl := range n.Down {
+			if !dl.At.OK {
+				continue
+			}
+			if !lo.OK || dl.At.Compare(lo) < 0 {
+				lo = dl.At
+			}
+			if !hi.OK || dl.At.Compare(hi) > 0 {
+				hi = dl.At
+			}
+		}
+		if !lo.OK {
+			return ""
+		}
+		if lo.Compare(hi) == 0 {
+			return "at " + esc(lo.Raw)
+		}
+		return "at " + esc(lo.Raw) + " … " + esc(hi.Raw)
+	}
+	open := false
+	for _, dl := range n.Down {
+		if !dl.From.OK {
+			continue
+		}
+		if !lo.OK || dl.From.Compare(lo) < 0 {
+			lo = dl.From
+		}
+		switch {
+		case !dl.Until.Present():
+			open = true
+		case dl.Until.OK && (!hi.OK || dl.Until.Compare(hi) > 0):
+			hi = dl.Until
+		}
+	}
+	if !lo.OK {
+		return ""
+	}
+	last := "…"
+	if !open && hi.OK {
+		last = esc(hi.Raw)
+	}
+	return "from " + esc(lo.Raw) + " until " + last
 }
 
 func orQ(s string) string {

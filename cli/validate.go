@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -27,6 +28,7 @@ type validateFlags struct {
 	depth       int  // with recursive: levels below each target
 	maxDocs     int  // with recursive: documents per target
 	packages    bool // with recursive: compare dump packages with their contents copies
+	archives    bool // with recursive: walk into archives
 	hints       bool // also report the rules of severity hint
 }
 
@@ -47,7 +49,9 @@ against each other, within --depth levels (default 16) and --max-documents
 documents (default 100000) per target; reaching a bound is reported. With it,
 --packages also compares the manifest inside each dump package with the copy
 its contents link points to (sections 11.1, 13.1): it downloads every package
-that has a contents link.
+that has a contents link. Archives are checked as documents, but the
+documents they list are checked only with --archives (archives grow without
+bound); an archive left so is said after the summary.
 
 Exit status: 0 no errors (warnings allowed), 1 errors found, 2 a target could
 not be read.`,
@@ -65,6 +69,7 @@ not be read.`,
 	fs.IntVar(&f.depth, "depth", crawl.DefaultMaxDepth, "with --recursive: levels below each URL to follow (-1: no bound)")
 	fs.IntVar(&f.maxDocs, "max-documents", crawl.DefaultMaxDocuments, "with --recursive: most documents to check below each URL (-1: no bound)")
 	fs.BoolVar(&f.packages, "packages", false, "with --recursive: compare each dump package's manifest with its contents copy (downloads every package that has a contents link)")
+	fs.BoolVar(&f.archives, "archives", false, "with --recursive: also check the documents that archives list, against the archives (archives grow without bound)")
 	return cmd
 }
 
@@ -84,6 +89,9 @@ func (a *app) runValidate(ctx context.Context, f validateFlags, targets []string
 	}
 	if f.packages && !f.recursive {
 		return failed(errors.New("validate: --packages needs --recursive"))
+	}
+	if f.archives && !f.recursive {
+		return failed(errors.New("validate: --archives needs --recursive"))
 	}
 	var urls []string
 	for _, t := range targets {
@@ -125,7 +133,9 @@ func (a *app) runValidate(ctx context.Context, f validateFlags, targets []string
 // validateTarget reads and checks one file, URL or standard input ("-").
 func (a *app) validateTarget(ctx context.Context, client *fetch.Client, target string, opts model.CheckOptions) docReport {
 	if target == "-" {
-		return reportOf(target, model.Validate(a.in, opts))
+		o := fetch.OpenReader(a.in, "standard input")
+		defer o.Close()
+		return reportOf(target, validateOpened(o, opts))
 	}
 	var g fetch.Getter
 	if client != nil {
@@ -142,11 +152,21 @@ func (a *app) validateTarget(ctx context.Context, client *fetch.Client, target s
 	if !o.Local {
 		opts.BaseURL = o.URL
 	}
-	r := reportOf(target, model.Validate(o.Body, opts))
+	r := reportOf(target, validateOpened(o, opts))
 	if !o.Local && o.URL != target {
 		r.FinalURL = o.URL
 	}
 	return r
+}
+
+// validateOpened validates what o reads, decoding on every core but the one
+// that decompresses it, if one does.
+func validateOpened(o *fetch.Opened, opts model.CheckOptions) *model.Report {
+	par := runtime.GOMAXPROCS(0)
+	if o.Decompressing {
+		par--
+	}
+	return model.ValidateWith(o.Body, opts, model.DecoderOptions{Parallel: par})
 }
 
 // docReport is the validation outcome of one document.
@@ -231,6 +251,10 @@ type printOptions struct {
 	// Bounds say where a recursive walk stopped at a bound (--depth,
 	// --max-documents): shown after the summary, and in JSON as "bounds".
 	Bounds []string
+	// ArchivesNotWalked are the archives whose documents a recursive walk
+	// did not check (no --archives): said after the summary, and in JSON as
+	// "archives_not_walked".
+	ArchivesNotWalked []string
 }
 
 // validateExit is the exit status for a list of reports: 2 if any document could
@@ -252,7 +276,7 @@ func validateExit(reports []docReport) int {
 // status (see validateExit).
 func printValidateReports(w io.Writer, reports []docReport, o printOptions) int {
 	if o.JSON {
-		writeValidateJSON(w, reports, o.Bounds)
+		writeValidateJSON(w, reports, o.Bounds, o.ArchivesNotWalked)
 	} else {
 		writeValidateText(w, reports, o)
 	}
@@ -265,6 +289,8 @@ type jsonValidate struct {
 	Warnings  int            `json:"warnings"`
 	Documents []jsonDocument `json:"documents"`
 	Bounds    []string       `json:"bounds,omitempty"` // where --recursive stopped at a bound
+	// ArchivesNotWalked: archives whose documents --recursive did not check (no --archives).
+	ArchivesNotWalked []string `json:"archives_not_walked,omitempty"`
 }
 
 type jsonDocument struct {
@@ -290,8 +316,8 @@ type jsonProblem struct {
 	Line     *int   `json:"line"`
 }
 
-func writeValidateJSON(w io.Writer, reports []docReport, bounds []string) {
-	out := jsonValidate{Documents: make([]jsonDocument, 0, len(reports)), Bounds: bounds}
+func writeValidateJSON(w io.Writer, reports []docReport, bounds, archives []string) {
+	out := jsonValidate{Documents: make([]jsonDocument, 0, len(reports)), Bounds: bounds, ArchivesNotWalked: archives}
 	for i := range reports {
 		r := &reports[i]
 		d := jsonDocument{
@@ -394,6 +420,10 @@ func writeValidateText(w io.Writer, reports []docReport, o printOptions) {
 	bw.WriteString(summary + "\n")
 	for _, b := range o.Bounds {
 		bw.WriteString(st.warn("not all checked: "+esc(b)) + "\n")
+	}
+	if n := len(o.ArchivesNotWalked); n > 0 {
+		bw.WriteString(st.dim(fmt.Sprintf("the documents of %s were not checked (--archives checks them): %s",
+			plural(n, "archive", "archives"), esc(strings.Join(o.ArchivesNotWalked, ", ")))) + "\n")
 	}
 	io.WriteString(w, bw.String())
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 
 	"rsx/crawl"
@@ -21,7 +22,7 @@ import (
 // (child-unreachable) of the document that lists it, not a document of its
 // own: the targets were read, so the exit status is 1, not 2.
 func (a *app) runValidateRecursive(ctx context.Context, client *fetch.Client, f validateFlags, targets []string, opts model.CheckOptions, color bool) error {
-	reports, bounds := a.validateRecursive(ctx, client, targets, opts, f)
+	reports, bounds, archives := a.validateRecursive(ctx, client, targets, opts, f)
 	if f.json {
 		for _, b := range bounds {
 			fmt.Fprintln(a.err, "rsx: validate: "+esc(b))
@@ -34,14 +35,15 @@ func (a *app) runValidateRecursive(ctx context.Context, client *fetch.Client, f 
 			}
 		}
 	}
-	code := printValidateReports(a.out, reports, printOptions{JSON: f.json, Color: color, Quiet: f.quiet, Bounds: bounds})
+	code := printValidateReports(a.out, reports, printOptions{JSON: f.json, Color: color, Quiet: f.quiet, Bounds: bounds, ArchivesNotWalked: archives})
 	return exitWith(code)
 }
 
 // With packages, the walk also downloads every dump package that has a
 // contents link and compares its manifest with the copy (crawl's package
-// rules, reported on the dump document).
-func (a *app) validateRecursive(ctx context.Context, client *fetch.Client, targets []string, opts model.CheckOptions, f validateFlags) (reports []docReport, bounds []string) {
+// rules, reported on the dump document). With archives, it walks into
+// archives; without, it returns the archives whose documents it left.
+func (a *app) validateRecursive(ctx context.Context, client *fetch.Client, targets []string, opts model.CheckOptions, f validateFlags) (reports []docReport, bounds, archives []string) {
 	packages := f.packages
 	depth := f.depth
 	if depth < 0 {
@@ -57,7 +59,8 @@ func (a *app) validateRecursive(ctx context.Context, client *fetch.Client, targe
 			reports = append(reports, a.validateTarget(ctx, client, t, opts))
 			continue
 		}
-		wopts := crawl.WalkOptions{Depth: depth, Check: true, FetchPackages: packages, MaxDocuments: maxDocuments(f.maxDocs), Hints: opts.Hints}
+		wopts := crawl.WalkOptions{Depth: depth, Check: true, FetchPackages: packages, MaxDocuments: maxDocuments(f.maxDocs), Hints: opts.Hints,
+			Archives: f.archives}
 		if packages {
 			wopts.PackageOptions.TempDir = a.tempDir()
 		}
@@ -70,8 +73,14 @@ func (a *app) validateRecursive(ctx context.Context, client *fetch.Client, targe
 		if msg := boundsReached(root, f.depth, f.maxDocs); msg != "" {
 			bounds = append(bounds, t+": "+msg)
 		}
+		root.Walk(func(n *crawl.Node) bool {
+			if n.ArchiveNotWalked && !n.Repeat && !slices.Contains(archives, nodeURL(n)) {
+				archives = append(archives, nodeURL(n))
+			}
+			return true
+		})
 	}
-	return reports, bounds
+	return reports, bounds, archives
 }
 
 // appendTreeReports adds one report per document of a walked tree, in tree

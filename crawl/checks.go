@@ -38,7 +38,12 @@ const (
 	RuleCapabilityDeclared          = "capability-declared"
 	RuleDescriptionEntryCapability  = "description-entry-not-capabilitylist"
 	RuleChildUnreachable            = "child-unreachable"
-	RuleChildUnreadable             = "child-unreadable"
+	// Archives (archives.go), run when a walk goes into archives.
+	RuleArchiveChildCapability = "archive-child-capability"
+	RuleArchiveEntryAt         = "archive-entry-at"
+	RuleArchiveEntryInterval   = "archive-entry-interval"
+	RuleArchivesLinkCapability = "archives-link-capability"
+	RuleChildUnreadable        = "child-unreadable"
 	// Package checks, run only by a walk with FetchPackages (packages.go).
 	RuleContentsManifestMismatch   = "contents-manifest-mismatch"
 	RuleContentsManifestUnreadable = "contents-manifest-unreadable"
@@ -70,6 +75,12 @@ func Rules() []model.Rule {
 		{ID: RuleDescriptionEntryCapability, Section: "8", Severity: E, Summary: "a Source Description entry must point at a Capability List"},
 		{ID: RuleChildUnreachable, Section: "6.2", Severity: E, Summary: "a listed document could not be fetched"},
 		{ID: RuleChildUnreadable, Section: "6.2", Severity: E, Summary: "a listed document is not a readable Sitemap document"},
+		{ID: RuleArchiveChildCapability, Section: "AR3", Severity: E, Summary: "a document listed in an archive must be of the archived capability (a Change List Archive lists Change Lists), and a part of an archive index an archive of the same capability (Archives sections 3–6; reported with the section of the archive)"},
+		{ID: RuleArchiveEntryAt, Section: "AR3", Severity: W, Summary: "an archive entry's at (or completed) differs from the listed document's own (Archives sections 3, 4)",
+			Basis: "Archives 1.0 §3, §4: the entry conveys the at (and completed) of the Resource List (Resource Dump) it lists; as for index entries (index-entry-at), a difference is a warning: the document may have been published again between two fetches."},
+		{ID: RuleArchiveEntryInterval, Section: "AR5", Severity: W, Summary: "an archive entry's from or until differs from the listed document's own, or says closed where it is open or the reverse (Archives sections 5, 6)",
+			Basis: "Archives 0.9 §1: \"a Change List Archive allows a server to list a timestamped set of historical Change Lists\"; 1.0 §5, §6: the entry conveys the from and until of the document it lists. As for index entries (index-entry-interval), a difference is a warning."},
+		{ID: RuleArchivesLinkCapability, Section: "AR2", Severity: E, Summary: `a document's rel="archives" link must point to the archive of its own capability (a Change List to the Change List Archive) when the Capability List lists that document`},
 		{ID: RuleContentsManifestMismatch, Section: "11.1", Severity: E, Summary: "the manifest copy a dump entry's contents link points to must match the manifest in the package (sections 11.1, 13.1)"},
 		{ID: RuleContentsManifestUnreadable, Section: "11.1", Severity: E, Summary: "the manifest copy of a dump entry's contents link, or its package, could not be fetched or opened (sections 11.1, 13.1)"},
 		{ID: RulePackageDeclaredMismatch, Section: "11.1", Severity: E, Summary: "a package's length or hash differs from what its dump entry declares (sections 11.1, 13.1)"},
@@ -126,6 +137,8 @@ func checkChildren(n *Node) {
 	}
 	pcap := n.Capability()
 	switch {
+	case pcap.IsArchive(): // an archive, or an archive index
+		checkArchiveChildren(n)
 	case n.IsIndex():
 		for _, c := range n.Children {
 			if !usable(n, c) {
@@ -159,6 +172,7 @@ func checkChildren(n *Node) {
 			}
 			checkUp(c, RuleUpLinkParent, n, "the Capability List")
 		}
+		checkArchivesLinks(n)
 	}
 }
 

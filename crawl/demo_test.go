@@ -7,10 +7,17 @@ import (
 
 	"rsx/demo"
 	"rsx/fetch"
+	"rsx/model"
 )
 
 // walkDemo walks the whole demo Source with checks, through the real client.
 func walkDemo(t *testing.T, broken bool) *Node {
+	t.Helper()
+	return walkDemoWith(t, broken, false)
+}
+
+// walkDemoWith walks the demo Source, into its archives when archives is set.
+func walkDemoWith(t *testing.T, broken, archives bool) *Node {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	t.Cleanup(cancel)
@@ -27,7 +34,7 @@ func walkDemo(t *testing.T, broken bool) *Node {
 	if err != nil || d.SourceDescription == "" {
 		t.Fatalf("discover: %v %+v", err, d)
 	}
-	root, err := NewGraph(client, GraphOptions{}).Walk(ctx, d.SourceDescription, WalkOptions{Depth: Unlimited, Check: true})
+	root, err := NewGraph(client, GraphOptions{}).Walk(ctx, d.SourceDescription, WalkOptions{Depth: Unlimited, Check: true, Archives: archives})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,5 +69,71 @@ func TestWalkBrokenDemoFindsCrossProblems(t *testing.T) {
 	// a Resource List Index and a wrong up link, among others.
 	if len(rules) < 3 {
 		t.Errorf("cross-document rules broken in the broken demo: %v", rules)
+	}
+}
+
+// TestWalkDemoArchives: the demo's archives are nodes of the walk; walked
+// into, the clean demo's agree with the documents they list, and the broken
+// demo's Change List Archive does not.
+func TestWalkDemoArchives(t *testing.T) {
+	for _, broken := range []bool{false, true} {
+		for _, archives := range []bool{false, true} {
+			root := walkDemoWith(t, broken, archives)
+			found, walked, interval := 0, 0, 0
+			root.Walk(func(n *Node) bool {
+				if n.Capability().IsArchive() {
+					found++
+					if !n.ArchiveNotWalked {
+						walked++
+					}
+				}
+				for _, p := range n.Cross {
+					if p.Rule == RuleArchiveEntryInterval {
+						interval++
+					}
+					if !broken {
+						t.Errorf("archives %v: %s: %s %s", archives, n.URL, p.Rule, p.Message)
+					}
+				}
+				return true
+			})
+			if found != 2 || (walked == 2) != archives {
+				t.Errorf("broken %v archives %v: %d archives, %d walked", broken, archives, found, walked)
+			}
+			if (interval > 0) != (broken && archives) {
+				t.Errorf("broken %v archives %v: %d archive-entry-interval problems", broken, archives, interval)
+			}
+		}
+	}
+}
+
+// TestLoadHistoryDemo: a copy brought up to date when the demo's history
+// began can catch up only through the Change List Archive.
+func TestLoadHistoryDemo(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	srv, err := demo.Start(ctx, "127.0.0.1:0", demo.Options{Resources: 300})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	client, err := fetch.NewClient(fetch.Options{NoCache: true, Netrc: "-", Retries: 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := LoadHistory(ctx, NewGraph(client, GraphOptions{}), srv.URL+"/dataset1/changelist.xml", HistoryOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	since := h.ArchivedPeriods[0].From.Add(time.Minute)
+	if plan := model.PlanCatchUp(since, nil, h.LivePeriods); plan.Gap == nil {
+		t.Errorf("the index alone reaches back: %+v", plan)
+	}
+	plan := h.CatchUp(since)
+	if plan.Gap != nil || len(plan.Archived()) != len(h.ArchivedPeriods) || len(plan.Lists) != len(h.ArchivedPeriods)+len(h.LivePeriods) {
+		t.Errorf("plan %+v", plan)
+	}
+	if _, segs := h.Coverage(); len(segs) != len(plan.Lists) {
+		t.Errorf("coverage: %d segments for %d contiguous lists", len(segs), len(plan.Lists))
 	}
 }

@@ -125,6 +125,13 @@ func (d *Document) UpLinks() []string { return linksWithRel(d.Header, "up", d.Ba
 // IndexLinks are the targets of the document-level index links, resolved.
 func (d *Document) IndexLinks() []string { return linksWithRel(d.Header, "index", d.Base()) }
 
+// ArchivesLinks are the targets of the document-level archives links (from a
+// document of a core capability to its archive, Archives specification
+// section 2), resolved.
+func (d *Document) ArchivesLinks() []string {
+	return linksWithRel(d.Header, model.RelArchives, d.Base())
+}
+
 // Node is a document at one place of a walked tree.
 type Node struct {
 	*Document
@@ -141,6 +148,10 @@ type Node struct {
 	// Unexpanded is set when the depth limit stopped the walk here although
 	// the document has down links.
 	Unexpanded bool
+	// ArchiveNotWalked is set on an archive (or an archive index) whose
+	// entries were not loaded because WalkOptions.Archives was off: archives
+	// grow without bound, so walking into them is asked for, not a bound.
+	ArchiveNotWalked bool
 	// Skipped is set when the document was not loaded (Document is nil)
 	// because the walk had loaded WalkOptions.MaxDocuments already.
 	Skipped bool
@@ -376,7 +387,7 @@ func (g *Graph) fetchDoc(ctx context.Context, url string, o LoadOptions) (doc *D
 }
 
 // hasDownLinks tells whether the entries of a document point at documents:
-// those of a Source Description, a Capability List and any index.
+// those of a Source Description, a Capability List, an archive and any index.
 func hasDownLinks(h *model.Header) bool {
 	if h == nil {
 		return false
@@ -387,7 +398,7 @@ func hasDownLinks(h *model.Header) bool {
 	case h.Root != model.RootURLSet:
 		return false
 	}
-	return h.MD.Capability == model.CapDescription || h.MD.Capability == model.CapCapabilityList
+	return h.MD.Capability == model.CapDescription || h.MD.Capability == model.CapCapabilityList || h.MD.Capability.IsArchive()
 }
 
 // isDownEntry tells whether one entry of a document with down links points
@@ -458,6 +469,11 @@ type WalkOptions struct {
 	// past it, the documents left are Skipped nodes. 0 means
 	// DefaultMaxDocuments, Unlimited (any negative value) no bound.
 	MaxDocuments int
+	// Archives walks into archives (Archives specification): the documents
+	// a Resource List, Resource Dump, Change List or Change Dump Archive
+	// lists, and the parts of an archive index. Without it an archive is a
+	// node whose entries are counted, not loaded (Node.ArchiveNotWalked).
+	Archives bool
 }
 
 // walker holds the state of one Walk.
@@ -524,6 +540,10 @@ func (g *Graph) Walk(ctx context.Context, root string, opts WalkOptions) (*Node,
 // expand loads the children of n and, recursively, theirs.
 func (w *walker) expand(ctx context.Context, n *Node) {
 	if len(n.Down) == 0 {
+		return
+	}
+	if !w.opts.Archives && n.Capability().IsArchive() {
+		n.ArchiveNotWalked = true
 		return
 	}
 	if w.opts.Depth >= 0 && n.Depth >= w.opts.Depth {

@@ -18,7 +18,8 @@ import (
 //	/dataset1/changelist/0001.xml    an at attribute on a Change List
 //	/dataset1/changelist/0002.xml    no up link; the first two changes out of chronological order
 //	/dataset1/changelist/0003.xml    the first change dated before the list's from
-//	/dataset1/changelist.xml         a gap before list 2, an overlap of lists 2 and 3, list 4 listed open (two open lists)
+//	/dataset1/changelist.xml         a gap before its second list, an overlap of its second and third, its last closed list listed open (two open lists)
+//	/dataset1/changelist-archive.xml its first entry's until differs from the archived Change List's own
 //	/dataset1/resourcedump/part-0001.zip  a manifest path /../../etc/passwd and a member named ../../evil.txt
 //	/dataset1/resourcedump/part-0002-manifest.xml  a contents copy that differs from the manifest in the package
 //	/dataset2/resourcedump.xml       an up link to a document that does not exist
@@ -176,14 +177,17 @@ func (p *faultPlan) changeEntry(e *model.Entry, k, j int, from time.Time) {
 	}
 }
 
-// changeIndexEntry seeds the faults of the Change List Index.
-func (p *faultPlan) changeIndexEntry(e *model.Entry, k, open int) {
-	switch {
-	case k == 2:
-		e.MD.From = dt(e.MD.From.Time.Add(10 * time.Minute)) // gap after list 1
-	case k == 3:
-		e.MD.From = dt(e.MD.From.Time.Add(-10 * time.Minute)) // overlaps list 2
-	case k == 4 && k < open:
+// changeIndexEntry seeds the faults of the Change List Index into the entry
+// at 1-based position pos (the lists it keeps move on as lists close);
+// lastClosed: the entry is that of the last closed list.
+func (p *faultPlan) changeIndexEntry(e *model.Entry, pos int, lastClosed bool) {
+	switch pos {
+	case 2:
+		e.MD.From = dt(e.MD.From.Time.Add(10 * time.Minute)) // gap after the first listed
+	case 3:
+		e.MD.From = dt(e.MD.From.Time.Add(-10 * time.Minute)) // overlaps the second listed
+	}
+	if lastClosed && pos > 1 {
 		e.MD.Until = model.Datetime{} // a second open list
 	}
 }

@@ -26,7 +26,9 @@
 //	/datasetN/resourcedump.xml          Resource Dump (a Resource Dump Index beyond 200 packages: /datasetN/resourcedump-NNNN.xml)
 //	/datasetN/resourcedump/part-NNNN.zip           packages, manifest.xml at the top, resources/…
 //	/datasetN/resourcedump/part-NNNN-manifest.xml  the contents copies of their manifests
-//	/dataset1/changelist.xml            Change List Index; /dataset1/changelist/NNNN.xml the lists
+//	/dataset1/changelist.xml            Change List Index of the open list and the last closed ones; /dataset1/changelist/NNNN.xml the lists
+//	/dataset1/changelist-archive.xml    Change List Archive: the closed lists that left the index (archives.go)
+//	/dataset1/resourcelist-archive.xml  Resource List Archive; /dataset1/resourcelists/SSSS.xml (and -PPPP parts) the archived lists
 //	/dataset2/changelist.xml            a single open Change List
 //	/dataset1/changedump.xml            Change Dump; /dataset1/changedump/NNNN.zip (step NNNN-1) and NNNN-manifest.xml
 //	/datasetN/res/NNNNNN.ext            resources (.html .txt .json .xml in dataset 1, .png .svg in dataset 2)
@@ -63,7 +65,8 @@ const (
 
 // Clock constants: one step is a quarter of an hour of demo time; every
 // stepsPerList steps the open Change List is closed; the history replayed by New
-// is historySteps long (four closed Change Lists and an open one two steps old).
+// is historySteps long (four closed Change Lists and an open one two steps old;
+// by default the first closed one has already moved to the Change List Archive).
 const (
 	stepDuration = 15 * time.Minute
 	stepsPerList = 4
@@ -82,6 +85,10 @@ type Options struct {
 	Broken      bool          // seed errors of many kinds, to show off the checker
 	Tick        time.Duration // real-time interval between clock steps (Start only); 0: only on request
 	Start       time.Time     // the demo clock after the replayed history; default 2026-01-05T09:00:00Z
+	// LiveChangeLists is the number of closed Change Lists the Change List
+	// Index keeps; older ones move to the Change List Archive. Default
+	// DefaultLiveChangeLists (3); negative: the index keeps them all.
+	LiveChangeLists int
 }
 
 func (o Options) withDefaults() Options {
@@ -105,6 +112,12 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Start.IsZero() {
 		o.Start = defaultStart()
+	}
+	if o.LiveChangeLists == 0 {
+		o.LiveChangeLists = DefaultLiveChangeLists
+	}
+	if o.LiveChangeLists < 0 {
+		o.LiveChangeLists = -1
 	}
 	o.Start = o.Start.UTC().Truncate(time.Second)
 	return o

@@ -123,7 +123,7 @@ func crawlTolerant(t testing.TB, h http.Handler, tolerant bool) map[string]*mode
 				// a notification channel, not a document (notify_test.go)
 			case d.Root == model.RootSitemapIndex:
 				queue = append(queue, e.Loc)
-			case d.MD.Capability == model.CapDescription || d.MD.Capability == model.CapCapabilityList:
+			case d.MD.Capability == model.CapDescription || d.MD.Capability == model.CapCapabilityList || d.MD.Capability.IsArchive():
 				queue = append(queue, e.Loc)
 			}
 			for _, l := range e.Links {
@@ -180,7 +180,8 @@ func TestEveryDocumentParsesAndConforms(t *testing.T) {
 		}
 	}
 	for _, c := range []model.Capability{model.CapDescription, model.CapCapabilityList, model.CapResourceList,
-		model.CapResourceDump, model.CapResourceDumpManifest, model.CapChangeList, model.CapChangeDump, model.CapChangeDumpManifest} {
+		model.CapResourceDump, model.CapResourceDumpManifest, model.CapChangeList, model.CapChangeDump, model.CapChangeDumpManifest,
+		model.CapResourceListArchive, model.CapChangeListArchive} {
 		if caps[c] == 0 {
 			t.Errorf("no document with capability %s", c)
 		}
@@ -428,9 +429,20 @@ func TestChangeDumpPackages(t *testing.T) {
 	}
 }
 
-// changes reads every change of dataset 1 through the Change List Index.
+// changes reads the Change Lists of dataset 1 that the Change List Index
+// lists.
 func changes(t *testing.T, h http.Handler) (*model.Document, []*model.Document) {
-	idx := parse(t, "changelist.xml", mustGet(t, h, "/dataset1/changelist.xml"))
+	return listed(t, h, "/dataset1/changelist.xml")
+}
+
+// archivedChanges reads the Change Lists of dataset 1 that the Change List
+// Archive lists.
+func archivedChanges(t *testing.T, h http.Handler) (*model.Document, []*model.Document) {
+	return listed(t, h, "/dataset1/changelist-archive.xml")
+}
+
+func listed(t *testing.T, h http.Handler, path string) (*model.Document, []*model.Document) {
+	idx := parse(t, path, mustGet(t, h, path))
 	var lists []*model.Document
 	for _, e := range idx.Entries {
 		lists = append(lists, parse(t, e.Loc, mustGet(t, h, e.Loc)))
@@ -441,26 +453,38 @@ func changes(t *testing.T, h http.Handler) (*model.Document, []*model.Document) 
 func TestChangeListsAndAdvance(t *testing.T) {
 	s := New(Options{})
 	h := s.Handler()
+	// The history closed four lists; the index keeps the last three closed
+	// (DefaultLiveChangeLists) and the open one, list 1 is in the archive.
 	idx, lists := changes(t, h)
-	if len(lists) != 5 {
-		t.Fatalf("%d Change Lists, want 5 (4 closed, 1 open)", len(lists))
+	if len(lists) != 4 {
+		t.Fatalf("%d Change Lists, want 4 (3 closed, 1 open)", len(lists))
 	}
 	checkChangeLists(t, idx, lists)
-	before := len(lists[4].Entries)
+	before := len(lists[3].Entries)
+	if _, archived := archivedChanges(t, h); len(archived) != 1 || !strings.HasSuffix(archived[0].Links[0].Href, "/capabilitylist.xml") {
+		t.Fatalf("%d archived Change Lists, want 1", len(archived))
+	}
 
 	s.Advance(1)
 	_, lists = changes(t, h)
-	if len(lists) != 5 || len(lists[4].Entries) <= before {
-		t.Errorf("after one step: %d lists, %d changes in the open one (was %d)", len(lists), len(lists[4].Entries), before)
+	if len(lists) != 4 || len(lists[3].Entries) <= before {
+		t.Errorf("after one step: %d lists, %d changes in the open one (was %d)", len(lists), len(lists[3].Entries), before)
 	}
-	s.Advance(1) // the clock reaches 09:30: list 5 closes, list 6 opens
+	s.Advance(1) // the clock reaches 09:30: list 5 closes, list 6 opens, list 2 leaves for the archive
 	idx, lists = changes(t, h)
-	if len(lists) != 6 {
-		t.Fatalf("after closing: %d lists, want 6", len(lists))
+	if len(lists) != 4 {
+		t.Fatalf("after closing: %d lists, want 4", len(lists))
 	}
 	checkChangeLists(t, idx, lists)
-	if lists[4].MD.Until.Raw == "" || lists[5].MD.Until.Raw != "" {
-		t.Errorf("list 5 until %q, list 6 until %q", lists[4].MD.Until.Raw, lists[5].MD.Until.Raw)
+	if lists[2].MD.Until.Raw == "" || lists[3].MD.Until.Raw != "" {
+		t.Errorf("list 5 until %q, list 6 until %q", lists[2].MD.Until.Raw, lists[3].MD.Until.Raw)
+	}
+	arch, archived := archivedChanges(t, h)
+	if len(archived) != 2 || archived[1].MD.Until.Raw != lists[0].MD.From.Raw {
+		t.Errorf("after closing: %d archived lists; the last one ends where the index begins?", len(archived))
+	}
+	for _, p := range check(arch, "changelist-archive.xml", "") {
+		t.Errorf("archive: %s: %s", p.Rule, p.Message)
 	}
 	st := parse(t, "changedump.xml", mustGet(t, h, "/dataset1/changedump.xml"))
 	if len(st.Entries) != historySteps+2 {
@@ -517,8 +541,14 @@ func TestChangesAgreeWithResourceList(t *testing.T) {
 			state[e.Loc] = e.MD.Hash.String()
 		}
 	}
+	// The index no longer reaches back to the dump's snapshot: the lists
+	// that left it are in the archive.
+	_, archived := archivedChanges(t, h)
 	_, lists := changes(t, h)
-	for _, d := range lists {
+	if len(archived) == 0 || archived[0].MD.From.Raw != model.FormatDatetime(s.logStart) {
+		t.Fatalf("the archive does not begin at the dump's snapshot")
+	}
+	for _, d := range append(archived, lists...) {
 		for _, e := range d.Entries {
 			if e.MD.Change == model.ChangeDeleted {
 				delete(state, e.Loc)

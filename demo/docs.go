@@ -150,6 +150,12 @@ func (s *Source) capabilityList(i int) doc {
 				c    model.Capability
 			}{s.changeDumpPath(i), model.CapChangeDump})
 		}
+		if s.hasArchives(i) { // Archives section 2: advertised like the core capabilities
+			caps = append(caps, []struct {
+				path string
+				c    model.Capability
+			}{{s.resourceListArchivePath(i), model.CapResourceListArchive}, {s.changeListArchivePath(i), model.CapChangeListArchive}}...)
+		}
 		for _, c := range caps {
 			e := model.Entry{Loc: base + c.path}
 			e.MD = model.Metadata{Present: true, Capability: c.c}
@@ -172,21 +178,42 @@ func (s *Source) capabilityList(i int) doc {
 // upLink is the up link of a capability document of dataset i.
 func (s *Source) upLink(base string, i int) model.Link { return link("up", base+s.capPath(i)) }
 
-// resourceListIndex lists the parts of the Resource List of dataset i.
-func (s *Source) resourceListIndex(sn *snapshot, i int) doc {
+// rlLayout says where the documents of one Resource List of dataset i are:
+// the live one, or one kept in the Resource List Archive (archives.go).
+type rlLayout struct {
+	index string             // path of the list, or of its index
+	part  func(p int) string // path of part p of an index
+	live  bool               // the broken demo's faults are in the live list only
+}
+
+func (s *Source) liveResourceList(i int) rlLayout {
+	return rlLayout{index: s.resourceListPath(i), part: func(p int) string { return s.resourceListPartPath(i, p) }, live: true}
+}
+
+// resourceListLinks are the document-level links of a Resource List (or its
+// index) besides up and index: to the Resource List Archive.
+func (s *Source) resourceListLinks(base string, i int) []model.Link {
+	if !s.hasArchives(i) {
+		return nil
+	}
+	return []model.Link{link(model.RelArchives, base+s.resourceListArchivePath(i))}
+}
+
+// resourceListIndex lists the parts of a Resource List of dataset i.
+func (s *Source) resourceListIndex(sn *snapshot, i int, lay rlLayout) doc {
 	return doc{lastMod: sn.now, version: uint64(sn.steps), ctype: xmlType, write: func(w io.Writer, base string) error {
 		md := model.Metadata{Capability: model.CapResourceList, At: dt(sn.now), Completed: dt(sn.now)}
-		d := s.newWriter(w, header(model.RootSitemapIndex, md, s.upLink(base, i)))
+		d := s.newWriter(w, header(model.RootSitemapIndex, md, append([]model.Link{s.upLink(base, i)}, s.resourceListLinks(base, i)...)...))
 		n := s.resourceListParts(sn, i)
 		var e model.Entry
 		for p := 1; p <= n; p++ {
-			e = model.Entry{Loc: base + s.resourceListPartPath(i, p)}
+			e = model.Entry{Loc: base + lay.part(p)}
 			e.MD = model.Metadata{Present: true, At: dt(sn.now), Completed: dt(sn.now)}
 			if err := d.WriteEntry(&e); err != nil {
 				return err
 			}
 		}
-		if s.opts.Broken && i == 0 {
+		if s.opts.Broken && i == 0 && lay.live {
 			// A part that is listed but not served.
 			e = model.Entry{Loc: base + s.resourceListPartPath(i, 0)}
 			e.MD = model.Metadata{Present: true, At: dt(sn.now)}
@@ -198,23 +225,24 @@ func (s *Source) resourceListIndex(sn *snapshot, i int) doc {
 	}}
 }
 
-// resourceList is part p (1-based) of the Resource List of dataset i, or the
+// resourceList is part p (1-based) of a Resource List of dataset i, or the
 // whole list (p == 0) when there is no index.
-func (s *Source) resourceList(sn *snapshot, i, p int) doc {
+func (s *Source) resourceList(sn *snapshot, i, p int, lay rlLayout) doc {
 	return doc{lastMod: sn.now, version: uint64(sn.steps), ctype: xmlType, write: func(w io.Writer, base string) error {
 		md := model.Metadata{Capability: model.CapResourceList, At: dt(sn.now), Completed: dt(sn.now)}
 		links := []model.Link{s.upLink(base, i)}
 		lo, hi := 1, sn.logs[i].maxID
 		if p > 0 {
-			links = append(links, link("index", base+s.resourceListPath(i)))
+			links = append(links, link("index", base+lay.index))
 			lo = (p-1)*s.opts.ListSize + 1
 			hi = min(hi, p*s.opts.ListSize)
-			if s.opts.Broken && i == 0 && p == s.faults.wrongCapabilityPart(s.resourceListParts(sn, i)) {
+			if s.opts.Broken && i == 0 && lay.live && p == s.faults.wrongCapabilityPart(s.resourceListParts(sn, i)) {
 				md.Capability = model.CapResourceDump
 			}
 		}
+		links = append(links, s.resourceListLinks(base, i)...)
 		d := s.newWriter(w, header(model.RootURLSet, md, links...))
-		if err := s.writeResources(d, sn, base, i, lo, hi); err != nil {
+		if err := s.writeResources(d, sn, base, i, lo, hi, lay.live); err != nil {
 			return err
 		}
 		return d.Close()
@@ -224,11 +252,11 @@ func (s *Source) resourceList(sn *snapshot, i, p int) doc {
 // writeResources writes the Resource List entries of ids lo..hi. (Filling
 // entries in parallel workers was tried: on two cores it cost 40% more CPU per
 // byte, in allocations and synchronisation, and gained nothing on a busy machine.)
-func (s *Source) writeResources(d entryWriter, sn *snapshot, base string, i, lo, hi int) error {
+func (s *Source) writeResources(d entryWriter, sn *snapshot, base string, i, lo, hi int, live bool) error {
 	mods := sn.stateRange(i, lo, hi)
 	var b entryBuf
 	for id := lo; id <= hi; id++ {
-		if s.fillListed(&b, base, i, id, mods) {
+		if s.fillListed(&b, base, i, id, mods, live) {
 			if err := d.WriteEntry(&b.e); err != nil {
 				return err
 			}
@@ -239,7 +267,7 @@ func (s *Source) writeResources(d entryWriter, sn *snapshot, base string, i, lo,
 
 // fillListed fills the Resource List entry of one id; it reports false when the
 // resource does not exist (deleted) in the snapshot.
-func (s *Source) fillListed(b *entryBuf, base string, i, id int, mods map[int]change) bool {
+func (s *Source) fillListed(b *entryBuf, base string, i, id int, mods map[int]change, live bool) bool {
 	ds := s.sets[i].num
 	version, lastmod := 1, time.Time{}
 	if c, ok := mods[id]; ok {
@@ -251,31 +279,44 @@ func (s *Source) fillListed(b *entryBuf, base string, i, id int, mods map[int]ch
 		lastmod = s.baseLastmod(ds, id)
 	}
 	s.fillResource(b, base, ds, id, version, lastmod, nil, useResourceList)
-	if s.opts.Broken {
+	if s.opts.Broken && live {
 		s.faults.apply(b, base, ds, id)
 	}
 	return true
 }
 
 // Change Lists of dataset 1: list k (1-based) covers steps [(k-1)E, kE) and is
-// closed once the clock has passed them; the last one is open.
+// closed once the clock has passed them; the last one is open. The index lists
+// the open one and the last LiveChangeLists closed ones (firstLiveList on);
+// the older ones are in the Change List Archive (archives.go).
 func (s *Source) openList(sn *snapshot) int { return sn.steps/stepsPerList + 1 }
 
+// changeListLinks are the document-level links of dataset i's Change Lists
+// and their index besides up and index: to the Change List Archive.
+func (s *Source) changeListLinks(base string, i int) []model.Link {
+	if !s.hasArchives(i) {
+		return nil
+	}
+	return []model.Link{link(model.RelArchives, base+s.changeListArchivePath(i))}
+}
+
 func (s *Source) changeListIndex(sn *snapshot, i int) doc {
-	// The index changes only when a list closes and the next one opens.
+	// The index changes only when a list closes and the next one opens (and
+	// the oldest one leaves for the archive).
 	open := s.openList(sn)
+	first := s.firstLiveList(sn, i)
 	lastMod := s.stepStart((open - 1) * stepsPerList)
 	return doc{lastMod: lastMod, version: uint64(open), ctype: xmlType, write: func(w io.Writer, base string) error {
-		md := model.Metadata{Capability: model.CapChangeList, From: dt(s.logStart)}
-		d := s.newWriter(w, header(model.RootSitemapIndex, md, s.upLink(base, i)))
-		for k := 1; k <= open; k++ {
+		md := model.Metadata{Capability: model.CapChangeList, From: dt(s.stepStart((first - 1) * stepsPerList))}
+		d := s.newWriter(w, header(model.RootSitemapIndex, md, append([]model.Link{s.upLink(base, i)}, s.changeListLinks(base, i)...)...))
+		for k := first; k <= open; k++ {
 			e := model.Entry{Loc: base + s.changeListPartPath(i, k)}
 			e.MD = model.Metadata{Present: true, From: dt(s.stepStart((k - 1) * stepsPerList))}
 			if k < open {
 				e.MD.Until = dt(s.stepStart(k * stepsPerList))
 			}
 			if s.opts.Broken {
-				s.faults.changeIndexEntry(&e, k, open)
+				s.faults.changeIndexEntry(&e, k-first+1, k == open-1)
 			}
 			if err := d.WriteEntry(&e); err != nil {
 				return err
@@ -313,6 +354,7 @@ func (s *Source) changeList(sn *snapshot, i, k int) doc {
 		if k > 0 {
 			links = append(links, link("index", base+s.changeListPath(i)))
 		}
+		links = append(links, s.changeListLinks(base, i)...)
 		h := header(model.RootURLSet, md, links...)
 		list := changes
 		if s.opts.Broken && i == 0 {

@@ -20,7 +20,7 @@ import (
 func optionsTag(o Options) uint64 {
 	h := fnv.New64a()
 	var b [8]byte
-	for _, v := range []int64{int64(o.Resources), int64(o.ListSize), int64(o.PackageSize), o.Seed, o.Start.Unix()} {
+	for _, v := range []int64{int64(o.Resources), int64(o.ListSize), int64(o.PackageSize), o.Seed, o.Start.Unix(), int64(o.LiveChangeLists)} {
 		binary.LittleEndian.PutUint64(b[:], uint64(v))
 		h.Write(b[:])
 	}
@@ -122,19 +122,25 @@ func (s *Source) lookupDoc(sn *snapshot, p string) (doc, bool) {
 		return doc{}, false
 	}
 	switch {
+	case rest == "/changelist-archive.xml" && s.hasArchives(i):
+		return s.changeListArchive(sn, i), true
+	case rest == "/resourcelist-archive.xml" && s.hasArchives(i):
+		return s.resourceListArchive(sn, i), true
+	case strings.HasPrefix(rest, "/resourcelists/") && strings.HasSuffix(rest, ".xml") && s.hasArchives(i):
+		return s.archivedResourceListDoc(sn, i, rest)
 	case rest == "/capabilitylist.xml":
 		return s.capabilityList(i), true
 	case rest == "/resourcelist.xml":
 		if s.resourceListIsIndex(i) {
-			return s.resourceListIndex(sn, i), true
+			return s.resourceListIndex(sn, i, s.liveResourceList(i)), true
 		}
-		return s.resourceList(sn, i, 0), true
+		return s.resourceList(sn, i, 0, s.liveResourceList(i)), true
 	case strings.HasPrefix(rest, "/resourcelist-") && strings.HasSuffix(rest, ".xml"):
 		n, ok := parseNum(between(rest, "/resourcelist-", ".xml"))
 		if !ok || !s.resourceListIsIndex(i) || n < 1 || n > s.resourceListParts(sn, i) {
 			return doc{}, false
 		}
-		return s.resourceList(sn, i, n), true
+		return s.resourceList(sn, i, n, s.liveResourceList(i)), true
 	case rest == "/resourcedump.xml":
 		if s.resourceDumpIsIndex(i) {
 			return s.resourceDumpIndex(i), true

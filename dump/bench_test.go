@@ -5,6 +5,8 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"syscall"
 	"testing"
 	"time"
@@ -12,7 +14,7 @@ import (
 
 // benchPackage builds a package of n members of size bytes each, every one
 // declared with md5, sha-256 and length.
-func benchPackage(b *testing.B, n, size int, method uint16) []byte {
+func benchPackage(b testing.TB, n, size int, method uint16) []byte {
 	b.Helper()
 	rng := rand.New(rand.NewPCG(1, 2))
 	members := make([]zm, n)
@@ -82,5 +84,18 @@ func BenchmarkExtractPackage(b *testing.B) {
 		if err != nil || r.Extracted != 100 {
 			b.Fatalf("%+v %v", r, err)
 		}
+	}
+}
+
+// TestWriteBenchPackage writes the whole-process benchmark package (100
+// stored members of 1 MiB, md5 and sha-256 each) to the folder named by
+// RSX_SPEED_OUT (scripts/bench-whole runs it).
+func TestWriteBenchPackage(t *testing.T) {
+	dir := os.Getenv("RSX_SPEED_OUT")
+	if dir == "" {
+		t.Skip("set RSX_SPEED_OUT=DIR to write the benchmark package there")
+	}
+	if err := os.WriteFile(filepath.Join(dir, "pkg100.zip"), benchPackage(t, 100, 1<<20, zip.Store), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"os"
+	"reflect"
 	"testing"
 )
 
@@ -25,9 +26,19 @@ func FuzzOpenPackage(f *testing.F) {
 			return
 		}
 		_ = p.Check()
-		if _, err := p.Verify(context.Background(), nil); err != nil {
+		want, err := p.Verify(context.Background(), nil)
+		if err != nil {
 			t.Fatal(err)
 		}
+		// Verified as it downloads (stream.go): the same Result.
+		sv := newStreamVerifier(p.opts)
+		sv.Write(b)
+		sv.finish(nil)
+		sv.match(p)
+		if got, err := p.Verify(context.Background(), nil); err != nil || !reflect.DeepEqual(got, want) {
+			t.Fatalf("verified as it downloaded: %+v, %v\nwant %+v", got, err, want)
+		}
+		p.streamed = nil
 		parent := t.TempDir()
 		dest := parent + "/dest"
 		if _, err := p.Extract(context.Background(), dest, nil); err != nil {

@@ -43,6 +43,10 @@ type Package struct {
 	byName map[string][]int // member name → indices in zr.File
 	closer io.Closer        // the file behind the package, when this package owns it
 	remove string           // a temporary file to remove on Close
+
+	// streamed holds what was verified while the package downloaded
+	// (stream.go), for the members whose records agree.
+	streamed map[*zip.File]*streamed
 }
 
 // OpenPackage reads the ZIP directory and the manifest of a package. The

@@ -156,16 +156,25 @@ func FetchPackage(ctx context.Context, d fetch.Downloader, ref PackageRef, opts 
 			os.Remove(f.Name())
 		}
 	}()
-	v := model.NewVerifier(ref.MD.Hash)
-	bw := bufio.NewWriterSize(io.MultiWriter(f, v), 256<<10)
-	if _, err := d.DownloadWith(ctx, ref.URL, bw, fetch.DownloadOptions{Progress: progress, MaxBytes: opts.MaxPackageBytes}); err != nil {
-		if tl := (*fetch.TooLargeError)(nil); errors.As(err, &tl) {
-			return nil, nil, &PackageTooLargeError{URL: ref.URL, Limit: opts.MaxPackageBytes}
+	// One pass: the package's own digests (each algorithm on a goroutine of
+	// its own) and its members' (streamVerifier) as it downloads.
+	v := model.NewParallelVerifier(ref.MD.Hash)
+	defer v.Close()
+	sv := newStreamVerifier(opts)
+	bw := bufio.NewWriterSize(io.MultiWriter(f, v, sv), 256<<10)
+	_, err = d.DownloadWith(ctx, ref.URL, bw, fetch.DownloadOptions{Progress: progress, MaxBytes: opts.MaxPackageBytes})
+	if err == nil {
+		if err = bw.Flush(); err != nil {
+			err = fmt.Errorf("download package %s: %w", ref.URL, err)
 		}
-		return nil, nil, fmt.Errorf("download package: %w", err)
+	} else if tl := (*fetch.TooLargeError)(nil); errors.As(err, &tl) {
+		err = &PackageTooLargeError{URL: ref.URL, Limit: opts.MaxPackageBytes}
+	} else {
+		err = fmt.Errorf("download package: %w", err)
 	}
-	if err := bw.Flush(); err != nil {
-		return nil, nil, fmt.Errorf("download package %s: %w", ref.URL, err)
+	sv.finish(err)
+	if err != nil {
+		return nil, nil, err
 	}
 	size := v.Bytes()
 	mism := EntryMismatches(ref, size, v.Results())
@@ -176,6 +185,7 @@ func FetchPackage(ctx context.Context, d fetch.Downloader, ref PackageRef, opts 
 	if err != nil {
 		return nil, mism, fmt.Errorf("%s: %w", ref.URL, err)
 	}
+	sv.match(p)
 	keep = true
 	p.closer, p.remove = f, f.Name()
 	return p, mism, nil

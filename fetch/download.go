@@ -1,7 +1,6 @@
 package fetch
 
 import (
-	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
@@ -108,7 +107,7 @@ func (c *Client) DownloadWith(ctx context.Context, rawURL string, w io.Writer, o
 	switch enc {
 	case "", "identity":
 	case "gzip", "x-gzip":
-		zr, err := gzip.NewReader(raw)
+		zr, err := newGzipReader(raw)
 		if err != nil {
 			return done(fmt.Errorf("download %s: decode Content-Encoding %s: %w", u, enc, err))
 		}

@@ -2,13 +2,13 @@ package fetch
 
 import (
 	"bufio"
-	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -106,8 +106,10 @@ type body struct {
 
 	encoding  string
 	limit     int64
-	r         io.Reader // decoded stream, built on the first Read
-	gunzipped bool      // r undoes gzip recognised by its magic bytes
+	r         io.Reader    // decoded stream, built on the first Read
+	gunzipped bool         // r undoes gzip recognised by its magic bytes
+	inflating bool         // r undoes Content-Encoding gzip
+	wireRead  atomic.Int64 // raw bytes read (Opened.RawRead)
 	delivered int64
 	eof       bool  // raw stream read to its end
 	err       error // sticky failure
@@ -124,6 +126,7 @@ func (w wire) Read(p []byte) (int, error) {
 		return 0, io.EOF
 	}
 	n, err := b.raw.Read(p)
+	b.wireRead.Add(int64(n))
 	if n > 0 {
 		if b.cacheW != nil {
 			b.cacheW.write(p[:n])
@@ -152,11 +155,11 @@ func (b *body) build() error {
 	switch enc := strings.ToLower(strings.TrimSpace(b.encoding)); enc {
 	case "", "identity":
 	case "gzip", "x-gzip":
-		zr, err := gzip.NewReader(r)
+		zr, err := newGzipReader(r)
 		if err != nil {
 			return fmt.Errorf("decompress body of %s (Content-Encoding %s): %w", b.url, enc, err)
 		}
-		r = zr
+		r, b.inflating = zr, true
 	default:
 		return fmt.Errorf("read body of %s: unsupported Content-Encoding %q", b.url, b.encoding)
 	}

@@ -2,7 +2,6 @@ package fetch
 
 import (
 	"bufio"
-	"compress/gzip"
 	"context"
 	"fmt"
 	"io"
@@ -11,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 )
 
@@ -42,6 +42,10 @@ type Opened struct {
 	Body io.ReadCloser
 	// Size is the length of Body in bytes when known in advance, else -1.
 	Size int64
+	// RawSize is the length of the bytes as stored or sent, before gzip is
+	// undone (the file's size, the Content-Length), -1 when unknown: what
+	// RawRead counts towards, for progress.
+	RawSize int64
 	// URL is where the bytes come from: the URL after redirects, or the
 	// absolute path of a local file.
 	URL string
@@ -53,6 +57,29 @@ type Opened struct {
 	// Exchange is the record of the HTTP exchange, nil for a local file. It
 	// is complete once Body is read to its end or closed.
 	Exchange *Exchange
+
+	// Decompressing tells that Body undoes gzip on a goroutine of its own,
+	// which keeps a core busy while Body is read.
+	Decompressing bool
+
+	raw  *atomic.Int64 // bytes of the stored or sent stream read so far
+	file *os.File      // Body itself (RawRead asks it its offset)
+}
+
+// RawRead returns how many bytes of the stored or sent stream (before gzip
+// is undone) have been read so far; it may be called from any goroutine.
+func (o *Opened) RawRead() int64 {
+	switch {
+	case o == nil:
+		return 0
+	case o.raw != nil:
+		return o.raw.Load()
+	case o.file != nil:
+		if n, err := o.file.Seek(0, io.SeekCurrent); err == nil {
+			return n
+		}
+	}
+	return 0
 }
 
 // Close closes Body.
@@ -67,7 +94,8 @@ func (o *Opened) Close() error {
 // file, named by its path or a file:// URL (anything else is taken for a
 // path). A body that starts with the gzip magic bytes 1f 8b (a .xml.gz, or
 // gzip sent without Content-Encoding) is decompressed; Content-Encoding is
-// undone by g.
+// undone by g. A compressed stream is decompressed by a goroutine of its own
+// a few hundred KiB ahead of Body's reader, which Close stops.
 //
 // When an HTTP request gives no 2xx response, the error comes with an Opened
 // whose Response and Exchange record what happened (its Body is nil and the
@@ -87,7 +115,7 @@ func Open(ctx context.Context, g Getter, target string) (*Opened, error) {
 		if resp != nil && resp.Body != nil {
 			resp.Body.Close()
 		}
-		o := &Opened{URL: target, Size: -1}
+		o := &Opened{URL: target, Size: -1, RawSize: -1}
 		if resp != nil {
 			o.Response, o.Exchange = resp, resp.Exchange
 			if resp.URL != "" {
@@ -100,7 +128,7 @@ func Open(ctx context.Context, g Getter, target string) (*Opened, error) {
 	if resp == nil {
 		return nil, fmt.Errorf("GET %s: no response", target)
 	}
-	o := &Opened{URL: resp.URL, Size: -1, Response: resp, Exchange: resp.Exchange}
+	o := &Opened{URL: resp.URL, Size: -1, RawSize: -1, Response: resp, Exchange: resp.Exchange}
 	if o.URL == "" {
 		o.URL = target
 	}
@@ -108,7 +136,7 @@ func Open(ctx context.Context, g Getter, target string) (*Opened, error) {
 	switch b := resp.Body.(type) {
 	case nil:
 		o.Body = io.NopCloser(strings.NewReader(""))
-		o.Size = 0
+		o.Size, o.RawSize = 0, 0
 		return o, nil
 	case *body:
 		// Get's own body sniffs gzip as it starts; start it now, to know
@@ -118,17 +146,41 @@ func Open(ctx context.Context, g Getter, target string) (*Opened, error) {
 				b.fail(err)
 			}
 		}
-		o.Body, gzipped = b, b.gunzipped
+		o.raw = &b.wireRead
+		o.Body, gzipped = b, b.gunzipped || b.inflating
+		if gzipped {
+			o.Body, o.Decompressing = newReadAhead(b, b, b.cancel), true
+		}
 	default:
-		r, gz := gunzipOrFail(bufio.NewReader(b))
+		cr := &countingReader{r: b}
+		o.raw = &cr.n
+		r, gz := gunzipOrFail(bufio.NewReader(cr), o.URL)
 		o.Body, gzipped = readCloser{r, b}, gz
+		if gz {
+			o.Body, o.Decompressing = newReadAhead(r, b, nil), true
+		}
 	}
-	if e := strings.ToLower(strings.TrimSpace(resp.Header.Get("Content-Encoding"))); !gzipped && (e == "" || e == "identity") {
-		if n, err := strconv.ParseInt(resp.Header.Get("Content-Length"), 10, 64); err == nil && n >= 0 {
+	if n, err := strconv.ParseInt(resp.Header.Get("Content-Length"), 10, 64); err == nil && n >= 0 {
+		o.RawSize = n
+		if e := strings.ToLower(strings.TrimSpace(resp.Header.Get("Content-Encoding"))); !gzipped && (e == "" || e == "identity") {
 			o.Size = n
 		}
 	}
 	return o, nil
+}
+
+// OpenReader is Open for a stream that is already open, such as standard
+// input, named name in errors: gzip, recognised by its magic bytes, is undone
+// as by Open. Closing the Opened does not close r.
+func OpenReader(r io.Reader, name string) *Opened {
+	cr := &countingReader{r: r}
+	o := &Opened{URL: name, Local: true, Size: -1, RawSize: -1, raw: &cr.n}
+	zr, gz := gunzipOrFail(bufio.NewReader(cr), name)
+	o.Body = io.NopCloser(zr)
+	if gz {
+		o.Body, o.Decompressing = newReadAhead(zr, nil, nil), true
+	}
+	return o
 }
 
 // openFile opens a local file, undoing gzip.
@@ -150,20 +202,39 @@ func openFile(path string) (*Opened, error) {
 	if err != nil {
 		abs = path
 	}
-	o := &Opened{URL: abs, Local: true, Size: -1}
+	o := &Opened{URL: abs, Local: true, Size: -1, RawSize: -1}
 	if st.Mode().IsRegular() {
+		o.RawSize = st.Size()
 		// A regular file is sniffed in place, so that Body stays the file.
 		var head [2]byte
 		n, _ := f.ReadAt(head[:], 0)
 		if !isGzip(head[:n]) {
-			o.Body, o.Size = f, st.Size()
+			o.Body, o.Size, o.file = f, st.Size(), f
 			return o, nil
 		}
 	}
 	// Compressed, or a pipe or a device (which cannot be read in place).
-	r, _ := gunzipOrFail(bufio.NewReader(f))
+	cr := &countingReader{r: f}
+	o.raw = &cr.n
+	r, gz := gunzipOrFail(bufio.NewReader(cr), abs)
 	o.Body = readCloser{r, f}
+	if gz {
+		o.Body, o.Decompressing = newReadAhead(r, f, nil), true
+	}
 	return o, nil
+}
+
+// countingReader counts the bytes read through it (for RawRead, from any
+// goroutine).
+type countingReader struct {
+	r io.Reader
+	n atomic.Int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n.Add(int64(n))
+	return n, err
 }
 
 // splitTarget tells what target names: an http(s) URL, or else a local
@@ -185,35 +256,32 @@ func hasPrefixFold(s, prefix string) bool {
 	return len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix)
 }
 
-// isGzip tells whether head starts with the gzip magic bytes 1f 8b: the
-// one place fetch recognises gzip by its bytes.
-func isGzip(head []byte) bool {
-	return len(head) >= 2 && head[0] == 0x1f && head[1] == 0x8b
-}
-
-// gunzipIfMagic returns br with gzip undone when it starts with the gzip
-// magic bytes, and whether it does; err is that of a gzip header that does
-// not parse. Get's bodies and Open's files go through it alike.
-func gunzipIfMagic(br *bufio.Reader) (r io.Reader, gzipped bool, err error) {
-	if head, _ := br.Peek(2); !isGzip(head) {
-		return br, false, nil
-	}
-	zr, err := gzip.NewReader(br)
-	if err != nil {
-		return nil, true, err
-	}
-	return zr, true, nil
-}
-
 // gunzipOrFail is gunzipIfMagic whose header error waits for the first Read,
 // where a reader's errors are looked for (a corrupt stream further on fails
-// there too).
-func gunzipOrFail(br *bufio.Reader) (io.Reader, bool) {
+// there too). The errors of the gzip stream name what was undone.
+func gunzipOrFail(br *bufio.Reader, name string) (io.Reader, bool) {
 	r, gz, err := gunzipIfMagic(br)
-	if err != nil {
-		return errReader{err}, gz
+	switch {
+	case err != nil:
+		return errReader{fmt.Errorf("read gzip data of %s: %w", name, err)}, gz
+	case gz:
+		return gzipErrors{r, name}, gz
 	}
 	return r, gz
+}
+
+// gzipErrors names the stream in the errors of a gzip reader.
+type gzipErrors struct {
+	r    io.Reader
+	name string
+}
+
+func (g gzipErrors) Read(p []byte) (int, error) {
+	n, err := g.r.Read(p)
+	if err != nil && err != io.EOF {
+		err = fmt.Errorf("read gzip data of %s: %w", g.name, err)
+	}
+	return n, err
 }
 
 // errReader fails every Read with err.

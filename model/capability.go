@@ -9,11 +9,12 @@ type capabilityInfo struct {
 	change    bool // from/until family
 	snapshot  bool // at/completed family
 	manifest  bool
-	indexable bool // may take the <sitemapindex> form
+	indexable bool       // may take the <sitemapindex> form
+	archived  Capability // archives: the capability of the documents listed
 }
 
-// capabilities lists the values of section 7 and the Notification draft, in the
-// order the specification introduces them.
+// capabilities lists the values of section 7, the Archives specification and
+// the Notification draft, in the order the specifications introduce them.
 var capabilities = [...]capabilityInfo{
 	{c: CapDescription, title: "Source Description", indexable: true},
 	{c: CapCapabilityList, title: "Capability List"},
@@ -23,6 +24,11 @@ var capabilities = [...]capabilityInfo{
 	{c: CapChangeList, title: "Change List", change: true, indexable: true},
 	{c: CapChangeDump, title: "Change Dump", change: true, indexable: true},
 	{c: CapChangeDumpManifest, title: "Change Dump Manifest", change: true, manifest: true},
+	// Archives 1.0, sections 3–6; each may be an index (Example 3.2).
+	{c: CapResourceListArchive, title: "Resource List Archive", indexable: true, archived: CapResourceList},
+	{c: CapResourceDumpArchive, title: "Resource Dump Archive", indexable: true, archived: CapResourceDump},
+	{c: CapChangeListArchive, title: "Change List Archive", indexable: true, archived: CapChangeList},
+	{c: CapChangeDumpArchive, title: "Change Dump Archive", indexable: true, archived: CapChangeDump},
 	{c: CapChangeNotification, title: "Change Notification"},
 	{c: CapFrameworkNotification, title: "Framework Notification"},
 }
@@ -36,8 +42,9 @@ func (c Capability) info() *capabilityInfo {
 	return nil
 }
 
-// KnownCapabilities returns the capability values of the specification and the
-// Notification draft, in the order the specification introduces them.
+// KnownCapabilities returns the capability values of the specification, the
+// Archives specification and the Notification draft, in the order the
+// specifications introduce them.
 func KnownCapabilities() []Capability {
 	out := make([]Capability, len(capabilities))
 	for i, ci := range capabilities {
@@ -57,8 +64,9 @@ func ParseCapability(s string) Capability {
 	return Capability(s)
 }
 
-// Known reports whether c is one of the eight values of section 7 or one of the
-// two of the Notification draft.
+// Known reports whether c is one of the eight values of section 7, one of the
+// four of the Archives specification or one of the two of the Notification
+// draft.
 func (c Capability) Known() bool { return c.info() != nil }
 
 // Canonical returns the known value that c matches ignoring case, hyphens and
@@ -106,7 +114,8 @@ func (c Capability) Title() string {
 }
 
 // IsChange reports whether c describes changes over a period (changelist,
-// changedump, changedump-manifest): documents that use from and until.
+// changedump, changedump-manifest): documents that use from and until. An
+// archive is neither: its entries carry the times (see Archived).
 func (c Capability) IsChange() bool {
 	ci := c.info()
 	return ci != nil && ci.change
@@ -127,11 +136,42 @@ func (c Capability) IsManifest() bool {
 
 // Indexable reports whether documents of capability c may be grouped under a
 // <sitemapindex> of the same capability: Source Description, Resource List,
-// Resource Dump, Change List and Change Dump. A Capability List should not be
-// (section 8) and a manifest describes exactly one package.
+// Resource Dump, Change List, Change Dump and the four archives. A Capability
+// List should not be (section 8) and a manifest describes exactly one package.
 func (c Capability) Indexable() bool {
 	ci := c.info()
 	return ci != nil && ci.indexable
+}
+
+// IsArchive reports whether c is one of the four archive capabilities of the
+// ResourceSync Archives specification.
+func (c Capability) IsArchive() bool {
+	ci := c.info()
+	return ci != nil && ci.archived != ""
+}
+
+// Archived is the capability of the documents an archive of capability c
+// lists (changelist-archive → changelist), "" when c is not an archive.
+func (c Capability) Archived() Capability {
+	if ci := c.info(); ci != nil {
+		return ci.archived
+	}
+	return ""
+}
+
+// ArchiveCapability is the capability of the archive that keeps the documents
+// of capability c (changelist → changelist-archive), "" when the Archives
+// specification defines none for c.
+func (c Capability) ArchiveCapability() Capability {
+	if c == "" {
+		return ""
+	}
+	for _, ci := range capabilities {
+		if ci.archived == c {
+			return ci.c
+		}
+	}
+	return ""
 }
 
 // DocumentTitle names a document by its capability and root element:
@@ -168,8 +208,13 @@ func (ch Change) Known() bool {
 // RelPatch is the relation type of a link to a patch (section 14.4).
 const RelPatch = "http://www.openarchives.org/rs/terms/patch"
 
-// relations explains the link relations of sections 7 and 14, and those of
-// discovery (section 5), for the UI.
+// RelArchives is the relation type of a link from a document of a core
+// capability to its archive (Archives specification, section 2; registered
+// with IANA).
+const RelArchives = "archives"
+
+// relations explains the link relations of sections 7 and 14, those of
+// discovery (section 5) and that of the Archives specification, for the UI.
 var relations = [...]struct{ rel, text string }{
 	{"up", "Up the hierarchy: from a capability document to its Capability List, or from a Capability List to the Source Description."},
 	{"index", "To the index document (e.g. a Resource List Index) that this document is one part of."},
@@ -186,6 +231,7 @@ var relations = [...]struct{ rel, text string }{
 	{"collection", "To a collection the resource is a member of, e.g. an OAI-ORE Aggregation or an OAI-PMH Set."},
 	{"via", "To the resource at the original Source it was republished from (provenance, for aggregators)."},
 	{"profile", "To the profile, e.g. the metadata format or schema, that the resource conforms to."},
+	{RelArchives, "To the archive of this document's capability (ResourceSync Archives): the documents of this kind the Source published over time, e.g. the Change Lists that left the Change List Index."},
 	{"resourcesync", "Discovery: from an HTML page or HTTP response to the Capability List (or Source Description) of its Source."},
 }
 

@@ -19,6 +19,10 @@ func TestCapabilities(t *testing.T) {
 		{CapChangeList, "Change List", true, false, false, true, false},
 		{CapChangeDump, "Change Dump", true, false, false, true, false},
 		{CapChangeDumpManifest, "Change Dump Manifest", true, false, true, false, false},
+		{CapResourceListArchive, "Resource List Archive", false, false, false, true, false},
+		{CapResourceDumpArchive, "Resource Dump Archive", false, false, false, true, false},
+		{CapChangeListArchive, "Change List Archive", false, false, false, true, false},
+		{CapChangeDumpArchive, "Change Dump Archive", false, false, false, true, false},
 		{CapChangeNotification, "Change Notification", false, false, false, false, true},
 		{CapFrameworkNotification, "Framework Notification", false, false, false, false, true},
 	}
@@ -36,7 +40,7 @@ func TestCapabilities(t *testing.T) {
 			t.Errorf("%s.Canonical() = %q", c, c.Canonical())
 		}
 	}
-	if got := KnownCapabilities(); len(got) != 10 || got[0] != CapDescription || got[9] != CapFrameworkNotification {
+	if got := KnownCapabilities(); len(got) != 14 || got[0] != CapDescription || got[8] != CapResourceListArchive || got[13] != CapFrameworkNotification {
 		t.Errorf("KnownCapabilities = %v", got)
 	}
 	for _, c := range []Capability{"", "ResourceList", "resource-list", "sitemap", "changelist "} {
@@ -50,6 +54,7 @@ func TestCapabilities(t *testing.T) {
 	for in, want := range map[Capability]Capability{
 		"ResourceList": CapResourceList, "resource_list": CapResourceList, "Change-Dump-Manifest": CapChangeDumpManifest,
 		"CHANGEDUMP-MANIFEST": CapChangeDumpManifest, "capability list": CapCapabilityList, "sitemap": "", "": "", "-": "",
+		"ChangeListArchive": CapChangeListArchive, "resource_dump_archive": CapResourceDumpArchive,
 	} {
 		if got := in.Canonical(); got != want {
 			t.Errorf("Canonical(%q) = %q, want %q", in, got, want)
@@ -75,6 +80,9 @@ func TestDocumentTitle(t *testing.T) {
 		{CapDescription, RootURLSet, "Source Description"},
 		{CapCapabilityList, RootURLSet, "Capability List"},
 		{CapChangeDumpManifest, RootURLSet, "Change Dump Manifest"},
+		{CapChangeListArchive, RootURLSet, "Change List Archive"},
+		{CapChangeListArchive, RootSitemapIndex, "Change List Archive Index"},
+		{CapResourceDumpArchive, RootSitemapIndex, "Resource Dump Archive Index"},
 		{CapResourceList, RootUnknown, "Resource List"},
 		{"", RootURLSet, "Sitemap"},
 		{"", RootSitemapIndex, "Sitemap index"},
@@ -105,7 +113,7 @@ func TestChangeKnown(t *testing.T) {
 func TestRelationDescription(t *testing.T) {
 	for _, rel := range []string{"up", "index", "describedby", "describes", "contents", "duplicate", "alternate",
 		"canonical", "http://www.openarchives.org/rs/terms/patch", "memento", "timegate", "timemap",
-		"collection", "via", "profile", "resourcesync"} {
+		"collection", "via", "profile", "resourcesync", "archives"} {
 		d := RelationDescription(rel)
 		if d == "" || !strings.HasSuffix(d, ".") {
 			t.Errorf("RelationDescription(%q) = %q", rel, d)
@@ -121,5 +129,31 @@ func TestRelationDescription(t *testing.T) {
 	}
 	if d := RelationDescription("alternate canonical next"); d != RelationDescription("alternate")+" "+RelationDescription("canonical") {
 		t.Errorf("multi-token rel = %q", d)
+	}
+}
+
+func TestArchiveCapabilities(t *testing.T) {
+	tests := []struct {
+		archive, archived Capability
+	}{
+		{CapResourceListArchive, CapResourceList},
+		{CapResourceDumpArchive, CapResourceDump},
+		{CapChangeListArchive, CapChangeList},
+		{CapChangeDumpArchive, CapChangeDump},
+	}
+	for _, tt := range tests {
+		if !tt.archive.IsArchive() || tt.archive.Archived() != tt.archived || tt.archived.ArchiveCapability() != tt.archive {
+			t.Errorf("%s: IsArchive %v, Archived %q, %s.ArchiveCapability %q", tt.archive, tt.archive.IsArchive(),
+				tt.archive.Archived(), tt.archived, tt.archived.ArchiveCapability())
+		}
+		if tt.archived.IsArchive() || tt.archived.Archived() != "" || tt.archive.ArchiveCapability() != "" {
+			t.Errorf("%s is taken for an archive, or %s archived again", tt.archived, tt.archive)
+		}
+	}
+	for _, c := range []Capability{"", CapDescription, CapCapabilityList, CapResourceDumpManifest, CapChangeDumpManifest,
+		CapChangeNotification, "changelist-archives", "ChangeList-Archive"} {
+		if c.IsArchive() || c.Archived() != "" || c.ArchiveCapability() != "" {
+			t.Errorf("%q: IsArchive %v, Archived %q, ArchiveCapability %q", c, c.IsArchive(), c.Archived(), c.ArchiveCapability())
+		}
 	}
 }

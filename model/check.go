@@ -27,8 +27,9 @@ import (
 
 // CheckOptions configure a Checker. The zero value gives the defaults.
 type CheckOptions struct {
-	// MaxProblems is the number of problems stored per document (default 10000).
-	// Document-level problems are always stored; Counts stay exact.
+	// MaxProblems is the number of problems stored per document (default 10000),
+	// for document-level problems and for entries' problems each (a
+	// malformed-XML problem is always stored); Counts stay exact.
 	MaxProblems int
 	// Capability is used to judge entries when the document does not say what it
 	// is (e.g. the manifest.xml of a package, known to be a manifest).
@@ -70,7 +71,7 @@ type Checker struct {
 	// ordering
 	prevOK   bool
 	prevTime time.Time
-	prevRaw  string
+	prevRaw  []byte // a copy: entries' strings may be reused (DecoderOptions.Reuse)
 	prevIdx  int
 
 	// Change List Index: the latest entry without until (it must be the last one)
@@ -85,6 +86,11 @@ type Checker struct {
 	seed  maphash.Seed
 	locs  *chkSet
 	paths *chkSet
+
+	// document-level links seen (also those handed over before End)
+	ups         int
+	describedby bool
+	early       bool // document-level items were handed over before Begin
 
 	// 1.0-style Change Lists
 	nDatetime, nLastmod int
@@ -153,6 +159,9 @@ func (c *Checker) flag(id ruleID, entry, line int, section string) *Problem {
 	}
 	p := Problem{Severity: r.Severity, Rule: r.ID, Section: section, Entry: entry, Line: line}
 	if entry < 0 {
+		if len(c.doc) >= c.opts.MaxProblems && id != rXMLMalformed {
+			return nil
+		}
 		c.doc = append(c.doc, p)
 		return &c.doc[len(c.doc)-1]
 	}
@@ -174,7 +183,9 @@ func (c *Checker) report(id ruleID, entry, line int, section, msg string) {
 // Begin starts a document. h may be completed later (elements after the entries)
 // and is passed again to End.
 func (c *Checker) Begin(h *Header) {
+	early := c.keepEarly()
 	*c = Checker{opts: c.opts}
+	c.restoreEarly(early)
 	c.began = true
 	c.h = h
 	c.openIdx = -1
@@ -233,23 +244,37 @@ type Report struct {
 	Err error
 }
 
-// Validate decodes r as a stream and checks it, keeping no entries. A large
-// document is decoded on all CPUs (DecoderOptions.Parallel), which gives what
-// sequential decoding gives.
+// Validate decodes r as a stream and checks it, keeping no entries: the
+// decoder reuses each entry's memory for the next (DecoderOptions.Reuse) and
+// hands over the links and extra elements of an entry, or of the document,
+// that has hundreds of them, so memory does not grow with the document
+// whatever its shape. A large document is decoded on all CPUs
+// (DecoderOptions.Parallel), which gives what sequential decoding gives.
 func Validate(r io.Reader, opts CheckOptions) *Report {
-	return validate(r, opts, DecoderOptions{Parallel: runtime.GOMAXPROCS(0)})
+	return ValidateWith(r, opts, DecoderOptions{Parallel: runtime.GOMAXPROCS(0)})
+}
+
+// ValidateWith is Validate with the decoder's limits and parallelism given by
+// dopts (Reuse is always on): a source that decompresses on a goroutine of its
+// own, for instance, leaves a core to it with one goroutine fewer.
+func ValidateWith(r io.Reader, opts CheckOptions, dopts DecoderOptions) *Report {
+	dopts.Reuse = true
+	return validate(r, opts, dopts)
 }
 
 func validate(r io.Reader, opts CheckOptions, dopts DecoderOptions) *Report {
 	dec := NewDecoder(r, dopts)
 	defer dec.Close()
 	c := NewChecker(opts)
+	if dopts.Reuse {
+		dec.HandOver(c)
+	}
 	rep := &Report{}
 	h, err := dec.Header()
 	rep.Header = h
 	if err == nil {
 		c.Begin(h)
-		err = checkEntries(dec, c)
+		err = checkEntries(dec, c, dopts.Reuse || dopts.Parallel > 1)
 		if err == io.EOF {
 			err = nil
 		}
@@ -298,17 +323,24 @@ func (c *Checker) Abort(h *Header, bytes int64, err error) {
 }
 
 // checkEntries feeds the decoder's entries to the checker until Next fails (io.EOF
-// at the end). With more than one CPU the decoder runs in a goroutine of its own
-// and hands over batches of entries, so that checking overlaps decoding; the
-// batches are recycled, so memory stays bounded (3 × chkBatch entries).
-func checkEntries(dec *Decoder, c *Checker) error {
-	if runtime.GOMAXPROCS(0) < 2 {
-		var e Entry
+// at the end). Unless inline, with more than one CPU the decoder runs in a
+// goroutine of its own and hands over batches of entries, so that checking
+// overlaps decoding; the batches are recycled, so memory stays bounded (3 ×
+// chkBatch entries). Inline (a decoder that reuses entries, or decodes on
+// several goroutines of its own) it is a plain loop.
+func checkEntries(dec *Decoder, c *Checker, inline bool) error {
+	if inline || runtime.GOMAXPROCS(0) < 2 {
+		var buf Entry
+		next := func() (*Entry, error) { return &buf, dec.Next(&buf) }
+		if dec.reuse {
+			next = func() (*Entry, error) { return dec.nextShared(&buf) }
+		}
 		for {
-			if err := dec.Next(&e); err != nil {
+			e, err := next()
+			if err != nil {
 				return err
 			}
-			c.Entry(&e)
+			c.Entry(e)
 		}
 	}
 	const chkBatch = 128

@@ -85,24 +85,19 @@ func (c *Checker) end(h *Header, bytes int64, complete bool) {
 	}
 
 	// document-level links
-	ups := 0
-	describedby := false
-	for i := range h.Links {
-		l := &h.Links[i]
-		c.link(l, nil, -1)
-		for tok := range RelTokens(l.Rel) {
-			if RelMatches(tok, "up") {
-				ups++
-			} else if RelMatches(tok, "describedby") {
-				describedby = true
-			}
-		}
-	}
+	c.docLinks(h.Links)
+	ups, describedby := c.ups, c.describedby
 	if complete && k != kUnknownDoc && k != kDescription && k != kDescriptionIndex && ups == 0 {
 		if k == kCapabilityList || k == kCapabilityListIndex {
 			c.report(rCapabilityListUpLink, -1, 0, "", `no <rs:ln rel="up"> link: a Capability List must link up to the Source Description that enumerates it`)
 		} else {
-			c.report(rUpLinkMissing, -1, 0, k.section(), `no <rs:ln rel="up"> link: a `+k.title()+" must link up to the Capability List it belongs to")
+			// An archive's own text could not be consulted in full: the rule
+			// rests on the core's navigation (section 6.2) for it.
+			sec := k.section()
+			if k.archive() {
+				sec = "6.2"
+			}
+			c.report(rUpLinkMissing, -1, 0, sec, `no <rs:ln rel="up"> link: a `+k.title()+" must link up to the Capability List it belongs to")
 		}
 	}
 	if ups > 1 {
@@ -165,13 +160,14 @@ func (c *Checker) docCapability(h *Header) {
 	case "":
 		c.report(rCapabilityMissing, -1, md.Line, "", "the document-level <rs:md> has no capability attribute; it is mandatory and says what the document is (resourcelist, changelist, …)")
 	case CapDescription, CapCapabilityList, CapResourceList, CapResourceDump, CapResourceDumpManifest,
-		CapChangeList, CapChangeDump, CapChangeDumpManifest:
+		CapChangeList, CapChangeDump, CapChangeDumpManifest,
+		CapResourceListArchive, CapResourceDumpArchive, CapChangeListArchive, CapChangeDumpArchive:
 	case CapChangeNotification, CapFrameworkNotification:
 		c.report(rCapabilityDraft, -1, md.Line, "", "capability="+chkQuote(string(md.Capability))+" is defined by the ResourceSync Notification draft for Capability List entries, not for a document; its documents are not checked further")
 	default:
-		msg := "capability=" + chkQuote(string(md.Capability)) + " is not a defined value (description, capabilitylist, resourcelist, resourcedump, resourcedump-manifest, changelist, changedump, changedump-manifest)"
+		msg := "capability=" + chkQuote(string(md.Capability)) + " is not a defined value (description, capabilitylist, resourcelist, resourcedump, resourcedump-manifest, changelist, changedump, changedump-manifest; the Archives specification adds resourcelist-archive, resourcedump-archive, changelist-archive, changedump-archive)"
 		if fix := md.Capability.Canonical(); fix != "" {
-			msg += "; did you mean " + strconv.Quote(string(fix)) + "? Values are lower case, without separators other than the manifests' hyphen"
+			msg += "; did you mean " + strconv.Quote(string(fix)) + "? Values are lower case, without separators other than the hyphen of the manifests and archives"
 		}
 		c.report(rCapabilityUnknown, -1, md.Line, "", msg)
 	}

@@ -91,6 +91,16 @@ func (c *Checker) entryNoun() string {
 		return "bitstream"
 	case kResourceListIndex, kResourceDumpIndex, kChangeListIndex, kChangeDumpIndex, kDescriptionIndex, kCapabilityListIndex:
 		return "document"
+	case kResourceListArchive:
+		return "Resource List"
+	case kResourceDumpArchive:
+		return "Resource Dump"
+	case kChangeListArchive:
+		return "Change List"
+	case kChangeDumpArchive:
+		return "Change Dump"
+	case kResourceListArchiveIndex, kResourceDumpArchiveIndex, kChangeListArchiveIndex, kChangeDumpArchiveIndex:
+		return "archive part"
 	}
 	return "resource"
 }
@@ -114,6 +124,19 @@ func (c *Checker) entryMetadata(e *Entry, idx int, md *Metadata) {
 			// is harmless, saying otherwise is not.
 			if c.h != nil && md.Capability != c.h.MD.Capability {
 				c.report(rEntryCapabilityUnexpected, idx, line, "", chkRef(e, idx)+": capability="+chkQuote(string(md.Capability))+" on an entry of a "+k.title()+", whose entries are "+string(c.h.MD.Capability)+" documents")
+			}
+		case kResourceListArchive, kResourceDumpArchive, kChangeListArchive, kChangeDumpArchive,
+			kResourceListArchiveIndex, kResourceDumpArchiveIndex, kChangeListArchiveIndex, kChangeDumpArchiveIndex:
+			// An archive's entries are documents of the archived capability (an
+			// archive index's, parts of the archive).
+			if c.h != nil {
+				want := c.h.MD.Capability
+				if !k.archiveIndex() {
+					want = want.Archived()
+				}
+				if md.Capability != want {
+					c.report(rEntryCapabilityUnexpected, idx, line, "", chkRef(e, idx)+": capability="+chkQuote(string(md.Capability))+" on an entry of a "+k.title()+", whose entries are "+string(want)+" documents")
+				}
 			}
 		default:
 			c.report(rEntryCapabilityUnexpected, idx, line, "", chkRef(e, idx)+": capability="+chkQuote(string(md.Capability))+" on an entry of a "+k.title()+"; entries carry a capability in Source Descriptions and Capability Lists only")
@@ -148,11 +171,11 @@ func (c *Checker) entryMetadata(e *Entry, idx int, md *Metadata) {
 	fromOK := c.timeValue("from", &md.From, e, idx, line)
 	untilOK := c.timeValue("until", &md.Until, e, idx, line)
 	if k != kUnknownDoc {
-		if !k.entryAt() && (md.At.Raw != "" || md.Completed.Raw != "") {
-			c.misplacedEntryTime(e, idx, line, md.At.Raw != "", md.Completed.Raw != "", "at", "completed", "Resource List Indexes, Resource Dumps and Resource Dump Indexes")
+		if !k.entryAt() && !k.archiveAt() && (md.At.Raw != "" || md.Completed.Raw != "") {
+			c.misplacedEntryTime(e, idx, line, md.At.Raw != "", md.Completed.Raw != "", "at", "completed", "Resource List Indexes, Resource Dumps and Resource Dump Indexes (and the Archives specification on entries of Resource List and Resource Dump Archives)")
 		}
-		if !k.entryFrom() && (md.From.Raw != "" || md.Until.Raw != "") {
-			c.misplacedEntryTime(e, idx, line, md.From.Raw != "", md.Until.Raw != "", "from", "until", "Change List Indexes, Change Dumps and Change Dump Indexes")
+		if !k.entryFrom() && !k.archiveFrom() && (md.From.Raw != "" || md.Until.Raw != "") {
+			c.misplacedEntryTime(e, idx, line, md.From.Raw != "", md.Until.Raw != "", "from", "until", "Change List Indexes, Change Dumps and Change Dump Indexes (and the Archives specification on entries of Change List and Change Dump Archives)")
 		}
 	}
 	if atOK && complOK && md.Completed.Time.Before(md.At.Time) {
@@ -186,7 +209,7 @@ func (c *Checker) entryMetadata(e *Entry, idx int, md *Metadata) {
 	if md.Type != "" && (k == kResourceDump || k == kChangeDump) {
 		switch {
 		case c.dumpType == "":
-			c.dumpType, c.dumpTypeIdx = md.Type, idx
+			c.dumpType, c.dumpTypeIdx = strings.Clone(md.Type), idx
 		case md.Type != c.dumpType && !chkSameMediaType(md.Type, c.dumpType):
 			c.report(rDumpMixedFormats, idx, line, k.section(), chkRef(e, idx)+": package type="+chkQuote(md.Type)+" differs from "+chkQuote(c.dumpType)+" of entry "+EntryNumber(c.dumpTypeIdx)+"; a "+k.title()+" should only point to packages of the same format")
 		}
@@ -253,11 +276,14 @@ func (c *Checker) entryRequirements(e *Entry, idx int, md *Metadata) {
 			return
 		}
 		switch md.Capability {
-		case CapResourceList, CapResourceDump, CapChangeList, CapChangeDump:
+		case CapResourceList, CapResourceDump, CapChangeList, CapChangeDump,
+			// Archives 1.0 section 2 (0.9 section 6): archives are advertised
+			// in the Capability List like the core capabilities.
+			CapResourceListArchive, CapResourceDumpArchive, CapChangeListArchive, CapChangeDumpArchive:
 		case CapChangeNotification, CapFrameworkNotification:
 			c.report(rCapabilityDraft, idx, line, "", chkRef(e, idx)+": capability="+chkQuote(string(md.Capability))+" is defined by the ResourceSync Notification draft, not by Z39.99-2017; Destinations that implement only the standard ignore it")
 		case CapDescription, CapCapabilityList, CapResourceDumpManifest, CapChangeDumpManifest:
-			c.report(rCapabilityListEntryInvalid, idx, line, "", chkRef(e, idx)+": capability="+chkQuote(string(md.Capability))+" is not a capability a Capability List advertises (resourcelist, resourcedump, changelist, changedump)")
+			c.report(rCapabilityListEntryInvalid, idx, line, "", chkRef(e, idx)+": capability="+chkQuote(string(md.Capability))+" is not a capability a Capability List advertises (resourcelist, resourcedump, changelist, changedump, and their archives)")
 		default:
 			msg := chkRef(e, idx) + ": capability=" + chkQuote(string(md.Capability)) + " is not defined by the specification"
 			if fix := md.Capability.Canonical(); fix != "" {
@@ -272,7 +298,7 @@ func (c *Checker) entryRequirements(e *Entry, idx int, md *Metadata) {
 			}
 		}
 		if len(c.caps) < 64 {
-			c.caps = append(c.caps, chkCapSeen{md.Capability, idx})
+			c.caps = append(c.caps, chkCapSeen{Capability(strings.Clone(string(md.Capability))), idx})
 		}
 	case kDescription:
 		if md.Present && md.Capability != CapCapabilityList {
@@ -281,6 +307,22 @@ func (c *Checker) entryRequirements(e *Entry, idx int, md *Metadata) {
 				what = "has capability=" + chkQuote(string(md.Capability))
 			}
 			c.report(rDescriptionEntryCapability, idx, line, "", chkRef(e, idx)+": <rs:md> "+what+"; in a Source Description it must be capability=\"capabilitylist\"")
+		}
+	case kResourceListArchive, kResourceDumpArchive:
+		if !md.Present || md.At.Raw == "" {
+			what := "no <rs:md>"
+			if md.Present {
+				what = "<rs:md> has no at attribute"
+			}
+			c.report(rArchiveEntryAtMissing, idx, line, k.section(), chkRef(e, idx)+": "+what+"; the entry of a "+k.title()+" conveys when the "+c.entryNoun()+"'s snapshot was taken (at)")
+		}
+	case kChangeListArchive, kChangeDumpArchive:
+		if !md.Present || md.From.Raw == "" {
+			what := "no <rs:md>"
+			if md.Present {
+				what = "<rs:md> has no from attribute"
+			}
+			c.report(rArchiveEntryFromMissing, idx, line, k.section(), chkRef(e, idx)+": "+what+"; the entry of a "+k.title()+" conveys the interval the "+c.entryNoun()+" covers (from, and until once it is closed)")
 		}
 	case kChangeListIndex, kChangeDump, kChangeDumpIndex:
 		if !md.Present || md.From.Raw == "" {
@@ -296,7 +338,7 @@ func (c *Checker) entryRequirements(e *Entry, idx int, md *Metadata) {
 				c.openIdx = -1
 			}
 			if md.Until.Raw == "" && md.From.Raw != "" {
-				c.openIdx, c.openLoc, c.openLine = idx, e.Loc, line
+				c.openIdx, c.openLoc, c.openLine = idx, strings.Clone(e.Loc), line
 			}
 		}
 	}
@@ -361,9 +403,9 @@ func (c *Checker) order(e *Entry, idx, line int, d *Datetime, attr string) {
 		default:
 			id, why = rChangeDumpOrder, "entries of a "+c.kind.title()+" should be in forward chronological order"
 		}
-		c.report(id, idx, line, "", chkRef(e, idx)+": "+attr+" "+d.Raw+" is before the previous entry's "+c.prevRaw+" (entry "+EntryNumber(c.prevIdx)+"): "+why)
+		c.report(id, idx, line, "", chkRef(e, idx)+": "+attr+" "+d.Raw+" is before the previous entry's "+string(c.prevRaw)+" (entry "+EntryNumber(c.prevIdx)+"): "+why)
 	}
-	c.prevOK, c.prevTime, c.prevRaw, c.prevIdx = true, d.Time, d.Raw, idx
+	c.prevOK, c.prevTime, c.prevRaw, c.prevIdx = true, d.Time, append(c.prevRaw[:0], d.Raw...), idx
 }
 
 // hash checks a hash attribute. list is what the parser made of raw.
@@ -453,7 +495,7 @@ func (c *Checker) mediaType(s string) bool {
 		}
 	}
 	if chkMediaType(s) {
-		c.goodTypes[c.nGood%len(c.goodTypes)] = s
+		c.goodTypes[c.nGood%len(c.goodTypes)] = strings.Clone(s)
 		c.nGood++
 		return true
 	}

@@ -21,6 +21,15 @@ const (
 	kChangeDump
 	kChangeDumpIndex
 	kChangeDumpManifest
+	// The Archives specification (1.0, sections 3–6).
+	kResourceListArchive
+	kResourceListArchiveIndex
+	kResourceDumpArchive
+	kResourceDumpArchiveIndex
+	kChangeListArchive
+	kChangeListArchiveIndex
+	kChangeDumpArchive
+	kChangeDumpArchiveIndex
 )
 
 func chkKindOf(c Capability, root RootKind) chkKind {
@@ -48,6 +57,14 @@ func chkKindOf(c Capability, root RootKind) chkKind {
 		return pick(kChangeDump, kChangeDumpIndex)
 	case CapChangeDumpManifest:
 		return kChangeDumpManifest
+	case CapResourceListArchive:
+		return pick(kResourceListArchive, kResourceListArchiveIndex)
+	case CapResourceDumpArchive:
+		return pick(kResourceDumpArchive, kResourceDumpArchiveIndex)
+	case CapChangeListArchive:
+		return pick(kChangeListArchive, kChangeListArchiveIndex)
+	case CapChangeDumpArchive:
+		return pick(kChangeDumpArchive, kChangeDumpArchiveIndex)
 	}
 	return kUnknownDoc
 }
@@ -83,6 +100,22 @@ func (k chkKind) title() string {
 		return "Change Dump Index"
 	case kChangeDumpManifest:
 		return "Change Dump Manifest"
+	case kResourceListArchive:
+		return "Resource List Archive"
+	case kResourceListArchiveIndex:
+		return "Resource List Archive Index"
+	case kResourceDumpArchive:
+		return "Resource Dump Archive"
+	case kResourceDumpArchiveIndex:
+		return "Resource Dump Archive Index"
+	case kChangeListArchive:
+		return "Change List Archive"
+	case kChangeListArchiveIndex:
+		return "Change List Archive Index"
+	case kChangeDumpArchive:
+		return "Change Dump Archive"
+	case kChangeDumpArchiveIndex:
+		return "Change Dump Archive Index"
 	}
 	return "document"
 }
@@ -109,9 +142,38 @@ func (k chkKind) section() string {
 		return "13.1"
 	case kChangeDumpManifest:
 		return "13.2"
+	case kResourceListArchive, kResourceListArchiveIndex:
+		return "AR3"
+	case kResourceDumpArchive, kResourceDumpArchiveIndex:
+		return "AR4"
+	case kChangeListArchive, kChangeListArchiveIndex:
+		return "AR5"
+	case kChangeDumpArchive, kChangeDumpArchiveIndex:
+		return "AR6"
 	}
 	return "7"
 }
+
+// archive: a document of the Archives specification, or an index of them.
+func (k chkKind) archive() bool { return k >= kResourceListArchive && k <= kChangeDumpArchiveIndex }
+
+// archiveIndex: an index of archive documents (Example 3.2 of the Archives
+// specification), whose entries are the parts of the archive.
+func (k chkKind) archiveIndex() bool {
+	switch k {
+	case kResourceListArchiveIndex, kResourceDumpArchiveIndex, kChangeListArchiveIndex, kChangeDumpArchiveIndex:
+		return true
+	}
+	return false
+}
+
+// archiveAt: the entries of a Resource List Archive or a Resource Dump
+// Archive are snapshots, dated by at (and completed).
+func (k chkKind) archiveAt() bool { return k == kResourceListArchive || k == kResourceDumpArchive }
+
+// archiveFrom: the entries of a Change List Archive or a Change Dump Archive
+// cover an interval, from (and until).
+func (k chkKind) archiveFrom() bool { return k == kChangeListArchive || k == kChangeDumpArchive }
 
 // snapshot documents carry at/completed; change documents from/until (Table 4).
 func (k chkKind) snapshot() bool {

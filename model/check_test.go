@@ -516,8 +516,15 @@ func TestCheckSet(t *testing.T) {
 			t.Fatalf("%d: duplicate not found (%d, %v)", i, first, dup)
 		}
 	}
-	if s.n != 10000 || len(s.slots) < 2*s.n {
+	if s.n != 10000 || 5*s.n > 4*len(s.slots) {
 		t.Fatalf("n %d, slots %d", s.n, len(s.slots))
+	}
+	// Entries past what 24 bits number are not remembered, never misnumbered.
+	if _, dup := s.add(42, 1<<24); dup {
+		t.Fatal("an entry past 1<<24 was remembered")
+	}
+	if _, dup := s.add(42, 1<<24+1); dup {
+		t.Fatal("an entry past 1<<24 was taken for a duplicate")
 	}
 }
 

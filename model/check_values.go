@@ -11,57 +11,62 @@ import (
 )
 
 // chkSet remembers 64-bit hashes of values (URIs, paths) with the entry that
-// first had each: open addressing with linear probing over one array (hash and
-// entry side by side, so an insertion touches one cache line), at most half
+// first had each, compactly (8 bytes a slot: validating keeps little else):
+// open addressing with linear probing over one array, at most four fifths
 // full, growing by doubling up to chkMaxTracked values, after which it stops
-// remembering. Two values with the same 64-bit hash would be taken for
-// duplicates: with maphash's seeded hash that is a 1-in-10^7 event for a
-// million entries.
+// remembering. A slot holds the hash's upper 40 bits and the entry's index
+// in the lower 24 (entries from the 16,777,216th on are not remembered). Two
+// values whose hashes share those 40 bits would be taken for duplicates: with
+// maphash's seeded hash that is about a 1-in-300,000 event for a million
+// entries.
 type chkSet struct {
-	slots []chkSlot
+	slots []uint64 // 0 is empty
 	n     int
 }
 
-type chkSlot struct {
-	h     uint64 // hash with the low bit set; 0 is empty
-	first int32
-}
+const (
+	chkIdxBits = 24
+	chkIdxMask = 1<<chkIdxBits - 1
+)
 
-func newChkSet() *chkSet { return &chkSet{slots: make([]chkSlot, 1024)} }
+func newChkSet() *chkSet { return &chkSet{slots: make([]uint64, 1024)} }
 
 // add records h for entry idx; when h was there already it returns the entry that
 // had it and true.
 func (s *chkSet) add(h uint64, idx int) (int, bool) {
-	h |= 1
+	if idx > chkIdxMask {
+		return 0, false
+	}
+	tag := (h | 1<<chkIdxBits) &^ chkIdxMask // never 0
 	mask := len(s.slots) - 1
-	for p := int(h>>33) & mask; ; p = (p + 1) & mask {
-		switch sl := &s.slots[p]; sl.h {
-		case 0:
+	for p := int(tag>>33) & mask; ; p = (p + 1) & mask {
+		switch sl := s.slots[p]; {
+		case sl == 0:
 			if s.n >= chkMaxTracked {
 				return 0, false
 			}
-			sl.h, sl.first = h, int32(idx)
+			s.slots[p] = tag | uint64(idx)
 			s.n++
-			if 2*s.n > len(s.slots) {
+			if 5*s.n > 4*len(s.slots) {
 				s.grow()
 			}
 			return 0, false
-		case h:
-			return int(sl.first), true
+		case sl&^chkIdxMask == tag:
+			return int(sl & chkIdxMask), true
 		}
 	}
 }
 
 func (s *chkSet) grow() {
 	old := s.slots
-	s.slots = make([]chkSlot, 2*len(old))
+	s.slots = make([]uint64, 2*len(old))
 	mask := len(s.slots) - 1
 	for _, sl := range old {
-		if sl.h == 0 {
+		if sl == 0 {
 			continue
 		}
-		p := int(sl.h>>33) & mask
-		for s.slots[p].h != 0 {
+		p := int(sl>>33) & mask
+		for s.slots[p] != 0 {
 			p = (p + 1) & mask
 		}
 		s.slots[p] = sl

@@ -1,5 +1,7 @@
 package model
 
+import "encoding/binary"
+
 // fastHashList parses the common form of a hash attribute — lower-case known
 // algorithms with hex digests of the right length, separated by single spaces —
 // giving exactly what ParseHashList gives for it, several times faster. It
@@ -40,19 +42,44 @@ func fastHashList(s string, blk *hashBlock) (HashList, bool) {
 		v := s[starts[k]:ends[k]]
 		d := blk.d[at : at+len(v)/2 : at+len(v)/2]
 		v = v[:2*len(d)]
-		bad := byte(0)
-		for o := range d {
-			hi, lo := hexValues[v[2*o]], hexValues[v[2*o+1]]
-			bad |= hi | lo
-			d[o] = hi<<4 | lo
-		}
-		if bad > 0xf {
-			return nil, false
+		// Every digest size of fastHashAlg is a multiple of 4 bytes.
+		for o := 0; o < len(d); o += 4 {
+			x, ok := decodeHex8(v[2*o : 2*o+8])
+			if !ok {
+				return nil, false
+			}
+			binary.LittleEndian.PutUint32(d[o:], x)
 		}
 		at += len(d)
 		list[k] = Hash{Alg: algs[k], AlgRaw: s[starts[k]-len(algs[k])-1 : starts[k]-1], Value: v, Digest: d, Encoding: HashHex}
 	}
 	return list, true
+}
+
+// decodeHex8 decodes 8 hex digits (either case) into 4 bytes, in the order
+// written, all at once; ok is false when one of them is not a hex digit.
+func decodeHex8(s string) (x uint32, ok bool) {
+	_ = s[7]
+	w := uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+	const ones, high = 0x0101010101010101, 0x8080808080808080
+	if w&high != 0 {
+		return 0, false
+	}
+	// A byte's high bit set when it is in [lo, hi] (for bytes below 0x80).
+	in := func(w uint64, lo, hi byte) uint64 {
+		return (w + ones*uint64(0x80-lo)) &^ (w + ones*uint64(0x7f-hi)) & high
+	}
+	digit := in(w, '0', '9')
+	letter := in(w|ones*0x20, 'a', 'f')
+	if digit|letter != high {
+		return 0, false
+	}
+	v := w&(ones*0x0f) + (letter>>7)*9 // each byte's value, 0 to 15
+	t := (v<<4 | v>>8) & 0x00ff00ff00ff00ff
+	t = (t | t>>8) & 0x0000ffff0000ffff
+	t = (t | t>>16) & 0xffffffff
+	return uint32(t), true
 }
 
 // hashBlock is the storage of a short hash list: up to two hashes and 64 bytes of
@@ -79,24 +106,17 @@ func fastHashAlg(s string) (string, int) {
 	return "", 0
 }
 
-// hexValues maps a byte to its value as a hex digit, 0xff when it is not one.
-const hexValues = "" +
-	"\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff" +
-	"\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\x00\x01\x02\x03\x04\x05\x06\x07\x08\x09\xff\xff\xff\xff\xff\xff" +
-	"\xff\x0a\x0b\x0c\x0d\x0e\x0f\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff" +
-	"\xff\x0a\x0b\x0c\x0d\x0e\x0f\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff" +
-	"\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff" +
-	"\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff" +
-	"\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff" +
-	"\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff"
-
-// parseHashAttr parses a hash attribute value, taking the fast path when it can.
-func (d *Decoder) parseHashAttr(s string) HashList {
-	if len(d.hashBlocks) == 0 {
-		d.hashBlocks = make([]hashBlock, 128)
+// parseHashAttr parses a hash attribute value, taking the fast path when it
+// can. The list is stored in a (allocated when a is nil).
+func parseHashAttr(s string, a *arena) HashList {
+	var blk *hashBlock
+	if a != nil {
+		blk = a.block()
 	}
-	if h, ok := fastHashList(s, &d.hashBlocks[0]); ok {
-		d.hashBlocks = d.hashBlocks[1:]
+	if h, ok := fastHashList(s, blk); ok {
+		if a != nil {
+			a.take()
+		}
 		return h
 	}
 	h, _ := ParseHashList(s)

@@ -40,7 +40,7 @@ import (
 // starts a goroutine.
 
 const (
-	parDefaultBlock = 512 << 10
+	parDefaultBlock = 64 << 10
 	parMaxMerge     = 8 // a block without an entry end grows to this many blocks at most
 )
 
@@ -56,6 +56,8 @@ type parDecoder struct {
 	workers   int
 	blockSize int
 	inflight  int
+
+	bailAtHeld bool // the Decoder hands over what entries hold (see handOver)
 
 	started bool // parStart ran
 	active  bool // entries come from the blocks
@@ -83,6 +85,7 @@ type parDecoder struct {
 	free  []*parJob // recycled jobs
 
 	maxToken, maxDepth, maxBuf int
+	reuse                      bool    // DecoderOptions.Reuse
 	cur                        *parJob // the block whose entries Next hands out
 	curI                       int
 
@@ -95,6 +98,7 @@ type parDecoder struct {
 	atLine  int
 
 	jobs chan *parJob
+	own  *Decoder // the block decoder of Next itself
 	stop atomic.Bool
 	wg   sync.WaitGroup
 }
@@ -104,7 +108,8 @@ type parJob struct {
 	base int64
 	line int
 
-	done    chan struct{}
+	done    chan struct{} // receives once when a worker has decoded the block (buffered: reused)
+	taken   atomic.Bool   // a worker, or Next itself, decodes the block
 	ok      bool
 	entries []Entry
 	own     bool // buf holds data and no other block
@@ -112,6 +117,7 @@ type parJob struct {
 	est     int     // expected number of entries
 	ends    []int64 // BytesRead after each entry
 	lines   []int   // Line after each entry
+	arena   arena   // the entries' strings (with reuse, rewound for each block)
 }
 
 func newParDecoder(d *Decoder, opts DecoderOptions) *parDecoder {
@@ -140,6 +146,7 @@ func (d *Decoder) parStart() {
 	p.ns = append([]nsBinding(nil), d.ns...)
 	p.altNS = d.altSitemapNS
 	p.maxToken, p.maxDepth, p.maxBuf = d.maxToken, d.maxDepth, d.maxBuf
+	p.reuse, p.bailAtHeld = d.reuse, d.spill != nil
 	p.cutTok = []byte("</" + d.names[d.entryQ] + ">")
 	p.base = d.base + int64(d.pos)
 	p.line = d.curLine()
@@ -153,19 +160,38 @@ func (d *Decoder) parStart() {
 
 // parNext is Next on the parallel path.
 func (d *Decoder) parNext(e *Entry) error {
+	x, err := d.parNextShared(e)
+	if err == nil && x != e {
+		*e = *x
+	}
+	return err
+}
+
+// nextShared is Next for a caller that reads the entry only until its next
+// call and changes nothing in it (Validate, with Reuse): on the parallel path
+// it returns the block's own entry rather than a copy in *e.
+func (d *Decoder) nextShared(e *Entry) (*Entry, error) {
+	if d.par != nil && d.par.active {
+		return d.parNextShared(e)
+	}
+	return e, d.Next(e)
+}
+
+// parNextShared is nextShared on the parallel path.
+func (d *Decoder) parNextShared(e *Entry) (*Entry, error) {
 	p := d.par
 	if p.closed {
-		return errClosed
+		return e, errClosed
 	}
 	for {
 		if j := p.cur; j != nil {
 			if p.curI < len(j.entries) {
-				*e = j.entries[p.curI]
-				e.Index = d.nEntries
+				x := &j.entries[p.curI]
+				x.Index = d.nEntries
 				d.nEntries++
 				p.atBytes, p.atLine = j.ends[p.curI], j.lines[p.curI]
 				p.curI++
-				return nil
+				return x, nil
 			}
 			p.cur = nil
 			p.recycle(j)
@@ -173,15 +199,24 @@ func (d *Decoder) parNext(e *Entry) error {
 		d.parDispatch()
 		if len(p.queue) == 0 {
 			d.parFallback(nil)
-			return d.Next(e)
+			return e, d.Next(e)
 		}
 		j := p.queue[0]
 		p.queue[0] = nil
 		p.queue = p.queue[1:]
-		<-j.done
+		if j.taken.CompareAndSwap(false, true) {
+			// No worker has started the block Next needs (all busy, or not
+			// scheduled): decoding it here beats waiting.
+			if p.own == nil {
+				p.own = new(Decoder)
+			}
+			p.decodeBlock(j, p.own)
+		} else {
+			<-j.done
+		}
 		if !j.ok {
 			d.parFallback(j)
-			return d.Next(e)
+			return e, d.Next(e)
 		}
 		p.cur, p.curI = j, 0
 		p.accepted++
@@ -244,6 +279,9 @@ func (d *Decoder) parDispatch() {
 			}
 		}
 		p.queue = append(p.queue, j)
+		// Only now, with the block's fields set, may it be taken (a job
+		// recycled after Next took it itself may still be in the channel).
+		j.taken.Store(false)
 		p.jobs <- j
 	}
 }
@@ -285,10 +323,9 @@ func (p *parDecoder) newJob() *parJob {
 		j := p.free[n-1]
 		p.free = p.free[:n-1]
 		j.ok = false
-		j.done = make(chan struct{})
 		return j
 	}
-	return &parJob{done: make(chan struct{})}
+	return &parJob{done: make(chan struct{}, 1)}
 }
 
 // newBuf returns an empty buffer for carry.
@@ -371,28 +408,45 @@ func (p *parDecoder) stopWorkers() {
 
 func (p *parDecoder) work(jobs <-chan *parJob) {
 	defer p.wg.Done()
+	w := new(Decoder) // reused from block to block
 	for j := range jobs {
-		if !p.stop.Load() {
-			p.decodeBlock(j)
+		if !j.taken.CompareAndSwap(false, true) {
+			continue // Next decodes it itself
 		}
-		close(j.done)
+		if !p.stop.Load() {
+			p.decodeBlock(j, w)
+		}
+		j.done <- struct{}{}
 	}
 }
 
-// decodeBlock decodes job j with a block decoder.
-func (p *parDecoder) decodeBlock(j *parJob) {
-	w := &Decoder{
+// decodeBlock decodes job j with w as a block decoder. w is set up afresh,
+// keeping only the capacity of its buffers (and the element names it learnt,
+// which do not depend on the block) from the blocks it decoded before.
+func (p *parDecoder) decodeBlock(j *parJob, w *Decoder) {
+	keep := *w
+	*w = Decoder{
 		maxBytes: j.base + int64(len(j.data)), maxToken: p.maxToken, maxDepth: p.maxDepth, maxBuf: p.maxBuf, capDepth: -1,
 		buf: j.data, end: len(j.data), base: j.base, srcEOF: true,
 		lineN: j.line, state: stRoot, hdrRead: true, block: true,
-		altSitemapNS: p.altNS,
+		altSitemapNS: p.altNS, reuse: p.reuse, bailAtHeld: p.bailAtHeld,
+		attrs: keep.attrs[:0], entryText: keep.entryText[:0], pendingMD: keep.pendingMD[:0],
+		rawText: keep.rawText[:0], text: keep.text[:0], scratch: keep.scratch[:0],
+		strs: keep.strs[:0], offs: keep.offs[:0], capInner: keep.capInner[:0],
+		intern: keep.intern, names: keep.names, nameIDs: keep.nameIDs, qslots: keep.qslots,
 	}
+	j.arena.reuse = p.reuse
+	j.arena.rewind()
+	w.ent, w.lnk = &j.arena, &j.arena
 	w.e = &w.first
 	w.hdr.Root = p.rootKind
-	w.stack = append(make([]openElem, 0, 8), p.root)
-	w.ns = append(make([]nsBinding, 0, len(p.ns)+4), p.ns...)
-	w.names = append(make([]string, 0, 8), p.rootName)
-	w.nameIDs = map[string]int32{p.rootName: 0}
+	w.stack = append(keep.stack[:0], p.root)
+	w.ns = append(keep.ns[:0], p.ns...)
+	if len(w.names) == 0 || w.names[0] != p.rootName {
+		w.names = append(w.names[:0], p.rootName)
+		w.nameIDs = map[string]int32{p.rootName: 0}
+		w.qslots = [len(w.qslots)]int32{}
+	}
 	if cap(j.entries) < j.est {
 		j.entries = make([]Entry, 0, j.est)
 		j.ends = make([]int64, 0, j.est)

@@ -46,3 +46,33 @@ func BenchmarkCheckValidateSequential50k(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkValidateModes50k: Validate's ways of decoding the 50,000-entry
+// Resource List, measured in the same run (BENCHMARKS.md, "Validate"):
+// sequential or on all CPUs, with or without reusing entries' memory.
+func BenchmarkValidateModes50k(b *testing.B) {
+	data := benchResourceList(b, 50000)
+	for _, m := range []struct {
+		name  string
+		dopts DecoderOptions
+	}{
+		{"sequential", DecoderOptions{}},
+		{"sequential-reuse", DecoderOptions{Reuse: true}},
+		{"parallel", DecoderOptions{Parallel: runtime.GOMAXPROCS(0)}},
+		{"parallel-reuse", DecoderOptions{Parallel: runtime.GOMAXPROCS(0), Reuse: true}},
+	} {
+		b.Run(m.name, func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			cpu0 := processCPUTime()
+			for i := 0; i < b.N; i++ {
+				rep := validate(bytes.NewReader(data), CheckOptions{}, m.dopts)
+				if rep.Errors != 0 || rep.Entries != 50000 {
+					b.Fatalf("%d entries, %d errors", rep.Entries, rep.Errors)
+				}
+			}
+			// CPU time (GC included): a busy machine disturbs it less than wall time.
+			b.ReportMetric(float64((processCPUTime()-cpu0).Microseconds())/1000/float64(b.N), "cpu-ms/op")
+		})
+	}
+}

@@ -51,16 +51,25 @@ func parDecode(t testing.TB, r io.Reader, opts DecoderOptions) parOutcome {
 	out.header = *h
 	out.headerErr = errString(err)
 	if err == nil {
+		var e Entry
 		for n := 0; ; n++ {
 			if n > 1<<22 {
 				t.Fatal("Next does not end")
 			}
-			var e Entry
+			if !opts.Reuse {
+				e = Entry{}
+			}
 			err = d.Next(&e)
 			if err != nil {
 				break
 			}
-			out.entries = append(out.entries, e)
+			if opts.Reuse {
+				// A deep copy: what the Decoder rewrites later must not
+				// change what it returned (nothing else may).
+				out.entries = append(out.entries, deepClone(e))
+			} else {
+				out.entries = append(out.entries, e)
+			}
 			out.bytes = append(out.bytes, d.BytesRead())
 			out.lines = append(out.lines, d.Line())
 		}
@@ -89,20 +98,24 @@ func parCompare(t *testing.T, name string, data []byte, opts DecoderOptions, blo
 		name string
 		mk   func([]byte) io.Reader
 	}{
-		{"plain", func(b []byte) io.Reader { return bytes.NewReader(b) }},
-		{"chunks", func(b []byte) io.Reader { return iotest.HalfReader(&parChunkReader{data: b, n: 173}) }},
+		{"plain", func(b []byte) io.Reader { return gunzipSource(bytes.NewReader(b)) }},
+		{"chunks", func(b []byte) io.Reader { return iotest.HalfReader(gunzipSource(&parChunkReader{data: b, n: 173})) }},
 	}
 	for _, rd := range readers {
 		seqOpts := opts
-		seqOpts.Parallel = 0
+		seqOpts.Parallel, seqOpts.Reuse = 0, false
 		want := parDecode(t, rd.mk(data), seqOpts)
+		seqOpts.Reuse = true
+		if msg := parDiff(want, parDecode(t, rd.mk(data), seqOpts)); msg != "" {
+			t.Fatalf("%s (%s reader, sequential, reusing entries): %s", name, rd.name, msg)
+		}
 		for _, bs := range blocks {
 			for _, workers := range []int{2, 3} {
 				po := opts
-				po.Parallel, po.blockSize = workers, bs
+				po.Parallel, po.blockSize, po.Reuse = workers, bs, workers == 3
 				got := parDecode(t, rd.mk(data), po)
 				if msg := parDiff(want, got); msg != "" {
-					t.Fatalf("%s (%s reader, block %d, %d workers): %s", name, rd.name, bs, workers, msg)
+					t.Fatalf("%s (%s reader, block %d, %d workers, reuse %v): %s", name, rd.name, bs, workers, po.Reuse, msg)
 				}
 			}
 		}
@@ -508,9 +521,11 @@ func TestParallelValidate(t *testing.T) {
 	broken = broken[:len(broken)-len(broken)/3]
 	for _, doc := range [][]byte{data, broken, data[:len(data)-7]} {
 		want := validate(bytes.NewReader(doc), CheckOptions{}, DecoderOptions{})
-		got := validate(bytes.NewReader(doc), CheckOptions{}, DecoderOptions{Parallel: 2, blockSize: 4096})
-		if !reflect.DeepEqual(want, got) {
-			t.Fatalf("reports differ:\n got %+v\nwant %+v", got, want)
+		for _, o := range []DecoderOptions{{Parallel: 2, blockSize: 4096}, {Reuse: true}, {Parallel: 2, blockSize: 4096, Reuse: true}} {
+			got := validate(bytes.NewReader(doc), CheckOptions{}, o)
+			if !reflect.DeepEqual(want, got) {
+				t.Fatalf("%+v: reports differ:\n got %+v\nwant %+v", o, got, want)
+			}
 		}
 	}
 }
@@ -526,10 +541,52 @@ func FuzzParallelDecode(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte, block uint8) {
 		opts := DecoderOptions{MaxDepth: 64}
 		want := parDecode(t, &parChunkReader{data: data, n: 61}, opts)
-		opts.Parallel, opts.blockSize = 2, 16+int(block)
+		opts.Parallel, opts.blockSize, opts.Reuse = 2, 16+int(block), block%2 == 1
 		got := parDecode(t, &parChunkReader{data: data, n: 61}, opts)
 		if msg := parDiff(want, got); msg != "" {
 			t.Fatal(msg)
 		}
 	})
+}
+
+// deepClone copies v with every string, slice and pointer it reaches, so that
+// the copy shares no memory with v.
+func deepClone[T any](v T) T {
+	src := reflect.ValueOf(&v).Elem()
+	dst := reflect.New(src.Type()).Elem()
+	deepCopyValue(dst, src)
+	return dst.Interface().(T)
+}
+
+func deepCopyValue(dst, src reflect.Value) {
+	switch src.Kind() {
+	case reflect.String:
+		dst.SetString(strings.Clone(src.String()))
+	case reflect.Slice:
+		if src.IsNil() {
+			return
+		}
+		s := reflect.MakeSlice(src.Type(), src.Len(), src.Len())
+		for i := 0; i < src.Len(); i++ {
+			deepCopyValue(s.Index(i), src.Index(i))
+		}
+		dst.Set(s)
+	case reflect.Struct:
+		if src.Type() == reflect.TypeOf(time.Time{}) {
+			dst.Set(src) // its location pointer is shared, immutable data
+			return
+		}
+		for i := 0; i < src.NumField(); i++ {
+			deepCopyValue(dst.Field(i), src.Field(i))
+		}
+	case reflect.Pointer:
+		if src.IsNil() {
+			return
+		}
+		p := reflect.New(src.Type().Elem())
+		deepCopyValue(p.Elem(), src.Elem())
+		dst.Set(p)
+	default:
+		dst.Set(src)
+	}
 }

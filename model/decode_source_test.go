@@ -1,6 +1,7 @@
 package model
 
 import (
+	"compress/flate"
 	"compress/gzip"
 	"fmt"
 	"io"
@@ -21,6 +22,9 @@ func TestDecodeSourceErrors(t *testing.T) {
 	}{
 		{"corrupt gzip header", gzip.ErrHeader, true},
 		{"corrupt gzip header, wrapped", fmt.Errorf("decompress body: %w", gzip.ErrHeader), true},
+		{"gzip checksum", gzip.ErrChecksum, true},
+		{"corrupt deflate data", fmt.Errorf("read: %w", flate.CorruptInputError(120)), true},
+		{"cut short", io.ErrUnexpectedEOF, true},
 		{"a read error", fmt.Errorf("read body: %w", io.ErrClosedPipe), false},
 	} {
 		_, err := Parse(failingSource{tc.err})

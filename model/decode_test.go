@@ -1,6 +1,7 @@
 package model
 
 import (
+	"bufio"
 	"bytes"
 	"compress/gzip"
 	"encoding/xml"
@@ -480,9 +481,13 @@ func decGzip(t testing.TB, data []byte) []byte {
 	return b.Bytes()
 }
 
-func TestDecodeGzip(t *testing.T) {
+// TestDecodeGzipSource: gzip is undone by the source (fetch.Open), not by the
+// Decoder; a source whose compressed data is cut short or corrupt gives a
+// syntax error, whatever the byte.
+func TestDecodeGzipSource(t *testing.T) {
 	data := benchResourceList(t, 300)
-	doc, err := Parse(bytes.NewReader(decGzip(t, data)))
+	z := decGzip(t, data)
+	doc, err := Parse(gunzipSource(bytes.NewReader(z)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -493,12 +498,33 @@ func TestDecodeGzip(t *testing.T) {
 	if !reflect.DeepEqual(plain.Entries, doc.Entries) {
 		t.Error("gzip and plain entries differ")
 	}
-	// A corrupt gzip stream is a syntax error.
-	bad := decGzip(t, data)
-	bad = bad[:len(bad)/2]
-	if _, err := Parse(bytes.NewReader(bad)); !decIsSyntaxError(err) {
-		t.Errorf("truncated gzip: %v", err)
+	if _, err := Parse(bytes.NewReader(z)); !decIsSyntaxError(err) || !strings.Contains(err.Error(), "not an XML document") {
+		t.Errorf("gzip bytes themselves: %v, want: not an XML document", err)
 	}
+	for k := 0; k < len(z); k += 1 + len(z)/200 {
+		if _, err := Parse(gunzipSource(bytes.NewReader(z[:k]))); !decIsSyntaxError(err) {
+			t.Fatalf("gzip cut at %d of %d: %v, want a syntax error", k, len(z), err)
+		}
+		bad := bytes.Clone(z)
+		bad[k] ^= 0x5a
+		if _, err := Parse(gunzipSource(bytes.NewReader(bad))); err != nil && !decIsSyntaxError(err) {
+			t.Fatalf("gzip corrupt at %d of %d: %v, want a syntax error", k, len(z), err)
+		}
+	}
+}
+
+// gunzipSource undoes gzip, recognised by its magic bytes, as fetch.Open does
+// for the Decoder: a header that does not parse fails the first Read.
+func gunzipSource(r io.Reader) io.Reader {
+	br := bufio.NewReader(r)
+	if head, _ := br.Peek(2); len(head) < 2 || head[0] != 0x1f || head[1] != 0x8b {
+		return br
+	}
+	zr, err := gzip.NewReader(br)
+	if err != nil {
+		return iotest.ErrReader(err)
+	}
+	return zr
 }
 
 func decIsSyntaxError(err error) bool {

@@ -425,6 +425,7 @@ type Verifier struct {
 	slot     []int // per declared hash: index into hashers, -1 when unsupported
 	hashers  []hash.Hash
 	n        int64
+	par      *verifierPar // NewParallelVerifier's goroutines, nil when none
 }
 
 // NewVerifier prepares the computation of every supported algorithm in declared
@@ -458,11 +459,25 @@ func NewVerifier(declared HashList) *Verifier {
 
 // Write feeds content to every algorithm. It never fails.
 func (v *Verifier) Write(p []byte) (int, error) {
-	for _, h := range v.hashers {
-		h.Write(p)
+	if v.par != nil && !v.par.closed {
+		v.par.write(p)
+	} else {
+		for _, h := range v.hashers {
+			h.Write(p)
+		}
 	}
 	v.n += int64(len(p))
 	return len(p), nil
+}
+
+// Close stops the goroutines of a Verifier made by NewParallelVerifier, once
+// they have hashed everything written; Results still works after it (and
+// Write, on one goroutine). It never fails.
+func (v *Verifier) Close() error {
+	if v.par != nil {
+		v.par.close()
+	}
+	return nil
 }
 
 // Bytes returns the number of bytes written so far.
@@ -471,6 +486,9 @@ func (v *Verifier) Bytes() int64 { return v.n }
 // Results compares the digests of the content written so far with the declared
 // ones: one result per declared hash, in order.
 func (v *Verifier) Results() []HashResult {
+	if v.par != nil {
+		v.par.sync()
+	}
 	sums := make([][]byte, len(v.hashers))
 	for i, h := range v.hashers {
 		sums[i] = h.Sum(nil)

@@ -5,11 +5,15 @@ import (
 	"crypto/md5"
 	"crypto/sha256"
 	"encoding/base64"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -475,5 +479,76 @@ func BenchmarkVerifier(b *testing.B) {
 		v := NewVerifier(list)
 		v.Write(data)
 		v.Results()
+	}
+}
+
+// TestDecodeHex8 compares decodeHex8 with encoding/hex for every byte at every
+// position of a valid digit run, and for random runs.
+func TestDecodeHex8(t *testing.T) {
+	check := func(s string) {
+		t.Helper()
+		want, err := hex.DecodeString(s)
+		got, ok := decodeHex8(s)
+		if ok != (err == nil) || ok && binary.LittleEndian.Uint32(want) != got {
+			t.Fatalf("%q: %08x, %v; encoding/hex: %x, %v", s, got, ok, want, err)
+		}
+	}
+	base := []byte("09afAF7c")
+	for pos := range base {
+		for c := 0; c < 256; c++ {
+			b := bytes.Clone(base)
+			b[pos] = byte(c)
+			check(string(b))
+		}
+	}
+	rnd := rand.New(rand.NewPCG(3, 4))
+	const alphabet = "0123456789abcdefABCDEFgG/:@`\x00\xff"
+	for range 200000 {
+		var b [8]byte
+		for i := range b {
+			b[i] = alphabet[rnd.IntN(len(alphabet))]
+		}
+		check(string(b[:]))
+	}
+}
+
+// TestParallelVerifier: one goroutine per algorithm gives the sequential
+// Verifier's results, for writes of any size, before and after Close.
+func TestParallelVerifier(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(5, 6))
+	data := make([]byte, 1<<20+777)
+	for i := range data {
+		data[i] = byte(rnd.IntN(256))
+	}
+	sum := func(v *Verifier) []HashResult {
+		for rest := data; len(rest) > 0; {
+			n := min(len(rest), 1+rnd.IntN(200000))
+			v.Write(rest[:n])
+			rest = rest[n:]
+		}
+		return v.Results()
+	}
+	list, err := ParseHashList("md5:" + strings.Repeat("0", 32) + " sha-256:" + strings.Repeat("0", 64) + " sha-1:" + strings.Repeat("0", 40))
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := runtime.NumGoroutine()
+	want := sum(NewVerifier(list))
+	pv := NewParallelVerifier(list)
+	got := sum(pv)
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("parallel %+v\nwant %+v", got, want)
+	}
+	pv.Write(data[:10]) // more after Results
+	pv.Close()
+	again := pv.Results()
+	seq := NewVerifier(list)
+	seq.Write(data)
+	seq.Write(data[:10])
+	if !reflect.DeepEqual(again, seq.Results()) || pv.Bytes() != int64(len(data)+10) {
+		t.Fatalf("after Close: %+v", again)
+	}
+	if n := runtime.NumGoroutine(); n > before {
+		t.Errorf("%d goroutines after Close, %d before", n, before)
 	}
 }

@@ -42,11 +42,32 @@ package model
 //     them.
 //   - A Capability List index is a warning (section 9: "should not"); a Source
 //     Description Index is allowed (section 8); a manifest index is an error.
+//   - The ResourceSync Archives specification, 1.0 (openarchives.org/rs/1.0/archives),
+//     is followed; its sections are cited as "AR2" … "AR6": AR2 advertising
+//     archives in the Capability List and the archives link, AR3 Resource List
+//     Archive, AR4 Resource Dump Archive, AR5 Change List Archive, AR6 Change
+//     Dump Archive. The 0.9 beta draft has the same content in sections 2–5,
+//     with advertising in section 6; the 2013 D-Lib paper described archives as
+//     <sitemapindex> documents listing the archived documents, where 1.0 makes
+//     an archive a <urlset> and its <sitemapindex> form an index of archive
+//     parts (Example 3.2). The four archive capabilities are known values, and a
+//     Capability List entry for one is valid. An archive entry carries the times
+//     of the document it lists: at and completed in Resource List and Resource
+//     Dump Archives, from and until in Change List and Change Dump Archives. The
+//     other pair there is entry-time-not-used, an error, because section 7 says
+//     at "is not used for Change Lists" (and from not for snapshots): the entry
+//     speaks for such a document. A missing at or from is a warning
+//     (archive-entry-at-missing, archive-entry-from-missing): every example of
+//     the Archives text gives one, but rsx could not consult its normative
+//     wording in full, and an archive without them can still be read in order.
+//     No rule is made of what that text does not say (the order of entries,
+//     contiguity): the coverage of a Change List Archive is computed instead
+//     (Coverage), not judged.
 
 // Rule describes one conformance rule.
 type Rule struct {
 	ID       string
-	Section  string // section of Z39.99-2017 ("7", "12.1", "A"); "N3" is section 3 of the Notification draft
+	Section  string // section of Z39.99-2017 ("7", "12.1", "A"); "N3" is section 3 of the Notification draft, "AR5" section 5 of the Archives specification 1.0
 	Severity Severity
 	Summary  string
 	// Basis is the sentence of the specification the rule and its severity
@@ -159,6 +180,8 @@ const (
 	rDumpMixedFormats
 	rAlternateLinkType
 	rMementoLinkModified
+	rArchiveEntryAtMissing
+	rArchiveEntryFromMissing
 	numRules // keep last
 )
 
@@ -276,7 +299,7 @@ func ruleInfo(id ruleID) Rule {
 	case rCapabilityListEntryCapability:
 		return mkRule("capabilitylist-entry-capability", "9", E, "Capability List entries must have <rs:md capability=…>")
 	case rCapabilityListEntryInvalid:
-		return mkRule("capabilitylist-entry-invalid", "9", E, "a Capability List entry must point to a capability document (resourcelist, resourcedump, changelist, changedump)")
+		return mkRule("capabilitylist-entry-invalid", "9", E, "a Capability List entry must point to a capability document (resourcelist, resourcedump, changelist, changedump, or an archive of one of them)")
 	case rEntryCapabilityUnknown:
 		return mkRule("entry-capability-unknown", "9", H, "a Capability List entry has a capability this specification does not define")
 	case rDescriptionEntryCapability:
@@ -333,6 +356,10 @@ func ruleInfo(id ruleID) Rule {
 		return mkRule("alternate-link-type", "14.3", W, "a link to an alternate representation should have a type attribute")
 	case rMementoLinkModified:
 		return mkRule("memento-link-modified", "14.6", H, "a memento link conveys the version's datetime in its modified attribute")
+	case rArchiveEntryAtMissing:
+		return mkRule("archive-entry-at-missing", "AR3", W, "an entry of a Resource List Archive or Resource Dump Archive has no at: when the listed document's snapshot was taken (Archives sections 3, 4)")
+	case rArchiveEntryFromMissing:
+		return mkRule("archive-entry-from-missing", "AR5", W, "an entry of a Change List Archive or Change Dump Archive has no from: the start of the interval the listed document covers (Archives sections 5, 6)")
 	case rLinkRelUnregistered:
 		return mkRule("link-rel-unregistered", "7", E, "relation types must be registered with IANA or be URIs (RFC 5988, section 4.2); rsx knows the registry as of 2025")
 	}
@@ -392,6 +419,10 @@ func ruleBasis(id ruleID) string {
 		return "§11.1: \"A Resource Dump should only point to packages of the same format.\" §13.1 says the same of a Change Dump."
 	case rAlternateLinkType:
 		return "§14.3: \"A recommended type attribute that conveys the Media Type of the alternate representation.\""
+	case rArchiveEntryAtMissing:
+		return "Archives 1.0 §3, §4 (0.9 §2, §3): an archive lists the Resource Lists (Resource Dumps) a Source published over time, each entry's <rs:md> conveying the at (and completed) of the document it lists, as in Examples 3.1 and 4.1, where every entry has one. rsx could not consult the normative wording in full: a missing at is held as a warning, not an error."
+	case rArchiveEntryFromMissing:
+		return "Archives 0.9 §1: \"a Change List Archive allows a server to list a timestamped set of historical Change Lists\"; 1.0 §5, §6 (0.9 §4, §5): each entry's <rs:md> conveys the from and until of the document it lists, as in Examples 5.1 and 6.1, where every entry has them. rsx could not consult the normative wording in full: a missing from is held as a warning, not an error."
 	// Hints: the standard leaves these free, or does not address them.
 	case rCapabilityDraft:
 		return "§6.1: \"Additional capabilities may be defined in other specifications.\" The Notification draft defines these; rsx supports them."

@@ -38,6 +38,16 @@ const (
 	CapFrameworkNotification Capability = "framework-notification" // Notification draft 0.8
 )
 
+// Capability values of the ResourceSync Archives specification (1.0; sections
+// 3–6): documents that list the Resource Lists, Resource Dumps, Change Lists
+// and Change Dumps a Source published over time.
+const (
+	CapResourceListArchive Capability = "resourcelist-archive"
+	CapResourceDumpArchive Capability = "resourcedump-archive"
+	CapChangeListArchive   Capability = "changelist-archive"
+	CapChangeDumpArchive   Capability = "changedump-archive"
+)
+
 // RootKind is the root element of a document.
 type RootKind uint8
 

@@ -160,7 +160,9 @@ func fastOptions() Options {
 func TestRoundTrip(t *testing.T) {
 	for _, transport := range []string{"websocket", "websub"} {
 		t.Run(transport, func(t *testing.T) {
-			srv := startDemo(t, demo.Options{Resources: 600, Tick: 25 * time.Millisecond})
+			// The index keeps every Change List (no archive rotation), so that
+			// changeListEntries reads every change notified while the clock runs.
+			srv := startDemo(t, demo.Options{Resources: 600, Tick: 25 * time.Millisecond, LiveChangeLists: -1})
 			found, err := Find(context.Background(), testClient(t), srv.URL+"/dataset1/capabilitylist.xml")
 			if err != nil {
 				t.Fatal(err)

@@ -57,12 +57,13 @@ func reverseCrumbs(c []Crumb) []Crumb {
 
 // header reads only the document-level part of target.
 func (s *Session) header(ctx context.Context, target string) (*model.Header, string, error) {
-	body, final, _, _, err := s.open(ctx, target)
+	o, err := s.open(ctx, target)
 	if err != nil {
 		return nil, "", err
 	}
-	defer body.Close()
-	dec := model.NewDecoder(&countingReader{r: body, ctx: ctx}, s.opts.Decoder)
+	defer o.Close()
+	final := o.URL
+	dec := model.NewDecoder(&countingReader{r: o.Body, ctx: ctx}, s.opts.Decoder)
 	hdr, err := dec.Header()
 	if err != nil {
 		return nil, final, fmt.Errorf("read %s: %w", final, err)

@@ -5,8 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -20,8 +18,8 @@ import (
 // context is done.
 type DocSink interface {
 	// Started is called once the response headers are in (or the file is
-	// open): final is the URL after redirects, total the expected size
-	// (-1 when unknown).
+	// open): final is the URL after redirects, total the expected size as
+	// stored or sent, before gzip is undone (-1 when unknown).
 	Started(final string, total int64, ex *fetch.Exchange)
 	// Header is called with a copy of the document-level information, read
 	// before the first entry.
@@ -29,7 +27,8 @@ type DocSink interface {
 	// Entries delivers a batch of entries in document order. The slice is
 	// the sink's to keep.
 	Entries(batch []model.Entry)
-	// Progress reports decoded bytes read so far.
+	// Progress reports the bytes read so far, as stored or sent (what total
+	// counts).
 	Progress(done int64)
 	// Done is called last, exactly once: the complete header (nil when none
 	// was read), the bytes read, the raw document (nil when too large to
@@ -55,15 +54,18 @@ type LoadResult struct {
 // in. It returns the error Done was given.
 func (s *Session) LoadDocument(ctx context.Context, target string, sink DocSink) error {
 	res := LoadResult{FinalURL: target}
-	body, final, total, resp, err := s.open(ctx, target)
+	o, err := s.open(ctx, target)
 	if err != nil {
 		res.Err = err
-		res.Exchange = exchangeOf(resp)
+		if o != nil {
+			res.Exchange = exchangeOf(o.Response)
+		}
 		sink.Done(res)
 		return err
 	}
+	body, final, resp := o.Body, o.URL, o.Response
 	res.FinalURL = final
-	sink.Started(final, total, exchangeOf(resp))
+	sink.Started(final, o.RawSize, exchangeOf(resp))
 
 	raw := &cappedBuffer{max: s.opts.MaxRaw}
 	cr := &countingReader{r: io.TeeReader(body, raw), ctx: ctx}
@@ -79,7 +81,7 @@ func (s *Session) LoadDocument(ctx context.Context, target string, sink DocSink)
 	}
 	err = herr
 	if err == nil {
-		err = s.stream(ctx, dec, cr, sink, checker)
+		err = s.stream(ctx, dec, o.RawRead, sink, checker)
 	}
 	body.Close()
 	if hdr != nil {
@@ -114,7 +116,7 @@ func (s *Session) LoadDocument(ctx context.Context, target string, sink DocSink)
 }
 
 // stream decodes entries and hands them to sink in batches.
-func (s *Session) stream(ctx context.Context, dec *model.Decoder, cr *countingReader, sink DocSink, ck *model.Checker) error {
+func (s *Session) stream(ctx context.Context, dec *model.Decoder, progress func() int64, sink DocSink, ck *model.Checker) error {
 	size := s.opts.BatchSize
 	batch := make([]model.Entry, 0, min(size, 256))
 	last := time.Now()
@@ -123,7 +125,7 @@ func (s *Session) stream(ctx context.Context, dec *model.Decoder, cr *countingRe
 			sink.Entries(batch)
 			batch = make([]model.Entry, 0, size)
 		}
-		sink.Progress(cr.n.Load())
+		sink.Progress(progress())
 		last = time.Now()
 	}
 	for {
@@ -150,59 +152,21 @@ func (s *Session) stream(ctx context.Context, dec *model.Decoder, cr *countingRe
 	}
 }
 
-// open fetches or opens target.
-func (s *Session) open(ctx context.Context, target string) (body io.ReadCloser, final string, total int64, resp *fetch.Response, err error) {
+// open opens target with fetch.Open: a URL or a local file, gzip undone.
+// On error the Opened, when not nil, records the HTTP exchange. A local
+// file is read only when the session may read it (mayRead).
+func (s *Session) open(ctx context.Context, target string) (*fetch.Opened, error) {
 	if err := s.mayRead(target); err != nil {
-		return nil, "", 0, nil, err
+		return nil, err
 	}
-	if model.IsLocal(target) {
-		p := model.LocalPath(target)
-		f, err := os.Open(p)
-		if err != nil {
-			return nil, "", 0, nil, err
-		}
-		total = -1
-		if st, err := f.Stat(); err == nil {
-			if st.IsDir() {
-				f.Close()
-				return nil, "", 0, nil, fmt.Errorf("%s is a directory", p)
-			}
-			total = st.Size()
-		}
-		abs, aerr := filepath.Abs(p)
-		if aerr != nil {
-			abs = p
-		}
-		return f, abs, total, nil, nil
-	}
-	resp, err = s.get.Get(ctx, target)
+	o, err := fetch.Open(ctx, s.get, target)
 	if err != nil {
-		if resp != nil && resp.Body != nil {
-			resp.Body.Close()
+		if model.IsHTTPURL(target) && !strings.Contains(err.Error(), target) {
+			err = fmt.Errorf("fetch %s: %w", target, err)
 		}
-		if strings.Contains(err.Error(), target) {
-			return nil, "", 0, resp, err // it names the URL already
-		}
-		return nil, "", 0, resp, fmt.Errorf("fetch %s: %w", target, err)
+		return o, err
 	}
-	total = -1
-	if resp.Header != nil && resp.Header.Get("Content-Encoding") == "" {
-		if cl := resp.Header.Get("Content-Length"); cl != "" {
-			var n int64
-			if _, e := fmt.Sscan(cl, &n); e == nil {
-				total = n
-			}
-		}
-	}
-	final = resp.URL
-	if final == "" {
-		final = target
-	}
-	body = resp.Body
-	if body == nil {
-		body = io.NopCloser(strings.NewReader(""))
-	}
-	return body, final, total, resp, nil
+	return o, nil
 }
 
 // exchangeOf copies a response's exchange once its body is closed.

@@ -115,8 +115,16 @@ func TestLocalFiles(t *testing.T) {
 	if string(text) != listXML(3) || size != -1 {
 		t.Errorf("gzip raw: size %d, %.80q", size, text)
 	}
-	if _, _, err := s.OpenRaw(context.Background(), write("bad.gz", []byte{0x1f, 0x8b, 0, 0})); err == nil || !strings.Contains(err.Error(), "gzip") {
-		t.Errorf("broken gzip: %v", err)
+	// A broken gzip stream fails when read (fetch.Open defers the error of
+	// its header to the first Read).
+	if rc, _, err := s.OpenRaw(context.Background(), write("bad.gz", []byte{0x1f, 0x8b, 0, 0})); err != nil {
+		t.Errorf("broken gzip: open: %v", err)
+	} else {
+		_, err := io.ReadAll(rc)
+		rc.Close()
+		if err == nil || !strings.Contains(err.Error(), "gzip") {
+			t.Errorf("broken gzip: read: %v", err)
+		}
 	}
 
 	if r := load(t, s, dir); r.done[0].Err == nil || !strings.Contains(r.done[0].Err.Error(), "is a directory") {
