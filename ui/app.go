@@ -101,6 +101,9 @@ func New(opts Options) *App {
 // Init requests the terminal's background colour and opens the target.
 func (a *App) Init() tea.Cmd {
 	cmds := []tea.Cmd{tea.RequestBackgroundColor}
+	if a.opts.Target != "" {
+		a.backend.UserOpened(a.opts.Target) // the user's own: a local file allows local files
+	}
 	switch {
 	case looksLikePackage(a.opts.Target):
 		// A .zip is a dump package: it opens in the package page.
@@ -343,6 +346,9 @@ func (a *App) request(msg tea.Msg) (cmd tea.Cmd, ok bool) {
 	case pushPageMsg:
 		return a.pushPage(msg.Page), true
 	case openURLMsg:
+		if msg.From != "" && !a.mayFollow(msg.From, msg.URL) {
+			return nil, true
+		}
 		return a.open(place{url: msg.URL, crumbs: a.childCrumbsFor(msg.URL), selected: -1}, true), true
 	case openResourceMsg:
 		return a.openResource(msg.URL, msg.Entry), true
@@ -400,10 +406,21 @@ func (a *App) request(msg tea.Msg) (cmd tea.Cmd, ok bool) {
 	return nil, false
 }
 
+// mayFollow asks the backend whether the link to target found in from may
+// be followed, and says why not in the status bar.
+func (a *App) mayFollow(from, target string) bool {
+	if err := a.backend.FollowLink(from, target); err != nil {
+		a.flashError("not opened: " + err.Error())
+		return false
+	}
+	return true
+}
+
 // spin advances the spinner while anything is busy; pages see the tick too
 // (the HTTP page refreshes on it).
 func (a *App) spin(msg spinner.TickMsg) tea.Cmd {
 	a.ticking = false
+	a.checkWait()
 	var next tea.Cmd
 	a.c.Spinner, next = a.c.Spinner.Update(msg)
 	cmd := a.broadcast(msg)
@@ -543,7 +560,7 @@ func (a *App) back() tea.Cmd {
 	}
 	if d := a.doc; d != nil && d.loading {
 		d.cancelLoad()
-		d.loading = false
+		d.loading, d.wait = false, retryWait{}
 		if d.parts != nil {
 			d.err = fmt.Errorf("%w after %d of %d parts", errCancelled, d.partsDone, len(d.parts))
 		} else {
@@ -657,7 +674,7 @@ func (a *App) View() tea.View {
 	if a.doc != nil {
 		title += " · " + a.doc.title() + " · " + shortURL(a.doc.base())
 	}
-	v.WindowTitle = components.Sanitize(title)
+	v.WindowTitle = components.Escape(title)
 	return v
 }
 
@@ -707,7 +724,7 @@ func (a *App) bottomOverride() string {
 		if a.flashErr {
 			s = st.Error
 		}
-		return components.Fit(s.Render(components.Sanitize(a.flash)), a.width)
+		return components.Fit(s.Render(components.Escape(a.flash)), a.width)
 	case a.count != "":
 		return components.Fit(st.Prompt.Render(a.count)+st.Dim.Render("  g or G jumps to this entry"), a.width)
 	}
@@ -730,7 +747,7 @@ func (a *App) tabLine() string {
 	if a.doc != nil {
 		docTitle = a.doc.title()
 	}
-	s := st.Breadcrumb.Render(components.Sanitize(docTitle)) + st.BreadSep.Render(crumbSep) + st.BreadActive.Render(a.pageTitle())
+	s := st.Breadcrumb.Render(components.Escape(docTitle)) + st.BreadSep.Render(crumbSep) + st.BreadActive.Render(a.pageTitle())
 	if a.busy() {
 		s += " " + a.c.Spinner.View()
 	}

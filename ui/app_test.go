@@ -2,6 +2,8 @@ package ui
 
 import (
 	"context"
+	"encoding/base64"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"image/color"
@@ -49,10 +51,27 @@ func exSite() map[string]string {
 	sm := func(loc, inner string) string {
 		return fmt.Sprintf("  <sitemap><loc>%s%s</loc>%s</sitemap>\n", exHost, loc, inner)
 	}
+	// Part 1 has problems, as Sources write them: entry 12's md5 digest
+	// has the 40 digits of a sha-1 (hash-length, an error), entries 3, 10,
+	// 17 and 24 give a file extension for a type (type-invalid, a warning)
+	// and entries 20 and 27 write their digest in base64 (hash-base64, a
+	// warning). Their lastmods after the snapshot are hints, not counted.
 	var rl1, rl2 strings.Builder
 	for i := 1; i <= 30; i++ {
-		fmt.Fprintf(&rl1, "  <url><loc>%s/res/%03d.html</loc><lastmod>2013-01-%02dT09:00:00Z</lastmod><rs:md hash=\"md5:%032x\" length=\"%d\" type=\"text/html\"/></url>\n",
-			exHost, i, 1+i%28, i*7919, 1000+i*37%500)
+		hash, typ := fmt.Sprintf("md5:%032x", i*7919), "text/html"
+		switch {
+		case i == 12:
+			hash = fmt.Sprintf("md5:%040x", i*7919)
+		case i == 20 || i == 27:
+			var sum [16]byte
+			binary.BigEndian.PutUint64(sum[8:], uint64(i*7919))
+			hash = "md5:" + base64.StdEncoding.EncodeToString(sum[:])
+		}
+		if i%7 == 3 {
+			typ = "html"
+		}
+		fmt.Fprintf(&rl1, "  <url><loc>%s/res/%03d.html</loc><lastmod>2013-01-%02dT09:00:00Z</lastmod><rs:md hash=\"%s\" length=\"%d\" type=\"%s\"/></url>\n",
+			exHost, i, 1+i%28, hash, 1000+i*37%500, typ)
 	}
 	for i := 31; i <= 40; i++ {
 		fmt.Fprintf(&rl2, "  <url><loc>%s/res/%03d.pdf</loc><lastmod>2013-02-%02dT09:00:00Z</lastmod><rs:md length=\"%d\" type=\"application/pdf\"/></url>\n",
@@ -123,9 +142,21 @@ func (g *exGetter) Get(ctx context.Context, url string) (*fetch.Response, error)
 // and a fixed clock. target is a path on exHost.
 func exApp(t testing.TB, g *exGetter, target string, w, h int) (*App, *exDriver) {
 	t.Helper()
+	return exAppWith(t, g, target, w, h)
+}
+
+// exAppWith is exApp on any getter.
+func exAppWith(t testing.TB, g session.Getter, target string, w, h int) (*App, *exDriver) {
+	t.Helper()
+	return exAppOn(t, session.NewWithGetter(g, session.Options{BatchSize: 16}), exHost+target, w, h)
+}
+
+// exAppOn is exApp on any backend and target (a URL or a path).
+func exAppOn(t testing.TB, b Backend, target string, w, h int) (*App, *exDriver) {
+	t.Helper()
 	a := New(Options{
-		Target:          exHost + target,
-		Backend:         session.NewWithGetter(g, session.Options{BatchSize: 16}),
+		Target:          target,
+		Backend:         b,
 		Now:             func() time.Time { return exTime },
 		Dark:            true,
 		PartConcurrency: 1,
@@ -314,6 +345,10 @@ func TestExplorerDocumentScreens(t *testing.T) {
 		{"changedump", "/dataset1/changedump.xml", ""},
 		{"changedump_manifest", "/dumps/cmanifest1.xml", ""},
 		{"document_pane", "/dataset1/changelist.xml", "d"},
+		// The problems of part 1 as the checker finds them, and n twice:
+		// the second entry with a problem (entry 10, a warning).
+		{"resourcelist_problems", "/dataset1/resourcelist-1.xml", "p"},
+		{"resourcelist_next_problem", "/dataset1/resourcelist-1.xml", "n n"},
 		{"help", "/dataset1/changelist.xml", "?"},
 	}
 	for _, tc := range cases {

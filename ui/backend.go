@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"time"
 
@@ -26,6 +27,7 @@ import (
 // methods added here later do not break them.
 type Backend interface {
 	Documents
+	Links
 	Resources
 	Versions
 	Packages
@@ -34,7 +36,9 @@ type Backend interface {
 
 // Documents loads ResourceSync documents and what surrounds them.
 type Documents interface {
-	// Exchanges returns copies of the HTTP exchanges made so far, oldest first.
+	// Exchanges returns copies of the HTTP exchanges made so far, oldest
+	// first. It copies a record in memory: the root and the HTTP page ask
+	// it on spinner ticks, from Update, for the waits before retries.
 	Exchanges() []*fetch.Exchange
 
 	// LoadDocument fetches url (or reads a local file) and decodes it as a
@@ -57,6 +61,23 @@ type Documents interface {
 	// Capability List or index: headers and counts, not their entries) and
 	// returns the cross-document problems about url's entries.
 	CrossCheck(ctx context.Context, url string) ([]model.Problem, error)
+}
+
+// Links decides which targets the explorer may read: a document from the
+// network may not lead to a local file, and local files are read at all
+// only once the user opened one. Unlike the other methods, these do no I/O
+// and return at once: the root calls them from Update, before it starts a
+// load.
+type Links interface {
+	// UserOpened tells that the user asked for target themselves (typed
+	// it at the prompt, or gave it on the command line): a local file
+	// allows local files from then on.
+	UserOpened(target string)
+
+	// FollowLink tells whether a link to target, found in the document
+	// (or the resource) from, may be followed: opened as a document or
+	// downloaded. The error says why not.
+	FollowLink(from, target string) error
 }
 
 // Resources checks a resource against what its document claims.
@@ -120,6 +141,21 @@ func (NopBackend) Discover(context.Context, string) (*crawl.Discovery, error) {
 // OpenRaw fails.
 func (NopBackend) OpenRaw(context.Context, string) (io.ReadCloser, int64, error) {
 	return nil, 0, errNoBackend
+}
+
+// UserOpened does nothing: NopBackend reads nothing.
+func (NopBackend) UserOpened(string) {}
+
+// FollowLink allows links to http(s) URLs only, as a session started on a
+// URL does (a fake that embeds NopBackend follows links so).
+func (NopBackend) FollowLink(from, target string) error {
+	if model.IsHTTPURL(target) {
+		return nil
+	}
+	if model.IsLocal(target) {
+		return fmt.Errorf("%s, linked from %s: %w", target, from, session.ErrLocalFile)
+	}
+	return fmt.Errorf("%s: only http(s) URLs and local files are opened", target)
 }
 
 // CrossCheck finds none.

@@ -108,7 +108,7 @@ func linkLines(st *common.Styles, links []model.Link, base string, w int) []stri
 			href = model.ResolveHref(base, href)
 		}
 		out = append(out, "")
-		rel := components.Sanitize(l.Rel)
+		rel := components.Escape(l.Rel)
 		if !l.HasRel {
 			rel = "(no rel)"
 		}
@@ -158,7 +158,7 @@ func extraLines(st *common.Styles, els []model.Element) []string {
 		if e.Text != "" {
 			s += " " + e.Text
 		}
-		out = append(out, st.Dim.Render(components.Sanitize(s)))
+		out = append(out, st.Dim.Render(components.Escape(s)))
 	}
 	return out
 }
@@ -169,24 +169,36 @@ func kvLines(st *common.Styles, indent, label string, labelW int, value string, 
 	return kvLinesL(st, st.Label, indent, label, labelW, value, vs, w)
 }
 
-// kvLinesL is kvLines with the label's style.
+// kvLinesL is kvLines with the label's style. Label and value may be a
+// Source's (an attribute's name and value): both are escaped. A label
+// wider than half the pane (a long relation, an unknown attribute's name)
+// takes a line of its own, and the value goes under it.
 func kvLinesL(st *common.Styles, ls lipgloss.Style, indent, label string, labelW int, value string, vs lipgloss.Style, w int) []string {
 	if value == "" {
 		return nil
 	}
+	label = components.Escape(label)
+	labelW = max(labelW, components.Width(label)+1)
+	var out []string
+	first := indent + ls.Render(components.PadRight(label, labelW))
+	pad := strings.Repeat(" ", labelW)
+	if labelW > w/2 {
+		out = append(out, indent+ls.Render(components.Fit(label, max(w-len(indent), 1))))
+		first, pad = indent+"    ", "    "
+		labelW = 4
+	}
 	room := max(w-len(indent)-labelW, 8)
-	chunks := components.HardWrap(components.Sanitize(value), room)
+	chunks := components.HardWrap(components.Escape(value), room)
 	if len(chunks) > maxValueLines {
 		chunks = chunks[:maxValueLines]
 		last := []rune(chunks[maxValueLines-1])
 		chunks[maxValueLines-1] = string(last[:max(len(last)-1, 0)]) + "…"
 	}
-	out := make([]string, len(chunks))
 	for i, c := range chunks {
 		if i == 0 {
-			out[i] = indent + ls.Render(components.PadRight(label, labelW)) + vs.Render(c)
+			out = append(out, first+vs.Render(c))
 		} else {
-			out[i] = indent + strings.Repeat(" ", labelW) + vs.Render(c)
+			out = append(out, indent+pad+vs.Render(c))
 		}
 	}
 	return out

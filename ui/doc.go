@@ -21,7 +21,10 @@
 // are drawn from it), one Styles (built once per theme) and the Common that
 // carries them. Widgets are in rsx/ui/components: the list state every page
 // moves with, the virtual table, the text input, the progress bar and the
-// text helpers.
+// text helpers. Text a Source wrote (values, URLs, headers, member names,
+// error messages quoting them) is drawn through components.Escape (or
+// EscapeLine for a line of a text body), which is display.Escape, the one
+// escaper of rsx; the table escapes its cells itself.
 //
 // # Adding a page
 //

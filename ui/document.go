@@ -22,12 +22,14 @@ type document struct {
 	entries *model.EntryTable
 
 	// A combined view of an index: every part's entries in one table.
-	parts     []string // part URLs; nil when not combined
-	partOf    []int32  // part index of each entry
+	parts     []string  // part URLs; nil when not combined
+	partOf    []int32   // part index of each entry
+	partRows  [][]int32 // the rows of each part's entries, in the part's order
 	partsDone int
 	partErrs  []string
 
 	loading  bool
+	wait     retryWait // a request of the load waits to try again
 	started  time.Time
 	bytes    int64 // decoded bytes read so far
 	total    int64 // expected bytes, -1 unknown

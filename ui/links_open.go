@@ -50,15 +50,13 @@ func linkEntry(l model.Link, url string) model.Entry {
 }
 
 // openLinkCmd is the command that opens link l (its target at url) of the
-// resource e: pages are shown over the page that asks, so that esc comes
-// back to it.
-func openLinkCmd(c *common.Common, b resourceBackend, e model.Entry, l model.Link, url string) tea.Cmd {
+// resource e, found in the document origin: pages are shown over the page
+// that asks, so that esc comes back to it. A document is opened only as
+// far as origin may lead (the root asks Backend.FollowLink).
+func openLinkCmd(c *common.Common, b resourceBackend, origin string, e model.Entry, l model.Link, url string) tea.Cmd {
 	switch kindOfLink(l.Rel) {
 	case linkDocument:
-		if !model.MayFollow(e.Loc, url) {
-			return flashCmd("not opened: a resource from the network may link only to http(s) documents: "+url, true)
-		}
-		return msgCmd(openURLMsg{URL: url})
+		return msgCmd(openURLMsg{URL: url, From: origin})
 	case linkVersions:
 		refs, _ := versionRefsOf(e)
 		if model.HasRel(l.Rel, "timemap") {
@@ -66,9 +64,9 @@ func openLinkCmd(c *common.Common, b resourceBackend, e model.Entry, l model.Lin
 		} else {
 			refs.TimeGate = url
 		}
-		return pushPage(newVersionsPage(c, b, refs))
+		return pushPage(newVersionsPage(c, b, origin, refs))
 	}
-	p := newResourcePage(c, b, linkEntry(l, url))
+	p := newResourcePage(c, b, origin, linkEntry(l, url))
 	p.via = strings.Join(strings.Fields(l.Rel), " ") + " link of " + shortURL(e.Loc)
 	return pushPage(p)
 }

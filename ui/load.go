@@ -97,11 +97,13 @@ func (a *App) startLoad(d *document) tea.Cmd {
 }
 
 // startCombinedLoad loads every part of an index into d, a few at a time.
+// The parts are links of the index: each is held to Backend.FollowLink,
+// and one that may not be followed fails as a part.
 func (a *App) startCombinedLoad(d *document) tea.Cmd {
 	ctx, cancel := context.WithCancel(context.Background())
 	d.cancel, d.loading, d.started = cancel, true, a.c.Clock()
 	ch := make(chan loadMsg, 8)
-	b, parts, workers := a.backend, d.parts, a.opts.PartConcurrency
+	b, parts, workers, index := a.backend, d.parts, a.opts.PartConcurrency, d.base()
 	gen := d.gen
 	run := func() tea.Msg {
 		next := make(chan int)
@@ -110,6 +112,10 @@ func (a *App) startCombinedLoad(d *document) tea.Cmd {
 			wg.Go(func() {
 				for p := range next {
 					sink := &chanSink{ctx: ctx, ch: ch, doc: d, gen: gen, part: p}
+					if err := b.FollowLink(index, parts[p]); err != nil {
+						sink.Done(session.LoadResult{FinalURL: parts[p], Err: err})
+						continue
+					}
 					_ = b.LoadDocument(ctx, parts[p], sink)
 				}
 			})
@@ -169,10 +175,11 @@ func (a *App) handleLoad(m loadMsg) tea.Cmd {
 	case m.batch != nil:
 		from := d.entries.Len()
 		for i := range m.batch {
-			d.entries.Append(&m.batch[i])
-			if m.part >= 0 {
+			if m.part >= 0 && m.part < len(d.partRows) {
 				d.partOf = append(d.partOf, int32(m.part))
+				d.partRows[m.part] = append(d.partRows[m.part], int32(d.entries.Len()))
 			}
+			d.entries.Append(&m.batch[i])
 		}
 		if current {
 			a.dv.entriesChanged(from)
@@ -188,6 +195,21 @@ func (a *App) handleLoad(m loadMsg) tea.Cmd {
 			d.bytes += r.Bytes
 			d.nErrors += r.Errors
 			d.nWarns += r.Warnings
+			// The part's problems, on the rows its entries have here: the
+			// marks and n/N count what the status bar counts.
+			var rows []int32
+			if m.part < len(d.partRows) {
+				rows = d.partRows[m.part]
+			}
+			for _, p := range r.Problems {
+				if p.Entry >= 0 {
+					if p.Entry >= len(rows) {
+						continue // an entry the load did not deliver
+					}
+					p.Entry = int(rows[p.Entry])
+				}
+				d.problems = append(d.problems, p)
+			}
 			if r.Err != nil {
 				d.partErrs = append(d.partErrs, fmt.Sprintf("part %d: %v", m.part+1, r.Err))
 			}
@@ -210,6 +232,7 @@ func (a *App) handleLoad(m loadMsg) tea.Cmd {
 			d.err = r.Err
 		}
 		d.loading = false
+		d.wait = retryWait{}
 		d.cancelLoad()
 		d.buildMarks()
 		cmds = append(cmds, a.startCrossCheck(d))

@@ -7,8 +7,14 @@ package ui
 // openURLMsg asks to open a URL (or a local file path) as a document: the
 // root model loads it, pushes it on the history and shows the document page,
 // or the discovery page when it is not a ResourceSync document.
+//
+// From is the document (or resource) whose link URL is: the root opens it
+// only when Backend.FollowLink(From, URL) allows, so that a document from
+// the network cannot make rsx read a local file. Every link followed sets
+// it; "" is for a URL the user asked for themselves.
 type openURLMsg struct {
-	URL string
+	URL  string
+	From string
 }
 
 // openResourceMsg asks to show the resource page for URL. Entry is the

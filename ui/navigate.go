@@ -64,6 +64,7 @@ func (a *App) load(p place) tea.Cmd {
 		d.crumbs = append(append([]Crumb(nil), idx.crumbs...), Crumb{URL: idx.base(), Capability: idx.capability(), Root: idx.root()})
 		n := idx.entries.Len()
 		d.parts = make([]string, n)
+		d.partRows = make([][]int32, n)
 		for i := range n {
 			d.parts[i] = model.ResolveHref(idx.base(), idx.entries.Loc(i))
 		}
@@ -108,7 +109,7 @@ func (a *App) setTrail() {
 			a.hist.places[i].label = label
 		}
 		if label == "" {
-			label = components.Sanitize(shortURL(p.url))
+			label = components.Escape(shortURL(p.url))
 		}
 		a.dv.trail[i] = trailCrumb{label: label, pos: i}
 	}
@@ -192,6 +193,9 @@ func (a *App) followLink(rel string) tea.Cmd {
 	u := d.link(rel)
 	if u == "" {
 		a.flashError("this document has no " + rel + " link")
+		return nil
+	}
+	if !a.mayFollow(d.base(), u) {
 		return nil
 	}
 	p := place{url: u, selected: -1}

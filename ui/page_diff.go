@@ -132,8 +132,8 @@ func (v *diffPage) lines() []string {
 	}
 	out := []string{
 		st.Title.Render("Diff") + st.Dim.Render("  the version of "+when+" against the resource now"),
-		"  " + st.Label.Render("version  ") + st.URL.Render(components.Printable(v.version.URL)),
-		"  " + st.Label.Render("current  ") + st.URL.Render(components.Printable(v.current)),
+		"  " + st.Label.Render("version  ") + st.URL.Render(components.Escape(v.version.URL)),
+		"  " + st.Label.Render("current  ") + st.URL.Render(components.Escape(v.current)),
 		"",
 	}
 	r := v.res
@@ -151,8 +151,8 @@ func (v *diffPage) lines() []string {
 			m = markMismatch
 		}
 		return " " + m.render(st) + " " + st.Label.Render(fmt.Sprintf("%-8s", field)) + " " +
-			st.Value.Render(components.Pad(components.Truncate(components.Printable(a), colW, components.TruncMiddle), colW)) + " " +
-			st.Value.Render(components.Truncate(components.Printable(b), colW, components.TruncMiddle))
+			st.Value.Render(components.Pad(components.Truncate(components.Escape(a), colW, components.TruncMiddle), colW)) + " " +
+			st.Value.Render(components.Truncate(components.Escape(b), colW, components.TruncMiddle))
 	}
 	out = append(out, st.Header.Render(fmt.Sprintf("   %-8s %-*s %s", "", colW, "version", "current")))
 	a, b := r.Version, r.Current
@@ -183,7 +183,7 @@ func (v *diffPage) lines() []string {
 	out = append(out, "")
 	switch {
 	case a.Err != nil || b.Err != nil:
-		out = append(out, st.Error.Render("✗ not compared: "+components.Printable(orEmpty(bodyErr(a), bodyErr(b)))))
+		out = append(out, st.Error.Render("✗ not compared: "+components.Escape(orEmpty(bodyErr(a), bodyErr(b)))))
 	case r.Same:
 		out = append(out, st.OK.Render("✓ the same bytes: this version is the resource as it is now"))
 	default:
@@ -195,7 +195,7 @@ func (v *diffPage) lines() []string {
 		out = append(out, s)
 	}
 	if r.Note != "" {
-		out = append(out, st.Warning.Render(components.Printable(r.Note)))
+		out = append(out, st.Warning.Render(components.Escape(r.Note)))
 	}
 	if r.Diff != "" {
 		out = append(out, "")
@@ -213,7 +213,7 @@ func (v *diffPage) lines() []string {
 			}
 			// Long lines wrap (a document on one line changes in one line):
 			// the whole change is seen.
-			for j, part := range components.HardWrap(components.Printable(strings.TrimRight(l, "\r")), max(w-2, 10)) {
+			for j, part := range components.HardWrap(components.EscapeLine(strings.TrimRight(l, "\r")), max(w-2, 10)) {
 				if j > 0 {
 					part = "↪" + part
 				}

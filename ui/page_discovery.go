@@ -112,7 +112,7 @@ func (v *discoveryPage) Update(msg tea.Msg) (Page, tea.Cmd) {
 		switch {
 		case u == "":
 		case key.Matches(msg, k.Open):
-			return v, msgCmd(openURLMsg{URL: u})
+			return v, msgCmd(openURLMsg{URL: u, From: v.d.Input})
 		case key.Matches(msg, k.Copy):
 			return v, msgCmd(copyMsg{Text: u, What: "URL"})
 		case key.Matches(msg, k.Browser):
@@ -166,13 +166,13 @@ func (v *discoveryPage) lines(st *common.Styles, w int) ([]string, []int) {
 	// itemLine draws the next openable document.
 	itemLine := func(prefix, text, url string) {
 		if text != "" {
-			text = "  " + components.Printable(text)
+			text = "  " + components.Escape(text)
 		}
 		itemLines = append(itemLines, len(out))
 		if item == sel {
-			add(st.Selected.Render(components.Pad("▸ "+prefix+components.Printable(url)+text, w)))
+			add(st.Selected.Render(components.Pad("▸ "+prefix+components.Escape(url)+text, w)))
 		} else {
-			add("  " + st.Label.Render(prefix) + st.URL.Render(components.Printable(url)) + st.Dim.Render(text))
+			add("  " + st.Label.Render(prefix) + st.URL.Render(components.Escape(url)) + st.Dim.Render(text))
 		}
 		item++
 	}
@@ -188,7 +188,7 @@ func (v *discoveryPage) lines(st *common.Styles, w int) ([]string, []int) {
 	default:
 		head += "  " + st.Error.Render("✗ no ResourceSync document found")
 	}
-	add(head + "  " + st.Label.Render("from ") + st.URL.Render(components.Printable(d.Input)))
+	add(head + "  " + st.Label.Render("from ") + st.URL.Render(components.Escape(d.Input)))
 	add("")
 	methodW := 11
 	for _, a := range d.Attempts {
@@ -219,7 +219,7 @@ func (v *discoveryPage) lines(st *common.Styles, w int) ([]string, []int) {
 		add(st.Dim.Render("  no ResourceSync document"))
 	}
 	for _, f := range d.Found {
-		itemLine(fmt.Sprintf("%-*s ", methodW, components.Printable(f.Method)), model.DocumentTitle(f.Capability, f.Root), f.URL)
+		itemLine(fmt.Sprintf("%-*s ", methodW, components.Escape(f.Method)), model.DocumentTitle(f.Capability, f.Root), f.URL)
 	}
 
 	if len(d.UpChain) > 0 {
@@ -246,22 +246,22 @@ func (v *discoveryPage) lines(st *common.Styles, w int) ([]string, []int) {
 			status = fmt.Sprint(a.Status)
 			style = st.HTTPStatus(a.Status)
 		}
-		line := "  " + st.Rel.Render(components.Pad(components.Printable(a.Method), methodW)) + " " + style.Render(components.Pad(status, 6)) + " " + st.URL.Render(components.Printable(a.URL))
+		line := "  " + st.Rel.Render(components.Pad(components.Escape(a.Method), methodW)) + " " + style.Render(components.Pad(status, 6)) + " " + st.URL.Render(components.Escape(a.URL))
 		switch {
 		case a.Err != "":
 			// The method and URL are on the line already.
 			msg := strings.TrimPrefix(a.Err, "GET "+a.URL+": ")
-			line += "  " + st.Error.Render(components.Printable(msg))
+			line += "  " + st.Error.Render(components.Escape(msg))
 		case len(a.Found) == 0:
 			line += "  " + st.Dim.Render("nothing found")
 		}
 		add(line)
 		indent := "  " + strings.Repeat(" ", methodW+8)
 		for _, f := range a.Found {
-			add(indent + st.Dim.Render("→ ") + st.URL.Render(components.Printable(f)))
+			add(indent + st.Dim.Render("→ ") + st.URL.Render(components.Escape(f)))
 		}
 		for _, n := range a.Notes {
-			add(indent + st.Explain.Render(components.Printable(n)))
+			add(indent + st.Explain.Render(components.Escape(n)))
 		}
 	}
 
@@ -276,7 +276,7 @@ func (v *discoveryPage) lines(st *common.Styles, w int) ([]string, []int) {
 			add(st.Section.Render("Methods"))
 		}
 		seen[a.Method] = true
-		add("  " + st.Rel.Render(components.Pad(components.Printable(a.Method), methodW)) + " " + st.Explain.Render(discoveryMethodText(a.Method)))
+		add("  " + st.Rel.Render(components.Pad(components.Escape(a.Method), methodW)) + " " + st.Explain.Render(discoveryMethodText(a.Method)))
 	}
 	return out, itemLines
 }

@@ -62,15 +62,17 @@ func TestDiscoveryViewPick(t *testing.T) {
 	if got := v.Selected(); got != "http://example.com/.well-known/resourcesync" {
 		t.Errorf("initial selection %q", got)
 	}
+	// What discovery found is opened as a link from where it started.
+	from := ivDiscovery().Input
 	steps := []struct {
 		key  string
 		want tea.Msg
 	}{
-		{"j", openURLMsg{URL: "http://example.com/collection/capabilitylist.xml"}},
-		{"j", openURLMsg{URL: "http://example.com/other/capabilitylist.xml"}},
-		{"G", openURLMsg{URL: "http://example.com/.well-known/resourcesync"}}, // the end of the up chain
-		{"k", openURLMsg{URL: "http://example.com/collection/capabilitylist.xml"}},
-		{"g", openURLMsg{URL: "http://example.com/.well-known/resourcesync"}},
+		{"j", openURLMsg{URL: "http://example.com/collection/capabilitylist.xml", From: from}},
+		{"j", openURLMsg{URL: "http://example.com/other/capabilitylist.xml", From: from}},
+		{"G", openURLMsg{URL: "http://example.com/.well-known/resourcesync", From: from}}, // the end of the up chain
+		{"k", openURLMsg{URL: "http://example.com/collection/capabilitylist.xml", From: from}},
+		{"g", openURLMsg{URL: "http://example.com/.well-known/resourcesync", From: from}},
 	}
 	for _, s := range steps {
 		msgs := ivDrive(v, ivKey(s.key), ivKey("enter"))

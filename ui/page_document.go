@@ -630,7 +630,7 @@ func (v *docPage) openSelected() tea.Cmd {
 	loc := model.ResolveHref(d.base(), d.entries.Loc(i))
 	switch {
 	case d.entriesAreDocuments():
-		return msgCmd(openURLMsg{URL: loc})
+		return msgCmd(openURLMsg{URL: loc, From: d.base()})
 	case d.entriesArePackages():
 		return msgCmd(openPackageMsg{})
 	}

@@ -71,22 +71,22 @@ func (v *docPage) crumbs() []trailCrumb {
 func docLabel(d *document) string {
 	switch {
 	case d.header != nil && d.isResourceSync():
-		return components.Sanitize(d.title())
+		return components.Escape(d.title())
 	case d.discoveryPage != nil:
-		return "Discovery from " + components.Sanitize(shortURL(d.url))
+		return "Discovery from " + components.Escape(shortURL(d.url))
 	case d.loading && d.header == nil:
 		return "Loading…"
 	}
-	return components.Sanitize(shortURL(d.url))
+	return components.Escape(shortURL(d.url))
 }
 
 // crumbLabel names an ancestor (on the document pane's path from the
 // Source Description).
 func crumbLabel(c Crumb) string {
 	if c.Capability == "" && c.Root == model.RootUnknown {
-		return components.Sanitize(shortURL(c.URL))
+		return components.Escape(shortURL(c.URL))
 	}
-	return components.Sanitize(c.Title())
+	return components.Escape(c.Title())
 }
 
 const crumbSep = " › "
@@ -157,11 +157,11 @@ func (v *docPage) titleLine() string {
 	st := v.c.Styles
 	d := v.doc
 	var b strings.Builder
-	b.WriteString(st.Title.Render(components.Sanitize(d.title())))
+	b.WriteString(st.Title.Render(components.Escape(d.title())))
 	b.WriteString("  ")
-	b.WriteString(st.URL.Render(components.Sanitize(d.base())))
+	b.WriteString(st.URL.Render(components.Escape(d.base())))
 	if d.final != "" && d.final != d.url && !model.IsLocal(d.url) {
-		b.WriteString(st.Dim.Render("  (redirected from " + components.Sanitize(d.url) + ")"))
+		b.WriteString(st.Dim.Render("  (redirected from " + components.Escape(d.url) + ")"))
 	}
 	return components.Fit(b.String(), v.width)
 }
@@ -180,11 +180,12 @@ func (v *docPage) statusLine() string {
 	}
 	var segs []seg
 	if c := d.capability(); c != "" {
-		segs = append(segs, seg{text: st.StatusBadge.Render(components.Sanitize(string(c)))})
+		segs = append(segs, seg{text: st.StatusBadge.Render(components.Escape(string(c)))})
 	}
 	if h := d.header; h != nil {
 		md := &h.MD
-		val := st.StatusValue.Render
+		// The times as the document writes them, which may be anything.
+		val := func(s string) string { return st.StatusValue.Render(components.Escape(s)) }
 		if md.At.Raw != "" {
 			full := "at " + md.At.Raw
 			short := md.At.Raw
@@ -220,10 +221,10 @@ func (v *docPage) statusLine() string {
 		if v.filterBusy {
 			f = fmt.Sprintf("filter %q: …", v.query.raw)
 		}
-		segs = append(segs, seg{text: st.StatusKey.Render(components.Sanitize(f))})
+		segs = append(segs, seg{text: st.StatusKey.Render(components.Escape(f))})
 		if c := v.query.unknownCol; c != "" {
-			segs = append(segs, seg{st.BarWarning.Render(components.Sanitize(fmt.Sprintf("no column %q: searched as text", c))),
-				st.BarWarning.Render(components.Sanitize(fmt.Sprintf("no column %q", c))), 0})
+			segs = append(segs, seg{st.BarWarning.Render(components.Escape(fmt.Sprintf("no column %q: searched as text", c))),
+				st.BarWarning.Render(components.Escape(fmt.Sprintf("no column %q", c))), 0})
 		}
 	}
 	if v.sortCol >= 0 && v.sortCol < len(v.kinds) {
@@ -276,6 +277,9 @@ func (v *docPage) statusLine() string {
 		}
 	}
 	switch {
+	case d.loading && d.wait.waiting():
+		w := d.wait.text(v.c.Clock())
+		segs = append(segs, seg{v.c.Spinner.View() + st.BarWarning.Render(" "+w+" · esc cancels"), v.c.Spinner.View() + st.BarWarning.Render(" "+w), 0})
 	case d.loading:
 		prog := v.c.Spinner.View() + st.StatusValue.Render(" loading "+components.Bytes(d.bytes))
 		if d.total > 0 {
@@ -283,7 +287,7 @@ func (v *docPage) statusLine() string {
 		}
 		segs = append(segs, seg{text: prog})
 	case d.err != nil && n > 0:
-		segs = append(segs, seg{st.BarError.Render("incomplete: " + components.Sanitize(d.err.Error())), st.BarError.Render("incomplete"), 0})
+		segs = append(segs, seg{st.BarError.Render("incomplete: " + components.Escape(d.err.Error())), st.BarError.Render("incomplete"), 0})
 	case d.err != nil:
 		segs = append(segs, seg{text: st.BarError.Render("failed")})
 	}
@@ -359,7 +363,7 @@ func (v *docPage) footer() string {
 				names[i] = k.name()
 			}
 			warn := fmt.Sprintf("no column %q (columns: %s): searched as text", c, strings.Join(names, ", "))
-			return components.Fit(v.filterInput.View()+"  "+st.Warning.Render(components.Sanitize(warn)), v.width)
+			return components.Fit(v.filterInput.View()+"  "+st.Warning.Render(components.Escape(warn)), v.width)
 		}
 		return components.Fit(v.filterInput.View()+"  "+hints+st.Dim.Render(" · name:value for one column"), v.width)
 	}
@@ -382,8 +386,11 @@ func (v *docPage) loadingView(w, h int) string {
 	if d.parts != nil {
 		progress = st.Value.Render(fmt.Sprintf("%d of %d parts read", d.partsDone, len(d.parts)))
 	}
+	if d.wait.waiting() {
+		progress += "\n\n" + st.Warning.Render(d.wait.text(v.c.Clock()))
+	}
 	lines := []string{
-		st.Title.Render("Loading ") + st.URL.Render(components.Sanitize(shortURL(d.url))),
+		st.Title.Render("Loading ") + st.URL.Render(components.Escape(shortURL(d.url))),
 		"",
 		progress,
 		"",
@@ -410,7 +417,7 @@ func (v *docPage) errorView(w, h int) string {
 		}
 		return strings.Join(lines, "\n")
 	}
-	msg := block(st.Error.Render(components.Sanitize(v.doc.err.Error())))
+	msg := block(st.Error.Render(components.Escape(v.doc.err.Error())))
 	hints := block(components.ShortHelp(st, v.c.Keys.LoadErrorHints(model.IsLocal(v.doc.url)), " · ", 0))
 	text := st.ErrorTitle.Render("Could not load this document") + "\n\n" + msg + "\n\n" + hints
 	return components.PlaceCenter(w, h, st.ErrorBox.Render(text))
@@ -489,7 +496,7 @@ func (v *docPage) docInfoLines(w int) []string {
 		out = append(out, linkLines(st, h.Links, d.base(), w)...)
 		out = append(out, extraLines(st, h.Extra)...)
 		for _, l := range h.Legacy {
-			out = append(out, st.Warning.Render("legacy: "+components.Sanitize(l.What))+st.Dim.Render(fmt.Sprintf(" (line %d)", l.Line)))
+			out = append(out, st.Warning.Render("legacy: "+components.Escape(l.What))+st.Dim.Render(fmt.Sprintf(" (line %d)", l.Line)))
 		}
 		out = append(out, "")
 		add("root", h.RootLocal)
@@ -510,7 +517,7 @@ func (v *docPage) docInfoLines(w int) []string {
 	if d.parts != nil {
 		add("parts", strconv.Itoa(len(d.parts)))
 		for _, e := range d.partErrs {
-			out = append(out, st.Error.Render(components.Sanitize(e)))
+			out = append(out, st.Error.Render(components.Escape(e)))
 		}
 	}
 	return out

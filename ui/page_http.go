@@ -212,12 +212,12 @@ func (v *httpPage) View() string {
 func (v *httpPage) listRow(st *common.Styles, i, numW, w int) string {
 	e := v.exchanges[i]
 	status := httpStatusCell(e)
-	cells := fmt.Sprintf("%*d  %-6s ", numW, i+1, components.Printable(e.Method))
+	cells := fmt.Sprintf("%*d  %-6s ", numW, i+1, components.Escape(e.Method))
 	statusCell := fmt.Sprintf("%-6s", status)
 	rest := fmt.Sprintf(" %8s %10s  ", httpDuration(e.Duration), httpBytes(e))
-	url := components.Printable(e.URL)
+	url := components.Escape(e.URL)
 	if e.FinalURL != "" && e.FinalURL != e.URL {
-		url += " → " + components.Printable(e.FinalURL)
+		url += " → " + components.Escape(e.FinalURL)
 	}
 	if e.FromCache {
 		url += "  (cache)"
@@ -275,18 +275,18 @@ func httpDetailLines(st *common.Styles, e *fetch.Exchange, width int) []string {
 	add := func(s string) { out = append(out, s) }
 	label := func(s string) string { return st.Section.Render(fmt.Sprintf("%-10s", s)) }
 
-	add(label("Request") + st.Value.Render(components.Printable(e.Method)+" ") + st.URL.Render(components.Printable(e.URL)))
+	add(label("Request") + st.Value.Render(components.Escape(e.Method)+" ") + st.URL.Render(components.Escape(e.URL)))
 	out = append(out, httpHeaderLines(st, e.RequestHeader)...)
 
 	if len(e.Redirects) > 0 {
 		add(label("Redirects") + st.Dim.Render(components.Plural(len(e.Redirects), "hop", "hops")))
 		for i, r := range e.Redirects {
 			line := fmt.Sprintf("  %d. ", i+1) + st.HTTPStatus(r.Status).Render(fmt.Sprintf("%d %s", r.Status, session.StatusText(r.Status))) +
-				"  " + st.URL.Render(components.Printable(r.URL))
+				"  " + st.URL.Render(components.Escape(r.URL))
 			add(line)
-			loc := "     " + st.Label.Render("Location: ") + st.Value.Render(components.Printable(r.Location))
+			loc := "     " + st.Label.Render("Location: ") + st.Value.Render(components.Escape(r.Location))
 			if r.To != "" && r.To != r.Location {
-				loc += st.Dim.Render("  → " + components.Printable(r.To))
+				loc += st.Dim.Render("  → " + components.Escape(r.To))
 			}
 			add(loc)
 		}
@@ -298,9 +298,9 @@ func httpDetailLines(st *common.Styles, e *fetch.Exchange, width int) []string {
 		if text == "" {
 			text = session.StatusText(e.Status)
 		}
-		line := label("Response") + st.HTTPStatus(e.Status).Render(fmt.Sprintf("%d %s", e.Status, components.Printable(text)))
+		line := label("Response") + st.HTTPStatus(e.Status).Render(fmt.Sprintf("%d %s", e.Status, components.Escape(text)))
 		if e.FinalURL != "" && e.FinalURL != e.URL {
-			line += st.Dim.Render("  from ") + st.URL.Render(components.Printable(e.FinalURL))
+			line += st.Dim.Render("  from ") + st.URL.Render(components.Escape(e.FinalURL))
 		}
 		add(line)
 		out = append(out, httpHeaderLines(st, e.ResponseHeader)...)
@@ -328,7 +328,7 @@ func httpDetailLines(st *common.Styles, e *fetch.Exchange, width int) []string {
 	}
 	add(label("Transfer") + st.Value.Render(strings.Join(transfer, " · ")))
 	if e.Err != "" {
-		wrapped := strings.Split(ansi.Wrap(components.Printable(e.Err), max(width-10, 20), " /"), "\n")
+		wrapped := strings.Split(ansi.Wrap(components.Escape(e.Err), max(width-10, 20), " /"), "\n")
 		for i, l := range wrapped {
 			lead := label("Error")
 			if i > 0 {
@@ -353,7 +353,7 @@ func httpHeaderLines(st *common.Styles, h map[string][]string) []string {
 	var out []string
 	for _, name := range names {
 		for _, val := range h[name] {
-			out = append(out, "  "+st.Label.Render(components.Printable(name)+": ")+st.Value.Render(components.Printable(val)))
+			out = append(out, "  "+st.Label.Render(components.Escape(name)+": ")+st.Value.Render(components.Escape(val)))
 		}
 	}
 	return out

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/spinner"
 	tea "charm.land/bubbletea/v2"
 
 	"rsx/claims"
@@ -32,6 +33,7 @@ type packagePhase uint8
 const (
 	pkgDownloading packagePhase = iota
 	pkgFailed                   // download or open failed: err
+	pkgRefused                  // downloaded, but it differs from its dump entry (mism): refused whole
 	pkgCancelled                // download cancelled by esc
 	pkgVerifying
 	pkgVerified        // verification done: res
@@ -52,6 +54,9 @@ func rowMark(k session.RowKind) (sym string, m checkMark, ok bool) {
 		return "+", markUnknown, true
 	case session.RowMismatch, session.RowRefused:
 		return "✗", markMismatch, true
+	case session.RowUnverifiable:
+		// Read, but its entry declares nothing to hold it to: not verified.
+		return "~", markUnknown, true
 	}
 	return "·", markNone, false
 }
@@ -74,7 +79,8 @@ type packagePage struct {
 	phase packagePhase
 	err   error
 
-	done, total int64 // download progress
+	done, total int64     // download progress
+	wait        retryWait // the download waits to try again
 	complete    bool
 	mism        []dump.Mismatch
 	pkg         *dump.Package
@@ -101,6 +107,8 @@ type packagePage struct {
 // (and their versions, from the resource page).
 type packageBackend interface {
 	Packages
+	Links
+	exchangeSource // for a wait before a retry of the download
 	resourceBackend
 }
 
@@ -358,6 +366,11 @@ func (v *packagePage) Update(msg tea.Msg) (Page, tea.Cmd) {
 
 func (v *packagePage) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
+	case spinner.TickMsg:
+		v.wait = retryWait{}
+		if v.phase == pkgDownloading {
+			v.wait = waitOf(v.backend.Exchanges(), func(u string) bool { return u == v.ref.URL })
+		}
 	case packageProgressMsg:
 		if msg.load != v.load || msg.run != v.run {
 			return nil
@@ -415,9 +428,14 @@ func (v *packagePage) fetched(msg packageFetchedMsg) tea.Cmd {
 		v.done = msg.Bytes
 	}
 	if msg.Err != nil {
-		if errors.Is(msg.Err, context.Canceled) {
+		switch {
+		case errors.Is(msg.Err, context.Canceled):
 			v.phase = pkgCancelled
-		} else {
+		case errors.Is(msg.Err, dump.ErrEntryMismatch):
+			// Not the package the Source published: nothing of it is
+			// opened, verified or used (its file is gone already).
+			v.phase, v.err = pkgRefused, msg.Err
+		default:
 			v.phase, v.err = pkgFailed, msg.Err
 		}
 		v.layout()
@@ -427,11 +445,11 @@ func (v *packagePage) fetched(msg packageFetchedMsg) tea.Cmd {
 	v.tbl.SetColumns(v.columns())
 	cmds := []tea.Cmd{v.startVerify()}
 	if u := v.ref.Contents; u != "" {
-		if model.MayFollow(v.ref.Dump, u) {
+		if err := v.backend.FollowLink(v.from(), u); err == nil {
 			v.contentsBusy = true
 			cmds = append(cmds, contentsCmd(v.load, u))
 		} else {
-			v.contentsDone, v.contentsErr = true, errors.New("not fetched: a document from the network may point only at http(s) URLs")
+			v.contentsDone, v.contentsErr = true, fmt.Errorf("not fetched: %w", err)
 		}
 	}
 	v.layout()
@@ -448,13 +466,13 @@ func (v *packagePage) key(msg tea.KeyPressMsg) tea.Cmd {
 		if v.pkg == nil {
 			return msgCmd(flashMsg{Text: "the manifest is shown once the package has downloaded", Err: true})
 		}
-		title := components.Printable(dump.ManifestName + " · " + shortURL(v.ref.URL))
+		title := components.Escape(dump.ManifestName + " · " + shortURL(v.ref.URL))
 		return pushPage(newRawPageReader(v.c, title, v.load.Manifest(), -1))
 	case key.Matches(msg, k.Manifest):
 		if v.ref.Contents == "" {
 			return msgCmd(flashMsg{Text: "this package has no contents link (manifest copy)", Err: true})
 		}
-		return msgCmd(openURLMsg{URL: v.ref.Contents})
+		return msgCmd(openURLMsg{URL: v.ref.Contents, From: v.from()})
 	case key.Matches(msg, k.Retry):
 		if v.pkg != nil {
 			return v.startVerify()
@@ -484,13 +502,18 @@ func (v *packagePage) selectedEntry() *model.Entry {
 	return nil
 }
 
+// from is the document the package's links were found in: the dump, or
+// the package itself when it was opened on its own.
+func (v *packagePage) from() string {
+	if v.ref.Dump != "" {
+		return v.ref.Dump
+	}
+	return v.ref.URL
+}
+
 // entryURL is an entry's loc resolved against the dump (or the package).
 func (v *packagePage) entryURL(e *model.Entry) string {
-	base := v.ref.Dump
-	if base == "" {
-		base = v.ref.URL
-	}
-	return model.ResolveHref(base, e.Loc)
+	return model.ResolveHref(v.from(), e.Loc)
 }
 
 // openSelected shows the resource page of the selected entry over this page.
@@ -501,7 +524,7 @@ func (v *packagePage) openSelected() tea.Cmd {
 	}
 	entry := *e
 	entry.Loc = v.entryURL(e)
-	return pushPage(newResourcePage(v.c, v.backend, entry))
+	return pushPage(newResourcePage(v.c, v.backend, v.from(), entry))
 }
 
 // ---------------------------------------------------------------------------
@@ -513,7 +536,7 @@ func (v *packagePage) headerLines(st *common.Styles, w int) []string {
 	add := func(s string) { out = append(out, s) }
 	label := func(s string) string { return st.Section.Render(fmt.Sprintf("%-9s", s)) + " " }
 
-	head := st.Title.Render("Package") + "  " + st.URL.Render(components.Printable(v.ref.URL))
+	head := st.Title.Render("Package") + "  " + st.URL.Render(components.Escape(v.ref.URL))
 	if v.pkg != nil {
 		head += st.Dim.Render("  " + components.Bytes(v.pkg.Size))
 	}
@@ -522,17 +545,25 @@ func (v *packagePage) headerLines(st *common.Styles, w int) []string {
 		add(label("Declared") + v.declaredLine(st))
 	}
 	if v.beside != "" {
-		add(label("Read") + st.Flash.Render("from the file beside the dump: ") + st.URL.Render(components.Printable(v.beside)) + st.Dim.Render(" (not downloaded)"))
+		add(label("Read") + st.Flash.Render("from the file beside the dump: ") + st.URL.Render(components.Escape(v.beside)) + st.Dim.Render(" (not downloaded)"))
 	}
 	switch v.phase {
 	case pkgDownloading:
+		if v.wait.waiting() {
+			add(label("Download") + st.Warning.Render(v.wait.text(v.c.Clock())) + st.Dim.Render("  esc cancels"))
+			return out
+		}
 		add(label("Download") + components.ProgressBar(st, v.done, v.total, min(w-10, 100)) + st.Dim.Render("  esc cancels"))
 		return out
 	case pkgCancelled:
 		add(label("Download") + st.Warning.Render("cancelled after "+components.Bytes(v.done)) + st.Dim.Render(" · r downloads again · esc back"))
 		return out
+	case pkgRefused:
+		out = append(out, v.refusedLines(st, w, label)...)
+		add(label("") + st.Dim.Render("r downloads again · esc back"))
+		return out
 	case pkgFailed:
-		for i, l := range components.Wrap(components.Printable(v.err.Error()), max(w-12, 20)) {
+		for i, l := range components.Wrap(components.Escape(v.err.Error()), max(w-12, 20)) {
 			if i == 3 {
 				break
 			}
@@ -550,6 +581,42 @@ func (v *packagePage) headerLines(st *common.Styles, w int) []string {
 	out = append(out, v.contentsLines(st, w, label)...)
 	add(label("Verify") + v.verifyLine(st, w))
 	add("")
+	return out
+}
+
+// refusedLines say that the package was refused whole, and each way it
+// differs from its dump entry, declared and received values whole.
+func (v *packagePage) refusedLines(st *common.Styles, w int, label func(string) string) []string {
+	out := []string{label("Refused") + st.MarkBad.Render("✗ the package differs from its dump entry,") +
+		st.Dim.Render(" so nothing of it is used")}
+	if len(v.mism) == 0 { // the error says what differs
+		for _, l := range components.Wrap(components.Escape(v.err.Error()), max(w-12, 20)) {
+			out = append(out, label("")+st.Error.Render(l))
+		}
+		return out
+	}
+	fieldW := 6
+	for _, m := range v.mism {
+		fieldW = max(fieldW, components.Width(components.Escape(m.What)))
+	}
+	room := max(w-10-fieldW-11, 16)
+	for _, m := range v.mism {
+		field := components.PadRight(components.Escape(m.What), fieldW)
+		for i, l := range components.HardWrap(components.Escape(m.Expected), room) {
+			lead := strings.Repeat(" ", fieldW+11)
+			if i == 0 {
+				lead = field + st.Dim.Render("  declared ")
+			}
+			out = append(out, label("")+st.Label.Render(lead)+st.Value.Render(l))
+		}
+		for i, l := range components.HardWrap(components.Escape(m.Actual), room) {
+			lead := strings.Repeat(" ", fieldW+11)
+			if i == 0 {
+				lead = strings.Repeat(" ", fieldW) + st.Dim.Render("  received ")
+			}
+			out = append(out, label("")+lead+st.MarkBad.Render(l))
+		}
+	}
 	return out
 }
 
@@ -572,19 +639,19 @@ func (v *packagePage) declaredLine(st *common.Styles) string {
 		}
 		switch c.Field {
 		case "type":
-			parts = append(parts, "type "+components.Printable(c.Declared)+mark(m))
+			parts = append(parts, "type "+components.Escape(c.Declared)+mark(m))
 		case "length":
-			s := "length " + components.Printable(c.Declared) + mark(m)
+			s := "length " + components.Escape(c.Declared) + mark(m)
 			if got != "" {
-				s += st.MarkBad.Render(" got " + components.Printable(got))
+				s += st.MarkBad.Render(" got " + components.Escape(got))
 			}
 			parts = append(parts, s)
 		default:
 			// The digest's head tells it apart; the marks matter more than
 			// the rest of it on a narrow terminal.
-			s := components.Printable(c.Field+":"+components.Fit(c.Declared, 13)) + mark(m)
+			s := components.Escape(c.Field+":"+components.Fit(c.Declared, 13)) + mark(m)
 			if got != "" {
-				s += st.MarkBad.Render(" got " + components.Fit(components.Printable(got), 13))
+				s += st.MarkBad.Render(" got " + components.Fit(components.Escape(got), 13))
 			}
 			parts = append(parts, s)
 		}
@@ -600,13 +667,13 @@ func (v *packagePage) manifestSummary(m *model.Document) string {
 	if m == nil {
 		return ""
 	}
-	parts := []string{components.Printable(model.DocumentTitle(m.MD.Capability, m.Root))}
+	parts := []string{components.Escape(model.DocumentTitle(m.MD.Capability, m.Root))}
 	for _, t := range []struct {
 		name string
 		d    model.Datetime
 	}{{"at", m.MD.At}, {"completed", m.MD.Completed}, {"from", m.MD.From}, {"until", m.MD.Until}} {
 		if t.d.Present() {
-			parts = append(parts, t.name+" "+components.Printable(t.d.Format()))
+			parts = append(parts, t.name+" "+components.Escape(t.d.Format()))
 		}
 	}
 	parts = append(parts, components.Plural(len(m.Entries), "entry", "entries"), components.Plural(len(v.pkg.Members), "member", "members"))
@@ -625,16 +692,16 @@ func (v *packagePage) contentsLines(st *common.Styles, w int, label func(string)
 		}
 		return nil
 	case v.contentsBusy:
-		return []string{lab + st.Dim.Render("fetching the manifest copy ") + st.URL.Render(components.Printable(u))}
+		return []string{lab + st.Dim.Render("fetching the manifest copy ") + st.URL.Render(components.Escape(u))}
 	case v.contentsErr != nil:
-		return []string{lab + st.Warning.Render("? "+components.Printable(v.contentsErr.Error()))}
+		return []string{lab + st.Warning.Render("? "+components.Escape(v.contentsErr.Error()))}
 	case !v.contentsDone:
 		return nil
 	case len(v.contentsDiffs) == 0:
-		return []string{lab + st.MarkOK.Render("✓ contents copy matches") + st.Dim.Render(" the manifest in the package · ") + st.URL.Render(components.Printable(u))}
+		return []string{lab + st.MarkOK.Render("✓ contents copy matches") + st.Dim.Render(" the manifest in the package · ") + st.URL.Render(components.Escape(u))}
 	}
 	n := len(v.contentsDiffs)
-	out := []string{lab + st.MarkBad.Render(fmt.Sprintf("✗ contents copy differs (%s)", components.Plural(n, "difference", "differences"))) + st.Dim.Render(" · ") + st.URL.Render(components.Printable(u))}
+	out := []string{lab + st.MarkBad.Render(fmt.Sprintf("✗ contents copy differs (%s)", components.Plural(n, "difference", "differences"))) + st.Dim.Render(" · ") + st.URL.Render(components.Escape(u))}
 	show := 1
 	if v.height >= 30 {
 		show = 3
@@ -644,7 +711,7 @@ func (v *packagePage) contentsLines(st *common.Styles, w int, label func(string)
 			out = append(out, label("")+st.Dim.Render(fmt.Sprintf("… %d more · M opens the copy", n-show)))
 			break
 		}
-		out = append(out, label("")+st.Value.Render(components.Fit(components.Printable(d), max(w-10, 10))))
+		out = append(out, label("")+st.Value.Render(components.Fit(components.Escape(d), max(w-10, 10))))
 	}
 	return out
 }
@@ -662,10 +729,13 @@ func (v *packagePage) verifyLine(st *common.Styles, w int) string {
 	}
 	r := v.res
 	var parts []string
-	if r.OK() {
+	if r.OK() && len(r.Unverifiable) == 0 {
 		parts = append(parts, st.MarkOK.Render("✓ every bitstream matches the manifest"))
 	}
 	parts = append(parts, st.MarkOK.Render(fmt.Sprintf("✓ %d verified", r.Verified)))
+	if n := len(r.Unverifiable); n > 0 {
+		parts = append(parts, st.MarkUnknown.Render(fmt.Sprintf("~ %d unverifiable", n)))
+	}
 	if n := session.MismatchedBitstreams(r); n > 0 {
 		parts = append(parts, st.MarkBad.Render(fmt.Sprintf("✗ %d mismatched", n)))
 	}
@@ -703,7 +773,7 @@ func (v *packagePage) detailLines(st *common.Styles, w int) []string {
 		case mark == markUnknown:
 			s = st.MarkUnknown
 		}
-		for j, l := range components.Wrap(components.Printable(r.Detail), max(w-10, 20)) {
+		for j, l := range components.Wrap(components.Escape(r.Detail), max(w-10, 20)) {
 			if j == 2 {
 				break
 			}
@@ -715,32 +785,32 @@ func (v *packagePage) detailLines(st *common.Styles, w int) []string {
 		}
 	}
 	if e := v.selectedEntry(); e != nil {
-		out = append(out, lab("loc")+st.URL.Render(components.Printable(v.entryURL(e))))
+		out = append(out, lab("loc")+st.URL.Render(components.Escape(v.entryURL(e))))
 		var parts []string
 		if e.MD.HasPath {
-			parts = append(parts, "path "+components.Printable(e.MD.Path))
+			parts = append(parts, "path "+components.Escape(e.MD.Path))
 		}
 		if e.MD.Change != "" {
-			parts = append(parts, "change "+components.Printable(string(e.MD.Change)))
+			parts = append(parts, "change "+components.Escape(string(e.MD.Change)))
 		}
 		if e.MD.Datetime.Present() {
-			parts = append(parts, "datetime "+components.Printable(e.MD.Datetime.Format()))
+			parts = append(parts, "datetime "+components.Escape(e.MD.Datetime.Format()))
 		}
 		if e.Lastmod.Present() {
-			parts = append(parts, "lastmod "+components.Printable(e.Lastmod.Format()))
+			parts = append(parts, "lastmod "+components.Escape(e.Lastmod.Format()))
 		}
 		if e.MD.Type != "" {
-			parts = append(parts, "type "+components.Printable(e.MD.Type))
+			parts = append(parts, "type "+components.Escape(e.MD.Type))
 		}
 		if e.MD.LengthRaw != "" {
-			parts = append(parts, "length "+components.Printable(e.MD.LengthRaw))
+			parts = append(parts, "length "+components.Escape(e.MD.LengthRaw))
 		}
 		out = append(out, lab("declared")+st.Value.Render(strings.Join(parts, " · ")))
 		if e.MD.HashRaw != "" {
-			out = append(out, lab("hash")+st.Value.Render(components.Printable(e.MD.HashRaw)))
+			out = append(out, lab("hash")+st.Value.Render(components.Escape(e.MD.HashRaw)))
 		}
 	} else if r.Member != "" {
-		out = append(out, lab("member")+st.Value.Render(components.Printable(r.Member)))
+		out = append(out, lab("member")+st.Value.Render(components.Escape(r.Member)))
 	}
 	return out
 }
@@ -809,8 +879,7 @@ func (a *App) packageRefOfEntry(i int) (dump.PackageRef, bool) {
 
 // openPackage shows the package page of ref over the current document.
 func (a *App) openPackage(ref dump.PackageRef, fromEntry bool) tea.Cmd {
-	if ref.Dump != "" && !model.MayFollow(ref.Dump, ref.URL) {
-		a.flashError("not downloaded: a document from the network may point only at http(s) packages: " + ref.URL)
+	if ref.Dump != "" && !a.mayFollow(ref.Dump, ref.URL) {
 		return nil
 	}
 	return a.showPage(newPackagePage(a.c, a.backend, ref, fromEntry, dump.Options{}))
@@ -840,6 +909,9 @@ func (a *App) openSelectedManifestCopy() tea.Cmd {
 	}
 	if ref.Contents == "" {
 		a.flashError("this package has no contents link (manifest copy)")
+		return nil
+	}
+	if !a.mayFollow(ref.Dump, ref.Contents) {
 		return nil
 	}
 	return a.open(place{url: ref.Contents, crumbs: a.childCrumbs(), selected: -1}, true)

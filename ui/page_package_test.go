@@ -187,9 +187,14 @@ func (p pkTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 // returns.
 func pkApp(t *testing.T, target string, w, h int) (*App, *exDriver, string) {
 	t.Helper()
+	return pkAppSite(t, newPKSite(t), target, w, h)
+}
+
+// pkAppSite is pkApp on a site of the test's own.
+func pkAppSite(t *testing.T, site *pkSite, target string, w, h int) (*App, *exDriver, string) {
+	t.Helper()
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp) // dump.Options{}.TempDir is os.TempDir()
-	site := newPKSite(t)
 	srv := httptest.NewServer(site)
 	t.Cleanup(func() {
 		close(site.release)
@@ -481,5 +486,88 @@ func TestPackageViewMouse(t *testing.T) {
 	pkPage(t, a)
 	if got := a.pageTitle(); got != "Package" {
 		t.Errorf("a click on the selected dump entry opened %q, want the package view", got)
+	}
+}
+
+// A bitstream whose manifest entry declares neither a hash nor a length is
+// read but cannot be verified: its row says "unverifiable", the tally
+// counts it apart from the verified ones, and the package is not said to
+// match its manifest throughout.
+func TestPackageViewUnverifiable(t *testing.T) {
+	const a, b = "alpha\n", "bravo\n"
+	manifest := pkManifest("resourcedump-manifest", `at="2013-01-03T09:00:00Z"`,
+		pkRes("/res/a.txt", "/resources/a.txt", a, ""),
+		`<loc>`+pkHost+`/res/b.txt</loc><rs:md type="text/plain" path="/resources/b.txt"/>`)
+	z := pkZip(t, manifest, pkMember{"resources/a.txt", a}, pkMember{"resources/b.txt", b})
+	site := newPKSite(t)
+	site.files["/dumps/u.zip"] = z
+	site.files["/u.xml"] = []byte(pkManifest("resourcedump", `at="2013-01-03T09:00:00Z"`,
+		fmt.Sprintf(`<loc>%s/dumps/u.zip</loc><rs:md type="application/zip" length="%d"/>`, pkHost, len(z))))
+	app, d, _ := pkAppSite(t, site, "/u.xml", 120, 40)
+	d.keys("enter")
+	v := pkPage(t, app)
+	if v.phase != pkgVerified || len(v.rows) != 2 {
+		t.Fatalf("phase %d, %d rows; screen:\n%s", v.phase, len(v.rows), d.screen())
+	}
+	if got := rowShort(v.rows[1]); got != "~ unverifiable" {
+		t.Errorf("row of the entry without hash or length: %q, want ~ unverifiable", got)
+	}
+	if _, _, judged := rowMark(v.rows[1].Kind); !judged {
+		t.Error("an unverifiable row is drawn as not judged yet")
+	}
+	s := d.screen()
+	for _, want := range []string{"✓ 1 verified · ~ 1 unverifiable", "~ unverifiable"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("screen lacks %q:\n%s", want, s)
+		}
+	}
+	if strings.Contains(s, "every bitstream matches") {
+		t.Errorf("a package with an unverifiable bitstream is said to match throughout:\n%s", s)
+	}
+	d.keys("j")
+	if s := d.screen(); !strings.Contains(s, "result   unverifiable: the entry declares neither a length nor a hash") {
+		t.Errorf("the detail does not say why:\n%s", s)
+	}
+}
+
+// A package that differs from its dump entry is refused whole: the page
+// says so, gives each difference with the declared and the received value
+// whole, shows no manifest or verification, and keeps no file.
+func TestPackageViewRefused(t *testing.T) {
+	const a = "alpha\n"
+	z := pkZip(t, pkManifest("resourcedump-manifest", `at="2013-01-03T09:00:00Z"`, pkRes("/res/a.txt", "/resources/a.txt", a, "")),
+		pkMember{"resources/a.txt", a})
+	const wrongMD5 = "0123456789abcdef0123456789abcdef"
+	for _, sz := range exSizes {
+		t.Run(fmt.Sprintf("%dx%d", sz.w, sz.h), func(t *testing.T) {
+			site := newPKSite(t)
+			site.files["/dumps/r.zip"] = z
+			site.files["/r.xml"] = []byte(pkManifest("resourcedump", `at="2013-01-03T09:00:00Z"`,
+				fmt.Sprintf(`<loc>%s/dumps/r.zip</loc><rs:md type="application/zip" length="%d" hash="md5:%s"/>`, pkHost, len(z)+1, wrongMD5)))
+			app, d, tmp := pkAppSite(t, site, "/r.xml", sz.w, sz.h)
+			d.keys("enter")
+			v := pkPage(t, app)
+			if v.phase != pkgRefused || v.pkg != nil || len(v.mism) != 2 {
+				t.Fatalf("phase %d, package %v, mismatches %+v; screen:\n%s", v.phase, v.pkg != nil, v.mism, d.screen())
+			}
+			s := d.screen()
+			for _, want := range []string{
+				"Refused   ✗ the package differs from its dump entry, so nothing of it is used",
+				fmt.Sprintf("length  declared %d", len(z)+1), fmt.Sprintf("received %d", len(z)),
+				"md5     declared " + wrongMD5, "received " + pkMD5(z),
+				"r downloads again",
+			} {
+				if !strings.Contains(s, want) {
+					t.Errorf("screen lacks %q:\n%s", want, s)
+				}
+			}
+			if strings.Contains(s, "Manifest") || strings.Contains(s, "Verify") {
+				t.Errorf("a refused package shows its manifest or a verification:\n%s", s)
+			}
+			if left := pkTempFiles(t, tmp); len(left) > 0 {
+				t.Errorf("a refused package left files: %v", left)
+			}
+			pkGolden(t, app, fmt.Sprintf("refused_%dx%d", sz.w, sz.h))
+		})
 	}
 }

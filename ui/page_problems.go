@@ -526,7 +526,7 @@ func (v *problemsPage) countsLine(st *common.Styles) string {
 	s := st.Title.Render("Problems") + "  " + errText + "  " + warnText
 	s += st.Dim.Render("  " + components.Plural(v.shownGroups(), "rule", "rules"))
 	if v.query != "" {
-		s += "  " + st.StatusKey.Render(components.Sanitize(fmt.Sprintf("filter %q", v.query)))
+		s += "  " + st.StatusKey.Render(components.Escape(fmt.Sprintf("filter %q", v.query)))
 	}
 	switch {
 	case v.checking:
@@ -585,8 +585,8 @@ func (v *problemsPage) rowLine(st *common.Styles, r problemRow, selected bool, r
 		if len(g.shown) != g.all {
 			count += " of " + components.Count(g.all)
 		}
-		rule := components.Pad(components.Printable(g.rule), ruleW)
-		sec := "§" + components.Printable(g.section)
+		rule := components.Pad(components.Escape(g.rule), ruleW)
+		sec := "§" + components.Escape(g.section)
 		where := ""
 		if g.cross {
 			where = " across documents"
@@ -596,14 +596,14 @@ func (v *problemsPage) rowLine(st *common.Styles, r problemRow, selected bool, r
 			summary = rr.Summary
 		}
 		if selected {
-			return st.Selected.Render(components.Pad(fold+" "+plainMark+" "+rule+" "+components.PadLeft(count, 7)+"  "+sec+where+"  "+components.Printable(summary), w))
+			return st.Selected.Render(components.Pad(fold+" "+plainMark+" "+rule+" "+components.PadLeft(count, 7)+"  "+sec+where+"  "+components.Escape(summary), w))
 		}
 		return components.Fit(fold+" "+mark+" "+st.Rel.Render(rule)+" "+st.Value.Render(components.PadLeft(count, 7))+"  "+
-			st.Dim.Render(sec+where)+"  "+st.Explain.Render(components.Printable(summary)), w)
+			st.Dim.Render(sec+where)+"  "+st.Explain.Render(components.Escape(summary)), w)
 	}
 	p := r.p
 	where := fmt.Sprintf("%-12s", problemWhere(p))
-	msg := components.Printable(strings.Join(strings.Fields(withoutEntryPrefix(p)), " "))
+	msg := components.Escape(strings.Join(strings.Fields(withoutEntryPrefix(p)), " "))
 	if selected {
 		return st.Selected.Render(components.Pad("    "+where+" "+msg, w))
 	}
@@ -621,14 +621,14 @@ func (v *problemsPage) detailLines(st *common.Styles, w int) []string {
 	g := r.g
 	wrap := func(s string, style interface{ Render(...string) string }) []string {
 		var out []string
-		for _, wl := range components.Wrap(components.Printable(s), max(w, 10)) {
+		for _, wl := range components.Wrap(components.Escape(s), max(w, 10)) {
 			for _, l := range components.HardWrap(wl, max(w, 10)) { // a long URL or path
 				out = append(out, components.Fit(style.Render(l), w))
 			}
 		}
 		return out
 	}
-	head := st.Rel.Render(components.Printable(g.rule)) + st.Dim.Render(fmt.Sprintf(" §%s, %s", components.Printable(g.section), g.severity))
+	head := st.Rel.Render(components.Escape(g.rule)) + st.Dim.Render(fmt.Sprintf(" §%s, %s", components.Escape(g.section), g.severity))
 	if g.cross {
 		head += st.Dim.Render(", across documents")
 	}

@@ -13,15 +13,15 @@ import (
 
 func ivProblems() (doc, cross []model.Problem) {
 	doc = []model.Problem{
-		{Severity: model.SeverityWarning, Rule: "lastmod-future", Section: "7", Message: "entry 7: lastmod 2099-01-01 is in the future", Entry: 6, Line: 40},
-		{Severity: model.SeverityError, Rule: "loc-absolute", Section: "7", Message: `entry 3: <loc> "res3" is not an absolute URI`, Entry: 2, Line: 18},
-		{Severity: model.SeverityError, Rule: "md-at-missing", Section: "12.1", Message: "the document's <rs:md> has no at attribute, which a Resource List must have", Entry: -1, Line: 6},
-		{Severity: model.SeverityWarning, Rule: "describedby-recommended", Section: "10", Message: "no <rs:ln rel=\"describedby\"> at document level", Entry: -1},
+		{Severity: model.SeverityWarning, Rule: "type-invalid", Section: "7", Message: `entry 7: type="html" is not a media type (type/subtype)`, Entry: 6, Line: 40},
+		{Severity: model.SeverityError, Rule: "loc-not-absolute", Section: "7", Message: `entry 3: <loc> "res3" is not an absolute URI`, Entry: 2, Line: 18},
+		{Severity: model.SeverityError, Rule: "md-at-missing", Section: "A", Message: "the document's <rs:md> has no at attribute, which a Resource List must have", Entry: -1, Line: 6},
+		{Severity: model.SeverityWarning, Rule: "describedby-recommended", Section: "8", Message: "no <rs:ln rel=\"describedby\"> at document level", Entry: -1},
 		{Severity: model.SeverityError, Rule: "hash-length", Section: "7", Message: "entry 1: md5 digest has 30 hex digits, expected 32 — this message is long enough that it has to be wrapped onto a second line of the detail pane, and a third one on a narrow terminal, and it is never cut: the detail pane shows the problem whole, at /a/very/long/path/that/goes/on/and/on/resource.html", Entry: 0, Line: 9},
-		{Severity: model.SeverityWarning, Rule: "lastmod-future", Section: "7", Message: "entry 9: lastmod 2098-01-01 is in the future", Entry: 8, Line: 50},
+		{Severity: model.SeverityWarning, Rule: "type-invalid", Section: "7", Message: `entry 9: type="pdf" is not a media type (type/subtype)`, Entry: 8, Line: 50},
 	}
 	cross = []model.Problem{
-		{Severity: model.SeverityWarning, Rule: "up-link-mismatch", Section: "12", Message: "up link points to http://example.com/other-capabilitylist.xml, which does not list this document", Entry: -1, Line: 5},
+		{Severity: model.SeverityWarning, Rule: "index-link-recommended", Section: "10.1", Message: `listed in the index http://example.com/resourcelist-index.xml, but has no <rs:ln rel="index"> back to it`, Entry: -1, Line: 5},
 	}
 	return doc, cross
 }
@@ -34,9 +34,9 @@ func ivManyProblems() []model.Problem {
 		ps = append(ps, model.Problem{Severity: model.SeverityWarning, Rule: "hash-base64", Section: "7", Message: fmt.Sprintf("entry %d: md5 digest in base64", i+1), Entry: i, Line: 10 + i})
 	}
 	ps = append(ps,
-		model.Problem{Severity: model.SeverityError, Rule: "loc-absolute", Section: "7", Message: `entry 12: <loc> "x" is not an absolute URI`, Entry: 11, Line: 21},
-		model.Problem{Severity: model.SeverityError, Rule: "loc-absolute", Section: "7", Message: `entry 40: <loc> "y" is not an absolute URI`, Entry: 39, Line: 49},
-		model.Problem{Severity: model.SeverityWarning, Rule: "lastmod-future", Section: "7", Message: "entry 3: lastmod in the future", Entry: 2, Line: 12})
+		model.Problem{Severity: model.SeverityError, Rule: "loc-not-absolute", Section: "7", Message: `entry 12: <loc> "x" is not an absolute URI`, Entry: 11, Line: 21},
+		model.Problem{Severity: model.SeverityError, Rule: "loc-not-absolute", Section: "7", Message: `entry 40: <loc> "y" is not an absolute URI`, Entry: 39, Line: 49},
+		model.Problem{Severity: model.SeverityWarning, Rule: "type-invalid", Section: "7", Message: `entry 3: type="txt" is not a media type (type/subtype)`, Entry: 2, Line: 12})
 	return ps
 }
 
@@ -63,13 +63,13 @@ func TestProblemsViewGolden(t *testing.T) {
 		w, h := size[0], size[1]
 		t.Run(fmt.Sprintf("%dx%d", w, h), func(t *testing.T) {
 			tm, rec := ivRun(t, newProblemsPage(ivTestCommon(), doc, cross), w, h)
-			ivWaitScreen(t, rec, func(s string) bool { return strings.Contains(s, "up-link-mismatch") })
+			ivWaitScreen(t, rec, func(s string) bool { return strings.Contains(s, "index-link-recommended") })
 			ivGolden(t, fmt.Sprintf("view_problems_%dx%d", w, h), rec.Screen())
 
 			tm.Type("j")
 			tm.Send(ivKey("enter")) // the hash-length problem: entry 1
 			tm.Type("jj")
-			tm.Send(ivKey("enter")) // loc-absolute: entry 3
+			tm.Send(ivKey("enter")) // loc-not-absolute: entry 3
 			tm.Type("jj")
 			tm.Send(ivKey("enter")) // md-at-missing: document level, line 6 in the raw view
 			tm.Type("w")
@@ -97,7 +97,7 @@ func TestProblemsViewGroupsGolden(t *testing.T) {
 		t.Run(fmt.Sprintf("%dx%d", w, h), func(t *testing.T) {
 			v := newProblemsPage(ivTestCommon(), ivManyProblems(), nil)
 			v.SetSize(w, h)
-			want := []string{"▸ error loc-absolute 2", "▸ warning hash-base64 669", "▸ warning lastmod-future 1"}
+			want := []string{"▸ error loc-not-absolute 2", "▸ warning hash-base64 669", "▸ warning type-invalid 1"}
 			if got := rowsOf(v); strings.Join(got, "\n") != strings.Join(want, "\n") {
 				t.Errorf("groups:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 			}
@@ -121,11 +121,11 @@ func TestProblemsViewOrder(t *testing.T) {
 	v.SetSize(100, 30)
 	want := []string{
 		"▾ error hash-length 1", "  0",
-		"▾ error loc-absolute 1", "  2",
+		"▾ error loc-not-absolute 1", "  2",
 		"▾ error md-at-missing 1", "  -1",
-		"▾ warning lastmod-future 2", "  6", "  8",
+		"▾ warning type-invalid 2", "  6", "  8",
 		"▾ warning describedby-recommended 1", "  -1",
-		"▾ warning up-link-mismatch 1", "  -1",
+		"▾ warning index-link-recommended 1", "  -1",
 	}
 	if got := rowsOf(v); strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("rows:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
@@ -161,7 +161,7 @@ func TestProblemsViewFilters(t *testing.T) {
 		errs, warns  int
 		selectedRule string
 	}{
-		{"e", 0, 4, "up-link-mismatch"},
+		{"e", 0, 4, "index-link-recommended"},
 		{"w", 0, 0, ""},
 		{"e", 3, 0, "hash-length"},
 		{"w", 3, 4, "hash-length"},
@@ -177,12 +177,13 @@ func TestProblemsViewFilters(t *testing.T) {
 			t.Errorf("after %s: %d errors, %d warnings, selected %q; want %d, %d, %q", s.key, e, w, rule, s.errs, s.warns, s.selectedRule)
 		}
 	}
-	// "/" keeps the rules (or messages) that contain the text.
-	ivDrive(v, ivKey("/"), ivKey("l"), ivKey("a"), ivKey("s"), ivKey("t"), ivKey("enter"))
-	if got := rowsOf(v); strings.Join(got, "|") != "▾ warning lastmod-future 2|  6|  8" {
-		t.Errorf("filter last: %v", got)
+	// "/" keeps the rules (or messages) that contain the text: here the
+	// messages of type-invalid.
+	ivDrive(v, ivKey("/"), ivKey("m"), ivKey("e"), ivKey("d"), ivKey("i"), ivKey("a"), ivKey("enter"))
+	if got := rowsOf(v); strings.Join(got, "|") != "▾ warning type-invalid 2|  6|  8" {
+		t.Errorf("filter media: %v", got)
 	}
-	if !strings.Contains(v.View(), `filter "last"`) {
+	if !strings.Contains(v.View(), `filter "media"`) {
 		t.Errorf("the counts line does not show the filter:\n%s", v.View())
 	}
 	ivDrive(v, ivKey("esc")) // clears the filter, the page stays

@@ -16,6 +16,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/mattn/go-runewidth"
 
+	"rsx/display"
 	"rsx/model"
 	"rsx/ui/common"
 	"rsx/ui/components"
@@ -109,7 +110,7 @@ func openRawPage(pc pageContext) (*rawPage, tea.Cmd, error) {
 	if d == nil {
 		return nil, nil, errors.New("nothing is open")
 	}
-	title := components.Sanitize(d.title() + " · " + shortURL(d.base()))
+	title := components.Escape(d.title() + " · " + shortURL(d.base()))
 	switch {
 	case d.loading:
 		return nil, nil, errors.New("the raw XML is shown once the document has loaded")
@@ -570,7 +571,7 @@ func (v *rawPage) View() string {
 	body := v.bodyHeight()
 	switch {
 	case v.err != nil:
-		b.WriteString("\n" + components.Fit(st.Error.Render("cannot show the XML: "+components.Printable(v.err.Error())), w))
+		b.WriteString("\n" + components.Fit(st.Error.Render("cannot show the XML: "+components.Escape(v.err.Error())), w))
 		body--
 	case v.text == nil:
 		b.WriteString("\n" + st.Dim.Render("loading…"))
@@ -626,7 +627,7 @@ func (v *rawPage) header(st *common.Styles, w int) string {
 		}
 	}
 	if v.title != "" {
-		parts = append(parts, st.URL.Render(components.Printable(v.title)))
+		parts = append(parts, st.URL.Render(components.Escape(v.title)))
 	}
 	return components.Fit(strings.Join(parts, "  "), w)
 }
@@ -638,7 +639,7 @@ func (v *rawPage) footer(st *common.Styles, w int) string {
 	var left string
 	switch {
 	case v.notice != "":
-		left = st.Warning.Render(components.Printable(v.notice))
+		left = st.Warning.Render(components.Escape(v.notice))
 	case v.searching:
 		left = st.Dim.Render(fmt.Sprintf("searching %q…", v.query))
 	case v.query != "" && len(v.matches) > 0:
@@ -733,10 +734,11 @@ func (v *rawPage) renderLine(st *common.Styles, i, cw int) string {
 		case r == '\t':
 			width = rawTabWidth - col%rawTabWidth
 			text = strings.Repeat(" ", width)
-		case r == utf8.RuneError && n == 1:
-			text = "�"
-		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
-			text = "·"
+		case (r == utf8.RuneError && n == 1) || display.Unsafe(r):
+			// Shown as what it is (\x1b, \u202e, \xff), as every page
+			// shows Source text.
+			text = components.Escape(string(line[p : p+n]))
+			width = len(text)
 		default:
 			text = string(r)
 			width = runewidth.RuneWidth(r)

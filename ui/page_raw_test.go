@@ -133,18 +133,21 @@ func TestRawViewInputCapturesKeys(t *testing.T) {
 	}
 }
 
-func TestRawViewSanitizesControlCharacters(t *testing.T) {
-	data := []byte("<a>\x1b[2J\x1b]0;pwned\x07\t<b/>\xff</a>\r\nnext\r\n")
+// The raw view shows what the document holds: a control, a bidirectional
+// override or a byte that is not UTF-8 as its escape (as every page shows
+// Source text), tabs as the whitespace they are.
+func TestRawViewEscapesControlCharacters(t *testing.T) {
+	data := []byte("<a>\x1b[2J\x1b]0;pwned\x07\t<b/>\xff</a>\r\nnext\u202eevil\u009b\r\n")
 	v := ivLoadedRaw(t, data, 60, 6)
 	out := v.View()
-	if strings.Contains(ansi.Strip(out), "\x1b") || strings.Contains(out, "\x07") || strings.Contains(out, "pwned\x07") {
+	if strings.Contains(ansi.Strip(out), "\x1b") || strings.ContainsAny(out, "\x07\u202e\u009b") || strings.Contains(out, "pwned\x07") {
 		t.Fatalf("control characters reached the terminal: %q", out)
 	}
 	lines := ivLines(out)
-	if want := "1 │ <a>·[2J·]0;pwned·   <b/>�</a>"; lines[1] != want {
+	if want := `1 │ <a>\x1b[2J\x1b]0;pwned\x07  <b/>\xff</a>`; lines[1] != want {
 		t.Errorf("line 1 = %q, want %q", lines[1], want)
 	}
-	if want := "2 │ next"; lines[2] != want {
+	if want := `2 │ next\u202eevil\u009b`; lines[2] != want {
 		t.Errorf("line 2 = %q, want %q", lines[2], want)
 	}
 }

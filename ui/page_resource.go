@@ -125,10 +125,11 @@ type resourceBackend interface {
 
 // resourcePage shows how an entry's resource compares with its claims.
 type resourcePage struct {
-	c     *common.Common
-	r     resourceBackend
-	entry model.Entry
-	via   string // what links here when the page is of a link's target ("memento link of …")
+	c      *common.Common
+	r      resourceBackend
+	entry  model.Entry
+	origin string // the document the entry or link came from (newResourcePage)
+	via    string // what links here when the page is of a link's target ("memento link of …")
 
 	session *resourceSession
 	targets []resourceTarget // [0] is the primary resource, then mirrors by pri
@@ -145,9 +146,11 @@ type resourceSession struct{ _ byte }
 
 // newResourcePage returns the page of entry's resource, checked through r.
 // Init starts fetching the resource. For a bare URL, pass
-// model.Entry{Index: -1, Loc: url}.
-func newResourcePage(c *common.Common, r resourceBackend, entry model.Entry) *resourcePage {
-	v := &resourcePage{c: c, r: r, entry: entry, session: &resourceSession{}, list: components.NewList(components.Links)}
+// model.Entry{Index: -1, Loc: url}. origin is the document the entry (or
+// the link to the resource) was found in: the links of the page that lead
+// to documents are followed only as far as it may lead (openURLMsg.From).
+func newResourcePage(c *common.Common, r resourceBackend, origin string, entry model.Entry) *resourcePage {
+	v := &resourcePage{c: c, r: r, origin: origin, entry: entry, session: &resourceSession{}, list: components.NewList(components.Links)}
 	mirrors := map[int]claims.Target{}
 	for _, t := range claims.Targets(entry) {
 		label := "primary"
@@ -315,17 +318,17 @@ func (v *resourcePage) update(msg tea.Msg) tea.Cmd {
 		switch {
 		case key.Matches(msg, k.Open):
 			if l := v.selectedLink(); l != nil {
-				return openLinkCmd(v.c, v.r, v.entry, l.Link, l.URL)
+				return openLinkCmd(v.c, v.r, v.origin, v.entry, l.Link, l.URL)
 			}
 			if v.looksLikeDocument() {
-				return msgCmd(openURLMsg{URL: v.entry.Loc})
+				return msgCmd(openURLMsg{URL: v.entry.Loc, From: v.origin})
 			}
 		case key.Matches(msg, k.Versions):
 			refs, ok := versionRefsOf(v.entry)
 			if !ok {
 				return flashCmd("this resource links to no versions (memento, timegate or timemap)", false)
 			}
-			return pushPage(newVersionsPage(v.c, v.r, refs))
+			return pushPage(newVersionsPage(v.c, v.r, v.origin, refs))
 		case key.Matches(msg, k.Copy):
 			if l := v.selectedLink(); l != nil {
 				return msgCmd(copyMsg{Text: l.URL, What: "URL"})
@@ -425,13 +428,13 @@ func (v *resourcePage) lines(st *common.Styles, w int) ([]string, []int) {
 	label := func(s string) string { return st.Section.Render(fmt.Sprintf("%-9s", s)) + " " }
 	p := &v.targets[0]
 
-	head := st.Title.Render("Resource") + "  " + st.URL.Render(components.Printable(v.entry.Loc))
+	head := st.Title.Render("Resource") + "  " + st.URL.Render(components.Escape(v.entry.Loc))
 	if v.fromDocument() {
 		head += st.Dim.Render(fmt.Sprintf("  entry %d", v.entry.Index+1))
 	}
 	add(head)
 	if v.via != "" {
-		add(label("Via") + st.Rel.Render(components.Printable(v.via)))
+		add(label("Via") + st.Rel.Render(components.Escape(v.via)))
 	}
 	decl := declaredSummary(p.Claims)
 	if v.via != "" && decl == declaredNothing {
@@ -439,12 +442,12 @@ func (v *resourcePage) lines(st *common.Styles, w int) ([]string, []int) {
 	}
 	add(label("Declared") + st.Value.Render(decl))
 	if len(p.Claims.Hash) > 0 {
-		add(label("") + st.Value.Render(components.Printable(p.Claims.Hash.String())))
+		add(label("") + st.Value.Render(components.Escape(p.Claims.Hash.String())))
 	}
 	add(label("Fetch") + v.fetchLine(st, p, w-10))
 	if p.state == targetDone {
 		if why := p.result.Explain(); why != "" && p.result.Received.Status != 0 {
-			for _, l := range components.Wrap(why, max(w-12, 20)) {
+			for _, l := range components.Wrap(components.Escape(why), max(w-12, 20)) {
 				add(label("") + st.MarkUnknown.Render(l))
 			}
 		}
@@ -465,7 +468,7 @@ func (v *resourcePage) lines(st *common.Styles, w int) ([]string, []int) {
 	rels := make([]string, len(v.links))
 	relW := 11
 	for i, l := range v.links {
-		rels[i] = components.Printable(l.Rel)
+		rels[i] = components.Escape(l.Rel)
 		if l.Mirror > 0 {
 			rels[i] = fmt.Sprintf("%s pri %d", rels[i], l.Pri)
 		}
@@ -475,14 +478,14 @@ func (v *resourcePage) lines(st *common.Styles, w int) ([]string, []int) {
 		line := components.Pad(rels[i], relW) + "  "
 		desc := model.RelationDescription(l.Rel)
 		if l.Type != "" {
-			desc = "type " + components.Printable(l.Type) + " · " + desc
+			desc = "type " + components.Escape(l.Type) + " · " + desc
 		}
 		linkLines[i] = len(out)
 		if i == sel {
-			add(st.Selected.Render(components.Pad("▸ "+line+components.Printable(l.URL)+"  "+desc, w)))
+			add(st.Selected.Render(components.Pad("▸ "+line+components.Escape(l.URL)+"  "+desc, w)))
 			continue
 		}
-		add("  " + st.Rel.Render(line) + st.URL.Render(components.Printable(l.URL)) + "  " + st.Explain.Render(desc))
+		add("  " + st.Rel.Render(line) + st.URL.Render(components.Escape(l.URL)) + "  " + st.Explain.Render(desc))
 	}
 
 	// Mirrors.
@@ -515,9 +518,9 @@ func previewLines(st *common.Styles, in *session.Inspection, document, enterOpen
 		mt = "no type given"
 	}
 	if !in.Text {
-		return append(out, st.Section.Render("Preview")+st.Dim.Render(fmt.Sprintf("  binary (%s, %s): not shown", components.Printable(mt), components.Bytes(in.Received.Bytes))))
+		return append(out, st.Section.Render("Preview")+st.Dim.Render(fmt.Sprintf("  binary (%s, %s): not shown", components.Escape(mt), components.Bytes(in.Received.Bytes))))
 	}
-	head := st.Section.Render("Preview") + st.Dim.Render(fmt.Sprintf("  %s, first %s", components.Printable(mt), components.Bytes(int64(len(preview)))))
+	head := st.Section.Render("Preview") + st.Dim.Render(fmt.Sprintf("  %s, first %s", components.Escape(mt), components.Bytes(int64(len(preview)))))
 	if document && enterOpens {
 		head += st.Flash.Render("  a Sitemap document: enter opens it as a document")
 	}
@@ -528,7 +531,7 @@ func previewLines(st *common.Styles, in *session.Inspection, document, enterOpen
 			out = append(out, st.Dim.Render(fmt.Sprintf("  … %s more in the preview", components.Plural(len(lines)-i, "line", "lines"))))
 			break
 		}
-		out = append(out, "  "+st.Code.Render(components.Printable(strings.TrimRight(l, "\r"))))
+		out = append(out, "  "+st.Code.Render(components.EscapeLine(strings.TrimRight(l, "\r"))))
 	}
 	return out
 }
@@ -551,19 +554,19 @@ func receivedLines(st *common.Styles, in *session.Inspection, declared model.Has
 			if text == "" {
 				text = session.StatusText(r.Status)
 			}
-			resp += st.HTTPStatus(r.Status).Render(fmt.Sprintf("HTTP %d %s", r.Status, components.Printable(text))) + st.Dim.Render(" · ")
+			resp += st.HTTPStatus(r.Status).Render(fmt.Sprintf("HTTP %d %s", r.Status, components.Escape(text))) + st.Dim.Render(" · ")
 		}
 		mt := in.MediaType
 		if mt == "" {
 			mt = "no type"
 		}
-		resp += st.Value.Render(components.Printable(mt)) + st.Dim.Render(" · ") + st.Value.Render(components.Bytes(r.Bytes))
+		resp += st.Value.Render(components.Escape(mt)) + st.Dim.Render(" · ") + st.Value.Render(components.Bytes(r.Bytes))
 		if r.Truncated {
 			resp += st.Warning.Render(" (read no further)")
 		}
 		out = append(out, resp)
 		if r.FinalURL != "" && len(r.Redirects) > 0 {
-			out = append(out, "  "+st.Label.Render("after redirects ")+st.URL.Render(components.Printable(r.FinalURL)))
+			out = append(out, "  "+st.Label.Render("after redirects ")+st.URL.Render(components.Escape(r.FinalURL)))
 		}
 	}
 	if len(in.Digests) > 0 {
@@ -578,7 +581,7 @@ func receivedLines(st *common.Styles, in *session.Inspection, declared model.Has
 				if h.Hex() == d.Hex {
 					note = st.MarkOK.Render("  ✓ declared")
 				} else {
-					note = st.MarkBad.Render("  ✗ declared " + components.Printable(h.Hex()))
+					note = st.MarkBad.Render("  ✗ declared " + components.Escape(h.Hex()))
 				}
 			}
 			line := "  " + st.Label.Render(fmt.Sprintf("%-8s", d.Alg)) + st.Value.Render(d.Hex) + note
@@ -600,7 +603,7 @@ func receivedLines(st *common.Styles, in *session.Inspection, declared model.Has
 				out = append(out, st.Dim.Render(fmt.Sprintf("  … %d more", len(names)-i)))
 				break
 			}
-			out = append(out, "  "+st.Label.Render(components.Printable(n)+": ")+st.Value.Render(components.Printable(strings.Join(r.Header[n], ", "))))
+			out = append(out, "  "+st.Label.Render(components.Escape(n)+": ")+st.Value.Render(components.Escape(strings.Join(r.Header[n], ", "))))
 		}
 	}
 	return out
@@ -619,7 +622,7 @@ func checkLines(st *common.Styles, checks []claims.Check, hashes model.HashList)
 	indent := strings.Repeat(" ", 13)
 	for _, c := range checks {
 		mark := checkMarkOf(c.Verdict)
-		lead := " " + mark.render(st) + " " + st.Label.Render(fmt.Sprintf("%-9s", components.Printable(c.Field))) + " "
+		lead := " " + mark.render(st) + " " + st.Label.Render(fmt.Sprintf("%-9s", components.Escape(c.Field))) + " "
 		declared, actual := c.Declared, checkText(c)
 		if c.Verdict == claims.NotDeclared {
 			declared = "not declared"
@@ -627,7 +630,7 @@ func checkLines(st *common.Styles, checks []claims.Check, hashes model.HashList)
 		if h, ok := hashes.Get(c.Field); ok && h.Encoding == model.HashBase64 && c.Field != "hash" {
 			declared += " (base64 = " + h.Hex() + ")"
 		}
-		declared, actual = components.Printable(declared), components.Printable(actual)
+		declared, actual = components.Escape(declared), components.Escape(actual)
 		switch c.Field {
 		case "status", "length", "type", "lastmod", "hash":
 			out = append(out, lead+st.Value.Render(components.Pad(declared, declW))+" "+st.Value.Render(actual))
@@ -653,20 +656,20 @@ const declaredNothing = "nothing (no length, type, lastmod or hash)"
 func declaredSummary(d claims.Claims) string {
 	var parts []string
 	if d.LengthRaw != "" {
-		parts = append(parts, "length "+components.Printable(d.LengthRaw))
+		parts = append(parts, "length "+components.Escape(d.LengthRaw))
 	}
 	if d.Type != "" {
-		parts = append(parts, "type "+components.Printable(d.Type))
+		parts = append(parts, "type "+components.Escape(d.Type))
 	}
 	if d.Lastmod.Present() {
-		parts = append(parts, "lastmod "+components.Printable(d.Lastmod.Format()))
+		parts = append(parts, "lastmod "+components.Escape(d.Lastmod.Format()))
 	}
 	if len(d.Hash) > 0 {
 		algs := make([]string, len(d.Hash))
 		for i, h := range d.Hash {
 			algs[i] = h.Alg
 		}
-		parts = append(parts, "hash "+strings.Join(algs, ", "))
+		parts = append(parts, "hash "+components.Escape(strings.Join(algs, ", ")))
 	}
 	if len(parts) == 0 {
 		return declaredNothing
@@ -691,7 +694,7 @@ func (v *resourcePage) fetchLine(st *common.Styles, t *resourceTarget, w int) st
 	case errors.Is(err, context.Canceled):
 		return st.Warning.Render(fmt.Sprintf("cancelled after %s", components.Bytes(t.done))) + st.Dim.Render(" · r fetches again")
 	case err != nil && o.Received.Status == 0:
-		return st.Error.Render(components.Printable(err.Error()))
+		return st.Error.Render(components.Escape(err.Error()))
 	}
 	bad, warn := o.Count(claims.Mismatch), o.Count(claims.Warning)
 	var verdict string
@@ -737,20 +740,21 @@ func (v *resourcePage) mirrorTable(st *common.Styles) []string {
 	var hdr strings.Builder
 	fmt.Fprintf(&hdr, "  %-*s ", labelW, "Source")
 	for i, c := range cols {
-		fmt.Fprintf(&hdr, "%-*s ", widths[i], components.Fit(c, widths[i]))
+		// An algorithm rsx does not know is named as the entry writes it.
+		fmt.Fprintf(&hdr, "%-*s ", widths[i], components.Fit(components.Escape(c), widths[i]))
 	}
 	out := []string{st.Header.Render(strings.TrimRight(hdr.String(), " "))}
 	for _, t := range v.targets {
 		row := "  " + fmt.Sprintf("%-*s ", labelW, t.Label)
 		switch t.state {
 		case targetUnfetchable:
-			out = append(out, row+st.Warning.Render("? not fetched (not http/https): ")+st.URL.Render(components.Printable(t.URL)))
+			out = append(out, row+st.Warning.Render("? not fetched (not http/https): ")+st.URL.Render(components.Escape(t.URL)))
 			continue
 		case targetIdle:
-			out = append(out, row+st.Dim.Render("not fetched  ")+st.URL.Render(components.Printable(t.URL)))
+			out = append(out, row+st.Dim.Render("not fetched  ")+st.URL.Render(components.Escape(t.URL)))
 			continue
 		case targetQueued:
-			out = append(out, row+st.Dim.Render("queued       ")+st.URL.Render(components.Printable(t.URL)))
+			out = append(out, row+st.Dim.Render("queued       ")+st.URL.Render(components.Escape(t.URL)))
 			continue
 		case targetRunning:
 			out = append(out, row+st.Dim.Render(fmt.Sprintf("%-11s ", "fetching"))+st.Dim.Render(components.Bytes(t.done)))
@@ -773,7 +777,7 @@ func (v *resourcePage) mirrorTable(st *common.Styles) []string {
 					cell = mark.String()
 				}
 			}
-			cell = components.Printable(cell)
+			cell = components.Escape(cell)
 			if i < len(cols)-1 {
 				cell = components.Pad(cell, widths[i])
 			}
@@ -807,5 +811,9 @@ func (a *App) openResource(url string, i int) tea.Cmd {
 		e = d.entries.Entry(i)
 	}
 	e.Loc = url // resolved: relative links resolve against it
-	return a.showPage(newResourcePage(a.c, a.backend, e))
+	origin := url
+	if a.doc != nil {
+		origin = a.doc.base()
+	}
+	return a.showPage(newResourcePage(a.c, a.backend, origin, e))
 }

@@ -118,9 +118,9 @@ func TestHelpListsEveryKey(t *testing.T) {
 		newRawPage(c, "x", []byte("<a/>")),
 		newHTTPPage(c, nil),
 		newProblemsPage(c, nil, nil),
-		newResourcePage(c, NopBackend{}, model.Entry{Loc: "http://example.org/r"}),
+		newResourcePage(c, NopBackend{}, "", model.Entry{Loc: "http://example.org/r"}),
 		newDiscoveryPage(c, &crawl.Discovery{}),
-		newVersionsPage(c, NopBackend{}, versionRefs{Original: "http://example.org/r", TimeMap: "http://example.org/tm"}),
+		newVersionsPage(c, NopBackend{}, "", versionRefs{Original: "http://example.org/r", TimeMap: "http://example.org/tm"}),
 		newDiffPage(c, NopBackend{}, memento.Memento{URL: "http://example.org/v1"}, "http://example.org/r"),
 		newPackagePage(c, NopBackend{}, dump.PackageRef{URL: "http://example.org/p.zip", Contents: "http://example.org/m.xml"}, true, dump.Options{}),
 	}

@@ -29,6 +29,7 @@ type versionsPage struct {
 	c       *common.Common
 	b       resourceBackend
 	refs    versionRefs
+	origin  string // the document the versions' entry came from (newVersionsPage)
 	session *versionsSession
 
 	tm      *memento.TimeMap
@@ -83,13 +84,14 @@ func openVersionsPage(pc pageContext) (Page, tea.Cmd, error) {
 	if !ok {
 		return nil, nil, errors.New("this entry links to no versions (memento, timegate or timemap)")
 	}
-	return newVersionsPage(pc.c, pc.backend, refs), nil, nil
+	return newVersionsPage(pc.c, pc.backend, d.base(), refs), nil, nil
 }
 
 // newVersionsPage returns the versions page of refs; Init reads the
-// TimeMap.
-func newVersionsPage(c *common.Common, b resourceBackend, refs versionRefs) *versionsPage {
-	v := &versionsPage{c: c, b: b, refs: refs, session: &versionsSession{}, tbl: components.NewTable(c),
+// TimeMap. origin is the document whose entry refs come from (as
+// newResourcePage's).
+func newVersionsPage(c *common.Common, b resourceBackend, origin string, refs versionRefs) *versionsPage {
+	v := &versionsPage{c: c, b: b, origin: origin, refs: refs, session: &versionsSession{}, tbl: components.NewTable(c),
 		input: components.NewInput(c.Styles, "at: ")}
 	v.tbl.SetColumns(v.columns())
 	if refs.TimeMap == "" && refs.TimeGate == "" {
@@ -120,7 +122,7 @@ func (v *versionsPage) columns() []components.Column {
 			return "? none"
 		}, Paint: func(int) common.Paint { return c.Styles.Paint.Dim }},
 		{Title: "memento", Min: 24, Flex: 4, Trunc: components.TruncMiddle, Value: func(i int) string {
-			return components.Printable(v.rows[i].URL)
+			return components.Escape(v.rows[i].URL)
 		}, Paint: func(int) common.Paint { return c.Styles.Paint.URL }},
 		{Title: "notes", Min: 12, Flex: 1, Value: func(i int) string { return v.notes(i) }},
 	}
@@ -246,14 +248,14 @@ func (v *versionsPage) headerLines() []string {
 	if v.tm != nil && v.tm.Original != "" {
 		orig = v.tm.Original
 	}
-	out := []string{st.Title.Render("Versions") + "  " + st.URL.Render(components.Printable(orig))}
+	out := []string{st.Title.Render("Versions") + "  " + st.URL.Render(components.Escape(orig))}
 	switch {
 	case v.loading:
-		out = append(out, label("TimeMap")+st.Dim.Render(v.c.Spinner.View()+" reading "+components.Printable(orEmpty(v.refs.TimeMap, "the TimeGate's links"))+" …"))
+		out = append(out, label("TimeMap")+st.Dim.Render(v.c.Spinner.View()+" reading "+components.Escape(orEmpty(v.refs.TimeMap, "the TimeGate's links"))+" …"))
 	case v.err != nil:
-		out = append(out, label("TimeMap")+st.Error.Render(components.Printable(v.err.Error()))+st.Dim.Render(" · r tries again"))
+		out = append(out, label("TimeMap")+st.Error.Render(components.Escape(v.err.Error()))+st.Dim.Render(" · r tries again"))
 	case v.tm != nil:
-		s := st.URL.Render(components.Printable(v.tmURL)) + st.Dim.Render(" · ") + st.Value.Render(components.Plural(len(v.rows), "memento", "mementos"))
+		s := st.URL.Render(components.Escape(v.tmURL)) + st.Dim.Render(" · ") + st.Value.Render(components.Plural(len(v.rows), "memento", "mementos"))
 		if n := len(v.rows); n > 0 && !v.rows[0].Datetime.IsZero() && !v.rows[n-1].Datetime.IsZero() {
 			s += st.Dim.Render(" from " + model.FormatDatetime(v.rows[0].Datetime) + " to " + model.FormatDatetime(v.rows[n-1].Datetime))
 		}
@@ -266,16 +268,16 @@ func (v *versionsPage) headerLines() []string {
 		gate = v.tm.TimeGate
 	}
 	if gate != "" {
-		out = append(out, label("TimeGate")+st.URL.Render(components.Printable(gate))+st.Dim.Render(" · t asks it for a datetime"))
+		out = append(out, label("TimeGate")+st.URL.Render(components.Escape(gate))+st.Dim.Render(" · t asks it for a datetime"))
 	}
 	switch {
 	case v.gateBusy:
 		out = append(out, label("")+st.Dim.Render(v.c.Spinner.View()+" asking the TimeGate …"))
 	case v.gateErr != nil:
-		out = append(out, label("")+st.Error.Render(components.Printable(v.gateErr.Error())))
+		out = append(out, label("")+st.Error.Render(components.Escape(v.gateErr.Error())))
 	case v.gate != nil:
 		a := v.gate
-		s := st.Dim.Render("asked for "+model.FormatDatetime(a.Asked)+" → ") + st.URL.Render(components.Printable(a.Memento))
+		s := st.Dim.Render("asked for "+model.FormatDatetime(a.Asked)+" → ") + st.URL.Render(components.Escape(a.Memento))
 		if !a.Datetime.IsZero() {
 			s += st.Dim.Render(" of " + model.FormatDatetime(a.Datetime))
 		}
@@ -290,7 +292,7 @@ func (v *versionsPage) headerLines() []string {
 				out = append(out, label("")+st.Warning.Render(fmt.Sprintf("… %d more problems", len(v.tm.Problems)-i)))
 				break
 			}
-			out = append(out, label("")+st.Warning.Render("! "+components.Printable(p)))
+			out = append(out, label("")+st.Warning.Render("! "+components.Escape(p)))
 		}
 	}
 	for i, l := range out {
@@ -307,12 +309,12 @@ func (v *versionsPage) detailLines() []string {
 		return nil
 	}
 	m := v.rows[i]
-	line := st.Label.Render("version ") + st.URL.Render(components.Printable(m.URL))
+	line := st.Label.Render("version ") + st.URL.Render(components.Escape(m.URL))
 	info := []string{"datetime " + orEmpty(m.DatetimeRaw, "none given"), "rel " + strings.Join(m.Rels, " ")}
 	if m.Type != "" {
 		info = append(info, "type "+m.Type)
 	}
-	return []string{line, st.Dim.Render(components.Printable(strings.Join(info, " · ")))}
+	return []string{line, st.Dim.Render(components.Escape(strings.Join(info, " · ")))}
 }
 
 func orEmpty(s, none string) string {
@@ -468,7 +470,7 @@ func (v *versionsPage) versionPage(m memento.Memento) *resourcePage {
 			l = dl
 		}
 	}
-	p := newResourcePage(v.c, v.b, linkEntry(l, m.URL))
+	p := newResourcePage(v.c, v.b, v.origin, linkEntry(l, m.URL))
 	when := orEmpty(m.DatetimeRaw, "no datetime")
 	p.via = "memento link of " + shortURL(v.original()) + " (" + when + ")"
 	return p

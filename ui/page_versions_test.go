@@ -108,7 +108,7 @@ func TestVersionsPageGolden(t *testing.T) {
 		w, h := size[0], size[1]
 		t.Run(fmt.Sprintf("%dx%d", w, h), func(t *testing.T) {
 			b := newIVVersions()
-			v := newVersionsPage(ivTestCommon(), b, ivVersionRefs())
+			v := newVersionsPage(ivTestCommon(), b, "", ivVersionRefs())
 			v.SetSize(w, h)
 			ivDrive(v, ivRunCmd(v.Init())...)
 			if len(v.rows) != 3 || v.tbl.Selected() != 2 {
@@ -171,14 +171,14 @@ func TestVersionsPageWithoutTimeMap(t *testing.T) {
 	b := newIVVersions()
 	refs := ivVersionRefs()
 	refs.TimeMap = ""
-	v := newVersionsPage(ivTestCommon(), b, refs)
+	v := newVersionsPage(ivTestCommon(), b, "", refs)
 	v.SetSize(120, 40)
 	ivDrive(v, ivRunCmd(v.Init())...)
 	if len(v.rows) != 3 || v.gate == nil || len(*b.asked) != 2 || !strings.HasPrefix((*b.asked)[0], "timegate ") {
 		t.Errorf("through the TimeGate: %d rows, asked %v", len(v.rows), *b.asked)
 	}
 	refs.TimeGate = ""
-	v = newVersionsPage(ivTestCommon(), b, refs)
+	v = newVersionsPage(ivTestCommon(), b, "", refs)
 	v.SetSize(120, 40)
 	if v.Init() != nil || len(v.rows) != 1 || !strings.Contains(v.View(), "none linked") {
 		t.Errorf("memento links only: %d rows\n%s", len(v.rows), v.View())
@@ -186,7 +186,7 @@ func TestVersionsPageWithoutTimeMap(t *testing.T) {
 	// A TimeMap that cannot be read says why.
 	refs = ivVersionRefs()
 	refs.TimeMap = "http://example.com/timemap/missing"
-	v = newVersionsPage(ivTestCommon(), b, refs)
+	v = newVersionsPage(ivTestCommon(), b, "", refs)
 	v.SetSize(120, 40)
 	ivDrive(v, ivRunCmd(v.Init())...)
 	if !strings.Contains(v.View(), "404 Not Found") {
@@ -205,11 +205,13 @@ func TestKindOfLink(t *testing.T) {
 			t.Errorf("kindOfLink(%q) = %d, want %d", rel, got, want)
 		}
 	}
-	// A document link from the network to a local file is shown, not followed.
+	// A document link is opened as a link from the document the resource
+	// came from, which the root holds to Backend.FollowLink
+	// (TestLinksFromTheNetworkDoNotOpenLocalFiles).
 	e := model.Entry{Loc: "http://example.com/r"}
-	msgs := ivRunCmd(openLinkCmd(ivTestCommon(), NopBackend{}, e, model.Link{Rel: "up"}, "file:///etc/passwd"))
-	if f, ok := msgs[0].(flashMsg); !ok || !f.Err {
-		t.Errorf("a file: up link was followed: %v", msgs)
+	msgs := ivRunCmd(openLinkCmd(ivTestCommon(), NopBackend{}, "http://example.com/doc.xml", e, model.Link{Rel: "up"}, "file:///etc/passwd"))
+	if want := (openURLMsg{URL: "file:///etc/passwd", From: "http://example.com/doc.xml"}); len(msgs) != 1 || msgs[0] != want {
+		t.Errorf("an up link: %v, want %v", msgs, want)
 	}
 }
 
@@ -221,7 +223,7 @@ func TestResourceViewOfALink(t *testing.T) {
 		w, h := size[0], size[1]
 		b := newIVVersions()
 		e := model.Entry{Loc: "http://example.com/res1", Links: []model.Link{{Rel: "describedby", Href: "http://example.com/p", HasRel: true, HasHref: true}}}
-		msgs := ivRunCmd(openLinkCmd(ivTestCommon(), b, e, e.Links[0], "http://example.com/p"))
+		msgs := ivRunCmd(openLinkCmd(ivTestCommon(), b, "http://example.com/doc.xml", e, e.Links[0], "http://example.com/p"))
 		rp := msgs[0].(pushPageMsg).Page.(*resourcePage)
 		rp.SetSize(w, h)
 		ivDrive(rp, ivRunCmd(rp.Init())...)

@@ -2,11 +2,17 @@ package ui
 
 import (
 	"errors"
+	"fmt"
 	"regexp"
+	"sort"
 	"strings"
 	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
 
 	"rsx/model"
+	"rsx/session"
 )
 
 // exFaultySite is exSite with a Capability List that lists a document that
@@ -138,43 +144,69 @@ func TestFailedLoadIsNotValid(t *testing.T) {
 
 // enter on a problem shows its entry; esc comes back to the problems page
 // at the same place; esc again closes it, and then goes back in history.
+// Part 1 of the fixtures has one error (entry 12) and six warnings; at 40
+// lines every group is open and the list does not scroll, at 14 the groups
+// are closed and the list scrolls once the last one is opened.
+// (At 14 lines the detail pane leaves the list four rows.)
 func TestProblemEntryAndBack(t *testing.T) {
-	a, d := exApp(t, newExGetter(), "/dataset1/resourcelist-1.xml", 120, 40)
-	d.keys("p")
-	p := a.pages[0].(*problemsPage)
-	// Expand the first group if it is not, and go to its fifth problem.
-	if !p.expanded[p.rows[0].g.key] {
-		d.keys("enter")
+	cases := []struct {
+		name   string
+		h      int
+		keys   string // from the first row to the problem to open
+		rule   string
+		entry  int
+		scroll bool
+	}{
+		// The error's group, its problem, the type-invalid group, then
+		// its third problem.
+		{"open groups", 40, "j j j j j", "type-invalid", 16, false},
+		// G to the last group (hash-base64), enter opens it, G to its
+		// last problem.
+		{"scrolled", 14, "G enter G", "hash-base64", 26, true},
 	}
-	d.keys("j j j j j")
-	sel, off := p.list.Cursor(), p.list.Offset()
-	want := p.Selected()
-	if want == nil || want.Entry < 0 {
-		t.Fatalf("no entry problem selected: %+v", want)
-	}
-	d.keys("enter")
-	if len(a.pages) != 0 || a.dv.Selected() != want.Entry {
-		t.Fatalf("enter: %d pages open, entry %d selected; want the document at entry %d", len(a.pages), a.dv.Selected()+1, want.Entry+1)
-	}
-	if s := d.screen(); !strings.Contains(s, "back to Problems") {
-		t.Errorf("the document page does not say esc goes back to the problems:\n%s", s)
-	}
-	d.keys("esc")
-	if len(a.pages) != 1 || a.pages[0] != p || p.list.Cursor() != sel || p.list.Offset() != off {
-		t.Fatalf("esc: %d pages, cursor %d offset %d; want the same problems page at %d, %d", len(a.pages), p.list.Cursor(), p.list.Offset(), sel, off)
-	}
-	d.keys("esc")
-	if len(a.pages) != 0 || strings.Contains(d.screen(), "back to Problems") {
-		t.Errorf("second esc should close the problems page:\n%s", d.screen())
-	}
-	// L shows the line in the raw XML over the problems page: esc comes back.
-	d.keys("p L")
-	if len(a.pages) != 2 || a.pages[1].Title() != "Raw XML" {
-		t.Fatalf("L: pages %d", len(a.pages))
-	}
-	d.keys("esc")
-	if len(a.pages) != 1 || a.pages[0].Title() != "Problems" {
-		t.Errorf("esc from the raw XML did not come back to the problems")
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			a, d := exApp(t, newExGetter(), "/dataset1/resourcelist-1.xml", 120, tc.h)
+			d.keys("p")
+			exWantPage(t, a, "Problems")
+			p := a.pages[0].(*problemsPage)
+			if len(p.rows) == 0 {
+				t.Fatal("fixture: the problems page lists no problems")
+			}
+			d.keys(tc.keys)
+			sel, off := p.list.Cursor(), p.list.Offset()
+			want := p.Selected()
+			if want == nil || want.Rule != tc.rule || want.Entry != tc.entry {
+				t.Fatalf("selected %+v, want the %s problem of entry %d", want, tc.rule, tc.entry+1)
+			}
+			if (off > 0) != tc.scroll {
+				t.Fatalf("list offset %d: the case wants the list scrolled %v", off, tc.scroll)
+			}
+			d.keys("enter")
+			if len(a.pages) != 0 || a.dv.Selected() != want.Entry {
+				t.Fatalf("enter: %d pages open, entry %d selected; want the document at entry %d", len(a.pages), a.dv.Selected()+1, want.Entry+1)
+			}
+			if s := d.screen(); !strings.Contains(s, "back to Problems") {
+				t.Errorf("the document page does not say esc goes back to the problems:\n%s", s)
+			}
+			d.keys("esc")
+			if len(a.pages) != 1 || a.pages[0] != p || p.list.Cursor() != sel || p.list.Offset() != off {
+				t.Fatalf("esc: %d pages, cursor %d offset %d; want the same problems page at %d, %d", len(a.pages), p.list.Cursor(), p.list.Offset(), sel, off)
+			}
+			d.keys("esc")
+			if len(a.pages) != 0 || strings.Contains(d.screen(), "back to Problems") {
+				t.Errorf("second esc should close the problems page:\n%s", d.screen())
+			}
+			// L shows the line in the raw XML over the problems page: esc comes back.
+			d.keys("p L")
+			if len(a.pages) != 2 || a.pages[1].Title() != "Raw XML" {
+				t.Fatalf("L: pages %d", len(a.pages))
+			}
+			d.keys("esc")
+			if len(a.pages) != 1 || a.pages[0].Title() != "Problems" {
+				t.Errorf("esc from the raw XML did not come back to the problems")
+			}
+		})
 	}
 }
 
@@ -206,5 +238,43 @@ func TestNextEntryWithAProblem(t *testing.T) {
 	d2.keys("n")
 	if l := lastLine(d2.screen()); !strings.Contains(l, "no entry has a problem") {
 		t.Errorf("n without problems: %q", l)
+	}
+}
+
+// In the view of all parts of an index, the entries of each part carry
+// their part's marks, at the rows they have there, and n goes to them: the
+// marks count what the status bar counts.
+func TestAllPartsMarkTheirProblems(t *testing.T) {
+	// Both parts at once, in small batches: their entries interleave.
+	a := New(Options{
+		Target:          exHost + "/dataset1/resourcelist-index.xml",
+		Backend:         session.NewWithGetter(newExGetter(), session.Options{BatchSize: 3}),
+		Now:             func() time.Time { return exTime },
+		PartConcurrency: 2,
+	})
+	a.noTick = true
+	d := &exDriver{t: t, a: a, msgs: make(chan tea.Msg, 64)}
+	d.send(tea.WindowSizeMsg{Width: 120, Height: 40})
+	d.run(a.Init())
+	d.keys("a")
+	doc := a.doc
+	if doc.parts == nil || doc.loading {
+		t.Fatal("not the loaded view of all parts")
+	}
+	var marked []string
+	for i := range doc.entries.Len() {
+		if m := doc.markOf(i); m != markNoProblem {
+			marked = append(marked, fmt.Sprintf("%s %d", doc.entries.Loc(i)[len(exHost):], m))
+		}
+	}
+	// Part 1's problems (fixture exSite), whatever order the parts arrived in.
+	sort.Strings(marked)
+	want := []string{"/res/003.html 1", "/res/010.html 1", "/res/012.html 2", "/res/017.html 1", "/res/020.html 1", "/res/024.html 1", "/res/027.html 1"}
+	if strings.Join(marked, ", ") != strings.Join(want, ", ") {
+		t.Errorf("marked %v, want %v", marked, want)
+	}
+	d.keys("n")
+	if got := doc.entries.Loc(a.dv.Selected()); got != exHost+"/res/003.html" {
+		t.Errorf("n went to %s, want the first entry with a problem", got)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"rsx/display"
 	"rsx/ui/common"
 )
 
@@ -79,8 +80,10 @@ func TestCell(t *testing.T) {
 		{"abcdef", 4, false, TruncEnd, "abc…"},
 		{"http://example.org/a/b/c/file.xml", 16, false, TruncMiddle, "http://ex…le.xml"},
 		{"héllo wörld", 6, false, TruncEnd, "héllo…"},
-		{"line\nbreak", 10, false, TruncEnd, "line break"},
-		{"a\x1b[31mb\u009bc\x7f", 10, false, TruncEnd, "a [31mb c "},
+		// Controls are shown escaped (Escape), and measured as shown.
+		{"line\nbreak", 12, false, TruncEnd, `line\nbreak `},
+		{"a\x1b[31mb\u009bc\x7f", 24, false, TruncEnd, `a\x1b[31mb\u009bc\x7f   `},
+		{"a\x1b[31mb", 6, false, TruncEnd, `a\x1b…`},
 		{"x", 0, false, TruncEnd, ""},
 	}
 	for _, tc := range cases {
@@ -340,12 +343,51 @@ func TestBytesAndCounts(t *testing.T) {
 	}
 }
 
-func TestPrintable(t *testing.T) {
-	if got, want := Printable("a\x1b[2J\tb\xffc"), "a·[2J b�c"; got != want {
-		t.Errorf("Printable = %q, want %q", got, want)
+// TestEscape: what a Source wrote is shown as it was, with every character
+// a terminal would act on written as an escape (display.Escape), and the
+// escapes measure as the text they are.
+func TestEscape(t *testing.T) {
+	cases := []struct{ in, want string }{
+		{"plain http://example.org/a b", "plain http://example.org/a b"},
+		{"a\x1b[2J\tb\xffc", `a\x1b[2J\tb\xffc`},
+		{"a\nb\u009bc\u009d", `a\nb\u009bc\u009d`},
+		{"evil\u202etxt.exe\u2066", `evil\u202etxt.exe\u2066`},
+		{"naïve ✓ 日本", "naïve ✓ 日本"},
 	}
-	if got, want := Sanitize("a\nb\u009bc"), "a b c"; got != want {
-		t.Errorf("Sanitize = %q, want %q", got, want)
+	for _, c := range cases {
+		if got := Escape(c.in); got != c.want {
+			t.Errorf("Escape(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+	// A line of a text body: tabs are its whitespace, to the next stop.
+	if got, want := EscapeLine("a\tbc\td\x07"), `a   bc  d\x07`; got != want {
+		t.Errorf("EscapeLine = %q, want %q", got, want)
+	}
+	if got, want := EscapeLine("\u202e\tx"), `\u202e  x`; got != want {
+		t.Errorf("EscapeLine after an escape = %q, want %q", got, want)
+	}
+}
+
+// TestCellEscapes: a table cell shows an escape in place of a control and
+// keeps its width, measured as the terminal will.
+func TestCellEscapes(t *testing.T) {
+	for _, in := range []string{"ab\x1b[31mcd", "x\u202ey", "\u009b2J日本", "a\tb\nc"} {
+		for _, w := range []int{3, 8, 20} {
+			for _, right := range []bool{false, true} {
+				got := Cell(in, w, right, TruncMiddle)
+				if n := ansi.StringWidth(got); n != w {
+					t.Errorf("Cell(%q, %d) = %q is %d cells wide", in, w, got, n)
+				}
+				for _, r := range got {
+					if r < 0x20 || (r >= 0x7f && r < 0xa0) || r == 0x202e {
+						t.Errorf("Cell(%q, %d) = %q holds %U", in, w, got, r)
+					}
+				}
+			}
+		}
+	}
+	if got := Cell("x\u202ey", 10, false, TruncEnd); got != `x\u202ey  ` {
+		t.Errorf("Cell = %q, want the escape shown", got)
 	}
 }
 
@@ -386,4 +428,29 @@ func TestShortHelpDropsWhatDoesNotFit(t *testing.T) {
 	if ansi.StringWidth(cut) > 40 || !strings.HasSuffix(cut, "…") {
 		t.Errorf("footer cut to 40: %q", cut)
 	}
+}
+
+// FuzzCell: whatever a Source wrote, a table cell is exactly as wide as its
+// column and holds nothing a terminal acts on.
+func FuzzCell(f *testing.F) {
+	for _, s := range []string{"", "plain", "a\x1b]0;t\x07b", "\u202eevil\u2066", "日本語テキスト", "\xff\xfe", "tab\there\nline", "e\u0301\u200d"} {
+		f.Add(s, 10)
+	}
+	f.Fuzz(func(t *testing.T, s string, w int) {
+		w = w%80 + 1
+		if w < 1 {
+			w += 80
+		}
+		for _, trunc := range []int{TruncEnd, TruncMiddle} {
+			got := Cell(s, w, false, trunc)
+			if n := ansi.StringWidth(got); n != w {
+				t.Fatalf("Cell(%q, %d) = %q is %d cells wide", s, w, got, n)
+			}
+			for _, r := range got {
+				if display.Unsafe(r) {
+					t.Fatalf("Cell(%q, %d) = %q holds %U", s, w, got, r)
+				}
+			}
+		}
+	})
 }

@@ -7,6 +7,8 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/dustin/go-humanize"
+
+	"rsx/display"
 )
 
 // Text helpers shared by every page: width, truncation and wrapping go
@@ -37,49 +39,38 @@ func Width(s string) int {
 	return ansi.StringWidth(s)
 }
 
-// Sanitize replaces control characters with spaces, so that a newline or an
-// escape inside an attribute value cannot break the screen.
-func Sanitize(s string) string {
-	if IsASCII(s) {
-		return s
-	}
-	return strings.Map(func(r rune) rune {
-		if r < 0x20 || (r >= 0x7f && r < 0xa0) { // C0, DEL and C1 controls
-			return ' '
-		}
-		return r
-	}, s)
-}
+// Escape makes text that a Source wrote, or that quotes it (a URL, a
+// header, a member name, an error message), safe to draw: display.Escape,
+// the one escaper of rsx, writes C0 and C1 controls, DEL, the
+// bidirectional controls and bytes that are not UTF-8 as visible escapes
+// (\x1b, \u202e, \xff), so that the user sees what was there and the
+// terminal acts on none of it. Escapes are plain ASCII: Width measures
+// them like any text. Every page draws Source text through Escape (or
+// EscapeLine), and Cell does for every table cell.
+func Escape(s string) string { return display.Escape(s) }
 
-// Printable makes text from the network safe to draw and shows where it was
-// not: control characters become "·", invalid UTF-8 becomes "�" and tabs
-// become a space.
-func Printable(s string) string {
-	clean := true
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c == 0x7f || c >= 0x80 {
-			clean = false
-			break
-		}
-	}
-	if clean {
-		return s
+// TabWidth is the tab stop of EscapeLine.
+const TabWidth = 4
+
+// EscapeLine is Escape for one line of a text body (a preview, a diff, an
+// XML document): its tabs are whitespace of the text and expand to spaces
+// up to the next tab stop, where Escape would write \t.
+func EscapeLine(s string) string {
+	if strings.IndexByte(s, '\t') < 0 {
+		return display.Escape(s)
 	}
 	var b strings.Builder
-	b.Grow(len(s))
-	for i := 0; i < len(s); {
-		r, n := utf8.DecodeRuneInString(s[i:])
-		i += n
-		switch {
-		case r == utf8.RuneError && n == 1:
-			b.WriteRune('�')
-		case r == '\t':
-			b.WriteByte(' ')
-		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
-			b.WriteRune('·')
-		default:
-			b.WriteRune(r)
+	b.Grow(len(s) + 8)
+	col := 0
+	for i, seg := range strings.Split(s, "\t") {
+		if i > 0 {
+			n := TabWidth - col%TabWidth
+			b.WriteString(strings.Repeat(" ", n))
+			col += n
 		}
+		e := display.Escape(seg)
+		b.WriteString(e)
+		col += Width(e)
 	}
 	return b.String()
 }
@@ -121,13 +112,13 @@ func PadRight(s string, w int) string {
 	return s
 }
 
-// Cell sanitizes plain text and pads or truncates it to exactly w cells,
+// Cell escapes plain text (Escape) and pads or truncates it to exactly w cells,
 // right-aligned when right, cut as trunc says.
 func Cell(s string, w int, right bool, trunc int) string {
 	if w <= 0 {
 		return ""
 	}
-	s = Sanitize(s)
+	s = Escape(s)
 	sw := Width(s)
 	if sw > w {
 		s = Truncate(s, w, trunc)
@@ -137,7 +128,15 @@ func Cell(s string, w int, right bool, trunc int) string {
 		if right {
 			return strings.Repeat(" ", w-sw) + s
 		}
-		return s + strings.Repeat(" ", w-sw)
+		out := s + strings.Repeat(" ", w-sw)
+		if !IsASCII(s) {
+			// A prepended mark (U+0600–U+0605, …) joins the space after it
+			// into one cluster: pad until the cell measures its width.
+			for n := Width(out); n < w; n++ {
+				out += " "
+			}
+		}
+		return out
 	}
 	return s
 }
@@ -161,7 +160,14 @@ func Truncate(s string, w int, trunc int) string {
 		if ascii {
 			return s[:head] + "…" + s[len(s)-tail:]
 		}
-		return ansi.Truncate(s, head, "") + "…" + ansi.TruncateLeft(s, Width(s)-tail, "")
+		// A wide character across the cut is kept whole by TruncateLeft:
+		// drop it (s is plain text), so that the tail keeps to its cells.
+		end := ansi.TruncateLeft(s, Width(s)-tail, "")
+		for end != "" && Width(end) > tail {
+			_, n := utf8.DecodeRuneInString(end)
+			end = end[n:]
+		}
+		return ansi.Truncate(s, head, "") + "…" + end
 	}
 	if ascii {
 		return s[:w-1] + "…"
