@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 	"time"
 
@@ -27,6 +29,10 @@ func (a *app) runDestAudit(cmd *cobra.Command, f auditFlags, target string) erro
 		if fl.Changed(name) {
 			return failed(fmt.Errorf("audit --dest: --%s is an option of the spot audit (the copy's own selection applies)", name))
 		}
+	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		prev := debug.SetMemoryLimit(syncMemoryLimit)
+		defer debug.SetMemoryLimit(prev)
 	}
 	hf := a.http.forTarget(cmd, target)
 	client, err := hf.client(target)

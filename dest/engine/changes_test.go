@@ -252,3 +252,27 @@ func TestDryRunPlanWritesNothing(t *testing.T) {
 		t.Errorf("rejected %v", entries)
 	}
 }
+
+// A resource a new baseline no longer lists is remembered deleted at that
+// list's at; a later baseline does not move the time.
+func TestPendingDeletionKeepsItsTime(t *testing.T) {
+	f := newChangingSource(t)
+	dir := t.TempDir()
+	if res := syncOnce(t, dir, testClient(t), f.target(), PlanOptions{}); !res.OK() {
+		t.Fatalf("baseline:%s", failures(res))
+	}
+	for _, at := range []string{"2030-01-01T11:00:00Z", "2030-01-01T12:00:00Z"} {
+		f.setDoc("/rl.xml", resourceList(at,
+			rlEntry("/r/a", []byte("a v1\n"), "2030-01-01T09:00:00Z"),
+			rlEntry("/r/b", []byte("b v1\n"), "2030-01-01T09:00:00Z")))
+		if res := syncOnce(t, dir, testClient(t), f.target(), PlanOptions{Mode: ModeBaseline}); !res.OK() || res.Pending != 1 {
+			t.Fatalf("baseline at %s: pending %d:%s", at, res.Pending, failures(res))
+		}
+	}
+	s := openSession(t, dir, testClient(t), Options{})
+	src, _ := s.DB().Source(context.Background(), f.target())
+	r, err := s.DB().Resource(context.Background(), src.ID, f.srv.URL+"/r/c")
+	if err != nil || !r.DeletedAt.Equal(time.Date(2030, 1, 1, 11, 0, 0, 0, time.UTC)) {
+		t.Errorf("deleted_at %v, %v", r.DeletedAt, err)
+	}
+}

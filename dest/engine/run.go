@@ -702,6 +702,13 @@ func (r *runner) record() {
 		case outPending:
 			at := out.it.Entry.Datetime
 			if at.IsZero() {
+				// A baseline that no longer lists it: the copy learns it at
+				// the list's at, unless it knew already (then the time it
+				// learnt it first stays).
+				if row, rerr := r.s.db.ResourceByID(ctx, out.it.ID); rerr == nil && row.Pending() {
+					res.Pending++
+					continue
+				}
 				at = firstTime(p.At, r.s.opts.Now())
 			}
 			if _, err = w.MarkDeleted(ctx, r.srcID, out.it.Entry.URI, at); err == nil {
