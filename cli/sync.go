@@ -104,7 +104,7 @@ DEST in use, interrupted).`,
 	fs.StringVar(&f.changesFrom, "changes-from", "", "list or dump (default: list, or dump when the Source offers only a Change Dump)")
 	fs.StringArrayVar(&f.include, "include", nil, "copy only resources whose URI matches `RE` (repeatable; stored)")
 	fs.StringArrayVar(&f.exclude, "exclude", nil, "do not copy resources whose URI matches `RE` (repeatable; stored)")
-	fs.StringArrayVar(&f.maps, "map", nil, "copy URIs starting with PREFIX under DIR: `PREFIX=DIR` (repeatable; stored)")
+	fs.StringArrayVar(&f.maps, "map", nil, "copy the URIs that start with PREFIX under the folder DIR: `PREFIX=DIR` (repeatable; stored)")
 	fs.BoolVar(&f.clearSelection, "clear-selection", false, "drop the stored --include, --exclude and --map")
 	fs.BoolVar(&f.delete, "delete", false, "apply deletions (without it they are remembered for a later run with --delete)")
 	fs.BoolVar(&f.dryRun, "dry-run", false, "print the plan; write nothing")
