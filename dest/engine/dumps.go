@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -264,5 +263,3 @@ func packageInterval(ref dump.PackageRef, pkg *dump.Package) (time.Time, time.Ti
 	}
 	return from, until
 }
-
-func pkgLabel(i int) string { return "package " + strconv.Itoa(i+1) }
