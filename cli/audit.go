@@ -35,23 +35,13 @@ type auditFlags struct {
 	maxTotalBytes byteSize
 	timeoutTotal  time.Duration
 	json          bool
+	dest          string // audit --dest: compare a copy with the Source (auditdest.go)
 }
-
-// Politeness on loopback: the per-host defaults (fetch.DefaultPerHostRate
-// requests a second, fetch.DefaultPerHostConcurrency at once) are for other
-// people's servers. A Source on this machine is the operator's own, and
-// ten requests a second would make an audit of ten thousand resources take
-// seventeen minutes; unless --rate or --concurrency are given, a loopback
-// target gets these.
-const (
-	loopbackRate        = 0 // unlimited
-	loopbackConcurrency = 8
-)
 
 func newAuditCmd(a *app) *cobra.Command {
 	f := auditFlags{sample: strconv.Itoa(audit.DefaultSample)}
 	cmd := &cobra.Command{
-		Use:   "audit [--sample N|all] [--seed S] [--include RE]... [--exclude RE]... [--json] URL",
+		Use:   "audit [--dest DEST] [--sample N|all] [--seed S] [--include RE]... [--exclude RE]... [--json] URL",
 		Short: "Spot audit: check that a Source's resources are what its lists claim",
 		Long: `Spot audit of a Source's own claims. URL is a Source Description, a
 Capability List, a Resource List, a Change List or an index of them; the audit
@@ -72,10 +62,18 @@ what was checked so far, and say so. --timeout bounds each resource (and each
 mirror), retries included.
 
 Politeness: the HTTP options apply (--rate, --concurrency, retries with
-Retry-After and back-off on 429 and 5xx). For a URL on a loopback address the
-defaults are --rate 0 (unlimited) and --concurrency 8, since the Source is
-this machine's own; elsewhere they stay 10 requests a second and 4 at once per
-host.
+Retry-After and back-off on 429 and 5xx). For a URL on a loopback or private
+address the defaults are --rate 0 (unlimited) and --concurrency 8, since the
+Source is this machine's or this network's own; elsewhere they stay 10
+requests a second and 4 at once per host.
+
+With --dest DEST, the audit compares the copy in DEST (made by rsx sync)
+with the Source's current state instead: its Resource List plus the changes
+of the Change Lists after the list's at. Every local copy is read again and
+hashed, so that damage to the copy is found. It names the resources that are
+the same, missing, changed and extra, and the unannounced ones: those that
+differ although no Change List since the copy's last sync announced a change.
+Exit status 1 when the copy is not in sync.
 
 Exit status: 0 nothing false found (warnings allowed); 1 a claim is false, a
 mirror is not ok, or a list could not be read; 2 the audit could not run (bad
@@ -93,12 +91,16 @@ usage, URL unreachable or not a document to audit from, interrupted).`,
 	fs.Var(&f.maxTotalBytes, "max-total-bytes", "stop once this many resource bytes were read, e.g. 500MB (0 = no limit)")
 	fs.DurationVar(&f.timeoutTotal, "timeout-total", 0, "stop after this long, e.g. 10m (0 = no limit)")
 	fs.BoolVar(&f.json, "json", false, "print one JSON document on standard output")
+	fs.StringVar(&f.dest, "dest", "", "compare the copy in `DEST` (a folder or s3://bucket/prefix) with the Source")
 	return cmd
 }
 
 // runAudit runs rsx audit. (audit --dest, which compares a copy with the
 // Source, branches off here.)
 func (a *app) runAudit(cmd *cobra.Command, f auditFlags, target string) error {
+	if f.dest != "" {
+		return a.runDestAudit(cmd, f, target)
+	}
 	return a.runSpotAudit(cmd, f, target)
 }
 
@@ -163,15 +165,7 @@ func (a *app) runSpotAudit(cmd *cobra.Command, f auditFlags, target string) erro
 	if err != nil {
 		return failed(fmt.Errorf("audit: %w", err))
 	}
-	hf := a.http
-	if isLoopback(target) {
-		if !cmd.Flags().Changed("rate") {
-			hf.rate = loopbackRate
-		}
-		if !cmd.Flags().Changed("concurrency") {
-			hf.concurrency = loopbackConcurrency
-		}
-	}
+	hf := a.http.forTarget(cmd, target)
 	client, err := hf.client(target)
 	if err != nil {
 		return failed(err)

@@ -86,6 +86,7 @@ func newApp(s streams) (*app, *cobra.Command) {
 		newDumpCmd(a),
 		newWatchCmd(a),
 		newAuditCmd(a),
+		newSyncCmd(a),
 	)
 	return a, root
 }

@@ -21,7 +21,7 @@ func TestExplorerRefusesWhatItCannotOpen(t *testing.T) {
 		args []string
 		want []string
 	}{
-		{[]string{"sync"}, []string{`unknown command "sync"`, "rsx --help"}},
+		{[]string{"mirror"}, []string{`unknown command "mirror"`, "rsx --help"}},
 		{[]string{"tre"}, []string{`unknown command "tre"`, `did you mean "tree"?`}},
 		{[]string{"valdate"}, []string{`did you mean "validate"?`}},
 		{[]string{"example.org"}, []string{"neither a URL nor an existing file", "https://example.org"}},

@@ -3,12 +3,14 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"rsx/fetch"
@@ -133,6 +135,44 @@ func (f *httpFlags) options(targets ...string) (fetch.Options, error) {
 		}
 	}
 	return o, nil
+}
+
+// Politeness near home: the per-host defaults (fetch.DefaultPerHostRate
+// requests a second, fetch.DefaultPerHostConcurrency at once) are for other
+// people's servers. A Source on this machine or on a private network is the
+// operator's own, and ten requests a second would make a command over ten
+// thousand resources take seventeen minutes; unless --rate or --concurrency
+// are given, such a target gets these.
+const (
+	loopbackRate        = 0 // unlimited
+	loopbackConcurrency = 8
+)
+
+// forTarget returns the flags with the defaults for target's kind of host:
+// loopback and private addresses (and localhost) fast, others polite; a
+// flag given on the command line always wins.
+func (f httpFlags) forTarget(cmd *cobra.Command, target string) httpFlags {
+	if isLoopback(target) || isPrivate(target) {
+		if !cmd.Flags().Changed("rate") {
+			f.rate = loopbackRate
+		}
+		if !cmd.Flags().Changed("concurrency") {
+			f.concurrency = loopbackConcurrency
+		}
+	}
+	return f
+}
+
+// isPrivate reports whether target is an http(s) URL whose host is an IP
+// address of a private network (RFC 1918, RFC 4193) or link-local. Names
+// are not resolved: a name is taken to be a public host.
+func isPrivate(target string) bool {
+	u, err := url.Parse(target)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
+		return false
+	}
+	ip := net.ParseIP(u.Hostname())
+	return ip != nil && (ip.IsPrivate() || ip.IsLinkLocalUnicast())
 }
 
 // client builds an HTTP client for a command whose targets are given.

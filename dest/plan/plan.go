@@ -161,11 +161,11 @@ type State interface {
 // looked up: the Index when they are many compared with the Source's rows
 // (loading it costs one scan), the View otherwise.
 func ForLookups(ctx context.Context, db *state.DB, sourceID int64, lookups int) (State, error) {
-	c, err := db.Count(ctx, sourceID)
+	rows, err := db.Rows(ctx, sourceID)
 	if err != nil {
 		return nil, err
 	}
-	if c.Resources > 0 && lookups >= c.Resources/8 && lookups > 2000 {
+	if rows > 0 && lookups >= rows/8 && lookups > 2000 {
 		return db.LoadIndex(ctx, sourceID)
 	}
 	return db.View(sourceID), nil

@@ -1,8 +1,11 @@
 package state
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"hash/maphash"
+	"slices"
 	"strings"
 	"sync"
 
@@ -58,6 +61,109 @@ type Detector struct {
 	mu       sync.Mutex
 	files    map[string]owner // k(path) of each claimed file
 	folders  map[string]int   // k(folder) of each claimed file's folders: how many claims need it
+	idx      *pathIndex       // the state's paths, after Preload
+}
+
+// pathIndex holds the state's paths (and their folders) as 128-bit keyed
+// hashes of their Key, so that a Claim that cannot collide with the state
+// asks the database nothing. A hit only means a collision is possible: the
+// database decides.
+type pathIndex struct {
+	k1, k2  maphash.Seed
+	files   [][2]uint64 // sorted
+	folders [][2]uint64 // sorted
+	more    map[[2]uint64]uint8
+}
+
+const (
+	idxFile   uint8 = 1
+	idxFolder uint8 = 2
+)
+
+func (x *pathIndex) key(p string) [2]uint64 {
+	k := pathmap.Key(p)
+	return [2]uint64{maphash.String(x.k1, k), maphash.String(x.k2, k)}
+}
+
+func (x *pathIndex) has(p string, what uint8) bool {
+	k := x.key(p)
+	if x.more[k]&what != 0 {
+		return true
+	}
+	list := x.files
+	if what == idxFolder {
+		list = x.folders
+	}
+	_, ok := slices.BinarySearchFunc(list, k, cmpKey)
+	return ok
+}
+
+// add notes a path (and its folders) that the state may now hold.
+func (x *pathIndex) add(p string) {
+	x.more[x.key(p)] |= idxFile
+	for _, f := range parentsOf(p) {
+		x.more[x.key(f)] |= idxFolder
+	}
+}
+
+func cmpKey(a, b [2]uint64) int {
+	if c := cmp.Compare(a[0], b[0]); c != 0 {
+		return c
+	}
+	return cmp.Compare(a[1], b[1])
+}
+
+// Preload reads every path of the state into memory (32 bytes or so per
+// path and folder), so that claims of paths no row can collide with cost
+// no query: for runs that claim many paths. Paths released since are added.
+func (d *Detector) Preload(ctx context.Context) error {
+	x := &pathIndex{k1: maphash.MakeSeed(), k2: maphash.MakeSeed(), more: map[[2]uint64]uint8{}}
+	rows, err := d.db.sql.QueryContext(ctx, `SELECT path FROM resource`)
+	if err != nil {
+		return fmt.Errorf("read the paths of %s: %w", d.db.path, err)
+	}
+	folders := map[[2]uint64]struct{}{}
+	var p string
+	for rows.Next() {
+		if err := rows.Scan(&p); err != nil {
+			rows.Close()
+			return fmt.Errorf("read the paths of %s: %w", d.db.path, err)
+		}
+		x.files = append(x.files, x.key(p))
+		for _, f := range parentsOf(p) {
+			folders[x.key(f)] = struct{}{}
+		}
+	}
+	if err := closeRows(rows); err != nil {
+		return fmt.Errorf("read the paths of %s: %w", d.db.path, err)
+	}
+	slices.SortFunc(x.files, cmpKey)
+	x.folders = make([][2]uint64, 0, len(folders))
+	for k := range folders {
+		x.folders = append(x.folders, k)
+	}
+	slices.SortFunc(x.folders, cmpKey)
+	d.mu.Lock()
+	d.idx = x
+	d.mu.Unlock()
+	return nil
+}
+
+// mayCollide tells from the index whether path may collide with a row of
+// the state; true without an index.
+func (d *Detector) mayCollide(path string, parents []string) bool {
+	if d.idx == nil {
+		return true
+	}
+	if d.idx.has(path, idxFile) || d.idx.has(path, idxFolder) {
+		return true
+	}
+	for _, p := range parents {
+		if d.idx.has(p, idxFile) {
+			return true
+		}
+	}
+	return false
 }
 
 // NewDetector returns a Detector. caseInsensitive makes paths that differ
@@ -101,8 +207,10 @@ func (d *Detector) Claim(ctx context.Context, sourceID int64, uri, path string) 
 			return &CollisionError{Kind: FileFolder, URI: uri, Path: path, OtherURI: o.uri, OtherPath: o.path, OtherSource: o.source}
 		}
 	}
-	if err := d.checkState(ctx, me, parents); err != nil {
-		return err
+	if d.mayCollide(path, parents) {
+		if err := d.checkState(ctx, me, parents); err != nil {
+			return err
+		}
 	}
 	d.files[kp] = me
 	for _, p := range parents {
@@ -203,6 +311,10 @@ func (d *Detector) Release(path string) {
 		return
 	}
 	delete(d.files, kp)
+	if d.idx != nil {
+		// It may be in the state now: claims of it ask the database again.
+		d.idx.add(path)
+	}
 	for _, p := range parentsOf(path) {
 		kf := d.k(p)
 		if d.folders[kf] <= 1 {

@@ -49,38 +49,63 @@ func TestDetector(t *testing.T) {
 		{"a sibling with a common prefix", false, src.ID, "http://h/dir2", "h/dir2", 0, "", 0, ""},
 		{"a sibling sorting between", false, src.ID, "http://h/dir.x", "h/dir.x", 0, "", 0, ""},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			d := db.NewDetector(tc.foldCase)
-			err := d.Claim(ctx, tc.source, tc.uri, tc.path)
-			if tc.kind == 0 {
-				if err != nil {
-					t.Fatalf("Claim: %v", err)
+	for _, preload := range []bool{false, true} {
+		for _, tc := range tests {
+			name := tc.name
+			if preload {
+				name += ", preloaded"
+			}
+			t.Run(name, func(t *testing.T) {
+				d := db.NewDetector(tc.foldCase)
+				if preload {
+					if err := d.Preload(ctx); err != nil {
+						t.Fatal(err)
+					}
 				}
-				if d.Claims() != 1 {
-					t.Errorf("claims %d", d.Claims())
+				err := d.Claim(ctx, tc.source, tc.uri, tc.path)
+				if tc.kind == 0 {
+					if err != nil {
+						t.Fatalf("Claim: %v", err)
+					}
+					if d.Claims() != 1 {
+						t.Errorf("claims %d", d.Claims())
+					}
+					return
 				}
-				return
-			}
-			var ce *CollisionError
-			if !errors.As(err, &ce) || ce.Kind != tc.kind || ce.OtherURI != tc.otherURI || ce.OtherSource != tc.otherSrc {
-				t.Fatalf("Claim: %v (%+v), want kind %d with %s", err, ce, tc.kind, tc.otherURI)
-			}
-			if tc.wantInText != "" && !strings.Contains(err.Error(), tc.wantInText) {
-				t.Errorf("message %q lacks %q", err, tc.wantInText)
-			}
-			if d.Claims() != 0 {
-				t.Errorf("a refused claim is held")
-			}
-		})
+				var ce *CollisionError
+				if !errors.As(err, &ce) || ce.Kind != tc.kind || ce.OtherURI != tc.otherURI || ce.OtherSource != tc.otherSrc {
+					t.Fatalf("Claim: %v (%+v), want kind %d with %s", err, ce, tc.kind, tc.otherURI)
+				}
+				if tc.wantInText != "" && !strings.Contains(err.Error(), tc.wantInText) {
+					t.Errorf("message %q lacks %q", err, tc.wantInText)
+				}
+				if d.Claims() != 0 {
+					t.Errorf("a refused claim is held")
+				}
+			})
+		}
 	}
 }
 
 func TestDetectorInFlightClaims(t *testing.T) {
+	for _, preload := range []bool{false, true} {
+		t.Run(map[bool]string{false: "queries", true: "preloaded"}[preload], func(t *testing.T) { testInFlightClaims(t, preload) })
+	}
+}
+
+// testInFlightClaims: claims collide with each other, and a path recorded
+// (its claim released) collides through the state, also when the detector
+// preloaded the state's paths before it was recorded.
+func testInFlightClaims(t *testing.T, preload bool) {
 	ctx := context.Background()
 	db := openTemp(t)
 	src, _ := db.EnsureSource(ctx, "http://example.org/cap.xml")
 	d := db.NewDetector(true)
+	if preload {
+		if err := d.Preload(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
 	claim := func(uri, path string) error { return d.Claim(ctx, src.ID, uri, path) }
 	if err := claim("http://h/a/b", "h/a/b"); err != nil {
 		t.Fatal(err)

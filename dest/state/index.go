@@ -56,13 +56,13 @@ const (
 
 // LoadIndex builds the Index of a Source's rows.
 func (db *DB) LoadIndex(ctx context.Context, sourceID int64) (*Index, error) {
-	c, err := db.Count(ctx, sourceID)
+	n, err := db.Rows(ctx, sourceID)
 	if err != nil {
 		return nil, err
 	}
 	idx := &Index{
 		view: db.View(sourceID), k1: maphash.MakeSeed(), k2: maphash.MakeSeed(), fpSeed: maphash.MakeSeed(),
-		rows: make([]indexRow, 0, c.Resources), extra: map[int64][]algFP{}, codes: map[string]uint8{}, clashes: map[[2]uint64]bool{},
+		rows: make([]indexRow, 0, n), extra: map[int64][]algFP{}, codes: map[string]uint8{}, clashes: map[[2]uint64]bool{},
 	}
 	rows, err := db.sql.QueryContext(ctx, `SELECT id, uri, length, digests, lastmod, change_datetime, deleted_at IS NOT NULL FROM resource WHERE source_id = ?`, sourceID)
 	if err != nil {

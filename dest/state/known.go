@@ -176,8 +176,7 @@ func (v *View) EachKnown(ctx context.Context, pendingOnly bool, fn func(uri stri
 // MaxID is the largest id of the Source's rows (0 when it has none): the size
 // of a bitmap of ids.
 func (v *View) MaxID(ctx context.Context) (int64, error) {
-	c, err := v.db.Count(ctx, v.sourceID)
-	return c.MaxID, err
+	return v.db.MaxID(ctx, v.sourceID)
 }
 
 // EachID calls fn with the id of every row of the Source.

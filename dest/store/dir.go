@@ -243,14 +243,60 @@ func (w *dirWriter) Commit(context.Context) error {
 		return fmt.Errorf("commit %s: already committed or abandoned", w.path)
 	}
 	w.done = true
-	fail := func(what string, err error) error {
-		w.f.Close()
-		w.d.root.Remove(w.tmp)
-		return fmt.Errorf("commit %s: %s: %w", w.path, what, err)
-	}
 	if err := w.f.Sync(); err != nil {
-		return fail("fsync", err)
+		return w.fail("fsync", err)
 	}
+	return w.place()
+}
+
+// fail abandons a write that could not be committed.
+func (w *dirWriter) fail(what string, err error) error {
+	w.f.Close()
+	w.d.root.Remove(w.tmp)
+	return fmt.Errorf("commit %s: %s: %w", w.path, what, err)
+}
+
+// CommitBatch makes the bytes of every write durable with one flush of the
+// file system (syncfs, where the platform has it: the temporaries are all in
+// DEST/.rsx/tmp), then renames each into place. When the flush fails, or
+// the platform has none, each is fsynced on its own, so that an error is
+// told to the write it belongs to.
+func (d *Dir) CommitBatch(ctx context.Context, ws []Writer) []error {
+	errs := make([]error, len(ws))
+	var own []*dirWriter
+	var at []int
+	for i, w := range ws {
+		dw, ok := w.(*dirWriter)
+		switch {
+		case !ok || dw.d != d:
+			errs[i] = w.Commit(ctx)
+		case dw.done:
+			errs[i] = fmt.Errorf("commit %s: already committed or abandoned", dw.path)
+		default:
+			dw.done = true
+			own = append(own, dw)
+			at = append(at, i)
+		}
+	}
+	if len(own) == 0 {
+		return errs
+	}
+	flushed := len(own) > 1 && syncFS(own[0].f) == nil
+	for k, w := range own {
+		if !flushed {
+			if err := w.f.Sync(); err != nil {
+				errs[at[k]] = w.fail("fsync", err)
+				continue
+			}
+		}
+		errs[at[k]] = w.place()
+	}
+	return errs
+}
+
+// place closes the durable temporary and renames it into place.
+func (w *dirWriter) place() error {
+	fail := w.fail
 	if err := w.f.Close(); err != nil {
 		return fail("close", err)
 	}

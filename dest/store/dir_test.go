@@ -523,3 +523,46 @@ func writeForever(dir string) {
 		}
 	}
 }
+
+// CommitBatch commits many writes with one flush: each lands whole at its
+// path; a write already committed, or abandoned, is told so; a writer of
+// another store is committed on its own.
+func TestDirCommitBatch(t *testing.T) {
+	ctx := context.Background()
+	d, dir := openDir(t)
+	other, _ := openDir(t)
+	var ws []Writer
+	for i := range 5 {
+		w, err := d.Create(ctx, fmt.Sprintf("h/b%d/f%d", i%2, i), Meta{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(w, "file %d", i)
+		ws = append(ws, w)
+	}
+	done, _ := d.Create(ctx, "h/done", Meta{})
+	done.Commit(ctx)
+	ws = append(ws, done)
+	ow, _ := other.Create(ctx, "h/other", Meta{})
+	io.WriteString(ow, "other")
+	ws = append(ws, ow)
+	errs := d.CommitBatch(ctx, ws)
+	for i := range 5 {
+		if errs[i] != nil {
+			t.Errorf("write %d: %v", i, errs[i])
+		}
+		b, err := os.ReadFile(filepath.Join(dir, "h", fmt.Sprintf("b%d", i%2), fmt.Sprintf("f%d", i)))
+		if err != nil || string(b) != fmt.Sprintf("file %d", i) {
+			t.Errorf("file %d: %q %v", i, b, err)
+		}
+	}
+	if errs[5] == nil || !strings.Contains(errs[5].Error(), "already committed") {
+		t.Errorf("a committed write: %v", errs[5])
+	}
+	if errs[6] != nil {
+		t.Errorf("another store's write: %v", errs[6])
+	}
+	if tmpCount(t, dir) != 0 {
+		t.Errorf("%d temporaries left", tmpCount(t, dir))
+	}
+}

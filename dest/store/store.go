@@ -106,6 +106,17 @@ type Writer interface {
 	Written() int64
 }
 
+// BatchCommitter is a Store that can commit many writes together, making
+// all their bytes durable with one flush instead of one fsync each (a folder
+// on Linux: syncfs). Every write is still durable before it is renamed into
+// place.
+type BatchCommitter interface {
+	// CommitBatch commits ws, Writers of this Store, and returns the error
+	// of each, in order; after an error the old content of that path is
+	// untouched. A Writer that is not this Store's own is committed alone.
+	CommitBatch(ctx context.Context, ws []Writer) []error
+}
+
 // FileInfo describes a file of the copy.
 type FileInfo struct {
 	Path    string // relative to the destination, "/"-separated

@@ -1,0 +1,170 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"rsx/dest/engine"
+	"rsx/dest/store"
+	"rsx/fetch"
+)
+
+// runDestAudit runs rsx audit --dest: the copy in DEST against the Source.
+func (a *app) runDestAudit(cmd *cobra.Command, f auditFlags, target string) error {
+	ctx := cmd.Context()
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	fl := cmd.Flags()
+	for _, name := range []string{"sample", "seed", "include", "exclude", "max-total-bytes", "timeout-total"} {
+		if fl.Changed(name) {
+			return failed(fmt.Errorf("audit --dest: --%s is an option of the spot audit (the copy's own selection applies)", name))
+		}
+	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		prev := debug.SetMemoryLimit(syncMemoryLimit)
+		defer debug.SetMemoryLimit(prev)
+	}
+	hf := a.http.forTarget(cmd, target)
+	client, err := hf.client(target)
+	if err != nil {
+		return failed(err)
+	}
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	st, err := store.Open(ctx, f.dest, store.Options{})
+	if err != nil {
+		return failed(fmt.Errorf("audit: %w", err))
+	}
+	defer st.Close()
+	var bar *syncBar
+	opts := engine.Options{Concurrency: 2 * hf.concurrency}
+	if isTerminal(a.err) {
+		bar = newSyncBar(a.err)
+		opts.Progress = bar.update
+	}
+	sess, err := engine.Open(ctx, st, client, opts)
+	if err != nil {
+		return failed(fmt.Errorf("audit: %w", err))
+	}
+	defer sess.Close()
+	rep, err := sess.Audit(ctx, target)
+	bar.finish()
+	if err != nil {
+		if ctx.Err() != nil {
+			return failed(errors.New("audit: interrupted"))
+		}
+		return failed(fmt.Errorf("audit: %w", err))
+	}
+	if f.json {
+		if err := writeJSON(a.out, destAuditJSONOf(rep, st.String())); err != nil {
+			return failed(fmt.Errorf("audit: write the report: %w", err))
+		}
+	} else {
+		writeDestAuditText(a.out, newTextStyles(useColor(a.out)), rep, st.String())
+	}
+	if !rep.InSync() {
+		return foundProblems()
+	}
+	return nil
+}
+
+// JSON of rsx audit --dest: the contract's fields (in_sync, same, missing,
+// changed, extra, unannounced) and the others the README lists.
+type destAuditJSON struct {
+	InSync       bool           `json:"in_sync"`
+	Same         int            `json:"same"`
+	Missing      []string       `json:"missing"`
+	Changed      []string       `json:"changed"`
+	Extra        []string       `json:"extra"`
+	Unannounced  []string       `json:"unannounced"`
+	Damaged      []string       `json:"damaged"`
+	Unverifiable []string       `json:"unverifiable"`
+	Source       string         `json:"source"`
+	Dest         string         `json:"dest"`
+	Document     string         `json:"document"`
+	At           *string        `json:"at"`
+	Point        *string        `json:"point"`
+	Excluded     int            `json:"excluded"`
+	Hashed       int            `json:"hashed"`
+	HashedBytes  int64          `json:"hashed_bytes"`
+	Documents    int            `json:"documents"`
+	Problems     []syncFailJSON `json:"problems"`
+	Warnings     []string       `json:"warnings"`
+	Seconds      float64        `json:"seconds"`
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+func destAuditJSONOf(r *engine.AuditReport, dest string) destAuditJSON {
+	return destAuditJSON{
+		InSync: r.InSync(), Same: r.Same, Missing: nonNil(r.Missing), Changed: nonNil(r.Changed), Extra: nonNil(r.Extra),
+		Unannounced: nonNil(r.Unannounced), Damaged: nonNil(r.Damaged), Unverifiable: nonNil(r.Unverifiable),
+		Source: r.Source, Dest: dest, Document: r.Document, At: timeOrNull(r.At), Point: timeOrNull(r.Point),
+		Excluded: r.Excluded, Hashed: r.Hashed, HashedBytes: r.HashedBytes, Documents: r.Documents,
+		Problems: failJSON(r.Problems), Warnings: nonNil(r.Warnings), Seconds: r.Elapsed.Seconds(),
+	}
+}
+
+// writeDestAuditText writes the comparison for people: counts, then the
+// resources of each kind of difference.
+func writeDestAuditText(w io.Writer, st textStyles, r *engine.AuditReport, dest string) {
+	fmt.Fprintf(w, "%s %s ↔ %s\n", st.title("audit"), esc(dest), esc(r.Source))
+	fmt.Fprintf(w, "  the Resource List %s (at %s), the changes since; the copy's point %s\n", esc(r.Document), datetimeOrNone(r.At), datetimeOrNone(r.Point))
+	fmt.Fprintf(w, "  %d local copies hashed (%s) in %s\n", r.Hashed, fetch.FormatSize(r.HashedBytes), r.Elapsed.Round(time.Millisecond))
+	for _, warn := range r.Warnings {
+		fmt.Fprintf(w, "%s %s\n", st.warn("!"), esc(warn))
+	}
+	for _, p := range r.Problems {
+		fmt.Fprintf(w, "%s %s\n", st.err("✗"), esc(p.Error()))
+	}
+	fmt.Fprintf(w, "%s %d same\n", st.rule("✓"), r.Same)
+	if r.Excluded > 0 {
+		fmt.Fprintf(w, "%s %d left out by the copy's selection\n", st.dim("·"), r.Excluded)
+	}
+	lists := []struct {
+		title string
+		items []string
+		style func(string) string
+		mark  string
+	}{
+		{"missing", r.Missing, st.err, "✗"},
+		{"changed", r.Changed, st.err, "✗"},
+		{"extra", r.Extra, st.err, "✗"},
+		{"damaged in the copy", r.Damaged, st.err, "✗"},
+		{"unannounced (differ although no Change List since the copy's point announced a change)", r.Unannounced, st.warn, "!"},
+		{"unverifiable (the Source declares nothing to compare)", r.Unverifiable, st.dim, "·"},
+	}
+	for _, l := range lists {
+		if len(l.items) == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "%s %d %s:\n", l.style(l.mark), len(l.items), l.title)
+		for i, u := range l.items {
+			if i == maxTextLines {
+				fmt.Fprintf(w, "    … and %d more (--json lists every one)\n", len(l.items)-i)
+				break
+			}
+			fmt.Fprintf(w, "    %s\n", esc(u))
+		}
+	}
+	if r.InSync() {
+		fmt.Fprintf(w, "%s in sync\n", st.rule("✓"))
+	} else {
+		fmt.Fprintf(w, "%s not in sync\n", st.err("✗"))
+	}
+}

@@ -1,0 +1,591 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+
+	"rsx/dest/engine"
+	"rsx/dest/state"
+	"rsx/dest/store"
+	"rsx/fetch"
+	"rsx/model"
+)
+
+// syncFlags are the options of rsx sync.
+type syncFlags struct {
+	dest             string
+	mode             string
+	baselineFrom     string
+	changesFrom      string
+	include          []string
+	exclude          []string
+	maps             []string
+	clearSelection   bool
+	delete           bool
+	dryRun           bool
+	allowOtherHosts  bool
+	ignoreCrawlDelay bool
+	json             bool
+}
+
+// syncMemoryLimit is the soft memory limit of a sync when GOMEMLIMIT is not
+// set: planning against a state of a million resources fits in it, and the
+// garbage collector works harder rather than let the heap grow past it.
+const syncMemoryLimit = 200 << 20
+
+func newSyncCmd(a *app) *cobra.Command {
+	var f syncFlags
+	cmd := &cobra.Command{
+		Use:   "sync [--dest DEST] [--mode auto|baseline|incremental] [--baseline-from list|dump] [--include RE]... [--exclude RE]... [--delete] [--dry-run] [--json] URL",
+		Short: "Copy a Source's resources into a folder or a bucket, and keep the copy current",
+		Long: `Selective baseline or incremental sync of a Source into DEST.
+
+URL is the Source's Capability List, a document below it (Resource List,
+Resource Dump, Change List, Change Dump or an index of them; its up link leads
+to the Capability List), a Source Description with one Capability List, or a
+page from which discovery finds one. DEST is a folder (default: the current
+folder) or a bucket, s3://bucket/prefix?endpoint=URL&region=R, with
+credentials from AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY.
+
+--mode auto (the default) makes a baseline when DEST has no finished baseline
+of the Source (an unfinished one is continued), or when the selection
+changed; an incremental sync after. A baseline comes from the Resource List
+(every part of its index read in parallel), or with --baseline-from dump from
+the Resource Dump's packages, each checked against its dump entry (a package
+that differs is refused whole) and each bitstream against the manifest, with
+no request per resource; the default is list, or dump when the Source offers
+only a dump. Its at is the point the copy continues from. An incremental sync
+applies the changes of the Change Lists after that point (--changes-from dump:
+the Change Dump), each resource's last change only; closed lists processed
+before are not fetched again. A stretch of time no Change List covers is
+reported, and a new baseline proposed: nothing is applied.
+
+Deletions are applied with --delete; without it they are remembered, and a
+later run with --delete applies them. --include and --exclude (RE2 on the URI,
+repeatable) and --map PREFIX=DIR are stored with the state: later runs apply
+them; new ones replace them (--clear-selection drops them), and the run says
+so. Resources outside the Source's authority are refused unless
+--allow-other-hosts.
+
+Every download goes to a temporary file, is verified against the declared
+length and every declared digest, then fsynced and renamed into place (for a
+bucket: uploaded once verified). One that fails keeps the old copy; its bytes
+are kept in DEST/.rsx/rejected/. One run per DEST at a time.
+
+Politeness: the HTTP options apply (--rate, --concurrency per host, retries
+with Retry-After); a download that needs retries or gets 429/503 halves the
+resources fetched at once. robots.txt's Crawl-delay is honoured
+(--ignore-crawl-delay not to). For a loopback or private address the defaults
+are --rate 0 and --concurrency 8, elsewhere 10 requests a second and 4 at once.
+
+Exit status: 0 the copy is in step; 1 something failed (a resource, a list, a
+verification, a gap); 2 the sync could not run (bad usage, unreachable URL,
+DEST in use, interrupted).`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.runSync(cmd, f, args[0])
+		},
+	}
+	fs := cmd.Flags()
+	fs.StringVar(&f.dest, "dest", ".", "the destination: a folder, or s3://bucket/prefix?endpoint=URL&region=R")
+	fs.StringVar(&f.mode, "mode", "auto", "auto, baseline or incremental")
+	fs.StringVar(&f.baselineFrom, "baseline-from", "", "list or dump (default: list, or dump when the Source offers only a dump)")
+	fs.StringVar(&f.changesFrom, "changes-from", "", "list or dump (default: list, or dump when the Source offers only a Change Dump)")
+	fs.StringArrayVar(&f.include, "include", nil, "copy only resources whose URI matches `RE` (repeatable; stored)")
+	fs.StringArrayVar(&f.exclude, "exclude", nil, "do not copy resources whose URI matches `RE` (repeatable; stored)")
+	fs.StringArrayVar(&f.maps, "map", nil, "copy the URIs that start with PREFIX under the folder DIR: `PREFIX=DIR` (repeatable; stored)")
+	fs.BoolVar(&f.clearSelection, "clear-selection", false, "drop the stored --include, --exclude and --map")
+	fs.BoolVar(&f.delete, "delete", false, "apply deletions (without it they are remembered for a later run with --delete)")
+	fs.BoolVar(&f.dryRun, "dry-run", false, "print the plan; write nothing")
+	fs.BoolVar(&f.allowOtherHosts, "allow-other-hosts", false, "copy resources outside the Source's authority")
+	fs.BoolVar(&f.ignoreCrawlDelay, "ignore-crawl-delay", false, "do not honour robots.txt's Crawl-delay")
+	fs.BoolVar(&f.json, "json", false, "print one JSON document on standard output")
+	return cmd
+}
+
+func (f syncFlags) planOptions(cmd *cobra.Command) (engine.PlanOptions, error) {
+	var o engine.PlanOptions
+	var err error
+	if o.Mode, err = engine.ParseMode(f.mode); err != nil {
+		return o, fmt.Errorf("--mode: %w", err)
+	}
+	if o.BaselineFrom, err = engine.ParseFrom(f.baselineFrom); err != nil {
+		return o, fmt.Errorf("--baseline-from %w", err)
+	}
+	if o.ChangesFrom, err = engine.ParseFrom(f.changesFrom); err != nil {
+		return o, fmt.Errorf("--changes-from %w", err)
+	}
+	fl := cmd.Flags()
+	given := fl.Changed("include") || fl.Changed("exclude") || fl.Changed("map")
+	if f.clearSelection && given {
+		return o, errors.New("--clear-selection and --include/--exclude/--map: give one or the other")
+	}
+	if given || f.clearSelection {
+		o.Selection = &state.Selection{Include: f.include, Exclude: f.exclude, Map: f.maps}
+	}
+	o.Delete = f.delete
+	o.AllowOtherHosts = f.allowOtherHosts
+	return o, nil
+}
+
+func (a *app) runSync(cmd *cobra.Command, f syncFlags, target string) error {
+	ctx := cmd.Context()
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	po, err := f.planOptions(cmd)
+	if err != nil {
+		return failed(fmt.Errorf("sync: %w", err))
+	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		prev := debug.SetMemoryLimit(syncMemoryLimit)
+		defer debug.SetMemoryLimit(prev)
+	}
+	hf := a.http.forTarget(cmd, target)
+	client, err := hf.client(target)
+	if err != nil {
+		return failed(err)
+	}
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+
+	st, err := store.Open(ctx, f.dest, store.Options{Create: true})
+	if err != nil {
+		return failed(fmt.Errorf("sync: %w", err))
+	}
+	defer st.Close()
+	var bar *syncBar
+	if isTerminal(a.err) {
+		bar = newSyncBar(a.err)
+	}
+	opts := engine.Options{
+		// Resources at once: twice a host's slots, so that some are written
+		// (fsync) while others download.
+		Concurrency:      2 * hf.concurrency,
+		IgnoreCrawlDelay: f.ignoreCrawlDelay,
+		UserAgent:        "rsx",
+	}
+	if bar != nil {
+		opts.Progress = bar.update
+	}
+	sess, err := engine.Open(ctx, st, client, opts)
+	if err != nil {
+		return failed(fmt.Errorf("sync: %w", err))
+	}
+	defer sess.Close()
+	if l := sess.Lock(); l.TookOver != nil && !f.json {
+		fmt.Fprintf(a.err, "rsx: the lock of an interrupted run (%s) was taken over; %d temporary files removed\n", l.TookOver, l.Removed)
+	}
+
+	started := time.Now()
+	p, err := sess.Plan(ctx, target, po)
+	if err != nil {
+		bar.finish()
+		if ctx.Err() != nil {
+			return failed(fmt.Errorf("sync: interrupted while reading the Source: %w", err))
+		}
+		return failed(fmt.Errorf("sync: %w", err))
+	}
+	defer p.Close()
+	if !f.json {
+		bar.pause()
+		writeSyncPlan(a.out, newTextStyles(useColor(a.out)), p, st.String(), f.dryRun)
+	}
+	var res *engine.Result
+	if !f.dryRun {
+		bar.start(p)
+		res, err = sess.Run(ctx, p)
+		bar.finish()
+		if err != nil {
+			return failed(fmt.Errorf("sync: %w", err))
+		}
+	}
+	bar.finish()
+	elapsed := time.Since(started)
+
+	code := exitOK
+	switch {
+	case res != nil && res.Stopped == "interrupted":
+		code = exitFailure
+	case p.Gap != nil || len(p.Problems) > 0:
+		code = exitFound
+	case res != nil && !res.OK():
+		code = exitFound
+	}
+	if f.json {
+		if err := writeJSON(a.out, syncJSONOf(p, res, st.String(), f.dryRun, elapsed)); err != nil {
+			return failed(fmt.Errorf("sync: write the report: %w", err))
+		}
+	} else if res != nil {
+		writeSyncResult(a.out, newTextStyles(useColor(a.out)), res)
+	}
+	if code == exitFailure {
+		return &exitError{code: exitFailure, err: errors.New("sync: interrupted; the next run continues where this one stopped")}
+	}
+	return exitWith(code)
+}
+
+// syncBar is the progress on standard error: a spinner while the Source's
+// documents are read, then a bar of the resources done.
+type syncBar struct {
+	mu      sync.Mutex
+	bar     *progressbar.ProgressBar
+	w       io.Writer
+	running bool
+}
+
+func newSyncBar(w io.Writer) *syncBar {
+	b := &syncBar{w: w}
+	b.bar = progressbar.NewOptions64(-1,
+		progressbar.OptionSetWriter(w),
+		progressbar.OptionSetDescription("reading the Source"),
+		progressbar.OptionSetWidth(30),
+		progressbar.OptionThrottle(100*time.Millisecond),
+		progressbar.OptionSpinnerType(14),
+		// No ticker of its own: the engine's reports move it, and a
+		// spinner's ticker would go on drawing after the plan is printed.
+		progressbar.OptionSetSpinnerChangeInterval(0),
+		progressbar.OptionClearOnFinish(),
+	)
+	return b
+}
+
+func (b *syncBar) update(p engine.Progress) {
+	if b == nil {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.bar == nil {
+		return
+	}
+	switch p.Phase {
+	case engine.PhaseReading:
+		b.bar.Describe(fmt.Sprintf("reading the Source: %d documents, %d entries", p.Documents, p.Entries))
+		_ = b.bar.Add(0)
+	case engine.PhaseSyncing:
+		if !b.running {
+			return
+		}
+		desc := fetch.FormatSize(p.Bytes)
+		if p.Failed > 0 {
+			desc += fmt.Sprintf(", %d failed", p.Failed)
+		}
+		b.bar.Describe(desc)
+		_ = b.bar.Set(p.Done)
+	}
+}
+
+// pause clears the spinner before the plan is printed.
+func (b *syncBar) pause() {
+	if b == nil {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.bar != nil {
+		_ = b.bar.Clear()
+	}
+}
+
+// start shows a bar of the plan's work.
+func (b *syncBar) start(p *engine.Plan) {
+	if b == nil {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.bar != nil {
+		_ = b.bar.Exit()
+	}
+	b.bar = progressbar.NewOptions(max(p.Summary.Work(), 1),
+		progressbar.OptionSetWriter(b.w),
+		progressbar.OptionSetDescription("syncing"),
+		progressbar.OptionShowCount(),
+		progressbar.OptionShowIts(),
+		progressbar.OptionSetItsString("resources"),
+		progressbar.OptionSetWidth(30),
+		progressbar.OptionThrottle(100*time.Millisecond),
+		progressbar.OptionSetPredictTime(true),
+		progressbar.OptionClearOnFinish(),
+	)
+	b.running = true
+}
+
+func (b *syncBar) finish() {
+	if b == nil {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.bar != nil {
+		_ = b.bar.Clear()
+		_ = b.bar.Exit()
+		b.bar = nil
+	}
+	b.running = false
+}
+
+// writeSyncPlan writes the plan in a few lines.
+func writeSyncPlan(w io.Writer, st textStyles, p *engine.Plan, dest string, dryRun bool) {
+	s := p.Summary
+	from := map[engine.From]string{engine.FromList: "list", engine.FromDump: "dump"}[p.From]
+	what := string(p.Mode) + " from the " + from
+	fmt.Fprintf(w, "%s %s → %s\n", st.title("sync"), esc(p.Source), esc(dest))
+	switch {
+	case p.Mode == engine.ModeBaseline:
+		fmt.Fprintf(w, "  %s %s, at %s\n", what, esc(p.Document), datetimeOrNone(p.At))
+	default:
+		fmt.Fprintf(w, "  %s %s, after %s\n", what, esc(p.Document), datetimeOrNone(p.Point))
+	}
+	for _, n := range p.Notes {
+		fmt.Fprintf(w, "  %s %s\n", st.dim("·"), esc(n))
+	}
+	if p.Gap != nil {
+		fmt.Fprintf(w, "%s gap: %s: changes may have been missed, so none is applied.\n", st.err("✗"), p.Gap)
+		fmt.Fprintf(w, "  Make a new baseline: rsx sync --mode baseline --dest %s %s\n", esc(dest), esc(p.Target))
+		return
+	}
+	label := "plan"
+	if dryRun {
+		label = "plan (dry run: nothing is written)"
+	}
+	bytes := fetch.FormatSize(s.Bytes)
+	if s.UnknownBytes > 0 {
+		bytes += fmt.Sprintf(" + %d of unknown length", s.UnknownBytes)
+	}
+	fmt.Fprintf(w, "%s: %d to create and %d to update (%s), %d to delete, %d unchanged", label, s.Create, s.Update, bytes, s.Delete, s.Unchanged)
+	if s.PendingDelete > 0 {
+		fmt.Fprintf(w, ", %s (no --delete)", plural(s.PendingDelete, "deletion remembered", "deletions remembered"))
+	}
+	if s.Excluded > 0 {
+		fmt.Fprintf(w, ", %d excluded", s.Excluded)
+	}
+	if s.Refused > 0 {
+		fmt.Fprintf(w, ", %d refused", s.Refused)
+	}
+	fmt.Fprintln(w)
+	for _, warn := range p.Warnings {
+		fmt.Fprintf(w, "%s %s\n", st.warn("!"), esc(warn))
+	}
+	for i, r := range p.Refused {
+		if i == maxTextLines {
+			fmt.Fprintf(w, "  … and %d more refused (--json lists them)\n", s.Refused-i)
+			break
+		}
+		fmt.Fprintf(w, "%s refused %s: %s\n", st.warn("!"), esc(r.URL), esc(r.Error()))
+	}
+	for _, pr := range p.Problems {
+		fmt.Fprintf(w, "%s %s\n", st.err("✗"), esc(pr.Error()))
+	}
+}
+
+func datetimeOrNone(t time.Time) string {
+	if t.IsZero() {
+		return "(none)"
+	}
+	return model.FormatDatetime(t)
+}
+
+// writeSyncResult writes the summary of a run and its failures.
+func writeSyncResult(w io.Writer, st textStyles, r *engine.Result) {
+	secs := r.Elapsed.Seconds()
+	done := r.Created + r.Updated + r.Deleted
+	rate := ""
+	if secs > 0 && done > 0 {
+		rate = fmt.Sprintf(" (%.0f resources/s, %s/s)", float64(done)/secs, fetch.FormatSize(int64(float64(r.Bytes)/secs)))
+	}
+	mark := st.rule("✓")
+	if !r.OK() {
+		mark = st.err("✗")
+	}
+	fmt.Fprintf(w, "%s %d created, %d updated, %d deleted, %d unchanged, %d failed in %s%s\n", mark,
+		r.Created, r.Updated, r.Deleted, r.Plan.Summary.Unchanged, r.FailedCount, r.Elapsed.Round(time.Millisecond), rate)
+	if r.Adopted > 0 {
+		fmt.Fprintf(w, "  %s %d of the created were already in place and verified (the rest of an interrupted run)\n", st.dim("·"), r.Adopted)
+	}
+	if r.BackOffs > 0 {
+		fmt.Fprintf(w, "  %s the Source pushed back %s (429, 503 or retries): fewer resources were fetched at once\n", st.dim("·"), plural(r.BackOffs, "time", "times"))
+	}
+	if r.Pending > 0 {
+		fmt.Fprintf(w, "  %s %s: run with --delete to apply\n", st.dim("·"), plural(r.Pending, "deletion remembered", "deletions remembered"))
+	}
+	if r.Stopped != "" {
+		fmt.Fprintf(w, "%s stopped: %s; the next run continues from here\n", st.err("✗"), esc(r.Stopped))
+	}
+	for i, f := range r.Failed {
+		if i == maxTextLines {
+			fmt.Fprintf(w, "  … and %d more failures (--json lists every one)\n", r.FailedCount-i)
+			break
+		}
+		line := fmt.Sprintf("%s %s: %s", st.err("✗"), esc(f.URL), esc(f.Error()))
+		if f.Rejected != "" {
+			line += " (rejected bytes kept in " + esc(f.Rejected) + ")"
+		}
+		fmt.Fprintln(w, line)
+	}
+	if r.FailedCount > 0 || len(r.Plan.Problems) > 0 {
+		fmt.Fprintf(w, "  %s the copy is not finished: the next run fetches again what failed\n", st.dim("·"))
+	}
+}
+
+// JSON of rsx sync: the contract's fields (mode, source, dest, created,
+// updated, deleted, unchanged, skipped, failed) and the others the README
+// lists.
+type syncJSON struct {
+	Mode              string         `json:"mode"`
+	Source            string         `json:"source"`
+	Dest              string         `json:"dest"`
+	Created           int            `json:"created"`
+	Updated           int            `json:"updated"`
+	Deleted           int            `json:"deleted"`
+	Unchanged         int            `json:"unchanged"`
+	Skipped           int            `json:"skipped"`
+	Failed            []syncFailJSON `json:"failed"`
+	DryRun            bool           `json:"dry_run"`
+	From              string         `json:"from"`
+	Document          string         `json:"document"`
+	CapabilityList    *string        `json:"capability_list"`
+	Adopted           int            `json:"adopted"`
+	PendingDeletes    int            `json:"pending_deletes"`
+	Excluded          int            `json:"excluded"`
+	Refused           []syncFailJSON `json:"refused"`
+	Bytes             int64          `json:"bytes"`
+	BackOffs          int            `json:"back_offs"`
+	PointBefore       *string        `json:"point_before"`
+	BaselineAt        *string        `json:"baseline_at"`
+	SyncedUntil       *string        `json:"synced_until"`
+	Finished          bool           `json:"finished"`
+	Stopped           *string        `json:"stopped"`
+	Gap               *syncGapJSON   `json:"gap"`
+	Problems          []syncFailJSON `json:"problems"`
+	Lists             []syncListJSON `json:"lists"`
+	Warnings          []string       `json:"warnings"`
+	Notes             []string       `json:"notes"`
+	Selection         syncSelJSON    `json:"selection"`
+	SelectionReplaced bool           `json:"selection_replaced"`
+	Plan              syncPlanJSON   `json:"plan"`
+	Seconds           float64        `json:"seconds"`
+}
+
+type syncSelJSON struct {
+	Include []string `json:"include"`
+	Exclude []string `json:"exclude"`
+	Map     []string `json:"map"`
+}
+
+type syncFailJSON struct {
+	URL      string `json:"url"`
+	Error    string `json:"error"`
+	Kind     string `json:"kind"`
+	Path     string `json:"path,omitempty"`
+	Status   int    `json:"status,omitempty"`
+	Rejected string `json:"rejected,omitempty"`
+}
+
+type syncGapJSON struct {
+	From     string  `json:"from"`
+	To       *string `json:"to"`
+	Message  string  `json:"message"`
+	Proposal string  `json:"proposal"`
+}
+
+type syncListJSON struct {
+	URL        string  `json:"url"`
+	Kind       string  `json:"kind"`
+	From       *string `json:"from"`
+	Until      *string `json:"until"`
+	Entries    int     `json:"entries"`
+	Skipped    int     `json:"skipped"`
+	OutOfOrder int     `json:"out_of_order"`
+	Unchanged  bool    `json:"unchanged"`
+}
+
+type syncPlanJSON struct {
+	Create         int   `json:"create"`
+	Update         int   `json:"update"`
+	Delete         int   `json:"delete"`
+	PendingDelete  int   `json:"pending_delete"`
+	Unchanged      int   `json:"unchanged"`
+	Excluded       int   `json:"excluded"`
+	Refused        int   `json:"refused"`
+	Vanished       int   `json:"vanished"`
+	SkippedChanges int   `json:"skipped_changes"`
+	Bytes          int64 `json:"bytes"`
+	UnknownBytes   int   `json:"unknown_bytes"`
+	Documents      int   `json:"documents"`
+	Entries        int64 `json:"entries"`
+}
+
+func timeOrNull(t time.Time) *string {
+	if t.IsZero() {
+		return nil
+	}
+	s := model.FormatDatetime(t)
+	return &s
+}
+
+func failJSON(fs []engine.Failure) []syncFailJSON {
+	out := make([]syncFailJSON, 0, len(fs))
+	for _, f := range fs {
+		out = append(out, syncFailJSON{URL: f.URL, Error: f.Error(), Kind: string(f.Kind), Path: f.Path, Status: f.Status, Rejected: f.Rejected})
+	}
+	return out
+}
+
+func syncJSONOf(p *engine.Plan, res *engine.Result, dest string, dryRun bool, elapsed time.Duration) syncJSON {
+	s := p.Summary
+	out := syncJSON{
+		Mode: string(p.Mode), Source: p.Source, Dest: dest, Unchanged: s.Unchanged, Skipped: s.Excluded + s.Refused,
+		Failed: []syncFailJSON{}, DryRun: dryRun, From: string(p.From), Document: p.Document,
+		PendingDeletes: s.PendingDelete, Excluded: s.Excluded, Refused: failJSON(p.Refused),
+		PointBefore: timeOrNull(p.Point), Problems: failJSON(p.Problems), Lists: []syncListJSON{},
+		Warnings: append([]string{}, p.Warnings...), Notes: append([]string{}, p.Notes...),
+		Selection: syncSelJSON{Include: nonNil(p.Selection.Include), Exclude: nonNil(p.Selection.Exclude), Map: nonNil(p.Selection.Map)}, SelectionReplaced: p.PreviousSelection != nil, Seconds: elapsed.Seconds(),
+		Plan: syncPlanJSON{Create: s.Create, Update: s.Update, Delete: s.Delete, PendingDelete: s.PendingDelete, Unchanged: s.Unchanged,
+			Excluded: s.Excluded, Refused: s.Refused, Vanished: s.Vanished, SkippedChanges: s.SkippedChanges, Bytes: s.Bytes,
+			UnknownBytes: s.UnknownBytes, Documents: s.Documents, Entries: s.Entries},
+	}
+	if p.CapabilityList != "" {
+		cl := p.CapabilityList
+		out.CapabilityList = &cl
+	}
+	if p.Mode == engine.ModeBaseline {
+		out.BaselineAt = timeOrNull(p.At)
+	}
+	for _, l := range p.Lists {
+		out.Lists = append(out.Lists, syncListJSON{URL: l.URL, Kind: l.Kind, From: timeOrNull(l.From), Until: timeOrNull(l.Until),
+			Entries: l.Entries, Skipped: l.Skipped, OutOfOrder: l.OutOfOrder, Unchanged: l.Unchanged})
+	}
+	if p.Gap != nil {
+		out.Gap = &syncGapJSON{From: model.FormatDatetime(p.Gap.From), To: timeOrNull(p.Gap.To), Message: p.Gap.String(),
+			Proposal: "make a new baseline: rsx sync --mode baseline --dest " + dest + " " + p.Target}
+	}
+	switch {
+	case dryRun:
+		out.Created, out.Updated, out.Deleted = s.Create, s.Update, s.Delete
+		out.SyncedUntil = timeOrNull(p.Point)
+	case res != nil:
+		out.Created, out.Updated, out.Deleted, out.Adopted, out.Bytes = res.Created, res.Updated, res.Deleted, res.Adopted, res.Bytes
+		out.BackOffs = res.BackOffs
+		out.Failed = failJSON(res.Failed)
+		out.Finished = res.Finished
+		out.SyncedUntil = timeOrNull(res.SyncedUntil)
+		if res.Stopped != "" {
+			st := res.Stopped
+			out.Stopped = &st
+		}
+	}
+	return out
+}

@@ -1,0 +1,254 @@
+package cli
+
+import (
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"rsx/dest/store"
+)
+
+// syncOut is the contract's JSON of rsx sync, and some of the rest.
+type syncOut struct {
+	Mode      *string `json:"mode"`
+	Source    *string `json:"source"`
+	Dest      *string `json:"dest"`
+	Created   *int    `json:"created"`
+	Updated   *int    `json:"updated"`
+	Deleted   *int    `json:"deleted"`
+	Unchanged *int    `json:"unchanged"`
+	Skipped   *int    `json:"skipped"`
+	Failed    []struct {
+		URL   *string `json:"url"`
+		Error *string `json:"error"`
+		Kind  string  `json:"kind"`
+	} `json:"failed"`
+	DryRun         bool    `json:"dry_run"`
+	Finished       bool    `json:"finished"`
+	PendingDeletes int     `json:"pending_deletes"`
+	Excluded       int     `json:"excluded"`
+	Stopped        *string `json:"stopped"`
+	Gap            *struct {
+		Proposal string `json:"proposal"`
+	} `json:"gap"`
+	Selection struct {
+		Include []string `json:"include"`
+	} `json:"selection"`
+	SelectionReplaced bool `json:"selection_replaced"`
+}
+
+func (o syncOut) checkShape(t *testing.T) {
+	t.Helper()
+	if o.Mode == nil || o.Source == nil || o.Dest == nil || o.Created == nil || o.Updated == nil || o.Deleted == nil ||
+		o.Unchanged == nil || o.Skipped == nil || o.Failed == nil {
+		t.Fatalf("a required field is missing: %+v", o)
+	}
+	if *o.Mode != "baseline" && *o.Mode != "incremental" {
+		t.Errorf("mode %q", *o.Mode)
+	}
+	for _, f := range o.Failed {
+		if f.URL == nil || f.Error == nil {
+			t.Errorf("failed entry without url or error: %+v", f)
+		}
+	}
+}
+
+// destAuditOut is the contract's JSON of rsx audit --dest.
+type destAuditOut struct {
+	InSync      *bool    `json:"in_sync"`
+	Same        *int     `json:"same"`
+	Missing     []string `json:"missing"`
+	Changed     []string `json:"changed"`
+	Extra       []string `json:"extra"`
+	Unannounced []string `json:"unannounced"`
+	Damaged     []string `json:"damaged"`
+}
+
+func (o destAuditOut) checkShape(t *testing.T) {
+	t.Helper()
+	if o.InSync == nil || o.Same == nil || o.Missing == nil || o.Changed == nil || o.Extra == nil || o.Unannounced == nil {
+		t.Fatalf("a required field is missing: %+v", o)
+	}
+}
+
+func advanceDemo(t *testing.T, base, steps string) {
+	t.Helper()
+	resp, err := http.Post(base+"/demo/advance?steps="+steps, "text/plain", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+}
+
+func TestSyncCommand(t *testing.T) {
+	base := startDemo(t, false)
+	dest := t.TempDir()
+	cap := base + "/dataset2/capabilitylist.xml"
+
+	// A dry run plans and writes no resource.
+	code, out, errs := runCmd(t, "sync", "--dest", dest, "--dry-run", "--json", cap)
+	o := decodeOneJSON[syncOut](t, out, "sync")
+	o.checkShape(t)
+	if code != 0 || !o.DryRun || *o.Created == 0 || *o.Mode != "baseline" {
+		t.Fatalf("dry run: exit %d, %+v, %s", code, o, errs)
+	}
+	if n := countFiles(t, dest); n != 0 {
+		t.Fatalf("a dry run wrote %d files", n)
+	}
+
+	// The baseline, then an incremental after the clock moved.
+	code, out, errs = runCmd(t, "sync", "--dest", dest, "--json", cap)
+	o = decodeOneJSON[syncOut](t, out, "sync")
+	o.checkShape(t)
+	if code != 0 || *o.Created == 0 || !o.Finished || len(o.Failed) != 0 || *o.Source != cap {
+		t.Fatalf("baseline: exit %d, %+v, %s", code, o, errs)
+	}
+	created := *o.Created
+	if n := countFiles(t, dest); n != created {
+		t.Errorf("%d files for %d created", n, created)
+	}
+	advanceDemo(t, base, "4")
+	code, out, _ = runCmd(t, "sync", "--dest", dest, "--json", cap)
+	o = decodeOneJSON[syncOut](t, out, "sync")
+	if code != 0 || *o.Mode != "incremental" || *o.Created+*o.Updated == 0 {
+		t.Fatalf("incremental: exit %d, %+v", code, o)
+	}
+
+	// The audit: in sync, with deletions remembered not applied it names
+	// them extra; after --delete it is in sync.
+	code, out, _ = runCmd(t, "audit", "--dest", dest, "--json", cap)
+	a := decodeOneJSON[destAuditOut](t, out, "audit --dest")
+	a.checkShape(t)
+	if o.PendingDeletes > 0 != (code == 1) || *a.InSync != (code == 0) || len(a.Extra) != o.PendingDeletes {
+		t.Fatalf("audit: exit %d, %+v, pending %d", code, a, o.PendingDeletes)
+	}
+	code, _, _ = runCmd(t, "sync", "--dest", dest, "--delete", cap)
+	if code != 0 {
+		t.Fatalf("sync --delete: exit %d", code)
+	}
+	code, out, _ = runCmd(t, "audit", "--dest", dest, "--json", cap)
+	if a = decodeOneJSON[destAuditOut](t, out, "audit --dest"); code != 0 || !*a.InSync || *a.Same == 0 {
+		t.Fatalf("audit after --delete: exit %d, %+v", code, a)
+	}
+
+	// Damage a copy: not in sync, exit 1, and said in text.
+	var victim string
+	filepath.WalkDir(dest, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && victim == "" && !strings.Contains(p, ".rsx") {
+			victim = p
+		}
+		return nil
+	})
+	os.WriteFile(victim, []byte("damaged"), 0o644)
+	code, out, _ = runCmd(t, "audit", "--dest", dest, cap)
+	if code != 1 || !strings.Contains(out, "1 damaged in the copy") || !strings.Contains(out, "not in sync") {
+		t.Errorf("audit of a damaged copy: exit %d\n%s", code, out)
+	}
+}
+
+func TestSyncCommandText(t *testing.T) {
+	base := startDemo(t, false)
+	dest := t.TempDir()
+	cap := base + "/dataset2/capabilitylist.xml"
+	code, out, errs := runCmd(t, "sync", "--dest", dest, "--include", `\.png$`, cap)
+	if code != 0 || !strings.Contains(out, "baseline from the list") || !strings.Contains(out, "plan: ") || !strings.Contains(out, " created, 0 updated") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	if errs != "" {
+		t.Errorf("stderr is not a terminal, yet: %q", errs)
+	}
+	// The stored selection applies; new flags replace it and say so.
+	code, out, _ = runCmd(t, "sync", "--dest", dest, "--json", "--include", `\.svg$`, cap)
+	o := decodeOneJSON[syncOut](t, out, "sync")
+	if code != 0 || !o.SelectionReplaced || len(o.Selection.Include) != 1 || o.Selection.Include[0] != `\.svg$` || *o.Mode != "baseline" {
+		t.Errorf("replaced selection: exit %d, %+v", code, o)
+	}
+	code, out, _ = runCmd(t, "sync", "--dest", dest, "--json", cap)
+	o = decodeOneJSON[syncOut](t, out, "sync")
+	if code != 0 || o.SelectionReplaced || len(o.Selection.Include) != 1 || o.Excluded == 0 && *o.Mode == "baseline" {
+		t.Errorf("stored selection: exit %d, %+v", code, o)
+	}
+}
+
+func TestSyncCommandCannotRun(t *testing.T) {
+	base := startDemo(t, false)
+	dest := t.TempDir()
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"bad mode", []string{"sync", "--dest", dest, "--mode", "sideways", base + "/dataset1/capabilitylist.xml"}, "--mode"},
+		{"bad regexp", []string{"sync", "--dest", dest, "--include", "(", base + "/dataset1/capabilitylist.xml"}, "--include"},
+		{"bad map", []string{"sync", "--dest", dest, "--map", "nothing", base + "/dataset1/capabilitylist.xml"}, "PREFIX=DIR"},
+		{"unreachable", []string{"sync", "--dest", dest, "http://127.0.0.1:1/cap.xml"}, "127.0.0.1:1"},
+		{"two Capability Lists", []string{"sync", "--dest", dest, base + "/.well-known/resourcesync"}, "give one of them"},
+		{"incremental first", []string{"sync", "--dest", dest, "--mode", "incremental", base + "/dataset1/capabilitylist.xml"}, "no finished baseline"},
+		{"a bad bucket", []string{"sync", "--dest", "s3://x", base + "/dataset1/capabilitylist.xml"}, "bucket"},
+		{"audit of nothing", []string{"audit", "--dest", filepath.Join(dest, "none"), base + "/dataset1/capabilitylist.xml"}, "none"},
+		{"audit --dest with --sample", []string{"audit", "--dest", dest, "--sample", "3", base + "/dataset1/capabilitylist.xml"}, "spot audit"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, errs := runCmd(t, tc.args...)
+			if code != 2 || !strings.Contains(errs, tc.want) || out != "" {
+				t.Errorf("exit %d, stdout %q, stderr %q (want %q)", code, out, errs, tc.want)
+			}
+		})
+	}
+}
+
+// A second run on a DEST in use says who holds it, and exits 2.
+func TestSyncCommandDestInUse(t *testing.T) {
+	base := startDemo(t, false)
+	dest := t.TempDir()
+	st, err := store.OpenDir(dest, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	l, err := st.Lock(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Release()
+	code, _, errs := runCmd(t, "sync", "--dest", dest, base+"/dataset1/capabilitylist.xml")
+	if code != 2 || !strings.Contains(errs, "is in use by rsx pid") {
+		t.Errorf("exit %d, %s", code, errs)
+	}
+}
+
+// What a Source wrote reaches the terminal escaped (here the URI is
+// percent-encoded when it is resolved), and a resource outside the
+// Source's authority is refused, not fetched.
+func TestSyncCommandEscapes(t *testing.T) {
+	docs := map[string]string{
+		"/cap.xml": rsOpen + `<rs:md capability="capabilitylist"/><url><loc>{{base}}/rl.xml</loc><rs:md capability="resourcelist"/></url>` + rsClose,
+		"/rl.xml": rsOpen + `<rs:ln rel="up" href="{{base}}/cap.xml"/><rs:md capability="resourcelist" at="2030-01-01T00:00:00Z"/>` +
+			"<url><loc>http://elsewhere.example/x\u202eevil</loc><rs:md length=\"3\"/></url>" + rsClose,
+	}
+	srv := crawlSite(t, docs)
+	code, out, _ := runCmd(t, "sync", "--dest", t.TempDir(), srv.URL+"/cap.xml")
+	if code != 0 || strings.ContainsAny(out, "\u202e") || !strings.Contains(out, `x%E2%80%AEevil`) || !strings.Contains(out, "1 refused") {
+		t.Errorf("exit %d, not escaped or not refused:\n%q", code, out)
+	}
+}
+
+func countFiles(t *testing.T, dir string) int {
+	t.Helper()
+	n := 0
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && d.Name() == ".rsx" {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() {
+			n++
+		}
+		return nil
+	})
+	return n
+}

@@ -1,0 +1,471 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/maphash"
+	"io"
+	"runtime"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"rsx/claims"
+	"rsx/dest/plan"
+	"rsx/dest/state"
+	"rsx/dest/store"
+	"rsx/model"
+)
+
+// AuditReport compares a copy with its Source's current state.
+type AuditReport struct {
+	Source string
+	// Document is the Resource List read, At its at; Point is the copy's
+	// point (its baseline's at, or how far it was synced since).
+	Document  string
+	At, Point time.Time
+	// Same counts the resources whose copy holds what the Source declares.
+	Same int
+	// Missing: resources of the Source the copy lacks (never copied, or
+	// whose file is gone). Changed: resources whose copy differs from what
+	// the Source declares now (the Source changed them, or the copy is
+	// damaged). Extra: resources of the copy the Source no longer has, and
+	// files of the destination no resource owns (by their path).
+	Missing, Changed, Extra []string
+	// Unannounced are the resources of Missing, Changed and Extra whose
+	// difference comes from the Source (not from damage to the copy) and
+	// that no Change List since the copy's point announced.
+	Unannounced []string
+	// Damaged are copies whose bytes are no longer those recorded when they
+	// were written (bit rot, a hand edit): also in Changed or Missing.
+	Damaged []string
+	// Unverifiable are resources of which the Source declares nothing to
+	// compare (no digest, length or lastmod): counted Same when the copy's
+	// bytes are those recorded.
+	Unverifiable []string
+	Excluded     int // left out by the copy's selection
+	// Hashed and HashedBytes count the local copies read again.
+	Hashed      int
+	HashedBytes int64
+	Documents   int
+	Problems    []Failure // documents that could not be read
+	Warnings    []string
+	Elapsed     time.Duration
+}
+
+// InSync reports whether the copy and the Source agree on everything.
+func (r *AuditReport) InSync() bool {
+	return len(r.Missing)+len(r.Changed)+len(r.Extra) == 0 && len(r.Problems) == 0
+}
+
+// everything is a plan.State in which every resource exists and nothing is
+// known of it: Changes.Finish then hands over each resource's last change.
+type everything struct{}
+
+func (everything) Find(_ context.Context, uris []string, found func(int, *state.Known) error) error {
+	var k state.Known
+	for i := range uris {
+		k = state.Known{Length: -1}
+		if err := found(i, &k); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+func (everything) EachKnown(context.Context, bool, func(string, *state.Known) error) error {
+	return nil
+}
+func (everything) EachID(context.Context, func(int64) error) error { return nil }
+func (everything) FindIDs(context.Context, []int64, func(string, *state.Known) error) error {
+	return nil
+}
+func (everything) MaxID(context.Context) (int64, error) { return 0, nil }
+
+// uriSet is a set of URIs held as 128-bit keyed hashes.
+type uriSet struct {
+	k1, k2 maphash.Seed
+	m      map[[2]uint64]struct{}
+}
+
+func newURISet() *uriSet {
+	return &uriSet{k1: maphash.MakeSeed(), k2: maphash.MakeSeed(), m: map[[2]uint64]struct{}{}}
+}
+
+func (s *uriSet) key(u string) [2]uint64 {
+	return [2]uint64{maphash.String(s.k1, u), maphash.String(s.k2, u)}
+}
+func (s *uriSet) add(u string)      { s.m[s.key(u)] = struct{}{} }
+func (s *uriSet) has(u string) bool { _, ok := s.m[s.key(u)]; return ok }
+
+// Audit compares the destination's copy of the Source of target with the
+// Source's current state: its Resource List, with the changes of the Change
+// Lists after the list's at. Every local copy the comparison involves is
+// read again and hashed (in parallel), so that damage to the copy is found,
+// not only what the state says. The copy's selection applies. Checks that
+// pass are recorded (state: verified_at).
+func (s *Session) Audit(ctx context.Context, target string) (*AuditReport, error) {
+	if err := s.check(); err != nil {
+		return nil, err
+	}
+	started := s.opts.Now()
+	s.opts.report(Progress{Phase: PhaseReading})
+	src, err := s.resolve(ctx, target)
+	if err != nil {
+		return nil, err
+	}
+	rep := &AuditReport{Source: src.key}
+	rep.Warnings = append(rep.Warnings, s.honourCrawlDelay(ctx, src.key)...)
+	row, err := s.db.Source(ctx, src.key)
+	if err != nil && !errors.Is(err, state.ErrNoSource) {
+		return nil, err
+	}
+	if err != nil {
+		rep.Warnings = append(rep.Warnings, "the destination has no copy of this Source")
+	}
+	rep.Point = row.Point()
+	rl := src.docs[model.CapResourceList]
+	if rl == "" {
+		return nil, fmt.Errorf("the Source %s offers no Resource List to compare the copy with: %w", src.key, errNoDocument)
+	}
+	rep.Document = rl
+	sel, err := plan.NewSelection(row.Selection.Include, row.Selection.Exclude)
+	if err != nil {
+		return nil, fmt.Errorf("the stored selection: %w", err)
+	}
+	b := &builder{s: s, p: &Plan{}, sel: sel, capList: src.capList}
+
+	// The Resource List's at, then the changes after it (and after the
+	// copy's point, for what was announced).
+	d, err := s.openDoc(ctx, rl)
+	if err != nil {
+		return nil, err
+	}
+	at := d.hdr.MD.At.Time
+	d.Close()
+	rep.At = at
+	overrides := map[[2]uint64]plan.Entry{}
+	announced := newURISet()
+	keys := newURISet()
+	if cl := src.docs[model.CapChangeList]; cl != "" {
+		since := at
+		if !rep.Point.IsZero() && (since.IsZero() || rep.Point.Before(since)) {
+			since = rep.Point
+		}
+		if err := b.auditChanges(ctx, cl, at, since, rep.Point, keys, overrides, announced); err != nil {
+			return nil, err
+		}
+	} else if src.docs[model.CapChangeDump] != "" {
+		rep.Warnings = append(rep.Warnings, "the Source's changes are only in a Change Dump, which an audit does not read: changes since the Resource List's at are not taken into account")
+	}
+
+	// The Source's current resources against the state.
+	st, err := plan.ForLookups(ctx, s.db, row.ID, 1<<30)
+	if err != nil {
+		return nil, err
+	}
+	snap, err := plan.NewSnapshot(ctx, st, plan.Options{Selection: sel, Delete: true})
+	if err != nil {
+		return nil, err
+	}
+	a := &auditor{s: s, rep: rep, announced: announced, srcID: row.ID}
+	a.start(ctx)
+	emit := func(it plan.Item) error { return a.item(ctx, it) }
+	listed := newURISet()
+	_, err = b.readResourceList(ctx, rl, func(e plan.Entry) error {
+		if _, over := overrides[keys.key(e.URI)]; over {
+			return nil
+		}
+		listed.add(e.URI)
+		return snap.Add(ctx, e, emit)
+	})
+	if err == nil {
+		for _, e := range overrides {
+			if e.Change == model.ChangeDeleted || listed.has(e.URI) {
+				continue
+			}
+			if err = snap.Add(ctx, e, emit); err != nil {
+				break
+			}
+		}
+	}
+	if err == nil && len(b.p.Problems) == 0 {
+		var sum plan.Summary
+		sum, err = snap.Finish(ctx, emit)
+		rep.Excluded = sum.Excluded
+	}
+	if werr := a.wait(); err == nil {
+		err = werr
+	}
+	if err != nil {
+		return nil, err
+	}
+	rep.Problems = append(rep.Problems, b.p.Problems...)
+	rep.Warnings = append(rep.Warnings, b.p.Warnings...)
+	rep.Documents = int(b.docs.Load())
+
+	// Files no resource owns.
+	if err := a.extraFiles(ctx); err != nil {
+		return nil, err
+	}
+	for _, l := range []*[]string{&rep.Missing, &rep.Changed, &rep.Extra, &rep.Unannounced, &rep.Damaged, &rep.Unverifiable} {
+		sort.Strings(*l)
+	}
+	rep.Elapsed = s.opts.Now().Sub(started)
+	return rep, nil
+}
+
+// auditChanges reads the Change Lists covering the time after since: the
+// last change after at of each resource goes into overrides (its state now,
+// over the Resource List's entry), and every resource changed after point is
+// noted as announced.
+func (b *builder) auditChanges(ctx context.Context, url string, at, since, point time.Time, keys *uriSet, overrides map[[2]uint64]plan.Entry, announced *uriSet) error {
+	// The lists that cover the time after since (with the archive's when
+	// the live ones do not reach back); past a gap, those after it.
+	var lists []listRef
+	from := since
+	for range 8 {
+		part, gap, err := b.catchUpLists(ctx, url, from, nil)
+		if err != nil {
+			return err
+		}
+		lists = append(lists, part...)
+		if gap == nil {
+			break
+		}
+		b.p.Warnings = append(b.p.Warnings, gap.String()+": what changed then and is not in the Resource List yet is not known, and differences from then are reported unannounced")
+		if gap.To.IsZero() {
+			break
+		}
+		from = gap.To
+	}
+	chg := plan.NewChanges(plan.ChangesOptions{Since: at, TempDir: b.s.st.TempDir()})
+	defer chg.Close()
+	for _, l := range lists {
+		ld, err := b.s.openDoc(ctx, l.url)
+		if err != nil {
+			if cerr := ctxErr(ctx, "read "+l.url); cerr != nil {
+				return cerr
+			}
+			b.problem(l.url, KindDocument, err)
+			continue
+		}
+		b.docs.Add(1)
+		h := ld.hdr
+		info := plan.ListInfo{URL: l.url, Kind: "changelist", From: firstTime(h.MD.From.Time, l.from), Until: firstTime(h.MD.Until.Time, l.until)}
+		if err := chg.BeginList(info); err != nil {
+			ld.Close()
+			return err
+		}
+		var addErr error
+		_, err = ld.each(ctx, func(e *model.Entry, loc string) error {
+			pe := entryOf(e, loc)
+			dt := pe.Datetime
+			if (dt.IsZero() && (info.Until.IsZero() || info.Until.After(point))) || (!dt.IsZero() && !dt.Before(point)) || point.IsZero() {
+				announced.add(pe.URI)
+			}
+			addErr = chg.Add(pe)
+			return addErr
+		})
+		ld.Close()
+		if _, eerr := chg.EndList(); eerr != nil && addErr == nil {
+			addErr = eerr
+		}
+		if addErr != nil {
+			return addErr
+		}
+		if err != nil {
+			if cerr := ctxErr(ctx, "read "+l.url); cerr != nil {
+				return cerr
+			}
+			b.problem(l.url, KindDocument, err)
+		}
+	}
+	sum, err := chg.Finish(ctx, everything{}, func(it plan.Item) error {
+		overrides[keys.key(it.Entry.URI)] = it.Entry
+		return nil
+	})
+	b.p.Warnings = append(b.p.Warnings, sum.Warnings...)
+	return err
+}
+
+// auditor re-hashes local copies in parallel and sorts the resources out.
+type auditor struct {
+	s         *Session
+	rep       *AuditReport
+	announced *uriSet
+	srcID     int64
+
+	jobs    chan plan.Item
+	wg      sync.WaitGroup
+	mu      sync.Mutex
+	hashed  atomic.Int64
+	bytes   atomic.Int64
+	verify  []int64 // rows whose bytes were found intact
+	jobsErr error
+}
+
+func (a *auditor) start(ctx context.Context) {
+	n := max(4, 2*runtime.GOMAXPROCS(0))
+	a.jobs = make(chan plan.Item, 2*n)
+	for range n {
+		a.wg.Add(1)
+		go func() {
+			defer a.wg.Done()
+			buf := make([]byte, 256<<10)
+			for it := range a.jobs {
+				if err := a.check(ctx, it, buf); err != nil {
+					a.mu.Lock()
+					if a.jobsErr == nil {
+						a.jobsErr = err
+					}
+					a.mu.Unlock()
+				}
+			}
+		}()
+	}
+}
+
+// wait ends the re-hashing and records the copies found intact.
+func (a *auditor) wait() error {
+	close(a.jobs)
+	a.wg.Wait()
+	a.rep.Hashed, a.rep.HashedBytes = int(a.hashed.Load()), a.bytes.Load()
+	if a.jobsErr != nil {
+		return a.jobsErr
+	}
+	if len(a.verify) == 0 {
+		return nil
+	}
+	ctx := context.Background()
+	w := a.s.db.NewWriter(a.s.writerOptions(nil))
+	now := a.s.opts.Now()
+	for _, id := range a.verify {
+		if err := w.SetVerified(ctx, id, now); err != nil {
+			w.Abort()
+			return err
+		}
+	}
+	return w.Close(ctx)
+}
+
+func (a *auditor) add(list *[]string, uri string) {
+	a.mu.Lock()
+	*list = append(*list, uri)
+	a.mu.Unlock()
+}
+
+// item sorts one decision of the snapshot plan out.
+func (a *auditor) item(ctx context.Context, it plan.Item) error {
+	uri := it.Entry.URI
+	switch it.Action {
+	case plan.Create:
+		a.add(&a.rep.Missing, uri)
+		if !a.announced.has(uri) {
+			a.add(&a.rep.Unannounced, uri)
+		}
+	case plan.Delete, plan.PendingDelete:
+		a.add(&a.rep.Extra, uri)
+		if !a.announced.has(uri) && !a.pending(ctx, it.ID) {
+			a.add(&a.rep.Unannounced, uri)
+		}
+	case plan.Update, plan.Unchanged:
+		select {
+		case a.jobs <- it:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return nil
+}
+
+// pending reports whether a row waits for its deletion: the copy knows the
+// Source deleted it.
+func (a *auditor) pending(ctx context.Context, id int64) bool {
+	r, err := a.s.db.ResourceByID(ctx, id)
+	return err == nil && r.Pending()
+}
+
+// check hashes one local copy and compares it with what the Source declares
+// and with what was recorded.
+func (a *auditor) check(ctx context.Context, it plan.Item, buf []byte) error {
+	e := &it.Entry
+	row, err := a.s.db.ResourceByID(ctx, it.ID)
+	if err != nil {
+		return err
+	}
+	sourceChanged := it.Action == plan.Update
+	f, err := a.s.st.Open(ctx, row.Path)
+	if err != nil {
+		a.add(&a.rep.Missing, e.URI)
+		a.add(&a.rep.Damaged, e.URI)
+		return nil
+	}
+	src := claims.NewVerifier(claimsOf(e), claims.Limits{Margin: -1})
+	recorded := claimsOf(&plan.Entry{Length: row.Length, Digests: row.Digests})
+	rec := claims.NewVerifier(recorded, claims.Limits{Margin: -1})
+	_, err = io.CopyBuffer(io.MultiWriter(src, rec), f, buf)
+	f.Close()
+	a.hashed.Add(1)
+	a.bytes.Add(src.Bytes())
+	if err != nil && !errors.Is(err, claims.ErrTooLong) {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		a.add(&a.rep.Missing, e.URI)
+		a.add(&a.rep.Damaged, e.URI)
+		return nil
+	}
+	intact := rec.Verify() == nil
+	if intact {
+		a.mu.Lock()
+		a.verify = append(a.verify, row.ID)
+		a.mu.Unlock()
+	}
+	digest := hasSupportedDigest(e.Digests)
+	declared := digest || e.Length >= 0 || !e.Lastmod.IsZero()
+	var same bool
+	switch {
+	case !declared:
+		a.add(&a.rep.Unverifiable, e.URI)
+		same = intact
+		sourceChanged = false
+	case digest:
+		same = src.Verify() == nil
+		sourceChanged = sourceChanged && !same
+	default:
+		// A length, a lastmod: the bytes can only be told by them and by
+		// what was recorded.
+		same = src.Verify() == nil && intact && !sourceChanged
+	}
+	if same {
+		a.mu.Lock()
+		a.rep.Same++
+		a.mu.Unlock()
+		return nil
+	}
+	a.add(&a.rep.Changed, e.URI)
+	if !intact {
+		a.add(&a.rep.Damaged, e.URI)
+	}
+	if sourceChanged && !a.announced.has(e.URI) {
+		a.add(&a.rep.Unannounced, e.URI)
+	}
+	return nil
+}
+
+// extraFiles finds the destination's files that no resource of the state
+// owns.
+func (a *auditor) extraFiles(ctx context.Context) error {
+	paths, err := a.s.db.LoadPathSet(ctx)
+	if err != nil {
+		return err
+	}
+	return a.s.st.Walk(ctx, func(fi store.FileInfo) error {
+		if !paths.Has(fi.Path) {
+			a.rep.Extra = append(a.rep.Extra, fi.Path)
+		}
+		return nil
+	})
+}

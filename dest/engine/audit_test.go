@@ -1,0 +1,99 @@
+package engine
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"rsx/demo"
+)
+
+// A change no Change List announces is found by the audit, and told apart
+// from an announced one and from damage to the copy.
+func TestAuditFindsUnannouncedChanges(t *testing.T) {
+	f := newChangingSource(t)
+	f.setRes("/r/d", []byte("d v1\n"))
+	f.setDoc("/rl.xml", resourceList("2030-01-01T10:00:00Z",
+		rlEntry("/r/a", []byte("a v1\n"), "2030-01-01T09:00:00Z"),
+		rlEntry("/r/b", []byte("b v1\n"), "2030-01-01T09:00:00Z"),
+		rlEntry("/r/c", []byte("c v1\n"), "2030-01-01T09:00:00Z"),
+		rlEntry("/r/d", []byte("d v1\n"), "2030-01-01T09:00:00Z")))
+	dir := t.TempDir()
+	if res := syncOnce(t, dir, testClient(t), f.target(), PlanOptions{}); !res.OK() {
+		t.Fatalf("baseline:%s", failures(res))
+	}
+	if rep := auditOnce(t, dir, testClient(t), f.target()); !rep.InSync() || rep.Same != 4 || rep.Hashed != 4 {
+		t.Fatalf("right after the baseline: %+v", rep)
+	}
+	u := func(p string) string { return f.srv.URL + p }
+
+	// At 11:00 the Source publishes a new Resource List in which a and b
+	// changed, d is gone and e is new; its Change List announces only b.
+	f.setRes("/r/a", []byte("a v2, silently\n"))
+	f.setRes("/r/b", []byte("b v2\n"))
+	f.setRes("/r/e", []byte("e v1\n"))
+	f.setDoc("/rl.xml", resourceList("2030-01-01T11:00:00Z",
+		rlEntry("/r/a", []byte("a v2, silently\n"), "2030-01-01T10:30:00Z"),
+		rlEntry("/r/b", []byte("b v2\n"), "2030-01-01T10:40:00Z"),
+		rlEntry("/r/c", []byte("c v1\n"), "2030-01-01T09:00:00Z"),
+		rlEntry("/r/e", []byte("e v1\n"), "2030-01-01T10:50:00Z")))
+	f.setDoc("/cl1.xml", changeList("2030-01-01T08:00:00Z", "",
+		clEntry("/r/b", "updated", "2030-01-01T10:40:00Z", []byte("b v2\n"))))
+	// And the copy of c is damaged on disk.
+	cpath := filepath.Join(dir, filepath.FromSlash(f.hostDir()+"/r/c"))
+	if err := os.WriteFile(cpath, []byte("c v1\x00bitrot"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep := auditOnce(t, dir, testClient(t), f.target())
+	if rep.InSync() {
+		t.Fatal("in sync")
+	}
+	want := func(name string, got, want []string) {
+		t.Helper()
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: %q, want %q", name, got, want)
+		}
+	}
+	want("missing", rep.Missing, []string{u("/r/e")})
+	want("changed", rep.Changed, []string{u("/r/a"), u("/r/b"), u("/r/c")})
+	want("extra", rep.Extra, []string{u("/r/d")})
+	want("damaged", rep.Damaged, []string{u("/r/c")})
+	want("unannounced", rep.Unannounced, []string{u("/r/a"), u("/r/d"), u("/r/e")})
+	if rep.Same != 0 {
+		t.Errorf("same %d", rep.Same)
+	}
+
+	// A file no resource owns is extra too.
+	stray := filepath.Join(dir, "stray.txt")
+	os.WriteFile(stray, []byte("x"), 0o644)
+	rep = auditOnce(t, dir, testClient(t), f.target())
+	if !slices.Contains(rep.Extra, "stray.txt") {
+		t.Errorf("extra %q", rep.Extra)
+	}
+}
+
+// The changes of the Change Lists after the Resource List's at are the
+// Source's current state: a copy synced past the list's at is in sync.
+func TestAuditAfterIncrementalsIsInSync(t *testing.T) {
+	srv := startDemo(t, demo.Options{Resources: 800, Seed: 12})
+	target := srv.URL + "/dataset1/capabilitylist.xml"
+	dir := t.TempDir()
+	if res := syncOnce(t, dir, testClient(t), target, PlanOptions{}); !res.OK() {
+		t.Fatalf("baseline:%s", failures(res))
+	}
+	advance(t, srv.URL, 5)
+	if res := syncOnce(t, dir, testClient(t), target, PlanOptions{Delete: true}); !res.OK() {
+		t.Fatalf("incremental:%s", failures(res))
+	}
+	rep := auditOnce(t, dir, testClient(t), target)
+	if !rep.InSync() || len(rep.Unannounced) != 0 || rep.Same == 0 {
+		t.Errorf("audit: %+v", rep)
+	}
+	// Without the incremental, the audit names the changes, all announced.
+	advance(t, srv.URL, 3)
+	rep = auditOnce(t, dir, testClient(t), target)
+	if rep.InSync() || len(rep.Changed)+len(rep.Missing)+len(rep.Extra) == 0 || len(rep.Unannounced) != 0 {
+		t.Errorf("changes not synced yet: changed %d, missing %d, extra %d, unannounced %q", len(rep.Changed), len(rep.Missing), len(rep.Extra), rep.Unannounced)
+	}
+}

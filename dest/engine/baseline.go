@@ -1,0 +1,204 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"rsx/dest/plan"
+	"rsx/model"
+)
+
+// entryBatch is what a reader of a document hands to the planner.
+const entryBatch = 256
+
+// baseline plans a baseline from the Resource List (or its index) or the
+// Resource Dump.
+func (b *builder) baseline(ctx context.Context) error {
+	p := b.p
+	st, err := plan.ForLookups(ctx, b.s.db, p.srcID, 1<<30)
+	if err != nil {
+		return err
+	}
+	snap, err := plan.NewSnapshot(ctx, st, plan.Options{Selection: b.sel, Delete: p.Delete})
+	if err != nil {
+		return err
+	}
+	emit := b.emit(ctx)
+	add := func(e plan.Entry) error { return snap.Add(ctx, e, emit) }
+	var at time.Time
+	if p.From == FromDump {
+		at, err = b.readResourceDump(ctx, p.Document, add)
+	} else {
+		at, err = b.readResourceList(ctx, p.Document, add)
+	}
+	if err != nil {
+		return err
+	}
+	if len(p.Problems) > 0 {
+		// What was not read would look deleted: no deletion is decided.
+		b.noDeletes = true
+		p.Warnings = append(p.Warnings, "some of the Source's documents could not be read: no deletion is decided, and the baseline is not finished")
+	}
+	sum, err := snap.Finish(ctx, emit)
+	if err != nil {
+		return err
+	}
+	b.dropUnusedPackages()
+	b.mergeSummary(sum)
+	if at.IsZero() {
+		at = b.s.opts.Now().UTC()
+		p.Warnings = append(p.Warnings, p.Document+" has no at: the time it was read is the copy's point")
+	}
+	p.At = at
+	p.baseline.Kind, p.baseline.URL, p.baseline.At = string(p.From), p.Document, at
+	p.complete = len(p.Problems) == 0
+	return nil
+}
+
+// readResourceList reads a Resource List, or an index and every part of it
+// (ListConcurrency at once), handing each entry to add from this goroutine.
+// It returns the snapshot's at: the index's, else the earliest of its parts'.
+// A part that cannot be read is a problem of the plan; the index itself
+// that cannot be read is an error.
+func (b *builder) readResourceList(ctx context.Context, url string, add func(plan.Entry) error) (time.Time, error) {
+	d, err := b.s.openDoc(ctx, url)
+	if err != nil {
+		return time.Time{}, err
+	}
+	b.docs.Add(1)
+	if c := d.hdr.MD.Capability; c != model.CapResourceList {
+		d.Close()
+		return time.Time{}, fmt.Errorf("%s is a %s, not a Resource List", d.url, model.DocumentTitle(c, d.hdr.Root))
+	}
+	at := d.hdr.MD.At.Time
+	if !d.isIndex() {
+		defer d.Close()
+		n, err := d.each(ctx, func(e *model.Entry, loc string) error { return add(entryOf(e, loc)) })
+		b.entries.Add(int64(n))
+		return at, err
+	}
+	type part struct {
+		url string
+		at  time.Time
+	}
+	var parts []part
+	_, err = d.each(ctx, func(e *model.Entry, loc string) error {
+		parts = append(parts, part{loc, e.MD.At.Time})
+		return nil
+	})
+	d.Close()
+	if err != nil {
+		return time.Time{}, err
+	}
+
+	batches := make(chan []plan.Entry, 2*b.s.opts.ListConcurrency)
+	jobs := make(chan part)
+	var (
+		wg      sync.WaitGroup
+		mu      sync.Mutex
+		partsAt time.Time
+	)
+	rctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	for range min(b.s.opts.ListConcurrency, len(parts)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for pt := range jobs {
+				pat, err := b.readPart(rctx, pt.url, batches)
+				mu.Lock()
+				if err != nil {
+					if rctx.Err() == nil {
+						b.problem(pt.url, KindDocument, err)
+					}
+				} else if t := firstTime(pat, pt.at); !t.IsZero() && (partsAt.IsZero() || t.Before(partsAt)) {
+					partsAt = t
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	go func() {
+		defer close(jobs)
+		for _, pt := range parts {
+			select {
+			case jobs <- pt:
+			case <-rctx.Done():
+				return
+			}
+		}
+	}()
+	go func() { wg.Wait(); close(batches) }()
+	var addErr error
+	for batch := range batches {
+		if addErr != nil {
+			continue // drain, so that the readers end
+		}
+		for _, e := range batch {
+			if addErr = add(e); addErr != nil {
+				cancel()
+				break
+			}
+		}
+	}
+	if addErr != nil {
+		return time.Time{}, addErr
+	}
+	if err := ctxErr(ctx, "read "+url); err != nil {
+		return time.Time{}, err
+	}
+	if at.IsZero() {
+		at = partsAt
+	}
+	return at, nil
+}
+
+func firstTime(ts ...time.Time) time.Time {
+	for _, t := range ts {
+		if !t.IsZero() {
+			return t
+		}
+	}
+	return time.Time{}
+}
+
+// readPart reads one part of a Resource List Index into batches, and returns
+// its at.
+func (b *builder) readPart(ctx context.Context, url string, out chan<- []plan.Entry) (time.Time, error) {
+	d, err := b.s.openDoc(ctx, url)
+	if err != nil {
+		return time.Time{}, err
+	}
+	defer d.Close()
+	b.docs.Add(1)
+	if c := d.hdr.MD.Capability; c != model.CapResourceList || d.isIndex() {
+		return time.Time{}, fmt.Errorf("%s, a part of a Resource List Index, is a %s", d.url, model.DocumentTitle(c, d.hdr.Root))
+	}
+	batch := make([]plan.Entry, 0, entryBatch)
+	send := func() error {
+		if len(batch) == 0 {
+			return nil
+		}
+		select {
+		case out <- batch:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		batch = make([]plan.Entry, 0, entryBatch)
+		return nil
+	}
+	n, err := d.each(ctx, func(e *model.Entry, loc string) error {
+		batch = append(batch, entryOf(e, loc))
+		if len(batch) == entryBatch {
+			return send()
+		}
+		return nil
+	})
+	b.entries.Add(int64(n))
+	if err != nil {
+		return time.Time{}, err
+	}
+	return d.hdr.MD.At.Time, send()
+}

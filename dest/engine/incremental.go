@@ -1,0 +1,490 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"time"
+
+	"rsx/crawl"
+	"rsx/dest/plan"
+	"rsx/dest/state"
+	"rsx/dump"
+	"rsx/model"
+)
+
+// listRef is a Change List (or a Change Dump package) as its index or dump
+// describes it.
+type listRef struct {
+	url         string
+	from, until time.Time
+	fromKnown   bool
+	pkg         int // index in the dump's packages, -1 for a Change List
+}
+
+// incremental plans from the Change Lists (or the Change Dump) after the
+// copy's point.
+func (b *builder) incremental(ctx context.Context, row state.Source) error {
+	p := b.p
+	prev := map[string]state.ChangeList{}
+	rows, err := b.s.db.ChangeLists(ctx, row.ID)
+	if err != nil {
+		return err
+	}
+	for _, r := range rows {
+		prev[r.URL] = r
+	}
+	chg := plan.NewChanges(plan.ChangesOptions{Options: plan.Options{Selection: b.sel, Delete: p.Delete}, Since: p.Point, TempDir: b.s.st.TempDir()})
+	defer chg.Close()
+	if b.index, err = newIndexLoader(ctx, b.s.db, row.ID); err != nil {
+		return err
+	}
+	defer b.index.wait()
+	var ok bool
+	if p.From == FromDump {
+		ok, err = b.readChangeDump(ctx, chg, prev)
+	} else {
+		ok, err = b.readChangeLists(ctx, chg, prev)
+	}
+	if err != nil {
+		return err
+	}
+	if !ok {
+		// A gap, or a list that could not be read: nothing is applied.
+		return nil
+	}
+	st, err := b.index.state(ctx, chg.Held())
+	if err != nil {
+		return err
+	}
+	sum, err := chg.Finish(ctx, st, b.emit(ctx))
+	if err != nil {
+		return err
+	}
+	b.dropUnusedPackages()
+	b.mergeSummary(sum)
+	p.complete = true
+	return nil
+}
+
+// orderLists sorts lists by from (forward chronological order, as an index
+// must list them; a list without from keeps its place after the others).
+func orderLists(lists []listRef) {
+	sort.SliceStable(lists, func(i, j int) bool {
+		if lists[i].fromKnown != lists[j].fromKnown {
+			return lists[i].fromKnown
+		}
+		return lists[i].from.Before(lists[j].from)
+	})
+}
+
+// needed tells whether a list must be read: not a closed list processed
+// whole before, and not one that ends before the copy's point.
+func (b *builder) needed(l listRef, prev map[string]state.ChangeList) bool {
+	if r, ok := prev[l.url]; ok && r.Complete && r.Closed() {
+		return false
+	}
+	if !l.until.IsZero() && !l.until.After(b.p.Point) {
+		return false
+	}
+	return true
+}
+
+// checkGap finds a stretch after the copy's point that no list covers.
+func (b *builder) checkGap(lists []listRef, prev map[string]state.ChangeList) bool {
+	infos := make([]plan.ListInfo, 0, len(lists))
+	for _, l := range lists {
+		from, until := l.from, l.until
+		if !l.fromKnown {
+			r, ok := prev[l.url]
+			if !ok {
+				continue
+			}
+			from, until = r.From, r.Until
+		}
+		infos = append(infos, plan.ListInfo{URL: l.url, From: from, Until: until})
+	}
+	if gap := plan.FindGap(b.p.Point, infos); gap != nil {
+		b.p.Gap = gap
+		return true
+	}
+	return false
+}
+
+// newPoint is how far the copy is synced once the lists are applied: the
+// until of the last closed list in an unbroken run from the point.
+func newPoint(point time.Time, lists []listRef) time.Time {
+	covered := point
+	for _, l := range lists {
+		if l.from.After(covered) || l.until.IsZero() {
+			break
+		}
+		if l.until.After(covered) {
+			covered = l.until
+		}
+	}
+	return covered
+}
+
+// readChangeLists reads the Change List or its index and adds the changes
+// of every list needed, in order. It reports false when nothing may be
+// applied (a gap, a list that could not be read).
+func (b *builder) readChangeLists(ctx context.Context, chg *plan.Changes, prev map[string]state.ChangeList) (bool, error) {
+	p := b.p
+	lists, gap, err := b.catchUpLists(ctx, p.Document, p.Point, prev)
+	if err != nil || gap != nil {
+		p.Gap = gap
+		return false, err
+	}
+	if len(b.p.Problems) > 0 {
+		return false, nil
+	}
+	for _, l := range lists {
+		if !b.needed(l, prev) {
+			continue
+		}
+		ld, err := b.s.openDoc(ctx, l.url)
+		if err != nil {
+			if cerr := ctxErr(ctx, "read "+l.url); cerr != nil {
+				return false, cerr
+			}
+			b.problem(l.url, KindDocument, err)
+			return false, nil
+		}
+		b.docs.Add(1)
+		ok, err := b.readChangeList(ctx, chg, ld, l, prev)
+		ld.Close()
+		if err != nil || !ok {
+			return ok, err
+		}
+	}
+	p.newPoint = newPoint(p.Point, lists)
+	return true, nil
+}
+
+// catchUpLists reads the live Change List (or its index) at url and returns
+// the lists that cover every change after since, in the order to apply
+// them (model.PlanCatchUp): the live ones, and those of the Source's Change
+// List Archive when the live ones do not reach back to since. A stretch of
+// time after since that none covers is the gap.
+func (b *builder) catchUpLists(ctx context.Context, url string, since time.Time, prev map[string]state.ChangeList) ([]listRef, *plan.Gap, error) {
+	d, err := b.s.openDoc(ctx, url)
+	if err != nil {
+		return nil, nil, err
+	}
+	b.docs.Add(1)
+	if c := d.hdr.MD.Capability; c != model.CapChangeList {
+		d.Close()
+		return nil, nil, fmt.Errorf("%s is a %s, not a Change List", d.url, model.DocumentTitle(c, d.hdr.Root))
+	}
+	var live []listRef
+	if d.isIndex() {
+		_, err := d.each(ctx, func(e *model.Entry, loc string) error {
+			live = append(live, listRef{url: loc, from: e.MD.From.Time, until: e.MD.Until.Time, fromKnown: e.MD.From.OK, pkg: -1})
+			return nil
+		})
+		d.Close()
+		if err != nil {
+			return nil, nil, err
+		}
+		// A list the index describes without from: the state's record of
+		// it, else its own header says.
+		for i := range live {
+			l := &live[i]
+			if l.fromKnown {
+				continue
+			}
+			if r, ok := prev[l.url]; ok && !r.From.IsZero() {
+				l.from, l.until, l.fromKnown = r.From, r.Until, true
+				continue
+			}
+			ld, err := b.s.openDoc(ctx, l.url)
+			if err != nil {
+				b.problem(l.url, KindDocument, err)
+				return nil, nil, nil
+			}
+			l.from, l.until, l.fromKnown = ld.hdr.MD.From.Time, ld.hdr.MD.Until.Time, ld.hdr.MD.From.OK
+			ld.Close()
+		}
+	} else {
+		live = []listRef{{url: d.url, from: d.hdr.MD.From.Time, until: d.hdr.MD.Until.Time, fromKnown: d.hdr.MD.From.OK, pkg: -1}}
+		d.Close()
+	}
+	periods := func(ls []listRef) []model.Period {
+		var out []model.Period
+		for i, l := range ls {
+			if l.fromKnown {
+				out = append(out, model.Period{URL: l.url, From: l.from, Until: l.until, Entry: i})
+			}
+		}
+		return out
+	}
+	byURL := map[string]listRef{}
+	for _, l := range live {
+		byURL[l.url] = l
+	}
+	cu := model.PlanCatchUp(since, nil, periods(live))
+	if cu.Gap != nil {
+		// The live lists do not reach back: the archive may.
+		h, herr := crawl.LoadHistory(ctx, crawl.NewGraph(b.s.client, crawl.GraphOptions{}), url, crawl.HistoryOptions{CapabilityList: b.capList})
+		if herr != nil {
+			b.p.Warnings = append(b.p.Warnings, "the Change List Archive could not be read: "+herr.Error())
+		}
+		if h != nil && len(h.ArchivedPeriods) > 0 {
+			b.docs.Add(int64(len(h.Archive)))
+			cu = model.PlanCatchUp(since, h.ArchivedPeriods, periods(live))
+			n := 0
+			for _, ap := range cu.Lists {
+				if ap.Archived {
+					byURL[ap.URL] = listRef{url: ap.URL, from: ap.From, until: ap.Until, fromKnown: true, pkg: -1}
+					n++
+				}
+			}
+			if n > 0 {
+				b.p.Notes = append(b.p.Notes, fmt.Sprintf("the Change List Archive %s holds %s the index no longer lists", h.Archive[0].URL, plural(n, "list", "lists")))
+			}
+		}
+	}
+	if cu.Gap != nil {
+		return nil, &plan.Gap{From: cu.Gap.From, To: cu.Gap.Until}, nil
+	}
+	lists := make([]listRef, 0, len(cu.Lists))
+	for _, cp := range cu.Lists {
+		lists = append(lists, byURL[cp.URL])
+	}
+	// Lists that say no from cannot be placed in time: they are read last,
+	// their changes ordered by their own datetimes.
+	for _, l := range live {
+		if !l.fromKnown {
+			lists = append(lists, l)
+			b.p.Warnings = append(b.p.Warnings, l.url+" says no from: it is read after the others")
+		}
+	}
+	return lists, nil, nil
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+// readChangeList adds the changes of one open document.
+func (b *builder) readChangeList(ctx context.Context, chg *plan.Changes, d *openedDoc, l listRef, prev map[string]state.ChangeList) (bool, error) {
+	h := d.hdr
+	if c := h.MD.Capability; c != model.CapChangeList || d.isIndex() {
+		b.problem(d.url, KindDocument, fmt.Errorf("%s, listed as a Change List, is a %s", d.url, model.DocumentTitle(c, h.Root)))
+		return false, nil
+	}
+	etag := d.resp.Header.Get("ETag")
+	lastMod := d.resp.Header.Get("Last-Modified")
+	info := plan.ListInfo{URL: l.url, Kind: "changelist", From: firstTime(h.MD.From.Time, l.from), Until: firstTime(h.MD.Until.Time, l.until)}
+	if r, ok := prev[l.url]; ok {
+		if info.Until.IsZero() && etag != "" && r.ETag == etag {
+			// The open list has not changed since it was processed.
+			b.p.Lists = append(b.p.Lists, ListRead{URL: l.url, Kind: "changelist", From: info.From, Until: info.Until, Unchanged: true})
+			return true, nil
+		}
+		r := r
+		info.Previous = &r
+	}
+	if err := chg.BeginList(info); err != nil {
+		return false, err
+	}
+	var addErr error
+	n, err := d.each(ctx, func(e *model.Entry, loc string) error {
+		addErr = chg.Add(entryOf(e, loc))
+		b.index.maybeStart(chg.Held())
+		return addErr
+	})
+	b.entries.Add(int64(n))
+	res, eerr := chg.EndList()
+	switch {
+	case addErr != nil:
+		return false, addErr // the plan's spool could not be written
+	case err != nil:
+		if cerr := ctxErr(ctx, "read "+d.url); cerr != nil {
+			return false, cerr
+		}
+		b.problem(d.url, KindDocument, err)
+		return false, nil
+	case eerr != nil:
+		return false, eerr
+	}
+	rec := res.Record
+	rec.ETag, rec.LastModified, rec.ProcessedAt = etag, lastMod, b.s.opts.Now()
+	b.p.records = append(b.p.records, rec)
+	b.p.Lists = append(b.p.Lists, ListRead{URL: l.url, Kind: "changelist", From: info.From, Until: info.Until, Entries: res.Entries, Skipped: res.Skipped, OutOfOrder: res.OutOfOrder})
+	return true, nil
+}
+
+// readChangeDump reads the Change Dump (or its index), downloads every
+// needed package (each checked against its dump entry; one that differs
+// is refused whole) and adds the changes of each manifest, in order.
+func (b *builder) readChangeDump(ctx context.Context, chg *plan.Changes, prev map[string]state.ChangeList) (bool, error) {
+	p := b.p
+	d, err := b.s.openDump(ctx, p.Document, model.CapChangeDump)
+	if err != nil {
+		return false, err
+	}
+	b.docs.Add(int64(len(d.Documents)))
+	lists := make([]listRef, len(d.Packages))
+	for i, ref := range d.Packages {
+		from, until := packageInterval(ref, nil)
+		lists[i] = listRef{url: ref.URL, from: from, until: until, fromKnown: ref.MD.From.OK, pkg: i}
+	}
+	p.pkgs = make([]*pkgFile, len(d.Packages))
+	// Packages whose entry gives no interval are read to learn it.
+	skip := func(i int) bool {
+		l := lists[i]
+		if !l.fromKnown {
+			r, ok := prev[l.url]
+			return ok && r.Complete && r.Closed()
+		}
+		return !b.needed(l, prev)
+	}
+	got := b.s.fetchPackages(ctx, d.Packages, skip, model.CapChangeDumpManifest)
+	opened := make([]fetched, len(d.Packages))
+	defer func() {
+		for _, f := range opened {
+			if f.pk != nil {
+				f.pk.closePkg()
+			}
+		}
+	}()
+	failed := false
+	for i := range d.Packages {
+		select {
+		case opened[i] = <-got[i]:
+		case <-ctx.Done():
+			return false, ctxErr(ctx, "read "+p.Document)
+		}
+		f := opened[i]
+		if f.err != nil {
+			if err := ctxErr(ctx, "read "+p.Document); err != nil {
+				return false, err
+			}
+			kind := KindDocument
+			if errors.Is(f.err, dump.ErrEntryMismatch) {
+				kind = KindPackage
+			}
+			b.problem(d.Packages[i].URL, kind, f.err)
+			failed = true
+			continue
+		}
+		if f.pkg != nil {
+			b.docs.Add(1)
+			p.pkgs[i] = f.pk
+			if !lists[i].fromKnown {
+				lists[i].from, lists[i].until = packageInterval(d.Packages[i], f.pkg)
+				lists[i].fromKnown = !lists[i].from.IsZero()
+			}
+		}
+	}
+	if failed {
+		return false, nil
+	}
+	orderLists(lists)
+	if b.checkGap(lists, prev) {
+		return false, nil
+	}
+	for _, l := range lists {
+		f := opened[l.pkg]
+		if f.pkg == nil || !b.needed(l, prev) {
+			continue
+		}
+		ref := d.Packages[l.pkg]
+		info := plan.ListInfo{URL: ref.URL, Kind: "changedump", From: l.from, Until: l.until}
+		if r, ok := prev[ref.URL]; ok {
+			r := r
+			info.Previous = &r
+		}
+		if err := chg.BeginList(info); err != nil {
+			return false, err
+		}
+		for j := range f.pkg.Manifest.Entries {
+			e := &f.pkg.Manifest.Entries[j]
+			b.entries.Add(1)
+			if !e.HasLoc || e.Loc == "" {
+				continue
+			}
+			pe := entryOf(e, resolveLoc(ref.URL, e.Loc))
+			if e.MD.Change != model.ChangeDeleted {
+				pe.Ref = makeRef(l.pkg, e.MD.Path)
+			}
+			if err := chg.Add(pe); err != nil {
+				return false, err
+			}
+			b.index.maybeStart(chg.Held())
+		}
+		res, err := chg.EndList()
+		if err != nil {
+			return false, err
+		}
+		rec := res.Record
+		rec.ProcessedAt = b.s.opts.Now()
+		p.records = append(p.records, rec)
+		p.Lists = append(p.Lists, ListRead{URL: ref.URL, Kind: "changedump", From: info.From, Until: info.Until, Entries: res.Entries, Skipped: res.Skipped, OutOfOrder: res.OutOfOrder})
+	}
+	p.newPoint = newPoint(p.Point, lists)
+	return true, nil
+}
+
+// indexLoader loads the state's Index in the background once the changes
+// read are many enough for Finish to look them up in memory rather than
+// one query per batch (plan.ForLookups' rule): the load then overlaps the
+// reading of the rest of the lists.
+type indexLoader struct {
+	ctx       context.Context
+	db        *state.DB
+	srcID     int64
+	threshold int // changes from which the Index pays
+	started   bool
+	done      chan struct{}
+	idx       *state.Index
+	err       error
+}
+
+func newIndexLoader(ctx context.Context, db *state.DB, srcID int64) (*indexLoader, error) {
+	rows, err := db.Rows(ctx, srcID)
+	if err != nil {
+		return nil, err
+	}
+	l := &indexLoader{ctx: ctx, db: db, srcID: srcID, threshold: -1}
+	if rows > 0 {
+		l.threshold = max(rows/8, 2001)
+	}
+	return l, nil
+}
+
+// maybeStart starts the load when held changes reach the threshold.
+func (l *indexLoader) maybeStart(held int) {
+	if l == nil || l.started || l.threshold < 0 || held < l.threshold {
+		return
+	}
+	l.started = true
+	l.done = make(chan struct{})
+	go func() {
+		defer close(l.done)
+		l.idx, l.err = l.db.LoadIndex(l.ctx, l.srcID)
+	}()
+}
+
+// state is the State to plan held changes with.
+func (l *indexLoader) state(ctx context.Context, held int) (plan.State, error) {
+	l.maybeStart(held)
+	if !l.started {
+		return l.db.View(l.srcID), nil
+	}
+	<-l.done
+	return l.idx, l.err
+}
+
+// wait waits for a load begun, so that no read outlives the plan.
+func (l *indexLoader) wait() {
+	if l != nil && l.started {
+		<-l.done
+	}
+}

@@ -1,0 +1,154 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	"rsx/dest/store"
+	"rsx/fetch"
+)
+
+// TestKillMidBaseline kills (SIGKILL) a process in the middle of a
+// baseline: no file at a final path is partial or corrupt, the state is
+// consistent, and the next run fetches only the resources that were not
+// finished (the others are verified in place and kept).
+func TestKillMidBaseline(t *testing.T) {
+	if dir := os.Getenv("RSX_ENGINE_KILL_DEST"); dir != "" {
+		killableBaseline(dir, os.Getenv("RSX_ENGINE_KILL_TARGET"))
+		return
+	}
+	if testing.Short() {
+		t.Skip("starts a process and kills it")
+	}
+	const n = 400
+	f := manySource(t, n)
+	f.mu.Lock()
+	f.hook = func(p string) {
+		if len(p) > 3 && p[:3] == "/r/" {
+			time.Sleep(3 * time.Millisecond)
+		}
+	}
+	f.mu.Unlock()
+	dir := t.TempDir()
+	cmd := startHelper(t, "TestKillMidBaseline", "RSX_ENGINE_KILL_DEST="+dir, "RSX_ENGINE_KILL_TARGET="+f.target())
+	deadline := time.Now().Add(time.Minute)
+	for len(files(t, dir)) < n/4 {
+		if time.Now().After(deadline) {
+			t.Fatal("the helper wrote nothing within a minute")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	done := len(files(t, dir))
+	if done >= n {
+		t.Fatalf("the helper finished before it was killed (%d files)", done)
+	}
+	tmps, _ := os.ReadDir(filepath.Join(dir, ".rsx", "tmp"))
+	t.Logf("killed with %d of %d files at their final path, %d temporaries", done, n, len(tmps))
+	assertWhole(t, f, dir)
+	assertConsistent(t, dir)
+
+	f.resetHits()
+	res := syncOnce(t, dir, testClient(t), f.target(), PlanOptions{})
+	if !res.OK() || !res.Finished || res.Plan.Mode != ModeBaseline || !res.Plan.Resumed {
+		t.Fatalf("the next run: finished %v, mode %s, resumed %v:%s", res.Finished, res.Plan.Mode, res.Plan.Resumed, failures(res))
+	}
+	if got := f.resourceHits(); got != n-done {
+		t.Errorf("the next run fetched %d resources; %d were not finished", got, n-done)
+	}
+	if res.Created+res.Plan.Summary.Unchanged != n || res.Adopted+res.Plan.Summary.Unchanged != done {
+		t.Errorf("created %d (adopted %d), unchanged %d", res.Created, res.Adopted, res.Plan.Summary.Unchanged)
+	}
+	if tmps, _ := os.ReadDir(filepath.Join(dir, ".rsx", "tmp")); len(tmps) != 0 {
+		t.Errorf("%d temporaries left", len(tmps))
+	}
+	assertWhole(t, f, dir)
+	assertConsistent(t, dir)
+	if rep := auditOnce(t, dir, testClient(t), f.target()); !rep.InSync() || rep.Same != n {
+		t.Errorf("audit: %+v", rep)
+	}
+}
+
+// killableBaseline runs a baseline in the helper process until it is
+// killed.
+func killableBaseline(dir, target string) {
+	fail := func(err error) {
+		fmt.Println(err)
+		os.Exit(3)
+	}
+	c, err := fetch.NewClient(testClientOptions())
+	if err != nil {
+		fail(err)
+	}
+	st, err := store.OpenDir(dir, store.Options{Create: true})
+	if err != nil {
+		fail(err)
+	}
+	// Small batches: the kill finds some resources recorded and others
+	// only written.
+	s, err := Open(context.Background(), st, c, Options{Concurrency: 8, StateBatch: 40})
+	if err != nil {
+		fail(err)
+	}
+	p, err := s.Plan(context.Background(), target, PlanOptions{})
+	if err != nil {
+		fail(err)
+	}
+	fmt.Println("ready")
+	s.Run(context.Background(), p)
+	fmt.Println("finished")
+	os.Exit(0)
+}
+
+// startHelper starts this test binary running one test with env set, and
+// returns once it prints "ready".
+func startHelper(t *testing.T, test string, env ...string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^"+test+"$", "-test.v")
+	cmd.Env = append(os.Environ(), env...)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	ready := make(chan struct{})
+	ended := make(chan string, 1)
+	go func() {
+		buf := make([]byte, 4096)
+		var seen []byte
+		for {
+			n, err := out.Read(buf)
+			seen = append(seen, buf[:n]...)
+			if bytes.Contains(seen, []byte("ready\n")) {
+				close(ready)
+				io.Copy(io.Discard, out)
+				return
+			}
+			if err != nil {
+				ended <- string(seen)
+				return
+			}
+		}
+	}()
+	select {
+	case <-ready:
+	case said := <-ended:
+		t.Fatalf("the helper process ended before it was ready: %s", said)
+	case <-time.After(time.Minute):
+		t.Fatal("the helper process was not ready within a minute")
+	}
+	return cmd
+}

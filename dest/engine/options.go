@@ -1,0 +1,177 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"rsx/dest/state"
+	"rsx/fetch"
+)
+
+// Mode is the kind of sync to plan.
+type Mode string
+
+const (
+	// ModeAuto is a baseline when the destination has no finished baseline of
+	// the Source (or the selection changed), an incremental sync after.
+	ModeAuto        Mode = "auto"
+	ModeBaseline    Mode = "baseline"
+	ModeIncremental Mode = "incremental"
+)
+
+// ParseMode reads a --mode value.
+func ParseMode(s string) (Mode, error) {
+	switch m := Mode(s); m {
+	case ModeAuto, ModeBaseline, ModeIncremental:
+		return m, nil
+	case "":
+		return ModeAuto, nil
+	}
+	return "", fmt.Errorf("mode %q: want auto, baseline or incremental", s)
+}
+
+// From is where a baseline or the changes come from.
+type From string
+
+const (
+	FromDefault From = ""     // a list, or a dump when the Source offers only a dump
+	FromList    From = "list" // Resource List, Change List (or their indexes)
+	FromDump    From = "dump" // Resource Dump, Change Dump (or their indexes)
+)
+
+// ParseFrom reads a --baseline-from or --changes-from value.
+func ParseFrom(s string) (From, error) {
+	switch f := From(s); f {
+	case FromDefault, FromList, FromDump:
+		return f, nil
+	}
+	return "", fmt.Errorf("%q: want list or dump", s)
+}
+
+// Client is what the engine fetches with; *fetch.Client is one. When it
+// also has SetCrawlDelay (crawl.CrawlDelayer), robots.txt's Crawl-delay is
+// honoured.
+type Client interface {
+	fetch.Getter
+	fetch.Downloader
+}
+
+// Options configure a Session.
+type Options struct {
+	// Concurrency is how many resources are fetched and written at once;
+	// default 16. The client's per-host limits apply on top: more workers
+	// than a host's slots let some write (fsync) while others download.
+	Concurrency int
+	// ListConcurrency is how many documents (Resource List parts, dump
+	// packages) are read at once; default 4.
+	ListConcurrency int
+	// IgnoreCrawlDelay does not read robots.txt for a Crawl-delay.
+	IgnoreCrawlDelay bool
+	// MaxCrawlDelay caps a robots.txt Crawl-delay; default 30s.
+	MaxCrawlDelay time.Duration
+	// UserAgent picks the robots.txt group; default "rsx".
+	UserAgent string
+	// Progress receives the progress of planning and of a run, about
+	// ProgressInterval apart and at each failure; it must not block long.
+	Progress func(Progress)
+	// ProgressInterval is how often Progress is called; default 100ms.
+	ProgressInterval time.Duration
+	// StateBatch and StateDelay bound a batch of the state (see
+	// state.WriterOptions); by default 1000 changes or 5 s for a folder,
+	// 20000 changes or 60 s for a bucket, whose whole state file is uploaded
+	// after each batch.
+	StateBatch int
+	StateDelay time.Duration
+	// MaxConsecutiveErrors stops a run after this many resources in a row
+	// failed without an HTTP response (the Source stopped answering);
+	// default 100.
+	MaxConsecutiveErrors int
+	// Now is the clock (tests); default time.Now.
+	Now func() time.Time
+}
+
+func (o Options) withDefaults() Options {
+	if o.Concurrency <= 0 {
+		o.Concurrency = 16
+	}
+	if o.ListConcurrency <= 0 {
+		o.ListConcurrency = 4
+	}
+	if o.MaxCrawlDelay <= 0 {
+		o.MaxCrawlDelay = 30 * time.Second
+	}
+	if o.UserAgent == "" {
+		o.UserAgent = "rsx"
+	}
+	if o.ProgressInterval <= 0 {
+		o.ProgressInterval = 100 * time.Millisecond
+	}
+	if o.MaxConsecutiveErrors <= 0 {
+		o.MaxConsecutiveErrors = 100
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	return o
+}
+
+// PlanOptions say what to plan.
+type PlanOptions struct {
+	Mode         Mode
+	BaselineFrom From
+	ChangesFrom  From
+	// Selection replaces the stored selection (--include, --exclude, --map)
+	// when not nil; nil applies the stored one.
+	Selection *state.Selection
+	// Delete applies deletions; without it they are remembered.
+	Delete bool
+	// AllowOtherHosts copies resources outside the Source's authority (the
+	// hosts of its Capability List and of the URL given).
+	AllowOtherHosts bool
+}
+
+// Phase is what a session is doing.
+type Phase string
+
+const (
+	PhaseReading  Phase = "reading"  // the Source's documents, while planning
+	PhaseSyncing  Phase = "syncing"  // fetching and writing resources
+	PhaseFinished Phase = "finished" // the run is over
+)
+
+// Progress is a snapshot of a plan or a run.
+type Progress struct {
+	Phase     Phase
+	Documents int   // documents read (lists, parts, packages)
+	Entries   int64 // entries read from them
+	// Total is the resources the run has to create, update or delete;
+	// Done of them are done (Failed included).
+	Total, Done, Failed int
+	// Bytes written so far; TotalBytes is the declared length of what is to
+	// be fetched (resources without a declared length count 0).
+	Bytes, TotalBytes int64
+	Rate              float64       // resources a second, over the last seconds
+	ByteRate          float64       // bytes a second, likewise
+	Elapsed           time.Duration // since the run began
+	Remaining         time.Duration // estimated; 0 when unknown
+	InFlight          []string      // URIs being fetched or written
+	// Failure is the failure that caused this report, nil in the regular
+	// reports.
+	Failure *Failure
+}
+
+// progressFunc calls f when it is set.
+func (o Options) report(p Progress) {
+	if o.Progress != nil {
+		o.Progress(p)
+	}
+}
+
+// ctxErr returns ctx's error, wrapped with what was being done.
+func ctxErr(ctx context.Context, what string) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	return nil
+}

@@ -1,0 +1,507 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"rsx/dest/pathmap"
+	"rsx/dest/plan"
+	"rsx/dest/state"
+	"rsx/model"
+)
+
+// Summary counts a plan.
+type Summary struct {
+	Create, Update, Delete int
+	// PendingDelete counts the deletions remembered, not applied (no
+	// --delete): those found now and those remembered from earlier runs.
+	PendingDelete int
+	// Unchanged counts the resources whose copy is current; Touch of them
+	// only have their metadata recorded again.
+	Unchanged, Touch int
+	// Excluded counts the resources the selection leaves out; Refused those
+	// outside the Source's authority or that cannot be mapped to a path.
+	Excluded, Refused int
+	// Vanished counts the resources created and deleted inside the window
+	// of changes (or deleted before they were copied): nothing to do.
+	Vanished int
+	// SkippedChanges counts the changes before the copy's point or already
+	// processed by an earlier run.
+	SkippedChanges int
+	// Bytes is the declared length of what is to be fetched; UnknownBytes
+	// counts the resources to fetch that declare none.
+	Bytes        int64
+	UnknownBytes int
+	// Documents and Entries count what was read from the Source.
+	Documents int
+	Entries   int64
+}
+
+// Work is how many resources the run acts on (creates, updates, deletes).
+func (s Summary) Work() int { return s.Create + s.Update + s.Delete }
+
+// ListRead is a Change List (or a Change Dump package) the plan read.
+type ListRead struct {
+	URL         string
+	Kind        string // changelist or changedump
+	From, Until time.Time
+	Entries     int
+	Skipped     int  // changes before the copy's point or processed earlier
+	OutOfOrder  int  // changes not in forward chronological order
+	Unchanged   bool // the open list had not changed since the last run (not read again)
+}
+
+// Plan is what a run will do, decided without writing anything. Run it with
+// Session.Run; Close it when it is not run.
+type Plan struct {
+	Mode   Mode // ModeBaseline or ModeIncremental
+	From   From // FromList or FromDump
+	Source string
+	// CapabilityList is the Source's Capability List ("" when the document
+	// given has none above it).
+	CapabilityList string
+	Target         string // the URL given
+	Document       string // the document read: Resource List (Index), Resource Dump, Change List (Index), Change Dump
+	// Point is the copy's point before the run (zero: none yet); At is a
+	// baseline's snapshot time, which becomes the point.
+	Point, At time.Time
+	// Resumed says that the baseline continues one that was not finished.
+	Resumed bool
+	Delete  bool
+	Summary Summary
+	// Gap is a stretch of time no Change List covers: the plan does nothing
+	// and proposes a new baseline.
+	Gap *plan.Gap
+	// Problems are documents or packages that could not be used: the run
+	// applies what could be read, but neither finishes a baseline nor marks
+	// lists processed, and it fails.
+	Problems []Failure
+	// Refused are resources outside the Source's authority or without a
+	// path (at most maxListed of them; Summary.Refused counts all).
+	Refused []Failure
+	Lists   []ListRead
+	// Warnings are about the Source's documents; Notes explain the plan.
+	Warnings, Notes []string
+	// Selection is the selection of the run; PreviousSelection is the one
+	// it replaces, when the run changes it.
+	Selection         state.Selection
+	PreviousSelection *state.Selection
+
+	sess     *Session
+	opts     PlanOptions
+	srcID    int64
+	items    *spool
+	pkgs     []*pkgFile
+	records  []state.ChangeList // Change Lists to record after a run without failures
+	newPoint time.Time          // synced_until after such a run
+	baseline state.Baseline     // the baseline, for a baseline plan
+	complete bool               // everything was read: deletions decided, the run may finish the baseline or mark lists
+	adopt    bool               // files already at a Create's path are verified and kept instead of fetched
+	selSave  bool               // the run records Selection
+	ran      atomic.Bool
+}
+
+// maxListed bounds the refusals and problems a plan or run keeps in memory.
+const maxListed = 10000
+
+// Items calls fn for each decision of the plan, in order (resources the
+// copy already holds unchanged are counted, not listed).
+func (p *Plan) Items(fn func(Item) error) error {
+	if p.items == nil {
+		return nil
+	}
+	return p.items.each(func(it *Item) error { return fn(*it) })
+}
+
+// Close removes the plan's temporary files (its spool, dump packages).
+func (p *Plan) Close() error {
+	var err error
+	if p.items != nil {
+		err = p.items.close()
+	}
+	for _, pk := range p.pkgs {
+		if pk != nil {
+			if cerr := pk.remove(); err == nil {
+				err = cerr
+			}
+		}
+	}
+	return err
+}
+
+// builder collects a plan's items as dest/plan decides them.
+type builder struct {
+	s          *Session
+	p          *Plan
+	sel        *plan.Selection
+	mapper     *pathmap.Mapper
+	mapChanged bool
+	// noDeletes drops deletions (a snapshot that could not be read whole).
+	noDeletes      bool
+	emittedPending int
+	index          *indexLoader // an incremental plan's state, loaded in the background
+	capList        string       // the Source's Capability List, "" when none
+	docs           atomic.Int64
+	entries        atomic.Int64
+}
+
+// Plan reads the Source of target and decides what a run would do: a
+// baseline or an incremental sync (opts.Mode). Nothing is written; a dry
+// run stops here. An error means the plan could not be made at all
+// (unreachable or unusable target, a state that cannot be read).
+func (s *Session) Plan(ctx context.Context, target string, opts PlanOptions) (*Plan, error) {
+	if err := s.check(); err != nil {
+		return nil, err
+	}
+	if opts.Mode == "" {
+		opts.Mode = ModeAuto
+	}
+	s.opts.report(Progress{Phase: PhaseReading})
+	src, err := s.resolve(ctx, target)
+	if err != nil {
+		return nil, err
+	}
+	p := &Plan{Source: src.key, CapabilityList: src.capList, Target: target, Delete: opts.Delete, sess: s, opts: opts}
+	p.Notes = append(p.Notes, src.notes...)
+	p.Warnings = append(p.Warnings, s.honourCrawlDelay(ctx, src.key)...)
+
+	row, err := s.db.Source(ctx, src.key)
+	exists := err == nil
+	if err != nil && !errors.Is(err, state.ErrNoSource) {
+		return nil, err
+	}
+	if exists {
+		p.srcID = row.ID
+		p.Point = row.Point()
+	}
+
+	// The selection: the one given replaces the stored one.
+	p.Selection = row.Selection
+	selChanged := false
+	if opts.Selection != nil {
+		given := *opts.Selection
+		if exists && !row.Selection.Equal(given) {
+			prev := row.Selection
+			p.PreviousSelection = &prev
+			selChanged = true
+			p.Notes = append(p.Notes, "the selection is replaced: was "+describeSelection(prev)+", now "+describeSelection(given))
+		}
+		p.selSave = !exists || selChanged
+		p.Selection = given
+	}
+	b := &builder{s: s, p: p, capList: src.capList}
+	if b.sel, err = plan.NewSelection(p.Selection.Include, p.Selection.Exclude); err != nil {
+		return nil, fmt.Errorf("selection: %w", err)
+	}
+	rules := make([]pathmap.Rule, 0, len(p.Selection.Map))
+	for _, m := range p.Selection.Map {
+		r, err := pathmap.ParseRule(m)
+		if err != nil {
+			return nil, fmt.Errorf("--map: %w", err)
+		}
+		rules = append(rules, r)
+	}
+	if b.mapper, err = pathmap.New(pathmap.Options{Authorities: src.authorities, AllowOtherHosts: opts.AllowOtherHosts, Rules: rules}); err != nil {
+		return nil, fmt.Errorf("map URIs to paths: %w", err)
+	}
+	b.mapChanged = p.PreviousSelection != nil && !equalStrings(p.PreviousSelection.Map, p.Selection.Map)
+
+	// The mode.
+	baselineDone := exists && !row.Baseline.Done.IsZero()
+	mode := opts.Mode
+	switch mode {
+	case ModeAuto:
+		switch {
+		case !exists || row.Baseline.Kind == "":
+			mode = ModeBaseline
+			p.Notes = append(p.Notes, "no baseline of this Source in the destination yet: a baseline")
+		case !baselineDone:
+			mode = ModeBaseline
+			p.Notes = append(p.Notes, "the baseline begun "+model.FormatDatetime(row.Baseline.At)+" was not finished: it is continued")
+		case selChanged:
+			mode = ModeBaseline
+			p.Notes = append(p.Notes, "the selection changed: a baseline, so that what it newly includes is copied")
+		default:
+			mode = ModeIncremental
+		}
+	case ModeIncremental:
+		if !baselineDone {
+			return nil, fmt.Errorf("%s has no finished baseline of %s: run a baseline first (--mode baseline, or auto)", s.st, src.key)
+		}
+		if selChanged {
+			p.Warnings = append(p.Warnings, "the selection changed, but an incremental sync copies only what changed: run a baseline to copy what it newly includes")
+		}
+	}
+	p.Resumed = exists && row.Baseline.Kind != "" && row.Baseline.Done.IsZero()
+	if mode == ModeIncremental {
+		from, doc := chooseDoc(src, opts.ChangesFrom, model.CapChangeList, model.CapChangeDump)
+		if doc == "" {
+			mode = ModeBaseline
+			p.Notes = append(p.Notes, "the Source offers no Change List or Change Dump: the copy is compared with a new baseline instead")
+		} else {
+			p.Mode, p.From, p.Document = ModeIncremental, from, doc
+		}
+	}
+	if mode == ModeBaseline {
+		from, doc := chooseDoc(src, opts.BaselineFrom, model.CapResourceList, model.CapResourceDump)
+		if doc == "" {
+			if opts.BaselineFrom != FromDefault {
+				return nil, fmt.Errorf("the Source %s offers no Resource %s: %w", src.key, map[From]string{FromList: "List", FromDump: "Dump"}[opts.BaselineFrom], errNoDocument)
+			}
+			return nil, fmt.Errorf("the Source %s offers no Resource List or Resource Dump: %w", src.key, errNoDocument)
+		}
+		p.Mode, p.From, p.Document = ModeBaseline, from, doc
+		// Files already where a resource goes are verified and kept rather
+		// than fetched: the rest of an interrupted run, or a copy whose state
+		// was lost. A fresh folder has none to look for.
+		p.adopt = p.Resumed || (!s.isBucket() && s.hasFiles(ctx))
+	}
+	if p.Mode == ModeIncremental && opts.ChangesFrom == FromDump && p.From != FromDump {
+		return nil, fmt.Errorf("the Source %s offers no Change Dump: %w", src.key, errNoDocument)
+	}
+
+	if p.items, err = newSpool(s.st.TempDir()); err != nil {
+		return nil, err
+	}
+	stopTicker := b.tick(ctx)
+	if p.Mode == ModeBaseline {
+		err = b.baseline(ctx)
+	} else {
+		err = b.incremental(ctx, row)
+	}
+	stopTicker()
+	if err == nil {
+		err = p.items.finish()
+	}
+	if err != nil {
+		p.Close()
+		return nil, err
+	}
+	p.Summary.Documents = int(b.docs.Load())
+	p.Summary.Entries = b.entries.Load()
+	return p, nil
+}
+
+// tick reports the reading's progress until the returned func is called.
+func (b *builder) tick(ctx context.Context) func() {
+	if b.s.opts.Progress == nil {
+		return func() {}
+	}
+	done := make(chan struct{})
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		t := time.NewTicker(b.s.opts.ProgressInterval)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				b.s.opts.report(Progress{Phase: PhaseReading, Documents: int(b.docs.Load()), Entries: b.entries.Load()})
+			}
+		}
+	}()
+	return func() { close(done); <-stopped }
+}
+
+// chooseDoc picks the list or the dump of a kind: the one asked for, else
+// the list, else the dump.
+func chooseDoc(src *source, want From, list, dump model.Capability) (From, string) {
+	switch want {
+	case FromList:
+		return FromList, src.docs[list]
+	case FromDump:
+		return FromDump, src.docs[dump]
+	}
+	// The document given decides when it is of this kind.
+	if u, ok := src.docs[list]; ok && sameURL(u, src.target) {
+		return FromList, u
+	}
+	if u, ok := src.docs[dump]; ok && sameURL(u, src.target) {
+		return FromDump, u
+	}
+	if u := src.docs[list]; u != "" {
+		return FromList, u
+	}
+	if u := src.docs[dump]; u != "" {
+		return FromDump, u
+	}
+	return FromDefault, ""
+}
+
+func sameURL(a, b string) bool { return strings.TrimSpace(a) == strings.TrimSpace(b) }
+
+func equalStrings(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// describeSelection writes a selection for people.
+func describeSelection(s state.Selection) string {
+	if s.Empty() {
+		return "everything"
+	}
+	var parts []string
+	for _, v := range s.Include {
+		parts = append(parts, "--include "+strconv.Quote(v))
+	}
+	for _, v := range s.Exclude {
+		parts = append(parts, "--exclude "+strconv.Quote(v))
+	}
+	for _, v := range s.Map {
+		parts = append(parts, "--map "+strconv.Quote(v))
+	}
+	return strings.Join(parts, " ")
+}
+
+// entryOf is a document entry as dest/plan reads it, with its loc resolved.
+func entryOf(e *model.Entry, loc string) plan.Entry {
+	pe := plan.EntryOf(e)
+	pe.URI = loc
+	return pe
+}
+
+// emit takes one decision of dest/plan.
+func (b *builder) emit(ctx context.Context) func(plan.Item) error {
+	sum := &b.p.Summary
+	return func(it plan.Item) error {
+		item := Item{Item: it}
+		switch it.Action {
+		case plan.Create, plan.Update:
+			if it.Action == plan.Update && it.ID > 0 && !b.mapChanged {
+				// Same rules, same path: the run takes it from the row.
+				break
+			}
+			path, err := b.mapper.Map(it.Entry.URI)
+			if err != nil {
+				b.refuse(it.Entry.URI, err)
+				return nil
+			}
+			item.Path = path
+		case plan.Unchanged:
+			if b.mapChanged && it.ID > 0 {
+				moved, err := b.moved(ctx, &item)
+				if err != nil {
+					return err
+				}
+				if moved {
+					break
+				}
+			}
+			sum.Unchanged++
+			if !it.Touch {
+				return nil
+			}
+			sum.Touch++
+		case plan.Delete, plan.PendingDelete:
+			if it.Action == plan.PendingDelete {
+				b.emittedPending++
+			}
+			if b.noDeletes {
+				return nil
+			}
+		}
+		switch item.Action {
+		case plan.Create, plan.Update:
+			if item.Action == plan.Create {
+				sum.Create++
+			} else {
+				sum.Update++
+			}
+			if item.Entry.Length >= 0 {
+				sum.Bytes += item.Entry.Length
+			} else {
+				sum.UnknownBytes++
+			}
+		case plan.Delete:
+			sum.Delete++
+		case plan.PendingDelete:
+			sum.PendingDelete++
+		}
+		if k, _, ok := splitRef(item.Entry.Ref); ok && k < len(b.p.pkgs) {
+			b.p.pkgs[k].refs.Add(1)
+		}
+		return b.p.items.add(&item)
+	}
+}
+
+// moved turns an Unchanged item whose copy a changed --map puts elsewhere
+// into an Update to the new path.
+func (b *builder) moved(ctx context.Context, it *Item) (bool, error) {
+	path, err := b.mapper.Map(it.Entry.URI)
+	if err != nil {
+		return false, nil
+	}
+	row, err := b.s.db.ResourceByID(ctx, it.ID)
+	if err != nil {
+		return false, err
+	}
+	if row.Path == path {
+		return false, nil
+	}
+	it.Action, it.Path, it.Touch = plan.Update, path, false
+	it.Reason = "moves from " + row.Path + " (the --map rules changed)"
+	return true, nil
+}
+
+// refuse notes a resource that gets no path.
+func (b *builder) refuse(uri string, err error) {
+	b.p.Summary.Refused++
+	if len(b.p.Refused) < maxListed {
+		b.p.Refused = append(b.p.Refused, Failure{URL: uri, Kind: KindRefused, Err: err})
+	}
+}
+
+// problem notes a document or package that could not be used.
+func (b *builder) problem(url string, kind FailureKind, err error) {
+	if len(b.p.Problems) < maxListed {
+		b.p.Problems = append(b.p.Problems, Failure{URL: url, Kind: kind, Err: err})
+	}
+}
+
+// mergeSummary takes what dest/plan counted and the builder did not.
+func (b *builder) mergeSummary(ps plan.Summary) {
+	sum := &b.p.Summary
+	sum.Excluded += ps.Excluded
+	sum.Vanished += ps.Vanished
+	sum.SkippedChanges += ps.Skipped
+	// Remembered deletions that Changes counts without emitting them.
+	if extra := ps.PendingDelete - b.emittedPending; extra > 0 && !b.noDeletes {
+		sum.PendingDelete += extra
+	}
+	b.p.Warnings = append(b.p.Warnings, ps.Warnings...)
+}
+
+// splitRef reads an Entry.Ref the engine wrote for a bitstream of a dump
+// package: the package's index and the manifest path.
+func splitRef(ref string) (int, string, bool) {
+	if ref == "" {
+		return 0, "", false
+	}
+	k, path, ok := strings.Cut(ref, "\x00")
+	if !ok {
+		return 0, "", false
+	}
+	n, err := strconv.Atoi(k)
+	if err != nil || n < 0 {
+		return 0, "", false
+	}
+	return n, path, true
+}
+
+func makeRef(pkg int, path string) string { return strconv.Itoa(pkg) + "\x00" + path }

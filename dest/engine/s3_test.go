@@ -1,0 +1,194 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/minio/minio-go/v7"
+	"github.com/minio/minio-go/v7/pkg/credentials"
+
+	"rsx/demo"
+	"rsx/dest/pathmap"
+	"rsx/dest/store"
+)
+
+// The bucket destination runs against the Versity S3 Gateway (versitygw), a
+// real S3 server, on a free loopback port: RSX_VERSITYGW names the binary
+// (scripts/versitygw builds one), or versitygw is on PATH.
+
+const (
+	s3Access = "rsxengineaccess"
+	s3Secret = "rsxenginesecretkey0123456789"
+)
+
+// startVersitygw starts versitygw with one bucket and returns its endpoint
+// and a client of it, or skips the test saying why.
+func startVersitygw(t *testing.T, bucket string) (string, *minio.Client) {
+	t.Helper()
+	bin := os.Getenv("RSX_VERSITYGW")
+	if bin == "" {
+		bin, _ = exec.LookPath("versitygw")
+	}
+	if bin == "" {
+		t.Skip("no S3 server to test against: set RSX_VERSITYGW to a versitygw binary (scripts/versitygw builds one) or put versitygw on PATH")
+	}
+	if _, err := os.Stat(bin); err != nil {
+		t.Skipf("RSX_VERSITYGW=%s: %v", bin, err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	cmd := exec.Command(bin, "--access", s3Access, "--secret", s3Secret, "--port", addr, "posix", t.TempDir())
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start %s: %v", bin, err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	mc, err := minio.New(addr, &minio.Options{Creds: credentials.NewStaticV4(s3Access, s3Secret, ""), BucketLookup: minio.BucketLookupPath})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for deadline := time.Now().Add(15 * time.Second); ; {
+		if _, err := mc.ListBuckets(ctx); err == nil {
+			break
+		} else if time.Now().After(deadline) {
+			t.Fatalf("versitygw did not answer on %s: %v\n%s", addr, err, out.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if err := mc.MakeBucket(ctx, bucket, minio.MakeBucketOptions{}); err != nil {
+		t.Fatalf("make bucket %s: %v", bucket, err)
+	}
+	return "http://" + addr, mc
+}
+
+func s3Getenv(k string) string {
+	switch k {
+	case "AWS_ACCESS_KEY_ID":
+		return s3Access
+	case "AWS_SECRET_ACCESS_KEY":
+		return s3Secret
+	}
+	return ""
+}
+
+// s3Sync plans and runs against the bucket, with a working folder of its own.
+func s3Sync(t *testing.T, dest, cache string, target string, po PlanOptions) *Result {
+	t.Helper()
+	st, err := store.Open(context.Background(), dest, store.Options{Getenv: s3Getenv, CacheDir: cache})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	s, err := Open(context.Background(), st, testClient(t), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	p, err := s.Plan(context.Background(), target, po)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	res, err := s.Run(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// assertBucketMirror checks the bucket's objects under prefix against the
+// Resource List, as assertMirror does for a folder.
+func assertBucketMirror(t *testing.T, mc *minio.Client, bucket, prefix, rl string) {
+	t.Helper()
+	ctx := context.Background()
+	m, _ := pathmap.New(pathmap.Options{AllowOtherHosts: true})
+	entries := sourceEntries(t, rl)
+	want := map[string]bool{}
+	for _, e := range entries {
+		p, _ := m.Map(e.Loc)
+		key := prefix + "/" + p
+		want[key] = true
+		obj, err := mc.GetObject(ctx, bucket, key, minio.GetObjectOptions{})
+		if err != nil {
+			t.Errorf("%s: %v", key, err)
+			continue
+		}
+		b, err := io.ReadAll(obj)
+		obj.Close()
+		h, _ := e.MD.Hash.Get("md5")
+		if err != nil || md5hex(b) != h.Hex() {
+			t.Errorf("%s: %v, md5 %s, declared %s", key, err, md5hex(b), h.Hex())
+		}
+	}
+	n := 0
+	for o := range mc.ListObjects(ctx, bucket, minio.ListObjectsOptions{Prefix: prefix + "/", Recursive: true}) {
+		if o.Err != nil {
+			t.Fatal(o.Err)
+		}
+		if strings.HasPrefix(o.Key, prefix+"/.rsx/") {
+			continue
+		}
+		if !want[o.Key] {
+			t.Errorf("extra object %s", o.Key)
+		}
+		n++
+	}
+	if n != len(want) {
+		t.Errorf("%d objects for %d resources", n, len(want))
+	}
+}
+
+func TestS3Destination(t *testing.T) {
+	endpoint, mc := startVersitygw(t, "copies")
+	srv := startDemo(t, demo.Options{Resources: 1000, Seed: 21})
+	target := srv.URL + "/dataset2/capabilitylist.xml"
+	rl := srv.URL + "/dataset2/resourcelist.xml"
+	dest := "s3://copies/demo/images?endpoint=" + endpoint + "&region=us-east-1"
+
+	res := s3Sync(t, dest, t.TempDir(), target, PlanOptions{})
+	if !res.OK() || res.Created == 0 || !res.Finished {
+		t.Fatalf("baseline into the bucket: %d:%s", res.Created, failures(res))
+	}
+	assertBucketMirror(t, mc, "copies", "demo/images", rl)
+	if _, err := mc.StatObject(context.Background(), "copies", "demo/images/.rsx/state.db", minio.StatObjectOptions{}); err != nil {
+		t.Errorf("the state is not in the bucket: %v", err)
+	}
+
+	// Another machine: an empty working folder. The state comes from the
+	// bucket, so the run is incremental.
+	advance(t, srv.URL, 4)
+	res = s3Sync(t, dest, t.TempDir(), target, PlanOptions{Delete: true})
+	if !res.OK() || res.Plan.Mode != ModeIncremental || res.Created+res.Updated+res.Deleted == 0 {
+		t.Fatalf("continued from an empty working folder: mode %s, %+v:%s", res.Plan.Mode, res.Plan.Summary, failures(res))
+	}
+	assertBucketMirror(t, mc, "copies", "demo/images", rl)
+
+	// And a third: the audit is in sync, re-reading the objects.
+	st, err := store.Open(context.Background(), dest, store.Options{Getenv: s3Getenv, CacheDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	s, err := Open(context.Background(), st, testClient(t), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := s.Audit(context.Background(), target)
+	s.Close()
+	if err != nil || !rep.InSync() || rep.Hashed != rep.Same || rep.Same == 0 {
+		t.Errorf("audit of the bucket: %v %+v", err, rep)
+	}
+}
