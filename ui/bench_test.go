@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"slices"
 	"syscall"
 	"testing"
 	"time"
@@ -184,4 +185,42 @@ func exCPUTime() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkStreamingKeystroke500k is a filter keystroke and a sort key over
+// a document of 500,000 entries still loading. "ui" is what runs on the UI
+// goroutine (the key press: it starts a Cmd); "cmd" is the scan or the sort
+// that the Cmd runs over a snapshot of the rows, which is what the UI
+// goroutine itself ran before (over the rows, with no snapshot).
+func BenchmarkStreamingKeystroke500k(b *testing.B) {
+	src := exBigDocument(b, 500_000)
+	a, _ := exStreamingApp(b, src, 500_000)
+	v := a.dv
+	lastmod := slices.Index(v.kinds, colLastmod)
+	steps := []struct {
+		name string
+		key  func() tea.Cmd
+	}{
+		{"filter", func() tea.Cmd { v.query, v.filtered = filterQuery{}, nil; return v.startFilter("pdf") }},
+		{"sort", func() tea.Cmd { v.sortCol = lastmod; return v.startSort() }},
+	}
+	for _, s := range steps {
+		b.Run(s.name+"/ui", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if cmd := s.key(); cmd == nil {
+					b.Fatal("no Cmd: the work ran on the UI goroutine")
+				}
+			}
+		})
+		b.Run(s.name+"/cmd", func(b *testing.B) {
+			cmd := s.key()
+			b.ReportAllocs()
+			cpu := exCPUTime()
+			for b.Loop() {
+				_ = cmd()
+			}
+			b.ReportMetric(float64((exCPUTime()-cpu).Microseconds())/1000/float64(b.N), "cpu-ms/op")
+		})
+	}
 }

@@ -60,6 +60,17 @@ func newDocument(url string, gen int) *document {
 	return &document{gen: gen, url: url, total: -1, entries: model.NewEntryTable(), keys: &colKeys{times: map[colKind][]int64{}}}
 }
 
+// snapshot is a copy of d, loading, that a Cmd may read (sort and filter
+// the rows in so far) while the UI goroutine goes on appending to d: its
+// table is a Snapshot of d's, and it builds no cached keys of its own.
+func (d *document) snapshot() *document {
+	s := *d
+	s.entries = d.entries.Snapshot()
+	s.partOf = d.partOf[:len(d.partOf):len(d.partOf)]
+	s.keys = &colKeys{times: map[colKind][]int64{}}
+	return &s
+}
+
 // displayOrigin is the origin whose locs the table shows from their path:
 // the document's own, or for a local file that of its first entry.
 func (d *document) displayOrigin() string {
