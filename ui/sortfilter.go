@@ -169,7 +169,7 @@ func sortPerm(d *document, n int, k colKind, desc bool, frozen bool) []int32 {
 			cached = d.timeKeys(k)
 		}
 		keys := make([]uint64, n)
-		inChunks(n, workersFor(n), func(_, from, to int) {
+		splitFor(n).run(func(_, from, to int) {
 			for i := from; i < to; i++ {
 				var v int64
 				if cached != nil {

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // Sorting a million rows in tens of milliseconds: every column's keys are
@@ -26,8 +27,8 @@ func radixSort(keys []uint64, rows []int32) {
 	if n < 2 {
 		return
 	}
-	w := workersFor(n)
-	lo, hi, diff := spanOf(keys, w)
+	sp := splitFor(n)
+	lo, hi, diff := spanOf(keys, sp)
 	if lo == hi {
 		return
 	}
@@ -56,45 +57,67 @@ func radixSort(keys []uint64, rows []int32) {
 		}
 	}
 	if span+posBits <= 64 {
-		radixPacked(keys, rows, tr, span, posBits, w)
+		radixPacked(keys, rows, tr, span, posBits, sp)
 		return
 	}
-	radixWide(keys, rows, tr, span, w)
+	radixWide(keys, rows, tr, span, sp)
 }
 
-// workersFor is how many goroutines share a pass over n elements.
-func workersFor(n int) int {
-	if n < 1<<17 {
-		return 1
+// split is how a pass over n elements is shared among the cores: in
+// chunks, more than there are goroutines, which take them in turn, so that
+// a goroutine the system leaves waiting holds the others up by a chunk, not
+// by half the pass.
+type split struct {
+	n, chunks, workers int
+}
+
+// splitFor shares a pass over n elements: alone below 2¹⁷ elements,
+// otherwise among up to 4 goroutines, in 4 chunks each.
+func splitFor(n int) split {
+	w := min(runtime.GOMAXPROCS(0), 4)
+	if n < 1<<17 || w < 2 {
+		return split{n: n, chunks: 1, workers: 1}
 	}
-	return max(min(runtime.GOMAXPROCS(0), 4), 1)
+	return split{n: n, chunks: 4 * w, workers: w}
 }
 
-// inChunks calls f for w consecutive chunks of [0, n), c numbering them,
-// on w goroutines (the caller's among them), and returns when all are done.
-// The same n and w give the same chunks.
-func inChunks(n, w int, f func(c, lo, hi int)) {
-	if w <= 1 {
-		f(0, 0, n)
+// run calls f for each chunk [lo, hi) of [0, n), c numbering them in order,
+// and returns when all are done. The same split gives the same chunks.
+func (sp split) run(f func(c, lo, hi int)) {
+	if sp.chunks <= 1 {
+		f(0, 0, sp.n)
 		return
 	}
-	size := (n + w - 1) / w
-	var wg sync.WaitGroup
-	for c := 1; c < w; c++ {
-		if lo, hi := c*size, min((c+1)*size, n); lo < hi {
-			wg.Go(func() { f(c, lo, hi) })
+	size := (sp.n + sp.chunks - 1) / sp.chunks
+	var next atomic.Int32
+	work := func() {
+		for {
+			c := int(next.Add(1)) - 1
+			if c >= sp.chunks {
+				return
+			}
+			if lo, hi := c*size, min((c+1)*size, sp.n); lo < hi {
+				f(c, lo, hi)
+			}
 		}
 	}
-	f(0, 0, min(size, n))
+	var wg sync.WaitGroup
+	for range sp.workers - 1 {
+		wg.Go(work)
+	}
+	work()
 	wg.Wait()
 }
 
 // spanOf is the least and greatest key, and the bits in which some key
 // differs from the first.
-func spanOf(keys []uint64, w int) (lo, hi, diff uint64) {
-	los, his, diffs := make([]uint64, w), make([]uint64, w), make([]uint64, w)
+func spanOf(keys []uint64, sp split) (lo, hi, diff uint64) {
+	los, his, diffs := make([]uint64, sp.chunks), make([]uint64, sp.chunks), make([]uint64, sp.chunks)
 	first := keys[0]
-	inChunks(len(keys), w, func(c, from, to int) {
+	for c := range sp.chunks {
+		los[c], his[c] = first, first
+	}
+	sp.run(func(c, from, to int) {
 		l, h, d := first, first, uint64(0)
 		for _, k := range keys[from:to] {
 			l = min(l, k)
@@ -104,7 +127,7 @@ func spanOf(keys []uint64, w int) (lo, hi, diff uint64) {
 		los[c], his[c], diffs[c] = l, h, d
 	})
 	lo, hi = first, first
-	for c := range w {
+	for c := range sp.chunks {
 		lo, hi, diff = min(lo, los[c]), max(hi, his[c]), diff|diffs[c]
 	}
 	return lo, hi, diff
@@ -246,11 +269,11 @@ func digits(keyBits int) (passes, width int) {
 
 // radixPacked sorts when a key's significant bits and a row's position fit
 // one word together: each pass moves 8 bytes per row.
-func radixPacked(keys []uint64, rows []int32, tr keyTransform, keyBits, posBits, w int) {
+func radixPacked(keys []uint64, rows []int32, tr keyTransform, keyBits, posBits int, sp split) {
 	n := len(keys)
 	low := uint(posBits)
 	a := make([]uint64, n)
-	inChunks(n, w, func(_, from, to int) {
+	sp.run(func(_, from, to int) {
 		for i := from; i < to; i++ {
 			a[i] = tr.apply(keys[i])<<low | uint64(i)
 		}
@@ -258,13 +281,13 @@ func radixPacked(keys []uint64, rows []int32, tr keyTransform, keyBits, posBits,
 	src, dst := a, make([]uint64, n)
 	passes, width := digits(keyBits)
 	for p := range passes {
-		if passPacked(src, dst, low+uint(p*width), width, w) {
+		if passPacked(src, dst, low+uint(p*width), width, sp) {
 			src, dst = dst, src
 		}
 	}
 	old := slices.Clone(rows)
 	pos := uint64(1)<<low - 1
-	inChunks(n, w, func(_, from, to int) {
+	sp.run(func(_, from, to int) {
 		for j := from; j < to; j++ {
 			v := src[j]
 			rows[j] = old[v&pos]
@@ -276,20 +299,20 @@ func radixPacked(keys []uint64, rows []int32, tr keyTransform, keyBits, posBits,
 // passPacked moves src into dst ordered by the width bits of each element
 // above bit sh, stably, on w goroutines. It moves nothing and reports false
 // when every element has the same digit there.
-func passPacked(src, dst []uint64, sh uint, width, w int) bool {
+func passPacked(src, dst []uint64, sh uint, width int, sp split) bool {
 	n, size := len(src), 1<<width
 	mask := uint64(size - 1)
-	counts := make([]int, w*size)
-	inChunks(n, w, func(c, from, to int) {
+	counts := make([]int, sp.chunks*size)
+	sp.run(func(c, from, to int) {
 		cnt := counts[c*size : (c+1)*size]
 		for _, v := range src[from:to] {
 			cnt[v>>sh&mask]++
 		}
 	})
-	if !offsets(counts, size, w, n) {
+	if !offsets(counts, size, sp.chunks, n) {
 		return false
 	}
-	inChunks(n, w, func(c, from, to int) {
+	sp.run(func(c, from, to int) {
 		off := counts[c*size : (c+1)*size]
 		for _, v := range src[from:to] {
 			b := v >> sh & mask
@@ -307,10 +330,10 @@ type keyRow struct {
 }
 
 // radixWide sorts keys of more significant bits than radixPacked can hold.
-func radixWide(keys []uint64, rows []int32, tr keyTransform, keyBits, w int) {
+func radixWide(keys []uint64, rows []int32, tr keyTransform, keyBits int, sp split) {
 	n := len(keys)
 	a := make([]keyRow, n)
-	inChunks(n, w, func(_, from, to int) {
+	sp.run(func(_, from, to int) {
 		for i := from; i < to; i++ {
 			a[i] = keyRow{tr.apply(keys[i]), rows[i]}
 		}
@@ -318,7 +341,7 @@ func radixWide(keys []uint64, rows []int32, tr keyTransform, keyBits, w int) {
 	src, dst := a, make([]keyRow, n)
 	passes, width := digits(keyBits)
 	for p := range passes {
-		if passWide(src, dst, uint(p*width), width, w) {
+		if passWide(src, dst, uint(p*width), width, sp) {
 			src, dst = dst, src
 		}
 	}
@@ -328,20 +351,20 @@ func radixWide(keys []uint64, rows []int32, tr keyTransform, keyBits, w int) {
 }
 
 // passWide is passPacked for keyRow elements.
-func passWide(src, dst []keyRow, sh uint, width, w int) bool {
+func passWide(src, dst []keyRow, sh uint, width int, sp split) bool {
 	n, size := len(src), 1<<width
 	mask := uint64(size - 1)
-	counts := make([]int, w*size)
-	inChunks(n, w, func(c, from, to int) {
+	counts := make([]int, sp.chunks*size)
+	sp.run(func(c, from, to int) {
 		cnt := counts[c*size : (c+1)*size]
 		for _, v := range src[from:to] {
 			cnt[v.key>>sh&mask]++
 		}
 	})
-	if !offsets(counts, size, w, n) {
+	if !offsets(counts, size, sp.chunks, n) {
 		return false
 	}
-	inChunks(n, w, func(c, from, to int) {
+	sp.run(func(c, from, to int) {
 		off := counts[c*size : (c+1)*size]
 		for _, v := range src[from:to] {
 			b := v.key >> sh & mask
@@ -352,16 +375,16 @@ func passWide(src, dst []keyRow, sh uint, width, w int) bool {
 	return true
 }
 
-// offsets turns the counts of a pass's digits in each of w chunks (size
+// offsets turns the counts of a pass's digits in each of the chunks (size
 // digits a chunk) into the position of each chunk's first element of each
 // digit: digit by digit, chunk by chunk, so that the pass is stable. It
 // reports false when one digit has all n elements (the pass would move
 // nothing).
-func offsets(counts []int, size, w, n int) bool {
+func offsets(counts []int, size, chunks, n int) bool {
 	sum := 0
 	for b := range size {
 		total := 0
-		for c := range w {
+		for c := range chunks {
 			x := counts[c*size+b]
 			counts[c*size+b] = sum
 			sum += x
@@ -396,11 +419,14 @@ func textKeysOf(n int, text func(int32) string) *textSortKeys {
 	for j := range 64 {
 		guess = guess[:sharedLen(guess, text(int32(j*(n-1)/63)))]
 	}
-	w := workersFor(n)
-	shared, longer := make([]int, w), make([]bool, w)
+	sp := splitFor(n)
+	shared, longer := make([]int, sp.chunks), make([]bool, sp.chunks)
 	build := func(depth int) {
 		prefix := guess[:depth]
-		inChunks(n, w, func(c, from, to int) {
+		for c := range shared {
+			shared[c] = depth // for a chunk left empty
+		}
+		sp.run(func(c, from, to int) {
 			p, long := prefix, false
 			for i := from; i < to; i++ {
 				s := text(int32(i))
@@ -421,10 +447,10 @@ func textKeysOf(n int, text func(int32) string) *textSortKeys {
 	}
 	tk.depth = slices.Min(shared)
 	tk.longer = slices.Contains(longer, true)
-	_, _, diff := spanOf(tk.keys, w)
+	_, _, diff := spanOf(tk.keys, sp)
 	if bits.OnesCount64(diff) < bits.Len64(diff) {
 		sq := newSqueeze(diff)
-		inChunks(n, w, func(_, from, to int) {
+		sp.run(func(_, from, to int) {
 			for i := from; i < to; i++ {
 				tk.keys[i] = sq.apply(tk.keys[i])
 			}
@@ -452,7 +478,7 @@ func sortByTextKeys(tk *textSortKeys, text func(int32) string, rows []int32, des
 	if desc {
 		flip = ^flip
 	}
-	inChunks(n, workersFor(n), func(_, from, to int) {
+	splitFor(n).run(func(_, from, to int) {
 		for i := from; i < to; i++ {
 			keys[i] = tk.keys[i] ^ flip
 		}

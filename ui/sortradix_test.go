@@ -249,7 +249,7 @@ func TestTextKeysPrefix(t *testing.T) {
 // TestSortLarge sorts more rows than one goroutine sorts alone.
 func TestSortLarge(t *testing.T) {
 	n := 1<<17 + 4321
-	if workersFor(n) < 2 {
+	if splitFor(n).workers < 2 {
 		t.Logf("GOMAXPROCS is 1: the parallel passes run on one goroutine")
 	}
 	rng := rand.New(rand.NewPCG(7, 8))
