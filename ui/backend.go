@@ -32,6 +32,7 @@ type Backend interface {
 	Versions
 	Packages
 	Browser
+	Archives
 }
 
 // Documents loads ResourceSync documents and what surrounds them.
@@ -103,6 +104,15 @@ type Packages interface {
 	// OpenPackage prepares the download of the package ref describes; nil
 	// when packages cannot be downloaded.
 	OpenPackage(ref dump.PackageRef, opts dump.Options) *session.PackageLoad
+}
+
+// Archives reads what a Source keeps of its history (ResourceSync Archives).
+type Archives interface {
+	// History loads the live change document around url (a Change List or
+	// Change Dump, an index of them, a part of one, or a Change List or
+	// Change Dump Archive) and its archive, for the coverage view. With a
+	// History, the error says what of the archive could not be had.
+	History(ctx context.Context, url string) (*crawl.History, error)
 }
 
 // Browser opens a URL in the user's web browser.
@@ -187,3 +197,6 @@ func (NopBackend) OpenPackage(dump.PackageRef, dump.Options) *session.PackageLoa
 
 // OpenBrowser fails.
 func (NopBackend) OpenBrowser(string) error { return errNoBackend }
+
+// History fails.
+func (NopBackend) History(context.Context, string) (*crawl.History, error) { return nil, errNoBackend }

@@ -86,7 +86,7 @@ func columnsFor(c model.Capability, root model.RootKind, combined bool) []colKin
 	}
 	if root == model.RootSitemapIndex && !combined {
 		switch c {
-		case model.CapChangeList, model.CapChangeDump:
+		case model.CapChangeList, model.CapChangeDump, model.CapChangeListArchive, model.CapChangeDumpArchive:
 			return append(cols, colLoc, colFrom, colUntil)
 		default:
 			return append(cols, colLoc, colAt)
@@ -107,6 +107,11 @@ func columnsFor(c model.Capability, root model.RootKind, combined bool) []colKin
 		return append(cols, colPath, colLoc, colLastmod, colLength, colHash)
 	case model.CapChangeDumpManifest:
 		return append(cols, colPath, colChange, colDatetime, colLoc, colLength, colHash)
+	case model.CapResourceListArchive, model.CapResourceDumpArchive:
+		// The archived lists (dumps), each by when it was made.
+		return append(cols, colLoc, colAt)
+	case model.CapChangeListArchive, model.CapChangeDumpArchive:
+		return append(cols, colLoc, colFrom, colUntil)
 	}
 	return append(cols, colLoc, colLastmod, colCapability, colType, colLength)
 }

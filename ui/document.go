@@ -143,10 +143,13 @@ func (d *document) cancelLoad() {
 }
 
 // entriesAreDocuments tells whether the entries point at other
-// ResourceSync documents (Capability Lists, lists, index parts).
+// ResourceSync documents (Capability Lists, lists, index parts, archived
+// documents).
 func (d *document) entriesAreDocuments() bool {
 	if d.parts != nil {
-		return false
+		// Every part's entries in one list: documents when the parts are
+		// those of an archive.
+		return d.capability().IsArchive()
 	}
 	return entryIsDocument(d.capability(), d.root())
 }
@@ -174,7 +177,8 @@ func entryIsDocument(c model.Capability, root model.RootKind) bool {
 	case model.CapDescription, model.CapCapabilityList:
 		return true
 	}
-	return false
+	// An archive lists the documents its Source published over time.
+	return c.IsArchive()
 }
 
 // entryIsPackage tells whether entries are dump packages (ZIP files).

@@ -64,6 +64,7 @@ func (a *App) pageOpeners() []pageOpener {
 		{k.Problems, openProblemsPage},
 		{k.Discovery, openDiscovery},
 		{k.Versions, openVersionsPage},
+		{k.Coverage, openCoveragePage},
 	}
 }
 

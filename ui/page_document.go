@@ -561,6 +561,8 @@ func (v *docPage) key(msg tea.KeyPressMsg) tea.Cmd {
 		return msgCmd(followLinkMsg{Rel: "up"})
 	case key.Matches(msg, k.IndexLink):
 		return msgCmd(followLinkMsg{Rel: "index"})
+	case key.Matches(msg, k.Archives):
+		return msgCmd(followLinkMsg{Rel: model.RelArchives})
 	case key.Matches(msg, k.LoadAll):
 		switch {
 		case !d.isIndex():
