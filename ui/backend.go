@@ -33,6 +33,7 @@ type Backend interface {
 	Packages
 	Browser
 	Archives
+	Notifications
 }
 
 // Documents loads ResourceSync documents and what surrounds them.
@@ -113,6 +114,15 @@ type Archives interface {
 	// Change Dump Archive) and its archive, for the coverage view. With a
 	// History, the error says what of the archive could not be had.
 	History(ctx context.Context, url string) (*crawl.History, error)
+}
+
+// Notifications subscribes to a Source's notification channels.
+type Notifications interface {
+	// Subscribe finds the notification channels target advertises and
+	// subscribes to them in the background until the subscription is
+	// stopped. It returns at once: what happens comes from its Next, which
+	// blocks and is called only from inside a tea.Cmd.
+	Subscribe(target string) *session.Subscription
 }
 
 // Browser opens a URL in the user's web browser.
@@ -197,6 +207,14 @@ func (NopBackend) OpenPackage(dump.PackageRef, dump.Options) *session.PackageLoa
 
 // OpenBrowser fails.
 func (NopBackend) OpenBrowser(string) error { return errNoBackend }
+
+// Subscribe reports that it cannot, and ends.
+func (NopBackend) Subscribe(string) *session.Subscription {
+	ch := make(chan session.NotificationEvent, 1)
+	ch <- session.NotificationEvent{Err: errNoBackend}
+	close(ch)
+	return session.NewSubscription(ch, nil)
+}
 
 // History fails.
 func (NopBackend) History(context.Context, string) (*crawl.History, error) { return nil, errNoBackend }

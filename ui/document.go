@@ -50,6 +50,10 @@ type document struct {
 	crossCancel context.CancelFunc
 	marks       []uint8 // per entry, nil when no entry has a problem
 
+	// stale: a framework notification said the document changed after it
+	// was loaded (r loads it again).
+	stale bool
+
 	// discoveryPage is the discovery run from this URL because it is not a
 	// ResourceSync document: coming back to it in the history shows it as
 	// it was, without running discovery again.

@@ -70,6 +70,9 @@ type docPage struct {
 	returnTo string
 	// trail is the way back in the history, for the breadcrumbs.
 	trail []trailCrumb
+	// notes is the root's subscription to the Source's notifications, for
+	// the status bar's indicator (nil: none).
+	notes *notifyFeed
 }
 
 func newDocPage(c *common.Common, d *document) *docPage {
