@@ -131,7 +131,7 @@ func (v *coveragePage) setHistory(h *crawl.History, err error) {
 	}
 	if v.open || !v.end.After(v.start) {
 		// An open list goes on: leave it room past the last time known.
-		v.end = v.end.Add(max(v.end.Sub(v.start)/8, time.Minute))
+		v.end = v.end.Add(max(v.end.Sub(v.start)/8, time.Minute)).Truncate(time.Minute)
 	}
 	v.list.SetLen(len(v.order))
 	v.layout()
@@ -305,7 +305,7 @@ func (v *coveragePage) View() string {
 		} else {
 			span += p.Until.UTC().Format(layout)
 		}
-		add(st.Dim.Render("  ▸ ") + st.Value.Render(span) + st.Dim.Render(v.listedBy(p)+"  ") + st.URL.Render(components.Escape(p.URL)))
+		add(st.Dim.Render("  ▸ ") + st.Value.Render(span) + st.Dim.Render(v.listedBy(p)+": ") + st.URL.Render(components.Escape(p.URL)))
 	}
 	add("")
 	add(st.Section.Render("Holes and overlaps"))
@@ -444,9 +444,9 @@ func (v *coveragePage) listedBy(p model.Period) string {
 		where = "the archive"
 	}
 	if p.Entry < 0 {
-		return "  · its own from and until"
+		return " · its own from and until"
 	}
-	return fmt.Sprintf("  · entry %d of %s", p.Entry+1, where)
+	return fmt.Sprintf(" · entry %d of %s", p.Entry+1, where)
 }
 
 // issueText lists the holes and overlaps, at most n lines.
