@@ -403,36 +403,45 @@ func (v *coveragePage) periodBar(p model.Period, n int) string {
 }
 
 // coverageBar draws what covers each stretch of the axis: a hole anywhere in
-// a cell shows (however short), then an overlap, then coverage.
+// a cell shows (however short), then an overlap, then coverage. Runs of one
+// kind are drawn in one piece.
 func (v *coveragePage) coverageBar(n int) string {
 	st := v.c.Styles
-	var b strings.Builder
+	kinds := make([]byte, n) // ' ' nothing, 'h' hole, 'o' overlap, 'c' covered
 	for i := range n {
 		lo, hi := v.cell(i, n)
-		hole, overlap, covered := false, false, false
+		kinds[i] = ' '
 		for _, s := range v.segs {
 			if !s.From.Before(hi) || (!s.Until.IsZero() && !s.Until.After(lo)) {
 				continue
 			}
-			switch {
+			switch k := kinds[i]; {
 			case s.Hole():
-				hole = true
-			case s.Overlap():
-				overlap = true
-			default:
-				covered = true
+				kinds[i] = 'h'
+			case s.Overlap() && k != 'h':
+				kinds[i] = 'o'
+			case k == ' ':
+				kinds[i] = 'c'
 			}
 		}
-		switch {
-		case hole:
-			b.WriteString(st.Error.Render("░"))
-		case overlap:
-			b.WriteString(st.Warning.Render("▒"))
-		case covered:
-			b.WriteString(st.OK.Render("█"))
-		default:
-			b.WriteByte(' ')
+	}
+	var b strings.Builder
+	for i := 0; i < n; {
+		j := i
+		for j < n && kinds[j] == kinds[i] {
+			j++
 		}
+		switch kinds[i] {
+		case 'h':
+			b.WriteString(st.Error.Render(strings.Repeat("░", j-i)))
+		case 'o':
+			b.WriteString(st.Warning.Render(strings.Repeat("▒", j-i)))
+		case 'c':
+			b.WriteString(st.OK.Render(strings.Repeat("█", j-i)))
+		default:
+			b.WriteString(strings.Repeat(" ", j-i))
+		}
+		i = j
 	}
 	return b.String()
 }
