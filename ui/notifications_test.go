@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"rsx/model"
 	"rsx/notify"
 	"rsx/session"
@@ -240,4 +242,61 @@ func TestNotificationsWithoutChannels(t *testing.T) {
 		t.Errorf("the status bar does not say there is none:\n%s", d.screen())
 	}
 	a.quit()
+}
+
+// TestNotifyFeedStatus: the status bar's indicator through a subscription's
+// life, and the rows kept when more than maxNoteRows came.
+func TestNotifyFeedStatus(t *testing.T) {
+	st := ivTestCommon().Styles
+	change, framework := exNotifyChannels()
+	f := &notifyFeed{}
+	status := func() string {
+		full, _ := f.statusSegment(st)
+		return ansi.Strip(full)
+	}
+	if s := status(); s != "" {
+		t.Errorf("no subscription: %q", s)
+	}
+	steps := []struct {
+		ev   session.NotificationEvent
+		want string
+	}{
+		{session.NotificationEvent{}, "◌ notifications: finding channels…"},
+		{session.NotificationEvent{Found: &notify.Found{Channels: []notify.Channel{change, framework}}}, "◌ notifications: connecting…"},
+		{session.NotificationEvent{Event: &notify.Event{Type: notify.EventDisconnected, Channel: change, Err: errors.New("refused"), Attempt: 1}}, "○ notification channels unreachable, retrying"},
+		{session.NotificationEvent{Event: &notify.Event{Type: notify.EventConnected, Channel: change}}, "◐ 1 of 2 channels live, reconnecting"},
+		{session.NotificationEvent{Event: &notify.Event{Type: notify.EventConnected, Channel: framework}}, "● live (2 channels)"},
+		{session.NotificationEvent{Event: &notify.Event{Type: notify.EventDisconnected, Channel: change, Err: errors.New("EOF"), Attempt: 1}}, "◐ 1 of 2 channels live, reconnecting"},
+		{session.NotificationEvent{Event: &notify.Event{Type: notify.EventDisconnected, Channel: framework, Err: errors.New("EOF"), Attempt: 1}}, "○ notifications dropped, reconnecting"},
+	}
+	f.target, f.finding, f.sub = exHost, true, session.NewSubscription(nil, nil)
+	for i, s := range steps {
+		if i > 0 {
+			f.apply(s.ev, exTime)
+		}
+		if got := status(); got != s.want {
+			t.Errorf("step %d: %q, want %q", i, got, s.want)
+		}
+	}
+	f.apply(session.NotificationEvent{Err: errors.New("no channel")}, exTime)
+	if got := status(); got != "○ no notification channel" {
+		t.Errorf("after an error: %q", got)
+	}
+
+	// The oldest rows go first; a framework notification names its
+	// document and index, resolved against the Capability List.
+	f = &notifyFeed{}
+	items := make([]notify.Item, maxNoteRows+10)
+	for i := range items {
+		items[i] = notify.Item{URL: fmt.Sprintf("%s/r/%d", exHost, i)}
+	}
+	f.apply(session.NotificationEvent{Event: &notify.Event{Type: notify.EventNotification, Channel: change, Items: items}}, exTime)
+	if len(f.rows) != maxNoteRows || f.dropped != 10 || f.rows[0].item != 10 {
+		t.Errorf("%d rows kept, %d dropped, the first is item %d", len(f.rows), f.dropped, f.rows[0].item)
+	}
+	changed := f.apply(session.NotificationEvent{Event: &notify.Event{Type: notify.EventNotification, Channel: framework,
+		Items: []notify.Item{{URL: "changelist/0007.xml", Index: "changelist.xml"}}}}, exTime)
+	if want := []string{exHost + "/dataset1/changelist/0007.xml", exHost + "/dataset1/changelist.xml"}; fmt.Sprint(changed) != fmt.Sprint(want) {
+		t.Errorf("changed %v, want %v", changed, want)
+	}
 }
