@@ -171,6 +171,21 @@ func TestE2EExplorerOnBuiltInDemo(t *testing.T) {
 	s.keys("u")
 	s.waitFor(15*time.Second, "Capability List", "changedump")
 
+	// w subscribes to the demo's notification channels; they stay live
+	// when the page is closed.
+	s.keys("w")
+	s.waitFor(15*time.Second, "Notifications", "● live (4 channels)")
+	s.keys("Escape")
+	s.waitFor(10*time.Second, "● live")
+
+	// The Change List Index (the third entry) and the coverage of its
+	// history with the archive.
+	s.keys("3", "g", "Enter")
+	s.waitFor(15*time.Second, "Change List Index", "t/0002.xml")
+	s.keys("C")
+	s.waitFor(15*time.Second, "Coverage", "archive 0001.xml", "Holes and overlaps")
+	s.keys("Escape")
+
 	s.keys("q")
 	s.waitFor(10*time.Second, "EXIT 0")
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"net/http"
 	"os"
 	"strings"
 
@@ -14,6 +15,7 @@ import (
 	"rsx/demo"
 	"rsx/fetch"
 	"rsx/model"
+	"rsx/notify"
 	"rsx/session"
 	"rsx/ui"
 )
@@ -75,7 +77,10 @@ func (a *app) runExplorer(cmd *cobra.Command, args []string) error {
 		// Local files are read only when the user opened one: a
 		// document from the network cannot make rsx read them.
 		Backend: session.New(client, session.Options{TempDir: a.tempDir(), LocalFiles: !demoSource && model.IsLocal(target),
-			BrowserSchemes: a.browserSchemes()}),
+			BrowserSchemes: a.browserSchemes(),
+			// The notifications page connects as rsx watch does.
+			Notify: notify.Options{DialTimeout: opts.ConnectTimeout, HTTPClient: watchHTTPClient(opts),
+				Header: func(u string) http.Header { return watchHeader(opts, u) }}}),
 		Dark: true,
 	})
 	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithInput(a.in), tea.WithOutput(a.out))

@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -23,7 +24,8 @@ import (
 // what was appended.
 //
 // An EntryTable is not safe for concurrent use; once filled, concurrent reads are
-// safe as long as nothing appends.
+// safe as long as nothing appends. Snapshot gives a view of the entries appended
+// so far that other goroutines may read while the table goes on appending.
 type EntryTable struct {
 	n int
 
@@ -54,9 +56,18 @@ type EntryTable struct {
 	strs   []string // interned; strs[0] == ""
 	strIdx map[string]uint16
 
-	rare      map[int32]*tableRare
+	// rare holds the side records of the entries that need one, in pages of
+	// rarePage entries allocated only for pages that have one. Unlike a map,
+	// pages are only ever written beyond what a Snapshot reads: a page's
+	// slot is set once, when its entry is appended, and a page, once in
+	// the list, is never replaced.
+	rare      [][]*tableRare
+	nRare     int
 	rareBytes int64
 }
+
+// rarePage is the number of entries in a page of EntryTable.rare.
+const rarePage = 64
 
 // Entry flags.
 const (
@@ -281,12 +292,17 @@ func (t *EntryTable) Append(e *Entry) int {
 	}
 	if r.mask != 0 || r.mdExtra != nil || r.links != nil || r.extra != nil {
 		flags |= tfRare
-		if t.rare == nil {
-			t.rare = make(map[int32]*tableRare)
-		}
 		rp := new(tableRare)
 		*rp = r
-		t.rare[int32(i)] = rp
+		pg := i / rarePage
+		for len(t.rare) <= pg {
+			t.rare = append(t.rare, nil)
+		}
+		if t.rare[pg] == nil {
+			t.rare[pg] = make([]*tableRare, rarePage)
+		}
+		t.rare[pg][i%rarePage] = rp
+		t.nRare++
 		t.rareBytes += rareSize(rp)
 	}
 	t.flags = append(t.flags, flags)
@@ -609,7 +625,7 @@ func (t *EntryTable) rareOf(i int) *tableRare {
 	if t.flags[i]&tfRare == 0 {
 		return nil
 	}
-	return t.rare[int32(i)]
+	return t.rare[i/rarePage][i%rarePage]
 }
 
 func (r *tableRare) datetime(field uint32) (Datetime, bool) {
@@ -843,5 +859,70 @@ func (t *EntryTable) Bytes() int64 {
 	for _, s := range t.strs {
 		n += 16 + int64(len(s)) + 32 // slice slot, bytes, map slot
 	}
+	n += int64(cap(t.rare)) * 24
+	for _, pg := range t.rare {
+		n += int64(cap(pg)) * 8
+	}
 	return n + t.rareBytes
+}
+
+// Snapshot returns a read-only view of the entries appended so far: other
+// goroutines may read it (every accessor, for indexes below its Len) while t
+// goes on appending, since Append only ever writes beyond what a view reads.
+// The view must not be appended to.
+func (t *EntryTable) Snapshot() *EntryTable {
+	s := *t
+	// Append rewrites the header of the last chunk (its length): the view
+	// keeps copies of the headers. Every other slice is only appended to.
+	s.chunks = slices.Clone(t.chunks)
+	s.strIdx = nil // read by Append only
+	return &s
+}
+
+// DatetimeField names a datetime of an entry, for UnixNano.
+type DatetimeField uint8
+
+// The datetimes of an entry.
+const (
+	FieldLastmod DatetimeField = iota
+	FieldDatetime
+	FieldAt
+	FieldCompleted
+	FieldFrom
+	FieldUntil
+)
+
+// UnixNano returns the instant of datetime f of entry i as Unix nanoseconds,
+// without writing its text as the Datetime accessors do (sort keys of
+// millions of entries); ok is false when the entry has none or it is not a
+// valid datetime.
+func (t *EntryTable) UnixNano(f DatetimeField, i int) (ns int64, ok bool) {
+	var c *tableDatetime
+	var field uint32
+	switch f {
+	case FieldLastmod:
+		c, field = &t.lastmod, trLastmod
+	case FieldDatetime:
+		c, field = &t.datetime, trDatetime
+	case FieldAt:
+		c, field = &t.at, trAt
+	case FieldCompleted:
+		c, field = &t.completed, trCompleted
+	case FieldFrom:
+		c, field = &t.from, trFrom
+	case FieldUntil:
+		c, field = &t.until, trUntil
+	default:
+		return 0, false
+	}
+	if d, ok := t.rareOf(i).datetime(field); ok {
+		if !d.OK {
+			return 0, false
+		}
+		return d.Time.UnixNano(), true
+	}
+	if c.meta.get(i) == 0 {
+		return 0, false
+	}
+	return c.ns.get(i), true
 }

@@ -19,6 +19,7 @@ import (
 	"rsx/crawl"
 	"rsx/fetch"
 	"rsx/model"
+	"rsx/notify"
 )
 
 // Getter fetches documents; *fetch.Client is one.
@@ -61,6 +62,10 @@ type Options struct {
 	// OpenBrowser may hand to the system's opener: the user's explicit
 	// choice (rsx --open-scheme, RSX_OPEN_SCHEMES).
 	BrowserSchemes []string
+	// Notify configures the connections of Subscribe (the HTTP client of
+	// the WebSocket handshakes, headers, back-off); the zero value gives
+	// notify's defaults.
+	Notify notify.Options
 }
 
 // Session is the live data of one explorer: it fetches through one client,

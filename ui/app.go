@@ -67,6 +67,12 @@ type App struct {
 	width, height int
 
 	discoverCancel context.CancelFunc // discovery in flight, nil when none
+
+	// notes is the subscription to the open Source's notifications
+	// (notifications.go); stale are the documents (docKey) that a
+	// framework notification said changed since they were loaded.
+	notes *notifyFeed
+	stale map[string]bool
 }
 
 // errCancelled is the error of a load the user cancelled.
@@ -95,6 +101,8 @@ func New(opts Options) *App {
 		prompt:  components.NewInput(c.Styles, ": "),
 		width:   80,
 		height:  24,
+		notes:   &notifyFeed{},
+		stale:   map[string]bool{},
 	}
 }
 
@@ -205,7 +213,7 @@ func (a *App) pageTitle() string {
 
 // context is what a page opener may read.
 func (a *App) context() pageContext {
-	pc := pageContext{c: a.c, backend: a.backend, doc: a.doc, selected: -1}
+	pc := pageContext{c: a.c, backend: a.backend, doc: a.doc, selected: -1, notes: a.notes}
 	if a.dv != nil {
 		pc.selected = a.dv.Selected()
 	}
@@ -305,6 +313,11 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return a, a.discovered(msg)
 	case crossCheckedMsg:
 		return a, a.crossChecked(msg)
+	case notifyMsg:
+		return a, a.notified(msg)
+	case notifyEndedMsg:
+		a.notifyEnded(msg)
+		return a, nil
 	case tea.KeyPressMsg:
 		if msg.Mod.Contains(tea.ModAlt) {
 			// No binding uses alt: this is esc typed just before a key,
@@ -628,6 +641,7 @@ func (a *App) quit() tea.Cmd {
 	if a.discoverCancel != nil {
 		a.discoverCancel()
 	}
+	a.notes.stop()
 	a.closePages()
 	if a.dv != nil {
 		a.dv.Close()

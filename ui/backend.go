@@ -32,6 +32,8 @@ type Backend interface {
 	Versions
 	Packages
 	Browser
+	Archives
+	Notifications
 }
 
 // Documents loads ResourceSync documents and what surrounds them.
@@ -103,6 +105,24 @@ type Packages interface {
 	// OpenPackage prepares the download of the package ref describes; nil
 	// when packages cannot be downloaded.
 	OpenPackage(ref dump.PackageRef, opts dump.Options) *session.PackageLoad
+}
+
+// Archives reads what a Source keeps of its history (ResourceSync Archives).
+type Archives interface {
+	// History loads the live change document around url (a Change List or
+	// Change Dump, an index of them, a part of one, or a Change List or
+	// Change Dump Archive) and its archive, for the coverage view. With a
+	// History, the error says what of the archive could not be had.
+	History(ctx context.Context, url string) (*crawl.History, error)
+}
+
+// Notifications subscribes to a Source's notification channels.
+type Notifications interface {
+	// Subscribe finds the notification channels target advertises and
+	// subscribes to them in the background until the subscription is
+	// stopped. It returns at once: what happens comes from its Next, which
+	// blocks and is called only from inside a tea.Cmd.
+	Subscribe(target string) *session.Subscription
 }
 
 // Browser opens a URL in the user's web browser.
@@ -187,3 +207,14 @@ func (NopBackend) OpenPackage(dump.PackageRef, dump.Options) *session.PackageLoa
 
 // OpenBrowser fails.
 func (NopBackend) OpenBrowser(string) error { return errNoBackend }
+
+// Subscribe reports that it cannot, and ends.
+func (NopBackend) Subscribe(string) *session.Subscription {
+	ch := make(chan session.NotificationEvent, 1)
+	ch <- session.NotificationEvent{Err: errNoBackend}
+	close(ch)
+	return session.NewSubscription(ch, nil)
+}
+
+// History fails.
+func (NopBackend) History(context.Context, string) (*crawl.History, error) { return nil, errNoBackend }

@@ -86,7 +86,7 @@ func columnsFor(c model.Capability, root model.RootKind, combined bool) []colKin
 	}
 	if root == model.RootSitemapIndex && !combined {
 		switch c {
-		case model.CapChangeList, model.CapChangeDump:
+		case model.CapChangeList, model.CapChangeDump, model.CapChangeListArchive, model.CapChangeDumpArchive:
 			return append(cols, colLoc, colFrom, colUntil)
 		default:
 			return append(cols, colLoc, colAt)
@@ -107,6 +107,11 @@ func columnsFor(c model.Capability, root model.RootKind, combined bool) []colKin
 		return append(cols, colPath, colLoc, colLastmod, colLength, colHash)
 	case model.CapChangeDumpManifest:
 		return append(cols, colPath, colChange, colDatetime, colLoc, colLength, colHash)
+	case model.CapResourceListArchive, model.CapResourceDumpArchive:
+		// The archived lists (dumps), each by when it was made.
+		return append(cols, colLoc, colAt)
+	case model.CapChangeListArchive, model.CapChangeDumpArchive:
+		return append(cols, colLoc, colFrom, colUntil)
 	}
 	return append(cols, colLoc, colLastmod, colCapability, colType, colLength)
 }
@@ -211,15 +216,16 @@ func colText(d *document, k colKind, i int) string {
 	return ""
 }
 
-// colNumeric reports whether column k sorts by number (or time), and gives
-// the key of entry i.
+// colNumKey reports whether column k sorts by number (or time), and gives
+// the key of entry i: datetimes as Unix nanoseconds (math.MinInt64 when
+// absent or invalid), read without writing their text.
 func colNumKey(d *document, k colKind, i int) (int64, bool) {
 	t := d.entries
-	dtKey := func(dt model.Datetime) int64 {
-		if !dt.OK {
-			return math.MinInt64
+	dtKey := func(f model.DatetimeField) int64 {
+		if ns, ok := t.UnixNano(f, i); ok {
+			return ns
 		}
-		return dt.Time.UnixNano()
+		return math.MinInt64
 	}
 	switch k {
 	case colLength:
@@ -228,18 +234,23 @@ func colNumKey(d *document, k colKind, i int) (int64, bool) {
 		}
 		return -1, true
 	case colLastmod:
-		return dtKey(t.Lastmod(i)), true
+		return dtKey(model.FieldLastmod), true
 	case colDatetime:
-		if dt := t.Datetime(i); dt.Raw != "" {
-			return dtKey(dt), true
+		// The datetime when the entry has one (valid or not), else lastmod,
+		// as the column shows.
+		if ns, ok := t.UnixNano(model.FieldDatetime, i); ok {
+			return ns, true
 		}
-		return dtKey(t.Lastmod(i)), true
+		if t.Datetime(i).Raw != "" {
+			return math.MinInt64, true
+		}
+		return dtKey(model.FieldLastmod), true
 	case colAt:
-		return dtKey(t.At(i)), true
+		return dtKey(model.FieldAt), true
 	case colFrom:
-		return dtKey(t.From(i)), true
+		return dtKey(model.FieldFrom), true
 	case colUntil:
-		return dtKey(t.Until(i)), true
+		return dtKey(model.FieldUntil), true
 	case colPart:
 		if i < len(d.partOf) {
 			return int64(d.partOf[i]), true

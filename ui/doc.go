@@ -14,7 +14,10 @@
 // document page under it); input goes to the active page only, results of
 // background work go to every open page, each dropping what is not its own.
 // On tea.WindowSizeMsg, and when the theme changes, the root sizes every page
-// once through SetSize.
+// once through SetSize. The root also holds the subscription to the open
+// Source's notifications (notifications.go), which outlives the page that
+// shows them: the status bar's indicator and the stale marks of documents
+// come from it.
 //
 // Every page implements Page (page.go). What pages share is in
 // rsx/ui/common: one KeyMap (all bindings; the help screen and the footers

@@ -50,6 +50,10 @@ type document struct {
 	crossCancel context.CancelFunc
 	marks       []uint8 // per entry, nil when no entry has a problem
 
+	// stale: a framework notification said the document changed after it
+	// was loaded (r loads it again).
+	stale bool
+
 	// discoveryPage is the discovery run from this URL because it is not a
 	// ResourceSync document: coming back to it in the history shows it as
 	// it was, without running discovery again.
@@ -58,6 +62,17 @@ type document struct {
 
 func newDocument(url string, gen int) *document {
 	return &document{gen: gen, url: url, total: -1, entries: model.NewEntryTable(), keys: &colKeys{times: map[colKind][]int64{}}}
+}
+
+// snapshot is a copy of d, loading, that a Cmd may read (sort and filter
+// the rows in so far) while the UI goroutine goes on appending to d: its
+// table is a Snapshot of d's, and it builds no cached keys of its own.
+func (d *document) snapshot() *document {
+	s := *d
+	s.entries = d.entries.Snapshot()
+	s.partOf = d.partOf[:len(d.partOf):len(d.partOf)]
+	s.keys = &colKeys{times: map[colKind][]int64{}}
+	return &s
 }
 
 // displayOrigin is the origin whose locs the table shows from their path:
@@ -132,10 +147,13 @@ func (d *document) cancelLoad() {
 }
 
 // entriesAreDocuments tells whether the entries point at other
-// ResourceSync documents (Capability Lists, lists, index parts).
+// ResourceSync documents (Capability Lists, lists, index parts, archived
+// documents).
 func (d *document) entriesAreDocuments() bool {
 	if d.parts != nil {
-		return false
+		// Every part's entries in one list: documents when the parts are
+		// those of an archive.
+		return d.capability().IsArchive()
 	}
 	return entryIsDocument(d.capability(), d.root())
 }
@@ -163,7 +181,8 @@ func entryIsDocument(c model.Capability, root model.RootKind) bool {
 	case model.CapDescription, model.CapCapabilityList:
 		return true
 	}
-	return false
+	// An archive lists the documents its Source published over time.
+	return c.IsArchive()
 }
 
 // entryIsPackage tells whether entries are dump packages (ZIP files).

@@ -48,6 +48,7 @@ func (a *App) open(p place, record bool) tea.Cmd {
 
 // load fetches p's document afresh.
 func (a *App) load(p place) tea.Cmd {
+	delete(a.stale, p.key()) // loaded afresh
 	a.gen++
 	d := newDocument(p.url, a.gen)
 	d.crumbs = p.crumbs
@@ -85,6 +86,7 @@ func (a *App) show(d *document, selected int) {
 	}
 	a.doc = d
 	a.dv = newDocPage(a.c, d)
+	a.dv.notes = a.notes
 	a.setTrail()
 	a.dv.SetSize(a.width, a.height)
 	a.dv.entriesChanged(0)
@@ -110,6 +112,9 @@ func (a *App) setTrail() {
 		}
 		if label == "" {
 			label = components.Escape(shortURL(p.url))
+		}
+		if a.stale[p.key()] {
+			label += staleMark
 		}
 		a.dv.trail[i] = trailCrumb{label: label, pos: i}
 	}

@@ -45,6 +45,7 @@ type pageContext struct {
 	backend  Backend
 	doc      *document
 	selected int // the entry under the cursor, -1 when none
+	notes    *notifyFeed
 }
 
 // pageOpener opens a page over the document when its key is pressed.
@@ -64,6 +65,8 @@ func (a *App) pageOpeners() []pageOpener {
 		{k.Problems, openProblemsPage},
 		{k.Discovery, openDiscovery},
 		{k.Versions, openVersionsPage},
+		{k.Coverage, openCoveragePage},
+		{k.Notify, openNotificationsPage},
 	}
 }
 

@@ -70,6 +70,9 @@ type docPage struct {
 	returnTo string
 	// trail is the way back in the history, for the breadcrumbs.
 	trail []trailCrumb
+	// notes is the root's subscription to the Source's notifications, for
+	// the status bar's indicator (nil: none).
+	notes *notifyFeed
 }
 
 func newDocPage(c *common.Common, d *document) *docPage {
@@ -229,15 +232,7 @@ func (v *docPage) entriesChanged(from int) {
 			v.order = append(v.order, int32(i))
 		}
 	}
-	if v.filtered != nil && !v.filterBusy {
-		m := newMatcher(v.doc, v.query, v.kinds, keysNone)
-		for i := max(from, v.filteredN); i < n; i++ {
-			if m.match(i) {
-				v.filtered = append(v.filtered, int32(i))
-			}
-		}
-		v.filteredN = n
-	}
+	v.catchUpFilter()
 	v.tbl.SetCount(n)
 	if !v.detailRight && from < 16 {
 		v.layout() // a short document gives its room to the detail pane
@@ -270,6 +265,9 @@ func (v *docPage) loadDone() tea.Cmd {
 		kinds := v.kinds
 		cmds = append(cmds, func() tea.Msg {
 			d.upperBits(colLoc)
+			if slices.Contains(kinds, colLoc) || slices.Contains(kinds, colPackage) {
+				d.textKeys(colLoc)
+			}
 			for _, k := range kinds {
 				switch {
 				case isTimeCol(k):
@@ -289,8 +287,10 @@ func (v *docPage) loadDone() tea.Cmd {
 	return tea.Batch(cmds...)
 }
 
-// startSort sorts by the current column in a Cmd; while the document is
-// loading it sorts the rows in so far and later rows follow.
+// startSort sorts by the current column: in a Cmd, unless the document is
+// small. A document still loading is sorted over a snapshot of the rows in
+// so far (document.snapshot), and rows that arrive later follow in document
+// order until the sort is run again (when the load ends).
 func (v *docPage) startSort() tea.Cmd {
 	if v.sortCol < 0 || v.sortCol >= len(v.kinds) {
 		v.order = nil
@@ -301,16 +301,19 @@ func (v *docPage) startSort() tea.Cmd {
 	v.sortGen++
 	gen, d, k, desc, col := v.sortGen, v.doc, v.kinds[v.sortCol], v.sortDesc, v.sortCol
 	n := d.entries.Len()
-	if d.loading || n < 20000 {
-		// Small, or still being appended to: sort here, it is quick enough
-		// and the table is not safe to read from another goroutine.
-		v.order = sortPerm(d, n, k, desc, false)
+	if n < 20000 {
+		// Small: sort here, it takes less than a frame.
+		v.order = sortPerm(d, n, k, desc, !d.loading)
 		v.sortRunning = false
 		return v.refilter()
 	}
 	v.sortRunning = true
+	src, frozen := d, true
+	if d.loading {
+		src, frozen = d.snapshot(), false
+	}
 	return func() tea.Msg {
-		return sortedMsg{doc: d, gen: gen, col: col, desc: desc, n: n, perm: sortPerm(d, n, k, desc, true)}
+		return sortedMsg{doc: d, gen: gen, col: col, desc: desc, n: n, perm: sortPerm(src, n, k, desc, frozen)}
 	}
 }
 
@@ -359,7 +362,8 @@ func (v *docPage) runFilter(s string, narrow bool) tea.Cmd {
 	if order != nil {
 		scan = len(order)
 	}
-	if d.loading || scan < 50000 {
+	if scan < 20000 || (!d.loading && scan < 50000) {
+		// Small, or a loaded document whose keys make the scan quick: here.
 		v.query = q
 		use := keysPeek
 		if d.loading {
@@ -373,19 +377,41 @@ func (v *docPage) runFilter(s string, narrow bool) tea.Cmd {
 		v.applyPerm()
 		return nil
 	}
-	// A large loaded document: scan in a Cmd, typing goes on meanwhile.
+	// Large: scan in a Cmd, typing goes on meanwhile. A document still
+	// loading is scanned over a snapshot of the rows in so far; the rows that
+	// arrive meanwhile are scanned when the result comes (catchUpFilter).
 	v.query = q
 	v.filterBusy = true
 	gen, kinds := v.filterGen, v.kinds
+	src, use := d, keysBuild
+	if d.loading {
+		src, use = d.snapshot(), keysNone
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	v.filterCancel = cancel
 	return func() tea.Msg {
-		rows := filterRows(ctx, newMatcher(d, q, kinds, keysBuild), n, order)
+		rows := filterRows(ctx, newMatcher(src, q, kinds, use), n, order)
 		if ctx.Err() != nil {
 			return nil
 		}
 		return filteredMsg{doc: d, gen: gen, query: s, n: n, rows: rows}
 	}
+}
+
+// catchUpFilter scans the rows that arrived since the filter last looked:
+// a batch while loading, or those that arrived during a scan in a Cmd.
+func (v *docPage) catchUpFilter() {
+	n := v.doc.entries.Len()
+	if v.filtered == nil || v.filterBusy || v.filteredN >= n {
+		return
+	}
+	m := newMatcher(v.doc, v.query, v.kinds, keysNone)
+	for i := v.filteredN; i < n; i++ {
+		if m.match(i) {
+			v.filtered = append(v.filtered, int32(i))
+		}
+	}
+	v.filteredN = n
 }
 
 // Update handles the page's keys, mouse and background results.
@@ -409,6 +435,7 @@ func (v *docPage) Update(msg tea.Msg) (Page, tea.Cmd) {
 		v.filterBusy = false
 		v.filtered = msg.rows
 		v.filteredN = msg.n
+		v.catchUpFilter()
 		v.applyPerm()
 		return v, nil
 	case tea.KeyPressMsg:
@@ -537,6 +564,8 @@ func (v *docPage) key(msg tea.KeyPressMsg) tea.Cmd {
 		return msgCmd(followLinkMsg{Rel: "up"})
 	case key.Matches(msg, k.IndexLink):
 		return msgCmd(followLinkMsg{Rel: "index"})
+	case key.Matches(msg, k.Archives):
+		return msgCmd(followLinkMsg{Rel: model.RelArchives})
 	case key.Matches(msg, k.LoadAll):
 		switch {
 		case !d.isIndex():

@@ -63,8 +63,16 @@ type trailCrumb struct {
 // document itself. Only pages that esc and [ go back to are named.
 func (v *docPage) crumbs() []trailCrumb {
 	out := append([]trailCrumb(nil), v.trail...)
-	return append(out, trailCrumb{label: docLabel(v.doc), pos: -1})
+	label := docLabel(v.doc)
+	if v.doc.stale {
+		label += staleMark
+	}
+	return append(out, trailCrumb{label: label, pos: -1})
 }
+
+// staleMark follows the name of a document that a framework notification
+// said changed since it was loaded.
+const staleMark = " ⟳"
 
 // docLabel names a document in the breadcrumbs: its type, or its URL when
 // it is not a ResourceSync document.
@@ -275,6 +283,12 @@ func (v *docPage) statusLine() string {
 		if d.crossState == crossFailed {
 			segs = append(segs, seg{st.BarWarning.Render("? cross-document checks failed"), st.BarWarning.Render("? cross"), 1})
 		}
+	}
+	if d.stale {
+		segs = append(segs, seg{st.BarWarning.Render("⟳ stale: r reloads"), st.BarWarning.Render("⟳ stale"), 0})
+	}
+	if full, short := v.notes.statusSegment(st); full != "" {
+		segs = append(segs, seg{full, short, 1})
 	}
 	switch {
 	case d.loading && d.wait.waiting():

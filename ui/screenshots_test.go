@@ -4,16 +4,19 @@ import (
 	"context"
 	"io"
 	"log"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"rsx/demo"
 	"rsx/fetch"
+	"rsx/notify"
 	"rsx/session"
 )
 
@@ -21,9 +24,11 @@ import (
 // when RSX_SCREENSHOTS names a directory (scripts/screenshots sets it), and
 // writes there one NAME.ansi file per screen: View().Content with its
 // colours, as the program draws it at 120×40 on a dark terminal.
-// RSX_SCREENSHOTS_ADDR and RSX_SCREENSHOTS_BROKEN_ADDR fix the loopback
-// addresses of the two demo Sources (so that URLs stay the same from one run
-// to the next); RSX_SCREENSHOTS_VERSION is the version rsx reports.
+// RSX_SCREENSHOTS_ADDR, RSX_SCREENSHOTS_BROKEN_ADDR and
+// RSX_SCREENSHOTS_LIVE_ADDR fix the loopback addresses of the three demo
+// Sources (the third's clock steps for the notifications page), so that
+// URLs stay the same from one run to the next; RSX_SCREENSHOTS_VERSION is
+// the version rsx reports.
 //
 // The screens are the real program's: the explorer is built as cmd_explore.go
 // builds it (the live backend over a fetch client, against the built-in demo
@@ -86,6 +91,10 @@ func TestScreenshots(t *testing.T) {
 		{"resource-link", clean, sd, "enter enter enter 9 g enter enter", "Resource (describedby)"},
 		{"discovery", clean, "/", "", "Discovery"},
 		{"help", clean, sd, "enter enter enter ?", "rsx — keys"},
+		// The coverage of dataset1's change history: the broken demo's
+		// archive says its first list ends 7 minutes after the next begins,
+		// and its Change Lists declare periods that leave holes and overlap.
+		{"coverage", broken, "/dataset1/changelist.xml", "C", "Holes and overlaps"},
 	}
 	for _, s := range shots {
 		t.Run(s.name, func(t *testing.T) {
@@ -94,25 +103,83 @@ func TestScreenshots(t *testing.T) {
 			if a.busy() {
 				t.Errorf("still busy after every command ended")
 			}
-			screen := a.View().Content
-			plain := ansi.Strip(screen)
-			if !strings.Contains(plain, s.want) {
-				t.Errorf("screen does not show %q:\n%s", s.want, plain)
-			}
-			if n := strings.Count(plain, "\n") + 1; n != shHeight {
-				t.Errorf("screen has %d lines, want %d", n, shHeight)
-			}
-			for i, l := range strings.Split(plain, "\n") {
-				if w := ansi.StringWidth(l); w > shWidth {
-					t.Errorf("line %d is %d cells wide, more than %d", i+1, w, shWidth)
-				}
-			}
-			if err := os.WriteFile(filepath.Join(dir, s.name+".ansi"), []byte(screen+"\n"), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			t.Logf("%s:\n%s", s.name, plain)
+			shWrite(t, dir, s.name, a, s.want)
 		})
 	}
+	// The notifications of a third demo Source, whose clock steps while the
+	// page is open: four steps, in which a Change List closes (a framework
+	// notification) and the next opens.
+	t.Run("notifications", func(t *testing.T) {
+		live := shDemo(t, os.Getenv("RSX_SCREENSHOTS_LIVE_ADDR"), demo.Options{})
+		a, d := shApp(t, live+"/dataset1/changelist.xml")
+		d.idle = 300 * time.Millisecond // the subscription's Cmd waits for ever
+		d.keys("w")
+		shWait(t, d, "every channel live", func() bool { return a.notes.live() == 4 })
+		resp, err := http.Post(live+"/demo/advance?steps=4", "text/plain", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		shWait(t, d, "a framework notification", func() bool {
+			for _, r := range a.notes.rows {
+				if r.event.Kind() == notify.KindFramework {
+					return true
+				}
+			}
+			return false
+		})
+		n := -1
+		shWait(t, d, "the notifications of the four steps", func() bool {
+			settled := len(a.notes.rows) == n // none came for a while
+			n = len(a.notes.rows)
+			return settled
+		})
+		// The cursor on the newest framework notification: the detail
+		// names the Change List that closed and its index, now stale.
+		if p, ok := a.active().(*notificationsPage); ok {
+			for i := 0; i < len(a.notes.rows); i++ {
+				if r, _ := p.row(i); r.event.Kind() == notify.KindFramework {
+					d.keys(strings.TrimSpace(strings.Repeat("j ", i)))
+					break
+				}
+			}
+		}
+		shWrite(t, dir, "notifications", a, "● live (4 channels)")
+	})
+}
+
+// shWait runs the explorer's commands until cond holds.
+func shWait(t *testing.T, d *exDriver, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("waited 15s for %s", what)
+		}
+		d.run(nil)
+	}
+}
+
+// shWrite checks the explorer's screen and writes it to dir/name.ansi.
+func shWrite(t *testing.T, dir, name string, a *App, want string) {
+	t.Helper()
+	screen := a.View().Content
+	plain := ansi.Strip(screen)
+	if !strings.Contains(plain, want) {
+		t.Errorf("screen does not show %q:\n%s", want, plain)
+	}
+	if n := strings.Count(plain, "\n") + 1; n != shHeight {
+		t.Errorf("screen has %d lines, want %d", n, shHeight)
+	}
+	for i, l := range strings.Split(plain, "\n") {
+		if w := ansi.StringWidth(l); w > shWidth {
+			t.Errorf("line %d is %d cells wide, more than %d", i+1, w, shWidth)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, name+".ansi"), []byte(screen+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%s:\n%s", name, plain)
 }
 
 // The size of the screenshots.

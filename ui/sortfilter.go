@@ -2,11 +2,13 @@ package ui
 
 import (
 	"context"
+	"encoding/binary"
 	"runtime"
 	"slices"
 	"strings"
 	"sync"
 	"time"
+	"unsafe"
 )
 
 // colKeys caches the sort and filter keys of columns whose accessors
@@ -17,6 +19,7 @@ type colKeys struct {
 	times map[colKind][]int64
 	upper map[colKind][]uint64 // bit i: entry i's text has an upper-case ASCII letter
 	enums map[colKind]*enumCol
+	texts map[colKind]*textSortKeys
 }
 
 // enumCol is a column with few distinct values (type, change, capability)
@@ -112,6 +115,25 @@ func (d *document) upperBitsIf(k colKind, build bool) []uint64 {
 	return bs
 }
 
+// textKeys returns the sort keys of a text column of a loaded document,
+// building them on first use. It is safe to call from any goroutine.
+func (d *document) textKeys(k colKind) *textSortKeys {
+	if k == colPackage {
+		k = colLoc // the same text
+	}
+	d.keys.mu.Lock()
+	defer d.keys.mu.Unlock()
+	if tk, ok := d.keys.texts[k]; ok {
+		return tk
+	}
+	tk := textKeysOf(d.entries.Len(), textOf(d, k))
+	if d.keys.texts == nil {
+		d.keys.texts = map[colKind]*textSortKeys{}
+	}
+	d.keys.texts[k] = tk
+	return tk
+}
+
 // cachedTimeKeys returns the keys of column k if they are built already.
 func (d *document) cachedTimeKeys(k colKind) []int64 {
 	d.keys.mu.Lock()
@@ -129,103 +151,100 @@ func isTimeCol(k colKind) bool {
 
 // sortPerm returns the rows 0..n-1 sorted by column k, stable (equal keys
 // keep document order, also when descending). frozen says the document has
-// finished loading, so cached keys may be built and used.
+// finished loading, so cached keys may be built and used; otherwise d may
+// be a snapshot of a document still loading (document.snapshot), read from
+// another goroutine.
 func sortPerm(d *document, n int, k colKind, desc bool, frozen bool) []int32 {
 	perm := make([]int32, n)
-	if isNumericCol(k) {
-		type pair struct {
-			key int64
-			row int32
-		}
-		var keys []int64
-		if frozen && isTimeCol(k) {
-			keys = d.timeKeys(k)
-		}
-		ps := make([]pair, n)
-		for i := range ps {
-			if keys != nil {
-				ps[i] = pair{keys[i], int32(i)}
-			} else {
-				kv, _ := colNumKey(d, k, i)
-				ps[i] = pair{kv, int32(i)}
-			}
-		}
-		slices.SortFunc(ps, func(a, b pair) int {
-			if a.key != b.key {
-				if (a.key < b.key) != desc {
-					return -1
-				}
-				return 1
-			}
-			return int(a.row - b.row)
-		})
-		for i, p := range ps {
-			perm[i] = p.row
-		}
+	for i := range perm {
+		perm[i] = int32(i)
+	}
+	if n < 2 {
 		return perm
 	}
-	keys := make([]string, n)
-	for i := range keys {
-		keys[i] = colText(d, k, i)
-	}
-	// URLs share long prefixes: compare the 8 bytes after the common prefix
-	// as a number first, and whole strings only when those are equal.
-	lcp := commonPrefixLen(keys)
-	type pair struct {
-		pk  uint64
-		row int32
-	}
-	ps := make([]pair, n)
-	for i, s := range keys {
-		ps[i] = pair{prefixKey(s, lcp), int32(i)}
-	}
-	slices.SortFunc(ps, func(a, b pair) int {
-		c := 0
-		switch {
-		case a.pk < b.pk:
-			c = -1
-		case a.pk > b.pk:
-			c = 1
-		default:
-			c = strings.Compare(keys[a.row][lcp:], keys[b.row][lcp:])
+	switch {
+	case isNumericCol(k):
+		var cached []int64
+		if frozen && isTimeCol(k) {
+			cached = d.timeKeys(k)
 		}
-		if c != 0 {
-			if desc {
-				return -c
+		keys := make([]uint64, n)
+		splitFor(n).run(func(_, from, to int) {
+			for i := from; i < to; i++ {
+				var v int64
+				if cached != nil {
+					v = cached[i]
+				} else {
+					v, _ = colNumKey(d, k, i)
+				}
+				keys[i] = orderedKey(v, desc)
 			}
-			return c
+		})
+		radixSort(keys, perm)
+		return perm
+	case frozen && isEnumCol(k):
+		if e := d.enum(k); e != nil {
+			// Few distinct values: each row's key is its value's rank.
+			byText := make([]uint16, len(e.vals))
+			for i := range byText {
+				byText[i] = uint16(i)
+			}
+			slices.SortFunc(byText, func(a, b uint16) int { return strings.Compare(e.vals[a], e.vals[b]) })
+			rank := make([]uint64, len(e.vals))
+			for r, id := range byText {
+				rank[id] = uint64(r)
+				if desc {
+					rank[id] = ^uint64(r)
+				}
+			}
+			keys := make([]uint64, n)
+			for i, id := range e.ids[:n] {
+				keys[i] = rank[id]
+			}
+			radixSort(keys, perm)
+			return perm
 		}
-		return int(a.row - b.row)
-	})
-	for i, p := range ps {
-		perm[i] = p.row
 	}
+	text := textOf(d, k)
+	var tk *textSortKeys
+	if frozen {
+		tk = d.textKeys(k)
+	}
+	if tk == nil || len(tk.keys) != n {
+		tk = textKeysOf(n, text)
+	}
+	sortByTextKeys(tk, text, perm, desc)
 	return perm
 }
 
-// commonPrefixLen is the length of the prefix all of keys share.
-func commonPrefixLen(keys []string) int {
-	if len(keys) == 0 {
-		return 0
+// textOf reads the text of column k for the sort.
+func textOf(d *document, k colKind) func(int32) string {
+	t := d.entries
+	switch k {
+	case colLoc, colPackage:
+		return func(i int32) string { return t.Loc(int(i)) } // what colText gives, without its switch
+	case colPath:
+		return func(i int32) string { return t.Path(int(i)) }
 	}
-	p := keys[0]
-	for _, s := range keys[1:] {
-		n := min(len(p), len(s))
-		i := 0
-		for i < n && p[i] == s[i] {
-			i++
-		}
-		p = p[:i]
-		if p == "" {
-			return 0
-		}
+	return func(i int32) string { return colText(d, k, int(i)) }
+}
+
+// orderedKey maps a signed key to an unsigned one of the same order
+// (reversed when desc).
+func orderedKey(v int64, desc bool) uint64 {
+	u := uint64(v) ^ 1<<63
+	if desc {
+		return ^u
 	}
-	return len(p)
+	return u
 }
 
 // prefixKey packs the 8 bytes of s after its first skip bytes, big-endian,
-// so that numbers order like the strings.
+// so that numbers order like the strings (bytes past the end count as 0).
 func prefixKey(s string, skip int) uint64 {
+	if skip+8 <= len(s) {
+		return binary.BigEndian.Uint64(unsafe.Slice(unsafe.StringData(s[skip:]), 8))
+	}
 	var k uint64
 	for j := range 8 {
 		k <<= 8

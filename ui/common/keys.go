@@ -27,6 +27,7 @@ type KeyMap struct {
 	Back      key.Binding // clear the filter, cancel a load, close a page, or go back
 	UpLink    key.Binding // follow the document's up link
 	IndexLink key.Binding // follow the document's index link
+	Archives  key.Binding // follow the document's archives link (ResourceSync Archives)
 	HistBack  key.Binding
 	HistFwd   key.Binding
 	OpenURL   key.Binding // prompt for any URL
@@ -52,6 +53,8 @@ type KeyMap struct {
 	Problems  key.Binding // conformance problems
 	Discovery key.Binding // how the Source was discovered
 	Versions  key.Binding // the selected resource's versions (Memento)
+	Coverage  key.Binding // the periods a Change List (Index) and its archive cover
+	Notify    key.Binding // the Source's notifications, live
 
 	// Keys of one page each (listed in that page's help group).
 	NextMatch      key.Binding // raw: next search match
@@ -98,6 +101,7 @@ func DefaultKeyMap() KeyMap {
 		Back:      key.NewBinding(key.WithKeys("esc", "backspace"), key.WithHelp("esc", "clear filter / cancel / back")),
 		UpLink:    key.NewBinding(key.WithKeys("u"), key.WithHelp("u", "follow up link")),
 		IndexLink: key.NewBinding(key.WithKeys("i"), key.WithHelp("i", "follow index link")),
+		Archives:  key.NewBinding(key.WithKeys("A"), key.WithHelp("A", "follow archives link")),
 		HistBack:  key.NewBinding(key.WithKeys("["), key.WithHelp("[", "history back")),
 		HistFwd:   key.NewBinding(key.WithKeys("]"), key.WithHelp("]", "history forward")),
 		OpenURL:   key.NewBinding(key.WithKeys(":"), key.WithHelp(":", "open a URL or file (:N entry N)")),
@@ -120,6 +124,8 @@ func DefaultKeyMap() KeyMap {
 		Problems:  key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "problems")),
 		Discovery: key.NewBinding(key.WithKeys("D"), key.WithHelp("D", "discovery")),
 		Versions:  key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "versions (Memento)")),
+		Coverage:  key.NewBinding(key.WithKeys("C"), key.WithHelp("C", "change list coverage")),
+		Notify:    key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "live notifications")),
 
 		NextMatch:      key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "next match")),
 		PrevMatch:      key.NewBinding(key.WithKeys("N"), key.WithHelp("N", "previous match")),
@@ -152,10 +158,10 @@ type KeyGroup struct {
 func (k KeyMap) Groups() []KeyGroup {
 	return []KeyGroup{
 		{"Move", []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.HalfUp, k.HalfDown, k.Top, k.Bottom, k.JumpTo, k.NextPane}},
-		{"Navigate", []key.Binding{k.Open, k.Back, k.UpLink, k.IndexLink, k.HistBack, k.HistFwd, k.OpenURL, k.LoadAll, k.DocInfo, k.Manifest}},
+		{"Navigate", []key.Binding{k.Open, k.Back, k.UpLink, k.IndexLink, k.Archives, k.HistBack, k.HistFwd, k.OpenURL, k.LoadAll, k.DocInfo, k.Manifest}},
 		{"Find", []key.Binding{k.Filter, k.SortNext, k.SortReverse, k.NextProblem, k.PrevProblem}},
 		{"Act", []key.Binding{k.Copy, k.Browser, k.Retry}},
-		{"Inspect", []key.Binding{k.Raw, k.HTTP, k.Problems, k.Discovery, k.Versions}},
+		{"Inspect", []key.Binding{k.Raw, k.HTTP, k.Problems, k.Discovery, k.Versions, k.Coverage, k.Notify}},
 		{"Program", []key.Binding{k.Help, k.Quit, k.Force}},
 	}
 }

@@ -1,0 +1,321 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"rsx/model"
+	"rsx/notify"
+	"rsx/session"
+	"rsx/ui/common"
+)
+
+// The root's subscription to the notifications of the open Source (the
+// ResourceSync Notification draft): started when the notifications page is
+// first opened (w), kept while the explorer runs, so that the status bar can
+// say while a channel is live and a framework notification can mark the
+// documents it names stale, whichever page is shown. A re-armed tea.Cmd
+// waits on the subscription's Next; a generation number drops the events of
+// a subscription replaced by another.
+
+// maxNoteRows bounds the notifications kept: the oldest go first.
+const maxNoteRows = 5000
+
+// notifyFeed is the subscription and what it brought.
+type notifyFeed struct {
+	gen    int
+	target string // what the channels were looked for from ("" before any)
+	sub    *session.Subscription
+	ctx    context.Context // Next waits under it; cancelled by stop
+	cancel context.CancelFunc
+
+	finding  bool  // the channels are being looked for
+	ended    bool  // the subscription has ended
+	err      error // finding the channels failed
+	capLists []string
+	channels []*channelState // in the order found
+	rows     []noteRow       // oldest first
+	dropped  int             // rows dropped for maxNoteRows
+}
+
+// channelState is what is known of one channel's connection.
+type channelState struct {
+	ch        notify.Channel
+	live      bool
+	everUp    bool
+	since     time.Time // connected, or dropped, at
+	drops     int
+	lastErr   error
+	retryAt   time.Time // the next attempt, while dropped
+	attempt   int
+	notes     int // notifications received
+	withError int // of which with errors
+}
+
+// noteRow is a line of the notifications page: an item of a notification
+// (a resource or a document that changed), or a notification without items
+// (malformed).
+type noteRow struct {
+	event *notify.Event // shared by the rows of one notification
+	item  int           // index in event.Items, -1 for none
+}
+
+// Item is the row's item; ok is false for a notification without items.
+func (r noteRow) Item() (notify.Item, bool) {
+	if r.item < 0 || r.item >= len(r.event.Items) {
+		return notify.Item{}, false
+	}
+	return r.event.Items[r.item], true
+}
+
+// problems counts the errors and warnings of the row's item, and of the
+// notification as a whole.
+func (r noteRow) problems() (errs, warns int) {
+	for _, p := range r.event.Problems {
+		if p.Entry >= 0 && p.Entry != r.item {
+			continue
+		}
+		switch p.Severity {
+		case model.SeverityError:
+			errs++
+		case model.SeverityWarning:
+			warns++
+		}
+	}
+	return errs, warns
+}
+
+// notifyMsg is an event of the feed's subscription; notifyEndedMsg says it
+// has ended.
+type notifyMsg struct {
+	feed *notifyFeed
+	gen  int
+	ev   session.NotificationEvent
+}
+
+type notifyEndedMsg struct {
+	feed *notifyFeed
+	gen  int
+}
+
+// start subscribes to the notifications of target, unless the feed already
+// does, and returns the command that waits for the first event.
+func (f *notifyFeed) start(b Notifications, target string) tea.Cmd {
+	if f.sub != nil && f.target == target && !f.ended {
+		return nil
+	}
+	f.stop()
+	*f = notifyFeed{gen: f.gen + 1, target: target, finding: true}
+	f.ctx, f.cancel = context.WithCancel(context.Background())
+	f.sub = b.Subscribe(target)
+	return f.listen()
+}
+
+// stop ends the subscription, if any.
+func (f *notifyFeed) stop() {
+	if f.sub != nil {
+		f.sub.Stop()
+		f.cancel()
+		f.sub = nil
+	}
+	f.ended = true
+}
+
+// active tells whether a subscription runs.
+func (f *notifyFeed) active() bool { return f != nil && f.sub != nil && !f.ended }
+
+// listen waits for the subscription's next event.
+func (f *notifyFeed) listen() tea.Cmd {
+	sub, ctx, gen := f.sub, f.ctx, f.gen
+	return func() tea.Msg {
+		ev, ok := sub.Next(ctx)
+		if !ok {
+			return notifyEndedMsg{feed: f, gen: gen}
+		}
+		return notifyMsg{feed: f, gen: gen, ev: ev}
+	}
+}
+
+// apply records an event and returns the documents that a framework
+// notification says changed (their URLs, and those of their indexes).
+func (f *notifyFeed) apply(ev session.NotificationEvent, now time.Time) (changed []string) {
+	switch {
+	case ev.Err != nil:
+		f.finding, f.err = false, ev.Err
+	case ev.Found != nil:
+		f.finding = false
+		f.capLists = ev.Found.CapabilityLists
+		for _, ch := range ev.Found.Channels {
+			f.channels = append(f.channels, &channelState{ch: ch})
+		}
+	case ev.Event != nil:
+		e := ev.Event
+		if e.Time.IsZero() {
+			e.Time = now
+		}
+		cs := f.channel(e.Channel)
+		switch e.Type {
+		case notify.EventConnected:
+			cs.live, cs.everUp, cs.since, cs.lastErr, cs.retryAt = true, true, e.Time, nil, time.Time{}
+		case notify.EventDisconnected:
+			if cs.live {
+				cs.drops++
+			}
+			cs.live, cs.since, cs.lastErr, cs.attempt = false, e.Time, e.Err, e.Attempt
+			cs.retryAt = e.Time.Add(e.Retry)
+		case notify.EventNotification:
+			cs.notes++
+			if e.Errors() > 0 {
+				cs.withError++
+			}
+			if len(e.Items) == 0 {
+				f.rows = append(f.rows, noteRow{event: e, item: -1})
+			}
+			for i, it := range e.Items {
+				f.rows = append(f.rows, noteRow{event: e, item: i})
+				if e.Kind() == notify.KindFramework {
+					changed = append(changed, resolveAgainst(e.Channel.CapabilityList, it.URL))
+					if it.Index != "" {
+						changed = append(changed, resolveAgainst(e.Channel.CapabilityList, it.Index))
+					}
+				}
+			}
+			if n := len(f.rows) - maxNoteRows; n > 0 {
+				f.rows = append(f.rows[:0:0], f.rows[n:]...)
+				f.dropped += n
+			}
+		}
+	}
+	return changed
+}
+
+// channel is the state of ch, added when the subscription did not say it.
+func (f *notifyFeed) channel(ch notify.Channel) *channelState {
+	for _, cs := range f.channels {
+		if cs.ch.URL == ch.URL && cs.ch.Kind == ch.Kind {
+			return cs
+		}
+	}
+	cs := &channelState{ch: ch}
+	f.channels = append(f.channels, cs)
+	return cs
+}
+
+// live counts the channels connected now.
+func (f *notifyFeed) live() int {
+	n := 0
+	for _, cs := range f.channels {
+		if cs.live {
+			n++
+		}
+	}
+	return n
+}
+
+// resolveAgainst resolves a URL a notification gives against its Capability
+// List (notification locs are absolute; a relative one is read so).
+func resolveAgainst(base, u string) string {
+	if base == "" {
+		return u
+	}
+	return model.ResolveHref(base, u)
+}
+
+// statusSegment is the status bar's indicator: whether the channels are
+// live, some dropped, or none could be found; full and short forms, "" when
+// there is no subscription.
+func (f *notifyFeed) statusSegment(st *common.Styles) (full, short string) {
+	if f == nil || f.target == "" || (f.ended && f.err == nil) {
+		return "", ""
+	}
+	n, live := len(f.channels), f.live()
+	switch {
+	case f.err != nil:
+		return st.BarWarning.Render("○ no notification channel"), st.BarWarning.Render("○ no channel")
+	case f.finding:
+		return st.StatusValue.Render("◌ notifications: finding channels…"), st.StatusValue.Render("◌ channels…")
+	case n > 0 && live == n:
+		return st.BarOK.Render(fmt.Sprintf("● live (%s)", plural1(n, "channel"))), st.BarOK.Render("● live")
+	case live > 0:
+		return st.BarWarning.Render(fmt.Sprintf("◐ %d of %d channels live, reconnecting", live, n)), st.BarWarning.Render(fmt.Sprintf("◐ %d/%d live", live, n))
+	case f.anyChannel(func(cs *channelState) bool { return cs.everUp }):
+		return st.BarError.Render("○ notifications dropped, reconnecting"), st.BarError.Render("○ dropped")
+	case f.anyChannel(func(cs *channelState) bool { return cs.lastErr != nil }):
+		return st.BarError.Render("○ notification channels unreachable, retrying"), st.BarError.Render("○ unreachable")
+	}
+	return st.StatusValue.Render("◌ notifications: connecting…"), st.StatusValue.Render("◌ connecting")
+}
+
+// anyChannel tells whether some channel's state is as ok says.
+func (f *notifyFeed) anyChannel(ok func(*channelState) bool) bool {
+	for _, cs := range f.channels {
+		if ok(cs) {
+			return true
+		}
+	}
+	return false
+}
+
+// plural1 is "1 channel", "4 channels".
+func plural1(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
+
+// ---------------------------------------------------------------------------
+// The root's part: starting the feed, its events, stale documents.
+
+// notified applies an event of the feed and waits for the next one; a
+// framework notification marks the documents it names stale.
+func (a *App) notified(m notifyMsg) tea.Cmd {
+	f := a.notes
+	if m.feed != f || m.gen != f.gen || f.sub == nil {
+		return nil
+	}
+	if changed := f.apply(m.ev, a.c.Clock()); len(changed) > 0 {
+		a.markStale(changed)
+	}
+	if m.ev.Err != nil {
+		f.ended = true
+		return nil
+	}
+	return f.listen()
+}
+
+// notifyEnded records that the feed's subscription has ended.
+func (a *App) notifyEnded(m notifyEndedMsg) {
+	if m.feed == a.notes && m.gen == a.notes.gen {
+		a.notes.ended = true
+	}
+}
+
+// markStale marks the documents at urls (and their "all parts" views) stale
+// in the history, in the cache and, when one is shown, in the status bar.
+func (a *App) markStale(urls []string) {
+	for _, u := range urls {
+		for _, combined := range []bool{false, true} {
+			k := docKey(u, combined)
+			a.stale[k] = true
+			if d := a.cache.docs[k]; d != nil {
+				d.stale = true
+			}
+		}
+	}
+	a.setTrail()
+}
+
+// sourceOf is what the notification channels of the document's Source are
+// looked for from: the top of its path (the Source Description, or the
+// Capability List when nothing is above it), else the document itself
+// (a Capability List or Source Description, or discovery from it).
+func sourceOf(d *document) string {
+	if len(d.crumbs) > 0 {
+		return d.crumbs[0].URL
+	}
+	return d.base()
+}
