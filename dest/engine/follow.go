@@ -97,6 +97,8 @@ type FollowEvent struct {
 	Err      error
 	Retry    time.Duration
 	Attempt  int
+	// FollowConnected: an earlier connection of the channel had dropped.
+	Reconnect bool
 
 	// FollowPolled: the poll's run (its Plan says what was read), and how
 	// many of its changes no notification had applied.
@@ -286,7 +288,7 @@ func (f *follower) notices(ctx context.Context, batch []notify.Event) (pollNow b
 		e := &batch[i]
 		switch e.Type {
 		case notify.EventConnected:
-			f.report(FollowEvent{Type: FollowConnected, Time: e.Time, Channel: e.Channel.URL, Attempt: e.Attempt})
+			f.report(FollowEvent{Type: FollowConnected, Time: e.Time, Channel: e.Channel.URL, Attempt: e.Attempt, Reconnect: e.Reconnect})
 		case notify.EventDisconnected:
 			f.report(FollowEvent{Type: FollowDisconnected, Time: e.Time, Channel: e.Channel.URL, Err: e.Err, Retry: e.Retry, Attempt: e.Attempt})
 		case notify.EventNotification:
@@ -351,8 +353,10 @@ func (f *follower) applyNotifications(ctx context.Context, evs []*notify.Event) 
 // poll plans and runs an incremental sync from the Change Lists. It
 // reports whether Follow must stop (a gap, or ctx done).
 func (f *follower) poll(ctx context.Context) bool {
+	// Auto: incremental once the baseline is done (a baseline that had
+	// failures is continued until it is), with the stored selection.
 	opts := f.ref.opts
-	opts.Mode, opts.Selection = ModeIncremental, nil
+	opts.Mode, opts.Selection = ModeAuto, nil
 	p, err := f.s.Plan(ctx, f.ref.Target, opts)
 	if err != nil {
 		if ctx.Err() != nil {
