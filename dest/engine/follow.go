@@ -166,9 +166,9 @@ func (s *Session) Follow(ctx context.Context, after *Plan, o FollowOptions) (*Fo
 	if o.Interval <= 0 {
 		o.Interval = DefaultPollInterval
 	}
-	f := &follower{s: s, o: o, ref: after, res: &FollowResult{SyncedUntil: after.Point}, failed: map[string]Failure{}, notified: map[string]time.Time{}}
-	if !after.At.IsZero() && after.At.After(f.res.SyncedUntil) {
-		f.res.SyncedUntil = after.At
+	f := &follower{s: s, o: o, ref: after, res: &FollowResult{}, failed: map[string]Failure{}, notified: map[string]time.Time{}}
+	if row, err := s.db.Source(ctx, after.Source); err == nil {
+		f.res.SyncedUntil = row.Point()
 	}
 	started := s.opts.Now()
 	defer func() { f.res.Elapsed = s.opts.Now().Sub(started) }()
