@@ -26,8 +26,9 @@ type FollowOptions struct {
 	// List); nil: Follow only polls. Follow stops reading them when the
 	// channel is closed, and goes on polling.
 	Notifications <-chan notify.Event
-	// Report is told what happens, from the goroutine that runs Follow,
-	// in order; it must not block long.
+	// Report is told what happens, one event at a time, in order (while a
+	// run goes on, from the run's recording goroutine); it must not block
+	// long.
 	Report func(FollowEvent)
 }
 
