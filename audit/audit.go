@@ -60,6 +60,11 @@ type Options struct {
 	// OmitOKMirrors keeps only the mirrors that are not ok in
 	// Report.Mirrors, so that memory does not grow with the mirrors checked.
 	OmitOKMirrors bool
+	// Sink, when set, receives every finding and every mirror checked (ok
+	// or not) as its resource is judged, and the Report keeps none of them
+	// (its Counts count them): memory does not grow with what is found. A
+	// Spool keeps them on disk and gives them back in the Report's order.
+	Sink Sink
 
 	// Progress, when set, is called with the state of the run, from one
 	// goroutine at a time, at most every ProgressEvery (default 100 ms),
@@ -323,7 +328,7 @@ func (r *run) checkAll(ch <-chan *item) {
 func (r *run) checkOne(it *item) {
 	if it.locProblem != "" {
 		r.repMu.Lock()
-		r.rep.addUnfetchable(it)
+		r.rep.addUnfetchable(it, r.a.o.Sink)
 		r.repMu.Unlock()
 		r.checked.Add(1)
 		return
@@ -344,7 +349,7 @@ func (r *run) checkOne(it *item) {
 		return
 	}
 	r.repMu.Lock()
-	r.rep.add(it, er, r.a.o.OmitOKMirrors)
+	r.rep.add(it, er, r.a.o.OmitOKMirrors, r.a.o.Sink)
 	r.repMu.Unlock()
 	r.checked.Add(1)
 	if er.Verdict() == claims.Mismatch {

@@ -45,6 +45,8 @@ type Report struct {
 	// their Resource List's at; Gone those of them expected to be deleted.
 	Changed, Gone int
 
+	// The findings, kept here unless Options.Sink received them (Counts
+	// counts them either way).
 	Mismatched []Finding   // claims that are false
 	Warnings   []Finding   // differences servers may have (lastmod), and redirects
 	Unchecked  []Unchecked // claims that could not be compared, and why
@@ -52,6 +54,8 @@ type Report struct {
 	// Options.OmitOKMirrors is set; MirrorsChecked and MirrorsOK count them all.
 	Mirrors                   []Mirror
 	MirrorsChecked, MirrorsOK int
+	// Counts counts the findings, those kept here or those a Sink received.
+	Counts Counts
 
 	Bytes   int64 // resource body bytes read
 	Elapsed time.Duration
@@ -60,12 +64,62 @@ type Report struct {
 	Stopped Stop
 }
 
+// Counts counts a run's findings.
+type Counts struct {
+	Mismatched, Warnings, Unchecked int
+	// Mirrors counts the mirrors listed: every one checked, or with
+	// Options.OmitOKMirrors (and no Sink) those that are not ok.
+	Mirrors int
+}
+
 // Complete reports whether every resource drawn was checked.
 func (r *Report) Complete() bool { return r.Stopped == "" && r.Checked == r.Selected }
 
 // Wrong reports whether the run found a false claim: a mismatch, or a
 // mirror that is not ok.
-func (r *Report) Wrong() bool { return len(r.Mismatched) > 0 || r.MirrorsOK < r.MirrorsChecked }
+func (r *Report) Wrong() bool { return r.Counts.Mismatched > 0 || r.MirrorsOK < r.MirrorsChecked }
+
+// keeper hands findings to the Sink, or keeps them in the Report.
+type keeper struct {
+	r    *Report
+	sink Sink
+}
+
+func (k keeper) mismatch(f Finding) {
+	k.r.Counts.Mismatched++
+	if k.sink != nil {
+		k.sink.Mismatch(f)
+		return
+	}
+	k.r.Mismatched = append(k.r.Mismatched, f)
+}
+
+func (k keeper) warning(f Finding) {
+	k.r.Counts.Warnings++
+	if k.sink != nil {
+		k.sink.Warning(f)
+		return
+	}
+	k.r.Warnings = append(k.r.Warnings, f)
+}
+
+func (k keeper) unchecked(u Unchecked) {
+	k.r.Counts.Unchecked++
+	if k.sink != nil {
+		k.sink.Unchecked(u)
+		return
+	}
+	k.r.Unchecked = append(k.r.Unchecked, u)
+}
+
+func (k keeper) mirror(m Mirror) {
+	k.r.Counts.Mirrors++
+	if k.sink != nil {
+		k.sink.Mirror(m)
+		return
+	}
+	k.r.Mirrors = append(k.r.Mirrors, m)
+}
 
 // Unread returns the lists that could not be read (a Resource List part
 // that is 404, say): their resources were not in the draw.
@@ -138,7 +192,8 @@ func dropped(er claims.EntryResult) bool {
 }
 
 // add counts one resource checked and keeps what it found.
-func (r *Report) add(it *item, er claims.EntryResult, omitOKMirrors bool) {
+func (r *Report) add(it *item, er claims.EntryResult, omitOKMirrors bool, sink Sink) {
+	k := keeper{r, sink}
 	r.Checked++
 	if it.changed {
 		r.Changed++
@@ -163,13 +218,13 @@ func (r *Report) add(it *item, er claims.EntryResult, omitOKMirrors bool) {
 				if f.Actual == "" {
 					f.Actual = c.Short
 				}
-				r.Mismatched = append(r.Mismatched, f)
+				k.mismatch(f)
 			case claims.Warning:
 				warned = true
-				r.Warnings = append(r.Warnings, f)
+				k.warning(f)
 			case claims.Unchecked:
 				if !incomplete {
-					r.Unchecked = append(r.Unchecked, Unchecked{URL: it.entry.Loc, Mirror: mirror, Field: c.Field, Reason: c.Reason, order: f.order})
+					k.unchecked(Unchecked{URL: it.entry.Loc, Mirror: mirror, Field: c.Field, Reason: c.Reason, order: f.order})
 				}
 			}
 		}
@@ -179,7 +234,7 @@ func (r *Report) add(it *item, er claims.EntryResult, omitOKMirrors bool) {
 			if n > 1 {
 				reason = fmt.Sprintf("after %d redirects", n)
 			}
-			r.Warnings = append(r.Warnings, Finding{URL: it.entry.Loc, Mirror: mirror, Field: "redirect",
+			k.warning(Finding{URL: it.entry.Loc, Mirror: mirror, Field: "redirect",
 				Declared: t.URL, Actual: res.Received.FinalURL, Reason: reason + " (" + redirectStatuses(res) + ")",
 				Changed: it.changed, order: [2]int{t.Mirror, len(res.Checks)}})
 		}
@@ -189,8 +244,8 @@ func (r *Report) add(it *item, er claims.EntryResult, omitOKMirrors bool) {
 			if ok {
 				r.MirrorsOK++
 			}
-			if !ok || !omitOKMirrors {
-				r.Mirrors = append(r.Mirrors, Mirror{URL: it.entry.Loc, Mirror: t.URL, Pri: t.Pri, OK: ok, order: t.Mirror})
+			if !ok || !omitOKMirrors || sink != nil {
+				k.mirror(Mirror{URL: it.entry.Loc, Mirror: t.URL, Pri: t.Pri, OK: ok, order: t.Mirror})
 			}
 		}
 	}
@@ -209,13 +264,13 @@ func (r *Report) add(it *item, er claims.EntryResult, omitOKMirrors bool) {
 
 // addUnfetchable counts a resource whose loc cannot be fetched: nothing
 // could be compared, and its loc says why.
-func (r *Report) addUnfetchable(it *item) {
+func (r *Report) addUnfetchable(it *item, sink Sink) {
 	r.Checked++
 	r.Unverifiable++
 	if it.changed {
 		r.Changed++
 	}
-	r.Unchecked = append(r.Unchecked, Unchecked{URL: it.entry.Loc, Field: "loc", Reason: it.locProblem})
+	keeper{r, sink}.unchecked(Unchecked{URL: it.entry.Loc, Field: "loc", Reason: it.locProblem})
 }
 
 func redirectStatuses(res claims.Result) string {

@@ -1,7 +1,10 @@
 package cli
 
 import (
+	"bufio"
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -175,6 +178,15 @@ func (a *app) runSpotAudit(cmd *cobra.Command, f auditFlags, target string) erro
 	o.Concurrency = 2 * hf.concurrency
 	o.Claims.Timeout = hf.timeout
 	o.OmitOKMirrors = !f.json
+	o.TempDir = a.tempDir()
+	var spool *audit.Spool
+	if f.json {
+		// Every mirror checked is listed: the findings go to disk as they
+		// are made and are read back, in order, into the document.
+		spool = audit.NewSpool(o.TempDir)
+		defer spool.Close()
+		o.Sink = spool
+	}
 
 	var bar *auditBar
 	if isTerminal(a.err) {
@@ -194,7 +206,7 @@ func (a *app) runSpotAudit(cmd *cobra.Command, f auditFlags, target string) erro
 		code = exitFound
 	}
 	if f.json {
-		if err := writeJSON(a.out, auditJSONOf(rep, runErr)); err != nil {
+		if err := writeAuditJSON(a.out, rep, runErr, spool); err != nil {
 			return failed(fmt.Errorf("audit: write the report: %w", err))
 		}
 	} else if runErr == nil {
@@ -258,33 +270,31 @@ func (b *auditBar) finish() {
 }
 
 // JSON of the spot audit: the contract's fields (checked, ok, mismatched,
-// warnings, unchecked, mirrors), and the others the README lists.
+// warnings, unchecked, mirrors), and the others the README lists. The four
+// lists are not in the struct: writeAuditJSON writes them after its
+// fields, read back from the run's spool one element at a time.
 type auditJSON struct {
-	Source       string             `json:"source"`
-	Checked      int                `json:"checked"`
-	OK           int                `json:"ok"`
-	Mismatched   []auditFindingJSON `json:"mismatched"`
-	Warnings     []auditFindingJSON `json:"warnings"`
-	Unchecked    []auditUncheckJSON `json:"unchecked"`
-	Mirrors      []auditMirrorJSON  `json:"mirrors"`
-	Complete     bool               `json:"complete"`
-	Stopped      *string            `json:"stopped"`
-	Sample       *int               `json:"sample"`
-	Seed         uint64             `json:"seed"`
-	Listed       int64              `json:"listed"`
-	Excluded     int64              `json:"excluded"`
-	Selected     int                `json:"selected"`
-	Failed       int                `json:"failed"`
-	Unverifiable int                `json:"unverifiable"`
-	Warned       int                `json:"warned"`
-	Changed      int                `json:"changed"`
-	Gone         int                `json:"gone"`
-	MirrorsCount int                `json:"mirrors_checked"`
-	MirrorsOK    int                `json:"mirrors_ok"`
-	Bytes        int64              `json:"bytes"`
-	Seconds      float64            `json:"seconds"`
-	Lists        []auditListJSON    `json:"lists"`
-	Error        *string            `json:"error"`
+	Source       string          `json:"source"`
+	Checked      int             `json:"checked"`
+	OK           int             `json:"ok"`
+	Complete     bool            `json:"complete"`
+	Stopped      *string         `json:"stopped"`
+	Sample       *int            `json:"sample"`
+	Seed         uint64          `json:"seed"`
+	Listed       int64           `json:"listed"`
+	Excluded     int64           `json:"excluded"`
+	Selected     int             `json:"selected"`
+	Failed       int             `json:"failed"`
+	Unverifiable int             `json:"unverifiable"`
+	Warned       int             `json:"warned"`
+	Changed      int             `json:"changed"`
+	Gone         int             `json:"gone"`
+	MirrorsCount int             `json:"mirrors_checked"`
+	MirrorsOK    int             `json:"mirrors_ok"`
+	Bytes        int64           `json:"bytes"`
+	Seconds      float64         `json:"seconds"`
+	Lists        []auditListJSON `json:"lists"`
+	Error        *string         `json:"error"`
 }
 
 type auditFindingJSON struct {
@@ -323,9 +333,8 @@ type auditListJSON struct {
 func auditJSONOf(rep *audit.Report, runErr error) auditJSON {
 	out := auditJSON{
 		Source: rep.URL, Checked: rep.Checked, OK: rep.OK, Complete: runErr == nil && rep.Complete(),
-		Mismatched: []auditFindingJSON{}, Warnings: []auditFindingJSON{}, Unchecked: []auditUncheckJSON{},
-		Mirrors: []auditMirrorJSON{}, Lists: []auditListJSON{},
-		Seed: rep.Seed, Listed: rep.Listed, Excluded: rep.Excluded, Selected: rep.Selected,
+		Lists: []auditListJSON{},
+		Seed:  rep.Seed, Listed: rep.Listed, Excluded: rep.Excluded, Selected: rep.Selected,
 		Failed: rep.Failed, Unverifiable: rep.Unverifiable, Warned: rep.Warned, Changed: rep.Changed, Gone: rep.Gone,
 		MirrorsCount: rep.MirrorsChecked, MirrorsOK: rep.MirrorsOK,
 		Bytes: rep.Bytes, Seconds: rep.Elapsed.Seconds(), Error: errString(runErr),
@@ -338,25 +347,96 @@ func auditJSONOf(rep *audit.Report, runErr error) auditJSON {
 		s := string(rep.Stopped)
 		out.Stopped = &s
 	}
-	finding := func(f audit.Finding) auditFindingJSON {
-		return auditFindingJSON{URL: f.URL, Mirror: f.Mirror, Field: f.Field, Declared: f.Declared, Actual: f.Actual, Reason: f.Reason, Changed: f.Changed}
-	}
-	for _, f := range rep.Mismatched {
-		out.Mismatched = append(out.Mismatched, finding(f))
-	}
-	for _, f := range rep.Warnings {
-		out.Warnings = append(out.Warnings, finding(f))
-	}
-	for _, u := range rep.Unchecked {
-		out.Unchecked = append(out.Unchecked, auditUncheckJSON{URL: u.URL, Mirror: u.Mirror, Field: u.Field, Reason: u.Reason})
-	}
-	for _, m := range rep.Mirrors {
-		out.Mirrors = append(out.Mirrors, auditMirrorJSON{URL: m.URL, Mirror: m.Mirror, OK: m.OK, Pri: m.Pri})
-	}
 	for _, l := range rep.Lists {
 		out.Lists = append(out.Lists, auditListJSON{URL: l.URL, Capability: string(l.Capability), Index: l.Index, Entries: l.Entries, Error: errString(l.Err), Note: l.Note})
 	}
 	return out
+}
+
+func findingJSON(f audit.Finding) auditFindingJSON {
+	return auditFindingJSON{URL: f.URL, Mirror: f.Mirror, Field: f.Field, Declared: f.Declared, Actual: f.Actual, Reason: f.Reason, Changed: f.Changed}
+}
+
+// writeAuditJSON writes the spot audit's one JSON document: its fields, then
+// the lists (mismatched, warnings, unchecked, mirrors), each element read
+// back from the spool (or, without one, from the Report) and written as it
+// comes, so that memory does not grow with them. It is written as writeJSON
+// writes: indented, escaped.
+func writeAuditJSON(w io.Writer, rep *audit.Report, runErr error, sp *audit.Spool) error {
+	var head bytes.Buffer
+	if err := writeJSON(&head, auditJSONOf(rep, runErr)); err != nil {
+		return err
+	}
+	b := bytes.TrimRight(head.Bytes(), "\n")
+	b = bytes.TrimRight(b[:len(b)-1], "\n") // the closing brace
+	bw := bufio.NewWriterSize(w, 64<<10)
+	bw.Write(b)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetIndent("    ", "  ")
+	enc.SetEscapeHTML(false)
+	list := func(name string, each func(emit func(any) error) error) error {
+		fmt.Fprintf(bw, ",\n  %q: [", name)
+		n := 0
+		err := each(func(v any) error {
+			buf.Reset()
+			if err := enc.Encode(v); err != nil {
+				return err
+			}
+			if n > 0 {
+				bw.WriteByte(',')
+			}
+			n++
+			bw.WriteString("\n    ")
+			_, err := bw.Write(display.EscapeJSON(bytes.TrimRight(buf.Bytes(), "\n")))
+			return err
+		})
+		if n > 0 {
+			bw.WriteString("\n  ")
+		}
+		bw.WriteByte(']')
+		return err
+	}
+	if sp == nil { // the Report holds them
+		sp = audit.NewSpool("")
+		defer sp.Close()
+		for _, f := range rep.Mismatched {
+			sp.Mismatch(f)
+		}
+		for _, f := range rep.Warnings {
+			sp.Warning(f)
+		}
+		for _, u := range rep.Unchecked {
+			sp.Unchecked(u)
+		}
+		for _, m := range rep.Mirrors {
+			sp.Mirror(m)
+		}
+	}
+	for _, err := range []error{
+		list("mismatched", func(emit func(any) error) error {
+			return sp.EachMismatched(func(f audit.Finding) error { return emit(findingJSON(f)) })
+		}),
+		list("warnings", func(emit func(any) error) error {
+			return sp.EachWarning(func(f audit.Finding) error { return emit(findingJSON(f)) })
+		}),
+		list("unchecked", func(emit func(any) error) error {
+			return sp.EachUnchecked(func(u audit.Unchecked) error {
+				return emit(auditUncheckJSON{URL: u.URL, Mirror: u.Mirror, Field: u.Field, Reason: u.Reason})
+			})
+		}),
+		list("mirrors", func(emit func(any) error) error {
+			return sp.EachMirror(func(m audit.Mirror) error {
+				return emit(auditMirrorJSON{URL: m.URL, Mirror: m.Mirror, OK: m.OK, Pri: m.Pri})
+			})
+		}),
+	} {
+		if err != nil {
+			return err
+		}
+	}
+	bw.WriteString("\n}\n")
+	return bw.Flush()
 }
 
 // writeAuditText writes the human-readable report: a heading, one summary

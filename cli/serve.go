@@ -23,6 +23,7 @@ type serveFlags struct {
 	seed        int64
 	start       string
 	liveLists   int
+	liveDumps   int
 }
 
 func newServeCmd(a *app) *cobra.Command {
@@ -41,7 +42,9 @@ Indexes, Resource Dumps with ZIP packages, Change List Indexes, a Change Dump,
 a Change List Archive and a Resource List Archive, and the resources themselves.
 The Change List Index keeps the last --live-change-lists closed lists; older
 ones move to the Change List Archive, so a copy made before they left can catch
-up only through it. The clock advances with --tick or with
+up only through it. With --live-change-dumps K the Change Dump keeps the
+packages of the open list's period and of the last K closed ones; the older
+ones move, one Change Dump per period, into a Change Dump Archive. The clock advances with --tick or with
 POST /demo/advance?steps=N; GET /demo/status shows it. --broken seeds errors of
 many kinds for the checker to find. Only loopback addresses are served.`,
 		Args: cobra.NoArgs,
@@ -59,6 +62,7 @@ many kinds for the checker to find. Only loopback addresses are served.`,
 	fs.Int64Var(&f.seed, "seed", 0, "seed of everything generated")
 	fs.StringVar(&f.start, "start", "", "the demo clock at start, RFC 3339 (default 2026-01-05T09:00:00Z); the replayed history ends there")
 	fs.IntVar(&f.liveLists, "live-change-lists", demo.DefaultLiveChangeLists, "closed Change Lists the Change List Index keeps; older ones move to the Change List Archive (-1: keep them all; 0: the default)")
+	fs.IntVar(&f.liveDumps, "live-change-dumps", 0, "rotate the Change Dump: keep the packages of the last K closed Change List periods (and the open one's); older ones move to a Change Dump Archive (0: keep every package, no archive)")
 	return cmd
 }
 
@@ -68,6 +72,9 @@ func (a *app) runServe(ctx context.Context, f serveFlags) error {
 	}
 	if f.resources < 0 || f.listSize < 0 || f.packageSize < 0 || f.tick < 0 {
 		return failed(fmt.Errorf("serve: --resources, --list-size, --package-size and --tick must not be negative"))
+	}
+	if f.liveDumps < 0 {
+		return failed(fmt.Errorf("serve: --live-change-dumps must not be negative"))
 	}
 	if f.liveLists < -1 {
 		return failed(fmt.Errorf("serve: --live-change-lists must be at least 1, or -1 to keep every Change List in the index"))
@@ -84,7 +91,7 @@ func (a *app) runServe(ctx context.Context, f serveFlags) error {
 	defer stop()
 	srv, err := demo.Start(ctx, f.addr, demo.Options{
 		Resources: f.resources, ListSize: f.listSize, PackageSize: f.packageSize,
-		Seed: f.seed, Broken: f.broken, Tick: f.tick, Start: start, LiveChangeLists: f.liveLists,
+		Seed: f.seed, Broken: f.broken, Tick: f.tick, Start: start, LiveChangeLists: f.liveLists, LiveChangeDumps: f.liveDumps,
 	})
 	if err != nil {
 		return failed(err)

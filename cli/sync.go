@@ -20,6 +20,7 @@ import (
 	"rsx/dest/store"
 	"rsx/fetch"
 	"rsx/model"
+	"rsx/notify"
 )
 
 // syncFlags are the options of rsx sync.
@@ -37,6 +38,8 @@ type syncFlags struct {
 	allowOtherHosts  bool
 	ignoreCrawlDelay bool
 	json             bool
+	follow           bool
+	pollInterval     time.Duration
 }
 
 // syncMemoryLimit is the soft memory limit of a sync when GOMEMLIMIT is not
@@ -47,7 +50,7 @@ const syncMemoryLimit = 200 << 20
 func newSyncCmd(a *app) *cobra.Command {
 	var f syncFlags
 	cmd := &cobra.Command{
-		Use:   "sync [--dest DEST] [--mode auto|baseline|incremental] [--baseline-from list|dump] [--include RE]... [--exclude RE]... [--delete] [--dry-run] [--json] URL",
+		Use:   "sync [--dest DEST] [--mode auto|baseline|incremental] [--baseline-from list|dump] [--include RE]... [--exclude RE]... [--delete] [--dry-run] [--follow [--poll-interval D]] [--json] URL",
 		Short: "Copy a Source's resources into a folder or a bucket, and keep the copy current",
 		Long: `Selective baseline or incremental sync of a Source into DEST.
 
@@ -68,8 +71,19 @@ no request per resource; the default is list, or dump when the Source offers
 only a dump. Its at is the point the copy continues from. An incremental sync
 applies the changes of the Change Lists after that point (--changes-from dump:
 the Change Dump), each resource's last change only; closed lists processed
-before are not fetched again. A stretch of time no Change List covers is
+before are not fetched again. When the live Change List Index (or Change
+Dump) no longer reaches back to the copy's point, the closed lists of the
+Source's Change List Archive (Change Dump Archive) that cover the time since
+are applied first, and named. A stretch of time that nothing covers is
 reported, and a new baseline proposed: nothing is applied.
+
+--follow keeps the copy current after that, until interrupted: the changes
+of the Source's change notifications are applied as they arrive (a line
+each), and the Change Lists are polled every --poll-interval (default 5m) as
+the record; a change no notification brought (a lost push) is applied by the
+poll and reported as caught. A notification with errors is reported and not
+applied. With --json, standard output is JSON Lines: the catch-up's sync
+object, one object per event, the whole run's sync object at the end.
 
 Deletions are applied with --delete; without it they are remembered, and a
 later run with --delete applies them. --include and --exclude (RE2 on the URI,
@@ -91,7 +105,8 @@ are --rate 0 and --concurrency 8, elsewhere 10 requests a second and 4 at once.
 
 Exit status: 0 the copy is in step; 1 something failed (a resource, a list, a
 verification, a gap); 2 the sync could not run (bad usage, unreachable URL,
-DEST in use, interrupted).`,
+DEST in use, interrupted). --follow ends on SIGINT or SIGTERM with 0 when the
+copy is in step, 1 when failures are outstanding or a poll found a gap.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.runSync(cmd, f, args[0])
@@ -110,7 +125,9 @@ DEST in use, interrupted).`,
 	fs.BoolVar(&f.dryRun, "dry-run", false, "print the plan; write nothing")
 	fs.BoolVar(&f.allowOtherHosts, "allow-other-hosts", false, "copy resources outside the Source's authority")
 	fs.BoolVar(&f.ignoreCrawlDelay, "ignore-crawl-delay", false, "do not honour robots.txt's Crawl-delay")
-	fs.BoolVar(&f.json, "json", false, "print one JSON document on standard output")
+	fs.BoolVar(&f.json, "json", false, "print one JSON document on standard output (with --follow: one JSON object per line)")
+	fs.BoolVar(&f.follow, "follow", false, "after catching up, keep the copy current: apply change notifications as they arrive, poll the Change Lists every --poll-interval, until interrupted")
+	fs.DurationVar(&f.pollInterval, "poll-interval", engine.DefaultPollInterval, "with --follow: time between polls of the Change Lists (the record, which catches what notifications missed)")
 	return cmd
 }
 
@@ -136,6 +153,12 @@ func (f syncFlags) planOptions(cmd *cobra.Command) (engine.PlanOptions, error) {
 	}
 	o.Delete = f.delete
 	o.AllowOtherHosts = f.allowOtherHosts
+	if f.follow && f.dryRun {
+		return o, errors.New("--follow and --dry-run: a dry run writes nothing to follow with")
+	}
+	if f.follow && f.pollInterval <= 0 {
+		return o, errors.New("--poll-interval must be positive")
+	}
 	return o, nil
 }
 
@@ -147,6 +170,14 @@ func (a *app) runSync(cmd *cobra.Command, f syncFlags, target string) error {
 	po, err := f.planOptions(cmd)
 	if err != nil {
 		return failed(fmt.Errorf("sync: %w", err))
+	}
+	if f.follow {
+		// Following runs until interrupted: SIGINT and SIGTERM are its end,
+		// once it follows (an interrupted catch-up still exits 2).
+		if cmd.Annotations == nil {
+			cmd.Annotations = map[string]string{}
+		}
+		cmd.Annotations[annotationEndsOnSignal] = "follow"
 	}
 	if os.Getenv("GOMEMLIMIT") == "" {
 		prev := debug.SetMemoryLimit(syncMemoryLimit)
@@ -202,6 +233,14 @@ func (a *app) runSync(cmd *cobra.Command, f syncFlags, target string) error {
 		bar.pause()
 		writeSyncPlan(a.out, newTextStyles(useColor(a.out)), p, st.String(), f.dryRun)
 	}
+	// Following: subscribe before the catch-up runs, so that the changes
+	// made meanwhile are notified (and found applied, or applied, after).
+	var events <-chan notify.Event
+	stopWatch := func() {}
+	if f.follow && p.Gap == nil {
+		events, stopWatch = a.subscribe(ctx, client, p)
+	}
+	defer stopWatch()
 	var res *engine.Result
 	if !f.dryRun {
 		bar.start(p)
@@ -224,7 +263,15 @@ func (a *app) runSync(cmd *cobra.Command, f syncFlags, target string) error {
 		code = exitFound
 	}
 	if f.json {
-		if err := writeJSON(a.out, syncJSONOf(p, res, st.String(), f.dryRun, elapsed)); err != nil {
+		out := syncJSONOf(p, res, st.String(), f.dryRun, elapsed)
+		var err error
+		if f.follow {
+			out.Event = "caught-up"
+			err = writeJSONLine(a.out, out)
+		} else {
+			err = writeJSON(a.out, out)
+		}
+		if err != nil {
 			return failed(fmt.Errorf("sync: write the report: %w", err))
 		}
 	} else if res != nil {
@@ -232,6 +279,12 @@ func (a *app) runSync(cmd *cobra.Command, f syncFlags, target string) error {
 	}
 	if code == exitFailure {
 		return &exitError{code: exitFailure, err: errors.New("sync: interrupted; the next run continues where this one stopped")}
+	}
+	if f.follow {
+		if p.Gap != nil {
+			return &exitError{code: exitFound, err: errors.New("sync --follow: the copy cannot catch up (a gap): nothing to follow from")}
+		}
+		return a.followSync(ctx, sess, p, res, events, f, st.String(), started)
 	}
 	return exitWith(code)
 }
@@ -352,6 +405,7 @@ func writeSyncPlan(w io.Writer, st textStyles, p *engine.Plan, dest string, dryR
 	for _, n := range p.Notes {
 		fmt.Fprintf(w, "  %s %s\n", st.dim("·"), esc(n))
 	}
+	writeArchivedLists(w, st, p)
 	if p.Gap != nil {
 		fmt.Fprintf(w, "%s gap: %s: changes may have been missed, so none is applied.\n", st.err("✗"), p.Gap)
 		fmt.Fprintf(w, "  Make a new baseline: rsx sync --mode baseline --dest %s %s\n", esc(dest), esc(p.Target))
@@ -391,6 +445,22 @@ func writeSyncPlan(w io.Writer, st textStyles, p *engine.Plan, dest string, dryR
 	}
 }
 
+// writeArchivedLists names the lists of the Source's archive the plan reads.
+func writeArchivedLists(w io.Writer, st textStyles, p *engine.Plan) {
+	if len(p.ArchivedLists) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "  %s read from the archive first, as the live %s no longer reaches back to %s:\n", st.dim("·"),
+		map[string]string{"changelist": "Change List Index", "changedump": "Change Dump"}[p.ArchivedLists[0].Kind], datetimeOrNone(p.Point))
+	for i, a := range p.ArchivedLists {
+		if i == maxTextLines {
+			fmt.Fprintf(w, "      … and %d more (--json lists every one)\n", len(p.ArchivedLists)-i)
+			break
+		}
+		fmt.Fprintf(w, "      %s (%s – %s)\n", esc(a.URL), datetimeOrNone(a.From), datetimeOrNone(a.Until))
+	}
+}
+
 func datetimeOrNone(t time.Time) string {
 	if t.IsZero() {
 		return "(none)"
@@ -421,6 +491,13 @@ func writeSyncResult(w io.Writer, st textStyles, r *engine.Result) {
 	if r.Pending > 0 {
 		fmt.Fprintf(w, "  %s %s: run with --delete to apply\n", st.dim("·"), plural(r.Pending, "deletion remembered", "deletions remembered"))
 	}
+	if n := len(r.Plan.ArchivedLists); n > 0 {
+		what := plural(n, "archived Change List", "archived Change Lists")
+		if r.Plan.ArchivedLists[0].Kind == "changedump" {
+			what = plural(n, "archived Change Dump", "archived Change Dumps")
+		}
+		fmt.Fprintf(w, "  %s caught up through %s of %s\n", st.dim("·"), what, esc(r.Plan.ArchivedLists[0].Archive))
+	}
 	if r.Stopped != "" {
 		fmt.Fprintf(w, "%s stopped: %s; the next run continues from here\n", st.err("✗"), esc(r.Stopped))
 	}
@@ -444,6 +521,9 @@ func writeSyncResult(w io.Writer, st textStyles, r *engine.Result) {
 // updated, deleted, unchanged, skipped, failed) and the others the README
 // lists.
 type syncJSON struct {
+	// Event names the object among the lines of sync --follow --json:
+	// "caught-up" (the first), "sync" (the last); absent otherwise.
+	Event             string         `json:"event,omitempty"`
 	Mode              string         `json:"mode"`
 	Source            string         `json:"source"`
 	Dest              string         `json:"dest"`
@@ -471,12 +551,15 @@ type syncJSON struct {
 	Gap               *syncGapJSON   `json:"gap"`
 	Problems          []syncFailJSON `json:"problems"`
 	Lists             []syncListJSON `json:"lists"`
+	ArchivedLists     []syncArchJSON `json:"archived_lists"`
 	Warnings          []string       `json:"warnings"`
 	Notes             []string       `json:"notes"`
 	Selection         syncSelJSON    `json:"selection"`
 	SelectionReplaced bool           `json:"selection_replaced"`
 	Plan              syncPlanJSON   `json:"plan"`
 	Seconds           float64        `json:"seconds"`
+	// Follow is what sync --follow did after the catch-up (the last line).
+	Follow *followJSON `json:"follow,omitempty"`
 }
 
 type syncSelJSON struct {
@@ -510,6 +593,17 @@ type syncListJSON struct {
 	Skipped    int     `json:"skipped"`
 	OutOfOrder int     `json:"out_of_order"`
 	Unchanged  bool    `json:"unchanged"`
+	Archived   bool    `json:"archived"`
+}
+
+// syncArchJSON is a list of the Source's Change List Archive (or Change
+// Dump Archive) that the run read.
+type syncArchJSON struct {
+	URL     string  `json:"url"`
+	Kind    string  `json:"kind"`
+	Archive string  `json:"archive"`
+	From    *string `json:"from"`
+	Until   *string `json:"until"`
 }
 
 type syncPlanJSON struct {
@@ -550,7 +644,7 @@ func syncJSONOf(p *engine.Plan, res *engine.Result, dest string, dryRun bool, el
 		Mode: string(p.Mode), Source: p.Source, Dest: dest, Unchanged: s.Unchanged, Skipped: s.Excluded + s.Refused,
 		Failed: []syncFailJSON{}, DryRun: dryRun, From: string(p.From), Document: p.Document,
 		PendingDeletes: s.PendingDelete, Excluded: s.Excluded, Refused: failJSON(p.Refused),
-		PointBefore: timeOrNull(p.Point), Problems: failJSON(p.Problems), Lists: []syncListJSON{},
+		PointBefore: timeOrNull(p.Point), Problems: failJSON(p.Problems), Lists: []syncListJSON{}, ArchivedLists: []syncArchJSON{},
 		Warnings: append([]string{}, p.Warnings...), Notes: append([]string{}, p.Notes...),
 		Selection: syncSelJSON{Include: nonNil(p.Selection.Include), Exclude: nonNil(p.Selection.Exclude), Map: nonNil(p.Selection.Map)}, SelectionReplaced: p.PreviousSelection != nil, Seconds: elapsed.Seconds(),
 		Plan: syncPlanJSON{Create: s.Create, Update: s.Update, Delete: s.Delete, PendingDelete: s.PendingDelete, Unchanged: s.Unchanged,
@@ -566,7 +660,10 @@ func syncJSONOf(p *engine.Plan, res *engine.Result, dest string, dryRun bool, el
 	}
 	for _, l := range p.Lists {
 		out.Lists = append(out.Lists, syncListJSON{URL: l.URL, Kind: l.Kind, From: timeOrNull(l.From), Until: timeOrNull(l.Until),
-			Entries: l.Entries, Skipped: l.Skipped, OutOfOrder: l.OutOfOrder, Unchanged: l.Unchanged})
+			Entries: l.Entries, Skipped: l.Skipped, OutOfOrder: l.OutOfOrder, Unchanged: l.Unchanged, Archived: l.Archived})
+	}
+	for _, a := range p.ArchivedLists {
+		out.ArchivedLists = append(out.ArchivedLists, syncArchJSON{URL: a.URL, Kind: a.Kind, Archive: a.Archive, From: timeOrNull(a.From), Until: timeOrNull(a.Until)})
 	}
 	if p.Gap != nil {
 		out.Gap = &syncGapJSON{From: model.FormatDatetime(p.Gap.From), To: timeOrNull(p.Gap.To), Message: p.Gap.String(),

@@ -1,12 +1,14 @@
 package cli
 
 import (
+	"context"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"rsx/demo"
 	"rsx/dest/store"
 )
 
@@ -251,4 +253,89 @@ func countFiles(t *testing.T, dir string) int {
 		return nil
 	})
 	return n
+}
+
+// When the Change List Index no longer reaches back to the copy's point,
+// the run reads the Change List Archive and says which lists (JSON:
+// archived_lists, and archived in lists; text: the plan names them).
+func TestSyncCommandArchivedLists(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	srv, err := demo.Start(ctx, "127.0.0.1:0", demo.Options{Resources: 600, LiveChangeLists: 1, LiveChangeDumps: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	cap := srv.URL + "/dataset1/capabilitylist.xml"
+	type archOut struct {
+		ArchivedLists []struct {
+			URL     string  `json:"url"`
+			Kind    string  `json:"kind"`
+			Archive string  `json:"archive"`
+			From    *string `json:"from"`
+			Until   *string `json:"until"`
+		} `json:"archived_lists"`
+		Lists []struct {
+			URL      string `json:"url"`
+			Archived bool   `json:"archived"`
+		} `json:"lists"`
+	}
+	for _, tc := range []struct {
+		from, archive, listed string
+		archived              int
+	}{
+		{"list", "/dataset1/changelist-archive.xml", "/dataset1/changelist/", 2},
+		{"dump", "/dataset1/changedump-archive.xml", "/dataset1/changedumps/", 2},
+	} {
+		t.Run(tc.from, func(t *testing.T) {
+			dest := t.TempDir()
+			if code, _, errs := runCmd(t, "sync", "--dest", dest, "--baseline-from", tc.from, cap); code != 0 {
+				t.Fatalf("baseline: exit %d: %s", code, errs)
+			}
+			advanceDemo(t, srv.URL, "8") // the copy's point leaves the index (the dump) for the archive
+			code, out, errs := runCmd(t, "sync", "--dest", dest, "--changes-from", tc.from, "--delete", "--json", cap)
+			o := decodeOneJSON[syncOut](t, out, "sync")
+			o.checkShape(t)
+			a := decodeOneJSON[archOut](t, out, "sync")
+			if code != 0 || *o.Mode != "incremental" || len(a.ArchivedLists) < 1 {
+				t.Fatalf("exit %d, %d archived lists: %s\n%s", code, len(a.ArchivedLists), out, errs)
+			}
+			for _, l := range a.ArchivedLists {
+				if l.Kind != "change"+tc.from || l.Archive != srv.URL+tc.archive || !strings.Contains(l.URL, tc.listed) || l.From == nil || l.Until == nil {
+					t.Errorf("archived list %+v", l)
+				}
+			}
+			archived := 0
+			for _, l := range a.Lists {
+				if l.Archived {
+					archived++
+				}
+			}
+			if archived == 0 {
+				t.Errorf("no list read is marked archived: %+v", a.Lists)
+			}
+		})
+	}
+	// In text, the plan names the archived lists, the summary says the copy
+	// caught up through them.
+	dest := t.TempDir()
+	runCmd(t, "sync", "--dest", dest, cap)
+	advanceDemo(t, srv.URL, "8")
+	code, out, _ := runCmd(t, "sync", "--dest", dest, cap)
+	if code != 0 || !strings.Contains(out, "read from the archive first") || !strings.Contains(out, "/dataset1/changelist/") ||
+		!strings.Contains(out, "archived Change List") || !strings.Contains(out, "caught up through ") || !strings.Contains(out, " of "+srv.URL+"/dataset1/changelist-archive.xml") {
+		t.Errorf("exit %d:\n%s", code, out)
+	}
+}
+
+func TestSyncFollowUsage(t *testing.T) {
+	base := startDemo(t, false)
+	for _, args := range [][]string{
+		{"sync", "--follow", "--dry-run", "--dest", t.TempDir(), base + "/dataset1/capabilitylist.xml"},
+		{"sync", "--follow", "--poll-interval", "0s", "--dest", t.TempDir(), base + "/dataset1/capabilitylist.xml"},
+	} {
+		if code, out, errs := runCmd(t, args...); code != 2 || out != "" || !strings.Contains(errs, "--") {
+			t.Errorf("%q: exit %d, %q, %q", args, code, out, errs)
+		}
+	}
 }

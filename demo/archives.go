@@ -158,3 +158,87 @@ func (s *Source) archivedResourceListDoc(sn *snapshot, i int, rest string) (doc,
 	d.version = 0 // an archived list never changes
 	return d, true
 }
+
+// The Change Dump Archive of dataset 1 (Options.LiveChangeDumps > 0):
+//
+//	/dataset1/changedump-archive.xml   Change Dump Archive: the Change Dumps that left the Change Dump
+//	/dataset1/changedumps/KKKK.xml     archived Change Dump K: the packages of Change List K's period
+//
+// The live Change Dump keeps the packages of the open Change List's period
+// and of the last LiveChangeDumps closed ones. The packages of an older
+// period move into a closed Change Dump of their own (from and until those
+// of Change List K), which the archive lists; the packages keep their URLs
+// and bytes. A copy whose point is before the live Change Dump's from can
+// catch up from dumps only through the archive.
+
+// hasChangeDumpArchive: dataset 1's Change Dump rotates when asked to.
+func (s *Source) hasChangeDumpArchive(i int) bool {
+	return s.hasChangeDump(i) && s.opts.LiveChangeDumps > 0
+}
+
+func (s *Source) changeDumpArchivePath(i int) string {
+	return s.sets[i].prefix() + "/changedump-archive.xml"
+}
+
+func (s *Source) archivedChangeDumpPath(i, k int) string {
+	return s.sets[i].prefix() + "/changedumps/" + num(k) + ".xml"
+}
+
+// firstLiveDumpList is the first Change List period whose packages the live
+// Change Dump of dataset i lists.
+func (s *Source) firstLiveDumpList(sn *snapshot, i int) int {
+	if !s.hasChangeDumpArchive(i) {
+		return 1
+	}
+	closed := s.openList(sn) - 1
+	return max(1, closed-s.opts.LiveChangeDumps+1)
+}
+
+// firstLiveDumpStep is the step of the first package the live Change Dump
+// lists.
+func (s *Source) firstLiveDumpStep(sn *snapshot, i int) int {
+	return (s.firstLiveDumpList(sn, i) - 1) * stepsPerList
+}
+
+// changeDumpLinks are the document-level links of dataset i's Change Dumps
+// besides up: to the Change Dump Archive, when there is one.
+func (s *Source) changeDumpLinks(base string, i int) []model.Link {
+	if !s.hasChangeDumpArchive(i) {
+		return nil
+	}
+	return []model.Link{link(model.RelArchives, base+s.changeDumpArchivePath(i))}
+}
+
+// changeDumpArchive lists the archived Change Dumps of dataset i, in order.
+func (s *Source) changeDumpArchive(sn *snapshot, i int) doc {
+	archived := s.firstLiveDumpList(sn, i) - 1
+	lastMod := s.logStart
+	if archived > 0 {
+		lastMod = s.stepStart(archived * stepsPerList)
+	}
+	return doc{lastMod: lastMod, version: uint64(archived), ctype: xmlType, write: func(w io.Writer, base string) error {
+		d := s.newWriter(w, header(model.RootURLSet, model.Metadata{Capability: model.CapChangeDumpArchive}, s.upLink(base, i)))
+		for k := 1; k <= archived; k++ {
+			e := model.Entry{Loc: base + s.archivedChangeDumpPath(i, k)}
+			e.MD = model.Metadata{Present: true, From: dt(s.stepStart((k - 1) * stepsPerList)), Until: dt(s.stepStart(k * stepsPerList))}
+			if err := d.WriteEntry(&e); err != nil {
+				return err
+			}
+		}
+		return d.Close()
+	}}
+}
+
+// archivedChangeDump is archived Change Dump k of dataset i: a closed Change
+// Dump of the packages of Change List k's period. It never changes.
+func (s *Source) archivedChangeDump(sn *snapshot, i, k int) doc {
+	from, until := (k-1)*stepsPerList, k*stepsPerList
+	return doc{lastMod: s.stepStart(until), ctype: xmlType, write: func(w io.Writer, base string) error {
+		md := model.Metadata{Capability: model.CapChangeDump, From: dt(s.stepStart(from)), Until: dt(s.stepStart(until))}
+		d := s.newWriter(w, header(model.RootURLSet, md, s.upLink(base, i), link(model.RelArchives, base+s.changeDumpArchivePath(i))))
+		if err := s.writeChangePackages(d, sn, base, i, from, until); err != nil {
+			return err
+		}
+		return d.Close()
+	}}
+}

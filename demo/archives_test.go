@@ -214,3 +214,61 @@ func TestBrokenArchive(t *testing.T) {
 		t.Errorf("the broken archive is itself invalid: %s: %s", p.Rule, p.Message)
 	}
 }
+
+// TestChangeDumpArchiveRotation: with LiveChangeDumps, the packages of the
+// older Change List periods leave the Change Dump for archived Change Dumps
+// of their own; archive and live dump together list every package of the
+// history exactly once, in order, each period covered without a hole.
+func TestChangeDumpArchiveRotation(t *testing.T) {
+	for _, live := range []int{0, 1, 2} {
+		s := New(Options{Resources: 200, LiveChangeDumps: live})
+		h := s.Handler()
+		for step := 0; step < 10; step++ {
+			sn := s.snapshot()
+			cap := parse(t, "capabilitylist.xml", mustGet(t, h, "/dataset1/capabilitylist.xml"))
+			advertised := slices.ContainsFunc(cap.Entries, func(e model.Entry) bool { return e.MD.Capability == model.CapChangeDumpArchive })
+			if advertised != (live > 0) {
+				t.Fatalf("live %d: the Capability List advertises a Change Dump Archive: %v", live, advertised)
+			}
+			liveDump := parse(t, "changedump.xml", mustGet(t, h, "/dataset1/changedump.xml"))
+			var packages []model.Entry
+			if live > 0 {
+				arch, dumps := listed(t, h, "/dataset1/changedump-archive.xml")
+				for _, p := range check(arch, "changedump-archive.xml", "") {
+					t.Errorf("live %d step %d: archive: %s: %s", live, step, p.Rule, p.Message)
+				}
+				closed := s.openList(sn) - 1
+				if want := max(0, closed-live); len(dumps) != want {
+					t.Fatalf("live %d step %d: %d archived Change Dumps, want %d", live, step, len(dumps), want)
+				}
+				for k, d := range dumps {
+					ie := arch.Entries[k].MD
+					if d.MD.Capability != model.CapChangeDump || d.MD.From.Raw != ie.From.Raw || d.MD.Until.Raw != ie.Until.Raw || len(d.Entries) != stepsPerList {
+						t.Errorf("live %d step %d: archived dump %d: %s %s/%s with %d packages; its entry says %s/%s",
+							live, step, k+1, d.MD.Capability, d.MD.From.Raw, d.MD.Until.Raw, len(d.Entries), ie.From.Raw, ie.Until.Raw)
+					}
+					for _, p := range check(d, "archived changedump", "") {
+						t.Errorf("live %d step %d: archived dump %d: %s: %s", live, step, k+1, p.Rule, p.Message)
+					}
+					packages = append(packages, d.Entries...)
+				}
+				if got := hdrLink(&liveDump.Header, model.RelArchives); got != testBase+"/dataset1/changedump-archive.xml" {
+					t.Errorf("live %d: the Change Dump's archives link is %q", live, got)
+				}
+			}
+			packages = append(packages, liveDump.Entries...)
+			if len(packages) != sn.steps {
+				t.Fatalf("live %d step %d: %d packages in all, want one per step (%d)", live, step, len(packages), sn.steps)
+			}
+			for k, e := range packages {
+				if want := testBase + s.changePackagePath(0, k+1); e.Loc != want || !e.MD.From.Time.Equal(s.stepStart(k)) {
+					t.Errorf("live %d step %d: package %d is %s from %s, want %s", live, step, k+1, e.Loc, e.MD.From.Raw, want)
+				}
+			}
+			if !liveDump.MD.From.Time.Equal(packages[len(packages)-len(liveDump.Entries)].MD.From.Time) {
+				t.Errorf("live %d step %d: the Change Dump's from %s is not its first package's", live, step, liveDump.MD.From.Raw)
+			}
+			s.Advance(1)
+		}
+	}
+}

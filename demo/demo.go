@@ -31,6 +31,8 @@
 //	/dataset1/resourcelist-archive.xml  Resource List Archive; /dataset1/resourcelists/SSSS.xml (and -PPPP parts) the archived lists
 //	/dataset2/changelist.xml            a single open Change List
 //	/dataset1/changedump.xml            Change Dump; /dataset1/changedump/NNNN.zip (step NNNN-1) and NNNN-manifest.xml
+//	/dataset1/changedump-archive.xml    Change Dump Archive (Options.LiveChangeDumps only); /dataset1/changedumps/NNNN.xml
+//	                                    the archived Change Dumps, one per Change List period (archives.go)
 //	/datasetN/res/NNNNNN.ext            resources (.html .txt .json .xml in dataset 1, .png .svg in dataset 2)
 //	/dataset1/res/NNNNNN                generic URI of some HTML resources (canonical)
 //	/dataset1/alt/NNNNNN.html           alternate representation of some JSON records
@@ -89,6 +91,12 @@ type Options struct {
 	// Index keeps; older ones move to the Change List Archive. Default
 	// DefaultLiveChangeLists (3); negative: the index keeps them all.
 	LiveChangeLists int
+	// LiveChangeDumps, when positive, rotates the Change Dump: it keeps the
+	// packages of the open Change List's period and of the last
+	// LiveChangeDumps closed ones; the older packages move, one Change Dump
+	// per closed Change List period, into the Change Dump Archive. 0 (the
+	// default): the Change Dump keeps every package and there is no archive.
+	LiveChangeDumps int
 }
 
 func (o Options) withDefaults() Options {
@@ -118,6 +126,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.LiveChangeLists < 0 {
 		o.LiveChangeLists = -1
+	}
+	if o.LiveChangeDumps < 0 {
+		o.LiveChangeDumps = 0
 	}
 	o.Start = o.Start.UTC().Truncate(time.Second)
 	return o

@@ -156,6 +156,12 @@ func (s *Source) capabilityList(i int) doc {
 				c    model.Capability
 			}{{s.resourceListArchivePath(i), model.CapResourceListArchive}, {s.changeListArchivePath(i), model.CapChangeListArchive}}...)
 		}
+		if s.hasChangeDumpArchive(i) {
+			caps = append(caps, struct {
+				path string
+				c    model.Capability
+			}{s.changeDumpArchivePath(i), model.CapChangeDumpArchive})
+		}
 		for _, c := range caps {
 			e := model.Entry{Loc: base + c.path}
 			e.MD = model.Metadata{Present: true, Capability: c.c}

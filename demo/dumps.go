@@ -341,22 +341,32 @@ func (s *Source) packageMD(key sumKey, build func() (*pkg, error)) (model.Metada
 }
 
 func (s *Source) changeDump(sn *snapshot, i int) doc {
+	first := s.firstLiveDumpStep(sn, i)
 	return doc{lastMod: sn.now, version: uint64(sn.steps), ctype: xmlType, write: func(w io.Writer, base string) error {
-		md := model.Metadata{Capability: model.CapChangeDump, From: dt(s.logStart)}
-		d := s.newWriter(w, header(model.RootURLSet, md, s.upLink(base, i)))
-		for k := 1; k <= sn.steps; k++ {
-			md, err := s.packageMD(sumKey{base, true, i, k}, func() (*pkg, error) { return s.changePackage(sn, base, i, k) })
-			if err != nil {
-				return err
-			}
-			until := s.stepStart(k)
-			e := model.Entry{Loc: base + s.changePackagePath(i, k), Lastmod: dt(until), MD: md}
-			e.MD.From, e.MD.Until = dt(s.stepStart(k-1)), dt(until)
-			e.Links = []model.Link{{Rel: "contents", Href: base + s.changeManifestPath(i, k), Type: xmlType}}
-			if err := d.WriteEntry(&e); err != nil {
-				return err
-			}
+		md := model.Metadata{Capability: model.CapChangeDump, From: dt(s.stepStart(first))}
+		d := s.newWriter(w, header(model.RootURLSet, md, append([]model.Link{s.upLink(base, i)}, s.changeDumpLinks(base, i)...)...))
+		if err := s.writeChangePackages(d, sn, base, i, first, sn.steps); err != nil {
+			return err
 		}
 		return d.Close()
 	}}
+}
+
+// writeChangePackages writes the entries of the Change Dump packages of
+// steps [from, until) of dataset i.
+func (s *Source) writeChangePackages(d entryWriter, sn *snapshot, base string, i, from, until int) error {
+	for k := from + 1; k <= until; k++ {
+		md, err := s.packageMD(sumKey{base, true, i, k}, func() (*pkg, error) { return s.changePackage(sn, base, i, k) })
+		if err != nil {
+			return err
+		}
+		end := s.stepStart(k)
+		e := model.Entry{Loc: base + s.changePackagePath(i, k), Lastmod: dt(end), MD: md}
+		e.MD.From, e.MD.Until = dt(s.stepStart(k-1)), dt(end)
+		e.Links = []model.Link{{Rel: "contents", Href: base + s.changeManifestPath(i, k), Type: xmlType}}
+		if err := d.WriteEntry(&e); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -27,6 +27,10 @@ func optionsTag(o Options) uint64 {
 	if o.Broken {
 		h.Write([]byte{1})
 	}
+	if o.LiveChangeDumps > 0 { // (only then, so that the default demo's ETags stay what they were)
+		binary.LittleEndian.PutUint64(b[:], uint64(o.LiveChangeDumps))
+		h.Write(b[:])
+	}
 	return h.Sum64()
 }
 
@@ -179,6 +183,14 @@ func (s *Source) lookupDoc(sn *snapshot, p string) (doc, bool) {
 		return s.changeList(sn, i, n), true
 	case rest == "/changedump.xml" && s.hasChangeDump(i):
 		return s.changeDump(sn, i), true
+	case rest == "/changedump-archive.xml" && s.hasChangeDumpArchive(i):
+		return s.changeDumpArchive(sn, i), true
+	case strings.HasPrefix(rest, "/changedumps/") && strings.HasSuffix(rest, ".xml") && s.hasChangeDumpArchive(i):
+		k, ok := parseNum(between(rest, "/changedumps/", ".xml"))
+		if !ok || k < 1 || k >= s.firstLiveDumpList(sn, i) {
+			return doc{}, false
+		}
+		return s.archivedChangeDump(sn, i, k), true
 	case strings.HasPrefix(rest, "/changedump/") && strings.HasSuffix(rest, "-manifest.xml") && s.hasChangeDump(i):
 		n, ok := parseNum(between(rest, "/changedump/", "-manifest.xml"))
 		if !ok || n < 1 || n > sn.steps {

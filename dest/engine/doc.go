@@ -23,6 +23,36 @@
 // resource of the run succeeded, so that the next run resumes where this one
 // stopped. Progress is reported as values through Options.Progress.
 //
+// An incremental plan reads the Change Lists (or the Change Dump) after the
+// copy's point. When the live Change List Index (or Change Dump) no longer
+// reaches back to that point, the closed lists of the Source's Change List
+// Archive (Change Dump Archive) that cover the time since are read first, in
+// order, then the live ones (crawl.LoadHistory, model.PlanCatchUp);
+// Plan.ArchivedLists names them. Only a stretch of time that neither covers
+// is a gap: reported, nothing applied, a new baseline proposed.
+//
+// Follow keeps a copy current after a run: it applies the Source's change
+// notifications as they arrive and polls the Change Lists at an interval.
+// A notification is not a Change List, and the poll remains the record:
+//
+//   - A notification's changes are planned exactly as a Change List's
+//     (dest/plan.Changes, the same selection and path rules, the same
+//     decisions against the state) and run through the same verified writes,
+//     and each row records the datetime of the change applied to it.
+//   - A notification moves neither the copy's point (source.synced_until)
+//     nor the cursor of any Change List (the changelist rows): only a poll
+//     does, after reading the lists themselves from their cursors.
+//   - So the poll meets the changes notifications applied as changes whose
+//     datetime is not after the row's: already applied, not fetched again.
+//     What it applies are the changes no notification brought (a push lost,
+//     rejected, or not arrived yet), and Follow reports those as caught by
+//     the poll. Nothing is applied twice and nothing is skipped: the lists
+//     are read whole from their cursors whatever the notifications did.
+//   - A notification dated before a change already applied to a resource (out
+//     of order, or repeated) is found applied; one dated before the copy's
+//     point is skipped, as a list's change would be. A notification with
+//     errors is rejected whole, and the poll applies what it announced.
+//
 // Audit compares the copy with the Source's current state (its Resource List
 // and the Change Lists after its at), re-hashing every local copy, and names
 // the differences no Change List announced.

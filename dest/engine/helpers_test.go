@@ -396,6 +396,17 @@ func parseURL(t testing.TB, u string) *model.Document {
 // List rl that match keep (nil: all), each with the md5 it declares.
 func assertMirror(t testing.TB, dir, rl string, keep func(uri string) bool) {
 	t.Helper()
+	for _, p := range mirrorProblems(t, dir, rl, keep) {
+		t.Error(p)
+	}
+}
+
+// mirrorProblems says how dir differs from the resources of the Resource
+// List rl that match keep (nil: all); nothing when it holds exactly them,
+// each with the md5 it declares.
+func mirrorProblems(t testing.TB, dir, rl string, keep func(uri string) bool) []string {
+	t.Helper()
+	var out []string
 	m, err := pathmap.New(pathmap.Options{AllowOtherHosts: true})
 	if err != nil {
 		t.Fatal(err)
@@ -412,12 +423,12 @@ func assertMirror(t testing.TB, dir, rl string, keep func(uri string) bool) {
 		want[p] = true
 		b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(p)))
 		if err != nil {
-			t.Errorf("%s: %v", e.Loc, err)
+			out = append(out, fmt.Sprintf("%s: %v", e.Loc, err))
 			continue
 		}
 		h, _ := e.MD.Hash.Get("md5")
 		if got := md5hex(b); got != h.Hex() || int64(len(b)) != e.MD.Length {
-			t.Errorf("%s: %d bytes, md5 %s; declared %d, %s", e.Loc, len(b), got, e.MD.Length, h.Hex())
+			out = append(out, fmt.Sprintf("%s: %d bytes, md5 %s; declared %d, %s", e.Loc, len(b), got, e.MD.Length, h.Hex()))
 		}
 	}
 	got := files(t, dir)
@@ -426,11 +437,12 @@ func assertMirror(t testing.TB, dir, rl string, keep func(uri string) bool) {
 		if !want[p] {
 			extra++
 			if extra < 5 {
-				t.Errorf("extra file %s", p)
+				out = append(out, "extra file "+p)
 			}
 		}
 	}
 	if len(got)-extra != len(want) {
-		t.Errorf("%d files of the %d listed", len(got)-extra, len(want))
+		out = append(out, fmt.Sprintf("%d files of the %d listed", len(got)-extra, len(want)))
 	}
+	return out
 }

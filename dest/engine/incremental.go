@@ -20,7 +20,8 @@ type listRef struct {
 	url         string
 	from, until time.Time
 	fromKnown   bool
-	pkg         int // index in the dump's packages, -1 for a Change List
+	pkg         int    // index in the dump's packages, -1 for a Change List
+	archive     string // the archive that lists it (or its Change Dump), "" for a live one
 }
 
 // incremental plans from the Change Lists (or the Change Dump) after the
@@ -91,8 +92,18 @@ func (b *builder) needed(l listRef, prev map[string]state.ChangeList) bool {
 	return true
 }
 
-// checkGap finds a stretch after the copy's point that no list covers.
+// checkGap finds a stretch after the copy's point that no list covers, and
+// makes it the plan's gap.
 func (b *builder) checkGap(lists []listRef, prev map[string]state.ChangeList) bool {
+	if gap := b.gapOf(lists, prev); gap != nil {
+		b.p.Gap = gap
+		return true
+	}
+	return false
+}
+
+// gapOf is the first stretch after the copy's point that no list covers.
+func (b *builder) gapOf(lists []listRef, prev map[string]state.ChangeList) *plan.Gap {
 	infos := make([]plan.ListInfo, 0, len(lists))
 	for _, l := range lists {
 		from, until := l.from, l.until
@@ -105,11 +116,7 @@ func (b *builder) checkGap(lists []listRef, prev map[string]state.ChangeList) bo
 		}
 		infos = append(infos, plan.ListInfo{URL: l.url, From: from, Until: until})
 	}
-	if gap := plan.FindGap(b.p.Point, infos); gap != nil {
-		b.p.Gap = gap
-		return true
-	}
-	return false
+	return plan.FindGap(b.p.Point, infos)
 }
 
 // newPoint is how far the copy is synced once the lists are applied: the
@@ -157,6 +164,9 @@ func (b *builder) readChangeLists(ctx context.Context, chg *plan.Changes, prev m
 		ld.Close()
 		if err != nil || !ok {
 			return ok, err
+		}
+		if l.archive != "" {
+			p.ArchivedLists = append(p.ArchivedLists, ArchivedList{URL: l.url, Kind: "changelist", Archive: l.archive, From: l.from, Until: l.until})
 		}
 	}
 	p.newPoint = newPoint(p.Point, lists)
@@ -237,7 +247,7 @@ func (b *builder) catchUpLists(ctx context.Context, url string, since time.Time,
 			n := 0
 			for _, ap := range cu.Lists {
 				if ap.Archived {
-					byURL[ap.URL] = listRef{url: ap.URL, from: ap.From, until: ap.Until, fromKnown: true, pkg: -1}
+					byURL[ap.URL] = listRef{url: ap.URL, from: ap.From, until: ap.Until, fromKnown: true, pkg: -1, archive: h.Archive[0].URL}
 					n++
 				}
 			}
@@ -284,7 +294,7 @@ func (b *builder) readChangeList(ctx context.Context, chg *plan.Changes, d *open
 	if r, ok := prev[l.url]; ok {
 		if info.Until.IsZero() && etag != "" && r.ETag == etag {
 			// The open list has not changed since it was processed.
-			b.p.Lists = append(b.p.Lists, ListRead{URL: l.url, Kind: "changelist", From: info.From, Until: info.Until, Unchanged: true})
+			b.p.Lists = append(b.p.Lists, ListRead{URL: l.url, Kind: "changelist", From: info.From, Until: info.Until, Unchanged: true, Archived: l.archive != ""})
 			return true, nil
 		}
 		r := r
@@ -316,13 +326,16 @@ func (b *builder) readChangeList(ctx context.Context, chg *plan.Changes, d *open
 	rec := res.Record
 	rec.ETag, rec.LastModified, rec.ProcessedAt = etag, lastMod, b.s.opts.Now()
 	b.p.records = append(b.p.records, rec)
-	b.p.Lists = append(b.p.Lists, ListRead{URL: l.url, Kind: "changelist", From: info.From, Until: info.Until, Entries: res.Entries, Skipped: res.Skipped, OutOfOrder: res.OutOfOrder})
+	b.p.Lists = append(b.p.Lists, ListRead{URL: l.url, Kind: "changelist", From: info.From, Until: info.Until, Entries: res.Entries, Skipped: res.Skipped, OutOfOrder: res.OutOfOrder, Archived: l.archive != ""})
 	return true, nil
 }
 
 // readChangeDump reads the Change Dump (or its index), downloads every
 // needed package (each checked against its dump entry; one that differs
-// is refused whole) and adds the changes of each manifest, in order.
+// is refused whole) and adds the changes of each manifest, in order. When
+// the Change Dump no longer reaches back to the copy's point, the closed
+// Change Dumps of the Source's Change Dump Archive that cover the time
+// since are read too, and their packages applied first.
 func (b *builder) readChangeDump(ctx context.Context, chg *plan.Changes, prev map[string]state.ChangeList) (bool, error) {
 	p := b.p
 	d, err := b.s.openDump(ctx, p.Document, model.CapChangeDump)
@@ -330,23 +343,14 @@ func (b *builder) readChangeDump(ctx context.Context, chg *plan.Changes, prev ma
 		return false, err
 	}
 	b.docs.Add(int64(len(d.Documents)))
-	lists := make([]listRef, len(d.Packages))
-	for i, ref := range d.Packages {
+	refs := d.Packages
+	lists := make([]listRef, len(refs))
+	for i, ref := range refs {
 		from, until := packageInterval(ref, nil)
 		lists[i] = listRef{url: ref.URL, from: from, until: until, fromKnown: ref.MD.From.OK, pkg: i}
 	}
-	p.pkgs = make([]*pkgFile, len(d.Packages))
-	// Packages whose entry gives no interval are read to learn it.
-	skip := func(i int) bool {
-		l := lists[i]
-		if !l.fromKnown {
-			r, ok := prev[l.url]
-			return ok && r.Complete && r.Closed()
-		}
-		return !b.needed(l, prev)
-	}
-	got := b.s.fetchPackages(ctx, d.Packages, skip, model.CapChangeDumpManifest)
-	opened := make([]fetched, len(d.Packages))
+	p.pkgs = make([]*pkgFile, len(refs))
+	var opened []fetched
 	defer func() {
 		for _, f := range opened {
 			if f.pk != nil {
@@ -354,48 +358,47 @@ func (b *builder) readChangeDump(ctx context.Context, chg *plan.Changes, prev ma
 			}
 		}
 	}()
-	failed := false
-	for i := range d.Packages {
-		select {
-		case opened[i] = <-got[i]:
-		case <-ctx.Done():
-			return false, ctxErr(ctx, "read "+p.Document)
-		}
-		f := opened[i]
-		if f.err != nil {
-			if err := ctxErr(ctx, "read "+p.Document); err != nil {
-				return false, err
-			}
-			kind := KindDocument
-			if errors.Is(f.err, dump.ErrEntryMismatch) {
-				kind = KindPackage
-			}
-			b.problem(d.Packages[i].URL, kind, f.err)
-			failed = true
-			continue
-		}
-		if f.pkg != nil {
-			b.docs.Add(1)
-			p.pkgs[i] = f.pk
-			if !lists[i].fromKnown {
-				lists[i].from, lists[i].until = packageInterval(d.Packages[i], f.pkg)
-				lists[i].fromKnown = !lists[i].from.IsZero()
-			}
-		}
-	}
-	if failed {
-		return false, nil
+	got, ok, err := b.fetchChangePackages(ctx, refs, lists, 0, prev)
+	opened = append(opened, got...)
+	if err != nil || !ok {
+		return false, err
 	}
 	orderLists(lists)
-	if b.checkGap(lists, prev) {
-		return false, nil
+	if gap := b.gapOf(lists, prev); gap != nil {
+		// The live dump does not reach back: its archive may.
+		more, gap, err := b.changeDumpArchive(ctx, lists, gap)
+		switch {
+		case err != nil:
+			return false, err
+		case gap != nil:
+			p.Gap = gap
+			return false, nil
+		case len(p.Problems) > 0:
+			return false, nil
+		}
+		base := len(refs)
+		p.pkgs = append(p.pkgs, make([]*pkgFile, len(more))...)
+		for j, ref := range more {
+			refs = append(refs, ref.PackageRef)
+			from, until := packageInterval(ref.PackageRef, nil)
+			lists = append(lists, listRef{url: ref.URL, from: from, until: until, fromKnown: ref.MD.From.OK, pkg: base + j, archive: ref.Archive})
+		}
+		got, ok, err := b.fetchChangePackages(ctx, refs[base:], lists[len(lists)-len(more):], base, prev)
+		opened = append(opened, got...)
+		if err != nil || !ok {
+			return false, err
+		}
+		orderLists(lists)
+		if b.checkGap(lists, prev) {
+			return false, nil
+		}
 	}
 	for _, l := range lists {
 		f := opened[l.pkg]
 		if f.pkg == nil || !b.needed(l, prev) {
 			continue
 		}
-		ref := d.Packages[l.pkg]
+		ref := refs[l.pkg]
 		info := plan.ListInfo{URL: ref.URL, Kind: "changedump", From: l.from, Until: l.until}
 		if r, ok := prev[ref.URL]; ok {
 			r := r
@@ -426,10 +429,115 @@ func (b *builder) readChangeDump(ctx context.Context, chg *plan.Changes, prev ma
 		rec := res.Record
 		rec.ProcessedAt = b.s.opts.Now()
 		p.records = append(p.records, rec)
-		p.Lists = append(p.Lists, ListRead{URL: ref.URL, Kind: "changedump", From: info.From, Until: info.Until, Entries: res.Entries, Skipped: res.Skipped, OutOfOrder: res.OutOfOrder})
+		p.Lists = append(p.Lists, ListRead{URL: ref.URL, Kind: "changedump", From: info.From, Until: info.Until, Entries: res.Entries, Skipped: res.Skipped, OutOfOrder: res.OutOfOrder, Archived: l.archive != ""})
 	}
 	p.newPoint = newPoint(p.Point, lists)
 	return true, nil
+}
+
+// fetchChangePackages downloads the packages of refs that are needed (those
+// whose entry gives no interval are downloaded to learn it, into lists) and
+// keeps them in the plan's packages from index base on. It reports false
+// when one could not be used (a problem of the plan).
+func (b *builder) fetchChangePackages(ctx context.Context, refs []dump.PackageRef, lists []listRef, base int, prev map[string]state.ChangeList) ([]fetched, bool, error) {
+	skip := func(i int) bool {
+		l := lists[i]
+		if !l.fromKnown {
+			r, ok := prev[l.url]
+			return ok && r.Complete && r.Closed()
+		}
+		return !b.needed(l, prev)
+	}
+	got := b.s.fetchPackages(ctx, refs, skip, model.CapChangeDumpManifest)
+	opened := make([]fetched, len(refs))
+	failed := false
+	for i := range refs {
+		select {
+		case opened[i] = <-got[i]:
+		case <-ctx.Done():
+			return opened, false, ctxErr(ctx, "read "+b.p.Document)
+		}
+		f := opened[i]
+		if f.err != nil {
+			if err := ctxErr(ctx, "read "+b.p.Document); err != nil {
+				return opened, false, err
+			}
+			kind := KindDocument
+			if errors.Is(f.err, dump.ErrEntryMismatch) {
+				kind = KindPackage
+			}
+			b.problem(refs[i].URL, kind, f.err)
+			failed = true
+			continue
+		}
+		if f.pkg != nil {
+			b.docs.Add(1)
+			b.p.pkgs[base+i] = f.pk
+			if !lists[i].fromKnown {
+				lists[i].from, lists[i].until = packageInterval(refs[i], f.pkg)
+				lists[i].fromKnown = !lists[i].from.IsZero()
+			}
+		}
+	}
+	return opened, !failed, nil
+}
+
+// changeDumpArchive looks in the Source's Change Dump Archive for closed
+// Change Dumps that cover the time the live one (lists) leaves uncovered
+// after the copy's point (model.PlanCatchUp), and returns their packages,
+// in order; or the gap that even the archive leaves (the live dump's gap
+// when there is no archive). An archived Change Dump that cannot be read is
+// a problem of the plan.
+func (b *builder) changeDumpArchive(ctx context.Context, lists []listRef, gap *plan.Gap) ([]archivedRef, *plan.Gap, error) {
+	p := b.p
+	h, herr := crawl.LoadHistory(ctx, crawl.NewGraph(b.s.client, crawl.GraphOptions{}), p.Document, crawl.HistoryOptions{CapabilityList: b.capList})
+	if herr != nil {
+		if err := ctxErr(ctx, "read the Change Dump Archive"); err != nil {
+			return nil, nil, err
+		}
+		p.Warnings = append(p.Warnings, "the Change Dump Archive could not be read: "+herr.Error())
+	}
+	if h == nil || len(h.ArchivedPeriods) == 0 {
+		return nil, gap, nil
+	}
+	b.docs.Add(int64(len(h.Archive)))
+	var live []model.Period
+	for i, l := range lists {
+		if l.fromKnown {
+			live = append(live, model.Period{URL: l.url, From: l.from, Until: l.until, Entry: i})
+		}
+	}
+	cu := model.PlanCatchUp(p.Point, h.ArchivedPeriods, live)
+	if cu.Gap != nil {
+		return nil, &plan.Gap{From: cu.Gap.From, To: cu.Gap.Until}, nil
+	}
+	archive := h.Archive[0].URL
+	var out []archivedRef
+	for _, ap := range cu.Archived() {
+		d, err := b.s.openDump(ctx, ap.URL, model.CapChangeDump)
+		if err != nil {
+			if cerr := ctxErr(ctx, "read "+ap.URL); cerr != nil {
+				return nil, nil, cerr
+			}
+			b.problem(ap.URL, KindDocument, fmt.Errorf("read the archived Change Dump %s: %w", ap.URL, err))
+			return nil, nil, nil
+		}
+		b.docs.Add(int64(len(d.Documents)))
+		for _, ref := range d.Packages {
+			out = append(out, archivedRef{PackageRef: ref, Archive: archive})
+		}
+		p.ArchivedLists = append(p.ArchivedLists, ArchivedList{URL: ap.URL, Kind: "changedump", Archive: archive, From: ap.From, Until: ap.Until})
+	}
+	if n := len(p.ArchivedLists); n > 0 {
+		p.Notes = append(p.Notes, fmt.Sprintf("the Change Dump Archive %s holds %s the Change Dump no longer lists", archive, plural(n, "Change Dump", "Change Dumps")))
+	}
+	return out, nil, nil
+}
+
+// archivedRef is a package of an archived Change Dump.
+type archivedRef struct {
+	dump.PackageRef
+	Archive string
 }
 
 // indexLoader loads the state's Index in the background once the changes

@@ -54,6 +54,20 @@ type ListRead struct {
 	Skipped     int  // changes before the copy's point or processed earlier
 	OutOfOrder  int  // changes not in forward chronological order
 	Unchanged   bool // the open list had not changed since the last run (not read again)
+	// Archived: the list (or the Change Dump's package) came from the
+	// Source's Change List Archive (Change Dump Archive).
+	Archived bool
+}
+
+// ArchivedList is a closed Change List (or Change Dump) of the Source's
+// Change List Archive (Change Dump Archive) that a plan reads because the
+// live Change List Index (Change Dump) no longer reaches back to the copy's
+// point.
+type ArchivedList struct {
+	URL         string
+	Kind        string // changelist or changedump
+	Archive     string // the archive (or archive index) that lists it
+	From, Until time.Time
 }
 
 // Plan is what a run will do, decided without writing anything. Run it with
@@ -85,6 +99,10 @@ type Plan struct {
 	// path (at most maxListed of them; Summary.Refused counts all).
 	Refused []Failure
 	Lists   []ListRead
+	// ArchivedLists are the lists of the Source's archive the plan reads,
+	// in the order they are applied (before the live ones): empty when the
+	// live index reaches back to the copy's point.
+	ArchivedLists []ArchivedList
 	// Warnings are about the Source's documents; Notes explain the plan.
 	Warnings, Notes []string
 	// Selection is the selection of the run; PreviousSelection is the one
@@ -104,6 +122,14 @@ type Plan struct {
 	adopt    bool               // files already at a Create's path are verified and kept instead of fetched
 	selSave  bool               // the run records Selection
 	ran      atomic.Bool
+
+	// What a plan of notifications (Follow) is made with: the selection and
+	// the URI → path rules of the plan it follows.
+	sel    *plan.Selection
+	mapper *pathmap.Mapper
+	// observe, when set, is told what became of each item of the run
+	// (Follow reports each change).
+	observe func(observed)
 }
 
 // maxListed bounds the refusals and problems a plan or run keeps in memory.
@@ -284,6 +310,7 @@ func (s *Session) Plan(ctx context.Context, target string, opts PlanOptions) (*P
 	}
 	p.Summary.Documents = int(b.docs.Load())
 	p.Summary.Entries = b.entries.Load()
+	p.sel, p.mapper = b.sel, b.mapper
 	return p, nil
 }
 

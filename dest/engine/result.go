@@ -93,9 +93,9 @@ func (r *Result) Retry() *Plan {
 	}
 	p := &Plan{Mode: old.Mode, From: old.From, Source: old.Source, CapabilityList: old.CapabilityList, Target: old.Target,
 		Document: old.Document, Point: old.Point, At: old.At, Resumed: true, Delete: old.Delete,
-		Problems: old.Problems, Lists: old.Lists, Selection: old.Selection,
+		Problems: old.Problems, Lists: old.Lists, ArchivedLists: old.ArchivedLists, Selection: old.Selection,
 		sess: old.sess, opts: old.opts, srcID: old.srcID, items: sp, pkgs: old.pkgs, records: old.records,
-		newPoint: old.newPoint, baseline: old.baseline, complete: old.complete, adopt: old.adopt}
+		newPoint: old.newPoint, baseline: old.baseline, complete: old.complete, adopt: old.adopt, sel: old.sel, mapper: old.mapper}
 	for i := range r.retry {
 		it := &r.retry[i]
 		switch it.Action {

@@ -333,7 +333,7 @@ func (r *runner) remove(it *Item) outcome {
 	if err := r.s.st.Remove(r.ctx, row.Path); err != nil {
 		return r.failed(it, row.Path, KindWrite, err)
 	}
-	return outcome{kind: outRemoved, it: it}
+	return outcome{kind: outRemoved, it: it, res: state.Resource{Path: row.Path}}
 }
 
 // failed turns an error into the item's outcome: abandoned when the run is
@@ -729,8 +729,28 @@ func (r *runner) record() {
 				r.det.Release(out.res.Path)
 			}
 			r.setStopped("the state could not be written: " + err.Error())
+			continue
+		}
+		if p.observe != nil && out.kind != outTouched {
+			o := observed{item: *out.it, kind: out.kind, path: out.res.Path, adopted: out.adopted}
+			if out.kind == outFailed {
+				f := out.fail
+				o.fail, o.path = &f, f.Path
+			}
+			p.observe(o)
 		}
 	}
+}
+
+// observed is what became of one item of a run, for a plan's observer:
+// written (outWrote), removed (outRemoved), remembered as deleted
+// (outPending) or failed (outFailed), once it is recorded in the state.
+type observed struct {
+	item    Item
+	kind    outcomeKind
+	path    string
+	adopted bool
+	fail    *Failure
 }
 
 // touch records an unchanged resource's new metadata.

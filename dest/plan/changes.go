@@ -126,6 +126,11 @@ type ChangesOptions struct {
 	// when empty). The engine passes the Store's TempDir, so that the spool
 	// of a killed run is removed by the next one.
 	TempDir string
+	// OnlyAdded: Finish decides the changes added and nothing else, leaving
+	// the deletions earlier runs remembered alone (neither applied nor
+	// counted): a plan of the few changes of a notification, which is not
+	// a window of the Source's changes.
+	OnlyAdded bool
 }
 
 // Changes plans from Change Lists or Change Dump manifests: for each list, in
@@ -480,6 +485,9 @@ func (p *Changes) Finish(ctx context.Context, st State, emit func(Item) error) (
 		}
 	}
 
+	if p.opts.OnlyAdded {
+		return p.sum, nil
+	}
 	// Deletions remembered from earlier runs that no change of this window
 	// decided again.
 	err := st.EachKnown(ctx, true, func(uri string, k *state.Known) error {

@@ -368,3 +368,38 @@ func TestFindGap(t *testing.T) {
 		}
 	}
 }
+
+// OnlyAdded (a notification's changes): Finish decides the changes added and
+// leaves the deletions remembered by earlier runs alone, with --delete too.
+func TestChangesOnlyAdded(t *testing.T) {
+	db, src := newState(t)
+	put(t, db, src,
+		state.Resource{URI: u("known"), Length: 1, Digests: md5a, ChangeDatetime: t0(10)},
+		state.Resource{URI: u("pending"), Length: 1, DeletedAt: t0(-10)})
+	for name, st := range views(t, db, src) {
+		for _, del := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s delete %v", name, del), func(t *testing.T) {
+				p := NewChanges(ChangesOptions{Options: Options{Delete: del}, TempDir: t.TempDir(), OnlyAdded: true})
+				if err := p.BeginList(ListInfo{URL: "ws://example.org/channel", Kind: "notification"}); err != nil {
+					t.Fatal(err)
+				}
+				for _, e := range []Entry{change("known", up, 5, 2), change("new", cr, 20, 3)} { // the first is older than the copy's
+					if err := p.Add(e); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if _, err := p.EndList(); err != nil {
+					t.Fatal(err)
+				}
+				var c collected
+				sum, err := p.Finish(context.Background(), st, c.emit)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := summarize(&c); got != "unchanged known 2; create new 3; " || sum.PendingDelete != 0 || sum.Delete != 0 || sum.Unchanged != 1 {
+					t.Errorf("items %q, summary %+v", got, sum)
+				}
+			})
+		}
+	}
+}
