@@ -127,4 +127,3 @@ func TestSourceOf(t *testing.T) {
 		t.Error("no client: no error")
 	}
 }
-
