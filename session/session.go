@@ -61,6 +61,9 @@ type Options struct {
 	// OpenBrowser may hand to the system's opener: the user's explicit
 	// choice (rsx --open-scheme, RSX_OPEN_SCHEMES).
 	BrowserSchemes []string
+	// Dest says how syncs, audits of a copy and spot checks reach
+	// destinations and fetch resources (dest.go).
+	Dest DestOptions
 }
 
 // Session is the live data of one explorer: it fetches through one client,
