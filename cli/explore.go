@@ -69,14 +69,28 @@ func (a *app) runExplorer(cmd *cobra.Command, args []string) error {
 	if err != nil {
 		return failed(fmt.Errorf("set up HTTP client: %w", err))
 	}
+	// Syncs, audits of a copy and spot checks fetch as rsx sync does: fast
+	// on this machine's or this network's own Source.
+	hf := a.http.forTarget(cmd, target)
+	dopts, err := hf.options(target)
+	if err != nil {
+		return failed(err)
+	}
+	dopts.OnWait, dopts.NoCache = nil, opts.NoCache
+	destClient, err := fetch.NewClient(dopts)
+	if err != nil {
+		return failed(fmt.Errorf("set up HTTP client: %w", err))
+	}
 
 	m := ui.New(ui.Options{
 		Target: target,
 		// Local files are read only when the user opened one: a
 		// document from the network cannot make rsx read them.
 		Backend: session.New(client, session.Options{TempDir: a.tempDir(), LocalFiles: !demoSource && model.IsLocal(target),
-			BrowserSchemes: a.browserSchemes()}),
+			BrowserSchemes: a.browserSchemes(),
+			Dest:           session.DestOptions{Client: destClient, Concurrency: 2 * hf.concurrency}}),
 		Dark: true,
+		Dest: strings.TrimSpace(a.exploreDest),
 	})
 	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithInput(a.in), tea.WithOutput(a.out))
 	if _, err := p.Run(); err != nil && ctx.Err() == nil {

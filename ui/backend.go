@@ -7,8 +7,10 @@ import (
 	"io"
 	"time"
 
+	"rsx/audit"
 	"rsx/claims"
 	"rsx/crawl"
+	"rsx/dest/engine"
 	"rsx/dump"
 	"rsx/fetch"
 	"rsx/memento"
@@ -32,6 +34,7 @@ type Backend interface {
 	Versions
 	Packages
 	Browser
+	Destinations
 }
 
 // Documents loads ResourceSync documents and what surrounds them.
@@ -103,6 +106,20 @@ type Packages interface {
 	// OpenPackage prepares the download of the package ref describes; nil
 	// when packages cannot be downloaded.
 	OpenPackage(ref dump.PackageRef, opts dump.Options) *session.PackageLoad
+}
+
+// Destinations syncs, audits and reads local copies, and spot-checks
+// entries (session/dest.go, local.go, spot.go).
+type Destinations interface {
+	// NewSync prepares a sync; it opens nothing until its Plan. Nil when
+	// this backend cannot sync.
+	NewSync(req session.SyncRequest) *session.Sync
+	// AuditCopy compares a copy with the Source's current state.
+	AuditCopy(ctx context.Context, req session.AuditRequest) (*engine.AuditReport, error)
+	// LocalStates tells each entry's state in a copy, a batch at a time.
+	LocalStates(ctx context.Context, req session.LocalRequest, out func(session.LocalBatch)) error
+	// SpotCheck holds entries' resources to their claims.
+	SpotCheck(ctx context.Context, req session.SpotRequest, progress func(audit.Progress)) (*audit.Report, error)
 }
 
 // Browser opens a URL in the user's web browser.
@@ -187,3 +204,21 @@ func (NopBackend) OpenPackage(dump.PackageRef, dump.Options) *session.PackageLoa
 
 // OpenBrowser fails.
 func (NopBackend) OpenBrowser(string) error { return errNoBackend }
+
+// NewSync cannot sync.
+func (NopBackend) NewSync(session.SyncRequest) *session.Sync { return nil }
+
+// AuditCopy fails.
+func (NopBackend) AuditCopy(context.Context, session.AuditRequest) (*engine.AuditReport, error) {
+	return nil, errNoBackend
+}
+
+// LocalStates fails.
+func (NopBackend) LocalStates(context.Context, session.LocalRequest, func(session.LocalBatch)) error {
+	return errNoBackend
+}
+
+// SpotCheck fails.
+func (NopBackend) SpotCheck(context.Context, session.SpotRequest, func(audit.Progress)) (*audit.Report, error) {
+	return nil, errNoBackend
+}

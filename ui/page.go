@@ -44,7 +44,8 @@ type pageContext struct {
 	c        *common.Common
 	backend  Backend
 	doc      *document
-	selected int // the entry under the cursor, -1 when none
+	view     *docPage // the document's page (its filter, sort and marks), nil when none
+	selected int      // the entry under the cursor, -1 when none
 }
 
 // pageOpener opens a page over the document when its key is pressed.
@@ -64,6 +65,7 @@ func (a *App) pageOpeners() []pageOpener {
 		{k.Problems, openProblemsPage},
 		{k.Discovery, openDiscovery},
 		{k.Versions, openVersionsPage},
+		{k.SpotCheck, openSpotPage},
 	}
 }
 
