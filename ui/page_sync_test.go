@@ -158,7 +158,9 @@ func TestSyncPageGolden(t *testing.T) {
 			}
 			// d: deletions applied, planned again.
 			tm.Type("d")
-			ivWaitScreen(t, rec, func(s string) bool { return strings.Contains(s, "deletions applied") && strings.Contains(s, "− 1 delete") })
+			ivWaitScreen(t, rec, func(s string) bool {
+				return strings.Contains(s, "deletions applied") && strings.Contains(s, "− 1 delete")
+			})
 			tm.Type("d")
 			ivWaitScreen(t, rec, func(s string) bool { return strings.Contains(s, "deletions off") })
 
@@ -166,7 +168,9 @@ func TestSyncPageGolden(t *testing.T) {
 			tm.Send(ivKey("enter"))
 			ivWaitScreen(t, rec, func(s string) bool { return strings.Contains(s, "Syncing") })
 			job.updates <- fakeProgress()
-			ivWaitScreen(t, rec, func(s string) bool { return strings.Contains(s, "120 of 300 resources") && strings.Contains(s, "Failures (2)") })
+			ivWaitScreen(t, rec, func(s string) bool {
+				return strings.Contains(s, "120 of 300 resources") && strings.Contains(s, "Failures (2)")
+			})
 			ivGolden(t, fmt.Sprintf("view_sync_progress_%dx%d", w, h), rec.Screen())
 			// esc asks; esc again goes on; esc then y stops.
 			tm.Send(ivKey("esc"))
@@ -372,7 +376,7 @@ func fakeSpot() *audit.Report {
 	bad.Results = append(bad.Results, claims.Result{Target: claims.Target{URL: "http://mirror.example.net/res/012.html", Mirror: 1},
 		Checks: []claims.Check{ok("status", "2xx"), ok("length", "1200")}})
 	return &audit.Report{URL: "http://example.org/dataset1/resourcelist-1.xml", Checked: 3, Selected: 3, OK: 2, Failed: 1, Bytes: 3600,
-		Elapsed: 80 * time.Millisecond,
+		Elapsed:    80 * time.Millisecond,
 		Mismatched: []audit.Finding{{URL: fakeURI(12), Field: "length"}},
 		Resources: []audit.Resource{
 			{URL: fakeURI(12), Verdict: claims.Mismatch, Result: bad},
