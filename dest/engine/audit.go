@@ -429,7 +429,9 @@ func (a *auditor) check(ctx context.Context, it plan.Item, buf []byte) error {
 	src := claims.NewVerifier(claimsOf(e), claims.Limits{Margin: -1})
 	recorded := claimsOf(&plan.Entry{Length: row.Length, Digests: row.Digests})
 	rec := claims.NewVerifier(recorded, claims.Limits{Margin: -1})
-	_, err = io.CopyBuffer(io.MultiWriter(src, rec), f, buf)
+	// The copy is read to its end for what was recorded, even when it is
+	// longer than the Source now declares (src stops early then).
+	_, err = io.CopyBuffer(io.MultiWriter(&stopQuietly{w: src}, rec), f, buf)
 	f.Close()
 	a.hashed.Add(1)
 	a.bytes.Add(src.Bytes())
@@ -480,6 +482,20 @@ func (a *auditor) check(ctx context.Context, it plan.Item, buf []byte) error {
 		a.add(&a.rep.Unannounced, e.URI)
 	}
 	return nil
+}
+
+// stopQuietly is a writer that stops writing to w at its first error but
+// takes every byte, so that the writers beside it in a MultiWriter go on.
+type stopQuietly struct {
+	w   io.Writer
+	err error
+}
+
+func (s *stopQuietly) Write(p []byte) (int, error) {
+	if s.err == nil {
+		_, s.err = s.w.Write(p)
+	}
+	return len(p), nil
 }
 
 // extraFiles finds the destination's files that no resource of the state
