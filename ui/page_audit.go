@@ -125,8 +125,8 @@ func (v *auditPage) SetSize(w, h int) {
 
 func (v *auditPage) KeyBindings() []key.Binding {
 	k := &v.c.Keys
-	return []key.Binding{common.Pair(k.NextPane, k.PrevPane, "next / previous list"), common.Short(k.Open, "open the resource"),
-		common.Short(k.Filter, "filter the list"), k.SyncDiffs, common.Short(k.Retry, "compare again"), k.Up, k.Down}
+	return []key.Binding{k.SyncDiffs, common.Pair(k.NextPane, k.PrevPane, "lists"), common.Short(k.Open, "open"),
+		common.Short(k.Filter, "filter"), common.Short(k.Retry, "compare again"), k.Up, k.Down}
 }
 
 // headLines is how many lines the summary above the list takes.
@@ -416,7 +416,9 @@ func (v *auditPage) View() string {
 			if v.damaged[u] {
 				tags = append(tags, "damaged in the copy")
 			}
-			if v.unann[u] && v.cats[v.cat].name != "unannounced" {
+			if name := v.cats[v.cat].name; v.unann[u] && (name == "changed" || name == "extra") {
+				// (Of a missing one it says that no Change List announced
+				// its creation: a copy of a few never had it anyway.)
 				tags = append(tags, "unannounced")
 			}
 			line := "  " + st.URL.Render(text)

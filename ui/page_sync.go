@@ -8,6 +8,7 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"rsx/dest/engine"
 	"rsx/dest/plan"
@@ -474,7 +475,9 @@ func (v *syncPage) runRows() {
 
 func (v *syncPage) failureLine(f *engine.Failure) string {
 	st := v.c.Styles
-	return st.Error.Render("✗ ") + st.URL.Render(v.shortURI(f.URL)) + st.Dim.Render("  "+string(f.Kind)+"  ") + st.Error.Render(components.Escape(f.Error()))
+	// The reason, without the URL it often begins with (it is on the line).
+	why := strings.TrimPrefix(f.Error(), f.URL+": ")
+	return st.Error.Render("✗ ") + st.URL.Render(v.shortURI(f.URL)) + st.Dim.Render("  "+string(f.Kind)+"  ") + st.Error.Render(components.Escape(why))
 }
 
 func (v *syncPage) resultRows() {
@@ -529,7 +532,8 @@ func (v *syncPage) View() string {
 		}
 		line := components.Fit("  "+v.rows[i].draw(w-2), w)
 		if i == cur && v.stage == syncDone {
-			line = v.c.Styles.Selected.Render(components.Pad(components.Fit("▸ "+v.rows[i].draw(w-2), w), w))
+			// One style for the whole row: the cells' own are taken off.
+			line = v.c.Styles.Selected.Render(components.Pad(components.Fit("▸ "+ansi.Strip(v.rows[i].draw(w-2)), w), w))
 		}
 		lines = append(lines, line)
 	}
@@ -732,6 +736,8 @@ func (v *syncPage) runHead(w int) []string {
 	case v.confirm:
 		lines = append(lines, "", "  "+st.Warning.Render("Stop the sync? ")+st.Value.Render("y/enter")+st.Dim.Render(" stops (what is done is kept, the next sync continues) · ")+
 			st.Value.Render("n/esc")+st.Dim.Render(" goes on"))
+	default:
+		lines = append(lines, "", st.Dim.Render("  esc stops the sync (it asks first); the explorer stays where it is until then"))
 	}
 	lines = append(lines, "", st.Section.Render(fmt.Sprintf("Failures (%s)", components.Count(v.failN)))+st.Dim.Render(", then ")+
 		st.Section.Render(fmt.Sprintf("in flight (%d)", len(p.InFlight))))

@@ -191,7 +191,17 @@ func TestScreenshotsSync(t *testing.T) {
 	prev := log.Writer()
 	log.SetOutput(io.Discard)
 	t.Cleanup(func() { log.SetOutput(prev) })
-	t.Chdir(t.TempDir()) // the copy is "copy", as an archivist types it
+	// The copy is "copy", as an archivist types it, in a folder whose name
+	// does not change from one run to the next (it is in the pictures).
+	work := filepath.Join(os.TempDir(), "rsx-screenshots")
+	if err := os.RemoveAll(work); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(work, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(work) })
+	t.Chdir(work)
 
 	addr := os.Getenv("RSX_SCREENSHOTS_SYNC_ADDR")
 	broken := shDemo(t, addr, demo.Options{Broken: true})
@@ -238,7 +248,7 @@ func TestScreenshotsSync(t *testing.T) {
 	// The audit, on the clean demo: a few resources copied, then the Source
 	// moves on.
 	a, d = shAppWith(t, clean+"/dataset1/resourcelist-0001.xml", fetch.Options{NoCache: true, Netrc: "-", PerHostConcurrency: 8})
-	d.keys("/ t y p e : j s o n enter A esc")
+	d.keys("/ 0 0 0 0 enter A esc")
 	d.keys(":")
 	d.typeText("sync copy2")
 	d.keys("enter enter")
@@ -257,7 +267,7 @@ func TestScreenshotsSync(t *testing.T) {
 	save("audit", a, "not in sync")
 
 	// The copy's column: one file edited by hand.
-	d.keys("esc U")
+	d.keys("esc U r") // (the document as the Source serves it now)
 	if err := os.WriteFile(filepath.Join("copy2", strings.TrimPrefix(clean, "http://"), "dataset1", "res", "000003.json"), []byte("{}"), 0o644); err != nil {
 		// (the folder is named by host and port: 127.0.0.1+PORT)
 		host := strings.ReplaceAll(strings.TrimPrefix(clean, "http://"), ":", "+")
