@@ -106,13 +106,10 @@ type Sync struct {
 	retry  *engine.Plan
 }
 
-// NewSync prepares a sync of req; nothing is read or opened until Plan.
+// NewSync prepares a sync of req; nothing is read, opened or even hashed
+// until Plan (the explorer calls NewSync from its UI goroutine).
 func (s *Session) NewSync(req SyncRequest) *Sync {
-	j := &Sync{s: s, req: req, updates: make(chan SyncUpdate, 1)}
-	if req.Only != nil {
-		j.only = plan.NewURISet(req.Only)
-	}
-	return j
+	return &Sync{s: s, req: req, updates: make(chan SyncUpdate, 1)}
 }
 
 // Request is what the sync copies.
@@ -199,6 +196,9 @@ func (j *Sync) Plan(ctx context.Context, delete bool) (*SyncPlan, error) {
 	defer j.end()
 	if err := j.open(ctx); err != nil {
 		return nil, fmt.Errorf("open %s: %w", j.req.Dest, err)
+	}
+	if j.req.Only != nil && j.only == nil {
+		j.only = plan.NewURISet(j.req.Only)
 	}
 	j.dropPlan()
 	p, err := j.es.Plan(ctx, j.req.Target, engine.PlanOptions{Delete: delete, Only: j.only})

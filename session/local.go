@@ -173,7 +173,7 @@ func (s *Session) localView(ctx context.Context, st store.Store, target string) 
 
 // planEntryOf reads entry i of t as the planners read an entry.
 func planEntryOf(t *model.EntryTable, i int, base string) plan.Entry {
-	e := plan.Entry{URI: model.ResolveHref(base, t.Loc(i)), Length: -1, Digests: state.DigestsOf(t.Hash(i)),
+	e := plan.Entry{URI: engine.ResolveLoc(base, t.Loc(i)), Length: -1, Digests: state.DigestsOf(t.Hash(i)),
 		Type: t.Type(i), Change: t.Change(i)}
 	if n, ok := t.Length(i); ok {
 		e.Length = n

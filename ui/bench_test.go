@@ -10,6 +10,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"rsx/dest/plan"
 	"rsx/model"
 )
 
@@ -226,5 +227,35 @@ func BenchmarkViewMarked1M(b *testing.B) {
 	b.ResetTimer()
 	for b.Loop() {
 		_ = a.View()
+	}
+}
+
+// BenchmarkSyncScope1M is what :sync costs the UI goroutine with a million
+// entries marked: their URIs (the set the plan is limited to is made in the
+// plan's command: BenchmarkURISet1M).
+func BenchmarkSyncScope1M(b *testing.B) {
+	a := exBigApp(b, 1_000_000)
+	a.dv.markKey(exKey("A"))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		sc, err := a.scope(false)
+		if err != nil || len(sc.only) != 1_000_000 {
+			b.Fatal(err, len(sc.only))
+		}
+	}
+}
+
+// BenchmarkURISet1M makes the set of a million marked entries' URIs.
+func BenchmarkURISet1M(b *testing.B) {
+	a := exBigApp(b, 1_000_000)
+	a.dv.markKey(exKey("A"))
+	sc, _ := a.scope(false)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		if plan.NewURISet(sc.only).Len() == 0 {
+			b.Fatal("empty")
+		}
 	}
 }

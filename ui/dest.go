@@ -8,6 +8,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"rsx/dest/engine"
 	"rsx/model"
 	"rsx/session"
 	"rsx/ui/common"
@@ -125,7 +126,7 @@ func (a *App) scope(forAudit bool) (syncScope, error) {
 	sc.rows = rows
 	sc.only = make([]string, len(rows))
 	for k, i := range rows {
-		sc.only[k] = model.ResolveHref(d.base(), d.entries.Loc(int(i)))
+		sc.only[k] = engine.ResolveLoc(d.base(), d.entries.Loc(int(i)))
 	}
 	return sc, nil
 }
@@ -145,7 +146,7 @@ func (a *App) entryLookup() func(uri string) model.Entry {
 	return func(uri string) model.Entry {
 		if d != nil {
 			for i, n := 0, d.entries.Len(); i < n; i++ {
-				if model.ResolveHref(d.base(), d.entries.Loc(i)) == uri {
+				if engine.ResolveLoc(d.base(), d.entries.Loc(i)) == uri {
 					e := d.entries.Entry(i)
 					e.Loc = uri
 					return e
@@ -304,7 +305,7 @@ func openSpotPage(pc pageContext) (Page, tea.Cmd, error) {
 	entries := make([]model.Entry, len(rows))
 	for k, i := range rows {
 		e := d.entries.Entry(int(i))
-		e.Loc = model.ResolveHref(d.base(), e.Loc)
+		e.Loc = engine.ResolveLoc(d.base(), e.Loc)
 		entries[k] = e
 	}
 	o := resourceOpener{c: pc.c, b: pc.backend, origin: d.base(), entry: func(uri string) model.Entry {

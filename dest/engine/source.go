@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"strings"
 )
 
 // SourceOf finds the Source of target as Plan and Audit do (a Capability
@@ -22,3 +23,9 @@ func SourceOf(ctx context.Context, client Client, target string, opts Options) (
 	}
 	return src.key, nil
 }
+
+// ResolveLoc resolves an entry's loc against the URL of its document as
+// Plan and Audit do (quickly for a plain absolute URL, the common case):
+// the URI a resource has in a destination's state, and that PlanOptions.Only
+// and AuditOptions.Only are matched against.
+func ResolveLoc(base, loc string) string { return resolveLoc(base, strings.TrimSpace(loc)) }
