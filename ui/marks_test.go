@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -339,5 +340,19 @@ func TestMarksAtAMillion(t *testing.T) {
 	}
 	if n := len(a.doc.picked.bits) * 8; n > 130_000 {
 		t.Errorf("the marks of a million entries take %d bytes", n)
+	}
+}
+
+// The document page with marks and the copy's column, at both sizes.
+func TestMarksAndCopyScreens(t *testing.T) {
+	for _, size := range [][2]int{{120, 40}, {80, 24}} {
+		w, h := size[0], size[1]
+		t.Run(fmt.Sprintf("%dx%d", w, h), func(t *testing.T) {
+			_, d := exAppOn(t, newExDestBackend(), exHost+"/dataset1/resourcelist-1.xml", w, h)
+			d.keys(":")
+			d.typeText("dest /tmp/copy")
+			d.keys("enter space j space space")
+			exGolden(t, d, fmt.Sprintf("marks_copy_%dx%d", w, h))
+		})
 	}
 }
