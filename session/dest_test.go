@@ -17,7 +17,6 @@ import (
 	"rsx/demo"
 	"rsx/dest/engine"
 	"rsx/dest/pathmap"
-	"rsx/dest/plan"
 	"rsx/dest/store"
 	"rsx/model"
 )
@@ -289,4 +288,3 @@ func TestSpotCheck(t *testing.T) {
 	}
 }
 
-var _ = plan.Unchanged
