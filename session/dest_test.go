@@ -287,4 +287,3 @@ func TestSpotCheck(t *testing.T) {
 		t.Error("a session without a client checked resources")
 	}
 }
-
