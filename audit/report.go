@@ -53,6 +53,10 @@ type Report struct {
 	Mirrors                   []Mirror
 	MirrorsChecked, MirrorsOK int
 
+	// Resources are the resources checked, whole, with
+	// Options.KeepResources: the failures first, then by URL.
+	Resources []Resource
+
 	Bytes   int64 // resource body bytes read
 	Elapsed time.Duration
 	// Stopped is why the run ended early: "" when it checked every resource
