@@ -10,6 +10,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"rsx/audit"
 	"rsx/dest/engine"
 	"rsx/model"
 	"rsx/session"
@@ -354,5 +355,94 @@ func TestMarksAndCopyScreens(t *testing.T) {
 			d.keys("enter space j space space")
 			exGolden(t, d, fmt.Sprintf("marks_copy_%dx%d", w, h))
 		})
+	}
+}
+
+// exSpotBackend is the fixtures' session with a spot check that records
+// what it was asked and answers with a fixed report.
+type exSpotBackend struct {
+	*session.Session
+	spotReqs []session.SpotRequest
+}
+
+func (b *exSpotBackend) SpotCheck(_ context.Context, req session.SpotRequest, progress func(audit.Progress)) (*audit.Report, error) {
+	b.spotReqs = append(b.spotReqs, req)
+	progress(audit.Progress{Phase: audit.PhaseChecks, Total: len(req.Entries), Checked: len(req.Entries)})
+	return fakeSpot(), nil
+}
+
+// The marks' keys (space, +, -, *) and the spot check's (K) live beside A
+// (the archives link) and C (the coverage) on one Change List: each key
+// does its own thing, and following the archives link keeps the marks.
+func TestMarkKeysBesideArchivesAndCoverage(t *testing.T) {
+	docs := exArchiveSite()
+	var body strings.Builder
+	for i := range 3 {
+		fmt.Fprintf(&body, "  <url><loc>%s/res/00%d.html</loc><rs:md change=\"updated\" datetime=\"2013-01-06T1%d:00:00Z\"/></url>\n", exHost, i+1, i)
+	}
+	docs["/dataset3/changes/l3.xml"] = `<?xml version="1.0" encoding="UTF-8"?>
+<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:rs="http://www.openarchives.org/rs/terms/">
+<rs:md capability="changelist" from="2013-01-06T00:00:00Z"/>
+<rs:ln rel="up" href="` + exHost + `/dataset3/capabilitylist.xml"/>
+<rs:ln rel="archives" href="` + exHost + `/dataset3/changelist-archive.xml"/>
+` + body.String() + "</urlset>\n"
+	b := &exSpotBackend{Session: session.NewWithGetter(&exGetter{docs: docs, fail: map[string]error{}}, session.Options{BatchSize: 16})}
+	a, d := exAppOn(t, b, exHost+"/dataset3/changes/l3.xml", 120, 40)
+	if a.doc.entries.Len() != 3 {
+		t.Fatalf("the Change List has %d entries:\n%s", a.doc.entries.Len(), d.screen())
+	}
+	d.keys("space space")
+	if got := a.doc.picked.rows(); !slices.Equal(got, []int32{0, 1}) {
+		t.Fatalf("space space: marked %v", got)
+	}
+	d.keys("*")
+	if got := a.doc.picked.rows(); !slices.Equal(got, []int32{2}) {
+		t.Errorf("*: marked %v, want [2]", got)
+	}
+	d.keys("+")
+	if a.doc.marked() != 3 {
+		t.Errorf("+: %d marked, want 3", a.doc.marked())
+	}
+	d.keys("-")
+	if a.doc.marked() != 0 {
+		t.Errorf("-: %d marked, want 0", a.doc.marked())
+	}
+	d.keys("g space j space")
+	if got := a.doc.picked.rows(); !slices.Equal(got, []int32{0, 2}) {
+		t.Fatalf("g space j space: marked %v", got)
+	}
+
+	// K checks the marked entries, and only them.
+	d.keys("K")
+	if _, ok := a.active().(*spotPage); !ok || len(b.spotReqs) != 1 {
+		t.Fatalf("K opened %T (%d checks):\n%s", a.active(), len(b.spotReqs), d.screen())
+	}
+	var locs []string
+	for _, e := range b.spotReqs[0].Entries {
+		locs = append(locs, e.Loc)
+	}
+	if want := []string{exHost + "/res/001.html", exHost + "/res/003.html"}; !slices.Equal(locs, want) {
+		t.Errorf("K checked %v, want %v", locs, want)
+	}
+	if s := d.screen(); !strings.Contains(s, "the 2 marked") {
+		t.Errorf("the spot check does not say what it checks:\n%s", s)
+	}
+	d.keys("esc")
+
+	// C draws the coverage; the marks stay as they were.
+	d.keys("C")
+	if _, ok := a.active().(*coveragePage); !ok || a.doc.marked() != 2 {
+		t.Fatalf("C opened %T, %d marked:\n%s", a.active(), a.doc.marked(), d.screen())
+	}
+	d.keys("esc")
+
+	// A follows the archives link; back, the marks are there.
+	d.keys("A")
+	if a.doc.base() != exHost+"/dataset3/changelist-archive.xml" {
+		t.Fatalf("A opened %s, not the archive", a.doc.base())
+	}
+	d.keys("[")
+	if a.doc.base() != exHost+"/dataset3/changes/l3.xml" || !slices.Equal(a.doc.picked.rows(), []int32{0, 2}) {
+		t.Errorf("back from the archive: %s, marked %v", a.doc.base(), a.doc.picked.rows())
 	}
 }
