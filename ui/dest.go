@@ -98,9 +98,15 @@ func (a *App) scope(forAudit bool) (syncScope, error) {
 		return sc, nil
 	}
 	n := d.entries.Len()
-	rows, marked, all := a.dv.chosenRows()
-	if forAudit {
-		rows, marked, all = nil, false, true
+	var (
+		rows        []int32
+		marked, all = false, true // an audit compares the document's resources
+	)
+	if !forAudit {
+		var err error
+		if rows, marked, all, err = a.dv.chosenRows(); err != nil {
+			return syncScope{}, err
+		}
 	}
 	whole := d.parts != nil || (d.capability() == model.CapResourceList && d.link("index") == "")
 	switch {
@@ -273,7 +279,10 @@ func openSpotPage(pc pageContext) (Page, tea.Cmd, error) {
 	if d.entriesAreDocuments() || d.entriesArePackages() {
 		return nil, nil, errors.New("a spot check checks resources; this document lists " + docListsWhat(d))
 	}
-	rows, marked, all := v.chosenRows()
+	rows, marked, all, err := v.chosenRows()
+	if err != nil {
+		return nil, nil, err
+	}
 	n := d.entries.Len()
 	if all {
 		rows = make([]int32, n)

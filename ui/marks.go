@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"errors"
 	"math/bits"
 
 	"charm.land/bubbles/v2/key"
@@ -125,6 +126,8 @@ func (v *docPage) markKey(msg tea.KeyPressMsg) (cmd tea.Cmd, ok bool) {
 		p.set(d, i, !p.has(i))
 		v.tbl.MoveTo(v.tbl.Cursor() + 1)
 		v.detail.SetOffset(0)
+	case (key.Matches(msg, k.MarkShown) || key.Matches(msg, k.InvertMarks)) && v.filterBusy:
+		return flashCmd(errFilterRunning.Error(), true), true
 	case key.Matches(msg, k.MarkShown):
 		p := d.picks()
 		for pos, n := 0, v.tbl.Len(); pos < n; pos++ {
@@ -157,13 +160,22 @@ func (v *docPage) showPicks() {
 
 // chosenRows are the entries a sync, an audit of the marks or a spot check
 // acts on: the marked ones (marked true), else those shown, in the order
-// shown (all: every entry, in document order, with rows nil).
-func (v *docPage) chosenRows() (rows []int32, marked, all bool) {
+// shown (all: every entry, in document order, with rows nil). Without
+// marks it fails while a filter is still scanning in the background: the
+// rows shown are then those of the query before.
+func (v *docPage) chosenRows() (rows []int32, marked, all bool, err error) {
 	if p := v.doc.picked; p != nil && p.n > 0 {
-		return p.rows(), true, false
+		return p.rows(), true, false, nil
+	}
+	if v.filterBusy {
+		return nil, false, false, errFilterRunning
 	}
 	if v.filtered != nil {
-		return append([]int32(nil), v.filtered...), false, false
+		return append([]int32(nil), v.filtered...), false, false, nil
 	}
-	return nil, false, true
+	return nil, false, true, nil
 }
+
+// errFilterRunning is what the keys that act on the entries shown say
+// while a filter is still scanning.
+var errFilterRunning = errors.New("the filter is still running: wait for the entries it shows")

@@ -446,3 +446,48 @@ func TestMarkKeysBesideArchivesAndCoverage(t *testing.T) {
 		t.Errorf("back from the archive: %s, marked %v", a.doc.base(), a.doc.picked.rows())
 	}
 }
+
+// While a filter scans a large document in the background, the table still
+// shows the rows of the query before: + and * and what a sync or a spot
+// check of the shown entries takes wait for its result instead of acting
+// on rows the filter is about to replace. Marks are not affected.
+func TestMarksWaitForARunningFilter(t *testing.T) {
+	const n = 60_000 // large enough for the scan to run in a Cmd
+	a := exBigApp(t, n)
+	v := a.dv
+	cmd := v.startFilter("pdf")
+	if cmd == nil || !v.filterBusy {
+		t.Fatal("the filter ran on the UI goroutine")
+	}
+	for _, k := range []string{"+", "*"} {
+		c, ok := v.markKey(exKey(k))
+		if !ok || c == nil || a.doc.marked() != 0 {
+			t.Errorf("%s during the scan: handled %v, flash %v, %d marked", k, ok, c != nil, a.doc.marked())
+		}
+		if m, _ := c().(flashMsg); !m.Err || !strings.Contains(m.Text, "filter is still running") {
+			t.Errorf("%s during the scan says %+v", k, m)
+		}
+	}
+	if _, err := a.scope(false); err != errFilterRunning {
+		t.Errorf(":sync during the scan: %v", err)
+	}
+	if _, _, err := openSpotPage(a.context()); err != errFilterRunning {
+		t.Errorf("K during the scan: %v", err)
+	}
+	if _, err := a.scope(true); err != nil {
+		t.Errorf(":audit compares the document's resources, filter aside: %v", err)
+	}
+	v.Update(cmd())
+	if v.filterBusy || len(v.filtered) != n/4 {
+		t.Fatalf("after the scan: busy %v, %d shown", v.filterBusy, len(v.filtered))
+	}
+	v.markKey(exKey("+"))
+	if a.doc.marked() != n/4 {
+		t.Errorf("+ after the scan: %d marked, want %d", a.doc.marked(), n/4)
+	}
+	// With marks, what a sync takes is the marks, scan or no scan.
+	v.startFilter("png")
+	if sc, err := a.scope(false); err != nil || len(sc.only) != n/4 {
+		t.Errorf(":sync of the marks during a scan: %v, %d", err, len(sc.only))
+	}
+}
