@@ -340,7 +340,8 @@ func copyFiles(t *testing.T, dir string) []string {
 // TestE2ESyncAndAuditFromTheExplorer: an archivist marks three entries,
 // plans a sync into a folder (nothing is written yet), runs it (the three
 // files are there), then, after the Source changed, audits the folder
-// against the document and sees what is missing.
+// against the document and sees what is missing; then spot-checks the
+// three (K), clears the marks (-) and marks every entry shown (+).
 func TestE2ESyncAndAuditFromTheExplorer(t *testing.T) {
 	requireTmux(t)
 	bin := buildRSX(t)
@@ -402,6 +403,23 @@ func TestE2ESyncAndAuditFromTheExplorer(t *testing.T) {
 	if !strings.Contains(scr, "▸ /dataset1/res/") || !strings.Contains(scr, "the copy does not") {
 		t.Errorf("the missing resources are not listed:\n%s", scr)
 	}
+
+	// K spot-checks the three marked against their claims; - clears the
+	// marks, and + marks every entry shown.
+	s.keys("Escape")
+	s.waitFor(10*time.Second, "3 marked")
+	s.keys("K")
+	s.waitFor(30*time.Second, "Spot check", "of the 3 marked", "3 checked")
+	s.keys("Escape", "-")
+	s.waitUntil(10*time.Second, "the marks cleared", func(scr string) bool {
+		return strings.Contains(scr, "/dataset1/res/000001") && !strings.Contains(scr, "marked")
+	})
+	s.keys("+")
+	all := regexp.MustCompile(`([\d,]+) entries · ● ([\d,]+) marked`)
+	s.waitUntil(10*time.Second, "every entry marked", func(scr string) bool {
+		m := all.FindStringSubmatch(scr)
+		return m != nil && m[1] == m[2]
+	})
 
 	s.keys("q")
 	s.waitFor(10*time.Second, "EXIT 0")
