@@ -4,10 +4,12 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -307,6 +309,117 @@ func TestE2EBrokenDemoProblemsAndVersions(t *testing.T) {
 	s.waitFor(10*time.Second, "/dataset1/res/")
 	s.keys("5", "g", "v")
 	s.waitFor(15*time.Second, "Versions", "TimeMap", "memento", "/versions/v1/")
+
+	s.keys("q")
+	s.waitFor(10*time.Second, "EXIT 0")
+}
+
+// copyFiles lists the files of a destination folder, its .rsx folder aside.
+func copyFiles(t *testing.T, dir string) []string {
+	t.Helper()
+	var out []string
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && d.Name() == ".rsx" {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() {
+			rel, _ := filepath.Rel(dir, p)
+			out = append(out, filepath.ToSlash(rel))
+		}
+		return nil
+	})
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestE2ESyncAndAuditFromTheExplorer: an archivist marks three entries,
+// plans a sync into a folder (nothing is written yet), runs it (the three
+// files are there), then, after the Source changed, audits the folder
+// against the document and sees what is missing; then spot-checks the
+// three (K), clears the marks (-) and marks every entry shown (+).
+func TestE2ESyncAndAuditFromTheExplorer(t *testing.T) {
+	requireTmux(t)
+	bin := buildRSX(t)
+	base := startServe(t, bin)
+	dir := filepath.Join(t.TempDir(), "copy")
+	s := startTmux(t, bin+" --no-cache "+base+"/dataset1/resourcelist-0001.xml", e2eEnv(t))
+	s.waitFor(20*time.Second, "Resource List", "/dataset1/res/000001")
+
+	// Three marks: space marks and moves on.
+	s.keys("Space", "Space", "Space")
+	s.waitFor(5*time.Second, "3 marked")
+
+	// :sync DIR: the plan, and nothing written yet.
+	s.keys(":")
+	s.typeText("sync " + dir)
+	s.keys("Enter")
+	scr := s.waitFor(20*time.Second, "Sync plan", "nothing is written until enter", "+ 3 create", "/dataset1/res/000003")
+	if !strings.Contains(scr, "the 3 marked of") {
+		t.Errorf("the plan does not say what it syncs:\n%s", scr)
+	}
+	if files := copyFiles(t, dir); len(files) != 0 {
+		t.Fatalf("the plan wrote %q", files)
+	}
+
+	// enter runs it: the result, and the three files.
+	s.keys("Enter")
+	s.waitFor(30*time.Second, "Sync result", "3 created", "0 failed")
+	files := copyFiles(t, dir)
+	if len(files) != 3 {
+		t.Fatalf("files after the sync: %q", files)
+	}
+	for i, f := range files {
+		if want := fmt.Sprintf("/dataset1/res/%06d.", i+1); !strings.Contains(f, want) {
+			t.Errorf("file %d is %s, want one of %s*", i, f, want)
+		}
+	}
+
+	// The Source changes; :audit DIR compares the folder with the
+	// document's resources: the three are there, the rest is missing.
+	resp, err := http.Post(base+"/demo/advance?steps=8", "text/plain", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	s.keys("Escape")
+	s.waitFor(10*time.Second, "3 marked")
+	s.keys(":")
+	s.typeText("audit " + dir)
+	s.keys("Enter")
+	scr = s.waitFor(30*time.Second, "Audit", "not in sync", "missing")
+	m := regexp.MustCompile(`missing (\d[\d,]*)`).FindStringSubmatch(scr)
+	if m == nil {
+		t.Fatalf("no count of the missing:\n%s", scr)
+	}
+	missing, _ := strconv.Atoi(strings.ReplaceAll(m[1], ",", ""))
+	if missing < 400 {
+		t.Errorf("%d missing, want the document's resources but the three copied:\n%s", missing, scr)
+	}
+	if !strings.Contains(scr, "▸ /dataset1/res/") || !strings.Contains(scr, "the copy does not") {
+		t.Errorf("the missing resources are not listed:\n%s", scr)
+	}
+
+	// K spot-checks the three marked against their claims; - clears the
+	// marks, and + marks every entry shown.
+	s.keys("Escape")
+	s.waitFor(10*time.Second, "3 marked")
+	s.keys("K")
+	s.waitFor(30*time.Second, "Spot check", "of the 3 marked", "3 checked")
+	s.keys("Escape", "-")
+	s.waitUntil(10*time.Second, "the marks cleared", func(scr string) bool {
+		return strings.Contains(scr, "/dataset1/res/000001") && !strings.Contains(scr, "marked")
+	})
+	s.keys("+")
+	all := regexp.MustCompile(`([\d,]+) entries · ● ([\d,]+) marked`)
+	s.waitUntil(10*time.Second, "every entry marked", func(scr string) bool {
+		m := all.FindStringSubmatch(scr)
+		return m != nil && m[1] == m[2]
+	})
 
 	s.keys("q")
 	s.waitFor(10*time.Second, "EXIT 0")

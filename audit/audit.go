@@ -65,6 +65,11 @@ type Options struct {
 	// (its Counts count them): memory does not grow with what is found. A
 	// Spool keeps them on disk and gives them back in the Report's order.
 	Sink Sink
+	// KeepResources keeps every resource checked whole, with each claim
+	// and its verdict (Report.Resources: the failures first), for a report
+	// that shows them one by one (the explorer's spot check). Memory grows
+	// with the resources checked: for a sample, or a few hundred entries.
+	KeepResources bool
 
 	// Progress, when set, is called with the state of the run, from one
 	// goroutine at a time, at most every ProgressEvery (default 100 ms),
@@ -199,24 +204,29 @@ type run struct {
 // Report.Lists with their error, and do not stop the run.
 func (a *Auditor) Run(ctx context.Context, url string) (*Report, error) {
 	start := time.Now()
-	r := &run{a: a, rep: &Report{URL: url, Sample: a.o.Sample, Seed: a.o.Seed}, visited: map[string]bool{}, changes: newChangeSet()}
-	r.total.Store(-1)
-	r.ctx, r.stop = context.WithCancelCause(ctx)
+	r := a.newRun(ctx, url)
 	defer r.stop(nil)
 	if a.o.TimeBudget > 0 {
 		t := time.AfterFunc(a.o.TimeBudget, func() { r.halt(StopTime) })
 		defer t.Stop()
 	}
+	err := r.audit(url)
+	rep := r.finish(start)
+	return rep, err
+}
+
+// newRun starts the state of a run from url; the caller defers r.stop(nil).
+func (a *Auditor) newRun(ctx context.Context, url string) *run {
+	r := &run{a: a, rep: &Report{URL: url, Sample: a.o.Sample, Seed: a.o.Seed}, visited: map[string]bool{}, changes: newChangeSet()}
+	r.total.Store(-1)
+	r.ctx, r.stop = context.WithCancelCause(ctx)
 	co := a.o.Claims
 	if a.o.MaxTotalBytes > 0 {
 		r.budget = claims.NewBudget(a.o.MaxTotalBytes)
 		co.Budget = r.budget
 	}
 	r.check = claims.New(a.f, co)
-
-	err := r.audit(url)
-	rep := r.finish(start)
-	return rep, err
+	return r
 }
 
 // halt ends the run early for why; the first reason stays.
@@ -329,6 +339,9 @@ func (r *run) checkOne(it *item) {
 	if it.locProblem != "" {
 		r.repMu.Lock()
 		r.rep.addUnfetchable(it, r.a.o.Sink)
+		if r.a.o.KeepResources {
+			r.rep.keepUnfetchable(it)
+		}
 		r.repMu.Unlock()
 		r.checked.Add(1)
 		return
@@ -350,6 +363,9 @@ func (r *run) checkOne(it *item) {
 	}
 	r.repMu.Lock()
 	r.rep.add(it, er, r.a.o.OmitOKMirrors, r.a.o.Sink)
+	if r.a.o.KeepResources {
+		r.rep.keep(it, er)
+	}
 	r.repMu.Unlock()
 	r.checked.Add(1)
 	if er.Verdict() == claims.Mismatch {
@@ -375,6 +391,7 @@ func (r *run) finish(start time.Time) *Report {
 	}
 	rep.Elapsed = time.Since(start)
 	rep.sortFindings()
+	rep.sortResources()
 	r.setPhase(PhaseDone)
 	return rep
 }

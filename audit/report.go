@@ -57,6 +57,10 @@ type Report struct {
 	// Counts counts the findings, those kept here or those a Sink received.
 	Counts Counts
 
+	// Resources are the resources checked, whole, with
+	// Options.KeepResources: the failures first, then by URL.
+	Resources []Resource
+
 	Bytes   int64 // resource body bytes read
 	Elapsed time.Duration
 	// Stopped is why the run ended early: "" when it checked every resource

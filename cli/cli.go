@@ -33,6 +33,7 @@ type app struct {
 	tmp  tempFolder // the process's temporary folder, see signals.go
 
 	openSchemes []string // explorer: URL schemes besides http(s) that o may open (explore.go)
+	exploreDest string   // explorer: the local copy attached (--dest, explore.go)
 }
 
 // tempDir is the folder for this run's temporary files ("" for the system's
@@ -77,6 +78,8 @@ func newApp(s streams) (*app, *cobra.Command) {
 	}
 	root.Flags().StringSliceVar(&a.openSchemes, "open-scheme", nil,
 		"a URL `SCHEME` besides http and https that the explorer's o key may hand to the system opener (repeatable; also RSX_OPEN_SCHEMES=ftp,mailto)")
+	root.Flags().StringVar(&a.exploreDest, "dest", "",
+		"the explorer: attach the local copy in `DEST` (a folder, or s3://bucket/prefix?…): the table shows each entry's state in it")
 	// One line per command; each lives in the file of its name.
 	root.AddCommand(
 		newValidateCmd(a),

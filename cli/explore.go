@@ -71,6 +71,18 @@ func (a *app) runExplorer(cmd *cobra.Command, args []string) error {
 	if err != nil {
 		return failed(fmt.Errorf("set up HTTP client: %w", err))
 	}
+	// Syncs, audits of a copy and spot checks fetch as rsx sync does: fast
+	// on this machine's or this network's own Source.
+	hf := a.http.forTarget(cmd, target)
+	dopts, err := hf.options(target)
+	if err != nil {
+		return failed(err)
+	}
+	dopts.OnWait, dopts.NoCache = nil, opts.NoCache
+	destClient, err := fetch.NewClient(dopts)
+	if err != nil {
+		return failed(fmt.Errorf("set up HTTP client: %w", err))
+	}
 
 	m := ui.New(ui.Options{
 		Target: target,
@@ -80,8 +92,10 @@ func (a *app) runExplorer(cmd *cobra.Command, args []string) error {
 			BrowserSchemes: a.browserSchemes(),
 			// The notifications page connects as rsx watch does.
 			Notify: notify.Options{DialTimeout: opts.ConnectTimeout, HTTPClient: watchHTTPClient(opts),
-				Header: func(u string) http.Header { return watchHeader(opts, u) }}}),
+				Header: func(u string) http.Header { return watchHeader(opts, u) }},
+			Dest: session.DestOptions{Client: destClient, Concurrency: 2 * hf.concurrency}}),
 		Dark: true,
+		Dest: strings.TrimSpace(a.exploreDest),
 	})
 	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithInput(a.in), tea.WithOutput(a.out))
 	if _, err := p.Run(); err != nil && ctx.Err() == nil {

@@ -14,8 +14,11 @@ import (
 // Exchange records one request made through a Client (Get, Head or
 // Download), across its redirects and retries, for an HTTP view.
 //
-// The Exchange a Response points to is updated while the body is read: read
-// its fields after closing the body, or take snapshots with Client.Exchanges.
+// The Exchange a Response points to is updated while the body is read (its
+// Bytes, then Done, Duration and Err when the body ends), possibly on
+// another goroutine: Open decompresses a gzip body ahead of its reader. Read
+// its fields after closing the body, or take a copy with Snapshot (or
+// Client.Exchanges) at any time.
 type Exchange struct {
 	Method   string
 	URL      string // as asked for, password redacted
@@ -47,6 +50,23 @@ type Exchange struct {
 	// next try starts. WaitReason says why ("Retry-After", "back-off").
 	WaitingUntil time.Time
 	WaitReason   string
+
+	// guard is the mutex of the client's record, under which the client
+	// updates this exchange; nil for an exchange nothing updates (a copy).
+	guard *sync.Mutex
+}
+
+// Snapshot returns a copy of e as it is now, which nothing updates. It is
+// safe to call while e's body is read on another goroutine.
+func (e *Exchange) Snapshot() *Exchange {
+	if e == nil {
+		return nil
+	}
+	if g := e.guard; g != nil {
+		g.Lock()
+		defer g.Unlock()
+	}
+	return e.clone()
 }
 
 // Wait is a wait between two tries of a request (Options.OnWait).
@@ -82,9 +102,11 @@ type Redirect struct {
 	To       string // Location resolved against URL
 }
 
-// clone returns a deep copy, safe to hand out while the original is updated.
+// clone returns a deep copy, safe to hand out while the original is
+// updated; the caller holds e's guard.
 func (e *Exchange) clone() *Exchange {
 	c := *e
+	c.guard = nil
 	c.RequestHeader = e.RequestHeader.Clone()
 	c.ResponseHeader = e.ResponseHeader.Clone()
 	c.Redirects = append([]Redirect(nil), e.Redirects...)
@@ -101,9 +123,12 @@ type exchangeLog struct {
 	hooks []func(*Exchange)
 }
 
+// add records e; from then on e is changed only under the log's mutex
+// (update, finish), which Exchange.Snapshot takes too.
 func (l *exchangeLog) add(e *Exchange) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	e.guard = &l.mu
 	if len(l.ring) < l.max {
 		l.ring = append(l.ring, e)
 		return

@@ -9,10 +9,12 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 const openDoc = "<urlset>open me</urlset>"
@@ -208,5 +210,57 @@ func TestOpenOtherGetters(t *testing.T) {
 	}
 	if _, err := readOpened(t, o); !errors.Is(err, gzip.ErrHeader) {
 		t.Errorf("a corrupt gzip body from another Getter: %v, want gzip.ErrHeader", err)
+	}
+}
+
+// TestExchangeSnapshotWhileReadingAhead: Open decompresses a gzip body in a
+// goroutine of its own, which updates the exchange (bytes, then done) while
+// the caller holds it; Snapshot is safe to take meanwhile (go test -race),
+// and each copy stays as it was taken.
+func TestExchangeSnapshotWhileReadingAhead(t *testing.T) {
+	doc := strings.Repeat("<url><loc>http://example.org/res</loc></url>\n", 2000) // 90 KB: fits the buffers read ahead
+	wire := gzipped(t, doc)
+	srv := newServer(t, func(w http.ResponseWriter, r *http.Request) { w.Write(wire) })
+	c := newTestClient(t, testOptions())
+	o, err := Open(testContext(t), c, srv.URL+"/doc.xml.gz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !o.Decompressing {
+		t.Fatal("the body is not decompressed ahead of its reader")
+	}
+	var first, last *Exchange
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		s := o.Exchange.Snapshot()
+		if first == nil {
+			first = s
+		}
+		if last != nil && s.Bytes < last.Bytes {
+			t.Fatalf("the bytes went back from %d to %d", last.Bytes, s.Bytes)
+		}
+		last = s
+		if s.Done || time.Now().After(deadline) {
+			break
+		}
+		runtime.Gosched()
+	}
+	if !last.Done || last.Bytes != int64(len(wire)) {
+		t.Errorf("the read-ahead ended the body, but the snapshot says done %v after %d of %d bytes", last.Done, last.Bytes, len(wire))
+	}
+	if got, err := readOpened(t, o); err != nil || got != doc {
+		t.Fatalf("read %d bytes, %v", len(got), err)
+	}
+	// A copy is the caller's: changing it changes nothing else.
+	first.Bytes = -1
+	first.ResponseHeader.Set("X-Mine", "1")
+	if s := o.Exchange.Snapshot(); s.Bytes == -1 || s.ResponseHeader.Get("X-Mine") != "" {
+		t.Errorf("a snapshot shares the exchange's fields: %+v", s)
+	}
+	if s := o.Exchange.Snapshot(); !s.Done || s.Err != "" || s.Status != 200 || s.Snapshot().Bytes != s.Bytes {
+		t.Errorf("after Close: %+v", s)
+	}
+	if (*Exchange)(nil).Snapshot() != nil {
+		t.Error("a nil exchange's snapshot is not nil")
 	}
 }

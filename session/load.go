@@ -169,13 +169,14 @@ func (s *Session) open(ctx context.Context, target string) (*fetch.Opened, error
 	return o, nil
 }
 
-// exchangeOf copies a response's exchange once its body is closed.
+// exchangeOf copies a response's exchange as it is now: its body may still
+// be read on another goroutine (fetch.Open decompresses gzip ahead of its
+// reader), which updates the exchange.
 func exchangeOf(resp *fetch.Response) *fetch.Exchange {
-	if resp == nil || resp.Exchange == nil {
+	if resp == nil {
 		return nil
 	}
-	ex := *resp.Exchange
-	return &ex
+	return resp.Exchange.Snapshot()
 }
 
 // countingReader counts bytes and stops when its context is done.

@@ -66,6 +66,9 @@ type Options struct {
 	// the WebSocket handshakes, headers, back-off); the zero value gives
 	// notify's defaults.
 	Notify notify.Options
+	// Dest says how syncs, audits of a copy and spot checks reach
+	// destinations and fetch resources (dest.go).
+	Dest DestOptions
 }
 
 // Session is the live data of one explorer: it fetches through one client,

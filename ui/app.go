@@ -32,6 +32,9 @@ type Options struct {
 	// PartConcurrency bounds the index parts loaded at once by "all parts";
 	// default 4.
 	PartConcurrency int
+	// Dest is a local copy to attach (rsx --dest DIR): the table shows each
+	// entry's state in it. "" attaches none (:dest DIR attaches one later).
+	Dest string
 }
 
 // App is the root model: it owns the documents, the history and the stack
@@ -73,6 +76,8 @@ type App struct {
 	// framework notification said changed since they were loaded.
 	notes *notifyFeed
 	stale map[string]bool
+
+	dest string // the local copy attached (local.go), "" when none
 }
 
 // errCancelled is the error of a load the user cancelled.
@@ -103,6 +108,7 @@ func New(opts Options) *App {
 		height:  24,
 		notes:   &notifyFeed{},
 		stale:   map[string]bool{},
+		dest:    opts.Dest,
 	}
 }
 
@@ -213,7 +219,7 @@ func (a *App) pageTitle() string {
 
 // context is what a page opener may read.
 func (a *App) context() pageContext {
-	pc := pageContext{c: a.c, backend: a.backend, doc: a.doc, selected: -1, notes: a.notes}
+	pc := pageContext{c: a.c, backend: a.backend, doc: a.doc, view: a.dv, selected: -1, notes: a.notes}
 	if a.dv != nil {
 		pc.selected = a.dv.Selected()
 	}
@@ -318,6 +324,8 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case notifyEndedMsg:
 		a.notifyEnded(msg)
 		return a, nil
+	case localMsg:
+		return a, a.localArrived(msg)
 	case tea.KeyPressMsg:
 		if msg.Mod.Contains(tea.ModAlt) {
 			// No binding uses alt: this is esc typed just before a key,
@@ -355,6 +363,9 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 // request acts on what a page asks of the root (msgs.go); ok is false for
 // any other message.
 func (a *App) request(msg tea.Msg) (cmd tea.Cmd, ok bool) {
+	if cmd, ok := a.destRequest(msg); ok {
+		return cmd, true
+	}
 	switch msg := msg.(type) {
 	case pushPageMsg:
 		return a.pushPage(msg.Page), true
@@ -505,6 +516,12 @@ func (a *App) key(msg tea.KeyPressMsg) tea.Cmd {
 		}
 	}
 
+	if key.Matches(msg, k.Quit) || key.Matches(msg, k.OpenURL) || key.Matches(msg, k.HistBack) || key.Matches(msg, k.HistFwd) {
+		if why := a.leaveGuard(); why != "" {
+			a.flashError(why)
+			return nil
+		}
+	}
 	switch {
 	case key.Matches(msg, k.Quit):
 		return a.quit()
@@ -624,7 +641,7 @@ func (a *App) mouse(msg tea.Msg) tea.Cmd {
 // clickTab handles a click on the tab line: the document's name goes back
 // to it.
 func (a *App) clickTab(x int) {
-	if a.doc != nil && x < components.Width(a.doc.title()) {
+	if a.doc != nil && x < components.Width(a.doc.title()) && a.leaveGuard() == "" {
 		a.closePages()
 	}
 }

@@ -7,8 +7,10 @@ import (
 	"io"
 	"time"
 
+	"rsx/audit"
 	"rsx/claims"
 	"rsx/crawl"
+	"rsx/dest/engine"
 	"rsx/dump"
 	"rsx/fetch"
 	"rsx/memento"
@@ -34,6 +36,7 @@ type Backend interface {
 	Browser
 	Archives
 	Notifications
+	Destinations
 }
 
 // Documents loads ResourceSync documents and what surrounds them.
@@ -123,6 +126,20 @@ type Notifications interface {
 	// stopped. It returns at once: what happens comes from its Next, which
 	// blocks and is called only from inside a tea.Cmd.
 	Subscribe(target string) *session.Subscription
+}
+
+// Destinations syncs, audits and reads local copies, and spot-checks
+// entries (session/dest.go, local.go, spot.go).
+type Destinations interface {
+	// NewSync prepares a sync; it opens nothing until its Plan. Nil when
+	// this backend cannot sync.
+	NewSync(req session.SyncRequest) *session.Sync
+	// AuditCopy compares a copy with the Source's current state.
+	AuditCopy(ctx context.Context, req session.AuditRequest) (*engine.AuditReport, error)
+	// LocalStates tells each entry's state in a copy, a batch at a time.
+	LocalStates(ctx context.Context, req session.LocalRequest, out func(session.LocalBatch)) error
+	// SpotCheck holds entries' resources to their claims.
+	SpotCheck(ctx context.Context, req session.SpotRequest, progress func(audit.Progress)) (*audit.Report, error)
 }
 
 // Browser opens a URL in the user's web browser.
@@ -218,3 +235,21 @@ func (NopBackend) Subscribe(string) *session.Subscription {
 
 // History fails.
 func (NopBackend) History(context.Context, string) (*crawl.History, error) { return nil, errNoBackend }
+
+// NewSync cannot sync.
+func (NopBackend) NewSync(session.SyncRequest) *session.Sync { return nil }
+
+// AuditCopy fails.
+func (NopBackend) AuditCopy(context.Context, session.AuditRequest) (*engine.AuditReport, error) {
+	return nil, errNoBackend
+}
+
+// LocalStates fails.
+func (NopBackend) LocalStates(context.Context, session.LocalRequest, func(session.LocalBatch)) error {
+	return errNoBackend
+}
+
+// SpotCheck fails.
+func (NopBackend) SpotCheck(context.Context, session.SpotRequest, func(audit.Progress)) (*audit.Report, error) {
+	return nil, errNoBackend
+}

@@ -11,6 +11,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"rsx/dest/plan"
 	"rsx/model"
 )
 
@@ -222,5 +223,97 @@ func BenchmarkStreamingKeystroke500k(b *testing.B) {
 			}
 			b.ReportMetric(float64((exCPUTime()-cpu).Microseconds())/1000/float64(b.N), "cpu-ms/op")
 		})
+	}
+}
+
+// BenchmarkMarkShown1M marks every entry shown of a million (+), then
+// clears them (-): the keys that touch every entry (goal: a few ms each).
+func BenchmarkMarkShown1M(b *testing.B) {
+	a := exBigApp(b, 1_000_000)
+	all, clear := exKey("+"), exKey("-")
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		a.dv.markKey(all)
+		a.dv.markKey(clear)
+	}
+	if a.doc.marked() != 0 {
+		b.Fatal("marks left")
+	}
+}
+
+// BenchmarkMarkInvertFiltered1M inverts the marks of the entries a filter
+// keeps (a quarter of a million entries).
+func BenchmarkMarkInvertFiltered1M(b *testing.B) {
+	a := exBigApp(b, 1_000_000)
+	q := parseFilter("html", a.dv.kinds)
+	a.dv.query = q
+	a.dv.filtered = filterRows(context.Background(), newMatcher(a.doc, q, a.dv.kinds, keysBuild), a.doc.entries.Len(), nil)
+	a.dv.applyPerm()
+	inv := exKey("*")
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		a.dv.markKey(inv)
+	}
+}
+
+// BenchmarkMarkOne1M is space on a document of a million entries.
+func BenchmarkMarkOne1M(b *testing.B) {
+	a := exBigApp(b, 1_000_000)
+	a.dv.tbl.MoveTo(500_000)
+	space, up := exKey("space"), exKey("up")
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		a.dv.markKey(space)
+		a.dv.Update(up)
+	}
+}
+
+// BenchmarkViewMarked1M renders the screen with half a million entries
+// marked (the mark column, the count in the status bar).
+func BenchmarkViewMarked1M(b *testing.B) {
+	a := exBigApp(b, 1_000_000)
+	a.dv.markKey(exKey("+"))
+	for i := 0; i < 1_000_000; i += 2 {
+		a.doc.picked.set(a.doc, i, false)
+	}
+	a.dv.tbl.MoveTo(500_000)
+	runtime.GC()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		_ = a.View()
+	}
+}
+
+// BenchmarkSyncScope1M is what :sync costs the UI goroutine with a million
+// entries marked: their URIs (the set the plan is limited to is made in the
+// plan's command: BenchmarkURISet1M).
+func BenchmarkSyncScope1M(b *testing.B) {
+	a := exBigApp(b, 1_000_000)
+	a.dv.markKey(exKey("+"))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		sc, err := a.scope(false)
+		if err != nil || len(sc.only) != 1_000_000 {
+			b.Fatal(err, len(sc.only))
+		}
+	}
+}
+
+// BenchmarkURISet1M makes the set of a million marked entries' URIs.
+func BenchmarkURISet1M(b *testing.B) {
+	a := exBigApp(b, 1_000_000)
+	a.dv.markKey(exKey("+"))
+	sc, _ := a.scope(false)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		if plan.NewURISet(sc.only).Len() == 0 {
+			b.Fatal("empty")
+		}
 	}
 }

@@ -28,7 +28,11 @@ const (
 	colPart
 	colLinks
 	colPackage // loc of a dump's package
+	colCopy    // the entry's state in the local copy attached (local.go)
 )
+
+// colLast is the last column kind.
+const colLast = colCopy
 
 // name is the column's title and its name in "name:value" filters.
 func (k colKind) name() string {
@@ -63,6 +67,8 @@ func (k colKind) name() string {
 		return "links"
 	case colPackage:
 		return "package"
+	case colCopy:
+		return "copy"
 	}
 	return ""
 }
@@ -70,7 +76,7 @@ func (k colKind) name() string {
 // colByName is the column named name (case-insensitively), if any.
 func colByName(name string) (colKind, bool) {
 	name = strings.ToLower(name)
-	for k := colLoc; k <= colPackage; k++ {
+	for k := colLoc; k <= colLast; k++ {
 		if k.name() == name {
 			return k, true
 		}
@@ -141,6 +147,8 @@ func colLayout(k colKind) (minW, maxW, flex int, right bool, trunc int) {
 		return 4, 5, 0, true, components.TruncEnd
 	case colLinks:
 		return 5, 5, 0, true, components.TruncEnd
+	case colCopy:
+		return 8, 8, 0, false, components.TruncEnd
 	}
 	return 6, 0, 1, false, components.TruncEnd
 }
@@ -212,8 +220,20 @@ func colText(d *document, k colKind, i int) string {
 			return strconv.Itoa(n)
 		}
 		return ""
+	case colCopy:
+		return localWord(d.local.state(i))
 	}
 	return ""
+}
+
+// withCopyColumn adds the local copy's column after the loc column.
+func withCopyColumn(kinds []colKind) []colKind {
+	for i, k := range kinds {
+		if k == colLoc {
+			return append(append(append([]colKind(nil), kinds[:i+1]...), colCopy), kinds[i+1:]...)
+		}
+	}
+	return append(kinds, colCopy)
 }
 
 // colNumKey reports whether column k sorts by number (or time), and gives

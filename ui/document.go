@@ -54,6 +54,11 @@ type document struct {
 	// was loaded (r loads it again).
 	stale bool
 
+	// picked are the entries the user marked (marks.go); local is their
+	// state in the local copy attached (local.go). Both nil until used.
+	picked *pickSet
+	local  *localCopy
+
 	// discoveryPage is the discovery run from this URL because it is not a
 	// ResourceSync document: coming back to it in the history shows it as
 	// it was, without running discovery again.

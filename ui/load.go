@@ -237,7 +237,7 @@ func (a *App) handleLoad(m loadMsg) tea.Cmd {
 		d.buildMarks()
 		cmds = append(cmds, a.startCrossCheck(d))
 		if current {
-			cmds = append(cmds, a.dv.loadDone())
+			cmds = append(cmds, a.dv.loadDone(), a.startLocal(d))
 			if d.header != nil && d.crumbs == nil && d.parts == nil {
 				cmds = append(cmds, a.findAncestors(d))
 			}

@@ -44,7 +44,8 @@ type pageContext struct {
 	c        *common.Common
 	backend  Backend
 	doc      *document
-	selected int // the entry under the cursor, -1 when none
+	view     *docPage // the document's page (its filter, sort and marks), nil when none
+	selected int      // the entry under the cursor, -1 when none
 	notes    *notifyFeed
 }
 
@@ -67,6 +68,7 @@ func (a *App) pageOpeners() []pageOpener {
 		{k.Versions, openVersionsPage},
 		{k.Coverage, openCoveragePage},
 		{k.Notify, openNotificationsPage},
+		{k.SpotCheck, openSpotPage},
 	}
 }
 

@@ -91,6 +91,8 @@ func newDocPage(c *common.Common, d *document) *docPage {
 		}
 		return "", common.Paint{}
 	}
+	v.tbl.Picked = func(i int) bool { return d.picked.has(i) }
+	v.tbl.ShowPicked = d.marked() > 0
 	v.refreshColumns()
 	return v
 }
@@ -99,6 +101,9 @@ func newDocPage(c *common.Common, d *document) *docPage {
 func (v *docPage) refreshColumns() {
 	d := v.doc
 	kinds := columnsFor(d.capability(), d.root(), d.parts != nil)
+	if d.local != nil {
+		kinds = withCopyColumn(kinds)
+	}
 	if slices.Equal(kinds, v.kinds) {
 		return
 	}
@@ -121,6 +126,8 @@ func (v *docPage) refreshColumns() {
 			cols[ci].Paint = func(int) common.Paint { return c.Styles.Paint.URL }
 		case colLastmod, colDatetime, colAt, colFrom, colUntil, colHash, colPart, colLinks:
 			cols[ci].Paint = func(int) common.Paint { return c.Styles.Paint.Dim }
+		case colCopy:
+			cols[ci].Paint = func(i int) common.Paint { return localPaint(c.Styles, d.local.state(i)) }
 		}
 	}
 	v.tbl.SetColumns(cols)
@@ -525,6 +532,9 @@ func (v *docPage) key(msg tea.KeyPressMsg) tea.Cmd {
 		return v.filterKey(msg)
 	}
 	d := v.doc
+	if cmd, ok := v.markKey(msg); ok {
+		return cmd
+	}
 	switch {
 	case key.Matches(msg, k.Filter):
 		v.filtering = true

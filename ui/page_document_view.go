@@ -224,6 +224,13 @@ func (v *docPage) statusLine() string {
 	if d.parts != nil {
 		segs = append(segs, seg{st.StatusValue.Render(fmt.Sprintf("%d/%d parts", d.partsDone, len(d.parts))), "", 1})
 	}
+	if full, short := d.marksText(); full != "" {
+		segs = append(segs, seg{st.StatusKey.Render("● ") + st.StatusValue.Render(full), st.StatusKey.Render("● ") + st.StatusValue.Render(short), 0})
+	}
+	if l := d.local; l != nil {
+		full, short := l.statusText(n)
+		segs = append(segs, seg{st.StatusValue.Render(full), st.StatusValue.Render(short), 1})
+	}
 	if v.query.raw != "" {
 		f := fmt.Sprintf("filter %q: %s", v.query.raw, components.Count(len(v.filtered)))
 		if v.filterBusy {
@@ -472,7 +479,16 @@ func (v *docPage) detailLines(w int) []string {
 		return nil
 	}
 	e := v.doc.entries.Entry(i)
-	return entryLines(v.c.Styles, &e, v.doc.base(), w, v.partName(i))
+	lines := entryLines(v.c.Styles, &e, v.doc.base(), w, v.partName(i))
+	if l := v.doc.local; l != nil {
+		if s := l.state(i); s != 0 {
+			lines = append(kvLines(v.c.Styles, "", "copy", 11, s.String()+" ("+l.dest+")", v.c.Styles.Value, w), lines...)
+		}
+	}
+	if v.doc.picked.has(i) {
+		lines = append([]string{v.c.Styles.Title.Render("● marked")}, lines...)
+	}
+	return lines
 }
 
 // partName names the part an entry of a combined view came from.

@@ -14,6 +14,7 @@ import (
 	"rsx/dump"
 	"rsx/memento"
 	"rsx/model"
+	"rsx/session"
 	"rsx/ui/common"
 )
 
@@ -123,6 +124,9 @@ func TestHelpListsEveryKey(t *testing.T) {
 		newVersionsPage(c, NopBackend{}, "", versionRefs{Original: "http://example.org/r", TimeMap: "http://example.org/tm"}),
 		newDiffPage(c, NopBackend{}, memento.Memento{URL: "http://example.org/v1"}, "http://example.org/r"),
 		newPackagePage(c, NopBackend{}, dump.PackageRef{URL: "http://example.org/p.zip", Contents: "http://example.org/m.xml"}, true, dump.Options{}),
+		newSyncPage(c, &fakeSyncJob{}, "the entries", resourceOpener{}),
+		newAuditPage(c, NopBackend{}, session.AuditRequest{}, "the entries", resourceOpener{}),
+		newSpotPage(c, NopBackend{}, session.SpotRequest{}, "the entries", resourceOpener{}),
 	}
 	for _, p := range pages {
 		add(p.KeyBindings())

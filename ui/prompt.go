@@ -61,6 +61,9 @@ func (a *App) promptDone(kind promptKind, val string) tea.Cmd {
 			}
 			return a.dv.JumpTo(n - 1)
 		}
+		if cmd, ok := a.promptCommand(val); ok {
+			return cmd
+		}
 		// Typed by the user: a local path allows local files from now on
 		// (a session started on a URL reads none until then).
 		a.backend.UserOpened(val)

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -238,4 +239,147 @@ func shApp(t *testing.T, target string) (*App, *exDriver) {
 	d.run(a.Init())
 	t.Cleanup(func() { a.quit() })
 	return a, d
+}
+
+// TestScreenshotsSync draws the sync, audit and local-copy screens for the
+// README: the broken demo's first Resource List part, the entries a filter
+// keeps marked, synced into "copy" (a folder of the test's own, shown by
+// that name) with a client slow enough that the progress can be caught;
+// then the clean demo's copy audited after the Source changed, and the
+// copy's column. RSX_SCREENSHOTS_SYNC_ADDR fixes the demo Sources' address
+// (the clean one on the next port).
+func TestScreenshotsSync(t *testing.T) {
+	dir := os.Getenv("RSX_SCREENSHOTS")
+	if dir == "" {
+		t.Skip("set RSX_SCREENSHOTS=DIR to write the explorer's screens to DIR (see scripts/screenshots)")
+	}
+	prev := log.Writer()
+	log.SetOutput(io.Discard)
+	t.Cleanup(func() { log.SetOutput(prev) })
+	// The copy is "copy", as an archivist types it, in a folder whose name
+	// does not change from one run to the next (it is in the pictures).
+	work := filepath.Join(os.TempDir(), "rsx-screenshots")
+	if err := os.RemoveAll(work); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(work, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(work) })
+	t.Chdir(work)
+
+	addr := os.Getenv("RSX_SCREENSHOTS_SYNC_ADDR")
+	broken := shDemo(t, addr, demo.Options{Broken: true})
+	cleanAddr := ""
+	if addr != "" {
+		host, port, _ := strings.Cut(addr, ":")
+		if n, err := strconv.Atoi(port); err == nil {
+			cleanAddr = host + ":" + strconv.Itoa(n+1)
+		}
+	}
+	clean := shDemo(t, cleanAddr, demo.Options{})
+
+	save := func(name string, a *App, want string) {
+		t.Helper()
+		screen := a.View().Content
+		plain := ansi.Strip(screen)
+		if !strings.Contains(plain, want) {
+			t.Errorf("%s: the screen does not show %q:\n%s", name, want, plain)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name+".ansi"), []byte(screen+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s:\n%s", name, plain)
+	}
+
+	// The plan, the progress and the result, on the broken demo.
+	slow := fetch.DefaultOptions()
+	slow.NoCache, slow.Netrc, slow.PerHostRate, slow.PerHostConcurrency = true, "-", 12, 2
+	a, d := shAppWith(t, broken+"/dataset1/resourcelist-0001.xml", slow)
+	d.keys("/ 0 0 0 0 enter + esc")
+	d.keys(":")
+	d.typeText("sync copy")
+	d.keys("enter")
+	save("sync-plan", a, "What will change")
+	d.handle(exKey("enter")) // (without waiting for the run)
+	d.handleUntil(t, func() bool {
+		p, ok := a.active().(*syncPage)
+		return ok && p.stage == syncRunning && p.prog.Done >= p.prog.Total*2/5 && p.failN > 0 && len(p.prog.InFlight) > 0
+	})
+	save("sync-progress", a, "Syncing")
+	d.run(nil)
+	save("sync-result", a, "Sync result")
+
+	// The audit, on the clean demo: a few resources copied, then the Source
+	// moves on.
+	a, d = shAppWith(t, clean+"/dataset1/resourcelist-0001.xml", fetch.Options{NoCache: true, Netrc: "-", PerHostConcurrency: 8})
+	d.keys("/ 0 0 0 0 enter + esc")
+	d.keys(":")
+	d.typeText("sync copy2")
+	d.keys("enter enter")
+	if p, ok := a.active().(*syncPage); !ok || p.result == nil || !p.result.OK() {
+		t.Fatalf("the sync for the audit: %s", ansi.Strip(a.View().Content))
+	}
+	d.keys("esc")
+	resp, err := http.Post(clean+"/demo/advance?steps=40", "text/plain", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	d.keys(":")
+	d.typeText("audit copy2")
+	d.keys("enter")
+	save("audit", a, "not in sync")
+
+	// The copy's column: one file edited by hand.
+	d.keys("esc - r") // (the document as the Source serves it now)
+	if err := os.WriteFile(filepath.Join("copy2", strings.TrimPrefix(clean, "http://"), "dataset1", "res", "000003.json"), []byte("{}"), 0o644); err != nil {
+		// (the folder is named by host and port: 127.0.0.1+PORT)
+		host := strings.ReplaceAll(strings.TrimPrefix(clean, "http://"), ":", "+")
+		if err := os.WriteFile(filepath.Join("copy2", host, "dataset1", "res", "000003.json"), []byte("{}"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d.keys(":")
+	d.typeText("dest copy2")
+	d.keys("enter 3 g")
+	save("dest-column", a, "modified")
+}
+
+// shAppWith is shApp with the client syncs and checks fetch with.
+func shAppWith(t *testing.T, target string, dest fetch.Options) (*App, *exDriver) {
+	t.Helper()
+	opts := fetch.DefaultOptions()
+	opts.NoCache, opts.Netrc = true, "-"
+	client, err := fetch.NewClient(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dc, err := fetch.NewClient(dest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := New(Options{Target: target, Backend: session.New(client, session.Options{Dest: session.DestOptions{Client: dc, Concurrency: 4}}), Dark: true})
+	a.noTick = true
+	d := &exDriver{t: t, a: a, msgs: make(chan tea.Msg, 64)}
+	d.send(tea.WindowSizeMsg{Width: shWidth, Height: shHeight})
+	d.run(a.Init())
+	t.Cleanup(func() { a.quit() })
+	return a, d
+}
+
+// handleUntil handles messages until cond holds (or fails after 30 s),
+// leaving the commands still running to the next run.
+func (d *exDriver) handleUntil(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.After(30 * time.Second)
+	for !cond() {
+		select {
+		case msg := <-d.msgs:
+			d.pending--
+			d.handle(msg)
+		case <-deadline:
+			t.Fatalf("the screen never came:\n%s", ansi.Strip(d.a.View().Content))
+		}
+	}
 }

@@ -121,6 +121,9 @@ func (d *document) textKeys(k colKind) *textSortKeys {
 	if k == colPackage {
 		k = colLoc // the same text
 	}
+	if isVolatileCol(k) {
+		return textKeysOf(d.entries.Len(), textOf(d, k))
+	}
 	d.keys.mu.Lock()
 	defer d.keys.mu.Unlock()
 	if tk, ok := d.keys.texts[k]; ok {
@@ -140,6 +143,11 @@ func (d *document) cachedTimeKeys(k colKind) []int64 {
 	defer d.keys.mu.Unlock()
 	return d.keys.times[k]
 }
+
+// isVolatileCol tells whether column k's values change after the document
+// has loaded (the copy's states arrive in the background, and again after a
+// sync or :dest): its sort keys are never cached.
+func isVolatileCol(k colKind) bool { return k == colCopy }
 
 func isTimeCol(k colKind) bool {
 	switch k {

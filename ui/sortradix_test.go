@@ -6,9 +6,11 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"rsx/model"
+	"rsx/session"
 )
 
 // exSortPermCompare is the sort the explorer had before its radix sort: a
@@ -366,5 +368,26 @@ func BenchmarkRadixSort1M(b *testing.B) {
 				radixSort(k, rows)
 			}
 		})
+	}
+}
+
+// TestSortByCopyFollowsItsStates: the copy column's states arrive after
+// the load (and again after a sync or :dest), so a loaded document's sort
+// by it reads them as they are now, never keys cached from an earlier sort.
+func TestSortByCopyFollowsItsStates(t *testing.T) {
+	const n = 3000
+	d := exBigDocument(t, n)
+	d.local = &localCopy{states: make([]atomic.Uint32, n)}
+	states := []session.LocalState{session.LocalSame, session.LocalChanged, session.LocalMissing, session.LocalModified}
+	for round := range 3 {
+		for i := range n {
+			d.local.states[i].Store(uint32(states[(i*7+round)%len(states)]))
+		}
+		for _, desc := range []bool{false, true} {
+			want := exSortPermCompare(d, n, colCopy, desc)
+			if got := sortPerm(d, n, colCopy, desc, true); !slices.Equal(got, want) {
+				t.Errorf("round %d desc=%v: the sort by copy is not that of the states now", round, desc)
+			}
+		}
 	}
 }

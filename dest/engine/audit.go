@@ -46,6 +46,11 @@ type AuditReport struct {
 	// bytes are those recorded.
 	Unverifiable []string
 	Excluded     int // left out by the copy's selection
+	// NotChosen counts the Source's resources AuditOptions.Only left out.
+	NotChosen int
+	// SameURIs are the resources counted in Same, with
+	// AuditOptions.ListSame (sorted).
+	SameURIs []string
 	// Hashed and HashedBytes count the local copies read again.
 	Hashed      int
 	HashedBytes int64
@@ -99,6 +104,18 @@ func (s *uriSet) key(u string) [2]uint64 {
 func (s *uriSet) add(u string)      { s.m[s.key(u)] = struct{}{} }
 func (s *uriSet) has(u string) bool { _, ok := s.m[s.key(u)]; return ok }
 
+// AuditOptions say what to compare.
+type AuditOptions struct {
+	// Only, when not nil, limits the comparison to these resources (those
+	// of the document open in the explorer): the others are neither
+	// compared nor reported, only counted (AuditReport.NotChosen). Files
+	// no resource owns are reported all the same.
+	Only *plan.URISet
+	// ListSame keeps the resources found the same (AuditReport.SameURIs),
+	// for a report that lists them; without it they are only counted.
+	ListSame bool
+}
+
 // Audit compares the destination's copy of the Source of target with the
 // Source's current state: its Resource List, with the changes of the Change
 // Lists after the list's at. Every local copy the comparison involves is
@@ -106,6 +123,11 @@ func (s *uriSet) has(u string) bool { _, ok := s.m[s.key(u)]; return ok }
 // not only what the state says. The copy's selection applies. Checks that
 // pass are recorded (state: verified_at).
 func (s *Session) Audit(ctx context.Context, target string) (*AuditReport, error) {
+	return s.AuditWith(ctx, target, AuditOptions{})
+}
+
+// AuditWith is Audit with options.
+func (s *Session) AuditWith(ctx context.Context, target string, opts AuditOptions) (*AuditReport, error) {
 	if err := s.check(); err != nil {
 		return nil, err
 	}
@@ -165,11 +187,11 @@ func (s *Session) Audit(ctx context.Context, target string) (*AuditReport, error
 	if err != nil {
 		return nil, err
 	}
-	snap, err := plan.NewSnapshot(ctx, st, plan.Options{Selection: sel, Delete: true})
+	snap, err := plan.NewSnapshot(ctx, st, plan.Options{Selection: sel, Delete: true, Only: opts.Only})
 	if err != nil {
 		return nil, err
 	}
-	a := &auditor{s: s, rep: rep, announced: announced, srcID: row.ID}
+	a := &auditor{s: s, rep: rep, announced: announced, srcID: row.ID, listSame: opts.ListSame}
 	a.start(ctx)
 	emit := func(it plan.Item) error { return a.item(ctx, it) }
 	listed := newURISet()
@@ -194,6 +216,7 @@ func (s *Session) Audit(ctx context.Context, target string) (*AuditReport, error
 		var sum plan.Summary
 		sum, err = snap.Finish(ctx, emit)
 		rep.Excluded = sum.Excluded
+		rep.NotChosen = sum.NotChosen
 	}
 	if werr := a.wait(); err == nil {
 		err = werr
@@ -209,7 +232,7 @@ func (s *Session) Audit(ctx context.Context, target string) (*AuditReport, error
 	if err := a.extraFiles(ctx); err != nil {
 		return nil, err
 	}
-	for _, l := range []*[]string{&rep.Missing, &rep.Changed, &rep.Extra, &rep.Unannounced, &rep.Damaged, &rep.Unverifiable} {
+	for _, l := range []*[]string{&rep.Missing, &rep.Changed, &rep.Extra, &rep.Unannounced, &rep.Damaged, &rep.Unverifiable, &rep.SameURIs} {
 		sort.Strings(*l)
 	}
 	rep.Elapsed = s.opts.Now().Sub(started)
@@ -296,6 +319,7 @@ type auditor struct {
 	rep       *AuditReport
 	announced *uriSet
 	srcID     int64
+	listSame  bool
 
 	jobs    chan plan.Item
 	wg      sync.WaitGroup
@@ -405,7 +429,9 @@ func (a *auditor) check(ctx context.Context, it plan.Item, buf []byte) error {
 	src := claims.NewVerifier(claimsOf(e), claims.Limits{Margin: -1})
 	recorded := claimsOf(&plan.Entry{Length: row.Length, Digests: row.Digests})
 	rec := claims.NewVerifier(recorded, claims.Limits{Margin: -1})
-	_, err = io.CopyBuffer(io.MultiWriter(src, rec), f, buf)
+	// The copy is read to its end for what was recorded, even when it is
+	// longer than the Source now declares (src stops early then).
+	_, err = io.CopyBuffer(io.MultiWriter(&stopQuietly{w: src}, rec), f, buf)
 	f.Close()
 	a.hashed.Add(1)
 	a.bytes.Add(src.Bytes())
@@ -442,6 +468,9 @@ func (a *auditor) check(ctx context.Context, it plan.Item, buf []byte) error {
 	if same {
 		a.mu.Lock()
 		a.rep.Same++
+		if a.listSame {
+			a.rep.SameURIs = append(a.rep.SameURIs, e.URI)
+		}
 		a.mu.Unlock()
 		return nil
 	}
@@ -453,6 +482,20 @@ func (a *auditor) check(ctx context.Context, it plan.Item, buf []byte) error {
 		a.add(&a.rep.Unannounced, e.URI)
 	}
 	return nil
+}
+
+// stopQuietly is a writer that stops writing to w at its first error but
+// takes every byte, so that the writers beside it in a MultiWriter go on.
+type stopQuietly struct {
+	w   io.Writer
+	err error
+}
+
+func (s *stopQuietly) Write(p []byte) (int, error) {
+	if s.err == nil {
+		_, s.err = s.w.Write(p)
+	}
+	return len(p), nil
 }
 
 // extraFiles finds the destination's files that no resource of the state

@@ -97,3 +97,23 @@ func TestAuditAfterIncrementalsIsInSync(t *testing.T) {
 		t.Errorf("changes not synced yet: changed %d, missing %d, extra %d, unannounced %q", len(rep.Changed), len(rep.Missing), len(rep.Extra), rep.Unannounced)
 	}
 }
+
+// A resource the Source made shorter than the copy is changed, and the
+// copy is not called damaged: it is read to its end for what was recorded.
+func TestAuditShorterAtTheSourceIsNotDamage(t *testing.T) {
+	f := newChangingSource(t)
+	long := []byte("a version one, rather longer than the next\n")
+	f.setRes("/r/a", long)
+	f.setDoc("/rl.xml", resourceList("2030-01-01T10:00:00Z", rlEntry("/r/a", long, "2030-01-01T09:00:00Z")))
+	dir := t.TempDir()
+	if res := syncOnce(t, dir, testClient(t), f.target(), PlanOptions{}); !res.OK() {
+		t.Fatalf("baseline:%s", failures(res))
+	}
+	short := []byte("a v2\n")
+	f.setRes("/r/a", short)
+	f.setDoc("/rl.xml", resourceList("2030-01-01T11:00:00Z", rlEntry("/r/a", short, "2030-01-01T10:30:00Z")))
+	rep := auditOnce(t, dir, testClient(t), f.target())
+	if !slices.Equal(rep.Changed, []string{f.srv.URL + "/r/a"}) || len(rep.Damaged) != 0 {
+		t.Errorf("changed %q, damaged %q; want a changed, nothing damaged", rep.Changed, rep.Damaged)
+	}
+}

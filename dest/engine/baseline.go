@@ -21,7 +21,7 @@ func (b *builder) baseline(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	snap, err := plan.NewSnapshot(ctx, st, plan.Options{Selection: b.sel, Delete: p.Delete})
+	snap, err := plan.NewSnapshot(ctx, st, plan.Options{Selection: b.sel, Delete: p.Delete, Only: p.opts.Only})
 	if err != nil {
 		return err
 	}

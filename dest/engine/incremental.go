@@ -36,7 +36,7 @@ func (b *builder) incremental(ctx context.Context, row state.Source) error {
 	for _, r := range rows {
 		prev[r.URL] = r
 	}
-	chg := plan.NewChanges(plan.ChangesOptions{Options: plan.Options{Selection: b.sel, Delete: p.Delete}, Since: p.Point, TempDir: b.s.st.TempDir()})
+	chg := plan.NewChanges(plan.ChangesOptions{Options: plan.Options{Selection: b.sel, Delete: p.Delete, Only: p.opts.Only}, Since: p.Point, TempDir: b.s.st.TempDir()})
 	defer chg.Close()
 	if b.index, err = newIndexLoader(ctx, b.s.db, row.ID); err != nil {
 		return err

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"rsx/dest/plan"
 	"rsx/dest/state"
 	"rsx/fetch"
 )
@@ -129,6 +130,14 @@ type PlanOptions struct {
 	// AllowOtherHosts copies resources outside the Source's authority (the
 	// hosts of its Capability List and of the URL given).
 	AllowOtherHosts bool
+	// Only, when not nil, limits the plan to these resources (those picked
+	// in the explorer, or those an audit found different): the Source is
+	// read as usual, but the others are neither fetched nor deleted, only
+	// counted (Summary.NotChosen). Such a run copies part of the Source: it
+	// neither finishes a baseline nor records Change Lists nor moves the
+	// copy's point, so that the next full sync still does all of them (and
+	// finds the part this run copied current).
+	Only *plan.URISet
 }
 
 // Phase is what a session is doing.

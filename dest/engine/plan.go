@@ -27,6 +27,8 @@ type Summary struct {
 	// Excluded counts the resources the selection leaves out; Refused those
 	// outside the Source's authority or that cannot be mapped to a path.
 	Excluded, Refused int
+	// NotChosen counts the entries read that PlanOptions.Only leaves out.
+	NotChosen int
 	// Vanished counts the resources created and deleted inside the window
 	// of changes (or deleted before they were copied): nothing to do.
 	Vanished int
@@ -87,6 +89,9 @@ type Plan struct {
 	// Resumed says that the baseline continues one that was not finished.
 	Resumed bool
 	Delete  bool
+	// Limited is how many resources PlanOptions.Only limits the plan to; 0
+	// when it is not limited.
+	Limited int
 	Summary Summary
 	// Gap is a stretch of time no Change List covers: the plan does nothing
 	// and proposes a new baseline.
@@ -192,7 +197,7 @@ func (s *Session) Plan(ctx context.Context, target string, opts PlanOptions) (*P
 	if err != nil {
 		return nil, err
 	}
-	p := &Plan{Source: src.key, CapabilityList: src.capList, Target: target, Delete: opts.Delete, sess: s, opts: opts}
+	p := &Plan{Source: src.key, CapabilityList: src.capList, Target: target, Delete: opts.Delete, Limited: opts.Only.Len(), sess: s, opts: opts}
 	p.Notes = append(p.Notes, src.notes...)
 	p.Warnings = append(p.Warnings, s.honourCrawlDelay(ctx, src.key)...)
 
@@ -307,6 +312,12 @@ func (s *Session) Plan(ctx context.Context, target string, opts PlanOptions) (*P
 	if err != nil {
 		p.Close()
 		return nil, err
+	}
+	if opts.Only != nil {
+		// Part of the Source: the baseline is not finished, nor are the
+		// Change Lists recorded, by a run of it.
+		p.complete = false
+		p.Notes = append(p.Notes, fmt.Sprintf("limited to %d chosen resources: the rest of the Source is left as it is, and a full sync is still to be made", opts.Only.Len()))
 	}
 	p.Summary.Documents = int(b.docs.Load())
 	p.Summary.Entries = b.entries.Load()
@@ -505,6 +516,7 @@ func (b *builder) problem(url string, kind FailureKind, err error) {
 func (b *builder) mergeSummary(ps plan.Summary) {
 	sum := &b.p.Summary
 	sum.Excluded += ps.Excluded
+	sum.NotChosen += ps.NotChosen
 	sum.Vanished += ps.Vanished
 	sum.SkippedChanges += ps.Skipped
 	// Remembered deletions that Changes counts without emitting them.

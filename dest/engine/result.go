@@ -92,7 +92,7 @@ func (r *Result) Retry() *Plan {
 		return nil
 	}
 	p := &Plan{Mode: old.Mode, From: old.From, Source: old.Source, CapabilityList: old.CapabilityList, Target: old.Target,
-		Document: old.Document, Point: old.Point, At: old.At, Resumed: true, Delete: old.Delete,
+		Document: old.Document, Point: old.Point, At: old.At, Resumed: true, Delete: old.Delete, Limited: old.Limited,
 		Problems: old.Problems, Lists: old.Lists, ArchivedLists: old.ArchivedLists, Selection: old.Selection,
 		sess: old.sess, opts: old.opts, srcID: old.srcID, items: sp, pkgs: old.pkgs, records: old.records,
 		newPoint: old.newPoint, baseline: old.baseline, complete: old.complete, adopt: old.adopt, sel: old.sel, mapper: old.mapper}

@@ -134,7 +134,8 @@ func (s *Session) Run(ctx context.Context, p *Plan) (*Result, error) {
 			return nil, err
 		}
 	}
-	if p.Mode == ModeBaseline {
+	if p.Mode == ModeBaseline && p.opts.Only == nil {
+		// (A run limited to some resources is no baseline to continue.)
 		b := p.baseline
 		b.Done = time.Time{}
 		if err := w.SetBaseline(wctx, srcID, b); err != nil {

@@ -263,6 +263,9 @@ func (p *Changes) replayCandidates(warning string) {
 // take applies the selection and the copy's point, then keeps the change if
 // it is its resource's last so far.
 func (p *Changes) take(e Entry, eff time.Time, seq uint32) {
+	if !p.opts.chosen(e.URI, &p.sum) {
+		return
+	}
 	if !p.opts.Selection.Selected(e.URI) {
 		p.sum.Excluded++
 		return
@@ -492,6 +495,9 @@ func (p *Changes) Finish(ctx context.Context, st State, emit func(Item) error) (
 	// decided again.
 	err := st.EachKnown(ctx, true, func(uri string, k *state.Known) error {
 		if _, decided := p.winners[p.key(uri)]; decided {
+			return nil
+		}
+		if !p.opts.Only.Has(uri) {
 			return nil
 		}
 		if !p.opts.Selection.Selected(uri) {

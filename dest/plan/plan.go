@@ -109,6 +109,9 @@ type Summary struct {
 	Create, Update, Delete, PendingDelete, Unchanged int
 	// Excluded counts the resources the selection leaves out.
 	Excluded int
+	// NotChosen counts the resources left out because Options.Only does not
+	// hold them (the selection is applied after it).
+	NotChosen int
 	// Vanished counts the resources a Change List created and deleted inside
 	// the window, or deleted before they were ever copied: nothing to do.
 	Vanished int
@@ -227,6 +230,9 @@ type Options struct {
 	Selection *Selection
 	// Delete applies deletions; otherwise they are PendingDelete items.
 	Delete bool
+	// Only, when not nil, limits the plan to these resources: the others
+	// are neither planned nor deleted, only counted (Summary.NotChosen).
+	Only *URISet
 }
 
 // compare decides whether the copy k holds the bytes entry e describes.

@@ -45,6 +45,9 @@ func NewSnapshot(ctx context.Context, st State, opts Options) (*Snapshot, error)
 
 // Add plans one entry; decisions are emitted when a batch is full.
 func (p *Snapshot) Add(ctx context.Context, e Entry, emit func(Item) error) error {
+	if !p.opts.chosen(e.URI, &p.sum) {
+		return nil
+	}
 	if !p.opts.Selection.Selected(e.URI) {
 		p.sum.Excluded++
 		return nil
@@ -124,7 +127,8 @@ func (p *Snapshot) duplicate(uri string) {
 
 // Finish plans the last batch, then the resources the state holds that the
 // snapshot did not list (Delete, or PendingDelete without Options.Delete;
-// those the selection leaves out are only counted as Excluded), and returns
+// those the selection leaves out are only counted as Excluded, and those
+// Options.Only does not hold are left alone), and returns
 // the summary.
 func (p *Snapshot) Finish(ctx context.Context, emit func(Item) error) (Summary, error) {
 	if err := p.flush(ctx, emit); err != nil {
@@ -145,6 +149,9 @@ func (p *Snapshot) Finish(ctx context.Context, emit func(Item) error) (Summary, 
 	}
 	slices.Sort(unseen)
 	err = p.st.FindIDs(ctx, unseen, func(uri string, k *state.Known) error {
+		if !p.opts.Only.Has(uri) {
+			return nil // counted as not chosen when it was listed
+		}
 		if !p.opts.Selection.Selected(uri) {
 			p.sum.Excluded++
 			return nil

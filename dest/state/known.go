@@ -242,3 +242,58 @@ func (v *View) FindIDs(ctx context.Context, ids []int64, fn func(uri string, k *
 	}
 	return nil
 }
+
+// KnownOf is what planning needs to know of a row read whole (DB.Resource,
+// View.FindResources): plan.Decide compares an entry with it.
+func KnownOf(r *Resource) Known {
+	return Known{ID: r.ID, Path: r.Path, Length: r.Length, Lastmod: r.Lastmod, ChangeDatetime: r.ChangeDatetime,
+		Pending: r.Pending(), digests: r.Digests}
+}
+
+// FindResources calls found with the whole row of each of uris that has one,
+// with its index in uris (a URI given twice is reported at both indexes),
+// asking LookupBatch URIs at a time: what the explorer needs to tell each
+// entry's local state (its path, the times its bytes were written and
+// checked). The Resource is reused between calls.
+func (v *View) FindResources(ctx context.Context, uris []string, found func(i int, r *Resource) error) error {
+	var r Resource
+	for start := 0; start < len(uris); start += LookupBatch {
+		chunk := uris[start:min(start+LookupBatch, len(uris))]
+		at := make(map[string][]int, len(chunk))
+		args := make([]any, 0, len(chunk)+1)
+		args = append(args, v.sourceID)
+		var q strings.Builder
+		q.WriteString(`SELECT ` + resourceColumns + ` FROM resource WHERE source_id = ? AND uri IN (`)
+		for i, u := range chunk {
+			if _, dup := at[u]; !dup {
+				if len(args) > 1 {
+					q.WriteByte(',')
+				}
+				q.WriteByte('?')
+				args = append(args, u)
+			}
+			at[u] = append(at[u], start+i)
+		}
+		q.WriteByte(')')
+		rows, err := v.db.sql.QueryContext(ctx, q.String(), args...)
+		if err != nil {
+			return fmt.Errorf("read the rows of %d resources of Source %d: %w", len(chunk), v.sourceID, err)
+		}
+		for rows.Next() {
+			if err := scanResource(rows, &r); err != nil {
+				rows.Close()
+				return fmt.Errorf("read the rows of resources of Source %d: %w", v.sourceID, err)
+			}
+			for _, i := range at[r.URI] {
+				if err := found(i, &r); err != nil {
+					rows.Close()
+					return err
+				}
+			}
+		}
+		if err := closeRows(rows); err != nil {
+			return fmt.Errorf("read the rows of resources of Source %d: %w", v.sourceID, err)
+		}
+	}
+	return nil
+}

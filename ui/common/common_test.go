@@ -65,6 +65,36 @@ func TestFootersFollowTheKeyMap(t *testing.T) {
 	}
 }
 
+// TestDocumentKeysAreDistinct: on the document page no key does two
+// things (two branches that each claimed A and C met in a merge); the
+// prompt's commands (:sync) are typed, not pressed, and stay out.
+func TestDocumentKeysAreDistinct(t *testing.T) {
+	k := DefaultKeyMap()
+	bindings := []key.Binding{k.Count, k.Left, k.Right, k.PrevPane}
+	for _, g := range k.Groups() {
+		bindings = append(bindings, g.Bindings...)
+	}
+	owner := map[string]string{}
+	for _, b := range bindings {
+		for _, name := range b.Keys() {
+			if strings.HasPrefix(name, ":") && len(name) > 1 {
+				continue
+			}
+			if prev, ok := owner[name]; ok {
+				t.Errorf("%q is both %q and %q", name, prev, b.Help().Desc)
+			}
+			owner[name] = b.Help().Desc
+		}
+	}
+	// The marks are a file manager's keys; A and C keep their pages.
+	for name, want := range map[string]string{"space": k.Mark.Help().Desc, "+": k.MarkShown.Help().Desc, "-": k.UnmarkAll.Help().Desc,
+		"*": k.InvertMarks.Help().Desc, "K": k.SpotCheck.Help().Desc, "A": k.Archives.Help().Desc, "C": k.Coverage.Help().Desc} {
+		if owner[name] != want {
+			t.Errorf("%q is %q, want %q", name, owner[name], want)
+		}
+	}
+}
+
 // TestStylesPerTheme: light and dark styles differ in colour only, and the
 // pre-rendered paints match the styles they stand for.
 func TestStylesPerTheme(t *testing.T) {

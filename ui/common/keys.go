@@ -47,6 +47,21 @@ type KeyMap struct {
 	Browser key.Binding // open the selected URL in a browser
 	Retry   key.Binding // retry a failed load, reload a document
 
+	// Marking entries (for a sync, an audit, a spot check). +, - and * are
+	// a file manager's (Midnight Commander's), which archivists know, and
+	// leave A and C to the archives link and the coverage.
+	Mark        key.Binding // mark or unmark the selected entry, and move to the next
+	MarkShown   key.Binding // mark every entry shown (after a filter: those it keeps)
+	UnmarkAll   key.Binding // clear the marks
+	InvertMarks key.Binding // invert the marks of the entries shown
+	SpotCheck   key.Binding // spot-check the marked (or shown) entries' claims
+
+	// The commands typed at the ":" prompt for a local copy. They are
+	// listed on the help screen; the prompt reads them (never a key press).
+	SyncCmd  key.Binding // :sync DIR
+	AuditCmd key.Binding // :audit DIR
+	DestCmd  key.Binding // :dest DIR
+
 	// Pages opened over the document.
 	Raw       key.Binding // raw XML
 	HTTP      key.Binding // HTTP exchange
@@ -66,6 +81,9 @@ type KeyMap struct {
 	Pretty         key.Binding // raw: pretty-printed or as received
 	Compare        key.Binding // versions: diff a version against the current resource
 	TimeGate       key.Binding // versions: ask the TimeGate for a datetime
+	DeleteToggle   key.Binding // sync plan: apply the deletions or only remember them
+	ConfirmStop    key.Binding // sync progress: yes, stop the sync
+	SyncDiffs      key.Binding // audit: sync what differs (through the plan page)
 
 	// A text input (filter, prompt, search) that has the keyboard.
 	Submit key.Binding
@@ -80,12 +98,10 @@ type KeyMap struct {
 // DefaultKeyMap returns the bindings of the explorer.
 func DefaultKeyMap() KeyMap {
 	return KeyMap{
-		Up:   key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
-		Down: key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
-		// space pages down for now; taking it out of this list frees it
-		// for another binding.
+		Up:       key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
+		Down:     key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
 		PageUp:   key.NewBinding(key.WithKeys("pgup", "ctrl+b"), key.WithHelp("pgup/ctrl+b", "page up")),
-		PageDown: key.NewBinding(key.WithKeys("pgdown", "ctrl+f", "space"), key.WithHelp("pgdn/ctrl+f", "page down")),
+		PageDown: key.NewBinding(key.WithKeys("pgdown", "ctrl+f"), key.WithHelp("pgdn/ctrl+f", "page down")),
 		HalfUp:   key.NewBinding(key.WithKeys("ctrl+u"), key.WithHelp("ctrl+u", "half page up")),
 		HalfDown: key.NewBinding(key.WithKeys("ctrl+d"), key.WithHelp("ctrl+d", "half page down")),
 		Top:      key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("g/home", "first entry (N g: entry N)")),
@@ -119,6 +135,15 @@ func DefaultKeyMap() KeyMap {
 		Browser: key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "open in browser")),
 		Retry:   key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "retry / reload")),
 
+		Mark:        key.NewBinding(key.WithKeys("space"), key.WithHelp("space", "mark / unmark, then next")),
+		MarkShown:   key.NewBinding(key.WithKeys("+"), key.WithHelp("+", "mark every entry shown")),
+		UnmarkAll:   key.NewBinding(key.WithKeys("-"), key.WithHelp("-", "clear the marks")),
+		InvertMarks: key.NewBinding(key.WithKeys("*"), key.WithHelp("*", "invert the marks shown")),
+		SpotCheck:   key.NewBinding(key.WithKeys("K"), key.WithHelp("K", "spot-check the marked (or shown)")),
+		SyncCmd:     key.NewBinding(key.WithKeys(":sync"), key.WithHelp(":sync DIR", "sync the marked (or shown) into DIR")),
+		AuditCmd:    key.NewBinding(key.WithKeys(":audit"), key.WithHelp(":audit DIR", "compare the copy in DIR with this")),
+		DestCmd:     key.NewBinding(key.WithKeys(":dest"), key.WithHelp(":dest DIR", "show each entry's state in DIR")),
+
 		Raw:       key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "raw XML")),
 		HTTP:      key.NewBinding(key.WithKeys("h"), key.WithHelp("h", "HTTP exchange")),
 		Problems:  key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "problems")),
@@ -136,6 +161,9 @@ func DefaultKeyMap() KeyMap {
 		Pretty:         key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "pretty-printed / as received")),
 		Compare:        key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "diff with the current resource")),
 		TimeGate:       key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "TimeGate: the version at a datetime")),
+		DeleteToggle:   key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "apply deletions: on / off")),
+		ConfirmStop:    key.NewBinding(key.WithKeys("y", "enter"), key.WithHelp("y/enter", "yes, stop")),
+		SyncDiffs:      key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "sync what differs (plan first)")),
 
 		Submit: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "apply")),
 		Cancel: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel")),
@@ -161,6 +189,8 @@ func (k KeyMap) Groups() []KeyGroup {
 		{"Navigate", []key.Binding{k.Open, k.Back, k.UpLink, k.IndexLink, k.Archives, k.HistBack, k.HistFwd, k.OpenURL, k.LoadAll, k.DocInfo, k.Manifest}},
 		{"Find", []key.Binding{k.Filter, k.SortNext, k.SortReverse, k.NextProblem, k.PrevProblem}},
 		{"Act", []key.Binding{k.Copy, k.Browser, k.Retry}},
+		{"Mark", []key.Binding{k.Mark, k.MarkShown, k.UnmarkAll, k.InvertMarks, k.SpotCheck}},
+		{"Local copy", []key.Binding{k.SyncCmd, k.AuditCmd, k.DestCmd}},
 		{"Inspect", []key.Binding{k.Raw, k.HTTP, k.Problems, k.Discovery, k.Versions, k.Coverage, k.Notify}},
 		{"Program", []key.Binding{k.Help, k.Quit, k.Force}},
 	}

@@ -97,6 +97,7 @@ type Paints struct {
 	MarkOK, MarkBad, MarkUnknown    Paint
 	Border, BorderFocused, PaneHead Paint
 	Error, Warning                  Paint // an entry's problem marks
+	Picked                          Paint // an entry the user marked (●)
 }
 
 // Paint is a style reduced to the escape sequences around its text. It
@@ -228,6 +229,7 @@ func NewStyles(isDark bool) *Styles {
 		PaneHead:      NewPaint(s.PaneTitle),
 		Error:         NewPaint(s.Error),
 		Warning:       NewPaint(s.Warning),
+		Picked:        NewPaint(lipgloss.NewStyle().Bold(true).Foreground(s.Accent)),
 	}
 	return s
 }

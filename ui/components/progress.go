@@ -25,3 +25,16 @@ func ProgressBar(st *common.Styles, done, total int64, w int) string {
 	bar.EmptyColor = st.Subtle
 	return bar.ViewAs(min(float64(done)/float64(total), 1)) + st.Value.Render(text)
 }
+
+// Bar draws bubbles' progress bar at frac (0 to 1) in w cells, without
+// figures: the page writes its own (resources, bytes) beside it.
+func Bar(st *common.Styles, frac float64, w int) string {
+	bar := progress.New(
+		progress.WithColors(st.Accent),
+		progress.WithFillCharacters('█', '░'),
+		progress.WithoutPercentage(),
+		progress.WithWidth(max(w, 4)),
+	)
+	bar.EmptyColor = st.Subtle
+	return bar.ViewAs(min(max(frac, 0), 1))
+}

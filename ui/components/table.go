@@ -50,6 +50,11 @@ type Table struct {
 	// Mark, when set, draws a one-cell column after the numbers: the text
 	// (one cell, or "" for none) and paint of underlying row i's mark.
 	Mark func(i int) (string, common.Paint)
+	// Picked, when set and ShowPicked, draws a one-cell column before the
+	// Mark column: ● for the rows the user picked (marked for a sync).
+	// Call Relayout after changing ShowPicked.
+	Picked     func(i int) bool
+	ShowPicked bool
 	// SortCol is the column whose title carries the sort arrow, -1 none;
 	// SortDesc points it down.
 	SortCol  int
@@ -187,8 +192,16 @@ func (t *Table) leadWidth() int {
 	if t.Mark != nil {
 		w += 2
 	}
+	if t.showPicked() {
+		w += 2
+	}
 	return w
 }
+
+func (t *Table) showPicked() bool { return t.Picked != nil && t.ShowPicked }
+
+// Relayout computes the column widths again (after ShowPicked changed).
+func (t *Table) Relayout() { t.layout() }
 
 // layout computes column widths from the table width.
 func (t *Table) layout() {
@@ -294,6 +307,9 @@ func (t *Table) View() string {
 		hdr.WriteString(PadLeft("#", nw))
 		hdr.WriteByte(' ')
 	}
+	if t.showPicked() {
+		hdr.WriteString("  ")
+	}
 	if t.Mark != nil {
 		hdr.WriteString("  ")
 	}
@@ -337,6 +353,17 @@ func (t *Table) View() string {
 				line.WriteString(num)
 			} else {
 				line.WriteString(st.Paint.RowNumber.Apply(num))
+			}
+			line.WriteByte(' ')
+		}
+		if t.showPicked() {
+			switch {
+			case !t.Picked(i):
+				line.WriteByte(' ')
+			case selected:
+				line.WriteString("●")
+			default:
+				line.WriteString(st.Paint.Picked.Apply("●"))
 			}
 			line.WriteByte(' ')
 		}

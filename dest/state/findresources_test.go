@@ -1,0 +1,82 @@
+package state
+
+import (
+	"context"
+	"fmt"
+	"testing"
+)
+
+// TestFindResources: whole rows by URI, batch after batch, a URI asked twice
+// at both places, one without a row not at all; KnownOf compares as the
+// planners' Known does.
+func TestFindResources(t *testing.T) {
+	ctx := context.Background()
+	db := openTemp(t)
+	src, err := db.EnsureSource(ctx, "http://example.org/capabilitylist.xml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := db.EnsureSource(ctx, "http://example.net/capabilitylist.xml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := db.NewWriter(WriterOptions{})
+	n := LookupBatch + 10
+	for i := range n {
+		r := Resource{SourceID: src.ID, URI: fmt.Sprintf("http://example.org/r/%d", i), Path: fmt.Sprintf("example.org/r/%d", i),
+			Length: int64(i), Digests: Digests(fmt.Sprintf("md5:%032x", i)), FetchedAt: tm("2026-01-02T03:04:05Z")}
+		if i == 3 {
+			r.DeletedAt = tm("2026-01-03T00:00:00Z")
+		}
+		if err := w.PutResource(ctx, &r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The other Source's row of the same URI is not this Source's.
+	if err := w.PutResource(ctx, &Resource{SourceID: other.ID, URI: "http://example.org/r/5", Path: "x/5", Length: 99}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	uris := []string{"http://example.org/r/5", "http://example.org/none", "http://example.org/r/3", "http://example.org/r/5"}
+	for i := range LookupBatch {
+		uris = append(uris, fmt.Sprintf("http://example.org/r/%d", n-1-i))
+	}
+	got := map[int]Resource{}
+	err = db.View(src.ID).FindResources(ctx, uris, func(i int, r *Resource) error {
+		if _, dup := got[i]; dup {
+			t.Errorf("index %d reported twice", i)
+		}
+		got[i] = *r
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(uris)-1 {
+		t.Errorf("%d rows found, want %d", len(got), len(uris)-1)
+	}
+	if _, ok := got[1]; ok {
+		t.Error("a URI without a row was found")
+	}
+	for _, i := range []int{0, 3} {
+		if r := got[i]; r.URI != "http://example.org/r/5" || r.Length != 5 || r.Path != "example.org/r/5" || !r.FetchedAt.Equal(tm("2026-01-02T03:04:05Z")) {
+			t.Errorf("row at %d: %+v", i, r)
+		}
+	}
+	r3 := got[2]
+	if !r3.Pending() {
+		t.Errorf("row 3 is not pending: %+v", r3)
+	}
+	k := KnownOf(&r3)
+	if !k.Pending || k.Length != 3 || k.Path != "example.org/r/3" {
+		t.Errorf("KnownOf = %+v", k)
+	}
+	if shared, differ := k.CompareDigests(Digests(fmt.Sprintf("md5:%032x", 3))); shared != 1 || len(differ) != 0 {
+		t.Errorf("KnownOf compares digests: shared %d, differ %v", shared, differ)
+	}
+	if last := got[len(uris)-1]; last.URI != uris[len(uris)-1] {
+		t.Errorf("the second batch: %+v", last)
+	}
+}

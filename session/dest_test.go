@@ -1,0 +1,289 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"rsx/audit"
+	"rsx/claims"
+	"rsx/demo"
+	"rsx/dest/engine"
+	"rsx/dest/pathmap"
+	"rsx/dest/store"
+	"rsx/model"
+)
+
+// demoEntries reads the entries of a demo document, their locs absolute.
+func demoEntries(t *testing.T, url string) []model.Entry {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	doc, err := model.Parse(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return doc.Entries
+}
+
+// copyFiles lists the files of a folder destination (not .rsx).
+func copyFiles(t *testing.T, dir string) []string {
+	t.Helper()
+	var out []string
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && d.Name() == store.ReservedDir {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() {
+			rel, _ := filepath.Rel(dir, p)
+			out = append(out, filepath.ToSlash(rel))
+		}
+		return nil
+	})
+	return out
+}
+
+func advanceDemo(t *testing.T, base string, steps int) {
+	t.Helper()
+	resp, err := http.Post(fmt.Sprintf("%s/demo/advance?steps=%d", base, steps), "text/plain", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+}
+
+// A sync of three entries: the plan writes nothing, the run writes the
+// three, progress arrives as values, and Close releases the destination.
+func TestSyncOfChosenEntries(t *testing.T) {
+	srv, s := startDemo(t, demo.Options{Resources: 120, ListSize: 1000})
+	rl := srv.URL + "/dataset1/resourcelist.xml"
+	entries := demoEntries(t, rl)
+	only := []string{entries[1].Loc, entries[5].Loc, entries[9].Loc}
+	dir := t.TempDir()
+	ctx := context.Background()
+
+	j := s.NewSync(SyncRequest{Dest: dir, Target: rl, Only: only})
+	p, err := j.Plan(ctx, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Summary.Create != 3 || len(p.Items) != 3 || p.Limited != 3 || p.Summary.NotChosen != len(entries)-3 || p.Dest != dir {
+		t.Fatalf("plan: %+v, %d items, limited %d, dest %s", p.Summary, len(p.Items), p.Limited, p.Dest)
+	}
+	if files := copyFiles(t, dir); len(files) != 0 {
+		t.Fatalf("the plan wrote %q", files)
+	}
+	// The destination is held while the sync is open.
+	if _, err := s.AuditCopy(ctx, AuditRequest{Dest: dir, Target: rl}); err == nil || !strings.Contains(err.Error(), "lock") {
+		var le *store.LockedError
+		if !errors.As(err, &le) {
+			t.Errorf("a second use of the destination while the sync holds it: %v", err)
+		}
+	}
+	res, err := j.Run(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.OK() || res.Created != 3 {
+		t.Fatalf("run: created %d, failed %v", res.Created, res.Failed)
+	}
+	if files := copyFiles(t, dir); len(files) != 3 {
+		t.Errorf("files after the run: %q", files)
+	}
+	select {
+	case u := <-j.Updates():
+		if u.Progress.Phase != engine.PhaseFinished || u.Progress.Done != 3 {
+			t.Errorf("last update: %+v", u.Progress)
+		}
+	case <-time.After(5 * time.Second):
+		t.Error("no progress update")
+	}
+	if j.CanRetry() {
+		t.Error("nothing failed, yet there is something to retry")
+	}
+	if _, err := j.Retry(ctx); err == nil {
+		t.Error("a retry with nothing to retry")
+	}
+	if err := j.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := j.Plan(ctx, false); !errors.Is(err, errSyncClosed) {
+		t.Errorf("plan after close: %v", err)
+	}
+
+	// The audit of the copy against the document's resources: three the
+	// same (listed), the rest missing; after the Source changed, the
+	// changes are told.
+	rep, err := s.AuditCopy(ctx, AuditRequest{Dest: dir, Target: rl})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Same != 3 || len(rep.SameURIs) != 3 || len(rep.Missing) != len(entries)-3 {
+		t.Errorf("audit: same %d %q, missing %d", rep.Same, rep.SameURIs, len(rep.Missing))
+	}
+	limited, err := s.AuditCopy(ctx, AuditRequest{Dest: dir, Target: rl, Only: only[:2]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if limited.Same != 2 || len(limited.Missing) != 0 || limited.NotChosen != len(entries)-2 {
+		t.Errorf("limited audit: same %d, missing %d, not chosen %d", limited.Same, len(limited.Missing), limited.NotChosen)
+	}
+}
+
+// esc during a run: the run stops cleanly, the sync can be closed while it
+// returns, and the destination is free afterwards.
+func TestSyncCancelAndClose(t *testing.T) {
+	srv, s := startDemo(t, demo.Options{Resources: 400, ListSize: 1000})
+	rl := srv.URL + "/dataset1/resourcelist.xml"
+	dir := t.TempDir()
+	j := s.NewSync(SyncRequest{Dest: dir, Target: rl})
+	if _, err := j.Plan(context.Background(), false); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // stopped before it began: nothing is fetched
+	res, err := j.Run(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Stopped != "interrupted" || res.Finished {
+		t.Errorf("stopped %q, finished %v", res.Stopped, res.Finished)
+	}
+	j.Close()
+	// Free again: a new sync continues.
+	k := s.NewSync(SyncRequest{Dest: dir, Target: rl})
+	defer k.Close()
+	p, err := k.Plan(context.Background(), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Summary.Create == 0 {
+		t.Errorf("the next plan: %+v", p.Summary)
+	}
+}
+
+// The local state of each entry: same, changed at the Source, missing,
+// modified locally, gone.
+func TestLocalStates(t *testing.T) {
+	srv, s := startDemo(t, demo.Options{Resources: 60, ListSize: 1000})
+	rl := srv.URL + "/dataset1/resourcelist.xml"
+	entries := demoEntries(t, rl)
+	dir := t.TempDir()
+	ctx := context.Background()
+
+	// Before anything is copied (no state at all): every entry missing.
+	tbl := model.NewEntryTable()
+	for i := range 4 {
+		tbl.Append(&entries[i])
+	}
+	got := localStates(t, s, LocalRequest{Dest: dir, Target: rl, Base: rl, Entries: tbl})
+	if want := "missing missing missing missing"; got != want {
+		t.Errorf("no copy yet: %s", got)
+	}
+
+	j := s.NewSync(SyncRequest{Dest: dir, Target: rl, Only: []string{entries[0].Loc, entries[1].Loc, entries[2].Loc}})
+	if _, err := j.Plan(ctx, false); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := j.Run(ctx); err != nil || !res.OK() {
+		t.Fatalf("sync: %v %+v", err, res)
+	}
+	j.Close()
+
+	// Entry 1's copy is edited (same size); entry 2 as the Source would
+	// declare it after a change; a deleted change of entry 0 and of one
+	// never copied.
+	mapper, err := pathmap.New(pathmap.Options{AllowOtherHosts: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rel, err := mapper.Map(entries[1].Loc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, filepath.FromSlash(rel))
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[0] ^= 0x20
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	future := time.Now().Add(time.Hour)
+	os.Chtimes(path, future, future)
+
+	changed := entries[2]
+	changed.MD.Hash, _ = model.ParseHashList("md5:00000000000000000000000000000000")
+	deleted := model.Entry{Loc: entries[0].Loc, HasLoc: true, MD: model.Metadata{Change: model.ChangeDeleted}}
+	deletedNever := model.Entry{Loc: entries[5].Loc, HasLoc: true, MD: model.Metadata{Change: model.ChangeDeleted}}
+	tbl = model.NewEntryTable()
+	for _, e := range []model.Entry{entries[0], entries[1], changed, entries[3], deleted, deletedNever} {
+		tbl.Append(&e)
+	}
+	got = localStates(t, s, LocalRequest{Dest: dir, Target: rl, Base: rl, Entries: tbl})
+	if want := "same modified-locally changed-at-the-Source missing changed-at-the-Source gone"; got != want {
+		t.Errorf("states:\n%s\nwant:\n%s", got, want)
+	}
+	// A file removed is missing.
+	os.Remove(path)
+	if got := localStates(t, s, LocalRequest{Dest: dir, Target: rl, Base: rl, Entries: tbl}); !strings.HasPrefix(got, "same missing ") {
+		t.Errorf("after the file was removed: %s", got)
+	}
+}
+
+func localStates(t *testing.T, s *Session, req LocalRequest) string {
+	t.Helper()
+	states := make([]string, req.Entries.Len())
+	next := 0
+	err := s.LocalStates(context.Background(), req, func(b LocalBatch) {
+		if b.From != next {
+			t.Errorf("batch from %d, want %d", b.From, next)
+		}
+		for i, st := range b.States {
+			states[b.From+i] = strings.ReplaceAll(st.String(), " ", "-")
+		}
+		next = b.From + len(b.States)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Join(states, " ")
+}
+
+// A spot check of entries keeps each resource whole.
+func TestSpotCheck(t *testing.T) {
+	srv, s := startDemo(t, demo.Options{Resources: 40, ListSize: 1000})
+	rl := srv.URL + "/dataset1/resourcelist.xml"
+	entries := demoEntries(t, rl)[:5]
+	var calls int
+	rep, err := s.SpotCheck(context.Background(), SpotRequest{From: rl, Entries: entries}, func(audit.Progress) { calls++ })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Checked != 5 || len(rep.Resources) != 5 || rep.Failed != 0 || calls == 0 {
+		t.Errorf("checked %d, kept %d, failed %d, progress calls %d", rep.Checked, len(rep.Resources), rep.Failed, calls)
+	}
+	for _, r := range rep.Resources {
+		if r.Verdict != claims.OK || len(r.Result.Primary().Checks) == 0 {
+			t.Errorf("%s: %v, %d checks", r.URL, r.Verdict, len(r.Result.Primary().Checks))
+		}
+	}
+	if _, err := NewWithGetter(mapGetter{}, Options{}).SpotCheck(context.Background(), SpotRequest{Entries: entries}, nil); err == nil {
+		t.Error("a session without a client checked resources")
+	}
+}

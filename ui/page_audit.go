@@ -1,0 +1,442 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"rsx/dest/engine"
+	"rsx/session"
+	"rsx/ui/common"
+	"rsx/ui/components"
+)
+
+// The audit page (:audit DIR): the copy in DIR against the open document's
+// resources — same, missing, changed, extra, unannounced — each a list that
+// / filters; enter opens a resource's view, and s plans a sync of what
+// differs (the sync page, over this one).
+
+// auditBackend is what the page asks: the comparison.
+type auditBackend interface {
+	AuditCopy(ctx context.Context, req session.AuditRequest) (*engine.AuditReport, error)
+}
+
+// auditCat is one of the report's lists.
+type auditCat struct {
+	name string
+	uris []string
+	note string // what it means
+}
+
+// auditPage is the audit page.
+type auditPage struct {
+	c    *common.Common
+	b    auditBackend
+	req  session.AuditRequest
+	what string
+	res  resourceOpener
+
+	gen     int
+	cancel  context.CancelFunc
+	running bool
+	started time.Time
+	rep     *engine.AuditReport
+	err     error
+
+	cats    []auditCat
+	cat     int
+	damaged map[string]bool
+	unann   map[string]bool
+
+	filterInput components.Input
+	filtering   bool
+	query       string
+	shown       []int // indexes into the category's uris that the filter keeps
+
+	list          components.List
+	width, height int
+}
+
+// newAuditPage returns the page; Init runs the comparison.
+func newAuditPage(c *common.Common, b auditBackend, req session.AuditRequest, what string, res resourceOpener) *auditPage {
+	return &auditPage{c: c, b: b, req: req, what: what, res: res, list: components.NewList(components.Select),
+		filterInput: components.NewInput(c.Styles, "/ ")}
+}
+
+type auditedMsg struct {
+	page *auditPage
+	gen  int
+	rep  *engine.AuditReport
+	err  error
+}
+
+func (v *auditPage) Init() tea.Cmd { return v.start() }
+
+// start runs the comparison (again) in a command.
+func (v *auditPage) start() tea.Cmd {
+	if v.cancel != nil {
+		v.cancel()
+	}
+	v.gen++
+	gen := v.gen
+	ctx, cancel := context.WithCancel(context.Background())
+	v.cancel, v.running, v.err, v.started = cancel, true, nil, v.c.Clock()
+	b, req := v.b, v.req
+	return func() tea.Msg {
+		rep, err := b.AuditCopy(ctx, req)
+		return auditedMsg{page: v, gen: gen, rep: rep, err: err}
+	}
+}
+
+func (v *auditPage) Title() string     { return "Audit" }
+func (v *auditPage) InputActive() bool { return v.filtering }
+func (v *auditPage) Busy() bool        { return v.running }
+
+func (v *auditPage) Close() {
+	v.gen++
+	if v.cancel != nil {
+		v.cancel()
+		v.cancel = nil
+	}
+}
+
+// Back clears the filter, or closes the page (cancelling a comparison).
+func (v *auditPage) Back() (bool, tea.Cmd) {
+	if v.filtering || v.query != "" {
+		v.filtering = false
+		v.filterInput.Stop()
+		v.setQuery("")
+		return true, nil
+	}
+	return false, nil
+}
+
+func (v *auditPage) SetSize(w, h int) {
+	v.width, v.height = w, h
+	v.filterInput.SetStyles(v.c.Styles)
+	v.filterInput.SetWidth(max(w-20, 10))
+	v.layout()
+}
+
+func (v *auditPage) KeyBindings() []key.Binding {
+	k := &v.c.Keys
+	return []key.Binding{k.SyncDiffs, common.Pair(k.NextPane, k.PrevPane, "lists"), common.Short(k.Open, "open"),
+		common.Short(k.Filter, "filter"), common.Short(k.Retry, "compare again"), k.Up, k.Down}
+}
+
+// headLines is how many lines the summary above the list takes.
+func (v *auditPage) headLines() int { return len(v.head(max(v.width, 1))) }
+
+func (v *auditPage) layout() {
+	v.list.SetHeight(max(v.height-v.headLines(), 1))
+	v.list.SetLen(len(v.shown))
+}
+
+func (v *auditPage) Update(msg tea.Msg) (Page, tea.Cmd) {
+	switch msg := msg.(type) {
+	case auditedMsg:
+		if msg.page != v || msg.gen != v.gen {
+			return v, nil
+		}
+		v.cancel, v.running = nil, false
+		v.rep, v.err = msg.rep, msg.err
+		if msg.rep != nil {
+			v.fill()
+		}
+		v.layout()
+		return v, nil
+	case tea.KeyPressMsg:
+		return v, v.key(msg)
+	case tea.PasteMsg:
+		if v.filtering && v.filterInput.Update(msg) {
+			v.setQuery(v.filterInput.Value())
+		}
+	case tea.MouseWheelMsg:
+		v.list.Update(msg, &v.c.Keys)
+	}
+	return v, nil
+}
+
+// fill makes the lists of the report.
+func (v *auditPage) fill() {
+	r := v.rep
+	v.damaged, v.unann = map[string]bool{}, map[string]bool{}
+	for _, u := range r.Damaged {
+		v.damaged[u] = true
+	}
+	for _, u := range r.Unannounced {
+		v.unann[u] = true
+	}
+	v.cats = []auditCat{
+		{"same", r.SameURIs, "the copy holds what the Source declares"},
+		{"missing", r.Missing, "the Source has them, the copy does not (never copied, or the file is gone)"},
+		{"changed", r.Changed, "the copy differs from what the Source declares (changed at the Source, or damaged in the copy)"},
+		{"extra", r.Extra, "in the copy, not at the Source any more (and files no resource owns)"},
+		{"unannounced", r.Unannounced, "they differ, and no Change List since the copy's point announced a change"},
+	}
+	// The first list with something in it that differs, else same.
+	v.cat = 0
+	for i := 1; i < len(v.cats); i++ {
+		if len(v.cats[i].uris) > 0 {
+			v.cat = i
+			break
+		}
+	}
+	v.setQuery(v.query)
+}
+
+// setQuery filters the category's list by a text.
+func (v *auditPage) setQuery(q string) {
+	v.query = q
+	v.shown = v.shown[:0]
+	lq := strings.ToLower(q)
+	if v.cat < len(v.cats) {
+		for i, u := range v.cats[v.cat].uris {
+			if q == "" || strings.Contains(strings.ToLower(u), lq) {
+				v.shown = append(v.shown, i)
+			}
+		}
+	}
+	v.list.SetLen(len(v.shown))
+	v.list.Select(0)
+}
+
+func (v *auditPage) key(msg tea.KeyPressMsg) tea.Cmd {
+	k := &v.c.Keys
+	if v.filtering {
+		switch {
+		case key.Matches(msg, k.Submit):
+			v.filtering = false
+			v.filterInput.Stop()
+		case key.Matches(msg, k.Cancel):
+			v.filtering = false
+			v.filterInput.Stop()
+			v.setQuery("")
+		default:
+			if v.filterInput.Update(msg) {
+				v.setQuery(v.filterInput.Value())
+			}
+		}
+		v.layout()
+		return nil
+	}
+	switch {
+	case key.Matches(msg, k.NextPane), key.Matches(msg, k.Right):
+		v.switchCat(1)
+		return nil
+	case key.Matches(msg, k.PrevPane), key.Matches(msg, k.Left):
+		v.switchCat(-1)
+		return nil
+	case key.Matches(msg, k.Filter):
+		if v.rep != nil {
+			v.filtering = true
+			v.filterInput.Start(v.query)
+			v.layout()
+		}
+		return nil
+	case key.Matches(msg, k.Retry):
+		if !v.running {
+			return v.start()
+		}
+		return nil
+	case key.Matches(msg, k.SyncDiffs):
+		return v.syncDiffs()
+	case key.Matches(msg, k.Open):
+		u := v.selected()
+		switch {
+		case u == "":
+			return nil
+		case !strings.Contains(u, "://"):
+			return flashCmd(u+" is a file of the copy that no resource owns: there is no resource to open", false)
+		}
+		return v.res.open(u)
+	}
+	v.list.Update(msg, &v.c.Keys)
+	return nil
+}
+
+// switchCat shows the next (dir 1) or previous list.
+func (v *auditPage) switchCat(dir int) {
+	if len(v.cats) == 0 {
+		return
+	}
+	v.cat = (v.cat + dir + len(v.cats)) % len(v.cats)
+	v.setQuery(v.query)
+	v.layout()
+}
+
+// selected is the resource (or file) under the cursor.
+func (v *auditPage) selected() string {
+	c := v.list.Cursor()
+	if v.cat >= len(v.cats) || c < 0 || c >= len(v.shown) {
+		return ""
+	}
+	return v.cats[v.cat].uris[v.shown[c]]
+}
+
+// syncDiffs asks for a plan of a sync of what differs: the missing,
+// changed and extra resources.
+func (v *auditPage) syncDiffs() tea.Cmd {
+	r := v.rep
+	if r == nil {
+		return nil
+	}
+	var only []string
+	for _, l := range [][]string{r.Missing, r.Changed, r.Extra} {
+		for _, u := range l {
+			if strings.Contains(u, "://") { // not a file no resource owns
+				only = append(only, u)
+			}
+		}
+	}
+	slices.Sort(only)
+	only = slices.Compact(only)
+	if len(only) == 0 {
+		return flashCmd("nothing differs that a sync could change", false)
+	}
+	what := fmt.Sprintf("the %s the audit found different", components.Plural(len(only), "resource", "resources"))
+	return msgCmd(syncDiffsMsg{req: session.SyncRequest{Dest: v.req.Dest, Target: v.req.Target, Only: only}, what: what})
+}
+
+// ---------------------------------------------------------------------------
+// View
+
+func (v *auditPage) head(w int) []string {
+	st := v.c.Styles
+	title := st.Title.Render("Audit") + "  " + st.URL.Render(components.Escape(v.req.Dest))
+	lines := []string{title}
+	kv := func(label, value string) string {
+		return "  " + st.Label.Render(components.PadRight(label, 10)) + value
+	}
+	switch {
+	case v.running || (v.rep == nil && v.err == nil):
+		lines[0] += "  " + v.c.Spinner.View() + st.Dim.Render(" comparing: reading the Source, hashing the local copies…")
+		lines = append(lines, "", kv("compares", st.Value.Render(components.Escape(v.what)))+st.Dim.Render("   esc cancels"))
+		return lines
+	case v.err != nil:
+		lines = append(lines, "", kv("compares", st.Value.Render(components.Escape(v.what))), "", st.ErrorTitle.Render("  The copy could not be compared"))
+		for _, l := range components.Wrap(components.Escape(v.err.Error()), max(w-4, 20)) {
+			lines = append(lines, "  "+st.Error.Render(l))
+		}
+		lines = append(lines, "", st.Dim.Render("  r compares again · esc closes"))
+		return lines
+	}
+	r := v.rep
+	if r.InSync() {
+		lines[0] += "  " + st.OK.Render("✓ in sync")
+	} else {
+		lines[0] += "  " + st.Error.Render("✗ not in sync")
+	}
+	lines = append(lines, "",
+		kv("Source", st.URL.Render(components.Escape(r.Source))),
+		kv("compares", st.Value.Render(components.Escape(v.what))),
+		kv("against", st.Value.Render(components.Escape(r.Document))+st.Dim.Render(" at "+datetimeOr(r.At, "(none)")+", with the changes since; the copy's point "+datetimeOr(r.Point, "(none)"))),
+		kv("hashed", st.Value.Render(fmt.Sprintf("%s local copies (%s) in %s", components.Count(r.Hashed), components.Bytes(r.HashedBytes), r.Elapsed.Round(time.Millisecond)))))
+	var notes []string
+	if r.NotChosen > 0 {
+		notes = append(notes, components.Count(r.NotChosen)+" other resources of the Source not compared")
+	}
+	if r.Excluded > 0 {
+		notes = append(notes, components.Count(r.Excluded)+" left out by the copy's selection")
+	}
+	if len(r.Damaged) > 0 {
+		notes = append(notes, st.Error.Render(components.Count(len(r.Damaged))+" damaged in the copy"))
+	}
+	if len(notes) > 0 {
+		lines = append(lines, "  "+st.Dim.Render(strings.Join(notes, " · ")))
+	}
+	for _, p := range r.Problems {
+		lines = append(lines, components.Fit("  "+st.Error.Render("✗ "+components.Escape(p.Error())), w))
+	}
+	for _, wn := range r.Warnings {
+		lines = append(lines, components.Fit("  "+st.Warning.Render("! "+components.Escape(wn)), w))
+	}
+	// The lists, as tabs.
+	var tabs []string
+	for i, c := range v.cats {
+		n := len(c.uris)
+		if c.name == "same" {
+			n = r.Same
+		}
+		label := fmt.Sprintf(" %s %s ", c.name, components.Count(n))
+		switch {
+		case i == v.cat:
+			tabs = append(tabs, st.Selected.Render(label))
+		case n == 0:
+			tabs = append(tabs, st.Dim.Render(label))
+		case c.name == "same":
+			tabs = append(tabs, st.OK.Render(label))
+		default:
+			tabs = append(tabs, st.Error.Render(label))
+		}
+	}
+	lines = append(lines, "", strings.Join(tabs, st.Dim.Render("│")))
+	if v.cat < len(v.cats) {
+		lines = append(lines, components.Fit("  "+st.Explain.Render(v.cats[v.cat].note), w))
+	}
+	switch {
+	case v.filtering:
+		lines = append(lines, v.filterInput.View()+st.Dim.Render(fmt.Sprintf("  %s of %s", components.Count(len(v.shown)), components.Count(len(v.cats[v.cat].uris)))))
+	case v.query != "":
+		lines = append(lines, "  "+st.StatusKey.Render(components.Escape(fmt.Sprintf("filter %q: %s of %s", v.query, components.Count(len(v.shown)), components.Count(len(v.cats[v.cat].uris)))))+st.Dim.Render("  esc clears"))
+	}
+	return lines
+}
+
+func (v *auditPage) View() string {
+	st := v.c.Styles
+	w, h := max(v.width, 1), max(v.height, 1)
+	lines := v.head(w)
+	if len(lines) > h {
+		lines = lines[:h]
+	}
+	if v.rep != nil && v.err == nil {
+		room := h - len(lines)
+		v.list.SetHeight(max(room, 1))
+		origin := originOf(v.rep.Source)
+		uris := v.cats[v.cat].uris
+		if len(v.shown) == 0 {
+			msg := "none"
+			if v.query != "" {
+				msg = "none matches the filter"
+			}
+			lines = append(lines, "  "+st.Dim.Render(msg))
+		}
+		off, cur := v.list.Offset(), v.list.Cursor()
+		for y := 0; y < room && off+y < len(v.shown); y++ {
+			pos := off + y
+			u := uris[v.shown[pos]]
+			text := components.Escape(displayLoc(origin, u))
+			var tags []string
+			if v.damaged[u] {
+				tags = append(tags, "damaged in the copy")
+			}
+			if name := v.cats[v.cat].name; v.unann[u] && (name == "changed" || name == "extra") {
+				// (Of a missing one it says that no Change List announced
+				// its creation: a copy of a few never had it anyway.)
+				tags = append(tags, "unannounced")
+			}
+			line := "  " + st.URL.Render(text)
+			if len(tags) > 0 {
+				line += "  " + st.Warning.Render(strings.Join(tags, ", "))
+			}
+			if pos == cur {
+				plain := "▸ " + text
+				if len(tags) > 0 {
+					plain += "  " + strings.Join(tags, ", ")
+				}
+				line = st.Selected.Render(components.Pad(components.Fit(plain, w), w))
+			}
+			lines = append(lines, line)
+		}
+	}
+	for i, l := range lines {
+		lines[i] = components.Fit(l, w)
+	}
+	return strings.Join(lines, "\n")
+}

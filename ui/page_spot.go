@@ -1,0 +1,298 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"rsx/audit"
+	"rsx/claims"
+	"rsx/session"
+	"rsx/ui/common"
+	"rsx/ui/components"
+)
+
+// The spot check page (K): the marked (or shown) entries' resources
+// fetched and held to what each entry declares — status, length, type,
+// lastmod, every digest, and the mirrors — as rsx audit does; per
+// resource each claim checked, the failures first. enter opens the
+// resource's view.
+
+// spotBackend is what the page asks: the check.
+type spotBackend interface {
+	SpotCheck(ctx context.Context, req session.SpotRequest, progress func(audit.Progress)) (*audit.Report, error)
+}
+
+// spotPage is the spot check page.
+type spotPage struct {
+	c    *common.Common
+	b    spotBackend
+	req  session.SpotRequest
+	what string
+	res  resourceOpener
+
+	gen     int
+	cancel  context.CancelFunc
+	running bool
+	prog    audit.Progress
+	rep     *audit.Report
+	err     error
+
+	list          components.List // Links: the resources are the items
+	width, height int
+}
+
+func newSpotPage(c *common.Common, b spotBackend, req session.SpotRequest, what string, res resourceOpener) *spotPage {
+	return &spotPage{c: c, b: b, req: req, what: what, res: res, list: components.NewList(components.Links)}
+}
+
+type (
+	spotProgressMsg struct {
+		page *spotPage
+		gen  int
+		p    audit.Progress
+		next tea.Cmd
+	}
+	spotDoneMsg struct {
+		page *spotPage
+		gen  int
+		rep  *audit.Report
+		err  error
+	}
+)
+
+func (v *spotPage) Init() tea.Cmd { return v.start() }
+
+// start runs the check (again), its progress relayed through a channel
+// that a re-armed command listens on.
+func (v *spotPage) start() tea.Cmd {
+	if v.cancel != nil {
+		v.cancel()
+	}
+	v.gen++
+	gen := v.gen
+	ctx, cancel := context.WithCancel(context.Background())
+	v.cancel, v.running, v.err, v.rep, v.prog = cancel, true, nil, nil, audit.Progress{Total: -1}
+	v.layout()
+	reports := make(chan audit.Progress, 1)
+	done := make(chan struct{})
+	b, req := v.b, v.req
+	run := func() tea.Msg {
+		defer close(done)
+		rep, err := b.SpotCheck(ctx, req, func(p audit.Progress) {
+			select { // the latest report wins
+			case <-reports:
+			default:
+			}
+			select {
+			case reports <- p:
+			default:
+			}
+		})
+		return spotDoneMsg{page: v, gen: gen, rep: rep, err: err}
+	}
+	var wait tea.Cmd
+	wait = func() tea.Msg {
+		select {
+		case p := <-reports:
+			return spotProgressMsg{page: v, gen: gen, p: p, next: wait}
+		case <-done:
+			return nil
+		}
+	}
+	return tea.Batch(run, wait)
+}
+
+func (v *spotPage) Title() string     { return "Spot check" }
+func (v *spotPage) InputActive() bool { return false }
+func (v *spotPage) Busy() bool        { return v.running }
+
+// Back closes the page, cancelling a check under way.
+func (v *spotPage) Back() (bool, tea.Cmd) { return false, nil }
+
+func (v *spotPage) Close() {
+	v.gen++
+	if v.cancel != nil {
+		v.cancel()
+		v.cancel = nil
+	}
+}
+
+func (v *spotPage) SetSize(w, h int) {
+	v.width, v.height = w, h
+	v.layout()
+}
+
+func (v *spotPage) KeyBindings() []key.Binding {
+	k := &v.c.Keys
+	return []key.Binding{common.Short(k.Open, "open the resource"), common.Short(k.Retry, "check again"), k.Up, k.Down}
+}
+
+func (v *spotPage) layout() {
+	lines, items := v.lines(max(v.width, 1))
+	v.list.SetHeight(max(v.height, 1))
+	v.list.SetItems(items, len(lines))
+}
+
+func (v *spotPage) Update(msg tea.Msg) (Page, tea.Cmd) {
+	switch msg := msg.(type) {
+	case spotProgressMsg:
+		if msg.page != v || msg.gen != v.gen {
+			return v, nil
+		}
+		v.prog = msg.p
+		return v, msg.next
+	case spotDoneMsg:
+		if msg.page != v || msg.gen != v.gen {
+			return v, nil
+		}
+		v.cancel, v.running = nil, false
+		v.rep, v.err = msg.rep, msg.err
+		v.layout()
+		v.list.Select(0)
+		return v, nil
+	case tea.KeyPressMsg:
+		k := &v.c.Keys
+		switch {
+		case key.Matches(msg, k.Open):
+			if v.rep != nil {
+				if i := v.list.Cursor(); i >= 0 && i < len(v.rep.Resources) {
+					return v, v.res.open(v.rep.Resources[i].URL)
+				}
+			}
+			return v, nil
+		case key.Matches(msg, k.Retry):
+			if !v.running {
+				return v, v.start()
+			}
+			return v, nil
+		}
+		v.list.Update(msg, k)
+	case tea.MouseWheelMsg:
+		v.list.Update(msg, &v.c.Keys)
+	}
+	return v, nil
+}
+
+func (v *spotPage) View() string {
+	w, h := max(v.width, 1), max(v.height, 1)
+	lines, _ := v.lines(w)
+	out := components.Window(lines, components.Clamp(v.list.Offset(), 0, len(lines)-h), h)
+	for i, l := range out {
+		out[i] = components.Fit(l, w)
+	}
+	return strings.Join(out, "\n")
+}
+
+// verdictMark is a verdict's mark and style.
+func verdictMark(st *common.Styles, v claims.Verdict) string {
+	switch v {
+	case claims.OK:
+		return st.MarkOK.Render("✓")
+	case claims.Mismatch:
+		return st.MarkBad.Render("✗")
+	case claims.Warning:
+		return st.MarkUnknown.Render("!")
+	case claims.Unchecked:
+		return st.MarkUnknown.Render("?")
+	}
+	return st.MarkNone.Render("–")
+}
+
+// lines renders the report and says on which line each resource begins.
+func (v *spotPage) lines(w int) ([]string, []int) {
+	st := v.c.Styles
+	var out []string
+	var items []int
+	add := func(s string) { out = append(out, s) }
+	head := st.Title.Render("Spot check") + st.Dim.Render("  of ") + st.Value.Render(components.Escape(v.what))
+	switch {
+	case v.running:
+		p := v.prog
+		add(head + "  " + v.c.Spinner.View())
+		add("")
+		total := "…"
+		if p.Total >= 0 {
+			total = components.Count(p.Total)
+		}
+		add("  " + st.Value.Render(fmt.Sprintf("%s of %s checked", components.Count(p.Checked), total)) +
+			st.Dim.Render(" · ") + st.Error.Render(fmt.Sprintf("%s failed", components.Count(p.Failed))) +
+			st.Dim.Render(" · "+components.Bytes(p.Bytes)+" read · esc cancels"))
+		return out, items
+	case v.err != nil:
+		add(head)
+		add("")
+		add(st.ErrorTitle.Render("  The entries could not be checked"))
+		for _, l := range components.Wrap(components.Escape(v.err.Error()), max(w-4, 20)) {
+			add("  " + st.Error.Render(l))
+		}
+		return out, items
+	case v.rep == nil:
+		add(head)
+		return out, items
+	}
+	r := v.rep
+	verdict := st.OK.Render("✓ every claim holds")
+	if r.Wrong() {
+		verdict = st.Error.Render(fmt.Sprintf("✗ %s with a false claim", components.Plural(r.Failed, "resource", "resources")))
+	}
+	add(head + "  " + verdict)
+	add("  " + st.Dim.Render(fmt.Sprintf("%s checked · %s ok · %s failed · %s unverifiable · %s warned · %s read in %s",
+		components.Count(r.Checked), components.Count(r.OK), components.Count(r.Failed), components.Count(r.Unverifiable),
+		components.Count(r.Warned), components.Bytes(r.Bytes), r.Elapsed.Round(time.Millisecond))))
+	if r.Stopped != "" {
+		add("  " + st.Warning.Render("stopped: "+string(r.Stopped)))
+	}
+	add("")
+	origin := originOf(v.req.From)
+	sel := v.list.Cursor()
+	for i, res := range r.Resources {
+		items = append(items, len(out))
+		name := components.Escape(displayLoc(origin, res.URL))
+		line := verdictMark(st, res.Verdict) + " " + st.URL.Render(name)
+		if res.Gone {
+			line += st.Dim.Render("  deleted: must be gone")
+		} else if res.Changed {
+			line += st.Dim.Render("  a change's claims")
+		}
+		if i == sel {
+			line = st.Selected.Render(components.Pad("▸ "+res.Verdict.String()+" "+name, w))
+		}
+		add(line)
+		if res.Unfetchable != "" {
+			add("    " + st.MarkUnknown.Render("? ") + st.Dim.Render(components.Escape(res.Unfetchable)))
+			continue
+		}
+		for _, tr := range res.Result.Results {
+			indent := "    "
+			if tr.Target.Mirror > 0 {
+				add("    " + verdictMark(st, tr.Verdict()) + st.Label.Render(" mirror ") + st.URL.Render(components.Escape(tr.Target.URL)))
+				indent = "      "
+			}
+			for _, c := range tr.Checks {
+				if c.Verdict == claims.NotDeclared {
+					continue
+				}
+				text := fmt.Sprintf("%-8s", c.Field)
+				if c.Declared != "" {
+					text += " " + c.Declared
+				}
+				if c.Verdict != claims.OK && c.Actual != "" {
+					text += " → " + c.Actual
+				}
+				if c.Reason != "" && c.Verdict != claims.OK {
+					text += " (" + c.Reason + ")"
+				}
+				add(components.Fit(indent+verdictMark(st, c.Verdict)+" "+st.Value.Render(components.Escape(text)), w))
+			}
+		}
+	}
+	if len(r.Resources) == 0 {
+		add("  " + st.Dim.Render("no resource was checked"))
+	}
+	return out, items
+}

@@ -1,0 +1,814 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"rsx/dest/engine"
+	"rsx/dest/plan"
+	"rsx/model"
+	"rsx/session"
+	"rsx/ui/common"
+	"rsx/ui/components"
+)
+
+// The sync page (:sync DIR): the plan — what will be created, updated,
+// deleted (only with the delete toggle, off by default), left unchanged, the
+// bytes, the destination, any gap in the Change Lists — with nothing written
+// until enter; then the run's progress — an overall bar, counts, bytes,
+// rate, time left, the resources in flight and the failures as they happen
+// (esc asks, then stops cleanly); then the result — created, updated,
+// deleted, failed with reasons, enter opening a resource's view and r
+// retrying the failed ones. One page through the three stages, so that the
+// destination's lock is held from the plan to the result and released when
+// the page closes.
+
+// syncJob is what the page drives; *session.Sync is one.
+type syncJob interface {
+	Request() session.SyncRequest
+	Updates() <-chan session.SyncUpdate
+	Plan(ctx context.Context, delete bool) (*session.SyncPlan, error)
+	Run(ctx context.Context) (*engine.Result, error)
+	Retry(ctx context.Context) (*engine.Result, error)
+	CanRetry() bool
+	Close() error
+}
+
+// syncStage is where the sync page is.
+type syncStage uint8
+
+const (
+	syncPlanning syncStage = iota // reading the Source
+	syncPlanned                   // the plan is shown: enter runs it
+	syncRunning                   // the run goes on
+	syncDone                      // the run ended: the result
+	syncFailed                    // no plan could be made (err)
+)
+
+// maxFailuresShown bounds the failures kept while a run goes on (the
+// result lists the engine's, which are bounded too).
+const maxFailuresShown = 10000
+
+// syncPage is the sync page.
+type syncPage struct {
+	c    *common.Common
+	job  syncJob
+	what string // the entries chosen, in words
+	res  resourceOpener
+
+	stage    syncStage
+	gen      int
+	cancel   context.CancelFunc
+	confirm  bool // esc was pressed during the run: stop?
+	stopping bool // stop confirmed: the run is winding down
+	err      error
+	retrying bool // the run is a retry of the failures
+
+	delete   bool
+	plan     *session.SyncPlan
+	prog     engine.Progress
+	reading  engine.Progress // the last report while planning
+	failures []engine.Failure
+	failN    int
+	result   *engine.Result
+
+	rows []syncRow // the list under the summary
+	list components.List
+
+	width, height int
+	headH         int // lines above the list in the last layout
+}
+
+// syncRow is a line of the list: a resource (uri) and how it is drawn.
+type syncRow struct {
+	uri  string
+	draw func(w int) string
+}
+
+// newSyncPage returns the page of job; Init plans.
+func newSyncPage(c *common.Common, job syncJob, what string, res resourceOpener) *syncPage {
+	return &syncPage{c: c, job: job, what: what, res: res, list: components.NewList(components.Select)}
+}
+
+// Messages of the page's commands; each carries the page and the
+// generation of the work, so that late results are dropped.
+type (
+	syncPlannedMsg struct {
+		page *syncPage
+		gen  int
+		plan *session.SyncPlan
+		err  error
+	}
+	syncUpdateMsg struct {
+		page *syncPage
+		gen  int
+		u    session.SyncUpdate
+		next tea.Cmd
+	}
+	syncRanMsg struct {
+		page *syncPage
+		gen  int
+		res  *engine.Result
+		err  error
+	}
+)
+
+func (v *syncPage) Init() tea.Cmd { return v.startPlan() }
+
+func (v *syncPage) Title() string {
+	switch v.stage {
+	case syncRunning:
+		return "Syncing"
+	case syncDone:
+		return "Sync result"
+	}
+	return "Sync plan"
+}
+
+func (v *syncPage) InputActive() bool { return false }
+func (v *syncPage) Busy() bool        { return v.stage == syncPlanning || v.stage == syncRunning }
+
+// LeaveGuard keeps the root from navigating away while the run goes on.
+func (v *syncPage) LeaveGuard() string {
+	if v.stage == syncRunning {
+		return "a sync into " + v.job.Request().Dest + " is running: esc stops it (it asks first)"
+	}
+	return ""
+}
+
+// Back is esc: during the run it asks whether to stop (and again, goes
+// on); otherwise the page closes (a plan being made is cancelled).
+func (v *syncPage) Back() (bool, tea.Cmd) {
+	if v.stage != syncRunning {
+		return false, nil
+	}
+	if v.stopping {
+		return true, nil
+	}
+	v.confirm = !v.confirm
+	v.layout()
+	return true, nil
+}
+
+// Close cancels the work and releases the destination.
+func (v *syncPage) Close() {
+	v.gen++
+	if v.cancel != nil {
+		v.cancel()
+		v.cancel = nil
+	}
+	v.job.Close()
+}
+
+func (v *syncPage) SetSize(w, h int) {
+	v.width, v.height = w, h
+	v.layout()
+}
+
+// KeyBindings are the page's keys; those of other stages are disabled
+// (the help lists them all, the footer only those that work now).
+func (v *syncPage) KeyBindings() []key.Binding {
+	k := &v.c.Keys
+	run := common.Short(k.Open, "run the sync")
+	del := k.DeleteToggle
+	stop := common.Short(k.ConfirmStop, "stop the sync")
+	goOn := common.Short(k.Cancel, "go on")
+	open := common.Short(k.Open, "open the resource")
+	retry := common.Short(k.Retry, "retry the failed ones")
+	replan := common.Short(k.Retry, "plan again")
+	for _, b := range []*key.Binding{&run, &del, &stop, &goOn, &open, &retry, &replan} {
+		b.SetEnabled(false)
+	}
+	switch {
+	case v.stage == syncPlanned:
+		run.SetEnabled(v.plan != nil && v.plan.Gap == nil)
+		del.SetEnabled(true)
+	case v.stage == syncRunning && v.confirm:
+		stop.SetEnabled(true)
+		goOn.SetEnabled(true)
+	case v.stage == syncDone:
+		open.SetEnabled(len(v.rows) > 0)
+		retry.SetEnabled(v.job.CanRetry())
+	case v.stage == syncFailed:
+		replan.SetEnabled(true)
+	}
+	return []key.Binding{run, del, stop, goOn, open, retry, replan, k.Up, k.Down}
+}
+
+// startPlan plans (again) in a command.
+func (v *syncPage) startPlan() tea.Cmd {
+	v.gen++
+	gen := v.gen
+	ctx, cancel := context.WithCancel(context.Background())
+	v.cancel = cancel
+	v.stage, v.err, v.plan, v.reading = syncPlanning, nil, nil, engine.Progress{}
+	v.rows = nil
+	v.layout()
+	job, del := v.job, v.delete
+	done := make(chan struct{})
+	plan := func() tea.Msg {
+		defer close(done)
+		p, err := job.Plan(ctx, del)
+		return syncPlannedMsg{page: v, gen: gen, plan: p, err: err}
+	}
+	return tea.Batch(plan, v.waitUpdates(gen, done))
+}
+
+// startRun runs the plan (retry: the failures of the last run) in a
+// command.
+func (v *syncPage) startRun(retry bool) tea.Cmd {
+	v.drainUpdates()
+	v.gen++
+	gen := v.gen
+	ctx, cancel := context.WithCancel(context.Background())
+	v.cancel = cancel
+	v.stage, v.confirm, v.stopping, v.retrying, v.err = syncRunning, false, false, retry, nil
+	v.failures, v.failN = nil, 0
+	v.prog = engine.Progress{Phase: engine.PhaseSyncing}
+	if retry && v.result != nil {
+		v.prog.Total = len(v.result.Failed)
+	} else if v.plan != nil {
+		v.prog.Total, v.prog.TotalBytes = v.plan.Summary.Work(), v.plan.Summary.Bytes
+	}
+	v.result = nil
+	v.rows = nil
+	v.layout()
+	job := v.job
+	done := make(chan struct{})
+	run := func() tea.Msg {
+		defer close(done)
+		var res *engine.Result
+		var err error
+		if retry {
+			res, err = job.Retry(ctx)
+		} else {
+			res, err = job.Run(ctx)
+		}
+		return syncRanMsg{page: v, gen: gen, res: res, err: err}
+	}
+	return tea.Batch(run, v.waitUpdates(gen, done))
+}
+
+// waitUpdates listens for the job's progress until done is closed; it is
+// armed again after each report.
+func (v *syncPage) waitUpdates(gen int, done <-chan struct{}) tea.Cmd {
+	ch := v.job.Updates()
+	var wait tea.Cmd
+	wait = func() tea.Msg {
+		select {
+		case u := <-ch:
+			return syncUpdateMsg{page: v, gen: gen, u: u, next: wait}
+		case <-done:
+			select {
+			case u := <-ch: // the last report, with the last failures
+				return syncUpdateMsg{page: v, gen: gen, u: u}
+			default:
+				return nil
+			}
+		}
+	}
+	return wait
+}
+
+// drainUpdates drops a report left from the work before.
+func (v *syncPage) drainUpdates() {
+	select {
+	case <-v.job.Updates():
+	default:
+	}
+}
+
+func (v *syncPage) Update(msg tea.Msg) (Page, tea.Cmd) {
+	switch msg := msg.(type) {
+	case syncPlannedMsg:
+		if msg.page != v || msg.gen != v.gen {
+			return v, nil
+		}
+		v.cancel = nil
+		if msg.err != nil {
+			v.stage, v.err = syncFailed, msg.err
+		} else {
+			v.stage, v.plan = syncPlanned, msg.plan
+			v.planRows()
+		}
+		v.layout()
+		return v, nil
+	case syncUpdateMsg:
+		if msg.page != v || msg.gen != v.gen {
+			return v, nil
+		}
+		v.progressed(msg.u)
+		return v, msg.next
+	case syncRanMsg:
+		if msg.page != v || msg.gen != v.gen {
+			return v, nil
+		}
+		v.cancel = nil
+		v.stage, v.confirm, v.stopping = syncDone, false, false
+		v.result, v.err = msg.res, msg.err
+		v.resultRows()
+		v.layout()
+		return v, msgCmd(copyChangedMsg{Dest: v.job.Request().Dest})
+	case tea.KeyPressMsg:
+		return v, v.key(msg)
+	case tea.MouseWheelMsg:
+		v.list.Update(msg, &v.c.Keys)
+	}
+	return v, nil
+}
+
+// progressed takes a report of the job.
+func (v *syncPage) progressed(u session.SyncUpdate) {
+	switch v.stage {
+	case syncPlanning:
+		if u.Progress.Phase == engine.PhaseReading {
+			v.reading = u.Progress
+		}
+		return
+	case syncRunning:
+	default:
+		return
+	}
+	if u.Progress.Phase != engine.PhaseReading {
+		v.prog = u.Progress
+	}
+	for _, f := range u.Failures {
+		v.failN++
+		if len(v.failures) < maxFailuresShown {
+			v.failures = append(v.failures, f)
+		}
+	}
+	v.runRows()
+	v.layout()
+}
+
+func (v *syncPage) key(msg tea.KeyPressMsg) tea.Cmd {
+	k := &v.c.Keys
+	switch v.stage {
+	case syncPlanned:
+		switch {
+		case key.Matches(msg, k.Open):
+			if v.plan == nil {
+				return nil
+			}
+			if v.plan.Gap != nil {
+				return flashCmd("a gap in the Change Lists: nothing can be applied (rsx sync --mode baseline makes a new baseline)", true)
+			}
+			return v.startRun(false)
+		case key.Matches(msg, k.DeleteToggle):
+			v.delete = !v.delete
+			return v.startPlan()
+		}
+	case syncRunning:
+		if v.confirm && key.Matches(msg, k.ConfirmStop) {
+			v.confirm, v.stopping = false, true
+			if v.cancel != nil {
+				v.cancel()
+			}
+			v.layout()
+			return nil
+		}
+		if v.confirm && msg.String() == "n" {
+			v.confirm = false
+			v.layout()
+			return nil
+		}
+	case syncDone:
+		switch {
+		case key.Matches(msg, k.Open):
+			if c := v.list.Cursor(); c >= 0 && c < len(v.rows) {
+				return v.res.open(v.rows[c].uri)
+			}
+			return nil
+		case key.Matches(msg, k.Retry):
+			if !v.job.CanRetry() {
+				return flashCmd("nothing to retry: no failure can be fetched again (a stopped sync continues when planned again)", false)
+			}
+			return v.startRun(true)
+		}
+	case syncFailed:
+		if key.Matches(msg, k.Retry) {
+			return v.startPlan()
+		}
+	}
+	v.list.Update(msg, &v.c.Keys)
+	return nil
+}
+
+// ---------------------------------------------------------------------------
+// Rows of the list
+
+// shortURI shows a resource from its path when it is on the Source's host.
+func (v *syncPage) shortURI(uri string) string {
+	origin := ""
+	if v.plan != nil {
+		origin = originOf(v.plan.Source)
+	}
+	return components.Escape(displayLoc(origin, uri))
+}
+
+// actionCell is a decision in a few cells, coloured.
+func actionCell(st *common.Styles, a plan.Action) string {
+	switch a {
+	case plan.Create:
+		return st.Created.Render("create ")
+	case plan.Update:
+		return st.Updated.Render("update ")
+	case plan.Delete:
+		return st.Deleted.Render("delete ")
+	case plan.PendingDelete:
+		return st.Dim.Render("pending")
+	}
+	return st.Dim.Render(components.Pad(a.String(), 7))
+}
+
+// itemSize is the declared length of an item to fetch.
+func itemSize(it *engine.Item) string {
+	if it.Action != plan.Create && it.Action != plan.Update {
+		return ""
+	}
+	if it.Entry.Length < 0 {
+		return "?"
+	}
+	return components.Bytes(it.Entry.Length)
+}
+
+func (v *syncPage) planRows() {
+	st := v.c.Styles
+	v.rows = v.rows[:0]
+	if v.plan == nil {
+		return
+	}
+	for i := range v.plan.Items {
+		it := &v.plan.Items[i]
+		v.rows = append(v.rows, syncRow{uri: it.Entry.URI, draw: func(w int) string {
+			size := components.PadLeft(itemSize(it), 9)
+			uriW := max(w-7-1-9-2-24, 20)
+			return actionCell(st, it.Action) + " " + st.URL.Render(components.Cell(v.shortURI(it.Entry.URI), uriW, false, components.TruncMiddle)) +
+				" " + st.Value.Render(size) + "  " + st.Dim.Render(components.Escape(it.Reason))
+		}})
+	}
+	v.list.SetLen(len(v.rows))
+	v.list.Select(0)
+}
+
+func (v *syncPage) runRows() {
+	st := v.c.Styles
+	v.rows = v.rows[:0]
+	for i := range v.failures {
+		f := &v.failures[i]
+		v.rows = append(v.rows, syncRow{uri: f.URL, draw: func(int) string { return v.failureLine(f) }})
+	}
+	for _, u := range v.prog.InFlight {
+		v.rows = append(v.rows, syncRow{uri: u, draw: func(int) string {
+			return st.Dim.Render("↓ ") + st.URL.Render(v.shortURI(u))
+		}})
+	}
+	v.list.SetLen(len(v.rows))
+}
+
+func (v *syncPage) failureLine(f *engine.Failure) string {
+	st := v.c.Styles
+	// The reason, without the URL it often begins with (it is on the line).
+	why := strings.TrimPrefix(f.Error(), f.URL+": ")
+	return st.Error.Render("✗ ") + st.URL.Render(v.shortURI(f.URL)) + st.Dim.Render("  "+string(f.Kind)+"  ") + st.Error.Render(components.Escape(why))
+}
+
+func (v *syncPage) resultRows() {
+	st := v.c.Styles
+	v.rows = v.rows[:0]
+	failed := map[string]bool{}
+	if r := v.result; r != nil {
+		for i := range r.Failed {
+			f := &r.Failed[i]
+			failed[f.URL] = true
+			v.rows = append(v.rows, syncRow{uri: f.URL, draw: func(int) string { return v.failureLine(f) }})
+		}
+	}
+	if v.plan != nil && !v.retrying && v.result != nil && v.result.Stopped == "" {
+		for i := range v.plan.Items {
+			it := &v.plan.Items[i]
+			if failed[it.Entry.URI] {
+				continue
+			}
+			v.rows = append(v.rows, syncRow{uri: it.Entry.URI, draw: func(w int) string {
+				return st.OK.Render("✓ ") + actionCell(st, it.Action) + " " + st.URL.Render(v.shortURI(it.Entry.URI)) + "  " + st.Dim.Render(itemSize(it))
+			}})
+		}
+	}
+	v.list.SetLen(len(v.rows))
+	v.list.Select(0)
+}
+
+// ---------------------------------------------------------------------------
+// View
+
+// layout sizes the list below the summary.
+func (v *syncPage) layout() {
+	v.headH = len(v.head(max(v.width, 1)))
+	v.list.SetHeight(max(v.height-v.headH, 1))
+	v.list.SetLen(len(v.rows))
+}
+
+func (v *syncPage) View() string {
+	w, h := max(v.width, 1), max(v.height, 1)
+	lines := v.head(w)
+	if len(lines) > h {
+		lines = lines[:h]
+	}
+	room := h - len(lines)
+	v.list.SetHeight(max(room, 1))
+	off, cur := v.list.Offset(), v.list.Cursor()
+	for y := 0; y < room; y++ {
+		i := off + y
+		if i >= len(v.rows) {
+			break
+		}
+		line := components.Fit("  "+v.rows[i].draw(w-2), w)
+		if i == cur && v.stage == syncDone {
+			// One style for the whole row: the cells' own are taken off.
+			line = v.c.Styles.Selected.Render(components.Pad(components.Fit("▸ "+ansi.Strip(v.rows[i].draw(w-2)), w), w))
+		}
+		lines = append(lines, line)
+	}
+	for i, l := range lines {
+		lines[i] = components.Fit(l, w)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// head is the summary above the list, by stage.
+func (v *syncPage) head(w int) []string {
+	switch v.stage {
+	case syncPlanning:
+		return v.planningHead()
+	case syncFailed:
+		return v.failedHead(w)
+	case syncPlanned:
+		return v.planHead(w)
+	case syncRunning:
+		return v.runHead(w)
+	}
+	return v.resultHead(w)
+}
+
+// titleLine is the stage's title, the destination and what is chosen.
+func (v *syncPage) titleLine(title string) string {
+	st := v.c.Styles
+	return st.Title.Render(title) + st.Dim.Render("  → ") + st.URL.Render(components.Escape(v.job.Request().Dest))
+}
+
+func (v *syncPage) kv(label, value string) string {
+	st := v.c.Styles
+	return "  " + st.Label.Render(components.PadRight(label, 10)) + value
+}
+
+func (v *syncPage) planningHead() []string {
+	st := v.c.Styles
+	r := v.reading
+	lines := []string{v.titleLine("Sync plan"), "",
+		v.kv("chosen", st.Value.Render(components.Escape(v.what))),
+		v.kv("reading", v.c.Spinner.View()+" "+st.Value.Render(fmt.Sprintf("the Source's documents: %s read, %s entries",
+			components.Count(r.Documents), components.Count(int(r.Entries))))),
+		"", st.Dim.Render("  Nothing is written while the plan is made. esc cancels."),
+	}
+	return lines
+}
+
+func (v *syncPage) failedHead(w int) []string {
+	st := v.c.Styles
+	lines := []string{v.titleLine("Sync plan"), "", v.kv("chosen", st.Value.Render(components.Escape(v.what))), ""}
+	lines = append(lines, st.ErrorTitle.Render("  No plan could be made"))
+	for _, l := range components.Wrap(components.Escape(v.err.Error()), max(w-4, 20)) {
+		lines = append(lines, "  "+st.Error.Render(l))
+	}
+	lines = append(lines, "", st.Dim.Render("  r plans again · esc closes"))
+	return lines
+}
+
+// describeRead says what the plan reads, in words.
+func describeRead(p *engine.Plan) string {
+	what := "the Resource List"
+	if p.From == engine.FromDump {
+		what = "the Resource Dump"
+	}
+	if p.Mode == engine.ModeIncremental {
+		what = "the Change Lists"
+		if p.From == engine.FromDump {
+			what = "the Change Dump"
+		}
+		return fmt.Sprintf("an incremental sync: %s after %s", what, datetimeOr(p.Point, "the start"))
+	}
+	return fmt.Sprintf("a baseline: %s at %s", what, datetimeOr(p.At, "an unknown time"))
+}
+
+func datetimeOr(t time.Time, none string) string {
+	if t.IsZero() {
+		return none
+	}
+	return model.FormatDatetime(t)
+}
+
+func (v *syncPage) planHead(w int) []string {
+	st := v.c.Styles
+	p := v.plan
+	s := p.Summary
+	lines := []string{v.titleLine("Sync plan") + st.Dim.Render("  nothing is written until enter"), "",
+		v.kv("Source", st.URL.Render(components.Escape(p.Source))),
+		v.kv("reads", st.Value.Render(components.Escape(describeRead(p.Plan)))),
+		v.kv("", st.URL.Render(components.Escape(p.Document))),
+		v.kv("chosen", st.Value.Render(components.Escape(v.what))),
+		v.kv("into", st.URL.Render(components.Escape(p.Dest))),
+		"",
+	}
+	bytes := components.Bytes(s.Bytes)
+	if s.UnknownBytes > 0 {
+		bytes += " + " + components.Plural(s.UnknownBytes, "of unknown length", "of unknown length")
+	}
+	counts := "  " + st.Created.Render(fmt.Sprintf("+ %s create", components.Count(s.Create))) + "  " +
+		st.Updated.Render(fmt.Sprintf("~ %s update", components.Count(s.Update))) + "  " +
+		st.Deleted.Render(fmt.Sprintf("− %s delete", components.Count(s.Delete))) + "  " +
+		st.Dim.Render(fmt.Sprintf("= %s unchanged", components.Count(s.Unchanged))) + st.Dim.Render("  · ") +
+		st.Value.Render(bytes+" to fetch")
+	lines = append(lines, counts)
+	del := "  " + st.Label.Render("deletions ")
+	if p.Delete {
+		del += st.Deleted.Render("applied") + st.Dim.Render(" (d: only remember them)")
+	} else {
+		del += st.Value.Render("off")
+		if s.PendingDelete > 0 {
+			del += st.Dim.Render(fmt.Sprintf(": %s remembered, not applied", components.Count(s.PendingDelete)))
+		}
+		del += st.Dim.Render(" (d applies them)")
+	}
+	lines = append(lines, del)
+	var left []string
+	if s.NotChosen > 0 {
+		left = append(left, components.Count(s.NotChosen)+" not chosen")
+	}
+	if s.Excluded > 0 {
+		left = append(left, components.Count(s.Excluded)+" left out by the copy's selection")
+	}
+	if s.Refused > 0 {
+		left = append(left, components.Count(s.Refused)+" refused")
+	}
+	if s.Vanished > 0 {
+		left = append(left, components.Count(s.Vanished)+" created and deleted since")
+	}
+	if len(left) > 0 {
+		lines = append(lines, "  "+st.Dim.Render(strings.Join(left, " · ")))
+	}
+	if p.Gap != nil {
+		lines = append(lines, "  "+st.Error.Render("✗ gap: "+components.Escape(p.Gap.String())+": nothing is applied; a new baseline is needed"))
+	}
+	for _, pr := range p.Problems {
+		lines = append(lines, components.Fit("  "+st.Error.Render("✗ "+components.Escape(pr.Error())), w))
+	}
+	for _, wn := range p.Warnings {
+		lines = append(lines, components.Fit("  "+st.Warning.Render("! "+components.Escape(wn)), w))
+	}
+	for _, n := range p.Notes {
+		lines = append(lines, components.Fit("  "+st.Dim.Render("· "+components.Escape(n)), w))
+	}
+	title := fmt.Sprintf("What will change (%s)", components.Count(len(p.Items)+p.More))
+	if p.More > 0 {
+		title += fmt.Sprintf(", the first %s", components.Count(len(p.Items)))
+	}
+	if len(p.Items) == 0 {
+		title = "Nothing to change"
+	}
+	lines = append(lines, "", st.Section.Render(title))
+	return lines
+}
+
+// rate writes a rate per second.
+func rate(n float64, unit string) string {
+	if n <= 0 {
+		return "–"
+	}
+	if unit == "B" {
+		return components.Bytes(int64(n)) + "/s"
+	}
+	if n < 10 {
+		return fmt.Sprintf("%.1f %s/s", n, unit)
+	}
+	return fmt.Sprintf("%.0f %s/s", n, unit)
+}
+
+func (v *syncPage) runHead(w int) []string {
+	st := v.c.Styles
+	p := v.prog
+	title := "Syncing"
+	if v.retrying {
+		title = "Syncing again the failed ones"
+	}
+	lines := []string{v.titleLine(title), "", v.kv("chosen", st.Value.Render(components.Escape(v.what))), ""}
+	frac := 0.0
+	if p.Total > 0 {
+		frac = float64(p.Done) / float64(p.Total)
+	}
+	pct := fmt.Sprintf(" %3d%%", int(frac*100))
+	lines = append(lines, "  "+components.Bar(st, frac, max(w-4-len(pct), 10))+st.Value.Render(pct))
+	counts := st.Value.Render(fmt.Sprintf("%s of %s resources", components.Count(p.Done), components.Count(p.Total)))
+	if p.Failed > 0 {
+		counts += st.Dim.Render(" · ") + st.Error.Render(components.Count(p.Failed)+" failed")
+	}
+	lines = append(lines, "  "+counts)
+	bytes := components.Bytes(p.Bytes)
+	if p.TotalBytes > 0 {
+		bytes += " of " + components.Bytes(p.TotalBytes)
+	}
+	lines = append(lines, "  "+st.Value.Render(bytes)+st.Dim.Render(" · ")+st.Value.Render(rate(p.Rate, "resources"))+st.Dim.Render(" · ")+st.Value.Render(rate(p.ByteRate, "B")))
+	left := "–"
+	if p.Remaining > 0 {
+		left = "about " + p.Remaining.Round(time.Second).String()
+	}
+	lines = append(lines, "  "+st.Label.Render("elapsed ")+st.Value.Render(p.Elapsed.Round(time.Second).String())+st.Dim.Render(" · ")+st.Label.Render("left ")+st.Value.Render(left))
+	switch {
+	case v.stopping:
+		lines = append(lines, "", "  "+v.c.Spinner.View()+st.Warning.Render(" stopping: what is written is recorded; the next sync continues from there"))
+	case v.confirm:
+		lines = append(lines, "", "  "+st.Warning.Render("Stop the sync? ")+st.Value.Render("y/enter")+st.Dim.Render(" stops (what is done is kept, the next sync continues) · ")+
+			st.Value.Render("n/esc")+st.Dim.Render(" goes on"))
+	default:
+		lines = append(lines, "", st.Dim.Render("  esc stops the sync (it asks first); the explorer stays where it is until then"))
+	}
+	lines = append(lines, "", st.Section.Render(fmt.Sprintf("Failures (%s)", components.Count(v.failN)))+st.Dim.Render(", then ")+
+		st.Section.Render(fmt.Sprintf("in flight (%d)", len(p.InFlight))))
+	return lines
+}
+
+func (v *syncPage) resultHead(w int) []string {
+	st := v.c.Styles
+	r := v.result
+	if r == nil {
+		msg := "the run could not start"
+		if v.err != nil {
+			msg += ": " + v.err.Error()
+		}
+		return []string{v.titleLine("Sync result"), "", "  " + st.Error.Render("✗ "+components.Escape(msg))}
+	}
+	verdict := st.OK.Render("✓ done")
+	switch {
+	case r.Stopped != "":
+		verdict = st.Warning.Render("stopped: " + components.Escape(r.Stopped))
+	case !r.OK():
+		verdict = st.Error.Render("✗ " + components.Plural(r.FailedCount, "failure", "failures"))
+	}
+	lines := []string{v.titleLine("Sync result") + "  " + verdict, "", v.kv("chosen", st.Value.Render(components.Escape(v.what))), ""}
+	counts := "  " + st.Created.Render(components.Count(r.Created)+" created") + st.Dim.Render(" · ") +
+		st.Updated.Render(components.Count(r.Updated)+" updated") + st.Dim.Render(" · ") +
+		st.Deleted.Render(components.Count(r.Deleted)+" deleted") + st.Dim.Render(" · ")
+	if r.FailedCount > 0 {
+		counts += st.Error.Render(components.Count(r.FailedCount) + " failed")
+	} else {
+		counts += st.Dim.Render("0 failed")
+	}
+	if r.Plan != nil {
+		counts += st.Dim.Render(" · " + components.Count(r.Plan.Summary.Unchanged) + " unchanged")
+	}
+	lines = append(lines, counts)
+	secs := r.Elapsed.Seconds()
+	speed := ""
+	if n := r.Created + r.Updated + r.Deleted; secs > 0 && n > 0 {
+		speed = " (" + rate(float64(n)/secs, "resources") + ")"
+	}
+	lines = append(lines, "  "+st.Value.Render(components.Bytes(r.Bytes)+" written in "+r.Elapsed.Round(time.Millisecond).String())+st.Dim.Render(speed))
+	var notes []string
+	if r.Adopted > 0 {
+		notes = append(notes, fmt.Sprintf("%s of the created were already in place, verified and kept", components.Count(r.Adopted)))
+	}
+	if r.Pending > 0 {
+		notes = append(notes, components.Plural(r.Pending, "deletion remembered", "deletions remembered")+" (apply them with the delete toggle, d, on the plan)")
+	}
+	if r.BackOffs > 0 {
+		notes = append(notes, fmt.Sprintf("the Source pushed back %s: fewer resources were fetched at once", components.Plural(r.BackOffs, "time", "times")))
+	}
+	switch {
+	case r.Finished:
+		notes = append(notes, "the copy is current up to "+datetimeOr(r.SyncedUntil, "now"))
+	case r.Stopped != "" || r.FailedCount > 0:
+		notes = append(notes, "the copy is not finished: the next sync continues where this one stopped")
+	}
+	if r.Plan != nil && r.Plan.Limited > 0 {
+		notes = append(notes, "a sync of chosen resources: the rest of the Source is left for a full sync")
+	}
+	for _, n := range notes {
+		lines = append(lines, components.Fit("  "+st.Dim.Render("· "+components.Escape(n)), w))
+	}
+	title := "Done"
+	switch {
+	case r.FailedCount > 0:
+		title = fmt.Sprintf("Failed (%s) first, then done", components.Count(r.FailedCount))
+	case len(v.rows) == 0:
+		title = "Nothing was changed"
+	}
+	lines = append(lines, "", st.Section.Render(title)+st.Dim.Render("  enter opens a resource"))
+	return lines
+}
