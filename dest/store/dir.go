@@ -213,31 +213,14 @@ func (d *Dir) Create(_ context.Context, p string, _ Meta) (Writer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("write %s: create a temporary file: %w", p, err)
 	}
-	return &dirWriter{d: d, path: p, tmp: tmp, f: f}, nil
+	return &dirWriter{tempWrite: tempWrite{path: p, f: f}, d: d, tmp: tmp}, nil
 }
 
 type dirWriter struct {
-	d    *Dir
-	path string
-	tmp  string
-	f    *os.File
-	n    int64
-	done bool
+	tempWrite
+	d   *Dir
+	tmp string // the temporary's path inside the root
 }
-
-func (w *dirWriter) Write(b []byte) (int, error) {
-	if w.done {
-		return 0, fmt.Errorf("write %s: already committed or abandoned", w.path)
-	}
-	n, err := w.f.Write(b)
-	w.n += int64(n)
-	if err != nil {
-		return n, fmt.Errorf("write %s: %w", w.path, err)
-	}
-	return n, nil
-}
-
-func (w *dirWriter) Written() int64 { return w.n }
 
 func (w *dirWriter) Commit(context.Context) error {
 	if w.done {

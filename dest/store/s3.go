@@ -148,31 +148,14 @@ func (s *S3) Create(_ context.Context, p string, meta Meta) (Writer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("write %s: create a temporary file: %w", p, err)
 	}
-	return &s3Writer{s: s, path: p, f: f, meta: meta}, nil
+	return &s3Writer{tempWrite: tempWrite{path: p, f: f}, s: s, meta: meta}, nil
 }
 
 type s3Writer struct {
+	tempWrite
 	s    *S3
-	path string
-	f    *os.File
 	meta Meta
-	n    int64
-	done bool
 }
-
-func (w *s3Writer) Write(b []byte) (int, error) {
-	if w.done {
-		return 0, fmt.Errorf("write %s: already committed or abandoned", w.path)
-	}
-	n, err := w.f.Write(b)
-	w.n += int64(n)
-	if err != nil {
-		return n, fmt.Errorf("write %s: %w", w.path, err)
-	}
-	return n, nil
-}
-
-func (w *s3Writer) Written() int64 { return w.n }
 
 func (w *s3Writer) finish() {
 	w.done = true

@@ -27,6 +27,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -198,3 +199,26 @@ func CheckPath(p string) error {
 	}
 	return nil
 }
+
+// tempWrite is what a folder's and a bucket's Writers share: the local
+// temporary file the bytes go to until Commit, and the count of them.
+type tempWrite struct {
+	path string // the file's path in the copy
+	f    *os.File
+	n    int64
+	done bool // committed, abandoned or rejected
+}
+
+func (w *tempWrite) Write(b []byte) (int, error) {
+	if w.done {
+		return 0, fmt.Errorf("write %s: already committed or abandoned", w.path)
+	}
+	n, err := w.f.Write(b)
+	w.n += int64(n)
+	if err != nil {
+		return n, fmt.Errorf("write %s: %w", w.path, err)
+	}
+	return n, nil
+}
+
+func (w *tempWrite) Written() int64 { return w.n }
