@@ -261,22 +261,7 @@ func (r *run) audit(url string) error {
 			r.noteInterrupt()
 			return nil
 		}
-		items := res.sample()
-		r.total.Store(int64(len(items)))
-		r.setPhase(PhaseChecks)
-		ch := make(chan *item)
-		go func() {
-			defer close(ch)
-			for _, it := range items {
-				select {
-				case ch <- it:
-				case <-r.ctx.Done():
-					return
-				}
-			}
-		}()
-		r.checkAll(ch)
-		r.rep.Selected = len(items)
+		r.checkItems(res.sample())
 	} else {
 		// Every resource, checked while the lists stream past.
 		ch := make(chan *item, 2*r.a.o.Concurrency)
@@ -311,6 +296,26 @@ func (r *run) noteInterrupt() {
 		}
 		r.stopMu.Unlock()
 	}
+}
+
+// checkItems checks items drawn beforehand (a sample, or the entries given):
+// they are the whole selection.
+func (r *run) checkItems(items []*item) {
+	r.total.Store(int64(len(items)))
+	r.setPhase(PhaseChecks)
+	ch := make(chan *item)
+	go func() {
+		defer close(ch)
+		for _, it := range items {
+			select {
+			case ch <- it:
+			case <-r.ctx.Done():
+				return
+			}
+		}
+	}()
+	r.checkAll(ch)
+	r.rep.Selected = len(items)
 }
 
 // checkAll checks the items of ch with Options.Concurrency workers.

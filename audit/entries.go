@@ -117,21 +117,7 @@ func (r *run) auditEntries(from string, entries []model.Entry) error {
 	if res != nil {
 		items = res.sample()
 	}
-	r.total.Store(int64(len(items)))
-	r.setPhase(PhaseChecks)
-	ch := make(chan *item)
-	go func() {
-		defer close(ch)
-		for _, it := range items {
-			select {
-			case ch <- it:
-			case <-r.ctx.Done():
-				return
-			}
-		}
-	}()
-	r.checkAll(ch)
-	r.rep.Selected = len(items)
+	r.checkItems(items)
 	r.noteInterrupt()
 	return nil
 }
