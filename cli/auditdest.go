@@ -5,16 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
-	"runtime/debug"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"rsx/dest/engine"
-	"rsx/dest/store"
 	"rsx/fetch"
 )
 
@@ -30,33 +25,12 @@ func (a *app) runDestAudit(cmd *cobra.Command, f auditFlags, target string) erro
 			return failed(fmt.Errorf("audit --dest: --%s is an option of the spot audit (the copy's own selection applies)", name))
 		}
 	}
-	if os.Getenv("GOMEMLIMIT") == "" {
-		prev := debug.SetMemoryLimit(syncMemoryLimit)
-		defer debug.SetMemoryLimit(prev)
-	}
-	hf := a.http.forTarget(cmd, target)
-	client, err := hf.client(target)
+	d, err := a.openDest(ctx, cmd, "audit", target, f.dest, false, engine.Options{})
 	if err != nil {
 		return failed(err)
 	}
-	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
-	defer stop()
-	st, err := store.Open(ctx, f.dest, store.Options{})
-	if err != nil {
-		return failed(fmt.Errorf("audit: %w", err))
-	}
-	defer st.Close()
-	var bar *syncBar
-	opts := engine.Options{Concurrency: 2 * hf.concurrency}
-	if isTerminal(a.err) {
-		bar = newSyncBar(a.err)
-		opts.Progress = bar.update
-	}
-	sess, err := engine.Open(ctx, st, client, opts)
-	if err != nil {
-		return failed(fmt.Errorf("audit: %w", err))
-	}
-	defer sess.Close()
+	defer d.close()
+	ctx, st, sess, bar := d.ctx, d.st, d.sess, d.bar
 	rep, err := sess.Audit(ctx, target)
 	bar.finish()
 	if err != nil {

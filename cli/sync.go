@@ -179,42 +179,12 @@ func (a *app) runSync(cmd *cobra.Command, f syncFlags, target string) error {
 		}
 		cmd.Annotations[annotationEndsOnSignal] = "follow"
 	}
-	if os.Getenv("GOMEMLIMIT") == "" {
-		prev := debug.SetMemoryLimit(syncMemoryLimit)
-		defer debug.SetMemoryLimit(prev)
-	}
-	hf := a.http.forTarget(cmd, target)
-	client, err := hf.client(target)
+	d, err := a.openDest(ctx, cmd, "sync", target, f.dest, true, engine.Options{IgnoreCrawlDelay: f.ignoreCrawlDelay, UserAgent: "rsx"})
 	if err != nil {
 		return failed(err)
 	}
-	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
-	defer stop()
-
-	st, err := store.Open(ctx, f.dest, store.Options{Create: true})
-	if err != nil {
-		return failed(fmt.Errorf("sync: %w", err))
-	}
-	defer st.Close()
-	var bar *syncBar
-	if isTerminal(a.err) {
-		bar = newSyncBar(a.err)
-	}
-	opts := engine.Options{
-		// Resources at once: twice a host's slots, so that some are written
-		// (fsync) while others download.
-		Concurrency:      2 * hf.concurrency,
-		IgnoreCrawlDelay: f.ignoreCrawlDelay,
-		UserAgent:        "rsx",
-	}
-	if bar != nil {
-		opts.Progress = bar.update
-	}
-	sess, err := engine.Open(ctx, st, client, opts)
-	if err != nil {
-		return failed(fmt.Errorf("sync: %w", err))
-	}
-	defer sess.Close()
+	defer d.close()
+	ctx, client, st, sess, bar := d.ctx, d.client, d.st, d.sess, d.bar
 	if l := sess.Lock(); l.TookOver != nil && !f.json {
 		fmt.Fprintf(a.err, "rsx: the lock of an interrupted run (%s) was taken over; %d temporary files removed\n", l.TookOver, l.Removed)
 	}
@@ -287,6 +257,70 @@ func (a *app) runSync(cmd *cobra.Command, f syncFlags, target string) error {
 		return a.followSync(ctx, sess, p, res, events, f, st.String(), started)
 	}
 	return exitWith(code)
+}
+
+// openedDest is a destination opened for rsx sync or rsx audit --dest: the
+// store, the engine's session on it, the client it fetches with and the
+// progress bar (nil when standard error is no terminal).
+type openedDest struct {
+	ctx     context.Context // ends on SIGINT or SIGTERM
+	client  *fetch.Client
+	st      store.Store
+	sess    *engine.Session
+	bar     *syncBar
+	closers []func()
+}
+
+// close closes what openDest opened, the last first.
+func (d *openedDest) close() {
+	for i := len(d.closers) - 1; i >= 0; i-- {
+		d.closers[i]()
+	}
+	d.closers = nil
+}
+
+// openDest opens dest (a folder is made when create) and an engine session
+// on it for target, under a soft memory limit unless GOMEMLIMIT sets one;
+// what names the command in errors. The resources worked on at once are
+// twice a host's slots, so that some are written (fsync) while others
+// download.
+func (a *app) openDest(ctx context.Context, cmd *cobra.Command, what, target, dest string, create bool, opts engine.Options) (*openedDest, error) {
+	d := &openedDest{}
+	ok := false
+	defer func() {
+		if !ok {
+			d.close()
+		}
+	}()
+	if os.Getenv("GOMEMLIMIT") == "" {
+		prev := debug.SetMemoryLimit(syncMemoryLimit)
+		d.closers = append(d.closers, func() { debug.SetMemoryLimit(prev) })
+	}
+	hf := a.http.forTarget(cmd, target)
+	client, err := hf.client(target)
+	if err != nil {
+		return nil, err
+	}
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
+	d.closers = append(d.closers, stop)
+	st, err := store.Open(ctx, dest, store.Options{Create: create})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	d.closers = append(d.closers, func() { st.Close() })
+	if isTerminal(a.err) {
+		d.bar = newSyncBar(a.err)
+		opts.Progress = d.bar.update
+	}
+	opts.Concurrency = 2 * hf.concurrency
+	sess, err := engine.Open(ctx, st, client, opts)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	d.closers = append(d.closers, func() { sess.Close() })
+	d.ctx, d.client, d.st, d.sess = ctx, client, st, sess
+	ok = true
+	return d, nil
 }
 
 // syncBar is the progress on standard error: a spinner while the Source's
