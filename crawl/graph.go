@@ -623,13 +623,7 @@ func (n *Node) ProblemCounts() (errors, warnings int) {
 	if n.Document != nil {
 		errors, warnings = n.Errors, n.Warnings
 	}
-	for _, p := range n.Cross {
-		switch p.Severity {
-		case model.SeverityError:
-			errors++
-		case model.SeverityWarning:
-			warnings++
-		}
-	}
+	e, w := model.CountProblems(n.Cross)
+	errors, warnings = errors+e, warnings+w
 	return errors, warnings
 }

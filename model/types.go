@@ -233,6 +233,20 @@ type Problem struct {
 	Line     int    // 0 when unknown
 }
 
+// CountProblems counts the errors and the warnings among ps (hints are
+// neither).
+func CountProblems(ps []Problem) (errors, warnings int) {
+	for i := range ps {
+		switch ps[i].Severity {
+		case SeverityError:
+			errors++
+		case SeverityWarning:
+			warnings++
+		}
+	}
+	return errors, warnings
+}
+
 // Precision is the granularity a W3C Datetime was written with.
 type Precision uint8
 

@@ -115,8 +115,8 @@ func (v *problemsPage) fromDocument() {
 // groups.
 func (v *problemsPage) SetProblems(doc, cross []model.Problem) {
 	v.setProblems(doc, cross)
-	v.errs, v.warns = countProblems(doc)
-	e, w := countProblems(cross)
+	v.errs, v.warns = model.CountProblems(doc)
+	e, w := model.CountProblems(cross)
 	v.errs += e
 	v.warns += w
 	v.storedAll = true
@@ -126,18 +126,6 @@ func (v *problemsPage) SetProblems(doc, cross []model.Problem) {
 func (v *problemsPage) setProblems(doc, cross []model.Problem) {
 	v.doc = sortedProblems(doc)
 	v.cross = sortedProblems(cross)
-}
-
-func countProblems(ps []model.Problem) (errs, warns int) {
-	for _, p := range ps {
-		switch p.Severity {
-		case model.SeverityError:
-			errs++
-		case model.SeverityWarning:
-			warns++
-		}
-	}
-	return errs, warns
 }
 
 // sortedProblems returns a copy of ps by severity (errors first), then entry

@@ -46,16 +46,8 @@ type docProblemsMsg struct{ doc *document }
 // problemCounts counts errors and warnings: the load's exact counts plus
 // the cross-document problems.
 func (d *document) problemCounts() (errs, warns int) {
-	errs, warns = d.nErrors, d.nWarns
-	for _, p := range d.cross {
-		switch p.Severity {
-		case model.SeverityError:
-			errs++
-		case model.SeverityWarning:
-			warns++
-		}
-	}
-	return errs, warns
+	errs, warns = model.CountProblems(d.cross)
+	return d.nErrors + errs, d.nWarns + warns
 }
 
 // wantsCrossCheck tells whether the document lists other documents that
