@@ -202,7 +202,7 @@ func notificationProblems(d *Document, opts NotificationOptions) []Problem {
 				chkRef(e, i)+`: no change attribute: a framework notification entry must say what happened to the document (change="created|updated|deleted")`))
 		}
 		for _, l := range e.Links {
-			if !relHas(l.Rel, "index") {
+			if !HasRel(l.Rel, "index") {
 				continue
 			}
 			if l.Href == "" || sameURL(l.Href, e.Loc) {
@@ -220,15 +220,6 @@ func frameworkDocument(c Capability) bool {
 	switch c {
 	case CapResourceList, CapResourceDump, CapChangeList, CapChangeDump, CapCapabilityList, CapDescription:
 		return true
-	}
-	return false
-}
-
-func relHas(rel, tok string) bool {
-	for _, t := range strings.Fields(rel) {
-		if strings.EqualFold(t, tok) {
-			return true
-		}
 	}
 	return false
 }

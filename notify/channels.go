@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
 	"strings"
 
 	"rsx/crawl"
@@ -108,7 +107,6 @@ func channelsOf(cl *crawl.Document) []Channel {
 	if cl.Entries == nil {
 		return nil
 	}
-	base, _ := url.Parse(cl.Base())
 	var out []Channel
 	for i := 0; i < cl.Entries.Len(); i++ {
 		var k Kind
@@ -120,11 +118,7 @@ func channelsOf(cl *crawl.Document) []Channel {
 		default:
 			continue
 		}
-		loc := strings.TrimSpace(cl.Entries.Loc(i))
-		if ref, err := url.Parse(loc); err == nil && base != nil {
-			loc = base.ResolveReference(ref).String()
-		}
-		out = append(out, Channel{URL: loc, Kind: k, CapabilityList: cl.Base()})
+		out = append(out, Channel{URL: model.ResolveHref(cl.Base(), cl.Entries.Loc(i)), Kind: k, CapabilityList: cl.Base()})
 	}
 	return out
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"math/rand/v2"
 	"net/http"
-	"strings"
 	"sync"
 	"time"
 
@@ -69,12 +68,7 @@ func (e *Event) Kind() Kind { return e.Channel.Kind }
 
 // Errors counts the error problems of a notification.
 func (e *Event) Errors() int {
-	n := 0
-	for _, p := range e.Problems {
-		if p.Severity == model.SeverityError {
-			n++
-		}
-	}
+	n, _ := model.CountProblems(e.Problems)
 	return n
 }
 
@@ -289,7 +283,7 @@ func (w *watcher) notification(ch Channel, c *model.NotificationChecker, raw []b
 		en := &d.Entries[i]
 		it := Item{URL: en.Loc, Change: en.MD.Change, Datetime: model.ChangeTime(en), Capability: en.MD.Capability, Entry: *en}
 		for _, l := range en.Links {
-			if relHas(l.Rel, "index") {
+			if model.HasRel(l.Rel, "index") {
 				it.Index = l.Href
 				break
 			}
@@ -297,13 +291,4 @@ func (w *watcher) notification(ch Channel, c *model.NotificationChecker, raw []b
 		e.Items = append(e.Items, it)
 	}
 	return e
-}
-
-func relHas(rel, tok string) bool {
-	for _, t := range strings.Fields(rel) {
-		if strings.EqualFold(t, tok) {
-			return true
-		}
-	}
-	return false
 }

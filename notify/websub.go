@@ -47,6 +47,7 @@ import (
 	"github.com/PuerkitoBio/goquery"
 
 	"rsx/crawl"
+	"rsx/model"
 )
 
 // Rules of problems found before a message could be checked.
@@ -665,15 +666,14 @@ func htmlLinks(r io.Reader, base *url.URL) (hubs, selfs []string) {
 }
 
 func addLink(hubs, selfs []string, rel, href string, base *url.URL) ([]string, []string) {
-	ref, err := url.Parse(strings.TrimSpace(href))
-	if err != nil || href == "" {
+	if _, err := url.Parse(strings.TrimSpace(href)); err != nil || href == "" {
 		return hubs, selfs
 	}
-	target := base.ResolveReference(ref).String()
-	if relHas(rel, "hub") {
+	target := model.ResolveHref(base.String(), href)
+	if model.HasRel(rel, "hub") {
 		hubs = append(hubs, target)
 	}
-	if relHas(rel, "self") {
+	if model.HasRel(rel, "self") {
 		selfs = append(selfs, target)
 	}
 	return hubs, selfs
