@@ -13,6 +13,7 @@ import (
 	"github.com/aymanbagabas/go-udiff"
 
 	"rsx/claims"
+	"rsx/crawl"
 	"rsx/fetch"
 	"rsx/memento"
 )
@@ -97,16 +98,16 @@ func (s *Session) TimeGate(ctx context.Context, gate string, at time.Time) (Time
 	a.Exchange = ex
 	if ex != nil {
 		a.Status, a.Memento = ex.Status, ex.FinalURL
-		// The TimeGate's own Link header names the TimeMap; a memento's too.
-		for _, h := range linkHeaders(ex) {
-			links, _ := memento.ParseLinks([]byte(h))
-			for _, l := range links {
-				switch {
-				case l.HasRel("timemap") && a.TimeMap == "":
-					a.TimeMap = l.Target
-				case l.HasRel("original") && a.Original == "":
-					a.Original = l.Target
-				}
+		// The memento's Link header names the TimeMap and the original
+		// resource (RFC 7089 section 2.2.1), its targets relative to it.
+		for _, l := range crawl.ParseLinkHeader(ex.ResponseHeader.Values("Link")) {
+			target, err := l.Resolve(ex.FinalURL)
+			switch {
+			case err != nil:
+			case l.HasRel("timemap") && a.TimeMap == "":
+				a.TimeMap = target
+			case l.HasRel("original") && a.Original == "":
+				a.Original = target
 			}
 		}
 		if md := ex.ResponseHeader.Get("Memento-Datetime"); md != "" {
@@ -120,16 +121,6 @@ func (s *Session) TimeGate(ctx context.Context, gate string, at time.Time) (Time
 		return a, fmt.Errorf("ask the TimeGate %s for %s: it did not lead to a memento (HTTP %d)", gate, memento.FormatHTTPDate(at), a.Status)
 	}
 	return a, nil
-}
-
-// linkHeaders are the Link headers of the final response and of the
-// redirects before it (a TimeGate's 302 carries its own).
-func linkHeaders(ex *fetch.Exchange) []string {
-	var out []string
-	if ex.ResponseHeader != nil {
-		out = append(out, ex.ResponseHeader.Values("Link")...)
-	}
-	return out
 }
 
 // Body is one side of a comparison of versions.

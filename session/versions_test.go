@@ -3,6 +3,9 @@ package session
 import (
 	"context"
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -199,4 +202,31 @@ type noNetwork struct{}
 
 func (noNetwork) Get(_ context.Context, url string) (*fetch.Response, error) {
 	return nil, fmt.Errorf("GET %s: no network in this test", url)
+}
+
+// A memento's Link header may name its TimeMap and original resource by
+// relative references: they are resolved against the memento's URL.
+func TestTimeGateRelativeLinks(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/gate/r", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "/mementos/2026/r", http.StatusFound)
+	})
+	mux.HandleFunc("/mementos/2026/r", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Link", `</r>; rel="original", <../../timemap/r>; rel="timemap"`)
+		w.Header().Set("Memento-Datetime", "Mon, 05 Jan 2026 10:30:00 GMT")
+		io.WriteString(w, "then")
+	})
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	c, err := fetch.NewClient(fetch.Options{NoCache: true, Netrc: "-"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := New(c, Options{}).TimeGate(context.Background(), srv.URL+"/gate/r", time.Date(2026, 1, 5, 11, 0, 0, 0, time.UTC))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Memento != srv.URL+"/mementos/2026/r" || a.Original != srv.URL+"/r" || a.TimeMap != srv.URL+"/timemap/r" {
+		t.Errorf("memento %s, original %s, TimeMap %s", a.Memento, a.Original, a.TimeMap)
+	}
 }
