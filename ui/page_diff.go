@@ -32,6 +32,7 @@ type diffPage struct {
 
 	width, height int
 	scroll        components.List
+	drawn         []string // the comparison drawn for width (lines), once it is in
 }
 
 // diffSession identifies one diff page for its result (not zero-sized).
@@ -95,7 +96,14 @@ func (v *diffPage) KeyBindings() []key.Binding {
 func (v *diffPage) SetSize(w, h int) {
 	v.width, v.height = w, h
 	v.scroll.SetHeight(max(h, 1))
-	v.scroll.SetLen(len(v.lines()))
+	v.relayout()
+}
+
+// relayout draws the comparison for the page's width, once: a diff of two
+// texts of megabytes is tens of thousands of lines, which View only windows.
+func (v *diffPage) relayout() {
+	v.drawn = v.lines()
+	v.scroll.SetLen(len(v.drawn))
 }
 
 // Update handles the comparison's end and scrolling.
@@ -108,7 +116,7 @@ func (v *diffPage) Update(msg tea.Msg) (Page, tea.Cmd) {
 		v.busy, v.cancel = false, nil
 		res := msg.res
 		v.res = &res
-		v.scroll.SetLen(len(v.lines()))
+		v.relayout()
 	case tea.MouseWheelMsg:
 		v.scroll.Update(msg, &v.c.Keys)
 	case tea.KeyPressMsg:
@@ -240,12 +248,9 @@ func diffCounts(diff string) (added, removed int) {
 
 // View draws the visible part of the comparison.
 func (v *diffPage) View() string {
-	w := max(v.width, 1)
-	lines := v.lines()
-	h := max(v.height, 1)
-	out := components.Window(lines, components.Clamp(v.scroll.Offset(), 0, len(lines)-h), h)
-	for i, l := range out {
-		out[i] = components.Fit(l, w)
+	lines := v.drawn
+	if v.res == nil {
+		lines = v.lines() // the spinner turns
 	}
-	return strings.Join(out, "\n")
+	return components.Scrolled(lines, v.scroll.Offset(), v.width, v.height)
 }

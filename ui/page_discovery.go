@@ -124,15 +124,8 @@ func (v *discoveryPage) Update(msg tea.Msg) (Page, tea.Cmd) {
 
 // View draws the visible part of the report.
 func (v *discoveryPage) View() string {
-	st := v.c.Styles
-	w := max(v.width, 1)
-	lines, _ := v.lines(st, w)
-	h := max(v.height, 1)
-	out := components.Window(lines, components.Clamp(v.list.Offset(), 0, len(lines)-h), h)
-	for i, l := range out {
-		out[i] = components.Fit(l, w)
-	}
-	return strings.Join(out, "\n")
+	lines, _ := v.lines(v.c.Styles, max(v.width, 1))
+	return components.Scrolled(lines, v.list.Offset(), v.width, v.height)
 }
 
 // discoveryMethodText explains a discovery method.

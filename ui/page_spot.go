@@ -44,6 +44,8 @@ type spotPage struct {
 
 	list          components.List // Links: the resources are the items
 	width, height int
+	drawn         []string // the report drawn for width, none selected (layout)
+	items         []int    // the line of drawn each resource begins on
 }
 
 func newSpotPage(c *common.Common, b spotBackend, req session.SpotRequest, what string, res resourceOpener) *spotPage {
@@ -132,10 +134,12 @@ func (v *spotPage) KeyBindings() []key.Binding {
 	return []key.Binding{common.Short(k.Open, "open the resource"), common.Short(k.Retry, "check again"), k.Up, k.Down}
 }
 
+// layout draws the report for the page's width, once: a check of thousands
+// of marked entries is tens of thousands of lines, which View only windows.
 func (v *spotPage) layout() {
-	lines, items := v.lines(max(v.width, 1))
+	v.drawn, v.items = v.lines(max(v.width, 1))
 	v.list.SetHeight(max(v.height, 1))
-	v.list.SetItems(items, len(lines))
+	v.list.SetItems(v.items, len(v.drawn))
 }
 
 func (v *spotPage) Update(msg tea.Msg) (Page, tea.Cmd) {
@@ -179,13 +183,29 @@ func (v *spotPage) Update(msg tea.Msg) (Page, tea.Cmd) {
 }
 
 func (v *spotPage) View() string {
+	if v.rep == nil {
+		lines, _ := v.lines(max(v.width, 1)) // a few lines; the spinner turns
+		return components.Scrolled(lines, v.list.Offset(), v.width, v.height)
+	}
+	// The drawn lines, windowed, with the selected resource's line drawn
+	// selected when it is in the window.
 	w, h := max(v.width, 1), max(v.height, 1)
-	lines, _ := v.lines(w)
-	out := components.Window(lines, components.Clamp(v.list.Offset(), 0, len(lines)-h), h)
+	top := components.Clamp(v.list.Offset(), 0, len(v.drawn)-h)
+	out := components.Window(v.drawn, top, h)
+	if i := v.list.Cursor(); i >= 0 && i < len(v.items) && v.items[i] >= top && v.items[i] < top+h {
+		out[v.items[i]-top] = v.selectedLine(i, w)
+	}
 	for i, l := range out {
 		out[i] = components.Fit(l, w)
 	}
 	return strings.Join(out, "\n")
+}
+
+// selectedLine is the first line of resource i when it is selected.
+func (v *spotPage) selectedLine(i, w int) string {
+	res := &v.rep.Resources[i]
+	name := components.Escape(displayLoc(originOf(v.req.From), res.URL))
+	return v.c.Styles.Selected.Render(components.Pad("▸ "+res.Verdict.String()+" "+name, w))
 }
 
 // verdictMark is a verdict's mark and style.
@@ -249,8 +269,7 @@ func (v *spotPage) lines(w int) ([]string, []int) {
 	}
 	add("")
 	origin := originOf(v.req.From)
-	sel := v.list.Cursor()
-	for i, res := range r.Resources {
+	for _, res := range r.Resources {
 		items = append(items, len(out))
 		name := components.Escape(displayLoc(origin, res.URL))
 		line := verdictMark(st, res.Verdict) + " " + st.URL.Render(name)
@@ -258,9 +277,6 @@ func (v *spotPage) lines(w int) ([]string, []int) {
 			line += st.Dim.Render("  deleted: must be gone")
 		} else if res.Changed {
 			line += st.Dim.Render("  a change's claims")
-		}
-		if i == sel {
-			line = st.Selected.Render(components.Pad("▸ "+res.Verdict.String()+" "+name, w))
 		}
 		add(line)
 		if res.Unfetchable != "" {

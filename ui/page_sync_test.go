@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -402,4 +403,30 @@ func TestSpotPageGolden(t *testing.T) {
 			}
 		})
 	}
+}
+
+// The spot page draws its report once; moving the selection redraws only
+// the selected resource's line, and a resource scrolled into view is drawn
+// selected.
+func TestSpotPageSelection(t *testing.T) {
+	b := &fakeDestBackend{spot: fakeSpot()}
+	p := newSpotPage(ivTestCommon(), b, session.SpotRequest{From: "http://example.org/dataset1/resourcelist-1.xml"}, "the 3 marked", resourceOpener{})
+	p.SetSize(80, 8)
+	ivDrive(p, ivRunCmd(p.Init())...)
+	has := func(want ...string) {
+		t.Helper()
+		lines := ivLines(p.View())
+		for _, w := range want {
+			if !slices.Contains(lines, w) {
+				t.Errorf("no line %q in:\n%s", w, strings.Join(lines, "\n"))
+			}
+		}
+	}
+	has("▸ mismatch /res/012.html")
+	ivDrive(p, ivKey("down"))
+	has("▸ ok /res/001.html")
+	ivDrive(p, ivKey("down"))
+	has("▸ ok /res/005.html", "    ✓ md5      0f3b8ad1c2e4d5f60718293a4b5c6d7e")
+	ivDrive(p, ivKey("up"), ivKey("up"))
+	has("▸ mismatch /res/012.html")
 }

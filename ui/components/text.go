@@ -251,6 +251,17 @@ func Window(lines []string, top, h int) []string {
 	return out
 }
 
+// Scrolled is the view of a page drawn whole and scrolled: the h lines of
+// lines from top (kept in range), each fitted to w cells.
+func Scrolled(lines []string, top, w, h int) string {
+	w, h = max(w, 1), max(h, 1)
+	out := Window(lines, Clamp(top, 0, len(lines)-h), h)
+	for i, l := range out {
+		out[i] = Fit(l, w)
+	}
+	return strings.Join(out, "\n")
+}
+
 // FitBlock makes s exactly h lines, each at most w cells.
 func FitBlock(s string, w, h int) string {
 	lines := strings.Split(s, "\n")
