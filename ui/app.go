@@ -596,7 +596,11 @@ func (a *App) back() tea.Cmd {
 		} else {
 			d.err = errCancelled
 		}
-		a.flashInfo("load cancelled — r reloads")
+		text := "load cancelled — r reloads"
+		if marks := d.carriedText(); marks != "" {
+			text += " · " + strings.TrimPrefix(marks, "reloaded: ")
+		}
+		a.flashInfo(text)
 		return nil
 	}
 	if !a.hist.canBack() {

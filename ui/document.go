@@ -58,6 +58,9 @@ type document struct {
 	// state in the local copy attached (local.go). Both nil until used.
 	picked *pickSet
 	local  *localCopy
+	// carried are the marks of the load before a reload (r), put back on
+	// the entries of this load as they arrive; nil when none.
+	carried *carriedMarks
 
 	// discoveryPage is the discovery run from this URL because it is not a
 	// ResourceSync document: coming back to it in the history shows it as

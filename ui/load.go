@@ -181,8 +181,10 @@ func (a *App) handleLoad(m loadMsg) tea.Cmd {
 			}
 			d.entries.Append(&m.batch[i])
 		}
+		d.markCarried(from)
 		if current {
 			a.dv.entriesChanged(from)
+			a.dv.showPicks()
 		}
 	case m.progress >= 0 && m.done == nil:
 		if m.part < 0 {
@@ -236,6 +238,9 @@ func (a *App) handleLoad(m loadMsg) tea.Cmd {
 		d.cancelLoad()
 		d.buildMarks()
 		cmds = append(cmds, a.startCrossCheck(d))
+		if text := d.carriedText(); text != "" && current {
+			a.flashInfo(text)
+		}
 		if current {
 			cmds = append(cmds, a.dv.loadDone(), a.startLocal(d))
 			if d.header != nil && d.crumbs == nil && d.parts == nil {

@@ -179,3 +179,74 @@ func (v *docPage) chosenRows() (rows []int32, marked, all bool, err error) {
 // errFilterRunning is what the keys that act on the entries shown say
 // while a filter is still scanning.
 var errFilterRunning = errors.New("the filter is still running: wait for the entries it shows")
+
+// carriedMarks are the marks of a document that is loaded again (r), by
+// entry loc: each entry of the new load whose loc was marked is marked
+// again as it arrives, and the marks whose entries are gone are dropped.
+type carriedMarks struct {
+	found map[string]bool // marked loc → an entry of the new load has it
+	kept  int             // the locs found so far
+}
+
+// carryMarks remembers the marks of old for d, the same document loaded
+// again; nothing when old has none.
+func (d *document) carryMarks(old *document) {
+	c := &carriedMarks{found: map[string]bool{}}
+	if p := old.picked; p != nil {
+		for _, i := range p.rows() {
+			c.found[old.entries.Loc(int(i))] = false
+		}
+	}
+	if oc := old.carried; oc != nil { // reloaded again before its entries came
+		for loc := range oc.found {
+			c.found[loc] = false
+		}
+	}
+	if len(c.found) > 0 {
+		d.carried = c
+	}
+}
+
+// markCarried marks the entries from row from on whose loc was marked
+// before the reload.
+func (d *document) markCarried(from int) {
+	c := d.carried
+	if c == nil {
+		return
+	}
+	p := d.picks()
+	for i, n := from, d.entries.Len(); i < n; i++ {
+		loc := d.entries.Loc(i)
+		found, marked := c.found[loc]
+		if !marked {
+			continue
+		}
+		p.set(d, i, true)
+		if !found {
+			c.found[loc] = true
+			c.kept++
+		}
+	}
+}
+
+// carriedText ends the carrying of the marks at the end of the load and
+// says what became of them ("" when there were none): "reloaded: 3 marks
+// kept, 1 dropped (its entry is gone)".
+func (d *document) carriedText() string {
+	c := d.carried
+	if c == nil {
+		return ""
+	}
+	d.carried = nil
+	dropped := len(c.found) - c.kept
+	s := "reloaded: " + components.Plural(c.kept, "mark", "marks") + " kept"
+	switch {
+	case dropped == 0:
+		return s
+	case d.err != nil:
+		return s + ", " + components.Count(dropped) + " dropped (the load ended before their entries came)"
+	case dropped == 1:
+		return s + ", 1 dropped (its entry is gone)"
+	}
+	return s + ", " + components.Count(dropped) + " dropped (their entries are gone)"
+}

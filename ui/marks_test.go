@@ -491,3 +491,69 @@ func TestMarksWaitForARunningFilter(t *testing.T) {
 		t.Errorf(":sync of the marks during a scan: %v, %d", err, len(sc.only))
 	}
 }
+
+// r loads the document again and keeps the marks of the entries still in
+// it, by loc, dropping those whose entries are gone; the status line says
+// how many of each.
+func TestMarksKeptOnReload(t *testing.T) {
+	g := newExGetter()
+	path := "/dataset1/resourcelist-1.xml"
+	a, d := exApp(t, g, path, 120, 40)
+	d.keys("space space space j j space") // entries 1, 2, 3 and 6
+	want := []string{a.doc.entries.Loc(0), a.doc.entries.Loc(2), a.doc.entries.Loc(5)}
+	gone := a.doc.entries.Loc(1)
+	if a.doc.marked() != 4 {
+		t.Fatalf("%d marked", a.doc.marked())
+	}
+	// The Source drops entry 2 and moves entry 6 to the front.
+	doc := g.docs[path]
+	line := func(loc string) string {
+		i := strings.Index(doc, "<url><loc>"+loc+"<")
+		j := strings.Index(doc[i:], "</url>\n")
+		return doc[i-2 : i+j+len("</url>\n")]
+	}
+	six := line(want[2])
+	doc = strings.Replace(doc, line(gone), "", 1)
+	doc = strings.Replace(doc, six, "", 1)
+	first := strings.Index(doc, "  <url>")
+	g.docs[path] = doc[:first] + six + doc[first:]
+
+	d.keys("r")
+	var got []string
+	for _, i := range a.doc.picked.rows() {
+		got = append(got, a.doc.entries.Loc(int(i)))
+	}
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) || a.doc.entries.Len() != 29 {
+		t.Errorf("after r: marked %v of %d entries, want %v", got, a.doc.entries.Len(), want)
+	}
+	if a.doc.entries.Loc(0) != want[2] || !a.doc.picked.has(0) {
+		t.Errorf("the moved entry is not marked where it is now: %v", a.doc.picked.rows())
+	}
+	if want := "reloaded: 3 marks kept, 1 dropped (its entry is gone)"; a.flash != want {
+		t.Errorf("flash %q, want %q", a.flash, want)
+	}
+	if s := d.screen(); !strings.Contains(s, "3 marked") || !strings.Contains(s, "reloaded: 3 marks kept, 1 dropped") || !a.dv.tbl.ShowPicked {
+		t.Errorf("the screen after r:\n%s", s)
+	}
+	// Without marks, r says nothing of them.
+	d.keys("- r")
+	if a.doc.marked() != 0 || strings.Contains(a.flash, "mark") {
+		t.Errorf("r without marks: %d marked, flash %q", a.doc.marked(), a.flash)
+	}
+}
+
+// The marks of an index opened as one list survive reloading its parts.
+func TestMarksKeptOnReloadAllParts(t *testing.T) {
+	a, d := exApp(t, newExGetter(), "/dataset1/resourcelist-index.xml", 120, 40)
+	d.keys("a G space")
+	last := a.doc.entries.Loc(39)
+	d.keys("r")
+	if a.doc.parts == nil || a.doc.marked() != 1 || a.doc.entries.Loc(int(a.doc.picked.rows()[0])) != last {
+		t.Errorf("after r: %d marked", a.doc.marked())
+	}
+	if !strings.Contains(a.flash, "1 mark kept") {
+		t.Errorf("flash %q", a.flash)
+	}
+}

@@ -145,14 +145,15 @@ func (a *App) reload() tea.Cmd {
 	d := a.doc
 	d.cancelLoad()
 	p := place{url: d.url, combined: d.parts != nil, crumbs: d.crumbs, selected: a.dv.Selected()}
-	if d.parts != nil {
-		// Reload the parts, keeping the index.
-		a.cache.remove(p.key())
-		return a.load(p)
-	}
 	a.cache.remove(p.key())
-	a.hist.visit(p)
-	return a.load(p)
+	if d.parts == nil { // (the parts of a combined view are reloaded, keeping the index)
+		a.hist.visit(p)
+	}
+	cmd := a.load(p)
+	if a.doc != d {
+		a.doc.carryMarks(d)
+	}
+	return cmd
 }
 
 // goBack moves back in the history.
