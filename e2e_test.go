@@ -415,7 +415,7 @@ func TestE2ESyncAndAuditFromTheExplorer(t *testing.T) {
 		return strings.Contains(scr, "/dataset1/res/000001") && !strings.Contains(scr, "marked")
 	})
 	s.keys("+")
-	all := regexp.MustCompile(`([\d,]+) entries · ● ([\d,]+) marked`)
+	all := regexp.MustCompile(`([\d,]+) entries · ■ ([\d,]+) marked`)
 	s.waitUntil(10*time.Second, "every entry marked", func(scr string) bool {
 		m := all.FindStringSubmatch(scr)
 		return m != nil && m[1] == m[2]

@@ -116,7 +116,7 @@ func (h *helpScreen) layout(w, height int) []string {
 		"Mouse: wheel scrolls, click selects, click again opens, click a title sorts.", max(w-1, 20)) {
 		head = append(head, st.Dim.Render(l))
 	}
-	head = append(head, "")
+	head = append(head, h.signsLine(w), "")
 	return append(head, strings.Split(body, "\n")...)
 }
 
@@ -128,4 +128,19 @@ func (h *helpScreen) View() string {
 		out[i] = components.Fit(l, h.width)
 	}
 	return strings.Join(out, "\n")
+}
+
+// signsLine explains the signs of the table and the status bar, each drawn
+// as it is drawn there: a marked entry's square and the notifications'
+// circles are told apart here once.
+func (h *helpScreen) signsLine(w int) string {
+	st := h.c.Styles
+	signs := []string{
+		st.Marked.Render(components.MarkedGlyph) + st.Dim.Render(" marked entry"),
+		st.OK.Render("●") + st.Dim.Render(" notifications live ") + st.Warning.Render("◐") + st.Dim.Render(" some ") +
+			st.Error.Render("○") + st.Dim.Render(" dropped ") + st.Dim.Render("◌ connecting"),
+		st.Error.Render("✗") + st.Dim.Render(" error ") + st.Warning.Render("!") + st.Dim.Render("/") + st.Warning.Render("⚠") + st.Dim.Render(" warning"),
+		st.Dim.Render("⟳ stale"),
+	}
+	return components.Fit(st.Dim.Render("Signs: ")+strings.Join(signs, st.Dim.Render(" · ")), max(w-1, 20))
 }

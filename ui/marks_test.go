@@ -73,7 +73,7 @@ func TestMarks(t *testing.T) {
 		t.Fatalf("marked %v, cursor on %d", got, a.dv.Selected())
 	}
 	// Lengths 1037, 1074 and 1111 bytes.
-	if s := d.screen(); !strings.Contains(s, "● 3 marked · 3.1 KiB") || strings.Count(s, " ● ") < 3 {
+	if s := d.screen(); !strings.Contains(s, "■ 3 marked · 3.1 KiB") || strings.Count(s, " ■ ") < 3 || strings.Contains(s, "●") {
 		t.Errorf("the marks are not shown:\n%s", s)
 	}
 	d.keys("k space") // unmark the third again
@@ -116,7 +116,7 @@ func TestMarks(t *testing.T) {
 	if a.doc.url != exHost+"/dataset1/resourcelist-1.xml" || a.doc.marked() != 2 {
 		t.Errorf("back: %s, %d marked", a.doc.url, a.doc.marked())
 	}
-	if s := d.screen(); !strings.Contains(s, "● 2 marked") {
+	if s := d.screen(); !strings.Contains(s, "■ 2 marked") {
 		t.Errorf("back: the marks are not shown:\n%s", s)
 	}
 	d.keys("-")
@@ -137,7 +137,7 @@ func TestMarksOnAllParts(t *testing.T) {
 		t.Fatalf("all parts: %d entries", a.doc.entries.Len())
 	}
 	d.keys("+")
-	if a.doc.marked() != 40 || !strings.Contains(d.screen(), "● 40 marked") {
+	if a.doc.marked() != 40 || !strings.Contains(d.screen(), "■ 40 marked") {
 		t.Errorf("%d marked:\n%s", a.doc.marked(), d.screen())
 	}
 	d.keys("G space")

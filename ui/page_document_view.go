@@ -225,7 +225,7 @@ func (v *docPage) statusLine() string {
 		segs = append(segs, seg{st.StatusValue.Render(fmt.Sprintf("%d/%d parts", d.partsDone, len(d.parts))), "", 1})
 	}
 	if full, short := d.marksText(); full != "" {
-		segs = append(segs, seg{st.StatusKey.Render("● ") + st.StatusValue.Render(full), st.StatusKey.Render("● ") + st.StatusValue.Render(short), 0})
+		segs = append(segs, seg{st.BarMarked.Render(components.MarkedGlyph+" ") + st.StatusValue.Render(full), st.BarMarked.Render(components.MarkedGlyph+" ") + st.StatusValue.Render(short), 0})
 	}
 	if l := d.local; l != nil {
 		full, short := l.statusText(n)
@@ -486,7 +486,7 @@ func (v *docPage) detailLines(w int) []string {
 		}
 	}
 	if v.doc.picked.has(i) {
-		lines = append([]string{v.c.Styles.Title.Render("● marked")}, lines...)
+		lines = append([]string{v.c.Styles.Marked.Render(components.MarkedGlyph+" marked")}, lines...)
 	}
 	return lines
 }

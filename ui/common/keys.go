@@ -135,7 +135,7 @@ func DefaultKeyMap() KeyMap {
 		Browser: key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "open in browser")),
 		Retry:   key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "retry / reload")),
 
-		Mark:        key.NewBinding(key.WithKeys("space"), key.WithHelp("space", "mark / unmark, then next")),
+		Mark:        key.NewBinding(key.WithKeys("space"), key.WithHelp("space", "mark ■ / unmark, then next")),
 		MarkShown:   key.NewBinding(key.WithKeys("+"), key.WithHelp("+", "mark every entry shown")),
 		UnmarkAll:   key.NewBinding(key.WithKeys("-"), key.WithHelp("-", "clear the marks")),
 		InvertMarks: key.NewBinding(key.WithKeys("*"), key.WithHelp("*", "invert the marks shown")),
@@ -150,7 +150,7 @@ func DefaultKeyMap() KeyMap {
 		Discovery: key.NewBinding(key.WithKeys("D"), key.WithHelp("D", "discovery")),
 		Versions:  key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "versions (Memento)")),
 		Coverage:  key.NewBinding(key.WithKeys("C"), key.WithHelp("C", "change list coverage")),
-		Notify:    key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "live notifications")),
+		Notify:    key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "live notifications (● live)")),
 
 		NextMatch:      key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "next match")),
 		PrevMatch:      key.NewBinding(key.WithKeys("N"), key.WithHelp("N", "previous match")),

@@ -49,6 +49,11 @@ type Styles struct {
 	BarOK       lipgloss.Style // OK, Error and Warning on the bar's background
 	BarError    lipgloss.Style
 	BarWarning  lipgloss.Style
+	// Marked is an entry the user marked (■, in the accent colour), and
+	// BarMarked the same on the bar's background: never the green ● of
+	// the live notifications, so that the two cannot be taken for each other.
+	Marked    lipgloss.Style
+	BarMarked lipgloss.Style
 	Flash       lipgloss.Style // a transient message ("copied …")
 	Error       lipgloss.Style
 	ErrorTitle  lipgloss.Style // the heading of an error box
@@ -97,7 +102,7 @@ type Paints struct {
 	MarkOK, MarkBad, MarkUnknown    Paint
 	Border, BorderFocused, PaneHead Paint
 	Error, Warning                  Paint // an entry's problem marks
-	Picked                          Paint // an entry the user marked (●)
+	Picked                          Paint // an entry the user marked (■, as the table, status bar and detail pane show it)
 }
 
 // Paint is a style reduced to the escape sequences around its text. It
@@ -178,6 +183,8 @@ func NewStyles(isDark bool) *Styles {
 	s.BarOK = s.OK.Background(barBg)
 	s.BarError = s.Error.Background(barBg)
 	s.BarWarning = s.Warning.Background(barBg)
+	s.Marked = lipgloss.NewStyle().Bold(true).Foreground(s.Accent)
+	s.BarMarked = s.Marked.Background(barBg)
 
 	s.Created = lipgloss.NewStyle().Foreground(s.Good)
 	s.Updated = lipgloss.NewStyle().Foreground(s.Info)
@@ -229,7 +236,7 @@ func NewStyles(isDark bool) *Styles {
 		PaneHead:      NewPaint(s.PaneTitle),
 		Error:         NewPaint(s.Error),
 		Warning:       NewPaint(s.Warning),
-		Picked:        NewPaint(lipgloss.NewStyle().Bold(true).Foreground(s.Accent)),
+		Picked:        NewPaint(s.Marked),
 	}
 	return s
 }

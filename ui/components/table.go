@@ -9,6 +9,11 @@ import (
 	"rsx/ui/common"
 )
 
+// MarkedGlyph marks an entry the user marked (for a sync, an audit or a spot
+// check), in the table, the status bar and the detail pane. It is a square:
+// the circles (● ◐ ○ ◌) are the notification channels' states.
+const MarkedGlyph = "■"
+
 // Column describes one column of a virtual table. Cells are computed on
 // demand from the row's index in the underlying data, so the table costs the
 // same for ten rows and ten million.
@@ -51,7 +56,7 @@ type Table struct {
 	// (one cell, or "" for none) and paint of underlying row i's mark.
 	Mark func(i int) (string, common.Paint)
 	// Picked, when set and ShowPicked, draws a one-cell column before the
-	// Mark column: ● for the rows the user picked (marked for a sync).
+	// Mark column: MarkedGlyph for the rows the user picked (marked for a sync).
 	// Call Relayout after changing ShowPicked.
 	Picked     func(i int) bool
 	ShowPicked bool
@@ -361,9 +366,9 @@ func (t *Table) View() string {
 			case !t.Picked(i):
 				line.WriteByte(' ')
 			case selected:
-				line.WriteString("●")
+				line.WriteString(MarkedGlyph)
 			default:
-				line.WriteString(st.Paint.Picked.Apply("●"))
+				line.WriteString(st.Paint.Picked.Apply(MarkedGlyph))
 			}
 			line.WriteByte(' ')
 		}
