@@ -486,7 +486,7 @@ func (v *docPage) detailLines(w int) []string {
 		}
 	}
 	if v.doc.picked.has(i) {
-		lines = append([]string{v.c.Styles.Marked.Render(components.MarkedGlyph+" marked")}, lines...)
+		lines = append([]string{v.c.Styles.Marked.Render(components.MarkedGlyph + " marked")}, lines...)
 	}
 	return lines
 }

@@ -49,11 +49,6 @@ type Styles struct {
 	BarOK       lipgloss.Style // OK, Error and Warning on the bar's background
 	BarError    lipgloss.Style
 	BarWarning  lipgloss.Style
-	// Marked is an entry the user marked (■, in the accent colour), and
-	// BarMarked the same on the bar's background: never the green ● of
-	// the live notifications, so that the two cannot be taken for each other.
-	Marked    lipgloss.Style
-	BarMarked lipgloss.Style
 	Flash       lipgloss.Style // a transient message ("copied …")
 	Error       lipgloss.Style
 	ErrorTitle  lipgloss.Style // the heading of an error box
@@ -62,6 +57,12 @@ type Styles struct {
 	OK          lipgloss.Style
 	Dim         lipgloss.Style // secondary text
 	Spinner     lipgloss.Style
+
+	// Marked is an entry the user marked (■, in the accent colour), and
+	// BarMarked the same on the bar's background: never the green ● of
+	// the live notifications, so that the two cannot be taken for each other.
+	Marked    lipgloss.Style
+	BarMarked lipgloss.Style
 
 	// Change values of a Change List.
 	Created, Updated, Deleted lipgloss.Style
