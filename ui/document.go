@@ -48,7 +48,8 @@ type document struct {
 	crossState  crossState
 	crossErr    error
 	crossCancel context.CancelFunc
-	marks       []uint8 // per entry, nil when no entry has a problem
+	marks       []uint8                   // per entry, nil when no entry has a problem
+	byEntry     map[int32][]model.Problem // the problems of each entry that has some
 
 	// stale: a framework notification said the document changed after it
 	// was loaded (r loads it again).

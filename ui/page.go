@@ -64,6 +64,7 @@ func (a *App) pageOpeners() []pageOpener {
 		{k.Raw, openRaw},
 		{k.HTTP, openHTTPPage},
 		{k.Problems, openProblemsPage},
+		{k.EntryProblems, openEntryProblemsPage},
 		{k.Discovery, openDiscovery},
 		{k.Versions, openVersionsPage},
 		{k.Coverage, openCoveragePage},

@@ -485,10 +485,56 @@ func (v *docPage) detailLines(w int) []string {
 			lines = append(kvLines(v.c.Styles, "", "copy", 11, s.String()+" ("+l.dest+")", v.c.Styles.Value, w), lines...)
 		}
 	}
+	lines = append(v.problemLines(i, w), lines...)
 	if v.doc.picked.has(i) {
 		lines = append([]string{v.c.Styles.Marked.Render(components.MarkedGlyph + " marked")}, lines...)
 	}
 	return lines
+}
+
+// maxDetailProblems bounds the problems of one entry the detail pane lists;
+// the problems page has them all.
+const maxDetailProblems = 3
+
+// problemLines list entry i's problems at the top of the detail pane (rule,
+// severity, section and the whole message), as the problems page has them,
+// with the key that shows them there; nil when it has none.
+func (v *docPage) problemLines(i, w int) []string {
+	ps := v.doc.problemsOf(i)
+	if len(ps) == 0 {
+		return nil
+	}
+	st := v.c.Styles
+	errs, warns := model.CountProblems(ps)
+	var counts []string
+	if errs > 0 {
+		counts = append(counts, st.Error.Render(components.Plural(errs, "error", "errors")))
+	}
+	if warns > 0 {
+		counts = append(counts, st.Warning.Render(components.Plural(warns, "warning", "warnings")))
+	}
+	if hints := len(ps) - errs - warns; hints > 0 {
+		counts = append(counts, st.Dim.Render(components.Plural(hints, "hint", "hints")))
+	}
+	out := []string{components.Fit(st.Title.Render("Problems")+" "+strings.Join(counts, st.Dim.Render(", "))+
+		st.Dim.Render(" · "+v.c.Keys.EntryProblems.Help().Key+": on the problems page"), w)}
+	for n := range ps {
+		if n == maxDetailProblems {
+			out = append(out, st.Dim.Render(fmt.Sprintf("… and %d more", len(ps)-n)))
+			break
+		}
+		p := &ps[n]
+		_, mark := severityMark(st, p.Severity)
+		where := p.Severity.String() + " · §" + p.Section
+		if p.Line > 0 {
+			where += fmt.Sprintf(" · line %d", p.Line)
+		}
+		out = append(out, components.Fit(mark+" "+st.Rel.Render(components.Escape(p.Rule))+"  "+st.Dim.Render(components.Escape(where)), w))
+		for _, l := range components.Wrap(components.Escape(strings.Join(strings.Fields(withoutEntryPrefix(p)), " ")), max(w-2, 8)) {
+			out = append(out, "  "+st.Value.Render(l))
+		}
+	}
+	return append(out, "")
 }
 
 // partName names the part an entry of a combined view came from.

@@ -48,6 +48,10 @@ type problemsPage struct {
 
 	width, height int
 	list          components.List // the selected row and the first shown
+
+	// focusEntry is the entry whose first problem is selected when the page
+	// is first sized (P on the document page), -1 for none.
+	focusEntry int
 }
 
 // problemGroup is the problems of one rule and severity, from the document
@@ -83,6 +87,25 @@ func openProblemsPage(pc pageContext) (Page, tea.Cmd, error) {
 	return newDocProblemsPage(pc.c, d), nil, nil
 }
 
+// openEntryProblemsPage opens the problems of the document shown on the
+// selected entry's first problem (P).
+func openEntryProblemsPage(pc pageContext) (Page, tea.Cmd, error) {
+	switch {
+	case pc.doc == nil:
+		return nil, nil, errors.New("nothing is open")
+	case pc.selected < 0:
+		return nil, nil, errors.New("no entry is selected")
+	case len(pc.doc.problemsOf(pc.selected)) == 0:
+		return nil, nil, fmt.Errorf("entry %d has no problems (p lists the document's)", pc.selected+1)
+	}
+	p, cmd, err := openProblemsPage(pc)
+	if err != nil {
+		return nil, nil, err
+	}
+	p.(*problemsPage).focusEntry = pc.selected
+	return p, cmd, nil
+}
+
 // newDocProblemsPage returns the page of document d's problems; it follows
 // them as the cross-document checks end (docProblemsMsg).
 func newDocProblemsPage(c *common.Common, d *document) *problemsPage {
@@ -95,7 +118,7 @@ func newDocProblemsPage(c *common.Common, d *document) *problemsPage {
 // newProblemsPage returns a page of the given problems of a document and
 // those across documents.
 func newProblemsPage(c *common.Common, doc, cross []model.Problem) *problemsPage {
-	v := &problemsPage{c: c, list: components.NewList(components.Select), input: components.NewInput(c.Styles, "/ ")}
+	v := &problemsPage{c: c, list: components.NewList(components.Select), input: components.NewInput(c.Styles, "/ "), focusEntry: -1}
 	v.SetProblems(doc, cross)
 	return v
 }
@@ -298,8 +321,36 @@ func (v *problemsPage) SetSize(w, h int) {
 		}
 		v.rebuild()
 	}
+	if v.focusEntry >= 0 {
+		v.selectEntry(v.focusEntry)
+		v.focusEntry = -1
+	}
 	v.list.SetHeight(v.listHeight())
 	v.list.Select(v.list.Cursor())
+}
+
+// selectEntry selects entry i's first problem in the list order (the worst),
+// expanding its group.
+func (v *problemsPage) selectEntry(i int) {
+	for _, g := range v.groups {
+		for _, p := range g.shown {
+			if p.Entry != i {
+				continue
+			}
+			if !v.expanded[g.key] {
+				v.expanded[g.key] = true
+				v.layoutRows()
+				v.list.SetLen(len(v.rows))
+			}
+			for n, r := range v.rows {
+				if r.p == p {
+					v.list.Select(n)
+					return
+				}
+			}
+			return
+		}
+	}
 }
 
 func (v *problemsPage) Title() string     { return "Problems" }

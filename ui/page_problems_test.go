@@ -279,3 +279,83 @@ func TestWithoutEntryPrefix(t *testing.T) {
 		}
 	}
 }
+
+// The detail pane lists the selected entry's problems (rule, severity,
+// section, message), the same the problems page has; P opens that page on
+// the entry's first problem, and esc comes back to the entry.
+func TestDetailListsEntryProblems(t *testing.T) {
+	a, d := exApp(t, newExGetter(), "/dataset1/resourcelist-1.xml", 120, 40)
+	d.keys("1 2 g") // md5 with the 40 digits of a sha-1: hash-length, an error
+	s := d.screen()
+	for _, want := range []string{"Problems 1 error · P: on the problems page", "✗ hash-length  error · §7 · line 16", "md5 digest has 40 hex digits, expected 32", "loc "} {
+		if !strings.Contains(s, want) {
+			t.Errorf("entry 12's detail lacks %q:\n%s", want, s)
+		}
+	}
+	if ps := a.doc.problemsOf(11); len(ps) != 1 || ps[0].Rule != "hash-length" {
+		t.Fatalf("problemsOf(11) = %+v", ps)
+	}
+	d.keys("P")
+	v, ok := a.active().(*problemsPage)
+	if !ok {
+		t.Fatalf("P opened %T", a.active())
+	}
+	if p := v.Selected(); p == nil || p.Entry != 11 || p.Rule != "hash-length" {
+		t.Errorf("P selected %+v, want entry 12's hash-length", p)
+	}
+	d.keys("esc")
+	if a.active() != Page(a.dv) || a.dv.Selected() != 11 {
+		t.Errorf("esc: %T, entry %d", a.active(), a.dv.Selected()+1)
+	}
+
+	// Entry 20's warning is in a group that is not the first.
+	a, d = exApp(t, newExGetter(), "/dataset1/resourcelist-1.xml", 80, 24)
+	d.keys("2 0 g P")
+	v = a.active().(*problemsPage)
+	if p := v.Selected(); p == nil || p.Entry != 19 || p.Rule != "hash-base64" {
+		t.Errorf("P on entry 20 selected %+v", p)
+	}
+	d.keys("esc 1 g")
+	if s := d.screen(); strings.Contains(s, "Problems ") {
+		t.Errorf("entry 1 has no problems, yet the detail lists some:\n%s", s)
+	}
+	d.keys("P")
+	if _, ok := a.active().(*problemsPage); ok || !strings.Contains(a.flash, "entry 1 has no problems") {
+		t.Errorf("P on entry 1: %T, flash %q", a.active(), a.flash)
+	}
+}
+
+// A page opened on an entry (P) whose problems are too many to show every
+// group open: only the entry's group is expanded, on its first problem.
+func TestProblemsPageFocusEntry(t *testing.T) {
+	var ps []model.Problem
+	for i := range 40 {
+		ps = append(ps, model.Problem{Severity: model.SeverityWarning, Rule: "hash-base64", Section: "7", Entry: i, Message: "base64"})
+	}
+	ps = append(ps, model.Problem{Severity: model.SeverityError, Rule: "hash-length", Section: "7", Entry: 7, Message: "length"},
+		model.Problem{Severity: model.SeverityWarning, Rule: "type-invalid", Section: "7", Entry: 33, Message: "type"})
+	for _, tc := range []struct {
+		entry int
+		rule  string
+	}{{33, "hash-base64"}, {7, "hash-length"}, {39, "hash-base64"}} {
+		v := newProblemsPage(ivTestCommon(), ps, nil)
+		v.focusEntry = tc.entry
+		v.SetSize(80, 20)
+		p := v.Selected()
+		if p == nil || p.Entry != tc.entry || p.Rule != tc.rule {
+			t.Errorf("focus on entry %d: selected %+v, want its %s", tc.entry, p, tc.rule)
+		}
+		open := 0
+		for _, g := range v.groups {
+			if v.expanded[g.key] {
+				open++
+			}
+		}
+		if open != 1 {
+			t.Errorf("focus on entry %d: %d groups expanded, want only its own", tc.entry, open)
+		}
+		if c := v.list.Cursor(); c < v.list.Offset() || c >= v.list.Offset()+v.listHeight() {
+			t.Errorf("focus on entry %d: row %d is not in view (from %d, %d rows)", tc.entry, c, v.list.Offset(), v.listHeight())
+		}
+	}
+}

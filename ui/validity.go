@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"sort"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -60,7 +61,7 @@ func (d *document) wantsCrossCheck() bool {
 // buildMarks records which entries have problems, from the problems stored
 // by the load and the cross-document ones.
 func (d *document) buildMarks() {
-	d.marks = nil
+	d.marks, d.byEntry = nil, nil
 	n := d.entries.Len()
 	for _, ps := range [][]model.Problem{d.problems, d.cross} {
 		for _, p := range ps {
@@ -75,9 +76,20 @@ func (d *document) buildMarks() {
 				m = markHasError
 			}
 			d.marks[p.Entry] = max(d.marks[p.Entry], m)
+			if d.byEntry == nil {
+				d.byEntry = map[int32][]model.Problem{}
+			}
+			d.byEntry[int32(p.Entry)] = append(d.byEntry[int32(p.Entry)], p)
 		}
 	}
+	for _, ps := range d.byEntry {
+		sort.SliceStable(ps, func(i, j int) bool { return severityRank(ps[i].Severity) < severityRank(ps[j].Severity) })
+	}
 }
+
+// problemsOf returns entry i's problems, the load's and those across
+// documents, errors first: what the problems page lists for it.
+func (d *document) problemsOf(i int) []model.Problem { return d.byEntry[int32(i)] }
 
 // markOf is entry i's mark.
 func (d *document) markOf(i int) uint8 {

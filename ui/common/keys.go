@@ -63,13 +63,15 @@ type KeyMap struct {
 	DestCmd  key.Binding // :dest DIR
 
 	// Pages opened over the document.
-	Raw       key.Binding // raw XML
-	HTTP      key.Binding // HTTP exchange
-	Problems  key.Binding // conformance problems
-	Discovery key.Binding // how the Source was discovered
-	Versions  key.Binding // the selected resource's versions (Memento)
-	Coverage  key.Binding // the periods a Change List (Index) and its archive cover
-	Notify    key.Binding // the Source's notifications, live
+	Raw      key.Binding // raw XML
+	HTTP     key.Binding // HTTP exchange
+	Problems key.Binding // conformance problems
+	// EntryProblems: the problems page, on the selected entry's first problem.
+	EntryProblems key.Binding
+	Discovery     key.Binding // how the Source was discovered
+	Versions      key.Binding // the selected resource's versions (Memento)
+	Coverage      key.Binding // the periods a Change List (Index) and its archive cover
+	Notify        key.Binding // the Source's notifications, live
 
 	// Keys of one page each (listed in that page's help group).
 	NextMatch      key.Binding // raw: next search match
@@ -144,13 +146,14 @@ func DefaultKeyMap() KeyMap {
 		AuditCmd:    key.NewBinding(key.WithKeys(":audit"), key.WithHelp(":audit DIR", "compare the copy in DIR with this")),
 		DestCmd:     key.NewBinding(key.WithKeys(":dest"), key.WithHelp(":dest DIR", "show each entry's state in DIR")),
 
-		Raw:       key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "raw XML")),
-		HTTP:      key.NewBinding(key.WithKeys("h"), key.WithHelp("h", "HTTP exchange")),
-		Problems:  key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "problems")),
-		Discovery: key.NewBinding(key.WithKeys("D"), key.WithHelp("D", "discovery")),
-		Versions:  key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "versions (Memento)")),
-		Coverage:  key.NewBinding(key.WithKeys("C"), key.WithHelp("C", "change list coverage")),
-		Notify:    key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "live notifications (● live)")),
+		Raw:           key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "raw XML")),
+		HTTP:          key.NewBinding(key.WithKeys("h"), key.WithHelp("h", "HTTP exchange")),
+		Problems:      key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "problems")),
+		EntryProblems: key.NewBinding(key.WithKeys("P"), key.WithHelp("P", "problems of this entry")),
+		Discovery:     key.NewBinding(key.WithKeys("D"), key.WithHelp("D", "discovery")),
+		Versions:      key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "versions (Memento)")),
+		Coverage:      key.NewBinding(key.WithKeys("C"), key.WithHelp("C", "change list coverage")),
+		Notify:        key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "live notifications (● live)")),
 
 		NextMatch:      key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "next match")),
 		PrevMatch:      key.NewBinding(key.WithKeys("N"), key.WithHelp("N", "previous match")),
@@ -191,7 +194,7 @@ func (k KeyMap) Groups() []KeyGroup {
 		{"Act", []key.Binding{k.Copy, k.Browser, k.Retry}},
 		{"Mark", []key.Binding{k.Mark, k.MarkShown, k.UnmarkAll, k.InvertMarks, k.SpotCheck}},
 		{"Local copy", []key.Binding{k.SyncCmd, k.AuditCmd, k.DestCmd}},
-		{"Inspect", []key.Binding{k.Raw, k.HTTP, k.Problems, k.Discovery, k.Versions, k.Coverage, k.Notify}},
+		{"Inspect", []key.Binding{k.Raw, k.HTTP, k.Problems, k.EntryProblems, k.Discovery, k.Versions, k.Coverage, k.Notify}},
 		{"Program", []key.Binding{k.Help, k.Quit, k.Force}},
 	}
 }
