@@ -41,6 +41,14 @@ manifest paths: unsafe paths and members (absolute, "..", backslashes,
 symlinks, devices, zip bombs) are refused, and a file is renamed into place
 only once it has verified, so a bad member never replaces a good file.
 
+A dump given as a local file reads its packages, the parts of an index and
+the manifest copies from the folder of that file and below, checked as
+downloaded ones are: a relative location is resolved against the document
+that writes it, a package named by a URL is read from its copy saved beside
+the dump when there is one (else downloaded), and a location that is
+absolute or leads out of the folder (by "..", or a symbolic link) is refused
+and not read.
+
 A package whose length or hash differs from what its dump entry declares is
 refused whole: nothing of it is verified or extracted, even when it agrees
 with its own manifest. A bitstream whose manifest entry declares neither a
@@ -173,6 +181,9 @@ func manifestTimes(h *model.Header) string {
 func (t *dumpText) pkg(p *dump.PackageReport) {
 	w := t.w
 	fmt.Fprintf(w, "package %s\n", esc(p.URL))
+	if p.Beside != "" {
+		fmt.Fprintf(w, "  read from the file beside the dump: %s (not downloaded)\n", esc(p.Beside))
+	}
 	if p.Header != nil {
 		desc := []string{fetch.FormatSize(p.Size), esc(p.Header.MD.Capability.Title())}
 		if times := manifestTimes(p.Header); times != "" {
@@ -239,11 +250,13 @@ func (t *dumpText) pkg(p *dump.PackageReport) {
 }
 
 func (t *dumpText) summary(rep *dump.Report, runErr error) {
-	verified, problems, failedPkgs, refusedPkgs := 0, 0, 0, 0
+	verified, problems, failedPkgs, refusedPkgs, outside := 0, 0, 0, 0, 0
 	for _, p := range rep.Packages {
 		switch {
 		case p.Refused():
 			refusedPkgs++
+		case p.LocationRefused():
+			outside++
 		case p.Err != nil:
 			failedPkgs++
 		}
@@ -261,13 +274,16 @@ func (t *dumpText) summary(rep *dump.Report, runErr error) {
 		head = esc(d.Capability.Title()+" "+d.URL) + ": "
 	}
 	verdict := "OK"
-	if runErr != nil || failedPkgs > 0 || refusedPkgs > 0 || problems > 0 {
+	if runErr != nil || failedPkgs > 0 || refusedPkgs > 0 || outside > 0 || problems > 0 {
 		verdict = "FAILED"
 	}
 	line := fmt.Sprintf("%s%s: %s, %d verified, %s", head, verdict, plural(len(rep.Packages), "package", "packages"),
 		verified, plural(problems, "problem", "problems"))
 	if refusedPkgs > 0 {
 		line += fmt.Sprintf(", %d refused (not as the dump declares)", refusedPkgs)
+	}
+	if outside > 0 {
+		line += fmt.Sprintf(", %d refused (located out of the dump's folder)", outside)
 	}
 	if failedPkgs > 0 {
 		line += fmt.Sprintf(", %d not read", failedPkgs)
@@ -307,7 +323,9 @@ type jsonDumpPackage struct {
 	Refused             []jsonDumpRefusal  `json:"refused"`
 	Deleted             int                `json:"deleted"`
 	PackageMismatched   []jsonDumpMismatch `json:"package_mismatched"`
-	PackageRefused      bool               `json:"package_refused"` // refused whole: it differs from its dump entry
+	PackageRefused      bool               `json:"package_refused"`            // refused whole: it differs from its dump entry
+	LocationRefused     bool               `json:"location_refused,omitempty"` // a local dump's location out of its folder: not read
+	Beside              string             `json:"beside,omitempty"`           // the file beside a local dump read instead of the URL
 	Contents            *string            `json:"contents"`
 	ContentsMismatch    bool               `json:"contents_mismatch"`
 	ContentsDifferences []string           `json:"contents_differences"`
@@ -353,7 +371,7 @@ func writeDumpJSON(w io.Writer, rep *dump.Report, runErr error) {
 		j := jsonDumpPackage{
 			URL: p.URL, OK: p.OK(), Size: p.Size, Entries: p.Entries, Members: p.Members,
 			Mismatched: []jsonDumpMismatch{}, Unverifiable: []jsonDumpPath{}, Missing: []jsonDumpPath{}, Unlisted: []jsonDumpPath{}, Refused: []jsonDumpRefusal{},
-			PackageMismatched: jsonMismatches(p.Mismatched), PackageRefused: p.Refused(), ContentsMismatch: len(p.ContentsDiff) > 0,
+			PackageMismatched: jsonMismatches(p.Mismatched), PackageRefused: p.Refused(), LocationRefused: p.LocationRefused(), Beside: p.Beside, ContentsMismatch: len(p.ContentsDiff) > 0,
 			ContentsDifferences: append([]string{}, p.ContentsDiff...),
 			ContentsError:       errString(p.ContentsErr), Error: errString(p.Err),
 		}

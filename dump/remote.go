@@ -35,6 +35,10 @@ type PackageRef struct {
 	Dump     string         // URL of the document that lists it
 	MD       model.Metadata // the entry's rs:md: type, length, hash, at/completed or from/until
 	Contents string         // the resolved href of its contents link (a manifest copy), "" when none
+
+	// For a local dump: why the package's location (or its contents
+	// link's) is refused (a *LocationError), nil when it is not.
+	refused, contentsRefused error
 }
 
 const maxDumpDocuments = 1000 // documents OpenDump reads below one index
@@ -48,10 +52,17 @@ func OpenDump(ctx context.Context, g fetch.Getter, rawURL string, opts Options) 
 	if err != nil {
 		return nil, err
 	}
-	return openDumpDocument(ctx, g, doc, final, opts)
+	return openDumpDocument(ctx, g, doc, final, opts, nil)
 }
 
-func openDumpDocument(ctx context.Context, g fetch.Getter, doc *model.Document, base string, opts Options) (*Dump, error) {
+// openDumpDocument lists the packages of doc, read from base; local is the
+// folder of a dump read from a file (nil for a URL), which its relative
+// locations are resolved in, and never out of.
+func openDumpDocument(ctx context.Context, g fetch.Getter, doc *model.Document, base string, opts Options, local *folder) (*Dump, error) {
+	resolve := func(base, loc string) (string, error) { return model.ResolveHref(base, loc), nil }
+	if local != nil {
+		resolve = local.resolve
+	}
 	c := doc.MD.Capability
 	switch c {
 	case model.CapResourceDump, model.CapChangeDump:
@@ -70,10 +81,15 @@ func openDumpDocument(ctx context.Context, g fetch.Getter, doc *model.Document, 
 		if doc.Root != model.RootSitemapIndex {
 			for i := range doc.Entries {
 				e := &doc.Entries[i]
-				ref := PackageRef{URL: model.ResolveHref(base, e.Loc), Dump: base, MD: e.MD}
+				ref := PackageRef{Dump: base, MD: e.MD}
+				if ref.URL, ref.refused = resolve(base, e.Loc); ref.refused != nil {
+					ref.URL = e.Loc
+				}
 				for _, l := range e.Links {
 					if model.HasRel(l.Rel, "contents") && l.Href != "" {
-						ref.Contents = model.ResolveHref(base, l.Href)
+						if ref.Contents, ref.contentsRefused = resolve(base, l.Href); ref.contentsRefused != nil {
+							ref.Contents = l.Href
+						}
 						break
 					}
 				}
@@ -85,7 +101,10 @@ func openDumpDocument(ctx context.Context, g fetch.Getter, doc *model.Document, 
 			return fmt.Errorf("%s: indexes nested too deep", base)
 		}
 		for i := range doc.Entries {
-			u := model.ResolveHref(base, doc.Entries[i].Loc)
+			u, err := resolve(base, doc.Entries[i].Loc)
+			if err != nil {
+				return fmt.Errorf("a part of the index %s: %w", base, err)
+			}
 			if seen[u] {
 				continue
 			}

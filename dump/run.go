@@ -46,7 +46,7 @@ func (r *Report) OK() bool {
 // failure to do the job but something wrong found (OK is false).
 func (r *Report) Failed() bool {
 	for _, p := range r.Packages {
-		if p.Err != nil && !p.Refused() {
+		if p.Err != nil && !p.Refused() && !p.LocationRefused() {
 			return true
 		}
 	}
@@ -73,6 +73,17 @@ type PackageReport struct {
 	ContentsDiff []string
 	ContentsErr  error
 	Err          error // the package could not be downloaded or opened
+	// Beside is the file of a local dump's folder read instead of the URL
+	// (a copy saved with the dump), "" when none.
+	Beside string
+}
+
+// LocationRefused reports whether the package, listed in a local dump, was
+// not read because its location is absolute or leads out of the dump's
+// folder (a *LocationError).
+func (r *PackageReport) LocationRefused() bool {
+	var le *LocationError
+	return errors.As(r.Err, &le)
 }
 
 // Refused reports whether the package was refused whole because it differs
@@ -104,7 +115,7 @@ func Run(ctx context.Context, c fetch.Fetcher, target string, job Job, opts Opti
 		return rep, runLocal(ctx, c, rep, target, job, opts)
 	}
 	if strings.HasSuffix(strings.ToLower(urlPath(target)), ".zip") {
-		rep.Packages = append(rep.Packages, runRemotePackage(ctx, c, PackageRef{URL: target}, job, opts, false))
+		rep.Packages = append(rep.Packages, runRemotePackage(ctx, c, PackageRef{URL: target}, job, opts, false, nil))
 		return rep, nil
 	}
 	o, err := fetch.Open(ctx, c, target)
@@ -115,7 +126,7 @@ func Run(ctx context.Context, c fetch.Fetcher, target string, job Job, opts Opti
 	head, _ := br.Peek(4)
 	if isZip(head) {
 		o.Close()
-		rep.Packages = append(rep.Packages, runRemotePackage(ctx, c, PackageRef{URL: target}, job, opts, false))
+		rep.Packages = append(rep.Packages, runRemotePackage(ctx, c, PackageRef{URL: target}, job, opts, false, nil))
 		return rep, nil
 	}
 	doc, err := parseDocument(io.LimitReader(br, opts.MaxManifestBytes+1), opts.MaxManifestBytes)
@@ -123,7 +134,7 @@ func Run(ctx context.Context, c fetch.Fetcher, target string, job Job, opts Opti
 	if err != nil {
 		return rep, fmt.Errorf("%s is neither a dump nor a ZIP package: %w", o.URL, err)
 	}
-	return rep, runDump(ctx, c, rep, doc, o.URL, job, opts)
+	return rep, runDump(ctx, c, rep, doc, o.URL, job, opts, nil)
 }
 
 // runLocal handles a local file: a package, read in place, or a dump
@@ -156,11 +167,18 @@ func runLocal(ctx context.Context, c fetch.Fetcher, rep *Report, target string, 
 	if err != nil {
 		return fmt.Errorf("%s is neither a dump nor a ZIP package: %w", path, err)
 	}
-	return runDump(ctx, c, rep, doc, path, job, opts)
+	dir, err := openFolder(path)
+	if err != nil {
+		return err
+	}
+	defer dir.Close()
+	return runDump(ctx, folderFetcher{f: dir, next: c}, rep, doc, path, job, opts, dir)
 }
 
-func runDump(ctx context.Context, c fetch.Fetcher, rep *Report, doc *model.Document, base string, job Job, opts Options) error {
-	d, err := openDumpDocument(ctx, c, doc, base, opts)
+// runDump handles every package of the dump doc, read from base; local is
+// the folder of a dump read from a file, nil for a URL.
+func runDump(ctx context.Context, c fetch.Fetcher, rep *Report, doc *model.Document, base string, job Job, opts Options, local *folder) error {
+	d, err := openDumpDocument(ctx, c, doc, base, opts, local)
 	if err != nil {
 		return err
 	}
@@ -169,14 +187,16 @@ func runDump(ctx context.Context, c fetch.Fetcher, rep *Report, doc *model.Docum
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		rep.Packages = append(rep.Packages, runRemotePackage(ctx, c, d.Packages[i], job, opts, true))
+		rep.Packages = append(rep.Packages, runRemotePackage(ctx, c, d.Packages[i], job, opts, true, local))
 	}
 	return nil
 }
 
-// runRemotePackage downloads, opens and handles one package.
-func runRemotePackage(ctx context.Context, c fetch.Fetcher, ref PackageRef, job Job, opts Options, listed bool) *PackageReport {
-	pr := &PackageReport{URL: ref.URL, Contents: ref.Contents}
+// runRemotePackage downloads, opens and handles one package; local is the
+// folder of a dump read from a file (its packages are read from there),
+// nil for a URL.
+func runRemotePackage(ctx context.Context, c fetch.Fetcher, ref PackageRef, job Job, opts Options, listed bool, local *folder) *PackageReport {
+	pr := &PackageReport{URL: ref.URL, Contents: ref.Contents, ContentsErr: ref.contentsRefused}
 	if listed {
 		pr.Ref = &ref
 	}
@@ -185,6 +205,13 @@ func runRemotePackage(ctx context.Context, c fetch.Fetcher, ref PackageRef, job 
 			job.OnPackage(pr)
 		}
 	}()
+	if ref.refused != nil {
+		pr.Err = ref.refused
+		return pr
+	}
+	if local != nil && model.IsHTTPURL(ref.URL) {
+		pr.Beside = local.beside(ref.URL)
+	}
 	var progress func(done, total int64)
 	if job.Progress != nil {
 		progress = func(done, total int64) { job.Progress(ref.URL, "download", done, total) }
@@ -232,7 +259,7 @@ func handlePackage(ctx context.Context, g fetch.Getter, p *Package, pr *PackageR
 		pr.Err = err
 		return
 	}
-	if pr.Contents != "" {
+	if pr.Contents != "" && pr.ContentsErr == nil {
 		cp, _, err := getDocument(ctx, g, pr.Contents, opts.MaxManifestBytes)
 		if err != nil {
 			pr.ContentsErr = err
