@@ -8,6 +8,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -428,10 +429,12 @@ func writeValidateText(w io.Writer, reports []docReport, o printOptions) {
 	io.WriteString(w, bw.String())
 }
 
-// printRules prints the rule catalogue: the single-document rules, then the
-// cross-document ones that --recursive adds.
+// printRules prints the rule catalogue: the single-document rules (the
+// archives' among them), those of the Notification draft that rsx watch and
+// the explorer's notifications apply, then the cross-document ones that
+// --recursive adds.
 func printRules(w io.Writer, asJSON, color bool) error {
-	rules := append(model.Rules(), crawl.Rules()...)
+	rules := slices.Concat(model.Rules(), model.NotificationRules(), crawl.Rules())
 	if asJSON {
 		type jr struct {
 			ID       string `json:"id"`

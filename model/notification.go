@@ -38,32 +38,72 @@ const (
 	RuleFrameworkIndexLinkMalformed = "framework-index-link"
 )
 
+// notificationRuleID indexes the rules of the Notification draft. The
+// checks name the rule they report by these constants, never by its string,
+// so that no rule can be reported that the catalogue (NotificationRules,
+// rsx validate --rules) lacks.
+type notificationRuleID uint8
+
+const (
+	nrRoot notificationRuleID = iota
+	nrUpLink
+	nrUpMismatch
+	nrEmpty
+	nrOrder
+	nrFrameworkCapabilityMissing
+	nrFrameworkCapabilityInvalid
+	nrFrameworkCapabilityUnknown
+	nrFrameworkChangeMissing
+	nrFrameworkIndexLink
+	numNotificationRules
+)
+
+// notificationRuleInfo is the catalogue entry of id.
+func notificationRuleInfo(id notificationRuleID) Rule {
+	const E, W = SeverityError, SeverityWarning
+	switch id {
+	case nrRoot:
+		return mkRule(RuleNotificationRoot, "N4", E, "a notification is a <urlset> document; notifications do not use the <sitemapindex> format")
+	case nrUpLink:
+		return mkRule(RuleNotificationUpLink, "N4", E, `a notification links up (<rs:ln rel="up">) to the Capability List of its channel`)
+	case nrUpMismatch:
+		return withBasis(mkRule(RuleNotificationUpMismatch, "N3", W, "the up link of a notification points at a Capability List other than the one that advertises the channel"),
+			`N3: "As both the Change Notification channel and the Framework Notification channel are dedicated to a particular set of resources, they are advertised in the Capability List that corresponds with the set of resources." The draft's examples link up to that Capability List; no sentence says the link must: a warning.`)
+	case nrEmpty:
+		return withBasis(mkRule(RuleNotificationEmpty, "N4", W, "a notification without entries notifies nothing"),
+			`N4: a change notification is sent "if a Source wishes to notify a Destination that one or more of its resources subject to synchronization have changed"; no sentence forbids one without entries: a warning.`)
+	case nrOrder:
+		return withBasis(mkRule(RuleNotificationOrder, "N4", W, "a notification's changes are dated before changes an earlier notification of the channel carried (out of order)"),
+			`N4: "the notifications must be split into a sequence of change notifications"; the draft says no more of the order of that sequence, which a Destination applies as it comes: a warning.`)
+	case nrFrameworkCapabilityMissing:
+		return mkRule(RuleFrameworkCapabilityMissing, "N5", E, "a framework notification entry says with capability which kind of document changed")
+	case nrFrameworkCapabilityInvalid:
+		return mkRule(RuleFrameworkCapabilityInvalid, "N5", E, "framework notifications are about Resource Lists, Resource Dumps, Change Lists, Change Dumps, Capability Lists and Source Descriptions only")
+	case nrFrameworkCapabilityUnknown:
+		return withBasis(mkRule(RuleFrameworkCapabilityUnknown, "N5", W, "the capability of a framework notification entry is not a value the specification or the draft defines"),
+			`N5: a framework notification is sent "if a Source wishes to notify a Destination about changes to Resource Lists, Change Lists, Resource Dumps, Change Dumps, Capability Lists, and Source Descriptions"; an unknown value may be a capability of another specification (Z39.99-2017 §6.1: "Additional capabilities may be defined in other specifications."): a warning.`)
+	case nrFrameworkChangeMissing:
+		return mkRule(RuleFrameworkChangeMissing, "N5", E, `a framework notification entry says with change="created|updated|deleted" what happened to the document`)
+	case nrFrameworkIndexLink:
+		return mkRule(RuleFrameworkIndexLinkMalformed, "N5", E, `the rel="index" link of a framework notification entry points at the index the changed document resides under`)
+	}
+	return Rule{}
+}
+
+// withBasis is r with the sentence it rests on.
+func withBasis(r Rule, basis string) Rule {
+	r.Basis = basis
+	return r
+}
+
 // NotificationRules returns the rules of the Notification draft that
 // CheckNotification and NotificationChecker add to those of Rules().
 func NotificationRules() []Rule {
-	const E, W = SeverityError, SeverityWarning
-	return []Rule{
-		mkRule(RuleNotificationRoot, "N4", E, "a notification is a <urlset> document; notifications do not use the <sitemapindex> format"),
-		mkRule(RuleNotificationUpLink, "N4", E, `a notification links up (<rs:ln rel="up">) to the Capability List of its channel`),
-		mkRule(RuleNotificationUpMismatch, "N3", W, "the up link of a notification points at a Capability List other than the one that advertises the channel"),
-		mkRule(RuleNotificationEmpty, "N4", W, "a notification without entries notifies nothing"),
-		mkRule(RuleNotificationOrder, "N4", W, "a notification's changes are dated before changes an earlier notification of the channel carried (out of order)"),
-		mkRule(RuleFrameworkCapabilityMissing, "N5", E, "a framework notification entry says with capability which kind of document changed"),
-		mkRule(RuleFrameworkCapabilityInvalid, "N5", E, "framework notifications are about Resource Lists, Resource Dumps, Change Lists, Change Dumps, Capability Lists and Source Descriptions only"),
-		mkRule(RuleFrameworkCapabilityUnknown, "N5", W, "the capability of a framework notification entry is not a value the specification or the draft defines"),
-		mkRule(RuleFrameworkChangeMissing, "N5", E, `a framework notification entry says with change="created|updated|deleted" what happened to the document`),
-		mkRule(RuleFrameworkIndexLinkMalformed, "N5", E, `the rel="index" link of a framework notification entry points at the index the changed document resides under`),
+	out := make([]Rule, numNotificationRules)
+	for i := range out {
+		out[i] = notificationRuleInfo(notificationRuleID(i))
 	}
-}
-
-// notificationRule returns the rule with the given ID from NotificationRules.
-func notificationRule(id string) Rule {
-	for _, r := range NotificationRules() {
-		if r.ID == id {
-			return r
-		}
-	}
-	return Rule{ID: id, Section: "N4", Severity: SeverityError}
+	return out
 }
 
 // Checker rules that do not apply to notifications: the draft's examples have
@@ -130,15 +170,15 @@ func sortProblems(ps []Problem) {
 	sort.SliceStable(ps, func(i, j int) bool { return ps[i].Entry < ps[j].Entry })
 }
 
-func notificationProblem(id string, entry, line int, msg string) Problem {
-	r := notificationRule(id)
+func notificationProblem(id notificationRuleID, entry, line int, msg string) Problem {
+	r := notificationRuleInfo(id)
 	return Problem{Severity: r.Severity, Rule: r.ID, Section: r.Section, Entry: entry, Line: line,
 		Message: msg + " (§" + r.Section + " of the Notification draft)"}
 }
 
 // kindProblem is notificationProblem for a rule that both sections state:
 // section 4 for change notifications, 5 for framework notifications.
-func kindProblem(opts NotificationOptions, id string, entry, line int, msg string) Problem {
+func kindProblem(opts NotificationOptions, id notificationRuleID, entry, line int, msg string) Problem {
 	p := notificationProblem(id, entry, line, msg)
 	if opts.IsFramework() && p.Section == "N4" {
 		p.Section = "N5"
@@ -155,7 +195,7 @@ func notificationProblems(d *Document, opts NotificationOptions) []Problem {
 		return nil // root-not-sitemap says it all
 	}
 	if d.Root == RootSitemapIndex {
-		out = append(out, kindProblem(opts, RuleNotificationRoot, -1, 0,
+		out = append(out, kindProblem(opts, nrRoot, -1, 0,
 			"a "+noun+" with a <sitemapindex> root: notifications are <urlset> documents and do not use the <sitemapindex> format"))
 	}
 	var ups []string
@@ -168,14 +208,14 @@ func notificationProblems(d *Document, opts NotificationOptions) []Problem {
 	}
 	switch {
 	case len(ups) == 0:
-		out = append(out, kindProblem(opts, RuleNotificationUpLink, -1, 0,
+		out = append(out, kindProblem(opts, nrUpLink, -1, 0,
 			`no <rs:ln rel="up"> link: a `+noun+" must link up to the Capability List of its channel"))
 	case opts.CapabilityList != "" && !sameURL(ups[0], opts.CapabilityList):
-		out = append(out, notificationProblem(RuleNotificationUpMismatch, -1, 0,
+		out = append(out, notificationProblem(nrUpMismatch, -1, 0,
 			"the up link points at "+chkQuote(ups[0])+", but the channel is advertised by the Capability List "+chkQuote(opts.CapabilityList)))
 	}
 	if len(d.Entries) == 0 {
-		out = append(out, kindProblem(opts, RuleNotificationEmpty, -1, 0, "a "+noun+" without entries: it notifies nothing"))
+		out = append(out, kindProblem(opts, nrEmpty, -1, 0, "a "+noun+" without entries: it notifies nothing"))
 	}
 	if !opts.IsFramework() {
 		return out
@@ -188,17 +228,17 @@ func notificationProblems(d *Document, opts NotificationOptions) []Problem {
 		}
 		switch capb := e.MD.Capability; {
 		case capb == "":
-			out = append(out, notificationProblem(RuleFrameworkCapabilityMissing, i, line,
+			out = append(out, notificationProblem(nrFrameworkCapabilityMissing, i, line,
 				chkRef(e, i)+": no capability attribute: a framework notification entry must say which kind of document changed (resourcelist, changelist, …)"))
 		case !capb.Known():
-			out = append(out, notificationProblem(RuleFrameworkCapabilityUnknown, i, line,
+			out = append(out, notificationProblem(nrFrameworkCapabilityUnknown, i, line,
 				chkRef(e, i)+": capability="+chkQuote(string(capb))+" is not defined by the specification or the Notification draft"))
 		case !frameworkDocument(capb):
-			out = append(out, notificationProblem(RuleFrameworkCapabilityInvalid, i, line,
+			out = append(out, notificationProblem(nrFrameworkCapabilityInvalid, i, line,
 				chkRef(e, i)+": capability="+chkQuote(string(capb))+": framework notifications are about Resource Lists, Resource Dumps, Change Lists, Change Dumps, Capability Lists and Source Descriptions"))
 		}
 		if e.MD.Change == "" {
-			out = append(out, notificationProblem(RuleFrameworkChangeMissing, i, line,
+			out = append(out, notificationProblem(nrFrameworkChangeMissing, i, line,
 				chkRef(e, i)+`: no change attribute: a framework notification entry must say what happened to the document (change="created|updated|deleted")`))
 		}
 		for _, l := range e.Links {
@@ -206,7 +246,7 @@ func notificationProblems(d *Document, opts NotificationOptions) []Problem {
 				continue
 			}
 			if l.Href == "" || sameURL(l.Href, e.Loc) {
-				out = append(out, notificationProblem(RuleFrameworkIndexLinkMalformed, i, l.Line,
+				out = append(out, notificationProblem(nrFrameworkIndexLink, i, l.Line,
 					chkRef(e, i)+`: the rel="index" link must point at the index the changed document resides under, not `+chkQuote(l.Href)))
 			}
 		}
@@ -313,7 +353,7 @@ func (c *NotificationChecker) Check(raw []byte, dopts DecoderOptions) (*Document
 	}
 	if first >= 0 && c.seen && earliest.Time.Before(c.last) {
 		e := &d.Entries[first]
-		ps = append(ps, kindProblem(c.opts, RuleNotificationOrder, first, e.Line,
+		ps = append(ps, kindProblem(c.opts, nrOrder, first, e.Line,
 			chkRef(e, first)+": dated "+earliest.Raw+", before "+c.lastRaw+" of an earlier notification of this channel: notifications arrive out of order, or this one repeats changes already notified"))
 		sortProblems(ps)
 	}

@@ -376,11 +376,17 @@ func Rules() []Rule {
 	return out
 }
 
-// RuleByID returns the rule with the given ID.
+// RuleByID returns the rule with the given ID: one of Rules() or of
+// NotificationRules().
 func RuleByID(id string) (Rule, bool) {
 	for i := ruleID(0); i < numRules; i++ {
 		if r := ruleInfo(i); r.ID == id {
 			r.Basis = ruleBasis(i)
+			return r, true
+		}
+	}
+	for i := notificationRuleID(0); i < numNotificationRules; i++ {
+		if r := notificationRuleInfo(i); r.ID == id {
 			return r, true
 		}
 	}
