@@ -154,6 +154,19 @@ func (f *folder) beside(u string) string {
 	return ""
 }
 
+// Beside finds a copy of the package at URL pkg in the folder of the local
+// dump at dumpPath, as the explorer opens a package listed in a dump saved
+// with its packages: the path of the regular file found in that folder or
+// below (never through a link out of it), "" when there is none.
+func Beside(dumpPath, pkg string) string {
+	f, err := openFolder(dumpPath)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	return f.beside(pkg)
+}
+
 // folderFetcher reads the paths of a local dump from its folder, and its
 // URLs from the network (next), a package from its copy in the folder
 // when there is one.

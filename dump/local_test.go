@@ -201,3 +201,33 @@ func TestRunLocalDumpIndex(t *testing.T) {
 		t.Errorf("a part out of the folder: %v", err)
 	}
 }
+
+// Beside finds a package saved beside a local dump, and never one that a
+// symbolic link leads out of the dump's folder to.
+func TestBeside(t *testing.T) {
+	outside := t.TempDir()
+	if err := os.WriteFile(filepath.Join(outside, "part-0002.zip"), []byte("PK"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	dumpFile := filepath.Join(dir, "resourcedump.xml")
+	if err := os.MkdirAll(filepath.Join(dir, "resourcedump"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "resourcedump", "part-0001.zip"), []byte("PK"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(outside, "part-0002.zip"), filepath.Join(dir, "part-0002.zip")); err != nil {
+		t.Skip("no symbolic links here:", err)
+	}
+	for _, c := range []struct{ pkg, want string }{
+		{"http://e.org/rs/resourcedump/part-0001.zip", filepath.Join(dir, "resourcedump", "part-0001.zip")},
+		{"http://e.org/a/../../resourcedump/part-0001.zip", filepath.Join(dir, "resourcedump", "part-0001.zip")},
+		{"http://e.org/part-0002.zip", ""},
+		{"http://e.org/part-0003.zip", ""},
+	} {
+		if got := Beside(dumpFile, c.pkg); got != c.want {
+			t.Errorf("Beside(%s) = %q, want %q", c.pkg, got, c.want)
+		}
+	}
+}
