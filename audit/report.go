@@ -89,41 +89,28 @@ type keeper struct {
 	sink Sink
 }
 
-func (k keeper) mismatch(f Finding) {
-	k.r.Counts.Mismatched++
+// keep counts v in n, then hands it to the Sink with send, or keeps it in
+// list when there is no Sink.
+func keep[T any](k keeper, n *int, list *[]T, send func(Sink, T), v T) {
+	*n++
 	if k.sink != nil {
-		k.sink.Mismatch(f)
+		send(k.sink, v)
 		return
 	}
-	k.r.Mismatched = append(k.r.Mismatched, f)
+	*list = append(*list, v)
 }
 
-func (k keeper) warning(f Finding) {
-	k.r.Counts.Warnings++
-	if k.sink != nil {
-		k.sink.Warning(f)
-		return
-	}
-	k.r.Warnings = append(k.r.Warnings, f)
+func (k keeper) mismatch(f Finding) {
+	keep(k, &k.r.Counts.Mismatched, &k.r.Mismatched, Sink.Mismatch, f)
 }
+
+func (k keeper) warning(f Finding) { keep(k, &k.r.Counts.Warnings, &k.r.Warnings, Sink.Warning, f) }
 
 func (k keeper) unchecked(u Unchecked) {
-	k.r.Counts.Unchecked++
-	if k.sink != nil {
-		k.sink.Unchecked(u)
-		return
-	}
-	k.r.Unchecked = append(k.r.Unchecked, u)
+	keep(k, &k.r.Counts.Unchecked, &k.r.Unchecked, Sink.Unchecked, u)
 }
 
-func (k keeper) mirror(m Mirror) {
-	k.r.Counts.Mirrors++
-	if k.sink != nil {
-		k.sink.Mirror(m)
-		return
-	}
-	k.r.Mirrors = append(k.r.Mirrors, m)
-}
+func (k keeper) mirror(m Mirror) { keep(k, &k.r.Counts.Mirrors, &k.r.Mirrors, Sink.Mirror, m) }
 
 // Unread returns the lists that could not be read (a Resource List part
 // that is 404, say): their resources were not in the draw.
