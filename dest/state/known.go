@@ -157,12 +157,18 @@ func (v *View) EachKnown(ctx context.Context, pendingOnly bool, fn func(uri stri
 	}
 	var k Known
 	var uri string
+	return v.eachKnownRow(rows, &uri, &k, fn)
+}
+
+// eachKnownRow calls fn for every row of rows, read into uri and k, and
+// closes rows.
+func (v *View) eachKnownRow(rows *sql.Rows, uri *string, k *Known, fn func(uri string, k *Known) error) error {
 	for rows.Next() {
-		if err := scanKnown(rows, &uri, &k); err != nil {
+		if err := scanKnown(rows, uri, k); err != nil {
 			rows.Close()
 			return fmt.Errorf("read resources of Source %d: %w", v.sourceID, err)
 		}
-		if err := fn(uri, &k); err != nil {
+		if err := fn(*uri, k); err != nil {
 			rows.Close()
 			return err
 		}
@@ -226,18 +232,8 @@ func (v *View) FindIDs(ctx context.Context, ids []int64, fn func(uri string, k *
 		if err != nil {
 			return fmt.Errorf("read %d resources of Source %d: %w", len(chunk), v.sourceID, err)
 		}
-		for rows.Next() {
-			if err := scanKnown(rows, &uri, &k); err != nil {
-				rows.Close()
-				return fmt.Errorf("read resources of Source %d: %w", v.sourceID, err)
-			}
-			if err := fn(uri, &k); err != nil {
-				rows.Close()
-				return err
-			}
-		}
-		if err := closeRows(rows); err != nil {
-			return fmt.Errorf("read resources of Source %d: %w", v.sourceID, err)
+		if err := v.eachKnownRow(rows, &uri, &k, fn); err != nil {
+			return err
 		}
 	}
 	return nil
