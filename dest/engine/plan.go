@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -240,7 +241,7 @@ func (s *Session) Plan(ctx context.Context, target string, opts PlanOptions) (*P
 	if b.mapper, err = pathmap.New(pathmap.Options{Authorities: src.authorities, AllowOtherHosts: opts.AllowOtherHosts, Rules: rules}); err != nil {
 		return nil, fmt.Errorf("map URIs to paths: %w", err)
 	}
-	b.mapChanged = p.PreviousSelection != nil && !equalStrings(p.PreviousSelection.Map, p.Selection.Map)
+	b.mapChanged = p.PreviousSelection != nil && !slices.Equal(p.PreviousSelection.Map, p.Selection.Map)
 
 	// The mode.
 	baselineDone := exists && !row.Baseline.Done.IsZero()
@@ -376,18 +377,6 @@ func chooseDoc(src *source, want From, list, dump model.Capability) (From, strin
 }
 
 func sameURL(a, b string) bool { return strings.TrimSpace(a) == strings.TrimSpace(b) }
-
-func equalStrings(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
 
 // describeSelection writes a selection for people.
 func describeSelection(s state.Selection) string {

@@ -32,6 +32,7 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"slices"
 	"strconv"
 	"time"
 
@@ -194,23 +195,11 @@ type Selection struct {
 
 // Equal reports whether two selections are the same, option for option.
 func (s Selection) Equal(o Selection) bool {
-	return equalStrings(s.Include, o.Include) && equalStrings(s.Exclude, o.Exclude) && equalStrings(s.Map, o.Map)
+	return slices.Equal(s.Include, o.Include) && slices.Equal(s.Exclude, o.Exclude) && slices.Equal(s.Map, o.Map)
 }
 
 // Empty reports whether the selection has no option at all.
 func (s Selection) Empty() bool { return len(s.Include)+len(s.Exclude)+len(s.Map) == 0 }
-
-func equalStrings(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
 
 // Source is a Source's row, with its selection.
 type Source struct {
