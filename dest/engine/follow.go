@@ -360,13 +360,7 @@ func (f *follower) poll(ctx context.Context) bool {
 	opts.Mode, opts.Selection = ModeAuto, nil
 	p, err := f.s.Plan(ctx, f.ref.Target, opts)
 	if err != nil {
-		if ctx.Err() != nil {
-			f.res.Stopped = "interrupted"
-			return true
-		}
-		f.res.PollErrors++
-		f.report(FollowEvent{Type: FollowPolled, Via: ViaPoll, Err: err})
-		return false
+		return f.pollFailed(ctx, err)
 	}
 	defer p.Close()
 	f.ref = p
@@ -384,13 +378,7 @@ func (f *follower) poll(ctx context.Context) bool {
 	}
 	res, err := f.s.Run(ctx, p)
 	if err != nil {
-		if ctx.Err() != nil {
-			f.res.Stopped = "interrupted"
-			return true
-		}
-		f.res.PollErrors++
-		f.report(FollowEvent{Type: FollowPolled, Via: ViaPoll, Err: err})
-		return false
+		return f.pollFailed(ctx, err)
 	}
 	if res.Finished {
 		f.res.SyncedUntil = res.SyncedUntil
@@ -405,6 +393,18 @@ func (f *follower) poll(ctx context.Context) bool {
 		f.res.Stopped = "interrupted"
 		return true
 	}
+	return false
+}
+
+// pollFailed records a poll whose planning or run failed with err and
+// reports whether Follow must stop: it must when ctx is done.
+func (f *follower) pollFailed(ctx context.Context, err error) bool {
+	if ctx.Err() != nil {
+		f.res.Stopped = "interrupted"
+		return true
+	}
+	f.res.PollErrors++
+	f.report(FollowEvent{Type: FollowPolled, Via: ViaPoll, Err: err})
 	return false
 }
 
