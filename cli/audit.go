@@ -497,22 +497,8 @@ func writeAuditText(w io.Writer, st textStyles, rep *audit.Report) {
 		fmt.Fprintf(w, "%s incomplete: %s after %d of %d resources\n", mark(st.warn, "!"), why, rep.Checked, rep.Selected)
 	}
 
-	if len(rep.Mismatched) > 0 {
-		fmt.Fprintln(w)
-		rows := make([]tableRow, 0, len(rep.Mismatched))
-		for _, f := range rep.Mismatched {
-			rows = append(rows, tableRow{where(f.URL, f.Mirror), []string{f.Field, f.Declared, f.Actual}})
-		}
-		writeTable(w, st, st.err, []string{"FIELD", "DECLARED", "ACTUAL"}, rows)
-	}
-	if len(rep.Warnings) > 0 {
-		fmt.Fprintln(w)
-		rows := make([]tableRow, 0, len(rep.Warnings))
-		for _, f := range rep.Warnings {
-			rows = append(rows, tableRow{where(f.URL, f.Mirror), []string{f.Field, f.Declared, f.Actual}})
-		}
-		writeTable(w, st, st.warn, []string{"WARNING", "DECLARED", "ACTUAL"}, rows)
-	}
+	writeFindings(w, st, st.err, "FIELD", rep.Mismatched)
+	writeFindings(w, st, st.warn, "WARNING", rep.Warnings)
 	if len(rep.Unchecked) > 0 {
 		fmt.Fprintln(w)
 		rows := make([]tableRow, 0, len(rep.Unchecked))
@@ -521,6 +507,20 @@ func writeAuditText(w io.Writer, st textStyles, rep *audit.Report) {
 		}
 		writeTable(w, st, st.warn, []string{"UNCHECKED", "WHY"}, rows)
 	}
+}
+
+// writeFindings writes findings (mismatches or warnings) as a table whose
+// first column is headed head, after a blank line; nothing when there are none.
+func writeFindings(w io.Writer, st textStyles, mark func(string) string, head string, fs []audit.Finding) {
+	if len(fs) == 0 {
+		return
+	}
+	fmt.Fprintln(w)
+	rows := make([]tableRow, 0, len(fs))
+	for _, f := range fs {
+		rows = append(rows, tableRow{where(f.URL, f.Mirror), []string{f.Field, f.Declared, f.Actual}})
+	}
+	writeTable(w, st, mark, []string{head, "DECLARED", "ACTUAL"}, rows)
 }
 
 // where names a resource, or one of its mirrors.
