@@ -203,16 +203,6 @@ func (v *packagePage) changeDump() bool {
 
 // columns are the table's columns; cells read v's rows on demand.
 func (v *packagePage) columns() []components.Column {
-	entry := func(i int) *model.Entry {
-		m := v.manifest()
-		if i < 0 || i >= len(v.rows) || m == nil {
-			return nil
-		}
-		if r := v.rows[i]; r.Entry >= 0 && r.Entry < len(m.Entries) {
-			return &m.Entries[r.Entry]
-		}
-		return nil
-	}
 	st := func() *common.Styles { return v.c.Styles } // read at draw time: the theme may change
 	markPaint := func(i int) common.Paint {
 		if i >= len(v.rows) {
@@ -238,7 +228,7 @@ func (v *packagePage) columns() []components.Column {
 			return "·"
 		}, Paint: markPaint},
 		{Title: "path", Min: 12, Max: 48, Flex: 2, Value: func(i int) string {
-			if e := entry(i); e != nil {
+			if e := v.entryAt(i); e != nil {
 				if !e.MD.HasPath {
 					return "(no path)"
 				}
@@ -250,7 +240,7 @@ func (v *packagePage) columns() []components.Column {
 			return "(package)"
 		}},
 		{Title: "loc", Min: 14, Flex: 3, Trunc: components.TruncMiddle, Value: func(i int) string {
-			if e := entry(i); e != nil {
+			if e := v.entryAt(i); e != nil {
 				return displayLoc(originOf(v.ref.URL), v.entryURL(e))
 			}
 			if i < len(v.rows) && v.rows[i].Member != "" {
@@ -258,7 +248,7 @@ func (v *packagePage) columns() []components.Column {
 			}
 			return ""
 		}, Paint: func(i int) common.Paint {
-			if entry(i) == nil {
+			if v.entryAt(i) == nil {
 				return st().Paint.Dim
 			}
 			return st().Paint.URL
@@ -266,12 +256,12 @@ func (v *packagePage) columns() []components.Column {
 	}
 	if v.changeDump() {
 		cols = append(cols, components.Column{Title: "change", Min: 7, Max: 8, Value: func(i int) string {
-			if e := entry(i); e != nil {
+			if e := v.entryAt(i); e != nil {
 				return string(e.MD.Change)
 			}
 			return ""
 		}, Paint: func(i int) common.Paint {
-			if e := entry(i); e != nil {
+			if e := v.entryAt(i); e != nil {
 				return st().ChangePaint(string(e.MD.Change))
 			}
 			return common.Paint{}
@@ -279,13 +269,13 @@ func (v *packagePage) columns() []components.Column {
 	}
 	cols = append(cols,
 		components.Column{Title: "length", Min: 7, Max: 12, Right: true, Value: func(i int) string {
-			if e := entry(i); e != nil {
+			if e := v.entryAt(i); e != nil {
 				return e.MD.LengthRaw
 			}
 			return ""
 		}},
 		components.Column{Title: "hash", Min: 10, Max: 40, Flex: 1, Value: func(i int) string {
-			if e := entry(i); e != nil {
+			if e := v.entryAt(i); e != nil {
 				if len(e.MD.Hash) > 0 {
 					return e.MD.Hash.String()
 				}
@@ -490,8 +480,10 @@ func (v *packagePage) key(msg tea.KeyPressMsg) tea.Cmd {
 }
 
 // selectedEntry is the manifest entry under the cursor, nil when none.
-func (v *packagePage) selectedEntry() *model.Entry {
-	i := v.tbl.Selected()
+func (v *packagePage) selectedEntry() *model.Entry { return v.entryAt(v.tbl.Selected()) }
+
+// entryAt is the manifest entry of row i, nil when the row has none.
+func (v *packagePage) entryAt(i int) *model.Entry {
 	m := v.manifest()
 	if i < 0 || i >= len(v.rows) || m == nil {
 		return nil
