@@ -68,6 +68,7 @@ func (c *Checker) end(h *Header, bytes int64, complete bool) {
 		}
 		c.docCapability(h)
 		c.docTimes(h)
+		c.docMetadataAttributes(md)
 		c.attrs(md.Extra, nil, -1, md.Line, true)
 	}
 

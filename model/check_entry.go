@@ -76,6 +76,20 @@ func (c *Checker) Entry(e *Entry) {
 	for i := range e.Extra {
 		c.element(&e.Extra[i], e, idx)
 	}
+	c.entryLinks(e, idx)
+}
+
+// entryLinks judges what the entry's links say together (counted by link,
+// also for links handed over before Entry), and forgets them for the next
+// entry.
+func (c *Checker) entryLinks(e *Entry, idx int) {
+	if c.kind == kDescription && !c.entDescribedby {
+		c.report(rDescriptionEntryDescribedby, idx, e.Line, "", chkRef(e, idx)+`: no <rs:ln rel="describedby"> link: a Source Description entry should link to a document that describes the set of resources its Capability List covers`)
+	}
+	if c.entVia > 1 {
+		c.report(rViaLinkRepeated, idx, e.Line, "", chkRef(e, idx)+": "+strconv.Itoa(c.entVia)+` <rs:ln rel="via"> links: a republished resource keeps only the existing via link to the resource at the original Source`)
+	}
+	c.entDescribedby, c.entVia = false, 0
 }
 
 // entryNoun is what an entry of the current document stands for.
@@ -254,13 +268,23 @@ func (c *Checker) entryRequirements(e *Entry, idx int, md *Metadata) {
 			}
 			c.report(rChangeMissing, idx, line, k.section(), chkRef(e, idx)+": "+what+": every "+k.title()+" entry must have change=\"created|updated|deleted\"")
 		}
-		if k == kChangeDumpManifest && !md.HasPath && md.Change != ChangeDeleted {
-			c.missingPath(e, idx, line, md, " (required except for change=\"deleted\")")
+		if k == kChangeDumpManifest && md.Change != ChangeDeleted {
+			if !md.HasPath {
+				c.missingPath(e, idx, line, md, " (required except for change=\"deleted\")")
+			}
+			if md.Type == "" {
+				c.report(rChangeDumpManifestType, idx, line, "", chkRef(e, idx)+": "+chkNoAttr(md, "type")+"; the Media Type of the bitstream is strongly recommended")
+			}
 		}
 	case kResourceDumpManifest:
 		if !md.HasPath {
 			c.missingPath(e, idx, line, md, "")
 		}
+		if md.Type == "" {
+			c.report(rManifestTypeRecommended, idx, line, "", chkRef(e, idx)+": "+chkNoAttr(md, "type")+"; the Media Type of the bitstream is recommended")
+		}
+	case kResourceDump:
+		c.packageEntry(e, idx, line, md)
 	case kCapabilityListIndex:
 		// Its entries are Capability Lists; Table 4 asks nothing of their <rs:md>.
 		if md.Capability != "" && md.Capability != CapCapabilityList {
@@ -325,6 +349,9 @@ func (c *Checker) entryRequirements(e *Entry, idx int, md *Metadata) {
 			c.report(rArchiveEntryFromMissing, idx, line, k.section(), chkRef(e, idx)+": "+what+"; the entry of a "+k.title()+" conveys the interval the "+c.entryNoun()+" covers (from, and until once it is closed)")
 		}
 	case kChangeListIndex, kChangeDump, kChangeDumpIndex:
+		if k == kChangeDump {
+			c.packageEntry(e, idx, line, md)
+		}
 		if !md.Present || md.From.Raw == "" {
 			what := "no <rs:md>"
 			if md.Present {
@@ -342,6 +369,37 @@ func (c *Checker) entryRequirements(e *Entry, idx int, md *Metadata) {
 			}
 		}
 	}
+}
+
+// chkNoAttr says that md lacks the attribute name: "no <rs:md>" or
+// "<rs:md> has no NAME attribute".
+func chkNoAttr(md *Metadata, name string) string {
+	if !md.Present {
+		return "no <rs:md>"
+	}
+	return "<rs:md> has no " + name + " attribute"
+}
+
+// packageEntry checks what an entry of a Resource Dump or Change Dump
+// should say of its package.
+func (c *Checker) packageEntry(e *Entry, idx, line int, md *Metadata) {
+	k := c.kind
+	switch {
+	case !md.Present:
+		c.report(rDumpEntryTypeLength, idx, line, k.section(), chkRef(e, idx)+": no <rs:md>: the Media Type (type) and length of the package are recommended")
+	case md.Type == "" || md.LengthRaw == "":
+		c.report(rDumpEntryTypeLength, idx, line, k.section(), chkRef(e, idx)+": <rs:md> has no "+c.names(md.Type == "", md.LengthRaw == "", "type", "length")+" attribute: the Media Type and length of the package are recommended")
+	}
+	if md.Type != "" && !c.notZip && c.mediaType(md.Type) && !chkZipType(md.Type) {
+		c.notZip = true
+		c.report(rDumpPackageFormat, idx, line, k.section(), chkRef(e, idx)+": package type="+chkQuote(md.Type)+" is not ZIP (application/zip), the packaging format of the framework; other formats hurt interoperability (reported for the first such package only)")
+	}
+}
+
+// chkZipType tells whether a media type names the ZIP format: the registered
+// application/zip, or the unregistered names some servers send for it.
+func chkZipType(t string) bool {
+	return chkSameMediaType(t, "application/zip") || chkSameMediaType(t, "application/x-zip-compressed") || chkSameMediaType(t, "application/x-zip")
 }
 
 func (c *Checker) missingPath(e *Entry, idx, line int, md *Metadata, note string) {
@@ -577,9 +635,22 @@ func (c *Checker) link(l *Link, e *Entry, idx int) {
 	if e != nil && l.HasPath && c.kind.manifest() {
 		c.path(l.Path, e, idx, line, "<rs:ln> path", false)
 	}
-	patch, timegate, alternate, memento := false, false, false, false
+	if e == nil {
+		c.docLinkAttributes(l, line, where)
+	}
+	patch, timegate, alternate, memento, duplicate := false, false, false, false, false
 	for tok := range RelTokens(l.Rel) {
 		switch {
+		case RelMatches(tok, "duplicate"):
+			duplicate = true
+		case RelMatches(tok, "describedby"):
+			if e != nil {
+				c.entDescribedby = true
+			}
+		case RelMatches(tok, "via"):
+			if e != nil {
+				c.entVia++
+			}
 		case RelMatches(tok, RelPatch):
 			patch = true
 		case RelMatches(tok, "timegate"):
@@ -615,10 +686,57 @@ func (c *Checker) link(l *Link, e *Entry, idx int) {
 	if e != nil && memento && l.Modified.Raw == "" {
 		c.report(rMementoLinkModified, idx, line, "", where()+" has no modified attribute: it conveys the datetime of the prior version the memento link points to")
 	}
-	if e != nil && timegate && (l.Type != "" || l.HashRaw != "" || l.LengthRaw != "" || l.Modified.Raw != "" || l.Encoding != "" || l.HasPath) {
-		c.report(rTimegateLinkAttributes, idx, line, "", where()+" carries attributes other than rel and href; they are meaningless for a TimeGate")
+	if e != nil && timegate && (l.Type != "" || l.HashRaw != "" || l.LengthRaw != "" || l.Modified.Raw != "" || l.Encoding != "" || l.HasPath || l.PriRaw != "") {
+		c.report(rTimegateLinkAttributes, idx, line, "", where()+" carries "+chkLinkAttrNames(l, true)+"; attributes other than rel and href are meaningless for a TimeGate and should not be used")
+	}
+	if e != nil && duplicate && (l.Type != "" || l.HashRaw != "" || l.LengthRaw != "" || l.Encoding != "" || l.HasPath) {
+		c.report(rDuplicateLinkAttributes, idx, line, "", where()+" carries "+chkLinkAttrNames(l, false)+": a mirror has the resource's own metadata, so these attributes of <rs:md> should be omitted from the duplicate link")
 	}
 	c.attrs(l.Extra, e, idx, line, false)
+}
+
+// chkLinkAttrNames lists the attributes of l other than rel and href that
+// Section 7 defines for <rs:ln> (modified and pri only when all).
+func chkLinkAttrNames(l *Link, all bool) string {
+	var names []string
+	for _, a := range [...]struct {
+		set  bool
+		name string
+	}{{l.HashRaw != "", "hash"}, {l.LengthRaw != "", "length"}, {l.Type != "", "type"}, {l.Encoding != "", "encoding"}, {l.HasPath, "path"},
+		{all && l.Modified.Raw != "", "modified"}, {all && l.PriRaw != "", "pri"}} {
+		if a.set {
+			names = append(names, a.name)
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
+// docLinkAttributes reports attributes Table 3 does not give a
+// document-level <rs:ln> (it has href and rel).
+func (c *Checker) docLinkAttributes(l *Link, line int, where func() string) {
+	if l.Type == "" && l.HashRaw == "" && l.LengthRaw == "" && l.Encoding == "" && !l.HasPath && l.Modified.Raw == "" && l.PriRaw == "" {
+		return
+	}
+	c.report(rAttributeUnexpected, -1, line, "", where()+" carries "+chkLinkAttrNames(l, true)+": Table 3 gives a document-level <rs:ln> only href and rel; these attributes describe a resource an entry links to")
+}
+
+// docMetadataAttributes reports attributes Table 3 does not give the
+// document-level <rs:md> (at, capability, completed, from, until).
+func (c *Checker) docMetadataAttributes(md *Metadata) {
+	var names []string
+	for _, a := range [...]struct {
+		set  bool
+		name string
+	}{{md.Change != "", "change"}, {md.Datetime.Raw != "", "datetime"}, {md.HashRaw != "", "hash"}, {md.LengthRaw != "", "length"},
+		{md.Type != "", "type"}, {md.Encoding != "", "encoding"}, {md.HasPath, "path"}} {
+		if a.set {
+			names = append(names, a.name)
+		}
+	}
+	if len(names) == 0 {
+		return
+	}
+	c.report(rAttributeUnexpected, -1, md.Line, "", "document-level <rs:md> carries "+strings.Join(names, ", ")+": Table 3 gives it only at, capability, completed, from and until; the other attributes describe an entry's resource")
 }
 
 // attrs checks attributes the parser kept verbatim on <rs:md> (md) or <rs:ln>.

@@ -36,6 +36,7 @@ const (
 	RuleFrameworkCapabilityUnknown  = "framework-capability-unknown"
 	RuleFrameworkChangeMissing      = "framework-change-missing"
 	RuleFrameworkIndexLinkMalformed = "framework-index-link"
+	RuleFrameworkChangeType         = "framework-change-type"
 )
 
 // NotificationRules returns the rules of the Notification draft that
@@ -53,6 +54,9 @@ func NotificationRules() []Rule {
 		mkRule(RuleFrameworkCapabilityUnknown, "N5", W, "the capability of a framework notification entry is not a value the specification or the draft defines"),
 		mkRule(RuleFrameworkChangeMissing, "N5", E, `a framework notification entry says with change="created|updated|deleted" what happened to the document`),
 		mkRule(RuleFrameworkIndexLinkMalformed, "N5", E, `the rel="index" link of a framework notification entry points at the index the changed document resides under`),
+		{ID: RuleFrameworkChangeType, Section: "N2.1", Severity: W,
+			Summary: "a framework notification entry gives a change type Table 2.1 of the draft does not list for its capability (Resource Lists and Resource Dumps: created; Change Lists and Change Dumps: created, updated; Capability Lists and Source Descriptions: any)",
+			Basis:   "Notification draft §2.1: \"The following table provides an overview of the possible change types that Change Notifications and Framework Notifications inform about\"; Table 2.1 marks one change type for Resource Lists and Resource Dumps and two for Change Lists and Change Dumps, which Examples 5.1 and 5.2 show to be created, and created and updated. An overview of an alpha draft, not a \"must\": a warning."},
 	}
 }
 
@@ -200,6 +204,9 @@ func notificationProblems(d *Document, opts NotificationOptions) []Problem {
 		if e.MD.Change == "" {
 			out = append(out, notificationProblem(RuleFrameworkChangeMissing, i, line,
 				chkRef(e, i)+`: no change attribute: a framework notification entry must say what happened to the document (change="created|updated|deleted")`))
+		} else if allowed := frameworkChanges(e.MD.Capability); allowed != "" && !strings.Contains(" "+allowed+" ", " "+string(e.MD.Change)+" ") {
+			out = append(out, notificationProblem(RuleFrameworkChangeType, i, line,
+				chkRef(e, i)+": change="+chkQuote(string(e.MD.Change))+" for a "+string(e.MD.Capability)+" document: Table 2.1 lists only "+allowed+" for it"))
 		}
 		for _, l := range e.Links {
 			if !HasRel(l.Rel, "index") {
@@ -212,6 +219,19 @@ func notificationProblems(d *Document, opts NotificationOptions) []Problem {
 		}
 	}
 	return out
+}
+
+// frameworkChanges is the change types Table 2.1 of the draft lists for
+// framework notifications about documents of capability c, space-separated;
+// "" when the table allows all three or does not cover c.
+func frameworkChanges(c Capability) string {
+	switch c {
+	case CapResourceList, CapResourceDump:
+		return "created"
+	case CapChangeList, CapChangeDump:
+		return "created updated"
+	}
+	return ""
 }
 
 // frameworkDocument reports whether documents of capability c are what
