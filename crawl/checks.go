@@ -29,6 +29,7 @@ const (
 	RuleIndexLinkParent             = "index-link-parent"
 	RuleIndexLinkRecommended        = "index-link-recommended"
 	RuleChangeIndexOrder            = "change-index-order"
+	RuleChangeDumpIndexOrder        = "changedump-index-order"
 	RuleChangeIndexGap              = "change-index-gap"
 	RuleChangeIndexOverlap          = "change-index-overlap"
 	RuleChangeIndexOpenNotLast      = "change-index-open-not-last"
@@ -61,6 +62,8 @@ func Rules() []model.Rule {
 		{ID: RuleIndexLinkRecommended, Section: "10.1", Severity: W, Summary: `a document listed in an index should link back to it with rel="index" (sections 10.1, 11.1, 12.1, 13.1)`,
 			Basis: `§10.1: "In case a Resource List Index (see Section 10.2) exists, a recommended <rs:ln> child element of <urlset> points to it with the relation type index." §11.1, §12.1 and §13.1 say the same of dumps and Change Lists.`},
 		{ID: RuleChangeIndexOrder, Section: "12.2", Severity: E, Summary: "a Change List Index (or Change Dump Index) must list its documents in forward chronological order"},
+		{ID: RuleChangeDumpIndexOrder, Section: "13.1", Severity: W, Summary: "a Change Dump Index should list its Change Dumps in forward chronological order",
+			Basis: `§13.1: "All entries in a Change Dump should be provided in forward chronological order"; a Change Dump Index groups Change Dumps "in a manner similar to what was described in Section 12.2", which words the order of a Change List Index with "must". The single-document checker holds a Change Dump Index's order as a "should" (changedump-order); so does this rule.`},
 		{ID: RuleChangeIndexGap, Section: "12.2", Severity: H, Summary: "consecutive Change Lists of an index leave a gap: no list covers the changes between one's until and the next one's from",
 			Basis: "No sentence requires the Change Lists of an index to be contiguous."},
 		{ID: RuleChangeIndexOverlap, Section: "12.2", Severity: H, Summary: "consecutive Change Lists of an index overlap: the next one starts before the previous one's until",
@@ -102,6 +105,55 @@ func problem(id string, entry int, format string, args ...any) model.Problem {
 	return model.Problem{Severity: r.Severity, Rule: r.ID, Section: r.Section, Message: fmt.Sprintf(format, args...), Entry: entry}
 }
 
+// problemFor is problem for a rule that the sections of several capabilities
+// state alike: the section is that of documents of capability c (an index
+// link in a Change List is §12.1, in a Resource Dump §11.1).
+func problemFor(c model.Capability, id string, entry int, format string, args ...any) model.Problem {
+	p := problem(id, entry, format, args...)
+	if s := capabilitySection(c); s != "" {
+		p.Section = s
+	}
+	return p
+}
+
+// capabilitySection is the section of Z39.99-2017 that describes documents
+// (and their indexes) of capability c; "" for others.
+func capabilitySection(c model.Capability) string {
+	switch c {
+	case model.CapResourceList:
+		return "10.1"
+	case model.CapResourceDump:
+		return "11.1"
+	case model.CapChangeList:
+		return "12.1"
+	case model.CapChangeDump:
+		return "13.1"
+	}
+	return ""
+}
+
+// indexSection is the section that describes the index of documents of
+// capability c: §10.2 and §12.2 for Resource and Change List Indexes; the
+// dump indexes are described in their dumps' sections.
+func indexSection(c model.Capability) string {
+	switch c {
+	case model.CapResourceList:
+		return "10.2"
+	case model.CapChangeList:
+		return "12.2"
+	}
+	return capabilitySection(c)
+}
+
+// problemInIndex is problem with the section of an index of capability c.
+func problemInIndex(c model.Capability, id string, entry int, format string, args ...any) model.Problem {
+	p := problem(id, entry, format, args...)
+	if s := indexSection(c); s != "" {
+		p.Section = s
+	}
+	return p
+}
+
 // CheckTree runs the cross-document checks on a walked tree and sets
 // Node.Cross on the nodes the problems concern: a listing's problems (a
 // broken entry, an entry disagreeing with the document it lists, the order of
@@ -126,8 +178,22 @@ func checkTree(root *Node, hints bool) {
 		if !hints {
 			n.Cross = slices.DeleteFunc(n.Cross, func(p model.Problem) bool { return p.Severity == model.SeverityHint })
 		}
+		for i := range n.Cross {
+			n.Cross[i].Message = withSection(n.Cross[i])
+		}
 		return true
 	})
+}
+
+// withSection ends p's message with its section, "(§12.2)", as the
+// single-document checker's messages end (once the section is final: some
+// rules take the section of the document they are found in).
+func withSection(p model.Problem) string {
+	suffix := " (§" + p.Section + ")"
+	if p.Section == "" || strings.HasSuffix(p.Message, suffix) {
+		return p.Message
+	}
+	return p.Message + suffix
 }
 
 // checkChildren checks n against the documents it lists.
@@ -222,7 +288,7 @@ func checkIndexChild(n, c *Node) {
 	// index link back to n
 	if c.Header.Root == model.RootURLSet {
 		if idx := c.IndexLinks(); len(idx) == 0 {
-			c.Cross = append(c.Cross, problem(RuleIndexLinkRecommended, -1,
+			c.Cross = append(c.Cross, problemFor(pcap, RuleIndexLinkRecommended, -1,
 				`no <rs:ln rel="index"> link to the index %s that lists it`, n.Base()))
 		} else if !matchesAny(idx, n) {
 			c.Cross = append(c.Cross, problem(RuleIndexLinkParent, -1,
@@ -245,30 +311,30 @@ func checkIndexChild(n, c *Node) {
 	switch pcap {
 	case model.CapResourceList, model.CapResourceDump:
 		if c.Via.At.OK && md.At.OK && c.Via.At.Compare(md.At) != 0 {
-			n.Cross = append(n.Cross, problem(RuleIndexEntryAt, c.Via.Entry,
+			n.Cross = append(n.Cross, problemInIndex(pcap, RuleIndexEntryAt, c.Via.Entry,
 				"entry %s: at %s, but %s has at %s", model.EntryNumber(c.Via.Entry), c.Via.At.Raw, c.Via.Loc, md.At.Raw))
 		}
 		if c.Via.Completed.OK && md.Completed.OK && c.Via.Completed.Compare(md.Completed) != 0 {
-			n.Cross = append(n.Cross, problem(RuleIndexEntryAt, c.Via.Entry,
+			n.Cross = append(n.Cross, problemInIndex(pcap, RuleIndexEntryAt, c.Via.Entry,
 				"entry %s: completed %s, but %s has completed %s", model.EntryNumber(c.Via.Entry), c.Via.Completed.Raw, c.Via.Loc, md.Completed.Raw))
 		}
 	case model.CapChangeList, model.CapChangeDump:
 		if c.Via.From.Present() || c.Via.Until.Present() { // the entry has an interval to compare
 			if c.Via.Until.Present() != md.Until.Present() {
 				if c.Via.Until.Present() {
-					n.Cross = append(n.Cross, problem(RuleIndexEntryUntil, c.Via.Entry,
+					n.Cross = append(n.Cross, problemInIndex(pcap, RuleIndexEntryUntil, c.Via.Entry,
 						"entry %s: until %s says closed, but %s is open (no until)", model.EntryNumber(c.Via.Entry), c.Via.Until.Raw, c.Via.Loc))
 				} else {
-					n.Cross = append(n.Cross, problem(RuleIndexEntryUntil, c.Via.Entry,
+					n.Cross = append(n.Cross, problemInIndex(pcap, RuleIndexEntryUntil, c.Via.Entry,
 						"entry %s: no until says open, but %s is closed (until %s)", model.EntryNumber(c.Via.Entry), c.Via.Loc, md.Until.Raw))
 				}
 			}
 			if c.Via.From.OK && md.From.OK && c.Via.From.Compare(md.From) != 0 {
-				n.Cross = append(n.Cross, problem(RuleIndexEntryInterval, c.Via.Entry,
+				n.Cross = append(n.Cross, problemInIndex(pcap, RuleIndexEntryInterval, c.Via.Entry,
 					"entry %s: from %s, but %s has from %s", model.EntryNumber(c.Via.Entry), c.Via.From.Raw, c.Via.Loc, md.From.Raw))
 			}
 			if c.Via.Until.OK && md.Until.OK && c.Via.Until.Compare(md.Until) != 0 {
-				n.Cross = append(n.Cross, problem(RuleIndexEntryInterval, c.Via.Entry,
+				n.Cross = append(n.Cross, problemInIndex(pcap, RuleIndexEntryInterval, c.Via.Entry,
 					"entry %s: until %s, but %s has until %s", model.EntryNumber(c.Via.Entry), c.Via.Until.Raw, c.Via.Loc, md.Until.Raw))
 			}
 		}
@@ -296,6 +362,11 @@ type interval struct {
 // checkChangeSequence checks the order and the continuity of the documents
 // of a Change List Index or Change Dump Index.
 func checkChangeSequence(n *Node) {
+	pcap := n.Capability()
+	orderRule := RuleChangeIndexOrder
+	if pcap == model.CapChangeDump {
+		orderRule = RuleChangeDumpIndexOrder
+	}
 	var seq []interval
 	for _, c := range n.Children {
 		if c.Via == nil {
@@ -312,7 +383,7 @@ func checkChangeSequence(n *Node) {
 	}
 	for i, cur := range seq {
 		if i < len(seq)-1 && !cur.until.Present() {
-			n.Cross = append(n.Cross, problem(RuleChangeIndexOpenNotLast, cur.node.Via.Entry,
+			n.Cross = append(n.Cross, problemInIndex(pcap, RuleChangeIndexOpenNotLast, cur.node.Via.Entry,
 				"entry %s: %s is open (no until) but is not the last one listed", model.EntryNumber(cur.node.Via.Entry), cur.node.Via.Loc))
 		}
 		if i == 0 {
@@ -320,7 +391,7 @@ func checkChangeSequence(n *Node) {
 		}
 		prev := seq[i-1]
 		if cur.from.Compare(prev.from) < 0 {
-			n.Cross = append(n.Cross, problem(RuleChangeIndexOrder, cur.node.Via.Entry,
+			n.Cross = append(n.Cross, problemInIndex(pcap, orderRule, cur.node.Via.Entry,
 				"entry %s: %s (from %s) is listed after %s (from %s)", model.EntryNumber(cur.node.Via.Entry), cur.node.Via.Loc, cur.from.Raw, prev.node.Via.Loc, prev.from.Raw))
 			continue
 		}
@@ -329,10 +400,10 @@ func checkChangeSequence(n *Node) {
 		}
 		switch cur.from.Compare(prev.until) {
 		case 1:
-			n.Cross = append(n.Cross, problem(RuleChangeIndexGap, cur.node.Via.Entry,
+			n.Cross = append(n.Cross, problemInIndex(pcap, RuleChangeIndexGap, cur.node.Via.Entry,
 				"entry %s: gap from %s to %s between %s and %s", model.EntryNumber(cur.node.Via.Entry), prev.until.Raw, cur.from.Raw, prev.node.Via.Loc, cur.node.Via.Loc))
 		case -1:
-			n.Cross = append(n.Cross, problem(RuleChangeIndexOverlap, cur.node.Via.Entry,
+			n.Cross = append(n.Cross, problemInIndex(pcap, RuleChangeIndexOverlap, cur.node.Via.Entry,
 				"entry %s: %s starts at %s, before %s ends at %s", model.EntryNumber(cur.node.Via.Entry), cur.node.Via.Loc, cur.from.Raw, prev.node.Via.Loc, prev.until.Raw))
 		}
 	}
