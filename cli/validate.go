@@ -428,10 +428,11 @@ func writeValidateText(w io.Writer, reports []docReport, o printOptions) {
 	io.WriteString(w, bw.String())
 }
 
-// printRules prints the rule catalogue: the single-document rules, then the
-// cross-document ones that --recursive adds.
+// printRules prints the rule catalogue: the single-document rules, the
+// cross-document ones that --recursive adds, then those of the Notification
+// draft that rsx watch applies to notifications.
 func printRules(w io.Writer, asJSON, color bool) error {
-	rules := append(model.Rules(), crawl.Rules()...)
+	rules := append(append(model.Rules(), crawl.Rules()...), model.NotificationRules()...)
 	if asJSON {
 		type jr struct {
 			ID       string `json:"id"`

@@ -46,18 +46,27 @@ func NotificationRules() []Rule {
 	return []Rule{
 		mkRule(RuleNotificationRoot, "N4", E, "a notification is a <urlset> document; notifications do not use the <sitemapindex> format"),
 		mkRule(RuleNotificationUpLink, "N4", E, `a notification links up (<rs:ln rel="up">) to the Capability List of its channel`),
-		mkRule(RuleNotificationUpMismatch, "N3", W, "the up link of a notification points at a Capability List other than the one that advertises the channel"),
-		mkRule(RuleNotificationEmpty, "N4", W, "a notification without entries notifies nothing"),
-		mkRule(RuleNotificationOrder, "N4", W, "a notification's changes are dated before changes an earlier notification of the channel carried (out of order)"),
+		withBasis(mkRule(RuleNotificationUpMismatch, "N3", W, "the up link of a notification points at a Capability List other than the one that advertises the channel"),
+			"Notification draft §3: \"As both the Change Notification channel and the Framework Notification channel are dedicated to a particular set of resources, they are advertised in the Capability List that corresponds with the set of resources.\" The draft does not say in words that the up link names that Capability List (its examples do): a warning."),
+		withBasis(mkRule(RuleNotificationEmpty, "N4", W, "a notification without entries notifies nothing"),
+			"Notification draft §4: \"A change notification is sent ... if a Source wishes to notify a Destination that one or more of its resources subject to synchronization have changed\" (§5 likewise of framework changes). No sentence forbids an empty one: a warning."),
+		withBasis(mkRule(RuleNotificationOrder, "N4", W, "a notification's changes are dated before changes an earlier notification of the channel carried (out of order)"),
+			"Notification draft §4: \"The format of a change notification is very similar to the Change List format\", whose entries \"must be provided in forward chronological order\" (core §12.1). Across the notifications of a channel the draft says nothing: a warning."),
 		mkRule(RuleFrameworkCapabilityMissing, "N5", E, "a framework notification entry says with capability which kind of document changed"),
 		mkRule(RuleFrameworkCapabilityInvalid, "N5", E, "framework notifications are about Resource Lists, Resource Dumps, Change Lists, Change Dumps, Capability Lists and Source Descriptions only"),
-		mkRule(RuleFrameworkCapabilityUnknown, "N5", W, "the capability of a framework notification entry is not a value the specification or the draft defines"),
+		withBasis(mkRule(RuleFrameworkCapabilityUnknown, "N5", W, "the capability of a framework notification entry is not a value the specification or the draft defines"),
+			"Core §6.1: \"Additional capabilities may be defined in other specifications.\" A framework notification about such a document is outside Table 2.1 of the draft, but not forbidden: a warning."),
 		mkRule(RuleFrameworkChangeMissing, "N5", E, `a framework notification entry says with change="created|updated|deleted" what happened to the document`),
 		mkRule(RuleFrameworkIndexLinkMalformed, "N5", E, `the rel="index" link of a framework notification entry points at the index the changed document resides under`),
 		{ID: RuleFrameworkChangeType, Section: "N2.1", Severity: W,
 			Summary: "a framework notification entry gives a change type Table 2.1 of the draft does not list for its capability (Resource Lists and Resource Dumps: created; Change Lists and Change Dumps: created, updated; Capability Lists and Source Descriptions: any)",
 			Basis:   "Notification draft §2.1: \"The following table provides an overview of the possible change types that Change Notifications and Framework Notifications inform about\"; Table 2.1 marks one change type for Resource Lists and Resource Dumps and two for Change Lists and Change Dumps, which Examples 5.1 and 5.2 show to be created, and created and updated. An overview of an alpha draft, not a \"must\": a warning."},
 	}
+}
+
+func withBasis(r Rule, basis string) Rule {
+	r.Basis = basis
+	return r
 }
 
 // notificationRule returns the rule with the given ID from NotificationRules.
