@@ -49,6 +49,8 @@ const (
 	RuleContentsManifestMismatch   = "contents-manifest-mismatch"
 	RuleContentsManifestUnreadable = "contents-manifest-unreadable"
 	RulePackageDeclaredMismatch    = "package-declared-mismatch"
+	RulePackageManifestCapability  = "package-manifest-capability"
+	RulePackageEntryTimes          = "package-entry-times"
 )
 
 // Rules returns the catalogue of cross-document rules.
@@ -86,6 +88,9 @@ func Rules() []model.Rule {
 		{ID: RuleArchivesLinkCapability, Section: "AR2", Severity: E, Summary: `a document's rel="archives" link must point to the archive of its own capability (a Change List to the Change List Archive) when the Capability List lists that document`},
 		{ID: RuleContentsManifestMismatch, Section: "11.1", Severity: E, Summary: "the manifest copy a dump entry's contents link points to must match the manifest in the package (sections 11.1, 13.1)"},
 		{ID: RuleContentsManifestUnreadable, Section: "11.1", Severity: E, Summary: "the manifest copy of a dump entry's contents link, or its package, could not be fetched or opened (sections 11.1, 13.1)"},
+		{ID: RulePackageManifestCapability, Section: "11.2", Severity: E, Summary: "the manifest.xml of a Resource Dump's package must be a Resource Dump Manifest, of a Change Dump's package a Change Dump Manifest (sections 11.2, 13.2; reported with the dump's section)"},
+		{ID: RulePackageEntryTimes, Section: "11.1", Severity: W, Summary: "a dump entry's at or completed (Resource Dump), from or until (Change Dump) differs from those of the manifest in its package (sections 11.1, 13.1)",
+			Basis: `§11.1: the entry's <rs:md> "may also have an at attribute and possibly a completed attribute to convey the datetime at which the process of taking a snapshot of resources for their inclusion in the package respectively started and ended"; §11.2: the manifest's at "conveys the datetime at which the process of taking a snapshot of resources for their inclusion in the ZIP package started" (§13.1 and §13.2 alike with from and until): the same instants. As for index entries (index-entry-at), a difference is a warning.`},
 		{ID: RulePackageDeclaredMismatch, Section: "11.1", Severity: E, Summary: "a package's length or hash differs from what its dump entry declares (sections 11.1, 13.1)"},
 	}
 }
