@@ -503,6 +503,12 @@ func ruleBasis(id ruleID) string {
 		return "§7: \"these attributes must not have an XML Namespace prefix\"; \"Communities may introduce additional attributes when needed but must use an XML Namespace other than that of ResourceSync and must appropriately use namespace prefixes for those attributes.\" Draft elements and the beta namespace are not the standard's <rs:md> and <rs:ln>."
 	case rLinkHrefNotAbsolute, rLinkHrefInvalidChar:
 		return "§7: href is \"A mandatory attribute to convey the URI of the related resource\" (\"of the other document\" at document level), as <loc> \"conveys the URI of the resource\": a URI, not a relative reference (RFC 3986)."
+	case rCompletedBeforeAt:
+		return "§7: at conveys when \"the process of taking a snapshot ... started\", completed when it \"completed\". No sentence says \"must\", but a process does not complete before it starts: the values cannot be what the attributes say, an error by the severity policy."
+	case rUntilBeforeFrom:
+		return "§7: from and until bound \"the temporal interval covered\" (§12.1): all changes \"since\" from and \"up until\" until. No sentence says \"must\", but an interval does not end before it starts: the values cannot be what the attributes say, an error by the severity policy."
+	case rPathDuplicate:
+		return "§7: path is \"the relative file system path where the bitstream would reside if the ZIP were unpacked\"; §13.2: a resource changed twice has \"two bitstreams ..., available at different paths in the package\". Two bitstreams cannot reside at one path: an error."
 	case rMDTimeNotUsed, rEntryTimeNotUsed:
 		return "§7: at \"is not used for Change Lists, Change List Indexes, Change Dumps, Change Dump Indexes, and Change Dump Manifests\" (from, likewise, for the snapshot documents); Appendix A, Table 4, which is normative."
 	}
