@@ -20,6 +20,8 @@ func TestCheckSpecAuditRules(t *testing.T) {
 	const rdm = head + `<rs:md capability="resourcedump-manifest" at="2013-01-03T09:00:00Z"/>`
 	const cdm = head + `<rs:md capability="changedump-manifest" from="2013-01-02T00:00:00Z"/>`
 	const cl = head + `<rs:md capability="changelist" from="2013-01-03T00:00:00Z"/>`
+	const capList = `<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:rs="http://www.openarchives.org/rs/terms/">` +
+		`<rs:ln rel="up" href="http://example.com/sd.xml"/><rs:ln rel="describedby" href="http://example.com/about.xml"/><rs:md capability="capabilitylist"/>`
 	tests := []struct {
 		name, rule string
 		bad, good  string
@@ -67,6 +69,16 @@ func TestCheckSpecAuditRules(t *testing.T) {
 				`<rs:ln rel="up" href="http://example.com/cl.xml" pri="1"/><rs:md capability="resourcelist" at="2013-01-03T09:00:00Z"/></urlset>`,
 			head + `<rs:md capability="resourcelist" at="2013-01-03T09:00:00Z"/></urlset>`,
 			"7", "pri"},
+		{"changefreq in a sitemap", "element-unexpected",
+			`<?xml version="1.0"?><sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:rs="http://www.openarchives.org/rs/terms/"><rs:ln rel="up" href="http://example.com/capabilitylist.xml"/>` +
+				`<rs:md capability="resourcelist" at="2013-01-03T09:00:00Z"/><sitemap><loc>http://example.com/rl1.xml</loc><changefreq>daily</changefreq></sitemap></sitemapindex>`,
+			`<?xml version="1.0"?><sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:rs="http://www.openarchives.org/rs/terms/"><rs:ln rel="up" href="http://example.com/capabilitylist.xml"/>` +
+				`<rs:md capability="resourcelist" at="2013-01-03T09:00:00Z"/><sitemap><loc>http://example.com/rl1.xml</loc><lastmod>2013-01-03T09:00:00Z</lastmod></sitemap></sitemapindex>`,
+			"7", "entry 1 (http://example.com/rl1.xml): <changefreq>"},
+		{"one channel for both kinds of notification", "notification-channels-shared",
+			capList + `<url><loc>ws://example.com/ch</loc><rs:md capability="change-notification"/></url><url><loc>WS://EXAMPLE.COM/ch</loc><rs:md capability="framework-notification"/></url></urlset>`,
+			capList + `<url><loc>ws://example.com/ch/change</loc><rs:md capability="change-notification"/></url><url><loc>ws://example.com/ch/framework</loc><rs:md capability="framework-notification"/></url></urlset>`,
+			"N2", "entry 2 (WS://EXAMPLE.COM/ch)"},
 		{"pri on a timegate link", "timegate-link-attributes",
 			cl + `<url><loc>http://example.com/r1</loc><rs:md change="updated"/><rs:ln rel="timegate" pri="1" href="http://example.com/tg/r1"/></url></urlset>`,
 			cl + `<url><loc>http://example.com/r1</loc><rs:md change="updated"/><rs:ln rel="timegate" href="http://example.com/tg/r1"/></url></urlset>`,
@@ -88,7 +100,7 @@ func TestCheckSpecAuditRules(t *testing.T) {
 					t.Errorf("problem %+v: want severity %s, section %s, a message naming %q", p, rule.Severity, tt.section, tt.mention)
 				}
 			}
-			r = Validate(strings.NewReader(tt.good), CheckOptions{Hints: true})
+			r = Validate(strings.NewReader(tt.good), opts)
 			if len(r.Problems) != 0 {
 				t.Errorf("good document:\n%s", chkDescribe(r))
 			}

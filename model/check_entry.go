@@ -60,6 +60,11 @@ func (c *Checker) Entry(e *Entry) {
 	if e.Changefreq != "" && !chkChangefreq(e.Changefreq) {
 		c.report(rChangefreqInvalid, idx, e.Line, "", chkRef(e, idx)+": <changefreq> "+chkQuote(e.Changefreq)+" is not one of always, hourly, daily, weekly, monthly, yearly, never")
 	}
+	if e.Changefreq != "" && c.h != nil && c.h.Root == RootSitemapIndex {
+		// The Sitemap index format's <sitemap> has <loc> and <lastmod> only,
+		// and §10.2 and §12.2 give index entries no <changefreq>.
+		c.report(rElementUnexpected, idx, e.Line, "", chkRef(e, idx)+": <changefreq> inside <sitemap> is not an element of the Sitemap index format (a <sitemap> has <loc>, <lastmod> and, for ResourceSync, <rs:md> and <rs:ln>)")
+	}
 	if e.MDCount > 1 {
 		c.report(rMDRepeated, idx, e.Line, "", chkRef(e, idx)+": "+strconv.Itoa(e.MDCount)+" <rs:md> elements; the element is not repeatable (only the first was read)")
 	}
@@ -321,6 +326,9 @@ func (c *Checker) entryRequirements(e *Entry, idx int, md *Metadata) {
 				return
 			}
 		}
+		if md.Capability == CapChangeNotification || md.Capability == CapFrameworkNotification {
+			c.notificationChannel(e, idx, line, md.Capability)
+		}
 		if len(c.caps) < 64 {
 			c.caps = append(c.caps, chkCapSeen{Capability(strings.Clone(string(md.Capability))), idx})
 		}
@@ -368,6 +376,20 @@ func (c *Checker) entryRequirements(e *Entry, idx int, md *Metadata) {
 				c.openIdx, c.openLoc, c.openLine = idx, strings.Clone(e.Loc), line
 			}
 		}
+	}
+}
+
+// notificationChannel remembers the channel a Capability List advertises
+// for change or framework notifications and reports the second kind on the
+// channel of the first: the Notification draft sends them "on different
+// notification channels".
+func (c *Checker) notificationChannel(e *Entry, idx, line int, capb Capability) {
+	if c.channelLoc == "" {
+		c.channelLoc, c.channelCap, c.channelIdx = strings.Clone(e.Loc), capb, idx
+		return
+	}
+	if capb != c.channelCap && e.Loc != "" && sameURL(e.Loc, c.channelLoc) {
+		c.report(rNotificationChannelShared, idx, line, "", chkRef(e, idx)+": the "+string(capb)+" channel is the "+string(c.channelCap)+" channel of entry "+EntryNumber(c.channelIdx)+"; change and framework notifications are sent on different channels")
 	}
 }
 

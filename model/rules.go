@@ -194,6 +194,7 @@ const (
 	rDuplicateLinkAttributes
 	rViaLinkRepeated
 	rAttributeUnexpected
+	rNotificationChannelShared
 	numRules // keep last
 )
 
@@ -388,6 +389,8 @@ func ruleInfo(id ruleID) Rule {
 		return mkRule("via-link-repeated", "14.8", W, "an entry has more than one via link: an aggregator should keep only the existing via link to the original resource")
 	case rAttributeUnexpected:
 		return mkRule("attribute-unexpected", "7", W, "a ResourceSync attribute on an element Table 3 does not give it to (document-level <rs:md>: at, capability, completed, from, until; document-level <rs:ln>: href, rel)")
+	case rNotificationChannelShared:
+		return mkRule("notification-channels-shared", "N2", W, "a Capability List advertises one channel for both change and framework notifications (Notification draft, section 2)")
 	case rLinkRelUnregistered:
 		return mkRule("link-rel-unregistered", "7", E, "relation types must be registered with IANA or be URIs (RFC 5988, section 4.2); rsx knows the registry as of 2025")
 	}
@@ -459,6 +462,8 @@ func ruleBasis(id ruleID) string {
 		return "§14.8: \"In this case each aggregator should maintain only the existing via link in order to convey information about the origin of the resource.\""
 	case rAttributeUnexpected:
 		return "§7: the document-level <rs:md> \"may have the following attributes: at, capability, completed, from, until\" and the document-level <rs:ln> has href and rel; Table 3 lists the attributes \"defined by ResourceSync that may be used with\" each element. A use Table 3 does not give, worded without \"must\": a warning."
+	case rNotificationChannelShared:
+		return "Notification draft §2: \"Change Notifications and Framework Notifications are sent on different notification channels.\" A statement of the draft, not a \"must\": a warning."
 	case rArchiveEntryAtMissing:
 		return "Archives 1.0 §3, §4 (0.9 §2, §3): an archive lists the Resource Lists (Resource Dumps) a Source published over time, each entry's <rs:md> conveying the at (and completed) of the document it lists, as in Examples 3.1 and 4.1, where every entry has one. rsx could not consult the normative wording in full: a missing at is held as a warning, not an error."
 	case rArchiveEntryFromMissing:
