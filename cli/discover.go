@@ -86,14 +86,23 @@ func discoverExit(d *crawl.Discovery) error {
 }
 
 // JSON shapes of the CLI contract, plus root, up_chain, found and notes of
-// attempts.
+// attempts, and problems: what discovery found wrong with the Source
+// (crawl.Discovery.Problems).
 type jsonDiscovery struct {
-	Input             string        `json:"input"`
-	Found             []jsonFound   `json:"found"`
-	SourceDescription *string       `json:"source_description"`
-	CapabilityLists   []string      `json:"capability_lists"`
-	UpChain           []string      `json:"up_chain"`
-	Attempts          []jsonAttempt `json:"attempts"`
+	Input             string              `json:"input"`
+	Found             []jsonFound         `json:"found"`
+	SourceDescription *string             `json:"source_description"`
+	CapabilityLists   []string            `json:"capability_lists"`
+	UpChain           []string            `json:"up_chain"`
+	Attempts          []jsonAttempt       `json:"attempts"`
+	Problems          []jsonDiscoverIssue `json:"problems"`
+}
+
+type jsonDiscoverIssue struct {
+	Severity string `json:"severity"`
+	Rule     string `json:"rule"`
+	Section  string `json:"section"`
+	Message  string `json:"message"`
 }
 
 type jsonFound struct {
@@ -120,6 +129,10 @@ func writeDiscoverJSON(w io.Writer, d *crawl.Discovery) error {
 		CapabilityLists: append(make([]string, 0, len(d.CapabilityLists)), d.CapabilityLists...),
 		UpChain:         append(make([]string, 0, len(d.UpChain)), d.UpChain...),
 		Attempts:        make([]jsonAttempt, 0, len(d.Attempts)),
+		Problems:        []jsonDiscoverIssue{},
+	}
+	for _, p := range d.Problems() {
+		out.Problems = append(out.Problems, jsonDiscoverIssue{Severity: p.Severity.String(), Rule: p.Rule, Section: p.Section, Message: p.Message})
 	}
 	if d.SourceDescription != "" {
 		sd := d.SourceDescription
@@ -202,6 +215,14 @@ func writeDiscoverText(w io.Writer, d *crawl.Discovery, st textStyles) {
 	fmt.Fprintf(&b, "%s (%d)\n", st.title("Capability Lists"), len(d.CapabilityLists))
 	for _, c := range d.CapabilityLists {
 		fmt.Fprintf(&b, "  %s\n", esc(c))
+	}
+	if ps := d.Problems(); len(ps) > 0 {
+		b.WriteString("\n" + st.title("Problems") + "\n")
+		for _, p := range ps {
+			mark, sev := severityMark(st, p.Severity)
+			msg := esc(strings.TrimSuffix(p.Message, " (§"+p.Section+")"))
+			fmt.Fprintf(&b, "  %s %s %s %s\n", mark, sev, st.rule(p.Rule+" §"+p.Section), msg)
+		}
 	}
 	io.WriteString(w, b.String())
 }

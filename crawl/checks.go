@@ -51,6 +51,10 @@ const (
 	RulePackageDeclaredMismatch    = "package-declared-mismatch"
 	RulePackageManifestCapability  = "package-manifest-capability"
 	RulePackageEntryTimes          = "package-entry-times"
+	// Discovery (discover.go): Discovery.Problems.
+	RuleSourceDescriptionUnreached    = "source-description-unreached"
+	RuleSourceDescriptionNotWellKnown = "source-description-not-well-known"
+	RuleDiscoveryLinkTarget           = "discovery-link-target"
 )
 
 // Rules returns the catalogue of cross-document rules.
@@ -91,6 +95,11 @@ func Rules() []model.Rule {
 		{ID: RulePackageManifestCapability, Section: "11.2", Severity: E, Summary: "the manifest.xml of a Resource Dump's package must be a Resource Dump Manifest, of a Change Dump's package a Change Dump Manifest (sections 11.2, 13.2; reported with the dump's section)"},
 		{ID: RulePackageEntryTimes, Section: "11.1", Severity: W, Summary: "a dump entry's at or completed (Resource Dump), from or until (Change Dump) differs from those of the manifest in its package (sections 11.1, 13.1)",
 			Basis: `§11.1: the entry's <rs:md> "may also have an at attribute and possibly a completed attribute to convey the datetime at which the process of taking a snapshot of resources for their inclusion in the package respectively started and ended"; §11.2: the manifest's at "conveys the datetime at which the process of taking a snapshot of resources for their inclusion in the ZIP package started" (§13.1 and §13.2 alike with from and until): the same instants. As for index entries (index-entry-at), a difference is a warning.`},
+		{ID: RuleSourceDescriptionUnreached, Section: "6.3.2", Severity: E, Summary: "rsx discover found ResourceSync documents but no Source Description, neither at a well-known URI nor by following up links (section 6.2: up links lead to it)"},
+		{ID: RuleSourceDescriptionNotWellKnown, Section: "6.3.2", Severity: W, Summary: "the Source Description rsx discover reached is not published at the well-known URI /.well-known/resourcesync",
+			Basis: `§6.3.2: "A Source must publish a Source Description, such as the one shown in Example 7, and it should be published at the well-known URI [RFC 5785] /.well-known/resourcesync".`},
+		{ID: RuleDiscoveryLinkTarget, Section: "6.3.3", Severity: W, Summary: `an HTML <link rel="resourcesync"> or a Link header with rel="resourcesync" points at a ResourceSync document that is not a Capability List`,
+			Basis: `§6.3.3: "a <link> element is introduced in the <head> of the document that points to a Capability List"; of the Link header: "The target of this link is the URI of a Capability List". A statement of what the link is, without "must": a warning.`},
 		{ID: RulePackageDeclaredMismatch, Section: "11.1", Severity: E, Summary: "a package's length or hash differs from what its dump entry declares (sections 11.1, 13.1)"},
 	}
 }

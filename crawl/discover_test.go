@@ -444,3 +444,53 @@ func TestDiscoverCapsCandidates(t *testing.T) {
 		t.Errorf("SourceDescription = %q", d.SourceDescription)
 	}
 }
+
+// TestDiscoveryProblems: what discovery finds wrong with the Source.
+func TestDiscoveryProblems(t *testing.T) {
+	html := func(href string) page {
+		return page{ctype: "text/html", body: `<html><head><link rel="resourcesync" href="` + href + `"></head><body>x</body></html>`}
+	}
+	tests := []struct {
+		name  string
+		setup func(s *site)
+		input string
+		want  []string // "rule section"
+	}{
+		{"Source Description at the well-known URI", func(s *site) { standardSource(s, WellKnownPath) }, "/", nil},
+		{"Source Description elsewhere, reached by up links", func(s *site) {
+			standardSource(s, "/sd.xml")
+			s.set("/page.html", html("/cl1.xml"))
+		}, "/page.html", []string{"source-description-not-well-known 6.3.2"}},
+		{"no Source Description", func(s *site) {
+			s.xml("/cl.xml", urlset(`capability="capabilitylist"`, nil, `{{base}}/rl.xml capability="resourcelist"`))
+			s.set("/page.html", html("/cl.xml"))
+		}, "/page.html", []string{"source-description-unreached 6.3.2"}},
+		{"HTML link to a Resource List", func(s *site) {
+			standardSource(s, WellKnownPath)
+			s.set("/page.html", html("/rl1.xml"))
+		}, "/page.html", []string{"discovery-link-target 6.3.3"}},
+		{"nothing found: no Source to judge", func(s *site) {
+			s.set("/page.html", page{ctype: "text/html", body: `<html><head></head><body>x</body></html>`})
+		}, "/page.html", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newSite(t)
+			tt.setup(s)
+			d, err := Discover(testCtx(t), &testGetter{}, s.URL+tt.input, DiscoverOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, p := range d.Problems() {
+				got = append(got, p.Rule+" "+p.Section)
+				if r := rule(p.Rule); p.Severity != r.Severity || !strings.HasSuffix(p.Message, "(§"+p.Section+")") || !strings.Contains(p.Message, s.URL) {
+					t.Errorf("problem %+v: severity, section or message wrong", p)
+				}
+			}
+			if fmt.Sprint(got) != fmt.Sprint(tt.want) {
+				t.Errorf("problems %v, want %v\n%+v", got, tt.want, d.Problems())
+			}
+		})
+	}
+}
