@@ -29,6 +29,7 @@ const (
 	RuleIndexLinkParent             = "index-link-parent"
 	RuleIndexLinkRecommended        = "index-link-recommended"
 	RuleChangeIndexOrder            = "change-index-order"
+	RuleIndexChildIndex             = "index-child-index"
 	RuleChangeDumpIndexOrder        = "changedump-index-order"
 	RuleChangeIndexGap              = "change-index-gap"
 	RuleChangeIndexOverlap          = "change-index-overlap"
@@ -55,6 +56,7 @@ const (
 	RuleSourceDescriptionUnreached    = "source-description-unreached"
 	RuleSourceDescriptionNotWellKnown = "source-description-not-well-known"
 	RuleDiscoveryLinkTarget           = "discovery-link-target"
+	RuleCapabilityListNotListed       = "capabilitylist-not-listed"
 )
 
 // Rules returns the catalogue of cross-document rules.
@@ -62,6 +64,7 @@ func Rules() []model.Rule {
 	const E, W, H = model.SeverityError, model.SeverityWarning, model.SeverityHint
 	return []model.Rule{
 		{ID: RuleIndexChildCapability, Section: "6.1", Severity: E, Summary: "a document listed in an index must have the index's capability"},
+		{ID: RuleIndexChildIndex, Section: "6.1", Severity: E, Summary: "a document listed in an index is itself an index: a <sitemapindex> groups <urlset> documents (sections 6.1, 7; the Sitemap protocol has no nested indexes)"},
 		{ID: RuleUpLinkParent, Section: "6.2", Severity: E, Summary: "a capability document's up link must point to the Capability List that lists it (or that lists its index)"},
 		{ID: RuleCapabilityListUpDescription, Section: "9", Severity: E, Summary: "a Capability List's up link must point to the Source Description that lists it"},
 		{ID: RuleIndexLinkParent, Section: "6.2", Severity: E, Summary: "a document's index link must point to the index that lists it"},
@@ -100,6 +103,8 @@ func Rules() []model.Rule {
 			Basis: `§6.3.2: "A Source must publish a Source Description, such as the one shown in Example 7, and it should be published at the well-known URI [RFC 5785] /.well-known/resourcesync".`},
 		{ID: RuleDiscoveryLinkTarget, Section: "6.3.3", Severity: W, Summary: `an HTML <link rel="resourcesync"> or a Link header with rel="resourcesync" points at a ResourceSync document that is not a Capability List`,
 			Basis: `§6.3.3: "a <link> element is introduced in the <head> of the document that points to a Capability List"; of the Link header: "The target of this link is the URI of a Capability List". A statement of what the link is, without "must": a warning.`},
+		{ID: RuleCapabilityListNotListed, Section: "8", Severity: W, Summary: "a Capability List that rsx discover reached links up to a Source Description that does not list it",
+			Basis: `§8: "One <url> child element of <urlset> should be included for each Capability List offered by the Source"; §6.1: "The Source Description enumerates all Capability Lists offered by the Source".`},
 		{ID: RulePackageDeclaredMismatch, Section: "11.1", Severity: E, Summary: "a package's length or hash differs from what its dump entry declares (sections 11.1, 13.1)"},
 	}
 }
@@ -298,6 +303,10 @@ func checkIndexChild(n, c *Node) {
 	if c.Capability() != pcap {
 		c.Cross = append(c.Cross, problem(RuleIndexChildCapability, -1,
 			"this is %s, but the index %s that lists it (entry %s) is %s", docName(c.Document), n.Base(), model.EntryNumber(c.Via.Entry), docName(n.Document)))
+	}
+	if c.Header.Root == model.RootSitemapIndex {
+		n.Cross = append(n.Cross, problem(RuleIndexChildIndex, c.Via.Entry,
+			"entry %s: %s is itself an index (<sitemapindex>): an index groups <urlset> documents, it does not list other indexes", model.EntryNumber(c.Via.Entry), c.Via.Loc))
 	}
 	// index link back to n
 	if c.Header.Root == model.RootURLSet {

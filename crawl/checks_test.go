@@ -77,6 +77,11 @@ func TestCrossDocumentRules(t *testing.T) {
 			"/rli.xml": sitemapindex(`capability="resourcelist" `+at, []string{upCL}, "{{base}}/p.xml"),
 			"/p.xml":   rl(upCL, ln("index", "{{base}}/other-index.xml")),
 		}, "/p.xml index-link-parent -1"},
+		{"index listing an index", "/rli.xml", map[string]string{
+			"/rli.xml":  sitemapindex(`capability="resourcelist" `+at, []string{upCL}, "{{base}}/rli2.xml"),
+			"/rli2.xml": sitemapindex(`capability="resourcelist" `+at, []string{upCL}, "{{base}}/p.xml"),
+			"/p.xml":    rl(upCL, ln("index", "{{base}}/rli2.xml")),
+		}, "/rli.xml index-child-index 0"},
 		{"no index link", "/rli.xml", map[string]string{
 			"/rli.xml": sitemapindex(`capability="resourcelist" `+at, []string{upCL}, "{{base}}/p.xml"),
 			"/p.xml":   rl(upCL),

@@ -165,6 +165,21 @@ func (d *Discovery) Problems() []model.Problem {
 			}
 		}
 	}
+	// The document just below the Source Description on the up chain (a
+	// Capability List) is one the Source Description should list.
+	if n := len(d.UpChain); n >= 2 && d.SourceDescription != "" {
+		below := d.UpChain[n-2]
+		listed := false
+		for _, c := range d.CapabilityLists {
+			if NormalizeURL(c) == NormalizeURL(below) {
+				listed = true
+			}
+		}
+		if !listed {
+			add(problem(RuleCapabilityListNotListed, -1,
+				"%s links up to the Source Description %s, which does not list it", below, d.SourceDescription))
+		}
+	}
 	for _, f := range d.Found {
 		if (f.Method == MethodHTMLLink || f.Method == MethodLinkHeader) && !(f.Capability == model.CapCapabilityList && f.Root == model.RootURLSet) {
 			how := `<link rel="resourcesync">`

@@ -465,6 +465,11 @@ func TestDiscoveryProblems(t *testing.T) {
 			s.xml("/cl.xml", urlset(`capability="capabilitylist"`, nil, `{{base}}/rl.xml capability="resourcelist"`))
 			s.set("/page.html", html("/cl.xml"))
 		}, "/page.html", []string{"source-description-unreached 6.3.2"}},
+		{"Capability List the Source Description does not list", func(s *site) {
+			standardSource(s, WellKnownPath)
+			s.xml("/cl3.xml", urlset(`capability="capabilitylist"`, []string{ln("up", "{{base}}"+WellKnownPath)}))
+			s.set("/page.html", html("/cl3.xml"))
+		}, "/page.html", []string{"capabilitylist-not-listed 8"}},
 		{"HTML link to a Resource List", func(s *site) {
 			standardSource(s, WellKnownPath)
 			s.set("/page.html", html("/rl1.xml"))
