@@ -112,4 +112,47 @@ func TestDiscoverCommandProblems(t *testing.T) {
 	}
 }
 
+// TestDiscoverCommandCoverage: --coverage reads the Resource List of the
+// Capability List a page links to, and reports the page it does not list.
+func TestDiscoverCommandCoverage(t *testing.T) {
+	const head = `<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:rs="http://www.openarchives.org/rs/terms/">`
+	docs := map[string]string{
+		"/page.html":                `<html><head><link rel="resourcesync" href="/cl.xml"></head><body>x</body></html>`,
+		"/listed.html":              `<html><head><link rel="resourcesync" href="/cl.xml"></head><body>x</body></html>`,
+		"/.well-known/resourcesync": head + `<rs:md capability="description"/><url><loc>/cl.xml</loc><rs:md capability="capabilitylist"/></url></urlset>`,
+		"/cl.xml":                   head + `<rs:ln rel="up" href="/.well-known/resourcesync"/><rs:md capability="capabilitylist"/><url><loc>/rl.xml</loc><rs:md capability="resourcelist"/></url></urlset>`,
+		"/rl.xml":                   head + `<rs:ln rel="up" href="/cl.xml"/><rs:md capability="resourcelist" at="2013-01-03T09:00:00Z"/><url><loc>/listed.html</loc></url></urlset>`,
+	}
+	srv := crawlSite(t, docs)
+	type out struct {
+		Problems []struct{ Rule, Section, Message string }
+		Coverage []struct {
+			CapabilityList  string `json:"capability_list"`
+			Judged, Covered bool
+		}
+	}
+	for _, tc := range []struct {
+		page  string
+		rules []string
+	}{{"/page.html", []string{"discovery-link-coverage"}}, {"/listed.html", nil}} {
+		code, stdout, errs := runCmd(t, "discover", "--json", "--coverage", srv.URL+tc.page)
+		var d out
+		if err := json.Unmarshal([]byte(stdout), &d); err != nil || code != 0 {
+			t.Fatalf("%s: exit %d, %v\n%s%s", tc.page, code, err, stdout, errs)
+		}
+		var rules []string
+		for _, p := range d.Problems {
+			rules = append(rules, p.Rule)
+		}
+		if strings.Join(rules, " ") != strings.Join(tc.rules, " ") || len(d.Coverage) != 1 || !d.Coverage[0].Judged || d.Coverage[0].Covered != (tc.rules == nil) {
+			t.Errorf("%s: problems %v, coverage %+v\n%s", tc.page, d.Problems, d.Coverage, stdout)
+		}
+	}
+	// Without --coverage nothing is read beyond discovery.
+	_, stdout, _ := runCmd(t, "discover", "--json", srv.URL+"/page.html")
+	if strings.Contains(stdout, "coverage") {
+		t.Errorf("coverage without --coverage:\n%s", stdout)
+	}
+}
+
 // TestDiscoverAndTreeOnDemo runs both commands against the built-in demo Source.

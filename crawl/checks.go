@@ -57,6 +57,7 @@ const (
 	RuleSourceDescriptionNotWellKnown = "source-description-not-well-known"
 	RuleDiscoveryLinkTarget           = "discovery-link-target"
 	RuleCapabilityListNotListed       = "capabilitylist-not-listed"
+	RuleDiscoveryLinkCoverage         = "discovery-link-coverage"
 )
 
 // Rules returns the catalogue of cross-document rules.
@@ -105,6 +106,7 @@ func Rules() []model.Rule {
 			Basis: `§6.3.3: "a <link> element is introduced in the <head> of the document that points to a Capability List"; of the Link header: "The target of this link is the URI of a Capability List". A statement of what the link is, without "must": a warning.`},
 		{ID: RuleCapabilityListNotListed, Section: "8", Severity: W, Summary: "a Capability List that rsx discover reached links up to a Source Description that does not list it",
 			Basis: `§8: "One <url> child element of <urlset> should be included for each Capability List offered by the Source"; §6.1: "The Source Description enumerates all Capability Lists offered by the Source".`},
+		{ID: RuleDiscoveryLinkCoverage, Section: "6.3.3", Severity: E, Summary: "the resource that links to a Capability List (HTML <link rel=\"resourcesync\"> or Link header) is in none of its Resource Lists and Change Lists: \"The Capability List that is made discoverable in this way must pertain to the resource that provides the link\" (rsx discover --coverage)"},
 		{ID: RulePackageDeclaredMismatch, Section: "11.1", Severity: E, Summary: "a package's length or hash differs from what its dump entry declares (sections 11.1, 13.1)"},
 	}
 }

@@ -117,6 +117,29 @@ type Discovery struct {
 	// InputReached is true when the input URL gave an HTTP response, of any
 	// status.
 	InputReached bool
+	// InputFinal is the input URL after redirects, "" when it gave no
+	// response.
+	InputFinal string
+	// Coverage holds, after CheckCoverage, whether the input is covered by
+	// each Capability List it links to.
+	Coverage []LinkCoverage
+}
+
+// CheckCoverage judges, for each Capability List the input links to (an
+// HTML <link rel="resourcesync"> or a Link header), whether the input is
+// covered by its capabilities (§6.3.3), and keeps the answers in Coverage;
+// Problems reports the input that is not. It reads the Resource Lists and
+// Change Lists of each such Capability List, within opts.
+func (d *Discovery) CheckCoverage(ctx context.Context, g fetch.Getter, opts CoverageOptions) {
+	d.Coverage = nil
+	seen := map[string]bool{}
+	for _, f := range d.Found {
+		if (f.Method != MethodHTMLLink && f.Method != MethodLinkHeader) || f.Capability != model.CapCapabilityList || f.Root != model.RootURLSet || seen[f.URL] {
+			continue
+		}
+		seen[f.URL] = true
+		d.Coverage = append(d.Coverage, CheckLinkCoverage(ctx, g, f.URL, []string{d.Input, d.InputFinal}, opts))
+	}
 }
 
 // OK reports whether discovery reached a Source Description or at least one
@@ -178,6 +201,11 @@ func (d *Discovery) Problems() []model.Problem {
 		if !listed {
 			add(problem(RuleCapabilityListNotListed, -1,
 				"%s links up to the Source Description %s, which does not list it", below, d.SourceDescription))
+		}
+	}
+	for _, lc := range d.Coverage {
+		if p, ok := lc.Problem(); ok {
+			out = append(out, p)
 		}
 	}
 	for _, f := range d.Found {
@@ -442,6 +470,7 @@ func (x *discoverer) input(ctx context.Context, u *url.URL) (linkTargets, htmlTa
 		return nil, nil
 	}
 	p.final = finalURL(resp, raw)
+	x.d.InputFinal = p.final
 
 	// Link headers: a resource of any status and content type may carry one.
 	lh := Attempt{Method: MethodLinkHeader, URL: raw, Status: p.status}

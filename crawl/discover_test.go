@@ -499,3 +499,73 @@ func TestDiscoveryProblems(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckLinkCoverage: §6.3.3, the Capability List a resource links to
+// must cover it.
+func TestCheckLinkCoverage(t *testing.T) {
+	const at = `at="2013-01-03T09:00:00Z"`
+	cl := func(entries ...string) string { return urlset(`capability="capabilitylist"`, nil, entries...) }
+	tests := []struct {
+		name            string
+		docs            map[string]string
+		max             int
+		judged, covered bool
+		where           string
+	}{
+		{"in the Resource List", map[string]string{
+			"/cl.xml": cl(`{{base}}/rl.xml capability="resourcelist"`),
+			"/rl.xml": urlset(`capability="resourcelist" `+at, nil, "{{base}}/other", "{{base}}/page.html"),
+		}, 0, true, true, "/rl.xml"},
+		{"in a part of the Resource List Index", map[string]string{
+			"/cl.xml":  cl(`{{base}}/rli.xml capability="resourcelist"`),
+			"/rli.xml": sitemapindex(`capability="resourcelist" `+at, nil, "{{base}}/p1.xml", "{{base}}/p2.xml"),
+			"/p1.xml":  urlset(`capability="resourcelist" `+at, nil, "{{base}}/other"),
+			"/p2.xml":  urlset(`capability="resourcelist" `+at, nil, "page.html"),
+		}, 0, true, true, "/p2.xml"},
+		{"in the Change List only", map[string]string{
+			"/cl.xml": cl(`{{base}}/rl.xml capability="resourcelist"`, `{{base}}/ch.xml capability="changelist"`),
+			"/rl.xml": urlset(`capability="resourcelist" `+at, nil, "{{base}}/other"),
+			"/ch.xml": urlset(`capability="changelist" from="2013-01-01T00:00:00Z"`, nil, `{{base}}/page.html change="created"`),
+		}, 0, true, true, "/ch.xml"},
+		{"in no list", map[string]string{
+			"/cl.xml": cl(`{{base}}/rl.xml capability="resourcelist"`),
+			"/rl.xml": urlset(`capability="resourcelist" `+at, nil, "{{base}}/other"),
+		}, 0, true, false, ""},
+		{"only a Resource Dump: not judged", map[string]string{
+			"/cl.xml": cl(`{{base}}/rd.xml capability="resourcedump"`),
+		}, 0, false, false, ""},
+		{"a list that cannot be read: not judged", map[string]string{
+			"/cl.xml": cl(`{{base}}/rl.xml capability="resourcelist"`, `{{base}}/gone.xml capability="changelist"`),
+			"/rl.xml": urlset(`capability="resourcelist" `+at, nil, "{{base}}/other"),
+		}, 0, false, false, ""},
+		{"bound reached: not judged", map[string]string{
+			"/cl.xml":  cl(`{{base}}/rli.xml capability="resourcelist"`),
+			"/rli.xml": sitemapindex(`capability="resourcelist" `+at, nil, "{{base}}/p1.xml", "{{base}}/p2.xml"),
+			"/p1.xml":  urlset(`capability="resourcelist" `+at, nil, "{{base}}/other"),
+			"/p2.xml":  urlset(`capability="resourcelist" `+at, nil, "{{base}}/page.html"),
+		}, 3, false, false, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newSite(t)
+			for p, body := range tt.docs {
+				s.xml(p, body)
+			}
+			lc := CheckLinkCoverage(testCtx(t), &testGetter{}, s.URL+"/cl.xml", []string{s.URL + "/page.html?x", s.URL + "/page.html"}, CoverageOptions{MaxDocuments: tt.max})
+			if lc.Judged != tt.judged || lc.Covered != tt.covered || (tt.where != "" && lc.Where != s.URL+tt.where) {
+				t.Fatalf("%+v", lc)
+			}
+			p, bad := lc.Problem()
+			if bad != (tt.judged && !tt.covered) {
+				t.Fatalf("problem %v for %+v", bad, lc)
+			}
+			if bad && (p.Rule != RuleDiscoveryLinkCoverage || p.Section != "6.3.3" || p.Severity != model.SeverityError ||
+				!strings.Contains(p.Message, s.URL+"/cl.xml") || !strings.HasSuffix(p.Message, "(§6.3.3)")) {
+				t.Errorf("problem %+v", p)
+			}
+			if !tt.judged && lc.Reason == "" {
+				t.Errorf("not judged without a reason: %+v", lc)
+			}
+		})
+	}
+}
