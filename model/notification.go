@@ -37,6 +37,9 @@ const (
 	RuleFrameworkChangeMissing      = "framework-change-missing"
 	RuleFrameworkIndexLinkMalformed = "framework-index-link"
 	RuleFrameworkChangeType         = "framework-change-type"
+	// Rules that need the changed document itself (notify.FrameworkTargetProblems).
+	RuleFrameworkIndexLevel       = "framework-index-level"
+	RuleFrameworkIndexLinkMissing = "framework-index-link-missing"
 )
 
 // NotificationRules returns the rules of the Notification draft that
@@ -58,6 +61,8 @@ func NotificationRules() []Rule {
 			"Core §6.1: \"Additional capabilities may be defined in other specifications.\" A framework notification about such a document is outside Table 2.1 of the draft, but not forbidden: a warning."),
 		mkRule(RuleFrameworkChangeMissing, "N5", E, `a framework notification entry says with change="created|updated|deleted" what happened to the document`),
 		mkRule(RuleFrameworkIndexLinkMalformed, "N5", E, `the rel="index" link of a framework notification entry points at the index the changed document resides under`),
+		mkRule(RuleFrameworkIndexLevel, "N5", E, "framework notifications are never sent at the index level: the notified document is a <sitemapindex> (found by fetching it; rsx watch --check-documents)"),
+		mkRule(RuleFrameworkIndexLinkMissing, "N5", E, `a framework notification about a document that resides under an index must give an <rs:ln rel="index"> to that index: the notified document links to an index the entry does not name (rsx watch --check-documents)`),
 		{ID: RuleFrameworkChangeType, Section: "N2.1", Severity: W,
 			Summary: "a framework notification entry gives a change type Table 2.1 of the draft does not list for its capability (Resource Lists and Resource Dumps: created; Change Lists and Change Dumps: created, updated; Capability Lists and Source Descriptions: any)",
 			Basis:   "Notification draft §2.1: \"The following table provides an overview of the possible change types that Change Notifications and Framework Notifications inform about\"; Table 2.1 marks one change type for Resource Lists and Resource Dumps and two for Change Lists and Change Dumps, which Examples 5.1 and 5.2 show to be created, and created and updated. An overview of an alpha draft, not a \"must\": a warning."},
@@ -141,6 +146,12 @@ func CheckNotification(d *Document, opts NotificationOptions) []Problem {
 // the rules of one entry keep their order.
 func sortProblems(ps []Problem) {
 	sort.SliceStable(ps, func(i, j int) bool { return ps[i].Entry < ps[j].Entry })
+}
+
+// NotificationProblem is a problem of a rule of NotificationRules, its
+// message ending with the draft's section.
+func NotificationProblem(id string, entry, line int, msg string) Problem {
+	return notificationProblem(id, entry, line, msg)
 }
 
 func notificationProblem(id string, entry, line int, msg string) Problem {
@@ -253,8 +264,10 @@ func frameworkDocument(c Capability) bool {
 	return false
 }
 
-// sameURL compares two URLs as written, ignoring surrounding space and the
+// SameURL compares two URLs as written, ignoring surrounding space and the
 // case of the scheme and host.
+func SameURL(a, b string) bool { return sameURL(a, b) }
+
 func sameURL(a, b string) bool {
 	a, b = strings.TrimSpace(a), strings.TrimSpace(b)
 	if a == b {
