@@ -108,6 +108,28 @@ func TestCheckSpecAuditRules(t *testing.T) {
 	}
 }
 
+// TestCheckNotificationRootSection: a notification with a <sitemapindex>
+// root is reported with the section of the draft that says it of its kind.
+func TestCheckNotificationRootSection(t *testing.T) {
+	for capb, sec := range map[string]string{"change-notification": "N4", "framework-notification": "N5"} {
+		doc := `<?xml version="1.0"?><sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:rs="http://www.openarchives.org/rs/terms/">` +
+			`<rs:ln rel="up" href="http://example.com/capabilitylist.xml"/><rs:md capability="` + capb + `"/></sitemapindex>`
+		r := Validate(strings.NewReader(doc), CheckOptions{})
+		found := false
+		for _, p := range r.Problems {
+			if p.Rule == "root-capability-mismatch" {
+				found = true
+				if p.Section != sec || !strings.HasSuffix(p.Message, "(§"+sec+")") {
+					t.Errorf("%s: %+v, want §%s", capb, p, sec)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("%s: no root-capability-mismatch:\n%s", capb, chkDescribe(r))
+		}
+	}
+}
+
 // TestCheckEntryLinksHandedOver: the links an entry's rules count are also
 // those a Decoder hands over before the entry ends (more than 256 links).
 func TestCheckEntryLinksHandedOver(t *testing.T) {
