@@ -222,8 +222,13 @@ func (c *Checker) entryMetadata(e *Entry, idx int, md *Metadata) {
 	if md.LengthRaw != "" && (!md.LengthOK || md.Length < 0) {
 		c.report(rLengthInvalid, idx, line, "", chkRef(e, idx)+": length="+chkQuote(md.LengthRaw)+" is not a non-negative integer")
 	}
-	if md.Type != "" && !c.mediaType(md.Type) {
-		c.report(rTypeInvalid, idx, line, "", chkRef(e, idx)+": type="+chkQuote(md.Type)+" is not a media type (type/subtype)")
+	if md.Type != "" {
+		switch c.mediaType(md.Type) {
+		case mtBadForm:
+			c.report(rTypeInvalid, idx, line, "", chkRef(e, idx)+": type="+chkQuote(md.Type)+" is not a media type (type/subtype)")
+		case mtUnregistered:
+			c.report(rTypeUnregistered, idx, line, "", chkRef(e, idx)+": type="+chkQuote(md.Type)+" has a top-level type the IANA Media Types registry does not have ("+chkTopTypes+")")
+		}
 	}
 	if md.Type != "" && (k == kResourceDump || k == kChangeDump) {
 		switch {
@@ -412,7 +417,7 @@ func (c *Checker) packageEntry(e *Entry, idx, line int, md *Metadata) {
 	case md.Type == "" || md.LengthRaw == "":
 		c.report(rDumpEntryTypeLength, idx, line, k.section(), chkRef(e, idx)+": <rs:md> has no "+c.names(md.Type == "", md.LengthRaw == "", "type", "length")+" attribute: the Media Type and length of the package are recommended")
 	}
-	if md.Type != "" && !c.notZip && c.mediaType(md.Type) && !chkZipType(md.Type) {
+	if md.Type != "" && !c.notZip && c.mediaType(md.Type) != mtBadForm && !chkZipType(md.Type) {
 		c.notZip = true
 		c.report(rDumpPackageFormat, idx, line, k.section(), chkRef(e, idx)+": package type="+chkQuote(md.Type)+" is not ZIP (application/zip), the packaging format of the framework; other formats hurt interoperability (reported for the first such package only)")
 	}
@@ -566,20 +571,32 @@ func (c *Checker) where(e *Entry, idx int) string {
 	return chkRef(e, idx) + ": "
 }
 
+// mtVerdict is what mediaType makes of a type attribute.
+type mtVerdict uint8
+
+const (
+	mtOK           mtVerdict = iota
+	mtBadForm                // not type/subtype
+	mtUnregistered           // a top-level type IANA does not register
+)
+
 // mediaType judges a type attribute, remembering the last good ones: a document
 // uses a handful of types over and over.
-func (c *Checker) mediaType(s string) bool {
+func (c *Checker) mediaType(s string) mtVerdict {
 	for _, g := range c.goodTypes {
 		if g == s {
-			return true
+			return mtOK
 		}
 	}
-	if chkMediaType(s) {
-		c.goodTypes[c.nGood%len(c.goodTypes)] = strings.Clone(s)
-		c.nGood++
-		return true
+	switch {
+	case !chkMediaType(s):
+		return mtBadForm
+	case !chkRegisteredTopType(s):
+		return mtUnregistered
 	}
-	return false
+	c.goodTypes[c.nGood%len(c.goodTypes)] = strings.Clone(s)
+	c.nGood++
+	return mtOK
 }
 
 // path checks a manifest path (rs:md path or rs:ln path).
@@ -648,8 +665,13 @@ func (c *Checker) link(l *Link, e *Entry, idx int) {
 	if l.HashRaw != "" {
 		c.hash(l.HashRaw, l.Hash, e, idx, line, "<rs:ln> ")
 	}
-	if l.Type != "" && !c.mediaType(l.Type) {
-		c.report(rTypeInvalid, idx, line, "", where()+" type="+chkQuote(l.Type)+" is not a media type (type/subtype)")
+	if l.Type != "" {
+		switch c.mediaType(l.Type) {
+		case mtBadForm:
+			c.report(rTypeInvalid, idx, line, "", where()+" type="+chkQuote(l.Type)+" is not a media type (type/subtype)")
+		case mtUnregistered:
+			c.report(rTypeUnregistered, idx, line, "", where()+" type="+chkQuote(l.Type)+" has a top-level type the IANA Media Types registry does not have ("+chkTopTypes+")")
+		}
 	}
 	if l.Modified.Raw != "" && !l.Modified.OK {
 		c.report(rDatetimeInvalid, idx, line, "", where()+" modified="+chkQuote(l.Modified.Raw)+" is not a W3C Datetime: "+chkDatetimeReason(l.Modified.Raw))

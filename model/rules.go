@@ -195,6 +195,7 @@ const (
 	rViaLinkRepeated
 	rAttributeUnexpected
 	rNotificationChannelShared
+	rTypeUnregistered
 	numRules // keep last
 )
 
@@ -389,6 +390,8 @@ func ruleInfo(id ruleID) Rule {
 		return mkRule("via-link-repeated", "14.8", W, "an entry has more than one via link: an aggregator should keep only the existing via link to the original resource")
 	case rAttributeUnexpected:
 		return mkRule("attribute-unexpected", "7", W, "a ResourceSync attribute on an element Table 3 does not give it to (document-level <rs:md>: at, capability, completed, from, until; document-level <rs:ln>: href, rel)")
+	case rTypeUnregistered:
+		return mkRule("type-unregistered", "7", W, "type has a top-level type the IANA Media Types registry does not have (the subtype is not checked: rsx carries no copy of the registry)")
 	case rNotificationChannelShared:
 		return mkRule("notification-channels-shared", "N2", W, "a Capability List advertises one channel for both change and framework notifications (Notification draft, section 2)")
 	case rLinkRelUnregistered:
@@ -462,6 +465,8 @@ func ruleBasis(id ruleID) string {
 		return "§14.8: \"In this case each aggregator should maintain only the existing via link in order to convey information about the origin of the resource.\""
 	case rAttributeUnexpected:
 		return "§7: the document-level <rs:md> \"may have the following attributes: at, capability, completed, from, until\" and the document-level <rs:ln> has href and rel; Table 3 lists the attributes \"defined by ResourceSync that may be used with\" each element. A use Table 3 does not give, worded without \"must\": a warning."
+	case rTypeUnregistered:
+		return "§7: type \"conveys the Media Type of a resource representation\"; \"Registered values are listed in the IANA MIME Media Type registry.\" The top-level types are few (RFC 6838, section 4.2); a value outside them is no registered Media Type. A statement without \"must\": a warning, as type-invalid."
 	case rNotificationChannelShared:
 		return "Notification draft §2: \"Change Notifications and Framework Notifications are sent on different notification channels.\" A statement of the draft, not a \"must\": a warning."
 	case rArchiveEntryAtMissing:
