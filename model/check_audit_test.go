@@ -175,3 +175,23 @@ func TestCheckEntryLinksHandedOver(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckRelKind: relation types are classified as RelMatches compares
+// them (registered names in any case, URIs exactly).
+func TestCheckRelKind(t *testing.T) {
+	for tok, want := range map[string]chkRelKind{
+		"duplicate": relDuplicate, "Duplicate": relDuplicate, "VIA": relVia, "describedby": relDescribedby,
+		"DescribedBy": relDescribedby, RelPatch: relPatch, "HTTP://www.openarchives.org/rs/terms/patch": relOther,
+		"timegate": relTimegate, "TimeGate": relTimegate, "alternate": relAlternate, "Memento": relMemento,
+		"collection": relOther, "up": relOther, "duplicates": relOther, "": relOther,
+	} {
+		if got := chkRelKindOf(tok); got != want {
+			t.Errorf("chkRelKindOf(%q) = %d, want %d", tok, got, want)
+		}
+		for _, name := range []string{"duplicate", "describedby", "via", "timegate", "alternate", "memento", RelPatch} {
+			if RelMatches(tok, name) != (chkRelKindOf(tok) != relOther && chkRelKindOf(tok) == chkRelKindOf(name)) {
+				t.Errorf("%q against %q: chkRelKindOf disagrees with RelMatches", tok, name)
+			}
+		}
+	}
+}

@@ -684,31 +684,34 @@ func (c *Checker) link(l *Link, e *Entry, idx int) {
 	}
 	patch, timegate, alternate, memento, duplicate := false, false, false, false, false
 	for tok := range RelTokens(l.Rel) {
-		switch {
-		case RelMatches(tok, "duplicate"):
+		switch chkRelKindOf(tok) {
+		case relDuplicate:
 			duplicate = true
-		case RelMatches(tok, "describedby"):
+		case relDescribedby:
 			if e != nil {
 				c.entDescribedby = true
 			}
-		case RelMatches(tok, "via"):
+		case relVia:
 			if e != nil {
 				c.entVia++
 			}
-		case RelMatches(tok, RelPatch):
+		case relPatch:
 			patch = true
-		case RelMatches(tok, "timegate"):
+		case relTimegate:
 			timegate = true
-		case RelMatches(tok, "alternate"):
+		case relAlternate:
 			alternate = true
-		case RelMatches(tok, "memento"):
+		case relMemento:
 			memento = true
-		case strings.IndexByte(tok, ':') >= 0:
-			if chkURI(tok) != uriOK {
-				c.report(rLinkRelUnregistered, idx, line, "", where()+" relation type "+chkQuote(tok)+" is neither a registered name nor an absolute URI")
+		default:
+			switch {
+			case strings.IndexByte(tok, ':') >= 0:
+				if chkURI(tok) != uriOK {
+					c.report(rLinkRelUnregistered, idx, line, "", where()+" relation type "+chkQuote(tok)+" is neither a registered name nor an absolute URI")
+				}
+			case !chkRegisteredRel(tok):
+				c.report(rLinkRelUnregistered, idx, line, "", where()+" relation type "+chkQuote(tok)+" is not in the IANA Link Relation Type Registry; unregistered types must be URIs (RFC 5988, section 4.2)")
 			}
-		case !chkRegisteredRel(tok):
-			c.report(rLinkRelUnregistered, idx, line, "", where()+" relation type "+chkQuote(tok)+" is not in the IANA Link Relation Type Registry; unregistered types must be URIs (RFC 5988, section 4.2)")
 		}
 	}
 	if e != nil && patch {
@@ -737,6 +740,61 @@ func (c *Checker) link(l *Link, e *Entry, idx int) {
 		c.report(rDuplicateLinkAttributes, idx, line, "", where()+" carries "+chkLinkAttrNames(l, false)+": a mirror has the resource's own metadata, so these attributes of <rs:md> should be omitted from the duplicate link")
 	}
 	c.attrs(l.Extra, e, idx, line, false)
+}
+
+// chkRelKind is a relation type some rule of the checker is about.
+type chkRelKind uint8
+
+const (
+	relOther chkRelKind = iota
+	relDuplicate
+	relDescribedby
+	relVia
+	relPatch
+	relTimegate
+	relAlternate
+	relMemento
+)
+
+// chkRelKindOf classifies a relation type as RelMatches compares them:
+// registered names in any case, URIs exactly. Lower-case names, the common
+// case, take one switch.
+func chkRelKindOf(tok string) chkRelKind {
+	switch tok {
+	case "duplicate":
+		return relDuplicate
+	case "describedby":
+		return relDescribedby
+	case "via":
+		return relVia
+	case RelPatch:
+		return relPatch
+	case "timegate":
+		return relTimegate
+	case "alternate":
+		return relAlternate
+	case "memento":
+		return relMemento
+	}
+	upper := false
+	for i := 0; i < len(tok); i++ {
+		if 'A' <= tok[i] && tok[i] <= 'Z' {
+			upper = true
+			break
+		}
+	}
+	if !upper {
+		return relOther
+	}
+	for _, r := range [...]struct {
+		name string
+		kind chkRelKind
+	}{{"duplicate", relDuplicate}, {"describedby", relDescribedby}, {"via", relVia}, {"timegate", relTimegate}, {"alternate", relAlternate}, {"memento", relMemento}} {
+		if RelMatches(tok, r.name) {
+			return r.kind
+		}
+	}
+	return relOther
 }
 
 // chkLinkAttrNames lists the attributes of l other than rel and href that
