@@ -16,7 +16,8 @@ import (
 
 // discoverFlags are the options of rsx discover.
 type discoverFlags struct {
-	json bool
+	json     bool
+	coverage bool
 }
 
 func newDiscoverCmd(a *app) *cobra.Command {
@@ -30,7 +31,13 @@ the well-known URI /.well-known/resourcesync at the host root and under each pat
 prefix of URL, the Sitemap lines of robots.txt (whose Crawl-delay is honoured),
 <link rel="resourcesync"> in an HTML page, rel="resourcesync" in HTTP Link headers,
 and URL itself. Every request is reported. Up links are then followed to the Source
-Description, whose Capability Lists are listed.
+Description, whose Capability Lists are listed. What is wrong with the Source is
+named under Problems ("problems" in the JSON); it does not change the exit status.
+
+With --coverage, for each Capability List that URL links to, the Resource Lists
+and Change Lists it advertises (and their indexes, up to 200 documents) are read
+to see whether they list URL, as section 6.3.3 requires of the Capability List a
+resource links to (rule discovery-link-coverage).
 
 Exit status: 0 a Source Description or a Capability List was found; 1 URL was
 reached but nothing ResourceSync was found from it; 2 URL is not an http(s) URL or
@@ -41,6 +48,7 @@ could not be reached at all.`,
 		},
 	}
 	cmd.Flags().BoolVar(&f.json, "json", false, "print one JSON document on standard output")
+	cmd.Flags().BoolVar(&f.coverage, "coverage", false, "check that URL is listed by the Capability Lists it links to (reads their Resource Lists and Change Lists)")
 	return cmd
 }
 
@@ -55,6 +63,9 @@ func (a *app) runDiscover(ctx context.Context, f discoverFlags, target string) e
 	d, err := crawl.Discover(ctx, client, target, crawl.DiscoverOptions{UserAgent: client.Options().UserAgent})
 	if err != nil {
 		return failed(err)
+	}
+	if f.coverage {
+		d.CheckCoverage(ctx, client, crawl.CoverageOptions{})
 	}
 	if f.json {
 		if err := writeDiscoverJSON(a.out, d); err != nil {
@@ -86,14 +97,34 @@ func discoverExit(d *crawl.Discovery) error {
 }
 
 // JSON shapes of the CLI contract, plus root, up_chain, found and notes of
-// attempts.
+// attempts, and problems: what discovery found wrong with the Source
+// (crawl.Discovery.Problems).
 type jsonDiscovery struct {
-	Input             string        `json:"input"`
-	Found             []jsonFound   `json:"found"`
-	SourceDescription *string       `json:"source_description"`
-	CapabilityLists   []string      `json:"capability_lists"`
-	UpChain           []string      `json:"up_chain"`
-	Attempts          []jsonAttempt `json:"attempts"`
+	Input             string              `json:"input"`
+	Found             []jsonFound         `json:"found"`
+	SourceDescription *string             `json:"source_description"`
+	CapabilityLists   []string            `json:"capability_lists"`
+	UpChain           []string            `json:"up_chain"`
+	Attempts          []jsonAttempt       `json:"attempts"`
+	Problems          []jsonDiscoverIssue `json:"problems"`
+	Coverage          []jsonCoverage      `json:"coverage,omitempty"`
+}
+
+// jsonCoverage is one answer of --coverage (crawl.LinkCoverage).
+type jsonCoverage struct {
+	CapabilityList string  `json:"capability_list"`
+	Judged         bool    `json:"judged"`
+	Covered        bool    `json:"covered"`
+	Where          *string `json:"where"`
+	Read           int     `json:"documents_read"`
+	Reason         *string `json:"reason"`
+}
+
+type jsonDiscoverIssue struct {
+	Severity string `json:"severity"`
+	Rule     string `json:"rule"`
+	Section  string `json:"section"`
+	Message  string `json:"message"`
 }
 
 type jsonFound struct {
@@ -120,6 +151,22 @@ func writeDiscoverJSON(w io.Writer, d *crawl.Discovery) error {
 		CapabilityLists: append(make([]string, 0, len(d.CapabilityLists)), d.CapabilityLists...),
 		UpChain:         append(make([]string, 0, len(d.UpChain)), d.UpChain...),
 		Attempts:        make([]jsonAttempt, 0, len(d.Attempts)),
+		Problems:        []jsonDiscoverIssue{},
+	}
+	for _, p := range d.Problems() {
+		out.Problems = append(out.Problems, jsonDiscoverIssue{Severity: p.Severity.String(), Rule: p.Rule, Section: p.Section, Message: p.Message})
+	}
+	for _, lc := range d.Coverage {
+		jc := jsonCoverage{CapabilityList: lc.CapabilityList, Judged: lc.Judged, Covered: lc.Covered, Read: lc.Read}
+		if lc.Where != "" {
+			w := lc.Where
+			jc.Where = &w
+		}
+		if lc.Reason != "" {
+			r := lc.Reason
+			jc.Reason = &r
+		}
+		out.Coverage = append(out.Coverage, jc)
 	}
 	if d.SourceDescription != "" {
 		sd := d.SourceDescription
@@ -202,6 +249,22 @@ func writeDiscoverText(w io.Writer, d *crawl.Discovery, st textStyles) {
 	fmt.Fprintf(&b, "%s (%d)\n", st.title("Capability Lists"), len(d.CapabilityLists))
 	for _, c := range d.CapabilityLists {
 		fmt.Fprintf(&b, "  %s\n", esc(c))
+	}
+	for _, lc := range d.Coverage {
+		switch {
+		case lc.Covered:
+			fmt.Fprintf(&b, "%s %s: listed by %s\n", st.title("Coverage"), esc(lc.CapabilityList), esc(lc.Where))
+		case !lc.Judged:
+			fmt.Fprintf(&b, "%s %s: %s\n", st.title("Coverage"), esc(lc.CapabilityList), st.dim("not judged: "+esc(lc.Reason)))
+		}
+	}
+	if ps := d.Problems(); len(ps) > 0 {
+		b.WriteString("\n" + st.title("Problems") + "\n")
+		for _, p := range ps {
+			mark, sev := severityMark(st, p.Severity)
+			msg := esc(strings.TrimSuffix(p.Message, " (§"+p.Section+")"))
+			fmt.Fprintf(&b, "  %s %s %s %s\n", mark, sev, st.rule(p.Rule+" §"+p.Section), msg)
+		}
 	}
 	io.WriteString(w, b.String())
 }

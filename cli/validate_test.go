@@ -218,6 +218,10 @@ func TestValidateCommandRulesAndUsage(t *testing.T) {
 	if !strings.Contains(out, "contents-manifest-mismatch") {
 		t.Errorf("--rules lacks the cross-document rules:\n%s", out)
 	}
+	// And those of the Notification draft that rsx watch applies.
+	if !strings.Contains(out, "framework-change-type") || !strings.Contains(out, "§N2.1") {
+		t.Errorf("--rules lacks the notification rules:\n%s", out)
+	}
 	code, out, _ = validateRun(t, "", "validate", "--rules", "--json")
 	var rules []map[string]string
 	if err := json.Unmarshal([]byte(out), &rules); err != nil || code != exitOK || len(rules) < 70 {

@@ -32,6 +32,7 @@ type watchFlags struct {
 	lease       int
 	maxMessage  byteSize
 	count       int
+	checkDocs   bool
 }
 
 func newWatchCmd(a *app) *cobra.Command {
@@ -53,7 +54,10 @@ topic's Link headers, and the hub delivers to a callback server that rsx
 runs on --callback (a loopback port by default).
 
 Each notification is checked (the draft's rules and the Change List rules);
-its problems go to standard error. A readable line per change goes to
+its problems go to standard error. With --check-documents, the documents a
+framework notification names are fetched too: the draft never sends framework
+notifications at the index level, and requires an index link for a document
+that resides under an index. A readable line per change goes to
 standard output, or with --json one JSON object per line:
 {"channel", "kind": "change"|"framework", "url", "change", "datetime", …},
 written at once. Dropped connections are reconnected with growing, jittered
@@ -75,6 +79,7 @@ advertised, or URL could not be reached.`,
 	fs.IntVar(&f.lease, "lease", notify.DefaultLeaseSeconds, "WebSub lease to ask for, in seconds (renewed before it ends)")
 	fs.Var(&f.maxMessage, "max-message", "largest notification accepted, e.g. 4MiB")
 	fs.IntVar(&f.count, "count", 0, "stop after this many changes (0: run until interrupted)")
+	fs.BoolVar(&f.checkDocs, "check-documents", false, "fetch the documents framework notifications name, to check they are not indexes and that the index they reside under is named")
 	return cmd
 }
 
@@ -110,6 +115,9 @@ func (a *app) runWatch(ctx context.Context, f watchFlags, target string) error {
 		Header:          func(u string) http.Header { return watchHeader(fo, u) },
 		UseWebSub:       f.websub,
 		WebSub:          &notify.WebSubOptions{CallbackAddr: f.callback, CallbackURL: f.callbackURL, LeaseSeconds: f.lease},
+	}
+	if f.checkDocs {
+		opts.CheckDocuments = notify.HTTPHeaderFetcher(opts.HTTPClient, opts.Header, int64(f.maxMessage))
 	}
 	st := newTextStyles(useColor(a.err))
 	fmt.Fprintf(a.err, "%s %s:\n", st.title("watching"), plural(len(found.Channels), "channel", "channels"))

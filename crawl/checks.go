@@ -29,6 +29,8 @@ const (
 	RuleIndexLinkParent             = "index-link-parent"
 	RuleIndexLinkRecommended        = "index-link-recommended"
 	RuleChangeIndexOrder            = "change-index-order"
+	RuleIndexChildIndex             = "index-child-index"
+	RuleChangeDumpIndexOrder        = "changedump-index-order"
 	RuleChangeIndexGap              = "change-index-gap"
 	RuleChangeIndexOverlap          = "change-index-overlap"
 	RuleChangeIndexOpenNotLast      = "change-index-open-not-last"
@@ -48,6 +50,14 @@ const (
 	RuleContentsManifestMismatch   = "contents-manifest-mismatch"
 	RuleContentsManifestUnreadable = "contents-manifest-unreadable"
 	RulePackageDeclaredMismatch    = "package-declared-mismatch"
+	RulePackageManifestCapability  = "package-manifest-capability"
+	RulePackageEntryTimes          = "package-entry-times"
+	// Discovery (discover.go): Discovery.Problems.
+	RuleSourceDescriptionUnreached    = "source-description-unreached"
+	RuleSourceDescriptionNotWellKnown = "source-description-not-well-known"
+	RuleDiscoveryLinkTarget           = "discovery-link-target"
+	RuleCapabilityListNotListed       = "capabilitylist-not-listed"
+	RuleDiscoveryLinkCoverage         = "discovery-link-coverage"
 )
 
 // Rules returns the catalogue of cross-document rules.
@@ -55,12 +65,15 @@ func Rules() []model.Rule {
 	const E, W, H = model.SeverityError, model.SeverityWarning, model.SeverityHint
 	return []model.Rule{
 		{ID: RuleIndexChildCapability, Section: "6.1", Severity: E, Summary: "a document listed in an index must have the index's capability"},
+		{ID: RuleIndexChildIndex, Section: "6.1", Severity: E, Summary: "a document listed in an index is itself an index: a <sitemapindex> groups <urlset> documents (sections 6.1, 7; the Sitemap protocol has no nested indexes)"},
 		{ID: RuleUpLinkParent, Section: "6.2", Severity: E, Summary: "a capability document's up link must point to the Capability List that lists it (or that lists its index)"},
 		{ID: RuleCapabilityListUpDescription, Section: "9", Severity: E, Summary: "a Capability List's up link must point to the Source Description that lists it"},
 		{ID: RuleIndexLinkParent, Section: "6.2", Severity: E, Summary: "a document's index link must point to the index that lists it"},
 		{ID: RuleIndexLinkRecommended, Section: "10.1", Severity: W, Summary: `a document listed in an index should link back to it with rel="index" (sections 10.1, 11.1, 12.1, 13.1)`,
 			Basis: `§10.1: "In case a Resource List Index (see Section 10.2) exists, a recommended <rs:ln> child element of <urlset> points to it with the relation type index." §11.1, §12.1 and §13.1 say the same of dumps and Change Lists.`},
 		{ID: RuleChangeIndexOrder, Section: "12.2", Severity: E, Summary: "a Change List Index (or Change Dump Index) must list its documents in forward chronological order"},
+		{ID: RuleChangeDumpIndexOrder, Section: "13.1", Severity: W, Summary: "a Change Dump Index should list its Change Dumps in forward chronological order",
+			Basis: `§13.1: "All entries in a Change Dump should be provided in forward chronological order"; a Change Dump Index groups Change Dumps "in a manner similar to what was described in Section 12.2", which words the order of a Change List Index with "must". The single-document checker holds a Change Dump Index's order as a "should" (changedump-order); so does this rule.`},
 		{ID: RuleChangeIndexGap, Section: "12.2", Severity: H, Summary: "consecutive Change Lists of an index leave a gap: no list covers the changes between one's until and the next one's from",
 			Basis: "No sentence requires the Change Lists of an index to be contiguous."},
 		{ID: RuleChangeIndexOverlap, Section: "12.2", Severity: H, Summary: "consecutive Change Lists of an index overlap: the next one starts before the previous one's until",
@@ -83,6 +96,17 @@ func Rules() []model.Rule {
 		{ID: RuleArchivesLinkCapability, Section: "AR2", Severity: E, Summary: `a document's rel="archives" link must point to the archive of its own capability (a Change List to the Change List Archive) when the Capability List lists that document`},
 		{ID: RuleContentsManifestMismatch, Section: "11.1", Severity: E, Summary: "the manifest copy a dump entry's contents link points to must match the manifest in the package (sections 11.1, 13.1)"},
 		{ID: RuleContentsManifestUnreadable, Section: "11.1", Severity: E, Summary: "the manifest copy of a dump entry's contents link, or its package, could not be fetched or opened (sections 11.1, 13.1)"},
+		{ID: RulePackageManifestCapability, Section: "11.2", Severity: E, Summary: "the manifest.xml of a Resource Dump's package must be a Resource Dump Manifest, of a Change Dump's package a Change Dump Manifest (sections 11.2, 13.2; reported with the dump's section)"},
+		{ID: RulePackageEntryTimes, Section: "11.1", Severity: W, Summary: "a dump entry's at or completed (Resource Dump), from or until (Change Dump) differs from those of the manifest in its package (sections 11.1, 13.1)",
+			Basis: `§11.1: the entry's <rs:md> "may also have an at attribute and possibly a completed attribute to convey the datetime at which the process of taking a snapshot of resources for their inclusion in the package respectively started and ended"; §11.2: the manifest's at "conveys the datetime at which the process of taking a snapshot of resources for their inclusion in the ZIP package started" (§13.1 and §13.2 alike with from and until): the same instants. As for index entries (index-entry-at), a difference is a warning.`},
+		{ID: RuleSourceDescriptionUnreached, Section: "6.3.2", Severity: E, Summary: "rsx discover found ResourceSync documents but no Source Description, neither at a well-known URI nor by following up links (section 6.2: up links lead to it)"},
+		{ID: RuleSourceDescriptionNotWellKnown, Section: "6.3.2", Severity: W, Summary: "the Source Description rsx discover reached is not published at the well-known URI /.well-known/resourcesync",
+			Basis: `§6.3.2: "A Source must publish a Source Description, such as the one shown in Example 7, and it should be published at the well-known URI [RFC 5785] /.well-known/resourcesync".`},
+		{ID: RuleDiscoveryLinkTarget, Section: "6.3.3", Severity: W, Summary: `an HTML <link rel="resourcesync"> or a Link header with rel="resourcesync" points at a ResourceSync document that is not a Capability List`,
+			Basis: `§6.3.3: "a <link> element is introduced in the <head> of the document that points to a Capability List"; of the Link header: "The target of this link is the URI of a Capability List". A statement of what the link is, without "must": a warning.`},
+		{ID: RuleCapabilityListNotListed, Section: "8", Severity: W, Summary: "a Capability List that rsx discover reached links up to a Source Description that does not list it",
+			Basis: `§8: "One <url> child element of <urlset> should be included for each Capability List offered by the Source"; §6.1: "The Source Description enumerates all Capability Lists offered by the Source".`},
+		{ID: RuleDiscoveryLinkCoverage, Section: "6.3.3", Severity: E, Summary: "the resource that links to a Capability List (HTML <link rel=\"resourcesync\"> or Link header) is in none of its Resource Lists and Change Lists: \"The Capability List that is made discoverable in this way must pertain to the resource that provides the link\" (rsx discover --coverage)"},
 		{ID: RulePackageDeclaredMismatch, Section: "11.1", Severity: E, Summary: "a package's length or hash differs from what its dump entry declares (sections 11.1, 13.1)"},
 	}
 }
@@ -100,6 +124,55 @@ func rule(id string) model.Rule {
 func problem(id string, entry int, format string, args ...any) model.Problem {
 	r := rule(id)
 	return model.Problem{Severity: r.Severity, Rule: r.ID, Section: r.Section, Message: fmt.Sprintf(format, args...), Entry: entry}
+}
+
+// problemFor is problem for a rule that the sections of several capabilities
+// state alike: the section is that of documents of capability c (an index
+// link in a Change List is §12.1, in a Resource Dump §11.1).
+func problemFor(c model.Capability, id string, entry int, format string, args ...any) model.Problem {
+	p := problem(id, entry, format, args...)
+	if s := capabilitySection(c); s != "" {
+		p.Section = s
+	}
+	return p
+}
+
+// capabilitySection is the section of Z39.99-2017 that describes documents
+// (and their indexes) of capability c; "" for others.
+func capabilitySection(c model.Capability) string {
+	switch c {
+	case model.CapResourceList:
+		return "10.1"
+	case model.CapResourceDump:
+		return "11.1"
+	case model.CapChangeList:
+		return "12.1"
+	case model.CapChangeDump:
+		return "13.1"
+	}
+	return ""
+}
+
+// indexSection is the section that describes the index of documents of
+// capability c: §10.2 and §12.2 for Resource and Change List Indexes; the
+// dump indexes are described in their dumps' sections.
+func indexSection(c model.Capability) string {
+	switch c {
+	case model.CapResourceList:
+		return "10.2"
+	case model.CapChangeList:
+		return "12.2"
+	}
+	return capabilitySection(c)
+}
+
+// problemInIndex is problem with the section of an index of capability c.
+func problemInIndex(c model.Capability, id string, entry int, format string, args ...any) model.Problem {
+	p := problem(id, entry, format, args...)
+	if s := indexSection(c); s != "" {
+		p.Section = s
+	}
+	return p
 }
 
 // CheckTree runs the cross-document checks on a walked tree and sets
@@ -126,8 +199,22 @@ func checkTree(root *Node, hints bool) {
 		if !hints {
 			n.Cross = slices.DeleteFunc(n.Cross, func(p model.Problem) bool { return p.Severity == model.SeverityHint })
 		}
+		for i := range n.Cross {
+			n.Cross[i].Message = withSection(n.Cross[i])
+		}
 		return true
 	})
+}
+
+// withSection ends p's message with its section, "(§12.2)", as the
+// single-document checker's messages end (once the section is final: some
+// rules take the section of the document they are found in).
+func withSection(p model.Problem) string {
+	suffix := " (§" + p.Section + ")"
+	if p.Section == "" || strings.HasSuffix(p.Message, suffix) {
+		return p.Message
+	}
+	return p.Message + suffix
 }
 
 // checkChildren checks n against the documents it lists.
@@ -219,10 +306,14 @@ func checkIndexChild(n, c *Node) {
 		c.Cross = append(c.Cross, problem(RuleIndexChildCapability, -1,
 			"this is %s, but the index %s that lists it (entry %s) is %s", docName(c.Document), n.Base(), model.EntryNumber(c.Via.Entry), docName(n.Document)))
 	}
+	if c.Header.Root == model.RootSitemapIndex {
+		n.Cross = append(n.Cross, problem(RuleIndexChildIndex, c.Via.Entry,
+			"entry %s: %s is itself an index (<sitemapindex>): an index groups <urlset> documents, it does not list other indexes", model.EntryNumber(c.Via.Entry), c.Via.Loc))
+	}
 	// index link back to n
 	if c.Header.Root == model.RootURLSet {
 		if idx := c.IndexLinks(); len(idx) == 0 {
-			c.Cross = append(c.Cross, problem(RuleIndexLinkRecommended, -1,
+			c.Cross = append(c.Cross, problemFor(pcap, RuleIndexLinkRecommended, -1,
 				`no <rs:ln rel="index"> link to the index %s that lists it`, n.Base()))
 		} else if !matchesAny(idx, n) {
 			c.Cross = append(c.Cross, problem(RuleIndexLinkParent, -1,
@@ -245,30 +336,30 @@ func checkIndexChild(n, c *Node) {
 	switch pcap {
 	case model.CapResourceList, model.CapResourceDump:
 		if c.Via.At.OK && md.At.OK && c.Via.At.Compare(md.At) != 0 {
-			n.Cross = append(n.Cross, problem(RuleIndexEntryAt, c.Via.Entry,
+			n.Cross = append(n.Cross, problemInIndex(pcap, RuleIndexEntryAt, c.Via.Entry,
 				"entry %s: at %s, but %s has at %s", model.EntryNumber(c.Via.Entry), c.Via.At.Raw, c.Via.Loc, md.At.Raw))
 		}
 		if c.Via.Completed.OK && md.Completed.OK && c.Via.Completed.Compare(md.Completed) != 0 {
-			n.Cross = append(n.Cross, problem(RuleIndexEntryAt, c.Via.Entry,
+			n.Cross = append(n.Cross, problemInIndex(pcap, RuleIndexEntryAt, c.Via.Entry,
 				"entry %s: completed %s, but %s has completed %s", model.EntryNumber(c.Via.Entry), c.Via.Completed.Raw, c.Via.Loc, md.Completed.Raw))
 		}
 	case model.CapChangeList, model.CapChangeDump:
 		if c.Via.From.Present() || c.Via.Until.Present() { // the entry has an interval to compare
 			if c.Via.Until.Present() != md.Until.Present() {
 				if c.Via.Until.Present() {
-					n.Cross = append(n.Cross, problem(RuleIndexEntryUntil, c.Via.Entry,
+					n.Cross = append(n.Cross, problemInIndex(pcap, RuleIndexEntryUntil, c.Via.Entry,
 						"entry %s: until %s says closed, but %s is open (no until)", model.EntryNumber(c.Via.Entry), c.Via.Until.Raw, c.Via.Loc))
 				} else {
-					n.Cross = append(n.Cross, problem(RuleIndexEntryUntil, c.Via.Entry,
+					n.Cross = append(n.Cross, problemInIndex(pcap, RuleIndexEntryUntil, c.Via.Entry,
 						"entry %s: no until says open, but %s is closed (until %s)", model.EntryNumber(c.Via.Entry), c.Via.Loc, md.Until.Raw))
 				}
 			}
 			if c.Via.From.OK && md.From.OK && c.Via.From.Compare(md.From) != 0 {
-				n.Cross = append(n.Cross, problem(RuleIndexEntryInterval, c.Via.Entry,
+				n.Cross = append(n.Cross, problemInIndex(pcap, RuleIndexEntryInterval, c.Via.Entry,
 					"entry %s: from %s, but %s has from %s", model.EntryNumber(c.Via.Entry), c.Via.From.Raw, c.Via.Loc, md.From.Raw))
 			}
 			if c.Via.Until.OK && md.Until.OK && c.Via.Until.Compare(md.Until) != 0 {
-				n.Cross = append(n.Cross, problem(RuleIndexEntryInterval, c.Via.Entry,
+				n.Cross = append(n.Cross, problemInIndex(pcap, RuleIndexEntryInterval, c.Via.Entry,
 					"entry %s: until %s, but %s has until %s", model.EntryNumber(c.Via.Entry), c.Via.Until.Raw, c.Via.Loc, md.Until.Raw))
 			}
 		}
@@ -296,6 +387,11 @@ type interval struct {
 // checkChangeSequence checks the order and the continuity of the documents
 // of a Change List Index or Change Dump Index.
 func checkChangeSequence(n *Node) {
+	pcap := n.Capability()
+	orderRule := RuleChangeIndexOrder
+	if pcap == model.CapChangeDump {
+		orderRule = RuleChangeDumpIndexOrder
+	}
 	var seq []interval
 	for _, c := range n.Children {
 		if c.Via == nil {
@@ -312,7 +408,7 @@ func checkChangeSequence(n *Node) {
 	}
 	for i, cur := range seq {
 		if i < len(seq)-1 && !cur.until.Present() {
-			n.Cross = append(n.Cross, problem(RuleChangeIndexOpenNotLast, cur.node.Via.Entry,
+			n.Cross = append(n.Cross, problemInIndex(pcap, RuleChangeIndexOpenNotLast, cur.node.Via.Entry,
 				"entry %s: %s is open (no until) but is not the last one listed", model.EntryNumber(cur.node.Via.Entry), cur.node.Via.Loc))
 		}
 		if i == 0 {
@@ -320,7 +416,7 @@ func checkChangeSequence(n *Node) {
 		}
 		prev := seq[i-1]
 		if cur.from.Compare(prev.from) < 0 {
-			n.Cross = append(n.Cross, problem(RuleChangeIndexOrder, cur.node.Via.Entry,
+			n.Cross = append(n.Cross, problemInIndex(pcap, orderRule, cur.node.Via.Entry,
 				"entry %s: %s (from %s) is listed after %s (from %s)", model.EntryNumber(cur.node.Via.Entry), cur.node.Via.Loc, cur.from.Raw, prev.node.Via.Loc, prev.from.Raw))
 			continue
 		}
@@ -329,10 +425,10 @@ func checkChangeSequence(n *Node) {
 		}
 		switch cur.from.Compare(prev.until) {
 		case 1:
-			n.Cross = append(n.Cross, problem(RuleChangeIndexGap, cur.node.Via.Entry,
+			n.Cross = append(n.Cross, problemInIndex(pcap, RuleChangeIndexGap, cur.node.Via.Entry,
 				"entry %s: gap from %s to %s between %s and %s", model.EntryNumber(cur.node.Via.Entry), prev.until.Raw, cur.from.Raw, prev.node.Via.Loc, cur.node.Via.Loc))
 		case -1:
-			n.Cross = append(n.Cross, problem(RuleChangeIndexOverlap, cur.node.Via.Entry,
+			n.Cross = append(n.Cross, problemInIndex(pcap, RuleChangeIndexOverlap, cur.node.Via.Entry,
 				"entry %s: %s starts at %s, before %s ends at %s", model.EntryNumber(cur.node.Via.Entry), cur.node.Via.Loc, cur.from.Raw, prev.node.Via.Loc, prev.until.Raw))
 		}
 	}

@@ -77,6 +77,11 @@ func TestCrossDocumentRules(t *testing.T) {
 			"/rli.xml": sitemapindex(`capability="resourcelist" `+at, []string{upCL}, "{{base}}/p.xml"),
 			"/p.xml":   rl(upCL, ln("index", "{{base}}/other-index.xml")),
 		}, "/p.xml index-link-parent -1"},
+		{"index listing an index", "/rli.xml", map[string]string{
+			"/rli.xml":  sitemapindex(`capability="resourcelist" `+at, []string{upCL}, "{{base}}/rli2.xml"),
+			"/rli2.xml": sitemapindex(`capability="resourcelist" `+at, []string{upCL}, "{{base}}/p.xml"),
+			"/p.xml":    rl(upCL, ln("index", "{{base}}/rli2.xml")),
+		}, "/rli.xml index-child-index 0"},
 		{"no index link", "/rli.xml", map[string]string{
 			"/rli.xml": sitemapindex(`capability="resourcelist" `+at, []string{upCL}, "{{base}}/p.xml"),
 			"/p.xml":   rl(upCL),
@@ -179,5 +184,70 @@ func TestRulesCatalogue(t *testing.T) {
 		if seen[r.ID] {
 			t.Errorf("rule ID %q is also the checker's", r.ID)
 		}
+	}
+}
+
+// TestCrossDocumentSections: a rule that several sections state alike is
+// reported with the section of the documents concerned, and every message
+// ends with its section, as the single-document checker's do.
+func TestCrossDocumentSections(t *testing.T) {
+	upCL := ln("up", "{{base}}/cl.xml")
+	cd := func(md string, links ...string) string {
+		return urlset(`capability="changedump" `+md, links, `{{base}}/p.zip type="application/zip" length="1"`)
+	}
+	tests := []struct {
+		name     string
+		root     string
+		docs     map[string]string
+		want     string // "path rule entry"
+		severity model.Severity
+		section  string
+	}{
+		{"Change List without its index link", "/cli.xml", map[string]string{
+			"/cli.xml": sitemapindex(`capability="changelist" from="2013-01-01T00:00:00Z"`, []string{upCL}, "{{base}}/c1.xml"),
+			"/c1.xml":  urlset(`capability="changelist" from="2013-01-01T00:00:00Z"`, []string{upCL}, `{{base}}/r change="updated"`),
+		}, "/c1.xml index-link-recommended -1", model.SeverityWarning, "12.1"},
+		{"Resource Dump without its index link", "/rdi.xml", map[string]string{
+			"/rdi.xml": sitemapindex(`capability="resourcedump" at="2013-01-03T09:00:00Z"`, []string{upCL}, "{{base}}/d1.xml"),
+			"/d1.xml":  urlset(`capability="resourcedump" at="2013-01-03T09:00:00Z"`, []string{upCL}, `{{base}}/p.zip type="application/zip" length="1"`),
+		}, "/d1.xml index-link-recommended -1", model.SeverityWarning, "11.1"},
+		{"Change Dumps out of order", "/cdi.xml", map[string]string{
+			"/cdi.xml": sitemapindex(`capability="changedump" from="2013-01-01T00:00:00Z"`, []string{upCL}, "{{base}}/d2.xml", "{{base}}/d1.xml"),
+			"/d1.xml":  cd(`from="2013-01-01T00:00:00Z" until="2013-01-02T00:00:00Z"`, upCL, ln("index", "{{base}}/cdi.xml")),
+			"/d2.xml":  cd(`from="2013-01-02T00:00:00Z" until="2013-01-03T00:00:00Z"`, upCL, ln("index", "{{base}}/cdi.xml")),
+		}, "/cdi.xml changedump-index-order 1", model.SeverityWarning, "13.1"},
+		{"Change Lists out of order", "/cli.xml", map[string]string{
+			"/cli.xml": sitemapindex(`capability="changelist" from="2013-01-01T00:00:00Z"`, []string{upCL}, "{{base}}/c2.xml", "{{base}}/c1.xml"),
+			"/c1.xml":  urlset(`capability="changelist" from="2013-01-01T00:00:00Z" until="2013-01-02T00:00:00Z"`, []string{upCL, ln("index", "{{base}}/cli.xml")}, `{{base}}/r change="updated"`),
+			"/c2.xml":  urlset(`capability="changelist" from="2013-01-02T00:00:00Z" until="2013-01-03T00:00:00Z"`, []string{upCL, ln("index", "{{base}}/cli.xml")}, `{{base}}/r change="updated"`),
+		}, "/cli.xml change-index-order 1", model.SeverityError, "12.2"},
+		{"Change Dump open before the last", "/cdi.xml", map[string]string{
+			"/cdi.xml": sitemapindex(`capability="changedump" from="2013-01-01T00:00:00Z"`, []string{upCL}, "{{base}}/d1.xml", "{{base}}/d2.xml"),
+			"/d1.xml":  cd(`from="2013-01-01T00:00:00Z"`, upCL, ln("index", "{{base}}/cdi.xml")),
+			"/d2.xml":  cd(`from="2013-01-02T00:00:00Z"`, upCL, ln("index", "{{base}}/cdi.xml")),
+		}, "/cdi.xml change-index-open-not-last 0", model.SeverityError, "13.1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newSite(t)
+			for p, body := range tt.docs {
+				s.xml(p, body)
+			}
+			root, err := NewGraph(&testGetter{}, GraphOptions{}).Walk(testCtx(t), s.URL+tt.root, WalkOptions{Depth: Unlimited, Check: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := crossOf(root, s.URL); len(got) != 1 || got[0] != tt.want {
+				t.Fatalf("got %v, want [%s]", got, tt.want)
+			}
+			root.Walk(func(n *Node) bool {
+				for _, p := range n.Cross {
+					if p.Severity != tt.severity || p.Section != tt.section || !strings.HasSuffix(p.Message, "(§"+tt.section+")") {
+						t.Errorf("problem %+v: want %s §%s, the message ending with its section", p, tt.severity, tt.section)
+					}
+				}
+				return true
+			})
+		})
 	}
 }

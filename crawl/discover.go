@@ -117,12 +117,127 @@ type Discovery struct {
 	// InputReached is true when the input URL gave an HTTP response, of any
 	// status.
 	InputReached bool
+	// InputFinal is the input URL after redirects, "" when it gave no
+	// response.
+	InputFinal string
+	// Coverage holds, after CheckCoverage, whether the input is covered by
+	// each Capability List it links to.
+	Coverage []LinkCoverage
+}
+
+// CheckCoverage judges, for each Capability List the input links to (an
+// HTML <link rel="resourcesync"> or a Link header), whether the input is
+// covered by its capabilities (§6.3.3), and keeps the answers in Coverage;
+// Problems reports the input that is not. It reads the Resource Lists and
+// Change Lists of each such Capability List, within opts.
+func (d *Discovery) CheckCoverage(ctx context.Context, g fetch.Getter, opts CoverageOptions) {
+	d.Coverage = nil
+	seen := map[string]bool{}
+	for _, f := range d.Found {
+		if (f.Method != MethodHTMLLink && f.Method != MethodLinkHeader) || f.Capability != model.CapCapabilityList || f.Root != model.RootURLSet || seen[f.URL] {
+			continue
+		}
+		seen[f.URL] = true
+		d.Coverage = append(d.Coverage, CheckLinkCoverage(ctx, g, f.URL, []string{d.Input, d.InputFinal}, opts))
+	}
 }
 
 // OK reports whether discovery reached a Source Description or at least one
 // Capability List.
 func (d *Discovery) OK() bool {
 	return d.SourceDescription != "" || len(d.CapabilityLists) > 0
+}
+
+// Problems are what discovery found wrong with the Source (rules
+// source-description-unreached, source-description-not-well-known and
+// discovery-link-target of Rules): nothing when no ResourceSync document was
+// found at all, for then there is no Source to judge. Entry is -1.
+func (d *Discovery) Problems() []model.Problem {
+	if len(d.Found) == 0 {
+		return nil
+	}
+	var out []model.Problem
+	add := func(p model.Problem) {
+		p.Message = withSection(p)
+		out = append(out, p)
+	}
+	wellKnown := false
+	for _, f := range d.Found {
+		if f.Method == MethodWellKnown && f.Capability == model.CapDescription {
+			wellKnown = true
+		}
+	}
+	switch {
+	case d.SourceDescription == "":
+		what := make([]string, 0, len(d.Found))
+		for _, f := range d.Found {
+			what = appendNew(what, f.URL)
+		}
+		add(problem(RuleSourceDescriptionUnreached, -1,
+			"no Source Description was reached: not at a well-known URI, nor by following up links from %s; a Source must publish one",
+			strings.Join(what[:min(3, len(what))], ", ")))
+	case !wellKnown:
+		// Judged only when the well-known URI of the Source Description's
+		// host was tried (discovery tries those of the input's host).
+		wk := wellKnownOf(d.SourceDescription)
+		for _, at := range d.Attempts {
+			if at.Method == MethodWellKnown && NormalizeURL(at.URL) == NormalizeURL(wk) {
+				add(problem(RuleSourceDescriptionNotWellKnown, -1,
+					"the Source Description %s is not published at the well-known URI %s of its host, where discovery found none", d.SourceDescription, wk))
+				break
+			}
+		}
+	}
+	// The document just below the Source Description on the up chain (a
+	// Capability List) is one the Source Description should list.
+	if n := len(d.UpChain); n >= 2 && d.SourceDescription != "" {
+		below := d.UpChain[n-2]
+		listed := false
+		for _, c := range d.CapabilityLists {
+			if NormalizeURL(c) == NormalizeURL(below) {
+				listed = true
+			}
+		}
+		if !listed {
+			add(problem(RuleCapabilityListNotListed, -1,
+				"%s links up to the Source Description %s, which does not list it", below, d.SourceDescription))
+		}
+	}
+	for _, lc := range d.Coverage {
+		if p, ok := lc.Problem(); ok {
+			out = append(out, p)
+		}
+	}
+	for _, f := range d.Found {
+		if (f.Method == MethodHTMLLink || f.Method == MethodLinkHeader) && !(f.Capability == model.CapCapabilityList && f.Root == model.RootURLSet) {
+			how := `<link rel="resourcesync">`
+			if f.Method == MethodLinkHeader {
+				how = `Link header with rel="resourcesync"`
+			}
+			add(problem(RuleDiscoveryLinkTarget, -1,
+				"the %s of %s points at %s, %s, not a Capability List", how, d.Input, f.URL, docTitleArticle(f.Capability, f.Root)))
+		}
+	}
+	return out
+}
+
+// wellKnownOf is the well-known URI of the host of u.
+func wellKnownOf(u string) string {
+	p, err := url.Parse(u)
+	if err != nil || p.Host == "" {
+		return WellKnownPath
+	}
+	return p.Scheme + "://" + p.Host + WellKnownPath
+}
+
+// docTitleArticle names a document with its article: "a Resource List",
+// "an Unknown document".
+func docTitleArticle(c model.Capability, root model.RootKind) string {
+	t := model.DocumentTitle(c, root)
+	if strings.ContainsRune("AEIOU", rune(t[0])) {
+		return "an " + t
+	}
+	return "a " + t
 }
 
 // probe is what one fetch of a candidate document told.
@@ -355,6 +470,7 @@ func (x *discoverer) input(ctx context.Context, u *url.URL) (linkTargets, htmlTa
 		return nil, nil
 	}
 	p.final = finalURL(resp, raw)
+	x.d.InputFinal = p.final
 
 	// Link headers: a resource of any status and content type may carry one.
 	lh := Attempt{Method: MethodLinkHeader, URL: raw, Status: p.status}

@@ -444,3 +444,128 @@ func TestDiscoverCapsCandidates(t *testing.T) {
 		t.Errorf("SourceDescription = %q", d.SourceDescription)
 	}
 }
+
+// TestDiscoveryProblems: what discovery finds wrong with the Source.
+func TestDiscoveryProblems(t *testing.T) {
+	html := func(href string) page {
+		return page{ctype: "text/html", body: `<html><head><link rel="resourcesync" href="` + href + `"></head><body>x</body></html>`}
+	}
+	tests := []struct {
+		name  string
+		setup func(s *site)
+		input string
+		want  []string // "rule section"
+	}{
+		{"Source Description at the well-known URI", func(s *site) { standardSource(s, WellKnownPath) }, "/", nil},
+		{"Source Description elsewhere, reached by up links", func(s *site) {
+			standardSource(s, "/sd.xml")
+			s.set("/page.html", html("/cl1.xml"))
+		}, "/page.html", []string{"source-description-not-well-known 6.3.2"}},
+		{"no Source Description", func(s *site) {
+			s.xml("/cl.xml", urlset(`capability="capabilitylist"`, nil, `{{base}}/rl.xml capability="resourcelist"`))
+			s.set("/page.html", html("/cl.xml"))
+		}, "/page.html", []string{"source-description-unreached 6.3.2"}},
+		{"Capability List the Source Description does not list", func(s *site) {
+			standardSource(s, WellKnownPath)
+			s.xml("/cl3.xml", urlset(`capability="capabilitylist"`, []string{ln("up", "{{base}}"+WellKnownPath)}))
+			s.set("/page.html", html("/cl3.xml"))
+		}, "/page.html", []string{"capabilitylist-not-listed 8"}},
+		{"HTML link to a Resource List", func(s *site) {
+			standardSource(s, WellKnownPath)
+			s.set("/page.html", html("/rl1.xml"))
+		}, "/page.html", []string{"discovery-link-target 6.3.3"}},
+		{"nothing found: no Source to judge", func(s *site) {
+			s.set("/page.html", page{ctype: "text/html", body: `<html><head></head><body>x</body></html>`})
+		}, "/page.html", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newSite(t)
+			tt.setup(s)
+			d, err := Discover(testCtx(t), &testGetter{}, s.URL+tt.input, DiscoverOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, p := range d.Problems() {
+				got = append(got, p.Rule+" "+p.Section)
+				if r := rule(p.Rule); p.Severity != r.Severity || !strings.HasSuffix(p.Message, "(§"+p.Section+")") || !strings.Contains(p.Message, s.URL) {
+					t.Errorf("problem %+v: severity, section or message wrong", p)
+				}
+			}
+			if fmt.Sprint(got) != fmt.Sprint(tt.want) {
+				t.Errorf("problems %v, want %v\n%+v", got, tt.want, d.Problems())
+			}
+		})
+	}
+}
+
+// TestCheckLinkCoverage: §6.3.3, the Capability List a resource links to
+// must cover it.
+func TestCheckLinkCoverage(t *testing.T) {
+	const at = `at="2013-01-03T09:00:00Z"`
+	cl := func(entries ...string) string { return urlset(`capability="capabilitylist"`, nil, entries...) }
+	tests := []struct {
+		name            string
+		docs            map[string]string
+		max             int
+		judged, covered bool
+		where           string
+	}{
+		{"in the Resource List", map[string]string{
+			"/cl.xml": cl(`{{base}}/rl.xml capability="resourcelist"`),
+			"/rl.xml": urlset(`capability="resourcelist" `+at, nil, "{{base}}/other", "{{base}}/page.html"),
+		}, 0, true, true, "/rl.xml"},
+		{"in a part of the Resource List Index", map[string]string{
+			"/cl.xml":  cl(`{{base}}/rli.xml capability="resourcelist"`),
+			"/rli.xml": sitemapindex(`capability="resourcelist" `+at, nil, "{{base}}/p1.xml", "{{base}}/p2.xml"),
+			"/p1.xml":  urlset(`capability="resourcelist" `+at, nil, "{{base}}/other"),
+			"/p2.xml":  urlset(`capability="resourcelist" `+at, nil, "page.html"),
+		}, 0, true, true, "/p2.xml"},
+		{"in the Change List only", map[string]string{
+			"/cl.xml": cl(`{{base}}/rl.xml capability="resourcelist"`, `{{base}}/ch.xml capability="changelist"`),
+			"/rl.xml": urlset(`capability="resourcelist" `+at, nil, "{{base}}/other"),
+			"/ch.xml": urlset(`capability="changelist" from="2013-01-01T00:00:00Z"`, nil, `{{base}}/page.html change="created"`),
+		}, 0, true, true, "/ch.xml"},
+		{"in no list", map[string]string{
+			"/cl.xml": cl(`{{base}}/rl.xml capability="resourcelist"`),
+			"/rl.xml": urlset(`capability="resourcelist" `+at, nil, "{{base}}/other"),
+		}, 0, true, false, ""},
+		{"only a Resource Dump: not judged", map[string]string{
+			"/cl.xml": cl(`{{base}}/rd.xml capability="resourcedump"`),
+		}, 0, false, false, ""},
+		{"a list that cannot be read: not judged", map[string]string{
+			"/cl.xml": cl(`{{base}}/rl.xml capability="resourcelist"`, `{{base}}/gone.xml capability="changelist"`),
+			"/rl.xml": urlset(`capability="resourcelist" `+at, nil, "{{base}}/other"),
+		}, 0, false, false, ""},
+		{"bound reached: not judged", map[string]string{
+			"/cl.xml":  cl(`{{base}}/rli.xml capability="resourcelist"`),
+			"/rli.xml": sitemapindex(`capability="resourcelist" `+at, nil, "{{base}}/p1.xml", "{{base}}/p2.xml"),
+			"/p1.xml":  urlset(`capability="resourcelist" `+at, nil, "{{base}}/other"),
+			"/p2.xml":  urlset(`capability="resourcelist" `+at, nil, "{{base}}/page.html"),
+		}, 3, false, false, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newSite(t)
+			for p, body := range tt.docs {
+				s.xml(p, body)
+			}
+			lc := CheckLinkCoverage(testCtx(t), &testGetter{}, s.URL+"/cl.xml", []string{s.URL + "/page.html?x", s.URL + "/page.html"}, CoverageOptions{MaxDocuments: tt.max})
+			if lc.Judged != tt.judged || lc.Covered != tt.covered || (tt.where != "" && lc.Where != s.URL+tt.where) {
+				t.Fatalf("%+v", lc)
+			}
+			p, bad := lc.Problem()
+			if bad != (tt.judged && !tt.covered) {
+				t.Fatalf("problem %v for %+v", bad, lc)
+			}
+			if bad && (p.Rule != RuleDiscoveryLinkCoverage || p.Section != "6.3.3" || p.Severity != model.SeverityError ||
+				!strings.Contains(p.Message, s.URL+"/cl.xml") || !strings.HasSuffix(p.Message, "(§6.3.3)")) {
+				t.Errorf("problem %+v", p)
+			}
+			if !tt.judged && lc.Reason == "" {
+				t.Errorf("not judged without a reason: %+v", lc)
+			}
+		})
+	}
+}

@@ -24,8 +24,17 @@ type PackageLink struct {
 	Loc      string // the package, resolved against the dump's final URL
 	Contents string // the manifest copy, resolved likewise
 	// MD holds what the entry declares about the package itself: length,
-	// hash and type (the other fields are left empty).
+	// hash and type, and the times of the package's contents (at and
+	// completed in a Resource Dump, from and until in a Change Dump); the
+	// other fields are left empty.
 	MD model.Metadata
+}
+
+// cloneDatetime copies d with its own Raw string.
+func cloneDatetime(d model.Datetime) model.Datetime {
+	d.Raw = strings.Clone(d.Raw)
+	d.Fraction = strings.Clone(d.Fraction)
+	return d
 }
 
 // isDumpDocument tells whether the entries of a document are packages: a
@@ -54,6 +63,10 @@ func packageLink(base string, e *model.Entry) (PackageLink, bool) {
 			LengthRaw: strings.Clone(e.MD.LengthRaw),
 			HashRaw:   strings.Clone(e.MD.HashRaw),
 			Type:      strings.Clone(e.MD.Type),
+			At:        cloneDatetime(e.MD.At),
+			Completed: cloneDatetime(e.MD.Completed),
+			From:      cloneDatetime(e.MD.From),
+			Until:     cloneDatetime(e.MD.Until),
 		}
 		if md.HashRaw != "" {
 			md.Hash, _ = model.ParseHashList(md.HashRaw) // the bad tokens are the checker's business
@@ -183,6 +196,7 @@ func (w *walker) checkPackage(ctx context.Context, dl fetch.Downloader, n *Node,
 		return append(out, prob(RuleContentsManifestUnreadable,
 			"entry %s: package %s could not be downloaded or opened, so its contents copy %s cannot be compared: %v", num, pl.Loc, pl.Contents, err))
 	}
+	out = append(out, packageManifestProblems(n.Capability(), pl, pkg.Manifest, prob)...)
 	if cp == nil {
 		return out
 	}
@@ -194,6 +208,45 @@ func (w *walker) checkPackage(ctx context.Context, dl fetch.Downloader, n *Node,
 		}
 		out = append(out, prob(RuleContentsManifestMismatch,
 			"entry %s: the contents copy %s differs from the manifest in package %s: %s", num, pl.Contents, pl.Loc, text))
+	}
+	return out
+}
+
+// packageManifestProblems compares the manifest found in a package with the
+// dump that lists the package (of capability dumpCap): its kind
+// (package-manifest-capability) and the times the dump entry gives the
+// package (package-entry-times).
+func packageManifestProblems(dumpCap model.Capability, pl *PackageLink, m *model.Document, prob func(id, format string, args ...any) model.Problem) []model.Problem {
+	if m == nil {
+		return nil
+	}
+	var out []model.Problem
+	num := model.EntryNumber(pl.Entry)
+	want := model.CapResourceDumpManifest
+	if dumpCap == model.CapChangeDump {
+		want = model.CapChangeDumpManifest
+	}
+	if got := m.MD.Capability; got != want {
+		what := fmt.Sprintf("capability=%q", got)
+		if got == "" {
+			what = "no capability"
+		}
+		out = append(out, prob(RulePackageManifestCapability,
+			"entry %s: the manifest.xml of package %s has %s: a package of a %s must contain a %s",
+			num, pl.Loc, what, model.DocumentTitle(dumpCap, model.RootURLSet), model.DocumentTitle(want, model.RootURLSet)))
+	}
+	cmp := func(name string, entry, own model.Datetime) {
+		if entry.OK && own.OK && entry.Compare(own) != 0 {
+			out = append(out, prob(RulePackageEntryTimes,
+				"entry %s: %s %s, but the manifest of package %s has %s %s", num, name, entry.Raw, pl.Loc, name, own.Raw))
+		}
+	}
+	if dumpCap == model.CapChangeDump {
+		cmp("from", pl.MD.From, m.MD.From)
+		cmp("until", pl.MD.Until, m.MD.Until)
+	} else {
+		cmp("at", pl.MD.At, m.MD.At)
+		cmp("completed", pl.MD.Completed, m.MD.Completed)
 	}
 	return out
 }

@@ -354,3 +354,69 @@ func TestWalkDemoPackages(t *testing.T) {
 		}
 	}
 }
+
+// TestPackageManifestProblems: the manifest found in a package against the
+// dump entry that lists the package.
+func TestPackageManifestProblems(t *testing.T) {
+	dt := func(s string) model.Datetime {
+		d, err := model.ParseDatetime(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	manifest := func(md string) *model.Document {
+		d, err := model.Parse(strings.NewReader(urlset(md, nil, `http://example.com/r path="/r"`)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	const at, at2 = "2013-01-03T09:00:00Z", "2013-01-03T09:05:00Z"
+	tests := []struct {
+		name     string
+		dumpCap  model.Capability
+		entry    model.Metadata
+		manifest string
+		want     []string // "rule section"
+		mention  string
+	}{
+		{"Resource Dump package, Resource Dump Manifest, same at", model.CapResourceDump, model.Metadata{At: dt(at)},
+			`capability="resourcedump-manifest" at="` + at + `"`, nil, ""},
+		{"Resource Dump package, Change Dump Manifest", model.CapResourceDump, model.Metadata{},
+			`capability="changedump-manifest" from="` + at + `"`, []string{"package-manifest-capability 11.1"}, `capability="changedump-manifest"`},
+		{"Change Dump package without capability", model.CapChangeDump, model.Metadata{},
+			`from="` + at + `"`, []string{"package-manifest-capability 13.1"}, "a Change Dump Manifest"},
+		{"completed differs", model.CapResourceDump, model.Metadata{At: dt(at), Completed: dt(at2)},
+			`capability="resourcedump-manifest" at="` + at + `" completed="` + at + `"`, []string{"package-entry-times 11.1"}, "completed " + at2},
+		{"until differs", model.CapChangeDump, model.Metadata{From: dt(at), Until: dt(at2)},
+			`capability="changedump-manifest" from="` + at + `" until="2013-01-04T00:00:00Z"`, []string{"package-entry-times 13.1"}, "until " + at2},
+		{"Change Dump entry without times", model.CapChangeDump, model.Metadata{},
+			`capability="changedump-manifest" from="` + at + `"`, nil, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			section := "11.1"
+			if tt.dumpCap == model.CapChangeDump {
+				section = "13.1"
+			}
+			prob := func(id, format string, args ...any) model.Problem {
+				p := problem(id, 2, format, args...)
+				p.Section = section
+				return p
+			}
+			pl := &PackageLink{Entry: 2, Loc: "http://example.com/p.zip", MD: tt.entry}
+			ps := packageManifestProblems(tt.dumpCap, pl, manifest(tt.manifest), prob)
+			var got []string
+			for _, p := range ps {
+				got = append(got, p.Rule+" "+p.Section)
+				if !strings.Contains(p.Message, "entry 3:") || !strings.Contains(p.Message, tt.mention) || p.Severity != rule(p.Rule).Severity {
+					t.Errorf("problem %+v: want entry 3 and %q", p, tt.mention)
+				}
+			}
+			if fmt.Sprint(got) != fmt.Sprint(tt.want) {
+				t.Errorf("got %v, want %v", got, tt.want)
+			}
+		})
+	}
+}

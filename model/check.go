@@ -101,6 +101,17 @@ type Checker struct {
 	dumpType    string
 	dumpTypeIdx int
 	nGood       int
+	notZip      bool // dump-package-format was reported (once a document)
+
+	// Capability List: the first notification channel advertised
+	channelLoc string
+	channelCap Capability
+	channelIdx int
+
+	// the links of the entry being checked, also those handed over before
+	// Entry (see entryLinks)
+	entDescribedby bool
+	entVia         int
 }
 
 type chkCapSeen struct {

@@ -68,6 +68,7 @@ func (c *Checker) end(h *Header, bytes int64, complete bool) {
 		}
 		c.docCapability(h)
 		c.docTimes(h)
+		c.docMetadataAttributes(md)
 		c.attrs(md.Extra, nil, -1, md.Line, true)
 	}
 
@@ -80,7 +81,13 @@ func (c *Checker) end(h *Header, bytes int64, complete bool) {
 			c.report(rRootCapability, -1, 0, k.section(), "a "+k.title()+" with a <sitemapindex> root: a manifest describes one package and is a <urlset> document")
 		}
 		if md.Capability == CapChangeNotification || md.Capability == CapFrameworkNotification {
-			c.report(rRootCapability, -1, 0, "N4", "capability="+chkQuote(string(md.Capability))+" with a <sitemapindex> root: notifications do not use the <sitemapindex> format")
+			// Section 4 of the Notification draft says it of change
+			// notifications, section 5 of framework notifications.
+			sec := "N4"
+			if md.Capability == CapFrameworkNotification {
+				sec = "N5"
+			}
+			c.report(rRootCapability, -1, 0, sec, "capability="+chkQuote(string(md.Capability))+" with a <sitemapindex> root: notifications do not use the <sitemapindex> format")
 		}
 	}
 

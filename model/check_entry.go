@@ -60,6 +60,11 @@ func (c *Checker) Entry(e *Entry) {
 	if e.Changefreq != "" && !chkChangefreq(e.Changefreq) {
 		c.report(rChangefreqInvalid, idx, e.Line, "", chkRef(e, idx)+": <changefreq> "+chkQuote(e.Changefreq)+" is not one of always, hourly, daily, weekly, monthly, yearly, never")
 	}
+	if e.Changefreq != "" && c.h != nil && c.h.Root == RootSitemapIndex {
+		// The Sitemap index format's <sitemap> has <loc> and <lastmod> only,
+		// and §10.2 and §12.2 give index entries no <changefreq>.
+		c.report(rElementUnexpected, idx, e.Line, "", chkRef(e, idx)+": <changefreq> inside <sitemap> is not an element of the Sitemap index format (a <sitemap> has <loc>, <lastmod> and, for ResourceSync, <rs:md> and <rs:ln>)")
+	}
 	if e.MDCount > 1 {
 		c.report(rMDRepeated, idx, e.Line, "", chkRef(e, idx)+": "+strconv.Itoa(e.MDCount)+" <rs:md> elements; the element is not repeatable (only the first was read)")
 	}
@@ -76,6 +81,20 @@ func (c *Checker) Entry(e *Entry) {
 	for i := range e.Extra {
 		c.element(&e.Extra[i], e, idx)
 	}
+	c.entryLinks(e, idx)
+}
+
+// entryLinks judges what the entry's links say together (counted by link,
+// also for links handed over before Entry), and forgets them for the next
+// entry.
+func (c *Checker) entryLinks(e *Entry, idx int) {
+	if c.kind == kDescription && !c.entDescribedby {
+		c.report(rDescriptionEntryDescribedby, idx, e.Line, "", chkRef(e, idx)+`: no <rs:ln rel="describedby"> link: a Source Description entry should link to a document that describes the set of resources its Capability List covers`)
+	}
+	if c.entVia > 1 {
+		c.report(rViaLinkRepeated, idx, e.Line, "", chkRef(e, idx)+": "+strconv.Itoa(c.entVia)+` <rs:ln rel="via"> links: a republished resource keeps only the existing via link to the resource at the original Source`)
+	}
+	c.entDescribedby, c.entVia = false, 0
 }
 
 // entryNoun is what an entry of the current document stands for.
@@ -203,8 +222,13 @@ func (c *Checker) entryMetadata(e *Entry, idx int, md *Metadata) {
 	if md.LengthRaw != "" && (!md.LengthOK || md.Length < 0) {
 		c.report(rLengthInvalid, idx, line, "", chkRef(e, idx)+": length="+chkQuote(md.LengthRaw)+" is not a non-negative integer")
 	}
-	if md.Type != "" && !c.mediaType(md.Type) {
-		c.report(rTypeInvalid, idx, line, "", chkRef(e, idx)+": type="+chkQuote(md.Type)+" is not a media type (type/subtype)")
+	if md.Type != "" {
+		switch c.mediaType(md.Type) {
+		case mtBadForm:
+			c.report(rTypeInvalid, idx, line, "", chkRef(e, idx)+": type="+chkQuote(md.Type)+" is not a media type (type/subtype)")
+		case mtUnregistered:
+			c.report(rTypeUnregistered, idx, line, "", chkRef(e, idx)+": type="+chkQuote(md.Type)+" has a top-level type the IANA Media Types registry does not have ("+chkTopTypes+")")
+		}
 	}
 	if md.Type != "" && (k == kResourceDump || k == kChangeDump) {
 		switch {
@@ -254,13 +278,23 @@ func (c *Checker) entryRequirements(e *Entry, idx int, md *Metadata) {
 			}
 			c.report(rChangeMissing, idx, line, k.section(), chkRef(e, idx)+": "+what+": every "+k.title()+" entry must have change=\"created|updated|deleted\"")
 		}
-		if k == kChangeDumpManifest && !md.HasPath && md.Change != ChangeDeleted {
-			c.missingPath(e, idx, line, md, " (required except for change=\"deleted\")")
+		if k == kChangeDumpManifest && md.Change != ChangeDeleted {
+			if !md.HasPath {
+				c.missingPath(e, idx, line, md, " (required except for change=\"deleted\")")
+			}
+			if md.Type == "" {
+				c.report(rChangeDumpManifestType, idx, line, "", chkRef(e, idx)+": "+chkNoAttr(md, "type")+"; the Media Type of the bitstream is strongly recommended")
+			}
 		}
 	case kResourceDumpManifest:
 		if !md.HasPath {
 			c.missingPath(e, idx, line, md, "")
 		}
+		if md.Type == "" {
+			c.report(rManifestTypeRecommended, idx, line, "", chkRef(e, idx)+": "+chkNoAttr(md, "type")+"; the Media Type of the bitstream is recommended")
+		}
+	case kResourceDump:
+		c.packageEntry(e, idx, line, md)
 	case kCapabilityListIndex:
 		// Its entries are Capability Lists; Table 4 asks nothing of their <rs:md>.
 		if md.Capability != "" && md.Capability != CapCapabilityList {
@@ -297,6 +331,9 @@ func (c *Checker) entryRequirements(e *Entry, idx int, md *Metadata) {
 				return
 			}
 		}
+		if md.Capability == CapChangeNotification || md.Capability == CapFrameworkNotification {
+			c.notificationChannel(e, idx, line, md.Capability)
+		}
 		if len(c.caps) < 64 {
 			c.caps = append(c.caps, chkCapSeen{Capability(strings.Clone(string(md.Capability))), idx})
 		}
@@ -325,6 +362,9 @@ func (c *Checker) entryRequirements(e *Entry, idx int, md *Metadata) {
 			c.report(rArchiveEntryFromMissing, idx, line, k.section(), chkRef(e, idx)+": "+what+"; the entry of a "+k.title()+" conveys the interval the "+c.entryNoun()+" covers (from, and until once it is closed)")
 		}
 	case kChangeListIndex, kChangeDump, kChangeDumpIndex:
+		if k == kChangeDump {
+			c.packageEntry(e, idx, line, md)
+		}
 		if !md.Present || md.From.Raw == "" {
 			what := "no <rs:md>"
 			if md.Present {
@@ -342,6 +382,51 @@ func (c *Checker) entryRequirements(e *Entry, idx int, md *Metadata) {
 			}
 		}
 	}
+}
+
+// notificationChannel remembers the channel a Capability List advertises
+// for change or framework notifications and reports the second kind on the
+// channel of the first: the Notification draft sends them "on different
+// notification channels".
+func (c *Checker) notificationChannel(e *Entry, idx, line int, capb Capability) {
+	if c.channelLoc == "" {
+		c.channelLoc, c.channelCap, c.channelIdx = strings.Clone(e.Loc), capb, idx
+		return
+	}
+	if capb != c.channelCap && e.Loc != "" && sameURL(e.Loc, c.channelLoc) {
+		c.report(rNotificationChannelShared, idx, line, "", chkRef(e, idx)+": the "+string(capb)+" channel is the "+string(c.channelCap)+" channel of entry "+EntryNumber(c.channelIdx)+"; change and framework notifications are sent on different channels")
+	}
+}
+
+// chkNoAttr says that md lacks the attribute name: "no <rs:md>" or
+// "<rs:md> has no NAME attribute".
+func chkNoAttr(md *Metadata, name string) string {
+	if !md.Present {
+		return "no <rs:md>"
+	}
+	return "<rs:md> has no " + name + " attribute"
+}
+
+// packageEntry checks what an entry of a Resource Dump or Change Dump
+// should say of its package.
+func (c *Checker) packageEntry(e *Entry, idx, line int, md *Metadata) {
+	k := c.kind
+	switch {
+	case !md.Present:
+		c.report(rDumpEntryTypeLength, idx, line, k.section(), chkRef(e, idx)+": no <rs:md>: the Media Type (type) and length of the package are recommended")
+	case md.Type == "" || md.LengthRaw == "":
+		c.report(rDumpEntryTypeLength, idx, line, k.section(), chkRef(e, idx)+": <rs:md> has no "+c.names(md.Type == "", md.LengthRaw == "", "type", "length")+" attribute: the Media Type and length of the package are recommended")
+	}
+	if md.Type != "" && !c.notZip && c.mediaType(md.Type) != mtBadForm && !chkZipType(md.Type) {
+		c.notZip = true
+		c.report(rDumpPackageFormat, idx, line, k.section(), chkRef(e, idx)+": package type="+chkQuote(md.Type)+" is not ZIP (application/zip), the packaging format of the framework; other formats hurt interoperability (reported for the first such package only)")
+	}
+}
+
+// chkZipType tells whether a media type names the ZIP format: the registered
+// application/zip, or the unregistered names some servers send for it.
+func chkZipType(t string) bool {
+	return chkSameMediaType(t, "application/zip") || chkSameMediaType(t, "application/x-zip-compressed") || chkSameMediaType(t, "application/x-zip")
 }
 
 func (c *Checker) missingPath(e *Entry, idx, line int, md *Metadata, note string) {
@@ -486,20 +571,32 @@ func (c *Checker) where(e *Entry, idx int) string {
 	return chkRef(e, idx) + ": "
 }
 
+// mtVerdict is what mediaType makes of a type attribute.
+type mtVerdict uint8
+
+const (
+	mtOK           mtVerdict = iota
+	mtBadForm                // not type/subtype
+	mtUnregistered           // a top-level type IANA does not register
+)
+
 // mediaType judges a type attribute, remembering the last good ones: a document
 // uses a handful of types over and over.
-func (c *Checker) mediaType(s string) bool {
+func (c *Checker) mediaType(s string) mtVerdict {
 	for _, g := range c.goodTypes {
 		if g == s {
-			return true
+			return mtOK
 		}
 	}
-	if chkMediaType(s) {
-		c.goodTypes[c.nGood%len(c.goodTypes)] = strings.Clone(s)
-		c.nGood++
-		return true
+	switch {
+	case !chkMediaType(s):
+		return mtBadForm
+	case !chkRegisteredTopType(s):
+		return mtUnregistered
 	}
-	return false
+	c.goodTypes[c.nGood%len(c.goodTypes)] = strings.Clone(s)
+	c.nGood++
+	return mtOK
 }
 
 // path checks a manifest path (rs:md path or rs:ln path).
@@ -568,8 +665,13 @@ func (c *Checker) link(l *Link, e *Entry, idx int) {
 	if l.HashRaw != "" {
 		c.hash(l.HashRaw, l.Hash, e, idx, line, "<rs:ln> ")
 	}
-	if l.Type != "" && !c.mediaType(l.Type) {
-		c.report(rTypeInvalid, idx, line, "", where()+" type="+chkQuote(l.Type)+" is not a media type (type/subtype)")
+	if l.Type != "" {
+		switch c.mediaType(l.Type) {
+		case mtBadForm:
+			c.report(rTypeInvalid, idx, line, "", where()+" type="+chkQuote(l.Type)+" is not a media type (type/subtype)")
+		case mtUnregistered:
+			c.report(rTypeUnregistered, idx, line, "", where()+" type="+chkQuote(l.Type)+" has a top-level type the IANA Media Types registry does not have ("+chkTopTypes+")")
+		}
 	}
 	if l.Modified.Raw != "" && !l.Modified.OK {
 		c.report(rDatetimeInvalid, idx, line, "", where()+" modified="+chkQuote(l.Modified.Raw)+" is not a W3C Datetime: "+chkDatetimeReason(l.Modified.Raw))
@@ -577,23 +679,39 @@ func (c *Checker) link(l *Link, e *Entry, idx int) {
 	if e != nil && l.HasPath && c.kind.manifest() {
 		c.path(l.Path, e, idx, line, "<rs:ln> path", false)
 	}
-	patch, timegate, alternate, memento := false, false, false, false
+	if e == nil {
+		c.docLinkAttributes(l, line, where)
+	}
+	patch, timegate, alternate, memento, duplicate := false, false, false, false, false
 	for tok := range RelTokens(l.Rel) {
-		switch {
-		case RelMatches(tok, RelPatch):
-			patch = true
-		case RelMatches(tok, "timegate"):
-			timegate = true
-		case RelMatches(tok, "alternate"):
-			alternate = true
-		case RelMatches(tok, "memento"):
-			memento = true
-		case strings.IndexByte(tok, ':') >= 0:
-			if chkURI(tok) != uriOK {
-				c.report(rLinkRelUnregistered, idx, line, "", where()+" relation type "+chkQuote(tok)+" is neither a registered name nor an absolute URI")
+		switch chkRelKindOf(tok) {
+		case relDuplicate:
+			duplicate = true
+		case relDescribedby:
+			if e != nil {
+				c.entDescribedby = true
 			}
-		case !chkRegisteredRel(tok):
-			c.report(rLinkRelUnregistered, idx, line, "", where()+" relation type "+chkQuote(tok)+" is not in the IANA Link Relation Type Registry; unregistered types must be URIs (RFC 5988, section 4.2)")
+		case relVia:
+			if e != nil {
+				c.entVia++
+			}
+		case relPatch:
+			patch = true
+		case relTimegate:
+			timegate = true
+		case relAlternate:
+			alternate = true
+		case relMemento:
+			memento = true
+		default:
+			switch {
+			case strings.IndexByte(tok, ':') >= 0:
+				if chkURI(tok) != uriOK {
+					c.report(rLinkRelUnregistered, idx, line, "", where()+" relation type "+chkQuote(tok)+" is neither a registered name nor an absolute URI")
+				}
+			case !chkRegisteredRel(tok):
+				c.report(rLinkRelUnregistered, idx, line, "", where()+" relation type "+chkQuote(tok)+" is not in the IANA Link Relation Type Registry; unregistered types must be URIs (RFC 5988, section 4.2)")
+			}
 		}
 	}
 	if e != nil && patch {
@@ -615,10 +733,112 @@ func (c *Checker) link(l *Link, e *Entry, idx int) {
 	if e != nil && memento && l.Modified.Raw == "" {
 		c.report(rMementoLinkModified, idx, line, "", where()+" has no modified attribute: it conveys the datetime of the prior version the memento link points to")
 	}
-	if e != nil && timegate && (l.Type != "" || l.HashRaw != "" || l.LengthRaw != "" || l.Modified.Raw != "" || l.Encoding != "" || l.HasPath) {
-		c.report(rTimegateLinkAttributes, idx, line, "", where()+" carries attributes other than rel and href; they are meaningless for a TimeGate")
+	if e != nil && timegate && (l.Type != "" || l.HashRaw != "" || l.LengthRaw != "" || l.Modified.Raw != "" || l.Encoding != "" || l.HasPath || l.PriRaw != "") {
+		c.report(rTimegateLinkAttributes, idx, line, "", where()+" carries "+chkLinkAttrNames(l, true)+"; attributes other than rel and href are meaningless for a TimeGate and should not be used")
+	}
+	if e != nil && duplicate && (l.Type != "" || l.HashRaw != "" || l.LengthRaw != "" || l.Encoding != "" || l.HasPath) {
+		c.report(rDuplicateLinkAttributes, idx, line, "", where()+" carries "+chkLinkAttrNames(l, false)+": a mirror has the resource's own metadata, so these attributes of <rs:md> should be omitted from the duplicate link")
 	}
 	c.attrs(l.Extra, e, idx, line, false)
+}
+
+// chkRelKind is a relation type some rule of the checker is about.
+type chkRelKind uint8
+
+const (
+	relOther chkRelKind = iota
+	relDuplicate
+	relDescribedby
+	relVia
+	relPatch
+	relTimegate
+	relAlternate
+	relMemento
+)
+
+// chkRelKindOf classifies a relation type as RelMatches compares them:
+// registered names in any case, URIs exactly. Lower-case names, the common
+// case, take one switch.
+func chkRelKindOf(tok string) chkRelKind {
+	switch tok {
+	case "duplicate":
+		return relDuplicate
+	case "describedby":
+		return relDescribedby
+	case "via":
+		return relVia
+	case RelPatch:
+		return relPatch
+	case "timegate":
+		return relTimegate
+	case "alternate":
+		return relAlternate
+	case "memento":
+		return relMemento
+	}
+	upper := false
+	for i := 0; i < len(tok); i++ {
+		if 'A' <= tok[i] && tok[i] <= 'Z' {
+			upper = true
+			break
+		}
+	}
+	if !upper {
+		return relOther
+	}
+	for _, r := range [...]struct {
+		name string
+		kind chkRelKind
+	}{{"duplicate", relDuplicate}, {"describedby", relDescribedby}, {"via", relVia}, {"timegate", relTimegate}, {"alternate", relAlternate}, {"memento", relMemento}} {
+		if RelMatches(tok, r.name) {
+			return r.kind
+		}
+	}
+	return relOther
+}
+
+// chkLinkAttrNames lists the attributes of l other than rel and href that
+// Section 7 defines for <rs:ln> (modified and pri only when all).
+func chkLinkAttrNames(l *Link, all bool) string {
+	var names []string
+	for _, a := range [...]struct {
+		set  bool
+		name string
+	}{{l.HashRaw != "", "hash"}, {l.LengthRaw != "", "length"}, {l.Type != "", "type"}, {l.Encoding != "", "encoding"}, {l.HasPath, "path"},
+		{all && l.Modified.Raw != "", "modified"}, {all && l.PriRaw != "", "pri"}} {
+		if a.set {
+			names = append(names, a.name)
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
+// docLinkAttributes reports attributes Table 3 does not give a
+// document-level <rs:ln> (it has href and rel).
+func (c *Checker) docLinkAttributes(l *Link, line int, where func() string) {
+	if l.Type == "" && l.HashRaw == "" && l.LengthRaw == "" && l.Encoding == "" && !l.HasPath && l.Modified.Raw == "" && l.PriRaw == "" {
+		return
+	}
+	c.report(rAttributeUnexpected, -1, line, "", where()+" carries "+chkLinkAttrNames(l, true)+": Table 3 gives a document-level <rs:ln> only href and rel; these attributes describe a resource an entry links to")
+}
+
+// docMetadataAttributes reports attributes Table 3 does not give the
+// document-level <rs:md> (at, capability, completed, from, until).
+func (c *Checker) docMetadataAttributes(md *Metadata) {
+	var names []string
+	for _, a := range [...]struct {
+		set  bool
+		name string
+	}{{md.Change != "", "change"}, {md.Datetime.Raw != "", "datetime"}, {md.HashRaw != "", "hash"}, {md.LengthRaw != "", "length"},
+		{md.Type != "", "type"}, {md.Encoding != "", "encoding"}, {md.HasPath, "path"}} {
+		if a.set {
+			names = append(names, a.name)
+		}
+	}
+	if len(names) == 0 {
+		return
+	}
+	c.report(rAttributeUnexpected, -1, md.Line, "", "document-level <rs:md> carries "+strings.Join(names, ", ")+": Table 3 gives it only at, capability, completed, from and until; the other attributes describe an entry's resource")
 }
 
 // attrs checks attributes the parser kept verbatim on <rs:md> (md) or <rs:ln>.

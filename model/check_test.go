@@ -190,8 +190,9 @@ func TestCheckRealWorld(t *testing.T) {
 // chkRealWorld: resync-client-ruby's files, with the problems they really have.
 func chkRealWorld(t *testing.T, dir string) {
 	want := map[string][]string{
-		"simulator/capability-list.xml":    nil,
-		"simulator/source-description.xml": nil,
+		"simulator/capability-list.xml": nil,
+		// its entry has no describedby link (section 8: recommended).
+		"simulator/source-description.xml": {"description-entry-describedby"},
 		// base64 md5 digests. Its 1.0-style entries (lastmod, no datetime)
 		// are only a hint: datetime "may be used" (section 7).
 		"simulator/change-list.xml": {"hash-base64"},
@@ -459,11 +460,11 @@ func TestCheckCases(t *testing.T) {
 		{"deleted entry of a Change Dump Manifest needs no path", head + `<rs:md capability="changedump-manifest" from="2013-01-03T00:00:00Z"/>` +
 			`<url><loc>http://example.com/a</loc><rs:md change="deleted"/></url></urlset>`, nil},
 		{"updated entry of a Change Dump Manifest needs a path", head + `<rs:md capability="changedump-manifest" from="2013-01-03T00:00:00Z"/>` +
-			`<url><loc>http://example.com/a</loc><rs:md change="updated"/></url></urlset>`, []string{"path-missing"}},
+			`<url><loc>http://example.com/a</loc><rs:md change="updated" type="text/html"/></url></urlset>`, []string{"path-missing"}},
 		{"Source Description Index is allowed", `<?xml version="1.0"?><sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:rs="http://www.openarchives.org/rs/terms/">` +
 			`<rs:md capability="description"/><sitemap><loc>http://example.com/sd1.xml</loc></sitemap></sitemapindex>`, nil},
 		{"Source Description entry without rs:md", `<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:rs="http://www.openarchives.org/rs/terms/">` +
-			`<rs:ln rel="describedby" href="http://example.com/about"/><rs:md capability="description"/><url><loc>http://example.com/cl.xml</loc></url></urlset>`, nil},
+			`<rs:ln rel="describedby" href="http://example.com/about"/><rs:md capability="description"/><url><loc>http://example.com/cl.xml</loc><rs:ln rel="describedby" href="http://example.com/about-set"/></url></urlset>`, nil},
 		{"closed Change List Index lists only closed Change Lists", ihead + `<rs:md capability="changelist" from="2013-01-01T00:00:00Z" until="2013-01-03T00:00:00Z"/>` +
 			`<sitemap><loc>http://example.com/cl1.xml</loc><rs:md from="2013-01-01T00:00:00Z" until="2013-01-02T00:00:00Z"/></sitemap>` +
 			`<sitemap><loc>http://example.com/cl2.xml</loc><rs:md from="2013-01-02T00:00:00Z"/></sitemap></sitemapindex>`,

@@ -163,6 +163,23 @@ func chkMediaType(s string) bool {
 	return true
 }
 
+// chkTopTypes are the top-level types of the IANA Media Types registry (as
+// of 2025), for messages.
+const chkTopTypes = "application, audio, example, font, haptics, image, message, model, multipart, text, video"
+
+// chkRegisteredTopType tells whether the top-level type of s, a media type
+// of the type/subtype form, is one the IANA registry has (case-insensitive,
+// RFC 6838 section 4.2).
+func chkRegisteredTopType(s string) bool {
+	top := s[:strings.IndexByte(s, '/')]
+	for _, t := range [...]string{"application", "audio", "example", "font", "haptics", "image", "message", "model", "multipart", "text", "video"} {
+		if strings.EqualFold(top, t) {
+			return true
+		}
+	}
+	return false
+}
+
 // chkUnsafePath tells why a package path is unsafe, "" when it is not.
 func chkUnsafePath(p string) string {
 	for i := 0; i < len(p); i++ {

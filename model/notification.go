@@ -36,6 +36,10 @@ const (
 	RuleFrameworkCapabilityUnknown  = "framework-capability-unknown"
 	RuleFrameworkChangeMissing      = "framework-change-missing"
 	RuleFrameworkIndexLinkMalformed = "framework-index-link"
+	RuleFrameworkChangeType         = "framework-change-type"
+	// Rules that need the changed document itself (notify.FrameworkTargetProblems).
+	RuleFrameworkIndexLevel       = "framework-index-level"
+	RuleFrameworkIndexLinkMissing = "framework-index-link-missing"
 )
 
 // notificationRuleID indexes the rules of the Notification draft. The
@@ -55,6 +59,9 @@ const (
 	nrFrameworkCapabilityUnknown
 	nrFrameworkChangeMissing
 	nrFrameworkIndexLink
+	nrFrameworkChangeType
+	nrFrameworkIndexLevel
+	nrFrameworkIndexLinkMissing
 	numNotificationRules
 )
 
@@ -86,6 +93,14 @@ func notificationRuleInfo(id notificationRuleID) Rule {
 		return mkRule(RuleFrameworkChangeMissing, "N5", E, `a framework notification entry says with change="created|updated|deleted" what happened to the document`)
 	case nrFrameworkIndexLink:
 		return mkRule(RuleFrameworkIndexLinkMalformed, "N5", E, `the rel="index" link of a framework notification entry points at the index the changed document resides under`)
+	case nrFrameworkChangeType:
+		return Rule{ID: RuleFrameworkChangeType, Section: "N2.1", Severity: W,
+			Summary: "a framework notification entry gives a change type Table 2.1 of the draft does not list for its capability (Resource Lists and Resource Dumps: created; Change Lists and Change Dumps: created, updated; Capability Lists and Source Descriptions: any)",
+			Basis:   "Notification draft §2.1: \"The following table provides an overview of the possible change types that Change Notifications and Framework Notifications inform about\"; Table 2.1 marks one change type for Resource Lists and Resource Dumps and two for Change Lists and Change Dumps, which Examples 5.1 and 5.2 show to be created, and created and updated. An overview of an alpha draft, not a \"must\": a warning."}
+	case nrFrameworkIndexLevel:
+		return mkRule(RuleFrameworkIndexLevel, "N5", E, "framework notifications are never sent at the index level: the notified document is a <sitemapindex> (found by fetching it; rsx watch --check-documents)")
+	case nrFrameworkIndexLinkMissing:
+		return mkRule(RuleFrameworkIndexLinkMissing, "N5", E, `a framework notification about a document that resides under an index must give an <rs:ln rel="index"> to that index: the notified document links to an index the entry does not name (rsx watch --check-documents)`)
 	}
 	return Rule{}
 }
@@ -170,6 +185,20 @@ func sortProblems(ps []Problem) {
 	sort.SliceStable(ps, func(i, j int) bool { return ps[i].Entry < ps[j].Entry })
 }
 
+// The rules of the Notification draft that checks outside this package
+// report (notify.FrameworkTargetProblems), for NotificationProblem.
+const (
+	NotificationFrameworkIndexLevel       = nrFrameworkIndexLevel
+	NotificationFrameworkIndexLinkMissing = nrFrameworkIndexLinkMissing
+	NotificationFrameworkIndexLink        = nrFrameworkIndexLink
+)
+
+// NotificationProblem is a problem of the rule id of NotificationRules, its
+// message ending with the draft's section.
+func NotificationProblem(id notificationRuleID, entry, line int, msg string) Problem {
+	return notificationProblem(id, entry, line, msg)
+}
+
 func notificationProblem(id notificationRuleID, entry, line int, msg string) Problem {
 	r := notificationRuleInfo(id)
 	return Problem{Severity: r.Severity, Rule: r.ID, Section: r.Section, Entry: entry, Line: line,
@@ -240,6 +269,9 @@ func notificationProblems(d *Document, opts NotificationOptions) []Problem {
 		if e.MD.Change == "" {
 			out = append(out, notificationProblem(nrFrameworkChangeMissing, i, line,
 				chkRef(e, i)+`: no change attribute: a framework notification entry must say what happened to the document (change="created|updated|deleted")`))
+		} else if allowed := frameworkChanges(e.MD.Capability); allowed != "" && !strings.Contains(" "+allowed+" ", " "+string(e.MD.Change)+" ") {
+			out = append(out, notificationProblem(nrFrameworkChangeType, i, line,
+				chkRef(e, i)+": change="+chkQuote(string(e.MD.Change))+" for a "+string(e.MD.Capability)+" document: Table 2.1 lists only "+allowed+" for it"))
 		}
 		for _, l := range e.Links {
 			if !HasRel(l.Rel, "index") {
@@ -254,6 +286,19 @@ func notificationProblems(d *Document, opts NotificationOptions) []Problem {
 	return out
 }
 
+// frameworkChanges is the change types Table 2.1 of the draft lists for
+// framework notifications about documents of capability c, space-separated;
+// "" when the table allows all three or does not cover c.
+func frameworkChanges(c Capability) string {
+	switch c {
+	case CapResourceList, CapResourceDump:
+		return "created"
+	case CapChangeList, CapChangeDump:
+		return "created updated"
+	}
+	return ""
+}
+
 // frameworkDocument reports whether documents of capability c are what
 // framework notifications are about (Table 2.1 of the draft).
 func frameworkDocument(c Capability) bool {
@@ -264,8 +309,10 @@ func frameworkDocument(c Capability) bool {
 	return false
 }
 
-// sameURL compares two URLs as written, ignoring surrounding space and the
+// SameURL compares two URLs as written, ignoring surrounding space and the
 // case of the scheme and host.
+func SameURL(a, b string) bool { return sameURL(a, b) }
+
 func sameURL(a, b string) bool {
 	a, b = strings.TrimSpace(a), strings.TrimSpace(b)
 	if a == b {

@@ -76,6 +76,9 @@ func TestCheckNotification(t *testing.T) {
 		{"framework about a manifest", ntfHead + `<url><loc>http://example.com/m.xml</loc><rs:md change="created" capability="resourcedump-manifest"/></url></urlset>`, framework, []string{RuleFrameworkCapabilityInvalid}},
 		{"framework unknown capability", ntfHead + `<url><loc>http://example.com/m.xml</loc><rs:md change="created" capability="thinglist"/></url></urlset>`, framework, []string{RuleFrameworkCapabilityUnknown}},
 		{"framework index link to itself", ntfHead + `<url><loc>http://example.com/cl.xml</loc><rs:md change="created" capability="changelist"/><rs:ln rel="index" href="http://example.com/cl.xml"/></url></urlset>`, framework, []string{RuleFrameworkIndexLinkMalformed}},
+		{"framework Resource List updated", ntfHead + `<url><loc>http://example.com/rl.xml</loc><rs:md change="updated" capability="resourcelist"/></url></urlset>`, framework, []string{RuleFrameworkChangeType}},
+		{"framework Change Dump deleted", ntfHead + `<url><loc>http://example.com/cd.xml</loc><rs:md change="deleted" capability="changedump"/></url></urlset>`, framework, []string{RuleFrameworkChangeType}},
+		{"framework Capability List deleted", ntfHead + `<url><loc>http://example.com/cl.xml</loc><rs:md change="deleted" capability="capabilitylist"/></url></urlset>`, framework, nil},
 		{"not a sitemap", `<html><body/></html>`, change, []string{"root-not-sitemap"}},
 	}
 	for _, tc := range cases {
@@ -94,7 +97,7 @@ func TestCheckNotification(t *testing.T) {
 				if p.Message == "" || p.Section == "" || p.Severity == 0 {
 					t.Errorf("incomplete problem %+v", p)
 				}
-				if strings.HasPrefix(p.Section, "N") && (tc.opts.IsFramework() != (p.Section == "N5") || !strings.Contains(p.Message, "(§"+p.Section+" ")) {
+				if (p.Section == "N4" || p.Section == "N5") && (tc.opts.IsFramework() != (p.Section == "N5") || !strings.Contains(p.Message, "(§"+p.Section+" ")) {
 					t.Errorf("section %s for a %s: %s", p.Section, tc.opts.Kind, p.Message)
 				}
 			}

@@ -19,7 +19,11 @@ package model
 //     digests: Example 27 has none), which are therefore not held as errors.
 //   - hint: what the standard leaves free ("may", "can") or does not address,
 //     but which is worth a look (a Change List without datetime, an unknown
-//     hash algorithm, whitespace around a URI). Hints are off by default
+//     hash algorithm, whitespace around a URI); and two recommendations that
+//     the standard's own walkthrough examples do not keep (a Resource Dump
+//     entry without <rs:md> type and length: Example 4; a Resource Dump
+//     Manifest entry without type: Example 5), one step lower as the hex
+//     digests are. Hints are off by default
 //     (CheckOptions.Hints, rsx validate --hints): they are neither errors nor
 //     warnings, and are not counted as either.
 //
@@ -182,6 +186,16 @@ const (
 	rMementoLinkModified
 	rArchiveEntryAtMissing
 	rArchiveEntryFromMissing
+	rDescriptionEntryDescribedby
+	rDumpEntryTypeLength
+	rDumpPackageFormat
+	rManifestTypeRecommended
+	rChangeDumpManifestType
+	rDuplicateLinkAttributes
+	rViaLinkRepeated
+	rAttributeUnexpected
+	rNotificationChannelShared
+	rTypeUnregistered
 	numRules // keep last
 )
 
@@ -360,6 +374,26 @@ func ruleInfo(id ruleID) Rule {
 		return mkRule("archive-entry-at-missing", "AR3", W, "an entry of a Resource List Archive or Resource Dump Archive has no at: when the listed document's snapshot was taken (Archives sections 3, 4)")
 	case rArchiveEntryFromMissing:
 		return mkRule("archive-entry-from-missing", "AR5", W, "an entry of a Change List Archive or Change Dump Archive has no from: the start of the interval the listed document covers (Archives sections 5, 6)")
+	case rDescriptionEntryDescribedby:
+		return mkRule("description-entry-describedby", "8", W, `a Source Description entry should have an <rs:ln rel="describedby"> link to a document that describes the Capability List's set of resources`)
+	case rDumpEntryTypeLength:
+		return mkRule("dump-entry-type-length", "11.1", H, "a Resource Dump or Change Dump entry has no <rs:md> with the type and length of its package (recommended; sections 11.1, 13.1)")
+	case rDumpPackageFormat:
+		return mkRule("dump-package-format", "11.1", W, "a package of a Resource Dump or Change Dump is not a ZIP file (type is not application/zip), the format the framework recommends (sections 11.1, 13.1)")
+	case rManifestTypeRecommended:
+		return mkRule("manifest-type-recommended", "11.2", H, "a Resource Dump Manifest entry has no type attribute, whose use is recommended")
+	case rChangeDumpManifestType:
+		return mkRule("changedump-manifest-type", "13.2", W, "a Change Dump Manifest entry other than change=\"deleted\" has no type attribute, whose use is strongly recommended")
+	case rDuplicateLinkAttributes:
+		return mkRule("duplicate-link-attributes", "14.2", W, "a duplicate (mirror) link repeats <rs:md> attributes (hash, length, type, encoding, path), which should be omitted from it")
+	case rViaLinkRepeated:
+		return mkRule("via-link-repeated", "14.8", W, "an entry has more than one via link: an aggregator should keep only the existing via link to the original resource")
+	case rAttributeUnexpected:
+		return mkRule("attribute-unexpected", "7", W, "a ResourceSync attribute on an element Table 3 does not give it to (document-level <rs:md>: at, capability, completed, from, until; document-level <rs:ln>: href, rel)")
+	case rTypeUnregistered:
+		return mkRule("type-unregistered", "7", W, "type has a top-level type the IANA Media Types registry does not have (the subtype is not checked: rsx carries no copy of the registry)")
+	case rNotificationChannelShared:
+		return mkRule("notification-channels-shared", "N2", W, "a Capability List advertises one channel for both change and framework notifications (Notification draft, section 2)")
 	case rLinkRelUnregistered:
 		return mkRule("link-rel-unregistered", "7", E, "relation types must be registered with IANA or be URIs (RFC 5988, section 4.2); rsx knows the registry as of 2025")
 	}
@@ -425,6 +459,22 @@ func ruleBasis(id ruleID) string {
 		return "§11.1: \"A Resource Dump should only point to packages of the same format.\" §13.1 says the same of a Change Dump."
 	case rAlternateLinkType:
 		return "§14.3: \"A recommended type attribute that conveys the Media Type of the alternate representation.\""
+	case rDescriptionEntryDescribedby:
+		return "§8: \"A recommended <rs:ln> child element with a describedby relation type points to a document that describes the set of resources described by the Capability List.\""
+	case rDumpPackageFormat:
+		return "§11.1: \"The ResourceSync framework recommends the use of the ZIP file format as the packaging format. Communities may define their own packaging format, but need to be aware that doing so will have a negative impact on cross-community interoperability.\" §13.1: \"The ResourceSync framework specifies the use of the ZIP file format as the packaging format. Communities may define their own packaging format.\" Allowed, so not an error."
+	case rChangeDumpManifestType:
+		return "§13.2: \"The use of the type attribute in the <rs:md> element is strongly recommended to help Destinations determine the Media Type of the bitstream.\" A deleted resource has no bitstream, so change=\"deleted\" entries are left out."
+	case rDuplicateLinkAttributes:
+		return "§14.2: \"the values for each of the attributes of <rs:md> are expected to be identical for the resource and its mirrors. Hence, they should be omitted from the <rs:ln> elements.\" The modified attribute is not one of them: \"their last modified datetimes may vary\"."
+	case rViaLinkRepeated:
+		return "§14.8: \"In this case each aggregator should maintain only the existing via link in order to convey information about the origin of the resource.\""
+	case rAttributeUnexpected:
+		return "§7: the document-level <rs:md> \"may have the following attributes: at, capability, completed, from, until\" and the document-level <rs:ln> has href and rel; Table 3 lists the attributes \"defined by ResourceSync that may be used with\" each element. A use Table 3 does not give, worded without \"must\": a warning."
+	case rTypeUnregistered:
+		return "§7: type \"conveys the Media Type of a resource representation\"; \"Registered values are listed in the IANA MIME Media Type registry.\" The top-level types are few (RFC 6838, section 4.2); a value outside them is no registered Media Type. A statement without \"must\": a warning, as type-invalid."
+	case rNotificationChannelShared:
+		return "Notification draft §2: \"Change Notifications and Framework Notifications are sent on different notification channels.\" A statement of the draft, not a \"must\": a warning."
 	case rArchiveEntryAtMissing:
 		return "Archives 1.0 §3, §4 (0.9 §2, §3): an archive lists the Resource Lists (Resource Dumps) a Source published over time, each entry's <rs:md> conveying the at (and completed) of the document it lists, as in Examples 3.1 and 4.1, where every entry has one. rsx could not consult the normative wording in full: a missing at is held as a warning, not an error."
 	case rArchiveEntryFromMissing:
@@ -456,6 +506,10 @@ func ruleBasis(id ruleID) string {
 		return "No sentence forbids giving one algorithm twice in the hash attribute's list."
 	case rLastmodAfterSnapshot:
 		return "§7: \"there is significant variation in practices for the use and maintenance of last modification times\"; no sentence bounds lastmod by at or completed."
+	case rDumpEntryTypeLength:
+		return "§11.1: \"A recommended <rs:md> child element to convey the Media Type and the length of the package using the type and length attribute, respectively\" (§13.1 the same for Change Dumps). A recommendation, hence a warning by the policy, but the standard's own Example 4 (the walkthrough's Resource Dump) has an entry without <rs:md>: held as a hint, as the policy holds statements the examples do not keep one step lower."
+	case rManifestTypeRecommended:
+		return "§11.2: \"The use of the type attribute in the <rs:md> element is recommended to help Destinations determine the Media Type of the bitstream.\" A recommendation, but the standard's own Example 5 (the walkthrough's Resource Dump Manifest) has no type: held as a hint (compare changedump-manifest-type, \"strongly recommended\", a warning)."
 	case rMementoLinkModified:
 		return "§14.6: \"The last modified datetime of the resource version identified by the time-specific URI is conveyed by the value of the modified attribute\": where it is conveyed, not that it must be."
 	// Errors whose summary does not say the word.
@@ -465,6 +519,12 @@ func ruleBasis(id ruleID) string {
 		return "§7: \"these attributes must not have an XML Namespace prefix\"; \"Communities may introduce additional attributes when needed but must use an XML Namespace other than that of ResourceSync and must appropriately use namespace prefixes for those attributes.\" Draft elements and the beta namespace are not the standard's <rs:md> and <rs:ln>."
 	case rLinkHrefNotAbsolute, rLinkHrefInvalidChar:
 		return "§7: href is \"A mandatory attribute to convey the URI of the related resource\" (\"of the other document\" at document level), as <loc> \"conveys the URI of the resource\": a URI, not a relative reference (RFC 3986)."
+	case rCompletedBeforeAt:
+		return "§7: at conveys when \"the process of taking a snapshot ... started\", completed when it \"completed\". No sentence says \"must\", but a process does not complete before it starts: the values cannot be what the attributes say, an error by the severity policy."
+	case rUntilBeforeFrom:
+		return "§7: from and until bound \"the temporal interval covered\" (§12.1): all changes \"since\" from and \"up until\" until. No sentence says \"must\", but an interval does not end before it starts: the values cannot be what the attributes say, an error by the severity policy."
+	case rPathDuplicate:
+		return "§7: path is \"the relative file system path where the bitstream would reside if the ZIP were unpacked\"; §13.2: a resource changed twice has \"two bitstreams ..., available at different paths in the package\". Two bitstreams cannot reside at one path: an error."
 	case rMDTimeNotUsed, rEntryTimeNotUsed:
 		return "§7: at \"is not used for Change Lists, Change List Indexes, Change Dumps, Change Dump Indexes, and Change Dump Manifests\" (from, likewise, for the snapshot documents); Appendix A, Table 4, which is normative."
 	}

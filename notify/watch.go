@@ -4,6 +4,7 @@ import (
 	"context"
 	"math/rand/v2"
 	"net/http"
+	"sort"
 	"sync"
 	"time"
 
@@ -110,6 +111,11 @@ type Options struct {
 	// Jitter returns a number in [0, 1) for the back-off jitter; nil uses
 	// math/rand/v2. Tests make it fixed.
 	Jitter func() float64
+	// CheckDocuments, when set, fetches the documents a framework
+	// notification names and checks the notification against them
+	// (FrameworkTargetProblems). Off when nil: a notification is then
+	// judged by itself.
+	CheckDocuments HeaderFetcher
 }
 
 func (o Options) withDefaults() Options {
@@ -238,7 +244,7 @@ func (w *watcher) run(ctx context.Context, ch Channel, connect session) {
 			},
 			deliver: func(raw []byte) {
 				got = true
-				w.emit(ctx, w.notification(ch, checker, raw))
+				w.emit(ctx, w.notification(ctx, ch, checker, raw))
 			},
 			reject: func(raw []byte, rule, why string) {
 				got = true
@@ -271,12 +277,18 @@ func (w *watcher) run(ctx context.Context, ch Channel, connect session) {
 }
 
 // notification checks one message and makes its event.
-func (w *watcher) notification(ch Channel, c *model.NotificationChecker, raw []byte) Event {
+func (w *watcher) notification(ctx context.Context, ch Channel, c *model.NotificationChecker, raw []byte) Event {
 	e := Event{Type: EventNotification, Channel: ch, Raw: raw}
 	d, ps := c.Check(raw, model.DecoderOptions{MaxBytes: w.opts.MaxMessageBytes})
 	e.Problems = ps
 	if d == nil {
 		return e
+	}
+	if w.opts.CheckDocuments != nil && ch.Kind.Capability() == model.CapFrameworkNotification {
+		if more := FrameworkTargetProblems(ctx, w.opts.CheckDocuments, d); len(more) > 0 {
+			e.Problems = append(e.Problems, more...)
+			sort.SliceStable(e.Problems, func(i, j int) bool { return e.Problems[i].Entry < e.Problems[j].Entry })
+		}
 	}
 	e.Items = make([]Item, 0, len(d.Entries))
 	for i := range d.Entries {

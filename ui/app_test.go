@@ -106,7 +106,7 @@ func exSite() map[string]string {
 		"/dataset1/changedump.xml": urlset(`<rs:md capability="changedump" from="2013-01-01T00:00:00Z"/>`, ln("up", "/dataset1/capabilitylist.xml"),
 			u("/dumps/changes1.zip", `<rs:md type="application/zip" length="6629" from="2013-01-01T00:00:00Z" until="2013-01-02T00:00:00Z"/>`+ln("contents", "/dumps/cmanifest1.xml"))),
 		"/dumps/cmanifest1.xml": urlset(`<rs:md capability="changedump-manifest" from="2013-01-01T00:00:00Z" until="2013-01-02T00:00:00Z"/>`, ln("up", "/dataset1/capabilitylist.xml"),
-			u("/res/003.html", `<rs:md change="created" datetime="2013-01-01T09:00:00Z" length="500" path="/changes/res/003.html"/>`)+
+			u("/res/003.html", `<rs:md change="created" datetime="2013-01-01T09:00:00Z" length="500" type="text/html" path="/changes/res/003.html"/>`)+
 				u("/res/004.html", `<rs:md change="deleted" datetime="2013-01-01T10:00:00Z" path="/changes/res/004.html"/>`)),
 		"/index.html": `<!DOCTYPE html><html><head><title>x</title></head><body>hello</body></html>`,
 	}
