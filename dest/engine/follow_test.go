@@ -244,7 +244,7 @@ func TestFollowCatchesALostNotificationAtThePoll(t *testing.T) {
 	var mu sync.Mutex
 	changeNotes := 0
 	var lost, later []string
-	interval := 3 * time.Second
+	interval := 5 * time.Second // long enough that, on a loaded machine, the second push still comes before the poll
 	f := startFollowing(t, dir, target, interval, func(e notify.Event) bool {
 		mu.Lock()
 		defer mu.Unlock()
