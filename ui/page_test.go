@@ -9,6 +9,7 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"rsx/crawl"
 	"rsx/dump"
@@ -149,5 +150,21 @@ func TestHelpListsEveryKey(t *testing.T) {
 		if !shown[strings.Join(o.key.Keys(), " ")] {
 			t.Errorf("the page opened by %v is not in the help", o.key.Keys())
 		}
+	}
+}
+
+// TestHelpOverPageShowsItsKeysFirst: the help opened over a page starts
+// with that page's own keys, so that on an 80×24 terminal they are in view
+// without scrolling past the document's.
+func TestHelpOverPageShowsItsKeysFirst(t *testing.T) {
+	c := common.New(true, func() time.Time { return exTime })
+	p := newResourcePage(c, NopBackend{}, "", model.Entry{Loc: "http://example.org/r"})
+	hs := newHelpScreen(c, common.KeyGroup{Title: "Resource", Bindings: p.KeyBindings()}, 80, 24)
+	screen := ansi.Strip(hs.View())
+	if !strings.Contains(screen, "Resource") || !strings.Contains(screen, "fetch and compare mirrors") {
+		t.Errorf("the resource page's keys are not in view at 80×24:\n%s", screen)
+	}
+	if i, j := strings.Index(screen, "fetch and compare mirrors"), strings.Index(screen, "first entry"); j >= 0 && i > j {
+		t.Errorf("the page's keys come after the document's:\n%s", screen)
 	}
 }
