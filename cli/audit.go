@@ -81,7 +81,7 @@ Exit status 1 when the copy is not in sync.
 Exit status: 0 nothing false found (warnings allowed); 1 a claim is false, a
 mirror is not ok, or a list could not be read; 2 the audit could not run (bad
 usage, URL unreachable or not a document to audit from, interrupted).`,
-		Args: cobra.ExactArgs(1),
+		Args: oneArg("URL", "a Source Description, a Capability List, a Resource List, a Change List or an index of them"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.runAudit(cmd, f, args[0])
 		},

@@ -61,7 +61,16 @@ func newApp(s streams) (*app, *cobra.Command) {
 		Version:       version,
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		Args:          cobra.MaximumNArgs(1),
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) <= 1 {
+				return nil
+			}
+			// rsx tre URL: the word is the mistake, not the count.
+			if err := checkExplorerTarget(cmd, args[0]); err != nil {
+				return failed(err)
+			}
+			return failed(fmt.Errorf("the explorer opens one TARGET, %d were given (rsx --help lists the commands)", len(args)))
+		},
 	}
 	root.RunE = a.runExplorer // explore.go
 	root.SetIn(s.in)

@@ -35,7 +35,7 @@ Description, whose Capability Lists are listed.
 Exit status: 0 a Source Description or a Capability List was found; 1 URL was
 reached but nothing ResourceSync was found from it; 2 URL is not an http(s) URL or
 could not be reached at all.`,
-		Args: cobra.ExactArgs(1),
+		Args: oneArg("URL", "a site root, an HTML page, any resource or a ResourceSync document"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.runDiscover(cmd.Context(), f, args[0])
 		},

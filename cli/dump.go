@@ -49,7 +49,7 @@ length nor a hash is reported as unverifiable, not as verified.
 Exit status: 0 nothing wrong; 1 a mismatch, a refused package, a missing
 bitstream, a refused path or a contents copy that differs; 2 the target or a
 package could not be fetched or is not a dump or a ZIP package.`,
-		Args: cobra.ExactArgs(1),
+		Args: oneArg("URL or FILE", "a Resource Dump, a Change Dump, an index of them, or one ZIP package"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.runDump(cmd.Context(), f, args[0])
 		},

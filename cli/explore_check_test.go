@@ -24,6 +24,8 @@ func TestExplorerRefusesWhatItCannotOpen(t *testing.T) {
 		{[]string{"mirror"}, []string{`unknown command "mirror"`, "rsx --help"}},
 		{[]string{"tre"}, []string{`unknown command "tre"`, `did you mean "tree"?`}},
 		{[]string{"valdate"}, []string{`did you mean "validate"?`}},
+		{[]string{"tre", "http://127.0.0.1:9/x.xml"}, []string{`unknown command "tre"`, `did you mean "tree"?`}},
+		{[]string{existing, existing}, []string{"the explorer opens one TARGET, 2 were given"}},
 		{[]string{"example.org"}, []string{"neither a URL nor an existing file", "https://example.org"}},
 		{[]string{filepath.Join(dir, "missing.xml")}, []string{"neither a URL nor an existing file"}},
 		{[]string{"ftp://example.org/x"}, []string{"neither an http(s) URL nor an existing file"}},
@@ -46,6 +48,28 @@ func TestExplorerRefusesWhatItCannotOpen(t *testing.T) {
 		}
 		if strings.Contains(errs, "bubbletea") || strings.Count(errs, "\n") != 1 {
 			t.Errorf("rsx %v: stderr should be one plain line: %q", tc.args, errs)
+		}
+	}
+}
+
+// A command without its argument, or with two, says what it wants in words,
+// not cobra's "accepts 1 arg(s), received 0".
+func TestCommandsSayWhatArgumentIsMissing(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"tree"}, "tree: no URL given: a ResourceSync document"},
+		{[]string{"sync"}, "sync: no URL given: the Source's Capability List"},
+		{[]string{"audit"}, "audit: no URL given"},
+		{[]string{"dump"}, "dump: no URL or FILE given"},
+		{[]string{"discover"}, "discover: no URL given"},
+		{[]string{"watch"}, "watch: no URL given"},
+		{[]string{"tree", "a", "b"}, `tree: one URL is wanted, 2 were given ("a" "b")`},
+	} {
+		code, out, errs := runCmd(t, tc.args...)
+		if code != exitFailure || out != "" || !strings.Contains(errs, tc.want) || strings.Contains(errs, "arg(s)") {
+			t.Errorf("rsx %v: exit %d, stdout %q, stderr %q; want exit 2 and %q", tc.args, code, out, errs, tc.want)
 		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/term"
+	"github.com/spf13/cobra"
 
 	"rsx/display"
 )
@@ -127,4 +128,23 @@ func plural(n int, one, many string) string {
 		return "1 " + one
 	}
 	return strconv.Itoa(n) + " " + many
+}
+
+// oneArg checks that a command got exactly one argument, and says in words
+// what is missing or too much: what (e.g. "URL") and what it may be (hint),
+// rather than cobra's "accepts 1 arg(s), received 0".
+func oneArg(what, hint string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		switch {
+		case len(args) == 0:
+			return failed(fmt.Errorf("%s: no %s given: %s (rsx %s --help says more)", cmd.Name(), what, hint, cmd.Name()))
+		case len(args) > 1:
+			quoted := make([]string, len(args))
+			for i, a := range args {
+				quoted[i] = strconv.Quote(a)
+			}
+			return failed(fmt.Errorf("%s: one %s is wanted, %d were given (%s)", cmd.Name(), what, len(args), strings.Join(quoted, " ")))
+		}
+		return nil
+	}
 }

@@ -107,7 +107,7 @@ Exit status: 0 the copy is in step; 1 something failed (a resource, a list, a
 verification, a gap); 2 the sync could not run (bad usage, unreachable URL,
 DEST in use, interrupted). --follow ends on SIGINT or SIGTERM with 0 when the
 copy is in step, 1 when failures are outstanding or a poll found a gap.`,
-		Args: cobra.ExactArgs(1),
+		Args: oneArg("URL", "the Source's Capability List, or a document below it"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.runSync(cmd, f, args[0])
 		},

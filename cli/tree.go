@@ -64,7 +64,7 @@ shown once (cycles are not followed).
 Exit status: 0 every document was read and no errors were found (warnings
 allowed); 1 a document could not be fetched or read, or errors were found;
 2 URL itself could not be fetched.`,
-		Args: cobra.ExactArgs(1),
+		Args: oneArg("URL", "a ResourceSync document, e.g. a Source Description or a Capability List"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.runTree(cmd.Context(), f, args[0])
 		},

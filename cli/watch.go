@@ -62,7 +62,7 @@ waits; drops and reconnections are reported on standard error.
 Runs until interrupted (or until --count changes were printed). Exit status:
 0 interrupted, nothing wrong; 1 some notification had errors; 2 no channel
 advertised, or URL could not be reached.`,
-		Args: cobra.ExactArgs(1),
+		Args: oneArg("URL", "a Capability List, a Source Description, or a page from which discovery finds them"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.runWatch(cmd.Context(), f, args[0])
 		},
