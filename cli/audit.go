@@ -44,7 +44,12 @@ type auditFlags struct {
 func newAuditCmd(a *app) *cobra.Command {
 	f := auditFlags{sample: strconv.Itoa(audit.DefaultSample)}
 	cmd := &cobra.Command{
-		Use:   "audit [--dest DEST] [--sample N|all] [--seed S] [--include RE]... [--exclude RE]... [--json] URL",
+		Use: "audit [--dest DEST] [--sample N|all] [--seed S] [--include RE]... [--exclude RE]... [--json] URL",
+		Example: `  rsx serve --addr 127.0.0.1:8080 &    # the demo Source, which these examples use
+  rsx audit http://127.0.0.1:8080/.well-known/resourcesync
+  rsx audit --sample all --json http://127.0.0.1:8080/dataset1/resourcelist.xml > audit.json
+  rsx audit --sample 500 --seed 42 --include '/dataset2/' http://127.0.0.1:8080/.well-known/resourcesync
+  rsx audit --dest ./copy http://127.0.0.1:8080/dataset1/capabilitylist.xml   # the copy rsx sync made in ./copy`,
 		Short: "Spot audit: check that a Source's resources are what its lists claim",
 		Long: `Spot audit of a Source's own claims. URL is a Source Description, a
 Capability List, a Resource List, a Change List or an index of them; the audit

@@ -22,7 +22,10 @@ type discoverFlags struct {
 func newDiscoverCmd(a *app) *cobra.Command {
 	var f discoverFlags
 	cmd := &cobra.Command{
-		Use:   "discover [--json] URL",
+		Use: "discover [--json] URL",
+		Example: `  rsx serve --addr 127.0.0.1:8080 &    # the demo Source, which these examples use
+  rsx discover http://127.0.0.1:8080/
+  rsx discover --json http://127.0.0.1:8080/dataset1/res/000001.html`,
 		Short: "Find a Source's ResourceSync documents from any URL",
 		Long: `Find ResourceSync from any URL — a site root, an HTML page, any resource, robots.txt
 or a ResourceSync document — by every method of section 6.3 of the specification:

@@ -27,7 +27,11 @@ type dumpFlags struct {
 func newDumpCmd(a *app) *cobra.Command {
 	f := dumpFlags{maxPackageBytes: dump.DefaultMaxPackageBytes}
 	cmd := &cobra.Command{
-		Use:   "dump [--verify] [--extract DIR] [--json] URL|FILE",
+		Use: "dump [--verify] [--extract DIR] [--json] URL|FILE",
+		Example: `  rsx serve --addr 127.0.0.1:8080 &    # the demo Source, which these examples use
+  rsx dump http://127.0.0.1:8080/dataset1/resourcedump.xml
+  rsx dump --verify package.zip
+  rsx dump --extract ./out http://127.0.0.1:8080/dataset2/resourcedump.xml`,
 		Short: "Open a Resource Dump, Change Dump or package: manifest, verification, safe extraction",
 		Long: `Open a Resource Dump or Change Dump (or an index of them), or a single ZIP
 package, given as a URL or a local file. Every package is downloaded to a

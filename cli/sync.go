@@ -50,7 +50,13 @@ const syncMemoryLimit = 200 << 20
 func newSyncCmd(a *app) *cobra.Command {
 	var f syncFlags
 	cmd := &cobra.Command{
-		Use:   "sync [--dest DEST] [--mode auto|baseline|incremental] [--baseline-from list|dump] [--include RE]... [--exclude RE]... [--delete] [--dry-run] [--follow [--poll-interval D]] [--json] URL",
+		Use: "sync [--dest DEST] [--mode auto|baseline|incremental] [--baseline-from list|dump] [--include RE]... [--exclude RE]... [--delete] [--dry-run] [--follow [--poll-interval D]] [--json] URL",
+		Example: `  rsx serve --addr 127.0.0.1:8080 &    # the demo Source, which these examples use
+  rsx sync --dest ./copy http://127.0.0.1:8080/dataset1/capabilitylist.xml            # a baseline: every resource
+  rsx sync --dest ./copy --delete http://127.0.0.1:8080/dataset1/capabilitylist.xml   # again: the changes, deletions applied
+  rsx sync --dest ./copy --follow http://127.0.0.1:8080/dataset1/capabilitylist.xml   # and keep it current until ctrl-c
+  rsx sync --dest ./images --include '\.png$' --dry-run http://127.0.0.1:8080/dataset2/capabilitylist.xml
+  rsx sync --dest 's3://copies/demo?endpoint=http://127.0.0.1:7070&region=us-east-1' http://127.0.0.1:8080/dataset2/capabilitylist.xml`,
 		Short: "Copy a Source's resources into a folder or a bucket, and keep the copy current",
 		Long: `Selective baseline or incremental sync of a Source into DEST.
 

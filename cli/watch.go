@@ -37,7 +37,10 @@ type watchFlags struct {
 func newWatchCmd(a *app) *cobra.Command {
 	f := watchFlags{maxMessage: notify.DefaultMaxMessageBytes}
 	cmd := &cobra.Command{
-		Use:         "watch [--json] URL",
+		Use: "watch [--json] URL",
+		Example: `  rsx serve --addr 127.0.0.1:8080 --tick 2s &    # the demo Source, its clock advancing every 2 seconds
+  rsx watch http://127.0.0.1:8080/.well-known/resourcesync
+  rsx watch --json --count 5 http://127.0.0.1:8080/dataset1/capabilitylist.xml`,
 		Annotations: map[string]string{annotationEndsOnSignal: "yes"},
 		Short:       "Print a Source's change and framework notifications as they arrive",
 		Long: `Subscribe to the change and framework notification channels that URL
