@@ -85,7 +85,7 @@ func (a *app) runDump(ctx context.Context, f dumpFlags, target string) error {
 	}
 	var tw *dumpText
 	if !f.json {
-		tw = &dumpText{w: a.out, extract: f.extract}
+		tw = &dumpText{w: a.out, extract: f.extract, verify: job.Verify}
 		job.OnPackage = func(p *dump.PackageReport) {
 			prog.clear()
 			tw.pkg(p)
@@ -155,6 +155,7 @@ func (p *dumpProgress) clear() {
 type dumpText struct {
 	w       io.Writer
 	extract string
+	verify  bool // the bitstreams are read (--verify, --extract)
 	headed  bool
 }
 
@@ -264,12 +265,20 @@ func (t *dumpText) summary(rep *dump.Report, runErr error) {
 	if d := rep.Dump; d != nil {
 		head = esc(d.Capability.Title()+" "+d.URL) + ": "
 	}
+	if runErr != nil && len(rep.Packages) == 0 {
+		return // nothing was read: the error, on standard error, says why
+	}
 	verdict := "OK"
 	if runErr != nil || failedPkgs > 0 || refusedPkgs > 0 || problems > 0 {
 		verdict = "FAILED"
 	}
-	line := fmt.Sprintf("%s%s: %s, %d verified, %s", head, verdict, plural(len(rep.Packages), "package", "packages"),
-		verified, plural(problems, "problem", "problems"))
+	bitstreams := fmt.Sprintf("%d verified", verified)
+	if !t.verify {
+		// Not "0 verified", which reads as if every bitstream had failed.
+		bitstreams = "bitstreams not read (--verify checks them)"
+	}
+	line := fmt.Sprintf("%s%s: %s, %s, %s", head, verdict, plural(len(rep.Packages), "package", "packages"),
+		bitstreams, plural(problems, "problem", "problems"))
 	if refusedPkgs > 0 {
 		line += fmt.Sprintf(", %d refused (not as the dump declares)", refusedPkgs)
 	}
