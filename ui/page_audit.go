@@ -351,10 +351,10 @@ func (v *auditPage) head(w int) []string {
 		lines = append(lines, "  "+st.Dim.Render(strings.Join(notes, " · ")))
 	}
 	for _, p := range r.Problems {
-		lines = append(lines, components.Fit("  "+st.Error.Render("✗ "+components.Escape(p.Error())), w))
+		lines = append(lines, noteLines(st.Error, "✗", components.Escape(p.Error()), w)...)
 	}
 	for _, wn := range r.Warnings {
-		lines = append(lines, components.Fit("  "+st.Warning.Render("! "+components.Escape(wn)), w))
+		lines = append(lines, noteLines(st.Warning, "!", components.Escape(wn), w)...)
 	}
 	// The lists, as tabs.
 	var tabs []string

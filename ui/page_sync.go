@@ -8,6 +8,7 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"rsx/dest/engine"
@@ -665,16 +666,16 @@ func (v *syncPage) planHead(w int) []string {
 		lines = append(lines, "  "+st.Dim.Render(strings.Join(left, " · ")))
 	}
 	if p.Gap != nil {
-		lines = append(lines, "  "+st.Error.Render("✗ gap: "+components.Escape(p.Gap.String())+": nothing is applied; a new baseline is needed"))
+		lines = append(lines, noteLines(st.Error, "✗", "gap: "+components.Escape(p.Gap.String())+": nothing is applied; a new baseline is needed", w)...)
 	}
 	for _, pr := range p.Problems {
-		lines = append(lines, components.Fit("  "+st.Error.Render("✗ "+components.Escape(pr.Error())), w))
+		lines = append(lines, noteLines(st.Error, "✗", components.Escape(pr.Error()), w)...)
 	}
 	for _, wn := range p.Warnings {
-		lines = append(lines, components.Fit("  "+st.Warning.Render("! "+components.Escape(wn)), w))
+		lines = append(lines, noteLines(st.Warning, "!", components.Escape(wn), w)...)
 	}
 	for _, n := range p.Notes {
-		lines = append(lines, components.Fit("  "+st.Dim.Render("· "+components.Escape(n)), w))
+		lines = append(lines, noteLines(st.Dim, "·", components.Escape(n), w)...)
 	}
 	title := fmt.Sprintf("What will change (%s)", components.Count(len(p.Items)+p.More))
 	if p.More > 0 {
@@ -685,6 +686,36 @@ func (v *syncPage) planHead(w int) []string {
 	}
 	lines = append(lines, "", st.Section.Render(title))
 	return lines
+}
+
+// maxNoteLines bounds the lines of one problem, warning or note in the
+// summary of the sync and audit pages, so that a Source with many leaves
+// room for the list under them.
+const maxNoteLines = 3
+
+// noteLines renders a problem, warning or note of a summary as "  ✗ text",
+// wrapped to w cells under its text (not cut at the edge of an 80-column
+// terminal, where the reason was lost), in at most maxNoteLines lines, the
+// last one ending with … when the text goes on.
+func noteLines(style lipgloss.Style, mark, text string, w int) []string {
+	const indent = "    "
+	wrapped := components.Wrap(text, max(w-len(indent), 10))
+	if len(wrapped) > maxNoteLines {
+		rest := strings.Join(wrapped[maxNoteLines-1:], " ")
+		wrapped = append(wrapped[:maxNoteLines-1], components.Fit(rest, max(w-len(indent), 10)))
+		if !strings.HasSuffix(wrapped[len(wrapped)-1], "…") {
+			wrapped[len(wrapped)-1] += "…"
+		}
+	}
+	out := make([]string, len(wrapped))
+	for i, l := range wrapped {
+		lead := indent
+		if i == 0 {
+			lead = "  " + mark + " "
+		}
+		out[i] = components.Fit(style.Render(lead+l), w)
+	}
+	return out
 }
 
 // rate writes a rate per second.
@@ -754,12 +785,23 @@ func (v *syncPage) resultHead(w int) []string {
 		}
 		return []string{v.titleLine("Sync result"), "", "  " + st.Error.Render("✗ "+components.Escape(msg))}
 	}
+	var problems []engine.Failure
+	var gap *plan.Gap
+	if r.Plan != nil {
+		problems, gap = r.Plan.Problems, r.Plan.Gap
+	}
 	verdict := st.OK.Render("✓ done")
 	switch {
 	case r.Stopped != "":
 		verdict = st.Warning.Render("stopped: " + components.Escape(r.Stopped))
-	case !r.OK():
+	case r.FailedCount > 0:
 		verdict = st.Error.Render("✗ " + components.Plural(r.FailedCount, "failure", "failures"))
+	case gap != nil:
+		verdict = st.Error.Render("✗ a gap in the Change Lists")
+	case len(problems) > 0:
+		// Not "✗ 0 failures": every resource went well, but some of the
+		// Source's documents could not be used.
+		verdict = st.Error.Render("✗ " + components.Plural(len(problems), "document", "documents") + " of the Source could not be used")
 	}
 	lines := []string{v.titleLine("Sync result") + "  " + verdict, "", v.kv("chosen", st.Value.Render(components.Escape(v.what))), ""}
 	counts := "  " + st.Created.Render(components.Count(r.Created)+" created") + st.Dim.Render(" · ") +
@@ -795,12 +837,20 @@ func (v *syncPage) resultHead(w int) []string {
 		notes = append(notes, "the copy is current up to "+datetimeOr(r.SyncedUntil, "now"))
 	case r.Stopped != "" || r.FailedCount > 0:
 		notes = append(notes, "the copy is not finished: the next sync continues where this one stopped")
+	case gap != nil || len(problems) > 0:
+		notes = append(notes, "the copy is not finished: what could be read was applied; the next sync tries the rest again")
 	}
 	if r.Plan != nil && r.Plan.Limited > 0 {
 		notes = append(notes, "a sync of chosen resources: the rest of the Source is left for a full sync")
 	}
+	if gap != nil {
+		lines = append(lines, noteLines(st.Error, "✗", "gap: "+components.Escape(gap.String()), w)...)
+	}
+	for _, pr := range problems {
+		lines = append(lines, noteLines(st.Error, "✗", components.Escape(pr.Error()), w)...)
+	}
 	for _, n := range notes {
-		lines = append(lines, components.Fit("  "+st.Dim.Render("· "+components.Escape(n)), w))
+		lines = append(lines, noteLines(st.Dim, "·", components.Escape(n), w)...)
 	}
 	title := "Done"
 	switch {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"rsx/audit"
 	"rsx/claims"
@@ -429,4 +430,41 @@ func TestSpotPageSelection(t *testing.T) {
 	has("▸ ok /res/005.html", "    ✓ md5      0f3b8ad1c2e4d5f60718293a4b5c6d7e")
 	ivDrive(p, ivKey("up"), ivKey("up"))
 	has("▸ mismatch /res/012.html")
+}
+
+// A run whose resources all went well but some of whose Source's documents
+// could not be used (or that met a gap) says so, not "✗ 0 failures", and
+// gives each reason whole, wrapped at 80 columns.
+func TestSyncPageResultVerdict(t *testing.T) {
+	unreadable := engine.Failure{URL: "http://example.org/dataset1/resourcelist-0000.xml", Kind: engine.KindFetch,
+		Err: errors.New("GET http://example.org/dataset1/resourcelist-0000.xml: 404 Not Found, and this reason goes on past the edge")}
+	for _, tc := range []struct {
+		name  string
+		edit  func(r *engine.Result)
+		wants []string
+	}{
+		{"problems", func(r *engine.Result) { r.Plan.Problems = []engine.Failure{unreadable} },
+			[]string{"✗ 1 document of the Source could not be used", "404 Not Found", "past the edge", "the copy is not finished"}},
+		{"gap", func(r *engine.Result) {
+			r.Plan.Gap = &plan.Gap{From: time.Date(2013, 1, 3, 9, 0, 0, 0, time.UTC), To: time.Date(2013, 1, 4, 9, 0, 0, 0, time.UTC)}
+		}, []string{"✗ a gap in the Change Lists", "gap: "}},
+		{"done", func(*engine.Result) {}, []string{"✓ done"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := fakePlan(false)
+			r := &engine.Result{Plan: p.Plan, Created: 2}
+			tc.edit(r)
+			v := newSyncPage(ivTestCommon(), newFakeSyncJob(), "the 3 marked of 40 entries", resourceOpener{})
+			v.result = r
+			head := ansi.Strip(strings.Join(v.resultHead(80), "\n"))
+			if strings.Contains(head, "0 failures") {
+				t.Errorf("the verdict counts 0 failures:\n%s", head)
+			}
+			for _, want := range tc.wants {
+				if !strings.Contains(head, want) {
+					t.Errorf("result without %q:\n%s", want, head)
+				}
+			}
+		})
+	}
 }
