@@ -219,6 +219,9 @@ func (a *app) runSpotAudit(cmd *cobra.Command, f auditFlags, target string) erro
 		writeAuditText(a.out, newTextStyles(useColor(a.out)), rep)
 	}
 	if runErr != nil {
+		if hint := discoverHint(runErr, target); hint != "" {
+			runErr = fmt.Errorf("%w; %s", runErr, hint)
+		}
 		return &exitError{code: exitFailure, err: fmt.Errorf("audit: %w", runErr)}
 	}
 	return exitWith(code)

@@ -2,6 +2,8 @@ package cli
 
 import (
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -92,6 +94,22 @@ func TestTreeJSONOnUnreachableTarget(t *testing.T) {
 		}
 		if !strings.Contains(errs, "tree:") {
 			t.Errorf("%s: stderr %q does not say what failed", target, errs)
+		}
+	}
+}
+
+// tree and audit of a page that is no ResourceSync document (a site's home
+// page) point to rsx discover, which finds the documents the page links to.
+func TestNotADocumentPointsToDiscover(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.Write([]byte(`<!doctype html><html><head><link rel="resourcesync" href="/capabilitylist.xml"></head></html>`))
+	}))
+	defer srv.Close()
+	for _, cmd := range []string{"tree", "audit"} {
+		_, _, errs := runCmd(t, cmd, srv.URL+"/")
+		if want := "rsx discover " + srv.URL + "/ finds the ResourceSync documents it points to"; !strings.Contains(errs, want) {
+			t.Errorf("rsx %s on an HTML page: stderr %q does not say %q", cmd, errs, want)
 		}
 	}
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 
+	"rsx/crawl"
 	"rsx/display"
 )
 
@@ -147,4 +149,14 @@ func oneArg(what, hint string) cobra.PositionalArgs {
 		}
 		return nil
 	}
+}
+
+// discoverHint is what to try when target was read but is no ResourceSync
+// document (a site's home page, say): rsx discover finds the documents it
+// points to. "" for any other error.
+func discoverHint(err error, target string) string {
+	if !errors.Is(err, crawl.ErrNotSitemap) {
+		return ""
+	}
+	return "rsx discover " + target + " finds the ResourceSync documents it points to"
 }

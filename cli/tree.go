@@ -146,6 +146,11 @@ func (a *app) runTree(ctx context.Context, f treeFlags, target string) error {
 	if msg := boundsReached(root, f.depth, f.maxDocs); msg != "" {
 		fmt.Fprintln(a.err, "rsx: tree: "+msg)
 	}
+	if root.Document != nil {
+		if hint := discoverHint(root.Err, target); hint != "" {
+			fmt.Fprintln(a.err, esc("rsx: tree: "+target+" is not a ResourceSync document; "+hint))
+		}
+	}
 	if werr != nil {
 		return failed(fmt.Errorf("tree: %w", werr))
 	}
