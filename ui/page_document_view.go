@@ -277,8 +277,8 @@ func (v *docPage) statusLine() string {
 				short = append(short, st.BarError.Render(fmt.Sprintf("✗%d", errs)))
 			}
 			if warns > 0 {
-				full = append(full, st.BarWarning.Render(fmt.Sprintf("⚠ %d warning%s", warns, plural(warns))))
-				short = append(short, st.BarWarning.Render(fmt.Sprintf("⚠%d", warns)))
+				full = append(full, st.BarWarning.Render(fmt.Sprintf("! %d warning%s", warns, plural(warns))))
+				short = append(short, st.BarWarning.Render(fmt.Sprintf("!%d", warns)))
 			}
 			if d.crossState == crossChecking {
 				full = append(full, st.StatusValue.Render("checking…"))
