@@ -35,6 +35,10 @@ type Options struct {
 	// Dest is a local copy to attach (rsx --dest DIR): the table shows each
 	// entry's state in it. "" attaches none (:dest DIR attaches one later).
 	Dest string
+	// NotificationsHint is said on the Notifications page while no
+	// notification has come, one line per line of it: for the built-in demo,
+	// whose clock stands still, how to move it. "" says nothing more.
+	NotificationsHint string
 }
 
 // App is the root model: it owns the documents, the history and the stack
@@ -219,7 +223,7 @@ func (a *App) pageTitle() string {
 
 // context is what a page opener may read.
 func (a *App) context() pageContext {
-	pc := pageContext{c: a.c, backend: a.backend, doc: a.doc, view: a.dv, selected: -1, notes: a.notes}
+	pc := pageContext{c: a.c, backend: a.backend, doc: a.doc, view: a.dv, selected: -1, notes: a.notes, notesHint: a.opts.NotificationsHint}
 	if a.dv != nil {
 		pc.selected = a.dv.Selected()
 	}
