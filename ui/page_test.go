@@ -168,3 +168,27 @@ func TestHelpOverPageShowsItsKeysFirst(t *testing.T) {
 		t.Errorf("the page's keys come after the document's:\n%s", screen)
 	}
 }
+
+// TestMissingFileThatLooksLikeAHost: ":example.org", typed as in a browser,
+// is no file here; the error says to give the scheme. A file name is not
+// taken for a host.
+func TestMissingFileThatLooksLikeAHost(t *testing.T) {
+	for _, tc := range []struct {
+		target string
+		hint   bool
+	}{
+		{"example.org", true},
+		{"example.org/.well-known/resourcesync", true},
+		{"missing-resourcelist.xml", false},
+	} {
+		_, d := exAppOn(t, session.NewWithGetter(newExGetter(), session.Options{}), tc.target, 120, 40)
+		// The box's text, its lines joined.
+		screen := strings.Join(strings.Fields(strings.ReplaceAll(d.screen(), "│", " ")), " ")
+		if !strings.Contains(screen, "Could not load this document") {
+			t.Fatalf("%s:\n%s", tc.target, screen)
+		}
+		if got := strings.Contains(screen, "give the scheme: https://"+tc.target+" "); got != tc.hint {
+			t.Errorf("%s: hint shown %v, want %v:\n%s", tc.target, got, tc.hint, screen)
+		}
+	}
+}
