@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os/signal"
 	"syscall"
@@ -97,6 +98,10 @@ func (a *app) runServe(ctx context.Context, f serveFlags) error {
 		Resources: f.resources, ListSize: f.listSize, PackageSize: f.packageSize,
 		Seed: f.seed, Broken: f.broken, Tick: f.tick, Start: start, LiveChangeLists: f.liveLists, LiveChangeDumps: f.liveDumps,
 	})
+	if errors.Is(err, syscall.EADDRINUSE) {
+		// The README's examples start a demo on 127.0.0.1:8080 more than once.
+		return failed(fmt.Errorf("%w (another program, perhaps an rsx serve started before, listens there: stop it, or choose another --addr)", err))
+	}
 	if err != nil {
 		return failed(err)
 	}
