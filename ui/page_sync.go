@@ -180,10 +180,11 @@ func (v *syncPage) KeyBindings() []key.Binding {
 	del := k.DeleteToggle
 	stop := common.Short(k.ConfirmStop, "stop the sync")
 	goOn := common.Short(k.Cancel, "go on")
+	askStop := common.Short(k.Cancel, "stop the sync (asks first)")
 	open := common.Short(k.Open, "open the resource")
 	retry := common.Short(k.Retry, "retry the failed ones")
 	replan := common.Short(k.Retry, "plan again")
-	for _, b := range []*key.Binding{&run, &del, &stop, &goOn, &open, &retry, &replan} {
+	for _, b := range []*key.Binding{&run, &del, &stop, &goOn, &askStop, &open, &retry, &replan} {
 		b.SetEnabled(false)
 	}
 	switch {
@@ -193,13 +194,15 @@ func (v *syncPage) KeyBindings() []key.Binding {
 	case v.stage == syncRunning && v.confirm:
 		stop.SetEnabled(true)
 		goOn.SetEnabled(true)
+	case v.stage == syncRunning:
+		askStop.SetEnabled(true)
 	case v.stage == syncDone:
 		open.SetEnabled(len(v.rows) > 0)
 		retry.SetEnabled(v.job.CanRetry())
 	case v.stage == syncFailed:
 		replan.SetEnabled(true)
 	}
-	return []key.Binding{run, del, stop, goOn, open, retry, replan, k.Up, k.Down}
+	return []key.Binding{run, del, askStop, stop, goOn, open, retry, replan, k.Up, k.Down}
 }
 
 // startPlan plans (again) in a command.
@@ -853,12 +856,21 @@ func (v *syncPage) resultHead(w int) []string {
 		lines = append(lines, noteLines(st.Dim, "·", components.Escape(n), w)...)
 	}
 	title := "Done"
+	stopped := r.Stopped != "" // what a stopped run did is counted, not listed
 	switch {
+	case r.FailedCount > 0 && stopped:
+		title = fmt.Sprintf("Failed (%s)", components.Count(r.FailedCount))
 	case r.FailedCount > 0:
 		title = fmt.Sprintf("Failed (%s) first, then done", components.Count(r.FailedCount))
+	case stopped:
+		title = "Stopped: what was done is counted above"
 	case len(v.rows) == 0:
 		title = "Nothing was changed"
 	}
-	lines = append(lines, "", st.Section.Render(title)+st.Dim.Render("  enter opens a resource"))
+	hint := ""
+	if len(v.rows) > 0 {
+		hint = "  enter opens a resource"
+	}
+	lines = append(lines, "", st.Section.Render(title)+st.Dim.Render(hint))
 	return lines
 }

@@ -1,6 +1,7 @@
 package common
 
 import (
+	"slices"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -228,9 +229,24 @@ func (k KeyMap) DocumentFooter(index bool) []key.Binding {
 // page's own bindings, help and quit.
 func (k KeyMap) PageFooter(page []key.Binding) []key.Binding {
 	out := make([]key.Binding, 0, len(page)+3)
-	out = append(out, Short(k.Back, "back"))
+	// esc is "back" unless the page gives it another meaning just now (a
+	// running sync: stop; its question: go on), which is listed instead:
+	// never "esc back" beside "esc go on".
+	if !bindsEnabled(page, k.Back.Keys()[0]) {
+		out = append(out, Short(k.Back, "back"))
+	}
 	out = append(out, page...)
 	return append(out, Short(k.Help, "help"), Short(k.Quit, "quit"))
+}
+
+// bindsEnabled tells whether an enabled binding of bs answers to key.
+func bindsEnabled(bs []key.Binding, k string) bool {
+	for _, b := range bs {
+		if b.Enabled() && slices.Contains(b.Keys(), k) {
+			return true
+		}
+	}
+	return false
 }
 
 // LoadErrorHints are the keys offered under a document that failed to load;
