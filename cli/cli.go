@@ -94,8 +94,8 @@ found, and 2 when the job could not be done.`,
 	root.SetIn(s.in)
 	root.SetOut(s.out)
 	root.SetErr(s.err)
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
-		return failed(err)
+	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
+		return failed(fmt.Errorf("%w (%s --help lists the options)", err, cmd.CommandPath()))
 	})
 	a.http.register(root.PersistentFlags())
 	a.http.onWait = func(w fetch.Wait) {

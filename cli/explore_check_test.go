@@ -68,6 +68,8 @@ func TestCommandsSayWhatArgumentIsMissing(t *testing.T) {
 		{[]string{"discover"}, "discover: no URL given"},
 		{[]string{"watch"}, "watch: no URL given"},
 		{[]string{"tree", "a", "b"}, `tree: one URL is wanted, 2 were given ("a" "b")`},
+		{[]string{"tree", "--bogus", "a"}, "unknown flag: --bogus (rsx tree --help lists the options)"},
+		{[]string{"sync", "--dest"}, "flag needs an argument: --dest (rsx sync --help lists the options)"},
 	} {
 		code, out, errs := runCmd(t, tc.args...)
 		if code != exitFailure || out != "" || !strings.Contains(errs, tc.want) || strings.Contains(errs, "arg(s)") {
