@@ -306,6 +306,16 @@ func (v *auditPage) syncDiffs() tea.Cmd {
 // ---------------------------------------------------------------------------
 // View
 
+// pointText says the copy's point: the datetime up to which every change
+// was applied.
+func (v *auditPage) pointText(point time.Time) string {
+	st := v.c.Styles
+	if point.IsZero() {
+		return st.Dim.Render("no point yet: no sync of this Source has finished")
+	}
+	return st.Dim.Render("every change applied up to ") + st.Value.Render(datetimeOr(point, ""))
+}
+
 func (v *auditPage) head(w int) []string {
 	st := v.c.Styles
 	title := st.Title.Render("Audit") + "  " + st.URL.Render(components.Escape(v.req.Dest))
@@ -335,7 +345,10 @@ func (v *auditPage) head(w int) []string {
 	lines = append(lines, "",
 		kv("Source", st.URL.Render(components.Escape(r.Source))),
 		kv("compares", st.Value.Render(components.Escape(v.what))),
-		kv("against", st.Value.Render(components.Escape(r.Document))+st.Dim.Render(" at "+datetimeOr(r.At, "(none)")+", with the changes since; the copy's point "+datetimeOr(r.Point, "(none)"))),
+		// Three lines, not one cut at the edge before the copy's point.
+		kv("against", st.Value.Render(components.Escape(r.Document))),
+		kv("", st.Dim.Render("at ")+st.Value.Render(datetimeOr(r.At, "(none)"))+st.Dim.Render(", with the changes since")),
+		kv("copy", v.pointText(r.Point)),
 		kv("hashed", st.Value.Render(fmt.Sprintf("%s local copies (%s) in %s", components.Count(r.Hashed), components.Bytes(r.HashedBytes), r.Elapsed.Round(time.Millisecond)))))
 	var notes []string
 	if r.NotChosen > 0 {
