@@ -70,6 +70,8 @@ func TestCommandsSayWhatArgumentIsMissing(t *testing.T) {
 		{[]string{"tree", "a", "b"}, `tree: one URL is wanted, 2 were given ("a" "b")`},
 		{[]string{"tree", "--bogus", "a"}, "unknown flag: --bogus (rsx tree --help lists the options)"},
 		{[]string{"sync", "--dest"}, "flag needs an argument: --dest (rsx sync --help lists the options)"},
+		{[]string{"audit", "--dest", filepath.Join(t.TempDir(), "nowhere"), "http://127.0.0.1:9/capabilitylist.xml"},
+			"audit: there is no copy in "},
 	} {
 		code, out, errs := runCmd(t, tc.args...)
 		if code != exitFailure || out != "" || !strings.Contains(errs, tc.want) || strings.Contains(errs, "arg(s)") {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/signal"
 	"runtime/debug"
@@ -310,6 +311,10 @@ func (a *app) openDest(ctx context.Context, cmd *cobra.Command, what, target, de
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
 	d.closers = append(d.closers, stop)
 	st, err := store.Open(ctx, dest, store.Options{Create: create})
+	if err != nil && !create && errors.Is(err, fs.ErrNotExist) {
+		// rsx audit --dest with a folder that is not there: say what it means.
+		return nil, fmt.Errorf("%s: there is no copy in %s, a folder that does not exist (rsx sync --dest %s URL makes one): %w", what, dest, dest, err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
