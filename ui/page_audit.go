@@ -2,7 +2,9 @@ package ui
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"slices"
 	"strings"
 	"time"
@@ -332,6 +334,9 @@ func (v *auditPage) head(w int) []string {
 		lines = append(lines, "", kv("compares", st.Value.Render(components.Escape(v.what))), "", st.ErrorTitle.Render("  The copy could not be compared"))
 		for _, l := range components.Wrap(components.Escape(v.err.Error()), max(w-4, 20)) {
 			lines = append(lines, "  "+st.Error.Render(l))
+		}
+		if errors.Is(v.err, fs.ErrNotExist) {
+			lines = append(lines, "", "  "+st.Value.Render("There is no copy there: :sync "+components.Escape(v.req.Dest)+" makes one."))
 		}
 		lines = append(lines, "", st.Dim.Render("  r compares again · esc closes"))
 		return lines
