@@ -277,8 +277,9 @@ func (v *resourcePage) KeyBindings() []key.Binding {
 	k := &v.c.Keys
 	cancel := common.Short(k.Cancel, "cancel the downloads")
 	cancel.SetEnabled(v.Busy()) // otherwise esc goes back
-	return []key.Binding{common.Short(k.Open, "open the selected link"), common.Short(k.Retry, "fetch and compare again"), k.Mirrors,
-		k.Versions, cancel, k.Copy, k.Browser}
+	// First, so that the footer shows what esc does while it replaces "esc back".
+	return []key.Binding{cancel, common.Short(k.Open, "open the selected link"), common.Short(k.Retry, "fetch and compare again"), k.Mirrors,
+		k.Versions, k.Copy, k.Browser}
 }
 
 // Update handles keys and download results, then lays the page out for
