@@ -51,18 +51,21 @@ func newAuditCmd(a *app) *cobra.Command {
   rsx audit --sample 500 --seed 42 --include '/dataset2/' http://127.0.0.1:8080/.well-known/resourcesync
   rsx audit --dest ./copy http://127.0.0.1:8080/dataset1/capabilitylist.xml   # the copy rsx sync made in ./copy`,
 		Short: "Spot audit: check that a Source's resources are what its lists claim",
-		Long: `Spot audit of a Source's own claims. URL is a Source Description, a
-Capability List, a Resource List, a Change List or an index of them; the audit
-reads the Resource Lists and Change Lists below it, draws --sample resources
-uniformly from all of them (the same ones for the same --seed; "all" checks
-every one) and fetches each, with its mirrors (rel="duplicate", in pri
-order). It compares the status (2xx after redirects), length, type (without
-parameters) and every declared digest, and lastmod with Last-Modified (a
-difference is only a warning: servers differ). A digest in an algorithm rsx
-does not know is unchecked. A body is read at most to its declared length
-plus a margin. Where a Change List records a change after the Resource List's
-at, the latest change's claims are the ones held; a resource deleted since
-must answer 404 or 410.
+		Long: `Spot audit of a Source's own claims: does each resource answer with the
+length, type and checksums its lists declare? (With --dest: is a copy made by
+rsx sync still what the Source holds? See the end.)
+
+URL is a Source Description, a Capability List, a Resource List, a Change List
+or an index of them; the audit reads the Resource Lists and Change Lists below
+it, draws --sample resources uniformly from all of them (the same ones for the
+same --seed; "all" checks every one) and fetches each, with its mirrors
+(rel="duplicate", in pri order). It compares the status (2xx after redirects),
+length, type (without parameters) and every declared digest, and lastmod with
+Last-Modified (a difference is only a warning: servers differ). A digest in an
+algorithm rsx does not know is unchecked. A body is read at most to its
+declared length plus a margin. Where a Change List records a change after the
+Resource List's at, the latest change's claims are the ones held; a resource
+deleted since must answer 404 or 410.
 
 --include and --exclude are regular expressions (RE2) matched against each
 resource's URI. --max-total-bytes and --timeout-total end the run early with

@@ -59,7 +59,11 @@ func newSyncCmd(a *app) *cobra.Command {
   rsx sync --dest ./images --include '\.png$' --dry-run http://127.0.0.1:8080/dataset2/capabilitylist.xml
   rsx sync --dest 's3://copies/demo?endpoint=http://127.0.0.1:7070&region=us-east-1' http://127.0.0.1:8080/dataset2/capabilitylist.xml`,
 		Short: "Copy a Source's resources into a folder or a bucket, and keep the copy current",
-		Long: `Selective baseline or incremental sync of a Source into DEST.
+		Long: `Copy a Source's resources into DEST, a folder or a bucket, and bring the copy
+up to date on later runs: the first run makes a baseline (every resource, or
+those --include and --exclude choose), later runs apply only the changes the
+Source's Change Lists announce (incremental). Every file is verified against
+what the Source declares before it replaces anything.
 
 URL is the Source's Capability List, a document below it (Resource List,
 Resource Dump, Change List, Change Dump or an index of them; its up link leads
