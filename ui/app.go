@@ -59,7 +59,11 @@ type App struct {
 	// parked are the pages set aside by a jump to an entry (from the
 	// problems page): esc on the document page brings them back.
 	parked []Page
-	help   *helpScreen // open when not nil
+	// left are the pages a document was opened from (M on the package
+	// page, enter on the coverage page): going back to the place they were
+	// over shows them again. Only the last such stack is kept.
+	left *leftPages
+	help *helpScreen // open when not nil
 
 	prompt     components.Input
 	promptKind promptKind
@@ -260,6 +264,13 @@ func (a *App) broadcast(msg tea.Msg) tea.Cmd {
 		var cmd tea.Cmd
 		a.parked[i], cmd = p.Update(msg)
 		cmds = append(cmds, cmd)
+	}
+	if a.left != nil { // a download they started goes on while away
+		for i, p := range a.left.pages {
+			var cmd tea.Cmd
+			a.left.pages[i], cmd = p.Update(msg)
+			cmds = append(cmds, cmd)
+		}
 	}
 	return tea.Batch(cmds...)
 }
@@ -664,6 +675,7 @@ func (a *App) quit() tea.Cmd {
 	}
 	a.notes.stop()
 	a.closePages()
+	a.dropLeft()
 	if a.dv != nil {
 		a.dv.Close()
 	}

@@ -94,9 +94,19 @@ func TestAppRoutesToPages(t *testing.T) {
 	if !top.closed || a.pageTitle() != "Under" {
 		t.Fatalf("esc did not close the top page: %q", a.pageTitle())
 	}
+	// A document opened from a page sets the page aside: going back shows
+	// it again, as it was; moving on elsewhere closes it.
 	d.send(openURLMsg{URL: exHost + "/dataset1/resourcelist-1.xml"})
+	if under.closed || len(a.pages) != 0 {
+		t.Fatalf("opening a document from a page: closed %v, %d pages over the new one", under.closed, len(a.pages))
+	}
+	d.keys("esc")
+	if under.closed || a.pageTitle() != "Under" {
+		t.Fatalf("back, the page is not shown again: %q", a.pageTitle())
+	}
+	d.keys("]")
 	if !under.closed || len(a.pages) != 0 {
-		t.Error("opening a document left a page open")
+		t.Error("forward again: the page was not closed")
 	}
 }
 
