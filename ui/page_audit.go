@@ -49,6 +49,7 @@ type auditPage struct {
 	started time.Time
 	rep     *engine.AuditReport
 	err     error
+	noteMax int // lines per problem or warning of the summary (head)
 
 	cats    []auditCat
 	cat     int
@@ -318,7 +319,19 @@ func (v *auditPage) pointText(point time.Time) string {
 	return st.Dim.Render("every change applied up to ") + st.Value.Render(datetimeOr(point, ""))
 }
 
+// head is the summary above the lists: its problems and warnings wrapped,
+// or one line each when wrapped they would leave the lists no room.
 func (v *auditPage) head(w int) []string {
+	v.noteMax = maxNoteLines
+	lines := v.summary(w)
+	if v.height > 0 && len(lines) > v.height-minListRows {
+		v.noteMax = 1
+		lines = v.summary(w)
+	}
+	return lines
+}
+
+func (v *auditPage) summary(w int) []string {
 	st := v.c.Styles
 	title := st.Title.Render("Audit") + "  " + st.URL.Render(components.Escape(v.req.Dest))
 	lines := []string{title}
@@ -369,10 +382,10 @@ func (v *auditPage) head(w int) []string {
 		lines = append(lines, "  "+st.Dim.Render(strings.Join(notes, " · ")))
 	}
 	for _, p := range r.Problems {
-		lines = append(lines, noteLines(st.Error, "✗", components.Escape(p.Error()), w)...)
+		lines = append(lines, noteLines(st.Error, "✗", components.Escape(p.Error()), w, v.noteMax)...)
 	}
 	for _, wn := range r.Warnings {
-		lines = append(lines, noteLines(st.Warning, "!", components.Escape(wn), w)...)
+		lines = append(lines, noteLines(st.Warning, "!", components.Escape(wn), w, v.noteMax)...)
 	}
 	// The lists, as tabs.
 	var tabs []string

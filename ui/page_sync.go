@@ -70,6 +70,7 @@ type syncPage struct {
 	stopping bool // stop confirmed: the run is winding down
 	err      error
 	retrying bool // the run is a retry of the failures
+	noteMax  int  // lines per note of the summary (head)
 
 	delete   bool
 	plan     *session.SyncPlan
@@ -547,8 +548,19 @@ func (v *syncPage) View() string {
 	return strings.Join(lines, "\n")
 }
 
-// head is the summary above the list, by stage.
+// head is the summary above the list, by stage: its notes wrapped, or one
+// line each when wrapped they would leave the list no room.
 func (v *syncPage) head(w int) []string {
+	v.noteMax = maxNoteLines
+	lines := v.stageHead(w)
+	if v.height > 0 && len(lines) > v.height-minListRows {
+		v.noteMax = 1
+		lines = v.stageHead(w)
+	}
+	return lines
+}
+
+func (v *syncPage) stageHead(w int) []string {
 	switch v.stage {
 	case syncPlanning:
 		return v.planningHead()
@@ -669,16 +681,16 @@ func (v *syncPage) planHead(w int) []string {
 		lines = append(lines, "  "+st.Dim.Render(strings.Join(left, " · ")))
 	}
 	if p.Gap != nil {
-		lines = append(lines, noteLines(st.Error, "✗", "gap: "+components.Escape(p.Gap.String())+": nothing is applied; a new baseline is needed", w)...)
+		lines = append(lines, noteLines(st.Error, "✗", "gap: "+components.Escape(p.Gap.String())+": nothing is applied; a new baseline is needed", w, v.noteMax)...)
 	}
 	for _, pr := range p.Problems {
-		lines = append(lines, noteLines(st.Error, "✗", components.Escape(pr.Error()), w)...)
+		lines = append(lines, noteLines(st.Error, "✗", components.Escape(pr.Error()), w, v.noteMax)...)
 	}
 	for _, wn := range p.Warnings {
-		lines = append(lines, noteLines(st.Warning, "!", components.Escape(wn), w)...)
+		lines = append(lines, noteLines(st.Warning, "!", components.Escape(wn), w, v.noteMax)...)
 	}
 	for _, n := range p.Notes {
-		lines = append(lines, noteLines(st.Dim, "·", components.Escape(n), w)...)
+		lines = append(lines, noteLines(st.Dim, "·", components.Escape(n), w, v.noteMax)...)
 	}
 	title := fmt.Sprintf("What will change (%s)", components.Count(len(p.Items)+p.More))
 	if p.More > 0 {
@@ -692,20 +704,25 @@ func (v *syncPage) planHead(w int) []string {
 }
 
 // maxNoteLines bounds the lines of one problem, warning or note in the
-// summary of the sync and audit pages, so that a Source with many leaves
-// room for the list under them.
-const maxNoteLines = 3
+// summary of the sync and audit pages; minListRows is the room the summary
+// leaves for the list under it: when the wrapped notes would take it, each
+// note gets one line (cut at the edge) instead.
+const (
+	maxNoteLines = 3
+	minListRows  = 6
+)
 
 // noteLines renders a problem, warning or note of a summary as "  ✗ text",
 // wrapped to w cells under its text (not cut at the edge of an 80-column
-// terminal, where the reason was lost), in at most maxNoteLines lines, the
+// terminal, where the reason was lost), in at most maxLines lines, the
 // last one ending with … when the text goes on.
-func noteLines(style lipgloss.Style, mark, text string, w int) []string {
+func noteLines(style lipgloss.Style, mark, text string, w, maxLines int) []string {
 	const indent = "    "
+	maxLines = max(maxLines, 1)
 	wrapped := components.Wrap(text, max(w-len(indent), 10))
-	if len(wrapped) > maxNoteLines {
-		rest := strings.Join(wrapped[maxNoteLines-1:], " ")
-		wrapped = append(wrapped[:maxNoteLines-1], components.Fit(rest, max(w-len(indent), 10)))
+	if len(wrapped) > maxLines {
+		rest := strings.Join(wrapped[maxLines-1:], " ")
+		wrapped = append(wrapped[:maxLines-1], components.Fit(rest, max(w-len(indent), 10)))
 		if !strings.HasSuffix(wrapped[len(wrapped)-1], "…") {
 			wrapped[len(wrapped)-1] += "…"
 		}
@@ -847,13 +864,13 @@ func (v *syncPage) resultHead(w int) []string {
 		notes = append(notes, "a sync of chosen resources: the rest of the Source is left for a full sync")
 	}
 	if gap != nil {
-		lines = append(lines, noteLines(st.Error, "✗", "gap: "+components.Escape(gap.String()), w)...)
+		lines = append(lines, noteLines(st.Error, "✗", "gap: "+components.Escape(gap.String()), w, v.noteMax)...)
 	}
 	for _, pr := range problems {
-		lines = append(lines, noteLines(st.Error, "✗", components.Escape(pr.Error()), w)...)
+		lines = append(lines, noteLines(st.Error, "✗", components.Escape(pr.Error()), w, v.noteMax)...)
 	}
 	for _, n := range notes {
-		lines = append(lines, noteLines(st.Dim, "·", components.Escape(n), w)...)
+		lines = append(lines, noteLines(st.Dim, "·", components.Escape(n), w, v.noteMax)...)
 	}
 	title := "Done"
 	stopped := r.Stopped != "" // what a stopped run did is counted, not listed

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -461,6 +462,7 @@ func TestSyncPageResultVerdict(t *testing.T) {
 			tc.edit(r)
 			v := newSyncPage(ivTestCommon(), newFakeSyncJob(), "the 3 marked of 40 entries", resourceOpener{})
 			v.result = r
+			v.noteMax = maxNoteLines
 			head := ansi.Strip(strings.Join(v.resultHead(80), "\n"))
 			if strings.Contains(head, "0 failures") || (r.Stopped != "" && strings.Contains(head, "Nothing was changed")) {
 				t.Errorf("the verdict counts 0 failures:\n%s", head)
@@ -471,5 +473,30 @@ func TestSyncPageResultVerdict(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A plan with many long problems and notes wraps them, but not so far that
+// the list of what will change has no room at 80x24: then each takes a line.
+func TestSyncPlanNotesLeaveRoomForTheList(t *testing.T) {
+	sp := fakePlan(false)
+	long := "http://example.org/dataset1/resourcelist-0003.xml, a part of a Resource List Index, is a Resource Dump and not a Resource List"
+	for i := range 4 {
+		sp.Plan.Problems = append(sp.Plan.Problems, engine.Failure{URL: fmt.Sprint(i), Kind: engine.KindFetch, Err: errors.New(long)})
+		sp.Plan.Notes = append(sp.Plan.Notes, long)
+	}
+	v := newSyncPage(ivTestCommon(), newFakeSyncJob(), "the 3 marked of 40 entries", resourceOpener{})
+	v.plan, v.stage = sp, syncPlanned
+	v.rows = nil
+	v.planRows()
+	for _, size := range [][2]int{{80, 24}, {120, 60}} {
+		v.SetSize(size[0], size[1])
+		screen := ansi.Strip(v.View())
+		if !strings.Contains(screen, "What will change") || !strings.Contains(screen, "/res/001.html") {
+			t.Errorf("%dx%d: the list has no room:\n%s", size[0], size[1], screen)
+		}
+		if wrapped := regexp.MustCompile(`(?m)^    \S`).MatchString(screen); wrapped != (size[1] == 60) {
+			t.Errorf("%dx%d: notes wrapped %v:\n%s", size[0], size[1], wrapped, screen)
+		}
 	}
 }
