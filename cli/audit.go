@@ -44,20 +44,28 @@ type auditFlags struct {
 func newAuditCmd(a *app) *cobra.Command {
 	f := auditFlags{sample: strconv.Itoa(audit.DefaultSample)}
 	cmd := &cobra.Command{
-		Use:   "audit [--dest DEST] [--sample N|all] [--seed S] [--include RE]... [--exclude RE]... [--json] URL",
+		Use: "audit [--dest DEST] [--sample N|all] [--seed S] [--include RE]... [--exclude RE]... [--json] URL",
+		Example: `  rsx serve --addr 127.0.0.1:8080 &    # the demo Source, which these examples use
+  rsx audit http://127.0.0.1:8080/.well-known/resourcesync
+  rsx audit --sample all --json http://127.0.0.1:8080/dataset1/resourcelist.xml > audit.json
+  rsx audit --sample 500 --seed 42 --include '/dataset2/' http://127.0.0.1:8080/.well-known/resourcesync
+  rsx audit --dest ./copy http://127.0.0.1:8080/dataset1/capabilitylist.xml   # the copy rsx sync made in ./copy`,
 		Short: "Spot audit: check that a Source's resources are what its lists claim",
-		Long: `Spot audit of a Source's own claims. URL is a Source Description, a
-Capability List, a Resource List, a Change List or an index of them; the audit
-reads the Resource Lists and Change Lists below it, draws --sample resources
-uniformly from all of them (the same ones for the same --seed; "all" checks
-every one) and fetches each, with its mirrors (rel="duplicate", in pri
-order). It compares the status (2xx after redirects), length, type (without
-parameters) and every declared digest, and lastmod with Last-Modified (a
-difference is only a warning: servers differ). A digest in an algorithm rsx
-does not know is unchecked. A body is read at most to its declared length
-plus a margin. Where a Change List records a change after the Resource List's
-at, the latest change's claims are the ones held; a resource deleted since
-must answer 404 or 410.
+		Long: `Spot audit of a Source's own claims: does each resource answer with the
+length, type and checksums its lists declare? (With --dest: is a copy made by
+rsx sync still what the Source holds? See the end.)
+
+URL is a Source Description, a Capability List, a Resource List, a Change List
+or an index of them; the audit reads the Resource Lists and Change Lists below
+it, draws --sample resources uniformly from all of them (the same ones for the
+same --seed; "all" checks every one) and fetches each, with its mirrors
+(rel="duplicate", in pri order). It compares the status (2xx after redirects),
+length, type (without parameters) and every declared digest, and lastmod with
+Last-Modified (a difference is only a warning: servers differ). A digest in an
+algorithm rsx does not know is unchecked. A body is read at most to its
+declared length plus a margin. Where a Change List records a change after the
+Resource List's at, the latest change's claims are the ones held; a resource
+deleted since must answer 404 or 410.
 
 --include and --exclude are regular expressions (RE2) matched against each
 resource's URI. --max-total-bytes and --timeout-total end the run early with
@@ -81,7 +89,7 @@ Exit status 1 when the copy is not in sync.
 Exit status: 0 nothing false found (warnings allowed); 1 a claim is false, a
 mirror is not ok, or a list could not be read; 2 the audit could not run (bad
 usage, URL unreachable or not a document to audit from, interrupted).`,
-		Args: cobra.ExactArgs(1),
+		Args: oneArg("URL", "a Source Description, a Capability List, a Resource List, a Change List or an index of them"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.runAudit(cmd, f, args[0])
 		},
@@ -214,6 +222,9 @@ func (a *app) runSpotAudit(cmd *cobra.Command, f auditFlags, target string) erro
 		writeAuditText(a.out, newTextStyles(useColor(a.out)), rep)
 	}
 	if runErr != nil {
+		if hint := discoverHint(runErr, target); hint != "" {
+			runErr = fmt.Errorf("%w; %s", runErr, hint)
+		}
 		return &exitError{code: exitFailure, err: fmt.Errorf("audit: %w", runErr)}
 	}
 	return exitWith(code)

@@ -55,20 +55,47 @@ func newRootCmd(s streams) *cobra.Command {
 func newApp(s streams) (*app, *cobra.Command) {
 	a := &app{streams: s}
 	root := &cobra.Command{
-		Use:           "rsx [TARGET]",
-		Short:         "Explore, validate and copy ResourceSync Sources",
-		Long:          "rsx is a terminal explorer and inspector for ResourceSync (ANSI/NISO Z39.99-2017) endpoints.",
+		Use:   "rsx [TARGET]",
+		Short: "Explore, validate and copy ResourceSync Sources",
+		Long: `rsx is a terminal explorer and inspector for ResourceSync Sources (ANSI/NISO
+Z39.99-2017), and copies their resources into a folder or a bucket.
+
+Without a command, rsx opens the explorer on TARGET: a URL (a site root or
+an HTML page starts discovery; a ResourceSync document such as a Source
+Description, a Capability List or a Resource List opens as it is) or a local
+file. With no TARGET it starts the built-in demo Source on a free loopback
+port and opens it, so that everything can be tried offline. In the explorer
+? lists the keys, esc goes back and q quits.
+
+The commands below do the same work in scripts, most with --json. Every
+command exits with 0 when nothing wrong was found, 1 when something wrong was
+found, and 2 when the job could not be done.`,
+		Example: `  rsx                                            # the built-in demo Source
+  rsx https://example.org/                       # discovery from a site root
+  rsx path/to/resourcelist.xml                   # a local file
+  rsx --dest ./copy https://example.org/.well-known/resourcesync   # each entry's state in ./copy
+  rsx serve --addr 127.0.0.1:8080 &              # the demo Source, for the commands below
+  rsx tree http://127.0.0.1:8080/.well-known/resourcesync`,
 		Version:       version,
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		Args:          cobra.MaximumNArgs(1),
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) <= 1 {
+				return nil
+			}
+			// rsx tre URL: the word is the mistake, not the count.
+			if err := checkExplorerTarget(cmd, args[0]); err != nil {
+				return failed(err)
+			}
+			return failed(fmt.Errorf("the explorer opens one TARGET, %d were given (rsx --help lists the commands)", len(args)))
+		},
 	}
 	root.RunE = a.runExplorer // explore.go
 	root.SetIn(s.in)
 	root.SetOut(s.out)
 	root.SetErr(s.err)
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
-		return failed(err)
+	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
+		return failed(fmt.Errorf("%w (%s --help lists the options)", err, cmd.CommandPath()))
 	})
 	a.http.register(root.PersistentFlags())
 	a.http.onWait = func(w fetch.Wait) {

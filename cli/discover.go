@@ -23,7 +23,10 @@ type discoverFlags struct {
 func newDiscoverCmd(a *app) *cobra.Command {
 	var f discoverFlags
 	cmd := &cobra.Command{
-		Use:   "discover [--json] URL",
+		Use: "discover [--json] URL",
+		Example: `  rsx serve --addr 127.0.0.1:8080 &    # the demo Source, which these examples use
+  rsx discover http://127.0.0.1:8080/
+  rsx discover --json http://127.0.0.1:8080/dataset1/res/000001.html`,
 		Short: "Find a Source's ResourceSync documents from any URL",
 		Long: `Find ResourceSync from any URL — a site root, an HTML page, any resource, robots.txt
 or a ResourceSync document — by every method of section 6.3 of the specification:
@@ -42,7 +45,7 @@ resource links to (rule discovery-link-coverage).
 Exit status: 0 a Source Description or a Capability List was found; 1 URL was
 reached but nothing ResourceSync was found from it; 2 URL is not an http(s) URL or
 could not be reached at all.`,
-		Args: cobra.ExactArgs(1),
+		Args: oneArg("URL", "a site root, an HTML page, any resource or a ResourceSync document"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.runDiscover(cmd.Context(), f, args[0])
 		},

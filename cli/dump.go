@@ -27,7 +27,11 @@ type dumpFlags struct {
 func newDumpCmd(a *app) *cobra.Command {
 	f := dumpFlags{maxPackageBytes: dump.DefaultMaxPackageBytes}
 	cmd := &cobra.Command{
-		Use:   "dump [--verify] [--extract DIR] [--json] URL|FILE",
+		Use: "dump [--verify] [--extract DIR] [--json] URL|FILE",
+		Example: `  rsx serve --addr 127.0.0.1:8080 &    # the demo Source, which these examples use
+  rsx dump http://127.0.0.1:8080/dataset1/resourcedump.xml
+  rsx dump --verify package.zip
+  rsx dump --extract ./out http://127.0.0.1:8080/dataset2/resourcedump.xml`,
 		Short: "Open a Resource Dump, Change Dump or package: manifest, verification, safe extraction",
 		Long: `Open a Resource Dump or Change Dump (or an index of them), or a single ZIP
 package, given as a URL or a local file. Every package is downloaded to a
@@ -57,7 +61,7 @@ length nor a hash is reported as unverifiable, not as verified.
 Exit status: 0 nothing wrong; 1 a mismatch, a refused package, a missing
 bitstream, a refused path or a contents copy that differs; 2 the target or a
 package could not be fetched or is not a dump or a ZIP package.`,
-		Args: cobra.ExactArgs(1),
+		Args: oneArg("URL or FILE", "a Resource Dump, a Change Dump, an index of them, or one ZIP package"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.runDump(cmd.Context(), f, args[0])
 		},
@@ -89,7 +93,7 @@ func (a *app) runDump(ctx context.Context, f dumpFlags, target string) error {
 	}
 	var tw *dumpText
 	if !f.json {
-		tw = &dumpText{w: a.out, extract: f.extract}
+		tw = &dumpText{w: a.out, extract: f.extract, verify: job.Verify}
 		job.OnPackage = func(p *dump.PackageReport) {
 			prog.clear()
 			tw.pkg(p)
@@ -159,6 +163,7 @@ func (p *dumpProgress) clear() {
 type dumpText struct {
 	w       io.Writer
 	extract string
+	verify  bool // the bitstreams are read (--verify, --extract)
 	headed  bool
 }
 
@@ -273,12 +278,20 @@ func (t *dumpText) summary(rep *dump.Report, runErr error) {
 	if d := rep.Dump; d != nil {
 		head = esc(d.Capability.Title()+" "+d.URL) + ": "
 	}
+	if runErr != nil && len(rep.Packages) == 0 {
+		return // nothing was read: the error, on standard error, says why
+	}
 	verdict := "OK"
 	if runErr != nil || failedPkgs > 0 || refusedPkgs > 0 || outside > 0 || problems > 0 {
 		verdict = "FAILED"
 	}
-	line := fmt.Sprintf("%s%s: %s, %d verified, %s", head, verdict, plural(len(rep.Packages), "package", "packages"),
-		verified, plural(problems, "problem", "problems"))
+	bitstreams := fmt.Sprintf("%d verified", verified)
+	if !t.verify {
+		// Not "0 verified", which reads as if every bitstream had failed.
+		bitstreams = "bitstreams not read (--verify checks them)"
+	}
+	line := fmt.Sprintf("%s%s: %s, %s, %s", head, verdict, plural(len(rep.Packages), "package", "packages"),
+		bitstreams, plural(problems, "problem", "problems"))
 	if refusedPkgs > 0 {
 		line += fmt.Sprintf(", %d refused (not as the dump declares)", refusedPkgs)
 	}

@@ -128,6 +128,12 @@ func TestDumpCommandDemo(t *testing.T) {
 			}
 		}
 	}
+	// Without --verify the summary says the bitstreams were not read,
+	// rather than "0 verified".
+	code, out, _ := validateRun(t, "", "dump", rd)
+	if code != exitOK || !strings.Contains(out, "bitstreams not read (--verify checks them)") || strings.Contains(out, "0 verified") {
+		t.Errorf("dump without --verify: exit %d\n%s", code, out)
+	}
 	// Extraction of the Change Dump, then of the Resource Dump, into one directory.
 	dest := t.TempDir()
 	for _, u := range []string{rd, cd} {
@@ -257,6 +263,12 @@ func TestDumpCommandFailures(t *testing.T) {
 		if *v.OK {
 			t.Errorf("%s: ok\n%s", target, out)
 		}
+	}
+	// In text, a target that is no dump prints no summary of packages that
+	// were never read: standard error says why.
+	code, out, errOut := validateRun(t, "", "dump", srv.URL+"/list.xml")
+	if code != exitFailure || out != "" || !strings.Contains(errOut, "not a Resource Dump or Change Dump") {
+		t.Errorf("dump of a Resource List: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
 }
 

@@ -46,6 +46,7 @@ func (a *app) runExplorer(cmd *cobra.Command, args []string) error {
 		return failed(err)
 	}
 	demoSource := target == ""
+	notificationsHint := ""
 	if demoSource {
 		srv, err := demo.Start(ctx, "127.0.0.1:0", demo.Options{})
 		if err != nil {
@@ -53,6 +54,9 @@ func (a *app) runExplorer(cmd *cobra.Command, args []string) error {
 		}
 		defer srv.Close()
 		target = srv.URL + "/.well-known/resourcesync"
+		// Its clock stands still, so w would wait for ever without this.
+		notificationsHint = "The built-in demo changes only when its clock moves; from another terminal:\n" +
+			"curl -X POST '" + srv.URL + "/demo/advance?steps=4'"
 	}
 
 	opts, err := a.http.options(target)
@@ -94,8 +98,9 @@ func (a *app) runExplorer(cmd *cobra.Command, args []string) error {
 			Notify: notify.Options{DialTimeout: opts.ConnectTimeout, HTTPClient: watchHTTPClient(opts),
 				Header: func(u string) http.Header { return watchHeader(opts, u) }},
 			Dest: session.DestOptions{Client: destClient, Concurrency: 2 * hf.concurrency}}),
-		Dark: true,
-		Dest: strings.TrimSpace(a.exploreDest),
+		Dark:              true,
+		Dest:              strings.TrimSpace(a.exploreDest),
+		NotificationsHint: notificationsHint,
 	})
 	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithInput(a.in), tea.WithOutput(a.out))
 	if _, err := p.Run(); err != nil && ctx.Err() == nil {

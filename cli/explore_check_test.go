@@ -2,6 +2,8 @@ package cli
 
 import (
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -24,6 +26,8 @@ func TestExplorerRefusesWhatItCannotOpen(t *testing.T) {
 		{[]string{"mirror"}, []string{`unknown command "mirror"`, "rsx --help"}},
 		{[]string{"tre"}, []string{`unknown command "tre"`, `did you mean "tree"?`}},
 		{[]string{"valdate"}, []string{`did you mean "validate"?`}},
+		{[]string{"tre", "http://127.0.0.1:9/x.xml"}, []string{`unknown command "tre"`, `did you mean "tree"?`}},
+		{[]string{existing, existing}, []string{"the explorer opens one TARGET, 2 were given"}},
 		{[]string{"example.org"}, []string{"neither a URL nor an existing file", "https://example.org"}},
 		{[]string{filepath.Join(dir, "missing.xml")}, []string{"neither a URL nor an existing file"}},
 		{[]string{"ftp://example.org/x"}, []string{"neither an http(s) URL nor an existing file"}},
@@ -50,6 +54,32 @@ func TestExplorerRefusesWhatItCannotOpen(t *testing.T) {
 	}
 }
 
+// A command without its argument, or with two, says what it wants in words,
+// not cobra's "accepts 1 arg(s), received 0".
+func TestCommandsSayWhatArgumentIsMissing(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"tree"}, "tree: no URL given: a ResourceSync document"},
+		{[]string{"sync"}, "sync: no URL given: the Source's Capability List"},
+		{[]string{"audit"}, "audit: no URL given"},
+		{[]string{"dump"}, "dump: no URL or FILE given"},
+		{[]string{"discover"}, "discover: no URL given"},
+		{[]string{"watch"}, "watch: no URL given"},
+		{[]string{"tree", "a", "b"}, `tree: one URL is wanted, 2 were given ("a" "b")`},
+		{[]string{"tree", "--bogus", "a"}, "unknown flag: --bogus (rsx tree --help lists the options)"},
+		{[]string{"sync", "--dest"}, "flag needs an argument: --dest (rsx sync --help lists the options)"},
+		{[]string{"audit", "--dest", filepath.Join(t.TempDir(), "nowhere"), "http://127.0.0.1:9/capabilitylist.xml"},
+			"audit: there is no copy in "},
+	} {
+		code, out, errs := runCmd(t, tc.args...)
+		if code != exitFailure || out != "" || !strings.Contains(errs, tc.want) || strings.Contains(errs, "arg(s)") {
+			t.Errorf("rsx %v: exit %d, stdout %q, stderr %q; want exit 2 and %q", tc.args, code, out, errs, tc.want)
+		}
+	}
+}
+
 // tree --json prints its one JSON document, the error said, when URL
 // cannot be fetched, as every --json command does.
 func TestTreeJSONOnUnreachableTarget(t *testing.T) {
@@ -68,6 +98,22 @@ func TestTreeJSONOnUnreachableTarget(t *testing.T) {
 		}
 		if !strings.Contains(errs, "tree:") {
 			t.Errorf("%s: stderr %q does not say what failed", target, errs)
+		}
+	}
+}
+
+// tree and audit of a page that is no ResourceSync document (a site's home
+// page) point to rsx discover, which finds the documents the page links to.
+func TestNotADocumentPointsToDiscover(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.Write([]byte(`<!doctype html><html><head><link rel="resourcesync" href="/capabilitylist.xml"></head></html>`))
+	}))
+	defer srv.Close()
+	for _, cmd := range []string{"tree", "audit"} {
+		_, _, errs := runCmd(t, cmd, srv.URL+"/")
+		if want := "rsx discover " + srv.URL + "/ finds the ResourceSync documents it points to"; !strings.Contains(errs, want) {
+			t.Errorf("rsx %s on an HTML page: stderr %q does not say %q", cmd, errs, want)
 		}
 	}
 }

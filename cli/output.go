@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -11,7 +12,9 @@ import (
 
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/term"
+	"github.com/spf13/cobra"
 
+	"rsx/crawl"
 	"rsx/display"
 )
 
@@ -127,4 +130,33 @@ func plural(n int, one, many string) string {
 		return "1 " + one
 	}
 	return strconv.Itoa(n) + " " + many
+}
+
+// oneArg checks that a command got exactly one argument, and says in words
+// what is missing or too much: what (e.g. "URL") and what it may be (hint),
+// rather than cobra's "accepts 1 arg(s), received 0".
+func oneArg(what, hint string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		switch {
+		case len(args) == 0:
+			return failed(fmt.Errorf("%s: no %s given: %s (rsx %s --help says more)", cmd.Name(), what, hint, cmd.Name()))
+		case len(args) > 1:
+			quoted := make([]string, len(args))
+			for i, a := range args {
+				quoted[i] = strconv.Quote(a)
+			}
+			return failed(fmt.Errorf("%s: one %s is wanted, %d were given (%s)", cmd.Name(), what, len(args), strings.Join(quoted, " ")))
+		}
+		return nil
+	}
+}
+
+// discoverHint is what to try when target was read but is no ResourceSync
+// document (a site's home page, say): rsx discover finds the documents it
+// points to. "" for any other error.
+func discoverHint(err error, target string) string {
+	if !errors.Is(err, crawl.ErrNotSitemap) {
+		return ""
+	}
+	return "rsx discover " + target + " finds the ResourceSync documents it points to"
 }

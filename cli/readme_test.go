@@ -52,3 +52,20 @@ func TestREADMEMatchesHelp(t *testing.T) {
 		}
 	}
 }
+
+// Every command's help ends with examples an archivist can copy, each
+// calling that command.
+func TestEveryCommandHasExamples(t *testing.T) {
+	_, root := newApp(streams{in: strings.NewReader(""), out: &bytes.Buffer{}, err: &bytes.Buffer{}})
+	if !strings.Contains(root.Example, "rsx ") {
+		t.Error("rsx --help has no examples")
+	}
+	for _, c := range root.Commands() {
+		if c.Name() == "help" || c.Name() == "completion" {
+			continue
+		}
+		if !strings.Contains(c.Example, "rsx "+c.Name()+" ") {
+			t.Errorf("rsx %s --help has no example of rsx %s", c.Name(), c.Name())
+		}
+	}
+}

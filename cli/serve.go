@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os/signal"
 	"syscall"
@@ -29,7 +30,10 @@ type serveFlags struct {
 func newServeCmd(a *app) *cobra.Command {
 	var f serveFlags
 	cmd := &cobra.Command{
-		Use:         "serve [--addr HOST:PORT] [flags]",
+		Use: "serve [--addr HOST:PORT] [flags]",
+		Example: `  rsx serve                                  # a free loopback port: the first line printed is the base URL
+  rsx serve --addr 127.0.0.1:8080 --broken   # a fixed port, with errors of many kinds to find
+  curl -X POST 'http://127.0.0.1:8080/demo/advance?steps=4'   # the demo's clock: new changes, Change Lists close`,
 		Annotations: map[string]string{annotationEndsOnSignal: "yes"},
 		Short:       "Run the built-in demo ResourceSync Source",
 		Long: `Run the built-in demo ResourceSync Source until interrupted (SIGINT or SIGTERM).
@@ -44,9 +48,10 @@ The Change List Index keeps the last --live-change-lists closed lists; older
 ones move to the Change List Archive, so a copy made before they left can catch
 up only through it. With --live-change-dumps K the Change Dump keeps the
 packages of the open list's period and of the last K closed ones; the older
-ones move, one Change Dump per period, into a Change Dump Archive. The clock advances with --tick or with
-POST /demo/advance?steps=N; GET /demo/status shows it. --broken seeds errors of
-many kinds for the checker to find. Only loopback addresses are served.`,
+ones move, one Change Dump per period, into a Change Dump Archive. The clock
+advances with --tick or with POST /demo/advance?steps=N; GET /demo/status
+shows it. --broken seeds errors of many kinds for the checker to find. Only
+loopback addresses are served.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return a.runServe(cmd.Context(), f)
@@ -93,6 +98,10 @@ func (a *app) runServe(ctx context.Context, f serveFlags) error {
 		Resources: f.resources, ListSize: f.listSize, PackageSize: f.packageSize,
 		Seed: f.seed, Broken: f.broken, Tick: f.tick, Start: start, LiveChangeLists: f.liveLists, LiveChangeDumps: f.liveDumps,
 	})
+	if errors.Is(err, syscall.EADDRINUSE) {
+		// The README's examples start a demo on 127.0.0.1:8080 more than once.
+		return failed(fmt.Errorf("%w (another program, perhaps an rsx serve started before, listens there: stop it, or choose another --addr)", err))
+	}
 	if err != nil {
 		return failed(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"io"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -55,5 +56,19 @@ func TestServeCommand(t *testing.T) {
 	}
 	if code := run([]string{"serve", "--addr", "192.0.2.1:0"}, streams{in: strings.NewReader(""), out: io.Discard, err: io.Discard}); code != exitFailure {
 		t.Errorf("non-loopback address: exit %d, want %d", code, exitFailure)
+	}
+}
+
+// A port that is taken (the README starts the demo on 127.0.0.1:8080 more
+// than once) is said, with what to do, and is exit status 2.
+func TestServePortTaken(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	code, out, errs := runCmd(t, "serve", "--addr", l.Addr().String())
+	if code != exitFailure || out != "" || !strings.Contains(errs, "address already in use") || !strings.Contains(errs, "choose another --addr") {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errs)
 	}
 }

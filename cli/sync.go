@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/signal"
 	"runtime/debug"
@@ -50,9 +51,19 @@ const syncMemoryLimit = 200 << 20
 func newSyncCmd(a *app) *cobra.Command {
 	var f syncFlags
 	cmd := &cobra.Command{
-		Use:   "sync [--dest DEST] [--mode auto|baseline|incremental] [--baseline-from list|dump] [--include RE]... [--exclude RE]... [--delete] [--dry-run] [--follow [--poll-interval D]] [--json] URL",
+		Use: "sync [--dest DEST] [--mode auto|baseline|incremental] [--baseline-from list|dump] [--include RE]... [--exclude RE]... [--delete] [--dry-run] [--follow [--poll-interval D]] [--json] URL",
+		Example: `  rsx serve --addr 127.0.0.1:8080 &    # the demo Source, which these examples use
+  rsx sync --dest ./copy http://127.0.0.1:8080/dataset1/capabilitylist.xml            # a baseline: every resource
+  rsx sync --dest ./copy --delete http://127.0.0.1:8080/dataset1/capabilitylist.xml   # again: the changes, deletions applied
+  rsx sync --dest ./copy --follow http://127.0.0.1:8080/dataset1/capabilitylist.xml   # and keep it current until ctrl-c
+  rsx sync --dest ./images --include '\.png$' --dry-run http://127.0.0.1:8080/dataset2/capabilitylist.xml
+  rsx sync --dest 's3://copies/demo?endpoint=http://127.0.0.1:7070&region=us-east-1' http://127.0.0.1:8080/dataset2/capabilitylist.xml`,
 		Short: "Copy a Source's resources into a folder or a bucket, and keep the copy current",
-		Long: `Selective baseline or incremental sync of a Source into DEST.
+		Long: `Copy a Source's resources into DEST, a folder or a bucket, and bring the copy
+up to date on later runs: the first run makes a baseline (every resource, or
+those --include and --exclude choose), later runs apply only the changes the
+Source's Change Lists announce (incremental). Every file is verified against
+what the Source declares before it replaces anything.
 
 URL is the Source's Capability List, a document below it (Resource List,
 Resource Dump, Change List, Change Dump or an index of them; its up link leads
@@ -107,7 +118,7 @@ Exit status: 0 the copy is in step; 1 something failed (a resource, a list, a
 verification, a gap); 2 the sync could not run (bad usage, unreachable URL,
 DEST in use, interrupted). --follow ends on SIGINT or SIGTERM with 0 when the
 copy is in step, 1 when failures are outstanding or a poll found a gap.`,
-		Args: cobra.ExactArgs(1),
+		Args: oneArg("URL", "the Source's Capability List, or a document below it"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.runSync(cmd, f, args[0])
 		},
@@ -304,6 +315,10 @@ func (a *app) openDest(ctx context.Context, cmd *cobra.Command, what, target, de
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
 	d.closers = append(d.closers, stop)
 	st, err := store.Open(ctx, dest, store.Options{Create: create})
+	if err != nil && !create && errors.Is(err, fs.ErrNotExist) {
+		// rsx audit --dest with a folder that is not there: say what it means.
+		return nil, fmt.Errorf("%s: there is no copy in %s, a folder that does not exist (rsx sync --dest %s URL makes one): %w", what, dest, dest, err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}

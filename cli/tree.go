@@ -32,13 +32,18 @@ type treeFlags struct {
 func newTreeCmd(a *app) *cobra.Command {
 	var f treeFlags
 	cmd := &cobra.Command{
-		Use:   "tree [--json] [--depth N] URL",
+		Use: "tree [--json] [--depth N] URL",
+		Example: `  rsx serve --addr 127.0.0.1:8080 &    # the demo Source, which these examples use
+  rsx tree http://127.0.0.1:8080/.well-known/resourcesync
+  rsx tree --depth 1 --json http://127.0.0.1:8080/.well-known/resourcesync
+  rsx tree --archives http://127.0.0.1:8080/dataset1/capabilitylist.xml`,
 		Short: "Show the document tree below a ResourceSync document",
 		Long: `Show the tree of documents below URL, one node per document: the Source
 Description, its Capability Lists, their Resource Lists, Change Lists, dumps and
 their indexes, following down links. Resources are counted, not fetched, and dump
-packages are not downloaded (unless --packages). Documents are fetched concurrently within the HTTP
-limits (--concurrency, --rate) and streamed: entries are counted, not kept.
+packages are not downloaded (unless --packages). Documents are fetched
+concurrently within the HTTP limits (--concurrency, --rate) and streamed:
+entries are counted, not kept.
 
 Each document is checked as it streams (✗ errors, ! warnings), and documents are
 checked against each other (up and index links pointing back, index metadata
@@ -64,7 +69,7 @@ shown once (cycles are not followed).
 Exit status: 0 every document was read and no errors were found (warnings
 allowed); 1 a document could not be fetched or read, or errors were found;
 2 URL itself could not be fetched.`,
-		Args: cobra.ExactArgs(1),
+		Args: oneArg("URL", "a ResourceSync document, e.g. a Source Description or a Capability List"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.runTree(cmd.Context(), f, args[0])
 		},
@@ -140,6 +145,11 @@ func (a *app) runTree(ctx context.Context, f treeFlags, target string) error {
 	}
 	if msg := boundsReached(root, f.depth, f.maxDocs); msg != "" {
 		fmt.Fprintln(a.err, "rsx: tree: "+msg)
+	}
+	if root.Document != nil {
+		if hint := discoverHint(root.Err, target); hint != "" {
+			fmt.Fprintln(a.err, esc("rsx: tree: "+target+" is not a ResourceSync document; "+hint))
+		}
 	}
 	if werr != nil {
 		return failed(fmt.Errorf("tree: %w", werr))

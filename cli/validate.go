@@ -36,7 +36,12 @@ type validateFlags struct {
 func newValidateCmd(a *app) *cobra.Command {
 	var f validateFlags
 	cmd := &cobra.Command{
-		Use:   "validate [--json] TARGET...",
+		Use: "validate [--json] TARGET...",
+		Example: `  rsx serve --addr 127.0.0.1:8080 &    # the demo Source, which these examples use
+  rsx validate resourcelist.xml    # a file: exit 1 when it has errors
+  rsx validate http://127.0.0.1:8080/dataset1/changelist.xml
+  curl -s http://127.0.0.1:8080/dataset1/resourcelist-0001.xml | rsx validate -
+  rsx validate --recursive --quiet http://127.0.0.1:8080/.well-known/resourcesync`,
 		Short: "Check ResourceSync documents against the specification",
 		Long: `Check ResourceSync documents (files, URLs, or - for standard input) against
 ANSI/NISO Z39.99-2017. Every problem names the entry, the offending value, the rule

@@ -38,7 +38,10 @@ type watchFlags struct {
 func newWatchCmd(a *app) *cobra.Command {
 	f := watchFlags{maxMessage: notify.DefaultMaxMessageBytes}
 	cmd := &cobra.Command{
-		Use:         "watch [--json] URL",
+		Use: "watch [--json] URL",
+		Example: `  rsx serve --addr 127.0.0.1:8080 --tick 2s &    # the demo Source, its clock advancing every 2 seconds
+  rsx watch http://127.0.0.1:8080/.well-known/resourcesync
+  rsx watch --json --count 5 http://127.0.0.1:8080/dataset1/capabilitylist.xml`,
 		Annotations: map[string]string{annotationEndsOnSignal: "yes"},
 		Short:       "Print a Source's change and framework notifications as they arrive",
 		Long: `Subscribe to the change and framework notification channels that URL
@@ -66,7 +69,7 @@ waits; drops and reconnections are reported on standard error.
 Runs until interrupted (or until --count changes were printed). Exit status:
 0 interrupted, nothing wrong; 1 some notification had errors; 2 no channel
 advertised, or URL could not be reached.`,
-		Args: cobra.ExactArgs(1),
+		Args: oneArg("URL", "a Capability List, a Source Description, or a page from which discovery finds them"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.runWatch(cmd.Context(), f, args[0])
 		},

@@ -35,6 +35,10 @@ type Options struct {
 	// Dest is a local copy to attach (rsx --dest DIR): the table shows each
 	// entry's state in it. "" attaches none (:dest DIR attaches one later).
 	Dest string
+	// NotificationsHint is said on the Notifications page while no
+	// notification has come, one line per line of it: for the built-in demo,
+	// whose clock stands still, how to move it. "" says nothing more.
+	NotificationsHint string
 }
 
 // App is the root model: it owns the documents, the history and the stack
@@ -55,7 +59,11 @@ type App struct {
 	// parked are the pages set aside by a jump to an entry (from the
 	// problems page): esc on the document page brings them back.
 	parked []Page
-	help   *helpScreen // open when not nil
+	// left are the pages a document was opened from (M on the package
+	// page, enter on the coverage page): going back to the place they were
+	// over shows them again. Only the last such stack is kept.
+	left *leftPages
+	help *helpScreen // open when not nil
 
 	prompt     components.Input
 	promptKind promptKind
@@ -219,7 +227,7 @@ func (a *App) pageTitle() string {
 
 // context is what a page opener may read.
 func (a *App) context() pageContext {
-	pc := pageContext{c: a.c, backend: a.backend, doc: a.doc, view: a.dv, selected: -1, notes: a.notes}
+	pc := pageContext{c: a.c, backend: a.backend, doc: a.doc, view: a.dv, selected: -1, notes: a.notes, notesHint: a.opts.NotificationsHint}
 	if a.dv != nil {
 		pc.selected = a.dv.Selected()
 	}
@@ -256,6 +264,13 @@ func (a *App) broadcast(msg tea.Msg) tea.Cmd {
 		var cmd tea.Cmd
 		a.parked[i], cmd = p.Update(msg)
 		cmds = append(cmds, cmd)
+	}
+	if a.left != nil { // a download they started goes on while away
+		for i, p := range a.left.pages {
+			var cmd tea.Cmd
+			a.left.pages[i], cmd = p.Update(msg)
+			cmds = append(cmds, cmd)
+		}
 	}
 	return tea.Batch(cmds...)
 }
@@ -664,6 +679,7 @@ func (a *App) quit() tea.Cmd {
 	}
 	a.notes.stop()
 	a.closePages()
+	a.dropLeft()
 	if a.dv != nil {
 		a.dv.Close()
 	}

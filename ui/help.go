@@ -38,11 +38,12 @@ func (h *helpScreen) SetSize(w, ht int) {
 // Update scrolls with the movement keys and the wheel.
 func (h *helpScreen) Update(msg tea.Msg) { h.scroll.Update(msg, &h.c.Keys) }
 
-// groups are the key map's groups plus the page's own.
+// groups are the page's own keys, first (on a small terminal they are the
+// ones in view when the help opens over a page), then the key map's groups.
 func (h *helpScreen) groups() []common.KeyGroup {
 	gs := h.c.Keys.Groups()
 	if len(h.extra.Bindings) > 0 {
-		gs = append(gs, h.extra)
+		gs = append([]common.KeyGroup{h.extra}, gs...)
 	}
 	return gs
 }

@@ -2,7 +2,9 @@ package ui
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"sync/atomic"
 
 	tea "charm.land/bubbletea/v2"
@@ -197,7 +199,11 @@ func (a *App) localArrived(m localMsg) tea.Cmd {
 	if m.err != nil && m.err != context.Canceled {
 		l.err = m.err
 		if m.doc == a.doc {
-			a.flashError("the copy in " + l.dest + ": " + m.err.Error())
+			if errors.Is(m.err, fs.ErrNotExist) {
+				a.flashError("no copy in " + l.dest + ": the folder does not exist (:sync DIR makes one)")
+			} else {
+				a.flashError("the copy in " + l.dest + ": " + m.err.Error())
+			}
 		}
 	}
 	return nil

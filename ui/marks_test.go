@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"fmt"
+	"io/fs"
 	"slices"
 	"strings"
 	"testing"
@@ -555,5 +556,35 @@ func TestMarksKeptOnReloadAllParts(t *testing.T) {
 	}
 	if !strings.Contains(a.flash, "1 mark kept") {
 		t.Errorf("flash %q", a.flash)
+	}
+}
+
+// exNoCopyBackend answers as a destination folder that does not exist.
+type exNoCopyBackend struct{ *session.Session }
+
+func (exNoCopyBackend) AuditCopy(_ context.Context, req session.AuditRequest) (*engine.AuditReport, error) {
+	return nil, fmt.Errorf("destination %s: stat %s: %w", req.Dest, req.Dest, fs.ErrNotExist)
+}
+
+func (exNoCopyBackend) LocalStates(_ context.Context, req session.LocalRequest, _ func(session.LocalBatch)) error {
+	return fmt.Errorf("destination %s: %w", req.Dest, fs.ErrNotExist)
+}
+
+// A copy in a folder that does not exist: :audit and :dest say there is no
+// copy there and that :sync makes one, not only "stat: no such file".
+func TestNoCopyThere(t *testing.T) {
+	b := exNoCopyBackend{session.NewWithGetter(newExGetter(), session.Options{BatchSize: 16})}
+	_, d := exAppOn(t, b, exHost+"/dataset1/resourcelist-2.xml", 120, 40)
+	d.keys(":")
+	d.typeText("audit /tmp/nowhere")
+	d.keys("enter")
+	if s := d.screen(); !strings.Contains(s, "There is no copy there: :sync /tmp/nowhere makes one.") {
+		t.Errorf(":audit of a folder that does not exist:\n%s", s)
+	}
+	d.keys("esc :")
+	d.typeText("dest /tmp/nowhere")
+	d.keys("enter")
+	if s := d.screen(); !strings.Contains(s, "no copy in /tmp/nowhere: the folder does not exist (:sync DIR makes one)") {
+		t.Errorf(":dest of a folder that does not exist:\n%s", s)
 	}
 }

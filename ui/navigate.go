@@ -20,7 +20,7 @@ func (a *App) open(p place, record bool) tea.Cmd {
 	if p.url == "" {
 		return nil
 	}
-	a.closePages()
+	a.leavePages(p, record)
 	if record {
 		// (Moves in the history saved the selection before moving.)
 		a.saveSelection()
@@ -164,7 +164,60 @@ func (a *App) goBack() tea.Cmd {
 		a.flashInfo("at the start of the history")
 		return nil
 	}
-	return a.open(p, false)
+	left := a.left
+	a.left = nil
+	cmd := a.open(p, false)
+	if left != nil && left.key == p.key() && a.doc != nil {
+		// Back where a page opened the document from: the pages, as they
+		// were. (What open pushed is the discovery of a URL that is no
+		// ResourceSync document, kept on its document: nothing to close.)
+		a.pages = left.pages
+		for _, pg := range a.pages {
+			pg.SetSize(a.width, max(a.height-pageChrome, 1))
+		}
+		return cmd
+	}
+	if left != nil {
+		left.close()
+	}
+	return cmd
+}
+
+// leftPages are pages set aside when a document was opened from them, with
+// the key of the place they were over.
+type leftPages struct {
+	key   string
+	pages []Page
+}
+
+func (l *leftPages) close() {
+	for _, p := range l.pages {
+		p.Close()
+	}
+}
+
+// leavePages closes the pages over the document before another place is
+// shown, or, when a new document is visited from one of them (record: not
+// a move in the history), sets them aside, so that going back shows them
+// again: esc after M on the package page comes back to the package.
+func (a *App) leavePages(to place, record bool) {
+	a.dropLeft()
+	cur, ok := a.hist.current()
+	if record && ok && len(a.pages) > 0 && cur.key() != to.key() {
+		a.left = &leftPages{key: cur.key(), pages: a.pages}
+		a.pages = nil
+		a.dropParked()
+		return
+	}
+	a.closePages()
+}
+
+// dropLeft closes the pages set aside by leavePages.
+func (a *App) dropLeft() {
+	if a.left != nil {
+		a.left.close()
+		a.left = nil
+	}
 }
 
 func (a *App) goForward() tea.Cmd {

@@ -300,3 +300,32 @@ func TestNotifyFeedStatus(t *testing.T) {
 		t.Errorf("changed %v, want %v", changed, want)
 	}
 }
+
+// TestNotificationsHint: while no notification has come the page says the
+// hint it was given (the built-in demo's: how to move its clock), and not
+// while the channels are still looked for, nor once one has come.
+func TestNotificationsHint(t *testing.T) {
+	const hint = "The built-in demo changes only when its clock moves; from another terminal:\ncurl -X POST 'http://127.0.0.1:1/demo/advance?steps=4'"
+	c := ivTestCommon()
+	f := &notifyFeed{target: exHost + "/.well-known/resourcesync"}
+	v := newNotificationsPage(c, NopBackend{}, f)
+	v.hint = hint
+	v.SetSize(80, 24)
+	screen := ansi.Strip(v.View())
+	for _, want := range []string{"No notification yet", "changes only when its clock moves", "curl -X POST 'http://127.0.0.1:1/demo/advance?steps=4'"} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("waiting, the page does not say %q:\n%s", want, screen)
+		}
+	}
+	f.finding = true
+	if screen := ansi.Strip(v.View()); strings.Contains(screen, "clock moves") {
+		t.Errorf("the hint is shown while the channels are looked for:\n%s", screen)
+	}
+	f.finding = false
+	change, _ := exNotifyChannels()
+	f.rows = append(f.rows, noteRow{event: &notify.Event{Type: notify.EventNotification, Channel: change, Time: exTime,
+		Items: []notify.Item{{URL: exHost + "/res/001.html", Change: model.ChangeUpdated}}}})
+	if screen := ansi.Strip(v.View()); strings.Contains(screen, "clock moves") {
+		t.Errorf("the hint is shown under a notification:\n%s", screen)
+	}
+}

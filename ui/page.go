@@ -47,6 +47,8 @@ type pageContext struct {
 	view     *docPage // the document's page (its filter, sort and marks), nil when none
 	selected int      // the entry under the cursor, -1 when none
 	notes    *notifyFeed
+	// notesHint is Options.NotificationsHint.
+	notesHint string
 }
 
 // pageOpener opens a page over the document when its key is pressed.

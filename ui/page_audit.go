@@ -2,7 +2,9 @@ package ui
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"slices"
 	"strings"
 	"time"
@@ -47,6 +49,7 @@ type auditPage struct {
 	started time.Time
 	rep     *engine.AuditReport
 	err     error
+	noteMax int // lines per problem or warning of the summary (head)
 
 	cats    []auditCat
 	cat     int
@@ -306,7 +309,29 @@ func (v *auditPage) syncDiffs() tea.Cmd {
 // ---------------------------------------------------------------------------
 // View
 
+// pointText says the copy's point: the datetime up to which every change
+// was applied.
+func (v *auditPage) pointText(point time.Time) string {
+	st := v.c.Styles
+	if point.IsZero() {
+		return st.Dim.Render("no point yet: no sync of this Source has finished")
+	}
+	return st.Dim.Render("every change applied up to ") + st.Value.Render(datetimeOr(point, ""))
+}
+
+// head is the summary above the lists: its problems and warnings wrapped,
+// or one line each when wrapped they would leave the lists no room.
 func (v *auditPage) head(w int) []string {
+	v.noteMax = maxNoteLines
+	lines := v.summary(w)
+	if v.height > 0 && len(lines) > v.height-minListRows {
+		v.noteMax = 1
+		lines = v.summary(w)
+	}
+	return lines
+}
+
+func (v *auditPage) summary(w int) []string {
 	st := v.c.Styles
 	title := st.Title.Render("Audit") + "  " + st.URL.Render(components.Escape(v.req.Dest))
 	lines := []string{title}
@@ -323,6 +348,9 @@ func (v *auditPage) head(w int) []string {
 		for _, l := range components.Wrap(components.Escape(v.err.Error()), max(w-4, 20)) {
 			lines = append(lines, "  "+st.Error.Render(l))
 		}
+		if errors.Is(v.err, fs.ErrNotExist) {
+			lines = append(lines, "", "  "+st.Value.Render("There is no copy there: :sync "+components.Escape(v.req.Dest)+" makes one."))
+		}
 		lines = append(lines, "", st.Dim.Render("  r compares again · esc closes"))
 		return lines
 	}
@@ -335,7 +363,10 @@ func (v *auditPage) head(w int) []string {
 	lines = append(lines, "",
 		kv("Source", st.URL.Render(components.Escape(r.Source))),
 		kv("compares", st.Value.Render(components.Escape(v.what))),
-		kv("against", st.Value.Render(components.Escape(r.Document))+st.Dim.Render(" at "+datetimeOr(r.At, "(none)")+", with the changes since; the copy's point "+datetimeOr(r.Point, "(none)"))),
+		// Three lines, not one cut at the edge before the copy's point.
+		kv("against", st.Value.Render(components.Escape(r.Document))),
+		kv("", st.Dim.Render("at ")+st.Value.Render(datetimeOr(r.At, "(none)"))+st.Dim.Render(", with the changes since")),
+		kv("copy", v.pointText(r.Point)),
 		kv("hashed", st.Value.Render(fmt.Sprintf("%s local copies (%s) in %s", components.Count(r.Hashed), components.Bytes(r.HashedBytes), r.Elapsed.Round(time.Millisecond)))))
 	var notes []string
 	if r.NotChosen > 0 {
@@ -351,10 +382,10 @@ func (v *auditPage) head(w int) []string {
 		lines = append(lines, "  "+st.Dim.Render(strings.Join(notes, " · ")))
 	}
 	for _, p := range r.Problems {
-		lines = append(lines, components.Fit("  "+st.Error.Render("✗ "+components.Escape(p.Error())), w))
+		lines = append(lines, noteLines(st.Error, "✗", components.Escape(p.Error()), w, v.noteMax)...)
 	}
 	for _, wn := range r.Warnings {
-		lines = append(lines, components.Fit("  "+st.Warning.Render("! "+components.Escape(wn)), w))
+		lines = append(lines, noteLines(st.Warning, "!", components.Escape(wn), w, v.noteMax)...)
 	}
 	// The lists, as tabs.
 	var tabs []string

@@ -61,7 +61,7 @@ func openCoveragePage(pc pageContext) (Page, tea.Cmd, error) {
 		return nil, nil, errors.New("nothing is open")
 	}
 	if c := d.capability(); !(c.IsChange() && !c.IsManifest()) && !(c.IsArchive() && c.Archived().IsChange()) {
-		return nil, nil, fmt.Errorf("coverage is drawn for Change Lists, Change Dumps and their archives; this is a %s", d.title())
+		return nil, nil, fmt.Errorf("C is for Change Lists, Change Dumps and archives; this is a %s", d.title())
 	}
 	return newCoveragePage(pc.c, pc.backend, d.url, d.base()), nil, nil
 }

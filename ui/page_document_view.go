@@ -1,7 +1,9 @@
 package ui
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"slices"
 	"strconv"
 	"strings"
@@ -277,8 +279,8 @@ func (v *docPage) statusLine() string {
 				short = append(short, st.BarError.Render(fmt.Sprintf("✗%d", errs)))
 			}
 			if warns > 0 {
-				full = append(full, st.BarWarning.Render(fmt.Sprintf("⚠ %d warning%s", warns, plural(warns))))
-				short = append(short, st.BarWarning.Render(fmt.Sprintf("⚠%d", warns)))
+				full = append(full, st.BarWarning.Render(fmt.Sprintf("! %d warning%s", warns, plural(warns))))
+				short = append(short, st.BarWarning.Render(fmt.Sprintf("!%d", warns)))
 			}
 			if d.crossState == crossChecking {
 				full = append(full, st.StatusValue.Render("checking…"))
@@ -438,7 +440,12 @@ func (v *docPage) errorView(w, h int) string {
 		}
 		return strings.Join(lines, "\n")
 	}
-	msg := block(st.Error.Render(components.Escape(v.doc.err.Error())))
+	why := components.Escape(v.doc.err.Error())
+	if model.IsLocal(v.doc.url) && errors.Is(v.doc.err, fs.ErrNotExist) && looksLikeHost(v.doc.url) {
+		// :example.org, typed as one types it in a browser.
+		why += "; for the web, give the scheme: https://" + components.Escape(v.doc.url)
+	}
+	msg := block(st.Error.Render(why))
 	hints := block(components.ShortHelp(st, v.c.Keys.LoadErrorHints(model.IsLocal(v.doc.url)), " · ", 0))
 	text := st.ErrorTitle.Render("Could not load this document") + "\n\n" + msg + "\n\n" + hints
 	return components.PlaceCenter(w, h, st.ErrorBox.Render(text))
@@ -597,4 +604,14 @@ func (v *docPage) docInfoLines(w int) []string {
 		}
 	}
 	return out
+}
+
+// looksLikeHost tells whether a target that is no URL reads as a host name
+// or a URL without its scheme ("example.org/path") rather than a file name
+// ("resourcelist.xml"), as rsx's command line tells them apart.
+func looksLikeHost(s string) bool {
+	host, _, _ := strings.Cut(s, "/")
+	lower := strings.ToLower(host)
+	return strings.Contains(host, ".") && !strings.HasPrefix(s, ".") && !strings.ContainsAny(host, `\ `) &&
+		!strings.HasSuffix(lower, ".xml") && !strings.HasSuffix(lower, ".gz") && !strings.HasSuffix(lower, ".zip")
 }

@@ -25,6 +25,7 @@ type notificationsPage struct {
 	c    *common.Common
 	b    resourceBackend
 	feed *notifyFeed
+	hint string // said under the waiting line while no notification has come (Options.NotificationsHint)
 
 	list          components.List // over the rows, newest first
 	seen          int             // rows (received in all) when last drawn: new ones push the cursor down
@@ -38,7 +39,9 @@ func openNotificationsPage(pc pageContext) (Page, tea.Cmd, error) {
 		return nil, nil, errors.New("nothing is open")
 	}
 	cmd := pc.notes.start(pc.backend, sourceOf(pc.doc))
-	return newNotificationsPage(pc.c, pc.backend, pc.notes), cmd, nil
+	v := newNotificationsPage(pc.c, pc.backend, pc.notes)
+	v.hint = pc.notesHint
+	return v, cmd, nil
 }
 
 func newNotificationsPage(c *common.Common, b resourceBackend, f *notifyFeed) *notificationsPage {
@@ -173,11 +176,18 @@ func (v *notificationsPage) View() string {
 	add(st.Header.Render("  " + components.Pad("received", timeW) + " " + components.Pad("kind", kindW) + " " +
 		components.Pad("change", changeW) + " " + components.Pad("resource or document", urlW) + " " + components.Pad("channel", chanW)))
 	top := v.list.Offset()
+	var waiting []string
+	if len(v.feed.rows) == 0 {
+		waiting = []string{v.waitingText()}
+		if v.hint != "" && v.feed.err == nil && !v.feed.finding {
+			waiting = append(waiting, strings.Split(v.hint, "\n")...)
+		}
+	}
 	for i := top; i < top+v.list.Height(); i++ {
 		r, ok := v.row(i)
 		if !ok {
-			if i == 0 {
-				add(st.Dim.Render("  " + v.waitingText()))
+			if i < len(waiting) {
+				add(st.Dim.Render("  " + waiting[i]))
 			} else {
 				add("")
 			}

@@ -434,15 +434,24 @@ func TestPackageViewNavigation(t *testing.T) {
 	if len(a.pages) != 0 || a.doc == nil || a.doc.url != pkHost+"/dumps/good-manifest.xml" {
 		t.Fatalf("M did not open the manifest copy")
 	}
+	// esc comes back to the package view as it was (not downloaded again);
+	// esc there closes it, and its temporary files go.
+	d.keys("esc")
+	if a.doc.url != pkHost+"/resourcedump.xml" || a.pageTitle() != "Package" {
+		t.Fatalf("back from the manifest copy: %s, pages %q", a.doc.url, a.pageTitle())
+	}
+	if v := pkPage(t, a); v.phase != pkgVerified {
+		t.Errorf("the package view came back in phase %d", v.phase)
+	}
+	d.keys("esc")
+	if len(a.pages) != 0 {
+		t.Fatalf("esc did not close the package view: %q", a.pageTitle())
+	}
 	if left := pkTempFiles(t, tmp); len(left) > 0 {
 		t.Errorf("temporary files left after leaving the view: %v", left)
 	}
 
 	// M on the dump's entry opens the copy without downloading.
-	d.keys("esc")
-	if a.doc.url != pkHost+"/resourcedump.xml" {
-		t.Fatalf("back: %s", a.doc.url)
-	}
 	d.keys("M")
 	if len(a.pages) != 0 || a.doc.url != pkHost+"/dumps/good-manifest.xml" {
 		t.Fatal("M on the dump entry did not open the manifest copy")

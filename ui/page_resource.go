@@ -275,8 +275,11 @@ func (v *resourcePage) SetSize(w, h int) {
 // KeyBindings are the page's own bindings, for the help screen.
 func (v *resourcePage) KeyBindings() []key.Binding {
 	k := &v.c.Keys
-	return []key.Binding{common.Short(k.Open, "open the selected link"), common.Short(k.Retry, "fetch and compare again"), k.Mirrors,
-		k.Versions, common.Short(k.Cancel, "cancel the downloads"), k.Copy, k.Browser}
+	cancel := common.Short(k.Cancel, "cancel the downloads")
+	cancel.SetEnabled(v.Busy()) // otherwise esc goes back
+	// First, so that the footer shows what esc does while it replaces "esc back".
+	return []key.Binding{cancel, common.Short(k.Open, "open the selected link"), common.Short(k.Retry, "fetch and compare again"), k.Mirrors,
+		k.Versions, k.Copy, k.Browser}
 }
 
 // Update handles keys and download results, then lays the page out for

@@ -8,6 +8,7 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"rsx/dest/engine"
@@ -69,6 +70,7 @@ type syncPage struct {
 	stopping bool // stop confirmed: the run is winding down
 	err      error
 	retrying bool // the run is a retry of the failures
+	noteMax  int  // lines per note of the summary (head)
 
 	delete   bool
 	plan     *session.SyncPlan
@@ -179,10 +181,11 @@ func (v *syncPage) KeyBindings() []key.Binding {
 	del := k.DeleteToggle
 	stop := common.Short(k.ConfirmStop, "stop the sync")
 	goOn := common.Short(k.Cancel, "go on")
+	askStop := common.Short(k.Cancel, "stop the sync (asks first)")
 	open := common.Short(k.Open, "open the resource")
 	retry := common.Short(k.Retry, "retry the failed ones")
 	replan := common.Short(k.Retry, "plan again")
-	for _, b := range []*key.Binding{&run, &del, &stop, &goOn, &open, &retry, &replan} {
+	for _, b := range []*key.Binding{&run, &del, &stop, &goOn, &askStop, &open, &retry, &replan} {
 		b.SetEnabled(false)
 	}
 	switch {
@@ -192,13 +195,15 @@ func (v *syncPage) KeyBindings() []key.Binding {
 	case v.stage == syncRunning && v.confirm:
 		stop.SetEnabled(true)
 		goOn.SetEnabled(true)
+	case v.stage == syncRunning:
+		askStop.SetEnabled(true)
 	case v.stage == syncDone:
 		open.SetEnabled(len(v.rows) > 0)
 		retry.SetEnabled(v.job.CanRetry())
 	case v.stage == syncFailed:
 		replan.SetEnabled(true)
 	}
-	return []key.Binding{run, del, stop, goOn, open, retry, replan, k.Up, k.Down}
+	return []key.Binding{run, del, askStop, stop, goOn, open, retry, replan, k.Up, k.Down}
 }
 
 // startPlan plans (again) in a command.
@@ -543,8 +548,19 @@ func (v *syncPage) View() string {
 	return strings.Join(lines, "\n")
 }
 
-// head is the summary above the list, by stage.
+// head is the summary above the list, by stage: its notes wrapped, or one
+// line each when wrapped they would leave the list no room.
 func (v *syncPage) head(w int) []string {
+	v.noteMax = maxNoteLines
+	lines := v.stageHead(w)
+	if v.height > 0 && len(lines) > v.height-minListRows {
+		v.noteMax = 1
+		lines = v.stageHead(w)
+	}
+	return lines
+}
+
+func (v *syncPage) stageHead(w int) []string {
 	switch v.stage {
 	case syncPlanning:
 		return v.planningHead()
@@ -665,16 +681,16 @@ func (v *syncPage) planHead(w int) []string {
 		lines = append(lines, "  "+st.Dim.Render(strings.Join(left, " · ")))
 	}
 	if p.Gap != nil {
-		lines = append(lines, "  "+st.Error.Render("✗ gap: "+components.Escape(p.Gap.String())+": nothing is applied; a new baseline is needed"))
+		lines = append(lines, noteLines(st.Error, "✗", "gap: "+components.Escape(p.Gap.String())+": nothing is applied; a new baseline is needed", w, v.noteMax)...)
 	}
 	for _, pr := range p.Problems {
-		lines = append(lines, components.Fit("  "+st.Error.Render("✗ "+components.Escape(pr.Error())), w))
+		lines = append(lines, noteLines(st.Error, "✗", components.Escape(pr.Error()), w, v.noteMax)...)
 	}
 	for _, wn := range p.Warnings {
-		lines = append(lines, components.Fit("  "+st.Warning.Render("! "+components.Escape(wn)), w))
+		lines = append(lines, noteLines(st.Warning, "!", components.Escape(wn), w, v.noteMax)...)
 	}
 	for _, n := range p.Notes {
-		lines = append(lines, components.Fit("  "+st.Dim.Render("· "+components.Escape(n)), w))
+		lines = append(lines, noteLines(st.Dim, "·", components.Escape(n), w, v.noteMax)...)
 	}
 	title := fmt.Sprintf("What will change (%s)", components.Count(len(p.Items)+p.More))
 	if p.More > 0 {
@@ -685,6 +701,41 @@ func (v *syncPage) planHead(w int) []string {
 	}
 	lines = append(lines, "", st.Section.Render(title))
 	return lines
+}
+
+// maxNoteLines bounds the lines of one problem, warning or note in the
+// summary of the sync and audit pages; minListRows is the room the summary
+// leaves for the list under it: when the wrapped notes would take it, each
+// note gets one line (cut at the edge) instead.
+const (
+	maxNoteLines = 3
+	minListRows  = 6
+)
+
+// noteLines renders a problem, warning or note of a summary as "  ✗ text",
+// wrapped to w cells under its text (not cut at the edge of an 80-column
+// terminal, where the reason was lost), in at most maxLines lines, the
+// last one ending with … when the text goes on.
+func noteLines(style lipgloss.Style, mark, text string, w, maxLines int) []string {
+	const indent = "    "
+	maxLines = max(maxLines, 1)
+	wrapped := components.Wrap(text, max(w-len(indent), 10))
+	if len(wrapped) > maxLines {
+		rest := strings.Join(wrapped[maxLines-1:], " ")
+		wrapped = append(wrapped[:maxLines-1], components.Fit(rest, max(w-len(indent), 10)))
+		if !strings.HasSuffix(wrapped[len(wrapped)-1], "…") {
+			wrapped[len(wrapped)-1] += "…"
+		}
+	}
+	out := make([]string, len(wrapped))
+	for i, l := range wrapped {
+		lead := indent
+		if i == 0 {
+			lead = "  " + mark + " "
+		}
+		out[i] = components.Fit(style.Render(lead+l), w)
+	}
+	return out
 }
 
 // rate writes a rate per second.
@@ -754,12 +805,23 @@ func (v *syncPage) resultHead(w int) []string {
 		}
 		return []string{v.titleLine("Sync result"), "", "  " + st.Error.Render("✗ "+components.Escape(msg))}
 	}
+	var problems []engine.Failure
+	var gap *plan.Gap
+	if r.Plan != nil {
+		problems, gap = r.Plan.Problems, r.Plan.Gap
+	}
 	verdict := st.OK.Render("✓ done")
 	switch {
 	case r.Stopped != "":
 		verdict = st.Warning.Render("stopped: " + components.Escape(r.Stopped))
-	case !r.OK():
+	case r.FailedCount > 0:
 		verdict = st.Error.Render("✗ " + components.Plural(r.FailedCount, "failure", "failures"))
+	case gap != nil:
+		verdict = st.Error.Render("✗ a gap in the Change Lists")
+	case len(problems) > 0:
+		// Not "✗ 0 failures": every resource went well, but some of the
+		// Source's documents could not be used.
+		verdict = st.Error.Render("✗ " + components.Plural(len(problems), "document", "documents") + " of the Source could not be used")
 	}
 	lines := []string{v.titleLine("Sync result") + "  " + verdict, "", v.kv("chosen", st.Value.Render(components.Escape(v.what))), ""}
 	counts := "  " + st.Created.Render(components.Count(r.Created)+" created") + st.Dim.Render(" · ") +
@@ -795,20 +857,37 @@ func (v *syncPage) resultHead(w int) []string {
 		notes = append(notes, "the copy is current up to "+datetimeOr(r.SyncedUntil, "now"))
 	case r.Stopped != "" || r.FailedCount > 0:
 		notes = append(notes, "the copy is not finished: the next sync continues where this one stopped")
+	case gap != nil || len(problems) > 0:
+		notes = append(notes, "the copy is not finished: what could be read was applied; the next sync tries the rest again")
 	}
 	if r.Plan != nil && r.Plan.Limited > 0 {
 		notes = append(notes, "a sync of chosen resources: the rest of the Source is left for a full sync")
 	}
+	if gap != nil {
+		lines = append(lines, noteLines(st.Error, "✗", "gap: "+components.Escape(gap.String()), w, v.noteMax)...)
+	}
+	for _, pr := range problems {
+		lines = append(lines, noteLines(st.Error, "✗", components.Escape(pr.Error()), w, v.noteMax)...)
+	}
 	for _, n := range notes {
-		lines = append(lines, components.Fit("  "+st.Dim.Render("· "+components.Escape(n)), w))
+		lines = append(lines, noteLines(st.Dim, "·", components.Escape(n), w, v.noteMax)...)
 	}
 	title := "Done"
+	stopped := r.Stopped != "" // what a stopped run did is counted, not listed
 	switch {
+	case r.FailedCount > 0 && stopped:
+		title = fmt.Sprintf("Failed (%s)", components.Count(r.FailedCount))
 	case r.FailedCount > 0:
 		title = fmt.Sprintf("Failed (%s) first, then done", components.Count(r.FailedCount))
+	case stopped:
+		title = "Stopped: what was done is counted above"
 	case len(v.rows) == 0:
 		title = "Nothing was changed"
 	}
-	lines = append(lines, "", st.Section.Render(title)+st.Dim.Render("  enter opens a resource"))
+	hint := ""
+	if len(v.rows) > 0 {
+		hint = "  enter opens a resource"
+	}
+	lines = append(lines, "", st.Section.Render(title)+st.Dim.Render(hint))
 	return lines
 }

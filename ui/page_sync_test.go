@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"rsx/audit"
 	"rsx/claims"
@@ -182,7 +184,10 @@ func TestSyncPageGolden(t *testing.T) {
 			ivWaitScreen(t, rec, func(s string) bool { return strings.Contains(s, "Stop the sync?") })
 			tm.Type("y")
 			scr = ivWaitScreen(t, rec, func(s string) bool { return strings.Contains(s, "stopped: interrupted") })
-			if !strings.Contains(scr, "the next sync continues") {
+			// What a stopped run did is counted, not listed: the list is
+			// not called "then done" or "Nothing was changed".
+			if !strings.Contains(scr, "the next sync continues") || !strings.Contains(scr, "Failed (1)") ||
+				strings.Contains(scr, "then done") || strings.Contains(scr, "Nothing was changed") {
 				t.Errorf("stopped result:\n%s", scr)
 			}
 			job.mu.Lock()
@@ -429,4 +434,69 @@ func TestSpotPageSelection(t *testing.T) {
 	has("▸ ok /res/005.html", "    ✓ md5      0f3b8ad1c2e4d5f60718293a4b5c6d7e")
 	ivDrive(p, ivKey("up"), ivKey("up"))
 	has("▸ mismatch /res/012.html")
+}
+
+// A run whose resources all went well but some of whose Source's documents
+// could not be used (or that met a gap) says so, not "✗ 0 failures", and
+// gives each reason whole, wrapped at 80 columns.
+func TestSyncPageResultVerdict(t *testing.T) {
+	unreadable := engine.Failure{URL: "http://example.org/dataset1/resourcelist-0000.xml", Kind: engine.KindFetch,
+		Err: errors.New("GET http://example.org/dataset1/resourcelist-0000.xml: 404 Not Found, and this reason goes on past the edge")}
+	for _, tc := range []struct {
+		name  string
+		edit  func(r *engine.Result)
+		wants []string
+	}{
+		{"problems", func(r *engine.Result) { r.Plan.Problems = []engine.Failure{unreadable} },
+			[]string{"✗ 1 document of the Source could not be used", "404 Not Found", "past the edge", "the copy is not finished"}},
+		{"gap", func(r *engine.Result) {
+			r.Plan.Gap = &plan.Gap{From: time.Date(2013, 1, 3, 9, 0, 0, 0, time.UTC), To: time.Date(2013, 1, 4, 9, 0, 0, 0, time.UTC)}
+		}, []string{"✗ a gap in the Change Lists", "gap: "}},
+		{"done", func(*engine.Result) {}, []string{"✓ done"}},
+		{"stopped", func(r *engine.Result) { r.Stopped = "interrupted" },
+			[]string{"stopped: interrupted", "Stopped: what was done is counted above"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := fakePlan(false)
+			r := &engine.Result{Plan: p.Plan, Created: 2}
+			tc.edit(r)
+			v := newSyncPage(ivTestCommon(), newFakeSyncJob(), "the 3 marked of 40 entries", resourceOpener{})
+			v.result = r
+			v.noteMax = maxNoteLines
+			head := ansi.Strip(strings.Join(v.resultHead(80), "\n"))
+			if strings.Contains(head, "0 failures") || (r.Stopped != "" && strings.Contains(head, "Nothing was changed")) {
+				t.Errorf("the verdict counts 0 failures:\n%s", head)
+			}
+			for _, want := range tc.wants {
+				if !strings.Contains(head, want) {
+					t.Errorf("result without %q:\n%s", want, head)
+				}
+			}
+		})
+	}
+}
+
+// A plan with many long problems and notes wraps them, but not so far that
+// the list of what will change has no room at 80x24: then each takes a line.
+func TestSyncPlanNotesLeaveRoomForTheList(t *testing.T) {
+	sp := fakePlan(false)
+	long := "http://example.org/dataset1/resourcelist-0003.xml, a part of a Resource List Index, is a Resource Dump and not a Resource List"
+	for i := range 4 {
+		sp.Plan.Problems = append(sp.Plan.Problems, engine.Failure{URL: fmt.Sprint(i), Kind: engine.KindFetch, Err: errors.New(long)})
+		sp.Plan.Notes = append(sp.Plan.Notes, long)
+	}
+	v := newSyncPage(ivTestCommon(), newFakeSyncJob(), "the 3 marked of 40 entries", resourceOpener{})
+	v.plan, v.stage = sp, syncPlanned
+	v.rows = nil
+	v.planRows()
+	for _, size := range [][2]int{{80, 24}, {120, 60}} {
+		v.SetSize(size[0], size[1])
+		screen := ansi.Strip(v.View())
+		if !strings.Contains(screen, "What will change") || !strings.Contains(screen, "/res/001.html") {
+			t.Errorf("%dx%d: the list has no room:\n%s", size[0], size[1], screen)
+		}
+		if wrapped := regexp.MustCompile(`(?m)^    \S`).MatchString(screen); wrapped != (size[1] == 60) {
+			t.Errorf("%dx%d: notes wrapped %v:\n%s", size[0], size[1], wrapped, screen)
+		}
+	}
 }

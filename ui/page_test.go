@@ -9,6 +9,7 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"rsx/crawl"
 	"rsx/dump"
@@ -93,9 +94,19 @@ func TestAppRoutesToPages(t *testing.T) {
 	if !top.closed || a.pageTitle() != "Under" {
 		t.Fatalf("esc did not close the top page: %q", a.pageTitle())
 	}
+	// A document opened from a page sets the page aside: going back shows
+	// it again, as it was; moving on elsewhere closes it.
 	d.send(openURLMsg{URL: exHost + "/dataset1/resourcelist-1.xml"})
+	if under.closed || len(a.pages) != 0 {
+		t.Fatalf("opening a document from a page: closed %v, %d pages over the new one", under.closed, len(a.pages))
+	}
+	d.keys("esc")
+	if under.closed || a.pageTitle() != "Under" {
+		t.Fatalf("back, the page is not shown again: %q", a.pageTitle())
+	}
+	d.keys("]")
 	if !under.closed || len(a.pages) != 0 {
-		t.Error("opening a document left a page open")
+		t.Error("forward again: the page was not closed")
 	}
 }
 
@@ -148,6 +159,46 @@ func TestHelpListsEveryKey(t *testing.T) {
 	for _, o := range a.pageOpeners() {
 		if !shown[strings.Join(o.key.Keys(), " ")] {
 			t.Errorf("the page opened by %v is not in the help", o.key.Keys())
+		}
+	}
+}
+
+// TestHelpOverPageShowsItsKeysFirst: the help opened over a page starts
+// with that page's own keys, so that on an 80×24 terminal they are in view
+// without scrolling past the document's.
+func TestHelpOverPageShowsItsKeysFirst(t *testing.T) {
+	c := common.New(true, func() time.Time { return exTime })
+	p := newResourcePage(c, NopBackend{}, "", model.Entry{Loc: "http://example.org/r"})
+	hs := newHelpScreen(c, common.KeyGroup{Title: "Resource", Bindings: p.KeyBindings()}, 80, 24)
+	screen := ansi.Strip(hs.View())
+	if !strings.Contains(screen, "Resource") || !strings.Contains(screen, "fetch and compare mirrors") {
+		t.Errorf("the resource page's keys are not in view at 80×24:\n%s", screen)
+	}
+	if i, j := strings.Index(screen, "fetch and compare mirrors"), strings.Index(screen, "first entry"); j >= 0 && i > j {
+		t.Errorf("the page's keys come after the document's:\n%s", screen)
+	}
+}
+
+// TestMissingFileThatLooksLikeAHost: ":example.org", typed as in a browser,
+// is no file here; the error says to give the scheme. A file name is not
+// taken for a host.
+func TestMissingFileThatLooksLikeAHost(t *testing.T) {
+	for _, tc := range []struct {
+		target string
+		hint   bool
+	}{
+		{"example.org", true},
+		{"example.org/.well-known/resourcesync", true},
+		{"missing-resourcelist.xml", false},
+	} {
+		_, d := exAppOn(t, session.NewWithGetter(newExGetter(), session.Options{}), tc.target, 120, 40)
+		// The box's text, its lines joined.
+		screen := strings.Join(strings.Fields(strings.ReplaceAll(d.screen(), "│", " ")), " ")
+		if !strings.Contains(screen, "Could not load this document") {
+			t.Fatalf("%s:\n%s", tc.target, screen)
+		}
+		if got := strings.Contains(screen, "give the scheme: https://"+tc.target+" "); got != tc.hint {
+			t.Errorf("%s: hint shown %v, want %v:\n%s", tc.target, got, tc.hint, screen)
 		}
 	}
 }

@@ -65,6 +65,33 @@ func TestFootersFollowTheKeyMap(t *testing.T) {
 	}
 }
 
+// TestPageFooterEsc: a page's footer says "esc back" unless the page gives
+// esc another meaning just now, which it then lists alone (a sync's
+// question said "esc back · y/enter stop the sync · esc go on").
+func TestPageFooterEsc(t *testing.T) {
+	k := DefaultKeyMap()
+	footer := func(page ...key.Binding) string {
+		var got []string
+		for _, b := range k.PageFooter(page) {
+			if b.Enabled() {
+				got = append(got, b.Help().Key+" "+b.Help().Desc)
+			}
+		}
+		return strings.Join(got, " · ")
+	}
+	if f := footer(Short(k.Open, "open")); !strings.HasPrefix(f, "esc back · enter open") {
+		t.Errorf("footer %q", f)
+	}
+	goOn := Short(k.Cancel, "go on")
+	if f := footer(Short(k.ConfirmStop, "stop"), goOn); strings.Contains(f, "esc back") || !strings.Contains(f, "esc go on") {
+		t.Errorf("footer %q: esc is both back and go on", f)
+	}
+	goOn.SetEnabled(false)
+	if f := footer(goOn); !strings.HasPrefix(f, "esc back") {
+		t.Errorf("footer %q: a disabled esc binding hides back", f)
+	}
+}
+
 // TestDocumentKeysAreDistinct: on the document page no key does two
 // things (two branches that each claimed A and C met in a merge); the
 // prompt's commands (:sync) are typed, not pressed, and stay out.

@@ -1,6 +1,7 @@
 package common
 
 import (
+	"slices"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -116,22 +117,22 @@ func DefaultKeyMap() KeyMap {
 		PrevPane: key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "previous pane")),
 
 		Open:      key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "open")),
-		Back:      key.NewBinding(key.WithKeys("esc", "backspace"), key.WithHelp("esc", "clear filter / cancel / back")),
+		Back:      key.NewBinding(key.WithKeys("esc", "backspace"), key.WithHelp("esc", "clear filter, cancel, back")),
 		UpLink:    key.NewBinding(key.WithKeys("u"), key.WithHelp("u", "follow up link")),
 		IndexLink: key.NewBinding(key.WithKeys("i"), key.WithHelp("i", "follow index link")),
 		Archives:  key.NewBinding(key.WithKeys("A"), key.WithHelp("A", "follow archives link")),
 		HistBack:  key.NewBinding(key.WithKeys("["), key.WithHelp("[", "history back")),
 		HistFwd:   key.NewBinding(key.WithKeys("]"), key.WithHelp("]", "history forward")),
-		OpenURL:   key.NewBinding(key.WithKeys(":"), key.WithHelp(":", "open a URL or file (:N entry N)")),
-		LoadAll:   key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "index: all parts as one list")),
+		OpenURL:   key.NewBinding(key.WithKeys(":"), key.WithHelp(":", "open a URL or a file")),
+		LoadAll:   key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "all parts of an index")),
 		DocInfo:   key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "detail: entry / document")),
-		Manifest:  key.NewBinding(key.WithKeys("M"), key.WithHelp("M", "dump package: manifest copy")),
+		Manifest:  key.NewBinding(key.WithKeys("M"), key.WithHelp("M", "a package's manifest copy")),
 
 		Filter:      key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
 		SortNext:    key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "sort by next column")),
 		SortReverse: key.NewBinding(key.WithKeys("S"), key.WithHelp("S", "reverse sort")),
 		NextProblem: key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "next entry with a problem")),
-		PrevProblem: key.NewBinding(key.WithKeys("N"), key.WithHelp("N", "previous entry with a problem")),
+		PrevProblem: key.NewBinding(key.WithKeys("N"), key.WithHelp("N", "previous such entry")),
 
 		Copy:    key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "copy URL")),
 		Browser: key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "open in browser")),
@@ -141,10 +142,10 @@ func DefaultKeyMap() KeyMap {
 		MarkShown:   key.NewBinding(key.WithKeys("+"), key.WithHelp("+", "mark every entry shown")),
 		UnmarkAll:   key.NewBinding(key.WithKeys("-"), key.WithHelp("-", "clear the marks")),
 		InvertMarks: key.NewBinding(key.WithKeys("*"), key.WithHelp("*", "invert the marks shown")),
-		SpotCheck:   key.NewBinding(key.WithKeys("K"), key.WithHelp("K", "spot-check the marked (or shown)")),
-		SyncCmd:     key.NewBinding(key.WithKeys(":sync"), key.WithHelp(":sync DIR", "sync the marked (or shown) into DIR")),
-		AuditCmd:    key.NewBinding(key.WithKeys(":audit"), key.WithHelp(":audit DIR", "compare the copy in DIR with this")),
-		DestCmd:     key.NewBinding(key.WithKeys(":dest"), key.WithHelp(":dest DIR", "show each entry's state in DIR")),
+		SpotCheck:   key.NewBinding(key.WithKeys("K"), key.WithHelp("K", "spot-check marked or shown")),
+		SyncCmd:     key.NewBinding(key.WithKeys(":sync"), key.WithHelp(":sync DIR", "sync marked/shown into DIR")),
+		AuditCmd:    key.NewBinding(key.WithKeys(":audit"), key.WithHelp(":audit DIR", "compare the copy in DIR")),
+		DestCmd:     key.NewBinding(key.WithKeys(":dest"), key.WithHelp(":dest DIR", "each entry's state in DIR")),
 
 		Raw:           key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "raw XML")),
 		HTTP:          key.NewBinding(key.WithKeys("h"), key.WithHelp("h", "HTTP exchange")),
@@ -160,13 +161,13 @@ func DefaultKeyMap() KeyMap {
 		Mirrors:        key.NewBinding(key.WithKeys("m"), key.WithHelp("m", "fetch and compare mirrors")),
 		ToggleErrors:   key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "show/hide errors")),
 		ToggleWarnings: key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "show/hide warnings")),
-		ShowLine:       key.NewBinding(key.WithKeys("L"), key.WithHelp("L", "show the line in the raw XML")),
-		Pretty:         key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "pretty-printed / as received")),
-		Compare:        key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "diff with the current resource")),
-		TimeGate:       key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "TimeGate: the version at a datetime")),
+		ShowLine:       key.NewBinding(key.WithKeys("L"), key.WithHelp("L", "its line in the raw XML")),
+		Pretty:         key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "pretty-print / as received")),
+		Compare:        key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "diff with the resource now")),
+		TimeGate:       key.NewBinding(key.WithKeys("t"), key.WithHelp("t", "version at a datetime")),
 		DeleteToggle:   key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "apply deletions: on / off")),
 		ConfirmStop:    key.NewBinding(key.WithKeys("y", "enter"), key.WithHelp("y/enter", "yes, stop")),
-		SyncDiffs:      key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "sync what differs (plan first)")),
+		SyncDiffs:      key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "plan a sync of the diffs")),
 
 		Submit: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "apply")),
 		Cancel: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel")),
@@ -231,9 +232,24 @@ func (k KeyMap) DocumentFooter(index bool) []key.Binding {
 // page's own bindings, help and quit.
 func (k KeyMap) PageFooter(page []key.Binding) []key.Binding {
 	out := make([]key.Binding, 0, len(page)+3)
-	out = append(out, Short(k.Back, "back"))
+	// esc is "back" unless the page gives it another meaning just now (a
+	// running sync: stop; its question: go on), which is listed instead:
+	// never "esc back" beside "esc go on".
+	if !bindsEnabled(page, k.Back.Keys()[0]) {
+		out = append(out, Short(k.Back, "back"))
+	}
 	out = append(out, page...)
 	return append(out, Short(k.Help, "help"), Short(k.Quit, "quit"))
+}
+
+// bindsEnabled tells whether an enabled binding of bs answers to key.
+func bindsEnabled(bs []key.Binding, k string) bool {
+	for _, b := range bs {
+		if b.Enabled() && slices.Contains(b.Keys(), k) {
+			return true
+		}
+	}
+	return false
 }
 
 // LoadErrorHints are the keys offered under a document that failed to load;
