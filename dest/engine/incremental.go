@@ -105,18 +105,24 @@ func (b *builder) checkGap(lists []listRef, prev map[string]state.ChangeList) bo
 // gapOf is the first stretch after the copy's point that no list covers.
 func (b *builder) gapOf(lists []listRef, prev map[string]state.ChangeList) *plan.Gap {
 	infos := make([]plan.ListInfo, 0, len(lists))
+	var unknown []string
 	for _, l := range lists {
 		from, until := l.from, l.until
 		if !l.fromKnown {
 			r, ok := prev[l.url]
 			if !ok {
+				unknown = append(unknown, l.url)
 				continue
 			}
 			from, until = r.From, r.Until
 		}
 		infos = append(infos, plan.ListInfo{URL: l.url, From: from, Until: until})
 	}
-	return plan.FindGap(b.p.Point, infos)
+	gap := plan.FindGap(b.p.Point, infos)
+	if gap != nil {
+		gap.Unknown = unknown
+	}
+	return gap
 }
 
 // newPoint is how far the copy is synced once the lists are applied: the
@@ -257,7 +263,13 @@ func (b *builder) catchUpLists(ctx context.Context, url string, since time.Time,
 		}
 	}
 	if cu.Gap != nil {
-		return nil, &plan.Gap{From: cu.Gap.From, To: cu.Gap.Until}, nil
+		gap := &plan.Gap{From: cu.Gap.From, To: cu.Gap.Until}
+		for _, l := range live {
+			if !l.fromKnown {
+				gap.Unknown = append(gap.Unknown, l.url)
+			}
+		}
+		return nil, gap, nil
 	}
 	lists := make([]listRef, 0, len(cu.Lists))
 	for _, cp := range cu.Lists {
@@ -509,7 +521,13 @@ func (b *builder) changeDumpArchive(ctx context.Context, lists []listRef, gap *p
 	}
 	cu := model.PlanCatchUp(p.Point, h.ArchivedPeriods, live)
 	if cu.Gap != nil {
-		return nil, &plan.Gap{From: cu.Gap.From, To: cu.Gap.Until}, nil
+		gap := &plan.Gap{From: cu.Gap.From, To: cu.Gap.Until}
+		for _, l := range lists {
+			if !l.fromKnown {
+				gap.Unknown = append(gap.Unknown, l.url)
+			}
+		}
+		return nil, gap, nil
 	}
 	archive := h.Archive[0].URL
 	var out []archivedRef
