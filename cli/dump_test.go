@@ -44,7 +44,11 @@ type dumpJSON struct {
 		Capability          string   `json:"capability"`
 		Deleted             int      `json:"deleted"`
 		Extracted           int      `json:"extracted"`
-		Error               *string  `json:"error"`
+		ManifestProblems    []struct {
+			Severity string `json:"severity"`
+			Rule     string `json:"rule"`
+		} `json:"manifest_problems"`
+		Error *string `json:"error"`
 	} `json:"packages"`
 	Error *string `json:"error"`
 }
@@ -125,7 +129,7 @@ func TestDumpCommandDemo(t *testing.T) {
 			if *p.Verified == 0 && p.Deleted == 0 {
 				t.Errorf("%s: nothing verified", *p.URL)
 			}
-			if len(p.Unlisted) != 0 || len(p.Refused) != 0 || p.ContentsMismatch {
+			if len(p.Unlisted) != 0 || len(p.Refused) != 0 || p.ContentsMismatch || p.ManifestProblems == nil || len(p.ManifestProblems) != 0 {
 				t.Errorf("%s: %+v", *p.URL, p)
 			}
 		}

@@ -245,6 +245,10 @@ func TestInteropResyncDump(t *testing.T) {
 			Refused             []any    `json:"refused"`
 			ContentsMismatch    bool     `json:"contents_mismatch"`
 			ContentsDifferences []string `json:"contents_differences"`
+			ManifestProblems    []struct {
+				Severity string `json:"severity"`
+				Rule     string `json:"rule"`
+			} `json:"manifest_problems"`
 		} `json:"packages"`
 	}
 	if err := json.Unmarshal([]byte(out), &v); err != nil {
@@ -263,9 +267,18 @@ func TestInteropResyncDump(t *testing.T) {
 	if len(p.ContentsDifferences) != 21 || p.ContentsDifferences[0] != first || p.ContentsDifferences[20] != "… and 6 more differences" {
 		t.Errorf("contents differences %q", p.ContentsDifferences)
 	}
-	// The package alone, a local file, is fine.
+	// The manifest inside the package departs from the specification as its
+	// copy does, and its paths have no leading slash (§11.2).
+	if got, want := problemCounts(p.ManifestProblems), map[string]int{
+		"error md-at-missing": 1, "error up-link-missing": 1, "error loc-invalid-char": 5, "error path-not-absolute": 26,
+	}; !mapsEqual(got, want) {
+		t.Errorf("manifest problems %v, want %v", got, want)
+	}
+	// The package alone, a local file: every bitstream verifies, and the
+	// manifest's problems are said beside.
 	code, out, _ = validateRun(t, "", "dump", "--verify", filepath.Join(interopDir, "v1", "resourcedump00000.zip"))
-	if code != exitOK || !strings.Contains(out, "✓ 26 verified") {
+	if code != exitOK || !strings.Contains(out, "✓ 26 verified") || !strings.Contains(out, "manifest.xml does not conform: 33 errors, 0 warnings") ||
+		!strings.Contains(out, "✗ path-not-absolute ×26, the first: entry 1") {
 		t.Errorf("the package alone: exit %d\n%s", code, out)
 	}
 }
