@@ -118,7 +118,8 @@ type interopValidateJSON struct {
 //     Manifests have no at and no up link (checked on the copy beside the
 //     package; the manifest inside has the same faults, and paths without the
 //     leading slash §11.2 asks for);
-//   - describedby-recommended (§8, §9, a warning): no describedby links;
+//   - describedby-recommended and description-entry-describedby (§8, §9,
+//     warnings): no describedby links, for the Source or its Capability List;
 //   - path-unexpected (§7, a warning): what --write-changedump writes is no
 //     Change Dump but a Change List whose entries carry file-system paths.
 //
@@ -126,7 +127,7 @@ type interopValidateJSON struct {
 // datetime by resync's own ChangeList class (scripts/interop), so it has no
 // md-from-missing.
 var interopWant = map[string]map[string]int{
-	"v1/.well-known/resourcesync": {"warning describedby-recommended": 1},
+	"v1/.well-known/resourcesync": {"warning describedby-recommended": 1, "warning description-entry-describedby": 1},
 	"v1/capabilitylist.xml":       {"warning describedby-recommended": 1},
 	"v1/resourcelist.xml":         {},
 	"v1/resourcelist00000.xml":    {"error loc-invalid-char": 3},
@@ -136,7 +137,7 @@ var interopWant = map[string]map[string]int{
 	"v1/resourcedump00000.xml":    {"error md-at-missing": 1, "error up-link-missing": 1, "error loc-invalid-char": 5},
 	"v1/changelist-build.xml":     {"error md-from-missing": 1},
 	"v1/changelist.xml":           {},
-	"v2/.well-known/resourcesync": {"warning describedby-recommended": 1},
+	"v2/.well-known/resourcesync": {"warning describedby-recommended": 1, "warning description-entry-describedby": 1},
 	"v2/capabilitylist.xml":       {"warning describedby-recommended": 1},
 	"v2/resourcelist.xml":         {},
 	"v2/resourcelist00000.xml":    {"error loc-invalid-char": 3},

@@ -92,6 +92,10 @@ type Checker struct {
 	describedby bool
 	early       bool // document-level items were handed over before Begin
 
+	// entryDescribedby is 1 + the index of the last entry found with a
+	// describedby link (its links may be handed over before the entry ends).
+	entryDescribedby int
+
 	// 1.0-style Change Lists
 	nDatetime, nLastmod int
 

@@ -73,6 +73,10 @@ func (c *Checker) Entry(e *Entry) {
 	for i := range e.Links {
 		c.link(&e.Links[i], e, idx)
 	}
+	// After the links: those handed over earlier have been seen too.
+	if k == kDescription && c.entryDescribedby != idx+1 {
+		c.report(rDescriptionEntryDescribedby, idx, e.Line, "", chkRef(e, idx)+`: no <rs:ln rel="describedby"> link: a Source Description should link each Capability List to a document that describes the set of resources it covers`)
+	}
 	for i := range e.Extra {
 		c.element(&e.Extra[i], e, idx)
 	}
@@ -308,6 +312,7 @@ func (c *Checker) entryRequirements(e *Entry, idx int, md *Metadata) {
 			}
 			c.report(rDescriptionEntryCapability, idx, line, "", chkRef(e, idx)+": <rs:md> "+what+"; in a Source Description it must be capability=\"capabilitylist\"")
 		}
+
 	case kResourceListArchive, kResourceDumpArchive:
 		if !md.Present || md.At.Raw == "" {
 			what := "no <rs:md>"
@@ -588,6 +593,10 @@ func (c *Checker) link(l *Link, e *Entry, idx int) {
 			alternate = true
 		case RelMatches(tok, "memento"):
 			memento = true
+		case RelMatches(tok, "describedby"):
+			if e != nil {
+				c.entryDescribedby = idx + 1
+			}
 		case strings.IndexByte(tok, ':') >= 0:
 			if chkURI(tok) != uriOK {
 				c.report(rLinkRelUnregistered, idx, line, "", where()+" relation type "+chkQuote(tok)+" is neither a registered name nor an absolute URI")

@@ -153,6 +153,7 @@ const (
 	rCapabilityListEntryInvalid
 	rEntryCapabilityUnknown
 	rDescriptionEntryCapability
+	rDescriptionEntryDescribedby
 	rEntryCapabilityUnexpected
 	rHashSyntax
 	rHashAlgorithmUnknown
@@ -304,6 +305,8 @@ func ruleInfo(id ruleID) Rule {
 		return mkRule("entry-capability-unknown", "9", H, "a Capability List entry has a capability this specification does not define")
 	case rDescriptionEntryCapability:
 		return mkRule("description-entry-capability", "8", E, "a Source Description entry's <rs:md> must have capability=\"capabilitylist\"")
+	case rDescriptionEntryDescribedby:
+		return mkRule("description-entry-describedby", "8", W, `a Source Description entry should have an <rs:ln rel="describedby"> link to a description of its Capability List's set of resources`)
 	case rEntryCapabilityUnexpected:
 		return mkRule("entry-capability-unexpected", "7", H, "capability on an entry of a document other than a Source Description or Capability List")
 	case rHashSyntax:
@@ -401,6 +404,8 @@ func ruleBasis(id ruleID) string {
 	// Warnings.
 	case rCapabilityListIndex:
 		return "§9: \"no <sitemapindex> document structure is necessary and Sources should not generate such structures.\""
+	case rDescriptionEntryDescribedby:
+		return "§8, of each <url> child of a Source Description's <urlset>: \"A recommended <rs:ln> child element with a describedby relation type points to a document that describes the set of resources described by the Capability List.\""
 	case rDescribedbyRecommended:
 		return "§8: \"A recommended <rs:ln> child element of <urlset> with the relation type describedby points to a document that provides information about the Source.\" §9 says the same of a Capability List."
 	case rLocDuplicate:
