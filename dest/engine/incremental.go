@@ -105,24 +105,18 @@ func (b *builder) checkGap(lists []listRef, prev map[string]state.ChangeList) bo
 // gapOf is the first stretch after the copy's point that no list covers.
 func (b *builder) gapOf(lists []listRef, prev map[string]state.ChangeList) *plan.Gap {
 	infos := make([]plan.ListInfo, 0, len(lists))
-	var unknown []string
 	for _, l := range lists {
 		from, until := l.from, l.until
 		if !l.fromKnown {
 			r, ok := prev[l.url]
 			if !ok {
-				unknown = append(unknown, l.url)
 				continue
 			}
 			from, until = r.From, r.Until
 		}
 		infos = append(infos, plan.ListInfo{URL: l.url, From: from, Until: until})
 	}
-	gap := plan.FindGap(b.p.Point, infos)
-	if gap != nil {
-		gap.Unknown = unknown
-	}
-	return gap
+	return plan.FindGap(b.p.Point, infos)
 }
 
 // newPoint is how far the copy is synced once the lists are applied: the
@@ -521,13 +515,7 @@ func (b *builder) changeDumpArchive(ctx context.Context, lists []listRef, gap *p
 	}
 	cu := model.PlanCatchUp(p.Point, h.ArchivedPeriods, live)
 	if cu.Gap != nil {
-		gap := &plan.Gap{From: cu.Gap.From, To: cu.Gap.Until}
-		for _, l := range lists {
-			if !l.fromKnown {
-				gap.Unknown = append(gap.Unknown, l.url)
-			}
-		}
-		return nil, gap, nil
+		return nil, &plan.Gap{From: cu.Gap.From, To: cu.Gap.Until}, nil
 	}
 	archive := h.Archive[0].URL
 	var out []archivedRef

@@ -563,8 +563,9 @@ func orUpdated(c model.Change) model.Change {
 type Gap struct {
 	From time.Time // the copy's point, or the end of a list
 	To   time.Time // the start of the next list; zero when no list covers anything after From
-	// Unknown are the lists whose period is unknown (no from attribute,
-	// mandatory in a Change List: Table 4), which cannot close a gap.
+	// Unknown are the Change Lists whose period is unknown (no from
+	// attribute, mandatory in a Change List: Table 4), which cannot close a
+	// gap. Only the Change List path sets it.
 	Unknown []string
 }
 
