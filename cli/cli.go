@@ -136,9 +136,16 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // end normally). A second signal removes the temporary folder and ends the
 // process at once. Every run first removes the temporary folders that runs
 // killed outright left behind (package scratch).
-func run(args []string, s streams) int {
+func run(args []string, s streams) int { return runWith(args, s, nil) }
+
+// runWith is run with setup, when not nil, called on the app before the
+// command runs (tests set what no flag reaches, such as the HTTP transport).
+func runWith(args []string, s streams, setup func(*app)) int {
 	_, _ = scratch.SweepRoot()
 	a, root := newApp(s)
+	if setup != nil {
+		setup(a)
+	}
 	ctx, stop := signalContext(a.tmp.remove)
 	defer stop()
 	defer a.tmp.remove()

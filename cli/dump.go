@@ -36,8 +36,10 @@ func newDumpCmd(a *app) *cobra.Command {
 		Long: `Open a Resource Dump or Change Dump (or an index of them), or a single ZIP
 package, given as a URL or a local file. Every package is downloaded to a
 temporary file and checked against its dump entry (length, hashes), its
-manifest.xml is read, and its contents copy (the contents link) is compared
-with it.
+manifest.xml is read and checked against the specification as validate
+checks a document (its problems are listed beside the verification, in JSON
+as manifest_problems, and do not change the exit status), and its contents
+copy (the contents link) is compared with it.
 
 --verify reads every bitstream and compares its length and hashes with the
 manifest. --extract DIR verifies and writes the bitstreams under DIR at their
@@ -197,6 +199,7 @@ func (t *dumpText) pkg(p *dump.PackageReport) {
 		desc = append(desc, plural(p.Entries, "entry", "entries"), plural(p.Members, "member", "members"))
 		fmt.Fprintf(w, "  %s\n", strings.Join(desc, ", "))
 	}
+	writeManifestProblems(w, p.ManifestProblems)
 	for _, m := range p.Mismatched {
 		fmt.Fprintf(w, "  ✗ package %s: expected %s, actual %s (as the dump entry declares)\n", esc(m.What), esc(m.Expected), esc(m.Actual))
 	}
@@ -254,9 +257,49 @@ func (t *dumpText) pkg(p *dump.PackageReport) {
 	}
 }
 
+// writeManifestProblems says how the manifest departs from the
+// specification: one line per rule, with its count and first message.
+func writeManifestProblems(w io.Writer, ps []model.Problem) {
+	errs, warns := model.CountProblems(ps)
+	if errs+warns == 0 {
+		return
+	}
+	fmt.Fprintf(w, "  ! manifest.xml does not conform: %s, %s (beside the verification)\n",
+		plural(errs, "error", "errors"), plural(warns, "warning", "warnings"))
+	var order []string
+	first := map[string]*model.Problem{}
+	count := map[string]int{}
+	for i := range ps {
+		p := &ps[i]
+		if p.Severity != model.SeverityError && p.Severity != model.SeverityWarning {
+			continue
+		}
+		if first[p.Rule] == nil {
+			first[p.Rule] = p
+			order = append(order, p.Rule)
+		}
+		count[p.Rule]++
+	}
+	for _, rule := range order {
+		p := first[rule]
+		mark := "✗"
+		if p.Severity == model.SeverityWarning {
+			mark = "!"
+		}
+		times := ""
+		if n := count[rule]; n > 1 {
+			times = fmt.Sprintf(" ×%d, the first", n)
+		}
+		fmt.Fprintf(w, "      %s %s%s: %s\n", mark, esc(rule), times, esc(p.Message))
+	}
+}
+
 func (t *dumpText) summary(rep *dump.Report, runErr error) {
 	verified, problems, failedPkgs, refusedPkgs, outside := 0, 0, 0, 0, 0
+	manifestErrs, manifestWarns := 0, 0
 	for _, p := range rep.Packages {
+		e, w := model.CountProblems(p.ManifestProblems)
+		manifestErrs, manifestWarns = manifestErrs+e, manifestWarns+w
 		switch {
 		case p.Refused():
 			refusedPkgs++
@@ -265,8 +308,10 @@ func (t *dumpText) summary(rep *dump.Report, runErr error) {
 		case p.Err != nil:
 			failedPkgs++
 		}
-		problems += len(p.Mismatched) + len(p.ContentsDiff)
-		if p.ContentsErr != nil {
+		problems += len(p.Mismatched)
+		// A contents copy that differs is one problem, however many lines
+		// describe it (they stop at 20 and a count).
+		if p.ContentsErr != nil || len(p.ContentsDiff) > 0 {
 			problems++
 		}
 		if r := p.Result; r != nil {
@@ -300,6 +345,10 @@ func (t *dumpText) summary(rep *dump.Report, runErr error) {
 	}
 	if failedPkgs > 0 {
 		line += fmt.Sprintf(", %d not read", failedPkgs)
+	}
+	if manifestErrs+manifestWarns > 0 {
+		line += fmt.Sprintf("; the manifests depart from the specification: %s, %s",
+			plural(manifestErrs, "error", "errors"), plural(manifestWarns, "warning", "warnings"))
 	}
 	fmt.Fprintln(t.w, line)
 }
@@ -343,7 +392,10 @@ type jsonDumpPackage struct {
 	ContentsMismatch    bool               `json:"contents_mismatch"`
 	ContentsDifferences []string           `json:"contents_differences"`
 	ContentsError       *string            `json:"contents_error"`
-	Error               *string            `json:"error"`
+	// ManifestProblems: how manifest.xml departs from the specification, as
+	// validate reports it (beside the verification: they do not change ok).
+	ManifestProblems []jsonProblem `json:"manifest_problems"`
+	Error            *string       `json:"error"`
 }
 
 type jsonDumpMismatch struct {
@@ -387,6 +439,7 @@ func writeDumpJSON(w io.Writer, rep *dump.Report, runErr error) {
 			PackageMismatched: jsonMismatches(p.Mismatched), PackageRefused: p.Refused(), LocationRefused: p.LocationRefused(), Beside: p.Beside, ContentsMismatch: len(p.ContentsDiff) > 0,
 			ContentsDifferences: append([]string{}, p.ContentsDiff...),
 			ContentsError:       errString(p.ContentsErr), Error: errString(p.Err),
+			ManifestProblems: jsonProblems(p.ManifestProblems),
 		}
 		if p.Ref != nil {
 			j.Dump = p.Ref.Dump

@@ -3,6 +3,7 @@ package cli
 import (
 	"archive/zip"
 	"bytes"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"rsx/dump"
 	"rsx/model"
 )
 
@@ -42,7 +44,11 @@ type dumpJSON struct {
 		Capability          string   `json:"capability"`
 		Deleted             int      `json:"deleted"`
 		Extracted           int      `json:"extracted"`
-		Error               *string  `json:"error"`
+		ManifestProblems    []struct {
+			Severity string `json:"severity"`
+			Rule     string `json:"rule"`
+		} `json:"manifest_problems"`
+		Error *string `json:"error"`
 	} `json:"packages"`
 	Error *string `json:"error"`
 }
@@ -123,7 +129,7 @@ func TestDumpCommandDemo(t *testing.T) {
 			if *p.Verified == 0 && p.Deleted == 0 {
 				t.Errorf("%s: nothing verified", *p.URL)
 			}
-			if len(p.Unlisted) != 0 || len(p.Refused) != 0 || p.ContentsMismatch {
+			if len(p.Unlisted) != 0 || len(p.Refused) != 0 || p.ContentsMismatch || p.ManifestProblems == nil || len(p.ManifestProblems) != 0 {
 				t.Errorf("%s: %+v", *p.URL, p)
 			}
 		}
@@ -347,5 +353,32 @@ func TestDumpCommandMaxPackageBytes(t *testing.T) {
 	}
 	if code, _, _ := validateRun(t, "", "dump", "--max-package-bytes", "0", cd); code != exitFailure {
 		t.Fatalf("exit %d for --max-package-bytes 0", code)
+	}
+}
+
+// A contents copy that differs in many entries is one problem in the summary,
+// not one per line of its description (which stops at 20 lines and a count):
+// resync writes its copy with file-system paths, so every entry differs.
+func TestDumpSummaryCountsContentsCopyOnce(t *testing.T) {
+	diff := make([]string, 21)
+	for i := range diff {
+		diff[i] = "a difference"
+	}
+	for _, tt := range []struct {
+		name string
+		pkg  *dump.PackageReport
+		want string
+	}{
+		{"many differences", &dump.PackageReport{URL: "p.zip", ContentsDiff: diff}, "FAILED: 1 package, bitstreams not read (--verify checks them), 1 problem"},
+		{"unreadable copy", &dump.PackageReport{URL: "p.zip", ContentsErr: errors.New("404")}, "FAILED: 1 package, bitstreams not read (--verify checks them), 1 problem"},
+		{"agrees", &dump.PackageReport{URL: "p.zip", Contents: "copy.xml"}, "OK: 1 package, bitstreams not read (--verify checks them), 0 problems"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var b strings.Builder
+			(&dumpText{w: &b}).summary(&dump.Report{Packages: []*dump.PackageReport{tt.pkg}}, nil)
+			if got := strings.TrimSpace(b.String()); got != tt.want {
+				t.Errorf("summary %q, want %q", got, tt.want)
+			}
+		})
 	}
 }

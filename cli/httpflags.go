@@ -38,6 +38,10 @@ type httpFlags struct {
 	// onWait tells of a wait between tries (standard error for the
 	// commands; the explorer shows it from the exchanges instead).
 	onWait func(fetch.Wait)
+
+	// transport, when set (by tests only), carries every request instead of
+	// the network: a test serves a Source published under another host name.
+	transport http.RoundTripper
 }
 
 func (f *httpFlags) register(fs *pflag.FlagSet) {
@@ -98,6 +102,7 @@ func (f *httpFlags) options(targets ...string) (fetch.Options, error) {
 	o.MaxBytes = int64(f.maxBytes)
 	o.Insecure = f.insecure
 	o.NoCache = f.noCache
+	o.Transport = f.transport
 	if f.cacheDir != "" {
 		o.CacheDir = f.cacheDir
 	}

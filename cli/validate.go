@@ -322,6 +322,24 @@ type jsonProblem struct {
 	Line     *int   `json:"line"`
 }
 
+// jsonProblems is ps in the JSON shape of the command-line contract.
+func jsonProblems(ps []model.Problem) []jsonProblem {
+	out := make([]jsonProblem, 0, len(ps))
+	for _, p := range ps {
+		jp := jsonProblem{Severity: p.Severity.String(), Rule: p.Rule, Section: p.Section, Message: p.Message}
+		if p.Entry >= 0 {
+			n := p.Entry
+			jp.Entry = &n
+		}
+		if p.Line > 0 {
+			n := p.Line
+			jp.Line = &n
+		}
+		out = append(out, jp)
+	}
+	return out
+}
+
 func writeValidateJSON(w io.Writer, reports []docReport, bounds, archives []string) {
 	out := jsonValidate{Documents: make([]jsonDocument, 0, len(reports)), Bounds: bounds, ArchivesNotWalked: archives}
 	for i := range reports {
@@ -335,18 +353,7 @@ func writeValidateJSON(w io.Writer, reports []docReport, bounds, archives []stri
 			msg := r.Err.Error()
 			d.Error = &msg
 		}
-		for _, p := range r.Problems {
-			jp := jsonProblem{Severity: p.Severity.String(), Rule: p.Rule, Section: p.Section, Message: p.Message}
-			if p.Entry >= 0 {
-				n := p.Entry
-				jp.Entry = &n
-			}
-			if p.Line > 0 {
-				n := p.Line
-				jp.Line = &n
-			}
-			d.Problems = append(d.Problems, jp)
-		}
+		d.Problems = append(d.Problems, jsonProblems(r.Problems)...)
 		out.Errors += r.Errors
 		out.Warnings += r.Warnings
 		out.Documents = append(out.Documents, d)

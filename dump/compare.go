@@ -52,19 +52,37 @@ func CompareManifests(inPackage, contentsCopy *model.Document) []string {
 		}
 		n++
 	}
-	// An entry of each side with the same loc and path is one entry changed.
-	pending := make(map[string][]int, len(onlyCopy))
-	for i, e := range onlyCopy {
-		k := e.Loc + "\x00" + e.MD.Path
-		pending[k] = append(pending[k], i)
-	}
+	// An entry of each side with the same loc and path is one entry changed;
+	// so is, among those left, one with the same loc (the path differs, as when
+	// a publisher writes the copy with its own file-system paths).
+	pair := make([]int, len(onlyPackage)) // index into onlyCopy, or -1
 	paired := make([]bool, len(onlyCopy))
-	for _, e := range onlyPackage {
-		k := e.Loc + "\x00" + e.MD.Path
-		if q := pending[k]; len(q) > 0 {
-			pending[k] = q[1:]
-			paired[q[0]] = true
-			add(e.Loc + ": " + strings.Join(fieldDifferences(e, onlyCopy[q[0]]), "; "))
+	for i := range pair {
+		pair[i] = -1
+	}
+	for _, key := range []func(*model.Entry) string{
+		func(e *model.Entry) string { return e.Loc + "\x00" + e.MD.Path },
+		func(e *model.Entry) string { return e.Loc },
+	} {
+		pending := make(map[string][]int, len(onlyCopy))
+		for i, e := range onlyCopy {
+			if !paired[i] {
+				pending[key(e)] = append(pending[key(e)], i)
+			}
+		}
+		for i, e := range onlyPackage {
+			if pair[i] >= 0 {
+				continue
+			}
+			if q := pending[key(e)]; len(q) > 0 {
+				pending[key(e)] = q[1:]
+				pair[i], paired[q[0]] = q[0], true
+			}
+		}
+	}
+	for i, e := range onlyPackage {
+		if j := pair[i]; j >= 0 {
+			add(e.Loc + ": " + strings.Join(fieldDifferences(e, onlyCopy[j]), "; "))
 			continue
 		}
 		add("only in the package's manifest: " + describeEntry(e))
@@ -142,7 +160,7 @@ func describeEntry(e *model.Entry) string {
 	return b.String()
 }
 
-// fieldDifferences describes how two entries with the same loc and path differ.
+// fieldDifferences describes how two entries with the same loc differ.
 func fieldDifferences(inPackage, contentsCopy *model.Entry) []string {
 	a, b := inPackage.MD, contentsCopy.MD
 	var out []string
@@ -168,6 +186,13 @@ func fieldDifferences(inPackage, contentsCopy *model.Entry) []string {
 		}
 		return d.Raw
 	}
+	path := func(md model.Metadata) string {
+		if md.HasPath {
+			return md.Path
+		}
+		return ""
+	}
+	diff("path", path(a), path(b))
 	diff("length", length(a), length(b))
 	diff("hash", hashes(a), hashes(b))
 	diff("type", strings.ToLower(a.Type), strings.ToLower(b.Type))

@@ -61,6 +61,11 @@ type PackageReport struct {
 	Header  *model.Header // the manifest's header (capability, at/completed, from/until); nil when not opened
 	Entries int           // entries of the manifest
 	Members int
+	// ManifestProblems are the manifest's own departures from the
+	// specification (model.CheckDocument: a missing at, up link or leading
+	// slash of a path, …). They are reported beside the verification and do
+	// not make the package fail it: every bitstream can still match.
+	ManifestProblems []model.Problem
 	// Mismatched compares the package itself with its dump entry's length and
 	// hashes (Path is "").
 	Mismatched []Mismatch
@@ -233,6 +238,7 @@ func runRemotePackage(ctx context.Context, c fetch.Fetcher, ref PackageRef, job 
 func handlePackage(ctx context.Context, g fetch.Getter, p *Package, pr *PackageReport, job Job, opts Options) {
 	pr.Header = &p.Manifest.Header
 	pr.Entries = len(p.Manifest.Entries)
+	pr.ManifestProblems = model.CheckDocument(p.Manifest)
 	pr.Members = len(p.Members)
 	pr.Size = p.Size
 	stage := ""

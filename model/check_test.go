@@ -464,7 +464,19 @@ func TestCheckCases(t *testing.T) {
 		{"Source Description Index is allowed", `<?xml version="1.0"?><sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:rs="http://www.openarchives.org/rs/terms/">` +
 			`<rs:md capability="description"/><sitemap><loc>http://example.com/sd1.xml</loc></sitemap></sitemapindex>`, nil},
 		{"Source Description entry without rs:md", `<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:rs="http://www.openarchives.org/rs/terms/">` +
-			`<rs:ln rel="describedby" href="http://example.com/about"/><rs:md capability="description"/><url><loc>http://example.com/cl.xml</loc><rs:ln rel="describedby" href="http://example.com/about-set"/></url></urlset>`, nil},
+			`<rs:ln rel="describedby" href="http://example.com/about"/><rs:md capability="description"/><url><loc>http://example.com/cl.xml</loc></url></urlset>`,
+			[]string{"description-entry-describedby"}},
+		{"Source Description entry's describedby after its rs:md", `<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:rs="http://www.openarchives.org/rs/terms/">` +
+			`<rs:ln rel="describedby" href="http://example.com/about"/><rs:md capability="description"/>` +
+			`<url><loc>http://example.com/cl1.xml</loc><rs:md capability="capabilitylist"/><rs:ln rel="describedby" href="http://example.com/about1"/></url>` +
+			`<url><loc>http://example.com/cl2.xml</loc><rs:ln rel="describedby collection" href="http://example.com/about2"/><rs:md capability="capabilitylist"/></url></urlset>`, nil},
+		{"Source Description entry's describedby among hundreds of links", `<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:rs="http://www.openarchives.org/rs/terms/">` +
+			`<rs:ln rel="describedby" href="http://example.com/about"/><rs:md capability="description"/>` +
+			`<url><loc>http://example.com/cl1.xml</loc><rs:md capability="capabilitylist"/><rs:ln rel="describedby" href="http://example.com/about1"/>` +
+			strings.Repeat(`<rs:ln rel="related" href="http://example.com/r"/>`, 600) + `</url>` +
+			`<url><loc>http://example.com/cl2.xml</loc><rs:md capability="capabilitylist"/>` +
+			strings.Repeat(`<rs:ln rel="related" href="http://example.com/r"/>`, 600) +
+			`<rs:ln rel="describedby" href="http://example.com/about2"/></url></urlset>`, nil},
 		{"closed Change List Index lists only closed Change Lists", ihead + `<rs:md capability="changelist" from="2013-01-01T00:00:00Z" until="2013-01-03T00:00:00Z"/>` +
 			`<sitemap><loc>http://example.com/cl1.xml</loc><rs:md from="2013-01-01T00:00:00Z" until="2013-01-02T00:00:00Z"/></sitemap>` +
 			`<sitemap><loc>http://example.com/cl2.xml</loc><rs:md from="2013-01-02T00:00:00Z"/></sitemap></sitemapindex>`,

@@ -156,6 +156,31 @@ func TestGapIsReportedAndNothingApplied(t *testing.T) {
 	}
 }
 
+// A Change List without from (as resync-build writes it) covers an unknown
+// period: nothing is applied, and the gap names the list and why.
+func TestChangeListWithoutFromIsAGapThatSaysWhy(t *testing.T) {
+	f := newChangingSource(t)
+	dir := t.TempDir()
+	if res := syncOnce(t, dir, testClient(t), f.target(), PlanOptions{}); !res.OK() {
+		t.Fatalf("baseline:%s", failures(res))
+	}
+	f.setDoc("/cap.xml", capList(map[string]string{"resourcelist": "/rl.xml", "changelist": "/nofrom.xml"}))
+	f.setDoc("/nofrom.xml", urlsetOpen+`<rs:md capability="changelist"/>`+"\n"+
+		clEntry("/r/a", "updated", "2030-01-01T10:30:00Z", []byte("a v2\n"))+"</urlset>\n")
+	f.setRes("/r/a", []byte("a v2\n"))
+	res := syncOnce(t, dir, testClient(t), f.target(), PlanOptions{})
+	g := res.Plan.Gap
+	if g == nil || len(g.Unknown) != 1 || !strings.HasSuffix(g.Unknown[0], "/nofrom.xml") {
+		t.Fatalf("gap %+v", g)
+	}
+	if msg := g.String(); !strings.Contains(msg, "/nofrom.xml has no from attribute, mandatory (Table 4)") {
+		t.Errorf("gap message %q", msg)
+	}
+	if res.OK() || res.Updated != 0 || string(readFile(t, dir, f.hostDir()+"/r/a")) != "a v1\n" {
+		t.Errorf("changes applied from a list of unknown period: updated %d", res.Updated)
+	}
+}
+
 func TestSelectionIsStoredAndReplaced(t *testing.T) {
 	f := newChangingSource(t)
 	dir := t.TempDir()

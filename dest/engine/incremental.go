@@ -257,7 +257,13 @@ func (b *builder) catchUpLists(ctx context.Context, url string, since time.Time,
 		}
 	}
 	if cu.Gap != nil {
-		return nil, &plan.Gap{From: cu.Gap.From, To: cu.Gap.Until}, nil
+		gap := &plan.Gap{From: cu.Gap.From, To: cu.Gap.Until}
+		for _, l := range live {
+			if !l.fromKnown {
+				gap.Unknown = append(gap.Unknown, l.url)
+			}
+		}
+		return nil, gap, nil
 	}
 	lists := make([]listRef, 0, len(cu.Lists))
 	for _, cp := range cu.Lists {

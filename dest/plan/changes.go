@@ -13,6 +13,7 @@ import (
 	"os"
 	"slices"
 	"sort"
+	"strconv"
 	"time"
 
 	"rsx/dest/state"
@@ -562,13 +563,25 @@ func orUpdated(c model.Change) model.Change {
 type Gap struct {
 	From time.Time // the copy's point, or the end of a list
 	To   time.Time // the start of the next list; zero when no list covers anything after From
+	// Unknown are the Change Lists whose period is unknown (no from
+	// attribute, mandatory in a Change List: Table 4), which cannot close a
+	// gap. Only the Change List path sets it.
+	Unknown []string
 }
 
 func (g Gap) String() string {
-	if g.To.IsZero() {
-		return "no Change List covers the changes since " + model.FormatDatetime(g.From)
+	s := "no Change List covers the changes since " + model.FormatDatetime(g.From)
+	if !g.To.IsZero() {
+		s = "no Change List covers the changes from " + model.FormatDatetime(g.From) + " to " + model.FormatDatetime(g.To)
 	}
-	return "no Change List covers the changes from " + model.FormatDatetime(g.From) + " to " + model.FormatDatetime(g.To)
+	switch len(g.Unknown) {
+	case 0:
+	case 1:
+		s += " (the Change List " + g.Unknown[0] + " has no from attribute, mandatory (Table 4), so the period it covers is unknown)"
+	default:
+		s += " (" + strconv.Itoa(len(g.Unknown)) + " Change Lists, the first " + g.Unknown[0] + ", have no from attribute, mandatory (Table 4), so the periods they cover are unknown)"
+	}
+	return s
 }
 
 // FindGap reports the first stretch of time after point that the lists (by
