@@ -55,7 +55,11 @@ type AuditReport struct {
 	Hashed      int
 	HashedBytes int64
 	Documents   int
-	Problems    []Failure // documents that could not be read
+	// Problems are the documents that could not be read: the audit is
+	// incomplete (Complete is false), and NotCompared counts the copy's
+	// resources that no document read lists, which may be in those.
+	Problems    []Failure
+	NotCompared int
 	Warnings    []string
 	Elapsed     time.Duration
 }
@@ -64,6 +68,11 @@ type AuditReport struct {
 func (r *AuditReport) InSync() bool {
 	return len(r.Missing)+len(r.Changed)+len(r.Extra) == 0 && len(r.Problems) == 0
 }
+
+// Complete reports whether every document of the Source the audit needs
+// was read: when one was not, what the report says holds for the resources
+// of the documents read only.
+func (r *AuditReport) Complete() bool { return len(r.Problems) == 0 }
 
 // everything is a plan.State in which every resource exists and nothing is
 // known of it: Changes.Finish then hands over each resource's last change.
@@ -170,6 +179,7 @@ func (s *Session) AuditWith(ctx context.Context, target string, opts AuditOption
 	overrides := map[[2]uint64]plan.Entry{}
 	announced := newURISet()
 	keys := newURISet()
+	unknownAnnouncements := false
 	if cl := src.docs[model.CapChangeList]; cl != "" {
 		since := at
 		if !rep.Point.IsZero() && (since.IsZero() || rep.Point.Before(since)) {
@@ -177,6 +187,10 @@ func (s *Session) AuditWith(ctx context.Context, target string, opts AuditOption
 		}
 		if err := b.auditChanges(ctx, cl, at, since, rep.Point, keys, overrides, announced); err != nil {
 			return nil, err
+		}
+		if len(b.p.Problems) > 0 {
+			unknownAnnouncements = true
+			rep.Warnings = append(rep.Warnings, "a Change List could not be read: what it announced is not known, so no difference is called unannounced")
 		}
 	} else if src.docs[model.CapChangeDump] != "" {
 		rep.Warnings = append(rep.Warnings, "the Source's changes are only in a Change Dump, which an audit does not read: changes since the Resource List's at are not taken into account")
@@ -191,7 +205,7 @@ func (s *Session) AuditWith(ctx context.Context, target string, opts AuditOption
 	if err != nil {
 		return nil, err
 	}
-	a := &auditor{s: s, rep: rep, announced: announced, srcID: row.ID, listSame: opts.ListSame}
+	a := &auditor{s: s, rep: rep, announced: announced, srcID: row.ID, listSame: opts.ListSame, unknownAnnouncements: unknownAnnouncements}
 	a.start(ctx)
 	emit := func(it plan.Item) error { return a.item(ctx, it) }
 	listed := newURISet()
@@ -212,11 +226,16 @@ func (s *Session) AuditWith(ctx context.Context, target string, opts AuditOption
 			}
 		}
 	}
-	if err == nil && len(b.p.Problems) == 0 {
+	if err == nil {
+		// The last batch, then the copy's resources that no document read
+		// lists. With a document unread these may be in it: they are
+		// counted as not compared, not called extra.
+		a.incomplete = len(b.p.Problems) > 0
 		var sum plan.Summary
 		sum, err = snap.Finish(ctx, emit)
 		rep.Excluded = sum.Excluded
 		rep.NotChosen = sum.NotChosen
+		rep.Warnings = append(rep.Warnings, sum.Warnings...)
 	}
 	if werr := a.wait(); err == nil {
 		err = werr
@@ -320,6 +339,12 @@ type auditor struct {
 	announced *uriSet
 	srcID     int64
 	listSame  bool
+	// incomplete: a document could not be read, so a resource of the copy
+	// that no document read lists is not known to be gone.
+	incomplete bool
+	// unknownAnnouncements: a Change List could not be read, so what was
+	// announced is not known.
+	unknownAnnouncements bool
 
 	jobs    chan plan.Item
 	wg      sync.WaitGroup
@@ -386,12 +411,18 @@ func (a *auditor) item(ctx context.Context, it plan.Item) error {
 	switch it.Action {
 	case plan.Create:
 		a.add(&a.rep.Missing, uri)
-		if !a.announced.has(uri) {
+		if a.unannounced(uri) {
 			a.add(&a.rep.Unannounced, uri)
 		}
 	case plan.Delete, plan.PendingDelete:
+		if a.incomplete {
+			a.mu.Lock()
+			a.rep.NotCompared++
+			a.mu.Unlock()
+			return nil
+		}
 		a.add(&a.rep.Extra, uri)
-		if !a.announced.has(uri) && !a.pending(ctx, it.ID) {
+		if a.unannounced(uri) && !a.pending(ctx, it.ID) {
 			a.add(&a.rep.Unannounced, uri)
 		}
 	case plan.Update, plan.Unchanged:
@@ -402,6 +433,13 @@ func (a *auditor) item(ctx context.Context, it plan.Item) error {
 		}
 	}
 	return nil
+}
+
+// unannounced reports whether a difference of uri that comes from the
+// Source is unannounced: no Change List read announced it, and every one
+// could be read.
+func (a *auditor) unannounced(uri string) bool {
+	return !a.unknownAnnouncements && !a.announced.has(uri)
 }
 
 // pending reports whether a row waits for its deletion: the copy knows the
@@ -478,7 +516,7 @@ func (a *auditor) check(ctx context.Context, it plan.Item, buf []byte) error {
 	if !intact {
 		a.add(&a.rep.Damaged, e.URI)
 	}
-	if sourceChanged && !a.announced.has(e.URI) {
+	if sourceChanged && a.unannounced(e.URI) {
 		a.add(&a.rep.Unannounced, e.URI)
 	}
 	return nil
