@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"rsx/demo"
+	"rsx/dest/plan"
+	"rsx/dest/state"
 )
 
 // A change no Change List announces is found by the audit, and told apart
@@ -200,5 +202,109 @@ func TestAuditWithAnUnreadableChangeList(t *testing.T) {
 	}
 	if !slices.Equal(rep.Changed, []string{f.srv.URL + "/r/a"}) || rep.Same != 2 || len(rep.Unannounced) != 0 {
 		t.Errorf("changed %q, same %d, unannounced %q; want a changed and nothing unannounced", rep.Changed, rep.Same, rep.Unannounced)
+	}
+}
+
+// A copy of a few chosen resources (no baseline: the explorer's marks)
+// claims to hold those only: the Source's other resources are out of its
+// selection, counted, neither missing nor unannounced. So are those a
+// stored --include leaves out of a full copy.
+func TestAuditComparesWhatTheCopyClaims(t *testing.T) {
+	v1 := func(n string) []byte { return []byte(n + " v1\n") }
+	setup := func(t *testing.T) *fakeSource {
+		f := newChangingSource(t)
+		var entries []string
+		for _, n := range []string{"a", "b", "c", "d"} {
+			f.setRes("/r/"+n, v1(n))
+			entries = append(entries, rlEntry("/r/"+n, v1(n), "2030-01-01T09:00:00Z"))
+		}
+		f.setDoc("/rl.xml", resourceList("2030-01-01T10:00:00Z", entries...))
+		return f
+	}
+	// The Source moves on: a changed (announced), c changed and e created
+	// silently.
+	moveOn := func(f *fakeSource) {
+		f.setRes("/r/a", []byte("a v2\n"))
+		f.setRes("/r/c", []byte("c v2\n"))
+		f.setRes("/r/e", v1("e"))
+		f.setDoc("/rl.xml", resourceList("2030-01-01T11:00:00Z",
+			rlEntry("/r/a", []byte("a v2\n"), "2030-01-01T10:30:00Z"),
+			rlEntry("/r/b", v1("b"), "2030-01-01T09:00:00Z"),
+			rlEntry("/r/c", []byte("c v2\n"), "2030-01-01T10:40:00Z"),
+			rlEntry("/r/d", v1("d"), "2030-01-01T09:00:00Z"),
+			rlEntry("/r/e", v1("e"), "2030-01-01T10:50:00Z")))
+		f.setDoc("/cl1.xml", changeList("2030-01-01T08:00:00Z", "",
+			clEntry("/r/a", "updated", "2030-01-01T10:30:00Z", []byte("a v2\n"))))
+	}
+	tests := []struct {
+		name    string
+		opts    func(f *fakeSource) PlanOptions
+		changed []string
+		unann   []string
+		same    int
+		// out of the selection: never chosen, or excluded
+		unselected, excluded int
+	}{
+		{"chosen ones", func(f *fakeSource) PlanOptions {
+			return PlanOptions{Only: plan.NewURISet([]string{f.srv.URL + "/r/a", f.srv.URL + "/r/b"})}
+		}, []string{"/r/a"}, nil, 1, 3, 0},
+		{"--include", func(*fakeSource) PlanOptions {
+			return PlanOptions{Selection: &state.Selection{Include: []string{`/r/[abc]$`}}}
+		}, []string{"/r/a", "/r/c"}, []string{"/r/c"}, 1, 0, 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := setup(t)
+			dir := t.TempDir()
+			if res := syncOnce(t, dir, testClient(t), f.target(), tt.opts(f)); !res.OK() {
+				t.Fatalf("sync:%s", failures(res))
+			}
+			moveOn(f)
+			rep := auditOnce(t, dir, testClient(t), f.target())
+			abs := func(ps []string) []string {
+				var out []string
+				for _, p := range ps {
+					out = append(out, f.srv.URL+p)
+				}
+				return out
+			}
+			if len(rep.Missing) != 0 || !slices.Equal(rep.Changed, abs(tt.changed)) || !slices.Equal(rep.Unannounced, abs(tt.unann)) || rep.Same != tt.same {
+				t.Errorf("missing %q, changed %q, unannounced %q, same %d; want none missing, changed %q, unannounced %q, same %d",
+					rep.Missing, rep.Changed, rep.Unannounced, rep.Same, tt.changed, tt.unann, tt.same)
+			}
+			if rep.Unselected != tt.unselected || rep.Excluded != tt.excluded || rep.OutOfSelection() != tt.unselected+tt.excluded {
+				t.Errorf("unselected %d, excluded %d, out of selection %d; want %d, %d", rep.Unselected, rep.Excluded, rep.OutOfSelection(), tt.unselected, tt.excluded)
+			}
+		})
+	}
+}
+
+// A copy whose baseline is not finished lacks resources because it is not
+// finished: they are missing, and not called unannounced.
+func TestAuditOfAnUnfinishedBaseline(t *testing.T) {
+	f := newFakeSource(t)
+	f.setDoc("/cap.xml", capList(map[string]string{"resourcelist": "/rli.xml"}))
+	var one, two []string
+	for i := range 6 {
+		p, body := fmt.Sprintf("/r/%02d", i), []byte(fmt.Sprintf("resource %d\n", i))
+		f.setRes(p, body)
+		if i < 4 {
+			one = append(one, rlEntry(p, body, "2030-01-01T09:00:00Z"))
+		} else {
+			two = append(two, rlEntry(p, body, "2030-01-01T09:00:00Z"))
+		}
+	}
+	f.setDoc("/rli.xml", resourceListIndex("2030-01-01T10:00:00Z", "/rl1.xml", "/rl2.xml"))
+	f.setDoc("/rl1.xml", resourceList("2030-01-01T10:00:00Z", one...))
+	f.setDoc("/rl2.xml", resourceList("2030-01-01T10:00:00Z", two...))
+	f.setCode("/rl2.xml", http.StatusNotFound)
+	dir := t.TempDir()
+	if res := syncOnce(t, dir, testClient(t), f.target(), PlanOptions{}); res.Created != 4 || res.Finished {
+		t.Fatalf("the baseline with a part unread: created %d, finished %v", res.Created, res.Finished)
+	}
+	f.setCode("/rl2.xml", 0)
+	rep := auditOnce(t, dir, testClient(t), f.target())
+	if len(rep.Missing) != 2 || len(rep.Unannounced) != 0 || rep.Same != 4 {
+		t.Errorf("missing %q, unannounced %q, same %d; want the 2 of the part unread missing, none unannounced", rep.Missing, rep.Unannounced, rep.Same)
 	}
 }
