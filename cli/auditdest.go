@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -55,26 +56,34 @@ func (a *app) runDestAudit(cmd *cobra.Command, f auditFlags, target string) erro
 // JSON of rsx audit --dest: the contract's fields (in_sync, same, missing,
 // changed, extra, unannounced) and the others the README lists.
 type destAuditJSON struct {
-	InSync       bool           `json:"in_sync"`
-	Same         int            `json:"same"`
-	Missing      []string       `json:"missing"`
-	Changed      []string       `json:"changed"`
-	Extra        []string       `json:"extra"`
-	Unannounced  []string       `json:"unannounced"`
-	Damaged      []string       `json:"damaged"`
-	Unverifiable []string       `json:"unverifiable"`
-	Source       string         `json:"source"`
-	Dest         string         `json:"dest"`
-	Document     string         `json:"document"`
-	At           *string        `json:"at"`
-	Point        *string        `json:"point"`
-	Excluded     int            `json:"excluded"`
-	Hashed       int            `json:"hashed"`
-	HashedBytes  int64          `json:"hashed_bytes"`
-	Documents    int            `json:"documents"`
-	Problems     []syncFailJSON `json:"problems"`
-	Warnings     []string       `json:"warnings"`
-	Seconds      float64        `json:"seconds"`
+	InSync       bool     `json:"in_sync"`
+	Same         int      `json:"same"`
+	Missing      []string `json:"missing"`
+	Changed      []string `json:"changed"`
+	Extra        []string `json:"extra"`
+	Unannounced  []string `json:"unannounced"`
+	Damaged      []string `json:"damaged"`
+	Unverifiable []string `json:"unverifiable"`
+	Source       string   `json:"source"`
+	Dest         string   `json:"dest"`
+	Document     string   `json:"document"`
+	At           *string  `json:"at"`
+	Point        *string  `json:"point"`
+	Excluded     int      `json:"excluded"`
+	// The resources the copy does not claim: Excluded plus Unselected.
+	OutOfSelection int `json:"out_of_selection"`
+	Unselected     int `json:"unselected"`
+	// Complete: every document was read (else Problems names those that
+	// were not, and NotCompared counts the copy's resources that no
+	// document read lists).
+	Complete    bool           `json:"complete"`
+	NotCompared int            `json:"not_compared"`
+	Hashed      int            `json:"hashed"`
+	HashedBytes int64          `json:"hashed_bytes"`
+	Documents   int            `json:"documents"`
+	Problems    []syncFailJSON `json:"problems"`
+	Warnings    []string       `json:"warnings"`
+	Seconds     float64        `json:"seconds"`
 }
 
 func nonNil(s []string) []string {
@@ -89,7 +98,8 @@ func destAuditJSONOf(r *engine.AuditReport, dest string) destAuditJSON {
 		InSync: r.InSync(), Same: r.Same, Missing: nonNil(r.Missing), Changed: nonNil(r.Changed), Extra: nonNil(r.Extra),
 		Unannounced: nonNil(r.Unannounced), Damaged: nonNil(r.Damaged), Unverifiable: nonNil(r.Unverifiable),
 		Source: r.Source, Dest: dest, Document: r.Document, At: timeOrNull(r.At), Point: timeOrNull(r.Point),
-		Excluded: r.Excluded, Hashed: r.Hashed, HashedBytes: r.HashedBytes, Documents: r.Documents,
+		Excluded: r.Excluded, OutOfSelection: r.OutOfSelection(), Unselected: r.Unselected,
+		Complete: r.Complete(), NotCompared: r.NotCompared, Hashed: r.Hashed, HashedBytes: r.HashedBytes, Documents: r.Documents,
 		Problems: failJSON(r.Problems), Warnings: nonNil(r.Warnings), Seconds: r.Elapsed.Seconds(),
 	}
 }
@@ -103,12 +113,32 @@ func writeDestAuditText(w io.Writer, st textStyles, r *engine.AuditReport, dest 
 	for _, warn := range r.Warnings {
 		fmt.Fprintf(w, "%s %s\n", st.warn("!"), esc(warn))
 	}
-	for _, p := range r.Problems {
-		fmt.Fprintf(w, "%s %s\n", st.err("✗"), esc(p.Error()))
+	if !r.Complete() {
+		fmt.Fprintf(w, "%s %s of the Source could not be read: the audit is incomplete\n", st.err("✗"), plural(len(r.Problems), "document", "documents"))
+		for _, p := range r.Problems {
+			msg := p.Error()
+			if !strings.Contains(msg, p.URL) {
+				msg = p.URL + ": " + msg
+			}
+			fmt.Fprintf(w, "    %s\n", esc(msg))
+		}
+		fmt.Fprintf(w, "  what follows holds for the documents read only")
+		if r.NotCompared > 0 {
+			fmt.Fprintf(w, "; %s of the copy that no document read lists are not compared (neither extra nor deleted: they may be in those)", plural(r.NotCompared, "resource", "resources"))
+		}
+		fmt.Fprintln(w)
 	}
 	fmt.Fprintf(w, "%s %d same\n", st.rule("✓"), r.Same)
-	if r.Excluded > 0 {
-		fmt.Fprintf(w, "%s %d left out by the copy's selection\n", st.dim("·"), r.Excluded)
+	if n := r.OutOfSelection(); n > 0 {
+		excluded, unselected := "left out by its --include/--exclude", "never chosen: only chosen resources of this Source were synced"
+		why := excluded
+		switch {
+		case r.Excluded > 0 && r.Unselected > 0:
+			why = fmt.Sprintf("%d %s; %d %s", r.Excluded, excluded, r.Unselected, unselected)
+		case r.Unselected > 0:
+			why = unselected
+		}
+		fmt.Fprintf(w, "%s %d out of the copy's selection, not compared (%s)\n", st.dim("·"), n, why)
 	}
 	lists := []struct {
 		title string
@@ -136,9 +166,15 @@ func writeDestAuditText(w io.Writer, st textStyles, r *engine.AuditReport, dest 
 			fmt.Fprintf(w, "    %s\n", esc(u))
 		}
 	}
-	if r.InSync() {
+	switch {
+	case r.InSync():
 		fmt.Fprintf(w, "%s in sync\n", st.rule("✓"))
-	} else {
+	case !r.Complete() && len(r.Missing)+len(r.Changed)+len(r.Extra) == 0:
+		fmt.Fprintf(w, "%s incomplete: the documents read agree with the copy, but %s could not be read, so the copy is not known to be in sync\n",
+			st.err("✗"), plural(len(r.Problems), "document", "documents"))
+	case !r.Complete():
+		fmt.Fprintf(w, "%s not in sync, and incomplete: %s could not be read\n", st.err("✗"), plural(len(r.Problems), "document", "documents"))
+	default:
 		fmt.Fprintf(w, "%s not in sync\n", st.err("✗"))
 	}
 }

@@ -66,6 +66,12 @@ type destAuditOut struct {
 	Extra       []string `json:"extra"`
 	Unannounced []string `json:"unannounced"`
 	Damaged     []string `json:"damaged"`
+	Complete    *bool    `json:"complete"`
+	Problems    []struct {
+		URL   string `json:"url"`
+		Error string `json:"error"`
+	} `json:"problems"`
+	OutOfSelection *int `json:"out_of_selection"`
 }
 
 func (o destAuditOut) checkShape(t *testing.T) {
@@ -337,5 +343,42 @@ func TestSyncFollowUsage(t *testing.T) {
 		if code, out, errs := runCmd(t, args...); code != 2 || out != "" || !strings.Contains(errs, "--") {
 			t.Errorf("%q: exit %d, %q, %q", args, code, out, errs)
 		}
+	}
+}
+
+// The broken demo's Resource List Index has parts that cannot be read: the
+// audit of a copy compares every resource of the parts read, says which
+// documents it could not read and that it is incomplete (exit 1), and
+// counts the resources out of the copy's selection.
+func TestDestAuditIncomplete(t *testing.T) {
+	// (The default size, whose dataset 1 takes a Resource List Index.)
+	srv, err := demo.Start(t.Context(), "127.0.0.1:0", demo.Options{Broken: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	dest := t.TempDir()
+	cap := srv.URL + "/dataset1/capabilitylist.xml"
+	code, out, errs := runCmd(t, "sync", "--dest", dest, "--json", "--include", `/res/0002[0-4]`, cap)
+	o := decodeOneJSON[syncOut](t, out, "sync")
+	if code != 1 || *o.Created == 0 || len(o.Failed) != 0 {
+		t.Fatalf("sync: exit %d, %+v, %s", code, o, errs)
+	}
+	code, out, _ = runCmd(t, "audit", "--dest", dest, "--json", cap)
+	a := decodeOneJSON[destAuditOut](t, out, "audit --dest")
+	a.checkShape(t)
+	if code != 1 || *a.InSync || a.Complete == nil || *a.Complete || len(a.Problems) == 0 {
+		t.Errorf("incomplete audit: exit %d, in sync %v, complete %v, problems %v", code, *a.InSync, a.Complete, a.Problems)
+	}
+	if *a.Same != *o.Created || len(a.Missing)+len(a.Changed)+len(a.Extra)+len(a.Unannounced) != 0 {
+		t.Errorf("same %d of %d created; missing %q, changed %q, extra %q, unannounced %q", *a.Same, *o.Created, a.Missing, a.Changed, a.Extra, a.Unannounced)
+	}
+	if a.OutOfSelection == nil || *a.OutOfSelection == 0 {
+		t.Errorf("out of selection %v", a.OutOfSelection)
+	}
+	code, out, _ = runCmd(t, "audit", "--dest", dest, cap)
+	if code != 1 || !strings.Contains(out, "could not be read: the audit is incomplete") || !strings.Contains(out, "out of the copy's selection") ||
+		!strings.Contains(out, "resourcelist-0000.xml") || strings.Contains(out, "not in sync") {
+		t.Errorf("text: exit %d\n%s", code, out)
 	}
 }

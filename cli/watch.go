@@ -125,7 +125,14 @@ func (a *app) runWatch(ctx context.Context, f watchFlags, target string) error {
 	st := newTextStyles(useColor(a.err))
 	fmt.Fprintf(a.err, "%s %s:\n", st.title("watching"), plural(len(found.Channels), "channel", "channels"))
 	for _, ch := range found.Channels {
-		fmt.Fprintf(a.err, "  %-9s %s\n", ch.Kind, esc(ch.URL))
+		// What is subscribed to: with --websub, a ws(s) channel's WebSub
+		// topic, not the URL the Capability List gives.
+		u, webSub := notify.Endpoint(ch, f.websub)
+		how := "WebSocket"
+		if webSub {
+			how = "WebSub topic"
+		}
+		fmt.Fprintf(a.err, "  %-9s %s  %s\n", ch.Kind, esc(u), st.dim("("+how+")"))
 	}
 
 	wctx, cancel := context.WithCancel(ctx)

@@ -97,6 +97,17 @@ func (o WebSubOptions) withDefaults() WebSubOptions {
 	return o
 }
 
+// Endpoint says where Watch subscribes to ch: through WebSub at the topic
+// URL (an http(s) channel, or a ws(s) one at the http(s) form of its URL
+// when useWebSub is set, as Options.UseWebSub), else over a WebSocket at
+// the channel's own URL.
+func Endpoint(ch Channel, useWebSub bool) (url string, webSub bool) {
+	if topic, ok := webSubTopic(ch.URL, useWebSub); ok {
+		return topic, true
+	}
+	return ch.URL, false
+}
+
 // webSubTopic says whether a channel is subscribed through WebSub and at
 // which topic URL: an http(s) channel is a topic; a ws(s) channel is one too,
 // at the http(s) form of its URL, when useWebSub is set.

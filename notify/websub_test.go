@@ -247,3 +247,25 @@ func subscribers(t *testing.T, srv *demo.Server) int {
 	}
 	return n
 }
+
+func TestEndpoint(t *testing.T) {
+	tests := []struct {
+		url       string
+		useWebSub bool
+		want      string
+		webSub    bool
+	}{
+		{"ws://example.org/ch", false, "ws://example.org/ch", false},
+		{"ws://example.org/ch", true, "http://example.org/ch", true},
+		{"WSS://example.org/ch", true, "https://example.org/ch", true},
+		{"wss://example.org/ch", false, "wss://example.org/ch", false},
+		{"https://example.org/topic", false, "https://example.org/topic", true},
+		{"http://example.org/topic", true, "http://example.org/topic", true},
+	}
+	for _, tt := range tests {
+		got, webSub := Endpoint(Channel{URL: tt.url, Kind: KindChange}, tt.useWebSub)
+		if got != tt.want || webSub != tt.webSub {
+			t.Errorf("Endpoint(%s, %v) = %s, %v; want %s, %v", tt.url, tt.useWebSub, got, webSub, tt.want, tt.webSub)
+		}
+	}
+}

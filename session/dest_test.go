@@ -126,14 +126,14 @@ func TestSyncOfChosenEntries(t *testing.T) {
 	}
 
 	// The audit of the copy against the document's resources: three the
-	// same (listed), the rest missing; after the Source changed, the
-	// changes are told.
+	// same (listed); the rest, never chosen, out of the copy's selection,
+	// not missing.
 	rep, err := s.AuditCopy(ctx, AuditRequest{Dest: dir, Target: rl})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Same != 3 || len(rep.SameURIs) != 3 || len(rep.Missing) != len(entries)-3 {
-		t.Errorf("audit: same %d %q, missing %d", rep.Same, rep.SameURIs, len(rep.Missing))
+	if rep.Same != 3 || len(rep.SameURIs) != 3 || len(rep.Missing) != 0 || rep.OutOfSelection() != len(entries)-3 || !rep.InSync() {
+		t.Errorf("audit: same %d %q, missing %d, out of selection %d", rep.Same, rep.SameURIs, len(rep.Missing), rep.OutOfSelection())
 	}
 	limited, err := s.AuditCopy(ctx, AuditRequest{Dest: dir, Target: rl, Only: only[:2]})
 	if err != nil {

@@ -156,7 +156,7 @@ func TestCoveragePage(t *testing.T) {
 			t.Errorf("%s: %s", target, got)
 		}
 		screen := d.screen()
-		for _, want := range []string{"5 lists: 2 archived, 3 live", "✗ 1 hole", "⚠ 1 overlap", "between a2.xml and l1.xml", "l1.xml, l2.xml"} {
+		for _, want := range []string{"5 lists: 2 archived, 3 live", "✗ 1 hole", "! 1 overlap", "between a2.xml and l1.xml", "l1.xml, l2.xml"} {
 			if !strings.Contains(screen, want) {
 				t.Errorf("%s: the page does not say %q:\n%s", target, want, screen)
 			}

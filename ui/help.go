@@ -140,7 +140,7 @@ func (h *helpScreen) signsLine(w int) string {
 		st.Marked.Render(components.MarkedGlyph) + st.Dim.Render(" marked entry"),
 		st.OK.Render("●") + st.Dim.Render(" notifications live ") + st.Warning.Render("◐") + st.Dim.Render(" some ") +
 			st.Error.Render("○") + st.Dim.Render(" dropped ") + st.Dim.Render("◌ connecting"),
-		st.Error.Render("✗") + st.Dim.Render(" error ") + st.Warning.Render("!") + st.Dim.Render("/") + st.Warning.Render("⚠") + st.Dim.Render(" warning"),
+		st.Error.Render("✗") + st.Dim.Render(" error ") + st.Warning.Render("!") + st.Dim.Render(" warning"),
 		st.Dim.Render("⟳ stale"),
 	}
 	return components.Fit(st.Dim.Render("Signs: ")+strings.Join(signs, st.Dim.Render(" · ")), max(w-1, 20))

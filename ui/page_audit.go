@@ -177,10 +177,13 @@ func (v *auditPage) fill() {
 	}
 	v.cats = []auditCat{
 		{"same", r.SameURIs, "the copy holds what the Source declares"},
-		{"missing", r.Missing, "the Source has them, the copy does not (never copied, or the file is gone)"},
+		{"missing", r.Missing, "the copy lacks them: new at the Source, not copied yet, or the file is gone"},
 		{"changed", r.Changed, "the copy differs from what the Source declares (changed at the Source, or damaged in the copy)"},
 		{"extra", r.Extra, "in the copy, not at the Source any more (and files no resource owns)"},
 		{"unannounced", r.Unannounced, "they differ, and no Change List since the copy's point announced a change"},
+	}
+	if r.Point.IsZero() {
+		v.cats[len(v.cats)-1].note = "none without a point: what the copy missed may be older than the Change Lists read"
 	}
 	// The first list with something in it that differs, else same.
 	v.cat = 0
@@ -355,9 +358,15 @@ func (v *auditPage) summary(w int) []string {
 		return lines
 	}
 	r := v.rep
-	if r.InSync() {
+	differs := len(r.Missing)+len(r.Changed)+len(r.Extra) > 0
+	switch {
+	case r.InSync():
 		lines[0] += "  " + st.OK.Render("✓ in sync")
-	} else {
+	case !r.Complete() && !differs:
+		lines[0] += "  " + st.Warning.Render("! incomplete: not known to be in sync")
+	case !r.Complete():
+		lines[0] += "  " + st.Error.Render("✗ not in sync, and incomplete")
+	default:
 		lines[0] += "  " + st.Error.Render("✗ not in sync")
 	}
 	lines = append(lines, "",
@@ -372,8 +381,8 @@ func (v *auditPage) summary(w int) []string {
 	if r.NotChosen > 0 {
 		notes = append(notes, components.Count(r.NotChosen)+" other resources of the Source not compared")
 	}
-	if r.Excluded > 0 {
-		notes = append(notes, components.Count(r.Excluded)+" left out by the copy's selection")
+	if n := r.OutOfSelection(); n > 0 {
+		notes = append(notes, components.Count(n)+" out of the copy's selection, not compared")
 	}
 	if len(r.Damaged) > 0 {
 		notes = append(notes, st.Error.Render(components.Count(len(r.Damaged))+" damaged in the copy"))
@@ -381,8 +390,19 @@ func (v *auditPage) summary(w int) []string {
 	if len(notes) > 0 {
 		lines = append(lines, "  "+st.Dim.Render(strings.Join(notes, " · ")))
 	}
+	if !r.Complete() {
+		what := components.Plural(len(r.Problems), "document", "documents") + " of the Source could not be read: the audit is incomplete, and the lists hold for the documents read only"
+		if r.NotCompared > 0 {
+			what += "; " + components.Plural(r.NotCompared, "resource", "resources") + " of the copy that no document read lists are not compared (not called extra)"
+		}
+		lines = append(lines, noteLines(st.Error, "✗", what, w, v.noteMax)...)
+	}
 	for _, p := range r.Problems {
-		lines = append(lines, noteLines(st.Error, "✗", components.Escape(p.Error()), w, v.noteMax)...)
+		msg := p.Error()
+		if !strings.Contains(msg, p.URL) {
+			msg = p.URL + ": " + msg
+		}
+		lines = append(lines, noteLines(st.Error, " ", components.Escape(msg), w, v.noteMax)...)
 	}
 	for _, wn := range r.Warnings {
 		lines = append(lines, noteLines(st.Warning, "!", components.Escape(wn), w, v.noteMax)...)
@@ -447,9 +467,7 @@ func (v *auditPage) View() string {
 			if v.damaged[u] {
 				tags = append(tags, "damaged in the copy")
 			}
-			if name := v.cats[v.cat].name; v.unann[u] && (name == "changed" || name == "extra") {
-				// (Of a missing one it says that no Change List announced
-				// its creation: a copy of a few never had it anyway.)
+			if name := v.cats[v.cat].name; v.unann[u] && name != "unannounced" {
 				tags = append(tags, "unannounced")
 			}
 			line := "  " + st.URL.Render(text)

@@ -276,7 +276,7 @@ func (v *coveragePage) View() string {
 	}
 	add(v.summaryLine())
 	if v.err != nil {
-		add(st.Warning.Render("⚠ " + components.Escape(v.err.Error())))
+		add(st.Warning.Render("! " + components.Escape(v.err.Error())))
 	} else {
 		add("")
 	}
@@ -354,7 +354,7 @@ func (v *coveragePage) summaryLine() string {
 		s += st.Dim.Render(" · ") + st.Error.Render(fmt.Sprintf("✗ %s", components.Plural(holes, "hole", "holes")))
 	}
 	if overlaps > 0 {
-		s += st.Dim.Render(" · ") + st.Warning.Render(fmt.Sprintf("⚠ %s", components.Plural(overlaps, "overlap", "overlaps")))
+		s += st.Dim.Render(" · ") + st.Warning.Render(fmt.Sprintf("! %s", components.Plural(overlaps, "overlap", "overlaps")))
 	} else {
 		s += st.Dim.Render(" · ") + st.OK.Render("no overlap")
 	}
@@ -499,7 +499,7 @@ func (v *coveragePage) issueText(n int, layout string) []string {
 		for j, i := range s.Covers {
 			names[j] = name(i)
 		}
-		out = append(out, st.Warning.Render("⚠ overlap  ")+st.Value.Render(when)+st.Dim.Render("  "+strings.Join(names, ", ")))
+		out = append(out, st.Warning.Render("! overlap  ")+st.Value.Render(when)+st.Dim.Render("  "+strings.Join(names, ", ")))
 	}
 	if total == 0 {
 		out = append(out, st.OK.Render("✓ none: every moment from the first from on is covered by exactly one list"))

@@ -347,6 +347,33 @@ func TestAuditPageGolden(t *testing.T) {
 	}
 }
 
+// An audit with a document unread says so in its title and names the
+// document; one of a copy of chosen resources counts the others as out of
+// its selection.
+func TestAuditPageIncomplete(t *testing.T) {
+	rep := &engine.AuditReport{Source: fakeSource, Document: "http://example.org/dataset1/resourcelist-index.xml",
+		At:   time.Date(2013, 1, 3, 9, 0, 0, 0, time.UTC),
+		Same: 3, SameURIs: []string{fakeURI(1), fakeURI(5), fakeURI(7)}, Unselected: 394, NotCompared: 12,
+		Problems: []engine.Failure{{URL: "http://example.org/dataset1/resourcelist-0002.xml", Kind: engine.KindDocument,
+			Err: errors.New("GET http://example.org/dataset1/resourcelist-0002.xml: 404 Not Found")}},
+		Hashed: 3, HashedBytes: 3671, Elapsed: 120 * time.Millisecond}
+	b := &fakeDestBackend{audit: rep}
+	req := session.AuditRequest{Dest: "/tmp/copy", Target: "http://example.org/dataset1/resourcelist-1.xml"}
+	p := newAuditPage(ivTestCommon(), b, req, "the 397 resources of this Resource List", resourceOpener{})
+	_, rec := ivRun(t, p, 80, 24)
+	scr := ivWaitScreen(t, rec, func(s string) bool { return strings.Contains(s, "same 3") })
+	ivGolden(t, "view_audit_incomplete_80x24", rec.Screen())
+	for _, want := range []string{"incomplete", "1 document of the Source could not be read", "resourcelist-0002.xml: 404 Not Found",
+		"394 out of the copy's selection", "12 resources of the copy", "missing 0"} {
+		if !strings.Contains(scr, want) {
+			t.Errorf("no %q on the page:\n%s", want, scr)
+		}
+	}
+	if strings.Contains(scr, "not in sync") {
+		t.Errorf("a copy that agrees with every document read is called not in sync:\n%s", scr)
+	}
+}
+
 // s plans a sync of what differs: missing, changed and extra resources,
 // not the files no resource owns.
 func TestAuditPageSyncsDiffs(t *testing.T) {

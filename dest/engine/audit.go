@@ -28,15 +28,19 @@ type AuditReport struct {
 	At, Point time.Time
 	// Same counts the resources whose copy holds what the Source declares.
 	Same int
-	// Missing: resources of the Source the copy lacks (never copied, or
-	// whose file is gone). Changed: resources whose copy differs from what
+	// Missing: resources of the Source the copy claims to hold and lacks
+	// (new at the Source, yet to copy by an unfinished baseline, or whose
+	// file is gone); a copy of chosen resources only claims those it has
+	// (see Unselected). Changed: resources whose copy differs from what
 	// the Source declares now (the Source changed them, or the copy is
 	// damaged). Extra: resources of the copy the Source no longer has, and
 	// files of the destination no resource owns (by their path).
 	Missing, Changed, Extra []string
 	// Unannounced are the resources of Missing, Changed and Extra whose
-	// difference comes from the Source (not from damage to the copy) and
-	// that no Change List since the copy's point announced.
+	// difference comes from the Source (not from damage to the copy, nor
+	// from a baseline not finished) and that no Change List since the
+	// copy's point announced. A copy with no point has none: what it
+	// missed may be older than the Change Lists read.
 	Unannounced []string
 	// Damaged are copies whose bytes are no longer those recorded when they
 	// were written (bit rot, a hand edit): also in Changed or Missing.
@@ -46,6 +50,10 @@ type AuditReport struct {
 	// bytes are those recorded.
 	Unverifiable []string
 	Excluded     int // left out by the copy's selection
+	// Unselected counts the Source's resources that a copy of chosen
+	// resources only (no baseline: the explorer's marks) never chose: out
+	// of its selection like Excluded, neither missing nor unannounced.
+	Unselected int
 	// NotChosen counts the Source's resources AuditOptions.Only left out.
 	NotChosen int
 	// SameURIs are the resources counted in Same, with
@@ -55,7 +63,11 @@ type AuditReport struct {
 	Hashed      int
 	HashedBytes int64
 	Documents   int
-	Problems    []Failure // documents that could not be read
+	// Problems are the documents that could not be read: the audit is
+	// incomplete (Complete is false), and NotCompared counts the copy's
+	// resources that no document read lists, which may be in those.
+	Problems    []Failure
+	NotCompared int
 	Warnings    []string
 	Elapsed     time.Duration
 }
@@ -64,6 +76,15 @@ type AuditReport struct {
 func (r *AuditReport) InSync() bool {
 	return len(r.Missing)+len(r.Changed)+len(r.Extra) == 0 && len(r.Problems) == 0
 }
+
+// OutOfSelection counts the Source's resources that the copy does not
+// claim to hold: left out by its selection, or never chosen.
+func (r *AuditReport) OutOfSelection() int { return r.Excluded + r.Unselected }
+
+// Complete reports whether every document of the Source the audit needs
+// was read: when one was not, what the report says holds for the resources
+// of the documents read only.
+func (r *AuditReport) Complete() bool { return len(r.Problems) == 0 }
 
 // everything is a plan.State in which every resource exists and nothing is
 // known of it: Changes.Finish then hands over each resource's last change.
@@ -147,6 +168,14 @@ func (s *Session) AuditWith(ctx context.Context, target string, opts AuditOption
 		rep.Warnings = append(rep.Warnings, "the destination has no copy of this Source")
 	}
 	rep.Point = row.Point()
+	// What the copy claims to hold: with a baseline (finished or not),
+	// every resource of its selection; without one (only chosen resources
+	// were synced), the resources it has.
+	chosenOnly := err == nil && row.Baseline.Kind == ""
+	baselineDone := !row.Baseline.Done.IsZero()
+	if row.Baseline.Kind != "" && !baselineDone {
+		rep.Warnings = append(rep.Warnings, "the copy's baseline is not finished: the resources it has yet to copy are missing, and not called unannounced")
+	}
 	rl := src.docs[model.CapResourceList]
 	if rl == "" {
 		return nil, fmt.Errorf("the Source %s offers no Resource List to compare the copy with: %w", src.key, errNoDocument)
@@ -170,6 +199,7 @@ func (s *Session) AuditWith(ctx context.Context, target string, opts AuditOption
 	overrides := map[[2]uint64]plan.Entry{}
 	announced := newURISet()
 	keys := newURISet()
+	unknownAnnouncements := false
 	if cl := src.docs[model.CapChangeList]; cl != "" {
 		since := at
 		if !rep.Point.IsZero() && (since.IsZero() || rep.Point.Before(since)) {
@@ -177,6 +207,10 @@ func (s *Session) AuditWith(ctx context.Context, target string, opts AuditOption
 		}
 		if err := b.auditChanges(ctx, cl, at, since, rep.Point, keys, overrides, announced); err != nil {
 			return nil, err
+		}
+		if len(b.p.Problems) > 0 {
+			unknownAnnouncements = true
+			rep.Warnings = append(rep.Warnings, "a Change List could not be read: what it announced is not known, so no difference is called unannounced")
 		}
 	} else if src.docs[model.CapChangeDump] != "" {
 		rep.Warnings = append(rep.Warnings, "the Source's changes are only in a Change Dump, which an audit does not read: changes since the Resource List's at are not taken into account")
@@ -191,7 +225,8 @@ func (s *Session) AuditWith(ctx context.Context, target string, opts AuditOption
 	if err != nil {
 		return nil, err
 	}
-	a := &auditor{s: s, rep: rep, announced: announced, srcID: row.ID, listSame: opts.ListSame}
+	a := &auditor{s: s, rep: rep, announced: announced, srcID: row.ID, listSame: opts.ListSame, unknownAnnouncements: unknownAnnouncements,
+		chosenOnly: chosenOnly, baselineDone: baselineDone}
 	a.start(ctx)
 	emit := func(it plan.Item) error { return a.item(ctx, it) }
 	listed := newURISet()
@@ -212,11 +247,16 @@ func (s *Session) AuditWith(ctx context.Context, target string, opts AuditOption
 			}
 		}
 	}
-	if err == nil && len(b.p.Problems) == 0 {
+	if err == nil {
+		// The last batch, then the copy's resources that no document read
+		// lists. With a document unread these may be in it: they are
+		// counted as not compared, not called extra.
+		a.incomplete = len(b.p.Problems) > 0
 		var sum plan.Summary
 		sum, err = snap.Finish(ctx, emit)
 		rep.Excluded = sum.Excluded
 		rep.NotChosen = sum.NotChosen
+		rep.Warnings = append(rep.Warnings, sum.Warnings...)
 	}
 	if werr := a.wait(); err == nil {
 		err = werr
@@ -320,6 +360,17 @@ type auditor struct {
 	announced *uriSet
 	srcID     int64
 	listSame  bool
+	// incomplete: a document could not be read, so a resource of the copy
+	// that no document read lists is not known to be gone.
+	incomplete bool
+	// unknownAnnouncements: a Change List could not be read, so what was
+	// announced is not known.
+	unknownAnnouncements bool
+	// chosenOnly: the copy holds chosen resources only (it has no
+	// baseline), so a resource it lacks is out of its selection.
+	// baselineDone: its baseline is finished, so a resource it lacks was
+	// new at the Source after it (else it may be one yet to copy).
+	chosenOnly, baselineDone bool
 
 	jobs    chan plan.Item
 	wg      sync.WaitGroup
@@ -385,13 +436,25 @@ func (a *auditor) item(ctx context.Context, it plan.Item) error {
 	uri := it.Entry.URI
 	switch it.Action {
 	case plan.Create:
+		if a.chosenOnly {
+			a.mu.Lock()
+			a.rep.Unselected++
+			a.mu.Unlock()
+			return nil
+		}
 		a.add(&a.rep.Missing, uri)
-		if !a.announced.has(uri) {
+		if a.baselineDone && a.unannounced(uri) {
 			a.add(&a.rep.Unannounced, uri)
 		}
 	case plan.Delete, plan.PendingDelete:
+		if a.incomplete {
+			a.mu.Lock()
+			a.rep.NotCompared++
+			a.mu.Unlock()
+			return nil
+		}
 		a.add(&a.rep.Extra, uri)
-		if !a.announced.has(uri) && !a.pending(ctx, it.ID) {
+		if a.unannounced(uri) && !a.pending(ctx, it.ID) {
 			a.add(&a.rep.Unannounced, uri)
 		}
 	case plan.Update, plan.Unchanged:
@@ -402,6 +465,14 @@ func (a *auditor) item(ctx context.Context, it plan.Item) error {
 		}
 	}
 	return nil
+}
+
+// unannounced reports whether a difference of uri that comes from the
+// Source is unannounced: the copy has a point, every Change List since
+// could be read, and none announced it. (Without a point, the changes the
+// copy missed may be older than the Change Lists read.)
+func (a *auditor) unannounced(uri string) bool {
+	return !a.unknownAnnouncements && !a.rep.Point.IsZero() && !a.announced.has(uri)
 }
 
 // pending reports whether a row waits for its deletion: the copy knows the
@@ -478,7 +549,7 @@ func (a *auditor) check(ctx context.Context, it plan.Item, buf []byte) error {
 	if !intact {
 		a.add(&a.rep.Damaged, e.URI)
 	}
-	if sourceChanged && !a.announced.has(e.URI) {
+	if sourceChanged && a.unannounced(e.URI) {
 		a.add(&a.rep.Unannounced, e.URI)
 	}
 	return nil

@@ -1,12 +1,17 @@
 package engine
 
 import (
+	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"rsx/demo"
+	"rsx/dest/plan"
+	"rsx/dest/state"
 )
 
 // A change no Change List announces is found by the audit, and told apart
@@ -115,5 +120,191 @@ func TestAuditShorterAtTheSourceIsNotDamage(t *testing.T) {
 	rep := auditOnce(t, dir, testClient(t), f.target())
 	if !slices.Equal(rep.Changed, []string{f.srv.URL + "/r/a"}) || len(rep.Damaged) != 0 {
 		t.Errorf("changed %q, damaged %q; want a changed, nothing damaged", rep.Changed, rep.Damaged)
+	}
+}
+
+// resourceListIndex is a Resource List Index at at of the parts given.
+func resourceListIndex(at string, parts ...string) string {
+	var b strings.Builder
+	b.WriteString(indexOpen + `<rs:md capability="resourcelist" at="` + at + `"/>` + "\n")
+	for _, p := range parts {
+		fmt.Fprintf(&b, "<sitemap><loc>{{base}}%s</loc><rs:md at=%q/></sitemap>\n", p, at)
+	}
+	b.WriteString("</sitemapindex>\n")
+	return b.String()
+}
+
+// A part of the Resource List Index that cannot be read leaves the audit
+// incomplete: the resources of the parts read are all compared (the last
+// batch too), the copy's resources that only the unread part lists are
+// not called extra, and the report names the part.
+func TestAuditWithAnUnreadablePart(t *testing.T) {
+	f := newFakeSource(t)
+	f.setDoc("/cap.xml", capList(map[string]string{"resourcelist": "/rli.xml"}))
+	var one, two []string
+	for i := range 30 {
+		p, body := fmt.Sprintf("/r/%02d", i), []byte(fmt.Sprintf("resource %d\n", i))
+		f.setRes(p, body)
+		e := rlEntry(p, body, "2030-01-01T09:00:00Z")
+		if i < 20 {
+			one = append(one, e)
+		} else {
+			two = append(two, e)
+		}
+	}
+	f.setDoc("/rli.xml", resourceListIndex("2030-01-01T10:00:00Z", "/rl1.xml", "/rl2.xml"))
+	f.setDoc("/rl1.xml", resourceList("2030-01-01T10:00:00Z", one...))
+	f.setDoc("/rl2.xml", resourceList("2030-01-01T10:00:00Z", two...))
+	dir := t.TempDir()
+	if res := syncOnce(t, dir, testClient(t), f.target(), PlanOptions{}); !res.OK() || res.Created != 30 {
+		t.Fatalf("baseline: %d created:%s", res.Created, failures(res))
+	}
+	if rep := auditOnce(t, dir, testClient(t), f.target()); !rep.InSync() || !rep.Complete() || rep.Same != 30 {
+		t.Fatalf("right after the baseline: same %d, complete %v, %+v", rep.Same, rep.Complete(), rep)
+	}
+
+	f.setCode("/rl2.xml", http.StatusNotFound)
+	rep := auditOnce(t, dir, testClient(t), f.target())
+	if rep.Complete() || rep.InSync() {
+		t.Errorf("complete %v, in sync %v with a part unread", rep.Complete(), rep.InSync())
+	}
+	if len(rep.Problems) != 1 || rep.Problems[0].URL != f.srv.URL+"/rl2.xml" {
+		t.Errorf("problems %v, want the unread part", rep.Problems)
+	}
+	if rep.Same != 20 || rep.Hashed != 20 {
+		t.Errorf("same %d, hashed %d; want the 20 of the part read", rep.Same, rep.Hashed)
+	}
+	if len(rep.Missing)+len(rep.Changed)+len(rep.Extra)+len(rep.Unannounced) != 0 {
+		t.Errorf("missing %q, changed %q, extra %q, unannounced %q; want none", rep.Missing, rep.Changed, rep.Extra, rep.Unannounced)
+	}
+	if rep.NotCompared != 10 {
+		t.Errorf("not compared %d, want the 10 only the unread part lists", rep.NotCompared)
+	}
+}
+
+// A Change List that cannot be read leaves the audit incomplete, and no
+// difference is called unannounced: its announcement may be in that list.
+func TestAuditWithAnUnreadableChangeList(t *testing.T) {
+	f := newChangingSource(t)
+	dir := t.TempDir()
+	if res := syncOnce(t, dir, testClient(t), f.target(), PlanOptions{}); !res.OK() {
+		t.Fatalf("baseline:%s", failures(res))
+	}
+	f.setRes("/r/a", []byte("a v2\n"))
+	f.setDoc("/rl.xml", resourceList("2030-01-01T11:00:00Z",
+		rlEntry("/r/a", []byte("a v2\n"), "2030-01-01T10:30:00Z"),
+		rlEntry("/r/b", []byte("b v1\n"), "2030-01-01T09:00:00Z"),
+		rlEntry("/r/c", []byte("c v1\n"), "2030-01-01T09:00:00Z")))
+	f.setCode("/cl1.xml", http.StatusInternalServerError)
+	rep := auditOnce(t, dir, testClient(t), f.target())
+	if rep.Complete() || len(rep.Problems) != 1 || rep.Problems[0].URL != f.srv.URL+"/cl1.xml" {
+		t.Errorf("complete %v, problems %v; want the Change List", rep.Complete(), rep.Problems)
+	}
+	if !slices.Equal(rep.Changed, []string{f.srv.URL + "/r/a"}) || rep.Same != 2 || len(rep.Unannounced) != 0 {
+		t.Errorf("changed %q, same %d, unannounced %q; want a changed and nothing unannounced", rep.Changed, rep.Same, rep.Unannounced)
+	}
+}
+
+// A copy of a few chosen resources (no baseline: the explorer's marks)
+// claims to hold those only: the Source's other resources are out of its
+// selection, counted, neither missing nor unannounced. So are those a
+// stored --include leaves out of a full copy.
+func TestAuditComparesWhatTheCopyClaims(t *testing.T) {
+	v1 := func(n string) []byte { return []byte(n + " v1\n") }
+	setup := func(t *testing.T) *fakeSource {
+		f := newChangingSource(t)
+		var entries []string
+		for _, n := range []string{"a", "b", "c", "d"} {
+			f.setRes("/r/"+n, v1(n))
+			entries = append(entries, rlEntry("/r/"+n, v1(n), "2030-01-01T09:00:00Z"))
+		}
+		f.setDoc("/rl.xml", resourceList("2030-01-01T10:00:00Z", entries...))
+		return f
+	}
+	// The Source moves on: a changed (announced), c changed and e created
+	// silently.
+	moveOn := func(f *fakeSource) {
+		f.setRes("/r/a", []byte("a v2\n"))
+		f.setRes("/r/c", []byte("c v2\n"))
+		f.setRes("/r/e", v1("e"))
+		f.setDoc("/rl.xml", resourceList("2030-01-01T11:00:00Z",
+			rlEntry("/r/a", []byte("a v2\n"), "2030-01-01T10:30:00Z"),
+			rlEntry("/r/b", v1("b"), "2030-01-01T09:00:00Z"),
+			rlEntry("/r/c", []byte("c v2\n"), "2030-01-01T10:40:00Z"),
+			rlEntry("/r/d", v1("d"), "2030-01-01T09:00:00Z"),
+			rlEntry("/r/e", v1("e"), "2030-01-01T10:50:00Z")))
+		f.setDoc("/cl1.xml", changeList("2030-01-01T08:00:00Z", "",
+			clEntry("/r/a", "updated", "2030-01-01T10:30:00Z", []byte("a v2\n"))))
+	}
+	tests := []struct {
+		name    string
+		opts    func(f *fakeSource) PlanOptions
+		changed []string
+		unann   []string
+		same    int
+		// out of the selection: never chosen, or excluded
+		unselected, excluded int
+	}{
+		{"chosen ones", func(f *fakeSource) PlanOptions {
+			return PlanOptions{Only: plan.NewURISet([]string{f.srv.URL + "/r/a", f.srv.URL + "/r/b"})}
+		}, []string{"/r/a"}, nil, 1, 3, 0},
+		{"--include", func(*fakeSource) PlanOptions {
+			return PlanOptions{Selection: &state.Selection{Include: []string{`/r/[abc]$`}}}
+		}, []string{"/r/a", "/r/c"}, []string{"/r/c"}, 1, 0, 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := setup(t)
+			dir := t.TempDir()
+			if res := syncOnce(t, dir, testClient(t), f.target(), tt.opts(f)); !res.OK() {
+				t.Fatalf("sync:%s", failures(res))
+			}
+			moveOn(f)
+			rep := auditOnce(t, dir, testClient(t), f.target())
+			abs := func(ps []string) []string {
+				var out []string
+				for _, p := range ps {
+					out = append(out, f.srv.URL+p)
+				}
+				return out
+			}
+			if len(rep.Missing) != 0 || !slices.Equal(rep.Changed, abs(tt.changed)) || !slices.Equal(rep.Unannounced, abs(tt.unann)) || rep.Same != tt.same {
+				t.Errorf("missing %q, changed %q, unannounced %q, same %d; want none missing, changed %q, unannounced %q, same %d",
+					rep.Missing, rep.Changed, rep.Unannounced, rep.Same, tt.changed, tt.unann, tt.same)
+			}
+			if rep.Unselected != tt.unselected || rep.Excluded != tt.excluded || rep.OutOfSelection() != tt.unselected+tt.excluded {
+				t.Errorf("unselected %d, excluded %d, out of selection %d; want %d, %d", rep.Unselected, rep.Excluded, rep.OutOfSelection(), tt.unselected, tt.excluded)
+			}
+		})
+	}
+}
+
+// A copy whose baseline is not finished lacks resources because it is not
+// finished: they are missing, and not called unannounced.
+func TestAuditOfAnUnfinishedBaseline(t *testing.T) {
+	f := newFakeSource(t)
+	f.setDoc("/cap.xml", capList(map[string]string{"resourcelist": "/rli.xml"}))
+	var one, two []string
+	for i := range 6 {
+		p, body := fmt.Sprintf("/r/%02d", i), []byte(fmt.Sprintf("resource %d\n", i))
+		f.setRes(p, body)
+		if i < 4 {
+			one = append(one, rlEntry(p, body, "2030-01-01T09:00:00Z"))
+		} else {
+			two = append(two, rlEntry(p, body, "2030-01-01T09:00:00Z"))
+		}
+	}
+	f.setDoc("/rli.xml", resourceListIndex("2030-01-01T10:00:00Z", "/rl1.xml", "/rl2.xml"))
+	f.setDoc("/rl1.xml", resourceList("2030-01-01T10:00:00Z", one...))
+	f.setDoc("/rl2.xml", resourceList("2030-01-01T10:00:00Z", two...))
+	f.setCode("/rl2.xml", http.StatusNotFound)
+	dir := t.TempDir()
+	if res := syncOnce(t, dir, testClient(t), f.target(), PlanOptions{}); res.Created != 4 || res.Finished {
+		t.Fatalf("the baseline with a part unread: created %d, finished %v", res.Created, res.Finished)
+	}
+	f.setCode("/rl2.xml", 0)
+	rep := auditOnce(t, dir, testClient(t), f.target())
+	if len(rep.Missing) != 2 || len(rep.Unannounced) != 0 || rep.Same != 4 {
+		t.Errorf("missing %q, unannounced %q, same %d; want the 2 of the part unread missing, none unannounced", rep.Missing, rep.Unannounced, rep.Same)
 	}
 }

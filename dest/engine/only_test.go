@@ -49,13 +49,14 @@ func TestPlanLimitedToSomeResources(t *testing.T) {
 	if !rep.InSync() || rep.Same != 3 || !slices.Equal(rep.SameURIs, want) || rep.NotChosen != len(entries)-3 {
 		t.Errorf("limited audit: same %d %q, missing %d, not chosen %d", rep.Same, rep.SameURIs, len(rep.Missing), rep.NotChosen)
 	}
-	// Unlimited: the rest is missing.
+	// Unlimited: the rest is out of the copy's selection, not missing (the
+	// copy never claimed to hold it).
 	full, err := sess.Audit(context.Background(), rl)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if full.Same != 3 || len(full.Missing) != len(entries)-3 || full.SameURIs != nil {
-		t.Errorf("audit: same %d, missing %d, same listed %d", full.Same, len(full.Missing), len(full.SameURIs))
+	if !full.InSync() || full.Same != 3 || len(full.Missing) != 0 || full.Unselected != len(entries)-3 || full.SameURIs != nil {
+		t.Errorf("audit: same %d, missing %d, unselected %d, same listed %d", full.Same, len(full.Missing), full.Unselected, len(full.SameURIs))
 	}
 	sess.Close()
 
