@@ -401,6 +401,18 @@ func TestCheckUnits(t *testing.T) {
 			t.Errorf("chkURI(%q) = %d, want %d", s, got, want)
 		}
 	}
+	// uriHasBad against the table a byte at a time: every byte value at every
+	// place of strings long enough for the eight-byte steps and the tail.
+	for b := 0; b < 256; b++ {
+		for at := 0; at < 19; at++ {
+			s := []byte("http://example.com/")
+			s[at] = byte(b)
+			want := b < 128 && uriBadASCII[b] != 0
+			if got := uriHasBad(string(s)); got != want {
+				t.Errorf("uriHasBad with byte %#x at %d = %v, want %v", b, at, got, want)
+			}
+		}
+	}
 	for p, unsafe := range map[string]bool{
 		"/resources/res1": false, "/a/..b/c": false, "/a/../b": true, "/..": true, `/a\b`: true,
 		"/a\x00b": true, "/C:/x": true, "C:/x": true, "//server/share": true, "/a/./b": false,
