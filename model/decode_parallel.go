@@ -34,7 +34,7 @@ import (
 // sequential ones by construction. The rest of the document after the last cut
 // (the root's end tag and what follows the entries) is always decoded that way.
 //
-// Memory stays bounded: at most Parallel+1 blocks are in flight and a block
+// Memory stays bounded: at most Parallel blocks are in flight and a block
 // without a cut grows to at most parMaxMerge blocks before the Decoder gives up
 // and reads the rest sequentially. A document of less than one block never
 // starts a goroutine.
@@ -121,7 +121,12 @@ type parJob struct {
 }
 
 func newParDecoder(d *Decoder, opts DecoderOptions) *parDecoder {
-	p := &parDecoder{workers: opts.Parallel, blockSize: opts.blockSize}
+	// Parallel-1 workers: the goroutine calling Next is the Parallel-th, as it
+	// decodes the block it needs when no worker has started it. A worker more
+	// (one per core beside Next's goroutine, which also reads and, in Validate,
+	// checks) took the same CPU, held a block more in flight, and lost time to
+	// the scheduler whenever the cores were shared (BENCHMARKS.md).
+	p := &parDecoder{workers: max(1, opts.Parallel-1), blockSize: opts.blockSize}
 	if p.blockSize <= 0 {
 		p.blockSize = parDefaultBlock
 	}
@@ -212,6 +217,7 @@ func (d *Decoder) parNextShared(e *Entry) (*Entry, error) {
 			}
 			p.decodeBlock(j, p.own)
 		} else {
+			p.help(j)
 			<-j.done
 		}
 		if !j.ok {
@@ -226,7 +232,28 @@ func (d *Decoder) parNextShared(e *Entry) (*Entry, error) {
 	}
 }
 
-// parDispatch reads input and hands blocks to the workers until Parallel+1
+// help decodes, while a worker decodes job j (the one Next needs), the blocks
+// queued after it that no worker has started, until j is done: with a worker
+// fewer than Parallel (newParDecoder), Next's goroutine is the other decoder,
+// whatever time reading and checking leave it. Each block decoded so is
+// marked done like a worker's.
+func (p *parDecoder) help(j *parJob) {
+	for _, q := range p.queue {
+		if len(j.done) > 0 {
+			return
+		}
+		if !q.taken.CompareAndSwap(false, true) {
+			continue
+		}
+		if p.own == nil {
+			p.own = new(Decoder)
+		}
+		p.decodeBlock(q, p.own)
+		q.done <- struct{}{}
+	}
+}
+
+// parDispatch reads input and hands blocks to the workers until workers+1
 // blocks are in flight or there are no more blocks.
 func (d *Decoder) parDispatch() {
 	p := d.par
