@@ -34,7 +34,7 @@ import (
 // sequential ones by construction. The rest of the document after the last cut
 // (the root's end tag and what follows the entries) is always decoded that way.
 //
-// Memory stays bounded: at most Parallel blocks are in flight and a block
+// Memory stays bounded: at most Parallel+1 blocks are in flight and a block
 // without a cut grows to at most parMaxMerge blocks before the Decoder gives up
 // and reads the rest sequentially. A document of less than one block never
 // starts a goroutine.
@@ -130,7 +130,9 @@ func newParDecoder(d *Decoder, opts DecoderOptions) *parDecoder {
 	if p.blockSize <= 0 {
 		p.blockSize = parDefaultBlock
 	}
-	p.inflight = p.workers + 1
+	// Two blocks beyond the workers': one for Next's goroutine to decode
+	// while it waits, one read ahead.
+	p.inflight = p.workers + 2
 	p.perEntry = 256
 	return p
 }
@@ -253,7 +255,7 @@ func (p *parDecoder) help(j *parJob) {
 	}
 }
 
-// parDispatch reads input and hands blocks to the workers until workers+1
+// parDispatch reads input and hands blocks to the workers until workers+2
 // blocks are in flight or there are no more blocks.
 func (d *Decoder) parDispatch() {
 	p := d.par
