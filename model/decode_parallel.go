@@ -13,8 +13,8 @@ import (
 // Once the Decoder has read the header and returned the first entry, the rest of
 // the input is read in blocks of about parDefaultBlock bytes, each cut after an
 // entry's end tag (the last "</url>" or "</sitemap>", written as the document
-// writes it, in the block). Worker goroutines decode the blocks concurrently with
-// block decoders: Decoders that scan a block in place, starting inside the root
+// writes it, in the block). Parallel-1 worker goroutines and the goroutine
+// calling Next (see help) decode the blocks concurrently with block decoders: Decoders that scan a block in place, starting inside the root
 // element (its namespaces and name, the document's root kind) at the block's line
 // and byte offset. Next hands out the blocks' entries strictly in order.
 //
