@@ -217,3 +217,44 @@ func TestS3ClientUploadsAndKeys(t *testing.T) {
 		t.Errorf("a failed download left a file: %v", err)
 	}
 }
+
+// TestS3FindRegion: without a region, an Amazon bucket's is asked of the
+// global endpoint (which names it even when it refuses the request), and
+// requests then go to that region's endpoint, virtual-hosted but for bucket
+// names with dots.
+func TestS3FindRegion(t *testing.T) {
+	var asked []string
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		asked = append(asked, r.Method+" "+r.Host+r.URL.Path)
+		if !strings.Contains(r.Header.Get("Authorization"), "/us-east-1/s3/aws4_request") {
+			t.Errorf("the region is asked with a request signed for us-east-1: %s", r.Header.Get("Authorization"))
+		}
+		w.Header().Set("X-Amz-Bucket-Region", "eu-west-3")
+		w.WriteHeader(http.StatusBadRequest) // signed for the wrong region
+	}))
+	defer srv.Close()
+	host := strings.TrimPrefix(srv.URL, "https://")
+	for _, tc := range []struct {
+		bucket, region, wantHost, wantURL string
+		wantAsk                           bool
+	}{
+		{"my.bucket", "", "s3.eu-west-3.amazonaws.com", "https://s3.eu-west-3.amazonaws.com", true},
+		{"my.bucket", "ap-south-1", "s3.ap-south-1.amazonaws.com", "https://s3.ap-south-1.amazonaws.com", false},
+		{"mybucket", "us-west-2", "s3.us-west-2.amazonaws.com", "https://mybucket.s3.us-west-2.amazonaws.com", false},
+	} {
+		asked = nil
+		c := &s3Client{hc: srv.Client(), scheme: "https", pathStyle: strings.Contains(tc.bucket, "."), bucket: tc.bucket,
+			region: tc.region, id: "id", secret: "secret", now: time.Now}
+		if err := c.findRegion(context.Background(), host); err != nil {
+			t.Fatal(err)
+		}
+		if c.host != tc.wantHost || c.endpointURL() != tc.wantURL {
+			t.Errorf("%s %q: host %s, endpoint %s", tc.bucket, tc.region, c.host, c.endpointURL())
+		}
+		if want := "HEAD " + host + "/" + tc.bucket + "/"; tc.wantAsk && (len(asked) != 1 || asked[0] != want) {
+			t.Errorf("%s: asked %q, want %q", tc.bucket, asked, want)
+		} else if !tc.wantAsk && len(asked) != 0 {
+			t.Errorf("%s with region %s: asked %q", tc.bucket, tc.region, asked)
+		}
+	}
+}
