@@ -83,7 +83,7 @@ func BenchmarkValidateModes50k(b *testing.B) {
 // memory in flight (BENCHMARKS.md, "Memory").
 func BenchmarkValidateBlockSizes50k(b *testing.B) {
 	data := benchResourceList(b, 50000)
-	for _, kib := range []int{16, 32, 64, 128} {
+	for _, kib := range []int{16, 32, 48, 64, 128} {
 		b.Run(strconv.Itoa(kib)+"KiB", func(b *testing.B) {
 			b.SetBytes(int64(len(data)))
 			b.ReportAllocs()
