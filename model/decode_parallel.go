@@ -14,9 +14,10 @@ import (
 // the input is read in blocks of about parDefaultBlock bytes, each cut after an
 // entry's end tag (the last "</url>" or "</sitemap>", written as the document
 // writes it, in the block). Parallel-1 worker goroutines and the goroutine
-// calling Next (see help) decode the blocks concurrently with block decoders: Decoders that scan a block in place, starting inside the root
-// element (its namespaces and name, the document's root kind) at the block's line
-// and byte offset. Next hands out the blocks' entries strictly in order.
+// calling Next (see help) decode the blocks concurrently with block decoders:
+// Decoders that scan a block in place, starting inside the root element (its
+// namespaces and name, the document's root kind) at the block's line and byte
+// offset. Next hands out the blocks' entries strictly in order.
 //
 // Cutting is a guess; it is never trusted. A block decoder starts in the state
 // the sequential Decoder has between two entries (only the root open, nothing
