@@ -60,3 +60,17 @@ func BenchmarkCheckEntries50k(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkChkURI: the URI check every loc goes through.
+func BenchmarkChkURI(b *testing.B) {
+	locs := []string{"http://example.com/resources/2024/11/25/item-000123.xml", "https://data.example.org/a/b/c?x=1", "urn:uuid:6e8bc430-9c3a-11d9-9669-0800200c9a66"}
+	n := 0
+	for i := 0; i < b.N; i++ {
+		if chkURI(locs[i%len(locs)]) == uriOK {
+			n++
+		}
+	}
+	if n != b.N {
+		b.Fatal("a good URI refused")
+	}
+}

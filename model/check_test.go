@@ -402,6 +402,18 @@ func TestCheckUnits(t *testing.T) {
 			t.Errorf("chkURI(%q) = %d, want %d", s, got, want)
 		}
 	}
+	// uriHasBad against the table a byte at a time: every byte value at every
+	// place of strings long enough for the eight-byte steps and the tail.
+	for b := 0; b < 256; b++ {
+		for at := 0; at < 19; at++ {
+			s := []byte("http://example.com/")
+			s[at] = byte(b)
+			want := b < 128 && uriBadASCII[b] != 0
+			if got := uriHasBad(string(s)); got != want {
+				t.Errorf("uriHasBad with byte %#x at %d = %v, want %v", b, at, got, want)
+			}
+		}
+	}
 	for p, unsafe := range map[string]bool{
 		"/resources/res1": false, "/a/..b/c": false, "/a/../b": true, "/..": true, `/a\b`: true,
 		"/a\x00b": true, "/C:/x": true, "C:/x": true, "//server/share": true, "/a/./b": false,
@@ -524,13 +536,37 @@ func TestCheckSet(t *testing.T) {
 			t.Fatalf("%d: false duplicate", i)
 		}
 	}
-	for i := 0; i < 10000; i += 997 {
+	for i := 0; i < 10000; i++ {
 		if first, dup := s.add(uint64(i)*0x9E3779B97F4A7C15, 20000+i); !dup || first != i {
 			t.Fatalf("%d: duplicate not found (%d, %v)", i, first, dup)
 		}
 	}
-	if s.n != 10000 || 5*s.n > 4*len(s.slots) {
-		t.Fatalf("n %d, slots %d", s.n, len(s.slots))
+	if s.n != 10000 {
+		t.Fatalf("n %d", s.n)
+	}
+	// Every segment is found where its values' top bits lead, is at most
+	// chkSegFull full, and holds the values it counts.
+	segs := map[*chkSeg]bool{}
+	total := 0
+	for i, g := range s.dir {
+		if g.n > chkSegFull {
+			t.Fatalf("segment of %d values", g.n)
+		}
+		for _, sl := range g.slots {
+			if sl != 0 && sl>>(64-g.depth) != uint64(i)>>(s.depth-g.depth) {
+				t.Fatalf("value %x in the segment of directory entry %d (depth %d of %d)", sl, i, g.depth, s.depth)
+			}
+		}
+		if !segs[g] {
+			segs[g] = true
+			total += g.n
+		}
+	}
+	if total != s.n {
+		t.Fatalf("segments hold %d values, the set counts %d", total, s.n)
+	}
+	if len(segs)*chkSegSlots*8 > 10000*8*2 {
+		t.Errorf("%d segments for 10,000 values", len(segs))
 	}
 	// Entries past what 24 bits number are not remembered, never misnumbered.
 	if _, dup := s.add(42, 1<<24); dup {

@@ -11,25 +11,41 @@ import (
 )
 
 // chkSet remembers 64-bit hashes of values (URIs, paths) with the entry that
-// first had each, compactly (8 bytes a slot: validating keeps little else):
-// open addressing with linear probing over one array, at most four fifths
-// full, growing by doubling up to chkMaxTracked values, after which it stops
-// remembering. A slot holds the hash's upper 40 bits and the entry's index
-// in the lower 24 (entries from the 16,777,216th on are not remembered). Two
-// values whose hashes share those 40 bits would be taken for duplicates: with
-// maphash's seeded hash that is about a 1-in-300,000 event for a million
-// entries.
+// first had each, compactly (8 bytes a slot: validating keeps little else),
+// up to chkMaxTracked values, after which it stops remembering. A slot holds
+// the hash's upper 40 bits and the entry's index in the lower 24 (entries
+// from the 16,777,216th on are not remembered). Two values whose hashes share
+// those 40 bits would be taken for duplicates: with maphash's seeded hash that
+// is about a 1-in-300,000 event for a million entries.
+//
+// The slots are segments of 4 KiB (open addressing, linear probing) found
+// through a directory by the hash's top bits (extendible hashing): a full
+// segment splits in two, the new one taking the values of the next bit, so
+// the set grows a segment at a time and leaves nothing behind. (One array
+// doubled and rehashed left the old arrays as garbage: 1 MiB allocated for a
+// set of 0.5 MiB at 50,000 URIs, all of it resident in a run too short for
+// the collector to start.)
 type chkSet struct {
-	slots []uint64 // 0 is empty
+	dir   []*chkSeg // 1<<depth entries; a segment of depth d appears 1<<(depth-d) times
+	depth uint
 	n     int
 }
 
+type chkSeg struct {
+	depth uint // the top bits all its values share
+	n     int
+	slots [chkSegSlots]uint64 // 0 is empty
+}
+
 const (
-	chkIdxBits = 24
-	chkIdxMask = 1<<chkIdxBits - 1
+	chkIdxBits  = 24
+	chkIdxMask  = 1<<chkIdxBits - 1
+	chkSegSlots = 512                 // 4 KiB
+	chkSegFull  = chkSegSlots * 7 / 8 // a segment splits rather than fill further
+	chkMaxDepth = 64 - chkIdxBits - 9 // the directory's bits stay clear of those that place a value in its segment
 )
 
-func newChkSet() *chkSet { return &chkSet{slots: make([]uint64, 1024)} }
+func newChkSet() *chkSet { return &chkSet{dir: []*chkSeg{new(chkSeg)}} }
 
 // add records h for entry idx; when h was there already it returns the entry that
 // had it and true.
@@ -38,38 +54,70 @@ func (s *chkSet) add(h uint64, idx int) (int, bool) {
 		return 0, false
 	}
 	tag := (h | 1<<chkIdxBits) &^ chkIdxMask // never 0
-	mask := len(s.slots) - 1
-	for p := int(tag>>33) & mask; ; p = (p + 1) & mask {
-		switch sl := s.slots[p]; {
-		case sl == 0:
-			if s.n >= chkMaxTracked {
-				return 0, false
+	for {
+		seg := s.dir[tag>>(64-s.depth)] // depth 0: a shift by 64 is 0
+		p := int(tag>>chkIdxBits) & (chkSegSlots - 1)
+		for ; ; p = (p + 1) & (chkSegSlots - 1) {
+			sl := seg.slots[p]
+			if sl == 0 {
+				break
 			}
-			s.slots[p] = tag | uint64(idx)
-			s.n++
-			if 5*s.n > 4*len(s.slots) {
-				s.grow()
+			if sl&^chkIdxMask == tag {
+				return int(sl & chkIdxMask), true
 			}
-			return 0, false
-		case sl&^chkIdxMask == tag:
-			return int(sl & chkIdxMask), true
 		}
+		if s.n >= chkMaxTracked {
+			return 0, false
+		}
+		if seg.n < chkSegFull {
+			seg.slots[p] = tag | uint64(idx)
+			seg.n++
+			s.n++
+			return 0, false
+		}
+		if seg.depth >= chkMaxDepth {
+			return 0, false // (values this alike do not come from a seeded hash)
+		}
+		s.split(seg, tag)
 	}
 }
 
-func (s *chkSet) grow() {
-	old := s.slots
-	s.slots = make([]uint64, 2*len(old))
-	mask := len(s.slots) - 1
+// split divides seg, which holds tag's place, in two by the next bit of the
+// values' top bits.
+func (s *chkSet) split(seg *chkSeg, tag uint64) {
+	if seg.depth == s.depth {
+		dir := make([]*chkSeg, 2*len(s.dir))
+		for i, g := range s.dir {
+			dir[2*i], dir[2*i+1] = g, g
+		}
+		s.dir, s.depth = dir, s.depth+1
+	}
+	bit := uint64(1) << (63 - seg.depth)
+	old := seg.slots
+	seg.slots, seg.n = [chkSegSlots]uint64{}, 0
+	seg.depth++
+	hi := &chkSeg{depth: seg.depth}
 	for _, sl := range old {
 		if sl == 0 {
 			continue
 		}
-		p := int(sl>>33) & mask
-		for s.slots[p] != 0 {
-			p = (p + 1) & mask
+		dst := seg
+		if sl&bit != 0 {
+			dst = hi
 		}
-		s.slots[p] = sl
+		p := int(sl>>chkIdxBits) & (chkSegSlots - 1)
+		for dst.slots[p] != 0 {
+			p = (p + 1) & (chkSegSlots - 1)
+		}
+		dst.slots[p] = sl
+		dst.n++
+	}
+	// seg's directory entries are those whose top seg.depth-1 bits are tag's;
+	// the upper half of them now leads to hi.
+	span := uint64(1) << (s.depth - seg.depth + 1)
+	lo := (tag >> (64 - s.depth)) &^ (span - 1)
+	for i := lo + span/2; i < lo+span; i++ {
+		s.dir[i] = hi
 	}
 }
 
@@ -227,6 +275,33 @@ const uriBadASCII = "" +
 	"\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00" +
 	"\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x01\x01\x00\x01"
 
+// uriBadByte is uriBadASCII over all 256 byte values (bytes of UTF-8
+// sequences are not bad): indexed by a byte, it needs no bounds check.
+const uriBadByte = uriBadASCII + "" +
+	"\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00" +
+	"\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00" +
+	"\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00" +
+	"\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00"
+
+// uriHasBad reports whether s holds a byte a URI cannot hold, eight bytes a
+// step: the eight lookups do not wait on each other (every loc goes through
+// here; it was a loop with a branch a byte).
+func uriHasBad(s string) bool {
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		if uriBadByte[s[i]]|uriBadByte[s[i+1]]|uriBadByte[s[i+2]]|uriBadByte[s[i+3]]|
+			uriBadByte[s[i+4]]|uriBadByte[s[i+5]]|uriBadByte[s[i+6]]|uriBadByte[s[i+7]] != 0 {
+			return true
+		}
+	}
+	for ; i < len(s); i++ {
+		if uriBadByte[s[i]] != 0 {
+			return true
+		}
+	}
+	return false
+}
+
 const (
 	uriOK uriProblem = iota
 	uriNotAbsolute
@@ -237,10 +312,8 @@ const (
 // chkURI judges a <loc> value: an absolute URI (IRI characters allowed), with a
 // host for http and https.
 func chkURI(s string) uriProblem {
-	for i := 0; i < len(s); i++ {
-		if b := s[i]; b < 128 && uriBadASCII[b] != 0 {
-			return uriBadChar
-		}
+	if uriHasBad(s) {
+		return uriBadChar
 	}
 	if len(s) == 0 || !(s[0]|0x20 >= 'a' && s[0]|0x20 <= 'z') {
 		return uriNotAbsolute

@@ -52,7 +52,7 @@ const (
 	defaultMaxTokenBytes = 4 << 20
 	defaultMaxDepth      = 256
 
-	decInitialBuf   = 256 << 10
+	decInitialBuf   = 64 << 10
 	decMaxAttrs     = 256  // attributes on one element
 	decMaxInner     = 4096 // bytes of Element.Inner kept
 	decMaxLegacy    = 1000 // LegacyTrace records kept per document

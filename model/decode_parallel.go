@@ -13,10 +13,11 @@ import (
 // Once the Decoder has read the header and returned the first entry, the rest of
 // the input is read in blocks of about parDefaultBlock bytes, each cut after an
 // entry's end tag (the last "</url>" or "</sitemap>", written as the document
-// writes it, in the block). Worker goroutines decode the blocks concurrently with
-// block decoders: Decoders that scan a block in place, starting inside the root
-// element (its namespaces and name, the document's root kind) at the block's line
-// and byte offset. Next hands out the blocks' entries strictly in order.
+// writes it, in the block). Parallel-1 worker goroutines and the goroutine
+// calling Next (see help) decode the blocks concurrently with block decoders:
+// Decoders that scan a block in place, starting inside the root element (its
+// namespaces and name, the document's root kind) at the block's line and byte
+// offset. Next hands out the blocks' entries strictly in order.
 //
 // Cutting is a guess; it is never trusted. A block decoder starts in the state
 // the sequential Decoder has between two entries (only the root open, nothing
@@ -34,13 +35,13 @@ import (
 // sequential ones by construction. The rest of the document after the last cut
 // (the root's end tag and what follows the entries) is always decoded that way.
 //
-// Memory stays bounded: at most Parallel+1 blocks are in flight and a block
+// Memory stays bounded: at most Parallel+2 blocks are in flight and a block
 // without a cut grows to at most parMaxMerge blocks before the Decoder gives up
 // and reads the rest sequentially. A document of less than one block never
 // starts a goroutine.
 
 const (
-	parDefaultBlock = 64 << 10
+	parDefaultBlock = 48 << 10
 	parMaxMerge     = 8 // a block without an entry end grows to this many blocks at most
 )
 
@@ -121,11 +122,19 @@ type parJob struct {
 }
 
 func newParDecoder(d *Decoder, opts DecoderOptions) *parDecoder {
-	p := &parDecoder{workers: opts.Parallel, blockSize: opts.blockSize}
+	// Parallel-1 workers: the goroutine calling Next is the Parallel-th, as it
+	// decodes the block it needs when no worker has started it. A worker more
+	// (one per core beside Next's goroutine, which also reads and, in Validate,
+	// checks) took the same CPU, held a block more in flight, and lost time to
+	// the scheduler whenever the cores were shared (BENCHMARKS.md).
+	p := &parDecoder{workers: max(1, opts.Parallel-1), blockSize: opts.blockSize}
 	if p.blockSize <= 0 {
 		p.blockSize = parDefaultBlock
 	}
-	p.inflight = p.workers + 1
+	// Three blocks beyond the workers': for Next's goroutine to decode while
+	// it waits, and read ahead. (With 48 KiB blocks these hold less memory
+	// than two beyond them of 64 KiB, and keep both cores busier.)
+	p.inflight = p.workers + 3
 	p.perEntry = 256
 	return p
 }
@@ -212,6 +221,7 @@ func (d *Decoder) parNextShared(e *Entry) (*Entry, error) {
 			}
 			p.decodeBlock(j, p.own)
 		} else {
+			p.help(j)
 			<-j.done
 		}
 		if !j.ok {
@@ -226,7 +236,28 @@ func (d *Decoder) parNextShared(e *Entry) (*Entry, error) {
 	}
 }
 
-// parDispatch reads input and hands blocks to the workers until Parallel+1
+// help decodes, while a worker decodes job j (the one Next needs), the blocks
+// queued after it that no worker has started, until j is done: with a worker
+// fewer than Parallel (newParDecoder), Next's goroutine is the other decoder,
+// whatever time reading and checking leave it. Each block decoded so is
+// marked done like a worker's.
+func (p *parDecoder) help(j *parJob) {
+	for _, q := range p.queue {
+		if len(j.done) > 0 {
+			return
+		}
+		if !q.taken.CompareAndSwap(false, true) {
+			continue
+		}
+		if p.own == nil {
+			p.own = new(Decoder)
+		}
+		p.decodeBlock(q, p.own)
+		q.done <- struct{}{}
+	}
+}
+
+// parDispatch reads input and hands blocks to the workers until workers+3
 // blocks are in flight or there are no more blocks.
 func (d *Decoder) parDispatch() {
 	p := d.par

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"runtime"
+	"strconv"
 	"testing"
 )
 
@@ -72,6 +73,27 @@ func BenchmarkValidateModes50k(b *testing.B) {
 				}
 			}
 			// CPU time (GC included): a busy machine disturbs it less than wall time.
+			b.ReportMetric(float64((processCPUTime()-cpu0).Microseconds())/1000/float64(b.N), "cpu-ms/op")
+		})
+	}
+}
+
+// BenchmarkValidateBlockSizes50k: Validate (parallel, Reuse) of the
+// 50,000-entry list with blocks of several sizes; smaller blocks hold less
+// memory in flight (BENCHMARKS.md, "Memory").
+func BenchmarkValidateBlockSizes50k(b *testing.B) {
+	data := benchResourceList(b, 50000)
+	for _, kib := range []int{16, 32, 48, 64, 128} {
+		b.Run(strconv.Itoa(kib)+"KiB", func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			cpu0 := processCPUTime()
+			for i := 0; i < b.N; i++ {
+				rep := validate(bytes.NewReader(data), CheckOptions{}, DecoderOptions{Parallel: runtime.GOMAXPROCS(0), Reuse: true, blockSize: kib << 10})
+				if rep.Errors != 0 || rep.Entries != 50000 {
+					b.Fatalf("%d entries, %d errors", rep.Entries, rep.Errors)
+				}
+			}
 			b.ReportMetric(float64((processCPUTime()-cpu0).Microseconds())/1000/float64(b.N), "cpu-ms/op")
 		})
 	}

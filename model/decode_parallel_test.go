@@ -451,11 +451,16 @@ func TestParallelLimits(t *testing.T) {
 	for _, max := range []int64{1000, 10000, 50000, int64(len(data)) - 1, int64(len(data))} {
 		want := parDecode(t, bytes.NewReader(data), DecoderOptions{MaxBytes: max})
 		got := parDecode(t, bytes.NewReader(data), DecoderOptions{MaxBytes: max, Parallel: 2, blockSize: 256})
-		if want.err != got.err || got.finalRead > max {
+		if want.errMsg != got.errMsg || want.errMsg == "" && want.err != got.err || got.finalRead > max {
 			t.Errorf("MaxBytes %d: %s after %d bytes, want %s", max, got.err, got.finalRead, want.err)
 		}
-		if n := len(got.entries); n > len(want.entries)+1 || n+100 < len(want.entries) {
-			t.Errorf("MaxBytes %d: %d entries, sequential %d", max, n, len(want.entries))
+		// Which entries come before the error depends on the reads too: the
+		// sequential Decoder stops at the read that passes the limit, with
+		// entries of its window undecoded. Neither path returns an entry
+		// that does not end within the limit.
+		complete := bytes.Count(data[:min(max, int64(len(data)))], []byte("</url>"))
+		if n := len(got.entries); n > complete || len(want.entries) > complete || n+100 < len(want.entries) {
+			t.Errorf("MaxBytes %d: %d entries, sequential %d, %d end within the limit", max, n, len(want.entries), complete)
 		}
 		for i := range got.entries {
 			if i < len(want.entries) && !reflect.DeepEqual(got.entries[i], want.entries[i]) {
