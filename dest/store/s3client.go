@@ -115,21 +115,13 @@ func newS3Client(ctx context.Context, endpoint, bucket, region, id, secret, toke
 		return c, nil
 	}
 	c.scheme, c.pathStyle = "https", strings.Contains(bucket, ".")
-	if err := c.findRegion(ctx, "s3.amazonaws.com"); err != nil {
-		return nil, err
-	}
-	return c, nil
-}
-
-// findRegion sets the Amazon S3 server of the bucket, asking global (the
-// global endpoint) for its region when none was given: S3 names it in
-// x-amz-bucket-region, even when it refuses a request signed for another.
-func (c *s3Client) findRegion(ctx context.Context, global string) error {
 	if c.region == "" {
-		c.host, c.region = global, "us-east-1"
+		// S3 names a bucket's region in x-amz-bucket-region, even when it
+		// refuses the request (a request signed for the wrong region).
+		c.host, c.region = "s3.amazonaws.com", "us-east-1"
 		resp, err := c.send(ctx, http.MethodHead, "", nil, nil, nil, emptySHA256)
 		if err != nil {
-			return fmt.Errorf("find the region of bucket %s: %w", c.bucket, err)
+			return nil, fmt.Errorf("find the region of bucket %s: %w", bucket, err)
 		}
 		resp.Body.Close()
 		if r := resp.Header.Get("X-Amz-Bucket-Region"); r != "" && validRegion(r) {
@@ -137,7 +129,7 @@ func (c *s3Client) findRegion(ctx context.Context, global string) error {
 		}
 	}
 	c.host = "s3." + c.region + ".amazonaws.com"
-	return nil
+	return c, nil
 }
 
 // endpointURL names the server for messages.
