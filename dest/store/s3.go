@@ -10,13 +10,17 @@ import (
 	"io"
 	"io/fs"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
+
+	"github.com/minio/minio-go/v7"
+	"github.com/minio/minio-go/v7/pkg/credentials"
 )
 
-// S3 is a destination in an S3-compatible bucket (s3client.go makes the calls).
+// S3 is a destination in an S3-compatible bucket, through minio-go.
 //
 // A write is staged in a local temporary file (in the cache folder) while the
 // caller verifies it, and uploaded only by Commit: an object is never replaced
@@ -28,7 +32,7 @@ import (
 // renewed by the holder while it runs; see Lock.
 type S3 struct {
 	loc    S3Location
-	client *s3Client
+	client *minio.Client
 	cache  string
 	opts   Options
 
@@ -54,16 +58,26 @@ func OpenS3(ctx context.Context, loc S3Location, opts Options) (*S3, error) {
 	if id == "" || secret == "" {
 		return nil, fmt.Errorf("bucket destination %s: no credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN for temporary ones)", loc.Name())
 	}
-	client, err := newS3Client(ctx, loc.Endpoint, loc.Bucket, loc.Region, id, secret, token)
+	host, secure, lookup := "s3.amazonaws.com", true, minio.BucketLookupAuto
+	if loc.Endpoint != "" {
+		e, err := url.Parse(loc.Endpoint)
+		if err != nil {
+			return nil, fmt.Errorf("bucket destination %s: endpoint: %w", loc.Name(), err)
+		}
+		host, secure, lookup = e.Host, e.Scheme == "https", minio.BucketLookupPath
+	}
+	client, err := minio.New(host, &minio.Options{
+		Creds: credentials.NewStaticV4(id, secret, token), Secure: secure, Region: loc.Region, BucketLookup: lookup,
+	})
 	if err != nil {
 		return nil, fmt.Errorf("bucket destination %s: %w", loc.Name(), err)
 	}
-	ok, err := client.bucketExists(ctx)
+	ok, err := client.BucketExists(ctx, loc.Bucket)
 	if err != nil {
-		return nil, fmt.Errorf("bucket destination %s: reach the bucket at %s: %w", loc.Name(), client.endpointURL(), err)
+		return nil, fmt.Errorf("bucket destination %s: reach the bucket at %s: %w", loc.Name(), client.EndpointURL(), err)
 	}
 	if !ok {
-		return nil, fmt.Errorf("bucket destination %s: bucket %s does not exist at %s (rsx does not create buckets)", loc.Name(), loc.Bucket, client.endpointURL())
+		return nil, fmt.Errorf("bucket destination %s: bucket %s does not exist at %s (rsx does not create buckets)", loc.Name(), loc.Bucket, client.EndpointURL())
 	}
 	cache := opts.CacheDir
 	if cache == "" {
@@ -105,9 +119,9 @@ func (s *S3) lost() error {
 
 // errorCode is the S3 error code of err ("" when it is not an S3 error).
 func errorCode(err error) (string, int) {
-	var er *s3Error
+	var er minio.ErrorResponse
 	if errors.As(err, &er) {
-		return er.Code, er.Status
+		return er.Code, er.StatusCode
 	}
 	return "", 0
 }
@@ -156,7 +170,7 @@ func (w *s3Writer) upload(ctx context.Context, key string) error {
 	if err := w.f.Close(); err != nil {
 		return err
 	}
-	_, err := w.s.client.putFile(ctx, key, w.f.Name(), w.meta.ContentType, putCond{})
+	_, err := w.s.client.FPutObject(ctx, w.s.loc.Bucket, key, w.f.Name(), minio.PutObjectOptions{ContentType: w.meta.ContentType})
 	return err
 }
 
@@ -198,7 +212,7 @@ func (s *S3) Remove(ctx context.Context, p string) error {
 	if err := s.lost(); err != nil {
 		return fmt.Errorf("remove %s from %s: %w", p, s.loc.Name(), err)
 	}
-	if err := s.client.removeObject(ctx, s.loc.Key(p)); err != nil && !isNotFound(err) {
+	if err := s.client.RemoveObject(ctx, s.loc.Bucket, s.loc.Key(p), minio.RemoveObjectOptions{}); err != nil && !isNotFound(err) {
 		return fmt.Errorf("remove %s from %s: %w", p, s.loc.Name(), err)
 	}
 	return nil
@@ -209,7 +223,7 @@ func (s *S3) Stat(ctx context.Context, p string) (FileInfo, error) {
 	if err := CheckPath(p); err != nil {
 		return FileInfo{}, fmt.Errorf("stat in %s: %w", s.loc.Name(), err)
 	}
-	info, err := s.client.statObject(ctx, s.loc.Key(p))
+	info, err := s.client.StatObject(ctx, s.loc.Bucket, s.loc.Key(p), minio.StatObjectOptions{})
 	if err != nil {
 		if isNotFound(err) {
 			return FileInfo{}, fmt.Errorf("stat %s in %s: %w", p, s.loc.Name(), fs.ErrNotExist)
@@ -224,7 +238,13 @@ func (s *S3) Open(ctx context.Context, p string) (io.ReadCloser, error) {
 	if err := CheckPath(p); err != nil {
 		return nil, fmt.Errorf("open in %s: %w", s.loc.Name(), err)
 	}
-	obj, _, err := s.client.getObject(ctx, s.loc.Key(p))
+	obj, err := s.client.GetObject(ctx, s.loc.Bucket, s.loc.Key(p), minio.GetObjectOptions{})
+	if err == nil {
+		_, err = obj.Stat() // GetObject is lazy: find a missing object now
+		if err != nil {
+			obj.Close()
+		}
+	}
 	if err != nil {
 		if isNotFound(err) {
 			return nil, fmt.Errorf("open %s in %s: %w", p, s.loc.Name(), fs.ErrNotExist)
@@ -240,19 +260,21 @@ func (s *S3) Walk(ctx context.Context, fn func(FileInfo) error) error {
 	if s.loc.Prefix != "" {
 		prefix = s.loc.Prefix + "/"
 	}
-	var fnErr error // fn's own, returned as it is
-	err := s.client.listObjects(ctx, prefix, func(obj s3Object) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	for obj := range s.client.ListObjects(ctx, s.loc.Bucket, minio.ListObjectsOptions{Prefix: prefix, Recursive: true}) {
+		if obj.Err != nil {
+			return fmt.Errorf("list the objects of %s: %w", s.loc.Name(), obj.Err)
+		}
 		p := strings.TrimPrefix(obj.Key, prefix)
 		if first, _, _ := strings.Cut(p, "/"); first == ReservedDir || strings.HasSuffix(p, "/") {
-			return nil
+			continue
 		}
-		fnErr = fn(FileInfo{Path: p, Size: obj.Size, ModTime: obj.LastModified, ETag: obj.ETag})
-		return fnErr
-	})
-	if err != nil && fnErr == nil {
-		return fmt.Errorf("list the objects of %s: %w", s.loc.Name(), err)
+		if err := fn(FileInfo{Path: p, Size: obj.Size, ModTime: obj.LastModified, ETag: obj.ETag}); err != nil {
+			return err
+		}
 	}
-	return err
+	return ctx.Err()
 }
 
 func (s *S3) sidePath() string   { return filepath.Join(s.cache, "state.json") }
@@ -302,7 +324,7 @@ func (s *S3) StatePath(ctx context.Context) (string, error) {
 	key := s.loc.Key(StateFile)
 	local := s.localState()
 	side := s.readSide()
-	info, err := s.client.statObject(ctx, key)
+	info, err := s.client.StatObject(ctx, s.loc.Bucket, key, minio.StatObjectOptions{})
 	if err != nil && !isNotFound(err) {
 		return "", fmt.Errorf("state of %s: %w", s.loc.Name(), err)
 	}
@@ -321,7 +343,7 @@ func (s *S3) StatePath(ctx context.Context) (string, error) {
 		return local, nil
 	}
 	tmp := filepath.Join(s.cache, "tmp", "state-"+randomName())
-	if err := s.client.getFile(ctx, key, tmp); err != nil {
+	if err := s.client.FGetObject(ctx, s.loc.Bucket, key, tmp, minio.GetObjectOptions{}); err != nil {
 		os.Remove(tmp)
 		return "", fmt.Errorf("state of %s: fetch %s: %w", s.loc.Name(), key, err)
 	}
@@ -347,25 +369,25 @@ func (s *S3) PublishState(ctx context.Context, path string) error {
 		return fmt.Errorf("publish the state to %s: %w", s.loc.Name(), err)
 	}
 	side := s.readSide()
-	var cond putCond
+	opts := minio.PutObjectOptions{ContentType: "application/vnd.sqlite3", DisableMultipart: true}
 	s.mu.Lock()
 	conditional := s.conditional
 	s.mu.Unlock()
 	if conditional {
 		if side.ETag != "" {
-			cond.IfMatch = side.ETag
+			opts.SetMatchETag(side.ETag)
 		} else {
-			cond.IfNoneMatch = "*"
+			opts.SetMatchETagExcept("*")
 		}
 	}
-	etag, err := s.client.putFile(ctx, s.loc.Key(StateFile), path, "application/vnd.sqlite3", cond)
+	info, err := s.client.FPutObject(ctx, s.loc.Bucket, s.loc.Key(StateFile), path, opts)
 	if err != nil {
 		if isPreconditionFailed(err) {
 			return fmt.Errorf("publish the state to %s: the bucket's state was changed by another run since this one fetched it; not overwriting it", s.loc.Name())
 		}
 		return fmt.Errorf("publish the state to %s: %w", s.loc.Name(), err)
 	}
-	if err := s.writeSide(etag); err != nil {
+	if err := s.writeSide(info.ETag); err != nil {
 		return fmt.Errorf("publish the state to %s: %w", s.loc.Name(), err)
 	}
 	return nil

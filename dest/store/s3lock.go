@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -8,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/minio/minio-go/v7"
 )
 
 // DefaultLockStaleAfter is how long a bucket's lock may go unrefreshed
@@ -84,7 +87,7 @@ func (s *S3) Lock(ctx context.Context) (*Lock, error) {
 		if cur.Token != me.Token {
 			return nil // taken over: not ours to remove
 		}
-		if err := s.client.removeObject(ctx, s.lockKey()); err != nil {
+		if err := s.client.RemoveObject(ctx, s.loc.Bucket, s.lockKey(), minio.RemoveObjectOptions{}); err != nil {
 			return fmt.Errorf("release the lock of %s: %w", s.loc.Name(), err)
 		}
 		return nil
@@ -103,21 +106,29 @@ func (s *S3) lockKey() string { return s.loc.Key(ReservedDir + "/lock") }
 
 func (s *S3) putLock(ctx context.Context, key string, h Holder, ifNoneMatch bool, ifMatch string) (string, error) {
 	b := h.encode()
-	cond := putCond{IfMatch: ifMatch}
+	opts := minio.PutObjectOptions{ContentType: "application/json", DisableMultipart: true}
 	if ifNoneMatch {
-		cond.IfNoneMatch = "*"
+		opts.SetMatchETagExcept("*")
 	}
-	return s.client.putBytes(ctx, key, b, "application/json", cond)
+	if ifMatch != "" {
+		opts.SetMatchETag(ifMatch)
+	}
+	info, err := s.client.PutObject(ctx, s.loc.Bucket, key, bytes.NewReader(b), int64(len(b)), opts)
+	return info.ETag, err
 }
 
 // readLock reads the lock object: its holder (ok false when unreadable), ETag
 // and modification time.
 func (s *S3) readLock(ctx context.Context) (Holder, string, time.Time, error) {
-	obj, info, err := s.client.getObject(ctx, s.lockKey())
+	obj, err := s.client.GetObject(ctx, s.loc.Bucket, s.lockKey(), minio.GetObjectOptions{})
 	if err != nil {
 		return Holder{}, "", time.Time{}, err
 	}
 	defer obj.Close()
+	info, err := obj.Stat()
+	if err != nil {
+		return Holder{}, "", time.Time{}, err
+	}
 	b, err := io.ReadAll(io.LimitReader(obj, 4096))
 	if err != nil {
 		return Holder{}, "", time.Time{}, err
@@ -131,7 +142,7 @@ func (s *S3) readLock(ctx context.Context) (Holder, string, time.Time, error) {
 func (s *S3) probeConditional(ctx context.Context) (bool, error) {
 	key := s.loc.Key(ReservedDir + "/probe-" + randomName())
 	h := Holder{Token: "probe"}
-	defer s.client.removeObject(context.WithoutCancel(ctx), key)
+	defer s.client.RemoveObject(context.WithoutCancel(ctx), s.loc.Bucket, key, minio.RemoveObjectOptions{})
 	if _, err := s.putLock(ctx, key, h, true, ""); err != nil {
 		if code, status := errorCode(err); code == "NotImplemented" || status == 501 {
 			return false, nil
@@ -299,21 +310,17 @@ func (s *S3) removeTemporaries(ctx context.Context) (int, error) {
 	if s.loc.Prefix != "" {
 		prefix = s.loc.Prefix + "/"
 	}
-	var abortErr error
-	err = s.client.listUploads(ctx, prefix, func(key, id string) error {
-		if err := s.client.abortUpload(ctx, key, id); err != nil && !isNotFound(err) {
-			abortErr = fmt.Errorf("abort an unfinished upload to %s: %w", key, err)
-			return abortErr
+	for up := range s.client.ListIncompleteUploads(ctx, s.loc.Bucket, prefix, true) {
+		if up.Err != nil {
+			if code, status := errorCode(up.Err); code == "NotImplemented" || status == 501 {
+				break
+			}
+			return n, fmt.Errorf("list the unfinished uploads of %s: %w", s.loc.Name(), up.Err)
+		}
+		if err := s.client.RemoveIncompleteUpload(ctx, s.loc.Bucket, up.Key); err != nil && !isNotFound(err) {
+			return n, fmt.Errorf("abort an unfinished upload to %s: %w", up.Key, err)
 		}
 		n++
-		return nil
-	})
-	switch code, status := errorCode(err); {
-	case err == nil, abortErr != nil && err == abortErr:
-		return n, err
-	case code == "NotImplemented" || status == 501:
-		return n, nil
-	default:
-		return n, fmt.Errorf("list the unfinished uploads of %s: %w", s.loc.Name(), err)
 	}
+	return n, nil
 }
