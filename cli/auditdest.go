@@ -56,20 +56,22 @@ func (a *app) runDestAudit(cmd *cobra.Command, f auditFlags, target string) erro
 // JSON of rsx audit --dest: the contract's fields (in_sync, same, missing,
 // changed, extra, unannounced) and the others the README lists.
 type destAuditJSON struct {
-	InSync       bool     `json:"in_sync"`
-	Same         int      `json:"same"`
-	Missing      []string `json:"missing"`
-	Changed      []string `json:"changed"`
-	Extra        []string `json:"extra"`
-	Unannounced  []string `json:"unannounced"`
-	Damaged      []string `json:"damaged"`
-	Unverifiable []string `json:"unverifiable"`
-	Source       string   `json:"source"`
-	Dest         string   `json:"dest"`
-	Document     string   `json:"document"`
-	At           *string  `json:"at"`
-	Point        *string  `json:"point"`
-	Excluded     int      `json:"excluded"`
+	InSync  bool     `json:"in_sync"`
+	Same    int      `json:"same"`
+	Missing []string `json:"missing"`
+	Changed []string `json:"changed"`
+	Extra   []string `json:"extra"`
+	// PendingDeletes: extras whose deletion the copy knows of (sync --delete).
+	PendingDeletes int      `json:"pending_deletes"`
+	Unannounced    []string `json:"unannounced"`
+	Damaged        []string `json:"damaged"`
+	Unverifiable   []string `json:"unverifiable"`
+	Source         string   `json:"source"`
+	Dest           string   `json:"dest"`
+	Document       string   `json:"document"`
+	At             *string  `json:"at"`
+	Point          *string  `json:"point"`
+	Excluded       int      `json:"excluded"`
 	// The resources the copy does not claim: Excluded plus Unselected.
 	OutOfSelection int `json:"out_of_selection"`
 	Unselected     int `json:"unselected"`
@@ -95,7 +97,7 @@ func nonNil(s []string) []string {
 
 func destAuditJSONOf(r *engine.AuditReport, dest string) destAuditJSON {
 	return destAuditJSON{
-		InSync: r.InSync(), Same: r.Same, Missing: nonNil(r.Missing), Changed: nonNil(r.Changed), Extra: nonNil(r.Extra),
+		InSync: r.InSync(), Same: r.Same, Missing: nonNil(r.Missing), Changed: nonNil(r.Changed), Extra: nonNil(r.Extra), PendingDeletes: r.PendingDeletes,
 		Unannounced: nonNil(r.Unannounced), Damaged: nonNil(r.Damaged), Unverifiable: nonNil(r.Unverifiable),
 		Source: r.Source, Dest: dest, Document: r.Document, At: timeOrNull(r.At), Point: timeOrNull(r.Point),
 		Excluded: r.Excluded, OutOfSelection: r.OutOfSelection(), Unselected: r.Unselected,
@@ -165,6 +167,10 @@ func writeDestAuditText(w io.Writer, st textStyles, r *engine.AuditReport, dest 
 			}
 			fmt.Fprintf(w, "    %s\n", esc(u))
 		}
+	}
+	if r.PendingDeletes > 0 {
+		fmt.Fprintf(w, "%s %s deleted at the Source, kept because the sync ran without --delete: rsx sync --delete removes %s\n",
+			st.dim("·"), plural(r.PendingDeletes, "extra resource was", "extra resources were"), map[bool]string{true: "it", false: "them"}[r.PendingDeletes == 1])
 	}
 	switch {
 	case r.InSync():

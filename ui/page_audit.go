@@ -384,6 +384,9 @@ func (v *auditPage) summary(w int) []string {
 	if n := r.OutOfSelection(); n > 0 {
 		notes = append(notes, components.Count(n)+" out of the copy's selection, not compared")
 	}
+	if r.PendingDeletes > 0 {
+		notes = append(notes, components.Count(r.PendingDeletes)+" extra deleted at the Source, kept: a sync without --delete")
+	}
 	if len(r.Damaged) > 0 {
 		notes = append(notes, st.Error.Render(components.Count(len(r.Damaged))+" damaged in the copy"))
 	}

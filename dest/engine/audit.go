@@ -36,6 +36,10 @@ type AuditReport struct {
 	// damaged). Extra: resources of the copy the Source no longer has, and
 	// files of the destination no resource owns (by their path).
 	Missing, Changed, Extra []string
+	// PendingDeletes counts the resources of Extra whose deletion at the
+	// Source the copy already knows of: a sync without --delete reported
+	// and remembered it, and a sync with --delete applies it.
+	PendingDeletes int
 	// Unannounced are the resources of Missing, Changed and Extra whose
 	// difference comes from the Source (not from damage to the copy, nor
 	// from a baseline not finished) and that no Change List since the
@@ -454,7 +458,11 @@ func (a *auditor) item(ctx context.Context, it plan.Item) error {
 			return nil
 		}
 		a.add(&a.rep.Extra, uri)
-		if a.unannounced(uri) && !a.pending(ctx, it.ID) {
+		if a.pending(ctx, it.ID) {
+			a.mu.Lock()
+			a.rep.PendingDeletes++
+			a.mu.Unlock()
+		} else if a.unannounced(uri) {
 			a.add(&a.rep.Unannounced, uri)
 		}
 	case plan.Update, plan.Unchanged:

@@ -58,6 +58,10 @@ func TestDeletionsWithWithoutAndLater(t *testing.T) {
 	if !res.OK() || res.Plan.Summary.PendingDelete != 2 || res.Deleted != 0 {
 		t.Fatalf("a later run: %+v", res.Plan.Summary)
 	}
+	// ...and an audit counts them extra, deletions the copy knows of.
+	if rep := auditOnce(t, dir, testClient(t), f.target()); len(rep.Extra) != 2 || rep.PendingDeletes != 2 || len(rep.Unannounced) != 0 {
+		t.Errorf("audit with 2 pending deletions: extra %q, pending %d, unannounced %q", rep.Extra, rep.PendingDeletes, rep.Unannounced)
+	}
 	// ...and one with --delete applies them.
 	res = syncOnce(t, dir, testClient(t), f.target(), PlanOptions{Delete: true})
 	if !res.OK() || res.Deleted != 2 {
@@ -65,6 +69,9 @@ func TestDeletionsWithWithoutAndLater(t *testing.T) {
 	}
 	if got := files(t, dir); !slices.Equal(got, []string{f.hostDir() + "/r/c"}) {
 		t.Errorf("files after --delete: %v", got)
+	}
+	if rep := auditOnce(t, dir, testClient(t), f.target()); len(rep.Extra) != 0 || rep.PendingDeletes != 0 {
+		t.Errorf("audit after --delete: extra %q, pending %d", rep.Extra, rep.PendingDeletes)
 	}
 	// With --delete at once.
 	f.setDoc("/cl1.xml", changeList("2030-01-01T08:00:00Z", "",
