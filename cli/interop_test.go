@@ -86,6 +86,7 @@ func (s *interopSource) run(t *testing.T, args ...string) (int, string, string) 
 func problemCounts(problems []struct {
 	Severity string `json:"severity"`
 	Rule     string `json:"rule"`
+	Message  string `json:"message"`
 }) map[string]int {
 	m := map[string]int{}
 	for _, p := range problems {
@@ -104,6 +105,7 @@ type interopValidateJSON struct {
 		Problems   []struct {
 			Severity string `json:"severity"`
 			Rule     string `json:"rule"`
+			Message  string `json:"message"`
 		} `json:"problems"`
 	} `json:"documents"`
 }
@@ -253,6 +255,7 @@ func TestInteropResyncDump(t *testing.T) {
 			ManifestProblems    []struct {
 				Severity string `json:"severity"`
 				Rule     string `json:"rule"`
+				Message  string `json:"message"`
 			} `json:"manifest_problems"`
 		} `json:"packages"`
 	}
@@ -420,5 +423,57 @@ func sameFiles(t *testing.T, got, want string) {
 		if _, ok := w[name]; !ok {
 			t.Errorf("%s: in the copy only", name)
 		}
+	}
+}
+
+// resync declares the md5 of every part of its Resource List Index: the
+// parts as received are hashed while they stream, and a part whose bytes
+// changed after the index was written is reported on the index's entry.
+func TestInteropResyncIndexDigests(t *testing.T) {
+	src := newInteropSource(t, "v1")
+	src.serve("v1", map[string]func([]byte) []byte{
+		"/resourcelist00001.xml": func(b []byte) []byte { return append(b, '\n') },
+	})
+	code, out, errOut := src.run(t, "validate", "--recursive", "--json", interopBase+"/resourcelist.xml")
+	if code != exitFound {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	var v interopValidateJSON
+	if err := json.Unmarshal([]byte(out), &v); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	found := 0
+	for _, d := range v.Documents {
+		for _, p := range d.Problems {
+			if p.Rule != "document-declared-mismatch" {
+				continue
+			}
+			found++
+			if d.URL != interopBase+"/resourcelist.xml" || p.Severity != "error" {
+				t.Errorf("%s: %s %s, want an error on the index", d.URL, p.Severity, p.Rule)
+			}
+			for _, want := range []string{"entry 2", "resourcelist00001.xml", "md5 4e5af5aba49005eaeea39038c39aaea0 declared", "§7"} {
+				if !strings.Contains(p.Message, want) {
+					t.Errorf("message %q lacks %q", p.Message, want)
+				}
+			}
+		}
+	}
+	if found != 1 {
+		t.Errorf("%d document-declared-mismatch problems, want 1\n%s", found, out)
+	}
+	// Unchanged, the parts match the digests resync wrote.
+	src.serve("v1", nil)
+	_, out, _ = src.run(t, "validate", "--recursive", "--json", interopBase+"/resourcelist.xml")
+	if strings.Contains(out, "document-declared-mismatch") {
+		t.Errorf("unchanged parts reported as mismatched:\n%s", out)
+	}
+	src.serve("v1", map[string]func([]byte) []byte{
+		"/resourcelist00001.xml": func(b []byte) []byte { return append(b, '\n') },
+	})
+	// rsx tree counts it on the index (whose own document has no problem).
+	_, out, _ = src.run(t, "tree", interopBase+"/resourcelist.xml")
+	if first, _, _ := strings.Cut(out, "\n"); !strings.HasSuffix(first, "✗ 1") {
+		t.Errorf("tree does not count the mismatch on the index:\n%s", out)
 	}
 }

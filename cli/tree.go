@@ -220,11 +220,14 @@ func summarize(root *crawl.Node) treeSummary {
 		}
 		s.Documents++
 		s.Entries += int64(n.EntryCount)
-		s.Bytes += n.Bytes
 		s.Errors += n.Errors
 		s.Warnings += n.Warnings
 		if n.Err != nil {
+			// The bytes read before a document stopped (an HTML page is
+			// given up at its root element) are not its size.
 			s.Failed++
+		} else {
+			s.Bytes += n.Bytes
 		}
 		return true
 	})
@@ -232,8 +235,11 @@ func summarize(root *crawl.Node) treeSummary {
 }
 
 func (s treeSummary) String() string {
-	out := fmt.Sprintf("%s, %s, %s", plural(s.Documents, "document", "documents"),
-		plural(int(s.Entries), "entry", "entries"), fetch.FormatSize(s.Bytes))
+	out := fmt.Sprintf("%s, %s", plural(s.Documents, "document", "documents"),
+		plural(int(s.Entries), "entry", "entries"))
+	if s.Documents > s.Failed {
+		out += ", " + fetch.FormatSize(s.Bytes) // of the documents read to their end
+	}
 	if s.Failed > 0 {
 		out += fmt.Sprintf(", %d could not be read", s.Failed)
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -172,5 +173,29 @@ func TestDiscoverAndTreeOnDemo(t *testing.T) {
 	}
 	if total == 0 {
 		t.Errorf("no Resource List Index parts with entries in the demo tree: %s", out)
+	}
+}
+
+// A page that is not a Sitemap is given up at its root element: the bytes
+// read until then are not its size, and the summary does not show them.
+func TestTreeShowsNoSizeForUnreadDocument(t *testing.T) {
+	page := `<html><head><title>a page</title></head><body>` + strings.Repeat("text ", 200) + `</body></html>`
+	srv := crawlSite(t, map[string]string{"/page.html": page})
+	_, out, errs := runCmd(t, "tree", srv.URL+"/page.html")
+	if !strings.Contains(out, "not a Sitemap document") {
+		t.Fatalf("output does not say the page is not a Sitemap:\n%s\n%s", out, errs)
+	}
+	summary := out[strings.LastIndex(strings.TrimRight(out, "\n"), "\n")+1:]
+	if regexp.MustCompile(`\d+(\.\d+)? (B|KiB|MiB|GiB)\b`).MatchString(summary) {
+		t.Errorf("summary shows a size for a document not read to its end: %q", summary)
+	}
+	if !strings.Contains(summary, "1 could not be read") {
+		t.Errorf("summary %q does not count the unread document", summary)
+	}
+	// A tree read to its end still shows its size.
+	srv2 := crawlSite(t, crawlDocs())
+	_, out, _ = runCmd(t, "tree", srv2.URL+"/.well-known/resourcesync")
+	if !regexp.MustCompile(`3 documents, 4 entries, \d+(\.\d+)? (B|KiB)`).MatchString(out) {
+		t.Errorf("summary of a whole tree lacks its size:\n%s", out)
 	}
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -141,6 +142,9 @@ func (a *app) validateTarget(ctx context.Context, client *fetch.Client, target s
 	if target == "-" {
 		o := fetch.OpenReader(a.in, "standard input")
 		defer o.Close()
+		if err := refuseZIP(o, "standard input"); err != nil {
+			return docReport{URL: target, Err: err}
+		}
 		return reportOf(target, validateOpened(o, opts))
 	}
 	var g fetch.Getter
@@ -155,6 +159,9 @@ func (a *app) validateTarget(ctx context.Context, client *fetch.Client, target s
 		return docReport{URL: target, Err: err}
 	}
 	defer o.Close()
+	if err := refuseZIP(o, target); err != nil {
+		return docReport{URL: target, Err: err}
+	}
 	if !o.Local {
 		opts.BaseURL = o.URL
 	}
@@ -164,6 +171,38 @@ func (a *app) validateTarget(ctx context.Context, client *fetch.Client, target s
 	}
 	return r
 }
+
+// refuseZIP reads the first bytes of o and, when they are a ZIP archive's
+// magic bytes (a dump package), returns an error that says so and names the
+// command that opens it; otherwise it leaves o.Body reading from its start.
+func refuseZIP(o *fetch.Opened, name string) error {
+	var head [4]byte
+	n, err := io.ReadFull(o.Body, head[:])
+	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+		// Not ours to judge: the validator meets the same error where it
+		// looks for one (a corrupt gzip header is malformed input).
+		o.Body = readCloser{io.MultiReader(bytes.NewReader(head[:n]), failingReader{err}), o.Body}
+		return nil
+	}
+	if n == 4 && string(head[:2]) == "PK" && (string(head[2:]) == "\x03\x04" || string(head[2:]) == "\x05\x06") {
+		return fmt.Errorf("%s is a ZIP package (a Resource Dump or Change Dump package), not an XML document: open it with rsx dump %s", name, name)
+	}
+	o.Body = readCloser{io.MultiReader(bytes.NewReader(head[:n]), o.Body), o.Body}
+	return nil
+}
+
+// failingReader fails every Read with err.
+type failingReader struct{ err error }
+
+func (r failingReader) Read([]byte) (int, error) { return 0, r.err }
+
+// readCloser reads from one reader and closes another.
+type readCloser struct {
+	io.Reader
+	c io.Closer
+}
+
+func (r readCloser) Close() error { return r.c.Close() }
 
 // validateOpened validates what o reads, decoding on every core but the one
 // that decompresses it, if one does.

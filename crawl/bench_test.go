@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"crypto/md5"
 	"fmt"
 	"io"
 	"net/http"
@@ -33,7 +34,7 @@ import (
 //
 //	go test ./crawl/ -run '^$' -bench Walk -benchtime 1x
 
-func benchSource(b *testing.B, parts int, gz bool, lean int) (srv *httptest.Server, perPart int, partBytes int64) {
+func benchSource(b *testing.B, parts int, gz bool, lean int, declare bool) (srv *httptest.Server, perPart int, partBytes int64) {
 	b.Helper()
 	var part []byte
 	if lean > 0 {
@@ -69,8 +70,14 @@ func benchSource(b *testing.B, parts int, gz bool, lean int) (srv *httptest.Serv
 	sb.WriteString(xmlHead + `<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:rs="http://www.openarchives.org/rs/terms/">` + "\n")
 	fmt.Fprintf(&sb, "  <rs:ln rel=\"up\" href=\"%s/cl.xml\"/>\n", srv.URL)
 	sb.WriteString("  <rs:md capability=\"resourcelist\" at=\"2026-01-05T09:00:00Z\"/>\n")
+	md := `at="2026-01-05T09:00:00Z"`
+	if declare {
+		// As resync writes its Resource List Index: the md5 and length of
+		// each part, which the walk then hashes as it streams.
+		md += fmt.Sprintf(` hash="md5:%x" length="%d"`, md5.Sum(part), len(part))
+	}
 	for i := 1; i <= parts; i++ {
-		fmt.Fprintf(&sb, "  <sitemap><loc>%s/part-%04d.xml</loc><rs:md at=\"2026-01-05T09:00:00Z\"/></sitemap>\n", srv.URL, i)
+		fmt.Fprintf(&sb, "  <sitemap><loc>%s/part-%04d.xml</loc><rs:md %s/></sitemap>\n", srv.URL, i, md)
 	}
 	sb.WriteString("</sitemapindex>\n")
 	index = []byte(sb.String())
@@ -146,7 +153,13 @@ func peakHeap(f func()) uint64 {
 
 // benchWalk walks parts parts of lean entries each (0: a demo part).
 func benchWalk(b *testing.B, parts int, check, gz bool, lean int) {
-	srv, perPart, partBytes := benchSource(b, parts, gz, lean)
+	benchWalkDeclared(b, parts, check, gz, lean, false)
+}
+
+// benchWalkDeclared is benchWalk whose index declares the md5 and length of
+// each part when declare is set.
+func benchWalkDeclared(b *testing.B, parts int, check, gz bool, lean int, declare bool) {
+	srv, perPart, partBytes := benchSource(b, parts, gz, lean, declare)
 	client, err := fetch.NewClient(fetch.Options{NoCache: true, Netrc: "-", PerHostRate: 0, PerHostConcurrency: 4})
 	if err != nil {
 		b.Fatal(err)
@@ -166,6 +179,9 @@ func benchWalk(b *testing.B, parts int, check, gz bool, lean int) {
 		}
 		if len(root.Children) != parts || root.Children[parts-1].EntryCount != perPart || root.Children[0].Err != nil {
 			b.Fatalf("walk incomplete: %d parts", len(root.Children))
+		}
+		if c := root.Children[0].Content; declare && (c == nil || c.Length != partBytes) {
+			b.Fatalf("part not measured: %+v", c)
 		}
 		peak = max(peak, p)
 		// What the walk keeps: the tree (headers, down links, exchanges)
@@ -203,6 +219,10 @@ func BenchmarkWalk200PartsGzip(b *testing.B)    { benchWalk(b, 200, false, true,
 func BenchmarkWalk200PartsLean(b *testing.B)    { benchWalk(b, 200, false, false, 50000) }
 func BenchmarkWalk20PartsChecked(b *testing.B)  { benchWalk(b, 20, true, false, 0) }
 func BenchmarkWalk200PartsChecked(b *testing.B) { benchWalk(b, 200, true, false, 0) }
+
+// BenchmarkWalk200PartsMD5 is BenchmarkWalk200Parts whose index declares
+// each part's md5 and length, as resync's does: the cost of hashing.
+func BenchmarkWalk200PartsMD5(b *testing.B) { benchWalkDeclared(b, 200, false, false, 0, true) }
 
 // BenchmarkWalk5000SmallParts measures the cost per document: 5,000 parts
 // of 100 lean entries.

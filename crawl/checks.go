@@ -46,6 +46,8 @@ const (
 	RuleArchiveEntryInterval   = "archive-entry-interval"
 	RuleArchivesLinkCapability = "archives-link-capability"
 	RuleChildUnreadable        = "child-unreadable"
+	// Declared length and digests of listed documents.
+	RuleDocumentDeclaredMismatch = "document-declared-mismatch"
 	// Package checks, run only by a walk with FetchPackages (packages.go).
 	RuleContentsManifestMismatch   = "contents-manifest-mismatch"
 	RuleContentsManifestUnreadable = "contents-manifest-unreadable"
@@ -88,6 +90,7 @@ func Rules() []model.Rule {
 		{ID: RuleDescriptionEntryCapability, Section: "8", Severity: E, Summary: "a Source Description entry must point at a Capability List"},
 		{ID: RuleChildUnreachable, Section: "6.2", Severity: E, Summary: "a listed document could not be fetched"},
 		{ID: RuleChildUnreadable, Section: "6.2", Severity: E, Summary: "a listed document is not a readable Sitemap document"},
+		{ID: RuleDocumentDeclaredMismatch, Section: "7", Severity: E, Summary: "a listed document's bytes differ from the length or hash its entry declares (section 7; the bytes as received, Content-Encoding undone, a .gz file as the file)"},
 		{ID: RuleArchiveChildCapability, Section: "AR3", Severity: E, Summary: "a document listed in an archive must be of the archived capability (a Change List Archive lists Change Lists), and a part of an archive index an archive of the same capability (Archives sections 3–6; reported with the section of the archive)"},
 		{ID: RuleArchiveEntryAt, Section: "AR3", Severity: W, Summary: "an archive entry's at (or completed) differs from the listed document's own (Archives sections 3, 4)",
 			Basis: "Archives 1.0 §3, §4: the entry conveys the at (and completed) of the Resource List (Resource Dump) it lists; as for index entries (index-entry-at), a difference is a warning: the document may have been published again between two fetches."},
@@ -222,6 +225,7 @@ func checkChildren(n *Node) {
 	if n.Header == nil {
 		return
 	}
+	checkDeclared(n)
 	pcap := n.Capability()
 	switch {
 	case pcap.IsArchive(): // an archive, or an archive index
@@ -260,6 +264,33 @@ func checkChildren(n *Node) {
 			checkUp(c, RuleUpLinkParent, n, "the Capability List")
 		}
 		checkArchivesLinks(n)
+	}
+}
+
+// checkDeclared compares the length and digests the entries of n declare
+// with the bytes received of the documents they list.
+func checkDeclared(n *Node) {
+	for _, c := range n.Children {
+		if c.Repeat || c.Via == nil || c.Document == nil || c.Content == nil || !c.Via.Declares() {
+			continue
+		}
+		var diffs []string
+		if c.Via.LengthOK && c.Via.Length != c.Content.Length {
+			diffs = append(diffs, fmt.Sprintf("length %d declared, %d received", c.Via.Length, c.Content.Length))
+		}
+		for _, h := range c.Via.Hash {
+			got, ok := c.Content.Digests[h.Alg]
+			if !ok || h.Digest == nil {
+				continue // not computed: an unknown algorithm, or a digest that does not parse
+			}
+			if !strings.EqualFold(got, h.Hex()) {
+				diffs = append(diffs, fmt.Sprintf("%s %s declared, %s received", h.Alg, h.Hex(), got))
+			}
+		}
+		if len(diffs) > 0 {
+			n.Cross = append(n.Cross, problem(RuleDocumentDeclaredMismatch, c.Via.Entry,
+				"entry %s: %s: %s", model.EntryNumber(c.Via.Entry), c.Via.Loc, strings.Join(diffs, "; ")))
+		}
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -64,6 +65,35 @@ type DownLink struct {
 	Completed  model.Datetime
 	From       model.Datetime
 	Until      model.Datetime
+	// What the entry declares of the listed document's bytes (section 7):
+	// its length (when LengthOK) and its digests.
+	Length   int64
+	LengthOK bool
+	Hash     model.HashList
+}
+
+// Declares tells whether the entry declares a length or a digest of the
+// document it lists.
+func (dl *DownLink) Declares() bool { return dl.LengthOK || len(dl.Hash) > 0 }
+
+// loadOptions are the options of loading the document dl points at, measured
+// as dl declares.
+func (dl *DownLink) loadOptions(keep, check bool) LoadOptions {
+	o := LoadOptions{KeepEntries: keep, Check: check, Measure: dl.Declares()}
+	for _, h := range dl.Hash {
+		if model.SupportedHash(h.Alg) {
+			o.Digests = append(o.Digests, h.Alg)
+		}
+	}
+	return o
+}
+
+// Content is what was received of a document: its length and digests of
+// the bytes as sent, Content-Encoding undone but not the gzip of a .gz file
+// (section 7: the hash of the resource as fetched).
+type Content struct {
+	Length  int64
+	Digests map[string]string // algorithm ("md5", "sha-256") to lower-case hex
 }
 
 // Document is one fetched and parsed document.
@@ -96,6 +126,10 @@ type Document struct {
 	// Packages are the entries of a Resource Dump or Change Dump that have
 	// a contents link (a copy of the package's manifest).
 	Packages []PackageLink
+	// Content is the length and the digests (LoadOptions.Digests) of the
+	// bytes received, when measured (LoadOptions.Measure) and the document
+	// was read to its end; nil otherwise.
+	Content *Content
 }
 
 // Capability is the document's declared capability, "" when unknown.
@@ -181,6 +215,21 @@ type docSlot struct {
 	done        chan struct{}
 	doc         *Document
 	keep, check bool
+	measure     bool
+	digests     []string
+}
+
+// covers tells whether a load made with the slot's options gives what o asks.
+func (s *docSlot) covers(o LoadOptions) bool {
+	if (o.KeepEntries && !s.keep) || (o.Check && !s.check) || (o.Measure && !s.measure) {
+		return false
+	}
+	for _, a := range o.Digests {
+		if !slices.Contains(s.digests, a) {
+			return false
+		}
+	}
+	return true
 }
 
 // NewGraph returns an empty graph that fetches through g.
@@ -198,6 +247,11 @@ func NewGraph(g fetch.Getter, opts GraphOptions) *Graph {
 type LoadOptions struct {
 	KeepEntries bool // keep every entry in Document.Entries
 	Check       bool // run the single-document checker
+	// Measure counts the bytes received, and computes the digests of the
+	// algorithms in Digests (normalised names: "md5", "sha-256"), as the
+	// document streams: Document.Content.
+	Measure bool
+	Digests []string
 }
 
 // Load fetches and parses one document, keeping its entries (and checking it
@@ -213,7 +267,7 @@ func (g *Graph) Load(ctx context.Context, url string) (*Document, error) {
 func (g *Graph) LoadWith(ctx context.Context, url string, o LoadOptions) *Document {
 	key := NormalizeURL(url)
 	g.mu.Lock()
-	if s, ok := g.docs[key]; ok && (s.keep || !o.KeepEntries) && (s.check || !o.Check) {
+	if s, ok := g.docs[key]; ok && s.covers(o) {
 		g.mu.Unlock()
 		select {
 		case <-s.done:
@@ -222,7 +276,7 @@ func (g *Graph) LoadWith(ctx context.Context, url string, o LoadOptions) *Docume
 			return &Document{URL: url, Err: ctx.Err()}
 		}
 	}
-	s := &docSlot{done: make(chan struct{}), keep: o.KeepEntries, check: o.Check}
+	s := &docSlot{done: make(chan struct{}), keep: o.KeepEntries, check: o.Check, measure: o.Measure, digests: o.Digests}
 	g.docs[key] = s
 	g.mu.Unlock()
 
@@ -293,6 +347,20 @@ func (g *Graph) fetchDoc(ctx context.Context, url string, o LoadOptions) (doc *D
 	doc.Exchange = resp.Exchange
 	defer resp.Body.Close()
 
+	var meter *model.Verifier
+	if o.Measure {
+		var algs model.HashList
+		for _, a := range o.Digests {
+			algs = append(algs, model.Hash{Alg: model.NormalizeHashAlg(a)})
+		}
+		meter = model.NewVerifier(algs)
+		if !fetch.TapContent(resp, meter) {
+			// Not a body of fetch's client (a test's Getter): its bytes
+			// are what it gives.
+			resp.Body = readCloser{io.TeeReader(resp.Body, meter), resp.Body}
+		}
+	}
+
 	dec := model.NewDecoder(resp.Body, g.opts.Decoder)
 	var chk *model.Checker
 	if o.Check {
@@ -353,6 +421,9 @@ func (g *Graph) fetchDoc(ctx context.Context, url string, o LoadOptions) (doc *D
 				Completed:  e.MD.Completed,
 				From:       e.MD.From,
 				Until:      e.MD.Until,
+				Length:     e.MD.Length,
+				LengthOK:   e.MD.LengthOK,
+				Hash:       declaredHash(e.MD.HashRaw),
 			})
 		}
 		if dumpDoc {
@@ -369,6 +440,18 @@ func (g *Graph) fetchDoc(ctx context.Context, url string, o LoadOptions) (doc *D
 		}
 	}
 	doc.Bytes = dec.BytesRead()
+	if meter != nil && doc.Err == nil {
+		// The decoder may stop at the root's end tag: what follows (white
+		// space, a comment) is part of the bytes the digests are of.
+		if _, err := io.Copy(io.Discard, resp.Body); err != nil {
+			doc.Err = fmt.Errorf("read %s: %w", url, err)
+		} else {
+			doc.Content = &Content{Length: meter.Bytes(), Digests: map[string]string{}}
+			for _, r := range meter.Results() {
+				doc.Content.Digests[r.Alg] = r.Actual
+			}
+		}
+	}
 	// The decoder's Header lives inside the Decoder: keeping that pointer
 	// would keep the decoder's buffers (hundreds of KB) alive with every
 	// document of a walk. A copy of the struct refers to none of them.
@@ -385,6 +468,24 @@ func (g *Graph) fetchDoc(ctx context.Context, url string, o LoadOptions) (doc *D
 	}
 	return doc
 }
+
+// declaredHash parses an entry's hash attribute, copied out of the decoder's
+// buffers; the tokens that do not parse are the checker's business.
+func declaredHash(raw string) model.HashList {
+	if strings.TrimSpace(raw) == "" {
+		return nil
+	}
+	h, _ := model.ParseHashList(strings.Clone(raw))
+	return h
+}
+
+// readCloser reads from one reader and closes another.
+type readCloser struct {
+	io.Reader
+	c io.Closer
+}
+
+func (r readCloser) Close() error { return r.c.Close() }
 
 // hasDownLinks tells whether the entries of a document point at documents:
 // those of a Source Description, a Capability List, an archive and any index.
@@ -580,7 +681,7 @@ func (w *walker) expand(ctx context.Context, n *Node) {
 			continue
 		}
 		eg.Go(func() error {
-			c.Document = w.g.LoadWith(ctx, c.Via.Loc, LoadOptions{KeepEntries: w.opts.KeepEntries, Check: w.opts.Check})
+			c.Document = w.g.LoadWith(ctx, c.Via.Loc, c.Via.loadOptions(w.opts.KeepEntries, w.opts.Check))
 			if c.Err == nil || c.Header != nil {
 				w.expand(ctx, c)
 			}

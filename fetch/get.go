@@ -105,6 +105,7 @@ type body struct {
 	cacheW  *cacheWriter
 
 	encoding  string
+	tap       io.Writer // receives the content before magic-byte gzip is undone (TapContent)
 	limit     int64
 	r         io.Reader    // decoded stream, built on the first Read
 	gunzipped bool         // r undoes gzip recognised by its magic bytes
@@ -163,12 +164,33 @@ func (b *body) build() error {
 	default:
 		return fmt.Errorf("read body of %s: unsupported Content-Encoding %q", b.url, b.encoding)
 	}
+	if b.tap != nil {
+		r = io.TeeReader(r, b.tap)
+	}
 	zr, gzipped, err := gunzipIfMagic(bufio.NewReader(r))
 	if err != nil {
 		return fmt.Errorf("decompress gzip body of %s: %w", b.url, err)
 	}
 	b.r, b.gunzipped = zr, gzipped
 	return nil
+}
+
+// TapContent makes w receive the content of resp's body as the body is read:
+// the bytes as sent with Content-Encoding undone, but before gzip recognised
+// by its magic bytes is undone (a .xml.gz file is seen as the file, as a
+// digest of it is computed). w must not fail. It must be called before the
+// body's first Read; it returns false when it cannot tap the body (not one
+// of Get's, or already read), and then w receives nothing.
+func TapContent(resp *Response, w io.Writer) bool {
+	if resp == nil {
+		return false
+	}
+	b, ok := resp.Body.(*body)
+	if !ok || b.r != nil || b.err != nil || b.closed {
+		return false
+	}
+	b.tap = w
+	return true
 }
 
 func (b *body) Read(p []byte) (int, error) {

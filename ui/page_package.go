@@ -84,6 +84,9 @@ type packagePage struct {
 	complete    bool
 	mism        []dump.Mismatch
 	pkg         *dump.Package
+	// manifestProblems: how manifest.xml departs from the specification
+	// (what rsx dump reports as manifest_problems), beside the verification.
+	manifestProblems []model.Problem
 
 	run         *packageRun // verification in flight or done
 	vdone, vtot int64
@@ -432,6 +435,10 @@ func (v *packagePage) fetched(msg packageFetchedMsg) tea.Cmd {
 		return nil
 	}
 	v.pkg = msg.Package
+	v.manifestProblems = nil
+	if v.pkg != nil && v.pkg.Manifest != nil {
+		v.manifestProblems = model.CheckDocument(v.pkg.Manifest)
+	}
 	v.tbl.SetColumns(v.columns())
 	cmds := []tea.Cmd{v.startVerify()}
 	if u := v.ref.Contents; u != "" {
@@ -570,6 +577,7 @@ func (v *packagePage) headerLines(st *common.Styles, w int) []string {
 	}
 	m := v.manifest()
 	add(label("Manifest") + st.Value.Render(v.manifestSummary(m)))
+	out = append(out, v.manifestProblemLines(st, label)...)
 	out = append(out, v.contentsLines(st, w, label)...)
 	add(label("Verify") + v.verifyLine(st, w))
 	add("")
@@ -652,6 +660,58 @@ func (v *packagePage) declaredLine(st *common.Styles) string {
 		return st.Dim.Render("nothing (no type, length or hash)")
 	}
 	return st.Value.Render(strings.Join(parts, " · "))
+}
+
+// manifestProblemLines say how manifest.xml departs from the specification,
+// as rsx dump does: the counts, then one line per rule (its count and first
+// message), as many rules as the height leaves room for.
+func (v *packagePage) manifestProblemLines(st *common.Styles, label func(string) string) []string {
+	errs, warns := model.CountProblems(v.manifestProblems)
+	if errs+warns == 0 {
+		return nil
+	}
+	mark := st.Warning.Render("!")
+	if errs > 0 {
+		mark = st.MarkBad.Render("✗")
+	}
+	out := []string{label("Problems") + mark + " " + st.Value.Render("manifest.xml does not conform: "+
+		components.Plural(errs, "error", "errors")+", "+components.Plural(warns, "warning", "warnings")) +
+		st.Dim.Render(" (beside the verification)")}
+	var order []string
+	first := map[string]*model.Problem{}
+	count := map[string]int{}
+	for i := range v.manifestProblems {
+		p := &v.manifestProblems[i]
+		if p.Severity != model.SeverityError && p.Severity != model.SeverityWarning {
+			continue
+		}
+		if first[p.Rule] == nil {
+			first[p.Rule] = p
+			order = append(order, p.Rule)
+		}
+		count[p.Rule]++
+	}
+	shown := 1
+	if v.height >= 30 {
+		shown = 3
+	}
+	for i, rule := range order {
+		if i == shown {
+			out = append(out, label("")+st.Dim.Render(fmt.Sprintf("  and %s", components.Plural(len(order)-shown, "more rule", "more rules"))))
+			break
+		}
+		p := first[rule]
+		m := st.Warning.Render("!")
+		if p.Severity == model.SeverityError {
+			m = st.MarkBad.Render("✗")
+		}
+		times := ""
+		if n := count[rule]; n > 1 {
+			times = fmt.Sprintf(" ×%d, the first", n)
+		}
+		out = append(out, label("")+"  "+m+" "+st.Label.Render(components.Escape(rule)+times+": ")+st.Value.Render(components.Escape(p.Message)))
+	}
+	return out
 }
 
 // manifestSummary is the manifest's capability, times and size.

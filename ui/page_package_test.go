@@ -266,7 +266,9 @@ func TestPackageViewScreens(t *testing.T) {
 		want            []string
 	}{
 		{"good", "/resourcedump.xml", "enter", []string{
-			"type application/zip ✓", "✓ contents copy matches", "✓ every bitstream matches the manifest", "✓ 3 verified"}},
+			"type application/zip ✓", "✓ contents copy matches", "✓ every bitstream matches the manifest", "✓ 3 verified",
+			// The manifest's own problems, as rsx dump's manifest_problems.
+			"Problems  ✗ manifest.xml does not conform: 1 error, 0 warnings", "✗ up-link-missing: no <rs:ln rel=\"up\"> link"}},
 		{"mismatch", "/resourcedump.xml", "j enter", []string{
 			"✗ length, md5 differ", "? missing member", "+ unlisted member", "no contents link"}},
 		{"broken", "/resourcedump.xml", "j j enter", []string{
