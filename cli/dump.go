@@ -266,29 +266,15 @@ func writeManifestProblems(w io.Writer, ps []model.Problem) {
 	}
 	fmt.Fprintf(w, "  ! manifest.xml does not conform: %s, %s (beside the verification)\n",
 		plural(errs, "error", "errors"), plural(warns, "warning", "warnings"))
-	var order []string
-	first := map[string]*model.Problem{}
-	count := map[string]int{}
-	for i := range ps {
-		p := &ps[i]
-		if p.Severity != model.SeverityError && p.Severity != model.SeverityWarning {
-			continue
-		}
-		if first[p.Rule] == nil {
-			first[p.Rule] = p
-			order = append(order, p.Rule)
-		}
-		count[p.Rule]++
-	}
-	for _, rule := range order {
-		p := first[rule]
+	for _, g := range model.ProblemsByRule(ps) {
+		p, rule := g.First, g.First.Rule
 		mark := "✗"
 		if p.Severity == model.SeverityWarning {
 			mark = "!"
 		}
 		times := ""
-		if n := count[rule]; n > 1 {
-			times = fmt.Sprintf(" ×%d, the first", n)
+		if g.Count > 1 {
+			times = fmt.Sprintf(" ×%d, the first", g.Count)
 		}
 		fmt.Fprintf(w, "      %s %s%s: %s\n", mark, esc(rule), times, esc(p.Message))
 	}

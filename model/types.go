@@ -247,6 +247,34 @@ func CountProblems(ps []Problem) (errors, warnings int) {
 	return errors, warnings
 }
 
+// RuleCount is one rule among problems: the first problem of that rule and
+// how many problems it has.
+type RuleCount struct {
+	First *Problem
+	Count int
+}
+
+// ProblemsByRule groups the errors and warnings of ps (hints are left out)
+// by rule, in the order each rule first appears; First points into ps.
+func ProblemsByRule(ps []Problem) []RuleCount {
+	var out []RuleCount
+	at := map[string]int{}
+	for i := range ps {
+		p := &ps[i]
+		if p.Severity != SeverityError && p.Severity != SeverityWarning {
+			continue
+		}
+		j, ok := at[p.Rule]
+		if !ok {
+			j = len(out)
+			at[p.Rule] = j
+			out = append(out, RuleCount{First: p})
+		}
+		out[j].Count++
+	}
+	return out
+}
+
 // Precision is the granularity a W3C Datetime was written with.
 type Precision uint8
 

@@ -677,20 +677,7 @@ func (v *packagePage) manifestProblemLines(st *common.Styles, label func(string)
 	out := []string{label("Problems") + mark + " " + st.Value.Render("manifest.xml does not conform: "+
 		components.Plural(errs, "error", "errors")+", "+components.Plural(warns, "warning", "warnings")) +
 		st.Dim.Render(" (beside the verification)")}
-	var order []string
-	first := map[string]*model.Problem{}
-	count := map[string]int{}
-	for i := range v.manifestProblems {
-		p := &v.manifestProblems[i]
-		if p.Severity != model.SeverityError && p.Severity != model.SeverityWarning {
-			continue
-		}
-		if first[p.Rule] == nil {
-			first[p.Rule] = p
-			order = append(order, p.Rule)
-		}
-		count[p.Rule]++
-	}
+	order := model.ProblemsByRule(v.manifestProblems)
 	shown := 1
 	if v.height >= 30 {
 		shown = 3
@@ -700,16 +687,16 @@ func (v *packagePage) manifestProblemLines(st *common.Styles, label func(string)
 			out = append(out, label("")+st.Dim.Render(fmt.Sprintf("  and %s", components.Plural(len(order)-shown, "more rule", "more rules"))))
 			break
 		}
-		p := first[rule]
+		p := rule.First
 		m := st.Warning.Render("!")
 		if p.Severity == model.SeverityError {
 			m = st.MarkBad.Render("✗")
 		}
 		times := ""
-		if n := count[rule]; n > 1 {
-			times = fmt.Sprintf(" ×%d, the first", n)
+		if rule.Count > 1 {
+			times = fmt.Sprintf(" ×%d, the first", rule.Count)
 		}
-		out = append(out, label("")+"  "+m+" "+st.Label.Render(components.Escape(rule)+times+": ")+st.Value.Render(components.Escape(p.Message)))
+		out = append(out, label("")+"  "+m+" "+st.Label.Render(components.Escape(p.Rule)+times+": ")+st.Value.Render(components.Escape(p.Message)))
 	}
 	return out
 }
