@@ -1,13 +1,11 @@
 package engine
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
+	"rsx/internal/testproc"
 	"syscall"
 	"testing"
 	"time"
@@ -38,7 +36,7 @@ func TestKillMidBaseline(t *testing.T) {
 	}
 	f.mu.Unlock()
 	dir := t.TempDir()
-	cmd := startHelper(t, "TestKillMidBaseline", "RSX_ENGINE_KILL_DEST="+dir, "RSX_ENGINE_KILL_TARGET="+f.target())
+	cmd := testproc.Start(t, "TestKillMidBaseline", "RSX_ENGINE_KILL_DEST="+dir, "RSX_ENGINE_KILL_TARGET="+f.target())
 	deadline := time.Now().Add(time.Minute)
 	for len(files(t, dir)) < n/4 {
 		if time.Now().After(deadline) {
@@ -107,48 +105,4 @@ func killableBaseline(dir, target string) {
 	s.Run(context.Background(), p)
 	fmt.Println("finished")
 	os.Exit(0)
-}
-
-// startHelper starts this test binary running one test with env set, and
-// returns once it prints "ready".
-func startHelper(t *testing.T, test string, env ...string) *exec.Cmd {
-	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^"+test+"$", "-test.v")
-	cmd.Env = append(os.Environ(), env...)
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	ready := make(chan struct{})
-	ended := make(chan string, 1)
-	go func() {
-		buf := make([]byte, 4096)
-		var seen []byte
-		for {
-			n, err := out.Read(buf)
-			seen = append(seen, buf[:n]...)
-			if bytes.Contains(seen, []byte("ready\n")) {
-				close(ready)
-				io.Copy(io.Discard, out)
-				return
-			}
-			if err != nil {
-				ended <- string(seen)
-				return
-			}
-		}
-	}()
-	select {
-	case <-ready:
-	case said := <-ended:
-		t.Fatalf("the helper process ended before it was ready: %s", said)
-	case <-time.After(time.Minute):
-		t.Fatal("the helper process was not ready within a minute")
-	}
-	return cmd
 }

@@ -8,8 +8,8 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
+	"rsx/internal/testproc"
 	"sort"
 	"strconv"
 	"strings"
@@ -357,7 +357,7 @@ func TestDirLockOfAKilledRun(t *testing.T) {
 	}
 	ctx := context.Background()
 	d, dir := openDir(t)
-	cmd := helper(t, "TestDirLockOfAKilledRun", "RSX_STORE_HOLD="+dir)
+	cmd := testproc.Start(t, "TestDirLockOfAKilledRun", "RSX_STORE_HOLD="+dir)
 	_, err := d.Lock(ctx)
 	var le *LockedError
 	if !errors.As(err, &le) || le.Holder.PID != cmd.Process.Pid {
@@ -376,50 +376,6 @@ func TestDirLockOfAKilledRun(t *testing.T) {
 	if l.Removed != 1 {
 		t.Errorf("removed %d temporaries of the killed run, want 1", l.Removed)
 	}
-}
-
-// helper starts this test binary running one test with env set, and returns
-// once it prints "ready".
-func helper(t *testing.T, test string, env ...string) *exec.Cmd {
-	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^"+test+"$", "-test.v")
-	cmd.Env = append(os.Environ(), env...)
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	ready := make(chan struct{})
-	ended := make(chan string, 1)
-	go func() {
-		buf := make([]byte, 4096)
-		var seen []byte
-		for {
-			n, err := out.Read(buf)
-			seen = append(seen, buf[:n]...)
-			if bytes.Contains(seen, []byte("ready\n")) {
-				close(ready)
-				io.Copy(io.Discard, out)
-				return
-			}
-			if err != nil {
-				ended <- string(seen)
-				return
-			}
-		}
-	}()
-	select {
-	case <-ready:
-	case said := <-ended:
-		t.Fatalf("the helper process ended before it was ready: %s", said)
-	case <-time.After(time.Minute):
-		t.Fatal("the helper process was not ready within a minute")
-	}
-	return cmd
 }
 
 func holdLock(dir string) {
@@ -450,7 +406,7 @@ func TestDirKilledWhileWriting(t *testing.T) {
 		t.Skip("starts a process and kills it")
 	}
 	d, dir := openDir(t)
-	cmd := helper(t, "TestDirKilledWhileWriting", "RSX_STORE_WRITE="+dir)
+	cmd := testproc.Start(t, "TestDirKilledWhileWriting", "RSX_STORE_WRITE="+dir)
 	// Let it write some files, then kill it in the middle of others.
 	deadline := time.Now().Add(20 * time.Second)
 	for n := 0; n < 20 && time.Now().Before(deadline); {
