@@ -97,6 +97,10 @@ func (s *chkSet) split(seg *chkSeg, tag uint64) {
 	seg.slots, seg.n = [chkSegSlots]uint64{}, 0
 	seg.depth++
 	hi := &chkSeg{depth: seg.depth}
+	// Write hi's slots before probing them: a first read of fresh memory maps
+	// the zero page, and the write after it is a copy-on-write fault that
+	// flushes the TLB of every core running the process (see Decoder.eFresh).
+	clear(hi.slots[:])
 	for _, sl := range old {
 		if sl == 0 {
 			continue

@@ -238,8 +238,14 @@ type Decoder struct {
 	eofRetried bool // the item at the end of the input was scanned again
 	rawLine    int  // line where rawText starts
 
-	entryQ int32       // name as written of the last entry element, by index in names
-	block  bool        // a block decoder of the parallel path (decode_parallel.go)
+	entryQ int32 // name as written of the last entry element, by index in names
+	block  bool  // a block decoder of the parallel path (decode_parallel.go)
+	// eFresh says the Entry the next entry is decoded into was never touched
+	// (memory fresh from the kernel): startEntry must then write it before
+	// reading it, as a first read maps the shared zero page and the write
+	// that follows becomes a copy-on-write fault, which flushes the TLB of
+	// every core running the process (an IPI; on a VM about 9 µs a page).
+	eFresh bool
 	par    *parDecoder // the parallel path, nil when sequential
 }
 

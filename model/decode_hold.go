@@ -30,7 +30,12 @@ func (d *Decoder) startEntry(line int) {
 		*d.e = Entry{Index: d.nEntries, Line: line}
 		return
 	}
-	links, extra := d.e.Links[:0], d.e.Extra[:0]
+	var links []Link
+	var extra []Element
+	if !d.eFresh {
+		links, extra = d.e.Links[:0], d.e.Extra[:0]
+	}
+	d.eFresh = false
 	*d.e = Entry{Index: d.nEntries, Line: line, Links: links, Extra: extra}
 	if !d.block {
 		d.ent.rewind()

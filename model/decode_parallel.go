@@ -119,6 +119,7 @@ type parJob struct {
 	ends    []int64 // BytesRead after each entry
 	lines   []int   // Line after each entry
 	arena   arena   // the entries' strings (with reuse, rewound for each block)
+	touched int     // entries[:touched] of the backing array have been written (see Decoder.eFresh)
 }
 
 func newParDecoder(d *Decoder, opts DecoderOptions) *parDecoder {
@@ -482,6 +483,7 @@ func (p *parDecoder) decodeBlock(j *parJob, w *Decoder) {
 		j.entries = make([]Entry, 0, j.est)
 		j.ends = make([]int64, 0, j.est)
 		j.lines = make([]int, 0, j.est)
+		j.touched = 0
 	}
 	j.entries, j.ends, j.lines = j.entries[:0], j.ends[:0], j.lines[:0]
 	for n := 0; ; n++ {
@@ -492,7 +494,10 @@ func (p *parDecoder) decodeBlock(j *parJob, w *Decoder) {
 			j.entries = j.entries[:n+1]
 		} else {
 			j.entries = append(j.entries, Entry{})
+			j.touched = cap(j.entries) // growslice wrote (cleared) all of it
 		}
+		w.eFresh = n >= j.touched
+		j.touched = max(j.touched, n+1)
 		err := w.Next(&j.entries[n])
 		if err != nil {
 			j.entries = j.entries[:n]
