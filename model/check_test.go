@@ -565,15 +565,26 @@ func TestCheckSet(t *testing.T) {
 	if total != s.n {
 		t.Fatalf("segments hold %d values, the set counts %d", total, s.n)
 	}
-	if len(segs)*chkSegSlots*8 > 10000*8*2 {
+	if len(segs)*chkSegSlots > 10000*2 {
 		t.Errorf("%d segments for 10,000 values", len(segs))
 	}
-	// Entries past what 24 bits number are not remembered, never misnumbered.
-	if _, dup := s.add(42, 1<<24); dup {
-		t.Fatal("an entry past 1<<24 was remembered")
+	// Hashes that differ only in their low bits (which once held the entry
+	// number) are different values.
+	t2 := newChkSet()
+	for i := range uint64(1 << 12) {
+		h := i * 0x9E3779B97F4A7C15 &^ (1<<24 - 1)
+		for j, low := range []uint64{0, 0x100, 0xFF0000} {
+			if first, dup := t2.add(h|low, int(3*i)+j); dup {
+				t.Fatalf("%x: taken for a duplicate of entry %d", h|low, first)
+			}
+		}
 	}
-	if _, dup := s.add(42, 1<<24+1); dup {
-		t.Fatal("an entry past 1<<24 was taken for a duplicate")
+	// Entry numbers past 32 bits are not remembered, never misnumbered.
+	if _, dup := s.add(42, 1<<32); dup {
+		t.Fatal("an entry past 1<<32 was remembered")
+	}
+	if _, dup := s.add(42, 1<<32+1); dup {
+		t.Fatal("an entry past 1<<32 was taken for a duplicate")
 	}
 }
 

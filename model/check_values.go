@@ -5,20 +5,22 @@ package model
 
 import (
 	"errors"
+	"math"
 	"strconv"
 	"strings"
 	"time"
 )
 
 // chkSet remembers 64-bit hashes of values (URIs, paths) with the entry that
-// first had each, compactly (8 bytes a slot: validating keeps little else),
-// up to chkMaxTracked values, after which it stops remembering. A slot holds
-// the hash's upper 40 bits and the entry's index in the lower 24 (entries
-// from the 16,777,216th on are not remembered). Two values whose hashes share
-// those 40 bits would be taken for duplicates: with maphash's seeded hash that
-// is about a 1-in-300,000 event for a million entries.
+// first had each, compactly (12 bytes a slot: validating keeps little else),
+// up to chkMaxTracked values, after which it stops remembering. Two values are
+// taken for duplicates when all 64 bits of their seeded hashes agree: for a
+// million distinct values that happens in about one run in 40 million. (Slots
+// of 8 bytes, 40 bits of hash beside a 24-bit entry number, made it about one
+// run in two at a million values, and one in a thousand at 50,000: a false
+// "also listed as entry N" on a document that has no duplicate.)
 //
-// The slots are segments of 4 KiB (open addressing, linear probing) found
+// The slots are segments of 512 (open addressing, linear probing) found
 // through a directory by the hash's top bits (extendible hashing): a full
 // segment splits in two, the new one taking the values of the next bit, so
 // the set grows a segment at a time and leaves nothing behind. (One array
@@ -34,43 +36,46 @@ type chkSet struct {
 type chkSeg struct {
 	depth uint // the top bits all its values share
 	n     int
-	slots [chkSegSlots]uint64 // 0 is empty
+	slots [chkSegSlots]uint64 // the hashes (with the lowest bit set: 0 is empty)
+	idx   [chkSegSlots]uint32 // the entry that had each
 }
 
 const (
-	chkIdxBits  = 24
-	chkIdxMask  = 1<<chkIdxBits - 1
-	chkSegSlots = 512                 // 4 KiB
+	chkSegSlots = 512                 // 4 KiB of hashes and 2 KiB of entry numbers
 	chkSegFull  = chkSegSlots * 7 / 8 // a segment splits rather than fill further
-	chkMaxDepth = 64 - chkIdxBits - 9 // the directory's bits stay clear of those that place a value in its segment
+	chkMaxDepth = 64 - 10             // the directory's bits stay clear of those that place a value in its segment
 )
 
 func newChkSet() *chkSet { return &chkSet{dir: []*chkSeg{new(chkSeg)}} }
 
+// chkHome is the slot where a probe for tag starts: bits 1–9, which the
+// directory never uses.
+func chkHome(tag uint64) int { return int(tag>>1) & (chkSegSlots - 1) }
+
 // add records h for entry idx; when h was there already it returns the entry that
 // had it and true.
 func (s *chkSet) add(h uint64, idx int) (int, bool) {
-	if idx > chkIdxMask {
+	if idx < 0 || idx > math.MaxUint32 {
 		return 0, false
 	}
-	tag := (h | 1<<chkIdxBits) &^ chkIdxMask // never 0
+	tag := h | 1 // never 0
 	for {
 		seg := s.dir[tag>>(64-s.depth)] // depth 0: a shift by 64 is 0
-		p := int(tag>>chkIdxBits) & (chkSegSlots - 1)
+		p := chkHome(tag)
 		for ; ; p = (p + 1) & (chkSegSlots - 1) {
 			sl := seg.slots[p]
 			if sl == 0 {
 				break
 			}
-			if sl&^chkIdxMask == tag {
-				return int(sl & chkIdxMask), true
+			if sl == tag {
+				return int(seg.idx[p]), true
 			}
 		}
 		if s.n >= chkMaxTracked {
 			return 0, false
 		}
 		if seg.n < chkSegFull {
-			seg.slots[p] = tag | uint64(idx)
+			seg.slots[p], seg.idx[p] = tag, uint32(idx)
 			seg.n++
 			s.n++
 			return 0, false
@@ -93,7 +98,7 @@ func (s *chkSet) split(seg *chkSeg, tag uint64) {
 		s.dir, s.depth = dir, s.depth+1
 	}
 	bit := uint64(1) << (63 - seg.depth)
-	old := seg.slots
+	old, oldIdx := seg.slots, seg.idx
 	seg.slots, seg.n = [chkSegSlots]uint64{}, 0
 	seg.depth++
 	hi := &chkSeg{depth: seg.depth}
@@ -101,7 +106,7 @@ func (s *chkSet) split(seg *chkSeg, tag uint64) {
 	// the zero page, and the write after it is a copy-on-write fault that
 	// flushes the TLB of every core running the process (see Decoder.eFresh).
 	clear(hi.slots[:])
-	for _, sl := range old {
+	for i, sl := range old {
 		if sl == 0 {
 			continue
 		}
@@ -109,11 +114,11 @@ func (s *chkSet) split(seg *chkSeg, tag uint64) {
 		if sl&bit != 0 {
 			dst = hi
 		}
-		p := int(sl>>chkIdxBits) & (chkSegSlots - 1)
+		p := chkHome(sl)
 		for dst.slots[p] != 0 {
 			p = (p + 1) & (chkSegSlots - 1)
 		}
-		dst.slots[p] = sl
+		dst.slots[p], dst.idx[p] = sl, oldIdx[i]
 		dst.n++
 	}
 	// seg's directory entries are those whose top seg.depth-1 bits are tag's;
