@@ -16,8 +16,8 @@ const (
 	// outMargin is the room the Huffman loops need before a symbol: three
 	// literals, a longest match, and the 16 bytes a match copy may overshoot.
 	outMargin = 3 + maxMatch + 16
-	// inMargin is the input the fast loop needs before a symbol: two
-	// refills of at most 7 bytes each, the second loading 8 bytes.
+	// inMargin is the input the fast loop needs before a symbol: three
+	// refills of at most 7 bytes each, the last loading 8 bytes.
 	inMargin = 32
 )
 
@@ -103,8 +103,10 @@ func (d *decompressor) putBack() {
 	d.bits &= 1<<d.nbits - 1
 }
 
-// moreInput reads from src once into the input buffer, after what is left
-// in it; the error is src's (io.EOF at its end), kept in srcErr.
+// moreInput reads from src into the input buffer, after what is left in
+// it, first returning the bit buffer's whole bytes to it. It returns an
+// error (src's, io.EOF at its end, kept in srcErr) only when no new byte
+// came; then the bytes returned from the bit buffer may still be there.
 func (d *decompressor) moreInput() error {
 	if d.srcErr != nil {
 		return d.srcErr
@@ -122,10 +124,12 @@ func (d *decompressor) moreInput() error {
 		d.in = d.buf[:n]
 		if err != nil {
 			d.srcErr = err
-			return err
 		}
 		if k > 0 {
 			return nil
+		}
+		if err != nil {
+			return err
 		}
 		if tries >= 100 {
 			d.srcErr = io.ErrNoProgress
@@ -145,7 +149,7 @@ func (d *decompressor) peekBits(n uint) (uint, error) {
 			d.nbits += 8
 			continue
 		}
-		if err := d.moreInput(); err != nil {
+		if err := d.moreInput(); err != nil && d.ip == len(d.in) {
 			if err == io.EOF {
 				return d.nbits, nil
 			}
@@ -228,13 +232,8 @@ func (d *decompressor) blockHeader() error {
 	case 0:
 		d.putBack()
 		d.bits, d.nbits = 0, 0
-		for len(d.in)-d.ip < 4 {
-			if err := d.moreInput(); err != nil {
-				if err == io.EOF {
-					return io.ErrUnexpectedEOF
-				}
-				return err
-			}
+		if err := d.need(4, nil); err != nil {
+			return err
 		}
 		n := binary.LittleEndian.Uint16(d.in[d.ip:])
 		nn := binary.LittleEndian.Uint16(d.in[d.ip+2:])
@@ -406,23 +405,19 @@ func (d *decompressor) huffman() error {
 	lit, dist := &d.lit, &d.dist
 
 	for {
-		// The fast loop: enough input for two 8-byte refills, enough room
-		// for three literals and a longest match with overshoot.
-		for ip <= len(in)-inMargin && op <= len(win)-outMargin {
+		// The fast loop: enough input for three 8-byte refills, enough room
+		// for three literals and a longest match with overshoot. The entry
+		// of the next symbol is looked up early, before a match's copy.
+		inLimit, outLimit := len(in)-inMargin, len(win)-outMargin
+		if ip <= inLimit && op <= outLimit {
 			bits |= binary.LittleEndian.Uint64(in[ip:]) << (nbits & 63)
 			ip += int((63 - nbits&63) >> 3)
 			nbits |= 56
-
 			e := lit[bits&(1<<litBits-1)]
-			if e&flagLit != 0 {
-				// At least 56 bits: up to three literals of at most 15 bits, or two
-				// and a length of at most 20 bits.
-				bits >>= e & 63
-				nbits -= uint(e)
-				win[op] = byte(e >> 16)
-				op++
-				e = lit[bits&(1<<litBits-1)]
+			for {
 				if e&flagLit != 0 {
+					// At least 56 bits: up to three literals of at most 15 bits,
+					// or two and a length of at most 20 bits.
 					bits >>= e & 63
 					nbits -= uint(e)
 					win[op] = byte(e >> 16)
@@ -433,72 +428,103 @@ func (d *decompressor) huffman() error {
 						nbits -= uint(e)
 						win[op] = byte(e >> 16)
 						op++
+						e = lit[bits&(1<<litBits-1)]
+						if e&flagLit != 0 {
+							bits >>= e & 63
+							nbits -= uint(e)
+							win[op] = byte(e >> 16)
+							op++
+							if ip > inLimit || op > outLimit {
+								break
+							}
+							bits |= binary.LittleEndian.Uint64(in[ip:]) << (nbits & 63)
+							ip += int((63 - nbits&63) >> 3)
+							nbits |= 56
+							e = lit[bits&(1<<litBits-1)]
+							continue
+						}
+					}
+				}
+				if e&flagSub != 0 {
+					e = lit[e>>16+uint32(bits>>litBits)&(1<<((e>>8)&15)-1)]
+					if e&flagLit != 0 {
+						bits >>= e & 63
+						nbits -= uint(e)
+						win[op] = byte(e >> 16)
+						op++
+						if ip > inLimit || op > outLimit {
+							break
+						}
+						bits |= binary.LittleEndian.Uint64(in[ip:]) << (nbits & 63)
+						ip += int((63 - nbits&63) >> 3)
+						nbits |= 56
+						e = lit[bits&(1<<litBits-1)]
 						continue
 					}
 				}
-			}
-			if e&flagSub != 0 {
-				e = lit[e>>16+uint32(bits>>litBits)&(1<<((e>>8)&15)-1)]
-				if e&flagLit != 0 {
+				if e&(flagEOB|flagInvalid) != 0 {
+					if e&flagInvalid != 0 {
+						d.in, d.ip, d.bits, d.nbits, d.op = in, ip, bits, nbits&63, op
+						return d.corrupt()
+					}
 					bits >>= e & 63
 					nbits -= uint(e)
-					win[op] = byte(e >> 16)
-					op++
-					continue
+					d.in, d.ip, d.bits, d.nbits, d.op = in, ip, bits, nbits&63, op
+					d.state = stateHeader
+					return nil
 				}
-			}
-			if e&(flagEOB|flagInvalid) != 0 {
+				// A length: code and extra bits dropped in one shift.
+				total := e & 63
+				length := int(e>>16) + int((bits&(1<<total-1))>>((e>>8)&15))
+				bits >>= total
+				nbits -= uint(e)
+
+				bits |= binary.LittleEndian.Uint64(in[ip:]) << (nbits & 63)
+				ip += int((63 - nbits&63) >> 3)
+				nbits |= 56
+
+				e = dist[bits&(1<<distBits-1)]
+				if e&flagSub != 0 {
+					e = dist[e>>16+uint32(bits>>distBits)&(1<<((e>>8)&15)-1)]
+				}
 				if e&flagInvalid != 0 {
 					d.in, d.ip, d.bits, d.nbits, d.op = in, ip, bits, nbits&63, op
 					return d.corrupt()
 				}
-				bits >>= e & 63
+				total = e & 63
+				dst := int(e>>16) + int((bits&(1<<total-1))>>((e>>8)&15))
+				bits >>= total
 				nbits -= uint(e)
-				d.in, d.ip, d.bits, d.nbits, d.op = in, ip, bits, nbits&63, op
-				d.state = stateHeader
-				return nil
-			}
-			// A length: code and extra bits dropped in one shift.
-			total := e & 63
-			length := int(e>>16) + int((bits&(1<<total-1))>>((e>>8)&15))
-			bits >>= total
-			nbits -= uint(e)
-
-			bits |= binary.LittleEndian.Uint64(in[ip:]) << (nbits & 63)
-			ip += int((63 - nbits&63) >> 3)
-			nbits |= 56
-
-			e = dist[bits&(1<<distBits-1)]
-			if e&flagSub != 0 {
-				e = dist[e>>16+uint32(bits>>distBits)&(1<<((e>>8)&15)-1)]
-			}
-			if e&flagInvalid != 0 {
-				d.in, d.ip, d.bits, d.nbits, d.op = in, ip, bits, nbits&63, op
-				return d.corrupt()
-			}
-			total = e & 63
-			dst := int(e>>16) + int((bits&(1<<total-1))>>((e>>8)&15))
-			bits >>= total
-			nbits -= uint(e)
-			if dst > op {
-				d.in, d.ip, d.bits, d.nbits, d.op = in, ip, bits, nbits&63, op
-				return d.corrupt()
-			}
-			if dst >= 8 {
-				// Inline for the common case; 16 bytes a round, within the margin.
-				src := op - dst
-				end := op + length
-				for op < end {
-					binary.LittleEndian.PutUint64(win[op:], binary.LittleEndian.Uint64(win[src:]))
-					binary.LittleEndian.PutUint64(win[op+8:], binary.LittleEndian.Uint64(win[src+8:]))
-					op += 16
-					src += 16
+				if dst > op {
+					d.in, d.ip, d.bits, d.nbits, d.op = in, ip, bits, nbits&63, op
+					return d.corrupt()
 				}
-				op = end
-				continue
+
+				// The next symbol's entry, while the copy runs.
+				bits |= binary.LittleEndian.Uint64(in[ip:]) << (nbits & 63)
+				ip += int((63 - nbits&63) >> 3)
+				nbits |= 56
+				e = lit[bits&(1<<litBits-1)]
+
+				if dst >= 8 {
+					// 16 bytes a round, within the margin.
+					src := op - dst
+					end := op + length
+					for op < end {
+						binary.LittleEndian.PutUint64(win[op:], binary.LittleEndian.Uint64(win[src:]))
+						binary.LittleEndian.PutUint64(win[op+8:], binary.LittleEndian.Uint64(win[src+8:]))
+						op += 16
+						src += 16
+					}
+					op = end
+				} else {
+					copyMatch(win, op, dst, length)
+					op += length
+				}
+				if ip > inLimit || op > outLimit {
+					break
+				}
 			}
-			copyMatch(win, op, dst, length)
-			op += length
 		}
 		nbits &= 63 // the fast loop's subtractions leave garbage above the low byte
 
@@ -509,11 +535,8 @@ func (d *decompressor) huffman() error {
 		// Short of input: read more unless the source has ended.
 		if d.srcErr == nil {
 			d.in, d.ip, d.bits, d.nbits, d.op = in, ip, bits, nbits, op
-			err := d.moreInput()
+			d.moreInput() // an error stays in srcErr, for when the bits run out
 			in, ip, bits, nbits = d.in, d.ip, d.bits, d.nbits
-			if err != nil && err != io.EOF {
-				return err
-			}
 			continue
 		}
 		// The last bytes of the input: one symbol at a time.

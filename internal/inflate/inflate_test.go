@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"testing/iotest"
 
 	kflate "github.com/klauspost/compress/flate"
 	kgzip "github.com/klauspost/compress/gzip"
@@ -194,7 +195,11 @@ func gzipMember(data []byte, extra []byte, name, comment string, hcrc bool) []by
 }
 
 func gunzipAll(data []byte) ([]byte, error) {
-	z, err := NewReader(bytes.NewReader(data))
+	return gunzipFrom(bytes.NewReader(data))
+}
+
+func gunzipFrom(r io.Reader) ([]byte, error) {
+	z, err := NewReader(r)
 	if err != nil {
 		return nil, err
 	}
@@ -382,6 +387,12 @@ func TestTruncated(t *testing.T) {
 	for _, gz := range [][]byte{gzipMember(data, []byte("ex"), "name", "comment", true), gzipMember(data[:20], nil, "", "", false)} {
 		for n := range len(gz) {
 			got, err := gunzipAll(gz[:n])
+			for _, wrap := range []func(io.Reader) io.Reader{iotest.DataErrReader, iotest.OneByteReader, iotest.HalfReader} {
+				got2, err2 := gunzipFrom(wrap(bytes.NewReader(gz[:n])))
+				if errClass(err2) != errClass(err) || !bytes.Equal(got2, got) {
+					t.Errorf("cut at %d, through %T: %d bytes, %v; from a bytes.Reader %d, %v", n, wrap(nil), len(got2), err2, len(got), err)
+				}
+			}
 			want := "unexpected EOF"
 			if n == 0 {
 				want = "EOF"

@@ -164,7 +164,7 @@ func (z *Reader) step() {
 // at all is left.
 func (d *decompressor) need(n int, eof error) error {
 	for len(d.in)-d.ip < n {
-		if err := d.moreInput(); err != nil {
+		if err := d.moreInput(); err != nil && len(d.in)-d.ip < n {
 			if err == io.EOF {
 				if len(d.in) == d.ip && eof != nil {
 					return eof
