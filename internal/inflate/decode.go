@@ -14,8 +14,9 @@ const (
 
 	maxMatch = 258
 	// outMargin is the room the Huffman loops need before a symbol: three
-	// literals, a longest match, and the 16 bytes a match copy may overshoot.
-	outMargin = 3 + maxMatch + 16
+	// pairs of literals and 2 bytes written beyond, a longest match, and the
+	// 16 bytes a match copy may overshoot.
+	outMargin = 8 + maxMatch + 16
 	// inMargin is the input the fast loop needs before a symbol: three
 	// refills of at most 7 bytes each, the last loading 8 bytes.
 	inMargin = 32
@@ -371,6 +372,7 @@ func (d *decompressor) dynamicCode() error {
 		!d.tb.build(d.dist[:], distLens, distBits, distEntry, minDist) {
 		return d.corrupt()
 	}
+	pairLiterals(d.lit[:1<<litBits])
 	return nil
 }
 
@@ -420,20 +422,20 @@ func (d *decompressor) huffman() error {
 					// or two and a length of at most 20 bits.
 					bits >>= e & 63
 					nbits -= uint(e)
-					win[op] = byte(e >> 16)
-					op++
+					binary.LittleEndian.PutUint16(win[op:], uint16(e>>16))
+					op += int(e>>8) & 3
 					e = lit[bits&(1<<litBits-1)]
 					if e&flagLit != 0 {
 						bits >>= e & 63
 						nbits -= uint(e)
-						win[op] = byte(e >> 16)
-						op++
+						binary.LittleEndian.PutUint16(win[op:], uint16(e>>16))
+						op += int(e>>8) & 3
 						e = lit[bits&(1<<litBits-1)]
 						if e&flagLit != 0 {
 							bits >>= e & 63
 							nbits -= uint(e)
-							win[op] = byte(e >> 16)
-							op++
+							binary.LittleEndian.PutUint16(win[op:], uint16(e>>16))
+							op += int(e>>8) & 3
 							if ip > inLimit || op > outLimit {
 								break
 							}
@@ -450,8 +452,8 @@ func (d *decompressor) huffman() error {
 					if e&flagLit != 0 {
 						bits >>= e & 63
 						nbits -= uint(e)
-						win[op] = byte(e >> 16)
-						op++
+						binary.LittleEndian.PutUint16(win[op:], uint16(e>>16))
+						op += int(e>>8) & 3
 						if ip > inLimit || op > outLimit {
 							break
 						}
@@ -561,7 +563,7 @@ func (d *decompressor) slowSymbol() (bool, error) {
 	if e&flagSub != 0 {
 		e = d.lit[e>>16+uint32(d.bits>>litBits)&(1<<((e>>8)&15)-1)]
 	}
-	if uint((e>>8)&15) > have {
+	if e&flagLit == 0 && uint((e>>8)&15) > have {
 		return false, d.eofErr()
 	}
 	if e&flagInvalid != 0 {
@@ -576,8 +578,8 @@ func (d *decompressor) slowSymbol() (bool, error) {
 	d.nbits -= total
 	switch {
 	case e&flagLit != 0:
-		d.win[d.op] = byte(e >> 16)
-		d.op++
+		binary.LittleEndian.PutUint16(d.win[d.op:], uint16(e>>16))
+		d.op += int(e>>8) & 3
 		return false, nil
 	case e&flagEOB != 0:
 		d.state = stateHeader

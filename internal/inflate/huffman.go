@@ -6,11 +6,21 @@ import "math/bits"
 // table gives an entry (uint32) that says everything about the symbol:
 //
 //	bits  0-4   bits to drop for the whole symbol: code length plus, for a
-//	            length or distance, its extra bits
-//	bits  8-11  code length alone (where the extra bits start)
+//	            length or distance, its extra bits; for a pair of literals
+//	            both their code lengths
+//	bits  8-11  code length alone (where the extra bits start); for
+//	            literals, how many the entry holds (1 or 2)
 //	bits 12-15  flags (below)
-//	bits 16-31  the literal byte, the length or distance base, or, for a
-//	            subtable link, the subtable's offset in the table
+//	bits 16-31  the literal byte (two for a pair, the first in 16-23), the
+//	            length or distance base, or, for a subtable link, the
+//	            subtable's offset in the table
+//
+// The low byte is exactly the bits to drop, so that the decoder may
+// subtract a whole entry from its bit count and use only the low byte.
+//
+// An entry of the litlen primary table whose literal leaves room in the
+// index bits for a second literal's whole code holds both literals: runs of
+// literals decode two at a time.
 //
 // A code longer than the primary table's bits is found through a link entry,
 // whose bits 8-11 give the subtable's own index bits; the subtable's entries
@@ -49,7 +59,7 @@ var (
 func litLenEntry(sym int) uint32 {
 	switch {
 	case sym < 256:
-		return flagLit | uint32(sym)<<16
+		return flagLit | uint32(sym)<<16 | 1<<8
 	case sym == 256:
 		return flagEOB
 	case sym <= 285:
@@ -104,8 +114,10 @@ func (b *tableBuilder) build(table []uint32, lens []uint8, tb uint, entry func(i
 
 	invalid := uint32(flagInvalid) | uint32(minLen)<<8 | uint32(minLen)
 	primary := table[:1<<tb]
-	for i := range primary {
-		primary[i] = invalid
+	if left > 0 { // an incomplete code leaves entries unfilled
+		for i := range primary {
+			primary[i] = invalid
+		}
 	}
 	if ncodes == 0 {
 		return true
@@ -148,6 +160,7 @@ func (b *tableBuilder) build(table []uint32, lens []uint8, tb uint, entry func(i
 	}
 
 	next := uint32(1) << tb // where the next subtable starts
+	curPrefix := ^uint32(0) // the prefix whose subtable is being filled
 	code, l = 0, 0
 	for _, s := range sorted {
 		sl := lens[s]
@@ -155,8 +168,10 @@ func (b *tableBuilder) build(table []uint32, lens []uint8, tb uint, entry func(i
 		l = sl
 		rev := uint32(bits.Reverse16(uint16(code))) >> (16 - sl)
 		code++
-		e := entry(int(s))
-		e += uint32(sl) | uint32(sl)<<8
+		e := entry(int(s)) + uint32(sl)
+		if e&flagLit == 0 {
+			e += uint32(sl) << 8
+		}
 		if uint(sl) <= tb {
 			for i := rev; i < 1<<tb; i += 1 << sl {
 				primary[i] = e
@@ -165,7 +180,8 @@ func (b *tableBuilder) build(table []uint32, lens []uint8, tb uint, entry func(i
 		}
 		p := rev & mask
 		link := primary[p]
-		if link&flagSub == 0 { // first code behind this prefix: make its subtable
+		if p != curPrefix { // first code behind this prefix (they come together): make its subtable
+			curPrefix = p
 			sb := uint(b.subMax[p]) - tb
 			link = flagSub | next<<16 | uint32(sb)<<8 | uint32(tb)
 			primary[p] = link
@@ -182,4 +198,23 @@ func (b *tableBuilder) build(table []uint32, lens []uint8, tb uint, entry func(i
 		}
 	}
 	return true
+}
+
+// pairLiterals makes the entries of the primary litlen table primary whose
+// literal leaves room for a second literal's code hold both. It goes from
+// the top down: the second literal's entry, at a lower index, is still a
+// single literal when it is read.
+func pairLiterals(primary []uint32) {
+	for i := len(primary) - 1; i >= 0; i-- {
+		e1 := primary[i]
+		if e1&flagLit == 0 {
+			continue
+		}
+		l1 := e1 & 31
+		e2 := primary[uint32(i)>>l1]
+		if e2&flagLit == 0 || (e2&31)+l1 > litBits {
+			continue
+		}
+		primary[i] = flagLit | (e1>>16&0xff)<<16 | (e2>>16&0xff)<<24 | 2<<8 | (l1 + e2&31)
+	}
 }
