@@ -37,9 +37,10 @@ type decompressor struct {
 	src    io.Reader
 	srcErr error // the error src returned (io.EOF at its end); no more reads after it
 
-	buf []byte // input buffer
-	in  []byte // buf[:bytes read]
-	ip  int    // next input byte to load into bits
+	buf  []byte // input buffer
+	in   []byte // buf[:bytes read]
+	ip   int    // next input byte to load into bits
+	base int64  // the stream offset of buf[0], for errors
 
 	// bits holds nbits unread bits, low first. Above them it may hold copies
 	// of the bytes from in[ip:] (a refill loads 8 bytes at a time), never
@@ -70,7 +71,7 @@ func (d *decompressor) reset(src io.Reader) {
 		d.win = make([]byte, winSize)
 	}
 	d.src, d.srcErr = src, nil
-	d.in, d.ip = d.buf[:0], 0
+	d.in, d.ip, d.base = d.buf[:0], 0, 0
 	d.bits, d.nbits = 0, 0
 	d.restart()
 }
@@ -82,10 +83,10 @@ func (d *decompressor) restart() {
 	d.state, d.final, d.stored, d.err = stateHeader, false, 0, nil
 }
 
-// corrupt is the error for corrupt data, at the input offset of the
-// buffered input: the standard library's type, so callers can tell.
+// corrupt is the error for corrupt data, with the offset of the input read
+// so far: the standard library's type, so callers can tell.
 func (d *decompressor) corrupt() error {
-	return flate.CorruptInputError(d.ip)
+	return flate.CorruptInputError(d.base + int64(d.ip))
 }
 
 // eofErr is the error for input that ends too soon.
@@ -114,6 +115,7 @@ func (d *decompressor) moreInput() error {
 	}
 	d.putBack()
 	n := copy(d.buf, d.in[d.ip:])
+	d.base += int64(d.ip)
 	d.ip = 0
 	for tries := 0; ; tries++ {
 		k, err := d.src.Read(d.buf[n:])
