@@ -31,7 +31,7 @@ const (
 	flagEOB     = 1 << 13 // end of block
 	flagInvalid = 1 << 12 // no symbol has this code, or the symbol is not allowed
 
-	litBits    = 11 // primary litlen table index bits
+	litBits    = 10 // primary litlen table index bits
 	distBits   = 8  // primary distance table index bits
 	clenBits   = 7  // code-length code table index bits (its codes are at most 7 bits)
 	maxCodeLen = 15
