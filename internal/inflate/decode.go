@@ -1,0 +1,640 @@
+package inflate
+
+import (
+	"compress/flate"
+	"encoding/binary"
+	"errors"
+	"io"
+)
+
+const (
+	histSize  = 32 << 10  // DEFLATE's window: the farthest a match reaches back
+	winSize   = 256 << 10 // history plus the chunk decoded between slides
+	inBufSize = 32 << 10
+
+	maxMatch = 258
+	// outMargin is the room the Huffman loops need before a symbol: three
+	// pairs of literals and 2 bytes written beyond, a longest match, and the
+	// 16 bytes a match copy may overshoot.
+	outMargin = 8 + maxMatch + 16
+	// inMargin is the input the fast loop needs before a symbol: three
+	// refills of at most 7 bytes each, the last loading 8 bytes.
+	inMargin = 32
+)
+
+// Decoder states, between blocks or symbols.
+const (
+	stateHeader  = iota // next is a block header (or the end, after the final block)
+	stateStored         // inside a stored block
+	stateHuffman        // inside a Huffman-coded block
+	stateEnd            // the final block has ended; the bit reader is byte-aligned
+)
+
+// decompressor is the DEFLATE decoder: input buffered from src, a 64-bit
+// bit buffer, and output into win, whose first histSize bytes after a
+// slide are history.
+type decompressor struct {
+	src    io.Reader
+	srcErr error // the error src returned (io.EOF at its end); no more reads after it
+
+	buf  []byte // input buffer
+	in   []byte // buf[:bytes read]
+	ip   int    // next input byte to load into bits
+	base int64  // the stream offset of buf[0], for errors
+
+	// bits holds nbits unread bits, low first. Above them it may hold copies
+	// of the bytes from in[ip:] (a refill loads 8 bytes at a time), never
+	// anything else, so that or-ing those bytes in again changes nothing.
+	bits  uint64
+	nbits uint
+
+	win []byte
+	op  int // output written up to here
+
+	state  int
+	final  bool // the current block is the last one
+	stored int  // bytes left of a stored block
+	fixed  bool // lit and dist hold the fixed codes
+	err    error
+
+	lit  [litTableSize]uint32
+	dist [distTableSize]uint32
+	clen [clenTableSize]uint32
+	tb   tableBuilder
+	lens [numLitLen + numDist]uint8
+}
+
+// reset makes d ready for a new DEFLATE stream read from src.
+func (d *decompressor) reset(src io.Reader) {
+	if d.buf == nil {
+		d.buf = make([]byte, inBufSize)
+		d.win = make([]byte, winSize)
+	}
+	d.src, d.srcErr = src, nil
+	d.in, d.ip, d.base = d.buf[:0], 0, 0
+	d.bits, d.nbits = 0, 0
+	d.restart()
+}
+
+// restart begins a new DEFLATE stream in the input already buffered (the
+// next gzip member): empty window, first block.
+func (d *decompressor) restart() {
+	d.op = 0
+	d.state, d.final, d.stored, d.err = stateHeader, false, 0, nil
+}
+
+// corrupt is the error for corrupt data, with the offset of the input read
+// so far: the standard library's type, so callers can tell.
+func (d *decompressor) corrupt() error {
+	return flate.CorruptInputError(d.base + int64(d.ip))
+}
+
+// eofErr is the error for input that ends too soon.
+func (d *decompressor) eofErr() error {
+	if d.srcErr == nil || d.srcErr == io.EOF {
+		return io.ErrUnexpectedEOF
+	}
+	return d.srcErr
+}
+
+// putBack returns the whole bytes of the bit buffer to the input, leaving
+// fewer than 8 bits in it.
+func (d *decompressor) putBack() {
+	d.ip -= int(d.nbits >> 3)
+	d.nbits &= 7
+	d.bits &= 1<<d.nbits - 1
+}
+
+// moreInput reads from src into the input buffer, after what is left in
+// it, first returning the bit buffer's whole bytes to it. It returns an
+// error (src's, io.EOF at its end, kept in srcErr) only when no new byte
+// came; then the bytes returned from the bit buffer may still be there.
+func (d *decompressor) moreInput() error {
+	if d.srcErr != nil {
+		return d.srcErr
+	}
+	d.putBack()
+	n := copy(d.buf, d.in[d.ip:])
+	d.base += int64(d.ip)
+	d.ip = 0
+	for tries := 0; ; tries++ {
+		k, err := d.src.Read(d.buf[n:])
+		if k < 0 || k > len(d.buf)-n {
+			err = errors.New("inflate: source returned an impossible count")
+			k = 0
+		}
+		n += k
+		d.in = d.buf[:n]
+		if err != nil {
+			d.srcErr = err
+		}
+		if k > 0 {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if tries >= 100 {
+			d.srcErr = io.ErrNoProgress
+			return d.srcErr
+		}
+	}
+}
+
+// peekBits loads bits until there are n (at most 56), or as many as the
+// input has; it reports how many there are, which is fewer than n only at
+// the end of the input.
+func (d *decompressor) peekBits(n uint) (uint, error) {
+	for d.nbits < n {
+		if d.ip < len(d.in) {
+			d.bits |= uint64(d.in[d.ip]) << d.nbits
+			d.ip++
+			d.nbits += 8
+			continue
+		}
+		if err := d.moreInput(); err != nil && d.ip == len(d.in) {
+			if err == io.EOF {
+				return d.nbits, nil
+			}
+			return d.nbits, err
+		}
+	}
+	return d.nbits, nil
+}
+
+// readBits reads an n-bit field (n at most 32).
+func (d *decompressor) readBits(n uint) (uint32, error) {
+	have, err := d.peekBits(n)
+	if err != nil {
+		return 0, err
+	}
+	if have < n {
+		return 0, d.eofErr()
+	}
+	v := uint32(d.bits & (1<<n - 1))
+	d.bits >>= n
+	d.nbits -= n
+	return v, nil
+}
+
+// readSym decodes one symbol with a table of tb primary bits whose codes
+// need no subtables beyond one level, bit by bit near the end of the input.
+func (d *decompressor) readSym(table []uint32, tb uint) (uint32, error) {
+	have, err := d.peekBits(maxCodeLen)
+	if err != nil {
+		return 0, err
+	}
+	e := table[d.bits&(1<<tb-1)]
+	if e&flagSub != 0 {
+		e = table[e>>16+uint32(d.bits>>tb)&(1<<((e>>8)&15)-1)]
+	}
+	cl := uint(e>>8) & 15
+	if cl > have {
+		return 0, d.eofErr()
+	}
+	if e&flagInvalid != 0 {
+		return 0, d.corrupt()
+	}
+	d.bits >>= cl
+	d.nbits -= cl
+	return e, nil
+}
+
+// fill decodes into win until fewer than outMargin bytes of it are free,
+// the stream ends (state stateEnd) or an error, which it returns and keeps.
+func (d *decompressor) fill() error {
+	for d.err == nil && len(d.win)-d.op >= outMargin {
+		switch d.state {
+		case stateHeader:
+			if d.final {
+				d.putBack()
+				d.bits, d.nbits = 0, 0
+				d.state = stateEnd
+				return nil
+			}
+			d.err = d.blockHeader()
+		case stateStored:
+			d.err = d.copyStored()
+		case stateHuffman:
+			d.err = d.huffman()
+		case stateEnd:
+			return nil
+		}
+	}
+	return d.err
+}
+
+// blockHeader reads a block's header, and for a dynamic block its code.
+func (d *decompressor) blockHeader() error {
+	h, err := d.readBits(3)
+	if err != nil {
+		return err
+	}
+	d.final = h&1 != 0
+	switch h >> 1 {
+	case 0:
+		d.putBack()
+		d.bits, d.nbits = 0, 0
+		if err := d.need(4, nil); err != nil {
+			return err
+		}
+		n := binary.LittleEndian.Uint16(d.in[d.ip:])
+		nn := binary.LittleEndian.Uint16(d.in[d.ip+2:])
+		d.ip += 4
+		if n != ^nn {
+			return d.corrupt()
+		}
+		d.stored = int(n)
+		d.state = stateStored
+		return nil
+	case 1:
+		if !d.fixed {
+			l := d.lens[:numLitLen]
+			for i := range l {
+				switch {
+				case i < 144:
+					l[i] = 8
+				case i < 256:
+					l[i] = 9
+				case i < 280:
+					l[i] = 7
+				default:
+					l[i] = 8
+				}
+			}
+			d.tb.build(d.lit[:], l, litBits, litLenEntry, 7)
+			dl := d.lens[numLitLen : numLitLen+numDist]
+			for i := range dl {
+				dl[i] = 5
+			}
+			d.tb.build(d.dist[:], dl, distBits, distEntry, 5)
+			d.fixed = true
+		}
+		d.state = stateHuffman
+		return nil
+	case 2:
+		d.fixed = false
+		if err := d.dynamicCode(); err != nil {
+			return err
+		}
+		d.state = stateHuffman
+		return nil
+	default:
+		return d.corrupt()
+	}
+}
+
+// clenOrder is the order code-length code lengths come in (RFC 1951, 3.2.7).
+var clenOrder = [19]uint8{16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15}
+
+func clenEntry(sym int) uint32 { return uint32(sym) << 16 }
+
+// dynamicCode reads a dynamic block's code lengths and builds its tables.
+func (d *decompressor) dynamicCode() error {
+	h, err := d.readBits(14)
+	if err != nil {
+		return err
+	}
+	nlit := int(h&31) + 257
+	ndist := int(h>>5&31) + 1
+	nclen := int(h>>10) + 4
+	if nlit > 286 || ndist > 30 {
+		return d.corrupt()
+	}
+	var cl [19]uint8
+	for i := range nclen {
+		v, err := d.readBits(3)
+		if err != nil {
+			return err
+		}
+		cl[clenOrder[i]] = uint8(v)
+	}
+	minLen := uint(0)
+	for _, l := range cl {
+		if l != 0 && (minLen == 0 || uint(l) < minLen) {
+			minLen = uint(l)
+		}
+	}
+	if !d.tb.build(d.clen[:], cl[:], clenBits, clenEntry, minLen) {
+		return d.corrupt()
+	}
+	lens := d.lens[:nlit+ndist]
+	for i := 0; i < len(lens); {
+		e, err := d.readSym(d.clen[:], clenBits)
+		if err != nil {
+			return err
+		}
+		sym := e >> 16
+		if sym < 16 {
+			lens[i] = uint8(sym)
+			i++
+			continue
+		}
+		var rep, nb uint32
+		var v uint8
+		switch sym {
+		case 16:
+			if i == 0 {
+				return d.corrupt()
+			}
+			rep, nb, v = 3, 2, lens[i-1]
+		case 17:
+			rep, nb = 3, 3
+		default:
+			rep, nb = 11, 7
+		}
+		x, err := d.readBits(uint(nb))
+		if err != nil {
+			return err
+		}
+		rep += x
+		if i+int(rep) > len(lens) {
+			return d.corrupt()
+		}
+		for range rep {
+			lens[i] = v
+			i++
+		}
+	}
+	litLens, distLens := lens[:nlit], lens[nlit:]
+	minLit := uint(0)
+	for _, l := range litLens {
+		if l != 0 && (minLit == 0 || uint(l) < minLit) {
+			minLit = uint(l)
+		}
+	}
+	minLit = max(minLit, uint(litLens[256]))
+	minDist := uint(0)
+	for _, l := range distLens {
+		if l != 0 && (minDist == 0 || uint(l) < minDist) {
+			minDist = uint(l)
+		}
+	}
+	if !d.tb.build(d.lit[:], litLens, litBits, litLenEntry, minLit) ||
+		!d.tb.build(d.dist[:], distLens, distBits, distEntry, minDist) {
+		return d.corrupt()
+	}
+	pairLiterals(d.lit[:1<<litBits])
+	return nil
+}
+
+// copyStored copies a stored block's bytes from the input to the window.
+func (d *decompressor) copyStored() error {
+	for d.stored > 0 && d.op < len(d.win) {
+		if d.ip == len(d.in) {
+			if err := d.moreInput(); err != nil {
+				if err == io.EOF {
+					return io.ErrUnexpectedEOF
+				}
+				return err
+			}
+		}
+		n := copy(d.win[d.op:d.op+min(d.stored, len(d.win)-d.op)], d.in[d.ip:])
+		d.ip += n
+		d.op += n
+		d.stored -= n
+	}
+	if d.stored == 0 {
+		d.state = stateHeader
+	}
+	return nil
+}
+
+// huffman decodes the symbols of a Huffman-coded block until its end, or
+// until fewer than outMargin bytes of the window are free.
+func (d *decompressor) huffman() error {
+	in, ip := d.in, d.ip
+	bits, nbits := d.bits, d.nbits
+	win, op := d.win, d.op
+	lit, dist := &d.lit, &d.dist
+
+	for {
+		// The fast loop: enough input for three 8-byte refills, enough room
+		// for three literals and a longest match with overshoot. The entry
+		// of the next symbol is looked up early, before a match's copy.
+		inLimit, outLimit := len(in)-inMargin, len(win)-outMargin
+		if ip <= inLimit && op <= outLimit {
+			bits |= binary.LittleEndian.Uint64(in[ip:]) << (nbits & 63)
+			ip += int((63 - nbits&63) >> 3)
+			nbits |= 56
+			e := lit[bits&(1<<litBits-1)]
+			for {
+				if e&flagLit != 0 {
+					// At least 56 bits: up to three literals of at most 15 bits,
+					// or two and a length of at most 20 bits.
+					bits >>= e & 63
+					nbits -= uint(e)
+					binary.LittleEndian.PutUint16(win[op:], uint16(e>>16))
+					op += int(e>>8) & 3
+					e = lit[bits&(1<<litBits-1)]
+					if e&flagLit != 0 {
+						bits >>= e & 63
+						nbits -= uint(e)
+						binary.LittleEndian.PutUint16(win[op:], uint16(e>>16))
+						op += int(e>>8) & 3
+						e = lit[bits&(1<<litBits-1)]
+						if e&flagLit != 0 {
+							bits >>= e & 63
+							nbits -= uint(e)
+							binary.LittleEndian.PutUint16(win[op:], uint16(e>>16))
+							op += int(e>>8) & 3
+							if ip > inLimit || op > outLimit {
+								break
+							}
+							bits |= binary.LittleEndian.Uint64(in[ip:]) << (nbits & 63)
+							ip += int((63 - nbits&63) >> 3)
+							nbits |= 56
+							e = lit[bits&(1<<litBits-1)]
+							continue
+						}
+					}
+				}
+				if e&flagSub != 0 {
+					e = lit[e>>16+uint32(bits>>litBits)&(1<<((e>>8)&15)-1)]
+					if e&flagLit != 0 {
+						bits >>= e & 63
+						nbits -= uint(e)
+						binary.LittleEndian.PutUint16(win[op:], uint16(e>>16))
+						op += int(e>>8) & 3
+						if ip > inLimit || op > outLimit {
+							break
+						}
+						bits |= binary.LittleEndian.Uint64(in[ip:]) << (nbits & 63)
+						ip += int((63 - nbits&63) >> 3)
+						nbits |= 56
+						e = lit[bits&(1<<litBits-1)]
+						continue
+					}
+				}
+				if e&(flagEOB|flagInvalid) != 0 {
+					if e&flagInvalid != 0 {
+						d.in, d.ip, d.bits, d.nbits, d.op = in, ip, bits, nbits&63, op
+						return d.corrupt()
+					}
+					bits >>= e & 63
+					nbits -= uint(e)
+					d.in, d.ip, d.bits, d.nbits, d.op = in, ip, bits, nbits&63, op
+					d.state = stateHeader
+					return nil
+				}
+				// A length: code and extra bits dropped in one shift.
+				total := e & 63
+				length := int(e>>16) + int((bits&(1<<total-1))>>((e>>8)&15))
+				bits >>= total
+				nbits -= uint(e)
+
+				bits |= binary.LittleEndian.Uint64(in[ip:]) << (nbits & 63)
+				ip += int((63 - nbits&63) >> 3)
+				nbits |= 56
+
+				e = dist[bits&(1<<distBits-1)]
+				if e&flagSub != 0 {
+					e = dist[e>>16+uint32(bits>>distBits)&(1<<((e>>8)&15)-1)]
+				}
+				if e&flagInvalid != 0 {
+					d.in, d.ip, d.bits, d.nbits, d.op = in, ip, bits, nbits&63, op
+					return d.corrupt()
+				}
+				total = e & 63
+				dst := int(e>>16) + int((bits&(1<<total-1))>>((e>>8)&15))
+				bits >>= total
+				nbits -= uint(e)
+				if dst > op {
+					d.in, d.ip, d.bits, d.nbits, d.op = in, ip, bits, nbits&63, op
+					return d.corrupt()
+				}
+
+				// The next symbol's entry, while the copy runs.
+				bits |= binary.LittleEndian.Uint64(in[ip:]) << (nbits & 63)
+				ip += int((63 - nbits&63) >> 3)
+				nbits |= 56
+				e = lit[bits&(1<<litBits-1)]
+
+				if dst >= 8 {
+					// 16 bytes a round, within the margin.
+					src := op - dst
+					end := op + length
+					for op < end {
+						binary.LittleEndian.PutUint64(win[op:], binary.LittleEndian.Uint64(win[src:]))
+						binary.LittleEndian.PutUint64(win[op+8:], binary.LittleEndian.Uint64(win[src+8:]))
+						op += 16
+						src += 16
+					}
+					op = end
+				} else {
+					copyMatch(win, op, dst, length)
+					op += length
+				}
+				if ip > inLimit || op > outLimit {
+					break
+				}
+			}
+		}
+		nbits &= 63 // the fast loop's subtractions leave garbage above the low byte
+
+		if op > len(win)-outMargin {
+			d.in, d.ip, d.bits, d.nbits, d.op = in, ip, bits, nbits, op
+			return nil
+		}
+		// Short of input: read more unless the source has ended.
+		if d.srcErr == nil {
+			d.in, d.ip, d.bits, d.nbits, d.op = in, ip, bits, nbits, op
+			d.moreInput() // an error stays in srcErr, for when the bits run out
+			in, ip, bits, nbits = d.in, d.ip, d.bits, d.nbits
+			continue
+		}
+		// The last bytes of the input: one symbol at a time.
+		d.in, d.ip, d.bits, d.nbits, d.op = in, ip, bits, nbits, op
+		done, err := d.slowSymbol()
+		if err != nil || done {
+			return err
+		}
+		in, ip, bits, nbits, op = d.in, d.ip, d.bits, d.nbits, d.op
+	}
+}
+
+// slowSymbol decodes one symbol of a Huffman block at the end of the input,
+// where there may be fewer bits left than the longest symbol takes. It
+// reports whether the block has ended.
+func (d *decompressor) slowSymbol() (bool, error) {
+	have, err := d.peekBits(56)
+	if err != nil {
+		return false, err
+	}
+	e := d.lit[d.bits&(1<<litBits-1)]
+	if e&flagSub != 0 {
+		e = d.lit[e>>16+uint32(d.bits>>litBits)&(1<<((e>>8)&15)-1)]
+	}
+	if e&flagLit == 0 && uint((e>>8)&15) > have {
+		return false, d.eofErr()
+	}
+	if e&flagInvalid != 0 {
+		return false, d.corrupt()
+	}
+	total := uint(e & 31)
+	if total > have {
+		return false, d.eofErr()
+	}
+	v := d.bits & (1<<total - 1) >> ((e >> 8) & 15)
+	d.bits >>= total
+	d.nbits -= total
+	switch {
+	case e&flagLit != 0:
+		binary.LittleEndian.PutUint16(d.win[d.op:], uint16(e>>16))
+		d.op += int(e>>8) & 3
+		return false, nil
+	case e&flagEOB != 0:
+		d.state = stateHeader
+		return true, nil
+	}
+	length := int(e>>16) + int(v)
+
+	if have, err = d.peekBits(56); err != nil {
+		return false, err
+	}
+	e = d.dist[d.bits&(1<<distBits-1)]
+	if e&flagSub != 0 {
+		e = d.dist[e>>16+uint32(d.bits>>distBits)&(1<<((e>>8)&15)-1)]
+	}
+	if uint((e>>8)&15) > have {
+		return false, d.eofErr()
+	}
+	if e&flagInvalid != 0 {
+		return false, d.corrupt()
+	}
+	total = uint(e & 31)
+	if total > have {
+		return false, d.eofErr()
+	}
+	dst := int(e>>16) + int(d.bits&(1<<total-1)>>((e>>8)&15))
+	d.bits >>= total
+	d.nbits -= total
+	if dst > d.op {
+		return false, d.corrupt()
+	}
+	copyMatch(d.win, d.op, dst, length)
+	d.op += length
+	return false, nil
+}
+
+// copyMatch copies length bytes from dist bytes back to win[op:], which has
+// room for length+8 bytes: 8 at a time when the distance allows.
+func copyMatch(win []byte, op, dist, length int) {
+	src := op - dist
+	switch {
+	case dist >= 8:
+		for i := 0; i < length; i += 8 {
+			binary.LittleEndian.PutUint64(win[op+i:], binary.LittleEndian.Uint64(win[src+i:]))
+		}
+	case dist == 1:
+		v := uint64(win[src]) * 0x0101010101010101
+		for i := 0; i < length; i += 8 {
+			binary.LittleEndian.PutUint64(win[op+i:], v)
+		}
+	default:
+		w := win[src : op+length]
+		for i := dist; i < len(w); i++ {
+			w[i] = w[i-dist]
+		}
+	}
+}
