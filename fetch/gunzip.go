@@ -59,6 +59,9 @@ type readAhead struct {
 	err  error  // the goroutine's last error, read once full is closed
 
 	interrupt func()
+	r         io.Reader   // read by the goroutine, which starts at the first Read
+	started   bool        // by Read or inline (the reader's goroutine only)
+	running   atomic.Bool // the goroutine was started (Close may be called from another goroutine)
 	c         io.Closer
 	closed    atomic.Bool
 	closeOnce sync.Once
@@ -73,17 +76,36 @@ const (
 	aheadMin     = 32 << 10 // bytes read before a buffer is handed over
 )
 
+// newReadAhead returns a readAhead of r whose goroutine (and buffers) start
+// with the first Read, so that until then inline may take r back.
 func newReadAhead(r io.Reader, c io.Closer, interrupt func()) *readAhead {
-	a := &readAhead{
+	return &readAhead{
 		full: make(chan []byte, aheadBufs), free: make(chan []byte, aheadBufs),
 		stop: make(chan struct{}), done: make(chan struct{}),
-		interrupt: interrupt, c: c,
+		interrupt: interrupt, r: r, c: c,
 	}
+}
+
+func (a *readAhead) start() {
+	a.started = true
 	for range aheadBufs - 1 { // one more is the reader's while it reads
 		a.free <- make([]byte, aheadBufSize)
 	}
-	go a.run(r, make([]byte, aheadBufSize))
-	return a
+	a.running.Store(true)
+	go a.run(a.r, make([]byte, aheadBufSize))
+}
+
+// inline returns a reader of r itself, closing what Close would, when
+// nothing has been read yet (else nil).
+func (a *readAhead) inline() io.ReadCloser {
+	if a.started || a.closed.Load() {
+		return nil
+	}
+	a.started = true // a's own Read and Close must not start the goroutine now
+	if a.c == nil {
+		return io.NopCloser(a.r)
+	}
+	return readCloser{a.r, a.c}
 }
 
 func (a *readAhead) run(r io.Reader, buf []byte) {
@@ -119,6 +141,9 @@ func (a *readAhead) Read(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
+	if !a.started {
+		a.start()
+	}
 	for len(a.cur) == 0 {
 		if a.held != nil {
 			a.free <- a.held[:cap(a.held)]
@@ -143,13 +168,15 @@ func (a *readAhead) Close() error {
 	a.closeOnce.Do(func() {
 		a.closed.Store(true)
 		close(a.stop)
-		select {
-		case <-a.done:
-		default:
-			if a.interrupt != nil {
-				a.interrupt()
+		if a.running.Load() {
+			select {
+			case <-a.done:
+			default:
+				if a.interrupt != nil {
+					a.interrupt()
+				}
+				<-a.done
 			}
-			<-a.done
 		}
 		if a.c != nil {
 			a.closeErr = a.c.Close()

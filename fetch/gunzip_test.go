@@ -166,3 +166,102 @@ func TestOpenRawProgress(t *testing.T) {
 		}
 	}
 }
+
+// TestReadInline: a gzipped file or stream opened and not yet read can be
+// inflated in the reader's own goroutine instead (no read-ahead goroutine,
+// no buffers); once read from, or when nothing is decompressed, it cannot.
+// Closing a read-ahead that never started returns at once.
+func TestReadInline(t *testing.T) {
+	doc := strings.Repeat("<url><loc>http://example.com/inline</loc></url>\n", 5000)
+	gz := gzipped(t, doc)
+	dir := t.TempDir()
+	plainPath, gzPath := filepath.Join(dir, "a.xml"), filepath.Join(dir, "a.xml.gz")
+	os.WriteFile(plainPath, []byte(doc), 0o600)
+	os.WriteFile(gzPath, gz, 0o600)
+
+	before := runtime.NumGoroutine()
+	o, err := Open(context.Background(), nil, gzPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !o.Decompressing {
+		t.Fatal("a gzipped file is not decompressed ahead")
+	}
+	if !o.ReadInline() || o.Decompressing {
+		t.Fatalf("ReadInline on a fresh gzipped file: Decompressing %v", o.Decompressing)
+	}
+	if _, ok := o.Body.(*readAhead); ok {
+		t.Fatal("Body is still the read-ahead")
+	}
+	if o.ReadInline() {
+		t.Error("ReadInline changed Body twice")
+	}
+	got, err := io.ReadAll(o.Body)
+	if err != nil || string(got) != doc {
+		t.Fatalf("inline: read %d bytes, %v", len(got), err)
+	}
+	if n := o.RawRead(); n != int64(len(gz)) {
+		t.Errorf("inline: RawRead %d, want %d", n, len(gz))
+	}
+	if err := o.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := o.Body.Read(make([]byte, 1)); err == nil {
+		t.Error("the file stays open after Close")
+	}
+	if n := runtime.NumGoroutine(); n > before {
+		t.Errorf("%d goroutines after an inline read, %d before", n, before)
+	}
+
+	// Read from first: the read-ahead has started and stays.
+	o, err = Open(context.Background(), nil, gzPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var head [10]byte
+	if _, err := io.ReadFull(o.Body, head[:]); err != nil {
+		t.Fatal(err)
+	}
+	if o.ReadInline() || !o.Decompressing {
+		t.Error("ReadInline after a Read changed Body")
+	}
+	rest, err := io.ReadAll(o.Body)
+	if err != nil || string(head[:])+string(rest) != doc {
+		t.Errorf("read ahead: %d bytes, %v", len(rest)+len(head), err)
+	}
+	o.Close()
+
+	// Nothing to inflate.
+	o, err = Open(context.Background(), nil, plainPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.ReadInline() {
+		t.Error("ReadInline changed the Body of a plain file")
+	}
+	o.Close()
+
+	// Standard input, and a read-ahead closed before it started.
+	o = OpenReader(bytes.NewReader(gz), "standard input")
+	if !o.ReadInline() {
+		t.Fatal("ReadInline on gzipped standard input")
+	}
+	if got, err := io.ReadAll(o.Body); err != nil || string(got) != doc {
+		t.Errorf("standard input inline: %d bytes, %v", len(got), err)
+	}
+	o.Close()
+	o = OpenReader(bytes.NewReader(gz), "standard input")
+	done := make(chan error, 1)
+	go func() { done <- o.Close() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Error(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Close of a read-ahead that never started hangs")
+	}
+	if o.ReadInline() {
+		t.Error("ReadInline after Close")
+	}
+}

@@ -66,6 +66,24 @@ type Opened struct {
 	file *os.File      // Body itself (RawRead asks it its offset)
 }
 
+// ReadInline makes Body undo gzip in the goroutine that reads it, rather
+// than on a goroutine of its own, if nothing has been read from it yet. It is
+// for a reader that keeps every core busy itself (model's parallel decoder),
+// for which a goroutine more only competes for the cores. It reports whether
+// Body changed.
+func (o *Opened) ReadInline() bool {
+	a, ok := o.Body.(*readAhead)
+	if !ok {
+		return false
+	}
+	r := a.inline()
+	if r == nil {
+		return false
+	}
+	o.Body, o.Decompressing = r, false
+	return true
+}
+
 // RawRead returns how many bytes of the stored or sent stream (before gzip
 // is undone) have been read so far; it may be called from any goroutine.
 func (o *Opened) RawRead() int64 {
