@@ -112,11 +112,7 @@ func (b *blocking) Read(p []byte) (int, error) {
 // sent, before gzip is undone, for files and for HTTP bodies.
 func TestOpenRawProgress(t *testing.T) {
 	doc := strings.Repeat("<url><loc>http://example.com/some/resource</loc></url>\n", 20000)
-	gz := gzipped(t, doc)
-	dir := t.TempDir()
-	plainPath, gzPath := filepath.Join(dir, "a.xml"), filepath.Join(dir, "a.xml.gz")
-	os.WriteFile(plainPath, []byte(doc), 0o600)
-	os.WriteFile(gzPath, gz, 0o600)
+	plainPath, gzPath, gz := plainAndGzipFiles(t, doc)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body := []byte(doc)
 		if strings.HasSuffix(r.URL.Path, ".gz") {
@@ -173,11 +169,7 @@ func TestOpenRawProgress(t *testing.T) {
 // Closing a read-ahead that never started returns at once.
 func TestReadInline(t *testing.T) {
 	doc := strings.Repeat("<url><loc>http://example.com/inline</loc></url>\n", 5000)
-	gz := gzipped(t, doc)
-	dir := t.TempDir()
-	plainPath, gzPath := filepath.Join(dir, "a.xml"), filepath.Join(dir, "a.xml.gz")
-	os.WriteFile(plainPath, []byte(doc), 0o600)
-	os.WriteFile(gzPath, gz, 0o600)
+	plainPath, gzPath, gz := plainAndGzipFiles(t, doc)
 
 	before := runtime.NumGoroutine()
 	o, err := Open(context.Background(), nil, gzPath)
@@ -264,4 +256,20 @@ func TestReadInline(t *testing.T) {
 	if o.ReadInline() {
 		t.Error("ReadInline after Close")
 	}
+}
+
+// plainAndGzipFiles writes doc to a.xml and, gzipped, to a.xml.gz in a
+// temporary folder, and returns their paths and the gzipped bytes.
+func plainAndGzipFiles(t *testing.T, doc string) (plainPath, gzPath string, gz []byte) {
+	t.Helper()
+	gz = gzipped(t, doc)
+	dir := t.TempDir()
+	plainPath, gzPath = filepath.Join(dir, "a.xml"), filepath.Join(dir, "a.xml.gz")
+	if err := os.WriteFile(plainPath, []byte(doc), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(gzPath, gz, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return plainPath, gzPath, gz
 }
