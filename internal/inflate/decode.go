@@ -15,11 +15,16 @@ const (
 	maxMatch = 258
 	// outMargin is the room the Huffman loops need before a symbol: three
 	// pairs of literals and 2 bytes written beyond, a longest match, and the
-	// 16 bytes a match copy may overshoot.
-	outMargin = 8 + maxMatch + 16
+	// 32 bytes a match copy may overshoot.
+	outMargin = 8 + maxMatch + 32
 	// inMargin is the input the fast loop needs before a symbol: three
 	// refills of at most 7 bytes each, the last loading 8 bytes.
 	inMargin = 32
+
+	winMask  = winSize - 1
+	inMask   = inBufSize - 1
+	winSlack = 64 // after the window: masked stores of up to 32 bytes
+	inSlack  = 8  // after the input buffer: masked loads of 8 bytes
 )
 
 // Decoder states, between blocks or symbols.
@@ -37,8 +42,8 @@ type decompressor struct {
 	src    io.Reader
 	srcErr error // the error src returned (io.EOF at its end); no more reads after it
 
-	buf  []byte // input buffer
-	in   []byte // buf[:bytes read]
+	buf  *[inBufSize + inSlack]byte // input buffer: inBufSize bytes, then slack for masked loads
+	in   []byte                     // buf[:bytes read]
 	ip   int    // next input byte to load into bits
 	base int64  // the stream offset of buf[0], for errors
 
@@ -48,8 +53,8 @@ type decompressor struct {
 	bits  uint64
 	nbits uint
 
-	win []byte
-	op  int // output written up to here
+	win *[winSize + winSlack]byte // winSize bytes, then slack for masked stores
+	op  int                       // output written up to here
 
 	state  int
 	final  bool // the current block is the last one
@@ -67,8 +72,8 @@ type decompressor struct {
 // reset makes d ready for a new DEFLATE stream read from src.
 func (d *decompressor) reset(src io.Reader) {
 	if d.buf == nil {
-		d.buf = make([]byte, inBufSize)
-		d.win = make([]byte, winSize)
+		d.buf = new([inBufSize + inSlack]byte)
+		d.win = new([winSize + winSlack]byte)
 	}
 	d.src, d.srcErr = src, nil
 	d.in, d.ip, d.base = d.buf[:0], 0, 0
@@ -114,12 +119,12 @@ func (d *decompressor) moreInput() error {
 		return d.srcErr
 	}
 	d.putBack()
-	n := copy(d.buf, d.in[d.ip:])
+	n := copy(d.buf[:inBufSize], d.in[d.ip:])
 	d.base += int64(d.ip)
 	d.ip = 0
 	for tries := 0; ; tries++ {
-		k, err := d.src.Read(d.buf[n:])
-		if k < 0 || k > len(d.buf)-n {
+		k, err := d.src.Read(d.buf[n:inBufSize])
+		if k < 0 || k > inBufSize-n {
 			err = errors.New("inflate: source returned an impossible count")
 			k = 0
 		}
@@ -203,7 +208,7 @@ func (d *decompressor) readSym(table []uint32, tb uint) (uint32, error) {
 // fill decodes into win until fewer than outMargin bytes of it are free,
 // the stream ends (state stateEnd) or an error, which it returns and keeps.
 func (d *decompressor) fill() error {
-	for d.err == nil && len(d.win)-d.op >= outMargin {
+	for d.err == nil && winSize-d.op >= outMargin {
 		switch d.state {
 		case stateHeader:
 			if d.final {
@@ -380,7 +385,7 @@ func (d *decompressor) dynamicCode() error {
 
 // copyStored copies a stored block's bytes from the input to the window.
 func (d *decompressor) copyStored() error {
-	for d.stored > 0 && d.op < len(d.win) {
+	for d.stored > 0 && d.op < winSize {
 		if d.ip == len(d.in) {
 			if err := d.moreInput(); err != nil {
 				if err == io.EOF {
@@ -389,7 +394,7 @@ func (d *decompressor) copyStored() error {
 				return err
 			}
 		}
-		n := copy(d.win[d.op:d.op+min(d.stored, len(d.win)-d.op)], d.in[d.ip:])
+		n := copy(d.win[d.op:d.op+min(d.stored, winSize-d.op)], d.in[d.ip:])
 		d.ip += n
 		d.op += n
 		d.stored -= n
@@ -402,19 +407,26 @@ func (d *decompressor) copyStored() error {
 
 // huffman decodes the symbols of a Huffman-coded block until its end, or
 // until fewer than outMargin bytes of the window are free.
+//
+// The fast loop indexes the window and the input buffer with positions
+// masked to their sizes: a no-op, as the loop's limits keep op below
+// winSize-outMargin and ip below len(in)-inMargin, that lets the compiler
+// drop the bounds checks (the arrays' slack covers the bytes after a
+// masked position).
 func (d *decompressor) huffman() error {
 	in, ip := d.in, d.ip
 	bits, nbits := d.bits, d.nbits
-	win, op := d.win, d.op
+	buf, win, op := d.buf, d.win, d.op
 	lit, dist := &d.lit, &d.dist
 
 	for {
 		// The fast loop: enough input for three 8-byte refills, enough room
 		// for three literals and a longest match with overshoot. The entry
 		// of the next symbol is looked up early, before a match's copy.
-		inLimit, outLimit := len(in)-inMargin, len(win)-outMargin
+		inLimit, outLimit := len(in)-inMargin, winSize-outMargin
 		if ip <= inLimit && op <= outLimit {
-			bits |= binary.LittleEndian.Uint64(in[ip:]) << (nbits & 63)
+			i := ip & inMask
+			bits |= binary.LittleEndian.Uint64(buf[i:i+8]) << (nbits & 63)
 			ip += int((63 - nbits&63) >> 3)
 			nbits |= 56
 			e := lit[bits&(1<<litBits-1)]
@@ -424,24 +436,28 @@ func (d *decompressor) huffman() error {
 					// or two and a length of at most 20 bits.
 					bits >>= e & 63
 					nbits -= uint(e)
-					binary.LittleEndian.PutUint16(win[op:], uint16(e>>16))
+					o := op & winMask
+					binary.LittleEndian.PutUint16(win[o:o+2], uint16(e>>16))
 					op += int(e>>8) & 3
 					e = lit[bits&(1<<litBits-1)]
 					if e&flagLit != 0 {
 						bits >>= e & 63
 						nbits -= uint(e)
-						binary.LittleEndian.PutUint16(win[op:], uint16(e>>16))
+						o := op & winMask
+						binary.LittleEndian.PutUint16(win[o:o+2], uint16(e>>16))
 						op += int(e>>8) & 3
 						e = lit[bits&(1<<litBits-1)]
 						if e&flagLit != 0 {
 							bits >>= e & 63
 							nbits -= uint(e)
-							binary.LittleEndian.PutUint16(win[op:], uint16(e>>16))
+							o := op & winMask
+							binary.LittleEndian.PutUint16(win[o:o+2], uint16(e>>16))
 							op += int(e>>8) & 3
 							if ip > inLimit || op > outLimit {
 								break
 							}
-							bits |= binary.LittleEndian.Uint64(in[ip:]) << (nbits & 63)
+							i := ip & inMask
+							bits |= binary.LittleEndian.Uint64(buf[i:i+8]) << (nbits & 63)
 							ip += int((63 - nbits&63) >> 3)
 							nbits |= 56
 							e = lit[bits&(1<<litBits-1)]
@@ -454,12 +470,14 @@ func (d *decompressor) huffman() error {
 					if e&flagLit != 0 {
 						bits >>= e & 63
 						nbits -= uint(e)
-						binary.LittleEndian.PutUint16(win[op:], uint16(e>>16))
+						o := op & winMask
+						binary.LittleEndian.PutUint16(win[o:o+2], uint16(e>>16))
 						op += int(e>>8) & 3
 						if ip > inLimit || op > outLimit {
 							break
 						}
-						bits |= binary.LittleEndian.Uint64(in[ip:]) << (nbits & 63)
+						i := ip & inMask
+						bits |= binary.LittleEndian.Uint64(buf[i:i+8]) << (nbits & 63)
 						ip += int((63 - nbits&63) >> 3)
 						nbits |= 56
 						e = lit[bits&(1<<litBits-1)]
@@ -483,7 +501,8 @@ func (d *decompressor) huffman() error {
 				bits >>= total
 				nbits -= uint(e)
 
-				bits |= binary.LittleEndian.Uint64(in[ip:]) << (nbits & 63)
+				i := ip & inMask
+				bits |= binary.LittleEndian.Uint64(buf[i:i+8]) << (nbits & 63)
 				ip += int((63 - nbits&63) >> 3)
 				nbits |= 56
 
@@ -505,24 +524,36 @@ func (d *decompressor) huffman() error {
 				}
 
 				// The next symbol's entry, while the copy runs.
-				bits |= binary.LittleEndian.Uint64(in[ip:]) << (nbits & 63)
+				i = ip & inMask
+				bits |= binary.LittleEndian.Uint64(buf[i:i+8]) << (nbits & 63)
 				ip += int((63 - nbits&63) >> 3)
 				nbits |= 56
 				e = lit[bits&(1<<litBits-1)]
 
-				if dst >= 8 {
-					// 16 bytes a round, within the margin.
+				if dst >= 32 {
+					// 32 bytes a round, within the margin; a round's source
+					// ends before its destination starts.
 					src := op - dst
 					end := op + length
 					for op < end {
-						binary.LittleEndian.PutUint64(win[op:], binary.LittleEndian.Uint64(win[src:]))
-						binary.LittleEndian.PutUint64(win[op+8:], binary.LittleEndian.Uint64(win[src+8:]))
-						op += 16
-						src += 16
+						o, s := op&winMask, src&winMask
+						*(*[32]byte)(win[o : o+32]) = *(*[32]byte)(win[s : s+32])
+						op += 32
+						src += 32
+					}
+					op = end
+				} else if dst >= 8 {
+					src := op - dst
+					end := op + length
+					for op < end {
+						o, s := op&winMask, src&winMask
+						binary.LittleEndian.PutUint64(win[o:o+8], binary.LittleEndian.Uint64(win[s:s+8]))
+						op += 8
+						src += 8
 					}
 					op = end
 				} else {
-					copyMatch(win, op, dst, length)
+					copyMatch(win[:], op, dst, length)
 					op += length
 				}
 				if ip > inLimit || op > outLimit {
@@ -532,7 +563,7 @@ func (d *decompressor) huffman() error {
 		}
 		nbits &= 63 // the fast loop's subtractions leave garbage above the low byte
 
-		if op > len(win)-outMargin {
+		if op > winSize-outMargin {
 			d.in, d.ip, d.bits, d.nbits, d.op = in, ip, bits, nbits, op
 			return nil
 		}
@@ -612,7 +643,7 @@ func (d *decompressor) slowSymbol() (bool, error) {
 	if dst > d.op {
 		return false, d.corrupt()
 	}
-	copyMatch(d.win, d.op, dst, length)
+	copyMatch(d.win[:], d.op, dst, length)
 	d.op += length
 	return false, nil
 }

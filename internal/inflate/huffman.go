@@ -39,10 +39,16 @@ const (
 	numLitLen = 288
 	numDist   = 32
 
-	// Table sizes: a primary table, then at most one subtable per code
-	// longer than the primary bits, each at most 1<<(15-primary bits) entries.
-	litTableSize  = 1<<litBits + numLitLen<<(maxCodeLen-litBits)
-	distTableSize = 1<<distBits + 30<<(maxCodeLen-distBits)
+	// Table sizes: a primary table, then the subtables. Only complete codes
+	// have subtables (the incomplete ones accepted have one code of one
+	// bit). A subtable of 2^k entries serves the codes behind one prefix,
+	// k bits longer at most: a complete subtree of depth k, which has at
+	// least k+1 leaves. So the subtables hold at most 2^k/(k+1) entries per
+	// symbol, greatest for the largest k (15 minus the primary bits):
+	// 32/6 for litlen, 128/8 for distances (30 symbols at most have
+	// codes of more than 5 bits).
+	litTableSize  = 1<<litBits + numLitLen*(1<<(maxCodeLen-litBits))/(maxCodeLen-litBits+1)
+	distTableSize = 1<<distBits + 30*(1<<(maxCodeLen-distBits))/(maxCodeLen-distBits+1)
 	clenTableSize = 1 << clenBits
 )
 

@@ -144,8 +144,8 @@ func (z *Reader) step() {
 		z.rp = 0
 		return
 	}
-	if len(d.win)-d.op < outMargin {
-		n := copy(d.win, d.win[d.op-histSize:d.op])
+	if winSize-d.op < outMargin {
+		n := copy(d.win[:], d.win[d.op-histSize:d.op])
 		d.op, z.rp = n, n
 	}
 	start := d.op
