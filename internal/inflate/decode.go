@@ -44,8 +44,8 @@ type decompressor struct {
 
 	buf  *[inBufSize + inSlack]byte // input buffer: inBufSize bytes, then slack for masked loads
 	in   []byte                     // buf[:bytes read]
-	ip   int    // next input byte to load into bits
-	base int64  // the stream offset of buf[0], for errors
+	ip   int                        // next input byte to load into bits
+	base int64                      // the stream offset of buf[0], for errors
 
 	// bits holds nbits unread bits, low first. Above them it may hold copies
 	// of the bytes from in[ip:] (a refill loads 8 bytes at a time), never
