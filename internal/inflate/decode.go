@@ -537,7 +537,9 @@ func (d *decompressor) huffman() error {
 					end := op + length
 					for op < end {
 						o, s := op&winMask, src&winMask
-						*(*[32]byte)(win[o : o+32]) = *(*[32]byte)(win[s : s+32])
+						to, from := (*[32]byte)(win[o:o+32]), (*[32]byte)(win[s:s+32])
+						*(*[16]byte)(to[:16]) = *(*[16]byte)(from[:16])
+						*(*[16]byte)(to[16:]) = *(*[16]byte)(from[16:])
 						op += 32
 						src += 32
 					}
