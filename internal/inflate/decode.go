@@ -267,12 +267,12 @@ func (d *decompressor) blockHeader() error {
 					l[i] = 8
 				}
 			}
-			d.tb.build(d.lit[:], l, litBits, litLenEntry, 7)
+			d.tb.build(d.lit[:], l, litBits, litLenEntries, 7)
 			dl := d.lens[numLitLen : numLitLen+numDist]
 			for i := range dl {
 				dl[i] = 5
 			}
-			d.tb.build(d.dist[:], dl, distBits, distEntry, 5)
+			d.tb.build(d.dist[:], dl, distBits, distEntries, 5)
 			d.fixed = true
 		}
 		d.state = stateHuffman
@@ -292,7 +292,6 @@ func (d *decompressor) blockHeader() error {
 // clenOrder is the order code-length code lengths come in (RFC 1951, 3.2.7).
 var clenOrder = [19]uint8{16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15}
 
-func clenEntry(sym int) uint32 { return uint32(sym) << 16 }
 
 // dynamicCode reads a dynamic block's code lengths and builds its tables.
 func (d *decompressor) dynamicCode() error {
@@ -320,7 +319,7 @@ func (d *decompressor) dynamicCode() error {
 			minLen = uint(l)
 		}
 	}
-	if !d.tb.build(d.clen[:], cl[:], clenBits, clenEntry, minLen) {
+	if !d.tb.build(d.clen[:], cl[:], clenBits, clenEntries, minLen) {
 		return d.corrupt()
 	}
 	lens := d.lens[:nlit+ndist]
@@ -375,8 +374,8 @@ func (d *decompressor) dynamicCode() error {
 			minDist = uint(l)
 		}
 	}
-	if !d.tb.build(d.lit[:], litLens, litBits, litLenEntry, minLit) ||
-		!d.tb.build(d.dist[:], distLens, distBits, distEntry, minDist) {
+	if !d.tb.build(d.lit[:], litLens, litBits, litLenEntries, minLit) ||
+		!d.tb.build(d.dist[:], distLens, distBits, distEntries, minDist) {
 		return d.corrupt()
 	}
 	pairLiterals(d.lit[:1<<litBits])

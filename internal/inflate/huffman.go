@@ -84,6 +84,22 @@ func distEntry(sym int) uint32 {
 	return flagInvalid // 30 and 31 have fixed codes but no meaning
 }
 
+// The entries without code lengths of the litlen, distance and code-length
+// symbols, for build.
+var (
+	litLenEntries = entryTable(numLitLen, litLenEntry)
+	distEntries   = entryTable(numDist, distEntry)
+	clenEntries   = entryTable(19, func(sym int) uint32 { return uint32(sym) << 16 })
+)
+
+func entryTable(n int, entry func(int) uint32) []uint32 {
+	t := make([]uint32, n)
+	for s := range t {
+		t[s] = entry(s)
+	}
+	return t
+}
+
 // tableBuilder holds the scratch space of building one table.
 type tableBuilder struct {
 	count  [maxCodeLen + 1]uint16
@@ -93,13 +109,13 @@ type tableBuilder struct {
 }
 
 // build fills table for the canonical Huffman code whose code lengths are
-// lens (0: the symbol has no code), with primary index bits tb; entry gives
-// each symbol's entry without its code length. Unused codes get an invalid
+// lens (0: the symbol has no code), with primary index bits tb; ents[s] is
+// symbol s's entry without its code length. Unused codes get an invalid
 // entry whose code length is minLen. It reports false for a code that is
 // over-subscribed, or incomplete other than the two kinds RFC 1951
 // decoders accept (no codes at all, or a single code of one bit): the same
 // codes the standard library's compress/flate refuses.
-func (b *tableBuilder) build(table []uint32, lens []uint8, tb uint, entry func(int) uint32, minLen uint) bool {
+func (b *tableBuilder) build(table []uint32, lens []uint8, tb uint, ents []uint32, minLen uint) bool {
 	b.count = [maxCodeLen + 1]uint16{}
 	ncodes := 0
 	for _, l := range lens {
@@ -120,12 +136,10 @@ func (b *tableBuilder) build(table []uint32, lens []uint8, tb uint, entry func(i
 
 	invalid := uint32(flagInvalid) | uint32(minLen)<<8 | uint32(minLen)
 	primary := table[:1<<tb]
-	if left > 0 { // an incomplete code leaves entries unfilled
+	if ncodes == 0 {
 		for i := range primary {
 			primary[i] = invalid
 		}
-	}
-	if ncodes == 0 {
 		return true
 	}
 
@@ -142,47 +156,64 @@ func (b *tableBuilder) build(table []uint32, lens []uint8, tb uint, entry func(i
 	}
 	sorted := b.sorted[:ncodes]
 
-	// First pass over the long codes: the longest code behind each primary
+	// The codes of at most tb bits, by length: those of length l go in the
+	// table's first 2^l entries, which are then copied after themselves to
+	// make the first 2^(l+1), the entries of the codes l bits long being
+	// those whose low l bits are the code. Entries no code reaches (an
+	// incomplete code, or prefixes of longer codes) stay invalid.
+	primary[0] = invalid
+	code := uint32(0) // canonical: the next code of the current length
+	si := 0
+	for l := uint(1); l <= tb; l++ {
+		half := primary[: 1<<(l-1) : 1<<(l-1)]
+		copy(primary[len(half):2*len(half)], half)
+		n := int(b.count[l])
+		for _, s := range sorted[si : si+n] {
+			e := ents[s] + uint32(l)
+			if e&flagLit == 0 {
+				e += uint32(l) << 8
+			}
+			primary[(uint32(bits.Reverse16(uint16(code)))>>(16-l))&(1<<tb-1)] = e
+			code++
+		}
+		si += n
+		code <<= 1
+	}
+	long := sorted[si:]
+	if len(long) == 0 {
+		return true
+	}
+
+	// The longer codes. First pass: the longest code behind each primary
 	// prefix decides that prefix's subtable size.
 	mask := uint32(1)<<tb - 1
-	long := false
-	code, l := uint32(0), uint8(0)
-	for _, s := range sorted {
+	b.subMax = [1 << litBits]uint8{}
+	firstLong := code
+	l := uint8(tb + 1)
+	for _, s := range long {
 		sl := lens[s]
 		code <<= sl - l
 		l = sl
-		if uint(sl) > tb {
-			if !long {
-				long = true
-				b.subMax = [1 << litBits]uint8{}
-			}
-			rev := uint32(bits.Reverse16(uint16(code))) >> (16 - sl)
-			p := rev & mask
-			if sl > b.subMax[p] {
-				b.subMax[p] = sl
-			}
+		rev := uint32(bits.Reverse16(uint16(code))) >> (16 - sl)
+		p := rev & mask
+		if sl > b.subMax[p] {
+			b.subMax[p] = sl
 		}
 		code++
 	}
 
 	next := uint32(1) << tb // where the next subtable starts
 	curPrefix := ^uint32(0) // the prefix whose subtable is being filled
-	code, l = 0, 0
-	for _, s := range sorted {
+	code, l = firstLong, uint8(tb+1)
+	for _, s := range long {
 		sl := lens[s]
 		code <<= sl - l
 		l = sl
 		rev := uint32(bits.Reverse16(uint16(code))) >> (16 - sl)
 		code++
-		e := entry(int(s)) + uint32(sl)
+		e := ents[s] + uint32(sl)
 		if e&flagLit == 0 {
 			e += uint32(sl) << 8
-		}
-		if uint(sl) <= tb {
-			for i := rev; i < 1<<tb; i += 1 << sl {
-				primary[i] = e
-			}
-			continue
 		}
 		p := rev & mask
 		link := primary[p]

@@ -91,7 +91,7 @@ func TestTableSizes(t *testing.T) {
 			if !kraft(c[0]) {
 				t.Fatalf("code %d: litlen lengths %v are not complete", i, c[0])
 			}
-			if !b.build(lit[:], c[0], litBits, litLenEntry, 1) {
+			if !b.build(lit[:], c[0], litBits, litLenEntries, 1) {
 				t.Fatalf("code %d: litlen lengths %v refused", i, c[0])
 			}
 		}
@@ -99,7 +99,7 @@ func TestTableSizes(t *testing.T) {
 			if !kraft(c[1]) {
 				t.Fatalf("code %d: distance lengths %v are not complete", i, c[1])
 			}
-			if !b.build(dist[:], c[1], distBits, distEntry, 1) {
+			if !b.build(dist[:], c[1], distBits, distEntries, 1) {
 				t.Fatalf("code %d: distance lengths %v refused", i, c[1])
 			}
 		}
