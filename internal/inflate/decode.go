@@ -378,7 +378,7 @@ func (d *decompressor) dynamicCode() error {
 		!d.tb.build(d.dist[:], distLens, distBits, distEntries, minDist) {
 		return d.corrupt()
 	}
-	pairLiterals(d.lit[:1<<litBits])
+	pairLiterals((*[1 << litBits]uint32)(d.lit[:1<<litBits]))
 	return nil
 }
 

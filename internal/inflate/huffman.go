@@ -241,17 +241,17 @@ func (b *tableBuilder) build(table []uint32, lens []uint8, tb uint, ents []uint3
 // literal leaves room for a second literal's code hold both. It goes from
 // the top down: the second literal's entry, at a lower index, is still a
 // single literal when it is read.
-func pairLiterals(primary []uint32) {
+func pairLiterals(primary *[1 << litBits]uint32) {
 	for i := len(primary) - 1; i >= 0; i-- {
 		e1 := primary[i]
 		if e1&flagLit == 0 {
 			continue
 		}
 		l1 := e1 & 31
-		e2 := primary[uint32(i)>>l1]
+		e2 := primary[(uint32(i)>>l1)&(1<<litBits-1)]
 		if e2&flagLit == 0 || (e2&31)+l1 > litBits {
 			continue
 		}
-		primary[i] = flagLit | (e1>>16&0xff)<<16 | (e2>>16&0xff)<<24 | 2<<8 | (l1 + e2&31)
+		primary[i] = flagLit | e1&0xff0000 | (e2>>16&0xff)<<24 | 2<<8 | (l1 + e2&31)
 	}
 }
