@@ -413,7 +413,7 @@ func (d *decompressor) copyStored() error {
 // drop the bounds checks (the arrays' slack covers the bytes after a
 // masked position).
 func (d *decompressor) huffman() error {
-	in, ip := d.in, d.ip
+	ip := d.ip // d.in changes only in moreInput
 	bits, nbits := d.bits, d.nbits
 	buf, win, op := d.buf, d.win, d.op
 	lit, dist := &d.lit, &d.dist
@@ -422,7 +422,7 @@ func (d *decompressor) huffman() error {
 		// The fast loop: enough input for three 8-byte refills, enough room
 		// for three literals and a longest match with overshoot. The entry
 		// of the next symbol is looked up early, before a match's copy.
-		inLimit, outLimit := len(in)-inMargin, winSize-outMargin
+		inLimit, outLimit := len(d.in)-inMargin, winSize-outMargin
 		if ip <= inLimit && op <= outLimit {
 			i := ip & inMask
 			bits |= binary.LittleEndian.Uint64(buf[i:i+8]) << (nbits & 63)
@@ -485,12 +485,12 @@ func (d *decompressor) huffman() error {
 				}
 				if e&(flagEOB|flagInvalid) != 0 {
 					if e&flagInvalid != 0 {
-						d.in, d.ip, d.bits, d.nbits, d.op = in, ip, bits, nbits&63, op
+						d.ip, d.bits, d.nbits, d.op = ip, bits, nbits&63, op
 						return d.corrupt()
 					}
 					bits >>= e & 63
 					nbits -= uint(e)
-					d.in, d.ip, d.bits, d.nbits, d.op = in, ip, bits, nbits&63, op
+					d.ip, d.bits, d.nbits, d.op = ip, bits, nbits&63, op
 					d.state = stateHeader
 					return nil
 				}
@@ -510,7 +510,7 @@ func (d *decompressor) huffman() error {
 					e = dist[e>>16+uint32(bits>>distBits)&(1<<((e>>8)&15)-1)]
 				}
 				if e&flagInvalid != 0 {
-					d.in, d.ip, d.bits, d.nbits, d.op = in, ip, bits, nbits&63, op
+					d.ip, d.bits, d.nbits, d.op = ip, bits, nbits&63, op
 					return d.corrupt()
 				}
 				total = e & 63
@@ -518,7 +518,7 @@ func (d *decompressor) huffman() error {
 				bits >>= total
 				nbits -= uint(e)
 				if dst > op {
-					d.in, d.ip, d.bits, d.nbits, d.op = in, ip, bits, nbits&63, op
+					d.ip, d.bits, d.nbits, d.op = ip, bits, nbits&63, op
 					return d.corrupt()
 				}
 
@@ -565,23 +565,23 @@ func (d *decompressor) huffman() error {
 		nbits &= 63 // the fast loop's subtractions leave garbage above the low byte
 
 		if op > winSize-outMargin {
-			d.in, d.ip, d.bits, d.nbits, d.op = in, ip, bits, nbits, op
+			d.ip, d.bits, d.nbits, d.op = ip, bits, nbits, op
 			return nil
 		}
 		// Short of input: read more unless the source has ended.
 		if d.srcErr == nil {
-			d.in, d.ip, d.bits, d.nbits, d.op = in, ip, bits, nbits, op
+			d.ip, d.bits, d.nbits, d.op = ip, bits, nbits, op
 			d.moreInput() // an error stays in srcErr, for when the bits run out
-			in, ip, bits, nbits = d.in, d.ip, d.bits, d.nbits
+			ip, bits, nbits = d.ip, d.bits, d.nbits
 			continue
 		}
 		// The last bytes of the input: one symbol at a time.
-		d.in, d.ip, d.bits, d.nbits, d.op = in, ip, bits, nbits, op
+		d.ip, d.bits, d.nbits, d.op = ip, bits, nbits, op
 		done, err := d.slowSymbol()
 		if err != nil || done {
 			return err
 		}
-		in, ip, bits, nbits, op = d.in, d.ip, d.bits, d.nbits, d.op
+		ip, bits, nbits, op = d.ip, d.bits, d.nbits, d.op
 	}
 }
 
