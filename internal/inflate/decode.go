@@ -554,8 +554,22 @@ func (d *decompressor) huffman() error {
 					}
 					op = end
 				} else {
-					copyMatch(win[:], op, dst, length)
-					op += length
+					// A distance under 8, here and not in a call (which
+					// would make the loop keep its state on the stack):
+					// byte by byte until the output holds a whole number of
+					// periods at least 8 bytes back, then 8 bytes a round
+					// from that far back.
+					far := int(shortFar[dst&7])
+					end := op + length
+					for stop := min(op+far-dst, end); op < stop; op++ {
+						win[op&winMask] = win[(op-dst)&winMask]
+					}
+					for op < end {
+						o, s := op&winMask, (op-far)&winMask
+						binary.LittleEndian.PutUint64(win[o:o+8], binary.LittleEndian.Uint64(win[s:s+8]))
+						op += 8
+					}
+					op = end
 				}
 				if ip > inLimit || op > outLimit {
 					break
@@ -648,6 +662,10 @@ func (d *decompressor) slowSymbol() (bool, error) {
 	d.op += length
 	return false, nil
 }
+
+// shortFar[d], for a distance d from 1 to 7, is the least multiple of d of
+// at least 8.
+var shortFar = [8]uint8{0, 8, 8, 9, 8, 10, 12, 14}
 
 // copyMatch copies length bytes from dist bytes back to win[op:], which has
 // room for length+8 bytes: 8 at a time when the distance allows.
