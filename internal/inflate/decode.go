@@ -15,15 +15,15 @@ const (
 	maxMatch = 258
 	// outMargin is the room the Huffman loops need before a symbol: three
 	// pairs of literals and 2 bytes written beyond, a longest match, and the
-	// 32 bytes a match copy may overshoot.
-	outMargin = 8 + maxMatch + 32
+	// 64 bytes a match copy may overshoot.
+	outMargin = 8 + maxMatch + 64
 	// inMargin is the input the fast loop needs before a symbol: three
 	// refills of at most 7 bytes each, the last loading 8 bytes.
 	inMargin = 32
 
 	winMask  = winSize - 1
 	inMask   = inBufSize - 1
-	winSlack = 64 // after the window: masked stores of up to 32 bytes
+	winSlack = 64 // after the window: masked stores of up to 64 bytes
 	inSlack  = 8  // after the input buffer: masked loads of 8 bytes
 )
 
@@ -529,18 +529,31 @@ func (d *decompressor) huffman() error {
 				nbits |= 56
 				e = lit[bits&(1<<litBits-1)]
 
-				if dst >= 32 {
-					// 32 bytes a round, within the margin; a round's source
-					// ends before its destination starts.
+				if dst >= 64 {
+					// 64 bytes a round, within the margin; a round's source
+					// ends before its destination starts. Most matches take
+					// one round.
 					src := op - dst
 					end := op + length
 					for op < end {
 						o, s := op&winMask, src&winMask
-						to, from := (*[32]byte)(win[o:o+32]), (*[32]byte)(win[s:s+32])
+						to, from := (*[64]byte)(win[o:o+64]), (*[64]byte)(win[s:s+64])
 						*(*[16]byte)(to[:16]) = *(*[16]byte)(from[:16])
-						*(*[16]byte)(to[16:]) = *(*[16]byte)(from[16:])
-						op += 32
-						src += 32
+						*(*[16]byte)(to[16:32]) = *(*[16]byte)(from[16:32])
+						*(*[16]byte)(to[32:48]) = *(*[16]byte)(from[32:48])
+						*(*[16]byte)(to[48:]) = *(*[16]byte)(from[48:])
+						op += 64
+						src += 64
+					}
+					op = end
+				} else if dst >= 16 {
+					src := op - dst
+					end := op + length
+					for op < end {
+						o, s := op&winMask, src&winMask
+						*(*[16]byte)(win[o : o+16]) = *(*[16]byte)(win[s : s+16])
+						op += 16
+						src += 16
 					}
 					op = end
 				} else if dst >= 8 {
