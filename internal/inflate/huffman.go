@@ -116,11 +116,21 @@ type tableBuilder struct {
 // decoders accept (no codes at all, or a single code of one bit): the same
 // codes the standard library's compress/flate refuses.
 func (b *tableBuilder) build(table []uint32, lens []uint8, tb uint, ents []uint32, minLen uint) bool {
-	b.count = [maxCodeLen + 1]uint16{}
-	ncodes := 0
-	for _, l := range lens {
-		b.count[l]++
+	// Two counts, so that runs of one length make two chains of increments
+	// through memory, each half as long.
+	var c0, c1 [maxCodeLen + 1]uint16
+	n := len(lens) &^ 1
+	for i := 0; i < n; i += 2 {
+		c0[lens[i]&15]++
+		c1[lens[i+1]&15]++
 	}
+	if n < len(lens) {
+		c0[lens[n]&15]++
+	}
+	for l := range c0 {
+		b.count[l] = c0[l] + c1[l]
+	}
+	ncodes := 0
 	b.count[0] = 0
 	left := 1
 	for l := 1; l <= maxCodeLen; l++ {
