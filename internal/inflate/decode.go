@@ -313,13 +313,7 @@ func (d *decompressor) dynamicCode() error {
 		}
 		cl[clenOrder[i]] = uint8(v)
 	}
-	minLen := uint(0)
-	for _, l := range cl {
-		if l != 0 && (minLen == 0 || uint(l) < minLen) {
-			minLen = uint(l)
-		}
-	}
-	if !d.tb.build(d.clen[:], cl[:], clenBits, clenEntries, minLen) {
+	if !d.tb.build(d.clen[:], cl[:], clenBits, clenEntries, 0) {
 		return d.corrupt()
 	}
 	lens := d.lens[:nlit+ndist]
@@ -361,21 +355,8 @@ func (d *decompressor) dynamicCode() error {
 		}
 	}
 	litLens, distLens := lens[:nlit], lens[nlit:]
-	minLit := uint(0)
-	for _, l := range litLens {
-		if l != 0 && (minLit == 0 || uint(l) < minLit) {
-			minLit = uint(l)
-		}
-	}
-	minLit = max(minLit, uint(litLens[256]))
-	minDist := uint(0)
-	for _, l := range distLens {
-		if l != 0 && (minDist == 0 || uint(l) < minDist) {
-			minDist = uint(l)
-		}
-	}
-	if !d.tb.build(d.lit[:], litLens, litBits, litLenEntries, minLit) ||
-		!d.tb.build(d.dist[:], distLens, distBits, distEntries, minDist) {
+	if !d.tb.build(d.lit[:], litLens, litBits, litLenEntries, uint(litLens[256])) ||
+		!d.tb.build(d.dist[:], distLens, distBits, distEntries, 0) {
 		return d.corrupt()
 	}
 	pairLiterals((*[1 << litBits]uint32)(d.lit[:1<<litBits]))

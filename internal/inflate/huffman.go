@@ -111,7 +111,7 @@ type tableBuilder struct {
 // build fills table for the canonical Huffman code whose code lengths are
 // lens (0: the symbol has no code), with primary index bits tb; ents[s] is
 // symbol s's entry without its code length. Unused codes get an invalid
-// entry whose code length is minLen. It reports false for a code that is
+// entry whose code length is the shortest code's, or minLen if longer. It reports false for a code that is
 // over-subscribed, or incomplete other than the two kinds RFC 1951
 // decoders accept (no codes at all, or a single code of one bit): the same
 // codes the standard library's compress/flate refuses.
@@ -144,6 +144,12 @@ func (b *tableBuilder) build(table []uint32, lens []uint8, tb uint, ents []uint3
 		return false
 	}
 
+	for l := uint(1); l <= maxCodeLen; l++ {
+		if b.count[l] != 0 {
+			minLen = max(minLen, l)
+			break
+		}
+	}
 	invalid := uint32(flagInvalid) | uint32(minLen)<<8 | uint32(minLen)
 	primary := table[:1<<tb]
 	if ncodes == 0 {
