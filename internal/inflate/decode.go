@@ -318,8 +318,24 @@ func (d *decompressor) dynamicCode() error {
 	}
 	lens := d.lens[:nlit+ndist]
 	for i := 0; i < len(lens); {
-		e, err := d.readSym(d.clen[:], clenBits)
-		if err != nil {
+		// With 8 bytes of input at hand, a refill of the bit buffer
+		// leaves at least 56 bits: the symbol (at most 7) and its extra
+		// bits (at most 7), decoded without readSym's checks.
+		if d.nbits < 14 && len(d.in)-d.ip >= 8 {
+			d.bits |= binary.LittleEndian.Uint64(d.in[d.ip:]) << d.nbits
+			d.ip += int((63 - d.nbits) >> 3)
+			d.nbits |= 56
+		}
+		var e uint32
+		if d.nbits >= 14 {
+			e = d.clen[d.bits&(1<<clenBits-1)]
+			if e&flagInvalid != 0 {
+				return d.corrupt()
+			}
+			cl := uint(e>>8) & 15
+			d.bits >>= cl
+			d.nbits -= cl
+		} else if e, err = d.readSym(d.clen[:], clenBits); err != nil {
 			return err
 		}
 		sym := e >> 16
