@@ -292,7 +292,6 @@ func (d *decompressor) blockHeader() error {
 // clenOrder is the order code-length code lengths come in (RFC 1951, 3.2.7).
 var clenOrder = [19]uint8{16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15}
 
-
 // dynamicCode reads a dynamic block's code lengths and builds its tables.
 func (d *decompressor) dynamicCode() error {
 	h, err := d.readBits(14)
