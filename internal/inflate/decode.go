@@ -460,35 +460,37 @@ func (d *decompressor) huffman() error {
 						}
 					}
 				}
-				if e&flagSub != 0 {
-					e = lit[e>>16+uint32(bits>>litBits)&(1<<((e>>8)&15)-1)]
-					if e&flagLit != 0 {
+				if e&(flagSub|flagEOB|flagInvalid) != 0 { // rare: one test for a length
+					if e&flagSub != 0 {
+						e = lit[e>>16+uint32(bits>>litBits)&(1<<((e>>8)&15)-1)]
+						if e&flagLit != 0 {
+							bits >>= e & 63
+							nbits -= uint(e)
+							o := op & winMask
+							binary.LittleEndian.PutUint16(win[o:o+2], uint16(e>>16))
+							op += int(e>>8) & 3
+							if ip > inLimit || op > outLimit {
+								break
+							}
+							i := ip & inMask
+							bits |= binary.LittleEndian.Uint64(buf[i:i+8]) << (nbits & 63)
+							ip += int((63 - nbits&63) >> 3)
+							nbits |= 56
+							e = lit[bits&(1<<litBits-1)]
+							continue
+						}
+					}
+					if e&(flagEOB|flagInvalid) != 0 {
+						if e&flagInvalid != 0 {
+							d.ip, d.bits, d.nbits, d.op = ip, bits, nbits&63, op
+							return d.corrupt()
+						}
 						bits >>= e & 63
 						nbits -= uint(e)
-						o := op & winMask
-						binary.LittleEndian.PutUint16(win[o:o+2], uint16(e>>16))
-						op += int(e>>8) & 3
-						if ip > inLimit || op > outLimit {
-							break
-						}
-						i := ip & inMask
-						bits |= binary.LittleEndian.Uint64(buf[i:i+8]) << (nbits & 63)
-						ip += int((63 - nbits&63) >> 3)
-						nbits |= 56
-						e = lit[bits&(1<<litBits-1)]
-						continue
-					}
-				}
-				if e&(flagEOB|flagInvalid) != 0 {
-					if e&flagInvalid != 0 {
 						d.ip, d.bits, d.nbits, d.op = ip, bits, nbits&63, op
-						return d.corrupt()
+						d.state = stateHeader
+						return nil
 					}
-					bits >>= e & 63
-					nbits -= uint(e)
-					d.ip, d.bits, d.nbits, d.op = ip, bits, nbits&63, op
-					d.state = stateHeader
-					return nil
 				}
 				// A length: code and extra bits dropped in one shift.
 				total := e & 63
