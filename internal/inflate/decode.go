@@ -504,12 +504,14 @@ func (d *decompressor) huffman() error {
 				nbits |= 56
 
 				e = dist[bits&(1<<distBits-1)]
-				if e&flagSub != 0 {
-					e = dist[e>>16+uint32(bits>>distBits)&(1<<((e>>8)&15)-1)]
-				}
-				if e&flagInvalid != 0 {
-					d.ip, d.bits, d.nbits, d.op = ip, bits, nbits&63, op
-					return d.corrupt()
+				if e&(flagSub|flagInvalid) != 0 { // rare: one test for most
+					if e&flagSub != 0 {
+						e = dist[e>>16+uint32(bits>>distBits)&(1<<((e>>8)&15)-1)]
+					}
+					if e&flagInvalid != 0 {
+						d.ip, d.bits, d.nbits, d.op = ip, bits, nbits&63, op
+						return d.corrupt()
+					}
 				}
 				total = e & 63
 				dst := int(e>>16) + int((bits&(1<<total-1))>>((e>>8)&15))
