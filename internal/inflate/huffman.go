@@ -109,9 +109,10 @@ type tableBuilder struct {
 }
 
 // build fills table for the canonical Huffman code whose code lengths are
-// lens (0: the symbol has no code), with primary index bits tb; ents[s] is
-// symbol s's entry without its code length. Unused codes get an invalid
-// entry whose code length is the shortest code's, or minLen if longer. It reports false for a code that is
+// lens (0: the symbol has no code; none is over 15), with primary index
+// bits tb; ents[s] is symbol s's entry without its code length. Unused
+// codes get an invalid entry whose code length is the shortest code's, or
+// minLen if that is longer. It reports false for a code that is
 // over-subscribed, or incomplete other than the two kinds RFC 1951
 // decoders accept (no codes at all, or a single code of one bit): the same
 // codes the standard library's compress/flate refuses.
