@@ -15,11 +15,16 @@ const (
 	maxMatch = 258
 	// outMargin is the room the Huffman loops need before a symbol: three
 	// pairs of literals and 2 bytes written beyond, a longest match, and the
-	// 16 bytes a match copy may overshoot.
-	outMargin = 8 + maxMatch + 16
+	// 64 bytes a match copy may overshoot.
+	outMargin = 8 + maxMatch + 64
 	// inMargin is the input the fast loop needs before a symbol: three
 	// refills of at most 7 bytes each, the last loading 8 bytes.
 	inMargin = 32
+
+	winMask  = winSize - 1
+	inMask   = inBufSize - 1
+	winSlack = 64 // after the window: masked stores of up to 64 bytes
+	inSlack  = 8  // after the input buffer: masked loads of 8 bytes
 )
 
 // Decoder states, between blocks or symbols.
@@ -37,10 +42,10 @@ type decompressor struct {
 	src    io.Reader
 	srcErr error // the error src returned (io.EOF at its end); no more reads after it
 
-	buf  []byte // input buffer
-	in   []byte // buf[:bytes read]
-	ip   int    // next input byte to load into bits
-	base int64  // the stream offset of buf[0], for errors
+	buf  *[inBufSize + inSlack]byte // input buffer: inBufSize bytes, then slack for masked loads
+	in   []byte                     // buf[:bytes read]
+	ip   int                        // next input byte to load into bits
+	base int64                      // the stream offset of buf[0], for errors
 
 	// bits holds nbits unread bits, low first. Above them it may hold copies
 	// of the bytes from in[ip:] (a refill loads 8 bytes at a time), never
@@ -48,8 +53,8 @@ type decompressor struct {
 	bits  uint64
 	nbits uint
 
-	win []byte
-	op  int // output written up to here
+	win *[winSize + winSlack]byte // winSize bytes, then slack for masked stores
+	op  int                       // output written up to here
 
 	state  int
 	final  bool // the current block is the last one
@@ -67,8 +72,8 @@ type decompressor struct {
 // reset makes d ready for a new DEFLATE stream read from src.
 func (d *decompressor) reset(src io.Reader) {
 	if d.buf == nil {
-		d.buf = make([]byte, inBufSize)
-		d.win = make([]byte, winSize)
+		d.buf = new([inBufSize + inSlack]byte)
+		d.win = new([winSize + winSlack]byte)
 	}
 	d.src, d.srcErr = src, nil
 	d.in, d.ip, d.base = d.buf[:0], 0, 0
@@ -114,12 +119,12 @@ func (d *decompressor) moreInput() error {
 		return d.srcErr
 	}
 	d.putBack()
-	n := copy(d.buf, d.in[d.ip:])
+	n := copy(d.buf[:inBufSize], d.in[d.ip:])
 	d.base += int64(d.ip)
 	d.ip = 0
 	for tries := 0; ; tries++ {
-		k, err := d.src.Read(d.buf[n:])
-		if k < 0 || k > len(d.buf)-n {
+		k, err := d.src.Read(d.buf[n:inBufSize])
+		if k < 0 || k > inBufSize-n {
 			err = errors.New("inflate: source returned an impossible count")
 			k = 0
 		}
@@ -203,7 +208,7 @@ func (d *decompressor) readSym(table []uint32, tb uint) (uint32, error) {
 // fill decodes into win until fewer than outMargin bytes of it are free,
 // the stream ends (state stateEnd) or an error, which it returns and keeps.
 func (d *decompressor) fill() error {
-	for d.err == nil && len(d.win)-d.op >= outMargin {
+	for d.err == nil && winSize-d.op >= outMargin {
 		switch d.state {
 		case stateHeader:
 			if d.final {
@@ -262,12 +267,12 @@ func (d *decompressor) blockHeader() error {
 					l[i] = 8
 				}
 			}
-			d.tb.build(d.lit[:], l, litBits, litLenEntry, 7)
+			d.tb.build(d.lit[:], l, litBits, litLenEntries, 7)
 			dl := d.lens[numLitLen : numLitLen+numDist]
 			for i := range dl {
 				dl[i] = 5
 			}
-			d.tb.build(d.dist[:], dl, distBits, distEntry, 5)
+			d.tb.build(d.dist[:], dl, distBits, distEntries, 5)
 			d.fixed = true
 		}
 		d.state = stateHuffman
@@ -286,8 +291,6 @@ func (d *decompressor) blockHeader() error {
 
 // clenOrder is the order code-length code lengths come in (RFC 1951, 3.2.7).
 var clenOrder = [19]uint8{16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15}
-
-func clenEntry(sym int) uint32 { return uint32(sym) << 16 }
 
 // dynamicCode reads a dynamic block's code lengths and builds its tables.
 func (d *decompressor) dynamicCode() error {
@@ -309,19 +312,29 @@ func (d *decompressor) dynamicCode() error {
 		}
 		cl[clenOrder[i]] = uint8(v)
 	}
-	minLen := uint(0)
-	for _, l := range cl {
-		if l != 0 && (minLen == 0 || uint(l) < minLen) {
-			minLen = uint(l)
-		}
-	}
-	if !d.tb.build(d.clen[:], cl[:], clenBits, clenEntry, minLen) {
+	if !d.tb.build(d.clen[:], cl[:], clenBits, clenEntries, 0) {
 		return d.corrupt()
 	}
 	lens := d.lens[:nlit+ndist]
 	for i := 0; i < len(lens); {
-		e, err := d.readSym(d.clen[:], clenBits)
-		if err != nil {
+		// With 8 bytes of input at hand, a refill of the bit buffer
+		// leaves at least 56 bits: the symbol (at most 7) and its extra
+		// bits (at most 7), decoded without readSym's checks.
+		if d.nbits < 14 && len(d.in)-d.ip >= 8 {
+			d.bits |= binary.LittleEndian.Uint64(d.in[d.ip:]) << d.nbits
+			d.ip += int((63 - d.nbits) >> 3)
+			d.nbits |= 56
+		}
+		var e uint32
+		if d.nbits >= 14 {
+			e = d.clen[d.bits&(1<<clenBits-1)]
+			if e&flagInvalid != 0 {
+				return d.corrupt()
+			}
+			cl := uint(e>>8) & 15
+			d.bits >>= cl
+			d.nbits -= cl
+		} else if e, err = d.readSym(d.clen[:], clenBits); err != nil {
 			return err
 		}
 		sym := e >> 16
@@ -357,30 +370,17 @@ func (d *decompressor) dynamicCode() error {
 		}
 	}
 	litLens, distLens := lens[:nlit], lens[nlit:]
-	minLit := uint(0)
-	for _, l := range litLens {
-		if l != 0 && (minLit == 0 || uint(l) < minLit) {
-			minLit = uint(l)
-		}
-	}
-	minLit = max(minLit, uint(litLens[256]))
-	minDist := uint(0)
-	for _, l := range distLens {
-		if l != 0 && (minDist == 0 || uint(l) < minDist) {
-			minDist = uint(l)
-		}
-	}
-	if !d.tb.build(d.lit[:], litLens, litBits, litLenEntry, minLit) ||
-		!d.tb.build(d.dist[:], distLens, distBits, distEntry, minDist) {
+	if !d.tb.build(d.lit[:], litLens, litBits, litLenEntries, uint(litLens[256])) ||
+		!d.tb.build(d.dist[:], distLens, distBits, distEntries, 0) {
 		return d.corrupt()
 	}
-	pairLiterals(d.lit[:1<<litBits])
+	pairLiterals((*[1 << litBits]uint32)(d.lit[:1<<litBits]))
 	return nil
 }
 
 // copyStored copies a stored block's bytes from the input to the window.
 func (d *decompressor) copyStored() error {
-	for d.stored > 0 && d.op < len(d.win) {
+	for d.stored > 0 && d.op < winSize {
 		if d.ip == len(d.in) {
 			if err := d.moreInput(); err != nil {
 				if err == io.EOF {
@@ -389,7 +389,7 @@ func (d *decompressor) copyStored() error {
 				return err
 			}
 		}
-		n := copy(d.win[d.op:d.op+min(d.stored, len(d.win)-d.op)], d.in[d.ip:])
+		n := copy(d.win[d.op:d.op+min(d.stored, winSize-d.op)], d.in[d.ip:])
 		d.ip += n
 		d.op += n
 		d.stored -= n
@@ -402,19 +402,26 @@ func (d *decompressor) copyStored() error {
 
 // huffman decodes the symbols of a Huffman-coded block until its end, or
 // until fewer than outMargin bytes of the window are free.
+//
+// The fast loop indexes the window and the input buffer with positions
+// masked to their sizes: a no-op, as the loop's limits keep op below
+// winSize-outMargin and ip below len(in)-inMargin, that lets the compiler
+// drop the bounds checks (the arrays' slack covers the bytes after a
+// masked position).
 func (d *decompressor) huffman() error {
-	in, ip := d.in, d.ip
+	ip := d.ip // d.in changes only in moreInput
 	bits, nbits := d.bits, d.nbits
-	win, op := d.win, d.op
+	buf, win, op := d.buf, d.win, d.op
 	lit, dist := &d.lit, &d.dist
 
 	for {
 		// The fast loop: enough input for three 8-byte refills, enough room
 		// for three literals and a longest match with overshoot. The entry
 		// of the next symbol is looked up early, before a match's copy.
-		inLimit, outLimit := len(in)-inMargin, len(win)-outMargin
+		inLimit, outLimit := len(d.in)-inMargin, winSize-outMargin
 		if ip <= inLimit && op <= outLimit {
-			bits |= binary.LittleEndian.Uint64(in[ip:]) << (nbits & 63)
+			i := ip & inMask
+			bits |= binary.LittleEndian.Uint64(buf[i:i+8]) << (nbits & 63)
 			ip += int((63 - nbits&63) >> 3)
 			nbits |= 56
 			e := lit[bits&(1<<litBits-1)]
@@ -424,24 +431,28 @@ func (d *decompressor) huffman() error {
 					// or two and a length of at most 20 bits.
 					bits >>= e & 63
 					nbits -= uint(e)
-					binary.LittleEndian.PutUint16(win[op:], uint16(e>>16))
+					o := op & winMask
+					binary.LittleEndian.PutUint16(win[o:o+2], uint16(e>>16))
 					op += int(e>>8) & 3
 					e = lit[bits&(1<<litBits-1)]
 					if e&flagLit != 0 {
 						bits >>= e & 63
 						nbits -= uint(e)
-						binary.LittleEndian.PutUint16(win[op:], uint16(e>>16))
+						o := op & winMask
+						binary.LittleEndian.PutUint16(win[o:o+2], uint16(e>>16))
 						op += int(e>>8) & 3
 						e = lit[bits&(1<<litBits-1)]
 						if e&flagLit != 0 {
 							bits >>= e & 63
 							nbits -= uint(e)
-							binary.LittleEndian.PutUint16(win[op:], uint16(e>>16))
+							o := op & winMask
+							binary.LittleEndian.PutUint16(win[o:o+2], uint16(e>>16))
 							op += int(e>>8) & 3
 							if ip > inLimit || op > outLimit {
 								break
 							}
-							bits |= binary.LittleEndian.Uint64(in[ip:]) << (nbits & 63)
+							i := ip & inMask
+							bits |= binary.LittleEndian.Uint64(buf[i:i+8]) << (nbits & 63)
 							ip += int((63 - nbits&63) >> 3)
 							nbits |= 56
 							e = lit[bits&(1<<litBits-1)]
@@ -449,33 +460,37 @@ func (d *decompressor) huffman() error {
 						}
 					}
 				}
-				if e&flagSub != 0 {
-					e = lit[e>>16+uint32(bits>>litBits)&(1<<((e>>8)&15)-1)]
-					if e&flagLit != 0 {
+				if e&(flagSub|flagEOB|flagInvalid) != 0 { // rare: one test for a length
+					if e&flagSub != 0 {
+						e = lit[e>>16+uint32(bits>>litBits)&(1<<((e>>8)&15)-1)]
+						if e&flagLit != 0 {
+							bits >>= e & 63
+							nbits -= uint(e)
+							o := op & winMask
+							binary.LittleEndian.PutUint16(win[o:o+2], uint16(e>>16))
+							op += int(e>>8) & 3
+							if ip > inLimit || op > outLimit {
+								break
+							}
+							i := ip & inMask
+							bits |= binary.LittleEndian.Uint64(buf[i:i+8]) << (nbits & 63)
+							ip += int((63 - nbits&63) >> 3)
+							nbits |= 56
+							e = lit[bits&(1<<litBits-1)]
+							continue
+						}
+					}
+					if e&(flagEOB|flagInvalid) != 0 {
+						if e&flagInvalid != 0 {
+							d.ip, d.bits, d.nbits, d.op = ip, bits, nbits&63, op
+							return d.corrupt()
+						}
 						bits >>= e & 63
 						nbits -= uint(e)
-						binary.LittleEndian.PutUint16(win[op:], uint16(e>>16))
-						op += int(e>>8) & 3
-						if ip > inLimit || op > outLimit {
-							break
-						}
-						bits |= binary.LittleEndian.Uint64(in[ip:]) << (nbits & 63)
-						ip += int((63 - nbits&63) >> 3)
-						nbits |= 56
-						e = lit[bits&(1<<litBits-1)]
-						continue
+						d.ip, d.bits, d.nbits, d.op = ip, bits, nbits&63, op
+						d.state = stateHeader
+						return nil
 					}
-				}
-				if e&(flagEOB|flagInvalid) != 0 {
-					if e&flagInvalid != 0 {
-						d.in, d.ip, d.bits, d.nbits, d.op = in, ip, bits, nbits&63, op
-						return d.corrupt()
-					}
-					bits >>= e & 63
-					nbits -= uint(e)
-					d.in, d.ip, d.bits, d.nbits, d.op = in, ip, bits, nbits&63, op
-					d.state = stateHeader
-					return nil
 				}
 				// A length: code and extra bits dropped in one shift.
 				total := e & 63
@@ -483,47 +498,91 @@ func (d *decompressor) huffman() error {
 				bits >>= total
 				nbits -= uint(e)
 
-				bits |= binary.LittleEndian.Uint64(in[ip:]) << (nbits & 63)
+				i := ip & inMask
+				bits |= binary.LittleEndian.Uint64(buf[i:i+8]) << (nbits & 63)
 				ip += int((63 - nbits&63) >> 3)
 				nbits |= 56
 
 				e = dist[bits&(1<<distBits-1)]
-				if e&flagSub != 0 {
-					e = dist[e>>16+uint32(bits>>distBits)&(1<<((e>>8)&15)-1)]
-				}
-				if e&flagInvalid != 0 {
-					d.in, d.ip, d.bits, d.nbits, d.op = in, ip, bits, nbits&63, op
-					return d.corrupt()
+				if e&(flagSub|flagInvalid) != 0 { // rare: one test for most
+					if e&flagSub != 0 {
+						e = dist[e>>16+uint32(bits>>distBits)&(1<<((e>>8)&15)-1)]
+					}
+					if e&flagInvalid != 0 {
+						d.ip, d.bits, d.nbits, d.op = ip, bits, nbits&63, op
+						return d.corrupt()
+					}
 				}
 				total = e & 63
 				dst := int(e>>16) + int((bits&(1<<total-1))>>((e>>8)&15))
 				bits >>= total
 				nbits -= uint(e)
 				if dst > op {
-					d.in, d.ip, d.bits, d.nbits, d.op = in, ip, bits, nbits&63, op
+					d.ip, d.bits, d.nbits, d.op = ip, bits, nbits&63, op
 					return d.corrupt()
 				}
 
 				// The next symbol's entry, while the copy runs.
-				bits |= binary.LittleEndian.Uint64(in[ip:]) << (nbits & 63)
+				i = ip & inMask
+				bits |= binary.LittleEndian.Uint64(buf[i:i+8]) << (nbits & 63)
 				ip += int((63 - nbits&63) >> 3)
 				nbits |= 56
 				e = lit[bits&(1<<litBits-1)]
 
-				if dst >= 8 {
-					// 16 bytes a round, within the margin.
+				if dst >= 64 {
+					// 64 bytes a round, within the margin; a round's source
+					// ends before its destination starts. Most matches take
+					// one round.
 					src := op - dst
 					end := op + length
 					for op < end {
-						binary.LittleEndian.PutUint64(win[op:], binary.LittleEndian.Uint64(win[src:]))
-						binary.LittleEndian.PutUint64(win[op+8:], binary.LittleEndian.Uint64(win[src+8:]))
+						o, s := op&winMask, src&winMask
+						to, from := (*[64]byte)(win[o:o+64]), (*[64]byte)(win[s:s+64])
+						*(*[16]byte)(to[:16]) = *(*[16]byte)(from[:16])
+						*(*[16]byte)(to[16:32]) = *(*[16]byte)(from[16:32])
+						*(*[16]byte)(to[32:48]) = *(*[16]byte)(from[32:48])
+						*(*[16]byte)(to[48:]) = *(*[16]byte)(from[48:])
+						op += 64
+						src += 64
+					}
+					op = end
+				} else if dst >= 16 {
+					src := op - dst
+					end := op + length
+					for op < end {
+						o, s := op&winMask, src&winMask
+						*(*[16]byte)(win[o : o+16]) = *(*[16]byte)(win[s : s+16])
 						op += 16
 						src += 16
 					}
 					op = end
+				} else if dst >= 8 {
+					src := op - dst
+					end := op + length
+					for op < end {
+						o, s := op&winMask, src&winMask
+						binary.LittleEndian.PutUint64(win[o:o+8], binary.LittleEndian.Uint64(win[s:s+8]))
+						op += 8
+						src += 8
+					}
+					op = end
 				} else {
-					copyMatch(win, op, dst, length)
-					op += length
+					// A distance under 8, here and not in a call (which
+					// would make the loop keep its state on the stack):
+					// byte by byte until the output holds a whole number of
+					// periods at least 8 bytes back, then 8 bytes a round
+					// from that far back.
+					far := int(shortFar[dst&7])
+					end := op + length
+					for stop := min(op+far-dst, end); op < stop; op++ {
+						win[op&winMask] = win[(op-dst)&winMask]
+					}
+					for op < end {
+						o, s := op&winMask, (op-far)&winMask
+						binary.LittleEndian.PutUint64(win[o:o+8], binary.LittleEndian.Uint64(win[s:s+8]))
+						op += 8
+					}
+					op = end
 				}
 				if ip > inLimit || op > outLimit {
 					break
@@ -532,24 +591,24 @@ func (d *decompressor) huffman() error {
 		}
 		nbits &= 63 // the fast loop's subtractions leave garbage above the low byte
 
-		if op > len(win)-outMargin {
-			d.in, d.ip, d.bits, d.nbits, d.op = in, ip, bits, nbits, op
+		if op > winSize-outMargin {
+			d.ip, d.bits, d.nbits, d.op = ip, bits, nbits, op
 			return nil
 		}
 		// Short of input: read more unless the source has ended.
 		if d.srcErr == nil {
-			d.in, d.ip, d.bits, d.nbits, d.op = in, ip, bits, nbits, op
+			d.ip, d.bits, d.nbits, d.op = ip, bits, nbits, op
 			d.moreInput() // an error stays in srcErr, for when the bits run out
-			in, ip, bits, nbits = d.in, d.ip, d.bits, d.nbits
+			ip, bits, nbits = d.ip, d.bits, d.nbits
 			continue
 		}
 		// The last bytes of the input: one symbol at a time.
-		d.in, d.ip, d.bits, d.nbits, d.op = in, ip, bits, nbits, op
+		d.ip, d.bits, d.nbits, d.op = ip, bits, nbits, op
 		done, err := d.slowSymbol()
 		if err != nil || done {
 			return err
 		}
-		in, ip, bits, nbits, op = d.in, d.ip, d.bits, d.nbits, d.op
+		ip, bits, nbits, op = d.ip, d.bits, d.nbits, d.op
 	}
 }
 
@@ -612,10 +671,14 @@ func (d *decompressor) slowSymbol() (bool, error) {
 	if dst > d.op {
 		return false, d.corrupt()
 	}
-	copyMatch(d.win, d.op, dst, length)
+	copyMatch(d.win[:], d.op, dst, length)
 	d.op += length
 	return false, nil
 }
+
+// shortFar[d], for a distance d from 1 to 7, is the least multiple of d of
+// at least 8.
+var shortFar = [8]uint8{0, 8, 8, 9, 8, 10, 12, 14}
 
 // copyMatch copies length bytes from dist bytes back to win[op:], which has
 // room for length+8 bytes: 8 at a time when the distance allows.

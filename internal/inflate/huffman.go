@@ -39,10 +39,16 @@ const (
 	numLitLen = 288
 	numDist   = 32
 
-	// Table sizes: a primary table, then at most one subtable per code
-	// longer than the primary bits, each at most 1<<(15-primary bits) entries.
-	litTableSize  = 1<<litBits + numLitLen<<(maxCodeLen-litBits)
-	distTableSize = 1<<distBits + 30<<(maxCodeLen-distBits)
+	// Table sizes: a primary table, then the subtables. Only complete codes
+	// have subtables (the incomplete ones accepted have one code of one
+	// bit). A subtable of 2^k entries serves the codes behind one prefix,
+	// k bits longer at most: a complete subtree of depth k, which has at
+	// least k+1 leaves. So the subtables hold at most 2^k/(k+1) entries per
+	// symbol, greatest for the largest k (15 minus the primary bits):
+	// 32/6 for litlen, 128/8 for distances (30 symbols at most have
+	// codes of more than 5 bits).
+	litTableSize  = 1<<litBits + numLitLen*(1<<(maxCodeLen-litBits))/(maxCodeLen-litBits+1)
+	distTableSize = 1<<distBits + 30*(1<<(maxCodeLen-distBits))/(maxCodeLen-distBits+1)
 	clenTableSize = 1 << clenBits
 )
 
@@ -78,6 +84,22 @@ func distEntry(sym int) uint32 {
 	return flagInvalid // 30 and 31 have fixed codes but no meaning
 }
 
+// The entries without code lengths of the litlen, distance and code-length
+// symbols, for build.
+var (
+	litLenEntries = entryTable(numLitLen, litLenEntry)
+	distEntries   = entryTable(numDist, distEntry)
+	clenEntries   = entryTable(19, func(sym int) uint32 { return uint32(sym) << 16 })
+)
+
+func entryTable(n int, entry func(int) uint32) []uint32 {
+	t := make([]uint32, n)
+	for s := range t {
+		t[s] = entry(s)
+	}
+	return t
+}
+
 // tableBuilder holds the scratch space of building one table.
 type tableBuilder struct {
 	count  [maxCodeLen + 1]uint16
@@ -87,18 +109,29 @@ type tableBuilder struct {
 }
 
 // build fills table for the canonical Huffman code whose code lengths are
-// lens (0: the symbol has no code), with primary index bits tb; entry gives
-// each symbol's entry without its code length. Unused codes get an invalid
-// entry whose code length is minLen. It reports false for a code that is
+// lens (0: the symbol has no code; none is over 15), with primary index
+// bits tb; ents[s] is symbol s's entry without its code length. Unused
+// codes get an invalid entry whose code length is the shortest code's, or
+// minLen if that is longer. It reports false for a code that is
 // over-subscribed, or incomplete other than the two kinds RFC 1951
 // decoders accept (no codes at all, or a single code of one bit): the same
 // codes the standard library's compress/flate refuses.
-func (b *tableBuilder) build(table []uint32, lens []uint8, tb uint, entry func(int) uint32, minLen uint) bool {
-	b.count = [maxCodeLen + 1]uint16{}
-	ncodes := 0
-	for _, l := range lens {
-		b.count[l]++
+func (b *tableBuilder) build(table []uint32, lens []uint8, tb uint, ents []uint32, minLen uint) bool {
+	// Two counts, so that runs of one length make two chains of increments
+	// through memory, each half as long.
+	var c0, c1 [maxCodeLen + 1]uint16
+	n := len(lens) &^ 1
+	for i := 0; i < n; i += 2 {
+		c0[lens[i]&15]++
+		c1[lens[i+1]&15]++
 	}
+	if n < len(lens) {
+		c0[lens[n]&15]++
+	}
+	for l := range c0 {
+		b.count[l] = c0[l] + c1[l]
+	}
+	ncodes := 0
 	b.count[0] = 0
 	left := 1
 	for l := 1; l <= maxCodeLen; l++ {
@@ -112,14 +145,18 @@ func (b *tableBuilder) build(table []uint32, lens []uint8, tb uint, entry func(i
 		return false
 	}
 
+	for l := uint(1); l <= maxCodeLen; l++ {
+		if b.count[l] != 0 {
+			minLen = max(minLen, l)
+			break
+		}
+	}
 	invalid := uint32(flagInvalid) | uint32(minLen)<<8 | uint32(minLen)
 	primary := table[:1<<tb]
-	if left > 0 { // an incomplete code leaves entries unfilled
+	if ncodes == 0 {
 		for i := range primary {
 			primary[i] = invalid
 		}
-	}
-	if ncodes == 0 {
 		return true
 	}
 
@@ -136,47 +173,64 @@ func (b *tableBuilder) build(table []uint32, lens []uint8, tb uint, entry func(i
 	}
 	sorted := b.sorted[:ncodes]
 
-	// First pass over the long codes: the longest code behind each primary
+	// The codes of at most tb bits, by length: those of length l go in the
+	// table's first 2^l entries, which are then copied after themselves to
+	// make the first 2^(l+1), the entries of the codes l bits long being
+	// those whose low l bits are the code. Entries no code reaches (an
+	// incomplete code, or prefixes of longer codes) stay invalid.
+	primary[0] = invalid
+	code := uint32(0) // canonical: the next code of the current length
+	si := 0
+	for l := uint(1); l <= tb; l++ {
+		half := primary[: 1<<(l-1) : 1<<(l-1)]
+		copy(primary[len(half):2*len(half)], half)
+		n := int(b.count[l])
+		for _, s := range sorted[si : si+n] {
+			e := ents[s] + uint32(l)
+			if e&flagLit == 0 {
+				e += uint32(l) << 8
+			}
+			primary[(uint32(bits.Reverse16(uint16(code)))>>(16-l))&(1<<tb-1)] = e
+			code++
+		}
+		si += n
+		code <<= 1
+	}
+	long := sorted[si:]
+	if len(long) == 0 {
+		return true
+	}
+
+	// The longer codes. First pass: the longest code behind each primary
 	// prefix decides that prefix's subtable size.
 	mask := uint32(1)<<tb - 1
-	long := false
-	code, l := uint32(0), uint8(0)
-	for _, s := range sorted {
+	b.subMax = [1 << litBits]uint8{}
+	firstLong := code
+	l := uint8(tb + 1)
+	for _, s := range long {
 		sl := lens[s]
 		code <<= sl - l
 		l = sl
-		if uint(sl) > tb {
-			if !long {
-				long = true
-				b.subMax = [1 << litBits]uint8{}
-			}
-			rev := uint32(bits.Reverse16(uint16(code))) >> (16 - sl)
-			p := rev & mask
-			if sl > b.subMax[p] {
-				b.subMax[p] = sl
-			}
+		rev := uint32(bits.Reverse16(uint16(code))) >> (16 - sl)
+		p := rev & mask
+		if sl > b.subMax[p] {
+			b.subMax[p] = sl
 		}
 		code++
 	}
 
 	next := uint32(1) << tb // where the next subtable starts
 	curPrefix := ^uint32(0) // the prefix whose subtable is being filled
-	code, l = 0, 0
-	for _, s := range sorted {
+	code, l = firstLong, uint8(tb+1)
+	for _, s := range long {
 		sl := lens[s]
 		code <<= sl - l
 		l = sl
 		rev := uint32(bits.Reverse16(uint16(code))) >> (16 - sl)
 		code++
-		e := entry(int(s)) + uint32(sl)
+		e := ents[s] + uint32(sl)
 		if e&flagLit == 0 {
 			e += uint32(sl) << 8
-		}
-		if uint(sl) <= tb {
-			for i := rev; i < 1<<tb; i += 1 << sl {
-				primary[i] = e
-			}
-			continue
 		}
 		p := rev & mask
 		link := primary[p]
@@ -204,17 +258,17 @@ func (b *tableBuilder) build(table []uint32, lens []uint8, tb uint, entry func(i
 // literal leaves room for a second literal's code hold both. It goes from
 // the top down: the second literal's entry, at a lower index, is still a
 // single literal when it is read.
-func pairLiterals(primary []uint32) {
+func pairLiterals(primary *[1 << litBits]uint32) {
 	for i := len(primary) - 1; i >= 0; i-- {
 		e1 := primary[i]
 		if e1&flagLit == 0 {
 			continue
 		}
 		l1 := e1 & 31
-		e2 := primary[uint32(i)>>l1]
+		e2 := primary[(uint32(i)>>l1)&(1<<litBits-1)]
 		if e2&flagLit == 0 || (e2&31)+l1 > litBits {
 			continue
 		}
-		primary[i] = flagLit | (e1>>16&0xff)<<16 | (e2>>16&0xff)<<24 | 2<<8 | (l1 + e2&31)
+		primary[i] = flagLit | e1&0xff0000 | (e2>>16&0xff)<<24 | 2<<8 | (l1 + e2&31)
 	}
 }

@@ -14,8 +14,10 @@ import (
 // while plenty of both remain; tables whose one entry gives a symbol's
 // literal or length base with its extra bits, so that a code and its extra
 // bits drop in one shift; up to three literals per refill; match copies of
-// 8 bytes at a time. Output goes into a window of 32 KiB of history and a
-// chunk after it; when the chunk is full its last 32 KiB move to the front.
+// up to 64 bytes a round; window and input indexed with positions masked
+// to their fixed sizes, so that the loop has no bounds checks. Output goes
+// into a window of 32 KiB of history and a chunk after it; when the chunk
+// is full its last 32 KiB move to the front.
 //
 // The errors are the standard library's: flate.CorruptInputError for
 // corrupt DEFLATE data, gzip.ErrHeader and gzip.ErrChecksum for gzip, and
@@ -144,8 +146,8 @@ func (z *Reader) step() {
 		z.rp = 0
 		return
 	}
-	if len(d.win)-d.op < outMargin {
-		n := copy(d.win, d.win[d.op-histSize:d.op])
+	if winSize-d.op < outMargin {
+		n := copy(d.win[:], d.win[d.op-histSize:d.op])
 		d.op, z.rp = n, n
 	}
 	start := d.op
