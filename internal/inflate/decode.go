@@ -9,7 +9,7 @@ import (
 
 const (
 	histSize  = 32 << 10  // DEFLATE's window: the farthest a match reaches back
-	winSize   = 256 << 10 // history plus the chunk decoded between slides
+	winSize   = 128 << 10 // history plus the chunk decoded between slides
 	inBufSize = 32 << 10
 
 	maxMatch = 258

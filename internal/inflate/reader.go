@@ -27,7 +27,7 @@ import (
 // members. It reads its source in blocks of 32 KiB, so it may read past
 // the end of the gzip stream: fine for a file or an HTTP body that holds
 // the stream and nothing else, not for a stream followed by other data.
-// Output is produced on demand, at most one window chunk (224 KiB) ahead of
+// Output is produced on demand, at most one window chunk (96 KiB) ahead of
 // the reader.
 type Reader struct {
 	d    decompressor
