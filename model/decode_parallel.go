@@ -119,7 +119,7 @@ type parJob struct {
 	ends    []int64 // BytesRead after each entry
 	lines   []int   // Line after each entry
 	arena   arena   // the entries' strings (with reuse, rewound for each block)
-	touched int     // entries[:touched] of the backing array have been written (see Decoder.eFresh)
+	touched int     // entries[:touched] of the backing array have been written (see Decoder.eFresh; taking a written entry for fresh only forgoes its Links' capacity)
 }
 
 func newParDecoder(d *Decoder, opts DecoderOptions) *parDecoder {
@@ -494,7 +494,6 @@ func (p *parDecoder) decodeBlock(j *parJob, w *Decoder) {
 			j.entries = j.entries[:n+1]
 		} else {
 			j.entries = append(j.entries, Entry{})
-			j.touched = cap(j.entries) // growslice wrote (cleared) all of it
 		}
 		w.eFresh = n >= j.touched
 		j.touched = max(j.touched, n+1)
