@@ -20,6 +20,11 @@ import (
 // Dir is a destination folder. Every file operation goes through an os.Root
 // opened on it, so no path, and no symbolic link met on the way, can reach
 // outside it (a link that leads out, or an absolute one, is refused).
+// Inside it, rsx follows no link either: a resource's path whose folders
+// include a symbolic link is refused (a *LinkError), wherever the link
+// leads, so that no write lands in DEST/.rsx or anywhere the state does not
+// say; a link at the file's own place is replaced by the file, as rsync
+// does. DEST/.rsx must hold only plain files and folders (checkReserved).
 //
 // A write goes to a temporary file in DEST/.rsx/tmp (the same file system),
 // which Commit fsyncs and renames into place; Sync then fsyncs the folders
@@ -60,6 +65,10 @@ func OpenDir(dir string, opts Options) (*Dir, error) {
 		return nil, fmt.Errorf("destination %s: %w", dir, err)
 	}
 	d := &Dir{dir: real, root: root, made: map[string]bool{}, dirty: map[string]bool{}}
+	if err := d.checkReserved(); err != nil {
+		root.Close()
+		return nil, err
+	}
 	if err := root.MkdirAll(ReservedDir+"/tmp", 0o755); err != nil {
 		root.Close()
 		return nil, fmt.Errorf("destination %s: create %s: %w", dir, ReservedDir+"/tmp", err)
@@ -355,9 +364,12 @@ func (d *Dir) mkdirs(p string) error {
 		case err == nil:
 			d.touch(path.Dir(sub))
 		case errors.Is(err, fs.ErrExist):
-			fi, serr := d.root.Stat(sub)
+			fi, serr := d.root.Lstat(sub)
 			if serr != nil {
 				return serr
+			}
+			if fi.Mode()&fs.ModeSymlink != 0 {
+				return d.linkError(p, sub)
 			}
 			if !fi.IsDir() {
 				return fmt.Errorf("%s is a file, not a folder", sub)
@@ -417,6 +429,11 @@ func (d *Dir) Remove(_ context.Context, p string) error {
 	if err := CheckPath(p); err != nil {
 		return fmt.Errorf("remove from %s: %w", d.dir, err)
 	}
+	if err := d.checkFolders(p); errors.Is(err, fs.ErrNotExist) {
+		return nil // not there
+	} else if err != nil {
+		return fmt.Errorf("remove %s from %s: %w", p, d.dir, err)
+	}
 	if fi, err := d.root.Lstat(p); err == nil && fi.IsDir() {
 		return fmt.Errorf("remove %s from %s: it is a folder", p, d.dir)
 	}
@@ -441,6 +458,9 @@ func (d *Dir) Stat(_ context.Context, p string) (FileInfo, error) {
 	if err := CheckPath(p); err != nil {
 		return FileInfo{}, fmt.Errorf("stat in %s: %w", d.dir, err)
 	}
+	if err := d.checkFolders(p); err != nil {
+		return FileInfo{}, fmt.Errorf("stat %s in %s: %w", p, d.dir, err)
+	}
 	fi, err := d.root.Lstat(p)
 	if err != nil {
 		return FileInfo{}, fmt.Errorf("stat %s in %s: %w", p, d.dir, err)
@@ -458,14 +478,26 @@ func (d *Dir) Open(_ context.Context, p string) (io.ReadCloser, error) {
 	if err := CheckPath(p); err != nil {
 		return nil, fmt.Errorf("open in %s: %w", d.dir, err)
 	}
+	if err := d.checkFolders(p); err != nil {
+		return nil, fmt.Errorf("open %s in %s: %w", p, d.dir, err)
+	}
+	lfi, err := d.root.Lstat(p)
+	if err != nil {
+		return nil, fmt.Errorf("open %s in %s: %w", p, d.dir, err)
+	}
+	if !lfi.Mode().IsRegular() {
+		// A link is not followed (it may lead into .rsx); a pipe is not
+		// opened at all.
+		return nil, fmt.Errorf("open %s in %s: not a regular file (%s)", p, d.dir, lfi.Mode().Type())
+	}
 	f, err := d.root.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, fmt.Errorf("open %s in %s: %w", p, d.dir, err)
 	}
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() || !os.SameFile(fi, lfi) {
 		f.Close()
 		if err == nil {
-			err = errors.New("not a regular file")
+			err = errors.New("not a regular file, or replaced while opened")
 		}
 		return nil, fmt.Errorf("open %s in %s: %w", p, d.dir, err)
 	}
@@ -496,6 +528,199 @@ func (d *Dir) Walk(ctx context.Context, fn func(FileInfo) error) error {
 	})
 	if err != nil {
 		return fmt.Errorf("list the files of %s: %w", d.dir, err)
+	}
+	return nil
+}
+
+// LinkError is a resource's path that a symbolic link in DEST leads
+// elsewhere: rsx writes, reads and removes nothing through a link, wherever
+// it leads.
+type LinkError struct {
+	Path   string // the resource's path
+	Link   string // the folder of the path that is a link
+	Target string // what the link says
+	// Leads is where the link leads: "into the destination's own folder
+	// .rsx", "outside the destination", or "elsewhere in the copy".
+	Leads string
+}
+
+func (e *LinkError) Error() string {
+	return fmt.Sprintf("path %q: its folder %q is a symbolic link (to %q, %s): rsx does not write through links, remove the link", e.Path, e.Link, e.Target, e.Leads)
+}
+
+// linkError describes the link at folder, a folder of the path p.
+func (d *Dir) linkError(p, folder string) error {
+	target, err := d.root.Readlink(folder)
+	if err != nil {
+		target = "?"
+	}
+	return &LinkError{Path: p, Link: folder, Target: target, Leads: d.leads(folder, target)}
+}
+
+// leads says where a link at folder (relative to the destination) with the
+// target given leads, by its first step.
+func (d *Dir) leads(folder, target string) string {
+	const (
+		into    = "into the destination's own folder " + ReservedDir
+		outside = "outside the destination"
+		inside  = "elsewhere in the copy"
+	)
+	var rel string
+	if filepath.IsAbs(target) {
+		r, err := filepath.Rel(d.dir, filepath.Clean(target))
+		if err != nil {
+			return outside
+		}
+		rel = filepath.ToSlash(r)
+	} else {
+		rel = path.Join(path.Dir(folder), filepath.ToSlash(target))
+	}
+	first, _, _ := strings.Cut(rel, "/")
+	switch {
+	case rel == ".." || strings.HasPrefix(rel, "../"):
+		return outside
+	case strings.EqualFold(first, ReservedDir):
+		return into
+	case rel == ".":
+		return "to the destination itself"
+	}
+	return inside
+}
+
+// checkFolders checks that every folder of p is a folder, not a link. A
+// folder that does not exist gives an error that wraps fs.ErrNotExist.
+func (d *Dir) checkFolders(p string) error {
+	parent := path.Dir(p)
+	if parent == "." {
+		return nil
+	}
+	d.mu.Lock()
+	known := d.made[parent]
+	d.mu.Unlock()
+	if known {
+		return nil
+	}
+	subs := parentsOf(parent)
+	for _, sub := range append(subs, parent) {
+		fi, err := d.root.Lstat(sub)
+		if err != nil {
+			return err
+		}
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			return d.linkError(p, sub)
+		}
+		if !fi.IsDir() {
+			return fmt.Errorf("%s is a file, not a folder: %w", sub, fs.ErrNotExist)
+		}
+	}
+	d.mu.Lock()
+	d.made[parent] = true
+	d.mu.Unlock()
+	return nil
+}
+
+// parentsOf returns the folders of a path: a/b/c gives a and a/b.
+func parentsOf(p string) []string {
+	var out []string
+	for i := 0; i < len(p); i++ {
+		if p[i] == '/' {
+			out = append(out, p[:i])
+		}
+	}
+	return out
+}
+
+// ReservedError is a destination whose own folder, DEST/.rsx, holds a
+// symbolic link or something else than the plain files and folders rsx
+// keeps there: rsx refuses to use it, touching nothing.
+type ReservedError struct {
+	Dest, Path string // the destination, and the path in it
+	What       string // what is wrong with it
+}
+
+func (e *ReservedError) Error() string {
+	return fmt.Sprintf("destination %s: %s %s: rsx keeps its own files in %s and uses them only when they are plain files and folders; it changed nothing (move it away, or choose another DEST)",
+		e.Dest, filepath.Join(e.Dest, filepath.FromSlash(e.Path)), e.What, ReservedDir)
+}
+
+// reservedKinds are the entries of DEST/.rsx whose kind rsx knows: true for
+// a folder, false for a plain file.
+var reservedKinds = map[string]bool{
+	ReservedDir:               true,
+	ReservedDir + "/tmp":      true,
+	ReservedDir + "/rejected": true,
+	ReservedDir + "/lock":     false,
+	StateFile:                 false,
+	StateFile + "-wal":        false,
+	StateFile + "-shm":        false,
+	StateFile + "-journal":    false,
+}
+
+// checkReserved refuses a DEST/.rsx that is, or holds, anything but plain
+// files and folders (a symbolic link, a pipe, a device), or whose known
+// entries are not of their kind: state.db or lock through a link would be
+// written wherever the link leads, and tmp/, emptied at every start, would
+// empty whatever it leads to. It only reads.
+func (d *Dir) checkReserved() error {
+	kind := func(fi fs.FileInfo) string {
+		switch m := fi.Mode(); {
+		case m&fs.ModeSymlink != 0:
+			return "link"
+		case m.IsDir():
+			return "folder"
+		case m.IsRegular():
+			return "file"
+		}
+		return "other"
+	}
+	describe := func(p string, fi fs.FileInfo) string {
+		switch kind(fi) {
+		case "link":
+			target, _ := d.root.Readlink(p)
+			return fmt.Sprintf("is a symbolic link (to %q, %s)", target, d.leads(p, target))
+		case "folder":
+			return "is a folder"
+		case "file":
+			return "is a file"
+		}
+		return "is neither a file nor a folder (" + fi.Mode().Type().String() + ")"
+	}
+	fi, err := d.root.Lstat(ReservedDir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("destination %s: %w", d.dir, err)
+	}
+	if kind(fi) != "folder" {
+		return &ReservedError{Dest: d.dir, Path: ReservedDir, What: describe(ReservedDir, fi) + ", not a folder"}
+	}
+	err = fs.WalkDir(d.root.FS(), ReservedDir, func(p string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		fi, err := e.Info()
+		if err != nil {
+			return err
+		}
+		k := kind(fi)
+		if wantDir, known := reservedKinds[p]; known {
+			if want := map[bool]string{true: "folder", false: "file"}[wantDir]; k != want {
+				return &ReservedError{Dest: d.dir, Path: p, What: describe(p, fi) + ", not a " + want}
+			}
+			return nil
+		}
+		if k != "file" && k != "folder" {
+			return &ReservedError{Dest: d.dir, Path: p, What: describe(p, fi)}
+		}
+		return nil
+	})
+	var re *ReservedError
+	if errors.As(err, &re) {
+		return re
+	}
+	if err != nil {
+		return fmt.Errorf("destination %s: check %s: %w", d.dir, ReservedDir, err)
 	}
 	return nil
 }

@@ -199,10 +199,20 @@ func TestDirRefusesLinksThatLeadOut(t *testing.T) {
 	if len(entries) != 0 {
 		t.Errorf("written outside: %v", entries)
 	}
-	// A relative link that stays inside is followed.
-	write(t, d, "in/y", "inner")
-	if b, err := os.ReadFile(filepath.Join(dir, "inside", "y")); err != nil || string(b) != "inner" {
-		t.Errorf("through an inner link: %q %v", b, err)
+	// A link that stays inside the copy is not followed either: the file
+	// would not be where the state says.
+	write(t, d, "inside/y", "inner")
+	w, err := d.Create(ctx, "in/y", Meta{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.WriteString(w, "through")
+	var le *LinkError
+	if err := w.Commit(ctx); !errors.As(err, &le) || le.Link != "in" || le.Leads != "elsewhere in the copy" {
+		t.Errorf("written through an inner link: %v", err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "inside", "y")); string(b) != "inner" {
+		t.Errorf("through an inner link: %q", b)
 	}
 	// Walk does not follow links.
 	var paths []string
@@ -210,6 +220,164 @@ func TestDirRefusesLinksThatLeadOut(t *testing.T) {
 	if strings.Join(paths, " ") != "inside/y" {
 		t.Errorf("Walk: %q", paths)
 	}
+}
+
+// A link planted in the copy that leads into DEST/.rsx would let a
+// resource overwrite the state or the lock: every write, read, stat and
+// removal refuses a path with a link among its folders, naming the link.
+func TestDirRefusesLinksIntoItsOwnFolder(t *testing.T) {
+	ctx := context.Background()
+	d, dir := openDir(t)
+	write(t, d, "h/real/x", "x")
+	state := filepath.Join(dir, ".rsx", "state.db")
+	os.WriteFile(state, []byte("the state"), 0o644)
+	os.Symlink(".rsx", filepath.Join(dir, "a"))
+	os.Symlink("../.rsx", filepath.Join(dir, "h", "b"))
+	os.Symlink("../../.rsx", filepath.Join(dir, "h", "real", "c"))
+	os.Symlink(filepath.Join(dir, ".rsx"), filepath.Join(dir, "abs"))
+	os.Symlink(".rsx/state.db", filepath.Join(dir, "final"))
+	for _, tc := range []struct{ path, link, leads string }{
+		{"a/state.db", "a", "into the destination's own folder .rsx"},
+		{"a/lock", "a", "into the destination's own folder .rsx"},
+		{"a/tmp/x", "a", "into the destination's own folder .rsx"},
+		{"h/b/state.db", "h/b", "into the destination's own folder .rsx"},
+		{"h/real/c/state.db", "h/real/c", "into the destination's own folder .rsx"},
+		{"abs/state.db", "abs", "into the destination's own folder .rsx"},
+	} {
+		w, err := d.Create(ctx, tc.path, Meta{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.WriteString(w, "overwritten")
+		err = w.Commit(ctx)
+		var le *LinkError
+		if !errors.As(err, &le) || le.Link != tc.link || le.Leads != tc.leads {
+			t.Errorf("Commit(%s): %v, want a LinkError of %s %s", tc.path, err, tc.link, tc.leads)
+		} else if msg := err.Error(); !strings.Contains(msg, tc.path) || !strings.Contains(msg, strconv.Quote(tc.link)) {
+			t.Errorf("Commit(%s): %q does not name the path and the link", tc.path, msg)
+		}
+		if err := d.Remove(ctx, tc.path); !errors.As(err, &le) {
+			t.Errorf("Remove(%s): %v, want a LinkError", tc.path, err)
+		}
+		if _, err := d.Open(ctx, tc.path); !errors.As(err, &le) {
+			t.Errorf("Open(%s): %v, want a LinkError", tc.path, err)
+		}
+		if _, err := d.Stat(ctx, tc.path); !errors.As(err, &le) {
+			t.Errorf("Stat(%s): %v, want a LinkError", tc.path, err)
+		}
+	}
+	// A link at the file's own place is neither read nor followed; a write
+	// replaces the link by the file.
+	if _, err := d.Open(ctx, "final"); err == nil {
+		t.Error("Open followed a link to .rsx/state.db")
+	}
+	write(t, d, "final", "a file now")
+	if fi, err := os.Lstat(filepath.Join(dir, "final")); err != nil || !fi.Mode().IsRegular() {
+		t.Errorf("the link was not replaced by the file: %v", err)
+	}
+	if b, _ := os.ReadFile(state); string(b) != "the state" {
+		t.Errorf("state.db was changed through a link: %q", b)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".rsx", "lock")); err == nil {
+		t.Error("a lock was written through a link")
+	}
+	if got := tmpCount(t, dir); got != 0 {
+		t.Errorf("%d temporaries left", got)
+	}
+}
+
+// DEST/.rsx, or anything in it, that is a link or not of the kind rsx keeps
+// there makes OpenDir refuse the destination, changing nothing: a tmp/
+// that leads into the copy would otherwise be emptied by the next Lock.
+func TestOpenDirRefusesLinksInItsOwnFolder(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		plant func(t *testing.T, dir, copyDir string)
+		want  string
+	}{
+		{".rsx a link into the copy", func(t *testing.T, dir, copyDir string) {
+			os.RemoveAll(filepath.Join(dir, ".rsx"))
+			os.Symlink("h", filepath.Join(dir, ".rsx"))
+		}, ".rsx is a symbolic link"},
+		{".rsx a file", func(t *testing.T, dir, copyDir string) {
+			os.RemoveAll(filepath.Join(dir, ".rsx"))
+			os.WriteFile(filepath.Join(dir, ".rsx"), nil, 0o644)
+		}, ".rsx is a file, not a folder"},
+		{"tmp a link into the copy", func(t *testing.T, dir, copyDir string) {
+			os.RemoveAll(filepath.Join(dir, ".rsx", "tmp"))
+			os.Symlink("../h", filepath.Join(dir, ".rsx", "tmp"))
+		}, "tmp is a symbolic link (to \"../h\", elsewhere in the copy)"},
+		{"tmp a link outside", func(t *testing.T, dir, copyDir string) {
+			os.RemoveAll(filepath.Join(dir, ".rsx", "tmp"))
+			os.Symlink(t.TempDir(), filepath.Join(dir, ".rsx", "tmp"))
+		}, "outside the destination"},
+		{"tmp an absolute link into the copy", func(t *testing.T, dir, copyDir string) {
+			os.RemoveAll(filepath.Join(dir, ".rsx", "tmp"))
+			os.Symlink(copyDir, filepath.Join(dir, ".rsx", "tmp"))
+		}, "elsewhere in the copy"},
+		{"lock a link", func(t *testing.T, dir, copyDir string) {
+			os.Remove(filepath.Join(dir, ".rsx", "lock"))
+			os.Symlink("../h/x", filepath.Join(dir, ".rsx", "lock"))
+		}, "lock is a symbolic link"},
+		{"state.db a link", func(t *testing.T, dir, copyDir string) {
+			os.Symlink("../h/x", filepath.Join(dir, ".rsx", "state.db"))
+		}, "state.db is a symbolic link"},
+		{"state.db a folder", func(t *testing.T, dir, copyDir string) {
+			os.Mkdir(filepath.Join(dir, ".rsx", "state.db"), 0o755)
+		}, "state.db is a folder, not a file"},
+		{"rejected a link", func(t *testing.T, dir, copyDir string) {
+			os.Symlink("../h", filepath.Join(dir, ".rsx", "rejected"))
+		}, "rejected is a symbolic link"},
+		{"a link deep in rejected", func(t *testing.T, dir, copyDir string) {
+			os.MkdirAll(filepath.Join(dir, ".rsx", "rejected", "h", "a"), 0o755)
+			os.Symlink("/etc", filepath.Join(dir, ".rsx", "rejected", "h", "a", "b"))
+		}, "rejected/h/a/b is a symbolic link"},
+		{"a pipe in tmp", func(t *testing.T, dir, copyDir string) {
+			if err := syscall.Mkfifo(filepath.Join(dir, ".rsx", "tmp", "p"), 0o644); err != nil {
+				t.Skip(err)
+			}
+		}, "neither a file nor a folder"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d, dir := openDir(t)
+			write(t, d, "h/x", "the copy")
+			l, err := d.Lock(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			l.Release()
+			d.Close()
+			copyDir := filepath.Join(dir, "h")
+			tc.plant(t, dir, copyDir)
+			before := tree(t, dir)
+			d2, err := OpenDir(dir, Options{Create: true})
+			var re *ReservedError
+			if !errors.As(err, &re) || !strings.Contains(err.Error(), tc.want) {
+				if err == nil {
+					d2.Close()
+				}
+				t.Fatalf("OpenDir: %v, want a ReservedError saying %q", err, tc.want)
+			}
+			if after := tree(t, dir); after != before {
+				t.Errorf("the destination changed:\n%s\nwas\n%s", after, before)
+			}
+		})
+	}
+}
+
+// tree describes every entry below dir (links not followed).
+func tree(t *testing.T, dir string) string {
+	t.Helper()
+	var b strings.Builder
+	filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		fi, _ := e.Info()
+		fmt.Fprintf(&b, "%s %s %d\n", p, fi.Mode(), fi.Size())
+		return nil
+	})
+	return b.String()
 }
 
 func TestDirRemoveAndWalk(t *testing.T) {
