@@ -106,7 +106,11 @@ so. Resources outside the Source's authority are refused unless
 Every download goes to a temporary file, is verified against the declared
 length and every declared digest, then fsynced and renamed into place (for a
 bucket: uploaded once verified). One that fails keeps the old copy; its bytes
-are kept in DEST/.rsx/rejected/. One run per DEST at a time.
+are kept in DEST/.rsx/rejected/ (the newest 1,000 files and 256 MiB; older
+ones are removed at the start and end of each run). One run per DEST at a
+time. Nothing is written, read or removed through a symbolic link in DEST: a
+resource whose folders include a link is refused, and a link anywhere in
+DEST/.rsx makes the run refuse to start.
 
 Politeness: the HTTP options apply (--rate, --concurrency per host, retries
 with Retry-After); a download that needs retries or gets 429/503 halves the

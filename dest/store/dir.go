@@ -34,6 +34,9 @@ type Dir struct {
 	dir      string // absolute, symbolic links resolved
 	root     *os.Root
 	foldCase bool
+	// what .rsx/rejected keeps (Options.KeepRejectedFiles)
+	keepFiles int
+	keepBytes int64
 
 	mu    sync.Mutex
 	made  map[string]bool // folders known to exist
@@ -65,6 +68,7 @@ func OpenDir(dir string, opts Options) (*Dir, error) {
 		return nil, fmt.Errorf("destination %s: %w", dir, err)
 	}
 	d := &Dir{dir: real, root: root, made: map[string]bool{}, dirty: map[string]bool{}}
+	d.keepFiles, d.keepBytes = opts.keepRejected()
 	if err := d.checkReserved(); err != nil {
 		root.Close()
 		return nil, err
@@ -119,7 +123,8 @@ func (d *Dir) StatePath(context.Context) (string, error) {
 // PublishState does nothing: the state lives in the folder already.
 func (d *Dir) PublishState(context.Context, string) error { return nil }
 
-// Lock takes DEST/.rsx/lock (see lockFile) and empties DEST/.rsx/tmp.
+// Lock takes DEST/.rsx/lock (see lockFile), empties DEST/.rsx/tmp and
+// prunes DEST/.rsx/rejected (as Release does again).
 func (d *Dir) Lock(ctx context.Context) (*Lock, error) {
 	lockPath := ReservedDir + "/lock"
 	f, err := d.root.OpenFile(lockPath, os.O_RDWR|os.O_CREATE, 0o644)
@@ -162,9 +167,12 @@ func (d *Dir) Lock(ctx context.Context) (*Lock, error) {
 			return nil
 		}
 		released = true
+		_, err := d.pruneRejected()
 		// An empty lock file is a lock released cleanly: the next run knows
 		// it takes over nothing.
-		err := rewrite(f, nil)
+		if rerr := rewrite(f, nil); err == nil {
+			err = rerr
+		}
 		if uerr := unlockFile(f); err == nil {
 			err = uerr
 		}
@@ -178,6 +186,9 @@ func (d *Dir) Lock(ctx context.Context) (*Lock, error) {
 	}
 	n, err := d.removeTemporaries()
 	l.Removed = n
+	if err == nil {
+		l.Pruned, err = d.pruneRejected()
+	}
 	if err != nil {
 		l.Release()
 		return nil, err

@@ -74,6 +74,8 @@ type Lock struct {
 	TookOver *Holder
 	// Removed counts the temporaries of an interrupted run that were removed.
 	Removed int
+	// Pruned counts the old rejected downloads removed at the start.
+	Pruned int
 	// Note says how the lock is kept when the store cannot do it fully
 	// (a bucket without conditional writes); "" otherwise.
 	Note    string

@@ -70,36 +70,54 @@ func (s *S3) Lock(ctx context.Context) (*Lock, error) {
 	done := make(chan struct{})
 	go s.refresh(me, etag, conditional, stop, done)
 	l.release = func() error {
-		close(stop)
-		<-done
-		s.mu.Lock()
-		s.locked = false
-		s.mu.Unlock()
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		cur, _, _, err := s.readLock(ctx)
-		if err != nil {
-			if isNotFound(err) {
-				return nil
-			}
-			return fmt.Errorf("release the lock of %s: %w", s.loc.Name(), err)
+		var perr error
+		if s.lost() == nil {
+			pctx, pcancel := context.WithTimeout(context.Background(), time.Minute)
+			_, perr = s.pruneRejected(pctx)
+			pcancel()
 		}
-		if cur.Token != me.Token {
-			return nil // taken over: not ours to remove
+		if err := s.releaseLock(me, stop, done); err != nil {
+			return err
 		}
-		if err := s.client.RemoveObject(ctx, s.loc.Bucket, s.lockKey(), minio.RemoveObjectOptions{}); err != nil {
-			return fmt.Errorf("release the lock of %s: %w", s.loc.Name(), err)
-		}
-		return nil
+		return perr
 	}
 	l.lost = s.lost
 	n, err := s.removeTemporaries(ctx)
 	l.Removed = n
+	if err == nil {
+		l.Pruned, err = s.pruneRejected(ctx)
+	}
 	if err != nil {
 		l.Release()
 		return nil, err
 	}
 	return l, nil
+}
+
+// releaseLock stops refreshing the lock and removes it, when it is still
+// this run's.
+func (s *S3) releaseLock(me Holder, stop, done chan struct{}) error {
+	close(stop)
+	<-done
+	s.mu.Lock()
+	s.locked = false
+	s.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cur, _, _, err := s.readLock(ctx)
+	if err != nil {
+		if isNotFound(err) {
+			return nil
+		}
+		return fmt.Errorf("release the lock of %s: %w", s.loc.Name(), err)
+	}
+	if cur.Token != me.Token {
+		return nil // taken over: not ours to remove
+	}
+	if err := s.client.RemoveObject(ctx, s.loc.Bucket, s.lockKey(), minio.RemoveObjectOptions{}); err != nil {
+		return fmt.Errorf("release the lock of %s: %w", s.loc.Name(), err)
+	}
+	return nil
 }
 
 func (s *S3) lockKey() string { return s.loc.Key(ReservedDir + "/lock") }

@@ -46,7 +46,9 @@ type Store interface {
 	String() string
 	// Lock takes the destination for this run, or returns a *LockedError
 	// naming the run that holds it. It removes the temporaries an interrupted
-	// run left behind. Release the lock at the end of the run.
+	// run left behind, and the oldest rejected downloads beyond what
+	// ReservedDir/rejected keeps (Options.KeepRejectedFiles), as Release
+	// does again. Release the lock at the end of the run.
 	Lock(ctx context.Context) (*Lock, error)
 	// Create begins the write of the file at path. Nothing at path changes
 	// until the Writer's Commit.
@@ -138,6 +140,12 @@ type Options struct {
 	// Getenv reads the credentials' environment variables (os.Getenv by
 	// default): AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN.
 	Getenv func(string) string
+	// KeepRejectedFiles and KeepRejectedBytes bound what ReservedDir/rejected
+	// keeps: the newest files within both (the newest one always); older
+	// ones are removed at the start and at the end of every run. 0 means
+	// DefaultKeepRejectedFiles, DefaultKeepRejectedBytes.
+	KeepRejectedFiles int
+	KeepRejectedBytes int64
 	// LockStaleAfter is how long a bucket's lock may go without being
 	// refreshed before another run may take it over (default 10 minutes; the
 	// holder refreshes it every LockStaleAfter/5).
