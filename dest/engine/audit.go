@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"rsx/claims"
+	"rsx/dest/pathmap"
 	"rsx/dest/plan"
 	"rsx/dest/state"
 	"rsx/dest/store"
@@ -60,6 +61,11 @@ type AuditReport struct {
 	Unselected int
 	// NotChosen counts the Source's resources AuditOptions.Only left out.
 	NotChosen int
+	// Collisions counts the Source's resources the copy lacks because, by
+	// the collision rule (collide.go), another resource of the copy holds
+	// their path: a sync refuses them, so they are outside the copy, not
+	// missing.
+	Collisions int
 	// SameURIs are the resources counted in Same, with
 	// AuditOptions.ListSame (sorted).
 	SameURIs []string
@@ -83,7 +89,7 @@ func (r *AuditReport) InSync() bool {
 
 // OutOfSelection counts the Source's resources that the copy does not
 // claim to hold: left out by its selection, or never chosen.
-func (r *AuditReport) OutOfSelection() int { return r.Excluded + r.Unselected }
+func (r *AuditReport) OutOfSelection() int { return r.Excluded + r.Unselected + r.Collisions }
 
 // Complete reports whether every document of the Source the audit needs
 // was read: when one was not, what the report says holds for the resources
@@ -231,6 +237,10 @@ func (s *Session) AuditWith(ctx context.Context, target string, opts AuditOption
 	}
 	a := &auditor{s: s, rep: rep, announced: announced, srcID: row.ID, listSame: opts.ListSame, unknownAnnouncements: unknownAnnouncements,
 		chosenOnly: chosenOnly, baselineDone: baselineDone}
+	if a.mapper, err = auditMapper(src, row.Selection); err != nil {
+		return nil, err
+	}
+	a.det = s.db.NewDetector(s.st.CaseInsensitive())
 	a.start(ctx)
 	emit := func(it plan.Item) error { return a.item(ctx, it) }
 	listed := newURISet()
@@ -375,6 +385,10 @@ type auditor struct {
 	// baselineDone: its baseline is finished, so a resource it lacks was
 	// new at the Source after it (else it may be one yet to copy).
 	chosenOnly, baselineDone bool
+	// mapper and det find the resources the copy lacks because another
+	// holds their path (loses).
+	mapper *pathmap.Mapper
+	det    *state.Detector
 
 	jobs    chan plan.Item
 	wg      sync.WaitGroup
@@ -446,6 +460,14 @@ func (a *auditor) item(ctx context.Context, it plan.Item) error {
 			a.mu.Unlock()
 			return nil
 		}
+		if lost, err := a.loses(ctx, uri); err != nil {
+			return err
+		} else if lost {
+			a.mu.Lock()
+			a.rep.Collisions++
+			a.mu.Unlock()
+			return nil
+		}
 		a.add(&a.rep.Missing, uri)
 		if a.baselineDone && a.unannounced(uri) {
 			a.add(&a.rep.Unannounced, uri)
@@ -473,6 +495,43 @@ func (a *auditor) item(ctx context.Context, it plan.Item) error {
 		}
 	}
 	return nil
+}
+
+// auditMapper maps URIs to paths as the copy's syncs do (its --map rules;
+// every host, since only the paths matter here).
+func auditMapper(src *source, sel state.Selection) (*pathmap.Mapper, error) {
+	rules := make([]pathmap.Rule, 0, len(sel.Map))
+	for _, m := range sel.Map {
+		r, err := pathmap.ParseRule(m)
+		if err != nil {
+			return nil, fmt.Errorf("the stored --map: %w", err)
+		}
+		rules = append(rules, r)
+	}
+	return pathmap.New(pathmap.Options{Authorities: src.authorities, AllowOtherHosts: true, Rules: rules})
+}
+
+// loses reports whether a resource the copy lacks loses its path to a
+// resource of the copy by the collision rule (collide.go): a sync refuses
+// it. One that would win is missing: a sync takes the path over.
+func (a *auditor) loses(ctx context.Context, uri string) (bool, error) {
+	path, err := a.mapper.Map(uri)
+	if err != nil {
+		return false, nil
+	}
+	hs, err := a.det.Holders(ctx, a.srcID, uri, path)
+	if err != nil {
+		return false, err
+	}
+	for _, h := range hs {
+		switch {
+		case h.Below, h.SourceID != a.srcID:
+			return true, nil
+		case h.Kind != state.FileFolder && !h.Deleted && h.URI < uri:
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // unannounced reports whether a difference of uri that comes from the

@@ -414,15 +414,16 @@ func TestMappingEdgeCases(t *testing.T) {
 	}
 	f.setRes("/r/"+long, []byte("long\n"))
 	entries = append(entries, rlEntry("/r/"+long, []byte("long\n"), "2030-01-01T09:00:00Z"))
-	// Two URIs of one path: the second is a collision.
+	// Two URIs of one path: the smaller wins, the other is refused.
 	f.setRes("/r/same", []byte("same\n"))
 	f.setRes("/r//same", []byte("same\n"))
 	entries = append(entries, rlEntry("/r/same", []byte("same\n"), "2030-01-01T09:00:00Z"), rlEntry("/r//same", []byte("same\n"), "2030-01-01T09:00:00Z"))
 	f.setDoc("/rl.xml", resourceList("2030-01-01T10:00:00Z", entries...))
 	dir := t.TempDir()
 	res := syncOnce(t, dir, testClient(t), f.target(), PlanOptions{})
-	if res.Created != len(cases)+2 || res.FailedCount != 1 || res.Failed[0].Kind != KindCollision {
-		t.Fatalf("created %d, failed:%s", res.Created, failures(res))
+	if res.Created != len(cases)+2 || res.FailedCount != 0 || len(res.Plan.Refused) != 1 || res.Plan.Refused[0].Kind != KindCollision ||
+		res.Plan.Refused[0].URL != f.srv.URL+"/r/same" {
+		t.Fatalf("created %d, refused %v, failed:%s", res.Created, res.Plan.Refused, failures(res))
 	}
 	got := files(t, dir)
 	for i, c := range cases {

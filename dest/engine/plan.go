@@ -28,6 +28,9 @@ type Summary struct {
 	// Excluded counts the resources the selection leaves out; Refused those
 	// outside the Source's authority or that cannot be mapped to a path.
 	Excluded, Refused int
+	// Collisions counts the refused that lose a path to another resource
+	// (the collision rule, collide.go).
+	Collisions int
 	// NotChosen counts the entries read that PlanOptions.Only leaves out.
 	NotChosen int
 	// Vanished counts the resources created and deleted inside the window
@@ -178,6 +181,7 @@ type builder struct {
 	emittedPending int
 	index          *indexLoader // an incremental plan's state, loaded in the background
 	capList        string       // the Source's Capability List, "" when none
+	col            *collider    // the plan's paths, for the collision rule (nil: claims decide at run time)
 	docs           atomic.Int64
 	entries        atomic.Int64
 }
@@ -226,7 +230,7 @@ func (s *Session) Plan(ctx context.Context, target string, opts PlanOptions) (*P
 		p.selSave = !exists || selChanged
 		p.Selection = given
 	}
-	b := &builder{s: s, p: p, capList: src.capList}
+	b := &builder{s: s, p: p, capList: src.capList, col: newCollider(s, p.srcID)}
 	if b.sel, err = plan.NewSelection(p.Selection.Include, p.Selection.Exclude); err != nil {
 		return nil, fmt.Errorf("selection: %w", err)
 	}
@@ -309,6 +313,9 @@ func (s *Session) Plan(ctx context.Context, target string, opts PlanOptions) (*P
 	stopTicker()
 	if err == nil {
 		err = p.items.finish()
+	}
+	if err == nil {
+		err = b.settleCollisions(ctx)
 	}
 	if err != nil {
 		p.Close()
@@ -445,6 +452,11 @@ func (b *builder) emit(ctx context.Context) func(plan.Item) error {
 		}
 		switch item.Action {
 		case plan.Create, plan.Update:
+			if b.col != nil && item.Path != "" {
+				if err := b.col.add(ctx, item.Entry.URI, item.Path); err != nil {
+					return err
+				}
+			}
 			if item.Action == plan.Create {
 				sum.Create++
 			} else {

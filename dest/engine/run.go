@@ -66,6 +66,8 @@ type runner struct {
 	consecutive          atomic.Int64
 	inflight             sync.Map // worker → URI
 
+	taken map[int64]bool // rows taken over and removed (the recorder's)
+
 	mu       sync.Mutex
 	stopped  string
 	res      *Result
@@ -390,7 +392,7 @@ func (r *runner) write(it *Item, buf []byte) outcome {
 	if path == "" {
 		return r.failed(it, path, KindState, fmt.Errorf("%s: the copy's path is no longer in the state", e.URI))
 	}
-	if err := r.det.Claim(ctx, r.srcID, e.URI, path); err != nil {
+	if err := r.det.ClaimReplacing(ctx, r.srcID, e.URI, path, it.Takes.URI); err != nil {
 		kind := KindState
 		if collision(err) {
 			kind = KindCollision
@@ -470,6 +472,14 @@ func (r *runner) write(it *Item, buf []byte) outcome {
 	}
 	if ex != nil && ex.ResponseHeader != nil {
 		res.ETag, res.LastModified = ex.ResponseHeader.Get("ETag"), ex.ResponseHeader.Get("Last-Modified")
+	}
+	if t := it.Takes; t.Path != "" && t.Path != path {
+		// The path is taken over from a file where a folder of it must be
+		// (or one that differs by case): it goes first.
+		if err := r.s.st.Remove(ctx, t.Path); err != nil {
+			out.Abort()
+			return r.failed(it, path, KindWrite, fmt.Errorf("take the path over from %s: %w", t.URI, err))
+		}
 	}
 	if r.commits != nil {
 		// The committer makes it durable with others, renames it into
@@ -683,6 +693,19 @@ func (r *runner) record() {
 		var err error
 		switch out.kind {
 		case outWrote:
+			if t := out.it.Takes; t.URI != "" && !r.taken[t.ID] {
+				// The row whose path it took over goes in the same batch.
+				if r.taken == nil {
+					r.taken = map[int64]bool{}
+				}
+				r.taken[t.ID] = true
+				if _, err = w.RemoveResource(ctx, r.srcID, t.URI); err == nil && t.Deleted {
+					res.Deleted++
+				}
+			}
+			if err != nil {
+				break
+			}
 			if err = w.PutResource(ctx, &out.res); err == nil {
 				r.done.Add(1)
 				switch {

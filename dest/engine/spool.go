@@ -22,6 +22,18 @@ type Item struct {
 	// (Create, and Update when the --map rules changed); "" for the other
 	// actions and updates in place (their row has it).
 	Path string
+	// Takes is the resource of the state whose path this write takes over,
+	// a path collision it wins (collide.go): its row is removed, and its
+	// file when it is not at Path, with the write. Zero for none.
+	Takes Taken
+}
+
+// Taken is a resource of the state whose path a write takes over.
+type Taken struct {
+	ID        int64
+	URI, Path string
+	// Deleted: the Source deleted it (the takeover applies the deletion).
+	Deleted bool
 }
 
 // spool holds a plan's items in a file, so that a plan of millions of
@@ -79,6 +91,16 @@ func (s *spool) add(it *Item) error {
 	}
 	b = appendTime(b, e.Lastmod)
 	b = appendTime(b, e.Datetime)
+	if it.Takes.URI != "" {
+		b = binary.AppendVarint(b, it.Takes.ID)
+		b = appendString(b, it.Takes.URI)
+		b = appendString(b, it.Takes.Path)
+		if it.Takes.Deleted {
+			b = append(b, 1)
+		} else {
+			b = append(b, 0)
+		}
+	}
 	s.buf = b
 	var n [binary.MaxVarintLen64]byte
 	if _, err := s.w.Write(n[:binary.PutUvarint(n[:], uint64(len(b)))]); err != nil {
@@ -200,6 +222,16 @@ func decodeItem(b []byte, it *Item) error {
 	it.Reason = str()
 	e.Lastmod = tm()
 	e.Datetime = tm()
+	if len(b) > 0 && !bad {
+		it.Takes.ID = sv()
+		it.Takes.URI = str()
+		it.Takes.Path = str()
+		if len(b) != 1 {
+			bad = true
+		} else {
+			it.Takes.Deleted = b[0] == 1
+		}
+	}
 	if bad {
 		return errors.New("read the plan's items: a corrupt record")
 	}

@@ -45,9 +45,16 @@ func (e *CollisionError) Error() string {
 }
 
 type owner struct {
-	source int64
-	uri    string
-	path   string
+	source   int64
+	uri      string
+	path     string
+	replaces string // the URI of the same Source whose row it takes over ("" for none)
+}
+
+// mine reports whether the row o of the state is the claimer's own, or the
+// one it takes over.
+func (me owner) mine(o owner) bool {
+	return o.source == me.source && (o.uri == me.uri || (me.replaces != "" && o.uri == me.replaces))
 }
 
 // Detector finds the collisions of a run's paths with those the state holds
@@ -184,9 +191,16 @@ func (d *Detector) k(p string) string {
 // holds it for it, or returns a *CollisionError (or an error reading the
 // state). The resource's own row does not collide with it.
 func (d *Detector) Claim(ctx context.Context, sourceID int64, uri, path string) error {
+	return d.ClaimReplacing(ctx, sourceID, uri, path, "")
+}
+
+// ClaimReplacing is Claim for a resource that takes the path over from the
+// resource (sourceID, replaced) of the state, whose row the same batch
+// removes: that row does not collide with it.
+func (d *Detector) ClaimReplacing(ctx context.Context, sourceID int64, uri, path, replaced string) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	me := owner{sourceID, uri, path}
+	me := owner{source: sourceID, uri: uri, path: path, replaces: replaced}
 	kp := d.k(path)
 	if o, ok := d.files[kp]; ok {
 		if o.source == sourceID && o.uri == uri {
@@ -241,7 +255,7 @@ func (d *Detector) checkState(ctx context.Context, me owner, parents []string) e
 			rows.Close()
 			return fmt.Errorf("check path %s of %s for collisions: %w", me.path, me.uri, err)
 		}
-		if o.source == me.source && o.uri == me.uri {
+		if me.mine(o) {
 			continue
 		}
 		if hit == nil && (o.path == me.path || d.foldCase) {
@@ -260,7 +274,7 @@ func (d *Detector) checkState(ctx context.Context, me owner, parents []string) e
 		if err != nil {
 			return fmt.Errorf("check path %s of %s for collisions: %w", me.path, me.uri, err)
 		}
-		if found && !(o.source == me.source && o.uri == me.uri) {
+		if found && !me.mine(o) {
 			return &CollisionError{Kind: FileFolder, URI: me.uri, Path: me.path, OtherURI: o.uri, OtherPath: o.path, OtherSource: o.source}
 		}
 	}
@@ -341,4 +355,105 @@ func parentsOf(p string) []string {
 		}
 	}
 	return out
+}
+
+// Holder is a row of the state whose path collides with a path asked about
+// (Detector.Holders).
+type Holder struct {
+	ID, SourceID int64
+	URI, Path    string
+	Deleted      bool // the Source deleted it (a deletion remembered)
+	// Kind says how: SamePath or CaseOnly (the path itself), FileFolder
+	// with Below false (a file where a folder of the path must be) or Below
+	// true (a file inside the path, as a folder).
+	Kind  CollisionKind
+	Below bool
+}
+
+// Holders returns the rows of the state whose paths collide with path, but
+// the resource's own (sourceID, uri): the path itself (or, folding case,
+// its key), a file at one of its folders, and one file inside it (when
+// there are several, the first by path). It claims nothing.
+func (d *Detector) Holders(ctx context.Context, sourceID int64, uri, path string) ([]Holder, error) {
+	parents := parentsOf(path)
+	d.mu.Lock()
+	may := d.mayCollide(path, parents)
+	d.mu.Unlock()
+	if !may {
+		return nil, nil
+	}
+	var out []Holder
+	scan := func(rows interface {
+		Next() bool
+		Scan(...any) error
+	}, keep func(*Holder) bool) error {
+		for rows.Next() {
+			var h Holder
+			var deleted *string
+			if err := rows.Scan(&h.ID, &h.SourceID, &h.URI, &h.Path, &deleted); err != nil {
+				return err
+			}
+			h.Deleted = deleted != nil
+			if h.SourceID == sourceID && h.URI == uri {
+				continue
+			}
+			if keep(&h) {
+				out = append(out, h)
+			}
+		}
+		return nil
+	}
+	query := func(q string, keep func(*Holder) bool, args ...any) error {
+		rows, err := d.db.sql.QueryContext(ctx, q, args...)
+		if err != nil {
+			return fmt.Errorf("check path %s of %s for collisions: %w", path, uri, err)
+		}
+		err = scan(rows, keep)
+		if cerr := closeRows(rows); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return fmt.Errorf("check path %s of %s for collisions: %w", path, uri, err)
+		}
+		return nil
+	}
+	const cols = `SELECT id, source_id, uri, path, deleted_at FROM resource`
+	err := query(cols+` WHERE path_key = ?`, func(h *Holder) bool {
+		switch {
+		case h.Path == path:
+			h.Kind = SamePath
+		case d.foldCase:
+			h.Kind = CaseOnly
+		default:
+			return false
+		}
+		return true
+	}, pathmap.Key(path))
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range parents {
+		err := query(cols+` WHERE path_key = ?`, func(h *Holder) bool {
+			h.Kind = FileFolder
+			return h.Path == p || d.foldCase
+		}, pathmap.Key(p))
+		if err != nil {
+			return nil, err
+		}
+	}
+	key := pathmap.Key(path)
+	q := cols + ` WHERE path_key >= ? AND path_key < ?`
+	args := []any{key + "/", key + "0"}
+	if !d.foldCase {
+		q += ` AND substr(path, 1, ?) = ?`
+		args = append(args, len(path)+1, path+"/")
+	}
+	err = query(q+` ORDER BY path LIMIT 2`, func(h *Holder) bool {
+		h.Kind, h.Below = FileFolder, true
+		return true
+	}, args...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }

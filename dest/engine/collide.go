@@ -1,0 +1,426 @@
+package engine
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"hash/maphash"
+	"slices"
+	"strings"
+
+	"rsx/dest/pathmap"
+	"rsx/dest/plan"
+	"rsx/dest/state"
+)
+
+// The collision rule. Two resources collide when they need one path (the
+// same path, or paths that differ only by case on a destination that
+// ignores case), or when one needs as a folder the path that is the other's
+// file. Which one gets the path is decided when planning, from the
+// resources the plan writes and the rows of the state, so that it is the
+// same in every run whatever the order the workers take them in, and on
+// every store:
+//
+//  1. A folder wins over a file: a resource whose path another needs as a
+//     folder is refused (http://h/a loses to http://h/a/b).
+//  2. Among resources that need the same path, the byte-wise smallest URI
+//     wins: http://h/a wins over https://h/a and http://h//a.
+//  3. A resource the Source deleted (a deletion remembered or applied now)
+//     holds no path against one the Source lists.
+//  4. A path held by another Source's resource stays with it.
+//
+// A resource of the state that loses (its path taken over) has its row
+// removed, and its file replaced or removed, by the write of the winner; it
+// is reported as refused, naming the winner. A resource that loses is
+// refused, not fetched (Plan.Refused, kind "collision"): not a failure of
+// the run, and outside the copy for an audit.
+
+// collider gathers what the plan writes, to find its collisions.
+type collider struct {
+	s        *Session
+	srcID    int64
+	det      *state.Detector
+	foldCase bool
+	seed1    maphash.Seed
+	seed2    maphash.Seed
+	files    [][2]uint64            // the key of each new path of the plan
+	folders  map[[2]uint64]struct{} // the keys of their folders
+	hits     map[string][]state.Holder
+	adds     int
+	empty    bool // the state has no resource: nothing to check
+	checked  bool
+}
+
+func newCollider(s *Session, srcID int64) *collider {
+	fold := s.st.CaseInsensitive()
+	return &collider{s: s, srcID: srcID, det: s.db.NewDetector(fold), foldCase: fold,
+		seed1: maphash.MakeSeed(), seed2: maphash.MakeSeed(), folders: map[[2]uint64]struct{}{}, hits: map[string][]state.Holder{}}
+}
+
+// k is the form in which paths are compared (as state.Detector does).
+func (c *collider) k(p string) string {
+	if c.foldCase {
+		return pathmap.Key(p)
+	}
+	return p
+}
+
+func (c *collider) hash(k string) [2]uint64 {
+	return [2]uint64{maphash.String(c.seed1, k), maphash.String(c.seed2, k)}
+}
+
+// add notes a path the plan writes (a Create, or an Update to a new path)
+// and the rows of the state it collides with.
+func (c *collider) add(ctx context.Context, uri, path string) error {
+	kp := c.k(path)
+	c.files = append(c.files, c.hash(kp))
+	for i := 0; i < len(kp); i++ {
+		if kp[i] == '/' {
+			c.folders[c.hash(kp[:i])] = struct{}{}
+		}
+	}
+	if !c.checked {
+		c.checked = true
+		n := 0
+		srcs, err := c.s.db.Sources(ctx)
+		if err != nil {
+			return err
+		}
+		for _, src := range srcs {
+			k, err := c.s.db.Rows(ctx, src.ID)
+			if err != nil {
+				return err
+			}
+			n += k
+		}
+		c.empty = n == 0
+		if n > preloadClaims {
+			if err := c.det.Preload(ctx); err != nil {
+				return err
+			}
+		}
+	}
+	if c.empty {
+		return nil
+	}
+	hs, err := c.det.Holders(ctx, c.srcID, uri, path)
+	if err != nil {
+		return err
+	}
+	if len(hs) > 0 {
+		c.hits[uri] = hs
+	}
+	return nil
+}
+
+// contender is a resource that needs a contested path.
+type contender struct {
+	uri, path, key string
+	holders        []state.Holder // rows of the state it collides with
+	lost           *state.CollisionError
+	takes          *state.Holder
+}
+
+// settle decides the plan's collisions by the rule above: the items that
+// lose are taken out of the plan and refused, those that win take their
+// path over from the rows of the state they beat, and the items of those
+// rows are taken out.
+func (b *builder) settleCollisions(ctx context.Context) error {
+	c := b.col
+	if c == nil {
+		return nil
+	}
+	// Keys the plan needs twice, and files of the plan another item of
+	// it needs as a folder.
+	slices.SortFunc(c.files, cmpHash)
+	contested := map[[2]uint64]bool{}
+	for i, h := range c.files {
+		if i > 0 && c.files[i-1] == h {
+			contested[h] = true
+		}
+		if _, ok := c.folders[h]; ok {
+			contested[h] = true
+		}
+	}
+	c.files, c.folders = nil, nil
+	if len(contested) == 0 && len(c.hits) == 0 {
+		return nil
+	}
+	// The items involved.
+	cont := map[string]*contender{}
+	err := b.p.items.each(func(it *Item) error {
+		if it.Path == "" || (it.Action != plan.Create && it.Action != plan.Update) {
+			return nil
+		}
+		kp := c.k(it.Path)
+		hs, hit := c.hits[it.Entry.URI]
+		in := hit || contested[c.hash(kp)]
+		for i := 0; i < len(kp) && !in; i++ {
+			in = kp[i] == '/' && contested[c.hash(kp[:i])]
+		}
+		if in {
+			cont[it.Entry.URI] = &contender{uri: it.Entry.URI, path: it.Path, key: kp, holders: hs}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	deleting := map[int64]bool{} // rows this plan deletes
+	err = b.p.items.each(func(it *Item) error {
+		if it.ID > 0 && (it.Action == plan.Delete || it.Action == plan.PendingDelete) {
+			deleting[it.ID] = true
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	takes, refused := c.decide(cont, deleting)
+	lost := false
+	for _, x := range cont {
+		lost = lost || x.lost != nil
+	}
+	if !lost && len(takes) == 0 {
+		return nil
+	}
+	return b.rewrite(cont, takes, refused)
+}
+
+func cmpHash(a, b [2]uint64) int {
+	if x := cmp.Compare(a[0], b[0]); x != 0 {
+		return x
+	}
+	return cmp.Compare(a[1], b[1])
+}
+
+// decide applies the rule to the contenders: each loses (lost) or wins,
+// taking over at most one row (takes). It returns the rows taken over (by
+// ID) and the refusals of the rows that lose.
+func (c *collider) decide(cont map[string]*contender, deleting map[int64]bool) (map[int64]state.Holder, []Failure) {
+	list := make([]*contender, 0, len(cont))
+	for _, x := range cont {
+		list = append(list, x)
+	}
+	slices.SortFunc(list, func(a, b *contender) int { return strings.Compare(a.uri, b.uri) })
+	// 1. A folder wins over a file: a contender whose path another needs
+	// as a folder loses to the smallest such URI.
+	for _, x := range list {
+		for _, y := range list {
+			if y != x && strings.HasPrefix(y.key, x.key+"/") {
+				x.lost = &state.CollisionError{Kind: state.FileFolder, URI: x.uri, Path: x.path, OtherURI: y.uri, OtherPath: y.path}
+				break
+			}
+		}
+		if x.lost != nil {
+			continue
+		}
+		for _, h := range x.holders {
+			if h.Kind == state.FileFolder && h.Below {
+				x.lost = c.collisionWith(x, &h)
+				break
+			}
+		}
+	}
+	// 2–4. The rows of the state: another Source's always holds; a row
+	// the Source deleted never does; otherwise a file where a folder must
+	// be is taken over, and one at the path itself holds when its URI is
+	// smaller.
+	for _, x := range list {
+		if x.lost != nil {
+			continue
+		}
+		for i := range x.holders {
+			h := &x.holders[i]
+			if h.Below {
+				continue
+			}
+			deleted := h.Deleted || deleting[h.ID]
+			switch {
+			case h.SourceID != c.srcID:
+				x.lost = c.collisionWith(x, h)
+			case deleted, h.Kind == state.FileFolder, h.URI > x.uri:
+				if x.takes != nil && x.takes.ID != h.ID {
+					x.lost = c.collisionWith(x, h) // two rows to take over: keep both
+				} else {
+					x.takes = h
+				}
+			default:
+				x.lost = c.collisionWith(x, h)
+			}
+			if x.lost != nil {
+				x.takes = nil
+				break
+			}
+		}
+	}
+	// 2. Among the plan's own contenders for one path, the smallest URI.
+	byKey := map[string]*contender{}
+	for _, x := range list { // sorted: the first of a key is the smallest
+		if x.lost != nil {
+			continue
+		}
+		if w, ok := byKey[x.key]; ok {
+			kind := state.SamePath
+			if w.path != x.path {
+				kind = state.CaseOnly
+			}
+			x.lost = &state.CollisionError{Kind: kind, URI: x.uri, Path: x.path, OtherURI: w.uri, OtherPath: w.path}
+			x.takes = nil
+			continue
+		}
+		byKey[x.key] = x
+	}
+	// The rows taken over: refused unless the Source deleted them.
+	taken := map[int64]state.Holder{}
+	var refused []Failure
+	for _, x := range list {
+		if x.lost != nil || x.takes == nil {
+			continue
+		}
+		h := *x.takes
+		h.Deleted = h.Deleted || deleting[h.ID]
+		x.takes = &h
+		if _, ok := taken[h.ID]; ok {
+			continue
+		}
+		taken[h.ID] = h
+		if !h.Deleted {
+			kind := state.SamePath
+			switch {
+			case h.Kind == state.FileFolder:
+				kind = state.FileFolder
+			case h.Path != x.path:
+				kind = state.CaseOnly
+			}
+			ce := &state.CollisionError{Kind: kind, URI: h.URI, Path: h.Path, OtherURI: x.uri, OtherPath: x.path}
+			refused = append(refused, Failure{URL: h.URI, Path: h.Path, Kind: KindCollision, Err: &CollisionRefusal{ce, true}})
+		}
+	}
+	return taken, refused
+}
+
+// collisionWith is the collision of a contender with a row that holds
+// (OtherSource is set only for another Source's).
+func (c *collider) collisionWith(x *contender, h *state.Holder) *state.CollisionError {
+	kind := h.Kind
+	if kind == state.SamePath && h.Path != x.path {
+		kind = state.CaseOnly
+	}
+	ce := &state.CollisionError{Kind: kind, URI: x.uri, Path: x.path, OtherURI: h.URI, OtherPath: h.Path}
+	if h.SourceID != c.srcID {
+		ce.OtherSource = h.SourceID
+	}
+	return ce
+}
+
+// CollisionRefusal is a resource refused because another gets its path
+// (the collision rule, collide.go).
+type CollisionRefusal struct {
+	*state.CollisionError
+	// TakenOver: the resource had the path, and a run gave it to the
+	// other.
+	TakenOver bool
+}
+
+func (e *CollisionRefusal) Error() string {
+	ce := e.CollisionError
+	why := "the smaller URI wins"
+	switch {
+	case ce.OtherSource != 0:
+		why = "a path of another Source's resource stays with it"
+	case ce.Kind == state.FileFolder:
+		why = "a folder wins over a file"
+	}
+	if e.TakenOver {
+		return fmt.Sprintf("%s; the path is given to %s (%s)", ce.Error(), ce.OtherURI, why)
+	}
+	return fmt.Sprintf("%s; %s gets it (%s)", ce.Error(), ce.OtherURI, why)
+}
+
+func (e *CollisionRefusal) Unwrap() error { return e.CollisionError }
+
+// rewrite takes the losers and the items of the rows taken over out of the
+// plan, refusing them, and marks the winners' takeovers.
+func (b *builder) rewrite(cont map[string]*contender, taken map[int64]state.Holder, refused []Failure) error {
+	p := b.p
+	sp, err := newSpool(b.s.st.TempDir())
+	if err != nil {
+		return err
+	}
+	sum := &p.Summary
+	drop := func(it *Item) {
+		switch it.Action {
+		case plan.Create, plan.Update:
+			if it.Action == plan.Create {
+				sum.Create--
+			} else {
+				sum.Update--
+			}
+			if it.Entry.Length >= 0 {
+				sum.Bytes -= it.Entry.Length
+			} else {
+				sum.UnknownBytes--
+			}
+		case plan.Delete:
+			sum.Delete--
+		case plan.PendingDelete:
+			sum.PendingDelete--
+		case plan.Unchanged:
+			sum.Unchanged--
+			if it.Touch {
+				sum.Touch--
+			}
+		}
+		if k, _, ok := splitRef(it.Entry.Ref); ok && k < len(p.pkgs) && p.pkgs[k] != nil {
+			p.pkgs[k].refs.Add(-1)
+		}
+	}
+	err = p.items.each(func(it *Item) error {
+		if it.ID > 0 {
+			if _, gone := taken[it.ID]; gone {
+				drop(it)
+				return nil
+			}
+		}
+		if x, ok := cont[it.Entry.URI]; ok && it.Path != "" && (it.Action == plan.Create || it.Action == plan.Update) {
+			if x.lost != nil {
+				drop(it)
+				b.refuseCollision(Failure{URL: x.uri, Path: x.path, Kind: KindCollision, Err: &CollisionRefusal{CollisionError: x.lost}})
+				return nil
+			}
+			if x.takes != nil {
+				it.Takes = Taken{ID: x.takes.ID, URI: x.takes.URI, Path: x.takes.Path, Deleted: x.takes.Deleted}
+			}
+		}
+		return sp.add(it)
+	})
+	if err == nil {
+		err = sp.finish()
+	}
+	if err != nil {
+		sp.close()
+		return err
+	}
+	p.items.close()
+	p.items = sp
+	for _, f := range refused {
+		b.refuseCollision(f)
+	}
+	for _, h := range taken {
+		if h.Deleted {
+			p.Notes = append(p.Notes, fmt.Sprintf("the path %s of %s, which the Source deleted, is taken over by another resource", h.Path, h.URI))
+		}
+	}
+	b.dropUnusedPackages()
+	return nil
+}
+
+// refuseCollision notes a resource refused by the collision rule.
+func (b *builder) refuseCollision(f Failure) {
+	b.p.Summary.Refused++
+	b.p.Summary.Collisions++
+	if len(b.p.Refused) < maxListed {
+		b.p.Refused = append(b.p.Refused, f)
+	}
+}
