@@ -72,9 +72,13 @@ type destAuditJSON struct {
 	At             *string  `json:"at"`
 	Point          *string  `json:"point"`
 	Excluded       int      `json:"excluded"`
-	// The resources the copy does not claim: Excluded plus Unselected.
+	// The resources the copy does not claim: Excluded plus Unselected plus
+	// Collisions.
 	OutOfSelection int `json:"out_of_selection"`
 	Unselected     int `json:"unselected"`
+	// Collisions: resources another resource of the copy holds the path of
+	// (the collision rule): sync refuses them.
+	Collisions int `json:"collisions"`
 	// Complete: every document was read (else Problems names those that
 	// were not, and NotCompared counts the copy's resources that no
 	// document read lists).
@@ -100,7 +104,7 @@ func destAuditJSONOf(r *engine.AuditReport, dest string) destAuditJSON {
 		InSync: r.InSync(), Same: r.Same, Missing: nonNil(r.Missing), Changed: nonNil(r.Changed), Extra: nonNil(r.Extra), PendingDeletes: r.PendingDeletes,
 		Unannounced: nonNil(r.Unannounced), Damaged: nonNil(r.Damaged), Unverifiable: nonNil(r.Unverifiable),
 		Source: r.Source, Dest: dest, Document: r.Document, At: timeOrNull(r.At), Point: timeOrNull(r.Point),
-		Excluded: r.Excluded, OutOfSelection: r.OutOfSelection(), Unselected: r.Unselected,
+		Excluded: r.Excluded, OutOfSelection: r.OutOfSelection(), Unselected: r.Unselected, Collisions: r.Collisions,
 		Complete: r.Complete(), NotCompared: r.NotCompared, Hashed: r.Hashed, HashedBytes: r.HashedBytes, Documents: r.Documents,
 		Problems: failJSON(r.Problems), Warnings: nonNil(r.Warnings), Seconds: r.Elapsed.Seconds(),
 	}
@@ -131,7 +135,10 @@ func writeDestAuditText(w io.Writer, st textStyles, r *engine.AuditReport, dest 
 		fmt.Fprintln(w)
 	}
 	fmt.Fprintf(w, "%s %d same\n", st.rule("✓"), r.Same)
-	if n := r.OutOfSelection(); n > 0 {
+	if r.Collisions > 0 {
+		fmt.Fprintf(w, "%s %d outside the copy: another resource holds the path (a path collision; sync refuses them)\n", st.dim("·"), r.Collisions)
+	}
+	if n := r.OutOfSelection() - r.Collisions; n > 0 {
 		excluded, unselected := "left out by its --include/--exclude", "never chosen: only chosen resources of this Source were synced"
 		why := excluded
 		switch {

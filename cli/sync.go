@@ -101,7 +101,11 @@ later run with --delete applies them. --include and --exclude (RE2 on the URI,
 repeatable) and --map PREFIX=DIR are stored with the state: later runs apply
 them; new ones replace them (--clear-selection drops them), and the run says
 so. Resources outside the Source's authority are refused unless
---allow-other-hosts.
+--allow-other-hosts. When two resources need one path (http and https of a
+URI, a//b and a/b, names that differ only by case where case is ignored, a
+file where another needs a folder), a folder wins over a file, then the
+byte-wise smallest URI; the loser is refused, naming the winner (not a
+failure), and a later run gives the path to a new resource that wins it.
 
 Every download goes to a temporary file, is verified against the declared
 length and every declared digest, then fsynced and renamed into place (for a
@@ -481,6 +485,9 @@ func writeSyncPlan(w io.Writer, st textStyles, p *engine.Plan, dest string, dryR
 	}
 	if s.Refused > 0 {
 		fmt.Fprintf(w, ", %d refused", s.Refused)
+		if s.Collisions > 0 {
+			fmt.Fprintf(w, " (%d of them lose a path to another resource)", s.Collisions)
+		}
 	}
 	fmt.Fprintln(w)
 	for _, warn := range p.Warnings {
@@ -667,6 +674,7 @@ type syncPlanJSON struct {
 	Unchanged      int   `json:"unchanged"`
 	Excluded       int   `json:"excluded"`
 	Refused        int   `json:"refused"`
+	Collisions     int   `json:"collisions"` // of refused: resources that lose a path collision
 	Vanished       int   `json:"vanished"`
 	SkippedChanges int   `json:"skipped_changes"`
 	Bytes          int64 `json:"bytes"`
@@ -701,7 +709,7 @@ func syncJSONOf(p *engine.Plan, res *engine.Result, dest string, dryRun bool, el
 		Warnings: append([]string{}, p.Warnings...), Notes: append([]string{}, p.Notes...),
 		Selection: syncSelJSON{Include: nonNil(p.Selection.Include), Exclude: nonNil(p.Selection.Exclude), Map: nonNil(p.Selection.Map)}, SelectionReplaced: p.PreviousSelection != nil, Seconds: elapsed.Seconds(),
 		Plan: syncPlanJSON{Create: s.Create, Update: s.Update, Delete: s.Delete, PendingDelete: s.PendingDelete, Unchanged: s.Unchanged,
-			Excluded: s.Excluded, Refused: s.Refused, Vanished: s.Vanished, SkippedChanges: s.SkippedChanges, Bytes: s.Bytes,
+			Excluded: s.Excluded, Refused: s.Refused, Collisions: s.Collisions, Vanished: s.Vanished, SkippedChanges: s.SkippedChanges, Bytes: s.Bytes,
 			UnknownBytes: s.UnknownBytes, Documents: s.Documents, Entries: s.Entries},
 	}
 	if p.CapabilityList != "" {

@@ -271,6 +271,23 @@ func (c *collider) decide(cont map[string]*contender, deleting map[int64]bool) (
 		}
 		byKey[x.key] = x
 	}
+	// A contender that lost to a row another contender takes over lost
+	// to that one.
+	takenBy := map[string]*contender{}
+	for _, x := range list {
+		if x.lost == nil && x.takes != nil {
+			if w, ok := takenBy[x.takes.URI]; !ok || x.uri < w.uri {
+				takenBy[x.takes.URI] = x
+			}
+		}
+	}
+	for _, x := range list {
+		if x.lost != nil && x.lost.OtherSource == 0 {
+			if w, ok := takenBy[x.lost.OtherURI]; ok {
+				x.lost.OtherURI, x.lost.OtherPath = w.uri, w.path
+			}
+		}
+	}
 	// The rows taken over: refused unless the Source deleted them.
 	taken := map[int64]state.Holder{}
 	var refused []Failure

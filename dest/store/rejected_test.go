@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/minio/minio-go/v7"
 )
 
 // reject writes content for p and keeps it as rejected, dated at.
@@ -106,5 +108,35 @@ func TestRejectedToPruneDefaults(t *testing.T) {
 	}
 	if got := len(rejectedToPrune(kept, files, bytes)); got != 5 {
 		t.Errorf("pruned %d of %d", got, len(kept))
+	}
+}
+
+// A bucket keeps PREFIX/.rsx/rejected/ within the same bounds, by the
+// objects' last-modified times.
+func TestS3PrunesRejected(t *testing.T) {
+	g := startGateway(t, "copy")
+	s := openS3(t, g, "copy/pre", Options{KeepRejectedFiles: 2})
+	defer s.Close()
+	t0 := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i, p := range []string{"h/1", "h/2", "h/a/3", "h/4"} {
+		reject(t, s, p, "x", time.Time{}, "")
+		// versitygw keeps objects as files: their times are its objects'.
+		at := t0.Add(time.Duration(i) * time.Hour)
+		if err := os.Chtimes(filepath.Join(g.root, "copy", "pre", ".rsx", "rejected", filepath.FromSlash(p)), at, at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	l, err := s.Lock(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Release()
+	var got []string
+	for o := range g.client.ListObjects(context.Background(), "copy", minio.ListObjectsOptions{Prefix: "pre/.rsx/rejected/", Recursive: true}) {
+		got = append(got, o.Key)
+	}
+	slices.Sort(got)
+	if l.Pruned != 2 || !slices.Equal(got, []string{"pre/.rsx/rejected/h/4", "pre/.rsx/rejected/h/a/3"}) {
+		t.Errorf("pruned %d, kept %q", l.Pruned, got)
 	}
 }
