@@ -47,8 +47,8 @@ type collider struct {
 	folders  map[[2]uint64]struct{} // the keys of their folders
 	hits     map[string][]state.Holder
 	adds     int
-	empty    bool // the state has no resource: nothing to check
-	checked  bool
+	rows     int  // the state's resources, of every Source
+	checked  bool // rows was counted
 }
 
 func newCollider(s *Session, srcID int64) *collider {
@@ -81,7 +81,6 @@ func (c *collider) add(ctx context.Context, uri, path string) error {
 	}
 	if !c.checked {
 		c.checked = true
-		n := 0
 		srcs, err := c.s.db.Sources(ctx)
 		if err != nil {
 			return err
@@ -91,17 +90,18 @@ func (c *collider) add(ctx context.Context, uri, path string) error {
 			if err != nil {
 				return err
 			}
-			n += k
-		}
-		c.empty = n == 0
-		if n > preloadClaims {
-			if err := c.det.Preload(ctx); err != nil {
-				return err
-			}
+			c.rows += k
 		}
 	}
-	if c.empty {
-		return nil
+	if c.rows == 0 {
+		return nil // a new copy: nothing to collide with
+	}
+	if c.adds++; c.adds == preloadClaims && c.rows > preloadClaims {
+		// Many paths to check: the state's paths in memory spare the
+		// queries of those that collide with nothing.
+		if err := c.det.Preload(ctx); err != nil {
+			return err
+		}
 	}
 	hs, err := c.det.Holders(ctx, c.srcID, uri, path)
 	if err != nil {
@@ -146,9 +146,13 @@ func (b *builder) settleCollisions(ctx context.Context) error {
 	if len(contested) == 0 && len(c.hits) == 0 {
 		return nil
 	}
-	// The items involved.
+	// The items involved, and the rows this plan deletes.
 	cont := map[string]*contender{}
+	deleting := map[int64]bool{}
 	err := b.p.items.each(func(it *Item) error {
+		if it.ID > 0 && (it.Action == plan.Delete || it.Action == plan.PendingDelete) {
+			deleting[it.ID] = true
+		}
 		if it.Path == "" || (it.Action != plan.Create && it.Action != plan.Update) {
 			return nil
 		}
@@ -160,16 +164,6 @@ func (b *builder) settleCollisions(ctx context.Context) error {
 		}
 		if in {
 			cont[it.Entry.URI] = &contender{uri: it.Entry.URI, path: it.Path, key: kp, holders: hs}
-		}
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	deleting := map[int64]bool{} // rows this plan deletes
-	err = b.p.items.each(func(it *Item) error {
-		if it.ID > 0 && (it.Action == plan.Delete || it.Action == plan.PendingDelete) {
-			deleting[it.ID] = true
 		}
 		return nil
 	})
@@ -205,14 +199,19 @@ func (c *collider) decide(cont map[string]*contender, deleting map[int64]bool) (
 	slices.SortFunc(list, func(a, b *contender) int { return strings.Compare(a.uri, b.uri) })
 	// 1. A folder wins over a file: a contender whose path another needs
 	// as a folder loses to the smallest such URI.
-	for _, x := range list {
-		for _, y := range list {
-			if y != x && strings.HasPrefix(y.key, x.key+"/") {
-				x.lost = &state.CollisionError{Kind: state.FileFolder, URI: x.uri, Path: x.path, OtherURI: y.uri, OtherPath: y.path}
-				break
+	needs := map[string]*contender{} // folder key → the smallest URI that needs it
+	for _, x := range list {         // sorted: the first is the smallest
+		for i := 0; i < len(x.key); i++ {
+			if x.key[i] == '/' {
+				if _, ok := needs[x.key[:i]]; !ok {
+					needs[x.key[:i]] = x
+				}
 			}
 		}
-		if x.lost != nil {
+	}
+	for _, x := range list {
+		if y, ok := needs[x.key]; ok {
+			x.lost = &state.CollisionError{Kind: state.FileFolder, URI: x.uri, Path: x.path, OtherURI: y.uri, OtherPath: y.path}
 			continue
 		}
 		for _, h := range x.holders {

@@ -68,5 +68,7 @@
 // system A.html and a.html are one file. A path may also be needed as a file and
 // as a folder (http://h/a and http://h/a/b). Mapper does not remember what it
 // mapped: the state's collision detector (package dest/state) compares each new
-// path with those already held, by Key, which folds case.
+// path with those already held, by Key, which folds case, and the engine
+// (dest/engine, collide.go) decides which resource gets a contested path by one
+// rule: a folder over a file, then the byte-wise smallest URI.
 package pathmap
