@@ -132,7 +132,21 @@ func TestCollisionWinnersAreDeterministic(t *testing.T) {
 	// /r//same < /r/same (byte-wise: "/" < "s"), and /r/f is a file where
 	// /r/f/x needs a folder; /r/g/x and /r/g need the same, listed the
 	// other way round.
-	f := collidingSource(t, "/r/same", "/r//same", "/r/f", "/r/f/x", "/r/g/x", "/r/g", "/r/plain")
+	paths := []string{"/r/same", "/r//same", "/r/f", "/r/f/x", "/r/g/x", "/r/g", "/r/plain"}
+	// And many more, so that the workers race: pairs of one path listed
+	// in both orders, and a file under which several need a folder.
+	for i := range 30 {
+		if i%2 == 0 {
+			paths = append(paths, fmt.Sprintf("/p/%d", i), fmt.Sprintf("/p//%d", i))
+		} else {
+			paths = append(paths, fmt.Sprintf("/p//%d", i), fmt.Sprintf("/p/%d", i))
+		}
+		paths = append(paths, fmt.Sprintf("/d/x/%d", i))
+		if i == 15 {
+			paths = append(paths, "/d/x")
+		}
+	}
+	f := collidingSource(t, paths...)
 	host := f.hostDir()
 	want := []string{
 		host + "/r/f/x = from /r/f/x",
@@ -144,7 +158,13 @@ func TestCollisionWinnersAreDeterministic(t *testing.T) {
 		f.srv.URL + "/r/same": f.srv.URL + "/r//same",
 		f.srv.URL + "/r/f":    f.srv.URL + "/r/f/x",
 		f.srv.URL + "/r/g":    f.srv.URL + "/r/g/x",
+		f.srv.URL + "/d/x":    f.srv.URL + "/d/x/0",
 	}
+	for i := range 30 {
+		want = append(want, fmt.Sprintf("%s/p/%d = from /p//%d", host, i, i), fmt.Sprintf("%s/d/x/%d = from /d/x/%d", host, i, i))
+		wantRefused[fmt.Sprintf("%s/p/%d", f.srv.URL, i)] = fmt.Sprintf("%s/p//%d", f.srv.URL, i)
+	}
+	slices.Sort(want)
 	stores := map[string]func(t *testing.T) func() store.Store{"folder": folderStore}
 	if versitygwAvailable() {
 		endpoint, _ := startVersitygw(t, "copies")
@@ -162,7 +182,7 @@ func TestCollisionWinnersAreDeterministic(t *testing.T) {
 				t.Run(fmt.Sprintf("%s/%d workers/%d", name, workers, round), func(t *testing.T) {
 					open := mk(t)
 					res := runWith(t, open, workers, f.target(), PlanOptions{})
-					if !res.OK() || res.Created != 4 || res.FailedCount != 0 {
+					if !res.OK() || res.Created != len(want) || res.FailedCount != 0 {
 						t.Fatalf("created %d, refused %d, failed:%s", res.Created, res.Plan.Summary.Refused, failures(res))
 					}
 					if got := contents(t, open); !slices.Equal(got, want) {
@@ -170,7 +190,7 @@ func TestCollisionWinnersAreDeterministic(t *testing.T) {
 					}
 					checkRefused(t, res.Plan, wantRefused)
 					rep := auditWith(t, open, f.target())
-					if !rep.InSync() || rep.Collisions != 3 || len(rep.Missing) != 0 || rep.Same != 4 {
+					if !rep.InSync() || rep.Collisions != len(wantRefused) || len(rep.Missing) != 0 || rep.Same != len(want) {
 						t.Errorf("audit: in sync %v, collisions %d, missing %q, same %d", rep.InSync(), rep.Collisions, rep.Missing, rep.Same)
 					}
 					// Again: nothing to do, the same refusals.
@@ -224,15 +244,15 @@ func TestCollisionTakeover(t *testing.T) {
 	// /r//zz is deleted, and /r/zz (bigger, the same path) appears. A
 	// baseline without --delete remembers the deletion, yet /r/zz gets
 	// the path.
-	f.list("/r/same", "/r//same", "/r/f", "/r/f/x", "/r/zz")
-	res := runWith(t, open, 4, f.target(), PlanOptions{Mode: ModeBaseline})
-	if !res.OK() || res.Created != 3 || res.Deleted != 1 {
+	f.list("/r/same", "/r//same", "/r/f", "/r/f/x", "/r/f/y", "/r/f/z/w", "/r/f/v", "/r/zz")
+	res := runWith(t, open, 8, f.target(), PlanOptions{Mode: ModeBaseline})
+	if !res.OK() || res.Created != 6 || res.Deleted != 1 {
 		t.Fatalf("second: created %d, deleted %d, %+v:%s", res.Created, res.Deleted, res.Plan.Summary, failures(res))
 	}
 	host := f.hostDir()
 	checkRefused(t, res.Plan, map[string]string{
 		f.srv.URL + "/r/same": f.srv.URL + "/r//same",
-		f.srv.URL + "/r/f":    f.srv.URL + "/r/f/x",
+		f.srv.URL + "/r/f":    f.srv.URL + "/r/f/v", // the smallest of those that need the folder
 	})
 	fresh := folderStore(t)
 	runWith(t, fresh, 1, f.target(), PlanOptions{})

@@ -66,7 +66,8 @@ type runner struct {
 	consecutive          atomic.Int64
 	inflight             sync.Map // worker → URI
 
-	taken map[int64]bool // rows taken over and removed (the recorder's)
+	taken map[int64]bool      // rows taken over and removed (the recorder's)
+	takes map[int64]*takeOnce // files of rows taken over, removed once (under mu)
 
 	mu       sync.Mutex
 	stopped  string
@@ -475,8 +476,9 @@ func (r *runner) write(it *Item, buf []byte) outcome {
 	}
 	if t := it.Takes; t.Path != "" && t.Path != path {
 		// The path is taken over from a file where a folder of it must be
-		// (or one that differs by case): it goes first.
-		if err := r.s.st.Remove(ctx, t.Path); err != nil {
+		// (or one that differs by case): it goes first, once for all the
+		// writes that take it over.
+		if err := r.removeTaken(t); err != nil {
 			out.Abort()
 			return r.failed(it, path, KindWrite, fmt.Errorf("take the path over from %s: %w", t.URI, err))
 		}
@@ -496,6 +498,29 @@ func (r *runner) write(it *Item, buf []byte) outcome {
 		_ = r.s.st.Remove(r.wctx, oldPath)
 	}
 	return outcome{kind: outWrote, it: it, res: res}
+}
+
+// removeTaken removes the file of a resource whose path writes take over,
+// once: the first write does it, the others wait for it (one may already
+// have made the folder there).
+func (r *runner) removeTaken(t Taken) error {
+	r.mu.Lock()
+	if r.takes == nil {
+		r.takes = map[int64]*takeOnce{}
+	}
+	o := r.takes[t.ID]
+	if o == nil {
+		o = &takeOnce{}
+		r.takes[t.ID] = o
+	}
+	r.mu.Unlock()
+	o.once.Do(func() { o.err = r.s.st.Remove(r.ctx, t.Path) })
+	return o.err
+}
+
+type takeOnce struct {
+	once sync.Once
+	err  error
 }
 
 // commitBatch is the most verified writes committed together.
