@@ -387,8 +387,9 @@ type auditor struct {
 	chosenOnly, baselineDone bool
 	// mapper and det find the resources the copy lacks because another
 	// holds their path (loses).
-	mapper *pathmap.Mapper
-	det    *state.Detector
+	mapper  *pathmap.Mapper
+	det     *state.Detector
+	lookups int // of det (the emitting goroutine's)
 
 	jobs    chan plan.Item
 	wg      sync.WaitGroup
@@ -518,6 +519,13 @@ func (a *auditor) loses(ctx context.Context, uri string) (bool, error) {
 	path, err := a.mapper.Map(uri)
 	if err != nil {
 		return false, nil
+	}
+	if a.lookups++; a.lookups == preloadClaims {
+		// Many resources lacking (a baseline not finished): the state's
+		// paths in memory spare the queries of those no path holds.
+		if err := a.det.Preload(ctx); err != nil {
+			return false, err
+		}
 	}
 	hs, err := a.det.Holders(ctx, a.srcID, uri, path)
 	if err != nil {
