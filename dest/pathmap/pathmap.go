@@ -12,9 +12,9 @@ import (
 
 	"golang.org/x/net/idna"
 
-	"rsx/fetch"
 	"golang.org/x/text/cases"
 	"golang.org/x/text/unicode/norm"
+	"rsx/fetch"
 )
 
 // DefaultIndexName is the name given to a URI whose path ends with "/".
