@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"rsx/claims"
+	"rsx/dest/pathmap"
 	"rsx/dest/plan"
 	"rsx/dest/state"
 	"rsx/dest/store"
@@ -139,6 +140,10 @@ type AuditOptions struct {
 	// ListSame keeps the resources found the same (AuditReport.SameURIs),
 	// for a report that lists them; without it they are only counted.
 	ListSame bool
+	// AllowOtherHosts compares the resources outside the Source's
+	// authority too, as a sync with --allow-other-hosts copies them;
+	// without it they are out of the copy's selection (Excluded).
+	AllowOtherHosts bool
 }
 
 // Audit compares the destination's copy of the Source of target with the
@@ -191,36 +196,9 @@ func (s *Session) AuditWith(ctx context.Context, target string, opts AuditOption
 	}
 	b := &builder{s: s, p: &Plan{}, sel: sel, capList: src.capList}
 
-	// The Resource List's at, then the changes after it (and after the
-	// copy's point, for what was announced).
-	d, err := s.openDoc(ctx, rl)
-	if err != nil {
-		return nil, err
-	}
-	at := d.hdr.MD.At.Time
-	d.Close()
-	rep.At = at
-	overrides := map[[2]uint64]plan.Entry{}
-	announced := newURISet()
-	keys := newURISet()
-	unknownAnnouncements := false
-	if cl := src.docs[model.CapChangeList]; cl != "" {
-		since := at
-		if !rep.Point.IsZero() && (since.IsZero() || rep.Point.Before(since)) {
-			since = rep.Point
-		}
-		if err := b.auditChanges(ctx, cl, at, since, rep.Point, keys, overrides, announced); err != nil {
-			return nil, err
-		}
-		if len(b.p.Problems) > 0 {
-			unknownAnnouncements = true
-			rep.Warnings = append(rep.Warnings, "a Change List could not be read: what it announced is not known, so no difference is called unannounced")
-		}
-	} else if src.docs[model.CapChangeDump] != "" {
-		rep.Warnings = append(rep.Warnings, "the Source's changes are only in a Change Dump, which an audit does not read: changes since the Resource List's at are not taken into account")
-	}
-
-	// The Source's current resources against the state.
+	// The Source's current resources against the state: the Resource List
+	// and the changes after its at (and after the copy's point, for what was
+	// announced).
 	st, err := plan.ForLookups(ctx, s.db, row.ID, 1<<30)
 	if err != nil {
 		return nil, err
@@ -229,27 +207,30 @@ func (s *Session) AuditWith(ctx context.Context, target string, opts AuditOption
 	if err != nil {
 		return nil, err
 	}
-	a := &auditor{s: s, rep: rep, announced: announced, srcID: row.ID, listSame: opts.ListSame, unknownAnnouncements: unknownAnnouncements,
-		chosenOnly: chosenOnly, baselineDone: baselineDone}
+	announced := newURISet()
+	a := &auditor{s: s, rep: rep, announced: announced, srcID: row.ID, listSame: opts.ListSame,
+		chosenOnly: chosenOnly, baselineDone: baselineDone, outside: outsideOf(src, row.Selection.Map, opts.AllowOtherHosts)}
+	cl := src.docs[model.CapChangeList]
+	if cl == "" && src.docs[model.CapChangeDump] != "" {
+		rep.Warnings = append(rep.Warnings, "the Source's changes are only in a Change Dump, which an audit does not read: changes since the Resource List's at are not taken into account")
+	}
 	a.start(ctx)
 	emit := func(it plan.Item) error { return a.item(ctx, it) }
-	listed := newURISet()
-	_, err = b.readResourceList(ctx, rl, func(e plan.Entry) error {
-		if _, over := overrides[keys.key(e.URI)]; over {
+	var unknown bool
+	rep.At, unknown, err = b.readCurrent(ctx, rl, cl, rep.Point, announced, func(e plan.Entry) error {
+		if a.outside != nil && a.outside(e.URI) {
+			// Outside the Source's authority: sync refuses it on purpose,
+			// so it is out of the copy's selection.
+			a.mu.Lock()
+			rep.Excluded++
+			a.mu.Unlock()
 			return nil
 		}
-		listed.add(e.URI)
 		return snap.Add(ctx, e, emit)
 	})
-	if err == nil {
-		for _, e := range overrides {
-			if e.Change == model.ChangeDeleted || listed.has(e.URI) {
-				continue
-			}
-			if err = snap.Add(ctx, e, emit); err != nil {
-				break
-			}
-		}
+	if unknown {
+		a.unknownAnnouncements = true
+		rep.Warnings = append(rep.Warnings, "a Change List could not be read: what it announced is not known, so no difference is called unannounced")
 	}
 	if err == nil {
 		// The last batch, then the copy's resources that no document read
@@ -375,6 +356,9 @@ type auditor struct {
 	// baselineDone: its baseline is finished, so a resource it lacks was
 	// new at the Source after it (else it may be one yet to copy).
 	chosenOnly, baselineDone bool
+	// outside reports a URI that sync refuses as outside the Source's
+	// authority (nil: none is).
+	outside func(uri string) bool
 
 	jobs    chan plan.Item
 	wg      sync.WaitGroup
@@ -590,4 +574,31 @@ func (a *auditor) extraFiles(ctx context.Context) error {
 		}
 		return nil
 	})
+}
+
+// outsideOf returns what tells a URI that a sync with these map rules
+// refuses as outside the Source's authority, nil when none is (with
+// --allow-other-hosts, or when the rules cannot be read: then nothing is
+// left out).
+func outsideOf(src *source, maps []string, allowOtherHosts bool) func(string) bool {
+	if allowOtherHosts {
+		return nil
+	}
+	rules := make([]pathmap.Rule, 0, len(maps))
+	for _, m := range maps {
+		r, err := pathmap.ParseRule(m)
+		if err != nil {
+			return nil
+		}
+		rules = append(rules, r)
+	}
+	m, err := pathmap.New(pathmap.Options{Authorities: src.authorities, Rules: rules})
+	if err != nil {
+		return nil
+	}
+	return func(uri string) bool {
+		_, err := m.Map(uri)
+		var pe *pathmap.Error
+		return errors.As(err, &pe) && pe.Kind == pathmap.KindOutside
+	}
 }
