@@ -239,7 +239,7 @@ func (s *Session) AuditWith(ctx context.Context, target string, opts AuditOption
 		a.incomplete = len(b.p.Problems) > 0
 		var sum plan.Summary
 		sum, err = snap.Finish(ctx, emit)
-		rep.Excluded = sum.Excluded
+		rep.Excluded += sum.Excluded
 		rep.NotChosen = sum.NotChosen
 		rep.Warnings = append(rep.Warnings, sum.Warnings...)
 	}

@@ -221,3 +221,36 @@ func TestStrayPercentIsCopied(t *testing.T) {
 		t.Errorf("audit: missing %q unannounced %q", rep.Missing, rep.Unannounced)
 	}
 }
+
+// What sync leaves out on purpose, audit counts out of the selection; what
+// it cannot copy fails the run. A resource on another host is refused and
+// the run is OK, and audit calls it neither missing nor unannounced; a loc
+// that maps to no path (not http) fails the run, and audit calls it missing.
+func TestSyncAndAuditAgreeOnWhatIsLeftOut(t *testing.T) {
+	other := newFakeSource(t)
+	other.setRes("/x", []byte("elsewhere\n"))
+	f := newChangingSource(t)
+	f.setDoc("/rl.xml", resourceList("2030-01-01T10:00:00Z",
+		rlEntry("/r/a", []byte("a v1\n"), "2030-01-01T09:00:00Z"),
+		strings.Replace(rlEntry("/x", []byte("elsewhere\n"), "2030-01-01T09:00:00Z"), "{{base}}", other.srv.URL, 1)))
+	dir := t.TempDir()
+	res := syncOnce(t, dir, testClient(t), f.target(), PlanOptions{})
+	if !res.OK() || res.Created != 1 || res.Plan.Summary.Refused != 1 || res.Plan.Summary.Unmapped != 0 {
+		t.Fatalf("sync: ok %v, created %d, %+v:%s", res.OK(), res.Created, res.Plan.Summary, failures(res))
+	}
+	rep := auditOnce(t, dir, testClient(t), f.target())
+	if !rep.InSync() || len(rep.Missing) != 0 || len(rep.Unannounced) != 0 || rep.OutOfSelection() != 1 {
+		t.Errorf("audit: in sync %v, missing %q, unannounced %q, out of selection %d", rep.InSync(), rep.Missing, rep.Unannounced, rep.OutOfSelection())
+	}
+
+	f.setDoc("/rl.xml", resourceList("2030-01-01T10:00:00Z",
+		rlEntry("/r/a", []byte("a v1\n"), "2030-01-01T09:00:00Z"),
+		`<url><loc>ftp://ftp.example.org/y</loc><rs:md length="3"/></url>`+"\n"))
+	res = syncOnce(t, dir, testClient(t), f.target(), PlanOptions{Mode: ModeBaseline})
+	if res.OK() || res.Plan.Summary.Unmapped != 1 {
+		t.Errorf("a resource that cannot be copied: ok %v, %+v", res.OK(), res.Plan.Summary)
+	}
+	if rep := auditOnce(t, dir, testClient(t), f.target()); rep.InSync() || len(rep.Missing) != 1 {
+		t.Errorf("audit: in sync %v, missing %q: %+v", rep.InSync(), rep.Missing, rep)
+	}
+}
