@@ -476,7 +476,7 @@ func writeSyncPlan(w io.Writer, st textStyles, p *engine.Plan, dest string, dryR
 	writeArchivedLists(w, st, p)
 	if p.Gap != nil {
 		fmt.Fprintf(w, "%s gap: %s: changes may have been missed, so none is applied.\n", st.err("✗"), p.Gap)
-		fmt.Fprintf(w, "  Make a new baseline: rsx sync --mode baseline --dest %s %s\n", esc(dest), esc(p.Target))
+		fmt.Fprintf(w, "  Reconcile the copy (only what is missing or differs is fetched): rsx sync --mode baseline --dest %s %s\n", esc(dest), esc(p.Target))
 		return
 	}
 	label := "plan"
@@ -764,7 +764,7 @@ func syncJSONOf(p *engine.Plan, res *engine.Result, dest string, dryRun bool, el
 	}
 	if p.Gap != nil {
 		out.Gap = &syncGapJSON{From: model.FormatDatetime(p.Gap.From), To: timeOrNull(p.Gap.To), Message: p.Gap.String(),
-			Proposal: "make a new baseline: rsx sync --mode baseline --dest " + dest + " " + p.Target}
+			Proposal: "reconcile the copy (only what is missing or differs is fetched): rsx sync --mode baseline --dest " + dest + " " + p.Target}
 	}
 	switch {
 	case dryRun:
