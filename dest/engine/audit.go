@@ -8,6 +8,7 @@ import (
 	"io"
 	"runtime"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -260,6 +261,9 @@ func (s *Session) AuditWith(ctx context.Context, target string, opts AuditOption
 	for _, l := range []*[]string{&rep.Missing, &rep.Changed, &rep.Extra, &rep.Unannounced, &rep.Damaged, &rep.Unverifiable, &rep.SameURIs} {
 		sort.Strings(*l)
 	}
+	if err := a.record(ctx); err != nil {
+		return nil, err
+	}
 	rep.Elapsed = s.opts.Now().Sub(started)
 	return rep, nil
 }
@@ -366,6 +370,7 @@ type auditor struct {
 	hashed  atomic.Int64
 	bytes   atomic.Int64
 	verify  []int64 // rows whose bytes were found intact
+	damaged []int64 // rows whose copy is damaged or gone
 	jobsErr error
 }
 
@@ -398,14 +403,47 @@ func (a *auditor) wait() error {
 	if a.jobsErr != nil {
 		return a.jobsErr
 	}
-	if len(a.verify) == 0 {
+	return nil
+}
+
+// record keeps what the audit found in the state: the copies found intact
+// (verified_at), those found damaged or gone (damaged_at: the next sync
+// fetches them again) and, when the copy is not in sync, that the next sync
+// reconciles it (reconcile_due), so that whatever an audit finds, the next
+// sync puts right.
+func (a *auditor) record(ctx context.Context) error {
+	// A reconcile is due for what an incremental sync would not put right:
+	// damage to the copy, and differences no Change List announced (or
+	// any difference, when what was announced is not known). Changes the
+	// lists announce are the next incremental sync's.
+	extra := 0
+	for _, u := range a.rep.Extra {
+		if strings.Contains(u, "://") {
+			extra++
+		}
+	}
+	differs := len(a.rep.Missing)+len(a.rep.Changed)+extra-a.rep.PendingDeletes > 0
+	due := a.srcID > 0 && (len(a.rep.Damaged)+len(a.rep.Unannounced) > 0 || (a.unknownAnnouncements && differs))
+	if len(a.verify) == 0 && len(a.damaged) == 0 && !due {
 		return nil
 	}
-	ctx := context.Background()
+	ctx = context.WithoutCancel(ctx)
 	w := a.s.db.NewWriter(a.s.writerOptions(nil))
 	now := a.s.opts.Now()
 	for _, id := range a.verify {
 		if err := w.SetVerified(ctx, id, now); err != nil {
+			w.Abort()
+			return err
+		}
+	}
+	for _, id := range a.damaged {
+		if err := w.SetDamaged(ctx, id, now); err != nil {
+			w.Abort()
+			return err
+		}
+	}
+	if due {
+		if err := w.SetReconcileDue(ctx, a.srcID, now); err != nil {
 			w.Abort()
 			return err
 		}
@@ -487,6 +525,7 @@ func (a *auditor) check(ctx context.Context, it plan.Item, buf []byte) error {
 	if err != nil {
 		a.add(&a.rep.Missing, e.URI)
 		a.add(&a.rep.Damaged, e.URI)
+		a.markDamaged(row.ID)
 		return nil
 	}
 	src := claims.NewVerifier(claimsOf(e), claims.Limits{Margin: -1})
@@ -504,6 +543,7 @@ func (a *auditor) check(ctx context.Context, it plan.Item, buf []byte) error {
 		}
 		a.add(&a.rep.Missing, e.URI)
 		a.add(&a.rep.Damaged, e.URI)
+		a.markDamaged(row.ID)
 		return nil
 	}
 	intact := rec.Verify() == nil
@@ -540,11 +580,18 @@ func (a *auditor) check(ctx context.Context, it plan.Item, buf []byte) error {
 	a.add(&a.rep.Changed, e.URI)
 	if !intact {
 		a.add(&a.rep.Damaged, e.URI)
+		a.markDamaged(row.ID)
 	}
 	if sourceChanged && a.unannounced(e.URI) {
 		a.add(&a.rep.Unannounced, e.URI)
 	}
 	return nil
+}
+
+func (a *auditor) markDamaged(id int64) {
+	a.mu.Lock()
+	a.damaged = append(a.damaged, id)
+	a.mu.Unlock()
 }
 
 // stopQuietly is a writer that stops writing to w at its first error but

@@ -288,6 +288,9 @@ func (s *Session) Plan(ctx context.Context, target string, opts PlanOptions) (*P
 		case opts.Checksum:
 			mode = ModeBaseline
 			p.ReconcileWhy = "--checksum: every file of the copy is hashed and compared with the Source's Resource List"
+		case !row.ReconcileDue.IsZero():
+			mode = ModeBaseline
+			p.ReconcileWhy = "the audit of " + model.FormatDatetime(row.ReconcileDue.UTC()) + " found the copy not in sync: it is reconciled with the Source, and only what is missing, damaged or changed is fetched"
 		default:
 			mode = ModeIncremental
 		}

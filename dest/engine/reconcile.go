@@ -140,6 +140,9 @@ func (rc *reconciler) check(ctx context.Context, it plan.Item, buf []byte) error
 // differs says why the copy of row is not what was recorded (or, with
 // --checksum, not what the Source declares), "" when it is.
 func (rc *reconciler) differs(ctx context.Context, e *plan.Entry, row *state.Resource, buf []byte) (string, error) {
+	if !row.DamagedAt.IsZero() {
+		return "the audit of " + row.DamagedAt.UTC().Format(time.RFC3339) + " found the copy " + row.Path + " damaged or gone", nil
+	}
 	fi, err := rc.b.s.st.Stat(ctx, row.Path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):

@@ -254,3 +254,42 @@ func TestSyncAndAuditAgreeOnWhatIsLeftOut(t *testing.T) {
 		t.Errorf("audit: in sync %v, missing %q: %+v", rep.InSync(), rep.Missing, rep)
 	}
 }
+
+// Whatever audit finds, the next sync puts right, also a plain sync (mode
+// auto, which would otherwise be incremental) and silent damage only a hash
+// shows: the audit records what it found, the sync reconciles and says why,
+// and once the copy is in sync again the next sync is incremental.
+func TestSyncPutsRightWhatAuditFound(t *testing.T) {
+	f := newChangingSource(t)
+	dir := t.TempDir()
+	if res := syncOnce(t, dir, testClient(t), f.target(), PlanOptions{}); !res.OK() {
+		t.Fatalf("baseline:%s", failures(res))
+	}
+	pc := filepath.Join(dir, f.hostDir(), "r", "c")
+	fi, err := os.Stat(pc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(pc, []byte("c V1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(pc, fi.ModTime(), fi.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(dir, f.hostDir(), "r", "a")); err != nil {
+		t.Fatal(err)
+	}
+	if rep := auditOnce(t, dir, testClient(t), f.target()); rep.InSync() || len(rep.Damaged) != 2 {
+		t.Fatalf("audit: in sync %v, damaged %q", rep.InSync(), rep.Damaged)
+	}
+	res := syncOnce(t, dir, testClient(t), f.target(), PlanOptions{})
+	if !res.OK() || !res.Plan.Reconcile || !strings.Contains(res.Plan.ReconcileWhy, "found the copy not in sync") || res.Updated != 2 {
+		t.Fatalf("the sync after the audit: reconcile %v %q, updated %d:%s", res.Plan.Reconcile, res.Plan.ReconcileWhy, res.Updated, failures(res))
+	}
+	if rep := auditOnce(t, dir, testClient(t), f.target()); !rep.InSync() {
+		t.Errorf("audit after the sync: changed %q missing %q", rep.Changed, rep.Missing)
+	}
+	if res := syncOnce(t, dir, testClient(t), f.target(), PlanOptions{}); !res.OK() || res.Plan.Reconcile || res.Plan.Mode != ModeIncremental {
+		t.Errorf("the sync after that: mode %s, reconcile %v (%q)", res.Plan.Mode, res.Plan.Reconcile, res.Plan.ReconcileWhy)
+	}
+}
