@@ -136,7 +136,9 @@ type hop struct {
 }
 
 func parseTarget(method, rawURL string) (*url.URL, error) {
-	u, err := url.Parse(strings.TrimSpace(rawURL))
+	// A loc that is not strictly a URI (a stray "%") is requested as a
+	// browser would send it.
+	u, err := url.Parse(RequestURL(rawURL))
 	if err != nil {
 		return nil, fmt.Errorf("%s %s: %w", method, rawURL, err)
 	}

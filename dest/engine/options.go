@@ -138,6 +138,11 @@ type PlanOptions struct {
 	// copy's point, so that the next full sync still does all of them (and
 	// finds the part this run copied current).
 	Only *plan.URISet
+	// Checksum makes a reconcile hash every file of the copy against the
+	// digests recorded and those the Source declares, not only look at
+	// those whose length or modification time changed; in ModeAuto it
+	// makes the plan a reconcile.
+	Checksum bool
 }
 
 // Phase is what a session is doing.

@@ -132,19 +132,23 @@ type Resource struct {
 	// datetime, or when rsx learned of it): the copy stays until a run with
 	// --delete removes it and the row.
 	DeletedAt time.Time
+	// DamagedAt is when an audit found the copy damaged or gone (zero: none
+	// did since it was written): the next sync fetches it again.
+	DamagedAt time.Time
 }
 
 // Pending reports whether the resource waits for its deletion.
 func (r *Resource) Pending() bool { return !r.DeletedAt.IsZero() }
 
-const resourceColumns = `id, source_id, uri, path, length, digests, lastmod, etag, last_modified, change_datetime, fetched_at, verified_at, deleted_at`
+const resourceColumns = `id, source_id, uri, path, length, digests, lastmod, etag, last_modified, change_datetime, fetched_at, verified_at, deleted_at, damaged_at`
 
 func scanResource(s scanner, r *Resource) error {
 	var length sql.NullInt64
-	var digests, lastmod, etag, lm, cdt, fat, vat, dat sql.NullString
-	if err := s.Scan(&r.ID, &r.SourceID, &r.URI, &r.Path, &length, &digests, &lastmod, &etag, &lm, &cdt, &fat, &vat, &dat); err != nil {
+	var digests, lastmod, etag, lm, cdt, fat, vat, dat, dmg sql.NullString
+	if err := s.Scan(&r.ID, &r.SourceID, &r.URI, &r.Path, &length, &digests, &lastmod, &etag, &lm, &cdt, &fat, &vat, &dat, &dmg); err != nil {
 		return err
 	}
+	r.DamagedAt = parseTime(dmg)
 	r.Length = -1
 	if length.Valid {
 		r.Length = length.Int64

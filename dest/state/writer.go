@@ -55,7 +55,7 @@ const putResourceSQL = `INSERT INTO resource (source_id, uri, path, path_key, le
 		ON CONFLICT (source_id, uri) DO UPDATE SET path = excluded.path, path_key = excluded.path_key, length = excluded.length,
 			digests = excluded.digests, lastmod = excluded.lastmod, etag = excluded.etag, last_modified = excluded.last_modified,
 			change_datetime = excluded.change_datetime, fetched_at = excluded.fetched_at, verified_at = excluded.verified_at,
-			deleted_at = excluded.deleted_at
+			deleted_at = excluded.deleted_at, damaged_at = NULL
 		RETURNING id`
 
 // NewWriter returns a Writer.
@@ -234,13 +234,34 @@ func (w *Writer) SetVerified(ctx context.Context, id int64, at time.Time) error 
 	return w.done(ctx)
 }
 
+// SetDamaged records that an audit found a copy damaged or gone at the
+// given time: the next sync fetches it again.
+func (w *Writer) SetDamaged(ctx context.Context, id int64, at time.Time) error {
+	if _, err := w.exec(ctx, fmt.Sprintf("record the damage of resource %d", id), `UPDATE resource SET damaged_at = ? WHERE id = ?`, clock(at), id); err != nil {
+		return err
+	}
+	return w.done(ctx)
+}
+
+// SetReconcileDue records that an audit found a Source's copy not in sync at
+// the given time (zero clears it): the next sync reconciles.
+func (w *Writer) SetReconcileDue(ctx context.Context, sourceID int64, at time.Time) error {
+	if _, err := w.exec(ctx, fmt.Sprintf("record that Source %d is to be reconciled", sourceID), `UPDATE source SET reconcile_due = ? WHERE id = ?`, clockOrNull(at), sourceID); err != nil {
+		return err
+	}
+	return w.done(ctx)
+}
+
 // SetBaseline records a Source's baseline.
 func (w *Writer) SetBaseline(ctx context.Context, sourceID int64, b Baseline) error {
 	if b.Kind != "" && b.Kind != "list" && b.Kind != "dump" {
 		return fmt.Errorf("record the baseline of Source %d: kind %q is not list or dump", sourceID, b.Kind)
 	}
 	if _, err := w.exec(ctx, fmt.Sprintf("record the baseline of Source %d", sourceID),
-		`UPDATE source SET baseline_kind = ?, baseline_url = ?, baseline_at = ?, baseline_done = ? WHERE id = ?`,
+		// A finished baseline compared the whole copy with the Source: what
+		// an audit found before it is put right.
+		`UPDATE source SET baseline_kind = ?1, baseline_url = ?2, baseline_at = ?3, baseline_done = ?4,
+			reconcile_due = CASE WHEN ?4 IS NULL THEN reconcile_due END WHERE id = ?5`,
 		nullString(b.Kind), nullString(b.URL), datetime(b.At), clockOrNull(b.Done), sourceID); err != nil {
 		return err
 	}
