@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/maphash"
 	"io"
+	"io/fs"
 	"runtime"
 	"sort"
 	"strings"
@@ -369,7 +370,7 @@ type auditor struct {
 	mu      sync.Mutex
 	hashed  atomic.Int64
 	bytes   atomic.Int64
-	verify  []int64 // rows whose bytes were found intact
+	verify  []verified // rows whose bytes were found intact
 	damaged []int64 // rows whose copy is damaged or gone
 	jobsErr error
 }
@@ -430,8 +431,8 @@ func (a *auditor) record(ctx context.Context) error {
 	ctx = context.WithoutCancel(ctx)
 	w := a.s.db.NewWriter(a.s.writerOptions(nil))
 	now := a.s.opts.Now()
-	for _, id := range a.verify {
-		if err := w.SetVerified(ctx, id, now); err != nil {
+	for _, v := range a.verify {
+		if err := w.SetVerified(ctx, v.id, now, v.mtime); err != nil {
 			w.Abort()
 			return err
 		}
@@ -528,6 +529,12 @@ func (a *auditor) check(ctx context.Context, it plan.Item, buf []byte) error {
 		a.markDamaged(row.ID)
 		return nil
 	}
+	var mtime time.Time
+	if st, ok := f.(interface{ Stat() (fs.FileInfo, error) }); ok && !a.s.isBucket() {
+		if fi, err := st.Stat(); err == nil {
+			mtime = fi.ModTime()
+		}
+	}
 	src := claims.NewVerifier(claimsOf(e), claims.Limits{Margin: -1})
 	recorded := claimsOf(&plan.Entry{Length: row.Length, Digests: row.Digests})
 	rec := claims.NewVerifier(recorded, claims.Limits{Margin: -1})
@@ -549,7 +556,7 @@ func (a *auditor) check(ctx context.Context, it plan.Item, buf []byte) error {
 	intact := rec.Verify() == nil
 	if intact {
 		a.mu.Lock()
-		a.verify = append(a.verify, row.ID)
+		a.verify = append(a.verify, verified{row.ID, mtime})
 		a.mu.Unlock()
 	}
 	digest := hasSupportedDigest(e.Digests)
@@ -586,6 +593,13 @@ func (a *auditor) check(ctx context.Context, it plan.Item, buf []byte) error {
 		a.add(&a.rep.Unannounced, e.URI)
 	}
 	return nil
+}
+
+// verified is a copy an audit found intact, and its file's modification
+// time then.
+type verified struct {
+	id    int64
+	mtime time.Time
 }
 
 func (a *auditor) markDamaged(id int64) {

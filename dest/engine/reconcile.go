@@ -156,7 +156,17 @@ func (rc *reconciler) differs(ctx context.Context, e *plan.Entry, row *state.Res
 	if row.Length >= 0 && fi.Size != row.Length {
 		return fmt.Sprintf("the copy %s has %d bytes, %d were recorded", row.Path, fi.Size, row.Length), nil
 	}
-	modified := !rc.bucket && fi.ModTime.After(latest(row.FetchedAt, row.VerifiedAt).Add(mtimeSlack))
+	// Modified since it was written or verified: its time differs from the
+	// one recorded then (as rsync's quick check compares), or, for a row of
+	// an older state that has none, is later than when it was written.
+	var modified bool
+	switch {
+	case rc.bucket:
+	case !row.FileMTime.IsZero():
+		modified = !fi.ModTime.Equal(row.FileMTime)
+	default:
+		modified = fi.ModTime.After(latest(row.FetchedAt, row.VerifiedAt).Add(mtimeSlack))
+	}
 	if !rc.checksum && !modified {
 		return "", nil
 	}

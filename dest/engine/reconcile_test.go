@@ -293,3 +293,40 @@ func TestSyncPutsRightWhatAuditFound(t *testing.T) {
 		t.Errorf("the sync after that: mode %s, reconcile %v (%q)", res.Plan.Mode, res.Plan.Reconcile, res.Plan.ReconcileWhy)
 	}
 }
+
+// Same-length damage made right after the copy was written (within the
+// second its fetched_at holds) is found without --checksum: the state keeps
+// the file's exact modification time, and a file whose time differs is
+// hashed, as rsync's quick check does.
+func TestQuickCheckComparesExactModificationTimes(t *testing.T) {
+	f := newChangingSource(t)
+	dir := t.TempDir()
+	if res := syncOnce(t, dir, testClient(t), f.target(), PlanOptions{}); !res.OK() {
+		t.Fatalf("baseline:%s", failures(res))
+	}
+	pb := filepath.Join(dir, f.hostDir(), "r", "b")
+	fi, err := os.Stat(pb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(pb, []byte("B V1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Another time, but not a later second than the write's.
+	earlier := fi.ModTime().Add(-time.Millisecond)
+	if err := os.Chtimes(pb, earlier, earlier); err != nil {
+		t.Fatal(err)
+	}
+	res := syncOnce(t, dir, testClient(t), f.target(), PlanOptions{Mode: ModeBaseline})
+	if !res.OK() || res.Plan.Summary.Hashed != 1 || res.Plan.Summary.Repair != 1 || res.Updated != 1 {
+		t.Fatalf("reconcile: %+v:%s", res.Plan.Summary, failures(res))
+	}
+	if got := string(readFile(t, dir, f.hostDir()+"/r/b")); got != "b v1\n" {
+		t.Errorf("/r/b: %q", got)
+	}
+	// The file written again has its own time recorded: the next check
+	// hashes nothing.
+	if res := syncOnce(t, dir, testClient(t), f.target(), PlanOptions{Mode: ModeBaseline}); !res.OK() || res.Plan.Summary.Hashed != 0 {
+		t.Errorf("the next reconcile hashed %d", res.Plan.Summary.Hashed)
+	}
+}

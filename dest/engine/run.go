@@ -482,6 +482,7 @@ func (r *runner) write(it *Item, buf []byte) outcome {
 		return r.failed(it, path, KindWrite, err)
 	}
 	committed = true
+	res.FileMTime = fileMTime(out)
 	if oldPath != "" {
 		_ = r.s.st.Remove(r.wctx, oldPath)
 	}
@@ -526,6 +527,7 @@ func (r *runner) commitLoop(bc store.BatchCommitter) {
 			if p.oldPath != "" {
 				_ = r.s.st.Remove(r.wctx, p.oldPath)
 			}
+			p.res.FileMTime = fileMTime(p.w)
 			r.results <- outcome{kind: outWrote, it: p.it, res: p.res}
 		}
 		clear(batch)
@@ -651,8 +653,21 @@ func (r *runner) adopt(it *Item, path string, cl claims.Claims, buf []byte) (sta
 		return state.Resource{}, false
 	}
 	now := r.s.opts.Now()
-	return state.Resource{SourceID: r.srcID, URI: e.URI, Path: path, Length: v.Bytes(), Digests: e.Digests,
-		Lastmod: e.Lastmod, ChangeDatetime: e.Datetime, FetchedAt: fi.ModTime, VerifiedAt: now}, true
+	res := state.Resource{SourceID: r.srcID, URI: e.URI, Path: path, Length: v.Bytes(), Digests: e.Digests,
+		Lastmod: e.Lastmod, ChangeDatetime: e.Datetime, FetchedAt: fi.ModTime, VerifiedAt: now}
+	if !r.s.isBucket() {
+		res.FileMTime = fi.ModTime
+	}
+	return res, true
+}
+
+// fileMTime is the modification time a committed write gave its file, zero
+// when the store keeps none (a bucket).
+func fileMTime(w store.Writer) time.Time {
+	if m, ok := w.(store.ModTimer); ok {
+		return m.ModTime()
+	}
+	return time.Time{}
 }
 
 // addDigest adds alg:hex to d, keeping the algorithms sorted.

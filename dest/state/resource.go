@@ -135,20 +135,29 @@ type Resource struct {
 	// DamagedAt is when an audit found the copy damaged or gone (zero: none
 	// did since it was written): the next sync fetches it again.
 	DamagedAt time.Time
+	// FileMTime is the copy's modification time when it was written or
+	// verified (zero when unknown, and for a bucket): a reconcile reads a
+	// file whose time differs, as rsync's quick check does.
+	FileMTime time.Time
 }
 
 // Pending reports whether the resource waits for its deletion.
 func (r *Resource) Pending() bool { return !r.DeletedAt.IsZero() }
 
-const resourceColumns = `id, source_id, uri, path, length, digests, lastmod, etag, last_modified, change_datetime, fetched_at, verified_at, deleted_at, damaged_at`
+const resourceColumns = `id, source_id, uri, path, length, digests, lastmod, etag, last_modified, change_datetime, fetched_at, verified_at, deleted_at, damaged_at, file_mtime`
 
 func scanResource(s scanner, r *Resource) error {
 	var length sql.NullInt64
 	var digests, lastmod, etag, lm, cdt, fat, vat, dat, dmg sql.NullString
-	if err := s.Scan(&r.ID, &r.SourceID, &r.URI, &r.Path, &length, &digests, &lastmod, &etag, &lm, &cdt, &fat, &vat, &dat, &dmg); err != nil {
+	var mtime sql.NullInt64
+	if err := s.Scan(&r.ID, &r.SourceID, &r.URI, &r.Path, &length, &digests, &lastmod, &etag, &lm, &cdt, &fat, &vat, &dat, &dmg, &mtime); err != nil {
 		return err
 	}
 	r.DamagedAt = parseTime(dmg)
+	r.FileMTime = time.Time{}
+	if mtime.Valid {
+		r.FileMTime = time.Unix(0, mtime.Int64).UTC()
+	}
 	r.Length = -1
 	if length.Valid {
 		r.Length = length.Int64

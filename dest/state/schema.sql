@@ -87,6 +87,8 @@ CREATE TABLE resource (
                                     -- the copy is kept until a run with --delete removes it and this row
   damaged_at      TEXT,             -- an audit found the copy damaged or gone then: the next sync fetches it
                                     -- again (NULL once a verified copy is written)
+  file_mtime      INTEGER,          -- the copy's modification time when it was written or verified, in Unix
+                                    -- nanoseconds (NULL for a bucket): a reconcile hashes a file whose time differs
   UNIQUE (source_id, uri)
 );
 CREATE INDEX resource_path_key ON resource (path_key);

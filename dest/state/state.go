@@ -164,6 +164,7 @@ var migrations = []string{
 	// 1 → 2: what an audit found, for the next sync to put right.
 	`ALTER TABLE source ADD COLUMN reconcile_due TEXT;
 	ALTER TABLE resource ADD COLUMN damaged_at TEXT;
+	ALTER TABLE resource ADD COLUMN file_mtime INTEGER;
 	CREATE INDEX resource_damaged ON resource (source_id) WHERE damaged_at IS NOT NULL;`,
 }
 

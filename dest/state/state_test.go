@@ -245,7 +245,7 @@ func TestResourceRoundTrip(t *testing.T) {
 	if ok, err := w.MarkDeleted(ctx, src.ID, "http://example.org/none", time.Now()); ok || err != nil {
 		t.Errorf("MarkDeleted of no row: %v %v", ok, err)
 	}
-	if err := w.SetVerified(ctx, id, time.Now()); err != nil {
+	if err := w.SetVerified(ctx, id, time.Now(), time.Time{}); err != nil {
 		t.Error(err)
 	}
 	w.Close(ctx)
@@ -545,9 +545,10 @@ func TestOpenUpgradesSchemaVersion1(t *testing.T) {
 	v1 := strings.NewReplacer(
 		",\n  reconcile_due TEXT", "",
 		",\n  damaged_at      TEXT", "",
+		",\n  file_mtime      INTEGER", "",
 		"CREATE INDEX resource_damaged ON resource (source_id) WHERE damaged_at IS NOT NULL;", "",
 	).Replace(stripComments(schemaSQL))
-	if strings.Contains(v1, "damaged_at") || strings.Contains(v1, "reconcile_due") {
+	if strings.Contains(v1, "damaged_at") || strings.Contains(v1, "reconcile_due") || strings.Contains(v1, "file_mtime") {
 		t.Fatalf("could not make a version 1 schema:\n%s", v1)
 	}
 	for _, q := range []string{v1,
