@@ -371,7 +371,7 @@ type auditor struct {
 	hashed  atomic.Int64
 	bytes   atomic.Int64
 	verify  []verified // rows whose bytes were found intact
-	damaged []int64 // rows whose copy is damaged or gone
+	damaged []int64    // rows whose copy is damaged or gone
 	jobsErr error
 }
 
