@@ -216,6 +216,11 @@ func (c *Client) do(ctx context.Context, rawURL string, r request) (*hop, *Excha
 		if len(chain)-1 > c.opts.MaxRedirects {
 			return fail(fmt.Errorf("%s %s: %w", r.method, ex.URL, &RedirectError{Chain: chain, Err: ErrTooManyRedirects, Limit: c.opts.MaxRedirects}))
 		}
+		if check := redirectCheckOf(ctx); check != nil {
+			if err := check(cur, next); err != nil {
+				return fail(fmt.Errorf("%s %s: %w", r.method, ex.URL, err))
+			}
+		}
 		visited[withoutUser(next)] = true
 		cur = next
 	}
