@@ -5,8 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"math"
+	"net/http"
 	"strings"
 	"time"
 )
