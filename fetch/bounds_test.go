@@ -187,3 +187,50 @@ func TestDownloadMaxBytesBoundsCodings(t *testing.T) {
 		}
 	}
 }
+
+// Timeout bounds a download that flows but never ends; the wait for the
+// host's slot before its first request is not counted.
+func TestDownloadTimeout(t *testing.T) {
+	t.Parallel()
+	s := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/quick" {
+			io.WriteString(w, "done")
+			return
+		}
+		chunk := bytes.Repeat([]byte("z"), 4096)
+		for {
+			if _, err := w.Write(chunk); err != nil {
+				return
+			}
+			w.(http.Flusher).Flush()
+			select {
+			case <-time.After(20 * time.Millisecond):
+			case <-r.Context().Done():
+				return
+			}
+		}
+	})
+	o := testOptions()
+	o.PerHostConcurrency = 1
+	c := newTestClient(t, o)
+	start := time.Now()
+	quick := make(chan error, 1)
+	var buf bytes.Buffer
+	go func() {
+		// Queued behind the endless one for its host's only slot.
+		time.Sleep(50 * time.Millisecond)
+		_, err := c.DownloadWith(testContext(t), s.URL+"/quick", &buf, DownloadOptions{Timeout: 300 * time.Millisecond})
+		quick <- err
+	}()
+	_, err := c.DownloadWith(testContext(t), s.URL+"/endless", io.Discard, DownloadOptions{Timeout: 400 * time.Millisecond, StallBytes: 1024, IdleTimeout: 200 * time.Millisecond})
+	var te *DownloadTimeoutError
+	if !errors.As(err, &te) || te.Limit != 400*time.Millisecond || !strings.Contains(err.Error(), s.URL+"/endless: not downloaded within 400ms") {
+		t.Fatalf("err = %v", err)
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("took %v", d)
+	}
+	if err := <-quick; err != nil || buf.String() != "done" {
+		t.Errorf("the download that waited for its slot: %q, %v", buf.String(), err)
+	}
+}

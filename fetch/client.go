@@ -122,6 +122,7 @@ type request struct {
 	acceptEncoding string
 	useCache       bool
 	header         http.Header // extra request headers (DownloadOptions.Header)
+	started        func()      // called when a try has its host's slot, before it is sent
 }
 
 // hop is the outcome of the last hop: a response whose body is still open.
@@ -236,6 +237,9 @@ func (c *Client) tryHop(ctx context.Context, ex *Exchange, u, origin *url.URL, r
 		release, err := c.hosts.acquire(ctx, u)
 		if err != nil {
 			return nil, fmt.Errorf("%s %s: %w", r.method, redactURL(u), err)
+		}
+		if r.started != nil {
+			r.started()
 		}
 		tctx, cancel := context.WithCancel(ctx)
 		expired := func() bool { return false }

@@ -8,6 +8,7 @@ import (
 	"math"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -29,6 +30,11 @@ type DownloadOptions struct {
 	// in a stretch of IdleTimeout, so that a body that drips a byte now and
 	// then cannot hold it for ever. 0 or 1: any byte restarts the clock.
 	StallBytes int64
+	// Timeout bounds the whole download, from its first request (the wait
+	// for a host's slot before it is not counted) to the body's last byte,
+	// redirects and retries included: past it the download fails with a
+	// *DownloadTimeoutError. 0 means none.
+	Timeout time.Duration
 	// Header holds request headers of this download only (Accept-Datetime
 	// for a Memento TimeGate), sent on every hop after the client's own.
 	Header http.Header
@@ -56,13 +62,26 @@ func (c *Client) DownloadWith(ctx context.Context, rawURL string, w io.Writer, o
 	if idle <= 0 {
 		idle = c.opts.IdleTimeout
 	}
-	h, ex, err := c.do(ctx, rawURL, request{method: http.MethodGet, acceptEncoding: "identity", header: o.Header})
+	req := request{method: http.MethodGet, acceptEncoding: "identity", header: o.Header}
+	var timedOut func(error) error
+	if o.Timeout > 0 {
+		var stopTimer func()
+		ctx, req.started, stopTimer, timedOut = downloadDeadline(ctx, rawURL, o.Timeout)
+		defer stopTimer()
+	}
+	h, ex, err := c.do(ctx, rawURL, req)
 	if err != nil {
+		if timedOut != nil {
+			err = timedOut(err)
+		}
 		return ex, err
 	}
 	resp := h.resp
 	u := redactURL(h.url)
 	done := func(err error) (*Exchange, error) {
+		if err != nil && timedOut != nil {
+			err = timedOut(err)
+		}
 		_ = resp.Body.Close()
 		h.cancel()
 		h.release()
@@ -200,3 +219,41 @@ func (c *Client) DownloadWith(ctx context.Context, rawURL string, w io.Writer, o
 type readerFunc func([]byte) (int, error)
 
 func (f readerFunc) Read(p []byte) (int, error) { return f(p) }
+
+// downloadDeadline returns a context that Download's Timeout ends, a func
+// that starts its clock (at the first request: idempotent), one that stops
+// it, and one that turns an error the deadline caused into a
+// *DownloadTimeoutError.
+func downloadDeadline(ctx context.Context, rawURL string, d time.Duration) (context.Context, func(), func(), func(error) error) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	te := &DownloadTimeoutError{URL: rawURL, Limit: d}
+	if u, err := parseTarget(http.MethodGet, rawURL); err == nil {
+		te.URL = redactURL(u)
+	}
+	var mu sync.Mutex
+	var timer *time.Timer
+	stopped := false
+	start := func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if timer == nil && !stopped {
+			timer = time.AfterFunc(d, func() { cancel(te) })
+		}
+	}
+	stop := func() {
+		mu.Lock()
+		defer mu.Unlock()
+		stopped = true
+		if timer != nil {
+			timer.Stop()
+		}
+		cancel(nil)
+	}
+	timedOut := func(err error) error {
+		if errors.Is(context.Cause(ctx), te) {
+			return te
+		}
+		return err
+	}
+	return ctx, start, stop, timedOut
+}

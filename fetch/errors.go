@@ -105,3 +105,17 @@ func FormatSize(n int64) string {
 	}
 	return fmt.Sprintf("%.1f %s", f, units[i])
 }
+
+// DownloadTimeoutError reports a download not done within its Timeout
+// (DownloadOptions.Timeout).
+type DownloadTimeoutError struct {
+	URL   string
+	Limit time.Duration
+}
+
+func (e *DownloadTimeoutError) Error() string {
+	return fmt.Sprintf("%s: not downloaded within %v", e.URL, e.Limit)
+}
+
+// Timeout lets net.Error-style checks see it as a timeout.
+func (e *DownloadTimeoutError) Timeout() bool { return true }
