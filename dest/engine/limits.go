@@ -51,13 +51,10 @@ func stallBytes(d time.Duration) int64 { return max(int64(d.Seconds()*StallRate)
 // copy from (pathmap.Mapper.Allowed, or the loc's own host) is refused
 // before any request is made there.
 func (r *runner) withRedirectRule(ctx context.Context, uri string) context.Context {
-	m := r.p.mapper
-	if m == nil {
-		return ctx
-	}
+	m := r.p.mapper // nil: the loc's own host only
 	return fetch.WithRedirectCheck(ctx, func(from, to *url.URL) error {
 		target := to.String()
-		if m.Allowed(target) || pathmap.SameAuthority(uri, target) {
+		if (m != nil && m.Allowed(target)) || pathmap.SameAuthority(uri, target) {
 			return nil
 		}
 		return &RedirectRefusedError{URI: uri, From: from.Redacted(), To: to.Redacted()}
