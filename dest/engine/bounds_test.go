@@ -46,12 +46,12 @@ func (h *hostile) serve(w http.ResponseWriter, r *http.Request) {
 	rl := resourceList(h.at, h.entries...)
 	h.mu.Unlock()
 	switch {
+	case route != nil:
+		route(w, r)
 	case r.URL.Path == "/cap.xml":
 		io.WriteString(w, strings.ReplaceAll(capList(map[string]string{"resourcelist": "/rl.xml"}), "{{base}}", h.srv.URL))
 	case r.URL.Path == "/rl.xml":
 		io.WriteString(w, strings.ReplaceAll(rl, "{{base}}", h.srv.URL))
-	case route != nil:
-		route(w, r)
 	default:
 		http.NotFound(w, r)
 	}
@@ -373,5 +373,27 @@ func TestBoundsByDefault(t *testing.T) {
 	}
 	if o := (Options{MaxSize: -1}).withDefaults(); o.MaxSize != -1 {
 		t.Errorf("no bound: %d", o.MaxSize)
+	}
+}
+
+// A Resource Dump's package that drips is stalled as a resource is: the
+// plan reports it, and the run ends.
+func TestDumpPackageStall(t *testing.T) {
+	h := newHostile(t)
+	h.routes["/cap.xml"] = func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, strings.ReplaceAll(capList(map[string]string{"resourcedump": "/rd.xml"}), "{{base}}", h.srv.URL))
+	}
+	h.routes["/rd.xml"] = func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, strings.ReplaceAll(urlsetOpen+`<rs:md capability="resourcedump" at="2030-01-01T10:00:00Z"/>`+"\n"+
+			`<url><loc>{{base}}/p.zip</loc><rs:md type="application/zip"/></url>`+"\n</urlset>\n", "{{base}}", h.srv.URL))
+	}
+	h.routes["/p.zip"] = drip(20*time.Millisecond, 1)
+	started := time.Now()
+	res := runBounded(t, t.TempDir(), h.srv.URL+"/rd.xml", Options{StallTimeout: 300 * time.Millisecond}, PlanOptions{BaselineFrom: FromDump}, 10*time.Second)
+	if d := time.Since(started); d > 3*time.Second {
+		t.Errorf("took %v", d)
+	}
+	if res.OK() || len(res.Plan.Problems) != 1 || !strings.Contains(res.Plan.Problems[0].Error(), "stalled") || !strings.Contains(res.Plan.Problems[0].Error(), "--stall-timeout") {
+		t.Errorf("ok %v, problems %v", res.OK(), res.Plan.Problems)
 	}
 }
