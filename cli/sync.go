@@ -115,10 +115,10 @@ Every resource's fetch is bounded, and one that goes past a bound fails (the
 run's exit status 1) with nothing of it kept: a resource that declares no
 length by --max-size (default 256 MiB; a declared length bounds the body
 itself), with any Content-Encoding undone first, so that a gzip bomb stays
-small; a body that brings less than 1 KiB a second over --stall-timeout
-(default 1m: nothing at all, or a drip); the whole fetch by
---resource-timeout when given (default none: a large file on a slow link
-takes what it takes). A redirect is followed only within the Source's
+small; a body (a dump package's too) that brings less than 1 KiB a second
+over --stall-timeout (default 1m: nothing at all, or a drip); the whole
+fetch by --resource-timeout when given (default none: a large file on a slow
+link takes what it takes). A redirect is followed only within the Source's
 authority (or to a --map prefix): one to another host is refused before any
 request is made there, unless --allow-other-hosts.
 
