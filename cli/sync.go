@@ -42,6 +42,9 @@ type syncFlags struct {
 	json             bool
 	follow           bool
 	pollInterval     time.Duration
+	maxSize          byteSize
+	stallTimeout     time.Duration
+	resourceTimeout  time.Duration
 }
 
 // syncMemoryLimit is the soft memory limit of a sync when GOMEMLIMIT is not
@@ -124,6 +127,17 @@ length and every declared digest, then fsynced and renamed into place (for a
 bucket: uploaded once verified). One that fails keeps the old copy; its bytes
 are kept in DEST/.rsx/rejected/. One run per DEST at a time.
 
+Every resource's fetch is bounded, and one that goes past a bound fails (the
+run's exit status 1) with nothing of it kept: a resource that declares no
+length by --max-size (default 256 MiB; a declared length bounds the body
+itself), with any Content-Encoding undone first, so that a gzip bomb stays
+small; a body (a dump package's too) that brings less than 1 KiB a second
+over --stall-timeout (default 1m: nothing at all, or a drip); the whole
+fetch by --resource-timeout when given (default none: a large file on a slow
+link takes what it takes). A redirect is followed only within the Source's
+authority (or to a --map prefix): one to another host is refused before any
+request is made there, unless --allow-other-hosts.
+
 Politeness: the HTTP options apply (--rate, --concurrency per host, retries
 with Retry-After); a download that needs retries or gets 429/503 halves the
 resources fetched at once. robots.txt's Crawl-delay is honoured
@@ -157,6 +171,10 @@ copy is in step, 1 when failures are outstanding or a poll found a gap.`,
 	fs.BoolVar(&f.json, "json", false, "print one JSON document on standard output (with --follow: one JSON object per line)")
 	fs.BoolVar(&f.follow, "follow", false, "after catching up, keep the copy current: apply change notifications as they arrive, poll the Change Lists every --poll-interval, until interrupted")
 	fs.DurationVar(&f.pollInterval, "poll-interval", engine.DefaultPollInterval, "with --follow: time between polls of the Change Lists (the record, which catches what notifications missed)")
+	f.maxSize = engine.DefaultMaxSize
+	fs.Var(&f.maxSize, "max-size", "largest resource to copy when it declares no length, e.g. 2GiB, 500MB (-1 = unlimited)")
+	fs.DurationVar(&f.stallTimeout, "stall-timeout", engine.DefaultStallTimeout, "fail a resource whose body brings less than 1 KiB a second over this long")
+	fs.DurationVar(&f.resourceTimeout, "resource-timeout", 0, "longest time one resource's fetch may take, redirects, retries and body included (0 = no limit)")
 	return cmd
 }
 
@@ -192,12 +210,32 @@ func (f syncFlags) planOptions(cmd *cobra.Command) (engine.PlanOptions, error) {
 	return o, nil
 }
 
+// engineOptions are the session's options from the flags: the bounds of a
+// resource's fetch.
+func (f syncFlags) engineOptions() (engine.Options, error) {
+	o := engine.Options{IgnoreCrawlDelay: f.ignoreCrawlDelay, UserAgent: "rsx"}
+	switch {
+	case f.maxSize == 0 || f.maxSize < -1:
+		return o, errors.New("--max-size must be a size such as 2GiB, or -1 for no limit")
+	case f.stallTimeout <= 0:
+		return o, errors.New("--stall-timeout must be positive")
+	case f.resourceTimeout < 0:
+		return o, errors.New("--resource-timeout must not be negative (0: no limit)")
+	}
+	o.MaxSize, o.StallTimeout, o.ResourceTimeout = int64(f.maxSize), f.stallTimeout, f.resourceTimeout
+	return o, nil
+}
+
 func (a *app) runSync(cmd *cobra.Command, f syncFlags, target string) error {
 	ctx := cmd.Context()
 	if ctx == nil {
 		ctx = context.Background()
 	}
 	po, err := f.planOptions(cmd)
+	if err != nil {
+		return failed(fmt.Errorf("sync: %w", err))
+	}
+	eo, err := f.engineOptions()
 	if err != nil {
 		return failed(fmt.Errorf("sync: %w", err))
 	}
@@ -209,7 +247,7 @@ func (a *app) runSync(cmd *cobra.Command, f syncFlags, target string) error {
 		}
 		cmd.Annotations[annotationEndsOnSignal] = "follow"
 	}
-	d, err := a.openDest(ctx, cmd, "sync", target, f.dest, true, engine.Options{IgnoreCrawlDelay: f.ignoreCrawlDelay, UserAgent: "rsx"})
+	d, err := a.openDest(ctx, cmd, "sync", target, f.dest, true, eo)
 	if err != nil {
 		return failed(err)
 	}
