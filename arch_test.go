@@ -4,9 +4,17 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"io"
+	"io/fs"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -197,6 +205,170 @@ func TestImportRulesCatch(t *testing.T) {
 		}
 		if got := r.violations([]listedPackage{tc.passes}); len(got) > 0 {
 			t.Errorf("%s: violations of an allowed import: %q", r.name, got)
+		}
+	}
+}
+
+// The folder the development machines keep beside the repository, ../shared,
+// is not in a user's fresh clone: no code and no test may read it, or its
+// tests would skip (or fail) there. What tests need of it is copied under
+// testdata/ with its licence (testdata/conformance/README.md).
+// sharedPathUses finds where a Go file names a path into it.
+
+// besideFolder is the name of that folder, one level above the repository.
+const besideFolder = "shared"
+
+// intoBesideFolder tells whether a path, read as elements split at / or \,
+// steps up (..) and then into besideFolder.
+func intoBesideFolder(path string) bool {
+	elems := strings.FieldsFunc(path, func(r rune) bool { return r == '/' || r == '\\' })
+	for i := 1; i < len(elems); i++ {
+		if elems[i-1] == ".." && elems[i] == besideFolder {
+			return true
+		}
+	}
+	return false
+}
+
+// stringConstant is the value of a string literal, or of literals joined
+// with +; ok is false for anything else.
+func stringConstant(e ast.Expr) (s string, ok bool) {
+	switch e := e.(type) {
+	case *ast.BasicLit:
+		if e.Kind != token.STRING {
+			return "", false
+		}
+		s, err := strconv.Unquote(e.Value)
+		return s, err == nil
+	case *ast.ParenExpr:
+		return stringConstant(e.X)
+	case *ast.BinaryExpr:
+		if e.Op != token.ADD {
+			return "", false
+		}
+		x, okx := stringConstant(e.X)
+		y, oky := stringConstant(e.Y)
+		return x + y, okx && oky
+	}
+	return "", false
+}
+
+// sharedPathUses returns "file:line: text" for every string constant of a Go
+// source that names a path into ../shared, and for every call whose
+// arguments do as path elements in order (filepath.Join("..", "..",
+// "shared", …)); an argument that is no constant counts as an unknown
+// element. Comments are not read: they may name the folder. A source that
+// does not parse is searched as text.
+func sharedPathUses(name string, src []byte) []string {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, name, src, parser.SkipObjectResolution)
+	if err != nil {
+		var out []string
+		for i, line := range strings.Split(string(src), "\n") {
+			words := strings.FieldsFunc(line, func(r rune) bool { return strings.ContainsRune("\"'`,;()[]{}+= \t", r) })
+			if slices.ContainsFunc(words, intoBesideFolder) {
+				out = append(out, fmt.Sprintf("%s:%d: %s", name, i+1, strings.TrimSpace(line)))
+			}
+		}
+		return out
+	}
+	seen := map[token.Pos]bool{}
+	var out []string
+	report := func(n ast.Node, what string) {
+		if !seen[n.Pos()] {
+			seen[n.Pos()] = true
+			out = append(out, fmt.Sprintf("%s: %s", fset.Position(n.Pos()), what))
+		}
+	}
+	ast.Inspect(f, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.CallExpr:
+			elems := make([]string, len(n.Args))
+			argUses := false // an argument is reported on its own
+			for i, a := range n.Args {
+				if s, ok := stringConstant(a); ok {
+					elems[i] = s
+					argUses = argUses || intoBesideFolder(s)
+				} else {
+					elems[i] = "\x00" // unknown: neither .. nor the folder
+				}
+			}
+			if joined := strings.Join(elems, "/"); !argUses && intoBesideFolder(joined) {
+				report(n, strconv.Quote(strings.ReplaceAll(joined, "\x00", "…")))
+			}
+		case ast.Expr:
+			if s, ok := stringConstant(n); ok {
+				if intoBesideFolder(s) {
+					report(n, strconv.Quote(s))
+				}
+				return false // its parts are read as a whole
+			}
+		}
+		return true
+	})
+	return out
+}
+
+func TestNothingReadsBesideFolder(t *testing.T) {
+	n := 0
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if path != "." && strings.HasPrefix(d.Name(), ".") {
+				return filepath.SkipDir // .git and the like
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") {
+			return nil
+		}
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		n++
+		for _, use := range sharedPathUses(path, src) {
+			t.Errorf("%s: a fresh clone has no ../%s; copy what the test needs under testdata/", use, besideFolder)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n < 100 {
+		t.Fatalf("only %d Go files read: is the walk in the right place?", n)
+	}
+}
+
+// The check catches the forms a path takes, and passes over comments, other
+// uses of the word and other folders. The sources are written with SHARED so
+// that this file does not break the rule itself.
+func TestNothingReadsBesideFolderCatch(t *testing.T) {
+	for _, tc := range []struct {
+		src  string
+		uses int
+	}{
+		{`const dir = "../../SHARED/conformance"`, 1},
+		{`var p = filepath.Join("..", "..", "SHARED", "conformance", name)`, 1},
+		{`var p = filepath.Join(root, "..", "SHARED")`, 1},
+		{"var p = `..\\SHARED\\x`", 1},
+		{`var p = ".." + "/SHARED/x.zip"`, 1},
+		{`func f() { os.ReadFile("../SHARED") }`, 1},
+		{`var a, b = "../SHARED/a", "../SHARED/b"`, 2},
+		{`const broken = "../SHARED/x" +`, 1}, // does not parse: read as text
+		{`// Tests once read ../SHARED/conformance.
+var p = "testdata/conformance"`, 0},
+		{`var rule = "notification-channels-SHARED"`, 0},
+		{`var p = filepath.Join("..", "testdata", "SHARED")`, 0},
+		{`var p = "SHARED/conformance"`, 0},
+		{`var p = filepath.Join(dir, "SHARED")`, 0},
+		{`var n = strings.Count(s, "..") + len("SHARED")`, 0},
+	} {
+		src := "package p\n\n" + strings.ReplaceAll(tc.src, "SHARED", besideFolder) + "\n"
+		if got := sharedPathUses("x.go", []byte(src)); len(got) != tc.uses {
+			t.Errorf("%s: %d uses found, want %d: %q", tc.src, len(got), tc.uses, got)
 		}
 	}
 }

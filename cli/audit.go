@@ -39,6 +39,9 @@ type auditFlags struct {
 	timeoutTotal  time.Duration
 	json          bool
 	dest          string // audit --dest: compare a copy with the Source (auditdest.go)
+	// allowOtherHosts: audit --dest compares resources outside the
+	// Source's authority too.
+	allowOtherHosts bool
 }
 
 func newAuditCmd(a *app) *cobra.Command {
@@ -103,6 +106,7 @@ usage, URL unreachable or not a document to audit from, interrupted).`,
 	fs.DurationVar(&f.timeoutTotal, "timeout-total", 0, "stop after this long, e.g. 10m (0 = no limit)")
 	fs.BoolVar(&f.json, "json", false, "print one JSON document on standard output")
 	fs.StringVar(&f.dest, "dest", "", "compare the copy in `DEST` (a folder or s3://bucket/prefix) with the Source")
+	fs.BoolVar(&f.allowOtherHosts, "allow-other-hosts", false, "with --dest: compare the resources outside the Source's authority too, as a sync with --allow-other-hosts copies them (without it they are out of the copy's selection)")
 	return cmd
 }
 

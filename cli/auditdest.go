@@ -32,7 +32,7 @@ func (a *app) runDestAudit(cmd *cobra.Command, f auditFlags, target string) erro
 	}
 	defer d.close()
 	ctx, st, sess, bar := d.ctx, d.st, d.sess, d.bar
-	rep, err := sess.Audit(ctx, target)
+	rep, err := sess.AuditWith(ctx, target, engine.AuditOptions{AllowOtherHosts: f.allowOtherHosts})
 	bar.finish()
 	if err != nil {
 		if ctx.Err() != nil {

@@ -367,7 +367,9 @@ func TestInteropResyncSync(t *testing.T) {
 }
 
 // resync-build's own Change List has no from: a copy cannot tell which
-// changes it covers, so nothing is applied and the gap says why.
+// changes it covers. --mode incremental applies nothing and the gap says
+// why; mode auto reconciles with the Resource List and its changes, says
+// why, and keeps the copy byte-exact with the Source.
 func TestInteropResyncChangeListWithoutFrom(t *testing.T) {
 	src := newInteropSource(t, "v1")
 	cap := interopBase + "/capabilitylist.xml"
@@ -380,15 +382,35 @@ func TestInteropResyncChangeListWithoutFrom(t *testing.T) {
 			return bytes.ReplaceAll(b, []byte("/changelist.xml<"), []byte("/changelist-build.xml<"))
 		},
 	})
-	code, out, _ := src.run(t, "sync", "--json", "--dest", dest, cap)
+	code, out, _ := src.run(t, "sync", "--json", "--mode", "incremental", "--dest", dest, cap)
 	s := decodeOneJSON[interopSyncJSON](t, out, "sync")
 	if code != exitFound || s.Gap == nil || s.Created+s.Updated+s.Deleted != 0 {
-		t.Fatalf("exit %d, %+v\n%s", code, s, out)
+		t.Fatalf("--mode incremental: exit %d, %+v\n%s", code, s, out)
 	}
 	if want := interopBase + "/changelist-build.xml has no from attribute, mandatory (Table 4)"; !strings.Contains(s.Gap.Message, want) {
 		t.Errorf("gap %q, want it to say %q", s.Gap.Message, want)
 	}
 	sameFiles(t, filepath.Join(dest, "resync.test", "files"), filepath.Join(interopDir, "v1", "files"))
+
+	code, out, _ = src.run(t, "sync", "--json", "--delete", "--dest", dest, cap)
+	var r struct {
+		interopSyncJSON
+		Reconcile *struct {
+			Why     string `json:"why"`
+			Checked int    `json:"checked"`
+		} `json:"reconcile"`
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("sync --json: %v\n%s", err, out)
+	}
+	if code != exitOK || r.Gap != nil || r.Reconcile == nil || !strings.Contains(r.Reconcile.Why, "give no from") ||
+		r.Created != 3 || r.Updated != 4 || r.Deleted != 2 {
+		t.Fatalf("auto: exit %d, %+v, reconcile %+v\n%s", code, r.interopSyncJSON, r.Reconcile, out)
+	}
+	sameFiles(t, filepath.Join(dest, "resync.test", "files"), filepath.Join(interopDir, "v2", "files"))
+	if code, out, _ := src.run(t, "audit", "--json", "--dest", dest, cap); code != exitOK || !strings.Contains(out, `"in_sync": true`) {
+		t.Errorf("audit after the reconcile: exit %d\n%s", code, out)
+	}
 }
 
 // sameFiles fails unless the trees got and want hold the same files with

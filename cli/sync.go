@@ -35,12 +35,16 @@ type syncFlags struct {
 	maps             []string
 	clearSelection   bool
 	delete           bool
+	checksum         bool
 	dryRun           bool
 	allowOtherHosts  bool
 	ignoreCrawlDelay bool
 	json             bool
 	follow           bool
 	pollInterval     time.Duration
+	maxSize          byteSize
+	stallTimeout     time.Duration
+	resourceTimeout  time.Duration
 }
 
 // syncMemoryLimit is the soft memory limit of a sync when GOMEMLIMIT is not
@@ -51,7 +55,7 @@ const syncMemoryLimit = 200 << 20
 func newSyncCmd(a *app) *cobra.Command {
 	var f syncFlags
 	cmd := &cobra.Command{
-		Use: "sync [--dest DEST] [--mode auto|baseline|incremental] [--baseline-from list|dump] [--include RE]... [--exclude RE]... [--delete] [--dry-run] [--follow [--poll-interval D]] [--json] URL",
+		Use: "sync [--dest DEST] [--mode auto|baseline|incremental] [--checksum] [--baseline-from list|dump] [--include RE]... [--exclude RE]... [--delete] [--dry-run] [--follow [--poll-interval D]] [--json] URL",
 		Example: `  rsx serve --addr 127.0.0.1:8080 &    # the demo Source, which these examples use
   rsx sync --dest ./copy http://127.0.0.1:8080/dataset1/capabilitylist.xml            # a baseline: every resource
   rsx sync --dest ./copy --delete http://127.0.0.1:8080/dataset1/capabilitylist.xml   # again: the changes, deletions applied
@@ -85,8 +89,23 @@ the Change Dump), each resource's last change only; closed lists processed
 before are not fetched again. When the live Change List Index (or Change
 Dump) no longer reaches back to the copy's point, the closed lists of the
 Source's Change List Archive (Change Dump Archive) that cover the time since
-are applied first, and named. A stretch of time that nothing covers is
-reported, and a new baseline proposed: nothing is applied.
+are applied first, and named.
+
+A baseline on a DEST that already holds a copy of the Source reconciles, as
+rsync and rclone do: the state is not trusted over the files. Every selected
+resource of the Source's current state (its Resource List, with the changes
+of the Change Lists after the list's at) is compared with the state, and its
+file is checked: it must exist with the length recorded, and a file
+modified after it was written is hashed against the digests recorded.
+Only what is missing, damaged or changed is fetched; with --delete what the
+Source no longer lists is removed. --checksum hashes every file, against
+the digests recorded and every digest the Source declares (in parallel, at
+disk speed). This is how a damaged copy is repaired: rsx sync --mode
+baseline (or --checksum). --mode auto reconciles by itself, and says why,
+when it finds a gap (a stretch of time no Change List covers: nothing is
+downloaded again that the copy holds intact), when the Source's Change
+Lists give no from (they cannot prove what they cover, so every run checks
+the copy against the Resource List too), and with --checksum.
 
 --follow keeps the copy current after that, until interrupted: the changes
 of the Source's change notifications are applied as they arrive (a line
@@ -116,6 +135,17 @@ time. Nothing is written, read or removed through a symbolic link in DEST: a
 resource whose folders include a link is refused, and a link anywhere in
 DEST/.rsx makes the run refuse to start.
 
+Every resource's fetch is bounded, and one that goes past a bound fails (the
+run's exit status 1) with nothing of it kept: a resource that declares no
+length by --max-size (default 256 MiB; a declared length bounds the body
+itself), with any Content-Encoding undone first, so that a gzip bomb stays
+small; a body (a dump package's too) that brings less than 1 KiB a second
+over --stall-timeout (default 1m: nothing at all, or a drip); the whole
+fetch by --resource-timeout when given (default none: a large file on a slow
+link takes what it takes). A redirect is followed only within the Source's
+authority (or to a --map prefix): one to another host is refused before any
+request is made there, unless --allow-other-hosts.
+
 Politeness: the HTTP options apply (--rate, --concurrency per host, retries
 with Retry-After); a download that needs retries or gets 429/503 halves the
 resources fetched at once. robots.txt's Crawl-delay is honoured
@@ -123,7 +153,8 @@ resources fetched at once. robots.txt's Crawl-delay is honoured
 are --rate 0 and --concurrency 8, elsewhere 10 requests a second and 4 at once.
 
 Exit status: 0 the copy is in step; 1 something failed (a resource, a list, a
-verification, a gap); 2 the sync could not run (bad usage, unreachable URL,
+verification, a gap --mode incremental cannot bridge, a listed resource
+that cannot be mapped to a path); 2 the sync could not run (bad usage, unreachable URL,
 DEST in use, interrupted). --follow ends on SIGINT or SIGTERM with 0 when the
 copy is in step, 1 when failures are outstanding or a poll found a gap.`,
 		Args: oneArg("URL", "the Source's Capability List, or a document below it"),
@@ -141,12 +172,17 @@ copy is in step, 1 when failures are outstanding or a poll found a gap.`,
 	fs.StringArrayVar(&f.maps, "map", nil, "copy the URIs that start with PREFIX under the folder DIR: `PREFIX=DIR` (repeatable; stored)")
 	fs.BoolVar(&f.clearSelection, "clear-selection", false, "drop the stored --include, --exclude and --map")
 	fs.BoolVar(&f.delete, "delete", false, "apply deletions (without it they are remembered for a later run with --delete)")
+	fs.BoolVar(&f.checksum, "checksum", false, "reconcile: hash every file of the copy against its recorded digests and those the Source declares, and fetch what differs")
 	fs.BoolVar(&f.dryRun, "dry-run", false, "print the plan; write nothing")
 	fs.BoolVar(&f.allowOtherHosts, "allow-other-hosts", false, "copy resources outside the Source's authority")
 	fs.BoolVar(&f.ignoreCrawlDelay, "ignore-crawl-delay", false, "do not honour robots.txt's Crawl-delay")
 	fs.BoolVar(&f.json, "json", false, "print one JSON document on standard output (with --follow: one JSON object per line)")
 	fs.BoolVar(&f.follow, "follow", false, "after catching up, keep the copy current: apply change notifications as they arrive, poll the Change Lists every --poll-interval, until interrupted")
 	fs.DurationVar(&f.pollInterval, "poll-interval", engine.DefaultPollInterval, "with --follow: time between polls of the Change Lists (the record, which catches what notifications missed)")
+	f.maxSize = engine.DefaultMaxSize
+	fs.Var(&f.maxSize, "max-size", "largest resource to copy when it declares no length, e.g. 2GiB, 500MB (-1 = unlimited)")
+	fs.DurationVar(&f.stallTimeout, "stall-timeout", engine.DefaultStallTimeout, "fail a resource whose body brings less than 1 KiB a second over this long")
+	fs.DurationVar(&f.resourceTimeout, "resource-timeout", 0, "longest time one resource's fetch may take, redirects, retries and body included (0 = no limit)")
 	return cmd
 }
 
@@ -171,6 +207,7 @@ func (f syncFlags) planOptions(cmd *cobra.Command) (engine.PlanOptions, error) {
 		o.Selection = &state.Selection{Include: f.include, Exclude: f.exclude, Map: f.maps}
 	}
 	o.Delete = f.delete
+	o.Checksum = f.checksum
 	o.AllowOtherHosts = f.allowOtherHosts
 	if f.follow && f.dryRun {
 		return o, errors.New("--follow and --dry-run: a dry run writes nothing to follow with")
@@ -178,6 +215,22 @@ func (f syncFlags) planOptions(cmd *cobra.Command) (engine.PlanOptions, error) {
 	if f.follow && f.pollInterval <= 0 {
 		return o, errors.New("--poll-interval must be positive")
 	}
+	return o, nil
+}
+
+// engineOptions are the session's options from the flags: the bounds of a
+// resource's fetch.
+func (f syncFlags) engineOptions() (engine.Options, error) {
+	o := engine.Options{IgnoreCrawlDelay: f.ignoreCrawlDelay, UserAgent: "rsx"}
+	switch {
+	case f.maxSize == 0 || f.maxSize < -1:
+		return o, errors.New("--max-size must be a size such as 2GiB, or -1 for no limit")
+	case f.stallTimeout <= 0:
+		return o, errors.New("--stall-timeout must be positive")
+	case f.resourceTimeout < 0:
+		return o, errors.New("--resource-timeout must not be negative (0: no limit)")
+	}
+	o.MaxSize, o.StallTimeout, o.ResourceTimeout = int64(f.maxSize), f.stallTimeout, f.resourceTimeout
 	return o, nil
 }
 
@@ -190,6 +243,10 @@ func (a *app) runSync(cmd *cobra.Command, f syncFlags, target string) error {
 	if err != nil {
 		return failed(fmt.Errorf("sync: %w", err))
 	}
+	eo, err := f.engineOptions()
+	if err != nil {
+		return failed(fmt.Errorf("sync: %w", err))
+	}
 	if f.follow {
 		// Following runs until interrupted: SIGINT and SIGTERM are its end,
 		// once it follows (an interrupted catch-up still exits 2).
@@ -198,7 +255,7 @@ func (a *app) runSync(cmd *cobra.Command, f syncFlags, target string) error {
 		}
 		cmd.Annotations[annotationEndsOnSignal] = "follow"
 	}
-	d, err := a.openDest(ctx, cmd, "sync", target, f.dest, true, engine.Options{IgnoreCrawlDelay: f.ignoreCrawlDelay, UserAgent: "rsx"})
+	d, err := a.openDest(ctx, cmd, "sync", target, f.dest, true, eo)
 	if err != nil {
 		return failed(err)
 	}
@@ -465,7 +522,7 @@ func writeSyncPlan(w io.Writer, st textStyles, p *engine.Plan, dest string, dryR
 	writeArchivedLists(w, st, p)
 	if p.Gap != nil {
 		fmt.Fprintf(w, "%s gap: %s: changes may have been missed, so none is applied.\n", st.err("✗"), p.Gap)
-		fmt.Fprintf(w, "  Make a new baseline: rsx sync --mode baseline --dest %s %s\n", esc(dest), esc(p.Target))
+		fmt.Fprintf(w, "  Reconcile the copy (only what is missing or differs is fetched): rsx sync --mode baseline --dest %s %s\n", esc(dest), esc(p.Target))
 		return
 	}
 	label := "plan"
@@ -475,6 +532,17 @@ func writeSyncPlan(w io.Writer, st textStyles, p *engine.Plan, dest string, dryR
 	bytes := fetch.FormatSize(s.Bytes)
 	if s.UnknownBytes > 0 {
 		bytes += fmt.Sprintf(" + %d of unknown length", s.UnknownBytes)
+	}
+	if p.Reconcile {
+		fmt.Fprintf(w, "  %s reconcile: %s of the copy checked", st.dim("·"), plural(s.Checked, "file", "files"))
+		if s.Hashed > 0 {
+			fmt.Fprintf(w, " (%d hashed, %s)", s.Hashed, fetch.FormatSize(s.HashedBytes))
+		}
+		if s.Repair > 0 {
+			fmt.Fprintf(w, ", %s: fetched again\n", st.warn(plural(s.Repair, "missing or damaged", "missing or damaged")))
+		} else {
+			fmt.Fprintf(w, ", all as recorded\n")
+		}
 	}
 	fmt.Fprintf(w, "%s: %d to create and %d to update (%s), %d to delete, %d unchanged", label, s.Create, s.Update, bytes, s.Delete, s.Unchanged)
 	if s.PendingDelete > 0 {
@@ -617,9 +685,23 @@ type syncJSON struct {
 	Selection         syncSelJSON    `json:"selection"`
 	SelectionReplaced bool           `json:"selection_replaced"`
 	Plan              syncPlanJSON   `json:"plan"`
-	Seconds           float64        `json:"seconds"`
+	// Reconcile is a baseline's check of the copy there (null when the
+	// plan is no reconcile).
+	Reconcile *syncReconcileJSON `json:"reconcile"`
+	Seconds   float64            `json:"seconds"`
 	// Follow is what sync --follow did after the catch-up (the last line).
 	Follow *followJSON `json:"follow,omitempty"`
+}
+
+type syncReconcileJSON struct {
+	// Why a plan of mode auto reconciles ("" when --mode baseline asked).
+	Why         string `json:"why"`
+	Checksum    bool   `json:"checksum"`
+	Checked     int    `json:"checked"`
+	Hashed      int    `json:"hashed"`
+	HashedBytes int64  `json:"hashed_bytes"`
+	// Repaired counts the copies found missing or damaged, fetched again.
+	Repaired int `json:"repaired"`
 }
 
 type syncSelJSON struct {
@@ -716,6 +798,10 @@ func syncJSONOf(p *engine.Plan, res *engine.Result, dest string, dryRun bool, el
 		cl := p.CapabilityList
 		out.CapabilityList = &cl
 	}
+	if p.Reconcile {
+		out.Reconcile = &syncReconcileJSON{Why: p.ReconcileWhy, Checksum: p.Checksum, Checked: s.Checked, Hashed: s.Hashed,
+			HashedBytes: s.HashedBytes, Repaired: s.Repair}
+	}
 	if p.Mode == engine.ModeBaseline {
 		out.BaselineAt = timeOrNull(p.At)
 	}
@@ -728,7 +814,7 @@ func syncJSONOf(p *engine.Plan, res *engine.Result, dest string, dryRun bool, el
 	}
 	if p.Gap != nil {
 		out.Gap = &syncGapJSON{From: model.FormatDatetime(p.Gap.From), To: timeOrNull(p.Gap.To), Message: p.Gap.String(),
-			Proposal: "make a new baseline: rsx sync --mode baseline --dest " + dest + " " + p.Target}
+			Proposal: "reconcile the copy (only what is missing or differs is fetched): rsx sync --mode baseline --dest " + dest + " " + p.Target}
 	}
 	switch {
 	case dryRun:

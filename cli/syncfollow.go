@@ -141,7 +141,7 @@ func followTotals(out *syncJSON, res *engine.Result, fr *engine.FollowResult, in
 	}
 	if fr.Gap != nil {
 		out.Gap = &syncGapJSON{From: model.FormatDatetime(fr.Gap.From), To: timeOrNull(fr.Gap.To), Message: fr.Gap.String(),
-			Proposal: "make a new baseline: rsx sync --mode baseline --dest " + out.Dest + " " + target}
+			Proposal: "reconcile the copy (only what is missing or differs is fetched): rsx sync --mode baseline --dest " + out.Dest + " " + target}
 	}
 	if len(fr.Problems) > 0 {
 		out.Problems = failJSON(fr.Problems)
@@ -166,7 +166,7 @@ func writeFollowResult(w io.Writer, st textStyles, fr *engine.FollowResult) {
 		fmt.Fprintf(w, "  %s %s: run with --delete to apply\n", st.dim("·"), plural(fr.Remembered, "deletion remembered", "deletions remembered"))
 	}
 	if fr.Gap != nil {
-		fmt.Fprintf(w, "%s gap: %s: changes may have been missed; make a new baseline (--mode baseline)\n", st.err("✗"), fr.Gap)
+		fmt.Fprintf(w, "%s gap: %s: changes may have been missed; reconcile the copy (--mode baseline: only what is missing or differs is fetched)\n", st.err("✗"), fr.Gap)
 	}
 	for _, pr := range fr.Problems {
 		fmt.Fprintf(w, "%s %s\n", st.err("✗"), esc(pr.Error()))

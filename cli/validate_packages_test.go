@@ -77,7 +77,7 @@ func TestValidateRecursivePackagesBrokenDemo(t *testing.T) {
 }
 
 func TestValidatePackagesNeedsRecursive(t *testing.T) {
-	if code, _, errs := validateRun(t, "", "validate", "--packages", "../testdata/conformance/valid/resourcesync_ex_20.xml"); code != exitFailure || !strings.Contains(errs, "--recursive") {
+	if code, _, errs := validateRun(t, "", "validate", "--packages", validateValidDir+"/resourcesync_ex_20.xml"); code != exitFailure || !strings.Contains(errs, "--recursive") {
 		t.Errorf("exit %d, %s", code, errs)
 	}
 }

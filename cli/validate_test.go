@@ -64,7 +64,8 @@ func decodeValidateJSON(t *testing.T, stdout string) validateJSON {
 	return v
 }
 
-const validateValidDir = "../testdata/conformance/valid"
+// validateValidDir holds the specification's examples (third-party, see its README).
+const validateValidDir = "../testdata/conformance/spec-examples-v1.1"
 const validateInvalidDir = "../testdata/conformance/invalid"
 
 func TestValidateCommandValidFile(t *testing.T) {

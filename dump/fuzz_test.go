@@ -13,9 +13,11 @@ import (
 // without writing outside the destination.
 func FuzzOpenPackage(f *testing.F) {
 	f.Add(goodPackage(f))
-	if b, err := os.ReadFile("../testdata/dump/bitstream-package.zip"); err == nil {
-		f.Add(b)
+	b, err := os.ReadFile(realWorldPackage)
+	if err != nil {
+		f.Fatal(err)
 	}
+	f.Add(b)
 	f.Add(buildZip(f, zm{name: ManifestName, data: manifest(entry("http://example.com/a", "/../a", []byte("x")))}, zm{name: "../a", data: []byte("x")}))
 	f.Add([]byte("PK\x05\x06\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00"))
 	f.Add([]byte{})

@@ -122,6 +122,7 @@ type request struct {
 	acceptEncoding string
 	useCache       bool
 	header         http.Header // extra request headers (DownloadOptions.Header)
+	started        func()      // called when a try has its host's slot, before it is sent
 }
 
 // hop is the outcome of the last hop: a response whose body is still open.
@@ -136,7 +137,9 @@ type hop struct {
 }
 
 func parseTarget(method, rawURL string) (*url.URL, error) {
-	u, err := url.Parse(strings.TrimSpace(rawURL))
+	// A loc that is not strictly a URI (a stray "%") is requested as a
+	// browser would send it.
+	u, err := url.Parse(RequestURL(rawURL))
 	if err != nil {
 		return nil, fmt.Errorf("%s %s: %w", method, rawURL, err)
 	}
@@ -216,6 +219,11 @@ func (c *Client) do(ctx context.Context, rawURL string, r request) (*hop, *Excha
 		if len(chain)-1 > c.opts.MaxRedirects {
 			return fail(fmt.Errorf("%s %s: %w", r.method, ex.URL, &RedirectError{Chain: chain, Err: ErrTooManyRedirects, Limit: c.opts.MaxRedirects}))
 		}
+		if check := redirectCheckOf(ctx); check != nil {
+			if err := check(cur, next); err != nil {
+				return fail(fmt.Errorf("%s %s: %w", r.method, ex.URL, err))
+			}
+		}
 		visited[withoutUser(next)] = true
 		cur = next
 	}
@@ -231,6 +239,9 @@ func (c *Client) tryHop(ctx context.Context, ex *Exchange, u, origin *url.URL, r
 		release, err := c.hosts.acquire(ctx, u)
 		if err != nil {
 			return nil, fmt.Errorf("%s %s: %w", r.method, redactURL(u), err)
+		}
+		if r.started != nil {
+			r.started()
 		}
 		tctx, cancel := context.WithCancel(ctx)
 		expired := func() bool { return false }

@@ -5,9 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"strings"
-	"sync/atomic"
+	"sync"
 	"time"
 )
 
@@ -18,9 +19,22 @@ type DownloadOptions struct {
 	// once at the end.
 	Progress func(done, total int64)
 	// MaxBytes stops the download with a *TooLargeError; 0 means no limit.
+	// It bounds the bytes written to w (the body with any Content-Encoding
+	// undone, so that a small gzip bomb cannot become a large file), and
+	// the bytes received, with room for the coding's overhead.
 	MaxBytes int64
 	// IdleTimeout overrides Options.IdleTimeout.
 	IdleTimeout time.Duration
+	// StallBytes makes the idle timeout a stall timeout: the download fails
+	// with an *IdleTimeoutError when fewer than StallBytes body bytes arrive
+	// in a stretch of IdleTimeout, so that a body that drips a byte now and
+	// then cannot hold it for ever. 0 or 1: any byte restarts the clock.
+	StallBytes int64
+	// Timeout bounds the whole download, from its first request (the wait
+	// for a host's slot before it is not counted) to the body's last byte,
+	// redirects and retries included: past it the download fails with a
+	// *DownloadTimeoutError. 0 means none.
+	Timeout time.Duration
 	// Header holds request headers of this download only (Accept-Datetime
 	// for a Memento TimeGate), sent on every hop after the client's own.
 	Header http.Header
@@ -29,8 +43,9 @@ type DownloadOptions struct {
 // Download copies a large body (a dump package, a resource) to w. It
 // follows redirects and retries until the response starts, like Get, but
 // has no whole-request timeout: only the connect timeouts and an idle
-// timeout that fails the download when no byte arrives for IdleTimeout. It
-// uses no cache and no size limit.
+// timeout that fails the download when no byte arrives for IdleTimeout (or,
+// with StallBytes, too few). It uses no cache, and no size limit unless
+// MaxBytes gives one.
 //
 // The bytes written are the resource's bitstream: Download asks for
 // "Accept-Encoding: identity" and does not look for gzip magic bytes, so a
@@ -47,13 +62,26 @@ func (c *Client) DownloadWith(ctx context.Context, rawURL string, w io.Writer, o
 	if idle <= 0 {
 		idle = c.opts.IdleTimeout
 	}
-	h, ex, err := c.do(ctx, rawURL, request{method: http.MethodGet, acceptEncoding: "identity", header: o.Header})
+	req := request{method: http.MethodGet, acceptEncoding: "identity", header: o.Header}
+	var timedOut func(error) error
+	if o.Timeout > 0 {
+		var stopTimer func()
+		ctx, req.started, stopTimer, timedOut = downloadDeadline(ctx, rawURL, o.Timeout)
+		defer stopTimer()
+	}
+	h, ex, err := c.do(ctx, rawURL, req)
 	if err != nil {
+		if timedOut != nil {
+			err = timedOut(err)
+		}
 		return ex, err
 	}
 	resp := h.resp
 	u := redactURL(h.url)
 	done := func(err error) (*Exchange, error) {
+		if err != nil && timedOut != nil {
+			err = timedOut(err)
+		}
 		_ = resp.Body.Close()
 		h.cancel()
 		h.release()
@@ -77,24 +105,30 @@ func (c *Client) DownloadWith(ctx context.Context, rawURL string, w io.Writer, o
 		return done(&TooLargeError{URL: u, Limit: o.MaxBytes})
 	}
 
-	// The idle timer cancels the try's context, which breaks a hung read.
-	var idled atomic.Bool
-	timer := time.AfterFunc(idle, func() {
-		idled.Store(true)
-		h.cancel()
-	})
-	defer timer.Stop()
+	// The watchdog cancels the try's context, which breaks a hung read.
+	wd := newWatchdog(idle, o.StallBytes, h.cancel)
+	defer wd.stop()
+	idleErr := func() error { return &IdleTimeoutError{URL: u, Idle: idle, Min: max(o.StallBytes, 1)} }
+	// What arrives is bounded too: a coded body a little longer than its
+	// decoded bytes is allowed (gzip's overhead), an endless one is not.
+	maxReceived := int64(0)
+	if o.MaxBytes > 0 && o.MaxBytes < math.MaxInt64/2 {
+		maxReceived = o.MaxBytes + o.MaxBytes/64 + 64<<10
+	}
 	var received int64
 	raw := readerFunc(func(p []byte) (int, error) {
 		n, err := resp.Body.Read(p)
 		if n > 0 {
-			timer.Reset(idle)
+			wd.add(n)
 			received += int64(n)
 			c.log.update(ex, func(e *Exchange) { e.Bytes += int64(n) })
+			if maxReceived > 0 && received > maxReceived {
+				return n, &TooLargeError{URL: u, Limit: o.MaxBytes}
+			}
 		}
 		if err != nil && err != io.EOF {
-			if idled.Load() {
-				return n, &IdleTimeoutError{URL: u, Idle: idle}
+			if wd.hasFired() {
+				return n, idleErr()
 			}
 			if ctx.Err() != nil {
 				return n, fmt.Errorf("download %s: %w", u, ctx.Err())
@@ -151,12 +185,12 @@ func (c *Client) DownloadWith(ctx context.Context, rawURL string, w io.Writer, o
 				}
 				return done(&TooLargeError{URL: u, Limit: o.MaxBytes})
 			}
-			// A slow writer is not an idle server: the timer stops meanwhile.
-			timer.Stop()
+			// A slow writer is not an idle server: the clock stops meanwhile.
+			wd.pause()
 			if _, err := w.Write(buf[:n]); err != nil {
 				return done(fmt.Errorf("download %s: write: %w", u, err))
 			}
-			timer.Reset(idle)
+			wd.resume()
 			written += int64(n)
 			report(false)
 		}
@@ -164,8 +198,15 @@ func (c *Client) DownloadWith(ctx context.Context, rawURL string, w io.Writer, o
 			break
 		}
 		if rerr != nil {
-			var idleErr *IdleTimeoutError
-			if !errors.As(rerr, &idleErr) && !strings.Contains(rerr.Error(), u) {
+			var idleE *IdleTimeoutError
+			var large *TooLargeError
+			switch {
+			case errors.As(rerr, &large):
+				return done(large)
+			case !errors.As(rerr, &idleE) && wd.hasFired():
+				// The decoder met the broken read first.
+				rerr = idleErr()
+			case !errors.As(rerr, &idleE) && !strings.Contains(rerr.Error(), u):
 				rerr = fmt.Errorf("download %s: %w", u, rerr)
 			}
 			return done(rerr)
@@ -178,3 +219,41 @@ func (c *Client) DownloadWith(ctx context.Context, rawURL string, w io.Writer, o
 type readerFunc func([]byte) (int, error)
 
 func (f readerFunc) Read(p []byte) (int, error) { return f(p) }
+
+// downloadDeadline returns a context that Download's Timeout ends, a func
+// that starts its clock (at the first request: idempotent), one that stops
+// it, and one that turns an error the deadline caused into a
+// *DownloadTimeoutError.
+func downloadDeadline(ctx context.Context, rawURL string, d time.Duration) (context.Context, func(), func(), func(error) error) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	te := &DownloadTimeoutError{URL: rawURL, Limit: d}
+	if u, err := parseTarget(http.MethodGet, rawURL); err == nil {
+		te.URL = redactURL(u)
+	}
+	var mu sync.Mutex
+	var timer *time.Timer
+	stopped := false
+	start := func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if timer == nil && !stopped {
+			timer = time.AfterFunc(d, func() { cancel(te) })
+		}
+	}
+	stop := func() {
+		mu.Lock()
+		defer mu.Unlock()
+		stopped = true
+		if timer != nil {
+			timer.Stop()
+		}
+		cancel(nil)
+	}
+	timedOut := func(err error) error {
+		if errors.Is(context.Cause(ctx), te) {
+			return te
+		}
+		return err
+	}
+	return ctx, start, stop, timedOut
+}

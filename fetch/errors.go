@@ -68,13 +68,19 @@ func (e *RedirectError) Error() string {
 
 func (e *RedirectError) Unwrap() error { return e.Err }
 
-// IdleTimeoutError reports a download that received no byte for Idle.
+// IdleTimeoutError reports a download that received no byte for Idle, or,
+// when Min is more than 1, fewer than Min bytes in a stretch of Idle (it
+// stalled: DownloadOptions.StallBytes).
 type IdleTimeoutError struct {
 	URL  string
 	Idle time.Duration
+	Min  int64
 }
 
 func (e *IdleTimeoutError) Error() string {
+	if e.Min > 1 {
+		return fmt.Sprintf("%s: stalled: less than %s of the body arrived in %v", e.URL, FormatSize(e.Min), e.Idle)
+	}
 	return fmt.Sprintf("%s: no data received for %v", e.URL, e.Idle)
 }
 
@@ -99,3 +105,17 @@ func FormatSize(n int64) string {
 	}
 	return fmt.Sprintf("%.1f %s", f, units[i])
 }
+
+// DownloadTimeoutError reports a download not done within its Timeout
+// (DownloadOptions.Timeout).
+type DownloadTimeoutError struct {
+	URL   string
+	Limit time.Duration
+}
+
+func (e *DownloadTimeoutError) Error() string {
+	return fmt.Sprintf("%s: not downloaded within %v", e.URL, e.Limit)
+}
+
+// Timeout lets net.Error-style checks see it as a timeout.
+func (e *DownloadTimeoutError) Timeout() bool { return true }

@@ -17,7 +17,13 @@ import (
 	"time"
 )
 
-const decConformanceDir = "../../shared/conformance"
+// The third-party documents under chkConformanceDir (their READMEs say where
+// they come from): the specification's examples and what a real implementation
+// wrote.
+const (
+	decSpecExamples = "spec-examples-v1.1/*.xml"
+	decRealWorld    = "real-world/resync-client-ruby/*/*.xml"
+)
 
 const (
 	decSM = `xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"`
@@ -52,17 +58,21 @@ type decXMLReference struct {
 
 func decConformanceFiles(t *testing.T, pattern string) []string {
 	t.Helper()
-	files, _ := filepath.Glob(filepath.Join(decConformanceDir, pattern))
-	if len(files) == 0 {
-		t.Skipf("no files match %s (conformance data absent)", pattern)
+	files, err := filepath.Glob(filepath.Join(chkConformanceDir, pattern))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no file matches %s in %s (%v)", pattern, chkConformanceDir, err)
 	}
 	return files
 }
 
+// decThirdPartyFiles: the specification's examples and the real-world documents.
+func decThirdPartyFiles(t *testing.T) []string {
+	t.Helper()
+	return append(decConformanceFiles(t, decSpecExamples), decConformanceFiles(t, decRealWorld)...)
+}
+
 func TestDecodeSpecExamples(t *testing.T) {
-	files := decConformanceFiles(t, "spec-examples-v1.1/*.xml")
-	files = append(files, decConformanceFiles(t, "real-world/resync-client-ruby/*/*.xml")...)
-	for _, f := range files {
+	for _, f := range decThirdPartyFiles(t) {
 		t.Run(filepath.Base(f), func(t *testing.T) {
 			data, err := os.ReadFile(f)
 			if err != nil {
@@ -109,10 +119,10 @@ func TestDecodeSpecExamples(t *testing.T) {
 }
 
 func TestDecodeSpecExampleDetails(t *testing.T) {
-	f := filepath.Join(decConformanceDir, "spec-examples-v1.1/resourcesync_ex_2.xml")
+	f := filepath.Join(chkConformanceDir, "spec-examples-v1.1/resourcesync_ex_2.xml")
 	data, err := os.ReadFile(f)
 	if err != nil {
-		t.Skipf("conformance data absent: %v", err)
+		t.Fatal(err)
 	}
 	doc, err := Parse(bytes.NewReader(data))
 	if err != nil {

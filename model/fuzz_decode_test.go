@@ -9,8 +9,8 @@ import (
 	"testing"
 )
 
-// decFuzzSeeds are small documents exercising the decoder's paths; the spec
-// examples are added too when the conformance data is present.
+// decFuzzSeeds are small documents exercising the decoder's paths; the
+// specification's examples in testdata are added too.
 var decFuzzSeeds = []string{
 	`<?xml version="1.0" encoding="UTF-8"?>
 <urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"
@@ -37,11 +37,16 @@ func FuzzDecode(f *testing.F) {
 	for _, s := range decFuzzSeeds {
 		f.Add([]byte(s))
 	}
-	files, _ := filepath.Glob(filepath.Join(decConformanceDir, "spec-examples-v1.1/*.xml"))
+	files, _ := filepath.Glob(filepath.Join(chkConformanceDir, decSpecExamples))
+	if len(files) == 0 {
+		f.Fatalf("no file matches %s in %s", decSpecExamples, chkConformanceDir)
+	}
 	for _, name := range files {
-		if data, err := os.ReadFile(name); err == nil {
-			f.Add(data)
+		data, err := os.ReadFile(name)
+		if err != nil {
+			f.Fatal(err)
 		}
+		f.Add(data)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		d := NewDecoder(bytes.NewReader(data), DecoderOptions{MaxTokenBytes: 1 << 16, MaxDepth: 64})

@@ -52,9 +52,7 @@ func checkTableRoundTrip(t *testing.T, name string, entries []Entry) *EntryTable
 }
 
 func TestEntryTableConformanceRoundTrip(t *testing.T) {
-	files := decConformanceFiles(t, "spec-examples-v1.1/*.xml")
-	files = append(files, decConformanceFiles(t, "real-world/resync-client-ruby/*/*.xml")...)
-	for _, f := range files {
+	for _, f := range decThirdPartyFiles(t) {
 		data, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)

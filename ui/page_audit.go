@@ -393,6 +393,12 @@ func (v *auditPage) summary(w int) []string {
 	if len(notes) > 0 {
 		lines = append(lines, "  "+st.Dim.Render(strings.Join(notes, " · ")))
 	}
+	if differs {
+		// How to put it right: a sync of what differs reconciles those
+		// resources with the Source (damaged and missing copies fetched
+		// again), as rsx sync --mode baseline does for the whole copy.
+		lines = append(lines, noteLines(st.Dim, "·", "s repairs: what is missing, damaged or changed is fetched again", w, v.noteMax)...)
+	}
 	if !r.Complete() {
 		what := components.Plural(len(r.Problems), "document", "documents") + " of the Source could not be read: the audit is incomplete, and the lists hold for the documents read only"
 		if r.NotCompared > 0 {

@@ -664,6 +664,19 @@ func (v *syncPage) planHead(w int) []string {
 		del += st.Dim.Render(" (d applies them)")
 	}
 	lines = append(lines, del)
+	if p.Reconcile {
+		// The copy's files were checked, not only the state.
+		rc := "  " + st.Label.Render("reconcile ") + st.Value.Render(components.Plural(s.Checked, "file", "files")+" of the copy checked")
+		if s.Hashed > 0 {
+			rc += st.Dim.Render(fmt.Sprintf(" (%s hashed, %s)", components.Count(s.Hashed), components.Bytes(s.HashedBytes)))
+		}
+		if s.Repair > 0 {
+			rc += st.Dim.Render(", ") + st.Warning.Render(components.Count(s.Repair)+" missing or damaged") + st.Dim.Render(": fetched again")
+		} else {
+			rc += st.Dim.Render(", all as recorded")
+		}
+		lines = append(lines, rc)
+	}
 	var left []string
 	if s.NotChosen > 0 {
 		left = append(left, components.Count(s.NotChosen)+" not chosen")

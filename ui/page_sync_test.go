@@ -103,14 +103,14 @@ func fakeURI(i int) string { return fmt.Sprintf("http://example.org/res/%03d.htm
 func fakePlan(del bool) *session.SyncPlan {
 	p := &engine.Plan{Mode: engine.ModeBaseline, From: engine.FromList, Source: fakeSource, CapabilityList: fakeSource,
 		Target: "http://example.org/dataset1/resourcelist-1.xml", Document: "http://example.org/dataset1/resourcelist-index.xml",
-		At: time.Date(2013, 1, 3, 9, 0, 0, 0, time.UTC), Limited: 3, Delete: del,
-		Summary: engine.Summary{Create: 2, Update: 1, Unchanged: 4, PendingDelete: 1, NotChosen: 37, Bytes: 3671},
+		At: time.Date(2013, 1, 3, 9, 0, 0, 0, time.UTC), Limited: 3, Delete: del, Reconcile: true,
+		Summary: engine.Summary{Create: 2, Update: 1, Unchanged: 4, PendingDelete: 1, NotChosen: 37, Bytes: 3671, Checked: 5, Repair: 1},
 		Notes:   []string{"limited to 3 chosen resources: the rest of the Source is left as it is, and a full sync is still to be made"},
 	}
 	items := []engine.Item{
 		{Item: plan.Item{Action: plan.Create, Entry: plan.Entry{URI: fakeURI(1), Length: 1037}, Reason: "new"}},
 		{Item: plan.Item{Action: plan.Create, Entry: plan.Entry{URI: fakeURI(5), Length: 1185}, Reason: "new"}},
-		{Item: plan.Item{Action: plan.Update, Entry: plan.Entry{URI: fakeURI(9), Length: 1449, Digests: state.Digests("md5:00")}, Reason: "md5 differs"}},
+		{Item: plan.Item{Action: plan.Update, Entry: plan.Entry{URI: fakeURI(9), Length: 1449, Digests: state.Digests("md5:00")}, Reason: "the copy example.org/res/009.html is missing"}},
 	}
 	if del {
 		p.Summary.Delete, p.Summary.PendingDelete = 1, 0

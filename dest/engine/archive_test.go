@@ -152,7 +152,7 @@ func TestAGapTheArchiveDoesNotCoverIsReported(t *testing.T) {
 			o.Start = start.Add(48 * time.Hour)
 			later := demo.New(o)
 			sw.set(later)
-			inc := syncOnce(t, dir, testClient(t), target, PlanOptions{ChangesFrom: from, Delete: true})
+			inc := syncOnce(t, dir, testClient(t), target, PlanOptions{Mode: ModeIncremental, ChangesFrom: from, Delete: true})
 			gap := inc.Plan.Gap
 			if gap == nil || inc.OK() || inc.Created+inc.Updated+inc.Deleted != 0 || inc.Finished {
 				t.Fatalf("gap %v, ok %v, %d+%d+%d applied, finished %v", gap, inc.OK(), inc.Created, inc.Updated, inc.Deleted, inc.Finished)
@@ -171,7 +171,7 @@ func TestAGapTheArchiveDoesNotCoverIsReported(t *testing.T) {
 				t.Errorf("the copy changed despite the gap")
 			}
 			// The state's point did not move: the next run meets the same gap.
-			again := syncOnce(t, dir, testClient(t), target, PlanOptions{ChangesFrom: from})
+			again := syncOnce(t, dir, testClient(t), target, PlanOptions{Mode: ModeIncremental, ChangesFrom: from})
 			if again.Plan.Gap == nil || !again.Plan.Gap.From.Equal(start) {
 				t.Errorf("the second run: gap %v", again.Plan.Gap)
 			}

@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"hash/maphash"
 	"io"
+	"io/fs"
 	"runtime"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -145,6 +147,10 @@ type AuditOptions struct {
 	// ListSame keeps the resources found the same (AuditReport.SameURIs),
 	// for a report that lists them; without it they are only counted.
 	ListSame bool
+	// AllowOtherHosts compares the resources outside the Source's
+	// authority too, as a sync with --allow-other-hosts copies them;
+	// without it they are out of the copy's selection (Excluded).
+	AllowOtherHosts bool
 }
 
 // Audit compares the destination's copy of the Source of target with the
@@ -197,36 +203,9 @@ func (s *Session) AuditWith(ctx context.Context, target string, opts AuditOption
 	}
 	b := &builder{s: s, p: &Plan{}, sel: sel, capList: src.capList}
 
-	// The Resource List's at, then the changes after it (and after the
-	// copy's point, for what was announced).
-	d, err := s.openDoc(ctx, rl)
-	if err != nil {
-		return nil, err
-	}
-	at := d.hdr.MD.At.Time
-	d.Close()
-	rep.At = at
-	overrides := map[[2]uint64]plan.Entry{}
-	announced := newURISet()
-	keys := newURISet()
-	unknownAnnouncements := false
-	if cl := src.docs[model.CapChangeList]; cl != "" {
-		since := at
-		if !rep.Point.IsZero() && (since.IsZero() || rep.Point.Before(since)) {
-			since = rep.Point
-		}
-		if err := b.auditChanges(ctx, cl, at, since, rep.Point, keys, overrides, announced); err != nil {
-			return nil, err
-		}
-		if len(b.p.Problems) > 0 {
-			unknownAnnouncements = true
-			rep.Warnings = append(rep.Warnings, "a Change List could not be read: what it announced is not known, so no difference is called unannounced")
-		}
-	} else if src.docs[model.CapChangeDump] != "" {
-		rep.Warnings = append(rep.Warnings, "the Source's changes are only in a Change Dump, which an audit does not read: changes since the Resource List's at are not taken into account")
-	}
-
-	// The Source's current resources against the state.
+	// The Source's current resources against the state: the Resource List
+	// and the changes after its at (and after the copy's point, for what was
+	// announced).
 	st, err := plan.ForLookups(ctx, s.db, row.ID, 1<<30)
 	if err != nil {
 		return nil, err
@@ -235,31 +214,34 @@ func (s *Session) AuditWith(ctx context.Context, target string, opts AuditOption
 	if err != nil {
 		return nil, err
 	}
-	a := &auditor{s: s, rep: rep, announced: announced, srcID: row.ID, listSame: opts.ListSame, unknownAnnouncements: unknownAnnouncements,
-		chosenOnly: chosenOnly, baselineDone: baselineDone}
+	announced := newURISet()
+	a := &auditor{s: s, rep: rep, announced: announced, srcID: row.ID, listSame: opts.ListSame,
+		chosenOnly: chosenOnly, baselineDone: baselineDone, outside: outsideOf(src, row.Selection.Map, opts.AllowOtherHosts)}
 	if a.mapper, err = auditMapper(src, row.Selection); err != nil {
 		return nil, err
 	}
 	a.det = s.db.NewDetector(s.st.CaseInsensitive())
+	cl := src.docs[model.CapChangeList]
+	if cl == "" && src.docs[model.CapChangeDump] != "" {
+		rep.Warnings = append(rep.Warnings, "the Source's changes are only in a Change Dump, which an audit does not read: changes since the Resource List's at are not taken into account")
+	}
 	a.start(ctx)
 	emit := func(it plan.Item) error { return a.item(ctx, it) }
-	listed := newURISet()
-	_, err = b.readResourceList(ctx, rl, func(e plan.Entry) error {
-		if _, over := overrides[keys.key(e.URI)]; over {
+	var unknown bool
+	rep.At, unknown, err = b.readCurrent(ctx, rl, cl, rep.Point, announced, func(e plan.Entry) error {
+		if a.outside != nil && a.outside(e.URI) {
+			// Outside the Source's authority: sync refuses it on purpose,
+			// so it is out of the copy's selection.
+			a.mu.Lock()
+			rep.Excluded++
+			a.mu.Unlock()
 			return nil
 		}
-		listed.add(e.URI)
 		return snap.Add(ctx, e, emit)
 	})
-	if err == nil {
-		for _, e := range overrides {
-			if e.Change == model.ChangeDeleted || listed.has(e.URI) {
-				continue
-			}
-			if err = snap.Add(ctx, e, emit); err != nil {
-				break
-			}
-		}
+	if unknown {
+		a.unknownAnnouncements = true
+		rep.Warnings = append(rep.Warnings, "a Change List could not be read: what it announced is not known, so no difference is called unannounced")
 	}
 	if err == nil {
 		// The last batch, then the copy's resources that no document read
@@ -268,7 +250,7 @@ func (s *Session) AuditWith(ctx context.Context, target string, opts AuditOption
 		a.incomplete = len(b.p.Problems) > 0
 		var sum plan.Summary
 		sum, err = snap.Finish(ctx, emit)
-		rep.Excluded = sum.Excluded
+		rep.Excluded += sum.Excluded
 		rep.NotChosen = sum.NotChosen
 		rep.Warnings = append(rep.Warnings, sum.Warnings...)
 	}
@@ -288,6 +270,9 @@ func (s *Session) AuditWith(ctx context.Context, target string, opts AuditOption
 	}
 	for _, l := range []*[]string{&rep.Missing, &rep.Changed, &rep.Extra, &rep.Unannounced, &rep.Damaged, &rep.Unverifiable, &rep.SameURIs} {
 		sort.Strings(*l)
+	}
+	if err := a.record(ctx); err != nil {
+		return nil, err
 	}
 	rep.Elapsed = s.opts.Now().Sub(started)
 	return rep, nil
@@ -385,6 +370,9 @@ type auditor struct {
 	// baselineDone: its baseline is finished, so a resource it lacks was
 	// new at the Source after it (else it may be one yet to copy).
 	chosenOnly, baselineDone bool
+	// outside reports a URI that sync refuses as outside the Source's
+	// authority (nil: none is).
+	outside func(uri string) bool
 	// mapper and det find the resources the copy lacks because another
 	// holds their path (loses).
 	mapper  *pathmap.Mapper
@@ -396,7 +384,8 @@ type auditor struct {
 	mu      sync.Mutex
 	hashed  atomic.Int64
 	bytes   atomic.Int64
-	verify  []int64 // rows whose bytes were found intact
+	verify  []verified // rows whose bytes were found intact
+	damaged []int64    // rows whose copy is damaged or gone
 	jobsErr error
 }
 
@@ -429,14 +418,47 @@ func (a *auditor) wait() error {
 	if a.jobsErr != nil {
 		return a.jobsErr
 	}
-	if len(a.verify) == 0 {
+	return nil
+}
+
+// record keeps what the audit found in the state: the copies found intact
+// (verified_at), those found damaged or gone (damaged_at: the next sync
+// fetches them again) and, when the copy is not in sync, that the next sync
+// reconciles it (reconcile_due), so that whatever an audit finds, the next
+// sync puts right.
+func (a *auditor) record(ctx context.Context) error {
+	// A reconcile is due for what an incremental sync would not put right:
+	// damage to the copy, and differences no Change List announced (or
+	// any difference, when what was announced is not known). Changes the
+	// lists announce are the next incremental sync's.
+	extra := 0
+	for _, u := range a.rep.Extra {
+		if strings.Contains(u, "://") {
+			extra++
+		}
+	}
+	differs := len(a.rep.Missing)+len(a.rep.Changed)+extra-a.rep.PendingDeletes > 0
+	due := a.srcID > 0 && (len(a.rep.Damaged)+len(a.rep.Unannounced) > 0 || (a.unknownAnnouncements && differs))
+	if len(a.verify) == 0 && len(a.damaged) == 0 && !due {
 		return nil
 	}
-	ctx := context.Background()
+	ctx = context.WithoutCancel(ctx)
 	w := a.s.db.NewWriter(a.s.writerOptions(nil))
 	now := a.s.opts.Now()
-	for _, id := range a.verify {
-		if err := w.SetVerified(ctx, id, now); err != nil {
+	for _, v := range a.verify {
+		if err := w.SetVerified(ctx, v.id, now, v.mtime); err != nil {
+			w.Abort()
+			return err
+		}
+	}
+	for _, id := range a.damaged {
+		if err := w.SetDamaged(ctx, id, now); err != nil {
+			w.Abort()
+			return err
+		}
+	}
+	if due {
+		if err := w.SetReconcileDue(ctx, a.srcID, now); err != nil {
 			w.Abort()
 			return err
 		}
@@ -570,7 +592,14 @@ func (a *auditor) check(ctx context.Context, it plan.Item, buf []byte) error {
 	if err != nil {
 		a.add(&a.rep.Missing, e.URI)
 		a.add(&a.rep.Damaged, e.URI)
+		a.markDamaged(row.ID)
 		return nil
+	}
+	var mtime time.Time
+	if st, ok := f.(interface{ Stat() (fs.FileInfo, error) }); ok && !a.s.isBucket() {
+		if fi, err := st.Stat(); err == nil {
+			mtime = fi.ModTime()
+		}
 	}
 	src := claims.NewVerifier(claimsOf(e), claims.Limits{Margin: -1})
 	recorded := claimsOf(&plan.Entry{Length: row.Length, Digests: row.Digests})
@@ -587,12 +616,13 @@ func (a *auditor) check(ctx context.Context, it plan.Item, buf []byte) error {
 		}
 		a.add(&a.rep.Missing, e.URI)
 		a.add(&a.rep.Damaged, e.URI)
+		a.markDamaged(row.ID)
 		return nil
 	}
 	intact := rec.Verify() == nil
 	if intact {
 		a.mu.Lock()
-		a.verify = append(a.verify, row.ID)
+		a.verify = append(a.verify, verified{row.ID, mtime})
 		a.mu.Unlock()
 	}
 	digest := hasSupportedDigest(e.Digests)
@@ -623,11 +653,25 @@ func (a *auditor) check(ctx context.Context, it plan.Item, buf []byte) error {
 	a.add(&a.rep.Changed, e.URI)
 	if !intact {
 		a.add(&a.rep.Damaged, e.URI)
+		a.markDamaged(row.ID)
 	}
 	if sourceChanged && a.unannounced(e.URI) {
 		a.add(&a.rep.Unannounced, e.URI)
 	}
 	return nil
+}
+
+// verified is a copy an audit found intact, and its file's modification
+// time then.
+type verified struct {
+	id    int64
+	mtime time.Time
+}
+
+func (a *auditor) markDamaged(id int64) {
+	a.mu.Lock()
+	a.damaged = append(a.damaged, id)
+	a.mu.Unlock()
 }
 
 // stopQuietly is a writer that stops writing to w at its first error but
@@ -657,4 +701,31 @@ func (a *auditor) extraFiles(ctx context.Context) error {
 		}
 		return nil
 	})
+}
+
+// outsideOf returns what tells a URI that a sync with these map rules
+// refuses as outside the Source's authority, nil when none is (with
+// --allow-other-hosts, or when the rules cannot be read: then nothing is
+// left out).
+func outsideOf(src *source, maps []string, allowOtherHosts bool) func(string) bool {
+	if allowOtherHosts {
+		return nil
+	}
+	rules := make([]pathmap.Rule, 0, len(maps))
+	for _, m := range maps {
+		r, err := pathmap.ParseRule(m)
+		if err != nil {
+			return nil
+		}
+		rules = append(rules, r)
+	}
+	m, err := pathmap.New(pathmap.Options{Authorities: src.authorities, Rules: rules})
+	if err != nil {
+		return nil
+	}
+	return func(uri string) bool {
+		_, err := m.Map(uri)
+		var pe *pathmap.Error
+		return errors.As(err, &pe) && pe.Kind == pathmap.KindOutside
+	}
 }

@@ -15,7 +15,7 @@ const entryBatch = 256
 
 // baseline plans a baseline from the Resource List (or its index) or the
 // Resource Dump.
-func (b *builder) baseline(ctx context.Context) error {
+func (b *builder) baseline(ctx context.Context, src *source) error {
 	p := b.p
 	st, err := plan.ForLookups(ctx, b.s.db, p.srcID, 1<<30)
 	if err != nil {
@@ -25,12 +25,21 @@ func (b *builder) baseline(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if p.Reconcile {
+		b.rc = newReconciler(ctx, b, p.Checksum, b.take(ctx))
+		defer b.endChecks()
+	}
 	emit := b.emit(ctx)
 	add := func(e plan.Entry) error { return snap.Add(ctx, e, emit) }
 	var at time.Time
-	if p.From == FromDump {
+	switch {
+	case p.From == FromDump:
 		at, err = b.readResourceDump(ctx, p.Document, add)
-	} else {
+	case p.Reconcile && src != nil && src.docs[model.CapChangeList] != "":
+		// The copy is compared with the Source as it is now: the Resource
+		// List and the changes after its at, as an audit compares it.
+		at, _, err = b.readCurrent(ctx, p.Document, src.docs[model.CapChangeList], p.Point, nil, add)
+	default:
 		at, err = b.readResourceList(ctx, p.Document, add)
 	}
 	if err != nil {
@@ -43,6 +52,9 @@ func (b *builder) baseline(ctx context.Context) error {
 	}
 	sum, err := snap.Finish(ctx, emit)
 	if err != nil {
+		return err
+	}
+	if err := b.endChecks(); err != nil {
 		return err
 	}
 	b.dropUnusedPackages()

@@ -141,7 +141,8 @@ func TestGapIsReportedAndNothingApplied(t *testing.T) {
 	f.setDoc("/cl.xml", changeListIndex("2030-01-01T12:00:00Z", [3]string{"/cl9.xml", "2030-01-01T12:00:00Z", ""}))
 	f.setDoc("/cl9.xml", changeList("2030-01-01T12:00:00Z", "", clEntry("/r/a", "updated", "2030-01-01T12:30:00Z", []byte("a v2\n"))))
 	f.setRes("/r/a", []byte("a v2\n"))
-	res := syncOnce(t, dir, testClient(t), f.target(), PlanOptions{})
+	// (--mode incremental: auto reconciles instead, reconcile_test.go.)
+	res := syncOnce(t, dir, testClient(t), f.target(), PlanOptions{Mode: ModeIncremental})
 	g := res.Plan.Gap
 	if g == nil || !g.From.Equal(time.Date(2030, 1, 1, 10, 0, 0, 0, time.UTC)) || !g.To.Equal(time.Date(2030, 1, 1, 12, 0, 0, 0, time.UTC)) {
 		t.Fatalf("gap %v", g)
@@ -164,7 +165,8 @@ func TestGapIsReportedAndNothingApplied(t *testing.T) {
 }
 
 // A Change List without from (as resync-build writes it) covers an unknown
-// period: nothing is applied, and the gap names the list and why.
+// period: an incremental sync applies nothing, and the gap names the list
+// and why. (Mode auto reconciles instead: reconcile_test.go.)
 func TestChangeListWithoutFromIsAGapThatSaysWhy(t *testing.T) {
 	f := newChangingSource(t)
 	dir := t.TempDir()
@@ -175,7 +177,7 @@ func TestChangeListWithoutFromIsAGapThatSaysWhy(t *testing.T) {
 	f.setDoc("/nofrom.xml", urlsetOpen+`<rs:md capability="changelist"/>`+"\n"+
 		clEntry("/r/a", "updated", "2030-01-01T10:30:00Z", []byte("a v2\n"))+"</urlset>\n")
 	f.setRes("/r/a", []byte("a v2\n"))
-	res := syncOnce(t, dir, testClient(t), f.target(), PlanOptions{})
+	res := syncOnce(t, dir, testClient(t), f.target(), PlanOptions{Mode: ModeIncremental})
 	g := res.Plan.Gap
 	if g == nil || len(g.Unknown) != 1 || !strings.HasSuffix(g.Unknown[0], "/nofrom.xml") {
 		t.Fatalf("gap %+v", g)

@@ -102,10 +102,16 @@ func (s *Session) downloadPackage(ctx context.Context, ref dump.PackageRef) (*pk
 	}()
 	v := model.NewVerifier(ref.MD.Hash)
 	bw := bufio.NewWriterSize(io.MultiWriter(f, v), 256<<10)
-	if _, err := s.client.DownloadWith(ctx, ref.URL, bw, fetch.DownloadOptions{MaxBytes: dump.DefaultMaxPackageBytes}); err != nil {
+	// A package that drips is stalled as a resource is (--stall-timeout).
+	dl := fetch.DownloadOptions{MaxBytes: dump.DefaultMaxPackageBytes, IdleTimeout: s.opts.StallTimeout, StallBytes: stallBytes(s.opts.StallTimeout)}
+	if _, err := s.client.DownloadWith(ctx, ref.URL, bw, dl); err != nil {
 		var tl *fetch.TooLargeError
-		if errors.As(err, &tl) {
+		var stall *fetch.IdleTimeoutError
+		switch {
+		case errors.As(err, &tl):
 			return nil, &dump.PackageTooLargeError{URL: ref.URL, Limit: dump.DefaultMaxPackageBytes}
+		case errors.As(err, &stall):
+			return nil, fmt.Errorf("download package %s: %w (--stall-timeout; a body must bring %s a second)", ref.URL, err, fetch.FormatSize(StallRate))
 		}
 		return nil, fmt.Errorf("download package %s: %w", ref.URL, err)
 	}

@@ -257,13 +257,18 @@ func (b *builder) catchUpLists(ctx context.Context, url string, since time.Time,
 		}
 	}
 	if cu.Gap != nil {
+		// The lists that say no from are returned with the gap: an audit
+		// or a reconcile reads their changes after the Resource List's at
+		// (an incremental plan applies nothing across a gap).
 		gap := &plan.Gap{From: cu.Gap.From, To: cu.Gap.Until}
+		var unknown []listRef
 		for _, l := range live {
 			if !l.fromKnown {
 				gap.Unknown = append(gap.Unknown, l.url)
+				unknown = append(unknown, l)
 			}
 		}
-		return nil, gap, nil
+		return unknown, gap, nil
 	}
 	lists := make([]listRef, 0, len(cu.Lists))
 	for _, cp := range cu.Lists {

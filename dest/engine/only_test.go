@@ -68,8 +68,9 @@ func TestPlanLimitedToSomeResources(t *testing.T) {
 	assertMirror(t, dir, rl, nil)
 }
 
-// A limited incremental sync applies the changes of the chosen resources
-// only, and leaves the copy's point and the Change Lists as they were.
+// A limited sync of a copy applies the changes of the chosen resources only
+// (a reconcile of them with the Source's current state), and leaves the
+// copy's point and the Change Lists as they were.
 func TestIncrementalLimited(t *testing.T) {
 	srv := startDemo(t, demo.Options{Resources: 400, Seed: 22})
 	target := srv.URL + "/dataset1/capabilitylist.xml"
@@ -99,7 +100,7 @@ func TestIncrementalLimited(t *testing.T) {
 	}
 	one := changed[:1]
 	res := syncOnce(t, dir, testClient(t), target, PlanOptions{Only: plan.NewURISet(one)})
-	if !res.OK() || res.Plan.Mode != ModeIncremental || res.Created+res.Updated != 1 || res.Finished {
+	if !res.OK() || !res.Plan.Reconcile || res.Created+res.Updated != 1 || res.Finished {
 		t.Fatalf("limited incremental: mode %s, created %d, updated %d, finished %v:%s", res.Plan.Mode, res.Created, res.Updated, res.Finished, failures(res))
 	}
 	if !res.SyncedUntil.Equal(base.SyncedUntil) {

@@ -88,6 +88,18 @@ type Options struct {
 	// failed without an HTTP response (the Source stopped answering);
 	// default 100.
 	MaxConsecutiveErrors int
+	// MaxSize bounds the body of a resource that declares no length: one
+	// longer fails, and nothing of it is kept; default DefaultMaxSize,
+	// negative for no bound. A declared length bounds the body by itself
+	// (reading stops claims.DefaultMargin past it).
+	MaxSize int64
+	// StallTimeout fails a resource whose body brings less than StallRate
+	// bytes a second over this long (nothing at all, or a drip); default
+	// DefaultStallTimeout.
+	StallTimeout time.Duration
+	// ResourceTimeout bounds each resource's whole fetch (redirects,
+	// retries and body); 0: none, the stall timeout alone.
+	ResourceTimeout time.Duration
 	// Now is the clock (tests); default time.Now.
 	Now func() time.Time
 }
@@ -114,6 +126,13 @@ func (o Options) withDefaults() Options {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
+	if o.MaxSize == 0 {
+		o.MaxSize = DefaultMaxSize
+	}
+	if o.StallTimeout <= 0 {
+		o.StallTimeout = DefaultStallTimeout
+	}
+	o.ResourceTimeout = max(o.ResourceTimeout, 0)
 	return o
 }
 
@@ -138,6 +157,11 @@ type PlanOptions struct {
 	// copy's point, so that the next full sync still does all of them (and
 	// finds the part this run copied current).
 	Only *plan.URISet
+	// Checksum makes a reconcile hash every file of the copy against the
+	// digests recorded and those the Source declares, not only look at
+	// those whose length or modification time changed; in ModeAuto it
+	// makes the plan a reconcile.
+	Checksum bool
 }
 
 // Phase is what a session is doing.

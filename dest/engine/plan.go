@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -26,10 +27,14 @@ type Summary struct {
 	// only have their metadata recorded again.
 	Unchanged, Touch int
 	// Excluded counts the resources the selection leaves out; Refused those
-	// outside the Source's authority or that cannot be mapped to a path.
-	Excluded, Refused int
+	// outside the Source's authority or that cannot be mapped to a path, and
+	// Unmapped those of Refused that are not outside the authority (a loc
+	// that is no http(s) URI, or has no host): copies the run cannot make,
+	// so it fails (Result.OK), while resources outside the authority are
+	// left out on purpose.
+	Excluded, Refused, Unmapped int
 	// Collisions counts the refused that lose a path to another resource
-	// (the collision rule, collide.go).
+	// (the collision rule, collide.go): left out, reported, not a failure.
 	Collisions int
 	// NotChosen counts the entries read that PlanOptions.Only leaves out.
 	NotChosen int
@@ -46,6 +51,11 @@ type Summary struct {
 	// Documents and Entries count what was read from the Source.
 	Documents int
 	Entries   int64
+	// A reconcile's checks of the copy (Plan.Reconcile): Checked files
+	// looked at, Hashed of them read and hashed (HashedBytes), and Repair
+	// found missing or different, so fetched again (counted in Update).
+	Checked, Hashed, Repair int
+	HashedBytes             int64
 }
 
 // Work is how many resources the run acts on (creates, updates, deletes).
@@ -92,7 +102,13 @@ type Plan struct {
 	Point, At time.Time
 	// Resumed says that the baseline continues one that was not finished.
 	Resumed bool
-	Delete  bool
+	// Reconcile says that the baseline checks the copy's files, not only the
+	// state (a copy of the Source is there already), and Checksum that it
+	// hashes every one; ReconcileWhy says why a plan of mode auto
+	// reconciles ("" when it was asked for).
+	Reconcile, Checksum bool
+	ReconcileWhy        string
+	Delete              bool
 	// Limited is how many resources PlanOptions.Only limits the plan to; 0
 	// when it is not limited.
 	Limited int
@@ -180,6 +196,8 @@ type builder struct {
 	noDeletes      bool
 	emittedPending int
 	index          *indexLoader // an incremental plan's state, loaded in the background
+	rc             *reconciler  // checks the files of unchanged resources, in a reconcile
+	emitMu         sync.Mutex   // emit is called by the planner and by rc's checkers
 	capList        string       // the Source's Capability List, "" when none
 	col            *collider    // the plan's paths, for the collision rule (nil: claims decide at run time)
 	docs           atomic.Int64
@@ -249,19 +267,34 @@ func (s *Session) Plan(ctx context.Context, target string, opts PlanOptions) (*P
 
 	// The mode.
 	baselineDone := exists && !row.Baseline.Done.IsZero()
+	// A copy of the Source is in the destination: a baseline reconciles
+	// (checks the files, fetches only what is missing or differs).
+	copyThere := exists
 	mode := opts.Mode
+	if opts.Checksum && mode == ModeIncremental {
+		return nil, errors.New("--checksum hashes every file of the copy against the Resource List: a reconcile, which --mode incremental is not (use --mode baseline, or auto)")
+	}
 	switch mode {
 	case ModeAuto:
 		switch {
-		case !exists || row.Baseline.Kind == "":
+		case !exists || row.Baseline.Kind == "" && opts.Only == nil:
 			mode = ModeBaseline
 			p.Notes = append(p.Notes, "no baseline of this Source in the destination yet: a baseline")
-		case !baselineDone:
+		case !baselineDone && row.Baseline.Kind != "":
 			mode = ModeBaseline
 			p.Notes = append(p.Notes, "the baseline begun "+model.FormatDatetime(row.Baseline.At)+" was not finished: it is continued")
 		case selChanged:
 			mode = ModeBaseline
 			p.Notes = append(p.Notes, "the selection changed: a baseline, so that what it newly includes is copied")
+		case opts.Only != nil:
+			mode = ModeBaseline
+			p.ReconcileWhy = "the chosen resources are compared with the Source's Resource List and their files checked: what is missing, damaged or changed is fetched"
+		case opts.Checksum:
+			mode = ModeBaseline
+			p.ReconcileWhy = "--checksum: every file of the copy is hashed and compared with the Source's Resource List"
+		case !row.ReconcileDue.IsZero():
+			mode = ModeBaseline
+			p.ReconcileWhy = "the audit of " + model.FormatDatetime(row.ReconcileDue.UTC()) + " found the copy not in sync: it is reconciled with the Source, and only what is missing, damaged or changed is fetched"
 		default:
 			mode = ModeIncremental
 		}
@@ -278,24 +311,19 @@ func (s *Session) Plan(ctx context.Context, target string, opts PlanOptions) (*P
 		from, doc := chooseDoc(src, opts.ChangesFrom, model.CapChangeList, model.CapChangeDump)
 		if doc == "" {
 			mode = ModeBaseline
-			p.Notes = append(p.Notes, "the Source offers no Change List or Change Dump: the copy is compared with a new baseline instead")
+			if opts.Mode == ModeAuto {
+				p.ReconcileWhy = "the Source offers no Change List or Change Dump: the copy is reconciled with its Resource List"
+			} else {
+				p.Notes = append(p.Notes, "the Source offers no Change List or Change Dump: the copy is compared with a new baseline instead")
+			}
 		} else {
 			p.Mode, p.From, p.Document = ModeIncremental, from, doc
 		}
 	}
 	if mode == ModeBaseline {
-		from, doc := chooseDoc(src, opts.BaselineFrom, model.CapResourceList, model.CapResourceDump)
-		if doc == "" {
-			if opts.BaselineFrom != FromDefault {
-				return nil, fmt.Errorf("the Source %s offers no Resource %s: %w", src.key, map[From]string{FromList: "List", FromDump: "Dump"}[opts.BaselineFrom], errNoDocument)
-			}
-			return nil, fmt.Errorf("the Source %s offers no Resource List or Resource Dump: %w", src.key, errNoDocument)
+		if err := s.planBaseline(ctx, p, src, opts, copyThere); err != nil {
+			return nil, err
 		}
-		p.Mode, p.From, p.Document = ModeBaseline, from, doc
-		// Files already where a resource goes are verified and kept rather
-		// than fetched: the rest of an interrupted run, or a copy whose state
-		// was lost. A fresh folder has none to look for.
-		p.adopt = p.Resumed || (!s.isBucket() && s.hasFiles(ctx))
 	}
 	if p.Mode == ModeIncremental && opts.ChangesFrom == FromDump && p.From != FromDump {
 		return nil, fmt.Errorf("the Source %s offers no Change Dump: %w", src.key, errNoDocument)
@@ -306,9 +334,14 @@ func (s *Session) Plan(ctx context.Context, target string, opts PlanOptions) (*P
 	}
 	stopTicker := b.tick(ctx)
 	if p.Mode == ModeBaseline {
-		err = b.baseline(ctx)
+		err = b.baseline(ctx, src)
 	} else {
 		err = b.incremental(ctx, row)
+		if err == nil && p.Gap != nil && opts.Mode == ModeAuto {
+			// A gap (or lists that cannot say what they cover): the copy is
+			// reconciled with the Resource List, not downloaded again.
+			err = b.reconcileGap(ctx, src, copyThere)
+		}
 	}
 	stopTicker()
 	if err == nil {
@@ -410,10 +443,28 @@ func entryOf(e *model.Entry, loc string) plan.Entry {
 	return pe
 }
 
-// emit takes one decision of dest/plan.
+// emit takes one decision of dest/plan. In a reconcile, the unchanged
+// resources go to the checkers first, which hand them on as they are or as
+// repairs.
 func (b *builder) emit(ctx context.Context) func(plan.Item) error {
+	take := b.take(ctx)
+	if b.rc == nil {
+		return take
+	}
+	return func(it plan.Item) error {
+		if it.Action == plan.Unchanged && it.ID > 0 && !b.mapChanged {
+			return b.rc.add(ctx, it)
+		}
+		return take(it)
+	}
+}
+
+// take records one decision in the plan.
+func (b *builder) take(ctx context.Context) func(plan.Item) error {
 	sum := &b.p.Summary
 	return func(it plan.Item) error {
+		b.emitMu.Lock()
+		defer b.emitMu.Unlock()
 		item := Item{Item: it}
 		switch it.Action {
 		case plan.Create, plan.Update:
@@ -501,6 +552,10 @@ func (b *builder) moved(ctx context.Context, it *Item) (bool, error) {
 // refuse notes a resource that gets no path.
 func (b *builder) refuse(uri string, err error) {
 	b.p.Summary.Refused++
+	var pe *pathmap.Error
+	if !errors.As(err, &pe) || pe.Kind != pathmap.KindOutside {
+		b.p.Summary.Unmapped++
+	}
 	if len(b.p.Refused) < maxListed {
 		b.p.Refused = append(b.p.Refused, Failure{URL: uri, Kind: KindRefused, Err: err})
 	}

@@ -74,7 +74,7 @@ type Result struct {
 
 // OK reports whether the run did its whole plan without a failure.
 func (r *Result) OK() bool {
-	return r.FailedCount == 0 && r.Stopped == "" && len(r.Plan.Problems) == 0 && r.Plan.Gap == nil
+	return r.FailedCount == 0 && r.Stopped == "" && len(r.Plan.Problems) == 0 && r.Plan.Gap == nil && r.Plan.Summary.Unmapped == 0
 }
 
 // Retry returns a plan of the resources that failed to be fetched or

@@ -440,7 +440,7 @@ func (r *runner) write(it *Item, buf []byte) outcome {
 	if pk != nil {
 		err = r.readBitstream(pk, e, dst, buf)
 	} else {
-		ex, err = r.download(e.URI, dst)
+		ex, err = r.download(e, dst, v.Limit())
 	}
 	if err != nil && !v.Truncated() {
 		out.Abort()
@@ -494,6 +494,7 @@ func (r *runner) write(it *Item, buf []byte) outcome {
 		return r.failed(it, path, KindWrite, err)
 	}
 	committed = true
+	res.FileMTime = fileMTime(out)
 	if oldPath != "" {
 		_ = r.s.st.Remove(r.wctx, oldPath)
 	}
@@ -561,6 +562,7 @@ func (r *runner) commitLoop(bc store.BatchCommitter) {
 			if p.oldPath != "" {
 				_ = r.s.st.Remove(r.wctx, p.oldPath)
 			}
+			p.res.FileMTime = fileMTime(p.w)
 			r.results <- outcome{kind: outWrote, it: p.it, res: p.res}
 		}
 		clear(batch)
@@ -603,19 +605,22 @@ func isStoreErr(err error) bool {
 	return isDiskFull(err) || errors.As(err, &pe) || strings.Contains(err.Error(), ": write: ")
 }
 
-// download fetches uri into dst through the adaptive gate.
-func (r *runner) download(uri string, dst io.Writer) (*fetch.Exchange, error) {
+// download fetches e into dst through the adaptive gate, within the run's
+// bounds of a resource (limits.go); limit is what the verifier accepts.
+func (r *runner) download(e *plan.Entry, dst io.Writer, limit int64) (*fetch.Exchange, error) {
+	uri := e.URI
 	if err := r.gate.acquire(r.ctx); err != nil {
 		return nil, err
 	}
-	ex, err := r.s.client.DownloadWith(r.ctx, uri, countingWriter{dst, &r.bytes}, fetch.DownloadOptions{})
+	ex, err := r.s.client.DownloadWith(r.withRedirectRule(r.ctx, uri), uri, countingWriter{dst, &r.bytes}, r.downloadOptions(limit))
+	err = r.explainLimit(uri, e.Length, err)
 	status := statusOf(err)
 	backoff := status == 429 || status == 503 || (ex != nil && ex.Tries > 1)
 	r.gate.release(backoff)
 	switch {
 	case err == nil:
 		r.consecutive.Store(0)
-	case status == 0 && r.ctx.Err() == nil && !isStoreErr(err):
+	case status == 0 && r.ctx.Err() == nil && !isStoreErr(err) && !answered(err):
 		if n := r.consecutive.Add(1); n >= int64(r.s.opts.MaxConsecutiveErrors) {
 			r.setStopped(fmt.Sprintf("the Source stopped answering: %d resources in a row could not be fetched (the last: %v)", n, err))
 		}
@@ -686,8 +691,21 @@ func (r *runner) adopt(it *Item, path string, cl claims.Claims, buf []byte) (sta
 		return state.Resource{}, false
 	}
 	now := r.s.opts.Now()
-	return state.Resource{SourceID: r.srcID, URI: e.URI, Path: path, Length: v.Bytes(), Digests: e.Digests,
-		Lastmod: e.Lastmod, ChangeDatetime: e.Datetime, FetchedAt: fi.ModTime, VerifiedAt: now}, true
+	res := state.Resource{SourceID: r.srcID, URI: e.URI, Path: path, Length: v.Bytes(), Digests: e.Digests,
+		Lastmod: e.Lastmod, ChangeDatetime: e.Datetime, FetchedAt: fi.ModTime, VerifiedAt: now}
+	if !r.s.isBucket() {
+		res.FileMTime = fi.ModTime
+	}
+	return res, true
+}
+
+// fileMTime is the modification time a committed write gave its file, zero
+// when the store keeps none (a bucket).
+func fileMTime(w store.Writer) time.Time {
+	if m, ok := w.(store.ModTimer); ok {
+		return m.ModTime()
+	}
+	return time.Time{}
 }
 
 // addDigest adds alg:hex to d, keeping the algorithms sorted.

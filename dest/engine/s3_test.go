@@ -192,3 +192,46 @@ func TestS3Destination(t *testing.T) {
 		t.Errorf("audit of the bucket: %v %+v", err, rep)
 	}
 }
+
+// A bucket's copy is reconciled as a folder's is: an object removed and one
+// overwritten with other bytes are found (HEAD: its length; --checksum:
+// every object read) and written again, nothing else is fetched.
+func TestS3Reconcile(t *testing.T) {
+	endpoint, mc := startVersitygw(t, "copies")
+	srv := startDemo(t, demo.Options{Resources: 300, Seed: 29})
+	target := srv.URL + "/dataset2/capabilitylist.xml"
+	rl := srv.URL + "/dataset2/resourcelist.xml"
+	dest := "s3://copies/rc?endpoint=" + endpoint + "&region=us-east-1"
+	if res := s3Sync(t, dest, t.TempDir(), target, PlanOptions{}); !res.OK() || res.Created == 0 {
+		t.Fatalf("baseline into the bucket: %d:%s", res.Created, failures(res))
+	}
+	ctx := context.Background()
+	var keys []string
+	for o := range mc.ListObjects(ctx, "copies", minio.ListObjectsOptions{Prefix: "rc/", Recursive: true}) {
+		if o.Err != nil {
+			t.Fatal(o.Err)
+		}
+		if !strings.HasPrefix(o.Key, "rc/.rsx/") {
+			keys = append(keys, o.Key)
+		}
+	}
+	if len(keys) < 3 {
+		t.Fatalf("%d objects", len(keys))
+	}
+	if err := mc.RemoveObject(ctx, "copies", keys[0], minio.RemoveObjectOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	bad := []byte("not what the Source has")
+	if _, err := mc.PutObject(ctx, "copies", keys[1], bytes.NewReader(bad), int64(len(bad)), minio.PutObjectOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	res := s3Sync(t, dest, t.TempDir(), target, PlanOptions{Mode: ModeBaseline})
+	if !res.OK() || !res.Plan.Reconcile || res.Plan.Summary.Repair != 2 || res.Updated != 2 || res.Plan.Summary.Checked != len(keys) {
+		t.Fatalf("reconcile of the bucket: %+v:%s", res.Plan.Summary, failures(res))
+	}
+	assertBucketMirror(t, mc, "copies", "rc", rl)
+	res = s3Sync(t, dest, t.TempDir(), target, PlanOptions{Checksum: true})
+	if !res.OK() || res.Plan.Summary.Hashed != len(keys) || res.Plan.Summary.Work() != 0 {
+		t.Errorf("--checksum of an intact bucket: %+v:%s", res.Plan.Summary, failures(res))
+	}
+}

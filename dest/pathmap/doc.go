@@ -18,7 +18,10 @@
 //     "-", ".", "_", "~"), of a space, or of a valid UTF-8 sequence of non-ASCII
 //     characters is decoded (a%20b%C3%A9 is "a bé"). Every other escape is kept,
 //     with upper-case hex (%2f becomes %2F; %2F never becomes a separator). A "%"
-//     not followed by two hex digits is written %25.
+//     not followed by two hex digits is written %25: a loc that is not strictly
+//     a URI (http://h/100%.txt, a control character) is taken as a browser
+//     would send it (fetch.RequestURL), which is also what rsx requests, so
+//     it maps to h/100%25.txt. Validation still reports such a loc.
 //   - Unicode: every name is in NFC (golang.org/x/text/unicode/norm), so the
 //     composed and decomposed spellings of é map alike, as macOS file systems
 //     treat them. Invalid UTF-8 is never decoded, so names are always valid UTF-8.

@@ -11,8 +11,10 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/net/idna"
+
 	"golang.org/x/text/cases"
 	"golang.org/x/text/unicode/norm"
+	"rsx/fetch"
 )
 
 // DefaultIndexName is the name given to a URI whose path ends with "/".
@@ -284,6 +286,9 @@ func (p parsedURI) normalized() string {
 
 func parse(raw string) (parsedURI, *Error) {
 	var p parsedURI
+	// A loc that is not strictly a URI (a stray "%", a control character)
+	// is taken as a browser would send it: the path of what is fetched.
+	raw = fetch.RequestURL(raw)
 	u, err := url.Parse(raw)
 	if err != nil {
 		var ue *url.Error

@@ -132,18 +132,31 @@ type Resource struct {
 	// datetime, or when rsx learned of it): the copy stays until a run with
 	// --delete removes it and the row.
 	DeletedAt time.Time
+	// DamagedAt is when an audit found the copy damaged or gone (zero: none
+	// did since it was written): the next sync fetches it again.
+	DamagedAt time.Time
+	// FileMTime is the copy's modification time when it was written or
+	// verified (zero when unknown, and for a bucket): a reconcile reads a
+	// file whose time differs, as rsync's quick check does.
+	FileMTime time.Time
 }
 
 // Pending reports whether the resource waits for its deletion.
 func (r *Resource) Pending() bool { return !r.DeletedAt.IsZero() }
 
-const resourceColumns = `id, source_id, uri, path, length, digests, lastmod, etag, last_modified, change_datetime, fetched_at, verified_at, deleted_at`
+const resourceColumns = `id, source_id, uri, path, length, digests, lastmod, etag, last_modified, change_datetime, fetched_at, verified_at, deleted_at, damaged_at, file_mtime`
 
 func scanResource(s scanner, r *Resource) error {
 	var length sql.NullInt64
-	var digests, lastmod, etag, lm, cdt, fat, vat, dat sql.NullString
-	if err := s.Scan(&r.ID, &r.SourceID, &r.URI, &r.Path, &length, &digests, &lastmod, &etag, &lm, &cdt, &fat, &vat, &dat); err != nil {
+	var digests, lastmod, etag, lm, cdt, fat, vat, dat, dmg sql.NullString
+	var mtime sql.NullInt64
+	if err := s.Scan(&r.ID, &r.SourceID, &r.URI, &r.Path, &length, &digests, &lastmod, &etag, &lm, &cdt, &fat, &vat, &dat, &dmg, &mtime); err != nil {
 		return err
+	}
+	r.DamagedAt = parseTime(dmg)
+	r.FileMTime = time.Time{}
+	if mtime.Valid {
+		r.FileMTime = time.Unix(0, mtime.Int64).UTC()
 	}
 	r.Length = -1
 	if length.Valid {

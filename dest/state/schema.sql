@@ -1,4 +1,4 @@
--- The state of an rsx destination, schema version 1.
+-- The state of an rsx destination, schema version 2.
 --
 -- One SQLite database per destination: DEST/.rsx/state.db for a folder; for a
 -- bucket, PREFIX/.rsx/state.db in the bucket, worked on in a local cache copy.
@@ -32,7 +32,9 @@ CREATE TABLE source (
   baseline_at   TEXT,           -- its `at`: incremental sync continues after this point
   baseline_done TEXT,           -- when the baseline was finished; NULL while it is not
   synced_until  TEXT,           -- every change up to this datetime is applied (NULL: none since the baseline)
-  last_run      TEXT            -- when the last run for this Source ended
+  last_run      TEXT,           -- when the last run for this Source ended
+  reconcile_due TEXT            -- an audit found the copy not in sync then: the next sync (mode auto)
+                                -- reconciles it with the Source; cleared when a baseline is finished
 );
 
 -- selection: the --include, --exclude and --map options of the last run, in the
@@ -83,10 +85,15 @@ CREATE TABLE resource (
   verified_at     TEXT,             -- when the copy was last checked against its digests and length (written, or audited)
   deleted_at      TEXT,             -- the Source deleted it then (the change's datetime, or when rsx learned it):
                                     -- the copy is kept until a run with --delete removes it and this row
+  damaged_at      TEXT,             -- an audit found the copy damaged or gone then: the next sync fetches it
+                                    -- again (NULL once a verified copy is written)
+  file_mtime      INTEGER,          -- the copy's modification time when it was written or verified, in Unix
+                                    -- nanoseconds (NULL for a bucket): a reconcile hashes a file whose time differs
   UNIQUE (source_id, uri)
 );
 CREATE INDEX resource_path_key ON resource (path_key);
 CREATE INDEX resource_deleted ON resource (source_id) WHERE deleted_at IS NOT NULL;
+CREATE INDEX resource_damaged ON resource (source_id) WHERE damaged_at IS NOT NULL;
 
 -- Example queries:
 --   -- how many resources each Source has, and their bytes
@@ -95,5 +102,7 @@ CREATE INDEX resource_deleted ON resource (source_id) WHERE deleted_at IS NOT NU
 --   SELECT path, length, digests, fetched_at FROM resource WHERE uri = 'http://example.org/a.pdf';
 --   -- deletions waiting for a run with --delete
 --   SELECT uri, path, deleted_at FROM resource WHERE deleted_at IS NOT NULL;
+--   -- copies an audit found damaged or gone, to be fetched again by the next sync
+--   SELECT uri, path, damaged_at FROM resource WHERE damaged_at IS NOT NULL;
 --   -- copies not verified in the last 30 days
 --   SELECT uri FROM resource WHERE verified_at < strftime('%Y-%m-%dT%H:%M:%SZ', 'now', '-30 days');

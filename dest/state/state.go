@@ -42,7 +42,7 @@ import (
 )
 
 // SchemaVersion is the version of the schema this package writes and reads.
-const SchemaVersion = 1
+const SchemaVersion = 2
 
 //go:embed schema.sql
 var schemaSQL string
@@ -141,7 +141,31 @@ func (db *DB) init(ctx context.Context) error {
 	if found < 1 {
 		return &SchemaError{Path: db.path, Found: found, Supported: SchemaVersion, Reason: fmt.Sprintf("schema version %d is not valid", found)}
 	}
+	if found < SchemaVersion {
+		for v := found; v < SchemaVersion; v++ {
+			if _, err := tx.ExecContext(ctx, migrations[v-1]); err != nil {
+				return fmt.Errorf("upgrade state database %s from schema version %d: %w", db.path, v, err)
+			}
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE meta SET value = ? WHERE key = 'schema_version'`, strconv.Itoa(SchemaVersion)); err != nil {
+			return fmt.Errorf("upgrade state database %s: %w", db.path, err)
+		}
+		if err := tx.Commit(); err != nil {
+			return fmt.Errorf("upgrade state database %s: %w", db.path, err)
+		}
+	}
 	return nil
+}
+
+// migrations[v-1] upgrades a database of schema version v to v+1 (in the
+// transaction that opens it). An rsx that knows an older version refuses
+// the upgraded file.
+var migrations = []string{
+	// 1 → 2: what an audit found, for the next sync to put right.
+	`ALTER TABLE source ADD COLUMN reconcile_due TEXT;
+	ALTER TABLE resource ADD COLUMN damaged_at TEXT;
+	ALTER TABLE resource ADD COLUMN file_mtime INTEGER;
+	CREATE INDEX resource_damaged ON resource (source_id) WHERE damaged_at IS NOT NULL;`,
 }
 
 // Path is the database file.
@@ -210,6 +234,9 @@ type Source struct {
 	SyncedUntil time.Time // every change up to here is applied; zero: none since the baseline
 	LastRun     time.Time
 	Selection   Selection
+	// ReconcileDue is when an audit found the copy not in sync (zero: none
+	// did since the last finished baseline): the next sync reconciles.
+	ReconcileDue time.Time
 }
 
 // Point is the datetime from which incremental sync continues: the later of
@@ -227,7 +254,7 @@ var ErrNoSource = errors.New("no state for this Source")
 // Source returns the row of the Source keyed by url, or an error wrapping
 // ErrNoSource.
 func (db *DB) Source(ctx context.Context, sourceURL string) (Source, error) {
-	row := db.sql.QueryRowContext(ctx, `SELECT id, url, created, baseline_kind, baseline_url, baseline_at, baseline_done, synced_until, last_run FROM source WHERE url = ?`, sourceURL)
+	row := db.sql.QueryRowContext(ctx, `SELECT id, url, created, baseline_kind, baseline_url, baseline_at, baseline_done, synced_until, last_run, reconcile_due FROM source WHERE url = ?`, sourceURL)
 	src, err := scanSource(row)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Source{}, fmt.Errorf("read state of %s: %w", sourceURL, ErrNoSource)
@@ -243,7 +270,7 @@ func (db *DB) Source(ctx context.Context, sourceURL string) (Source, error) {
 
 // Sources returns every Source, in the order they were first synced.
 func (db *DB) Sources(ctx context.Context) ([]Source, error) {
-	rows, err := db.sql.QueryContext(ctx, `SELECT id, url, created, baseline_kind, baseline_url, baseline_at, baseline_done, synced_until, last_run FROM source ORDER BY id`)
+	rows, err := db.sql.QueryContext(ctx, `SELECT id, url, created, baseline_kind, baseline_url, baseline_at, baseline_done, synced_until, last_run, reconcile_due FROM source ORDER BY id`)
 	if err != nil {
 		return nil, fmt.Errorf("list Sources in %s: %w", db.path, err)
 	}
@@ -283,10 +310,11 @@ type scanner interface{ Scan(dest ...any) error }
 
 func scanSource(r scanner) (Source, error) {
 	var s Source
-	var created, kind, burl, at, done, until, last sql.NullString
-	if err := r.Scan(&s.ID, &s.URL, &created, &kind, &burl, &at, &done, &until, &last); err != nil {
+	var created, kind, burl, at, done, until, last, due sql.NullString
+	if err := r.Scan(&s.ID, &s.URL, &created, &kind, &burl, &at, &done, &until, &last, &due); err != nil {
 		return s, err
 	}
+	s.ReconcileDue = parseTime(due)
 	s.Created = parseTime(created)
 	s.Baseline = Baseline{Kind: kind.String, URL: burl.String, At: parseTime(at), Done: parseTime(done)}
 	s.SyncedUntil = parseTime(until)

@@ -47,7 +47,7 @@ func TestOpenCreatesAndChecksTheSchema(t *testing.T) {
 		t.Errorf("journal mode %q, %v", mode, err)
 	}
 	var v string
-	if err := db.sql.QueryRow(`SELECT value FROM meta WHERE key = 'schema_version'`).Scan(&v); err != nil || v != "1" {
+	if err := db.sql.QueryRow(`SELECT value FROM meta WHERE key = 'schema_version'`).Scan(&v); err != nil || v != "2" {
 		t.Errorf("schema_version %q, %v", v, err)
 	}
 	db.Close()
@@ -64,7 +64,7 @@ func TestOpenCreatesAndChecksTheSchema(t *testing.T) {
 	db.Close()
 	_, err = Open(ctx, path)
 	var se *SchemaError
-	if !errors.As(err, &se) || se.Found != 7 || !strings.Contains(err.Error(), "schema version 7 is newer than this rsx understands (1)") {
+	if !errors.As(err, &se) || se.Found != 7 || !strings.Contains(err.Error(), "schema version 7 is newer than this rsx understands (2)") {
 		t.Errorf("newer schema: %v", err)
 	}
 
@@ -245,7 +245,7 @@ func TestResourceRoundTrip(t *testing.T) {
 	if ok, err := w.MarkDeleted(ctx, src.ID, "http://example.org/none", time.Now()); ok || err != nil {
 		t.Errorf("MarkDeleted of no row: %v %v", ok, err)
 	}
-	if err := w.SetVerified(ctx, id, time.Now()); err != nil {
+	if err := w.SetVerified(ctx, id, time.Now(), time.Time{}); err != nil {
 		t.Error(err)
 	}
 	w.Close(ctx)
@@ -530,4 +530,96 @@ func writeForever(path string) {
 			os.Exit(3)
 		}
 	}
+}
+
+// A database of schema version 1 (written by an earlier rsx) is upgraded in
+// place when opened: its rows are kept, and the columns of version 2 work.
+func TestOpenUpgradesSchemaVersion1(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "state.db")
+	raw, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Version 1 is version 2 without the columns the migration adds.
+	v1 := strings.NewReplacer(
+		",\n  reconcile_due TEXT", "",
+		",\n  damaged_at      TEXT", "",
+		",\n  file_mtime      INTEGER", "",
+		"CREATE INDEX resource_damaged ON resource (source_id) WHERE damaged_at IS NOT NULL;", "",
+	).Replace(stripComments(schemaSQL))
+	if strings.Contains(v1, "damaged_at") || strings.Contains(v1, "reconcile_due") || strings.Contains(v1, "file_mtime") {
+		t.Fatalf("could not make a version 1 schema:\n%s", v1)
+	}
+	for _, q := range []string{v1,
+		`INSERT INTO meta (key, value) VALUES ('schema_version', '1'), ('created', '2026-01-01T00:00:00Z')`,
+		`INSERT INTO source (id, url, created) VALUES (1, 'http://h/cap.xml', '2026-01-01T00:00:00Z')`,
+		`INSERT INTO resource (source_id, uri, path, path_key, length) VALUES (1, 'http://h/a', 'h/a', 'h/a', 3)`,
+	} {
+		if _, err := raw.Exec(q); err != nil {
+			t.Fatalf("%v\n%s", err, q)
+		}
+	}
+	raw.Close()
+	db, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	r, err := db.Resource(ctx, 1, "http://h/a")
+	if err != nil || r.Length != 3 || !r.DamagedAt.IsZero() {
+		t.Fatalf("the row after the upgrade: %+v, %v", r, err)
+	}
+	w := db.NewWriter(WriterOptions{})
+	now := time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC)
+	if err := w.SetDamaged(ctx, r.ID, now); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.SetReconcileDue(ctx, 1, now); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	r, _ = db.Resource(ctx, 1, "http://h/a")
+	src, err := db.Source(ctx, "http://h/cap.xml")
+	if err != nil || !r.DamagedAt.Equal(now) || !src.ReconcileDue.Equal(now) {
+		t.Errorf("damaged %v, reconcile due %v, %v", r.DamagedAt, src.ReconcileDue, err)
+	}
+	var v string
+	if err := db.sql.QueryRow(`SELECT value FROM meta WHERE key = 'schema_version'`).Scan(&v); err != nil || v != "2" {
+		t.Errorf("schema_version %q, %v", v, err)
+	}
+	// A copy written again is no longer damaged; a finished baseline clears
+	// what the audit found.
+	w = db.NewWriter(WriterOptions{})
+	r.FetchedAt = now
+	if err := w.PutResource(ctx, &r); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.SetBaseline(ctx, 1, Baseline{Kind: "list", URL: "http://h/rl.xml", At: now, Done: now}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	r, _ = db.Resource(ctx, 1, "http://h/a")
+	src, _ = db.Source(ctx, "http://h/cap.xml")
+	if !r.DamagedAt.IsZero() || !src.ReconcileDue.IsZero() {
+		t.Errorf("after a write and a finished baseline: damaged %v, reconcile due %v", r.DamagedAt, src.ReconcileDue)
+	}
+}
+
+// stripComments drops the -- comments of the schema's SQL.
+func stripComments(q string) string {
+	var b strings.Builder
+	for _, l := range strings.Split(q, "\n") {
+		if i := strings.Index(l, "--"); i >= 0 {
+			l = l[:i]
+		}
+		if strings.TrimSpace(l) != "" {
+			b.WriteString(strings.TrimRight(l, " ") + "\n")
+		}
+	}
+	return b.String()
 }

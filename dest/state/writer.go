@@ -50,12 +50,12 @@ type Writer struct {
 	putTx    *sql.Stmt // put, bound to the open batch
 }
 
-const putResourceSQL = `INSERT INTO resource (source_id, uri, path, path_key, length, digests, lastmod, etag, last_modified, change_datetime, fetched_at, verified_at, deleted_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+const putResourceSQL = `INSERT INTO resource (source_id, uri, path, path_key, length, digests, lastmod, etag, last_modified, change_datetime, fetched_at, verified_at, deleted_at, file_mtime)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (source_id, uri) DO UPDATE SET path = excluded.path, path_key = excluded.path_key, length = excluded.length,
 			digests = excluded.digests, lastmod = excluded.lastmod, etag = excluded.etag, last_modified = excluded.last_modified,
 			change_datetime = excluded.change_datetime, fetched_at = excluded.fetched_at, verified_at = excluded.verified_at,
-			deleted_at = excluded.deleted_at
+			deleted_at = excluded.deleted_at, damaged_at = NULL, file_mtime = excluded.file_mtime
 		RETURNING id`
 
 // NewWriter returns a Writer.
@@ -191,7 +191,7 @@ func (w *Writer) PutResource(ctx context.Context, r *Resource) error {
 	err := w.putTx.QueryRowContext(ctx,
 		r.SourceID, r.URI, r.Path, pathmap.Key(r.Path), length, nullString(string(r.Digests)), datetime(r.Lastmod),
 		nullString(r.ETag), nullString(r.LastModified), datetime(r.ChangeDatetime), clockOrNull(r.FetchedAt),
-		clockOrNull(r.VerifiedAt), datetime(r.DeletedAt)).Scan(&r.ID)
+		clockOrNull(r.VerifiedAt), datetime(r.DeletedAt), unixNanoOrNull(r.FileMTime)).Scan(&r.ID)
 	if err != nil {
 		return fmt.Errorf("record resource %s: %w", r.URI, err)
 	}
@@ -226,9 +226,36 @@ func (w *Writer) RemoveResource(ctx context.Context, sourceID int64, uri string)
 }
 
 // SetVerified records that a copy was checked against its length and digests
-// (by an audit) at the given time.
-func (w *Writer) SetVerified(ctx context.Context, id int64, at time.Time) error {
-	if _, err := w.exec(ctx, fmt.Sprintf("record the verification of resource %d", id), `UPDATE resource SET verified_at = ? WHERE id = ?`, clock(at), id); err != nil {
+// (by an audit) at the given time, and the file's modification time then
+// (zero: unknown, or a bucket).
+func (w *Writer) SetVerified(ctx context.Context, id int64, at, fileMTime time.Time) error {
+	if _, err := w.exec(ctx, fmt.Sprintf("record the verification of resource %d", id), `UPDATE resource SET verified_at = ?, file_mtime = ? WHERE id = ?`, clock(at), unixNanoOrNull(fileMTime), id); err != nil {
+		return err
+	}
+	return w.done(ctx)
+}
+
+// unixNanoOrNull is a time as Unix nanoseconds, NULL when zero.
+func unixNanoOrNull(t time.Time) any {
+	if t.IsZero() {
+		return nil
+	}
+	return t.UnixNano()
+}
+
+// SetDamaged records that an audit found a copy damaged or gone at the
+// given time: the next sync fetches it again.
+func (w *Writer) SetDamaged(ctx context.Context, id int64, at time.Time) error {
+	if _, err := w.exec(ctx, fmt.Sprintf("record the damage of resource %d", id), `UPDATE resource SET damaged_at = ? WHERE id = ?`, clock(at), id); err != nil {
+		return err
+	}
+	return w.done(ctx)
+}
+
+// SetReconcileDue records that an audit found a Source's copy not in sync at
+// the given time (zero clears it): the next sync reconciles.
+func (w *Writer) SetReconcileDue(ctx context.Context, sourceID int64, at time.Time) error {
+	if _, err := w.exec(ctx, fmt.Sprintf("record that Source %d is to be reconciled", sourceID), `UPDATE source SET reconcile_due = ? WHERE id = ?`, clockOrNull(at), sourceID); err != nil {
 		return err
 	}
 	return w.done(ctx)
@@ -240,7 +267,10 @@ func (w *Writer) SetBaseline(ctx context.Context, sourceID int64, b Baseline) er
 		return fmt.Errorf("record the baseline of Source %d: kind %q is not list or dump", sourceID, b.Kind)
 	}
 	if _, err := w.exec(ctx, fmt.Sprintf("record the baseline of Source %d", sourceID),
-		`UPDATE source SET baseline_kind = ?, baseline_url = ?, baseline_at = ?, baseline_done = ? WHERE id = ?`,
+		// A finished baseline compared the whole copy with the Source: what
+		// an audit found before it is put right.
+		`UPDATE source SET baseline_kind = ?1, baseline_url = ?2, baseline_at = ?3, baseline_done = ?4,
+			reconcile_due = CASE WHEN ?4 IS NULL THEN reconcile_due END WHERE id = ?5`,
 		nullString(b.Kind), nullString(b.URL), datetime(b.At), clockOrNull(b.Done), sourceID); err != nil {
 		return err
 	}

@@ -238,9 +238,13 @@ func (d *Dir) Create(_ context.Context, p string, _ Meta) (Writer, error) {
 
 type dirWriter struct {
 	tempWrite
-	d   *Dir
-	tmp string // the temporary's path inside the root
+	d     *Dir
+	tmp   string    // the temporary's path inside the root
+	mtime time.Time // the file's modification time, once durable
 }
+
+// ModTime is the committed file's modification time (a rename keeps it).
+func (w *dirWriter) ModTime() time.Time { return w.mtime }
 
 func (w *dirWriter) Commit(context.Context) error {
 	if w.done {
@@ -301,6 +305,9 @@ func (d *Dir) CommitBatch(ctx context.Context, ws []Writer) []error {
 // place closes the durable temporary and renames it into place.
 func (w *dirWriter) place() error {
 	fail := w.fail
+	if fi, err := w.f.Stat(); err == nil {
+		w.mtime = fi.ModTime()
+	}
 	if err := w.f.Close(); err != nil {
 		return fail("close", err)
 	}

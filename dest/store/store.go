@@ -121,6 +121,13 @@ type BatchCommitter interface {
 }
 
 // FileInfo describes a file of the copy.
+// ModTimer is a committed Writer that knows the modification time its file
+// was given (a folder's; a bucket's objects have none rsx keeps), so that
+// the state can record it and a reconcile tell a file changed since.
+type ModTimer interface {
+	ModTime() time.Time
+}
+
 type FileInfo struct {
 	Path    string // relative to the destination, "/"-separated
 	Size    int64

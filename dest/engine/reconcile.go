@@ -1,0 +1,352 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"rsx/claims"
+	"rsx/dest/plan"
+	"rsx/dest/state"
+	"rsx/model"
+)
+
+// A reconcile checks the copy itself, not only the state, as rsync and
+// rclone do: every resource a snapshot plan (a baseline's Resource List or
+// Resource Dump) finds unchanged has its file looked at, and one that is
+// missing or differs is fetched again (an Update whose Reason says why).
+//
+// Without --checksum a file is checked as rsync's quick check does: it must
+// exist with the length recorded when it was written, and one modified since
+// it was written (a folder's file whose modification time is later than the
+// state's fetched_at and verified_at) is read and hashed against the digests
+// recorded. With --checksum every file is read and hashed against the
+// digests recorded and every digest the Source declares. The checks run in
+// parallel (readers at disk speed, or HEAD requests for a bucket).
+
+// mtimeSlack allows for the state's clock being kept to the second and for
+// the write of a file finishing after its fetched_at was taken.
+const mtimeSlack = 2 * time.Second
+
+// reconciler checks the copies of the unchanged resources of a plan.
+type reconciler struct {
+	b        *builder
+	checksum bool
+	bucket   bool
+	take     func(plan.Item) error // the builder's emit, for what a check decides
+
+	jobs    chan plan.Item
+	wg      sync.WaitGroup
+	mu      sync.Mutex
+	err     error
+	checked atomic.Int64
+	hashed  atomic.Int64
+	hbytes  atomic.Int64
+	damaged atomic.Int64
+}
+
+func newReconciler(ctx context.Context, b *builder, checksum bool, take func(plan.Item) error) *reconciler {
+	rc := &reconciler{b: b, checksum: checksum, bucket: b.s.isBucket(), take: take}
+	n := 2 * runtime.GOMAXPROCS(0)
+	if rc.bucket || !checksum {
+		// Stats and HEAD requests wait rather than compute.
+		n = max(n, 16)
+	}
+	rc.jobs = make(chan plan.Item, 2*n)
+	for range n {
+		rc.wg.Add(1)
+		go func() {
+			defer rc.wg.Done()
+			buf := make([]byte, 256<<10)
+			for it := range rc.jobs {
+				if rc.failed() {
+					continue
+				}
+				if err := rc.check(ctx, it, buf); err != nil {
+					rc.fail(err)
+				}
+			}
+		}()
+	}
+	return rc
+}
+
+func (rc *reconciler) fail(err error) {
+	rc.mu.Lock()
+	if rc.err == nil {
+		rc.err = err
+	}
+	rc.mu.Unlock()
+}
+
+func (rc *reconciler) failed() bool {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	return rc.err != nil
+}
+
+// add hands an unchanged item to the checkers.
+func (rc *reconciler) add(ctx context.Context, it plan.Item) error {
+	select {
+	case rc.jobs <- it:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// wait ends the checks and returns the first error.
+func (rc *reconciler) wait() error {
+	close(rc.jobs)
+	rc.wg.Wait()
+	s := &rc.b.p.Summary
+	s.Checked = int(rc.checked.Load())
+	s.Hashed = int(rc.hashed.Load())
+	s.HashedBytes = rc.hbytes.Load()
+	s.Repair = int(rc.damaged.Load())
+	return rc.err
+}
+
+// check looks at one unchanged resource's copy and hands the item on:
+// unchanged when the copy is what was recorded, an Update otherwise.
+func (rc *reconciler) check(ctx context.Context, it plan.Item, buf []byte) error {
+	row, err := rc.b.s.db.ResourceByID(ctx, it.ID)
+	if errors.Is(err, state.ErrNoResource) {
+		return rc.take(it) // recorded since the plan began: nothing to check
+	}
+	if err != nil {
+		return err
+	}
+	rc.checked.Add(1)
+	why, err := rc.differs(ctx, &it.Entry, &row, buf)
+	if err != nil {
+		return err
+	}
+	if why != "" {
+		rc.damaged.Add(1)
+		it.Action, it.Reason, it.Touch = plan.Update, why, false
+	}
+	return rc.take(it)
+}
+
+// differs says why the copy of row is not what was recorded (or, with
+// --checksum, not what the Source declares), "" when it is.
+func (rc *reconciler) differs(ctx context.Context, e *plan.Entry, row *state.Resource, buf []byte) (string, error) {
+	if !row.DamagedAt.IsZero() {
+		return "the audit of " + row.DamagedAt.UTC().Format(time.RFC3339) + " found the copy " + row.Path + " damaged or gone", nil
+	}
+	fi, err := rc.b.s.st.Stat(ctx, row.Path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "the copy " + row.Path + " is missing", nil
+	case err != nil:
+		if ctx.Err() != nil {
+			return "", ctx.Err()
+		}
+		return "the copy " + row.Path + " cannot be read: " + err.Error(), nil
+	}
+	if row.Length >= 0 && fi.Size != row.Length {
+		return fmt.Sprintf("the copy %s has %d bytes, %d were recorded", row.Path, fi.Size, row.Length), nil
+	}
+	// Modified since it was written or verified: its time differs from the
+	// one recorded then (as rsync's quick check compares), or, for a row of
+	// an older state that has none, is later than when it was written.
+	var modified bool
+	switch {
+	case rc.bucket:
+	case !row.FileMTime.IsZero():
+		modified = !fi.ModTime.Equal(row.FileMTime)
+	default:
+		modified = fi.ModTime.After(latest(row.FetchedAt, row.VerifiedAt).Add(mtimeSlack))
+	}
+	if !rc.checksum && !modified {
+		return "", nil
+	}
+	// Read it: against what was recorded, and with --checksum against what
+	// the Source declares too.
+	f, err := rc.b.s.st.Open(ctx, row.Path)
+	if err != nil {
+		if ctx.Err() != nil {
+			return "", ctx.Err()
+		}
+		return "the copy " + row.Path + " cannot be read: " + err.Error(), nil
+	}
+	defer f.Close()
+	rec := claims.NewVerifier(claimsOf(&plan.Entry{Length: row.Length, Digests: row.Digests}), claims.Limits{Margin: -1})
+	var w io.Writer = rec
+	var src *claims.Verifier
+	if rc.checksum {
+		src = claims.NewVerifier(claimsOf(e), claims.Limits{Margin: -1})
+		w = io.MultiWriter(&stopQuietly{w: src}, &stopQuietly{w: rec})
+	}
+	n, err := io.CopyBuffer(w, f, buf)
+	rc.hashed.Add(1)
+	rc.hbytes.Add(n)
+	if err != nil && !errors.Is(err, claims.ErrTooLong) {
+		if ctx.Err() != nil {
+			return "", ctx.Err()
+		}
+		return "the copy " + row.Path + " cannot be read: " + err.Error(), nil
+	}
+	if verr := rec.Verify(); verr != nil {
+		if modified {
+			return "the copy " + row.Path + " was modified after it was written: " + verr.Error(), nil
+		}
+		return "the copy " + row.Path + " differs from what was recorded: " + verr.Error(), nil
+	}
+	if src != nil {
+		if verr := src.Verify(); verr != nil {
+			return "the copy " + row.Path + " differs from what the Source declares: " + verr.Error(), nil
+		}
+	}
+	return "", nil
+}
+
+func latest(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}
+
+// planBaseline makes p a baseline: the document to read, whether files
+// already in the destination are adopted, and whether the copy is
+// reconciled (copyThere: the destination holds a copy of the Source).
+func (s *Session) planBaseline(ctx context.Context, p *Plan, src *source, opts PlanOptions, copyThere bool) error {
+	from, doc := chooseDoc(src, opts.BaselineFrom, model.CapResourceList, model.CapResourceDump)
+	if doc == "" {
+		if opts.BaselineFrom != FromDefault {
+			return fmt.Errorf("the Source %s offers no Resource %s: %w", src.key, map[From]string{FromList: "List", FromDump: "Dump"}[opts.BaselineFrom], errNoDocument)
+		}
+		return fmt.Errorf("the Source %s offers no Resource List or Resource Dump: %w", src.key, errNoDocument)
+	}
+	p.Mode, p.From, p.Document = ModeBaseline, from, doc
+	// Files already where a resource goes are verified and kept rather
+	// than fetched: the rest of an interrupted run, or a copy whose state
+	// was lost. A fresh folder has none to look for.
+	p.adopt = p.Resumed || (!s.isBucket() && s.hasFiles(ctx))
+	p.Reconcile = copyThere
+	p.Checksum = opts.Checksum
+	switch {
+	case p.ReconcileWhy != "":
+		p.Notes = append(p.Notes, p.ReconcileWhy)
+	case copyThere && opts.Mode == ModeBaseline:
+		p.Notes = append(p.Notes, "the destination holds a copy of this Source: it is reconciled (each file checked, only what is missing or differs is fetched)")
+	}
+	if copyThere && p.Checksum {
+		p.Notes = append(p.Notes, "--checksum: every file is read and hashed against the digests recorded and those the Source declares")
+	}
+	return nil
+}
+
+// reconcileGap turns an incremental plan that found a gap into a reconcile
+// with the Resource List (mode auto): what was read of the Change Lists is
+// dropped, and the plan is made again as a baseline of the copy there.
+func (b *builder) reconcileGap(ctx context.Context, src *source, copyThere bool) error {
+	p := b.p
+	gap := p.Gap
+	if len(gap.Unknown) > 0 {
+		p.ReconcileWhy = "the Source's Change Lists give no from (the first: " + gap.Unknown[0] + "), so they cannot prove that they hold every change since the copy's point: the copy is checked against the Resource List and its changes at each run, and only what is missing or differs is fetched"
+	} else {
+		p.ReconcileWhy = gap.String() + ": instead of a new baseline, the copy is reconciled with the Resource List and its changes, and only what is missing or differs is fetched"
+	}
+	if err := p.items.close(); err != nil {
+		return err
+	}
+	var err error
+	if p.items, err = newSpool(b.s.st.TempDir()); err != nil {
+		return err
+	}
+	for _, pk := range p.pkgs {
+		if pk != nil {
+			pk.remove()
+		}
+	}
+	p.pkgs, p.records, p.newPoint = nil, nil, time.Time{}
+	p.Gap, p.Problems, p.Lists, p.ArchivedLists = nil, nil, nil, nil
+	p.Summary = Summary{}
+	b.emittedPending, b.noDeletes = 0, false
+	if err := b.s.planBaseline(ctx, p, src, p.opts, copyThere); err != nil {
+		return err
+	}
+	return b.baseline(ctx, src)
+}
+
+// readCurrent reads the Source's current state, as an audit and a reconcile
+// compare the copy with it: the Resource List at rl, each resource's entry
+// replaced by its last change after the list's at in the Change Lists at cl
+// ("" for none), the resources those lists created added and those they
+// deleted left out. Every entry goes to add, from this goroutine. With
+// announced, the resources changed after point are noted in it. It returns
+// the list's at, and whether a Change List could not be read (what it
+// announced is not known).
+func (b *builder) readCurrent(ctx context.Context, rl, cl string, point time.Time, announced *uriSet, add func(plan.Entry) error) (time.Time, bool, error) {
+	d, err := b.s.openDoc(ctx, rl)
+	if err != nil {
+		return time.Time{}, false, err
+	}
+	at := d.hdr.MD.At.Time
+	d.Close()
+	overrides := map[[2]uint64]plan.Entry{}
+	keys := newURISet()
+	unknown := false
+	if cl != "" {
+		since := at
+		if !point.IsZero() && (since.IsZero() || point.Before(since)) {
+			since = point
+		}
+		before := len(b.p.Problems)
+		if announced == nil {
+			announced = newURISet()
+		}
+		if err := b.auditChanges(ctx, cl, at, since, point, keys, overrides, announced); err != nil {
+			return at, false, err
+		}
+		unknown = len(b.p.Problems) > before
+	}
+	listed := newURISet()
+	_, err = b.readResourceList(ctx, rl, func(e plan.Entry) error {
+		if _, over := overrides[keys.key(e.URI)]; over {
+			return nil
+		}
+		listed.add(e.URI)
+		return add(e)
+	})
+	if err != nil {
+		return at, unknown, err
+	}
+	// The resources the lists created or changed, in URI order (the same
+	// plan on every run).
+	rest := make([]plan.Entry, 0, len(overrides))
+	for _, e := range overrides {
+		if e.Change != model.ChangeDeleted && !listed.has(e.URI) {
+			rest = append(rest, e)
+		}
+	}
+	slices.SortFunc(rest, func(a, b plan.Entry) int { return strings.Compare(a.URI, b.URI) })
+	for _, e := range rest {
+		if err := add(e); err != nil {
+			return at, unknown, err
+		}
+	}
+	return at, unknown, nil
+}
+
+// endChecks waits for a reconcile's checks of the copy (once; later calls
+// return nil).
+func (b *builder) endChecks() error {
+	if b.rc == nil {
+		return nil
+	}
+	rc := b.rc
+	b.rc = nil
+	return rc.wait()
+}

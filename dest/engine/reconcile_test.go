@@ -1,0 +1,332 @@
+package engine
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"rsx/dest/plan"
+)
+
+// damage deletes the copy of /r/a and overwrites that of /r/b (same length,
+// other bytes, as a bit flip or a hand edit would), dating the change a
+// little later so that the file is seen modified after it was written.
+func damage(t *testing.T, f *fakeSource, dir string) {
+	t.Helper()
+	if err := os.Remove(filepath.Join(dir, f.hostDir(), "r", "a")); err != nil {
+		t.Fatal(err)
+	}
+	pb := filepath.Join(dir, f.hostDir(), "r", "b")
+	if err := os.WriteFile(pb, []byte("B V1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	later := time.Now().Add(time.Minute)
+	if err := os.Chtimes(pb, later, later); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A damaged copy was trusted over its files: a baseline and an audit
+// disagreed. A baseline on a copy reconciles: the file that is gone and the
+// one overwritten are fetched again, nothing else, and audit then agrees.
+func TestBaselineReconcilesADamagedCopy(t *testing.T) {
+	f := newChangingSource(t)
+	dir := t.TempDir()
+	if res := syncOnce(t, dir, testClient(t), f.target(), PlanOptions{}); !res.OK() || res.Created != 3 {
+		t.Fatalf("baseline: %d:%s", res.Created, failures(res))
+	}
+	damage(t, f, dir)
+	if rep := auditOnce(t, dir, testClient(t), f.target()); rep.InSync() || len(rep.Damaged) != 2 {
+		t.Fatalf("audit of the damaged copy: in sync %v, damaged %q", rep.InSync(), rep.Damaged)
+	}
+	f.resetHits()
+	res := syncOnce(t, dir, testClient(t), f.target(), PlanOptions{Mode: ModeBaseline})
+	if !res.OK() || !res.Plan.Reconcile || res.Updated != 2 || res.Plan.Summary.Repair != 2 || res.Plan.Summary.Unchanged != 1 {
+		t.Fatalf("reconcile: reconcile %v, updated %d, repair %d, unchanged %d:%s", res.Plan.Reconcile, res.Updated, res.Plan.Summary.Repair, res.Plan.Summary.Unchanged, failures(res))
+	}
+	if f.hitsOf("/r/a") != 1 || f.hitsOf("/r/b") != 1 || f.hitsOf("/r/c") != 0 {
+		t.Errorf("requests a %d b %d c %d: only the damaged are fetched", f.hitsOf("/r/a"), f.hitsOf("/r/b"), f.hitsOf("/r/c"))
+	}
+	for _, n := range []string{"a", "b"} {
+		if got := string(readFile(t, dir, f.hostDir()+"/r/"+n)); got != n+" v1\n" {
+			t.Errorf("/r/%s after the reconcile: %q", n, got)
+		}
+	}
+	if rep := auditOnce(t, dir, testClient(t), f.target()); !rep.InSync() {
+		t.Errorf("audit after the reconcile: missing %q changed %q damaged %q", rep.Missing, rep.Changed, rep.Damaged)
+	}
+	// An intact copy: nothing is fetched.
+	f.resetHits()
+	res = syncOnce(t, dir, testClient(t), f.target(), PlanOptions{Mode: ModeBaseline})
+	if !res.OK() || res.Plan.Summary.Work() != 0 || f.resourceHits() != 0 || res.Plan.Summary.Checked != 3 {
+		t.Errorf("reconcile of an intact copy: %+v, %d requests", res.Plan.Summary, f.resourceHits())
+	}
+}
+
+// Damage that keeps the length and the modification time is found by
+// --checksum, which hashes every file.
+func TestChecksumFindsSilentDamage(t *testing.T) {
+	f := newChangingSource(t)
+	dir := t.TempDir()
+	if res := syncOnce(t, dir, testClient(t), f.target(), PlanOptions{}); !res.OK() {
+		t.Fatalf("baseline:%s", failures(res))
+	}
+	pc := filepath.Join(dir, f.hostDir(), "r", "c")
+	fi, err := os.Stat(pc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(pc, []byte("c V1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(pc, fi.ModTime(), fi.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	quick := syncOnce(t, dir, testClient(t), f.target(), PlanOptions{Mode: ModeBaseline})
+	if !quick.OK() || quick.Plan.Summary.Repair != 0 || quick.Plan.Summary.Hashed != 0 {
+		t.Fatalf("the quick check hashed %d and found %d", quick.Plan.Summary.Hashed, quick.Plan.Summary.Repair)
+	}
+	// --checksum in mode auto reconciles, and hashes every file.
+	res := syncOnce(t, dir, testClient(t), f.target(), PlanOptions{Checksum: true})
+	if !res.OK() || !res.Plan.Reconcile || res.Plan.Summary.Hashed != 3 || res.Plan.Summary.Repair != 1 || res.Updated != 1 {
+		t.Fatalf("--checksum: %+v:%s", res.Plan.Summary, failures(res))
+	}
+	if got := string(readFile(t, dir, f.hostDir()+"/r/c")); got != "c v1\n" {
+		t.Errorf("/r/c after --checksum: %q", got)
+	}
+	if rep := auditOnce(t, dir, testClient(t), f.target()); !rep.InSync() {
+		t.Errorf("audit after --checksum: changed %q damaged %q", rep.Changed, rep.Damaged)
+	}
+	// --checksum with --mode incremental is refused: it is no reconcile.
+	sess := openSession(t, dir, testClient(t), Options{})
+	defer sess.Close()
+	if _, err := sess.Plan(context.Background(), f.target(), PlanOptions{Mode: ModeIncremental, Checksum: true}); err == nil || !strings.Contains(err.Error(), "--checksum") {
+		t.Errorf("--checksum --mode incremental: %v", err)
+	}
+}
+
+// A gap no longer proposes a new baseline in mode auto: the copy is
+// reconciled with the Resource List and the changes after it, so that only
+// what changed is fetched, and the plan says why.
+func TestAutoReconcilesAcrossAGap(t *testing.T) {
+	f := newChangingSource(t)
+	dir := t.TempDir()
+	if res := syncOnce(t, dir, testClient(t), f.target(), PlanOptions{}); !res.OK() {
+		t.Fatalf("baseline:%s", failures(res))
+	}
+	// The Source dropped the lists that covered 10:00 to 12:00; its
+	// Resource List is of 11:00, and a change of 12:30 follows it.
+	f.setDoc("/cl.xml", changeListIndex("2030-01-01T12:00:00Z", [3]string{"/cl9.xml", "2030-01-01T12:00:00Z", ""}))
+	f.setDoc("/cl9.xml", changeList("2030-01-01T12:00:00Z", "",
+		clEntry("/r/a", "updated", "2030-01-01T12:30:00Z", []byte("a v3\n")),
+		clEntry("/r/d", "created", "2030-01-01T12:31:00Z", []byte("d v1\n"))))
+	f.setRes("/r/a", []byte("a v3\n"))
+	f.setRes("/r/b", []byte("b v2\n"))
+	f.setRes("/r/d", []byte("d v1\n"))
+	f.setDoc("/rl.xml", resourceList("2030-01-01T11:00:00Z",
+		rlEntry("/r/a", []byte("a v2\n"), "2030-01-01T10:30:00Z"),
+		rlEntry("/r/b", []byte("b v2\n"), "2030-01-01T10:40:00Z"),
+		rlEntry("/r/c", []byte("c v1\n"), "2030-01-01T09:00:00Z")))
+	f.resetHits()
+	res := syncOnce(t, dir, testClient(t), f.target(), PlanOptions{})
+	if !res.OK() || res.Plan.Gap != nil || !res.Plan.Reconcile || !strings.Contains(res.Plan.ReconcileWhy, "no Change List covers") {
+		t.Fatalf("auto across a gap: ok %v, gap %v, reconcile %v (%q):%s", res.OK(), res.Plan.Gap, res.Plan.Reconcile, res.Plan.ReconcileWhy, failures(res))
+	}
+	if res.Updated != 2 || res.Created != 1 || f.hitsOf("/r/c") != 0 {
+		t.Errorf("updated %d created %d, /r/c fetched %d times", res.Updated, res.Created, f.hitsOf("/r/c"))
+	}
+	for p, want := range map[string]string{"a": "a v3\n", "b": "b v2\n", "c": "c v1\n", "d": "d v1\n"} {
+		if got := string(readFile(t, dir, f.hostDir()+"/r/"+p)); got != want {
+			t.Errorf("/r/%s: %q, want %q", p, got, want)
+		}
+	}
+	if rep := auditOnce(t, dir, testClient(t), f.target()); !rep.InSync() {
+		t.Errorf("audit after the reconcile: missing %q changed %q extra %q", rep.Missing, rep.Changed, rep.Extra)
+	}
+}
+
+// Change Lists without from (resync-build writes none) made every run a
+// gap, so a copy could never be kept current. Mode auto reconciles, says
+// why, and the copy follows the Source run after run.
+func TestAutoReconcilesWhenChangeListsGiveNoFrom(t *testing.T) {
+	f := newChangingSource(t)
+	f.setDoc("/cap.xml", capList(map[string]string{"resourcelist": "/rl.xml", "changelist": "/nofrom.xml"}))
+	f.setDoc("/nofrom.xml", urlsetOpen+`<rs:md capability="changelist"/>`+"\n</urlset>\n")
+	dir := t.TempDir()
+	if res := syncOnce(t, dir, testClient(t), f.target(), PlanOptions{}); !res.OK() {
+		t.Fatalf("baseline:%s", failures(res))
+	}
+	for round, v := range []string{"v2", "v3"} {
+		f.setDoc("/nofrom.xml", urlsetOpen+`<rs:md capability="changelist"/>`+"\n"+
+			clEntry("/r/a", "updated", "2030-01-01T1"+string(rune('1'+round))+":30:00Z", []byte("a "+v+"\n"))+
+			clEntry("/r/c", "deleted", "2030-01-01T11:31:00Z", nil)+"</urlset>\n")
+		f.setRes("/r/a", []byte("a "+v+"\n"))
+		res := syncOnce(t, dir, testClient(t), f.target(), PlanOptions{Delete: true})
+		if !res.OK() || !res.Plan.Reconcile || !strings.Contains(res.Plan.ReconcileWhy, "give no from") {
+			t.Fatalf("round %d: ok %v, reconcile %v %q:%s", round, res.OK(), res.Plan.Reconcile, res.Plan.ReconcileWhy, failures(res))
+		}
+		if got := string(readFile(t, dir, f.hostDir()+"/r/a")); got != "a "+v+"\n" {
+			t.Errorf("round %d: /r/a %q", round, got)
+		}
+		if got := files(t, dir); len(got) != 2 {
+			t.Errorf("round %d: files %v (c deleted)", round, got)
+		}
+		if rep := auditOnce(t, dir, testClient(t), f.target()); !rep.InSync() {
+			t.Errorf("round %d: audit: missing %q changed %q extra %q", round, rep.Missing, rep.Changed, rep.Extra)
+		}
+	}
+}
+
+// The explorer's repair: a run limited to chosen resources (the audit page's
+// differences, or marked rows) fetches a damaged or missing copy again,
+// where it said "nothing to change".
+func TestLimitedRunRepairsChosenDamage(t *testing.T) {
+	f := newChangingSource(t)
+	dir := t.TempDir()
+	if res := syncOnce(t, dir, testClient(t), f.target(), PlanOptions{}); !res.OK() {
+		t.Fatalf("baseline:%s", failures(res))
+	}
+	damage(t, f, dir)
+	base := f.srv.URL
+	res := syncOnce(t, dir, testClient(t), f.target(), PlanOptions{Only: plan.NewURISet([]string{base + "/r/a", base + "/r/b"})})
+	if !res.OK() || res.Updated != 2 || res.Finished {
+		t.Fatalf("limited repair: updated %d, finished %v: %+v:%s", res.Updated, res.Finished, res.Plan.Summary, failures(res))
+	}
+	if rep := auditOnce(t, dir, testClient(t), f.target()); !rep.InSync() {
+		t.Errorf("audit after the repair: missing %q changed %q", rep.Missing, rep.Changed)
+	}
+}
+
+// A loc with a stray "%" (resync-build writes http://h/100%.txt for a file
+// of that name, and the web server serves it) is copied, as a browser would
+// request it, and audit agrees; the run no longer says ✓ over a refusal.
+func TestStrayPercentIsCopied(t *testing.T) {
+	f := newChangingSource(t)
+	f.setRes("/r/100%25.txt", []byte("hundred\n"))
+	f.setDoc("/rl.xml", resourceList("2030-01-01T10:00:00Z",
+		rlEntry("/r/a", []byte("a v1\n"), "2030-01-01T09:00:00Z"),
+		strings.Replace(rlEntry("/r/100%25.txt", []byte("hundred\n"), "2030-01-01T09:00:00Z"), "100%25", "100%", 1)))
+	dir := t.TempDir()
+	res := syncOnce(t, dir, testClient(t), f.target(), PlanOptions{})
+	if !res.OK() || res.Created != 2 || res.Plan.Summary.Refused != 0 {
+		t.Fatalf("created %d, refused %v:%s", res.Created, res.Plan.Refused, failures(res))
+	}
+	if got := string(readFile(t, dir, f.hostDir()+"/r/100%25.txt")); got != "hundred\n" {
+		t.Errorf("the copy: %q", got)
+	}
+	if rep := auditOnce(t, dir, testClient(t), f.target()); !rep.InSync() {
+		t.Errorf("audit: missing %q unannounced %q", rep.Missing, rep.Unannounced)
+	}
+}
+
+// What sync leaves out on purpose, audit counts out of the selection; what
+// it cannot copy fails the run. A resource on another host is refused and
+// the run is OK, and audit calls it neither missing nor unannounced; a loc
+// that maps to no path (not http) fails the run, and audit calls it missing.
+func TestSyncAndAuditAgreeOnWhatIsLeftOut(t *testing.T) {
+	other := newFakeSource(t)
+	other.setRes("/x", []byte("elsewhere\n"))
+	f := newChangingSource(t)
+	f.setDoc("/rl.xml", resourceList("2030-01-01T10:00:00Z",
+		rlEntry("/r/a", []byte("a v1\n"), "2030-01-01T09:00:00Z"),
+		strings.Replace(rlEntry("/x", []byte("elsewhere\n"), "2030-01-01T09:00:00Z"), "{{base}}", other.srv.URL, 1)))
+	dir := t.TempDir()
+	res := syncOnce(t, dir, testClient(t), f.target(), PlanOptions{})
+	if !res.OK() || res.Created != 1 || res.Plan.Summary.Refused != 1 || res.Plan.Summary.Unmapped != 0 {
+		t.Fatalf("sync: ok %v, created %d, %+v:%s", res.OK(), res.Created, res.Plan.Summary, failures(res))
+	}
+	rep := auditOnce(t, dir, testClient(t), f.target())
+	if !rep.InSync() || len(rep.Missing) != 0 || len(rep.Unannounced) != 0 || rep.OutOfSelection() != 1 {
+		t.Errorf("audit: in sync %v, missing %q, unannounced %q, out of selection %d", rep.InSync(), rep.Missing, rep.Unannounced, rep.OutOfSelection())
+	}
+
+	f.setDoc("/rl.xml", resourceList("2030-01-01T10:00:00Z",
+		rlEntry("/r/a", []byte("a v1\n"), "2030-01-01T09:00:00Z"),
+		`<url><loc>ftp://ftp.example.org/y</loc><rs:md length="3"/></url>`+"\n"))
+	res = syncOnce(t, dir, testClient(t), f.target(), PlanOptions{Mode: ModeBaseline})
+	if res.OK() || res.Plan.Summary.Unmapped != 1 {
+		t.Errorf("a resource that cannot be copied: ok %v, %+v", res.OK(), res.Plan.Summary)
+	}
+	if rep := auditOnce(t, dir, testClient(t), f.target()); rep.InSync() || len(rep.Missing) != 1 {
+		t.Errorf("audit: in sync %v, missing %q: %+v", rep.InSync(), rep.Missing, rep)
+	}
+}
+
+// Whatever audit finds, the next sync puts right, also a plain sync (mode
+// auto, which would otherwise be incremental) and silent damage only a hash
+// shows: the audit records what it found, the sync reconciles and says why,
+// and once the copy is in sync again the next sync is incremental.
+func TestSyncPutsRightWhatAuditFound(t *testing.T) {
+	f := newChangingSource(t)
+	dir := t.TempDir()
+	if res := syncOnce(t, dir, testClient(t), f.target(), PlanOptions{}); !res.OK() {
+		t.Fatalf("baseline:%s", failures(res))
+	}
+	pc := filepath.Join(dir, f.hostDir(), "r", "c")
+	fi, err := os.Stat(pc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(pc, []byte("c V1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(pc, fi.ModTime(), fi.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(dir, f.hostDir(), "r", "a")); err != nil {
+		t.Fatal(err)
+	}
+	if rep := auditOnce(t, dir, testClient(t), f.target()); rep.InSync() || len(rep.Damaged) != 2 {
+		t.Fatalf("audit: in sync %v, damaged %q", rep.InSync(), rep.Damaged)
+	}
+	res := syncOnce(t, dir, testClient(t), f.target(), PlanOptions{})
+	if !res.OK() || !res.Plan.Reconcile || !strings.Contains(res.Plan.ReconcileWhy, "found the copy not in sync") || res.Updated != 2 {
+		t.Fatalf("the sync after the audit: reconcile %v %q, updated %d:%s", res.Plan.Reconcile, res.Plan.ReconcileWhy, res.Updated, failures(res))
+	}
+	if rep := auditOnce(t, dir, testClient(t), f.target()); !rep.InSync() {
+		t.Errorf("audit after the sync: changed %q missing %q", rep.Changed, rep.Missing)
+	}
+	if res := syncOnce(t, dir, testClient(t), f.target(), PlanOptions{}); !res.OK() || res.Plan.Reconcile || res.Plan.Mode != ModeIncremental {
+		t.Errorf("the sync after that: mode %s, reconcile %v (%q)", res.Plan.Mode, res.Plan.Reconcile, res.Plan.ReconcileWhy)
+	}
+}
+
+// Same-length damage made right after the copy was written (within the
+// second its fetched_at holds) is found without --checksum: the state keeps
+// the file's exact modification time, and a file whose time differs is
+// hashed, as rsync's quick check does.
+func TestQuickCheckComparesExactModificationTimes(t *testing.T) {
+	f := newChangingSource(t)
+	dir := t.TempDir()
+	if res := syncOnce(t, dir, testClient(t), f.target(), PlanOptions{}); !res.OK() {
+		t.Fatalf("baseline:%s", failures(res))
+	}
+	pb := filepath.Join(dir, f.hostDir(), "r", "b")
+	fi, err := os.Stat(pb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(pb, []byte("B V1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Another time, but not a later second than the write's.
+	earlier := fi.ModTime().Add(-time.Millisecond)
+	if err := os.Chtimes(pb, earlier, earlier); err != nil {
+		t.Fatal(err)
+	}
+	res := syncOnce(t, dir, testClient(t), f.target(), PlanOptions{Mode: ModeBaseline})
+	if !res.OK() || res.Plan.Summary.Hashed != 1 || res.Plan.Summary.Repair != 1 || res.Updated != 1 {
+		t.Fatalf("reconcile: %+v:%s", res.Plan.Summary, failures(res))
+	}
+	if got := string(readFile(t, dir, f.hostDir()+"/r/b")); got != "b v1\n" {
+		t.Errorf("/r/b: %q", got)
+	}
+	// The file written again has its own time recorded: the next check
+	// hashes nothing.
+	if res := syncOnce(t, dir, testClient(t), f.target(), PlanOptions{Mode: ModeBaseline}); !res.OK() || res.Plan.Summary.Hashed != 0 {
+		t.Errorf("the next reconcile hashed %d", res.Plan.Summary.Hashed)
+	}
+}
