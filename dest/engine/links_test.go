@@ -46,7 +46,7 @@ func TestSyncRefusesPathsThroughLinks(t *testing.T) {
 		p := strings.TrimPrefix(fl.URL, f.srv.URL)
 		link := f.hostDir() + "/" + links[p]
 		var le *store.LinkError
-		if !errors.As(fl.Err, &le) || le.Link != link || fl.Path != f.hostDir()+p {
+		if !errors.As(fl.Err, &le) || le.Link != link || fl.Path != f.hostDir()+p || le.Path != fl.Path {
 			t.Errorf("%s: [%s] %v (path %s), want a refusal naming the link %s", p, fl.Kind, fl.Err, fl.Path, link)
 		}
 		if !strings.Contains(fl.Error(), fl.Path) || !strings.Contains(fl.Error(), link) {

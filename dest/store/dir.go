@@ -313,6 +313,10 @@ func (w *dirWriter) place() error {
 	}
 	parent := path.Dir(w.path)
 	if err := w.d.mkdirs(parent); err != nil {
+		var le *LinkError
+		if errors.As(err, &le) {
+			le.Path = w.path // the file's, not its folder's
+		}
 		return fail("create its folder", err)
 	}
 	err := w.d.root.Rename(w.tmp, w.path)
