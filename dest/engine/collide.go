@@ -26,7 +26,8 @@ import (
 //  2. Among resources that need the same path, the byte-wise smallest URI
 //     wins: http://h/a wins over https://h/a and http://h//a.
 //  3. A resource the Source deleted (a deletion remembered or applied now)
-//     holds no path against one the Source lists.
+//     holds no path against one the Source lists (but a file of the copy
+//     inside a path still makes it a folder, by 1).
 //  4. A path held by another Source's resource stays with it.
 //
 // A resource of the state that loses (its path taken over) has its row
