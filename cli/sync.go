@@ -723,6 +723,7 @@ type syncListJSON struct {
 	Entries    int     `json:"entries"`
 	Skipped    int     `json:"skipped"`
 	OutOfOrder int     `json:"out_of_order"`
+	Suspect    int     `json:"suspect_datetimes"`
 	Unchanged  bool    `json:"unchanged"`
 	Archived   bool    `json:"archived"`
 }
@@ -751,6 +752,10 @@ type syncPlanJSON struct {
 	UnknownBytes   int   `json:"unknown_bytes"`
 	Documents      int   `json:"documents"`
 	Entries        int64 `json:"entries"`
+
+	// Changes dated outside their list's [from, until] or in the future
+	// (engine.Summary.SuspectDatetimes).
+	SuspectDatetimes int `json:"suspect_datetimes"`
 }
 
 func timeOrNull(t time.Time) *string {
@@ -779,7 +784,7 @@ func syncJSONOf(p *engine.Plan, res *engine.Result, dest string, dryRun bool, el
 		Warnings: append([]string{}, p.Warnings...), Notes: append([]string{}, p.Notes...),
 		Selection: syncSelJSON{Include: nonNil(p.Selection.Include), Exclude: nonNil(p.Selection.Exclude), Map: nonNil(p.Selection.Map)}, SelectionReplaced: p.PreviousSelection != nil, Seconds: elapsed.Seconds(),
 		Plan: syncPlanJSON{Create: s.Create, Update: s.Update, Delete: s.Delete, PendingDelete: s.PendingDelete, Unchanged: s.Unchanged,
-			Excluded: s.Excluded, Refused: s.Refused, Vanished: s.Vanished, SkippedChanges: s.SkippedChanges, Bytes: s.Bytes,
+			Excluded: s.Excluded, Refused: s.Refused, Vanished: s.Vanished, SkippedChanges: s.SkippedChanges, SuspectDatetimes: s.SuspectDatetimes, Bytes: s.Bytes,
 			UnknownBytes: s.UnknownBytes, Documents: s.Documents, Entries: s.Entries},
 	}
 	if p.CapabilityList != "" {
@@ -795,7 +800,7 @@ func syncJSONOf(p *engine.Plan, res *engine.Result, dest string, dryRun bool, el
 	}
 	for _, l := range p.Lists {
 		out.Lists = append(out.Lists, syncListJSON{URL: l.URL, Kind: l.Kind, From: timeOrNull(l.From), Until: timeOrNull(l.Until),
-			Entries: l.Entries, Skipped: l.Skipped, OutOfOrder: l.OutOfOrder, Unchanged: l.Unchanged, Archived: l.Archived})
+			Entries: l.Entries, Skipped: l.Skipped, OutOfOrder: l.OutOfOrder, Suspect: l.Suspect, Unchanged: l.Unchanged, Archived: l.Archived})
 	}
 	for _, a := range p.ArchivedLists {
 		out.ArchivedLists = append(out.ArchivedLists, syncArchJSON{URL: a.URL, Kind: a.Kind, Archive: a.Archive, From: timeOrNull(a.From), Until: timeOrNull(a.Until)})

@@ -41,6 +41,12 @@ type Summary struct {
 	// SkippedChanges counts the changes before the copy's point or already
 	// processed by an earlier run.
 	SkippedChanges int
+	// SuspectDatetimes counts the changes whose datetime cannot be true:
+	// before their list's from, after its until, or in the future. Those
+	// after until or in the future are applied by their place in the list,
+	// their datetimes not recorded (dest/plan.Changes); a warning names the
+	// first of each list.
+	SuspectDatetimes int
 	// Bytes is the declared length of what is to be fetched; UnknownBytes
 	// counts the resources to fetch that declare none.
 	Bytes        int64
@@ -66,6 +72,7 @@ type ListRead struct {
 	Entries     int
 	Skipped     int  // changes before the copy's point or processed earlier
 	OutOfOrder  int  // changes not in forward chronological order
+	Suspect     int  // changes whose datetime cannot be true (Summary.SuspectDatetimes)
 	Unchanged   bool // the open list had not changed since the last run (not read again)
 	// Archived: the list (or the Change Dump's package) came from the
 	// Source's Change List Archive (Change Dump Archive).
@@ -563,6 +570,7 @@ func (b *builder) mergeSummary(ps plan.Summary) {
 	sum.NotChosen += ps.NotChosen
 	sum.Vanished += ps.Vanished
 	sum.SkippedChanges += ps.Skipped
+	sum.SuspectDatetimes += ps.Suspect
 	// Remembered deletions that Changes counts without emitting them.
 	if extra := ps.PendingDelete - b.emittedPending; extra > 0 && !b.noDeletes {
 		sum.PendingDelete += extra
