@@ -252,6 +252,7 @@ func (b *builder) catchUpLists(ctx context.Context, url string, since time.Time,
 		if herr != nil {
 			b.p.Warnings = append(b.p.Warnings, "the Change List Archive could not be read: "+herr.Error())
 		}
+		h = b.trustedArchive(h)
 		if h != nil && len(h.ArchivedPeriods) > 0 {
 			b.docs.Add(int64(len(h.Archive)))
 			cu = model.PlanCatchUp(since, h.ArchivedPeriods, periods(live))
@@ -518,6 +519,9 @@ func (b *builder) changeDumpArchive(ctx context.Context, lists []listRef, gap *p
 			return nil, nil, err
 		}
 		p.Warnings = append(p.Warnings, "the Change Dump Archive could not be read: "+herr.Error())
+	}
+	if h = b.trustedArchive(h); len(p.Problems) > 0 {
+		return nil, nil, nil
 	}
 	if h == nil || len(h.ArchivedPeriods) == 0 {
 		return nil, gap, nil

@@ -203,6 +203,7 @@ type builder struct {
 	rc             *reconciler  // checks the files of unchanged resources, in a reconcile
 	emitMu         sync.Mutex   // emit is called by the planner and by rc's checkers
 	capList        string       // the Source's Capability List, "" when none
+	listed         []listed     // what it lists
 	docs           atomic.Int64
 	entries        atomic.Int64
 }
@@ -251,7 +252,7 @@ func (s *Session) Plan(ctx context.Context, target string, opts PlanOptions) (*P
 		p.selSave = !exists || selChanged
 		p.Selection = given
 	}
-	b := &builder{s: s, p: p, capList: src.capList}
+	b := &builder{s: s, p: p, capList: src.capList, listed: src.listed}
 	if b.sel, err = plan.NewSelection(p.Selection.Include, p.Selection.Exclude); err != nil {
 		return nil, fmt.Errorf("selection: %w", err)
 	}
