@@ -3,6 +3,8 @@ package engine
 import (
 	"context"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
@@ -89,8 +91,14 @@ func TestTheSourcesOwnDocumentsAreAccepted(t *testing.T) {
 	g.setDoc("/cl1.xml", changeList("2030-01-01T08:00:00Z", "", clEntry("/r/a", "deleted", "2030-01-01T10:05:00Z", nil)))
 	// The index itself (listed), a part of it (listed through it), with
 	// white space around the loc in the Capability List.
-	g.setDoc("/cap.xml", strings.Replace(capList(map[string]string{"resourcelist": "/rl.xml", "changelist": "/cl.xml"}), "<loc>{{base}}/cl.xml</loc>", "<loc>\n  {{base}}/cl.xml \n</loc>", 1))
-	for _, target := range []string{g.srv.URL + "/cl1.xml", g.srv.URL + "/cl.xml", g.srv.URL + "/rl.xml"} {
+	g.setDoc("/cap.xml", strings.Replace(capList(map[string]string{"resourcelist": "/rl.xml", "changelist": "/cl.xml", "changelist-archive": "/cla.xml"}), "<loc>{{base}}/cl.xml</loc>", "<loc>\n  {{base}}/cl.xml \n</loc>", 1))
+	// An index that lists an index (indexes may nest), and an archive.
+	g.setDoc("/cl.xml", changeListIndex("2030-01-01T08:00:00Z", [3]string{"/cl1.xml", "2030-01-01T08:00:00Z", ""}, [3]string{"/nested.xml", "2030-01-01T08:00:00Z", ""}))
+	g.setDoc("/nested.xml", changeListIndex("2030-01-01T08:00:00Z", [3]string{"/deep.xml", "2030-01-01T08:00:00Z", ""}))
+	g.setDoc("/deep.xml", changeList("2030-01-01T08:00:00Z", ""))
+	g.setDoc("/cla.xml", strings.Replace(resourceList("2030-01-01T08:00:00Z", "<url><loc>{{base}}/old.xml</loc><rs:md from=\"2030-01-01T07:00:00Z\" until=\"2030-01-01T08:00:00Z\"/></url>\n"), `capability="resourcelist" at="2030-01-01T08:00:00Z"`, `capability="changelist-archive"`, 1))
+	g.setDoc("/old.xml", changeList("2030-01-01T07:00:00Z", "2030-01-01T08:00:00Z"))
+	for _, target := range []string{g.srv.URL + "/cl1.xml", g.srv.URL + "/cl.xml", g.srv.URL + "/rl.xml", g.srv.URL + "/deep.xml", g.srv.URL + "/old.xml"} {
 		s := openSession(t, dir, testClient(t), Options{})
 		p, err := s.Plan(context.Background(), target, PlanOptions{Delete: true})
 		if err != nil {
@@ -99,6 +107,19 @@ func TestTheSourcesOwnDocumentsAreAccepted(t *testing.T) {
 			continue
 		}
 		p.Close()
+		s.Close()
+	}
+	// Not listed once the archive and the nested index are not.
+	g.setDoc("/cap.xml", capList(map[string]string{"resourcelist": "/rl.xml", "changelist": "/cl.xml"}))
+	g.setDoc("/cl.xml", changeListIndex("2030-01-01T08:00:00Z", [3]string{"/cl1.xml", "2030-01-01T08:00:00Z", ""}))
+	for _, target := range []string{g.srv.URL + "/deep.xml", g.srv.URL + "/old.xml"} {
+		s := openSession(t, dir, testClient(t), Options{})
+		if p, err := s.Plan(context.Background(), target, PlanOptions{}); !errors.Is(err, errNotListed) {
+			t.Errorf("%s, no longer listed: %v", target, err)
+			if err == nil {
+				p.Close()
+			}
+		}
 		s.Close()
 	}
 }
@@ -132,4 +153,40 @@ func TestAForeignArchiveIsAProblem(t *testing.T) {
 	if !slices.Contains(files(t, dir), g.hostDir()+"/r/a") {
 		t.Errorf("the foreign archive's deletion was applied")
 	}
+}
+
+// A document the Capability List lists whose fetch is redirected to another
+// host is the Source's: its server chose the redirect. Its relative locs
+// resolve against where it was served from, and resources on that other
+// host are outside the Source's authority (refused, without
+// --allow-other-hosts); those on the Source's host are applied.
+func TestARedirectedListedDocumentIsTheSources(t *testing.T) {
+	g := newChangingSource(t)
+	e := hostileSource(t, g)
+	dir := t.TempDir()
+	if res := syncOnce(t, dir, testClient(t), g.target(), PlanOptions{}); !res.OK() {
+		t.Fatalf("baseline:%s", failures(res))
+	}
+	redirect := httptest.NewServer(http.RedirectHandler(e.srv.URL+"/cl.xml", http.StatusFound))
+	t.Cleanup(redirect.Close)
+	g.setDoc("/cap.xml", strings.Replace(capList(map[string]string{"resourcelist": "/rl.xml", "changelist": "/cl.xml"}), "{{base}}/cl.xml", redirect.URL+"/cl.xml", 1))
+	v2 := []byte("a v2\n")
+	g.setRes("/r/a", v2)
+	e.setForeignDoc("/cl.xml", changeList("2030-01-01T08:00:00Z", "",
+		`<url><loc>{{g}}/r/a</loc><rs:md change="updated" datetime="2030-01-01T10:05:00Z" hash="md5:`+md5hex(v2)+`" length="5"/></url>`+"\n",
+		clEntry("/r/x", "created", "2030-01-01T10:06:00Z", []byte("x from E\n"))), g)
+	res := syncOnce(t, dir, testClient(t), g.target(), PlanOptions{})
+	if res.Updated != 1 || string(readFile(t, dir, g.hostDir()+"/r/a")) != string(v2) {
+		t.Errorf("updated %d:%s", res.Updated, failures(res))
+	}
+	if res.Plan.Summary.Refused != 1 || !strings.Contains(res.Plan.Refused[0].URL, e.srv.URL+"/r/x") || len(res.Plan.Lists) != 1 || res.Plan.Lists[0].URL != e.srv.URL+"/cl.xml" {
+		t.Errorf("refused %+v, lists %+v", res.Plan.Refused, res.Plan.Lists)
+	}
+	// Given directly, the listed URL is the Source's too.
+	s := openSession(t, dir, testClient(t), Options{})
+	p, err := s.Plan(context.Background(), redirect.URL+"/cl.xml", PlanOptions{})
+	if err != nil {
+		t.Fatalf("the listed URL, redirected: %v", err)
+	}
+	p.Close()
 }
