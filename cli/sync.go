@@ -72,8 +72,10 @@ what the Source declares before it replaces anything.
 URL is the Source's Capability List, a document below it (Resource List,
 Resource Dump, Change List, Change Dump or an index of them; its up link leads
 to the Capability List), a Source Description with one Capability List, or a
-page from which discovery finds one. DEST is a folder (default: the current
-folder) or a bucket, s3://bucket/prefix?endpoint=URL&region=R, with
+page from which discovery finds one. A document below a Capability List is
+used only when that Capability List lists it (directly, through an index or
+through an archive it lists); its up link alone is refused (exit status 2).
+DEST is a folder (default: the current folder) or a bucket, s3://bucket/prefix?endpoint=URL&region=R, with
 credentials from AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY.
 
 --mode auto (the default) makes a baseline when DEST has no finished baseline
@@ -89,7 +91,10 @@ the Change Dump), each resource's last change only; closed lists processed
 before are not fetched again. When the live Change List Index (or Change
 Dump) no longer reaches back to the copy's point, the closed lists of the
 Source's Change List Archive (Change Dump Archive) that cover the time since
-are applied first, and named.
+are applied first, and named. A change dated in the future (5 minutes'
+allowance) or after its list's until is reported and applied without its
+datetime, so that it never makes later changes look older; a list's until or
+a Resource List's at in the future does not move the copy's point past now.
 
 A baseline on a DEST that already holds a copy of the Source reconciles, as
 rsync and rclone do: the state is not trusted over the files. Every selected

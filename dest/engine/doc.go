@@ -23,6 +23,11 @@
 // resource of the run succeeded, so that the next run resumes where this one
 // stopped. Progress is reported as values through Options.Progress.
 //
+// A document given below a Capability List (its up link) is used for that
+// Source only when the Capability List lists it: directly, through an index
+// or through an archive it lists (trust.go). The up link alone is a claim
+// any host can make; Plan, Audit and SourceOf refuse such a document.
+//
 // An incremental plan reads the Change Lists (or the Change Dump) after the
 // copy's point. When the live Change List Index (or Change Dump) no longer
 // reaches back to that point, the closed lists of the Source's Change List
