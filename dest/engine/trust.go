@@ -25,7 +25,7 @@ type listed struct {
 
 // maxTrustWalk bounds the documents read to find whether a Capability
 // List lists a document through its indexes and archives.
-const maxTrustWalk = 500
+const maxTrustWalk = 200
 
 // errNotListed is wrapped when a document is not listed by the Capability
 // List its up link names.
