@@ -27,17 +27,29 @@ type listed struct {
 // List lists a document through its indexes and archives.
 const maxTrustWalk = 200
 
-// errNotListed is wrapped when a document is not listed by the Capability
-// List its up link names.
+// errNotListed matches (errors.Is) the error of a document that the
+// Capability List its up link names does not list.
 var errNotListed = errors.New("not listed by the Capability List")
 
-// notListedError says which document a Capability List does not list.
-func notListedError(doc, capList string, walked int, limited bool) error {
+// notListed says which document a Capability List does not list.
+type notListed struct {
+	doc, capList string
+	walked       int
+	limited      bool
+}
+
+func (e *notListed) Error() string {
 	how := "directly, through an index or through an archive"
-	if limited {
-		how += fmt.Sprintf(" (%d of its documents read, the most looked at)", walked)
+	if e.limited {
+		how += fmt.Sprintf("; %d of its documents read, the most looked at", e.walked)
 	}
-	return fmt.Errorf("%s names %s as its Capability List, but that Capability List does not list it (%s): it is not used for that Source: %w", doc, capList, how, errNotListed)
+	return fmt.Sprintf("%s names %s as its Capability List, but that Capability List does not list it (%s): it is not used for that Source", e.doc, e.capList, how)
+}
+
+func (e *notListed) Is(target error) bool { return target == errNotListed }
+
+func notListedError(doc, capList string, walked int, limited bool) error {
+	return &notListed{doc: doc, capList: capList, walked: walked, limited: limited}
 }
 
 // sameDoc compares two URLs of documents: exactly, once resolved and
