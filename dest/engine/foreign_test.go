@@ -5,9 +5,14 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
+
+	"rsx/demo"
+	"rsx/model"
 )
 
 // A document is used for a Source only when the Source's Capability List
@@ -189,4 +194,53 @@ func TestARedirectedListedDocumentIsTheSources(t *testing.T) {
 		t.Fatalf("the listed URL, redirected: %v", err)
 	}
 	p.Close()
+}
+
+// The live index's (or Change Dump's) rel="archives" link is only its claim
+// too: an archive the Capability List does not list is a problem of the
+// run, and none of its lists or dumps is applied.
+func TestAnArchiveTheCapabilityListDoesNotListIsAProblem(t *testing.T) {
+	for _, from := range []From{FromList, FromDump} {
+		t.Run(string(from), func(t *testing.T) {
+			src := demo.New(demo.Options{Resources: 300, Seed: 24, LiveChangeDumps: 1, LiveChangeLists: 1})
+			h := src.Handler()
+			var hide atomic.Bool
+			unlisted := regexp.MustCompile(`(?s)<url>\s*<loc>[^<]*-archive\.xml</loc>.*?</url>`)
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if !hide.Load() || r.URL.Path != "/dataset1/capabilitylist.xml" {
+					h.ServeHTTP(w, r)
+					return
+				}
+				rec := httptest.NewRecorder()
+				r.Header.Del("Accept-Encoding") // to edit it plain
+				h.ServeHTTP(rec, r)
+				w.Header().Set("Content-Type", "application/xml")
+				w.Write(unlisted.ReplaceAll(rec.Body.Bytes(), nil))
+			}))
+			defer srv.Close()
+			target := srv.URL + "/dataset1/capabilitylist.xml"
+			dir := t.TempDir()
+			if res := syncOnce(t, dir, testClient(t), target, PlanOptions{BaselineFrom: from}); !res.OK() {
+				t.Fatalf("baseline:%s", failures(res))
+			}
+			advance(t, srv.URL, 12)
+			hide.Store(true)
+			if cl := parseURL(t, target); slices.ContainsFunc(cl.Entries, func(e model.Entry) bool { return strings.Contains(e.Loc, "archive") }) {
+				t.Fatal("the Capability List still lists an archive")
+			}
+			before := files(t, dir)
+			inc := syncOnce(t, dir, testClient(t), target, PlanOptions{ChangesFrom: from, Delete: true})
+			if inc.OK() || len(inc.Plan.ArchivedLists) != 0 || inc.Created+inc.Updated+inc.Deleted != 0 {
+				t.Fatalf("ok %v, archived %q, %d+%d+%d applied", inc.OK(), archivedURLs(inc.Plan), inc.Created, inc.Updated, inc.Deleted)
+			}
+			if !slices.ContainsFunc(inc.Plan.Problems, func(f Failure) bool {
+				return errors.Is(f.Err, errNotListed) && strings.Contains(f.Err.Error(), "-archive.xml") && strings.Contains(f.Err.Error(), target)
+			}) {
+				t.Errorf("problems:%s", failures(inc))
+			}
+			if after := files(t, dir); !slices.Equal(before, after) {
+				t.Errorf("the copy changed")
+			}
+		})
+	}
 }
