@@ -55,8 +55,10 @@
 //     are read whole from their cursors whatever the notifications did.
 //   - A notification dated before a change already applied to a resource (out
 //     of order, or repeated) is found applied; one dated before the copy's
-//     point is skipped, as a list's change would be. A notification with
-//     errors is rejected whole, and the poll applies what it announced.
+//     point is skipped, as a list's change would be. One dated in the
+//     future is applied without its datetime, as a list's change would be
+//     (dest/plan.Changes): it pins nothing. A notification with errors is
+//     rejected whole, and the poll applies what it announced.
 //
 // Audit compares the copy with the Source's current state (its Resource List
 // and the Change Lists after its at), re-hashing every local copy, and names
