@@ -230,15 +230,27 @@ func TestAnArchiveTheCapabilityListDoesNotListIsAProblem(t *testing.T) {
 			}
 			before := files(t, dir)
 			inc := syncOnce(t, dir, testClient(t), target, PlanOptions{ChangesFrom: from, Delete: true})
-			if inc.OK() || len(inc.Plan.ArchivedLists) != 0 || inc.Created+inc.Updated+inc.Deleted != 0 {
-				t.Fatalf("ok %v, archived %q, %d+%d+%d applied", inc.OK(), archivedURLs(inc.Plan), inc.Created, inc.Updated, inc.Deleted)
+			if inc.OK() || len(inc.Plan.ArchivedLists) != 0 || slices.ContainsFunc(inc.Plan.Lists, func(l ListRead) bool { return l.Archived }) {
+				t.Fatalf("ok %v, archived %q", inc.OK(), archivedURLs(inc.Plan))
 			}
 			if !slices.ContainsFunc(inc.Plan.Problems, func(f Failure) bool {
 				return errors.Is(f.Err, errNotListed) && strings.Contains(f.Err.Error(), "-archive.xml") && strings.Contains(f.Err.Error(), target)
 			}) {
 				t.Errorf("problems:%s", failures(inc))
 			}
-			if after := files(t, dir); !slices.Equal(before, after) {
+			// What the run applied is the Source's own: nothing, or, where
+			// --mode auto reconciles across the gap, its Resource List
+			// (with a problem, no deletion is decided: extra files stay).
+			if inc.Plan.Mode == ModeBaseline {
+				for _, p := range mirrorProblems(t, dir, srv.URL+"/dataset1/resourcelist.xml", nil) {
+					if !strings.HasPrefix(p, "extra file ") && !strings.Contains(p, " files of the ") {
+						t.Error(p)
+					}
+				}
+				if inc.Deleted != 0 {
+					t.Errorf("%d deleted", inc.Deleted)
+				}
+			} else if after := files(t, dir); !slices.Equal(before, after) {
 				t.Errorf("the copy changed")
 			}
 		})
