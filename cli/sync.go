@@ -72,8 +72,10 @@ what the Source declares before it replaces anything.
 URL is the Source's Capability List, a document below it (Resource List,
 Resource Dump, Change List, Change Dump or an index of them; its up link leads
 to the Capability List), a Source Description with one Capability List, or a
-page from which discovery finds one. DEST is a folder (default: the current
-folder) or a bucket, s3://bucket/prefix?endpoint=URL&region=R, with
+page from which discovery finds one. A document below a Capability List is
+used only when that Capability List lists it (directly, through an index or
+through an archive it lists); its up link alone is refused (exit status 2).
+DEST is a folder (default: the current folder) or a bucket, s3://bucket/prefix?endpoint=URL&region=R, with
 credentials from AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY.
 
 --mode auto (the default) makes a baseline when DEST has no finished baseline
@@ -89,7 +91,10 @@ the Change Dump), each resource's last change only; closed lists processed
 before are not fetched again. When the live Change List Index (or Change
 Dump) no longer reaches back to the copy's point, the closed lists of the
 Source's Change List Archive (Change Dump Archive) that cover the time since
-are applied first, and named.
+are applied first, and named. A change dated in the future (5 minutes'
+allowance) or after its list's until is reported and applied without its
+datetime, so that it never makes later changes look older; a list's until or
+a Resource List's at in the future does not move the copy's point past now.
 
 A baseline on a DEST that already holds a copy of the Source reconciles, as
 rsync and rclone do: the state is not trusted over the files. Every selected
@@ -734,6 +739,7 @@ type syncListJSON struct {
 	Entries    int     `json:"entries"`
 	Skipped    int     `json:"skipped"`
 	OutOfOrder int     `json:"out_of_order"`
+	Suspect    int     `json:"suspect_datetimes"`
 	Unchanged  bool    `json:"unchanged"`
 	Archived   bool    `json:"archived"`
 }
@@ -763,6 +769,10 @@ type syncPlanJSON struct {
 	UnknownBytes   int   `json:"unknown_bytes"`
 	Documents      int   `json:"documents"`
 	Entries        int64 `json:"entries"`
+
+	// Changes dated outside their list's [from, until] or in the future
+	// (engine.Summary.SuspectDatetimes).
+	SuspectDatetimes int `json:"suspect_datetimes"`
 }
 
 func timeOrNull(t time.Time) *string {
@@ -791,7 +801,7 @@ func syncJSONOf(p *engine.Plan, res *engine.Result, dest string, dryRun bool, el
 		Warnings: append([]string{}, p.Warnings...), Notes: append([]string{}, p.Notes...),
 		Selection: syncSelJSON{Include: nonNil(p.Selection.Include), Exclude: nonNil(p.Selection.Exclude), Map: nonNil(p.Selection.Map)}, SelectionReplaced: p.PreviousSelection != nil, Seconds: elapsed.Seconds(),
 		Plan: syncPlanJSON{Create: s.Create, Update: s.Update, Delete: s.Delete, PendingDelete: s.PendingDelete, Unchanged: s.Unchanged,
-			Excluded: s.Excluded, Refused: s.Refused, Collisions: s.Collisions, Vanished: s.Vanished, SkippedChanges: s.SkippedChanges, Bytes: s.Bytes,
+			Excluded: s.Excluded, Refused: s.Refused, Collisions: s.Collisions, Vanished: s.Vanished, SkippedChanges: s.SkippedChanges, SuspectDatetimes: s.SuspectDatetimes, Bytes: s.Bytes,
 			UnknownBytes: s.UnknownBytes, Documents: s.Documents, Entries: s.Entries},
 	}
 	if p.CapabilityList != "" {
@@ -807,7 +817,7 @@ func syncJSONOf(p *engine.Plan, res *engine.Result, dest string, dryRun bool, el
 	}
 	for _, l := range p.Lists {
 		out.Lists = append(out.Lists, syncListJSON{URL: l.URL, Kind: l.Kind, From: timeOrNull(l.From), Until: timeOrNull(l.Until),
-			Entries: l.Entries, Skipped: l.Skipped, OutOfOrder: l.OutOfOrder, Unchanged: l.Unchanged, Archived: l.Archived})
+			Entries: l.Entries, Skipped: l.Skipped, OutOfOrder: l.OutOfOrder, Suspect: l.Suspect, Unchanged: l.Unchanged, Archived: l.Archived})
 	}
 	for _, a := range p.ArchivedLists {
 		out.ArchivedLists = append(out.ArchivedLists, syncArchJSON{URL: a.URL, Kind: a.Kind, Archive: a.Archive, From: timeOrNull(a.From), Until: timeOrNull(a.Until)})

@@ -302,7 +302,7 @@ func (b *builder) auditChanges(ctx context.Context, url string, at, since, point
 		}
 		from = gap.To
 	}
-	chg := plan.NewChanges(plan.ChangesOptions{Since: at, TempDir: b.s.st.TempDir()})
+	chg := plan.NewChanges(plan.ChangesOptions{Since: at, Now: b.s.opts.Now(), TempDir: b.s.st.TempDir()})
 	defer chg.Close()
 	for _, l := range lists {
 		ld, err := b.s.openDoc(ctx, l.url)

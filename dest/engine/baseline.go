@@ -62,6 +62,10 @@ func (b *builder) baseline(ctx context.Context, src *source) error {
 	if at.IsZero() {
 		at = b.s.opts.Now().UTC()
 		p.Warnings = append(p.Warnings, p.Document+" has no at: the time it was read is the copy's point")
+	} else if now := b.s.opts.Now().UTC(); at.After(now.Add(plan.FutureAllowance)) {
+		// A point in the future would skip every real change up to it.
+		p.Warnings = append(p.Warnings, fmt.Sprintf("%s says at %s, in the future: the time it was read (%s) is the copy's point", p.Document, model.FormatDatetime(at), model.FormatDatetime(now)))
+		at = now
 	}
 	p.At = at
 	p.baseline.Kind, p.baseline.URL, p.baseline.At = string(p.From), p.Document, at

@@ -227,7 +227,7 @@ func TestSelectionIsStoredAndReplaced(t *testing.T) {
 	}
 	st, _ := store.OpenDir(dir, store.Options{})
 	defer st.Close()
-	s, err := Open(context.Background(), st, testClient(t), Options{})
+	s, err := Open(context.Background(), st, testClient(t), Options{Now: fixtureClock})
 	if err != nil {
 		t.Fatal(err)
 	}

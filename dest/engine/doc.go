@@ -23,6 +23,11 @@
 // resource of the run succeeded, so that the next run resumes where this one
 // stopped. Progress is reported as values through Options.Progress.
 //
+// A document given below a Capability List (its up link) is used for that
+// Source only when the Capability List lists it: directly, through an index
+// or through an archive it lists (trust.go). The up link alone is a claim
+// any host can make; Plan, Audit and SourceOf refuse such a document.
+//
 // An incremental plan reads the Change Lists (or the Change Dump) after the
 // copy's point. When the live Change List Index (or Change Dump) no longer
 // reaches back to that point, the closed lists of the Source's Change List
@@ -50,8 +55,10 @@
 //     are read whole from their cursors whatever the notifications did.
 //   - A notification dated before a change already applied to a resource (out
 //     of order, or repeated) is found applied; one dated before the copy's
-//     point is skipped, as a list's change would be. A notification with
-//     errors is rejected whole, and the poll applies what it announced.
+//     point is skipped, as a list's change would be. One dated in the
+//     future is applied without its datetime, as a list's change would be
+//     (dest/plan.Changes): it pins nothing. A notification with errors is
+//     rejected whole, and the poll applies what it announced.
 //
 // Audit compares the copy with the Source's current state (its Resource List
 // and the Change Lists after its at), re-hashing every local copy, and names

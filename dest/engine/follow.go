@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"rsx/dest/plan"
@@ -317,7 +318,7 @@ func (f *follower) notices(ctx context.Context, batch []notify.Event) (pollNow b
 				continue
 			}
 			f.res.Notifications++
-			f.report(FollowEvent{Type: FollowNotified, Time: e.Time, Channel: e.Channel.URL, Changes: len(e.Items), Problems: e.Problems})
+			f.report(FollowEvent{Type: FollowNotified, Time: e.Time, Channel: e.Channel.URL, Changes: len(e.Items), Problems: f.withFutureDates(e)})
 			apply = append(apply, e)
 		}
 	}
@@ -325,6 +326,21 @@ func (f *follower) notices(ctx context.Context, batch []notify.Event) (pollNow b
 		f.applyNotifications(ctx, apply)
 	}
 	return pollNow
+}
+
+// withFutureDates is a notification's problems and a warning for each of
+// its changes dated in the future: applied, but its datetime not recorded
+// (dest/plan.Changes), so that it cannot make later changes look older.
+func (f *follower) withFutureDates(e *notify.Event) []model.Problem {
+	probs := slices.Clip(e.Problems)
+	limit := f.s.opts.Now().Add(plan.FutureAllowance)
+	for i, it := range e.Items {
+		if it.Datetime.OK && it.Datetime.Time.After(limit) {
+			probs = append(probs, model.Problem{Severity: model.SeverityWarning, Rule: "follow-future-datetime", Entry: i,
+				Message: fmt.Sprintf("the change of %s at %s is in the future: applied, its datetime not recorded", it.URL, model.FormatDatetime(it.Datetime.Time))})
+		}
+	}
+	return probs
 }
 
 // applyNotifications plans and runs the changes of notifications.
@@ -475,7 +491,7 @@ func (s *Session) planNotifications(ctx context.Context, ref *Plan, evs []*notif
 		return nil, err
 	}
 	chg := plan.NewChanges(plan.ChangesOptions{Options: plan.Options{Selection: b.sel, Delete: p.Delete}, Since: p.Point,
-		TempDir: s.st.TempDir(), OnlyAdded: true})
+		Now: s.opts.Now(), TempDir: s.st.TempDir(), OnlyAdded: true})
 	defer chg.Close()
 	fail := func(err error) (*Plan, error) {
 		p.Close()

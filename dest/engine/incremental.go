@@ -36,7 +36,7 @@ func (b *builder) incremental(ctx context.Context, row state.Source) error {
 	for _, r := range rows {
 		prev[r.URL] = r
 	}
-	chg := plan.NewChanges(plan.ChangesOptions{Options: plan.Options{Selection: b.sel, Delete: p.Delete, Only: p.opts.Only}, Since: p.Point, TempDir: b.s.st.TempDir()})
+	chg := plan.NewChanges(plan.ChangesOptions{Options: plan.Options{Selection: b.sel, Delete: p.Delete, Only: p.opts.Only}, Since: p.Point, Now: b.s.opts.Now(), TempDir: b.s.st.TempDir()})
 	defer chg.Close()
 	if b.index, err = newIndexLoader(ctx, b.s.db, row.ID); err != nil {
 		return err
@@ -120,7 +120,18 @@ func (b *builder) gapOf(lists []listRef, prev map[string]state.ChangeList) *plan
 }
 
 // newPoint is how far the copy is synced once the lists are applied: the
-// until of the last closed list in an unbroken run from the point.
+// until of the last closed list in an unbroken run from the point, but never
+// later than now (a list's until in the future is not believed: a point
+// there would skip every real change up to it).
+func (b *builder) newPoint(lists []listRef) time.Time {
+	covered := newPoint(b.p.Point, lists)
+	if now := b.s.opts.Now().UTC(); covered.After(now.Add(plan.FutureAllowance)) {
+		b.p.Warnings = append(b.p.Warnings, fmt.Sprintf("a list's until (%s) is in the future: the copy is synced up to now (%s), not up to it", model.FormatDatetime(covered), model.FormatDatetime(now)))
+		return now
+	}
+	return covered
+}
+
 func newPoint(point time.Time, lists []listRef) time.Time {
 	covered := point
 	for _, l := range lists {
@@ -169,7 +180,7 @@ func (b *builder) readChangeLists(ctx context.Context, chg *plan.Changes, prev m
 			p.ArchivedLists = append(p.ArchivedLists, ArchivedList{URL: l.url, Kind: "changelist", Archive: l.archive, From: l.from, Until: l.until})
 		}
 	}
-	p.newPoint = newPoint(p.Point, lists)
+	p.newPoint = b.newPoint(lists)
 	return true, nil
 }
 
@@ -241,6 +252,7 @@ func (b *builder) catchUpLists(ctx context.Context, url string, since time.Time,
 		if herr != nil {
 			b.p.Warnings = append(b.p.Warnings, "the Change List Archive could not be read: "+herr.Error())
 		}
+		h = b.trustedArchive(h)
 		if h != nil && len(h.ArchivedPeriods) > 0 {
 			b.docs.Add(int64(len(h.Archive)))
 			cu = model.PlanCatchUp(since, h.ArchivedPeriods, periods(live))
@@ -337,7 +349,7 @@ func (b *builder) readChangeList(ctx context.Context, chg *plan.Changes, d *open
 	rec := res.Record
 	rec.ETag, rec.LastModified, rec.ProcessedAt = etag, lastMod, b.s.opts.Now()
 	b.p.records = append(b.p.records, rec)
-	b.p.Lists = append(b.p.Lists, ListRead{URL: l.url, Kind: "changelist", From: info.From, Until: info.Until, Entries: res.Entries, Skipped: res.Skipped, OutOfOrder: res.OutOfOrder, Archived: l.archive != ""})
+	b.p.Lists = append(b.p.Lists, ListRead{URL: l.url, Kind: "changelist", From: info.From, Until: info.Until, Entries: res.Entries, Skipped: res.Skipped, OutOfOrder: res.OutOfOrder, Suspect: res.Suspect, Archived: l.archive != ""})
 	return true, nil
 }
 
@@ -440,9 +452,9 @@ func (b *builder) readChangeDump(ctx context.Context, chg *plan.Changes, prev ma
 		rec := res.Record
 		rec.ProcessedAt = b.s.opts.Now()
 		p.records = append(p.records, rec)
-		p.Lists = append(p.Lists, ListRead{URL: ref.URL, Kind: "changedump", From: info.From, Until: info.Until, Entries: res.Entries, Skipped: res.Skipped, OutOfOrder: res.OutOfOrder, Archived: l.archive != ""})
+		p.Lists = append(p.Lists, ListRead{URL: ref.URL, Kind: "changedump", From: info.From, Until: info.Until, Entries: res.Entries, Skipped: res.Skipped, OutOfOrder: res.OutOfOrder, Suspect: res.Suspect, Archived: l.archive != ""})
 	}
-	p.newPoint = newPoint(p.Point, lists)
+	p.newPoint = b.newPoint(lists)
 	return true, nil
 }
 
@@ -507,6 +519,9 @@ func (b *builder) changeDumpArchive(ctx context.Context, lists []listRef, gap *p
 			return nil, nil, err
 		}
 		p.Warnings = append(p.Warnings, "the Change Dump Archive could not be read: "+herr.Error())
+	}
+	if h = b.trustedArchive(h); len(p.Problems) > 0 {
+		return nil, nil, nil
 	}
 	if h == nil || len(h.ArchivedPeriods) == 0 {
 		return nil, gap, nil

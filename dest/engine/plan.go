@@ -44,6 +44,12 @@ type Summary struct {
 	// SkippedChanges counts the changes before the copy's point or already
 	// processed by an earlier run.
 	SkippedChanges int
+	// SuspectDatetimes counts the changes whose datetime cannot be true:
+	// before their list's from, after its until, or in the future. Those
+	// after until or in the future are applied by their place in the list,
+	// their datetimes not recorded (dest/plan.Changes); a warning names the
+	// first of each list.
+	SuspectDatetimes int
 	// Bytes is the declared length of what is to be fetched; UnknownBytes
 	// counts the resources to fetch that declare none.
 	Bytes        int64
@@ -69,6 +75,7 @@ type ListRead struct {
 	Entries     int
 	Skipped     int  // changes before the copy's point or processed earlier
 	OutOfOrder  int  // changes not in forward chronological order
+	Suspect     int  // changes whose datetime cannot be true (Summary.SuspectDatetimes)
 	Unchanged   bool // the open list had not changed since the last run (not read again)
 	// Archived: the list (or the Change Dump's package) came from the
 	// Source's Change List Archive (Change Dump Archive).
@@ -200,6 +207,7 @@ type builder struct {
 	emitMu         sync.Mutex   // emit is called by the planner and by rc's checkers
 	capList        string       // the Source's Capability List, "" when none
 	col            *collider    // the plan's paths, for the collision rule (nil: claims decide at run time)
+	listed         []listed     // what it lists
 	docs           atomic.Int64
 	entries        atomic.Int64
 }
@@ -248,7 +256,7 @@ func (s *Session) Plan(ctx context.Context, target string, opts PlanOptions) (*P
 		p.selSave = !exists || selChanged
 		p.Selection = given
 	}
-	b := &builder{s: s, p: p, capList: src.capList, col: newCollider(s, p.srcID)}
+	b := &builder{s: s, p: p, capList: src.capList, listed: src.listed, col: newCollider(s, p.srcID)}
 	if b.sel, err = plan.NewSelection(p.Selection.Include, p.Selection.Exclude); err != nil {
 		return nil, fmt.Errorf("selection: %w", err)
 	}
@@ -575,6 +583,7 @@ func (b *builder) mergeSummary(ps plan.Summary) {
 	sum.NotChosen += ps.NotChosen
 	sum.Vanished += ps.Vanished
 	sum.SkippedChanges += ps.Skipped
+	sum.SuspectDatetimes += ps.Suspect
 	// Remembered deletions that Changes counts without emitting them.
 	if extra := ps.PendingDelete - b.emittedPending; extra > 0 && !b.noDeletes {
 		sum.PendingDelete += extra

@@ -97,6 +97,7 @@ type source struct {
 	// changedump) to the URL of the document to read for it: the document
 	// given for its own capability, else the Capability List's entry.
 	docs        map[model.Capability]string
+	listed      []listed // every document the Capability List lists
 	authorities []string
 	notes       []string
 }
@@ -164,7 +165,7 @@ func (s *Session) resolve(ctx context.Context, target string) (*source, error) {
 		d.Close()
 		return nil, fmt.Errorf("%s is a %s, not a document to sync from (a Capability List, or a Resource List, Resource Dump, Change List, Change Dump or an index of them)", d.url, model.DocumentTitle(c, hdr.Root))
 	}
-	self := d.url
+	self, asked := d.url, target
 	var notes []string
 	if idx := hdr.LinkHref("index", d.url); idx != "" && !d.isIndex() {
 		notes = append(notes, fmt.Sprintf("%s is a part of the index %s: the whole index is read", d.url, idx))
@@ -177,6 +178,17 @@ func (s *Session) resolve(ctx context.Context, target string) (*source, error) {
 		src, err = s.resolveCapList(ctx, up, target)
 		if err != nil {
 			return nil, fmt.Errorf("the Capability List of %s: %w", target, err)
+		}
+		// The up link is the document's claim: the Capability List must
+		// list it (and the index it names as its own, when it is a part).
+		title := model.DocumentTitle(c, hdr.Root)
+		if err := s.checkListed(ctx, src, c, title+" "+asked, asked, d.url); err != nil {
+			return nil, err
+		}
+		if !sameDoc(self, d.url) {
+			if err := s.checkListed(ctx, src, c, "the index "+self+" of "+asked, self); err != nil {
+				return nil, err
+			}
 		}
 	} else {
 		src = &source{key: self, target: target, docs: map[model.Capability]string{}, authorities: []string{self, target}}
@@ -205,6 +217,7 @@ func (s *Session) resolveCapList(ctx context.Context, rawURL, target string) (*s
 // each capability).
 func readCapList(ctx context.Context, d *openedDoc, src *source) error {
 	_, err := d.each(ctx, func(e *model.Entry, loc string) error {
+		src.listed = append(src.listed, listed{url: loc, capability: e.MD.Capability})
 		switch c := e.MD.Capability; c {
 		case model.CapResourceList, model.CapResourceDump, model.CapChangeList, model.CapChangeDump:
 			if _, seen := src.docs[c]; seen {

@@ -41,6 +41,9 @@ type ListResult struct {
 	Entries    int // entries in the list
 	Skipped    int // before the copy's point, or processed by an earlier run
 	OutOfOrder int // entries with a datetime earlier than one before them
+	// Suspect counts the entries whose datetime cannot be true: before the
+	// list's from, after its until, or in the future (ChangesOptions.Now).
+	Suspect int
 }
 
 // held is one change as Finish reads it back from the spool.
@@ -112,9 +115,10 @@ func (h *held) entry() Entry {
 }
 
 type candidate struct {
-	e   Entry
-	eff time.Time
-	seq uint32
+	e      Entry
+	eff    time.Time
+	seq    uint32
+	listed time.Time // its datetime as listed (e's is cleared when suspect)
 }
 
 // ChangesOptions configure Changes.
@@ -127,12 +131,20 @@ type ChangesOptions struct {
 	// when empty). The engine passes the Store's TempDir, so that the spool
 	// of a killed run is removed by the next one.
 	TempDir string
+	// Now is the time of the plan: a change dated later than Now plus
+	// FutureAllowance has not happened yet (zero: no such check).
+	Now time.Time
 	// OnlyAdded: Finish decides the changes added and nothing else, leaving
 	// the deletions earlier runs remembered alone (neither applied nor
 	// counted): a plan of the few changes of a notification, which is not
 	// a window of the Source's changes.
 	OnlyAdded bool
 }
+
+// FutureAllowance is how far a change's datetime may be ahead of the plan's
+// clock (ChangesOptions.Now) before it counts as in the future: the clocks
+// of a Source and a Destination differ by a little.
+const FutureAllowance = 5 * time.Minute
 
 // Changes plans from Change Lists or Change Dump manifests: for each list, in
 // the order the index gives them, BeginList, Add every entry, EndList; then
@@ -144,6 +156,17 @@ type ChangesOptions struct {
 // per resource changed. Finish reads the spool back and decides each resource's last
 // change. While an open list is re-read, the changes an earlier run processed
 // are held until the list shows it still starts as it did.
+//
+// A change dated after its list's until, or in the future (after
+// ChangesOptions.Now and FutureAllowance), is suspect: its datetime cannot
+// be true, and trusting it would pin the resource (every later real change
+// would look older, found applied or overtaken). It is planned as a change
+// without a datetime: ordered by its position in the list, and applied (or
+// found current by its digest) without its datetime becoming the resource's
+// change datetime. A change dated before its list's from is only counted:
+// its datetime makes it older, which pins nothing. Both are warned about.
+// Likewise a resource whose recorded change datetime is in the future (a
+// copy pinned before this rule) is decided as if it had none.
 type Changes struct {
 	opts    ChangesOptions
 	winners map[[2]uint64]winner
@@ -162,6 +185,10 @@ type Changes struct {
 	maxDT      time.Time
 	resumeAt   int // position of the earlier run's last change, -1 when none
 	candidates []candidate
+	// The list's datetimes that cannot be true (late: after its until or
+	// in the future; early: before its from): how many, and the first.
+	late, early           int
+	firstLate, firstEarly string
 }
 
 // NewChanges starts a plan of changes.
@@ -198,6 +225,7 @@ func (p *Changes) BeginList(l ListInfo) error {
 	p.list = &l
 	p.res = ListResult{Record: state.ChangeList{URL: l.URL, Kind: l.Kind, From: l.From, Until: l.Until, Last: state.Cursor{Position: -1}}}
 	p.pos, p.maxDT, p.resumeAt = 0, time.Time{}, -1
+	p.late, p.early, p.firstLate, p.firstEarly = 0, 0, "", ""
 	p.candidates = p.candidates[:0]
 	if prev := l.Previous; prev != nil && prev.Last.Position >= 0 {
 		p.resumeAt = prev.Last.Position
@@ -216,6 +244,11 @@ func (p *Changes) Add(e Entry) error {
 	p.res.Entries++
 	p.res.Record.Last = state.Cursor{Position: pos, Datetime: e.Datetime, URI: e.URI}
 
+	listed := e.Datetime // the cursor's, to know the list again
+	if _, late := p.judge(listed); late {
+		// Planned without its datetime: it neither orders nor pins.
+		e.Datetime = time.Time{}
+	}
 	eff := e.Datetime
 	if !e.Datetime.IsZero() {
 		if e.Datetime.Before(p.maxDT) {
@@ -235,10 +268,10 @@ func (p *Changes) Add(e Entry) error {
 	p.seq++
 
 	if pos <= p.resumeAt {
-		p.candidates = append(p.candidates, candidate{e, eff, seq})
+		p.candidates = append(p.candidates, candidate{e, eff, seq, listed})
 		if pos == p.resumeAt {
 			prev := p.list.Previous.Last
-			if e.URI == prev.URI && e.Datetime.Equal(prev.Datetime) {
+			if e.URI == prev.URI && listed.Equal(prev.Datetime) {
 				p.res.Skipped += len(p.candidates)
 				p.sum.Skipped += len(p.candidates)
 				p.candidates = p.candidates[:0]
@@ -248,13 +281,58 @@ func (p *Changes) Add(e Entry) error {
 		}
 		return p.spoolErr
 	}
+	p.noteSuspect(&e, listed)
 	p.take(e, eff, seq)
 	return p.spoolErr
+}
+
+// judge tells why a change's datetime cannot be true ("" when it can), and
+// whether it is late: after the list's until, or in the future. A late
+// datetime would pin its resource; an early one (before the list's from)
+// only makes the change older.
+func (p *Changes) judge(dt time.Time) (why string, late bool) {
+	if dt.IsZero() {
+		return "", false
+	}
+	l := p.list
+	switch {
+	case p.inFuture(dt):
+		return "in the future", true
+	case !l.Until.IsZero() && dt.After(l.Until):
+		return "after the list's until " + model.FormatDatetime(l.Until), true
+	case !l.From.IsZero() && dt.Before(l.From):
+		return "before the list's from " + model.FormatDatetime(l.From), false
+	}
+	return "", false
+}
+
+// noteSuspect counts a change whose listed datetime cannot be true, for
+// the list's warnings. Changes an earlier run processed are not counted
+// again.
+func (p *Changes) noteSuspect(e *Entry, listed time.Time) {
+	why, late := p.judge(listed)
+	if why == "" {
+		return
+	}
+	p.res.Suspect++
+	first := fmt.Sprintf("%s %s at %s, %s", orUpdated(e.Change), e.URI, model.FormatDatetime(listed), why)
+	if late {
+		p.late++
+		if p.firstLate == "" {
+			p.firstLate = first
+		}
+		return
+	}
+	p.early++
+	if p.firstEarly == "" {
+		p.firstEarly = first
+	}
 }
 
 func (p *Changes) replayCandidates(warning string) {
 	p.sum.Warnings = append(p.sum.Warnings, warning)
 	for _, c := range p.candidates {
+		p.noteSuspect(&c.e, c.listed)
 		p.take(c.e, c.eff, c.seq)
 	}
 	p.candidates = p.candidates[:0]
@@ -395,6 +473,16 @@ func (p *Changes) EndList() (ListResult, error) {
 	}
 	if len(p.candidates) > 0 {
 		p.replayCandidates(fmt.Sprintf("Change List %s is shorter than when it was processed (%d entries, %d then): its changes are all applied again", p.list.URL, p.res.Entries, p.resumeAt+1))
+	}
+	if p.late > 0 {
+		p.sum.Suspect += p.late
+		p.sum.Warnings = append(p.sum.Warnings, fmt.Sprintf("%s %s: %s dated after its until or in the future (the first: %s): each is applied by its place in the list and its datetime is not recorded, so that it cannot make later changes look older",
+			listTitle(p.list.Kind), p.list.URL, countOf(p.late, "change", "changes"), p.firstLate))
+	}
+	if p.early > 0 {
+		p.sum.Suspect += p.early
+		p.sum.Warnings = append(p.sum.Warnings, fmt.Sprintf("%s %s: %s dated before its from (the first: %s)",
+			listTitle(p.list.Kind), p.list.URL, countOf(p.early, "change", "changes"), p.firstEarly))
 	}
 	if p.res.OutOfOrder > 0 {
 		p.sum.Warnings = append(p.sum.Warnings, fmt.Sprintf("Change List %s: %d of its %d changes are not in forward chronological order; they are applied in the order of their datetimes", p.list.URL, p.res.OutOfOrder, p.res.Entries))
@@ -538,7 +626,7 @@ func (p *Changes) decide(h *held, k *state.Known) Item {
 	if k == nil {
 		return Item{Action: Create, Entry: e, Reason: string(orUpdated(e.Change)) + when}
 	}
-	if !e.Datetime.IsZero() && !k.ChangeDatetime.IsZero() && !e.Datetime.After(k.ChangeDatetime) {
+	if !e.Datetime.IsZero() && !k.ChangeDatetime.IsZero() && !e.Datetime.After(k.ChangeDatetime) && !p.inFuture(k.ChangeDatetime) {
 		return Item{Action: Unchanged, Entry: e, ID: k.ID, Reason: "change" + when + " already applied"}
 	}
 	if k.Pending {
@@ -549,6 +637,29 @@ func (p *Changes) decide(h *held, k *state.Known) Item {
 		return Item{Action: Unchanged, Entry: e, ID: k.ID, Reason: "the copy already has the digest of the change" + when, Touch: true}
 	}
 	return Item{Action: Update, Entry: e, ID: k.ID, Reason: string(orUpdated(e.Change)) + when}
+}
+
+// inFuture tells whether t is later than the plan's clock allows.
+func (p *Changes) inFuture(t time.Time) bool {
+	return !p.opts.Now.IsZero() && t.After(p.opts.Now.Add(FutureAllowance))
+}
+
+// listTitle names a list of a kind in a warning.
+func listTitle(kind string) string {
+	switch kind {
+	case "changedump":
+		return "Change Dump package"
+	case "notification":
+		return "the notification channel"
+	}
+	return "Change List"
+}
+
+func countOf(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
 }
 
 func orUpdated(c model.Change) model.Change {

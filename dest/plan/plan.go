@@ -117,6 +117,9 @@ type Summary struct {
 	Vanished int
 	// Skipped counts changes before the copy's point or already processed.
 	Skipped int
+	// Suspect counts the changes whose datetime cannot be true (before
+	// their list's from, after its until, or in the future): see Changes.
+	Suspect int
 	// Bytes is the declared length of everything to fetch; UnknownBytes
 	// counts the creates and updates that declare none.
 	Bytes        int64
