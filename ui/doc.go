@@ -19,6 +19,16 @@
 // shows them: the status bar's indicator and the stale marks of documents
 // come from it.
 //
+// The root's methods are in the app*.go files, one concern each: app.go
+// (the model and the routing of Update), app_keys.go (keys, esc, the mouse,
+// quitting), app_view.go (drawing the screen), app_pages.go (the stack of
+// pages), app_open.go (opening pages over the document), app_navigate.go
+// (documents and the history), app_load.go (loads, discovery, cross-checks),
+// app_prompt.go (the ":" prompt and its commands), app_dest.go (syncs and
+// audits), app_local.go (the local copy attached) and app_notify.go (the
+// notification feed). A page's file holds only that page
+// (TestAppMethodsInAppFiles keeps it so).
+//
 // Every page implements Page (page.go). What pages share is in
 // rsx/ui/common: one KeyMap (all bindings; the help screen and the footers
 // are drawn from it), one Styles (built once per theme) and the Common that
@@ -35,10 +45,10 @@
 // type implementing Page) and a constructor, plus one line of registration:
 //
 //   - opened by a key over the document: {k.Name, openNamePage} in
-//     pageOpeners (page.go), where openNamePage(pageContext) builds the page
-//     for the document shown or says why it cannot; a new key is a field and
-//     a line in common.DefaultKeyMap, listed in a group of KeyMap.Groups
-//     (TestHelpListsEveryKey fails otherwise);
+//     pageOpeners (app_open.go), where openNamePage(pageContext) builds the
+//     page for the document shown or says why it cannot; a new key is a
+//     field and a line in common.DefaultKeyMap, listed in a group of
+//     KeyMap.Groups (TestHelpListsEveryKey fails otherwise);
 //   - opened from another page: that page returns pushPage(newNamePage(…));
 //   - opened by the root for a message of its own: a case in App.request.
 //

@@ -1,5 +1,7 @@
 package ui
 
+import "rsx/session"
+
 // Messages that pages send to the root model. A page returns them from a
 // tea.Cmd (msgCmd(openURLMsg{URL: u})); the root model acts on them and a
 // page never navigates by itself.
@@ -94,3 +96,14 @@ type openBrowserMsg struct {
 type historyGoMsg struct {
 	Pos int
 }
+
+// syncDiffsMsg asks to plan a sync of what an audit found different; the
+// plan page opens over the audit page, and esc comes back to it.
+type syncDiffsMsg struct {
+	req  session.SyncRequest
+	what string
+}
+
+// copyChangedMsg tells that a sync ran into Dest: the states of the copy
+// attached are computed again.
+type copyChangedMsg struct{ Dest string }

@@ -4,6 +4,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
+	"rsx/model"
 	"rsx/ui/common"
 )
 
@@ -59,22 +60,6 @@ type pageOpener struct {
 	open func(pageContext) (Page, tea.Cmd, error)
 }
 
-// pageOpeners are the pages a key opens over the document: one line each.
-func (a *App) pageOpeners() []pageOpener {
-	k := &a.c.Keys
-	return []pageOpener{
-		{k.Raw, openRaw},
-		{k.HTTP, openHTTPPage},
-		{k.Problems, openProblemsPage},
-		{k.EntryProblems, openEntryProblemsPage},
-		{k.Discovery, openDiscovery},
-		{k.Versions, openVersionsPage},
-		{k.Coverage, openCoveragePage},
-		{k.Notify, openNotificationsPage},
-		{k.SpotCheck, openSpotPage},
-	}
-}
-
 // pushPageMsg asks the root to show Page over the active page (esc comes
 // back to it).
 type pushPageMsg struct{ Page Page }
@@ -87,3 +72,34 @@ func msgCmd(msg tea.Msg) tea.Cmd { return func() tea.Msg { return msg } }
 
 // flashCmd shows text in the status bar until the next key.
 func flashCmd(text string, isErr bool) tea.Cmd { return msgCmd(flashMsg{Text: text, Err: isErr}) }
+
+// guardedPage is a page whose work leaving it would stop (a sync running):
+// the root neither navigates away nor quits while it says why not.
+type guardedPage interface {
+	LeaveGuard() string
+}
+
+// resourceOpener opens a resource's view over the page that asks, held to
+// the claims of its entry in the document (when it has one).
+type resourceOpener struct {
+	c      *common.Common
+	b      resourceBackend
+	origin string
+	entry  func(uri string) model.Entry
+}
+
+// open shows uri's resource view; esc comes back.
+func (o resourceOpener) open(uri string) tea.Cmd {
+	if o.b == nil || uri == "" {
+		return nil
+	}
+	e := model.Entry{Loc: uri, HasLoc: true}
+	if o.entry != nil {
+		e = o.entry(uri)
+	}
+	origin := o.origin
+	if origin == "" {
+		origin = uri
+	}
+	return pushPage(newResourcePage(o.c, o.b, origin, e))
+}
