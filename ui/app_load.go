@@ -12,6 +12,7 @@ import (
 	"rsx/fetch"
 	"rsx/model"
 	"rsx/session"
+	"rsx/ui/pages"
 )
 
 // Loading: the backend streams a document's header, entries and progress
@@ -309,7 +310,7 @@ func (a *App) discovered(m discoveryMsg) tea.Cmd {
 		a.flashError("discovery from " + m.input + " failed: " + m.err.Error())
 		return nil
 	}
-	p := newDiscoveryPage(a.c, m.disc)
+	p := pages.NewDiscovery(a.c, m.disc)
 	if d := a.doc; d != nil && d.url == m.input && !d.isResourceSync() {
 		// Kept with the document, so that the history comes back to it.
 		d.discoveryPage = p

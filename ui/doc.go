@@ -29,8 +29,16 @@
 // notification feed). A page's file holds only that page
 // (TestAppMethodsInAppFiles keeps it so).
 //
-// Every page implements Page (page.go). What pages share is in
-// rsx/ui/common: one KeyMap (all bindings; the help screen and the footers
+// Every page implements nav.Page. Package rsx/ui/nav is the contract
+// between the root and the pages: that interface, and the messages a page
+// sends to ask the root to act (the root's own requests, which only pages
+// of this package send, are in msgs.go). The pages that need nothing of the
+// root but what they are given are in rsx/ui/pages, which never imports
+// this package; the root opens them through openers.go, which reads the
+// document shown and passes on what each page needs. The pages that read
+// the root's document are still here (page_<name>.go).
+//
+// What pages share is in rsx/ui/common: one KeyMap (all bindings; the help screen and the footers
 // are drawn from it), one Styles (built once per theme) and the Common that
 // carries them. Widgets are in rsx/ui/components: the list state every page
 // moves with, the virtual table, the text input, the progress bar and the
@@ -41,14 +49,17 @@
 //
 // # Adding a page
 //
-// A new page is one new file, page_<name>.go, holding its model (a pointer
-// type implementing Page) and a constructor, plus one line of registration:
+// A new page is one new file, <name>.go in rsx/ui/pages (page_<name>.go
+// here when it must read the root's document), holding its model (a pointer
+// type implementing nav.Page) and a constructor, plus one line of
+// registration:
 //
 //   - opened by a key over the document: {k.Name, openNamePage} in
-//     pageOpeners (app_open.go), where openNamePage(pageContext) builds the
-//     page for the document shown or says why it cannot; a new key is a
-//     field and a line in common.DefaultKeyMap, listed in a group of
-//     KeyMap.Groups (TestHelpListsEveryKey fails otherwise);
+//     pageOpeners (app_open.go), where openNamePage(pageContext) (in
+//     openers.go for a page of rsx/ui/pages) builds the page for the
+//     document shown or says why it cannot; a new key is a field and a line
+//     in common.DefaultKeyMap, listed in a group of KeyMap.Groups
+//     (TestHelpListsEveryKey fails otherwise);
 //   - opened from another page: that page returns pushPage(newNamePage(…));
 //   - opened by the root for a message of its own: a case in App.request.
 //
@@ -56,5 +67,5 @@
 // components.List (or Table), draws with common.Styles, runs every blocking
 // call in a tea.Cmd whose result message carries the page (or a session
 // pointer) so that the page drops results not its own, and asks the root to
-// navigate with the messages of msgs.go.
+// navigate with the messages of rsx/ui/nav (and msgs.go).
 package ui

@@ -6,38 +6,12 @@ import (
 
 	"rsx/model"
 	"rsx/ui/common"
+	"rsx/ui/nav"
 )
 
-// Page is a screen of the explorer: the document page, or a page shown over
-// it (raw XML, HTTP, problems, resource, versions, diff, discovery,
-// package). Pages are pointer types; Update returns the page itself.
-type Page interface {
-	// Init returns the page's first command (a load, a download), or nil.
-	Init() tea.Cmd
-	// Update handles keys and the mouse when the page is active, and the
-	// results of its own commands at any time.
-	Update(tea.Msg) (Page, tea.Cmd)
-	// View draws the page in the size SetSize gave.
-	View() string
-	// SetSize lays the page out for w×h cells. The root calls it when the
-	// page opens, when the terminal is resized and when the theme changes.
-	SetSize(w, h int)
-	// KeyBindings are the page's own bindings, for its help group and
-	// footer (the key map's global ones are always listed).
-	KeyBindings() []key.Binding
-	// Title names the page in the tab line.
-	Title() string
-	// InputActive tells that a text input has the keyboard: every key but
-	// ctrl+c then goes to the page.
-	InputActive() bool
-	// Busy tells that background work runs (the spinner turns).
-	Busy() bool
-	// Back is esc: the page cancels its work or clears its state and
-	// reports true, or reports false and is closed.
-	Back() (handled bool, cmd tea.Cmd)
-	// Close stops the page's background work; the page is not used again.
-	Close()
-}
+// Page is a screen of the explorer (nav.Page): the pages still in this
+// package use the short name until they move to rsx/ui/pages.
+type Page = nav.Page
 
 // pageContext is what opening a page may read: the shared Common, the
 // backend and the document shown (nil when none).

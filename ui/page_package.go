@@ -12,6 +12,7 @@ import (
 
 	"rsx/claims"
 	"rsx/dump"
+	"rsx/fetch"
 	"rsx/model"
 	"rsx/session"
 	"rsx/ui/common"
@@ -65,6 +66,11 @@ func rowMark(k session.RowKind) (sym string, m checkMark, ok bool) {
 func rowShort(r session.PackageRow) string {
 	sym, _, _ := rowMark(r.Kind)
 	return sym + " " + r.Summary
+}
+
+// exchangeSource gives the exchanges made so far.
+type exchangeSource interface {
+	Exchanges() []*fetch.Exchange
 }
 
 // packagePage is the package page.
