@@ -2,7 +2,6 @@ package ui
 
 import (
 	"context"
-	"errors"
 	"time"
 	"unicode"
 
@@ -12,6 +11,7 @@ import (
 	"rsx/dump"
 	"rsx/ui/common"
 	"rsx/ui/components"
+	"rsx/ui/nav"
 )
 
 // Options configure the explorer.
@@ -85,7 +85,7 @@ type App struct {
 }
 
 // errCancelled is the error of a load the user cancelled.
-var errCancelled = errors.New("cancelled (r reloads)")
+var errCancelled = nav.ErrCancelled
 
 // pageChrome is the lines the root draws around a page shown over the
 // document: the tab line on top and the footer at the bottom.

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"errors"
+	"fmt"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -50,4 +51,17 @@ func openDiscovery(pc pageContext) (Page, tea.Cmd, error) {
 		return nil, nil, errors.New("discovery needs an http(s) URL")
 	}
 	return nil, msgCmd(discoverMsg{URL: pc.doc.url}), nil
+}
+
+// openCoveragePage opens the coverage of the change history around the
+// document shown.
+func openCoveragePage(pc pageContext) (Page, tea.Cmd, error) {
+	d := pc.doc
+	if d == nil || d.header == nil {
+		return nil, nil, errors.New("nothing is open")
+	}
+	if c := d.capability(); !(c.IsChange() && !c.IsManifest()) && !(c.IsArchive() && c.Archived().IsChange()) {
+		return nil, nil, fmt.Errorf("C is for Change Lists, Change Dumps and archives; this is a %s", d.title())
+	}
+	return pages.NewCoverage(pc.c, pc.backend, d.url, d.base()), nil, nil
 }

@@ -5,6 +5,8 @@
 package nav
 
 import (
+	"errors"
+
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 )
@@ -69,6 +71,10 @@ type CopyMsg struct {
 type OpenBrowserMsg struct {
 	URL string
 }
+
+// ErrCancelled is the error of work the user cancelled (esc): a load of
+// the root, or of a page.
+var ErrCancelled = errors.New("cancelled (r reloads)")
 
 // Cmd is the command that sends msg: a page returns Cmd(OpenURLMsg{URL: u})
 // from Update.

@@ -1,6 +1,6 @@
 // Package pages holds the pages of the explorer that need nothing of its
-// root model but what they are given: the HTTP exchanges and the discovery
-// of a Source. Each is a pointer type implementing nav.Page, built by a
+// root model but what they are given: the HTTP exchanges, the discovery of
+// a Source and the coverage of its change history. Each is a pointer type implementing nav.Page, built by a
 // constructor from plain values (the Common, model and fetch values, a
 // small interface of the backend); it asks the root to act with the
 // messages of rsx/ui/nav and never imports rsx/ui. The root (rsx/ui) opens
