@@ -45,15 +45,6 @@ type jumpToEntryMsg struct {
 	Return bool
 }
 
-// showRawLineMsg asks to show the raw XML page, over the page that asks, at
-// Line (1-based), or at entry Entry's start tag when it is known (>= 0): the
-// byte offset of the entry holds in the pretty-printed view too, and in a
-// document written on one line.
-type showRawLineMsg struct {
-	Line  int
-	Entry int
-}
-
 // closeViewMsg asks to close the active page and go back to the one under it.
 type closeViewMsg struct{}
 
@@ -88,4 +79,5 @@ type (
 	discoverMsg    = nav.DiscoverMsg
 	copyMsg        = nav.CopyMsg
 	openBrowserMsg = nav.OpenBrowserMsg
+	showRawLineMsg = nav.ShowRawLineMsg
 )

@@ -17,6 +17,7 @@ import (
 	"rsx/session"
 	"rsx/ui/common"
 	"rsx/ui/components"
+	"rsx/ui/pages"
 )
 
 // The package page opens a Resource Dump or Change Dump package (a ZIP): it
@@ -470,7 +471,7 @@ func (v *packagePage) key(msg tea.KeyPressMsg) tea.Cmd {
 			return msgCmd(flashMsg{Text: "the manifest is shown once the package has downloaded", Err: true})
 		}
 		title := components.Escape(dump.ManifestName + " · " + shortURL(v.ref.URL))
-		return pushPage(newRawPageReader(v.c, title, v.load.Manifest(), -1))
+		return pushPage(pages.NewRawReader(v.c, title, v.load.Manifest(), -1))
 	case key.Matches(msg, k.Manifest):
 		if v.ref.Contents == "" {
 			return msgCmd(flashMsg{Text: "this package has no contents link (manifest copy)", Err: true})

@@ -128,7 +128,7 @@ func TestHelpListsEveryKey(t *testing.T) {
 		add(g.Bindings)
 	}
 	pages := []Page{
-		newRawPage(c, "x", []byte("<a/>")),
+		pages.NewRaw(c, "x", []byte("<a/>")),
 		pages.NewHTTP(c, nil),
 		newProblemsPage(c, nil, nil),
 		newResourcePage(c, NopBackend{}, "", model.Entry{Loc: "http://example.org/r"}),

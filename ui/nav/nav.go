@@ -72,6 +72,15 @@ type OpenBrowserMsg struct {
 	URL string
 }
 
+// ShowRawLineMsg asks to show the raw XML page, over the page that asks, at
+// Line (1-based), or at entry Entry's start tag when it is known (>= 0): the
+// byte offset of the entry holds in the pretty-printed view too, and in a
+// document written on one line.
+type ShowRawLineMsg struct {
+	Line  int
+	Entry int
+}
+
 // ErrCancelled is the error of work the user cancelled (esc): a load of
 // the root, or of a page.
 var ErrCancelled = errors.New("cancelled (r reloads)")
