@@ -38,6 +38,36 @@
 // document shown and passes on what each page needs. The pages that read
 // the root's document are still here (page_<name>.go).
 //
+// # Pages still here
+//
+// The pages still in this package read the root's state, or share
+// unexported parts with pages that do. Each moves to rsx/ui/pages once what
+// it needs is handed to it as values or small interfaces:
+//
+//   - the document page (page_document*.go) is the root's own view of a
+//     document: the root reads and sets its selection, filter and marks
+//     (dv.Selected, dv.chosenRows, dv.query, dv.returnTo). It belongs with
+//     the document model (document.go, columns.go, sortfilter.go, marks.go,
+//     validity.go) rather than with the other pages;
+//   - problems reads the document (its problems by entry, the state of the
+//     cross-document check): it needs them as values, and a message when
+//     they change;
+//   - notifications reads the root's subscription (notifyFeed): it needs a
+//     read-only view of the feed's rows and channels;
+//   - resource, versions and diff (with links_open.go and resource_cmds.go)
+//     need nothing of the root, but share with the package, notifications
+//     and sync pages the resource page itself, resourceBackend, the check
+//     marks (checkMark) and shortURL: those would be exported from
+//     rsx/ui/pages (shortURL from components), and pushPageMsg and flashMsg
+//     would join rsx/ui/nav;
+//   - package needs that, the retry wait (wait.go) and displayLoc and
+//     originOf (columns.go, for components);
+//   - sync, audit and spot check need the resource opener as a function the
+//     root gives (func(uri string) tea.Cmd) instead of resourceOpener,
+//     copyChangedMsg and syncDiffsMsg in rsx/ui/nav, and displayLoc and
+//     originOf; their tests' fakes are shared with the root's tests
+//     (marks_test.go, screenshots_test.go), which look into the sync page.
+//
 // What pages share is in rsx/ui/common: one KeyMap (all bindings; the help screen and the footers
 // are drawn from it), one Styles (built once per theme) and the Common that
 // carries them. Widgets are in rsx/ui/components: the list state every page
