@@ -22,6 +22,7 @@ import (
 	"rsx/fetch"
 	"rsx/model"
 	"rsx/session"
+	"rsx/ui/pages"
 )
 
 // Test helpers of the explorer (root model, document view, table). Names
@@ -520,9 +521,8 @@ func TestHistoryRestoresDiscovery(t *testing.T) {
 	if len(a.pages) != 1 || a.pages[0].Title() != "Discovery" || discoveries != 1 {
 		t.Fatalf("site root: pages %d, %d discoveries; want the discovery page after one", len(a.pages), discoveries)
 	}
-	disc := a.pages[0].(*discoveryPage)
+	disc := a.pages[0].(*pages.Discovery)
 	d.keys("j j")
-	sel := disc.list.Cursor()
 	u := disc.Selected()
 	d.keys("enter")
 	if a.doc == nil || a.doc.url != u || len(a.pages) != 0 {
@@ -532,8 +532,8 @@ func TestHistoryRestoresDiscovery(t *testing.T) {
 		t.Errorf("the breadcrumbs do not name the discovery page as the way back:\n%s", s)
 	}
 	d.keys("[")
-	if len(a.pages) != 1 || a.pages[0] != disc || disc.list.Cursor() != sel {
-		t.Fatalf("[: pages %d; want the same discovery page at %d", len(a.pages), sel)
+	if len(a.pages) != 1 || a.pages[0] != disc || disc.Selected() != u {
+		t.Fatalf("[: pages %d; want the same discovery page on %s", len(a.pages), u)
 	}
 	if discoveries != 1 {
 		t.Errorf("going back ran discovery again (%d runs)", discoveries)

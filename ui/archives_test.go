@@ -2,13 +2,12 @@ package ui
 
 import (
 	"fmt"
+	"path"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/charmbracelet/x/ansi"
 
 	"rsx/model"
+	"rsx/ui/pages"
 )
 
 // exArchiveSite is exSite with a third dataset that keeps its history: a
@@ -132,19 +131,19 @@ func TestCoveragePage(t *testing.T) {
 	for _, target := range []string{"/dataset3/changelist.xml", "/dataset3/changelist-archive.xml"} {
 		a, d := exApp(t, g, target, 120, 40)
 		d.keys("C")
-		p, ok := a.active().(*coveragePage)
+		p, ok := a.active().(*pages.Coverage)
 		if !ok {
 			t.Fatalf("%s: C opened %T", target, a.active())
 		}
 		var names []string
-		for _, i := range p.order {
-			names = append(names, shortName(p.periods[i].URL))
+		for _, pr := range p.Periods() {
+			names = append(names, path.Base(pr.URL))
 		}
 		if got := strings.Join(names, " "); got != "a1.xml a2.xml l1.xml l2.xml l3.xml" {
 			t.Errorf("%s: lists in order %s", target, got)
 		}
 		var issues []string
-		for _, s := range p.segs {
+		for _, s := range p.Segments() {
 			switch {
 			case s.Hole():
 				issues = append(issues, "hole "+s.From.Format("02T15")+"–"+s.Until.Format("02T15"))
@@ -169,46 +168,7 @@ func TestCoveragePage(t *testing.T) {
 	// The reason is said whole, also at 80 columns.
 	a, d := exApp(t, g, "/dataset1/resourcelist-1.xml", 80, 24)
 	d.keys("C")
-	if _, ok := a.active().(*coveragePage); ok || !strings.Contains(d.screen(), "C is for Change Lists, Change Dumps and archives; this is a Resource List") {
+	if _, ok := a.active().(*pages.Coverage); ok || !strings.Contains(d.screen(), "C is for Change Lists, Change Dumps and archives; this is a Resource List") {
 		t.Errorf("C on a Resource List:\n%s", d.screen())
-	}
-}
-
-// TestCoverageBars draws periods on an axis of ten cells: a list covers the
-// cells it covers some of; the coverage marks a hole however short.
-func TestCoverageBars(t *testing.T) {
-	day := func(h int) time.Time { return time.Date(2013, 1, 1, h, 0, 0, 0, time.UTC) }
-	p := &coveragePage{c: ivTestCommon()}
-	p.periods = []model.Period{
-		{URL: "a", From: day(0), Until: day(4)},
-		{URL: "b", From: day(5), Until: day(10)},
-		{URL: "c", From: day(9), Until: day(10)},
-	}
-	p.segs = model.Coverage(p.periods)
-	p.start, p.end = day(0), day(10)
-	bars := make([]string, 3)
-	for i := range p.periods {
-		bars[i] = p.periodBar(p.periods[i], 10)
-	}
-	if got := strings.Join(bars, "|"); got != "████      |     █████|         █" {
-		t.Errorf("bars %q", got)
-	}
-	if got := ansi.Strip(p.coverageBar(10)); got != "████░████▒" {
-		t.Errorf("coverage %q", got)
-	}
-	for _, tc := range []struct {
-		d    time.Duration
-		want string
-	}{{30 * time.Minute, "30m"}, {90 * time.Minute, "1h 30m"}, {26 * time.Hour, "1d 2h"}, {45 * time.Second, "45s"}} {
-		if got := shortDuration(tc.d); got != tc.want {
-			t.Errorf("shortDuration(%v) = %q", tc.d, got)
-		}
-	}
-	if l := timeLayout(p.periods); l != "15:04" {
-		t.Errorf("layout of one day: %q", l)
-	}
-	p.periods[0].Until = day(4).Add(30*time.Second + 24*time.Hour)
-	if l := timeLayout(p.periods); l != "01-02 15:04:05" {
-		t.Errorf("layout of two days with seconds: %q", l)
 	}
 }

@@ -19,8 +19,56 @@
 // shows them: the status bar's indicator and the stale marks of documents
 // come from it.
 //
-// Every page implements Page (page.go). What pages share is in
-// rsx/ui/common: one KeyMap (all bindings; the help screen and the footers
+// The root's methods are in the app*.go files, one concern each: app.go
+// (the model and the routing of Update), app_keys.go (keys, esc, the mouse,
+// quitting), app_view.go (drawing the screen), app_pages.go (the stack of
+// pages), app_open.go (opening pages over the document), app_navigate.go
+// (documents and the history), app_load.go (loads, discovery, cross-checks),
+// app_prompt.go (the ":" prompt and its commands), app_dest.go (syncs and
+// audits), app_local.go (the local copy attached) and app_notify.go (the
+// notification feed). A page's file holds only that page
+// (TestAppMethodsInAppFiles keeps it so).
+//
+// Every page implements nav.Page. Package rsx/ui/nav is the contract
+// between the root and the pages: that interface, and the messages a page
+// sends to ask the root to act (the root's own requests, which only pages
+// of this package send, are in msgs.go). The pages that need nothing of the
+// root but what they are given are in rsx/ui/pages, which never imports
+// this package; the root opens them through openers.go, which reads the
+// document shown and passes on what each page needs. The pages that read
+// the root's document are still here (page_<name>.go).
+//
+// # Pages still here
+//
+// The pages still in this package read the root's state, or share
+// unexported parts with pages that do. Each moves to rsx/ui/pages once what
+// it needs is handed to it as values or small interfaces:
+//
+//   - the document page (page_document*.go) is the root's own view of a
+//     document: the root reads and sets its selection, filter and marks
+//     (dv.Selected, dv.chosenRows, dv.query, dv.returnTo). It belongs with
+//     the document model (document.go, columns.go, sortfilter.go, marks.go,
+//     validity.go) rather than with the other pages;
+//   - problems reads the document (its problems by entry, the state of the
+//     cross-document check): it needs them as values, and a message when
+//     they change;
+//   - notifications reads the root's subscription (notifyFeed): it needs a
+//     read-only view of the feed's rows and channels;
+//   - resource, versions and diff (with links_open.go and resource_cmds.go)
+//     need nothing of the root, but share with the package, notifications
+//     and sync pages the resource page itself, resourceBackend, the check
+//     marks (checkMark) and shortURL: those would be exported from
+//     rsx/ui/pages (shortURL from components), and pushPageMsg and flashMsg
+//     would join rsx/ui/nav;
+//   - package needs that, the retry wait (wait.go) and displayLoc and
+//     originOf (columns.go, for components);
+//   - sync, audit and spot check need the resource opener as a function the
+//     root gives (func(uri string) tea.Cmd) instead of resourceOpener,
+//     copyChangedMsg and syncDiffsMsg in rsx/ui/nav, and displayLoc and
+//     originOf; their tests' fakes are shared with the root's tests
+//     (marks_test.go, screenshots_test.go), which look into the sync page.
+//
+// What pages share is in rsx/ui/common: one KeyMap (all bindings; the help screen and the footers
 // are drawn from it), one Styles (built once per theme) and the Common that
 // carries them. Widgets are in rsx/ui/components: the list state every page
 // moves with, the virtual table, the text input, the progress bar and the
@@ -31,13 +79,16 @@
 //
 // # Adding a page
 //
-// A new page is one new file, page_<name>.go, holding its model (a pointer
-// type implementing Page) and a constructor, plus one line of registration:
+// A new page is one new file, <name>.go in rsx/ui/pages (page_<name>.go
+// here when it must read the root's document), holding its model (a pointer
+// type implementing nav.Page) and a constructor, plus one line of
+// registration:
 //
 //   - opened by a key over the document: {k.Name, openNamePage} in
-//     pageOpeners (page.go), where openNamePage(pageContext) builds the page
-//     for the document shown or says why it cannot; a new key is a field and
-//     a line in common.DefaultKeyMap, listed in a group of KeyMap.Groups
+//     pageOpeners (app_open.go), where openNamePage(pageContext) (in
+//     openers.go for a page of rsx/ui/pages) builds the page for the
+//     document shown or says why it cannot; a new key is a field and a line
+//     in common.DefaultKeyMap, listed in a group of KeyMap.Groups
 //     (TestHelpListsEveryKey fails otherwise);
 //   - opened from another page: that page returns pushPage(newNamePage(…));
 //   - opened by the root for a message of its own: a case in App.request.
@@ -46,5 +97,5 @@
 // components.List (or Table), draws with common.Styles, runs every blocking
 // call in a tea.Cmd whose result message carries the page (or a session
 // pointer) so that the page drops results not its own, and asks the root to
-// navigate with the messages of msgs.go.
+// navigate with the messages of rsx/ui/nav (and msgs.go).
 package ui

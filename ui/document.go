@@ -7,6 +7,7 @@ import (
 
 	"rsx/fetch"
 	"rsx/model"
+	"rsx/ui/pages"
 )
 
 // document is one ResourceSync document as the explorer holds it: loaded,
@@ -66,7 +67,7 @@ type document struct {
 	// discoveryPage is the discovery run from this URL because it is not a
 	// ResourceSync document: coming back to it in the history shows it as
 	// it was, without running discovery again.
-	discoveryPage *discoveryPage
+	discoveryPage *pages.Discovery
 }
 
 func newDocument(url string, gen int) *document {

@@ -15,6 +15,7 @@ import (
 	"rsx/dest/engine"
 	"rsx/model"
 	"rsx/session"
+	"rsx/ui/pages"
 )
 
 // exDestBackend is the fixtures' session, with the destination side
@@ -432,7 +433,7 @@ func TestMarkKeysBesideArchivesAndCoverage(t *testing.T) {
 
 	// C draws the coverage; the marks stay as they were.
 	d.keys("C")
-	if _, ok := a.active().(*coveragePage); !ok || a.doc.marked() != 2 {
+	if _, ok := a.active().(*pages.Coverage); !ok || a.doc.marked() != 2 {
 		t.Fatalf("C opened %T, %d marked:\n%s", a.active(), a.doc.marked(), d.screen())
 	}
 	d.keys("esc")

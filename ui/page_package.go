@@ -12,10 +12,12 @@ import (
 
 	"rsx/claims"
 	"rsx/dump"
+	"rsx/fetch"
 	"rsx/model"
 	"rsx/session"
 	"rsx/ui/common"
 	"rsx/ui/components"
+	"rsx/ui/pages"
 )
 
 // The package page opens a Resource Dump or Change Dump package (a ZIP): it
@@ -65,6 +67,11 @@ func rowMark(k session.RowKind) (sym string, m checkMark, ok bool) {
 func rowShort(r session.PackageRow) string {
 	sym, _, _ := rowMark(r.Kind)
 	return sym + " " + r.Summary
+}
+
+// exchangeSource gives the exchanges made so far.
+type exchangeSource interface {
+	Exchanges() []*fetch.Exchange
 }
 
 // packagePage is the package page.
@@ -464,7 +471,7 @@ func (v *packagePage) key(msg tea.KeyPressMsg) tea.Cmd {
 			return msgCmd(flashMsg{Text: "the manifest is shown once the package has downloaded", Err: true})
 		}
 		title := components.Escape(dump.ManifestName + " · " + shortURL(v.ref.URL))
-		return pushPage(newRawPageReader(v.c, title, v.load.Manifest(), -1))
+		return pushPage(pages.NewRawReader(v.c, title, v.load.Manifest(), -1))
 	case key.Matches(msg, k.Manifest):
 		if v.ref.Contents == "" {
 			return msgCmd(flashMsg{Text: "this package has no contents link (manifest copy)", Err: true})
@@ -893,65 +900,4 @@ func (v *packagePage) View() string {
 		lines[i] = components.Fit(l, w)
 	}
 	return strings.Join(lines, "\n")
-}
-
-// ---------------------------------------------------------------------------
-// Opening packages from the document
-
-// packageRefOfEntry is the package dump entry i of the current document
-// describes.
-func (a *App) packageRefOfEntry(i int) (dump.PackageRef, bool) {
-	d := a.doc
-	if d == nil || i < 0 || i >= d.entries.Len() {
-		return dump.PackageRef{}, false
-	}
-	e := d.entries.Entry(i)
-	ref := dump.PackageRef{URL: model.ResolveHref(d.base(), e.Loc), Dump: d.base(), MD: e.MD}
-	for _, l := range e.Links {
-		if model.HasRel(l.Rel, "contents") && l.Href != "" {
-			ref.Contents = model.ResolveHref(d.base(), l.Href)
-			break
-		}
-	}
-	return ref, true
-}
-
-// openPackage shows the package page of ref over the current document.
-func (a *App) openPackage(ref dump.PackageRef, fromEntry bool) tea.Cmd {
-	if ref.Dump != "" && !a.mayFollow(ref.Dump, ref.URL) {
-		return nil
-	}
-	return a.showPage(newPackagePage(a.c, a.backend, ref, fromEntry, dump.Options{}))
-}
-
-// openSelectedPackage opens the package of the selected dump entry.
-func (a *App) openSelectedPackage() tea.Cmd {
-	if a.dv == nil {
-		return nil
-	}
-	ref, ok := a.packageRefOfEntry(a.dv.Selected())
-	if !ok {
-		return nil
-	}
-	return a.openPackage(ref, true)
-}
-
-// openSelectedManifestCopy opens the manifest copy of the selected dump
-// entry (its contents link) as a document, without downloading the package.
-func (a *App) openSelectedManifestCopy() tea.Cmd {
-	if a.dv == nil {
-		return nil
-	}
-	ref, ok := a.packageRefOfEntry(a.dv.Selected())
-	if !ok {
-		return nil
-	}
-	if ref.Contents == "" {
-		a.flashError("this package has no contents link (manifest copy)")
-		return nil
-	}
-	if !a.mayFollow(ref.Dump, ref.Contents) {
-		return nil
-	}
-	return a.open(place{url: ref.Contents, crumbs: a.childCrumbs(), selected: -1}, true)
 }

@@ -81,7 +81,7 @@ func TestProblemsViewGolden(t *testing.T) {
 				got = append(got, fmt.Sprintf("%T%v", m, m))
 			}
 			sort.Strings(got)
-			want := "[ui.jumpToEntryMsg{0 true} ui.jumpToEntryMsg{2 true} ui.showRawLineMsg{6 -1}]"
+			want := "[nav.ShowRawLineMsg{6 -1} ui.jumpToEntryMsg{0 true} ui.jumpToEntryMsg{2 true}]"
 			if fmt.Sprint(got) != want {
 				t.Errorf("messages = %v, want %v", got, want)
 			}

@@ -798,18 +798,3 @@ func markStyle(st *common.Styles, m checkMark) interface{ Render(...string) stri
 	}
 	return st.MarkNone
 }
-
-// openResource shows the resource page for entry i of the current document
-// (or for a resource without an entry, i < 0).
-func (a *App) openResource(url string, i int) tea.Cmd {
-	var e model.Entry
-	if d := a.doc; d != nil && i >= 0 && i < d.entries.Len() {
-		e = d.entries.Entry(i)
-	}
-	e.Loc = url // resolved: relative links resolve against it
-	origin := url
-	if a.doc != nil {
-		origin = a.doc.base()
-	}
-	return a.showPage(newResourcePage(a.c, a.backend, origin, e))
-}

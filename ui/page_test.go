@@ -17,6 +17,7 @@ import (
 	"rsx/model"
 	"rsx/session"
 	"rsx/ui/common"
+	"rsx/ui/pages"
 )
 
 // exFakePage records what the root gives it.
@@ -127,11 +128,11 @@ func TestHelpListsEveryKey(t *testing.T) {
 		add(g.Bindings)
 	}
 	pages := []Page{
-		newRawPage(c, "x", []byte("<a/>")),
-		newHTTPPage(c, nil),
+		pages.NewRaw(c, "x", []byte("<a/>")),
+		pages.NewHTTP(c, nil),
 		newProblemsPage(c, nil, nil),
 		newResourcePage(c, NopBackend{}, "", model.Entry{Loc: "http://example.org/r"}),
-		newDiscoveryPage(c, &crawl.Discovery{}),
+		pages.NewDiscovery(c, &crawl.Discovery{}),
 		newVersionsPage(c, NopBackend{}, "", versionRefs{Original: "http://example.org/r", TimeMap: "http://example.org/tm"}),
 		newDiffPage(c, NopBackend{}, memento.Memento{URL: "http://example.org/v1"}, "http://example.org/r"),
 		newPackagePage(c, NopBackend{}, dump.PackageRef{URL: "http://example.org/p.zip", Contents: "http://example.org/m.xml"}, true, dump.Options{}),

@@ -1,11 +1,7 @@
 package ui
 
 import (
-	"context"
 	"sort"
-	"time"
-
-	tea "charm.land/bubbletea/v2"
 
 	"rsx/model"
 )
@@ -103,40 +99,6 @@ func (d *document) markOf(i int) uint8 {
 // checker stores the first ones of a very faulty document only).
 func (d *document) problemsStoredAll() bool {
 	return len(d.problems) >= d.nErrors+d.nWarns
-}
-
-// startCrossCheck checks the documents d lists against it, in the
-// background.
-func (a *App) startCrossCheck(d *document) tea.Cmd {
-	if !d.wantsCrossCheck() || d.crossState != crossNone {
-		return nil
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	d.crossState, d.crossCancel = crossChecking, cancel
-	b, url := a.backend, d.base()
-	return tea.Batch(func() tea.Msg {
-		defer cancel()
-		ps, err := b.CrossCheck(ctx, url)
-		return crossCheckedMsg{doc: d, problems: ps, err: err}
-	}, a.tick())
-}
-
-// crossChecked records the cross-document problems of a document and tells
-// the pages.
-func (a *App) crossChecked(m crossCheckedMsg) tea.Cmd {
-	d := m.doc
-	if d == nil || d.crossState != crossChecking {
-		return nil
-	}
-	d.crossCancel = nil
-	d.cross = m.problems
-	d.crossErr = m.err
-	d.crossState = crossDone
-	if m.err != nil && len(m.problems) == 0 {
-		d.crossState = crossFailed
-	}
-	d.buildMarks()
-	return a.broadcast(docProblemsMsg{doc: d})
 }
 
 // stopCrossCheck cancels the cross-document checks in flight.

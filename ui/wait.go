@@ -49,20 +49,3 @@ func (w retryWait) text(now time.Time) string {
 	}
 	return s
 }
-
-// checkWait looks for a wait of the document loading.
-func (a *App) checkWait() {
-	d := a.doc
-	if d == nil {
-		return
-	}
-	if !d.loading {
-		d.wait = retryWait{}
-		return
-	}
-	parts := map[string]bool{d.url: true}
-	for _, p := range d.parts {
-		parts[p] = true
-	}
-	d.wait = waitOf(a.backend.Exchanges(), func(u string) bool { return parts[u] })
-}

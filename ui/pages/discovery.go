@@ -1,7 +1,6 @@
-package ui
+package pages
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 
@@ -12,14 +11,15 @@ import (
 	"rsx/model"
 	"rsx/ui/common"
 	"rsx/ui/components"
+	"rsx/ui/nav"
 )
 
-// discoveryPage shows how a Source was discovered from a URL: every method
+// Discovery shows how a Source was discovered from a URL: every method
 // tried (well-known URI, robots.txt, HTML link, Link header, the input
 // itself, up links) with its URL, status, error and what it pointed at; the
 // documents found; the up chain; the Source Description and its Capability
-// Lists. The documents can be picked (j/k) and opened (Enter → openURLMsg).
-type discoveryPage struct {
+// Lists. The documents can be picked (j/k) and opened (Enter → nav.OpenURLMsg).
+type Discovery struct {
 	c *common.Common
 	d *crawl.Discovery
 
@@ -35,25 +35,13 @@ type discoveryItem struct {
 	Label string // capability or role, e.g. "Capability List", "Source Description"
 }
 
-// openDiscovery runs discovery from the document's URL; the page opens
-// when it is done (discoveryMsg).
-func openDiscovery(pc pageContext) (Page, tea.Cmd, error) {
-	if pc.doc == nil {
-		return nil, nil, errors.New("nothing is open")
-	}
-	if model.IsLocal(pc.doc.url) {
-		return nil, nil, errors.New("discovery needs an http(s) URL")
-	}
-	return nil, msgCmd(discoverMsg{URL: pc.doc.url}), nil
-}
-
-// newDiscoveryPage returns a page of d with the Source Description (or the
+// NewDiscovery returns a page of d with the Source Description (or the
 // first document found) selected.
-func newDiscoveryPage(c *common.Common, d *crawl.Discovery) *discoveryPage {
+func NewDiscovery(c *common.Common, d *crawl.Discovery) *Discovery {
 	if d == nil {
 		d = &crawl.Discovery{}
 	}
-	v := &discoveryPage{c: c, d: d, list: components.NewList(components.Links)}
+	v := &Discovery{c: c, d: d, list: components.NewList(components.Links)}
 	// The same order as on screen: the result first, then how it was found.
 	if d.SourceDescription != "" {
 		v.items = append(v.items, discoveryItem{URL: d.SourceDescription, Label: "Source Description"})
@@ -71,7 +59,7 @@ func newDiscoveryPage(c *common.Common, d *crawl.Discovery) *discoveryPage {
 }
 
 // Selected returns the URL of the selected document, "" when none.
-func (v *discoveryPage) Selected() string {
+func (v *Discovery) Selected() string {
 	i := v.list.Cursor()
 	if i < 0 || i >= len(v.items) {
 		return ""
@@ -79,15 +67,15 @@ func (v *discoveryPage) Selected() string {
 	return v.items[i].URL
 }
 
-func (v *discoveryPage) Init() tea.Cmd         { return nil }
-func (v *discoveryPage) Title() string         { return "Discovery" }
-func (v *discoveryPage) InputActive() bool     { return false }
-func (v *discoveryPage) Busy() bool            { return false }
-func (v *discoveryPage) Back() (bool, tea.Cmd) { return false, nil }
-func (v *discoveryPage) Close()                {}
+func (v *Discovery) Init() tea.Cmd         { return nil }
+func (v *Discovery) Title() string         { return "Discovery" }
+func (v *Discovery) InputActive() bool     { return false }
+func (v *Discovery) Busy() bool            { return false }
+func (v *Discovery) Back() (bool, tea.Cmd) { return false, nil }
+func (v *Discovery) Close()                {}
 
 // SetSize lays the report out for w×h cells.
-func (v *discoveryPage) SetSize(w, h int) {
+func (v *Discovery) SetSize(w, h int) {
 	v.width, v.height = w, h
 	lines, items := v.lines(v.c.Styles, max(w, 1))
 	v.list.SetHeight(h)
@@ -96,13 +84,13 @@ func (v *discoveryPage) SetSize(w, h int) {
 }
 
 // KeyBindings are the page's own bindings, for the help screen.
-func (v *discoveryPage) KeyBindings() []key.Binding {
+func (v *Discovery) KeyBindings() []key.Binding {
 	k := &v.c.Keys
 	return []key.Binding{k.Up, k.Down, common.Short(k.Open, "open the selected document"), k.Copy, k.Browser}
 }
 
 // Update handles keys and the mouse wheel.
-func (v *discoveryPage) Update(msg tea.Msg) (Page, tea.Cmd) {
+func (v *Discovery) Update(msg tea.Msg) (nav.Page, tea.Cmd) {
 	k := &v.c.Keys
 	if v.list.Update(msg, k) {
 		return v, nil
@@ -112,18 +100,18 @@ func (v *discoveryPage) Update(msg tea.Msg) (Page, tea.Cmd) {
 		switch {
 		case u == "":
 		case key.Matches(msg, k.Open):
-			return v, msgCmd(openURLMsg{URL: u, From: v.d.Input})
+			return v, nav.Cmd(nav.OpenURLMsg{URL: u, From: v.d.Input})
 		case key.Matches(msg, k.Copy):
-			return v, msgCmd(copyMsg{Text: u, What: "URL"})
+			return v, nav.Cmd(nav.CopyMsg{Text: u, What: "URL"})
 		case key.Matches(msg, k.Browser):
-			return v, msgCmd(openBrowserMsg{URL: u})
+			return v, nav.Cmd(nav.OpenBrowserMsg{URL: u})
 		}
 	}
 	return v, nil
 }
 
 // View draws the visible part of the report.
-func (v *discoveryPage) View() string {
+func (v *Discovery) View() string {
 	lines, _ := v.lines(v.c.Styles, max(v.width, 1))
 	return components.Scrolled(lines, v.list.Offset(), v.width, v.height)
 }
@@ -149,7 +137,7 @@ func discoveryMethodText(m string) string {
 
 // lines renders the whole report (its size is that of the discovery, a few
 // dozen requests at most) and says on which line each document is.
-func (v *discoveryPage) lines(st *common.Styles, w int) ([]string, []int) {
+func (v *Discovery) lines(st *common.Styles, w int) ([]string, []int) {
 	d := v.d
 	var out []string
 	add := func(s string) { out = append(out, s) }

@@ -1,8 +1,7 @@
-package ui
+package pages
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"sort"
@@ -17,9 +16,9 @@ import (
 	"github.com/mattn/go-runewidth"
 
 	"rsx/display"
-	"rsx/model"
 	"rsx/ui/common"
 	"rsx/ui/components"
+	"rsx/ui/nav"
 )
 
 // The raw page shows a document's XML as it was received: line numbers,
@@ -54,8 +53,8 @@ const (
 	rawInputLine
 )
 
-// rawPage shows a document's XML as it was received.
-type rawPage struct {
+// Raw shows a document's XML as it was received.
+type Raw struct {
 	c     *common.Common
 	title string
 
@@ -93,59 +92,10 @@ type rawPage struct {
 	notice    string
 }
 
-// openRaw is openRawPage for pageOpeners.
-func openRaw(pc pageContext) (Page, tea.Cmd, error) {
-	p, cmd, err := openRawPage(pc)
-	if err != nil {
-		return nil, nil, err
-	}
-	return p, cmd, nil
-}
-
-// openRawPage opens the raw XML of the document shown, or says why there
-// is none. A document too large to have been kept is read again, in the
-// command returned, through a pipe the page reads from.
-func openRawPage(pc pageContext) (*rawPage, tea.Cmd, error) {
-	d := pc.doc
-	if d == nil {
-		return nil, nil, errors.New("nothing is open")
-	}
-	title := components.Escape(d.title() + " · " + shortURL(d.base()))
-	switch {
-	case d.loading:
-		return nil, nil, errors.New("the raw XML is shown once the document has loaded")
-	case d.raw == nil && d.parts != nil:
-		return nil, nil, errors.New("a combined view has no XML of its own: open a part")
-	case d.raw == nil && d.bytes == 0:
-		return nil, nil, errors.New("no XML was received for this document")
-	case d.raw == nil:
-		pr, pw := io.Pipe()
-		b, u := pc.backend, d.base()
-		read := func() tea.Msg {
-			rc, _, err := b.OpenRaw(context.Background(), u)
-			if err != nil {
-				pw.CloseWithError(err)
-				return nil
-			}
-			defer rc.Close()
-			_, err = io.Copy(pw, rc) // stops when the page closes its end
-			pw.CloseWithError(err)
-			return nil
-		}
-		return newRawPageReader(pc.c, title, pr, d.bytes), read, nil
-	}
-	p := newRawPage(pc.c, title, d.raw)
-	var se *model.SyntaxError
-	if errors.As(d.err, &se) && se.Line > 0 {
-		p.GotoLine(se.Line) // show where the document breaks
-	}
-	return p, nil, nil
-}
-
-// newRawPage returns a raw page of data, a document already fetched. Only
+// NewRaw returns a raw page of data, a document already fetched. Only
 // the first 64 MiB are kept; the page says so when it cut. Init returns the
 // command that indexes the lines.
-func newRawPage(c *common.Common, title string, data []byte) *rawPage {
+func NewRaw(c *common.Common, title string, data []byte) *Raw {
 	size := int64(len(data))
 	truncated := false
 	if len(data) > rawMaxBytes {
@@ -157,10 +107,10 @@ func newRawPage(c *common.Common, title string, data []byte) *rawPage {
 	return v
 }
 
-// newRawPageReader returns a raw page that reads its text from r (closed
+// NewRawReader returns a raw page that reads its text from r (closed
 // afterwards when it is an io.Closer), keeping at most 64 MiB. size is the
 // document's size when known, else -1.
-func newRawPageReader(c *common.Common, title string, r io.Reader, size int64) *rawPage {
+func NewRawReader(c *common.Common, title string, r io.Reader, size int64) *Raw {
 	v := newRawPageBase(c, title)
 	ctx, cancel := context.WithCancel(context.Background())
 	v.session.cancel = cancel
@@ -168,8 +118,8 @@ func newRawPageReader(c *common.Common, title string, r io.Reader, size int64) *
 	return v
 }
 
-func newRawPageBase(c *common.Common, title string) *rawPage {
-	return &rawPage{
+func newRawPageBase(c *common.Common, title string) *Raw {
+	return &Raw{
 		c:         c,
 		title:     title,
 		session:   &rawSession{},
@@ -182,36 +132,36 @@ func newRawPageBase(c *common.Common, title string) *rawPage {
 }
 
 // Init returns the command that loads and indexes the text.
-func (v *rawPage) Init() tea.Cmd { return v.load }
+func (v *Raw) Init() tea.Cmd { return v.load }
 
 // Close stops a load in progress.
-func (v *rawPage) Close() {
+func (v *Raw) Close() {
 	if v.session != nil && v.session.cancel != nil {
 		v.session.cancel()
 	}
 }
 
 // Title names the page.
-func (v *rawPage) Title() string { return "Raw XML" }
+func (v *Raw) Title() string { return "Raw XML" }
 
 // InputActive reports whether the page is reading a line of input (search,
 // line number): the root model must then pass every key to it.
-func (v *rawPage) InputActive() bool { return v.inputMode != rawInputNone }
+func (v *Raw) InputActive() bool { return v.inputMode != rawInputNone }
 
 // Busy tells that the text is still loading.
-func (v *rawPage) Busy() bool { return !v.Loaded() }
+func (v *Raw) Busy() bool { return !v.Loaded() }
 
 // Back has nothing of its own to cancel: esc closes the page.
-func (v *rawPage) Back() (bool, tea.Cmd) { return false, nil }
+func (v *Raw) Back() (bool, tea.Cmd) { return false, nil }
 
 // Loaded reports whether the text is there.
-func (v *rawPage) Loaded() bool { return v.text != nil }
+func (v *Raw) Loaded() bool { return v.text != nil }
 
 // top is the first visible line, 0-based.
-func (v *rawPage) top() int { return v.scroll.Offset() }
+func (v *Raw) top() int { return v.scroll.Offset() }
 
 // SetSize sets the size the page draws in.
-func (v *rawPage) SetSize(w, h int) {
+func (v *Raw) SetSize(w, h int) {
 	v.width, v.height = w, h
 	v.input.SetStyles(v.c.Styles)
 	v.input.SetWidth(max(w-10, 10))
@@ -220,7 +170,7 @@ func (v *rawPage) SetSize(w, h int) {
 }
 
 // GotoLine scrolls to line (1-based) and marks it.
-func (v *rawPage) GotoLine(line int) {
+func (v *Raw) GotoLine(line int) {
 	if v.text == nil {
 		v.target = line - 1
 		return
@@ -233,14 +183,14 @@ func (v *rawPage) GotoLine(line int) {
 }
 
 // KeyBindings are the page's own bindings, for the help screen.
-func (v *rawPage) KeyBindings() []key.Binding {
+func (v *Raw) KeyBindings() []key.Binding {
 	k := &v.c.Keys
 	return []key.Binding{common.Short(k.Filter, "search"), k.NextMatch, k.PrevMatch, common.Short(k.JumpTo, "go to line"), k.Left, k.Right, k.Pretty}
 }
 
-func (v *rawPage) bodyHeight() int { return max(v.height-2, 1) }
+func (v *Raw) bodyHeight() int { return max(v.height-2, 1) }
 
-func (v *rawPage) lineCount() int {
+func (v *Raw) lineCount() int {
 	if v.text == nil {
 		return 0
 	}
@@ -248,7 +198,7 @@ func (v *rawPage) lineCount() int {
 }
 
 // Update handles keys, the mouse wheel and the page's own results.
-func (v *rawPage) Update(msg tea.Msg) (Page, tea.Cmd) {
+func (v *Raw) Update(msg tea.Msg) (nav.Page, tea.Cmd) {
 	switch msg := msg.(type) {
 	case rawLoadedMsg:
 		if msg.session != v.session {
@@ -290,7 +240,7 @@ func (v *rawPage) Update(msg tea.Msg) (Page, tea.Cmd) {
 		v.current = sort.SearchInts(v.matches, from) % len(v.matches)
 		v.showMatch()
 		return v, nil
-	case showRawLineMsg:
+	case nav.ShowRawLineMsg:
 		v.GotoPlace(msg.Line, msg.Entry)
 		return v, nil
 	case tea.PasteMsg:
@@ -319,7 +269,7 @@ func (v *rawPage) Update(msg tea.Msg) (Page, tea.Cmd) {
 }
 
 // inputKey edits the search or line prompt; enter acts on it, esc closes it.
-func (v *rawPage) inputKey(msg tea.KeyPressMsg) tea.Cmd {
+func (v *Raw) inputKey(msg tea.KeyPressMsg) tea.Cmd {
 	k := &v.c.Keys
 	switch {
 	case key.Matches(msg, k.Cancel):
@@ -351,7 +301,7 @@ func (v *rawPage) inputKey(msg tea.KeyPressMsg) tea.Cmd {
 }
 
 // key handles a key press: movement, sideways scrolling, search and jumps.
-func (v *rawPage) key(msg tea.KeyPressMsg) tea.Cmd {
+func (v *Raw) key(msg tea.KeyPressMsg) tea.Cmd {
 	k := &v.c.Keys
 	if v.scroll.Update(msg, k) {
 		v.colourVisible()
@@ -383,7 +333,7 @@ func (v *rawPage) key(msg tea.KeyPressMsg) tea.Cmd {
 }
 
 // hl is the colour cache of the text shown.
-func (v *rawPage) hl() *rawHighlighter {
+func (v *Raw) hl() *rawHighlighter {
 	if v.prettyOn {
 		return &v.session.phl
 	}
@@ -392,7 +342,7 @@ func (v *rawPage) hl() *rawHighlighter {
 
 // togglePretty switches between the text as received and the pretty one,
 // which is made (in a Cmd) the first time.
-func (v *rawPage) togglePretty() tea.Cmd {
+func (v *Raw) togglePretty() tea.Cmd {
 	switch {
 	case v.orig == nil || v.prettyBusy:
 		return nil
@@ -408,7 +358,7 @@ func (v *rawPage) togglePretty() tea.Cmd {
 
 // showPretty shows the pretty text (on) or the text as received, keeping
 // the top line, the marked line and the search at the same offsets.
-func (v *rawPage) showPretty(on bool) tea.Cmd {
+func (v *Raw) showPretty(on bool) tea.Cmd {
 	if v.pretty == nil || v.orig == nil || v.prettyOn == on {
 		return nil
 	}
@@ -440,7 +390,7 @@ func (v *rawPage) showPretty(on bool) tea.Cmd {
 
 // offsetOf is the offset in the text as received where line i of the text
 // shown starts.
-func (v *rawPage) offsetOf(i int) int {
+func (v *Raw) offsetOf(i int) int {
 	if v.prettyOn {
 		return v.pretty.src[components.Clamp(i, 0, len(v.pretty.src)-1)]
 	}
@@ -449,7 +399,7 @@ func (v *rawPage) offsetOf(i int) int {
 
 // lineAtOffset is the line of the text shown that holds offset off of the
 // text as received.
-func (v *rawPage) lineAtOffset(off int) int {
+func (v *Raw) lineAtOffset(off int) int {
 	if v.prettyOn {
 		return v.pretty.lineAt(off)
 	}
@@ -460,7 +410,7 @@ func (v *rawPage) lineAtOffset(off int) int {
 // (entry >= 0), by its byte offset, so that it is found in the pretty text
 // and on a long line alike; else line (1-based) of the text as received.
 // Before the text is there, the place waits for it.
-func (v *rawPage) GotoPlace(line, entry int) {
+func (v *Raw) GotoPlace(line, entry int) {
 	if v.orig == nil {
 		v.place.line, v.place.entry, v.place.set = line, entry, true
 		v.target = line - 1
@@ -487,7 +437,7 @@ func (v *rawPage) GotoPlace(line, entry int) {
 	v.colourVisible()
 }
 
-func (v *rawPage) startSearch(query string) tea.Cmd {
+func (v *Raw) startSearch(query string) tea.Cmd {
 	v.query = query
 	v.searchGen++
 	v.matches, v.current, v.capped = nil, -1, false
@@ -500,7 +450,7 @@ func (v *rawPage) startSearch(query string) tea.Cmd {
 	return searchRawCmd(v.session, v.searchGen, v.text.data, query)
 }
 
-func (v *rawPage) stepMatch(d int) {
+func (v *Raw) stepMatch(d int) {
 	if len(v.matches) == 0 {
 		if v.query != "" && !v.searching {
 			v.notice = fmt.Sprintf("%q not found", v.query)
@@ -512,7 +462,7 @@ func (v *rawPage) stepMatch(d int) {
 }
 
 // showMatch scrolls so that the current match is on screen.
-func (v *rawPage) showMatch() {
+func (v *Raw) showMatch() {
 	if v.text == nil || v.current < 0 {
 		return
 	}
@@ -532,11 +482,11 @@ func (v *rawPage) showMatch() {
 
 // lineOf returns the 0-based line of the text shown holding its byte
 // offset off.
-func (v *rawPage) lineOf(off int) int { return lineIn(v.text, off) }
+func (v *Raw) lineOf(off int) int { return lineIn(v.text, off) }
 
 // lineOfOrig returns the 0-based line of the text as received holding its
 // byte offset off.
-func (v *rawPage) lineOfOrig(off int) int { return lineIn(v.orig, off) }
+func (v *Raw) lineOfOrig(off int) int { return lineIn(v.orig, off) }
 
 func lineIn(t *rawText, off int) int {
 	lines := t.lines
@@ -544,14 +494,14 @@ func lineIn(t *rawText, off int) int {
 	return max(i-1, 0)
 }
 
-func (v *rawPage) gutterWidth() int {
+func (v *Raw) gutterWidth() int {
 	return len(strconv.Itoa(max(v.lineCount(), 1))) + 3
 }
 
-func (v *rawPage) contentWidth() int { return max(v.width-v.gutterWidth(), 1) }
+func (v *Raw) contentWidth() int { return max(v.width-v.gutterWidth(), 1) }
 
 // colourVisible makes sure the chunks on screen are coloured.
-func (v *rawPage) colourVisible() {
+func (v *Raw) colourVisible() {
 	if v.text == nil || v.session == nil {
 		return
 	}
@@ -563,7 +513,7 @@ func (v *rawPage) colourVisible() {
 }
 
 // View draws the header, the visible lines and the footer.
-func (v *rawPage) View() string {
+func (v *Raw) View() string {
 	st := v.c.Styles
 	w := max(v.width, 1)
 	var b strings.Builder
@@ -607,7 +557,7 @@ func (v *rawPage) View() string {
 	return b.String()
 }
 
-func (v *rawPage) header(st *common.Styles, w int) string {
+func (v *Raw) header(st *common.Styles, w int) string {
 	parts := []string{st.Title.Render("Raw XML")}
 	switch {
 	case v.prettyBusy:
@@ -632,7 +582,7 @@ func (v *rawPage) header(st *common.Styles, w int) string {
 	return components.Fit(strings.Join(parts, "  "), w)
 }
 
-func (v *rawPage) footer(st *common.Styles, w int) string {
+func (v *Raw) footer(st *common.Styles, w int) string {
 	if v.InputActive() {
 		return components.Fit(v.input.View(), w)
 	}
@@ -673,7 +623,7 @@ func (v *rawPage) footer(st *common.Styles, w int) string {
 }
 
 // renderLine draws the visible part of line i in cw cells.
-func (v *rawPage) renderLine(st *common.Styles, i, cw int) string {
+func (v *Raw) renderLine(st *common.Styles, i, cw int) string {
 	t := v.text
 	start, end := t.lineBounds(i)
 	line := t.data[start:end]

@@ -1,4 +1,4 @@
-package ui
+package pages
 
 import "github.com/alecthomas/chroma/v2"
 

@@ -1,7 +1,6 @@
-package ui
+package pages
 
 import (
-	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -16,16 +15,17 @@ import (
 	"rsx/session"
 	"rsx/ui/common"
 	"rsx/ui/components"
+	"rsx/ui/nav"
 )
 
-// httpPage shows the HTTP exchanges the client recorded: a list on top, the
+// HTTP shows the HTTP exchanges the client recorded: a list on top, the
 // selected exchange in detail below (request line and headers as recorded,
 // credentials already redacted by fetch; the redirect chain; the response
 // status and headers; timings, bytes, tries, cache use and the error). j/k
 // select an exchange, the page keys scroll its detail.
-type httpPage struct {
+type HTTP struct {
 	c         *common.Common
-	source    exchangeSource // asked again while loads run; nil: a fixed list
+	source    ExchangeSource // asked again while loads run; nil: a fixed list
 	exchanges []*fetch.Exchange
 
 	width, height int
@@ -34,52 +34,28 @@ type httpPage struct {
 	detailScroll  components.List
 }
 
-// exchangeSource gives the exchanges made so far.
-type exchangeSource interface {
+// ExchangeSource gives the exchanges made so far.
+type ExchangeSource interface {
 	Exchanges() []*fetch.Exchange
 }
 
-// openHTTPPage opens the HTTP exchanges, with the document's own request
-// selected.
-func openHTTPPage(pc pageContext) (Page, tea.Cmd, error) {
-	d := pc.doc
-	if d == nil {
-		return nil, nil, errors.New("nothing is open")
-	}
-	ex := pc.backend.Exchanges()
-	if len(ex) == 0 && d.exchange != nil {
-		ex = append(ex, d.exchange)
-	}
-	if len(ex) == 0 {
-		return nil, nil, errors.New("no HTTP exchange yet (a local file has none)")
-	}
-	p := newHTTPPage(pc.c, ex)
-	p.source = pc.backend
-	if d.exchange != nil {
-		// Select this document's request rather than the newest one.
-		for i := len(ex) - 1; i >= 0; i-- {
-			if ex[i] != nil && ex[i].URL == d.exchange.URL && ex[i].Started.Equal(d.exchange.Started) {
-				p.selectIndex(i)
-				break
-			}
-		}
-	}
-	return p, nil, nil
-}
+// SetSource makes the page ask s again for the exchanges made since, while
+// loads run.
+func (v *HTTP) SetSource(s ExchangeSource) { v.source = s }
 
-// newHTTPPage returns a page of exchanges (oldest first); the newest is
+// NewHTTP returns a page of exchanges (oldest first); the newest is
 // selected.
-func newHTTPPage(c *common.Common, exchanges []*fetch.Exchange) *httpPage {
-	v := &httpPage{c: c, list: components.NewList(components.Select), detailScroll: components.NewList(components.Scroll)}
+func NewHTTP(c *common.Common, exchanges []*fetch.Exchange) *HTTP {
+	v := &HTTP{c: c, list: components.NewList(components.Select), detailScroll: components.NewList(components.Scroll)}
 	v.SetExchanges(exchanges)
-	v.selectIndex(len(v.exchanges) - 1)
+	v.Select(len(v.exchanges) - 1)
 	return v
 }
 
 // SetExchanges replaces the list (with the exchanges made since), keeping
 // the selection on the same position, or on the newest exchange when the
 // newest was selected.
-func (v *httpPage) SetExchanges(exchanges []*fetch.Exchange) {
+func (v *HTTP) SetExchanges(exchanges []*fetch.Exchange) {
 	sel := v.list.Cursor()
 	followNewest := len(v.exchanges) > 0 && sel == len(v.exchanges)-1
 	v.exchanges = v.exchanges[:0:0]
@@ -92,11 +68,11 @@ func (v *httpPage) SetExchanges(exchanges []*fetch.Exchange) {
 		sel = len(v.exchanges) - 1
 	}
 	v.list.SetLen(len(v.exchanges))
-	v.selectIndex(sel)
+	v.Select(sel)
 }
 
 // Selected returns the selected exchange, nil when there is none.
-func (v *httpPage) Selected() *fetch.Exchange {
+func (v *HTTP) Selected() *fetch.Exchange {
 	i := v.list.Cursor()
 	if i < 0 || i >= len(v.exchanges) {
 		return nil
@@ -105,35 +81,35 @@ func (v *httpPage) Selected() *fetch.Exchange {
 }
 
 // SetSize sets the size the page draws in.
-func (v *httpPage) SetSize(w, h int) {
+func (v *HTTP) SetSize(w, h int) {
 	v.width, v.height = w, h
 	v.list.SetHeight(v.listHeight())
 	v.detail = nil // laid out again for this width and theme
-	v.selectIndex(v.list.Cursor())
+	v.Select(v.list.Cursor())
 }
 
-func (v *httpPage) Init() tea.Cmd         { return nil }
-func (v *httpPage) Title() string         { return "HTTP" }
-func (v *httpPage) InputActive() bool     { return false }
-func (v *httpPage) Busy() bool            { return false }
-func (v *httpPage) Back() (bool, tea.Cmd) { return false, nil }
-func (v *httpPage) Close()                {}
-func (v *httpPage) KeyBindings() []key.Binding {
+func (v *HTTP) Init() tea.Cmd         { return nil }
+func (v *HTTP) Title() string         { return "HTTP" }
+func (v *HTTP) InputActive() bool     { return false }
+func (v *HTTP) Busy() bool            { return false }
+func (v *HTTP) Back() (bool, tea.Cmd) { return false, nil }
+func (v *HTTP) Close()                {}
+func (v *HTTP) KeyBindings() []key.Binding {
 	k := &v.c.Keys
 	return []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Copy}
 }
 
 // listHeight is the number of exchange rows shown (the list takes at most a
 // third of the page).
-func (v *httpPage) listHeight() int {
+func (v *HTTP) listHeight() int {
 	return components.Clamp(len(v.exchanges), 1, max(v.height/3, 3))
 }
 
 // detailHeight: title, column header, list, separator, detail.
-func (v *httpPage) detailHeight() int { return max(v.height-3-v.listHeight(), 1) }
+func (v *HTTP) detailHeight() int { return max(v.height-3-v.listHeight(), 1) }
 
-// selectIndex selects exchange i and lays its detail out.
-func (v *httpPage) selectIndex(i int) {
+// Select selects exchange i and lays its detail out.
+func (v *HTTP) Select(i int) {
 	old := v.list.Cursor()
 	v.list.SetHeight(v.listHeight())
 	v.list.Select(i)
@@ -147,7 +123,7 @@ func (v *httpPage) selectIndex(i int) {
 
 // Update handles keys and the mouse wheel: lines and ends select an
 // exchange, pages and the wheel scroll its detail.
-func (v *httpPage) Update(msg tea.Msg) (Page, tea.Cmd) {
+func (v *HTTP) Update(msg tea.Msg) (nav.Page, tea.Cmd) {
 	k := &v.c.Keys
 	switch msg := msg.(type) {
 	case spinner.TickMsg:
@@ -162,7 +138,7 @@ func (v *httpPage) Update(msg tea.Msg) (Page, tea.Cmd) {
 			switch step.Kind {
 			case components.StepLine, components.StepTop, components.StepBottom:
 				v.list.Apply(step)
-				v.selectIndex(v.list.Cursor())
+				v.Select(v.list.Cursor())
 			default:
 				v.detailScroll.Apply(step)
 			}
@@ -170,7 +146,7 @@ func (v *httpPage) Update(msg tea.Msg) (Page, tea.Cmd) {
 		}
 		if km, ok := msg.(tea.KeyPressMsg); ok && key.Matches(km, k.Copy) {
 			if e := v.Selected(); e != nil {
-				return v, msgCmd(copyMsg{Text: e.URL, What: "URL"})
+				return v, nav.Cmd(nav.CopyMsg{Text: e.URL, What: "URL"})
 			}
 		}
 	}
@@ -178,7 +154,7 @@ func (v *httpPage) Update(msg tea.Msg) (Page, tea.Cmd) {
 }
 
 // View draws the list and the selected exchange.
-func (v *httpPage) View() string {
+func (v *HTTP) View() string {
 	st := v.c.Styles
 	w := max(v.width, 1)
 	lines := make([]string, 0, v.height)
@@ -209,7 +185,7 @@ func (v *httpPage) View() string {
 	return strings.Join(components.Window(lines, 0, max(v.height, 1)), "\n")
 }
 
-func (v *httpPage) listRow(st *common.Styles, i, numW, w int) string {
+func (v *HTTP) listRow(st *common.Styles, i, numW, w int) string {
 	e := v.exchanges[i]
 	status := httpStatusCell(e)
 	cells := fmt.Sprintf("%*d  %-6s ", numW, i+1, components.Escape(e.Method))

@@ -1,8 +1,7 @@
-package ui
+package pages
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -15,14 +14,15 @@ import (
 	"rsx/model"
 	"rsx/ui/common"
 	"rsx/ui/components"
+	"rsx/ui/nav"
 )
 
-// coveragePage shows which periods a Source's change history covers: the
+// Coverage shows which periods a Source's change history covers: the
 // Change Lists (or Change Dumps) of its live index and of its archive, each
 // as a bar on one time axis, and under them the coverage of them all, with
 // the holes (no list covers them: changes there may be lost to a copy) and
 // the overlaps (several lists cover them). enter opens the selected list.
-type coveragePage struct {
+type Coverage struct {
 	c    *common.Common
 	b    Archives
 	url  string // the document the page was opened on
@@ -45,36 +45,34 @@ type coveragePage struct {
 	width, height int
 }
 
+// Archives is what the coverage page asks of the backend: the change
+// history around a document (rsx/ui's Backend has it).
+type Archives interface {
+	// History loads the live change document around url and its archive;
+	// with a History, the error says what of the archive could not be had.
+	History(ctx context.Context, url string) (*crawl.History, error)
+}
+
 // coverageMsg carries the history a coverage page asked for.
 type coverageMsg struct {
-	page *coveragePage
+	page *Coverage
 	gen  int
 	hist *crawl.History
 	err  error
 }
 
-// openCoveragePage opens the coverage of the change history around the
-// document shown.
-func openCoveragePage(pc pageContext) (Page, tea.Cmd, error) {
-	d := pc.doc
-	if d == nil || d.header == nil {
-		return nil, nil, errors.New("nothing is open")
-	}
-	if c := d.capability(); !(c.IsChange() && !c.IsManifest()) && !(c.IsArchive() && c.Archived().IsChange()) {
-		return nil, nil, fmt.Errorf("C is for Change Lists, Change Dumps and archives; this is a %s", d.title())
-	}
-	return newCoveragePage(pc.c, pc.backend, d.url, d.base()), nil, nil
-}
-
-func newCoveragePage(c *common.Common, b Archives, url, from string) *coveragePage {
-	return &coveragePage{c: c, b: b, url: url, from: from, list: components.NewList(components.Select)}
+// NewCoverage returns the coverage page of the change history around the
+// document at url, whose lists link from from (its URL after redirects);
+// Init loads the history.
+func NewCoverage(c *common.Common, b Archives, url, from string) *Coverage {
+	return &Coverage{c: c, b: b, url: url, from: from, list: components.NewList(components.Select)}
 }
 
 // Init loads the history.
-func (v *coveragePage) Init() tea.Cmd { return v.load() }
+func (v *Coverage) Init() tea.Cmd { return v.load() }
 
 // load asks the backend for the history in a Cmd.
-func (v *coveragePage) load() tea.Cmd {
+func (v *Coverage) load() tea.Cmd {
 	if v.cancel != nil {
 		v.cancel()
 	}
@@ -93,7 +91,7 @@ func (v *coveragePage) load() tea.Cmd {
 }
 
 // setHistory lays out what the history covers.
-func (v *coveragePage) setHistory(h *crawl.History, err error) {
+func (v *Coverage) setHistory(h *crawl.History, err error) {
 	v.hist, v.err, v.loading = h, err, false
 	v.periods, v.segs, v.order = nil, nil, nil
 	if h == nil {
@@ -153,27 +151,27 @@ func later(a, b time.Time) time.Time {
 }
 
 // Title names the page.
-func (v *coveragePage) Title() string { return "Coverage" }
+func (v *Coverage) Title() string { return "Coverage" }
 
 // InputActive is false: the page has no text input.
-func (v *coveragePage) InputActive() bool { return false }
+func (v *Coverage) InputActive() bool { return false }
 
 // Busy tells that the history is loading.
-func (v *coveragePage) Busy() bool { return v.loading }
+func (v *Coverage) Busy() bool { return v.loading }
 
 // Back cancels a load in flight; otherwise the page closes.
-func (v *coveragePage) Back() (bool, tea.Cmd) {
+func (v *Coverage) Back() (bool, tea.Cmd) {
 	if v.loading {
 		v.Close()
 		v.loading = false
-		v.err = errCancelled
+		v.err = nav.ErrCancelled
 		return true, nil
 	}
 	return false, nil
 }
 
 // Close stops a load in flight.
-func (v *coveragePage) Close() {
+func (v *Coverage) Close() {
 	if v.cancel != nil {
 		v.cancel()
 		v.cancel = nil
@@ -181,13 +179,13 @@ func (v *coveragePage) Close() {
 }
 
 // KeyBindings are the page's own keys.
-func (v *coveragePage) KeyBindings() []key.Binding {
+func (v *Coverage) KeyBindings() []key.Binding {
 	k := &v.c.Keys
 	return []key.Binding{k.Up, k.Down, common.Short(k.Open, "open the list"), common.Short(k.Retry, "reload"), k.Copy, k.Browser}
 }
 
 // SetSize lays the page out for w×h cells.
-func (v *coveragePage) SetSize(w, h int) {
+func (v *Coverage) SetSize(w, h int) {
 	v.width, v.height = w, h
 	v.layout()
 }
@@ -197,7 +195,7 @@ func (v *coveragePage) SetSize(w, h int) {
 const coverageChrome = 9
 
 // issueLines is how many holes and overlaps are listed under the rows.
-func (v *coveragePage) issueLines() int {
+func (v *Coverage) issueLines() int {
 	n := 0
 	for _, s := range v.segs {
 		if s.Hole() || s.Overlap() {
@@ -207,20 +205,33 @@ func (v *coveragePage) issueLines() int {
 	return min(max(n, 1), max(v.height/5, 2))
 }
 
-func (v *coveragePage) layout() {
+func (v *Coverage) layout() {
 	v.list.SetHeight(max(v.height-coverageChrome-v.issueLines(), 1))
 }
 
 // selected is the period under the cursor, -1 when none.
-func (v *coveragePage) selected() int {
+func (v *Coverage) selected() int {
 	if i := v.list.Cursor(); i >= 0 && i < len(v.order) {
 		return v.order[i]
 	}
 	return -1
 }
 
+// Periods are the lists of the history, in time order.
+func (v *Coverage) Periods() []model.Period {
+	out := make([]model.Period, 0, len(v.order))
+	for _, i := range v.order {
+		out = append(out, v.periods[i])
+	}
+	return out
+}
+
+// Segments are the history's coverage, in time order: each span with the
+// lists that cover it (none: a hole; several: an overlap).
+func (v *Coverage) Segments() []model.Segment { return v.segs }
+
 // Update handles the history's arrival, keys and the wheel.
-func (v *coveragePage) Update(msg tea.Msg) (Page, tea.Cmd) {
+func (v *Coverage) Update(msg tea.Msg) (nav.Page, tea.Cmd) {
 	k := &v.c.Keys
 	switch msg := msg.(type) {
 	case coverageMsg:
@@ -236,11 +247,11 @@ func (v *coveragePage) Update(msg tea.Msg) (Page, tea.Cmd) {
 			u := v.periods[p].URL
 			switch {
 			case key.Matches(msg, k.Open):
-				return v, msgCmd(openURLMsg{URL: u, From: v.from})
+				return v, nav.Cmd(nav.OpenURLMsg{URL: u, From: v.from})
 			case key.Matches(msg, k.Copy):
-				return v, msgCmd(copyMsg{Text: u, What: "list URL"})
+				return v, nav.Cmd(nav.CopyMsg{Text: u, What: "list URL"})
 			case key.Matches(msg, k.Browser):
-				return v, msgCmd(openBrowserMsg{URL: u})
+				return v, nav.Cmd(nav.OpenBrowserMsg{URL: u})
 			}
 		}
 	}
@@ -249,7 +260,7 @@ func (v *coveragePage) Update(msg tea.Msg) (Page, tea.Cmd) {
 }
 
 // View draws the page.
-func (v *coveragePage) View() string {
+func (v *Coverage) View() string {
 	st := v.c.Styles
 	w, h := max(v.width, 1), max(v.height, 1)
 	var out []string
@@ -323,7 +334,7 @@ func (v *coveragePage) View() string {
 }
 
 // summaryLine counts the lists, the time they cover, the holes and overlaps.
-func (v *coveragePage) summaryLine() string {
+func (v *Coverage) summaryLine() string {
 	st := v.c.Styles
 	archived := 0
 	for _, p := range v.periods {
@@ -363,7 +374,7 @@ func (v *coveragePage) summaryLine() string {
 
 // periodRow draws a list: where it comes from, its name, and its bar on
 // the axis (the selection line under the bars gives its period).
-func (v *coveragePage) periodRow(p model.Period, selected bool, labelW, barW int) string {
+func (v *Coverage) periodRow(p model.Period, selected bool, labelW, barW int) string {
 	st := v.c.Styles
 	kind, paint := "live   ", st.URL
 	if p.Archived {
@@ -382,14 +393,14 @@ func (v *coveragePage) periodRow(p model.Period, selected bool, labelW, barW int
 }
 
 // cell is the stretch of time of cell i of a bar n cells wide.
-func (v *coveragePage) cell(i, n int) (time.Time, time.Time) {
+func (v *Coverage) cell(i, n int) (time.Time, time.Time) {
 	span := v.end.Sub(v.start)
 	return v.start.Add(span * time.Duration(i) / time.Duration(n)), v.start.Add(span * time.Duration(i+1) / time.Duration(n))
 }
 
 // periodBar draws a period as a bar: a cell for each stretch of the axis
 // it covers some of.
-func (v *coveragePage) periodBar(p model.Period, n int) string {
+func (v *Coverage) periodBar(p model.Period, n int) string {
 	var b strings.Builder
 	for i := range n {
 		lo, hi := v.cell(i, n)
@@ -405,7 +416,7 @@ func (v *coveragePage) periodBar(p model.Period, n int) string {
 // coverageBar draws what covers each stretch of the axis: a hole anywhere in
 // a cell shows (however short), then an overlap, then coverage. Runs of one
 // kind are drawn in one piece.
-func (v *coveragePage) coverageBar(n int) string {
+func (v *Coverage) coverageBar(n int) string {
 	st := v.c.Styles
 	kinds := make([]byte, n) // ' ' nothing, 'h' hole, 'o' overlap, 'c' covered
 	for i := range n {
@@ -447,7 +458,7 @@ func (v *coveragePage) coverageBar(n int) string {
 }
 
 // listedBy says which document lists a period, and as which entry.
-func (v *coveragePage) listedBy(p model.Period) string {
+func (v *Coverage) listedBy(p model.Period) string {
 	where := "the live index"
 	if p.Archived {
 		where = "the archive"
@@ -459,7 +470,7 @@ func (v *coveragePage) listedBy(p model.Period) string {
 }
 
 // issueText lists the holes and overlaps, at most n lines.
-func (v *coveragePage) issueText(n int, layout string) []string {
+func (v *Coverage) issueText(n int, layout string) []string {
 	st := v.c.Styles
 	var out []string
 	total := 0

@@ -1,9 +1,10 @@
-package ui
+package pages
 
 import (
 	"bytes"
 	"context"
 	"fmt"
+	"rsx/ui/nav"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -31,9 +32,9 @@ func ivSampleXML(n int) []byte {
 }
 
 // ivLoadedRaw returns a raw page of data, loaded and sized.
-func ivLoadedRaw(t *testing.T, data []byte, w, h int) *rawPage {
+func ivLoadedRaw(t *testing.T, data []byte, w, h int) *Raw {
 	t.Helper()
-	v := newRawPage(ivTestCommon(), "http://example.com/resourcelist.xml", data)
+	v := NewRaw(ivTestCommon(), "http://example.com/resourcelist.xml", data)
 	v.SetSize(w, h)
 	ivDrive(v, v.Init()())
 	if !v.Loaded() {
@@ -47,7 +48,7 @@ func TestRawViewGolden(t *testing.T) {
 	for _, size := range [][2]int{{120, 40}, {80, 24}} {
 		w, h := size[0], size[1]
 		t.Run(fmt.Sprintf("%dx%d", w, h), func(t *testing.T) {
-			v := newRawPage(ivTestCommon(), "http://example.com/resourcelist.xml", data)
+			v := NewRaw(ivTestCommon(), "http://example.com/resourcelist.xml", data)
 			tm, rec := ivRun(t, v, w, h)
 			ivWaitScreen(t, rec, func(s string) bool { return strings.Contains(s, "<urlset") })
 			ivGolden(t, fmt.Sprintf("view_raw_%dx%d", w, h), rec.Screen())
@@ -69,7 +70,7 @@ func TestRawViewGolden(t *testing.T) {
 			ivGolden(t, fmt.Sprintf("view_raw_search_%dx%d", w, h), rec.Screen())
 
 			// Jump to a line, as the problems view asks.
-			tm.Send(showRawLineMsg{Line: 150, Entry: -1})
+			tm.Send(nav.ShowRawLineMsg{Line: 150, Entry: -1})
 			ivWaitScreen(t, rec, func(s string) bool { return strings.Contains(s, "150 ▶") })
 			ivGolden(t, fmt.Sprintf("view_raw_line_%dx%d", w, h), rec.Screen())
 		})
@@ -163,7 +164,7 @@ func TestRawViewTruncates(t *testing.T) {
 	}
 
 	// From a reader: the size is unknown.
-	r := newRawPageReader(ivTestCommon(), "big", iotest.HalfReader(bytes.NewReader(data)), -1)
+	r := NewRawReader(ivTestCommon(), "big", iotest.HalfReader(bytes.NewReader(data)), -1)
 	r.SetSize(100, 10)
 	ivDrive(r, r.Init()())
 	if !r.text.truncated || len(r.text.data) != rawMaxBytes {
@@ -242,7 +243,7 @@ func TestRawViewLargeDocument(t *testing.T) {
 		t.Skip("large document")
 	}
 	data := ivSampleXML(260000) // about 50 MB
-	v := newRawPage(ivTestCommon(), "big", data)
+	v := NewRaw(ivTestCommon(), "big", data)
 	v.SetSize(120, 40)
 	start := time.Now()
 	v.Update(v.Init()())
@@ -271,7 +272,7 @@ func TestRawViewLargeDocument(t *testing.T) {
 
 	// One line of 50 MB (a minified document).
 	flat := bytes.ReplaceAll(data, []byte("\n"), nil)
-	f := newRawPage(ivTestCommon(), "flat", flat)
+	f := NewRaw(ivTestCommon(), "flat", flat)
 	f.SetSize(120, 40)
 	f.Update(f.Init()())
 	for i := 0; i < 3; i++ {
@@ -286,7 +287,7 @@ func TestRawViewLargeDocument(t *testing.T) {
 
 // ivDrive2 types s into the page (keys only), then enter, and returns the
 // command enter gave.
-func ivDrive2(v *rawPage, s string) tea.Cmd {
+func ivDrive2(v *Raw, s string) tea.Cmd {
 	for _, r := range s {
 		v.Update(ivKey(string(r)))
 	}
@@ -296,7 +297,7 @@ func ivDrive2(v *rawPage, s string) tea.Cmd {
 
 func BenchmarkRawViewFrame(b *testing.B) {
 	data := ivSampleXML(20000)
-	v := newRawPage(ivTestCommon(), "bench", data)
+	v := NewRaw(ivTestCommon(), "bench", data)
 	v.SetSize(120, 40)
 	v.Update(v.Init()())
 	b.ResetTimer()
@@ -349,7 +350,7 @@ func FuzzRawViewRender(f *testing.F) {
 		if len(data) > 1<<16 || xoff < 0 || xoff > 1<<16 {
 			return
 		}
-		v := newRawPage(ivTestCommon(), "fuzz", data)
+		v := NewRaw(ivTestCommon(), "fuzz", data)
 		v.SetSize(40, 8)
 		v.Update(v.Init()())
 		v.xoff = xoff

@@ -12,6 +12,9 @@ import (
 	"rsx/ui/components"
 )
 
+// The root's one-line prompt: a URL or a file to open (:), an entry to jump
+// to, and the commands typed at it (:sync DIR, :audit DIR, :dest DIR).
+
 // promptKind is what the root's one-line prompt asks for.
 type promptKind uint8
 
@@ -94,4 +97,29 @@ func (a *App) promptLine() string {
 	}
 	hints := components.ShortHelp(a.c.Styles, []key.Binding{common.Short(k.Submit, what), common.Short(k.Cancel, "cancel")}, " · ", 0)
 	return components.Fit(a.prompt.View()+"  "+hints, a.width)
+}
+
+// promptCommand runs a command typed at the ":" prompt; ok is false when
+// val is not one (then it is a URL or a file to open).
+func (a *App) promptCommand(val string) (cmd tea.Cmd, ok bool) {
+	word, arg, _ := strings.Cut(val, " ")
+	arg = strings.TrimSpace(arg)
+	switch word {
+	case "sync", "audit":
+		if arg == "" {
+			a.flashError(":" + word + " needs a destination: :" + word + " DIR (a folder, or s3://bucket/prefix)")
+			return nil, true
+		}
+		if a.doc == nil || a.dv == nil {
+			a.flashError("nothing is open to " + word)
+			return nil, true
+		}
+		if word == "sync" {
+			return a.openSync(arg), true
+		}
+		return a.openAudit(arg), true
+	case "dest":
+		return a.attachDest(arg), true
+	}
+	return nil, false
 }

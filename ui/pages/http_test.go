@@ -1,4 +1,4 @@
-package ui
+package pages
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"rsx/fetch"
+	"rsx/ui/nav"
 )
 
 func ivExchanges() []*fetch.Exchange {
@@ -58,7 +59,7 @@ func TestHTTPViewGolden(t *testing.T) {
 	for _, size := range [][2]int{{120, 40}, {80, 24}} {
 		w, h := size[0], size[1]
 		t.Run(fmt.Sprintf("%dx%d", w, h), func(t *testing.T) {
-			tm, rec := ivRun(t, newHTTPPage(ivTestCommon(), ivExchanges()), w, h)
+			tm, rec := ivRun(t, NewHTTP(ivTestCommon(), ivExchanges()), w, h)
 			ivWaitScreen(t, rec, func(s string) bool { return strings.Contains(s, "big.zip") && strings.Contains(s, "in progress") })
 			ivGolden(t, fmt.Sprintf("view_http_last_%dx%d", w, h), rec.Screen())
 			tm.Type("g")
@@ -72,7 +73,7 @@ func TestHTTPViewGolden(t *testing.T) {
 }
 
 func TestHTTPViewDetail(t *testing.T) {
-	v := newHTTPPage(ivTestCommon(), ivExchanges())
+	v := NewHTTP(ivTestCommon(), ivExchanges())
 	v.SetSize(100, 60)
 	v.Update(ivKey("g"))
 	screen := strings.Join(ivLines(v.View()), "\n")
@@ -97,7 +98,7 @@ func TestHTTPViewDetail(t *testing.T) {
 		t.Errorf("304 detail:\n%s", screen)
 	}
 	msgs := ivDrive(v, ivKey("y"))
-	if len(msgs) != 1 || msgs[0] != (copyMsg{Text: "https://example.com/capabilitylist.xml", What: "URL"}) {
+	if len(msgs) != 1 || msgs[0] != (nav.CopyMsg{Text: "https://example.com/capabilitylist.xml", What: "URL"}) {
 		t.Errorf("y: %v", msgs)
 	}
 }
@@ -107,7 +108,7 @@ func TestHTTPViewScrollsDetail(t *testing.T) {
 	for i := 0; i < 50; i++ {
 		ex[0].ResponseHeader.Add("X-Many", fmt.Sprint("value ", i))
 	}
-	v := newHTTPPage(ivTestCommon(), ex)
+	v := NewHTTP(ivTestCommon(), ex)
 	v.SetSize(80, 24)
 	if v.detailScroll.Offset() != 0 {
 		t.Fatal("detail should start at the top")
@@ -126,7 +127,7 @@ func TestHTTPViewScrollsDetail(t *testing.T) {
 }
 
 func TestHTTPViewEmpty(t *testing.T) {
-	v := newHTTPPage(ivTestCommon(), nil)
+	v := NewHTTP(ivTestCommon(), nil)
 	v.SetSize(80, 5)
 	v.Update(ivKey("j"))
 	if !strings.Contains(v.View(), "no HTTP request made yet") || v.Selected() != nil {

@@ -12,6 +12,7 @@ import (
 	"rsx/fetch"
 	"rsx/model"
 	"rsx/session"
+	"rsx/ui/pages"
 )
 
 // Loading: the backend streams a document's header, entries and progress
@@ -299,4 +300,72 @@ func (a *App) discover(url string) tea.Cmd {
 		}
 		return discoveryMsg{input: url, disc: d, err: err}
 	}, a.tick())
+}
+
+// discovered shows the outcome of discovery.
+func (a *App) discovered(m discoveryMsg) tea.Cmd {
+	a.flash = ""
+	a.discoverCancel = nil
+	if m.err != nil {
+		a.flashError("discovery from " + m.input + " failed: " + m.err.Error())
+		return nil
+	}
+	p := pages.NewDiscovery(a.c, m.disc)
+	if d := a.doc; d != nil && d.url == m.input && !d.isResourceSync() {
+		// Kept with the document, so that the history comes back to it.
+		d.discoveryPage = p
+		a.hist.setLabel(docKey(d.url, false), docLabel(d))
+	}
+	return a.showPage(p)
+}
+
+// startCrossCheck checks the documents d lists against it, in the
+// background.
+func (a *App) startCrossCheck(d *document) tea.Cmd {
+	if !d.wantsCrossCheck() || d.crossState != crossNone {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	d.crossState, d.crossCancel = crossChecking, cancel
+	b, url := a.backend, d.base()
+	return tea.Batch(func() tea.Msg {
+		defer cancel()
+		ps, err := b.CrossCheck(ctx, url)
+		return crossCheckedMsg{doc: d, problems: ps, err: err}
+	}, a.tick())
+}
+
+// crossChecked records the cross-document problems of a document and tells
+// the pages.
+func (a *App) crossChecked(m crossCheckedMsg) tea.Cmd {
+	d := m.doc
+	if d == nil || d.crossState != crossChecking {
+		return nil
+	}
+	d.crossCancel = nil
+	d.cross = m.problems
+	d.crossErr = m.err
+	d.crossState = crossDone
+	if m.err != nil && len(m.problems) == 0 {
+		d.crossState = crossFailed
+	}
+	d.buildMarks()
+	return a.broadcast(docProblemsMsg{doc: d})
+}
+
+// checkWait looks for a wait of the document loading.
+func (a *App) checkWait() {
+	d := a.doc
+	if d == nil {
+		return
+	}
+	if !d.loading {
+		d.wait = retryWait{}
+		return
+	}
+	parts := map[string]bool{d.url: true}
+	for _, p := range d.parts {
+		parts[p] = true
+	}
+	d.wait = waitOf(a.backend.Exchanges(), func(u string) bool { return parts[u] })
 }

@@ -1,8 +1,9 @@
-package ui
+package pages
 
 import (
 	"bytes"
 	"fmt"
+	"rsx/ui/nav"
 	"strings"
 	"testing"
 )
@@ -116,7 +117,7 @@ func TestRawPrettyGolden(t *testing.T) {
 				t.Fatalf("fixture: %d lines", v.lineCount())
 			}
 			// As received, entry 12 is far to the right on line 1.
-			ivDrive(v, showRawLineMsg{Line: 1, Entry: 11})
+			ivDrive(v, nav.ShowRawLineMsg{Line: 1, Entry: 11})
 			if v.xoff == 0 || !strings.Contains(ansiLines(v), "res12</loc>") {
 				t.Errorf("entry 12 is not in view on the one long line (col +%d):\n%s", v.xoff, v.View())
 			}
@@ -137,10 +138,10 @@ func TestRawPrettyGolden(t *testing.T) {
 }
 
 // ansiLines is the page's screen without colours.
-func ansiLines(v *rawPage) string { return strings.Join(ivLines(v.View()), "\n") }
+func ansiLines(v *Raw) string { return strings.Join(ivLines(v.View()), "\n") }
 
 // lines are the lines of the text shown.
-func (v *rawPage) lines() []string {
+func (v *Raw) lines() []string {
 	out := make([]string, len(v.text.lines))
 	for i := range v.text.lines {
 		a, b := v.text.lineBounds(i)

@@ -1,4 +1,4 @@
-package ui
+package pages
 
 import (
 	"fmt"
@@ -9,6 +9,7 @@ import (
 
 	"rsx/crawl"
 	"rsx/model"
+	"rsx/ui/nav"
 )
 
 func ivDiscovery() *crawl.Discovery {
@@ -43,7 +44,7 @@ func TestDiscoveryViewGolden(t *testing.T) {
 	for _, size := range [][2]int{{120, 40}, {80, 24}} {
 		w, h := size[0], size[1]
 		t.Run(fmt.Sprintf("%dx%d", w, h), func(t *testing.T) {
-			tm, rec := ivRun(t, newDiscoveryPage(ivTestCommon(), ivDiscovery()), w, h)
+			tm, rec := ivRun(t, NewDiscovery(ivTestCommon(), ivDiscovery()), w, h)
 			ivWaitScreen(t, rec, func(s string) bool { return strings.Contains(s, "Source Description found") })
 			ivGolden(t, fmt.Sprintf("view_discovery_%dx%d", w, h), rec.Screen())
 			tm.Type("G")
@@ -57,7 +58,7 @@ func TestDiscoveryViewGolden(t *testing.T) {
 }
 
 func TestDiscoveryViewPick(t *testing.T) {
-	v := newDiscoveryPage(ivTestCommon(), ivDiscovery())
+	v := NewDiscovery(ivTestCommon(), ivDiscovery())
 	v.SetSize(100, 12)
 	if got := v.Selected(); got != "http://example.com/.well-known/resourcesync" {
 		t.Errorf("initial selection %q", got)
@@ -68,11 +69,11 @@ func TestDiscoveryViewPick(t *testing.T) {
 		key  string
 		want tea.Msg
 	}{
-		{"j", openURLMsg{URL: "http://example.com/collection/capabilitylist.xml", From: from}},
-		{"j", openURLMsg{URL: "http://example.com/other/capabilitylist.xml", From: from}},
-		{"G", openURLMsg{URL: "http://example.com/.well-known/resourcesync", From: from}}, // the end of the up chain
-		{"k", openURLMsg{URL: "http://example.com/collection/capabilitylist.xml", From: from}},
-		{"g", openURLMsg{URL: "http://example.com/.well-known/resourcesync", From: from}},
+		{"j", nav.OpenURLMsg{URL: "http://example.com/collection/capabilitylist.xml", From: from}},
+		{"j", nav.OpenURLMsg{URL: "http://example.com/other/capabilitylist.xml", From: from}},
+		{"G", nav.OpenURLMsg{URL: "http://example.com/.well-known/resourcesync", From: from}}, // the end of the up chain
+		{"k", nav.OpenURLMsg{URL: "http://example.com/collection/capabilitylist.xml", From: from}},
+		{"g", nav.OpenURLMsg{URL: "http://example.com/.well-known/resourcesync", From: from}},
 	}
 	for _, s := range steps {
 		msgs := ivDrive(v, ivKey(s.key), ivKey("enter"))
@@ -85,7 +86,7 @@ func TestDiscoveryViewPick(t *testing.T) {
 		}
 	}
 	msgs := ivDrive(v, ivKey("y"))
-	if len(msgs) != 1 || msgs[0] != (copyMsg{Text: "http://example.com/.well-known/resourcesync", What: "URL"}) {
+	if len(msgs) != 1 || msgs[0] != (nav.CopyMsg{Text: "http://example.com/.well-known/resourcesync", What: "URL"}) {
 		t.Errorf("y: %v", msgs)
 	}
 }
@@ -95,7 +96,7 @@ func TestDiscoveryViewNothingFound(t *testing.T) {
 		Input: "http://nowhere.example/", InputReached: false,
 		Attempts: []crawl.Attempt{{Method: crawl.MethodInput, URL: "http://nowhere.example/", Err: "dial tcp: no such host"}},
 	}
-	v := newDiscoveryPage(ivTestCommon(), d)
+	v := NewDiscovery(ivTestCommon(), d)
 	v.SetSize(80, 20)
 	screen := strings.Join(ivLines(v.View()), "\n")
 	for _, want := range []string{"✗ the input URL did not answer", "dial tcp: no such host", "no ResourceSync document", "not reached"} {
@@ -106,7 +107,7 @@ func TestDiscoveryViewNothingFound(t *testing.T) {
 	if msgs := ivDrive(v, ivKey("enter")); len(msgs) != 0 {
 		t.Errorf("enter with nothing to open sent %v", msgs)
 	}
-	nilView := newDiscoveryPage(ivTestCommon(), nil)
+	nilView := NewDiscovery(ivTestCommon(), nil)
 	nilView.SetSize(40, 5)
 	_ = nilView.View()
 }

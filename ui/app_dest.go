@@ -1,0 +1,165 @@
+package ui
+
+import (
+	"errors"
+	"fmt"
+
+	tea "charm.land/bubbletea/v2"
+
+	"rsx/dest/engine"
+	"rsx/model"
+	"rsx/session"
+	"rsx/ui/components"
+)
+
+// The root's side of syncs and audits (:sync DIR, :audit DIR, typed at the
+// prompt, app_prompt.go): what they act on (the marked entries, else those
+// shown), the pages they open, and what those pages ask of the root.
+
+// leaveGuard is why the pages shown may not be left now, "" when they may.
+func (a *App) leaveGuard() string {
+	for _, p := range a.pages {
+		if g, ok := p.(guardedPage); ok {
+			if why := g.LeaveGuard(); why != "" {
+				return why
+			}
+		}
+	}
+	return ""
+}
+
+// syncScope is what a sync, an audit or a spot check of the document
+// shown acts on, in words and as the target and URIs the backend takes.
+type syncScope struct {
+	target string   // the document (or the Capability List selected in a Source Description)
+	only   []string // the resources chosen; nil: the whole Source
+	rows   []int32  // their entries (nil with only nil)
+	what   string   // "the 3 marked entries", "the 12 entries shown", …
+}
+
+// scope works out what the marked (or shown) entries of the document
+// amount to. forAudit compares the document's resources, marks aside.
+func (a *App) scope(forAudit bool) (syncScope, error) {
+	d := a.doc
+	if d == nil || a.dv == nil {
+		return syncScope{}, errors.New("nothing is open")
+	}
+	if d.loading {
+		return syncScope{}, errors.New("wait for the document to load")
+	}
+	sc := syncScope{target: d.base()}
+	if d.entriesAreDocuments() || d.entriesArePackages() {
+		// A Source Description, a Capability List, an index, a dump: the
+		// whole Source (of the Capability List selected in a Source
+		// Description).
+		if d.capability() == model.CapDescription {
+			if i := a.dv.Selected(); i >= 0 {
+				sc.target = model.ResolveHref(d.base(), d.entries.Loc(i))
+			}
+		}
+		sc.what = "every resource of the Source (this document lists " + docListsWhat(d) + ")"
+		if d.marked() > 0 {
+			sc.what += "; the marks are left aside"
+		}
+		return sc, nil
+	}
+	n := d.entries.Len()
+	var (
+		rows        []int32
+		marked, all = false, true // an audit compares the document's resources
+	)
+	if !forAudit {
+		var err error
+		if rows, marked, all, err = a.dv.chosenRows(); err != nil {
+			return syncScope{}, err
+		}
+	}
+	whole := d.parts != nil || (d.capability() == model.CapResourceList && d.link("index") == "")
+	switch {
+	case marked:
+		sc.what = fmt.Sprintf("the %s marked of %s", components.Count(len(rows)), components.Plural(n, "entry", "entries"))
+	case !all:
+		sc.what = fmt.Sprintf("the %s shown (filter %q) of %s", components.Plural(len(rows), "entry", "entries"), a.dv.query.raw, components.Plural(n, "entry", "entries"))
+	case whole:
+		sc.what = "every resource of the Source's Resource List (" + components.Plural(n, "entry", "entries") + ")"
+		return sc, nil
+	default:
+		sc.what = "the " + components.Plural(n, "resource", "resources") + " of this " + d.title()
+	}
+	if all {
+		rows = make([]int32, n)
+		for i := range rows {
+			rows[i] = int32(i)
+		}
+	}
+	if len(rows) == 0 {
+		return sc, errors.New("no entry is shown: clear the filter (esc) or mark some (space)")
+	}
+	sc.rows = rows
+	sc.only = make([]string, len(rows))
+	for k, i := range rows {
+		sc.only[k] = engine.ResolveLoc(d.base(), d.entries.Loc(int(i)))
+	}
+	return sc, nil
+}
+
+// docListsWhat names what a document of documents lists.
+func docListsWhat(d *document) string {
+	if d.entriesArePackages() {
+		return "packages"
+	}
+	return "documents"
+}
+
+// openSync opens the sync page for the marked (or shown) entries.
+func (a *App) openSync(dest string) tea.Cmd {
+	sc, err := a.scope(false)
+	if err != nil {
+		a.flashError(":sync: " + err.Error())
+		return nil
+	}
+	p := a.newSyncPage(session.SyncRequest{Dest: dest, Target: sc.target, Only: sc.only}, sc.what)
+	if p == nil {
+		return nil
+	}
+	return a.showPage(p)
+}
+
+// newSyncPage prepares the sync of req through the backend.
+func (a *App) newSyncPage(req session.SyncRequest, what string) *syncPage {
+	job := a.backend.NewSync(req)
+	if job == nil {
+		a.flashError(":sync: this explorer cannot sync (no backend)")
+		return nil
+	}
+	return newSyncPage(a.c, job, what, a.resourceOpener())
+}
+
+// destRequest acts on the requests of the sync, audit and spot check
+// pages; ok is false for any other message.
+func (a *App) destRequest(msg tea.Msg) (cmd tea.Cmd, ok bool) {
+	switch msg := msg.(type) {
+	case syncDiffsMsg:
+		if p := a.newSyncPage(msg.req, msg.what); p != nil {
+			return a.pushPage(p), true
+		}
+		return nil, true
+	case copyChangedMsg:
+		if a.dest == "" || a.doc == nil {
+			return nil, true
+		}
+		return a.computeLocal(a.doc), true
+	}
+	return nil, false
+}
+
+// openAudit opens the audit page: the copy in dest against the document.
+func (a *App) openAudit(dest string) tea.Cmd {
+	sc, err := a.scope(true)
+	if err != nil {
+		a.flashError(":audit: " + err.Error())
+		return nil
+	}
+	req := session.AuditRequest{Dest: dest, Target: sc.target, Only: sc.only}
+	return a.showPage(newAuditPage(a.c, a.backend, req, sc.what, a.resourceOpener()))
+}

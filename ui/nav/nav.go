@@ -1,0 +1,90 @@
+// Package nav is the contract between the explorer's root model (rsx/ui)
+// and the pages of rsx/ui/pages: the Page interface the root drives, and
+// the messages a page sends to ask the root to act (open a URL, run
+// discovery, copy, open a browser). A page never navigates by itself.
+package nav
+
+import (
+	"errors"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+)
+
+// Page is a screen of the explorer: the document page, or a page shown over
+// it (raw XML, HTTP, problems, resource, versions, diff, discovery,
+// package). Pages are pointer types; Update returns the page itself.
+type Page interface {
+	// Init returns the page's first command (a load, a download), or nil.
+	Init() tea.Cmd
+	// Update handles keys and the mouse when the page is active, and the
+	// results of its own commands at any time.
+	Update(tea.Msg) (Page, tea.Cmd)
+	// View draws the page in the size SetSize gave.
+	View() string
+	// SetSize lays the page out for w×h cells. The root calls it when the
+	// page opens, when the terminal is resized and when the theme changes.
+	SetSize(w, h int)
+	// KeyBindings are the page's own bindings, for its help group and
+	// footer (the key map's global ones are always listed).
+	KeyBindings() []key.Binding
+	// Title names the page in the tab line.
+	Title() string
+	// InputActive tells that a text input has the keyboard: every key but
+	// ctrl+c then goes to the page.
+	InputActive() bool
+	// Busy tells that background work runs (the spinner turns).
+	Busy() bool
+	// Back is esc: the page cancels its work or clears its state and
+	// reports true, or reports false and is closed.
+	Back() (handled bool, cmd tea.Cmd)
+	// Close stops the page's background work; the page is not used again.
+	Close()
+}
+
+// OpenURLMsg asks to open a URL (or a local file path) as a document: the
+// root model loads it, pushes it on the history and shows the document page,
+// or the discovery page when it is not a ResourceSync document.
+//
+// From is the document (or resource) whose link URL is: the root opens it
+// only when Backend.FollowLink(From, URL) allows, so that a document from
+// the network cannot make rsx read a local file. Every link followed sets
+// it; "" is for a URL the user asked for themselves.
+type OpenURLMsg struct {
+	URL  string
+	From string
+}
+
+// DiscoverMsg asks to run discovery from URL and show what it finds.
+type DiscoverMsg struct {
+	URL string
+}
+
+// CopyMsg asks to copy Text to the clipboard (OSC 52) and to tell the user
+// that What ("URL", "entry URL") was copied.
+type CopyMsg struct {
+	Text string
+	What string
+}
+
+// OpenBrowserMsg asks to open URL in the user's web browser.
+type OpenBrowserMsg struct {
+	URL string
+}
+
+// ShowRawLineMsg asks to show the raw XML page, over the page that asks, at
+// Line (1-based), or at entry Entry's start tag when it is known (>= 0): the
+// byte offset of the entry holds in the pretty-printed view too, and in a
+// document written on one line.
+type ShowRawLineMsg struct {
+	Line  int
+	Entry int
+}
+
+// ErrCancelled is the error of work the user cancelled (esc): a load of
+// the root, or of a page.
+var ErrCancelled = errors.New("cancelled (r reloads)")
+
+// Cmd is the command that sends msg: a page returns Cmd(OpenURLMsg{URL: u})
+// from Update.
+func Cmd(msg tea.Msg) tea.Cmd { return func() tea.Msg { return msg } }

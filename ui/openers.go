@@ -1,0 +1,119 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	tea "charm.land/bubbletea/v2"
+
+	"rsx/model"
+	"rsx/ui/components"
+	"rsx/ui/pages"
+)
+
+// The openers of the pages of rsx/ui/pages: what each reads of the document
+// shown, which those pages never see.
+
+// openHTTPPage opens the HTTP exchanges, with the document's own request
+// selected.
+func openHTTPPage(pc pageContext) (Page, tea.Cmd, error) {
+	d := pc.doc
+	if d == nil {
+		return nil, nil, errors.New("nothing is open")
+	}
+	ex := pc.backend.Exchanges()
+	if len(ex) == 0 && d.exchange != nil {
+		ex = append(ex, d.exchange)
+	}
+	if len(ex) == 0 {
+		return nil, nil, errors.New("no HTTP exchange yet (a local file has none)")
+	}
+	p := pages.NewHTTP(pc.c, ex)
+	p.SetSource(pc.backend)
+	if d.exchange != nil {
+		// Select this document's request rather than the newest one.
+		for i := len(ex) - 1; i >= 0; i-- {
+			if ex[i] != nil && ex[i].URL == d.exchange.URL && ex[i].Started.Equal(d.exchange.Started) {
+				p.Select(i)
+				break
+			}
+		}
+	}
+	return p, nil, nil
+}
+
+// openDiscovery runs discovery from the document's URL; the page opens
+// when it is done (discoveryMsg).
+func openDiscovery(pc pageContext) (Page, tea.Cmd, error) {
+	if pc.doc == nil {
+		return nil, nil, errors.New("nothing is open")
+	}
+	if model.IsLocal(pc.doc.url) {
+		return nil, nil, errors.New("discovery needs an http(s) URL")
+	}
+	return nil, msgCmd(discoverMsg{URL: pc.doc.url}), nil
+}
+
+// openCoveragePage opens the coverage of the change history around the
+// document shown.
+func openCoveragePage(pc pageContext) (Page, tea.Cmd, error) {
+	d := pc.doc
+	if d == nil || d.header == nil {
+		return nil, nil, errors.New("nothing is open")
+	}
+	if c := d.capability(); !(c.IsChange() && !c.IsManifest()) && !(c.IsArchive() && c.Archived().IsChange()) {
+		return nil, nil, fmt.Errorf("C is for Change Lists, Change Dumps and archives; this is a %s", d.title())
+	}
+	return pages.NewCoverage(pc.c, pc.backend, d.url, d.base()), nil, nil
+}
+
+// openRaw is openRawPage for pageOpeners.
+func openRaw(pc pageContext) (Page, tea.Cmd, error) {
+	p, cmd, err := openRawPage(pc)
+	if err != nil {
+		return nil, nil, err
+	}
+	return p, cmd, nil
+}
+
+// openRawPage opens the raw XML of the document shown, or says why there
+// is none. A document too large to have been kept is read again, in the
+// command returned, through a pipe the page reads from.
+func openRawPage(pc pageContext) (*pages.Raw, tea.Cmd, error) {
+	d := pc.doc
+	if d == nil {
+		return nil, nil, errors.New("nothing is open")
+	}
+	title := components.Escape(d.title() + " · " + shortURL(d.base()))
+	switch {
+	case d.loading:
+		return nil, nil, errors.New("the raw XML is shown once the document has loaded")
+	case d.raw == nil && d.parts != nil:
+		return nil, nil, errors.New("a combined view has no XML of its own: open a part")
+	case d.raw == nil && d.bytes == 0:
+		return nil, nil, errors.New("no XML was received for this document")
+	case d.raw == nil:
+		pr, pw := io.Pipe()
+		b, u := pc.backend, d.base()
+		read := func() tea.Msg {
+			rc, _, err := b.OpenRaw(context.Background(), u)
+			if err != nil {
+				pw.CloseWithError(err)
+				return nil
+			}
+			defer rc.Close()
+			_, err = io.Copy(pw, rc) // stops when the page closes its end
+			pw.CloseWithError(err)
+			return nil
+		}
+		return pages.NewRawReader(pc.c, title, pr, d.bytes), read, nil
+	}
+	p := pages.NewRaw(pc.c, title, d.raw)
+	var se *model.SyntaxError
+	if errors.As(d.err, &se) && se.Line > 0 {
+		p.GotoLine(se.Line) // show where the document breaks
+	}
+	return p, nil, nil
+}

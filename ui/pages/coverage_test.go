@@ -1,0 +1,50 @@
+package pages
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"rsx/model"
+)
+
+// TestCoverageBars draws periods on an axis of ten cells: a list covers the
+// cells it covers some of; the coverage marks a hole however short.
+func TestCoverageBars(t *testing.T) {
+	day := func(h int) time.Time { return time.Date(2013, 1, 1, h, 0, 0, 0, time.UTC) }
+	p := &Coverage{c: ivTestCommon()}
+	p.periods = []model.Period{
+		{URL: "a", From: day(0), Until: day(4)},
+		{URL: "b", From: day(5), Until: day(10)},
+		{URL: "c", From: day(9), Until: day(10)},
+	}
+	p.segs = model.Coverage(p.periods)
+	p.start, p.end = day(0), day(10)
+	bars := make([]string, 3)
+	for i := range p.periods {
+		bars[i] = p.periodBar(p.periods[i], 10)
+	}
+	if got := strings.Join(bars, "|"); got != "████      |     █████|         █" {
+		t.Errorf("bars %q", got)
+	}
+	if got := ansi.Strip(p.coverageBar(10)); got != "████░████▒" {
+		t.Errorf("coverage %q", got)
+	}
+	for _, tc := range []struct {
+		d    time.Duration
+		want string
+	}{{30 * time.Minute, "30m"}, {90 * time.Minute, "1h 30m"}, {26 * time.Hour, "1d 2h"}, {45 * time.Second, "45s"}} {
+		if got := shortDuration(tc.d); got != tc.want {
+			t.Errorf("shortDuration(%v) = %q", tc.d, got)
+		}
+	}
+	if l := timeLayout(p.periods); l != "15:04" {
+		t.Errorf("layout of one day: %q", l)
+	}
+	p.periods[0].Until = day(4).Add(30*time.Second + 24*time.Hour)
+	if l := timeLayout(p.periods); l != "01-02 15:04:05" {
+		t.Errorf("layout of two days with seconds: %q", l)
+	}
+}

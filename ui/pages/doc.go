@@ -1,0 +1,15 @@
+// Package pages holds the pages of the explorer that need nothing of its
+// root model but what they are given: the raw XML (with its lexer, search
+// and pretty-printing), the HTTP exchanges, the discovery of a Source and
+// the coverage of its change history.
+//
+// Each is a pointer type implementing nav.Page, built by a constructor from
+// plain values (the Common, model and fetch values, a small interface of
+// the backend); it asks the root to act with the messages of rsx/ui/nav and
+// never imports rsx/ui. The root (rsx/ui) opens them: its openers
+// (openers.go) read the document shown and pass on what the page needs.
+//
+// The other pages are still in rsx/ui, because they read its document or
+// share unexported parts with pages that do (the package comment of rsx/ui
+// says which, and what moving them needs).
+package pages
