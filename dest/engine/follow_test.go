@@ -270,7 +270,22 @@ func TestFollowCatchesALostNotificationAtThePoll(t *testing.T) {
 	}
 	advance(t, srv.URL, 1) // its push arrives
 	converged(t, dir, rl, 3*interval)
+	// The copy converges while the poll still runs: its report (how many it
+	// caught) comes when the run has ended. Wait for it, on a loaded
+	// machine too.
 	es := f.snapshot()
+	for deadline := time.Now().Add(3 * interval); time.Now().Before(deadline); es = f.snapshot() {
+		polled, applied := 0, len(appliedVia(es, ViaPoll))
+		for _, e := range es {
+			if e.Type == FollowPolled && e.Result != nil {
+				polled += e.Caught
+			}
+		}
+		if applied > 0 && polled == applied {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 	mu.Lock()
 	lostURIs, laterURIs := slices.Clone(lost), slices.Clone(later)
 	mu.Unlock()
