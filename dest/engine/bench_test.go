@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"sync"
@@ -117,7 +118,8 @@ func minimalBaseline(b *testing.B, list, dir string) int {
 // the Source (fetched-…): a reconcile of an intact copy must fetch none,
 // or the benchmark fails. BENCHMARKS.md, "Reconcile". Opt-in, like the
 // other large sync measurements (RSX_RECONCILE_RESOURCES=N for a smaller
-// demo):
+// demo; RSX_RECONCILE_PROFILE=FILE writes a CPU profile of the reconciles
+// without --checksum alone):
 //
 //	RSX_SPEED=1 go test ./dest/engine/ -run '^$' -bench Reconcile100k -benchtime 1x -count 3 -timeout 90m
 func BenchmarkReconcile100k(b *testing.B) {
@@ -149,14 +151,31 @@ func BenchmarkReconcile100k(b *testing.B) {
 		{name: "checksum", opts: PlanOptions{Checksum: true}},
 	}
 	var ratio [3]float64 // per round, summed
+	var prof *os.File
+	if name := os.Getenv("RSX_RECONCILE_PROFILE"); name != "" {
+		if prof, err = os.Create(name); err != nil {
+			b.Fatal(err)
+		}
+		defer prof.Close()
+	}
 	for range b.N {
 		dir := filepath.Join(b.TempDir(), "copy")
 		total := 0
 		var wall [3]time.Duration
 		for k, ph := range phases {
+			profile := prof != nil && k == 1
+			if profile {
+				if err := pprof.StartCPUProfile(prof); err != nil {
+					b.Fatal(err)
+				}
+			}
 			fetched, cpu0, t0 := cnt.n.Load(), processCPU(), time.Now()
 			res := syncOnce(b, dir, c, target, ph.opts)
 			wall[k] = time.Since(t0)
+			if profile {
+				pprof.StopCPUProfile()
+				prof = nil // the first round's
+			}
 			ph.wall += wall[k]
 			ph.cpu += processCPU() - cpu0
 			n := cnt.n.Load() - fetched
