@@ -30,11 +30,22 @@ import (
 // state's fetched_at and verified_at) is read and hashed against the digests
 // recorded. With --checksum every file is read and hashed against the
 // digests recorded and every digest the Source declares. The checks run in
-// parallel (readers at disk speed, or HEAD requests for a bucket).
+// parallel (readers at disk speed, or HEAD requests for a bucket), on
+// batches of items whose rows are read from the state with one query: a
+// query per item cost more than the stat it served.
 
 // mtimeSlack allows for the state's clock being kept to the second and for
 // the write of a file finishing after its fetched_at was taken.
 const mtimeSlack = 2 * time.Second
+
+// Items a checker takes at once: their rows are read with one query. A
+// batch is checked by one worker, so the batches that read (--checksum, or
+// HEAD requests to a bucket) are smaller, for the workers to share the last
+// of the work.
+const (
+	statBatch = 256
+	readBatch = 32
+)
 
 // reconciler checks the copies of the unchanged resources of a plan.
 type reconciler struct {
@@ -42,8 +53,12 @@ type reconciler struct {
 	checksum bool
 	bucket   bool
 	take     func(plan.Item) error // the builder's emit, for what a check decides
+	ctx      context.Context
 
-	jobs    chan plan.Item
+	batch   int
+	pmu     sync.Mutex
+	pending []plan.Item // the batch being filled
+	jobs    chan []plan.Item
 	wg      sync.WaitGroup
 	mu      sync.Mutex
 	err     error
@@ -54,23 +69,27 @@ type reconciler struct {
 }
 
 func newReconciler(ctx context.Context, b *builder, checksum bool, take func(plan.Item) error) *reconciler {
-	rc := &reconciler{b: b, checksum: checksum, bucket: b.s.isBucket(), take: take}
+	rc := &reconciler{b: b, checksum: checksum, bucket: b.s.isBucket(), take: take, ctx: ctx, batch: statBatch}
 	n := 2 * runtime.GOMAXPROCS(0)
 	if rc.bucket || !checksum {
 		// Stats and HEAD requests wait rather than compute.
 		n = max(n, 16)
 	}
-	rc.jobs = make(chan plan.Item, 2*n)
+	if rc.bucket || checksum {
+		rc.batch = readBatch
+	}
+	rc.jobs = make(chan []plan.Item, n)
 	for range n {
 		rc.wg.Add(1)
 		go func() {
 			defer rc.wg.Done()
 			buf := make([]byte, 256<<10)
-			for it := range rc.jobs {
+			rows := make(map[int64]state.Resource, rc.batch)
+			for items := range rc.jobs {
 				if rc.failed() {
 					continue
 				}
-				if err := rc.check(ctx, it, buf); err != nil {
+				if err := rc.checkBatch(ctx, items, rows, buf); err != nil {
 					rc.fail(err)
 				}
 			}
@@ -93,18 +112,38 @@ func (rc *reconciler) failed() bool {
 	return rc.err != nil
 }
 
-// add hands an unchanged item to the checkers.
+// add hands an unchanged item to the checkers, a batch at a time.
 func (rc *reconciler) add(ctx context.Context, it plan.Item) error {
+	rc.pmu.Lock()
+	if rc.pending == nil {
+		rc.pending = make([]plan.Item, 0, rc.batch)
+	}
+	rc.pending = append(rc.pending, it)
+	var full []plan.Item
+	if len(rc.pending) == rc.batch {
+		full, rc.pending = rc.pending, nil
+	}
+	rc.pmu.Unlock()
+	if full == nil {
+		return nil
+	}
 	select {
-	case rc.jobs <- it:
+	case rc.jobs <- full:
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()
 	}
 }
 
-// wait ends the checks and returns the first error.
+// wait checks the last batch, ends the checks and returns the first error.
 func (rc *reconciler) wait() error {
+	rc.pmu.Lock()
+	last := rc.pending
+	rc.pending = nil
+	rc.pmu.Unlock()
+	if len(last) > 0 && rc.ctx.Err() == nil {
+		rc.jobs <- last // the workers take every batch until the channel is closed
+	}
 	close(rc.jobs)
 	rc.wg.Wait()
 	s := &rc.b.p.Summary
@@ -115,18 +154,45 @@ func (rc *reconciler) wait() error {
 	return rc.err
 }
 
-// check looks at one unchanged resource's copy and hands the item on:
-// unchanged when the copy is what was recorded, an Update otherwise.
-func (rc *reconciler) check(ctx context.Context, it plan.Item, buf []byte) error {
-	row, err := rc.b.s.db.ResourceByID(ctx, it.ID)
-	if errors.Is(err, state.ErrNoResource) {
-		return rc.take(it) // recorded since the plan began: nothing to check
+// checkBatch reads the rows of a batch of unchanged resources (into rows,
+// reused) and checks each one's copy.
+func (rc *reconciler) checkBatch(ctx context.Context, items []plan.Item, rows map[int64]state.Resource, buf []byte) error {
+	clear(rows)
+	ids := make([]int64, len(items))
+	for i := range items {
+		ids[i] = items[i].ID
 	}
+	err := rc.b.s.db.ResourcesByID(ctx, ids, func(r *state.Resource) error {
+		rows[r.ID] = *r
+		return nil
+	})
 	if err != nil {
 		return err
 	}
+	for _, it := range items {
+		if rc.failed() {
+			return nil
+		}
+		row, ok := rows[it.ID]
+		if !ok {
+			// No row any more: nothing to check.
+			if err := rc.take(it); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := rc.check(ctx, it, &row, buf); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// check looks at one unchanged resource's copy and hands the item on:
+// unchanged when the copy is what was recorded, an Update otherwise.
+func (rc *reconciler) check(ctx context.Context, it plan.Item, row *state.Resource, buf []byte) error {
 	rc.checked.Add(1)
-	why, err := rc.differs(ctx, &it.Entry, &row, buf)
+	why, err := rc.differs(ctx, &it.Entry, row, buf)
 	if err != nil {
 		return err
 	}

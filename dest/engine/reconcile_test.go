@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"rsx/demo"
 	"rsx/dest/plan"
 )
 
@@ -328,5 +329,72 @@ func TestQuickCheckComparesExactModificationTimes(t *testing.T) {
 	// hashes nothing.
 	if res := syncOnce(t, dir, testClient(t), f.target(), PlanOptions{Mode: ModeBaseline}); !res.OK() || res.Plan.Summary.Hashed != 0 {
 		t.Errorf("the next reconcile hashed %d", res.Plan.Summary.Hashed)
+	}
+}
+
+// The checkers read the rows of the resources they check a batch at a time:
+// damage in the first batch, in later ones and in the last, partial one is
+// each found, by the quick check and by --checksum (whose batches are
+// smaller), and only the damaged are fetched.
+func TestReconcileChecksInBatches(t *testing.T) {
+	srv := startDemo(t, demo.Options{Resources: 1000})
+	target := srv.URL + "/dataset1/capabilitylist.xml"
+	dir := t.TempDir()
+	res := syncOnce(t, dir, testClient(t), target, PlanOptions{})
+	if !res.OK() || res.Created <= 3*statBatch {
+		t.Fatalf("baseline: %d created (want more than %d):%s", res.Created, 3*statBatch, failures(res))
+	}
+	all := files(t, dir)
+	n := len(all)
+	// Gone, truncated, and (for --checksum) the same length and time.
+	gone := []string{all[0], all[statBatch+1], all[n-1]}
+	short := all[2*statBatch+5]
+	silent := []string{all[readBatch+3], all[n-2]}
+	for _, p := range gone {
+		if err := os.Remove(filepath.Join(dir, p)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Truncate(filepath.Join(dir, short), 1); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range silent {
+		fp := filepath.Join(dir, p)
+		fi, err := os.Stat(fp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := readFile(t, dir, p)
+		b[0] ^= 0x20
+		if err := os.WriteFile(fp, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(fp, fi.ModTime(), fi.ModTime()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		name     string
+		opts     PlanOptions
+		repaired int
+		hashed   int
+	}{
+		{"quick check", PlanOptions{Mode: ModeBaseline}, len(gone) + 1, 0},
+		{"checksum", PlanOptions{Checksum: true}, len(silent), n},
+		{"intact", PlanOptions{Checksum: true}, 0, n},
+	} {
+		c, cnt := countingClient(t)
+		res := syncOnce(t, dir, c, target, tc.opts)
+		s := res.Plan.Summary
+		if !res.OK() || !res.Plan.Reconcile || s.Checked != n || s.Repair != tc.repaired || res.Updated != tc.repaired || s.Hashed != tc.hashed {
+			t.Errorf("%s: checked %d of %d, repaired %d, updated %d (want %d), hashed %d (want %d):%s",
+				tc.name, s.Checked, n, s.Repair, res.Updated, tc.repaired, s.Hashed, tc.hashed, failures(res))
+		}
+		if got := cnt.count("/dataset1/res/"); got != tc.repaired {
+			t.Errorf("%s fetched %d resources, want %d", tc.name, got, tc.repaired)
+		}
+	}
+	if got := files(t, dir); len(got) != n {
+		t.Errorf("%d files after the reconciles, want %d", len(got), n)
 	}
 }

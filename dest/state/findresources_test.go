@@ -2,7 +2,10 @@ package state
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"reflect"
+	"slices"
 	"testing"
 )
 
@@ -78,5 +81,80 @@ func TestFindResources(t *testing.T) {
 	}
 	if last := got[len(uris)-1]; last.URI != uris[len(uris)-1] {
 		t.Errorf("the second batch: %+v", last)
+	}
+}
+
+// TestResourcesByID: whole rows by id, batch after batch (of every Source,
+// as ResourceByID), an id asked twice reported once, ids without a row not
+// at all, and an error of found ends the walk.
+func TestResourcesByID(t *testing.T) {
+	ctx := context.Background()
+	db := openTemp(t)
+	src, err := db.EnsureSource(ctx, "http://example.org/capabilitylist.xml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := db.EnsureSource(ctx, "http://example.net/capabilitylist.xml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := db.NewWriter(WriterOptions{})
+	n := LookupBatch + 10
+	var ids []int64
+	for i := range n {
+		r := Resource{SourceID: src.ID, URI: fmt.Sprintf("http://example.org/r/%d", i), Path: fmt.Sprintf("example.org/r/%d", i),
+			Length: int64(i), Digests: Digests(fmt.Sprintf("md5:%032x", i)), FetchedAt: tm("2026-01-02T03:04:05Z")}
+		if i == 3 {
+			r.DamagedAt = tm("2026-01-03T00:00:00Z")
+		}
+		if err := w.PutResource(ctx, &r); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, r.ID)
+	}
+	o := Resource{SourceID: other.ID, URI: "http://example.net/x", Path: "example.net/x", Length: 99}
+	if err := w.PutResource(ctx, &o); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		ask  []int64
+		want []int64
+	}{
+		{"none", nil, nil},
+		{"one", ids[3:4], ids[3:4]},
+		{"missing", []int64{ids[n-1] + 1000, ids[0]}, ids[:1]},
+		{"twice", []int64{ids[5], ids[5], ids[6]}, []int64{ids[5], ids[6]}},
+		{"another Source's", []int64{o.ID, ids[1]}, []int64{o.ID, ids[1]}},
+		{"batches", append(slices.Clone(ids), o.ID), append(slices.Clone(ids), o.ID)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []int64
+			err := db.ResourcesByID(ctx, tc.ask, func(r *Resource) error {
+				want, err := db.ResourceByID(ctx, r.ID)
+				if err != nil || !reflect.DeepEqual(*r, want) {
+					t.Errorf("row %d: %+v, ResourceByID %+v (%v)", r.ID, *r, want, err)
+				}
+				got = append(got, r.ID)
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			slices.Sort(got)
+			want := slices.Sorted(slices.Values(tc.want))
+			if !slices.Equal(got, want) {
+				t.Errorf("found %v, want %v", got, want)
+			}
+		})
+	}
+	stop := errors.New("stop")
+	calls := 0
+	err = db.ResourcesByID(ctx, ids, func(*Resource) error { calls++; return stop })
+	if !errors.Is(err, stop) || calls != 1 {
+		t.Errorf("found's error: %v after %d calls", err, calls)
 	}
 }

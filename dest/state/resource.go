@@ -200,6 +200,50 @@ func (db *DB) ResourceByID(ctx context.Context, id int64) (Resource, error) {
 	return r, nil
 }
 
+// ResourcesByID calls found with the row of each of ids that has one, in no
+// particular order, asking LookupBatch ids at a time (an id given twice is
+// reported once): ResourceByID for many rows, as a reconcile reads the rows
+// of the resources it checks. The Resource is reused between calls.
+func (db *DB) ResourcesByID(ctx context.Context, ids []int64, found func(r *Resource) error) error {
+	var (
+		r    Resource
+		q    strings.Builder
+		args = make([]any, 0, min(len(ids), LookupBatch))
+	)
+	for start := 0; start < len(ids); start += LookupBatch {
+		chunk := ids[start:min(start+LookupBatch, len(ids))]
+		args = args[:0]
+		q.Reset()
+		q.WriteString(`SELECT ` + resourceColumns + ` FROM resource WHERE id IN (`)
+		for i, id := range chunk {
+			if i > 0 {
+				q.WriteByte(',')
+			}
+			q.WriteByte('?')
+			args = append(args, id)
+		}
+		q.WriteByte(')')
+		rows, err := db.sql.QueryContext(ctx, q.String(), args...)
+		if err != nil {
+			return fmt.Errorf("read the state of %d resources: %w", len(chunk), err)
+		}
+		for rows.Next() {
+			if err := scanResource(rows, &r); err != nil {
+				rows.Close()
+				return fmt.Errorf("read the state of %d resources: %w", len(chunk), err)
+			}
+			if err := found(&r); err != nil {
+				rows.Close()
+				return err
+			}
+		}
+		if err := closeRows(rows); err != nil {
+			return fmt.Errorf("read the state of %d resources: %w", len(chunk), err)
+		}
+	}
+	return nil
+}
+
 // ResourcesAtPath returns the rows whose path has the same Key (pathmap.Key:
 // case folded) as path, of every Source: the owners of a file found in the
 // destination, or its rivals.
