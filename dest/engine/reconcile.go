@@ -16,6 +16,7 @@ import (
 	"rsx/claims"
 	"rsx/dest/plan"
 	"rsx/dest/state"
+	"rsx/dest/store"
 	"rsx/model"
 )
 
@@ -169,7 +170,8 @@ func (rc *reconciler) checkBatch(ctx context.Context, items []plan.Item, rows ma
 	if err != nil {
 		return err
 	}
-	for _, it := range items {
+	stats := rc.statBatch(ctx, items, rows)
+	for k, it := range items {
 		if rc.failed() {
 			return nil
 		}
@@ -181,18 +183,49 @@ func (rc *reconciler) checkBatch(ctx context.Context, items []plan.Item, rows ma
 			}
 			continue
 		}
-		if err := rc.check(ctx, it, &row, buf); err != nil {
+		if err := rc.check(ctx, it, &row, stats[k], buf); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
+// statResult is what a stat of a copy's file found.
+type statResult struct {
+	fi  store.FileInfo
+	err error
+}
+
+// statBatch describes the files of a batch's rows: at once where the store
+// can (a folder: store.BatchStater), else one by one.
+func (rc *reconciler) statBatch(ctx context.Context, items []plan.Item, rows map[int64]state.Resource) []statResult {
+	out := make([]statResult, len(items))
+	paths := make([]string, 0, len(items))
+	at := make([]int, 0, len(items))
+	for k, it := range items {
+		if row, ok := rows[it.ID]; ok && row.DamagedAt.IsZero() {
+			paths = append(paths, row.Path)
+			at = append(at, k)
+		}
+	}
+	if bs, ok := rc.b.s.st.(store.BatchStater); ok {
+		bs.StatBatch(ctx, paths, func(i int, fi store.FileInfo, err error) {
+			out[at[i]] = statResult{fi, err}
+		})
+		return out
+	}
+	for i, p := range paths {
+		fi, err := rc.b.s.st.Stat(ctx, p)
+		out[at[i]] = statResult{fi, err}
+	}
+	return out
+}
+
 // check looks at one unchanged resource's copy and hands the item on:
 // unchanged when the copy is what was recorded, an Update otherwise.
-func (rc *reconciler) check(ctx context.Context, it plan.Item, row *state.Resource, buf []byte) error {
+func (rc *reconciler) check(ctx context.Context, it plan.Item, row *state.Resource, st statResult, buf []byte) error {
 	rc.checked.Add(1)
-	why, err := rc.differs(ctx, &it.Entry, row, buf)
+	why, err := rc.differs(ctx, &it.Entry, row, st, buf)
 	if err != nil {
 		return err
 	}
@@ -205,11 +238,11 @@ func (rc *reconciler) check(ctx context.Context, it plan.Item, row *state.Resour
 
 // differs says why the copy of row is not what was recorded (or, with
 // --checksum, not what the Source declares), "" when it is.
-func (rc *reconciler) differs(ctx context.Context, e *plan.Entry, row *state.Resource, buf []byte) (string, error) {
+func (rc *reconciler) differs(ctx context.Context, e *plan.Entry, row *state.Resource, st statResult, buf []byte) (string, error) {
 	if !row.DamagedAt.IsZero() {
 		return "the audit of " + row.DamagedAt.UTC().Format(time.RFC3339) + " found the copy " + row.Path + " damaged or gone", nil
 	}
-	fi, err := rc.b.s.st.Stat(ctx, row.Path)
+	fi, err := st.fi, st.err
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return "the copy " + row.Path + " is missing", nil

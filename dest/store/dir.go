@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"sort"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -473,6 +474,64 @@ func (d *Dir) Remove(_ context.Context, p string) error {
 		d.touch(parent)
 	}
 	return nil
+}
+
+// StatBatch describes the files at paths as Stat does each, calling fn once
+// for each (in the order of their folders): the folder of a run of paths is
+// opened once (os.Root.OpenRoot) and each file described relative to it,
+// instead of every path being walked again from the top of DEST, the main
+// cost of a reconcile's check of a large copy.
+func (d *Dir) StatBatch(ctx context.Context, paths []string, fn func(i int, fi FileInfo, err error)) {
+	order := make([]int, len(paths))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return path.Dir(paths[order[a]]) < path.Dir(paths[order[b]]) })
+	var (
+		cur    string
+		sub    *os.Root
+		subErr error
+		opened bool
+	)
+	closeSub := func() {
+		if sub != nil && sub != d.root {
+			sub.Close()
+		}
+		sub, subErr, opened = nil, nil, false
+	}
+	defer closeSub()
+	for _, i := range order {
+		p := paths[i]
+		if err := CheckPath(p); err != nil {
+			fn(i, FileInfo{}, fmt.Errorf("stat in %s: %w", d.dir, err))
+			continue
+		}
+		if parent := path.Dir(p); !opened || parent != cur {
+			closeSub()
+			cur, opened = parent, true
+			switch err := d.checkFolders(p); {
+			case err != nil:
+				subErr = err
+			case parent == ".":
+				sub = d.root
+			default:
+				sub, subErr = d.root.OpenRoot(parent)
+			}
+		}
+		if subErr != nil {
+			fn(i, FileInfo{}, fmt.Errorf("stat %s in %s: %w", p, d.dir, subErr))
+			continue
+		}
+		fi, err := sub.Lstat(path.Base(p))
+		switch {
+		case err != nil:
+			fn(i, FileInfo{}, fmt.Errorf("stat %s in %s: %w", p, d.dir, err))
+		case !fi.Mode().IsRegular():
+			fn(i, FileInfo{}, fmt.Errorf("stat %s in %s: not a regular file", p, d.dir))
+		default:
+			fn(i, FileInfo{Path: p, Size: fi.Size(), ModTime: fi.ModTime()}, nil)
+		}
+	}
 }
 
 // Stat describes a file (not following a final symbolic link).

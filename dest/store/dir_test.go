@@ -690,3 +690,46 @@ func TestDirCommitBatch(t *testing.T) {
 		t.Errorf("%d temporaries left", tmpCount(t, dir))
 	}
 }
+
+// StatBatch says of each path what Stat says: files in several folders, at
+// the top, missing ones, a folder, a path through a link, a bad path.
+func TestDirStatBatchAgreesWithStat(t *testing.T) {
+	dir := t.TempDir()
+	d, err := OpenDir(dir, Options{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	for p, body := range map[string]string{"top.txt": "t", "h/a/1": "one", "h/a/2": "two!", "h/b/3": "three", "other/x": "x"} {
+		if err := os.MkdirAll(filepath.Join(dir, filepath.Dir(p)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, p), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink("other", filepath.Join(dir, "link")); err != nil {
+		t.Fatal(err)
+	}
+	paths := []string{"h/b/3", "h/a/1", "top.txt", "h/a/missing", "h/a", "h/a/2", "nofolder/x", "link/x", "../out", "h/b/3"}
+	ctx := context.Background()
+	seen := make([]bool, len(paths))
+	d.StatBatch(ctx, paths, func(i int, fi FileInfo, err error) {
+		if seen[i] {
+			t.Errorf("%s told twice", paths[i])
+		}
+		seen[i] = true
+		want, werr := d.Stat(ctx, paths[i])
+		if (err == nil) != (werr == nil) || fi != want {
+			t.Errorf("%s: StatBatch %+v, %v; Stat %+v, %v", paths[i], fi, err, want, werr)
+		}
+		if werr != nil && err != nil && errors.Is(werr, fs.ErrNotExist) != errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("%s: StatBatch %v, Stat %v: not the same kind", paths[i], err, werr)
+		}
+	})
+	for i, ok := range seen {
+		if !ok {
+			t.Errorf("%s not told", paths[i])
+		}
+	}
+}

@@ -121,6 +121,13 @@ type BatchCommitter interface {
 }
 
 // FileInfo describes a file of the copy.
+// BatchStater describes many files at once, as Stat does each, at less cost
+// (a folder's files relative to the folder, opened once); fn is called
+// once for each path, in any order.
+type BatchStater interface {
+	StatBatch(ctx context.Context, paths []string, fn func(i int, fi FileInfo, err error))
+}
+
 // ModTimer is a committed Writer that knows the modification time its file
 // was given (a folder's; a bucket's objects have none rsx keeps), so that
 // the state can record it and a reconcile tell a file changed since.
