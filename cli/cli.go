@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -142,6 +144,30 @@ func run(args []string, s streams) int { return runWith(args, s, nil) }
 // command runs (tests set what no flag reaches, such as the HTTP transport).
 func runWith(args []string, s streams, setup func(*app)) int {
 	_, _ = scratch.SweepRoot()
+	stdout := &watchedWriter{w: s.out}
+	s.out = stdout
+	code, msg, cmd := execute(args, s, setup)
+	if msg != "" {
+		fmt.Fprintln(s.err, "rsx:", msg)
+	}
+	// The contract: with --json every command prints one JSON document, also
+	// when it cannot run. A command that stopped before printing its own
+	// (bad flags, an unreachable URL, a DEST it cannot open) gets this one.
+	if code == exitFailure && !stdout.wrote && jsonWanted(cmd, args) {
+		if msg == "" {
+			msg = "could not do the job"
+		}
+		_ = writeJSON(stdout, struct {
+			Error string `json:"error"`
+		}{msg})
+	}
+	return code
+}
+
+// execute runs the command line and returns the exit status, the message to
+// print on standard error ("" for none; escaped already) and the command that
+// ran (nil when none was found).
+func execute(args []string, s streams, setup func(*app)) (int, string, *cobra.Command) {
 	a, root := newApp(s)
 	if setup != nil {
 		setup(a)
@@ -157,20 +183,54 @@ func runWith(args []string, s streams, setup func(*app)) int {
 		if cmd != nil && cmd != root {
 			name = "rsx " + cmd.Name()
 		}
-		fmt.Fprintf(s.err, "rsx: %v: %s did not finish; what it reported is incomplete\n", cause, name)
-		return exitFailure
+		return exitFailure, fmt.Sprintf("%v: %s did not finish; what it reported is incomplete", cause, name), cmd
 	}
 	if err == nil {
-		return exitOK
+		return exitOK, "", cmd
 	}
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.err != nil {
-			fmt.Fprintln(s.err, "rsx:", esc(ee.err.Error()))
+			return ee.code, esc(ee.err.Error()), cmd
 		}
-		return ee.code
+		return ee.code, "", cmd
 	}
 	// Anything else comes from cobra itself: unknown command, bad arguments.
-	fmt.Fprintln(s.err, "rsx:", esc(err.Error()))
-	return exitFailure
+	return exitFailure, esc(err.Error()), cmd
+}
+
+// watchedWriter is standard output, remembering whether anything was written.
+type watchedWriter struct {
+	w     io.Writer
+	wrote bool
+}
+
+func (w *watchedWriter) Write(p []byte) (int, error) {
+	if len(p) > 0 {
+		w.wrote = true
+	}
+	return w.w.Write(p)
+}
+
+// jsonWanted tells whether the command line asked for --json: the parsed
+// flag when the command got that far, else the words of args (a bad flag
+// stops cobra before it parses those after it).
+func jsonWanted(cmd *cobra.Command, args []string) bool {
+	if cmd != nil {
+		if f := cmd.Flags().Lookup("json"); f != nil && f.Changed {
+			return f.Value.String() == "true"
+		}
+	}
+	want := false
+	for _, arg := range args {
+		if arg == "--" {
+			break
+		}
+		if arg == "--json" {
+			want = true
+		} else if v, ok := strings.CutPrefix(arg, "--json="); ok {
+			want, _ = strconv.ParseBool(v)
+		}
+	}
+	return want
 }
