@@ -33,8 +33,10 @@ func (s *S3) staleAfter() time.Duration {
 // The lock object is created with If-None-Match: *, so that of two runs only
 // one can create it. Its holder rewrites it every LockStaleAfter/5 (with
 // If-Match on its own ETag); a lock not rewritten for LockStaleAfter, or one
-// whose holder ran on this host and has ended, is taken over with If-Match on
-// the stale lock's ETag, so that of two runs taking it over only one succeeds.
+// whose holder is known to have ended (its run marker in this cache folder,
+// see runEnded), is taken over with If-Match on the stale lock's ETag, so that
+// of two runs taking it over only one succeeds. The holder is its run id
+// (Holder.Token): a host name and a pid are shown, never trusted.
 // A holder that cannot refresh its lock in time, or finds it taken, stops
 // writing (Lock.Lost, and every write fails).
 //
@@ -52,6 +54,10 @@ func (s *S3) Lock(ctx context.Context) (*Lock, error) {
 	s.conditional = conditional
 	s.mu.Unlock()
 	me := newHolder(time.Now())
+	marker, err := holdRunMarker(s.cache, me.Token)
+	if err != nil {
+		return nil, fmt.Errorf("lock %s: mark the run in the cache folder %s: %w", s.loc.Name(), s.cache, err)
+	}
 	var l *Lock
 	var etag string
 	if conditional {
@@ -60,6 +66,7 @@ func (s *S3) Lock(ctx context.Context) (*Lock, error) {
 		l, etag, err = s.lockFallback(ctx, me)
 	}
 	if err != nil {
+		marker.release()
 		return nil, err
 	}
 	s.mu.Lock()
@@ -70,6 +77,7 @@ func (s *S3) Lock(ctx context.Context) (*Lock, error) {
 	done := make(chan struct{})
 	go s.refresh(me, etag, conditional, stop, done)
 	l.release = func() error {
+		defer marker.release()
 		var perr error
 		if s.lost() == nil {
 			pctx, pcancel := context.WithTimeout(context.Background(), time.Minute)
@@ -182,13 +190,13 @@ func (s *S3) probeConditional(ctx context.Context) (bool, error) {
 
 // stale says why a lock may be taken over, "" when it may not.
 func (s *S3) stale(h Holder, modTime time.Time) string {
-	if h.PID == 0 && h.Host == "" {
+	if h.Token == "" {
 		if time.Since(modTime) > s.staleAfter() {
 			return "an unreadable lock, not written for " + time.Since(modTime).Round(time.Second).String()
 		}
 		return ""
 	}
-	if host, _ := os.Hostname(); h.Host == host && h.PID != os.Getpid() && !processAlive(h.PID) {
+	if runEnded(s.cache, h.Token) {
 		return "its process has ended"
 	}
 	if age := time.Since(modTime); age > s.staleAfter() {
