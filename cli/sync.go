@@ -260,7 +260,12 @@ func (a *app) runSync(cmd *cobra.Command, f syncFlags, target string) error {
 		}
 		cmd.Annotations[annotationEndsOnSignal] = "follow"
 	}
-	d, err := a.openDest(ctx, cmd, "sync", target, f.dest, true, eo)
+	// A dry run writes nothing to DEST, not even DEST itself or its .rsx.
+	so := store.Options{Create: true, ReadOnly: f.dryRun}
+	if f.dryRun {
+		so.TempDir = a.tempDir()
+	}
+	d, err := a.openDest(ctx, cmd, "sync", target, f.dest, so, eo)
 	if err != nil {
 		return failed(err)
 	}
@@ -273,6 +278,8 @@ func (a *app) runSync(cmd *cobra.Command, f syncFlags, target string) error {
 	started := time.Now()
 	p, err := sess.Plan(ctx, target, po)
 	if err != nil {
+		// The run did not start: what opening DEST made goes again.
+		d.discard = true
 		bar.finish()
 		if ctx.Err() != nil {
 			return failed(fmt.Errorf("sync: interrupted while reading the Source: %w", err))
@@ -350,6 +357,9 @@ type openedDest struct {
 	sess    *engine.Session
 	bar     *syncBar
 	closers []func()
+	// discard: the run did not start; what store.Open made in DEST (the
+	// folder, its .rsx) is removed when it is closed.
+	discard bool
 }
 
 // close closes what openDest opened, the last first.
@@ -360,16 +370,17 @@ func (d *openedDest) close() {
 	d.closers = nil
 }
 
-// openDest opens dest (a folder is made when create) and an engine session
-// on it for target, under a soft memory limit unless GOMEMLIMIT sets one;
+// openDest opens dest (with so: a folder is made when so.Create and not
+// so.ReadOnly) and an engine session on it for target, under a soft memory limit unless GOMEMLIMIT sets one;
 // what names the command in errors. The resources worked on at once are
 // twice a host's slots, so that some are written (fsync) while others
 // download.
-func (a *app) openDest(ctx context.Context, cmd *cobra.Command, what, target, dest string, create bool, opts engine.Options) (*openedDest, error) {
+func (a *app) openDest(ctx context.Context, cmd *cobra.Command, what, target, dest string, so store.Options, opts engine.Options) (*openedDest, error) {
 	d := &openedDest{}
 	ok := false
 	defer func() {
 		if !ok {
+			d.discard = true
 			d.close()
 		}
 	}()
@@ -384,8 +395,8 @@ func (a *app) openDest(ctx context.Context, cmd *cobra.Command, what, target, de
 	}
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
 	d.closers = append(d.closers, stop)
-	st, err := store.Open(ctx, dest, store.Options{Create: create})
-	if err != nil && !create && errors.Is(err, fs.ErrNotExist) {
+	st, err := store.Open(ctx, dest, so)
+	if err != nil && !so.Create && errors.Is(err, fs.ErrNotExist) {
 		// rsx audit --dest with a folder that is not there: say what it means.
 		return nil, fmt.Errorf("%s: there is no copy in %s, a folder that does not exist (rsx sync --dest %s URL makes one): %w", what, dest, dest, err)
 	}
@@ -393,6 +404,15 @@ func (a *app) openDest(ctx context.Context, cmd *cobra.Command, what, target, de
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	d.closers = append(d.closers, func() { st.Close() })
+	if dc, ok := st.(interface{ Discard() error }); ok {
+		d.closers = append(d.closers, func() {
+			if d.discard {
+				if err := dc.Discard(); err != nil {
+					fmt.Fprintln(a.err, "rsx: warning:", esc(err.Error()))
+				}
+			}
+		})
+	}
 	if isTerminal(a.err) {
 		d.bar = newSyncBar(a.err)
 		opts.Progress = d.bar.update

@@ -46,6 +46,9 @@ func (s *S3) staleAfter() time.Duration {
 // reading it back: two runs that start within the same two seconds could both
 // pass, which Lock.Note says.
 func (s *S3) Lock(ctx context.Context) (*Lock, error) {
+	if s.opts.ReadOnly {
+		return s.lockReadOnly(ctx)
+	}
 	conditional, err := s.probeConditional(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("lock %s: %w", s.loc.Name(), err)
@@ -349,4 +352,30 @@ func (s *S3) removeTemporaries(ctx context.Context) (int, error) {
 		n++
 	}
 	return n, nil
+}
+
+// lockReadOnly is the Lock of a read-only run: it writes nothing, and is
+// refused while a live run holds the bucket's lock (what it reads would be
+// changing under it).
+func (s *S3) lockReadOnly(ctx context.Context) (*Lock, error) {
+	cur, _, mod, err := s.readLock(ctx)
+	switch {
+	case err == nil:
+		if s.stale(cur, mod) == "" {
+			return nil, s.lockedError(cur)
+		}
+	case !isNotFound(err):
+		return nil, fmt.Errorf("lock %s: read the lock: %w", s.loc.Name(), err)
+	}
+	s.mu.Lock()
+	s.locked = true
+	s.mu.Unlock()
+	l := &Lock{Holder: newHolder(time.Now())}
+	l.release = func() error {
+		s.mu.Lock()
+		s.locked = false
+		s.mu.Unlock()
+		return nil
+	}
+	return l, nil
 }

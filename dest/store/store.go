@@ -153,6 +153,17 @@ type Options struct {
 	// DefaultKeepRejectedFiles, DefaultKeepRejectedBytes.
 	KeepRejectedFiles int
 	KeepRejectedBytes int64
+	// ReadOnly opens the destination without writing anything to it (an
+	// audit of a read-only copy, a dry run): a folder is not made (with
+	// Create, one that does not exist is an empty destination), no
+	// DEST/.rsx, probe, lock or temporary file is written, Lock takes a
+	// shared lock where there is one to take (a folder's; a bucket's live
+	// lock refuses), StatePath is "" when there is no state yet, and Create
+	// and Remove fail with ErrReadOnly.
+	ReadOnly bool
+	// TempDir is the folder for the run's temporaries when ReadOnly (they
+	// cannot go to DEST/.rsx/tmp); the system's temporary folder by default.
+	TempDir string
 	// LockStaleAfter is how long a bucket's lock may go without being
 	// refreshed before another run may take it over (default 10 minutes; the
 	// holder refreshes it every LockStaleAfter/5).
