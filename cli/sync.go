@@ -151,6 +151,11 @@ link takes what it takes). A redirect is followed only within the Source's
 authority (or to a --map prefix): one to another host is refused before any
 request is made there, unless --allow-other-hosts.
 
+--dry-run prints the plan and writes nothing to DEST: a DEST that does not
+exist is not made (everything is new), a read-only DEST is fine. A run that
+cannot start (unreachable URL, no ResourceSync document, bad options) leaves
+nothing in DEST either.
+
 Politeness: the HTTP options apply (--rate, --concurrency per host, retries
 with Retry-After); a download that needs retries or gets 429/503 halves the
 resources fetched at once. robots.txt's Crawl-delay is honoured
@@ -178,7 +183,7 @@ copy is in step, 1 when failures are outstanding or a poll found a gap.`,
 	fs.BoolVar(&f.clearSelection, "clear-selection", false, "drop the stored --include, --exclude and --map")
 	fs.BoolVar(&f.delete, "delete", false, "apply deletions (without it they are remembered for a later run with --delete)")
 	fs.BoolVar(&f.checksum, "checksum", false, "reconcile: hash every file of the copy against its recorded digests and those the Source declares, and fetch what differs")
-	fs.BoolVar(&f.dryRun, "dry-run", false, "print the plan; write nothing")
+	fs.BoolVar(&f.dryRun, "dry-run", false, "print the plan; write nothing to DEST (not even DEST or DEST/.rsx: works on a read-only DEST)")
 	fs.BoolVar(&f.allowOtherHosts, "allow-other-hosts", false, "copy resources outside the Source's authority")
 	fs.BoolVar(&f.ignoreCrawlDelay, "ignore-crawl-delay", false, "do not honour robots.txt's Crawl-delay")
 	fs.BoolVar(&f.json, "json", false, "print one JSON document on standard output (with --follow: one JSON object per line)")

@@ -27,7 +27,7 @@ type Holder struct {
 
 func (h Holder) String() string {
 	if h.Token == "" && h.PID == 0 && h.Host == "" {
-		return "another rsx run (it has not said which yet)"
+		return "another rsx run (one that only reads, an audit or a dry run, which does not say which; or one starting)"
 	}
 	return fmt.Sprintf("run %s on host %s (pid %d) since %s", h.Token, h.Host, h.PID, h.Started.UTC().Format(time.RFC3339))
 }
