@@ -376,10 +376,11 @@ func (d *openedDest) close() {
 }
 
 // openDest opens dest (with so: a folder is made when so.Create and not
-// so.ReadOnly) and an engine session on it for target, under a soft memory limit unless GOMEMLIMIT sets one;
-// what names the command in errors. The resources worked on at once are
-// twice a host's slots, so that some are written (fsync) while others
-// download.
+// so.ReadOnly) and an engine session on it for target, under a soft memory
+// limit unless GOMEMLIMIT sets one; what names the command in errors. The
+// resources worked on at once are twice a host's slots, so that some are
+// written (fsync) while others download. When it fails, what it made in
+// DEST is removed (openedDest.discard).
 func (a *app) openDest(ctx context.Context, cmd *cobra.Command, what, target, dest string, so store.Options, opts engine.Options) (*openedDest, error) {
 	d := &openedDest{}
 	ok := false
