@@ -144,16 +144,20 @@ func run(args []string, s streams) int { return runWith(args, s, nil) }
 // command runs (tests set what no flag reaches, such as the HTTP transport).
 func runWith(args []string, s streams, setup func(*app)) int {
 	_, _ = scratch.SweepRoot()
-	stdout := &watchedWriter{w: s.out}
-	s.out = stdout
-	code, msg, cmd := execute(args, s, setup)
-	if msg != "" {
-		fmt.Fprintln(s.err, "rsx:", msg)
-	}
 	// The contract: with --json every command prints one JSON document, also
 	// when it cannot run. A command that stopped before printing its own
 	// (bad flags, an unreachable URL, a DEST it cannot open) gets this one.
-	if code == exitFailure && !stdout.wrote && jsonWanted(cmd, args) {
+	// Standard output is watched only then: wrapped, it is no terminal.
+	want := jsonWanted(args)
+	stdout := &watchedWriter{w: s.out}
+	if want {
+		s.out = stdout
+	}
+	code, msg := execute(args, s, setup)
+	if msg != "" {
+		fmt.Fprintln(s.err, "rsx:", msg)
+	}
+	if code == exitFailure && want && !stdout.wrote {
 		if msg == "" {
 			msg = "could not do the job"
 		}
@@ -164,10 +168,9 @@ func runWith(args []string, s streams, setup func(*app)) int {
 	return code
 }
 
-// execute runs the command line and returns the exit status, the message to
-// print on standard error ("" for none; escaped already) and the command that
-// ran (nil when none was found).
-func execute(args []string, s streams, setup func(*app)) (int, string, *cobra.Command) {
+// execute runs the command line and returns the exit status and the message
+// to print on standard error ("" for none; escaped already).
+func execute(args []string, s streams, setup func(*app)) (int, string) {
 	a, root := newApp(s)
 	if setup != nil {
 		setup(a)
@@ -183,20 +186,20 @@ func execute(args []string, s streams, setup func(*app)) (int, string, *cobra.Co
 		if cmd != nil && cmd != root {
 			name = "rsx " + cmd.Name()
 		}
-		return exitFailure, fmt.Sprintf("%v: %s did not finish; what it reported is incomplete", cause, name), cmd
+		return exitFailure, fmt.Sprintf("%v: %s did not finish; what it reported is incomplete", cause, name)
 	}
 	if err == nil {
-		return exitOK, "", cmd
+		return exitOK, ""
 	}
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.err != nil {
-			return ee.code, esc(ee.err.Error()), cmd
+			return ee.code, esc(ee.err.Error())
 		}
-		return ee.code, "", cmd
+		return ee.code, ""
 	}
 	// Anything else comes from cobra itself: unknown command, bad arguments.
-	return exitFailure, esc(err.Error()), cmd
+	return exitFailure, esc(err.Error())
 }
 
 // watchedWriter is standard output, remembering whether anything was written.
@@ -212,15 +215,9 @@ func (w *watchedWriter) Write(p []byte) (int, error) {
 	return w.w.Write(p)
 }
 
-// jsonWanted tells whether the command line asked for --json: the parsed
-// flag when the command got that far, else the words of args (a bad flag
-// stops cobra before it parses those after it).
-func jsonWanted(cmd *cobra.Command, args []string) bool {
-	if cmd != nil {
-		if f := cmd.Flags().Lookup("json"); f != nil && f.Changed {
-			return f.Value.String() == "true"
-		}
-	}
+// jsonWanted tells whether the command line asks for --json (read from the
+// words of args: a bad flag stops cobra before it parses those after it).
+func jsonWanted(args []string) bool {
 	want := false
 	for _, arg := range args {
 		if arg == "--" {

@@ -1,9 +1,11 @@
 package cli
 
 import (
+	"io"
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -75,5 +77,31 @@ func TestJSONErrorWhenACommandCannotRun(t *testing.T) {
 	}
 	if code, out, _ := runCmd(t, "tree", "--json=false", dead); code != exitFailure || out != "" {
 		t.Errorf("tree --json=false: exit %d, stdout %q", code, out)
+	}
+}
+
+// TestStdoutIsTheCallersWithoutJSON: only --json watches standard output;
+// otherwise commands get it as it is, so that a terminal is seen as one
+// (the explorer needs one, text output colours on one).
+func TestStdoutIsTheCallersWithoutJSON(t *testing.T) {
+	f, err := os.CreateTemp(t.TempDir(), "stdout")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for _, tc := range []struct {
+		args []string
+		same bool
+	}{
+		{[]string{"tree", closedPort(t)}, true},
+		{[]string{"tree", "--json=false", closedPort(t)}, true},
+		{[]string{"tree", "--json", closedPort(t)}, false},
+	} {
+		var got any
+		args := append([]string{"--no-cache", "--retries", "0"}, tc.args...)
+		runWith(args, streams{in: strings.NewReader(""), out: f, err: io.Discard}, func(a *app) { got = a.out })
+		if (got == any(f)) != tc.same {
+			t.Errorf("%v: the command's stdout is %T", tc.args, got)
+		}
 	}
 }
