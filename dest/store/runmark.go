@@ -53,6 +53,7 @@ func holdRunMarker(cache, token string) (*runMarker, error) {
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return nil, err
 	}
+	removeOtherBoots(filepath.Dir(p), boot)
 	// Locked before it has its name, so that no one finds it unlocked.
 	f, err := os.CreateTemp(filepath.Dir(p), ".new-")
 	if err != nil {
@@ -108,4 +109,23 @@ func runEnded(cache, token string) bool {
 	os.Remove(p)
 	unlockFile(f)
 	return true
+}
+
+// removeOtherBoots removes the markers of runs of an earlier boot: they
+// ended with it, and prove nothing under this one.
+func removeOtherBoots(dir, boot string) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), ".new-") {
+			continue // being made by a run now
+		}
+		p := filepath.Join(dir, e.Name())
+		b, err := os.ReadFile(p)
+		if err == nil && len(b) > 0 && string(b) != boot {
+			os.Remove(p)
+		}
+	}
 }

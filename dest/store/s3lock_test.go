@@ -83,3 +83,27 @@ func TestHolderString(t *testing.T) {
 		t.Errorf("%q", got)
 	}
 }
+
+// TestRunMarkersOfAnEarlierBootGo: a marker written under another boot is
+// removed when a run makes its own; one of this boot stays.
+func TestRunMarkersOfAnEarlierBootGo(t *testing.T) {
+	cache := t.TempDir()
+	m, err := holdRunMarker(cache, "aaaa")
+	if err != nil || m == nil {
+		t.Skipf("no run markers here: %v", err)
+	}
+	defer m.release()
+	old := markerPath(cache, "bbbb")
+	os.WriteFile(old, []byte("another-boot"), 0o644)
+	m2, err := holdRunMarker(cache, "cccc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m2.release()
+	if _, err := os.Stat(old); !os.IsNotExist(err) {
+		t.Errorf("the marker of an earlier boot stays: %v", err)
+	}
+	if _, err := os.Stat(markerPath(cache, "aaaa")); err != nil {
+		t.Errorf("a marker of this boot was removed: %v", err)
+	}
+}
