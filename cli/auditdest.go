@@ -5,11 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -59,32 +57,22 @@ func (a *app) runDestAudit(cmd *cobra.Command, f auditFlags, target string) erro
 }
 
 // openDestForAudit opens DEST for audit --dest. A copy whose state can be
-// written is opened for writing, so that the audit records the copies it
-// found intact; a folder without a state (nothing to record), or one that
-// cannot be written (a read-only mount, a WORM volume, a snapshot), is
-// opened read-only: nothing is written to it, and standard error says so
-// for the second.
+// written is opened for writing, so that the audit records what it found; a
+// folder without a state (nothing to record), or one that cannot be written
+// (a read-only mount, a WORM volume, a snapshot), is opened read-only:
+// nothing is written to it, and standard error says so for the second.
 func (a *app) openDestForAudit(ctx context.Context, cmd *cobra.Command, target, dest string) (*openedDest, error) {
-	readOnly := store.Options{ReadOnly: true, TempDir: a.tempDir()}
+	so := store.Options{ReadOnlyWhenUnwritable: true, TempDir: a.tempDir()}
 	if !strings.HasPrefix(dest, "s3://") {
 		if _, err := os.Stat(filepath.Join(dest, filepath.FromSlash(store.StateFile))); err != nil {
-			return a.openDest(ctx, cmd, "audit", target, dest, readOnly, engine.Options{})
+			so.ReadOnly = true
 		}
 	}
-	d, err := a.openDest(ctx, cmd, "audit", target, dest, store.Options{}, engine.Options{})
-	if err != nil && cannotWrite(err) {
-		d, rerr := a.openDest(ctx, cmd, "audit", target, dest, readOnly, engine.Options{})
-		if rerr == nil {
-			fmt.Fprintf(a.err, "rsx: audit: %s cannot be written (%s): audited read-only, nothing recorded in it\n", esc(dest), esc(err.Error()))
-		}
-		return d, rerr
+	d, err := a.openDest(ctx, cmd, "audit", target, dest, so, engine.Options{})
+	if err == nil && !so.ReadOnly && d.sess.ReadOnly() {
+		fmt.Fprintf(a.err, "rsx: audit: %s cannot be written: audited read-only, nothing recorded in it\n", esc(dest))
 	}
 	return d, err
-}
-
-// cannotWrite tells an error of a destination that cannot be written.
-func cannotWrite(err error) bool {
-	return errors.Is(err, syscall.EROFS) || errors.Is(err, fs.ErrPermission)
 }
 
 // JSON of rsx audit --dest: the contract's fields (in_sync, same, missing,

@@ -367,7 +367,11 @@ func (s *Session) AuditCopy(ctx context.Context, req AuditRequest) (*engine.Audi
 	if err != nil {
 		return nil, err
 	}
-	st, err := store.Open(ctx, req.Dest, s.opts.Dest.Store)
+	// A copy that cannot be written (a read-only mount, a snapshot) is
+	// audited read-only; the report's warnings say what was not recorded.
+	so := s.opts.Dest.Store
+	so.ReadOnlyWhenUnwritable = true
+	st, err := store.Open(ctx, req.Dest, so)
 	if err != nil {
 		return nil, err
 	}

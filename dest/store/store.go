@@ -27,9 +27,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -161,6 +163,10 @@ type Options struct {
 	// lock refuses), StatePath is "" when there is no state yet, and Create
 	// and Remove fail with ErrReadOnly.
 	ReadOnly bool
+	// ReadOnlyWhenUnwritable opens a folder that cannot be written (a
+	// read-only mount, a WORM volume, a snapshot, no permission) as
+	// ReadOnly instead of failing (an audit: it records what it can).
+	ReadOnlyWhenUnwritable bool
 	// TempDir is the folder for the run's temporaries when ReadOnly (they
 	// cannot go to DEST/.rsx/tmp); the system's temporary folder by default.
 	TempDir string
@@ -186,7 +192,20 @@ func Open(ctx context.Context, dest string, opts Options) (Store, error) {
 	case dest == "":
 		return nil, errors.New("no destination given")
 	}
-	return OpenDir(dest, opts)
+	d, err := OpenDir(dest, opts)
+	if err != nil && opts.ReadOnlyWhenUnwritable && !opts.ReadOnly && cannotWrite(err) {
+		opts.ReadOnly, opts.Create = true, false
+		d, err = OpenDir(dest, opts)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// cannotWrite tells an error of a destination that cannot be written.
+func cannotWrite(err error) bool {
+	return errors.Is(err, syscall.EROFS) || errors.Is(err, fs.ErrPermission)
 }
 
 // PathError is a path a Store refuses.
