@@ -80,7 +80,7 @@ type Store interface {
 	TempDir() string
 	// StatePath is the local file of the state database. For a bucket it is
 	// a cache copy, fetched from the bucket when missing or older; call it
-	// after Lock.
+	// after Lock. Opened ReadOnly, a destination without a state gives "".
 	StatePath(ctx context.Context) (string, error)
 	// PublishState stores the state database file at path in the
 	// destination, when it does not live there already (a bucket). The file
