@@ -87,6 +87,9 @@ of the Change Lists after the list's at. Every local copy is read again and
 hashed, so that damage to the copy is found. It names the resources that are
 the same, missing, changed and extra, and the unannounced ones: those that
 differ although no Change List since the copy's last sync announced a change.
+The copies found intact are recorded in the state; a DEST that cannot be
+written (a read-only mount, a WORM volume, a snapshot) is audited read-only,
+writing nothing, and the audit says what it did not record.
 Exit status 1 when the copy is not in sync.
 
 Exit status: 0 nothing false found (warnings allowed); 1 a claim is false, a

@@ -5,12 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"rsx/dest/engine"
+	"rsx/dest/store"
 	"rsx/fetch"
 )
 
@@ -26,7 +29,7 @@ func (a *app) runDestAudit(cmd *cobra.Command, f auditFlags, target string) erro
 			return failed(fmt.Errorf("audit --dest: --%s is an option of the spot audit (the copy's own selection applies)", name))
 		}
 	}
-	d, err := a.openDest(ctx, cmd, "audit", target, f.dest, false, engine.Options{})
+	d, err := a.openDestForAudit(ctx, cmd, target, f.dest)
 	if err != nil {
 		return failed(err)
 	}
@@ -51,6 +54,25 @@ func (a *app) runDestAudit(cmd *cobra.Command, f auditFlags, target string) erro
 		return foundProblems()
 	}
 	return nil
+}
+
+// openDestForAudit opens DEST for audit --dest. A copy whose state can be
+// written is opened for writing, so that the audit records what it found; a
+// folder without a state (nothing to record), or one that cannot be written
+// (a read-only mount, a WORM volume, a snapshot), is opened read-only:
+// nothing is written to it, and standard error says so for the second.
+func (a *app) openDestForAudit(ctx context.Context, cmd *cobra.Command, target, dest string) (*openedDest, error) {
+	so := store.Options{ReadOnlyWhenUnwritable: true, TempDir: a.tempDir()}
+	if !strings.HasPrefix(dest, "s3://") {
+		if _, err := os.Stat(filepath.Join(dest, filepath.FromSlash(store.StateFile))); err != nil {
+			so.ReadOnly = true
+		}
+	}
+	d, err := a.openDest(ctx, cmd, "audit", target, dest, so, engine.Options{})
+	if err == nil && !so.ReadOnly && d.sess.ReadOnly() {
+		fmt.Fprintf(a.err, "rsx: audit: %s cannot be written: audited read-only, nothing recorded in it\n", esc(dest))
+	}
+	return d, err
 }
 
 // JSON of rsx audit --dest: the contract's fields (in_sync, same, missing,

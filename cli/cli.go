@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -142,6 +144,33 @@ func run(args []string, s streams) int { return runWith(args, s, nil) }
 // command runs (tests set what no flag reaches, such as the HTTP transport).
 func runWith(args []string, s streams, setup func(*app)) int {
 	_, _ = scratch.SweepRoot()
+	// The contract: with --json every command prints one JSON document, also
+	// when it cannot run. A command that stopped before printing its own
+	// (bad flags, an unreachable URL, a DEST it cannot open) gets this one.
+	// Standard output is watched only then: wrapped, it is no terminal.
+	want := jsonWanted(args)
+	stdout := &watchedWriter{w: s.out}
+	if want {
+		s.out = stdout
+	}
+	code, msg := execute(args, s, setup)
+	if msg != "" {
+		fmt.Fprintln(s.err, "rsx:", msg)
+	}
+	if code == exitFailure && want && !stdout.wrote {
+		if msg == "" {
+			msg = "could not do the job"
+		}
+		_ = writeJSON(stdout, struct {
+			Error string `json:"error"`
+		}{msg})
+	}
+	return code
+}
+
+// execute runs the command line and returns the exit status and the message
+// to print on standard error ("" for none; escaped already).
+func execute(args []string, s streams, setup func(*app)) (int, string) {
 	a, root := newApp(s)
 	if setup != nil {
 		setup(a)
@@ -157,20 +186,48 @@ func runWith(args []string, s streams, setup func(*app)) int {
 		if cmd != nil && cmd != root {
 			name = "rsx " + cmd.Name()
 		}
-		fmt.Fprintf(s.err, "rsx: %v: %s did not finish; what it reported is incomplete\n", cause, name)
-		return exitFailure
+		return exitFailure, fmt.Sprintf("%v: %s did not finish; what it reported is incomplete", cause, name)
 	}
 	if err == nil {
-		return exitOK
+		return exitOK, ""
 	}
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.err != nil {
-			fmt.Fprintln(s.err, "rsx:", esc(ee.err.Error()))
+			return ee.code, esc(ee.err.Error())
 		}
-		return ee.code
+		return ee.code, ""
 	}
 	// Anything else comes from cobra itself: unknown command, bad arguments.
-	fmt.Fprintln(s.err, "rsx:", esc(err.Error()))
-	return exitFailure
+	return exitFailure, esc(err.Error())
+}
+
+// watchedWriter is standard output, remembering whether anything was written.
+type watchedWriter struct {
+	w     io.Writer
+	wrote bool
+}
+
+func (w *watchedWriter) Write(p []byte) (int, error) {
+	if len(p) > 0 {
+		w.wrote = true
+	}
+	return w.w.Write(p)
+}
+
+// jsonWanted tells whether the command line asks for --json (read from the
+// words of args: a bad flag stops cobra before it parses those after it).
+func jsonWanted(args []string) bool {
+	want := false
+	for _, arg := range args {
+		if arg == "--" {
+			break
+		}
+		if arg == "--json" {
+			want = true
+		} else if v, ok := strings.CutPrefix(arg, "--json="); ok {
+			want, _ = strconv.ParseBool(v)
+		}
+	}
+	return want
 }

@@ -71,7 +71,7 @@ func (a *app) runDiscover(ctx context.Context, f discoverFlags, target string) e
 		d.CheckCoverage(ctx, client, crawl.CoverageOptions{})
 	}
 	if f.json {
-		if err := writeDiscoverJSON(a.out, d); err != nil {
+		if err := writeDiscoverJSON(a.out, d, discoverExit(d)); err != nil {
 			return failed(err)
 		}
 	} else {
@@ -111,6 +111,8 @@ type jsonDiscovery struct {
 	Attempts          []jsonAttempt       `json:"attempts"`
 	Problems          []jsonDiscoverIssue `json:"problems"`
 	Coverage          []jsonCoverage      `json:"coverage,omitempty"`
+	// Error is set when the input could not be reached (exit status 2).
+	Error *string `json:"error,omitempty"`
 }
 
 // jsonCoverage is one answer of --coverage (crawl.LinkCoverage).
@@ -147,7 +149,7 @@ type jsonAttempt struct {
 	Notes  []string `json:"notes"`
 }
 
-func writeDiscoverJSON(w io.Writer, d *crawl.Discovery) error {
+func writeDiscoverJSON(w io.Writer, d *crawl.Discovery, exit error) error {
 	out := jsonDiscovery{
 		Input:           d.Input,
 		Found:           make([]jsonFound, 0, len(d.Found)),
@@ -196,6 +198,11 @@ func writeDiscoverJSON(w io.Writer, d *crawl.Discovery) error {
 			ja.Error = &e
 		}
 		out.Attempts = append(out.Attempts, ja)
+	}
+	var ee *exitError
+	if errors.As(exit, &ee) && ee.code == exitFailure && ee.err != nil {
+		msg := ee.err.Error()
+		out.Error = &msg
 	}
 	return writeJSON(w, out)
 }

@@ -151,6 +151,11 @@ link takes what it takes). A redirect is followed only within the Source's
 authority (or to a --map prefix): one to another host is refused before any
 request is made there, unless --allow-other-hosts.
 
+--dry-run prints the plan and writes nothing to DEST: a DEST that does not
+exist is not made (everything is new), a read-only DEST is fine. A run that
+cannot start (unreachable URL, no ResourceSync document, bad options) leaves
+nothing in DEST either.
+
 Politeness: the HTTP options apply (--rate, --concurrency per host, retries
 with Retry-After); a download that needs retries or gets 429/503 halves the
 resources fetched at once. robots.txt's Crawl-delay is honoured
@@ -178,7 +183,7 @@ copy is in step, 1 when failures are outstanding or a poll found a gap.`,
 	fs.BoolVar(&f.clearSelection, "clear-selection", false, "drop the stored --include, --exclude and --map")
 	fs.BoolVar(&f.delete, "delete", false, "apply deletions (without it they are remembered for a later run with --delete)")
 	fs.BoolVar(&f.checksum, "checksum", false, "reconcile: hash every file of the copy against its recorded digests and those the Source declares, and fetch what differs")
-	fs.BoolVar(&f.dryRun, "dry-run", false, "print the plan; write nothing")
+	fs.BoolVar(&f.dryRun, "dry-run", false, "print the plan; write nothing to DEST (not even DEST or DEST/.rsx: works on a read-only DEST)")
 	fs.BoolVar(&f.allowOtherHosts, "allow-other-hosts", false, "copy resources outside the Source's authority")
 	fs.BoolVar(&f.ignoreCrawlDelay, "ignore-crawl-delay", false, "do not honour robots.txt's Crawl-delay")
 	fs.BoolVar(&f.json, "json", false, "print one JSON document on standard output (with --follow: one JSON object per line)")
@@ -260,7 +265,12 @@ func (a *app) runSync(cmd *cobra.Command, f syncFlags, target string) error {
 		}
 		cmd.Annotations[annotationEndsOnSignal] = "follow"
 	}
-	d, err := a.openDest(ctx, cmd, "sync", target, f.dest, true, eo)
+	// A dry run writes nothing to DEST, not even DEST itself or its .rsx.
+	so := store.Options{Create: true, ReadOnly: f.dryRun}
+	if f.dryRun {
+		so.TempDir = a.tempDir()
+	}
+	d, err := a.openDest(ctx, cmd, "sync", target, f.dest, so, eo)
 	if err != nil {
 		return failed(err)
 	}
@@ -273,6 +283,8 @@ func (a *app) runSync(cmd *cobra.Command, f syncFlags, target string) error {
 	started := time.Now()
 	p, err := sess.Plan(ctx, target, po)
 	if err != nil {
+		// The run did not start: what opening DEST made goes again.
+		d.discard = true
 		bar.finish()
 		if ctx.Err() != nil {
 			return failed(fmt.Errorf("sync: interrupted while reading the Source: %w", err))
@@ -350,6 +362,9 @@ type openedDest struct {
 	sess    *engine.Session
 	bar     *syncBar
 	closers []func()
+	// discard: the run did not start; what store.Open made in DEST (the
+	// folder, its .rsx) is removed when it is closed.
+	discard bool
 }
 
 // close closes what openDest opened, the last first.
@@ -360,16 +375,18 @@ func (d *openedDest) close() {
 	d.closers = nil
 }
 
-// openDest opens dest (a folder is made when create) and an engine session
-// on it for target, under a soft memory limit unless GOMEMLIMIT sets one;
-// what names the command in errors. The resources worked on at once are
-// twice a host's slots, so that some are written (fsync) while others
-// download.
-func (a *app) openDest(ctx context.Context, cmd *cobra.Command, what, target, dest string, create bool, opts engine.Options) (*openedDest, error) {
+// openDest opens dest (with so: a folder is made when so.Create and not
+// so.ReadOnly) and an engine session on it for target, under a soft memory
+// limit unless GOMEMLIMIT sets one; what names the command in errors. The
+// resources worked on at once are twice a host's slots, so that some are
+// written (fsync) while others download. When it fails, what it made in
+// DEST is removed (openedDest.discard).
+func (a *app) openDest(ctx context.Context, cmd *cobra.Command, what, target, dest string, so store.Options, opts engine.Options) (*openedDest, error) {
 	d := &openedDest{}
 	ok := false
 	defer func() {
 		if !ok {
+			d.discard = true
 			d.close()
 		}
 	}()
@@ -384,8 +401,8 @@ func (a *app) openDest(ctx context.Context, cmd *cobra.Command, what, target, de
 	}
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
 	d.closers = append(d.closers, stop)
-	st, err := store.Open(ctx, dest, store.Options{Create: create})
-	if err != nil && !create && errors.Is(err, fs.ErrNotExist) {
+	st, err := store.Open(ctx, dest, so)
+	if err != nil && !so.Create && errors.Is(err, fs.ErrNotExist) {
 		// rsx audit --dest with a folder that is not there: say what it means.
 		return nil, fmt.Errorf("%s: there is no copy in %s, a folder that does not exist (rsx sync --dest %s URL makes one): %w", what, dest, dest, err)
 	}
@@ -393,6 +410,15 @@ func (a *app) openDest(ctx context.Context, cmd *cobra.Command, what, target, de
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	d.closers = append(d.closers, func() { st.Close() })
+	if dc, ok := st.(interface{ Discard() error }); ok {
+		d.closers = append(d.closers, func() {
+			if d.discard {
+				if err := dc.Discard(); err != nil {
+					fmt.Fprintln(a.err, "rsx: warning:", esc(err.Error()))
+				}
+			}
+		})
+	}
 	if isTerminal(a.err) {
 		d.bar = newSyncBar(a.err)
 		opts.Progress = d.bar.update

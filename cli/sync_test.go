@@ -222,7 +222,7 @@ func TestSyncCommandDestInUse(t *testing.T) {
 	}
 	defer l.Release()
 	code, _, errs := runCmd(t, "sync", "--dest", dest, base+"/dataset1/capabilitylist.xml")
-	if code != 2 || !strings.Contains(errs, "is in use by rsx pid") {
+	if code != 2 || !strings.Contains(errs, "is in use by run "+l.Holder.Token+" on host ") {
 		t.Errorf("exit %d, %s", code, errs)
 	}
 }

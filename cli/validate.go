@@ -345,6 +345,9 @@ type jsonValidate struct {
 	Bounds    []string       `json:"bounds,omitempty"` // where --recursive stopped at a bound
 	// ArchivesNotWalked: archives whose documents --recursive did not check (no --archives).
 	ArchivesNotWalked []string `json:"archives_not_walked,omitempty"`
+	// Error is set when a document could not be read (exit status 2): the
+	// contract's error field of a command that could not do its job.
+	Error *string `json:"error,omitempty"`
 }
 
 type jsonDocument struct {
@@ -390,6 +393,7 @@ func jsonProblems(ps []model.Problem) []jsonProblem {
 
 func writeValidateJSON(w io.Writer, reports []docReport, bounds, archives []string) {
 	out := jsonValidate{Documents: make([]jsonDocument, 0, len(reports)), Bounds: bounds, ArchivesNotWalked: archives}
+	unread := 0
 	for i := range reports {
 		r := &reports[i]
 		d := jsonDocument{
@@ -400,11 +404,20 @@ func writeValidateJSON(w io.Writer, reports []docReport, bounds, archives []stri
 		if r.Err != nil {
 			msg := r.Err.Error()
 			d.Error = &msg
+			unread++
+			if out.Error == nil {
+				first := "validate " + r.URL + ": " + msg
+				out.Error = &first
+			}
 		}
 		d.Problems = append(d.Problems, jsonProblems(r.Problems)...)
 		out.Errors += r.Errors
 		out.Warnings += r.Warnings
 		out.Documents = append(out.Documents, d)
+	}
+	if unread > 1 {
+		msg := fmt.Sprintf("%d documents could not be read; the first: %s", unread, *out.Error)
+		out.Error = &msg
 	}
 	writeJSON(w, out)
 }

@@ -104,6 +104,7 @@ type Sync struct {
 	plan   *SyncPlan
 	res    *engine.Result
 	retry  *engine.Plan
+	ran    bool // a run began: what it wrote in DEST stays
 }
 
 // NewSync prepares a sync of req; nothing is read, opened or even hashed
@@ -260,6 +261,9 @@ func (j *Sync) Run(ctx context.Context) (*engine.Result, error) {
 }
 
 func (j *Sync) run(ctx context.Context, p *engine.Plan) (*engine.Result, error) {
+	j.mu.Lock()
+	j.ran = true
+	j.mu.Unlock()
 	res, err := j.es.Run(ctx, p)
 	if err != nil {
 		return nil, err
@@ -334,6 +338,11 @@ func (j *Sync) release() error {
 		err = errors.Join(err, j.es.Close())
 		j.es = nil
 	}
+	// A plan shown and never run (esc) leaves nothing in DEST: not the
+	// folder, not DEST/.rsx, if opening it made them.
+	if dc, ok := j.st.(interface{ Discard() error }); ok && !j.ran {
+		err = errors.Join(err, dc.Discard())
+	}
 	if j.st != nil {
 		err = errors.Join(err, j.st.Close())
 		j.st = nil
@@ -358,7 +367,11 @@ func (s *Session) AuditCopy(ctx context.Context, req AuditRequest) (*engine.Audi
 	if err != nil {
 		return nil, err
 	}
-	st, err := store.Open(ctx, req.Dest, s.opts.Dest.Store)
+	// A copy that cannot be written (a read-only mount, a snapshot) is
+	// audited read-only; the report's warnings say what was not recorded.
+	so := s.opts.Dest.Store
+	so.ReadOnlyWhenUnwritable = true
+	st, err := store.Open(ctx, req.Dest, so)
 	if err != nil {
 		return nil, err
 	}

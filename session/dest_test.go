@@ -287,3 +287,24 @@ func TestSpotCheck(t *testing.T) {
 		t.Error("a session without a client checked resources")
 	}
 }
+
+// A plan shown and cancelled leaves nothing in DEST: the explorer's :sync
+// into a folder that did not exist, then esc.
+func TestSyncPlanCancelledLeavesNothing(t *testing.T) {
+	srv, s := startDemo(t, demo.Options{Resources: 40, ListSize: 1000})
+	dir := filepath.Join(t.TempDir(), "copy")
+	j := s.NewSync(SyncRequest{Dest: dir, Target: srv.URL + "/dataset1/resourcelist.xml"})
+	p, err := j.Plan(context.Background(), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Summary.Create == 0 {
+		t.Errorf("plan %+v", p.Summary)
+	}
+	if err := j.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(dir); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the destination of a cancelled plan is there: %v", err)
+	}
+}

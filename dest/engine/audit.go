@@ -442,6 +442,12 @@ func (a *auditor) record(ctx context.Context) error {
 	if len(a.verify) == 0 && len(a.damaged) == 0 && !due {
 		return nil
 	}
+	if a.s.ReadOnly() {
+		// A read-only DEST (a read-only mount, a snapshot) is audited all
+		// the same: what would have been recorded is said instead.
+		a.rep.Warnings = append(a.rep.Warnings, a.notRecorded("the destination was opened read-only", due))
+		return nil
+	}
 	ctx = context.WithoutCancel(ctx)
 	w := a.s.db.NewWriter(a.s.writerOptions(nil))
 	now := a.s.opts.Now()
@@ -464,6 +470,21 @@ func (a *auditor) record(ctx context.Context) error {
 		}
 	}
 	return w.Close(ctx)
+}
+
+// notRecorded says what record did not keep in the state, and why.
+func (a *auditor) notRecorded(why string, due bool) string {
+	var what []string
+	if n := len(a.verify); n > 0 {
+		what = append(what, plural(n, "copy", "copies")+" found intact not marked verified (verified_at)")
+	}
+	if n := len(a.damaged); n > 0 {
+		what = append(what, plural(n, "copy", "copies")+" found damaged or gone not marked damaged (damaged_at)")
+	}
+	if due {
+		what = append(what, "the next sync not marked to reconcile the copy (reconcile_due)")
+	}
+	return "nothing recorded in the state (" + why + "): " + strings.Join(what, "; ")
 }
 
 func (a *auditor) add(list *[]string, uri string) {

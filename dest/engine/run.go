@@ -102,6 +102,9 @@ func (s *Session) Run(ctx context.Context, p *Plan) (*Result, error) {
 	if p == nil || p.sess != s {
 		return nil, errors.New("run a plan: the plan is not this session's")
 	}
+	if s.readOnly {
+		return nil, fmt.Errorf("run a plan: %w", store.ErrReadOnly)
+	}
 	if !p.ran.CompareAndSwap(false, true) {
 		return nil, errors.New("run a plan: the plan was run already: plan again")
 	}

@@ -32,6 +32,12 @@ const (
 // and a client of it, or skips the test saying why.
 func startVersitygw(t *testing.T, bucket string) (string, *minio.Client) {
 	t.Helper()
+	return startVersitygwAt(t, bucket, t.TempDir())
+}
+
+// startVersitygwAt is startVersitygw keeping the buckets under root.
+func startVersitygwAt(t *testing.T, bucket, root string) (string, *minio.Client) {
+	t.Helper()
 	bin := os.Getenv("RSX_VERSITYGW")
 	if bin == "" {
 		bin, _ = exec.LookPath("versitygw")
@@ -48,7 +54,7 @@ func startVersitygw(t *testing.T, bucket string) (string, *minio.Client) {
 	}
 	addr := ln.Addr().String()
 	ln.Close()
-	cmd := exec.Command(bin, "--access", s3Access, "--secret", s3Secret, "--port", addr, "posix", t.TempDir())
+	cmd := exec.Command(bin, "--access", s3Access, "--secret", s3Secret, "--port", addr, "posix", root)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"sync"
 
@@ -20,6 +21,11 @@ type Session struct {
 	opts   Options
 	lock   *store.Lock
 	db     *state.DB
+	// readOnly: the store was opened read-only (an audit of a read-only
+	// copy, a dry run): plans and audits only; emptyState is the state
+	// made for a destination that has none yet, removed by Close.
+	readOnly   bool
+	emptyState string
 
 	mu      sync.Mutex
 	closed  bool
@@ -28,6 +34,11 @@ type Session struct {
 
 // Open takes the destination's lock (a second run gets a *store.LockedError)
 // and opens its state database. Close the Session to release them.
+//
+// A store opened read-only (store.Options.ReadOnly) gives a read-only
+// session: its state is opened read-only (state.OpenReadOnly), or, when the
+// destination has none yet, is an empty one in the store's TempDir; it
+// plans and audits, and Run refuses.
 func Open(ctx context.Context, st store.Store, client Client, opts Options) (*Session, error) {
 	if st == nil || client == nil {
 		return nil, errors.New("open a sync session: no store or no client")
@@ -41,12 +52,45 @@ func Open(ctx context.Context, st store.Store, client Client, opts Options) (*Se
 		lock.Release()
 		return nil, err
 	}
-	db, err := state.Open(ctx, path)
+	s := &Session{st: st, client: client, opts: opts.withDefaults(), lock: lock, delayed: map[string]bool{}}
+	if ro, ok := st.(interface{ ReadOnly() bool }); ok && ro.ReadOnly() {
+		s.readOnly = true
+	}
+	switch {
+	case s.readOnly && path == "":
+		// No state yet: everything is new. An empty state of our own,
+		// outside the destination.
+		f, ferr := os.CreateTemp(st.TempDir(), "rsx-empty-state-*.db")
+		if ferr != nil {
+			lock.Release()
+			return nil, fmt.Errorf("open an empty state for %s: %w", st, ferr)
+		}
+		f.Close()
+		s.emptyState = f.Name()
+		s.db, err = state.Open(ctx, s.emptyState)
+	case s.readOnly:
+		s.db, err = state.OpenReadOnly(ctx, path)
+	default:
+		s.db, err = state.Open(ctx, path)
+	}
 	if err != nil {
+		s.removeEmptyState()
 		lock.Release()
 		return nil, err
 	}
-	return &Session{st: st, client: client, opts: opts.withDefaults(), lock: lock, db: db, delayed: map[string]bool{}}, nil
+	return s, nil
+}
+
+// ReadOnly reports whether the session writes nothing (see Open).
+func (s *Session) ReadOnly() bool { return s.readOnly }
+
+func (s *Session) removeEmptyState() {
+	if s.emptyState == "" {
+		return
+	}
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		os.Remove(s.emptyState + suffix)
+	}
 }
 
 // Lock is the destination's lock held by the session: it says whether an
@@ -68,6 +112,7 @@ func (s *Session) Close() error {
 	}
 	s.closed = true
 	err := s.db.Close()
+	s.removeEmptyState()
 	if lerr := s.lock.Release(); err == nil {
 		err = lerr
 	}

@@ -66,8 +66,9 @@ func (e *SchemaError) Error() string {
 // DB is an open state database. Reads may run concurrently; writes go through
 // one Writer at a time.
 type DB struct {
-	sql  *sql.DB
-	path string
+	sql      *sql.DB
+	path     string
+	readOnly bool
 }
 
 // Open opens the state database at path, creating it (and its schema) when the
@@ -92,6 +93,40 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	return db, nil
 }
 
+// OpenReadOnly opens the state database at path for reading only: SQLite
+// opens the file read-only (mode=ro), so that any write fails, and nothing
+// beside it is made (no journal). When no write-ahead log lies beside it
+// (the last run closed the database) it is opened immutable, which a
+// read-only file system needs; a log left by a killed run is read as it is.
+// A Writer of such a DB fails.
+func OpenReadOnly(ctx context.Context, path string) (*DB, error) {
+	q := url.Values{}
+	for _, p := range []string{"busy_timeout(10000)", "foreign_keys(1)", "cache_size(-16384)"} {
+		q.Add("_pragma", p)
+	}
+	q.Set("mode", "ro")
+	if _, err := os.Stat(path + "-wal"); errors.Is(err, os.ErrNotExist) {
+		q.Set("immutable", "1")
+	}
+	if _, err := os.Stat(path); err != nil {
+		return nil, fmt.Errorf("open state database %s: %w", path, err)
+	}
+	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode()
+	sdb, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("open state database %s: %w", path, err)
+	}
+	db := &DB{sql: sdb, path: path, readOnly: true}
+	if err := db.init(ctx); err != nil {
+		sdb.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+// ReadOnly reports whether the database was opened with OpenReadOnly.
+func (db *DB) ReadOnly() bool { return db.readOnly }
+
 func (db *DB) init(ctx context.Context) error {
 	tx, err := db.sql.BeginTx(ctx, nil)
 	if err != nil {
@@ -109,6 +144,9 @@ func (db *DB) init(ctx context.Context) error {
 		}
 		if tables > 0 {
 			return &SchemaError{Path: db.path, Supported: SchemaVersion, Reason: "not an rsx state database (it has tables but no meta table)"}
+		}
+		if db.readOnly {
+			return &SchemaError{Path: db.path, Supported: SchemaVersion, Reason: "empty: no rsx state in it (opened read-only, so none is made)"}
 		}
 		if _, err := tx.ExecContext(ctx, schemaSQL); err != nil {
 			return fmt.Errorf("create the schema of state database %s: %w", db.path, err)

@@ -32,12 +32,17 @@ import (
 // whose entries changed. A write abandoned, rejected or interrupted leaves the
 // old file as it was.
 type Dir struct {
-	dir      string // absolute, symbolic links resolved
-	root     *os.Root
+	dir      string   // absolute, symbolic links resolved
+	root     *os.Root // nil for a read-only folder that does not exist (an empty destination)
 	foldCase bool
 	// what .rsx/rejected keeps (Options.KeepRejectedFiles)
 	keepFiles int
 	keepBytes int64
+	readOnly  bool   // opened with Options.ReadOnly: nothing is written
+	tempDir   string // a read-only folder's TempDir, outside it
+	// made records what Open made, for Discard: the folder itself, or its
+	// ReservedDir.
+	madeDir, madeReserved bool
 
 	mu    sync.Mutex
 	made  map[string]bool // folders known to exist
@@ -45,15 +50,24 @@ type Dir struct {
 }
 
 // OpenDir opens a destination folder (creating it with opts.Create).
+//
+// With opts.ReadOnly nothing in the folder is made or changed (see
+// Options.ReadOnly); a folder that does not exist is then an empty
+// destination when opts.Create is set, and an error otherwise.
 func OpenDir(dir string, opts Options) (*Dir, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, fmt.Errorf("destination %s: %w", dir, err)
 	}
+	if opts.ReadOnly {
+		return openDirReadOnly(dir, abs, opts)
+	}
+	madeDir := false
 	if _, err := os.Stat(abs); errors.Is(err, fs.ErrNotExist) && opts.Create {
 		if err := os.MkdirAll(abs, 0o755); err != nil {
 			return nil, fmt.Errorf("create destination %s: %w", dir, err)
 		}
+		madeDir = true
 	}
 	if fi, err := os.Stat(abs); err != nil {
 		return nil, fmt.Errorf("destination %s: %w", dir, err)
@@ -68,8 +82,11 @@ func OpenDir(dir string, opts Options) (*Dir, error) {
 	if err != nil {
 		return nil, fmt.Errorf("destination %s: %w", dir, err)
 	}
-	d := &Dir{dir: real, root: root, made: map[string]bool{}, dirty: map[string]bool{}}
+	d := &Dir{dir: real, root: root, made: map[string]bool{}, dirty: map[string]bool{}, madeDir: madeDir}
 	d.keepFiles, d.keepBytes = opts.keepRejected()
+	if _, err := root.Lstat(ReservedDir); errors.Is(err, fs.ErrNotExist) {
+		d.madeReserved = true
+	}
 	if err := d.checkReserved(); err != nil {
 		root.Close()
 		return nil, err
@@ -110,15 +127,37 @@ func (d *Dir) String() string { return d.dir }
 // CaseInsensitive reports what the probe at Open found.
 func (d *Dir) CaseInsensitive() bool { return d.foldCase }
 
-// TempDir is DEST/.rsx/tmp.
-func (d *Dir) TempDir() string { return filepath.Join(d.dir, ReservedDir, "tmp") }
+// TempDir is DEST/.rsx/tmp (for a read-only folder Options.TempDir, or the
+// system's temporary folder).
+func (d *Dir) TempDir() string {
+	if d.readOnly {
+		return d.tempDir
+	}
+	return filepath.Join(d.dir, ReservedDir, "tmp")
+}
 
 // Close closes the folder.
-func (d *Dir) Close() error { return d.root.Close() }
+func (d *Dir) Close() error {
+	if d.root == nil {
+		return nil
+	}
+	return d.root.Close()
+}
 
-// StatePath is DEST/.rsx/state.db.
+// StatePath is DEST/.rsx/state.db; for a read-only folder without one, "".
 func (d *Dir) StatePath(context.Context) (string, error) {
-	return filepath.Join(d.dir, filepath.FromSlash(StateFile)), nil
+	p := filepath.Join(d.dir, filepath.FromSlash(StateFile))
+	if d.readOnly {
+		if d.root == nil {
+			return "", nil
+		}
+		if _, err := d.root.Lstat(StateFile); errors.Is(err, fs.ErrNotExist) {
+			return "", nil
+		} else if err != nil {
+			return "", fmt.Errorf("state of %s: %w", d.dir, err)
+		}
+	}
+	return p, nil
 }
 
 // PublishState does nothing: the state lives in the folder already.
@@ -126,7 +165,11 @@ func (d *Dir) PublishState(context.Context, string) error { return nil }
 
 // Lock takes DEST/.rsx/lock (see lockFile), empties DEST/.rsx/tmp and
 // prunes DEST/.rsx/rejected (as Release does again).
+// A read-only folder's lock is shared (see lockReadOnly).
 func (d *Dir) Lock(ctx context.Context) (*Lock, error) {
+	if d.readOnly {
+		return d.lockReadOnly()
+	}
 	lockPath := ReservedDir + "/lock"
 	f, err := d.root.OpenFile(lockPath, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
@@ -228,6 +271,9 @@ func (d *Dir) removeTemporaries() (int, error) {
 func (d *Dir) Create(_ context.Context, p string, _ Meta) (Writer, error) {
 	if err := CheckPath(p); err != nil {
 		return nil, fmt.Errorf("write to %s: %w", d.dir, err)
+	}
+	if d.readOnly {
+		return nil, fmt.Errorf("write %s to %s: %w", p, d.dir, ErrReadOnly)
 	}
 	tmp := ReservedDir + "/tmp/" + randomName()
 	f, err := d.root.OpenFile(tmp, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
@@ -426,6 +472,9 @@ func (d *Dir) touch(folder string) {
 
 // Sync fsyncs the folders whose entries changed since the last Sync.
 func (d *Dir) Sync(context.Context) error {
+	if d.readOnly {
+		return nil
+	}
 	d.mu.Lock()
 	dirty := d.dirty
 	d.dirty = map[string]bool{}
@@ -451,6 +500,9 @@ func (d *Dir) Sync(context.Context) error {
 func (d *Dir) Remove(_ context.Context, p string) error {
 	if err := CheckPath(p); err != nil {
 		return fmt.Errorf("remove from %s: %w", d.dir, err)
+	}
+	if d.readOnly {
+		return fmt.Errorf("remove %s from %s: %w", p, d.dir, ErrReadOnly)
 	}
 	if err := d.checkFolders(p); errors.Is(err, fs.ErrNotExist) {
 		return nil // not there
@@ -539,6 +591,9 @@ func (d *Dir) Stat(_ context.Context, p string) (FileInfo, error) {
 	if err := CheckPath(p); err != nil {
 		return FileInfo{}, fmt.Errorf("stat in %s: %w", d.dir, err)
 	}
+	if d.root == nil {
+		return FileInfo{}, fmt.Errorf("stat %s in %s: %w", p, d.dir, fs.ErrNotExist)
+	}
 	if err := d.checkFolders(p); err != nil {
 		return FileInfo{}, fmt.Errorf("stat %s in %s: %w", p, d.dir, err)
 	}
@@ -558,6 +613,9 @@ func (d *Dir) Stat(_ context.Context, p string) (FileInfo, error) {
 func (d *Dir) Open(_ context.Context, p string) (io.ReadCloser, error) {
 	if err := CheckPath(p); err != nil {
 		return nil, fmt.Errorf("open in %s: %w", d.dir, err)
+	}
+	if d.root == nil {
+		return nil, fmt.Errorf("open %s in %s: %w", p, d.dir, fs.ErrNotExist)
 	}
 	if err := d.checkFolders(p); err != nil {
 		return nil, fmt.Errorf("open %s in %s: %w", p, d.dir, err)
@@ -588,6 +646,9 @@ func (d *Dir) Open(_ context.Context, p string) (io.ReadCloser, error) {
 // Walk lists every regular file but those of DEST/.rsx; symbolic links are
 // not followed.
 func (d *Dir) Walk(ctx context.Context, fn func(FileInfo) error) error {
+	if d.root == nil {
+		return nil
+	}
 	err := fs.WalkDir(d.root.FS(), ".", func(p string, e fs.DirEntry, err error) error {
 		if err != nil {
 			return err

@@ -492,7 +492,7 @@ func TestDirLock(t *testing.T) {
 		t.Fatalf("second lock: %v", err)
 	}
 	host, _ := os.Hostname()
-	for _, want := range []string{"is in use by rsx pid " + strconv.Itoa(os.Getpid()), "on host " + host, "started " + l.Holder.Started.Format(time.RFC3339), filepath.Join(dir, ".rsx", "lock")} {
+	for _, want := range []string{"is in use by run " + l.Holder.Token + " on host " + host + " (pid " + strconv.Itoa(os.Getpid()) + ")", "since " + l.Holder.Started.Format(time.RFC3339), filepath.Join(dir, ".rsx", "lock")} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("%q lacks %q", err, want)
 		}

@@ -10,21 +10,26 @@ import (
 )
 
 // Holder says which run holds a destination's lock.
+//
+// A run is identified by its Token alone: a host name and a process id do not
+// identify a process (containers that share a host name run their processes
+// in PID namespaces of their own, where the same ids recur). PID and Host are
+// kept for people, in the message of a run that is refused.
 type Holder struct {
 	PID     int       `json:"pid"`
 	Host    string    `json:"host"`
 	Started time.Time `json:"started"`
-	// Token is random to each run: it tells a lock from the same run's.
+	// Token is the run's id, random to each run (crypto/rand).
 	Token string `json:"token"`
 	// Refreshed is when a bucket's lock was last renewed by its holder.
 	Refreshed time.Time `json:"refreshed,omitzero"`
 }
 
 func (h Holder) String() string {
-	if h.PID == 0 && h.Host == "" {
-		return "another rsx run (it has not said which yet)"
+	if h.Token == "" && h.PID == 0 && h.Host == "" {
+		return "another rsx run (one that only reads, an audit or a dry run, which does not say which; or one starting)"
 	}
-	return fmt.Sprintf("rsx pid %d on host %s, started %s", h.PID, h.Host, h.Started.UTC().Format(time.RFC3339))
+	return fmt.Sprintf("run %s on host %s (pid %d) since %s", h.Token, h.Host, h.PID, h.Started.UTC().Format(time.RFC3339))
 }
 
 func newHolder(now time.Time) Holder {

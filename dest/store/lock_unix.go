@@ -25,11 +25,17 @@ func lockFile(f *os.File) error {
 
 func unlockFile(f *os.File) error { return syscall.Flock(int(f.Fd()), syscall.LOCK_UN) }
 
-// processAlive reports whether a process of this host is running.
-func processAlive(pid int) bool {
-	if pid <= 0 {
-		return false
+// lockFileShared takes a shared lock on f (open for reading) without waiting:
+// shared locks go together, never with an exclusive one.
+func lockFileShared(f *os.File) error {
+	err := syscall.Flock(int(f.Fd()), syscall.LOCK_SH|syscall.LOCK_NB)
+	if errors.Is(err, syscall.EWOULDBLOCK) {
+		return errLocked
 	}
-	err := syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
+	return err
+}
+
+// isNotEmpty tells a folder that could not be removed because it holds files.
+func isNotEmpty(err error) bool {
+	return errors.Is(err, syscall.ENOTEMPTY) || errors.Is(err, syscall.EEXIST)
 }

@@ -38,8 +38,9 @@ type S3 struct {
 
 	mu          sync.Mutex
 	locked      bool
-	conditional bool  // the server honours If-None-Match / If-Match on PUT (probed by Lock)
-	lostErr     error // the lock was lost: writes stop
+	conditional bool   // the server honours If-None-Match / If-Match on PUT (probed by Lock)
+	lostErr     error  // the lock was lost: writes stop
+	roState     string // a read-only run's private copy of the bucket's state, removed by Close
 }
 
 // cacheSide is what the cache folder remembers of the bucket's state object.
@@ -102,11 +103,29 @@ func (s *S3) CaseInsensitive() bool { return false }
 // CacheDir is the local folder of the bucket's state copy and temporaries.
 func (s *S3) CacheDir() string { return s.cache }
 
-// TempDir is the tmp folder of the cache folder.
-func (s *S3) TempDir() string { return filepath.Join(s.cache, "tmp") }
+// TempDir is the tmp folder of the cache folder (read-only: Options.TempDir
+// when set).
+func (s *S3) TempDir() string {
+	if s.opts.ReadOnly && s.opts.TempDir != "" {
+		return s.opts.TempDir
+	}
+	return filepath.Join(s.cache, "tmp")
+}
 
-// Close frees nothing: the client holds no resources that need closing.
-func (s *S3) Close() error { return nil }
+// ReadOnly reports whether the bucket was opened with Options.ReadOnly.
+func (s *S3) ReadOnly() bool { return s.opts.ReadOnly }
+
+// Close removes a read-only run's copy of the state; the client holds no
+// resources that need closing.
+func (s *S3) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.roState != "" {
+		os.Remove(s.roState)
+		s.roState = ""
+	}
+	return nil
+}
 
 // Sync does nothing: a bucket's writes are durable when they return.
 func (s *S3) Sync(context.Context) error { return nil }
@@ -140,6 +159,9 @@ func isPreconditionFailed(err error) bool {
 func (s *S3) Create(_ context.Context, p string, meta Meta) (Writer, error) {
 	if err := CheckPath(p); err != nil {
 		return nil, fmt.Errorf("write to %s: %w", s.loc.Name(), err)
+	}
+	if s.opts.ReadOnly {
+		return nil, fmt.Errorf("write %s to %s: %w", p, s.loc.Name(), ErrReadOnly)
 	}
 	if err := s.lost(); err != nil {
 		return nil, fmt.Errorf("write %s to %s: %w", p, s.loc.Name(), err)
@@ -208,6 +230,9 @@ func (w *s3Writer) Reject(ctx context.Context) (string, error) {
 func (s *S3) Remove(ctx context.Context, p string) error {
 	if err := CheckPath(p); err != nil {
 		return fmt.Errorf("remove from %s: %w", s.loc.Name(), err)
+	}
+	if s.opts.ReadOnly {
+		return fmt.Errorf("remove %s from %s: %w", p, s.loc.Name(), ErrReadOnly)
 	}
 	if err := s.lost(); err != nil {
 		return fmt.Errorf("remove %s from %s: %w", p, s.loc.Name(), err)
@@ -330,6 +355,9 @@ func (s *S3) StatePath(ctx context.Context) (string, error) {
 	}
 	_, lerr := os.Stat(local)
 	haveLocal := lerr == nil
+	if s.opts.ReadOnly {
+		return s.statePathReadOnly(ctx, key, info, err == nil, haveLocal, side)
+	}
 	if err != nil { // no state in the bucket
 		if haveLocal && side.ETag != "" {
 			if err := s.removeLocalState(); err != nil {
@@ -365,6 +393,9 @@ func (s *S3) StatePath(ctx context.Context) (string, error) {
 // bucket still has the state this run fetched or last published: a run that
 // lost its lock cannot overwrite the state of the run that took it.
 func (s *S3) PublishState(ctx context.Context, path string) error {
+	if s.opts.ReadOnly {
+		return fmt.Errorf("publish the state to %s: %w", s.loc.Name(), ErrReadOnly)
+	}
 	if err := s.lost(); err != nil {
 		return fmt.Errorf("publish the state to %s: %w", s.loc.Name(), err)
 	}
@@ -391,4 +422,31 @@ func (s *S3) PublishState(ctx context.Context, path string) error {
 		return fmt.Errorf("publish the state to %s: %w", s.loc.Name(), err)
 	}
 	return nil
+}
+
+// statePathReadOnly is StatePath of a read-only run, which changes neither
+// the bucket nor the cache folder's copy: that copy when it is current (or
+// ahead of the bucket's: a run here that stopped before publishing), else the
+// bucket's state fetched into a private file; "" when there is no state.
+func (s *S3) statePathReadOnly(ctx context.Context, key string, info minio.ObjectInfo, inBucket, haveLocal bool, side cacheSide) (string, error) {
+	switch {
+	case !inBucket && haveLocal && side.ETag == "":
+		return s.localState(), nil
+	case !inBucket:
+		return "", nil
+	case haveLocal && side.ETag == info.ETag:
+		return s.localState(), nil
+	}
+	f, err := os.CreateTemp(s.TempDir(), "rsx-state-*.db")
+	if err != nil {
+		return "", fmt.Errorf("state of %s: %w", s.loc.Name(), err)
+	}
+	f.Close()
+	s.mu.Lock()
+	s.roState = f.Name()
+	s.mu.Unlock()
+	if err := s.client.FGetObject(ctx, s.loc.Bucket, key, f.Name(), minio.GetObjectOptions{}); err != nil {
+		return "", fmt.Errorf("state of %s: fetch %s: %w", s.loc.Name(), key, err)
+	}
+	return f.Name(), nil
 }

@@ -256,25 +256,44 @@ func TestS3Lock(t *testing.T) {
 	}
 	lb.Release()
 
-	// A lock left by a process of this host that has ended is taken over.
-	host, _ := os.Hostname()
-	dead := exec.Command("true")
-	dead.Run()
-	left := Holder{PID: dead.Process.Pid, Host: host, Started: time.Now().Add(-time.Hour), Token: "left", Refreshed: time.Now()}
-	putHolder(t, g, "locks", "p/.rsx/lock", left)
+	// A lock whose run has ended here (its marker in this cache folder is
+	// no longer locked: a killed run) is taken over at once.
+	dead := newHolder(time.Now().Add(-time.Hour))
+	m, err := holdRunMarker(a.CacheDir(), dead.Token)
+	if err != nil || m == nil {
+		t.Skipf("no run markers here: %v", err)
+	}
+	m.f.Close() // as the kernel does for a process killed
+	putHolder(t, g, "locks", "p/.rsx/lock", dead)
 	g.client.PutObject(ctx, "locks", "p/.rsx/tmp-marker", strings.NewReader("x"), 1, minio.PutObjectOptions{})
 	os.WriteFile(filepath.Join(a.CacheDir(), "tmp", "stage-left"), []byte("x"), 0o644)
 	la, err = a.Lock(ctx)
 	if err != nil {
-		t.Fatalf("over a dead process's lock: %v", err)
+		t.Fatalf("over an ended run's lock: %v", err)
 	}
-	if la.TookOver == nil || la.TookOver.Token != "left" || !strings.Contains(la.Note, "its process has ended") {
+	if la.TookOver == nil || la.TookOver.Token != dead.Token || !strings.Contains(la.Note, "its process has ended") {
 		t.Errorf("TookOver %+v, note %q", la.TookOver, la.Note)
 	}
 	if la.Removed < 1 {
 		t.Errorf("removed %d temporaries", la.Removed)
 	}
 	la.Release()
+
+	// A live run in another PID namespace with this host name (a container
+	// with host networking) whose pid is no process here keeps its lock: a
+	// host name and a pid do not identify a run.
+	host, _ := os.Hostname()
+	gone := exec.Command("true")
+	gone.Run()
+	twin := Holder{PID: gone.Process.Pid, Host: host, Started: time.Now(), Token: "0123456789abcdef01234567", Refreshed: time.Now()}
+	putHolder(t, g, "locks", "p/.rsx/lock", twin)
+	_, err = a.Lock(ctx)
+	if !errors.As(err, &le) || le.Holder.Token != twin.Token {
+		t.Fatalf("the lock of a live run with this host name was taken: %v", err)
+	}
+	if want := "in use by run " + twin.Token + " on host " + host; !strings.Contains(err.Error(), want) {
+		t.Errorf("refusal %q does not say %q", err, want)
+	}
 
 	// A lock of another host is taken over only once it is stale.
 	other := Holder{PID: 1, Host: "elsewhere.example", Started: time.Now(), Token: "other", Refreshed: time.Now()}

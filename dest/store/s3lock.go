@@ -33,8 +33,10 @@ func (s *S3) staleAfter() time.Duration {
 // The lock object is created with If-None-Match: *, so that of two runs only
 // one can create it. Its holder rewrites it every LockStaleAfter/5 (with
 // If-Match on its own ETag); a lock not rewritten for LockStaleAfter, or one
-// whose holder ran on this host and has ended, is taken over with If-Match on
-// the stale lock's ETag, so that of two runs taking it over only one succeeds.
+// whose holder is known to have ended (its run marker in this cache folder,
+// see runEnded), is taken over with If-Match on the stale lock's ETag, so that
+// of two runs taking it over only one succeeds. The holder is its run id
+// (Holder.Token): a host name and a pid are shown, never trusted.
 // A holder that cannot refresh its lock in time, or finds it taken, stops
 // writing (Lock.Lost, and every write fails).
 //
@@ -44,6 +46,9 @@ func (s *S3) staleAfter() time.Duration {
 // reading it back: two runs that start within the same two seconds could both
 // pass, which Lock.Note says.
 func (s *S3) Lock(ctx context.Context) (*Lock, error) {
+	if s.opts.ReadOnly {
+		return s.lockReadOnly(ctx)
+	}
 	conditional, err := s.probeConditional(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("lock %s: %w", s.loc.Name(), err)
@@ -52,6 +57,10 @@ func (s *S3) Lock(ctx context.Context) (*Lock, error) {
 	s.conditional = conditional
 	s.mu.Unlock()
 	me := newHolder(time.Now())
+	marker, err := holdRunMarker(s.cache, me.Token)
+	if err != nil {
+		return nil, fmt.Errorf("lock %s: mark the run in the cache folder %s: %w", s.loc.Name(), s.cache, err)
+	}
 	var l *Lock
 	var etag string
 	if conditional {
@@ -60,6 +69,7 @@ func (s *S3) Lock(ctx context.Context) (*Lock, error) {
 		l, etag, err = s.lockFallback(ctx, me)
 	}
 	if err != nil {
+		marker.release()
 		return nil, err
 	}
 	s.mu.Lock()
@@ -70,6 +80,7 @@ func (s *S3) Lock(ctx context.Context) (*Lock, error) {
 	done := make(chan struct{})
 	go s.refresh(me, etag, conditional, stop, done)
 	l.release = func() error {
+		defer marker.release()
 		var perr error
 		if s.lost() == nil {
 			pctx, pcancel := context.WithTimeout(context.Background(), time.Minute)
@@ -182,13 +193,13 @@ func (s *S3) probeConditional(ctx context.Context) (bool, error) {
 
 // stale says why a lock may be taken over, "" when it may not.
 func (s *S3) stale(h Holder, modTime time.Time) string {
-	if h.PID == 0 && h.Host == "" {
+	if h.Token == "" {
 		if time.Since(modTime) > s.staleAfter() {
 			return "an unreadable lock, not written for " + time.Since(modTime).Round(time.Second).String()
 		}
 		return ""
 	}
-	if host, _ := os.Hostname(); h.Host == host && h.PID != os.Getpid() && !processAlive(h.PID) {
+	if runEnded(s.cache, h.Token) {
 		return "its process has ended"
 	}
 	if age := time.Since(modTime); age > s.staleAfter() {
@@ -341,4 +352,30 @@ func (s *S3) removeTemporaries(ctx context.Context) (int, error) {
 		n++
 	}
 	return n, nil
+}
+
+// lockReadOnly is the Lock of a read-only run: it writes nothing, and is
+// refused while a live run holds the bucket's lock (what it reads would be
+// changing under it).
+func (s *S3) lockReadOnly(ctx context.Context) (*Lock, error) {
+	cur, _, mod, err := s.readLock(ctx)
+	switch {
+	case err == nil:
+		if s.stale(cur, mod) == "" {
+			return nil, s.lockedError(cur)
+		}
+	case !isNotFound(err):
+		return nil, fmt.Errorf("lock %s: read the lock: %w", s.loc.Name(), err)
+	}
+	s.mu.Lock()
+	s.locked = true
+	s.mu.Unlock()
+	l := &Lock{Holder: newHolder(time.Now())}
+	l.release = func() error {
+		s.mu.Lock()
+		s.locked = false
+		s.mu.Unlock()
+		return nil
+	}
+	return l, nil
 }

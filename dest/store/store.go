@@ -27,9 +27,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -78,7 +80,7 @@ type Store interface {
 	TempDir() string
 	// StatePath is the local file of the state database. For a bucket it is
 	// a cache copy, fetched from the bucket when missing or older; call it
-	// after Lock.
+	// after Lock. Opened ReadOnly, a destination without a state gives "".
 	StatePath(ctx context.Context) (string, error)
 	// PublishState stores the state database file at path in the
 	// destination, when it does not live there already (a bucket). The file
@@ -160,6 +162,21 @@ type Options struct {
 	// DefaultKeepRejectedFiles, DefaultKeepRejectedBytes.
 	KeepRejectedFiles int
 	KeepRejectedBytes int64
+	// ReadOnly opens the destination without writing anything to it (an
+	// audit of a read-only copy, a dry run): a folder is not made (with
+	// Create, one that does not exist is an empty destination), no
+	// DEST/.rsx, probe, lock or temporary file is written, Lock takes a
+	// shared lock where there is one to take (a folder's; a bucket's live
+	// lock refuses), StatePath is "" when there is no state yet, and Create
+	// and Remove fail with ErrReadOnly.
+	ReadOnly bool
+	// ReadOnlyWhenUnwritable opens a folder that cannot be written (a
+	// read-only mount, a WORM volume, a snapshot, no permission) as
+	// ReadOnly instead of failing (an audit: it records what it can).
+	ReadOnlyWhenUnwritable bool
+	// TempDir is the folder for the run's temporaries when ReadOnly (they
+	// cannot go to DEST/.rsx/tmp); the system's temporary folder by default.
+	TempDir string
 	// LockStaleAfter is how long a bucket's lock may go without being
 	// refreshed before another run may take it over (default 10 minutes; the
 	// holder refreshes it every LockStaleAfter/5).
@@ -182,7 +199,20 @@ func Open(ctx context.Context, dest string, opts Options) (Store, error) {
 	case dest == "":
 		return nil, errors.New("no destination given")
 	}
-	return OpenDir(dest, opts)
+	d, err := OpenDir(dest, opts)
+	if err != nil && opts.ReadOnlyWhenUnwritable && !opts.ReadOnly && cannotWrite(err) {
+		opts.ReadOnly, opts.Create = true, false
+		d, err = OpenDir(dest, opts)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// cannotWrite tells an error of a destination that cannot be written.
+func cannotWrite(err error) bool {
+	return errors.Is(err, syscall.EROFS) || errors.Is(err, fs.ErrPermission)
 }
 
 // PathError is a path a Store refuses.
