@@ -154,7 +154,7 @@ func (c *Checker) Problems() []Problem {
 // flag counts a problem and, when it is to be stored, returns it for the caller to
 // fill in its Message (with msg). A nil result means: counted, not stored.
 func (c *Checker) flag(id ruleID, entry, line int, section string) *Problem {
-	r := ruleInfo(id)
+	r := &ruleTable[id]
 	switch r.Severity {
 	case SeverityError:
 		c.nErr++

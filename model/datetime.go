@@ -38,6 +38,13 @@ func (e *DatetimeError) Error() string {
 // On failure the returned Datetime keeps Raw (OK is false) and the error, a
 // *DatetimeError, says what is wrong. Surrounding ASCII whitespace is ignored.
 // On success nothing is allocated: Raw and Fraction share the caller's string.
+//
+// One function on purpose, in three parts (the date, the time of day, the
+// time zone): it runs for every lastmod, at, from, datetime … of a
+// document, 50,000 times or more in a Resource List. Split into parseDate,
+// parseClock and parseZone (2026-11-27), which the compiler cannot inline,
+// it took 36-43 % more CPU time in BenchmarkParseDatetime, with or without
+// a *Datetime passed to the parts.
 func ParseDatetime(s string) (Datetime, error) {
 	s = trimASCIISpace(s)
 	d := Datetime{Raw: s}
@@ -48,6 +55,7 @@ func ParseDatetime(s string) (Datetime, error) {
 		return Datetime{Raw: s}, &DatetimeError{Value: s, Reason: reason}
 	}
 
+	// The date: YYYY[-MM[-DD]].
 	year, ok := digits4(s, 0)
 	if !ok {
 		return fail("year must be four digits")

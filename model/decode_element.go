@@ -84,14 +84,108 @@ func (d *Decoder) qname(b []byte) (int32, error) {
 
 // element processes a complete start tag b[0:end] (relative to pos).
 func (d *Decoder) element(b []byte, nameEnd, colon, end int, selfClose bool) error {
-	// Lines are counted only for the elements that record one: counting costs.
-	line := 0
 	nsMark := len(d.ns)
 	depth := len(d.stack)
 	if depth >= d.maxDepth {
 		return d.syntaxErr(d.curLine(), "elements nested more than %d deep", d.maxDepth)
 	}
 	// Namespace declarations first: they apply to the element's own name.
+	nsAttrs := len(d.attrs) > 0 && d.namespaceAttrs(b)
+	if nsAttrs {
+		if err := d.declareNamespaces(b, depth); err != nil {
+			return err
+		}
+	}
+	t := startTag{b: b, local: b[1:nameEnd]}
+	if colon >= 0 {
+		t.prefix, t.local = b[1:colon], b[colon+1:nameEnd]
+	}
+	uri, nsk, ok := d.lookupNS(t.prefix)
+	if !ok {
+		return d.undeclaredElementPrefix(&t, depth, b[1:nameEnd])
+	}
+	if nsAttrs {
+		if err := d.checkAttributePrefixes(b, nameEnd); err != nil {
+			return err
+		}
+	}
+	qname, err := d.qname(b[1:nameEnd])
+	if err != nil {
+		return err
+	}
+	t.uri = uri
+	t.sm = nsk == nsSitemap || nsk == nsNone || (nsk == nsOther && uri == d.altSitemapNS)
+	t.rs = nsk == nsRS || nsk == nsRSLegacy
+	if depth == 0 && nsk == nsOther && strings.Contains(strings.ToLower(uri), "sitemap") {
+		// A variant Sitemap namespace (Google's early ones, a trailing slash …):
+		// read the document, RootSpace tells the checker.
+		d.altSitemapNS, t.sm = uri, true
+	}
+	// Lines are counted only for the elements that record one: counting costs.
+	if depth < 2 || (depth == 2 && d.capDepth < 0 && d.stack[1].kind == kEntry && !(t.sm && isLeafName(t.local))) {
+		t.line = d.curLine()
+	}
+	kind := kIgnore
+	switch {
+	case depth == 0:
+		if !d.rootElement(&t) {
+			d.consume(d.pos + end)
+			return nil
+		}
+		kind = kRoot
+	case d.capDepth >= 0:
+		kind = kInner
+	case depth == 1:
+		kind, err = d.rootChild(&t, qname)
+	case depth == 2 && d.stack[1].kind == kEntry:
+		kind, err = d.entryChild(&t)
+	}
+	if err != nil {
+		return err
+	}
+	d.startText(kind)
+	d.consume(d.pos + end)
+	d.stack = append(d.stack, openElem{qname: qname, kind: kind, nsMark: int32(nsMark), line: t.line})
+	if selfClose {
+		return d.closeElement()
+	}
+	if kind == kLoc || kind == kLastmod || kind == kChangefreq {
+		return d.leafText(qname)
+	}
+	return nil
+}
+
+// startTag is what element has read of a start tag, for the functions that
+// give the element its meaning where it stands.
+type startTag struct {
+	b             []byte // the tag (relative to pos), for its attributes
+	prefix, local []byte
+	uri           string
+	sm, rs        bool // in the Sitemap (or no) namespace; in ResourceSync's
+	line          int  // 0 where the element records no line
+}
+
+// isLeafName reports whether a Sitemap element of an entry is one of the
+// text leaves element reads without a line number (their entry has one).
+func isLeafName(local []byte) bool {
+	return string(local) == "loc" || string(local) == "lastmod" || string(local) == "changefreq"
+}
+
+// namespaceAttrs reports whether an attribute of the tag b declares a
+// namespace or has a prefix: most have neither (<rs:md hash=… length=…>),
+// and then declareNamespaces and checkAttributePrefixes are not called.
+func (d *Decoder) namespaceAttrs(b []byte) bool {
+	for k := range d.attrs {
+		if a := &d.attrs[k]; a.colon >= 0 || string(b[a.name:a.nameEnd]) == "xmlns" {
+			return true
+		}
+	}
+	return false
+}
+
+// declareNamespaces pushes the namespace declarations among the
+// attributes of a start tag; those of the root go into the header too.
+func (d *Decoder) declareNamespaces(b []byte, depth int) error {
 	for k := range d.attrs {
 		a := &d.attrs[k]
 		name := b[a.name:a.nameEnd]
@@ -123,23 +217,24 @@ func (d *Decoder) element(b []byte, nameEnd, colon, end int, selfClose bool) err
 			d.legacy("namespace "+NSRSLegacy, d.lineAt(d.pos+a.name))
 		}
 	}
-	var prefix, local []byte
-	if colon >= 0 {
-		prefix, local = b[1:colon], b[colon+1:nameEnd]
-	} else {
-		local = b[1:nameEnd]
+	return nil
+}
+
+// undeclaredElementPrefix handles an element whose prefix no declaration
+// binds: a root so named is not a Sitemap (the checker says so), anything
+// deeper is an error of the XML.
+func (d *Decoder) undeclaredElementPrefix(t *startTag, depth int, name []byte) error {
+	if depth == 0 {
+		d.hdr.Root = RootUnknown
+		d.hdr.RootLocal = string(t.local)
+		d.state = stDone
+		return nil
 	}
-	uri, nsk, ok := d.lookupNS(prefix)
-	if !ok {
-		if depth == 0 {
-			d.hdr.Root = RootUnknown
-			d.hdr.RootLocal = string(local)
-			d.state = stDone
-			return nil
-		}
-		return d.syntaxErr(d.curLine(), "undeclared namespace prefix %q in <%s>", prefix, b[1:nameEnd])
-	}
-	// Attribute prefixes must be declared too.
+	return d.syntaxErr(d.curLine(), "undeclared namespace prefix %q in <%s>", t.prefix, name)
+}
+
+// checkAttributePrefixes: attribute prefixes must be declared too.
+func (d *Decoder) checkAttributePrefixes(b []byte, nameEnd int) error {
 	for k := range d.attrs {
 		a := &d.attrs[k]
 		if a.colon < 0 || string(b[a.name:a.colon]) == "xmlns" {
@@ -149,111 +244,107 @@ func (d *Decoder) element(b []byte, nameEnd, colon, end int, selfClose bool) err
 			return d.syntaxErr(d.lineAt(d.pos+a.name), "undeclared namespace prefix %q in attribute %s of <%s>", b[a.name:a.colon], b[a.name:a.nameEnd], b[1:nameEnd])
 		}
 	}
+	return nil
+}
 
-	qname, err := d.qname(b[1:nameEnd])
-	if err != nil {
-		return err
+// rootElement records the root element in the header. It reports false
+// when the root is neither <urlset> nor <sitemapindex>: the decoder reads
+// no further.
+func (d *Decoder) rootElement(t *startTag) bool {
+	d.hdr.RootLocal = string(t.local)
+	d.hdr.RootSpace = t.uri
+	switch {
+	case t.sm && string(t.local) == "urlset":
+		d.hdr.Root = RootURLSet
+	case t.sm && string(t.local) == "sitemapindex":
+		d.hdr.Root = RootSitemapIndex
+	default:
+		d.hdr.Root = RootUnknown
+		d.state = stDone
+		return false
 	}
-	kind := kIgnore
-	sm := nsk == nsSitemap || nsk == nsNone || (nsk == nsOther && uri == d.altSitemapNS)
-	rs := nsk == nsRS || nsk == nsRSLegacy
-	if depth == 0 && nsk == nsOther && strings.Contains(strings.ToLower(uri), "sitemap") {
-		// A variant Sitemap namespace (Google's early ones, a trailing slash …):
-		// read the document, RootSpace tells the checker.
-		d.altSitemapNS, sm = uri, true
-	}
-	if depth < 2 || (depth == 2 && d.capDepth < 0 && d.stack[1].kind == kEntry && !(sm && (string(local) == "loc" || string(local) == "lastmod" || string(local) == "changefreq"))) {
-		line = d.curLine()
+	d.state = stRoot
+	return true
+}
+
+// rootChild starts a child of the root: an entry (<url>, or <sitemap> in
+// an index), the document's <rs:md> or an <rs:ln>, or an element of
+// another kind, captured.
+func (d *Decoder) rootChild(t *startTag, qname int32) (uint8, error) {
+	entryName := "url"
+	if d.hdr.Root == RootSitemapIndex {
+		entryName = "sitemap"
 	}
 	switch {
-	case depth == 0:
-		d.hdr.RootLocal = string(local)
-		d.hdr.RootSpace = uri
-		switch {
-		case sm && string(local) == "urlset":
-			d.hdr.Root = RootURLSet
-		case sm && string(local) == "sitemapindex":
-			d.hdr.Root = RootSitemapIndex
-		default:
-			d.hdr.Root = RootUnknown
-			d.state = stDone
-			d.consume(d.pos + end)
-			return nil
+	case t.sm && string(t.local) == entryName:
+		d.entryQ = qname
+		d.startEntry(t.line)
+		d.entryText = d.entryText[:0]
+		d.pendingMD = d.pendingMD[:0]
+		d.locA, d.lastmodA = -1, -1
+		d.entryOpen = true
+		return kEntry, nil
+	case t.rs && string(t.local) == "md":
+		d.hdr.MDCount++
+		if d.hdr.MDCount == 1 {
+			return kMD, d.fillMetadata(&d.hdr.MD, t.b, t.line, false)
 		}
-		d.state = stRoot
-		kind = kRoot
-	case d.capDepth >= 0:
-		kind = kInner
-	case depth == 1:
-		entryName := "url"
-		if d.hdr.Root == RootSitemapIndex {
-			entryName = "sitemap"
+		return kMD, nil
+	case t.rs && string(t.local) == "ln":
+		var ln Link
+		err := d.fillLink(&ln, t.b, t.line, nil)
+		d.hdr.Links = append(d.hdr.Links, ln)
+		if len(d.hdr.Links) >= decMaxHeld && err == nil {
+			err = d.handOver(nil)
 		}
-		switch {
-		case sm && string(local) == entryName:
-			kind = kEntry
-			d.entryQ = qname
-			d.startEntry(line)
-			d.entryText = d.entryText[:0]
-			d.pendingMD = d.pendingMD[:0]
-			d.locA, d.lastmodA = -1, -1
-			d.entryOpen = true
-		case rs && string(local) == "md":
-			kind = kMD
-			d.hdr.MDCount++
-			if d.hdr.MDCount == 1 {
-				err = d.fillMetadata(&d.hdr.MD, b, line, false)
-			}
-		case rs && string(local) == "ln":
-			kind = kLN
-			var ln Link
-			err = d.fillLink(&ln, b, line, nil)
-			d.hdr.Links = append(d.hdr.Links, ln)
-			if len(d.hdr.Links) >= decMaxHeld && err == nil {
-				err = d.handOver(nil)
-			}
-		default:
-			kind = kCapture
-			err = d.beginCapture(b, prefix, local, uri, line, false)
-		}
-	case depth == 2 && d.stack[1].kind == kEntry:
-		e := d.e
-		switch {
-		case sm && string(local) == "loc":
-			e.LocCount++
-			e.HasLoc = true
-			if e.LocCount == 1 {
-				kind = kLoc
-			}
-		case sm && string(local) == "lastmod":
-			if d.lastmodA < 0 {
-				kind = kLastmod
-			}
-		case sm && string(local) == "changefreq":
-			if e.Changefreq == "" {
-				kind = kChangefreq
-			}
-		case rs && string(local) == "md":
-			kind = kMD
-			e.MDCount++
-			if e.MDCount == 1 {
-				err = d.fillMetadata(&e.MD, b, line, true)
-			}
-		case rs && string(local) == "ln":
-			kind = kLN
-			e.Links = append(e.Links, Link{})
-			err = d.fillLink(&e.Links[len(e.Links)-1], b, line, d.lnk)
-			if len(e.Links) >= decMaxHeld && err == nil {
-				err = d.handOver(e)
-			}
-		default:
-			kind = kCapture
-			err = d.beginCapture(b, prefix, local, uri, line, true)
-		}
+		return kLN, err
 	}
-	if err != nil {
-		return err
+	return kCapture, d.beginCapture(t.b, t.prefix, t.local, t.uri, t.line, false)
+}
+
+// entryChild starts a child of an entry: <loc>, <lastmod> and <changefreq>
+// (the first of each is read), <rs:md>, <rs:ln>, or an element of another
+// kind, captured.
+func (d *Decoder) entryChild(t *startTag) (uint8, error) {
+	e := d.e
+	switch {
+	case t.sm && string(t.local) == "loc":
+		e.LocCount++
+		e.HasLoc = true
+		if e.LocCount == 1 {
+			return kLoc, nil
+		}
+		return kIgnore, nil
+	case t.sm && string(t.local) == "lastmod":
+		if d.lastmodA < 0 {
+			return kLastmod, nil
+		}
+		return kIgnore, nil
+	case t.sm && string(t.local) == "changefreq":
+		if e.Changefreq == "" {
+			return kChangefreq, nil
+		}
+		return kIgnore, nil
+	case t.rs && string(t.local) == "md":
+		e.MDCount++
+		if e.MDCount == 1 {
+			return kMD, d.fillMetadata(&e.MD, t.b, t.line, true)
+		}
+		return kMD, nil
+	case t.rs && string(t.local) == "ln":
+		e.Links = append(e.Links, Link{})
+		err := d.fillLink(&e.Links[len(e.Links)-1], t.b, t.line, d.lnk)
+		if len(e.Links) >= decMaxHeld && err == nil {
+			err = d.handOver(e)
+		}
+		return kLN, err
 	}
+	return kCapture, d.beginCapture(t.b, t.prefix, t.local, t.uri, t.line, true)
+}
+
+// startText readies the text buffers of an element that collects its text:
+// <loc> and <lastmod> into the entry's text, the others into their own.
+func (d *Decoder) startText(kind uint8) {
 	switch kind {
 	case kLoc, kLastmod:
 		d.rawText = d.rawText[:0]
@@ -263,15 +354,6 @@ func (d *Decoder) element(b []byte, nameEnd, colon, end int, selfClose bool) err
 		d.text = d.text[:0]
 		d.toEntry, d.textStart = false, 0
 	}
-	d.consume(d.pos + end)
-	d.stack = append(d.stack, openElem{qname: qname, kind: kind, nsMark: int32(nsMark), line: line})
-	if selfClose {
-		return d.closeElement()
-	}
-	if kind == kLoc || kind == kLastmod || kind == kChangefreq {
-		return d.leafText(qname)
-	}
-	return nil
 }
 
 // collecting reports whether the innermost element collects its text.

@@ -65,59 +65,47 @@ const (
 	numNotificationRules
 )
 
-// notificationRuleInfo is the catalogue entry of id.
-func notificationRuleInfo(id notificationRuleID) Rule {
-	const E, W = SeverityError, SeverityWarning
-	switch id {
-	case nrRoot:
-		return mkRule(RuleNotificationRoot, "N4", E, "a notification is a <urlset> document; notifications do not use the <sitemapindex> format")
-	case nrUpLink:
-		return mkRule(RuleNotificationUpLink, "N4", E, `a notification links up (<rs:ln rel="up">) to the Capability List of its channel`)
-	case nrUpMismatch:
-		return withBasis(mkRule(RuleNotificationUpMismatch, "N3", W, "the up link of a notification points at a Capability List other than the one that advertises the channel"),
-			`N3: "As both the Change Notification channel and the Framework Notification channel are dedicated to a particular set of resources, they are advertised in the Capability List that corresponds with the set of resources." The draft's examples link up to that Capability List; no sentence says the link must: a warning.`)
-	case nrEmpty:
-		return withBasis(mkRule(RuleNotificationEmpty, "N4", W, "a notification without entries notifies nothing"),
-			`N4: a change notification is sent "if a Source wishes to notify a Destination that one or more of its resources subject to synchronization have changed"; no sentence forbids one without entries: a warning.`)
-	case nrOrder:
-		return withBasis(mkRule(RuleNotificationOrder, "N4", W, "a notification's changes are dated before changes an earlier notification of the channel carried (out of order)"),
-			`N4: "the notifications must be split into a sequence of change notifications"; the draft says no more of the order of that sequence, which a Destination applies as it comes: a warning.`)
-	case nrFrameworkCapabilityMissing:
-		return mkRule(RuleFrameworkCapabilityMissing, "N5", E, "a framework notification entry says with capability which kind of document changed")
-	case nrFrameworkCapabilityInvalid:
-		return mkRule(RuleFrameworkCapabilityInvalid, "N5", E, "framework notifications are about Resource Lists, Resource Dumps, Change Lists, Change Dumps, Capability Lists and Source Descriptions only")
-	case nrFrameworkCapabilityUnknown:
-		return withBasis(mkRule(RuleFrameworkCapabilityUnknown, "N5", W, "the capability of a framework notification entry is not a value the specification or the draft defines"),
-			`N5: a framework notification is sent "if a Source wishes to notify a Destination about changes to Resource Lists, Change Lists, Resource Dumps, Change Dumps, Capability Lists, and Source Descriptions"; an unknown value may be a capability of another specification (Z39.99-2017 §6.1: "Additional capabilities may be defined in other specifications."): a warning.`)
-	case nrFrameworkChangeMissing:
-		return mkRule(RuleFrameworkChangeMissing, "N5", E, `a framework notification entry says with change="created|updated|deleted" what happened to the document`)
-	case nrFrameworkIndexLink:
-		return mkRule(RuleFrameworkIndexLinkMalformed, "N5", E, `the rel="index" link of a framework notification entry points at the index the changed document resides under`)
-	case nrFrameworkChangeType:
-		return Rule{ID: RuleFrameworkChangeType, Section: "N2.1", Severity: W,
-			Summary: "a framework notification entry gives a change type Table 2.1 of the draft does not list for its capability (Resource Lists and Resource Dumps: created; Change Lists and Change Dumps: created, updated; Capability Lists and Source Descriptions: any)",
-			Basis:   "Notification draft §2.1: \"The following table provides an overview of the possible change types that Change Notifications and Framework Notifications inform about\"; Table 2.1 marks one change type for Resource Lists and Resource Dumps and two for Change Lists and Change Dumps, which Examples 5.1 and 5.2 show to be created, and created and updated. An overview of an alpha draft, not a \"must\": a warning."}
-	case nrFrameworkIndexLevel:
-		return mkRule(RuleFrameworkIndexLevel, "N5", E, "framework notifications are never sent at the index level: the notified document is a <sitemapindex> (found by fetching it; rsx watch --check-documents)")
-	case nrFrameworkIndexLinkMissing:
-		return mkRule(RuleFrameworkIndexLinkMissing, "N5", E, `a framework notification about a document that resides under an index must give an <rs:ln rel="index"> to that index: the notified document links to an index the entry does not name (rsx watch --check-documents)`)
-	}
-	return Rule{}
-}
-
-// withBasis is r with the sentence it rests on.
-func withBasis(r Rule, basis string) Rule {
-	r.Basis = basis
-	return r
+// notificationRuleTable is the catalogue of the Notification draft's rules:
+// one row per notificationRuleID, indexed by it, as ruleTable is. Read only.
+var notificationRuleTable = [numNotificationRules]Rule{
+	nrRoot: {ID: RuleNotificationRoot, Section: "N4", Severity: SeverityError,
+		Summary: "a notification is a <urlset> document; notifications do not use the <sitemapindex> format"},
+	nrUpLink: {ID: RuleNotificationUpLink, Section: "N4", Severity: SeverityError,
+		Summary: `a notification links up (<rs:ln rel="up">) to the Capability List of its channel`},
+	nrUpMismatch: {ID: RuleNotificationUpMismatch, Section: "N3", Severity: SeverityWarning,
+		Summary: "the up link of a notification points at a Capability List other than the one that advertises the channel",
+		Basis:   `N3: "As both the Change Notification channel and the Framework Notification channel are dedicated to a particular set of resources, they are advertised in the Capability List that corresponds with the set of resources." The draft's examples link up to that Capability List; no sentence says the link must: a warning.`},
+	nrEmpty: {ID: RuleNotificationEmpty, Section: "N4", Severity: SeverityWarning,
+		Summary: "a notification without entries notifies nothing",
+		Basis:   `N4: a change notification is sent "if a Source wishes to notify a Destination that one or more of its resources subject to synchronization have changed"; no sentence forbids one without entries: a warning.`},
+	nrOrder: {ID: RuleNotificationOrder, Section: "N4", Severity: SeverityWarning,
+		Summary: "a notification's changes are dated before changes an earlier notification of the channel carried (out of order)",
+		Basis:   `N4: "the notifications must be split into a sequence of change notifications"; the draft says no more of the order of that sequence, which a Destination applies as it comes: a warning.`},
+	nrFrameworkCapabilityMissing: {ID: RuleFrameworkCapabilityMissing, Section: "N5", Severity: SeverityError,
+		Summary: "a framework notification entry says with capability which kind of document changed"},
+	nrFrameworkCapabilityInvalid: {ID: RuleFrameworkCapabilityInvalid, Section: "N5", Severity: SeverityError,
+		Summary: "framework notifications are about Resource Lists, Resource Dumps, Change Lists, Change Dumps, Capability Lists and Source Descriptions only"},
+	nrFrameworkCapabilityUnknown: {ID: RuleFrameworkCapabilityUnknown, Section: "N5", Severity: SeverityWarning,
+		Summary: "the capability of a framework notification entry is not a value the specification or the draft defines",
+		Basis:   `N5: a framework notification is sent "if a Source wishes to notify a Destination about changes to Resource Lists, Change Lists, Resource Dumps, Change Dumps, Capability Lists, and Source Descriptions"; an unknown value may be a capability of another specification (Z39.99-2017 §6.1: "Additional capabilities may be defined in other specifications."): a warning.`},
+	nrFrameworkChangeMissing: {ID: RuleFrameworkChangeMissing, Section: "N5", Severity: SeverityError,
+		Summary: `a framework notification entry says with change="created|updated|deleted" what happened to the document`},
+	nrFrameworkIndexLink: {ID: RuleFrameworkIndexLinkMalformed, Section: "N5", Severity: SeverityError,
+		Summary: `the rel="index" link of a framework notification entry points at the index the changed document resides under`},
+	nrFrameworkChangeType: {ID: RuleFrameworkChangeType, Section: "N2.1", Severity: SeverityWarning,
+		Summary: "a framework notification entry gives a change type Table 2.1 of the draft does not list for its capability (Resource Lists and Resource Dumps: created; Change Lists and Change Dumps: created, updated; Capability Lists and Source Descriptions: any)",
+		Basis:   "Notification draft §2.1: \"The following table provides an overview of the possible change types that Change Notifications and Framework Notifications inform about\"; Table 2.1 marks one change type for Resource Lists and Resource Dumps and two for Change Lists and Change Dumps, which Examples 5.1 and 5.2 show to be created, and created and updated. An overview of an alpha draft, not a \"must\": a warning."},
+	nrFrameworkIndexLevel: {ID: RuleFrameworkIndexLevel, Section: "N5", Severity: SeverityError,
+		Summary: "framework notifications are never sent at the index level: the notified document is a <sitemapindex> (found by fetching it; rsx watch --check-documents)"},
+	nrFrameworkIndexLinkMissing: {ID: RuleFrameworkIndexLinkMissing, Section: "N5", Severity: SeverityError,
+		Summary: `a framework notification about a document that resides under an index must give an <rs:ln rel="index"> to that index: the notified document links to an index the entry does not name (rsx watch --check-documents)`},
 }
 
 // NotificationRules returns the rules of the Notification draft that
 // CheckNotification and NotificationChecker add to those of Rules().
 func NotificationRules() []Rule {
 	out := make([]Rule, numNotificationRules)
-	for i := range out {
-		out[i] = notificationRuleInfo(notificationRuleID(i))
-	}
+	copy(out, notificationRuleTable[:])
 	return out
 }
 
@@ -200,7 +188,7 @@ func NotificationProblem(id notificationRuleID, entry, line int, msg string) Pro
 }
 
 func notificationProblem(id notificationRuleID, entry, line int, msg string) Problem {
-	r := notificationRuleInfo(id)
+	r := &notificationRuleTable[id]
 	return Problem{Severity: r.Severity, Rule: r.ID, Section: r.Section, Entry: entry, Line: line,
 		Message: msg + " (§" + r.Section + " of the Notification draft)"}
 }

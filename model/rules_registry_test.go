@@ -30,11 +30,11 @@ func TestEveryRuleReportedIsCatalogued(t *testing.T) {
 			t.Errorf("%s: RuleByID(%q) = %+v, %v", registry, r.ID, got, ok)
 		}
 	}
-	for i := ruleID(0); i < numRules; i++ {
-		check("ruleID", ruleInfo(i))
+	for _, r := range ruleTable {
+		check("ruleID", r)
 	}
-	for i := notificationRuleID(0); i < numNotificationRules; i++ {
-		check("notificationRuleID", notificationRuleInfo(i))
+	for _, r := range notificationRuleTable {
+		check("notificationRuleID", r)
 	}
 	if n := len(Rules()) + len(NotificationRules()); n != len(seen) {
 		t.Errorf("Rules() and NotificationRules() list %d rules, the registries hold %d", n, len(seen))
@@ -43,7 +43,7 @@ func TestEveryRuleReportedIsCatalogued(t *testing.T) {
 
 // TestProblemsTakeTheirRuleFromARegistry keeps every Problem that model
 // builds tied to a catalogued rule: its Rule field is the ID of a Rule value
-// (ruleInfo(id).ID, notificationRuleInfo(id).ID), never a string written
+// (ruleTable[id].ID, notificationRuleTable[id].ID), never a string written
 // in place, which could name a rule the catalogue lacks. It reads the
 // package's syntax tree (not its text), so comments and strings do not
 // count.
@@ -90,4 +90,121 @@ func TestProblemsTakeTheirRuleFromARegistry(t *testing.T) {
 	if literals == 0 {
 		t.Fatal("no Problem literal found: the test reads the wrong files")
 	}
+}
+
+// TestRuleTableHasOneRowPerRuleID: each registry is a table indexed by its
+// ID constants. The compiler already rejects two rows keyed by one constant
+// in an array literal; this reads the syntax tree so that a row that is
+// missing, keyed twice, or keyed by something other than a constant of the
+// registry is named, whatever the table's type becomes, and checks that no
+// row is left empty.
+func TestRuleTableHasOneRowPerRuleID(t *testing.T) {
+	for _, reg := range []struct {
+		file, idType, count, table string
+		rows                       []Rule
+	}{
+		{"rules.go", "ruleID", "numRules", "ruleTable", ruleTable[:]},
+		{"notification.go", "notificationRuleID", "numNotificationRules", "notificationRuleTable", notificationRuleTable[:]},
+	} {
+		t.Run(reg.table, func(t *testing.T) {
+			file, err := parser.ParseFile(token.NewFileSet(), reg.file, nil, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			consts := registryConstants(file, reg.idType, reg.count)
+			if len(consts) == 0 {
+				t.Fatalf("no constant of type %s in %s", reg.idType, reg.file)
+			}
+			lit := tableLiteral(file, reg.table)
+			if lit == nil {
+				t.Fatalf("no composite literal %s in %s", reg.table, reg.file)
+			}
+			keyed := map[string]int{}
+			for _, el := range lit.Elts {
+				kv, ok := el.(*ast.KeyValueExpr)
+				if !ok {
+					t.Errorf("a row of %s without its %s key", reg.table, reg.idType)
+					continue
+				}
+				k, ok := kv.Key.(*ast.Ident)
+				if !ok || !consts[k.Name] {
+					t.Errorf("a row of %s keyed by %s, not a constant of type %s", reg.table, exprName(kv.Key), reg.idType)
+					continue
+				}
+				keyed[k.Name]++
+			}
+			for c := range consts {
+				if keyed[c] != 1 {
+					t.Errorf("%s has %d rows for %s, want 1", reg.table, keyed[c], c)
+				}
+			}
+			if len(reg.rows) != len(consts) {
+				t.Errorf("%s has %d rows, %s counts %d", reg.table, len(reg.rows), reg.count, len(consts))
+			}
+			for i, r := range reg.rows {
+				if r.ID == "" || r.Section == "" || r.Summary == "" {
+					t.Errorf("%s row %d is incomplete: %+v", reg.table, i, r)
+				}
+			}
+		})
+	}
+}
+
+// registryConstants names the constants of type idType declared in file
+// (in a const block whose first constant has that type), count excepted.
+func registryConstants(file *ast.File, idType, count string) map[string]bool {
+	out := map[string]bool{}
+	for _, decl := range file.Decls {
+		gd, ok := decl.(*ast.GenDecl)
+		if !ok || gd.Tok != token.CONST || len(gd.Specs) == 0 {
+			continue
+		}
+		first := gd.Specs[0].(*ast.ValueSpec)
+		if id, ok := first.Type.(*ast.Ident); !ok || id.Name != idType {
+			continue
+		}
+		for _, spec := range gd.Specs {
+			vs := spec.(*ast.ValueSpec)
+			if vs.Type != nil && exprName(vs.Type) != idType {
+				continue
+			}
+			for _, n := range vs.Names {
+				if n.Name != count && n.Name != "_" {
+					out[n.Name] = true
+				}
+			}
+		}
+	}
+	return out
+}
+
+// tableLiteral is the composite literal assigned to the package variable name.
+func tableLiteral(file *ast.File, name string) *ast.CompositeLit {
+	for _, decl := range file.Decls {
+		gd, ok := decl.(*ast.GenDecl)
+		if !ok || gd.Tok != token.VAR {
+			continue
+		}
+		for _, spec := range gd.Specs {
+			vs := spec.(*ast.ValueSpec)
+			for i, n := range vs.Names {
+				if n.Name == name && i < len(vs.Values) {
+					lit, _ := vs.Values[i].(*ast.CompositeLit)
+					return lit
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// exprName prints a short expression (an identifier or a selector) for a message.
+func exprName(e ast.Expr) string {
+	switch e := e.(type) {
+	case *ast.Ident:
+		return e.Name
+	case *ast.SelectorExpr:
+		return exprName(e.X) + "." + e.Sel.Name
+	}
+	return "an expression"
 }

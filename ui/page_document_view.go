@@ -181,163 +181,291 @@ func (v *docPage) titleLine() string {
 // narrow the least useful fields go first (the "completed" time, then the
 // times, the sort …).
 func (v *docPage) statusLine() string {
-	st := v.c.Styles
+	n := v.doc.entries.Len()
+	segs := presentSegs([]statusSeg{
+		v.capabilitySeg(),
+		v.snapshotTimeSeg(),
+		v.intervalSeg(),
+		v.entryCountSeg(n),
+		v.partsSeg(),
+		v.marksSeg(),
+		v.localCopySeg(n),
+		v.filterSeg(),
+		v.unknownColumnSeg(),
+		v.sortSeg(),
+		v.httpSeg(),
+		v.validitySeg(),
+		v.crossFailedSeg(),
+		v.staleSeg(),
+		v.notificationsSeg(),
+		v.progressSeg(n),
+	})
+	return v.fitStatus(segs)
+}
+
+// statusSeg is one field of the status line; a field with no text is not
+// shown.
+type statusSeg struct {
+	text  string
+	short string // used when the bar is too narrow ("" keeps text)
+	drop  int    // 0: never dropped; higher numbers go first
+}
+
+// presentSegs keeps the fields that have something to say.
+func presentSegs(segs []statusSeg) []statusSeg {
+	kept := segs[:0]
+	for _, s := range segs {
+		if s.text != "" {
+			kept = append(kept, s)
+		}
+	}
+	return kept
+}
+
+// capabilitySeg is the badge of the document's capability.
+func (v *docPage) capabilitySeg() statusSeg {
+	c := v.doc.capability()
+	if c == "" {
+		return statusSeg{}
+	}
+	return statusSeg{text: v.c.Styles.StatusBadge.Render(components.Escape(string(c)))}
+}
+
+// timeValue renders a time as the document writes it, which may be anything.
+func (v *docPage) timeValue(s string) string {
+	return v.c.Styles.StatusValue.Render(components.Escape(s))
+}
+
+// snapshotTimeSeg is when the snapshot began and completed (at, completed).
+func (v *docPage) snapshotTimeSeg() statusSeg {
+	h := v.doc.header
+	if h == nil {
+		return statusSeg{}
+	}
+	at, completed := h.MD.At.Raw, h.MD.Completed.Raw
+	switch {
+	case at != "" && completed != "":
+		end := sameDayShort(at, completed)
+		return statusSeg{v.timeValue("at " + at + " completed " + end), v.timeValue(at + "–" + end), 3}
+	case at != "":
+		return statusSeg{v.timeValue("at " + at), v.timeValue(at), 3}
+	case completed != "":
+		return statusSeg{v.timeValue("completed " + completed), "", 3}
+	}
+	return statusSeg{}
+}
+
+// intervalSeg is the interval of changes the document covers (from, until).
+func (v *docPage) intervalSeg() statusSeg {
+	h := v.doc.header
+	if h == nil {
+		return statusSeg{}
+	}
+	from, until := h.MD.From.Raw, h.MD.Until.Raw
+	switch {
+	case from != "" && until != "":
+		end := sameDayShort(from, until)
+		return statusSeg{v.timeValue("from " + from + " until " + end), v.timeValue(from + "–" + end), 3}
+	case from != "":
+		return statusSeg{v.timeValue("from " + from + " (open)"), v.timeValue(from + "– (open)"), 3}
+	case until != "":
+		return statusSeg{v.timeValue("until " + until), "", 3}
+	}
+	return statusSeg{}
+}
+
+// entryCountSeg is how many entries the document has (so far).
+func (v *docPage) entryCountSeg(n int) statusSeg {
+	return statusSeg{text: v.c.Styles.StatusValue.Render(components.Plural(n, "entry", "entries"))}
+}
+
+// partsSeg is how many parts of an index have been read.
+func (v *docPage) partsSeg() statusSeg {
 	d := v.doc
-	type seg struct {
-		text  string
-		short string // used when the bar is too narrow ("" keeps text)
-		drop  int    // 0: never dropped; higher numbers go first
+	if d.parts == nil {
+		return statusSeg{}
 	}
-	var segs []seg
-	if c := d.capability(); c != "" {
-		segs = append(segs, seg{text: st.StatusBadge.Render(components.Escape(string(c)))})
+	return statusSeg{v.c.Styles.StatusValue.Render(fmt.Sprintf("%d/%d parts", d.partsDone, len(d.parts))), "", 1}
+}
+
+// marksSeg is how many entries are marked.
+func (v *docPage) marksSeg() statusSeg {
+	full, short := v.doc.marksText()
+	if full == "" {
+		return statusSeg{}
 	}
-	if h := d.header; h != nil {
-		md := &h.MD
-		// The times as the document writes them, which may be anything.
-		val := func(s string) string { return st.StatusValue.Render(components.Escape(s)) }
-		if md.At.Raw != "" {
-			full := "at " + md.At.Raw
-			short := md.At.Raw
-			if md.Completed.Raw != "" {
-				full += " completed " + sameDayShort(md.At.Raw, md.Completed.Raw)
-				short += "–" + sameDayShort(md.At.Raw, md.Completed.Raw)
-			}
-			segs = append(segs, seg{val(full), val(short), 3})
-		} else if md.Completed.Raw != "" {
-			segs = append(segs, seg{val("completed " + md.Completed.Raw), "", 3})
-		}
-		if md.From.Raw != "" {
-			full, short := "from "+md.From.Raw, md.From.Raw+"–"
-			if md.Until.Raw != "" {
-				full += " until " + sameDayShort(md.From.Raw, md.Until.Raw)
-				short += sameDayShort(md.From.Raw, md.Until.Raw)
-			} else {
-				full += " (open)"
-				short += " (open)"
-			}
-			segs = append(segs, seg{val(full), val(short), 3})
-		} else if md.Until.Raw != "" {
-			segs = append(segs, seg{val("until " + md.Until.Raw), "", 3})
-		}
+	st := v.c.Styles
+	glyph := st.BarMarked.Render(components.MarkedGlyph + " ")
+	return statusSeg{glyph + st.StatusValue.Render(full), glyph + st.StatusValue.Render(short), 0}
+}
+
+// localCopySeg is how the entries compare with a local copy.
+func (v *docPage) localCopySeg(n int) statusSeg {
+	l := v.doc.local
+	if l == nil {
+		return statusSeg{}
 	}
-	n := d.entries.Len()
-	segs = append(segs, seg{text: st.StatusValue.Render(components.Plural(n, "entry", "entries"))})
-	if d.parts != nil {
-		segs = append(segs, seg{st.StatusValue.Render(fmt.Sprintf("%d/%d parts", d.partsDone, len(d.parts))), "", 1})
+	full, short := l.statusText(n)
+	st := v.c.Styles
+	return statusSeg{st.StatusValue.Render(full), st.StatusValue.Render(short), 1}
+}
+
+// filterSeg is the filter and how many entries it matches.
+func (v *docPage) filterSeg() statusSeg {
+	if v.query.raw == "" {
+		return statusSeg{}
 	}
-	if full, short := d.marksText(); full != "" {
-		segs = append(segs, seg{st.BarMarked.Render(components.MarkedGlyph+" ") + st.StatusValue.Render(full), st.BarMarked.Render(components.MarkedGlyph+" ") + st.StatusValue.Render(short), 0})
+	f := fmt.Sprintf("filter %q: %s", v.query.raw, components.Count(len(v.filtered)))
+	if v.filterBusy {
+		f = fmt.Sprintf("filter %q: …", v.query.raw)
 	}
-	if l := d.local; l != nil {
-		full, short := l.statusText(n)
-		segs = append(segs, seg{st.StatusValue.Render(full), st.StatusValue.Render(short), 1})
+	return statusSeg{text: v.c.Styles.StatusKey.Render(components.Escape(f))}
+}
+
+// unknownColumnSeg warns that the filter named a column there is not.
+func (v *docPage) unknownColumnSeg() statusSeg {
+	c := v.query.unknownCol
+	if v.query.raw == "" || c == "" {
+		return statusSeg{}
 	}
-	if v.query.raw != "" {
-		f := fmt.Sprintf("filter %q: %s", v.query.raw, components.Count(len(v.filtered)))
-		if v.filterBusy {
-			f = fmt.Sprintf("filter %q: …", v.query.raw)
-		}
-		segs = append(segs, seg{text: st.StatusKey.Render(components.Escape(f))})
-		if c := v.query.unknownCol; c != "" {
-			segs = append(segs, seg{st.BarWarning.Render(components.Escape(fmt.Sprintf("no column %q: searched as text", c))),
-				st.BarWarning.Render(components.Escape(fmt.Sprintf("no column %q", c))), 0})
-		}
+	st := v.c.Styles
+	return statusSeg{st.BarWarning.Render(components.Escape(fmt.Sprintf("no column %q: searched as text", c))),
+		st.BarWarning.Render(components.Escape(fmt.Sprintf("no column %q", c))), 0}
+}
+
+// sortSeg is the column the entries are sorted by, and its direction.
+func (v *docPage) sortSeg() statusSeg {
+	if v.sortCol < 0 || v.sortCol >= len(v.kinds) {
+		return statusSeg{}
 	}
-	if v.sortCol >= 0 && v.sortCol < len(v.kinds) {
-		dir := "↑"
-		if v.sortDesc {
-			dir = "↓"
-		}
-		name := v.kinds[v.sortCol].name() + dir
-		busy := ""
-		if v.sortRunning {
-			busy = " …"
-		}
-		segs = append(segs, seg{st.StatusKey.Render("sorted by " + name + busy), st.StatusKey.Render(name + busy), 2})
+	dir := "↑"
+	if v.sortDesc {
+		dir = "↓"
 	}
-	if ex := d.exchange; ex != nil && ex.Status != 0 {
-		s := st.BarHTTPStatus(ex.Status).Render(fmt.Sprintf("HTTP %d", ex.Status))
-		if ex.FromCache {
-			s += st.StatusKey.Render(" cached")
-		}
-		segs = append(segs, seg{s, "", 5})
+	name := v.kinds[v.sortCol].name() + dir
+	busy := ""
+	if v.sortRunning {
+		busy = " …"
 	}
-	if !d.loading && d.header != nil {
-		errs, warns := d.problemCounts()
-		switch {
-		case errs == 0 && warns == 0 && d.crossState == crossChecking:
-			segs = append(segs, seg{st.StatusValue.Render("checking across documents…"), st.StatusValue.Render("checking…"), 2})
-		case errs == 0 && warns == 0 && d.err == nil && d.crossState != crossFailed:
-			// Valid only when it loaded whole and every check ran.
-			segs = append(segs, seg{st.BarOK.Render("✓ valid"), st.BarOK.Render("✓"), 2})
-		case errs == 0 && warns == 0:
-		default:
-			var full, short []string
-			if errs > 0 {
-				full = append(full, st.BarError.Render(fmt.Sprintf("✗ %d error%s", errs, plural(errs))))
-				short = append(short, st.BarError.Render(fmt.Sprintf("✗%d", errs)))
-			}
-			if warns > 0 {
-				full = append(full, st.BarWarning.Render(fmt.Sprintf("! %d warning%s", warns, plural(warns))))
-				short = append(short, st.BarWarning.Render(fmt.Sprintf("!%d", warns)))
-			}
-			if d.crossState == crossChecking {
-				full = append(full, st.StatusValue.Render("checking…"))
-				short = append(short, st.StatusValue.Render("…"))
-			}
-			sp := st.StatusBar.Render(" ")
-			segs = append(segs, seg{strings.Join(full, sp), strings.Join(short, sp), 2})
-		}
-		if d.crossState == crossFailed {
-			segs = append(segs, seg{st.BarWarning.Render("? cross-document checks failed"), st.BarWarning.Render("? cross"), 1})
-		}
+	st := v.c.Styles
+	return statusSeg{st.StatusKey.Render("sorted by " + name + busy), st.StatusKey.Render(name + busy), 2}
+}
+
+// httpSeg is the HTTP status of the response, and whether it came from the cache.
+func (v *docPage) httpSeg() statusSeg {
+	ex := v.doc.exchange
+	if ex == nil || ex.Status == 0 {
+		return statusSeg{}
 	}
-	if d.stale {
-		segs = append(segs, seg{st.BarWarning.Render("⟳ stale: r reloads"), st.BarWarning.Render("⟳ stale"), 0})
+	st := v.c.Styles
+	s := st.BarHTTPStatus(ex.Status).Render(fmt.Sprintf("HTTP %d", ex.Status))
+	if ex.FromCache {
+		s += st.StatusKey.Render(" cached")
 	}
-	if full, short := v.notes.statusSegment(st); full != "" {
-		segs = append(segs, seg{full, short, 1})
+	return statusSeg{s, "", 5}
+}
+
+// checked reports whether the document's own checks have run: it is loaded
+// and has a header.
+func (v *docPage) checked() bool {
+	return !v.doc.loading && v.doc.header != nil
+}
+
+// validitySeg is the verdict of the checks: valid, or how many errors and
+// warnings, and whether the checks across documents still run.
+func (v *docPage) validitySeg() statusSeg {
+	if !v.checked() {
+		return statusSeg{}
 	}
+	d := v.doc
+	st := v.c.Styles
+	errs, warns := d.problemCounts()
+	switch {
+	case errs == 0 && warns == 0 && d.crossState == crossChecking:
+		return statusSeg{st.StatusValue.Render("checking across documents…"), st.StatusValue.Render("checking…"), 2}
+	case errs == 0 && warns == 0 && d.err == nil && d.crossState != crossFailed:
+		// Valid only when it loaded whole and every check ran.
+		return statusSeg{st.BarOK.Render("✓ valid"), st.BarOK.Render("✓"), 2}
+	case errs == 0 && warns == 0:
+		return statusSeg{}
+	}
+	var full, short []string
+	if errs > 0 {
+		full = append(full, st.BarError.Render(fmt.Sprintf("✗ %d error%s", errs, plural(errs))))
+		short = append(short, st.BarError.Render(fmt.Sprintf("✗%d", errs)))
+	}
+	if warns > 0 {
+		full = append(full, st.BarWarning.Render(fmt.Sprintf("! %d warning%s", warns, plural(warns))))
+		short = append(short, st.BarWarning.Render(fmt.Sprintf("!%d", warns)))
+	}
+	if d.crossState == crossChecking {
+		full = append(full, st.StatusValue.Render("checking…"))
+		short = append(short, st.StatusValue.Render("…"))
+	}
+	sp := st.StatusBar.Render(" ")
+	return statusSeg{strings.Join(full, sp), strings.Join(short, sp), 2}
+}
+
+// crossFailedSeg says that the checks across documents could not run.
+func (v *docPage) crossFailedSeg() statusSeg {
+	if !v.checked() || v.doc.crossState != crossFailed {
+		return statusSeg{}
+	}
+	st := v.c.Styles
+	return statusSeg{st.BarWarning.Render("? cross-document checks failed"), st.BarWarning.Render("? cross"), 1}
+}
+
+// staleSeg says that the document changed since it was read.
+func (v *docPage) staleSeg() statusSeg {
+	if !v.doc.stale {
+		return statusSeg{}
+	}
+	st := v.c.Styles
+	return statusSeg{st.BarWarning.Render("⟳ stale: r reloads"), st.BarWarning.Render("⟳ stale"), 0}
+}
+
+// notificationsSeg is the state of the live notification channels.
+func (v *docPage) notificationsSeg() statusSeg {
+	full, short := v.notes.statusSegment(v.c.Styles)
+	return statusSeg{full, short, 1}
+}
+
+// progressSeg is how the loading goes: waiting, bytes read, or how it ended
+// when it failed.
+func (v *docPage) progressSeg(n int) statusSeg {
+	d := v.doc
+	st := v.c.Styles
 	switch {
 	case d.loading && d.wait.waiting():
 		w := d.wait.text(v.c.Clock())
-		segs = append(segs, seg{v.c.Spinner.View() + st.BarWarning.Render(" "+w+" · esc cancels"), v.c.Spinner.View() + st.BarWarning.Render(" "+w), 0})
+		return statusSeg{v.c.Spinner.View() + st.BarWarning.Render(" "+w+" · esc cancels"), v.c.Spinner.View() + st.BarWarning.Render(" "+w), 0}
 	case d.loading:
 		prog := v.c.Spinner.View() + st.StatusValue.Render(" loading "+components.Bytes(d.bytes))
 		if d.total > 0 {
 			prog += st.StatusValue.Render(progressOf(d.bytes, d.total))
 		}
-		segs = append(segs, seg{text: prog})
+		return statusSeg{text: prog}
 	case d.err != nil && n > 0:
-		segs = append(segs, seg{st.BarError.Render("incomplete: " + components.Escape(d.err.Error())), st.BarError.Render("incomplete"), 0})
+		return statusSeg{st.BarError.Render("incomplete: " + components.Escape(d.err.Error())), st.BarError.Render("incomplete"), 0}
 	case d.err != nil:
-		segs = append(segs, seg{text: st.BarError.Render("failed")})
+		return statusSeg{text: st.BarError.Render("failed")}
 	}
-	sep := st.StatusBar.Render(" · ")
-	join := func() string {
-		var b strings.Builder
-		b.WriteString(st.StatusBar.Render(" "))
-		for i, s := range segs {
-			if i > 0 {
-				if i == 1 && d.capability() != "" {
-					b.WriteString(st.StatusBar.Render(" ")) // after the badge
-				} else {
-					b.WriteString(sep)
-				}
-			}
-			b.WriteString(s.text)
-		}
-		return b.String()
-	}
-	line := join()
+	return statusSeg{}
+}
+
+// fitStatus joins the fields into a bar of the page's width: the short forms
+// when the full ones do not fit, then without the fields that go first, and
+// pads it to the width.
+func (v *docPage) fitStatus(segs []statusSeg) string {
+	badge := v.doc.capability() != ""
+	line := v.joinStatus(segs, badge)
 	if components.Width(line) > v.width {
 		for i := range segs {
 			if segs[i].short != "" {
 				segs[i].text = segs[i].short
 			}
 		}
-		line = join()
+		line = v.joinStatus(segs, badge)
 	}
 	for level := 5; level > 0 && components.Width(line) > v.width; level-- {
 		kept := segs[:0:0]
@@ -347,13 +475,34 @@ func (v *docPage) statusLine() string {
 			}
 		}
 		segs = kept
-		line = join()
+		line = v.joinStatus(segs, badge)
 	}
+	st := v.c.Styles
 	line = components.Fit(line, v.width)
 	if pad := v.width - components.Width(line); pad > 0 {
 		line += st.StatusBar.Render(strings.Repeat(" ", pad))
 	}
 	return line
+}
+
+// joinStatus writes the fields with " · " between them; after the
+// capability badge (badge), a space does.
+func (v *docPage) joinStatus(segs []statusSeg, badge bool) string {
+	st := v.c.Styles
+	sep := st.StatusBar.Render(" · ")
+	var b strings.Builder
+	b.WriteString(st.StatusBar.Render(" "))
+	for i, s := range segs {
+		if i > 0 {
+			if i == 1 && badge {
+				b.WriteString(st.StatusBar.Render(" ")) // after the badge
+			} else {
+				b.WriteString(sep)
+			}
+		}
+		b.WriteString(s.text)
+	}
+	return b.String()
 }
 
 // sameDayShort writes the second of two datetimes without its date when
