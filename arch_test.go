@@ -19,7 +19,7 @@ import (
 	"testing"
 )
 
-// The layout's import rules (README, "How the code is laid out"), checked on
+// The layout's import rules (docs/layout.md), checked on
 // what `go list` says each package imports.
 
 // module is this module's path.
