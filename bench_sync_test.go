@@ -183,8 +183,7 @@ func changeSource(t *testing.T, changes int) *httptest.Server {
 	from := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
 	lists := (changes + per - 1) / per
 	dir := t.TempDir()
-	var srv *httptest.Server
-	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch {
 		case r.URL.Path == "/cap.xml" || r.URL.Path == "/cl.xml" || strings.HasPrefix(r.URL.Path, "/cl/"):
 			http.ServeFile(w, r, filepath.Join(dir, filepath.FromSlash(r.URL.Path)))

@@ -48,11 +48,6 @@ func (a *app) tempDir() string {
 	return dir
 }
 
-func newRootCmd(s streams) *cobra.Command {
-	_, root := newApp(s)
-	return root
-}
-
 // newApp makes the app and its root command.
 func newApp(s streams) (*app, *cobra.Command) {
 	a := &app{streams: s}

@@ -166,7 +166,6 @@ type dumpText struct {
 	w       io.Writer
 	extract string
 	verify  bool // the bitstreams are read (--verify, --extract)
-	headed  bool
 }
 
 // maxTextLines bounds the lines of one kind printed per package.

@@ -132,7 +132,6 @@ type hop struct {
 	cancel  context.CancelFunc // ends the try's context; call after the body
 	release func()             // frees the host slot
 	cached  *cacheEntry        // the cached body, when the server answered 304
-	writer  *cacheWriter       // where the body is being cached, or nil
 	expired func() bool        // whether the try's own timeout ran out
 }
 

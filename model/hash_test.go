@@ -17,14 +17,6 @@ import (
 	"testing"
 )
 
-func mustHex(s string) []byte {
-	b, err := hex.DecodeString(s)
-	if err != nil {
-		panic(err)
-	}
-	return b
-}
-
 func TestParseHashList(t *testing.T) {
 	const (
 		md5Hex    = "1584abdf8ebdc9802ac0c6a7402c03b6"

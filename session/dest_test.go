@@ -3,8 +3,6 @@ package session
 import (
 	"context"
 	"errors"
-	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -54,16 +52,6 @@ func copyFiles(t *testing.T, dir string) []string {
 		return nil
 	})
 	return out
-}
-
-func advanceDemo(t *testing.T, base string, steps int) {
-	t.Helper()
-	resp, err := http.Post(fmt.Sprintf("%s/demo/advance?steps=%d", base, steps), "text/plain", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
 }
 
 // A sync of three entries: the plan writes nothing, the run writes the

@@ -124,9 +124,6 @@ func (f *notifyFeed) stop() {
 	f.ended = true
 }
 
-// active tells whether a subscription runs.
-func (f *notifyFeed) active() bool { return f != nil && f.sub != nil && !f.ended }
-
 // listen waits for the subscription's next event.
 func (f *notifyFeed) listen() tea.Cmd {
 	sub, ctx, gen := f.sub, f.ctx, f.gen

@@ -64,6 +64,7 @@ func openCoveragePage(pc pageContext) (Page, tea.Cmd, error) {
 		return nil, nil, errors.New("nothing is open")
 	}
 	if c := d.capability(); !(c.IsChange() && !c.IsManifest()) && !(c.IsArchive() && c.Archived().IsChange()) {
+		//lint:ignore ST1005 the message starts with the key the user pressed, C, which is a capital.
 		return nil, nil, fmt.Errorf("C is for Change Lists, Change Dumps and archives; this is a %s", d.title())
 	}
 	return pages.NewCoverage(pc.c, pc.backend, d.url, d.base()), nil, nil

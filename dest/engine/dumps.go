@@ -21,10 +21,9 @@ import (
 // folder, checked against its dump entry. It is opened when its bitstreams
 // are read, and closed when none of them is left to read.
 type pkgFile struct {
-	url         string
-	path        string
-	from, until time.Time // a Change Dump package's interval
-	refs        atomic.Int64
+	url  string
+	path string
+	refs atomic.Int64
 
 	mu  sync.Mutex
 	pkg *dump.Package

@@ -234,18 +234,15 @@ func (f *fakeSource) serve(w http.ResponseWriter, r *http.Request) {
 		p += "?" + r.URL.RawQuery
 	}
 	f.hits[p]++
-	code, hasCode := f.code[p]
-	doc, isDoc := f.docs[p]
-	body, isRes := f.res[p]
 	hook := f.hook
 	f.mu.Unlock()
 	if hook != nil {
-		hook(p)
+		hook(p) // may change the answer: read it after
 	}
 	f.mu.Lock()
-	code, hasCode = f.code[p]
-	doc, isDoc = f.docs[p]
-	body, isRes = f.res[p]
+	code, hasCode := f.code[p]
+	doc, isDoc := f.docs[p]
+	body, isRes := f.res[p]
 	f.mu.Unlock()
 	switch {
 	case hasCode:

@@ -173,16 +173,6 @@ func doctypeEnd(b []byte) int {
 	return -1
 }
 
-// isSpace tells whether b is XML white space only.
-func isSpace(b []byte) bool {
-	for _, c := range b {
-		if c != ' ' && c != '\t' && c != '\n' && c != '\r' {
-			return false
-		}
-	}
-	return true
-}
-
 // prettyXML pretty-prints data: one token per line, indented by depth, an
 // element holding only text on one line; white space between elements is
 // dropped and other text is trimmed. Markup is copied as it is (a tag
