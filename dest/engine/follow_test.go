@@ -187,14 +187,20 @@ func TestFollowAppliesNotificationsWithinSeconds(t *testing.T) {
 			t.Errorf("the copy took %v to follow a change", d)
 		}
 	}
+	// A file is in place a moment before its change is reported applied:
+	// wait for the reports of the changes the copy converged on.
+	mu.Lock()
+	want := slices.Clone(notified)
+	mu.Unlock()
+	f.waitFor(5*time.Second, "report of every notified change applied", func(es []FollowEvent) bool {
+		got := appliedVia(es, ViaNotification)
+		return !slices.ContainsFunc(want, func(u string) bool { return !got[u] })
+	})
 	es := f.snapshot()
 	// No poll ran since (the interval is an hour): the notifications did it.
 	if n := len(slices.DeleteFunc(slices.Clone(es), func(e FollowEvent) bool { return e.Type != FollowPolled })); n != polls {
 		t.Errorf("%d polls ran while following, want none", n-polls)
 	}
-	mu.Lock()
-	want := slices.Clone(notified)
-	mu.Unlock()
 	got := appliedVia(es, ViaNotification)
 	if len(want) == 0 || len(got) == 0 {
 		t.Fatalf("notified %d changes, applied %d:\n%s", len(want), len(got), describeEvents(es))
