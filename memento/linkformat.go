@@ -63,15 +63,11 @@ func (l Link) HasRel(rel string) bool {
 
 // String writes the link back in link-format, every value quoted.
 func (l Link) String() string {
-	var b strings.Builder
-	b.WriteString("<" + l.Target + ">")
+	lv := model.LinkValue{Target: l.Target, Offset: l.Offset}
 	for _, p := range l.Params {
-		b.WriteString(";" + p.Name)
-		if p.HasValue {
-			b.WriteString(`="` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(p.Value) + `"`)
-		}
+		lv.Params = append(lv.Params, model.LinkParam(p))
 	}
-	return b.String()
+	return lv.String()
 }
 
 // SyntaxError is a link-format document that does not parse: what was

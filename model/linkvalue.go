@@ -24,6 +24,19 @@ type LinkValue struct {
 	Offset int         // byte offset of its '<' in the text parsed
 }
 
+// String writes the link-value back in the grammar, every value quoted.
+func (l LinkValue) String() string {
+	var b strings.Builder
+	b.WriteString("<" + l.Target + ">")
+	for _, p := range l.Params {
+		b.WriteString(";" + p.Name)
+		if p.HasValue {
+			b.WriteString(`="` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(p.Value) + `"`)
+		}
+	}
+	return b.String()
+}
+
 // LinkParam is one link-param: a name as written (names compare
 // case-insensitively) and, unless it stands alone, a value with quotes and
 // escapes undone.
