@@ -40,24 +40,17 @@ func unlockFile(f *os.File) error {
 	return windows.UnlockFileEx(windows.Handle(f.Fd()), 0, 1, 0, lockRange())
 }
 
-// stillActive is the exit code GetExitCodeProcess gives a running process
-// (STILL_ACTIVE).
-const stillActive = 259
+// lockFileShared takes a shared lock on f (open for reading) without
+// waiting: shared locks go together, never with an exclusive one.
+func lockFileShared(f *os.File) error {
+	err := windows.LockFileEx(windows.Handle(f.Fd()), windows.LOCKFILE_FAIL_IMMEDIATELY, 0, 1, 0, lockRange())
+	if errors.Is(err, windows.ERROR_LOCK_VIOLATION) {
+		return errLocked
+	}
+	return err
+}
 
-// processAlive reports whether a process of this host is running.
-func processAlive(pid int) bool {
-	if pid <= 0 {
-		return false
-	}
-	h, err := windows.OpenProcess(windows.PROCESS_QUERY_LIMITED_INFORMATION, false, uint32(pid))
-	if err != nil {
-		// A process that is not ours to query is still a process.
-		return errors.Is(err, windows.ERROR_ACCESS_DENIED)
-	}
-	defer windows.CloseHandle(h)
-	var code uint32
-	if err := windows.GetExitCodeProcess(h, &code); err != nil {
-		return true
-	}
-	return code == stillActive
+// isNotEmpty tells a folder that could not be removed because it holds files.
+func isNotEmpty(err error) bool {
+	return errors.Is(err, windows.ERROR_DIR_NOT_EMPTY)
 }
