@@ -26,7 +26,6 @@ import (
 
 	"rsx/audit"
 	"rsx/display"
-	"rsx/fetch"
 )
 
 // auditFlags are the options of rsx audit.
@@ -466,42 +465,42 @@ func writeAuditText(w io.Writer, st textStyles, rep *audit.Report) {
 		of = "all " + strconv.FormatInt(rep.Listed, 10)
 	}
 	fmt.Fprintf(w, "%s %s: %s resources (seed %d), %s, %s in %s\n", st.title("audit"), display.Escape(rep.URL), of, rep.Seed,
-		plural(len(rep.Lists), "list", "lists"), fetch.FormatSize(rep.Bytes), rep.Elapsed.Round(time.Millisecond))
+		display.Plural(len(rep.Lists), "list", "lists"), display.Size(rep.Bytes), rep.Elapsed.Round(time.Millisecond))
 
 	mark := func(style func(string) string, sym string) string { return style(sym) }
 	if len(rep.Mismatched) > 0 {
-		fmt.Fprintf(w, "%s %s in %s: %s\n", mark(st.err, "✗"), plural(len(rep.Mismatched), "false claim", "false claims"),
-			plural(rep.Failed, "resource", "resources"), byField(rep.Mismatched))
+		fmt.Fprintf(w, "%s %s in %s: %s\n", mark(st.err, "✗"), display.Plural(len(rep.Mismatched), "false claim", "false claims"),
+			display.Plural(rep.Failed, "resource", "resources"), byField(rep.Mismatched))
 	}
 	if bad := rep.MirrorsChecked - rep.MirrorsOK; bad > 0 {
-		fmt.Fprintf(w, "%s %d of %s not ok\n", mark(st.err, "✗"), bad, plural(rep.MirrorsChecked, "mirror", "mirrors"))
+		fmt.Fprintf(w, "%s %d of %s not ok\n", mark(st.err, "✗"), bad, display.Plural(rep.MirrorsChecked, "mirror", "mirrors"))
 	}
 	if unread := rep.Unread(); len(unread) > 0 {
-		fmt.Fprintf(w, "%s %s could not be read (their resources were not in the draw):\n", mark(st.err, "✗"), plural(len(unread), "list", "lists"))
+		fmt.Fprintf(w, "%s %s could not be read (their resources were not in the draw):\n", mark(st.err, "✗"), display.Plural(len(unread), "list", "lists"))
 		for _, l := range unread {
 			fmt.Fprintf(w, "    %s\n", display.Escape(l.Err.Error()))
 		}
 	}
 	if len(rep.Warnings) > 0 {
-		fmt.Fprintf(w, "%s %s: %s\n", mark(st.warn, "!"), plural(len(rep.Warnings), "warning", "warnings"), byField(rep.Warnings))
+		fmt.Fprintf(w, "%s %s: %s\n", mark(st.warn, "!"), display.Plural(len(rep.Warnings), "warning", "warnings"), byField(rep.Warnings))
 	}
 	if len(rep.Unchecked) > 0 {
 		fields := make([]audit.Finding, len(rep.Unchecked))
 		for i, u := range rep.Unchecked {
 			fields[i].Field = u.Field
 		}
-		fmt.Fprintf(w, "%s %s could not be compared: %s\n", mark(st.warn, "?"), plural(len(rep.Unchecked), "claim", "claims"), byField(fields))
+		fmt.Fprintf(w, "%s %s could not be compared: %s\n", mark(st.warn, "?"), display.Plural(len(rep.Unchecked), "claim", "claims"), byField(fields))
 	}
 	if rep.Unverifiable > 0 {
-		fmt.Fprintf(w, "%s %s with nothing that could be compared\n", mark(st.warn, "?"), plural(rep.Unverifiable, "resource", "resources"))
+		fmt.Fprintf(w, "%s %s with nothing that could be compared\n", mark(st.warn, "?"), display.Plural(rep.Unverifiable, "resource", "resources"))
 	}
 	if rep.Changed > 0 {
-		fmt.Fprintf(w, "%s %s held to a later change of a Change List (%d expected gone)\n", mark(st.dim, "·"), plural(rep.Changed, "resource", "resources"), rep.Gone)
+		fmt.Fprintf(w, "%s %s held to a later change of a Change List (%d expected gone)\n", mark(st.dim, "·"), display.Plural(rep.Changed, "resource", "resources"), rep.Gone)
 	}
 	if rep.MirrorsOK > 0 {
-		fmt.Fprintf(w, "%s %d of %s ok\n", mark(st.rule, "✓"), rep.MirrorsOK, plural(rep.MirrorsChecked, "mirror", "mirrors"))
+		fmt.Fprintf(w, "%s %d of %s ok\n", mark(st.rule, "✓"), rep.MirrorsOK, display.Plural(rep.MirrorsChecked, "mirror", "mirrors"))
 	}
-	fmt.Fprintf(w, "%s %d of %s ok\n", mark(st.rule, "✓"), rep.OK, plural(rep.Checked, "resource checked", "resources checked"))
+	fmt.Fprintf(w, "%s %d of %s ok\n", mark(st.rule, "✓"), rep.OK, display.Plural(rep.Checked, "resource checked", "resources checked"))
 	for _, l := range rep.Lists {
 		if l.Note != "" && l.Err == nil && !strings.HasPrefix(l.Note, "not audited") {
 			fmt.Fprintf(w, "%s %s: %s\n", mark(st.dim, "·"), display.Escape(l.URL), display.Escape(l.Note))

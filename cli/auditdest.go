@@ -14,7 +14,7 @@ import (
 
 	"rsx/dest/engine"
 	"rsx/dest/store"
-	"rsx/fetch"
+	"rsx/display"
 )
 
 // runDestAudit runs rsx audit --dest: the copy in DEST against the Source.
@@ -137,12 +137,12 @@ func destAuditJSONOf(r *engine.AuditReport, dest string) destAuditJSON {
 func writeDestAuditText(w io.Writer, st textStyles, r *engine.AuditReport, dest string) {
 	fmt.Fprintf(w, "%s %s ↔ %s\n", st.title("audit"), esc(dest), esc(r.Source))
 	fmt.Fprintf(w, "  the Resource List %s (at %s), the changes since; the copy's point %s\n", esc(r.Document), datetimeOrNone(r.At), datetimeOrNone(r.Point))
-	fmt.Fprintf(w, "  %d local copies hashed (%s) in %s\n", r.Hashed, fetch.FormatSize(r.HashedBytes), r.Elapsed.Round(time.Millisecond))
+	fmt.Fprintf(w, "  %d local copies hashed (%s) in %s\n", r.Hashed, display.Size(r.HashedBytes), r.Elapsed.Round(time.Millisecond))
 	for _, warn := range r.Warnings {
 		fmt.Fprintf(w, "%s %s\n", st.warn("!"), esc(warn))
 	}
 	if !r.Complete() {
-		fmt.Fprintf(w, "%s %s of the Source could not be read: the audit is incomplete\n", st.err("✗"), plural(len(r.Problems), "document", "documents"))
+		fmt.Fprintf(w, "%s %s of the Source could not be read: the audit is incomplete\n", st.err("✗"), display.Plural(len(r.Problems), "document", "documents"))
 		for _, p := range r.Problems {
 			msg := p.Error()
 			if !strings.Contains(msg, p.URL) {
@@ -152,7 +152,7 @@ func writeDestAuditText(w io.Writer, st textStyles, r *engine.AuditReport, dest 
 		}
 		fmt.Fprintf(w, "  what follows holds for the documents read only")
 		if r.NotCompared > 0 {
-			fmt.Fprintf(w, "; %s of the copy that no document read lists are not compared (neither extra nor deleted: they may be in those)", plural(r.NotCompared, "resource", "resources"))
+			fmt.Fprintf(w, "; %s of the copy that no document read lists are not compared (neither extra nor deleted: they may be in those)", display.Plural(r.NotCompared, "resource", "resources"))
 		}
 		fmt.Fprintln(w)
 	}
@@ -199,16 +199,16 @@ func writeDestAuditText(w io.Writer, st textStyles, r *engine.AuditReport, dest 
 	}
 	if r.PendingDeletes > 0 {
 		fmt.Fprintf(w, "%s %s deleted at the Source, kept because the sync ran without --delete: rsx sync --delete removes %s\n",
-			st.dim("·"), plural(r.PendingDeletes, "extra resource was", "extra resources were"), map[bool]string{true: "it", false: "them"}[r.PendingDeletes == 1])
+			st.dim("·"), display.Plural(r.PendingDeletes, "extra resource was", "extra resources were"), map[bool]string{true: "it", false: "them"}[r.PendingDeletes == 1])
 	}
 	switch {
 	case r.InSync():
 		fmt.Fprintf(w, "%s in sync\n", st.rule("✓"))
 	case !r.Complete() && len(r.Missing)+len(r.Changed)+len(r.Extra) == 0:
 		fmt.Fprintf(w, "%s incomplete: the documents read agree with the copy, but %s could not be read, so the copy is not known to be in sync\n",
-			st.err("✗"), plural(len(r.Problems), "document", "documents"))
+			st.err("✗"), display.Plural(len(r.Problems), "document", "documents"))
 	case !r.Complete():
-		fmt.Fprintf(w, "%s not in sync, and incomplete: %s could not be read\n", st.err("✗"), plural(len(r.Problems), "document", "documents"))
+		fmt.Fprintf(w, "%s not in sync, and incomplete: %s could not be read\n", st.err("✗"), display.Plural(len(r.Problems), "document", "documents"))
 	default:
 		fmt.Fprintf(w, "%s not in sync\n", st.err("✗"))
 	}

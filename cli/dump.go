@@ -11,8 +11,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"rsx/display"
 	"rsx/dump"
-	"rsx/fetch"
 	"rsx/model"
 )
 
@@ -143,9 +143,9 @@ func (p *dumpProgress) update(pkg, stage string, done, total int64) {
 	}
 	of := ""
 	if total > 0 {
-		of = " of " + fetch.FormatSize(total)
+		of = " of " + display.Size(total)
 	}
-	fmt.Fprintf(p.w, "\r\033[K%s %s  %s%s", stage, u, fetch.FormatSize(done), of)
+	fmt.Fprintf(p.w, "\r\033[K%s %s  %s%s", stage, u, display.Size(done), of)
 	p.shown = true
 }
 
@@ -191,11 +191,11 @@ func (t *dumpText) pkg(p *dump.PackageReport) {
 		fmt.Fprintf(w, "  read from the file beside the dump: %s (not downloaded)\n", esc(p.Beside))
 	}
 	if p.Header != nil {
-		desc := []string{fetch.FormatSize(p.Size), esc(p.Header.MD.Capability.Title())}
+		desc := []string{display.Size(p.Size), esc(p.Header.MD.Capability.Title())}
 		if times := manifestTimes(p.Header); times != "" {
 			desc[1] += " (" + times + ")"
 		}
-		desc = append(desc, plural(p.Entries, "entry", "entries"), plural(p.Members, "member", "members"))
+		desc = append(desc, display.Plural(p.Entries, "entry", "entries"), display.Plural(p.Members, "member", "members"))
 		fmt.Fprintf(w, "  %s\n", strings.Join(desc, ", "))
 	}
 	writeManifestProblems(w, p.ManifestProblems)
@@ -211,7 +211,7 @@ func (t *dumpText) pkg(p *dump.PackageReport) {
 			fmt.Fprintf(w, "  ✓ %d verified\n", r.Verified)
 		}
 		if n := len(r.Unverifiable); n > 0 {
-			fmt.Fprintf(w, "  ? %s: the manifest declares neither a length nor a hash to check them against\n", plural(n, "bitstream unverifiable", "bitstreams unverifiable"))
+			fmt.Fprintf(w, "  ? %s: the manifest declares neither a length nor a hash to check them against\n", display.Plural(n, "bitstream unverifiable", "bitstreams unverifiable"))
 		}
 		lines := func(n int, f func(i int)) {
 			for i := 0; i < n && i < maxTextLines; i++ {
@@ -237,10 +237,10 @@ func (t *dumpText) pkg(p *dump.PackageReport) {
 			fmt.Fprintf(w, "  ✗ refused %s: %s\n", esc(name), esc(x.Reason))
 		})
 		if len(r.Deleted) > 0 {
-			fmt.Fprintf(w, "  %s (no bitstream)\n", plural(len(r.Deleted), "deleted entry", "deleted entries"))
+			fmt.Fprintf(w, "  %s (no bitstream)\n", display.Plural(len(r.Deleted), "deleted entry", "deleted entries"))
 		}
 		if t.extract != "" {
-			fmt.Fprintf(w, "  → extracted %s (%s) to %s\n", plural(r.Extracted, "file", "files"), fetch.FormatSize(r.Written), esc(t.extract))
+			fmt.Fprintf(w, "  → extracted %s (%s) to %s\n", display.Plural(r.Extracted, "file", "files"), display.Size(r.Written), esc(t.extract))
 		}
 	}
 	switch {
@@ -264,7 +264,7 @@ func writeManifestProblems(w io.Writer, ps []model.Problem) {
 		return
 	}
 	fmt.Fprintf(w, "  ! manifest.xml does not conform: %s, %s (beside the verification)\n",
-		plural(errs, "error", "errors"), plural(warns, "warning", "warnings"))
+		display.Plural(errs, "error", "errors"), display.Plural(warns, "warning", "warnings"))
 	for _, g := range model.ProblemsByRule(ps) {
 		p, rule := g.First, g.First.Rule
 		mark := "✗"
@@ -320,8 +320,8 @@ func (t *dumpText) summary(rep *dump.Report, runErr error) {
 		// Not "0 verified", which reads as if every bitstream had failed.
 		bitstreams = "bitstreams not read (--verify checks them)"
 	}
-	line := fmt.Sprintf("%s%s: %s, %s, %s", head, verdict, plural(len(rep.Packages), "package", "packages"),
-		bitstreams, plural(problems, "problem", "problems"))
+	line := fmt.Sprintf("%s%s: %s, %s, %s", head, verdict, display.Plural(len(rep.Packages), "package", "packages"),
+		bitstreams, display.Plural(problems, "problem", "problems"))
 	if refusedPkgs > 0 {
 		line += fmt.Sprintf(", %d refused (not as the dump declares)", refusedPkgs)
 	}
@@ -333,7 +333,7 @@ func (t *dumpText) summary(rep *dump.Report, runErr error) {
 	}
 	if manifestErrs+manifestWarns > 0 {
 		line += fmt.Sprintf("; the manifests depart from the specification: %s, %s",
-			plural(manifestErrs, "error", "errors"), plural(manifestWarns, "warning", "warnings"))
+			display.Plural(manifestErrs, "error", "errors"), display.Plural(manifestWarns, "warning", "warnings"))
 	}
 	fmt.Fprintln(t.w, line)
 }

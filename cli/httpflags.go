@@ -6,13 +6,13 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"rsx/display"
 	"rsx/fetch"
 )
 
@@ -210,7 +210,7 @@ func parseHeader(s string) (name, value string, err error) {
 // byteSize is a flag value like "256MiB", "50MB", "1.5GiB" or "1000".
 type byteSize int64
 
-func (b *byteSize) String() string { return fetch.FormatSize(int64(*b)) }
+func (b *byteSize) String() string { return display.Size(int64(*b)) }
 func (b *byteSize) Type() string   { return "size" }
 
 func (b *byteSize) Set(s string) error {
@@ -222,26 +222,10 @@ func (b *byteSize) Set(s string) error {
 	return nil
 }
 
+// parseByteSize is display.ParseSize, and -1 for no limit.
 func parseByteSize(s string) (int64, error) {
-	t := strings.TrimSpace(s)
-	if t == "-1" {
+	if strings.TrimSpace(s) == "-1" {
 		return -1, nil
 	}
-	i := len(t)
-	for i > 0 && (t[i-1] < '0' || t[i-1] > '9') && t[i-1] != '.' {
-		i--
-	}
-	num, unit := strings.TrimSpace(t[:i]), strings.ToLower(strings.TrimSpace(t[i:]))
-	mult := map[string]float64{
-		"": 1, "b": 1,
-		"k": 1 << 10, "kib": 1 << 10, "kb": 1e3,
-		"m": 1 << 20, "mib": 1 << 20, "mb": 1e6,
-		"g": 1 << 30, "gib": 1 << 30, "gb": 1e9,
-		"t": 1 << 40, "tib": 1 << 40, "tb": 1e12,
-	}[unit]
-	f, err := strconv.ParseFloat(num, 64)
-	if err != nil || mult == 0 || f < 0 || f*mult > 1<<62 {
-		return 0, fmt.Errorf("size %q: want a number of bytes, optionally with a unit such as KiB, MiB, GB", s)
-	}
-	return int64(f * mult), nil
+	return display.ParseSize(s)
 }

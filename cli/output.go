@@ -125,13 +125,6 @@ func pad(s string, n int) string {
 	return s + strings.Repeat(" ", n-len(s))
 }
 
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return strconv.Itoa(n) + " " + many
-}
-
 // oneArg checks that a command got exactly one argument, and says in words
 // what is missing or too much: what (e.g. "URL") and what it may be (hint),
 // rather than cobra's "accepts 1 arg(s), received 0".

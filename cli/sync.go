@@ -19,6 +19,7 @@ import (
 	"rsx/dest/engine"
 	"rsx/dest/state"
 	"rsx/dest/store"
+	"rsx/display"
 	"rsx/fetch"
 	"rsx/model"
 	"rsx/notify"
@@ -476,7 +477,7 @@ func (b *syncBar) update(p engine.Progress) {
 		if !b.running {
 			return
 		}
-		desc := fetch.FormatSize(p.Bytes)
+		desc := display.Size(p.Bytes)
 		if p.Failed > 0 {
 			desc += fmt.Sprintf(", %d failed", p.Failed)
 		}
@@ -560,24 +561,24 @@ func writeSyncPlan(w io.Writer, st textStyles, p *engine.Plan, dest string, dryR
 	if dryRun {
 		label = "plan (dry run: nothing is written)"
 	}
-	bytes := fetch.FormatSize(s.Bytes)
+	bytes := display.Size(s.Bytes)
 	if s.UnknownBytes > 0 {
 		bytes += fmt.Sprintf(" + %d of unknown length", s.UnknownBytes)
 	}
 	if p.Reconcile {
-		fmt.Fprintf(w, "  %s reconcile: %s of the copy checked", st.dim("·"), plural(s.Checked, "file", "files"))
+		fmt.Fprintf(w, "  %s reconcile: %s of the copy checked", st.dim("·"), display.Plural(s.Checked, "file", "files"))
 		if s.Hashed > 0 {
-			fmt.Fprintf(w, " (%d hashed, %s)", s.Hashed, fetch.FormatSize(s.HashedBytes))
+			fmt.Fprintf(w, " (%d hashed, %s)", s.Hashed, display.Size(s.HashedBytes))
 		}
 		if s.Repair > 0 {
-			fmt.Fprintf(w, ", %s: fetched again\n", st.warn(plural(s.Repair, "missing or damaged", "missing or damaged")))
+			fmt.Fprintf(w, ", %s: fetched again\n", st.warn(display.Plural(s.Repair, "missing or damaged", "missing or damaged")))
 		} else {
 			fmt.Fprintf(w, ", all as recorded\n")
 		}
 	}
 	fmt.Fprintf(w, "%s: %d to create and %d to update (%s), %d to delete, %d unchanged", label, s.Create, s.Update, bytes, s.Delete, s.Unchanged)
 	if s.PendingDelete > 0 {
-		fmt.Fprintf(w, ", %s (no --delete)", plural(s.PendingDelete, "deletion remembered", "deletions remembered"))
+		fmt.Fprintf(w, ", %s (no --delete)", display.Plural(s.PendingDelete, "deletion remembered", "deletions remembered"))
 	}
 	if s.Excluded > 0 {
 		fmt.Fprintf(w, ", %d excluded", s.Excluded)
@@ -633,7 +634,7 @@ func writeSyncResult(w io.Writer, st textStyles, r *engine.Result) {
 	done := r.Created + r.Updated + r.Deleted
 	rate := ""
 	if secs > 0 && done > 0 {
-		rate = fmt.Sprintf(" (%.0f resources/s, %s/s)", float64(done)/secs, fetch.FormatSize(int64(float64(r.Bytes)/secs)))
+		rate = fmt.Sprintf(" (%.0f resources/s, %s/s)", float64(done)/secs, display.Size(int64(float64(r.Bytes)/secs)))
 	}
 	mark := st.rule("✓")
 	if !r.OK() {
@@ -645,15 +646,15 @@ func writeSyncResult(w io.Writer, st textStyles, r *engine.Result) {
 		fmt.Fprintf(w, "  %s %d of the created were already in place and verified (the rest of an interrupted run)\n", st.dim("·"), r.Adopted)
 	}
 	if r.BackOffs > 0 {
-		fmt.Fprintf(w, "  %s the Source pushed back %s (429, 503 or retries): fewer resources were fetched at once\n", st.dim("·"), plural(r.BackOffs, "time", "times"))
+		fmt.Fprintf(w, "  %s the Source pushed back %s (429, 503 or retries): fewer resources were fetched at once\n", st.dim("·"), display.Plural(r.BackOffs, "time", "times"))
 	}
 	if r.Pending > 0 {
-		fmt.Fprintf(w, "  %s %s: run with --delete to apply\n", st.dim("·"), plural(r.Pending, "deletion remembered", "deletions remembered"))
+		fmt.Fprintf(w, "  %s %s: run with --delete to apply\n", st.dim("·"), display.Plural(r.Pending, "deletion remembered", "deletions remembered"))
 	}
 	if n := len(r.Plan.ArchivedLists); n > 0 {
-		what := plural(n, "archived Change List", "archived Change Lists")
+		what := display.Plural(n, "archived Change List", "archived Change Lists")
 		if r.Plan.ArchivedLists[0].Kind == "changedump" {
-			what = plural(n, "archived Change Dump", "archived Change Dumps")
+			what = display.Plural(n, "archived Change Dump", "archived Change Dumps")
 		}
 		fmt.Fprintf(w, "  %s caught up through %s of %s\n", st.dim("·"), what, esc(r.Plan.ArchivedLists[0].Archive))
 	}

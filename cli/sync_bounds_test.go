@@ -62,7 +62,7 @@ func TestSyncCommandBoundsHostileResources(t *testing.T) {
 		t.Fatalf("exit %d, %d created, failed %+v\n%s", code, *o.Created, o.Failed, errs)
 	}
 	want := map[string][]string{
-		"/r/big":  {"larger than 4 KiB", "--max-size"},
+		"/r/big":  {"larger than 4.0 KiB", "--max-size"},
 		"/r/away": {foreign.URL + "/latest/meta-data/", "--allow-other-hosts"},
 		"/r/drip": {"stalled", "--stall-timeout"},
 	}

@@ -160,10 +160,10 @@ func writeFollowResult(w io.Writer, st textStyles, fr *engine.FollowResult) {
 	}
 	applied := fr.FromNotifications + fr.FromPolls
 	fmt.Fprintf(w, "%s followed for %s: %s (%d from notifications, %d caught by polls), %s (%d rejected), %s; synced until %s\n",
-		mark, fr.Elapsed.Round(time.Second), plural(applied, "change applied", "changes applied"), fr.FromNotifications, fr.FromPolls,
-		plural(fr.Notifications, "change notification", "change notifications"), fr.Rejected, plural(fr.Polls, "poll", "polls"), datetimeOrNone(fr.SyncedUntil))
+		mark, fr.Elapsed.Round(time.Second), display.Plural(applied, "change applied", "changes applied"), fr.FromNotifications, fr.FromPolls,
+		display.Plural(fr.Notifications, "change notification", "change notifications"), fr.Rejected, display.Plural(fr.Polls, "poll", "polls"), datetimeOrNone(fr.SyncedUntil))
 	if fr.Remembered > 0 {
-		fmt.Fprintf(w, "  %s %s: run with --delete to apply\n", st.dim("·"), plural(fr.Remembered, "deletion remembered", "deletions remembered"))
+		fmt.Fprintf(w, "  %s %s: run with --delete to apply\n", st.dim("·"), display.Plural(fr.Remembered, "deletion remembered", "deletions remembered"))
 	}
 	if fr.Gap != nil {
 		fmt.Fprintf(w, "%s gap: %s: changes may have been missed; reconcile the copy (--mode baseline: only what is missing or differs is fetched)\n", st.err("✗"), fr.Gap)
@@ -172,7 +172,7 @@ func writeFollowResult(w io.Writer, st textStyles, fr *engine.FollowResult) {
 		fmt.Fprintf(w, "%s %s\n", st.err("✗"), esc(pr.Error()))
 	}
 	if fr.FailedCount > 0 {
-		fmt.Fprintf(w, "%s %s outstanding: the next run fetches them again\n", st.err("✗"), plural(fr.FailedCount, "failure", "failures"))
+		fmt.Fprintf(w, "%s %s outstanding: the next run fetches them again\n", st.err("✗"), display.Plural(fr.FailedCount, "failure", "failures"))
 		for i, f := range fr.Failed {
 			if i == maxTextLines {
 				fmt.Fprintf(w, "  … and %d more\n", fr.FailedCount-i)
@@ -370,7 +370,7 @@ func (p *followPrinter) text(e engine.FollowEvent) error {
 	case engine.FollowNotified:
 		if len(e.Problems) > 0 {
 			_, err = fmt.Fprintf(p.w, "%s  %s a notification of %s (%s): %s\n", at, st.warn("!"), esc(e.Channel),
-				plural(e.Changes, "change", "changes"), describeProblems(e.Problems))
+				display.Plural(e.Changes, "change", "changes"), describeProblems(e.Problems))
 		}
 	case engine.FollowFramework:
 		var docs []string
@@ -397,9 +397,9 @@ func (p *followPrinter) text(e engine.FollowEvent) error {
 			mark = st.err("✗")
 		}
 		line := fmt.Sprintf("%s  %s poll: %s read, %d caught, %d failed; synced until %s", at, mark,
-			plural(len(r.Plan.Lists), "list", "lists"), e.Caught, r.FailedCount, datetimeOrNone(r.SyncedUntil))
+			display.Plural(len(r.Plan.Lists), "list", "lists"), e.Caught, r.FailedCount, datetimeOrNone(r.SyncedUntil))
 		if n := len(r.Plan.ArchivedLists); n > 0 {
-			line += fmt.Sprintf("; %s from the archive", plural(n, "list", "lists"))
+			line += fmt.Sprintf("; %s from the archive", display.Plural(n, "list", "lists"))
 		}
 		if r.Plan.Gap != nil {
 			line += "; gap: " + r.Plan.Gap.String()

@@ -14,7 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"rsx/crawl"
-	"rsx/fetch"
+	"rsx/display"
 	"rsx/model"
 )
 
@@ -184,9 +184,9 @@ func packageProgress(w io.Writer) func(url string, done, total int64) {
 		if len(url) > 50 {
 			url = "…" + url[len(url)-49:]
 		}
-		size := fetch.FormatSize(done)
+		size := display.Size(done)
 		if total > 0 {
-			size += " of " + fetch.FormatSize(total)
+			size += " of " + display.Size(total)
 		}
 		mu.Lock()
 		fmt.Fprintf(w, "\r\033[Kpackage %s  %s", url, size)
@@ -235,15 +235,15 @@ func summarize(root *crawl.Node) treeSummary {
 }
 
 func (s treeSummary) String() string {
-	out := fmt.Sprintf("%s, %s", plural(s.Documents, "document", "documents"),
-		plural(int(s.Entries), "entry", "entries"))
+	out := fmt.Sprintf("%s, %s", display.Plural(s.Documents, "document", "documents"),
+		display.Plural(int(s.Entries), "entry", "entries"))
 	if s.Documents > s.Failed {
-		out += ", " + fetch.FormatSize(s.Bytes) // of the documents read to their end
+		out += ", " + display.Size(s.Bytes) // of the documents read to their end
 	}
 	if s.Failed > 0 {
 		out += fmt.Sprintf(", %d could not be read", s.Failed)
 	}
-	out += ", " + plural(s.Errors, "error", "errors") + ", " + plural(s.Warnings, "warning", "warnings")
+	out += ", " + display.Plural(s.Errors, "error", "errors") + ", " + display.Plural(s.Warnings, "warning", "warnings")
 	if s.Seconds > 0 {
 		out += fmt.Sprintf(" in %.2fs (%.0f documents/s, %.0f entries/s)", s.Seconds,
 			float64(s.Documents)/s.Seconds, float64(s.Entries)/s.Seconds)
@@ -358,7 +358,7 @@ func treeLine(n *crawl.Node, st textStyles) string {
 	}
 	h := n.Header
 	parts := []string{st.title(esc(model.DocumentTitle(h.MD.Capability, h.Root))), url}
-	parts = append(parts, st.dim(plural(n.EntryCount, "entry", "entries")))
+	parts = append(parts, st.dim(display.Plural(n.EntryCount, "entry", "entries")))
 	md := &h.MD
 	switch {
 	case md.Capability.IsChange() || md.From.Present():
@@ -391,10 +391,10 @@ func treeLine(n *crawl.Node, st textStyles) string {
 		parts = append(parts, st.err(esc(n.Err.Error())))
 	}
 	if n.Unexpanded {
-		parts = append(parts, st.dim(fmt.Sprintf("… %s not loaded (--depth)", plural(len(n.Down), "document", "documents"))))
+		parts = append(parts, st.dim(fmt.Sprintf("… %s not loaded (--depth)", display.Plural(len(n.Down), "document", "documents"))))
 	}
 	if n.ArchiveNotWalked {
-		parts = append(parts, st.dim(fmt.Sprintf("… %s not loaded (--archives)", plural(len(n.Down), "archived document", "archived documents"))))
+		parts = append(parts, st.dim(fmt.Sprintf("… %s not loaded (--archives)", display.Plural(len(n.Down), "archived document", "archived documents"))))
 	}
 	return strings.Join(parts, "  ")
 }
@@ -481,10 +481,10 @@ func boundsReached(root *crawl.Node, depth, maxDocs int) string {
 	skipped, unexpanded := root.Bounds()
 	var parts []string
 	if unexpanded > 0 {
-		parts = append(parts, fmt.Sprintf("%s below depth %d not loaded (--depth)", plural(unexpanded, "document", "documents"), depth))
+		parts = append(parts, fmt.Sprintf("%s below depth %d not loaded (--depth)", display.Plural(unexpanded, "document", "documents"), depth))
 	}
 	if skipped > 0 {
-		parts = append(parts, fmt.Sprintf("%s not loaded past the bound of %d documents (--max-documents)", plural(skipped, "document", "documents"), maxDocs))
+		parts = append(parts, fmt.Sprintf("%s not loaded past the bound of %d documents (--max-documents)", display.Plural(skipped, "document", "documents"), maxDocs))
 	}
 	if len(parts) == 0 {
 		return ""

@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"rsx/crawl"
+	"rsx/display"
 	"rsx/fetch"
 	"rsx/model"
 )
@@ -448,7 +449,7 @@ func writeValidateText(w io.Writer, reports []docReport, o printOptions) {
 				continue
 			}
 		} else {
-			fmt.Fprintf(&bw, "  %s, %s, %s", esc(r.Title), plural(r.Entries, "entry", "entries"), fetch.FormatSize(r.Bytes))
+			fmt.Fprintf(&bw, "  %s, %s, %s", esc(r.Title), display.Plural(r.Entries, "entry", "entries"), display.Size(r.Bytes))
 			if r.FinalURL != "" {
 				bw.WriteString(", from " + esc(r.FinalURL))
 			}
@@ -475,15 +476,15 @@ func writeValidateText(w io.Writer, reports []docReport, o printOptions) {
 			}
 		}
 		if hidden := r.Errors + r.Warnings - shown; hidden > 0 {
-			fmt.Fprintf(&bw, "  %s\n", st.dim(fmt.Sprintf("… and %s not shown (raise --max-problems)", plural(hidden, "more problem", "more problems"))))
+			fmt.Fprintf(&bw, "  %s\n", st.dim(fmt.Sprintf("… and %s not shown (raise --max-problems)", display.Plural(hidden, "more problem", "more problems"))))
 		}
 		if r.Errors+r.Warnings == 0 && len(r.Problems) == 0 && r.Err == nil {
 			bw.WriteString("  " + st.dim("no problems") + "\n")
 		}
 	}
-	summary := plural(len(reports), "document", "documents") + ", " + plural(errs, "error", "errors") + ", " + plural(warns, "warning", "warnings")
+	summary := display.Plural(len(reports), "document", "documents") + ", " + display.Plural(errs, "error", "errors") + ", " + display.Plural(warns, "warning", "warnings")
 	if hints > 0 {
-		summary += ", " + plural(hints, "hint", "hints")
+		summary += ", " + display.Plural(hints, "hint", "hints")
 	}
 	if unread > 0 {
 		summary += ", " + strconv.Itoa(unread) + " could not be read"
@@ -497,7 +498,7 @@ func writeValidateText(w io.Writer, reports []docReport, o printOptions) {
 	}
 	if n := len(o.ArchivesNotWalked); n > 0 {
 		bw.WriteString(st.dim(fmt.Sprintf("the documents of %s were not checked (--archives checks them): %s",
-			plural(n, "archive", "archives"), esc(strings.Join(o.ArchivesNotWalked, ", ")))) + "\n")
+			display.Plural(n, "archive", "archives"), esc(strings.Join(o.ArchivesNotWalked, ", ")))) + "\n")
 	}
 	io.WriteString(w, bw.String())
 }

@@ -123,7 +123,7 @@ func (a *app) runWatch(ctx context.Context, f watchFlags, target string) error {
 		opts.CheckDocuments = notify.HTTPHeaderFetcher(opts.HTTPClient, opts.Header, int64(f.maxMessage))
 	}
 	st := newTextStyles(useColor(a.err))
-	fmt.Fprintf(a.err, "%s %s:\n", st.title("watching"), plural(len(found.Channels), "channel", "channels"))
+	fmt.Fprintf(a.err, "%s %s:\n", st.title("watching"), display.Plural(len(found.Channels), "channel", "channels"))
 	for _, ch := range found.Channels {
 		// What is subscribed to: with --websub, a ws(s) channel's WebSub
 		// topic, not the URL the Capability List gives.
@@ -178,7 +178,7 @@ func (a *app) runWatch(ctx context.Context, f watchFlags, target string) error {
 		}
 	}
 	if withErrors > 0 {
-		fmt.Fprintf(a.err, "%s with errors\n", plural(withErrors, "notification", "notifications"))
+		fmt.Fprintf(a.err, "%s with errors\n", display.Plural(withErrors, "notification", "notifications"))
 		return foundProblems()
 	}
 	return nil

@@ -62,162 +62,46 @@ func (l WebLink) Resolve(base string) (string, error) {
 // (pass header.Values("Link")). Several fields are treated as one
 // comma-separated list, as RFC 9110 section 5.3 allows.
 //
-// The parser is lenient where it can be without guessing: a link-value that
-// does not start with "<" is skipped up to the next top-level comma; commas
-// inside <…> and inside quoted strings do not split link-values; quoted-pair
-// escapes are honoured; a missing closing quote or ">" ends the value at the
-// end of the field. Only the first rel parameter counts (RFC 8288 section 3.3).
+// The grammar is model.ParseLinkValues's, read leniently: a link-value that
+// does not parse is skipped, what can be read of one is kept (see there),
+// and the errors are not reported: a Link header is read for the links it
+// has, and one broken link must not hide the others. Only the first rel
+// parameter counts (RFC 8288 section 3.3).
 func ParseLinkHeader(values []string) []WebLink {
 	var links []WebLink
 	for _, v := range values {
-		links = parseLinkField(v, links)
+		lvs, _ := model.ParseLinkValues(v)
+		for _, lv := range lvs {
+			links = append(links, webLink(lv))
+		}
 	}
 	return links
 }
 
-// linkScanner walks one field value.
-type linkScanner struct {
-	s string
-	i int
-}
-
-func (p *linkScanner) eof() bool { return p.i >= len(p.s) }
-
-func (p *linkScanner) skipOWS() {
-	for p.i < len(p.s) && (p.s[p.i] == ' ' || p.s[p.i] == '\t' || p.s[p.i] == '\r' || p.s[p.i] == '\n') {
-		p.i++
+// webLink is a parsed link-value as a WebLink: names lower-cased, the first
+// rel parameter's types lower-cased, the first anchor parameter.
+func webLink(lv model.LinkValue) WebLink {
+	link := WebLink{Target: lv.Target}
+	if len(lv.Params) > 0 {
+		link.Params = make([]LinkParam, 0, len(lv.Params))
 	}
-}
-
-// skipToComma moves past the next comma that is outside quotes and angle
-// brackets, or to the end.
-func (p *linkScanner) skipToComma() {
-	for p.i < len(p.s) {
-		switch p.s[p.i] {
-		case ',':
-			p.i++
-			return
-		case '"':
-			p.quoted()
-		case '<':
-			if j := strings.IndexByte(p.s[p.i:], '>'); j >= 0 {
-				p.i += j + 1
-			} else {
-				p.i = len(p.s)
-			}
-		default:
-			p.i++
-		}
-	}
-}
-
-// quoted reads a quoted-string starting at the opening quote and returns its
-// unescaped content.
-func (p *linkScanner) quoted() string {
-	p.i++ // opening quote
-	var b strings.Builder
-	for p.i < len(p.s) {
-		c := p.s[p.i]
-		switch c {
-		case '"':
-			p.i++
-			return b.String()
-		case '\\':
-			if p.i+1 < len(p.s) {
-				b.WriteByte(p.s[p.i+1])
-				p.i += 2
-				continue
-			}
-		}
-		b.WriteByte(c)
-		p.i++
-	}
-	return b.String()
-}
-
-// token reads characters up to one of the stop bytes or whitespace.
-func (p *linkScanner) token(stops string) string {
-	start := p.i
-	for p.i < len(p.s) {
-		c := p.s[p.i]
-		if c == ' ' || c == '\t' || c == '\r' || c == '\n' || strings.IndexByte(stops, c) >= 0 {
-			break
-		}
-		p.i++
-	}
-	return p.s[start:p.i]
-}
-
-func parseLinkField(s string, links []WebLink) []WebLink {
-	p := &linkScanner{s: s}
-	for {
-		p.skipOWS()
-		if p.eof() {
-			return links
-		}
-		if p.s[p.i] == ',' { // empty list element
-			p.i++
-			continue
-		}
-		if p.s[p.i] != '<' {
-			p.skipToComma()
-			continue
-		}
-		end := strings.IndexByte(p.s[p.i:], '>')
-		if end < 0 {
-			return links // no closing bracket: nothing reliable left
-		}
-		link := WebLink{Target: strings.TrimSpace(p.s[p.i+1 : p.i+end])}
-		p.i += end + 1
-		relSeen := false
-		for {
-			p.skipOWS()
-			if p.eof() {
-				break
-			}
-			if p.s[p.i] == ',' {
-				p.i++
-				break
-			}
-			if p.s[p.i] != ';' {
-				// Junk after the target or a parameter: drop it up to the
-				// next link-value but keep what was read.
-				p.skipToComma()
-				break
-			}
-			p.i++
-			p.skipOWS()
-			name := strings.ToLower(p.token(";,="))
-			p.skipOWS()
-			param := LinkParam{Name: name, NoValue: true}
-			if !p.eof() && p.s[p.i] == '=' {
-				p.i++
-				p.skipOWS()
-				param.NoValue = false
-				if !p.eof() && p.s[p.i] == '"' {
-					param.Value = p.quoted()
-				} else {
-					param.Value = p.token(";,")
+	relSeen := false
+	for _, p := range lv.Params {
+		name := strings.ToLower(p.Name)
+		link.Params = append(link.Params, LinkParam{Name: name, Value: p.Value, NoValue: !p.HasValue})
+		switch name {
+		case "rel":
+			if !relSeen {
+				relSeen = true
+				for r := range model.RelTokens(p.Value) {
+					link.Rel = append(link.Rel, strings.ToLower(r))
 				}
 			}
-			if name == "" {
-				continue
-			}
-			link.Params = append(link.Params, param)
-			switch name {
-			case "rel":
-				if !relSeen {
-					relSeen = true
-					for r := range model.RelTokens(param.Value) {
-						link.Rel = append(link.Rel, strings.ToLower(r))
-					}
-				}
-			case "anchor":
-				if link.Anchor == "" {
-					link.Anchor = param.Value
-				}
+		case "anchor":
+			if link.Anchor == "" {
+				link.Anchor = p.Value
 			}
 		}
-		links = append(links, link)
 	}
+	return link
 }

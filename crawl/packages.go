@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"rsx/display"
 	"rsx/dump"
 	"rsx/fetch"
 	"rsx/model"
@@ -204,7 +205,7 @@ func (w *walker) checkPackage(ctx context.Context, dl fetch.Downloader, n *Node,
 		const shown = 3
 		text := strings.Join(diffs[:min(shown, len(diffs))], "; ")
 		if len(diffs) > shown {
-			text += fmt.Sprintf("; and %s", plural(len(diffs)-shown, "more difference", "more differences"))
+			text += fmt.Sprintf("; and %s", display.Plural(len(diffs)-shown, "more difference", "more differences"))
 		}
 		out = append(out, prob(RuleContentsManifestMismatch,
 			"entry %s: the contents copy %s differs from the manifest in package %s: %s", num, pl.Contents, pl.Loc, text))
@@ -271,12 +272,4 @@ func (w *walker) fetchManifestCopy(ctx context.Context, url string) (*model.Docu
 		return nil, fmt.Errorf("not a <urlset> document (%s)", describeHeader(&doc.Header))
 	}
 	return doc, nil
-}
-
-// plural is "1 thing" or "n things".
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
 }

@@ -1,4 +1,4 @@
-// Package display makes text that a Source wrote safe to show on a terminal: one escaping rule for the command line and the explorer.
+// Package display writes text for people, the same on the command line and in the explorer: what a Source wrote made safe to show on a terminal (one escaping rule), counts and byte sizes (one form of each).
 //
 // A document, a header, a ZIP member name or an error message quoting any of
 // them can carry characters that a terminal acts on instead of showing: C0

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+
+	"rsx/model"
 )
 
 // BitstreamError is a bitstream that OpenBitstream cannot give: missing
@@ -31,7 +33,7 @@ func (e *BitstreamError) Error() string {
 // against the manifest entry (a sync writes them where the entry's loc
 // maps, not under the member's name). The error is a *BitstreamError.
 func (p *Package) OpenBitstream(manifestPath string) (io.ReadCloser, int64, error) {
-	name, reason := manifestName(manifestPath)
+	name, reason := model.PackageMember(manifestPath)
 	if reason != "" {
 		return nil, 0, &BitstreamError{Path: manifestPath, Reason: "path " + reason}
 	}

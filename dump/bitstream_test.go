@@ -36,7 +36,7 @@ func TestOpenBitstream(t *testing.T) {
 		{"/../etc/passwd", false, `".." segment`},
 		{"/resources/link", false, "symbolic link"},
 		{"/twice", false, "ambiguous"},
-		{"", false, "empty path"},
+		{"", false, "path is empty"},
 	} {
 		_, _, err := p.OpenBitstream(c.path)
 		var be *BitstreamError

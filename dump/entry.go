@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"rsx/fetch"
+	"rsx/display"
 	"rsx/model"
 )
 
@@ -63,7 +63,7 @@ type PackageTooLargeError struct {
 func (e *PackageTooLargeError) Error() string {
 	if e.Declared > 0 {
 		return fmt.Sprintf("package %s declares %s, more than the limit of %s (raise it with --max-package-bytes)",
-			e.URL, fetch.FormatSize(e.Declared), fetch.FormatSize(e.Limit))
+			e.URL, display.Size(e.Declared), display.Size(e.Limit))
 	}
-	return fmt.Sprintf("package %s is larger than the limit of %s (raise it with --max-package-bytes)", e.URL, fetch.FormatSize(e.Limit))
+	return fmt.Sprintf("package %s is larger than the limit of %s (raise it with --max-package-bytes)", e.URL, display.Size(e.Limit))
 }

@@ -159,23 +159,6 @@ func TestExtractFileInTheWay(t *testing.T) {
 	}
 }
 
-func TestUnsafeName(t *testing.T) {
-	for _, name := range []string{"", "/a", "a/../b", "..", "a\\b", "a\x00b", "a\x01b", "C:/x", "c:x", "a/", "a//b", "./a", "a/.",
-		// Names a terminal would act on when shown: C1 controls (CSI, OSC),
-		// DEL, bidirectional overrides and isolates, and bytes that are not
-		// UTF-8 (shown, they turn into something else).
-		"a\u009b2J", "a\u009d0;x", "a\x7f", "invoice\u202egpj.exe", "a\u2066b", "a\u200fb", "a\xffb"} {
-		if unsafeName(name) == "" {
-			t.Errorf("%q accepted", name)
-		}
-	}
-	for _, name := range []string{"a", "a/b.txt", "resources/res1", "..a", "a..", "a/...b", "café/日本.txt", "a\u00a0b"} {
-		if why := unsafeName(name); why != "" {
-			t.Errorf("%q refused: %s", name, why)
-		}
-	}
-}
-
 // TestExtractRefusesHostileNames: a manifest path that a terminal would act
 // on when shown is refused, and nothing is written under it.
 func TestExtractRefusesHostileNames(t *testing.T) {

@@ -101,7 +101,7 @@ func (p *Package) plan(res *Result) []item {
 		switch {
 		case e.MD.HasPath && !(deleted && e.MD.Path == ""):
 			it := item{loc: e.Loc, path: e.MD.Path, hash: e.MD.Hash, length: e.MD.Length, hasLength: e.MD.LengthOK, optional: deleted}
-			it.name, it.reason = manifestName(e.MD.Path)
+			it.name, it.reason = model.PackageMember(e.MD.Path)
 			items = append(items, it)
 		case deleted && changeDump:
 		default:
@@ -113,7 +113,7 @@ func (p *Package) plan(res *Result) []item {
 				continue
 			}
 			it := item{loc: l.Href, path: l.Path, hash: l.Hash, length: l.Length, hasLength: l.LengthOK}
-			it.name, it.reason = manifestName(l.Path)
+			it.name, it.reason = model.PackageMember(l.Path)
 			items = append(items, it)
 		}
 	}
@@ -217,7 +217,7 @@ func (p *Package) process(ctx context.Context, x *extractor, progress func(done,
 			continue
 		}
 		res.Unlisted = append(res.Unlisted, f.Name)
-		why := unsafeName(f.Name)
+		why := model.UnsafeMemberName(f.Name)
 		if why == "" {
 			why = p.memberRefusal(f)
 		}

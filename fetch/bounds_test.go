@@ -110,7 +110,7 @@ func TestDownloadStall(t *testing.T) {
 	start := time.Now()
 	_, err := c.DownloadWith(testContext(t), s.URL+"/drip", io.Discard, DownloadOptions{IdleTimeout: 200 * time.Millisecond, StallBytes: 1024})
 	var idle *IdleTimeoutError
-	if !errors.As(err, &idle) || idle.Min != 1024 || !strings.Contains(err.Error(), "stalled: less than 1 KiB of the body arrived in 200ms") {
+	if !errors.As(err, &idle) || idle.Min != 1024 || !strings.Contains(err.Error(), "stalled: less than 1.0 KiB of the body arrived in 200ms") {
 		t.Fatalf("err = %v", err)
 	}
 	if d := time.Since(start); d > 2*time.Second {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"rsx/display"
 	"strings"
 	"time"
 )
@@ -41,7 +42,7 @@ type TooLargeError struct {
 }
 
 func (e *TooLargeError) Error() string {
-	return fmt.Sprintf("%s: body is larger than the limit of %s (raise it with --max-bytes)", e.URL, FormatSize(e.Limit))
+	return fmt.Sprintf("%s: body is larger than the limit of %s (raise it with --max-bytes)", e.URL, display.Size(e.Limit))
 }
 
 // Sentinels wrapped by *RedirectError.
@@ -79,32 +80,13 @@ type IdleTimeoutError struct {
 
 func (e *IdleTimeoutError) Error() string {
 	if e.Min > 1 {
-		return fmt.Sprintf("%s: stalled: less than %s of the body arrived in %v", e.URL, FormatSize(e.Min), e.Idle)
+		return fmt.Sprintf("%s: stalled: less than %s of the body arrived in %v", e.URL, display.Size(e.Min), e.Idle)
 	}
 	return fmt.Sprintf("%s: no data received for %v", e.URL, e.Idle)
 }
 
 // Timeout lets net.Error-style checks see it as a timeout.
 func (e *IdleTimeoutError) Timeout() bool { return true }
-
-// FormatSize writes a byte count in binary units: "256 MiB", "1.5 KiB", "12 B".
-func FormatSize(n int64) string {
-	const unit = 1024
-	if n < unit && n > -unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	units := []string{"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"}
-	f := float64(n)
-	i := -1
-	for (f >= unit || f <= -unit) && i < len(units)-1 {
-		f /= unit
-		i++
-	}
-	if f == float64(int64(f)) {
-		return fmt.Sprintf("%d %s", int64(f), units[i])
-	}
-	return fmt.Sprintf("%.1f %s", f, units[i])
-}
 
 // DownloadTimeoutError reports a download not done within its Timeout
 // (DownloadOptions.Timeout).

@@ -7,6 +7,8 @@ package memento
 import (
 	"fmt"
 	"strings"
+
+	"rsx/model"
 )
 
 // Link is one link-value of a link-format document (RFC 6690 section 2):
@@ -61,15 +63,11 @@ func (l Link) HasRel(rel string) bool {
 
 // String writes the link back in link-format, every value quoted.
 func (l Link) String() string {
-	var b strings.Builder
-	b.WriteString("<" + l.Target + ">")
+	lv := model.LinkValue{Target: l.Target, Offset: l.Offset}
 	for _, p := range l.Params {
-		b.WriteString(";" + p.Name)
-		if p.HasValue {
-			b.WriteString(`="` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(p.Value) + `"`)
-		}
+		lv.Params = append(lv.Params, model.LinkParam(p))
 	}
-	return b.String()
+	return lv.String()
 }
 
 // SyntaxError is a link-format document that does not parse: what was
@@ -83,175 +81,22 @@ func (e *SyntaxError) Error() string {
 	return fmt.Sprintf("link-format: byte %d: %s", e.Offset, e.Msg)
 }
 
-// ParseLinks parses a link-format document (RFC 6690 section 2):
-//
-//	link-value-list = [ link-value *[ "," link-value ] ]
-//	link-value      = "<" URI-Reference ">" *( ";" link-param )
-//	link-param      = parmname [ "=" ( ptoken / quoted-string ) ]
-//
-// As TimeMaps are written in practice, white space (spaces, tabs, line
-// ends) is allowed around the separators, a value may be a token or a
-// quoted string whatever the parameter, and a trailing comma is ignored.
+// ParseLinks parses a link-format document (RFC 6690 section 2) with the
+// link-value grammar of model.ParseLinkValues, strictly: the first
+// departure from it is a *SyntaxError, and then no links are returned.
 // A document of white space only has no links.
 func ParseLinks(data []byte) ([]Link, error) {
-	p := &linkParser{s: string(data)}
+	lvs, errs := model.ParseLinkValues(string(data))
+	if len(errs) > 0 {
+		return nil, &SyntaxError{Offset: errs[0].Offset, Msg: errs[0].Msg}
+	}
 	var out []Link
-	p.space()
-	for !p.end() {
-		l, err := p.link()
-		if err != nil {
-			return out, err
+	for _, lv := range lvs {
+		l := Link{Target: lv.Target, Offset: lv.Offset}
+		for _, p := range lv.Params {
+			l.Params = append(l.Params, Param(p))
 		}
 		out = append(out, l)
-		p.space()
-		if p.end() {
-			break
-		}
-		if p.s[p.i] != ',' {
-			return out, p.errorf("expected ',' or the end after a link, found %q", p.s[p.i])
-		}
-		p.i++
-		p.space()
 	}
 	return out, nil
-}
-
-// linkParser reads a link-format document.
-type linkParser struct {
-	s string
-	i int
-}
-
-func (p *linkParser) end() bool { return p.i >= len(p.s) }
-
-func (p *linkParser) errorf(format string, args ...any) error {
-	return &SyntaxError{Offset: p.i, Msg: fmt.Sprintf(format, args...)}
-}
-
-// space skips white space.
-func (p *linkParser) space() {
-	for p.i < len(p.s) {
-		switch p.s[p.i] {
-		case ' ', '\t', '\r', '\n':
-			p.i++
-		default:
-			return
-		}
-	}
-}
-
-// link reads one link-value.
-func (p *linkParser) link() (Link, error) {
-	if p.s[p.i] != '<' {
-		return Link{}, p.errorf("expected '<' to start a link, found %q", p.s[p.i])
-	}
-	l := Link{Offset: p.i}
-	p.i++
-	end := strings.IndexByte(p.s[p.i:], '>')
-	if end < 0 {
-		return Link{}, p.errorf("the link's '<' is never closed with '>'")
-	}
-	target := p.s[p.i : p.i+end]
-	if j := strings.IndexAny(target, "<\r\n"); j >= 0 {
-		p.i += j
-		return Link{}, p.errorf("%q inside a link target", target[j])
-	}
-	l.Target = strings.TrimSpace(target)
-	p.i += end + 1
-	for {
-		p.space()
-		if p.end() || p.s[p.i] != ';' {
-			return l, nil
-		}
-		p.i++
-		p.space()
-		prm, err := p.param()
-		if err != nil {
-			return Link{}, err
-		}
-		l.Params = append(l.Params, prm)
-	}
-}
-
-// param reads one link-param.
-func (p *linkParser) param() (Param, error) {
-	start := p.i
-	for p.i < len(p.s) && isParmChar(p.s[p.i]) {
-		p.i++
-	}
-	if p.i == start {
-		if p.end() {
-			return Param{}, p.errorf("a parameter name is missing at the end")
-		}
-		return Param{}, p.errorf("expected a parameter name, found %q", p.s[p.i])
-	}
-	prm := Param{Name: p.s[start:p.i]}
-	p.space()
-	if p.end() || p.s[p.i] != '=' {
-		return prm, nil
-	}
-	p.i++
-	p.space()
-	prm.HasValue = true
-	if p.end() {
-		return Param{}, p.errorf("the value of %s is missing", prm.Name)
-	}
-	if p.s[p.i] == '"' {
-		v, err := p.quoted()
-		if err != nil {
-			return Param{}, err
-		}
-		prm.Value = v
-		return prm, nil
-	}
-	start = p.i
-	for p.i < len(p.s) && isPtokenChar(p.s[p.i]) {
-		p.i++
-	}
-	if p.i == start {
-		return Param{}, p.errorf("the value of %s is neither a token nor a quoted string: %q", prm.Name, p.s[p.i])
-	}
-	prm.Value = p.s[start:p.i]
-	return prm, nil
-}
-
-// quoted reads a quoted-string (RFC 7230 section 3.2.6), escapes undone.
-func (p *linkParser) quoted() (string, error) {
-	open := p.i
-	p.i++
-	var b strings.Builder
-	for p.i < len(p.s) {
-		c := p.s[p.i]
-		switch {
-		case c == '"':
-			p.i++
-			return b.String(), nil
-		case c == '\\' && p.i+1 < len(p.s):
-			b.WriteByte(p.s[p.i+1])
-			p.i += 2
-		case c == '\\':
-			p.i++
-		default:
-			b.WriteByte(c)
-			p.i++
-		}
-	}
-	p.i = open
-	return "", p.errorf("a quoted string is never closed")
-}
-
-// isParmChar tells whether c may be in a parameter name: parmname of RFC
-// 5987 (a token of RFC 7230 without '*'), and '*' for ext-name-star.
-func isParmChar(c byte) bool {
-	return isAlnum(c) || strings.IndexByte("!#$&+-.^_`|~*", c) >= 0
-}
-
-// isPtokenChar tells whether c may be in an unquoted value: ptokenchar of
-// RFC 6690.
-func isPtokenChar(c byte) bool {
-	return isAlnum(c) || strings.IndexByte("!#$%&'()*+-./:<=>?@[]^_`{|}~", c) >= 0
-}
-
-func isAlnum(c byte) bool {
-	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
 }

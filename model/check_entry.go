@@ -609,8 +609,8 @@ func (c *Checker) path(p string, e *Entry, idx, line int, what string, track boo
 	if p[0] != '/' {
 		c.report(rPathNotAbsolute, idx, line, c.kind.section(), where+" has no leading slash; paths are relative to the package root and written with a leading slash (e.g. /resources/res1)")
 	}
-	if why := chkUnsafePath(p); why != "" {
-		c.report(rPathUnsafe, idx, line, c.kind.section(), where+" "+why+"; extracting it could write outside the package directory")
+	if _, why := PackageMember(p); why != "" {
+		c.report(rPathUnsafe, idx, line, c.kind.section(), where+" "+why+"; a bitstream's path names a file inside the package by a clean relative name, and rsx dump --extract refuses this one")
 	}
 	if track && c.paths != nil {
 		if first, dup := c.paths.add(maphash.String(c.seed, p), idx); dup {

@@ -237,39 +237,6 @@ func chkRegisteredTopType(s string) bool {
 	return false
 }
 
-// chkUnsafePath tells why a package path is unsafe, "" when it is not.
-func chkUnsafePath(p string) string {
-	for i := 0; i < len(p); i++ {
-		switch b := p[i]; {
-		case b == 0:
-			return "contains a NUL byte"
-		case b == '\\':
-			return "contains a backslash"
-		case b < 0x20 || b == 0x7f:
-			return "contains a control character"
-		}
-	}
-	q := strings.TrimLeft(p, "/")
-	if len(q) >= 2 && q[1] == ':' && (q[0]|0x20 >= 'a' && q[0]|0x20 <= 'z') {
-		return "is an absolute Windows path (drive letter)"
-	}
-	if strings.HasPrefix(p, "//") {
-		return "starts with // (a network path)"
-	}
-	for s := p; s != ""; {
-		seg := s
-		if i := strings.IndexByte(s, '/'); i >= 0 {
-			seg, s = s[:i], s[i+1:]
-		} else {
-			s = ""
-		}
-		if seg == ".." {
-			return "has a \"..\" segment"
-		}
-	}
-	return ""
-}
-
 type uriProblem uint8
 
 // uriBadASCII marks the ASCII bytes a URI cannot hold: controls, space, '"',

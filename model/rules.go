@@ -322,7 +322,7 @@ var ruleTable = [numRules]Rule{
 	rPathNotAbsolute: {ID: "path-not-absolute", Section: "11.2", Severity: SeverityError,
 		Summary: "path must be expressed with a leading slash"},
 	rPathUnsafe: {ID: "path-unsafe", Section: "11.2", Severity: SeverityError,
-		Summary: "path escapes the package or is not a portable relative path (.., backslash, NUL, drive letter)"},
+		Summary: "path escapes the package or is not a clean, portable relative path (.., . or empty segment, trailing slash, backslash, NUL, control or bidirectional character, not UTF-8, drive letter)"},
 	rPathDuplicate: {ID: "path-duplicate", Section: "11.2", Severity: SeverityError,
 		Summary: "two bitstreams of one manifest at the same path",
 		Basis:   "§7: path is \"the relative file system path where the bitstream would reside if the ZIP were unpacked\"; §13.2: a resource changed twice has \"two bitstreams ..., available at different paths in the package\". Two bitstreams cannot reside at one path: an error."},

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"sync"
 
+	"rsx/display"
 	"rsx/dump"
 	"rsx/fetch"
 	"rsx/model"
@@ -95,7 +96,7 @@ func (l *PackageLoad) Download(progress func(done, total int64)) PackageFetched 
 			err = context.Canceled
 		}
 		if errors.Is(err, errPackageTooLarge) {
-			err = fmt.Errorf("download package %s: more than the limit of %s", ref.URL, fetch.FormatSize(opts.MaxPackageBytes))
+			err = fmt.Errorf("download package %s: more than the limit of %s", ref.URL, display.Size(opts.MaxPackageBytes))
 		}
 		out.Err = err
 		l.mu.Lock()

@@ -14,6 +14,7 @@ import (
 
 	"rsx/claims"
 	"rsx/crawl"
+	"rsx/display"
 	"rsx/fetch"
 	"rsx/memento"
 )
@@ -48,7 +49,7 @@ func (s *Session) TimeMap(ctx context.Context, url string) (*memento.TimeMap, *f
 	case rerr != nil:
 		return nil, ex, fmt.Errorf("read the TimeMap %s: %w", url, rerr)
 	case len(data) > maxTimeMapBytes:
-		return nil, ex, fmt.Errorf("read the TimeMap %s: larger than %s", url, fetch.FormatSize(maxTimeMapBytes))
+		return nil, ex, fmt.Errorf("read the TimeMap %s: larger than %s", url, display.Size(maxTimeMapBytes))
 	}
 	base := resp.URL
 	if base == "" {
@@ -161,7 +162,7 @@ func (s *Session) CompareVersions(ctx context.Context, version, current string) 
 		out.Note = "no comparison: a body did not arrive"
 		return out
 	case a.Truncated || b.Truncated:
-		out.Note = "compared as far as read: a body is larger than " + fetch.FormatSize(maxCompareBytes)
+		out.Note = "compared as far as read: a body is larger than " + display.Size(maxCompareBytes)
 	}
 	out.Same = a.Bytes == b.Bytes && sameDigests(a.Digests, b.Digests)
 	switch {
@@ -169,7 +170,7 @@ func (s *Session) CompareVersions(ctx context.Context, version, current string) 
 	case !a.Text || !b.Text:
 		out.Note = "no text diff: not text (" + orNone(a.MediaType) + ", " + orNone(b.MediaType) + ")"
 	case len(a.data) > maxDiffBytes || len(b.data) > maxDiffBytes:
-		out.Note = "no text diff: larger than " + fetch.FormatSize(maxDiffBytes)
+		out.Note = "no text diff: larger than " + display.Size(maxDiffBytes)
 	default:
 		edits := udiff.Lines(string(a.data), string(b.data))
 		d, err := udiff.ToUnified("version", "current", string(a.data), edits, udiff.DefaultContextLines)

@@ -7,6 +7,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"rsx/dest/engine"
+	"rsx/display"
 	"rsx/model"
 	"rsx/session"
 	"rsx/ui/components"
@@ -77,14 +78,14 @@ func (a *App) scope(forAudit bool) (syncScope, error) {
 	whole := d.parts != nil || (d.capability() == model.CapResourceList && d.link("index") == "")
 	switch {
 	case marked:
-		sc.what = fmt.Sprintf("the %s marked of %s", components.Count(len(rows)), components.Plural(n, "entry", "entries"))
+		sc.what = fmt.Sprintf("the %s marked of %s", components.Count(len(rows)), display.Plural(n, "entry", "entries"))
 	case !all:
-		sc.what = fmt.Sprintf("the %s shown (filter %q) of %s", components.Plural(len(rows), "entry", "entries"), a.dv.query.raw, components.Plural(n, "entry", "entries"))
+		sc.what = fmt.Sprintf("the %s shown (filter %q) of %s", display.Plural(len(rows), "entry", "entries"), a.dv.query.raw, display.Plural(n, "entry", "entries"))
 	case whole:
-		sc.what = "every resource of the Source's Resource List (" + components.Plural(n, "entry", "entries") + ")"
+		sc.what = "every resource of the Source's Resource List (" + display.Plural(n, "entry", "entries") + ")"
 		return sc, nil
 	default:
-		sc.what = "the " + components.Plural(n, "resource", "resources") + " of this " + d.title()
+		sc.what = "the " + display.Plural(n, "resource", "resources") + " of this " + d.title()
 	}
 	if all {
 		rows = make([]int32, n)

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"rsx/display"
 	"rsx/model"
 	"rsx/ui/components"
 )
@@ -295,5 +296,5 @@ func formatLength(n int64) string {
 	if n < 10000 {
 		return strconv.FormatInt(n, 10)
 	}
-	return components.Bytes(n)
+	return display.Size(n)
 }

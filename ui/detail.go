@@ -7,6 +7,7 @@ import (
 
 	"charm.land/lipgloss/v2"
 
+	"rsx/display"
 	"rsx/model"
 	"rsx/ui/common"
 	"rsx/ui/components"
@@ -74,7 +75,7 @@ func mdLines(st *common.Styles, md *model.Metadata, w int) []string {
 	if md.LengthRaw != "" {
 		l := md.LengthRaw
 		if md.LengthOK && md.Length >= 1024 {
-			l += " (" + components.Bytes(md.Length) + ")"
+			l += " (" + display.Size(md.Length) + ")"
 		}
 		add("length", l, st.Value)
 	}

@@ -7,6 +7,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
+	"rsx/display"
 	"rsx/ui/components"
 )
 
@@ -104,7 +105,7 @@ func (d *document) marksText() (full, short string) {
 		return "", ""
 	}
 	short = components.Count(p.n) + " marked"
-	full = short + " · " + components.Bytes(p.bytes)
+	full = short + " · " + display.Size(p.bytes)
 	if p.unknown > 0 {
 		full += " + " + components.Count(p.unknown) + " of unknown length"
 	}
@@ -239,7 +240,7 @@ func (d *document) carriedText() string {
 	}
 	d.carried = nil
 	dropped := len(c.found) - c.kept
-	s := "reloaded: " + components.Plural(c.kept, "mark", "marks") + " kept"
+	s := "reloaded: " + display.Plural(c.kept, "mark", "marks") + " kept"
 	switch {
 	case dropped == 0:
 		return s

@@ -7,6 +7,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"rsx/display"
 	"rsx/model"
 	"rsx/notify"
 	"rsx/session"
@@ -235,7 +236,7 @@ func (f *notifyFeed) statusSegment(st *common.Styles) (full, short string) {
 	case f.finding:
 		return st.StatusValue.Render("◌ notifications: finding channels…"), st.StatusValue.Render("◌ channels…")
 	case n > 0 && live == n:
-		return st.BarOK.Render(fmt.Sprintf("● live (%s)", plural1(n, "channel"))), st.BarOK.Render("● live")
+		return st.BarOK.Render(fmt.Sprintf("● live (%s)", display.Plural(n, "channel", "channels"))), st.BarOK.Render("● live")
 	case live > 0:
 		return st.BarWarning.Render(fmt.Sprintf("◐ %d of %d channels live, reconnecting", live, n)), st.BarWarning.Render(fmt.Sprintf("◐ %d/%d live", live, n))
 	case f.anyChannel(func(cs *channelState) bool { return cs.everUp }):
@@ -254,14 +255,6 @@ func (f *notifyFeed) anyChannel(ok func(*channelState) bool) bool {
 		}
 	}
 	return false
-}
-
-// plural1 is "1 channel", "4 channels".
-func plural1(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
 }
 
 // ---------------------------------------------------------------------------

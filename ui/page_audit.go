@@ -13,6 +13,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"rsx/dest/engine"
+	"rsx/display"
 	"rsx/session"
 	"rsx/ui/common"
 	"rsx/ui/components"
@@ -305,7 +306,7 @@ func (v *auditPage) syncDiffs() tea.Cmd {
 	if len(only) == 0 {
 		return flashCmd("nothing differs that a sync could change", false)
 	}
-	what := fmt.Sprintf("the %s the audit found different", components.Plural(len(only), "resource", "resources"))
+	what := fmt.Sprintf("the %s the audit found different", display.Plural(len(only), "resource", "resources"))
 	return msgCmd(syncDiffsMsg{req: session.SyncRequest{Dest: v.req.Dest, Target: v.req.Target, Only: only}, what: what})
 }
 
@@ -376,7 +377,7 @@ func (v *auditPage) summary(w int) []string {
 		kv("against", st.Value.Render(components.Escape(r.Document))),
 		kv("", st.Dim.Render("at ")+st.Value.Render(datetimeOr(r.At, "(none)"))+st.Dim.Render(", with the changes since")),
 		kv("copy", v.pointText(r.Point)),
-		kv("hashed", st.Value.Render(fmt.Sprintf("%s local copies (%s) in %s", components.Count(r.Hashed), components.Bytes(r.HashedBytes), r.Elapsed.Round(time.Millisecond)))))
+		kv("hashed", st.Value.Render(fmt.Sprintf("%s local copies (%s) in %s", components.Count(r.Hashed), display.Size(r.HashedBytes), r.Elapsed.Round(time.Millisecond)))))
 	var notes []string
 	if r.NotChosen > 0 {
 		notes = append(notes, components.Count(r.NotChosen)+" other resources of the Source not compared")
@@ -400,9 +401,9 @@ func (v *auditPage) summary(w int) []string {
 		lines = append(lines, noteLines(st.Dim, "·", "s repairs: what is missing, damaged or changed is fetched again", w, v.noteMax)...)
 	}
 	if !r.Complete() {
-		what := components.Plural(len(r.Problems), "document", "documents") + " of the Source could not be read: the audit is incomplete, and the lists hold for the documents read only"
+		what := display.Plural(len(r.Problems), "document", "documents") + " of the Source could not be read: the audit is incomplete, and the lists hold for the documents read only"
 		if r.NotCompared > 0 {
-			what += "; " + components.Plural(r.NotCompared, "resource", "resources") + " of the copy that no document read lists are not compared (not called extra)"
+			what += "; " + display.Plural(r.NotCompared, "resource", "resources") + " of the copy that no document read lists are not compared (not called extra)"
 		}
 		lines = append(lines, noteLines(st.Error, "✗", what, w, v.noteMax)...)
 	}

@@ -9,6 +9,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
+	"rsx/display"
 	"rsx/memento"
 	"rsx/model"
 	"rsx/session"
@@ -181,7 +182,7 @@ func (v *diffPage) lines() []string {
 	}
 	out = append(out,
 		row("status", status(a), status(b), a.Status == b.Status),
-		row("length", fmt.Sprintf("%d (%s)", a.Bytes, components.Bytes(a.Bytes)), fmt.Sprintf("%d (%s)", b.Bytes, components.Bytes(b.Bytes)), a.Bytes == b.Bytes),
+		row("length", fmt.Sprintf("%d (%s)", a.Bytes, display.Size(a.Bytes)), fmt.Sprintf("%d (%s)", b.Bytes, display.Size(b.Bytes)), a.Bytes == b.Bytes),
 		row("type", orEmpty(a.MediaType, "none"), orEmpty(b.MediaType, "none"), a.MediaType == b.MediaType))
 	for i := range a.Digests {
 		if i < len(b.Digests) {
@@ -198,7 +199,7 @@ func (v *diffPage) lines() []string {
 		added, removed := diffCounts(r.Diff)
 		s := st.MarkBad.Render("✗ they differ")
 		if r.Diff != "" {
-			s += st.Dim.Render(fmt.Sprintf(" · %s added, %s removed", components.Plural(added, "line", "lines"), components.Plural(removed, "line", "lines")))
+			s += st.Dim.Render(fmt.Sprintf(" · %s added, %s removed", display.Plural(added, "line", "lines"), display.Plural(removed, "line", "lines")))
 		}
 		out = append(out, s)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"charm.land/bubbles/v2/key"
 
+	"rsx/display"
 	"rsx/model"
 	"rsx/ui/common"
 	"rsx/ui/components"
@@ -276,7 +277,7 @@ func (v *docPage) intervalSeg() statusSeg {
 
 // entryCountSeg is how many entries the document has (so far).
 func (v *docPage) entryCountSeg(n int) statusSeg {
-	return statusSeg{text: v.c.Styles.StatusValue.Render(components.Plural(n, "entry", "entries"))}
+	return statusSeg{text: v.c.Styles.StatusValue.Render(display.Plural(n, "entry", "entries"))}
 }
 
 // partsSeg is how many parts of an index have been read.
@@ -391,11 +392,11 @@ func (v *docPage) validitySeg() statusSeg {
 	}
 	var full, short []string
 	if errs > 0 {
-		full = append(full, st.BarError.Render(fmt.Sprintf("✗ %d error%s", errs, plural(errs))))
+		full = append(full, st.BarError.Render("✗ "+display.Plural(errs, "error", "errors")))
 		short = append(short, st.BarError.Render(fmt.Sprintf("✗%d", errs)))
 	}
 	if warns > 0 {
-		full = append(full, st.BarWarning.Render(fmt.Sprintf("! %d warning%s", warns, plural(warns))))
+		full = append(full, st.BarWarning.Render("! "+display.Plural(warns, "warning", "warnings")))
 		short = append(short, st.BarWarning.Render(fmt.Sprintf("!%d", warns)))
 	}
 	if d.crossState == crossChecking {
@@ -440,7 +441,7 @@ func (v *docPage) progressSeg(n int) statusSeg {
 		w := d.wait.text(v.c.Clock())
 		return statusSeg{v.c.Spinner.View() + st.BarWarning.Render(" "+w+" · esc cancels"), v.c.Spinner.View() + st.BarWarning.Render(" "+w), 0}
 	case d.loading:
-		prog := v.c.Spinner.View() + st.StatusValue.Render(" loading "+components.Bytes(d.bytes))
+		prog := v.c.Spinner.View() + st.StatusValue.Render(" loading "+display.Size(d.bytes))
 		if d.total > 0 {
 			prog += st.StatusValue.Render(progressOf(d.bytes, d.total))
 		}
@@ -515,13 +516,6 @@ func sameDayShort(first, second string) string {
 	return second
 }
 
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
-}
-
 // footer is the filter input while filtering, else the short help.
 func (v *docPage) footer() string {
 	st := v.c.Styles
@@ -554,7 +548,7 @@ func (v *docPage) footer() string {
 func (v *docPage) loadingView(w, h int) string {
 	st := v.c.Styles
 	d := v.doc
-	progress := st.Value.Render(components.Bytes(d.bytes)+" read") + st.Dim.Render(progressOf(d.bytes, d.total))
+	progress := st.Value.Render(display.Size(d.bytes)+" read") + st.Dim.Render(progressOf(d.bytes, d.total))
 	if d.parts != nil {
 		progress = st.Value.Render(fmt.Sprintf("%d of %d parts read", d.partsDone, len(d.parts)))
 	}
@@ -575,7 +569,7 @@ func progressOf(done, total int64) string {
 	if total <= 0 {
 		return ""
 	}
-	return fmt.Sprintf(" of %s (%d%%)", components.Bytes(total), done*100/max(total, 1))
+	return fmt.Sprintf(" of %s (%d%%)", display.Size(total), done*100/max(total, 1))
 }
 
 // errorView shows a failed load with what can be done about it.
@@ -664,13 +658,13 @@ func (v *docPage) problemLines(i, w int) []string {
 	errs, warns := model.CountProblems(ps)
 	var counts []string
 	if errs > 0 {
-		counts = append(counts, st.Error.Render(components.Plural(errs, "error", "errors")))
+		counts = append(counts, st.Error.Render(display.Plural(errs, "error", "errors")))
 	}
 	if warns > 0 {
-		counts = append(counts, st.Warning.Render(components.Plural(warns, "warning", "warnings")))
+		counts = append(counts, st.Warning.Render(display.Plural(warns, "warning", "warnings")))
 	}
 	if hints := len(ps) - errs - warns; hints > 0 {
-		counts = append(counts, st.Dim.Render(components.Plural(hints, "hint", "hints")))
+		counts = append(counts, st.Dim.Render(display.Plural(hints, "hint", "hints")))
 	}
 	out := []string{components.Fit(st.Title.Render("Problems")+" "+strings.Join(counts, st.Dim.Render(", "))+
 		st.Dim.Render(" · "+v.c.Keys.EntryProblems.Help().Key+": on the problems page"), w)}

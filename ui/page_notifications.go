@@ -8,6 +8,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
+	"rsx/display"
 	"rsx/model"
 	"rsx/notify"
 	"rsx/ui/common"
@@ -237,7 +238,7 @@ func (v *notificationsPage) channelText() []string {
 		default:
 			state = st.Dim.Render("◌ connecting")
 		}
-		counts := st.Dim.Render(" · " + plural1(cs.notes, "notification"))
+		counts := st.Dim.Render(" · " + display.Plural(cs.notes, "notification", "notifications"))
 		if cs.withError > 0 {
 			counts += st.Error.Render(fmt.Sprintf(", %d with errors", cs.withError))
 		}
@@ -304,7 +305,7 @@ func (v *notificationsPage) detail(w int) []string {
 	}
 	e := r.event
 	out = append(out, label("channel")+st.Rel.Render(string(e.Kind()))+"  "+st.URL.Render(components.Escape(e.Channel.URL)))
-	out = append(out, label("received")+st.Value.Render(e.Time.UTC().Format("2006-01-02T15:04:05Z"))+st.Dim.Render(" · "+components.Bytes(int64(len(e.Raw)))+
+	out = append(out, label("received")+st.Value.Render(e.Time.UTC().Format("2006-01-02T15:04:05Z"))+st.Dim.Render(" · "+display.Size(int64(len(e.Raw)))+
 		" · from the Capability List ")+st.URL.Render(components.Escape(e.Channel.CapabilityList)))
 	if it, ok := r.Item(); ok {
 		line := label("item") + st.Value.Render(fmt.Sprintf("%d of %d", r.item+1, len(e.Items)))

@@ -11,6 +11,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"rsx/claims"
+	"rsx/display"
 	"rsx/dump"
 	"rsx/fetch"
 	"rsx/model"
@@ -544,7 +545,7 @@ func (v *packagePage) headerLines(st *common.Styles, w int) []string {
 
 	head := st.Title.Render("Package") + "  " + st.URL.Render(components.Escape(v.ref.URL))
 	if v.pkg != nil {
-		head += st.Dim.Render("  " + components.Bytes(v.pkg.Size))
+		head += st.Dim.Render("  " + display.Size(v.pkg.Size))
 	}
 	add(head)
 	if v.fromEntry {
@@ -562,7 +563,7 @@ func (v *packagePage) headerLines(st *common.Styles, w int) []string {
 		add(label("Download") + components.ProgressBar(st, v.done, v.total, min(w-10, 100)) + st.Dim.Render("  esc cancels"))
 		return out
 	case pkgCancelled:
-		add(label("Download") + st.Warning.Render("cancelled after "+components.Bytes(v.done)) + st.Dim.Render(" · r downloads again · esc back"))
+		add(label("Download") + st.Warning.Render("cancelled after "+display.Size(v.done)) + st.Dim.Render(" · r downloads again · esc back"))
 		return out
 	case pkgRefused:
 		out = append(out, v.refusedLines(st, w, label)...)
@@ -682,7 +683,7 @@ func (v *packagePage) manifestProblemLines(st *common.Styles, label func(string)
 		mark = st.MarkBad.Render("✗")
 	}
 	out := []string{label("Problems") + mark + " " + st.Value.Render("manifest.xml does not conform: "+
-		components.Plural(errs, "error", "errors")+", "+components.Plural(warns, "warning", "warnings")) +
+		display.Plural(errs, "error", "errors")+", "+display.Plural(warns, "warning", "warnings")) +
 		st.Dim.Render(" (beside the verification)")}
 	order := model.ProblemsByRule(v.manifestProblems)
 	shown := 1
@@ -691,7 +692,7 @@ func (v *packagePage) manifestProblemLines(st *common.Styles, label func(string)
 	}
 	for i, rule := range order {
 		if i == shown {
-			out = append(out, label("")+st.Dim.Render(fmt.Sprintf("  and %s", components.Plural(len(order)-shown, "more rule", "more rules"))))
+			out = append(out, label("")+st.Dim.Render(fmt.Sprintf("  and %s", display.Plural(len(order)-shown, "more rule", "more rules"))))
 			break
 		}
 		p := rule.First
@@ -722,7 +723,7 @@ func (v *packagePage) manifestSummary(m *model.Document) string {
 			parts = append(parts, t.name+" "+components.Escape(t.d.Format()))
 		}
 	}
-	parts = append(parts, components.Plural(len(m.Entries), "entry", "entries"), components.Plural(len(v.pkg.Members), "member", "members"))
+	parts = append(parts, display.Plural(len(m.Entries), "entry", "entries"), display.Plural(len(v.pkg.Members), "member", "members"))
 	return strings.Join(parts, " · ")
 }
 
@@ -747,7 +748,7 @@ func (v *packagePage) contentsLines(st *common.Styles, w int, label func(string)
 		return []string{lab + st.MarkOK.Render("✓ contents copy matches") + st.Dim.Render(" the manifest in the package · ") + st.URL.Render(components.Escape(u))}
 	}
 	n := len(v.contentsDiffs)
-	out := []string{lab + st.MarkBad.Render(fmt.Sprintf("✗ contents copy differs (%s)", components.Plural(n, "difference", "differences"))) + st.Dim.Render(" · ") + st.URL.Render(components.Escape(u))}
+	out := []string{lab + st.MarkBad.Render(fmt.Sprintf("✗ contents copy differs (%s)", display.Plural(n, "difference", "differences"))) + st.Dim.Render(" · ") + st.URL.Render(components.Escape(u))}
 	show := 1
 	if v.height >= 30 {
 		show = 3
@@ -797,7 +798,7 @@ func (v *packagePage) verifyLine(st *common.Styles, w int) string {
 	if n := len(r.Refused); n > 0 {
 		parts = append(parts, st.MarkBad.Render(fmt.Sprintf("✗ %d refused", n)))
 	}
-	return strings.Join(parts, st.Dim.Render(" · ")) + st.Dim.Render(" · "+components.Bytes(r.Bytes)+" read")
+	return strings.Join(parts, st.Dim.Render(" · ")) + st.Dim.Render(" · "+display.Size(r.Bytes)+" read")
 }
 
 // detailLines describe the selected row in full.

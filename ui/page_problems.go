@@ -9,6 +9,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
+	"rsx/display"
 	"rsx/model"
 	"rsx/ui/common"
 	"rsx/ui/components"
@@ -554,16 +555,16 @@ func (v *problemsPage) View() string {
 }
 
 func (v *problemsPage) countsLine(st *common.Styles) string {
-	errText := st.Error.Render("✗ " + components.Plural(v.errs, "error", "errors"))
-	warnText := st.Warning.Render("! " + components.Plural(v.warns, "warning", "warnings"))
+	errText := st.Error.Render("✗ " + display.Plural(v.errs, "error", "errors"))
+	warnText := st.Warning.Render("! " + display.Plural(v.warns, "warning", "warnings"))
 	if v.hideErrors {
-		errText = st.Dim.Render(fmt.Sprintf("✗ %s (hidden)", components.Plural(v.errs, "error", "errors")))
+		errText = st.Dim.Render(fmt.Sprintf("✗ %s (hidden)", display.Plural(v.errs, "error", "errors")))
 	}
 	if v.hideWarns {
-		warnText = st.Dim.Render(fmt.Sprintf("! %s (hidden)", components.Plural(v.warns, "warning", "warnings")))
+		warnText = st.Dim.Render(fmt.Sprintf("! %s (hidden)", display.Plural(v.warns, "warning", "warnings")))
 	}
 	s := st.Title.Render("Problems") + "  " + errText + "  " + warnText
-	s += st.Dim.Render("  " + components.Plural(v.shownGroups(), "rule", "rules"))
+	s += st.Dim.Render("  " + display.Plural(v.shownGroups(), "rule", "rules"))
 	if v.query != "" {
 		s += "  " + st.StatusKey.Render(components.Escape(fmt.Sprintf("filter %q", v.query)))
 	}
@@ -681,7 +682,7 @@ func (v *problemsPage) detailLines(st *common.Styles, w int) []string {
 		if hasRule && rr.Summary != "" {
 			out = append(out, wrap(rr.Summary, st.Explain)...)
 		}
-		out = append(out, st.Dim.Render(components.Fit(fmt.Sprintf("%s · enter or → lists them", components.Plural(len(g.shown), "problem", "problems")), w)))
+		out = append(out, st.Dim.Render(components.Fit(fmt.Sprintf("%s · enter or → lists them", display.Plural(len(g.shown), "problem", "problems")), w)))
 		return out
 	}
 	where := problemWhere(p)

@@ -11,6 +11,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"rsx/claims"
+	"rsx/display"
 	"rsx/model"
 	"rsx/session"
 	"rsx/ui/common"
@@ -514,9 +515,9 @@ func previewLines(st *common.Styles, in *session.Inspection, document, enterOpen
 		mt = "no type given"
 	}
 	if !in.Text {
-		return append(out, st.Section.Render("Preview")+st.Dim.Render(fmt.Sprintf("  binary (%s, %s): not shown", components.Escape(mt), components.Bytes(in.Received.Bytes))))
+		return append(out, st.Section.Render("Preview")+st.Dim.Render(fmt.Sprintf("  binary (%s, %s): not shown", components.Escape(mt), display.Size(in.Received.Bytes))))
 	}
-	head := st.Section.Render("Preview") + st.Dim.Render(fmt.Sprintf("  %s, first %s", components.Escape(mt), components.Bytes(int64(len(preview)))))
+	head := st.Section.Render("Preview") + st.Dim.Render(fmt.Sprintf("  %s, first %s", components.Escape(mt), display.Size(int64(len(preview)))))
 	if document && enterOpens {
 		head += st.Flash.Render("  a Sitemap document: enter opens it as a document")
 	}
@@ -524,7 +525,7 @@ func previewLines(st *common.Styles, in *session.Inspection, document, enterOpen
 	lines := strings.Split(strings.TrimRight(string(preview), "\n"), "\n")
 	for i, l := range lines {
 		if i == resourcePreviewLines {
-			out = append(out, st.Dim.Render(fmt.Sprintf("  … %s more in the preview", components.Plural(len(lines)-i, "line", "lines"))))
+			out = append(out, st.Dim.Render(fmt.Sprintf("  … %s more in the preview", display.Plural(len(lines)-i, "line", "lines"))))
 			break
 		}
 		out = append(out, "  "+st.Code.Render(components.EscapeLine(strings.TrimRight(l, "\r"))))
@@ -556,7 +557,7 @@ func receivedLines(st *common.Styles, in *session.Inspection, declared model.Has
 		if mt == "" {
 			mt = "no type"
 		}
-		resp += st.Value.Render(components.Escape(mt)) + st.Dim.Render(" · ") + st.Value.Render(components.Bytes(r.Bytes))
+		resp += st.Value.Render(components.Escape(mt)) + st.Dim.Render(" · ") + st.Value.Render(display.Size(r.Bytes))
 		if r.Truncated {
 			resp += st.Warning.Render(" (read no further)")
 		}
@@ -688,7 +689,7 @@ func (v *resourcePage) fetchLine(st *common.Styles, t *resourceTarget, w int) st
 	o := t.result
 	switch err := o.Err(); {
 	case errors.Is(err, context.Canceled):
-		return st.Warning.Render(fmt.Sprintf("cancelled after %s", components.Bytes(t.done))) + st.Dim.Render(" · r fetches again")
+		return st.Warning.Render(fmt.Sprintf("cancelled after %s", display.Size(t.done))) + st.Dim.Render(" · r fetches again")
 	case err != nil && o.Received.Status == 0:
 		return st.Error.Render(components.Escape(err.Error()))
 	}
@@ -696,18 +697,18 @@ func (v *resourcePage) fetchLine(st *common.Styles, t *resourceTarget, w int) st
 	var verdict string
 	switch {
 	case bad > 0:
-		verdict = st.MarkBad.Render(fmt.Sprintf("✗ %s", components.Plural(bad, "mismatch", "mismatches")))
+		verdict = st.MarkBad.Render(fmt.Sprintf("✗ %s", display.Plural(bad, "mismatch", "mismatches")))
 		if warn > 0 {
-			verdict += st.Warning.Render(fmt.Sprintf(" · ! %s", components.Plural(warn, "warning", "warnings")))
+			verdict += st.Warning.Render(fmt.Sprintf(" · ! %s", display.Plural(warn, "warning", "warnings")))
 		}
 	case o.NothingChecked():
 		verdict = st.MarkUnknown.Render("? nothing could be compared (below: why)")
 	case warn > 0:
-		verdict = st.Warning.Render(fmt.Sprintf("! %s, everything else declared matches", components.Plural(warn, "warning", "warnings")))
+		verdict = st.Warning.Render(fmt.Sprintf("! %s, everything else declared matches", display.Plural(warn, "warning", "warnings")))
 	default:
 		verdict = st.MarkOK.Render("✓ everything declared matches")
 	}
-	return verdict + st.Dim.Render(fmt.Sprintf(" · %s received · r fetches again", components.Bytes(o.Received.Bytes)))
+	return verdict + st.Dim.Render(fmt.Sprintf(" · %s received · r fetches again", display.Size(o.Received.Bytes)))
 }
 
 // mirrorTable is the compact table: one row per source, one column per
@@ -753,7 +754,7 @@ func (v *resourcePage) mirrorTable(st *common.Styles) []string {
 			out = append(out, row+st.Dim.Render("queued       ")+st.URL.Render(components.Escape(t.URL)))
 			continue
 		case targetRunning:
-			out = append(out, row+st.Dim.Render(fmt.Sprintf("%-11s ", "fetching"))+st.Dim.Render(components.Bytes(t.done)))
+			out = append(out, row+st.Dim.Render(fmt.Sprintf("%-11s ", "fetching"))+st.Dim.Render(display.Size(t.done)))
 			continue
 		}
 		byField := map[string]claims.Check{}

@@ -14,6 +14,7 @@ import (
 	"rsx/audit"
 	"rsx/claims"
 	"rsx/dest/engine"
+	"rsx/display"
 	"rsx/model"
 	"rsx/session"
 	"rsx/ui/common"
@@ -245,7 +246,7 @@ func (v *spotPage) lines(w int) ([]string, []int) {
 		}
 		add("  " + st.Value.Render(fmt.Sprintf("%s of %s checked", components.Count(p.Checked), total)) +
 			st.Dim.Render(" · ") + st.Error.Render(fmt.Sprintf("%s failed", components.Count(p.Failed))) +
-			st.Dim.Render(" · "+components.Bytes(p.Bytes)+" read · esc cancels"))
+			st.Dim.Render(" · "+display.Size(p.Bytes)+" read · esc cancels"))
 		return out, items
 	case v.err != nil:
 		add(head)
@@ -262,12 +263,12 @@ func (v *spotPage) lines(w int) ([]string, []int) {
 	r := v.rep
 	verdict := st.OK.Render("✓ every claim holds")
 	if r.Wrong() {
-		verdict = st.Error.Render(fmt.Sprintf("✗ %s with a false claim", components.Plural(r.Failed, "resource", "resources")))
+		verdict = st.Error.Render(fmt.Sprintf("✗ %s with a false claim", display.Plural(r.Failed, "resource", "resources")))
 	}
 	add(head + "  " + verdict)
 	add("  " + st.Dim.Render(fmt.Sprintf("%s checked · %s ok · %s failed · %s unverifiable · %s warned · %s read in %s",
 		components.Count(r.Checked), components.Count(r.OK), components.Count(r.Failed), components.Count(r.Unverifiable),
-		components.Count(r.Warned), components.Bytes(r.Bytes), r.Elapsed.Round(time.Millisecond))))
+		components.Count(r.Warned), display.Size(r.Bytes), r.Elapsed.Round(time.Millisecond))))
 	if r.Stopped != "" {
 		add("  " + st.Warning.Render("stopped: "+string(r.Stopped)))
 	}
@@ -355,7 +356,7 @@ func openSpotPage(pc pageContext) (Page, tea.Cmd, error) {
 		what = "the " + components.Count(len(rows)) + " marked"
 	} else {
 		limit = spotSample
-		what = "the " + components.Plural(len(rows), "entry", "entries") + " shown"
+		what = "the " + display.Plural(len(rows), "entry", "entries") + " shown"
 	}
 	if len(rows) > limit {
 		// A uniform sample, drawn here so that only it is copied.

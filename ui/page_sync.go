@@ -13,6 +13,7 @@ import (
 
 	"rsx/dest/engine"
 	"rsx/dest/plan"
+	"rsx/display"
 	"rsx/model"
 	"rsx/session"
 	"rsx/ui/common"
@@ -441,7 +442,7 @@ func itemSize(it *engine.Item) string {
 	if it.Entry.Length < 0 {
 		return "?"
 	}
-	return components.Bytes(it.Entry.Length)
+	return display.Size(it.Entry.Length)
 }
 
 func (v *syncPage) planRows() {
@@ -643,9 +644,9 @@ func (v *syncPage) planHead(w int) []string {
 		v.kv("into", st.URL.Render(components.Escape(p.Dest))),
 		"",
 	}
-	bytes := components.Bytes(s.Bytes)
+	bytes := display.Size(s.Bytes)
 	if s.UnknownBytes > 0 {
-		bytes += " + " + components.Plural(s.UnknownBytes, "of unknown length", "of unknown length")
+		bytes += " + " + display.Plural(s.UnknownBytes, "of unknown length", "of unknown length")
 	}
 	counts := "  " + st.Created.Render(fmt.Sprintf("+ %s create", components.Count(s.Create))) + "  " +
 		st.Updated.Render(fmt.Sprintf("~ %s update", components.Count(s.Update))) + "  " +
@@ -666,9 +667,9 @@ func (v *syncPage) planHead(w int) []string {
 	lines = append(lines, del)
 	if p.Reconcile {
 		// The copy's files were checked, not only the state.
-		rc := "  " + st.Label.Render("reconcile ") + st.Value.Render(components.Plural(s.Checked, "file", "files")+" of the copy checked")
+		rc := "  " + st.Label.Render("reconcile ") + st.Value.Render(display.Plural(s.Checked, "file", "files")+" of the copy checked")
 		if s.Hashed > 0 {
-			rc += st.Dim.Render(fmt.Sprintf(" (%s hashed, %s)", components.Count(s.Hashed), components.Bytes(s.HashedBytes)))
+			rc += st.Dim.Render(fmt.Sprintf(" (%s hashed, %s)", components.Count(s.Hashed), display.Size(s.HashedBytes)))
 		}
 		if s.Repair > 0 {
 			rc += st.Dim.Render(", ") + st.Warning.Render(components.Count(s.Repair)+" missing or damaged") + st.Dim.Render(": fetched again")
@@ -757,7 +758,7 @@ func rate(n float64, unit string) string {
 		return "–"
 	}
 	if unit == "B" {
-		return components.Bytes(int64(n)) + "/s"
+		return display.Size(int64(n)) + "/s"
 	}
 	if n < 10 {
 		return fmt.Sprintf("%.1f %s/s", n, unit)
@@ -784,9 +785,9 @@ func (v *syncPage) runHead(w int) []string {
 		counts += st.Dim.Render(" · ") + st.Error.Render(components.Count(p.Failed)+" failed")
 	}
 	lines = append(lines, "  "+counts)
-	bytes := components.Bytes(p.Bytes)
+	bytes := display.Size(p.Bytes)
 	if p.TotalBytes > 0 {
-		bytes += " of " + components.Bytes(p.TotalBytes)
+		bytes += " of " + display.Size(p.TotalBytes)
 	}
 	lines = append(lines, "  "+st.Value.Render(bytes)+st.Dim.Render(" · ")+st.Value.Render(rate(p.Rate, "resources"))+st.Dim.Render(" · ")+st.Value.Render(rate(p.ByteRate, "B")))
 	left := "–"
@@ -828,13 +829,13 @@ func (v *syncPage) resultHead(w int) []string {
 	case r.Stopped != "":
 		verdict = st.Warning.Render("stopped: " + components.Escape(r.Stopped))
 	case r.FailedCount > 0:
-		verdict = st.Error.Render("✗ " + components.Plural(r.FailedCount, "failure", "failures"))
+		verdict = st.Error.Render("✗ " + display.Plural(r.FailedCount, "failure", "failures"))
 	case gap != nil:
 		verdict = st.Error.Render("✗ a gap in the Change Lists")
 	case len(problems) > 0:
 		// Not "✗ 0 failures": every resource went well, but some of the
 		// Source's documents could not be used.
-		verdict = st.Error.Render("✗ " + components.Plural(len(problems), "document", "documents") + " of the Source could not be used")
+		verdict = st.Error.Render("✗ " + display.Plural(len(problems), "document", "documents") + " of the Source could not be used")
 	}
 	lines := []string{v.titleLine("Sync result") + "  " + verdict, "", v.kv("chosen", st.Value.Render(components.Escape(v.what))), ""}
 	counts := "  " + st.Created.Render(components.Count(r.Created)+" created") + st.Dim.Render(" · ") +
@@ -854,16 +855,16 @@ func (v *syncPage) resultHead(w int) []string {
 	if n := r.Created + r.Updated + r.Deleted; secs > 0 && n > 0 {
 		speed = " (" + rate(float64(n)/secs, "resources") + ")"
 	}
-	lines = append(lines, "  "+st.Value.Render(components.Bytes(r.Bytes)+" written in "+r.Elapsed.Round(time.Millisecond).String())+st.Dim.Render(speed))
+	lines = append(lines, "  "+st.Value.Render(display.Size(r.Bytes)+" written in "+r.Elapsed.Round(time.Millisecond).String())+st.Dim.Render(speed))
 	var notes []string
 	if r.Adopted > 0 {
 		notes = append(notes, fmt.Sprintf("%s of the created were already in place, verified and kept", components.Count(r.Adopted)))
 	}
 	if r.Pending > 0 {
-		notes = append(notes, components.Plural(r.Pending, "deletion remembered", "deletions remembered")+" (apply them with the delete toggle, d, on the plan)")
+		notes = append(notes, display.Plural(r.Pending, "deletion remembered", "deletions remembered")+" (apply them with the delete toggle, d, on the plan)")
 	}
 	if r.BackOffs > 0 {
-		notes = append(notes, fmt.Sprintf("the Source pushed back %s: fewer resources were fetched at once", components.Plural(r.BackOffs, "time", "times")))
+		notes = append(notes, fmt.Sprintf("the Source pushed back %s: fewer resources were fetched at once", display.Plural(r.BackOffs, "time", "times")))
 	}
 	switch {
 	case r.Finished:

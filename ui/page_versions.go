@@ -10,6 +10,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
+	"rsx/display"
 	"rsx/memento"
 	"rsx/model"
 	"rsx/session"
@@ -255,7 +256,7 @@ func (v *versionsPage) headerLines() []string {
 	case v.err != nil:
 		out = append(out, label("TimeMap")+st.Error.Render(components.Escape(v.err.Error()))+st.Dim.Render(" · r tries again"))
 	case v.tm != nil:
-		s := st.URL.Render(components.Escape(v.tmURL)) + st.Dim.Render(" · ") + st.Value.Render(components.Plural(len(v.rows), "memento", "mementos"))
+		s := st.URL.Render(components.Escape(v.tmURL)) + st.Dim.Render(" · ") + st.Value.Render(display.Plural(len(v.rows), "memento", "mementos"))
 		if n := len(v.rows); n > 0 && !v.rows[0].Datetime.IsZero() && !v.rows[n-1].Datetime.IsZero() {
 			s += st.Dim.Render(" from " + model.FormatDatetime(v.rows[0].Datetime) + " to " + model.FormatDatetime(v.rows[n-1].Datetime))
 		}

@@ -19,6 +19,7 @@ import (
 	"rsx/dest/plan"
 	"rsx/dest/state"
 	"rsx/dest/store"
+	"rsx/display"
 	"rsx/model"
 )
 
@@ -476,10 +477,10 @@ func (a *auditor) record(ctx context.Context) error {
 func (a *auditor) notRecorded(why string, due bool) string {
 	var what []string
 	if n := len(a.verify); n > 0 {
-		what = append(what, plural(n, "copy", "copies")+" found intact not marked verified (verified_at)")
+		what = append(what, display.Plural(n, "copy", "copies")+" found intact not marked verified (verified_at)")
 	}
 	if n := len(a.damaged); n > 0 {
-		what = append(what, plural(n, "copy", "copies")+" found damaged or gone not marked damaged (damaged_at)")
+		what = append(what, display.Plural(n, "copy", "copies")+" found damaged or gone not marked damaged (damaged_at)")
 	}
 	if due {
 		what = append(what, "the next sync not marked to reconcile the copy (reconcile_due)")

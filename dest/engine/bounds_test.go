@@ -286,7 +286,7 @@ func TestGzipBomb(t *testing.T) {
 	if res.FailedCount != 2 {
 		t.Fatalf("%d failed:%s", res.FailedCount, failures(res))
 	}
-	if f := failureOf(res, base, "/r/bomb"); f == nil || !strings.Contains(f.Error(), "larger than 1 MiB") || !strings.Contains(f.Error(), "--max-size") {
+	if f := failureOf(res, base, "/r/bomb"); f == nil || !strings.Contains(f.Error(), "larger than 1.0 MiB") || !strings.Contains(f.Error(), "--max-size") {
 		t.Errorf("the bomb: %v", f)
 	}
 	if f := failureOf(res, base, "/r/declared-bomb"); f == nil || f.Kind != KindVerify {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"rsx/dest/plan"
+	"rsx/display"
 	"rsx/dump"
 	"rsx/fetch"
 	"rsx/model"
@@ -110,7 +111,7 @@ func (s *Session) downloadPackage(ctx context.Context, ref dump.PackageRef) (*pk
 		case errors.As(err, &tl):
 			return nil, &dump.PackageTooLargeError{URL: ref.URL, Limit: dump.DefaultMaxPackageBytes}
 		case errors.As(err, &stall):
-			return nil, fmt.Errorf("download package %s: %w (--stall-timeout; a body must bring %s a second)", ref.URL, err, fetch.FormatSize(StallRate))
+			return nil, fmt.Errorf("download package %s: %w (--stall-timeout; a body must bring %s a second)", ref.URL, err, display.Size(StallRate))
 		}
 		return nil, fmt.Errorf("download package %s: %w", ref.URL, err)
 	}

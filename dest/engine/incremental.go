@@ -10,6 +10,7 @@ import (
 	"rsx/crawl"
 	"rsx/dest/plan"
 	"rsx/dest/state"
+	"rsx/display"
 	"rsx/dump"
 	"rsx/model"
 )
@@ -264,7 +265,7 @@ func (b *builder) catchUpLists(ctx context.Context, url string, since time.Time,
 				}
 			}
 			if n > 0 {
-				b.p.Notes = append(b.p.Notes, fmt.Sprintf("the Change List Archive %s holds %s the index no longer lists", h.Archive[0].URL, plural(n, "list", "lists")))
+				b.p.Notes = append(b.p.Notes, fmt.Sprintf("the Change List Archive %s holds %s the index no longer lists", h.Archive[0].URL, display.Plural(n, "list", "lists")))
 			}
 		}
 	}
@@ -295,13 +296,6 @@ func (b *builder) catchUpLists(ctx context.Context, url string, since time.Time,
 		}
 	}
 	return lists, nil, nil
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
 }
 
 // readChangeList adds the changes of one open document.
@@ -555,7 +549,7 @@ func (b *builder) changeDumpArchive(ctx context.Context, lists []listRef, gap *p
 		p.ArchivedLists = append(p.ArchivedLists, ArchivedList{URL: ap.URL, Kind: "changedump", Archive: archive, From: ap.From, Until: ap.Until})
 	}
 	if n := len(p.ArchivedLists); n > 0 {
-		p.Notes = append(p.Notes, fmt.Sprintf("the Change Dump Archive %s holds %s the Change Dump no longer lists", archive, plural(n, "Change Dump", "Change Dumps")))
+		p.Notes = append(p.Notes, fmt.Sprintf("the Change Dump Archive %s holds %s the Change Dump no longer lists", archive, display.Plural(n, "Change Dump", "Change Dumps")))
 	}
 	return out, nil, nil
 }

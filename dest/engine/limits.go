@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"rsx/dest/pathmap"
+	"rsx/display"
 	"rsx/fetch"
 )
 
@@ -103,14 +104,14 @@ func (r *runner) explainLimit(uri string, declared int64, err error) error {
 	o := r.s.opts
 	switch {
 	case errors.As(err, &large) && declared >= 0:
-		return &limitError{fmt.Sprintf("GET %s: the body is longer than the %d bytes it declares: not read past %s, nothing of it kept", uri, declared, fetch.FormatSize(large.Limit)), err}
+		return &limitError{fmt.Sprintf("GET %s: the body is longer than the %d bytes it declares: not read past %s, nothing of it kept", uri, declared, display.Size(large.Limit)), err}
 	case errors.As(err, &large):
-		return &limitError{fmt.Sprintf("GET %s: the body is larger than %s, the limit for a resource that declares no length: nothing of it was kept (--max-size raises it)", uri, fetch.FormatSize(large.Limit)), err}
+		return &limitError{fmt.Sprintf("GET %s: the body is larger than %s, the limit for a resource that declares no length: nothing of it was kept (--max-size raises it)", uri, display.Size(large.Limit)), err}
 	case errors.As(err, &total):
 		return &limitError{fmt.Sprintf("GET %s: not fetched within %v (--resource-timeout)", uri, total.Limit), err}
 	case errors.As(err, &stall):
 		return &limitError{fmt.Sprintf("GET %s: stalled: less than %s of the body arrived in %v (--stall-timeout; a body must bring %s a second)", uri,
-			fetch.FormatSize(stallBytes(o.StallTimeout)), o.StallTimeout, fetch.FormatSize(StallRate)), err}
+			display.Size(stallBytes(o.StallTimeout)), o.StallTimeout, display.Size(StallRate)), err}
 	}
 	return err
 }

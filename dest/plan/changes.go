@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"rsx/dest/state"
+	"rsx/display"
 	"rsx/model"
 )
 
@@ -477,12 +478,12 @@ func (p *Changes) EndList() (ListResult, error) {
 	if p.late > 0 {
 		p.sum.Suspect += p.late
 		p.sum.Warnings = append(p.sum.Warnings, fmt.Sprintf("%s %s: %s dated after its until or in the future (the first: %s): each is applied by its place in the list and its datetime is not recorded, so that it cannot make later changes look older",
-			listTitle(p.list.Kind), p.list.URL, countOf(p.late, "change", "changes"), p.firstLate))
+			listTitle(p.list.Kind), p.list.URL, display.Plural(p.late, "change", "changes"), p.firstLate))
 	}
 	if p.early > 0 {
 		p.sum.Suspect += p.early
 		p.sum.Warnings = append(p.sum.Warnings, fmt.Sprintf("%s %s: %s dated before its from (the first: %s)",
-			listTitle(p.list.Kind), p.list.URL, countOf(p.early, "change", "changes"), p.firstEarly))
+			listTitle(p.list.Kind), p.list.URL, display.Plural(p.early, "change", "changes"), p.firstEarly))
 	}
 	if p.res.OutOfOrder > 0 {
 		p.sum.Warnings = append(p.sum.Warnings, fmt.Sprintf("Change List %s: %d of its %d changes are not in forward chronological order; they are applied in the order of their datetimes", p.list.URL, p.res.OutOfOrder, p.res.Entries))
@@ -653,13 +654,6 @@ func listTitle(kind string) string {
 		return "the notification channel"
 	}
 	return "Change List"
-}
-
-func countOf(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return strconv.Itoa(n) + " " + many
 }
 
 func orUpdated(c model.Change) model.Change {

@@ -1,4 +1,4 @@
-//go:build !unix
+//go:build !unix && !windows
 
 package store
 
@@ -8,8 +8,11 @@ import (
 	"os"
 )
 
-// kernelLocks: here the lock is the lock file's content alone, so a run that
-// was killed leaves it behind, to be removed by hand.
+// kernelLocks: these systems (Plan 9, WebAssembly) offer rsx no file lock,
+// so here the lock is the lock file's content alone: a run that was killed
+// leaves it behind, to be removed by hand, and two runs starting at the
+// same instant can both read an empty file and both go on. Unix and Windows
+// have a kernel lock (lock_unix.go, lock_windows.go).
 const kernelLocks = false
 
 var errLocked = errors.New("locked")

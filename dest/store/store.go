@@ -229,6 +229,13 @@ const MaxNameBytes = 255
 // CheckPath refuses a path that is not a clean relative path of the copy:
 // empty, absolute, with an empty, "." or ".." segment, a backslash or a NUL,
 // a name longer than MaxNameBytes, or inside ReservedDir (in any case).
+//
+// It is not the rule for a bitstream's path in a dump package
+// (model.PackageMember): that one judges a name a Source wrote, before it is
+// read or written; this one judges a path of the copy, which dest/pathmap
+// made from a URI by escaping whatever a file system or a terminal would
+// take amiss, and adds what only a Destination has (its own folder, a
+// file system's name length).
 func CheckPath(p string) error {
 	if p == "" {
 		return &PathError{p, "empty"}

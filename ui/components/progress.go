@@ -5,6 +5,7 @@ import (
 
 	"charm.land/bubbles/v2/progress"
 
+	"rsx/display"
 	"rsx/ui/common"
 )
 
@@ -13,9 +14,9 @@ import (
 // known (total <= 0).
 func ProgressBar(st *common.Styles, done, total int64, w int) string {
 	if total <= 0 {
-		return st.Dim.Render("downloading… " + Bytes(done))
+		return st.Dim.Render("downloading… " + display.Size(done))
 	}
-	text := fmt.Sprintf(" %3d%% %s of %s", min(done*100/total, 100), Bytes(done), Bytes(total))
+	text := fmt.Sprintf(" %3d%% %s of %s", min(done*100/total, 100), display.Size(done), display.Size(total))
 	bar := progress.New(
 		progress.WithColors(st.Accent),
 		progress.WithFillCharacters('█', '░'),

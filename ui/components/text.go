@@ -214,24 +214,8 @@ func HardWrap(s string, w int) []string {
 	return strings.Split(ansi.Hardwrap(s, w, true), "\n")
 }
 
-// Bytes writes a byte count as people read it: "944 B", "1.2 KiB", "40 MiB".
-func Bytes(n int64) string {
-	if n < 0 {
-		return "-" + humanize.IBytes(uint64(-n))
-	}
-	return humanize.IBytes(uint64(n))
-}
-
 // Count writes n with thousands separators: "1,000,000".
 func Count(n int) string { return humanize.Comma(int64(n)) }
-
-// Plural writes "1 entry", "2 entries".
-func Plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return humanize.Comma(int64(n)) + " " + many
-}
 
 // Clamp returns v limited to [lo, hi] (lo when hi < lo).
 func Clamp(v, lo, hi int) int {

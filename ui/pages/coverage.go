@@ -11,6 +11,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"rsx/crawl"
+	"rsx/display"
 	"rsx/model"
 	"rsx/ui/common"
 	"rsx/ui/components"
@@ -351,7 +352,7 @@ func (v *Coverage) summaryLine() string {
 			overlaps++
 		}
 	}
-	s := st.Value.Render(fmt.Sprintf("%s: %d archived, %d live", components.Plural(len(v.periods), "list", "lists"), archived, len(v.periods)-archived))
+	s := st.Value.Render(fmt.Sprintf("%s: %d archived, %d live", display.Plural(len(v.periods), "list", "lists"), archived, len(v.periods)-archived))
 	span := formatAxisTime(v.start) + " – "
 	if v.open {
 		span += "open"
@@ -362,10 +363,10 @@ func (v *Coverage) summaryLine() string {
 	if holes == 0 {
 		s += st.Dim.Render(" · ") + st.OK.Render("✓ no hole")
 	} else {
-		s += st.Dim.Render(" · ") + st.Error.Render(fmt.Sprintf("✗ %s", components.Plural(holes, "hole", "holes")))
+		s += st.Dim.Render(" · ") + st.Error.Render(fmt.Sprintf("✗ %s", display.Plural(holes, "hole", "holes")))
 	}
 	if overlaps > 0 {
-		s += st.Dim.Render(" · ") + st.Warning.Render(fmt.Sprintf("! %s", components.Plural(overlaps, "overlap", "overlaps")))
+		s += st.Dim.Render(" · ") + st.Warning.Render(fmt.Sprintf("! %s", display.Plural(overlaps, "overlap", "overlaps")))
 	} else {
 		s += st.Dim.Render(" · ") + st.OK.Render("no overlap")
 	}

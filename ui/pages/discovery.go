@@ -8,6 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"rsx/crawl"
+	"rsx/display"
 	"rsx/model"
 	"rsx/ui/common"
 	"rsx/ui/components"
@@ -163,7 +164,7 @@ func (v *Discovery) lines(st *common.Styles, w int) ([]string, []int) {
 	case d.SourceDescription != "":
 		head += "  " + st.OK.Render("✓ Source Description found")
 	case len(d.CapabilityLists) > 0:
-		head += "  " + st.OK.Render("✓ "+components.Plural(len(d.CapabilityLists), "Capability List", "Capability Lists")+" found")
+		head += "  " + st.OK.Render("✓ "+display.Plural(len(d.CapabilityLists), "Capability List", "Capability Lists")+" found")
 	case !d.InputReached && d.Input != "":
 		head += "  " + st.Error.Render("✗ the input URL did not answer")
 	default:

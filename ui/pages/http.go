@@ -11,6 +11,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"rsx/display"
 	"rsx/fetch"
 	"rsx/session"
 	"rsx/ui/common"
@@ -158,7 +159,7 @@ func (v *HTTP) View() string {
 	st := v.c.Styles
 	w := max(v.width, 1)
 	lines := make([]string, 0, v.height)
-	title := st.Title.Render("HTTP") + "  " + st.Dim.Render(components.Plural(len(v.exchanges), "exchange", "exchanges"))
+	title := st.Title.Render("HTTP") + "  " + st.Dim.Render(display.Plural(len(v.exchanges), "exchange", "exchanges"))
 	lines = append(lines, components.Fit(title, w))
 	if len(v.exchanges) == 0 {
 		lines = append(lines, st.Dim.Render("no HTTP request made yet"))
@@ -226,7 +227,7 @@ func httpBytes(e *fetch.Exchange) string {
 	if e.Bytes == 0 && !e.Done {
 		return ""
 	}
-	return components.Bytes(e.Bytes)
+	return display.Size(e.Bytes)
 }
 
 // httpDuration rounds a duration for display: ms below a minute.
@@ -255,7 +256,7 @@ func httpDetailLines(st *common.Styles, e *fetch.Exchange, width int) []string {
 	out = append(out, httpHeaderLines(st, e.RequestHeader)...)
 
 	if len(e.Redirects) > 0 {
-		add(label("Redirects") + st.Dim.Render(components.Plural(len(e.Redirects), "hop", "hops")))
+		add(label("Redirects") + st.Dim.Render(display.Plural(len(e.Redirects), "hop", "hops")))
 		for i, r := range e.Redirects {
 			line := fmt.Sprintf("  %d. ", i+1) + st.HTTPStatus(r.Status).Render(fmt.Sprintf("%d %s", r.Status, session.StatusText(r.Status))) +
 				"  " + st.URL.Render(components.Escape(r.URL))
@@ -295,7 +296,7 @@ func httpDetailLines(st *common.Styles, e *fetch.Exchange, width int) []string {
 	}
 	add(label("Timing") + st.Value.Render(timing))
 
-	transfer := []string{components.Bytes(e.Bytes), components.Plural(max(e.Tries, 1), "try", "tries")}
+	transfer := []string{display.Size(e.Bytes), display.Plural(max(e.Tries, 1), "try", "tries")}
 	if e.FromCache {
 		transfer = append(transfer, "from cache")
 	}

@@ -566,14 +566,14 @@ func (v *Raw) header(st *common.Styles, w int) string {
 		parts = append(parts, st.Flash.Render("pretty-printed")+st.Dim.Render(" (f: as received)"))
 	}
 	if t := v.text; t != nil {
-		info := fmt.Sprintf("%d lines · %s", len(t.lines), components.Bytes(int64(len(t.data))))
+		info := fmt.Sprintf("%d lines · %s", len(t.lines), display.Size(int64(len(t.data))))
 		parts = append(parts, st.Dim.Render(info))
 		if t.truncated {
 			of := "a longer document"
 			if t.size > 0 {
-				of = components.Bytes(t.size)
+				of = display.Size(t.size)
 			}
-			parts = append(parts, st.Warning.Render("showing the first "+components.Bytes(rawMaxBytes)+" of "+of))
+			parts = append(parts, st.Warning.Render("showing the first "+display.Size(rawMaxBytes)+" of "+of))
 		}
 	}
 	if v.title != "" {
