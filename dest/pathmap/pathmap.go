@@ -260,6 +260,18 @@ func matchPrefix(uri, prefix string) (string, bool) {
 	return "", false
 }
 
+// Parents returns the folders of a '/'-separated path, outermost first:
+// a/b/c gives a and a/b.
+func Parents(p string) []string {
+	var out []string
+	for i := 0; i < len(p); i++ {
+		if p[i] == '/' {
+			out = append(out, p[:i])
+		}
+	}
+	return out
+}
+
 // Key is the form of a path used to find collisions: case-folded (and in NFC,
 // as every mapped path is), so that paths one case-insensitive file system
 // would store as one file have the same key.

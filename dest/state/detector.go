@@ -108,7 +108,7 @@ func (x *pathIndex) has(p string, what uint8) bool {
 // add notes a path (and its folders) that the state may now hold.
 func (x *pathIndex) add(p string) {
 	x.more[x.key(p)] |= idxFile
-	for _, f := range parentsOf(p) {
+	for _, f := range pathmap.Parents(p) {
 		x.more[x.key(f)] |= idxFolder
 	}
 }
@@ -137,7 +137,7 @@ func (d *Detector) Preload(ctx context.Context) error {
 			return fmt.Errorf("read the paths of %s: %w", d.db.path, err)
 		}
 		x.files = append(x.files, x.key(p))
-		for _, f := range parentsOf(p) {
+		for _, f := range pathmap.Parents(p) {
 			folders[x.key(f)] = struct{}{}
 		}
 	}
@@ -215,7 +215,7 @@ func (d *Detector) ClaimReplacing(ctx context.Context, sourceID int64, uri, path
 			}
 		}
 	}
-	parents := parentsOf(path)
+	parents := pathmap.Parents(path)
 	for _, p := range parents {
 		if o, ok := d.files[d.k(p)]; ok {
 			return &CollisionError{Kind: FileFolder, URI: uri, Path: path, OtherURI: o.uri, OtherPath: o.path, OtherSource: o.source}
@@ -329,7 +329,7 @@ func (d *Detector) Release(path string) {
 		// It may be in the state now: claims of it ask the database again.
 		d.idx.add(path)
 	}
-	for _, p := range parentsOf(path) {
+	for _, p := range pathmap.Parents(path) {
 		kf := d.k(p)
 		if d.folders[kf] <= 1 {
 			delete(d.folders, kf)
@@ -344,17 +344,6 @@ func (d *Detector) Claims() int {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return len(d.files)
-}
-
-// parentsOf returns the folders of a path: a/b/c gives a and a/b.
-func parentsOf(p string) []string {
-	var out []string
-	for i := 0; i < len(p); i++ {
-		if p[i] == '/' {
-			out = append(out, p[:i])
-		}
-	}
-	return out
 }
 
 // Holder is a row of the state whose path collides with a path asked about
@@ -375,7 +364,7 @@ type Holder struct {
 // its key), a file at one of its folders, and one file inside it (when
 // there are several, the first by path). It claims nothing.
 func (d *Detector) Holders(ctx context.Context, sourceID int64, uri, path string) ([]Holder, error) {
-	parents := parentsOf(path)
+	parents := pathmap.Parents(path)
 	d.mu.Lock()
 	may := d.mayCollide(path, parents)
 	d.mu.Unlock()

@@ -16,6 +16,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"rsx/dest/pathmap"
 )
 
 // Dir is a destination folder. Every file operation goes through an os.Root
@@ -742,7 +744,7 @@ func (d *Dir) checkFolders(p string) error {
 	if known {
 		return nil
 	}
-	subs := parentsOf(parent)
+	subs := pathmap.Parents(parent)
 	for _, sub := range append(subs, parent) {
 		fi, err := d.root.Lstat(sub)
 		if err != nil {
@@ -759,17 +761,6 @@ func (d *Dir) checkFolders(p string) error {
 	d.made[parent] = true
 	d.mu.Unlock()
 	return nil
-}
-
-// parentsOf returns the folders of a path: a/b/c gives a and a/b.
-func parentsOf(p string) []string {
-	var out []string
-	for i := 0; i < len(p); i++ {
-		if p[i] == '/' {
-			out = append(out, p[:i])
-		}
-	}
-	return out
 }
 
 // ReservedError is a destination whose own folder, DEST/.rsx, holds a
