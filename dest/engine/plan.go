@@ -14,6 +14,7 @@ import (
 	"rsx/dest/pathmap"
 	"rsx/dest/plan"
 	"rsx/dest/state"
+	"rsx/display"
 	"rsx/model"
 )
 
@@ -366,7 +367,7 @@ func (s *Session) Plan(ctx context.Context, target string, opts PlanOptions) (*P
 		// Part of the Source: the baseline is not finished, nor are the
 		// Change Lists recorded, by a run of it.
 		p.complete = false
-		p.Notes = append(p.Notes, fmt.Sprintf("limited to %d chosen resources: the rest of the Source is left as it is, and a full sync is still to be made", opts.Only.Len()))
+		p.Notes = append(p.Notes, "limited to "+display.Plural(opts.Only.Len(), "chosen resource", "chosen resources")+": the rest of the Source is left as it is, and a full sync is still to be made")
 	}
 	p.Summary.Documents = int(b.docs.Load())
 	p.Summary.Entries = b.entries.Load()
