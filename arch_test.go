@@ -213,7 +213,7 @@ func TestImportRulesCatch(t *testing.T) {
 	}
 }
 
-// The folder the development machines keep beside the repository, ../shared,
+// The folder the development machines keep beside the repository, the shared folder one level up,
 // is not in a user's fresh clone: no code and no test may read it, or its
 // tests would skip (or fail) there. What tests need of it is copied under
 // testdata/ with its licence (testdata/conformance/README.md).
@@ -258,7 +258,7 @@ func stringConstant(e ast.Expr) (s string, ok bool) {
 }
 
 // sharedPathUses returns "file:line: text" for every string constant of a Go
-// source that names a path into ../shared, and for every call whose
+// source that names a path into that folder, and for every call whose
 // arguments do as path elements in order (filepath.Join("..", "..",
 // "shared", …)); an argument that is no constant counts as an unknown
 // element. Comments are not read: they may name the folder. A source that
