@@ -30,6 +30,24 @@ func damage(t *testing.T, f *fakeSource, dir string) {
 	}
 }
 
+// silentDamage overwrites the file at p with body (of the same length) and
+// gives it back its modification time moved by shift: damage that only a
+// hash, or a time compared exactly, shows.
+func silentDamage(t *testing.T, p string, body []byte, shift time.Duration) {
+	t.Helper()
+	fi, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, body, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	at := fi.ModTime().Add(shift)
+	if err := os.Chtimes(p, at, at); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // A damaged copy was trusted over its files: a baseline and an audit
 // disagreed. A baseline on a copy reconciles: the file that is gone and the
 // one overwritten are fetched again, nothing else, and audit then agrees.
@@ -75,17 +93,7 @@ func TestChecksumFindsSilentDamage(t *testing.T) {
 	if res := syncOnce(t, dir, testClient(t), f.target(), PlanOptions{}); !res.OK() {
 		t.Fatalf("baseline:%s", failures(res))
 	}
-	pc := filepath.Join(dir, f.hostDir(), "r", "c")
-	fi, err := os.Stat(pc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(pc, []byte("c V1\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chtimes(pc, fi.ModTime(), fi.ModTime()); err != nil {
-		t.Fatal(err)
-	}
+	silentDamage(t, filepath.Join(dir, f.hostDir(), "r", "c"), []byte("c V1\n"), 0)
 	quick := syncOnce(t, dir, testClient(t), f.target(), PlanOptions{Mode: ModeBaseline})
 	if !quick.OK() || quick.Plan.Summary.Repair != 0 || quick.Plan.Summary.Hashed != 0 {
 		t.Fatalf("the quick check hashed %d and found %d", quick.Plan.Summary.Hashed, quick.Plan.Summary.Repair)
@@ -266,17 +274,7 @@ func TestSyncPutsRightWhatAuditFound(t *testing.T) {
 	if res := syncOnce(t, dir, testClient(t), f.target(), PlanOptions{}); !res.OK() {
 		t.Fatalf("baseline:%s", failures(res))
 	}
-	pc := filepath.Join(dir, f.hostDir(), "r", "c")
-	fi, err := os.Stat(pc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(pc, []byte("c V1\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chtimes(pc, fi.ModTime(), fi.ModTime()); err != nil {
-		t.Fatal(err)
-	}
+	silentDamage(t, filepath.Join(dir, f.hostDir(), "r", "c"), []byte("c V1\n"), 0)
 	if err := os.Remove(filepath.Join(dir, f.hostDir(), "r", "a")); err != nil {
 		t.Fatal(err)
 	}
@@ -305,19 +303,8 @@ func TestQuickCheckComparesExactModificationTimes(t *testing.T) {
 	if res := syncOnce(t, dir, testClient(t), f.target(), PlanOptions{}); !res.OK() {
 		t.Fatalf("baseline:%s", failures(res))
 	}
-	pb := filepath.Join(dir, f.hostDir(), "r", "b")
-	fi, err := os.Stat(pb)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(pb, []byte("B V1\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
 	// Another time, but not a later second than the write's.
-	earlier := fi.ModTime().Add(-time.Millisecond)
-	if err := os.Chtimes(pb, earlier, earlier); err != nil {
-		t.Fatal(err)
-	}
+	silentDamage(t, filepath.Join(dir, f.hostDir(), "r", "b"), []byte("B V1\n"), -time.Millisecond)
 	res := syncOnce(t, dir, testClient(t), f.target(), PlanOptions{Mode: ModeBaseline})
 	if !res.OK() || res.Plan.Summary.Hashed != 1 || res.Plan.Summary.Repair != 1 || res.Updated != 1 {
 		t.Fatalf("reconcile: %+v:%s", res.Plan.Summary, failures(res))
