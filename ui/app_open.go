@@ -6,6 +6,7 @@ import (
 	"rsx/dest/engine"
 	"rsx/dump"
 	"rsx/model"
+	"rsx/ui/pages"
 )
 
 // Opening pages over the document: those a key opens (pageOpeners), and
@@ -146,5 +147,5 @@ func (a *App) openResource(url string, i int) tea.Cmd {
 	if a.doc != nil {
 		origin = a.doc.base()
 	}
-	return a.showPage(newResourcePage(a.c, a.backend, origin, e))
+	return a.showPage(pages.NewResource(a.c, a.backend, origin, e))
 }

@@ -54,14 +54,8 @@
 //     they change;
 //   - notifications reads the root's subscription (notifyFeed): it needs a
 //     read-only view of the feed's rows and channels;
-//   - resource, versions and diff (with links_open.go and resource_cmds.go)
-//     need nothing of the root, but share with the package, notifications
-//     and sync pages the resource page itself, resourceBackend, the check
-//     marks (checkMark) and shortURL: those would be exported from
-//     rsx/ui/pages (shortURL from components), and pushPageMsg and flashMsg
-//     would join rsx/ui/nav;
-//   - package needs that, the retry wait (wait.go) and displayLoc and
-//     originOf (columns.go, for components);
+//   - package needs the retry wait (wait.go) and displayLoc and originOf
+//     (columns.go; components.DisplayLoc and OriginOf now);
 //   - sync, audit and spot check need the resource opener as a function the
 //     root gives (func(uri string) tea.Cmd) instead of resourceOpener,
 //     copyChangedMsg and syncDiffsMsg in rsx/ui/nav, and displayLoc and

@@ -48,13 +48,6 @@ type jumpToEntryMsg struct {
 // closeViewMsg asks to close the active page and go back to the one under it.
 type closeViewMsg struct{}
 
-// flashMsg shows a short message in the status bar until the next key.
-// Err marks it as an error.
-type flashMsg struct {
-	Text string
-	Err  bool
-}
-
 // historyGoMsg asks to go back (or forward) in the history to position Pos,
 // as a click on a breadcrumb does.
 type historyGoMsg struct {
@@ -80,4 +73,6 @@ type (
 	copyMsg        = nav.CopyMsg
 	openBrowserMsg = nav.OpenBrowserMsg
 	showRawLineMsg = nav.ShowRawLineMsg
+	pushPageMsg    = nav.PushMsg
+	flashMsg       = nav.FlashMsg
 )

@@ -14,6 +14,7 @@ import (
 	"rsx/model"
 	"rsx/notify"
 	"rsx/session"
+	"rsx/ui/pages"
 )
 
 // exNotifyBackend is a live session over the fixtures whose notifications
@@ -161,11 +162,11 @@ func TestNotificationsPage(t *testing.T) {
 	// enter on a change: the resource's view, held to what the
 	// notification declares.
 	d.keys("j j enter")
-	rp, ok := a.active().(*resourcePage)
-	if !ok || rp.entry.Loc != exHost+"/res/042.html" || rp.Title() != "Resource (change notification)" {
+	rp, ok := a.active().(*pages.Resource)
+	if !ok || rp.Entry().Loc != exHost+"/res/042.html" || rp.Title() != "Resource (change notification)" {
 		t.Fatalf("enter on a change opened %T %+v", a.active(), a.active())
 	}
-	if n, ok := rp.entry.MD.Length, rp.entry.MD.LengthOK; n != 1200 || !ok {
+	if n, ok := rp.Entry().MD.Length, rp.Entry().MD.LengthOK; n != 1200 || !ok {
 		t.Errorf("the resource view is not held to the notification's length: %d %v", n, ok)
 	}
 	// enter on a framework notification: the document.

@@ -118,3 +118,18 @@ func openRawPage(pc pageContext) (*pages.Raw, tea.Cmd, error) {
 	}
 	return p, nil, nil
 }
+
+// openVersionsPage opens the versions of the selected entry's resource.
+func openVersionsPage(pc pageContext) (Page, tea.Cmd, error) {
+	d := pc.doc
+	if d == nil || pc.selected < 0 || pc.selected >= d.entries.Len() {
+		return nil, nil, errors.New("select an entry to see its versions")
+	}
+	e := d.entries.Entry(pc.selected)
+	e.Loc = model.ResolveHref(d.base(), e.Loc)
+	refs, ok := pages.VersionRefsOf(e)
+	if !ok {
+		return nil, nil, errors.New("this entry links to no versions (memento, timegate or timemap)")
+	}
+	return pages.NewVersions(pc.c, pc.backend, d.base(), refs), nil, nil
+}

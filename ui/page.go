@@ -7,6 +7,7 @@ import (
 	"rsx/model"
 	"rsx/ui/common"
 	"rsx/ui/nav"
+	"rsx/ui/pages"
 )
 
 // Page is a screen of the explorer (nav.Page): the pages still in this
@@ -34,18 +35,14 @@ type pageOpener struct {
 	open func(pageContext) (Page, tea.Cmd, error)
 }
 
-// pushPageMsg asks the root to show Page over the active page (esc comes
-// back to it).
-type pushPageMsg struct{ Page Page }
-
 // pushPage is the command that shows p over the page that returns it.
-func pushPage(p Page) tea.Cmd { return msgCmd(pushPageMsg{Page: p}) }
+func pushPage(p Page) tea.Cmd { return nav.Push(p) }
 
 // msgCmd wraps a message in a command.
 func msgCmd(msg tea.Msg) tea.Cmd { return func() tea.Msg { return msg } }
 
 // flashCmd shows text in the status bar until the next key.
-func flashCmd(text string, isErr bool) tea.Cmd { return msgCmd(flashMsg{Text: text, Err: isErr}) }
+func flashCmd(text string, isErr bool) tea.Cmd { return nav.Flash(text, isErr) }
 
 // guardedPage is a page whose work leaving it would stop (a sync running):
 // the root neither navigates away nor quits while it says why not.
@@ -57,7 +54,7 @@ type guardedPage interface {
 // the claims of its entry in the document (when it has one).
 type resourceOpener struct {
 	c      *common.Common
-	b      resourceBackend
+	b      pages.ResourceBackend
 	origin string
 	entry  func(uri string) model.Entry
 }
@@ -75,5 +72,5 @@ func (o resourceOpener) open(uri string) tea.Cmd {
 	if origin == "" {
 		origin = uri
 	}
-	return pushPage(newResourcePage(o.c, o.b, origin, e))
+	return pushPage(pages.NewResource(o.c, o.b, origin, e))
 }

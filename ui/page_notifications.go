@@ -13,6 +13,7 @@ import (
 	"rsx/notify"
 	"rsx/ui/common"
 	"rsx/ui/components"
+	"rsx/ui/pages"
 )
 
 // notificationsPage shows the notifications of the open Source as they
@@ -24,7 +25,7 @@ import (
 // the root's (notifications.go): it goes on when the page is closed.
 type notificationsPage struct {
 	c    *common.Common
-	b    resourceBackend
+	b    pages.ResourceBackend
 	feed *notifyFeed
 	hint string // said under the waiting line while no notification has come (Options.NotificationsHint)
 
@@ -45,7 +46,7 @@ func openNotificationsPage(pc pageContext) (Page, tea.Cmd, error) {
 	return v, cmd, nil
 }
 
-func newNotificationsPage(c *common.Common, b resourceBackend, f *notifyFeed) *notificationsPage {
+func newNotificationsPage(c *common.Common, b pages.ResourceBackend, f *notifyFeed) *notificationsPage {
 	v := &notificationsPage{c: c, b: b, feed: f, list: components.NewList(components.Select)}
 	v.seen = v.received()
 	return v
@@ -146,8 +147,8 @@ func (v *notificationsPage) open(r noteRow, it notify.Item) tea.Cmd {
 	}
 	e := it.Entry
 	e.Loc, e.Index = u, -1
-	p := newResourcePage(v.c, v.b, origin, e)
-	p.via = "change notification"
+	p := pages.NewResource(v.c, v.b, origin, e)
+	p.SetVia("change notification")
 	return pushPage(p)
 }
 

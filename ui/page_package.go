@@ -45,23 +45,23 @@ const (
 
 // rowMark is the symbol and the mark a package row's verdict is drawn
 // with; ok is false while the row is not judged.
-func rowMark(k session.RowKind) (sym string, m checkMark, ok bool) {
+func rowMark(k session.RowKind) (sym string, m pages.CheckMark, ok bool) {
 	switch k {
 	case session.RowVerified:
-		return "✓", markMatch, true
+		return "✓", pages.MarkMatch, true
 	case session.RowDeleted:
-		return "–", markNone, true
+		return "–", pages.MarkNone, true
 	case session.RowMissing:
-		return "?", markUnknown, true
+		return "?", pages.MarkUnknown, true
 	case session.RowUnlisted:
-		return "+", markUnknown, true
+		return "+", pages.MarkUnknown, true
 	case session.RowMismatch, session.RowRefused:
-		return "✗", markMismatch, true
+		return "✗", pages.MarkMismatch, true
 	case session.RowUnverifiable:
 		// Read, but its entry declares nothing to hold it to: not verified.
-		return "~", markUnknown, true
+		return "~", pages.MarkUnknown, true
 	}
-	return "·", markNone, false
+	return "·", pages.MarkNone, false
 }
 
 // rowShort is a judged row's table cell: "✓ verified".
@@ -120,7 +120,7 @@ type packageBackend interface {
 	Packages
 	Links
 	exchangeSource // for a wait before a retry of the download
-	resourceBackend
+	pages.ResourceBackend
 }
 
 // newPackagePage returns the page of the package ref describes; Init
@@ -223,9 +223,9 @@ func (v *packagePage) columns() []components.Column {
 		switch {
 		case v.rows[i].Kind.Bad():
 			return st().Paint.MarkBad
-		case mark == markMatch:
+		case mark == pages.MarkMatch:
 			return st().Paint.MarkOK
-		case mark == markUnknown:
+		case mark == pages.MarkUnknown:
 			return st().Paint.MarkUnknown
 		}
 		return st().Paint.Dim
@@ -531,7 +531,7 @@ func (v *packagePage) openSelected() tea.Cmd {
 	}
 	entry := *e
 	entry.Loc = v.entryURL(e)
-	return pushPage(newResourcePage(v.c, v.backend, v.from(), entry))
+	return pushPage(pages.NewResource(v.c, v.backend, v.from(), entry))
 }
 
 // ---------------------------------------------------------------------------
@@ -632,15 +632,15 @@ func (v *packagePage) refusedLines(st *common.Styles, w int, label func(string) 
 // type, length and each hash, marked once the download is complete.
 func (v *packagePage) declaredLine(st *common.Styles) string {
 	known := v.complete
-	mark := func(m checkMark) string {
+	mark := func(m pages.CheckMark) string {
 		if !known {
 			return ""
 		}
-		return " " + m.render(st)
+		return " " + m.Render(st)
 	}
 	var parts []string
 	for _, c := range session.PackageClaims(v.ref.MD, session.PackageFetched{Package: v.pkg, Mismatches: v.mism, Complete: v.complete}) {
-		m := checkMarkOf(c.Verdict)
+		m := pages.CheckMarkOf(c.Verdict)
 		got := ""
 		if c.Verdict == claims.Mismatch && c.Actual != "" && known {
 			got = c.Actual
@@ -815,9 +815,9 @@ func (v *packagePage) detailLines(st *common.Styles, w int) []string {
 		switch {
 		case r.Kind.Bad():
 			s = st.MarkBad
-		case mark == markMatch:
+		case mark == pages.MarkMatch:
 			s = st.MarkOK
-		case mark == markUnknown:
+		case mark == pages.MarkUnknown:
 			s = st.MarkUnknown
 		}
 		for j, l := range components.Wrap(components.Escape(r.Detail), max(w-10, 20)) {

@@ -21,6 +21,7 @@ import (
 	"rsx/dest/state"
 	"rsx/model"
 	"rsx/session"
+	"rsx/ui/pages"
 )
 
 // fakeSyncJob plays a sync: a plan, a run that waits until released (or
@@ -239,16 +240,16 @@ func TestSyncPageFlow(t *testing.T) {
 		t.Fatalf("stage %d after enter", p.stage)
 	}
 	msgs := ivDrive(p, ivKey("enter"))
-	var pushed *resourcePage
+	var pushed *pages.Resource
 	for _, m := range msgs {
 		if pp, ok := m.(pushPageMsg); ok {
-			pushed, _ = pp.Page.(*resourcePage)
+			pushed, _ = pp.Page.(*pages.Resource)
 		}
 	}
 	if pushed == nil {
 		t.Fatalf("enter on a failure did not open its resource: %v", msgs)
 	}
-	if got := pushed.entry.Loc; got != fakeURI(9) {
+	if got := pushed.Entry().Loc; got != fakeURI(9) {
 		t.Errorf("opened %s, want the failure %s", got, fakeURI(9))
 	}
 	if p.LeaveGuard() != "" {

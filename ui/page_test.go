@@ -131,10 +131,10 @@ func TestHelpListsEveryKey(t *testing.T) {
 		pages.NewRaw(c, "x", []byte("<a/>")),
 		pages.NewHTTP(c, nil),
 		newProblemsPage(c, nil, nil),
-		newResourcePage(c, NopBackend{}, "", model.Entry{Loc: "http://example.org/r"}),
+		pages.NewResource(c, NopBackend{}, "", model.Entry{Loc: "http://example.org/r"}),
 		pages.NewDiscovery(c, &crawl.Discovery{}),
-		newVersionsPage(c, NopBackend{}, "", versionRefs{Original: "http://example.org/r", TimeMap: "http://example.org/tm"}),
-		newDiffPage(c, NopBackend{}, memento.Memento{URL: "http://example.org/v1"}, "http://example.org/r"),
+		pages.NewVersions(c, NopBackend{}, "", pages.VersionRefs{Original: "http://example.org/r", TimeMap: "http://example.org/tm"}),
+		pages.NewDiff(c, NopBackend{}, memento.Memento{URL: "http://example.org/v1"}, "http://example.org/r"),
 		newPackagePage(c, NopBackend{}, dump.PackageRef{URL: "http://example.org/p.zip", Contents: "http://example.org/m.xml"}, true, dump.Options{}),
 		newSyncPage(c, &fakeSyncJob{}, "the entries", resourceOpener{}),
 		newAuditPage(c, NopBackend{}, session.AuditRequest{}, "the entries", resourceOpener{}),
@@ -169,7 +169,7 @@ func TestHelpListsEveryKey(t *testing.T) {
 // without scrolling past the document's.
 func TestHelpOverPageShowsItsKeysFirst(t *testing.T) {
 	c := common.New(true, func() time.Time { return exTime })
-	p := newResourcePage(c, NopBackend{}, "", model.Entry{Loc: "http://example.org/r"})
+	p := pages.NewResource(c, NopBackend{}, "", model.Entry{Loc: "http://example.org/r"})
 	hs := newHelpScreen(c, common.KeyGroup{Title: "Resource", Bindings: p.KeyBindings()}, 80, 24)
 	screen := ansi.Strip(hs.View())
 	if !strings.Contains(screen, "Resource") || !strings.Contains(screen, "fetch and compare mirrors") {
@@ -201,5 +201,59 @@ func TestMissingFileThatLooksLikeAHost(t *testing.T) {
 		if got := strings.Contains(screen, "give the scheme: https://"+tc.target+" "); got != tc.hint {
 			t.Errorf("%s: hint shown %v, want %v:\n%s", tc.target, got, tc.hint, screen)
 		}
+	}
+}
+
+// exTimeMap is the TimeMap of TestVersionsFromTheExplorer (as the versions
+// page's tests in rsx/ui/pages have it).
+const exTimeMap = `<http://example.com/res1.txt>;rel="original",
+<http://example.com/timemap/res1.txt>;rel="self";type="application/link-format",
+<http://example.com/timegate/res1.txt>;rel="timegate",
+<http://example.com/versions/v1/res1.txt>;rel="first memento";datetime="Sun, 04 Jan 2026 09:00:00 GMT",
+<http://example.com/versions/v2/res1.txt>;rel="memento";datetime="Mon, 05 Jan 2026 06:00:00 GMT",
+<http://example.com/versions/v3/res1.txt>;rel="last memento";datetime="Mon, 05 Jan 2026 08:45:00 GMT"
+`
+
+// v on an entry with version links opens its versions; from the resource
+// view, enter on the timemap link opens them over it, and esc comes back.
+func TestVersionsFromTheExplorer(t *testing.T) {
+	g := newExGetter()
+	g.docs["/dataset9/resourcelist.xml"] = `<?xml version="1.0" encoding="UTF-8"?>
+<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:rs="http://www.openarchives.org/rs/terms/">
+<rs:md capability="resourcelist" at="2026-01-06T00:00:00Z"/>
+<url><loc>http://example.com/res1.txt</loc>
+<rs:ln rel="memento" href="http://example.com/versions/v2/res1.txt" modified="2026-01-05T06:00:00Z"/>
+<rs:ln rel="timegate" href="http://example.com/timegate/res1.txt"/>
+<rs:ln rel="timemap" href="` + exHost + `/timemap/res1.txt" type="application/link-format"/>
+</url>
+<url><loc>http://example.com/res2.txt</loc></url>
+</urlset>
+`
+	g.docs["/timemap/res1.txt"] = exTimeMap
+	a, d := exApp(t, g, "/dataset9/resourcelist.xml", 120, 40)
+	d.keys("v")
+	if len(a.pages) != 1 || a.pages[0].Title() != "Versions" {
+		t.Fatalf("v opened %q (flash %q)", a.pageTitle(), a.flash)
+	}
+	// The TimeMap's three versions (the header counts them).
+	if s := d.screen(); !strings.Contains(s, "3 mementos") || !strings.Contains(s, "versions/v1/res1.txt") {
+		t.Errorf("the versions page does not list the TimeMap's 3 versions:\n%s", s)
+	}
+	d.keys("esc j v")
+	if len(a.pages) != 0 || !strings.Contains(a.flash, "links to no versions") {
+		t.Errorf("v on an entry without version links: pages %q, flash %q", a.pageTitle(), a.flash)
+	}
+	// From the resource view: the timemap link is the third.
+	d.keys("k enter")
+	if a.pageTitle() != "Resource" {
+		t.Fatalf("enter opened %q", a.pageTitle())
+	}
+	d.keys("j j enter")
+	if a.pageTitle() != "Resource › Versions" {
+		t.Fatalf("enter on the timemap link opened %q", a.pageTitle())
+	}
+	d.keys("esc")
+	if a.pageTitle() != "Resource" {
+		t.Errorf("esc from the versions went to %q", a.pageTitle())
 	}
 }

@@ -290,3 +290,35 @@ func JoinColumns(left, right string) string {
 	}
 	return b.String()
 }
+
+// ShortURL drops the scheme of a URL for display.
+func ShortURL(u string) string {
+	if i := strings.Index(u, "://"); i >= 0 {
+		return u[i+3:]
+	}
+	return u
+}
+
+// DisplayLoc shortens a loc for a table: on the document's own host (origin,
+// as OriginOf gives it) it is shown from its path (the host is in the title
+// line), so that the part that tells entries apart fits; a loc on another
+// host stays whole.
+func DisplayLoc(origin, loc string) string {
+	if origin == "" || len(loc) <= len(origin) || !strings.HasPrefix(loc, origin) || loc[len(origin)] != '/' {
+		return loc
+	}
+	return loc[len(origin):]
+}
+
+// OriginOf is "scheme://host[:port]" of an absolute URL, "" otherwise.
+func OriginOf(u string) string {
+	i := strings.Index(u, "://")
+	if i <= 0 {
+		return ""
+	}
+	j := strings.IndexByte(u[i+3:], '/')
+	if j < 0 {
+		return u
+	}
+	return u[:i+3+j]
+}

@@ -1,7 +1,8 @@
 // Package nav is the contract between the explorer's root model (rsx/ui)
 // and the pages of rsx/ui/pages: the Page interface the root drives, and
 // the messages a page sends to ask the root to act (open a URL, run
-// discovery, copy, open a browser). A page never navigates by itself.
+// discovery, show a page over it, copy, open a browser, flash a message).
+// A page never navigates by itself.
 package nav
 
 import (
@@ -80,6 +81,24 @@ type ShowRawLineMsg struct {
 	Line  int
 	Entry int
 }
+
+// PushMsg asks the root to show Page over the active page: esc comes back
+// to the page that sent it.
+type PushMsg struct{ Page Page }
+
+// Push is the command that shows p over the page that returns it.
+func Push(p Page) tea.Cmd { return Cmd(PushMsg{Page: p}) }
+
+// FlashMsg shows a short message in the status bar until the next key.
+// Err marks it as an error.
+type FlashMsg struct {
+	Text string
+	Err  bool
+}
+
+// Flash is the command that shows text in the status bar until the next
+// key.
+func Flash(text string, isErr bool) tea.Cmd { return Cmd(FlashMsg{Text: text, Err: isErr}) }
 
 // ErrCancelled is the error of work the user cancelled (esc): a load of
 // the root, or of a page.

@@ -1,7 +1,9 @@
 // Package pages holds the pages of the explorer that need nothing of its
 // root model but what they are given: the raw XML (with its lexer, search
-// and pretty-printing), the HTTP exchanges, the discovery of a Source and
-// the coverage of its change history.
+// and pretty-printing), the HTTP exchanges, the discovery of a Source, the
+// coverage of its change history, and a resource held to its claims (the
+// resource page, with the versions of the resource and the diff of a
+// version, and the links between them).
 //
 // Each is a pointer type implementing nav.Page, built by a constructor from
 // plain values (the Common, model and fetch values, a small interface of

@@ -37,6 +37,13 @@ type ivHarness struct {
 type ivRecorder struct {
 	mu     sync.Mutex
 	screen string
+	msgs   []tea.Msg
+}
+
+func (r *ivRecorder) record(msg tea.Msg) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.msgs = append(r.msgs, msg)
 }
 
 func (r *ivRecorder) setScreen(s string) {
@@ -51,6 +58,14 @@ func (r *ivRecorder) Screen() string {
 	return r.screen
 }
 
+// Msgs returns the messages the page sent up (those the harness does not
+// know, e.g. nav.OpenURLMsg).
+func (r *ivRecorder) Msgs() []tea.Msg {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]tea.Msg(nil), r.msgs...)
+}
+
 func (h ivHarness) Init() tea.Cmd { return h.p.Init() }
 
 func (h ivHarness) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
@@ -58,6 +73,8 @@ func (h ivHarness) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.WindowSizeMsg:
 		h.p.SetSize(msg.Width, msg.Height)
 		return h, nil
+	case nav.OpenURLMsg, nav.ShowRawLineMsg, nav.PushMsg:
+		h.emitted.record(msg) // and the page sees it too, as the root would forward it
 	case tea.KeyPressMsg:
 		if msg.String() == "ctrl+c" {
 			return h, tea.Quit
@@ -78,7 +95,7 @@ func (h ivHarness) View() tea.View {
 }
 
 // ivRun starts page p at w×h.
-// It returns the program and the recorder of its screens.
+// It returns the program and the recorder of its screens and messages.
 func ivRun(t *testing.T, p nav.Page, w, hgt int) (*teatest.TestModel, *ivRecorder) {
 	t.Helper()
 	rec := &ivRecorder{}
@@ -99,6 +116,19 @@ func ivWaitScreen(t *testing.T, rec *ivRecorder, cond func(string) bool) string 
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("screen never matched; last screen:\n%s", s)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// ivWaitMsgs waits until the view has sent n messages up and returns them.
+func ivWaitMsgs(t *testing.T, rec *ivRecorder, n int) []tea.Msg {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		msgs := rec.Msgs()
+		if len(msgs) >= n || time.Now().After(deadline) {
+			return msgs
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
@@ -165,7 +195,7 @@ func ivDrive(p nav.Page, msgs ...tea.Msg) []tea.Msg {
 		}
 		for _, m := range ivRunCmd(cmd) {
 			switch m.(type) {
-			case nav.OpenURLMsg, nav.DiscoverMsg, nav.CopyMsg, nav.OpenBrowserMsg:
+			case nav.OpenURLMsg, nav.DiscoverMsg, nav.CopyMsg, nav.OpenBrowserMsg, nav.ShowRawLineMsg, nav.PushMsg, nav.FlashMsg:
 				out = append(out, m)
 			default:
 				queue = append(queue, m)

@@ -1,4 +1,4 @@
-package ui
+package pages
 
 import (
 	"context"
@@ -6,16 +6,20 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
 	"rsx/claims"
 	"rsx/display"
+	"rsx/fetch"
+	"rsx/memento"
 	"rsx/model"
 	"rsx/session"
 	"rsx/ui/common"
 	"rsx/ui/components"
+	"rsx/ui/nav"
 )
 
 // The resource page shows how an entry's resource compares with what the
@@ -29,47 +33,47 @@ import (
 // once; the fetch client's per-host limits apply on top.
 const resourceMirrorConcurrency = 2
 
-// checkMark is the outcome of one comparison.
-type checkMark uint8
+// CheckMark is the outcome of one comparison.
+type CheckMark uint8
 
 const (
-	markNone     checkMark = iota // – not declared
-	markMatch                     // ✓
-	markMismatch                  // ✗
-	markUnknown                   // ? cannot compare (unsupported, absent in the response, incomplete)
-	markWarning                   // ! differs where servers may (lastmod)
+	MarkNone     CheckMark = iota // – not declared
+	MarkMatch                     // ✓
+	MarkMismatch                  // ✗
+	MarkUnknown                   // ? cannot compare (unsupported, absent in the response, incomplete)
+	MarkWarning                   // ! differs where servers may (lastmod)
 )
 
-// checkMarkOf is the mark of a verdict.
-func checkMarkOf(v claims.Verdict) checkMark {
+// CheckMarkOf is the mark of a verdict.
+func CheckMarkOf(v claims.Verdict) CheckMark {
 	switch v {
 	case claims.OK:
-		return markMatch
+		return MarkMatch
 	case claims.Mismatch:
-		return markMismatch
+		return MarkMismatch
 	case claims.Unchecked:
-		return markUnknown
+		return MarkUnknown
 	case claims.Warning:
-		return markWarning
+		return MarkWarning
 	}
-	return markNone
+	return MarkNone
 }
 
-func (m checkMark) String() string {
+func (m CheckMark) String() string {
 	switch m {
-	case markMatch:
+	case MarkMatch:
 		return "✓"
-	case markMismatch:
+	case MarkMismatch:
 		return "✗"
-	case markUnknown:
+	case MarkUnknown:
 		return "?"
-	case markWarning:
+	case MarkWarning:
 		return "!"
 	}
 	return "–"
 }
 
-func (m checkMark) render(st *common.Styles) string {
+func (m CheckMark) Render(st *common.Styles) string {
 	return markStyle(st, m).Render(m.String())
 }
 
@@ -117,19 +121,39 @@ type resourceTarget struct {
 	checks      []claims.Check     // result.Checks once done, nil before
 }
 
-// resourceBackend is what the resource page fetches through: the resource
-// and, for the pages it opens, versions.
-type resourceBackend interface {
-	Resources
-	Versions
+// Inspector checks a resource against what its document claims (rsx/ui's
+// Backend has it).
+type Inspector interface {
+	// InspectResource fetches t once and judges it against t.Claims,
+	// reporting the body bytes received (total -1 when unknown), with
+	// every digest of the body and whether it is text.
+	InspectResource(ctx context.Context, t claims.Target, progress func(done, total int64)) session.Inspection
 }
 
-// resourcePage shows how an entry's resource compares with its claims.
-type resourcePage struct {
+// Mementos reads the versions of a resource through Memento (rsx/ui's
+// Backend has it).
+type Mementos interface {
+	// TimeMap fetches and reads the TimeMap at url.
+	TimeMap(ctx context.Context, url string) (*memento.TimeMap, *fetch.Exchange, error)
+	// TimeGate asks the TimeGate gate for the version in effect at at.
+	TimeGate(ctx context.Context, gate string, at time.Time) (session.TimeGateAnswer, error)
+	// CompareVersions compares a version with the current resource.
+	CompareVersions(ctx context.Context, version, current string) session.VersionDiff
+}
+
+// ResourceBackend is what the resource page fetches through: the resource
+// and, for the pages it opens, versions.
+type ResourceBackend interface {
+	Inspector
+	Mementos
+}
+
+// Resource shows how an entry's resource compares with its claims.
+type Resource struct {
 	c      *common.Common
-	r      resourceBackend
+	r      ResourceBackend
 	entry  model.Entry
-	origin string // the document the entry or link came from (newResourcePage)
+	origin string // the document the entry or link came from (NewResource)
 	via    string // what links here when the page is of a link's target ("memento link of …")
 
 	session *resourceSession
@@ -145,13 +169,13 @@ type resourcePage struct {
 // values may compare equal.
 type resourceSession struct{ _ byte }
 
-// newResourcePage returns the page of entry's resource, checked through r.
+// NewResource returns the page of entry's resource, checked through r.
 // Init starts fetching the resource. For a bare URL, pass
 // model.Entry{Index: -1, Loc: url}. origin is the document the entry (or
 // the link to the resource) was found in: the links of the page that lead
-// to documents are followed only as far as it may lead (openURLMsg.From).
-func newResourcePage(c *common.Common, r resourceBackend, origin string, entry model.Entry) *resourcePage {
-	v := &resourcePage{c: c, r: r, origin: origin, entry: entry, session: &resourceSession{}, list: components.NewList(components.Links)}
+// to documents are followed only as far as it may lead (nav.OpenURLMsg.From).
+func NewResource(c *common.Common, r ResourceBackend, origin string, entry model.Entry) *Resource {
+	v := &Resource{c: c, r: r, origin: origin, entry: entry, session: &resourceSession{}, list: components.NewList(components.Links)}
 	mirrors := map[int]claims.Target{}
 	for _, t := range claims.Targets(entry) {
 		label := "primary"
@@ -173,19 +197,27 @@ func newResourcePage(c *common.Common, r resourceBackend, origin string, entry m
 	return v
 }
 
+// Entry is the entry the page holds the resource to (its Loc absolute).
+func (v *Resource) Entry() model.Entry { return v.entry }
+
+// SetVia says what links to the resource when the page is of a link's
+// target ("memento link of …", "change notification"): the title line
+// shows it.
+func (v *Resource) SetVia(via string) { v.via = via }
+
 // fromDocument reports whether the entry came from a document (rather than
 // being made up for a bare URL, e.g. a mirror link opened on its own).
-func (v *resourcePage) fromDocument() bool {
+func (v *Resource) fromDocument() bool {
 	return v.entry.Index >= 0 && (v.entry.HasLoc || v.entry.Line > 0)
 }
 
 // Init starts fetching the primary resource.
-func (v *resourcePage) Init() tea.Cmd {
+func (v *Resource) Init() tea.Cmd {
 	return v.start(0)
 }
 
 // start returns the command that fetches target i, and marks it running.
-func (v *resourcePage) start(i int) tea.Cmd {
+func (v *Resource) start(i int) tea.Cmd {
 	t := &v.targets[i]
 	if t.state == targetUnfetchable || v.r == nil {
 		if v.r == nil && t.state != targetUnfetchable {
@@ -209,7 +241,7 @@ func (v *resourcePage) start(i int) tea.Cmd {
 
 // Busy reports whether a download is running (esc then cancels it rather
 // than leaving the page).
-func (v *resourcePage) Busy() bool {
+func (v *Resource) Busy() bool {
 	for _, t := range v.targets {
 		if t.state == targetRunning || t.state == targetQueued {
 			return true
@@ -219,13 +251,13 @@ func (v *resourcePage) Busy() bool {
 }
 
 // Close cancels every download.
-func (v *resourcePage) Close() {
+func (v *Resource) Close() {
 	for i := range v.targets {
 		v.cancelTarget(i)
 	}
 }
 
-func (v *resourcePage) cancelTarget(i int) {
+func (v *Resource) cancelTarget(i int) {
 	t := &v.targets[i]
 	if t.state == targetQueued {
 		t.state = targetIdle
@@ -236,7 +268,7 @@ func (v *resourcePage) cancelTarget(i int) {
 }
 
 // Title names the page; the target of a link by the link's relation.
-func (v *resourcePage) Title() string {
+func (v *Resource) Title() string {
 	if v.via != "" {
 		rel, _, _ := strings.Cut(v.via, " link of ")
 		return "Resource (" + rel + ")"
@@ -246,7 +278,7 @@ func (v *resourcePage) Title() string {
 
 // looksLikeDocument tells whether the body fetched is a Sitemap document,
 // which enter opens as a document.
-func (v *resourcePage) looksLikeDocument() bool {
+func (v *Resource) looksLikeDocument() bool {
 	t := &v.targets[0]
 	if t.state != targetDone || !t.insp.Text {
 		return false
@@ -254,10 +286,10 @@ func (v *resourcePage) looksLikeDocument() bool {
 	head := string(t.result.Preview[:min(len(t.result.Preview), 1024)])
 	return strings.Contains(head, "<urlset") || strings.Contains(head, "<sitemapindex")
 }
-func (v *resourcePage) InputActive() bool { return false }
+func (v *Resource) InputActive() bool { return false }
 
 // Back cancels the downloads while they run; then esc leaves the page.
-func (v *resourcePage) Back() (bool, tea.Cmd) {
+func (v *Resource) Back() (bool, tea.Cmd) {
 	if !v.Busy() {
 		return false, nil
 	}
@@ -267,14 +299,14 @@ func (v *resourcePage) Back() (bool, tea.Cmd) {
 }
 
 // SetSize sets the size the page draws in.
-func (v *resourcePage) SetSize(w, h int) {
+func (v *Resource) SetSize(w, h int) {
 	v.width, v.height = w, h
 	v.list.SetHeight(h)
 	v.relayout()
 }
 
 // KeyBindings are the page's own bindings, for the help screen.
-func (v *resourcePage) KeyBindings() []key.Binding {
+func (v *Resource) KeyBindings() []key.Binding {
 	k := &v.c.Keys
 	cancel := common.Short(k.Cancel, "cancel the downloads")
 	cancel.SetEnabled(v.Busy()) // otherwise esc goes back
@@ -285,13 +317,13 @@ func (v *resourcePage) KeyBindings() []key.Binding {
 
 // Update handles keys and download results, then lays the page out for
 // what changed, so that View only draws.
-func (v *resourcePage) Update(msg tea.Msg) (Page, tea.Cmd) {
+func (v *Resource) Update(msg tea.Msg) (nav.Page, tea.Cmd) {
 	cmd := v.update(msg)
 	v.relayout()
 	return v, cmd
 }
 
-func (v *resourcePage) update(msg tea.Msg) tea.Cmd {
+func (v *Resource) update(msg tea.Msg) tea.Cmd {
 	k := &v.c.Keys
 	switch msg := msg.(type) {
 	case resourceProgressMsg:
@@ -325,24 +357,24 @@ func (v *resourcePage) update(msg tea.Msg) tea.Cmd {
 				return openLinkCmd(v.c, v.r, v.origin, v.entry, l.Link, l.URL)
 			}
 			if v.looksLikeDocument() {
-				return msgCmd(openURLMsg{URL: v.entry.Loc, From: v.origin})
+				return nav.Cmd(nav.OpenURLMsg{URL: v.entry.Loc, From: v.origin})
 			}
 		case key.Matches(msg, k.Versions):
-			refs, ok := versionRefsOf(v.entry)
+			refs, ok := VersionRefsOf(v.entry)
 			if !ok {
-				return flashCmd("this resource links to no versions (memento, timegate or timemap)", false)
+				return nav.Flash("this resource links to no versions (memento, timegate or timemap)", false)
 			}
-			return pushPage(newVersionsPage(v.c, v.r, v.origin, refs))
+			return nav.Push(NewVersions(v.c, v.r, v.origin, refs))
 		case key.Matches(msg, k.Copy):
 			if l := v.selectedLink(); l != nil {
-				return msgCmd(copyMsg{Text: l.URL, What: "URL"})
+				return nav.Cmd(nav.CopyMsg{Text: l.URL, What: "URL"})
 			}
-			return msgCmd(copyMsg{Text: v.entry.Loc, What: "URL"})
+			return nav.Cmd(nav.CopyMsg{Text: v.entry.Loc, What: "URL"})
 		case key.Matches(msg, k.Browser):
 			if l := v.selectedLink(); l != nil {
-				return msgCmd(openBrowserMsg{URL: l.URL})
+				return nav.Cmd(nav.OpenBrowserMsg{URL: l.URL})
 			}
-			return msgCmd(openBrowserMsg{URL: v.entry.Loc})
+			return nav.Cmd(nav.OpenBrowserMsg{URL: v.entry.Loc})
 		case key.Matches(msg, k.Retry):
 			return v.start(0)
 		case key.Matches(msg, k.Mirrors):
@@ -353,7 +385,7 @@ func (v *resourcePage) update(msg tea.Msg) tea.Cmd {
 }
 
 // target returns the target a result is for, nil when it is stale.
-func (v *resourcePage) target(k resourceFetchKey) *resourceTarget {
+func (v *Resource) target(k resourceFetchKey) *resourceTarget {
 	if k.session != v.session || k.target < 0 || k.target >= len(v.targets) {
 		return nil
 	}
@@ -365,9 +397,9 @@ func (v *resourcePage) target(k resourceFetchKey) *resourceTarget {
 }
 
 // fetchMirrors queues every fetchable mirror and starts the first ones.
-func (v *resourcePage) fetchMirrors() tea.Cmd {
+func (v *Resource) fetchMirrors() tea.Cmd {
 	if len(v.targets) < 2 {
-		return msgCmd(flashMsg{Text: "this resource declares no mirror (rel=\"duplicate\")"})
+		return nav.Cmd(nav.FlashMsg{Text: "this resource declares no mirror (rel=\"duplicate\")"})
 	}
 	for i := 1; i < len(v.targets); i++ {
 		if t := &v.targets[i]; t.state != targetUnfetchable && t.state != targetRunning {
@@ -379,7 +411,7 @@ func (v *resourcePage) fetchMirrors() tea.Cmd {
 
 // startQueued starts queued mirrors while fewer than
 // resourceMirrorConcurrency run.
-func (v *resourcePage) startQueued() tea.Cmd {
+func (v *Resource) startQueued() tea.Cmd {
 	running := 0
 	for i := 1; i < len(v.targets); i++ {
 		if v.targets[i].state == targetRunning {
@@ -398,12 +430,12 @@ func (v *resourcePage) startQueued() tea.Cmd {
 
 // relayout tells the list where the links are: the page's lines change
 // as downloads progress.
-func (v *resourcePage) relayout() {
+func (v *Resource) relayout() {
 	lines, items := v.lines(v.c.Styles, max(v.width, 1))
 	v.list.SetItems(items, len(lines))
 }
 
-func (v *resourcePage) selectedLink() *resourceLink {
+func (v *Resource) selectedLink() *resourceLink {
 	i := v.list.Cursor()
 	if i < 0 || i >= len(v.links) {
 		return nil
@@ -412,14 +444,14 @@ func (v *resourcePage) selectedLink() *resourceLink {
 }
 
 // View draws the comparison, the links, the mirrors and a preview.
-func (v *resourcePage) View() string {
+func (v *Resource) View() string {
 	lines, _ := v.lines(v.c.Styles, max(v.width, 1))
 	return components.Scrolled(lines, v.list.Offset(), v.width, v.height)
 }
 
 // lines draws the whole page (a resource has a few dozen lines at most) and
 // says on which line each link is.
-func (v *resourcePage) lines(st *common.Styles, w int) ([]string, []int) {
+func (v *Resource) lines(st *common.Styles, w int) ([]string, []int) {
 	var out []string
 	add := func(s string) { out = append(out, s) }
 	label := func(s string) string { return st.Section.Render(fmt.Sprintf("%-9s", s)) + " " }
@@ -618,8 +650,8 @@ func checkLines(st *common.Styles, checks []claims.Check, hashes model.HashList)
 	}
 	indent := strings.Repeat(" ", 13)
 	for _, c := range checks {
-		mark := checkMarkOf(c.Verdict)
-		lead := " " + mark.render(st) + " " + st.Label.Render(fmt.Sprintf("%-9s", components.Escape(c.Field))) + " "
+		mark := CheckMarkOf(c.Verdict)
+		lead := " " + mark.Render(st) + " " + st.Label.Render(fmt.Sprintf("%-9s", components.Escape(c.Field))) + " "
 		declared, actual := c.Declared, checkText(c)
 		if c.Verdict == claims.NotDeclared {
 			declared = "not declared"
@@ -634,9 +666,9 @@ func checkLines(st *common.Styles, checks []claims.Check, hashes model.HashList)
 			continue
 		}
 		switch mark {
-		case markMatch:
+		case MarkMatch:
 			out = append(out, lead+st.Value.Render(declared)+st.Dim.Render("  received the same"))
-		case markMismatch:
+		case MarkMismatch:
 			out = append(out, lead+st.Value.Render(declared)+st.Dim.Render("  declared"))
 			out = append(out, indent+st.MarkBad.Render(actual)+st.Dim.Render("  received"))
 		default:
@@ -675,7 +707,7 @@ func declaredSummary(d claims.Claims) string {
 }
 
 // fetchLine is the state of a target's download.
-func (v *resourcePage) fetchLine(st *common.Styles, t *resourceTarget, w int) string {
+func (v *Resource) fetchLine(st *common.Styles, t *resourceTarget, w int) string {
 	switch t.state {
 	case targetUnfetchable:
 		return st.Warning.Render("not fetched: only http and https URLs are")
@@ -713,7 +745,7 @@ func (v *resourcePage) fetchLine(st *common.Styles, t *resourceTarget, w int) st
 
 // mirrorTable is the compact table: one row per source, one column per
 // compared field and declared hash algorithm.
-func (v *resourcePage) mirrorTable(st *common.Styles) []string {
+func (v *Resource) mirrorTable(st *common.Styles) []string {
 	var algs []string
 	seen := map[string]bool{}
 	for _, t := range v.targets {
@@ -763,7 +795,7 @@ func (v *resourcePage) mirrorTable(st *common.Styles) []string {
 		}
 		for i, col := range cols {
 			c, ok := byField[col]
-			mark := checkMarkOf(c.Verdict)
+			mark := CheckMarkOf(c.Verdict)
 			cell := "  "
 			if ok {
 				cell = mark.String() + " " + c.Short
@@ -788,13 +820,13 @@ func (v *resourcePage) mirrorTable(st *common.Styles) []string {
 	return out
 }
 
-func markStyle(st *common.Styles, m checkMark) interface{ Render(...string) string } {
+func markStyle(st *common.Styles, m CheckMark) interface{ Render(...string) string } {
 	switch m {
-	case markMatch:
+	case MarkMatch:
 		return st.MarkOK
-	case markMismatch:
+	case MarkMismatch:
 		return st.MarkBad
-	case markUnknown, markWarning:
+	case MarkUnknown, MarkWarning:
 		return st.MarkUnknown
 	}
 	return st.MarkNone

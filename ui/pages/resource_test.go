@@ -1,4 +1,4 @@
-package ui
+package pages
 
 import (
 	"context"
@@ -19,6 +19,7 @@ import (
 	"rsx/fetch"
 	"rsx/model"
 	"rsx/session"
+	"rsx/ui/nav"
 )
 
 const ivBody = "<html><body>hello, resource</body></html>\n"
@@ -39,7 +40,7 @@ func ivHashes(t *testing.T, s string) model.HashList {
 func ivMarks(checks []claims.Check) string {
 	var b strings.Builder
 	for _, c := range checks {
-		fmt.Fprintf(&b, "%s%s ", c.Field, checkMarkOf(c.Verdict))
+		fmt.Fprintf(&b, "%s%s ", c.Field, CheckMarkOf(c.Verdict))
 	}
 	return strings.TrimSpace(b.String())
 }
@@ -61,7 +62,7 @@ func TestResourceViewMirrorTargets(t *testing.T) {
 	e := model.Entry{Loc: "http://example.com/dir/r", MD: model.Metadata{Type: "text/html", Length: 10, LengthRaw: "10", LengthOK: true, Hash: ivHashes(t, "md5:"+ivMD5("x"))}}
 	own := model.Link{Rel: "duplicate", Href: "/m", Type: "text/plain", HashRaw: "sha-256:" + ivSHA256("x"), Hash: ivHashes(t, "sha-256:"+ivSHA256("x"))}
 	e.Links = []model.Link{own}
-	v := newResourcePage(ivTestCommon(), ivChecker(&ivFakeDownloader{}), "", e)
+	v := NewResource(ivTestCommon(), ivChecker(&ivFakeDownloader{}), "", e)
 	if len(v.targets) != 2 || v.targets[1].URL != "http://example.com/m" {
 		t.Fatalf("relative mirror href resolved to %+v", v.targets)
 	}
@@ -81,7 +82,7 @@ func TestResourceViewBase64AndWarning(t *testing.T) {
 	e.MD.Hash = ivHashes(t, "md5:"+base64.StdEncoding.EncodeToString(raw[:]))
 	e.Lastmod = ivDatetime(t, "2013-01-02T12:00:00Z")
 	e.Links = nil
-	v := newResourcePage(ivTestCommon(), ivChecker(ivResourceFake()), "", e)
+	v := NewResource(ivTestCommon(), ivChecker(ivResourceFake()), "", e)
 	v.SetSize(120, 30)
 	ivDrive(v, ivRunCmd(v.Init())...)
 	screen := strings.Join(ivLines(v.View()), "\n")
@@ -115,7 +116,7 @@ type ivAnswer struct {
 func ivChecker(d claims.Downloader) ivResources { return ivResources{d: d} }
 
 type ivResources struct {
-	NopBackend
+	ivNop
 	d claims.Downloader
 }
 
@@ -202,7 +203,7 @@ func TestResourceViewGolden(t *testing.T) {
 		w, h := size[0], size[1]
 		t.Run(fmt.Sprintf("%dx%d", w, h), func(t *testing.T) {
 			fake := ivResourceFake()
-			v := newResourcePage(ivTestCommon(), ivChecker(fake), "", ivResourceEntry(t))
+			v := NewResource(ivTestCommon(), ivChecker(fake), "", ivResourceEntry(t))
 			tm, rec := ivRun(t, v, w, h)
 			ivWaitScreen(t, rec, func(s string) bool { return strings.Contains(s, "everything declared matches") })
 			ivGolden(t, fmt.Sprintf("view_resource_%dx%d", w, h), rec.Screen())
@@ -218,11 +219,11 @@ func TestResourceViewGolden(t *testing.T) {
 			ivGolden(t, fmt.Sprintf("view_resource_mirrors_%dx%d", w, h), rec.Screen())
 			// A mirror is a resource: its view opens over this page.
 			got := ivWaitMsgs(t, rec, 1)
-			pp, ok := got[0].(pushPageMsg)
+			pp, ok := got[0].(nav.PushMsg)
 			if len(got) != 1 || !ok {
 				t.Fatalf("enter on the third link sent %v", got)
 			}
-			if rp, ok := pp.Page.(*resourcePage); !ok || rp.entry.Loc != "http://mirror1.example.org/res1" || rp.via != "duplicate link of example.com/res1" {
+			if rp, ok := pp.Page.(*Resource); !ok || rp.entry.Loc != "http://mirror1.example.org/res1" || rp.via != "duplicate link of example.com/res1" {
 				t.Errorf("enter on the third link opened %#v", pp.Page)
 			}
 			for _, u := range fake.Asked() {
@@ -253,7 +254,7 @@ func TestResourceViewMirrorsPolitely(t *testing.T) {
 		mu.Unlock()
 		return &fetch.Exchange{Status: 200}, nil
 	})
-	v := newResourcePage(ivTestCommon(), ivChecker(d), "", e)
+	v := NewResource(ivTestCommon(), ivChecker(d), "", e)
 	v.SetSize(120, 40)
 	v.targets[0].state = targetDone
 	_, cmd := v.Update(ivKey("m"))
@@ -327,7 +328,7 @@ func TestResourceViewFetchHTTP(t *testing.T) {
 		{"/missing", good, "status✗ length? type? lastmod? md5? sha-256?"},
 	}
 	for _, tt := range tests {
-		v := newResourcePage(ivTestCommon(), ivChecker(client), "", entry(tt.path, tt.hashes))
+		v := NewResource(ivTestCommon(), ivChecker(client), "", entry(tt.path, tt.hashes))
 		v.SetSize(120, 40)
 		ivDrive(v, ivRunCmd(v.Init())...)
 		if got := ivMarks(v.targets[0].checks); got != tt.want {
@@ -343,7 +344,7 @@ func TestResourceViewFetchHTTP(t *testing.T) {
 	// declared is not read at all.
 	slow := entry("/slow", good)
 	slow.MD.Length, slow.MD.LengthRaw = 1000000, "1000000"
-	v := newResourcePage(ivTestCommon(), ivChecker(client), "", slow)
+	v := NewResource(ivTestCommon(), ivChecker(client), "", slow)
 	tm, rec := ivRun(t, v, 100, 30)
 	ivWaitScreen(t, rec, func(s string) bool {
 		return strings.Contains(s, "esc cancels") && strings.Contains(s, "42 B of 977 KiB")
@@ -362,8 +363,8 @@ func TestResourceViewFetchHTTP(t *testing.T) {
 
 // A result for another resource view (or an earlier fetch) is dropped.
 func TestResourceViewDropsStaleResults(t *testing.T) {
-	a := newResourcePage(ivTestCommon(), ivChecker(ivResourceFake()), "", ivResourceEntry(t))
-	b := newResourcePage(ivTestCommon(), ivChecker(ivResourceFake()), "", ivResourceEntry(t))
+	a := NewResource(ivTestCommon(), ivChecker(ivResourceFake()), "", ivResourceEntry(t))
+	b := NewResource(ivTestCommon(), ivChecker(ivResourceFake()), "", ivResourceEntry(t))
 	if a.session == b.session {
 		t.Fatal("two views share a session")
 	}
@@ -389,7 +390,7 @@ func TestResourceViewDropsStaleResults(t *testing.T) {
 
 func TestResourceViewBareURL(t *testing.T) {
 	for _, e := range []model.Entry{{Loc: "http://example.com/res1"}, {Index: -1, Loc: "http://example.com/res1"}} {
-		v := newResourcePage(ivTestCommon(), ivChecker(ivResourceFake()), "", e)
+		v := NewResource(ivTestCommon(), ivChecker(ivResourceFake()), "", e)
 		v.SetSize(100, 20)
 		ivDrive(v, ivRunCmd(v.Init())...)
 		screen := strings.Join(ivLines(v.View()), "\n")

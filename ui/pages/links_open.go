@@ -1,4 +1,4 @@
-package ui
+package pages
 
 import (
 	"strings"
@@ -7,6 +7,8 @@ import (
 
 	"rsx/model"
 	"rsx/ui/common"
+	"rsx/ui/components"
+	"rsx/ui/nav"
 )
 
 // Links open what they point to: a ResourceSync document as a document, a
@@ -53,38 +55,38 @@ func linkEntry(l model.Link, url string) model.Entry {
 // resource e, found in the document origin: pages are shown over the page
 // that asks, so that esc comes back to it. A document is opened only as
 // far as origin may lead (the root asks Backend.FollowLink).
-func openLinkCmd(c *common.Common, b resourceBackend, origin string, e model.Entry, l model.Link, url string) tea.Cmd {
+func openLinkCmd(c *common.Common, b ResourceBackend, origin string, e model.Entry, l model.Link, url string) tea.Cmd {
 	switch kindOfLink(l.Rel) {
 	case linkDocument:
-		return msgCmd(openURLMsg{URL: url, From: origin})
+		return nav.Cmd(nav.OpenURLMsg{URL: url, From: origin})
 	case linkVersions:
-		refs, _ := versionRefsOf(e)
+		refs, _ := VersionRefsOf(e)
 		if model.HasRel(l.Rel, "timemap") {
 			refs.TimeMap = url
 		} else {
 			refs.TimeGate = url
 		}
-		return pushPage(newVersionsPage(c, b, origin, refs))
+		return nav.Push(NewVersions(c, b, origin, refs))
 	}
-	p := newResourcePage(c, b, origin, linkEntry(l, url))
-	p.via = strings.Join(strings.Fields(l.Rel), " ") + " link of " + shortURL(e.Loc)
-	return pushPage(p)
+	p := NewResource(c, b, origin, linkEntry(l, url))
+	p.via = strings.Join(strings.Fields(l.Rel), " ") + " link of " + components.ShortURL(e.Loc)
+	return nav.Push(p)
 }
 
-// versionRefs are what an entry says of its resource's versions (section
+// VersionRefs are what an entry says of its resource's versions (section
 // 14 of the specification, RFC 7089): the TimeMap, the TimeGate and the
 // mementos it links to.
-type versionRefs struct {
+type VersionRefs struct {
 	Original string       // the resource
 	TimeMap  string       // "" when not linked
 	TimeGate string       // "" when not linked
 	Mementos []model.Link // the entry's memento links, hrefs resolved
 }
 
-// versionRefsOf reads the version links of entry e (its Loc absolute); ok
+// VersionRefsOf reads the version links of entry e (its Loc absolute); ok
 // is false when it has none.
-func versionRefsOf(e model.Entry) (versionRefs, bool) {
-	r := versionRefs{Original: e.Loc}
+func VersionRefsOf(e model.Entry) (VersionRefs, bool) {
+	r := VersionRefs{Original: e.Loc}
 	ok := false
 	for _, l := range e.Links {
 		u := model.ResolveHref(e.Loc, l.Href)

@@ -1,8 +1,7 @@
-package ui
+package pages
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -16,9 +15,10 @@ import (
 	"rsx/session"
 	"rsx/ui/common"
 	"rsx/ui/components"
+	"rsx/ui/nav"
 )
 
-// versionsPage shows the versions of a resource through Memento (section 14
+// Versions shows the versions of a resource through Memento (section 14
 // of the specification, RFC 7089): its TimeMap read as a table of versions
 // with their datetimes. enter opens a version's resource view, c compares a
 // version with the resource as it is now, and t asks the TimeGate
@@ -26,11 +26,11 @@ import (
 // Without a TimeMap link, the TimeGate is asked for now and its Link header
 // leads to the TimeMap; without either, the entry's memento links are the
 // versions.
-type versionsPage struct {
+type Versions struct {
 	c       *common.Common
-	b       resourceBackend
-	refs    versionRefs
-	origin  string // the document the versions' entry came from (newVersionsPage)
+	b       ResourceBackend
+	refs    VersionRefs
+	origin  string // the document the versions' entry came from (NewVersions)
 	session *versionsSession
 
 	tm      *memento.TimeMap
@@ -73,26 +73,11 @@ type versionsGateMsg struct {
 	err     error
 }
 
-// openVersionsPage opens the versions of the selected entry's resource.
-func openVersionsPage(pc pageContext) (Page, tea.Cmd, error) {
-	d := pc.doc
-	if d == nil || pc.selected < 0 || pc.selected >= d.entries.Len() {
-		return nil, nil, errors.New("select an entry to see its versions")
-	}
-	e := d.entries.Entry(pc.selected)
-	e.Loc = model.ResolveHref(d.base(), e.Loc)
-	refs, ok := versionRefsOf(e)
-	if !ok {
-		return nil, nil, errors.New("this entry links to no versions (memento, timegate or timemap)")
-	}
-	return newVersionsPage(pc.c, pc.backend, d.base(), refs), nil, nil
-}
-
-// newVersionsPage returns the versions page of refs; Init reads the
+// NewVersions returns the versions page of refs; Init reads the
 // TimeMap. origin is the document whose entry refs come from (as
-// newResourcePage's).
-func newVersionsPage(c *common.Common, b resourceBackend, origin string, refs versionRefs) *versionsPage {
-	v := &versionsPage{c: c, b: b, origin: origin, refs: refs, session: &versionsSession{}, tbl: components.NewTable(c),
+// NewResource's).
+func NewVersions(c *common.Common, b ResourceBackend, origin string, refs VersionRefs) *Versions {
+	v := &Versions{c: c, b: b, origin: origin, refs: refs, session: &versionsSession{}, tbl: components.NewTable(c),
 		input: components.NewInput(c.Styles, "at: ")}
 	v.tbl.SetColumns(v.columns())
 	if refs.TimeMap == "" && refs.TimeGate == "" {
@@ -110,7 +95,7 @@ func newVersionsPage(c *common.Common, b resourceBackend, origin string, refs ve
 }
 
 // columns of the versions table: datetime, memento and what is known of it.
-func (v *versionsPage) columns() []components.Column {
+func (v *Versions) columns() []components.Column {
 	c := v.c
 	return []components.Column{
 		{Title: "datetime", Min: 20, Max: 20, Value: func(i int) string {
@@ -131,7 +116,7 @@ func (v *versionsPage) columns() []components.Column {
 
 // notes say what is known of version i: first, last, the one the document
 // declares, the one the TimeGate answered.
-func (v *versionsPage) notes(i int) string {
+func (v *Versions) notes(i int) string {
 	m := v.rows[i]
 	var out []string
 	if m.IsFirst() {
@@ -153,10 +138,10 @@ func (v *versionsPage) notes(i int) string {
 }
 
 // Init reads the TimeMap (through the TimeGate when it is the only link).
-func (v *versionsPage) Init() tea.Cmd { return v.load() }
+func (v *Versions) Init() tea.Cmd { return v.load() }
 
 // load fetches the TimeMap in a Cmd.
-func (v *versionsPage) load() tea.Cmd {
+func (v *Versions) load() tea.Cmd {
 	if v.refs.TimeMap == "" && v.refs.TimeGate == "" {
 		return nil
 	}
@@ -189,13 +174,13 @@ func (v *versionsPage) load() tea.Cmd {
 }
 
 // askGate asks the TimeGate for the version in effect at t.
-func (v *versionsPage) askGate(t time.Time) tea.Cmd {
+func (v *Versions) askGate(t time.Time) tea.Cmd {
 	gate := v.refs.TimeGate
 	if gate == "" && v.tm != nil {
 		gate = v.tm.TimeGate
 	}
 	if gate == "" {
-		return flashCmd("no TimeGate is known for this resource", true)
+		return nav.Flash("no TimeGate is known for this resource", true)
 	}
 	v.gateBusy, v.gateErr = true, nil
 	b, s := v.b, v.session
@@ -207,13 +192,13 @@ func (v *versionsPage) askGate(t time.Time) tea.Cmd {
 	}
 }
 
-func (v *versionsPage) Title() string     { return "Versions" }
-func (v *versionsPage) InputActive() bool { return v.asking }
-func (v *versionsPage) Busy() bool        { return v.loading || v.gateBusy }
+func (v *Versions) Title() string     { return "Versions" }
+func (v *Versions) InputActive() bool { return v.asking }
+func (v *Versions) Busy() bool        { return v.loading || v.gateBusy }
 
 // Back closes the datetime input, or cancels the TimeMap's load; then esc
 // leaves.
-func (v *versionsPage) Back() (bool, tea.Cmd) {
+func (v *Versions) Back() (bool, tea.Cmd) {
 	switch {
 	case v.asking:
 		v.asking = false
@@ -228,20 +213,20 @@ func (v *versionsPage) Back() (bool, tea.Cmd) {
 }
 
 // Close stops the TimeMap's load.
-func (v *versionsPage) Close() {
+func (v *Versions) Close() {
 	if v.cancel != nil {
 		v.cancel()
 	}
 }
 
 // KeyBindings are the page's own bindings, for the help screen and footer.
-func (v *versionsPage) KeyBindings() []key.Binding {
+func (v *Versions) KeyBindings() []key.Binding {
 	k := &v.c.Keys
 	return []key.Binding{common.Short(k.Open, "open the version"), k.Compare, k.TimeGate, common.Short(k.Retry, "reload"), k.Copy, k.Browser}
 }
 
 // headerLines is the height of the lines above the table.
-func (v *versionsPage) headerLines() []string {
+func (v *Versions) headerLines() []string {
 	st := v.c.Styles
 	w := max(v.width, 1)
 	label := func(s string) string { return st.Section.Render(fmt.Sprintf("%-9s", s)) + " " }
@@ -303,7 +288,7 @@ func (v *versionsPage) headerLines() []string {
 }
 
 // detailLines describe the selected version.
-func (v *versionsPage) detailLines() []string {
+func (v *Versions) detailLines() []string {
 	st := v.c.Styles
 	i := v.tbl.Selected()
 	if i < 0 || i >= len(v.rows) {
@@ -326,7 +311,7 @@ func orEmpty(s, none string) string {
 }
 
 // SetSize lays the page out for w×h cells.
-func (v *versionsPage) SetSize(w, h int) {
+func (v *Versions) SetSize(w, h int) {
 	v.width, v.height = w, h
 	v.input.SetStyles(v.c.Styles)
 	v.input.SetWidth(max(w-50, 20))
@@ -334,19 +319,19 @@ func (v *versionsPage) SetSize(w, h int) {
 }
 
 // layout gives the table what the header, the detail and the input leave.
-func (v *versionsPage) layout() {
+func (v *Versions) layout() {
 	rest := v.height - len(v.headerLines()) - 3 // detail (2) and the input line
 	v.tbl.SetSize(v.width, max(rest, 3))
 }
 
 // Update handles keys, the mouse wheel and the page's results.
-func (v *versionsPage) Update(msg tea.Msg) (Page, tea.Cmd) {
+func (v *Versions) Update(msg tea.Msg) (nav.Page, tea.Cmd) {
 	cmd := v.update(msg)
 	v.layout()
 	return v, cmd
 }
 
-func (v *versionsPage) update(msg tea.Msg) tea.Cmd {
+func (v *Versions) update(msg tea.Msg) tea.Cmd {
 	k := &v.c.Keys
 	switch msg := msg.(type) {
 	case versionsMapMsg:
@@ -411,20 +396,20 @@ func (v *versionsPage) update(msg tea.Msg) tea.Cmd {
 		case !ok:
 			return nil
 		case key.Matches(msg, k.Open):
-			return pushPage(v.versionPage(m))
+			return nav.Push(v.versionPage(m))
 		case key.Matches(msg, k.Compare):
-			return pushPage(newDiffPage(v.c, v.b, m, v.original()))
+			return nav.Push(NewDiff(v.c, v.b, m, v.original()))
 		case key.Matches(msg, k.Copy):
-			return msgCmd(copyMsg{Text: m.URL, What: "URL"})
+			return nav.Cmd(nav.CopyMsg{Text: m.URL, What: "URL"})
 		case key.Matches(msg, k.Browser):
-			return msgCmd(openBrowserMsg{URL: m.URL})
+			return nav.Cmd(nav.OpenBrowserMsg{URL: m.URL})
 		}
 	}
 	return nil
 }
 
 // inputKey edits the datetime; enter asks the TimeGate.
-func (v *versionsPage) inputKey(msg tea.KeyPressMsg) tea.Cmd {
+func (v *Versions) inputKey(msg tea.KeyPressMsg) tea.Cmd {
 	k := &v.c.Keys
 	switch {
 	case key.Matches(msg, k.Cancel):
@@ -446,7 +431,7 @@ func (v *versionsPage) inputKey(msg tea.KeyPressMsg) tea.Cmd {
 }
 
 // selected is the version under the cursor.
-func (v *versionsPage) selected() (memento.Memento, bool) {
+func (v *Versions) selected() (memento.Memento, bool) {
 	i := v.tbl.Selected()
 	if i < 0 || i >= len(v.rows) {
 		return memento.Memento{}, false
@@ -455,7 +440,7 @@ func (v *versionsPage) selected() (memento.Memento, bool) {
 }
 
 // original is the resource as it is now.
-func (v *versionsPage) original() string {
+func (v *Versions) original() string {
 	if v.tm != nil && v.tm.Original != "" {
 		return v.tm.Original
 	}
@@ -464,21 +449,21 @@ func (v *versionsPage) original() string {
 
 // versionPage is the resource view of version m, held to what the
 // document's memento link of it declares, if there is one.
-func (v *versionsPage) versionPage(m memento.Memento) *resourcePage {
+func (v *Versions) versionPage(m memento.Memento) *Resource {
 	l := model.Link{Rel: "memento"}
 	for _, dl := range v.refs.Mementos {
 		if dl.Href == m.URL {
 			l = dl
 		}
 	}
-	p := newResourcePage(v.c, v.b, v.origin, linkEntry(l, m.URL))
+	p := NewResource(v.c, v.b, v.origin, linkEntry(l, m.URL))
 	when := orEmpty(m.DatetimeRaw, "no datetime")
-	p.via = "memento link of " + shortURL(v.original()) + " (" + when + ")"
+	p.via = "memento link of " + components.ShortURL(v.original()) + " (" + when + ")"
 	return p
 }
 
 // View draws the header, the table, the selected version and the input.
-func (v *versionsPage) View() string {
+func (v *Versions) View() string {
 	st := v.c.Styles
 	w := max(v.width, 1)
 	lines := v.headerLines()

@@ -1,4 +1,4 @@
-package ui
+package pages
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 	"rsx/memento"
 	"rsx/model"
 	"rsx/session"
+	"rsx/ui/nav"
 )
 
 const ivOriginal = "http://example.com/res1.txt"
@@ -39,7 +40,7 @@ var ivVersionBodies = map[string]string{
 
 // ivVersions is a backend of versions answered from memory.
 type ivVersions struct {
-	NopBackend
+	ivNop
 	asked *[]string
 }
 
@@ -95,9 +96,9 @@ func ivVersionsDownloader() *ivFakeDownloader {
 }
 
 // ivVersionRefs are the version links of an entry of ivOriginal.
-func ivVersionRefs() versionRefs {
+func ivVersionRefs() VersionRefs {
 	d, _ := model.ParseDatetime("2026-01-05T06:00:00Z")
-	return versionRefs{Original: ivOriginal, TimeMap: "http://example.com/timemap/res1.txt", TimeGate: "http://example.com/timegate/res1.txt",
+	return VersionRefs{Original: ivOriginal, TimeMap: "http://example.com/timemap/res1.txt", TimeGate: "http://example.com/timegate/res1.txt",
 		Mementos: []model.Link{{Rel: "memento", Href: "http://example.com/versions/v2/res1.txt", Modified: d}}}
 }
 
@@ -108,7 +109,7 @@ func TestVersionsPageGolden(t *testing.T) {
 		w, h := size[0], size[1]
 		t.Run(fmt.Sprintf("%dx%d", w, h), func(t *testing.T) {
 			b := newIVVersions()
-			v := newVersionsPage(ivTestCommon(), b, "", ivVersionRefs())
+			v := NewVersions(ivTestCommon(), b, "", ivVersionRefs())
 			v.SetSize(w, h)
 			ivDrive(v, ivRunCmd(v.Init())...)
 			if len(v.rows) != 3 || v.tbl.Selected() != 2 {
@@ -140,8 +141,8 @@ func TestVersionsPageGolden(t *testing.T) {
 
 			// enter: the version's resource view, held to the document's memento link.
 			msgs = ivDrive(v, ivKey("enter"))
-			pp, ok := msgs[0].(pushPageMsg)
-			rp, ok2 := pp.Page.(*resourcePage)
+			pp, ok := msgs[0].(nav.PushMsg)
+			rp, ok2 := pp.Page.(*Resource)
 			if len(msgs) != 1 || !ok || !ok2 || rp.entry.Loc != "http://example.com/versions/v2/res1.txt" || !rp.entry.Lastmod.OK {
 				t.Fatalf("enter sent %v", msgs)
 			}
@@ -151,7 +152,7 @@ func TestVersionsPageGolden(t *testing.T) {
 
 			// c: the diff of the version with the resource now.
 			msgs = ivDrive(v, ivKey("c"))
-			dp := msgs[0].(pushPageMsg).Page.(*diffPage)
+			dp := msgs[0].(nav.PushMsg).Page.(*Diff)
 			dp.SetSize(w, h)
 			ivDrive(dp, ivRunCmd(dp.Init())...)
 			screen := strings.Join(ivLines(dp.View()), "\n")
@@ -171,14 +172,14 @@ func TestVersionsPageWithoutTimeMap(t *testing.T) {
 	b := newIVVersions()
 	refs := ivVersionRefs()
 	refs.TimeMap = ""
-	v := newVersionsPage(ivTestCommon(), b, "", refs)
+	v := NewVersions(ivTestCommon(), b, "", refs)
 	v.SetSize(120, 40)
 	ivDrive(v, ivRunCmd(v.Init())...)
 	if len(v.rows) != 3 || v.gate == nil || len(*b.asked) != 2 || !strings.HasPrefix((*b.asked)[0], "timegate ") {
 		t.Errorf("through the TimeGate: %d rows, asked %v", len(v.rows), *b.asked)
 	}
 	refs.TimeGate = ""
-	v = newVersionsPage(ivTestCommon(), b, "", refs)
+	v = NewVersions(ivTestCommon(), b, "", refs)
 	v.SetSize(120, 40)
 	if v.Init() != nil || len(v.rows) != 1 || !strings.Contains(v.View(), "none linked") {
 		t.Errorf("memento links only: %d rows\n%s", len(v.rows), v.View())
@@ -186,7 +187,7 @@ func TestVersionsPageWithoutTimeMap(t *testing.T) {
 	// A TimeMap that cannot be read says why.
 	refs = ivVersionRefs()
 	refs.TimeMap = "http://example.com/timemap/missing"
-	v = newVersionsPage(ivTestCommon(), b, "", refs)
+	v = NewVersions(ivTestCommon(), b, "", refs)
 	v.SetSize(120, 40)
 	ivDrive(v, ivRunCmd(v.Init())...)
 	if !strings.Contains(v.View(), "404 Not Found") {
@@ -209,8 +210,8 @@ func TestKindOfLink(t *testing.T) {
 	// came from, which the root holds to Backend.FollowLink
 	// (TestLinksFromTheNetworkDoNotOpenLocalFiles).
 	e := model.Entry{Loc: "http://example.com/r"}
-	msgs := ivRunCmd(openLinkCmd(ivTestCommon(), NopBackend{}, "http://example.com/doc.xml", e, model.Link{Rel: "up"}, "file:///etc/passwd"))
-	if want := (openURLMsg{URL: "file:///etc/passwd", From: "http://example.com/doc.xml"}); len(msgs) != 1 || msgs[0] != want {
+	msgs := ivRunCmd(openLinkCmd(ivTestCommon(), ivNop{}, "http://example.com/doc.xml", e, model.Link{Rel: "up"}, "file:///etc/passwd"))
+	if want := (nav.OpenURLMsg{URL: "file:///etc/passwd", From: "http://example.com/doc.xml"}); len(msgs) != 1 || msgs[0] != want {
 		t.Errorf("an up link: %v, want %v", msgs, want)
 	}
 }
@@ -224,7 +225,7 @@ func TestResourceViewOfALink(t *testing.T) {
 		b := newIVVersions()
 		e := model.Entry{Loc: "http://example.com/res1", Links: []model.Link{{Rel: "describedby", Href: "http://example.com/p", HasRel: true, HasHref: true}}}
 		msgs := ivRunCmd(openLinkCmd(ivTestCommon(), b, "http://example.com/doc.xml", e, e.Links[0], "http://example.com/p"))
-		rp := msgs[0].(pushPageMsg).Page.(*resourcePage)
+		rp := msgs[0].(nav.PushMsg).Page.(*Resource)
 		rp.SetSize(w, h)
 		ivDrive(rp, ivRunCmd(rp.Init())...)
 		all, _ := rp.lines(rp.c.Styles, w) // the whole page, which scrolls
@@ -239,48 +240,5 @@ func TestResourceViewOfALink(t *testing.T) {
 			t.Errorf("title %q", rp.Title())
 		}
 		ivGolden(t, fmt.Sprintf("view_resource_link_%dx%d", w, h), rp.View())
-	}
-}
-
-// v on an entry with version links opens its versions; from the resource
-// view, enter on the timemap link opens them over it, and esc comes back.
-func TestVersionsFromTheExplorer(t *testing.T) {
-	g := newExGetter()
-	g.docs["/dataset9/resourcelist.xml"] = `<?xml version="1.0" encoding="UTF-8"?>
-<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:rs="http://www.openarchives.org/rs/terms/">
-<rs:md capability="resourcelist" at="2026-01-06T00:00:00Z"/>
-<url><loc>http://example.com/res1.txt</loc>
-<rs:ln rel="memento" href="http://example.com/versions/v2/res1.txt" modified="2026-01-05T06:00:00Z"/>
-<rs:ln rel="timegate" href="http://example.com/timegate/res1.txt"/>
-<rs:ln rel="timemap" href="` + exHost + `/timemap/res1.txt" type="application/link-format"/>
-</url>
-<url><loc>http://example.com/res2.txt</loc></url>
-</urlset>
-`
-	g.docs["/timemap/res1.txt"] = ivTimeMap
-	a, d := exApp(t, g, "/dataset9/resourcelist.xml", 120, 40)
-	d.keys("v")
-	if len(a.pages) != 1 || a.pages[0].Title() != "Versions" {
-		t.Fatalf("v opened %q (flash %q)", a.pageTitle(), a.flash)
-	}
-	if vp := a.pages[0].(*versionsPage); len(vp.rows) != 3 || !strings.Contains(d.screen(), "versions/v1/res1.txt") {
-		t.Errorf("the versions page lists %d versions:\n%s", len(vp.rows), d.screen())
-	}
-	d.keys("esc j v")
-	if len(a.pages) != 0 || !strings.Contains(a.flash, "links to no versions") {
-		t.Errorf("v on an entry without version links: pages %q, flash %q", a.pageTitle(), a.flash)
-	}
-	// From the resource view: the timemap link is the third.
-	d.keys("k enter")
-	if a.pageTitle() != "Resource" {
-		t.Fatalf("enter opened %q", a.pageTitle())
-	}
-	d.keys("j j enter")
-	if a.pageTitle() != "Resource › Versions" {
-		t.Fatalf("enter on the timemap link opened %q", a.pageTitle())
-	}
-	d.keys("esc")
-	if a.pageTitle() != "Resource" {
-		t.Errorf("esc from the versions went to %q", a.pageTitle())
 	}
 }

@@ -1,4 +1,4 @@
-package ui
+package pages
 
 import (
 	"context"
@@ -35,7 +35,7 @@ type resourceDoneMsg struct {
 // checkResourceCmd fetches target t and judges it against its claims
 // through r. Progress comes back as resourceProgressMsg (the latest one
 // wins when the UI is slower than the network), the end as resourceDoneMsg.
-func checkResourceCmd(ctx context.Context, r Resources, k resourceFetchKey, t claims.Target) tea.Cmd {
+func checkResourceCmd(ctx context.Context, r Inspector, k resourceFetchKey, t claims.Target) tea.Cmd {
 	progress := make(chan resourceProgressMsg, 1)
 	done := make(chan resourceDoneMsg, 1)
 	var wait tea.Cmd

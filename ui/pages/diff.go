@@ -1,4 +1,4 @@
-package ui
+package pages
 
 import (
 	"context"
@@ -15,14 +15,15 @@ import (
 	"rsx/session"
 	"rsx/ui/common"
 	"rsx/ui/components"
+	"rsx/ui/nav"
 )
 
-// diffPage compares a version of a resource (a memento) with the resource
+// Diff compares a version of a resource (a memento) with the resource
 // as it is now: status, size, media type and every digest side by side,
 // then, for texts of a readable size, a unified diff.
-type diffPage struct {
+type Diff struct {
 	c       *common.Common
-	b       Versions
+	b       Mementos
 	version memento.Memento
 	current string
 	session *diffSession
@@ -45,16 +46,16 @@ type diffDoneMsg struct {
 	res     session.VersionDiff
 }
 
-// newDiffPage returns the page comparing version with the resource at
+// NewDiff returns the page comparing version with the resource at
 // current; Init fetches both.
-func newDiffPage(c *common.Common, b Versions, version memento.Memento, current string) *diffPage {
-	return &diffPage{c: c, b: b, version: version, current: current, session: &diffSession{}, scroll: components.NewList(components.Scroll)}
+func NewDiff(c *common.Common, b Mementos, version memento.Memento, current string) *Diff {
+	return &Diff{c: c, b: b, version: version, current: current, session: &diffSession{}, scroll: components.NewList(components.Scroll)}
 }
 
 // Init fetches and compares.
-func (v *diffPage) Init() tea.Cmd { return v.start() }
+func (v *Diff) Init() tea.Cmd { return v.start() }
 
-func (v *diffPage) start() tea.Cmd {
+func (v *Diff) start() tea.Cmd {
 	if v.cancel != nil {
 		v.cancel()
 	}
@@ -67,12 +68,12 @@ func (v *diffPage) start() tea.Cmd {
 	}
 }
 
-func (v *diffPage) Title() string     { return "Diff" }
-func (v *diffPage) InputActive() bool { return false }
-func (v *diffPage) Busy() bool        { return v.busy }
+func (v *Diff) Title() string     { return "Diff" }
+func (v *Diff) InputActive() bool { return false }
+func (v *Diff) Busy() bool        { return v.busy }
 
 // Back cancels a comparison in flight; then esc leaves.
-func (v *diffPage) Back() (bool, tea.Cmd) {
+func (v *Diff) Back() (bool, tea.Cmd) {
 	if v.busy && v.cancel != nil {
 		v.cancel()
 		return true, nil
@@ -81,20 +82,20 @@ func (v *diffPage) Back() (bool, tea.Cmd) {
 }
 
 // Close stops the comparison.
-func (v *diffPage) Close() {
+func (v *Diff) Close() {
 	if v.cancel != nil {
 		v.cancel()
 	}
 }
 
 // KeyBindings are the page's own bindings.
-func (v *diffPage) KeyBindings() []key.Binding {
+func (v *Diff) KeyBindings() []key.Binding {
 	k := &v.c.Keys
 	return []key.Binding{k.Up, k.Down, common.Short(k.Retry, "compare again")}
 }
 
 // SetSize lays the page out for w×h cells.
-func (v *diffPage) SetSize(w, h int) {
+func (v *Diff) SetSize(w, h int) {
 	v.width, v.height = w, h
 	v.scroll.SetHeight(max(h, 1))
 	v.relayout()
@@ -102,13 +103,13 @@ func (v *diffPage) SetSize(w, h int) {
 
 // relayout draws the comparison for the page's width, once: a diff of two
 // texts of megabytes is tens of thousands of lines, which View only windows.
-func (v *diffPage) relayout() {
+func (v *Diff) relayout() {
 	v.drawn = v.lines()
 	v.scroll.SetLen(len(v.drawn))
 }
 
 // Update handles the comparison's end and scrolling.
-func (v *diffPage) Update(msg tea.Msg) (Page, tea.Cmd) {
+func (v *Diff) Update(msg tea.Msg) (nav.Page, tea.Cmd) {
 	switch msg := msg.(type) {
 	case diffDoneMsg:
 		if msg.session != v.session {
@@ -132,7 +133,7 @@ func (v *diffPage) Update(msg tea.Msg) (Page, tea.Cmd) {
 }
 
 // lines draws the whole comparison.
-func (v *diffPage) lines() []string {
+func (v *Diff) lines() []string {
 	st := v.c.Styles
 	w := max(v.width, 1)
 	when := orEmpty(v.version.DatetimeRaw, "no datetime")
@@ -155,11 +156,11 @@ func (v *diffPage) lines() []string {
 	}
 	colW := max(min((w-16)/2, 66), 12)
 	row := func(field, a, b string, same bool) string {
-		m := markMatch
+		m := MarkMatch
 		if !same {
-			m = markMismatch
+			m = MarkMismatch
 		}
-		return " " + m.render(st) + " " + st.Label.Render(fmt.Sprintf("%-8s", field)) + " " +
+		return " " + m.Render(st) + " " + st.Label.Render(fmt.Sprintf("%-8s", field)) + " " +
 			st.Value.Render(components.Pad(components.Truncate(components.Escape(a), colW, components.TruncMiddle), colW)) + " " +
 			st.Value.Render(components.Truncate(components.Escape(b), colW, components.TruncMiddle))
 	}
@@ -248,7 +249,7 @@ func diffCounts(diff string) (added, removed int) {
 }
 
 // View draws the visible part of the comparison.
-func (v *diffPage) View() string {
+func (v *Diff) View() string {
 	lines := v.drawn
 	if v.res == nil {
 		lines = v.lines() // the spinner turns
