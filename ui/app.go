@@ -12,6 +12,7 @@ import (
 	"rsx/ui/common"
 	"rsx/ui/components"
 	"rsx/ui/nav"
+	"rsx/ui/pages"
 )
 
 // Options configure the explorer.
@@ -123,7 +124,7 @@ func (a *App) Init() tea.Cmd {
 		a.backend.UserOpened(a.opts.Target) // the user's own: a local file allows local files
 	}
 	switch {
-	case looksLikePackage(a.opts.Target):
+	case pages.LooksLikePackage(a.opts.Target):
 		// A .zip is a dump package: it opens in the package page.
 		cmds = append(cmds, a.openPackage(dump.PackageRef{URL: a.opts.Target}, false))
 	case a.opts.Target != "":

@@ -100,7 +100,7 @@ func (a *App) openPackage(ref dump.PackageRef, fromEntry bool) tea.Cmd {
 	if ref.Dump != "" && !a.mayFollow(ref.Dump, ref.URL) {
 		return nil
 	}
-	return a.showPage(newPackagePage(a.c, a.backend, ref, fromEntry, dump.Options{}))
+	return a.showPage(pages.NewPackage(a.c, a.backend, ref, fromEntry, dump.Options{}))
 }
 
 // openSelectedPackage opens the package of the selected dump entry.

@@ -10,6 +10,7 @@ import (
 	"rsx/dump"
 	"rsx/ui/common"
 	"rsx/ui/components"
+	"rsx/ui/pages"
 )
 
 // The root's one-line prompt: a URL or a file to open (:), an entry to jump
@@ -70,7 +71,7 @@ func (a *App) promptDone(kind promptKind, val string) tea.Cmd {
 		// Typed by the user: a local path allows local files from now on
 		// (a session started on a URL reads none until then).
 		a.backend.UserOpened(val)
-		if looksLikePackage(val) {
+		if pages.LooksLikePackage(val) {
 			// A .zip is a dump package: open it in the package page.
 			return a.openPackage(dump.PackageRef{URL: val}, false)
 		}

@@ -173,11 +173,11 @@ func TestHostilePackageIsEscaped(t *testing.T) {
 			fmt.Sprintf(`<loc>%s/dumps/evil.zip</loc><rs:md type="application/zip" length="%d"/>`, pkHost, len(z))))
 		a, d, _ := pkAppSite(t, site, "/evil.xml", sz.w, sz.h)
 		d.keys("enter")
-		v := pkPage(t, a)
 		// The entry and the members are refused (a control in a path), and
 		// shown.
-		if v.phase != pkgVerified || len(v.rows) != 3 {
-			t.Fatalf("phase %d, %d rows; screen:\n%s", v.phase, len(v.rows), d.screen())
+		pkVerified(t, pkPage(t, a), d)
+		if rows := pkRows(d.screen()); len(rows) != 3 {
+			t.Fatalf("%d rows; screen:\n%s", len(rows), d.screen())
 		}
 		for _, keys := range []string{"", "j", "j"} { // the entry, then the unlisted members
 			d.keys(keys)

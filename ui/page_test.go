@@ -135,7 +135,7 @@ func TestHelpListsEveryKey(t *testing.T) {
 		pages.NewDiscovery(c, &crawl.Discovery{}),
 		pages.NewVersions(c, NopBackend{}, "", pages.VersionRefs{Original: "http://example.org/r", TimeMap: "http://example.org/tm"}),
 		pages.NewDiff(c, NopBackend{}, memento.Memento{URL: "http://example.org/v1"}, "http://example.org/r"),
-		newPackagePage(c, NopBackend{}, dump.PackageRef{URL: "http://example.org/p.zip", Contents: "http://example.org/m.xml"}, true, dump.Options{}),
+		pages.NewPackage(c, NopBackend{}, dump.PackageRef{URL: "http://example.org/p.zip", Contents: "http://example.org/m.xml"}, true, dump.Options{}),
 		newSyncPage(c, &fakeSyncJob{}, "the entries", resourceOpener{}),
 		newAuditPage(c, NopBackend{}, session.AuditRequest{}, "the entries", resourceOpener{}),
 		newSpotPage(c, NopBackend{}, session.SpotRequest{}, "the entries", resourceOpener{}),

@@ -7,45 +7,20 @@ import (
 	"rsx/ui/components"
 )
 
-// A request that waits to try again (a 503 or 429 with Retry-After, or a
-// back-off after a failure) says so on its exchange (fetch.Exchange's
-// WaitingUntil and WaitReason) and nowhere else: the explorer reads the
-// exchanges on each spinner tick while a document loads, and the loading
-// screen and the status bar say how long the wait still is. esc cancels
-// the load, the wait with it.
+// The wait before a request tries again is components.RetryWait; the root
+// and the document page use it under these names.
 
 // retryWait is a wait before a request tries again.
-type retryWait struct {
-	until  time.Time
-	reason string // "Retry-After", "back-off"
-}
+type retryWait struct{ components.RetryWait }
 
 // waiting tells whether there is a wait.
-func (w retryWait) waiting() bool { return !w.until.IsZero() }
+func (w retryWait) waiting() bool { return w.Waiting() }
+
+// text says the wait at now: "waiting 42s to try again (Retry-After)".
+func (w retryWait) text(now time.Time) string { return w.Text(now) }
 
 // waitOf finds, newest first, an exchange of a URL that ours accepts which
 // waits to try again.
 func waitOf(exs []*fetch.Exchange, ours func(url string) bool) retryWait {
-	for i := len(exs) - 1; i >= 0; i-- {
-		e := exs[i]
-		if e != nil && !e.Done && !e.WaitingUntil.IsZero() && ours(e.URL) {
-			return retryWait{until: e.WaitingUntil, reason: e.WaitReason}
-		}
-	}
-	return retryWait{}
-}
-
-// text says the wait at now: "waiting 42s to try again (Retry-After)".
-func (w retryWait) text(now time.Time) string {
-	s := "trying again"
-	if left := w.until.Sub(now); left > 0 {
-		s = "waiting " + left.Round(time.Second).String() + " to try again"
-		if left < time.Second {
-			s = "waiting 1s to try again"
-		}
-	}
-	if w.reason != "" {
-		s += " (" + components.Escape(w.reason) + ")"
-	}
-	return s
+	return retryWait{components.WaitOf(exs, ours)}
 }

@@ -1,4 +1,4 @@
-package ui
+package pages
 
 import (
 	"context"
@@ -13,12 +13,11 @@ import (
 	"rsx/claims"
 	"rsx/display"
 	"rsx/dump"
-	"rsx/fetch"
 	"rsx/model"
 	"rsx/session"
 	"rsx/ui/common"
 	"rsx/ui/components"
-	"rsx/ui/pages"
+	"rsx/ui/nav"
 )
 
 // The package page opens a Resource Dump or Change Dump package (a ZIP): it
@@ -45,23 +44,23 @@ const (
 
 // rowMark is the symbol and the mark a package row's verdict is drawn
 // with; ok is false while the row is not judged.
-func rowMark(k session.RowKind) (sym string, m pages.CheckMark, ok bool) {
+func rowMark(k session.RowKind) (sym string, m CheckMark, ok bool) {
 	switch k {
 	case session.RowVerified:
-		return "✓", pages.MarkMatch, true
+		return "✓", MarkMatch, true
 	case session.RowDeleted:
-		return "–", pages.MarkNone, true
+		return "–", MarkNone, true
 	case session.RowMissing:
-		return "?", pages.MarkUnknown, true
+		return "?", MarkUnknown, true
 	case session.RowUnlisted:
-		return "+", pages.MarkUnknown, true
+		return "+", MarkUnknown, true
 	case session.RowMismatch, session.RowRefused:
-		return "✗", pages.MarkMismatch, true
+		return "✗", MarkMismatch, true
 	case session.RowUnverifiable:
 		// Read, but its entry declares nothing to hold it to: not verified.
-		return "~", pages.MarkUnknown, true
+		return "~", MarkUnknown, true
 	}
-	return "·", pages.MarkNone, false
+	return "·", MarkNone, false
 }
 
 // rowShort is a judged row's table cell: "✓ verified".
@@ -70,15 +69,10 @@ func rowShort(r session.PackageRow) string {
 	return sym + " " + r.Summary
 }
 
-// exchangeSource gives the exchanges made so far.
-type exchangeSource interface {
-	Exchanges() []*fetch.Exchange
-}
-
-// packagePage is the package page.
-type packagePage struct {
+// Package is the package page.
+type Package struct {
 	c         *common.Common
-	backend   packageBackend
+	backend   PackageBackend
 	ref       dump.PackageRef
 	fromEntry bool // ref came from a dump entry: its declarations are compared
 	opts      dump.Options
@@ -87,8 +81,8 @@ type packagePage struct {
 	phase packagePhase
 	err   error
 
-	done, total int64     // download progress
-	wait        retryWait // the download waits to try again
+	done, total int64                // download progress
+	wait        components.RetryWait // the download waits to try again
 	complete    bool
 	mism        []dump.Mismatch
 	pkg         *dump.Package
@@ -114,26 +108,34 @@ type packagePage struct {
 	beside string // the local file the package was read from, "" when downloaded
 }
 
-// packageBackend downloads packages and checks the resources they hold
+// errNoBackend is the error of a package page whose backend cannot
+// download packages (OpenPackage gave none), in rsx/ui's NopBackend's words.
+var errNoBackend = errors.New("no backend: this build cannot fetch")
+
+// PackageBackend downloads packages and checks the resources they hold
 // (and their versions, from the resource page).
-type packageBackend interface {
-	Packages
-	Links
-	exchangeSource // for a wait before a retry of the download
-	pages.ResourceBackend
+type PackageBackend interface {
+	// OpenPackage prepares the download of the package ref describes; nil
+	// when packages cannot be downloaded.
+	OpenPackage(ref dump.PackageRef, opts dump.Options) *session.PackageLoad
+	// FollowLink tells whether a link to target, found in the document
+	// from, may be followed (the manifest copy's link is shown only then).
+	FollowLink(from, target string) error
+	ExchangeSource // for a wait before a retry of the download
+	ResourceBackend
 }
 
-// newPackagePage returns the page of the package ref describes; Init
+// NewPackage returns the page of the package ref describes; Init
 // starts the download through b. fromEntry tells that ref carries a dump
 // entry's declarations.
-func newPackagePage(c *common.Common, b packageBackend, ref dump.PackageRef, fromEntry bool, opts dump.Options) *packagePage {
-	v := &packagePage{c: c, backend: b, ref: ref, fromEntry: fromEntry, opts: opts, tbl: components.NewTable(c)}
+func NewPackage(c *common.Common, b PackageBackend, ref dump.PackageRef, fromEntry bool, opts dump.Options) *Package {
+	v := &Package{c: c, backend: b, ref: ref, fromEntry: fromEntry, opts: opts, tbl: components.NewTable(c)}
 	v.tbl.SetColumns(v.columns())
 	return v
 }
 
 // Init starts the download.
-func (v *packagePage) Init() tea.Cmd {
+func (v *Package) Init() tea.Cmd {
 	cmd := v.startDownload()
 	v.layout()
 	return cmd
@@ -141,7 +143,7 @@ func (v *packagePage) Init() tea.Cmd {
 
 // startDownload downloads the package afresh, closing a previous download
 // (and removing its file) first.
-func (v *packagePage) startDownload() tea.Cmd {
+func (v *Package) startDownload() tea.Cmd {
 	v.closeLoad()
 	v.load = v.backend.OpenPackage(v.ref, v.opts)
 	v.phase, v.err = pkgDownloading, nil
@@ -158,7 +160,7 @@ func (v *packagePage) startDownload() tea.Cmd {
 }
 
 // startVerify verifies the loaded package (again).
-func (v *packagePage) startVerify() tea.Cmd {
+func (v *Package) startVerify() tea.Cmd {
 	if v.pkg == nil || v.load == nil {
 		return nil
 	}
@@ -173,7 +175,7 @@ func (v *packagePage) startVerify() tea.Cmd {
 }
 
 // closeLoad cancels everything in flight and removes the temporary file.
-func (v *packagePage) closeLoad() {
+func (v *Package) closeLoad() {
 	if v.run != nil {
 		v.run.cancel()
 		v.run = nil
@@ -185,35 +187,35 @@ func (v *packagePage) closeLoad() {
 }
 
 // Close is called when the page is left: nothing of it may remain.
-func (v *packagePage) Close() { v.closeLoad() }
+func (v *Package) Close() { v.closeLoad() }
 
 // Busy reports whether a download, a verification or a fetch of the
 // manifest copy is running (the spinner turns, esc cancels).
-func (v *packagePage) Busy() bool {
+func (v *Package) Busy() bool {
 	return v.phase == pkgDownloading || v.phase == pkgVerifying || v.contentsBusy
 }
 
 // SetSize sets the size the page draws in.
-func (v *packagePage) SetSize(w, h int) {
+func (v *Package) SetSize(w, h int) {
 	v.width, v.height = w, h
 	v.layout()
 }
 
 // manifest is the package's manifest, nil before it is read.
-func (v *packagePage) manifest() *model.Document {
+func (v *Package) manifest() *model.Document {
 	if v.pkg == nil {
 		return nil
 	}
 	return v.pkg.Manifest
 }
 
-func (v *packagePage) changeDump() bool {
+func (v *Package) changeDump() bool {
 	m := v.manifest()
 	return m != nil && m.MD.Capability == model.CapChangeDumpManifest
 }
 
 // columns are the table's columns; cells read v's rows on demand.
-func (v *packagePage) columns() []components.Column {
+func (v *Package) columns() []components.Column {
 	st := func() *common.Styles { return v.c.Styles } // read at draw time: the theme may change
 	markPaint := func(i int) common.Paint {
 		if i >= len(v.rows) {
@@ -223,9 +225,9 @@ func (v *packagePage) columns() []components.Column {
 		switch {
 		case v.rows[i].Kind.Bad():
 			return st().Paint.MarkBad
-		case mark == pages.MarkMatch:
+		case mark == MarkMatch:
 			return st().Paint.MarkOK
-		case mark == pages.MarkUnknown:
+		case mark == MarkUnknown:
 			return st().Paint.MarkUnknown
 		}
 		return st().Paint.Dim
@@ -252,7 +254,7 @@ func (v *packagePage) columns() []components.Column {
 		}},
 		{Title: "loc", Min: 14, Flex: 3, Trunc: components.TruncMiddle, Value: func(i int) string {
 			if e := v.entryAt(i); e != nil {
-				return displayLoc(originOf(v.ref.URL), v.entryURL(e))
+				return components.DisplayLoc(components.OriginOf(v.ref.URL), v.entryURL(e))
 			}
 			if i < len(v.rows) && v.rows[i].Member != "" {
 				return "not in the manifest"
@@ -313,7 +315,7 @@ func (v *packagePage) columns() []components.Column {
 // buildRows lays out the rows: one per manifest entry, then the members the
 // manifest does not list and the refusals about the whole package, with
 // the verdicts of the verification when there is one.
-func (v *packagePage) buildRows() {
+func (v *Package) buildRows() {
 	v.rows = session.PackageRows(v.manifest(), v.res)
 	if v.rows == nil {
 		v.tbl.SetCount(0)
@@ -324,13 +326,13 @@ func (v *packagePage) buildRows() {
 }
 
 // InputActive is false: the page has no text input.
-func (v *packagePage) InputActive() bool { return false }
+func (v *Package) InputActive() bool { return false }
 
 // Title names the page.
-func (v *packagePage) Title() string { return "Package" }
+func (v *Package) Title() string { return "Package" }
 
 // KeyBindings are the page's own bindings.
-func (v *packagePage) KeyBindings() []key.Binding {
+func (v *Package) KeyBindings() []key.Binding {
 	k := &v.c.Keys
 	copyKey := common.Short(k.Manifest, "manifest copy")
 	copyKey.SetEnabled(v.ref.Contents != "")
@@ -339,7 +341,7 @@ func (v *packagePage) KeyBindings() []key.Binding {
 
 // Back cancels the download or the verification that runs; it reports
 // false when there is nothing left to cancel and the page may be left.
-func (v *packagePage) Back() (bool, tea.Cmd) {
+func (v *Package) Back() (bool, tea.Cmd) {
 	switch v.phase {
 	case pkgDownloading:
 		v.closeLoad()
@@ -359,18 +361,18 @@ func (v *packagePage) Back() (bool, tea.Cmd) {
 
 // Update handles the page's results and keys, then lays the page out for
 // what changed (the header grows as results arrive), so View only draws.
-func (v *packagePage) Update(msg tea.Msg) (Page, tea.Cmd) {
+func (v *Package) Update(msg tea.Msg) (nav.Page, tea.Cmd) {
 	cmd := v.update(msg)
 	v.layout()
 	return v, cmd
 }
 
-func (v *packagePage) update(msg tea.Msg) tea.Cmd {
+func (v *Package) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case spinner.TickMsg:
-		v.wait = retryWait{}
+		v.wait = components.RetryWait{}
 		if v.phase == pkgDownloading {
-			v.wait = waitOf(v.backend.Exchanges(), func(u string) bool { return u == v.ref.URL })
+			v.wait = components.WaitOf(v.backend.Exchanges(), func(u string) bool { return u == v.ref.URL })
 		}
 	case packageProgressMsg:
 		if msg.load != v.load || msg.run != v.run {
@@ -423,7 +425,7 @@ func (v *packagePage) update(msg tea.Msg) tea.Cmd {
 }
 
 // fetched takes the end of a download.
-func (v *packagePage) fetched(msg packageFetchedMsg) tea.Cmd {
+func (v *Package) fetched(msg packageFetchedMsg) tea.Cmd {
 	v.mism, v.complete, v.beside = msg.Mismatches, msg.Complete, msg.Beside
 	if msg.Bytes > 0 {
 		v.done = msg.Bytes
@@ -462,22 +464,22 @@ func (v *packagePage) fetched(msg packageFetchedMsg) tea.Cmd {
 }
 
 // key handles a key press.
-func (v *packagePage) key(msg tea.KeyPressMsg) tea.Cmd {
+func (v *Package) key(msg tea.KeyPressMsg) tea.Cmd {
 	k := &v.c.Keys
 	switch {
 	case key.Matches(msg, k.Open):
 		return v.openSelected()
 	case key.Matches(msg, k.Raw):
 		if v.pkg == nil {
-			return msgCmd(flashMsg{Text: "the manifest is shown once the package has downloaded", Err: true})
+			return nav.Cmd(nav.FlashMsg{Text: "the manifest is shown once the package has downloaded", Err: true})
 		}
-		title := components.Escape(dump.ManifestName + " · " + shortURL(v.ref.URL))
-		return pushPage(pages.NewRawReader(v.c, title, v.load.Manifest(), -1))
+		title := components.Escape(dump.ManifestName + " · " + components.ShortURL(v.ref.URL))
+		return nav.Push(NewRawReader(v.c, title, v.load.Manifest(), -1))
 	case key.Matches(msg, k.Manifest):
 		if v.ref.Contents == "" {
-			return msgCmd(flashMsg{Text: "this package has no contents link (manifest copy)", Err: true})
+			return nav.Cmd(nav.FlashMsg{Text: "this package has no contents link (manifest copy)", Err: true})
 		}
-		return msgCmd(openURLMsg{URL: v.ref.Contents, From: v.from()})
+		return nav.Cmd(nav.OpenURLMsg{URL: v.ref.Contents, From: v.from()})
 	case key.Matches(msg, k.Retry):
 		if v.pkg != nil {
 			return v.startVerify()
@@ -488,17 +490,17 @@ func (v *packagePage) key(msg tea.KeyPressMsg) tea.Cmd {
 		if e := v.selectedEntry(); e != nil {
 			u = v.entryURL(e)
 		}
-		return msgCmd(copyMsg{Text: u, What: "URL"})
+		return nav.Cmd(nav.CopyMsg{Text: u, What: "URL"})
 	}
 	v.tbl.Update(msg, k)
 	return nil
 }
 
 // selectedEntry is the manifest entry under the cursor, nil when none.
-func (v *packagePage) selectedEntry() *model.Entry { return v.entryAt(v.tbl.Selected()) }
+func (v *Package) selectedEntry() *model.Entry { return v.entryAt(v.tbl.Selected()) }
 
 // entryAt is the manifest entry of row i, nil when the row has none.
-func (v *packagePage) entryAt(i int) *model.Entry {
+func (v *Package) entryAt(i int) *model.Entry {
 	m := v.manifest()
 	if i < 0 || i >= len(v.rows) || m == nil {
 		return nil
@@ -511,7 +513,7 @@ func (v *packagePage) entryAt(i int) *model.Entry {
 
 // from is the document the package's links were found in: the dump, or
 // the package itself when it was opened on its own.
-func (v *packagePage) from() string {
+func (v *Package) from() string {
 	if v.ref.Dump != "" {
 		return v.ref.Dump
 	}
@@ -519,26 +521,26 @@ func (v *packagePage) from() string {
 }
 
 // entryURL is an entry's loc resolved against the dump (or the package).
-func (v *packagePage) entryURL(e *model.Entry) string {
+func (v *Package) entryURL(e *model.Entry) string {
 	return model.ResolveHref(v.from(), e.Loc)
 }
 
 // openSelected shows the resource page of the selected entry over this page.
-func (v *packagePage) openSelected() tea.Cmd {
+func (v *Package) openSelected() tea.Cmd {
 	e := v.selectedEntry()
 	if e == nil {
 		return nil
 	}
 	entry := *e
 	entry.Loc = v.entryURL(e)
-	return pushPage(pages.NewResource(v.c, v.backend, v.from(), entry))
+	return nav.Push(NewResource(v.c, v.backend, v.from(), entry))
 }
 
 // ---------------------------------------------------------------------------
 // Rendering
 
 // headerLines are the lines above the table.
-func (v *packagePage) headerLines(st *common.Styles, w int) []string {
+func (v *Package) headerLines(st *common.Styles, w int) []string {
 	var out []string
 	add := func(s string) { out = append(out, s) }
 	label := func(s string) string { return st.Section.Render(fmt.Sprintf("%-9s", s)) + " " }
@@ -556,8 +558,8 @@ func (v *packagePage) headerLines(st *common.Styles, w int) []string {
 	}
 	switch v.phase {
 	case pkgDownloading:
-		if v.wait.waiting() {
-			add(label("Download") + st.Warning.Render(v.wait.text(v.c.Clock())) + st.Dim.Render("  esc cancels"))
+		if v.wait.Waiting() {
+			add(label("Download") + st.Warning.Render(v.wait.Text(v.c.Clock())) + st.Dim.Render("  esc cancels"))
 			return out
 		}
 		add(label("Download") + components.ProgressBar(st, v.done, v.total, min(w-10, 100)) + st.Dim.Render("  esc cancels"))
@@ -594,7 +596,7 @@ func (v *packagePage) headerLines(st *common.Styles, w int) []string {
 
 // refusedLines say that the package was refused whole, and each way it
 // differs from its dump entry, declared and received values whole.
-func (v *packagePage) refusedLines(st *common.Styles, w int, label func(string) string) []string {
+func (v *Package) refusedLines(st *common.Styles, w int, label func(string) string) []string {
 	out := []string{label("Refused") + st.MarkBad.Render("✗ the package differs from its dump entry,") +
 		st.Dim.Render(" so nothing of it is used")}
 	if len(v.mism) == 0 { // the error says what differs
@@ -630,9 +632,9 @@ func (v *packagePage) refusedLines(st *common.Styles, w int, label func(string) 
 
 // declaredLine compares the downloaded package with the dump entry: its
 // type, length and each hash, marked once the download is complete.
-func (v *packagePage) declaredLine(st *common.Styles) string {
+func (v *Package) declaredLine(st *common.Styles) string {
 	known := v.complete
-	mark := func(m pages.CheckMark) string {
+	mark := func(m CheckMark) string {
 		if !known {
 			return ""
 		}
@@ -640,7 +642,7 @@ func (v *packagePage) declaredLine(st *common.Styles) string {
 	}
 	var parts []string
 	for _, c := range session.PackageClaims(v.ref.MD, session.PackageFetched{Package: v.pkg, Mismatches: v.mism, Complete: v.complete}) {
-		m := pages.CheckMarkOf(c.Verdict)
+		m := CheckMarkOf(c.Verdict)
 		got := ""
 		if c.Verdict == claims.Mismatch && c.Actual != "" && known {
 			got = c.Actual
@@ -673,7 +675,7 @@ func (v *packagePage) declaredLine(st *common.Styles) string {
 // manifestProblemLines say how manifest.xml departs from the specification,
 // as rsx dump does: the counts, then one line per rule (its count and first
 // message), as many rules as the height leaves room for.
-func (v *packagePage) manifestProblemLines(st *common.Styles, label func(string) string) []string {
+func (v *Package) manifestProblemLines(st *common.Styles, label func(string) string) []string {
 	errs, warns := model.CountProblems(v.manifestProblems)
 	if errs+warns == 0 {
 		return nil
@@ -710,7 +712,7 @@ func (v *packagePage) manifestProblemLines(st *common.Styles, label func(string)
 }
 
 // manifestSummary is the manifest's capability, times and size.
-func (v *packagePage) manifestSummary(m *model.Document) string {
+func (v *Package) manifestSummary(m *model.Document) string {
 	if m == nil {
 		return ""
 	}
@@ -729,7 +731,7 @@ func (v *packagePage) manifestSummary(m *model.Document) string {
 
 // contentsLines say how the manifest copy compares with the manifest in
 // the package.
-func (v *packagePage) contentsLines(st *common.Styles, w int, label func(string) string) []string {
+func (v *Package) contentsLines(st *common.Styles, w int, label func(string) string) []string {
 	lab := label("Contents")
 	u := v.ref.Contents
 	switch {
@@ -764,7 +766,7 @@ func (v *packagePage) contentsLines(st *common.Styles, w int, label func(string)
 }
 
 // verifyLine is the verification's progress or its tally.
-func (v *packagePage) verifyLine(st *common.Styles, w int) string {
+func (v *Package) verifyLine(st *common.Styles, w int) string {
 	switch v.phase {
 	case pkgVerifying:
 		return components.ProgressBar(st, v.vdone, v.vtot, min(w-10, 100)) + st.Dim.Render("  esc cancels")
@@ -802,7 +804,7 @@ func (v *packagePage) verifyLine(st *common.Styles, w int) string {
 }
 
 // detailLines describe the selected row in full.
-func (v *packagePage) detailLines(st *common.Styles, w int) []string {
+func (v *Package) detailLines(st *common.Styles, w int) []string {
 	i := v.tbl.Selected()
 	if i < 0 || i >= len(v.rows) {
 		return nil
@@ -815,9 +817,9 @@ func (v *packagePage) detailLines(st *common.Styles, w int) []string {
 		switch {
 		case r.Kind.Bad():
 			s = st.MarkBad
-		case mark == pages.MarkMatch:
+		case mark == MarkMatch:
 			s = st.MarkOK
-		case mark == pages.MarkUnknown:
+		case mark == MarkUnknown:
 			s = st.MarkUnknown
 		}
 		for j, l := range components.Wrap(components.Escape(r.Detail), max(w-10, 20)) {
@@ -863,7 +865,7 @@ func (v *packagePage) detailLines(st *common.Styles, w int) []string {
 }
 
 // detailHeight is the lines kept under the table for the selected row.
-func (v *packagePage) detailHeight() int {
+func (v *Package) detailHeight() int {
 	if v.height >= 30 {
 		return 5
 	}
@@ -871,7 +873,7 @@ func (v *packagePage) detailHeight() int {
 }
 
 // layout sizes the table to the room the header leaves.
-func (v *packagePage) layout() {
+func (v *Package) layout() {
 	st := v.c.Styles
 	w := max(v.width, 1)
 	top := len(v.headerLines(st, w))
@@ -880,7 +882,7 @@ func (v *packagePage) layout() {
 }
 
 // View draws the header, the table of entries and the selected row's detail.
-func (v *packagePage) View() string {
+func (v *Package) View() string {
 	st := v.c.Styles
 	w := max(v.width, 1)
 	lines := v.headerLines(st, w)

@@ -1,4 +1,4 @@
-package ui
+package pages
 
 import (
 	"context"
@@ -136,9 +136,9 @@ func contentsCmd(l *session.PackageLoad, url string) tea.Cmd {
 	}
 }
 
-// looksLikePackage tells whether a target typed at the prompt names a ZIP
+// LooksLikePackage tells whether a target typed at the prompt names a ZIP
 // package rather than a document.
-func looksLikePackage(target string) bool {
+func LooksLikePackage(target string) bool {
 	t := strings.ToLower(strings.TrimSpace(target))
 	if i := strings.IndexAny(t, "?#"); i >= 0 && !model.IsLocal(target) {
 		t = t[:i]
