@@ -114,6 +114,7 @@ found, and 2 when the job could not be done.`,
 		newWatchCmd(a),
 		newAuditCmd(a),
 		newSyncCmd(a),
+		newBagCmd(a),
 	)
 	return a, root
 }
