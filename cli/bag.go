@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"regexp"
 	"strings"
 	"sync"
@@ -18,7 +17,6 @@ import (
 	"rsx/crawl"
 	"rsx/dest/bag"
 	"rsx/dest/state"
-	"rsx/dest/store"
 	"rsx/display"
 	"rsx/model"
 )
@@ -164,31 +162,12 @@ func (a *app) runBag(cmd *cobra.Command, f bagFlags, dest, out string) error {
 	if err != nil {
 		return failed(fmt.Errorf("bag: %w", err))
 	}
-	st, err := store.Open(ctx, dest, store.Options{ReadOnly: true, TempDir: a.tempDir()})
-	if errors.Is(err, fs.ErrNotExist) {
-		return failed(fmt.Errorf("bag: there is no copy in %s, a folder that does not exist (rsx sync --dest %s URL makes one)", dest, dest))
-	}
+	d, err := a.openReadDest(ctx, "bag", dest)
 	if err != nil {
-		return failed(fmt.Errorf("bag: %w", err))
+		return failed(err)
 	}
-	defer st.Close()
-	lock, err := st.Lock(ctx)
-	if err != nil {
-		return failed(fmt.Errorf("bag: %w", err))
-	}
-	defer lock.Release()
-	dbPath, err := st.StatePath(ctx)
-	if err != nil {
-		return failed(fmt.Errorf("bag: %w", err))
-	}
-	if dbPath == "" {
-		return failed(fmt.Errorf("bag: there is no copy in %s (rsx sync --dest %s URL makes one)", dest, dest))
-	}
-	db, err := state.OpenReadOnly(ctx, dbPath)
-	if err != nil {
-		return failed(fmt.Errorf("bag: %w", err))
-	}
-	defer db.Close()
+	defer d.close()
+	st, db := d.st, d.db
 
 	var warnings []string
 	opt := bag.Options{Sources: f.sources, Include: inc, Exclude: exc, Copy: f.copy, Verify: f.verify, Software: "rsx " + version}

@@ -115,6 +115,7 @@ found, and 2 when the job could not be done.`,
 		newAuditCmd(a),
 		newSyncCmd(a),
 		newBagCmd(a),
+		newLogCmd(a),
 	)
 	return a, root
 }

@@ -319,11 +319,9 @@ func (a *app) runSync(cmd *cobra.Command, f syncFlags, target string) error {
 
 	code := exitOK
 	switch {
-	case res != nil && res.Stopped == "interrupted":
-		code = exitFailure
+	case res != nil:
+		code = res.ExitStatus()
 	case p.Gap != nil || len(p.Problems) > 0:
-		code = exitFound
-	case res != nil && !res.OK():
 		code = exitFound
 	}
 	if f.json {
@@ -425,6 +423,7 @@ func (a *app) openDest(ctx context.Context, cmd *cobra.Command, what, target, de
 		opts.Progress = d.bar.update
 	}
 	opts.Concurrency = 2 * hf.concurrency
+	opts.Version = "rsx " + version
 	sess, err := engine.Open(ctx, st, client, opts)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)

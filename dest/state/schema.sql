@@ -1,4 +1,4 @@
--- The state of an rsx destination, schema version 2.
+-- The state of an rsx destination, schema version 3.
 --
 -- One SQLite database per destination: DEST/.rsx/state.db for a folder; for a
 -- bucket, PREFIX/.rsx/state.db in the bucket, worked on in a local cache copy.
@@ -95,6 +95,31 @@ CREATE INDEX resource_path_key ON resource (path_key);
 CREATE INDEX resource_deleted ON resource (source_id) WHERE deleted_at IS NOT NULL;
 CREATE INDEX resource_damaged ON resource (source_id) WHERE damaged_at IS NOT NULL;
 
+-- run: every run of rsx sync on this destination (the explorer's syncs too),
+-- one row per Source and run, written when it starts and completed when it
+-- ends. A row whose ended is NULL is a run still going on, or one killed
+-- before it could record its end. The last 10,000 runs of each Source are kept.
+CREATE TABLE run (
+  id           INTEGER PRIMARY KEY,
+  source_id    INTEGER NOT NULL REFERENCES source(id) ON DELETE CASCADE,
+  started      TEXT NOT NULL,
+  ended        TEXT,             -- NULL: going on, or killed
+  mode         TEXT NOT NULL,    -- 'baseline', 'reconcile' or 'incremental'
+  why          TEXT,             -- why a run of mode auto reconciled, when it did
+  planned      INTEGER NOT NULL DEFAULT 0, -- resources the plan had to fetch or delete
+  created      INTEGER NOT NULL DEFAULT 0,
+  updated      INTEGER NOT NULL DEFAULT 0,
+  deleted      INTEGER NOT NULL DEFAULT 0,
+  failed       INTEGER NOT NULL DEFAULT 0,
+  bytes        INTEGER NOT NULL DEFAULT 0, -- bytes written
+  finished     INTEGER NOT NULL DEFAULT 0 CHECK (finished IN (0, 1)), -- the baseline was done, or the copy's point moved
+  synced_until TEXT,             -- the copy's point after the run
+  stopped      TEXT,             -- why the run ended before its plan did
+  exit_status  INTEGER,          -- as rsx sync exits: 0 done, 1 something failed, 2 stopped; NULL while going on
+  rsx_version  TEXT NOT NULL     -- the rsx that ran it
+);
+CREATE INDEX run_source ON run (source_id, id);
+
 -- Example queries:
 --   -- how many resources each Source has, and their bytes
 --   SELECT s.url, count(*), sum(r.length) FROM resource r JOIN source s ON s.id = r.source_id GROUP BY s.id;
@@ -104,5 +129,7 @@ CREATE INDEX resource_damaged ON resource (source_id) WHERE damaged_at IS NOT NU
 --   SELECT uri, path, deleted_at FROM resource WHERE deleted_at IS NOT NULL;
 --   -- copies an audit found damaged or gone, to be fetched again by the next sync
 --   SELECT uri, path, damaged_at FROM resource WHERE damaged_at IS NOT NULL;
+--   -- the last ten runs, newest first
+--   SELECT id, started, ended, mode, created, updated, deleted, failed, exit_status FROM run ORDER BY id DESC LIMIT 10;
 --   -- copies not verified in the last 30 days
 --   SELECT uri FROM resource WHERE verified_at < strftime('%Y-%m-%dT%H:%M:%SZ', 'now', '-30 days');
