@@ -194,6 +194,7 @@ copy is in step, 1 when failures are outstanding or a poll found a gap.`,
 	fs.Var(&f.maxSize, "max-size", "largest resource to copy when it declares no length, e.g. 2GiB, 500MB (-1 = unlimited)")
 	fs.DurationVar(&f.stallTimeout, "stall-timeout", engine.DefaultStallTimeout, "fail a resource whose body brings less than 1 KiB a second over this long")
 	fs.DurationVar(&f.resourceTimeout, "resource-timeout", 0, "longest time one resource's fetch may take, redirects, retries and body included (0 = no limit)")
+	a.addSources(cmd, &f.json, &f.dest)
 	return cmd
 }
 
