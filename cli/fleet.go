@@ -556,13 +556,13 @@ func (a *app) fleetLine(st textStyles, r fleetResult) {
 		return
 	}
 	var s struct {
-		Mode                                         string `json:"mode"`
+		Mode                                          string `json:"mode"`
 		Created, Updated, Deleted, Unchanged, Skipped int
-		Failed                                       []json.RawMessage `json:"failed"`
-		InSync                                       *bool             `json:"in_sync"`
-		Missing                                      []json.RawMessage `json:"missing"`
-		Changed                                      []json.RawMessage `json:"changed"`
-		Same                                         int               `json:"same"`
+		Failed                                        []json.RawMessage `json:"failed"`
+		InSync                                        *bool             `json:"in_sync"`
+		Missing                                       []json.RawMessage `json:"missing"`
+		Changed                                       []json.RawMessage `json:"changed"`
+		Same                                          int               `json:"same"`
 	}
 	_ = json.Unmarshal(r.Result, &s)
 	mark := st.rule("✓")
