@@ -240,6 +240,9 @@ func (s *Session) Run(ctx context.Context, p *Plan) (*Result, error) {
 	if err := s.db.EndRun(wctx, hist); err != nil && finishErr == nil {
 		r.addFailure(Failure{URL: p.Source, Kind: KindState, Err: err})
 	}
+	if err := s.storeDocuments(wctx, hist.ID, srcID); err != nil && finishErr == nil {
+		r.addFailure(Failure{URL: p.Source, Kind: KindState, Err: err})
+	}
 	s.opts.report(r.progress(PhaseFinished, nil))
 	return res, nil
 }

@@ -1,7 +1,12 @@
 package engine
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
+	"database/sql"
+	"io"
+	"net/http"
 	"path/filepath"
 	"testing"
 
@@ -48,5 +53,61 @@ func TestRunsAreRecorded(t *testing.T) {
 	}
 	if runs[0].Why == "" {
 		t.Error("a reconcile's run does not say why")
+	}
+}
+
+// A run keeps the Source's documents its plan read, as received: the bytes
+// read back are those the Source served, and equal bytes are kept once.
+func TestRunKeepsTheSourceDocuments(t *testing.T) {
+	srv := startDemo(t, demo.Options{Resources: 200, Seed: 3})
+	dir := t.TempDir()
+	target := srv.URL + "/dataset2/capabilitylist.xml"
+	syncOnce(t, dir, testClient(t), target, PlanOptions{})
+	syncOnce(t, dir, testClient(t), target, PlanOptions{Mode: ModeBaseline})
+	ctx := context.Background()
+	db, err := state.OpenReadOnly(ctx, filepath.Join(dir, ".rsx", "state.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	r, _, _ := db.LastRun(ctx, 0)
+	docs, err := db.RunDocuments(ctx, r.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cl *state.RunDocument
+	for i := range docs {
+		if docs[i].URL == target {
+			cl = &docs[i]
+		}
+	}
+	if cl == nil || len(docs) < 2 {
+		t.Fatalf("documents kept of the run: %+v", docs)
+	}
+	gz, err := db.DocumentGzip(ctx, r.ID, target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(gz))
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept, _ := io.ReadAll(zr)
+	resp, err := http.Get(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	served, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !bytes.Equal(kept, served) || int64(len(served)) != cl.Length {
+		t.Errorf("the Capability List kept (%d bytes) is not the one served (%d bytes)", len(kept), len(served))
+	}
+	// Both runs read the same Capability List: one copy of its bytes.
+	raw, _ := sql.Open("sqlite", filepath.Join(dir, ".rsx", "state.db"))
+	defer raw.Close()
+	var runs, blobs int
+	raw.QueryRow(`SELECT count(DISTINCT run_id), count(DISTINCT sha256) FROM run_document WHERE url = ?`, target).Scan(&runs, &blobs)
+	if runs != 2 || blobs != 1 {
+		t.Errorf("the Capability List: in %d runs, %d copies of its bytes; want 2 and 1", runs, blobs)
 	}
 }

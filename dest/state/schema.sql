@@ -120,6 +120,34 @@ CREATE TABLE run (
 );
 CREATE INDEX run_source ON run (source_id, id);
 
+-- run_document: the Source's documents a run read (Source Description,
+-- Capability List, lists, indexes, robots.txt), as received, so that what the
+-- Source claimed when a file was copied can be read again; their bytes are in
+-- document_blob, once however many runs read them. Kept: the documents of
+-- each Source's last 10 runs and of its last 1,000 runs that changed the copy,
+-- within 256 MiB of compressed bytes per DEST (the oldest runs' go first).
+CREATE TABLE run_document (
+  run_id        INTEGER NOT NULL REFERENCES run(id) ON DELETE CASCADE,
+  url           TEXT NOT NULL,    -- as asked for
+  final_url     TEXT,             -- after redirects
+  fetched_at    TEXT NOT NULL,
+  status        INTEGER,
+  etag          TEXT,
+  last_modified TEXT,
+  sha256        TEXT NOT NULL,    -- of the bytes received (decompressed): the document_blob
+  PRIMARY KEY (run_id, url)
+) WITHOUT ROWID;
+CREATE INDEX run_document_sha256 ON run_document (sha256);
+
+-- document_blob: a document's bytes, gzip-compressed (sqlite3's writefile()
+-- saves them: see the example queries).
+CREATE TABLE document_blob (
+  id     INTEGER PRIMARY KEY,
+  sha256 TEXT NOT NULL UNIQUE,
+  length INTEGER NOT NULL,        -- bytes, uncompressed
+  gz     BLOB NOT NULL
+);
+
 -- Example queries:
 --   -- how many resources each Source has, and their bytes
 --   SELECT s.url, count(*), sum(r.length) FROM resource r JOIN source s ON s.id = r.source_id GROUP BY s.id;
@@ -131,5 +159,9 @@ CREATE INDEX run_source ON run (source_id, id);
 --   SELECT uri, path, damaged_at FROM resource WHERE damaged_at IS NOT NULL;
 --   -- the last ten runs, newest first
 --   SELECT id, started, ended, mode, created, updated, deleted, failed, exit_status FROM run ORDER BY id DESC LIMIT 10;
+--   -- the documents the last run read, and one of them saved to a file (then: gunzip capabilitylist.xml.gz)
+--   SELECT url, fetched_at, sha256 FROM run_document WHERE run_id = (SELECT max(id) FROM run);
+--   SELECT writefile('capabilitylist.xml.gz', b.gz) FROM run_document d JOIN document_blob b ON b.sha256 = d.sha256
+--     WHERE d.run_id = 12 AND d.url LIKE '%capabilitylist.xml';
 --   -- copies not verified in the last 30 days
 --   SELECT uri FROM resource WHERE verified_at < strftime('%Y-%m-%dT%H:%M:%SZ', 'now', '-30 days');

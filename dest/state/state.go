@@ -240,7 +240,25 @@ var migrations = []string{
 	  exit_status  INTEGER,
 	  rsx_version  TEXT NOT NULL
 	);
-	CREATE INDEX run_source ON run (source_id, id);`,
+	CREATE INDEX run_source ON run (source_id, id);
+	CREATE TABLE run_document (
+	  run_id        INTEGER NOT NULL REFERENCES run(id) ON DELETE CASCADE,
+	  url           TEXT NOT NULL,
+	  final_url     TEXT,
+	  fetched_at    TEXT NOT NULL,
+	  status        INTEGER,
+	  etag          TEXT,
+	  last_modified TEXT,
+	  sha256        TEXT NOT NULL,
+	  PRIMARY KEY (run_id, url)
+	) WITHOUT ROWID;
+	CREATE INDEX run_document_sha256 ON run_document (sha256);
+	CREATE TABLE document_blob (
+	  id     INTEGER PRIMARY KEY,
+	  sha256 TEXT NOT NULL UNIQUE,
+	  length INTEGER NOT NULL,
+	  gz     BLOB NOT NULL
+	);`,
 }
 
 // Path is the database file.

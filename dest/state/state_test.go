@@ -628,7 +628,7 @@ func stripComments(q string) string {
 func withoutRunTable(t *testing.T, schema string) string {
 	t.Helper()
 	i := strings.Index(schema, "CREATE TABLE run (")
-	end := "CREATE INDEX run_source ON run (source_id, id);"
+	end := "gz     BLOB NOT NULL\n);"
 	j := strings.Index(schema, end)
 	if i < 0 || j < i {
 		t.Fatalf("no run table in the schema:\n%s", schema)
@@ -757,5 +757,72 @@ func TestOpenReadOnlyOlderSchema(t *testing.T) {
 	defer db.Close()
 	if err := db.StartRun(ctx, &Run{SourceID: 1, Started: time.Now(), Mode: "incremental", Version: "x"}); err != nil {
 		t.Errorf("after the upgrade: %v", err)
+	}
+}
+
+// The documents kept are bounded: the last KeepDocumentRuns runs and the
+// runs that changed the copy keep theirs, equal bytes are kept once, and
+// the byte bound drops the oldest runs' documents first.
+func TestRunDocumentsPruned(t *testing.T) {
+	ctx := context.Background()
+	db, err := Open(ctx, filepath.Join(t.TempDir(), "state.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	src, _ := db.EnsureSource(ctx, "http://h/cap.xml")
+	var ids []int64
+	for i := range 30 {
+		r := &Run{SourceID: src.ID, Started: time.Now(), Mode: "incremental", Version: "t"}
+		if err := db.StartRun(ctx, r); err != nil {
+			t.Fatal(err)
+		}
+		if i == 3 {
+			r.Created = 1 // this one changed the copy
+		}
+		r.Ended = time.Now()
+		if err := db.EndRun(ctx, r); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, r.ID)
+		docs := []RunDocument{
+			{URL: "http://h/cap.xml", FetchedAt: time.Now(), SHA256: "same", Length: 3},
+			{URL: "http://h/cl.xml", FetchedAt: time.Now(), SHA256: fmt.Sprintf("cl%d", i), Length: 3},
+		}
+		if err := db.PutRunDocuments(ctx, r.ID, docs, func(int) ([]byte, error) { return make([]byte, 1000), nil }); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.PruneDocuments(ctx, src.ID, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	kept := map[int64]bool{}
+	var blobs int
+	db.sql.QueryRow(`SELECT count(*) FROM document_blob`).Scan(&blobs)
+	for _, id := range ids {
+		if d, _ := db.RunDocuments(ctx, id); len(d) > 0 {
+			kept[id] = true
+		}
+	}
+	if len(kept) != KeepDocumentRuns+1 || !kept[ids[3]] || !kept[ids[29]] || kept[ids[4]] {
+		t.Errorf("runs with documents %v: want the last %d and the one that changed the copy", kept, KeepDocumentRuns)
+	}
+	if blobs != KeepDocumentRuns+2 {
+		t.Errorf("%d blobs, want %d (one Capability List for all)", blobs, KeepDocumentRuns+2)
+	}
+	// A bound of 5 KB keeps the newest runs' documents only.
+	if err := db.PruneDocuments(ctx, src.ID, 5000); err != nil {
+		t.Fatal(err)
+	}
+	var total int64
+	db.sql.QueryRow(`SELECT coalesce(sum(length(gz)), 0) FROM document_blob`).Scan(&total)
+	if total > 5000 {
+		t.Errorf("%d bytes kept over the bound", total)
+	}
+	if d, _ := db.RunDocuments(ctx, ids[29]); len(d) != 2 {
+		t.Errorf("the newest run lost its documents: %v", d)
+	}
+	if d, _ := db.RunDocuments(ctx, ids[3]); len(d) != 0 {
+		t.Errorf("the oldest run kept its documents past the bound")
 	}
 }
