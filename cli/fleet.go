@@ -1,183 +1,29 @@
 package cli
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/url"
-	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/BurntSushi/toml"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"rsx/dest/fleet"
 	"rsx/display"
 )
-
-// A fleet file lists the Sources an aggregator keeps: rsx sync --sources
-// FILE runs them all, rsx audit --sources FILE audits their copies. It is
-// either a plain list (one Capability List URL a line; # comments) or TOML:
-//
-//	dest = "/archive"            # default destination of every Source
-//	parallel = 4                 # Sources synced at once (one per host and per DEST)
-//	every = "6h"                 # with --every: default time between two runs of a Source
-//	delete = false               # defaults of every Source: delete, mode, checksum,
-//	rate = 2.0                   # include, exclude, allow_other_hosts, rate, concurrency
-//
-//	[[source]]
-//	url = "https://example.org/dataset1/capabilitylist.xml"
-//	dest = "s3://bucket/example?endpoint=http://127.0.0.1:7070&region=us-east-1"
-//	include = ["/articles/"]
-//	delete = true
-//	every = "1h"
-
-// fleetSource is one Source of a fleet file, with its settings (nil: the
-// file's default, then the command line's).
-type fleetSource struct {
-	Name            string   `toml:"name"`
-	URL             string   `toml:"url"`
-	Dest            string   `toml:"dest"`
-	Include         []string `toml:"include"`
-	Exclude         []string `toml:"exclude"`
-	Delete          *bool    `toml:"delete"`
-	Mode            string   `toml:"mode"`
-	Checksum        *bool    `toml:"checksum"`
-	AllowOtherHosts *bool    `toml:"allow_other_hosts"`
-	Rate            *float64 `toml:"rate"`
-	Concurrency     *int     `toml:"concurrency"`
-	Every           string   `toml:"every"`
-	Disabled        bool     `toml:"disabled"`
-
-	every time.Duration
-}
-
-// fleetFile is a fleet file read.
-type fleetFile struct {
-	fleetSource
-	Parallel int           `toml:"parallel"`
-	Sources  []fleetSource `toml:"source"`
-}
-
-// readFleet reads a fleet file: TOML when it parses as TOML with [[source]]
-// tables, else a plain list of URLs.
-func readFleet(path string) (*fleetFile, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("--sources: %w", err)
-	}
-	var f fleetFile
-	md, terr := toml.Decode(string(data), &f)
-	switch {
-	case terr == nil && len(f.Sources) > 0:
-		if und := md.Undecoded(); len(und) > 0 {
-			keys := make([]string, len(und))
-			for i, k := range und {
-				keys[i] = k.String()
-			}
-			return nil, fmt.Errorf("--sources %s: unknown settings %s (docs/fleet.md lists them)", path, strings.Join(keys, ", "))
-		}
-	case looksLikeTOML(data):
-		if terr != nil {
-			return nil, fmt.Errorf("--sources %s: %v", path, terr)
-		}
-		return nil, fmt.Errorf("--sources %s: no [[source]] table: list the Sources as [[source]] tables with a url each, or write one URL a line", path)
-	default:
-		f = fleetFile{}
-		sc := bufio.NewScanner(bytes.NewReader(data))
-		n := 0
-		for sc.Scan() {
-			n++
-			line := strings.TrimSpace(sc.Text())
-			if line == "" || strings.HasPrefix(line, "#") {
-				continue
-			}
-			f.Sources = append(f.Sources, fleetSource{URL: line})
-		}
-		if err := sc.Err(); err != nil {
-			return nil, fmt.Errorf("--sources %s: %w", path, err)
-		}
-	}
-	if f.Parallel < 0 {
-		return nil, fmt.Errorf("--sources %s: parallel = %d: give 1 or more", path, f.Parallel)
-	}
-	var err2 error
-	if f.every, err2 = parseEvery(f.Every); err2 != nil {
-		return nil, fmt.Errorf("--sources %s: every = %q: %v", path, f.Every, err2)
-	}
-	seen := map[string]bool{}
-	kept := f.Sources[:0]
-	for i, s := range f.Sources {
-		where := fmt.Sprintf("--sources %s: Source %d", path, i+1)
-		if s.Disabled {
-			continue
-		}
-		u, err := url.Parse(s.URL)
-		if s.URL == "" || err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return nil, fmt.Errorf("%s: url %q is not an http(s) URL", where, s.URL)
-		}
-		if s.Mode != "" && s.Mode != "auto" && s.Mode != "baseline" && s.Mode != "incremental" {
-			return nil, fmt.Errorf("%s (%s): mode %q: auto, baseline or incremental", where, s.URL, s.Mode)
-		}
-		for _, re := range append(slices.Clone(s.Include), s.Exclude...) {
-			if _, err := regexp.Compile(re); err != nil {
-				return nil, fmt.Errorf("%s (%s): %q is not a regular expression: %v", where, s.URL, re, err)
-			}
-		}
-		if s.every, err = parseEvery(s.Every); err != nil {
-			return nil, fmt.Errorf("%s (%s): every = %q: %v", where, s.URL, s.Every, err)
-		}
-		key := s.URL + "\x00" + s.Dest
-		if seen[key] {
-			return nil, fmt.Errorf("%s: %s is listed twice with the same destination", where, s.URL)
-		}
-		seen[key] = true
-		kept = append(kept, s)
-	}
-	f.Sources = kept
-	if len(f.Sources) == 0 {
-		return nil, fmt.Errorf("--sources %s: no Source in it", path)
-	}
-	return &f, nil
-}
-
-func looksLikeTOML(data []byte) bool {
-	for _, line := range strings.Split(string(data), "\n") {
-		line = strings.TrimSpace(line)
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		if strings.HasPrefix(line, "[") || strings.Contains(line, "=") {
-			return true
-		}
-	}
-	return false
-}
-
-func parseEvery(s string) (time.Duration, error) {
-	if s == "" {
-		return 0, nil
-	}
-	d, err := time.ParseDuration(s)
-	if err != nil || d < time.Minute {
-		return 0, errors.New("a duration of a minute or more, such as 30m, 6h or 24h")
-	}
-	return d, nil
-}
 
 // fleetJob is one Source of a fleet run: its settings resolved, and the
 // command line of its own run.
 type fleetJob struct {
-	src   fleetSource
+	src   fleet.Source
 	dest  string
 	host  string
 	every time.Duration
@@ -187,12 +33,12 @@ type fleetJob struct {
 // jobs resolves every Source's settings: its own, then the file's, then the
 // command line's (cmdDest, and the flags given); the command is "sync" or
 // "audit".
-func (f *fleetFile) jobs(command, cmdDest string, extra []string) ([]fleetJob, error) {
+func fleetJobs(f *fleet.File, command, cmdDest string, extra []string) ([]fleetJob, error) {
 	var out []fleetJob
 	for _, s := range f.Sources {
-		j := fleetJob{src: s, dest: firstNonEmpty(s.Dest, f.Dest, cmdDest), every: s.every}
+		j := fleetJob{src: s, dest: firstNonEmpty(s.Dest, f.Dest, cmdDest), every: s.Interval}
 		if j.every == 0 {
-			j.every = f.every
+			j.every = f.Interval
 		}
 		if j.dest == "" {
 			return nil, fmt.Errorf("--sources: %s has no destination: give --dest, or dest in the file", s.URL)
@@ -325,11 +171,11 @@ func (a *app) runFleet(cmd *cobra.Command, command, file, cmdDest string, every 
 	if every > 0 {
 		return a.fleetForever(ctx, command, file, cmdDest, every, asJSON, extra)
 	}
-	ff, err := readFleet(file)
+	ff, err := fleet.Read(file)
 	if err != nil {
 		return failed(err)
 	}
-	jobs, err := ff.jobs(command, cmdDest, extra)
+	jobs, err := fleetJobs(ff, command, cmdDest, extra)
 	if err != nil {
 		return failed(err)
 	}
@@ -376,11 +222,11 @@ func (a *app) fleetForever(ctx context.Context, command, file, cmdDest string, e
 	var last []fleetJob
 	lastParallel := 0
 	for {
-		ff, err := readFleet(file)
+		ff, err := fleet.Read(file)
 		jobs := last
 		parallel := lastParallel
 		if err == nil {
-			jobs, err = ff.jobs(command, cmdDest, extra)
+			jobs, err = fleetJobs(ff, command, cmdDest, extra)
 			parallel = ff.Parallel
 		}
 		if err != nil {

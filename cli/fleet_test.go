@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"rsx/dest/fleet"
 )
 
 // lockedBuf is a buffer one goroutine writes while another reads.
@@ -108,23 +110,23 @@ func TestFleetFile(t *testing.T) {
 		return p
 	}
 	// A plain list.
-	f, err := readFleet(write("# my Sources\nhttp://a.example/cap.xml\n\n  https://b.example/cap.xml  \n"))
+	f, err := fleet.Read(write("# my Sources\nhttp://a.example/cap.xml\n\n  https://b.example/cap.xml  \n"))
 	if err != nil || len(f.Sources) != 2 || f.Sources[1].URL != "https://b.example/cap.xml" {
 		t.Fatalf("plain list: %+v %v", f, err)
 	}
-	jobs, err := f.jobs("sync", "/d", []string{"--rate=0"})
+	jobs, err := fleetJobs(f, "sync", "/d", []string{"--rate=0"})
 	if err != nil || len(jobs) != 2 || strings.Join(jobs[0].args, " ") != "sync --dest /d --json --rate=0 http://a.example/cap.xml" {
 		t.Errorf("jobs: %+v %v", jobs, err)
 	}
-	if _, err := f.jobs("sync", "", nil); err == nil || !strings.Contains(err.Error(), "no destination") {
+	if _, err := fleetJobs(f, "sync", "", nil); err == nil || !strings.Contains(err.Error(), "no destination") {
 		t.Errorf("no dest: %v", err)
 	}
 	// The file's settings win over the command line's.
-	f, err = readFleet(write("rate = 1.5\ndelete = true\n[[source]]\nurl = \"http://a.example/c\"\nconcurrency = 2\ninclude = [\"x\"]\n[[source]]\nurl = \"http://b.example/c\"\ndelete = false\n"))
+	f, err = fleet.Read(write("rate = 1.5\ndelete = true\n[[source]]\nurl = \"http://a.example/c\"\nconcurrency = 2\ninclude = [\"x\"]\n[[source]]\nurl = \"http://b.example/c\"\ndelete = false\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	jobs, _ = f.jobs("sync", "/d", []string{"--rate=9"})
+	jobs, _ = fleetJobs(f, "sync", "/d", []string{"--rate=9"})
 	if got := strings.Join(jobs[0].args, " "); got != "sync --dest /d --json --rate=9 --include x --delete --rate 1.5 --concurrency 2 http://a.example/c" {
 		t.Errorf("args: %s", got)
 	}
@@ -142,7 +144,7 @@ func TestFleetFile(t *testing.T) {
 		{"[[source]]\nurl = \"http://x/\"\nevery = \"5s\"\n", "a minute or more"},
 		{"[[source\n", "toml: line 2"},
 	} {
-		if _, err := readFleet(write(tc.file)); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if _, err := fleet.Read(write(tc.file)); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%q: %v, want %q", tc.file, err, tc.want)
 		}
 	}

@@ -124,3 +124,13 @@ func (db *DB) LastRun(ctx context.Context, sourceID int64) (r Run, ok bool, err 
 	})
 	return r, ok, err
 }
+
+// Damaged counts the copies of a Source an audit found damaged or gone
+// since they were written (the next sync fetches them again).
+func (db *DB) Damaged(ctx context.Context, sourceID int64) (int, error) {
+	var n int
+	if err := db.sql.QueryRowContext(ctx, `SELECT count(*) FROM resource WHERE source_id = ? AND damaged_at IS NOT NULL`, sourceID).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count the damaged copies: %w", err)
+	}
+	return n, nil
+}
