@@ -109,6 +109,7 @@ usage, URL unreachable or not a document to audit from, interrupted).`,
 	fs.BoolVar(&f.json, "json", false, "print one JSON document on standard output")
 	fs.StringVar(&f.dest, "dest", "", "compare the copy in `DEST` (a folder or s3://bucket/prefix) with the Source")
 	fs.BoolVar(&f.allowOtherHosts, "allow-other-hosts", false, "with --dest: compare the resources outside the Source's authority too, as a sync with --allow-other-hosts copies them (without it they are out of the copy's selection)")
+	a.addSources(cmd, &f.json, &f.dest)
 	return cmd
 }
 

@@ -114,6 +114,8 @@ found, and 2 when the job could not be done.`,
 		newWatchCmd(a),
 		newAuditCmd(a),
 		newSyncCmd(a),
+		newBagCmd(a),
+		newLogCmd(a),
 	)
 	return a, root
 }

@@ -194,6 +194,7 @@ copy is in step, 1 when failures are outstanding or a poll found a gap.`,
 	fs.Var(&f.maxSize, "max-size", "largest resource to copy when it declares no length, e.g. 2GiB, 500MB (-1 = unlimited)")
 	fs.DurationVar(&f.stallTimeout, "stall-timeout", engine.DefaultStallTimeout, "fail a resource whose body brings less than 1 KiB a second over this long")
 	fs.DurationVar(&f.resourceTimeout, "resource-timeout", 0, "longest time one resource's fetch may take, redirects, retries and body included (0 = no limit)")
+	a.addSources(cmd, &f.json, &f.dest)
 	return cmd
 }
 
@@ -319,11 +320,9 @@ func (a *app) runSync(cmd *cobra.Command, f syncFlags, target string) error {
 
 	code := exitOK
 	switch {
-	case res != nil && res.Stopped == "interrupted":
-		code = exitFailure
+	case res != nil:
+		code = res.ExitStatus()
 	case p.Gap != nil || len(p.Problems) > 0:
-		code = exitFound
-	case res != nil && !res.OK():
 		code = exitFound
 	}
 	if f.json {
@@ -425,6 +424,7 @@ func (a *app) openDest(ctx context.Context, cmd *cobra.Command, what, target, de
 		opts.Progress = d.bar.update
 	}
 	opts.Concurrency = 2 * hf.concurrency
+	opts.Version = "rsx " + version
 	sess, err := engine.Open(ctx, st, client, opts)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)

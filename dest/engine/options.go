@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"runtime/debug"
 	"time"
 
 	"rsx/dest/plan"
@@ -60,6 +61,9 @@ type Client interface {
 
 // Options configure a Session.
 type Options struct {
+	// Version names the program in the run history (state.Run.Version);
+	// default: "rsx" and the module version the binary was built from.
+	Version string
 	// Concurrency is how many resources are fetched and written at once;
 	// default 16. The client's per-host limits apply on top: more workers
 	// than a host's slots let some write (fsync) while others download.
@@ -125,6 +129,12 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Now == nil {
 		o.Now = time.Now
+	}
+	if o.Version == "" {
+		o.Version = "rsx"
+		if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+			o.Version += " " + bi.Main.Version
+		}
 	}
 	if o.MaxSize == 0 {
 		o.MaxSize = DefaultMaxSize

@@ -221,6 +221,7 @@ func (s *Session) Plan(ctx context.Context, target string, opts PlanOptions) (*P
 	if err := s.check(); err != nil {
 		return nil, err
 	}
+	s.capture.reset() // the documents kept with the run are this plan's
 	if opts.Mode == "" {
 		opts.Mode = ModeAuto
 	}

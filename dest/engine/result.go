@@ -77,6 +77,20 @@ func (r *Result) OK() bool {
 	return r.FailedCount == 0 && r.Stopped == "" && len(r.Plan.Problems) == 0 && r.Plan.Gap == nil && r.Plan.Summary.Unmapped == 0
 }
 
+// ExitStatus is the exit status of rsx sync for the run: 2 when it was
+// interrupted, 1 when something failed or the plan has problems (a gap, a
+// document that could not be read, resources refused), 0 when the run did
+// its whole plan.
+func (r *Result) ExitStatus() int {
+	switch {
+	case r.Stopped == "interrupted":
+		return 2
+	case r.Plan.Gap != nil || len(r.Plan.Problems) > 0 || !r.OK():
+		return 1
+	}
+	return 0
+}
+
 // Retry returns a plan of the resources that failed to be fetched or
 // written, to be run again; nil when there are none, or when the run was
 // stopped (plan again: the next plan continues where it stopped). A run of

@@ -123,6 +123,18 @@ func (s *Session) Run(ctx context.Context, p *Plan) (*Result, error) {
 		}
 		srcID = src.ID
 	}
+	// The run's row in the history, written at once: a run killed at any
+	// moment leaves it, without an end.
+	hist := &state.Run{SourceID: srcID, Started: started, Mode: string(p.Mode), Planned: p.Summary.Work(), Version: s.opts.Version}
+	if p.Reconcile {
+		hist.Mode, hist.Why = "reconcile", p.ReconcileWhy
+		if hist.Why == "" {
+			hist.Why = "--mode baseline on a copy that holds the Source: its files are checked against the Resource List"
+		}
+	}
+	if err := s.db.StartRun(wctx, hist); err != nil {
+		return nil, err
+	}
 	det := s.db.NewDetector(s.st.CaseInsensitive())
 	if p.Summary.Create+p.Summary.Update > preloadClaims {
 		// Many paths to claim: the state's paths in memory spare a query
@@ -222,6 +234,15 @@ func (s *Session) Run(ctx context.Context, p *Plan) (*Result, error) {
 		r.addFailure(Failure{URL: p.Source, Kind: KindState, Err: finishErr})
 	}
 	res.Elapsed = s.opts.Now().Sub(started)
+	hist.Ended = s.opts.Now()
+	hist.Created, hist.Updated, hist.Deleted, hist.Failed, hist.Bytes = res.Created, res.Updated, res.Deleted, res.FailedCount, res.Bytes
+	hist.Finished, hist.SyncedUntil, hist.Stopped, hist.ExitStatus = res.Finished, res.SyncedUntil, res.Stopped, res.ExitStatus()
+	if err := s.db.EndRun(wctx, hist); err != nil && finishErr == nil {
+		r.addFailure(Failure{URL: p.Source, Kind: KindState, Err: err})
+	}
+	if err := s.storeDocuments(wctx, hist.ID, srcID); err != nil && finishErr == nil {
+		r.addFailure(Failure{URL: p.Source, Kind: KindState, Err: err})
+	}
 	s.opts.report(r.progress(PhaseFinished, nil))
 	return res, nil
 }

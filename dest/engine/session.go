@@ -18,9 +18,12 @@ import (
 type Session struct {
 	st     store.Store
 	client Client
-	opts   Options
-	lock   *store.Lock
-	db     *state.DB
+	// capture keeps the documents a plan reads, for its run to store with
+	// the run's history (provenance.go); nil for a read-only session.
+	capture *docCapture
+	opts    Options
+	lock    *store.Lock
+	db      *state.DB
 	// readOnly: the store was opened read-only (an audit of a read-only
 	// copy, a dry run): plans and audits only; emptyState is the state
 	// made for a destination that has none yet, removed by Close.
@@ -78,6 +81,10 @@ func Open(ctx context.Context, st store.Store, client Client, opts Options) (*Se
 		lock.Release()
 		return nil, err
 	}
+	if !s.readOnly {
+		s.capture = newDocCapture(st.TempDir())
+		s.client = capturingClient{Client: client, cap: s.capture}
+	}
 	return s, nil
 }
 
@@ -111,6 +118,7 @@ func (s *Session) Close() error {
 		return nil
 	}
 	s.closed = true
+	s.capture.reset()
 	err := s.db.Close()
 	s.removeEmptyState()
 	if lerr := s.lock.Release(); err == nil {
@@ -158,7 +166,11 @@ func (s *Session) honourCrawlDelay(ctx context.Context, rawURL string) []string 
 	if s.opts.IgnoreCrawlDelay {
 		return nil
 	}
-	cd, ok := s.client.(crawl.CrawlDelayer)
+	c := s.client
+	if cc, ok := c.(capturingClient); ok {
+		c = cc.Client // what the client can do besides fetching
+	}
+	cd, ok := c.(crawl.CrawlDelayer)
 	if !ok {
 		return nil
 	}

@@ -1,4 +1,4 @@
--- The state of an rsx destination, schema version 2.
+-- The state of an rsx destination, schema version 3.
 --
 -- One SQLite database per destination: DEST/.rsx/state.db for a folder; for a
 -- bucket, PREFIX/.rsx/state.db in the bucket, worked on in a local cache copy.
@@ -95,6 +95,59 @@ CREATE INDEX resource_path_key ON resource (path_key);
 CREATE INDEX resource_deleted ON resource (source_id) WHERE deleted_at IS NOT NULL;
 CREATE INDEX resource_damaged ON resource (source_id) WHERE damaged_at IS NOT NULL;
 
+-- run: every run of rsx sync on this destination (the explorer's syncs too),
+-- one row per Source and run, written when it starts and completed when it
+-- ends. A row whose ended is NULL is a run still going on, or one killed
+-- before it could record its end. The last 10,000 runs of each Source are kept.
+CREATE TABLE run (
+  id           INTEGER PRIMARY KEY,
+  source_id    INTEGER NOT NULL REFERENCES source(id) ON DELETE CASCADE,
+  started      TEXT NOT NULL,
+  ended        TEXT,             -- NULL: going on, or killed
+  mode         TEXT NOT NULL,    -- 'baseline', 'reconcile' or 'incremental'
+  why          TEXT,             -- why a run of mode auto reconciled, when it did
+  planned      INTEGER NOT NULL DEFAULT 0, -- resources the plan had to fetch or delete
+  created      INTEGER NOT NULL DEFAULT 0,
+  updated      INTEGER NOT NULL DEFAULT 0,
+  deleted      INTEGER NOT NULL DEFAULT 0,
+  failed       INTEGER NOT NULL DEFAULT 0,
+  bytes        INTEGER NOT NULL DEFAULT 0, -- bytes written
+  finished     INTEGER NOT NULL DEFAULT 0 CHECK (finished IN (0, 1)), -- the baseline was done, or the copy's point moved
+  synced_until TEXT,             -- the copy's point after the run
+  stopped      TEXT,             -- why the run ended before its plan did
+  exit_status  INTEGER,          -- as rsx sync exits: 0 done, 1 something failed, 2 stopped; NULL while going on
+  rsx_version  TEXT NOT NULL     -- the rsx that ran it
+);
+CREATE INDEX run_source ON run (source_id, id);
+
+-- run_document: the Source's documents a run read (Source Description,
+-- Capability List, lists, indexes, robots.txt), as received, so that what the
+-- Source claimed when a file was copied can be read again; their bytes are in
+-- document_blob, once however many runs read them. Kept: the documents of
+-- each Source's last 10 runs and of its last 1,000 runs that changed the copy,
+-- within 256 MiB of compressed bytes per DEST (the oldest runs' go first).
+CREATE TABLE run_document (
+  run_id        INTEGER NOT NULL REFERENCES run(id) ON DELETE CASCADE,
+  url           TEXT NOT NULL,    -- as asked for
+  final_url     TEXT,             -- after redirects
+  fetched_at    TEXT NOT NULL,
+  status        INTEGER,
+  etag          TEXT,
+  last_modified TEXT,
+  sha256        TEXT NOT NULL,    -- of the bytes received (decompressed): the document_blob
+  PRIMARY KEY (run_id, url)
+) WITHOUT ROWID;
+CREATE INDEX run_document_sha256 ON run_document (sha256);
+
+-- document_blob: a document's bytes, gzip-compressed (sqlite3's writefile()
+-- saves them: see the example queries).
+CREATE TABLE document_blob (
+  id     INTEGER PRIMARY KEY,
+  sha256 TEXT NOT NULL UNIQUE,
+  length INTEGER NOT NULL,        -- bytes, uncompressed
+  gz     BLOB NOT NULL
+);
+
 -- Example queries:
 --   -- how many resources each Source has, and their bytes
 --   SELECT s.url, count(*), sum(r.length) FROM resource r JOIN source s ON s.id = r.source_id GROUP BY s.id;
@@ -104,5 +157,11 @@ CREATE INDEX resource_damaged ON resource (source_id) WHERE damaged_at IS NOT NU
 --   SELECT uri, path, deleted_at FROM resource WHERE deleted_at IS NOT NULL;
 --   -- copies an audit found damaged or gone, to be fetched again by the next sync
 --   SELECT uri, path, damaged_at FROM resource WHERE damaged_at IS NOT NULL;
+--   -- the last ten runs, newest first
+--   SELECT id, started, ended, mode, created, updated, deleted, failed, exit_status FROM run ORDER BY id DESC LIMIT 10;
+--   -- the documents the last run read, and one of them saved to a file (then: gunzip capabilitylist.xml.gz)
+--   SELECT url, fetched_at, sha256 FROM run_document WHERE run_id = (SELECT max(id) FROM run);
+--   SELECT writefile('capabilitylist.xml.gz', b.gz) FROM run_document d JOIN document_blob b ON b.sha256 = d.sha256
+--     WHERE d.run_id = 12 AND d.url LIKE '%capabilitylist.xml';
 --   -- copies not verified in the last 30 days
 --   SELECT uri FROM resource WHERE verified_at < strftime('%Y-%m-%dT%H:%M:%SZ', 'now', '-30 days');

@@ -42,7 +42,7 @@ import (
 )
 
 // SchemaVersion is the version of the schema this package writes and reads.
-const SchemaVersion = 2
+const SchemaVersion = 3
 
 //go:embed schema.sql
 var schemaSQL string
@@ -69,6 +69,10 @@ type DB struct {
 	sql      *sql.DB
 	path     string
 	readOnly bool
+	// version is the file's schema version: SchemaVersion, or an older one
+	// when the file was opened read-only (it cannot be upgraded then; what
+	// the newer versions added reads as empty).
+	version int
 }
 
 // Open opens the state database at path, creating it (and its schema) when the
@@ -158,6 +162,7 @@ func (db *DB) init(ctx context.Context) error {
 		if err := tx.Commit(); err != nil {
 			return fmt.Errorf("create the schema of state database %s: %w", db.path, err)
 		}
+		db.version = SchemaVersion
 		return nil
 	}
 	var v string
@@ -179,7 +184,18 @@ func (db *DB) init(ctx context.Context) error {
 	if found < 1 {
 		return &SchemaError{Path: db.path, Found: found, Supported: SchemaVersion, Reason: fmt.Sprintf("schema version %d is not valid", found)}
 	}
+	db.version = found
+	if found < SchemaVersion && db.readOnly {
+		// Read-only, the file stays as it is: version 2 has every column
+		// the readers use, and the run history (version 3) reads as empty.
+		if found < 2 {
+			return &SchemaError{Path: db.path, Found: found, Supported: SchemaVersion,
+				Reason: fmt.Sprintf("schema version %d is older than this rsx reads without upgrading it, and the file is opened read-only: one rsx sync on the copy upgrades it", found)}
+		}
+		return nil
+	}
 	if found < SchemaVersion {
+		db.version = SchemaVersion
 		for v := found; v < SchemaVersion; v++ {
 			if _, err := tx.ExecContext(ctx, migrations[v-1]); err != nil {
 				return fmt.Errorf("upgrade state database %s from schema version %d: %w", db.path, v, err)
@@ -204,6 +220,45 @@ var migrations = []string{
 	ALTER TABLE resource ADD COLUMN damaged_at TEXT;
 	ALTER TABLE resource ADD COLUMN file_mtime INTEGER;
 	CREATE INDEX resource_damaged ON resource (source_id) WHERE damaged_at IS NOT NULL;`,
+	// 2 → 3: the history of runs.
+	`CREATE TABLE run (
+	  id           INTEGER PRIMARY KEY,
+	  source_id    INTEGER NOT NULL REFERENCES source(id) ON DELETE CASCADE,
+	  started      TEXT NOT NULL,
+	  ended        TEXT,
+	  mode         TEXT NOT NULL,
+	  why          TEXT,
+	  planned      INTEGER NOT NULL DEFAULT 0,
+	  created      INTEGER NOT NULL DEFAULT 0,
+	  updated      INTEGER NOT NULL DEFAULT 0,
+	  deleted      INTEGER NOT NULL DEFAULT 0,
+	  failed       INTEGER NOT NULL DEFAULT 0,
+	  bytes        INTEGER NOT NULL DEFAULT 0,
+	  finished     INTEGER NOT NULL DEFAULT 0 CHECK (finished IN (0, 1)),
+	  synced_until TEXT,
+	  stopped      TEXT,
+	  exit_status  INTEGER,
+	  rsx_version  TEXT NOT NULL
+	);
+	CREATE INDEX run_source ON run (source_id, id);
+	CREATE TABLE run_document (
+	  run_id        INTEGER NOT NULL REFERENCES run(id) ON DELETE CASCADE,
+	  url           TEXT NOT NULL,
+	  final_url     TEXT,
+	  fetched_at    TEXT NOT NULL,
+	  status        INTEGER,
+	  etag          TEXT,
+	  last_modified TEXT,
+	  sha256        TEXT NOT NULL,
+	  PRIMARY KEY (run_id, url)
+	) WITHOUT ROWID;
+	CREATE INDEX run_document_sha256 ON run_document (sha256);
+	CREATE TABLE document_blob (
+	  id     INTEGER PRIMARY KEY,
+	  sha256 TEXT NOT NULL UNIQUE,
+	  length INTEGER NOT NULL,
+	  gz     BLOB NOT NULL
+	);`,
 }
 
 // Path is the database file.

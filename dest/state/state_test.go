@@ -47,7 +47,7 @@ func TestOpenCreatesAndChecksTheSchema(t *testing.T) {
 		t.Errorf("journal mode %q, %v", mode, err)
 	}
 	var v string
-	if err := db.sql.QueryRow(`SELECT value FROM meta WHERE key = 'schema_version'`).Scan(&v); err != nil || v != "2" {
+	if err := db.sql.QueryRow(`SELECT value FROM meta WHERE key = 'schema_version'`).Scan(&v); err != nil || v != "3" {
 		t.Errorf("schema_version %q, %v", v, err)
 	}
 	db.Close()
@@ -64,7 +64,7 @@ func TestOpenCreatesAndChecksTheSchema(t *testing.T) {
 	db.Close()
 	_, err = Open(ctx, path)
 	var se *SchemaError
-	if !errors.As(err, &se) || se.Found != 7 || !strings.Contains(err.Error(), "schema version 7 is newer than this rsx understands (2)") {
+	if !errors.As(err, &se) || se.Found != 7 || !strings.Contains(err.Error(), "schema version 7 is newer than this rsx understands (3)") {
 		t.Errorf("newer schema: %v", err)
 	}
 
@@ -547,7 +547,7 @@ func TestOpenUpgradesSchemaVersion1(t *testing.T) {
 		",\n  damaged_at      TEXT", "",
 		",\n  file_mtime      INTEGER", "",
 		"CREATE INDEX resource_damaged ON resource (source_id) WHERE damaged_at IS NOT NULL;", "",
-	).Replace(stripComments(schemaSQL))
+	).Replace(withoutRunTable(t, stripComments(schemaSQL)))
 	if strings.Contains(v1, "damaged_at") || strings.Contains(v1, "reconcile_due") || strings.Contains(v1, "file_mtime") {
 		t.Fatalf("could not make a version 1 schema:\n%s", v1)
 	}
@@ -587,7 +587,7 @@ func TestOpenUpgradesSchemaVersion1(t *testing.T) {
 		t.Errorf("damaged %v, reconcile due %v, %v", r.DamagedAt, src.ReconcileDue, err)
 	}
 	var v string
-	if err := db.sql.QueryRow(`SELECT value FROM meta WHERE key = 'schema_version'`).Scan(&v); err != nil || v != "2" {
+	if err := db.sql.QueryRow(`SELECT value FROM meta WHERE key = 'schema_version'`).Scan(&v); err != nil || v != "3" {
 		t.Errorf("schema_version %q, %v", v, err)
 	}
 	// A copy written again is no longer damaged; a finished baseline clears
@@ -622,4 +622,207 @@ func stripComments(q string) string {
 		}
 	}
 	return b.String()
+}
+
+// withoutRunTable is the schema without the run table of version 3.
+func withoutRunTable(t *testing.T, schema string) string {
+	t.Helper()
+	i := strings.Index(schema, "CREATE TABLE run (")
+	end := "gz     BLOB NOT NULL\n);"
+	j := strings.Index(schema, end)
+	if i < 0 || j < i {
+		t.Fatalf("no run table in the schema:\n%s", schema)
+	}
+	return schema[:i] + schema[j+len(end):]
+}
+
+func TestRunHistory(t *testing.T) {
+	ctx := context.Background()
+	db, err := Open(ctx, filepath.Join(t.TempDir(), "state.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	src, _ := db.EnsureSource(ctx, "http://h/cap.xml")
+	other, _ := db.EnsureSource(ctx, "http://g/cap.xml")
+	t0 := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+	killed := &Run{SourceID: src.ID, Started: t0, Mode: "baseline", Planned: 10, Version: "rsx test"}
+	if err := db.StartRun(ctx, killed); err != nil {
+		t.Fatal(err)
+	}
+	done := &Run{SourceID: src.ID, Started: t0.Add(time.Hour), Mode: "reconcile", Why: "a gap", Planned: 4, Version: "rsx test"}
+	if err := db.StartRun(ctx, done); err != nil {
+		t.Fatal(err)
+	}
+	done.Ended, done.Created, done.Updated, done.Deleted, done.Failed, done.Bytes = t0.Add(61*time.Minute), 3, 1, 0, 1, 1234
+	done.Finished, done.SyncedUntil, done.ExitStatus = false, t0, 1
+	if err := db.EndRun(ctx, done); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.StartRun(ctx, &Run{SourceID: other.ID, Started: t0, Mode: "incremental", Version: "rsx test"}); err != nil {
+		t.Fatal(err)
+	}
+	var got []Run
+	if err := db.Runs(ctx, src.ID, 0, func(r *Run) error { got = append(got, *r); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[0].ID != done.ID || got[1].ID != killed.ID {
+		t.Fatalf("runs %+v, want the two of the Source, newest first", got)
+	}
+	g := got[0]
+	if g.Mode != "reconcile" || g.Why != "a gap" || g.Created != 3 || g.Failed != 1 || g.Bytes != 1234 || g.ExitStatus != 1 ||
+		!g.Ended.Equal(done.Ended) || !g.SyncedUntil.Equal(t0) || g.Source != "http://h/cap.xml" || g.Version != "rsx test" {
+		t.Errorf("run read back: %+v", g)
+	}
+	if k := got[1]; !k.Ended.IsZero() || k.ExitStatus != -1 {
+		t.Errorf("a killed run: %+v", k)
+	}
+	if r, ok, err := db.LastRun(ctx, other.ID); err != nil || !ok || r.Mode != "incremental" {
+		t.Errorf("last run of the other Source: %+v %v %v", r, ok, err)
+	}
+	n := 0
+	db.Runs(ctx, 0, 0, func(*Run) error { n++; return nil })
+	if n != 3 {
+		t.Errorf("%d runs in all, want 3", n)
+	}
+}
+
+// The history is bounded: a Source synced more than KeepRuns times keeps
+// its newest KeepRuns runs.
+func TestRunHistoryPruned(t *testing.T) {
+	ctx := context.Background()
+	db, err := Open(ctx, filepath.Join(t.TempDir(), "state.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	src, _ := db.EnsureSource(ctx, "http://h/cap.xml")
+	if _, err := db.sql.Exec(`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
+		INSERT INTO run (source_id, started, mode, rsx_version) SELECT ?, '2026-01-01T00:00:00Z', 'incremental', 'old' FROM n`, KeepRuns+50, src.ID); err != nil {
+		t.Fatal(err)
+	}
+	r := &Run{SourceID: src.ID, Started: time.Now(), Mode: "incremental", Version: "new"}
+	if err := db.StartRun(ctx, r); err != nil {
+		t.Fatal(err)
+	}
+	r.Ended = time.Now()
+	if err := db.EndRun(ctx, r); err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	var newest string
+	db.sql.QueryRow(`SELECT count(*) FROM run`).Scan(&n)
+	db.sql.QueryRow(`SELECT rsx_version FROM run ORDER BY id DESC LIMIT 1`).Scan(&newest)
+	if n != KeepRuns || newest != "new" {
+		t.Errorf("%d runs kept (newest %q), want %d with the newest", n, newest, KeepRuns)
+	}
+}
+
+// A file of the previous schema opened read-only (an audit of a read-only
+// copy, rsx log) is read as it is: not upgraded, no history.
+func TestOpenReadOnlyOlderSchema(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "state.db")
+	raw, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{withoutRunTable(t, stripComments(schemaSQL)),
+		`INSERT INTO meta (key, value) VALUES ('schema_version', '2'), ('created', '2026-01-01T00:00:00Z')`,
+		`INSERT INTO source (id, url, created) VALUES (1, 'http://h/cap.xml', '2026-01-01T00:00:00Z')`,
+		`INSERT INTO resource (source_id, uri, path, path_key, length) VALUES (1, 'http://h/a', 'h/a', 'h/a', 3)`,
+	} {
+		if _, err := raw.Exec(q); err != nil {
+			t.Fatalf("%v\n%s", err, q)
+		}
+	}
+	raw.Close()
+	db, err := OpenReadOnly(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, err := db.Resource(ctx, 1, "http://h/a"); err != nil || r.Length != 3 {
+		t.Errorf("resource: %+v %v", r, err)
+	}
+	n := 0
+	if err := db.Runs(ctx, 0, 0, func(*Run) error { n++; return nil }); err != nil || n != 0 {
+		t.Errorf("runs of a version 2 file: %d, %v", n, err)
+	}
+	db.Close()
+	// Opened for writing, it is upgraded.
+	db, err = Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := db.StartRun(ctx, &Run{SourceID: 1, Started: time.Now(), Mode: "incremental", Version: "x"}); err != nil {
+		t.Errorf("after the upgrade: %v", err)
+	}
+}
+
+// The documents kept are bounded: the last KeepDocumentRuns runs and the
+// runs that changed the copy keep theirs, equal bytes are kept once, and
+// the byte bound drops the oldest runs' documents first.
+func TestRunDocumentsPruned(t *testing.T) {
+	ctx := context.Background()
+	db, err := Open(ctx, filepath.Join(t.TempDir(), "state.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	src, _ := db.EnsureSource(ctx, "http://h/cap.xml")
+	var ids []int64
+	for i := range 30 {
+		r := &Run{SourceID: src.ID, Started: time.Now(), Mode: "incremental", Version: "t"}
+		if err := db.StartRun(ctx, r); err != nil {
+			t.Fatal(err)
+		}
+		if i == 3 {
+			r.Created = 1 // this one changed the copy
+		}
+		r.Ended = time.Now()
+		if err := db.EndRun(ctx, r); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, r.ID)
+		docs := []RunDocument{
+			{URL: "http://h/cap.xml", FetchedAt: time.Now(), SHA256: "same", Length: 3},
+			{URL: "http://h/cl.xml", FetchedAt: time.Now(), SHA256: fmt.Sprintf("cl%d", i), Length: 3},
+		}
+		if err := db.PutRunDocuments(ctx, r.ID, docs, func(int) ([]byte, error) { return make([]byte, 1000), nil }); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.PruneDocuments(ctx, src.ID, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	kept := map[int64]bool{}
+	var blobs int
+	db.sql.QueryRow(`SELECT count(*) FROM document_blob`).Scan(&blobs)
+	for _, id := range ids {
+		if d, _ := db.RunDocuments(ctx, id); len(d) > 0 {
+			kept[id] = true
+		}
+	}
+	if len(kept) != KeepDocumentRuns+1 || !kept[ids[3]] || !kept[ids[29]] || kept[ids[4]] {
+		t.Errorf("runs with documents %v: want the last %d and the one that changed the copy", kept, KeepDocumentRuns)
+	}
+	if blobs != KeepDocumentRuns+2 {
+		t.Errorf("%d blobs, want %d (one Capability List for all)", blobs, KeepDocumentRuns+2)
+	}
+	// A bound of 5 KB keeps the newest runs' documents only.
+	if err := db.PruneDocuments(ctx, src.ID, 5000); err != nil {
+		t.Fatal(err)
+	}
+	var total int64
+	db.sql.QueryRow(`SELECT coalesce(sum(length(gz)), 0) FROM document_blob`).Scan(&total)
+	if total > 5000 {
+		t.Errorf("%d bytes kept over the bound", total)
+	}
+	if d, _ := db.RunDocuments(ctx, ids[29]); len(d) != 2 {
+		t.Errorf("the newest run lost its documents: %v", d)
+	}
+	if d, _ := db.RunDocuments(ctx, ids[3]); len(d) != 0 {
+		t.Errorf("the oldest run kept its documents past the bound")
+	}
 }

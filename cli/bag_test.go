@@ -1,0 +1,77 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// rsx bag makes a valid bag of a copy rsx sync made; rsx bag --verify says
+// so, and finds a bag spoilt afterwards (exit 1); a copy damaged since the
+// sync is not bagged (exit 1, nothing at OUT), and the JSON says which.
+func TestBagCommand(t *testing.T) {
+	url := startDemo(t, false)
+	dir := t.TempDir()
+	dest := filepath.Join(dir, "copy")
+	if code, _, stderr := runCmd(t, "sync", "--dest", dest, url+"/dataset1/capabilitylist.xml"); code != 0 {
+		t.Fatalf("sync: %d %s", code, stderr)
+	}
+	out := filepath.Join(dir, "bag")
+	code, stdout, stderr := runCmd(t, "bag", dest, out, "--json")
+	if code != 0 {
+		t.Fatalf("bag: %d %s %s", code, stdout, stderr)
+	}
+	j := decodeOneJSON[bagJSON](t, stdout, "bag")
+	if !j.Written || j.Files == 0 || j.Linked+j.Reflinked == 0 || len(j.Sources) != 1 || j.Manifests[0] != "sha256" {
+		t.Errorf("bag JSON: %+v", j)
+	}
+	info, _ := os.ReadFile(filepath.Join(out, "bag-info.txt"))
+	for _, w := range []string{"ResourceSync-Capability-List: " + url + "/dataset1/capabilitylist.xml", "ResourceSync-Source-Description: " + url + "/.well-known/resourcesync", "Payload-Oxum: "} {
+		if !strings.Contains(string(info), w) {
+			t.Errorf("bag-info.txt lacks %q:\n%s", w, info)
+		}
+	}
+	if code, stdout, _ := runCmd(t, "bag", "--verify", out); code != 0 || !strings.Contains(stdout, "is a valid bag") {
+		t.Errorf("verify: %d %s", code, stdout)
+	}
+
+	// A bag spoilt after it was written.
+	var victim string
+	filepath.WalkDir(filepath.Join(out, "data"), func(p string, d os.DirEntry, err error) error {
+		if victim == "" && d.Type().IsRegular() {
+			victim = p
+		}
+		return nil
+	})
+	rel, _ := filepath.Rel(filepath.Join(out, "data"), victim)
+	// Hard-linked: write a new file in its place, so the copy stays intact.
+	os.Remove(victim)
+	os.WriteFile(victim, []byte("tampered"), 0o644)
+	code, stdout, _ = runCmd(t, "bag", "--verify", "--json", out)
+	v := decodeOneJSON[bagCheckJSON](t, stdout, "bag --verify")
+	if code != 1 || v.Valid || len(v.Problems) == 0 {
+		t.Errorf("a tampered bag: exit %d, %+v", code, v)
+	}
+
+	// A copy damaged since the sync: no bag.
+	if err := os.WriteFile(filepath.Join(dest, rel), []byte("damaged"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out2 := filepath.Join(dir, "bag2")
+	code, stdout, _ = runCmd(t, "bag", "--offline", dest, out2)
+	if code != 1 || !strings.Contains(stdout, "no bag written") || !strings.Contains(stdout, filepath.ToSlash(rel)) {
+		t.Errorf("a damaged copy: exit %d\n%s", code, stdout)
+	}
+	if _, err := os.Stat(out2); err == nil {
+		t.Error("a bag was written of a damaged copy")
+	}
+
+	// Usage.
+	if code, _, stderr := runCmd(t, "bag", dest); code != 2 || !strings.Contains(stderr, "want DEST and OUT") {
+		t.Errorf("one argument: %d %s", code, stderr)
+	}
+	if code, _, stderr := runCmd(t, "bag", filepath.Join(dir, "nothing"), filepath.Join(dir, "x")); code != 2 || !strings.Contains(stderr, "bag:") {
+		t.Errorf("no copy: %d %s", code, stderr)
+	}
+}

@@ -1,0 +1,386 @@
+package bag
+
+import (
+	"context"
+	"crypto/md5"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"rsx/dest/state"
+	"rsx/dest/store"
+)
+
+// copyFile is one file of a test copy and what its row records.
+type copyFile struct {
+	uri, path, body string
+	digests         string // "" computes md5 and sha-256 of body; "md5" only md5; "none" none
+	deleted         bool
+	damaged         bool
+}
+
+// makeCopy writes files into a folder destination and records them in its
+// state, as rsx sync would have; it returns the store and the state.
+func makeCopy(t *testing.T, files []copyFile) (store.Store, *state.DB, string) {
+	t.Helper()
+	ctx := context.Background()
+	dir := t.TempDir()
+	st, err := store.Open(ctx, dir, store.Options{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	lock, err := st.Lock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dbPath, err := st.StatePath(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := state.Open(ctx, dbPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	src, err := db.EnsureSource(ctx, "http://example.org/capabilitylist.xml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := db.NewWriter(state.WriterOptions{})
+	for _, f := range files {
+		p := filepath.Join(dir, filepath.FromSlash(f.path))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(f.body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		fi, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := md5.Sum([]byte(f.body))
+		s := sha256.Sum256([]byte(f.body))
+		var d string
+		switch f.digests {
+		case "":
+			d = "md5:" + hex.EncodeToString(m[:]) + " sha-256:" + hex.EncodeToString(s[:])
+		case "md5":
+			d = "md5:" + hex.EncodeToString(m[:])
+		case "none":
+		default:
+			d = f.digests
+		}
+		r := &state.Resource{SourceID: src.ID, URI: f.uri, Path: f.path, Length: int64(len(f.body)), Digests: state.Digests(d),
+			FetchedAt: time.Now(), VerifiedAt: time.Now(), FileMTime: fi.ModTime()}
+		if f.deleted {
+			r.DeletedAt = time.Now()
+		}
+		if err := w.PutResource(ctx, r); err != nil {
+			t.Fatal(err)
+		}
+		if f.damaged {
+			if err := w.SetDamaged(ctx, r.ID, time.Now()); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := w.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := lock.Release(); err != nil {
+		t.Fatal(err)
+	}
+	return st, db, dir
+}
+
+func sha(s string) string { x := sha256.Sum256([]byte(s)); return hex.EncodeToString(x[:]) }
+
+var sample = []copyFile{
+	{uri: "http://example.org/a.txt", path: "example.org/a.txt", body: "alpha\n"},
+	{uri: "http://example.org/dir/b.json", path: "example.org/dir/b.json", body: `{"b":1}`},
+	{uri: "http://example.org/100%25.txt", path: "example.org/100%25.txt", body: "percent"},
+	{uri: "http://example.org/gone.txt", path: "example.org/gone.txt", body: "deleted by the Source", deleted: true},
+}
+
+func TestWriteThenVerify(t *testing.T) {
+	st, db, _ := makeCopy(t, sample)
+	out := filepath.Join(t.TempDir(), "bag")
+	res, err := Write(context.Background(), st, db, out, Options{Software: "rsx test", Now: func() time.Time { return time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Files != 3 || res.Skipped != 1 {
+		t.Errorf("files %d skipped %d, want 3 and 1 (the deleted one left out)", res.Files, res.Skipped)
+	}
+	if res.Hashed != 0 {
+		t.Errorf("%d files read: the recorded digests of unchanged files are to be trusted", res.Hashed)
+	}
+	if res.Reflinked+res.Linked+res.Copied != res.Files || res.Copied == res.Files {
+		t.Errorf("reflinked %d linked %d copied %d: on one file system the files are linked", res.Reflinked, res.Linked, res.Copied)
+	}
+	if !slices.Equal(res.Manifests, []string{"sha256", "md5"}) {
+		t.Errorf("manifests %v", res.Manifests)
+	}
+	man, err := os.ReadFile(filepath.Join(out, "manifest-sha256.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := sha("alpha\n") + " data/example.org/a.txt\n" + sha(`{"b":1}`) + " data/example.org/dir/b.json\n" + sha("percent") + " data/example.org/100%2525.txt\n"
+	if string(man) != want {
+		t.Errorf("manifest-sha256.txt:\n%s\nwant:\n%s", man, want)
+	}
+	info, _ := os.ReadFile(filepath.Join(out, "bag-info.txt"))
+	for _, w := range []string{"Bagging-Date: 2026-11-27\n", "Payload-Oxum: 20.3\n", "ResourceSync-Capability-List: http://example.org/capabilitylist.xml\n", "Bag-Software-Agent: rsx test\n"} {
+		if !strings.Contains(string(info), w) {
+			t.Errorf("bag-info.txt lacks %q:\n%s", w, info)
+		}
+	}
+	decl, _ := os.ReadFile(filepath.Join(out, "bagit.txt"))
+	if string(decl) != "BagIt-Version: 1.0\nTag-File-Character-Encoding: UTF-8\n" {
+		t.Errorf("bagit.txt: %q", decl)
+	}
+	if _, err := os.Stat(filepath.Join(out, "data/example.org/gone.txt")); err == nil {
+		t.Error("a resource the Source deleted is in the bag")
+	}
+	c, err := Verify(context.Background(), out, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.Valid() || c.Files != 3 || c.Bytes != 20 {
+		t.Errorf("verify: valid %v files %d bytes %d problems %v", c.Valid(), c.Files, c.Bytes, c.Problems)
+	}
+	assertNoPartial(t, filepath.Dir(out))
+}
+
+func TestWriteCopyAndSelection(t *testing.T) {
+	st, db, dir := makeCopy(t, sample)
+	out := filepath.Join(t.TempDir(), "bag")
+	res, err := Write(context.Background(), st, db, out, Options{Copy: true, Include: []*regexp.Regexp{regexp.MustCompile(`/dir/|a\.txt`)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Files != 2 || res.Copied != 2 {
+		t.Errorf("files %d copied %d, want 2 and 2", res.Files, res.Copied)
+	}
+	a, _ := os.Stat(filepath.Join(dir, "example.org/a.txt"))
+	b, _ := os.Stat(filepath.Join(out, "data/example.org/a.txt"))
+	if os.SameFile(a, b) {
+		t.Error("--copy linked the file")
+	}
+	if c, _ := Verify(context.Background(), out, nil); !c.Valid() {
+		t.Errorf("problems: %v", c.Problems)
+	}
+}
+
+// A file whose record holds no SHA-256 is read once: its recorded md5 is
+// checked and its SHA-256 computed from the same bytes.
+func TestWriteComputesMissingSHA256(t *testing.T) {
+	st, db, _ := makeCopy(t, []copyFile{
+		{uri: "http://example.org/a", path: "example.org/a", body: "md5 only", digests: "md5"},
+		{uri: "http://example.org/b", path: "example.org/b", body: "nothing declared", digests: "none"},
+	})
+	out := filepath.Join(t.TempDir(), "bag")
+	res, err := Write(context.Background(), st, db, out, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Hashed != 2 {
+		t.Errorf("hashed %d, want 2", res.Hashed)
+	}
+	if !slices.Equal(res.Manifests, []string{"sha256"}) {
+		t.Errorf("manifests %v: md5 only where every file has one", res.Manifests)
+	}
+	if c, _ := Verify(context.Background(), out, nil); !c.Valid() {
+		t.Errorf("problems: %v", c.Problems)
+	}
+}
+
+func TestWriteRefusesADamagedCopy(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		spoil  func(t *testing.T, dir string)
+		opt    Options
+		files  []copyFile
+		reason string
+	}{
+		{name: "missing", spoil: func(t *testing.T, dir string) { os.Remove(filepath.Join(dir, "example.org/a.txt")) }, reason: "missing"},
+		{name: "other length", spoil: func(t *testing.T, dir string) {
+			os.WriteFile(filepath.Join(dir, "example.org/a.txt"), []byte("longer than it was"), 0o644)
+		}, reason: "bytes where the state records"},
+		{name: "same length, changed and touched", spoil: func(t *testing.T, dir string) {
+			os.WriteFile(filepath.Join(dir, "example.org/a.txt"), []byte("ALPHA\n"), 0o644)
+			os.Chtimes(filepath.Join(dir, "example.org/a.txt"), time.Now(), time.Now().Add(time.Hour))
+		}, reason: "damaged"},
+		{name: "same length, changed, time put back, --verify", spoil: func(t *testing.T, dir string) {
+			p := filepath.Join(dir, "example.org/a.txt")
+			fi, _ := os.Stat(p)
+			os.WriteFile(p, []byte("ALPHA\n"), 0o644)
+			os.Chtimes(p, fi.ModTime(), fi.ModTime())
+		}, opt: Options{Verify: true}, reason: "damaged"},
+		{name: "an audit found it damaged", files: []copyFile{{uri: "http://example.org/x", path: "example.org/x", body: "x", damaged: true}}, reason: "audit"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			files := tc.files
+			if files == nil {
+				files = sample
+			}
+			st, db, dir := makeCopy(t, files)
+			if tc.spoil != nil {
+				tc.spoil(t, dir)
+			}
+			parent := t.TempDir()
+			out := filepath.Join(parent, "bag")
+			res, err := Write(context.Background(), st, db, out, tc.opt)
+			if !errors.Is(err, ErrRefused) {
+				t.Fatalf("err %v, want ErrRefused", err)
+			}
+			if len(res.Refused) != 1 || !strings.Contains(res.Refused[0].Reason, tc.reason) {
+				t.Errorf("refused %+v, want one saying %q", res.Refused, tc.reason)
+			}
+			if _, err := os.Stat(out); err == nil {
+				t.Error("a bag was written although a file did not match its record")
+			}
+			assertNoPartial(t, parent)
+		})
+	}
+}
+
+func TestWriteRefusesANonEmptyOut(t *testing.T) {
+	st, db, _ := makeCopy(t, sample)
+	out := t.TempDir()
+	os.WriteFile(filepath.Join(out, "keep.txt"), []byte("mine"), 0o644)
+	if _, err := Write(context.Background(), st, db, out, Options{}); err == nil || !strings.Contains(err.Error(), "not empty") {
+		t.Fatalf("err %v", err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(out, "keep.txt")); string(b) != "mine" {
+		t.Error("OUT's file was touched")
+	}
+	// An empty folder is taken.
+	empty := t.TempDir()
+	if _, err := Write(context.Background(), st, db, empty, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(empty, "bagit.txt")); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestWriteCancelled(t *testing.T) {
+	st, db, _ := makeCopy(t, sample)
+	parent := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := Write(ctx, st, db, filepath.Join(parent, "bag"), Options{}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("err %v", err)
+	}
+	assertNoPartial(t, parent)
+	if ents, _ := os.ReadDir(parent); len(ents) != 0 {
+		t.Errorf("left %v", ents)
+	}
+}
+
+func assertNoPartial(t *testing.T, parent string) {
+	t.Helper()
+	ents, _ := os.ReadDir(parent)
+	for _, e := range ents {
+		if strings.Contains(e.Name(), ".rsx-partial-") {
+			t.Errorf("partial bag left: %s", e.Name())
+		}
+	}
+}
+
+// Each way a bag can be broken is found by Verify.
+func TestVerifyFindsTampering(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		spoil  func(bag string)
+		expect string
+	}{
+		{"payload changed", func(b string) { os.WriteFile(filepath.Join(b, "data/example.org/a.txt"), []byte("ALPHA\n"), 0o644) }, "data/example.org/a.txt: sha256"},
+		{"payload removed", func(b string) { os.Remove(filepath.Join(b, "data/example.org/a.txt")) }, "listed but not in the bag"},
+		{"payload added", func(b string) { os.WriteFile(filepath.Join(b, "data/extra.txt"), []byte("x"), 0o644) }, "not in this manifest"},
+		{"bag-info changed", func(b string) {
+			f, _ := os.OpenFile(filepath.Join(b, "bag-info.txt"), os.O_APPEND|os.O_WRONLY, 0)
+			f.WriteString("Contact-Name: someone\n")
+			f.Close()
+		}, "a tag file was changed"},
+		{"oxum wrong", func(b string) {
+			s, _ := os.ReadFile(filepath.Join(b, "bag-info.txt"))
+			os.WriteFile(filepath.Join(b, "bag-info.txt"), []byte(strings.Replace(string(s), "Payload-Oxum: 20.3", "Payload-Oxum: 21.3", 1)), 0o644)
+			os.Remove(filepath.Join(b, "tagmanifest-sha256.txt"))
+			os.Remove(filepath.Join(b, "tagmanifest-md5.txt"))
+		}, "Payload-Oxum 21.3"},
+		{"no bagit.txt", func(b string) { os.Remove(filepath.Join(b, "bagit.txt")) }, "bagit.txt"},
+		{"manifest climbs out", func(b string) {
+			f, _ := os.OpenFile(filepath.Join(b, "manifest-sha256.txt"), os.O_APPEND|os.O_WRONLY, 0)
+			f.WriteString(sha("x") + " data/../bagit.txt\n")
+			f.Close()
+		}, "not a path under data/"},
+		{"a link in the payload", func(b string) { os.Symlink("/etc/passwd", filepath.Join(b, "data/link")) }, "not a regular file"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st, db, _ := makeCopy(t, sample)
+			out := filepath.Join(t.TempDir(), "bag")
+			if _, err := Write(context.Background(), st, db, out, Options{Copy: true}); err != nil {
+				t.Fatal(err)
+			}
+			tc.spoil(out)
+			c, err := Verify(context.Background(), out, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.Valid() {
+				t.Fatal("a spoilt bag is valid")
+			}
+			found := false
+			for _, p := range c.Problems {
+				if strings.Contains(p, tc.expect) {
+					found = true
+				}
+			}
+			if !found {
+				t.Errorf("problems %q lack %q", c.Problems, tc.expect)
+			}
+		})
+	}
+}
+
+func TestEncodePath(t *testing.T) {
+	for _, p := range []string{"a/b.txt", "100%.txt", "a%25b", "line\nbreak", "cr\rx", "%0A"} {
+		e := EncodePath(p)
+		if strings.ContainsAny(e, "\r\n") {
+			t.Errorf("%q encodes to %q", p, e)
+		}
+		if d := DecodePath(e); d != p {
+			t.Errorf("%q → %q → %q", p, e, d)
+		}
+	}
+}
+
+func FuzzVerifyManifest(f *testing.F) {
+	f.Add([]byte(sha("x") + " data/a\n"))
+	f.Add([]byte("zz  data/../../etc\r\n\n"))
+	f.Fuzz(func(t *testing.T, manifest []byte) {
+		dir := t.TempDir()
+		os.MkdirAll(filepath.Join(dir, "data"), 0o755)
+		os.WriteFile(filepath.Join(dir, "data/a"), []byte("x"), 0o644)
+		os.WriteFile(filepath.Join(dir, "bagit.txt"), []byte("BagIt-Version: 1.0\nTag-File-Character-Encoding: UTF-8\n"), 0o644)
+		os.WriteFile(filepath.Join(dir, "manifest-sha256.txt"), manifest, 0o644)
+		c, err := Verify(context.Background(), dir, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(manifest) == sha("x")+" data/a\n" && !c.Valid() {
+			t.Errorf("problems %v", c.Problems)
+		}
+	})
+}

@@ -1,0 +1,113 @@
+package engine
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"database/sql"
+	"io"
+	"net/http"
+	"path/filepath"
+	"testing"
+
+	"rsx/demo"
+	"rsx/dest/state"
+)
+
+// Every run is recorded in the state's run table: its mode, counts, the
+// copy's point and its exit status, newest first.
+func TestRunsAreRecorded(t *testing.T) {
+	srv := startDemo(t, demo.Options{Resources: 200, Seed: 3})
+	dir := t.TempDir()
+	target := srv.URL + "/dataset2/capabilitylist.xml"
+	first := syncOnce(t, dir, testClient(t), target, PlanOptions{})
+	advance(t, srv.URL, 2)
+	second := syncOnce(t, dir, testClient(t), target, PlanOptions{})
+	third := syncOnce(t, dir, testClient(t), target, PlanOptions{Mode: ModeBaseline})
+	if !first.OK() || !second.OK() || !third.OK() {
+		t.Fatalf("runs failed: %s %s %s", failures(first), failures(second), failures(third))
+	}
+	db, err := state.OpenReadOnly(context.Background(), filepath.Join(dir, ".rsx", "state.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var runs []state.Run
+	if err := db.Runs(context.Background(), 0, 0, func(r *state.Run) error { runs = append(runs, *r); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if len(runs) != 3 {
+		t.Fatalf("%d runs recorded, want 3", len(runs))
+	}
+	want := []struct {
+		mode string
+		res  *Result
+	}{{"reconcile", third}, {"incremental", second}, {"baseline", first}}
+	for i, w := range want {
+		r := runs[i]
+		if r.Mode != w.mode || r.Created != w.res.Created || r.Updated != w.res.Updated || r.Deleted != w.res.Deleted ||
+			r.Bytes != w.res.Bytes || r.ExitStatus != 0 || r.Ended.IsZero() || !r.Finished || !r.SyncedUntil.Equal(w.res.SyncedUntil) ||
+			r.Source != target || r.Version == "" {
+			t.Errorf("run %d: %+v, want mode %s and the result's counts %d/%d/%d", i, r, w.mode, w.res.Created, w.res.Updated, w.res.Deleted)
+		}
+	}
+	if runs[0].Why == "" {
+		t.Error("a reconcile's run does not say why")
+	}
+}
+
+// A run keeps the Source's documents its plan read, as received: the bytes
+// read back are those the Source served, and equal bytes are kept once.
+func TestRunKeepsTheSourceDocuments(t *testing.T) {
+	srv := startDemo(t, demo.Options{Resources: 200, Seed: 3})
+	dir := t.TempDir()
+	target := srv.URL + "/dataset2/capabilitylist.xml"
+	syncOnce(t, dir, testClient(t), target, PlanOptions{})
+	syncOnce(t, dir, testClient(t), target, PlanOptions{Mode: ModeBaseline})
+	ctx := context.Background()
+	db, err := state.OpenReadOnly(ctx, filepath.Join(dir, ".rsx", "state.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	r, _, _ := db.LastRun(ctx, 0)
+	docs, err := db.RunDocuments(ctx, r.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cl *state.RunDocument
+	for i := range docs {
+		if docs[i].URL == target {
+			cl = &docs[i]
+		}
+	}
+	if cl == nil || len(docs) < 2 {
+		t.Fatalf("documents kept of the run: %+v", docs)
+	}
+	gz, err := db.DocumentGzip(ctx, r.ID, target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(gz))
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept, _ := io.ReadAll(zr)
+	resp, err := http.Get(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	served, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !bytes.Equal(kept, served) || int64(len(served)) != cl.Length {
+		t.Errorf("the Capability List kept (%d bytes) is not the one served (%d bytes)", len(kept), len(served))
+	}
+	// Both runs read the same Capability List: one copy of its bytes.
+	raw, _ := sql.Open("sqlite", filepath.Join(dir, ".rsx", "state.db"))
+	defer raw.Close()
+	var runs, blobs int
+	raw.QueryRow(`SELECT count(DISTINCT run_id), count(DISTINCT sha256) FROM run_document WHERE url = ?`, target).Scan(&runs, &blobs)
+	if runs != 2 || blobs != 1 {
+		t.Errorf("the Capability List: in %d runs, %d copies of its bytes; want 2 and 1", runs, blobs)
+	}
+}

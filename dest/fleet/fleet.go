@@ -1,0 +1,170 @@
+// Package fleet reads the file that lists the Sources an aggregator keeps
+// (rsx sync --sources FILE, rsx audit --sources FILE, the explorer's fleet
+// page): docs/fleet.md is its reference.
+package fleet
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/BurntSushi/toml"
+)
+
+// A fleet file lists the Sources an aggregator keeps: rsx sync --sources
+// FILE runs them all, rsx audit --sources FILE audits their copies. It is
+// either a plain list (one Capability List URL a line; # comments) or TOML:
+//
+//	dest = "/archive"            # default destination of every Source
+//	parallel = 4                 # Sources synced at once (one per host and per DEST)
+//	every = "6h"                 # with --every: default time between two runs of a Source
+//	delete = false               # defaults of every Source: delete, mode, checksum,
+//	rate = 2.0                   # include, exclude, allow_other_hosts, rate, concurrency
+//
+//	[[source]]
+//	url = "https://example.org/dataset1/capabilitylist.xml"
+//	dest = "s3://bucket/example?endpoint=http://127.0.0.1:7070&region=us-east-1"
+//	include = ["/articles/"]
+//	delete = true
+//	every = "1h"
+
+// Source is one Source of a fleet file, with its settings (nil: the
+// file's default, then the command line's).
+type Source struct {
+	Name            string   `toml:"name"`
+	URL             string   `toml:"url"`
+	Dest            string   `toml:"dest"`
+	Include         []string `toml:"include"`
+	Exclude         []string `toml:"exclude"`
+	Delete          *bool    `toml:"delete"`
+	Mode            string   `toml:"mode"`
+	Checksum        *bool    `toml:"checksum"`
+	AllowOtherHosts *bool    `toml:"allow_other_hosts"`
+	Rate            *float64 `toml:"rate"`
+	Concurrency     *int     `toml:"concurrency"`
+	Every           string   `toml:"every"`
+	Disabled        bool     `toml:"disabled"`
+
+	// Interval is Every parsed (0: none given).
+	Interval time.Duration `toml:"-"`
+}
+
+// File is a fleet file read.
+type File struct {
+	Source
+	Parallel int      `toml:"parallel"`
+	Sources  []Source `toml:"source"`
+}
+
+// Read reads a fleet file: TOML when it parses as TOML with [[source]]
+// tables, else a plain list of URLs.
+func Read(path string) (*File, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("--sources: %w", err)
+	}
+	var f File
+	md, terr := toml.Decode(string(data), &f)
+	switch {
+	case terr == nil && len(f.Sources) > 0:
+		if und := md.Undecoded(); len(und) > 0 {
+			keys := make([]string, len(und))
+			for i, k := range und {
+				keys[i] = k.String()
+			}
+			return nil, fmt.Errorf("--sources %s: unknown settings %s (docs/fleet.md lists them)", path, strings.Join(keys, ", "))
+		}
+	case looksLikeTOML(data):
+		if terr != nil {
+			return nil, fmt.Errorf("--sources %s: %v", path, terr)
+		}
+		return nil, fmt.Errorf("--sources %s: no [[source]] table: list the Sources as [[source]] tables with a url each, or write one URL a line", path)
+	default:
+		f = File{}
+		sc := bufio.NewScanner(bytes.NewReader(data))
+		n := 0
+		for sc.Scan() {
+			n++
+			line := strings.TrimSpace(sc.Text())
+			if line == "" || strings.HasPrefix(line, "#") {
+				continue
+			}
+			f.Sources = append(f.Sources, Source{URL: line})
+		}
+		if err := sc.Err(); err != nil {
+			return nil, fmt.Errorf("--sources %s: %w", path, err)
+		}
+	}
+	if f.Parallel < 0 {
+		return nil, fmt.Errorf("--sources %s: parallel = %d: give 1 or more", path, f.Parallel)
+	}
+	var err2 error
+	if f.Interval, err2 = parseEvery(f.Every); err2 != nil {
+		return nil, fmt.Errorf("--sources %s: every = %q: %v", path, f.Every, err2)
+	}
+	seen := map[string]bool{}
+	kept := f.Sources[:0]
+	for i, s := range f.Sources {
+		where := fmt.Sprintf("--sources %s: Source %d", path, i+1)
+		if s.Disabled {
+			continue
+		}
+		u, err := url.Parse(s.URL)
+		if s.URL == "" || err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return nil, fmt.Errorf("%s: url %q is not an http(s) URL", where, s.URL)
+		}
+		if s.Mode != "" && s.Mode != "auto" && s.Mode != "baseline" && s.Mode != "incremental" {
+			return nil, fmt.Errorf("%s (%s): mode %q: auto, baseline or incremental", where, s.URL, s.Mode)
+		}
+		for _, re := range append(slices.Clone(s.Include), s.Exclude...) {
+			if _, err := regexp.Compile(re); err != nil {
+				return nil, fmt.Errorf("%s (%s): %q is not a regular expression: %v", where, s.URL, re, err)
+			}
+		}
+		if s.Interval, err = parseEvery(s.Every); err != nil {
+			return nil, fmt.Errorf("%s (%s): every = %q: %v", where, s.URL, s.Every, err)
+		}
+		key := s.URL + "\x00" + s.Dest
+		if seen[key] {
+			return nil, fmt.Errorf("%s: %s is listed twice with the same destination", where, s.URL)
+		}
+		seen[key] = true
+		kept = append(kept, s)
+	}
+	f.Sources = kept
+	if len(f.Sources) == 0 {
+		return nil, fmt.Errorf("--sources %s: no Source in it", path)
+	}
+	return &f, nil
+}
+
+func looksLikeTOML(data []byte) bool {
+	for _, line := range strings.Split(string(data), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		if strings.HasPrefix(line, "[") || strings.Contains(line, "=") {
+			return true
+		}
+	}
+	return false
+}
+
+func parseEvery(s string) (time.Duration, error) {
+	if s == "" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < time.Minute {
+		return 0, errors.New("a duration of a minute or more, such as 30m, 6h or 24h")
+	}
+	return d, nil
+}

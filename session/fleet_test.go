@@ -1,0 +1,68 @@
+package session
+
+import (
+	"context"
+	"net"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"rsx/demo"
+)
+
+// The fleet page's data: each Source's copy read from its DEST (read-only),
+// its last run, and how far its point is behind the Source's newest change.
+func TestFleetStatus(t *testing.T) {
+	srv, s := startDemo(t, demo.Options{Resources: 200})
+	dir := t.TempDir()
+	ctx := context.Background()
+	target := srv.URL + "/dataset1/capabilitylist.xml"
+	j := s.NewSync(SyncRequest{Dest: filepath.Join(dir, "copy"), Target: target})
+	if _, err := j.Plan(ctx, false); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := j.Run(ctx); err != nil || !res.OK() {
+		t.Fatalf("sync: %v", err)
+	}
+	j.Close()
+	// The Source moves on after the copy.
+	srv.Source().Advance(3)
+	ln, _ := net.Listen("tcp", "127.0.0.1:0")
+	dead := "http://" + ln.Addr().String() + "/cap.xml"
+	ln.Close()
+	file := filepath.Join(dir, "fleet.toml")
+	os.WriteFile(file, []byte(`
+[[source]]
+name = "one"
+url = "`+target+`"
+dest = "`+filepath.Join(dir, "copy")+`"
+
+[[source]]
+url = "`+srv.URL+`/dataset2/capabilitylist.xml"
+
+[[source]]
+url = "`+dead+`"
+`), 0o644)
+	rows, err := s.ReadFleet(file, filepath.Join(dir, "other"))
+	if err != nil || len(rows) != 3 || rows[1].Dest != filepath.Join(dir, "other") {
+		t.Fatalf("read: %+v %v", rows, err)
+	}
+	rows = s.FleetStatus(ctx, rows)
+	one := rows[0]
+	if !one.HasCopy || one.Resources == 0 || !one.HasRun || one.LastRun.ExitStatus != 0 || one.Point.IsZero() || one.Newest.IsZero() {
+		t.Errorf("the synced Source: %+v", one)
+	}
+	if one.Behind() <= 0 {
+		t.Errorf("the copy is not behind a Source that moved on: point %v newest %v", one.Point, one.Newest)
+	}
+	if rows[1].HasCopy || rows[1].StateErr != "" || rows[1].SourceErr != "" {
+		t.Errorf("a Source with no copy yet: %+v", rows[1])
+	}
+	if rows[2].SourceErr == "" {
+		t.Errorf("an unreachable Source: %+v", rows[2])
+	}
+	runs, err := s.FleetRuns(ctx, one, 10)
+	if err != nil || len(runs) != 1 || runs[0].Mode != "baseline" {
+		t.Errorf("runs: %+v %v", runs, err)
+	}
+}
