@@ -34,8 +34,9 @@ type app struct {
 	http httpFlags  // persistent flags for fetching, see httpflags.go
 	tmp  tempFolder // the process's temporary folder, see signals.go
 
-	openSchemes []string // explorer: URL schemes besides http(s) that o may open (explore.go)
-	exploreDest string   // explorer: the local copy attached (--dest, explore.go)
+	openSchemes  []string // explorer: URL schemes besides http(s) that o may open (explore.go)
+	exploreDest  string   // explorer: the local copy attached (--dest, explore.go)
+	exploreFleet string   // explorer: a fleet file to open the fleet page on (--sources, explore.go)
 }
 
 // tempDir is the folder for this run's temporary files ("" for the system's
@@ -71,6 +72,7 @@ found, and 2 when the job could not be done.`,
   rsx https://example.org/                       # discovery from a site root
   rsx path/to/resourcelist.xml                   # a local file
   rsx --dest ./copy https://example.org/.well-known/resourcesync   # each entry's state in ./copy
+  rsx --sources fleet.toml                       # the fleet page: every Source of the file, with its copy
   rsx serve --addr 127.0.0.1:8080 &              # the demo Source, for the commands below
   rsx tree http://127.0.0.1:8080/.well-known/resourcesync`,
 		Version:       version,
@@ -102,6 +104,8 @@ found, and 2 when the job could not be done.`,
 	}
 	root.Flags().StringSliceVar(&a.openSchemes, "open-scheme", nil,
 		"a URL `SCHEME` besides http and https that the explorer's o key may hand to the system opener (repeatable; also RSX_OPEN_SCHEMES=ftp,mailto)")
+	root.Flags().StringVar(&a.exploreFleet, "sources", "",
+		"the explorer: open the fleet page on the Sources of `FILE` (docs/fleet.md): each copy's last run, lag and problems")
 	root.Flags().StringVar(&a.exploreDest, "dest", "",
 		"the explorer: attach the local copy in `DEST` (a folder, or s3://bucket/prefix?…): the table shows each entry's state in it")
 	// One line per command; each lives in the file of its name.

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"rsx/demo"
+	"rsx/dest/fleet"
 	"rsx/fetch"
 	"rsx/model"
 	"rsx/notify"
@@ -41,6 +42,16 @@ func (a *app) runExplorer(cmd *cobra.Command, args []string) error {
 	target := ""
 	if len(args) == 1 {
 		target = strings.TrimSpace(args[0])
+	}
+	fleetFile := strings.TrimSpace(a.exploreFleet)
+	if fleetFile != "" {
+		f, err := fleet.Read(fleetFile)
+		if err != nil {
+			return failed(err)
+		}
+		if target == "" {
+			target = f.Sources[0].URL // the document under the fleet page
+		}
 	}
 	if err := a.explorerPreflight(cmd, target); err != nil {
 		return failed(err)
@@ -88,16 +99,19 @@ func (a *app) runExplorer(cmd *cobra.Command, args []string) error {
 		return failed(fmt.Errorf("set up HTTP client: %w", err))
 	}
 
+	sess := session.New(client, session.Options{TempDir: a.tempDir(), LocalFiles: !demoSource && model.IsLocal(target),
+		BrowserSchemes: a.browserSchemes(),
+		// The notifications page connects as rsx watch does.
+		Notify: notify.Options{DialTimeout: opts.ConnectTimeout, HTTPClient: watchHTTPClient(opts),
+			Header: func(u string) http.Header { return watchHeader(opts, u) }},
+		Dest: session.DestOptions{Client: destClient, Concurrency: 2 * hf.concurrency}})
 	m := ui.New(ui.Options{
 		Target: target,
 		// Local files are read only when the user opened one: a
 		// document from the network cannot make rsx read them.
-		Backend: session.New(client, session.Options{TempDir: a.tempDir(), LocalFiles: !demoSource && model.IsLocal(target),
-			BrowserSchemes: a.browserSchemes(),
-			// The notifications page connects as rsx watch does.
-			Notify: notify.Options{DialTimeout: opts.ConnectTimeout, HTTPClient: watchHTTPClient(opts),
-				Header: func(u string) http.Header { return watchHeader(opts, u) }},
-			Dest: session.DestOptions{Client: destClient, Concurrency: 2 * hf.concurrency}}),
+		Backend:           sess,
+		Fleet:             sess,
+		FleetFile:         fleetFile,
 		Dark:              true,
 		Dest:              strings.TrimSpace(a.exploreDest),
 		NotificationsHint: notificationsHint,

@@ -285,8 +285,11 @@ func (a *app) runSync(cmd *cobra.Command, f syncFlags, target string) error {
 	started := time.Now()
 	p, err := sess.Plan(ctx, target, po)
 	if err != nil {
-		// The run did not start: what opening DEST made goes again.
-		d.discard = true
+		// The run did not start: what opening DEST made goes again; a
+		// DEST that holds the Source records the failure in its history.
+		if f.dryRun || !sess.RecordPlanFailure(context.WithoutCancel(ctx), target, started, err) {
+			d.discard = true
+		}
 		bar.finish()
 		if ctx.Err() != nil {
 			return failed(fmt.Errorf("sync: interrupted while reading the Source: %w", err))

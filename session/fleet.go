@@ -133,7 +133,16 @@ func (s *Session) fleetState(ctx context.Context, f *FleetSource) {
 		return
 	}
 	f.HasCopy = true
+	// The copy's point, and past it the last change applied from the
+	// open Change List (the point moves only with closed ones).
 	f.Point = src.Point()
+	if cls, err := db.ChangeLists(ctx, src.ID); err == nil {
+		for _, c := range cls {
+			if c.Last.Datetime.After(f.Point) {
+				f.Point = c.Last.Datetime
+			}
+		}
+	}
 	if c, err := db.Count(ctx, src.ID); err == nil {
 		f.Resources, f.Bytes, f.Pending = c.Resources, c.Bytes, c.Pending
 	} else {
@@ -170,19 +179,35 @@ func (s *Session) fleetNewest(ctx context.Context, f *FleetSource) {
 		return // no changes published: nothing to be behind
 	}
 	doc, err := g.Load(ctx, list)
-	if err == nil && doc.Header != nil && doc.Header.Root == model.RootSitemapIndex && len(doc.Down) > 0 {
-		doc, err = g.Load(ctx, doc.Down[len(doc.Down)-1].Loc)
-	}
 	if err != nil {
 		f.SourceErr = fmt.Sprintf("its Change List: %v", err)
 		return
 	}
-	if doc.Entries == nil {
-		return
+	parts := []*crawl.Document{doc}
+	if doc.Header != nil && doc.Header.Root == model.RootSitemapIndex {
+		// The newest parts, from the last: the open one may have no
+		// change yet.
+		parts = nil
+		for i := len(doc.Down) - 1; i >= 0 && i >= len(doc.Down)-3; i-- {
+			part, err := g.Load(ctx, doc.Down[i].Loc)
+			if err != nil {
+				f.SourceErr = fmt.Sprintf("its Change List: %v", err)
+				return
+			}
+			parts = append(parts, part)
+			if part.EntryCount > 0 {
+				break
+			}
+		}
 	}
-	for i := range doc.Entries.Len() {
-		if t := doc.Entries.Datetime(i); t.OK && t.Time.After(f.Newest) {
-			f.Newest = t.Time
+	for _, d := range parts {
+		if d.Entries == nil {
+			continue
+		}
+		for i := range d.Entries.Len() {
+			if t := d.Entries.Datetime(i); t.OK && t.Time.After(f.Newest) {
+				f.Newest = t.Time
+			}
 		}
 	}
 }

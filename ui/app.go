@@ -32,6 +32,12 @@ type Options struct {
 	// Dest is a local copy to attach (rsx --dest DIR): the table shows each
 	// entry's state in it. "" attaches none (:dest DIR attaches one later).
 	Dest string
+	// Fleet reads fleet files and the status of their Sources (the fleet
+	// page: rsx --sources FILE, :fleet FILE); nil: no fleet page.
+	Fleet FleetBackend
+	// FleetFile is a fleet file to open the fleet page on at the start; its
+	// Sources without a destination get Dest.
+	FleetFile string
 	// NotificationsHint is said on the Notifications page while no
 	// notification has come, one line per line of it: for the built-in demo,
 	// whose clock stands still, how to move it. "" says nothing more.
@@ -83,6 +89,8 @@ type App struct {
 	stale map[string]bool
 
 	dest string // the local copy attached (app_local.go), "" when none
+	// fleetFile is the fleet file last opened (app_fleet.go), for :fleet.
+	fleetFile string
 }
 
 // errCancelled is the error of a load the user cancelled.
@@ -129,6 +137,9 @@ func (a *App) Init() tea.Cmd {
 		cmds = append(cmds, a.openPackage(dump.PackageRef{URL: a.opts.Target}, false))
 	case a.opts.Target != "":
 		cmds = append(cmds, a.open(place{url: a.opts.Target, selected: -1}, true))
+	}
+	if a.opts.FleetFile != "" {
+		cmds = append(cmds, a.readFleet(a.opts.FleetFile))
 	}
 	return tea.Batch(cmds...)
 }
@@ -271,6 +282,11 @@ func (a *App) request(msg tea.Msg) (cmd tea.Cmd, ok bool) {
 	switch msg := msg.(type) {
 	case pushPageMsg:
 		return a.pushPage(msg.Page), true
+	case fleetReadMsg:
+		return a.fleetRead(msg), true
+	case nav.OpenSourceMsg:
+		a.closePages()
+		return tea.Batch(a.attachDest(msg.Dest), a.open(place{url: msg.URL, selected: -1}, true)), true
 	case openURLMsg:
 		if msg.From != "" && !a.mayFollow(msg.From, msg.URL) {
 			return nil, true

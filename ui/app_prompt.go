@@ -14,7 +14,7 @@ import (
 )
 
 // The root's one-line prompt: a URL or a file to open (:), an entry to jump
-// to, and the commands typed at it (:sync DIR, :audit DIR, :dest DIR).
+// to, and the commands typed at it (:sync DIR, :audit DIR, :dest DIR, :fleet FILE).
 
 // promptKind is what the root's one-line prompt asks for.
 type promptKind uint8
@@ -121,6 +121,15 @@ func (a *App) promptCommand(val string) (cmd tea.Cmd, ok bool) {
 		return a.openAudit(arg), true
 	case "dest":
 		return a.attachDest(arg), true
+	case "fleet":
+		if arg == "" {
+			arg = a.fleetFile
+		}
+		if arg == "" {
+			a.flashError(":fleet needs a file of Sources: :fleet FILE (docs/fleet.md)")
+			return nil, true
+		}
+		return a.readFleet(arg), true
 	}
 	return nil, false
 }

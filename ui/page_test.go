@@ -140,6 +140,7 @@ func TestHelpListsEveryKey(t *testing.T) {
 		pages.NewSync(c, &uitest.SyncJob{}, "the entries", nil),
 		pages.NewAudit(c, NopBackend{}, session.AuditRequest{}, "the entries", nil),
 		pages.NewSpot(c, NopBackend{}, session.SpotRequest{}, "the entries", nil),
+		pages.NewFleet(c, nil, "fleet.toml", nil, nil),
 	}
 	for _, p := range pages {
 		add(p.KeyBindings())

@@ -233,14 +233,15 @@ func (s *Session) Run(ctx context.Context, p *Plan) (*Result, error) {
 		}
 		r.addFailure(Failure{URL: p.Source, Kind: KindState, Err: finishErr})
 	}
+	// The documents the plan read, kept with the run (provenance.go).
+	if err := s.storeDocuments(wctx, hist.ID, srcID); err != nil && finishErr == nil {
+		r.addFailure(Failure{URL: p.Source, Kind: KindState, Err: err})
+	}
 	res.Elapsed = s.opts.Now().Sub(started)
 	hist.Ended = s.opts.Now()
 	hist.Created, hist.Updated, hist.Deleted, hist.Failed, hist.Bytes = res.Created, res.Updated, res.Deleted, res.FailedCount, res.Bytes
 	hist.Finished, hist.SyncedUntil, hist.Stopped, hist.ExitStatus = res.Finished, res.SyncedUntil, res.Stopped, res.ExitStatus()
 	if err := s.db.EndRun(wctx, hist); err != nil && finishErr == nil {
-		r.addFailure(Failure{URL: p.Source, Kind: KindState, Err: err})
-	}
-	if err := s.storeDocuments(wctx, hist.ID, srcID); err != nil && finishErr == nil {
 		r.addFailure(Failure{URL: p.Source, Kind: KindState, Err: err})
 	}
 	s.opts.report(r.progress(PhaseFinished, nil))
@@ -931,4 +932,26 @@ func (r *runner) progress(phase Phase, f *Failure) Progress {
 	})
 	sort.Strings(pr.InFlight)
 	return pr
+}
+
+// RecordPlanFailure records in the history a run of target's Source that
+// could not plan (the Source unreachable, a document that cannot be read),
+// when the destination already holds that Source (a run that could not
+// start on a new destination leaves nothing in it): an operator's log and
+// the fleet page then show that the last run failed, and why. It reports
+// whether it recorded one.
+func (s *Session) RecordPlanFailure(ctx context.Context, target string, started time.Time, cause error) bool {
+	if s.readOnly || cause == nil || s.check() != nil {
+		return false
+	}
+	src, err := s.db.Source(ctx, target)
+	if err != nil {
+		return false
+	}
+	r := &state.Run{SourceID: src.ID, Started: started, Mode: "plan", Version: s.opts.Version}
+	if s.db.StartRun(ctx, r) != nil {
+		return false
+	}
+	r.Ended, r.ExitStatus, r.Stopped, r.SyncedUntil = s.opts.Now(), 2, "the run could not plan: "+cause.Error(), src.Point()
+	return s.db.EndRun(ctx, r) == nil
 }

@@ -111,3 +111,30 @@ func TestRunKeepsTheSourceDocuments(t *testing.T) {
 		t.Errorf("the Capability List: in %d runs, %d copies of its bytes; want 2 and 1", runs, blobs)
 	}
 }
+
+// A run that cannot plan (the Source gone) is recorded in the history of a
+// DEST that holds the Source, with exit status 2 and why; on a DEST that
+// does not hold it, nothing is written.
+func TestPlanFailureRecorded(t *testing.T) {
+	srv := startDemo(t, demo.Options{Resources: 50, Seed: 3})
+	dir := t.TempDir()
+	target := srv.URL + "/dataset2/capabilitylist.xml"
+	syncOnce(t, dir, testClient(t), target, PlanOptions{})
+	srv.Close()
+	s := openSession(t, dir, testClient(t), Options{})
+	_, err := s.Plan(context.Background(), target, PlanOptions{})
+	if err == nil {
+		t.Fatal("a plan against a Source that is gone succeeded")
+	}
+	if !s.RecordPlanFailure(context.Background(), target, fixtureClock(), err) {
+		t.Fatal("not recorded")
+	}
+	r, _, _ := s.DB().LastRun(context.Background(), 0)
+	if r.Mode != "plan" || r.ExitStatus != 2 || r.Stopped == "" || r.Ended.IsZero() {
+		t.Errorf("the failed run: %+v", r)
+	}
+	other := openSession(t, t.TempDir(), testClient(t), Options{})
+	if other.RecordPlanFailure(context.Background(), target, fixtureClock(), err) {
+		t.Error("recorded in a DEST that does not hold the Source")
+	}
+}

@@ -104,7 +104,7 @@ CREATE TABLE run (
   source_id    INTEGER NOT NULL REFERENCES source(id) ON DELETE CASCADE,
   started      TEXT NOT NULL,
   ended        TEXT,             -- NULL: going on, or killed
-  mode         TEXT NOT NULL,    -- 'baseline', 'reconcile' or 'incremental'
+  mode         TEXT NOT NULL,    -- 'baseline', 'reconcile', 'incremental', or 'plan': it could not plan (stopped says why)
   why          TEXT,             -- why a run of mode auto reconciled, when it did
   planned      INTEGER NOT NULL DEFAULT 0, -- resources the plan had to fetch or delete
   created      INTEGER NOT NULL DEFAULT 0,

@@ -87,6 +87,8 @@ type KeyMap struct {
 	DeleteToggle   key.Binding // sync plan: apply the deletions or only remember them
 	ConfirmStop    key.Binding // sync progress: yes, stop the sync
 	SyncDiffs      key.Binding // audit: sync what differs (through the plan page)
+	FleetSync      key.Binding // fleet: sync the selected Source (through the plan page)
+	FleetRuns      key.Binding // fleet: the selected Source's runs, or back to the Sources
 
 	// A text input (filter, prompt, search) that has the keyboard.
 	Submit key.Binding
@@ -168,6 +170,8 @@ func DefaultKeyMap() KeyMap {
 		DeleteToggle:   key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "apply deletions: on / off")),
 		ConfirmStop:    key.NewBinding(key.WithKeys("y", "enter"), key.WithHelp("y/enter", "yes, stop")),
 		SyncDiffs:      key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "plan a sync of the diffs")),
+		FleetSync:      key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "plan a sync of the Source")),
+		FleetRuns:      key.NewBinding(key.WithKeys("l"), key.WithHelp("l", "its runs / the Sources")),
 
 		Submit: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "apply")),
 		Cancel: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel")),

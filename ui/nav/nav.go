@@ -120,6 +120,13 @@ type SyncDiffsMsg struct {
 	What string
 }
 
+// OpenSourceMsg asks to open a Source's Capability List (URL) with the
+// local copy in Dest attached (the fleet page's enter).
+type OpenSourceMsg struct {
+	URL  string
+	Dest string
+}
+
 // CopyChangedMsg tells that a sync ran into Dest: the states of the copy
 // attached are computed again.
 type CopyChangedMsg struct{ Dest string }

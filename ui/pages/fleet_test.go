@@ -1,0 +1,96 @@
+package pages
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"rsx/dest/state"
+	"rsx/session"
+	"rsx/ui/nav"
+)
+
+// fakeFleet answers the fleet page with fixed rows.
+type fakeFleet struct{ runs []state.Run }
+
+func (fakeFleet) FleetStatus(_ context.Context, rows []session.FleetSource) []session.FleetSource {
+	t0 := ivTestTime()
+	out := make([]session.FleetSource, len(rows))
+	copy(out, rows)
+	out[0].HasCopy, out[0].Resources, out[0].Bytes = true, 2002, 1258291
+	out[0].Point, out[0].Newest = t0.Add(-72*time.Hour), t0.Add(-72*time.Hour)
+	out[0].HasRun, out[0].LastRun = true, state.Run{ID: 9, Started: t0.Add(-2 * time.Hour), Ended: t0.Add(-2 * time.Hour), Mode: "incremental"}
+	out[1].HasCopy, out[1].Resources, out[1].Bytes, out[1].Damaged = true, 399, 256000, 2
+	out[1].Point, out[1].Newest = t0.Add(-96*time.Hour), t0.Add(-24*time.Hour)
+	out[1].HasRun, out[1].LastRun = true, state.Run{ID: 4, Started: t0.Add(-26 * time.Hour), Ended: t0.Add(-26 * time.Hour), Mode: "incremental", Failed: 4, ExitStatus: 1}
+	out[2].SourceErr = "GET http://127.0.0.1:9/cap.xml: connection refused"
+	return out
+}
+
+func (f fakeFleet) FleetRuns(context.Context, session.FleetSource, int) ([]state.Run, error) {
+	return f.runs, nil
+}
+
+func fleetSources() []session.FleetSource {
+	return []session.FleetSource{
+		{Name: "datasets", URL: "http://127.0.0.1:8080/dataset1/capabilitylist.xml", Dest: "/archive/datasets"},
+		{Name: "broken", URL: "http://127.0.0.1:8081/dataset1/capabilitylist.xml", Dest: "/archive/broken"},
+		{URL: "http://127.0.0.1:9/cap.xml", Dest: "/archive/gone"},
+	}
+}
+
+// The fleet page: a row per Source with its last run, how far behind, its
+// copy and its problems; l lists a Source's runs.
+func TestFleetPage(t *testing.T) {
+	t0 := ivTestTime()
+	b := fakeFleet{runs: []state.Run{
+		{ID: 9, Started: t0.Add(-2 * time.Hour), Ended: t0.Add(-2 * time.Hour), Mode: "incremental", Created: 3, Updated: 1},
+		{ID: 8, Started: t0.Add(-26 * time.Hour), Mode: "reconcile", Why: "a gap: no Change List reaches back to the copy's point"},
+	}}
+	p := NewFleet(ivTestCommon(), b, "fleet.toml", fleetSources(), ivTestTime)
+	_, rec := ivRun(t, p, 130, 16)
+	screen := ivWaitScreen(t, rec, func(s string) bool { return strings.Contains(s, "1 behind") })
+	ivGolden(t, "fleet", screen)
+	for _, want := range []string{"✓ 2 hours ago", "in step", "3d", "2 damaged; 4 failures", "Source: GET http://127.0.0.1:9/cap.xml", "2,002"} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("the fleet page lacks %q:\n%s", want, screen)
+		}
+	}
+}
+
+func TestFleetPageKeys(t *testing.T) {
+	t0 := ivTestTime()
+	b := fakeFleet{runs: []state.Run{{ID: 9, Started: t0, Ended: t0, Mode: "incremental", Created: 3}, {ID: 8, Started: t0, Mode: "reconcile", Why: "a gap"}}}
+	p := NewFleet(ivTestCommon(), b, "fleet.toml", fleetSources(), ivTestTime)
+	ivDrive(p, ivRunCmd(p.Init())...)
+	ivDrive(p, ivKey("down"))
+	_, cmd := p.Update(ivKey("enter"))
+	out := ivRunCmd(cmd)
+	if len(out) != 1 || out[0] != (nav.OpenSourceMsg{URL: "http://127.0.0.1:8081/dataset1/capabilitylist.xml", Dest: "/archive/broken"}) {
+		t.Errorf("enter: %#v", out)
+	}
+	_, cmd = p.Update(ivKey("s"))
+	msgs := ivRunCmd(cmd)
+	if len(msgs) != 1 {
+		t.Fatalf("s: %#v", msgs)
+	}
+	if sd, ok := msgs[0].(nav.SyncDiffsMsg); !ok || sd.Req.Dest != "/archive/broken" || sd.Req.Target != "http://127.0.0.1:8081/dataset1/capabilitylist.xml" || sd.Req.Only != nil {
+		t.Errorf("s: %#v", msgs[0])
+	}
+	ivDrive(p, ivKey("l"))
+	p.SetSize(120, 12)
+	v := ansi.Strip(p.View())
+	if !strings.Contains(v, "Runs of broken") || !strings.Contains(v, "+3 ~0 −0") || !strings.Contains(v, "no end recorded") {
+		t.Errorf("l:\n%s", v)
+	}
+	// esc goes back to the Sources, then closes.
+	if handled, _ := p.Back(); !handled || !strings.Contains(ansi.Strip(p.View()), "problems") {
+		t.Errorf("esc from the runs: handled %v\n%s", handled, p.View())
+	}
+	if handled, _ := p.Back(); handled {
+		t.Error("esc on the Sources does not close the page")
+	}
+}
