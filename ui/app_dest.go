@@ -11,6 +11,7 @@ import (
 	"rsx/model"
 	"rsx/session"
 	"rsx/ui/components"
+	"rsx/ui/pages"
 )
 
 // The root's side of syncs and audits (:sync DIR, :audit DIR, typed at the
@@ -126,14 +127,14 @@ func (a *App) openSync(dest string) tea.Cmd {
 	return a.showPage(p)
 }
 
-// newSyncPage prepares the sync of req through the backend.
-func (a *App) newSyncPage(req session.SyncRequest, what string) *syncPage {
+// pages.NewSync prepares the sync of req through the backend.
+func (a *App) newSyncPage(req session.SyncRequest, what string) *pages.Sync {
 	job := a.backend.NewSync(req)
 	if job == nil {
 		a.flashError(":sync: this explorer cannot sync (no backend)")
 		return nil
 	}
-	return newSyncPage(a.c, job, what, a.resourceOpener())
+	return pages.NewSync(a.c, job, what, a.resourceOpener().open)
 }
 
 // destRequest acts on the requests of the sync, audit and spot check
@@ -141,7 +142,7 @@ func (a *App) newSyncPage(req session.SyncRequest, what string) *syncPage {
 func (a *App) destRequest(msg tea.Msg) (cmd tea.Cmd, ok bool) {
 	switch msg := msg.(type) {
 	case syncDiffsMsg:
-		if p := a.newSyncPage(msg.req, msg.what); p != nil {
+		if p := a.newSyncPage(msg.Req, msg.What); p != nil {
 			return a.pushPage(p), true
 		}
 		return nil, true
@@ -162,5 +163,5 @@ func (a *App) openAudit(dest string) tea.Cmd {
 		return nil
 	}
 	req := session.AuditRequest{Dest: dest, Target: sc.target, Only: sc.only}
-	return a.showPage(newAuditPage(a.c, a.backend, req, sc.what, a.resourceOpener()))
+	return a.showPage(pages.NewAudit(a.c, a.backend, req, sc.what, a.resourceOpener().open))
 }

@@ -54,11 +54,6 @@
 //     they change;
 //   - notifications reads the root's subscription (notifyFeed): it needs a
 //     read-only view of the feed's rows and channels;
-//   - sync, audit and spot check need the resource opener as a function the
-//     root gives (func(uri string) tea.Cmd) instead of resourceOpener,
-//     copyChangedMsg and syncDiffsMsg in rsx/ui/nav, and displayLoc and
-//     originOf (components.DisplayLoc and OriginOf); their tests' fakes are shared with the root's tests
-//     (marks_test.go, screenshots_test.go), which look into the sync page.
 //
 // What pages share is in rsx/ui/common: one KeyMap (all bindings; the help screen and the footers
 // are drawn from it), one Styles (built once per theme) and the Common that

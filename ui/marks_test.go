@@ -15,6 +15,7 @@ import (
 	"rsx/dest/engine"
 	"rsx/model"
 	"rsx/session"
+	"rsx/ui/internal/uitest"
 	"rsx/ui/pages"
 )
 
@@ -38,7 +39,7 @@ func (b *exDestBackend) NewSync(req session.SyncRequest) *session.Sync {
 
 func (b *exDestBackend) AuditCopy(_ context.Context, req session.AuditRequest) (*engine.AuditReport, error) {
 	b.auditReqs = append(b.auditReqs, req)
-	return fakeAudit(), nil
+	return uitest.Audit(), nil
 }
 
 // LocalStates: entry i is same, changed, missing, modified, by i mod 4, in
@@ -162,7 +163,7 @@ func TestSyncCommandScope(t *testing.T) {
 		if len(b.syncReqs) == 0 {
 			t.Fatalf("no sync asked; screen:\n%s", d.screen())
 		}
-		if _, ok := a.active().(*syncPage); !ok {
+		if _, ok := a.active().(*pages.Sync); !ok {
 			t.Fatalf("the sync page is not shown: %T", a.active())
 		}
 		req := b.syncReqs[len(b.syncReqs)-1]
@@ -234,7 +235,7 @@ func TestAuditCommand(t *testing.T) {
 		t.Fatalf("s on the audit page: %+v, %d pages", b.syncReqs, len(a.pages))
 	}
 	d.keys("esc")
-	if _, ok := a.active().(*auditPage); !ok {
+	if _, ok := a.active().(*pages.Audit); !ok {
 		t.Errorf("esc on the plan: %T, want the audit page again", a.active())
 	}
 }
@@ -301,11 +302,15 @@ func TestDestColumn(t *testing.T) {
 // and q say why not; ctrl+c still quits.
 func TestRunningSyncGuardsTheExplorer(t *testing.T) {
 	a, d := exApp(t, newExGetter(), "/dataset1/resourcelist-1.xml", 120, 40)
-	job := newFakeSyncJob()
-	job.release = make(chan struct{})
-	p := newSyncPage(a.c, job, "x", resourceOpener{})
-	a.pushPage(p)
-	p.stage = syncRunning // as after enter
+	job := uitest.NewSyncJob()
+	job.Release = make(chan struct{})
+	p := pages.NewSync(a.c, job, "x", nil)
+	d.run(a.pushPage(p))            // the plan
+	d.idle = 300 * time.Millisecond // the run waits until released
+	d.keys("enter")
+	if p.Title() != "Syncing" {
+		t.Fatalf("enter on the plan: %q", p.Title())
+	}
 	for _, k := range []string{"[", "q", ":"} {
 		d.keys(k)
 		if a.active() != p || d.quit || a.promptKind != promptNone {
@@ -315,12 +320,15 @@ func TestRunningSyncGuardsTheExplorer(t *testing.T) {
 			t.Errorf("%s: not said why:\n%s", k, s)
 		}
 	}
-	p.stage = syncDone
+	close(job.Release)
+	d.run(nil)
+	if p.Title() != "Sync result" {
+		t.Fatalf("the released run did not end: %q", p.Title())
+	}
 	d.keys("esc")
 	if a.active() == p {
 		t.Error("a finished sync still guards the explorer")
 	}
-	close(job.release)
 }
 
 // A million entries: marking, counting and drawing cost nothing noticeable.
@@ -370,7 +378,7 @@ type exSpotBackend struct {
 func (b *exSpotBackend) SpotCheck(_ context.Context, req session.SpotRequest, progress func(audit.Progress)) (*audit.Report, error) {
 	b.spotReqs = append(b.spotReqs, req)
 	progress(audit.Progress{Phase: audit.PhaseChecks, Total: len(req.Entries), Checked: len(req.Entries)})
-	return fakeSpot(), nil
+	return uitest.Spot(), nil
 }
 
 // The marks' keys (space, +, -, *) and the spot check's (K) live beside A
@@ -416,7 +424,7 @@ func TestMarkKeysBesideArchivesAndCoverage(t *testing.T) {
 
 	// K checks the marked entries, and only them.
 	d.keys("K")
-	if _, ok := a.active().(*spotPage); !ok || len(b.spotReqs) != 1 {
+	if _, ok := a.active().(*pages.Spot); !ok || len(b.spotReqs) != 1 {
 		t.Fatalf("K opened %T (%d checks):\n%s", a.active(), len(b.spotReqs), d.screen())
 	}
 	var locs []string

@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"rsx/session"
 	"rsx/ui/nav"
 )
 
@@ -54,17 +53,6 @@ type historyGoMsg struct {
 	Pos int
 }
 
-// syncDiffsMsg asks to plan a sync of what an audit found different; the
-// plan page opens over the audit page, and esc comes back to it.
-type syncDiffsMsg struct {
-	req  session.SyncRequest
-	what string
-}
-
-// copyChangedMsg tells that a sync ran into Dest: the states of the copy
-// attached are computed again.
-type copyChangedMsg struct{ Dest string }
-
 // The requests a page of rsx/ui/pages may send too are declared in
 // rsx/ui/nav; the pages still in this package use these names for them.
 type (
@@ -75,4 +63,6 @@ type (
 	showRawLineMsg = nav.ShowRawLineMsg
 	pushPageMsg    = nav.PushMsg
 	flashMsg       = nav.FlashMsg
+	syncDiffsMsg   = nav.SyncDiffsMsg
+	copyChangedMsg = nav.CopyChangedMsg
 )

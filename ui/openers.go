@@ -5,10 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 
 	tea "charm.land/bubbletea/v2"
 
+	"rsx/dest/engine"
+	"rsx/display"
 	"rsx/model"
+	"rsx/session"
 	"rsx/ui/components"
 	"rsx/ui/pages"
 )
@@ -132,4 +136,74 @@ func openVersionsPage(pc pageContext) (Page, tea.Cmd, error) {
 		return nil, nil, errors.New("this entry links to no versions (memento, timegate or timemap)")
 	}
 	return pages.NewVersions(pc.c, pc.backend, d.base(), refs), nil, nil
+}
+
+// spotSample is how many entries a spot check of the shown entries draws
+// when nothing is marked; marked entries are all checked, up to spotMax.
+const (
+	spotSample = 100
+	spotMax    = 1000
+)
+
+// openSpotPage spot-checks the marked (or shown) entries' claims.
+func openSpotPage(pc pageContext) (Page, tea.Cmd, error) {
+	d, v := pc.doc, pc.view
+	if d == nil || v == nil {
+		return nil, nil, errors.New("nothing is open")
+	}
+	if d.loading {
+		return nil, nil, errors.New("wait for the document to load")
+	}
+	if d.entriesAreDocuments() || d.entriesArePackages() {
+		return nil, nil, errors.New("a spot check checks resources; this document lists " + docListsWhat(d))
+	}
+	rows, marked, all, err := v.chosenRows()
+	if err != nil {
+		return nil, nil, err
+	}
+	n := d.entries.Len()
+	if all {
+		rows = make([]int32, n)
+		for i := range rows {
+			rows[i] = int32(i)
+		}
+	}
+	if len(rows) == 0 {
+		return nil, nil, errors.New("no entry is shown: clear the filter (esc) or mark some (space)")
+	}
+	limit, what := spotMax, ""
+	if marked {
+		what = "the " + components.Count(len(rows)) + " marked"
+	} else {
+		limit = spotSample
+		what = "the " + display.Plural(len(rows), "entry", "entries") + " shown"
+	}
+	if len(rows) > limit {
+		// A uniform sample, drawn here so that only it is copied.
+		rows = append([]int32(nil), rows...)
+		r := rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))
+		for i := 0; i < limit; i++ {
+			j := i + r.IntN(len(rows)-i)
+			rows[i], rows[j] = rows[j], rows[i]
+		}
+		rows = rows[:limit]
+		what = fmt.Sprintf("a sample of %s of %s", components.Count(limit), what)
+	}
+	entries := make([]model.Entry, len(rows))
+	for k, i := range rows {
+		e := d.entries.Entry(int(i))
+		e.Loc = engine.ResolveLoc(d.base(), e.Loc)
+		entries[k] = e
+	}
+	o := resourceOpener{c: pc.c, b: pc.backend, origin: d.base(), entry: func(uri string) model.Entry {
+		for _, e := range entries {
+			if e.Loc == uri {
+				return e
+			}
+		}
+		return model.Entry{Loc: uri, HasLoc: true}
+	}}
+	req := session.SpotRequest{From: d.base(), Entries: entries}
+	p := pages.NewSpot(pc.c, pc.backend, req, what, o.open)
+	return p, nil, nil
 }

@@ -17,6 +17,7 @@ import (
 	"rsx/model"
 	"rsx/session"
 	"rsx/ui/common"
+	"rsx/ui/internal/uitest"
 	"rsx/ui/pages"
 )
 
@@ -136,9 +137,9 @@ func TestHelpListsEveryKey(t *testing.T) {
 		pages.NewVersions(c, NopBackend{}, "", pages.VersionRefs{Original: "http://example.org/r", TimeMap: "http://example.org/tm"}),
 		pages.NewDiff(c, NopBackend{}, memento.Memento{URL: "http://example.org/v1"}, "http://example.org/r"),
 		pages.NewPackage(c, NopBackend{}, dump.PackageRef{URL: "http://example.org/p.zip", Contents: "http://example.org/m.xml"}, true, dump.Options{}),
-		newSyncPage(c, &fakeSyncJob{}, "the entries", resourceOpener{}),
-		newAuditPage(c, NopBackend{}, session.AuditRequest{}, "the entries", resourceOpener{}),
-		newSpotPage(c, NopBackend{}, session.SpotRequest{}, "the entries", resourceOpener{}),
+		pages.NewSync(c, &uitest.SyncJob{}, "the entries", nil),
+		pages.NewAudit(c, NopBackend{}, session.AuditRequest{}, "the entries", nil),
+		pages.NewSpot(c, NopBackend{}, session.SpotRequest{}, "the entries", nil),
 	}
 	for _, p := range pages {
 		add(p.KeyBindings())

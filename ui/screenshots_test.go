@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -19,6 +20,14 @@ import (
 	"rsx/fetch"
 	"rsx/notify"
 	"rsx/session"
+	"rsx/ui/pages"
+)
+
+// What the sync page says of its run: "120 of 300 resources", and
+// "Failures (2), then in flight (8)".
+var (
+	shSyncProgress = regexp.MustCompile(`([0-9,]+) of ([0-9,]+) resources`)
+	shSyncFailures = regexp.MustCompile(`Failures \(([0-9,]+)\), then in flight \(([0-9]+)\)`)
 )
 
 // TestScreenshots draws the explorer's screens for the README. It runs only
@@ -303,8 +312,20 @@ func TestScreenshotsSync(t *testing.T) {
 	save("sync-plan", a, "What will change")
 	d.handle(exKey("enter")) // (without waiting for the run)
 	d.handleUntil(t, func() bool {
-		p, ok := a.active().(*syncPage)
-		return ok && p.stage == syncRunning && p.prog.Done >= p.prog.Total*2/5 && p.failN > 0 && len(p.prog.InFlight) > 0
+		p, ok := a.active().(*pages.Sync)
+		if !ok || p.Title() != "Syncing" {
+			return false
+		}
+		// 2/5 done, with failures and requests in flight, as the page says.
+		screen := ansi.Strip(a.View().Content)
+		m := shSyncProgress.FindStringSubmatch(screen)
+		f := shSyncFailures.FindStringSubmatch(screen)
+		if m == nil || f == nil {
+			return false
+		}
+		done, _ := strconv.Atoi(strings.ReplaceAll(m[1], ",", ""))
+		total, _ := strconv.Atoi(strings.ReplaceAll(m[2], ",", ""))
+		return done >= total*2/5 && f[1] != "0" && f[2] != "0"
 	})
 	save("sync-progress", a, "Syncing")
 	d.run(nil)
@@ -317,7 +338,7 @@ func TestScreenshotsSync(t *testing.T) {
 	d.keys(":")
 	d.typeText("sync copy2")
 	d.keys("enter enter")
-	if p, ok := a.active().(*syncPage); !ok || p.result == nil || !p.result.OK() {
+	if p, ok := a.active().(*pages.Sync); !ok || p.Title() != "Sync result" || !strings.Contains(ansi.Strip(a.View().Content), "✓ done") {
 		t.Fatalf("the sync for the audit: %s", ansi.Strip(a.View().Content))
 	}
 	d.keys("esc")

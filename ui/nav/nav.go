@@ -1,7 +1,8 @@
 // Package nav is the contract between the explorer's root model (rsx/ui)
 // and the pages of rsx/ui/pages: the Page interface the root drives, and
 // the messages a page sends to ask the root to act (open a URL, run
-// discovery, show a page over it, copy, open a browser, flash a message).
+// discovery, show a page over it, copy, open a browser, flash a message,
+// sync what an audit found).
 // A page never navigates by itself.
 package nav
 
@@ -10,6 +11,8 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+
+	"rsx/session"
 )
 
 // Page is a screen of the explorer: the document page, or a page shown over
@@ -99,6 +102,18 @@ type FlashMsg struct {
 // Flash is the command that shows text in the status bar until the next
 // key.
 func Flash(text string, isErr bool) tea.Cmd { return Cmd(FlashMsg{Text: text, Err: isErr}) }
+
+// SyncDiffsMsg asks to plan a sync of what an audit found different (Req
+// names them, What says which in words); the plan page opens over the page
+// that asks, and esc comes back to it.
+type SyncDiffsMsg struct {
+	Req  session.SyncRequest
+	What string
+}
+
+// CopyChangedMsg tells that a sync ran into Dest: the states of the copy
+// attached are computed again.
+type CopyChangedMsg struct{ Dest string }
 
 // ErrCancelled is the error of work the user cancelled (esc): a load of
 // the root, or of a page.

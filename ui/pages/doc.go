@@ -3,8 +3,10 @@
 // and pretty-printing), the HTTP exchanges, the discovery of a Source, the
 // coverage of its change history, and a resource held to its claims (the
 // resource page, with the versions of the resource and the diff of a
-// version, and the links between them), and a dump package downloaded and
-// verified.
+// version, and the links between them), a dump package downloaded and
+// verified, and a local copy synced, audited or spot-checked (the sync,
+// audit and spot check pages, which open a resource through the
+// ResourceOpener the root gives them).
 //
 // Each is a pointer type implementing nav.Page, built by a constructor from
 // plain values (the Common, model and fetch values, a small interface of

@@ -148,6 +148,19 @@ type ResourceBackend interface {
 	Mementos
 }
 
+// ResourceOpener shows the page of the resource at uri over the page that
+// asks, held to the claims of its entry in the document shown (the root
+// gives it, as it knows the document); nil opens nothing.
+type ResourceOpener func(uri string) tea.Cmd
+
+// orNone is o, or a function that opens nothing when o is nil.
+func (o ResourceOpener) orNone() func(uri string) tea.Cmd {
+	if o == nil {
+		return func(string) tea.Cmd { return nil }
+	}
+	return o
+}
+
 // Resource shows how an entry's resource compares with its claims.
 type Resource struct {
 	c      *common.Common

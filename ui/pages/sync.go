@@ -1,4 +1,4 @@
-package ui
+package pages
 
 import (
 	"context"
@@ -18,6 +18,7 @@ import (
 	"rsx/session"
 	"rsx/ui/common"
 	"rsx/ui/components"
+	"rsx/ui/nav"
 )
 
 // The sync page (:sync DIR): the plan — what will be created, updated,
@@ -31,8 +32,8 @@ import (
 // destination's lock is held from the plan to the result and released when
 // the page closes.
 
-// syncJob is what the page drives; *session.Sync is one.
-type syncJob interface {
+// SyncJob is what the page drives; *session.Sync is one.
+type SyncJob interface {
 	Request() session.SyncRequest
 	Updates() <-chan session.SyncUpdate
 	Plan(ctx context.Context, delete bool) (*session.SyncPlan, error)
@@ -57,12 +58,12 @@ const (
 // result lists the engine's, which are bounded too).
 const maxFailuresShown = 10000
 
-// syncPage is the sync page.
-type syncPage struct {
+// Sync is the sync page.
+type Sync struct {
 	c    *common.Common
-	job  syncJob
-	what string // the entries chosen, in words
-	res  resourceOpener
+	job  SyncJob
+	what string                   // the entries chosen, in words
+	open func(uri string) tea.Cmd // shows a resource's page over this one
 
 	stage    syncStage
 	gen      int
@@ -94,37 +95,37 @@ type syncRow struct {
 	draw func(w int) string
 }
 
-// newSyncPage returns the page of job; Init plans.
-func newSyncPage(c *common.Common, job syncJob, what string, res resourceOpener) *syncPage {
-	return &syncPage{c: c, job: job, what: what, res: res, list: components.NewList(components.Select)}
+// NewSync returns the page of job; Init plans.
+func NewSync(c *common.Common, job SyncJob, what string, open ResourceOpener) *Sync {
+	return &Sync{c: c, job: job, what: what, open: open.orNone(), list: components.NewList(components.Select)}
 }
 
 // Messages of the page's commands; each carries the page and the
 // generation of the work, so that late results are dropped.
 type (
 	syncPlannedMsg struct {
-		page *syncPage
+		page *Sync
 		gen  int
 		plan *session.SyncPlan
 		err  error
 	}
 	syncUpdateMsg struct {
-		page *syncPage
+		page *Sync
 		gen  int
 		u    session.SyncUpdate
 		next tea.Cmd
 	}
 	syncRanMsg struct {
-		page *syncPage
+		page *Sync
 		gen  int
 		res  *engine.Result
 		err  error
 	}
 )
 
-func (v *syncPage) Init() tea.Cmd { return v.startPlan() }
+func (v *Sync) Init() tea.Cmd { return v.startPlan() }
 
-func (v *syncPage) Title() string {
+func (v *Sync) Title() string {
 	switch v.stage {
 	case syncRunning:
 		return "Syncing"
@@ -134,11 +135,11 @@ func (v *syncPage) Title() string {
 	return "Sync plan"
 }
 
-func (v *syncPage) InputActive() bool { return false }
-func (v *syncPage) Busy() bool        { return v.stage == syncPlanning || v.stage == syncRunning }
+func (v *Sync) InputActive() bool { return false }
+func (v *Sync) Busy() bool        { return v.stage == syncPlanning || v.stage == syncRunning }
 
 // LeaveGuard keeps the root from navigating away while the run goes on.
-func (v *syncPage) LeaveGuard() string {
+func (v *Sync) LeaveGuard() string {
 	if v.stage == syncRunning {
 		return "a sync into " + v.job.Request().Dest + " is running: esc stops it (it asks first)"
 	}
@@ -147,7 +148,7 @@ func (v *syncPage) LeaveGuard() string {
 
 // Back is esc: during the run it asks whether to stop (and again, goes
 // on); otherwise the page closes (a plan being made is cancelled).
-func (v *syncPage) Back() (bool, tea.Cmd) {
+func (v *Sync) Back() (bool, tea.Cmd) {
 	if v.stage != syncRunning {
 		return false, nil
 	}
@@ -160,7 +161,7 @@ func (v *syncPage) Back() (bool, tea.Cmd) {
 }
 
 // Close cancels the work and releases the destination.
-func (v *syncPage) Close() {
+func (v *Sync) Close() {
 	v.gen++
 	if v.cancel != nil {
 		v.cancel()
@@ -169,14 +170,14 @@ func (v *syncPage) Close() {
 	v.job.Close()
 }
 
-func (v *syncPage) SetSize(w, h int) {
+func (v *Sync) SetSize(w, h int) {
 	v.width, v.height = w, h
 	v.layout()
 }
 
 // KeyBindings are the page's keys; those of other stages are disabled
 // (the help lists them all, the footer only those that work now).
-func (v *syncPage) KeyBindings() []key.Binding {
+func (v *Sync) KeyBindings() []key.Binding {
 	k := &v.c.Keys
 	run := common.Short(k.Open, "run the sync")
 	del := k.DeleteToggle
@@ -208,7 +209,7 @@ func (v *syncPage) KeyBindings() []key.Binding {
 }
 
 // startPlan plans (again) in a command.
-func (v *syncPage) startPlan() tea.Cmd {
+func (v *Sync) startPlan() tea.Cmd {
 	v.gen++
 	gen := v.gen
 	ctx, cancel := context.WithCancel(context.Background())
@@ -228,7 +229,7 @@ func (v *syncPage) startPlan() tea.Cmd {
 
 // startRun runs the plan (retry: the failures of the last run) in a
 // command.
-func (v *syncPage) startRun(retry bool) tea.Cmd {
+func (v *Sync) startRun(retry bool) tea.Cmd {
 	v.drainUpdates()
 	v.gen++
 	gen := v.gen
@@ -263,7 +264,7 @@ func (v *syncPage) startRun(retry bool) tea.Cmd {
 
 // waitUpdates listens for the job's progress until done is closed; it is
 // armed again after each report.
-func (v *syncPage) waitUpdates(gen int, done <-chan struct{}) tea.Cmd {
+func (v *Sync) waitUpdates(gen int, done <-chan struct{}) tea.Cmd {
 	ch := v.job.Updates()
 	var wait tea.Cmd
 	wait = func() tea.Msg {
@@ -283,14 +284,14 @@ func (v *syncPage) waitUpdates(gen int, done <-chan struct{}) tea.Cmd {
 }
 
 // drainUpdates drops a report left from the work before.
-func (v *syncPage) drainUpdates() {
+func (v *Sync) drainUpdates() {
 	select {
 	case <-v.job.Updates():
 	default:
 	}
 }
 
-func (v *syncPage) Update(msg tea.Msg) (Page, tea.Cmd) {
+func (v *Sync) Update(msg tea.Msg) (nav.Page, tea.Cmd) {
 	switch msg := msg.(type) {
 	case syncPlannedMsg:
 		if msg.page != v || msg.gen != v.gen {
@@ -320,7 +321,7 @@ func (v *syncPage) Update(msg tea.Msg) (Page, tea.Cmd) {
 		v.result, v.err = msg.res, msg.err
 		v.resultRows()
 		v.layout()
-		return v, msgCmd(copyChangedMsg{Dest: v.job.Request().Dest})
+		return v, nav.Cmd(nav.CopyChangedMsg{Dest: v.job.Request().Dest})
 	case tea.KeyPressMsg:
 		return v, v.key(msg)
 	case tea.MouseWheelMsg:
@@ -330,7 +331,7 @@ func (v *syncPage) Update(msg tea.Msg) (Page, tea.Cmd) {
 }
 
 // progressed takes a report of the job.
-func (v *syncPage) progressed(u session.SyncUpdate) {
+func (v *Sync) progressed(u session.SyncUpdate) {
 	switch v.stage {
 	case syncPlanning:
 		if u.Progress.Phase == engine.PhaseReading {
@@ -354,7 +355,7 @@ func (v *syncPage) progressed(u session.SyncUpdate) {
 	v.layout()
 }
 
-func (v *syncPage) key(msg tea.KeyPressMsg) tea.Cmd {
+func (v *Sync) key(msg tea.KeyPressMsg) tea.Cmd {
 	k := &v.c.Keys
 	switch v.stage {
 	case syncPlanned:
@@ -364,7 +365,7 @@ func (v *syncPage) key(msg tea.KeyPressMsg) tea.Cmd {
 				return nil
 			}
 			if v.plan.Gap != nil {
-				return flashCmd("a gap in the Change Lists: nothing can be applied (rsx sync --mode baseline makes a new baseline)", true)
+				return nav.Flash("a gap in the Change Lists: nothing can be applied (rsx sync --mode baseline makes a new baseline)", true)
 			}
 			return v.startRun(false)
 		case key.Matches(msg, k.DeleteToggle):
@@ -389,12 +390,12 @@ func (v *syncPage) key(msg tea.KeyPressMsg) tea.Cmd {
 		switch {
 		case key.Matches(msg, k.Open):
 			if c := v.list.Cursor(); c >= 0 && c < len(v.rows) {
-				return v.res.open(v.rows[c].uri)
+				return v.open(v.rows[c].uri)
 			}
 			return nil
 		case key.Matches(msg, k.Retry):
 			if !v.job.CanRetry() {
-				return flashCmd("nothing to retry: no failure can be fetched again (a stopped sync continues when planned again)", false)
+				return nav.Flash("nothing to retry: no failure can be fetched again (a stopped sync continues when planned again)", false)
 			}
 			return v.startRun(true)
 		}
@@ -411,12 +412,12 @@ func (v *syncPage) key(msg tea.KeyPressMsg) tea.Cmd {
 // Rows of the list
 
 // shortURI shows a resource from its path when it is on the Source's host.
-func (v *syncPage) shortURI(uri string) string {
+func (v *Sync) shortURI(uri string) string {
 	origin := ""
 	if v.plan != nil {
-		origin = originOf(v.plan.Source)
+		origin = components.OriginOf(v.plan.Source)
 	}
-	return components.Escape(displayLoc(origin, uri))
+	return components.Escape(components.DisplayLoc(origin, uri))
 }
 
 // actionCell is a decision in a few cells, coloured.
@@ -445,7 +446,7 @@ func itemSize(it *engine.Item) string {
 	return display.Size(it.Entry.Length)
 }
 
-func (v *syncPage) planRows() {
+func (v *Sync) planRows() {
 	st := v.c.Styles
 	v.rows = v.rows[:0]
 	if v.plan == nil {
@@ -464,7 +465,7 @@ func (v *syncPage) planRows() {
 	v.list.Select(0)
 }
 
-func (v *syncPage) runRows() {
+func (v *Sync) runRows() {
 	st := v.c.Styles
 	v.rows = v.rows[:0]
 	for i := range v.failures {
@@ -479,14 +480,14 @@ func (v *syncPage) runRows() {
 	v.list.SetLen(len(v.rows))
 }
 
-func (v *syncPage) failureLine(f *engine.Failure) string {
+func (v *Sync) failureLine(f *engine.Failure) string {
 	st := v.c.Styles
 	// The reason, without the URL it often begins with (it is on the line).
 	why := strings.TrimPrefix(f.Error(), f.URL+": ")
 	return st.Error.Render("✗ ") + st.URL.Render(v.shortURI(f.URL)) + st.Dim.Render("  "+string(f.Kind)+"  ") + st.Error.Render(components.Escape(why))
 }
 
-func (v *syncPage) resultRows() {
+func (v *Sync) resultRows() {
 	st := v.c.Styles
 	v.rows = v.rows[:0]
 	failed := map[string]bool{}
@@ -516,13 +517,13 @@ func (v *syncPage) resultRows() {
 // View
 
 // layout sizes the list below the summary.
-func (v *syncPage) layout() {
+func (v *Sync) layout() {
 	v.headH = len(v.head(max(v.width, 1)))
 	v.list.SetHeight(max(v.height-v.headH, 1))
 	v.list.SetLen(len(v.rows))
 }
 
-func (v *syncPage) View() string {
+func (v *Sync) View() string {
 	w, h := max(v.width, 1), max(v.height, 1)
 	lines := v.head(w)
 	if len(lines) > h {
@@ -551,7 +552,7 @@ func (v *syncPage) View() string {
 
 // head is the summary above the list, by stage: its notes wrapped, or one
 // line each when wrapped they would leave the list no room.
-func (v *syncPage) head(w int) []string {
+func (v *Sync) head(w int) []string {
 	v.noteMax = maxNoteLines
 	lines := v.stageHead(w)
 	if v.height > 0 && len(lines) > v.height-minListRows {
@@ -561,7 +562,7 @@ func (v *syncPage) head(w int) []string {
 	return lines
 }
 
-func (v *syncPage) stageHead(w int) []string {
+func (v *Sync) stageHead(w int) []string {
 	switch v.stage {
 	case syncPlanning:
 		return v.planningHead()
@@ -576,17 +577,17 @@ func (v *syncPage) stageHead(w int) []string {
 }
 
 // titleLine is the stage's title, the destination and what is chosen.
-func (v *syncPage) titleLine(title string) string {
+func (v *Sync) titleLine(title string) string {
 	st := v.c.Styles
 	return st.Title.Render(title) + st.Dim.Render("  → ") + st.URL.Render(components.Escape(v.job.Request().Dest))
 }
 
-func (v *syncPage) kv(label, value string) string {
+func (v *Sync) kv(label, value string) string {
 	st := v.c.Styles
 	return "  " + st.Label.Render(components.PadRight(label, 10)) + value
 }
 
-func (v *syncPage) planningHead() []string {
+func (v *Sync) planningHead() []string {
 	st := v.c.Styles
 	r := v.reading
 	lines := []string{v.titleLine("Sync plan"), "",
@@ -598,7 +599,7 @@ func (v *syncPage) planningHead() []string {
 	return lines
 }
 
-func (v *syncPage) failedHead(w int) []string {
+func (v *Sync) failedHead(w int) []string {
 	st := v.c.Styles
 	lines := []string{v.titleLine("Sync plan"), "", v.kv("chosen", st.Value.Render(components.Escape(v.what))), ""}
 	lines = append(lines, st.ErrorTitle.Render("  No plan could be made"))
@@ -632,7 +633,7 @@ func datetimeOr(t time.Time, none string) string {
 	return model.FormatDatetime(t)
 }
 
-func (v *syncPage) planHead(w int) []string {
+func (v *Sync) planHead(w int) []string {
 	st := v.c.Styles
 	p := v.plan
 	s := p.Summary
@@ -766,7 +767,7 @@ func rate(n float64, unit string) string {
 	return fmt.Sprintf("%.0f %s/s", n, unit)
 }
 
-func (v *syncPage) runHead(w int) []string {
+func (v *Sync) runHead(w int) []string {
 	st := v.c.Styles
 	p := v.prog
 	title := "Syncing"
@@ -809,7 +810,7 @@ func (v *syncPage) runHead(w int) []string {
 	return lines
 }
 
-func (v *syncPage) resultHead(w int) []string {
+func (v *Sync) resultHead(w int) []string {
 	st := v.c.Styles
 	r := v.result
 	if r == nil {

@@ -1,4 +1,4 @@
-package ui
+package pages
 
 import (
 	"context"
@@ -17,6 +17,7 @@ import (
 	"rsx/session"
 	"rsx/ui/common"
 	"rsx/ui/components"
+	"rsx/ui/nav"
 )
 
 // The audit page (:audit DIR): the copy in DIR against the open document's
@@ -24,8 +25,8 @@ import (
 // / filters; enter opens a resource's view, and s plans a sync of what
 // differs (the sync page, over this one).
 
-// auditBackend is what the page asks: the comparison.
-type auditBackend interface {
+// AuditBackend is what the page asks: the comparison.
+type AuditBackend interface {
 	AuditCopy(ctx context.Context, req session.AuditRequest) (*engine.AuditReport, error)
 }
 
@@ -36,13 +37,13 @@ type auditCat struct {
 	note string // what it means
 }
 
-// auditPage is the audit page.
-type auditPage struct {
+// Audit is the audit page.
+type Audit struct {
 	c    *common.Common
-	b    auditBackend
+	b    AuditBackend
 	req  session.AuditRequest
 	what string
-	res  resourceOpener
+	open func(uri string) tea.Cmd // shows a resource's page over this one
 
 	gen     int
 	cancel  context.CancelFunc
@@ -66,23 +67,23 @@ type auditPage struct {
 	width, height int
 }
 
-// newAuditPage returns the page; Init runs the comparison.
-func newAuditPage(c *common.Common, b auditBackend, req session.AuditRequest, what string, res resourceOpener) *auditPage {
-	return &auditPage{c: c, b: b, req: req, what: what, res: res, list: components.NewList(components.Select),
+// NewAudit returns the page; Init runs the comparison.
+func NewAudit(c *common.Common, b AuditBackend, req session.AuditRequest, what string, open ResourceOpener) *Audit {
+	return &Audit{c: c, b: b, req: req, what: what, open: open.orNone(), list: components.NewList(components.Select),
 		filterInput: components.NewInput(c.Styles, "/ ")}
 }
 
 type auditedMsg struct {
-	page *auditPage
+	page *Audit
 	gen  int
 	rep  *engine.AuditReport
 	err  error
 }
 
-func (v *auditPage) Init() tea.Cmd { return v.start() }
+func (v *Audit) Init() tea.Cmd { return v.start() }
 
 // start runs the comparison (again) in a command.
-func (v *auditPage) start() tea.Cmd {
+func (v *Audit) start() tea.Cmd {
 	if v.cancel != nil {
 		v.cancel()
 	}
@@ -97,11 +98,11 @@ func (v *auditPage) start() tea.Cmd {
 	}
 }
 
-func (v *auditPage) Title() string     { return "Audit" }
-func (v *auditPage) InputActive() bool { return v.filtering }
-func (v *auditPage) Busy() bool        { return v.running }
+func (v *Audit) Title() string     { return "Audit" }
+func (v *Audit) InputActive() bool { return v.filtering }
+func (v *Audit) Busy() bool        { return v.running }
 
-func (v *auditPage) Close() {
+func (v *Audit) Close() {
 	v.gen++
 	if v.cancel != nil {
 		v.cancel()
@@ -110,7 +111,7 @@ func (v *auditPage) Close() {
 }
 
 // Back clears the filter, or closes the page (cancelling a comparison).
-func (v *auditPage) Back() (bool, tea.Cmd) {
+func (v *Audit) Back() (bool, tea.Cmd) {
 	if v.filtering || v.query != "" {
 		v.filtering = false
 		v.filterInput.Stop()
@@ -120,28 +121,28 @@ func (v *auditPage) Back() (bool, tea.Cmd) {
 	return false, nil
 }
 
-func (v *auditPage) SetSize(w, h int) {
+func (v *Audit) SetSize(w, h int) {
 	v.width, v.height = w, h
 	v.filterInput.SetStyles(v.c.Styles)
 	v.filterInput.SetWidth(max(w-20, 10))
 	v.layout()
 }
 
-func (v *auditPage) KeyBindings() []key.Binding {
+func (v *Audit) KeyBindings() []key.Binding {
 	k := &v.c.Keys
 	return []key.Binding{k.SyncDiffs, common.Pair(k.NextPane, k.PrevPane, "lists"), common.Short(k.Open, "open"),
 		common.Short(k.Filter, "filter"), common.Short(k.Retry, "compare again"), k.Up, k.Down}
 }
 
 // headLines is how many lines the summary above the list takes.
-func (v *auditPage) headLines() int { return len(v.head(max(v.width, 1))) }
+func (v *Audit) headLines() int { return len(v.head(max(v.width, 1))) }
 
-func (v *auditPage) layout() {
+func (v *Audit) layout() {
 	v.list.SetHeight(max(v.height-v.headLines(), 1))
 	v.list.SetLen(len(v.shown))
 }
 
-func (v *auditPage) Update(msg tea.Msg) (Page, tea.Cmd) {
+func (v *Audit) Update(msg tea.Msg) (nav.Page, tea.Cmd) {
 	switch msg := msg.(type) {
 	case auditedMsg:
 		if msg.page != v || msg.gen != v.gen {
@@ -167,7 +168,7 @@ func (v *auditPage) Update(msg tea.Msg) (Page, tea.Cmd) {
 }
 
 // fill makes the lists of the report.
-func (v *auditPage) fill() {
+func (v *Audit) fill() {
 	r := v.rep
 	v.damaged, v.unann = map[string]bool{}, map[string]bool{}
 	for _, u := range r.Damaged {
@@ -198,7 +199,7 @@ func (v *auditPage) fill() {
 }
 
 // setQuery filters the category's list by a text.
-func (v *auditPage) setQuery(q string) {
+func (v *Audit) setQuery(q string) {
 	v.query = q
 	v.shown = v.shown[:0]
 	lq := strings.ToLower(q)
@@ -213,7 +214,7 @@ func (v *auditPage) setQuery(q string) {
 	v.list.Select(0)
 }
 
-func (v *auditPage) key(msg tea.KeyPressMsg) tea.Cmd {
+func (v *Audit) key(msg tea.KeyPressMsg) tea.Cmd {
 	k := &v.c.Keys
 	if v.filtering {
 		switch {
@@ -259,16 +260,16 @@ func (v *auditPage) key(msg tea.KeyPressMsg) tea.Cmd {
 		case u == "":
 			return nil
 		case !strings.Contains(u, "://"):
-			return flashCmd(u+" is a file of the copy that no resource owns: there is no resource to open", false)
+			return nav.Flash(u+" is a file of the copy that no resource owns: there is no resource to open", false)
 		}
-		return v.res.open(u)
+		return v.open(u)
 	}
 	v.list.Update(msg, &v.c.Keys)
 	return nil
 }
 
 // switchCat shows the next (dir 1) or previous list.
-func (v *auditPage) switchCat(dir int) {
+func (v *Audit) switchCat(dir int) {
 	if len(v.cats) == 0 {
 		return
 	}
@@ -278,7 +279,7 @@ func (v *auditPage) switchCat(dir int) {
 }
 
 // selected is the resource (or file) under the cursor.
-func (v *auditPage) selected() string {
+func (v *Audit) selected() string {
 	c := v.list.Cursor()
 	if v.cat >= len(v.cats) || c < 0 || c >= len(v.shown) {
 		return ""
@@ -288,7 +289,7 @@ func (v *auditPage) selected() string {
 
 // syncDiffs asks for a plan of a sync of what differs: the missing,
 // changed and extra resources.
-func (v *auditPage) syncDiffs() tea.Cmd {
+func (v *Audit) syncDiffs() tea.Cmd {
 	r := v.rep
 	if r == nil {
 		return nil
@@ -304,10 +305,10 @@ func (v *auditPage) syncDiffs() tea.Cmd {
 	slices.Sort(only)
 	only = slices.Compact(only)
 	if len(only) == 0 {
-		return flashCmd("nothing differs that a sync could change", false)
+		return nav.Flash("nothing differs that a sync could change", false)
 	}
 	what := fmt.Sprintf("the %s the audit found different", display.Plural(len(only), "resource", "resources"))
-	return msgCmd(syncDiffsMsg{req: session.SyncRequest{Dest: v.req.Dest, Target: v.req.Target, Only: only}, what: what})
+	return nav.Cmd(nav.SyncDiffsMsg{Req: session.SyncRequest{Dest: v.req.Dest, Target: v.req.Target, Only: only}, What: what})
 }
 
 // ---------------------------------------------------------------------------
@@ -315,7 +316,7 @@ func (v *auditPage) syncDiffs() tea.Cmd {
 
 // pointText says the copy's point: the datetime up to which every change
 // was applied.
-func (v *auditPage) pointText(point time.Time) string {
+func (v *Audit) pointText(point time.Time) string {
 	st := v.c.Styles
 	if point.IsZero() {
 		return st.Dim.Render("no point yet: no sync of this Source has finished")
@@ -325,7 +326,7 @@ func (v *auditPage) pointText(point time.Time) string {
 
 // head is the summary above the lists: its problems and warnings wrapped,
 // or one line each when wrapped they would leave the lists no room.
-func (v *auditPage) head(w int) []string {
+func (v *Audit) head(w int) []string {
 	v.noteMax = maxNoteLines
 	lines := v.summary(w)
 	if v.height > 0 && len(lines) > v.height-minListRows {
@@ -335,7 +336,7 @@ func (v *auditPage) head(w int) []string {
 	return lines
 }
 
-func (v *auditPage) summary(w int) []string {
+func (v *Audit) summary(w int) []string {
 	st := v.c.Styles
 	title := st.Title.Render("Audit") + "  " + st.URL.Render(components.Escape(v.req.Dest))
 	lines := []string{title}
@@ -449,7 +450,7 @@ func (v *auditPage) summary(w int) []string {
 	return lines
 }
 
-func (v *auditPage) View() string {
+func (v *Audit) View() string {
 	st := v.c.Styles
 	w, h := max(v.width, 1), max(v.height, 1)
 	lines := v.head(w)
@@ -459,7 +460,7 @@ func (v *auditPage) View() string {
 	if v.rep != nil && v.err == nil {
 		room := h - len(lines)
 		v.list.SetHeight(max(room, 1))
-		origin := originOf(v.rep.Source)
+		origin := components.OriginOf(v.rep.Source)
 		uris := v.cats[v.cat].uris
 		if len(v.shown) == 0 {
 			msg := "none"
@@ -472,7 +473,7 @@ func (v *auditPage) View() string {
 		for y := 0; y < room && off+y < len(v.shown); y++ {
 			pos := off + y
 			u := uris[v.shown[pos]]
-			text := components.Escape(displayLoc(origin, u))
+			text := components.Escape(components.DisplayLoc(origin, u))
 			var tags []string
 			if v.damaged[u] {
 				tags = append(tags, "damaged in the copy")

@@ -1,10 +1,8 @@
-package ui
+package pages
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"math/rand/v2"
 	"strings"
 	"time"
 
@@ -13,12 +11,11 @@ import (
 
 	"rsx/audit"
 	"rsx/claims"
-	"rsx/dest/engine"
 	"rsx/display"
-	"rsx/model"
 	"rsx/session"
 	"rsx/ui/common"
 	"rsx/ui/components"
+	"rsx/ui/nav"
 )
 
 // The spot check page (K): the marked (or shown) entries' resources
@@ -27,18 +24,18 @@ import (
 // resource each claim checked, the failures first. enter opens the
 // resource's view.
 
-// spotBackend is what the page asks: the check.
-type spotBackend interface {
+// SpotBackend is what the page asks: the check.
+type SpotBackend interface {
 	SpotCheck(ctx context.Context, req session.SpotRequest, progress func(audit.Progress)) (*audit.Report, error)
 }
 
-// spotPage is the spot check page.
-type spotPage struct {
+// Spot is the spot check page.
+type Spot struct {
 	c    *common.Common
-	b    spotBackend
+	b    SpotBackend
 	req  session.SpotRequest
 	what string
-	res  resourceOpener
+	open func(uri string) tea.Cmd // shows a resource's page over this one
 
 	gen     int
 	cancel  context.CancelFunc
@@ -53,30 +50,33 @@ type spotPage struct {
 	items         []int    // the line of drawn each resource begins on
 }
 
-func newSpotPage(c *common.Common, b spotBackend, req session.SpotRequest, what string, res resourceOpener) *spotPage {
-	return &spotPage{c: c, b: b, req: req, what: what, res: res, list: components.NewList(components.Links)}
+// NewSpot returns the page of the spot check req asks; Init runs it.
+// what names the entries chosen, in words; open shows a checked resource's
+// page over this one.
+func NewSpot(c *common.Common, b SpotBackend, req session.SpotRequest, what string, open ResourceOpener) *Spot {
+	return &Spot{c: c, b: b, req: req, what: what, open: open.orNone(), list: components.NewList(components.Links)}
 }
 
 type (
 	spotProgressMsg struct {
-		page *spotPage
+		page *Spot
 		gen  int
 		p    audit.Progress
 		next tea.Cmd
 	}
 	spotDoneMsg struct {
-		page *spotPage
+		page *Spot
 		gen  int
 		rep  *audit.Report
 		err  error
 	}
 )
 
-func (v *spotPage) Init() tea.Cmd { return v.start() }
+func (v *Spot) Init() tea.Cmd { return v.start() }
 
 // start runs the check (again), its progress relayed through a channel
 // that a re-armed command listens on.
-func (v *spotPage) start() tea.Cmd {
+func (v *Spot) start() tea.Cmd {
 	if v.cancel != nil {
 		v.cancel()
 	}
@@ -114,14 +114,14 @@ func (v *spotPage) start() tea.Cmd {
 	return tea.Batch(run, wait)
 }
 
-func (v *spotPage) Title() string     { return "Spot check" }
-func (v *spotPage) InputActive() bool { return false }
-func (v *spotPage) Busy() bool        { return v.running }
+func (v *Spot) Title() string     { return "Spot check" }
+func (v *Spot) InputActive() bool { return false }
+func (v *Spot) Busy() bool        { return v.running }
 
 // Back closes the page, cancelling a check under way.
-func (v *spotPage) Back() (bool, tea.Cmd) { return false, nil }
+func (v *Spot) Back() (bool, tea.Cmd) { return false, nil }
 
-func (v *spotPage) Close() {
+func (v *Spot) Close() {
 	v.gen++
 	if v.cancel != nil {
 		v.cancel()
@@ -129,25 +129,25 @@ func (v *spotPage) Close() {
 	}
 }
 
-func (v *spotPage) SetSize(w, h int) {
+func (v *Spot) SetSize(w, h int) {
 	v.width, v.height = w, h
 	v.layout()
 }
 
-func (v *spotPage) KeyBindings() []key.Binding {
+func (v *Spot) KeyBindings() []key.Binding {
 	k := &v.c.Keys
 	return []key.Binding{common.Short(k.Open, "open the resource"), common.Short(k.Retry, "check again"), k.Up, k.Down}
 }
 
 // layout draws the report for the page's width, once: a check of thousands
 // of marked entries is tens of thousands of lines, which View only windows.
-func (v *spotPage) layout() {
+func (v *Spot) layout() {
 	v.drawn, v.items = v.lines(max(v.width, 1))
 	v.list.SetHeight(max(v.height, 1))
 	v.list.SetItems(v.items, len(v.drawn))
 }
 
-func (v *spotPage) Update(msg tea.Msg) (Page, tea.Cmd) {
+func (v *Spot) Update(msg tea.Msg) (nav.Page, tea.Cmd) {
 	switch msg := msg.(type) {
 	case spotProgressMsg:
 		if msg.page != v || msg.gen != v.gen {
@@ -170,7 +170,7 @@ func (v *spotPage) Update(msg tea.Msg) (Page, tea.Cmd) {
 		case key.Matches(msg, k.Open):
 			if v.rep != nil {
 				if i := v.list.Cursor(); i >= 0 && i < len(v.rep.Resources) {
-					return v, v.res.open(v.rep.Resources[i].URL)
+					return v, v.open(v.rep.Resources[i].URL)
 				}
 			}
 			return v, nil
@@ -187,7 +187,7 @@ func (v *spotPage) Update(msg tea.Msg) (Page, tea.Cmd) {
 	return v, nil
 }
 
-func (v *spotPage) View() string {
+func (v *Spot) View() string {
 	if v.rep == nil {
 		lines, _ := v.lines(max(v.width, 1)) // a few lines; the spinner turns
 		return components.Scrolled(lines, v.list.Offset(), v.width, v.height)
@@ -207,9 +207,9 @@ func (v *spotPage) View() string {
 }
 
 // selectedLine is the first line of resource i when it is selected.
-func (v *spotPage) selectedLine(i, w int) string {
+func (v *Spot) selectedLine(i, w int) string {
 	res := &v.rep.Resources[i]
-	name := components.Escape(displayLoc(originOf(v.req.From), res.URL))
+	name := components.Escape(components.DisplayLoc(components.OriginOf(v.req.From), res.URL))
 	return v.c.Styles.Selected.Render(components.Pad("▸ "+res.Verdict.String()+" "+name, w))
 }
 
@@ -229,7 +229,7 @@ func verdictMark(st *common.Styles, v claims.Verdict) string {
 }
 
 // lines renders the report and says on which line each resource begins.
-func (v *spotPage) lines(w int) ([]string, []int) {
+func (v *Spot) lines(w int) ([]string, []int) {
 	st := v.c.Styles
 	var out []string
 	var items []int
@@ -273,10 +273,10 @@ func (v *spotPage) lines(w int) ([]string, []int) {
 		add("  " + st.Warning.Render("stopped: "+string(r.Stopped)))
 	}
 	add("")
-	origin := originOf(v.req.From)
+	origin := components.OriginOf(v.req.From)
 	for _, res := range r.Resources {
 		items = append(items, len(out))
-		name := components.Escape(displayLoc(origin, res.URL))
+		name := components.Escape(components.DisplayLoc(origin, res.URL))
 		line := verdictMark(st, res.Verdict) + " " + st.URL.Render(name)
 		if res.Gone {
 			line += st.Dim.Render("  deleted: must be gone")
@@ -316,74 +316,4 @@ func (v *spotPage) lines(w int) ([]string, []int) {
 		add("  " + st.Dim.Render("no resource was checked"))
 	}
 	return out, items
-}
-
-// spotSample is how many entries a spot check of the shown entries draws
-// when nothing is marked; marked entries are all checked, up to spotMax.
-const (
-	spotSample = 100
-	spotMax    = 1000
-)
-
-// openSpotPage spot-checks the marked (or shown) entries' claims.
-func openSpotPage(pc pageContext) (Page, tea.Cmd, error) {
-	d, v := pc.doc, pc.view
-	if d == nil || v == nil {
-		return nil, nil, errors.New("nothing is open")
-	}
-	if d.loading {
-		return nil, nil, errors.New("wait for the document to load")
-	}
-	if d.entriesAreDocuments() || d.entriesArePackages() {
-		return nil, nil, errors.New("a spot check checks resources; this document lists " + docListsWhat(d))
-	}
-	rows, marked, all, err := v.chosenRows()
-	if err != nil {
-		return nil, nil, err
-	}
-	n := d.entries.Len()
-	if all {
-		rows = make([]int32, n)
-		for i := range rows {
-			rows[i] = int32(i)
-		}
-	}
-	if len(rows) == 0 {
-		return nil, nil, errors.New("no entry is shown: clear the filter (esc) or mark some (space)")
-	}
-	limit, what := spotMax, ""
-	if marked {
-		what = "the " + components.Count(len(rows)) + " marked"
-	} else {
-		limit = spotSample
-		what = "the " + display.Plural(len(rows), "entry", "entries") + " shown"
-	}
-	if len(rows) > limit {
-		// A uniform sample, drawn here so that only it is copied.
-		rows = append([]int32(nil), rows...)
-		r := rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))
-		for i := 0; i < limit; i++ {
-			j := i + r.IntN(len(rows)-i)
-			rows[i], rows[j] = rows[j], rows[i]
-		}
-		rows = rows[:limit]
-		what = fmt.Sprintf("a sample of %s of %s", components.Count(limit), what)
-	}
-	entries := make([]model.Entry, len(rows))
-	for k, i := range rows {
-		e := d.entries.Entry(int(i))
-		e.Loc = engine.ResolveLoc(d.base(), e.Loc)
-		entries[k] = e
-	}
-	o := resourceOpener{c: pc.c, b: pc.backend, origin: d.base(), entry: func(uri string) model.Entry {
-		for _, e := range entries {
-			if e.Loc == uri {
-				return e
-			}
-		}
-		return model.Entry{Loc: uri, HasLoc: true}
-	}}
-	req := session.SpotRequest{From: d.base(), Entries: entries}
-	p := newSpotPage(pc.c, pc.backend, req, what, o)
-	return p, nil, nil
 }

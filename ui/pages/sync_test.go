@@ -1,4 +1,4 @@
-package ui
+package pages
 
 import (
 	"context"
@@ -7,7 +7,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -15,134 +14,13 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"rsx/audit"
-	"rsx/claims"
 	"rsx/dest/engine"
 	"rsx/dest/plan"
-	"rsx/dest/state"
 	"rsx/model"
 	"rsx/session"
-	"rsx/ui/pages"
+	"rsx/ui/internal/uitest"
+	"rsx/ui/nav"
 )
-
-// fakeSyncJob plays a sync: a plan, a run that waits until released (or
-// cancelled), a result.
-type fakeSyncJob struct {
-	req     session.SyncRequest
-	plan    *session.SyncPlan
-	planErr error
-	res     *engine.Result
-	retry   *engine.Result
-	release chan struct{} // when not nil, Run waits for it (or for its context)
-	updates chan session.SyncUpdate
-
-	mu      sync.Mutex
-	deletes []bool
-	runs    int
-	closed  bool
-}
-
-func newFakeSyncJob() *fakeSyncJob {
-	return &fakeSyncJob{
-		req:     session.SyncRequest{Dest: "/tmp/copy", Target: "http://example.org/dataset1/resourcelist-1.xml"},
-		plan:    fakePlan(false),
-		res:     fakeResult(),
-		updates: make(chan session.SyncUpdate, 1),
-	}
-}
-
-func (j *fakeSyncJob) Request() session.SyncRequest       { return j.req }
-func (j *fakeSyncJob) Updates() <-chan session.SyncUpdate { return j.updates }
-func (j *fakeSyncJob) CanRetry() bool                     { return j.res != nil && j.res.FailedCount > 0 }
-
-func (j *fakeSyncJob) Plan(_ context.Context, del bool) (*session.SyncPlan, error) {
-	j.mu.Lock()
-	j.deletes = append(j.deletes, del)
-	j.mu.Unlock()
-	if j.planErr != nil {
-		return nil, j.planErr
-	}
-	if del {
-		return fakePlan(true), nil
-	}
-	return j.plan, nil
-}
-
-func (j *fakeSyncJob) Run(ctx context.Context) (*engine.Result, error) {
-	j.mu.Lock()
-	j.runs++
-	j.mu.Unlock()
-	if j.release != nil {
-		select {
-		case <-j.release:
-		case <-ctx.Done():
-			r := *j.res
-			r.Stopped = "interrupted"
-			return &r, nil
-		}
-	}
-	return j.res, nil
-}
-
-func (j *fakeSyncJob) Retry(ctx context.Context) (*engine.Result, error) {
-	if j.retry == nil {
-		return nil, errors.New("nothing to retry")
-	}
-	return j.retry, nil
-}
-
-func (j *fakeSyncJob) Close() error {
-	j.mu.Lock()
-	j.closed = true
-	j.mu.Unlock()
-	return nil
-}
-
-const fakeSource = "http://example.org/dataset1/capabilitylist.xml"
-
-func fakeURI(i int) string { return fmt.Sprintf("http://example.org/res/%03d.html", i) }
-
-func fakePlan(del bool) *session.SyncPlan {
-	p := &engine.Plan{Mode: engine.ModeBaseline, From: engine.FromList, Source: fakeSource, CapabilityList: fakeSource,
-		Target: "http://example.org/dataset1/resourcelist-1.xml", Document: "http://example.org/dataset1/resourcelist-index.xml",
-		At: time.Date(2013, 1, 3, 9, 0, 0, 0, time.UTC), Limited: 3, Delete: del, Reconcile: true,
-		Summary: engine.Summary{Create: 2, Update: 1, Unchanged: 4, PendingDelete: 1, NotChosen: 37, Bytes: 3671, Checked: 5, Repair: 1},
-		Notes:   []string{"limited to 3 chosen resources: the rest of the Source is left as it is, and a full sync is still to be made"},
-	}
-	items := []engine.Item{
-		{Item: plan.Item{Action: plan.Create, Entry: plan.Entry{URI: fakeURI(1), Length: 1037}, Reason: "new"}},
-		{Item: plan.Item{Action: plan.Create, Entry: plan.Entry{URI: fakeURI(5), Length: 1185}, Reason: "new"}},
-		{Item: plan.Item{Action: plan.Update, Entry: plan.Entry{URI: fakeURI(9), Length: 1449, Digests: state.Digests("md5:00")}, Reason: "the copy example.org/res/009.html is missing"}},
-	}
-	if del {
-		p.Summary.Delete, p.Summary.PendingDelete = 1, 0
-		items = append(items, engine.Item{Item: plan.Item{Action: plan.Delete, Entry: plan.Entry{URI: fakeURI(7), Length: -1}, Reason: "not listed any more"}})
-	} else {
-		items = append(items, engine.Item{Item: plan.Item{Action: plan.PendingDelete, Entry: plan.Entry{URI: fakeURI(7), Length: -1}, Reason: "not listed any more"}})
-	}
-	return &session.SyncPlan{Plan: p, Dest: "/tmp/copy", Items: items}
-}
-
-func fakeResult() *engine.Result {
-	p := fakePlan(false)
-	return &engine.Result{Plan: p.Plan, Created: 2, Updated: 0, Pending: 1, Bytes: 2222, Elapsed: 1500 * time.Millisecond,
-		FailedCount: 1, Failed: []engine.Failure{{URL: fakeURI(9), Kind: engine.KindVerify, Err: errors.New("md5: declared 1584abdf…, received 9e107d9d…"),
-			Path: "example.org/res/009.html", Rejected: ".rsx/rejected/example.org/res/009.html"}}}
-}
-
-func fakeProgress() session.SyncUpdate {
-	var inflight []string
-	for i := 20; i < 28; i++ {
-		inflight = append(inflight, fakeURI(i))
-	}
-	return session.SyncUpdate{
-		Progress: engine.Progress{Phase: engine.PhaseSyncing, Total: 300, Done: 120, Failed: 2, Bytes: 1234567, TotalBytes: 3456789,
-			Rate: 45.3, ByteRate: 467000, Elapsed: 3 * time.Second, Remaining: 4 * time.Second, InFlight: inflight},
-		Failures: []engine.Failure{
-			{URL: fakeURI(11), Kind: engine.KindFetch, Err: errors.New("fetch http://example.org/res/011.html: 404 Not Found"), Status: 404},
-			{URL: fakeURI(12), Kind: engine.KindVerify, Err: errors.New("length: declared 1200, received 1187")},
-		},
-	}
-}
 
 // The sync page through its three stages: the plan, the progress and the
 // result, with the delete toggle, the stop that asks, and the result's
@@ -151,9 +29,9 @@ func TestSyncPageGolden(t *testing.T) {
 	for _, size := range [][2]int{{120, 40}, {80, 24}} {
 		w, h := size[0], size[1]
 		t.Run(fmt.Sprintf("%dx%d", w, h), func(t *testing.T) {
-			job := newFakeSyncJob()
-			job.release = make(chan struct{})
-			p := newSyncPage(ivTestCommon(), job, "the 3 marked of 40 entries", resourceOpener{})
+			job := uitest.NewSyncJob()
+			job.Release = make(chan struct{})
+			p := NewSync(ivTestCommon(), job, "the 3 marked of 40 entries", nil)
 			tm, rec := ivRun(t, p, w, h)
 			scr := ivWaitScreen(t, rec, func(s string) bool { return strings.Contains(s, "What will change") })
 			ivGolden(t, fmt.Sprintf("view_sync_plan_%dx%d", w, h), rec.Screen())
@@ -171,7 +49,7 @@ func TestSyncPageGolden(t *testing.T) {
 			// enter runs: the progress as it comes.
 			tm.Send(ivKey("enter"))
 			ivWaitScreen(t, rec, func(s string) bool { return strings.Contains(s, "Syncing") })
-			job.updates <- fakeProgress()
+			job.UpdatesC <- uitest.Progress()
 			ivWaitScreen(t, rec, func(s string) bool {
 				return strings.Contains(s, "120 of 300 resources") && strings.Contains(s, "Failures (2)")
 			})
@@ -191,11 +69,11 @@ func TestSyncPageGolden(t *testing.T) {
 				strings.Contains(scr, "then done") || strings.Contains(scr, "Nothing was changed") {
 				t.Errorf("stopped result:\n%s", scr)
 			}
-			job.mu.Lock()
-			if fmt.Sprint(job.deletes) != "[false true false]" || job.runs != 1 {
-				t.Errorf("plans %v, runs %d", job.deletes, job.runs)
+			job.Mu.Lock()
+			if fmt.Sprint(job.Deletes) != "[false true false]" || job.Runs != 1 {
+				t.Errorf("plans %v, runs %d", job.Deletes, job.Runs)
 			}
-			job.mu.Unlock()
+			job.Mu.Unlock()
 		})
 	}
 }
@@ -204,11 +82,11 @@ func TestSyncPageResultGolden(t *testing.T) {
 	for _, size := range [][2]int{{120, 40}, {80, 24}} {
 		w, h := size[0], size[1]
 		t.Run(fmt.Sprintf("%dx%d", w, h), func(t *testing.T) {
-			job := newFakeSyncJob()
-			retried := *job.res
+			job := uitest.NewSyncJob()
+			retried := *job.Res
 			retried.FailedCount, retried.Failed, retried.Updated = 0, nil, 1
-			job.retry = &retried
-			p := newSyncPage(ivTestCommon(), job, "the 3 marked of 40 entries", resourceOpener{})
+			job.RetryRes = &retried
+			p := NewSync(ivTestCommon(), job, "the 3 marked of 40 entries", nil)
 			tm, rec := ivRun(t, p, w, h)
 			ivWaitScreen(t, rec, func(s string) bool { return strings.Contains(s, "What will change") })
 			tm.Send(ivKey("enter"))
@@ -230,45 +108,45 @@ func TestSyncPageResultGolden(t *testing.T) {
 // tells the root that the copy changed; a plan that fails says why and r
 // plans again; closing the page closes the job.
 func TestSyncPageFlow(t *testing.T) {
-	job := newFakeSyncJob()
-	p := newSyncPage(ivTestCommon(), job, "x", resourceOpener{c: ivTestCommon(), b: NopBackend{}, entry: func(u string) model.Entry {
-		return model.Entry{Loc: u, HasLoc: true}
-	}})
+	job := uitest.NewSyncJob()
+	p := NewSync(ivTestCommon(), job, "x", func(u string) tea.Cmd {
+		return nav.Push(NewResource(ivTestCommon(), ivNop{}, u, model.Entry{Loc: u, HasLoc: true}))
+	})
 	ivDrive(p, ivRunCmd(p.Init())...)
 	ivDrive(p, ivKey("enter"))
 	if p.stage != syncDone {
 		t.Fatalf("stage %d after enter", p.stage)
 	}
 	msgs := ivDrive(p, ivKey("enter"))
-	var pushed *pages.Resource
+	var pushed *Resource
 	for _, m := range msgs {
-		if pp, ok := m.(pushPageMsg); ok {
-			pushed, _ = pp.Page.(*pages.Resource)
+		if pp, ok := m.(nav.PushMsg); ok {
+			pushed, _ = pp.Page.(*Resource)
 		}
 	}
 	if pushed == nil {
 		t.Fatalf("enter on a failure did not open its resource: %v", msgs)
 	}
-	if got := pushed.Entry().Loc; got != fakeURI(9) {
-		t.Errorf("opened %s, want the failure %s", got, fakeURI(9))
+	if got := pushed.Entry().Loc; got != uitest.URI(9) {
+		t.Errorf("opened %s, want the failure %s", got, uitest.URI(9))
 	}
 	if p.LeaveGuard() != "" {
 		t.Error("a finished sync guards its page")
 	}
 	p.Close()
-	if !job.closed {
+	if !job.Closed {
 		t.Error("closing the page did not close the sync")
 	}
 
-	bad := newFakeSyncJob()
-	bad.planErr = errors.New("the Source Description lists 2 Capability Lists: give one of them")
-	q := newSyncPage(ivTestCommon(), bad, "x", resourceOpener{})
+	bad := uitest.NewSyncJob()
+	bad.PlanErr = errors.New("the Source Description lists 2 Capability Lists: give one of them")
+	q := NewSync(ivTestCommon(), bad, "x", nil)
 	q.SetSize(80, 24)
 	ivDrive(q, ivRunCmd(q.Init())...)
 	if q.stage != syncFailed || !strings.Contains(q.View(), "give one of them") {
 		t.Errorf("a failed plan:\n%s", q.View())
 	}
-	bad.planErr = nil
+	bad.PlanErr = nil
 	ivDrive(q, ivKey("r"))
 	if q.stage != syncPlanned {
 		t.Errorf("r did not plan again: stage %d", q.stage)
@@ -277,9 +155,9 @@ func TestSyncPageFlow(t *testing.T) {
 
 // The running page guards the explorer: it may not be left but through esc.
 func TestSyncPageGuard(t *testing.T) {
-	job := newFakeSyncJob()
-	job.release = make(chan struct{})
-	p := newSyncPage(ivTestCommon(), job, "x", resourceOpener{})
+	job := uitest.NewSyncJob()
+	job.Release = make(chan struct{})
+	p := NewSync(ivTestCommon(), job, "x", nil)
 	ivDrive(p, ivRunCmd(p.Init())...)
 	p.Update(ivKey("enter")) // the run's command is not run: it stays running
 	if p.stage != syncRunning || !strings.Contains(p.LeaveGuard(), "esc stops it") {
@@ -288,12 +166,12 @@ func TestSyncPageGuard(t *testing.T) {
 	if handled, _ := p.Back(); !handled || !p.confirm {
 		t.Error("esc during the run does not ask")
 	}
-	close(job.release)
+	close(job.Release)
 }
 
 // fakeDestBackend answers the audit and the spot check with fixed reports.
 type fakeDestBackend struct {
-	NopBackend
+	ivNop
 	audit    *engine.AuditReport
 	auditReq session.AuditRequest
 	spot     *audit.Report
@@ -309,26 +187,13 @@ func (b *fakeDestBackend) SpotCheck(_ context.Context, _ session.SpotRequest, pr
 	return b.spot, nil
 }
 
-func fakeAudit() *engine.AuditReport {
-	return &engine.AuditReport{Source: fakeSource, Document: "http://example.org/dataset1/resourcelist-index.xml",
-		At: time.Date(2013, 1, 3, 9, 0, 0, 0, time.UTC), Point: time.Date(2013, 1, 3, 9, 0, 0, 0, time.UTC),
-		Same: 2, SameURIs: []string{fakeURI(1), fakeURI(5)},
-		Missing:     []string{fakeURI(2), fakeURI(3), fakeURI(4), fakeURI(6)},
-		Changed:     []string{fakeURI(9)},
-		Extra:       []string{fakeURI(41), "stray.txt"},
-		Unannounced: []string{fakeURI(9), fakeURI(41)},
-		Damaged:     []string{fakeURI(9)},
-		NotChosen:   30, Hashed: 3, HashedBytes: 3671, Elapsed: 120 * time.Millisecond,
-		Warnings: []string{"the Source's changes are only in a Change Dump, which an audit does not read"}}
-}
-
 func TestAuditPageGolden(t *testing.T) {
 	for _, size := range [][2]int{{120, 40}, {80, 24}} {
 		w, h := size[0], size[1]
 		t.Run(fmt.Sprintf("%dx%d", w, h), func(t *testing.T) {
-			b := &fakeDestBackend{audit: fakeAudit()}
+			b := &fakeDestBackend{audit: uitest.Audit()}
 			req := session.AuditRequest{Dest: "/tmp/copy", Target: "http://example.org/dataset1/resourcelist-1.xml"}
-			p := newAuditPage(ivTestCommon(), b, req, "the 10 resources of this Resource List", resourceOpener{})
+			p := NewAudit(ivTestCommon(), b, req, "the 10 resources of this Resource List", nil)
 			tm, rec := ivRun(t, p, w, h)
 			scr := ivWaitScreen(t, rec, func(s string) bool { return strings.Contains(s, "not in sync") })
 			ivGolden(t, fmt.Sprintf("view_audit_%dx%d", w, h), rec.Screen())
@@ -352,15 +217,15 @@ func TestAuditPageGolden(t *testing.T) {
 // document; one of a copy of chosen resources counts the others as out of
 // its selection.
 func TestAuditPageIncomplete(t *testing.T) {
-	rep := &engine.AuditReport{Source: fakeSource, Document: "http://example.org/dataset1/resourcelist-index.xml",
+	rep := &engine.AuditReport{Source: uitest.Source, Document: "http://example.org/dataset1/resourcelist-index.xml",
 		At:   time.Date(2013, 1, 3, 9, 0, 0, 0, time.UTC),
-		Same: 3, SameURIs: []string{fakeURI(1), fakeURI(5), fakeURI(7)}, Unselected: 394, NotCompared: 12,
+		Same: 3, SameURIs: []string{uitest.URI(1), uitest.URI(5), uitest.URI(7)}, Unselected: 394, NotCompared: 12,
 		Problems: []engine.Failure{{URL: "http://example.org/dataset1/resourcelist-0002.xml", Kind: engine.KindDocument,
 			Err: errors.New("GET http://example.org/dataset1/resourcelist-0002.xml: 404 Not Found")}},
 		Hashed: 3, HashedBytes: 3671, Elapsed: 120 * time.Millisecond}
 	b := &fakeDestBackend{audit: rep}
 	req := session.AuditRequest{Dest: "/tmp/copy", Target: "http://example.org/dataset1/resourcelist-1.xml"}
-	p := newAuditPage(ivTestCommon(), b, req, "the 397 resources of this Resource List", resourceOpener{})
+	p := NewAudit(ivTestCommon(), b, req, "the 397 resources of this Resource List", nil)
 	_, rec := ivRun(t, p, 80, 24)
 	scr := ivWaitScreen(t, rec, func(s string) bool { return strings.Contains(s, "same 3") })
 	ivGolden(t, "view_audit_incomplete_80x24", rec.Screen())
@@ -378,56 +243,32 @@ func TestAuditPageIncomplete(t *testing.T) {
 // s plans a sync of what differs: missing, changed and extra resources,
 // not the files no resource owns.
 func TestAuditPageSyncsDiffs(t *testing.T) {
-	b := &fakeDestBackend{audit: fakeAudit()}
+	b := &fakeDestBackend{audit: uitest.Audit()}
 	req := session.AuditRequest{Dest: "/tmp/copy", Target: "http://example.org/t.xml"}
-	p := newAuditPage(ivTestCommon(), b, req, "x", resourceOpener{})
+	p := NewAudit(ivTestCommon(), b, req, "x", nil)
 	p.SetSize(120, 40)
 	ivDrive(p, ivRunCmd(p.Init())...)
-	var got *syncDiffsMsg
+	var got *nav.SyncDiffsMsg
 	_, cmd := p.Update(ivKey("s"))
-	if m, ok := cmd().(syncDiffsMsg); ok {
+	if m, ok := cmd().(nav.SyncDiffsMsg); ok {
 		got = &m
 	}
 	if got == nil {
 		t.Fatal("s asked for no sync")
 	}
-	want := []string{fakeURI(2), fakeURI(3), fakeURI(4), fakeURI(6), fakeURI(9), fakeURI(41)}
-	if fmt.Sprint(got.req.Only) != fmt.Sprint(want) || got.req.Dest != "/tmp/copy" || got.req.Target != "http://example.org/t.xml" {
-		t.Errorf("sync of %v into %s from %s; want %v", got.req.Only, got.req.Dest, got.req.Target, want)
+	want := []string{uitest.URI(2), uitest.URI(3), uitest.URI(4), uitest.URI(6), uitest.URI(9), uitest.URI(41)}
+	if fmt.Sprint(got.Req.Only) != fmt.Sprint(want) || got.Req.Dest != "/tmp/copy" || got.Req.Target != "http://example.org/t.xml" {
+		t.Errorf("sync of %v into %s from %s; want %v", got.Req.Only, got.Req.Dest, got.Req.Target, want)
 	}
-}
-
-func fakeSpot() *audit.Report {
-	ok := func(field, declared string) claims.Check {
-		return claims.Check{Field: field, Verdict: claims.OK, Declared: declared, Actual: declared}
-	}
-	res := func(uri string, checks ...claims.Check) claims.EntryResult {
-		return claims.EntryResult{Results: []claims.Result{{Target: claims.Target{URL: uri}, Checks: checks}}}
-	}
-	bad := res(fakeURI(12), ok("status", "2xx"),
-		claims.Check{Field: "length", Verdict: claims.Mismatch, Declared: "1200", Actual: "1187 bytes"},
-		claims.Check{Field: "md5", Verdict: claims.Mismatch, Declared: "1584abdf8ebdc9802ac0c6a7402c03b6", Actual: "9e107d9d372bb6826bd81d3542a419d6"})
-	bad.Results = append(bad.Results, claims.Result{Target: claims.Target{URL: "http://mirror.example.net/res/012.html", Mirror: 1},
-		Checks: []claims.Check{ok("status", "2xx"), ok("length", "1200")}})
-	return &audit.Report{URL: "http://example.org/dataset1/resourcelist-1.xml", Checked: 3, Selected: 3, OK: 2, Failed: 1, Bytes: 3600,
-		Elapsed:    80 * time.Millisecond,
-		Mismatched: []audit.Finding{{URL: fakeURI(12), Field: "length"}},
-		Counts:     audit.Counts{Mismatched: 1},
-		Resources: []audit.Resource{
-			{URL: fakeURI(12), Verdict: claims.Mismatch, Result: bad},
-			{URL: fakeURI(1), Verdict: claims.OK, Result: res(fakeURI(1), ok("status", "2xx"), ok("length", "1037"), ok("type", "text/html"),
-				claims.Check{Field: "lastmod", Verdict: claims.Warning, Declared: "2013-01-02T09:00:00Z", Actual: "2013-01-02T09:00:05Z", Reason: "servers differ"})},
-			{URL: fakeURI(5), Verdict: claims.OK, Result: res(fakeURI(5), ok("status", "2xx"), ok("md5", "0f3b8ad1c2e4d5f60718293a4b5c6d7e"))},
-		}}
 }
 
 func TestSpotPageGolden(t *testing.T) {
 	for _, size := range [][2]int{{120, 40}, {80, 24}} {
 		w, h := size[0], size[1]
 		t.Run(fmt.Sprintf("%dx%d", w, h), func(t *testing.T) {
-			b := &fakeDestBackend{spot: fakeSpot()}
+			b := &fakeDestBackend{spot: uitest.Spot()}
 			req := session.SpotRequest{From: "http://example.org/dataset1/resourcelist-1.xml"}
-			p := newSpotPage(ivTestCommon(), b, req, "the 3 marked", resourceOpener{})
+			p := NewSpot(ivTestCommon(), b, req, "the 3 marked", nil)
 			_, rec := ivRun(t, p, w, h)
 			scr := ivWaitScreen(t, rec, func(s string) bool { return strings.Contains(s, "with a false claim") })
 			ivGolden(t, fmt.Sprintf("view_spot_%dx%d", w, h), rec.Screen())
@@ -442,8 +283,8 @@ func TestSpotPageGolden(t *testing.T) {
 // the selected resource's line, and a resource scrolled into view is drawn
 // selected.
 func TestSpotPageSelection(t *testing.T) {
-	b := &fakeDestBackend{spot: fakeSpot()}
-	p := newSpotPage(ivTestCommon(), b, session.SpotRequest{From: "http://example.org/dataset1/resourcelist-1.xml"}, "the 3 marked", resourceOpener{})
+	b := &fakeDestBackend{spot: uitest.Spot()}
+	p := NewSpot(ivTestCommon(), b, session.SpotRequest{From: "http://example.org/dataset1/resourcelist-1.xml"}, "the 3 marked", nil)
 	p.SetSize(80, 8)
 	ivDrive(p, ivRunCmd(p.Init())...)
 	has := func(want ...string) {
@@ -485,10 +326,10 @@ func TestSyncPageResultVerdict(t *testing.T) {
 			[]string{"stopped: interrupted", "Stopped: what was done is counted above"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p := fakePlan(false)
+			p := uitest.Plan(false)
 			r := &engine.Result{Plan: p.Plan, Created: 2}
 			tc.edit(r)
-			v := newSyncPage(ivTestCommon(), newFakeSyncJob(), "the 3 marked of 40 entries", resourceOpener{})
+			v := NewSync(ivTestCommon(), uitest.NewSyncJob(), "the 3 marked of 40 entries", nil)
 			v.result = r
 			v.noteMax = maxNoteLines
 			head := ansi.Strip(strings.Join(v.resultHead(80), "\n"))
@@ -507,13 +348,13 @@ func TestSyncPageResultVerdict(t *testing.T) {
 // A plan with many long problems and notes wraps them, but not so far that
 // the list of what will change has no room at 80x24: then each takes a line.
 func TestSyncPlanNotesLeaveRoomForTheList(t *testing.T) {
-	sp := fakePlan(false)
+	sp := uitest.Plan(false)
 	long := "http://example.org/dataset1/resourcelist-0003.xml, a part of a Resource List Index, is a Resource Dump and not a Resource List"
 	for i := range 4 {
 		sp.Plan.Problems = append(sp.Plan.Problems, engine.Failure{URL: fmt.Sprint(i), Kind: engine.KindFetch, Err: errors.New(long)})
 		sp.Plan.Notes = append(sp.Plan.Notes, long)
 	}
-	v := newSyncPage(ivTestCommon(), newFakeSyncJob(), "the 3 marked of 40 entries", resourceOpener{})
+	v := NewSync(ivTestCommon(), uitest.NewSyncJob(), "the 3 marked of 40 entries", nil)
 	v.plan, v.stage = sp, syncPlanned
 	v.rows = nil
 	v.planRows()
