@@ -51,9 +51,7 @@
 //     validity.go) rather than with the other pages;
 //   - problems reads the document (its problems by entry, the state of the
 //     cross-document check): it needs them as values, and a message when
-//     they change;
-//   - notifications reads the root's subscription (notifyFeed): it needs a
-//     read-only view of the feed's rows and channels;
+//     they change.
 //
 // What pages share is in rsx/ui/common: one KeyMap (all bindings; the help screen and the footers
 // are drawn from it), one Styles (built once per theme) and the Common that

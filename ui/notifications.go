@@ -8,10 +8,10 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"rsx/display"
-	"rsx/model"
 	"rsx/notify"
 	"rsx/session"
 	"rsx/ui/common"
+	"rsx/ui/pages"
 )
 
 // The root's subscription to the notifications of the open Source (the
@@ -38,7 +38,7 @@ type notifyFeed struct {
 	err      error // finding the channels failed
 	capLists []string
 	channels []*channelState // in the order found
-	rows     []noteRow       // oldest first
+	rows     []pages.NoteRow // oldest first
 	dropped  int             // rows dropped for maxNoteRows
 }
 
@@ -54,39 +54,6 @@ type channelState struct {
 	attempt   int
 	notes     int // notifications received
 	withError int // of which with errors
-}
-
-// noteRow is a line of the notifications page: an item of a notification
-// (a resource or a document that changed), or a notification without items
-// (malformed).
-type noteRow struct {
-	event *notify.Event // shared by the rows of one notification
-	item  int           // index in event.Items, -1 for none
-}
-
-// Item is the row's item; ok is false for a notification without items.
-func (r noteRow) Item() (notify.Item, bool) {
-	if r.item < 0 || r.item >= len(r.event.Items) {
-		return notify.Item{}, false
-	}
-	return r.event.Items[r.item], true
-}
-
-// problems counts the errors and warnings of the row's item, and of the
-// notification as a whole.
-func (r noteRow) problems() (errs, warns int) {
-	for _, p := range r.event.Problems {
-		if p.Entry >= 0 && p.Entry != r.item {
-			continue
-		}
-		switch p.Severity {
-		case model.SeverityError:
-			errs++
-		case model.SeverityWarning:
-			warns++
-		}
-	}
-	return errs, warns
 }
 
 // notifyMsg is an event of the feed's subscription; notifyEndedMsg says it
@@ -170,14 +137,14 @@ func (f *notifyFeed) apply(ev session.NotificationEvent, now time.Time) (changed
 				cs.withError++
 			}
 			if len(e.Items) == 0 {
-				f.rows = append(f.rows, noteRow{event: e, item: -1})
+				f.rows = append(f.rows, pages.NoteRow{Event: e, Index: -1})
 			}
 			for i, it := range e.Items {
-				f.rows = append(f.rows, noteRow{event: e, item: i})
+				f.rows = append(f.rows, pages.NoteRow{Event: e, Index: i})
 				if e.Kind() == notify.KindFramework {
-					changed = append(changed, resolveAgainst(e.Channel.CapabilityList, it.URL))
+					changed = append(changed, pages.ResolveAgainst(e.Channel.CapabilityList, it.URL))
 					if it.Index != "" {
-						changed = append(changed, resolveAgainst(e.Channel.CapabilityList, it.Index))
+						changed = append(changed, pages.ResolveAgainst(e.Channel.CapabilityList, it.Index))
 					}
 				}
 			}
@@ -213,15 +180,6 @@ func (f *notifyFeed) live() int {
 	return n
 }
 
-// resolveAgainst resolves a URL a notification gives against its Capability
-// List (notification locs are absolute; a relative one is read so).
-func resolveAgainst(base, u string) string {
-	if base == "" {
-		return u
-	}
-	return model.ResolveHref(base, u)
-}
-
 // statusSegment is the status bar's indicator: whether the channels are
 // live, some dropped, or none could be found; full and short forms, "" when
 // there is no subscription.
@@ -255,6 +213,38 @@ func (f *notifyFeed) anyChannel(ok func(*channelState) bool) bool {
 		}
 	}
 	return false
+}
+
+// The feed as the notifications page reads it (pages.NotificationFeed).
+
+// Target is what the channels were looked for from.
+func (f *notifyFeed) Target() string { return f.target }
+
+// Finding tells that the channels are being looked for.
+func (f *notifyFeed) Finding() bool { return f.finding }
+
+// Err is why finding the channels failed.
+func (f *notifyFeed) Err() error { return f.err }
+
+// Rows are the rows kept, oldest first.
+func (f *notifyFeed) Rows() []pages.NoteRow { return f.rows }
+
+// Received counts the rows had, dropped ones included.
+func (f *notifyFeed) Received() int { return len(f.rows) + f.dropped }
+
+// Channels are the channels' connections, in the order found.
+func (f *notifyFeed) Channels() []pages.NotifyChannel {
+	out := make([]pages.NotifyChannel, len(f.channels))
+	for i, cs := range f.channels {
+		out[i] = pages.NotifyChannel{Channel: cs.ch, Live: cs.live, Since: cs.since, LastErr: cs.lastErr, RetryAt: cs.retryAt,
+			Attempt: cs.attempt, Notes: cs.notes, WithError: cs.withError}
+	}
+	return out
+}
+
+// StatusSegment is statusSegment, for the page.
+func (f *notifyFeed) StatusSegment(st *common.Styles) (full, short string) {
+	return f.statusSegment(st)
 }
 
 // ---------------------------------------------------------------------------

@@ -138,16 +138,20 @@ func TestNotificationsPage(t *testing.T) {
 	if len(b.targets) != 1 || b.targets[0] != exHost+"/.well-known/resourcesync" {
 		t.Fatalf("subscribed to %v, want the Source Description above the document", b.targets)
 	}
-	p, ok := a.active().(*notificationsPage)
-	if !ok {
+	if _, ok := a.active().(*pages.Notifications); !ok {
 		t.Fatalf("w opened %T", a.active())
+	}
+	// The page lists the feed's rows newest first.
+	rows := a.notes.Rows()
+	if len(rows) != 5 {
+		t.Fatalf("%d rows, want 5", len(rows))
 	}
 	var got []string
 	for i := range 5 {
-		r, _ := p.row(i)
+		r := rows[len(rows)-1-i]
 		it, ok := r.Item()
-		errs, _ := r.problems()
-		got = append(got, fmt.Sprintf("%s %s %v %d", r.event.Kind(), strings.TrimPrefix(it.URL, exHost), ok, errs))
+		errs, _ := r.Problems()
+		got = append(got, fmt.Sprintf("%s %s %v %d", r.Event.Kind(), strings.TrimPrefix(it.URL, exHost), ok, errs))
 	}
 	want := "change  false 1|framework /dataset1/resourcelist-2.xml true 0|change /res/042.html true 0|change /res/007.html true 0|change /res/001.html true 0"
 	if s := strings.Join(got, "|"); s != want {
@@ -179,7 +183,7 @@ func TestNotificationsPage(t *testing.T) {
 	if len(b.targets) != 1 {
 		t.Errorf("w subscribed again: %v", b.targets)
 	}
-	if _, ok := a.active().(*notificationsPage); !ok {
+	if _, ok := a.active().(*pages.Notifications); !ok {
 		t.Errorf("w opened %T", a.active())
 	}
 }
@@ -292,41 +296,12 @@ func TestNotifyFeedStatus(t *testing.T) {
 		items[i] = notify.Item{URL: fmt.Sprintf("%s/r/%d", exHost, i)}
 	}
 	f.apply(session.NotificationEvent{Event: &notify.Event{Type: notify.EventNotification, Channel: change, Items: items}}, exTime)
-	if len(f.rows) != maxNoteRows || f.dropped != 10 || f.rows[0].item != 10 {
-		t.Errorf("%d rows kept, %d dropped, the first is item %d", len(f.rows), f.dropped, f.rows[0].item)
+	if len(f.rows) != maxNoteRows || f.dropped != 10 || f.rows[0].Index != 10 {
+		t.Errorf("%d rows kept, %d dropped, the first is item %d", len(f.rows), f.dropped, f.rows[0].Index)
 	}
 	changed := f.apply(session.NotificationEvent{Event: &notify.Event{Type: notify.EventNotification, Channel: framework,
 		Items: []notify.Item{{URL: "changelist/0007.xml", Index: "changelist.xml"}}}}, exTime)
 	if want := []string{exHost + "/dataset1/changelist/0007.xml", exHost + "/dataset1/changelist.xml"}; fmt.Sprint(changed) != fmt.Sprint(want) {
 		t.Errorf("changed %v, want %v", changed, want)
-	}
-}
-
-// TestNotificationsHint: while no notification has come the page says the
-// hint it was given (the built-in demo's: how to move its clock), and not
-// while the channels are still looked for, nor once one has come.
-func TestNotificationsHint(t *testing.T) {
-	const hint = "The built-in demo changes only when its clock moves; from another terminal:\ncurl -X POST 'http://127.0.0.1:1/demo/advance?steps=4'"
-	c := ivTestCommon()
-	f := &notifyFeed{target: exHost + "/.well-known/resourcesync"}
-	v := newNotificationsPage(c, NopBackend{}, f)
-	v.hint = hint
-	v.SetSize(80, 24)
-	screen := ansi.Strip(v.View())
-	for _, want := range []string{"No notification yet", "changes only when its clock moves", "curl -X POST 'http://127.0.0.1:1/demo/advance?steps=4'"} {
-		if !strings.Contains(screen, want) {
-			t.Errorf("waiting, the page does not say %q:\n%s", want, screen)
-		}
-	}
-	f.finding = true
-	if screen := ansi.Strip(v.View()); strings.Contains(screen, "clock moves") {
-		t.Errorf("the hint is shown while the channels are looked for:\n%s", screen)
-	}
-	f.finding = false
-	change, _ := exNotifyChannels()
-	f.rows = append(f.rows, noteRow{event: &notify.Event{Type: notify.EventNotification, Channel: change, Time: exTime,
-		Items: []notify.Item{{URL: exHost + "/res/001.html", Change: model.ChangeUpdated}}}})
-	if screen := ansi.Strip(v.View()); strings.Contains(screen, "clock moves") {
-		t.Errorf("the hint is shown under a notification:\n%s", screen)
 	}
 }

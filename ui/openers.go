@@ -207,3 +207,13 @@ func openSpotPage(pc pageContext) (Page, tea.Cmd, error) {
 	p := pages.NewSpot(pc.c, pc.backend, req, what, o.open)
 	return p, nil, nil
 }
+
+// openNotificationsPage subscribes to the notifications of the document's
+// Source, unless the root does already, and shows them.
+func openNotificationsPage(pc pageContext) (Page, tea.Cmd, error) {
+	if pc.doc == nil || pc.notes == nil {
+		return nil, nil, errors.New("nothing is open")
+	}
+	cmd := pc.notes.start(pc.backend, sourceOf(pc.doc))
+	return pages.NewNotifications(pc.c, pc.backend, pc.notes, pc.notesHint), cmd, nil
+}

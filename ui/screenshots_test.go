@@ -132,7 +132,7 @@ func TestScreenshots(t *testing.T) {
 		resp.Body.Close()
 		shWait(t, d, "a framework notification", func() bool {
 			for _, r := range a.notes.rows {
-				if r.event.Kind() == notify.KindFramework {
+				if r.Event.Kind() == notify.KindFramework {
 					return true
 				}
 			}
@@ -146,9 +146,10 @@ func TestScreenshots(t *testing.T) {
 		})
 		// The cursor on the newest framework notification: the detail
 		// names the Change List that closed and its index, now stale.
-		if p, ok := a.active().(*notificationsPage); ok {
-			for i := 0; i < len(a.notes.rows); i++ {
-				if r, _ := p.row(i); r.event.Kind() == notify.KindFramework {
+		if _, ok := a.active().(*pages.Notifications); ok {
+			rows := a.notes.rows // the page lists them newest first
+			for i := 0; i < len(rows); i++ {
+				if r := rows[len(rows)-1-i]; r.Event.Kind() == notify.KindFramework {
 					d.keys(strings.TrimSpace(strings.Repeat("j ", i)))
 					break
 				}

@@ -6,7 +6,8 @@
 // version, and the links between them), a dump package downloaded and
 // verified, and a local copy synced, audited or spot-checked (the sync,
 // audit and spot check pages, which open a resource through the
-// ResourceOpener the root gives them).
+// ResourceOpener the root gives them), and the notifications of the Source
+// (read from the root's subscription through NotificationFeed).
 //
 // Each is a pointer type implementing nav.Page, built by a constructor from
 // plain values (the Common, model and fetch values, a small interface of

@@ -1,9 +1,9 @@
-package ui
+package pages
 
 import (
-	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -13,74 +13,141 @@ import (
 	"rsx/notify"
 	"rsx/ui/common"
 	"rsx/ui/components"
-	"rsx/ui/pages"
+	"rsx/ui/nav"
 )
 
-// notificationsPage shows the notifications of the open Source as they
+// Notifications shows the notifications of the open Source as they
 // arrive, newest first: a line for each resource (change notifications) or
 // document (framework notifications) that one names, with its channel, kind
 // and change, marked when the notification has problems. Above them the
 // channels and their connections; under them the selected notification
 // whole. enter opens a resource's view, or a document. The subscription is
 // the root's (notifications.go): it goes on when the page is closed.
-type notificationsPage struct {
+type Notifications struct {
 	c    *common.Common
-	b    pages.ResourceBackend
-	feed *notifyFeed
-	hint string // said under the waiting line while no notification has come (Options.NotificationsHint)
+	b    ResourceBackend
+	feed NotificationFeed
+	hint string // said under the waiting line while no notification has come (rsx/ui's Options.NotificationsHint)
 
 	list          components.List // over the rows, newest first
 	seen          int             // rows (received in all) when last drawn: new ones push the cursor down
 	width, height int
 }
 
-// openNotificationsPage subscribes to the notifications of the document's
-// Source, unless the root does already, and shows them.
-func openNotificationsPage(pc pageContext) (Page, tea.Cmd, error) {
-	if pc.doc == nil || pc.notes == nil {
-		return nil, nil, errors.New("nothing is open")
-	}
-	cmd := pc.notes.start(pc.backend, sourceOf(pc.doc))
-	v := newNotificationsPage(pc.c, pc.backend, pc.notes)
-	v.hint = pc.notesHint
-	return v, cmd, nil
+// NotificationFeed is what the notifications page reads of the root's
+// subscription to the Source's notifications (rsx/ui's notifications.go),
+// which outlives the page. The page only reads it, from View and Update.
+type NotificationFeed interface {
+	// Target is what the channels were looked for from ("" before any).
+	Target() string
+	// Finding tells that the channels are being looked for; Err that
+	// finding them failed.
+	Finding() bool
+	Err() error
+	// Channels are the channels' connections, in the order found.
+	Channels() []NotifyChannel
+	// Rows are the rows kept, oldest first, not to be changed; Received
+	// counts the rows had, dropped ones included.
+	Rows() []NoteRow
+	Received() int
+	// StatusSegment is the status bar's indicator of the channels, in
+	// full and short ("" when there is no subscription).
+	StatusSegment(st *common.Styles) (full, short string)
 }
 
-func newNotificationsPage(c *common.Common, b pages.ResourceBackend, f *notifyFeed) *notificationsPage {
-	v := &notificationsPage{c: c, b: b, feed: f, list: components.NewList(components.Select)}
+// NotifyChannel is what is known of one channel's connection.
+type NotifyChannel struct {
+	Channel   notify.Channel
+	Live      bool
+	Since     time.Time // connected, or dropped, at
+	LastErr   error
+	RetryAt   time.Time // the next attempt, while dropped
+	Attempt   int
+	Notes     int // notifications received
+	WithError int // of which with errors
+}
+
+// NoteRow is a line of the notifications page: an item of a notification
+// (a resource or a document that changed), or a notification without items
+// (malformed).
+type NoteRow struct {
+	Event *notify.Event // shared by the rows of one notification
+	Index int           // of the item in Event.Items, -1 for none
+}
+
+// Item is the row's item; ok is false for a notification without items.
+func (r NoteRow) Item() (notify.Item, bool) {
+	if r.Index < 0 || r.Index >= len(r.Event.Items) {
+		return notify.Item{}, false
+	}
+	return r.Event.Items[r.Index], true
+}
+
+// Problems counts the errors and warnings of the row's item, and of the
+// notification as a whole.
+func (r NoteRow) Problems() (errs, warns int) {
+	for _, p := range r.Event.Problems {
+		if p.Entry >= 0 && p.Entry != r.Index {
+			continue
+		}
+		switch p.Severity {
+		case model.SeverityError:
+			errs++
+		case model.SeverityWarning:
+			warns++
+		}
+	}
+	return errs, warns
+}
+
+// ResolveAgainst resolves a URL a notification gives against its
+// Capability List (notification locs are absolute; a relative one is read
+// so).
+func ResolveAgainst(base, u string) string {
+	if base == "" {
+		return u
+	}
+	return model.ResolveHref(base, u)
+}
+
+// NewNotifications returns the page of the notifications feed f brings;
+// enter opens a resource's page through b. hint is said under the waiting
+// line while no notification has come.
+func NewNotifications(c *common.Common, b ResourceBackend, f NotificationFeed, hint string) *Notifications {
+	v := &Notifications{c: c, b: b, feed: f, hint: hint, list: components.NewList(components.Select)}
 	v.seen = v.received()
 	return v
 }
 
 // received counts the rows the feed has had, dropped ones included.
-func (v *notificationsPage) received() int { return len(v.feed.rows) + v.feed.dropped }
+func (v *Notifications) received() int { return v.feed.Received() }
 
 // row is the row shown at position i, newest first.
-func (v *notificationsPage) row(i int) (noteRow, bool) {
-	rows := v.feed.rows
+func (v *Notifications) row(i int) (NoteRow, bool) {
+	rows := v.feed.Rows()
 	if i < 0 || i >= len(rows) {
-		return noteRow{}, false
+		return NoteRow{}, false
 	}
 	return rows[len(rows)-1-i], true
 }
 
-func (v *notificationsPage) Init() tea.Cmd         { return nil }
-func (v *notificationsPage) Title() string         { return "Notifications" }
-func (v *notificationsPage) InputActive() bool     { return false }
-func (v *notificationsPage) Busy() bool            { return false }
-func (v *notificationsPage) Back() (bool, tea.Cmd) { return false, nil }
+func (v *Notifications) Init() tea.Cmd         { return nil }
+func (v *Notifications) Title() string         { return "Notifications" }
+func (v *Notifications) InputActive() bool     { return false }
+func (v *Notifications) Busy() bool            { return false }
+func (v *Notifications) Back() (bool, tea.Cmd) { return false, nil }
 
 // Close leaves the subscription running: it is the root's.
-func (v *notificationsPage) Close() {}
+func (v *Notifications) Close() {}
 
 // KeyBindings are the page's own keys.
-func (v *notificationsPage) KeyBindings() []key.Binding {
+func (v *Notifications) KeyBindings() []key.Binding {
 	k := &v.c.Keys
 	return []key.Binding{k.Up, k.Down, common.Short(k.Open, "open the resource or document"), k.Copy, k.Browser}
 }
 
 // SetSize lays the page out for w×h cells.
-func (v *notificationsPage) SetSize(w, h int) {
+func (v *Notifications) SetSize(w, h int) {
 	v.width, v.height = w, h
 	v.layout()
 }
@@ -93,21 +160,21 @@ const (
 	detailLines     = 8
 )
 
-func (v *notificationsPage) channelLines() int {
-	return max(min(len(v.feed.channels), maxChannelLines), 1)
+func (v *Notifications) channelLines() int {
+	return max(min(len(v.feed.Channels()), maxChannelLines), 1)
 }
 
-func (v *notificationsPage) layout() {
+func (v *Notifications) layout() {
 	v.list.SetHeight(max(v.height-3-v.channelLines()-detailLines, 1))
-	v.list.SetLen(len(v.feed.rows))
+	v.list.SetLen(len(v.feed.Rows()))
 }
 
 // follow keeps the cursor on the row it was on as new rows arrive on top,
 // unless it is on the newest, which it then follows.
-func (v *notificationsPage) follow() {
+func (v *Notifications) follow() {
 	n := v.received()
 	if added := n - v.seen; added > 0 {
-		v.list.SetLen(len(v.feed.rows))
+		v.list.SetLen(len(v.feed.Rows()))
 		if v.list.Cursor() > 0 {
 			v.list.Select(v.list.Cursor() + added)
 		}
@@ -116,7 +183,7 @@ func (v *notificationsPage) follow() {
 }
 
 // Update handles keys and the wheel; the feed's events are the root's.
-func (v *notificationsPage) Update(msg tea.Msg) (Page, tea.Cmd) {
+func (v *Notifications) Update(msg tea.Msg) (nav.Page, tea.Cmd) {
 	v.follow()
 	k := &v.c.Keys
 	if m, ok := msg.(tea.KeyPressMsg); ok {
@@ -127,9 +194,9 @@ func (v *notificationsPage) Update(msg tea.Msg) (Page, tea.Cmd) {
 		case key.Matches(m, k.Open):
 			return v, v.open(r, it)
 		case key.Matches(m, k.Copy):
-			return v, msgCmd(copyMsg{Text: it.URL, What: "URL"})
+			return v, nav.Cmd(nav.CopyMsg{Text: it.URL, What: "URL"})
 		case key.Matches(m, k.Browser):
-			return v, msgCmd(openBrowserMsg{URL: it.URL})
+			return v, nav.Cmd(nav.OpenBrowserMsg{URL: it.URL})
 		}
 	}
 	v.list.Update(msg, k)
@@ -139,21 +206,21 @@ func (v *notificationsPage) Update(msg tea.Msg) (Page, tea.Cmd) {
 // open shows what a row names: the document a framework notification says
 // changed, or the view of a resource that a change notification names,
 // held to what the notification declares of it.
-func (v *notificationsPage) open(r noteRow, it notify.Item) tea.Cmd {
-	origin := r.event.Channel.CapabilityList
-	u := resolveAgainst(origin, it.URL)
-	if r.event.Kind() == notify.KindFramework {
-		return msgCmd(openURLMsg{URL: u, From: origin})
+func (v *Notifications) open(r NoteRow, it notify.Item) tea.Cmd {
+	origin := r.Event.Channel.CapabilityList
+	u := ResolveAgainst(origin, it.URL)
+	if r.Event.Kind() == notify.KindFramework {
+		return nav.Cmd(nav.OpenURLMsg{URL: u, From: origin})
 	}
 	e := it.Entry
 	e.Loc, e.Index = u, -1
-	p := pages.NewResource(v.c, v.b, origin, e)
+	p := NewResource(v.c, v.b, origin, e)
 	p.SetVia("change notification")
-	return pushPage(p)
+	return nav.Push(p)
 }
 
 // View draws the page.
-func (v *notificationsPage) View() string {
+func (v *Notifications) View() string {
 	v.follow()
 	st := v.c.Styles
 	f := v.feed
@@ -161,8 +228,8 @@ func (v *notificationsPage) View() string {
 	var out []string
 	add := func(s string) { out = append(out, components.Fit(s, w)) }
 
-	head := st.Title.Render("Notifications") + "  " + st.Dim.Render("of ") + st.URL.Render(components.Escape(f.target))
-	if full, _ := f.statusSegment(st); full != "" {
+	head := st.Title.Render("Notifications") + "  " + st.Dim.Render("of ") + st.URL.Render(components.Escape(f.Target()))
+	if full, _ := f.StatusSegment(st); full != "" {
 		head += "  " + full
 	}
 	add(head)
@@ -179,9 +246,9 @@ func (v *notificationsPage) View() string {
 		components.Pad("change", changeW) + " " + components.Pad("resource or document", urlW) + " " + components.Pad("channel", chanW)))
 	top := v.list.Offset()
 	var waiting []string
-	if len(v.feed.rows) == 0 {
+	if len(v.feed.Rows()) == 0 {
 		waiting = []string{v.waitingText()}
-		if v.hint != "" && v.feed.err == nil && !v.feed.finding {
+		if v.hint != "" && v.feed.Err() == nil && !v.feed.Finding() {
 			waiting = append(waiting, strings.Split(v.hint, "\n")...)
 		}
 	}
@@ -202,57 +269,58 @@ func (v *notificationsPage) View() string {
 }
 
 // waitingText is the table's line while no notification has come.
-func (v *notificationsPage) waitingText() string {
+func (v *Notifications) waitingText() string {
 	f := v.feed
 	switch {
-	case f.err != nil:
+	case f.Err() != nil:
 		return "No notification will come: the Source advertises no channel that could be reached."
-	case f.finding:
+	case f.Finding():
 		return "Looking for the Source's notification channels in its Capability Lists…"
 	}
 	return "No notification yet: they arrive here as the Source changes, newest first."
 }
 
 // channelText is a line for each channel: its kind, URL and connection.
-func (v *notificationsPage) channelText() []string {
+func (v *Notifications) channelText() []string {
 	st := v.c.Styles
 	f := v.feed
-	if f.err != nil {
-		return []string{st.Error.Render("✗ " + components.Escape(f.err.Error()))}
+	if err := f.Err(); err != nil {
+		return []string{st.Error.Render("✗ " + components.Escape(err.Error()))}
 	}
-	if len(f.channels) == 0 {
+	channels := f.Channels()
+	if len(channels) == 0 {
 		return []string{st.Dim.Render("no channel yet")}
 	}
 	var out []string
-	for i, cs := range f.channels {
-		if i == maxChannelLines-1 && len(f.channels) > maxChannelLines {
-			out = append(out, st.Dim.Render(fmt.Sprintf("… and %d more channels", len(f.channels)-i)))
+	for i, cs := range channels {
+		if i == maxChannelLines-1 && len(channels) > maxChannelLines {
+			out = append(out, st.Dim.Render(fmt.Sprintf("… and %d more channels", len(channels)-i)))
 			break
 		}
 		var state string
 		switch {
-		case cs.live:
-			state = st.OK.Render("● live") + st.Dim.Render(" since "+cs.since.UTC().Format("15:04:05"))
-		case cs.lastErr != nil:
-			state = st.Error.Render("○ dropped") + st.Dim.Render(fmt.Sprintf(" at %s, next attempt (%d) at %s: %s", cs.since.UTC().Format("15:04:05"), cs.attempt+1,
-				cs.retryAt.UTC().Format("15:04:05"), components.Escape(cs.lastErr.Error())))
+		case cs.Live:
+			state = st.OK.Render("● live") + st.Dim.Render(" since "+cs.Since.UTC().Format("15:04:05"))
+		case cs.LastErr != nil:
+			state = st.Error.Render("○ dropped") + st.Dim.Render(fmt.Sprintf(" at %s, next attempt (%d) at %s: %s", cs.Since.UTC().Format("15:04:05"), cs.Attempt+1,
+				cs.RetryAt.UTC().Format("15:04:05"), components.Escape(cs.LastErr.Error())))
 		default:
 			state = st.Dim.Render("◌ connecting")
 		}
-		counts := st.Dim.Render(" · " + display.Plural(cs.notes, "notification", "notifications"))
-		if cs.withError > 0 {
-			counts += st.Error.Render(fmt.Sprintf(", %d with errors", cs.withError))
+		counts := st.Dim.Render(" · " + display.Plural(cs.Notes, "notification", "notifications"))
+		if cs.WithError > 0 {
+			counts += st.Error.Render(fmt.Sprintf(", %d with errors", cs.WithError))
 		}
-		out = append(out, st.Rel.Render(components.Pad(string(cs.ch.Kind), 9))+" "+st.URL.Render(components.Escape(cs.ch.URL))+"  "+state+counts)
+		out = append(out, st.Rel.Render(components.Pad(string(cs.Channel.Kind), 9))+" "+st.URL.Render(components.Escape(cs.Channel.URL))+"  "+state+counts)
 	}
 	return out
 }
 
 // rowLine draws a row of the table.
-func (v *notificationsPage) rowLine(r noteRow, selected bool, timeW, kindW, changeW, urlW, chanW int) string {
+func (v *Notifications) rowLine(r NoteRow, selected bool, timeW, kindW, changeW, urlW, chanW int) string {
 	st := v.c.Styles
 	mark, markStyle := " ", st.Dim
-	switch errs, warns := r.problems(); {
+	switch errs, warns := r.Problems(); {
 	case errs > 0:
 		mark, markStyle = "✗", st.Error
 	case warns > 0:
@@ -261,14 +329,14 @@ func (v *notificationsPage) rowLine(r noteRow, selected bool, timeW, kindW, chan
 	it, ok := r.Item()
 	what, change := "(no entries: see its problems)", ""
 	if ok {
-		what, change = components.Escape(displayLoc(originOf(v.feed.target), it.URL)), string(it.Change)
+		what, change = components.Escape(components.DisplayLoc(components.OriginOf(v.feed.Target()), it.URL)), string(it.Change)
 	}
 	cells := []string{
-		components.Pad(r.event.Time.UTC().Format("15:04:05"), timeW),
-		components.Pad(string(r.event.Kind()), kindW),
+		components.Pad(r.Event.Time.UTC().Format("15:04:05"), timeW),
+		components.Pad(string(r.Event.Kind()), kindW),
 		components.Pad(components.Escape(change), changeW),
 		components.Cell(what, urlW, false, components.TruncMiddle),
-		components.Cell(components.Escape(channelName(r.event.Channel.URL)), chanW, false, components.TruncMiddle),
+		components.Cell(components.Escape(channelName(r.Event.Channel.URL)), chanW, false, components.TruncMiddle),
 	}
 	if selected {
 		return st.Selected.Render(components.Pad(mark+" "+strings.Join(cells, " "), v.width))
@@ -293,7 +361,7 @@ func channelName(u string) string {
 
 // detail describes the selected row's notification: where it came from,
 // what it says of the item and its problems.
-func (v *notificationsPage) detail(w int) []string {
+func (v *Notifications) detail(w int) []string {
 	st := v.c.Styles
 	out := []string{st.Section.Render(components.Pad("Notification", w))}
 	label := func(s string) string { return st.Label.Render(fmt.Sprintf("  %-10s ", s)) }
@@ -304,12 +372,12 @@ func (v *notificationsPage) detail(w int) []string {
 		}
 		return out
 	}
-	e := r.event
+	e := r.Event
 	out = append(out, label("channel")+st.Rel.Render(string(e.Kind()))+"  "+st.URL.Render(components.Escape(e.Channel.URL)))
 	out = append(out, label("received")+st.Value.Render(e.Time.UTC().Format("2006-01-02T15:04:05Z"))+st.Dim.Render(" · "+display.Size(int64(len(e.Raw)))+
 		" · from the Capability List ")+st.URL.Render(components.Escape(e.Channel.CapabilityList)))
 	if it, ok := r.Item(); ok {
-		line := label("item") + st.Value.Render(fmt.Sprintf("%d of %d", r.item+1, len(e.Items)))
+		line := label("item") + st.Value.Render(fmt.Sprintf("%d of %d", r.Index+1, len(e.Items)))
 		if it.Change != "" {
 			line += st.Dim.Render(" · ") + st.ChangePaint(string(it.Change)).Apply(components.Escape(string(it.Change)))
 		}
@@ -326,7 +394,7 @@ func (v *notificationsPage) detail(w int) []string {
 	}
 	var probs []model.Problem
 	for _, p := range e.Problems {
-		if p.Entry < 0 || p.Entry == r.item {
+		if p.Entry < 0 || p.Entry == r.Index {
 			probs = append(probs, p)
 		}
 	}
