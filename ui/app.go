@@ -141,6 +141,7 @@ func (a *App) broadcast(msg tea.Msg) tea.Cmd {
 		_, cmd := a.dv.Update(msg)
 		cmds = append(cmds, cmd)
 	}
+	msg = forPages(msg)
 	for i, p := range a.pages {
 		var cmd tea.Cmd
 		a.pages[i], cmd = p.Update(msg)

@@ -31,27 +31,26 @@
 //
 // Every page implements nav.Page. Package rsx/ui/nav is the contract
 // between the root and the pages: that interface, and the messages a page
-// sends to ask the root to act (the root's own requests, which only pages
-// of this package send, are in msgs.go). The pages that need nothing of the
-// root but what they are given are in rsx/ui/pages, which never imports
-// this package; the root opens them through openers.go, which reads the
-// document shown and passes on what each page needs. The pages that read
-// the root's document are still here (page_<name>.go).
+// sends to ask the root to act (the root's own requests, which only the
+// document page sends, are in msgs.go). Every page but the document's is in
+// rsx/ui/pages, which never imports this package (arch_test.go keeps it
+// so): each is built from values and small interfaces of its own, which
+// the root's Backend and types satisfy (the notifications page reads the
+// root's feed, notifyFeed, through pages.NotificationFeed; the problems page
+// a document through pages.ProblemSource, problems.go). The root opens them
+// through openers.go, which reads the document shown and passes on what
+// each page needs, and gives the sync, audit and spot check pages its
+// resource opener as a function (pages.ResourceOpener).
 //
-// # Pages still here
+// # The page still here
 //
-// The pages still in this package read the root's state, or share
-// unexported parts with pages that do. Each moves to rsx/ui/pages once what
-// it needs is handed to it as values or small interfaces:
-//
-//   - the document page (page_document*.go) is the root's own view of a
-//     document: the root reads and sets its selection, filter and marks
-//     (dv.Selected, dv.chosenRows, dv.query, dv.returnTo). It belongs with
-//     the document model (document.go, columns.go, sortfilter.go, marks.go,
-//     validity.go) rather than with the other pages;
-//   - problems reads the document (its problems by entry, the state of the
-//     cross-document check): it needs them as values, and a message when
-//     they change.
+// The document page (page_document*.go) is the root's own view of a
+// document: the root reads and sets its selection, filter and marks
+// (dv.Selected, dv.chosenRows, dv.query, dv.returnTo), and it draws the
+// document model (document.go, columns.go, sortfilter.go, marks.go,
+// validity.go). It stays here with them. It shares with the pages of
+// rsx/ui/pages only what they export: the retry wait (components.RetryWait,
+// wait.go), and the problems page's severity marks and order (problems.go).
 //
 // What pages share is in rsx/ui/common: one KeyMap (all bindings; the help screen and the footers
 // are drawn from it), one Styles (built once per theme) and the Common that
@@ -64,23 +63,22 @@
 //
 // # Adding a page
 //
-// A new page is one new file, <name>.go in rsx/ui/pages (page_<name>.go
-// here when it must read the root's document), holding its model (a pointer
-// type implementing nav.Page) and a constructor, plus one line of
-// registration:
+// A new page is one new file, <name>.go in rsx/ui/pages, holding its model
+// (a pointer type implementing nav.Page) and a constructor, plus one line
+// of registration:
 //
 //   - opened by a key over the document: {k.Name, openNamePage} in
 //     pageOpeners (app_open.go), where openNamePage(pageContext) (in
-//     openers.go for a page of rsx/ui/pages) builds the page for the
-//     document shown or says why it cannot; a new key is a field and a line
+//     openers.go) builds the page for the document shown, from what it
+//     reads of it, or says why it cannot; a new key is a field and a line
 //     in common.DefaultKeyMap, listed in a group of KeyMap.Groups
 //     (TestHelpListsEveryKey fails otherwise);
-//   - opened from another page: that page returns pushPage(newNamePage(…));
+//   - opened from another page: that page returns nav.Push(NewName(…));
 //   - opened by the root for a message of its own: a case in App.request.
 //
 // A page reads keys from common.KeyMap with key.Matches, moves with a
 // components.List (or Table), draws with common.Styles, runs every blocking
 // call in a tea.Cmd whose result message carries the page (or a session
 // pointer) so that the page drops results not its own, and asks the root to
-// navigate with the messages of rsx/ui/nav (and msgs.go).
+// navigate with the messages of rsx/ui/nav.
 package ui

@@ -35,15 +35,6 @@ type followLinkMsg struct {
 // reloadMsg asks to load the document shown again.
 type reloadMsg struct{}
 
-// jumpToEntryMsg asks to show the current document with entry Index (0-based
-// position in the document) selected, e.g. from a problem in the problems page.
-// Return keeps the pages shown over the document aside: esc on the document
-// page brings them back as they were.
-type jumpToEntryMsg struct {
-	Index  int
-	Return bool
-}
-
 // closeViewMsg asks to close the active page and go back to the one under it.
 type closeViewMsg struct{}
 
@@ -65,4 +56,5 @@ type (
 	flashMsg       = nav.FlashMsg
 	syncDiffsMsg   = nav.SyncDiffsMsg
 	copyChangedMsg = nav.CopyChangedMsg
+	jumpToEntryMsg = nav.JumpToEntryMsg
 )

@@ -217,3 +217,34 @@ func openNotificationsPage(pc pageContext) (Page, tea.Cmd, error) {
 	cmd := pc.notes.start(pc.backend, sourceOf(pc.doc))
 	return pages.NewNotifications(pc.c, pc.backend, pc.notes, pc.notesHint), cmd, nil
 }
+
+// openProblemsPage opens the problems of the document shown.
+func openProblemsPage(pc pageContext) (Page, tea.Cmd, error) {
+	d := pc.doc
+	switch {
+	case d == nil:
+		return nil, nil, errors.New("nothing is open")
+	case d.loading:
+		return nil, nil, errors.New("the problems are known once the document has loaded")
+	case d.parts != nil:
+		return nil, nil, errors.New("open a part to see its problems")
+	}
+	return pages.NewSourceProblems(pc.c, docProblems{d}, -1), nil, nil
+}
+
+// openEntryProblemsPage opens the problems of the document shown on the
+// selected entry's first problem (P).
+func openEntryProblemsPage(pc pageContext) (Page, tea.Cmd, error) {
+	switch {
+	case pc.doc == nil:
+		return nil, nil, errors.New("nothing is open")
+	case pc.selected < 0:
+		return nil, nil, errors.New("no entry is selected")
+	case len(pc.doc.problemsOf(pc.selected)) == 0:
+		return nil, nil, fmt.Errorf("entry %d has no problems (p lists the document's)", pc.selected+1)
+	}
+	if _, _, err := openProblemsPage(pc); err != nil {
+		return nil, nil, err
+	}
+	return pages.NewSourceProblems(pc.c, docProblems{pc.doc}, pc.selected), nil, nil
+}

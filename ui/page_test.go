@@ -131,7 +131,7 @@ func TestHelpListsEveryKey(t *testing.T) {
 	pages := []Page{
 		pages.NewRaw(c, "x", []byte("<a/>")),
 		pages.NewHTTP(c, nil),
-		newProblemsPage(c, nil, nil),
+		pages.NewProblems(c, nil, nil),
 		pages.NewResource(c, NopBackend{}, "", model.Entry{Loc: "http://example.org/r"}),
 		pages.NewDiscovery(c, &crawl.Discovery{}),
 		pages.NewVersions(c, NopBackend{}, "", pages.VersionRefs{Original: "http://example.org/r", TimeMap: "http://example.org/tm"}),
@@ -256,5 +256,48 @@ func TestVersionsFromTheExplorer(t *testing.T) {
 	d.keys("esc")
 	if a.pageTitle() != "Resource" {
 		t.Errorf("esc from the versions went to %q", a.pageTitle())
+	}
+}
+
+// the entry's first problem, and esc comes back to the entry.
+func TestDetailListsEntryProblems(t *testing.T) {
+	a, d := exApp(t, newExGetter(), "/dataset1/resourcelist-1.xml", 120, 40)
+	d.keys("1 2 g") // md5 with the 40 digits of a sha-1: hash-length, an error
+	s := d.screen()
+	for _, want := range []string{"Problems 1 error · P: on the problems page", "✗ hash-length  error · §7 · line 16", "md5 digest has 40 hex digits, expected 32", "loc "} {
+		if !strings.Contains(s, want) {
+			t.Errorf("entry 12's detail lacks %q:\n%s", want, s)
+		}
+	}
+	if ps := a.doc.problemsOf(11); len(ps) != 1 || ps[0].Rule != "hash-length" {
+		t.Fatalf("problemsOf(11) = %+v", ps)
+	}
+	d.keys("P")
+	v, ok := a.active().(*pages.Problems)
+	if !ok {
+		t.Fatalf("P opened %T", a.active())
+	}
+	if p := v.Selected(); p == nil || p.Entry != 11 || p.Rule != "hash-length" {
+		t.Errorf("P selected %+v, want entry 12's hash-length", p)
+	}
+	d.keys("esc")
+	if a.active() != Page(a.dv) || a.dv.Selected() != 11 {
+		t.Errorf("esc: %T, entry %d", a.active(), a.dv.Selected()+1)
+	}
+
+	// Entry 20's warning is in a group that is not the first.
+	a, d = exApp(t, newExGetter(), "/dataset1/resourcelist-1.xml", 80, 24)
+	d.keys("2 0 g P")
+	v = a.active().(*pages.Problems)
+	if p := v.Selected(); p == nil || p.Entry != 19 || p.Rule != "hash-base64" {
+		t.Errorf("P on entry 20 selected %+v", p)
+	}
+	d.keys("esc 1 g")
+	if s := d.screen(); strings.Contains(s, "Problems ") {
+		t.Errorf("entry 1 has no problems, yet the detail lists some:\n%s", s)
+	}
+	d.keys("P")
+	if _, ok := a.active().(*pages.Problems); ok || !strings.Contains(a.flash, "entry 1 has no problems") {
+		t.Errorf("P on entry 1: %T, flash %q", a.active(), a.flash)
 	}
 }

@@ -10,9 +10,11 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"rsx/model"
 	"rsx/session"
+	"rsx/ui/pages"
 )
 
 // exFaultySite is exSite with a Capability List that lists a document that
@@ -70,9 +72,10 @@ func TestOneTruthAboutValidity(t *testing.T) {
 				t.Errorf("problems page counts %v, status bar %v\n%s", got, want, page)
 			}
 			// Every entry the page lists a problem for is marked, and no other.
-			p := a.pages[len(a.pages)-1].(*problemsPage)
+			p := a.pages[len(a.pages)-1].(*pages.Problems)
 			listed := map[int]model.Severity{}
-			for _, ps := range [][]model.Problem{p.doc, p.cross} {
+			docPs, crossPs := p.Problems()
+			for _, ps := range [][]model.Problem{docPs, crossPs} {
 				for _, pr := range ps {
 					if pr.Entry >= 0 && (listed[pr.Entry] == 0 || pr.Severity == model.SeverityError) {
 						listed[pr.Entry] = pr.Severity
@@ -169,18 +172,21 @@ func TestProblemEntryAndBack(t *testing.T) {
 			a, d := exApp(t, newExGetter(), "/dataset1/resourcelist-1.xml", 120, tc.h)
 			d.keys("p")
 			exWantPage(t, a, "Problems")
-			p := a.pages[0].(*problemsPage)
-			if len(p.rows) == 0 {
-				t.Fatal("fixture: the problems page lists no problems")
+			p := a.pages[0].(*pages.Problems)
+			// The list starts under the counts line with the error's group.
+			first := strings.Split(ansi.Strip(p.View()), "\n")[1]
+			if !strings.Contains(first, "hash-length") {
+				t.Fatalf("fixture: the problems page does not list the hash-length error first:\n%s", ansi.Strip(p.View()))
 			}
 			d.keys(tc.keys)
-			sel, off := p.list.Cursor(), p.list.Offset()
+			// The page as it is: the rows in view, the one selected.
+			before := p.View()
 			want := p.Selected()
 			if want == nil || want.Rule != tc.rule || want.Entry != tc.entry {
 				t.Fatalf("selected %+v, want the %s problem of entry %d", want, tc.rule, tc.entry+1)
 			}
-			if (off > 0) != tc.scroll {
-				t.Fatalf("list offset %d: the case wants the list scrolled %v", off, tc.scroll)
+			if scrolled := !strings.Contains(strings.Split(ansi.Strip(before), "\n")[1], "hash-length"); scrolled != tc.scroll {
+				t.Fatalf("the case wants the list scrolled %v:\n%s", tc.scroll, ansi.Strip(before))
 			}
 			d.keys("enter")
 			if len(a.pages) != 0 || a.dv.Selected() != want.Entry {
@@ -190,8 +196,8 @@ func TestProblemEntryAndBack(t *testing.T) {
 				t.Errorf("the document page does not say esc goes back to the problems:\n%s", s)
 			}
 			d.keys("esc")
-			if len(a.pages) != 1 || a.pages[0] != p || p.list.Cursor() != sel || p.list.Offset() != off {
-				t.Fatalf("esc: %d pages, cursor %d offset %d; want the same problems page at %d, %d", len(a.pages), p.list.Cursor(), p.list.Offset(), sel, off)
+			if len(a.pages) != 1 || a.pages[0] != p || p.View() != before {
+				t.Fatalf("esc: %d pages; want the same problems page as it was:\n%s\nwas\n%s", len(a.pages), ansi.Strip(p.View()), ansi.Strip(before))
 			}
 			d.keys("esc")
 			if len(a.pages) != 0 || strings.Contains(d.screen(), "back to Problems") {

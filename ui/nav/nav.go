@@ -103,6 +103,15 @@ type FlashMsg struct {
 // key.
 func Flash(text string, isErr bool) tea.Cmd { return Cmd(FlashMsg{Text: text, Err: isErr}) }
 
+// JumpToEntryMsg asks to show the current document with entry Index
+// (0-based position in the document) selected, e.g. from a problem in the
+// problems page. Return keeps the pages shown over the document aside: esc
+// on the document page brings them back as they were.
+type JumpToEntryMsg struct {
+	Index  int
+	Return bool
+}
+
 // SyncDiffsMsg asks to plan a sync of what an audit found different (Req
 // names them, What says which in words); the plan page opens over the page
 // that asks, and esc comes back to it.

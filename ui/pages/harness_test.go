@@ -73,7 +73,7 @@ func (h ivHarness) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.WindowSizeMsg:
 		h.p.SetSize(msg.Width, msg.Height)
 		return h, nil
-	case nav.OpenURLMsg, nav.ShowRawLineMsg, nav.PushMsg:
+	case nav.OpenURLMsg, nav.JumpToEntryMsg, nav.ShowRawLineMsg, nav.PushMsg:
 		h.emitted.record(msg) // and the page sees it too, as the root would forward it
 	case tea.KeyPressMsg:
 		if msg.String() == "ctrl+c" {
@@ -195,7 +195,7 @@ func ivDrive(p nav.Page, msgs ...tea.Msg) []tea.Msg {
 		}
 		for _, m := range ivRunCmd(cmd) {
 			switch m.(type) {
-			case nav.OpenURLMsg, nav.DiscoverMsg, nav.CopyMsg, nav.OpenBrowserMsg, nav.ShowRawLineMsg, nav.PushMsg, nav.FlashMsg:
+			case nav.OpenURLMsg, nav.JumpToEntryMsg, nav.DiscoverMsg, nav.CopyMsg, nav.OpenBrowserMsg, nav.ShowRawLineMsg, nav.PushMsg, nav.FlashMsg:
 				out = append(out, m)
 			default:
 				queue = append(queue, m)

@@ -40,7 +40,6 @@ var ivVersionBodies = map[string]string{
 
 // ivVersions is a backend of versions answered from memory.
 type ivVersions struct {
-	ivNop
 	asked *[]string
 }
 

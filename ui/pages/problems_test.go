@@ -1,4 +1,4 @@
-package ui
+package pages
 
 import (
 	"fmt"
@@ -9,6 +9,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"rsx/model"
+	"rsx/ui/nav"
 )
 
 func ivProblems() (doc, cross []model.Problem) {
@@ -41,7 +42,7 @@ func ivManyProblems() []model.Problem {
 }
 
 // rowsOf describes the rows: "▸ rule n" for a group, "  entry" for a problem.
-func rowsOf(v *problemsPage) []string {
+func rowsOf(v *Problems) []string {
 	var out []string
 	for _, r := range v.rows {
 		if r.p == nil {
@@ -62,7 +63,7 @@ func TestProblemsViewGolden(t *testing.T) {
 	for _, size := range [][2]int{{120, 40}, {80, 24}} {
 		w, h := size[0], size[1]
 		t.Run(fmt.Sprintf("%dx%d", w, h), func(t *testing.T) {
-			tm, rec := ivRun(t, newProblemsPage(ivTestCommon(), doc, cross), w, h)
+			tm, rec := ivRun(t, NewProblems(ivTestCommon(), doc, cross), w, h)
 			ivWaitScreen(t, rec, func(s string) bool { return strings.Contains(s, "index-link-recommended") })
 			ivGolden(t, fmt.Sprintf("view_problems_%dx%d", w, h), rec.Screen())
 
@@ -81,7 +82,7 @@ func TestProblemsViewGolden(t *testing.T) {
 				got = append(got, fmt.Sprintf("%T%v", m, m))
 			}
 			sort.Strings(got)
-			want := "[nav.ShowRawLineMsg{6 -1} ui.jumpToEntryMsg{0 true} ui.jumpToEntryMsg{2 true}]"
+			want := "[nav.JumpToEntryMsg{0 true} nav.JumpToEntryMsg{2 true} nav.ShowRawLineMsg{6 -1}]"
 			if fmt.Sprint(got) != want {
 				t.Errorf("messages = %v, want %v", got, want)
 			}
@@ -95,7 +96,7 @@ func TestProblemsViewGroupsGolden(t *testing.T) {
 	for _, size := range [][2]int{{120, 40}, {80, 24}} {
 		w, h := size[0], size[1]
 		t.Run(fmt.Sprintf("%dx%d", w, h), func(t *testing.T) {
-			v := newProblemsPage(ivTestCommon(), ivManyProblems(), nil)
+			v := NewProblems(ivTestCommon(), ivManyProblems(), nil)
 			v.SetSize(w, h)
 			want := []string{"▸ error loc-not-absolute 2", "▸ warning hash-base64 669", "▸ warning type-invalid 1"}
 			if got := rowsOf(v); strings.Join(got, "\n") != strings.Join(want, "\n") {
@@ -117,7 +118,7 @@ func TestProblemsViewGroupsGolden(t *testing.T) {
 
 func TestProblemsViewOrder(t *testing.T) {
 	doc, cross := ivProblems()
-	v := newProblemsPage(ivTestCommon(), doc, cross)
+	v := NewProblems(ivTestCommon(), doc, cross)
 	v.SetSize(100, 30)
 	want := []string{
 		"▾ error hash-length 1", "  0",
@@ -140,7 +141,7 @@ func TestProblemsViewOrder(t *testing.T) {
 
 func TestProblemsViewFilters(t *testing.T) {
 	doc, cross := ivProblems()
-	v := newProblemsPage(ivTestCommon(), doc, cross)
+	v := NewProblems(ivTestCommon(), doc, cross)
 	v.SetSize(100, 30)
 	count := func() (e, w int) {
 		for _, r := range v.rows {
@@ -206,15 +207,15 @@ func TestProblemsViewOpen(t *testing.T) {
 		key  string
 		want tea.Msg
 	}{
-		{model.Problem{Entry: 4, Line: 30}, "enter", jumpToEntryMsg{Index: 4, Return: true}},
-		{model.Problem{Entry: 4, Line: 30}, "L", showRawLineMsg{Line: 30, Entry: 4}},
-		{model.Problem{Entry: -1, Line: 3}, "enter", showRawLineMsg{Line: 3, Entry: -1}},
-		{model.Problem{Entry: 4}, "L", flashMsg{Text: "this problem has no line number: enter shows its entry"}},
-		{model.Problem{Entry: -1}, "enter", flashMsg{Text: "this problem concerns the whole document: it has no entry or line"}},
+		{model.Problem{Entry: 4, Line: 30}, "enter", nav.JumpToEntryMsg{Index: 4, Return: true}},
+		{model.Problem{Entry: 4, Line: 30}, "L", nav.ShowRawLineMsg{Line: 30, Entry: 4}},
+		{model.Problem{Entry: -1, Line: 3}, "enter", nav.ShowRawLineMsg{Line: 3, Entry: -1}},
+		{model.Problem{Entry: 4}, "L", nav.FlashMsg{Text: "this problem has no line number: enter shows its entry"}},
+		{model.Problem{Entry: -1}, "enter", nav.FlashMsg{Text: "this problem concerns the whole document: it has no entry or line"}},
 	}
 	for _, tt := range tests {
 		tt.p.Severity, tt.p.Rule = model.SeverityError, "x"
-		v := newProblemsPage(ivTestCommon(), []model.Problem{tt.p}, nil)
+		v := NewProblems(ivTestCommon(), []model.Problem{tt.p}, nil)
 		v.SetSize(80, 10)
 		msgs := ivDrive(v, ivKey(tt.key))
 		if len(msgs) != 1 || msgs[0] != tt.want {
@@ -227,7 +228,7 @@ func TestProblemsViewOpen(t *testing.T) {
 func TestProblemsViewDetailIsWhole(t *testing.T) {
 	doc, _ := ivProblems()
 	for _, w := range []int{40, 80, 120} {
-		v := newProblemsPage(ivTestCommon(), doc, nil)
+		v := NewProblems(ivTestCommon(), doc, nil)
 		v.SetSize(w, 30)
 		screen := strings.Join(ivLines(v.View()), "")
 		for _, part := range []string{"the detail pane shows the problem whole", "resource.html"} {
@@ -239,7 +240,7 @@ func TestProblemsViewDetailIsWhole(t *testing.T) {
 }
 
 func TestProblemsViewEmptyAndLarge(t *testing.T) {
-	v := newProblemsPage(ivTestCommon(), nil, nil)
+	v := NewProblems(ivTestCommon(), nil, nil)
 	v.SetSize(80, 10)
 	if !strings.Contains(v.View(), "no problems found") {
 		t.Errorf("empty:\n%s", v.View())
@@ -274,7 +275,7 @@ func TestWithoutEntryPrefix(t *testing.T) {
 		{-1, "entry 1: document level", "entry 1: document level"},
 		{0, "entry 1 (unclosed: x", "entry 1 (unclosed: x"},
 	} {
-		if got := withoutEntryPrefix(&model.Problem{Entry: tc.entry, Message: tc.msg}); got != tc.out {
+		if got := WithoutEntryPrefix(&model.Problem{Entry: tc.entry, Message: tc.msg}); got != tc.out {
 			t.Errorf("%q: %q, want %q", tc.msg, got, tc.out)
 		}
 	}
@@ -282,49 +283,6 @@ func TestWithoutEntryPrefix(t *testing.T) {
 
 // The detail pane lists the selected entry's problems (rule, severity,
 // section, message), the same the problems page has; P opens that page on
-// the entry's first problem, and esc comes back to the entry.
-func TestDetailListsEntryProblems(t *testing.T) {
-	a, d := exApp(t, newExGetter(), "/dataset1/resourcelist-1.xml", 120, 40)
-	d.keys("1 2 g") // md5 with the 40 digits of a sha-1: hash-length, an error
-	s := d.screen()
-	for _, want := range []string{"Problems 1 error · P: on the problems page", "✗ hash-length  error · §7 · line 16", "md5 digest has 40 hex digits, expected 32", "loc "} {
-		if !strings.Contains(s, want) {
-			t.Errorf("entry 12's detail lacks %q:\n%s", want, s)
-		}
-	}
-	if ps := a.doc.problemsOf(11); len(ps) != 1 || ps[0].Rule != "hash-length" {
-		t.Fatalf("problemsOf(11) = %+v", ps)
-	}
-	d.keys("P")
-	v, ok := a.active().(*problemsPage)
-	if !ok {
-		t.Fatalf("P opened %T", a.active())
-	}
-	if p := v.Selected(); p == nil || p.Entry != 11 || p.Rule != "hash-length" {
-		t.Errorf("P selected %+v, want entry 12's hash-length", p)
-	}
-	d.keys("esc")
-	if a.active() != Page(a.dv) || a.dv.Selected() != 11 {
-		t.Errorf("esc: %T, entry %d", a.active(), a.dv.Selected()+1)
-	}
-
-	// Entry 20's warning is in a group that is not the first.
-	a, d = exApp(t, newExGetter(), "/dataset1/resourcelist-1.xml", 80, 24)
-	d.keys("2 0 g P")
-	v = a.active().(*problemsPage)
-	if p := v.Selected(); p == nil || p.Entry != 19 || p.Rule != "hash-base64" {
-		t.Errorf("P on entry 20 selected %+v", p)
-	}
-	d.keys("esc 1 g")
-	if s := d.screen(); strings.Contains(s, "Problems ") {
-		t.Errorf("entry 1 has no problems, yet the detail lists some:\n%s", s)
-	}
-	d.keys("P")
-	if _, ok := a.active().(*problemsPage); ok || !strings.Contains(a.flash, "entry 1 has no problems") {
-		t.Errorf("P on entry 1: %T, flash %q", a.active(), a.flash)
-	}
-}
-
 // A page opened on an entry (P) whose problems are too many to show every
 // group open: only the entry's group is expanded, on its first problem.
 func TestProblemsPageFocusEntry(t *testing.T) {
@@ -338,7 +296,7 @@ func TestProblemsPageFocusEntry(t *testing.T) {
 		entry int
 		rule  string
 	}{{33, "hash-base64"}, {7, "hash-length"}, {39, "hash-base64"}} {
-		v := newProblemsPage(ivTestCommon(), ps, nil)
+		v := NewProblems(ivTestCommon(), ps, nil)
 		v.focusEntry = tc.entry
 		v.SetSize(80, 20)
 		p := v.Selected()

@@ -1,7 +1,6 @@
-package ui
+package pages
 
 import (
-	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -13,23 +12,24 @@ import (
 	"rsx/model"
 	"rsx/ui/common"
 	"rsx/ui/components"
+	"rsx/ui/nav"
 )
 
-// problemsPage lists the conformance problems of the document shown, those
+// Problems lists the conformance problems of the document shown, those
 // its load found and those found across documents, grouped by rule with
 // their counts, errors first. A group expands (enter, →) to its problems;
 // e and w show or hide errors and warnings, / keeps the rules (or messages)
 // that contain a text. Enter on a problem shows its entry in the document
 // page, and esc there comes back to the same place in this list
-// (jumpToEntryMsg.Return); a document-level problem, and L for any, shows
+// (nav.JumpToEntryMsg.Return); a document-level problem, and L for any, shows
 // its place in the raw XML, over this page. The detail pane under the list
 // shows the selected problem (or rule) whole.
 //
 // The problems are the document's own (validity.go): the status bar, the
 // table's marks and this page count the same ones.
-type problemsPage struct {
+type Problems struct {
 	c   *common.Common
-	src *document // the document whose problems these are; nil for a page of given problems
+	src ProblemSource // the document whose problems these are; nil for a page of given problems
 
 	doc, cross  []model.Problem
 	errs, warns int  // exact counts (beyond the problems stored)
@@ -74,70 +74,70 @@ type problemRow struct {
 	p *model.Problem // nil for the group's own row
 }
 
-// openProblemsPage opens the problems of the document shown.
-func openProblemsPage(pc pageContext) (Page, tea.Cmd, error) {
-	d := pc.doc
-	switch {
-	case d == nil:
-		return nil, nil, errors.New("nothing is open")
-	case d.loading:
-		return nil, nil, errors.New("the problems are known once the document has loaded")
-	case d.parts != nil:
-		return nil, nil, errors.New("open a part to see its problems")
-	}
-	return newDocProblemsPage(pc.c, d), nil, nil
+// ProblemSource is the document whose problems a page lists, as the root
+// holds it (rsx/ui's document): its problems change as the cross-document
+// checks end, which the root tells with ProblemsChangedMsg.
+type ProblemSource interface {
+	// Problems are the document's own problems, those its load found, and
+	// those found across documents. The page copies them.
+	Problems() (doc, cross []model.Problem)
+	// Counts are the exact counts of errors and warnings, beyond the
+	// problems stored; StoredAll tells that every problem counted is
+	// stored.
+	Counts() (errs, warns int)
+	StoredAll() bool
+	// Checking tells that the cross-document checks run; CrossErr is why
+	// they failed.
+	Checking() bool
+	CrossErr() error
+	// HasRaw tells that the document's XML is kept, so that an entry's
+	// place in it is known.
+	HasRaw() bool
+	// EntryURL is the absolute URL of entry i, ok false when there is none.
+	EntryURL(i int) (url string, ok bool)
 }
 
-// openEntryProblemsPage opens the problems of the document shown on the
-// selected entry's first problem (P).
-func openEntryProblemsPage(pc pageContext) (Page, tea.Cmd, error) {
-	switch {
-	case pc.doc == nil:
-		return nil, nil, errors.New("nothing is open")
-	case pc.selected < 0:
-		return nil, nil, errors.New("no entry is selected")
-	case len(pc.doc.problemsOf(pc.selected)) == 0:
-		return nil, nil, fmt.Errorf("entry %d has no problems (p lists the document's)", pc.selected+1)
-	}
-	p, cmd, err := openProblemsPage(pc)
-	if err != nil {
-		return nil, nil, err
-	}
-	p.(*problemsPage).focusEntry = pc.selected
-	return p, cmd, nil
-}
+// ProblemsChangedMsg tells the open pages that the problems of Source
+// changed (the cross-document checks ended). Source is compared with ==.
+type ProblemsChangedMsg struct{ Source ProblemSource }
 
-// newDocProblemsPage returns the page of document d's problems; it follows
-// them as the cross-document checks end (docProblemsMsg).
-func newDocProblemsPage(c *common.Common, d *document) *problemsPage {
-	v := newProblemsPage(c, nil, nil)
-	v.src = d
+// NewSourceProblems returns the page of src's problems, on the first
+// problem of entry focusEntry when it is >= 0 (P on the document page); it
+// follows them as the cross-document checks end (ProblemsChangedMsg).
+func NewSourceProblems(c *common.Common, src ProblemSource, focusEntry int) *Problems {
+	v := NewProblems(c, nil, nil)
+	v.src = src
+	v.focusEntry = focusEntry
 	v.fromDocument()
 	return v
 }
 
-// newProblemsPage returns a page of the given problems of a document and
+// NewProblems returns a page of the given problems of a document and
 // those across documents.
-func newProblemsPage(c *common.Common, doc, cross []model.Problem) *problemsPage {
-	v := &problemsPage{c: c, list: components.NewList(components.Select), input: components.NewInput(c.Styles, "/ "), focusEntry: -1}
+func NewProblems(c *common.Common, doc, cross []model.Problem) *Problems {
+	v := &Problems{c: c, list: components.NewList(components.Select), input: components.NewInput(c.Styles, "/ "), focusEntry: -1}
 	v.SetProblems(doc, cross)
 	return v
 }
 
 // fromDocument reads the problems of the page's document.
-func (v *problemsPage) fromDocument() {
+func (v *Problems) fromDocument() {
 	d := v.src
-	v.checking = d.crossState == crossChecking
-	v.crossErr = d.crossErr
-	v.setProblems(d.problems, d.cross)
-	v.errs, v.warns = d.problemCounts()
-	v.storedAll = d.problemsStoredAll()
+	v.checking = d.Checking()
+	v.crossErr = d.CrossErr()
+	v.setProblems(d.Problems())
+	v.errs, v.warns = d.Counts()
+	v.storedAll = d.StoredAll()
 	v.rebuild()
 }
 
+// Problems are the problems the page lists: the document's own and those
+// across documents, each sorted as listed (errors first).
+func (v *Problems) Problems() (doc, cross []model.Problem) { return v.doc, v.cross }
+
 // SetProblems replaces the problems, keeping the filters and the expanded
 // groups.
-func (v *problemsPage) SetProblems(doc, cross []model.Problem) {
+func (v *Problems) SetProblems(doc, cross []model.Problem) {
 	v.setProblems(doc, cross)
 	v.errs, v.warns = model.CountProblems(doc)
 	e, w := model.CountProblems(cross)
@@ -147,7 +147,7 @@ func (v *problemsPage) SetProblems(doc, cross []model.Problem) {
 	v.rebuild()
 }
 
-func (v *problemsPage) setProblems(doc, cross []model.Problem) {
+func (v *Problems) setProblems(doc, cross []model.Problem) {
 	v.doc = sortedProblems(doc)
 	v.cross = sortedProblems(cross)
 }
@@ -158,7 +158,7 @@ func sortedProblems(ps []model.Problem) []model.Problem {
 	out := append([]model.Problem(nil), ps...)
 	sort.SliceStable(out, func(i, j int) bool {
 		a, b := out[i], out[j]
-		if sa, sb := severityRank(a.Severity), severityRank(b.Severity); sa != sb {
+		if sa, sb := SeverityRank(a.Severity), SeverityRank(b.Severity); sa != sb {
 			return sa < sb
 		}
 		if a.Entry != b.Entry {
@@ -172,7 +172,9 @@ func sortedProblems(ps []model.Problem) []model.Problem {
 	return out
 }
 
-func severityRank(s model.Severity) int {
+// SeverityRank orders severities: errors first, then warnings, then the
+// rest.
+func SeverityRank(s model.Severity) int {
 	switch s {
 	case model.SeverityError:
 		return 0
@@ -183,7 +185,7 @@ func severityRank(s model.Severity) int {
 }
 
 // passes tells whether the filters let p through.
-func (v *problemsPage) passes(p *model.Problem) bool {
+func (v *Problems) passes(p *model.Problem) bool {
 	switch p.Severity {
 	case model.SeverityError:
 		if v.hideErrors {
@@ -203,7 +205,7 @@ func (v *problemsPage) passes(p *model.Problem) bool {
 
 // rebuild groups the problems the filters let through and lays out the
 // rows, keeping the selected group or problem when it is still shown.
-func (v *problemsPage) rebuild() {
+func (v *Problems) rebuild() {
 	keepG, keepP := v.selectedRow()
 	byKey := map[string]*problemGroup{}
 	v.groups = v.groups[:0:0]
@@ -228,7 +230,7 @@ func (v *problemsPage) rebuild() {
 	// Errors first, then the largest groups, then by rule.
 	sort.SliceStable(v.groups, func(i, j int) bool {
 		a, b := v.groups[i], v.groups[j]
-		if sa, sb := severityRank(a.severity), severityRank(b.severity); sa != sb {
+		if sa, sb := SeverityRank(a.severity), SeverityRank(b.severity); sa != sb {
 			return sa < sb
 		}
 		if len(a.shown) != len(b.shown) {
@@ -255,7 +257,7 @@ func (v *problemsPage) rebuild() {
 
 // layoutRows lists the groups that have problems shown and, under each
 // expanded one, its problems.
-func (v *problemsPage) layoutRows() {
+func (v *Problems) layoutRows() {
 	v.rows = v.rows[:0]
 	for _, g := range v.groups {
 		if len(g.shown) == 0 {
@@ -272,7 +274,7 @@ func (v *problemsPage) layoutRows() {
 
 // selectedRow is the key of the selected group and the selected problem
 // (nil on a group's row).
-func (v *problemsPage) selectedRow() (string, *model.Problem) {
+func (v *Problems) selectedRow() (string, *model.Problem) {
 	i := v.list.Cursor()
 	if i < 0 || i >= len(v.rows) {
 		return "", nil
@@ -282,7 +284,7 @@ func (v *problemsPage) selectedRow() (string, *model.Problem) {
 
 // Selected returns the selected problem: the one under the cursor, or the
 // only problem of a selected group; nil otherwise.
-func (v *problemsPage) Selected() *model.Problem {
+func (v *Problems) Selected() *model.Problem {
 	i := v.list.Cursor()
 	if i < 0 || i >= len(v.rows) {
 		return nil
@@ -295,7 +297,7 @@ func (v *problemsPage) Selected() *model.Problem {
 }
 
 // selectedGroup is the group of the selected row, nil when none.
-func (v *problemsPage) selectedGroup() *problemGroup {
+func (v *Problems) selectedGroup() *problemGroup {
 	i := v.list.Cursor()
 	if i < 0 || i >= len(v.rows) {
 		return nil
@@ -305,7 +307,7 @@ func (v *problemsPage) selectedGroup() *problemGroup {
 
 // SetSize sets the size the page draws in. The first time, every group is
 // expanded when all problems fit on the screen, else none.
-func (v *problemsPage) SetSize(w, h int) {
+func (v *Problems) SetSize(w, h int) {
 	v.width, v.height = w, h
 	v.input.SetWidth(max(w-4, 10))
 	v.input.SetStyles(v.c.Styles)
@@ -332,7 +334,7 @@ func (v *problemsPage) SetSize(w, h int) {
 
 // selectEntry selects entry i's first problem in the list order (the worst),
 // expanding its group.
-func (v *problemsPage) selectEntry(i int) {
+func (v *Problems) selectEntry(i int) {
 	for _, g := range v.groups {
 		for _, p := range g.shown {
 			if p.Entry != i {
@@ -354,13 +356,13 @@ func (v *problemsPage) selectEntry(i int) {
 	}
 }
 
-func (v *problemsPage) Title() string     { return "Problems" }
-func (v *problemsPage) InputActive() bool { return v.filtering }
-func (v *problemsPage) Busy() bool        { return v.checking }
-func (v *problemsPage) Close()            {}
+func (v *Problems) Title() string     { return "Problems" }
+func (v *Problems) InputActive() bool { return v.filtering }
+func (v *Problems) Busy() bool        { return v.checking }
+func (v *Problems) Close()            {}
 
 // Back closes the filter input, then clears the filter; then esc leaves.
-func (v *problemsPage) Back() (bool, tea.Cmd) {
+func (v *Problems) Back() (bool, tea.Cmd) {
 	if v.filtering || v.query != "" {
 		v.filtering = false
 		v.input.Stop()
@@ -373,35 +375,35 @@ func (v *problemsPage) Back() (bool, tea.Cmd) {
 }
 
 // Init starts nothing: the root checks across documents.
-func (v *problemsPage) Init() tea.Cmd { return nil }
+func (v *Problems) Init() tea.Cmd { return nil }
 
 // KeyBindings are the page's own bindings, for the help screen and footer.
-func (v *problemsPage) KeyBindings() []key.Binding {
+func (v *Problems) KeyBindings() []key.Binding {
 	k := &v.c.Keys
 	return []key.Binding{common.Short(k.Open, "expand / go to entry"), common.Pair(k.Left, k.Right, "collapse/expand"),
 		k.ToggleErrors, k.ToggleWarnings, common.Short(k.Filter, "filter rules"), k.ShowLine}
 }
 
 // listHeight: the page less the counts line, the separator and the detail.
-func (v *problemsPage) listHeight() int { return max(v.height-2-v.detailHeight(), 1) }
+func (v *Problems) listHeight() int { return max(v.height-2-v.detailHeight(), 1) }
 
 // detailHeight is the room of the detail pane: what the selected row needs,
 // at most half the page (and at least three lines).
-func (v *problemsPage) detailHeight() int {
+func (v *Problems) detailHeight() int {
 	n := len(v.detailLines(v.c.Styles, max(v.width, 1)))
 	return min(max(n, 3), max(v.height/2, 3))
 }
 
 // Update handles keys, the mouse wheel and the document's problems.
-func (v *problemsPage) Update(msg tea.Msg) (Page, tea.Cmd) {
+func (v *Problems) Update(msg tea.Msg) (nav.Page, tea.Cmd) {
 	k := &v.c.Keys
 	switch msg := msg.(type) {
-	case docProblemsMsg:
-		if v.src != nil && msg.doc == v.src {
+	case ProblemsChangedMsg:
+		if v.src != nil && msg.Source == v.src {
 			v.fromDocument()
 			v.list.SetHeight(v.listHeight())
 			if v.crossErr != nil {
-				return v, flashCmd("cross-document checks: "+v.crossErr.Error(), true)
+				return v, nav.Flash("cross-document checks: "+v.crossErr.Error(), true)
 			}
 		}
 	case tea.MouseWheelMsg:
@@ -448,7 +450,7 @@ func (v *problemsPage) Update(msg tea.Msg) (Page, tea.Cmd) {
 }
 
 // filterKey edits the rule filter: every change filters, enter keeps it.
-func (v *problemsPage) filterKey(msg tea.KeyPressMsg) tea.Cmd {
+func (v *Problems) filterKey(msg tea.KeyPressMsg) tea.Cmd {
 	k := &v.c.Keys
 	switch {
 	case key.Matches(msg, k.Submit):
@@ -465,7 +467,7 @@ func (v *problemsPage) filterKey(msg tea.KeyPressMsg) tea.Cmd {
 	return nil
 }
 
-func (v *problemsPage) setQuery(q string) {
+func (v *Problems) setQuery(q string) {
 	v.query = q
 	v.rebuild()
 	v.list.SetHeight(v.listHeight())
@@ -473,7 +475,7 @@ func (v *problemsPage) setQuery(q string) {
 
 // expand opens or closes the selected group; on a problem, closing selects
 // its group.
-func (v *problemsPage) expand(open bool) {
+func (v *Problems) expand(open bool) {
 	g := v.selectedGroup()
 	if g == nil || v.expanded[g.key] == open {
 		if g != nil && !open {
@@ -487,7 +489,7 @@ func (v *problemsPage) expand(open bool) {
 	v.selectGroupRow(g)
 }
 
-func (v *problemsPage) selectGroupRow(g *problemGroup) {
+func (v *Problems) selectGroupRow(g *problemGroup) {
 	for i, r := range v.rows {
 		if r.g == g && r.p == nil {
 			v.list.Select(i)
@@ -499,7 +501,7 @@ func (v *problemsPage) selectGroupRow(g *problemGroup) {
 // open returns the command that shows the selected problem: its entry in the
 // document page (esc there comes back here), or its place in the raw XML
 // (always when byLine).
-func (v *problemsPage) open(byLine bool) tea.Cmd {
+func (v *Problems) open(byLine bool) tea.Cmd {
 	p := v.Selected()
 	if g := v.selectedGroup(); p == nil && byLine && g != nil && len(g.shown) > 0 {
 		p = g.shown[0] // a group's place is its first problem's
@@ -508,17 +510,17 @@ func (v *problemsPage) open(byLine bool) tea.Cmd {
 	case p == nil:
 		return nil
 	case !byLine && p.Entry >= 0:
-		return msgCmd(jumpToEntryMsg{Index: p.Entry, Return: true})
-	case p.Line > 0 || (byLine && p.Entry >= 0 && v.src != nil && v.src.raw != nil):
-		return msgCmd(showRawLineMsg{Line: p.Line, Entry: p.Entry})
+		return nav.Cmd(nav.JumpToEntryMsg{Index: p.Entry, Return: true})
+	case p.Line > 0 || (byLine && p.Entry >= 0 && v.src != nil && v.src.HasRaw()):
+		return nav.Cmd(nav.ShowRawLineMsg{Line: p.Line, Entry: p.Entry})
 	case byLine && p.Entry >= 0:
-		return msgCmd(flashMsg{Text: "this problem has no line number: enter shows its entry"})
+		return nav.Cmd(nav.FlashMsg{Text: "this problem has no line number: enter shows its entry"})
 	}
-	return msgCmd(flashMsg{Text: "this problem concerns the whole document: it has no entry or line"})
+	return nav.Cmd(nav.FlashMsg{Text: "this problem concerns the whole document: it has no entry or line"})
 }
 
 // View draws the counts, the visible rows and the selected row's detail.
-func (v *problemsPage) View() string {
+func (v *Problems) View() string {
 	st := v.c.Styles
 	w := max(v.width, 1)
 	lines := make([]string, 0, max(v.height, 1))
@@ -554,7 +556,7 @@ func (v *problemsPage) View() string {
 	return strings.Join(components.Window(lines, 0, max(v.height, 1)), "\n")
 }
 
-func (v *problemsPage) countsLine(st *common.Styles) string {
+func (v *Problems) countsLine(st *common.Styles) string {
 	errText := st.Error.Render("✗ " + display.Plural(v.errs, "error", "errors"))
 	warnText := st.Warning.Render("! " + display.Plural(v.warns, "warning", "warnings"))
 	if v.hideErrors {
@@ -580,7 +582,7 @@ func (v *problemsPage) countsLine(st *common.Styles) string {
 	return s
 }
 
-func (v *problemsPage) shownGroups() int {
+func (v *Problems) shownGroups() int {
 	n := 0
 	for _, g := range v.groups {
 		if len(g.shown) > 0 {
@@ -602,7 +604,9 @@ func problemWhere(p *model.Problem) string {
 	return "document"
 }
 
-func severityMark(st *common.Styles, s model.Severity) (string, string) {
+// SeverityMark is the mark of a severity, plain and styled: ✗ an error, !
+// a warning.
+func SeverityMark(st *common.Styles, s model.Severity) (plain, styled string) {
 	switch s {
 	case model.SeverityError:
 		return "✗", st.Error.Render("✗")
@@ -613,14 +617,14 @@ func severityMark(st *common.Styles, s model.Severity) (string, string) {
 }
 
 // rowLine draws a group (▸ closed, ▾ open) or one of its problems.
-func (v *problemsPage) rowLine(st *common.Styles, r problemRow, selected bool, ruleW, w int) string {
+func (v *Problems) rowLine(st *common.Styles, r problemRow, selected bool, ruleW, w int) string {
 	g := r.g
 	if r.p == nil {
 		fold := "▸"
 		if v.expanded[g.key] {
 			fold = "▾"
 		}
-		plainMark, mark := severityMark(st, g.severity)
+		plainMark, mark := SeverityMark(st, g.severity)
 		count := components.Count(len(g.shown))
 		if len(g.shown) != g.all {
 			count += " of " + components.Count(g.all)
@@ -643,7 +647,7 @@ func (v *problemsPage) rowLine(st *common.Styles, r problemRow, selected bool, r
 	}
 	p := r.p
 	where := fmt.Sprintf("%-12s", problemWhere(p))
-	msg := components.Escape(strings.Join(strings.Fields(withoutEntryPrefix(p)), " "))
+	msg := components.Escape(strings.Join(strings.Fields(WithoutEntryPrefix(p)), " "))
 	if selected {
 		return st.Selected.Render(components.Pad("    "+where+" "+msg, w))
 	}
@@ -652,7 +656,7 @@ func (v *problemsPage) rowLine(st *common.Styles, r problemRow, selected bool, r
 
 // detailLines describe the selected row whole: a problem with its rule,
 // where it is and its message wrapped; a group with its rule's summary.
-func (v *problemsPage) detailLines(st *common.Styles, w int) []string {
+func (v *Problems) detailLines(st *common.Styles, w int) []string {
 	i := v.list.Cursor()
 	if i < 0 || i >= len(v.rows) {
 		return nil
@@ -689,8 +693,10 @@ func (v *problemsPage) detailLines(st *common.Styles, w int) []string {
 	if p.Entry >= 0 && p.Line > 0 {
 		where += fmt.Sprintf(" · line %d", p.Line)
 	}
-	if v.src != nil && p.Entry >= 0 && p.Entry < v.src.entries.Len() {
-		where += " · " + model.ResolveHref(v.src.base(), v.src.entries.Loc(p.Entry))
+	if v.src != nil && p.Entry >= 0 {
+		if u, ok := v.src.EntryURL(p.Entry); ok {
+			where += " · " + u
+		}
 	}
 	out = append(out, wrap(where, st.Label)...)
 	out = append(out, wrap(p.Message, st.Value)...)
@@ -700,10 +706,10 @@ func (v *problemsPage) detailLines(st *common.Styles, w int) []string {
 	return out
 }
 
-// withoutEntryPrefix is a problem's message without the "entry N (loc): "
+// WithoutEntryPrefix is a problem's message without the "entry N (loc): "
 // it starts with, which the row says already (the detail pane gives the
 // message whole).
-func withoutEntryPrefix(p *model.Problem) string {
+func WithoutEntryPrefix(p *model.Problem) string {
 	if p.Entry < 0 {
 		return p.Message
 	}
