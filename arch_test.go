@@ -109,6 +109,34 @@ func importRules() []importRule {
 				return ours(imported)
 			},
 		},
+		{
+			// The pages are built from what the root gives them (ui/doc.go):
+			// of the explorer they know the contract, the shared styles and
+			// keys, the widgets, and in their tests the shared fakes.
+			name: "ui/pages and its tests import of the explorer only ui/nav, ui/common, ui/components (and ui/internal/uitest), never rsx/ui",
+			from: is(module + "/ui/pages"), tests: true,
+			forbidden: func(_, imported string) bool {
+				return imported == module+"/ui" || (strings.HasPrefix(imported, module+"/ui/") && !slices.Contains(
+					[]string{module + "/ui/nav", module + "/ui/common", module + "/ui/components", module + "/ui/internal/uitest"}, imported))
+			},
+		},
+		{
+			name: "ui/nav, ui/common and ui/components import neither the root (rsx/ui) nor the pages",
+			from: func(p string) bool {
+				return p == module+"/ui/nav" || p == module+"/ui/common" || p == module+"/ui/components"
+			},
+			tests: true,
+			forbidden: func(_, imported string) bool {
+				return imported == module+"/ui" || imported == module+"/ui/pages"
+			},
+		},
+		{
+			name: "only tests import ui/internal/uitest (the fakes the root's and the pages' tests share)",
+			from: every,
+			forbidden: func(_, imported string) bool {
+				return imported == module+"/ui/internal/uitest"
+			},
+		},
 	}
 }
 
@@ -171,7 +199,8 @@ func goList(t *testing.T) []listedPackage {
 func TestImportRules(t *testing.T) {
 	pkgs := goList(t)
 	// The rules name these packages: a rename must not leave them checking nothing.
-	for _, want := range []string{module, module + "/cli", module + "/ui", module + "/model", module + "/fetch", module + "/internal/inflate"} {
+	for _, want := range []string{module, module + "/cli", module + "/ui", module + "/ui/pages", module + "/ui/nav", module + "/ui/common",
+		module + "/ui/components", module + "/ui/internal/uitest", module + "/model", module + "/fetch", module + "/internal/inflate"} {
 		if !slices.ContainsFunc(pkgs, func(p listedPackage) bool { return p.ImportPath == want }) {
 			t.Fatalf("go list does not list %s; the rules below would check nothing", want)
 		}
@@ -202,6 +231,10 @@ func TestImportRulesCatch(t *testing.T) {
 		{5, listedPackage{ImportPath: "rsx/ui", Imports: []string{"compress/gzip"}}, listedPackage{ImportPath: "rsx/ui", Imports: []string{"io"}, TestImports: []string{"os"}}, "rsx/ui imports compress/gzip"},
 		{6, listedPackage{ImportPath: "rsx/display", Imports: []string{"rsx/model"}}, listedPackage{ImportPath: "rsx/scratch", Imports: []string{"os", "syscall"}}, "rsx/display imports rsx/model"},
 		{7, listedPackage{ImportPath: "rsx/internal/inflate", TestImports: []string{"rsx/fetch"}}, listedPackage{ImportPath: "rsx/internal/inflate", Imports: []string{"compress/flate", "hash/crc32"}}, "rsx/internal/inflate (tests) imports rsx/fetch"},
+		{8, listedPackage{ImportPath: "rsx/ui/pages", TestImports: []string{"rsx/ui"}}, listedPackage{ImportPath: "rsx/ui/pages", Imports: []string{"rsx/ui/nav", "rsx/ui/common", "rsx/ui/components", "rsx/session"}, TestImports: []string{"rsx/ui/internal/uitest"}}, "rsx/ui/pages (tests) imports rsx/ui"},
+		{8, listedPackage{ImportPath: "rsx/ui/pages", Imports: []string{"rsx/ui/other"}}, listedPackage{ImportPath: "rsx/ui", Imports: []string{"rsx/ui/pages"}}, "rsx/ui/pages imports rsx/ui/other"},
+		{9, listedPackage{ImportPath: "rsx/ui/components", Imports: []string{"rsx/ui/pages"}}, listedPackage{ImportPath: "rsx/ui/components", Imports: []string{"rsx/fetch", "rsx/display"}}, "rsx/ui/components imports rsx/ui/pages"},
+		{10, listedPackage{ImportPath: "rsx/ui", Imports: []string{"rsx/ui/internal/uitest"}}, listedPackage{ImportPath: "rsx/ui", TestImports: []string{"rsx/ui/internal/uitest"}}, "rsx/ui imports rsx/ui/internal/uitest"},
 	} {
 		r := importRules()[tc.rule]
 		if got := r.violations([]listedPackage{tc.breaks}); !slices.Equal(got, []string{tc.wantText}) {

@@ -6,9 +6,12 @@ import (
 	"go/token"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
+
+	"rsx/ui/nav"
 )
 
 // rootType is the root model, whose methods live in the app*.go files.
@@ -41,9 +44,10 @@ func misplacedRootMethods(fset *token.FileSet, files map[string]*ast.File) []str
 	return out
 }
 
-// TestAppMethodsInAppFiles keeps the root model's methods in the app*.go
-// files (doc.go, "Shape").
-func TestAppMethodsInAppFiles(t *testing.T) {
+// parseDir parses the package's Go files, its tests left out when tests is
+// false.
+func parseDir(t *testing.T, tests bool) (*token.FileSet, map[string]*ast.File) {
+	t.Helper()
 	names, err := filepath.Glob("*.go")
 	if err != nil {
 		t.Fatal(err)
@@ -51,6 +55,9 @@ func TestAppMethodsInAppFiles(t *testing.T) {
 	fset := token.NewFileSet()
 	files := map[string]*ast.File{}
 	for _, name := range names {
+		if !tests && strings.HasSuffix(name, "_test.go") {
+			continue
+		}
 		src, err := os.ReadFile(name)
 		if err != nil {
 			t.Fatal(err)
@@ -64,6 +71,83 @@ func TestAppMethodsInAppFiles(t *testing.T) {
 	if len(files) == 0 {
 		t.Fatal("no Go files found in the package directory")
 	}
+	return fset, files
+}
+
+// pageTypes returns the types declared with every method of nav.Page (by
+// name) in files: the pages of the package.
+func pageTypes(files map[string]*ast.File) []string {
+	page := reflect.TypeFor[nav.Page]()
+	methods := map[string]map[string]bool{} // by receiver type
+	for _, f := range files {
+		for _, d := range f.Decls {
+			fd, ok := d.(*ast.FuncDecl)
+			if !ok || fd.Recv == nil || len(fd.Recv.List) == 0 {
+				continue
+			}
+			t := fd.Recv.List[0].Type
+			if star, ok := t.(*ast.StarExpr); ok {
+				t = star.X
+			}
+			if id, ok := t.(*ast.Ident); ok {
+				if methods[id.Name] == nil {
+					methods[id.Name] = map[string]bool{}
+				}
+				methods[id.Name][fd.Name.Name] = true
+			}
+		}
+	}
+	var out []string
+	for typ, ms := range methods {
+		all := true
+		for i := range page.NumMethod() {
+			all = all && ms[page.Method(i).Name]
+		}
+		if all {
+			out = append(out, typ)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TestOnlyTheDocumentPageHere: every page but the document's is in
+// rsx/ui/pages (doc.go, "The page still here"), built from what the root
+// gives it; a new one belongs there too.
+func TestOnlyTheDocumentPageHere(t *testing.T) {
+	_, files := parseDir(t, false)
+	if got := pageTypes(files); !slices.Equal(got, []string{"docPage"}) {
+		t.Errorf("the pages of rsx/ui are %q: only the document page (docPage) stays here, the others belong in rsx/ui/pages", got)
+	}
+}
+
+// TestPageTypesFindsThem checks the check: a type with every method of
+// nav.Page is a page, pointer receiver or not; one that lacks a method is
+// not.
+func TestPageTypesFindsThem(t *testing.T) {
+	page := reflect.TypeFor[nav.Page]()
+	var all, allButClose strings.Builder
+	for i := range page.NumMethod() {
+		name := page.Method(i).Name
+		all.WriteString("func (p *xPage) " + name + "() {}\n")
+		if name != "Close" {
+			allButClose.WriteString("func (p yPage) " + name + "() {}\n")
+		}
+	}
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "page_x.go", "package ui\n"+all.String()+allButClose.String(), parser.SkipObjectResolution)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := pageTypes(map[string]*ast.File{"page_x.go": f}); !slices.Equal(got, []string{"xPage"}) {
+		t.Errorf("pages %q, want [xPage]", got)
+	}
+}
+
+// TestAppMethodsInAppFiles keeps the root model's methods in the app*.go
+// files (doc.go, "Shape").
+func TestAppMethodsInAppFiles(t *testing.T) {
+	fset, files := parseDir(t, true)
 	for _, m := range misplacedRootMethods(fset, files) {
 		t.Errorf("%s: a method of the root model belongs in an app*.go file (app_<concern>.go)", m)
 	}
