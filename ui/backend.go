@@ -16,6 +16,7 @@ import (
 	"rsx/memento"
 	"rsx/model"
 	"rsx/session"
+	"rsx/ui/pages"
 )
 
 // The explorer does no I/O of its own: it reads and fetches through the
@@ -85,23 +86,14 @@ type Links interface {
 	FollowLink(from, target string) error
 }
 
-// Resources checks a resource against what its document claims.
-type Resources interface {
-	// InspectResource fetches t once and judges it against t.Claims,
-	// reporting the body bytes received (total -1 when unknown), with
-	// every digest of the body and whether it is text.
-	InspectResource(ctx context.Context, t claims.Target, progress func(done, total int64)) session.Inspection
-}
+// Resources checks a resource against what its document claims: the
+// resource page's backend (pages.Inspector, InspectResource).
+type Resources = pages.Inspector
 
-// Versions reads the versions of a resource through Memento.
-type Versions interface {
-	// TimeMap fetches and reads the TimeMap at url.
-	TimeMap(ctx context.Context, url string) (*memento.TimeMap, *fetch.Exchange, error)
-	// TimeGate asks the TimeGate gate for the version in effect at at.
-	TimeGate(ctx context.Context, gate string, at time.Time) (session.TimeGateAnswer, error)
-	// CompareVersions compares a version with the current resource.
-	CompareVersions(ctx context.Context, version, current string) session.VersionDiff
-}
+// Versions reads the versions of a resource through Memento: the versions
+// and diff pages' backend (pages.Mementos: TimeMap, TimeGate,
+// CompareVersions).
+type Versions = pages.Mementos
 
 // Packages downloads dump packages.
 type Packages interface {

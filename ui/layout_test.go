@@ -17,6 +17,30 @@ import (
 // rootType is the root model, whose methods live in the app*.go files.
 const rootType = "App"
 
+// methodsOf returns the methods declared in f.
+func methodsOf(f *ast.File) []*ast.FuncDecl {
+	var out []*ast.FuncDecl
+	for _, d := range f.Decls {
+		if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv != nil && len(fd.Recv.List) > 0 {
+			out = append(out, fd)
+		}
+	}
+	return out
+}
+
+// receiver is the name of a method's receiver type, pointer or not ("" for
+// a generic one).
+func receiver(fd *ast.FuncDecl) string {
+	t := fd.Recv.List[0].Type
+	if star, ok := t.(*ast.StarExpr); ok {
+		t = star.X
+	}
+	if id, ok := t.(*ast.Ident); ok {
+		return id.Name
+	}
+	return ""
+}
+
 // misplacedRootMethods returns "file: App.method" for every method of the
 // root model declared in a file not named app*.go, so that a newcomer finds
 // the root's code in the app files and a page's file holds only its page.
@@ -26,16 +50,8 @@ func misplacedRootMethods(fset *token.FileSet, files map[string]*ast.File) []str
 		if strings.HasPrefix(filepath.Base(name), "app") {
 			continue
 		}
-		for _, d := range f.Decls {
-			fd, ok := d.(*ast.FuncDecl)
-			if !ok || fd.Recv == nil || len(fd.Recv.List) == 0 {
-				continue
-			}
-			t := fd.Recv.List[0].Type
-			if star, ok := t.(*ast.StarExpr); ok {
-				t = star.X
-			}
-			if id, ok := t.(*ast.Ident); ok && id.Name == rootType {
+		for _, fd := range methodsOf(f) {
+			if receiver(fd) == rootType {
 				out = append(out, fset.Position(fd.Pos()).String()+": "+rootType+"."+fd.Name.Name)
 			}
 		}
@@ -80,21 +96,12 @@ func pageTypes(files map[string]*ast.File) []string {
 	page := reflect.TypeFor[nav.Page]()
 	methods := map[string]map[string]bool{} // by receiver type
 	for _, f := range files {
-		for _, d := range f.Decls {
-			fd, ok := d.(*ast.FuncDecl)
-			if !ok || fd.Recv == nil || len(fd.Recv.List) == 0 {
-				continue
+		for _, fd := range methodsOf(f) {
+			typ := receiver(fd)
+			if methods[typ] == nil {
+				methods[typ] = map[string]bool{}
 			}
-			t := fd.Recv.List[0].Type
-			if star, ok := t.(*ast.StarExpr); ok {
-				t = star.X
-			}
-			if id, ok := t.(*ast.Ident); ok {
-				if methods[id.Name] == nil {
-					methods[id.Name] = map[string]bool{}
-				}
-				methods[id.Name][fd.Name.Name] = true
-			}
+			methods[typ][fd.Name.Name] = true
 		}
 	}
 	var out []string

@@ -42,18 +42,12 @@ type notifyFeed struct {
 	dropped  int             // rows dropped for maxNoteRows
 }
 
-// channelState is what is known of one channel's connection.
+// channelState is what is known of one channel's connection: what the
+// notifications page shows of it, and what the status bar needs besides.
 type channelState struct {
-	ch        notify.Channel
-	live      bool
-	everUp    bool
-	since     time.Time // connected, or dropped, at
-	drops     int
-	lastErr   error
-	retryAt   time.Time // the next attempt, while dropped
-	attempt   int
-	notes     int // notifications received
-	withError int // of which with errors
+	pages.NotifyChannel
+	everUp bool // it was live once
+	drops  int
 }
 
 // notifyMsg is an event of the feed's subscription; notifyEndedMsg says it
@@ -114,7 +108,7 @@ func (f *notifyFeed) apply(ev session.NotificationEvent, now time.Time) (changed
 		f.finding = false
 		f.capLists = ev.Found.CapabilityLists
 		for _, ch := range ev.Found.Channels {
-			f.channels = append(f.channels, &channelState{ch: ch})
+			f.channels = append(f.channels, &channelState{NotifyChannel: pages.NotifyChannel{Channel: ch}})
 		}
 	case ev.Event != nil:
 		e := ev.Event
@@ -124,17 +118,17 @@ func (f *notifyFeed) apply(ev session.NotificationEvent, now time.Time) (changed
 		cs := f.channel(e.Channel)
 		switch e.Type {
 		case notify.EventConnected:
-			cs.live, cs.everUp, cs.since, cs.lastErr, cs.retryAt = true, true, e.Time, nil, time.Time{}
+			cs.Live, cs.everUp, cs.Since, cs.LastErr, cs.RetryAt = true, true, e.Time, nil, time.Time{}
 		case notify.EventDisconnected:
-			if cs.live {
+			if cs.Live {
 				cs.drops++
 			}
-			cs.live, cs.since, cs.lastErr, cs.attempt = false, e.Time, e.Err, e.Attempt
-			cs.retryAt = e.Time.Add(e.Retry)
+			cs.Live, cs.Since, cs.LastErr, cs.Attempt = false, e.Time, e.Err, e.Attempt
+			cs.RetryAt = e.Time.Add(e.Retry)
 		case notify.EventNotification:
-			cs.notes++
+			cs.Notes++
 			if e.Errors() > 0 {
-				cs.withError++
+				cs.WithError++
 			}
 			if len(e.Items) == 0 {
 				f.rows = append(f.rows, pages.NoteRow{Event: e, Index: -1})
@@ -160,11 +154,11 @@ func (f *notifyFeed) apply(ev session.NotificationEvent, now time.Time) (changed
 // channel is the state of ch, added when the subscription did not say it.
 func (f *notifyFeed) channel(ch notify.Channel) *channelState {
 	for _, cs := range f.channels {
-		if cs.ch.URL == ch.URL && cs.ch.Kind == ch.Kind {
+		if cs.Channel.URL == ch.URL && cs.Channel.Kind == ch.Kind {
 			return cs
 		}
 	}
-	cs := &channelState{ch: ch}
+	cs := &channelState{NotifyChannel: pages.NotifyChannel{Channel: ch}}
 	f.channels = append(f.channels, cs)
 	return cs
 }
@@ -173,7 +167,7 @@ func (f *notifyFeed) channel(ch notify.Channel) *channelState {
 func (f *notifyFeed) live() int {
 	n := 0
 	for _, cs := range f.channels {
-		if cs.live {
+		if cs.Live {
 			n++
 		}
 	}
@@ -199,7 +193,7 @@ func (f *notifyFeed) statusSegment(st *common.Styles) (full, short string) {
 		return st.BarWarning.Render(fmt.Sprintf("◐ %d of %d channels live, reconnecting", live, n)), st.BarWarning.Render(fmt.Sprintf("◐ %d/%d live", live, n))
 	case f.anyChannel(func(cs *channelState) bool { return cs.everUp }):
 		return st.BarError.Render("○ notifications dropped, reconnecting"), st.BarError.Render("○ dropped")
-	case f.anyChannel(func(cs *channelState) bool { return cs.lastErr != nil }):
+	case f.anyChannel(func(cs *channelState) bool { return cs.LastErr != nil }):
 		return st.BarError.Render("○ notification channels unreachable, retrying"), st.BarError.Render("○ unreachable")
 	}
 	return st.StatusValue.Render("◌ notifications: connecting…"), st.StatusValue.Render("◌ connecting")
@@ -236,8 +230,7 @@ func (f *notifyFeed) Received() int { return len(f.rows) + f.dropped }
 func (f *notifyFeed) Channels() []pages.NotifyChannel {
 	out := make([]pages.NotifyChannel, len(f.channels))
 	for i, cs := range f.channels {
-		out[i] = pages.NotifyChannel{Channel: cs.ch, Live: cs.live, Since: cs.since, LastErr: cs.lastErr, RetryAt: cs.retryAt,
-			Attempt: cs.attempt, Notes: cs.notes, WithError: cs.withError}
+		out[i] = cs.NotifyChannel
 	}
 	return out
 }

@@ -205,16 +205,6 @@ func TestMissingFileThatLooksLikeAHost(t *testing.T) {
 	}
 }
 
-// exTimeMap is the TimeMap of TestVersionsFromTheExplorer (as the versions
-// page's tests in rsx/ui/pages have it).
-const exTimeMap = `<http://example.com/res1.txt>;rel="original",
-<http://example.com/timemap/res1.txt>;rel="self";type="application/link-format",
-<http://example.com/timegate/res1.txt>;rel="timegate",
-<http://example.com/versions/v1/res1.txt>;rel="first memento";datetime="Sun, 04 Jan 2026 09:00:00 GMT",
-<http://example.com/versions/v2/res1.txt>;rel="memento";datetime="Mon, 05 Jan 2026 06:00:00 GMT",
-<http://example.com/versions/v3/res1.txt>;rel="last memento";datetime="Mon, 05 Jan 2026 08:45:00 GMT"
-`
-
 // v on an entry with version links opens its versions; from the resource
 // view, enter on the timemap link opens them over it, and esc comes back.
 func TestVersionsFromTheExplorer(t *testing.T) {
@@ -230,7 +220,7 @@ func TestVersionsFromTheExplorer(t *testing.T) {
 <url><loc>http://example.com/res2.txt</loc></url>
 </urlset>
 `
-	g.docs["/timemap/res1.txt"] = exTimeMap
+	g.docs["/timemap/res1.txt"] = uitest.TimeMap
 	a, d := exApp(t, g, "/dataset9/resourcelist.xml", 120, 40)
 	d.keys("v")
 	if len(a.pages) != 1 || a.pages[0].Title() != "Versions" {

@@ -15,19 +15,11 @@ import (
 	"rsx/memento"
 	"rsx/model"
 	"rsx/session"
+	"rsx/ui/internal/uitest"
 	"rsx/ui/nav"
 )
 
 const ivOriginal = "http://example.com/res1.txt"
-
-// ivTimeMap is a TimeMap of ivOriginal with three versions.
-const ivTimeMap = `<http://example.com/res1.txt>;rel="original",
-<http://example.com/timemap/res1.txt>;rel="self";type="application/link-format",
-<http://example.com/timegate/res1.txt>;rel="timegate",
-<http://example.com/versions/v1/res1.txt>;rel="first memento";datetime="Sun, 04 Jan 2026 09:00:00 GMT",
-<http://example.com/versions/v2/res1.txt>;rel="memento";datetime="Mon, 05 Jan 2026 06:00:00 GMT",
-<http://example.com/versions/v3/res1.txt>;rel="last memento";datetime="Mon, 05 Jan 2026 08:45:00 GMT"
-`
 
 // ivVersionBodies are the bodies of the versions and of the resource now.
 var ivVersionBodies = map[string]string{
@@ -50,13 +42,13 @@ func (b ivVersions) TimeMap(_ context.Context, url string) (*memento.TimeMap, *f
 	if url != "http://example.com/timemap/res1.txt" {
 		return nil, nil, fmt.Errorf("fetch the TimeMap: %s: 404 Not Found", url)
 	}
-	tm, err := memento.ParseTimeMap([]byte(ivTimeMap), url)
+	tm, err := memento.ParseTimeMap([]byte(uitest.TimeMap), url)
 	return tm, nil, err
 }
 
 func (b ivVersions) TimeGate(_ context.Context, gate string, at time.Time) (session.TimeGateAnswer, error) {
 	*b.asked = append(*b.asked, "timegate "+memento.FormatHTTPDate(at))
-	tm, _ := memento.ParseTimeMap([]byte(ivTimeMap), "http://example.com/timemap/res1.txt")
+	tm, _ := memento.ParseTimeMap([]byte(uitest.TimeMap), "http://example.com/timemap/res1.txt")
 	m := tm.Mementos[tm.At(at)]
 	return session.TimeGateAnswer{Asked: at, Memento: m.URL, Datetime: m.Datetime, TimeMap: "http://example.com/timemap/res1.txt", Status: 200}, nil
 }

@@ -1,6 +1,7 @@
 // Package uitest holds the fakes that the tests of rsx/ui and of
-// rsx/ui/pages share: a sync job that plays a plan, a run and a result, and
-// the fixed reports of an audit and a spot check. Only tests import it.
+// rsx/ui/pages share: a sync job that plays a plan, a run and a result, the
+// fixed reports of an audit and a spot check, and a TimeMap. Only tests
+// import it.
 package uitest
 
 import (
@@ -98,6 +99,16 @@ func (j *SyncJob) Close() error {
 	j.Mu.Unlock()
 	return nil
 }
+
+// TimeMap is the TimeMap of http://example.com/res1.txt (at
+// http://example.com/timemap/res1.txt): three versions, and a TimeGate.
+const TimeMap = `<http://example.com/res1.txt>;rel="original",
+<http://example.com/timemap/res1.txt>;rel="self";type="application/link-format",
+<http://example.com/timegate/res1.txt>;rel="timegate",
+<http://example.com/versions/v1/res1.txt>;rel="first memento";datetime="Sun, 04 Jan 2026 09:00:00 GMT",
+<http://example.com/versions/v2/res1.txt>;rel="memento";datetime="Mon, 05 Jan 2026 06:00:00 GMT",
+<http://example.com/versions/v3/res1.txt>;rel="last memento";datetime="Mon, 05 Jan 2026 08:45:00 GMT"
+`
 
 // Source is the fake Source's Capability List.
 const Source = "http://example.org/dataset1/capabilitylist.xml"
