@@ -154,28 +154,13 @@ func colLayout(k colKind) (minW, maxW, flex int, right bool, trunc int) {
 	return 6, 0, 1, false, components.TruncEnd
 }
 
-// displayLoc shortens a loc for the table: on the document's own host it
-// is shown from its path (the host is in the title line), so that the part
-// that tells entries apart fits; a loc on another host stays whole.
-func displayLoc(origin, loc string) string {
-	if origin == "" || len(loc) <= len(origin) || !strings.HasPrefix(loc, origin) || loc[len(origin)] != '/' {
-		return loc
-	}
-	return loc[len(origin):]
-}
+// displayLoc shortens a loc for the table (components.DisplayLoc): on the
+// document's own host it is shown from its path.
+func displayLoc(origin, loc string) string { return components.DisplayLoc(origin, loc) }
 
-// originOf is "scheme://host[:port]" of an absolute URL, "" otherwise.
-func originOf(u string) string {
-	i := strings.Index(u, "://")
-	if i <= 0 {
-		return ""
-	}
-	j := strings.IndexByte(u[i+3:], '/')
-	if j < 0 {
-		return u
-	}
-	return u[:i+3+j]
-}
+// originOf is "scheme://host[:port]" of an absolute URL, "" otherwise
+// (components.OriginOf).
+func originOf(u string) string { return components.OriginOf(u) }
 
 // colText is the cell text of column k for entry i of d.
 func colText(d *document, k colKind, i int) string {

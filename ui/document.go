@@ -2,11 +2,11 @@ package ui
 
 import (
 	"context"
-	"strings"
 	"time"
 
 	"rsx/fetch"
 	"rsx/model"
+	"rsx/ui/components"
 	"rsx/ui/pages"
 )
 
@@ -200,10 +200,5 @@ func entryIsPackage(c model.Capability, root model.RootKind) bool {
 	return root != model.RootSitemapIndex && (c == model.CapResourceDump || c == model.CapChangeDump)
 }
 
-// shortURL drops the scheme of a URL for display.
-func shortURL(u string) string {
-	if i := strings.Index(u, "://"); i >= 0 {
-		return u[i+3:]
-	}
-	return u
-}
+// shortURL drops the scheme of a URL for display (components.ShortURL).
+func shortURL(u string) string { return components.ShortURL(u) }
