@@ -23,6 +23,13 @@ import (
 	"rsx/ui/pages"
 )
 
+// What the sync page says of its run: "120 of 300 resources", and
+// "Failures (2), then in flight (8)".
+var (
+	shSyncProgress = regexp.MustCompile(`([0-9,]+) of ([0-9,]+) resources`)
+	shSyncFailures = regexp.MustCompile(`Failures \(([0-9,]+)\), then in flight \(([0-9]+)\)`)
+)
+
 // TestScreenshots draws the explorer's screens for the README. It runs only
 // when RSX_SCREENSHOTS names a directory (scripts/screenshots sets it), and
 // writes there one NAME.ansi file per screen: View().Content with its
@@ -36,14 +43,6 @@ import (
 // The screens are the real program's: the explorer is built as cmd_explore.go
 // builds it (the live backend over a fetch client, against the built-in demo
 // Source on loopback) and reaches each screen through key presses, with every
-
-// What the sync page says of its run: "120 of 300 resources", and
-// "Failures (2), then in flight (8)".
-var (
-	shSyncProgress = regexp.MustCompile(`([0-9,]+) of ([0-9,]+) resources`)
-	shSyncFailures = regexp.MustCompile(`Failures \(([0-9,]+)\), then in flight \(([0-9]+)\)`)
-)
-
 // load run to its end before the screen is taken.
 func TestScreenshots(t *testing.T) {
 	dir := os.Getenv("RSX_SCREENSHOTS")

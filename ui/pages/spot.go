@@ -50,6 +50,9 @@ type Spot struct {
 	items         []int    // the line of drawn each resource begins on
 }
 
+// NewSpot returns the page of the spot check req asks; Init runs it.
+// what names the entries chosen, in words; open shows a checked resource's
+// page over this one.
 func NewSpot(c *common.Common, b SpotBackend, req session.SpotRequest, what string, open ResourceOpener) *Spot {
 	return &Spot{c: c, b: b, req: req, what: what, open: open.orNone(), list: components.NewList(components.Links)}
 }
