@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -48,6 +49,10 @@ type syncFlags struct {
 	resourceTimeout  time.Duration
 }
 
+// errNoDest: rsx sync without --dest. A copy goes where it is told, never
+// into the current folder by default (as rsync and rclone want a destination).
+var errNoDest = errors.New("sync: no destination given: --dest DEST names the folder (e.g. --dest ./copy, or --dest . for the current folder) or the bucket (s3://bucket/prefix?endpoint=…) to copy into")
+
 // syncMemoryLimit is the soft memory limit of a sync when GOMEMLIMIT is not
 // set: planning against a state of a million resources fits in it, and the
 // garbage collector works harder rather than let the heap grow past it.
@@ -56,7 +61,7 @@ const syncMemoryLimit = 200 << 20
 func newSyncCmd(a *app) *cobra.Command {
 	var f syncFlags
 	cmd := &cobra.Command{
-		Use: "sync [--dest DEST] [--mode auto|baseline|incremental] [--checksum] [--baseline-from list|dump] [--include RE]... [--exclude RE]... [--delete] [--dry-run] [--follow [--poll-interval D]] [--json] URL",
+		Use: "sync --dest DEST [--mode auto|baseline|incremental] [--checksum] [--baseline-from list|dump] [--include RE]... [--exclude RE]... [--delete] [--dry-run] [--follow [--poll-interval D]] [--json] URL",
 		Example: `  rsx serve --addr 127.0.0.1:8080 &    # the demo Source, which these examples use
   rsx sync --dest ./copy http://127.0.0.1:8080/dataset1/capabilitylist.xml            # a baseline: every resource
   rsx sync --dest ./copy --delete http://127.0.0.1:8080/dataset1/capabilitylist.xml   # again: the changes, deletions applied
@@ -76,8 +81,10 @@ to the Capability List), a Source Description with one Capability List, or a
 page from which discovery finds one. A document below a Capability List is
 used only when that Capability List lists it (directly, through an index or
 through an archive it lists); its up link alone is refused (exit status 2).
-DEST is a folder (default: the current folder) or a bucket, s3://bucket/prefix?endpoint=URL&region=R, with
-credentials from AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY.
+DEST is a folder or a bucket, s3://bucket/prefix?endpoint=URL&region=R, with
+credentials from AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY. --dest is
+required, as rsync and rclone require a destination: rsx never writes into
+the current folder unasked (--dest . does that).
 
 --mode auto (the default) makes a baseline when DEST has no finished baseline
 of the Source (an unfinished one is continued), or when the selection
@@ -174,7 +181,7 @@ copy is in step, 1 when failures are outstanding or a poll found a gap.`,
 		},
 	}
 	fs := cmd.Flags()
-	fs.StringVar(&f.dest, "dest", ".", "the destination: a folder, or s3://bucket/prefix?endpoint=URL&region=R")
+	fs.StringVar(&f.dest, "dest", "", "the destination (required): a folder, or s3://bucket/prefix?endpoint=URL&region=R")
 	fs.StringVar(&f.mode, "mode", "auto", "auto, baseline or incremental")
 	fs.StringVar(&f.baselineFrom, "baseline-from", "", "list or dump (default: list, or dump when the Source offers only a dump)")
 	fs.StringVar(&f.changesFrom, "changes-from", "", "list or dump (default: list, or dump when the Source offers only a Change Dump)")
@@ -249,6 +256,9 @@ func (a *app) runSync(cmd *cobra.Command, f syncFlags, target string) error {
 	ctx := cmd.Context()
 	if ctx == nil {
 		ctx = context.Background()
+	}
+	if strings.TrimSpace(f.dest) == "" {
+		return failed(errNoDest)
 	}
 	po, err := f.planOptions(cmd)
 	if err != nil {
