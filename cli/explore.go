@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log"
@@ -42,15 +43,18 @@ func (a *app) runExplorer(cmd *cobra.Command, args []string) error {
 	if len(args) == 1 {
 		target = strings.TrimSpace(args[0])
 	}
+	if a.broken && target != "" {
+		return failed(errors.New("--broken opens the built-in demo Source with errors seeded: give no TARGET (rsx --broken), or serve it with rsx serve --broken"))
+	}
 	if err := a.explorerPreflight(cmd, target); err != nil {
 		return failed(err)
 	}
 	demoSource := target == ""
 	notificationsHint := ""
 	if demoSource {
-		srv, err := demo.Start(ctx, "127.0.0.1:0", demo.Options{})
+		srv, err := startExplorerDemo(ctx, a.broken)
 		if err != nil {
-			return failed(fmt.Errorf("start the demo Source: %w", err))
+			return failed(err)
 		}
 		defer srv.Close()
 		target = srv.URL + "/.well-known/resourcesync"
@@ -107,6 +111,17 @@ func (a *app) runExplorer(cmd *cobra.Command, args []string) error {
 		return failed(fmt.Errorf("explorer: %w", err))
 	}
 	return nil
+}
+
+// startExplorerDemo starts the built-in demo Source the explorer opens when
+// it is given no TARGET, on a free loopback port: with errors seeded when
+// broken (rsx --broken, as rsx serve --broken).
+func startExplorerDemo(ctx context.Context, broken bool) (*demo.Server, error) {
+	srv, err := demo.Start(ctx, "127.0.0.1:0", demo.Options{Broken: broken})
+	if err != nil {
+		return nil, fmt.Errorf("start the demo Source: %w", err)
+	}
+	return srv, nil
 }
 
 // browserSchemes are the URL schemes besides http and https the user allows

@@ -35,6 +35,9 @@ func TestExplorerRefusesWhatItCannotOpen(t *testing.T) {
 		{[]string{existing}, []string{"the explorer needs a terminal", "rsx validate", "rsx tree", "--json"}},
 		{[]string{"http://127.0.0.1:9/x.xml"}, []string{"the explorer needs a terminal"}},
 		{nil, []string{"the explorer needs a terminal", "rsx discover"}},
+		// rsx --broken is the broken demo; with a TARGET it has no meaning.
+		{[]string{"--broken"}, []string{"the explorer needs a terminal"}},
+		{[]string{"--broken", existing}, []string{"--broken opens the built-in demo Source", "rsx serve --broken"}},
 	} {
 		code, out, errs := runCmd(t, tc.args...)
 		if code != exitFailure {
@@ -114,6 +117,27 @@ func TestNotADocumentPointsToDiscover(t *testing.T) {
 		_, _, errs := runCmd(t, cmd, srv.URL+"/")
 		if want := "rsx discover " + srv.URL + "/ finds the ResourceSync documents it points to"; !strings.Contains(errs, want) {
 			t.Errorf("rsx %s on an HTML page: stderr %q does not say %q", cmd, errs, want)
+		}
+	}
+}
+
+// rsx --broken starts the same demo as rsx serve --broken: errors seeded.
+func TestExplorerBrokenDemo(t *testing.T) {
+	for _, broken := range []bool{false, true} {
+		srv, err := startExplorerDemo(t.Context(), broken)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := http.Get(srv.URL + "/demo/status")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var status struct{ Broken bool }
+		err = json.NewDecoder(resp.Body).Decode(&status)
+		resp.Body.Close()
+		srv.Close()
+		if err != nil || status.Broken != broken {
+			t.Errorf("startExplorerDemo(broken=%v): the demo says broken=%v (%v)", broken, status.Broken, err)
 		}
 	}
 }
