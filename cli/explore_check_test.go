@@ -106,17 +106,21 @@ func TestTreeJSONOnUnreachableTarget(t *testing.T) {
 }
 
 // tree and audit of a page that is no ResourceSync document (a site's home
-// page) point to rsx discover, which finds the documents the page links to.
+// page) point to rsx discover, which finds the documents the page links to
+// (tree has run discovery itself: it names what rsx discover shows).
 func TestNotADocumentPointsToDiscover(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
 		w.Write([]byte(`<!doctype html><html><head><link rel="resourcesync" href="/capabilitylist.xml"></head></html>`))
 	}))
 	defer srv.Close()
-	for _, cmd := range []string{"tree", "audit"} {
-		_, _, errs := runCmd(t, cmd, srv.URL+"/")
-		if want := "rsx discover " + srv.URL + "/ finds the ResourceSync documents it points to"; !strings.Contains(errs, want) {
-			t.Errorf("rsx %s on an HTML page: stderr %q does not say %q", cmd, errs, want)
+	for cmd, want := range map[string]string{
+		"tree":  "rsx discover " + srv.URL + "/ shows every method tried",
+		"audit": "rsx discover " + srv.URL + "/ finds the ResourceSync documents it points to",
+	} {
+		code, _, errs := runCmd(t, cmd, srv.URL+"/")
+		if !strings.Contains(errs, want) || code != exitFailure {
+			t.Errorf("rsx %s on an HTML page: exit %d, stderr %q does not say %q", cmd, code, errs, want)
 		}
 	}
 }
