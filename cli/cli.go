@@ -98,6 +98,7 @@ found, and 2 when the job could not be done.`,
 		return failed(fmt.Errorf("%w (%s --help lists the options)", err, cmd.CommandPath()))
 	})
 	a.http.register(root.PersistentFlags())
+	a.http.onThrottle = func(t fetch.Throttle) { fmt.Fprintln(a.err, politeLine(t)) }
 	a.http.onWait = func(w fetch.Wait) {
 		if w.Duration >= time.Second {
 			fmt.Fprintln(a.err, "rsx: "+esc(w.String())+"; ctrl-c stops")

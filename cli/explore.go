@@ -68,8 +68,9 @@ func (a *app) runExplorer(cmd *cobra.Command, args []string) error {
 		return failed(err)
 	}
 	// Nothing may write to the terminal the explorer draws on: a wait
-	// before a retry shows on the exchange (Exchange.WaitingUntil).
-	opts.OnWait = nil
+	// before a retry shows on the exchange (Exchange.WaitingUntil), the
+	// throttled hosts are the client's (Client.Throttled).
+	opts.OnWait, opts.OnThrottle = nil, nil
 	if demoSource {
 		// The demo lives on a new port each run: caching it would only fill
 		// the cache with documents nobody asks for again.
@@ -79,15 +80,10 @@ func (a *app) runExplorer(cmd *cobra.Command, args []string) error {
 	if err != nil {
 		return failed(fmt.Errorf("set up HTTP client: %w", err))
 	}
-	// Syncs, audits of a copy and spot checks fetch as rsx sync does: fast
-	// on this machine's or this network's own Source.
-	hf := a.http.forTarget(cmd, target)
-	dopts, err := hf.options(target)
-	if err != nil {
-		return failed(err)
-	}
-	dopts.OnWait, dopts.NoCache = nil, opts.NoCache
-	destClient, err := fetch.NewClient(dopts)
+	// Syncs, audits of a copy and spot checks fetch as rsx sync does, with
+	// the same politeness policy (fetch.Options.Near), on a client of their
+	// own: their requests do not crowd the exchanges of the browsing.
+	destClient, err := fetch.NewClient(opts)
 	if err != nil {
 		return failed(fmt.Errorf("set up HTTP client: %w", err))
 	}
@@ -101,7 +97,7 @@ func (a *app) runExplorer(cmd *cobra.Command, args []string) error {
 			// The notifications page connects as rsx watch does.
 			Notify: notify.Options{DialTimeout: opts.ConnectTimeout, HTTPClient: watchHTTPClient(opts),
 				Header: func(u string) http.Header { return watchHeader(opts, u) }},
-			Dest: session.DestOptions{Client: destClient, Concurrency: 2 * hf.concurrency}}),
+			Dest: session.DestOptions{Client: destClient, Concurrency: 2 * destClient.LimitsFor(target).Concurrency}}),
 		Dark:              true,
 		Dest:              strings.TrimSpace(a.exploreDest),
 		NotificationsHint: notificationsHint,

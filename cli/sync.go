@@ -167,8 +167,9 @@ nothing in DEST either.
 Politeness: the HTTP options apply (--rate, --concurrency per host, retries
 with Retry-After); a download that needs retries or gets 429/503 halves the
 resources fetched at once. robots.txt's Crawl-delay is honoured
-(--ignore-crawl-delay not to). For a loopback or private address the defaults
-are --rate 0 and --concurrency 8, elsewhere 10 requests a second and 4 at once.
+(--ignore-crawl-delay not to). A host on a loopback or private address gets
+--rate 0 and --concurrency 8 unless they are given, every other host 10
+requests a second and 4 at once (the policy of every command).
 
 Exit status: 0 the copy is in step; 1 something failed (a resource, a list, a
 verification, a gap --mode incremental cannot bridge, a listed resource
@@ -405,8 +406,7 @@ func (a *app) openDest(ctx context.Context, cmd *cobra.Command, what, target, de
 		prev := debug.SetMemoryLimit(syncMemoryLimit)
 		d.closers = append(d.closers, func() { debug.SetMemoryLimit(prev) })
 	}
-	hf := a.http.forTarget(cmd, target)
-	client, err := hf.client(target)
+	client, err := a.http.client(target)
 	if err != nil {
 		return nil, err
 	}
@@ -434,7 +434,7 @@ func (a *app) openDest(ctx context.Context, cmd *cobra.Command, what, target, de
 		d.bar = newSyncBar(a.err)
 		opts.Progress = d.bar.update
 	}
-	opts.Concurrency = 2 * hf.concurrency
+	opts.Concurrency = 2 * client.LimitsFor(target).Concurrency
 	sess, err := engine.Open(ctx, st, client, opts)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
