@@ -144,7 +144,7 @@ func (f auditFlags) options(cmd *cobra.Command) (audit.Options, error) {
 		for _, s := range p.in {
 			re, err := regexp.Compile(s)
 			if err != nil {
-				return o, fmt.Errorf("%s %q: %w", p.flag, s, err)
+				return o, display.RegexpProblem(p.flag, s, err)
 			}
 			*p.out = append(*p.out, re)
 		}

@@ -94,9 +94,7 @@ found, and 2 when the job could not be done.`,
 	root.SetIn(s.in)
 	root.SetOut(s.out)
 	root.SetErr(s.err)
-	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
-		return failed(fmt.Errorf("%w (%s --help lists the options)", err, cmd.CommandPath()))
-	})
+	root.SetFlagErrorFunc(flagError) // flagerrors.go
 	a.http.register(root.PersistentFlags())
 	a.http.onThrottle = func(t fetch.Throttle) { fmt.Fprintln(a.err, politeLine(t)) }
 	a.http.onWait = func(w fetch.Wait) {

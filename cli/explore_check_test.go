@@ -71,8 +71,8 @@ func TestCommandsSayWhatArgumentIsMissing(t *testing.T) {
 		{[]string{"discover"}, "discover: no URL given"},
 		{[]string{"watch"}, "watch: no URL given"},
 		{[]string{"tree", "a", "b"}, `tree: one URL is wanted, 2 were given ("a" "b")`},
-		{[]string{"tree", "--bogus", "a"}, "unknown flag: --bogus (rsx tree --help lists the options)"},
-		{[]string{"sync", "--dest"}, "flag needs an argument: --dest (rsx sync --help lists the options)"},
+		{[]string{"tree", "--bogus", "a"}, "unknown option --bogus (rsx tree --help lists the options)"},
+		{[]string{"sync", "--dest"}, "--dest needs a value: the destination (required): a folder, or s3://"},
 		{[]string{"audit", "--dest", filepath.Join(t.TempDir(), "nowhere"), "http://127.0.0.1:9/capabilitylist.xml"},
 			"audit: there is no copy in "},
 	} {

@@ -463,11 +463,12 @@ func writeValidateText(w io.Writer, reports []docReport, o printOptions) {
 		}
 		bw.WriteString(st.title(esc(r.URL)))
 		if r.Err != nil {
-			label := "could not be read: "
+			// Why is said once, on standard error (runValidate).
+			label := "could not be read"
 			if errors.Is(r.Err, errNotResourceSync) {
-				label = "not checked: "
+				label = "not checked: not a ResourceSync document"
 			}
-			bw.WriteString("  " + st.err(label+esc(r.Err.Error())) + "\n")
+			bw.WriteString("  " + st.err(label) + "\n")
 			if len(r.Problems) == 0 {
 				continue
 			}
