@@ -120,7 +120,7 @@ func (a *app) runTree(ctx context.Context, f treeFlags, target string) error {
 	}
 	var getter fetch.Getter = client
 	if local {
-		getter = localTarget{path: target, client: client}
+		getter = localTarget{Client: client, path: target}
 	}
 	g := crawl.NewGraph(getter, gopts)
 	depth := f.depth

@@ -58,17 +58,18 @@ func discoveredRoot(ctx context.Context, client *fetch.Client, target string, wh
 	return "", "", notResourceSync(target, why, true)
 }
 
-// localTarget is the Getter of a tree whose TARGET is a local file: that file
-// (and only it: a document cannot make rsx read other local files) is read
-// from disk, everything else is fetched with the client.
+// localTarget is the client of a tree whose TARGET is a local file: that
+// file (and only it: a document cannot make rsx read other local files) is
+// read from disk, everything else is fetched, and packages downloaded, with
+// the client.
 type localTarget struct {
-	path   string
-	client fetch.Getter
+	*fetch.Client
+	path string
 }
 
 func (l localTarget) Get(ctx context.Context, url string) (*fetch.Response, error) {
 	if url != l.path {
-		return l.client.Get(ctx, url)
+		return l.Client.Get(ctx, url)
 	}
 	o, err := fetch.Open(ctx, nil, url) // gzip undone
 	if err != nil {
