@@ -99,7 +99,10 @@ func discoverExit(d *crawl.Discovery) error {
 		return failed(errors.New(msg))
 	default:
 		// Reached, and nothing ResourceSync from it: the one rule (output.go).
-		return failed(fmt.Errorf("discover: %w", notResourceSync(d.Input, nil, true)))
+		// (What each method found is the report above: no hint to run
+		// rsx discover.)
+		return failed(fmt.Errorf("discover: %w", &notResourceSyncError{
+			msg: "nothing ResourceSync was found from " + d.Input + " (the attempts say what each method found)"}))
 	}
 }
 

@@ -70,7 +70,7 @@ func TestDiscoverCommandExitCodes(t *testing.T) {
 	if code != 2 || json.Unmarshal([]byte(out), &raw) != nil || raw["source_description"] != nil {
 		t.Fatalf("nothing found: exit %d, %s", code, out)
 	}
-	if e, _ := raw["error"].(string); !strings.Contains(e, "is not a ResourceSync document, and discovery found none from it") {
+	if e, _ := raw["error"].(string); !strings.Contains(e, "nothing ResourceSync was found from "+srv.URL+"/page.html") || strings.Contains(e, "rsx discover") {
 		t.Errorf("nothing found: error %q", raw["error"])
 	}
 	if len(raw["found"].([]any)) != 0 || len(raw["capability_lists"].([]any)) != 0 {
