@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"net/http"
 	"os"
+	"strings"
 
 	"rsx/crawl"
 	"rsx/fetch"
@@ -53,7 +54,7 @@ func discoveredRoot(ctx context.Context, client *fetch.Client, target string, wh
 	case len(d.CapabilityLists) == 1:
 		return d.CapabilityLists[0], "discovery from " + target + " found the Capability List " + d.CapabilityLists[0], nil
 	case len(d.CapabilityLists) > 1:
-		return "", "", fmt.Errorf("discovery from %s found %d Capability Lists and no Source Description: give one of them: %v", target, len(d.CapabilityLists), d.CapabilityLists)
+		return "", "", fmt.Errorf("discovery from %s found %d Capability Lists and no Source Description: give one of them: %s", target, len(d.CapabilityLists), strings.Join(d.CapabilityLists, ", "))
 	}
 	return "", "", notResourceSync(target, why, true)
 }
