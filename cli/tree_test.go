@@ -299,3 +299,18 @@ func TestTreeResolvesSiteRootAndLocalFile(t *testing.T) {
 		t.Errorf("local file: the tree starts at %q (%s, %d children)\n%s", root.URL, root.Capability, len(root.Children), out)
 	}
 }
+
+// Discovery that finds two Capability Lists and no Source Description to
+// hold them names both: the tree of which one is for the user to say.
+func TestTreeDiscoveryFindsTwoCapabilityLists(t *testing.T) {
+	capList := rsOpen + `<rs:md capability="capabilitylist"/>` + rsClose
+	srv := crawlSite(t, map[string]string{
+		"/":      `<!doctype html><html><head><link rel="resourcesync" href="/a.xml"><link rel="resourcesync" href="/b.xml"></head></html>`,
+		"/a.xml": capList,
+		"/b.xml": capList,
+	})
+	code, _, errs := runCmd(t, "tree", srv.URL+"/")
+	if want := "found 2 Capability Lists and no Source Description: give one of them: " + srv.URL + "/a.xml, " + srv.URL + "/b.xml"; code != exitFailure || !strings.Contains(errs, want) {
+		t.Errorf("exit %d, stderr %q; want %q", code, errs, want)
+	}
+}
