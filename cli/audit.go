@@ -9,8 +9,6 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"net"
-	"net/url"
 	"os/signal"
 	"regexp"
 	"sort"
@@ -75,10 +73,10 @@ what was checked so far, and say so. --timeout bounds each resource (and each
 mirror), retries included.
 
 Politeness: the HTTP options apply (--rate, --concurrency, retries with
-Retry-After and back-off on 429 and 5xx). For a URL on a loopback or private
-address the defaults are --rate 0 (unlimited) and --concurrency 8, since the
-Source is this machine's or this network's own; elsewhere they stay 10
-requests a second and 4 at once per host.
+Retry-After and back-off on 429 and 5xx). A host on a loopback or private
+address gets --rate 0 (unlimited) and --concurrency 8 unless they are given,
+since it is this machine's or this network's own; every other host 10
+requests a second and 4 at once (the policy of every command).
 
 With --dest DEST, the audit compares the copy in DEST (made by rsx sync)
 with the Source's current state instead: its Resource List plus the changes
@@ -147,7 +145,7 @@ func (f auditFlags) options(cmd *cobra.Command) (audit.Options, error) {
 		for _, s := range p.in {
 			re, err := regexp.Compile(s)
 			if err != nil {
-				return o, fmt.Errorf("%s %q: %w", p.flag, s, err)
+				return o, display.RegexpProblem(p.flag, s, err)
 			}
 			*p.out = append(*p.out, re)
 		}
@@ -160,20 +158,6 @@ func (f auditFlags) options(cmd *cobra.Command) (audit.Options, error) {
 	return o, nil
 }
 
-// isLoopback reports whether target is an http(s) URL on a loopback host.
-func isLoopback(target string) bool {
-	u, err := url.Parse(target)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
-		return false
-	}
-	h := strings.ToLower(u.Hostname())
-	if h == "localhost" || strings.HasSuffix(h, ".localhost") {
-		return true
-	}
-	ip := net.ParseIP(h)
-	return ip != nil && ip.IsLoopback()
-}
-
 func (a *app) runSpotAudit(cmd *cobra.Command, f auditFlags, target string) error {
 	ctx := cmd.Context()
 	if ctx == nil {
@@ -183,15 +167,14 @@ func (a *app) runSpotAudit(cmd *cobra.Command, f auditFlags, target string) erro
 	if err != nil {
 		return failed(fmt.Errorf("audit: %w", err))
 	}
-	hf := a.http.forTarget(cmd, target)
-	client, err := hf.client(target)
+	client, err := a.http.client(target)
 	if err != nil {
 		return failed(err)
 	}
 	// Resources at once: twice one host's share, so that mirrors on other
 	// hosts are fetched while the Source's slots are busy.
-	o.Concurrency = 2 * hf.concurrency
-	o.Claims.Timeout = hf.timeout
+	o.Concurrency = 2 * client.LimitsFor(target).Concurrency
+	o.Claims.Timeout = a.http.timeout
 	o.OmitOKMirrors = !f.json
 	o.TempDir = a.tempDir()
 	var spool *audit.Spool

@@ -265,8 +265,7 @@ func (a *app) sourceDescriptionInfo(ctx context.Context, cmd *cobra.Command, db 
 		if len(only) > 0 && !containsString(only, s.URL) {
 			continue
 		}
-		hf := a.http.forTarget(cmd, s.URL)
-		client, err := hf.client(s.URL)
+		client, err := a.http.client(s.URL)
 		if err != nil {
 			warns = append(warns, err.Error())
 			continue

@@ -37,6 +37,7 @@ type app struct {
 	openSchemes  []string // explorer: URL schemes besides http(s) that o may open (explore.go)
 	exploreDest  string   // explorer: the local copy attached (--dest, explore.go)
 	exploreFleet string   // explorer: a fleet file to open the fleet page on (--sources, explore.go)
+	broken       bool     // explorer: the built-in demo with errors seeded (--broken, explore.go)
 }
 
 // tempDir is the folder for this run's temporary files ("" for the system's
@@ -62,13 +63,15 @@ Without a command, rsx opens the explorer on TARGET: a URL (a site root or
 an HTML page starts discovery; a ResourceSync document such as a Source
 Description, a Capability List or a Resource List opens as it is) or a local
 file. With no TARGET it starts the built-in demo Source on a free loopback
-port and opens it, so that everything can be tried offline. In the explorer
+port and opens it, so that everything can be tried offline (--broken: the
+demo with errors of many kinds seeded, as rsx serve --broken). In the explorer
 ? lists the keys, esc goes back and q quits.
 
 The commands below do the same work in scripts, most with --json. Every
 command exits with 0 when nothing wrong was found, 1 when something wrong was
 found, and 2 when the job could not be done.`,
 		Example: `  rsx                                            # the built-in demo Source
+  rsx --broken                                   # the built-in demo with errors to find
   rsx https://example.org/                       # discovery from a site root
   rsx path/to/resourcelist.xml                   # a local file
   rsx --dest ./copy https://example.org/.well-known/resourcesync   # each entry's state in ./copy
@@ -93,10 +96,9 @@ found, and 2 when the job could not be done.`,
 	root.SetIn(s.in)
 	root.SetOut(s.out)
 	root.SetErr(s.err)
-	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
-		return failed(fmt.Errorf("%w (%s --help lists the options)", err, cmd.CommandPath()))
-	})
+	root.SetFlagErrorFunc(flagError) // flagerrors.go
 	a.http.register(root.PersistentFlags())
+	a.http.onThrottle = func(t fetch.Throttle) { fmt.Fprintln(a.err, politeLine(t)) }
 	a.http.onWait = func(w fetch.Wait) {
 		if w.Duration >= time.Second {
 			fmt.Fprintln(a.err, "rsx: "+esc(w.String())+"; ctrl-c stops")
@@ -108,6 +110,8 @@ found, and 2 when the job could not be done.`,
 		"the explorer: open the fleet page on the Sources of `FILE` (docs/fleet.md): each copy's last run, lag and problems")
 	root.Flags().StringVar(&a.exploreDest, "dest", "",
 		"the explorer: attach the local copy in `DEST` (a folder, or s3://bucket/prefix?…): the table shows each entry's state in it")
+	root.Flags().BoolVar(&a.broken, "broken", false,
+		"the explorer on the built-in demo Source with errors of many kinds seeded (as rsx serve --broken); no TARGET")
 	// One line per command; each lives in the file of its name.
 	root.AddCommand(
 		newValidateCmd(a),

@@ -42,9 +42,10 @@ and Change Lists it advertises (and their indexes, up to 200 documents) are read
 to see whether they list URL, as section 6.3.3 requires of the Capability List a
 resource links to (rule discovery-link-coverage).
 
-Exit status: 0 a Source Description or a Capability List was found; 1 URL was
-reached but nothing ResourceSync was found from it; 2 URL is not an http(s) URL or
-could not be reached at all.`,
+Exit status: 0 a Source Description or a Capability List was found; 2 URL is
+not an http(s) URL, could not be reached at all, or nothing ResourceSync was
+found from it (as every command exits for a target that is no ResourceSync
+document and leads to none).`,
 		Args: oneArg("URL", "a site root, an HTML page, any resource or a ResourceSync document"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.runDiscover(cmd.Context(), f, args[0])
@@ -81,7 +82,9 @@ func (a *app) runDiscover(ctx context.Context, f discoverFlags, target string) e
 }
 
 // discoverExit: 0 when a Source Description or Capability List was found, 2
-// when the input gave no HTTP response at all, 1 otherwise.
+// when the input gave no HTTP response at all or nothing ResourceSync was
+// found from it (the rule of every command for a TARGET that is no
+// ResourceSync document and leads to none).
 func discoverExit(d *crawl.Discovery) error {
 	switch {
 	case d.OK():
@@ -95,7 +98,11 @@ func discoverExit(d *crawl.Discovery) error {
 		}
 		return failed(errors.New(msg))
 	default:
-		return foundProblems()
+		// Reached, and nothing ResourceSync from it: the one rule (output.go).
+		// (What each method found is the report above: no hint to run
+		// rsx discover.)
+		return failed(fmt.Errorf("discover: %w", &notResourceSyncError{
+			msg: "nothing ResourceSync was found from " + d.Input + " (the attempts say what each method found)"}))
 	}
 }
 
@@ -111,7 +118,8 @@ type jsonDiscovery struct {
 	Attempts          []jsonAttempt       `json:"attempts"`
 	Problems          []jsonDiscoverIssue `json:"problems"`
 	Coverage          []jsonCoverage      `json:"coverage,omitempty"`
-	// Error is set when the input could not be reached (exit status 2).
+	// Error is set when the input could not be reached, or nothing
+	// ResourceSync was found from it (exit status 2).
 	Error *string `json:"error,omitempty"`
 }
 

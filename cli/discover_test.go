@@ -65,8 +65,13 @@ func TestDiscoverCommandExitCodes(t *testing.T) {
 	srv := crawlSite(t, map[string]string{"/page.html": "<html><head></head><body>nothing</body></html>"})
 	code, out, _ := runCmd(t, "discover", "--json", srv.URL+"/page.html")
 	var raw map[string]any
-	if code != 1 || json.Unmarshal([]byte(out), &raw) != nil || raw["source_description"] != nil {
-		t.Errorf("nothing found: exit %d, %s", code, out)
+	// Nothing ResourceSync from a page that was read: exit status 2, the
+	// rule of every command for such a target, with the JSON's error.
+	if code != 2 || json.Unmarshal([]byte(out), &raw) != nil || raw["source_description"] != nil {
+		t.Fatalf("nothing found: exit %d, %s", code, out)
+	}
+	if e, _ := raw["error"].(string); !strings.Contains(e, "nothing ResourceSync was found from "+srv.URL+"/page.html") || strings.Contains(e, "rsx discover") {
+		t.Errorf("nothing found: error %q", raw["error"])
 	}
 	if len(raw["found"].([]any)) != 0 || len(raw["capability_lists"].([]any)) != 0 {
 		t.Errorf("empty lists must be [] : %s", out)
@@ -81,7 +86,7 @@ func TestDiscoverCommandExitCodes(t *testing.T) {
 		t.Errorf("bad URL: exit %d", code)
 	}
 	code, out, _ = runCmd(t, "discover", srv.URL+"/page.html")
-	if code != 1 || !strings.Contains(out, "Attempts") || !strings.Contains(out, "not reached") {
+	if code != 2 || !strings.Contains(out, "Attempts") || !strings.Contains(out, "not reached") {
 		t.Errorf("text: exit %d\n%s", code, out)
 	}
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log"
@@ -43,8 +44,14 @@ func (a *app) runExplorer(cmd *cobra.Command, args []string) error {
 	if len(args) == 1 {
 		target = strings.TrimSpace(args[0])
 	}
+	if a.broken && target != "" {
+		return failed(errors.New("--broken opens the built-in demo Source with errors seeded: give no TARGET (rsx --broken), or serve it with rsx serve --broken"))
+	}
 	fleetFile := strings.TrimSpace(a.exploreFleet)
 	if fleetFile != "" {
+		if a.broken {
+			return failed(errors.New("--broken and --sources: the fleet page shows the Sources of the file; give one or the other"))
+		}
 		f, err := fleet.Read(fleetFile)
 		if err != nil {
 			return failed(err)
@@ -59,9 +66,9 @@ func (a *app) runExplorer(cmd *cobra.Command, args []string) error {
 	demoSource := target == ""
 	notificationsHint := ""
 	if demoSource {
-		srv, err := demo.Start(ctx, "127.0.0.1:0", demo.Options{})
+		srv, err := startExplorerDemo(ctx, a.broken)
 		if err != nil {
-			return failed(fmt.Errorf("start the demo Source: %w", err))
+			return failed(err)
 		}
 		defer srv.Close()
 		target = srv.URL + "/.well-known/resourcesync"
@@ -75,8 +82,9 @@ func (a *app) runExplorer(cmd *cobra.Command, args []string) error {
 		return failed(err)
 	}
 	// Nothing may write to the terminal the explorer draws on: a wait
-	// before a retry shows on the exchange (Exchange.WaitingUntil).
-	opts.OnWait = nil
+	// before a retry shows on the exchange (Exchange.WaitingUntil), the
+	// throttled hosts are the client's (Client.Throttled).
+	opts.OnWait, opts.OnThrottle = nil, nil
 	if demoSource {
 		// The demo lives on a new port each run: caching it would only fill
 		// the cache with documents nobody asks for again.
@@ -86,15 +94,10 @@ func (a *app) runExplorer(cmd *cobra.Command, args []string) error {
 	if err != nil {
 		return failed(fmt.Errorf("set up HTTP client: %w", err))
 	}
-	// Syncs, audits of a copy and spot checks fetch as rsx sync does: fast
-	// on this machine's or this network's own Source.
-	hf := a.http.forTarget(cmd, target)
-	dopts, err := hf.options(target)
-	if err != nil {
-		return failed(err)
-	}
-	dopts.OnWait, dopts.NoCache = nil, opts.NoCache
-	destClient, err := fetch.NewClient(dopts)
+	// Syncs, audits of a copy and spot checks fetch as rsx sync does, with
+	// the same politeness policy (fetch.Options.Near), on a client of their
+	// own: their requests do not crowd the exchanges of the browsing.
+	destClient, err := fetch.NewClient(opts)
 	if err != nil {
 		return failed(fmt.Errorf("set up HTTP client: %w", err))
 	}
@@ -104,7 +107,7 @@ func (a *app) runExplorer(cmd *cobra.Command, args []string) error {
 		// The notifications page connects as rsx watch does.
 		Notify: notify.Options{DialTimeout: opts.ConnectTimeout, HTTPClient: watchHTTPClient(opts),
 			Header: func(u string) http.Header { return watchHeader(opts, u) }},
-		Dest: session.DestOptions{Client: destClient, Concurrency: 2 * hf.concurrency}})
+		Dest: session.DestOptions{Client: destClient, Concurrency: 2 * destClient.LimitsFor(target).Concurrency}})
 	m := ui.New(ui.Options{
 		Target: target,
 		// Local files are read only when the user opened one: a
@@ -121,6 +124,17 @@ func (a *app) runExplorer(cmd *cobra.Command, args []string) error {
 		return failed(fmt.Errorf("explorer: %w", err))
 	}
 	return nil
+}
+
+// startExplorerDemo starts the built-in demo Source the explorer opens when
+// it is given no TARGET, on a free loopback port: with errors seeded when
+// broken (rsx --broken, as rsx serve --broken).
+func startExplorerDemo(ctx context.Context, broken bool) (*demo.Server, error) {
+	srv, err := demo.Start(ctx, "127.0.0.1:0", demo.Options{Broken: broken})
+	if err != nil {
+		return nil, fmt.Errorf("start the demo Source: %w", err)
+	}
+	return srv, nil
 }
 
 // browserSchemes are the URL schemes besides http and https the user allows

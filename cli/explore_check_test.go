@@ -35,6 +35,9 @@ func TestExplorerRefusesWhatItCannotOpen(t *testing.T) {
 		{[]string{existing}, []string{"the explorer needs a terminal", "rsx validate", "rsx tree", "--json"}},
 		{[]string{"http://127.0.0.1:9/x.xml"}, []string{"the explorer needs a terminal"}},
 		{nil, []string{"the explorer needs a terminal", "rsx discover"}},
+		// rsx --broken is the broken demo; with a TARGET it has no meaning.
+		{[]string{"--broken"}, []string{"the explorer needs a terminal"}},
+		{[]string{"--broken", existing}, []string{"--broken opens the built-in demo Source", "rsx serve --broken"}},
 	} {
 		code, out, errs := runCmd(t, tc.args...)
 		if code != exitFailure {
@@ -68,8 +71,8 @@ func TestCommandsSayWhatArgumentIsMissing(t *testing.T) {
 		{[]string{"discover"}, "discover: no URL given"},
 		{[]string{"watch"}, "watch: no URL given"},
 		{[]string{"tree", "a", "b"}, `tree: one URL is wanted, 2 were given ("a" "b")`},
-		{[]string{"tree", "--bogus", "a"}, "unknown flag: --bogus (rsx tree --help lists the options)"},
-		{[]string{"sync", "--dest"}, "flag needs an argument: --dest (rsx sync --help lists the options)"},
+		{[]string{"tree", "--bogus", "a"}, "unknown option --bogus (rsx tree --help lists the options)"},
+		{[]string{"sync", "--dest"}, "--dest needs a value: the destination (required): a folder, or s3://"},
 		{[]string{"audit", "--dest", filepath.Join(t.TempDir(), "nowhere"), "http://127.0.0.1:9/capabilitylist.xml"},
 			"audit: there is no copy in "},
 	} {
@@ -103,17 +106,42 @@ func TestTreeJSONOnUnreachableTarget(t *testing.T) {
 }
 
 // tree and audit of a page that is no ResourceSync document (a site's home
-// page) point to rsx discover, which finds the documents the page links to.
+// page) point to rsx discover, which finds the documents the page links to
+// (tree has run discovery itself: it names what rsx discover shows).
 func TestNotADocumentPointsToDiscover(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
 		w.Write([]byte(`<!doctype html><html><head><link rel="resourcesync" href="/capabilitylist.xml"></head></html>`))
 	}))
 	defer srv.Close()
-	for _, cmd := range []string{"tree", "audit"} {
-		_, _, errs := runCmd(t, cmd, srv.URL+"/")
-		if want := "rsx discover " + srv.URL + "/ finds the ResourceSync documents it points to"; !strings.Contains(errs, want) {
-			t.Errorf("rsx %s on an HTML page: stderr %q does not say %q", cmd, errs, want)
+	for cmd, want := range map[string]string{
+		"tree":  "rsx discover " + srv.URL + "/ shows every method tried",
+		"audit": "rsx discover " + srv.URL + "/ finds the ResourceSync documents it points to",
+	} {
+		code, _, errs := runCmd(t, cmd, srv.URL+"/")
+		if !strings.Contains(errs, want) || code != exitFailure {
+			t.Errorf("rsx %s on an HTML page: exit %d, stderr %q does not say %q", cmd, code, errs, want)
+		}
+	}
+}
+
+// rsx --broken starts the same demo as rsx serve --broken: errors seeded.
+func TestExplorerBrokenDemo(t *testing.T) {
+	for _, broken := range []bool{false, true} {
+		srv, err := startExplorerDemo(t.Context(), broken)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := http.Get(srv.URL + "/demo/status")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var status struct{ Broken bool }
+		err = json.NewDecoder(resp.Body).Decode(&status)
+		resp.Body.Close()
+		srv.Close()
+		if err != nil || status.Broken != broken {
+			t.Errorf("startExplorerDemo(broken=%v): the demo says broken=%v (%v)", broken, status.Broken, err)
 		}
 	}
 }

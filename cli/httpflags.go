@@ -3,13 +3,12 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
-	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"rsx/display"
@@ -38,6 +37,13 @@ type httpFlags struct {
 	// onWait tells of a wait between tries (standard error for the
 	// commands; the explorer shows it from the exchanges instead).
 	onWait func(fetch.Wait)
+	// onThrottle tells that a host's rate holds the requests back
+	// (standard error for the commands; the explorer asks the client).
+	onThrottle func(fetch.Throttle)
+
+	// fs is where the flags were registered: whether --rate and
+	// --concurrency were given decides the limits of near hosts.
+	fs *pflag.FlagSet
 
 	// transport, when set (by tests only), carries every request instead of
 	// the network: a test serves a Source published under another host name.
@@ -45,6 +51,7 @@ type httpFlags struct {
 }
 
 func (f *httpFlags) register(fs *pflag.FlagSet) {
+	f.fs = fs
 	f.maxBytes = fetch.DefaultMaxBytes
 	fs.StringArrayVarP(&f.headers, "header", "H", nil, "extra request header 'Name: value', sent only to the target URL's host (repeatable)")
 	fs.StringVar(&f.user, "user", "", "Basic credentials 'user:password', sent only to the target URL's host")
@@ -56,8 +63,8 @@ func (f *httpFlags) register(fs *pflag.FlagSet) {
 	fs.DurationVar(&f.connectTimeout, "connect-timeout", fetch.DefaultConnectTimeout, "time limit for connecting and for the response headers")
 	fs.IntVar(&f.retries, "retries", fetch.DefaultRetries, "retries after connection errors, 429 and 5xx responses")
 	fs.DurationVar(&f.maxRetryWait, "max-retry-wait", fetch.DefaultMaxRetryWait, "longest wait before a retry, whatever a Retry-After header asks")
-	fs.Float64Var(&f.rate, "rate", fetch.DefaultPerHostRate, "requests per second to one host (0 = unlimited)")
-	fs.IntVar(&f.concurrency, "concurrency", fetch.DefaultPerHostConcurrency, "requests in flight to one host")
+	fs.Float64Var(&f.rate, "rate", fetch.DefaultPerHostRate, "requests per second to one host (0 = unlimited); a host on this machine or a private network gets no limit unless this is given")
+	fs.IntVar(&f.concurrency, "concurrency", fetch.DefaultPerHostConcurrency, "requests in flight to one host; a host on this machine or a private network gets 8 unless this is given")
 	fs.StringVar(&f.userAgent, "user-agent", "", "User-Agent header (default rsx/"+version+")")
 	fs.Var(&f.maxBytes, "max-bytes", "largest document to fetch, e.g. 256MiB, 50MB, 1000000 (0 = default, -1 = unlimited)")
 }
@@ -99,6 +106,15 @@ func (f *httpFlags) options(targets ...string) (fetch.Options, error) {
 		return o, errors.New("--concurrency must be at least 1")
 	}
 	o.PerHostConcurrency = f.concurrency
+	// The one politeness policy, by kind of host (fetch.Options.Near): a
+	// flag given applies to every host.
+	if f.changed("rate") {
+		o.Near.Rate = f.rate
+	}
+	if f.changed("concurrency") {
+		o.Near.Concurrency = f.concurrency
+	}
+	o.OnThrottle = f.onThrottle
 	o.MaxBytes = int64(f.maxBytes)
 	o.Insecure = f.insecure
 	o.NoCache = f.noCache
@@ -142,42 +158,18 @@ func (f *httpFlags) options(targets ...string) (fetch.Options, error) {
 	return o, nil
 }
 
-// Politeness near home: the per-host defaults (fetch.DefaultPerHostRate
-// requests a second, fetch.DefaultPerHostConcurrency at once) are for other
-// people's servers. A Source on this machine or on a private network is the
-// operator's own, and ten requests a second would make a command over ten
-// thousand resources take seventeen minutes; unless --rate or --concurrency
-// are given, such a target gets these.
-const (
-	loopbackRate        = 0 // unlimited
-	loopbackConcurrency = 8
-)
+// changed tells whether the flag name was given on the command line.
+func (f *httpFlags) changed(name string) bool { return f.fs != nil && f.fs.Changed(name) }
 
-// forTarget returns the flags with the defaults for target's kind of host:
-// loopback and private addresses (and localhost) fast, others polite; a
-// flag given on the command line always wins.
-func (f httpFlags) forTarget(cmd *cobra.Command, target string) httpFlags {
-	if isLoopback(target) || isPrivate(target) {
-		if !cmd.Flags().Changed("rate") {
-			f.rate = loopbackRate
-		}
-		if !cmd.Flags().Changed("concurrency") {
-			f.concurrency = loopbackConcurrency
-		}
+// politeLine is what a command says on standard error when a host's rate
+// (or its robots.txt Crawl-delay) holds its requests back: once per host,
+// so that a slow command is not taken for a slow network.
+func politeLine(t fetch.Throttle) string {
+	host := esc(t.Host)
+	if t.CrawlDelay > 0 {
+		return fmt.Sprintf("rsx: polite: one request every %v to %s, as its robots.txt Crawl-delay asks", t.CrawlDelay, host)
 	}
-	return f
-}
-
-// isPrivate reports whether target is an http(s) URL whose host is an IP
-// address of a private network (RFC 1918, RFC 4193) or link-local. Names
-// are not resolved: a name is taken to be a public host.
-func isPrivate(target string) bool {
-	u, err := url.Parse(target)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
-		return false
-	}
-	ip := net.ParseIP(u.Hostname())
-	return ip != nil && (ip.IsPrivate() || ip.IsLinkLocalUnicast())
+	return fmt.Sprintf("rsx: polite: %s requests a second to %s (--rate changes it)", strconv.FormatFloat(t.Rate, 'f', -1, 64), host)
 }
 
 // client builds an HTTP client for a command whose targets are given.

@@ -1,7 +1,10 @@
 package cli
 
 import (
+	"bytes"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -83,5 +86,57 @@ func TestParseByteSize(t *testing.T) {
 		if _, err := parseByteSize(s); err == nil {
 			t.Errorf("%q accepted", s)
 		}
+	}
+}
+
+// One politeness policy for every command: the near limits apply to hosts
+// on this machine or a private network unless --rate or --concurrency are
+// given, which then apply to every host.
+func TestHTTPFlagsNearLimits(t *testing.T) {
+	for _, tc := range []struct {
+		args     []string
+		wantNear fetch.Limits
+	}{
+		{nil, fetch.Limits{Rate: fetch.DefaultNearRate, Concurrency: fetch.DefaultNearConcurrency}},
+		{[]string{"--rate", "3"}, fetch.Limits{Rate: 3, Concurrency: fetch.DefaultNearConcurrency}},
+		{[]string{"--concurrency", "2"}, fetch.Limits{Rate: fetch.DefaultNearRate, Concurrency: 2}},
+		{[]string{"--rate", "3", "--concurrency", "2"}, fetch.Limits{Rate: 3, Concurrency: 2}},
+	} {
+		f := parseHTTPFlags(t, append([]string{"--no-cache"}, tc.args...)...)
+		c, err := f.client("http://127.0.0.1:8080/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := c.LimitsFor("http://127.0.0.1:8080/x"); got != tc.wantNear {
+			t.Errorf("%v: loopback gets %+v, want %+v", tc.args, got, tc.wantNear)
+		}
+		if got := c.LimitsFor("http://192.168.1.2/x"); got != tc.wantNear {
+			t.Errorf("%v: a private address gets %+v, want %+v", tc.args, got, tc.wantNear)
+		}
+		if got, want := c.LimitsFor("https://example.org/x"), (fetch.Limits{Rate: f.rate, Concurrency: f.concurrency}); got != want {
+			t.Errorf("%v: a remote host gets %+v, want %+v", tc.args, got, want)
+		}
+	}
+}
+
+// Every command gets the policy (tree of the demo on loopback used to keep
+// to 10 requests a second: 21.9 s for 100,000 resources), and one that the
+// rate holds back says so once per host on standard error.
+func TestEveryCommandPoliteByKindOfHost(t *testing.T) {
+	base := startDemo(t, false)
+	run1 := func(args ...string) (int, string, time.Duration) {
+		var out, errb bytes.Buffer
+		start := time.Now()
+		code := run(append([]string{"--no-cache"}, args...), streams{in: strings.NewReader(""), out: &out, err: &errb})
+		return code, errb.String(), time.Since(start)
+	}
+	// The demo's tree is 21 documents: 2 s at 10 a second.
+	code, errs, took := run1("tree", "--no-check", base+"/.well-known/resourcesync")
+	if code != 0 || took > 1500*time.Millisecond || strings.Contains(errs, "polite") {
+		t.Errorf("tree on loopback: exit %d in %v, stderr %q", code, took, errs)
+	}
+	code, errs, _ = run1("--rate", "4", "tree", "--no-check", base+"/dataset2/capabilitylist.xml")
+	if want := "rsx: polite: 4 requests a second to 127.0.0.1 (--rate changes it)\n"; code != 0 || strings.Count(errs, want) != 1 {
+		t.Errorf("tree --rate 4: exit %d, stderr %q, want %q once", code, errs, want)
 	}
 }

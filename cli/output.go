@@ -16,6 +16,7 @@ import (
 
 	"rsx/crawl"
 	"rsx/display"
+	"rsx/model"
 )
 
 // Exit statuses of the command-line contract.
@@ -142,6 +143,57 @@ func oneArg(what, hint string) cobra.PositionalArgs {
 		}
 		return nil
 	}
+}
+
+// errNotResourceSync is wrapped by the error of every command whose TARGET
+// was read but is no ResourceSync document (an HTML page, a text file, XML
+// of another kind) and leads to none. The rule, for every command, from the
+// command-line contract: such a TARGET means the job could not be done (exit
+// status 2, as for an unreachable target or an unreadable file), since there
+// is nothing to check, walk, copy or audit. A document that is no
+// ResourceSync document but is reached from a TARGET that is (a listed part
+// that is an HTML page) is something wrong found: exit status 1.
+var errNotResourceSync = errors.New("not a ResourceSync document")
+
+// notResourceSync is the error, in words, for target that is no ResourceSync
+// document: why says what was read instead (the root element, the parse
+// error), or is nil; discovered tells that discovery from target found no
+// ResourceSync document either. An http(s) target gets the command that
+// shows what discovery tries.
+func notResourceSync(target string, why error, discovered bool) error {
+	msg := target + " is " + errNotResourceSync.Error()
+	if why != nil {
+		msg += " (" + strings.TrimPrefix(why.Error(), target+": ") + ")"
+	}
+	switch {
+	case discovered:
+		msg += ", and discovery found none from it: rsx discover " + target + " shows every method tried"
+	case model.IsHTTPURL(target):
+		msg += "; rsx discover " + target + " finds the ResourceSync documents it points to"
+	}
+	return &notResourceSyncError{msg: msg}
+}
+
+type notResourceSyncError struct{ msg string }
+
+func (e *notResourceSyncError) Error() string { return e.msg }
+func (e *notResourceSyncError) Unwrap() error { return errNotResourceSync }
+
+// readButNotSitemap tells whether a document was read and is no Sitemap
+// document at all: its root element is not <urlset> or <sitemapindex>, or
+// its bytes are not XML (text before any element: a robots.txt, a JSON
+// file). A Sitemap without ResourceSync metadata, and XML that breaks off
+// or a gzip stream that is corrupt, are ResourceSync documents with errors
+// (xml-malformed), not this.
+func readButNotSitemap(h *model.Header, err error) bool {
+	var se *model.SyntaxError
+	switch {
+	case errors.Is(err, crawl.ErrNotSitemap):
+		return true
+	case h != nil && h.Root == model.RootUnknown && h.RootLocal != "":
+		return true
+	}
+	return errors.As(err, &se) && strings.HasPrefix(se.Msg, "not an XML document")
 }
 
 // discoverHint is what to try when target was read but is no ResourceSync

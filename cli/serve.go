@@ -88,7 +88,7 @@ func (a *app) runServe(ctx context.Context, f serveFlags) error {
 	if f.start != "" {
 		t, err := time.Parse(time.RFC3339, f.start)
 		if err != nil {
-			return failed(fmt.Errorf("serve: --start: %w", err))
+			return failed(fmt.Errorf("serve: --start %q: want a date and time such as 2026-01-05T09:00:00Z (RFC 3339)", f.start))
 		}
 		start = t
 	}

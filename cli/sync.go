@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -48,6 +49,10 @@ type syncFlags struct {
 	resourceTimeout  time.Duration
 }
 
+// errNoDest: rsx sync without --dest. A copy goes where it is told, never
+// into the current folder by default (as rsync and rclone want a destination).
+var errNoDest = errors.New("sync: no destination given: --dest DEST names the folder (e.g. --dest ./copy, or --dest . for the current folder) or the bucket (s3://bucket/prefix?endpoint=…) to copy into")
+
 // syncMemoryLimit is the soft memory limit of a sync when GOMEMLIMIT is not
 // set: planning against a state of a million resources fits in it, and the
 // garbage collector works harder rather than let the heap grow past it.
@@ -56,7 +61,7 @@ const syncMemoryLimit = 200 << 20
 func newSyncCmd(a *app) *cobra.Command {
 	var f syncFlags
 	cmd := &cobra.Command{
-		Use: "sync [--dest DEST] [--mode auto|baseline|incremental] [--checksum] [--baseline-from list|dump] [--include RE]... [--exclude RE]... [--delete] [--dry-run] [--follow [--poll-interval D]] [--json] URL",
+		Use: "sync --dest DEST [--mode auto|baseline|incremental] [--checksum] [--baseline-from list|dump] [--include RE]... [--exclude RE]... [--delete] [--dry-run] [--follow [--poll-interval D]] [--json] URL",
 		Example: `  rsx serve --addr 127.0.0.1:8080 &    # the demo Source, which these examples use
   rsx sync --dest ./copy http://127.0.0.1:8080/dataset1/capabilitylist.xml            # a baseline: every resource
   rsx sync --dest ./copy --delete http://127.0.0.1:8080/dataset1/capabilitylist.xml   # again: the changes, deletions applied
@@ -76,8 +81,10 @@ to the Capability List), a Source Description with one Capability List, or a
 page from which discovery finds one. A document below a Capability List is
 used only when that Capability List lists it (directly, through an index or
 through an archive it lists); its up link alone is refused (exit status 2).
-DEST is a folder (default: the current folder) or a bucket, s3://bucket/prefix?endpoint=URL&region=R, with
-credentials from AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY.
+DEST is a folder or a bucket, s3://bucket/prefix?endpoint=URL&region=R, with
+credentials from AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY. --dest is
+required, as rsync and rclone require a destination: rsx never writes into
+the current folder unasked (--dest . does that).
 
 --mode auto (the default) makes a baseline when DEST has no finished baseline
 of the Source (an unfinished one is continued), or when the selection
@@ -160,8 +167,9 @@ nothing in DEST either.
 Politeness: the HTTP options apply (--rate, --concurrency per host, retries
 with Retry-After); a download that needs retries or gets 429/503 halves the
 resources fetched at once. robots.txt's Crawl-delay is honoured
-(--ignore-crawl-delay not to). For a loopback or private address the defaults
-are --rate 0 and --concurrency 8, elsewhere 10 requests a second and 4 at once.
+(--ignore-crawl-delay not to). A host on a loopback or private address gets
+--rate 0 and --concurrency 8 unless they are given, every other host 10
+requests a second and 4 at once (the policy of every command).
 
 Exit status: 0 the copy is in step; 1 something failed (a resource, a list, a
 verification, a gap --mode incremental cannot bridge, a listed resource
@@ -174,7 +182,7 @@ copy is in step, 1 when failures are outstanding or a poll found a gap.`,
 		},
 	}
 	fs := cmd.Flags()
-	fs.StringVar(&f.dest, "dest", ".", "the destination: a folder, or s3://bucket/prefix?endpoint=URL&region=R")
+	fs.StringVar(&f.dest, "dest", "", "the destination (required): a folder, or s3://bucket/prefix?endpoint=URL&region=R")
 	fs.StringVar(&f.mode, "mode", "auto", "auto, baseline or incremental")
 	fs.StringVar(&f.baselineFrom, "baseline-from", "", "list or dump (default: list, or dump when the Source offers only a dump)")
 	fs.StringVar(&f.changesFrom, "changes-from", "", "list or dump (default: list, or dump when the Source offers only a Change Dump)")
@@ -250,6 +258,9 @@ func (a *app) runSync(cmd *cobra.Command, f syncFlags, target string) error {
 	ctx := cmd.Context()
 	if ctx == nil {
 		ctx = context.Background()
+	}
+	if strings.TrimSpace(f.dest) == "" {
+		return failed(errNoDest)
 	}
 	po, err := f.planOptions(cmd)
 	if err != nil {
@@ -397,8 +408,7 @@ func (a *app) openDest(ctx context.Context, cmd *cobra.Command, what, target, de
 		prev := debug.SetMemoryLimit(syncMemoryLimit)
 		d.closers = append(d.closers, func() { debug.SetMemoryLimit(prev) })
 	}
-	hf := a.http.forTarget(cmd, target)
-	client, err := hf.client(target)
+	client, err := a.http.client(target)
 	if err != nil {
 		return nil, err
 	}
@@ -426,7 +436,7 @@ func (a *app) openDest(ctx context.Context, cmd *cobra.Command, what, target, de
 		d.bar = newSyncBar(a.err)
 		opts.Progress = d.bar.update
 	}
-	opts.Concurrency = 2 * hf.concurrency
+	opts.Concurrency = 2 * client.LimitsFor(target).Concurrency
 	opts.Version = "rsx " + version
 	sess, err := engine.Open(ctx, st, client, opts)
 	if err != nil {

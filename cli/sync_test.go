@@ -207,6 +207,32 @@ func TestSyncCommandCannotRun(t *testing.T) {
 	}
 }
 
+// rsx sync without --dest refuses to run, in words, and writes nothing in
+// the current folder (it used to copy into it), as rsync and rclone want a
+// destination; the same with --json, which gets its error document.
+func TestSyncRequiresDest(t *testing.T) {
+	base := startDemo(t, false)
+	cwd := t.TempDir()
+	t.Chdir(cwd)
+	for _, args := range [][]string{
+		{"sync", base + "/dataset1/capabilitylist.xml"},
+		{"sync", "--dry-run", base + "/dataset1/capabilitylist.xml"},
+		{"sync", "--dest", " ", base + "/dataset1/capabilitylist.xml"},
+		{"sync", "--json", base + "/dataset1/capabilitylist.xml"},
+	} {
+		code, out, errs := runCmd(t, args...)
+		if code != 2 || !strings.Contains(errs, "no destination given: --dest DEST") || strings.Count(errs, "\n") != 1 {
+			t.Errorf("%q: exit %d, stderr %q", args, code, errs)
+		}
+		if strings.Contains(strings.Join(args, " "), "--json") != strings.Contains(out, `"error": "sync: no destination given`) {
+			t.Errorf("%q: stdout %q", args, out)
+		}
+		if names, _ := os.ReadDir(cwd); len(names) > 0 {
+			t.Fatalf("%q wrote into the current folder: %v", args, names)
+		}
+	}
+}
+
 // A second run on a DEST in use says who holds it, and exits 2.
 func TestSyncCommandDestInUse(t *testing.T) {
 	base := startDemo(t, false)

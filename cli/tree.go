@@ -15,6 +15,7 @@ import (
 
 	"rsx/crawl"
 	"rsx/display"
+	"rsx/fetch"
 	"rsx/model"
 )
 
@@ -35,6 +36,7 @@ func newTreeCmd(a *app) *cobra.Command {
 		Use: "tree [--json] [--depth N] URL",
 		Example: `  rsx serve --addr 127.0.0.1:8080 &    # the demo Source, which these examples use
   rsx tree http://127.0.0.1:8080/.well-known/resourcesync
+  rsx tree http://127.0.0.1:8080/                  # discovery finds the Source Description
   rsx tree --depth 1 --json http://127.0.0.1:8080/.well-known/resourcesync
   rsx tree --archives http://127.0.0.1:8080/dataset1/capabilitylist.xml`,
 		Short: "Show the document tree below a ResourceSync document",
@@ -66,10 +68,16 @@ that a Source generating documents without end cannot keep it going; a tree
 that reaches a bound says so on standard error. A document reached twice is
 shown once (cycles are not followed).
 
+URL may also be a site root or any page: when it is no ResourceSync document,
+discovery (as rsx discover, rsx sync and the explorer run it) finds the
+Source Description (or the one Capability List) the tree starts at, and says
+so on standard error. A local file is read as the tree's root.
+
 Exit status: 0 every document was read and no errors were found (warnings
-allowed); 1 a document could not be fetched or read, or errors were found;
-2 URL itself could not be fetched.`,
-		Args: oneArg("URL", "a ResourceSync document, e.g. a Source Description or a Capability List"),
+allowed); 1 a document below URL could not be fetched or read, or errors
+were found; 2 URL itself could not be fetched, or neither it nor discovery
+from it gave a ResourceSync document.`,
+		Args: oneArg("URL", "a ResourceSync document (e.g. a Source Description or a Capability List), a site root or page to discover from, or a local file"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.runTree(cmd.Context(), f, args[0])
 		},
@@ -89,8 +97,9 @@ func (a *app) runTree(ctx context.Context, f treeFlags, target string) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	if !model.IsHTTPURL(target) {
-		return a.treeFailed(f, target, nil, fmt.Errorf("%q is not an http(s) URL", target))
+	local, err := treeTargetKind(target) // tree_target.go
+	if err != nil {
+		return a.treeFailed(f, target, nil, err)
 	}
 	if f.concurrency < 1 {
 		return failed(errors.New("tree: --parallel must be at least 1"))
@@ -109,7 +118,11 @@ func (a *app) runTree(ctx context.Context, f treeFlags, target string) error {
 	if isTerminal(a.err) {
 		gopts.Progress = treeProgress(a.err)
 	}
-	g := crawl.NewGraph(client, gopts)
+	var getter fetch.Getter = client
+	if local {
+		getter = localTarget{Client: client, path: target}
+	}
+	g := crawl.NewGraph(getter, gopts)
 	depth := f.depth
 	if depth < 0 {
 		depth = crawl.Unlimited
@@ -124,6 +137,21 @@ func (a *app) runTree(ctx context.Context, f treeFlags, target string) error {
 		}
 	}
 	root, werr := g.Walk(ctx, target, wopts)
+	if werr == nil && root != nil && root.Document != nil && readButNotSitemap(root.Header, root.Err) {
+		// Not a ResourceSync document: discovery, as sync and the explorer
+		// do; nothing found is the one rule's exit status 2.
+		why := rootOf(root.Header, root.Err)
+		if local {
+			return a.treeFailed(f, target, root, notResourceSync(target, why, false))
+		}
+		found, note, err := discoveredRoot(ctx, client, target, why)
+		if err != nil {
+			return a.treeFailed(f, target, root, err)
+		}
+		fmt.Fprintln(a.err, "rsx: tree: "+esc(note))
+		target = found
+		root, werr = g.Walk(ctx, target, wopts)
+	}
 	elapsed := time.Since(start)
 	if gopts.Progress != nil {
 		fmt.Fprint(a.err, "\r\033[K")
@@ -145,11 +173,6 @@ func (a *app) runTree(ctx context.Context, f treeFlags, target string) error {
 	}
 	if msg := boundsReached(root, f.depth, f.maxDocs); msg != "" {
 		fmt.Fprintln(a.err, "rsx: tree: "+msg)
-	}
-	if root.Document != nil {
-		if hint := discoverHint(root.Err, target); hint != "" {
-			fmt.Fprintln(a.err, esc("rsx: tree: "+target+" is not a ResourceSync document; "+hint))
-		}
 	}
 	if werr != nil {
 		return failed(fmt.Errorf("tree: %w", werr))

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -176,18 +178,28 @@ func TestDiscoverAndTreeOnDemo(t *testing.T) {
 	}
 }
 
-// A page that is not a Sitemap is given up at its root element: the bytes
-// read until then are not its size, and the summary does not show them.
+// A page that is not a Sitemap, listed below the tree's root, is given up at
+// its root element: the bytes read until then are not its size, and neither
+// its node nor the summary counts them. It is something wrong found (exit
+// status 1); as the tree's root it would be no ResourceSync TARGET (2).
 func TestTreeShowsNoSizeForUnreadDocument(t *testing.T) {
 	page := `<html><head><title>a page</title></head><body>` + strings.Repeat("text ", 200) + `</body></html>`
-	srv := crawlSite(t, map[string]string{"/page.html": page})
-	_, out, errs := runCmd(t, "tree", srv.URL+"/page.html")
-	if !strings.Contains(out, "not a Sitemap document") {
-		t.Fatalf("output does not say the page is not a Sitemap:\n%s\n%s", out, errs)
+	index := `<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:rs="http://www.openarchives.org/rs/terms/">
+<rs:md capability="resourcelist" at="2020-01-01T00:00:00Z"/><sitemap><loc>{{base}}/page.html</loc></sitemap></sitemapindex>`
+	srv := crawlSite(t, map[string]string{"/page.html": page, "/index.xml": index})
+	code, out, errs := runCmd(t, "tree", srv.URL+"/index.xml")
+	if code != exitFound || !strings.Contains(out, "not a Sitemap document") {
+		t.Fatalf("exit %d; output does not say the page is not a Sitemap:\n%s\n%s", code, out, errs)
 	}
+	pageLine := out[strings.Index(out, "page.html"):]
+	pageLine = pageLine[:strings.Index(pageLine, "\n")]
 	summary := out[strings.LastIndex(strings.TrimRight(out, "\n"), "\n")+1:]
-	if regexp.MustCompile(`\d+(\.\d+)? (B|KiB|MiB|GiB)\b`).MatchString(summary) {
-		t.Errorf("summary shows a size for a document not read to its end: %q", summary)
+	size := regexp.MustCompile(`\d+(\.\d+)? (B|KiB|MiB|GiB)\b`)
+	if size.MatchString(pageLine) {
+		t.Errorf("the page's node shows a size for a document not read to its end: %q", pageLine)
+	}
+	if m := size.FindString(summary); m != fmt.Sprintf("%d B", len(strings.ReplaceAll(index, "{{base}}", srv.URL))) {
+		t.Errorf("summary %q counts more than the index's bytes (%s)", summary, m)
 	}
 	if !strings.Contains(summary, "1 could not be read") {
 		t.Errorf("summary %q does not count the unread document", summary)
@@ -197,5 +209,108 @@ func TestTreeShowsNoSizeForUnreadDocument(t *testing.T) {
 	_, out, _ = runCmd(t, "tree", srv2.URL+"/.well-known/resourcesync")
 	if !regexp.MustCompile(`3 documents, 4 entries, \d+(\.\d+)? (B|KiB)`).MatchString(out) {
 		t.Errorf("summary of a whole tree lacks its size:\n%s", out)
+	}
+}
+
+// The one rule for a TARGET that is read but is no ResourceSync document
+// and leads to none (an HTML page without links to one, a text file): every
+// command exits with 2 (the job could not be done), with --json its one
+// document carrying the error. validate, discover and tree used to exit
+// with 1.
+func TestNotResourceSyncExitsTwoEverywhere(t *testing.T) {
+	srv := crawlSite(t, map[string]string{
+		"/":           "<!doctype html><html><head><title>home</title></head><body>no ResourceSync here</body></html>",
+		"/notes.text": "just some text",
+	})
+	dir := t.TempDir()
+	local := filepath.Join(dir, "page.html")
+	if err := os.WriteFile(local, []byte("<html><body>a page</body></html>"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, target := range []string{srv.URL + "/", srv.URL + "/notes.text"} {
+		for _, args := range [][]string{
+			{"validate"}, {"validate", "--recursive"}, {"discover"}, {"tree"},
+			{"sync", "--dry-run", "--dest", filepath.Join(dir, "copy")}, {"audit"}, {"dump"},
+		} {
+			for _, js := range []bool{false, true} {
+				a := append([]string(nil), args...)
+				if js {
+					a = append(a, "--json")
+				}
+				a = append(a, target)
+				code, out, errs := runCmd(t, a...)
+				if code != exitFailure {
+					t.Errorf("rsx %q: exit %d, want 2\n%s", a, code, errs)
+				}
+				if js {
+					var doc struct{ Error *string }
+					if err := json.Unmarshal([]byte(out), &doc); err != nil || doc.Error == nil || *doc.Error == "" {
+						t.Errorf("rsx %q: stdout is not one JSON document with an error (%v):\n%s", a, err, out)
+					}
+				}
+			}
+		}
+	}
+	for _, args := range [][]string{{"validate", local}, {"tree", local}, {"validate", "--recursive", local}} {
+		code, _, errs := runCmd(t, args...)
+		if code != exitFailure || !strings.Contains(errs, local+" is not a ResourceSync document (root element <html>)") {
+			t.Errorf("rsx %q: exit %d, stderr %q", args, code, errs)
+		}
+	}
+}
+
+// rsx tree takes what rsx sync and the explorer take: a site root (an HTML
+// page) starts discovery and the tree starts at the Source Description it
+// finds; a local file is read as the tree's root. It used to refuse both.
+func TestTreeResolvesSiteRootAndLocalFile(t *testing.T) {
+	docs := crawlDocs()
+	docs["/"] = `<!doctype html><html><head><link rel="resourcesync" href="/.well-known/resourcesync"></head><body>home</body></html>`
+	srv := crawlSite(t, docs)
+	code, out, errs := runCmd(t, "tree", "--json", srv.URL+"/")
+	var root struct {
+		URL        string
+		Capability string
+		Children   []any
+	}
+	if code != exitOK || json.Unmarshal([]byte(out), &root) != nil {
+		t.Fatalf("site root: exit %d\n%s\n%s", code, out, errs)
+	}
+	if root.URL != srv.URL+"/.well-known/resourcesync" || root.Capability != "description" || len(root.Children) == 0 {
+		t.Errorf("site root: the tree starts at %q (%s, %d children)", root.URL, root.Capability, len(root.Children))
+	}
+	if !strings.Contains(errs, "discovery from "+srv.URL+"/ found the Source Description "+srv.URL+"/.well-known/resourcesync") {
+		t.Errorf("site root: stderr does not say what discovery found: %q", errs)
+	}
+
+	// The Capability List saved as a file: its lists are fetched.
+	body := strings.ReplaceAll(docs["/cl.xml"], "{{base}}", srv.URL)
+	if body == "" {
+		t.Fatal("crawlDocs has no /cl.xml")
+	}
+	local := filepath.Join(t.TempDir(), "capabilitylist.xml")
+	if err := os.WriteFile(local, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs = runCmd(t, "tree", "--json", local)
+	if json.Unmarshal([]byte(out), &root) != nil || code == exitFailure {
+		t.Fatalf("local file: exit %d\n%s\n%s", code, out, errs)
+	}
+	if root.URL != local || root.Capability != "capabilitylist" || len(root.Children) == 0 {
+		t.Errorf("local file: the tree starts at %q (%s, %d children)\n%s", root.URL, root.Capability, len(root.Children), out)
+	}
+}
+
+// Discovery that finds two Capability Lists and no Source Description to
+// hold them names both: the tree of which one is for the user to say.
+func TestTreeDiscoveryFindsTwoCapabilityLists(t *testing.T) {
+	capList := rsOpen + `<rs:md capability="capabilitylist"/>` + rsClose
+	srv := crawlSite(t, map[string]string{
+		"/":      `<!doctype html><html><head><link rel="resourcesync" href="/a.xml"><link rel="resourcesync" href="/b.xml"></head></html>`,
+		"/a.xml": capList,
+		"/b.xml": capList,
+	})
+	code, _, errs := runCmd(t, "tree", srv.URL+"/")
+	if want := "found 2 Capability Lists and no Source Description: give one of them: " + srv.URL + "/a.xml, " + srv.URL + "/b.xml"; code != exitFailure || !strings.Contains(errs, want) {
+		t.Errorf("exit %d, stderr %q; want %q", code, errs, want)
 	}
 }

@@ -62,7 +62,8 @@ documents they list are checked only with --archives (archives grow without
 bound); an archive left so is said after the summary.
 
 Exit status: 0 no errors (warnings allowed), 1 errors found, 2 a target could
-not be read.`,
+not be read or is no ResourceSync document (an HTML page, a text file: there
+is nothing to check; rsx discover finds what it points to).`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.runValidate(cmd.Context(), f, args)
 		},
@@ -168,11 +169,26 @@ func (a *app) validateTarget(ctx context.Context, client *fetch.Client, target s
 	if !o.Local {
 		opts.BaseURL = o.URL
 	}
-	r := reportOf(target, validateOpened(o, opts))
+	rep := validateOpened(o, opts)
+	r := reportOf(target, rep)
 	if !o.Local && o.URL != target {
 		r.FinalURL = o.URL
 	}
+	if r.Err == nil && readButNotSitemap(rep.Header, rep.Err) {
+		// Nothing to check: the one rule for such a TARGET (exit status 2);
+		// its problems stay in the report.
+		r.Err = notResourceSync(target, rootOf(rep.Header, rep.Err), false)
+	}
 	return r
+}
+
+// rootOf says what a document that is no Sitemap is: its root element, or
+// the error that stopped the parser before one.
+func rootOf(h *model.Header, err error) error {
+	if h != nil && h.RootLocal != "" {
+		return fmt.Errorf("root element <%s>", h.RootLocal)
+	}
+	return err
 }
 
 // refuseZIP reads the first bytes of o and, when they are a ZIP archive's
@@ -426,7 +442,7 @@ func writeValidateJSON(w io.Writer, reports []docReport, bounds, archives []stri
 func writeValidateText(w io.Writer, reports []docReport, o printOptions) {
 	st := newTextStyles(o.Color)
 	var bw strings.Builder
-	errs, warns, hints, unread := 0, 0, 0, 0
+	errs, warns, hints, unread, notRS := 0, 0, 0, 0, 0
 	for i := range reports {
 		r := &reports[i]
 		errs += r.Errors
@@ -436,7 +452,10 @@ func writeValidateText(w io.Writer, reports []docReport, o printOptions) {
 				hints++
 			}
 		}
-		if r.Err != nil {
+		switch {
+		case errors.Is(r.Err, errNotResourceSync):
+			notRS++
+		case r.Err != nil:
 			unread++
 		}
 		if o.Quiet {
@@ -444,7 +463,12 @@ func writeValidateText(w io.Writer, reports []docReport, o printOptions) {
 		}
 		bw.WriteString(st.title(esc(r.URL)))
 		if r.Err != nil {
-			bw.WriteString("  " + st.err("could not be read: "+esc(r.Err.Error())) + "\n")
+			// Why is said once, on standard error (runValidate).
+			label := "could not be read"
+			if errors.Is(r.Err, errNotResourceSync) {
+				label = "not checked: not a ResourceSync document"
+			}
+			bw.WriteString("  " + st.err(label) + "\n")
 			if len(r.Problems) == 0 {
 				continue
 			}
@@ -489,7 +513,10 @@ func writeValidateText(w io.Writer, reports []docReport, o printOptions) {
 	if unread > 0 {
 		summary += ", " + strconv.Itoa(unread) + " could not be read"
 	}
-	if errs > 0 || unread > 0 {
+	if notRS > 0 {
+		summary += ", " + display.Plural(notRS, "target", "targets") + " not ResourceSync"
+	}
+	if errs > 0 || unread > 0 || notRS > 0 {
 		summary = st.err(summary)
 	}
 	bw.WriteString(summary + "\n")

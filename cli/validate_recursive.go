@@ -69,6 +69,13 @@ func (a *app) validateRecursive(ctx context.Context, client *fetch.Client, targe
 			reports = append(reports, docReport{URL: t, Err: fmt.Errorf("fetch: %w", err)})
 			continue
 		}
+		if readButNotSitemap(root.Header, root.Err) {
+			// The one rule for a TARGET that is no ResourceSync document.
+			r := nodeReport(root)
+			r.URL, r.Err = t, notResourceSync(t, rootOf(root.Header, root.Err), false)
+			reports = append(reports, r)
+			continue
+		}
 		reports = appendTreeReports(reports, done, root, t)
 		if msg := boundsReached(root, f.depth, f.maxDocs); msg != "" {
 			bounds = append(bounds, t+": "+msg)

@@ -1,8 +1,10 @@
 package display
 
 import (
+	"errors"
 	"fmt"
 	"math"
+	"regexp/syntax"
 	"strings"
 
 	"github.com/dustin/go-humanize"
@@ -45,4 +47,15 @@ func ParseSize(s string) (int64, error) {
 		return 0, fmt.Errorf("size %q: want a number of bytes, optionally with a unit such as KiB, MiB, GB", s)
 	}
 	return int64(n), nil
+}
+
+// RegexpProblem says in words why pattern, given to option (--include,
+// --exclude), is not a regular expression: what is wrong and where, rather
+// than the parser's "error parsing regexp: …".
+func RegexpProblem(option, pattern string, err error) error {
+	var se *syntax.Error
+	if errors.As(err, &se) {
+		return fmt.Errorf("%s %q is not a regular expression (RE2 syntax): %s at %q", option, pattern, se.Code, se.Expr)
+	}
+	return fmt.Errorf("%s %q is not a regular expression (RE2 syntax): %v", option, pattern, err)
 }

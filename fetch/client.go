@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -47,7 +48,7 @@ func NewClient(o Options) (*Client, error) {
 	o = o.withDefaults()
 	c := &Client{
 		opts:  o,
-		hosts: newHostLimits(o.PerHostConcurrency, o.PerHostRate),
+		hosts: newHostLimits(Limits{Rate: o.PerHostRate, Concurrency: o.PerHostConcurrency}, o.Near, o.OnThrottle),
 		log:   &exchangeLog{max: o.MaxExchanges},
 	}
 	rt := o.Transport
@@ -89,13 +90,21 @@ func newTransport(o Options) *http.Transport {
 		ResponseHeaderTimeout: o.ConnectTimeout,
 		ExpectContinueTimeout: time.Second,
 		MaxIdleConns:          100,
-		MaxIdleConnsPerHost:   o.PerHostConcurrency,
+		MaxIdleConnsPerHost:   maxConcurrency(o),
 		IdleConnTimeout:       90 * time.Second,
 	}
 	if o.Insecure {
 		t.TLSClientConfig = &tls.Config{InsecureSkipVerify: true} //nolint:gosec // only when asked with --insecure
 	}
 	return t
+}
+
+// maxConcurrency is the most requests in flight to one host, of either kind.
+func maxConcurrency(o Options) int {
+	if o.Near != nil {
+		return max(o.PerHostConcurrency, o.Near.Concurrency)
+	}
+	return o.PerHostConcurrency
 }
 
 // Exchanges returns copies of the recorded exchanges, oldest first.
@@ -292,6 +301,12 @@ func (c *Client) tryHop(ctx context.Context, ex *Exchange, u, origin *url.URL, r
 			if expired() {
 				err = fmt.Errorf("no complete response within %v: %w", r.timeout, err)
 			}
+			if refusedHere(u, err) {
+				// Nothing listens on that port of this machine: a wrong
+				// port, or a server not started. Trying again with back-off
+				// only makes the answer late (13 s for a wrong port).
+				return nil, fmt.Errorf("%s %s: %w (nothing listens there on this machine)", r.method, redactURL(u), err)
+			}
 			if try > c.opts.Retries || !retryableError(err) {
 				return nil, fmt.Errorf("%s %s: %w%s", r.method, redactURL(u), err, afterTries(try))
 			}
@@ -433,6 +448,13 @@ func retryableError(err error) bool {
 		return false
 	}
 	return true
+}
+
+// refusedHere reports whether err is a refused connection to a host on this
+// machine: no retry can help it. Elsewhere a refusal may be a server that
+// restarts, or a balancer between backends, and is retried.
+func refusedHere(u *url.URL, err error) bool {
+	return errors.Is(err, syscall.ECONNREFUSED) && loopbackHost(u.Hostname())
 }
 
 // retryAfter reads a Retry-After header: delay-seconds or an HTTP date.

@@ -100,7 +100,7 @@ func TestCrawlDelay(t *testing.T) {
 	}
 
 	// The spacing is the larger of the rate interval and the crawl delay.
-	h := newHostLimits(1, 10)
+	h := newHostLimits(Limits{Rate: 10, Concurrency: 1}, nil, nil)
 	h.setCrawlDelay("example.org", 50*time.Millisecond)
 	if got := h.get("example.org").lim.Limit(); got != limitFor(100*time.Millisecond) {
 		t.Errorf("rate interval lost to a shorter crawl delay: %v", got)

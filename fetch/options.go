@@ -52,6 +52,17 @@ type Options struct {
 	// PerHostRate is the requests per second started to one host name;
 	// DefaultOptions sets 10; 0 means unlimited (a crawl delay still applies).
 	PerHostRate float64
+	// Near, when set, are the limits of a host on this machine or a private
+	// network (NearHost) in place of PerHostConcurrency and PerHostRate:
+	// one politeness policy by kind of host, for every caller. DefaultOptions
+	// sets DefaultNearRate and DefaultNearConcurrency; nil treats every host
+	// alike.
+	Near *Limits
+	// OnThrottle, when set, is told once per host when the host's rate (or
+	// crawl delay) has held its requests back for a second in all, so that
+	// a program can say that it is being polite (Client.Throttled tells the
+	// same at any time). It must not block.
+	OnThrottle func(Throttle)
 
 	// MaxRedirects is how many redirects one request follows; default 10.
 	MaxRedirects int
@@ -117,6 +128,7 @@ func DefaultOptions() Options {
 		MaxRetryWait:       DefaultMaxRetryWait,
 		PerHostConcurrency: DefaultPerHostConcurrency,
 		PerHostRate:        DefaultPerHostRate,
+		Near:               &Limits{Rate: DefaultNearRate, Concurrency: DefaultNearConcurrency},
 		MaxRedirects:       DefaultMaxRedirects,
 		MaxExchanges:       DefaultMaxExchanges,
 		CacheDir:           DefaultCacheDir(),
@@ -186,6 +198,14 @@ func (o Options) withDefaults() Options {
 	}
 	if o.PerHostRate < 0 {
 		o.PerHostRate = 0
+	}
+	if o.Near != nil {
+		n := *o.Near // the caller's value stays theirs
+		if n.Concurrency <= 0 {
+			n.Concurrency = DefaultNearConcurrency
+		}
+		n.Rate = max(n.Rate, 0)
+		o.Near = &n
 	}
 	if o.MaxRedirects <= 0 {
 		o.MaxRedirects = DefaultMaxRedirects

@@ -305,6 +305,7 @@ func TestScreenshotsSync(t *testing.T) {
 	// The plan, the progress and the result, on the broken demo.
 	slow := fetch.DefaultOptions()
 	slow.NoCache, slow.Netrc, slow.PerHostRate, slow.PerHostConcurrency = true, "-", 12, 2
+	slow.Near = nil // the demo is on loopback: slow it as a remote host
 	a, d := shAppWith(t, broken+"/dataset1/resourcelist-0001.xml", slow)
 	d.keys("/ 0 0 0 0 enter + esc")
 	d.keys(":")

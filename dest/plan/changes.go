@@ -174,6 +174,7 @@ type Changes struct {
 	k1, k2  maphash.Seed
 	seq     uint32
 	sum     Summary
+	excl    excludedOnce // the URIs counted as Excluded
 
 	spool    *os.File
 	spoolBuf *bufio.Writer
@@ -194,7 +195,7 @@ type Changes struct {
 
 // NewChanges starts a plan of changes.
 func NewChanges(opts ChangesOptions) *Changes {
-	return &Changes{opts: opts, winners: map[[2]uint64]winner{}, k1: maphash.MakeSeed(), k2: maphash.MakeSeed()}
+	return &Changes{opts: opts, winners: map[[2]uint64]winner{}, k1: maphash.MakeSeed(), k2: maphash.MakeSeed(), excl: newExcludedOnce()}
 }
 
 func (p *Changes) key(uri string) [2]uint64 {
@@ -347,7 +348,7 @@ func (p *Changes) take(e Entry, eff time.Time, seq uint32) {
 		return
 	}
 	if !p.opts.Selection.Selected(e.URI) {
-		p.sum.Excluded++
+		p.excl.count(e.URI, &p.sum.Excluded)
 		return
 	}
 	if since := p.opts.Since; !since.IsZero() {
@@ -591,7 +592,7 @@ func (p *Changes) Finish(ctx context.Context, st State, emit func(Item) error) (
 			return nil
 		}
 		if !p.opts.Selection.Selected(uri) {
-			p.sum.Excluded++
+			p.excl.count(uri, &p.sum.Excluded)
 			return nil
 		}
 		it := Item{Action: PendingDelete, Entry: Entry{URI: uri, Length: -1, Change: model.ChangeDeleted}, ID: k.ID, Reason: "deletion remembered from an earlier run"}

@@ -211,6 +211,21 @@ func TestChanges(t *testing.T) {
 				}
 			},
 		},
+		{
+			// Each resource the selection leaves out counts once, not once
+			// per change (the dry run said 2817 excluded of 2,012).
+			name: "a resource left out counts once, however often it changed",
+			lists: []list{
+				{closed, []Entry{change("excluded/m", cr, 1, 1), change("excluded/m", up, 2, 2), change("excluded/k", up, 3, 1)}},
+				{open, []Entry{change("excluded/m", up, 61, 3), change("excluded/k", de, 62, -1)}},
+			},
+			want: "",
+			check: func(t *testing.T, _ *collected, sum Summary, _ []ListResult) {
+				if sum.Excluded != 3 { // excluded/m, excluded/k, pending-excluded/x
+					t.Errorf("excluded %d, want 3", sum.Excluded)
+				}
+			},
+		},
 	}
 	db, src := newState(t)
 	put(t, db, src, known...)

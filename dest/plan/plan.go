@@ -26,12 +26,12 @@ package plan
 
 import (
 	"context"
-	"fmt"
 	"regexp"
 	"strconv"
 	"time"
 
 	"rsx/dest/state"
+	"rsx/display"
 	"rsx/model"
 )
 
@@ -189,14 +189,14 @@ func NewSelection(include, exclude []string) (*Selection, error) {
 	for _, p := range include {
 		re, err := regexp.Compile(p)
 		if err != nil {
-			return nil, fmt.Errorf("--include %q: %w", p, err)
+			return nil, display.RegexpProblem("--include", p, err)
 		}
 		s.include = append(s.include, re)
 	}
 	for _, p := range exclude {
 		re, err := regexp.Compile(p)
 		if err != nil {
-			return nil, fmt.Errorf("--exclude %q: %w", p, err)
+			return nil, display.RegexpProblem("--exclude", p, err)
 		}
 		s.exclude = append(s.exclude, re)
 	}

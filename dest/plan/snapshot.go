@@ -12,7 +12,8 @@ import (
 // Snapshot plans from a document that lists every resource (a Resource List or
 // its index, or a Resource Dump's manifests): Add each entry, then Finish.
 // It holds one batch of entries, a bit per row of the state and 16 bytes per
-// new URI (to notice a URI listed twice), never the whole document.
+// new URI (to notice a URI listed twice) and per URI the selection leaves
+// out (to count it once), never the whole document.
 type Snapshot struct {
 	st    State
 	opts  Options
@@ -25,6 +26,7 @@ type Snapshot struct {
 	k1    maphash.Seed
 	k2    maphash.Seed
 	sum   Summary
+	excl  excludedOnce // the URIs counted as Excluded
 	dups  int
 	first string // the first URI listed twice
 }
@@ -39,7 +41,7 @@ func NewSnapshot(ctx context.Context, st State, opts Options) (*Snapshot, error)
 		st: st, opts: opts, maxID: maxID,
 		batch: make([]Entry, 0, state.LookupBatch), uris: make([]string, 0, state.LookupBatch), items: make([]Item, state.LookupBatch),
 		seen: make([]uint64, maxID/64+1), fresh: map[[2]uint64]struct{}{},
-		k1: maphash.MakeSeed(), k2: maphash.MakeSeed(),
+		k1: maphash.MakeSeed(), k2: maphash.MakeSeed(), excl: newExcludedOnce(),
 	}, nil
 }
 
@@ -49,7 +51,7 @@ func (p *Snapshot) Add(ctx context.Context, e Entry, emit func(Item) error) erro
 		return nil
 	}
 	if !p.opts.Selection.Selected(e.URI) {
-		p.sum.Excluded++
+		p.excl.count(e.URI, &p.sum.Excluded)
 		return nil
 	}
 	p.batch = append(p.batch, e)
@@ -153,7 +155,7 @@ func (p *Snapshot) Finish(ctx context.Context, emit func(Item) error) (Summary, 
 			return nil // counted as not chosen when it was listed
 		}
 		if !p.opts.Selection.Selected(uri) {
-			p.sum.Excluded++
+			p.excl.count(uri, &p.sum.Excluded)
 			return nil
 		}
 		it := Item{Action: PendingDelete, Entry: Entry{URI: uri, Length: -1}, ID: k.ID, Reason: "not listed any more"}

@@ -1,0 +1,29 @@
+package session
+
+import (
+	"slices"
+	"strings"
+
+	"rsx/fetch"
+)
+
+// throttler is a client that tells which hosts its politeness holds back
+// (*fetch.Client is one).
+type throttler interface{ Throttled() []fetch.Throttle }
+
+// Throttled returns the hosts whose requests wait for their turn (the
+// per-host rate of the host's kind, a robots.txt Crawl-delay), for the
+// browsing client and the one of syncs, audits and checks together, by
+// host: what the explorer's status bar shows when fetching is held back
+// rather than slow. Nil when nothing was.
+func (s *Session) Throttled() []fetch.Throttle {
+	var out []fetch.Throttle
+	for _, c := range []any{s.get, s.opts.Dest.Client} {
+		if t, ok := c.(throttler); ok {
+			out = append(out, t.Throttled()...)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b fetch.Throttle) int { return strings.Compare(a.Host, b.Host) })
+	// One line per host: the client that waited longer tells.
+	return slices.CompactFunc(out, func(a, b fetch.Throttle) bool { return a.Host == b.Host })
+}
