@@ -1,6 +1,7 @@
 package crawl
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -504,4 +505,47 @@ func docName(d *Document) string {
 		return "an " + t
 	}
 	return "a " + t
+}
+
+// ListingProblems returns the cross-document problems a checked walk found
+// at n, as a view of n's entries shows them: n's own (Cross) and, at the
+// entry that lists each document below n, the problems placed on that
+// document (index-child-capability, up-link-parent, index-link-parent, …),
+// its message led by the entry. Walks that report per document (rsx
+// validate --recursive, rsx tree) print the latter under the listed
+// document; a view of n alone would otherwise not show them.
+func (n *Node) ListingProblems() []model.Problem {
+	out := slices.Clip(n.Cross)
+	for _, c := range n.Children {
+		if c.Repeat || c.Via == nil {
+			continue
+		}
+		for _, p := range c.Cross {
+			if p.Entry >= 0 {
+				continue // a problem of one of c's own entries: c's business
+			}
+			p.Entry = c.Via.Entry
+			p.Message = fmt.Sprintf("entry %s (%s): %s", model.EntryNumber(c.Via.Entry), c.Via.Loc, p.Message)
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// CheckListed checks the document at target as the document at parent lists
+// it: parent and target are loaded (not parent's other entries) and the
+// cross-document problems placed on target are returned (index-child-capability,
+// up-link-parent, …), those a walk from parent reports under target. It
+// returns nothing when parent does not list target.
+func (g *Graph) CheckListed(ctx context.Context, parent, target string, hints bool) ([]model.Problem, error) {
+	root, err := g.Walk(ctx, parent, WalkOptions{Depth: 1, Check: true, Hints: hints, Only: target, MaxDocuments: 2})
+	if err != nil && root.Header == nil {
+		return nil, err
+	}
+	for _, c := range root.Children {
+		if c.Document != nil && !c.Repeat {
+			return c.Cross, ctx.Err()
+		}
+	}
+	return nil, ctx.Err()
 }

@@ -570,6 +570,10 @@ type WalkOptions struct {
 	// past it, the documents left are Skipped nodes. 0 means
 	// DefaultMaxDocuments, Unlimited (any negative value) no bound.
 	MaxDocuments int
+	// Only, when set, loads of the root's children only those whose URL is
+	// Only (normalised); the others are nodes without a Document, as if
+	// unreachable but not reported (CheckListed).
+	Only string
 	// Archives walks into archives (Archives specification): the documents
 	// a Resource List, Resource Dump, Change List or Change Dump Archive
 	// lists, and the parts of an archive index. Without it an archive is a
@@ -669,6 +673,10 @@ func (w *walker) expand(ctx context.Context, n *Node) {
 	}
 	w.mu.Unlock()
 
+	if w.opts.Only != "" && n.Depth == 0 {
+		only := NormalizeURL(w.opts.Only)
+		toLoad = slices.DeleteFunc(toLoad, func(c *Node) bool { return NormalizeURL(c.Via.Loc) != only })
+	}
 	var eg errgroup.Group
 	eg.SetLimit(w.opts.Concurrency)
 	for _, c := range toLoad {

@@ -179,14 +179,26 @@ func (s *Session) Discover(ctx context.Context, target string) (*crawl.Discovery
 
 // CrossCheck loads the documents target lists (a Source Description,
 // Capability List or index: their headers and counts, not their entries)
-// and returns the cross-document problems about target's entries.
+// and returns the cross-document problems about target's entries: those
+// rsx validate --recursive reports under target and, at the entry that
+// lists each document, those it reports under that document
+// (crawl.Node.ListingProblems).
 func (s *Session) CrossCheck(ctx context.Context, target string) ([]model.Problem, error) {
 	g := crawl.NewGraph(s.get, crawl.GraphOptions{Decoder: s.opts.Decoder})
 	root, err := g.Walk(ctx, target, crawl.WalkOptions{Depth: 1, Check: true})
 	if root == nil {
 		return nil, err
 	}
-	return root.Cross, err
+	return root.ListingProblems(), err
+}
+
+// CrossCheckListed returns the cross-document problems about target as
+// parent (the document that lists it: its index, or its Capability List)
+// lists it, those rsx validate --recursive from parent reports under
+// target (crawl.Graph.CheckListed). Only parent and target are loaded.
+func (s *Session) CrossCheckListed(ctx context.Context, parent, target string) ([]model.Problem, error) {
+	g := crawl.NewGraph(s.get, crawl.GraphOptions{Decoder: s.opts.Decoder})
+	return g.CheckListed(ctx, parent, target, false)
 }
 
 // CheckResource fetches t once and judges it against its claims; see

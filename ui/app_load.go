@@ -238,7 +238,7 @@ func (a *App) handleLoad(m loadMsg) tea.Cmd {
 		d.wait = retryWait{}
 		d.cancelLoad()
 		d.buildMarks()
-		cmds = append(cmds, a.startCrossCheck(d))
+		cmds = append(cmds, a.startCrossCheck(d), a.startListedCheck(d))
 		if text := d.carriedText(); text != "" && current {
 			a.flashInfo(text)
 		}
@@ -335,20 +335,53 @@ func (a *App) startCrossCheck(d *document) tea.Cmd {
 	}, a.tick())
 }
 
+// startListedCheck checks d against the document that lists it (its last
+// crumb), in the background: what rsx validate --recursive from there
+// reports under d.
+func (a *App) startListedCheck(d *document) tea.Cmd {
+	if !d.wantsListedCheck() || d.upState != crossNone {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	d.upState, d.upCancel = crossChecking, cancel
+	b, parent, url := a.backend, d.crumbs[len(d.crumbs)-1].URL, d.base()
+	return tea.Batch(func() tea.Msg {
+		defer cancel()
+		ps, err := b.CrossCheckListed(ctx, parent, url)
+		return crossCheckedMsg{doc: d, listed: true, problems: ps, err: err}
+	}, a.tick())
+}
+
 // crossChecked records the cross-document problems of a document and tells
 // the pages.
 func (a *App) crossChecked(m crossCheckedMsg) tea.Cmd {
 	d := m.doc
-	if d == nil || d.crossState != crossChecking {
+	if d == nil {
 		return nil
 	}
-	d.crossCancel = nil
-	d.cross = m.problems
-	d.crossErr = m.err
-	d.crossState = crossDone
-	if m.err != nil && len(m.problems) == 0 {
-		d.crossState = crossFailed
+	if m.listed {
+		if d.upState != crossChecking {
+			return nil
+		}
+		d.upCancel = nil
+		d.upState = crossDone
+		d.crossUp = m.problems
+		if m.err != nil && len(m.problems) == 0 {
+			d.upState = crossFailed
+		}
+	} else {
+		if d.crossState != crossChecking {
+			return nil
+		}
+		d.crossCancel = nil
+		d.crossDown = m.problems
+		d.crossErr = m.err
+		d.crossState = crossDone
+		if m.err != nil && len(m.problems) == 0 {
+			d.crossState = crossFailed
+		}
 	}
+	d.joinCross()
 	d.buildMarks()
 	return a.broadcast(docProblemsMsg{doc: d})
 }

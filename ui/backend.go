@@ -64,8 +64,12 @@ type Documents interface {
 
 	// CrossCheck loads the documents url lists (a Source Description,
 	// Capability List or index: headers and counts, not their entries) and
-	// returns the cross-document problems about url's entries.
+	// returns the cross-document problems about url's entries, those of
+	// the documents it lists at their entries.
 	CrossCheck(ctx context.Context, url string) ([]model.Problem, error)
+	// CrossCheckListed returns the cross-document problems about url as
+	// parent (its index or Capability List) lists it.
+	CrossCheckListed(ctx context.Context, parent, url string) ([]model.Problem, error)
 }
 
 // Links decides which targets the explorer may read: a document from the
@@ -197,6 +201,11 @@ func (NopBackend) FollowLink(from, target string) error {
 
 // CrossCheck finds none.
 func (NopBackend) CrossCheck(context.Context, string) ([]model.Problem, error) { return nil, nil }
+
+// CrossCheckListed finds none.
+func (NopBackend) CrossCheckListed(context.Context, string, string) ([]model.Problem, error) {
+	return nil, nil
+}
 
 // InspectResource fails without fetching.
 func (NopBackend) InspectResource(_ context.Context, t claims.Target, _ func(int64, int64)) session.Inspection {

@@ -127,7 +127,7 @@ func newProblemsPage(c *common.Common, doc, cross []model.Problem) *problemsPage
 // fromDocument reads the problems of the page's document.
 func (v *problemsPage) fromDocument() {
 	d := v.src
-	v.checking = d.crossState == crossChecking
+	v.checking = d.crossChecking()
 	v.crossErr = d.crossErr
 	v.setProblems(d.problems, d.cross)
 	v.errs, v.warns = d.problemCounts()

@@ -1,0 +1,79 @@
+package ui
+
+import (
+	"io"
+	"log"
+	"strings"
+	"testing"
+
+	"rsx/demo"
+)
+
+// TestBrokenDemoIndexShowsCrossProblems: in the broken demo, part 3 of
+// dataset 1's Resource List Index is a Resource Dump. rsx validate
+// --recursive reports index-child-capability (under the part); the
+// explorer shows it on the index's row 3 (a mark), counts it in the status
+// bar and lists it on the problems page, and the part shows it when opened,
+// from the index or by its URL.
+func TestBrokenDemoIndexShowsCrossProblems(t *testing.T) {
+	prev := log.Writer()
+	log.SetOutput(io.Discard)
+	t.Cleanup(func() { log.SetOutput(prev) })
+	base := shDemo(t, "", demo.Options{Broken: true})
+	index := base + "/dataset1/resourcelist.xml"
+	part := base + "/dataset1/resourcelist-0003.xml"
+
+	a, d := shApp(t, index)
+	if a.doc == nil || a.doc.crossState != crossDone {
+		t.Fatalf("the index's cross-document checks did not end: %+v", a.doc)
+	}
+	if a.doc.markOf(2) != markHasError {
+		t.Errorf("row 3 (the Resource Dump) has mark %d, want an error; cross %+v", a.doc.markOf(2), a.doc.cross)
+	}
+	errs, _ := a.doc.problemCounts()
+	if errs < 2 {
+		t.Errorf("%d errors counted, want the 404 and index-child-capability", errs)
+	}
+	lines := strings.Split(d.screen(), "\n")
+	if status := lines[len(lines)-2]; !strings.Contains(status, "✗ 2 errors") {
+		t.Errorf("status bar %q", status)
+	}
+	d.keys("p")
+	if s := d.screen(); !strings.Contains(s, "index-child-capability") || !strings.Contains(s, "this is a Resource Dump") {
+		t.Errorf("the problems page does not list index-child-capability:\n%s", s)
+	}
+	d.keys("esc")
+
+	// Opened from the index's row 3.
+	a.dv.selectEntry(2)
+	d.keys("enter")
+	if a.doc == nil || a.doc.base() != part {
+		t.Fatalf("enter on row 3 opened %v", a.doc)
+	}
+	checkPartShowsCross(t, a, d)
+
+	// Opened by its URL: its index link leads to the index.
+	a, d = shApp(t, part)
+	checkPartShowsCross(t, a, d)
+}
+
+// checkPartShowsCross checks that the current document, part 3, counts and
+// lists index-child-capability.
+func checkPartShowsCross(t *testing.T, a *App, d *exDriver) {
+	t.Helper()
+	if a.doc.upState != crossDone {
+		t.Fatalf("the part was not checked against its index (state %d, crumbs %+v)", a.doc.upState, a.doc.crumbs)
+	}
+	if errs, _ := a.doc.problemCounts(); errs != 1 {
+		t.Errorf("the part counts %d errors, want 1 (index-child-capability); cross %+v", errs, a.doc.cross)
+	}
+	lines := strings.Split(d.screen(), "\n")
+	if status := lines[len(lines)-2]; !strings.Contains(status, "✗ 1 error") {
+		t.Errorf("status bar %q", status)
+	}
+	d.keys("p")
+	if s := d.screen(); !strings.Contains(s, "index-child-capability") {
+		t.Errorf("the part's problems page does not list index-child-capability:\n%s", s)
+	}
+	d.keys("esc")
+}
