@@ -107,21 +107,26 @@ func equalCounts(a, b map[string]string) bool {
 
 // A Capability List whose listed document is missing is not valid: the
 // cross-document error is counted in the status bar, marks its entry and is
-// on the problems page.
+// on the problems page. So is the error rsx validate --recursive reports
+// under the other document it lists (dataset 1's Resource List, whose up
+// link points to dataset 1's Capability List): up-link-parent, at entry 1.
 func TestCrossDocumentProblemsCount(t *testing.T) {
 	a, d := exApp(t, exFaultySite(), "/dataset9/capabilitylist.xml", 120, 40)
 	if a.doc.markOf(1) != markHasError {
 		t.Fatalf("entry 2 (the missing Change List) is not marked as an error; cross %+v", a.doc.cross)
 	}
 	lines := strings.Split(d.screen(), "\n")
-	if status := lines[len(lines)-2]; !strings.Contains(status, "✗ 1 error") {
+	if a.doc.markOf(0) != markHasError {
+		t.Errorf("entry 1 (the Resource List that points up elsewhere) is not marked as an error; cross %+v", a.doc.cross)
+	}
+	if status := lines[len(lines)-2]; !strings.Contains(status, "✗ 2 errors") {
 		t.Errorf("status bar %q", status)
 	}
 	if row := lines[4]; !strings.Contains(row, "✗") || !strings.Contains(row, "changelist.xml") {
 		t.Errorf("the table row of entry 2 has no mark: %q", row)
 	}
 	d.keys("p")
-	if s := d.screen(); !strings.Contains(s, "across documents") || !strings.Contains(s, "✗ 1 error") {
+	if s := d.screen(); !strings.Contains(s, "across documents") || !strings.Contains(s, "✗ 2 errors") || !strings.Contains(s, "up-link-parent") {
 		t.Errorf("problems page:\n%s", s)
 	}
 }
