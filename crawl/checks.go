@@ -532,20 +532,67 @@ func (n *Node) ListingProblems() []model.Problem {
 	return out
 }
 
-// CheckListed checks the document at target as the document at parent lists
-// it: parent and target are loaded (not parent's other entries) and the
-// cross-document problems placed on target are returned (index-child-capability,
-// up-link-parent, …), those a walk from parent reports under target. It
-// returns nothing when parent does not list target.
-func (g *Graph) CheckListed(ctx context.Context, parent, target string, hints bool) ([]model.Problem, error) {
-	root, err := g.Walk(ctx, parent, WalkOptions{Depth: 1, Check: true, Hints: hints, Only: target, MaxDocuments: 2})
-	if err != nil && root.Header == nil {
+// CheckListed checks the document at target as the documents above it list
+// it: path runs from where the walk starts (a Capability List, or the
+// document that lists target) down to the document that lists target. Only
+// the documents on the path, target and, in a Capability List, its archives
+// are loaded, and the cross-document problems placed on target are returned
+// (index-child-capability, up-link-parent, archives-link-capability, …):
+// those a walk from path[0] reports under target. reached is false when the
+// path does not lead to target (a document on it does not list the next).
+func (g *Graph) CheckListed(ctx context.Context, path []string, target string, hints bool) (problems []model.Problem, reached bool, err error) {
+	if len(path) == 0 {
+		return nil, false, nil
+	}
+	n, err := g.walkPath(ctx, path, target, len(path), hints)
+	if n == nil {
+		return nil, false, err
+	}
+	return n.Cross, true, err
+}
+
+// CheckListing is the cross-document check of the document at target and
+// the documents it lists, reached from above by path (as CheckListed; empty
+// to start at target): the problems of target's view (Node.ListingProblems).
+// The checks that need a document above (the Capability List's archives,
+// the up links of an index's parts) see it. reached is false when the path
+// does not lead to target.
+func (g *Graph) CheckListing(ctx context.Context, path []string, target string, hints bool) (problems []model.Problem, reached bool, err error) {
+	if len(path) == 0 {
+		root, err := g.Walk(ctx, target, WalkOptions{Depth: 1, Check: true, Hints: hints})
+		if root.Document == nil || root.Header == nil {
+			return nil, true, err
+		}
+		return root.ListingProblems(), true, err
+	}
+	n, err := g.walkPath(ctx, path, target, len(path)+1, hints)
+	if n == nil {
+		return nil, false, err
+	}
+	return n.ListingProblems(), true, err
+}
+
+// walkPath walks from path[0] along path[1:] to target, checked, to depth,
+// and returns target's node (nil when the path does not lead there).
+func (g *Graph) walkPath(ctx context.Context, path []string, target string, depth int, hints bool) (*Node, error) {
+	along := append(slices.Clone(path[1:]), target)
+	root, err := g.Walk(ctx, path[0], WalkOptions{Depth: depth, Check: true, Hints: hints, Path: along})
+	if root.Document == nil || root.Header == nil {
 		return nil, err
 	}
-	for _, c := range root.Children {
-		if c.Document != nil && !c.Repeat {
-			return c.Cross, ctx.Err()
+	n := root
+	for _, u := range along {
+		var next *Node
+		for _, c := range n.Children {
+			if c.Document != nil && !c.Repeat && c.Via != nil && NormalizeURL(c.Via.Loc) == NormalizeURL(u) {
+				next = c
+				break
+			}
 		}
+		if next == nil || next.Header == nil {
+			return nil, err
+		}
+		n = next
 	}
-	return nil, ctx.Err()
+	return n, err
 }

@@ -141,9 +141,12 @@ func TestLoadHistoryDemo(t *testing.T) {
 
 // TestListingProblemsAndCheckListedAgreeWithTheWalk: the problems a full
 // walk places on each part of the broken demo's Resource List Index are
-// those a view of the index shows at the part's entry (ListingProblems)
-// and those a check of the part against the index finds (CheckListed):
-// part 3, a Resource Dump, has index-child-capability in all three.
+// those a view of the index shows at the part's entry (CheckListing,
+// ListingProblems) and those a check of the part against the documents
+// above it finds (CheckListed): part 3, a Resource Dump, has
+// index-child-capability and archives-link-capability (its archives link
+// points to the Resource List Archive) in all three. From the index alone,
+// without the Capability List, the latter cannot be seen.
 func TestListingProblemsAndCheckListedAgreeWithTheWalk(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	t.Cleanup(cancel)
@@ -172,47 +175,47 @@ func TestListingProblemsAndCheckListedAgreeWithTheWalk(t *testing.T) {
 	if idx == nil {
 		t.Fatal("the walk did not reach the Resource List Index")
 	}
-	shallow, err := NewGraph(client, GraphOptions{}).Walk(ctx, index, WalkOptions{Depth: 1, Check: true})
+	listing, reached, err := NewGraph(client, GraphOptions{}).CheckListing(ctx, []string{capList}, index, false)
+	if err != nil || !reached {
+		t.Fatalf("CheckListing: reached %v, %v", reached, err)
+	}
+	alone, _, err := NewGraph(client, GraphOptions{}).CheckListing(ctx, nil, index, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	listing := shallow.ListingProblems()
-	found := false
+	rules := func(ps []model.Problem, entry int) []string {
+		var out []string
+		for _, p := range ps {
+			if p.Entry == entry && p.Rule != RuleChildUnreachable && p.Rule != RuleChildUnreadable {
+				out = append(out, p.Rule)
+			}
+		}
+		slices.Sort(out)
+		return out
+	}
+	found := 0
 	for _, c := range idx.Children {
 		if c.Document == nil || c.Header == nil {
 			continue
 		}
-		var walked []string
-		for _, p := range c.Cross {
-			// archives-link-capability is found from the Capability List
-			// above the index (the archives it lists), which neither view
-			// of the index loads.
-			if p.Entry < 0 && p.Rule != RuleArchivesLinkCapability {
-				walked = append(walked, p.Rule)
-			}
+		walked := rules(c.Cross, -1)
+		atEntry := rules(listing, c.Via.Entry)
+		listed, reached, err := NewGraph(client, GraphOptions{}).CheckListed(ctx, []string{capList, index}, c.URL, false)
+		if err != nil || !reached {
+			t.Fatalf("CheckListed %s: reached %v, %v", c.URL, reached, err)
 		}
-		var atEntry []string
-		for _, p := range listing {
-			if p.Entry == c.Via.Entry && p.Rule != RuleChildUnreachable && p.Rule != RuleChildUnreadable {
-				atEntry = append(atEntry, p.Rule)
-			}
-		}
-		listed, err := NewGraph(client, GraphOptions{}).CheckListed(ctx, index, c.URL, false)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var own []string
-		for _, p := range listed {
-			own = append(own, p.Rule)
-		}
+		own := rules(listed, -1)
 		if !slices.Equal(walked, atEntry) || !slices.Equal(walked, own) {
 			t.Errorf("%s: the walk places %v on it, the index's view shows %v at its entry, CheckListed finds %v", c.URL, walked, atEntry, own)
 		}
-		if slices.Contains(walked, RuleIndexChildCapability) {
-			found = true
+		if slices.Contains(walked, RuleIndexChildCapability) && slices.Contains(walked, RuleArchivesLinkCapability) {
+			found++
+			if got := rules(alone, c.Via.Entry); !slices.Contains(got, RuleIndexChildCapability) || slices.Contains(got, RuleArchivesLinkCapability) {
+				t.Errorf("%s: from the index alone, %v at its entry", c.URL, got)
+			}
 		}
 	}
-	if !found {
-		t.Error("no part of the broken demo's Resource List Index has index-child-capability")
+	if found != 1 {
+		t.Errorf("%d parts of the broken demo's Resource List Index have index-child-capability and archives-link-capability, want 1", found)
 	}
 }

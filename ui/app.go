@@ -214,7 +214,7 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			msg.doc.crumbs = msg.crumbs
 			a.hist.setCrumbs(docKey(msg.doc.url, msg.doc.parts != nil), msg.crumbs)
 		}
-		return a, a.startListedCheck(msg.doc)
+		return a, a.crumbsArrived(msg.doc)
 	case discoveryMsg:
 		return a, a.discovered(msg)
 	case crossCheckedMsg:

@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -327,12 +328,30 @@ func (a *App) startCrossCheck(d *document) tea.Cmd {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	d.crossState, d.crossCancel = crossChecking, cancel
-	b, url := a.backend, d.base()
+	d.crossGen++
+	d.crossCrumbs = len(d.crumbs) > 0
+	b, url, above, gen := a.backend, d.base(), slices.Clone(d.crumbs), d.crossGen
 	return tea.Batch(func() tea.Msg {
 		defer cancel()
-		ps, err := b.CrossCheck(ctx, url)
-		return crossCheckedMsg{doc: d, problems: ps, err: err}
+		ps, err := b.CrossCheck(ctx, url, above)
+		return crossCheckedMsg{doc: d, gen: gen, problems: ps, err: err}
 	}, a.tick())
+}
+
+// crumbsArrived starts the checks that wait for the documents above d: the
+// check of d against them, and again the check of its entries when it ran
+// without them (some checks need the Capability List above an index).
+func (a *App) crumbsArrived(d *document) tea.Cmd {
+	var again tea.Cmd
+	if len(d.crumbs) > 0 && !d.crossCrumbs && d.crossState != crossNone {
+		if d.crossCancel != nil {
+			d.crossCancel()
+			d.crossCancel = nil
+		}
+		d.crossState = crossNone
+		again = a.startCrossCheck(d)
+	}
+	return tea.Batch(again, a.startListedCheck(d))
 }
 
 // startListedCheck checks d against the document that lists it (its last
@@ -344,10 +363,10 @@ func (a *App) startListedCheck(d *document) tea.Cmd {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	d.upState, d.upCancel = crossChecking, cancel
-	b, parent, url := a.backend, d.crumbs[len(d.crumbs)-1].URL, d.base()
+	b, url, above := a.backend, d.base(), slices.Clone(d.crumbs)
 	return tea.Batch(func() tea.Msg {
 		defer cancel()
-		ps, err := b.CrossCheckListed(ctx, parent, url)
+		ps, err := b.CrossCheckListed(ctx, url, above)
 		return crossCheckedMsg{doc: d, listed: true, problems: ps, err: err}
 	}, a.tick())
 }
@@ -370,7 +389,7 @@ func (a *App) crossChecked(m crossCheckedMsg) tea.Cmd {
 			d.upState = crossFailed
 		}
 	} else {
-		if d.crossState != crossChecking {
+		if d.crossState != crossChecking || m.gen != d.crossGen {
 			return nil
 		}
 		d.crossCancel = nil

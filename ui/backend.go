@@ -65,11 +65,11 @@ type Documents interface {
 	// CrossCheck loads the documents url lists (a Source Description,
 	// Capability List or index: headers and counts, not their entries) and
 	// returns the cross-document problems about url's entries, those of
-	// the documents it lists at their entries.
-	CrossCheck(ctx context.Context, url string) ([]model.Problem, error)
+	// the documents it lists at their entries; above are its crumbs.
+	CrossCheck(ctx context.Context, url string, above []Crumb) ([]model.Problem, error)
 	// CrossCheckListed returns the cross-document problems about url as
-	// parent (its index or Capability List) lists it.
-	CrossCheckListed(ctx context.Context, parent, url string) ([]model.Problem, error)
+	// the documents above it (its crumbs) list it.
+	CrossCheckListed(ctx context.Context, url string, above []Crumb) ([]model.Problem, error)
 }
 
 // Links decides which targets the explorer may read: a document from the
@@ -200,10 +200,12 @@ func (NopBackend) FollowLink(from, target string) error {
 }
 
 // CrossCheck finds none.
-func (NopBackend) CrossCheck(context.Context, string) ([]model.Problem, error) { return nil, nil }
+func (NopBackend) CrossCheck(context.Context, string, []Crumb) ([]model.Problem, error) {
+	return nil, nil
+}
 
 // CrossCheckListed finds none.
-func (NopBackend) CrossCheckListed(context.Context, string, string) ([]model.Problem, error) {
+func (NopBackend) CrossCheckListed(context.Context, string, []Crumb) ([]model.Problem, error) {
 	return nil, nil
 }
 

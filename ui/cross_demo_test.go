@@ -10,11 +10,12 @@ import (
 )
 
 // TestBrokenDemoIndexShowsCrossProblems: in the broken demo, part 3 of
-// dataset 1's Resource List Index is a Resource Dump. rsx validate
-// --recursive reports index-child-capability (under the part); the
-// explorer shows it on the index's row 3 (a mark), counts it in the status
-// bar and lists it on the problems page, and the part shows it when opened,
-// from the index or by its URL.
+// dataset 1's Resource List Index is a Resource Dump, whose archives link
+// points to the Resource List Archive. rsx validate --recursive reports
+// index-child-capability and archives-link-capability (under the part);
+// the explorer shows them on the index's row 3 (a mark), counts them in the
+// status bar and lists them on the problems page, and the part shows them
+// when opened, from the index or by its URL.
 func TestBrokenDemoIndexShowsCrossProblems(t *testing.T) {
 	prev := log.Writer()
 	log.SetOutput(io.Discard)
@@ -31,16 +32,16 @@ func TestBrokenDemoIndexShowsCrossProblems(t *testing.T) {
 		t.Errorf("row 3 (the Resource Dump) has mark %d, want an error; cross %+v", a.doc.markOf(2), a.doc.cross)
 	}
 	errs, _ := a.doc.problemCounts()
-	if errs < 2 {
-		t.Errorf("%d errors counted, want the 404 and index-child-capability", errs)
+	if errs != 3 {
+		t.Errorf("%d errors counted, want the 404, index-child-capability and archives-link-capability; cross %+v", errs, a.doc.cross)
 	}
 	lines := strings.Split(d.screen(), "\n")
-	if status := lines[len(lines)-2]; !strings.Contains(status, "✗ 2 errors") {
+	if status := lines[len(lines)-2]; !strings.Contains(status, "✗ 3 errors") {
 		t.Errorf("status bar %q", status)
 	}
 	d.keys("p")
-	if s := d.screen(); !strings.Contains(s, "index-child-capability") || !strings.Contains(s, "this is a Resource Dump") {
-		t.Errorf("the problems page does not list index-child-capability:\n%s", s)
+	if s := d.screen(); !strings.Contains(s, "index-child-capability") || !strings.Contains(s, "this is a Resource Dump") || !strings.Contains(s, "archives-link-capability") {
+		t.Errorf("the problems page does not list index-child-capability and archives-link-capability:\n%s", s)
 	}
 	d.keys("esc")
 
@@ -58,22 +59,22 @@ func TestBrokenDemoIndexShowsCrossProblems(t *testing.T) {
 }
 
 // checkPartShowsCross checks that the current document, part 3, counts and
-// lists index-child-capability.
+// lists index-child-capability and archives-link-capability.
 func checkPartShowsCross(t *testing.T, a *App, d *exDriver) {
 	t.Helper()
 	if a.doc.upState != crossDone {
 		t.Fatalf("the part was not checked against its index (state %d, crumbs %+v)", a.doc.upState, a.doc.crumbs)
 	}
-	if errs, _ := a.doc.problemCounts(); errs != 1 {
-		t.Errorf("the part counts %d errors, want 1 (index-child-capability); cross %+v", errs, a.doc.cross)
+	if errs, _ := a.doc.problemCounts(); errs != 2 {
+		t.Errorf("the part counts %d errors, want 2 (index-child-capability, archives-link-capability); cross %+v", errs, a.doc.cross)
 	}
 	lines := strings.Split(d.screen(), "\n")
-	if status := lines[len(lines)-2]; !strings.Contains(status, "✗ 1 error") {
+	if status := lines[len(lines)-2]; !strings.Contains(status, "✗ 2 errors") {
 		t.Errorf("status bar %q", status)
 	}
 	d.keys("p")
-	if s := d.screen(); !strings.Contains(s, "index-child-capability") {
-		t.Errorf("the part's problems page does not list index-child-capability:\n%s", s)
+	if s := d.screen(); !strings.Contains(s, "index-child-capability") || !strings.Contains(s, "archives-link-capability") {
+		t.Errorf("the part's problems page does not list index-child-capability and archives-link-capability:\n%s", s)
 	}
 	d.keys("esc")
 }

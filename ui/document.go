@@ -55,6 +55,8 @@ type document struct {
 	crossUp     []model.Problem
 	upState     crossState
 	upCancel    context.CancelFunc
+	crossGen    int                       // the check running or done: results of others are dropped
+	crossCrumbs bool                      // the check of the entries saw the crumbs (the documents above)
 	marks       []uint8                   // per entry, nil when no entry has a problem
 	byEntry     map[int32][]model.Problem // the problems of each entry that has some
 

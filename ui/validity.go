@@ -34,6 +34,7 @@ const (
 // its entries, or (listed) about the document as its parent lists it.
 type crossCheckedMsg struct {
 	doc      *document
+	gen      int // document.crossGen when the check started
 	listed   bool
 	problems []model.Problem
 	err      error
