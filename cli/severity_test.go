@@ -122,10 +122,7 @@ var ruleClasses = map[severityClass][]string{
 // severityDisagreements are the rules whose severity is known not to be
 // their class's, each with the reason it stays: the list the severity
 // policy still owes.
-var severityDisagreements = map[string]string{
-	"type-invalid": "a type that is no Media Type cannot be what the attribute says (an error by the policy); " +
-		"it stays a warning until the explorer's fixtures and screens, which use it as their warning, are redone",
-}
+var severityDisagreements = map[string]string{}
 
 // TestEveryRuleFollowsTheSeverityPolicy: every rule rsx can report (the
 // checker's, the Notification draft's, the cross-document ones) is in one
