@@ -57,6 +57,12 @@ func (c *Checker) Entry(e *Entry) {
 			}
 		}
 	}
+	if e.Empty&ChildLastmod != 0 {
+		c.report(rLastmodInvalid, idx, e.Line, "", chkRef(e, idx)+": <lastmod> is empty: not a W3C Datetime (leave the element out when the time is not known)")
+	}
+	if e.Empty&ChildChangefreq != 0 {
+		c.report(rChangefreqInvalid, idx, e.Line, "", chkRef(e, idx)+": <changefreq> is empty: not one of always, hourly, daily, weekly, monthly, yearly, never")
+	}
 	if e.Changefreq != "" && !chkChangefreq(e.Changefreq) {
 		c.report(rChangefreqInvalid, idx, e.Line, "", chkRef(e, idx)+": <changefreq> "+chkQuote(e.Changefreq)+" is not one of always, hourly, daily, weekly, monthly, yearly, never")
 	}

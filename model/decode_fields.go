@@ -385,6 +385,8 @@ func (d *Decoder) finishEntryText() {
 	if d.lastmodA >= 0 {
 		if raw := strings.TrimSpace(s[d.lastmodA:d.lastmodB]); raw != "" {
 			d.e.Lastmod = d.datetime(raw)
+		} else {
+			d.e.Empty |= ChildLastmod
 		}
 	}
 	for _, p := range d.pendingMD {

@@ -142,6 +142,7 @@ const (
 type tableRare struct {
 	mask      uint32
 	empty     AttrSet
+	emptyKids ChildSet
 	locRaw    string
 	locCount  int
 	mdCount   int
@@ -200,9 +201,9 @@ func (t *EntryTable) Append(e *Entry) int {
 		r.mask |= trLocCount
 		r.locCount = e.LocCount
 	}
-	if e.MD.Empty != 0 {
+	if e.MD.Empty != 0 || e.Empty != 0 {
 		r.mask |= trEmpty
-		r.empty = e.MD.Empty
+		r.empty, r.emptyKids = e.MD.Empty, e.Empty
 	}
 	if want := b2i(e.MD.Present); e.MDCount != want {
 		r.mask |= trMDCount
@@ -827,7 +828,7 @@ func (t *EntryTable) Entry(i int) Entry {
 			e.MDCount = r.mdCount
 		}
 		if r.mask&trEmpty != 0 {
-			md.Empty = r.empty
+			md.Empty, e.Empty = r.empty, r.emptyKids
 		}
 		if r.mask&trMDLine != 0 {
 			md.Line = r.mdLine

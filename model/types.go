@@ -181,6 +181,9 @@ type Entry struct {
 	Loc      string // trimmed
 	LocRaw   string // as written when it differs from Loc (surrounding whitespace), else ""
 	HasLoc   bool
+	// Empty are the children written without a value (<lastmod/>,
+	// <changefreq> </changefreq>): present, unlike absent ones.
+	Empty    ChildSet
 	LocCount int // number of <loc> children (more than one is an error)
 
 	Lastmod    Datetime
@@ -192,6 +195,15 @@ type Entry struct {
 
 	Extra []Element // unknown children, other namespaces, legacy elements
 }
+
+// ChildSet is a set of the Sitemap children of an entry.
+type ChildSet uint8
+
+// The children of a ChildSet.
+const (
+	ChildLastmod ChildSet = 1 << iota
+	ChildChangefreq
+)
 
 // Namespace is a namespace declaration seen on the root element.
 type Namespace struct {
