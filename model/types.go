@@ -181,9 +181,7 @@ type Entry struct {
 	Loc      string // trimmed
 	LocRaw   string // as written when it differs from Loc (surrounding whitespace), else ""
 	HasLoc   bool
-	// Empty are the children written without a value (<lastmod/>,
-	// <changefreq> </changefreq>): present, unlike absent ones.
-	Empty    ChildSet
+	Empty    ChildSet // children written without a value (<lastmod/>): present, unlike absent ones
 	LocCount int // number of <loc> children (more than one is an error)
 
 	Lastmod    Datetime
