@@ -182,7 +182,7 @@ type Entry struct {
 	LocRaw   string // as written when it differs from Loc (surrounding whitespace), else ""
 	HasLoc   bool
 	Empty    ChildSet // children written without a value (<lastmod/>): present, unlike absent ones
-	LocCount int // number of <loc> children (more than one is an error)
+	LocCount int      // number of <loc> children (more than one is an error)
 
 	Lastmod    Datetime
 	Changefreq string
