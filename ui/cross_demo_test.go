@@ -78,3 +78,27 @@ func checkPartShowsCross(t *testing.T, a *App, d *exDriver) {
 	}
 	d.keys("esc")
 }
+
+// TestProblemsPageKeepsItsPlaceWhenChecksEnd: the problems page of a
+// document follows its problems as the cross-document checks end (each
+// gives new copies of them); the problem selected stays selected.
+func TestProblemsPageKeepsItsPlaceWhenChecksEnd(t *testing.T) {
+	a, d := exApp(t, newExGetter(), "/dataset1/resourcelist-1.xml", 120, 40)
+	d.keys("p")
+	p, ok := a.active().(*problemsPage)
+	if !ok {
+		t.Fatalf("not the problems page: %T", a.active())
+	}
+	d.keys("j j")
+	want := p.Selected()
+	if want == nil {
+		t.Fatal("fixture: no problem selected after j j")
+	}
+	cursor := p.list.Cursor()
+	a.doc.crossUp = append(a.doc.crossUp[:0:0], a.doc.crossUp...)
+	a.doc.joinCross()
+	d.handle(docProblemsMsg{doc: a.doc})
+	if got := p.Selected(); p.list.Cursor() != cursor || got == nil || *got != *want {
+		t.Errorf("after the checks ended, row %d (%+v) is selected, want row %d (%+v)", p.list.Cursor(), got, cursor, want)
+	}
+}
