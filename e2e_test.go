@@ -296,7 +296,13 @@ func TestE2EBrokenDemoProblemsAndVersions(t *testing.T) {
 	}
 	s.keys("j", "j")
 	time.Sleep(300 * time.Millisecond)
-	place := s.screen()
+	// The document's checks against the documents above it run in the
+	// background (the spinner turns in the title); the place is taken once
+	// they ended, so that the screen it is compared with is a settled one.
+	place := s.waitUntil(30*time.Second, "the checks across documents ended", func(scr string) bool {
+		title, _, _ := strings.Cut(scr, "\n")
+		return !strings.ContainsAny(title, "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏")
+	})
 	s.keys("Enter")
 	s.waitFor(10*time.Second, "back to Problems")
 	// esc: the Problems page again, at the same place.

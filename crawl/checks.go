@@ -1,6 +1,7 @@
 package crawl
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -504,4 +505,94 @@ func docName(d *Document) string {
 		return "an " + t
 	}
 	return "a " + t
+}
+
+// ListingProblems returns the cross-document problems a checked walk found
+// at n, as a view of n's entries shows them: n's own (Cross) and, at the
+// entry that lists each document below n, the problems placed on that
+// document (index-child-capability, up-link-parent, index-link-parent, …),
+// its message led by the entry. Walks that report per document (rsx
+// validate --recursive, rsx tree) print the latter under the listed
+// document; a view of n alone would otherwise not show them.
+func (n *Node) ListingProblems() []model.Problem {
+	out := slices.Clip(n.Cross)
+	for _, c := range n.Children {
+		if c.Repeat || c.Via == nil {
+			continue
+		}
+		for _, p := range c.Cross {
+			if p.Entry >= 0 {
+				continue // a problem of one of c's own entries: c's business
+			}
+			p.Entry = c.Via.Entry
+			p.Message = fmt.Sprintf("entry %s (%s): %s", model.EntryNumber(c.Via.Entry), c.Via.Loc, p.Message)
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// CheckListed checks the document at target as the documents above it list
+// it: path runs from where the walk starts (a Capability List, or the
+// document that lists target) down to the document that lists target. Only
+// the documents on the path, target and, in a Capability List, its archives
+// are loaded, and the cross-document problems placed on target are returned
+// (index-child-capability, up-link-parent, archives-link-capability, …):
+// those a walk from path[0] reports under target. reached is false when the
+// path does not lead to target (a document on it does not list the next).
+func (g *Graph) CheckListed(ctx context.Context, path []string, target string, hints bool) (problems []model.Problem, reached bool, err error) {
+	if len(path) == 0 {
+		return nil, false, nil
+	}
+	n, err := g.walkPath(ctx, path, target, len(path), hints)
+	if n == nil {
+		return nil, false, err
+	}
+	return n.Cross, true, err
+}
+
+// CheckListing is the cross-document check of the document at target and
+// the documents it lists, reached from above by path (as CheckListed; empty
+// to start at target): the problems of target's view (Node.ListingProblems).
+// The checks that need a document above (the Capability List's archives,
+// the up links of an index's parts) see it. reached is false when the path
+// does not lead to target.
+func (g *Graph) CheckListing(ctx context.Context, path []string, target string, hints bool) (problems []model.Problem, reached bool, err error) {
+	if len(path) == 0 {
+		root, err := g.Walk(ctx, target, WalkOptions{Depth: 1, Check: true, Hints: hints})
+		if root.Document == nil || root.Header == nil {
+			return nil, true, err
+		}
+		return root.ListingProblems(), true, err
+	}
+	n, err := g.walkPath(ctx, path, target, len(path)+1, hints)
+	if n == nil {
+		return nil, false, err
+	}
+	return n.ListingProblems(), true, err
+}
+
+// walkPath walks from path[0] along path[1:] to target, checked, to depth,
+// and returns target's node (nil when the path does not lead there).
+func (g *Graph) walkPath(ctx context.Context, path []string, target string, depth int, hints bool) (*Node, error) {
+	along := append(slices.Clone(path[1:]), target)
+	root, err := g.Walk(ctx, path[0], WalkOptions{Depth: depth, Check: true, Hints: hints, Path: along})
+	if root.Document == nil || root.Header == nil {
+		return nil, err
+	}
+	n := root
+	for _, u := range along {
+		var next *Node
+		for _, c := range n.Children {
+			if c.Document != nil && !c.Repeat && c.Via != nil && NormalizeURL(c.Via.Loc) == NormalizeURL(u) {
+				next = c
+				break
+			}
+		}
+		if next == nil || next.Header == nil {
+			return nil, err
+		}
+		n = next
+	}
+	return n, err
 }

@@ -2,6 +2,7 @@ package crawl
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
 
@@ -135,5 +136,86 @@ func TestLoadHistoryDemo(t *testing.T) {
 	}
 	if _, segs := h.Coverage(); len(segs) != len(plan.Lists) {
 		t.Errorf("coverage: %d segments for %d contiguous lists", len(segs), len(plan.Lists))
+	}
+}
+
+// TestListingProblemsAndCheckListedAgreeWithTheWalk: the problems a full
+// walk places on each part of the broken demo's Resource List Index are
+// those a view of the index shows at the part's entry (CheckListing,
+// ListingProblems) and those a check of the part against the documents
+// above it finds (CheckListed): part 3, a Resource Dump, has
+// index-child-capability and archives-link-capability (its archives link
+// points to the Resource List Archive) in all three. From the index alone,
+// without the Capability List, the latter cannot be seen.
+func TestListingProblemsAndCheckListedAgreeWithTheWalk(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	t.Cleanup(cancel)
+	srv, err := demo.Start(ctx, "127.0.0.1:0", demo.Options{Resources: 3000, ListSize: 1000, Broken: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	client, err := fetch.NewClient(fetch.Options{NoCache: true, Netrc: "-", Retries: 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	capList := srv.URL + "/dataset1/capabilitylist.xml"
+	index := srv.URL + "/dataset1/resourcelist.xml"
+	full, err := NewGraph(client, GraphOptions{}).Walk(ctx, capList, WalkOptions{Depth: Unlimited, Check: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var idx *Node
+	full.Walk(func(n *Node) bool {
+		if n.Document != nil && n.URL == index {
+			idx = n
+		}
+		return idx == nil
+	})
+	if idx == nil {
+		t.Fatal("the walk did not reach the Resource List Index")
+	}
+	listing, reached, err := NewGraph(client, GraphOptions{}).CheckListing(ctx, []string{capList}, index, false)
+	if err != nil || !reached {
+		t.Fatalf("CheckListing: reached %v, %v", reached, err)
+	}
+	alone, _, err := NewGraph(client, GraphOptions{}).CheckListing(ctx, nil, index, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rules := func(ps []model.Problem, entry int) []string {
+		var out []string
+		for _, p := range ps {
+			if p.Entry == entry && p.Rule != RuleChildUnreachable && p.Rule != RuleChildUnreadable {
+				out = append(out, p.Rule)
+			}
+		}
+		slices.Sort(out)
+		return out
+	}
+	found := 0
+	for _, c := range idx.Children {
+		if c.Document == nil || c.Header == nil {
+			continue
+		}
+		walked := rules(c.Cross, -1)
+		atEntry := rules(listing, c.Via.Entry)
+		listed, reached, err := NewGraph(client, GraphOptions{}).CheckListed(ctx, []string{capList, index}, c.URL, false)
+		if err != nil || !reached {
+			t.Fatalf("CheckListed %s: reached %v, %v", c.URL, reached, err)
+		}
+		own := rules(listed, -1)
+		if !slices.Equal(walked, atEntry) || !slices.Equal(walked, own) {
+			t.Errorf("%s: the walk places %v on it, the index's view shows %v at its entry, CheckListed finds %v", c.URL, walked, atEntry, own)
+		}
+		if slices.Contains(walked, RuleIndexChildCapability) && slices.Contains(walked, RuleArchivesLinkCapability) {
+			found++
+			if got := rules(alone, c.Via.Entry); !slices.Contains(got, RuleIndexChildCapability) || slices.Contains(got, RuleArchivesLinkCapability) {
+				t.Errorf("%s: from the index alone, %v at its entry", c.URL, got)
+			}
+		}
+	}
+	if found != 1 {
+		t.Errorf("%d parts of the broken demo's Resource List Index have index-child-capability and archives-link-capability, want 1", found)
 	}
 }

@@ -570,6 +570,14 @@ type WalkOptions struct {
 	// past it, the documents left are Skipped nodes. 0 means
 	// DefaultMaxDocuments, Unlimited (any negative value) no bound.
 	MaxDocuments int
+	// Path, when set, loads below the root only the documents on this path
+	// (Path[0] a document the root lists, Path[1] one Path[0] lists, …,
+	// compared normalised) and, in a Capability List on it, the archives it
+	// lists, which the checks of rel="archives" links compare with; the
+	// other children are nodes without a Document, not reported. Below the
+	// end of the path the walk goes on as usual, to Depth (Graph.CheckListed,
+	// Graph.CheckListing).
+	Path []string
 	// Archives walks into archives (Archives specification): the documents
 	// a Resource List, Resource Dump, Change List or Change Dump Archive
 	// lists, and the parts of an archive index. Without it an archive is a
@@ -669,6 +677,13 @@ func (w *walker) expand(ctx context.Context, n *Node) {
 	}
 	w.mu.Unlock()
 
+	if n.Depth < len(w.opts.Path) {
+		next := NormalizeURL(w.opts.Path[n.Depth])
+		capList := n.Capability() == model.CapCapabilityList
+		toLoad = slices.DeleteFunc(toLoad, func(c *Node) bool {
+			return NormalizeURL(c.Via.Loc) != next && !(capList && c.Via.Capability.IsArchive())
+		})
+	}
 	var eg errgroup.Group
 	eg.SetLimit(w.opts.Concurrency)
 	for _, c := range toLoad {

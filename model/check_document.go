@@ -66,6 +66,9 @@ func (c *Checker) end(h *Header, bytes int64, complete bool) {
 		if h.MDCount > 1 {
 			c.report(rMDRepeated, -1, md.Line, "", strconv.Itoa(h.MDCount)+" document-level <rs:md> elements; the element is not repeatable (only the first was read)")
 		}
+		if md.Empty != 0 {
+			c.emptyValues(md.Empty, -1, md.Line, "document-level <rs:md> ")
+		}
 		c.docCapability(h)
 		c.docTimes(h)
 		c.docMetadataAttributes(md)
@@ -165,6 +168,11 @@ func (c *Checker) docCapability(h *Header) {
 	md := &h.MD
 	switch md.Capability {
 	case "":
+		if h.MDCount > 1 {
+			// Only the first <rs:md> was read; another may have it
+			// (md-repeated is reported).
+			return
+		}
 		c.report(rCapabilityMissing, -1, md.Line, "", "the document-level <rs:md> has no capability attribute; it is mandatory and says what the document is (resourcelist, changelist, …)")
 	case CapDescription, CapCapabilityList, CapResourceList, CapResourceDump, CapResourceDumpManifest,
 		CapChangeList, CapChangeDump, CapChangeDumpManifest,
@@ -191,14 +199,14 @@ func (c *Checker) docTimes(h *Header) {
 	untilOK := c.timeValue("until", &md.Until, nil, -1, line)
 	switch {
 	case k.snapshot():
-		if md.At.Raw == "" {
+		if md.At.Raw == "" && md.Empty&AttrAt == 0 && h.MDCount <= 1 {
 			c.report(rMDAtMissing, -1, line, "", "the document-level <rs:md> of a "+k.title()+" has no at attribute: the datetime its snapshot started is mandatory (Table 4)")
 		}
 		if md.From.Raw != "" || md.Until.Raw != "" {
 			c.report(rMDTimeNotUsed, -1, line, "", c.names(md.From.Raw != "", md.Until.Raw != "", "from", "until")+" on the document-level <rs:md> of a "+k.title()+": these attributes are used for change documents, not snapshots (Table 4)")
 		}
 	case k.change():
-		if md.From.Raw == "" {
+		if md.From.Raw == "" && md.Empty&AttrFrom == 0 && h.MDCount <= 1 {
 			c.report(rMDFromMissing, -1, line, "", "the document-level <rs:md> of a "+k.title()+" has no from attribute: the start of the interval it covers is mandatory (Table 4)")
 		}
 		if md.At.Raw != "" || md.Completed.Raw != "" {

@@ -57,6 +57,12 @@ func (c *Checker) Entry(e *Entry) {
 			}
 		}
 	}
+	if e.Empty&ChildLastmod != 0 {
+		c.report(rLastmodInvalid, idx, e.Line, "", chkRef(e, idx)+": <lastmod> is empty: not a W3C Datetime (leave the element out when the time is not known)")
+	}
+	if e.Empty&ChildChangefreq != 0 {
+		c.report(rChangefreqInvalid, idx, e.Line, "", chkRef(e, idx)+": <changefreq> is empty: not one of always, hourly, daily, weekly, monthly, yearly, never")
+	}
 	if e.Changefreq != "" && !chkChangefreq(e.Changefreq) {
 		c.report(rChangefreqInvalid, idx, e.Line, "", chkRef(e, idx)+": <changefreq> "+chkQuote(e.Changefreq)+" is not one of always, hourly, daily, weekly, monthly, yearly, never")
 	}
@@ -82,6 +88,35 @@ func (c *Checker) Entry(e *Entry) {
 		c.element(&e.Extra[i], e, idx)
 	}
 	c.entryLinks(e, idx)
+}
+
+// emptyValues reports the attributes of set, written with an empty value,
+// under the rule of their values: an empty value is no value of their kind
+// (an absent attribute is another matter, judged where it is required).
+// The message starts with where.
+func (c *Checker) emptyValues(set AttrSet, idx, line int, where string) {
+	for _, a := range [...]struct {
+		attr AttrSet
+		rule ruleID
+		name string
+		why  string
+	}{
+		{AttrChange, rChangeInvalid, "change", "is not created, updated or deleted"},
+		{AttrAt, rDatetimeInvalid, "at", "is not a W3C Datetime: empty value"},
+		{AttrCompleted, rDatetimeInvalid, "completed", "is not a W3C Datetime: empty value"},
+		{AttrFrom, rDatetimeInvalid, "from", "is not a W3C Datetime: empty value"},
+		{AttrUntil, rDatetimeInvalid, "until", "is not a W3C Datetime: empty value"},
+		{AttrDatetime, rDatetimeInvalid, "datetime", "is not a W3C Datetime: empty value"},
+		{AttrModified, rDatetimeInvalid, "modified", "is not a W3C Datetime: empty value"},
+		{AttrHash, rHashSyntax, "hash", "is empty: a whitespace-delimited list of alg:digest tokens is expected"},
+		{AttrLength, rLengthInvalid, "length", "is not a non-negative integer"},
+		{AttrType, rTypeInvalid, "type", "is not a media type (type/subtype)"},
+		{AttrPri, rLinkPri, "pri", "is not an integer between 1 and 999999"},
+	} {
+		if set&a.attr != 0 {
+			c.report(a.rule, idx, line, "", where+a.name+`="" `+a.why)
+		}
+	}
 }
 
 // entryLinks judges what the entry's links say together (counted by link,
@@ -130,6 +165,9 @@ func (c *Checker) entryMetadata(e *Entry, idx int, md *Metadata) {
 	line := md.Line
 	if line == 0 {
 		line = e.Line
+	}
+	if md.Empty != 0 {
+		c.emptyValues(md.Empty, idx, line, chkRef(e, idx)+": ")
 	}
 
 	// capability
@@ -269,9 +307,12 @@ func (c *Checker) entryRequirements(e *Entry, idx int, md *Metadata) {
 	if md.Present && md.Line != 0 {
 		line = md.Line
 	}
+	// With several <rs:md> only the first was read: an attribute it lacks
+	// may be on another, so none is reported missing (md-repeated is).
+	lacks := func(missing bool) bool { return missing && e.MDCount <= 1 }
 	switch k {
 	case kChangeList, kChangeDumpManifest:
-		if md.Change == "" {
+		if lacks(md.Change == "" && md.Empty&AttrChange == 0) {
 			what := "no <rs:md>"
 			if md.Present {
 				what = "<rs:md> has no change attribute"
@@ -279,18 +320,18 @@ func (c *Checker) entryRequirements(e *Entry, idx int, md *Metadata) {
 			c.report(rChangeMissing, idx, line, k.section(), chkRef(e, idx)+": "+what+": every "+k.title()+" entry must have change=\"created|updated|deleted\"")
 		}
 		if k == kChangeDumpManifest && md.Change != ChangeDeleted {
-			if !md.HasPath {
+			if lacks(!md.HasPath) {
 				c.missingPath(e, idx, line, md, " (required except for change=\"deleted\")")
 			}
-			if md.Type == "" {
+			if lacks(md.Type == "" && md.Empty&AttrType == 0) {
 				c.report(rChangeDumpManifestType, idx, line, "", chkRef(e, idx)+": "+chkNoAttr(md, "type")+"; the Media Type of the bitstream is strongly recommended")
 			}
 		}
 	case kResourceDumpManifest:
-		if !md.HasPath {
+		if lacks(!md.HasPath) {
 			c.missingPath(e, idx, line, md, "")
 		}
-		if md.Type == "" {
+		if lacks(md.Type == "" && md.Empty&AttrType == 0) {
 			c.report(rManifestTypeRecommended, idx, line, "", chkRef(e, idx)+": "+chkNoAttr(md, "type")+"; the Media Type of the bitstream is recommended")
 		}
 	case kResourceDump:
@@ -302,6 +343,9 @@ func (c *Checker) entryRequirements(e *Entry, idx int, md *Metadata) {
 		}
 	case kCapabilityList:
 		if md.Capability == "" {
+			if !lacks(true) {
+				return
+			}
 			what := "no <rs:md>"
 			if md.Present {
 				what = "<rs:md> has no capability attribute"
@@ -338,7 +382,7 @@ func (c *Checker) entryRequirements(e *Entry, idx int, md *Metadata) {
 			c.caps = append(c.caps, chkCapSeen{Capability(strings.Clone(string(md.Capability))), idx})
 		}
 	case kDescription:
-		if md.Present && md.Capability != CapCapabilityList {
+		if md.Present && md.Capability != CapCapabilityList && (md.Capability != "" || lacks(true)) {
 			what := "has no capability attribute"
 			if md.Capability != "" {
 				what = "has capability=" + chkQuote(string(md.Capability))
@@ -346,7 +390,7 @@ func (c *Checker) entryRequirements(e *Entry, idx int, md *Metadata) {
 			c.report(rDescriptionEntryCapability, idx, line, "", chkRef(e, idx)+": <rs:md> "+what+"; in a Source Description it must be capability=\"capabilitylist\"")
 		}
 	case kResourceListArchive, kResourceDumpArchive:
-		if !md.Present || md.At.Raw == "" {
+		if !md.Present || lacks(md.At.Raw == "" && md.Empty&AttrAt == 0) {
 			what := "no <rs:md>"
 			if md.Present {
 				what = "<rs:md> has no at attribute"
@@ -354,7 +398,7 @@ func (c *Checker) entryRequirements(e *Entry, idx int, md *Metadata) {
 			c.report(rArchiveEntryAtMissing, idx, line, k.section(), chkRef(e, idx)+": "+what+"; the entry of a "+k.title()+" conveys when the "+c.entryNoun()+"'s snapshot was taken (at)")
 		}
 	case kChangeListArchive, kChangeDumpArchive:
-		if !md.Present || md.From.Raw == "" {
+		if !md.Present || lacks(md.From.Raw == "" && md.Empty&AttrFrom == 0) {
 			what := "no <rs:md>"
 			if md.Present {
 				what = "<rs:md> has no from attribute"
@@ -365,7 +409,7 @@ func (c *Checker) entryRequirements(e *Entry, idx int, md *Metadata) {
 		if k == kChangeDump {
 			c.packageEntry(e, idx, line, md)
 		}
-		if !md.Present || md.From.Raw == "" {
+		if !md.Present || lacks(md.From.Raw == "" && md.Empty&AttrFrom == 0) {
 			what := "no <rs:md>"
 			if md.Present {
 				what = "<rs:md> has no from attribute"
@@ -377,7 +421,7 @@ func (c *Checker) entryRequirements(e *Entry, idx int, md *Metadata) {
 				c.report(rChangeListIndexUntilRequired, c.openIdx, c.openLine, "", "entry "+EntryNumber(c.openIdx)+" ("+chkClip(c.openLoc)+"): no until, but entry "+EntryNumber(idx)+" follows: only the last, open Change List may lack until; a closed Change List's entry requires until")
 				c.openIdx = -1
 			}
-			if md.Until.Raw == "" && md.From.Raw != "" {
+			if lacks(md.Until.Raw == "" && md.Empty&AttrUntil == 0) && md.From.Raw != "" {
 				c.openIdx, c.openLoc, c.openLine = idx, strings.Clone(e.Loc), line
 			}
 		}
@@ -411,11 +455,20 @@ func chkNoAttr(md *Metadata, name string) string {
 // should say of its package.
 func (c *Checker) packageEntry(e *Entry, idx, line int, md *Metadata) {
 	k := c.kind
+	// (An empty type or length is reported as such: type-invalid, length-invalid.)
+	noType, noLength := md.Type == "" && md.Empty&AttrType == 0, md.LengthRaw == "" && md.Empty&AttrLength == 0
+	rule := rDumpEntryTypeLength
+	if k == kChangeDump {
+		rule = rChangeDumpEntryTypeLength
+	}
 	switch {
 	case !md.Present:
-		c.report(rDumpEntryTypeLength, idx, line, k.section(), chkRef(e, idx)+": no <rs:md>: the Media Type (type) and length of the package are recommended")
-	case md.Type == "" || md.LengthRaw == "":
-		c.report(rDumpEntryTypeLength, idx, line, k.section(), chkRef(e, idx)+": <rs:md> has no "+c.names(md.Type == "", md.LengthRaw == "", "type", "length")+" attribute: the Media Type and length of the package are recommended")
+		c.report(rule, idx, line, "", chkRef(e, idx)+": no <rs:md>: the Media Type (type) and length of the package are recommended")
+	case e.MDCount > 1:
+		// Only the first <rs:md> was read: the others may carry them
+		// (md-repeated says so).
+	case noType, noLength:
+		c.report(rule, idx, line, "", chkRef(e, idx)+": <rs:md> has no "+c.names(noType, noLength, "type", "length")+" attribute: the Media Type and length of the package are recommended")
 	}
 	if md.Type != "" && !c.notZip && c.mediaType(md.Type) != mtBadForm && !chkZipType(md.Type) {
 		c.notZip = true
@@ -632,6 +685,9 @@ func (c *Checker) link(l *Link, e *Entry, idx int) {
 		}
 		return w + ">"
 	}
+	if l.Empty != 0 {
+		c.emptyValues(l.Empty, idx, line, where()+" ")
+	}
 	if !l.HasRel || strings.TrimSpace(l.Rel) == "" {
 		c.report(rLinkRelMissing, idx, line, "", where()+" has no rel attribute: the relation is mandatory")
 	}
@@ -642,6 +698,8 @@ func (c *Checker) link(l *Link, e *Entry, idx int) {
 		case uriOK:
 		case uriBadChar:
 			c.report(rLinkHrefInvalidChar, idx, line, "", where()+" href="+chkQuote(l.Href)+" contains characters a URI cannot hold (spaces, control characters or <>\"{}|\\^`); percent-encode them")
+		case uriBadPercent:
+			c.report(rLinkHrefInvalidChar, idx, line, "", where()+" href="+chkQuote(l.Href)+" has a % that is not followed by two hex digits; a URI holds % only to percent-encode an octet (write a literal % as %25)")
 		case uriNoHost:
 			c.report(rLinkHrefNotAbsolute, idx, line, "", where()+" href="+chkQuote(l.Href)+" has no host")
 		default:
@@ -819,7 +877,7 @@ func (c *Checker) docLinkAttributes(l *Link, line int, where func() string) {
 	if l.Type == "" && l.HashRaw == "" && l.LengthRaw == "" && l.Encoding == "" && !l.HasPath && l.Modified.Raw == "" && l.PriRaw == "" {
 		return
 	}
-	c.report(rAttributeUnexpected, -1, line, "", where()+" carries "+chkLinkAttrNames(l, true)+": Table 3 gives a document-level <rs:ln> only href and rel; these attributes describe a resource an entry links to")
+	c.report(rLinkAttributeUnexpected, -1, line, "", where()+" carries "+chkLinkAttrNames(l, true)+": Table 3 gives a document-level <rs:ln> only href and rel; these attributes describe a resource an entry links to")
 }
 
 // docMetadataAttributes reports attributes Table 3 does not give the
@@ -928,6 +986,8 @@ func (c *Checker) badURI(bad uriProblem, e *Entry, idx int) {
 	switch bad {
 	case uriBadChar:
 		c.report(rLocInvalidChar, idx, e.Line, "", chkRef(e, idx)+": <loc> "+v+" contains characters a URI cannot hold (spaces, control characters or <>\"{}|\\^`); percent-encode them")
+	case uriBadPercent:
+		c.report(rLocInvalidChar, idx, e.Line, "", chkRef(e, idx)+": <loc> "+v+" has a % that is not followed by two hex digits; a URI holds % only to percent-encode an octet (write a literal % as %25)")
 	case uriNoHost:
 		c.report(rLocNotAbsolute, idx, e.Line, "", chkRef(e, idx)+": <loc> "+v+" has no host")
 	default:

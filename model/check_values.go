@@ -283,13 +283,37 @@ const (
 	uriNotAbsolute
 	uriNoHost
 	uriBadChar
+	uriBadPercent // a % not followed by two hex digits
 )
+
+// uriStrayPercent reports whether s has a % that does not start a
+// percent-encoded octet (RFC 3986, section 2.1: "%" HEXDIG HEXDIG); a literal
+// % is written %25.
+func uriStrayPercent(s string) bool {
+	for {
+		i := strings.IndexByte(s, '%')
+		if i < 0 {
+			return false
+		}
+		if i+2 >= len(s) || !chkHexDigit(s[i+1]) || !chkHexDigit(s[i+2]) {
+			return true
+		}
+		s = s[i+3:]
+	}
+}
+
+func chkHexDigit(b byte) bool {
+	return b >= '0' && b <= '9' || b|0x20 >= 'a' && b|0x20 <= 'f'
+}
 
 // chkURI judges a <loc> value: an absolute URI (IRI characters allowed), with a
 // host for http and https.
 func chkURI(s string) uriProblem {
 	if uriHasBad(s) {
 		return uriBadChar
+	}
+	if uriStrayPercent(s) {
+		return uriBadPercent
 	}
 	if len(s) == 0 || !(s[0]|0x20 >= 'a' && s[0]|0x20 <= 'z') {
 		return uriNotAbsolute

@@ -441,6 +441,9 @@ func (d *Decoder) closeElement() error {
 			return err
 		}
 		d.e.Changefreq = d.internBytes(bytes.TrimSpace(d.text))
+		if d.e.Changefreq == "" {
+			d.e.Empty |= ChildChangefreq
+		}
 	case kCapture:
 		if err := d.flushText(); err != nil {
 			return err

@@ -182,6 +182,9 @@ func (d *Decoder) mdField(b []byte, a *rawAttr) uint8 {
 // setMDField sets one attribute of md; extra is the index in md.Extra of an
 // extra attribute whose value is v.
 func (d *Decoder) setMDField(md *Metadata, field uint8, v string, extra int, a *arena) {
+	if v == "" && field >= mfCapability && field <= mfEncoding {
+		md.Empty |= AttrCapability << (field - mfCapability)
+	}
 	switch field {
 	case mfCapability:
 		md.Capability = capabilityOf(v)
@@ -285,6 +288,22 @@ func (d *Decoder) fillLink(ln *Link, b []byte, line int, ar *arena) error {
 			ln.Extra = append(ln.Extra, d.extraAttr(b, a, v))
 			continue
 		}
+		if v == "" {
+			switch string(b[a.name:a.nameEnd]) {
+			case "pri":
+				ln.Empty |= AttrPri
+			case "type":
+				ln.Empty |= AttrType
+			case "encoding":
+				ln.Empty |= AttrEncoding
+			case "length":
+				ln.Empty |= AttrLength
+			case "hash":
+				ln.Empty |= AttrHash
+			case "modified":
+				ln.Empty |= AttrModified
+			}
+		}
 		switch string(b[a.name:a.nameEnd]) {
 		case "rel":
 			ln.Rel = v
@@ -366,6 +385,8 @@ func (d *Decoder) finishEntryText() {
 	if d.lastmodA >= 0 {
 		if raw := strings.TrimSpace(s[d.lastmodA:d.lastmodB]); raw != "" {
 			d.e.Lastmod = d.datetime(raw)
+		} else {
+			d.e.Empty |= ChildLastmod
 		}
 	}
 	for _, p := range d.pendingMD {

@@ -192,6 +192,8 @@ const (
 	rAttributeUnexpected
 	rNotificationChannelShared
 	rTypeUnregistered
+	rLinkAttributeUnexpected
+	rChangeDumpEntryTypeLength
 	numRules // keep last
 )
 
@@ -275,7 +277,7 @@ var ruleTable = [numRules]Rule{
 	rLocNotAbsolute: {ID: "loc-not-absolute", Section: "7", Severity: SeverityError,
 		Summary: "<loc> is not an absolute URI (scheme and, for http(s), host)"},
 	rLocInvalidChar: {ID: "loc-invalid-char", Section: "7", Severity: SeverityError,
-		Summary: "<loc> holds characters a URI cannot contain (spaces, controls, <>\"{}|\\^`)"},
+		Summary: "<loc> holds characters a URI cannot contain (spaces, controls, <>\"{}|\\^`, a % not followed by two hex digits)"},
 	rLocWhitespace: {ID: "loc-whitespace", Section: "7", Severity: SeverityHint,
 		Summary: "whitespace around the URI in <loc>",
 		Basis:   "No sentence: the Sitemap schema's <loc> is an xsd:anyURI, whose white space is collapsed, so clients that follow the schema trim it."},
@@ -361,9 +363,9 @@ var ruleTable = [numRules]Rule{
 		Basis:   "No sentence forbids giving one algorithm twice in the hash attribute's list."},
 	rLengthInvalid: {ID: "length-invalid", Section: "7", Severity: SeverityError,
 		Summary: "length must be a non-negative integer"},
-	rTypeInvalid: {ID: "type-invalid", Section: "7", Severity: SeverityWarning,
+	rTypeInvalid: {ID: "type-invalid", Section: "7", Severity: SeverityError,
 		Summary: "type is not a media type (type/subtype)",
-		Basis:   "§7: \"The value of the attribute conveys the Media Type of a resource representation\"; \"Registered values are listed in the IANA MIME Media Type registry.\" rsx checks only the type/subtype form."},
+		Basis:   "§7: \"The value of the attribute conveys the Media Type of a resource representation\". A value without the type/subtype form of a Media Type (RFC 6838, section 4.2) cannot be one: a value that cannot be what the attribute says it is, an error by the severity policy (an unregistered top-level type is type-unregistered, a warning)."},
 	rDatetimeInvalid: {ID: "datetime-invalid", Section: "7", Severity: SeverityError,
 		Summary: "at, completed, from, until, datetime and modified must be W3C Datetimes (with a time zone when a time is given)"},
 	rDatetimeFormat: {ID: "datetime-format-recommended", Section: "7", Severity: SeverityWarning,
@@ -384,7 +386,7 @@ var ruleTable = [numRules]Rule{
 		Summary: "an <rs:ln> href is not an absolute URI (scheme and, for http(s), host): links, like <loc>, convey URIs",
 		Basis:   "§7: href is \"A mandatory attribute to convey the URI of the related resource\" (\"of the other document\" at document level), as <loc> \"conveys the URI of the resource\": a URI, not a relative reference (RFC 3986)."},
 	rLinkHrefInvalidChar: {ID: "link-href-invalid-char", Section: "7", Severity: SeverityError,
-		Summary: "an <rs:ln> href holds characters a URI cannot contain (spaces, controls, <>\"{}|\\^`)",
+		Summary: "an <rs:ln> href holds characters a URI cannot contain (spaces, controls, <>\"{}|\\^`, a % not followed by two hex digits)",
 		Basis:   "§7: href is \"A mandatory attribute to convey the URI of the related resource\" (\"of the other document\" at document level), as <loc> \"conveys the URI of the resource\": a URI, not a relative reference (RFC 3986)."},
 	rLinkPri: {ID: "link-pri", Section: "7", Severity: SeverityError,
 		Summary: "pri must be an integer between 1 and 999,999"},
@@ -420,8 +422,8 @@ var ruleTable = [numRules]Rule{
 		Summary: `a Source Description entry should have an <rs:ln rel="describedby"> link to a document that describes the Capability List's set of resources`,
 		Basis:   "§8: \"A recommended <rs:ln> child element with a describedby relation type points to a document that describes the set of resources described by the Capability List.\""},
 	rDumpEntryTypeLength: {ID: "dump-entry-type-length", Section: "11.1", Severity: SeverityHint,
-		Summary: "a Resource Dump or Change Dump entry has no <rs:md> with the type and length of its package (recommended; sections 11.1, 13.1)",
-		Basis:   "§11.1: \"A recommended <rs:md> child element to convey the Media Type and the length of the package using the type and length attribute, respectively\" (§13.1 the same for Change Dumps). A recommendation, hence a warning by the policy, but the standard's own Example 4 (the walkthrough's Resource Dump) has an entry without <rs:md>: held as a hint, as the policy holds statements the examples do not keep one step lower."},
+		Summary: "a Resource Dump entry has no <rs:md> with the type and length of its package (recommended; a Change Dump's is changedump-entry-type-length)",
+		Basis:   "§11.1: \"A recommended <rs:md> child element to convey the Media Type and the length of the package using the type and length attribute, respectively\". A recommendation, hence a warning by the policy, but the standard's own Example 4 (the walkthrough's Resource Dump) has an entry without <rs:md>: held as a hint, as the policy holds statements the examples do not keep one step lower. A Change Dump's example keeps it (changedump-entry-type-length, a warning)."},
 	rDumpPackageFormat: {ID: "dump-package-format", Section: "11.1", Severity: SeverityWarning,
 		Summary: "a package of a Resource Dump or Change Dump is not a ZIP file (type is not application/zip), the format the framework recommends (sections 11.1, 13.1)",
 		Basis:   "§11.1: \"The ResourceSync framework recommends the use of the ZIP file format as the packaging format. Communities may define their own packaging format, but need to be aware that doing so will have a negative impact on cross-community interoperability.\" §13.1: \"The ResourceSync framework specifies the use of the ZIP file format as the packaging format. Communities may define their own packaging format.\" Allowed, so not an error."},
@@ -438,11 +440,17 @@ var ruleTable = [numRules]Rule{
 		Summary: "an entry has more than one via link: an aggregator should keep only the existing via link to the original resource",
 		Basis:   "§14.8: \"In this case each aggregator should maintain only the existing via link in order to convey information about the origin of the resource.\""},
 	rAttributeUnexpected: {ID: "attribute-unexpected", Section: "7", Severity: SeverityWarning,
-		Summary: "a ResourceSync attribute on an element Table 3 does not give it to (document-level <rs:md>: at, capability, completed, from, until; document-level <rs:ln>: href, rel)",
-		Basis:   "§7: the document-level <rs:md> \"may have the following attributes: at, capability, completed, from, until\" and the document-level <rs:ln> has href and rel; Table 3 lists the attributes \"defined by ResourceSync that may be used with\" each element. A use Table 3 does not give, worded without \"must\": a warning."},
+		Summary: "a ResourceSync attribute on the document-level <rs:md> other than those Table 3 gives it (at, capability, completed, from, until)",
+		Basis:   "§7: the document-level <rs:md> \"may have the following attributes: at, capability, completed, from, until\"; Table 3 lists the attributes \"defined by ResourceSync that may be used with\" each element. A use outside that list, worded without \"must\": a warning. (The document-level <rs:ln> is link-attribute-unexpected.)"},
 	rNotificationChannelShared: {ID: "notification-channels-shared", Section: "N2", Severity: SeverityWarning,
 		Summary: "a Capability List advertises one channel for both change and framework notifications (Notification draft, section 2)",
 		Basis:   "Notification draft §2: \"Change Notifications and Framework Notifications are sent on different notification channels.\" A statement of the draft, not a \"must\": a warning."},
+	rLinkAttributeUnexpected: {ID: "link-attribute-unexpected", Section: "7", Severity: SeverityHint,
+		Summary: "a document-level <rs:ln> carries a ResourceSync attribute Table 3 gives only to an entry's <rs:ln> (type, length, hash, encoding, path, modified, pri)",
+		Basis:   "§7: the document-level <rs:ln> \"may have several attributes and the ones defined by ResourceSync are as follows\": href and rel. Table 3 gives it no others, but the list is open and no sentence restricts it: what the standard leaves free, a hint."},
+	rChangeDumpEntryTypeLength: {ID: "changedump-entry-type-length", Section: "13.1", Severity: SeverityWarning,
+		Summary: "a Change Dump entry has no <rs:md> with the type and length of its package (recommended)",
+		Basis:   "§13.1: \"A recommended <rs:md> child element to convey the Media Type and the length of the package using the type and length attribute, respectively.\" Example 22, the Change Dump, gives both on every entry: a recommendation the standard keeps, a warning (compare dump-entry-type-length, a hint: the Resource Dump of Example 4 has neither)."},
 	rTypeUnregistered: {ID: "type-unregistered", Section: "7", Severity: SeverityWarning,
 		Summary: "type has a top-level type the IANA Media Types registry does not have (the subtype is not checked: rsx carries no copy of the registry)",
 		Basis:   "§7: type \"conveys the Media Type of a resource representation\"; \"Registered values are listed in the IANA MIME Media Type registry.\" The top-level types are few (RFC 6838, section 4.2); a value outside them is no registered Media Type. A statement without \"must\": a warning, as type-invalid."},

@@ -135,11 +135,14 @@ const (
 	trPath
 	trIndex
 	trLine
+	trEmpty
 )
 
 // tableRare keeps the fields of one entry that the columns cannot hold.
 type tableRare struct {
 	mask      uint32
+	empty     AttrSet
+	emptyKids ChildSet
 	locRaw    string
 	locCount  int
 	mdCount   int
@@ -197,6 +200,10 @@ func (t *EntryTable) Append(e *Entry) int {
 	if want := b2i(e.HasLoc); e.LocCount != want {
 		r.mask |= trLocCount
 		r.locCount = e.LocCount
+	}
+	if e.MD.Empty != 0 || e.Empty != 0 {
+		r.mask |= trEmpty
+		r.empty, r.emptyKids = e.MD.Empty, e.Empty
 	}
 	if want := b2i(e.MD.Present); e.MDCount != want {
 		r.mask |= trMDCount
@@ -819,6 +826,9 @@ func (t *EntryTable) Entry(i int) Entry {
 		}
 		if r.mask&trMDCount != 0 {
 			e.MDCount = r.mdCount
+		}
+		if r.mask&trEmpty != 0 {
+			md.Empty, e.Empty = r.empty, r.emptyKids
 		}
 		if r.mask&trMDLine != 0 {
 			md.Line = r.mdLine

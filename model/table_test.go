@@ -76,6 +76,7 @@ func TestEntryTableRoundTrip(t *testing.T) {
 <url><lastmod>0001-01-01</lastmod><rs:md hash="" path=""/></url>
 <url><loc>http://e.com/d</loc><lastmod>2013-01-02T13:00:00.1234567891Z</lastmod><rs:md hash="sha-1:da39a3ee5e6b4b0d3255bfef95601890afd80709  md5:1584abdf8ebdc9802ac0c6a7402c03b6"/></url>
 <url><loc>http://e.com/e</loc><lastmod>2016-12-31T23:59:60Z</lastmod><rs:md hash="foo:abcd"/></url>
+<url><loc>http://e.com/f</loc><lastmod></lastmod><changefreq> </changefreq><rs:md length="" at="" type=""/></url>
 </urlset>`)
 	entries := append([]Entry(nil), doc.Entries...)
 	// Values no decoder produces but a caller might append.

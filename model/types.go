@@ -94,7 +94,10 @@ type Element struct {
 // form marked invalid, so that the checker can report it with the offending value.
 type Metadata struct {
 	Present bool // the element was there
-	Line    int
+	// Empty are the attributes written with an empty value (length=""):
+	// present, unlike absent ones, and no value of their kind.
+	Empty AttrSet
+	Line  int
 
 	Capability Capability
 	Change     Change
@@ -120,6 +123,26 @@ type Metadata struct {
 	Extra []Attr // every other attribute, verbatim
 }
 
+// AttrSet is a set of the ResourceSync attributes of <rs:md> and <rs:ln>.
+type AttrSet uint16
+
+// The attributes of an AttrSet.
+const (
+	AttrCapability AttrSet = 1 << iota
+	AttrChange
+	AttrAt
+	AttrCompleted
+	AttrFrom
+	AttrUntil
+	AttrDatetime
+	AttrHash
+	AttrLength
+	AttrType
+	AttrEncoding
+	AttrPri
+	AttrModified
+)
+
 // Link is an <rs:ln> element, at document level or in an entry.
 type Link struct {
 	Line int
@@ -128,6 +151,7 @@ type Link struct {
 	Href    string // as written, trimmed
 	HasRel  bool
 	HasHref bool
+	Empty   AttrSet // attributes written with an empty value, as Metadata.Empty
 
 	Pri    int    // 0 when absent; spec default is MaxPri
 	PriRaw string // "" when absent
@@ -157,7 +181,8 @@ type Entry struct {
 	Loc      string // trimmed
 	LocRaw   string // as written when it differs from Loc (surrounding whitespace), else ""
 	HasLoc   bool
-	LocCount int // number of <loc> children (more than one is an error)
+	Empty    ChildSet // children written without a value (<lastmod/>): present, unlike absent ones
+	LocCount int      // number of <loc> children (more than one is an error)
 
 	Lastmod    Datetime
 	Changefreq string
@@ -168,6 +193,15 @@ type Entry struct {
 
 	Extra []Element // unknown children, other namespaces, legacy elements
 }
+
+// ChildSet is a set of the Sitemap children of an entry.
+type ChildSet uint8
+
+// The children of a ChildSet.
+const (
+	ChildLastmod ChildSet = 1 << iota
+	ChildChangefreq
+)
 
 // Namespace is a namespace declaration seen on the root element.
 type Namespace struct {

@@ -42,7 +42,7 @@ func TestCrossCheckComparesDeclaredDigests(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ps, err := New(c, Options{}).CrossCheck(context.Background(), srv.URL+"/index.xml")
+	ps, err := New(c, Options{}).CrossCheck(context.Background(), srv.URL+"/index.xml", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -179,14 +179,57 @@ func (s *Session) Discover(ctx context.Context, target string) (*crawl.Discovery
 
 // CrossCheck loads the documents target lists (a Source Description,
 // Capability List or index: their headers and counts, not their entries)
-// and returns the cross-document problems about target's entries.
-func (s *Session) CrossCheck(ctx context.Context, target string) ([]model.Problem, error) {
+// and returns the cross-document problems about target's entries: those
+// rsx validate --recursive reports under target and, at the entry that
+// lists each document, those it reports under that document
+// (crawl.Node.ListingProblems). above are the documents above target (its
+// crumbs, from the Source Description down); the check starts at the
+// nearest Capability List among them, loading only the way down and its
+// archives, so that the checks that need it (rel="archives" links, the up
+// links of an index's parts) see it.
+func (s *Session) CrossCheck(ctx context.Context, target string, above []Crumb) ([]model.Problem, error) {
 	g := crawl.NewGraph(s.get, crawl.GraphOptions{Decoder: s.opts.Decoder})
-	root, err := g.Walk(ctx, target, crawl.WalkOptions{Depth: 1, Check: true})
-	if root == nil {
-		return nil, err
+	if path := fromCapabilityList(above); len(path) > 0 {
+		if ps, reached, err := g.CheckListing(ctx, path, target, false); reached || ctx.Err() != nil {
+			return ps, err
+		}
 	}
-	return root.Cross, err
+	ps, _, err := g.CheckListing(ctx, nil, target, false)
+	return ps, err
+}
+
+// CrossCheckListed returns the cross-document problems about target as
+// the documents above it (its crumbs, from the Source Description down to
+// the document that lists it) list it: those rsx validate --recursive
+// reports under target (crawl.Graph.CheckListed), from the nearest
+// Capability List above, or else from the document that lists it.
+func (s *Session) CrossCheckListed(ctx context.Context, target string, above []Crumb) ([]model.Problem, error) {
+	if len(above) == 0 {
+		return nil, nil
+	}
+	g := crawl.NewGraph(s.get, crawl.GraphOptions{Decoder: s.opts.Decoder})
+	if path := fromCapabilityList(above); len(path) > 1 {
+		if ps, reached, err := g.CheckListed(ctx, path, target, false); reached || ctx.Err() != nil {
+			return ps, err
+		}
+	}
+	ps, _, err := g.CheckListed(ctx, []string{above[len(above)-1].URL}, target, false)
+	return ps, err
+}
+
+// fromCapabilityList is the way down from the last Capability List of
+// crumbs to their end: nil when there is none.
+func fromCapabilityList(crumbs []Crumb) []string {
+	for i := len(crumbs) - 1; i >= 0; i-- {
+		if crumbs[i].Capability == model.CapCapabilityList {
+			out := make([]string, 0, len(crumbs)-i)
+			for _, c := range crumbs[i:] {
+				out = append(out, c.URL)
+			}
+			return out
+		}
+	}
+	return nil
 }
 
 // CheckResource fetches t once and judges it against its claims; see

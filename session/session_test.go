@@ -69,7 +69,7 @@ func TestSessionAgainstTheDemo(t *testing.T) {
 		t.Errorf("raw: %v, %d bytes of %d", err, len(raw), size)
 	}
 
-	if _, err := s.CrossCheck(context.Background(), srv.URL+"/dataset1/capabilitylist.xml"); err != nil {
+	if _, err := s.CrossCheck(context.Background(), srv.URL+"/dataset1/capabilitylist.xml", nil); err != nil {
 		t.Errorf("cross-check: %v", err)
 	}
 

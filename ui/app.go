@@ -185,7 +185,7 @@ func (a *App) tick() tea.Cmd {
 
 // busy tells whether anything is loading (the spinner turns).
 func (a *App) busy() bool {
-	if (a.doc != nil && (a.doc.loading || a.doc.crossState == crossChecking)) || a.discoverCancel != nil {
+	if (a.doc != nil && (a.doc.loading || a.doc.crossChecking())) || a.discoverCancel != nil {
 		return true
 	}
 	if a.dv != nil && a.dv.Busy() {
@@ -227,7 +227,7 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			msg.doc.crumbs = msg.crumbs
 			a.hist.setCrumbs(docKey(msg.doc.url, msg.doc.parts != nil), msg.crumbs)
 		}
-		return a, nil
+		return a, a.crumbsArrived(msg.doc)
 	case discoveryMsg:
 		return a, a.discovered(msg)
 	case crossCheckedMsg:

@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -238,7 +239,7 @@ func (a *App) handleLoad(m loadMsg) tea.Cmd {
 		d.wait = retryWait{}
 		d.cancelLoad()
 		d.buildMarks()
-		cmds = append(cmds, a.startCrossCheck(d))
+		cmds = append(cmds, a.startCrossCheck(d), a.startListedCheck(d))
 		if text := d.carriedText(); text != "" && current {
 			a.flashInfo(text)
 		}
@@ -327,11 +328,46 @@ func (a *App) startCrossCheck(d *document) tea.Cmd {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	d.crossState, d.crossCancel = crossChecking, cancel
-	b, url := a.backend, d.base()
+	d.crossGen++
+	d.crossCrumbs = len(d.crumbs) > 0
+	b, url, above, gen := a.backend, d.base(), slices.Clone(d.crumbs), d.crossGen
 	return tea.Batch(func() tea.Msg {
 		defer cancel()
-		ps, err := b.CrossCheck(ctx, url)
-		return crossCheckedMsg{doc: d, problems: ps, err: err}
+		ps, err := b.CrossCheck(ctx, url, above)
+		return crossCheckedMsg{doc: d, gen: gen, problems: ps, err: err}
+	}, a.tick())
+}
+
+// crumbsArrived starts the checks that wait for the documents above d: the
+// check of d against them, and again the check of its entries when it ran
+// without them (some checks need the Capability List above an index).
+func (a *App) crumbsArrived(d *document) tea.Cmd {
+	var again tea.Cmd
+	if len(d.crumbs) > 0 && !d.crossCrumbs && d.crossState != crossNone {
+		if d.crossCancel != nil {
+			d.crossCancel()
+			d.crossCancel = nil
+		}
+		d.crossState = crossNone
+		again = a.startCrossCheck(d)
+	}
+	return tea.Batch(again, a.startListedCheck(d))
+}
+
+// startListedCheck checks d against the document that lists it (its last
+// crumb), in the background: what rsx validate --recursive from there
+// reports under d.
+func (a *App) startListedCheck(d *document) tea.Cmd {
+	if !d.wantsListedCheck() || d.upState != crossNone {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	d.upState, d.upCancel = crossChecking, cancel
+	b, url, above := a.backend, d.base(), slices.Clone(d.crumbs)
+	return tea.Batch(func() tea.Msg {
+		defer cancel()
+		ps, err := b.CrossCheckListed(ctx, url, above)
+		return crossCheckedMsg{doc: d, listed: true, problems: ps, err: err}
 	}, a.tick())
 }
 
@@ -339,16 +375,32 @@ func (a *App) startCrossCheck(d *document) tea.Cmd {
 // the pages.
 func (a *App) crossChecked(m crossCheckedMsg) tea.Cmd {
 	d := m.doc
-	if d == nil || d.crossState != crossChecking {
+	if d == nil {
 		return nil
 	}
-	d.crossCancel = nil
-	d.cross = m.problems
-	d.crossErr = m.err
-	d.crossState = crossDone
-	if m.err != nil && len(m.problems) == 0 {
-		d.crossState = crossFailed
+	if m.listed {
+		if d.upState != crossChecking {
+			return nil
+		}
+		d.upCancel = nil
+		d.upState = crossDone
+		d.crossUp = m.problems
+		if m.err != nil && len(m.problems) == 0 {
+			d.upState = crossFailed
+		}
+	} else {
+		if d.crossState != crossChecking || m.gen != d.crossGen {
+			return nil
+		}
+		d.crossCancel = nil
+		d.crossDown = m.problems
+		d.crossErr = m.err
+		d.crossState = crossDone
+		if m.err != nil && len(m.problems) == 0 {
+			d.crossState = crossFailed
+		}
 	}
+	d.joinCross()
 	d.buildMarks()
 	return a.broadcast(docProblemsMsg{doc: d})
 }

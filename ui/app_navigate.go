@@ -37,7 +37,7 @@ func (a *App) open(p place, record bool) tea.Cmd {
 		if p.crumbs != nil && len(d.crumbs) == 0 {
 			d.crumbs = p.crumbs
 		}
-		cmd := tea.Batch(a.findAncestors(d), a.startCrossCheck(d), a.startLocal(d))
+		cmd := tea.Batch(a.findAncestors(d), a.startCrossCheck(d), a.startListedCheck(d), a.startLocal(d))
 		if d.loading {
 			return tea.Batch(cmd, a.tick())
 		}

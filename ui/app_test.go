@@ -54,7 +54,7 @@ func exSite() map[string]string {
 	}
 	// Part 1 has problems, as Sources write them: entry 12's md5 digest
 	// has the 40 digits of a sha-1 (hash-length, an error), entries 3, 10,
-	// 17 and 24 give a file extension for a type (type-invalid, a warning)
+	// 17 and 24 give a file extension for a type (type-invalid, an error)
 	// and entries 20 and 27 write their digest in base64 (hash-base64, a
 	// warning). Their lastmods after the snapshot are hints, not counted.
 	var rl1, rl2 strings.Builder

@@ -65,8 +65,12 @@ type Documents interface {
 
 	// CrossCheck loads the documents url lists (a Source Description,
 	// Capability List or index: headers and counts, not their entries) and
-	// returns the cross-document problems about url's entries.
-	CrossCheck(ctx context.Context, url string) ([]model.Problem, error)
+	// returns the cross-document problems about url's entries, those of
+	// the documents it lists at their entries; above are its crumbs.
+	CrossCheck(ctx context.Context, url string, above []Crumb) ([]model.Problem, error)
+	// CrossCheckListed returns the cross-document problems about url as
+	// the documents above it (its crumbs) list it.
+	CrossCheckListed(ctx context.Context, url string, above []Crumb) ([]model.Problem, error)
 }
 
 // Links decides which targets the explorer may read: a document from the
@@ -188,7 +192,14 @@ func (NopBackend) FollowLink(from, target string) error {
 }
 
 // CrossCheck finds none.
-func (NopBackend) CrossCheck(context.Context, string) ([]model.Problem, error) { return nil, nil }
+func (NopBackend) CrossCheck(context.Context, string, []Crumb) ([]model.Problem, error) {
+	return nil, nil
+}
+
+// CrossCheckListed finds none.
+func (NopBackend) CrossCheckListed(context.Context, string, []Crumb) ([]model.Problem, error) {
+	return nil, nil
+}
 
 // InspectResource fails without fetching.
 func (NopBackend) InspectResource(_ context.Context, t claims.Target, _ func(int64, int64)) session.Inspection {

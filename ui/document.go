@@ -44,11 +44,19 @@ type document struct {
 	cancel   context.CancelFunc
 	keys     *colKeys
 
-	// Cross-document problems (validity.go) and the entries' marks.
+	// Cross-document problems (validity.go) and the entries' marks: cross
+	// is crossDown, about the entries (the documents it lists against it),
+	// then crossUp, about the document as the document that lists it does.
 	cross       []model.Problem
+	crossDown   []model.Problem
 	crossState  crossState
 	crossErr    error
 	crossCancel context.CancelFunc
+	crossUp     []model.Problem
+	upState     crossState
+	upCancel    context.CancelFunc
+	crossGen    int                       // the check running or done: results of others are dropped
+	crossCrumbs bool                      // the check of the entries saw the crumbs (the documents above)
 	marks       []uint8                   // per entry, nil when no entry has a problem
 	byEntry     map[int32][]model.Problem // the problems of each entry that has some
 

@@ -382,7 +382,7 @@ func (v *docPage) validitySeg() statusSeg {
 	st := v.c.Styles
 	errs, warns := d.problemCounts()
 	switch {
-	case errs == 0 && warns == 0 && d.crossState == crossChecking:
+	case errs == 0 && warns == 0 && d.crossChecking():
 		return statusSeg{st.StatusValue.Render("checking across documents…"), st.StatusValue.Render("checking…"), 2}
 	case errs == 0 && warns == 0 && d.err == nil && d.crossState != crossFailed:
 		// Valid only when it loaded whole and every check ran.
@@ -399,7 +399,7 @@ func (v *docPage) validitySeg() statusSeg {
 		full = append(full, st.BarWarning.Render("! "+display.Plural(warns, "warning", "warnings")))
 		short = append(short, st.BarWarning.Render(fmt.Sprintf("!%d", warns)))
 	}
-	if d.crossState == crossChecking {
+	if d.crossChecking() {
 		full = append(full, st.StatusValue.Render("checking…"))
 		short = append(short, st.StatusValue.Render("…"))
 	}

@@ -26,7 +26,7 @@ func (s docProblems) Counts() (errs, warns int) { return s.d.problemCounts() }
 func (s docProblems) StoredAll() bool { return s.d.problemsStoredAll() }
 
 // Checking tells that the cross-document checks run.
-func (s docProblems) Checking() bool { return s.d.crossState == crossChecking }
+func (s docProblems) Checking() bool { return s.d.crossChecking() }
 
 // CrossErr is why the cross-document checks failed.
 func (s docProblems) CrossErr() error { return s.d.crossErr }

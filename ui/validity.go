@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"slices"
 	"sort"
 
 	"rsx/model"
@@ -29,9 +30,12 @@ const (
 	markHasError
 )
 
-// crossCheckedMsg carries the cross-document problems of a document.
+// crossCheckedMsg carries the cross-document problems of a document: about
+// its entries, or (listed) about the document as its parent lists it.
 type crossCheckedMsg struct {
 	doc      *document
+	gen      int // document.crossGen when the check started
+	listed   bool
 	problems []model.Problem
 	err      error
 }
@@ -52,6 +56,23 @@ func (d *document) problemCounts() (errs, warns int) {
 // not followed from here).
 func (d *document) wantsCrossCheck() bool {
 	return !d.loading && d.err == nil && d.header != nil && d.parts == nil && d.entriesAreDocuments() && !model.IsLocal(d.url)
+}
+
+// wantsListedCheck tells whether the document has a parent that lists it
+// (the last of its crumbs: the document it was opened from, or its index or
+// up link), against which the cross-document checks judge it.
+func (d *document) wantsListedCheck() bool {
+	return !d.loading && d.err == nil && d.header != nil && d.parts == nil && len(d.crumbs) > 0 && !model.IsLocal(d.url)
+}
+
+// crossChecking tells whether a cross-document check of the document runs.
+func (d *document) crossChecking() bool {
+	return d.crossState == crossChecking || d.upState == crossChecking
+}
+
+// joinCross sets cross from the problems of both checks.
+func (d *document) joinCross() {
+	d.cross = append(slices.Clip(d.crossDown), d.crossUp...)
 }
 
 // buildMarks records which entries have problems, from the problems stored
@@ -108,6 +129,13 @@ func (d *document) stopCrossCheck() {
 		d.crossCancel = nil
 		if d.crossState == crossChecking {
 			d.crossState = crossNone
+		}
+	}
+	if d.upCancel != nil {
+		d.upCancel()
+		d.upCancel = nil
+		if d.upState == crossChecking {
+			d.upState = crossNone
 		}
 	}
 }

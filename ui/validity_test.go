@@ -110,21 +110,26 @@ func equalCounts(a, b map[string]string) bool {
 
 // A Capability List whose listed document is missing is not valid: the
 // cross-document error is counted in the status bar, marks its entry and is
-// on the problems page.
+// on the problems page. So is the error rsx validate --recursive reports
+// under the other document it lists (dataset 1's Resource List, whose up
+// link points to dataset 1's Capability List): up-link-parent, at entry 1.
 func TestCrossDocumentProblemsCount(t *testing.T) {
 	a, d := exApp(t, exFaultySite(), "/dataset9/capabilitylist.xml", 120, 40)
 	if a.doc.markOf(1) != markHasError {
 		t.Fatalf("entry 2 (the missing Change List) is not marked as an error; cross %+v", a.doc.cross)
 	}
 	lines := strings.Split(d.screen(), "\n")
-	if status := lines[len(lines)-2]; !strings.Contains(status, "✗ 1 error") {
+	if a.doc.markOf(0) != markHasError {
+		t.Errorf("entry 1 (the Resource List that points up elsewhere) is not marked as an error; cross %+v", a.doc.cross)
+	}
+	if status := lines[len(lines)-2]; !strings.Contains(status, "✗ 2 errors") {
 		t.Errorf("status bar %q", status)
 	}
 	if row := lines[4]; !strings.Contains(row, "✗") || !strings.Contains(row, "changelist.xml") {
 		t.Errorf("the table row of entry 2 has no mark: %q", row)
 	}
 	d.keys("p")
-	if s := d.screen(); !strings.Contains(s, "across documents") || !strings.Contains(s, "✗ 1 error") {
+	if s := d.screen(); !strings.Contains(s, "across documents") || !strings.Contains(s, "✗ 2 errors") || !strings.Contains(s, "up-link-parent") {
 		t.Errorf("problems page:\n%s", s)
 	}
 }
@@ -147,9 +152,10 @@ func TestFailedLoadIsNotValid(t *testing.T) {
 
 // enter on a problem shows its entry; esc comes back to the problems page
 // at the same place; esc again closes it, and then goes back in history.
-// Part 1 of the fixtures has one error (entry 12) and six warnings; at 40
-// lines every group is open and the list does not scroll, at 14 the groups
-// are closed and the list scrolls once the last one is opened.
+// Part 1 of the fixtures has five errors (entries 3, 10, 17 and 24, entry
+// 12) and two warnings; at 40 lines every group is open and the list does
+// not scroll, at 14 the groups are closed and the list scrolls once the
+// last one is opened.
 // (At 14 lines the detail pane leaves the list four rows.)
 func TestProblemEntryAndBack(t *testing.T) {
 	cases := []struct {
@@ -160,9 +166,9 @@ func TestProblemEntryAndBack(t *testing.T) {
 		entry  int
 		scroll bool
 	}{
-		// The error's group, its problem, the type-invalid group, then
-		// its third problem.
-		{"open groups", 40, "j j j j j", "type-invalid", 16, false},
+		// The type-invalid group (the errors' largest) first, then its
+		// third problem.
+		{"open groups", 40, "j j j", "type-invalid", 16, false},
 		// G to the last group (hash-base64), enter opens it, G to its
 		// last problem.
 		{"scrolled", 14, "G enter G", "hash-base64", 26, true},
@@ -275,7 +281,7 @@ func TestAllPartsMarkTheirProblems(t *testing.T) {
 	}
 	// Part 1's problems (fixture exSite), whatever order the parts arrived in.
 	sort.Strings(marked)
-	want := []string{"/res/003.html 1", "/res/010.html 1", "/res/012.html 2", "/res/017.html 1", "/res/020.html 1", "/res/024.html 1", "/res/027.html 1"}
+	want := []string{"/res/003.html 2", "/res/010.html 2", "/res/012.html 2", "/res/017.html 2", "/res/020.html 1", "/res/024.html 2", "/res/027.html 1"}
 	if strings.Join(marked, ", ") != strings.Join(want, ", ") {
 		t.Errorf("marked %v, want %v", marked, want)
 	}

@@ -242,11 +242,14 @@ func (v *Problems) rebuild() {
 		return !a.cross && b.cross
 	})
 	v.layoutRows()
+	// The problems may be new copies (the cross-document checks ended):
+	// the selected one is found again by value.
+	same := func(a, b *model.Problem) bool { return a == b || a != nil && b != nil && *a == *b }
 	sel := 0
 	for i, r := range v.rows {
-		if r.g.key == keepG && (r.p == keepP || (keepP != nil && r.p == nil && !v.expanded[r.g.key])) {
+		if r.g.key == keepG && (same(r.p, keepP) || (keepP != nil && r.p == nil && !v.expanded[r.g.key])) {
 			sel = i
-			if r.p == keepP {
+			if same(r.p, keepP) {
 				break
 			}
 		}
