@@ -152,4 +152,3 @@ func waitHTTP(t *testing.T, u string) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
-
