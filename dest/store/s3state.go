@@ -40,7 +40,8 @@ import (
 // hashes of the state last published, kept in the cache folder.
 //
 // Older rsx versions kept the whole file at PREFIX/.rsx/state.db: it is read
-// as before, and the first publish writes the new format and removes it.
+// as before when there is no manifest, and each new base replaces it with
+// legacyStub, which older versions refuse to open.
 
 const (
 	stateReplDir      = ReservedDir + "/state"
@@ -493,6 +494,9 @@ func (s *S3) publishPages(ctx context.Context, dbPath string, side cacheSide, co
 		return err
 	}
 	if newBase {
+		if err := s.putLegacyStub(ctx); err != nil {
+			return fmt.Errorf("replace the older format's %s: %w", s.loc.Key(StateFile), err)
+		}
 		s.removeUnlisted(ctx, m)
 	}
 	return nil
@@ -597,9 +601,8 @@ func (c *countWriter) Write(p []byte) (int, error) {
 }
 
 // removeUnlisted removes what the state folder holds beyond manifest m (the
-// objects of older generations, of publishes killed before their manifest)
-// and the whole-file state of older rsx versions. Best effort: what stays is
-// removed at the next compaction.
+// objects of older generations, of publishes killed before their manifest).
+// Best effort: what stays is removed at the next compaction.
 func (s *S3) removeUnlisted(ctx context.Context, m *stateManifest) {
 	keep := map[string]bool{stateManifestName: true, m.Base.Key: true}
 	for _, o := range m.Segments {
@@ -614,7 +617,25 @@ func (s *S3) removeUnlisted(ctx context.Context, m *stateManifest) {
 			s.client.RemoveObject(ctx, s.loc.Bucket, obj.Key, minio.RemoveObjectOptions{})
 		}
 	}
-	s.client.RemoveObject(ctx, s.loc.Bucket, s.loc.Key(StateFile), minio.RemoveObjectOptions{})
+}
+
+// legacyStub replaces PREFIX/.rsx/state.db, the whole-file state of older
+// rsx versions: not a SQLite file, so that an older rsx stops at it ("file is
+// not a database") instead of taking the bucket for one with no state.
+const legacyStub = "rsx: the state of this destination is in .rsx/state/ (manifest.json and the objects it lists),\n" +
+	"replicated by its changes; this rsx is too old to read it. This file is not a SQLite database,\n" +
+	"so that an older rsx stops here instead of taking the copy for one without a state.\n"
+
+// putLegacyStub writes legacyStub over PREFIX/.rsx/state.db.
+func (s *S3) putLegacyStub(ctx context.Context) error {
+	_, err := s.client.PutObject(ctx, s.loc.Bucket, s.loc.Key(StateFile), strings.NewReader(legacyStub), int64(len(legacyStub)),
+		minio.PutObjectOptions{ContentType: "text/plain; charset=utf-8", DisableMultipart: true})
+	if err == nil {
+		s.mu.Lock()
+		s.uploaded += int64(len(legacyStub))
+		s.mu.Unlock()
+	}
+	return err
 }
 
 // StateUploaded is how many bytes of state this Store has uploaded (its

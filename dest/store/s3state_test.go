@@ -155,8 +155,8 @@ func TestS3StateByChanges(t *testing.T) {
 			t.Errorf("segment %s: %d bytes for a database of %d", seg.Key, seg.Size, dbSize)
 		}
 	}
-	if _, ok := objects(t, g, "bychanges", "copy/.rsx/")["copy/.rsx/state.db"]; ok {
-		t.Error("the whole-file state object was written")
+	if got := getObject(t, g, "bychanges", "copy/.rsx/state.db"); got != legacyStub {
+		t.Errorf("PREFIX/.rsx/state.db is not the stub that stops older versions: %.60q", got)
 	}
 
 	// An incremental run of a few changes uploads a few pages.
@@ -351,8 +351,17 @@ func TestS3StateLegacy(t *testing.T) {
 	r.put(50, 60)
 	r.end()
 	keys := objects(t, g, "legacy", "copy/.rsx/")
-	if _, ok := keys["copy/.rsx/state.db"]; ok {
-		t.Error("the older whole-file state was left beside the new one")
+	if got := getObject(t, g, "legacy", "copy/.rsx/state.db"); got != legacyStub {
+		t.Errorf("the older whole-file state was left beside the new one: %.60q", got)
+	}
+	// An older rsx stops at the stub.
+	stub := filepath.Join(t.TempDir(), "state.db")
+	os.WriteFile(stub, []byte(legacyStub), 0o644)
+	if db, err := state.Open(ctx, stub); err == nil {
+		db.Close()
+		t.Error("the state package opens the stub")
+	} else if !strings.Contains(err.Error(), "not a database") {
+		t.Errorf("opening the stub: %v", err)
 	}
 	if _, ok := keys["copy/.rsx/state/manifest.json"]; !ok {
 		t.Fatalf("no manifest: %v", keysOf(keys))
