@@ -229,7 +229,7 @@ func (s *S3) getManifest(ctx context.Context) (*stateManifest, string, error) {
 	if m.Format != stateFormat {
 		return nil, "", fmt.Errorf("%s: state format %d is not one this rsx knows (%d): use a newer rsx", s.stateKey(stateManifestName), m.Format, stateFormat)
 	}
-	if m.PageSize < 512 || m.Base.Key == "" {
+	if m.PageSize < 512 || m.PageSize > 65536 || m.PageSize&(m.PageSize-1) != 0 || m.Base.Key == "" {
 		return nil, "", fmt.Errorf("%s: incomplete state manifest (no page size or no base)", s.stateKey(stateManifestName))
 	}
 	return &m, info.ETag, nil
@@ -290,18 +290,22 @@ func (s *S3) restoreState(ctx context.Context, m *stateManifest, dst string) (*p
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", m.Base.Key, err)
 	}
-	_, err = io.Copy(f, r)
+	n, err := io.Copy(f, r)
 	done()
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", m.Base.Key, err)
 	}
+	if n != m.Base.Pages*int64(m.PageSize) {
+		return nil, fmt.Errorf("%s: %d bytes, the manifest says %d pages of %d", m.Base.Key, n, m.Base.Pages, m.PageSize)
+	}
+	pages := m.Base.Pages
 	for _, seg := range m.Segments {
-		if err := s.applySegment(ctx, f, m.PageSize, seg); err != nil {
+		if pages, err = s.applySegment(ctx, f, m.PageSize, pages, seg); err != nil {
 			return nil, fmt.Errorf("apply %s: %w", seg.Key, err)
 		}
 	}
-	if err := f.Truncate(m.Pages * int64(m.PageSize)); err != nil {
-		return nil, err
+	if pages != m.Pages {
+		return nil, fmt.Errorf("the state has %d pages once restored, the manifest says %d", pages, m.Pages)
 	}
 	if err := f.Sync(); err != nil {
 		return nil, err
@@ -319,51 +323,57 @@ func (s *S3) restoreState(ctx context.Context, m *stateManifest, dst string) (*p
 	return h, nil
 }
 
-func (s *S3) applySegment(ctx context.Context, f *os.File, pageSize int, o stateObject) error {
+// applySegment writes the pages of segment o into f, a database file of
+// pages pages, and returns its page count after it.
+func (s *S3) applySegment(ctx context.Context, f *os.File, pageSize int, pages int64, o stateObject) (int64, error) {
 	r, done, err := s.openStateObject(ctx, o)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	defer done()
 	br := bufio.NewReaderSize(r, 1<<20)
 	var hdr [8 + 4 + 4 + 8 + 8]byte
 	if _, err := io.ReadFull(br, hdr[:]); err != nil {
-		return fmt.Errorf("header: %w", err)
+		return 0, fmt.Errorf("header: %w", err)
 	}
 	if string(hdr[:8]) != segmentMagic || binary.BigEndian.Uint32(hdr[8:12]) != 1 {
-		return errors.New("not a segment of pages")
+		return 0, errors.New("not a segment of pages")
 	}
 	if int(binary.BigEndian.Uint32(hdr[12:16])) != pageSize {
-		return fmt.Errorf("pages of %d bytes, the manifest says %d", binary.BigEndian.Uint32(hdr[12:16]), pageSize)
+		return 0, fmt.Errorf("pages of %d bytes, the manifest says %d", binary.BigEndian.Uint32(hdr[12:16]), pageSize)
 	}
 	dbPages := int64(binary.BigEndian.Uint64(hdr[16:24]))
 	count := binary.BigEndian.Uint64(hdr[24:32])
 	if count != uint64(o.Pages) {
-		return fmt.Errorf("%d pages, the manifest says %d", count, o.Pages)
+		return 0, fmt.Errorf("%d pages, the manifest says %d", count, o.Pages)
+	}
+	if dbPages < 1 || uint64(dbPages) > uint64(pages)+count {
+		// A database grows by the pages a segment brings, no more.
+		return 0, fmt.Errorf("a database of %d pages after it, %d before and %d in it", dbPages, pages, count)
 	}
 	page := make([]byte, 4+pageSize)
 	for i := uint64(0); i < count; i++ {
 		if _, err := io.ReadFull(br, page); err != nil {
-			return fmt.Errorf("page %d of %d: %w", i+1, count, err)
+			return 0, fmt.Errorf("page %d of %d: %w", i+1, count, err)
 		}
 		pgno := int64(binary.BigEndian.Uint32(page[:4]))
 		if pgno < 1 || pgno > dbPages {
-			return fmt.Errorf("page number %d outside the database's %d pages", pgno, dbPages)
+			return 0, fmt.Errorf("page number %d outside the database's %d pages", pgno, dbPages)
 		}
 		if _, err := f.WriteAt(page[4:], (pgno-1)*int64(pageSize)); err != nil {
-			return err
+			return 0, err
 		}
 	}
 	// Read to the end: the checks of size and SHA-256 happen there.
 	if n, err := io.Copy(io.Discard, br); err != nil {
-		return err
+		return 0, err
 	} else if n != 0 {
-		return fmt.Errorf("%d bytes after its last page", n)
+		return 0, fmt.Errorf("%d bytes after its last page", n)
 	}
 	if err := ctx.Err(); err != nil {
-		return err
+		return 0, err
 	}
-	return f.Truncate(dbPages * int64(pageSize))
+	return dbPages, f.Truncate(dbPages*int64(pageSize))
 }
 
 // fetchState restores the bucket's state of manifest m into a new file in

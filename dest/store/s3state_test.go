@@ -288,6 +288,31 @@ func TestS3StateRestoreChecked(t *testing.T) {
 		})
 	}
 	os.WriteFile(seg, body, 0o644)
+
+	// A manifest whose page count is not the one its objects make.
+	manifest := getObject(t, g, "checked", "copy/.rsx/state/manifest.json")
+	for _, tc := range []struct{ name, from, to, want string }{
+		{"more pages", fmt.Sprintf(`"pages": %d,`, m.Pages), fmt.Sprintf(`"pages": %d,`, m.Pages+1000000), "the manifest says"},
+		{"another digest", m.Digest, "xxh3-128-pages:00", "digest"},
+		{"an object outside its folder", m.Base.Key, "../../data/x", "outside its folder"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			lied := strings.Replace(manifest, tc.from, tc.to, 1)
+			if lied == manifest {
+				t.Fatalf("%q not in the manifest", tc.from)
+			}
+			g.client.PutObject(ctx, "checked", "copy/.rsx/state/manifest.json", strings.NewReader(lied), int64(len(lied)), minio.PutObjectOptions{})
+			b := openS3(t, g, "checked/copy", Options{})
+			lb, err := b.Lock(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer lb.Release()
+			if _, err := b.StatePath(ctx); err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("restore: %v, want an error that says %q", err, tc.want)
+			}
+		})
+	}
 }
 
 // TestS3StateLegacy: a bucket whose state an older rsx left as one whole
