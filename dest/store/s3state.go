@@ -373,7 +373,7 @@ func (s *S3) applySegment(ctx context.Context, f *os.File, pageSize int, pages i
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
-	return dbPages, f.Truncate(dbPages*int64(pageSize))
+	return dbPages, f.Truncate(dbPages * int64(pageSize))
 }
 
 // fetchState restores the bucket's state of manifest m into a new file in
