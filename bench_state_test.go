@@ -61,7 +61,7 @@ func TestBucketStateBytes(t *testing.T) {
 	t.Cleanup(func() { gwCmd.Process.Kill(); gwCmd.Wait() })
 	waitHTTP(t, "http://"+gwAddr+"/") // any answer, even 403: the gateway is up
 	target, _ := url.Parse("http://" + gwAddr)
-	var stateBytes, dataBytes, statePuts atomic.Int64
+	var stateBytes, dataBytes, statePuts, stateRead atomic.Int64
 	proxy := httputil.NewSingleHostReverseProxy(target)
 	counting := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodPut || r.Method == http.MethodPost {
@@ -77,6 +77,12 @@ func TestBucketStateBytes(t *testing.T) {
 				dataBytes.Add(size)
 			}
 		}
+		if r.Method == http.MethodGet && strings.Contains(r.URL.Path, "/.rsx/state") {
+			cw := &countingResponse{ResponseWriter: w}
+			proxy.ServeHTTP(cw, r)
+			stateRead.Add(cw.n)
+			return
+		}
 		proxy.ServeHTTP(w, r)
 	})
 	front := httptest.NewServer(counting)
@@ -86,10 +92,11 @@ func TestBucketStateBytes(t *testing.T) {
 	env := append(os.Environ(), "AWS_ACCESS_KEY_ID=benchaccess", "AWS_SECRET_ACCESS_KEY=benchsecretkey0123456789",
 		"XDG_CACHE_HOME="+t.TempDir())
 	capList := base + "/dataset1/capabilitylist.xml"
-	run := func(what string) (time.Duration, map[string]any) {
+	run := func(what string, env []string) (time.Duration, map[string]any) {
 		stateBytes.Store(0)
 		dataBytes.Store(0)
 		statePuts.Store(0)
+		stateRead.Store(0)
 		cmd := exec.Command(rsx, "sync", "--no-cache", "--json", capList, "--dest", dest)
 		cmd.Env = env
 		var out, errb bytes.Buffer
@@ -102,7 +109,7 @@ func TestBucketStateBytes(t *testing.T) {
 		json.Unmarshal(out.Bytes(), &res)
 		return time.Since(t0), res
 	}
-	d, res := run("baseline")
+	d, res := run("baseline", env)
 	t.Logf("baseline of dataset 1 (--resources %d): %v, created %v; state uploaded %d bytes in %d PUTs (%.1f MB), data uploaded %d bytes (%.1f MB): state/data %.3f",
 		n, d.Round(time.Second), res["created"], stateBytes.Load(), statePuts.Load(), mb(stateBytes.Load()), dataBytes.Load(), mb(dataBytes.Load()),
 		float64(stateBytes.Load())/float64(dataBytes.Load()))
@@ -113,10 +120,24 @@ func TestBucketStateBytes(t *testing.T) {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
-	d, res = run("incremental")
+	d, res = run("incremental", env)
 	t.Logf("incremental after 2 clock steps: %v, created %v updated %v deleted %v; state uploaded %d bytes in %d PUTs (%.3f MB), data %d bytes",
 		d.Round(time.Millisecond), res["created"], res["updated"], res["deleted"], stateBytes.Load(), statePuts.Load(), mb(stateBytes.Load()), dataBytes.Load())
+	incrementalState := stateBytes.Load()
+
+	// Another machine (an empty cache folder) continues: it reads the
+	// state from the bucket first.
+	resp, err = http.Post(base+"/demo/advance?steps=1", "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	other := append(env[:len(env):len(env)], "XDG_CACHE_HOME="+t.TempDir())
+	d, res = run("another machine", other)
+	t.Logf("incremental on another machine: %v, created %v updated %v; state read %d bytes (%.1f MB), uploaded %d bytes",
+		d.Round(time.Millisecond), res["created"], res["updated"], stateRead.Load(), mb(stateRead.Load()), stateBytes.Load())
 	if os.Getenv("RSX_STATE_CHECK") != "" {
+		stateBytes.Store(incrementalState)
 		if baselineState >= baselineData {
 			t.Errorf("the baseline uploaded %d bytes of state for %d of data", baselineState, baselineData)
 		}
@@ -150,5 +171,23 @@ func waitHTTP(t *testing.T, u string) {
 			t.Fatalf("%s did not answer", u)
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// countingResponse counts the bytes of a response's body.
+type countingResponse struct {
+	http.ResponseWriter
+	n int64
+}
+
+func (c *countingResponse) Write(p []byte) (int, error) {
+	n, err := c.ResponseWriter.Write(p)
+	c.n += int64(n)
+	return n, err
+}
+
+func (c *countingResponse) Flush() {
+	if f, ok := c.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
 	}
 }
