@@ -544,7 +544,9 @@ func (s *S3) encodeState(dbPath string, old *pageHashes, base bool, name string)
 			_, err := enc.Write(page)
 			return err
 		})
-		out.Pages = int64(len(h.sums))
+		if err == nil {
+			out.Pages = int64(len(h.sums))
+		}
 	} else {
 		// The header needs the count: the pages go to a temporary file
 		// first, then behind the header.

@@ -414,3 +414,30 @@ func keysOf(m map[string]int64) []string {
 	sort.Strings(out)
 	return out
 }
+
+// TestS3StatePublishRefusesNonDatabase: a file that is not a SQLite
+// database is refused with an error, and nothing is written to the bucket.
+func TestS3StatePublishRefusesNonDatabase(t *testing.T) {
+	g := startGateway(t, "notdb")
+	ctx := context.Background()
+	a := openS3(t, g, "notdb/copy", Options{})
+	l, err := a.Lock(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Release()
+	if _, err := a.StatePath(ctx); err != nil {
+		t.Fatal(err)
+	}
+	before := objects(t, g, "notdb", "copy/.rsx/state")
+	for _, content := range []string{"", "not a database", strings.Repeat("x", 5000)} {
+		p := filepath.Join(t.TempDir(), "state.db")
+		os.WriteFile(p, []byte(content), 0o644)
+		if err := a.PublishState(ctx, p); err == nil || !strings.Contains(err.Error(), "database header") && !strings.Contains(err.Error(), "not a SQLite database") {
+			t.Errorf("publish of %.20q: %v", content, err)
+		}
+	}
+	if after := objects(t, g, "notdb", "copy/.rsx/state"); len(after) != len(before) {
+		t.Errorf("a refused publish wrote %v", keysOf(after))
+	}
+}
