@@ -169,7 +169,7 @@ func TestS3Destination(t *testing.T) {
 		t.Fatalf("baseline into the bucket: %d:%s", res.Created, failures(res))
 	}
 	assertBucketMirror(t, mc, "copies", "demo/images", rl)
-	if _, err := mc.StatObject(context.Background(), "copies", "demo/images/.rsx/state.db", minio.StatObjectOptions{}); err != nil {
+	if _, err := mc.StatObject(context.Background(), "copies", "demo/images/.rsx/state/manifest.json", minio.StatObjectOptions{}); err != nil {
 		t.Errorf("the state is not in the bucket: %v", err)
 	}
 

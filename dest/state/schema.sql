@@ -1,7 +1,7 @@
 -- The state of an rsx destination, schema version 3.
 --
 -- One SQLite database per destination: DEST/.rsx/state.db for a folder; for a
--- bucket, PREFIX/.rsx/state.db in the bucket, worked on in a local cache copy.
+-- bucket, a local cache copy replicated by its changes to PREFIX/.rsx/state/.
 -- It is in WAL mode: copy it with `sqlite3 state.db ".backup copy.db"`, not cp,
 -- while a run may be going on. Read it with any SQLite 3 client:
 --

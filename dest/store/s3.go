@@ -41,12 +41,22 @@ type S3 struct {
 	conditional bool   // the server honours If-None-Match / If-Match on PUT (probed by Lock)
 	lostErr     error  // the lock was lost: writes stop
 	roState     string // a read-only run's private copy of the bucket's state, removed by Close
+	// manifest is the bucket's state manifest as this run last read or
+	// wrote it (ETag manifestETag); uploaded counts the bytes of state
+	// uploaded (StateUploaded).
+	manifest     *stateManifest
+	manifestETag string
+	uploaded     int64
 }
 
 // cacheSide is what the cache folder remembers of the bucket's state object.
 type cacheSide struct {
 	URL  string `json:"url"`
-	ETag string `json:"etag"` // of the state object the local copy was fetched from or published as
+	ETag string `json:"etag"` // of the state object (or manifest) the local copy was fetched from or published as
+	// Format is "pages" when ETag is that of PREFIX/.rsx/state/manifest.json
+	// (the state replicated by its changes), "" when it is that of the
+	// whole-file PREFIX/.rsx/state.db of older versions.
+	Format string `json:"format,omitempty"`
 }
 
 // OpenS3 connects to a bucket destination. The bucket must exist.
@@ -316,8 +326,9 @@ func (s *S3) readSide() cacheSide {
 	return side
 }
 
-func (s *S3) writeSide(etag string) error {
-	b, _ := json.Marshal(cacheSide{URL: s.loc.String(), ETag: etag})
+func (s *S3) writeSide(side cacheSide) error {
+	side.URL = s.loc.String()
+	b, _ := json.Marshal(side)
 	tmp := s.sidePath() + ".tmp"
 	if err := os.WriteFile(tmp, b, 0o644); err != nil {
 		return err
@@ -338,7 +349,12 @@ func (s *S3) removeLocalState() error {
 // fetching the bucket's when the local copy is missing or is not the one last
 // fetched or published (another machine ran since). A local copy that is
 // ahead of the bucket's (a run here stopped before publishing) is kept. A
-// local copy that was published but whose object is gone is dropped.
+// local copy that was published but whose state is gone is dropped.
+//
+// The bucket's state is the manifest PREFIX/.rsx/state/manifest.json and the
+// objects it lists (restored and checked by restoreState), or, written by an
+// older rsx, the whole file PREFIX/.rsx/state.db (fetched as it is; the first
+// publish replaces it).
 func (s *S3) StatePath(ctx context.Context) (string, error) {
 	s.mu.Lock()
 	locked := s.locked
@@ -346,15 +362,57 @@ func (s *S3) StatePath(ctx context.Context) (string, error) {
 	if !locked {
 		return "", fmt.Errorf("state of %s: lock the destination first", s.loc.Name())
 	}
-	key := s.loc.Key(StateFile)
 	local := s.localState()
 	side := s.readSide()
+	_, lerr := os.Stat(local)
+	haveLocal := lerr == nil
+	m, etag, err := s.getManifest(ctx)
+	if err != nil {
+		return "", fmt.Errorf("state of %s: %w", s.loc.Name(), err)
+	}
+	if m != nil {
+		if s.opts.ReadOnly {
+			if haveLocal && side.Format == formatPages && side.ETag == etag {
+				return local, nil
+			}
+			p, _, _, _, err := s.fetchState(ctx, m, etag, s.TempDir())
+			if err != nil {
+				return "", fmt.Errorf("state of %s: restore it from the bucket: %w", s.loc.Name(), err)
+			}
+			s.mu.Lock()
+			s.roState = p
+			s.mu.Unlock()
+			return p, nil
+		}
+		if haveLocal && side.Format == formatPages && side.ETag == etag {
+			s.mu.Lock()
+			s.manifest, s.manifestETag = m, etag
+			s.mu.Unlock()
+			return local, nil
+		}
+		tmp, h, m, etag, err := s.fetchState(ctx, m, etag, filepath.Join(s.cache, "tmp"))
+		if err != nil {
+			return "", fmt.Errorf("state of %s: restore it from the bucket: %w", s.loc.Name(), err)
+		}
+		if err := s.replaceLocalState(tmp); err != nil {
+			return "", err
+		}
+		if err := writePageHashes(s.pageHashesPath(), h); err != nil {
+			return "", fmt.Errorf("state of %s: %w", s.loc.Name(), err)
+		}
+		if err := s.writeSide(cacheSide{ETag: etag, Format: formatPages}); err != nil {
+			return "", fmt.Errorf("state of %s: %w", s.loc.Name(), err)
+		}
+		s.mu.Lock()
+		s.manifest, s.manifestETag = m, etag
+		s.mu.Unlock()
+		return local, nil
+	}
+	key := s.loc.Key(StateFile)
 	info, err := s.client.StatObject(ctx, s.loc.Bucket, key, minio.StatObjectOptions{})
 	if err != nil && !isNotFound(err) {
 		return "", fmt.Errorf("state of %s: %w", s.loc.Name(), err)
 	}
-	_, lerr := os.Stat(local)
-	haveLocal := lerr == nil
 	if s.opts.ReadOnly {
 		return s.statePathReadOnly(ctx, key, info, err == nil, haveLocal, side)
 	}
@@ -367,7 +425,7 @@ func (s *S3) StatePath(ctx context.Context) (string, error) {
 		}
 		return local, nil
 	}
-	if haveLocal && side.ETag == info.ETag {
+	if haveLocal && side.Format == "" && side.ETag == info.ETag {
 		return local, nil
 	}
 	tmp := filepath.Join(s.cache, "tmp", "state-"+randomName())
@@ -375,23 +433,36 @@ func (s *S3) StatePath(ctx context.Context) (string, error) {
 		os.Remove(tmp)
 		return "", fmt.Errorf("state of %s: fetch %s: %w", s.loc.Name(), key, err)
 	}
-	if err := s.removeLocalState(); err != nil {
-		os.Remove(tmp)
-		return "", fmt.Errorf("state of %s: replace the local copy: %w", s.loc.Name(), err)
+	if err := s.replaceLocalState(tmp); err != nil {
+		return "", err
 	}
-	if err := os.Rename(tmp, local); err != nil {
-		return "", fmt.Errorf("state of %s: replace the local copy: %w", s.loc.Name(), err)
-	}
-	if err := s.writeSide(info.ETag); err != nil {
+	if err := s.writeSide(cacheSide{ETag: info.ETag}); err != nil {
 		return "", fmt.Errorf("state of %s: %w", s.loc.Name(), err)
 	}
 	return local, nil
 }
 
-// PublishState uploads the state database file to PREFIX/.rsx/state.db. Where
-// the server honours conditional writes, the upload succeeds only if the
-// bucket still has the state this run fetched or last published: a run that
-// lost its lock cannot overwrite the state of the run that took it.
+// replaceLocalState puts the file at tmp in place of the local copy of the
+// state (and its log).
+func (s *S3) replaceLocalState(tmp string) error {
+	if err := s.removeLocalState(); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("state of %s: replace the local copy: %w", s.loc.Name(), err)
+	}
+	os.Remove(s.sidePath())
+	if err := os.Rename(tmp, s.localState()); err != nil {
+		return fmt.Errorf("state of %s: replace the local copy: %w", s.loc.Name(), err)
+	}
+	return nil
+}
+
+// PublishState stores the committed state in the bucket: the pages of the
+// database file at path that changed since the state last published, as a
+// segment, and the manifest that lists it (publishPages; a new base when the
+// segments weigh as much as the last one). Where the server honours
+// conditional writes, the manifest is written only if the bucket still has
+// the one this run fetched or last published: a run that lost its lock
+// cannot overwrite the state of the run that took it.
 func (s *S3) PublishState(ctx context.Context, path string) error {
 	if s.opts.ReadOnly {
 		return fmt.Errorf("publish the state to %s: %w", s.loc.Name(), ErrReadOnly)
@@ -399,33 +470,18 @@ func (s *S3) PublishState(ctx context.Context, path string) error {
 	if err := s.lost(); err != nil {
 		return fmt.Errorf("publish the state to %s: %w", s.loc.Name(), err)
 	}
-	side := s.readSide()
-	opts := minio.PutObjectOptions{ContentType: "application/vnd.sqlite3", DisableMultipart: true}
 	s.mu.Lock()
 	conditional := s.conditional
 	s.mu.Unlock()
-	if conditional {
-		if side.ETag != "" {
-			opts.SetMatchETag(side.ETag)
-		} else {
-			opts.SetMatchETagExcept("*")
-		}
-	}
-	info, err := s.client.FPutObject(ctx, s.loc.Bucket, s.loc.Key(StateFile), path, opts)
-	if err != nil {
-		if isPreconditionFailed(err) {
-			return fmt.Errorf("publish the state to %s: the bucket's state was changed by another run since this one fetched it; not overwriting it", s.loc.Name())
-		}
-		return fmt.Errorf("publish the state to %s: %w", s.loc.Name(), err)
-	}
-	if err := s.writeSide(info.ETag); err != nil {
+	if err := s.publishPages(ctx, path, s.readSide(), conditional); err != nil {
 		return fmt.Errorf("publish the state to %s: %w", s.loc.Name(), err)
 	}
 	return nil
 }
 
-// statePathReadOnly is StatePath of a read-only run, which changes neither
-// the bucket nor the cache folder's copy: that copy when it is current (or
+// statePathReadOnly is StatePath of a read-only run, for a bucket whose state
+// is in the whole-file format of older versions, which changes neither the
+// bucket nor the cache folder's copy: that copy when it is current (or
 // ahead of the bucket's: a run here that stopped before publishing), else the
 // bucket's state fetched into a private file; "" when there is no state.
 func (s *S3) statePathReadOnly(ctx context.Context, key string, info minio.ObjectInfo, inBucket, haveLocal bool, side cacheSide) (string, error) {
@@ -434,7 +490,7 @@ func (s *S3) statePathReadOnly(ctx context.Context, key string, info minio.Objec
 		return s.localState(), nil
 	case !inBucket:
 		return "", nil
-	case haveLocal && side.ETag == info.ETag:
+	case haveLocal && side.Format == "" && side.ETag == info.ETag:
 		return s.localState(), nil
 	}
 	f, err := os.CreateTemp(s.TempDir(), "rsx-state-*.db")

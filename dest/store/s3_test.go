@@ -389,8 +389,8 @@ func TestS3StateTravels(t *testing.T) {
 	}
 	db.Close()
 	la.Release()
-	if info, err := g.client.StatObject(ctx, "travel", "copy/.rsx/state.db", minio.StatObjectOptions{}); err != nil || info.Size == 0 {
-		t.Fatalf("state object: %+v %v", info, err)
+	if info, err := g.client.StatObject(ctx, "travel", "copy/.rsx/state/manifest.json", minio.StatObjectOptions{}); err != nil || info.Size == 0 {
+		t.Fatalf("state manifest: %+v %v", info, err)
 	}
 
 	// Machine B: an empty working folder; the state comes from the bucket.
@@ -454,13 +454,15 @@ func TestS3StateTravels(t *testing.T) {
 	// A run whose fetched state is no longer the bucket's may not publish over it.
 	la, _ = a.Lock(ctx)
 	path, _ = a.StatePath(ctx)
-	g.client.PutObject(ctx, "travel", "copy/.rsx/state.db", strings.NewReader("another run's state"), 19, minio.PutObjectOptions{})
+	manifest := getObject(t, g, "travel", "copy/.rsx/state/manifest.json")
+	other := strings.Replace(manifest, `"written"`, `"other": "another run's",`+"\n"+`"written"`, 1)
+	g.client.PutObject(ctx, "travel", "copy/.rsx/state/manifest.json", strings.NewReader(other), int64(len(other)), minio.PutObjectOptions{})
 	err = a.PublishState(ctx, path)
 	if err == nil || !strings.Contains(err.Error(), "changed by another run") {
 		t.Errorf("publish over a newer state: %v", err)
 	}
 	la.Release()
-	g.client.FPutObject(ctx, "travel", "copy/.rsx/state.db", pathB, minio.PutObjectOptions{})
+	g.client.PutObject(ctx, "travel", "copy/.rsx/state/manifest.json", strings.NewReader(manifest), int64(len(manifest)), minio.PutObjectOptions{})
 
 	// A local copy ahead of the bucket's (published, then more work, then a
 	// crash before the next publish) is kept.
