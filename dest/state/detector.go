@@ -124,6 +124,7 @@ func cmpKey(a, b [2]uint64) int {
 // path and folder), so that claims of paths no row can collide with cost
 // no query: for runs that claim many paths. Paths released since are added.
 func (d *Detector) Preload(ctx context.Context) error {
+	d.db.scans.Add(1)
 	x := &pathIndex{k1: maphash.MakeSeed(), k2: maphash.MakeSeed(), more: map[[2]uint64]uint8{}}
 	rows, err := d.db.sql.QueryContext(ctx, `SELECT path FROM resource`)
 	if err != nil {
@@ -244,7 +245,7 @@ func (d *Detector) collision(me, o owner) *CollisionError {
 // checkState compares a path with the rows committed to the state.
 func (d *Detector) checkState(ctx context.Context, me owner, parents []string) error {
 	key := pathmap.Key(me.path)
-	rows, err := d.db.sql.QueryContext(ctx, `SELECT source_id, uri, path FROM resource WHERE path_key = ?`, key)
+	rows, err := d.db.query(ctx, `SELECT source_id, uri, path FROM resource WHERE path_key = ?`, key)
 	if err != nil {
 		return fmt.Errorf("check path %s of %s for collisions: %w", me.path, me.uri, err)
 	}
@@ -286,7 +287,7 @@ func (d *Detector) checkState(ctx context.Context, me owner, parents []string) e
 		args = append(args, len(me.path)+1, me.path+"/")
 	}
 	var o owner
-	err = d.db.sql.QueryRowContext(ctx, q+` LIMIT 1`, args...).Scan(&o.source, &o.uri, &o.path)
+	err = d.db.queryRow(ctx, q+` LIMIT 1`, args...).Scan(&o.source, &o.uri, &o.path)
 	if err == nil {
 		return &CollisionError{Kind: FileFolder, URI: me.uri, Path: me.path, OtherURI: o.uri, OtherPath: o.path, OtherSource: o.source}
 	}
@@ -298,7 +299,7 @@ func (d *Detector) checkState(ctx context.Context, me owner, parents []string) e
 
 // stateFile finds a committed row whose path is p (or, folding case, has its key).
 func (d *Detector) stateFile(ctx context.Context, p string) (bool, owner, error) {
-	rows, err := d.db.sql.QueryContext(ctx, `SELECT source_id, uri, path FROM resource WHERE path_key = ?`, pathmap.Key(p))
+	rows, err := d.db.query(ctx, `SELECT source_id, uri, path FROM resource WHERE path_key = ?`, pathmap.Key(p))
 	if err != nil {
 		return false, owner{}, err
 	}
@@ -393,7 +394,7 @@ func (d *Detector) Holders(ctx context.Context, sourceID int64, uri, path string
 		return nil
 	}
 	query := func(q string, keep func(*Holder) bool, args ...any) error {
-		rows, err := d.db.sql.QueryContext(ctx, q, args...)
+		rows, err := d.db.query(ctx, q, args...)
 		if err != nil {
 			return fmt.Errorf("check path %s of %s for collisions: %w", path, uri, err)
 		}
