@@ -244,6 +244,65 @@ func (db *DB) ResourcesByID(ctx context.Context, ids []int64, found func(r *Reso
 	return nil
 }
 
+// CopiesByID is ResourcesByID for the checks of the copies' files (a
+// reconcile's): each Resource has only what such a check needs (ID, Path,
+// Length, Digests, DamagedAt, FileMTime, and FetchedAt and VerifiedAt when
+// FileMTime is unknown), read with half the columns and none of the other
+// datetimes to parse, by a statement prepared once for each size of batch
+// (a batch is padded to a power of two with its last id again).
+func (db *DB) CopiesByID(ctx context.Context, ids []int64, found func(r *Resource) error) error {
+	const cols = `id, path, length, digests, damaged_at, file_mtime,
+		CASE WHEN file_mtime IS NULL THEN fetched_at END, CASE WHEN file_mtime IS NULL THEN verified_at END`
+	var (
+		r                      Resource
+		length, mtime          sql.NullInt64
+		digests, dmg, fat, vat sql.NullString
+		args                   = make([]any, 0, min(len(ids), LookupBatch))
+	)
+	for start := 0; start < len(ids); start += LookupBatch {
+		chunk := ids[start:min(start+LookupBatch, len(ids))]
+		n := 8
+		for n < len(chunk) {
+			n *= 2
+		}
+		args = args[:0]
+		for _, id := range chunk {
+			args = append(args, id)
+		}
+		for len(args) < n {
+			args = append(args, chunk[len(chunk)-1])
+		}
+		rows, err := db.query(ctx, `SELECT `+cols+` FROM resource WHERE id IN (?`+strings.Repeat(",?", n-1)+`)`, args...)
+		if err != nil {
+			return fmt.Errorf("read the state of %d resources: %w", len(chunk), err)
+		}
+		for rows.Next() {
+			if err := rows.Scan(&r.ID, &r.Path, &length, &digests, &dmg, &mtime, &fat, &vat); err != nil {
+				rows.Close()
+				return fmt.Errorf("read the state of %d resources: %w", len(chunk), err)
+			}
+			r.Length = -1
+			if length.Valid {
+				r.Length = length.Int64
+			}
+			r.Digests, r.DamagedAt = Digests(digests.String), parseTime(dmg)
+			r.FileMTime = time.Time{}
+			if mtime.Valid {
+				r.FileMTime = time.Unix(0, mtime.Int64).UTC()
+			}
+			r.FetchedAt, r.VerifiedAt = parseTime(fat), parseTime(vat)
+			if err := found(&r); err != nil {
+				rows.Close()
+				return err
+			}
+		}
+		if err := closeRows(rows); err != nil {
+			return fmt.Errorf("read the state of %d resources: %w", len(chunk), err)
+		}
+	}
+	return nil
+}
+
 // ResourcesAtPath returns the rows whose path has the same Key (pathmap.Key:
 // case folded) as path, of every Source: the owners of a file found in the
 // destination, or its rivals.
