@@ -515,6 +515,9 @@ func (r *runner) write(it *Item, buf []byte) outcome {
 	now := r.s.opts.Now()
 	res := state.Resource{SourceID: r.srcID, URI: e.URI, Path: path, Length: v.Bytes(), Digests: e.Digests,
 		Lastmod: e.Lastmod, ChangeDatetime: e.Datetime, FetchedAt: now, VerifiedAt: now}
+	if it.Action == plan.Update && oldPath == "" {
+		res.ID = it.ID // an update in place: its row is updated where it is (state.Writer.PutResource)
+	}
 	if sum != nil {
 		res.Digests = addDigest(res.Digests, "md5", hex.EncodeToString(sum.Sum(nil)))
 	}
