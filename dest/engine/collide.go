@@ -48,8 +48,9 @@ type collider struct {
 	folders  map[[2]uint64]struct{} // the keys of their folders
 	hits     map[string][]state.Holder
 	adds     int
-	rows     int  // the state's resources, of every Source
-	checked  bool // rows was counted
+	empty    bool // the state has no resource, of any Source
+	checked  bool // empty was asked
+	next     int  // adds at which to ask again whether to preload the state's paths
 }
 
 func newCollider(s *Session, srcID int64) *collider {
@@ -82,26 +83,28 @@ func (c *collider) add(ctx context.Context, uri, path string) error {
 	}
 	if !c.checked {
 		c.checked = true
-		srcs, err := c.s.db.Sources(ctx)
+		n, err := c.s.db.RowsUpTo(ctx, 0, 1)
 		if err != nil {
 			return err
 		}
-		for _, src := range srcs {
-			k, err := c.s.db.Rows(ctx, src.ID)
-			if err != nil {
-				return err
-			}
-			c.rows += k
-		}
+		c.empty, c.next = n == 0, preloadClaims
 	}
-	if c.rows == 0 {
+	if c.empty {
 		return nil // a new copy: nothing to collide with
 	}
-	if c.adds++; c.adds == preloadClaims && c.rows > preloadClaims {
-		// Many paths to check: the state's paths in memory spare the
-		// queries of those that collide with nothing.
-		if err := c.det.Preload(ctx); err != nil {
+	if c.adds++; c.next > 0 && c.adds >= c.next {
+		// Many paths to check beside the state's: its paths in memory
+		// spare the queries of those that collide with nothing.
+		c.next = 2 * c.adds
+		preload, err := preloadPays(ctx, c.s.db, c.adds)
+		if err != nil {
 			return err
+		}
+		if preload {
+			c.next = 0
+			if err := c.det.Preload(ctx); err != nil {
+				return err
+			}
 		}
 	}
 	hs, err := c.det.Holders(ctx, c.srcID, uri, path)

@@ -562,34 +562,49 @@ type archivedRef struct {
 
 // indexLoader loads the state's Index in the background once the changes
 // read are many enough for Finish to look them up in memory rather than
-// one query per batch (plan.ForLookups' rule): the load then overlaps the
-// reading of the rest of the lists.
+// one query per batch (plan.ForLookups' rule: from an eighth of the
+// Source's rows on, and 2,001 at least): the load then overlaps the
+// reading of the rest of the lists. Whether the rows are few enough is
+// asked with counts bounded by the changes (state.DB.RowsUpTo), at 2,001
+// changes and each time they have doubled since, so that a run of a few
+// thousand changes against a large copy reads nothing in proportion to the
+// copy.
 type indexLoader struct {
-	ctx       context.Context
-	db        *state.DB
-	srcID     int64
-	threshold int // changes from which the Index pays
-	started   bool
-	done      chan struct{}
-	idx       *state.Index
-	err       error
+	ctx     context.Context
+	db      *state.DB
+	srcID   int64
+	empty   bool // the Source has no rows: nothing to load
+	next    int  // held changes at which to count the rows again
+	started bool
+	done    chan struct{}
+	idx     *state.Index
+	err     error
 }
 
+// indexMinChanges is the fewest changes for which the Index is loaded.
+const indexMinChanges = 2001
+
 func newIndexLoader(ctx context.Context, db *state.DB, srcID int64) (*indexLoader, error) {
-	rows, err := db.Rows(ctx, srcID)
+	n, err := db.RowsUpTo(ctx, srcID, 1)
 	if err != nil {
 		return nil, err
 	}
-	l := &indexLoader{ctx: ctx, db: db, srcID: srcID, threshold: -1}
-	if rows > 0 {
-		l.threshold = max(rows/8, 2001)
-	}
-	return l, nil
+	return &indexLoader{ctx: ctx, db: db, srcID: srcID, empty: n == 0, next: indexMinChanges}, nil
 }
 
-// maybeStart starts the load when held changes reach the threshold.
+// maybeStart starts the load when held changes reach an eighth of the
+// Source's rows.
 func (l *indexLoader) maybeStart(held int) {
-	if l == nil || l.started || l.threshold < 0 || held < l.threshold {
+	if l == nil || l.started || l.empty || l.err != nil || held < l.next {
+		return
+	}
+	l.next = 2 * held
+	n, err := l.db.RowsUpTo(l.ctx, l.srcID, 8*held+1)
+	if err != nil {
+		l.err = err
+		return
+	}
+	if n > 8*held {
 		return
 	}
 	l.started = true
@@ -604,6 +619,9 @@ func (l *indexLoader) maybeStart(held int) {
 func (l *indexLoader) state(ctx context.Context, held int) (plan.State, error) {
 	l.maybeStart(held)
 	if !l.started {
+		if l.err != nil {
+			return nil, l.err
+		}
 		return l.db.View(l.srcID), nil
 	}
 	<-l.done

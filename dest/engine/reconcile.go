@@ -163,7 +163,7 @@ func (rc *reconciler) checkBatch(ctx context.Context, items []plan.Item, rows ma
 	for i := range items {
 		ids[i] = items[i].ID
 	}
-	err := rc.b.s.db.ResourcesByID(ctx, ids, func(r *state.Resource) error {
+	err := rc.b.s.db.CopiesByID(ctx, ids, func(r *state.Resource) error {
 		rows[r.ID] = *r
 		return nil
 	})

@@ -84,9 +84,24 @@ type sample struct {
 	bytes int64
 }
 
-// preloadClaims is how many writes make a run load the state's paths
-// before it claims them (state.Detector.Preload).
+// preloadClaims is how many writes make a run consider loading the
+// state's paths before it claims them (state.Detector.Preload); it loads
+// them when they are few beside the claims (preloadPays).
 const preloadClaims = 2000
+
+// preloadPays tells whether claims paths are many enough beside the state's
+// rows (of every Source) to read all its paths into memory first: when the
+// rows are at most eight times as many. Reading a path costs far less than
+// the queries of a claim, but a run of a few thousand changes against a
+// copy of a million must not read the million (issue 27); the count asked
+// stops at eight times the claims.
+func preloadPays(ctx context.Context, db *state.DB, claims int) (bool, error) {
+	n, err := db.RowsUpTo(ctx, 0, 8*claims+1)
+	if err != nil {
+		return false, err
+	}
+	return n <= 8*claims, nil
+}
 
 // Run carries a plan out: every resource fetched (or read from its dump
 // package), verified and written, every deletion applied or remembered,
@@ -136,9 +151,16 @@ func (s *Session) Run(ctx context.Context, p *Plan) (*Result, error) {
 		return nil, err
 	}
 	det := s.db.NewDetector(s.st.CaseInsensitive())
-	if p.Summary.Create+p.Summary.Update > preloadClaims {
-		// Many paths to claim: the state's paths in memory spare a query
-		// or five per claim.
+	preload := false
+	if claims := p.Summary.Create + p.Summary.Update; claims > preloadClaims {
+		var err error
+		if preload, err = preloadPays(wctx, s.db, claims); err != nil {
+			return nil, err
+		}
+	}
+	if preload {
+		// Many paths to claim beside the state's: its paths in memory
+		// spare a query or five per claim.
 		if err := det.Preload(wctx); err != nil {
 			return nil, err
 		}
@@ -493,6 +515,9 @@ func (r *runner) write(it *Item, buf []byte) outcome {
 	now := r.s.opts.Now()
 	res := state.Resource{SourceID: r.srcID, URI: e.URI, Path: path, Length: v.Bytes(), Digests: e.Digests,
 		Lastmod: e.Lastmod, ChangeDatetime: e.Datetime, FetchedAt: now, VerifiedAt: now}
+	if it.Action == plan.Update && oldPath == "" {
+		res.ID = it.ID // an update in place: its row is updated where it is (state.Writer.PutResource)
+	}
 	if sum != nil {
 		res.Digests = addDigest(res.Digests, "md5", hex.EncodeToString(sum.Sum(nil)))
 	}

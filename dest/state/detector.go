@@ -124,6 +124,7 @@ func cmpKey(a, b [2]uint64) int {
 // path and folder), so that claims of paths no row can collide with cost
 // no query: for runs that claim many paths. Paths released since are added.
 func (d *Detector) Preload(ctx context.Context) error {
+	d.db.scans.Add(1)
 	x := &pathIndex{k1: maphash.MakeSeed(), k2: maphash.MakeSeed(), more: map[[2]uint64]uint8{}}
 	rows, err := d.db.sql.QueryContext(ctx, `SELECT path FROM resource`)
 	if err != nil {
@@ -241,41 +242,53 @@ func (d *Detector) collision(me, o owner) *CollisionError {
 	return &CollisionError{Kind: kind, URI: me.uri, Path: me.path, OtherURI: o.uri, OtherPath: o.path, OtherSource: o.source}
 }
 
-// checkState compares a path with the rows committed to the state.
+// checkState compares a path with the rows committed to the state: one
+// query for the rows at the path and at each of its folders (a file where
+// a folder of it must be), one for a file inside it.
 func (d *Detector) checkState(ctx context.Context, me owner, parents []string) error {
 	key := pathmap.Key(me.path)
-	rows, err := d.db.sql.QueryContext(ctx, `SELECT source_id, uri, path FROM resource WHERE path_key = ?`, key)
+	keys := make([]any, 0, 1+len(parents))
+	keys = append(keys, key)
+	for _, p := range parents {
+		keys = append(keys, pathmap.Key(p))
+	}
+	// Each key's rows in id order, as a query of that key alone gives them.
+	rows, err := d.db.query(ctx, `SELECT source_id, uri, path, path_key FROM resource WHERE path_key IN (?`+strings.Repeat(",?", len(parents))+`) ORDER BY path_key, id`, keys...)
 	if err != nil {
 		return fmt.Errorf("check path %s of %s for collisions: %w", me.path, me.uri, err)
 	}
-	var hit *CollisionError
+	var at map[string][]owner // by path_key
 	for rows.Next() {
 		var o owner
-		if err := rows.Scan(&o.source, &o.uri, &o.path); err != nil {
+		var k string
+		if err := rows.Scan(&o.source, &o.uri, &o.path, &k); err != nil {
 			rows.Close()
 			return fmt.Errorf("check path %s of %s for collisions: %w", me.path, me.uri, err)
 		}
-		if me.mine(o) {
-			continue
+		if at == nil {
+			at = map[string][]owner{}
 		}
-		if hit == nil && (o.path == me.path || d.foldCase) {
-			hit = d.collision(me, o)
-		}
+		at[k] = append(at[k], o)
 	}
 	if err := closeRows(rows); err != nil {
 		return fmt.Errorf("check path %s of %s for collisions: %w", me.path, me.uri, err)
 	}
-	if hit != nil {
-		return hit
-	}
-	// A file where a folder of the path must be.
-	for _, p := range parents {
-		found, o, err := d.stateFile(ctx, p)
-		if err != nil {
-			return fmt.Errorf("check path %s of %s for collisions: %w", me.path, me.uri, err)
+	for _, o := range at[key] {
+		if !me.mine(o) && (o.path == me.path || d.foldCase) {
+			return d.collision(me, o)
 		}
-		if found && !me.mine(o) {
-			return &CollisionError{Kind: FileFolder, URI: me.uri, Path: me.path, OtherURI: o.uri, OtherPath: o.path, OtherSource: o.source}
+	}
+	// A file where a folder of the path must be: the first row that is
+	// that file decides.
+	for i, p := range parents {
+		for _, o := range at[keys[i+1].(string)] {
+			if o.path != p && !d.foldCase {
+				continue
+			}
+			if !me.mine(o) {
+				return &CollisionError{Kind: FileFolder, URI: me.uri, Path: me.path, OtherURI: o.uri, OtherPath: o.path, OtherSource: o.source}
+			}
+			break
 		}
 	}
 	// Files inside the path, as a folder.
@@ -286,7 +299,7 @@ func (d *Detector) checkState(ctx context.Context, me owner, parents []string) e
 		args = append(args, len(me.path)+1, me.path+"/")
 	}
 	var o owner
-	err = d.db.sql.QueryRowContext(ctx, q+` LIMIT 1`, args...).Scan(&o.source, &o.uri, &o.path)
+	err = d.db.queryRow(ctx, q+` LIMIT 1`, args...).Scan(&o.source, &o.uri, &o.path)
 	if err == nil {
 		return &CollisionError{Kind: FileFolder, URI: me.uri, Path: me.path, OtherURI: o.uri, OtherPath: o.path, OtherSource: o.source}
 	}
@@ -294,25 +307,6 @@ func (d *Detector) checkState(ctx context.Context, me owner, parents []string) e
 		return fmt.Errorf("check path %s of %s for collisions: %w", me.path, me.uri, err)
 	}
 	return nil
-}
-
-// stateFile finds a committed row whose path is p (or, folding case, has its key).
-func (d *Detector) stateFile(ctx context.Context, p string) (bool, owner, error) {
-	rows, err := d.db.sql.QueryContext(ctx, `SELECT source_id, uri, path FROM resource WHERE path_key = ?`, pathmap.Key(p))
-	if err != nil {
-		return false, owner{}, err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var o owner
-		if err := rows.Scan(&o.source, &o.uri, &o.path); err != nil {
-			return false, owner{}, err
-		}
-		if o.path == p || d.foldCase {
-			return true, o, nil
-		}
-	}
-	return false, owner{}, rows.Err()
 }
 
 // Release gives up the claim on path: its write was abandoned, or the state
@@ -393,7 +387,7 @@ func (d *Detector) Holders(ctx context.Context, sourceID int64, uri, path string
 		return nil
 	}
 	query := func(q string, keep func(*Holder) bool, args ...any) error {
-		rows, err := d.db.sql.QueryContext(ctx, q, args...)
+		rows, err := d.db.query(ctx, q, args...)
 		if err != nil {
 			return fmt.Errorf("check path %s of %s for collisions: %w", path, uri, err)
 		}

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"slices"
 	"testing"
+	"time"
 )
 
 // TestFindResources: whole rows by URI, batch after batch, a URI asked twice
@@ -86,7 +87,9 @@ func TestFindResources(t *testing.T) {
 
 // TestResourcesByID: whole rows by id, batch after batch (of every Source,
 // as ResourceByID), an id asked twice reported once, ids without a row not
-// at all, and an error of found ends the walk.
+// at all, and an error of found ends the walk; and the same of CopiesByID,
+// with the fields a check of the copy needs (FetchedAt and VerifiedAt only
+// where FileMTime is unknown).
 func TestResourcesByID(t *testing.T) {
 	ctx := context.Background()
 	db := openTemp(t)
@@ -107,6 +110,9 @@ func TestResourcesByID(t *testing.T) {
 		if i == 3 {
 			r.DamagedAt = tm("2026-01-03T00:00:00Z")
 		}
+		if i%2 == 0 {
+			r.FileMTime, r.VerifiedAt, r.ETag = time.Unix(1767225600, 123456789).UTC(), tm("2026-01-02T03:04:06Z"), "e"
+		}
 		if err := w.PutResource(ctx, &r); err != nil {
 			t.Fatal(err)
 		}
@@ -119,42 +125,59 @@ func TestResourcesByID(t *testing.T) {
 	if err := w.Close(ctx); err != nil {
 		t.Fatal(err)
 	}
-	for _, tc := range []struct {
-		name string
-		ask  []int64
-		want []int64
-	}{
-		{"none", nil, nil},
-		{"one", ids[3:4], ids[3:4]},
-		{"missing", []int64{ids[n-1] + 1000, ids[0]}, ids[:1]},
-		{"twice", []int64{ids[5], ids[5], ids[6]}, []int64{ids[5], ids[6]}},
-		{"another Source's", []int64{o.ID, ids[1]}, []int64{o.ID, ids[1]}},
-		{"batches", append(slices.Clone(ids), o.ID), append(slices.Clone(ids), o.ID)},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			var got []int64
-			err := db.ResourcesByID(ctx, tc.ask, func(r *Resource) error {
-				want, err := db.ResourceByID(ctx, r.ID)
-				if err != nil || !reflect.DeepEqual(*r, want) {
-					t.Errorf("row %d: %+v, ResourceByID %+v (%v)", r.ID, *r, want, err)
-				}
-				got = append(got, r.ID)
-				return nil
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
-			slices.Sort(got)
-			want := slices.Sorted(slices.Values(tc.want))
-			if !slices.Equal(got, want) {
-				t.Errorf("found %v, want %v", got, want)
-			}
-		})
+	copyFields := func(r Resource) Resource {
+		c := Resource{ID: r.ID, Path: r.Path, Length: r.Length, Digests: r.Digests, DamagedAt: r.DamagedAt, FileMTime: r.FileMTime}
+		if r.FileMTime.IsZero() {
+			c.FetchedAt, c.VerifiedAt = r.FetchedAt, r.VerifiedAt
+		}
+		return c
 	}
-	stop := errors.New("stop")
-	calls := 0
-	err = db.ResourcesByID(ctx, ids, func(*Resource) error { calls++; return stop })
-	if !errors.Is(err, stop) || calls != 1 {
-		t.Errorf("found's error: %v after %d calls", err, calls)
+	readers := []struct {
+		name string
+		read func(context.Context, []int64, func(*Resource) error) error
+		want func(Resource) Resource
+	}{
+		{"ResourcesByID", db.ResourcesByID, func(r Resource) Resource { return r }},
+		{"CopiesByID", db.CopiesByID, copyFields},
+	}
+	for _, rd := range readers {
+		for _, tc := range []struct {
+			name string
+			ask  []int64
+			want []int64
+		}{
+			{"none", nil, nil},
+			{"one", ids[3:4], ids[3:4]},
+			{"missing", []int64{ids[n-1] + 1000, ids[0]}, ids[:1]},
+			{"twice", []int64{ids[5], ids[5], ids[6]}, []int64{ids[5], ids[6]}},
+			{"another Source's", []int64{o.ID, ids[1]}, []int64{o.ID, ids[1]}},
+			{"batches", append(slices.Clone(ids), o.ID), append(slices.Clone(ids), o.ID)},
+		} {
+			t.Run(rd.name+"/"+tc.name, func(t *testing.T) {
+				var got []int64
+				err := rd.read(ctx, tc.ask, func(r *Resource) error {
+					whole, err := db.ResourceByID(ctx, r.ID)
+					if want := rd.want(whole); err != nil || !reflect.DeepEqual(*r, want) {
+						t.Errorf("row %d: %+v, ResourceByID %+v (%v)", r.ID, *r, want, err)
+					}
+					got = append(got, r.ID)
+					return nil
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				slices.Sort(got)
+				want := slices.Sorted(slices.Values(tc.want))
+				if !slices.Equal(got, want) {
+					t.Errorf("found %v, want %v", got, want)
+				}
+			})
+		}
+		stop := errors.New("stop")
+		calls := 0
+		err = rd.read(ctx, ids, func(*Resource) error { calls++; return stop })
+		if !errors.Is(err, stop) || calls != 1 {
+			t.Errorf("%s: found's error: %v after %d calls", rd.name, err, calls)
+		}
 	}
 }

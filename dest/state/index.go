@@ -56,6 +56,7 @@ const (
 
 // LoadIndex builds the Index of a Source's rows.
 func (db *DB) LoadIndex(ctx context.Context, sourceID int64) (*Index, error) {
+	db.scans.Add(1)
 	n, err := db.Rows(ctx, sourceID)
 	if err != nil {
 		return nil, err

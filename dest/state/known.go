@@ -150,6 +150,8 @@ func (v *View) EachKnown(ctx context.Context, pendingOnly bool, fn func(uri stri
 	q := `SELECT ` + knownColumns + ` FROM resource WHERE source_id = ?`
 	if pendingOnly {
 		q += ` AND deleted_at IS NOT NULL`
+	} else {
+		v.db.scans.Add(1)
 	}
 	rows, err := v.db.sql.QueryContext(ctx, q+` ORDER BY id`, v.sourceID)
 	if err != nil {
@@ -187,6 +189,7 @@ func (v *View) MaxID(ctx context.Context) (int64, error) {
 
 // EachID calls fn with the id of every row of the Source.
 func (v *View) EachID(ctx context.Context, fn func(id int64) error) error {
+	v.db.scans.Add(1)
 	rows, err := v.db.sql.QueryContext(ctx, `SELECT id FROM resource WHERE source_id = ?`, v.sourceID)
 	if err != nil {
 		return fmt.Errorf("list the resources of Source %d: %w", v.sourceID, err)

@@ -17,6 +17,7 @@ type PathSet struct {
 
 // LoadPathSet reads every path of the state.
 func (db *DB) LoadPathSet(ctx context.Context) (*PathSet, error) {
+	db.scans.Add(1)
 	var n int
 	if err := db.sql.QueryRowContext(ctx, `SELECT count(*) FROM resource`).Scan(&n); err != nil {
 		return nil, fmt.Errorf("read the paths of %s: %w", db.path, err)

@@ -190,7 +190,7 @@ func (db *DB) Resource(ctx context.Context, sourceID int64, uri string) (Resourc
 // ResourceByID returns a resource's row by its id.
 func (db *DB) ResourceByID(ctx context.Context, id int64) (Resource, error) {
 	var r Resource
-	err := scanResource(db.sql.QueryRowContext(ctx, `SELECT `+resourceColumns+` FROM resource WHERE id = ?`, id), &r)
+	err := scanResource(db.queryRow(ctx, `SELECT `+resourceColumns+` FROM resource WHERE id = ?`, id), &r)
 	if errors.Is(err, sql.ErrNoRows) {
 		return r, fmt.Errorf("read state of resource %d: %w", id, ErrNoResource)
 	}
@@ -244,6 +244,65 @@ func (db *DB) ResourcesByID(ctx context.Context, ids []int64, found func(r *Reso
 	return nil
 }
 
+// CopiesByID is ResourcesByID for the checks of the copies' files (a
+// reconcile's): each Resource has only what such a check needs (ID, Path,
+// Length, Digests, DamagedAt, FileMTime, and FetchedAt and VerifiedAt when
+// FileMTime is unknown), read with half the columns and none of the other
+// datetimes to parse, by a statement prepared once for each size of batch
+// (a batch is padded to a power of two with its last id again).
+func (db *DB) CopiesByID(ctx context.Context, ids []int64, found func(r *Resource) error) error {
+	const cols = `id, path, length, digests, damaged_at, file_mtime,
+		CASE WHEN file_mtime IS NULL THEN fetched_at END, CASE WHEN file_mtime IS NULL THEN verified_at END`
+	var (
+		r                      Resource
+		length, mtime          sql.NullInt64
+		digests, dmg, fat, vat sql.NullString
+		args                   = make([]any, 0, min(len(ids), LookupBatch))
+	)
+	for start := 0; start < len(ids); start += LookupBatch {
+		chunk := ids[start:min(start+LookupBatch, len(ids))]
+		n := 8
+		for n < len(chunk) {
+			n *= 2
+		}
+		args = args[:0]
+		for _, id := range chunk {
+			args = append(args, id)
+		}
+		for len(args) < n {
+			args = append(args, chunk[len(chunk)-1])
+		}
+		rows, err := db.query(ctx, `SELECT `+cols+` FROM resource WHERE id IN (?`+strings.Repeat(",?", n-1)+`)`, args...)
+		if err != nil {
+			return fmt.Errorf("read the state of %d resources: %w", len(chunk), err)
+		}
+		for rows.Next() {
+			if err := rows.Scan(&r.ID, &r.Path, &length, &digests, &dmg, &mtime, &fat, &vat); err != nil {
+				rows.Close()
+				return fmt.Errorf("read the state of %d resources: %w", len(chunk), err)
+			}
+			r.Length = -1
+			if length.Valid {
+				r.Length = length.Int64
+			}
+			r.Digests, r.DamagedAt = Digests(digests.String), parseTime(dmg)
+			r.FileMTime = time.Time{}
+			if mtime.Valid {
+				r.FileMTime = time.Unix(0, mtime.Int64).UTC()
+			}
+			r.FetchedAt, r.VerifiedAt = parseTime(fat), parseTime(vat)
+			if err := found(&r); err != nil {
+				rows.Close()
+				return err
+			}
+		}
+		if err := closeRows(rows); err != nil {
+			return fmt.Errorf("read the state of %d resources: %w", len(chunk), err)
+		}
+	}
+	return nil
+}
+
 // ResourcesAtPath returns the rows whose path has the same Key (pathmap.Key:
 // case folded) as path, of every Source: the owners of a file found in the
 // destination, or its rivals.
@@ -277,6 +336,8 @@ func (db *DB) EachResource(ctx context.Context, sourceID int64, pendingOnly bool
 	q := `SELECT ` + resourceColumns + ` FROM resource WHERE source_id = ?`
 	if pendingOnly {
 		q += ` AND deleted_at IS NOT NULL`
+	} else {
+		db.scans.Add(1)
 	}
 	rows, err := db.sql.QueryContext(ctx, q+` ORDER BY id`, sourceID)
 	if err != nil {
@@ -299,12 +360,35 @@ func (db *DB) EachResource(ctx context.Context, sourceID int64, pendingOnly bool
 	return nil
 }
 
+// Scans is how many reads through this DB visited every row of a Source or
+// of the state (counts, loads of an Index or of the paths, walks of every
+// row). An incremental run does none: its cost follows its changes, not the
+// size of the copy (tests hold it to that).
+func (db *DB) Scans() int64 { return db.scans.Load() }
+
 // Rows counts a Source's rows, from the (source_id, uri) index alone: much
 // cheaper than Count, which reads every row for the bytes.
 func (db *DB) Rows(ctx context.Context, sourceID int64) (int, error) {
+	db.scans.Add(1)
 	var n int
 	if err := db.sql.QueryRowContext(ctx, `SELECT count(*) FROM resource WHERE source_id = ?`, sourceID).Scan(&n); err != nil {
 		return 0, fmt.Errorf("count resources of Source %d: %w", sourceID, err)
+	}
+	return n, nil
+}
+
+// RowsUpTo counts a Source's rows (every Source's when sourceID is 0), but
+// stops at limit: it reads at most limit entries of an index, so that a run
+// can ask whether the state is small beside its changes at a cost that
+// follows the changes, not the state (Rows reads the whole index).
+func (db *DB) RowsUpTo(ctx context.Context, sourceID int64, limit int) (int, error) {
+	q, args := `SELECT count(*) FROM (SELECT 1 FROM resource WHERE source_id = ? LIMIT ?)`, []any{sourceID, limit}
+	if sourceID == 0 {
+		q, args = `SELECT count(*) FROM (SELECT 1 FROM resource LIMIT ?)`, []any{limit}
+	}
+	var n int
+	if err := db.sql.QueryRowContext(ctx, q, args...).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count resources of %s: %w", db.path, err)
 	}
 	return n, nil
 }
@@ -328,6 +412,7 @@ type Counts struct {
 
 // Count counts a Source's rows.
 func (db *DB) Count(ctx context.Context, sourceID int64) (Counts, error) {
+	db.scans.Add(1)
 	var c Counts
 	var bytes, maxID sql.NullInt64
 	err := db.sql.QueryRowContext(ctx, `SELECT count(*), count(deleted_at), sum(length), max(id) FROM resource WHERE source_id = ?`, sourceID).

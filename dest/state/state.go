@@ -34,6 +34,7 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"rsx/model"
@@ -73,6 +74,8 @@ type DB struct {
 	// when the file was opened read-only (it cannot be upgraded then; what
 	// the newer versions added reads as empty).
 	version int
+	stmts   stmtCache
+	scans   atomic.Int64 // reads of every row of a Source or of the state (Scans)
 }
 
 // Open opens the state database at path, creating it (and its schema) when the
@@ -89,6 +92,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open state database %s: %w", path, err)
 	}
+	sdb.SetMaxIdleConns(idleConns)
 	db := &DB{sql: sdb, path: path}
 	if err := db.init(ctx); err != nil {
 		sdb.Close()
@@ -120,6 +124,7 @@ func OpenReadOnly(ctx context.Context, path string) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open state database %s: %w", path, err)
 	}
+	sdb.SetMaxIdleConns(idleConns)
 	db := &DB{sql: sdb, path: path, readOnly: true}
 	if err := db.init(ctx); err != nil {
 		sdb.Close()
@@ -266,6 +271,7 @@ func (db *DB) Path() string { return db.path }
 
 // Close closes the database.
 func (db *DB) Close() error {
+	db.stmts.close()
 	if err := db.sql.Close(); err != nil {
 		return fmt.Errorf("close state database %s: %w", db.path, err)
 	}

@@ -48,6 +48,8 @@ type Writer struct {
 	commits  int
 	put      *sql.Stmt // prepared once: SQLite's parser costs as much as the insert
 	putTx    *sql.Stmt // put, bound to the open batch
+	same     *sql.Stmt // sameSQL, prepared once
+	sameTx   *sql.Stmt // same, bound to the open batch
 }
 
 const putResourceSQL = `INSERT INTO resource (source_id, uri, path, path_key, length, digests, lastmod, etag, last_modified, change_datetime, fetched_at, verified_at, deleted_at, file_mtime)
@@ -57,6 +59,15 @@ const putResourceSQL = `INSERT INTO resource (source_id, uri, path, path_key, le
 			change_datetime = excluded.change_datetime, fetched_at = excluded.fetched_at, verified_at = excluded.verified_at,
 			deleted_at = excluded.deleted_at, damaged_at = NULL, file_mtime = excluded.file_mtime
 		RETURNING id`
+
+// sameSQL updates a row in place, its path left as it is: setting path and
+// path_key, even to the values they have, rewrites the row's entry of the
+// path index, a page more to log and sync for each update (300 updates
+// spread over a 50,000-row state logged 559 pages through putResourceSQL,
+// 300 through this).
+const sameSQL = `UPDATE resource SET length = ?, digests = ?, lastmod = ?, etag = ?, last_modified = ?, change_datetime = ?,
+		fetched_at = ?, verified_at = ?, deleted_at = ?, damaged_at = NULL, file_mtime = ?
+		WHERE id = ? AND source_id = ? AND uri = ? AND path = ? AND path_key = ?`
 
 // NewWriter returns a Writer.
 func (db *DB) NewWriter(opts WriterOptions) *Writer {
@@ -119,7 +130,7 @@ func (w *Writer) Flush(ctx context.Context) error {
 		}
 	}
 	err := w.tx.Commit()
-	w.tx, w.putTx = nil, nil
+	w.tx, w.putTx, w.sameTx = nil, nil, nil
 	n := w.ops
 	w.ops = 0
 	if err != nil {
@@ -149,7 +160,7 @@ func (w *Writer) releaseClaims() {
 func (w *Writer) Abort() {
 	if w.tx != nil {
 		w.tx.Rollback()
-		w.tx, w.putTx = nil, nil
+		w.tx, w.putTx, w.sameTx = nil, nil, nil
 	}
 	w.ops = 0
 	w.releaseClaims()
@@ -158,15 +169,20 @@ func (w *Writer) Abort() {
 // Close commits the open batch and frees the Writer's statements.
 func (w *Writer) Close(ctx context.Context) error {
 	err := w.Flush(ctx)
-	if w.put != nil {
-		w.put.Close()
-		w.put = nil
+	for _, st := range []**sql.Stmt{&w.put, &w.same} {
+		if *st != nil {
+			(*st).Close()
+			*st = nil
+		}
 	}
 	return err
 }
 
 // PutResource records a resource (insert, or update of the row with the same
-// Source and URI, which keeps its id) and sets r.ID.
+// Source and URI, which keeps its id) and sets r.ID. An r.ID already set
+// says which row the resource has: when that row is the resource's at the
+// same path, it is updated in place, its path index entry left alone (an
+// r.ID that does not say so costs a look-up by id, nothing else).
 func (w *Writer) PutResource(ctx context.Context, r *Resource) error {
 	if r.SourceID == 0 || r.URI == "" || r.Path == "" {
 		return fmt.Errorf("record resource %q: Source, URI and path are required", r.URI)
@@ -177,6 +193,29 @@ func (w *Writer) PutResource(ctx context.Context, r *Resource) error {
 	}
 	if err := w.begin(ctx, "record resource "+r.URI); err != nil {
 		return err
+	}
+	if r.ID > 0 {
+		if w.same == nil {
+			stmt, err := w.db.sql.PrepareContext(ctx, sameSQL)
+			if err != nil {
+				return fmt.Errorf("record resource %s: %w", r.URI, err)
+			}
+			w.same = stmt
+		}
+		if w.sameTx == nil {
+			w.sameTx = w.tx.StmtContext(ctx, w.same)
+		}
+		res, err := w.sameTx.ExecContext(ctx, length, nullString(string(r.Digests)), datetime(r.Lastmod),
+			nullString(r.ETag), nullString(r.LastModified), datetime(r.ChangeDatetime), clockOrNull(r.FetchedAt),
+			clockOrNull(r.VerifiedAt), datetime(r.DeletedAt), unixNanoOrNull(r.FileMTime),
+			r.ID, r.SourceID, r.URI, r.Path, pathmap.Key(r.Path))
+		if err != nil {
+			return fmt.Errorf("record resource %s: %w", r.URI, err)
+		}
+		if n, err := res.RowsAffected(); err == nil && n == 1 {
+			w.released = append(w.released, r.Path)
+			return w.done(ctx)
+		}
 	}
 	if w.put == nil {
 		stmt, err := w.db.sql.PrepareContext(ctx, putResourceSQL)
