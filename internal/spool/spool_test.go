@@ -53,7 +53,9 @@ func TestStringsInOrder(t *testing.T) {
 func TestStable(t *testing.T) {
 	type item struct{ key, seq int }
 	l := NewList(t.TempDir(), "items", 4,
-		func(b []byte, v *item) []byte { return binary.AppendVarint(binary.AppendVarint(b, int64(v.key)), int64(v.seq)) },
+		func(b []byte, v *item) []byte {
+			return binary.AppendVarint(binary.AppendVarint(b, int64(v.key)), int64(v.seq))
+		},
 		func(b []byte, v *item) error {
 			k, n := binary.Varint(b)
 			s, m := binary.Varint(b[n:])
