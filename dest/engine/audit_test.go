@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"os"
@@ -306,5 +307,63 @@ func TestAuditOfAnUnfinishedBaseline(t *testing.T) {
 	rep := auditOnce(t, dir, testClient(t), f.target())
 	if len(rep.Missing) != 2 || len(rep.Unannounced) != 0 || rep.Same != 4 {
 		t.Errorf("missing %q, unannounced %q, same %d; want the 2 of the part unread missing, none unannounced", rep.Missing, rep.Unannounced, rep.Same)
+	}
+}
+
+// With Keep, the report holds the first Keep entries of each list and
+// spools the rest: Len counts them all and Each gives them all, in the
+// order an audit without Keep lists them. (An audit of a copy that lost a
+// million files held their URIs twice, in missing and damaged.)
+func TestAuditKeepSpoolsTheLists(t *testing.T) {
+	f := newChangingSource(t)
+	var entries []string
+	for i := range 40 {
+		p := fmt.Sprintf("/r/%02d", i)
+		body := []byte(fmt.Sprintf("%d v1\n", i))
+		f.setRes(p, body)
+		entries = append(entries, rlEntry(p, body, "2030-01-01T09:00:00Z"))
+	}
+	f.setDoc("/rl.xml", resourceList("2030-01-01T10:00:00Z", entries...))
+	dir := t.TempDir()
+	if res := syncOnce(t, dir, testClient(t), f.target(), PlanOptions{}); !res.OK() {
+		t.Fatalf("baseline:%s", failures(res))
+	}
+	for i := 39; i >= 15; i-- { // 25 copies gone
+		if err := os.Remove(filepath.Join(dir, filepath.FromSlash(fmt.Sprintf("%s/r/%02d", f.hostDir(), i)))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, name := range []string{"stray-b", "stray-a", "stray-c"} {
+		os.WriteFile(filepath.Join(dir, name), []byte("x"), 0o644)
+	}
+	audit := func(keep int) *AuditReport {
+		s := openSession(t, dir, testClient(t), Options{})
+		defer s.Close()
+		rep, err := s.AuditWith(context.Background(), f.target(), AuditOptions{Keep: keep, ListSame: true})
+		if err != nil {
+			t.Fatalf("audit: %v", err)
+		}
+		t.Cleanup(func() { rep.Close() })
+		return rep
+	}
+	all, kept := audit(0), audit(4)
+	if all.InSync() || kept.InSync() || len(all.Missing) != 25 || len(all.Extra) != 3 || len(all.SameURIs) != 15 {
+		t.Fatalf("without Keep: missing %d, extra %d, same %d", len(all.Missing), len(all.Extra), len(all.SameURIs))
+	}
+	for l := range nAuditLists {
+		whole := *all.list(l)
+		if n := kept.Len(l); n != len(whole) {
+			t.Errorf("list %d: Len %d, want %d", l, n, len(whole))
+		}
+		if got, want := *kept.list(l), whole[:min(4, len(whole))]; !slices.Equal(got, want) {
+			t.Errorf("list %d: kept %q, want %q", l, got, want)
+		}
+		var each []string
+		if err := kept.Each(l, func(u string) error { each = append(each, u); return nil }); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(each, whole) {
+			t.Errorf("list %d: Each gave %d entries, want %d in order", l, len(each), len(whole))
+		}
 	}
 }
