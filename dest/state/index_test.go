@@ -116,3 +116,26 @@ func TestFindPaths(t *testing.T) {
 		t.Errorf("found %d of %d: %v … %v", len(got), len(paths), got[:2], got[len(got)-3:])
 	}
 }
+
+func TestLargestID(t *testing.T) {
+	ctx := context.Background()
+	db := openTemp(t)
+	if id, err := db.LargestID(ctx); err != nil || id != 0 {
+		t.Fatalf("empty: %d, %v", id, err)
+	}
+	a, _ := db.EnsureSource(ctx, "http://example.org/cap.xml")
+	b, _ := db.EnsureSource(ctx, "http://example.net/cap.xml")
+	w := db.NewWriter(WriterOptions{})
+	for i := range 30 {
+		src := a
+		if i%2 == 0 {
+			src = b
+		}
+		r := Resource{SourceID: src.ID, URI: fmt.Sprintf("http://h/%d", i), Path: fmt.Sprintf("h/%d", i)}
+		w.PutResource(ctx, &r)
+	}
+	w.Close(ctx)
+	if id, err := db.LargestID(ctx); err != nil || id != 30 {
+		t.Fatalf("30 rows of two Sources: %d, %v", id, err)
+	}
+}
