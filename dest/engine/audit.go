@@ -577,7 +577,9 @@ type auditJob struct {
 
 func (a *auditor) start(ctx context.Context) {
 	n := max(4, 2*runtime.GOMAXPROCS(0))
-	a.jobs = make(chan auditJob, 2*n)
+	// A batch of look-ups ahead: the workers hash while the next batch
+	// is looked up in the state.
+	a.jobs = make(chan auditJob, state.LookupBatch)
 	for range n {
 		a.wg.Add(1)
 		go func() {
