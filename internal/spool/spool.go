@@ -16,6 +16,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strings"
 )
 
 // DefaultRun is how many items a List sorts in memory at once when
@@ -90,7 +91,7 @@ func (l *List[T]) flushRun() {
 		return
 	}
 	if l.f == nil {
-		f, err := os.CreateTemp(l.dir, "rsx-"+l.name+"-*.spool")
+		f, err := os.CreateTemp(l.dir, "rsx-"+fileName(l.name)+"-*.spool")
 		if err != nil {
 			l.err = fmt.Errorf("spool the %s: %w", l.name, err)
 			return
@@ -188,6 +189,34 @@ func (l *List[T]) Close() error {
 		return fmt.Errorf("remove the spool of the %s: %w", l.name, err)
 	}
 	return nil
+}
+
+// fileName is name with every run of characters other than ASCII letters
+// and digits made one "-".
+func fileName(name string) string {
+	var b []byte
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' {
+			b = append(b, c)
+		} else if len(b) > 0 && b[len(b)-1] != '-' {
+			b = append(b, '-')
+		}
+	}
+	return strings.TrimSuffix(string(b), "-")
+}
+
+// ByLess is a comparison of NewList made of a less function.
+func ByLess[T any](less func(a, b *T) bool) func(a, b *T) int {
+	return func(a, b *T) int {
+		switch {
+		case less(a, b):
+			return -1
+		case less(b, a):
+			return 1
+		}
+		return 0
+	}
 }
 
 // cursor reads one sorted run.
