@@ -672,8 +672,11 @@ func (a *auditor) notRecorded(why string, due bool) string {
 }
 
 // add adds uri to list l of the report: to its spool (AuditOptions.Keep),
-// or its slice.
+// or its slice. The URI is copied: the one of an entry shares the memory of
+// every entry its document part decoded (model's arena), which a URI kept
+// would keep whole (28 MB of parts held by 8,000 URIs at 80,008 resources).
 func (a *auditor) add(l AuditList, uri string) {
+	uri = strings.Clone(uri)
 	a.mu.Lock()
 	if sp := a.rep.spools[l]; sp != nil {
 		sp.Add(uri)
