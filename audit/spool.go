@@ -1,14 +1,10 @@
 package audit
 
 import (
-	"bufio"
-	"container/heap"
 	"encoding/binary"
 	"errors"
-	"fmt"
-	"io"
-	"os"
-	"sort"
+
+	"rsx/internal/spool"
 )
 
 // Sink receives a run's findings as each resource is judged, instead of the
@@ -25,12 +21,12 @@ type Sink interface {
 // memory does not grow with them (an audit of every resource of a large
 // Source lists every mirror it checked), and gives each list back in the
 // order a Report keeps it: by URI, then mirror, then check. It sorts runs of
-// spoolRun findings in memory and merges them from the file. A write that
+// spoolRun findings in memory and merges them from the file (internal/spool). A write that
 // fails (a full disk) is kept and returned by Err and by the Each methods.
 type Spool struct {
-	mismatched, warnings *spoolList[Finding]
-	unchecked            *spoolList[Unchecked]
-	mirrors              *spoolList[Mirror]
+	mismatched, warnings *spool.List[Finding]
+	unchecked            *spool.List[Unchecked]
+	mirrors              *spool.List[Mirror]
 }
 
 // spoolRun is how many findings of one list are sorted in memory at once.
@@ -40,234 +36,38 @@ const spoolRun = 16384
 // empty) on first need. Close it to remove them.
 func NewSpool(dir string) *Spool {
 	return &Spool{
-		mismatched: newSpoolList(dir, "mismatched", appendFinding, readFinding, findingLess),
-		warnings:   newSpoolList(dir, "warnings", appendFinding, readFinding, findingLess),
-		unchecked:  newSpoolList(dir, "unchecked", appendUnchecked, readUnchecked, uncheckedLess),
-		mirrors:    newSpoolList(dir, "mirrors", appendMirror, readMirror, mirrorLess),
+		mismatched: spool.NewList(dir, "audit's mismatched", spoolRun, appendFinding, readFinding, spool.ByLess(findingLess)),
+		warnings:   spool.NewList(dir, "audit's warnings", spoolRun, appendFinding, readFinding, spool.ByLess(findingLess)),
+		unchecked:  spool.NewList(dir, "audit's unchecked", spoolRun, appendUnchecked, readUnchecked, spool.ByLess(uncheckedLess)),
+		mirrors:    spool.NewList(dir, "audit's mirrors", spoolRun, appendMirror, readMirror, spool.ByLess(mirrorLess)),
 	}
 }
 
-func (s *Spool) Mismatch(f Finding)    { s.mismatched.add(f) }
-func (s *Spool) Warning(f Finding)     { s.warnings.add(f) }
-func (s *Spool) Unchecked(u Unchecked) { s.unchecked.add(u) }
-func (s *Spool) Mirror(m Mirror)       { s.mirrors.add(m) }
+func (s *Spool) Mismatch(f Finding)    { s.mismatched.Add(f) }
+func (s *Spool) Warning(f Finding)     { s.warnings.Add(f) }
+func (s *Spool) Unchecked(u Unchecked) { s.unchecked.Add(u) }
+func (s *Spool) Mirror(m Mirror)       { s.mirrors.Add(m) }
 
 // EachMismatched calls fn for every false claim, in order.
-func (s *Spool) EachMismatched(fn func(Finding) error) error { return s.mismatched.each(fn) }
+func (s *Spool) EachMismatched(fn func(Finding) error) error { return s.mismatched.Each(fn) }
 
 // EachWarning calls fn for every warning, in order.
-func (s *Spool) EachWarning(fn func(Finding) error) error { return s.warnings.each(fn) }
+func (s *Spool) EachWarning(fn func(Finding) error) error { return s.warnings.Each(fn) }
 
 // EachUnchecked calls fn for every claim that could not be compared, in order.
-func (s *Spool) EachUnchecked(fn func(Unchecked) error) error { return s.unchecked.each(fn) }
+func (s *Spool) EachUnchecked(fn func(Unchecked) error) error { return s.unchecked.Each(fn) }
 
 // EachMirror calls fn for every mirror, in order.
-func (s *Spool) EachMirror(fn func(Mirror) error) error { return s.mirrors.each(fn) }
+func (s *Spool) EachMirror(fn func(Mirror) error) error { return s.mirrors.Each(fn) }
 
 // Err is the first write that failed.
 func (s *Spool) Err() error {
-	return errors.Join(s.mismatched.err, s.warnings.err, s.unchecked.err, s.mirrors.err)
+	return errors.Join(s.mismatched.Err(), s.warnings.Err(), s.unchecked.Err(), s.mirrors.Err())
 }
 
 // Close removes the spool's files.
 func (s *Spool) Close() error {
-	return errors.Join(s.mismatched.close(), s.warnings.close(), s.unchecked.close(), s.mirrors.close())
-}
-
-// spoolList is one list of a Spool: the current run in memory, the runs
-// before it sorted in a file, one after the other.
-type spoolList[T any] struct {
-	dir, name string
-	enc       func([]byte, *T) []byte
-	dec       func([]byte, *T) error
-	less      func(a, b *T) bool
-
-	buf    []T
-	f      *os.File
-	w      *bufio.Writer
-	runs   []int64 // the offset each run begins at; the file's end follows the last
-	end    int64
-	rec    []byte
-	err    error
-	closed bool
-}
-
-func newSpoolList[T any](dir, name string, enc func([]byte, *T) []byte, dec func([]byte, *T) error, less func(a, b *T) bool) *spoolList[T] {
-	return &spoolList[T]{dir: dir, name: name, enc: enc, dec: dec, less: less}
-}
-
-func (l *spoolList[T]) add(v T) {
-	if l.err != nil {
-		return
-	}
-	l.buf = append(l.buf, v)
-	if len(l.buf) >= spoolRun {
-		l.flushRun()
-	}
-}
-
-// flushRun writes the findings in memory, sorted, as a run of the file.
-func (l *spoolList[T]) flushRun() {
-	if len(l.buf) == 0 || l.err != nil {
-		return
-	}
-	if l.f == nil {
-		f, err := os.CreateTemp(l.dir, "rsx-audit-"+l.name+"-*.spool")
-		if err != nil {
-			l.err = fmt.Errorf("spool the audit's %s: %w", l.name, err)
-			return
-		}
-		l.f, l.w = f, bufio.NewWriterSize(f, 64<<10)
-	}
-	sort.SliceStable(l.buf, func(i, j int) bool { return l.less(&l.buf[i], &l.buf[j]) })
-	l.runs = append(l.runs, l.end)
-	var n [binary.MaxVarintLen64]byte
-	for i := range l.buf {
-		l.rec = l.enc(l.rec[:0], &l.buf[i])
-		k := binary.PutUvarint(n[:], uint64(len(l.rec)))
-		if _, err := l.w.Write(n[:k]); err != nil {
-			l.err = fmt.Errorf("spool the audit's %s: %w", l.name, err)
-			return
-		}
-		if _, err := l.w.Write(l.rec); err != nil {
-			l.err = fmt.Errorf("spool the audit's %s: %w", l.name, err)
-			return
-		}
-		l.end += int64(k + len(l.rec))
-	}
-	clear(l.buf)
-	l.buf = l.buf[:0]
-}
-
-// each calls fn for every item in order: from memory when no run was
-// written, else by merging the runs of the file.
-func (l *spoolList[T]) each(fn func(T) error) error {
-	if l.err != nil {
-		return l.err
-	}
-	if l.f == nil {
-		sort.SliceStable(l.buf, func(i, j int) bool { return l.less(&l.buf[i], &l.buf[j]) })
-		for _, v := range l.buf {
-			if err := fn(v); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	l.flushRun()
-	if l.err != nil {
-		return l.err
-	}
-	if err := l.w.Flush(); err != nil {
-		return fmt.Errorf("spool the audit's %s: %w", l.name, err)
-	}
-	m := &merger[T]{less: l.less}
-	for i, start := range l.runs {
-		stop := l.end
-		if i+1 < len(l.runs) {
-			stop = l.runs[i+1]
-		}
-		c := &runCursor[T]{r: bufio.NewReaderSize(io.NewSectionReader(l.f, start, stop-start), 32<<10), dec: l.dec, run: i}
-		ok, err := c.next()
-		if err != nil {
-			return fmt.Errorf("read back the audit's %s: %w", l.name, err)
-		}
-		if ok {
-			m.cursors = append(m.cursors, c)
-		}
-	}
-	heap.Init(m)
-	for m.Len() > 0 {
-		c := m.cursors[0]
-		if err := fn(c.cur); err != nil {
-			return err
-		}
-		ok, err := c.next()
-		if err != nil {
-			return fmt.Errorf("read back the audit's %s: %w", l.name, err)
-		}
-		if ok {
-			heap.Fix(m, 0)
-		} else {
-			heap.Pop(m)
-		}
-	}
-	return nil
-}
-
-func (l *spoolList[T]) close() error {
-	l.buf = nil
-	if l.f == nil || l.closed {
-		return nil
-	}
-	l.closed = true
-	name := l.f.Name()
-	l.f.Close()
-	if err := os.Remove(name); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("remove the audit's spool: %w", err)
-	}
-	return nil
-}
-
-// runCursor reads one sorted run.
-type runCursor[T any] struct {
-	r   *bufio.Reader
-	dec func([]byte, *T) error
-	run int
-	buf []byte
-	cur T
-}
-
-func (c *runCursor[T]) next() (bool, error) {
-	n, err := binary.ReadUvarint(c.r)
-	if err == io.EOF {
-		return false, nil
-	}
-	if err != nil {
-		return false, err
-	}
-	if n > 64<<20 {
-		return false, fmt.Errorf("a spooled finding of %d bytes", n)
-	}
-	if uint64(cap(c.buf)) < n {
-		c.buf = make([]byte, n)
-	}
-	c.buf = c.buf[:n]
-	if _, err := io.ReadFull(c.r, c.buf); err != nil {
-		return false, err
-	}
-	var v T
-	if err := c.dec(c.buf, &v); err != nil {
-		return false, err
-	}
-	c.cur = v
-	return true, nil
-}
-
-// merger is a heap of the runs' cursors by their current item (the
-// earlier run first among equals, so that the merge is stable).
-type merger[T any] struct {
-	cursors []*runCursor[T]
-	less    func(a, b *T) bool
-}
-
-func (m *merger[T]) Len() int { return len(m.cursors) }
-func (m *merger[T]) Less(i, j int) bool {
-	a, b := m.cursors[i], m.cursors[j]
-	if m.less(&a.cur, &b.cur) {
-		return true
-	}
-	if m.less(&b.cur, &a.cur) {
-		return false
-	}
-	return a.run < b.run
-}
-func (m *merger[T]) Swap(i, j int) { m.cursors[i], m.cursors[j] = m.cursors[j], m.cursors[i] }
-func (m *merger[T]) Push(x any)    { m.cursors = append(m.cursors, x.(*runCursor[T])) }
-func (m *merger[T]) Pop() any {
-	c := m.cursors[len(m.cursors)-1]
-	m.cursors = m.cursors[:len(m.cursors)-1]
-	return c
+	return errors.Join(s.mismatched.Close(), s.warnings.Close(), s.unchecked.Close(), s.mirrors.Close())
 }
 
 // The order of a Report's lists (sortFindings).

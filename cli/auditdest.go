@@ -35,7 +35,10 @@ func (a *app) runDestAudit(cmd *cobra.Command, f auditFlags, target string) erro
 	}
 	defer d.close()
 	ctx, st, sess, bar := d.ctx, d.st, d.sess, d.bar
-	rep, err := sess.AuditWith(ctx, target, engine.AuditOptions{AllowOtherHosts: f.allowOtherHosts})
+	// The report keeps the first lines of each list the text shows, and
+	// spools the lists whole (in DEST's temporary folder) for --json, which
+	// writes them an element at a time: memory does not grow with them.
+	rep, err := sess.AuditWith(ctx, target, engine.AuditOptions{AllowOtherHosts: f.allowOtherHosts, Keep: maxTextLines})
 	bar.finish()
 	if err != nil {
 		if ctx.Err() != nil {
@@ -43,8 +46,9 @@ func (a *app) runDestAudit(cmd *cobra.Command, f auditFlags, target string) erro
 		}
 		return failed(fmt.Errorf("audit: %w", err))
 	}
+	defer rep.Close()
 	if f.json {
-		if err := writeJSON(a.out, destAuditJSONOf(rep, st.String())); err != nil {
+		if err := writeDestAuditJSON(a.out, rep, st.String()); err != nil {
 			return failed(fmt.Errorf("audit: write the report: %w", err))
 		}
 	} else {
@@ -121,6 +125,19 @@ func nonNil(s []string) []string {
 	return s
 }
 
+// writeDestAuditJSON writes the report as writeJSON writes destAuditJSONOf
+// (the same bytes), with each list read from the report (its spool, with
+// AuditOptions.Keep) and written an element at a time.
+func writeDestAuditJSON(w io.Writer, r *engine.AuditReport, dest string) error {
+	each := func(l engine.AuditList) func(func(string) error) error {
+		return func(emit func(string) error) error { return r.Each(l, emit) }
+	}
+	return writeJSONWithLists(w, destAuditJSONOf(r, dest), map[string]func(func(string) error) error{
+		"missing": each(engine.ListMissing), "changed": each(engine.ListChanged), "extra": each(engine.ListExtra),
+		"unannounced": each(engine.ListUnannounced), "damaged": each(engine.ListDamaged), "unverifiable": each(engine.ListUnverifiable),
+	})
+}
+
 func destAuditJSONOf(r *engine.AuditReport, dest string) destAuditJSON {
 	return destAuditJSON{
 		InSync: r.InSync(), Same: r.Same, Missing: nonNil(r.Missing), Changed: nonNil(r.Changed), Extra: nonNil(r.Extra), PendingDeletes: r.PendingDeletes,
@@ -173,28 +190,32 @@ func writeDestAuditText(w io.Writer, st textStyles, r *engine.AuditReport, dest 
 	}
 	lists := []struct {
 		title string
-		items []string
+		list  engine.AuditList
+		items []string // the first of the list, at least maxTextLines when it has as many
 		style func(string) string
 		mark  string
 	}{
-		{"missing", r.Missing, st.err, "✗"},
-		{"changed", r.Changed, st.err, "✗"},
-		{"extra", r.Extra, st.err, "✗"},
-		{"damaged in the copy", r.Damaged, st.err, "✗"},
-		{"unannounced (differ although no Change List since the copy's point announced a change)", r.Unannounced, st.warn, "!"},
-		{"unverifiable (the Source declares nothing to compare)", r.Unverifiable, st.dim, "·"},
+		{"missing", engine.ListMissing, r.Missing, st.err, "✗"},
+		{"changed", engine.ListChanged, r.Changed, st.err, "✗"},
+		{"extra", engine.ListExtra, r.Extra, st.err, "✗"},
+		{"damaged in the copy", engine.ListDamaged, r.Damaged, st.err, "✗"},
+		{"unannounced (differ although no Change List since the copy's point announced a change)", engine.ListUnannounced, r.Unannounced, st.warn, "!"},
+		{"unverifiable (the Source declares nothing to compare)", engine.ListUnverifiable, r.Unverifiable, st.dim, "·"},
 	}
 	for _, l := range lists {
-		if len(l.items) == 0 {
+		n := r.Len(l.list)
+		if n == 0 {
 			continue
 		}
-		fmt.Fprintf(w, "%s %d %s:\n", l.style(l.mark), len(l.items), l.title)
+		fmt.Fprintf(w, "%s %d %s:\n", l.style(l.mark), n, l.title)
 		for i, u := range l.items {
 			if i == maxTextLines {
-				fmt.Fprintf(w, "    … and %d more (--json lists every one)\n", len(l.items)-i)
 				break
 			}
 			fmt.Fprintf(w, "    %s\n", esc(u))
+		}
+		if n > maxTextLines {
+			fmt.Fprintf(w, "    … and %d more (--json lists every one)\n", n-maxTextLines)
 		}
 	}
 	if r.PendingDeletes > 0 {
@@ -204,7 +225,7 @@ func writeDestAuditText(w io.Writer, st textStyles, r *engine.AuditReport, dest 
 	switch {
 	case r.InSync():
 		fmt.Fprintf(w, "%s in sync\n", st.rule("✓"))
-	case !r.Complete() && len(r.Missing)+len(r.Changed)+len(r.Extra) == 0:
+	case !r.Complete() && r.Len(engine.ListMissing)+r.Len(engine.ListChanged)+r.Len(engine.ListExtra) == 0:
 		fmt.Fprintf(w, "%s incomplete: the documents read agree with the copy, but %s could not be read, so the copy is not known to be in sync\n",
 			st.err("✗"), display.Plural(len(r.Problems), "document", "documents"))
 	case !r.Complete():

@@ -1,12 +1,14 @@
 package cli
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"reflect"
 	"strconv"
 	"strings"
 
@@ -72,6 +74,94 @@ func writeJSON(w io.Writer, v any) error {
 	}
 	_, err := w.Write(display.EscapeJSON(b.Bytes()))
 	return err
+}
+
+// writeJSONWithLists writes v, a struct, as writeJSON writes it (the same
+// bytes: its fields in order, indented, escaped), except that each field
+// named in lists (by its JSON name; a []string) is written from its
+// function, an element at a time as the function emits them, so that a
+// list of millions is never held in memory. Tags other than the name
+// (omitempty) are not supported.
+func writeJSONWithLists(w io.Writer, v any, lists map[string]func(emit func(string) error) error) error {
+	rv := reflect.ValueOf(v)
+	rt := rv.Type()
+	if rt.Kind() != reflect.Struct {
+		return fmt.Errorf("writeJSONWithLists: %s is not a struct", rt)
+	}
+	bw := bufio.NewWriterSize(w, 64<<10)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	encode := func(x any, prefix string) ([]byte, error) {
+		buf.Reset()
+		enc.SetIndent(prefix, "  ")
+		if err := enc.Encode(x); err != nil {
+			return nil, err
+		}
+		return display.EscapeJSON(bytes.TrimRight(buf.Bytes(), "\n")), nil
+	}
+	bw.WriteByte('{')
+	n := 0
+	for i := range rt.NumField() {
+		f := rt.Field(i)
+		name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if !f.IsExported() || name == "-" && opts == "" {
+			continue
+		}
+		if opts != "" {
+			return fmt.Errorf("writeJSONWithLists: field %s: tag options are not supported", f.Name)
+		}
+		if name == "" {
+			name = f.Name
+		}
+		key, err := encode(name, "")
+		if err != nil {
+			return err
+		}
+		if n > 0 {
+			bw.WriteByte(',')
+		}
+		n++
+		bw.WriteString("\n  ")
+		bw.Write(key)
+		bw.WriteString(": ")
+		each, streamed := lists[name]
+		if !streamed {
+			b, err := encode(rv.Field(i).Interface(), "  ")
+			if err != nil {
+				return err
+			}
+			bw.Write(b)
+			continue
+		}
+		bw.WriteByte('[')
+		k := 0
+		err = each(func(s string) error {
+			b, err := encode(s, "")
+			if err != nil {
+				return err
+			}
+			if k > 0 {
+				bw.WriteByte(',')
+			}
+			k++
+			bw.WriteString("\n    ")
+			_, err = bw.Write(b)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		if k > 0 {
+			bw.WriteString("\n  ")
+		}
+		bw.WriteByte(']')
+	}
+	if n > 0 {
+		bw.WriteByte('\n')
+	}
+	bw.WriteString("}\n")
+	return bw.Flush()
 }
 
 // esc makes text that a Source wrote (a URL, a value, a name, an error

@@ -53,10 +53,28 @@ type syncFlags struct {
 // into the current folder by default (as rsync and rclone want a destination).
 var errNoDest = errors.New("sync: no destination given: --dest DEST names the folder (e.g. --dest ./copy, or --dest . for the current folder) or the bucket (s3://bucket/prefix?endpoint=…) to copy into")
 
-// syncMemoryLimit is the soft memory limit of a sync when GOMEMLIMIT is not
-// set: planning against a state of a million resources fits in it, and the
-// garbage collector works harder rather than let the heap grow past it.
-const syncMemoryLimit = 200 << 20
+// The soft memory limit of a sync or an audit --dest when GOMEMLIMIT is not
+// set is set by what the run needs (memoryLimit): baseMemoryLimit, what a
+// run against a small copy may take, plus memoryPerRow for each resource of
+// the state. The garbage collector works harder when the heap nears it; a
+// limit below what a run needs makes it collect without end instead (an
+// audit --dest at 800,000 resources ran 2.7 times slower under a fixed 200
+// MiB), so the limit keeps room above the need, and only a run that holds
+// more than measured (BENCHMARKS.md, "Memory limit") works against it.
+const (
+	baseMemoryLimit = 200 << 20
+	// memoryPerRow: a sync's plan against a large state loads its Index,
+	// 72 bytes a row, beside bitmaps of a bit a row; with the collector's
+	// room (GOGC=100: as much again), 160 bytes. An audit --dest holds a
+	// bit a row (it reads the state a batch at a time).
+	memoryPerRow = 160
+)
+
+// memoryLimit is the soft memory limit of a run on a copy whose state's
+// largest row id is maxID (a bound of its rows).
+func memoryLimit(maxID int64) int64 {
+	return baseMemoryLimit + memoryPerRow*max(maxID, 0)
+}
 
 func newSyncCmd(a *app) *cobra.Command {
 	var f syncFlags
@@ -391,7 +409,8 @@ func (d *openedDest) close() {
 
 // openDest opens dest (with so: a folder is made when so.Create and not
 // so.ReadOnly) and an engine session on it for target, under a soft memory
-// limit unless GOMEMLIMIT sets one; what names the command in errors. The
+// limit set by the state's size (memoryLimit) unless GOMEMLIMIT sets one;
+// what names the command in errors. The
 // resources worked on at once are twice a host's slots, so that some are
 // written (fsync) while others download. When it fails, what it made in
 // DEST is removed (openedDest.discard).
@@ -405,7 +424,8 @@ func (a *app) openDest(ctx context.Context, cmd *cobra.Command, what, target, de
 		}
 	}()
 	if os.Getenv("GOMEMLIMIT") == "" {
-		prev := debug.SetMemoryLimit(syncMemoryLimit)
+		// The base until the state is open, then by its size.
+		prev := debug.SetMemoryLimit(baseMemoryLimit)
 		d.closers = append(d.closers, func() { debug.SetMemoryLimit(prev) })
 	}
 	client, err := a.http.client(target)
@@ -443,6 +463,11 @@ func (a *app) openDest(ctx context.Context, cmd *cobra.Command, what, target, de
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	d.closers = append(d.closers, func() { sess.Close() })
+	if os.Getenv("GOMEMLIMIT") == "" {
+		if maxID, err := sess.DB().LargestID(ctx); err == nil {
+			debug.SetMemoryLimit(memoryLimit(maxID))
+		}
+	}
 	d.ctx, d.client, d.st, d.sess = ctx, client, st, sess
 	ok = true
 	return d, nil

@@ -1,7 +1,9 @@
 package engine
 
 import (
+	"cmp"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash/maphash"
@@ -20,6 +22,7 @@ import (
 	"rsx/dest/state"
 	"rsx/dest/store"
 	"rsx/display"
+	runspool "rsx/internal/spool"
 	"rsx/model"
 )
 
@@ -83,11 +86,71 @@ type AuditReport struct {
 	NotCompared int
 	Warnings    []string
 	Elapsed     time.Duration
+
+	// spools hold the lists, with AuditOptions.Keep: the slices above then
+	// hold the first Keep of each.
+	spools [nAuditLists]*runspool.List[string]
+}
+
+// AuditList names one list of an AuditReport.
+type AuditList int
+
+// The lists of an AuditReport.
+const (
+	ListMissing AuditList = iota
+	ListChanged
+	ListExtra
+	ListDamaged
+	ListUnannounced
+	ListUnverifiable
+	ListSame
+	nAuditLists
+)
+
+// list is the slice of the report that holds l.
+func (r *AuditReport) list(l AuditList) *[]string {
+	return [...]*[]string{&r.Missing, &r.Changed, &r.Extra, &r.Damaged, &r.Unannounced, &r.Unverifiable, &r.SameURIs}[l]
+}
+
+// Len is how many entries list l has: with AuditOptions.Keep, more than its
+// slice may hold.
+func (r *AuditReport) Len(l AuditList) int {
+	if sp := r.spools[l]; sp != nil {
+		return sp.Len()
+	}
+	return len(*r.list(l))
+}
+
+// Each calls fn with every entry of list l, in order: from its slice, or
+// read back from its spool (AuditOptions.Keep).
+func (r *AuditReport) Each(l AuditList, fn func(string) error) error {
+	if sp := r.spools[l]; sp != nil {
+		return sp.Each(fn)
+	}
+	for _, u := range *r.list(l) {
+		if err := fn(u); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Close removes the report's spools (AuditOptions.Keep); Each reads nothing
+// after it.
+func (r *AuditReport) Close() error {
+	var errs []error
+	for l, sp := range r.spools {
+		if sp != nil {
+			errs = append(errs, sp.Close())
+			r.spools[l] = nil
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // InSync reports whether the copy and the Source agree on everything.
 func (r *AuditReport) InSync() bool {
-	return len(r.Missing)+len(r.Changed)+len(r.Extra) == 0 && len(r.Problems) == 0
+	return r.Len(ListMissing)+r.Len(ListChanged)+r.Len(ListExtra) == 0 && len(r.Problems) == 0
 }
 
 // OutOfSelection counts the Source's resources that the copy does not
@@ -152,6 +215,12 @@ type AuditOptions struct {
 	// authority too, as a sync with --allow-other-hosts copies them;
 	// without it they are out of the copy's selection (Excluded).
 	AllowOtherHosts bool
+	// Keep, when above 0, bounds the memory the report's lists take: each
+	// slice (Missing, Changed, …) holds its first Keep entries in order,
+	// and every entry goes to a temporary file in the Store's TempDir, for
+	// AuditReport.Len and Each (close the report to remove it). Without
+	// it the slices hold every entry.
+	Keep int
 }
 
 // Audit compares the destination's copy of the Source of target with the
@@ -207,17 +276,35 @@ func (s *Session) AuditWith(ctx context.Context, target string, opts AuditOption
 	// The Source's current resources against the state: the Resource List
 	// and the changes after its at (and after the copy's point, for what was
 	// announced).
-	st, err := plan.ForLookups(ctx, s.db, row.ID, 1<<30)
-	if err != nil {
-		return nil, err
-	}
-	snap, err := plan.NewSnapshot(ctx, st, plan.Options{Selection: sel, Delete: true, Only: opts.Only})
+	// The state is read a batch at a time (a View, not an Index in
+	// memory), with the rows' paths and digests, so that neither the
+	// look-ups nor the hashing hold anything per resource of the copy.
+	rows := &auditRows{View: s.db.View(row.ID), rows: make(map[int64]auditRow, state.LookupBatch)}
+	snap, err := plan.NewSnapshot(ctx, rows, plan.Options{Selection: sel, Delete: true, Only: opts.Only})
 	if err != nil {
 		return nil, err
 	}
 	announced := newURISet()
-	a := &auditor{s: s, rep: rep, announced: announced, srcID: row.ID, listSame: opts.ListSame,
+	a := &auditor{s: s, rep: rep, announced: announced, srcID: row.ID, listSame: opts.ListSame, rows: rows,
 		chosenOnly: chosenOnly, baselineDone: baselineDone, outside: outsideOf(src, row.Selection.Map, opts.AllowOtherHosts)}
+	tmp := s.st.TempDir()
+	a.verify = runspool.NewList(tmp, "audit's intact copies", 0, appendVerified, readVerified, compareVerified)
+	a.damaged = runspool.NewList(tmp, "audit's damaged copies", 0, appendID, readID, func(a, b *int64) int { return cmp.Compare(*a, *b) })
+	defer a.verify.Close()
+	defer a.damaged.Close()
+	if opts.Keep > 0 {
+		a.keep = opts.Keep
+		names := [nAuditLists]string{"missing resources", "changed resources", "extra resources", "damaged copies", "unannounced differences", "unverifiable resources", "same resources"}
+		for l := range rep.spools {
+			rep.spools[l] = runspool.Strings(tmp, "audit's "+names[l], 0)
+		}
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			rep.Close()
+		}
+	}()
 	if a.mapper, err = auditMapper(src, row.Selection); err != nil {
 		return nil, err
 	}
@@ -269,14 +356,98 @@ func (s *Session) AuditWith(ctx context.Context, target string, opts AuditOption
 	if err := a.extraFiles(ctx); err != nil {
 		return nil, err
 	}
-	for _, l := range []*[]string{&rep.Missing, &rep.Changed, &rep.Extra, &rep.Unannounced, &rep.Damaged, &rep.Unverifiable, &rep.SameURIs} {
-		sort.Strings(*l)
+	for l := range nAuditLists {
+		list := rep.list(l)
+		if rep.spools[l] == nil {
+			sort.Strings(*list)
+			continue
+		}
+		// The first Keep of the list, in order.
+		errEnough := errors.New("enough")
+		err := rep.Each(l, func(u string) error {
+			if len(*list) == a.keep {
+				return errEnough
+			}
+			*list = append(*list, u)
+			return nil
+		})
+		if err != nil && err != errEnough {
+			return nil, err
+		}
 	}
 	if err := a.record(ctx); err != nil {
 		return nil, err
 	}
 	rep.Elapsed = s.opts.Now().Sub(started)
+	ok = true
 	return rep, nil
+}
+
+// auditRow is what check needs of a row of the state: its path and what
+// was recorded of its bytes.
+type auditRow struct {
+	path    string
+	length  int64
+	digests state.Digests
+}
+
+// auditRows is the State an audit plans with: a View that keeps, of each
+// row its last look-up found, what check needs, so that hashing a copy
+// costs no query of its own (one query per resource serialised the
+// hashing workers on the database). The snapshot emits a batch's items
+// right after looking it up, and the auditor copies the row into the job.
+type auditRows struct {
+	*state.View
+	rows map[int64]auditRow
+}
+
+func (r *auditRows) Find(ctx context.Context, uris []string, found func(int, *state.Known) error) error {
+	clear(r.rows)
+	return r.View.Find(ctx, uris, func(i int, k *state.Known) error {
+		if d, exact := k.Digests(); exact && k.Path != "" {
+			r.rows[k.ID] = auditRow{path: k.Path, length: k.Length, digests: d}
+		}
+		return found(i, k)
+	})
+}
+
+// Encodings of the spooled ids.
+
+func appendVerified(b []byte, v *verified) []byte {
+	b = binary.AppendVarint(b, v.id)
+	if v.mtime.IsZero() {
+		return b
+	}
+	return binary.AppendVarint(b, v.mtime.UnixNano())
+}
+
+func readVerified(b []byte, v *verified) error {
+	id, n := binary.Varint(b)
+	if n <= 0 {
+		return errors.New("a spooled verification that is not an id")
+	}
+	v.id, v.mtime = id, time.Time{}
+	if len(b) > n {
+		t, m := binary.Varint(b[n:])
+		if m <= 0 {
+			return errors.New("a spooled verification whose time is not a number")
+		}
+		v.mtime = time.Unix(0, t)
+	}
+	return nil
+}
+
+func compareVerified(a, b *verified) int { return cmp.Compare(a.id, b.id) }
+
+func appendID(b []byte, id *int64) []byte { return binary.AppendVarint(b, *id) }
+
+func readID(b []byte, id *int64) error {
+	v, n := binary.Varint(b)
+	if n <= 0 {
+		return errors.New("a spooled id that is not a number")
+	}
+	*id = v
+	return nil
 }
 
 // auditChanges reads the Change Lists covering the time after since: the
@@ -379,27 +550,43 @@ type auditor struct {
 	mapper  *pathmap.Mapper
 	det     *state.Detector
 	lookups int // of det (the emitting goroutine's)
+	// rows has the rows of the batch the snapshot looked up last.
+	rows *auditRows
+	// keep: the report's lists are spooled (AuditOptions.Keep).
+	keep int
+	// extraURIs counts the resources of Extra (the rest are paths).
+	extraURIs int
 
-	jobs    chan plan.Item
+	jobs    chan auditJob
 	wg      sync.WaitGroup
 	mu      sync.Mutex
 	hashed  atomic.Int64
 	bytes   atomic.Int64
-	verify  []verified // rows whose bytes were found intact
-	damaged []int64    // rows whose copy is damaged or gone
+	verify  *runspool.List[verified] // rows whose bytes were found intact
+	damaged *runspool.List[int64]    // rows whose copy is damaged or gone
 	jobsErr error
+}
+
+// auditJob is a copy to hash: the snapshot's item and its row (when the
+// look-up kept it; else check reads it).
+type auditJob struct {
+	it    plan.Item
+	row   auditRow
+	found bool
 }
 
 func (a *auditor) start(ctx context.Context) {
 	n := max(4, 2*runtime.GOMAXPROCS(0))
-	a.jobs = make(chan plan.Item, 2*n)
+	// A batch of look-ups ahead: the workers hash while the next batch
+	// is looked up in the state.
+	a.jobs = make(chan auditJob, state.LookupBatch)
 	for range n {
 		a.wg.Add(1)
 		go func() {
 			defer a.wg.Done()
 			buf := make([]byte, 256<<10)
-			for it := range a.jobs {
-				if err := a.check(ctx, it, buf); err != nil {
+			for job := range a.jobs {
+				if err := a.check(ctx, job, buf); err != nil {
 					a.mu.Lock()
 					if a.jobsErr == nil {
 						a.jobsErr = err
@@ -432,16 +619,14 @@ func (a *auditor) record(ctx context.Context) error {
 	// damage to the copy, and differences no Change List announced (or
 	// any difference, when what was announced is not known). Changes the
 	// lists announce are the next incremental sync's.
-	extra := 0
-	for _, u := range a.rep.Extra {
-		if strings.Contains(u, "://") {
-			extra++
-		}
-	}
-	differs := len(a.rep.Missing)+len(a.rep.Changed)+extra-a.rep.PendingDeletes > 0
-	due := a.srcID > 0 && (len(a.rep.Damaged)+len(a.rep.Unannounced) > 0 || (a.unknownAnnouncements && differs))
-	if len(a.verify) == 0 && len(a.damaged) == 0 && !due {
+	r := a.rep
+	differs := r.Len(ListMissing)+r.Len(ListChanged)+a.extraURIs-r.PendingDeletes > 0
+	due := a.srcID > 0 && (r.Len(ListDamaged)+r.Len(ListUnannounced) > 0 || (a.unknownAnnouncements && differs))
+	if a.verify.Len() == 0 && a.damaged.Len() == 0 && !due {
 		return nil
+	}
+	if err := errors.Join(a.verify.Err(), a.damaged.Err()); err != nil {
+		return err
 	}
 	if a.s.ReadOnly() {
 		// A read-only DEST (a read-only mount, a snapshot) is audited all
@@ -452,17 +637,15 @@ func (a *auditor) record(ctx context.Context) error {
 	ctx = context.WithoutCancel(ctx)
 	w := a.s.db.NewWriter(a.s.writerOptions(nil))
 	now := a.s.opts.Now()
-	for _, v := range a.verify {
-		if err := w.SetVerified(ctx, v.id, now, v.mtime); err != nil {
-			w.Abort()
-			return err
-		}
+	// Read back from the spools in id order (neighbouring rows share
+	// pages of the database).
+	err := a.verify.Each(func(v verified) error { return w.SetVerified(ctx, v.id, now, v.mtime) })
+	if err == nil {
+		err = a.damaged.Each(func(id int64) error { return w.SetDamaged(ctx, id, now) })
 	}
-	for _, id := range a.damaged {
-		if err := w.SetDamaged(ctx, id, now); err != nil {
-			w.Abort()
-			return err
-		}
+	if err != nil {
+		w.Abort()
+		return err
 	}
 	if due {
 		if err := w.SetReconcileDue(ctx, a.srcID, now); err != nil {
@@ -476,10 +659,10 @@ func (a *auditor) record(ctx context.Context) error {
 // notRecorded says what record did not keep in the state, and why.
 func (a *auditor) notRecorded(why string, due bool) string {
 	var what []string
-	if n := len(a.verify); n > 0 {
+	if n := a.verify.Len(); n > 0 {
 		what = append(what, display.Plural(n, "copy", "copies")+" found intact not marked verified (verified_at)")
 	}
-	if n := len(a.damaged); n > 0 {
+	if n := a.damaged.Len(); n > 0 {
 		what = append(what, display.Plural(n, "copy", "copies")+" found damaged or gone not marked damaged (damaged_at)")
 	}
 	if due {
@@ -488,9 +671,19 @@ func (a *auditor) notRecorded(why string, due bool) string {
 	return "nothing recorded in the state (" + why + "): " + strings.Join(what, "; ")
 }
 
-func (a *auditor) add(list *[]string, uri string) {
+// add adds uri to list l of the report: to its spool (AuditOptions.Keep),
+// or its slice. The URI is copied: the one of an entry shares the memory of
+// every entry its document part decoded (model's arena), which a URI kept
+// would keep whole (28 MB of parts held by 8,000 URIs at 80,008 resources).
+func (a *auditor) add(l AuditList, uri string) {
+	uri = strings.Clone(uri)
 	a.mu.Lock()
-	*list = append(*list, uri)
+	if sp := a.rep.spools[l]; sp != nil {
+		sp.Add(uri)
+	} else {
+		list := a.rep.list(l)
+		*list = append(*list, uri)
+	}
 	a.mu.Unlock()
 }
 
@@ -513,9 +706,9 @@ func (a *auditor) item(ctx context.Context, it plan.Item) error {
 			a.mu.Unlock()
 			return nil
 		}
-		a.add(&a.rep.Missing, uri)
+		a.add(ListMissing, uri)
 		if a.baselineDone && a.unannounced(uri) {
-			a.add(&a.rep.Unannounced, uri)
+			a.add(ListUnannounced, uri)
 		}
 	case plan.Delete, plan.PendingDelete:
 		if a.incomplete {
@@ -524,17 +717,22 @@ func (a *auditor) item(ctx context.Context, it plan.Item) error {
 			a.mu.Unlock()
 			return nil
 		}
-		a.add(&a.rep.Extra, uri)
+		a.add(ListExtra, uri)
+		a.mu.Lock()
+		a.extraURIs++
+		a.mu.Unlock()
 		if a.pending(ctx, it.ID) {
 			a.mu.Lock()
 			a.rep.PendingDeletes++
 			a.mu.Unlock()
 		} else if a.unannounced(uri) {
-			a.add(&a.rep.Unannounced, uri)
+			a.add(ListUnannounced, uri)
 		}
 	case plan.Update, plan.Unchanged:
+		job := auditJob{it: it}
+		job.row, job.found = a.rows.rows[it.ID]
 		select {
-		case a.jobs <- it:
+		case a.jobs <- job:
 		case <-ctx.Done():
 			return ctx.Err()
 		}
@@ -603,18 +801,24 @@ func (a *auditor) pending(ctx context.Context, id int64) bool {
 
 // check hashes one local copy and compares it with what the Source declares
 // and with what was recorded.
-func (a *auditor) check(ctx context.Context, it plan.Item, buf []byte) error {
+func (a *auditor) check(ctx context.Context, job auditJob, buf []byte) error {
+	it := &job.it
 	e := &it.Entry
-	row, err := a.s.db.ResourceByID(ctx, it.ID)
-	if err != nil {
-		return err
+	row := job.row
+	if !job.found {
+		r, err := a.s.db.ResourceByID(ctx, it.ID)
+		if err != nil {
+			return err
+		}
+		row = auditRow{path: r.Path, length: r.Length, digests: r.Digests}
 	}
+	id := it.ID
 	sourceChanged := it.Action == plan.Update
-	f, err := a.s.st.Open(ctx, row.Path)
+	f, err := a.s.st.Open(ctx, row.path)
 	if err != nil {
-		a.add(&a.rep.Missing, e.URI)
-		a.add(&a.rep.Damaged, e.URI)
-		a.markDamaged(row.ID)
+		a.add(ListMissing, e.URI)
+		a.add(ListDamaged, e.URI)
+		a.markDamaged(id)
 		return nil
 	}
 	var mtime time.Time
@@ -624,11 +828,21 @@ func (a *auditor) check(ctx context.Context, it plan.Item, buf []byte) error {
 		}
 	}
 	src := claims.NewVerifier(claimsOf(e), claims.Limits{Margin: -1})
-	recorded := claimsOf(&plan.Entry{Length: row.Length, Digests: row.Digests})
-	rec := claims.NewVerifier(recorded, claims.Limits{Margin: -1})
-	// The copy is read to its end for what was recorded, even when it is
-	// longer than the Source now declares (src stops early then).
-	_, err = io.CopyBuffer(io.MultiWriter(&stopQuietly{w: src}, rec), f, buf)
+	var w io.Writer
+	rec := src
+	if e.Length == row.length && e.Digests == row.digests {
+		// What was recorded is what the Source declares (a copy the
+		// Source did not change since): one verifier judges both, and
+		// each digest is computed once.
+		w = src
+	} else {
+		recorded := claimsOf(&plan.Entry{Length: row.length, Digests: row.digests})
+		rec = claims.NewVerifier(recorded, claims.Limits{Margin: -1})
+		// The copy is read to its end for what was recorded, even when it
+		// is longer than the Source now declares (src stops early then).
+		w = io.MultiWriter(&stopQuietly{w: src}, rec)
+	}
+	_, err = io.CopyBuffer(w, f, buf)
 	f.Close()
 	a.hashed.Add(1)
 	a.bytes.Add(src.Bytes())
@@ -636,15 +850,15 @@ func (a *auditor) check(ctx context.Context, it plan.Item, buf []byte) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		a.add(&a.rep.Missing, e.URI)
-		a.add(&a.rep.Damaged, e.URI)
-		a.markDamaged(row.ID)
+		a.add(ListMissing, e.URI)
+		a.add(ListDamaged, e.URI)
+		a.markDamaged(id)
 		return nil
 	}
 	intact := rec.Verify() == nil
 	if intact {
 		a.mu.Lock()
-		a.verify = append(a.verify, verified{row.ID, mtime})
+		a.verify.Add(verified{id, mtime})
 		a.mu.Unlock()
 	}
 	digest := hasSupportedDigest(e.Digests)
@@ -652,7 +866,7 @@ func (a *auditor) check(ctx context.Context, it plan.Item, buf []byte) error {
 	var same bool
 	switch {
 	case !declared:
-		a.add(&a.rep.Unverifiable, e.URI)
+		a.add(ListUnverifiable, e.URI)
 		same = intact
 		sourceChanged = false
 	case digest:
@@ -666,19 +880,19 @@ func (a *auditor) check(ctx context.Context, it plan.Item, buf []byte) error {
 	if same {
 		a.mu.Lock()
 		a.rep.Same++
-		if a.listSame {
-			a.rep.SameURIs = append(a.rep.SameURIs, e.URI)
-		}
 		a.mu.Unlock()
+		if a.listSame {
+			a.add(ListSame, e.URI)
+		}
 		return nil
 	}
-	a.add(&a.rep.Changed, e.URI)
+	a.add(ListChanged, e.URI)
 	if !intact {
-		a.add(&a.rep.Damaged, e.URI)
-		a.markDamaged(row.ID)
+		a.add(ListDamaged, e.URI)
+		a.markDamaged(id)
 	}
 	if sourceChanged && a.unannounced(e.URI) {
-		a.add(&a.rep.Unannounced, e.URI)
+		a.add(ListUnannounced, e.URI)
 	}
 	return nil
 }
@@ -692,7 +906,7 @@ type verified struct {
 
 func (a *auditor) markDamaged(id int64) {
 	a.mu.Lock()
-	a.damaged = append(a.damaged, id)
+	a.damaged.Add(id)
 	a.mu.Unlock()
 }
 
@@ -713,16 +927,33 @@ func (s *stopQuietly) Write(p []byte) (int, error) {
 // extraFiles finds the destination's files that no resource of the state
 // owns.
 func (a *auditor) extraFiles(ctx context.Context) error {
-	paths, err := a.s.db.LoadPathSet(ctx)
-	if err != nil {
-		return err
+	// A batch of the walk's paths at a time is looked up in the state.
+	batch := make([]string, 0, state.LookupBatch)
+	held := make([]bool, state.LookupBatch)
+	flush := func() error {
+		clear(held)
+		if err := a.s.db.FindPaths(ctx, batch, func(i int) error { held[i] = true; return nil }); err != nil {
+			return err
+		}
+		for i, p := range batch {
+			if !held[i] {
+				a.add(ListExtra, p)
+			}
+		}
+		batch = batch[:0]
+		return nil
 	}
-	return a.s.st.Walk(ctx, func(fi store.FileInfo) error {
-		if !paths.Has(fi.Path) {
-			a.rep.Extra = append(a.rep.Extra, fi.Path)
+	err := a.s.st.Walk(ctx, func(fi store.FileInfo) error {
+		batch = append(batch, fi.Path)
+		if len(batch) == cap(batch) {
+			return flush()
 		}
 		return nil
 	})
+	if err != nil {
+		return err
+	}
+	return flush()
 }
 
 // outsideOf returns what tells a URI that a sync with these map rules

@@ -411,22 +411,22 @@ func (b *builder) readCurrent(ctx context.Context, rl, cl string, point time.Tim
 		}
 		unknown = len(b.p.Problems) > before
 	}
-	listed := newURISet()
 	_, err = b.readResourceList(ctx, rl, func(e plan.Entry) error {
 		if _, over := overrides[keys.key(e.URI)]; over {
 			return nil
 		}
-		listed.add(e.URI)
 		return add(e)
 	})
 	if err != nil {
 		return at, unknown, err
 	}
 	// The resources the lists created or changed, in URI order (the same
-	// plan on every run).
+	// plan on every run); their entries in the Resource List were skipped
+	// above. (No set of the URIs listed: it grew with the list, 40 bytes a
+	// resource, and never held one of these.)
 	rest := make([]plan.Entry, 0, len(overrides))
 	for _, e := range overrides {
-		if e.Change != model.ChangeDeleted && !listed.has(e.URI) {
+		if e.Change != model.ChangeDeleted {
 			rest = append(rest, e)
 		}
 	}

@@ -86,7 +86,7 @@ func TestIndexAgreesWithView(t *testing.T) {
 	}
 }
 
-func TestPathSet(t *testing.T) {
+func TestFindPaths(t *testing.T) {
 	ctx := context.Background()
 	db := openTemp(t)
 	a, _ := db.EnsureSource(ctx, "http://example.org/cap.xml")
@@ -101,11 +101,41 @@ func TestPathSet(t *testing.T) {
 		w.PutResource(ctx, &r)
 	}
 	w.Close(ctx)
-	set, err := db.LoadPathSet(ctx)
-	if err != nil {
+	// More than a batch, of both Sources, a path given twice, and paths
+	// that only fold to a path held (another case) or are a folder of one.
+	var paths []string
+	for i := 0; i < 1300; i += 2 {
+		paths = append(paths, fmt.Sprintf("h/%d", i))
+	}
+	paths = append(paths, "h/0", "H/0", "h", "h/1199")
+	var got []string
+	if err := db.FindPaths(ctx, paths, func(i int) error { got = append(got, paths[i]); return nil }); err != nil {
 		t.Fatal(err)
 	}
-	if set.Len() != 1200 || !set.Has("h/0") || !set.Has("h/1199") || set.Has("h/1200") || set.Has("H/0") || set.Has("h") {
-		t.Errorf("PathSet of %d: h/0 %v, h/1199 %v, h/1200 %v, H/0 %v", set.Len(), set.Has("h/0"), set.Has("h/1199"), set.Has("h/1200"), set.Has("H/0"))
+	if len(got) != 600+2 || got[0] != "h/0" || got[599] != "h/1198" || got[600] != "h/0" || got[601] != "h/1199" {
+		t.Errorf("found %d of %d: %v … %v", len(got), len(paths), got[:2], got[len(got)-3:])
+	}
+}
+
+func TestLargestID(t *testing.T) {
+	ctx := context.Background()
+	db := openTemp(t)
+	if id, err := db.LargestID(ctx); err != nil || id != 0 {
+		t.Fatalf("empty: %d, %v", id, err)
+	}
+	a, _ := db.EnsureSource(ctx, "http://example.org/cap.xml")
+	b, _ := db.EnsureSource(ctx, "http://example.net/cap.xml")
+	w := db.NewWriter(WriterOptions{})
+	for i := range 30 {
+		src := a
+		if i%2 == 0 {
+			src = b
+		}
+		r := Resource{SourceID: src.ID, URI: fmt.Sprintf("http://h/%d", i), Path: fmt.Sprintf("h/%d", i)}
+		w.PutResource(ctx, &r)
+	}
+	w.Close(ctx)
+	if id, err := db.LargestID(ctx); err != nil || id != 30 {
+		t.Fatalf("30 rows of two Sources: %d, %v", id, err)
 	}
 }

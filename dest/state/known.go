@@ -296,3 +296,12 @@ func (v *View) FindResources(ctx context.Context, uris []string, found func(i in
 	}
 	return nil
 }
+
+// Digests returns the row's digests, and whether they are exact: read from
+// the database (a View), not an Index's fingerprints (then none are given).
+func (k *Known) Digests() (Digests, bool) {
+	if k.seed != nil {
+		return "", false
+	}
+	return k.digests, true
+}

@@ -3,54 +3,57 @@ package state
 import (
 	"context"
 	"fmt"
-	"hash/maphash"
-	"slices"
+	"strings"
+
+	"rsx/dest/pathmap"
 )
 
-// PathSet is the set of every path the state gives a resource, of every
-// Source: an audit walks the copy and reports the files not in it as extra.
-// Paths are held as 128-bit keyed hashes, 16 bytes each.
-type PathSet struct {
-	k1, k2 maphash.Seed
-	keys   [][2]uint64 // sorted
-}
-
-// LoadPathSet reads every path of the state.
-func (db *DB) LoadPathSet(ctx context.Context) (*PathSet, error) {
-	db.scans.Add(1)
-	var n int
-	if err := db.sql.QueryRowContext(ctx, `SELECT count(*) FROM resource`).Scan(&n); err != nil {
-		return nil, fmt.Errorf("read the paths of %s: %w", db.path, err)
-	}
-	s := &PathSet{k1: maphash.MakeSeed(), k2: maphash.MakeSeed(), keys: make([][2]uint64, 0, n)}
-	rows, err := db.sql.QueryContext(ctx, `SELECT path FROM resource`)
-	if err != nil {
-		return nil, fmt.Errorf("read the paths of %s: %w", db.path, err)
-	}
-	var p string
-	for rows.Next() {
-		if err := rows.Scan(&p); err != nil {
-			rows.Close()
-			return nil, fmt.Errorf("read the paths of %s: %w", db.path, err)
+// FindPaths calls found with the index in paths of each that is the path a
+// resource of the state (of any Source) is given, asking LookupBatch paths
+// at a time by their indexed key: an audit walks the copy and reports the
+// files no resource owns as extra, a batch at a time, so that nothing it
+// holds grows with the copy. A path given twice is reported at both
+// indexes.
+func (db *DB) FindPaths(ctx context.Context, paths []string, found func(i int) error) error {
+	args := make([]any, 0, LookupBatch)
+	held := make(map[string]bool, LookupBatch)
+	var q strings.Builder
+	for start := 0; start < len(paths); start += LookupBatch {
+		chunk := paths[start:min(start+LookupBatch, len(paths))]
+		args = args[:0]
+		clear(held)
+		q.Reset()
+		q.WriteString(`SELECT path FROM resource WHERE path_key IN (`)
+		for i, p := range chunk {
+			if i > 0 {
+				q.WriteByte(',')
+			}
+			q.WriteByte('?')
+			args = append(args, pathmap.Key(p))
 		}
-		s.keys = append(s.keys, s.key(p))
+		q.WriteByte(')')
+		rows, err := db.sql.QueryContext(ctx, q.String(), args...)
+		if err != nil {
+			return fmt.Errorf("look up %d paths in %s: %w", len(chunk), db.path, err)
+		}
+		var p string
+		for rows.Next() {
+			if err := rows.Scan(&p); err != nil {
+				rows.Close()
+				return fmt.Errorf("look up paths in %s: %w", db.path, err)
+			}
+			held[p] = true
+		}
+		if err := closeRows(rows); err != nil {
+			return fmt.Errorf("look up paths in %s: %w", db.path, err)
+		}
+		for i, p := range chunk {
+			if held[p] {
+				if err := found(start + i); err != nil {
+					return err
+				}
+			}
+		}
 	}
-	if err := closeRows(rows); err != nil {
-		return nil, fmt.Errorf("read the paths of %s: %w", db.path, err)
-	}
-	slices.SortFunc(s.keys, compareKeys)
-	return s, nil
+	return nil
 }
-
-func (s *PathSet) key(p string) [2]uint64 {
-	return [2]uint64{maphash.String(s.k1, p), maphash.String(s.k2, p)}
-}
-
-// Has reports whether path is the path of a resource.
-func (s *PathSet) Has(path string) bool {
-	_, ok := slices.BinarySearchFunc(s.keys, s.key(path), compareKeys)
-	return ok
-}
-
-// Len is how many paths the set holds.
-func (s *PathSet) Len() int { return len(s.keys) }

@@ -423,3 +423,13 @@ func (db *DB) Count(ctx context.Context, sourceID int64) (Counts, error) {
 	c.Bytes, c.MaxID = bytes.Int64, maxID.Int64
 	return c, nil
 }
+
+// LargestID is the largest id of any row of the state (0 when it has none):
+// a bound of its rows, of every Source, read without counting them.
+func (db *DB) LargestID(ctx context.Context) (int64, error) {
+	var id sql.NullInt64
+	if err := db.sql.QueryRowContext(ctx, `SELECT max(id) FROM resource`).Scan(&id); err != nil {
+		return 0, fmt.Errorf("read the largest id of %s: %w", db.path, err)
+	}
+	return id.Int64, nil
+}

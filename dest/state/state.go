@@ -20,7 +20,7 @@
 //	db.Close()
 //
 // An audit reads db.EachResource (paths and digests to hash the copy again),
-// db.LoadPathSet (to find the copy's extra files) and records
+// db.FindPaths (to find the copy's extra files) and records
 // w.SetVerified.
 package state
 

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"rsx/dest/pathmap"
@@ -50,6 +51,10 @@ type Writer struct {
 	putTx    *sql.Stmt // put, bound to the open batch
 	same     *sql.Stmt // sameSQL, prepared once
 	sameTx   *sql.Stmt // same, bound to the open batch
+	// prepared are other statements a Writer runs once per row (an
+	// audit's SetVerified of every copy), prepared once; bound are those
+	// bound to the open batch.
+	prepared, bound map[string]*sql.Stmt
 }
 
 const putResourceSQL = `INSERT INTO resource (source_id, uri, path, path_key, length, digests, lastmod, etag, last_modified, change_datetime, fetched_at, verified_at, deleted_at, file_mtime)
@@ -131,6 +136,7 @@ func (w *Writer) Flush(ctx context.Context) error {
 	}
 	err := w.tx.Commit()
 	w.tx, w.putTx, w.sameTx = nil, nil, nil
+	clear(w.bound)
 	n := w.ops
 	w.ops = 0
 	if err != nil {
@@ -161,6 +167,7 @@ func (w *Writer) Abort() {
 	if w.tx != nil {
 		w.tx.Rollback()
 		w.tx, w.putTx, w.sameTx = nil, nil, nil
+		clear(w.bound)
 	}
 	w.ops = 0
 	w.releaseClaims()
@@ -175,7 +182,36 @@ func (w *Writer) Close(ctx context.Context) error {
 			*st = nil
 		}
 	}
+	for q, st := range w.prepared {
+		st.Close()
+		delete(w.prepared, q)
+	}
 	return err
+}
+
+// stmt returns query prepared (once per Writer) and bound to the open
+// batch, which it begins when none is open.
+func (w *Writer) stmt(ctx context.Context, what, query string) (*sql.Stmt, error) {
+	if err := w.begin(ctx, what); err != nil {
+		return nil, err
+	}
+	if st := w.bound[query]; st != nil {
+		return st, nil
+	}
+	st := w.prepared[query]
+	if st == nil {
+		var err error
+		if st, err = w.db.sql.PrepareContext(ctx, query); err != nil {
+			return nil, fmt.Errorf("%s: %w", what, err)
+		}
+		if w.prepared == nil {
+			w.prepared, w.bound = map[string]*sql.Stmt{}, map[string]*sql.Stmt{}
+		}
+		w.prepared[query] = st
+	}
+	bound := w.tx.StmtContext(ctx, st)
+	w.bound[query] = bound
+	return bound, nil
 }
 
 // PutResource records a resource (insert, or update of the row with the same
@@ -268,8 +304,15 @@ func (w *Writer) RemoveResource(ctx context.Context, sourceID int64, uri string)
 // (by an audit) at the given time, and the file's modification time then
 // (zero: unknown, or a bucket).
 func (w *Writer) SetVerified(ctx context.Context, id int64, at, fileMTime time.Time) error {
-	if _, err := w.exec(ctx, fmt.Sprintf("record the verification of resource %d", id), `UPDATE resource SET verified_at = ?, file_mtime = ? WHERE id = ?`, clock(at), unixNanoOrNull(fileMTime), id); err != nil {
+	// Prepared once: an audit records every copy it found intact, and
+	// parsing the statement cost more than running it.
+	what := "record the verification of resource " + strconv.FormatInt(id, 10)
+	st, err := w.stmt(ctx, what, `UPDATE resource SET verified_at = ?, file_mtime = ? WHERE id = ?`)
+	if err != nil {
 		return err
+	}
+	if _, err := st.ExecContext(ctx, clock(at), unixNanoOrNull(fileMTime), id); err != nil {
+		return fmt.Errorf("%s: %w", what, err)
 	}
 	return w.done(ctx)
 }

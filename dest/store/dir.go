@@ -646,34 +646,62 @@ func (d *Dir) Open(_ context.Context, p string) (io.ReadCloser, error) {
 }
 
 // Walk lists every regular file but those of DEST/.rsx; symbolic links are
-// not followed.
+// not followed. Each folder is read a batch of entries at a time, in the
+// order the file system gives them, so that a folder of a million files is
+// never held in memory whole (fs.WalkDir reads and sorts each folder whole:
+// at 800,000 files in one folder, some 250 MB).
 func (d *Dir) Walk(ctx context.Context, fn func(FileInfo) error) error {
 	if d.root == nil {
 		return nil
 	}
-	err := fs.WalkDir(d.root.FS(), ".", func(p string, e fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if e.IsDir() {
-			if p == ReservedDir {
-				return fs.SkipDir
-			}
-			return ctx.Err()
-		}
-		if !e.Type().IsRegular() {
-			return nil
-		}
-		fi, err := e.Info()
-		if err != nil {
-			return err
-		}
-		return fn(FileInfo{Path: p, Size: fi.Size(), ModTime: fi.ModTime()})
-	})
-	if err != nil {
+	if err := d.walk(ctx, ".", fn); err != nil {
 		return fmt.Errorf("list the files of %s: %w", d.dir, err)
 	}
 	return nil
+}
+
+// walkBatch is how many entries of a folder Walk reads at once.
+const walkBatch = 1024
+
+// walk lists the files under the folder p (relative to the destination).
+func (d *Dir) walk(ctx context.Context, p string, fn func(FileInfo) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	f, err := d.root.Open(p)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	for {
+		entries, rerr := f.ReadDir(walkBatch)
+		for _, e := range entries {
+			name := path.Join(p, e.Name())
+			switch {
+			case e.IsDir():
+				if name == ReservedDir {
+					continue
+				}
+				if err := d.walk(ctx, name, fn); err != nil {
+					return err
+				}
+			case e.Type().IsRegular():
+				fi, err := e.Info()
+				if err != nil {
+					return err
+				}
+				if err := fn(FileInfo{Path: name, Size: fi.Size(), ModTime: fi.ModTime()}); err != nil {
+					return err
+				}
+			}
+		}
+		if errors.Is(rerr, io.EOF) {
+			return nil
+		}
+		if rerr != nil {
+			return rerr
+		}
+	}
 }
 
 // LinkError is a resource's path that a symbolic link in DEST leads

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"rsx/internal/testproc"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -731,5 +732,44 @@ func TestDirStatBatchAgreesWithStat(t *testing.T) {
 		if !ok {
 			t.Errorf("%s not told", paths[i])
 		}
+	}
+}
+
+// Walk holds a batch of a folder's entries, not the whole folder: an audit
+// walks a copy whose one folder holds a million files.
+func TestDirWalkLargeFolder(t *testing.T) {
+	ctx := context.Background()
+	d, dir := openDir(t)
+	const n = 20000
+	folder := filepath.Join(dir, "h", "many")
+	if err := os.MkdirAll(folder, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for i := range n {
+		f, err := os.Create(filepath.Join(folder, fmt.Sprintf("file-with-a-long-name-%06d.html", i)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+	}
+	var ms runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&ms)
+	before := ms.HeapAlloc
+	var during uint64
+	seen := 0
+	err := d.Walk(ctx, func(fi FileInfo) error {
+		if seen++; seen == n/2 {
+			runtime.GC()
+			runtime.ReadMemStats(&ms)
+			during = ms.HeapAlloc
+		}
+		return nil
+	})
+	if err != nil || seen != n {
+		t.Fatalf("walked %d of %d: %v", seen, n, err)
+	}
+	if grew := int64(during) - int64(before); grew > 1<<20 {
+		t.Errorf("the heap grew by %d KiB walking a folder of %d files", grew>>10, n)
 	}
 }

@@ -1,0 +1,236 @@
+package engine
+
+import (
+	"context"
+	"crypto/md5"
+	"crypto/sha256"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/metrics"
+	"runtime/pprof"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"rsx/demo"
+	"rsx/dest/store"
+)
+
+// BenchmarkAuditDest measures rsx audit --dest of a copy of the demo's
+// dataset1 (80,008 resources with --resources 100000; RSX_AUDIT_RESOURCES=N
+// for another size), made once by a baseline sync, against the limit of
+// issue 23: a minimal program that reads and hashes the same files (MD5
+// and SHA-256, the digests the demo declares, each file once) with one
+// worker per core (hashFiles). One op is one round of three, in this
+// process with the demo Source: the limit, the audit of the intact copy,
+// and the audit with every tenth file deleted (put back after). Reported
+// per op: each one's wall time (limit-ns, intact-ns, missing-ns), the
+// intact audit's speed over the limit's (intact/limit: at least 0.8 is the
+// aim; on a loaded machine the load of the moment cancels out), and the
+// audits' peak heap (intact-peak-MB, missing-peak-MB: the largest heap in
+// use, sampled every 10 ms, less the heap before the audit: the copy's
+// size must not show in it). RSX_AUDIT_PROFILE=FILE writes a CPU profile
+// of the first intact audit. BENCHMARKS.md, "Audit of a copy":
+//
+//	RSX_SPEED=1 go test ./dest/engine/ -run '^$' -bench AuditDest -benchtime 1x -count 3 -timeout 60m
+func BenchmarkAuditDest(b *testing.B) {
+	if os.Getenv("RSX_SPEED") == "" {
+		b.Skip("set RSX_SPEED=1 to measure audits of a copy of 80,008 resources (minutes, and 80,008 files on disk)")
+	}
+	resources := 100000
+	if v := os.Getenv("RSX_AUDIT_RESOURCES"); v != "" {
+		resources, _ = strconv.Atoi(v)
+	}
+	srv := startDemo(b, demo.Options{Resources: resources})
+	target := srv.URL + "/dataset1/capabilitylist.xml"
+	dir := filepath.Join(b.TempDir(), "copy")
+	res := syncOnce(b, dir, testClient(b), target, PlanOptions{})
+	if !res.OK() || res.Created < resources*4/5 {
+		b.Fatalf("baseline: created %d: %s", res.Created, failures(res))
+	}
+	total := res.Created
+	paths := copyFiles(b, dir)
+	var prof *os.File
+	if name := os.Getenv("RSX_AUDIT_PROFILE"); name != "" {
+		var err error
+		if prof, err = os.Create(name); err != nil {
+			b.Fatal(err)
+		}
+		defer prof.Close()
+	}
+	audit := func(profile bool) (*AuditReport, time.Duration, float64) {
+		st, err := store.OpenDir(dir, store.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer st.Close()
+		s, err := Open(context.Background(), st, testClient(b), Options{Now: fixtureClock})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer s.Close()
+		if profile {
+			if err := pprof.StartCPUProfile(prof); err != nil {
+				b.Fatal(err)
+			}
+			defer pprof.StopCPUProfile()
+		}
+		peak := sampleHeap()
+		t0 := time.Now()
+		rep, err := s.Audit(context.Background(), target)
+		wall := time.Since(t0)
+		mb := peak()
+		if err != nil {
+			b.Fatal(err)
+		}
+		return rep, wall, mb
+	}
+	var limit, intact, missing time.Duration
+	var intactMB, missingMB float64
+	for i := range b.N {
+		t0 := time.Now()
+		n, _ := hashFiles(paths, runtime.NumCPU())
+		limit += time.Since(t0)
+		if n != len(paths) {
+			b.Fatalf("the limit hashed %d files of %d", n, len(paths))
+		}
+		rep, wall, mb := audit(prof != nil && i == 0)
+		if !rep.InSync() || rep.Same != total || rep.Hashed != total {
+			b.Fatalf("intact: same %d, hashed %d of %d, missing %d, changed %d, extra %d", rep.Same, rep.Hashed, total, len(rep.Missing), len(rep.Changed), len(rep.Extra))
+		}
+		intact += wall
+		intactMB = max(intactMB, mb)
+
+		// Every tenth file moved out of the copy, and back after.
+		aside := b.TempDir()
+		var moved [][2]string
+		for j := 0; j < len(paths); j += 10 {
+			to := filepath.Join(aside, strconv.Itoa(j))
+			if err := os.Rename(paths[j], to); err != nil {
+				b.Fatal(err)
+			}
+			moved = append(moved, [2]string{paths[j], to})
+		}
+		rep, wall, mb = audit(false)
+		if len(rep.Missing) != len(moved) || rep.Same != total-len(moved) {
+			b.Fatalf("missing: %d missing of %d moved, same %d", len(rep.Missing), len(moved), rep.Same)
+		}
+		missing += wall
+		missingMB = max(missingMB, mb)
+		for _, m := range moved {
+			if err := os.Rename(m[1], m[0]); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	per := func(d time.Duration) float64 { return float64(d) / float64(b.N) }
+	b.ReportMetric(per(limit), "limit-ns")
+	b.ReportMetric(per(intact), "intact-ns")
+	b.ReportMetric(per(missing), "missing-ns")
+	b.ReportMetric(float64(limit)/float64(intact), "intact/limit")
+	b.ReportMetric(intactMB, "intact-peak-MB")
+	b.ReportMetric(missingMB, "missing-peak-MB")
+}
+
+// copyFiles lists the files of a copy (not its .rsx folder).
+func copyFiles(t testing.TB, dir string) []string {
+	t.Helper()
+	var paths []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && d.Name() == ".rsx" {
+			return filepath.SkipDir
+		}
+		if d.Type().IsRegular() {
+			paths = append(paths, p)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return paths
+}
+
+// hashFiles is the limit of an audit's speed: it reads each file once and
+// computes the digests the demo declares (MD5 and SHA-256), with workers
+// goroutines, and returns the files and bytes read. Nothing else: no state,
+// no comparison.
+func hashFiles(paths []string, workers int) (int, int64) {
+	jobs := make(chan string, 2*workers)
+	var n, bytes atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			buf := make([]byte, 256<<10)
+			m, s := md5.New(), sha256.New()
+			w := io.MultiWriter(m, s)
+			for p := range jobs {
+				f, err := os.Open(p)
+				if err != nil {
+					continue
+				}
+				m.Reset()
+				s.Reset()
+				k, err := io.CopyBuffer(w, f, buf)
+				f.Close()
+				if err == nil {
+					n.Add(1)
+					bytes.Add(k)
+				}
+			}
+		}()
+	}
+	for _, p := range paths {
+		jobs <- p
+	}
+	close(jobs)
+	wg.Wait()
+	return int(n.Load()), bytes.Load()
+}
+
+// sampleHeap samples the heap in use every 10 ms until the function it
+// returns is called, which returns the peak in MB less the heap in use at
+// the start (after a collection).
+func sampleHeap() func() float64 {
+	runtime.GC()
+	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	read := func() uint64 { metrics.Read(s); return s[0].Value.Uint64() }
+	base := read()
+	var peak atomic.Uint64
+	peak.Store(base)
+	done := make(chan struct{})
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		t := time.NewTicker(10 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				if v := read(); v > peak.Load() {
+					peak.Store(v)
+				}
+			}
+		}
+	}()
+	return func() float64 {
+		close(done)
+		<-stopped
+		if v := read(); v > peak.Load() {
+			peak.Store(v)
+		}
+		return float64(peak.Load()-base) / 1e6
+	}
+}
