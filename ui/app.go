@@ -209,6 +209,12 @@ func (a *App) flashError(s string) { a.flash, a.flashErr = s, true }
 // results and the pages' requests, then keys (global ones first) and the
 // mouse for the active page, and anything else to every open page.
 func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	_, cmd := a.update(msg)
+	// Whatever moved the cursor, the entry under it is read whole.
+	return a, tea.Batch(cmd, a.readSelected())
+}
+
+func (a *App) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		a.resize(msg.Width, msg.Height)
@@ -222,6 +228,11 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return a, a.spin(msg)
 	case loadMsg:
 		return a, a.handleLoad(msg)
+	case entryReadMsg:
+		a.entryRead(msg)
+		return a, nil
+	case showBuiltPageMsg:
+		return a, a.showPage(msg.build())
 	case crumbsMsg:
 		if msg.err == nil || len(msg.crumbs) > 0 {
 			msg.doc.crumbs = msg.crumbs

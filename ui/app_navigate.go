@@ -65,7 +65,6 @@ func (a *App) load(p place) tea.Cmd {
 		d.crumbs = append(append([]Crumb(nil), idx.crumbs...), Crumb{URL: idx.base(), Capability: idx.capability(), Root: idx.root()})
 		n := idx.entries.Len()
 		d.parts = make([]string, n)
-		d.partRows = make([][]int32, n)
 		for i := range n {
 			d.parts[i] = model.ResolveHref(idx.base(), idx.entries.Loc(i))
 		}

@@ -1,0 +1,133 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"rsx/fetch"
+	"rsx/session"
+)
+
+// apSite is an index of three parts whose entries link to mirrors; an
+// entry of part 2 gives a file extension for a type (a warning).
+func apSite() map[string]string {
+	head := `<?xml version="1.0" encoding="UTF-8"?>
+<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:rs="http://www.openarchives.org/rs/terms/">
+<rs:md capability="resourcelist" at="2013-01-03T09:00:00Z"/>
+`
+	site := map[string]string{}
+	var index strings.Builder
+	index.WriteString(`<?xml version="1.0" encoding="UTF-8"?>
+<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:rs="http://www.openarchives.org/rs/terms/">
+<rs:md capability="resourcelist" at="2013-01-03T09:00:00Z"/>
+`)
+	for p := 1; p <= 3; p++ {
+		fmt.Fprintf(&index, "<sitemap><loc>%s/part%d.xml</loc></sitemap>\n", exHost, p)
+		var b strings.Builder
+		b.WriteString(head)
+		for i := 1; i <= 5; i++ {
+			typ := "text/html"
+			if p == 2 && i == 4 {
+				typ = "html"
+			}
+			fmt.Fprintf(&b, `<url><loc>%s/p%d/%d.html</loc><rs:md length="%d" type="%s"/><rs:ln rel="duplicate" pri="1" href="http://mirror.example.net/p%d/%d.html"/></url>`+"\n",
+				exHost, p, i, 100*p+i, typ, p, i)
+		}
+		b.WriteString("</urlset>\n")
+		site[fmt.Sprintf("/part%d.xml", p)] = b.String()
+	}
+	index.WriteString("</sitemapindex>\n")
+	site["/index.xml"] = index.String()
+	return site
+}
+
+// apSlowGetter serves like exGetter, but the first part only after a while:
+// the other parts finish before it.
+type apSlowGetter struct {
+	*exGetter
+	slow  string
+	delay time.Duration
+}
+
+func (g apSlowGetter) Get(ctx context.Context, url string) (*fetch.Response, error) {
+	if url == g.slow {
+		select {
+		case <-time.After(g.delay):
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	return g.exGetter.Get(ctx, url)
+}
+
+// apApp opens the view of all parts of apSite's index, the first part
+// slower than the others, three parts at a time.
+func apApp(t *testing.T, g *exGetter) (*App, *exDriver) {
+	t.Helper()
+	slow := apSlowGetter{exGetter: g, slow: exHost + "/part1.xml", delay: 300 * time.Millisecond}
+	a := New(Options{
+		Target:          exHost + "/index.xml",
+		Backend:         session.NewWithGetter(slow, session.Options{BatchSize: 2}),
+		Now:             func() time.Time { return exTime },
+		PartConcurrency: 3,
+	})
+	a.noTick = true
+	d := &exDriver{t: t, a: a, msgs: make(chan tea.Msg, 64)}
+	d.send(tea.WindowSizeMsg{Width: 120, Height: 40})
+	d.run(a.Init())
+	d.keys("a")
+	if a.doc.parts == nil || a.doc.loading || a.doc.entries.Len() != 15 {
+		t.Fatalf("not the loaded view of all parts: %d entries", a.doc.entries.Len())
+	}
+	return a, d
+}
+
+// The view of all parts lists the entries in part order, whatever order
+// the parts' downloads finish in (issue 24): part 1's, then part 2's …
+func TestAllPartsInPartOrder(t *testing.T) {
+	a, _ := apApp(t, &exGetter{docs: apSite(), fail: map[string]error{}})
+	doc := a.doc
+	var got, want []string
+	for p := 1; p <= 3; p++ {
+		for i := 1; i <= 5; i++ {
+			want = append(want, fmt.Sprintf("/p%d/%d.html", p, i))
+		}
+	}
+	for i := range doc.entries.Len() {
+		got = append(got, strings.TrimPrefix(doc.entries.Loc(i), exHost))
+	}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Fatalf("entries in the order\n%s\nwant part order\n%s", strings.Join(got, " "), strings.Join(want, " "))
+	}
+	for i := range doc.entries.Len() {
+		if part, want := colText(doc, colPart, i), fmt.Sprint(1+i/5); part != want {
+			t.Errorf("row %d: part %s, want %s", i, part, want)
+		}
+	}
+	if doc.markOf(8) == markNoProblem {
+		t.Error("part 2's entry 4 (row 9) is not marked with its problem")
+	}
+}
+
+// p and P open the problems of a view of all parts that the status bar
+// counts (issue 24).
+func TestAllPartsProblemsPage(t *testing.T) {
+	a, d := apApp(t, &exGetter{docs: apSite(), fail: map[string]error{}})
+	if !strings.Contains(d.screen(), "1 warning") {
+		t.Fatalf("the status bar counts no warning:\n%s", d.screen())
+	}
+	d.keys("p")
+	exWantPage(t, a, "Problems")
+	if !strings.Contains(d.screen(), "part 2") {
+		t.Errorf("the problems page does not say which part:\n%s", d.screen())
+	}
+	d.keys("esc")
+	a.dv.JumpTo(8)
+	d.keys("P")
+	exWantPage(t, a, "Problems")
+}
