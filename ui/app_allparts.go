@@ -102,8 +102,8 @@ func (s *partSink) send(m loadMsg) {
 }
 
 func (s *partSink) Started(string, int64, *fetch.Exchange) {}
-func (s *partSink) Header(model.Header)                     {}
-func (s *partSink) Progress(int64)                          {}
+func (s *partSink) Header(model.Header)                    {}
+func (s *partSink) Progress(int64)                         {}
 
 func (s *partSink) Entries(b []model.Entry) {
 	for i := range b {
