@@ -34,8 +34,12 @@ func (s *Session) ReadEntries(ctx context.Context, target string, raw []byte, in
 		r = &countingReader{r: o.Body, ctx: ctx}
 	}
 	dec := model.NewDecoder(r, s.opts.Decoder)
-	if _, err := dec.Header(); err != nil {
+	hdr, err := dec.Header()
+	if err != nil {
 		return nil, fmt.Errorf("read %s again: %w", target, err)
+	}
+	if hdr.Root == model.RootUnknown {
+		return nil, fmt.Errorf("read %s again: no longer a Sitemap document (its root element is <%s>)", target, hdr.RootLocal)
 	}
 	out := make([]model.Entry, 0, len(indexes))
 	k := 0

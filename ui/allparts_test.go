@@ -131,3 +131,37 @@ func TestAllPartsProblemsPage(t *testing.T) {
 	d.keys("P")
 	exWantPage(t, a, "Problems")
 }
+
+// The table keeps no links; the entry under the cursor is read back from
+// its part whole, and the detail pane shows its links. When the part has
+// changed since, or cannot be read, the pane says so.
+func TestEntryReadBack(t *testing.T) {
+	g := &exGetter{docs: apSite(), fail: map[string]error{}}
+	a, d := apApp(t, g)
+	doc := a.doc
+	if doc.entries.Links(7) != nil || doc.entries.LinkCount(7) != 1 || !doc.entries.Partial(7) {
+		t.Fatalf("row 8 in the table: links %v, count %d", doc.entries.Links(7), doc.entries.LinkCount(7))
+	}
+	d.keys("j j j j j j j") // row 8: part 2's third entry
+	if a.dv.Selected() != 7 {
+		t.Fatalf("selected %d", a.dv.Selected())
+	}
+	if s := d.screen(); !strings.Contains(s, "mirror.example.net/p2/3.html") {
+		t.Fatalf("the detail pane does not show the entry's link:\n%s", s)
+	}
+	if e, state, _ := doc.wholeEntry(7); state != entryWhole || len(e.Links) != 1 {
+		t.Fatalf("whole entry: state %d, %d links", state, len(e.Links))
+	}
+
+	// Part 3 now lists other resources; part 1 fails.
+	g.docs["/part3.xml"] = strings.ReplaceAll(g.docs["/part3.xml"], "/p3/", "/moved/")
+	g.fail[exHost+"/part1.xml"] = fmt.Errorf("connection refused")
+	d.keys("j j j j j") // row 13: part 3
+	if s := d.screen(); !strings.Contains(s, "the document changed since it was loaded") {
+		t.Errorf("a changed part is not told:\n%s", s)
+	}
+	d.keys("g") // row 1: part 1
+	if s := d.screen(); !strings.Contains(s, "could not read its 1 link: fetch "+exHost+"/part1.xml: connection refused") {
+		t.Errorf("a part that cannot be read is not told:\n%s", s)
+	}
+}
