@@ -77,6 +77,9 @@ type App struct {
 
 	ticking bool // a spinner tick is scheduled
 	noTick  bool // tests: no spinner ticks, so that commands settle
+	// wholeTables: documents keep every entry whole (model.NewEntryTable),
+	// as before the tables were lean: the benchmarks' point of comparison.
+	wholeTables bool
 
 	width, height int
 

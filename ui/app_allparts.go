@@ -130,14 +130,18 @@ func (a *App) startCombinedLoad(d *document) tea.Cmd {
 	d.combined = &combinedLoad{ahead: map[int]*partState{}, window: win}
 	d.partStart = []int32{0}
 	ch := make(chan loadMsg, 8)
-	b, parts, index, gen := a.backend, d.parts, d.base(), d.gen
+	b, parts, index, gen, lean := a.backend, d.parts, d.base(), d.gen, d.entries.Lean()
 	run := func() tea.Msg {
 		next := make(chan int)
 		var wg sync.WaitGroup
 		for range min(workers, len(parts)) {
 			wg.Go(func() {
 				for p := range next {
-					sink := &partSink{ctx: ctx, ch: ch, doc: d, gen: gen, part: p, rows: model.NewLeanEntryTable()}
+					rows := model.NewLeanEntryTable()
+					if !lean {
+						rows = model.NewEntryTable()
+					}
+					sink := &partSink{ctx: ctx, ch: ch, doc: d, gen: gen, part: p, rows: rows}
 					if err := b.FollowLink(index, parts[p]); err != nil {
 						sink.Done(session.LoadResult{FinalURL: parts[p], Err: err})
 						continue

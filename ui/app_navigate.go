@@ -51,6 +51,9 @@ func (a *App) load(p place) tea.Cmd {
 	delete(a.stale, p.key()) // loaded afresh
 	a.gen++
 	d := newDocument(p.url, a.gen)
+	if a.wholeTables {
+		d.entries = model.NewEntryTable()
+	}
 	d.crumbs = p.crumbs
 	if p.combined {
 		idx := a.cache.get(docKey(p.url, false))
