@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -163,5 +164,94 @@ func TestEntryReadBack(t *testing.T) {
 	d.keys("g") // row 1: part 1
 	if s := d.screen(); !strings.Contains(s, "could not read its 1 link: fetch "+exHost+"/part1.xml: connection refused") {
 		t.Errorf("a part that cannot be read is not told:\n%s", s)
+	}
+}
+
+// apGatedGetter, once armed, holds the first part back until released,
+// and counts the parts asked for.
+type apGatedGetter struct {
+	*exGetter
+	armed   bool // set before the load of all parts, read after
+	gate    chan struct{}
+	mu      sync.Mutex
+	asked   map[string]bool
+	waiting chan struct{} // closed once part 1 waits at the gate
+	once    sync.Once
+}
+
+func (g *apGatedGetter) Get(ctx context.Context, url string) (*fetch.Response, error) {
+	g.mu.Lock()
+	armed := g.armed
+	if armed {
+		g.asked[url] = true
+	}
+	g.mu.Unlock()
+	if armed && strings.HasSuffix(url, "/part1.xml") {
+		g.once.Do(func() { close(g.waiting) })
+		select {
+		case <-g.gate:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	return g.exGetter.Get(ctx, url)
+}
+
+func (g *apGatedGetter) parts() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	n := 0
+	for u := range g.asked {
+		if strings.Contains(u, "/part") {
+			n++
+		}
+	}
+	return n
+}
+
+// While an early part is slow, the parts after it load only so far ahead:
+// what waits for its turn stays bounded, whatever the number of parts.
+func TestAllPartsLoadBoundedAhead(t *testing.T) {
+	site := apSite()
+	var index strings.Builder
+	index.WriteString(`<?xml version="1.0" encoding="UTF-8"?>
+<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:rs="http://www.openarchives.org/rs/terms/">
+<rs:md capability="resourcelist" at="2013-01-03T09:00:00Z"/>
+`)
+	for p := 1; p <= 20; p++ {
+		fmt.Fprintf(&index, "<sitemap><loc>%s/part%d.xml</loc></sitemap>\n", exHost, p)
+		if p > 3 {
+			site[fmt.Sprintf("/part%d.xml", p)] = strings.ReplaceAll(site["/part3.xml"], "/p3/", fmt.Sprintf("/p%d/", p))
+		}
+	}
+	index.WriteString("</sitemapindex>\n")
+	site["/index.xml"] = index.String()
+	g := &apGatedGetter{exGetter: &exGetter{docs: site, fail: map[string]error{}}, gate: make(chan struct{}),
+		asked: map[string]bool{}, waiting: make(chan struct{})}
+	a := New(Options{Target: exHost + "/index.xml", Backend: session.NewWithGetter(g, session.Options{}),
+		Now: func() time.Time { return exTime }, PartConcurrency: 2})
+	a.noTick = true
+	d := &exDriver{t: t, a: a, msgs: make(chan tea.Msg, 64)}
+	d.send(tea.WindowSizeMsg{Width: 120, Height: 40})
+	d.run(a.Init()) // the index, and the checks across documents
+	g.mu.Lock()
+	g.armed = true
+	g.mu.Unlock()
+	// Part 1 waits at the gate; the other worker goes as far as it may.
+	d.idle = 300 * time.Millisecond
+	d.send(exKey("a"))
+	select {
+	case <-g.waiting:
+	default:
+		t.Fatal("part 1 was not asked for")
+	}
+	if n, most := g.parts(), 2*2; n > most { // 2 loaded at once, twice that ahead
+		t.Errorf("%d parts asked for while part 1 waits, want at most %d", n, most)
+	}
+	close(g.gate)
+	d.idle = 0
+	d.run(nil)
+	if a.doc.loading || a.doc.entries.Len() != 100 || a.doc.entries.Loc(0) != exHost+"/p1/1.html" || a.doc.entries.Loc(99) != exHost+"/p20/5.html" {
+		t.Fatalf("loading %v, %d entries, first %s", a.doc.loading, a.doc.entries.Len(), a.doc.entries.Loc(0))
 	}
 }

@@ -168,6 +168,7 @@ func (d *document) cancelLoad() {
 		d.cancel()
 		d.cancel = nil
 	}
+	d.combined = nil // the parts that waited for their turn
 }
 
 // entriesAreDocuments tells whether the entries point at other
