@@ -11,6 +11,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"rsx/fetch"
+	"rsx/model"
 	"rsx/session"
 )
 
@@ -253,5 +254,45 @@ func TestAllPartsLoadBoundedAhead(t *testing.T) {
 	d.run(nil)
 	if a.doc.loading || a.doc.entries.Len() != 100 || a.doc.entries.Loc(0) != exHost+"/p1/1.html" || a.doc.entries.Loc(99) != exHost+"/p20/5.html" {
 		t.Fatalf("loading %v, %d entries, first %s", a.doc.loading, a.doc.entries.Len(), a.doc.entries.Loc(0))
+	}
+}
+
+// apSlowReads is the session, its entries read back only once released.
+type apSlowReads struct {
+	*session.Session
+	release chan struct{}
+}
+
+func (b apSlowReads) ReadEntries(ctx context.Context, url string, raw []byte, indexes []int) ([]model.Entry, error) {
+	select {
+	case <-b.release:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	return b.Session.ReadEntries(ctx, url, raw, indexes)
+}
+
+// enter on an entry still being read back waits for it: the resource page
+// opens with the entry whole (its mirror), not with what the table holds.
+func TestOpenWaitsForTheEntryWhole(t *testing.T) {
+	b := apSlowReads{session.NewWithGetter(&exGetter{docs: apSite(), fail: map[string]error{}}, session.Options{}), make(chan struct{})}
+	a := New(Options{Target: exHost + "/part2.xml", Backend: b, Now: func() time.Time { return exTime }})
+	a.noTick = true
+	d := &exDriver{t: t, a: a, msgs: make(chan tea.Msg, 64), idle: 200 * time.Millisecond}
+	d.send(tea.WindowSizeMsg{Width: 120, Height: 40})
+	d.run(a.Init())
+	d.keys("j enter")
+	if a.pageTitle() != "" || a.doc.reading == nil {
+		t.Fatalf("enter opened %q before the entry was read (reading %v)", a.pageTitle(), a.doc.reading != nil)
+	}
+	close(b.release)
+	d.idle = 0
+	d.run(nil)
+	p, ok := a.active().(*resourcePage)
+	if !ok {
+		t.Fatalf("no resource page once the entry was read: %q (flash %q)", a.pageTitle(), a.flash)
+	}
+	if len(p.entry.Links) != 1 || p.entry.Links[0].Href != "http://mirror.example.net/p2/2.html" {
+		t.Errorf("the resource page's entry has links %+v", p.entry.Links)
 	}
 }

@@ -77,6 +77,9 @@ type App struct {
 
 	ticking bool // a spinner tick is scheduled
 	noTick  bool // tests: no spinner ticks, so that commands settle
+	// afterRead is a key that waits for the selected entry to be read
+	// back whole (app_entries.go).
+	afterRead *tea.KeyPressMsg
 	// wholeTables: documents keep every entry whole (model.NewEntryTable),
 	// as before the tables were lean: the benchmarks' point of comparison.
 	wholeTables bool
@@ -232,8 +235,7 @@ func (a *App) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case loadMsg:
 		return a, a.handleLoad(msg)
 	case entryReadMsg:
-		a.entryRead(msg)
-		return a, nil
+		return a, a.entryRead(msg)
 	case showBuiltPageMsg:
 		return a, a.showPage(msg.build())
 	case crumbsMsg:
@@ -254,6 +256,9 @@ func (a *App) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case localMsg:
 		return a, a.localArrived(msg)
 	case tea.KeyPressMsg:
+		if a.waitForEntry(msg) {
+			return a, nil
+		}
 		if msg.Mod.Contains(tea.ModAlt) {
 			// No binding uses alt: this is esc typed just before a key,
 			// which the terminal sends as one alt+key sequence.

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
 	"rsx/model"
@@ -135,13 +136,42 @@ func (a *App) readSelected() tea.Cmd {
 	}
 }
 
-// entryRead keeps a window read back; the detail pane shows it at once.
-func (a *App) entryRead(m entryReadMsg) {
+// entryRead keeps a window read back; the detail pane shows it at once,
+// and a key that waited for the entry acts now.
+func (a *App) entryRead(m entryReadMsg) tea.Cmd {
 	d := m.doc
 	if d.reading == m.w {
 		d.reading = nil
 	}
 	d.full = m.w
+	if k := a.afterRead; k != nil && d.reading == nil {
+		a.afterRead = nil
+		a.flash = ""
+		_, cmd := a.update(*k)
+		return cmd
+	}
+	return nil
+}
+
+// waitForEntry holds back a key that opens a page on the selected entry
+// (enter, v, M) while the entry is being read back whole: the key acts
+// once it is in (entryRead), so that the page has the entry's links.
+func (a *App) waitForEntry(msg tea.KeyPressMsg) bool {
+	k := &a.c.Keys
+	if !a.onDocument() || a.dv.InputActive() || a.promptKind != promptNone || a.doc.reading == nil ||
+		!(key.Matches(msg, k.Open) || key.Matches(msg, k.Versions) || key.Matches(msg, k.Manifest)) {
+		return false
+	}
+	i := a.dv.Selected()
+	if i < 0 {
+		return false
+	}
+	if _, state, _ := a.doc.wholeEntry(i); state != entryReading {
+		return false
+	}
+	a.afterRead = &msg
+	a.flashInfo("reading the entry from its document…")
+	return true
 }
 
 // showBuiltPageMsg asks the root to show the page build makes (on the UI
