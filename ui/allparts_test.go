@@ -13,6 +13,7 @@ import (
 	"rsx/fetch"
 	"rsx/model"
 	"rsx/session"
+	"rsx/ui/pages"
 )
 
 // apSite is an index of three parts whose entries link to mirrors; an
@@ -288,11 +289,11 @@ func TestOpenWaitsForTheEntryWhole(t *testing.T) {
 	close(b.release)
 	d.idle = 0
 	d.run(nil)
-	p, ok := a.active().(*resourcePage)
+	p, ok := a.active().(*pages.Resource)
 	if !ok {
 		t.Fatalf("no resource page once the entry was read: %q (flash %q)", a.pageTitle(), a.flash)
 	}
-	if len(p.entry.Links) != 1 || p.entry.Links[0].Href != "http://mirror.example.net/p2/2.html" {
-		t.Errorf("the resource page's entry has links %+v", p.entry.Links)
+	if ls := p.Entry().Links; len(ls) != 1 || ls[0].Href != "http://mirror.example.net/p2/2.html" {
+		t.Errorf("the resource page's entry has links %+v", ls)
 	}
 }
