@@ -17,7 +17,7 @@ import (
 )
 
 // apSite is an index of three parts whose entries link to mirrors; an
-// entry of part 2 gives a file extension for a type (a warning).
+// entry of part 2 gives a file extension for a type (type-invalid).
 func apSite() map[string]string {
 	head := `<?xml version="1.0" encoding="UTF-8"?>
 <urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:rs="http://www.openarchives.org/rs/terms/">
@@ -121,8 +121,8 @@ func TestAllPartsInPartOrder(t *testing.T) {
 // counts (issue 24).
 func TestAllPartsProblemsPage(t *testing.T) {
 	a, d := apApp(t, &exGetter{docs: apSite(), fail: map[string]error{}})
-	if !strings.Contains(d.screen(), "1 warning") {
-		t.Fatalf("the status bar counts no warning:\n%s", d.screen())
+	if !strings.Contains(d.screen(), "✗ ") {
+		t.Fatalf("the status bar counts no problem:\n%s", d.screen())
 	}
 	d.keys("p")
 	exWantPage(t, a, "Problems")

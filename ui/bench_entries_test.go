@@ -298,7 +298,9 @@ func (g beIndexGetter) Get(ctx context.Context, url string) (*fetch.Response, er
 // this benchmark does not measure.
 type beNoCross struct{ *session.Session }
 
-func (beNoCross) CrossCheck(context.Context, string) ([]model.Problem, error) { return nil, nil }
+func (beNoCross) CrossCheck(context.Context, string, []Crumb) ([]model.Problem, error) {
+	return nil, nil
+}
 
 // BenchmarkIndexMemory is issue 23's explorer side: an index of n parts
 // opened in the explorer (its rows are sitemap entries like any other
