@@ -23,6 +23,9 @@ import (
 // — is kept, as written, in a sparse side map, so Entry(i) gives back exactly
 // what was appended.
 //
+// A lean table (NewLeanEntryTable) keeps less: what a list of entries shows
+// and sorts on. See NewLeanEntryTable.
+//
 // An EntryTable is not safe for concurrent use; once filled, concurrent reads are
 // safe as long as nothing appends. Snapshot gives a view of the entries appended
 // so far that other goroutines may read while the table goes on appending.
@@ -56,6 +59,11 @@ type EntryTable struct {
 	strs   []string // interned; strs[0] == ""
 	strIdx map[string]uint16
 
+	// lean: links, other child elements and unknown md attributes are not
+	// kept (NewLeanEntryTable); linkN counts the links of each entry.
+	lean  bool
+	linkN tableColumn[uint16]
+
 	// rare holds the side records of the entries that need one, in pages of
 	// rarePage entries allocated only for pages that have one. Unlike a map,
 	// pages are only ever written beyond what a Snapshot reads: a page's
@@ -77,6 +85,7 @@ const (
 	tfLengthOK
 	tfLength // a length attribute was present
 	tfRare
+	tfPartial // lean table: something of the entry was not kept
 )
 
 // tableColumn is a column that stays nil until a non-zero value is appended.
@@ -176,6 +185,37 @@ func NewEntryTable() *EntryTable {
 	return &EntryTable{strs: []string{""}, strIdx: map[string]uint16{"": 0}, chunkSize: 4 << 10}
 }
 
+// NewLeanEntryTable returns an empty table that keeps of each entry what a
+// list of millions of entries shows, sorts and filters on: the loc, the md
+// attributes the model has a field for, lastmod and changefreq, and how
+// many rs:ln links the entry has. The links themselves, other child
+// elements and unknown md attributes are left out (often most of an entry's
+// bytes, and unbounded): such an entry is Partial, and Entry gives it back
+// without them, to be read again from its document when it is wanted whole.
+// Every string a lean table keeps is its own copy, so nothing of the
+// decoder's buffers stays alive with it.
+func NewLeanEntryTable() *EntryTable {
+	t := NewEntryTable()
+	t.lean = true
+	return t
+}
+
+// Lean tells whether t was made by NewLeanEntryTable.
+func (t *EntryTable) Lean() bool { return t.lean }
+
+// Partial tells whether entry i lost something to a lean table: Entry(i)
+// is not the whole entry (its links, unknown attributes or elements are
+// missing).
+func (t *EntryTable) Partial(i int) bool { return t.flags[i]&tfPartial != 0 }
+
+// Index returns the entry's Entry.Index (its position in its document).
+func (t *EntryTable) Index(i int) int {
+	if r := t.rareOf(i); r != nil && r.mask&trIndex != 0 {
+		return r.index
+	}
+	return i + int(t.index.get(i))
+}
+
 // Len returns the number of entries.
 func (t *EntryTable) Len() int { return t.n }
 
@@ -213,6 +253,7 @@ func (t *EntryTable) Append(e *Entry) int {
 		if d >= math.MinInt32 && d <= math.MaxInt32 {
 			t.index.add(i, int32(d))
 		} else {
+			t.index.add(i, 0) // every column keeps a slot per entry once it has one
 			r.mask |= trIndex
 			r.index = e.Index
 		}
@@ -288,33 +329,157 @@ func (t *EntryTable) Append(e *Entry) int {
 	t.from.add(i, &r, trFrom, e.MD.From)
 	t.until.add(i, &r, trUntil, e.MD.Until)
 
-	if len(e.MD.Extra) > 0 {
-		r.mdExtra = cloneSlice(e.MD.Extra)
-	}
-	if len(e.Links) > 0 {
-		r.links = cloneLinks(e.Links)
-	}
-	if len(e.Extra) > 0 {
-		r.extra = cloneElements(e.Extra)
+	if t.lean {
+		t.linkN.add(i, uint16(min(len(e.Links), math.MaxUint16)))
+		if e.MD.Extra != nil || e.Links != nil || e.Extra != nil {
+			flags |= tfPartial
+		}
+		r.ownStrings()
+	} else {
+		if len(e.MD.Extra) > 0 {
+			r.mdExtra = cloneSlice(e.MD.Extra)
+		}
+		if len(e.Links) > 0 {
+			r.links = cloneLinks(e.Links)
+		}
+		if len(e.Extra) > 0 {
+			r.extra = cloneElements(e.Extra)
+		}
 	}
 	if r.mask != 0 || r.mdExtra != nil || r.links != nil || r.extra != nil {
 		flags |= tfRare
 		rp := new(tableRare)
 		*rp = r
-		pg := i / rarePage
-		for len(t.rare) <= pg {
-			t.rare = append(t.rare, nil)
-		}
-		if t.rare[pg] == nil {
-			t.rare[pg] = make([]*tableRare, rarePage)
-		}
-		t.rare[pg][i%rarePage] = rp
-		t.nRare++
-		t.rareBytes += rareSize(rp)
+		t.putRare(i, rp)
 	}
 	t.flags = append(t.flags, flags)
 	t.n++
 	return i
+}
+
+// putRare stores the side record of entry i, the last one appended.
+func (t *EntryTable) putRare(i int, rp *tableRare) {
+	pg := i / rarePage
+	for len(t.rare) <= pg {
+		t.rare = append(t.rare, nil)
+	}
+	if t.rare[pg] == nil {
+		t.rare[pg] = make([]*tableRare, rarePage)
+	}
+	t.rare[pg][i%rarePage] = rp
+	t.nRare++
+	t.rareBytes += rareSize(rp)
+}
+
+// ownStrings replaces every string of r by a copy of its own: the decoder's
+// strings share its buffers, which one string would keep alive whole.
+func (r *tableRare) ownStrings() {
+	r.locRaw = strings.Clone(r.locRaw)
+	r.hashRaw = strings.Clone(r.hashRaw)
+	r.lengthRaw = strings.Clone(r.lengthRaw)
+	for k := range r.dts {
+		d := &r.dts[k].dt
+		d.Raw, d.Fraction = strings.Clone(d.Raw), strings.Clone(d.Fraction)
+	}
+	for k := range r.strs {
+		r.strs[k].s = strings.Clone(r.strs[k].s)
+	}
+	r.hash = cloneHashList(r.hash)
+	for k := range r.hash {
+		h := &r.hash[k]
+		h.Alg, h.AlgRaw, h.Value = strings.Clone(h.Alg), strings.Clone(h.AlgRaw), strings.Clone(h.Value)
+	}
+}
+
+// AppendRows appends entries from..to-1 of src, as they are there (a lean
+// table's partial entries stay partial; into a lean table, the links and
+// extras of src's entries are counted, not kept). It copies columns rather
+// than rebuilding entries: a table filled on one goroutine joins another
+// at the cost of a copy. src may be a Snapshot, and must not be t.
+func (t *EntryTable) AppendRows(src *EntryTable, from, to int) {
+	for k := from; k < to; k++ {
+		t.appendRow(src, k)
+	}
+}
+
+func (t *EntryTable) appendRow(s *EntryTable, k int) {
+	i := t.n
+	blk, _, _, _ := s.entryBytes(k)
+	at := t.reserve(len(blk))
+	c := len(t.chunks) - 1
+	t.chunks[c] = append(t.chunks[c], blk...)
+	t.block = append(t.block, uint64(c)<<32|uint64(at))
+	t.locLen = append(t.locLen, s.locLen[k])
+	t.hashLen.add(i, s.hashLen.get(k))
+	t.pathLen.add(i, s.pathLen.get(k))
+	t.line = append(t.line, s.line[k])
+	t.mdLine.add(i, s.mdLine.get(k))
+	t.length.add(i, s.length.get(k))
+	flags := s.flags[k]
+	old := s.rareOf(k)
+	var r tableRare // fields this table must keep aside that src did not
+	reintern := func(c *tableColumn[uint16], sc *tableColumn[uint16], field uint32) {
+		id := sc.get(k)
+		if id != 0 {
+			id = t.internField(&r, field, s.strs[id])
+		}
+		c.add(i, id)
+	}
+	reintern(&t.typ, &s.typ, trType)
+	reintern(&t.enc, &s.enc, trEncoding)
+	reintern(&t.change, &s.change, trChange)
+	reintern(&t.capab, &s.capab, trCapability)
+	reintern(&t.freq, &s.freq, trChangefreq)
+	for _, p := range [...]struct{ d, sd *tableDatetime }{
+		{&t.lastmod, &s.lastmod}, {&t.datetime, &s.datetime}, {&t.at, &s.at},
+		{&t.completed, &s.completed}, {&t.from, &s.from}, {&t.until, &s.until},
+	} {
+		p.d.ns.add(i, p.sd.ns.get(k))
+		p.d.meta.add(i, p.sd.meta.get(k))
+	}
+	if old == nil || old.mask&trIndex == 0 {
+		d := int64(k) + int64(s.index.get(k)) - int64(i)
+		if d >= math.MinInt32 && d <= math.MaxInt32 {
+			t.index.add(i, int32(d))
+		} else {
+			t.index.add(i, 0)
+			r.mask |= trIndex
+			r.index = k + int(s.index.get(k))
+		}
+	} else {
+		t.index.add(i, 0)
+	}
+	links := s.LinkCount(k)
+	if t.lean {
+		t.linkN.add(i, uint16(min(links, math.MaxUint16)))
+	}
+	rp := old
+	if t.lean && old != nil && (old.links != nil || old.extra != nil || old.mdExtra != nil) {
+		cp := *old
+		cp.links, cp.extra, cp.mdExtra = nil, nil, nil
+		cp.ownStrings()
+		rp = &cp
+		flags |= tfPartial
+	}
+	if r.mask != 0 {
+		cp := tableRare{}
+		if rp != nil {
+			cp = *rp
+		}
+		cp.mask |= r.mask
+		cp.strs = append(slices.Clip(cp.strs), r.strs...)
+		if r.mask&trIndex != 0 {
+			cp.index = r.index
+		}
+		rp = &cp
+	}
+	flags &^= tfRare
+	if rp != nil && (rp.mask != 0 || rp.mdExtra != nil || rp.links != nil || rp.extra != nil) {
+		flags |= tfRare
+		t.putRare(i, rp)
+	}
+	t.flags = append(t.flags, flags)
+	t.n++
 }
 
 func b2i(b bool) int {
@@ -353,6 +518,7 @@ func (t *EntryTable) internField(r *tableRare, field uint32, s string) uint16 {
 		return 0
 	}
 	k := uint16(len(t.strs))
+	s = strings.Clone(s) // not the decoder's buffer, which it would keep alive
 	t.strs = append(t.strs, s)
 	t.strIdx[s] = k
 	return k
@@ -768,6 +934,9 @@ func (t *EntryTable) Capability(i int) Capability {
 
 // LinkCount returns the number of rs:ln elements of the entry.
 func (t *EntryTable) LinkCount(i int) int {
+	if t.lean {
+		return int(t.linkN.get(i))
+	}
 	if r := t.rareOf(i); r != nil {
 		return len(r.links)
 	}
@@ -865,7 +1034,7 @@ func (t *EntryTable) Bytes() int64 {
 	n += int64(cap(t.block))*8 + int64(cap(t.locLen))*4 + int64(cap(t.line))*4 + int64(cap(t.flags))
 	n += t.lastmod.bytes() + t.datetime.bytes() + t.at.bytes() + t.completed.bytes() + t.from.bytes() + t.until.bytes()
 	n += t.hashLen.bytes() + t.pathLen.bytes() + t.length.bytes() + t.typ.bytes() + t.mdLine.bytes() + t.index.bytes()
-	n += t.change.bytes() + t.capab.bytes() + t.freq.bytes() + t.enc.bytes()
+	n += t.change.bytes() + t.capab.bytes() + t.freq.bytes() + t.enc.bytes() + t.linkN.bytes()
 	for _, s := range t.strs {
 		n += 16 + int64(len(s)) + 32 // slice slot, bytes, map slot
 	}

@@ -92,7 +92,7 @@ func (s *Session) LoadDocument(ctx context.Context, target string, sink DocSink)
 	}
 	res.Bytes = dec.BytesRead()
 	if !raw.over {
-		res.Raw = raw.buf.Bytes()
+		res.Raw = raw.bytes()
 	}
 	res.Exchange = exchangeOf(resp)
 	if err != nil && ctx.Err() == nil {
@@ -201,6 +201,16 @@ type cappedBuffer struct {
 	buf  bytes.Buffer
 	max  int64
 	over bool
+}
+
+// bytes returns what was kept, in a slice of its size: the buffer grew by
+// doubling, and the document is kept for as long as it stays in history.
+func (c *cappedBuffer) bytes() []byte {
+	b := c.buf.Bytes()
+	if cap(b)-len(b) > len(b)/8 {
+		return bytes.Clone(b)
+	}
+	return b
 }
 
 func (c *cappedBuffer) Write(p []byte) (int, error) {

@@ -41,8 +41,10 @@ type Options struct {
 	// BatchWait is the longest an entry waits before its batch is
 	// delivered; default 100ms.
 	BatchWait time.Duration
-	// MaxRaw is the largest document whose bytes are kept for the raw view;
-	// default 64 MiB.
+	// MaxRaw is the largest document whose bytes are kept for the raw view
+	// and for reading entries back (ReadEntries); default 16 MiB. A larger
+	// document is read again when its text or a whole entry is wanted: its
+	// bytes would cost more than its entries' table.
 	MaxRaw int64
 	// Decoder bounds the decoder.
 	Decoder model.DecoderOptions
@@ -155,7 +157,7 @@ func withDefaults(o Options) Options {
 		o.BatchWait = 100 * time.Millisecond
 	}
 	if o.MaxRaw == 0 {
-		o.MaxRaw = 64 << 20
+		o.MaxRaw = 16 << 20
 	}
 	if o.Claims.Preview == 0 {
 		o.Claims.Preview = 512

@@ -77,6 +77,12 @@ type App struct {
 
 	ticking bool // a spinner tick is scheduled
 	noTick  bool // tests: no spinner ticks, so that commands settle
+	// afterRead is a key that waits for the selected entry to be read
+	// back whole (app_entries.go).
+	afterRead *tea.KeyPressMsg
+	// wholeTables: documents keep every entry whole (model.NewEntryTable),
+	// as before the tables were lean: the benchmarks' point of comparison.
+	wholeTables bool
 
 	width, height int
 
@@ -209,6 +215,12 @@ func (a *App) flashError(s string) { a.flash, a.flashErr = s, true }
 // results and the pages' requests, then keys (global ones first) and the
 // mouse for the active page, and anything else to every open page.
 func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	_, cmd := a.update(msg)
+	// Whatever moved the cursor, the entry under it is read whole.
+	return a, tea.Batch(cmd, a.readSelected())
+}
+
+func (a *App) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		a.resize(msg.Width, msg.Height)
@@ -222,6 +234,10 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return a, a.spin(msg)
 	case loadMsg:
 		return a, a.handleLoad(msg)
+	case entryReadMsg:
+		return a, a.entryRead(msg)
+	case showBuiltPageMsg:
+		return a, a.showPage(msg.build())
 	case crumbsMsg:
 		if msg.err == nil || len(msg.crumbs) > 0 {
 			msg.doc.crumbs = msg.crumbs
@@ -240,6 +256,9 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case localMsg:
 		return a, a.localArrived(msg)
 	case tea.KeyPressMsg:
+		if a.waitForEntry(msg) {
+			return a, nil
+		}
 		if msg.Mod.Contains(tea.ModAlt) {
 			// No binding uses alt: this is esc typed just before a key,
 			// which the terminal sends as one alt+key sequence.

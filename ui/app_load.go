@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"sync"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -31,7 +30,8 @@ type loadMsg struct {
 	started  *loadStarted
 	header   *model.Header
 	batch    []model.Entry
-	progress int64 // bytes read, -1 when not a progress event
+	rows     *model.EntryTable // a part's rows so far (view of all parts)
+	progress int64             // bytes read, -1 when not a progress event
 	done     *session.LoadResult
 
 	next tea.Cmd
@@ -98,64 +98,22 @@ func (a *App) startLoad(d *document) tea.Cmd {
 	return tea.Batch(run, listen(ctx, ch), a.tick())
 }
 
-// startCombinedLoad loads every part of an index into d, a few at a time.
-// The parts are links of the index: each is held to Backend.FollowLink,
-// and one that may not be followed fails as a part.
-func (a *App) startCombinedLoad(d *document) tea.Cmd {
-	ctx, cancel := context.WithCancel(context.Background())
-	d.cancel, d.loading, d.started = cancel, true, a.c.Clock()
-	ch := make(chan loadMsg, 8)
-	b, parts, workers, index := a.backend, d.parts, a.opts.PartConcurrency, d.base()
-	gen := d.gen
-	run := func() tea.Msg {
-		next := make(chan int)
-		var wg sync.WaitGroup
-		for range min(workers, len(parts)) {
-			wg.Go(func() {
-				for p := range next {
-					sink := &chanSink{ctx: ctx, ch: ch, doc: d, gen: gen, part: p}
-					if err := b.FollowLink(index, parts[p]); err != nil {
-						sink.Done(session.LoadResult{FinalURL: parts[p], Err: err})
-						continue
-					}
-					_ = b.LoadDocument(ctx, parts[p], sink)
-				}
-			})
-		}
-		for p := range parts {
-			select {
-			case next <- p:
-			case <-ctx.Done():
-			}
-			if ctx.Err() != nil {
-				break
-			}
-		}
-		close(next)
-		wg.Wait()
-		return nil
-	}
-	return tea.Batch(run, listen(ctx, ch), a.tick())
-}
-
 // handleLoad applies one load event to its document.
 func (a *App) handleLoad(m loadMsg) tea.Cmd {
 	d := m.doc
 	if d == nil || d.gen != m.gen || !d.loading {
 		return nil
 	}
+	if m.part >= 0 {
+		return a.handlePart(m)
+	}
 	current := d == a.doc
 	var cmds []tea.Cmd
 	switch {
 	case m.started != nil:
-		if m.part < 0 {
-			d.final = m.started.final
-			d.total = m.started.total
-		}
+		d.final = m.started.final
+		d.total = m.started.total
 	case m.header != nil:
-		if m.part >= 0 {
-			break
-		}
 		d.header = m.header
 		if current {
 			a.dv.refreshColumns()
@@ -177,10 +135,6 @@ func (a *App) handleLoad(m loadMsg) tea.Cmd {
 	case m.batch != nil:
 		from := d.entries.Len()
 		for i := range m.batch {
-			if m.part >= 0 && m.part < len(d.partRows) {
-				d.partOf = append(d.partOf, int32(m.part))
-				d.partRows[m.part] = append(d.partRows[m.part], int32(d.entries.Len()))
-			}
 			d.entries.Append(&m.batch[i])
 		}
 		d.markCarried(from)
@@ -189,69 +143,43 @@ func (a *App) handleLoad(m loadMsg) tea.Cmd {
 			a.dv.showPicks()
 		}
 	case m.progress >= 0 && m.done == nil:
-		if m.part < 0 {
-			d.bytes = m.progress
-		}
+		d.bytes = m.progress
 	case m.done != nil:
 		r := m.done
-		if m.part >= 0 {
-			d.partsDone++
-			d.bytes += r.Bytes
-			d.nErrors += r.Errors
-			d.nWarns += r.Warnings
-			// The part's problems, on the rows its entries have here: the
-			// marks and n/N count what the status bar counts.
-			var rows []int32
-			if m.part < len(d.partRows) {
-				rows = d.partRows[m.part]
-			}
-			for _, p := range r.Problems {
-				if p.Entry >= 0 {
-					if p.Entry >= len(rows) {
-						continue // an entry the load did not deliver
-					}
-					p.Entry = int(rows[p.Entry])
-				}
-				d.problems = append(d.problems, p)
-			}
-			if r.Err != nil {
-				d.partErrs = append(d.partErrs, fmt.Sprintf("part %d: %v", m.part+1, r.Err))
-			}
-			if d.partsDone < len(d.parts) {
-				return m.next
-			}
-			if len(d.partErrs) > 0 {
-				d.err = fmt.Errorf("%d of %d parts failed: %s", len(d.partErrs), len(d.parts), d.partErrs[0])
-			}
-		} else {
-			d.final = r.FinalURL
-			if r.Header != nil {
-				d.header = r.Header
-			}
-			d.bytes = r.Bytes
-			d.raw = r.Raw
-			d.exchange = r.Exchange
-			d.problems = r.Problems
-			d.nErrors, d.nWarns = r.Errors, r.Warnings
-			d.err = r.Err
+		d.final = r.FinalURL
+		if r.Header != nil {
+			d.header = r.Header
 		}
-		d.loading = false
-		d.wait = retryWait{}
-		d.cancelLoad()
-		d.buildMarks()
-		cmds = append(cmds, a.startCrossCheck(d), a.startListedCheck(d))
-		if text := d.carriedText(); text != "" && current {
-			a.flashInfo(text)
-		}
-		if current {
-			cmds = append(cmds, a.dv.loadDone(), a.startLocal(d))
-			if d.header != nil && d.crumbs == nil && d.parts == nil {
-				cmds = append(cmds, a.findAncestors(d))
-			}
-		}
-		return tea.Batch(cmds...)
+		d.bytes = r.Bytes
+		d.raw = r.Raw
+		d.exchange = r.Exchange
+		d.problems = r.Problems
+		d.nErrors, d.nWarns = r.Errors, r.Warnings
+		d.err = r.Err
+		return a.loadFinished(d)
 	}
 	cmds = append(cmds, m.next)
+	return tea.Batch(cmds...)
+}
+
+// loadFinished ends d's load: its marks, its checks across documents, and
+// on the page the sort and filter that waited for every row.
+func (a *App) loadFinished(d *document) tea.Cmd {
+	current := d == a.doc
+	d.loading = false
+	d.wait = retryWait{}
+	d.cancelLoad()
+	d.buildMarks()
+	cmds := []tea.Cmd{a.startCrossCheck(d), a.startListedCheck(d)}
+	if text := d.carriedText(); text != "" && current {
+		a.flashInfo(text)
+	}
+	if current {
+		cmds = append(cmds, a.dv.loadDone(), a.startLocal(d))
+		if d.header != nil && d.crumbs == nil && d.parts == nil {
+			cmds = append(cmds, a.findAncestors(d))
+		}
+	}
 	return tea.Batch(cmds...)
 }
 

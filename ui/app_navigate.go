@@ -51,6 +51,9 @@ func (a *App) load(p place) tea.Cmd {
 	delete(a.stale, p.key()) // loaded afresh
 	a.gen++
 	d := newDocument(p.url, a.gen)
+	if a.wholeTables {
+		d.entries = model.NewEntryTable()
+	}
 	d.crumbs = p.crumbs
 	if p.combined {
 		idx := a.cache.get(docKey(p.url, false))
@@ -65,7 +68,6 @@ func (a *App) load(p place) tea.Cmd {
 		d.crumbs = append(append([]Crumb(nil), idx.crumbs...), Crumb{URL: idx.base(), Capability: idx.capability(), Root: idx.root()})
 		n := idx.entries.Len()
 		d.parts = make([]string, n)
-		d.partRows = make([][]int32, n)
 		for i := range n {
 			d.parts[i] = model.ResolveHref(idx.base(), idx.entries.Loc(i))
 		}

@@ -21,7 +21,7 @@ func (a *App) entryLookup() func(uri string) model.Entry {
 		if d != nil {
 			for i, n := 0, d.entries.Len(); i < n; i++ {
 				if engine.ResolveLoc(d.base(), d.entries.Loc(i)) == uri {
-					e := d.entries.Entry(i)
+					e, _, _ := d.wholeEntry(i)
 					e.Loc = uri
 					return e
 				}
@@ -84,7 +84,7 @@ func (a *App) packageRefOfEntry(i int) (dump.PackageRef, bool) {
 	if d == nil || i < 0 || i >= d.entries.Len() {
 		return dump.PackageRef{}, false
 	}
-	e := d.entries.Entry(i)
+	e, _, _ := d.wholeEntry(i)
 	ref := dump.PackageRef{URL: model.ResolveHref(d.base(), e.Loc), Dump: d.base(), MD: e.MD}
 	for _, l := range e.Links {
 		if model.HasRel(l.Rel, "contents") && l.Href != "" {
@@ -140,7 +140,7 @@ func (a *App) openSelectedManifestCopy() tea.Cmd {
 func (a *App) openResource(url string, i int) tea.Cmd {
 	var e model.Entry
 	if d := a.doc; d != nil && i >= 0 && i < d.entries.Len() {
-		e = d.entries.Entry(i)
+		e, _, _ = d.wholeEntry(i)
 	}
 	e.Loc = url // resolved: relative links resolve against it
 	origin := url

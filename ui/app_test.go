@@ -841,7 +841,9 @@ func TestExplorerProgram(t *testing.T) {
 	tm.Send(exKey("j"))
 	tm.Send(exKey("j"))
 	tm.Send(exKey("enter"))
-	waitFor("updated")
+	// The first entry's link, read back from the document once it loaded
+	// (a word the screen had nowhere before).
+	waitFor("representation")
 	tm.Send(exKey("q"))
 	final := tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).(*App)
 	if final.doc == nil || final.doc.url != exHost+"/dataset1/changelist.xml" {

@@ -63,6 +63,12 @@ type Documents interface {
 	// gzip undone; size is -1 when unknown. The caller closes it.
 	OpenRaw(ctx context.Context, url string) (r io.ReadCloser, size int64, err error)
 
+	// ReadEntries reads the entries at indexes (Entry.Index, ascending) of
+	// the document at url again, whole: the explorer's table keeps only
+	// what it shows. raw, when not nil, is the document's bytes as loaded.
+	// An entry the document no longer has is left out.
+	ReadEntries(ctx context.Context, url string, raw []byte, indexes []int) ([]model.Entry, error)
+
 	// CrossCheck loads the documents url lists (a Source Description,
 	// Capability List or index: headers and counts, not their entries) and
 	// returns the cross-document problems about url's entries, those of
@@ -174,6 +180,11 @@ func (NopBackend) Discover(context.Context, string) (*crawl.Discovery, error) {
 // OpenRaw fails.
 func (NopBackend) OpenRaw(context.Context, string) (io.ReadCloser, int64, error) {
 	return nil, 0, errNoBackend
+}
+
+// ReadEntries reads nothing.
+func (NopBackend) ReadEntries(context.Context, string, []byte, []int) ([]model.Entry, error) {
+	return nil, errNoBackend
 }
 
 // UserOpened does nothing: NopBackend reads nothing.

@@ -197,8 +197,8 @@ func colText(d *document, k colKind, i int) string {
 	case colUntil:
 		return t.Until(i).Raw
 	case colPart:
-		if i < len(d.partOf) {
-			return strconv.Itoa(int(d.partOf[i]) + 1)
+		if p := d.partOf(i); p >= 0 {
+			return strconv.Itoa(p + 1)
 		}
 		return ""
 	case colLinks:
@@ -258,10 +258,7 @@ func colNumKey(d *document, k colKind, i int) (int64, bool) {
 	case colUntil:
 		return dtKey(model.FieldUntil), true
 	case colPart:
-		if i < len(d.partOf) {
-			return int64(d.partOf[i]), true
-		}
-		return 0, true
+		return int64(max(d.partOf(i), 0)), true
 	case colLinks:
 		return int64(t.LinkCount(i)), true
 	}

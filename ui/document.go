@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"rsx/fetch"
@@ -22,12 +23,17 @@ type document struct {
 	header  *model.Header // nil until read
 	entries *model.EntryTable
 
-	// A combined view of an index: every part's entries in one table.
-	parts     []string  // part URLs; nil when not combined
-	partOf    []int32   // part index of each entry
-	partRows  [][]int32 // the rows of each part's entries, in the part's order
-	partsDone int
+	// A combined view of an index: every part's entries in one table, in
+	// part order (allparts.go).
+	parts     []string // part URLs; nil when not combined
+	partStart []int32  // the first row of each part joined so far, then the row after
+	partsDone int      // parts whose load ended (joined or waiting for their turn)
 	partErrs  []string
+	combined  *combinedLoad // while the parts load
+
+	// Entries read back whole (app_entries.go): the last run read, and the
+	// one being read.
+	full, reading *entryWindow
 
 	loading  bool
 	wait     retryWait // a request of the load waits to try again
@@ -79,7 +85,7 @@ type document struct {
 }
 
 func newDocument(url string, gen int) *document {
-	return &document{gen: gen, url: url, total: -1, entries: model.NewEntryTable(), keys: &colKeys{times: map[colKind][]int64{}}}
+	return &document{gen: gen, url: url, total: -1, entries: model.NewLeanEntryTable(), keys: &colKeys{times: map[colKind][]int64{}}}
 }
 
 // snapshot is a copy of d, loading, that a Cmd may read (sort and filter
@@ -88,7 +94,7 @@ func newDocument(url string, gen int) *document {
 func (d *document) snapshot() *document {
 	s := *d
 	s.entries = d.entries.Snapshot()
-	s.partOf = d.partOf[:len(d.partOf):len(d.partOf)]
+	s.partStart = slices.Clip(d.partStart)
 	s.keys = &colKeys{times: map[colKind][]int64{}}
 	return &s
 }
@@ -162,6 +168,7 @@ func (d *document) cancelLoad() {
 		d.cancel()
 		d.cancel = nil
 	}
+	d.combined = nil // the parts that waited for their turn
 }
 
 // entriesAreDocuments tells whether the entries point at other

@@ -129,7 +129,7 @@ func openVersionsPage(pc pageContext) (Page, tea.Cmd, error) {
 	if d == nil || pc.selected < 0 || pc.selected >= d.entries.Len() {
 		return nil, nil, errors.New("select an entry to see its versions")
 	}
-	e := d.entries.Entry(pc.selected)
+	e, _, _ := d.wholeEntry(pc.selected)
 	e.Loc = model.ResolveHref(d.base(), e.Loc)
 	refs, ok := pages.VersionRefsOf(e)
 	if !ok {
@@ -189,23 +189,24 @@ func openSpotPage(pc pageContext) (Page, tea.Cmd, error) {
 		rows = rows[:limit]
 		what = fmt.Sprintf("a sample of %s of %s", components.Count(limit), what)
 	}
-	entries := make([]model.Entry, len(rows))
-	for k, i := range rows {
-		e := d.entries.Entry(int(i))
-		e.Loc = engine.ResolveLoc(d.base(), e.Loc)
-		entries[k] = e
-	}
-	o := resourceOpener{c: pc.c, b: pc.backend, origin: d.base(), entry: func(uri string) model.Entry {
-		for _, e := range entries {
-			if e.Loc == uri {
-				return e
-			}
+	// The entries whole (their mirrors are checked too): read back from
+	// their documents, then the page opens.
+	from := d.base()
+	return nil, wholeEntriesCmd(pc.backend, d, rows, func(entries []model.Entry, _ error) func() Page {
+		for k := range entries {
+			entries[k].Loc = engine.ResolveLoc(from, entries[k].Loc)
 		}
-		return model.Entry{Loc: uri, HasLoc: true}
-	}}
-	req := session.SpotRequest{From: d.base(), Entries: entries}
-	p := pages.NewSpot(pc.c, pc.backend, req, what, o.open)
-	return p, nil, nil
+		o := resourceOpener{c: pc.c, b: pc.backend, origin: from, entry: func(uri string) model.Entry {
+			for _, e := range entries {
+				if e.Loc == uri {
+					return e
+				}
+			}
+			return model.Entry{Loc: uri, HasLoc: true}
+		}}
+		req := session.SpotRequest{From: from, Entries: entries}
+		return func() Page { return pages.NewSpot(pc.c, pc.backend, req, what, o.open) }
+	}), nil
 }
 
 // openNotificationsPage subscribes to the notifications of the document's
@@ -226,8 +227,6 @@ func openProblemsPage(pc pageContext) (Page, tea.Cmd, error) {
 		return nil, nil, errors.New("nothing is open")
 	case d.loading:
 		return nil, nil, errors.New("the problems are known once the document has loaded")
-	case d.parts != nil:
-		return nil, nil, errors.New("open a part to see its problems")
 	}
 	return pages.NewSourceProblems(pc.c, docProblems{d}, -1), nil, nil
 }

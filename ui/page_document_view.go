@@ -628,8 +628,11 @@ func (v *docPage) detailLines(w int) []string {
 	if i < 0 {
 		return nil
 	}
-	e := v.doc.entries.Entry(i)
+	e, state, err := v.doc.wholeEntry(i)
 	lines := entryLines(v.c.Styles, &e, v.doc.base(), w, v.partName(i))
+	if note := v.partialNote(i, state, err); note != "" {
+		lines = append(lines, "", components.Fit(note, w))
+	}
 	if l := v.doc.local; l != nil {
 		if s := l.state(i); s != 0 {
 			lines = append(kvLines(v.c.Styles, "", "copy", 11, s.String()+" ("+l.dest+")", v.c.Styles.Value, w), lines...)
@@ -640,6 +643,29 @@ func (v *docPage) detailLines(w int) []string {
 		lines = append([]string{v.c.Styles.Marked.Render(components.MarkedGlyph + " marked")}, lines...)
 	}
 	return lines
+}
+
+// partialNote says why the detail pane shows less than the whole entry i:
+// its links are being read back from its document, or could not be.
+func (v *docPage) partialNote(i int, state wholeState, err error) string {
+	st := v.c.Styles
+	d := v.doc
+	what := "the rest of the entry"
+	if n := d.entries.LinkCount(i); n > 0 {
+		what = "its " + display.Plural(n, "link", "links")
+	}
+	switch state {
+	case entryReading:
+		if d.loading {
+			return st.Dim.Render(what + " are read once the document has loaded")
+		}
+		return st.Dim.Render("reading " + what + " from the document…")
+	case entryChanged:
+		return st.Warning.Render("the document changed since it was loaded (" + what + " are not shown): r reloads")
+	case entryFailed:
+		return st.Error.Render("could not read " + what + ": " + components.Escape(err.Error()))
+	}
+	return ""
 }
 
 // maxDetailProblems bounds the problems of one entry the detail pane lists;
@@ -689,11 +715,8 @@ func (v *docPage) problemLines(i, w int) []string {
 
 // partName names the part an entry of a combined view came from.
 func (v *docPage) partName(i int) string {
-	if v.doc.parts == nil || i >= len(v.doc.partOf) {
-		return ""
-	}
-	p := int(v.doc.partOf[i])
-	if p < len(v.doc.parts) {
+	p := v.doc.partOf(i)
+	if p >= 0 {
 		return fmt.Sprintf("%d: %s", p+1, v.doc.parts[p])
 	}
 	return ""
