@@ -106,6 +106,16 @@ func (a *App) promptCommand(val string) (cmd tea.Cmd, ok bool) {
 	word, arg, _ := strings.Cut(val, " ")
 	arg = strings.TrimSpace(arg)
 	switch word {
+	case "q", "quit":
+		// As in vi; a sync under way keeps the explorer open, as q does.
+		if arg != "" {
+			return nil, false
+		}
+		if why := a.leaveGuard(); why != "" {
+			a.flashError(why)
+			return nil, true
+		}
+		return a.quit(), true
 	case "sync", "audit":
 		if arg == "" {
 			a.flashError(":" + word + " needs a destination: :" + word + " DIR (a folder, or s3://bucket/prefix)")

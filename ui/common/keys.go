@@ -95,9 +95,11 @@ type KeyMap struct {
 	Cancel key.Binding
 
 	// Program.
-	Help  key.Binding
-	Quit  key.Binding
-	Force key.Binding // ctrl+c: quit from anywhere, even inside an input
+	Help key.Binding
+	Quit key.Binding
+	// QuitCmd is ":q" or ":quit" typed at the ":" prompt (help only).
+	QuitCmd key.Binding
+	Force   key.Binding // ctrl+c: quit from anywhere, even inside an input
 }
 
 // DefaultKeyMap returns the bindings of the explorer.
@@ -176,9 +178,10 @@ func DefaultKeyMap() KeyMap {
 		Submit: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "apply")),
 		Cancel: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel")),
 
-		Help:  key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
-		Quit:  key.NewBinding(key.WithKeys("q"), key.WithHelp("q", "quit")),
-		Force: key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit")),
+		Help:    key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
+		Quit:    key.NewBinding(key.WithKeys("q"), key.WithHelp("q", "quit")),
+		Force:   key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit")),
+		QuitCmd: key.NewBinding(key.WithKeys(":q"), key.WithHelp(":q/:quit", "quit")),
 	}
 }
 
@@ -200,7 +203,7 @@ func (k KeyMap) Groups() []KeyGroup {
 		{"Mark", []key.Binding{k.Mark, k.MarkShown, k.UnmarkAll, k.InvertMarks, k.SpotCheck}},
 		{"Local copy", []key.Binding{k.SyncCmd, k.AuditCmd, k.DestCmd}},
 		{"Inspect", []key.Binding{k.Raw, k.HTTP, k.Problems, k.EntryProblems, k.Discovery, k.Versions, k.Coverage, k.Notify}},
-		{"Program", []key.Binding{k.Help, k.Quit, k.Force}},
+		{"Program", []key.Binding{k.Help, k.Quit, k.QuitCmd, k.Force}},
 	}
 }
 
