@@ -70,7 +70,15 @@ type App struct {
 
 	prompt     components.Input
 	promptKind promptKind
-	count      string // digits typed before g/G
+	// promptHist is what was entered at the ":" prompt this session,
+	// oldest first; promptPos is the entry ↑/↓ recalled (len: the line
+	// being typed, kept in promptDraft). promptNote lists the completions
+	// of the last tab, until the next key.
+	promptHist  []string
+	promptPos   int
+	promptDraft string
+	promptNote  string
+	count       string // digits typed before g/G
 
 	flash    string
 	flashErr bool
@@ -337,6 +345,9 @@ func (a *App) request(msg tea.Msg) (cmd tea.Cmd, ok bool) {
 		return nil, true
 	case flashMsg:
 		a.flash, a.flashErr = msg.Text, msg.Err
+		return nil, true
+	case completionMsg:
+		a.completed(msg)
 		return nil, true
 	case copyMsg:
 		a.flashInfo("copied " + msg.What + ": " + msg.Text)
