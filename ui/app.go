@@ -8,6 +8,7 @@ import (
 	"charm.land/bubbles/v2/spinner"
 	tea "charm.land/bubbletea/v2"
 
+	"rsx/display"
 	"rsx/dump"
 	"rsx/ui/common"
 	"rsx/ui/components"
@@ -350,8 +351,14 @@ func (a *App) request(msg tea.Msg) (cmd tea.Cmd, ok bool) {
 		a.completed(msg)
 		return nil, true
 	case copyMsg:
-		a.flashInfo("copied " + msg.What + ": " + msg.Text)
-		return tea.SetClipboard(msg.Text), true
+		// Every copy passes here: none puts a control character on the clipboard.
+		text, n := clipboardText(msg.Text)
+		if n > 0 {
+			a.flashInfo("copied " + msg.What + ", " + display.Plural(n, "control character", "control characters") + " escaped (%XX): " + text)
+		} else {
+			a.flashInfo("copied " + msg.What + ": " + text)
+		}
+		return tea.SetClipboard(text), true
 	case openBrowserMsg:
 		a.flashInfo("opening " + msg.URL)
 		return openBrowser(a.backend, msg.URL), true
