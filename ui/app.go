@@ -8,6 +8,7 @@ import (
 	"charm.land/bubbles/v2/spinner"
 	tea "charm.land/bubbletea/v2"
 
+	"rsx/display"
 	"rsx/dump"
 	"rsx/ui/common"
 	"rsx/ui/components"
@@ -70,7 +71,15 @@ type App struct {
 
 	prompt     components.Input
 	promptKind promptKind
-	count      string // digits typed before g/G
+	// promptHist is what was entered at the ":" prompt this session,
+	// oldest first; promptPos is the entry ↑/↓ recalled (len: the line
+	// being typed, kept in promptDraft). promptNote lists the completions
+	// of the last tab, until the next key.
+	promptHist  []string
+	promptPos   int
+	promptDraft string
+	promptNote  string
+	count       string // digits typed before g/G
 
 	flash    string
 	flashErr bool
@@ -357,9 +366,18 @@ func (a *App) request(msg tea.Msg) (cmd tea.Cmd, ok bool) {
 	case flashMsg:
 		a.flash, a.flashErr = msg.Text, msg.Err
 		return nil, true
+	case completionMsg:
+		a.completed(msg)
+		return nil, true
 	case copyMsg:
-		a.flashInfo("copied " + msg.What + ": " + msg.Text)
-		return tea.SetClipboard(msg.Text), true
+		// Every copy passes here: none puts a control character on the clipboard.
+		text, n := clipboardText(msg.Text)
+		if n > 0 {
+			a.flashInfo("copied " + msg.What + ", " + display.Plural(n, "control character", "control characters") + " escaped (%XX): " + text)
+		} else {
+			a.flashInfo("copied " + msg.What + ": " + text)
+		}
+		return tea.SetClipboard(text), true
 	case openBrowserMsg:
 		a.flashInfo("opening " + msg.URL)
 		return openBrowser(a.backend, msg.URL), true

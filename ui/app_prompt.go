@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -30,11 +31,13 @@ func (a *App) startPrompt(kind promptKind, prompt string) {
 	a.promptKind = kind
 	a.prompt.SetPrompt(prompt)
 	a.prompt.Start("")
+	a.promptPos, a.promptDraft, a.promptNote = len(a.promptHist), "", ""
 }
 
 // promptKey edits the prompt; enter acts on it, esc closes it.
 func (a *App) promptKey(msg tea.KeyPressMsg) tea.Cmd {
 	k := &a.c.Keys
+	a.promptNote = ""
 	switch {
 	case key.Matches(msg, k.Cancel):
 		a.promptKind = promptNone
@@ -44,10 +47,144 @@ func (a *App) promptKey(msg tea.KeyPressMsg) tea.Cmd {
 		kind, val := a.promptKind, strings.TrimSpace(a.prompt.Value())
 		a.promptKind = promptNone
 		a.prompt.Stop()
+		if kind == promptURL && val != "" && (len(a.promptHist) == 0 || a.promptHist[len(a.promptHist)-1] != val) {
+			a.promptHist = append(a.promptHist, val)
+		}
 		return a.promptDone(kind, val)
+	case a.promptKind == promptURL && key.Matches(msg, k.PromptPrev):
+		a.recall(-1)
+		return nil
+	case a.promptKind == promptURL && key.Matches(msg, k.PromptNext):
+		a.recall(+1)
+		return nil
+	case a.promptKind == promptURL && key.Matches(msg, k.Complete):
+		return a.complete()
 	}
 	a.prompt.Update(msg)
 	return nil
+}
+
+// recall shows the entry of the prompt's history step away from the one
+// shown (-1: earlier), as a shell's ↑ and ↓ do; past the newest it gives
+// back the line that was being typed.
+func (a *App) recall(step int) {
+	pos := a.promptPos + step
+	if pos < 0 || pos > len(a.promptHist) {
+		return
+	}
+	if a.promptPos == len(a.promptHist) {
+		a.promptDraft = a.prompt.Value()
+	}
+	a.promptPos = pos
+	if pos == len(a.promptHist) {
+		a.prompt.Start(a.promptDraft)
+		return
+	}
+	a.prompt.Start(a.promptHist[pos])
+}
+
+// completionMsg carries the completions of the prompt's text typed.
+type completionMsg struct {
+	typed string   // the prompt's whole text when tab was pressed
+	head  string   // the part of it kept (a command and its space)
+	found []string // the completions of the rest
+	urls  bool     // found are URLs, not paths
+}
+
+// complete starts the completion of the path (or of the argument of a
+// command, :sync DIR) typed at the prompt: local paths through the
+// backend, URLs from those entered or visited this session.
+func (a *App) complete() tea.Cmd {
+	typed := a.prompt.Value()
+	head, part := "", typed
+	if word, arg, ok := strings.Cut(typed, " "); ok {
+		switch word {
+		case "sync", "audit", "dest", "fleet":
+			head, part = word+" ", strings.TrimLeft(arg, " ")
+			head += arg[:len(arg)-len(part)]
+		}
+	}
+	if strings.Contains(part, "://") || strings.HasPrefix(part, "http") {
+		return msgCmd(completionMsg{typed: typed, head: head, found: a.knownURLs(part), urls: true})
+	}
+	b := a.backend
+	return func() tea.Msg {
+		return completionMsg{typed: typed, head: head, found: b.CompletePath(part)}
+	}
+}
+
+// knownURLs are the URLs entered at the prompt or visited this session
+// that begin with prefix, sorted, each once.
+func (a *App) knownURLs(prefix string) []string {
+	var out []string
+	add := func(u string) {
+		if strings.HasPrefix(u, prefix) && !slices.Contains(out, u) {
+			out = append(out, u)
+		}
+	}
+	for _, u := range a.promptHist {
+		add(u)
+	}
+	for _, p := range a.hist.places {
+		add(p.url)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// completed applies completions: one replaces what was typed; several
+// extend it to what they share and are listed after the prompt.
+func (a *App) completed(msg completionMsg) {
+	if a.promptKind != promptURL || a.prompt.Value() != msg.typed {
+		return // the prompt was closed, or typed on, meanwhile
+	}
+	part := strings.TrimPrefix(msg.typed, msg.head)
+	switch len(msg.found) {
+	case 0:
+		what := "no file or folder begins with "
+		if msg.urls {
+			what = "no URL opened this session begins with "
+		}
+		a.promptNote = what + part
+		return
+	case 1:
+		a.prompt.Start(msg.head + msg.found[0])
+		return
+	}
+	common := msg.found[0]
+	for _, f := range msg.found[1:] {
+		common = commonPrefix(common, f)
+	}
+	if len(common) > len(part) {
+		a.prompt.Start(msg.head + common)
+	}
+	names := make([]string, len(msg.found))
+	for i, f := range msg.found {
+		names[i] = f
+		if !msg.urls {
+			names[i] = lastPart(f)
+		}
+	}
+	a.promptNote = strings.Join(names, "  ")
+}
+
+// commonPrefix is the longest prefix of a and b, whole runes.
+func commonPrefix(a, b string) string {
+	n := 0
+	for i, r := range a {
+		if !strings.HasPrefix(b[min(i, len(b)):], string(r)) {
+			break
+		}
+		n = i + len(string(r))
+	}
+	return a[:n]
+}
+
+// lastPart is a path's last name, a folder's with its separator.
+func lastPart(p string) string {
+	trimmed := strings.TrimRight(p, `/\`)
+	i := strings.LastIndexAny(trimmed, `/\`)
+	return p[i+1:]
 }
 
 // promptDone acts on what was typed.
@@ -96,7 +233,14 @@ func (a *App) promptLine() string {
 	if a.promptKind == promptJump {
 		what = "jump"
 	}
-	hints := components.ShortHelp(a.c.Styles, []key.Binding{common.Short(k.Submit, what), common.Short(k.Cancel, "cancel")}, " · ", 0)
+	if a.promptNote != "" {
+		return components.Fit(a.prompt.View()+"  "+a.c.Styles.Dim.Render(components.Escape(a.promptNote)), a.width)
+	}
+	bindings := []key.Binding{common.Short(k.Submit, what), common.Short(k.Cancel, "cancel")}
+	if a.promptKind == promptURL {
+		bindings = append(bindings, common.Short(k.PromptPrev, "earlier"), common.Short(k.Complete, "complete"))
+	}
+	hints := components.ShortHelp(a.c.Styles, bindings, " · ", 0)
 	return components.Fit(a.prompt.View()+"  "+hints, a.width)
 }
 
@@ -106,6 +250,16 @@ func (a *App) promptCommand(val string) (cmd tea.Cmd, ok bool) {
 	word, arg, _ := strings.Cut(val, " ")
 	arg = strings.TrimSpace(arg)
 	switch word {
+	case "q", "quit":
+		// As in vi; a sync under way keeps the explorer open, as q does.
+		if arg != "" {
+			return nil, false
+		}
+		if why := a.leaveGuard(); why != "" {
+			a.flashError(why)
+			return nil, true
+		}
+		return a.quit(), true
 	case "sync", "audit":
 		if arg == "" {
 			a.flashError(":" + word + " needs a destination: :" + word + " DIR (a folder, or s3://bucket/prefix)")

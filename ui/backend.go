@@ -38,6 +38,14 @@ type Backend interface {
 	Archives
 	Notifications
 	Destinations
+	Paths
+}
+
+// Paths completes what is typed at the ":" prompt.
+type Paths interface {
+	// CompletePath returns the local files and folders whose path begins
+	// with prefix (a folder ends with a separator), sorted; nil for none.
+	CompletePath(prefix string) []string
 }
 
 // Documents loads ResourceSync documents and what surrounds them.
@@ -160,6 +168,9 @@ type NopBackend struct{}
 
 // Exchanges returns none.
 func (NopBackend) Exchanges() []*fetch.Exchange { return nil }
+
+// CompletePath completes nothing.
+func (NopBackend) CompletePath(string) []string { return nil }
 
 // LoadDocument fails.
 func (NopBackend) LoadDocument(_ context.Context, _ string, sink session.DocSink) error {

@@ -120,7 +120,7 @@ func TestHostileSourceIsEscaped(t *testing.T) {
 		{"d p", "Problems", "Problems"},
 		{"esc x", "Raw XML", `completed="` + px + `"/>`},
 		{"esc h", "HTTP", "200 OK" + pc},
-		{"esc y", "", "copied entry URL: http://example.org/res/" + px + ".html"},
+		{"esc y", "", "copied entry URL, 5 control characters escaped (%XX): http://example.org/res/%E2%80%AELIVE%C2%9B2J%C2%9D0;T%E2%81%A6%7F"},
 		{"tab G", "", "<ev:extra> " + px}, // the detail pane scrolled to its end (the links, below the problems)
 		{"tab enter", "Resource", "Resource  http://example.org/res/" + px + ".html"},
 		{"esc j enter", "Resource", "  line one" + pc},

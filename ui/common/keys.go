@@ -93,11 +93,16 @@ type KeyMap struct {
 	// A text input (filter, prompt, search) that has the keyboard.
 	Submit key.Binding
 	Cancel key.Binding
+	// At the ":" prompt: earlier and later entries, completion.
+	PromptPrev, PromptNext, Complete key.Binding
+	PromptKeys                       key.Binding // the three in the help
 
 	// Program.
-	Help  key.Binding
-	Quit  key.Binding
-	Force key.Binding // ctrl+c: quit from anywhere, even inside an input
+	Help key.Binding
+	Quit key.Binding
+	// QuitCmd is ":q" or ":quit" typed at the ":" prompt (help only).
+	QuitCmd key.Binding
+	Force   key.Binding // ctrl+c: quit from anywhere, even inside an input
 }
 
 // DefaultKeyMap returns the bindings of the explorer.
@@ -173,12 +178,17 @@ func DefaultKeyMap() KeyMap {
 		FleetSync:      key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "plan a sync of the Source")),
 		FleetRuns:      key.NewBinding(key.WithKeys("l"), key.WithHelp("l", "its runs / the Sources")),
 
-		Submit: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "apply")),
-		Cancel: key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel")),
+		Submit:     key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "apply")),
+		Cancel:     key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel")),
+		PromptPrev: key.NewBinding(key.WithKeys("up"), key.WithHelp("↑", "earlier")),
+		PromptNext: key.NewBinding(key.WithKeys("down"), key.WithHelp("↓", "later")),
+		Complete:   key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "complete")),
+		PromptKeys: key.NewBinding(key.WithKeys(":↑"), key.WithHelp(": ↑/↓ tab", "earlier entries, complete")),
 
-		Help:  key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
-		Quit:  key.NewBinding(key.WithKeys("q"), key.WithHelp("q", "quit")),
-		Force: key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit")),
+		Help:    key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
+		Quit:    key.NewBinding(key.WithKeys("q"), key.WithHelp("q", "quit")),
+		Force:   key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "quit")),
+		QuitCmd: key.NewBinding(key.WithKeys(":q"), key.WithHelp(":q/:quit", "quit")),
 	}
 }
 
@@ -194,13 +204,13 @@ type KeyGroup struct {
 func (k KeyMap) Groups() []KeyGroup {
 	return []KeyGroup{
 		{"Move", []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.HalfUp, k.HalfDown, k.Top, k.Bottom, k.JumpTo, k.NextPane}},
-		{"Navigate", []key.Binding{k.Open, k.Back, k.UpLink, k.IndexLink, k.Archives, k.HistBack, k.HistFwd, k.OpenURL, k.LoadAll, k.DocInfo, k.Manifest}},
+		{"Navigate", []key.Binding{k.Open, k.Back, k.UpLink, k.IndexLink, k.Archives, k.HistBack, k.HistFwd, k.OpenURL, k.PromptKeys, k.LoadAll, k.DocInfo, k.Manifest}},
 		{"Find", []key.Binding{k.Filter, k.SortNext, k.SortReverse, k.NextProblem, k.PrevProblem}},
 		{"Act", []key.Binding{k.Copy, k.Browser, k.Retry}},
 		{"Mark", []key.Binding{k.Mark, k.MarkShown, k.UnmarkAll, k.InvertMarks, k.SpotCheck}},
 		{"Local copy", []key.Binding{k.SyncCmd, k.AuditCmd, k.DestCmd}},
 		{"Inspect", []key.Binding{k.Raw, k.HTTP, k.Problems, k.EntryProblems, k.Discovery, k.Versions, k.Coverage, k.Notify}},
-		{"Program", []key.Binding{k.Help, k.Quit, k.Force}},
+		{"Program", []key.Binding{k.Help, k.Quit, k.QuitCmd, k.Force}},
 	}
 }
 

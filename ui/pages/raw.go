@@ -151,8 +151,20 @@ func (v *Raw) InputActive() bool { return v.inputMode != rawInputNone }
 // Busy tells that the text is still loading.
 func (v *Raw) Busy() bool { return !v.Loaded() }
 
-// Back has nothing of its own to cancel: esc closes the page.
-func (v *Raw) Back() (bool, tea.Cmd) { return false, nil }
+// Back clears an active search (its query, matches and highlights); with
+// none, esc closes the page.
+func (v *Raw) Back() (bool, tea.Cmd) {
+	if v.query == "" {
+		return false, nil
+	}
+	// As in less and vi: esc first clears the search and its highlights;
+	// a search still running is dropped (its result no longer applies).
+	v.query, v.matches, v.current, v.capped = "", nil, -1, false
+	v.searching = false
+	v.searchGen++
+	v.notice = ""
+	return true, nil
+}
 
 // Loaded reports whether the text is there.
 func (v *Raw) Loaded() bool { return v.text != nil }

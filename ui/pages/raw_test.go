@@ -368,3 +368,38 @@ func FuzzRawViewRender(f *testing.F) {
 		}
 	})
 }
+
+// esc first clears an active search (its query, matches and highlights,
+// as in less); only then does it leave the page. A search that found
+// nothing is cleared the same way.
+func TestRawViewEscClearsSearch(t *testing.T) {
+	v := ivLoadedRaw(t, ivSampleXML(5), 80, 24)
+	ivDrive(v, ivKey("/"), ivKey("l"), ivKey("o"), ivKey("c"), ivKey("enter"))
+	if len(v.matches) != 10 || !strings.Contains(ansi.Strip(v.View()), `"loc" 1/10`) {
+		t.Fatalf("search: %d matches\n%s", len(v.matches), ansi.Strip(v.View()))
+	}
+	withMatches := v.View()
+	if handled, _ := v.Back(); !handled {
+		t.Fatal("esc with a search active left the page")
+	}
+	if v.query != "" || len(v.matches) != 0 || v.current != -1 {
+		t.Errorf("after esc: query %q, %d matches, current %d", v.query, len(v.matches), v.current)
+	}
+	if s := ansi.Strip(v.View()); strings.Contains(s, `"loc"`) || v.View() == withMatches {
+		t.Errorf("the search is still shown after esc:\n%s", s)
+	}
+	if handled, _ := v.Back(); handled {
+		t.Error("a second esc did not leave the page")
+	}
+
+	ivDrive(v, ivKey("/"), ivKey("z"), ivKey("z"), ivKey("enter"))
+	if !strings.Contains(ansi.Strip(v.View()), `"zz" not found`) {
+		t.Fatalf("no match: %s", ansi.Strip(v.View()))
+	}
+	if handled, _ := v.Back(); !handled || strings.Contains(ansi.Strip(v.View()), "not found") {
+		t.Errorf("esc after a search that found nothing: handled %v\n%s", handled, ansi.Strip(v.View()))
+	}
+	if handled, _ := v.Back(); handled {
+		t.Error("a second esc did not leave the page")
+	}
+}
