@@ -96,6 +96,14 @@ func importRules() []importRule {
 			},
 		},
 		{
+			// The configuration file is read, not acted on: cli applies it.
+			name: "config imports nothing of ours but rsx/display",
+			from: is(module + "/config"),
+			forbidden: func(_, imported string) bool {
+				return ours(imported) && imported != module+"/display"
+			},
+		},
+		{
 			name: "display and scratch import nothing of ours",
 			from: func(p string) bool { return p == module+"/display" || p == module+"/scratch" },
 			forbidden: func(_, imported string) bool {
