@@ -91,7 +91,11 @@ valid.`,
 			if len(args) == 1 {
 				return a.runBagVerify(cmd, f, args[0])
 			}
-			return a.runBag(cmd, f, args[0], args[1])
+			dest, err := a.resolveDest(args[0])
+			if err != nil {
+				return failed(err)
+			}
+			return a.runBag(cmd, f, dest, args[1])
 		},
 	}
 	fl := cmd.Flags()

@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"rsx/config"
 	"rsx/fetch"
 	"rsx/scratch"
 )
@@ -38,6 +39,10 @@ type app struct {
 	exploreDest  string   // explorer: the local copy attached (--dest, explore.go)
 	exploreFleet string   // explorer: a fleet file to open the fleet page on (--sources, explore.go)
 	broken       bool     // explorer: the built-in demo with errors seeded (--broken, explore.go)
+
+	cfg     *config.Config                 // the configuration file, read before any command runs (config.go)
+	env     func(string) string            // reads the environment; nil: os.Getenv (tests set it)
+	destEnv map[string]func(string) string // how a named destination's credentials are read, by its resolved DEST
 }
 
 // tempDir is the folder for this run's temporary files ("" for the system's
@@ -92,7 +97,8 @@ found, and 2 when the job could not be done.`,
 			return failed(fmt.Errorf("the explorer opens one TARGET, %d were given (rsx --help lists the commands)", len(args)))
 		},
 	}
-	root.RunE = a.runExplorer // explore.go
+	root.RunE = a.runExplorer              // explore.go
+	root.PersistentPreRunE = a.applyConfig // config.go
 	root.SetIn(s.in)
 	root.SetOut(s.out)
 	root.SetErr(s.err)
@@ -124,6 +130,7 @@ found, and 2 when the job could not be done.`,
 		newSyncCmd(a),
 		newBagCmd(a),
 		newLogCmd(a),
+		newConfigCmd(a),
 	)
 	return a, root
 }

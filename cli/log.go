@@ -52,7 +52,11 @@ docs/destination.md for queries with sqlite3). Nothing is written to DEST.`,
   rsx log --run 12 --document http://127.0.0.1:8080/dataset1/capabilitylist.xml ./copy > cl.xml`,
 		Args: oneArg("DEST", "the folder or bucket URL of a copy rsx sync made"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.runLog(cmd, f, args[0])
+			dest, err := a.resolveDest(args[0])
+			if err != nil {
+				return failed(err)
+			}
+			return a.runLog(cmd, f, dest)
 		},
 	}
 	fl := cmd.Flags()

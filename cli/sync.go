@@ -414,6 +414,9 @@ func (a *app) openDest(ctx context.Context, cmd *cobra.Command, what, target, de
 	}
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
 	d.closers = append(d.closers, stop)
+	if g := a.destGetenv(dest); g != nil {
+		so.Getenv = g // a named destination's credentials (config.go)
+	}
 	st, err := store.Open(ctx, dest, so)
 	if err != nil && !so.Create && errors.Is(err, fs.ErrNotExist) {
 		// rsx audit --dest with a folder that is not there: say what it means.

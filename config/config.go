@@ -311,3 +311,12 @@ func appendSub(base, sub string) (string, error) {
 	}
 	return u, nil
 }
+
+// KeyBindings are [keys]: an action and its keys.
+func (c *Config) KeyBindings() map[string][]string {
+	out := make(map[string][]string, len(c.Keys))
+	for k, v := range c.Keys {
+		out[k] = v
+	}
+	return out
+}
