@@ -115,7 +115,7 @@ found, and 2 when the job could not be done.`,
 	root.Flags().StringVar(&a.exploreFleet, "sources", "",
 		"the explorer: open the fleet page on the Sources of `FILE` (docs/fleet.md): each copy's last run, lag and problems")
 	root.Flags().StringVar(&a.exploreDest, "dest", "",
-		"the explorer: attach the local copy in `DEST` (a folder, or s3://bucket/prefix?…): the table shows each entry's state in it")
+		"the explorer: attach the local copy in `DEST` (a folder, s3://bucket/prefix?…, or NAME: of rsx config): the table shows each entry's state in it")
 	root.Flags().BoolVar(&a.broken, "broken", false,
 		"the explorer on the built-in demo Source with errors of many kinds seeded (as rsx serve --broken); no TARGET")
 	// One line per command; each lives in the file of its name.

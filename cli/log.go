@@ -29,8 +29,8 @@ func newLogCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "log [--source URL] [--limit N] [--run ID [--document URL]] [--json] DEST",
 		Short: "The history of the runs kept in DEST's state",
-		Long: `rsx log DEST prints the runs of rsx sync on the copy in DEST (a folder, or
-s3://bucket/prefix?…), newest first, from its state: when each started and
+		Long: `rsx log DEST prints the runs of rsx sync on the copy in DEST (a folder,
+s3://bucket/prefix?…, or NAME: of the configuration file), newest first, from its state: when each started and
 ended, its mode (baseline, reconcile or incremental, and why a run of mode auto
 reconciled), what it created, updated, deleted and failed, the bytes written,
 the copy's point after it, why it stopped early, its exit status and the rsx

@@ -82,7 +82,8 @@ page from which discovery finds one. A document below a Capability List is
 used only when that Capability List lists it (directly, through an index or
 through an archive it lists); its up link alone is refused (exit status 2).
 DEST is a folder or a bucket, s3://bucket/prefix?endpoint=URL&region=R, with
-credentials from AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY. --dest is
+credentials from AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or NAME: (or
+NAME:sub/path), a destination the configuration file names (rsx config). --dest is
 required, as rsync and rclone require a destination: rsx never writes into
 the current folder unasked (--dest . does that).
 
@@ -182,7 +183,7 @@ copy is in step, 1 when failures are outstanding or a poll found a gap.`,
 		},
 	}
 	fs := cmd.Flags()
-	fs.StringVar(&f.dest, "dest", "", "the destination (required): a folder, or s3://bucket/prefix?endpoint=URL&region=R")
+	fs.StringVar(&f.dest, "dest", "", "the destination (required): a folder, or s3://bucket/prefix?endpoint=URL&region=R, or NAME: of the configuration file (rsx config)")
 	fs.StringVar(&f.mode, "mode", "auto", "auto, baseline or incremental")
 	fs.StringVar(&f.baselineFrom, "baseline-from", "", "list or dump (default: list, or dump when the Source offers only a dump)")
 	fs.StringVar(&f.changesFrom, "changes-from", "", "list or dump (default: list, or dump when the Source offers only a Change Dump)")
