@@ -84,8 +84,12 @@ func (a *app) applyConfig(cmd *cobra.Command, _ []string) error {
 		}
 	}
 	// The explorer resolves its --dest itself (session.DestOptions.Resolve),
-	// so that the page shows the name the user gave.
+	// so that the page shows the name the user gave; an unknown name stops
+	// it before it takes the screen.
 	if cmd == cmd.Root() {
+		if _, err := a.resolveDest(strings.TrimSpace(a.exploreDest)); err != nil {
+			return failed(err)
+		}
 		return nil
 	}
 	// With --sources each Source's run resolves its own --dest.

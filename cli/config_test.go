@@ -119,6 +119,10 @@ func TestConfigNamedFolderDest(t *testing.T) {
 	if code != exitFailure || !strings.Contains(errs, "no destination named attic") || !strings.Contains(errs, "defined: other, shelf") {
 		t.Errorf("unknown name: exit %d: %s", code, errs)
 	}
+	_, code, _, errs = runWithConfig(t, file, nil, "--dest", "attic:", cap)
+	if code != exitFailure || !strings.Contains(errs, "no destination named attic") {
+		t.Errorf("the explorer's --dest attic:: exit %d: %s", code, errs)
+	}
 	_, code, _, errs = runWithConfig(t, "", nil, "log", "attic:")
 	if code != exitFailure || !strings.Contains(errs, "none is defined") {
 		t.Errorf("no file: exit %d: %s", code, errs)
