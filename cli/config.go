@@ -222,7 +222,7 @@ func (a *app) runConfig(asJSON bool) error {
 	var b strings.Builder
 	state := "exists"
 	if !c.Exists {
-		state = "does not exist: rsx uses its defaults (rsx config --example prints one to start from)"
+		state = "does not exist: rsx uses its defaults; rsx config --example prints one to start from"
 	}
 	fmt.Fprintf(&b, "file: %s (%s)\n", esc(r.Path), state)
 	fmt.Fprintf(&b, "theme: %s\n", esc(theme))
