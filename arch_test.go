@@ -137,6 +137,14 @@ func importRules() []importRule {
 				return imported == module+"/ui/internal/uitest"
 			},
 		},
+		{
+			// The configuration file is read, not acted on: cli applies it.
+			name: "config imports nothing of ours but rsx/display",
+			from: is(module + "/config"),
+			forbidden: func(_, imported string) bool {
+				return ours(imported) && imported != module+"/display"
+			},
+		},
 	}
 }
 
@@ -235,6 +243,7 @@ func TestImportRulesCatch(t *testing.T) {
 		{8, listedPackage{ImportPath: "rsx/ui/pages", Imports: []string{"rsx/ui/other"}}, listedPackage{ImportPath: "rsx/ui", Imports: []string{"rsx/ui/pages"}}, "rsx/ui/pages imports rsx/ui/other"},
 		{9, listedPackage{ImportPath: "rsx/ui/components", Imports: []string{"rsx/ui/pages"}}, listedPackage{ImportPath: "rsx/ui/components", Imports: []string{"rsx/fetch", "rsx/display"}}, "rsx/ui/components imports rsx/ui/pages"},
 		{10, listedPackage{ImportPath: "rsx/ui", Imports: []string{"rsx/ui/internal/uitest"}}, listedPackage{ImportPath: "rsx/ui", TestImports: []string{"rsx/ui/internal/uitest"}}, "rsx/ui imports rsx/ui/internal/uitest"},
+		{11, listedPackage{ImportPath: "rsx/config", Imports: []string{"rsx/ui"}}, listedPackage{ImportPath: "rsx/config", Imports: []string{"os", "github.com/BurntSushi/toml", "rsx/display"}}, "rsx/config imports rsx/ui"},
 	} {
 		r := importRules()[tc.rule]
 		if got := r.violations([]listedPackage{tc.breaks}); !slices.Equal(got, []string{tc.wantText}) {

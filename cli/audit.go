@@ -105,7 +105,7 @@ usage, URL unreachable or not a document to audit from, interrupted).`,
 	fs.Var(&f.maxTotalBytes, "max-total-bytes", "stop once this many resource bytes were read, e.g. 500MB (0 = no limit)")
 	fs.DurationVar(&f.timeoutTotal, "timeout-total", 0, "stop after this long, e.g. 10m (0 = no limit)")
 	fs.BoolVar(&f.json, "json", false, "print one JSON document on standard output")
-	fs.StringVar(&f.dest, "dest", "", "compare the copy in `DEST` (a folder or s3://bucket/prefix) with the Source")
+	fs.StringVar(&f.dest, "dest", "", "compare the copy in `DEST` (a folder, s3://bucket/prefix, or NAME: of the configuration file) with the Source")
 	fs.BoolVar(&f.allowOtherHosts, "allow-other-hosts", false, "with --dest: compare the resources outside the Source's authority too, as a sync with --allow-other-hosts copies them (without it they are out of the copy's selection)")
 	a.addSources(cmd, &f.json, &f.dest)
 	return cmd

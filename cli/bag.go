@@ -35,8 +35,8 @@ func newBagCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "bag [--source URL]... [--include RE]... [--exclude RE]... [--copy] [--verify] [--offline] [--json] DEST OUT | bag --verify [--json] BAG",
 		Short: "Write a copy as a BagIt bag (RFC 8493) for a preservation system, or check a bag",
-		Long: `rsx bag DEST OUT writes the copy in DEST (made by rsx sync: a folder, or
-s3://bucket/prefix?…) as a BagIt 1.0 bag (RFC 8493) in OUT, a folder that
+		Long: `rsx bag DEST OUT writes the copy in DEST (made by rsx sync: a folder,
+s3://bucket/prefix?…, or NAME: of the configuration file) as a BagIt 1.0 bag (RFC 8493) in OUT, a folder that
 must not exist yet or be empty: the package Archivematica, a repository's
 ingest and other preservation systems take in.
 
@@ -91,7 +91,11 @@ valid.`,
 			if len(args) == 1 {
 				return a.runBagVerify(cmd, f, args[0])
 			}
-			return a.runBag(cmd, f, args[0], args[1])
+			dest, err := a.resolveDest(args[0])
+			if err != nil {
+				return failed(err)
+			}
+			return a.runBag(cmd, f, dest, args[1])
 		},
 	}
 	fl := cmd.Flags()

@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"rsx/config"
 	"rsx/fetch"
 	"rsx/scratch"
 )
@@ -38,6 +39,10 @@ type app struct {
 	exploreDest  string   // explorer: the local copy attached (--dest, explore.go)
 	exploreFleet string   // explorer: a fleet file to open the fleet page on (--sources, explore.go)
 	broken       bool     // explorer: the built-in demo with errors seeded (--broken, explore.go)
+
+	cfg     *config.Config                 // the configuration file, read before any command runs (config.go)
+	env     func(string) string            // reads the environment; nil: os.Getenv (tests set it)
+	destEnv map[string]func(string) string // how a named destination's credentials are read, by its resolved DEST
 }
 
 // tempDir is the folder for this run's temporary files ("" for the system's
@@ -92,7 +97,8 @@ found, and 2 when the job could not be done.`,
 			return failed(fmt.Errorf("the explorer opens one TARGET, %d were given (rsx --help lists the commands)", len(args)))
 		},
 	}
-	root.RunE = a.runExplorer // explore.go
+	root.RunE = a.runExplorer              // explore.go
+	root.PersistentPreRunE = a.applyConfig // config.go
 	root.SetIn(s.in)
 	root.SetOut(s.out)
 	root.SetErr(s.err)
@@ -109,7 +115,7 @@ found, and 2 when the job could not be done.`,
 	root.Flags().StringVar(&a.exploreFleet, "sources", "",
 		"the explorer: open the fleet page on the Sources of `FILE` (docs/fleet.md): each copy's last run, lag and problems")
 	root.Flags().StringVar(&a.exploreDest, "dest", "",
-		"the explorer: attach the local copy in `DEST` (a folder, or s3://bucket/prefix?…): the table shows each entry's state in it")
+		"the explorer: attach the local copy in `DEST` (a folder, s3://bucket/prefix?…, or NAME: of rsx config): the table shows each entry's state in it")
 	root.Flags().BoolVar(&a.broken, "broken", false,
 		"the explorer on the built-in demo Source with errors of many kinds seeded (as rsx serve --broken); no TARGET")
 	// One line per command; each lives in the file of its name.
@@ -124,6 +130,7 @@ found, and 2 when the job could not be done.`,
 		newSyncCmd(a),
 		newBagCmd(a),
 		newLogCmd(a),
+		newConfigCmd(a),
 	)
 	return a, root
 }

@@ -42,7 +42,7 @@ func (a *app) openReadDest(ctx context.Context, what, dest string) (*readDest, e
 		}
 	}()
 	var err error
-	d.st, err = store.Open(ctx, dest, store.Options{ReadOnly: true, TempDir: a.tempDir()})
+	d.st, err = store.Open(ctx, dest, store.Options{ReadOnly: true, TempDir: a.tempDir(), Getenv: a.destGetenv(dest)})
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%s: there is no copy in %s, a folder that does not exist (rsx sync --dest %s URL makes one)", what, dest, dest)
 	}

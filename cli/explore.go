@@ -107,7 +107,9 @@ func (a *app) runExplorer(cmd *cobra.Command, args []string) error {
 		// The notifications page connects as rsx watch does.
 		Notify: notify.Options{DialTimeout: opts.ConnectTimeout, HTTPClient: watchHTTPClient(opts),
 			Header: func(u string) http.Header { return watchHeader(opts, u) }},
-		Dest: session.DestOptions{Client: destClient, Concurrency: 2 * destClient.LimitsFor(target).Concurrency}})
+		Dest: session.DestOptions{Client: destClient, Concurrency: 2 * destClient.LimitsFor(target).Concurrency,
+			Resolve: a.sessionResolve}})
+	dark, fixedTheme := a.exploreTheme()
 	m := ui.New(ui.Options{
 		Target: target,
 		// Local files are read only when the user opened one: a
@@ -115,7 +117,9 @@ func (a *app) runExplorer(cmd *cobra.Command, args []string) error {
 		Backend:           sess,
 		Fleet:             sess,
 		FleetFile:         fleetFile,
-		Dark:              true,
+		Dark:              dark,
+		FixedTheme:        fixedTheme,
+		Keys:              a.cfg.KeyBindings(),
 		Dest:              strings.TrimSpace(a.exploreDest),
 		NotificationsHint: notificationsHint,
 	})

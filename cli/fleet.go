@@ -367,6 +367,7 @@ func (a *app) runOne(j fleetJob) fleetResult {
 	var out, errb bytes.Buffer
 	code := runWith(j.args, streams{in: strings.NewReader(""), out: &out, err: &errb}, func(sub *app) {
 		sub.http.transport = a.http.transport
+		sub.cfg, sub.env = a.cfg, a.env // the same file: each run resolves a named --dest itself
 	})
 	r := fleetResult{Source: j.src.URL, Name: j.src.Name, Dest: j.dest, ExitStatus: code, Started: start.UTC().Format(time.RFC3339),
 		Seconds: time.Since(start).Seconds(), Result: json.RawMessage("null")}

@@ -29,8 +29,8 @@ func newLogCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "log [--source URL] [--limit N] [--run ID [--document URL]] [--json] DEST",
 		Short: "The history of the runs kept in DEST's state",
-		Long: `rsx log DEST prints the runs of rsx sync on the copy in DEST (a folder, or
-s3://bucket/prefix?…), newest first, from its state: when each started and
+		Long: `rsx log DEST prints the runs of rsx sync on the copy in DEST (a folder,
+s3://bucket/prefix?…, or NAME: of the configuration file), newest first, from its state: when each started and
 ended, its mode (baseline, reconcile or incremental, and why a run of mode auto
 reconciled), what it created, updated, deleted and failed, the bytes written,
 the copy's point after it, why it stopped early, its exit status and the rsx
@@ -52,7 +52,11 @@ docs/destination.md for queries with sqlite3). Nothing is written to DEST.`,
   rsx log --run 12 --document http://127.0.0.1:8080/dataset1/capabilitylist.xml ./copy > cl.xml`,
 		Args: oneArg("DEST", "the folder or bucket URL of a copy rsx sync made"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.runLog(cmd, f, args[0])
+			dest, err := a.resolveDest(args[0])
+			if err != nil {
+				return failed(err)
+			}
+			return a.runLog(cmd, f, dest)
 		},
 	}
 	fl := cmd.Flags()

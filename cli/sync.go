@@ -100,7 +100,8 @@ page from which discovery finds one. A document below a Capability List is
 used only when that Capability List lists it (directly, through an index or
 through an archive it lists); its up link alone is refused (exit status 2).
 DEST is a folder or a bucket, s3://bucket/prefix?endpoint=URL&region=R, with
-credentials from AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY. --dest is
+credentials from AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or NAME: (or
+NAME:sub/path), a destination the configuration file names (rsx config). --dest is
 required, as rsync and rclone require a destination: rsx never writes into
 the current folder unasked (--dest . does that).
 
@@ -200,7 +201,7 @@ copy is in step, 1 when failures are outstanding or a poll found a gap.`,
 		},
 	}
 	fs := cmd.Flags()
-	fs.StringVar(&f.dest, "dest", "", "the destination (required): a folder, or s3://bucket/prefix?endpoint=URL&region=R")
+	fs.StringVar(&f.dest, "dest", "", "the destination (required): a folder, or s3://bucket/prefix?endpoint=URL&region=R, or NAME: of the configuration file (rsx config)")
 	fs.StringVar(&f.mode, "mode", "auto", "auto, baseline or incremental")
 	fs.StringVar(&f.baselineFrom, "baseline-from", "", "list or dump (default: list, or dump when the Source offers only a dump)")
 	fs.StringVar(&f.changesFrom, "changes-from", "", "list or dump (default: list, or dump when the Source offers only a Change Dump)")
@@ -434,6 +435,9 @@ func (a *app) openDest(ctx context.Context, cmd *cobra.Command, what, target, de
 	}
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
 	d.closers = append(d.closers, stop)
+	if g := a.destGetenv(dest); g != nil {
+		so.Getenv = g // a named destination's credentials (config.go)
+	}
 	st, err := store.Open(ctx, dest, so)
 	if err != nil && !so.Create && errors.Is(err, fs.ErrNotExist) {
 		// rsx audit --dest with a folder that is not there: say what it means.

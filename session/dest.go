@@ -33,8 +33,29 @@ type DestOptions struct {
 	// Store configures destinations opened (a bucket's cache folder and
 	// credentials).
 	Store store.Options
+	// Resolve, when set, turns a DEST as the user gave it (a named
+	// destination of the configuration file, archive:sub) into the folder or
+	// bucket URL to open and how its credentials are read (nil: Store's
+	// Getenv).
+	Resolve func(dest string) (string, func(string) string, error)
 	// ProgressInterval is how often a sync reports progress; default 100ms.
 	ProgressInterval time.Duration
+}
+
+// openStore opens dest with o, a named destination resolved first
+// (DestOptions.Resolve).
+func (s *Session) openStore(ctx context.Context, dest string, o store.Options) (store.Store, error) {
+	if r := s.opts.Dest.Resolve; r != nil {
+		u, getenv, err := r(dest)
+		if err != nil {
+			return nil, err
+		}
+		dest = u
+		if getenv != nil {
+			o.Getenv = getenv
+		}
+	}
+	return store.Open(ctx, dest, o)
 }
 
 // errNoDestClient is returned when the session has no client for syncs.
@@ -173,7 +194,7 @@ func (j *Sync) open(ctx context.Context) error {
 	}
 	o := j.s.opts.Dest.Store
 	o.Create = true
-	st, err := store.Open(ctx, j.req.Dest, o)
+	st, err := j.s.openStore(ctx, j.req.Dest, o)
 	if err != nil {
 		return err
 	}
@@ -371,7 +392,7 @@ func (s *Session) AuditCopy(ctx context.Context, req AuditRequest) (*engine.Audi
 	// audited read-only; the report's warnings say what was not recorded.
 	so := s.opts.Dest.Store
 	so.ReadOnlyWhenUnwritable = true
-	st, err := store.Open(ctx, req.Dest, so)
+	st, err := s.openStore(ctx, req.Dest, so)
 	if err != nil {
 		return nil, err
 	}

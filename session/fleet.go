@@ -12,7 +12,6 @@ import (
 	"rsx/crawl"
 	"rsx/dest/fleet"
 	"rsx/dest/state"
-	"rsx/dest/store"
 	"rsx/model"
 )
 
@@ -96,7 +95,7 @@ func (s *Session) FleetStatus(ctx context.Context, sources []FleetSource) []Flee
 func (s *Session) fleetState(ctx context.Context, f *FleetSource) {
 	so := s.opts.Dest.Store
 	so.ReadOnly = true
-	st, err := store.Open(ctx, f.Dest, so)
+	st, err := s.openStore(ctx, f.Dest, so)
 	if errors.Is(err, fs.ErrNotExist) {
 		return // no copy yet
 	}
@@ -217,7 +216,7 @@ func (s *Session) fleetNewest(ctx context.Context, f *FleetSource) {
 func (s *Session) FleetRuns(ctx context.Context, f FleetSource, limit int) ([]state.Run, error) {
 	so := s.opts.Dest.Store
 	so.ReadOnly = true
-	st, err := store.Open(ctx, f.Dest, so)
+	st, err := s.openStore(ctx, f.Dest, so)
 	if err != nil {
 		return nil, err
 	}

@@ -79,7 +79,7 @@ const mtimeSlack = 2 * time.Second
 // without this Source, has every entry missing.
 func (s *Session) LocalStates(ctx context.Context, req LocalRequest, out func(LocalBatch)) error {
 	n := req.Entries.Len()
-	st, err := store.Open(ctx, req.Dest, s.opts.Dest.Store)
+	st, err := s.openStore(ctx, req.Dest, s.opts.Dest.Store)
 	if err != nil {
 		return err
 	}

@@ -27,6 +27,13 @@ type Options struct {
 	// Dark chooses the initial styles until the terminal tells its
 	// background colour.
 	Dark bool
+	// FixedTheme keeps Dark whatever background the terminal tells (the
+	// configuration file's theme = "dark" or "light").
+	FixedTheme bool
+	// Keys rebinds actions of common.KeyMap (the configuration file's
+	// [keys]): an action in snake_case and its keys. CheckKeys tells whether
+	// New takes them.
+	Keys map[string][]string
 	// PartConcurrency bounds the index parts loaded at once by "all parts";
 	// default 4.
 	PartConcurrency int
@@ -115,9 +122,19 @@ var errCancelled = nav.ErrCancelled
 // document: the tab line on top and the footer at the bottom.
 const pageChrome = 2
 
+// CheckKeys reports whether keys (Options.Keys) name actions of the key
+// map only: an unknown action is an error listing the actions.
+func CheckKeys(keys map[string][]string) error {
+	km := common.DefaultKeyMap()
+	return km.Rebind(keys)
+}
+
 // New returns the explorer, ready to be run by tea.NewProgram.
 func New(opts Options) *App {
 	c := common.New(opts.Dark, opts.Now)
+	// The keys were checked (CheckKeys) by the caller: an unknown action
+	// leaves the default keys.
+	_ = c.Keys.Rebind(opts.Keys)
 	if opts.PartConcurrency <= 0 {
 		opts.PartConcurrency = 4
 	}
@@ -235,6 +252,9 @@ func (a *App) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		a.resize(msg.Width, msg.Height)
 		return a, nil
 	case tea.BackgroundColorMsg:
+		if a.opts.FixedTheme {
+			return a, nil
+		}
 		a.c.SetStyles(common.NewStyles(msg.IsDark()))
 		a.prompt.SetStyles(a.c.Styles)
 		a.resize(a.width, a.height) // pages lay out again for the new styles

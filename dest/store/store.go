@@ -192,7 +192,11 @@ func Open(ctx context.Context, dest string, opts Options) (Store, error) {
 		if err != nil {
 			return nil, err
 		}
-		return OpenS3(ctx, loc, opts)
+		s, err := OpenS3(ctx, loc, opts)
+		if err != nil {
+			return nil, err // not a nil *S3 in a Store that is not nil
+		}
+		return s, nil
 	case strings.Contains(dest, "://"):
 		scheme, _, _ := strings.Cut(dest, "://")
 		return nil, fmt.Errorf("destination %s: %q is not a supported kind of destination (a folder, or s3://bucket/prefix)", dest, scheme+"://")
