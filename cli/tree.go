@@ -105,7 +105,7 @@ func (a *app) runTree(ctx context.Context, f treeFlags, target string) error {
 	if os.Getenv("GOGC") == "" {
 		defer debug.SetGCPercent(debug.SetGCPercent(400))
 	}
-	gopts := crawl.GraphOptions{Concurrency: f.concurrency}
+	gopts := crawl.GraphOptions{Concurrency: f.concurrency, Decoder: documentDecoder()}
 	if isTerminal(a.err) {
 		gopts.Progress = treeProgress(a.err)
 	}

@@ -144,6 +144,7 @@ func (a *app) validateTarget(ctx context.Context, client *fetch.Client, target s
 		o := fetch.OpenReader(a.in, "standard input")
 		defer o.Close()
 		inflateInline(o)
+		a.boundLocal(o, "standard input")
 		if err := refuseZIP(o, "standard input"); err != nil {
 			return docReport{URL: target, Err: err}
 		}
@@ -162,6 +163,9 @@ func (a *app) validateTarget(ctx context.Context, client *fetch.Client, target s
 	}
 	defer o.Close()
 	inflateInline(o)
+	if o.Local {
+		a.boundLocal(o, target)
+	}
 	if err := refuseZIP(o, target); err != nil {
 		return docReport{URL: target, Err: err}
 	}
@@ -207,9 +211,18 @@ type readCloser struct {
 
 func (r readCloser) Close() error { return r.c.Close() }
 
-// validateOpened validates what o reads, decoding on every core.
+// boundLocal bounds a local file or standard input by --max-bytes, as fetch
+// bounds a document it gets.
+func (a *app) boundLocal(o *fetch.Opened, name string) {
+	o.Body = readCloser{fetch.LimitReader(o.Body, a.http.localDocumentLimit(), name), o.Body}
+}
+
+// validateOpened validates what o reads, decoding on every core. Its body is
+// bounded by --max-bytes (fetch's limit, or boundLocal).
 func validateOpened(o *fetch.Opened, opts model.CheckOptions) *model.Report {
-	return model.ValidateWith(o.Body, opts, model.DecoderOptions{Parallel: runtime.GOMAXPROCS(0)})
+	dopts := documentDecoder()
+	dopts.Parallel = runtime.GOMAXPROCS(0)
+	return model.ValidateWith(o.Body, opts, dopts)
 }
 
 // inflateInline has a gzipped local file or standard input, just opened,
