@@ -112,7 +112,7 @@ type Document struct {
 	// (about 1 KB of headers a document: a gigabyte for an index of a
 	// million parts).
 	Exchange *fetch.Exchange
-	Duration   time.Duration // fetch and parse
+	Duration time.Duration // fetch and parse
 	// Err is why the document could not be fetched or read to its end; a
 	// document read in part keeps what was read.
 	Err error
