@@ -99,19 +99,26 @@ func (b *builder) readResourceList(ctx context.Context, url string, add func(pla
 		url string
 		at  time.Time
 	}
-	// The parts are read as the index streams in, ListConcurrency at once:
-	// an index of a million parts is never held as a list (issue 23).
+	var parts []part
+	_, err = d.each(ctx, func(e *model.Entry, loc string) error {
+		parts = append(parts, part{loc, e.MD.At.Time})
+		return nil
+	})
+	d.Close()
+	if err != nil {
+		return time.Time{}, err
+	}
+
 	batches := make(chan []plan.Entry, 2*b.s.opts.ListConcurrency)
 	jobs := make(chan part)
 	var (
 		wg      sync.WaitGroup
 		mu      sync.Mutex
 		partsAt time.Time
-		idxErr  error // the index's, set before jobs closes
 	)
 	rctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	for range b.s.opts.ListConcurrency {
+	for range min(b.s.opts.ListConcurrency, len(parts)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -131,17 +138,12 @@ func (b *builder) readResourceList(ctx context.Context, url string, add func(pla
 	}
 	go func() {
 		defer close(jobs)
-		_, idxErr = d.each(rctx, func(e *model.Entry, loc string) error {
+		for _, pt := range parts {
 			select {
-			case jobs <- part{loc, e.MD.At.Time}:
-				return nil
+			case jobs <- pt:
 			case <-rctx.Done():
-				return rctx.Err()
+				return
 			}
-		})
-		d.Close()
-		if idxErr != nil {
-			cancel() // the plan fails: the parts still being read are not needed
 		}
 	}()
 	go func() { wg.Wait(); close(batches) }()
@@ -162,9 +164,6 @@ func (b *builder) readResourceList(ctx context.Context, url string, add func(pla
 	}
 	if err := ctxErr(ctx, "read "+url); err != nil {
 		return time.Time{}, err
-	}
-	if idxErr != nil {
-		return time.Time{}, idxErr
 	}
 	if at.IsZero() {
 		at = partsAt
