@@ -73,14 +73,14 @@ func (f *httpFlags) localDocumentLimit() int64 {
 	case f.maxBytes < 0:
 		return -1
 	case f.maxBytes == 0 || f.maxBytes == fetch.DefaultMaxBytes:
-		return DefaultLocalMaxBytes
+		return defaultLocalMaxBytes
 	}
 	return int64(f.maxBytes)
 }
 
-// DefaultLocalMaxBytes bounds a local document when --max-bytes is left at
+// defaultLocalMaxBytes bounds a local document when --max-bytes is left at
 // its default: what the decoder allowed before --max-bytes applied to files.
-const DefaultLocalMaxBytes = 1 << 30
+const defaultLocalMaxBytes = 1 << 30
 
 // documentDecoder are the decoder's options for documents bounded by
 // --max-bytes (fetch's limit, or LimitReader for a file): the decoder's own
