@@ -103,6 +103,9 @@ func (a *app) runExplorer(cmd *cobra.Command, args []string) error {
 	}
 
 	sess := session.New(client, session.Options{TempDir: a.tempDir(), LocalFiles: !demoSource && model.IsLocal(target),
+		// --max-bytes bounds every document, local files too, and is
+		// what the status says when a document reaches it (issue 27).
+		Decoder: documentDecoder(), MaxBytes: a.http.localDocumentLimit(),
 		BrowserSchemes: a.browserSchemes(),
 		// The notifications page connects as rsx watch does.
 		Notify: notify.Options{DialTimeout: opts.ConnectTimeout, HTTPClient: watchHTTPClient(opts),

@@ -13,6 +13,7 @@ import (
 
 	"rsx/display"
 	"rsx/fetch"
+	"rsx/model"
 )
 
 // httpFlags are the persistent flags that configure the HTTP client.
@@ -66,8 +67,33 @@ func (f *httpFlags) register(fs *pflag.FlagSet) {
 	fs.Float64Var(&f.rate, "rate", fetch.DefaultPerHostRate, "requests per second to one host (0 = unlimited); a host on this machine or a private network gets no limit unless this is given")
 	fs.IntVar(&f.concurrency, "concurrency", fetch.DefaultPerHostConcurrency, "requests in flight to one host; a host on this machine or a private network gets 8 unless this is given")
 	fs.StringVar(&f.userAgent, "user-agent", "", "User-Agent header (default rsx/"+version+")")
-	fs.Var(&f.maxBytes, "max-bytes", "largest document to fetch, e.g. 256MiB, 50MB, 1000000 (0 = default, -1 = unlimited)")
+	fs.Var(&f.maxBytes, "max-bytes", "largest document to read, e.g. 256MiB, 50MB, 1000000 (0 = default, -1 = unlimited; a local file: 1GiB unless set)")
 }
+
+// localDocumentLimit is the bound that --max-bytes sets on a document read
+// from a local file or standard input, which fetch does not bound: the same
+// limit with the same message (fetch.TooLargeError) as a fetched document.
+// At fetch's default a file keeps the 1 GiB the decoder always allowed one.
+// -1: no bound.
+func (f *httpFlags) localDocumentLimit() int64 {
+	switch {
+	case f.maxBytes < 0:
+		return -1
+	case f.maxBytes == 0 || f.maxBytes == fetch.DefaultMaxBytes:
+		return defaultLocalMaxBytes
+	}
+	return int64(f.maxBytes)
+}
+
+// defaultLocalMaxBytes bounds a local document when --max-bytes is left at
+// its default: what the decoder allowed before --max-bytes applied to files.
+const defaultLocalMaxBytes = 1 << 30
+
+// documentDecoder are the decoder's options for documents bounded by
+// --max-bytes (fetch's limit, or LimitReader for a file): the decoder's own
+// size limit is off, so that the one that stops a document is --max-bytes
+// and says so.
+func documentDecoder() model.DecoderOptions { return model.DecoderOptions{MaxBytes: -1} }
 
 func displayCacheDir() string {
 	if d := fetch.DefaultCacheDir(); d != "" {

@@ -114,7 +114,7 @@ func (a *app) runTree(ctx context.Context, f treeFlags, target string) error {
 	if os.Getenv("GOGC") == "" {
 		defer debug.SetGCPercent(debug.SetGCPercent(400))
 	}
-	gopts := crawl.GraphOptions{Concurrency: f.concurrency}
+	gopts := crawl.GraphOptions{Concurrency: f.concurrency, Decoder: documentDecoder()}
 	if isTerminal(a.err) {
 		gopts.Progress = treeProgress(a.err)
 	}
@@ -414,10 +414,10 @@ func treeLine(n *crawl.Node, st textStyles) string {
 		parts = append(parts, st.err(esc(n.Err.Error())))
 	}
 	if n.Unexpanded {
-		parts = append(parts, st.dim(fmt.Sprintf("… %s not loaded (--depth)", display.Plural(len(n.Down), "document", "documents"))))
+		parts = append(parts, st.dim(fmt.Sprintf("… %s not loaded (--depth)", display.Plural(n.DownCount, "document", "documents"))))
 	}
 	if n.ArchiveNotWalked {
-		parts = append(parts, st.dim(fmt.Sprintf("… %s not loaded (--archives)", display.Plural(len(n.Down), "archived document", "archived documents"))))
+		parts = append(parts, st.dim(fmt.Sprintf("… %s not loaded (--archives)", display.Plural(n.DownCount, "archived document", "archived documents"))))
 	}
 	return strings.Join(parts, "  ")
 }

@@ -120,8 +120,15 @@ func (a *app) runValidate(ctx context.Context, f validateFlags, targets []string
 	// nothing: with the default GOGC the collector would run every 4 MB for no
 	// gain. A higher percentage (heap target ≥ 40 MB) halves the time of large
 	// documents (BENCHMARKS.md). GOGC in the environment wins.
+	// A recursive walk keeps a node of every document it reaches: with
+	// 1000 its heap grew to eleven times what it keeps (3.4 GB of RSS for an
+	// index of 100,000 parts, issue 23); it runs at tree's 400.
 	if os.Getenv("GOGC") == "" {
-		defer debug.SetGCPercent(debug.SetGCPercent(1000))
+		gc := 1000
+		if f.recursive {
+			gc = 400
+		}
+		defer debug.SetGCPercent(debug.SetGCPercent(gc))
 	}
 	opts := model.CheckOptions{MaxProblems: f.maxProblems, Hints: f.hints}
 	if f.recursive {
@@ -145,6 +152,7 @@ func (a *app) validateTarget(ctx context.Context, client *fetch.Client, target s
 		o := fetch.OpenReader(a.in, "standard input")
 		defer o.Close()
 		inflateInline(o)
+		a.boundLocal(o, "standard input")
 		if err := refuseZIP(o, "standard input"); err != nil {
 			return docReport{URL: target, Err: err}
 		}
@@ -163,6 +171,9 @@ func (a *app) validateTarget(ctx context.Context, client *fetch.Client, target s
 	}
 	defer o.Close()
 	inflateInline(o)
+	if o.Local {
+		a.boundLocal(o, target)
+	}
 	if err := refuseZIP(o, target); err != nil {
 		return docReport{URL: target, Err: err}
 	}
@@ -223,9 +234,18 @@ type readCloser struct {
 
 func (r readCloser) Close() error { return r.c.Close() }
 
-// validateOpened validates what o reads, decoding on every core.
+// boundLocal bounds a local file or standard input by --max-bytes, as fetch
+// bounds a document it gets.
+func (a *app) boundLocal(o *fetch.Opened, name string) {
+	o.Body = readCloser{fetch.LimitReader(o.Body, a.http.localDocumentLimit(), name), o.Body}
+}
+
+// validateOpened validates what o reads, decoding on every core. Its body is
+// bounded by --max-bytes (fetch's limit, or boundLocal).
 func validateOpened(o *fetch.Opened, opts model.CheckOptions) *model.Report {
-	return model.ValidateWith(o.Body, opts, model.DecoderOptions{Parallel: runtime.GOMAXPROCS(0)})
+	dopts := documentDecoder()
+	dopts.Parallel = runtime.GOMAXPROCS(0)
+	return model.ValidateWith(o.Body, opts, dopts)
 }
 
 // inflateInline has a gzipped local file or standard input, just opened,

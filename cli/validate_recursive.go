@@ -51,7 +51,7 @@ func (a *app) validateRecursive(ctx context.Context, client *fetch.Client, targe
 	}
 	var g *crawl.Graph
 	if client != nil {
-		g = crawl.NewGraph(client, crawl.GraphOptions{MaxProblems: opts.MaxProblems, Hints: opts.Hints})
+		g = crawl.NewGraph(client, crawl.GraphOptions{MaxProblems: opts.MaxProblems, Hints: opts.Hints, Decoder: documentDecoder()})
 	}
 	done := map[string]int{} // normalised URL → index in reports
 	for _, t := range targets {

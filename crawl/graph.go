@@ -78,8 +78,8 @@ func (dl *DownLink) Declares() bool { return dl.LengthOK || len(dl.Hash) > 0 }
 
 // loadOptions are the options of loading the document dl points at, measured
 // as dl declares.
-func (dl *DownLink) loadOptions(keep, check bool) LoadOptions {
-	o := LoadOptions{KeepEntries: keep, Check: check, Measure: dl.Declares()}
+func (dl *DownLink) loadOptions(keep, check, countDown bool) LoadOptions {
+	o := LoadOptions{KeepEntries: keep, Check: check, Measure: dl.Declares(), noExchange: true, countDown: countDown}
 	for _, h := range dl.Hash {
 		if model.SupportedHash(h.Alg) {
 			o.Digests = append(o.Digests, h.Alg)
@@ -107,8 +107,12 @@ type Document struct {
 	Entries    *model.EntryTable
 	EntryCount int
 	Bytes      int64 // decompressed bytes of XML read
-	Exchange   *fetch.Exchange
-	Duration   time.Duration // fetch and parse
+	// Exchange is the HTTP record of the fetch; nil for a document loaded
+	// by Walk, which keeps every document it reaches and has no use for it
+	// (about 1 KB of headers a document: a gigabyte for an index of a
+	// million parts).
+	Exchange *fetch.Exchange
+	Duration time.Duration // fetch and parse
 	// Err is why the document could not be fetched or read to its end; a
 	// document read in part keeps what was read.
 	Err error
@@ -121,8 +125,13 @@ type Document struct {
 	// Down are the entries that point at documents lower in the hierarchy:
 	// the Capability Lists of a Source Description, the capability documents
 	// of a Capability List, the children of an index. Resources and dump
-	// packages are not down links.
+	// packages are not down links. A document that Walk does not expand
+	// (at its depth bound) keeps only their number, DownCount: an index of a
+	// million parts holds half a gigabyte of them.
 	Down []DownLink
+	// DownCount is the number of down links: len(Down), or more when only
+	// their number was kept.
+	DownCount int
 	// Packages are the entries of a Resource Dump or Change Dump that have
 	// a contents link (a copy of the package's manifest).
 	Packages []PackageLink
@@ -217,11 +226,13 @@ type docSlot struct {
 	keep, check bool
 	measure     bool
 	digests     []string
+	noExchange  bool
+	countDown   bool
 }
 
 // covers tells whether a load made with the slot's options gives what o asks.
 func (s *docSlot) covers(o LoadOptions) bool {
-	if (o.KeepEntries && !s.keep) || (o.Check && !s.check) || (o.Measure && !s.measure) {
+	if (o.KeepEntries && !s.keep) || (o.Check && !s.check) || (o.Measure && !s.measure) || (!o.noExchange && s.noExchange) || (!o.countDown && s.countDown) {
 		return false
 	}
 	for _, a := range o.Digests {
@@ -252,6 +263,12 @@ type LoadOptions struct {
 	// document streams: Document.Content.
 	Measure bool
 	Digests []string
+	// noExchange leaves Document.Exchange nil (Walk).
+	noExchange bool
+	// countDown keeps the number of down links, not the links (Walk, for
+	// a document it will not expand), but for an archive: its links give
+	// the span of time it covers.
+	countDown bool
 }
 
 // Load fetches and parses one document, keeping its entries (and checking it
@@ -276,7 +293,7 @@ func (g *Graph) LoadWith(ctx context.Context, url string, o LoadOptions) *Docume
 			return &Document{URL: url, Err: ctx.Err()}
 		}
 	}
-	s := &docSlot{done: make(chan struct{}), keep: o.KeepEntries, check: o.Check, measure: o.Measure, digests: o.Digests}
+	s := &docSlot{done: make(chan struct{}), keep: o.KeepEntries, check: o.Check, measure: o.Measure, digests: o.Digests, noExchange: o.noExchange, countDown: o.countDown}
 	g.docs[key] = s
 	g.mu.Unlock()
 
@@ -344,7 +361,9 @@ func (g *Graph) fetchDoc(ctx context.Context, url string, o LoadOptions) (doc *D
 		return doc
 	}
 	doc.FinalURL = finalURL(resp, url)
-	doc.Exchange = resp.Exchange
+	if !o.noExchange {
+		doc.Exchange = resp.Exchange
+	}
 	defer resp.Body.Close()
 
 	var meter *model.Verifier
@@ -388,6 +407,7 @@ func (g *Graph) fetchDoc(ctx context.Context, url string, o LoadOptions) (doc *D
 		doc.Err = fmt.Errorf("%s: %w (%s)", url, ErrNotSitemap, describeHeader(h))
 	}
 	down := hasDownLinks(h)
+	keepDown := !o.countDown || h.MD.Capability.IsArchive()
 	dumpDoc := isDumpDocument(h)
 	if o.KeepEntries {
 		doc.Entries = model.NewEntryTable()
@@ -413,6 +433,9 @@ func (g *Graph) fetchDoc(ctx context.Context, url string, o LoadOptions) (doc *D
 			doc.Entries.Append(&e)
 		}
 		if down && isDownEntry(h, &e) {
+			doc.DownCount++
+		}
+		if down && keepDown && isDownEntry(h, &e) {
 			doc.Down = append(doc.Down, DownLink{
 				Entry:      e.Index,
 				Loc:        model.ResolveHref(doc.FinalURL, e.Loc),
@@ -624,7 +647,7 @@ func (g *Graph) Walk(ctx context.Context, root string, opts WalkOptions) (*Node,
 	w := &walker{g: g, opts: opts, visited: map[string]*Node{}, loaded: 1}
 	n := &Node{}
 	w.visited[NormalizeURL(root)] = n
-	n.Document = g.LoadWith(ctx, root, LoadOptions{KeepEntries: opts.KeepEntries, Check: opts.Check})
+	n.Document = g.LoadWith(ctx, root, LoadOptions{KeepEntries: opts.KeepEntries, Check: opts.Check, noExchange: true, countDown: opts.Depth == 0})
 	if n.Err != nil && n.Header == nil {
 		return n, n.Err
 	}
@@ -648,7 +671,7 @@ func (g *Graph) Walk(ctx context.Context, root string, opts WalkOptions) (*Node,
 
 // expand loads the children of n and, recursively, theirs.
 func (w *walker) expand(ctx context.Context, n *Node) {
-	if len(n.Down) == 0 {
+	if n.DownCount == 0 {
 		return
 	}
 	if !w.opts.Archives && n.Capability().IsArchive() {
@@ -696,7 +719,8 @@ func (w *walker) expand(ctx context.Context, n *Node) {
 			continue
 		}
 		eg.Go(func() error {
-			c.Document = w.g.LoadWith(ctx, c.Via.Loc, c.Via.loadOptions(w.opts.KeepEntries, w.opts.Check))
+			atBound := w.opts.Depth >= 0 && c.Depth >= w.opts.Depth
+			c.Document = w.g.LoadWith(ctx, c.Via.Loc, c.Via.loadOptions(w.opts.KeepEntries, w.opts.Check, atBound))
 			if c.Err == nil || c.Header != nil {
 				w.expand(ctx, c)
 			}
@@ -715,7 +739,7 @@ func (n *Node) Bounds() (skipped, unexpanded int) {
 		case x.Skipped:
 			skipped++
 		case x.Unexpanded && !x.Repeat:
-			unexpanded += len(x.Down)
+			unexpanded += x.DownCount
 		}
 		return true
 	})

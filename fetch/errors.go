@@ -3,6 +3,7 @@ package fetch
 import (
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"rsx/display"
 	"strings"
@@ -41,8 +42,49 @@ type TooLargeError struct {
 	Limit int64
 }
 
+// Error says that the size limit was reached, which limit (the
+// --max-bytes of the command line, which Options.MaxBytes and LimitReader
+// take) and how to raise it. Every command and the explorer show this text
+// for a document cut short by the limit (issue 27).
 func (e *TooLargeError) Error() string {
-	return fmt.Sprintf("%s: body is larger than the limit of %s (raise it with --max-bytes)", e.URL, display.Size(e.Limit))
+	return fmt.Sprintf("%s: the size limit was reached: the document is larger than %s (%d bytes), the limit of --max-bytes; raise it, e.g. --max-bytes %s, or --max-bytes -1 for no limit",
+		e.URL, display.Size(e.Limit), e.Limit, strings.ReplaceAll(display.Size(2*e.Limit), " ", ""))
+}
+
+// LimitReader reads r, and fails with a *TooLargeError naming name once r
+// would give more than limit bytes (limit ≤ 0: no bound). It is the bound
+// Get puts on a body, for a document that does not come from Get: a local
+// file, standard input.
+func LimitReader(r io.Reader, limit int64, name string) io.Reader {
+	if limit <= 0 {
+		return r
+	}
+	return &limitReader{r: r, left: limit, err: &TooLargeError{URL: name, Limit: limit}}
+}
+
+type limitReader struct {
+	r    io.Reader
+	left int64 // bytes that may still be given
+	err  *TooLargeError
+}
+
+func (l *limitReader) Read(p []byte) (int, error) {
+	if l.left < 0 {
+		return 0, l.err
+	}
+	// Read one byte more than allowed, to tell a body of exactly the limit
+	// from a longer one.
+	if int64(len(p)) > l.left+1 {
+		p = p[:l.left+1]
+	}
+	n, err := l.r.Read(p)
+	if int64(n) > l.left {
+		n = int(l.left)
+		l.left = -1
+		return n, l.err
+	}
+	l.left -= int64(n)
+	return n, err
 }
 
 // Sentinels wrapped by *RedirectError.

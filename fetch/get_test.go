@@ -472,7 +472,7 @@ func TestMaxBytes(t *testing.T) {
 	c := newTestClient(t, o)
 	_, err := c.Get(testContext(t), s.URL+"/length")
 	var tl *TooLargeError
-	if !errors.As(err, &tl) || tl.Limit != 1000 || !strings.Contains(err.Error(), "larger than the limit of 1000 B") {
+	if !errors.As(err, &tl) || tl.Limit != 1000 || !strings.Contains(err.Error(), "larger than 1000 B (1000 bytes), the limit of --max-bytes") {
 		t.Fatalf("declared length: %v", err)
 	}
 	for _, p := range []string{"/chunked", "/bomb.gz"} {

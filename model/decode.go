@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 )
 
@@ -27,9 +28,12 @@ import (
 // DecoderOptions bounds the resources a Decoder may spend on one document.
 // The zero value gives the defaults.
 type DecoderOptions struct {
-	MaxBytes      int64 // max decompressed bytes read; 0 = default 1 GiB
-	MaxTokenBytes int   // max size of one attribute value, text node or name; 0 = default 4 MiB
-	MaxDepth      int   // max element nesting; 0 = default 256
+	// MaxBytes bounds the decompressed bytes read (a *SizeLimitError past
+	// it); 0 = default 1 GiB, negative: no bound (for a caller whose reader
+	// is bounded already and says so in its own error).
+	MaxBytes      int64
+	MaxTokenBytes int // max size of one attribute value, text node or name; 0 = default 4 MiB
+	MaxDepth      int // max element nesting; 0 = default 256
 
 	// Parallel is the number of goroutines that decode the entries of a large
 	// document (more than one block, see decode_parallel.go) concurrently; 0 or 1
@@ -68,6 +72,18 @@ type SyntaxError struct {
 }
 
 func (e *SyntaxError) Error() string { return "line " + strconv.Itoa(e.Line) + ": " + e.Msg }
+
+// SizeLimitError reports a document longer than DecoderOptions.MaxBytes: the
+// decoder stopped there. It is not a SyntaxError: what was read may be
+// well-formed, the rest was not looked at.
+type SizeLimitError struct {
+	Limit int64 // the bound, in decompressed bytes
+	Line  int   // the line reading stopped at
+}
+
+func (e *SizeLimitError) Error() string {
+	return "the size limit was reached: the document is larger than " + strconv.FormatInt(e.Limit, 10) + " bytes, the decoder's limit"
+}
 
 // errNeedMore tells the scanning loop that the current item continues past the
 // end of the window.
@@ -260,7 +276,10 @@ func NewDecoder(r io.Reader, opts DecoderOptions) *Decoder {
 		d.arenas[0].reuse, d.arenas[1].reuse = true, true
 		d.lnk = &d.arenas[1]
 	}
-	if d.maxBytes <= 0 {
+	switch {
+	case d.maxBytes < 0:
+		d.maxBytes = math.MaxInt64
+	case d.maxBytes == 0:
 		d.maxBytes = defaultMaxBytes
 	}
 	if d.maxToken <= 0 {

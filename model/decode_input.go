@@ -54,7 +54,7 @@ func (d *Decoder) fill() error {
 		n, err := d.src.Read(d.buf[d.end:])
 		d.end += n
 		if d.base+int64(d.end) > d.maxBytes {
-			d.readErr = d.syntaxErr(d.curLine(), "document exceeds %d bytes (the decoder's limit)", d.maxBytes)
+			d.readErr = &SizeLimitError{Limit: d.maxBytes, Line: d.curLine()}
 			d.end -= n
 			return d.readErr
 		}

@@ -760,8 +760,28 @@ func TestDecodeLimits(t *testing.T) {
 	for err == nil {
 		err = d.Next(&e)
 	}
-	if !decIsSyntaxError(err) || !strings.Contains(err.Error(), "document exceeds 10000 bytes") {
-		t.Errorf("MaxBytes: %v", err)
+	// The size limit is not malformed XML (issue 27): a SizeLimitError
+	// that names the limit, in every decoding mode.
+	for _, par := range []int{0, 4} {
+		d := NewDecoder(bytes.NewReader(data), DecoderOptions{MaxBytes: 10000, Parallel: par, blockSize: 4096})
+		var err error
+		for err == nil {
+			err = d.Next(&e)
+		}
+		var sl *SizeLimitError
+		if !errors.As(err, &sl) || sl.Limit != 10000 || decIsSyntaxError(err) || !strings.Contains(err.Error(), "size limit was reached") {
+			t.Errorf("MaxBytes, parallel %d: %T %v", par, err, err)
+		}
+		d.Close()
+	}
+	// A negative MaxBytes sets no bound: the caller's reader bounds it.
+	big := benchResourceList(t, 20000)
+	if len(big) < 1<<20 {
+		t.Fatalf("test document of %d bytes", len(big))
+	}
+	doc, err := ParseWith(bytes.NewReader(big), DecoderOptions{MaxBytes: -1})
+	if err != nil || len(doc.Entries) != 20000 {
+		t.Errorf("MaxBytes -1: %v", err)
 	}
 	long := `<urlset ` + decSM + `><url><loc>` + strings.Repeat("x", 5000) + `</loc></url></urlset>`
 	_, err = NewDecoder(strings.NewReader(long), DecoderOptions{MaxTokenBytes: 1000}).Header()

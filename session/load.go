@@ -166,6 +166,9 @@ func (s *Session) open(ctx context.Context, target string) (*fetch.Opened, error
 		}
 		return o, err
 	}
+	if o.Local && s.opts.MaxBytes != 0 {
+		o.Body = limitedBody{fetch.LimitReader(o.Body, s.opts.MaxBytes, target), o.Body}
+	}
 	return o, nil
 }
 
@@ -177,6 +180,12 @@ func exchangeOf(resp *fetch.Response) *fetch.Exchange {
 		return nil
 	}
 	return resp.Exchange.Snapshot()
+}
+
+// limitedBody reads through a limit and closes the body under it.
+type limitedBody struct {
+	io.Reader
+	io.Closer
 }
 
 // countingReader counts bytes and stops when its context is done.

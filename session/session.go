@@ -48,6 +48,11 @@ type Options struct {
 	MaxRaw int64
 	// Decoder bounds the decoder.
 	Decoder model.DecoderOptions
+	// MaxBytes bounds a document read from a local file as the client's
+	// own limit (--max-bytes) bounds one fetched, with the same
+	// *fetch.TooLargeError, which says how to raise it; 0: no bound but the
+	// Decoder's.
+	MaxBytes int64
 	// Claims tune the checks of resources; its Preview defaults to 512
 	// bytes.
 	Claims claims.Options

@@ -447,8 +447,14 @@ func (v *docPage) progressSeg(n int) statusSeg {
 		}
 		return statusSeg{text: prog}
 	case d.err != nil && n > 0:
+		if full, short := sizeLimitNote(d.err); full != "" {
+			return statusSeg{st.BarError.Render("incomplete: " + full), st.BarError.Render("incomplete: " + short), 0}
+		}
 		return statusSeg{st.BarError.Render("incomplete: " + components.Escape(d.err.Error())), st.BarError.Render("incomplete"), 0}
 	case d.err != nil:
+		if _, short := sizeLimitNote(d.err); short != "" {
+			return statusSeg{text: st.BarError.Render("failed: " + short)}
+		}
 		return statusSeg{text: st.BarError.Render("failed")}
 	}
 	return statusSeg{}

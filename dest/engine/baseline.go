@@ -95,14 +95,10 @@ func (b *builder) readResourceList(ctx context.Context, url string, add func(pla
 		b.entries.Add(int64(n))
 		return at, err
 	}
-	type part struct {
-		url string
-		at  time.Time
-	}
-	var parts []part
+	parts := &partList{max: b.s.opts.partsInMemory, dir: b.s.st.TempDir()}
+	defer parts.close()
 	_, err = d.each(ctx, func(e *model.Entry, loc string) error {
-		parts = append(parts, part{loc, e.MD.At.Time})
-		return nil
+		return parts.add(part{loc, e.MD.At.Time})
 	})
 	d.Close()
 	if err != nil {
@@ -118,7 +114,7 @@ func (b *builder) readResourceList(ctx context.Context, url string, add func(pla
 	)
 	rctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	for range min(b.s.opts.ListConcurrency, len(parts)) {
+	for range min(b.s.opts.ListConcurrency, parts.n) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -136,14 +132,19 @@ func (b *builder) readResourceList(ctx context.Context, url string, add func(pla
 			}
 		}()
 	}
+	var partsErr error // reading the parts back; set before jobs closes
 	go func() {
 		defer close(jobs)
-		for _, pt := range parts {
+		partsErr = parts.each(func(pt part) bool {
 			select {
 			case jobs <- pt:
+				return true
 			case <-rctx.Done():
-				return
+				return false
 			}
+		})
+		if partsErr != nil {
+			cancel()
 		}
 	}()
 	go func() { wg.Wait(); close(batches) }()
@@ -164,6 +165,9 @@ func (b *builder) readResourceList(ctx context.Context, url string, add func(pla
 	}
 	if err := ctxErr(ctx, "read "+url); err != nil {
 		return time.Time{}, err
+	}
+	if partsErr != nil {
+		return time.Time{}, partsErr
 	}
 	if at.IsZero() {
 		at = partsAt

@@ -106,6 +106,11 @@ type Options struct {
 	ResourceTimeout time.Duration
 	// Now is the clock (tests); default time.Now.
 	Now func() time.Time
+
+	// partsInMemory is how many parts of a Resource List Index a plan
+	// keeps in memory before it spools them to a file; default
+	// partsInMemory (tests set fewer).
+	partsInMemory int
 }
 
 func (o Options) withDefaults() Options {
@@ -114,6 +119,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.ListConcurrency <= 0 {
 		o.ListConcurrency = 4
+	}
+	if o.partsInMemory <= 0 {
+		o.partsInMemory = partsInMemory
 	}
 	if o.MaxCrawlDelay <= 0 {
 		o.MaxCrawlDelay = 30 * time.Second

@@ -40,7 +40,10 @@ func (s *Session) openDoc(ctx context.Context, rawURL string) (*openedDoc, error
 	if resp.URL != "" {
 		d.url = resp.URL
 	}
-	d.dec = model.NewDecoder(resp.Body, model.DecoderOptions{})
+	// The client bounds the body (fetch.Options.MaxBytes, --max-bytes) with
+	// the error that names the limit and its flag: the decoder's own limit
+	// would stop a document first, with no word of how to raise it.
+	d.dec = model.NewDecoder(resp.Body, model.DecoderOptions{MaxBytes: -1})
 	hdr, err := d.dec.Header()
 	if err != nil {
 		d.Close()
