@@ -142,13 +142,11 @@ func (f auditFlags) options(cmd *cobra.Command) (audit.Options, error) {
 		in   []string
 		out  *[]*regexp.Regexp
 	}{{"--include", f.include, &o.Include}, {"--exclude", f.exclude, &o.Exclude}} {
-		for _, s := range p.in {
-			re, err := regexp.Compile(s)
-			if err != nil {
-				return o, display.RegexpProblem(p.flag, s, err)
-			}
-			*p.out = append(*p.out, re)
+		res, err := compileREs(p.flag, p.in)
+		if err != nil {
+			return o, err
 		}
+		*p.out = append(*p.out, res...)
 	}
 	if f.maxTotalBytes < 0 || f.timeoutTotal < 0 {
 		return o, errors.New("--max-total-bytes and --timeout-total must not be negative")
@@ -223,9 +221,25 @@ func (a *app) runSpotAudit(cmd *cobra.Command, f auditFlags, target string) erro
 // auditBar is the progress bar on standard error: a spinner with counts
 // while the lists are read, then a bar of the resources checked.
 type auditBar struct {
-	mu      sync.Mutex
-	bar     *progressbar.ProgressBar
+	lockedBar
 	counted bool // the total is known and set
+}
+
+// lockedBar is a progress bar that goroutines update under its mutex;
+// finish clears it from the terminal. A nil one does nothing.
+type lockedBar struct {
+	mu  sync.Mutex
+	bar *progressbar.ProgressBar
+}
+
+func (b *lockedBar) finish() {
+	if b == nil {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	_ = b.bar.Clear()
+	_ = b.bar.Exit()
 }
 
 func newAuditBar(w io.Writer) *auditBar {
@@ -239,7 +253,7 @@ func newAuditBar(w io.Writer) *auditBar {
 		progressbar.OptionClearOnFinish(),
 		progressbar.OptionSetPredictTime(true),
 	)
-	return &auditBar{bar: bar}
+	return &auditBar{lockedBar: lockedBar{bar: bar}}
 }
 
 func (b *auditBar) update(p audit.Progress) {
@@ -261,13 +275,9 @@ func (b *auditBar) update(p audit.Progress) {
 }
 
 func (b *auditBar) finish() {
-	if b == nil {
-		return
+	if b != nil {
+		b.lockedBar.finish()
 	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	_ = b.bar.Clear()
-	_ = b.bar.Exit()
 }
 
 // JSON of the spot audit: the contract's fields (checked, ok, mismatched,

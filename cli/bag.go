@@ -7,7 +7,6 @@ import (
 	"io"
 	"regexp"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/dustin/go-humanize"
@@ -116,12 +115,14 @@ func plural(n int, one, many string) string {
 	return many
 }
 
+// compileREs compiles the regular expressions given to flag (say
+// "--include"), saying in words what is wrong with one that does not.
 func compileREs(flag string, res []string) ([]*regexp.Regexp, error) {
 	var out []*regexp.Regexp
 	for _, s := range res {
 		re, err := regexp.Compile(s)
 		if err != nil {
-			return nil, fmt.Errorf("--%s %q: not a regular expression: %v", flag, s, err)
+			return nil, display.RegexpProblem(flag, s, err)
 		}
 		out = append(out, re)
 	}
@@ -158,11 +159,11 @@ func (a *app) runBag(cmd *cobra.Command, f bagFlags, dest, out string) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	inc, err := compileREs("include", f.include)
+	inc, err := compileREs("--include", f.include)
 	if err != nil {
 		return failed(fmt.Errorf("bag: %w", err))
 	}
-	exc, err := compileREs("exclude", f.exclude)
+	exc, err := compileREs("--exclude", f.exclude)
 	if err != nil {
 		return failed(fmt.Errorf("bag: %w", err))
 	}
@@ -409,20 +410,19 @@ func (a *app) runBagVerify(cmd *cobra.Command, f bagFlags, dir string) error {
 // countBar is a spinner with the files done and their bytes, on standard
 // error; nil (no terminal) does nothing.
 type countBar struct {
-	mu   sync.Mutex
-	bar  *progressbar.ProgressBar
+	lockedBar
 	what string
 }
 
 func newCountBar(w io.Writer, what string) *countBar {
-	return &countBar{what: what, bar: progressbar.NewOptions64(-1,
+	return &countBar{what: what, lockedBar: lockedBar{bar: progressbar.NewOptions64(-1,
 		progressbar.OptionSetWriter(w),
 		progressbar.OptionSetDescription(what),
 		progressbar.OptionSetWidth(30),
 		progressbar.OptionThrottle(100*time.Millisecond),
 		progressbar.OptionSpinnerType(14),
 		progressbar.OptionClearOnFinish(),
-	)}
+	)}}
 }
 
 func (b *countBar) set(files int, bytes int64) {
@@ -436,11 +436,7 @@ func (b *countBar) set(files int, bytes int64) {
 }
 
 func (b *countBar) finish() {
-	if b == nil {
-		return
+	if b != nil {
+		b.lockedBar.finish()
 	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	_ = b.bar.Clear()
-	_ = b.bar.Exit()
 }

@@ -83,16 +83,22 @@ func killableBaseline(dir, target string) {
 		fmt.Println(err)
 		os.Exit(3)
 	}
-	c, err := fetch.NewClient(testClientOptions())
-	if err != nil {
-		fail(err)
-	}
 	st, err := store.OpenDir(dir, store.Options{Create: true})
 	if err != nil {
 		fail(err)
 	}
-	// Small batches: the kill finds some resources recorded and others
-	// only written.
+	runToBeKilled(st, target, fail)
+}
+
+// runToBeKilled is a helper process's run, which its test kills: a plan of
+// target into st, "ready" on standard output, then the run in small
+// batches, so that the kill finds some resources recorded and others only
+// written.
+func runToBeKilled(st store.Store, target string, fail func(error)) {
+	c, err := fetch.NewClient(testClientOptions())
+	if err != nil {
+		fail(err)
+	}
 	s, err := Open(context.Background(), st, c, Options{Concurrency: 8, StateBatch: 40})
 	if err != nil {
 		fail(err)

@@ -93,26 +93,7 @@ func s3Getenv(k string) string {
 // s3Sync plans and runs against the bucket, with a working folder of its own.
 func s3Sync(t *testing.T, dest, cache string, target string, po PlanOptions) *Result {
 	t.Helper()
-	st, err := store.Open(context.Background(), dest, store.Options{Getenv: s3Getenv, CacheDir: cache})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	s, err := Open(context.Background(), st, testClient(t), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	p, err := s.Plan(context.Background(), target, po)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
-	res, err := s.Run(context.Background(), p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res
+	return s3SyncWith(t, dest, store.Options{Getenv: s3Getenv, CacheDir: cache}, target, po)
 }
 
 // assertBucketMirror checks the bucket's objects under prefix against the

@@ -13,7 +13,6 @@ import (
 
 	"rsx/dest/state"
 	"rsx/dest/store"
-	"rsx/fetch"
 	"rsx/internal/testproc"
 )
 
@@ -160,26 +159,10 @@ func killableBucketBaseline(dest, cache, target string) {
 		fmt.Println(err)
 		os.Exit(3)
 	}
-	c, err := fetch.NewClient(testClientOptions())
-	if err != nil {
-		fail(err)
-	}
 	st, err := store.Open(context.Background(), dest, store.Options{Getenv: s3Getenv, CacheDir: cache, LockStaleAfter: 2 * time.Second})
 	if err != nil {
 		fail(err)
 	}
-	// Small batches: the kill finds some published and others only
-	// uploaded.
-	s, err := Open(context.Background(), st, c, Options{Concurrency: 8, StateBatch: 40})
-	if err != nil {
-		fail(err)
-	}
-	p, err := s.Plan(context.Background(), target, PlanOptions{})
-	if err != nil {
-		fail(err)
-	}
-	fmt.Println("ready")
-	s.Run(context.Background(), p)
-	fmt.Println("finished")
-	os.Exit(0)
+	// The kill finds some objects published and others only uploaded.
+	runToBeKilled(st, target, fail)
 }
