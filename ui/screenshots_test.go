@@ -406,3 +406,83 @@ func (d *exDriver) handleUntil(t *testing.T, cond func() bool) {
 		}
 	}
 }
+
+// TestScreenshotsFleet draws the fleet page (rsx --sources FILE): three
+// demo Sources, the first copied and in step, the second (broken) copied
+// with failures and then moved on, the third never copied.
+func TestScreenshotsFleet(t *testing.T) {
+	dir := os.Getenv("RSX_SCREENSHOTS")
+	if dir == "" {
+		t.Skip("set RSX_SCREENSHOTS=DIR to write the explorer's screens to DIR (see scripts/screenshots)")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	prev := log.Writer()
+	log.SetOutput(io.Discard)
+	t.Cleanup(func() { log.SetOutput(prev) })
+	work := filepath.Join(os.TempDir(), "rsx-screenshots-fleet")
+	if err := os.RemoveAll(work); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(work, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(work) })
+	clean := shDemo(t, os.Getenv("RSX_SCREENSHOTS_FLEET_ADDR"), demo.Options{})
+	broken := shDemo(t, "", demo.Options{Broken: true})
+	opts := fetch.DefaultOptions()
+	opts.NoCache, opts.Netrc = true, "-"
+	client, err := fetch.NewClient(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess := session.New(client, session.Options{})
+	ctx := context.Background()
+	for _, c := range []struct{ url, dest string }{
+		{clean + "/dataset1/capabilitylist.xml", filepath.Join(work, "archive")},
+		{broken + "/dataset1/capabilitylist.xml", filepath.Join(work, "broken")},
+	} {
+		j := sess.NewSync(session.SyncRequest{Dest: c.dest, Target: c.url})
+		if _, err := j.Plan(ctx, false); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := j.Run(ctx); err != nil {
+			t.Fatal(err)
+		}
+		j.Close()
+	}
+	if _, err := http.Post(broken+"/demo/advance?steps=3", "text/plain", nil); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(work, "fleet.toml")
+	if err := os.WriteFile(file, []byte(`dest = "`+filepath.Join(work, "archive")+`"
+
+[[source]]
+name = "datasets"
+url = "`+clean+`/dataset1/capabilitylist.xml"
+
+[[source]]
+name = "broken demo"
+url = "`+broken+`/dataset1/capabilitylist.xml"
+dest = "`+filepath.Join(work, "broken")+`"
+
+[[source]]
+name = "images (new)"
+url = "`+clean+`/dataset2/capabilitylist.xml"
+dest = "`+filepath.Join(work, "images")+`"
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a := New(Options{Target: clean + "/dataset1/capabilitylist.xml", Backend: sess, Fleet: sess, FleetFile: file, Dark: true})
+	a.noTick = true
+	d := &exDriver{t: t, a: a, msgs: make(chan tea.Msg, 64)}
+	d.send(tea.WindowSizeMsg{Width: shWidth, Height: shHeight})
+	d.run(a.Init())
+	t.Cleanup(func() { a.quit() })
+	d.handleUntil(t, func() bool {
+		s := ansi.Strip(a.View().Content)
+		return strings.Contains(s, "3 Sources") && strings.Contains(s, "1 behind") && strings.Contains(s, "no copy")
+	})
+	shWrite(t, dir, "fleet", a, "datasets")
+}
