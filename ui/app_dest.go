@@ -147,10 +147,18 @@ func (a *App) destRequest(msg tea.Msg) (cmd tea.Cmd, ok bool) {
 		}
 		return nil, true
 	case copyChangedMsg:
-		if a.dest == "" || a.doc == nil {
-			return nil, true
+		// The pages hear of it too: the fleet page goes on to the next
+		// marked Source.
+		var cmds []tea.Cmd
+		for i, p := range a.pages {
+			var cmd tea.Cmd
+			a.pages[i], cmd = p.Update(msg)
+			cmds = append(cmds, cmd)
 		}
-		return a.computeLocal(a.doc), true
+		if a.dest != "" && a.doc != nil {
+			cmds = append(cmds, a.computeLocal(a.doc))
+		}
+		return tea.Batch(cmds...), true
 	}
 	return nil, false
 }

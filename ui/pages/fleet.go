@@ -41,6 +41,12 @@ type Fleet struct {
 	runsErr  error
 	runsBusy bool
 
+	// marked are the Sources s syncs, one after the other: syncing is the
+	// one whose sync pages are open (-1: none), queue those after it.
+	marked  map[int]bool
+	syncing int
+	queue   []int
+
 	list          components.List
 	runList       components.List
 	width, height int
@@ -77,7 +83,7 @@ func NewFleet(c *common.Common, b FleetBackend, file string, sources []session.F
 	if now == nil {
 		now = time.Now
 	}
-	f := &Fleet{c: c, b: b, file: file, rows: sources, runsOf: -1, now: now,
+	f := &Fleet{c: c, b: b, file: file, rows: sources, runsOf: -1, now: now, marked: map[int]bool{}, syncing: -1,
 		list: components.NewList(components.Select), runList: components.NewList(components.Select)}
 	f.list.SetLen(len(sources))
 	return f
@@ -161,7 +167,8 @@ func (f *Fleet) Close() {
 // KeyBindings are the page's own keys.
 func (f *Fleet) KeyBindings() []key.Binding {
 	k := &f.c.Keys
-	return []key.Binding{k.Up, k.Down, common.Short(k.Open, "open the Source with its copy"), k.FleetSync, k.FleetRuns,
+	return []key.Binding{k.Up, k.Down, common.Short(k.Open, "open the Source with its copy"), common.Short(k.Mark, "mark a Source for s"),
+		common.Short(k.FleetSync, "plan a sync of the marked Sources (or this one), one after the other"), k.FleetRuns,
 		common.Short(k.Retry, "read the copies and Sources again"), k.Copy}
 }
 
@@ -191,6 +198,15 @@ func (f *Fleet) Update(msg tea.Msg) (nav.Page, tea.Cmd) {
 			f.runList.SetLen(len(f.runs))
 		}
 		return f, nil
+	case nav.CopyChangedMsg:
+		// A sync this page asked for ran: on to the next marked Source,
+		// and the rows read again.
+		if f.syncing >= 0 && f.syncing < len(f.rows) && f.rows[f.syncing].Dest == msg.Dest {
+			delete(f.marked, f.syncing)
+			f.syncing = -1
+			return f, tea.Batch(f.nextSync(), f.load())
+		}
+		return f, nil
 	case tea.KeyPressMsg:
 		i := f.list.Cursor()
 		switch {
@@ -210,12 +226,24 @@ func (f *Fleet) Update(msg tea.Msg) (nav.Page, tea.Cmd) {
 		case i >= 0 && i < len(f.rows) && key.Matches(msg, k.Open):
 			r := f.rows[i]
 			return f, nav.Cmd(nav.OpenSourceMsg{URL: r.URL, Dest: r.Dest})
-		case i >= 0 && i < len(f.rows) && key.Matches(msg, k.FleetSync):
-			r := f.rows[i]
-			if r.Dest == "" {
-				return f, nav.Flash("this Source has no destination: give dest in "+f.file+", or --dest", true)
+		case f.runsOf < 0 && i >= 0 && i < len(f.rows) && key.Matches(msg, k.Mark):
+			f.marked[i] = !f.marked[i]
+			if !f.marked[i] {
+				delete(f.marked, i)
 			}
-			return f, nav.Cmd(nav.SyncDiffsMsg{Req: session.SyncRequest{Dest: r.Dest, Target: r.URL}, What: "every resource of " + fleetName(r)})
+			f.list.Move(1)
+			return f, nil
+		case i >= 0 && i < len(f.rows) && key.Matches(msg, k.FleetSync):
+			f.queue = f.queue[:0]
+			for j := range f.rows {
+				if f.marked[j] {
+					f.queue = append(f.queue, j)
+				}
+			}
+			if len(f.queue) == 0 {
+				f.queue = append(f.queue, i)
+			}
+			return f, f.nextSync()
 		case i >= 0 && i < len(f.rows) && key.Matches(msg, k.Copy):
 			return f, nav.Cmd(nav.CopyMsg{Text: f.rows[i].URL, What: "Capability List URL"})
 		}
@@ -226,6 +254,30 @@ func (f *Fleet) Update(msg tea.Msg) (nav.Page, tea.Cmd) {
 		f.list.Update(msg, k)
 	}
 	return f, nil
+}
+
+// nextSync opens the sync pages of the next Source in the queue (one
+// without a destination is skipped, and said).
+func (f *Fleet) nextSync() tea.Cmd {
+	for len(f.queue) > 0 {
+		j := f.queue[0]
+		f.queue = f.queue[1:]
+		r := f.rows[j]
+		if r.Dest == "" {
+			delete(f.marked, j)
+			if len(f.queue) == 0 {
+				return nav.Flash(fleetName(r)+" has no destination: give dest in "+f.file+", or --dest", true)
+			}
+			continue
+		}
+		f.syncing = j
+		what := "every resource of " + fleetName(r)
+		if n := len(f.queue); n > 0 {
+			what += fmt.Sprintf(" (then %s marked)", display.Plural(n, "more Source", "more Sources"))
+		}
+		return nav.Cmd(nav.SyncDiffsMsg{Req: session.SyncRequest{Dest: r.Dest, Target: r.URL}, What: what})
+	}
+	return nil
 }
 
 func fleetName(r session.FleetSource) string {
@@ -283,6 +335,9 @@ func (f *Fleet) viewSources(add func(string), w int) {
 		summary += st.Dim.Render("0 failed")
 	}
 	summary += st.Dim.Render(" · ") + st.Value.Render(fmt.Sprintf("%d behind", behind))
+	if n := len(f.marked); n > 0 {
+		summary += st.Dim.Render(" · ") + st.Value.Render(fmt.Sprintf("■ %d marked", n))
+	}
 	if f.loading {
 		summary += "  " + f.c.Spinner.View() + st.Dim.Render(" reading the copies and the Sources … (esc cancels)")
 	} else if f.err != nil {
@@ -302,7 +357,7 @@ func (f *Fleet) viewSources(add func(string), w int) {
 		components.PadLeft("bytes", fleetColBytes) + "  problems"))
 	top := f.list.Offset()
 	for r := top; r < min(top+f.list.Height(), len(f.rows)); r++ {
-		add(f.sourceRow(f.rows[r], r == f.list.Cursor(), nameW))
+		add(f.sourceRow(r, f.rows[r], r == f.list.Cursor(), nameW))
 	}
 	if len(f.rows) == 0 {
 		add(st.Dim.Render("  no Source in the file"))
@@ -328,7 +383,7 @@ func orNone(s string) string {
 	return s
 }
 
-func (f *Fleet) sourceRow(r session.FleetSource, selected bool, nameW int) string {
+func (f *Fleet) sourceRow(row int, r session.FleetSource, selected bool, nameW int) string {
 	st := f.c.Styles
 	name := components.Truncate(components.Escape(fleetName(r)), nameW, components.TruncMiddle)
 	last := "never"
@@ -385,10 +440,14 @@ func (f *Fleet) sourceRow(r session.FleetSource, selected bool, nameW int) strin
 	cells := components.Pad(name, nameW) + " " + lastStyle.Render(components.Pad(last, fleetColLast)) + " " +
 		behindStyle.Render(components.Pad(behind, fleetColBehind)) + " " + components.PadLeft(res, fleetColRes) + " " +
 		components.PadLeft(bytes, fleetColBytes) + "  " + probText
-	if selected {
-		return st.Selected.Render("▸ ") + cells
+	mark := " "
+	if f.marked[row] {
+		mark = "■"
 	}
-	return "  " + cells
+	if selected {
+		return st.Selected.Render("▸"+mark) + cells
+	}
+	return " " + mark + cells
 }
 
 func (f *Fleet) viewRuns(add func(string), w int) {

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"rsx/dest/state"
@@ -92,5 +93,49 @@ func TestFleetPageKeys(t *testing.T) {
 	}
 	if handled, _ := p.Back(); handled {
 		t.Error("esc on the Sources does not close the page")
+	}
+}
+
+// space marks Sources; s opens the sync pages of the first marked, and each
+// sync that ran opens the next, until none is left.
+func TestFleetPageSyncsTheMarked(t *testing.T) {
+	p := NewFleet(ivTestCommon(), fakeFleet{}, "fleet.toml", fleetSources(), ivTestTime)
+	ivDrive(p, ivRunCmd(p.Init())...)
+	ivDrive(p, ivKey("space"), ivKey("space")) // the first two
+	p.SetSize(120, 16)
+	if v := ansi.Strip(p.View()); !strings.Contains(v, "■ 2 marked") {
+		t.Fatalf("marks:\n%s", v)
+	}
+	sync := func(cmd tea.Cmd) nav.SyncDiffsMsg {
+		t.Helper()
+		for _, m := range ivRunCmd(cmd) {
+			if sd, ok := m.(nav.SyncDiffsMsg); ok {
+				return sd
+			}
+		}
+		t.Fatal("no sync asked for")
+		return nav.SyncDiffsMsg{}
+	}
+	_, cmd := p.Update(ivKey("s"))
+	first := sync(cmd)
+	if first.Req.Dest != "/archive/datasets" || !strings.Contains(first.What, "then 1 more Source marked") {
+		t.Errorf("first: %+v", first)
+	}
+	// Another destination's sync is not this page's.
+	if _, cmd := p.Update(nav.CopyChangedMsg{Dest: "/elsewhere"}); cmd != nil {
+		t.Errorf("a sync elsewhere moved the queue")
+	}
+	_, cmd = p.Update(nav.CopyChangedMsg{Dest: "/archive/datasets"})
+	if second := sync(cmd); second.Req.Dest != "/archive/broken" {
+		t.Errorf("second: %+v", second)
+	}
+	_, cmd = p.Update(nav.CopyChangedMsg{Dest: "/archive/broken"})
+	for _, m := range ivRunCmd(cmd) {
+		if _, ok := m.(nav.SyncDiffsMsg); ok {
+			t.Errorf("a third sync after the last marked one: %+v", m)
+		}
+	}
+	if v := ansi.Strip(p.View()); strings.Contains(v, "marked") {
+		t.Errorf("marks left after their syncs:\n%s", v)
 	}
 }
