@@ -12,6 +12,7 @@ import (
 	"rsx/crawl"
 	"rsx/dest/fleet"
 	"rsx/dest/state"
+	"rsx/dest/store"
 	"rsx/model"
 )
 
@@ -104,12 +105,12 @@ func (s *Session) fleetState(ctx context.Context, f *FleetSource) {
 		return
 	}
 	defer st.Close()
-	lock, err := st.Lock(ctx)
+	release, err := lockForReading(ctx, st)
 	if err != nil {
 		f.StateErr = err.Error()
 		return
 	}
-	defer lock.Release()
+	defer release()
 	p, err := st.StatePath(ctx)
 	if err != nil || p == "" {
 		if err != nil {
@@ -221,11 +222,11 @@ func (s *Session) FleetRuns(ctx context.Context, f FleetSource, limit int) ([]st
 		return nil, err
 	}
 	defer st.Close()
-	lock, err := st.Lock(ctx)
+	release, err := lockForReading(ctx, st)
 	if err != nil {
 		return nil, err
 	}
-	defer lock.Release()
+	defer release()
 	p, err := st.StatePath(ctx)
 	if err != nil {
 		return nil, err
@@ -248,4 +249,21 @@ func (s *Session) FleetRuns(ctx context.Context, f FleetSource, limit int) ([]st
 	var runs []state.Run
 	err = db.Runs(ctx, src.ID, limit, func(r *state.Run) error { runs = append(runs, *r); return nil })
 	return runs, err
+}
+
+// lockForReading takes a destination's shared lock to read its state. A
+// folder that a run holds (a sync the explorer runs from the fleet page, or
+// one from cron) is read all the same: SQLite lets a reader beside the
+// writer, and the fleet page only counts. A bucket's state is fetched under
+// its lock only.
+func lockForReading(ctx context.Context, st store.Store) (func(), error) {
+	lock, err := st.Lock(ctx)
+	if err == nil {
+		return func() { lock.Release() }, nil
+	}
+	var le *store.LockedError
+	if _, folder := st.(*store.Dir); folder && errors.As(err, &le) {
+		return func() {}, nil
+	}
+	return nil, err
 }

@@ -61,6 +61,17 @@ url = "`+dead+`"
 	if rows[2].SourceErr == "" {
 		t.Errorf("an unreachable Source: %+v", rows[2])
 	}
+	// A sync that holds the folder (its plan shown, as the fleet page's s
+	// leaves it) does not keep the page from reading the copy.
+	held := s.NewSync(SyncRequest{Dest: filepath.Join(dir, "copy"), Target: target})
+	if _, err := held.Plan(ctx, false); err != nil {
+		t.Fatal(err)
+	}
+	again := s.FleetStatus(ctx, rows[:1])
+	held.Close()
+	if !again[0].HasCopy || again[0].StateErr != "" || again[0].Resources != one.Resources {
+		t.Errorf("the copy read while a sync holds it: %+v", again[0])
+	}
 	runs, err := s.FleetRuns(ctx, one, 10)
 	if err != nil || len(runs) != 1 || runs[0].Mode != "baseline" {
 		t.Errorf("runs: %+v %v", runs, err)
