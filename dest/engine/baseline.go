@@ -105,13 +105,17 @@ func (b *builder) readResourceList(ctx context.Context, url string, add func(pla
 		return time.Time{}, err
 	}
 
-	batches := make(chan []plan.Entry, 2*b.s.opts.ListConcurrency)
-	jobs := make(chan part)
-	var (
-		wg      sync.WaitGroup
-		mu      sync.Mutex
-		partsAt time.Time
-	)
+	// Parts are read ListConcurrency at once, but their entries are handed
+	// to add in part order, each part's in document order: the plan lists
+	// them so, the same from run to run. A part that finished before those
+	// before it waits in pending; no part starts more than window parts
+	// after the one being handed on, so that what waits stays bounded when
+	// an early part is slow.
+	window := 2 * b.s.opts.ListConcurrency
+	batches := make(chan partBatch, window)
+	jobs := make(chan seqPart)
+	slots := make(chan struct{}, window)
+	var wg sync.WaitGroup
 	rctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	for range min(b.s.opts.ListConcurrency, parts.n) {
@@ -119,25 +123,34 @@ func (b *builder) readResourceList(ctx context.Context, url string, add func(pla
 		go func() {
 			defer wg.Done()
 			for pt := range jobs {
-				pat, err := b.readPart(rctx, pt.url, batches)
-				mu.Lock()
-				if err != nil {
-					if rctx.Err() == nil {
-						b.problem(pt.url, KindDocument, err)
+				at, err := b.readPart(rctx, pt.url, func(es []plan.Entry) error {
+					select {
+					case batches <- partBatch{seq: pt.seq, entries: es}:
+						return nil
+					case <-rctx.Done():
+						return rctx.Err()
 					}
-				} else if t := firstTime(pat, pt.at); !t.IsZero() && (partsAt.IsZero() || t.Before(partsAt)) {
-					partsAt = t
+				})
+				select {
+				case batches <- partBatch{seq: pt.seq, end: true, part: pt.part, at: at, err: err}:
+				case <-rctx.Done():
 				}
-				mu.Unlock()
 			}
 		}()
 	}
 	var partsErr error // reading the parts back; set before jobs closes
 	go func() {
 		defer close(jobs)
+		seq := 0
 		partsErr = parts.each(func(pt part) bool {
 			select {
-			case jobs <- pt:
+			case slots <- struct{}{}:
+			case <-rctx.Done():
+				return false
+			}
+			select {
+			case jobs <- seqPart{pt, seq}:
+				seq++
 				return true
 			case <-rctx.Done():
 				return false
@@ -148,15 +161,52 @@ func (b *builder) readResourceList(ctx context.Context, url string, add func(pla
 		}
 	}()
 	go func() { wg.Wait(); close(batches) }()
-	var addErr error
-	for batch := range batches {
-		if addErr != nil {
-			continue // drain, so that the readers end
+	var (
+		addErr  error
+		partsAt time.Time
+		next    int                     // the part whose entries are handed on
+		pending = map[int][]partBatch{} // what arrived of the parts after it
+	)
+	// hand gives add the entries of a batch of part next, and moves on to
+	// the part after when it is the part's end.
+	hand := func(pb partBatch) {
+		if pb.end {
+			if pb.err != nil {
+				if rctx.Err() == nil {
+					b.problem(pb.part.url, KindDocument, pb.err)
+				}
+			} else if t := firstTime(pb.at, pb.part.at); !t.IsZero() && (partsAt.IsZero() || t.Before(partsAt)) {
+				partsAt = t
+			}
+			next++
+			<-slots
+			return
 		}
-		for _, e := range batch {
+		if addErr != nil {
+			return // drain, so that the readers end
+		}
+		for _, e := range pb.entries {
 			if addErr = add(e); addErr != nil {
 				cancel()
+				return
+			}
+		}
+	}
+	for pb := range batches {
+		if pb.seq != next {
+			pending[pb.seq] = append(pending[pb.seq], pb)
+			continue
+		}
+		hand(pb)
+		for pb.end {
+			waiting := pending[next]
+			delete(pending, next)
+			if len(waiting) == 0 {
 				break
+			}
+			for _, w := range waiting {
+				hand(w)
+				pb = w
 			}
 		}
 	}
@@ -184,9 +234,9 @@ func firstTime(ts ...time.Time) time.Time {
 	return time.Time{}
 }
 
-// readPart reads one part of a Resource List Index into batches, and returns
-// its at.
-func (b *builder) readPart(ctx context.Context, url string, out chan<- []plan.Entry) (time.Time, error) {
+// readPart reads one part of a Resource List Index, a batch of entries at a
+// time to send, and returns its at.
+func (b *builder) readPart(ctx context.Context, url string, send func([]plan.Entry) error) (time.Time, error) {
 	d, err := b.s.openDoc(ctx, url)
 	if err != nil {
 		return time.Time{}, err
@@ -197,14 +247,12 @@ func (b *builder) readPart(ctx context.Context, url string, out chan<- []plan.En
 		return time.Time{}, fmt.Errorf("%s, a part of a Resource List Index, is a %s", d.url, model.DocumentTitle(c, d.hdr.Root))
 	}
 	batch := make([]plan.Entry, 0, entryBatch)
-	send := func() error {
+	flush := func() error {
 		if len(batch) == 0 {
 			return nil
 		}
-		select {
-		case out <- batch:
-		case <-ctx.Done():
-			return ctx.Err()
+		if err := send(batch); err != nil {
+			return err
 		}
 		batch = make([]plan.Entry, 0, entryBatch)
 		return nil
@@ -212,7 +260,7 @@ func (b *builder) readPart(ctx context.Context, url string, out chan<- []plan.En
 	n, err := d.each(ctx, func(e *model.Entry, loc string) error {
 		batch = append(batch, entryOf(e, loc))
 		if len(batch) == entryBatch {
-			return send()
+			return flush()
 		}
 		return nil
 	})
@@ -220,5 +268,22 @@ func (b *builder) readPart(ctx context.Context, url string, out chan<- []plan.En
 	if err != nil {
 		return time.Time{}, err
 	}
-	return d.hdr.MD.At.Time, send()
+	return d.hdr.MD.At.Time, flush()
+}
+
+// seqPart is a part of an index with its place among the parts.
+type seqPart struct {
+	part
+	seq int
+}
+
+// partBatch is entries of the part at seq, or (end) the part's end: its at,
+// or why it could not be read.
+type partBatch struct {
+	seq     int
+	entries []plan.Entry
+	end     bool
+	part    part
+	at      time.Time
+	err     error
 }
