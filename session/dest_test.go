@@ -3,9 +3,11 @@ package session
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -15,7 +17,9 @@ import (
 	"rsx/demo"
 	"rsx/dest/engine"
 	"rsx/dest/pathmap"
+	"rsx/dest/state"
 	"rsx/dest/store"
+	"rsx/fetch"
 	"rsx/model"
 )
 
@@ -224,7 +228,9 @@ func TestLocalStates(t *testing.T) {
 		tbl.Append(&e)
 	}
 	got = localStates(t, s, LocalRequest{Dest: dir, Target: rl, Base: rl, Entries: tbl})
-	if want := "same modified-locally changed-at-the-Source missing changed-at-the-Source gone"; got != want {
+	// Entry 3 was never chosen: a copy of chosen entries does not claim it
+	// (out of its selection, as the audit says), it is not missing.
+	if want := "same modified-locally changed-at-the-Source outside-the-copy's-selection changed-at-the-Source gone"; got != want {
 		t.Errorf("states:\n%s\nwant:\n%s", got, want)
 	}
 	// A file removed is missing.
@@ -295,4 +301,104 @@ func TestSyncPlanCancelledLeavesNothing(t *testing.T) {
 	if _, err := os.Lstat(dir); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the destination of a cancelled plan is there: %v", err)
 	}
+}
+
+// TestLocalStatesAgreeWithAudit: the explorer's :dest column and :audit of
+// the same copy sort the Source's resources alike: what the copy's
+// selection leaves out (entries never chosen in a copy of marked entries;
+// entries --include leaves out of a baseline) is outside the selection in
+// both, and what the copy claims and lacks is missing in both.
+func TestLocalStatesAgreeWithAudit(t *testing.T) {
+	srv, s := startDemo(t, demo.Options{Resources: 40, ListSize: 1000})
+	rl := srv.URL + "/dataset1/resourcelist.xml"
+	entries := demoEntries(t, rl)
+	ctx := context.Background()
+	tbl := model.NewEntryTable()
+	for i := range entries {
+		tbl.Append(&entries[i])
+	}
+	count := func(states string) map[string]int {
+		n := map[string]int{}
+		for _, st := range strings.Fields(states) {
+			n[st]++
+		}
+		return n
+	}
+	check := func(t *testing.T, dir string, wantOutside, wantMissing int) {
+		t.Helper()
+		got := count(localStates(t, s, LocalRequest{Dest: dir, Target: rl, Base: rl, Entries: tbl}))
+		rep, err := s.AuditCopy(ctx, AuditRequest{Dest: dir, Target: rl})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rep.Close()
+		if got["outside-the-copy's-selection"] != wantOutside || got["missing"] != wantMissing {
+			t.Errorf(":dest states %v; want %d outside the selection, %d missing", got, wantOutside, wantMissing)
+		}
+		if rep.OutOfSelection() != wantOutside || len(rep.Missing) != wantMissing {
+			t.Errorf("audit: %d out of the selection, missing %v; want %d and %d", rep.OutOfSelection(), rep.Missing, wantOutside, wantMissing)
+		}
+	}
+
+	t.Run("marked entries", func(t *testing.T) {
+		dir := t.TempDir()
+		j := s.NewSync(SyncRequest{Dest: dir, Target: rl, Only: []string{entries[0].Loc, entries[7].Loc}})
+		if _, err := j.Plan(ctx, false); err != nil {
+			t.Fatal(err)
+		}
+		if res, err := j.Run(ctx); err != nil || !res.OK() {
+			t.Fatalf("sync: %v %+v", err, res)
+		}
+		j.Close()
+		check(t, dir, len(entries)-2, 0)
+		// A copied file removed: missing in both.
+		mapper, _ := pathmap.New(pathmap.Options{AllowOtherHosts: true})
+		rel, _ := mapper.Map(entries[7].Loc)
+		if err := os.Remove(filepath.Join(dir, filepath.FromSlash(rel))); err != nil {
+			t.Fatal(err)
+		}
+		check(t, dir, len(entries)-2, 1)
+	})
+
+	t.Run("--include", func(t *testing.T) {
+		dir := t.TempDir()
+		st, err := store.OpenDir(dir, store.Options{Create: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		client, err := fetch.NewClient(fetch.Options{NoCache: true, Netrc: "-"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		es, err := engine.Open(ctx, st, client, engine.Options{})
+		if err != nil {
+			st.Close()
+			t.Fatal(err)
+		}
+		// The demo's resources are …/000001.html, …: those up to 9.
+		p, err := es.Plan(ctx, rl, engine.PlanOptions{Selection: &state.Selection{Include: []string{`/00000\d\.`}}})
+		if err == nil {
+			var res *engine.Result
+			res, err = es.Run(ctx, p)
+			p.Close()
+			if err == nil && !res.OK() {
+				err = fmt.Errorf("sync failed: %+v", res.Failed)
+			}
+		}
+		es.Close()
+		st.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		chosen := 0
+		for _, e := range entries {
+			if regexp.MustCompile(`/00000\d\.`).MatchString(e.Loc) {
+				chosen++
+			}
+		}
+		if files := copyFiles(t, dir); len(files) != chosen || chosen == 0 {
+			t.Fatalf("the copy holds %d files, want %d: %q", len(files), chosen, files)
+		}
+		check(t, dir, len(entries)-chosen, 0)
+	})
 }

@@ -28,6 +28,10 @@ const (
 	LocalMissing                    // not in the copy (never copied, or its file is gone)
 	LocalModified                   // the copy's bytes are no longer those written (edited, damaged)
 	LocalGone                       // deleted at the Source, and not in the copy
+	// LocalOutside: out of the copy's selection (left out by its
+	// --include/--exclude, outside the Source's authority, or never chosen
+	// in a copy of chosen resources only), as rsx audit --dest counts it.
+	LocalOutside
 )
 
 // String names a state in a few words.
@@ -43,6 +47,8 @@ func (l LocalState) String() string {
 		return "modified locally"
 	case LocalGone:
 		return "gone"
+	case LocalOutside:
+		return "outside the copy's selection"
 	}
 	return ""
 }
@@ -75,8 +81,10 @@ const mtimeSlack = 2 * time.Second
 // at a time (out is called from this goroutine, in order). It reads the
 // copy's state database without taking the destination's lock, and each
 // file's size and time; a file written after the state recorded it is read
-// again and compared with the digests recorded. A copy without a state, or
-// without this Source, has every entry missing.
+// again and compared with the digests recorded. Entries the copy does not
+// claim to hold are LocalOutside, by the rules of the audit
+// (engine.CopySelection). A copy without a state, or without this Source,
+// has every entry missing.
 func (s *Session) LocalStates(ctx context.Context, req LocalRequest, out func(LocalBatch)) error {
 	n := req.Entries.Len()
 	st, err := s.openStore(ctx, req.Dest, s.opts.Dest.Store)
@@ -84,7 +92,7 @@ func (s *Session) LocalStates(ctx context.Context, req LocalRequest, out func(Lo
 		return err
 	}
 	defer st.Close()
-	view, closeDB, err := s.localView(ctx, st, req.Target)
+	view, sel, closeDB, err := s.localView(ctx, st, req.Target)
 	if err != nil {
 		return err
 	}
@@ -127,7 +135,11 @@ func (s *Session) LocalStates(ctx context.Context, req LocalRequest, out func(Lo
 			go func() {
 				defer wg.Done()
 				defer func() { <-sem }()
-				states[i] = localStateOf(ctx, st, &entries[i], rows[i])
+				if outsideCopy(sel, &entries[i], rows[i] != nil) {
+					states[i] = LocalOutside
+				} else {
+					states[i] = localStateOf(ctx, st, &entries[i], rows[i])
+				}
 			}()
 		}
 		wg.Wait()
@@ -136,39 +148,46 @@ func (s *Session) LocalStates(ctx context.Context, req LocalRequest, out func(Lo
 	return ctx.Err()
 }
 
-// localView opens the copy's state for reading: nil when there is none, or
-// no row of the Source of target.
-func (s *Session) localView(ctx context.Context, st store.Store, target string) (*state.View, func(), error) {
+// localView opens the copy's state for reading, with what the copy claims
+// to hold: nil when there is none, or no row of the Source of target.
+func (s *Session) localView(ctx context.Context, st store.Store, target string) (*state.View, *engine.CopySelection, func(), error) {
 	none := func() {}
 	path, err := st.StatePath(ctx)
 	if err != nil {
-		return nil, none, err
+		return nil, nil, none, err
 	}
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-		return nil, none, nil
+		return nil, nil, none, nil
 	}
 	client, err := s.destClient()
 	if err != nil {
-		return nil, none, err
+		return nil, nil, none, err
 	}
-	key, err := engine.SourceOf(ctx, client, target, engine.Options{})
+	rs, err := engine.ResolveSource(ctx, client, target, engine.Options{})
 	if err != nil {
-		return nil, none, fmt.Errorf("find the Source of %s: %w", target, err)
+		return nil, nil, none, fmt.Errorf("find the Source of %s: %w", target, err)
 	}
 	db, err := state.Open(ctx, path)
 	if err != nil {
-		return nil, none, err
+		return nil, nil, none, err
 	}
-	src, err := db.Source(ctx, key)
+	src, err := db.Source(ctx, rs.Key())
 	if errors.Is(err, state.ErrNoSource) {
 		db.Close()
-		return nil, none, nil
+		return nil, nil, none, nil
 	}
 	if err != nil {
 		db.Close()
-		return nil, none, err
+		return nil, nil, none, err
 	}
-	return db.View(src.ID), func() { db.Close() }, nil
+	// The explorer's audit compares what the Source's authority holds
+	// (AuditOptions.AllowOtherHosts is off): so are the states.
+	sel, err := rs.CopySelection(src, false)
+	if err != nil {
+		db.Close()
+		return nil, nil, none, err
+	}
+	return db.View(src.ID), sel, func() { db.Close() }, nil
 }
 
 // planEntryOf reads entry i of t as the planners read an entry.
@@ -185,6 +204,16 @@ func planEntryOf(t *model.EntryTable, i int, base string) plan.Entry {
 		e.Datetime = dt.Time
 	}
 	return e
+}
+
+// outsideCopy tells that the copy does not claim to hold e's resource
+// (recorded: its state has a row of it). A deletion the copy never held
+// stays gone, unless the copy's selection leaves the resource out.
+func outsideCopy(sel *engine.CopySelection, e *plan.Entry, recorded bool) bool {
+	if sel.Excluded(e.URI) {
+		return true
+	}
+	return !recorded && e.Change != model.ChangeDeleted && !sel.Claims(e.URI, false)
 }
 
 func missingOrGone(e *plan.Entry) LocalState {

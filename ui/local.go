@@ -14,7 +14,7 @@ import (
 
 // The local copy attached (rsx --dest DIR, :dest DIR): a column of each
 // entry's state in the copy — same, changed at the Source, missing,
-// modified locally — computed in the background from the copy's state and
+// modified locally, outside the copy's selection — computed in the background from the copy's state and
 // its files (session.LocalStates) and shown batch by batch as it arrives.
 
 // localCopy is the state of a document's entries in the copy attached.
@@ -22,7 +22,7 @@ type localCopy struct {
 	dest   string
 	gen    int
 	states []atomic.Uint32 // session.LocalState per entry; read by background sorts too
-	counts [session.LocalGone + 1]int
+	counts [session.LocalOutside + 1]int
 	done   int
 	err    error
 	cancel context.CancelFunc
@@ -60,6 +60,8 @@ func localWord(s session.LocalState) string {
 		return "modified"
 	case session.LocalGone:
 		return "gone"
+	case session.LocalOutside:
+		return "outside" // the copy's selection, as :audit says
 	}
 	return ""
 }
@@ -80,7 +82,7 @@ func localPaint(st *common.Styles, s session.LocalState) common.Paint {
 // statusText sums the states up for the status bar.
 func (l *localCopy) statusText(n int) (full, short string) {
 	full = "copy"
-	for _, s := range []session.LocalState{session.LocalSame, session.LocalChanged, session.LocalMissing, session.LocalModified, session.LocalGone} {
+	for _, s := range []session.LocalState{session.LocalSame, session.LocalChanged, session.LocalMissing, session.LocalModified, session.LocalGone, session.LocalOutside} {
 		if c := l.counts[s]; c > 0 {
 			full += fmt.Sprintf(" · %s %s", components.Count(c), localWord(s))
 		}

@@ -256,8 +256,12 @@ func (s *Session) AuditWith(ctx context.Context, target string, opts AuditOption
 	rep.Point = row.Point()
 	// What the copy claims to hold: with a baseline (finished or not),
 	// every resource of its selection; without one (only chosen resources
-	// were synced), the resources it has.
-	chosenOnly := err == nil && row.Baseline.Kind == ""
+	// were synced), the resources it has. CopySelection decides it, as for
+	// whatever else shows a copy's resources (the explorer's :dest).
+	cs, err := copySelectionOf(src, row, opts.AllowOtherHosts)
+	if err != nil {
+		return nil, err
+	}
 	baselineDone := !row.Baseline.Done.IsZero()
 	if row.Baseline.Kind != "" && !baselineDone {
 		rep.Warnings = append(rep.Warnings, "the copy's baseline is not finished: the resources it has yet to copy are missing, and not called unannounced")
@@ -267,10 +271,7 @@ func (s *Session) AuditWith(ctx context.Context, target string, opts AuditOption
 		return nil, fmt.Errorf("the Source %s offers no Resource List to compare the copy with: %w", src.key, errNoDocument)
 	}
 	rep.Document = rl
-	sel, err := plan.NewSelection(row.Selection.Include, row.Selection.Exclude)
-	if err != nil {
-		return nil, fmt.Errorf("the stored selection: %w", err)
-	}
+	sel := cs.sel
 	b := &builder{s: s, p: &Plan{}, sel: sel, capList: src.capList}
 
 	// The Source's current resources against the state: the Resource List
@@ -286,7 +287,7 @@ func (s *Session) AuditWith(ctx context.Context, target string, opts AuditOption
 	}
 	announced := newURISet()
 	a := &auditor{s: s, rep: rep, announced: announced, srcID: row.ID, listSame: opts.ListSame, rows: rows,
-		chosenOnly: chosenOnly, baselineDone: baselineDone, outside: outsideOf(src, row.Selection.Map, opts.AllowOtherHosts)}
+		chosenOnly: cs.chosenOnly, baselineDone: baselineDone, outside: cs.outside}
 	tmp := s.st.TempDir()
 	a.verify = runspool.NewList(tmp, "audit's intact copies", 0, appendVerified, readVerified, compareVerified)
 	a.damaged = runspool.NewList(tmp, "audit's damaged copies", 0, appendID, readID, func(a, b *int64) int { return cmp.Compare(*a, *b) })

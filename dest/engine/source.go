@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"errors"
 	"strings"
 )
 
@@ -13,15 +12,11 @@ import (
 // the document given when it has none. It needs no destination and takes
 // no lock: the explorer asks it to read a copy's state while it browses.
 func SourceOf(ctx context.Context, client Client, target string, opts Options) (string, error) {
-	if client == nil {
-		return "", errors.New("find the Source: no client")
-	}
-	s := &Session{client: client, opts: opts.withDefaults(), delayed: map[string]bool{}}
-	src, err := s.resolve(ctx, target)
+	r, err := ResolveSource(ctx, client, target, opts)
 	if err != nil {
 		return "", err
 	}
-	return src.key, nil
+	return r.Key(), nil
 }
 
 // ResolveLoc resolves an entry's loc against the URL of its document as
