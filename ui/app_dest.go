@@ -37,6 +37,9 @@ type syncScope struct {
 	only   []string // the resources chosen; nil: the whole Source
 	rows   []int32  // their entries (nil with only nil)
 	what   string   // "the 3 marked entries", "the 12 entries shown", …
+	// capList is the Capability List selected in a Source Description,
+	// which target is: the pages name it in their title.
+	capList string
 }
 
 // scope works out what the marked (or shown) entries of the document
@@ -55,9 +58,7 @@ func (a *App) scope(forAudit bool) (syncScope, error) {
 		// whole Source (of the Capability List selected in a Source
 		// Description).
 		if d.capability() == model.CapDescription {
-			if i := a.dv.Selected(); i >= 0 {
-				sc.target = model.ResolveHref(d.base(), d.entries.Loc(i))
-			}
+			return a.descriptionScope(d)
 		}
 		sc.what = "every resource of the Source (this document lists " + docListsWhat(d) + ")"
 		if d.marked() > 0 {
@@ -82,6 +83,12 @@ func (a *App) scope(forAudit bool) (syncScope, error) {
 		sc.what = fmt.Sprintf("the %s marked of %s", components.Count(len(rows)), display.Plural(n, "entry", "entries"))
 	case !all:
 		sc.what = fmt.Sprintf("the %s shown (filter %q) of %s", display.Plural(len(rows), "entry", "entries"), a.dv.query.raw, display.Plural(n, "entry", "entries"))
+	case whole && d.capability() != model.CapResourceList:
+		// All entries of a Change List Index: changes, not the Source's
+		// resources (the audit counts those, from the Resource List and
+		// the changes since).
+		sc.what = "every resource of the Source, not the " + display.Plural(n, "change", "changes") + " listed here"
+		return sc, nil
 	case whole:
 		sc.what = "every resource of the Source's Resource List (" + display.Plural(n, "entry", "entries") + ")"
 		return sc, nil
@@ -105,6 +112,29 @@ func (a *App) scope(forAudit bool) (syncScope, error) {
 	return sc, nil
 }
 
+// descriptionScope is what a sync or an audit of a Source Description
+// acts on: the Capability List selected in it, named, as rsx sync must be
+// given one when the Source Description lists several (it refuses the
+// Source Description's URL then).
+func (a *App) descriptionScope(d *document) (syncScope, error) {
+	n := d.entries.Len()
+	i := a.dv.Selected()
+	if n == 0 || i < 0 {
+		return syncScope{}, errors.New("this Source Description lists no Capability List")
+	}
+	capList := model.ResolveHref(d.base(), d.entries.Loc(i))
+	sc := syncScope{target: capList, capList: capList}
+	if n == 1 {
+		sc.what = "every resource of the Source Description's only Capability List"
+	} else {
+		sc.what = fmt.Sprintf("the Capability List selected (1 of the Source Description's %d: rsx sync takes one, by its URL)", n)
+	}
+	if d.marked() > 0 {
+		sc.what += "; the marks are left aside"
+	}
+	return sc, nil
+}
+
 // docListsWhat names what a document of documents lists.
 func docListsWhat(d *document) string {
 	if d.entriesArePackages() {
@@ -123,6 +153,9 @@ func (a *App) openSync(dest string) tea.Cmd {
 	p := a.newSyncPage(session.SyncRequest{Dest: dest, Target: sc.target, Only: sc.only}, sc.what)
 	if p == nil {
 		return nil
+	}
+	if sc.capList != "" {
+		p.Of(sc.capList)
 	}
 	return a.showPage(p)
 }

@@ -373,7 +373,16 @@ func (v *Audit) summary(w int) []string {
 	}
 	lines = append(lines, "",
 		kv("Source", st.URL.Render(components.Escape(r.Source))),
-		kv("compares", st.Value.Render(components.Escape(v.what))),
+		kv("compares", st.Value.Render(components.Escape(v.what))))
+	if v.req.Only == nil {
+		// The whole Source: how many resources it has now, as rsx audit
+		// --dest counts them, whatever the view the audit was asked from
+		// lists (a Change List Index's changes are not its resources).
+		n := r.Same + r.Len(engine.ListMissing) + r.Len(engine.ListChanged) + r.OutOfSelection()
+		lines = append(lines, kv("", st.Value.Render(display.Plural(n, "resource", "resources"))+
+			st.Dim.Render(" of the Source now: same, missing, changed or out of the copy's selection")))
+	}
+	lines = append(lines,
 		// Three lines, not one cut at the edge before the copy's point.
 		kv("against", st.Value.Render(components.Escape(r.Document))),
 		kv("", st.Dim.Render("at ")+st.Value.Render(datetimeOr(r.At, "(none)"))+st.Dim.Render(", with the changes since")),

@@ -63,6 +63,7 @@ type Sync struct {
 	c    *common.Common
 	job  SyncJob
 	what string                   // the entries chosen, in words
+	of   string                   // the document synced from, when not the one open ("" when it is)
 	open func(uri string) tea.Cmd // shows a resource's page over this one
 
 	stage    syncStage
@@ -576,10 +577,19 @@ func (v *Sync) stageHead(w int) []string {
 	return v.resultHead(w)
 }
 
-// titleLine is the stage's title, the destination and what is chosen.
+// Of names the document the sync copies from when it is not the one open
+// (the Capability List selected in a Source Description): every stage's
+// title names it.
+func (v *Sync) Of(doc string) { v.of = doc }
+
+// titleLine is the stage's title, what it syncs from (when not the
+// document open) and the destination.
 func (v *Sync) titleLine(title string) string {
 	st := v.c.Styles
-	return st.Title.Render(title) + st.Dim.Render("  → ") + st.URL.Render(components.Escape(v.job.Request().Dest))
+	if v.of != "" {
+		title += " of " + v.of
+	}
+	return st.Title.Render(components.Escape(title)) + st.Dim.Render("  → ") + st.URL.Render(components.Escape(v.job.Request().Dest))
 }
 
 func (v *Sync) kv(label, value string) string {
