@@ -374,10 +374,11 @@ func (v *Audit) summary(w int) []string {
 	lines = append(lines, "",
 		kv("Source", st.URL.Render(components.Escape(r.Source))),
 		kv("compares", st.Value.Render(components.Escape(v.what))))
-	if v.req.Only == nil {
+	if v.req.Only == nil && r.NotChosen == 0 && r.Complete() {
 		// The whole Source: how many resources it has now, as rsx audit
 		// --dest counts them, whatever the view the audit was asked from
 		// lists (a Change List Index's changes are not its resources).
+		// Not known when a document could not be read.
 		n := r.Same + r.Len(engine.ListMissing) + r.Len(engine.ListChanged) + r.OutOfSelection()
 		lines = append(lines, kv("", st.Value.Render(display.Plural(n, "resource", "resources"))+
 			st.Dim.Render(" of the Source now: same, missing, changed or out of the copy's selection")))
