@@ -431,3 +431,98 @@ func TestE2ESyncAndAuditFromTheExplorer(t *testing.T) {
 	s.keys("q")
 	s.waitFor(10*time.Second, "EXIT 0")
 }
+
+// TestE2EBrokenIndexAndAllParts walks the broken demo's Resource List Index
+// of dataset1, whose part 3 is a Resource Dump: the index's row 3 carries
+// the cross-document problem index-child-capability (as rsx validate
+// --recursive and the sync plan report it), the status bar counts it and
+// the problems page lists it; then the view of all parts (a): every part's
+// entries in part order, n jumping to the next entry with a problem, P
+// opening its problems and p the problems page, counted as the status bar
+// counts them.
+func TestE2EBrokenIndexAndAllParts(t *testing.T) {
+	requireTmux(t)
+	bin := buildRSX(t)
+	base := startServe(t, bin, "--broken")
+	s := startTmux(t, bin+" --no-cache "+base+"/dataset1/resourcelist.xml", e2eEnv(t))
+
+	// The index, its checks across documents ended: row 3 is marked.
+	scr := s.waitUntil(30*time.Second, "the index with its checks across documents", func(scr string) bool {
+		title, _, _ := strings.Cut(scr, "\n")
+		return strings.Contains(scr, "Resource List Index") && strings.Contains(scr, "resourcelist-0003.xml") &&
+			strings.Contains(scr, "✗ 3 errors") && !strings.ContainsAny(title, "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏")
+	})
+	if row := lineWith(scr, "resourcelist-0003.xml"); !strings.Contains(row, "✗") {
+		t.Errorf("row 3 (the Resource Dump) has no mark: %q\n%s", row, scr)
+	}
+	status := lineWith(scr, "resourcelist ")
+	errs, warns := problemCounts(status)
+
+	// The problems page lists it, counted as the status bar counts.
+	s.keys("p")
+	scr = s.waitFor(10*time.Second, "Problems", "index-child-capability", "entry 3")
+	if pe, pw := problemCounts(lineWith(scr, "Problems  ")); pe != errs || pw != warns {
+		t.Errorf("status bar %s errors, %s warnings; problems page %s, %s\n%s", errs, warns, pe, pw, scr)
+	}
+	s.keys("Escape")
+	// P on row 3: its own problems, the cross-document one among them.
+	s.keys("3", "g", "P")
+	s.waitFor(10*time.Second, "Problems", "index-child-capability", "this is a Resource Dump")
+	s.keys("Escape")
+	s.waitFor(10*time.Second, "Resource List Index", "✗ 3 errors")
+
+	// The view of all parts, loaded to its end.
+	s.keys("a")
+	scr = s.waitFor(60*time.Second, "All entries of Resource List Index", "6/6 parts")
+	rowRE := regexp.MustCompile(`^\s*(\d+)\s+(\d+)\s+/dataset1/`)
+	// rows reads the row number and part of each table row shown.
+	rows := func(scr string) (nums, parts []int) {
+		for _, l := range strings.Split(scr, "\n") {
+			if m := rowRE.FindStringSubmatch(l); m != nil {
+				n, _ := strconv.Atoi(m[1])
+				p, _ := strconv.Atoi(m[2])
+				nums, parts = append(nums, n), append(parts, p)
+			}
+		}
+		return nums, parts
+	}
+	nums, parts := rows(scr)
+	if len(nums) < 5 || nums[0] != 1 || parts[0] != 1 || !strings.Contains(lineWith(scr, "   1      1 "), "/dataset1/res/000001.") {
+		t.Fatalf("the view of all parts does not begin with part 1's first entry:\n%s", scr)
+	}
+	// Part order throughout: the rows at the end come from the last part
+	// read, and the part never goes back.
+	s.keys("G")
+	scr = s.waitUntil(10*time.Second, "the end of the view", func(scr string) bool {
+		_, parts := rows(scr)
+		return len(parts) > 0 && parts[len(parts)-1] >= 5
+	})
+	nums, parts = rows(scr)
+	for i := 1; i < len(nums); i++ {
+		if nums[i] != nums[i-1]+1 || parts[i] < parts[i-1] {
+			t.Fatalf("rows out of part order at row %d (part %d after part %d):\n%s", nums[i], parts[i], parts[i-1], scr)
+		}
+	}
+	allStatus := lineWith(scr, "parts ·")
+	if !strings.Contains(allStatus, "✗") {
+		t.Fatalf("the view of all parts counts no problem: %q", allStatus)
+	}
+
+	// n from the top: the first entry with a problem; P opens its problems,
+	// named by part.
+	s.keys("g", "g", "n", "P")
+	scr = s.waitFor(10*time.Second, "Problems", "part 1: entry ")
+	s.keys("Escape")
+	s.waitFor(10*time.Second, "All entries of Resource List Index")
+	// p: the problems page of the whole view, counted as its status bar.
+	s.keys("p")
+	scr = s.waitFor(10*time.Second, "Problems", "rules")
+	m := regexp.MustCompile(`✗(\d+) !(\d+)`).FindStringSubmatch(allStatus)
+	pe, pw := problemCounts(lineWith(scr, "Problems  "))
+	if m == nil || pe != m[1] || pw != m[2] {
+		t.Errorf("status bar %q; problems page %s errors, %s warnings\n%s", allStatus, pe, pw, scr)
+	}
+
+	s.keys("q")
+	s.waitFor(10*time.Second, "EXIT 0")
+}
