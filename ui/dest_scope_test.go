@@ -168,3 +168,57 @@ func copyFilesUnder(t *testing.T, dir string) []string {
 	})
 	return out
 }
+
+// TestDestColumnAgreesWithAudit: a copy of three marked entries, attached
+// with :dest: the other entries are outside the copy's selection, as :audit
+// of the same copy counts them, not missing.
+func TestDestColumnAgreesWithAudit(t *testing.T) {
+	prev := log.Writer()
+	log.SetOutput(io.Discard)
+	t.Cleanup(func() { log.SetOutput(prev) })
+	base := shDemo(t, "", demo.Options{Resources: 300, ListSize: 100})
+	dir := filepath.Join(t.TempDir(), "copy")
+	a, d := shAppWith(t, base+"/dataset1/resourcelist-0001.xml", fetch.Options{NoCache: true, Netrc: "-", PerHostConcurrency: 8})
+	d.keys("space space space")
+	d.keys(":")
+	d.typeText("sync " + dir)
+	d.keys("enter enter")
+	if scr := d.screen(); !strings.Contains(scr, "3 created") {
+		t.Fatalf("the sync of three entries:\n%s", scr)
+	}
+	d.keys("esc")
+	d.keys(":")
+	d.typeText("dest " + dir)
+	d.keys("enter")
+	l := a.doc.local
+	if l == nil || l.running() || l.err != nil {
+		t.Fatalf("the copy's states: %+v", l)
+	}
+	n := a.doc.entries.Len()
+	if l.counts[session.LocalSame] != 3 || l.counts[session.LocalOutside] != n-3 || l.counts[session.LocalMissing] != 0 {
+		t.Errorf("states: %d same, %d outside, %d missing of %d", l.counts[session.LocalSame], l.counts[session.LocalOutside], l.counts[session.LocalMissing], n)
+	}
+	if scr := d.screen(); !strings.Contains(lineWith(scr, "/dataset1/res/000004."), " outside ") || strings.Contains(scr, " missing ") {
+		t.Errorf("the copy's column does not say outside:\n%s", scr)
+	}
+	if full, _ := l.statusText(n); !strings.Contains(full, components.Count(n-3)+" outside") {
+		t.Errorf("the status bar's words: %q", full)
+	}
+	// :audit of the same copy and document: as many out of its selection.
+	d.keys(":")
+	d.typeText("audit " + dir)
+	d.keys("enter")
+	if scr := d.screen(); !strings.Contains(scr, components.Count(n-3)+" out of the copy's selection") {
+		t.Errorf("the audit does not count %d out of the copy's selection:\n%s", n-3, scr)
+	}
+}
+
+// lineWith is the first line of screen that contains want.
+func lineWith(screen, want string) string {
+	for _, l := range strings.Split(screen, "\n") {
+		if strings.Contains(l, want) {
+			return l
+		}
+	}
+	return ""
+}
