@@ -445,9 +445,38 @@ func (a *app) addSources(cmd *cobra.Command, asJSON *bool, dest *string) {
 	var every, debounce time.Duration
 	fl := cmd.Flags()
 	fl.StringVar(&file, "sources", "", "run for every Source of `FILE` (one Capability List URL a line, or TOML: docs/fleet.md) instead of one URL")
-	fl.DurationVar(&every, "every", 0, "with --sources: go on until interrupted, running each Source again this long after its last start (the file is read again each time); with --follow too, default 1h")
+	everyHelp := "with --sources: go on until interrupted, running each Source again this long after its last start (the file is read again each time)"
+	if cmd.Flags().Lookup("follow") != nil {
+		everyHelp += "; with --follow too (default then 1h)"
+	}
+	fl.DurationVar(&every, "every", 0, everyHelp)
+	cmd.Long += `
+
+--sources FILE runs the command for every Source of FILE (one Capability List
+URL a line, or TOML with each Source's settings: docs/fleet.md) instead of one
+URL: in parallel, never two of one host nor two of one DEST at once; one
+Source's failure never stops the others. --every D goes on until interrupted,
+running each Source again D after its last start (the file is read again each
+round).`
 	if cmd.Flags().Lookup("follow") != nil {
 		fl.DurationVar(&debounce, "debounce", defaultFleetDebounce, "with --sources --follow: wait this long after a Source's notification before its run (the notifications meanwhile bring the same run)")
+		cmd.Long += fmt.Sprintf(`
+
+--sources FILE --follow follows the fleet's Sources until interrupted: each
+Source's notification channels are subscribed to, and a notification brings
+an incremental run of that Source only, --debounce (default %s) after it
+(those that come meanwhile, or while it runs, bring one run); a channel that
+drops reconnects with back-off, and a run catches up what it missed. Every
+Source also runs every --every (default %s; a Source's every in the file
+wins): that is how a Source with no channel is followed. Each run is a line
+(--json: JSON Lines of every event), and is recorded in its DEST's history
+(rsx log). SIGINT or SIGTERM stops the runs under way as they stop a sync
+(the next run continues) and ends with 0, or 1 when a Source's last run
+failed.`, shortDuration(defaultFleetDebounce), shortDuration(defaultFleetFollowEvery))
+		cmd.Example += "\n  rsx sync --sources fleet.toml --every 6h   # every Source every 6 hours, until ctrl-c" +
+			"\n  rsx sync --sources fleet.toml --follow     # every Source when it notifies a change, until ctrl-c"
+	} else {
+		cmd.Example += "\n  rsx " + cmd.Name() + " --sources fleet.toml   # every Source of the file"
 	}
 	args, run := cmd.Args, cmd.RunE
 	cmd.Args = func(c *cobra.Command, a []string) error {

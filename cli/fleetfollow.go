@@ -548,6 +548,19 @@ func (p *fleetFollowPrinter) event(kind string, s *followed) fleetEventJSON {
 	return e
 }
 
+// shortDuration is d as time.Duration writes it, without the zero minutes
+// and seconds of whole hours and minutes: 1h, 90m, 1h30m, 2.5s.
+func shortDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
+}
+
 func clock() string { return time.Now().Local().Format("15:04:05") }
 
 func secondsOf(d time.Duration) *float64 {
@@ -568,7 +581,7 @@ func (p *fleetFollowPrinter) following(n int, every time.Duration, given bool, d
 		how = "the default; --every sets it"
 	}
 	fmt.Fprintf(p.errw, "rsx: following %s: a Source runs %s after a notification of its channels announces a change (those that come meanwhile wait for the same run), after a channel reconnects, and every %s (%s; a Source's every in the file wins), with a channel or without (ctrl-c stops)\n",
-		display.Plural(n, "Source", "Sources"), debounce, every, how)
+		display.Plural(n, "Source", "Sources"), shortDuration(debounce), shortDuration(every), how)
 }
 
 func (p *fleetFollowPrinter) channels(s *followed, f *followFound) {
@@ -602,10 +615,10 @@ func (p *fleetFollowPrinter) channels(s *followed, f *followFound) {
 	if f.err != nil && !errors.Is(f.err, notify.ErrNoChannels) {
 		why = "its notification channels could not be found (" + esc(f.err.Error()) + ")"
 		if f.retry > 0 {
-			why += "; looked for again in " + f.retry.String()
+			why += "; looked for again in " + shortDuration(f.retry)
 		}
 	}
-	fmt.Fprintf(p.errw, "%s  %s: %s: polled every %s\n", clock(), esc(s.name()), why, s.job.every)
+	fmt.Fprintf(p.errw, "%s  %s: %s: polled every %s\n", clock(), esc(s.name()), why, shortDuration(s.job.every))
 }
 
 func (p *fleetFollowPrinter) source(s *followed, what string) {
