@@ -33,6 +33,9 @@ const (
 	defaultFleetFollowEvery = time.Hour
 	defaultFleetDebounce    = 2 * time.Second
 	defaultFleetReread      = time.Minute
+	// firstConnectWait bounds how long a Source's first run waits for its
+	// channels' first attempts to connect.
+	firstConnectWait = 30 * time.Second
 )
 
 // fleetTimes bound the fleet's waits; a zero field gives the default.
@@ -71,6 +74,7 @@ type followed struct {
 	lookedUp   bool               // the lookup of its channels ended (once)
 	channels   []notify.Channel
 	unsettled  map[string]bool // channels whose first attempt to connect has not ended: the first run waits for them
+	settleBy   time.Time       // but not after this
 	running    bool
 	started    bool      // a run has started: a connection after it brings a catch-up run
 	wanted     time.Time // a run is wanted from then on (zero: only the poll's)
@@ -92,11 +96,18 @@ func (s *followed) name() string {
 // due is when the Source's next run is due; zero while it runs or waits
 // for its channels.
 func (s *followed) due() time.Time {
-	if s.running || s.removed || !s.lookedUp || len(s.unsettled) > 0 {
+	if s.running || s.removed || !s.lookedUp {
 		return time.Time{}
 	}
 	if !s.started {
-		return s.wanted
+		// The first run waits for the first attempt of each channel to
+		// connect, so that what changes during the run is notified; not
+		// longer than settleBy (a WebSub hub that never verifies).
+		d := s.wanted
+		if len(s.unsettled) > 0 && d.Before(s.settleBy) {
+			d = s.settleBy
+		}
+		return d
 	}
 	d := s.nextPoll
 	if !s.wanted.IsZero() && s.wanted.Before(d) {
@@ -368,6 +379,7 @@ func (l *followLoop) message(m followMsg) {
 		}
 		if first {
 			s.want(now, reasonStart)
+			s.settleBy = now.Add(firstConnectWait)
 		}
 		l.pr.channels(s, f)
 		return

@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -115,6 +116,9 @@ func (s *changingSource) serve(w http.ResponseWriter, r *http.Request) {
 		// and ends with the connection.
 		for {
 			if _, _, err := c.Read(context.Background()); err != nil {
+				s.mu.Lock()
+				s.conns = slices.DeleteFunc(s.conns, func(x *websocket.Conn) bool { return x == c })
+				s.mu.Unlock()
 				return
 			}
 		}
@@ -220,6 +224,11 @@ type fleetFollower struct {
 
 func startFleetFollow(t *testing.T, file string, args ...string) *fleetFollower {
 	t.Helper()
+	return startFleetFollowTimes(t, fleetTimes{minEvery: time.Millisecond}, file, args...)
+}
+
+func startFleetFollowTimes(t *testing.T, times fleetTimes, file string, args ...string) *fleetFollower {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	f := &fleetFollower{t: t, cancel: cancel, done: make(chan struct{})}
 	all := append([]string{"--no-cache", "--rate", "0", "--retries", "0", "sync", "--sources", file, "--follow", "--json"}, args...)
@@ -227,7 +236,7 @@ func startFleetFollow(t *testing.T, file string, args ...string) *fleetFollower 
 		defer close(f.done)
 		f.code = runWith(all, streams{in: strings.NewReader(""), out: &f.out, err: &f.errb}, func(a *app) {
 			a.base = ctx
-			a.fleetTimes = fleetTimes{minEvery: time.Millisecond}
+			a.fleetTimes = times
 		})
 	}()
 	t.Cleanup(func() {
@@ -476,10 +485,12 @@ func TestSyncSourcesFollowStopsCleanly(t *testing.T) {
 	if run == nil || !run.Interrupted || ls[len(ls)-1].Event != "stopped" {
 		t.Fatalf("no interrupted run, or the last line is not stopped:\n%s", f.out.String())
 	}
-	if a.subscribers() != 0 {
-		// The channel's connection is closed by the subscriber; the
-		// server side notices within moments.
-		time.Sleep(200 * time.Millisecond)
+	deadline = time.Now().Add(5 * time.Second)
+	for a.subscribers() > 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := a.subscribers(); n != 0 {
+		t.Errorf("%d subscriptions left after the stop", n)
 	}
 	close(a.block)
 	a.block = nil
@@ -508,5 +519,37 @@ func TestSyncSourcesFollowUsage(t *testing.T) {
 		if code != 2 || !strings.Contains(errs, tt.want) {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", tt.args, code, errs, tt.want)
 		}
+	}
+}
+
+// The file is read again while the fleet follows: a Source added is
+// subscribed to and run, one removed is unsubscribed.
+func TestSyncSourcesFollowRereadsTheFile(t *testing.T) {
+	a, b := newChangingSource(t, true), newChangingSource(t, true)
+	dir := t.TempDir()
+	file := writeFleet(t, dir, a)
+	f := startFleetFollowTimes(t, fleetTimes{minEvery: time.Millisecond, reread: 100 * time.Millisecond}, file, "--every", "1h", "--debounce", "10ms")
+	f.wait(1, 20*time.Second, "start run of a", runOf(a, reasonStart))
+	writeFleet(t, dir, b) // a goes, b comes (b is s0 now, with a's DEST)
+	f.wait(1, 10*time.Second, "b added", func(l fleetFollowLine) bool { return l.Event == "added" && l.Source == b.capList() })
+	f.wait(1, 10*time.Second, "a removed", func(l fleetFollowLine) bool { return l.Event == "removed" && l.Source == a.capList() })
+	f.wait(1, 20*time.Second, "start run of b", runOf(b, reasonStart))
+	deadline := time.Now().Add(5 * time.Second)
+	for a.subscribers() > 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := a.subscribers(); n != 0 {
+		t.Errorf("a removed from the file keeps %d subscriptions", n)
+	}
+	a.change()
+	a.notify()
+	b.change()
+	b.notify()
+	f.wait(1, 10*time.Second, "run of b after its notification", runOf(b, reasonNotification))
+	if n := f.count(runOf(a, "")); n != 1 {
+		t.Errorf("a ran %d times, want once (before it left the file)", n)
+	}
+	if code := f.stop(); code != 0 {
+		t.Errorf("exit %d", code)
 	}
 }
