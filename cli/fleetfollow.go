@@ -71,6 +71,7 @@ type followed struct {
 	job        fleetJob
 	key, dkey  string
 	stopWatch  context.CancelFunc // ends the Source's channel lookup and watch
+	watch      int                // the watch's number: a message of an earlier one is stale
 	lookedUp   bool               // the lookup of its channels ended (once)
 	channels   []notify.Channel
 	unsettled  map[string]bool // channels whose first attempt to connect has not ended: the first run waits for them
@@ -128,6 +129,7 @@ func (s *followed) want(t time.Time, reason string) {
 // (found), or something happened on a channel (event).
 type followMsg struct {
 	key   string
+	watch int // followed.watch of the watch that sends it
 	found *followFound
 	event *notify.Event
 }
@@ -190,11 +192,12 @@ func (a *app) fleetFollow(ctx context.Context, command, file, cmdDest string, ev
 	startWatch := func(s *followed) {
 		wctx, cancel := context.WithCancel(ctx)
 		s.stopWatch = cancel
+		s.watch++
 		active++
-		go func() {
-			a.followSourceChannels(wctx, s.key, s.job, l.msgs)
+		go func(key string, watch int, j fleetJob) {
+			a.followSourceChannels(wctx, followMsg{key: key, watch: watch}, j, l.msgs)
 			ended <- struct{}{}
-		}()
+		}(s.key, s.watch, s.job)
 	}
 	l.update(jobs, ff.Parallel, startWatch)
 	reread := time.NewTicker(a.fleetTimes.rereadEvery())
@@ -285,6 +288,15 @@ func (l *followLoop) update(jobs []fleetJob, parallel int, startWatch func(*foll
 				s.nextPoll = s.nextPoll.Add(j.every - s.job.every)
 			}
 			s.job = j
+			if s.removed {
+				// Back in the file before its last run ended: its
+				// channels are looked for again, and it runs once they are.
+				s.removed, s.lookedUp, s.channels, s.unsettled = false, false, nil, map[string]bool{}
+				s.wanted, s.reason, s.notified = time.Time{}, "", 0
+				s.started = false
+				l.pr.source(s, "added")
+				startWatch(s)
+			}
 			continue
 		}
 		s := &followed{job: j, key: key, dkey: filepath.Clean(j.dest), unsettled: map[string]bool{}}
@@ -310,8 +322,9 @@ func (l *followLoop) update(jobs []fleetJob, parallel int, startWatch func(*foll
 // followSourceChannels looks for the channels of one Source and watches
 // them until ctx is done, telling the loop through msgs. A lookup that
 // fails (not one that finds none) is tried again every every.
-func (a *app) followSourceChannels(ctx context.Context, key string, j fleetJob, msgs chan<- followMsg) {
+func (a *app) followSourceChannels(ctx context.Context, from followMsg, j fleetJob, msgs chan<- followMsg) {
 	send := func(m followMsg) bool {
+		m.key, m.watch = from.key, from.watch
 		select {
 		case msgs <- m:
 			return true
@@ -321,7 +334,7 @@ func (a *app) followSourceChannels(ctx context.Context, key string, j fleetJob, 
 	}
 	client, err := a.http.client(j.src.URL)
 	if err != nil {
-		send(followMsg{key: key, found: &followFound{err: err}})
+		send(followMsg{found: &followFound{err: err}})
 		return
 	}
 	var channels []notify.Channel
@@ -337,7 +350,7 @@ func (a *app) followSourceChannels(ctx context.Context, key string, j fleetJob, 
 		if found != nil {
 			channels = found.Channels
 		}
-		if !send(followMsg{key: key, found: &followFound{channels: channels, err: err, retry: retry}}) {
+		if !send(followMsg{found: &followFound{channels: channels, err: err, retry: retry}}) {
 			return
 		}
 		if len(channels) > 0 {
@@ -357,7 +370,7 @@ func (a *app) followSourceChannels(ctx context.Context, key string, j fleetJob, 
 	events, stop := watchChannels(ctx, client, channels)
 	defer stop()
 	for e := range events {
-		if !send(followMsg{key: key, event: &e}) {
+		if !send(followMsg{event: &e}) {
 			return
 		}
 	}
@@ -366,7 +379,7 @@ func (a *app) followSourceChannels(ctx context.Context, key string, j fleetJob, 
 // message takes what a Source's watch says.
 func (l *followLoop) message(m followMsg) {
 	s := l.sources[m.key]
-	if s == nil || s.removed {
+	if s == nil || s.removed || m.watch != s.watch {
 		return
 	}
 	now := time.Now()
@@ -434,7 +447,8 @@ func (l *followLoop) startDue(now time.Time) {
 		l.busyHost[s.job.host], l.busyDest[s.dkey] = true, true
 		go func(key string, j fleetJob) {
 			r := l.a.runOne(l.ctx, j)
-			l.done <- followRun{key: key, r: r, reason: reason, notified: notified, interrupted: l.ctx.Err() != nil}
+			interrupted := l.ctx.Err() != nil && r.ExitStatus == exitFailure
+			l.done <- followRun{key: key, r: r, reason: reason, notified: notified, interrupted: interrupted}
 		}(s.key, s.job)
 	}
 }
