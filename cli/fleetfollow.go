@@ -602,11 +602,11 @@ func (p *fleetFollowPrinter) following(n int, every time.Duration, given bool, d
 		p.line(e)
 		return
 	}
-	how := "--every"
+	how := "--every; a Source's every in the file wins"
 	if !given {
-		how = "the default; --every sets it"
+		how = "the default: --every, or a Source's every in the file, sets it"
 	}
-	fmt.Fprintf(p.errw, "rsx: following %s: a Source runs %s after a notification of its channels announces a change (those that come meanwhile wait for the same run), after a channel reconnects, and every %s (%s; a Source's every in the file wins), with a channel or without (ctrl-c stops)\n",
+	fmt.Fprintf(p.errw, "rsx: following %s (ctrl-c stops): a Source runs %s after its notifications, after a channel reconnects, and every %s (%s), with a channel or without\n",
 		display.Plural(n, "Source", "Sources"), shortDuration(debounce), shortDuration(every), how)
 }
 
@@ -688,7 +688,8 @@ func (p *fleetFollowPrinter) channelEvent(s *followed, ev *notify.Event, catchUp
 		}
 		fmt.Fprintln(p.errw, line)
 	case notify.EventDisconnected:
-		fmt.Fprintf(p.errw, "%s  %s: %s %s: %s; reconnecting in %s\n", at, name, p.est.warn("dropped"), esc(ev.Channel.URL), esc(errText(ev.Err)), ev.Retry.Round(time.Millisecond))
+		why := strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(errText(ev.Err), ev.Channel.URL), ":"))
+		fmt.Fprintf(p.errw, "%s  %s: %s %s: %s; reconnecting in %s\n", at, name, p.est.warn("dropped"), esc(ev.Channel.URL), esc(why), ev.Retry.Round(time.Millisecond))
 	}
 }
 
@@ -699,10 +700,11 @@ func (p *fleetFollowPrinter) notification(s *followed, ev *notify.Event, brings,
 		p.line(e)
 		return
 	}
-	line := fmt.Sprintf("%s  %s: %s of %s", clock(), esc(s.name()), display.Plural(len(ev.Items), "change", "changes"), esc(ev.Channel.URL))
+	what := display.Plural(len(ev.Items), "change", "changes")
 	if ev.Kind() == notify.KindFramework {
-		line = fmt.Sprintf("%s  %s: %s changed, says %s", clock(), esc(s.name()), display.Plural(len(ev.Items), "document", "documents"), esc(ev.Channel.URL))
+		what = display.Plural(len(ev.Items), "document changed", "documents changed")
 	}
+	line := fmt.Sprintf("%s  %s: notified: %s (%s)", clock(), esc(s.name()), what, esc(ev.Channel.URL))
 	if len(ev.Problems) > 0 {
 		line += ": " + describeProblems(ev.Problems)
 	}
@@ -744,6 +746,10 @@ func (p *fleetFollowPrinter) stopped(command string, cause error, runs, failedRu
 		p.line(e)
 		return
 	}
-	fmt.Fprintf(p.errw, "rsx: %s --sources --follow: %s after %s (%d failed); %s whose last run failed\n",
-		command, why, display.Plural(runs, "run", "runs"), failedRuns, display.Plural(failedSources, "Source", "Sources"))
+	last := "the last run of every Source was ok"
+	if failedSources > 0 {
+		last = display.Plural(failedSources, "Source's last run", "Sources' last runs") + " failed"
+	}
+	fmt.Fprintf(p.errw, "rsx: %s --sources --follow: %s after %s (%d failed); %s\n",
+		command, why, display.Plural(runs, "run", "runs"), failedRuns, last)
 }
