@@ -43,6 +43,14 @@ type app struct {
 	cfg     *config.Config                 // the configuration file, read before any command runs (config.go)
 	env     func(string) string            // reads the environment; nil: os.Getenv (tests set it)
 	destEnv map[string]func(string) string // how a named destination's credentials are read, by its resolved DEST
+
+	// base is the context the command's own (cancelled on SIGINT and
+	// SIGTERM) derives from: nil for the process's runs; a fleet's runs of
+	// its Sources get the fleet's, so that stopping the fleet stops them.
+	base context.Context
+	// fleetTimes are the fleet's bounds of time (fleetfollow.go); the zero
+	// value gives the documented ones, tests make them short.
+	fleetTimes fleetTimes
 }
 
 // tempDir is the folder for this run's temporary files ("" for the system's
@@ -187,7 +195,11 @@ func execute(args []string, s streams, setup func(*app)) (int, string) {
 	if setup != nil {
 		setup(a)
 	}
-	ctx, stop := signalContext(a.tmp.remove)
+	base := a.base
+	if base == nil {
+		base = context.Background()
+	}
+	ctx, stop := signalContext(base, a.tmp.remove)
 	defer stop()
 	defer a.tmp.remove()
 	root.SetArgs(args)

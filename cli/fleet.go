@@ -322,7 +322,7 @@ func (a *app) fleetRound(ctx context.Context, jobs []fleetJob, parallel int, asJ
 			wg.Add(1)
 			go func(i int, j fleetJob, dkey string) {
 				defer wg.Done()
-				r := a.runOne(j)
+				r := a.runOne(ctx, j)
 				mu.Lock()
 				results[i] = r
 				busyHost[j.host], busyDest[dkey] = false, false
@@ -362,10 +362,12 @@ func (a *app) fleetRound(ctx context.Context, jobs []fleetJob, parallel int, asJ
 }
 
 // runOne runs one Source's command, as its own rsx run, and reads its JSON.
-func (a *app) runOne(j fleetJob) fleetResult {
+// The run ends, as on SIGINT, when ctx is done.
+func (a *app) runOne(ctx context.Context, j fleetJob) fleetResult {
 	start := time.Now()
 	var out, errb bytes.Buffer
 	code := runWith(j.args, streams{in: strings.NewReader(""), out: &out, err: &errb}, func(sub *app) {
+		sub.base = ctx
 		sub.http.transport = a.http.transport
 		sub.cfg, sub.env = a.cfg, a.env // the same file: each run resolves a named --dest itself
 	})
@@ -393,14 +395,18 @@ func (a *app) runOne(j fleetJob) fleetResult {
 
 // fleetLine is the one line a Source's run gives in the text output.
 func (a *app) fleetLine(st textStyles, r fleetResult) {
+	fmt.Fprintln(a.out, fleetLineText(st, r))
+}
+
+// fleetLineText is fleetLine's line, without its end.
+func fleetLineText(st textStyles, r fleetResult) string {
 	name := r.Source
 	if r.Name != "" {
 		name = r.Name + " (" + r.Source + ")"
 	}
 	secs := time.Duration(r.Seconds * float64(time.Second)).Round(time.Millisecond)
 	if r.Error != nil {
-		fmt.Fprintf(a.out, "%s %s → %s: %s (%s)\n", st.err("✗"), esc(name), esc(r.Dest), esc(*r.Error), secs)
-		return
+		return fmt.Sprintf("%s %s → %s: %s (%s)", st.err("✗"), esc(name), esc(r.Dest), esc(*r.Error), secs)
 	}
 	var s struct {
 		Mode                                          string `json:"mode"`
@@ -427,7 +433,7 @@ func (a *app) fleetLine(st textStyles, r fleetResult) {
 	} else {
 		what = fmt.Sprintf("%s: %d created, %d updated, %d deleted, %d unchanged, %d failed", s.Mode, s.Created, s.Updated, s.Deleted, s.Unchanged, len(s.Failed))
 	}
-	fmt.Fprintf(a.out, "%s %s → %s: %s (%s)\n", mark, esc(name), esc(r.Dest), what, secs)
+	return fmt.Sprintf("%s %s → %s: %s (%s)", mark, esc(name), esc(r.Dest), what, secs)
 }
 
 // addSources gives a command whose runs take one URL (sync, audit) the
@@ -436,15 +442,50 @@ func (a *app) fleetLine(st textStyles, r fleetResult) {
 // and --dest.
 func (a *app) addSources(cmd *cobra.Command, asJSON *bool, dest *string) {
 	var file string
-	var every time.Duration
+	var every, debounce time.Duration
 	fl := cmd.Flags()
 	fl.StringVar(&file, "sources", "", "run for every Source of `FILE` (one Capability List URL a line, or TOML: docs/fleet.md) instead of one URL")
-	fl.DurationVar(&every, "every", 0, "with --sources: go on until interrupted, running each Source again this long after its last start (the file is read again each time)")
+	everyHelp := "with --sources: go on until interrupted, running each Source again this long after its last start (the file is read again each time)"
+	if cmd.Flags().Lookup("follow") != nil {
+		everyHelp += "; with --follow too (default then 1h)"
+	}
+	fl.DurationVar(&every, "every", 0, everyHelp)
+	cmd.Long += `
+
+--sources FILE runs the command for every Source of FILE (one Capability List
+URL a line, or TOML with each Source's settings: docs/fleet.md) instead of one
+URL: in parallel, never two of one host nor two of one DEST at once; one
+Source's failure never stops the others. --every D goes on until interrupted,
+running each Source again D after its last start (the file is read again each
+round).`
+	if cmd.Flags().Lookup("follow") != nil {
+		fl.DurationVar(&debounce, "debounce", defaultFleetDebounce, "with --sources --follow: wait this long after a Source's notification before its run (the notifications meanwhile bring the same run)")
+		cmd.Long += fmt.Sprintf(`
+
+--sources FILE --follow follows the fleet's Sources until interrupted: each
+Source's notification channels are subscribed to, and a notification brings
+an incremental run of that Source only, --debounce (default %s) after it
+(those that come meanwhile, or while it runs, bring one run); a channel that
+drops reconnects with back-off, and a run catches up what it missed. Every
+Source also runs every --every (default %s; a Source's every in the file
+wins): that is how a Source with no channel is followed. Each run is a line
+(--json: JSON Lines of every event), and is recorded in its DEST's history
+(rsx log). SIGINT or SIGTERM stops the runs under way as they stop a sync
+(the next run continues) and ends with 0, or 1 when a Source's last run
+failed.`, shortDuration(defaultFleetDebounce), shortDuration(defaultFleetFollowEvery))
+		cmd.Example += "\n  rsx sync --sources fleet.toml --every 6h   # every Source every 6 hours, until ctrl-c" +
+			"\n  rsx sync --sources fleet.toml --follow     # every Source when it notifies a change, until ctrl-c"
+	} else {
+		cmd.Example += "\n  rsx " + cmd.Name() + " --sources fleet.toml   # every Source of the file"
+	}
 	args, run := cmd.Args, cmd.RunE
 	cmd.Args = func(c *cobra.Command, a []string) error {
 		if file == "" {
 			if every != 0 {
 				return failed(fmt.Errorf("%s: --every goes with --sources FILE", c.Name()))
+			}
+			if fl.Changed("debounce") {
+				return failed(fmt.Errorf("%s: --debounce goes with --sources FILE --follow", c.Name()))
 			}
 			return args(c, a)
 		}
@@ -457,16 +498,41 @@ func (a *app) addSources(cmd *cobra.Command, asJSON *bool, dest *string) {
 		if file == "" {
 			return run(c, args)
 		}
-		if fl.Changed("follow") {
-			return failed(fmt.Errorf("%s --sources: --follow is for one Source; --every D keeps a fleet current", c.Name()))
-		}
-		if every != 0 && every < time.Minute {
-			return failed(fmt.Errorf("%s --sources: --every %s: give a minute or more", c.Name(), every))
+		least := a.fleetTimes.leastEvery()
+		if every != 0 && every < least {
+			return failed(fmt.Errorf("%s --sources: --every %s: give %s or more", c.Name(), every, least))
 		}
 		d := ""
 		if fl.Changed("dest") {
 			d = *dest
 		}
-		return a.runFleet(c, c.Name(), file, d, every, *asJSON, []string{"sources", "every", "dest", "json"})
+		skip := []string{"sources", "every", "dest", "json", "follow", "debounce"}
+		follow := fl.Lookup("follow") != nil && fl.Lookup("follow").Value.String() == "true"
+		if !follow {
+			if fl.Changed("debounce") {
+				return failed(fmt.Errorf("%s --sources: --debounce goes with --follow", c.Name()))
+			}
+			return a.runFleet(c, c.Name(), file, d, every, *asJSON, skip)
+		}
+		if fl.Changed("poll-interval") {
+			return failed(fmt.Errorf("%s --sources --follow: --poll-interval is for one Source; --every D is the time between two runs of a Source", c.Name()))
+		}
+		if debounce < 0 {
+			return failed(fmt.Errorf("%s --sources --follow: --debounce must not be negative", c.Name()))
+		}
+		// Following ends on SIGINT or SIGTERM: that is its end, not a failure.
+		if c.Annotations == nil {
+			c.Annotations = map[string]string{}
+		}
+		c.Annotations[annotationEndsOnSignal] = "follow"
+		ctx := c.Context()
+		if ctx == nil {
+			ctx = context.Background()
+		}
+		given := every != 0
+		if !given {
+			every = defaultFleetFollowEvery
+		}
+		return a.fleetFollow(ctx, c.Name(), file, d, every, given, debounce, *asJSON, passedFlags(c, skip...))
 	}
 }

@@ -38,12 +38,12 @@ func signalName(sig os.Signal) string {
 	return sig.String()
 }
 
-// signalContext returns a context cancelled, with an *interruption as its
-// cause, on the first SIGINT or SIGTERM. A second one calls again (to
+// signalContext returns a context below parent cancelled, with an
+// *interruption as its cause, on the first SIGINT or SIGTERM. A second one calls again (to
 // remove the temporaries) and ends the process at once with exit status 2.
 // stop releases the signals.
-func signalContext(again func()) (ctx context.Context, stop func()) {
-	ctx, cancel := context.WithCancelCause(context.Background())
+func signalContext(parent context.Context, again func()) (ctx context.Context, stop func()) {
+	ctx, cancel := context.WithCancelCause(parent)
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	done := make(chan struct{})

@@ -55,6 +55,14 @@ func (a *app) subscribe(ctx context.Context, client *fetch.Client, p *engine.Pla
 	if len(channels) == 0 {
 		return nil, stop
 	}
+	return watchChannels(ctx, client, channels)
+}
+
+// watchChannels subscribes to channels with the HTTP options of client
+// (the TLS setting, the User-Agent, the -H headers and credentials bound to
+// a channel's host) until stop is called or ctx is done. stop ends the
+// watch and drains its events, so that its goroutines end.
+func watchChannels(ctx context.Context, client *fetch.Client, channels []notify.Channel) (events <-chan notify.Event, stop func()) {
 	fo := client.Options()
 	wctx, cancel := context.WithCancel(ctx)
 	in := notify.Watch(wctx, channels, notify.Options{
@@ -62,9 +70,6 @@ func (a *app) subscribe(ctx context.Context, client *fetch.Client, p *engine.Pla
 		HTTPClient:  watchHTTPClient(fo),
 		Header:      func(u string) http.Header { return watchHeader(fo, u) },
 	})
-	// The events are passed on through a channel that is closed when the
-	// watch ends, and drained after Follow returns so that the watch's
-	// goroutines end.
 	return in, func() {
 		cancel()
 		for range in {
