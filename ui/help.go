@@ -10,19 +10,20 @@ import (
 	"rsx/ui/components"
 )
 
-// helpScreen is the help (?), drawn over everything from the key map's
-// groups and the active page's own bindings, so that it cannot drift from
-// what the keys do. Its lines are laid out once per size and theme.
+// helpScreen is the help (?), drawn over everything from the active page's
+// groups of bindings (App.helpGroups: the key map's, enabled as they work
+// there), so that it cannot drift from what the keys do. Its lines are laid
+// out once per size and theme.
 type helpScreen struct {
 	c      *common.Common
-	extra  common.KeyGroup // the active page's own bindings, if any
+	gs     []common.KeyGroup
 	lines  []string
 	scroll components.List
 	width  int
 }
 
-func newHelpScreen(c *common.Common, extra common.KeyGroup, w, h int) *helpScreen {
-	hs := &helpScreen{c: c, extra: extra, scroll: components.NewList(components.Scroll)}
+func newHelpScreen(c *common.Common, groups []common.KeyGroup, w, h int) *helpScreen {
+	hs := &helpScreen{c: c, gs: groups, scroll: components.NewList(components.Scroll)}
 	hs.SetSize(w, h)
 	return hs
 }
@@ -38,15 +39,10 @@ func (h *helpScreen) SetSize(w, ht int) {
 // Update scrolls with the movement keys and the wheel.
 func (h *helpScreen) Update(msg tea.Msg) { h.scroll.Update(msg, &h.c.Keys) }
 
-// groups are the page's own keys, first (on a small terminal they are the
-// ones in view when the help opens over a page), then the key map's groups.
-func (h *helpScreen) groups() []common.KeyGroup {
-	gs := h.c.Keys.Groups()
-	if len(h.extra.Bindings) > 0 {
-		gs = append([]common.KeyGroup{h.extra}, gs...)
-	}
-	return gs
-}
+// groups are the groups shown: over a page, its own keys first (on a small
+// terminal they are the ones in view when the help opens), then the global
+// ones.
+func (h *helpScreen) groups() []common.KeyGroup { return h.gs }
 
 // blocks renders each group as a block of lines.
 func (h *helpScreen) blocks(keyW int) [][]string {
@@ -61,6 +57,9 @@ func (h *helpScreen) blocks(keyW int) [][]string {
 			hp := b.Help()
 			lines = append(lines, st.HelpKey.Render(components.PadRight(hp.Key, keyW))+" "+st.HelpDesc.Render(hp.Desc))
 		}
+		if len(lines) == 1 {
+			continue // nothing of the group works here
+		}
 		out = append(out, append(lines, ""))
 	}
 	return out
@@ -73,6 +72,9 @@ func (h *helpScreen) layout(w, height int) []string {
 	descW := 0
 	for _, g := range h.groups() {
 		for _, b := range g.Bindings {
+			if !b.Enabled() {
+				continue
+			}
 			keyW = max(keyW, components.Width(b.Help().Key))
 			descW = max(descW, components.Width(b.Help().Desc))
 		}
