@@ -272,6 +272,10 @@ func (a *App) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			msg.doc.crumbs = msg.crumbs
 			a.hist.setCrumbs(docKey(msg.doc.url, msg.doc.parts != nil), msg.crumbs)
 		}
+		msg.doc.ancestorsDone, msg.doc.ancestorsErr = true, msg.err
+		if msg.doc == a.doc {
+			a.setTrail()
+		}
 		return a, a.crumbsArrived(msg.doc)
 	case discoveryMsg:
 		return a, a.discovered(msg)
@@ -378,8 +382,8 @@ func (a *App) request(msg tea.Msg) (cmd tea.Cmd, ok bool) {
 		}
 		p.GotoPlace(msg.Line, msg.Entry)
 		return tea.Batch(a.pushPage(p), read), true
-	case historyGoMsg:
-		return a.goTo(msg.Pos), true
+	case crumbGoMsg:
+		return a.goToCrumb(msg.Index), true
 	case closeViewMsg:
 		a.popPage()
 		return nil, true

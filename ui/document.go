@@ -47,6 +47,10 @@ type document struct {
 	nWarns   int
 	raw      []byte // the document's bytes, nil when too large
 	crumbs   []Crumb
+	// ancestorsDone: the climb through the index and up links has ended
+	// (findAncestors); ancestorsErr is why it stopped short, if it did.
+	ancestorsDone bool
+	ancestorsErr  error
 	cancel   context.CancelFunc
 	keys     *colKeys
 
