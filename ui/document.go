@@ -51,8 +51,8 @@ type document struct {
 	// (findAncestors); ancestorsErr is why it stopped short, if it did.
 	ancestorsDone bool
 	ancestorsErr  error
-	cancel   context.CancelFunc
-	keys     *colKeys
+	cancel        context.CancelFunc
+	keys          *colKeys
 
 	// Cross-document problems (validity.go) and the entries' marks: cross
 	// is crossDown, about the entries (the documents it lists against it),
