@@ -47,12 +47,13 @@ type document struct {
 	nWarns   int
 	raw      []byte // the document's bytes, nil when too large
 	crumbs   []Crumb
+	cancel   context.CancelFunc
+	keys     *colKeys
+
 	// ancestorsDone: the climb through the index and up links has ended
 	// (findAncestors); ancestorsErr is why it stopped short, if it did.
 	ancestorsDone bool
 	ancestorsErr  error
-	cancel        context.CancelFunc
-	keys          *colKeys
 
 	// Cross-document problems (validity.go) and the entries' marks: cross
 	// is crossDown, about the entries (the documents it lists against it),
