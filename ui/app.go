@@ -242,6 +242,7 @@ func (a *App) flashError(s string) { a.flash, a.flashErr = s, true }
 // mouse for the active page, and anything else to every open page.
 func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	_, cmd := a.update(msg)
+	a.checkThrottle()
 	// Whatever moved the cursor, the entry under it is read whole.
 	return a, tea.Batch(cmd, a.readSelected())
 }

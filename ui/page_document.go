@@ -74,6 +74,9 @@ type docPage struct {
 	// selfLabel names the document at the end of the path when its place
 	// there says more than its type ("part 3"); "" for its type.
 	selfLabel string
+	// throttle says which host's politeness holds fetching back just now
+	// (App.checkThrottle), full and short; "" when none does.
+	throttle, throttleShort string
 	// notes is the root's subscription to the Source's notifications, for
 	// the status bar's indicator (nil: none).
 	notes *notifyFeed

@@ -206,6 +206,7 @@ func (v *docPage) statusLine() string {
 		v.crossFailedSeg(),
 		v.staleSeg(),
 		v.notificationsSeg(),
+		v.throttleSeg(),
 		v.progressSeg(n),
 	})
 	return v.fitStatus(segs)
@@ -436,6 +437,17 @@ func (v *docPage) staleSeg() statusSeg {
 func (v *docPage) notificationsSeg() statusSeg {
 	full, short := v.notes.statusSegment(v.c.Styles)
 	return statusSeg{full, short, 1}
+}
+
+// throttleSeg says that the politeness towards a host (its rate, its
+// robots.txt Crawl-delay) holds the fetching back just now, so that a slow
+// load is not taken for a slow network.
+func (v *docPage) throttleSeg() statusSeg {
+	if v.throttle == "" {
+		return statusSeg{}
+	}
+	st := v.c.Styles
+	return statusSeg{st.BarWarning.Render(v.throttle), st.BarWarning.Render(v.throttleShort), 1}
 }
 
 // progressSeg is how the loading goes: waiting, bytes read, or how it ended
