@@ -66,7 +66,7 @@ func (a *App) key(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Quit):
 		return a.quit()
 	case key.Matches(msg, k.Help):
-		a.help = newHelpScreen(a.c, a.helpGroups(), a.width, a.height)
+		a.help = newHelpScreen(a.c, a.helpGroups(), a.onDocument(), a.width, a.height)
 		return nil
 	case key.Matches(msg, k.OpenURL):
 		a.startPrompt(promptURL, ": ")

@@ -24,8 +24,8 @@ func (a *App) checkThrottle() {
 }
 
 // throttleText says which host's politeness holds fetching back just now,
-// in full ("⏱ throttled: 1 req/s to example.org (--rate)") and short; ""
-// when none does or nothing is fetched.
+// in full ("⏱ throttled: 1 req/s to example.org (--rate)") and short
+// ("⏱ throttled: 1 req/s"); "" when none does or nothing is fetched.
 func (a *App) throttleText() (full, short string) {
 	if !a.busy() {
 		return "", ""
@@ -49,7 +49,7 @@ func (a *App) throttleText() (full, short string) {
 	if n := len(active) - 1; n > 0 {
 		full += fmt.Sprintf(" and %d more", n)
 	}
-	return full, "⏱ throttled"
+	return full, "⏱ throttled: " + throttlePace(t)
 }
 
 // throttlePace is a host's pace in words: "10 req/s", or "1 req/5s" for

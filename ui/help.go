@@ -17,13 +17,14 @@ import (
 type helpScreen struct {
 	c      *common.Common
 	gs     []common.KeyGroup
+	doc    bool // over the document page: its jumps, filter and mouse are told too
 	lines  []string
 	scroll components.List
 	width  int
 }
 
-func newHelpScreen(c *common.Common, groups []common.KeyGroup, w, h int) *helpScreen {
-	hs := &helpScreen{c: c, gs: groups, scroll: components.NewList(components.Scroll)}
+func newHelpScreen(c *common.Common, groups []common.KeyGroup, doc bool, w, h int) *helpScreen {
+	hs := &helpScreen{c: c, gs: groups, doc: doc, scroll: components.NewList(components.Scroll)}
 	hs.SetSize(w, h)
 	return hs
 }
@@ -115,9 +116,11 @@ func (h *helpScreen) layout(w, height int) []string {
 	body := lipgloss.JoinHorizontal(lipgloss.Top, rendered...)
 	k := &h.c.Keys
 	head := []string{st.HelpTitle.Render("rsx — keys") + st.Dim.Render("   ("+k.Back.Help().Key+" or "+k.Help.Help().Key+" closes · j/k scroll)")}
-	for _, l := range components.Wrap("Jump to entry N: N g, :N or # N. Filter: text, a date (2013-01), or column:text (type:pdf). "+
-		"Mouse: wheel scrolls, click selects, click again opens, click a title sorts.", max(w-1, 20)) {
-		head = append(head, st.Dim.Render(l))
+	if h.doc {
+		for _, l := range components.Wrap("Jump to entry N: N g, :N or # N. Filter: text, a date (2013-01), or column:text (type:pdf). "+
+			"Mouse: wheel scrolls, click selects, click again opens, click a title sorts.", max(w-1, 20)) {
+			head = append(head, st.Dim.Render(l))
+		}
 	}
 	head = append(head, h.signsLine(w), "")
 	return append(head, strings.Split(body, "\n")...)

@@ -328,7 +328,8 @@ func When(on bool, b key.Binding) key.Binding {
 // MoveKeys are the keys that move in a list or a text, enabled when there
 // is somewhere to move (on).
 func (k KeyMap) MoveKeys(on bool) []key.Binding {
-	bs := []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.HalfUp, k.HalfDown, k.Top, k.Bottom}
+	// The counts of "N g" are the document page's: not said here.
+	bs := []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.HalfUp, k.HalfDown, Short(k.Top, "first"), Short(k.Bottom, "last")}
 	for i := range bs {
 		bs[i] = When(on, bs[i])
 	}
