@@ -13,6 +13,7 @@ import (
 
 	"rsx/fetch"
 	"rsx/session"
+	"rsx/ui/internal/uitest"
 )
 
 // helpBackend is the session of the fixtures with a browser that only
@@ -80,12 +81,29 @@ var helpPlaces = []helpPlace{
 	{name: "notifications", target: "/dataset1/changelist.xml", keys: "w", title: "Notifications"},
 	{name: "sync plan", target: "/dataset1/resourcelist-2.xml", prompt: "sync DIR", title: "Sync"},
 	{name: "audit", target: "/dataset1/resourcelist-2.xml", prompt: "audit DIR", title: "Audit"},
+	{name: "versions", target: "/dataset9/resourcelist.xml", keys: "v", title: "Versions"},
+	{name: "diff", target: "/dataset9/resourcelist.xml", keys: "v c", title: "Versions › Diff"},
 }
+
+// helpVersions is a Resource List whose first entry links to its versions
+// (a TimeMap of three).
+const helpVersions = `<?xml version="1.0" encoding="UTF-8"?>
+<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:rs="http://www.openarchives.org/rs/terms/">
+<rs:md capability="resourcelist" at="2026-01-06T00:00:00Z"/>
+<url><loc>http://example.com/res1.txt</loc>
+<rs:ln rel="memento" href="http://example.com/versions/v2/res1.txt" modified="2026-01-05T06:00:00Z"/>
+<rs:ln rel="timemap" href="` + exHost + `/timemap/res1.txt" type="application/link-format"/>
+</url>
+<url><loc>http://example.com/res2.txt</loc></url>
+</urlset>
+`
 
 // reach opens the place in a fresh explorer.
 func (p helpPlace) reach(t *testing.T) (*App, *exDriver, *helpBackend) {
 	t.Helper()
 	g := &countingGetter{exGetter: newExGetter()}
+	g.docs["/dataset9/resourcelist.xml"] = helpVersions
+	g.docs["/timemap/res1.txt"] = uitest.TimeMap
 	b := &helpBackend{Session: session.NewWithGetter(g, session.Options{BatchSize: 16}), gets: g}
 	a, d := exAppOn(t, b, exHost+p.target, 80, 16)
 	for _, k := range strings.Fields(p.keys) {
@@ -147,9 +165,11 @@ func promptCommand(b key.Binding) bool {
 	return len(ks) > 0 && strings.HasPrefix(ks[0], ":") && len(ks[0]) > 1
 }
 
-// helpPrep is what a movement key needs first to have somewhere to go.
+// helpPrep is what a movement key needs first to have somewhere to go
+// (a page may start at either end).
 var helpPrep = map[string]string{
 	"up": "end", "k": "end", "pgup": "end", "ctrl+b": "end", "ctrl+u": "end", "home": "end", "g": "end",
+	"down": "home", "j": "home", "pgdown": "home", "ctrl+f": "home", "ctrl+d": "home", "end": "home", "G": "home",
 	"left": "right",
 }
 
