@@ -41,7 +41,17 @@ type hostLimit struct {
 	waits    int
 	waited   time.Duration
 	reported bool
+
+	// Waiting now: the requests waiting for their turn, and when the last
+	// wait ended (Throttle.Active).
+	waiting  int
+	waitEnds time.Time
 }
+
+// throttleRecent is how long after its last wait a host still counts as
+// throttled: a sequential load waits before each request, and the moments
+// between two waits are part of the same throttling.
+const throttleRecent = 2 * time.Second
 
 // throttleShown is how long a host's requests must have waited for their
 // turn, in all, before OnThrottle tells of it: a wait now and then is not
@@ -123,6 +133,7 @@ func (h *hostLimits) throttled(host string, l *hostLimit, d time.Duration) {
 	h.mu.Lock()
 	l.waits++
 	l.waited += d
+	l.waiting++
 	var t Throttle
 	tell := !l.reported && l.waited >= throttleShown && h.onThrottle != nil
 	if tell {
@@ -135,8 +146,17 @@ func (h *hostLimits) throttled(host string, l *hostLimit, d time.Duration) {
 	}
 }
 
+// waitEnded notes that a request to l's host waits no more.
+func (h *hostLimits) waitEnded(l *hostLimit) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	l.waiting--
+	l.waitEnds = time.Now()
+}
+
 func (h *hostLimits) throttleLocked(host string, l *hostLimit) Throttle {
-	t := Throttle{Host: host, Waits: l.waits, Waited: l.waited, Near: h.near != nil && NearHost(host)}
+	t := Throttle{Host: host, Waits: l.waits, Waited: l.waited, Near: h.near != nil && NearHost(host),
+		Active: l.waiting > 0 || time.Since(l.waitEnds) < throttleRecent}
 	spacing := h.spacingLocked(host, l)
 	if spacing > 0 {
 		t.Rate = float64(time.Second) / float64(spacing)
@@ -176,6 +196,7 @@ func (h *hostLimits) acquire(ctx context.Context, u *url.URL) (release func(), e
 	r := l.lim.Reserve()
 	if d := r.Delay(); d > 0 {
 		h.throttled(hostName(u.Host), l, d)
+		defer h.waitEnded(l)
 		t := time.NewTimer(d)
 		select {
 		case <-t.C:

@@ -64,6 +64,10 @@ type Throttle struct {
 	// all (requests in parallel wait at once: this is not time lost).
 	Waits  int
 	Waited time.Duration
+	// Active: a request to the host waits for its turn now, or did a
+	// moment ago: the throttle holds fetching back at present, where Waits
+	// and Waited add up the whole run.
+	Active bool
 }
 
 // Throttled returns the hosts whose requests had to wait for their turn

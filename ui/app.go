@@ -242,6 +242,7 @@ func (a *App) flashError(s string) { a.flash, a.flashErr = s, true }
 // mouse for the active page, and anything else to every open page.
 func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	_, cmd := a.update(msg)
+	a.checkThrottle()
 	// Whatever moved the cursor, the entry under it is read whole.
 	return a, tea.Batch(cmd, a.readSelected())
 }
@@ -271,6 +272,10 @@ func (a *App) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.err == nil || len(msg.crumbs) > 0 {
 			msg.doc.crumbs = msg.crumbs
 			a.hist.setCrumbs(docKey(msg.doc.url, msg.doc.parts != nil), msg.crumbs)
+		}
+		msg.doc.ancestorsDone, msg.doc.ancestorsErr = true, msg.err
+		if msg.doc == a.doc {
+			a.setTrail()
 		}
 		return a, a.crumbsArrived(msg.doc)
 	case discoveryMsg:
@@ -378,8 +383,8 @@ func (a *App) request(msg tea.Msg) (cmd tea.Cmd, ok bool) {
 		}
 		p.GotoPlace(msg.Line, msg.Entry)
 		return tea.Batch(a.pushPage(p), read), true
-	case historyGoMsg:
-		return a.goTo(msg.Pos), true
+	case crumbGoMsg:
+		return a.goToCrumb(msg.Index), true
 	case closeViewMsg:
 		a.popPage()
 		return nil, true

@@ -8,7 +8,6 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
-	"rsx/ui/common"
 	"rsx/ui/components"
 )
 
@@ -67,11 +66,7 @@ func (a *App) key(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Quit):
 		return a.quit()
 	case key.Matches(msg, k.Help):
-		var extra common.KeyGroup
-		if n := len(a.pages); n > 0 {
-			extra = common.KeyGroup{Title: a.pageTitle(), Bindings: a.pages[n-1].KeyBindings()}
-		}
-		a.help = newHelpScreen(a.c, extra, a.width, a.height)
+		a.help = newHelpScreen(a.c, a.helpGroups(), a.onDocument(), a.width, a.height)
 		return nil
 	case key.Matches(msg, k.OpenURL):
 		a.startPrompt(promptURL, ": ")

@@ -132,6 +132,9 @@ func (a *App) handleLoad(m loadMsg) tea.Cmd {
 		if current && d.crumbs == nil {
 			cmds = append(cmds, a.findAncestors(d))
 		}
+		if current {
+			a.setTrail() // a ResourceSync document: the path above it
+		}
 	case m.batch != nil:
 		from := d.entries.Len()
 		for i := range m.batch {
@@ -179,6 +182,7 @@ func (a *App) loadFinished(d *document) tea.Cmd {
 		if d.header != nil && d.crumbs == nil && d.parts == nil {
 			cmds = append(cmds, a.findAncestors(d))
 		}
+		a.setTrail()
 	}
 	return tea.Batch(cmds...)
 }
@@ -243,7 +247,6 @@ func (a *App) discovered(m discoveryMsg) tea.Cmd {
 	if d := a.doc; d != nil && d.url == m.input && !d.isResourceSync() {
 		// Kept with the document, so that the history comes back to it.
 		d.discoveryPage = p
-		a.hist.setLabel(docKey(d.url, false), docLabel(d))
 	}
 	return a.showPage(p)
 }

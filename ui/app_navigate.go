@@ -1,13 +1,13 @@
 package ui
 
 import (
+	"fmt"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
 
 	"rsx/crawl"
 	"rsx/model"
-	"rsx/ui/components"
 )
 
 // Navigation: opening documents (from the cache or loading them), the
@@ -36,6 +36,7 @@ func (a *App) open(p place, record bool) tea.Cmd {
 		}
 		if p.crumbs != nil && len(d.crumbs) == 0 {
 			d.crumbs = p.crumbs
+			a.setTrail()
 		}
 		cmd := tea.Batch(a.findAncestors(d), a.startCrossCheck(d), a.startListedCheck(d), a.startLocal(d))
 		if d.loading {
@@ -97,29 +98,110 @@ func (a *App) show(d *document, selected int) {
 	}
 }
 
-// setTrail gives the document page the way back, for its breadcrumbs: the
-// places before the current one in the history, each named by its document
-// when it is at hand.
+// setTrail gives the document page its breadcrumbs: the path from the
+// Source Description down to the document, through the index and up links
+// as far as they were found (findAncestors; a document opened from its
+// parent inherits the parent's path), each named by its document type, and
+// a part of an index by its number when the index is at hand. Ancestors
+// that could not be found are marked, never left out silently.
 func (a *App) setTrail() {
-	if a.dv == nil {
+	if a.dv == nil || a.doc == nil {
 		return
 	}
-	places := a.hist.trail()
-	a.dv.trail = make([]trailCrumb, len(places))
-	for i, p := range places {
-		label := p.label
-		if d := a.cache.docs[p.key()]; d != nil && !d.loading {
-			label = docLabel(d)
-			a.hist.places[i].label = label
-		}
-		if label == "" {
-			label = components.Escape(shortURL(p.url))
-		}
-		if a.stale[p.key()] {
+	d := a.doc
+	a.dv.path, a.dv.selfLabel = nil, ""
+	if d.header == nil || !d.isResourceSync() {
+		return // a document still loading, failed, or no ResourceSync: only its own name
+	}
+	var path []trailCrumb
+	switch top := a.pathTop(d); {
+	case top == pathLooking:
+		path = append(path, trailCrumb{label: "…", pos: -1, unknown: true})
+	case top == pathUnreachable:
+		path = append(path, trailCrumb{label: "? unreachable", pos: -1, unknown: true})
+	case top == pathUnknown:
+		path = append(path, trailCrumb{label: "? unknown", pos: -1, unknown: true})
+	}
+	for i, c := range d.crumbs {
+		label := crumbLabel(c)
+		if a.stale[docKey(c.URL, false)] {
 			label += staleMark
 		}
-		a.dv.trail[i] = trailCrumb{label: label, pos: i}
+		path = append(path, trailCrumb{label: label, pos: i})
 	}
+	a.dv.path = path
+	if n := len(d.crumbs); n > 0 && d.parts == nil && d.crumbs[n-1].Root == model.RootSitemapIndex {
+		if part := a.partNumber(d.crumbs[n-1].URL, d); part > 0 {
+			a.dv.selfLabel = fmt.Sprintf("part %d", part)
+		}
+	}
+}
+
+// pathState says how the path above a document begins.
+type pathState int
+
+const (
+	pathComplete    pathState = iota // at the Source Description
+	pathLooking                      // the links are being followed
+	pathUnknown                      // no link leads further up (or may not be followed)
+	pathUnreachable                  // a document on the way could not be read
+)
+
+// pathTop tells whether d's crumbs reach its Source Description.
+func (a *App) pathTop(d *document) pathState {
+	top := d.capability()
+	if len(d.crumbs) > 0 {
+		top = d.crumbs[0].Capability
+	}
+	switch {
+	case top == model.CapDescription:
+		return pathComplete
+	case len(d.crumbs) == 0 && !d.ancestorsDone:
+		return pathLooking
+	case d.ancestorsErr != nil:
+		return pathUnreachable
+	case len(d.crumbs) > 0 && !d.ancestorsDone:
+		// A path handed down from the parent: it stops where the parent's
+		// did, for the parent's reason.
+		if top := a.cache.docs[docKey(d.crumbs[0].URL, false)]; top != nil && top.ancestorsErr != nil {
+			return pathUnreachable
+		}
+	}
+	return pathUnknown
+}
+
+// partNumber is the 1-based position of d among the parts of the index at
+// indexURL, when that index is at hand; 0 when it is not, or does not list d.
+func (a *App) partNumber(indexURL string, d *document) int {
+	idx := a.cache.docs[docKey(indexURL, false)]
+	if idx == nil {
+		return 0
+	}
+	want := map[string]bool{crawl.NormalizeURL(d.url): true, crawl.NormalizeURL(d.base()): true}
+	for i := range idx.entries.Len() {
+		if want[crawl.NormalizeURL(model.ResolveHref(idx.base(), idx.entries.Loc(i)))] {
+			return i + 1
+		}
+	}
+	return 0
+}
+
+// goToCrumb shows ancestor i of the current document (a click on its
+// breadcrumb): back in the history when it is there, where it was left,
+// else opened as a new visit with the path above it.
+func (a *App) goToCrumb(i int) tea.Cmd {
+	d := a.doc
+	if d == nil || i < 0 || i >= len(d.crumbs) {
+		return nil
+	}
+	c := d.crumbs[i]
+	key := docKey(c.URL, false)
+	for pos := a.hist.pos - 1; pos >= 0; pos-- {
+		if a.hist.places[pos].key() == key {
+			return a.goTo(pos)
+		}
+	}
+	return a.open(place{url: c.URL, crumbs: append([]Crumb{}, d.crumbs[:i]...), selected: -1}, true)
 }
 
 // goTo moves to position pos of the history (a click on a breadcrumb).

@@ -65,15 +65,15 @@ func (a *App) openWith(o pageOpener) tea.Cmd {
 func (a *App) pageOpeners() []pageOpener {
 	k := &a.c.Keys
 	return []pageOpener{
-		{k.Raw, openRaw},
-		{k.HTTP, openHTTPPage},
-		{k.Problems, openProblemsPage},
-		{k.EntryProblems, openEntryProblemsPage},
-		{k.Discovery, openDiscovery},
-		{k.Versions, openVersionsPage},
-		{k.Coverage, openCoveragePage},
-		{k.Notify, openNotificationsPage},
-		{k.SpotCheck, openSpotPage},
+		{k.Raw, openRaw, rawReady},
+		{k.HTTP, openHTTPPage, httpReady},
+		{k.Problems, openProblemsPage, problemsReady},
+		{k.EntryProblems, openEntryProblemsPage, entryProblemsReady},
+		{k.Discovery, openDiscovery, discoveryReady},
+		{k.Versions, openVersionsPage, versionsReady},
+		{k.Coverage, openCoveragePage, coverageReady},
+		{k.Notify, openNotificationsPage, nil},
+		{k.SpotCheck, openSpotPage, spotReady},
 	}
 }
 

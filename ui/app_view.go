@@ -98,5 +98,14 @@ func (a *App) tabLine() string {
 	if a.busy() {
 		s += " " + a.c.Spinner.View()
 	}
+	if full, short := a.throttleText(); full != "" {
+		// On the right, as space allows: a page's own work (a sync, an
+		// audit) is held back by it too.
+		for _, t := range []string{full, short} {
+			if gap := a.width - components.Width(s) - components.Width(t); gap >= 2 {
+				return s + strings.Repeat(" ", gap) + st.Warning.Render(t)
+			}
+		}
+	}
 	return components.Fit(s, a.width)
 }

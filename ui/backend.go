@@ -55,6 +55,12 @@ type Documents interface {
 	// it on spinner ticks, from Update, for the waits before retries.
 	Exchanges() []*fetch.Exchange
 
+	// Throttled returns the hosts whose requests waited for their turn
+	// (the per-host rate of the host's kind, a robots.txt Crawl-delay);
+	// Throttle.Active tells those held back now. The root asks it as the
+	// status bar is drawn, from Update, while anything loads.
+	Throttled() []fetch.Throttle
+
 	// LoadDocument fetches url (or reads a local file) and decodes it as a
 	// Sitemap document, telling sink what it finds as it streams in.
 	LoadDocument(ctx context.Context, url string, sink session.DocSink) error
@@ -179,6 +185,9 @@ func (NopBackend) LoadDocument(_ context.Context, _ string, sink session.DocSink
 }
 
 // Ancestors finds none.
+// Throttled reports no host held back.
+func (NopBackend) Throttled() []fetch.Throttle { return nil }
+
 func (NopBackend) Ancestors(context.Context, string, *model.Header) ([]Crumb, error) {
 	return nil, nil
 }

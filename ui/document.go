@@ -50,6 +50,11 @@ type document struct {
 	cancel   context.CancelFunc
 	keys     *colKeys
 
+	// ancestorsDone: the climb through the index and up links has ended
+	// (findAncestors); ancestorsErr is why it stopped short, if it did.
+	ancestorsDone bool
+	ancestorsErr  error
+
 	// Cross-document problems (validity.go) and the entries' marks: cross
 	// is crossDown, about the entries (the documents it lists against it),
 	// then crossUp, about the document as the document that lists it does.

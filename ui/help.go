@@ -10,19 +10,21 @@ import (
 	"rsx/ui/components"
 )
 
-// helpScreen is the help (?), drawn over everything from the key map's
-// groups and the active page's own bindings, so that it cannot drift from
-// what the keys do. Its lines are laid out once per size and theme.
+// helpScreen is the help (?), drawn over everything from the active page's
+// groups of bindings (App.helpGroups: the key map's, enabled as they work
+// there), so that it cannot drift from what the keys do. Its lines are laid
+// out once per size and theme.
 type helpScreen struct {
 	c      *common.Common
-	extra  common.KeyGroup // the active page's own bindings, if any
+	gs     []common.KeyGroup
+	doc    bool // over the document page: its jumps, filter and mouse are told too
 	lines  []string
 	scroll components.List
 	width  int
 }
 
-func newHelpScreen(c *common.Common, extra common.KeyGroup, w, h int) *helpScreen {
-	hs := &helpScreen{c: c, extra: extra, scroll: components.NewList(components.Scroll)}
+func newHelpScreen(c *common.Common, groups []common.KeyGroup, doc bool, w, h int) *helpScreen {
+	hs := &helpScreen{c: c, gs: groups, doc: doc, scroll: components.NewList(components.Scroll)}
 	hs.SetSize(w, h)
 	return hs
 }
@@ -38,15 +40,10 @@ func (h *helpScreen) SetSize(w, ht int) {
 // Update scrolls with the movement keys and the wheel.
 func (h *helpScreen) Update(msg tea.Msg) { h.scroll.Update(msg, &h.c.Keys) }
 
-// groups are the page's own keys, first (on a small terminal they are the
-// ones in view when the help opens over a page), then the key map's groups.
-func (h *helpScreen) groups() []common.KeyGroup {
-	gs := h.c.Keys.Groups()
-	if len(h.extra.Bindings) > 0 {
-		gs = append([]common.KeyGroup{h.extra}, gs...)
-	}
-	return gs
-}
+// groups are the groups shown: over a page, its own keys first (on a small
+// terminal they are the ones in view when the help opens), then the global
+// ones.
+func (h *helpScreen) groups() []common.KeyGroup { return h.gs }
 
 // blocks renders each group as a block of lines.
 func (h *helpScreen) blocks(keyW int) [][]string {
@@ -61,6 +58,9 @@ func (h *helpScreen) blocks(keyW int) [][]string {
 			hp := b.Help()
 			lines = append(lines, st.HelpKey.Render(components.PadRight(hp.Key, keyW))+" "+st.HelpDesc.Render(hp.Desc))
 		}
+		if len(lines) == 1 {
+			continue // nothing of the group works here
+		}
 		out = append(out, append(lines, ""))
 	}
 	return out
@@ -73,6 +73,9 @@ func (h *helpScreen) layout(w, height int) []string {
 	descW := 0
 	for _, g := range h.groups() {
 		for _, b := range g.Bindings {
+			if !b.Enabled() {
+				continue
+			}
 			keyW = max(keyW, components.Width(b.Help().Key))
 			descW = max(descW, components.Width(b.Help().Desc))
 		}
@@ -113,9 +116,11 @@ func (h *helpScreen) layout(w, height int) []string {
 	body := lipgloss.JoinHorizontal(lipgloss.Top, rendered...)
 	k := &h.c.Keys
 	head := []string{st.HelpTitle.Render("rsx — keys") + st.Dim.Render("   ("+k.Back.Help().Key+" or "+k.Help.Help().Key+" closes · j/k scroll)")}
-	for _, l := range components.Wrap("Jump to entry N: N g, :N or # N. Filter: text, a date (2013-01), or column:text (type:pdf). "+
-		"Mouse: wheel scrolls, click selects, click again opens, click a title sorts.", max(w-1, 20)) {
-		head = append(head, st.Dim.Render(l))
+	if h.doc {
+		for _, l := range components.Wrap("Jump to entry N: N g, :N or # N. Filter: text, a date (2013-01), or column:text (type:pdf). "+
+			"Mouse: wheel scrolls, click selects, click again opens, click a title sorts.", max(w-1, 20)) {
+			head = append(head, st.Dim.Render(l))
+		}
 	}
 	head = append(head, h.signsLine(w), "")
 	return append(head, strings.Split(body, "\n")...)

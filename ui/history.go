@@ -9,7 +9,6 @@ type place struct {
 	combined bool    // all parts of an index as one list
 	crumbs   []Crumb // ancestors, when known
 	selected int     // entry under the cursor, -1 for none
-	label    string  // the breadcrumb's name for it, once known
 }
 
 // key identifies the document of a place in the document cache.
@@ -59,24 +58,6 @@ func (h *history) current() (place, bool) {
 func (h *history) remember(selected int) {
 	if h.pos >= 0 && h.pos < len(h.places) {
 		h.places[h.pos].selected = selected
-	}
-}
-
-// trail is the way back: the places before the current one, oldest first
-// (what esc and [ walk through).
-func (h *history) trail() []place {
-	if h.pos <= 0 {
-		return nil
-	}
-	return h.places[:h.pos]
-}
-
-// setLabel names the places of a document.
-func (h *history) setLabel(key, label string) {
-	for i := range h.places {
-		if h.places[i].key() == key {
-			h.places[i].label = label
-		}
 	}
 }
 

@@ -38,10 +38,10 @@ type reloadMsg struct{}
 // closeViewMsg asks to close the active page and go back to the one under it.
 type closeViewMsg struct{}
 
-// historyGoMsg asks to go back (or forward) in the history to position Pos,
-// as a click on a breadcrumb does.
-type historyGoMsg struct {
-	Pos int
+// crumbGoMsg asks to show the ancestor Index of the current document (its
+// crumbs), as a click on a breadcrumb does.
+type crumbGoMsg struct {
+	Index int
 }
 
 // The requests a page of rsx/ui/pages may send too are declared in

@@ -33,6 +33,10 @@ type pageContext struct {
 type pageOpener struct {
 	key  key.Binding
 	open func(pageContext) (Page, tea.Cmd, error)
+	// ready says why open would refuse the document shown, without
+	// building anything: the help lists only the keys that work (nil:
+	// open refuses only when nothing is open).
+	ready func(pageContext) error
 }
 
 // pushPage is the command that shows p over the page that returns it.

@@ -68,8 +68,15 @@ type docPage struct {
 	// returnTo names the page esc goes back to, set aside by a jump to an
 	// entry (App.park); "" when esc goes back in the history.
 	returnTo string
-	// trail is the way back in the history, for the breadcrumbs.
-	trail []trailCrumb
+	// path is the way down from the Source Description to the document's
+	// parent, for the breadcrumbs (App.setTrail).
+	path []trailCrumb
+	// selfLabel names the document at the end of the path when its place
+	// there says more than its type ("part 3"); "" for its type.
+	selfLabel string
+	// throttle says which host's politeness holds fetching back just now
+	// (App.checkThrottle), full and short; "" when none does.
+	throttle, throttleShort string
 	// notes is the root's subscription to the Source's notifications, for
 	// the status bar's indicator (nil: none).
 	notes *notifyFeed
@@ -486,7 +493,7 @@ func (v *docPage) click(msg tea.MouseClickMsg) tea.Cmd {
 	}
 	if msg.Y == 0 {
 		if pos := v.crumbAt(msg.X); pos >= 0 {
-			return msgCmd(historyGoMsg{Pos: pos})
+			return msgCmd(crumbGoMsg{Index: pos})
 		}
 		return nil
 	}

@@ -55,18 +55,22 @@ func (v *docPage) View() string {
 	return b.String()
 }
 
-// trailCrumb is a breadcrumb: a place on the way back, and its position
-// in the history.
+// trailCrumb is a breadcrumb: a document on the path from the Source
+// Description, and its place among the document's crumbs.
 type trailCrumb struct {
-	label string
-	pos   int // -1 for the document shown
+	label   string
+	pos     int  // index into the document's crumbs; -1 for the document shown or an unknown one
+	unknown bool // ancestors that could not be found: the path starts below them
 }
 
-// crumbs are the breadcrumbs: the way back (App.setTrail), then the
-// document itself. Only pages that esc and [ go back to are named.
+// crumbs are the breadcrumbs: the path from the Source Description down to
+// the document (App.setTrail), then the document itself.
 func (v *docPage) crumbs() []trailCrumb {
-	out := append([]trailCrumb(nil), v.trail...)
-	label := docLabel(v.doc)
+	out := append([]trailCrumb(nil), v.path...)
+	label := v.selfLabel
+	if label == "" {
+		label = docLabel(v.doc)
+	}
 	if v.doc.stale {
 		label += staleMark
 	}
@@ -130,9 +134,12 @@ func (v *docPage) crumbsLine() string {
 		if i > first {
 			b.WriteString(st.BreadSep.Render(crumbSep))
 		}
-		if i == len(cs)-1 {
+		switch {
+		case i == len(cs)-1:
 			b.WriteString(st.BreadActive.Render(cs[i].label))
-		} else {
+		case cs[i].unknown:
+			b.WriteString(st.Warning.Render(cs[i].label))
+		default:
 			b.WriteString(st.Breadcrumb.Render(cs[i].label))
 		}
 	}
@@ -199,6 +206,7 @@ func (v *docPage) statusLine() string {
 		v.crossFailedSeg(),
 		v.staleSeg(),
 		v.notificationsSeg(),
+		v.throttleSeg(),
 		v.progressSeg(n),
 	})
 	return v.fitStatus(segs)
@@ -429,6 +437,17 @@ func (v *docPage) staleSeg() statusSeg {
 func (v *docPage) notificationsSeg() statusSeg {
 	full, short := v.notes.statusSegment(v.c.Styles)
 	return statusSeg{full, short, 1}
+}
+
+// throttleSeg says that the politeness towards a host (its rate, its
+// robots.txt Crawl-delay) holds the fetching back just now, so that a slow
+// load is not taken for a slow network.
+func (v *docPage) throttleSeg() statusSeg {
+	if v.throttle == "" {
+		return statusSeg{}
+	}
+	st := v.c.Styles
+	return statusSeg{st.BarWarning.Render(v.throttle), st.BarWarning.Render(v.throttleShort), 1}
 }
 
 // progressSeg is how the loading goes: waiting, bytes read, or how it ended

@@ -173,7 +173,7 @@ func TestHelpListsEveryKey(t *testing.T) {
 func TestHelpOverPageShowsItsKeysFirst(t *testing.T) {
 	c := common.New(true, func() time.Time { return exTime })
 	p := pages.NewResource(c, NopBackend{}, "", model.Entry{Loc: "http://example.org/r"})
-	hs := newHelpScreen(c, common.KeyGroup{Title: "Resource", Bindings: p.KeyBindings()}, 80, 24)
+	hs := newHelpScreen(c, c.Keys.PageHelp("Resource", p.KeyBindings()), false, 80, 24)
 	screen := ansi.Strip(hs.View())
 	if !strings.Contains(screen, "Resource") || !strings.Contains(screen, "fetch and compare mirrors") {
 		t.Errorf("the resource page's keys are not in view at 80×24:\n%s", screen)

@@ -62,6 +62,7 @@ type KeyMap struct {
 	SyncCmd  key.Binding // :sync DIR
 	AuditCmd key.Binding // :audit DIR
 	DestCmd  key.Binding // :dest DIR
+	FleetCmd key.Binding // :fleet FILE
 
 	// Pages opened over the document.
 	Raw      key.Binding // raw XML
@@ -153,6 +154,7 @@ func DefaultKeyMap() KeyMap {
 		SyncCmd:     key.NewBinding(key.WithKeys(":sync"), key.WithHelp(":sync DIR", "sync marked/shown into DIR")),
 		AuditCmd:    key.NewBinding(key.WithKeys(":audit"), key.WithHelp(":audit DIR", "compare the copy in DIR")),
 		DestCmd:     key.NewBinding(key.WithKeys(":dest"), key.WithHelp(":dest DIR", "each entry's state in DIR")),
+		FleetCmd:    key.NewBinding(key.WithKeys(":fleet"), key.WithHelp(":fleet FILE", "the fleet page of the Sources in FILE")),
 
 		Raw:           key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "raw XML")),
 		HTTP:          key.NewBinding(key.WithKeys("h"), key.WithHelp("h", "HTTP exchange")),
@@ -203,15 +205,47 @@ type KeyGroup struct {
 // (Page.KeyBindings). Disabled bindings are left out when drawn.
 func (k KeyMap) Groups() []KeyGroup {
 	return []KeyGroup{
-		{"Move", []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.HalfUp, k.HalfDown, k.Top, k.Bottom, k.JumpTo, k.NextPane}},
+		{"Move", []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.HalfUp, k.HalfDown, k.Top, k.Bottom, k.JumpTo, k.NextPane, k.PrevPane}},
 		{"Navigate", []key.Binding{k.Open, k.Back, k.UpLink, k.IndexLink, k.Archives, k.HistBack, k.HistFwd, k.OpenURL, k.PromptKeys, k.LoadAll, k.DocInfo, k.Manifest}},
 		{"Find", []key.Binding{k.Filter, k.SortNext, k.SortReverse, k.NextProblem, k.PrevProblem}},
 		{"Act", []key.Binding{k.Copy, k.Browser, k.Retry}},
 		{"Mark", []key.Binding{k.Mark, k.MarkShown, k.UnmarkAll, k.InvertMarks, k.SpotCheck}},
-		{"Local copy", []key.Binding{k.SyncCmd, k.AuditCmd, k.DestCmd}},
+		{"Local copy", []key.Binding{k.SyncCmd, k.AuditCmd, k.DestCmd, k.FleetCmd}},
 		{"Inspect", []key.Binding{k.Raw, k.HTTP, k.Problems, k.EntryProblems, k.Discovery, k.Versions, k.Coverage, k.Notify}},
 		{"Program", []key.Binding{k.Help, k.Quit, k.QuitCmd, k.Force}},
 	}
+}
+
+// GlobalGroups are the bindings the root answers over every page (the
+// document's and those shown over it): back, the history, the ":" prompt
+// and its commands, help and quitting. Groups lists them too, among the
+// document page's own.
+func (k KeyMap) GlobalGroups() []KeyGroup {
+	return []KeyGroup{
+		{"Everywhere", []key.Binding{Short(k.Back, "back (a page clears or cancels first)"), k.HistBack, k.HistFwd, k.OpenURL, k.PromptKeys}},
+		{"Local copy", []key.Binding{k.SyncCmd, k.AuditCmd, k.DestCmd, k.FleetCmd}},
+		{"Program", []key.Binding{k.Help, k.Quit, k.QuitCmd, k.Force}},
+	}
+}
+
+// PageHelp is the help of a page shown over the document: its own bindings
+// under its title, then the global groups, less the global bindings whose
+// keys the page gives another meaning just now (a running download's esc),
+// so that no key is listed twice.
+func (k KeyMap) PageHelp(title string, page []key.Binding) []KeyGroup {
+	out := []KeyGroup{{Title: title, Bindings: page}}
+	for _, g := range k.GlobalGroups() {
+		kept := KeyGroup{Title: g.Title}
+		for _, b := range g.Bindings {
+			if !slices.ContainsFunc(b.Keys(), func(key string) bool { return bindsEnabled(page, key) }) {
+				kept.Bindings = append(kept.Bindings, b)
+			}
+		}
+		if len(kept.Bindings) > 0 {
+			out = append(out, kept)
+		}
+	}
+	return out
 }
 
 // ShortHelp is the document page's footer (bubbles/help's help.KeyMap).
@@ -282,6 +316,24 @@ func Short(b key.Binding, desc string) key.Binding {
 	out := key.NewBinding(key.WithKeys(b.Keys()...), key.WithHelp(b.Help().Key, desc))
 	out.SetEnabled(b.Enabled())
 	return out
+}
+
+// When is b, disabled unless on: a help lists only the keys that work just
+// now (a disabled binding is left out).
+func When(on bool, b key.Binding) key.Binding {
+	b.SetEnabled(on && b.Enabled())
+	return b
+}
+
+// MoveKeys are the keys that move in a list or a text, enabled when there
+// is somewhere to move (on).
+func (k KeyMap) MoveKeys(on bool) []key.Binding {
+	// The counts of "N g" are the document page's: not said here.
+	bs := []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.HalfUp, k.HalfDown, Short(k.Top, "first"), Short(k.Bottom, "last")}
+	for i := range bs {
+		bs[i] = When(on, bs[i])
+	}
+	return bs
 }
 
 // Pair joins two bindings under one description ("←/→ scroll sideways").

@@ -46,6 +46,14 @@ type Page interface {
 	Close()
 }
 
+// KeyHelper is a page whose help (?) lists more than its footer has room
+// for: HelpBindings are every key of its own that works just now (movement
+// too), KeyBindings the footer's choice of them. The help of a page that is
+// no KeyHelper lists its KeyBindings.
+type KeyHelper interface {
+	HelpBindings() []key.Binding
+}
+
 // OpenURLMsg asks to open a URL (or a local file path) as a document: the
 // root model loads it, pushes it on the history and shows the document page,
 // or the discovery page when it is not a ResourceSync document.

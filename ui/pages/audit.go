@@ -134,6 +134,17 @@ func (v *Audit) KeyBindings() []key.Binding {
 		common.Short(k.Filter, "filter"), common.Short(k.Retry, "compare again"), k.Up, k.Down}
 }
 
+// HelpBindings are the page's keys that work just now (nav.KeyHelper):
+// those of the report once it is there, compare again once it is done.
+func (v *Audit) HelpBindings() []key.Binding {
+	k := &v.c.Keys
+	done := v.rep != nil
+	n := len(v.shown)
+	return append([]key.Binding{common.When(done, k.SyncDiffs), common.When(done, common.Pair(k.NextPane, k.PrevPane, "lists")),
+		common.When(done && n > 0, common.Short(k.Open, "open")), common.When(done, common.Short(k.Filter, "filter")),
+		common.When(!v.running, common.Short(k.Retry, "compare again"))}, k.MoveKeys(n > 1)...)
+}
+
 // headLines is how many lines the summary above the list takes.
 func (v *Audit) headLines() int { return len(v.head(max(v.width, 1))) }
 

@@ -185,6 +185,14 @@ func (v *Coverage) KeyBindings() []key.Binding {
 	return []key.Binding{k.Up, k.Down, common.Short(k.Open, "open the list"), common.Short(k.Retry, "reload"), k.Copy, k.Browser}
 }
 
+// HelpBindings are the page's keys that work just now (nav.KeyHelper).
+func (v *Coverage) HelpBindings() []key.Binding {
+	k := &v.c.Keys
+	sel := v.selected() >= 0
+	return append(k.MoveKeys(v.list.Len() > 1), common.When(sel, common.Short(k.Open, "open the list")), common.Short(k.Retry, "reload"),
+		common.When(sel, k.Copy), common.When(sel, k.Browser))
+}
+
 // SetSize lays the page out for w×h cells.
 func (v *Coverage) SetSize(w, h int) {
 	v.width, v.height = w, h

@@ -94,6 +94,12 @@ func (v *Diff) KeyBindings() []key.Binding {
 	return []key.Binding{k.Up, k.Down, common.Short(k.Retry, "compare again")}
 }
 
+// HelpBindings are the page's keys (nav.KeyHelper): the footer's, with
+// every movement key where there is somewhere to move.
+func (v *Diff) HelpBindings() []key.Binding {
+	return withMoves(v.c.Keys, v.KeyBindings(), v.scroll.Len() > v.scroll.Height())
+}
+
 // SetSize lays the page out for w×h cells.
 func (v *Diff) SetSize(w, h int) {
 	v.width, v.height = w, h

@@ -90,6 +90,12 @@ func (v *Discovery) KeyBindings() []key.Binding {
 	return []key.Binding{k.Up, k.Down, common.Short(k.Open, "open the selected document"), k.Copy, k.Browser}
 }
 
+// HelpBindings are the page's keys (nav.KeyHelper): the footer's, with
+// every movement key where there is somewhere to move.
+func (v *Discovery) HelpBindings() []key.Binding {
+	return withMoves(v.c.Keys, v.KeyBindings(), v.list.Len() > 1)
+}
+
 // Update handles keys and the mouse wheel.
 func (v *Discovery) Update(msg tea.Msg) (nav.Page, tea.Cmd) {
 	k := &v.c.Keys

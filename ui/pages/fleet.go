@@ -172,6 +172,12 @@ func (f *Fleet) KeyBindings() []key.Binding {
 		common.Short(k.Retry, "read the copies and Sources again"), k.Copy}
 }
 
+// HelpBindings are the page's keys (nav.KeyHelper): the footer's, with
+// every movement key where there is somewhere to move.
+func (f *Fleet) HelpBindings() []key.Binding {
+	return withMoves(f.c.Keys, f.KeyBindings(), f.moveLen() > 1)
+}
+
 // SetSize lays the page out for w×h cells.
 func (f *Fleet) SetSize(w, h int) {
 	f.width, f.height = w, h
@@ -496,4 +502,12 @@ func (f *Fleet) viewRuns(add func(string), w int) {
 		add("")
 		add(st.Dim.Render("  why: " + components.Escape(f.runs[i].Why)))
 	}
+}
+
+// moveLen is how many rows the list shown has: the runs, or the Sources.
+func (f *Fleet) moveLen() int {
+	if f.runsOf >= 0 {
+		return f.runList.Len()
+	}
+	return f.list.Len()
 }

@@ -100,6 +100,15 @@ func (v *HTTP) KeyBindings() []key.Binding {
 	return []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Copy}
 }
 
+// HelpBindings are the page's keys that work just now (nav.KeyHelper):
+// lines and ends choose among the exchanges, pages scroll the one chosen.
+func (v *HTTP) HelpBindings() []key.Binding {
+	k := &v.c.Keys
+	many, long := len(v.exchanges) > 1, v.detailScroll.Len() > v.detailScroll.Height()
+	return []key.Binding{common.When(many, k.Up), common.When(many, k.Down), common.When(long, k.PageUp), common.When(long, k.PageDown),
+		common.When(long, k.HalfUp), common.When(long, k.HalfDown), common.When(many, k.Top), common.When(many, k.Bottom), common.When(v.Selected() != nil, k.Copy)}
+}
+
 // listHeight is the number of exchange rows shown (the list takes at most a
 // third of the page).
 func (v *HTTP) listHeight() int {

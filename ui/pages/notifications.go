@@ -77,7 +77,7 @@ type NoteRow struct {
 
 // Item is the row's item; ok is false for a notification without items.
 func (r NoteRow) Item() (notify.Item, bool) {
-	if r.Index < 0 || r.Index >= len(r.Event.Items) {
+	if r.Event == nil || r.Index < 0 || r.Index >= len(r.Event.Items) {
 		return notify.Item{}, false
 	}
 	return r.Event.Items[r.Index], true
@@ -144,6 +144,17 @@ func (v *Notifications) Close() {}
 func (v *Notifications) KeyBindings() []key.Binding {
 	k := &v.c.Keys
 	return []key.Binding{k.Up, k.Down, common.Short(k.Open, "open the resource or document"), k.Copy, k.Browser}
+}
+
+// HelpBindings are the page's keys that work just now (nav.KeyHelper):
+// those of a notification once one has come.
+func (v *Notifications) HelpBindings() []key.Binding {
+	k := &v.c.Keys
+	r, ok := v.row(v.list.Cursor())
+	_, item := r.Item()
+	item = ok && item
+	return append(k.MoveKeys(len(v.feed.Rows()) > 1), common.When(item, common.Short(k.Open, "open the resource or document")),
+		common.When(item, k.Copy), common.When(item, k.Browser))
 }
 
 // SetSize lays the page out for w×h cells.

@@ -339,6 +339,14 @@ func (v *Package) KeyBindings() []key.Binding {
 	return []key.Binding{common.Short(k.Open, "resource"), common.Short(k.Raw, "manifest XML"), copyKey, common.Short(k.Retry, "retry"), k.Copy}
 }
 
+// HelpBindings are the page's keys that work just now (nav.KeyHelper).
+func (v *Package) HelpBindings() []key.Binding {
+	k := &v.c.Keys
+	return append(k.MoveKeys(v.tbl.Len() > 1), common.When(v.selectedEntry() != nil, common.Short(k.Open, "resource")),
+		common.When(v.pkg != nil, common.Short(k.Raw, "manifest XML")), common.When(v.ref.Contents != "", common.Short(k.Manifest, "manifest copy")),
+		common.Short(k.Retry, "retry"), k.Copy)
+}
+
 // Back cancels the download or the verification that runs; it reports
 // false when there is nothing left to cancel and the page may be left.
 func (v *Package) Back() (bool, tea.Cmd) {

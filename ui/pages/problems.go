@@ -387,6 +387,12 @@ func (v *Problems) KeyBindings() []key.Binding {
 		k.ToggleErrors, k.ToggleWarnings, common.Short(k.Filter, "filter rules"), k.ShowLine}
 }
 
+// HelpBindings are the page's keys (nav.KeyHelper): the footer's, with
+// every movement key where there is somewhere to move.
+func (v *Problems) HelpBindings() []key.Binding {
+	return withMoves(v.c.Keys, v.KeyBindings(), v.list.Len() > 1)
+}
+
 // listHeight: the page less the counts line, the separator and the detail.
 func (v *Problems) listHeight() int { return max(v.height-2-v.detailHeight(), 1) }
 

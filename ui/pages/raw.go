@@ -200,6 +200,17 @@ func (v *Raw) KeyBindings() []key.Binding {
 	return []key.Binding{common.Short(k.Filter, "search"), k.NextMatch, k.PrevMatch, common.Short(k.JumpTo, "go to line"), k.Left, k.Right, k.Pretty}
 }
 
+// HelpBindings are the page's keys that work just now (nav.KeyHelper):
+// moving when the text is taller than the page, the next match when a
+// search found some.
+func (v *Raw) HelpBindings() []key.Binding {
+	k := &v.c.Keys
+	found := len(v.matches) > 0
+	out := append(k.MoveKeys(v.scroll.Len() > v.scroll.Height()), common.Short(k.Filter, "search"),
+		common.When(found, k.NextMatch), common.When(found, k.PrevMatch), common.Short(k.JumpTo, "go to line"), k.Left, k.Right, k.Pretty)
+	return out
+}
+
 func (v *Raw) bodyHeight() int { return max(v.height-2, 1) }
 
 func (v *Raw) lineCount() int {

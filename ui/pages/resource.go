@@ -328,6 +328,12 @@ func (v *Resource) KeyBindings() []key.Binding {
 		k.Versions, k.Copy, k.Browser}
 }
 
+// HelpBindings are the page's keys (nav.KeyHelper): the footer's, with
+// every movement key where there is somewhere to move.
+func (v *Resource) HelpBindings() []key.Binding {
+	return withMoves(v.c.Keys, v.KeyBindings(), v.list.Len() > 1)
+}
+
 // Update handles keys and download results, then lays the page out for
 // what changed, so that View only draws.
 func (v *Resource) Update(msg tea.Msg) (nav.Page, tea.Cmd) {

@@ -139,6 +139,17 @@ func (v *Spot) KeyBindings() []key.Binding {
 	return []key.Binding{common.Short(k.Open, "open the resource"), common.Short(k.Retry, "check again"), k.Up, k.Down}
 }
 
+// HelpBindings are the page's keys that work just now (nav.KeyHelper).
+func (v *Spot) HelpBindings() []key.Binding {
+	k := &v.c.Keys
+	n := 0
+	if v.rep != nil {
+		n = len(v.rep.Resources)
+	}
+	return append([]key.Binding{common.When(n > 0, common.Short(k.Open, "open the resource")), common.When(!v.running, common.Short(k.Retry, "check again"))},
+		k.MoveKeys(n > 1)...)
+}
+
 // layout draws the report for the page's width, once: a check of thousands
 // of marked entries is tens of thousands of lines, which View only windows.
 func (v *Spot) layout() {

@@ -209,6 +209,13 @@ func (v *Sync) KeyBindings() []key.Binding {
 	return []key.Binding{run, del, askStop, stop, goOn, open, retry, replan, k.Up, k.Down}
 }
 
+// HelpBindings are the page's keys that work just now (nav.KeyHelper):
+// the footer's, and moving when the list has rows to move through.
+func (v *Sync) HelpBindings() []key.Binding {
+	bs := v.KeyBindings()
+	return append(bs[:len(bs)-2], v.c.Keys.MoveKeys(len(v.rows) > 1)...)
+}
+
 // startPlan plans (again) in a command.
 func (v *Sync) startPlan() tea.Cmd {
 	v.gen++

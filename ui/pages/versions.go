@@ -225,6 +225,12 @@ func (v *Versions) KeyBindings() []key.Binding {
 	return []key.Binding{common.Short(k.Open, "open the version"), k.Compare, k.TimeGate, common.Short(k.Retry, "reload"), k.Copy, k.Browser}
 }
 
+// HelpBindings are the page's keys (nav.KeyHelper): the footer's, with
+// every movement key where there is somewhere to move.
+func (v *Versions) HelpBindings() []key.Binding {
+	return withMoves(v.c.Keys, v.KeyBindings(), v.tbl.Len() > 1)
+}
+
 // headerLines is the height of the lines above the table.
 func (v *Versions) headerLines() []string {
 	st := v.c.Styles
