@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"charm.land/bubbles/v2/spinner"
+	"github.com/charmbracelet/x/ansi"
 )
 
 // Common is what every page and component shares. The root model owns one
@@ -29,6 +30,14 @@ type Common struct {
 
 	// Spinner turns while anything is busy; the root model advances it.
 	Spinner spinner.Model
+
+	// WidthMethod is how the terminal counts the cells of a character:
+	// ansi.WcWidth (each code point's width, summed) unless the terminal
+	// declared grapheme clustering (mode 2027), then ansi.GraphemeWidth,
+	// exactly as bubbletea's renderer counts when it places the screen.
+	// The root model sets it from the terminal's report; a table or a pane
+	// that pads by another count shifts its rows (components.CellsOf).
+	WidthMethod ansi.Method
 }
 
 // explorerSpinner is the explorer's spinner: braille dots, a frame every

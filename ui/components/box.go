@@ -9,8 +9,14 @@ import (
 // Box draws a rounded box of exactly w×h cells: a title line inside (with
 // note after it when it fits), then the lines, each cut to fit. It writes
 // the escape sequences itself: lipgloss borders cost more than a whole
-// table on every frame.
+// table on every frame. It measures by grapheme cluster (Graphemes.Box).
 func Box(st *common.Styles, focused bool, title, note string, lines []string, w, h int) string {
+	return Graphemes.Box(st, focused, title, note, lines, w, h)
+}
+
+// Box is the package's Box measured by c, so that its right border stays
+// in its column whatever the lines hold.
+func (c Cells) Box(st *common.Styles, focused bool, title, note string, lines []string, w, h int) string {
 	border := st.Paint.Border
 	if focused {
 		border = st.Paint.BorderFocused
@@ -24,14 +30,14 @@ func Box(st *common.Styles, focused bool, title, note string, lines []string, w,
 		b.WriteString(border.Apply("│"))
 		b.WriteByte(' ')
 		b.WriteString(content)
-		if pad := inner - Width(content); pad > 0 {
+		if pad := inner - c.Width(content); pad > 0 {
 			b.WriteString(strings.Repeat(" ", pad))
 		}
 		b.WriteByte(' ')
 		b.WriteString(border.Apply("│"))
 	}
-	head := st.Paint.PaneHead.Apply(Truncate(title, inner, TruncEnd))
-	if note != "" && Width(title)+2+Width(note) <= inner {
+	head := st.Paint.PaneHead.Apply(c.Truncate(title, inner, TruncEnd))
+	if note != "" && c.Width(title)+2+c.Width(note) <= inner {
 		head += "  " + st.Paint.Dim.Apply(note)
 	}
 	row(head)
@@ -39,8 +45,8 @@ func Box(st *common.Styles, focused bool, title, note string, lines []string, w,
 		l := ""
 		if i < len(lines) {
 			l = lines[i]
-			if Width(l) > inner {
-				l = Fit(l, inner)
+			if c.Width(l) > inner {
+				l = c.Fit(l, inner)
 			}
 		}
 		row(l)

@@ -1,6 +1,7 @@
 package components
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -40,6 +41,11 @@ type Table struct {
 	c      *common.Common
 	cols   []Column
 	widths []int
+	// seen is each column's widest content (title included) among the rows
+	// drawn since the columns were set: the columns are sized by what they
+	// hold, and do not shrink back when a wide row scrolls out of view.
+	seen   []int
+	seenBy Cells // the count seen was measured by
 
 	count int     // underlying rows when perm is nil
 	perm  []int32 // visible order of underlying rows; nil: identity over count
@@ -87,6 +93,7 @@ func (t *Table) Columns() []Column { return t.cols }
 // SetColumns replaces the columns.
 func (t *Table) SetColumns(cols []Column) {
 	t.cols = cols
+	t.seen = nil
 	t.layout()
 }
 
@@ -175,14 +182,41 @@ func (t *Table) numberWidth() int {
 	return len(strconv.Itoa(max(t.count, 1)))
 }
 
-// MinWidth is the width the table needs to show every column at its Min.
+// MinWidth is the width the table needs to show every column at its
+// floor: a column's Min, or less when the rows in view hold less (a length
+// column of four-digit numbers needs its title's six cells, not nine).
 func (t *Table) MinWidth() int {
+	t.measure()
 	w := t.leadWidth()
 	for i, c := range t.cols {
 		if i > 0 {
 			w++
 		}
-		w += c.Min
+		w += columnFloor(c, t.seen[i])
+	}
+	return w
+}
+
+// WholeWidth is the width at which no column is cut but those cut in the
+// middle (URLs and paths, which keep their ends), and those only to their
+// floor: every other column shows the rows in view whole, up to its Max.
+// Below it a table beside a pane would cut a digest or a media type while
+// its URL column keeps cells to spare.
+func (t *Table) WholeWidth() int {
+	t.measure()
+	w := t.leadWidth()
+	for i, c := range t.cols {
+		if i > 0 {
+			w++
+		}
+		cw := columnFloor(c, t.seen[i])
+		if c.Trunc != TruncMiddle {
+			cw = max(cw, t.seen[i])
+			if c.Max > 0 {
+				cw = max(min(cw, c.Max), columnFloor(c, t.seen[i]))
+			}
+		}
+		w += cw
 	}
 	return w
 }
@@ -208,55 +242,127 @@ func (t *Table) showPicked() bool { return t.Picked != nil && t.ShowPicked }
 // Relayout computes the column widths again (after ShowPicked changed).
 func (t *Table) Relayout() { t.layout() }
 
-// layout computes column widths from the table width.
+// layout computes column widths from the table width and the content of
+// the rows in view.
 func (t *Table) layout() {
-	t.widths = LayoutColumns(t.cols, t.width-t.leadWidth())
+	t.measure()
+	t.widths = FitColumns(t.cols, t.seen, t.width-t.leadWidth())
 }
 
-// LayoutColumns gives each column its Min, then shares the rest by Flex up
-// to each Max. Columns that do not fit even at Min get width 0 (hidden),
-// from the right; what is left over goes to the last column shown.
-func LayoutColumns(cols []Column, width int) []int {
+// cells measures as the terminal does (common.Common.WidthMethod).
+func (t *Table) cells() Cells {
+	if t.c == nil {
+		return Graphemes
+	}
+	return CellsOf(t.c.WidthMethod)
+}
+
+// measure widens seen to the content of the rows in view and the titles
+// (the sort arrow included); it reports whether a column grew.
+func (t *Table) measure() bool {
+	cells := t.cells()
+	grew := false
+	if len(t.seen) != len(t.cols) || t.seenBy != cells {
+		t.seenBy = cells
+		t.seen = make([]int, len(t.cols))
+		grew = true
+	}
+	widen := func(ci, w int) {
+		if w > t.seen[ci] {
+			t.seen[ci] = w
+			grew = true
+		}
+	}
+	for ci, c := range t.cols {
+		tw := cells.Width(c.Title)
+		if ci == t.SortCol {
+			tw++
+		}
+		widen(ci, tw)
+	}
+	end := min(t.list.Offset()+t.bodyHeight(), t.Len())
+	for pos := max(t.list.Offset(), 0); pos < end; pos++ {
+		i := t.Row(pos)
+		for ci, c := range t.cols {
+			if c.Value != nil {
+				widen(ci, cells.Width(Escape(c.Value(i))))
+			}
+		}
+	}
+	return grew
+}
+
+// columnFloor is the narrowest a column is drawn: its Min, or its content
+// when that is narrower, and never narrower than its title.
+func columnFloor(c Column, content int) int {
+	floor := c.Min
+	if content > 0 {
+		floor = min(c.Min, content)
+	}
+	return max(floor, min(content, len(c.Title)))
+}
+
+// LayoutColumns is FitColumns with no content measured: every column may
+// use up to its Max.
+func LayoutColumns(cols []Column, width int) []int { return FitColumns(cols, nil, width) }
+
+// FitColumns sizes columns by their content (content[i]: the widest cell
+// of column i in view, its title included; nil when unknown) in width
+// cells, one between columns:
+//
+//  1. each column gets its floor (columnFloor), from the left; those that
+//     do not fit are left out, from the right;
+//  2. then what each needs to show its content whole (up to its Max):
+//     first the fixed columns (Flex 0: dates, change, length, counts,
+//     which say nothing cut), then the flexible ones, the one that needs
+//     least first (a media type before a URL), so that a short column is
+//     never cut to give a long one a few more cells; what cannot make a
+//     column whole is shared by Flex;
+//  3. what is left goes to the flexible columns by Flex up to their Max
+//     (rows not yet in view may be longer), the rest to the last column
+//     shown, so that every row is exactly width cells.
+func FitColumns(cols []Column, content []int, width int) []int {
 	w := make([]int, len(cols))
+	want := make([]int, len(cols))
 	room := width
 	for i, c := range cols {
-		need := c.Min
+		floor, nat := c.Min, c.Max
+		if content != nil {
+			floor = columnFloor(c, content[i])
+			nat = max(content[i], floor)
+			if c.Max > 0 {
+				nat = max(min(nat, c.Max), floor)
+			}
+		}
+		need := floor
 		if i > 0 {
 			need++ // separator
 		}
 		if room < need {
 			break
 		}
-		w[i] = c.Min
+		w[i], want[i] = floor, nat
 		room -= need
 	}
-	for room > 0 {
-		flexTotal := 0
+	// 2. Fixed columns, then the flexible ones, toward their content.
+	for i, c := range cols {
+		if w[i] > 0 && c.Flex == 0 && want[i] > w[i] {
+			give := min(want[i]-w[i], room)
+			w[i] += give
+			room -= give
+		}
+	}
+	room = fillSmallestFirst(cols, w, want, room)
+	// 3. The slack, to the flexible columns up to their Max.
+	if room > 0 {
+		limit := make([]int, len(cols))
 		for i, c := range cols {
-			if w[i] > 0 && c.Flex > 0 && (c.Max == 0 || w[i] < c.Max) {
-				flexTotal += c.Flex
+			limit[i] = c.Max
+			if limit[i] == 0 {
+				limit[i] = w[i] + room
 			}
 		}
-		if flexTotal == 0 {
-			break
-		}
-		given := 0
-		for i, c := range cols {
-			if w[i] == 0 || c.Flex == 0 || (c.Max > 0 && w[i] >= c.Max) {
-				continue
-			}
-			share := max(room*c.Flex/flexTotal, 1)
-			if c.Max > 0 && w[i]+share > c.Max {
-				share = c.Max - w[i]
-			}
-			share = min(share, room-given)
-			w[i] += share
-			given += share
-		}
-		if given == 0 {
-			break
-		}
-		room -= given
+		room = shareByFlex(cols, w, limit, room)
 	}
 	if room > 0 {
 		for i := len(w) - 1; i >= 0; i-- {
@@ -267,6 +373,59 @@ func LayoutColumns(cols []Column, width int) []int {
 		}
 	}
 	return w
+}
+
+// fillSmallestFirst gives the flexible columns shown what they need to
+// reach want, the one that needs least first, as long as room holds its
+// whole need; the rest is shared by Flex (shareByFlex). It returns what
+// is left.
+func fillSmallestFirst(cols []Column, w, want []int, room int) int {
+	var needy []int
+	for i, c := range cols {
+		if w[i] > 0 && c.Flex > 0 && want[i] > w[i] {
+			needy = append(needy, i)
+		}
+	}
+	slices.SortStableFunc(needy, func(a, b int) int { return (want[a] - w[a]) - (want[b] - w[b]) })
+	for _, i := range needy {
+		need := want[i] - w[i]
+		if need > room {
+			break
+		}
+		w[i] += need
+		room -= need
+	}
+	return shareByFlex(cols, w, want, room)
+}
+
+// shareByFlex gives room to the columns shown with a Flex, in proportion
+// to it, none beyond its limit (0: none); it returns what is left.
+func shareByFlex(cols []Column, w, limit []int, room int) int {
+	for room > 0 {
+		flexTotal := 0
+		for i, c := range cols {
+			if w[i] > 0 && c.Flex > 0 && w[i] < limit[i] {
+				flexTotal += c.Flex
+			}
+		}
+		if flexTotal == 0 {
+			break
+		}
+		given := 0
+		for i, c := range cols {
+			if w[i] == 0 || c.Flex == 0 || w[i] >= limit[i] {
+				continue
+			}
+			share := min(max((room)*c.Flex/flexTotal, 1), limit[i]-w[i], room-given)
+			w[i] += share
+			given += share
+		}
+		if given == 0 {
+			break
+		}
+		room -= given
+	}
+	return room
 }
 
 // PosAt returns the visible position drawn at line y of the table (0 is the
@@ -303,13 +462,17 @@ func (t *Table) View() string {
 		return ""
 	}
 	st := t.c.Styles
+	cells := t.cells()
+	if t.measure() {
+		t.widths = FitColumns(t.cols, t.seen, t.width-t.leadWidth())
+	}
 	var b strings.Builder
 	b.Grow((t.width + 16) * t.height)
 
 	var hdr strings.Builder
 	nw := t.numberWidth()
 	if t.Numbers {
-		hdr.WriteString(PadLeft("#", nw))
+		hdr.WriteString(cells.PadLeft("#", nw))
 		hdr.WriteByte(' ')
 	}
 	if t.showPicked() {
@@ -334,9 +497,9 @@ func (t *Table) View() string {
 				title += "↑"
 			}
 		}
-		hdr.WriteString(Cell(title, w, c.Right, TruncEnd))
+		hdr.WriteString(cells.Cell(title, w, c.Right, TruncEnd))
 	}
-	b.WriteString(st.Header.Render(Cell(hdr.String(), t.width, false, TruncEnd)))
+	b.WriteString(st.Header.Render(cells.Cell(hdr.String(), t.width, false, TruncEnd)))
 
 	rows := t.bodyHeight()
 	n := t.Len()
@@ -353,7 +516,7 @@ func (t *Table) View() string {
 		selected := pos == cursor
 		line.Reset()
 		if t.Numbers {
-			num := PadLeft(strconv.Itoa(i+1), nw)
+			num := cells.PadLeft(strconv.Itoa(i+1), nw)
 			if selected {
 				line.WriteString(num)
 			} else {
@@ -392,7 +555,7 @@ func (t *Table) View() string {
 			if ci > 0 {
 				line.WriteByte(' ')
 			}
-			cell := Cell(c.Value(i), w, c.Right, c.Trunc)
+			cell := cells.Cell(c.Value(i), w, c.Right, c.Trunc)
 			if !selected && c.Paint != nil {
 				cell = c.Paint(i).Apply(cell)
 			}

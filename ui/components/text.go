@@ -5,7 +5,6 @@ import (
 	"unicode/utf8"
 
 	"charm.land/lipgloss/v2"
-	"github.com/charmbracelet/x/ansi"
 	"github.com/dustin/go-humanize"
 
 	"rsx/display"
@@ -31,13 +30,10 @@ func IsASCII(s string) bool {
 	return true
 }
 
-// Width is the display width of s, which may hold escape sequences.
-func Width(s string) int {
-	if IsASCII(s) {
-		return len(s)
-	}
-	return ansi.StringWidth(s)
-}
+// Width is the display width of s, which may hold escape sequences, by
+// grapheme cluster (Graphemes; a table or a pane measures with the
+// terminal's Cells).
+func Width(s string) int { return Graphemes.Width(s) }
 
 // Escape makes text that a Source wrote, or that quotes it (a URL, a
 // header, a member name, an error message), safe to draw: display.Escape,
@@ -76,143 +72,34 @@ func EscapeLine(s string) string {
 }
 
 // Fit cuts an (optionally styled) line to at most w cells, with an ellipsis
-// when it cut.
-func Fit(s string, w int) string {
-	if w <= 0 {
-		return ""
-	}
-	if Width(s) <= w {
-		return s
-	}
-	return ansi.Truncate(s, w, "…")
-}
+// when it cut (Graphemes.Fit).
+func Fit(s string, w int) string { return Graphemes.Fit(s, w) }
 
 // Pad fits s to w cells and pads it with spaces to exactly w.
-func Pad(s string, w int) string {
-	s = Fit(s, w)
-	if n := w - Width(s); n > 0 {
-		return s + strings.Repeat(" ", n)
-	}
-	return s
-}
+func Pad(s string, w int) string { return Graphemes.Pad(s, w) }
 
 // PadLeft right-aligns s in w cells (it is not cut).
-func PadLeft(s string, w int) string {
-	if n := w - Width(s); n > 0 {
-		return strings.Repeat(" ", n) + s
-	}
-	return s
-}
+func PadLeft(s string, w int) string { return Graphemes.PadLeft(s, w) }
 
 // PadRight left-aligns s in w cells (it is not cut).
-func PadRight(s string, w int) string {
-	if n := w - Width(s); n > 0 {
-		return s + strings.Repeat(" ", n)
-	}
-	return s
-}
+func PadRight(s string, w int) string { return Graphemes.PadRight(s, w) }
 
 // Cell escapes plain text (Escape) and pads or truncates it to exactly w cells,
-// right-aligned when right, cut as trunc says.
+// right-aligned when right, cut as trunc says (Graphemes.Cell).
 func Cell(s string, w int, right bool, trunc int) string {
-	if w <= 0 {
-		return ""
-	}
-	s = Escape(s)
-	sw := Width(s)
-	if sw > w {
-		s = Truncate(s, w, trunc)
-		sw = Width(s)
-	}
-	if sw < w {
-		if right {
-			return strings.Repeat(" ", w-sw) + s
-		}
-		out := s + strings.Repeat(" ", w-sw)
-		if !IsASCII(s) {
-			// A prepended mark (U+0600–U+0605, …) joins the space after it
-			// into one cluster: pad until the cell measures its width.
-			for n := Width(out); n < w; n++ {
-				out += " "
-			}
-		}
-		return out
-	}
-	return s
+	return Graphemes.Cell(s, w, right, trunc)
 }
 
 // Truncate shortens plain text to at most w cells with an ellipsis, at the
-// end or, for TruncMiddle and a column of 12 cells or more, in the middle.
-func Truncate(s string, w int, trunc int) string {
-	if w <= 0 {
-		return ""
-	}
-	if Width(s) <= w {
-		return s
-	}
-	if w == 1 {
-		return "…"
-	}
-	ascii := IsASCII(s)
-	if trunc == TruncMiddle && w >= 12 {
-		tail := (w - 1) * 2 / 5
-		head := w - 1 - tail
-		if ascii {
-			return s[:head] + "…" + s[len(s)-tail:]
-		}
-		// A wide character across the cut is kept whole by TruncateLeft:
-		// drop it (s is plain text), so that the tail keeps to its cells.
-		end := ansi.TruncateLeft(s, Width(s)-tail, "")
-		for end != "" && Width(end) > tail {
-			_, n := utf8.DecodeRuneInString(end)
-			end = end[n:]
-		}
-		return ansi.Truncate(s, head, "") + "…" + end
-	}
-	if ascii {
-		return s[:w-1] + "…"
-	}
-	return ansi.Truncate(s, w, "…")
-}
+// end or, for TruncMiddle and a column of 12 cells or more, in the middle
+// (Graphemes.Truncate).
+func Truncate(s string, w int, trunc int) string { return Graphemes.Truncate(s, w, trunc) }
 
-// Wrap breaks s into lines of at most w cells at spaces; a word longer than
-// w keeps a line of its own.
-//
-// ansi.Wordwrap also breaks after every hyphen, which would cut dates
-// ("2013-" "01") and names ("OAI-" "ORE"): hyphens wrap as non-breaking
-// hyphens (U+2011, as wide) and are given back afterwards.
-func Wrap(s string, w int) []string {
-	s = strings.Join(strings.Fields(s), " ")
-	if s == "" {
-		return nil
-	}
-	const nbHyphen = "\u2011"
-	hyphens := strings.Contains(s, "-") && !strings.Contains(s, nbHyphen)
-	if hyphens {
-		s = strings.ReplaceAll(s, "-", nbHyphen)
-	}
-	out := ansi.Wordwrap(s, max(w, 1), "")
-	if hyphens {
-		out = strings.ReplaceAll(out, nbHyphen, "-")
-	}
-	return strings.Split(out, "\n")
-}
+// Wrap breaks s into lines of at most w cells at spaces (Graphemes.Wrap).
+func Wrap(s string, w int) []string { return Graphemes.Wrap(s, w) }
 
 // HardWrap cuts s into pieces of at most w cells, wherever they fall.
-func HardWrap(s string, w int) []string {
-	if w <= 0 || Width(s) <= w {
-		return []string{s}
-	}
-	if IsASCII(s) {
-		var out []string
-		for len(s) > w {
-			out = append(out, s[:w])
-			s = s[w:]
-		}
-		return append(out, s)
-	}
-	return strings.Split(ansi.Hardwrap(s, w, true), "\n")
-}
+func HardWrap(s string, w int) []string { return Graphemes.HardWrap(s, w) }
 
 // Count writes n with thousands separators: "1,000,000".
 func Count(n int) string { return humanize.Comma(int64(n)) }
@@ -247,22 +134,7 @@ func Scrolled(lines []string, top, w, h int) string {
 }
 
 // FitBlock makes s exactly h lines, each at most w cells.
-func FitBlock(s string, w, h int) string {
-	lines := strings.Split(s, "\n")
-	if len(lines) > h {
-		lines = lines[:h]
-	}
-	for i, l := range lines {
-		// Most lines are plain or exact already: measure cheaply first.
-		if len(l) > w && Width(l) > w {
-			lines[i] = Fit(l, w)
-		}
-	}
-	for len(lines) < h {
-		lines = append(lines, "")
-	}
-	return strings.Join(lines, "\n")
-}
+func FitBlock(s string, w, h int) string { return Graphemes.FitBlock(s, w, h) }
 
 // PlaceCenter centres s in a w×h block.
 func PlaceCenter(w, h int, s string) string {
