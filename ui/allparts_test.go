@@ -149,7 +149,7 @@ func TestEntryReadBack(t *testing.T) {
 	if a.dv.Selected() != 7 {
 		t.Fatalf("selected %d", a.dv.Selected())
 	}
-	if s := d.screen(); !strings.Contains(s, "mirror.example.net/p2/3.html") {
+	if s := d.screen(); !rcPaneHas(t, s, "mirror.example.net/p2/3.html") {
 		t.Fatalf("the detail pane does not show the entry's link:\n%s", s)
 	}
 	if e, state, _ := doc.wholeEntry(7); state != entryWhole || len(e.Links) != 1 {
@@ -160,11 +160,11 @@ func TestEntryReadBack(t *testing.T) {
 	g.docs["/part3.xml"] = strings.ReplaceAll(g.docs["/part3.xml"], "/p3/", "/moved/")
 	g.fail[exHost+"/part1.xml"] = fmt.Errorf("connection refused")
 	d.keys("j j j j j") // row 13: part 3
-	if s := d.screen(); !strings.Contains(s, "the document changed since it was loaded") {
+	if s := d.screen(); !rcPaneHas(t, s, "the document changed since it was loaded") {
 		t.Errorf("a changed part is not told:\n%s", s)
 	}
 	d.keys("g") // row 1: part 1
-	if s := d.screen(); !strings.Contains(s, "could not read its 1 link: fetch "+exHost+"/part1.xml: connection refused") {
+	if s := d.screen(); !rcPaneHas(t, s, "could not read its 1 link: fetch "+exHost+"/part1.xml: connection refused") {
 		t.Errorf("a part that cannot be read is not told:\n%s", s)
 	}
 }

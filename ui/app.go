@@ -7,6 +7,7 @@ import (
 
 	"charm.land/bubbles/v2/spinner"
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"rsx/display"
 	"rsx/dump"
@@ -259,6 +260,16 @@ func (a *App) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		a.c.SetStyles(common.NewStyles(msg.IsDark()))
 		a.prompt.SetStyles(a.c.Styles)
 		a.resize(a.width, a.height) // pages lay out again for the new styles
+		return a, nil
+	case tea.ModeReportMsg:
+		// bubbletea asks the terminal whether it clusters graphemes (mode
+		// 2027) and, when it answers that it knows the mode, places the
+		// screen by grapheme cluster from then on: measure as it does.
+		if msg.Mode == ansi.ModeUnicodeCore && (msg.Value == ansi.ModeReset || msg.Value == ansi.ModeSet || msg.Value == ansi.ModePermanentlySet) &&
+			a.c.WidthMethod != ansi.GraphemeWidth {
+			a.c.WidthMethod = ansi.GraphemeWidth
+			a.resize(a.width, a.height)
+		}
 		return a, nil
 	case spinner.TickMsg:
 		return a, a.spin(msg)

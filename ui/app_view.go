@@ -45,7 +45,7 @@ func (a *App) render() string {
 	switch n := len(a.pages); {
 	case n > 0:
 		footer := components.Footer(st, a.c.Keys.PageFooter(a.pages[n-1].KeyBindings()), 2, " · ", w)
-		out = a.tabLine() + "\n" + components.FitBlock(a.pages[n-1].View(), w, h-pageChrome) + "\n" + a.bottomLine(footer)
+		out = a.tabLine() + "\n" + components.CellsOf(a.c.WidthMethod).FitBlock(a.pages[n-1].View(), w, h-pageChrome) + "\n" + a.bottomLine(footer)
 	case a.dv == nil:
 		out = components.PlaceCenter(w, h-1, st.Dim.Render("Nothing open. Press : to open a URL or a file.")) + "\n" + a.bottomLine("")
 	default:
@@ -56,7 +56,8 @@ func (a *App) render() string {
 			}
 		}
 	}
-	return components.FitBlock(out, w, h)
+	// Cut as the renderer counts, or a line it finds too wide loses cells.
+	return components.CellsOf(a.c.WidthMethod).FitBlock(out, w, h)
 }
 
 // bottomOverride is what replaces the footer: the prompt, a flash message

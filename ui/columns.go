@@ -139,9 +139,12 @@ func colLayout(k colKind) (minW, maxW, flex int, right bool, trunc int) {
 	case colLength:
 		return 9, 10, 0, true, components.TruncEnd
 	case colType:
-		return 10, 24, 1, false, components.TruncEnd
+		// No Max: a media type is read whole or not at all, and some are
+		// long (application/vnd.openxmlformats-officedocument…).
+		return 10, 0, 1, false, components.TruncEnd
 	case colHash:
-		return 12, 45, 1, false, components.TruncEnd
+		// No Max: a sha-256 digest shows whole where there is room.
+		return 12, 0, 1, false, components.TruncEnd
 	case colCapability:
 		return 14, 21, 1, false, components.TruncEnd
 	case colPart:

@@ -18,10 +18,10 @@ import (
 
 // entryLines describe one entry: loc, every attribute, every link with its
 // relation in words, and unknown elements.
-func entryLines(st *common.Styles, e *model.Entry, base string, w int, part string) []string {
+func entryLines(st *common.Styles, cells components.Cells, e *model.Entry, base string, w int, part string) []string {
 	var out []string
 	add := func(label, value string, vs lipgloss.Style) {
-		out = append(out, kvLines(st, "", label, 11, value, vs, w)...)
+		out = append(out, kvLines(st, cells, "", label, 11, value, vs, w)...)
 	}
 	if part != "" {
 		add("part", part, st.Value)
@@ -44,8 +44,8 @@ func entryLines(st *common.Styles, e *model.Entry, base string, w int, part stri
 	}
 	add("lastmod", e.Lastmod.Raw, st.Value)
 	add("changefreq", e.Changefreq, st.Value)
-	out = append(out, mdLines(st, &e.MD, w)...)
-	out = append(out, linkLines(st, e.Links, base, w)...)
+	out = append(out, mdLines(st, cells, &e.MD, w)...)
+	out = append(out, linkLines(st, cells, e.Links, base, w)...)
 	out = append(out, extraLines(st, e.Extra)...)
 	if e.Line > 0 {
 		if len(e.Links) > 0 {
@@ -57,13 +57,13 @@ func entryLines(st *common.Styles, e *model.Entry, base string, w int, part stri
 }
 
 // mdLines describe an <rs:md> element.
-func mdLines(st *common.Styles, md *model.Metadata, w int) []string {
+func mdLines(st *common.Styles, cells components.Cells, md *model.Metadata, w int) []string {
 	if !md.Present {
 		return nil
 	}
 	var out []string
 	add := func(label, value string, vs lipgloss.Style) {
-		out = append(out, kvLines(st, "", label, 11, value, vs, w)...)
+		out = append(out, kvLines(st, cells, "", label, 11, value, vs, w)...)
 	}
 	add("capability", string(md.Capability), st.Value)
 	add("change", string(md.Change), st.ChangeStyle(string(md.Change)))
@@ -101,7 +101,7 @@ func attrName(a model.Attr) string {
 }
 
 // linkLines describe <rs:ln> elements, each relation explained in words.
-func linkLines(st *common.Styles, links []model.Link, base string, w int) []string {
+func linkLines(st *common.Styles, cells components.Cells, links []model.Link, base string, w int) []string {
 	var out []string
 	for _, l := range links {
 		href := l.Href
@@ -116,16 +116,16 @@ func linkLines(st *common.Styles, links []model.Link, base string, w int) []stri
 		if href == "" {
 			href = "(no href)"
 		}
-		out = append(out, kvLinesL(st, st.Rel, "", "↳ "+rel, components.Width(rel)+3, href, st.URL, w)...)
+		out = append(out, kvLinesL(st, cells, st.Rel, "", "↳ "+rel, cells.Width(rel)+3, href, st.URL, w)...)
 		for _, rel := range strings.Fields(l.Rel) {
 			if desc := model.RelationDescription(rel); desc != "" {
-				for _, line := range components.Wrap(desc, max(w-4, 10)) {
+				for _, line := range cells.Wrap(desc, max(w-4, 10)) {
 					out = append(out, "  "+st.Explain.Render(line))
 				}
 			}
 		}
 		add := func(label, value string) {
-			out = append(out, kvLines(st, "  ", label, 9, value, st.Value, w)...)
+			out = append(out, kvLines(st, cells, "  ", label, 9, value, st.Value, w)...)
 		}
 		add("pri", l.PriRaw)
 		add("type", l.Type)
@@ -166,43 +166,71 @@ func extraLines(st *common.Styles, els []model.Element) []string {
 
 // kvLines draws "label value", the value broken over as many lines as it
 // needs (at most maxValueLines) under its first line.
-func kvLines(st *common.Styles, indent, label string, labelW int, value string, vs lipgloss.Style, w int) []string {
-	return kvLinesL(st, st.Label, indent, label, labelW, value, vs, w)
+func kvLines(st *common.Styles, cells components.Cells, indent, label string, labelW int, value string, vs lipgloss.Style, w int) []string {
+	return kvLinesL(st, cells, st.Label, indent, label, labelW, value, vs, w)
 }
 
 // kvLinesL is kvLines with the label's style. Label and value may be a
 // Source's (an attribute's name and value): both are escaped. A label
 // wider than half the pane (a long relation, an unknown attribute's name)
 // takes a line of its own, and the value goes under it.
-func kvLinesL(st *common.Styles, ls lipgloss.Style, indent, label string, labelW int, value string, vs lipgloss.Style, w int) []string {
+//
+// The value wraps at spaces; a URL or a digest too long for the pane is
+// broken after a '/', '?', '&' or '=', or else cut with a dim
+// ContinuationMark (components.Cells.WrapValue), never in the middle of a
+// word that fits on a line. y copies the value whole, from the model.
+func kvLinesL(st *common.Styles, cells components.Cells, ls lipgloss.Style, indent, label string, labelW int, value string, vs lipgloss.Style, w int) []string {
 	if value == "" {
 		return nil
 	}
 	label = components.Escape(label)
-	labelW = max(labelW, components.Width(label)+1)
+	labelW = max(labelW, cells.Width(label)+1)
 	var out []string
-	first := indent + ls.Render(components.PadRight(label, labelW))
+	first := indent + ls.Render(cells.PadRight(label, labelW))
 	pad := strings.Repeat(" ", labelW)
 	if labelW > w/2 {
-		out = append(out, indent+ls.Render(components.Fit(label, max(w-len(indent), 1))))
+		out = append(out, indent+ls.Render(cells.Fit(label, max(w-len(indent), 1))))
 		first, pad = indent+"    ", "    "
 		labelW = 4
 	}
 	room := max(w-len(indent)-labelW, 8)
-	chunks := components.HardWrap(components.Escape(value), room)
-	if len(chunks) > maxValueLines {
-		chunks = chunks[:maxValueLines]
-		last := []rune(chunks[maxValueLines-1])
-		chunks[maxValueLines-1] = string(last[:max(len(last)-1, 0)]) + "…"
-	}
-	for i, c := range chunks {
-		if i == 0 {
-			out = append(out, first+vs.Render(c))
+	lines := cells.WrapValue(components.Escape(value), room)
+	if len(lines) > maxValueLines {
+		lines = lines[:maxValueLines]
+		last := &lines[maxValueLines-1]
+		if cells.Width(last.Text) < room {
+			last.Text += "…"
 		} else {
-			out = append(out, indent+pad+vs.Render(c))
+			last.Text = cells.Truncate(last.Text, room, components.TruncEnd)
+		}
+		last.Cut = false
+	}
+	for i, l := range lines {
+		s := vs.Render(l.Text)
+		if l.Cut {
+			s += st.Dim.Render(components.ContinuationMark)
+		}
+		if i == 0 {
+			out = append(out, first+s)
+		} else {
+			out = append(out, indent+pad+s)
 		}
 	}
 	return out
 }
 
 const maxValueLines = 8
+
+// valueLines draws plain, escaped text in lines of at most w cells, broken
+// as kvLines breaks a value, every line in style vs.
+func valueLines(st *common.Styles, cells components.Cells, text string, vs lipgloss.Style, w int) []string {
+	var out []string
+	for _, l := range cells.WrapValue(text, w) {
+		s := vs.Render(l.Text)
+		if l.Cut {
+			s += st.Dim.Render(components.ContinuationMark)
+		}
+		out = append(out, s)
+	}
+	return out
+}

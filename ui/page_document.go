@@ -155,17 +155,28 @@ func (v *docPage) SetSize(w, h int) {
 // The fixed lines of the page: breadcrumbs, title, status bar, footer.
 const docChromeLines = 4
 
+// paneGutter is the blank column between the table and the detail pane
+// beside it.
+const paneGutter = 1
+
+// cells measures text as the terminal does (common.Common.WidthMethod):
+// the table, the detail pane and the page around them count alike.
+func (v *docPage) cells() components.Cells { return components.CellsOf(v.c.WidthMethod) }
+
 func (v *docPage) layout() {
 	w, h := v.width, v.height
 	body := max(h-docChromeLines, 3)
 	// The detail pane goes to the right when the table keeps room for all
 	// its columns, below it otherwise.
+	// The table must show every column whole there (URLs and paths may be
+	// cut in the middle), with a blank column between it and the pane's
+	// border so that no title or value runs into it.
 	rightW := min(max(w*2/5, 40), 64)
-	v.detailRight = w >= 100 && w-rightW >= v.tbl.MinWidth()
+	v.detailRight = w >= 100 && w-rightW-paneGutter >= v.tbl.WholeWidth()
 	if v.detailRight {
 		v.detailW = rightW
 		v.detailH = body
-		v.tbl.SetSize(w-v.detailW, body)
+		v.tbl.SetSize(w-v.detailW-paneGutter, body)
 	} else {
 		// Below the table: a third of the height, or all that a short
 		// document leaves.
@@ -248,8 +259,10 @@ func (v *docPage) entriesChanged(from int) {
 	}
 	v.catchUpFilter()
 	v.tbl.SetCount(n)
-	if !v.detailRight && from < 16 {
-		v.layout() // a short document gives its room to the detail pane
+	if from < 16 {
+		// A short document gives its room to the detail pane, and the
+		// first rows tell whether the table fits beside it.
+		v.layout()
 	}
 	v.applyPerm()
 }

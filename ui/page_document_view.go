@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"charm.land/bubbles/v2/key"
+	"charm.land/lipgloss/v2"
 
 	"rsx/display"
 	"rsx/model"
@@ -40,19 +41,24 @@ func (v *docPage) View() string {
 		tbl := v.tbl.View()
 		det := v.detailView()
 		if v.detailRight {
-			bodyView = components.JoinColumns(tbl, det)
+			bodyView = components.JoinColumns(tbl, indentLines(det, strings.Repeat(" ", paneGutter)))
 		} else {
 			bodyView = tbl + "\n" + det
 		}
 	}
 	// Exactly body lines, so that the status bar and the footer stay at the
 	// bottom whatever the panes made of the room.
-	b.WriteString(components.FitBlock(bodyView, w, body))
+	b.WriteString(v.cells().FitBlock(bodyView, w, body))
 	b.WriteByte('\n')
 	b.WriteString(v.statusLine())
 	b.WriteByte('\n')
 	b.WriteString(v.footer())
 	return b.String()
+}
+
+// indentLines puts prefix before every line of s.
+func indentLines(s, prefix string) string {
+	return prefix + strings.ReplaceAll(s, "\n", "\n"+prefix)
 }
 
 // trailCrumb is a breadcrumb: a document on the path from the Source
@@ -641,7 +647,7 @@ func (v *docPage) detailView() string {
 	if end < len(lines) {
 		more = fmt.Sprintf("↓ %d more", len(lines)-end)
 	}
-	return components.Box(st, v.focus == focusDetail, title, more, lines[scroll:end], w, h)
+	return v.cells().Box(st, v.focus == focusDetail, title, more, lines[scroll:end], w, h)
 }
 
 // detailLines are the detail pane's lines, w cells wide at most.
@@ -654,13 +660,15 @@ func (v *docPage) detailLines(w int) []string {
 		return nil
 	}
 	e, state, err := v.doc.wholeEntry(i)
-	lines := entryLines(v.c.Styles, &e, v.doc.base(), w, v.partName(i))
-	if note := v.partialNote(i, state, err); note != "" {
-		lines = append(lines, "", components.Fit(note, w))
+	lines := entryLines(v.c.Styles, v.cells(), &e, v.doc.base(), w, v.partName(i))
+	if note, style := v.partialNote(i, state, err); note != "" {
+		// In words, whole: an error names a URL the user may need.
+		lines = append(lines, "")
+		lines = append(lines, valueLines(v.c.Styles, v.cells(), note, style, w)...)
 	}
 	if l := v.doc.local; l != nil {
 		if s := l.state(i); s != 0 {
-			lines = append(kvLines(v.c.Styles, "", "copy", 11, s.String()+" ("+l.dest+")", v.c.Styles.Value, w), lines...)
+			lines = append(kvLines(v.c.Styles, v.cells(), "", "copy", 11, s.String()+" ("+l.dest+")", v.c.Styles.Value, w), lines...)
 		}
 	}
 	lines = append(v.problemLines(i, w), lines...)
@@ -672,7 +680,7 @@ func (v *docPage) detailLines(w int) []string {
 
 // partialNote says why the detail pane shows less than the whole entry i:
 // its links are being read back from its document, or could not be.
-func (v *docPage) partialNote(i int, state wholeState, err error) string {
+func (v *docPage) partialNote(i int, state wholeState, err error) (string, lipgloss.Style) {
 	st := v.c.Styles
 	d := v.doc
 	what := "the rest of the entry"
@@ -682,15 +690,15 @@ func (v *docPage) partialNote(i int, state wholeState, err error) string {
 	switch state {
 	case entryReading:
 		if d.loading {
-			return st.Dim.Render(what + " are read once the document has loaded")
+			return what + " are read once the document has loaded", st.Dim
 		}
-		return st.Dim.Render("reading " + what + " from the document…")
+		return "reading " + what + " from the document…", st.Dim
 	case entryChanged:
-		return st.Warning.Render("the document changed since it was loaded (" + what + " are not shown): r reloads")
+		return "the document changed since it was loaded (" + what + " are not shown): r reloads", st.Warning
 	case entryFailed:
-		return st.Error.Render("could not read " + what + ": " + components.Escape(err.Error()))
+		return "could not read " + what + ": " + components.Escape(err.Error()), st.Error
 	}
-	return ""
+	return "", lipgloss.Style{}
 }
 
 // maxDetailProblems bounds the problems of one entry the detail pane lists;
@@ -754,7 +762,7 @@ func (v *docPage) docInfoLines(w int) []string {
 	d := v.doc
 	var out []string
 	add := func(label, value string) {
-		out = append(out, kvLines(st, "", label, 11, value, st.Value, w)...)
+		out = append(out, kvLines(st, v.cells(), "", label, 11, value, st.Value, w)...)
 	}
 	if len(d.crumbs) > 0 {
 		// Where the document sits, found through its up and index links (the
@@ -766,8 +774,8 @@ func (v *docPage) docInfoLines(w int) []string {
 		add("path", strings.Join(path, crumbSep)+crumbSep+docLabel(d))
 	}
 	if h := d.header; h != nil {
-		out = append(out, mdLines(st, &h.MD, w)...)
-		out = append(out, linkLines(st, h.Links, d.base(), w)...)
+		out = append(out, mdLines(st, v.cells(), &h.MD, w)...)
+		out = append(out, linkLines(st, v.cells(), h.Links, d.base(), w)...)
 		out = append(out, extraLines(st, h.Extra)...)
 		for _, l := range h.Legacy {
 			out = append(out, st.Warning.Render("legacy: "+components.Escape(l.What))+st.Dim.Render(fmt.Sprintf(" (line %d)", l.Line)))
