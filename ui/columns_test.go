@@ -385,3 +385,27 @@ func rcPaneHas(t *testing.T, s, want string) bool {
 	squeeze := func(s string) string { return strings.Join(strings.Fields(s), "") }
 	return strings.Contains(squeeze(b.String()), squeeze(want))
 }
+
+// TestKVLinesBoundsALongValue: a value longer than eight lines of the
+// pane ends with an ellipsis on the eighth, and no line is wider than the
+// pane, by either count.
+func TestKVLinesBoundsALongValue(t *testing.T) {
+	st := ivTestCommon().Styles
+	long := exHost + "/" + strings.Repeat("segment-👍🏽/", 40) + strings.Repeat("x", 900)
+	for _, m := range []ansi.Method{ansi.WcWidth, ansi.GraphemeWidth} {
+		for _, w := range []int{30, 44, 60, 116} {
+			lines := kvLines(st, components.CellsOf(m), "", "loc", 11, long, st.URL, w)
+			if len(lines) != maxValueLines {
+				t.Errorf("method %d, width %d: %d lines, want %d", m, w, len(lines), maxValueLines)
+			}
+			for _, l := range lines {
+				if n := m.StringWidth(l); n > w {
+					t.Errorf("method %d, width %d: a line of %d cells: %q", m, w, n, ansi.Strip(l))
+				}
+			}
+			if last := ansi.Strip(lines[len(lines)-1]); !strings.HasSuffix(last, "…") {
+				t.Errorf("method %d, width %d: the last line does not say the value goes on: %q", m, w, last)
+			}
+		}
+	}
+}

@@ -198,11 +198,9 @@ func kvLinesL(st *common.Styles, cells components.Cells, ls lipgloss.Style, inde
 	if len(lines) > maxValueLines {
 		lines = lines[:maxValueLines]
 		last := &lines[maxValueLines-1]
-		if cells.Width(last.Text) < room {
-			last.Text += "…"
-		} else {
-			last.Text = cells.Truncate(last.Text, room, components.TruncEnd)
-		}
+		// The ellipsis says the value goes on: in the last cell when the
+		// line is full.
+		last.Text = cells.Truncate(last.Text+"…", room, components.TruncEnd)
 		last.Cut = false
 	}
 	for i, l := range lines {
