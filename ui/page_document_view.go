@@ -725,7 +725,7 @@ func (v *docPage) problemLines(i, w int) []string {
 	if hints := len(ps) - errs - warns; hints > 0 {
 		counts = append(counts, st.Dim.Render(display.Plural(hints, "hint", "hints")))
 	}
-	out := []string{components.Fit(st.Title.Render("Problems")+" "+strings.Join(counts, st.Dim.Render(", "))+
+	out := []string{v.cells().Fit(st.Title.Render("Problems")+" "+strings.Join(counts, st.Dim.Render(", "))+
 		st.Dim.Render(" · "+v.c.Keys.EntryProblems.Help().Key+": on the problems page"), w)}
 	for n := range ps {
 		if n == maxDetailProblems {
@@ -738,8 +738,8 @@ func (v *docPage) problemLines(i, w int) []string {
 		if p.Line > 0 {
 			where += fmt.Sprintf(" · line %d", p.Line)
 		}
-		out = append(out, components.Fit(mark+" "+st.Rel.Render(components.Escape(p.Rule))+"  "+st.Dim.Render(components.Escape(where)), w))
-		for _, l := range components.Wrap(components.Escape(strings.Join(strings.Fields(withoutEntryPrefix(p)), " ")), max(w-2, 8)) {
+		out = append(out, v.cells().Fit(mark+" "+st.Rel.Render(components.Escape(p.Rule))+"  "+st.Dim.Render(components.Escape(where)), w))
+		for _, l := range v.cells().Wrap(components.Escape(strings.Join(strings.Fields(withoutEntryPrefix(p)), " ")), max(w-2, 8)) {
 			out = append(out, "  "+st.Value.Render(l))
 		}
 	}
