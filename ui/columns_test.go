@@ -66,6 +66,12 @@ func rcSite() map[string]string {
 			`<rs:ln rel="up" href="`+exHost+`/capabilitylist.xml"/>`, rl.String()),
 		"/cl.xml": fmt.Sprintf(urlset, `<rs:md capability="changelist" from="2024-03-01T00:00:00Z" until="2024-03-04T00:00:00Z"/>`,
 			`<rs:ln rel="up" href="`+exHost+`/capabilitylist.xml"/>`, cl.String()),
+		"/capabilitylist.xml": fmt.Sprintf(urlset, `<rs:md capability="capabilitylist"/>`,
+			`<rs:ln rel="up" href="`+exHost+`/.well-known/resourcesync"/>`,
+			`  <url><loc>`+exHost+`/rl.xml</loc><rs:md capability="resourcelist"/></url>`+"\n"+
+				`  <url><loc>`+exHost+`/cl.xml</loc><rs:md capability="changelist"/></url>`+"\n"),
+		"/.well-known/resourcesync": fmt.Sprintf(urlset, `<rs:md capability="description"/>`, "",
+			`  <url><loc>`+exHost+`/capabilitylist.xml</loc><rs:md capability="capabilitylist"/></url>`+"\n"),
 	}
 }
 
