@@ -996,21 +996,16 @@ func (a *auditor) noExtraFiles(ctx context.Context) (bool, error) {
 		return false, err
 	}
 	var files int64
-	err = a.s.st.Walk(ctx, func(store.FileInfo) error {
-		files++
-		if files > opened {
-			return errTooMany
-		}
-		return nil
-	})
-	if err != nil && !errors.Is(err, errTooMany) {
+	if fc, ok := a.s.st.(store.FileCounter); ok {
+		files, err = fc.CountFiles(ctx)
+	} else {
+		err = a.s.st.Walk(ctx, func(store.FileInfo) error { files++; return nil })
+	}
+	if err != nil {
 		return false, err
 	}
 	return files == opened, nil
 }
-
-// errTooMany stops noExtraFiles' walk.
-var errTooMany = errors.New("more files than opened")
 
 // outsideOf returns what tells a URI that a sync with these map rules
 // refuses as outside the Source's authority, nil when none is (with
@@ -1032,9 +1027,5 @@ func outsideOf(src *source, maps []string, allowOtherHosts bool) func(string) bo
 	if err != nil {
 		return nil
 	}
-	return func(uri string) bool {
-		_, err := m.Map(uri)
-		var pe *pathmap.Error
-		return errors.As(err, &pe) && pe.Kind == pathmap.KindOutside
-	}
+	return m.Outside
 }

@@ -130,6 +130,12 @@ type BatchStater interface {
 	StatBatch(ctx context.Context, paths []string, fn func(i int, fi FileInfo, err error))
 }
 
+// A FileCounter counts the files Walk would list, at less cost (it
+// describes none).
+type FileCounter interface {
+	CountFiles(ctx context.Context) (int64, error)
+}
+
 // FileOpeners open many files one after another at less cost than Open
 // does each: an audit's workers read every file of a copy.
 type FileOpeners interface {
