@@ -648,7 +648,23 @@ func (a *auditor) record(ctx context.Context) error {
 	now := a.s.opts.Now()
 	// Read back from the spools in id order (neighbouring rows share
 	// pages of the database).
-	err := a.verify.Each(func(v verified) error { return w.SetVerified(ctx, v.id, now, v.mtime) })
+	// A statement per few hundred rows (SetVerifiedBatch), not a row.
+	batch := make([]state.Verified, 0, 1000)
+	flush := func() error {
+		err := w.SetVerifiedBatch(ctx, batch, now)
+		batch = batch[:0]
+		return err
+	}
+	err := a.verify.Each(func(v verified) error {
+		batch = append(batch, state.Verified{ID: v.id, FileMTime: v.mtime})
+		if len(batch) == cap(batch) {
+			return flush()
+		}
+		return nil
+	})
+	if err == nil {
+		err = flush()
+	}
 	if err == nil {
 		err = a.damaged.Each(func(id int64) error { return w.SetDamaged(ctx, id, now) })
 	}

@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"rsx/claims"
 	"rsx/demo"
@@ -168,5 +169,52 @@ func TestAuditExtraFiles(t *testing.T) {
 				t.Errorf("missing %q, damaged %q, extra %q; want %d missing, %d damaged, extra %q", rep.Missing, rep.Damaged, rep.Extra, c.missing, c.damaged, c.extra)
 			}
 		})
+	}
+}
+
+// An audit records every copy it found intact (verified_at, and the file's
+// modification time) and every copy found damaged (damaged_at), and only
+// those.
+func TestAuditRecordsWhatItFound(t *testing.T) {
+	srv := startDemo(t, demo.Options{Resources: 700, Seed: 5}) // more rows than a statement of the record takes
+	target := srv.URL + "/dataset1/capabilitylist.xml"
+	dir := t.TempDir()
+	if res := syncOnce(t, dir, testClient(t), target, PlanOptions{}); !res.OK() {
+		t.Fatalf("baseline:%s", failures(res))
+	}
+	files := copyFiles(t, dir)
+	if err := os.WriteFile(files[3], []byte("damaged"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	later := fixtureClock().Add(48 * time.Hour).Truncate(time.Second)
+	s := openSession(t, dir, testClient(t), Options{Now: func() time.Time { return later }})
+	defer s.Close()
+	rep, err := s.Audit(context.Background(), target)
+	if err != nil || len(rep.Damaged) != 1 {
+		t.Fatalf("audit: %v, damaged %q", err, rep.Damaged)
+	}
+	ctx := context.Background()
+	srcs, _ := s.db.Sources(ctx)
+	verified, damaged := 0, 0
+	err = s.db.EachResource(ctx, srcs[0].ID, false, func(r *state.Resource) error {
+		fi, err := os.Stat(filepath.Join(dir, filepath.FromSlash(r.Path)))
+		if err != nil {
+			return err
+		}
+		switch {
+		case r.URI == rep.Damaged[0]:
+			damaged++
+			if !r.DamagedAt.Equal(later) || r.VerifiedAt.Equal(later) {
+				t.Errorf("the damaged copy: damaged %v, verified %v", r.DamagedAt, r.VerifiedAt)
+			}
+		case r.VerifiedAt.Equal(later) && r.FileMTime.Equal(fi.ModTime()) && r.DamagedAt.IsZero():
+			verified++
+		default:
+			t.Errorf("%s: verified %v, file time %v (the file's %v), damaged %v", r.URI, r.VerifiedAt, r.FileMTime, fi.ModTime(), r.DamagedAt)
+		}
+		return nil
+	})
+	if err != nil || damaged != 1 || verified != rep.Same || verified < 500 {
+		t.Errorf("%v: %d verified, %d damaged; same %d", err, verified, damaged, rep.Same)
 	}
 }
