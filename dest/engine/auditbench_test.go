@@ -15,6 +15,7 @@ import (
 	"runtime/metrics"
 	"runtime/pprof"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -33,10 +34,12 @@ import (
 // issue 23: a minimal program that reads and hashes the same files (MD5
 // and SHA-256, the digests the demo declares, each file once) with one
 // worker per core (hashFiles). The demo's documents are served from memory
-// after a first audit (not measured). One op is one round, in this process:
+// after a first audit (not measured). One op is RSX_AUDIT_ROUNDS rounds (3
+// unless set) on the same copy, each logged with the machine's load, and
+// the figures reported are a round's mean. A round runs, in this process:
 // the limit; the audit's hashing stage alone (its workers over every row,
 // read beforehand); the audit of the intact copy; and the audit with every
-// tenth file moved out (put back after). Reported per op: each one's wall
+// tenth file moved out (put back after). Reported, a round's mean: each wall
 // time (limit-ns, hashing-ns, intact-ns, missing-ns) and CPU time of the
 // process (limit-cpu-ns, hashing-cpu-ns, intact-cpu-ns), the speed of the
 // hashing stage and of the intact audit over the limit's, by wall and by
@@ -48,7 +51,7 @@ import (
 // RSX_AUDIT_PROFILE=FILE writes a CPU profile of the first intact audit.
 // BENCHMARKS.md, "Audit of a copy":
 //
-//	RSX_SPEED=1 go test ./dest/engine/ -run '^$' -bench AuditDest -benchtime 1x -count 3 -timeout 60m
+//	RSX_SPEED=1 go test ./dest/engine/ -run '^$' -bench AuditDest -benchtime 1x -timeout 90m
 func BenchmarkAuditDest(b *testing.B) {
 	if os.Getenv("RSX_SPEED") == "" {
 		b.Skip("set RSX_SPEED=1 to measure audits of a copy of 80,008 resources (minutes, and 80,008 files on disk)")
@@ -165,8 +168,14 @@ func BenchmarkAuditDest(b *testing.B) {
 		b.Fatalf("the first audit: same %d of %d", rep.Same, total)
 	}
 	var limit, intact, missing, limitCPU, intactCPU, hashing, hashingCPU time.Duration
+	var limitSum, limitCPUSum time.Duration // up to the last round
 	var intactMB, missingMB float64
-	for i := range b.N {
+	// Rounds on the same copy (one baseline sync for them all).
+	rounds := 3
+	if v, err := strconv.Atoi(os.Getenv("RSX_AUDIT_ROUNDS")); err == nil && v > 0 {
+		rounds = v
+	}
+	for i := range b.N * rounds {
 		runtime.GC()
 		t0, c0 := time.Now(), processCPU()
 		n, _ := hashFiles(paths, runtime.NumCPU())
@@ -180,6 +189,12 @@ func BenchmarkAuditDest(b *testing.B) {
 		hashingCPU += c
 		rep, wall, cpu, mb := audit(prof != nil && i == 0)
 		intactCPU += cpu
+		lw, lc := limit-limitSum, limitCPU-limitCPUSum
+		limitSum, limitCPUSum = limit, limitCPU
+		b.Logf("round %d, load %s: limit %v (CPU %v); hashing stage %v (CPU %v): %.3f, CPU %.3f; intact audit %v (CPU %v): %.3f, CPU %.3f",
+			i+1, loadAverage(), lw.Round(time.Millisecond), lc.Round(time.Millisecond), w.Round(time.Millisecond), c.Round(time.Millisecond),
+			float64(lw)/float64(w), float64(lc)/float64(c), wall.Round(time.Millisecond), cpu.Round(time.Millisecond),
+			float64(lw)/float64(wall), float64(lc)/float64(cpu))
 		if !rep.InSync() || rep.Same != total || rep.Hashed != total {
 			b.Fatalf("intact: same %d, hashed %d of %d, missing %d, changed %d, extra %d", rep.Same, rep.Hashed, total, len(rep.Missing), len(rep.Changed), len(rep.Extra))
 		}
@@ -208,7 +223,7 @@ func BenchmarkAuditDest(b *testing.B) {
 			}
 		}
 	}
-	per := func(d time.Duration) float64 { return float64(d) / float64(b.N) }
+	per := func(d time.Duration) float64 { return float64(d) / float64(b.N*rounds) }
 	b.ReportMetric(per(limit), "limit-ns")
 	b.ReportMetric(per(intact), "intact-ns")
 	b.ReportMetric(per(missing), "missing-ns")
@@ -256,6 +271,16 @@ func (r *replaying) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	}
 	w.WriteHeader(rec.Code)
 	w.Write(rec.Body.Bytes())
+}
+
+// loadAverage is the machine's load of the last minute, "?" where unknown.
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	first, _, _ := strings.Cut(string(b), " ")
+	return first
 }
 
 // copyFiles lists the files of a copy (not its .rsx folder).
