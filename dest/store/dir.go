@@ -665,13 +665,17 @@ func (d *Dir) openIn(root *os.Root, p, name string) (*os.File, fs.FileInfo, erro
 // of what an audit's reading of small files costs.
 func (d *Dir) NewFileOpener() FileOpener { return &dirOpener{d: d} }
 
-// dirOpener is Dir's FileOpener: it keeps the folder of the last file.
+// dirOpener is Dir's FileOpener: it keeps the folder of the last file
+// open (openFolder, openHere and closeFolder are the system's: unix opens
+// by descriptors).
 type dirOpener struct {
 	d      *Dir
-	opened bool     // folder, sub and subErr describe a folder
+	opened bool     // folder and subErr describe a folder
 	folder string   // relative to the destination
-	sub    *os.Root // the folder opened (d.root for the top), or nil
 	subErr error    // why the folder could not be opened
+	sub    *os.Root // the folder opened (d.root for the top), or nil
+	dir    *os.File // the folder opened, by descriptor (unix)
+	dirFD  int      // dir's descriptor
 }
 
 func (o *dirOpener) Open(_ context.Context, p string) (io.ReadCloser, error) {
@@ -685,28 +689,26 @@ func (o *dirOpener) Open(_ context.Context, p string) (io.ReadCloser, error) {
 	if parent := path.Dir(p); !o.opened || parent != o.folder {
 		o.Close()
 		o.folder, o.opened = parent, true
-		switch err := d.checkFolders(p); {
-		case err != nil:
-			o.subErr = err
-		case parent == ".":
-			o.sub = d.root
-		default:
-			o.sub, o.subErr = d.root.OpenRoot(parent)
+		if o.subErr = d.checkFolders(p); o.subErr == nil {
+			o.subErr = o.openFolder(parent)
 		}
 	}
 	if o.subErr != nil {
 		return nil, fmt.Errorf("open %s in %s: %w", p, d.dir, o.subErr)
 	}
-	f, fi, err := o.d.openIn(o.sub, p, path.Base(p))
-	if err != nil {
-		return nil, err
-	}
-	return &openedFile{f: f, fi: fi}, nil
+	return o.openHere(p, path.Base(p))
 }
 
-// openedFile is a file a dirOpener opened: a plain reader (no WriteTo, so
-// that io.CopyBuffer uses the caller's buffer), whose Stat is what was
-// found when it was opened.
+// Close closes the folder kept open.
+func (o *dirOpener) Close() error {
+	err := o.closeFolder()
+	o.subErr, o.opened = nil, false
+	return err
+}
+
+// openedFile is a file a dirOpener opened through os.Root: a plain reader
+// (no WriteTo, so that io.CopyBuffer uses the caller's buffer), whose Stat
+// is what was found when it was opened.
 type openedFile struct {
 	f  *os.File
 	fi fs.FileInfo
@@ -715,16 +717,6 @@ type openedFile struct {
 func (o *openedFile) Read(p []byte) (int, error) { return o.f.Read(p) }
 func (o *openedFile) Close() error               { return o.f.Close() }
 func (o *openedFile) Stat() (fs.FileInfo, error) { return o.fi, nil }
-
-// Close closes the folder kept open.
-func (o *dirOpener) Close() error {
-	var err error
-	if o.sub != nil && o.sub != o.d.root {
-		err = o.sub.Close()
-	}
-	o.sub, o.subErr, o.opened = nil, nil, false
-	return err
-}
 
 // Walk lists every regular file but those of DEST/.rsx; symbolic links are
 // not followed. Each folder is read a batch of entries at a time, in the
