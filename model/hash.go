@@ -522,6 +522,16 @@ func (v *Verifier) OK() bool {
 	return supported
 }
 
+// NewHash returns a new hash of a supported algorithm (any accepted
+// spelling), nil for another: for a caller that hashes many bodies with
+// the same hashes, Reset between them.
+func NewHash(alg string) hash.Hash {
+	if a := lookupHashAlg(alg); a != nil {
+		return a.new()
+	}
+	return nil
+}
+
 // Digest computes the digest of everything r yields with algorithm alg (any
 // accepted spelling).
 func Digest(alg string, r io.Reader) ([]byte, error) {

@@ -16,7 +16,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"rsx/claims"
 	"rsx/dest/pathmap"
 	"rsx/dest/plan"
 	"rsx/dest/state"
@@ -238,6 +237,7 @@ func (s *Session) AuditWith(ctx context.Context, target string, opts AuditOption
 	if err := s.check(); err != nil {
 		return nil, err
 	}
+	ctx = withoutCapture(ctx)
 	started := s.opts.Now()
 	s.opts.report(Progress{Phase: PhaseReading})
 	src, err := s.resolve(ctx, target)
@@ -562,6 +562,7 @@ type auditor struct {
 	wg      sync.WaitGroup
 	mu      sync.Mutex
 	hashed  atomic.Int64
+	opened  atomic.Int64 // files opened (each of a resource of its own)
 	bytes   atomic.Int64
 	verify  *runspool.List[verified] // rows whose bytes were found intact
 	damaged *runspool.List[int64]    // rows whose copy is damaged or gone
@@ -585,9 +586,17 @@ func (a *auditor) start(ctx context.Context) {
 		a.wg.Add(1)
 		go func() {
 			defer a.wg.Done()
-			buf := make([]byte, 256<<10)
+			w := &auditWorker{hasher: newCopyHasher(256 << 10), open: a.s.st.Open}
+			if fo, ok := a.s.st.(store.FileOpeners); ok {
+				// A folder: each worker keeps the folder of its last
+				// file open (the jobs come in the order of their URIs,
+				// which most often share their folders).
+				o := fo.NewFileOpener()
+				defer o.Close()
+				w.open = o.Open
+			}
 			for job := range a.jobs {
-				if err := a.check(ctx, job, buf); err != nil {
+				if err := a.check(ctx, job, w); err != nil {
 					a.mu.Lock()
 					if a.jobsErr == nil {
 						a.jobsErr = err
@@ -640,7 +649,23 @@ func (a *auditor) record(ctx context.Context) error {
 	now := a.s.opts.Now()
 	// Read back from the spools in id order (neighbouring rows share
 	// pages of the database).
-	err := a.verify.Each(func(v verified) error { return w.SetVerified(ctx, v.id, now, v.mtime) })
+	// A statement per few hundred rows (SetVerifiedBatch), not a row.
+	batch := make([]state.Verified, 0, 1000)
+	flush := func() error {
+		err := w.SetVerifiedBatch(ctx, batch, now)
+		batch = batch[:0]
+		return err
+	}
+	err := a.verify.Each(func(v verified) error {
+		batch = append(batch, state.Verified{ID: v.id, FileMTime: v.mtime})
+		if len(batch) == cap(batch) {
+			return flush()
+		}
+		return nil
+	})
+	if err == nil {
+		err = flush()
+	}
 	if err == nil {
 		err = a.damaged.Each(func(id int64) error { return w.SetDamaged(ctx, id, now) })
 	}
@@ -800,9 +825,16 @@ func (a *auditor) pending(ctx context.Context, id int64) bool {
 	return err == nil && r.Pending()
 }
 
+// auditWorker is what a worker of the audit keeps from one copy to the
+// next.
+type auditWorker struct {
+	hasher *copyHasher
+	open   func(context.Context, string) (io.ReadCloser, error)
+}
+
 // check hashes one local copy and compares it with what the Source declares
 // and with what was recorded.
-func (a *auditor) check(ctx context.Context, job auditJob, buf []byte) error {
+func (a *auditor) check(ctx context.Context, job auditJob, w *auditWorker) error {
 	it := &job.it
 	e := &it.Entry
 	row := job.row
@@ -815,39 +847,37 @@ func (a *auditor) check(ctx context.Context, job auditJob, buf []byte) error {
 	}
 	id := it.ID
 	sourceChanged := it.Action == plan.Update
-	f, err := a.s.st.Open(ctx, row.path)
+	f, err := w.open(ctx, row.path)
 	if err != nil {
 		a.add(ListMissing, e.URI)
 		a.add(ListDamaged, e.URI)
 		a.markDamaged(id)
 		return nil
 	}
+	a.opened.Add(1)
 	var mtime time.Time
 	if st, ok := f.(interface{ Stat() (fs.FileInfo, error) }); ok && !a.s.isBucket() {
 		if fi, err := st.Stat(); err == nil {
 			mtime = fi.ModTime()
 		}
 	}
-	src := claims.NewVerifier(claimsOf(e), claims.Limits{Margin: -1})
-	var w io.Writer
-	rec := src
-	if e.Length == row.length && e.Digests == row.digests {
-		// What was recorded is what the Source declares (a copy the
-		// Source did not change since): one verifier judges both, and
-		// each digest is computed once.
-		w = src
-	} else {
-		recorded := claimsOf(&plan.Entry{Length: row.length, Digests: row.digests})
-		rec = claims.NewVerifier(recorded, claims.Limits{Margin: -1})
-		// The copy is read to its end for what was recorded, even when it
-		// is longer than the Source now declares (src stops early then).
-		w = io.MultiWriter(&stopQuietly{w: src}, rec)
+	// The copy is judged against what the Source declares and what was
+	// recorded, each digest computed once. It is read to its end, or to
+	// past the longer of the two lengths when both are known (it then
+	// matches neither).
+	h := w.hasher
+	defer h.done()
+	h.use(e.Digests)
+	h.use(row.digests)
+	most := int64(-1)
+	if e.Length >= 0 && row.length >= 0 {
+		most = max(e.Length, row.length)
 	}
-	_, err = io.CopyBuffer(w, f, buf)
+	err = h.read(f, most)
 	f.Close()
 	a.hashed.Add(1)
-	a.bytes.Add(src.Bytes())
-	if err != nil && !errors.Is(err, claims.ErrTooLong) {
+	a.bytes.Add(h.n)
+	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
@@ -856,7 +886,8 @@ func (a *auditor) check(ctx context.Context, job auditJob, buf []byte) error {
 		a.markDamaged(id)
 		return nil
 	}
-	intact := rec.Verify() == nil
+	srcOK := h.matches(e.Length, e.Digests)
+	intact := h.matches(row.length, row.digests)
 	if intact {
 		a.mu.Lock()
 		a.verify.Add(verified{id, mtime})
@@ -871,12 +902,12 @@ func (a *auditor) check(ctx context.Context, job auditJob, buf []byte) error {
 		same = intact
 		sourceChanged = false
 	case digest:
-		same = src.Verify() == nil
+		same = srcOK
 		sourceChanged = sourceChanged && !same
 	default:
 		// A length, a lastmod: the bytes can only be told by them and by
 		// what was recorded.
-		same = src.Verify() == nil && intact && !sourceChanged
+		same = srcOK && intact && !sourceChanged
 	}
 	if same {
 		a.mu.Lock()
@@ -928,6 +959,9 @@ func (s *stopQuietly) Write(p []byte) (int, error) {
 // extraFiles finds the destination's files that no resource of the state
 // owns.
 func (a *auditor) extraFiles(ctx context.Context) error {
+	if none, err := a.noExtraFiles(ctx); err != nil || none {
+		return err
+	}
 	// A batch of the walk's paths at a time is looked up in the state.
 	batch := make([]string, 0, state.LookupBatch)
 	held := make([]bool, state.LookupBatch)
@@ -957,6 +991,39 @@ func (a *auditor) extraFiles(ctx context.Context) error {
 	return flush()
 }
 
+// noExtraFiles reports whether the destination's files are those the audit
+// opened, by their number, so that no path of the copy needs looking up in
+// the state: the common case of an audit of the whole copy of the only
+// Source of a folder, intact or with files gone. The files opened are
+// distinct files of the walk when no two resources share a path (nor their
+// files one name, in a folder that tells case) and each resource was
+// opened once (the snapshot emits a resource once); then as many files
+// walked as opened are the same files. A bucket is not counted (its second
+// listing would cost more than the look-ups).
+func (a *auditor) noExtraFiles(ctx context.Context) (bool, error) {
+	if a.s.isBucket() || a.s.st.CaseInsensitive() {
+		return false, nil
+	}
+	opened := a.opened.Load()
+	if opened == 0 {
+		return false, nil
+	}
+	distinct, err := a.s.db.PathsDistinct(ctx)
+	if err != nil || !distinct {
+		return false, err
+	}
+	var files int64
+	if fc, ok := a.s.st.(store.FileCounter); ok {
+		files, err = fc.CountFiles(ctx)
+	} else {
+		err = a.s.st.Walk(ctx, func(store.FileInfo) error { files++; return nil })
+	}
+	if err != nil {
+		return false, err
+	}
+	return files == opened, nil
+}
+
 // outsideOf returns what tells a URI that a sync with these map rules
 // refuses as outside the Source's authority, nil when none is (with
 // --allow-other-hosts, or when the rules cannot be read: then nothing is
@@ -977,9 +1044,5 @@ func outsideOf(src *source, maps []string, allowOtherHosts bool) func(string) bo
 	if err != nil {
 		return nil
 	}
-	return func(uri string) bool {
-		_, err := m.Map(uri)
-		var pe *pathmap.Error
-		return errors.As(err, &pe) && pe.Kind == pathmap.KindOutside
-	}
+	return m.Outside
 }

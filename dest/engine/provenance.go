@@ -105,6 +105,9 @@ type capturingClient struct {
 }
 
 func (cc capturingClient) Get(ctx context.Context, url string) (*fetch.Response, error) {
+	if ctx.Value(noCaptureKey{}) != nil {
+		return cc.Client.Get(ctx, url)
+	}
 	resp, err := cc.Client.Get(ctx, url)
 	if err != nil || resp == nil || resp.Body == nil || resp.Status < 200 || resp.Status > 299 {
 		return resp, err
@@ -121,6 +124,18 @@ func (cc capturingClient) Get(ctx context.Context, url string) (*fetch.Response,
 	gz, _ := gzip.NewWriterLevel(f, gzip.BestSpeed)
 	resp.Body = &capturingBody{ReadCloser: resp.Body, cap: cc.cap, doc: d, f: f, gz: gz, sum: sha256.New()}
 	return resp, nil
+}
+
+// noCaptureKey marks a context whose documents are read without being
+// kept (withoutCapture).
+type noCaptureKey struct{}
+
+// withoutCapture returns a context whose documents the session reads
+// without keeping them: an audit records no run to store them with, and
+// compressing and hashing every document it reads into a spool file took a
+// sixth of its CPU.
+func withoutCapture(ctx context.Context) context.Context {
+	return context.WithValue(ctx, noCaptureKey{}, true)
 }
 
 // capturingBody tees a document's body into its spool file; the document is

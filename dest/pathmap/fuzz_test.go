@@ -85,3 +85,46 @@ func checkSafePath(t *testing.T, uri, p string) {
 		}
 	}
 }
+
+// FuzzOutside checks that Outside says of every URI what Map's error says:
+// outside the Source's authority or not, with and without a map rule.
+func FuzzOutside(f *testing.F) {
+	for _, s := range []string{
+		"http://example.org/a/b.pdf",
+		"https://EXAMPLE.org:443/x",
+		"http://example.org:8080/x",
+		"http://other.example/top/x",
+		"http://mirror.example/top/x",
+		"http://[::1]/x",
+		"ftp://example.org/x",
+		"http:///x",
+		"http://exa mple.org/x",
+	} {
+		f.Add(s)
+	}
+	rule, err := ParseRule("http://mirror.example/top=m")
+	if err != nil {
+		f.Fatal(err)
+	}
+	var ms []*Mapper
+	for _, o := range []Options{
+		{Authorities: []string{"example.org"}},
+		{Authorities: []string{"http://example.org:8080/", "[::1]"}, Rules: []Rule{rule}},
+	} {
+		m, err := New(o)
+		if err != nil {
+			f.Fatal(err)
+		}
+		ms = append(ms, m)
+	}
+	f.Fuzz(func(t *testing.T, uri string) {
+		for _, m := range ms {
+			_, err := m.Map(uri)
+			me, _ := err.(*Error)
+			want := me != nil && me.Kind == KindOutside
+			if got := m.Outside(uri); got != want {
+				t.Fatalf("Outside(%q) = %v; Map: %v", uri, got, err)
+			}
+		}
+	})
+}

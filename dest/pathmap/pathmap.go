@@ -240,6 +240,23 @@ func (m *Mapper) Map(uri string) (string, error) {
 	return out, nil
 }
 
+// Outside reports whether Map refuses uri as outside the Source's
+// authority (an *Error of KindOutside), without making its path: an audit
+// asks it of every entry of the Resource List.
+func (m *Mapper) Outside(uri string) bool {
+	p, perr := parse(uri)
+	if perr != nil {
+		return perr.Kind == KindOutside
+	}
+	nu := p.normalized()
+	for _, r := range m.rules {
+		if _, ok := matchPrefix(nu, r.Prefix); ok {
+			return false
+		}
+	}
+	return !m.allowOther && !m.auth[p.authority]
+}
+
 func writeSep(b *strings.Builder) {
 	if b.Len() > 0 {
 		b.WriteByte('/')

@@ -260,10 +260,16 @@ func TestMapErrors(t *testing.T) {
 		if !errors.As(err, &me) || me.Kind != tc.kind {
 			t.Errorf("Map(%q) = %q, %v; want an error of kind %d", tc.uri, got, err, tc.kind)
 		}
+		if out := m.Outside(tc.uri); out != (tc.kind == KindOutside) {
+			t.Errorf("Outside(%q) = %v", tc.uri, out)
+		}
 	}
 	for _, ok := range []string{"http://example.org/x", "https://EXAMPLE.org/x", "http://127.0.0.1:8080/x"} {
 		if _, err := m.Map(ok); err != nil {
 			t.Errorf("Map(%q): %v", ok, err)
+		}
+		if m.Outside(ok) {
+			t.Errorf("Outside(%q)", ok)
 		}
 	}
 }

@@ -57,3 +57,16 @@ func (db *DB) FindPaths(ctx context.Context, paths []string, found func(i int) e
 	}
 	return nil
 }
+
+// PathsDistinct reports whether no two resources of the state (of any
+// Source) share a path, even told apart by case only: then a file opened
+// for each of n resources is n files, which lets an audit that opened
+// every file of a copy tell that it has no other by counting them.
+func (db *DB) PathsDistinct(ctx context.Context) (bool, error) {
+	var dup int64
+	err := db.sql.QueryRowContext(ctx, `SELECT COUNT(*) - COUNT(DISTINCT path_key) FROM resource WHERE path <> ''`).Scan(&dup)
+	if err != nil {
+		return false, fmt.Errorf("count the paths in %s: %w", db.path, err)
+	}
+	return dup == 0, nil
+}

@@ -3,9 +3,9 @@ package state
 import (
 	"context"
 	"database/sql"
+	"encoding/hex"
 	"errors"
 	"fmt"
-	"sort"
 	"strings"
 	"time"
 
@@ -24,8 +24,15 @@ func DigestsOf(h model.HashList) Digests {
 	if len(h) == 0 {
 		return ""
 	}
-	type pair struct{ alg, hex string }
-	pairs := make([]pair, 0, len(h))
+	// Every entry of a list has its digests made into this form: the
+	// common few are kept on the stack and written at once.
+	type pair struct {
+		alg    string
+		digest []byte
+	}
+	var small [4]pair
+	pairs := small[:0]
+	size := 0
 	for _, x := range h {
 		if x.Digest == nil {
 			continue
@@ -45,18 +52,26 @@ func DigestsOf(h model.HashList) Digests {
 			}
 		}
 		if !dup {
-			pairs = append(pairs, pair{alg, x.Hex()})
+			pairs = append(pairs, pair{alg, x.Digest})
+			size += len(alg) + 2 + 2*len(x.Digest)
 		}
 	}
-	sort.Slice(pairs, func(i, j int) bool { return pairs[i].alg < pairs[j].alg })
+	// By algorithm (each is there once): an insertion sort of a few.
+	for i := 1; i < len(pairs); i++ {
+		for j := i; j > 0 && pairs[j].alg < pairs[j-1].alg; j-- {
+			pairs[j], pairs[j-1] = pairs[j-1], pairs[j]
+		}
+	}
 	var b strings.Builder
+	b.Grow(size)
+	var buf [128]byte
 	for i, p := range pairs {
 		if i > 0 {
 			b.WriteByte(' ')
 		}
 		b.WriteString(p.alg)
 		b.WriteByte(':')
-		b.WriteString(p.hex)
+		b.Write(hex.AppendEncode(buf[:0], p.digest))
 	}
 	return Digests(b.String())
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"rsx/dest/pathmap"
@@ -315,6 +316,60 @@ func (w *Writer) SetVerified(ctx context.Context, id int64, at, fileMTime time.T
 		return fmt.Errorf("%s: %w", what, err)
 	}
 	return w.done(ctx)
+}
+
+// Verified is a copy found intact (SetVerifiedBatch): its row, and its
+// file's modification time then (zero when unknown).
+type Verified struct {
+	ID        int64
+	FileMTime time.Time
+}
+
+// verifiedBatch is how many rows one statement of SetVerifiedBatch updates.
+const verifiedBatch = 200
+
+// SetVerifiedBatch does SetVerified for every row given, at the same time,
+// with one statement for up to verifiedBatch rows: an audit records every
+// copy of a copy, and a statement a row cost most of that.
+func (w *Writer) SetVerifiedBatch(ctx context.Context, rows []Verified, at time.Time) error {
+	when := clock(at)
+	args := make([]any, 0, 1+2*min(len(rows), verifiedBatch))
+	for len(rows) > 0 {
+		n := min(len(rows), verifiedBatch)
+		what := fmt.Sprintf("record the verification of %d resources", n)
+		st, err := w.stmt(ctx, what, verifiedQuery(n))
+		if err != nil {
+			return err
+		}
+		args = append(args[:0], when)
+		for _, r := range rows[:n] {
+			args = append(args, r.ID, unixNanoOrNull(r.FileMTime))
+		}
+		if _, err := st.ExecContext(ctx, args...); err != nil {
+			return fmt.Errorf("%s: %w", what, err)
+		}
+		w.ops += n - 1
+		if err := w.done(ctx); err != nil {
+			return err
+		}
+		rows = rows[n:]
+	}
+	return nil
+}
+
+// verifiedQuery updates n rows: ?1 is the time, then each row's id and
+// file_mtime.
+func verifiedQuery(n int) string {
+	var b strings.Builder
+	b.WriteString(`UPDATE resource SET verified_at = ?1, file_mtime = v.column2 FROM (VALUES `)
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString("(?,?)")
+	}
+	b.WriteString(`) AS v WHERE resource.id = v.column1`)
+	return b.String()
 }
 
 // unixNanoOrNull is a time as Unix nanoseconds, NULL when zero.

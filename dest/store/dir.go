@@ -622,28 +622,101 @@ func (d *Dir) Open(_ context.Context, p string) (io.ReadCloser, error) {
 	if err := d.checkFolders(p); err != nil {
 		return nil, fmt.Errorf("open %s in %s: %w", p, d.dir, err)
 	}
-	lfi, err := d.root.Lstat(p)
+	f, _, err := d.openIn(d.root, p, p)
 	if err != nil {
-		return nil, fmt.Errorf("open %s in %s: %w", p, d.dir, err)
+		return nil, err
+	}
+	return f, nil
+}
+
+// openIn opens the regular file name of the folder root, the file p of the
+// destination: a link is not followed (it may lead into .rsx), a pipe is
+// not opened at all, and a file replaced between the look and the opening
+// is refused.
+// It returns the file and what fstat said of it once opened.
+func (d *Dir) openIn(root *os.Root, p, name string) (*os.File, fs.FileInfo, error) {
+	lfi, err := root.Lstat(name)
+	if err != nil {
+		return nil, nil, fmt.Errorf("open %s in %s: %w", p, d.dir, err)
 	}
 	if !lfi.Mode().IsRegular() {
-		// A link is not followed (it may lead into .rsx); a pipe is not
-		// opened at all.
-		return nil, fmt.Errorf("open %s in %s: not a regular file (%s)", p, d.dir, lfi.Mode().Type())
+		return nil, nil, fmt.Errorf("open %s in %s: not a regular file (%s)", p, d.dir, lfi.Mode().Type())
 	}
-	f, err := d.root.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	f, err := root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return nil, fmt.Errorf("open %s in %s: %w", p, d.dir, err)
+		return nil, nil, fmt.Errorf("open %s in %s: %w", p, d.dir, err)
 	}
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() || !os.SameFile(fi, lfi) {
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() || !os.SameFile(fi, lfi) {
 		f.Close()
 		if err == nil {
 			err = errors.New("not a regular file, or replaced while opened")
 		}
-		return nil, fmt.Errorf("open %s in %s: %w", p, d.dir, err)
+		return nil, nil, fmt.Errorf("open %s in %s: %w", p, d.dir, err)
 	}
-	return f, nil
+	return f, fi, nil
 }
+
+// NewFileOpener returns an opener of the destination's files that opens the
+// folder of a file once (os.Root.OpenRoot, after the same check of its
+// folders as Open) and each file relative to it while the files that
+// follow share the folder: opening a file by its whole path from the top of
+// DEST walks every folder of it again, twice (to look, then to open), most
+// of what an audit's reading of small files costs.
+func (d *Dir) NewFileOpener() FileOpener { return &dirOpener{d: d} }
+
+// dirOpener is Dir's FileOpener: it keeps the folder of the last file
+// open (openFolder, openHere and closeFolder are the system's: unix opens
+// by descriptors).
+type dirOpener struct {
+	d      *Dir
+	opened bool     // folder and subErr describe a folder
+	folder string   // relative to the destination
+	subErr error    // why the folder could not be opened
+	sub    *os.Root // the folder opened (d.root for the top), or nil
+	dir    *os.File // the folder opened, by descriptor (unix)
+	dirFD  int      // dir's descriptor
+}
+
+func (o *dirOpener) Open(_ context.Context, p string) (io.ReadCloser, error) {
+	d := o.d
+	if err := CheckPath(p); err != nil {
+		return nil, fmt.Errorf("open in %s: %w", d.dir, err)
+	}
+	if d.root == nil {
+		return nil, fmt.Errorf("open %s in %s: %w", p, d.dir, fs.ErrNotExist)
+	}
+	if parent := path.Dir(p); !o.opened || parent != o.folder {
+		o.Close()
+		o.folder, o.opened = parent, true
+		if o.subErr = d.checkFolders(p); o.subErr == nil {
+			o.subErr = o.openFolder(parent)
+		}
+	}
+	if o.subErr != nil {
+		return nil, fmt.Errorf("open %s in %s: %w", p, d.dir, o.subErr)
+	}
+	return o.openHere(p, path.Base(p))
+}
+
+// Close closes the folder kept open.
+func (o *dirOpener) Close() error {
+	err := o.closeFolder()
+	o.subErr, o.opened = nil, false
+	return err
+}
+
+// openedFile is a file a dirOpener opened through os.Root: a plain reader
+// (no WriteTo, so that io.CopyBuffer uses the caller's buffer), whose Stat
+// is what was found when it was opened.
+type openedFile struct {
+	f  *os.File
+	fi fs.FileInfo
+}
+
+func (o *openedFile) Read(p []byte) (int, error) { return o.f.Read(p) }
+func (o *openedFile) Close() error               { return o.f.Close() }
+func (o *openedFile) Stat() (fs.FileInfo, error) { return o.fi, nil }
 
 // Walk lists every regular file but those of DEST/.rsx; symbolic links are
 // not followed. Each folder is read a batch of entries at a time, in the
@@ -700,6 +773,57 @@ func (d *Dir) walk(ctx context.Context, p string, fn func(FileInfo) error) error
 		}
 		if rerr != nil {
 			return rerr
+		}
+	}
+}
+
+// CountFiles counts the files Walk lists, reading each folder as Walk
+// does but not describing each file (Walk's lstat of every file was most
+// of its cost).
+func (d *Dir) CountFiles(ctx context.Context) (int64, error) {
+	if d.root == nil {
+		return 0, nil
+	}
+	n, err := d.count(ctx, ".")
+	if err != nil {
+		return 0, fmt.Errorf("count the files of %s: %w", d.dir, err)
+	}
+	return n, nil
+}
+
+func (d *Dir) count(ctx context.Context, p string) (int64, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	f, err := d.root.Open(p)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	var n int64
+	for {
+		entries, rerr := f.ReadDir(walkBatch)
+		for _, e := range entries {
+			switch {
+			case e.IsDir():
+				name := path.Join(p, e.Name())
+				if name == ReservedDir {
+					continue
+				}
+				k, err := d.count(ctx, name)
+				if err != nil {
+					return 0, err
+				}
+				n += k
+			case e.Type().IsRegular():
+				n++
+			}
+		}
+		if errors.Is(rerr, io.EOF) {
+			return n, nil
+		}
+		if rerr != nil {
+			return 0, rerr
 		}
 	}
 }

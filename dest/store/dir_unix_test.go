@@ -4,6 +4,9 @@ package store
 
 import (
 	"context"
+	"io"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"syscall"
 	"testing"
@@ -38,5 +41,100 @@ func TestDirOpenRefusesWhatIsNotAFile(t *testing.T) {
 	}
 	if got := read(t, d, "folder/x"); got != "x" {
 		t.Errorf("a regular file reads %q", got)
+	}
+}
+
+// A FileOpener opens what Open opens and refuses what Open refuses (links
+// to a file or a folder, a link that leads out, a pipe, a folder, .rsx,
+// paths that leave DEST), in any order of folders, read-only too, and its
+// files' Stat is the file's.
+func TestDirFileOpenerAgreesWithOpen(t *testing.T) {
+	dir := t.TempDir()
+	outside := t.TempDir()
+	bodies := map[string]string{"top.txt": "t", "h/a/1": "one", "h/a/2": "two!", "h/b/3": "three", "other/x": "x"}
+	for p, body := range bodies {
+		if err := os.MkdirAll(filepath.Join(dir, filepath.Dir(p)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, p), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.WriteFile(filepath.Join(outside, "secret"), []byte("s"), 0o644)
+	for link, to := range map[string]string{"link": "other", "h/a/tofile": "1", "out": outside, "h/outfile": filepath.Join(outside, "secret")} {
+		if err := os.Symlink(to, filepath.Join(dir, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := syscall.Mkfifo(filepath.Join(dir, "h/a/pipe"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	paths := []string{"h/b/3", "h/a/1", "top.txt", "h/a/missing", "h/a", "h/a/2", "h/a/pipe", "h/a/tofile",
+		"nofolder/x", "link/x", "out/secret", "h/outfile", "../out", ".rsx/state.db", ".RSX/x", "h/b/3", "other/x", "h/a/1"}
+	for _, readOnly := range []bool{false, true} {
+		d, err := OpenDir(dir, Options{Create: true, ReadOnly: readOnly})
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := d.NewFileOpener()
+		ctx := context.Background()
+		for _, p := range paths {
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				want, werr := d.Open(ctx, p)
+				got, err := o.Open(ctx, p)
+				if (err == nil) != (werr == nil) {
+					t.Errorf("read-only %v, %s: FileOpener %v; Open %v", readOnly, p, err, werr)
+				}
+				if werr == nil {
+					want.Close()
+				}
+				if err != nil {
+					return
+				}
+				defer got.Close()
+				b, rerr := io.ReadAll(got)
+				if rerr != nil || string(b) != bodies[p] {
+					t.Errorf("%s: read %q, %v; want %q", p, b, rerr, bodies[p])
+				}
+				fi, serr := got.(interface{ Stat() (fs.FileInfo, error) }).Stat()
+				lfi, _ := os.Lstat(filepath.Join(dir, p))
+				if serr != nil || !fi.Mode().IsRegular() || !fi.ModTime().Equal(lfi.ModTime()) || fi.Size() != lfi.Size() || fi.Size() != int64(len(bodies[p])) {
+					t.Errorf("%s: Stat %v, %v: not the file", p, fi, serr)
+				}
+			}()
+			select {
+			case <-done:
+			case <-time.After(5 * time.Second):
+				t.Fatalf("%s: hangs", p)
+			}
+		}
+		if err := o.Close(); err != nil {
+			t.Error(err)
+		}
+		d.Close()
+	}
+}
+
+// CountFiles counts what Walk lists: regular files, not links, pipes,
+// folders, nor the files of .rsx.
+func TestDirCountFilesAgreesWithWalk(t *testing.T) {
+	ctx := context.Background()
+	d, dir := openDir(t)
+	for _, p := range []string{"h/a/b/1", "h/a/b/2", "h/a/3", "h/4", "top"} {
+		write(t, d, p, p)
+	}
+	os.Symlink("h", filepath.Join(dir, "folderlink"))
+	os.Symlink("top", filepath.Join(dir, "filelink"))
+	syscall.Mkfifo(filepath.Join(dir, "h/pipe"), 0o644)
+	os.MkdirAll(filepath.Join(dir, "empty/er"), 0o755)
+	var walked int64
+	if err := d.Walk(ctx, func(FileInfo) error { walked++; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	n, err := d.CountFiles(ctx)
+	if err != nil || n != walked || n != 5 {
+		t.Errorf("CountFiles: %d, %v; Walk listed %d; want 5", n, err, walked)
 	}
 }

@@ -130,6 +130,26 @@ type BatchStater interface {
 	StatBatch(ctx context.Context, paths []string, fn func(i int, fi FileInfo, err error))
 }
 
+// A FileCounter counts the files Walk would list, at less cost (it
+// describes none).
+type FileCounter interface {
+	CountFiles(ctx context.Context) (int64, error)
+}
+
+// FileOpeners open many files one after another at less cost than Open
+// does each: an audit's workers read every file of a copy.
+type FileOpeners interface {
+	NewFileOpener() FileOpener
+}
+
+// A FileOpener opens files as the Store's Open does, for one goroutine at a
+// time. It may keep what it opened for a file (its folder) for the next:
+// files given in the order of their folders cost least. Close releases it.
+type FileOpener interface {
+	Open(ctx context.Context, path string) (io.ReadCloser, error)
+	Close() error
+}
+
 // ModTimer is a committed Writer that knows the modification time its file
 // was given (a folder's; a bucket's objects have none rsx keeps), so that
 // the state can record it and a reconcile tell a file changed since.
