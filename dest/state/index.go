@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash/maphash"
 	"slices"
+	"sort"
 	"strings"
 	"time"
 )
@@ -28,6 +29,34 @@ type Index struct {
 	codes   map[string]uint8
 	clashes map[[2]uint64]bool // keys two URIs share, or rows the Index cannot hold exactly: looked up in the database
 	maxID   int64
+	copies  []copyRow // aligned with rows; nil unless loaded by LoadIndexCopies
+}
+
+// copyRow is what LoadIndexCopies adds to a row: enough to check its copy
+// by a stat (CopyFacts).
+type copyRow struct {
+	pathFP uint64
+	mtime  int64 // valid when the row has flagCopy
+}
+
+// CopyFacts is what an Index loaded by LoadIndexCopies knows of a row's
+// copy, for a reconcile's quick check without reading the row again: its
+// recorded length and file time, and a fingerprint of its path. OK is false
+// when the Index does not hold them (loaded by LoadIndex, a row read from the
+// database, no file time recorded, or a copy an audit found damaged): the
+// row is to be read.
+type CopyFacts struct {
+	Length    int64 // -1 when unknown
+	FileMTime int64 // Unix nanoseconds
+	pathFP    uint64
+	seed      *maphash.Seed
+	OK        bool
+}
+
+// IsPath reports whether path is the row's path (by a 64-bit keyed
+// fingerprint: a false match has odds of 2^-64).
+func (f *CopyFacts) IsPath(path string) bool {
+	return f.OK && f.seed != nil && maphash.String(*f.seed, path) == f.pathFP
 }
 
 type indexRow struct {
@@ -52,10 +81,21 @@ const (
 	flagLastmod uint8 = 1 << iota
 	flagChange
 	flagPending
+	flagCopy // the copy's facts are held (LoadIndexCopies)
 )
 
 // LoadIndex builds the Index of a Source's rows.
 func (db *DB) LoadIndex(ctx context.Context, sourceID int64) (*Index, error) {
+	return db.loadIndex(ctx, sourceID, false)
+}
+
+// LoadIndexCopies builds the Index of a Source's rows with their copies'
+// facts (Known.Copy), for a reconcile: 16 bytes more a row.
+func (db *DB) LoadIndexCopies(ctx context.Context, sourceID int64) (*Index, error) {
+	return db.loadIndex(ctx, sourceID, true)
+}
+
+func (db *DB) loadIndex(ctx context.Context, sourceID int64, copies bool) (*Index, error) {
 	db.scans.Add(1)
 	n, err := db.Rows(ctx, sourceID)
 	if err != nil {
@@ -65,21 +105,30 @@ func (db *DB) LoadIndex(ctx context.Context, sourceID int64) (*Index, error) {
 		view: db.View(sourceID), k1: maphash.MakeSeed(), k2: maphash.MakeSeed(), fpSeed: maphash.MakeSeed(),
 		rows: make([]indexRow, 0, n), extra: map[int64][]algFP{}, codes: map[string]uint8{}, clashes: map[[2]uint64]bool{},
 	}
-	rows, err := db.sql.QueryContext(ctx, `SELECT id, uri, length, digests, lastmod, change_datetime, deleted_at IS NOT NULL FROM resource WHERE source_id = ?`, sourceID)
+	q := `SELECT id, uri, length, digests, lastmod, change_datetime, deleted_at IS NOT NULL FROM resource WHERE source_id = ?`
+	if copies {
+		idx.copies = make([]copyRow, 0, n)
+		q = `SELECT id, uri, length, digests, lastmod, change_datetime, deleted_at IS NOT NULL, path, file_mtime, damaged_at IS NOT NULL FROM resource WHERE source_id = ?`
+	}
+	rows, err := db.sql.QueryContext(ctx, q, sourceID)
 	if err != nil {
 		return nil, fmt.Errorf("index the resources of Source %d: %w", sourceID, err)
 	}
 	var (
-		uri                   string
-		length                sql.NullInt64
+		uri, path             string
+		length, mtime         sql.NullInt64
 		digests, lastmod, cdt sql.NullString
-		pending               bool
+		pending, damaged      bool
 		id                    int64
 	)
+	dest := []any{&id, &uri, &length, &digests, &lastmod, &cdt, &pending}
+	if copies {
+		dest = append(dest, &path, &mtime, &damaged)
+	}
 	for rows.Next() {
 		// Scan into variables declared outside the loop: a row whose fields
 		// were scanned into would escape, one allocation per row.
-		if err := rows.Scan(&id, &uri, &length, &digests, &lastmod, &cdt, &pending); err != nil {
+		if err := rows.Scan(dest...); err != nil {
 			rows.Close()
 			return nil, fmt.Errorf("index the resources of Source %d: %w", sourceID, err)
 		}
@@ -136,17 +185,40 @@ func (db *DB) LoadIndex(ctx context.Context, sourceID int64) (*Index, error) {
 		}
 		idx.rows = append(idx.rows, row)
 		idx.maxID = max(idx.maxID, row.id)
+		if copies {
+			idx.copies = append(idx.copies, copyRow{pathFP: maphash.String(idx.fpSeed, path), mtime: mtime.Int64})
+			if mtime.Valid && !damaged {
+				idx.rows[len(idx.rows)-1].flags |= flagCopy
+			}
+		}
 	}
 	if err := closeRows(rows); err != nil {
 		return nil, fmt.Errorf("index the resources of Source %d: %w", sourceID, err)
 	}
-	slices.SortFunc(idx.rows, func(a, b indexRow) int { return compareKeys(a.key, b.key) })
+	if copies {
+		sort.Sort(rowsAndCopies{idx.rows, idx.copies})
+	} else {
+		slices.SortFunc(idx.rows, func(a, b indexRow) int { return compareKeys(a.key, b.key) })
+	}
 	for i := 1; i < len(idx.rows); i++ {
 		if idx.rows[i].key == idx.rows[i-1].key {
 			idx.clashes[idx.rows[i].key] = true
 		}
 	}
 	return idx, nil
+}
+
+// rowsAndCopies sorts the rows by key and their copies' facts with them.
+type rowsAndCopies struct {
+	rows   []indexRow
+	copies []copyRow
+}
+
+func (r rowsAndCopies) Len() int           { return len(r.rows) }
+func (r rowsAndCopies) Less(i, j int) bool { return compareKeys(r.rows[i].key, r.rows[j].key) < 0 }
+func (r rowsAndCopies) Swap(i, j int) {
+	r.rows[i], r.rows[j] = r.rows[j], r.rows[i]
+	r.copies[i], r.copies[j] = r.copies[j], r.copies[i]
 }
 
 func compareKeys(a, b [2]uint64) int {
@@ -196,6 +268,10 @@ func (idx *Index) Find(ctx context.Context, uris []string, found func(i int, k *
 			fps = append(fps, idx.extra[row.id]...)
 		}
 		k.fps = fps
+		if idx.copies != nil {
+			c := &idx.copies[pos]
+			k.Copy = CopyFacts{Length: row.length, FileMTime: c.mtime, pathFP: c.pathFP, seed: &idx.fpSeed, OK: row.flags&flagCopy != 0}
+		}
 		if err := found(i, &k); err != nil {
 			return err
 		}

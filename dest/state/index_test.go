@@ -139,3 +139,82 @@ func TestLargestID(t *testing.T) {
 		t.Fatalf("30 rows of two Sources: %d, %v", id, err)
 	}
 }
+
+// TestIndexCopies: an Index loaded with the copies' facts holds each row's
+// length, file time and path (sorted with its row), and says it does not
+// for a row with no file time or a copy an audit found damaged; the Index
+// of a plain plan holds none.
+func TestIndexCopies(t *testing.T) {
+	ctx := context.Background()
+	db := openTemp(t)
+	src, _ := db.EnsureSource(ctx, "http://example.org/cap.xml")
+	w := db.NewWriter(WriterOptions{})
+	mtime := time.Date(2026, 11, 27, 10, 0, 0, 123456789, time.UTC)
+	const n = 600
+	var uris []string
+	for i := range n {
+		r := Resource{SourceID: src.ID, URI: fmt.Sprintf("http://example.org/%d", i), Path: fmt.Sprintf("p/%d", i), Length: int64(i), Digests: Digests(fmt.Sprintf("md5:%032x", i))}
+		switch i % 4 {
+		case 0, 1:
+			r.FileMTime = mtime.Add(time.Duration(i))
+		case 2:
+			r.FileMTime = mtime // and found damaged, below
+		} // 3: no file time (an older state, or a bucket)
+		w.PutResource(ctx, &r)
+		uris = append(uris, r.URI)
+	}
+	if err := w.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	w = db.NewWriter(WriterOptions{})
+	err := db.View(src.ID).Find(ctx, uris, func(i int, k *Known) error {
+		if i%4 == 2 {
+			return w.SetDamaged(ctx, k.ID, time.Now())
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	idx, err := db.LoadIndexCopies(ctx, src.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := 0
+	err = idx.Find(ctx, uris, func(i int, k *Known) error {
+		seen++
+		c := k.Copy
+		if want := i%4 < 2; c.OK != want {
+			t.Errorf("%s: copy's facts held %v, want %v", uris[i], c.OK, want)
+		}
+		if !c.OK {
+			if c.IsPath(fmt.Sprintf("p/%d", i)) {
+				t.Errorf("%s: a path matched without the facts", uris[i])
+			}
+			return nil
+		}
+		if c.Length != int64(i) || c.FileMTime != mtime.Add(time.Duration(i)).UnixNano() {
+			t.Errorf("%s: length %d, file time %d", uris[i], c.Length, c.FileMTime)
+		}
+		if !c.IsPath(fmt.Sprintf("p/%d", i)) || c.IsPath(fmt.Sprintf("p/%d", i+1)) || c.IsPath("P/"+fmt.Sprint(i)) {
+			t.Errorf("%s: the path's fingerprint is not its row's", uris[i])
+		}
+		return nil
+	})
+	if err != nil || seen != n {
+		t.Fatalf("found %d of %d: %v", seen, n, err)
+	}
+	plain, err := db.LoadIndex(ctx, src.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain.Find(ctx, uris[:4], func(i int, k *Known) error {
+		if k.Copy.OK {
+			t.Errorf("%s: the plain Index holds the copy's facts", uris[i])
+		}
+		return nil
+	})
+}
