@@ -156,11 +156,11 @@ func (rc *reconciler) wait() error {
 }
 
 // checkBatch checks the copies of a batch of unchanged resources. An item
-// whose copy the plan's Index describes (Item.Copy: its length, file time
-// and path, which must be the path the rules give its URI) is checked by a
-// stat alone; the rows of the others are read (into rows, reused) with one
-// query, and so are those of quick items whose file was modified after it
-// was written, to hash them against what was recorded.
+// whose copy the plan's Index describes (Item.Copy: its path, length and
+// file time) is checked by a stat alone; the rows of the others are read
+// (into rows, reused) with one query, and so are those of quick items whose
+// file was modified after it was written, to hash them against what was
+// recorded.
 func (rc *reconciler) checkBatch(ctx context.Context, items []plan.Item, rows map[int64]state.Resource, buf []byte) error {
 	clear(rows)
 	paths := make([]string, len(items)) // the file of each item to stat; "" for none
@@ -168,11 +168,9 @@ func (rc *reconciler) checkBatch(ctx context.Context, items []plan.Item, rows ma
 	ids := make([]int64, 0, len(items))
 	for k := range items {
 		it := &items[k]
-		if !rc.checksum && it.Copy.OK && rc.b.mapper != nil {
-			if p, err := rc.b.mapper.Map(it.Entry.URI); err == nil && it.Copy.IsPath(p) {
-				paths[k], quick[k] = p, true
-				continue
-			}
+		if !rc.checksum && it.Copy.OK {
+			paths[k], quick[k] = it.Copy.Path, true
+			continue
 		}
 		ids = append(ids, it.ID)
 	}
@@ -404,8 +402,8 @@ func latest(a, b time.Time) time.Time {
 }
 
 // snapshotState is the State a baseline plans with: for a quick reconcile of
-// a folder, the Index with the copies' facts, so that a copy is checked by a
-// stat without its row read again (with --checksum every row is read to
+// a folder, the Index with the copies' facts (path, length, file time), so
+// that a copy is checked by a stat without its row read again (with --checksum every row is read to
 // hash the file against it; a bucket records no file times).
 func (b *builder) snapshotState(ctx context.Context) (plan.State, error) {
 	p := b.p

@@ -389,10 +389,9 @@ func TestReconcileChecksInBatches(t *testing.T) {
 
 // A copy whose recorded path is not the one the rules give its URI now (a
 // state written by an older rsx, another --index-name) is checked at its
-// recorded path: the quick check takes a copy's facts from the plan's Index
-// only when its path fingerprint is the mapped path's, and reads the row
-// otherwise. Intact there, nothing is fetched; damaged there, it is fetched
-// again to that path.
+// recorded path, which the quick check takes from the plan's Index: intact
+// there, nothing is fetched; damaged there, it is fetched again to that
+// path.
 func TestQuickCheckUsesTheRecordedPath(t *testing.T) {
 	f := newChangingSource(t)
 	dir := t.TempDir()

@@ -1,11 +1,13 @@
 package state
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
 	"hash/maphash"
+	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -30,33 +32,29 @@ type Index struct {
 	clashes map[[2]uint64]bool // keys two URIs share, or rows the Index cannot hold exactly: looked up in the database
 	maxID   int64
 	copies  []copyRow // aligned with rows; nil unless loaded by LoadIndexCopies
+	folders []string  // the copies' folders, each once
+	names   []byte    // the copies' file names, one after the other
 }
 
 // copyRow is what LoadIndexCopies adds to a row: enough to check its copy
-// by a stat (CopyFacts).
+// by a stat (CopyFacts). Its path is its folder (kept once for all its
+// files) and its name: 24 bytes and the name's.
 type copyRow struct {
-	pathFP uint64
-	mtime  int64 // valid when the row has flagCopy
+	mtime      int64 // valid when the row has flagCopy
+	folder     uint32
+	name, nlen uint32 // in names
 }
 
 // CopyFacts is what an Index loaded by LoadIndexCopies knows of a row's
 // copy, for a reconcile's quick check without reading the row again: its
-// recorded length and file time, and a fingerprint of its path. OK is false
-// when the Index does not hold them (loaded by LoadIndex, a row read from the
-// database, no file time recorded, or a copy an audit found damaged): the
-// row is to be read.
+// path, recorded length and file time. OK is false when the Index does not
+// hold them (loaded by LoadIndex, a row read from the database, no file time
+// recorded, or a copy an audit found damaged): the row is to be read.
 type CopyFacts struct {
+	Path      string
 	Length    int64 // -1 when unknown
 	FileMTime int64 // Unix nanoseconds
-	pathFP    uint64
-	seed      *maphash.Seed
 	OK        bool
-}
-
-// IsPath reports whether path is the row's path (by a 64-bit keyed
-// fingerprint: a false match has odds of 2^-64).
-func (f *CopyFacts) IsPath(path string) bool {
-	return f.OK && f.seed != nil && maphash.String(*f.seed, path) == f.pathFP
 }
 
 type indexRow struct {
@@ -90,7 +88,8 @@ func (db *DB) LoadIndex(ctx context.Context, sourceID int64) (*Index, error) {
 }
 
 // LoadIndexCopies builds the Index of a Source's rows with their copies'
-// facts (Known.Copy), for a reconcile: 16 bytes more a row.
+// facts (Known.Copy), for a reconcile: 24 bytes more a row, and its file
+// name (a folder is kept once).
 func (db *DB) LoadIndexCopies(ctx context.Context, sourceID int64) (*Index, error) {
 	return db.loadIndex(ctx, sourceID, true)
 }
@@ -115,13 +114,15 @@ func (db *DB) loadIndex(ctx context.Context, sourceID int64, copies bool) (*Inde
 		return nil, fmt.Errorf("index the resources of Source %d: %w", sourceID, err)
 	}
 	var (
-		uri, path             string
+		uri                   string
+		path                  sql.RawBytes
 		length, mtime         sql.NullInt64
 		digests, lastmod, cdt sql.NullString
 		pending, damaged      bool
 		id                    int64
 	)
 	dest := []any{&id, &uri, &length, &digests, &lastmod, &cdt, &pending}
+	folders := map[string]uint32{}
 	if copies {
 		dest = append(dest, &path, &mtime, &damaged)
 	}
@@ -186,8 +187,24 @@ func (db *DB) loadIndex(ctx context.Context, sourceID int64, copies bool) (*Inde
 		idx.rows = append(idx.rows, row)
 		idx.maxID = max(idx.maxID, row.id)
 		if copies {
-			idx.copies = append(idx.copies, copyRow{pathFP: maphash.String(idx.fpSeed, path), mtime: mtime.Int64})
-			if mtime.Valid && !damaged {
+			c := copyRow{mtime: mtime.Int64}
+			folder, name := []byte(nil), path
+			if i := bytes.LastIndexByte(path, '/'); i >= 0 {
+				folder, name = path[:i], path[i+1:]
+			}
+			f, ok := folders[string(folder)] // no allocation to look up
+			if !ok {
+				f = uint32(len(idx.folders))
+				folders[string(folder)] = f
+				idx.folders = append(idx.folders, string(folder))
+			}
+			held := mtime.Valid && !damaged && len(idx.names)+len(name) <= math.MaxUint32
+			if held {
+				c.folder, c.name, c.nlen = f, uint32(len(idx.names)), uint32(len(name))
+				idx.names = append(idx.names, name...)
+			}
+			idx.copies = append(idx.copies, c)
+			if held {
 				idx.rows[len(idx.rows)-1].flags |= flagCopy
 			}
 		}
@@ -206,6 +223,16 @@ func (db *DB) loadIndex(ctx context.Context, sourceID int64, copies bool) (*Inde
 		}
 	}
 	return idx, nil
+}
+
+// copyPath is the path of a copy the Index holds.
+func (idx *Index) copyPath(c *copyRow) string {
+	name := idx.names[c.name : c.name+c.nlen]
+	folder := idx.folders[c.folder]
+	if folder == "" {
+		return string(name)
+	}
+	return folder + "/" + string(name)
 }
 
 // rowsAndCopies sorts the rows by key and their copies' facts with them.
@@ -270,7 +297,9 @@ func (idx *Index) Find(ctx context.Context, uris []string, found func(i int, k *
 		k.fps = fps
 		if idx.copies != nil {
 			c := &idx.copies[pos]
-			k.Copy = CopyFacts{Length: row.length, FileMTime: c.mtime, pathFP: c.pathFP, seed: &idx.fpSeed, OK: row.flags&flagCopy != 0}
+			if row.flags&flagCopy != 0 {
+				k.Copy = CopyFacts{Path: idx.copyPath(c), Length: row.length, FileMTime: c.mtime, OK: true}
+			}
 		}
 		if err := found(i, &k); err != nil {
 			return err
