@@ -5,12 +5,16 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"hash/maphash"
+	"maps"
 	"math"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -31,9 +35,10 @@ type Index struct {
 	codes   map[string]uint8
 	clashes map[[2]uint64]bool // keys two URIs share, or rows the Index cannot hold exactly: looked up in the database
 	maxID   int64
-	copies  []copyRow // aligned with rows; nil unless loaded by LoadIndexCopies
-	folders []string  // the copies' folders, each once
-	names   []byte    // the copies' file names, one after the other
+	codesMu sync.RWMutex // codes while the Index is loaded
+	copies  []copyRow    // aligned with rows; nil unless loaded by LoadIndexCopies
+	folders []string     // the copies' folders, each once
+	names   []byte       // the copies' file names, one after the other
 }
 
 // copyRow is what LoadIndexCopies adds to a row: enough to check its copy
@@ -102,17 +107,93 @@ func (db *DB) loadIndex(ctx context.Context, sourceID int64, copies bool) (*Inde
 	}
 	idx := &Index{
 		view: db.View(sourceID), k1: maphash.MakeSeed(), k2: maphash.MakeSeed(), fpSeed: maphash.MakeSeed(),
-		rows: make([]indexRow, 0, n), extra: map[int64][]algFP{}, codes: map[string]uint8{}, clashes: map[[2]uint64]bool{},
+		extra: map[int64][]algFP{}, codes: map[string]uint8{}, clashes: map[[2]uint64]bool{},
 	}
-	q := `SELECT id, uri, length, digests, lastmod, change_datetime, deleted_at IS NOT NULL FROM resource WHERE source_id = ?`
+	// A large Source is read in id ranges at once, on as many connections,
+	// when its rows are most of the table's (a range is read in rowid
+	// order, the other Sources' rows with it).
+	ranges := [][2]int64{{math.MinInt64, math.MaxInt64}}
+	if k := runtime.GOMAXPROCS(0); k > 1 && n >= 2*minIndexRange {
+		var lo, hi sql.NullInt64
+		if err := db.sql.QueryRowContext(ctx, `SELECT (SELECT min(id) FROM resource), (SELECT max(id) FROM resource)`).Scan(&lo, &hi); err != nil {
+			return nil, fmt.Errorf("index the resources of Source %d: %w", sourceID, err)
+		}
+		if span := hi.Int64 - lo.Int64 + 1; lo.Valid && hi.Valid && span <= 2*int64(n) {
+			k = min(k, 4, n/minIndexRange)
+			ranges = ranges[:0]
+			for i := range k {
+				ranges = append(ranges, [2]int64{lo.Int64 + span*int64(i)/int64(k), lo.Int64 + span*int64(i+1)/int64(k)})
+			}
+		}
+	}
+	parts := make([]*indexPart, len(ranges))
+	var wg sync.WaitGroup
+	for i, r := range ranges {
+		parts[i] = &indexPart{idx: idx, copies: copies, extra: map[int64][]algFP{}, clashes: map[[2]uint64]bool{}, folderIDs: map[string]uint32{}}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			parts[i].err = parts[i].scan(ctx, db, sourceID, r, len(ranges) > 1, n/len(ranges))
+		}()
+	}
+	wg.Wait()
+	for _, pt := range parts {
+		if pt.err != nil {
+			return nil, fmt.Errorf("index the resources of Source %d: %w", sourceID, pt.err)
+		}
+	}
+	idx.merge(parts)
 	if copies {
-		idx.copies = make([]copyRow, 0, n)
-		q = `SELECT id, uri, length, digests, lastmod, change_datetime, deleted_at IS NOT NULL, path, file_mtime, damaged_at IS NOT NULL FROM resource WHERE source_id = ?`
+		sort.Sort(rowsAndCopies{idx.rows, idx.copies})
+	} else {
+		slices.SortFunc(idx.rows, func(a, b indexRow) int { return compareKeys(a.key, b.key) })
 	}
-	rows, err := db.sql.QueryContext(ctx, q, sourceID)
+	for i := 1; i < len(idx.rows); i++ {
+		if idx.rows[i].key == idx.rows[i-1].key {
+			idx.clashes[idx.rows[i].key] = true
+		}
+	}
+	return idx, nil
+}
+
+// minIndexRange is the fewest rows an id range of a Source read at once
+// with others holds (a variable for the tests).
+var minIndexRange = 20000
+
+// indexPart is what one scan of a Source's rows (an id range) gives.
+type indexPart struct {
+	idx       *Index // its seeds and algorithm codes (codesMu)
+	copies    bool
+	rows      []indexRow
+	copyRows  []copyRow
+	extra     map[int64][]algFP
+	clashes   map[[2]uint64]bool
+	folders   []string
+	folderIDs map[string]uint32
+	names     []byte
+	maxID     int64
+	err       error
+}
+
+// scan reads the Source's rows of the id range r (of the whole Source when
+// ranged is false); about is how many rows are expected.
+func (pt *indexPart) scan(ctx context.Context, db *DB, sourceID int64, r [2]int64, ranged bool, about int) error {
+	idx := pt.idx
+	cols := `id, uri, length, digests, lastmod, change_datetime, deleted_at IS NOT NULL`
+	if pt.copies {
+		cols += `, path, file_mtime, damaged_at IS NOT NULL`
+		pt.copyRows = make([]copyRow, 0, about)
+	}
+	pt.rows = make([]indexRow, 0, about)
+	q, args := `SELECT `+cols+` FROM resource WHERE source_id = ?`, []any{sourceID}
+	if ranged {
+		q, args = `SELECT `+cols+` FROM resource NOT INDEXED WHERE id >= ? AND id < ? AND source_id = ?`, []any{r[0], r[1], sourceID}
+	}
+	rows, err := db.sql.QueryContext(ctx, q, args...)
 	if err != nil {
-		return nil, fmt.Errorf("index the resources of Source %d: %w", sourceID, err)
+		return err
 	}
+	defer rows.Close()
 	var (
 		uri                   string
 		path                  sql.RawBytes
@@ -122,16 +203,14 @@ func (db *DB) loadIndex(ctx context.Context, sourceID int64, copies bool) (*Inde
 		id                    int64
 	)
 	dest := []any{&id, &uri, &length, &digests, &lastmod, &cdt, &pending}
-	folders := map[string]uint32{}
-	if copies {
+	if pt.copies {
 		dest = append(dest, &path, &mtime, &damaged)
 	}
 	for rows.Next() {
 		// Scan into variables declared outside the loop: a row whose fields
 		// were scanned into would escape, one allocation per row.
 		if err := rows.Scan(dest...); err != nil {
-			rows.Close()
-			return nil, fmt.Errorf("index the resources of Source %d: %w", sourceID, err)
+			return err
 		}
 		row := indexRow{id: id, length: -1, key: idx.key(uri)}
 		if length.Valid {
@@ -151,7 +230,7 @@ func (db *DB) loadIndex(ctx context.Context, sourceID int64, copies bool) (*Inde
 			exact = exact && ok
 		}
 		if !exact {
-			idx.clashes[row.key] = true
+			pt.clashes[row.key] = true
 		}
 		if pending {
 			row.flags |= flagPending
@@ -164,14 +243,9 @@ func (db *DB) loadIndex(ctx context.Context, sourceID int64, copies bool) (*Inde
 			if !ok {
 				continue
 			}
-			code, ok := idx.codes[alg]
-			if !ok {
-				if len(idx.codes) == 255 {
-					rows.Close()
-					return nil, fmt.Errorf("index the resources of Source %d: more than 255 hash algorithms", sourceID)
-				}
-				code = uint8(len(idx.codes) + 1)
-				idx.codes[alg] = code
+			code, err := idx.code(alg)
+			if err != nil {
+				return err
 			}
 			f := algFP{alg: code, fp: maphash.String(idx.fpSeed, hex)}
 			if row.nalg < 2 {
@@ -182,47 +256,93 @@ func (db *DB) loadIndex(ctx context.Context, sourceID int64, copies bool) (*Inde
 			row.nalg++
 		}
 		if more != nil {
-			idx.extra[row.id] = more
+			pt.extra[row.id] = more
 		}
-		idx.rows = append(idx.rows, row)
-		idx.maxID = max(idx.maxID, row.id)
-		if copies {
+		pt.maxID = max(pt.maxID, row.id)
+		if pt.copies {
 			c := copyRow{mtime: mtime.Int64}
 			folder, name := []byte(nil), path
 			if i := bytes.LastIndexByte(path, '/'); i >= 0 {
 				folder, name = path[:i], path[i+1:]
 			}
-			f, ok := folders[string(folder)] // no allocation to look up
+			f, ok := pt.folderIDs[string(folder)] // no allocation to look up
 			if !ok {
-				f = uint32(len(idx.folders))
-				folders[string(folder)] = f
-				idx.folders = append(idx.folders, string(folder))
+				f = uint32(len(pt.folders))
+				pt.folderIDs[string(folder)] = f
+				pt.folders = append(pt.folders, string(folder))
 			}
-			held := mtime.Valid && !damaged && len(idx.names)+len(name) <= math.MaxUint32
-			if held {
-				c.folder, c.name, c.nlen = f, uint32(len(idx.names)), uint32(len(name))
-				idx.names = append(idx.names, name...)
+			if mtime.Valid && !damaged && len(pt.names)+len(name) <= math.MaxUint32/8 {
+				c.folder, c.name, c.nlen = f, uint32(len(pt.names)), uint32(len(name))
+				pt.names = append(pt.names, name...)
+				row.flags |= flagCopy
 			}
+			pt.copyRows = append(pt.copyRows, c)
+		}
+		pt.rows = append(pt.rows, row)
+	}
+	return closeRows(rows)
+}
+
+// code is the Index's code of a hash algorithm, given on first use.
+func (idx *Index) code(alg string) (uint8, error) {
+	idx.codesMu.RLock()
+	code, ok := idx.codes[alg]
+	idx.codesMu.RUnlock()
+	if ok {
+		return code, nil
+	}
+	idx.codesMu.Lock()
+	defer idx.codesMu.Unlock()
+	if code, ok := idx.codes[alg]; ok {
+		return code, nil
+	}
+	if len(idx.codes) == 255 {
+		return 0, errors.New("more than 255 hash algorithms")
+	}
+	code = uint8(len(idx.codes) + 1)
+	idx.codes[alg] = code
+	return code, nil
+}
+
+// merge gathers the parts' rows into the Index (not sorted yet).
+func (idx *Index) merge(parts []*indexPart) {
+	n := 0
+	for _, pt := range parts {
+		n += len(pt.rows)
+	}
+	idx.rows = make([]indexRow, 0, n)
+	folderIDs := map[string]uint32{}
+	for _, pt := range parts {
+		idx.rows = append(idx.rows, pt.rows...)
+		pt.rows = nil
+		idx.maxID = max(idx.maxID, pt.maxID)
+		maps.Copy(idx.extra, pt.extra)
+		maps.Copy(idx.clashes, pt.clashes)
+		if !pt.copies {
+			continue
+		}
+		if idx.copies == nil {
+			idx.copies = make([]copyRow, 0, n)
+		}
+		// The part's folders and names, numbered within the Index's.
+		ids := make([]uint32, len(pt.folders))
+		for i, f := range pt.folders {
+			id, ok := folderIDs[f]
+			if !ok {
+				id = uint32(len(idx.folders))
+				folderIDs[f] = id
+				idx.folders = append(idx.folders, f)
+			}
+			ids[i] = id
+		}
+		off := uint32(len(idx.names))
+		idx.names = append(idx.names, pt.names...)
+		for _, c := range pt.copyRows {
+			c.folder, c.name = ids[c.folder], c.name+off
 			idx.copies = append(idx.copies, c)
-			if held {
-				idx.rows[len(idx.rows)-1].flags |= flagCopy
-			}
 		}
+		pt.copyRows, pt.names = nil, nil
 	}
-	if err := closeRows(rows); err != nil {
-		return nil, fmt.Errorf("index the resources of Source %d: %w", sourceID, err)
-	}
-	if copies {
-		sort.Sort(rowsAndCopies{idx.rows, idx.copies})
-	} else {
-		slices.SortFunc(idx.rows, func(a, b indexRow) int { return compareKeys(a.key, b.key) })
-	}
-	for i := 1; i < len(idx.rows); i++ {
-		if idx.rows[i].key == idx.rows[i-1].key {
-			idx.clashes[idx.rows[i].key] = true
-		}
-	}
-	return idx, nil
 }
 
 // copyPath is the path of a copy the Index holds.

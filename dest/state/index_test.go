@@ -7,8 +7,21 @@ import (
 	"time"
 )
 
+// inRanges runs test as the Index is loaded: whole, and in id ranges read
+// at once.
+func inRanges(t *testing.T, test func(t *testing.T)) {
+	t.Run("whole", test)
+	t.Run("ranges", func(t *testing.T) {
+		defer func(n int) { minIndexRange = n }(minIndexRange)
+		minIndexRange = 100
+		test(t)
+	})
+}
+
 // TestIndexAgreesWithView looks every row up through both and compares.
-func TestIndexAgreesWithView(t *testing.T) {
+func TestIndexAgreesWithView(t *testing.T) { inRanges(t, testIndexAgreesWithView) }
+
+func testIndexAgreesWithView(t *testing.T) {
 	ctx := context.Background()
 	db := openTemp(t)
 	src, _ := db.EnsureSource(ctx, "http://example.org/cap.xml")
@@ -144,10 +157,13 @@ func TestLargestID(t *testing.T) {
 // path, length and file time (sorted with its row), and says it does not
 // for a row with no file time or a copy an audit found damaged; the Index
 // of a plain plan holds none.
-func TestIndexCopies(t *testing.T) {
+func TestIndexCopies(t *testing.T) { inRanges(t, testIndexCopies) }
+
+func testIndexCopies(t *testing.T) {
 	ctx := context.Background()
 	db := openTemp(t)
 	src, _ := db.EnsureSource(ctx, "http://example.org/cap.xml")
+	other, _ := db.EnsureSource(ctx, "http://example.org/other/cap.xml")
 	w := db.NewWriter(WriterOptions{})
 	mtime := time.Date(2026, 11, 27, 10, 0, 0, 123456789, time.UTC)
 	const n = 600
@@ -168,6 +184,10 @@ func TestIndexCopies(t *testing.T) {
 		} // 3: no file time (an older state, or a bucket)
 		w.PutResource(ctx, &r)
 		uris = append(uris, r.URI)
+		if i%5 == 0 { // another Source's rows among them, with the same paths
+			r.ID, r.SourceID = 0, other.ID
+			w.PutResource(ctx, &r)
+		}
 	}
 	if err := w.Close(ctx); err != nil {
 		t.Fatal(err)
@@ -186,8 +206,8 @@ func TestIndexCopies(t *testing.T) {
 		t.Fatal(err)
 	}
 	idx, err := db.LoadIndexCopies(ctx, src.ID)
-	if err != nil {
-		t.Fatal(err)
+	if err != nil || idx.Len() != n {
+		t.Fatalf("%v, %d rows", err, idx.Len())
 	}
 	seen := 0
 	err = idx.Find(ctx, uris, func(i int, k *Known) error {
