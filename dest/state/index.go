@@ -23,8 +23,10 @@ import (
 // large copy): one scan of the database builds it, and a look-up then costs a
 // binary search instead of a query. Each row takes 72 bytes: URIs are kept as
 // a 128-bit keyed hash, digests as 64-bit fingerprints, datetimes as Unix
-// nanoseconds, paths not at all. (A row whose datetimes fall outside the
-// years 1678–2261 is looked up in the database instead.)
+// nanoseconds, paths not at all (LoadIndexCopies adds each copy's path,
+// length and file time for a reconcile: 24 bytes and the file's name). (A
+// row whose datetimes fall outside the years 1678–2261 is looked up in the
+// database instead.) A large Source's rows are read in id ranges at once.
 // EachKnown and MaxID read the database, as View's do.
 type Index struct {
 	view    *View
