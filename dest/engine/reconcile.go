@@ -32,8 +32,12 @@ import (
 // recorded. With --checksum every file is read and hashed against the
 // digests recorded and every digest the Source declares. The checks run in
 // parallel (readers at disk speed, or HEAD requests for a bucket), on
-// batches of items whose rows are read from the state with one query: a
-// query per item cost more than the stat it served.
+// batches of items. Without --checksum, a folder's copy is described by the
+// plan's Index (state.DB.LoadIndexCopies: its path, length and file time,
+// read in the one scan that loads the Index), so that a stat alone checks
+// it; otherwise, and for a file to hash, the batch's rows are read from the
+// state with one query (a query per item cost more than the stat it served,
+// and the batched queries more than the Index's scan).
 
 // mtimeSlack allows for the state's clock being kept to the second and for
 // the write of a file finishing after its fetched_at was taken.
