@@ -17,7 +17,7 @@ const entryBatch = 256
 // Resource Dump.
 func (b *builder) baseline(ctx context.Context, src *source) error {
 	p := b.p
-	st, err := plan.ForLookups(ctx, b.s.db, p.srcID, 1<<30)
+	st, err := b.snapshotState(ctx)
 	if err != nil {
 		return err
 	}

@@ -1,11 +1,13 @@
 package engine
 
 import (
+	"bufio"
 	"compress/gzip"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"hash"
 	"io"
 	"os"
@@ -19,16 +21,21 @@ import (
 // The documents a run reads from the Source (its Source Description,
 // Capability List, lists and indexes, as received) are kept in the state
 // with the run, so that an archivist can say what the Source claimed when a
-// file was copied. A plan's documents are spooled, compressed, to the
+// file was copied. A plan's documents are spooled, as received, to the
 // store's temporary folder while they are read; the run that carries the plan
 // out stores them (state.DB.PutRunDocuments) and prunes older ones by the
-// documented rule.
+// documented rule. A document is compressed only then, and only when the
+// state does not hold its bytes already: a run reads mostly documents an
+// earlier run read (a reconcile or an audit reads every part of a Resource
+// List again), and compressing each as it was read cost a sixth of a
+// reconcile's CPU.
 
 const (
 	// maxCapturedDoc is the largest document kept (uncompressed); a larger
 	// one is read as usual but not kept.
 	maxCapturedDoc = 64 << 20
-	// maxCapturedRun bounds the documents one plan keeps (uncompressed).
+	// maxCapturedRun bounds the documents one plan keeps (uncompressed: the
+	// spool files' size).
 	maxCapturedRun = 1 << 30
 )
 
@@ -43,7 +50,7 @@ type docCapture struct {
 
 type capturedDoc struct {
 	state.RunDocument
-	path string // the gzip spool file
+	path string // the spool file: the bytes as received
 }
 
 func newDocCapture(dir string) *docCapture {
@@ -112,7 +119,7 @@ func (cc capturingClient) Get(ctx context.Context, url string) (*fetch.Response,
 	if err != nil || resp == nil || resp.Body == nil || resp.Status < 200 || resp.Status > 299 {
 		return resp, err
 	}
-	f, ferr := os.CreateTemp(cc.cap.dir, "rsx-doc-*.gz")
+	f, ferr := os.CreateTemp(cc.cap.dir, "rsx-doc-*")
 	if ferr != nil {
 		return resp, nil // not kept: the run goes on
 	}
@@ -121,8 +128,7 @@ func (cc capturingClient) Get(ctx context.Context, url string) (*fetch.Response,
 	if resp.Header != nil {
 		d.ETag, d.LastModified = resp.Header.Get("ETag"), resp.Header.Get("Last-Modified")
 	}
-	gz, _ := gzip.NewWriterLevel(f, gzip.BestSpeed)
-	resp.Body = &capturingBody{ReadCloser: resp.Body, cap: cc.cap, doc: d, f: f, gz: gz, sum: sha256.New()}
+	resp.Body = &capturingBody{ReadCloser: resp.Body, cap: cc.cap, doc: d, f: f, w: bufio.NewWriterSize(f, 64<<10), sum: sha256.New()}
 	return resp, nil
 }
 
@@ -145,7 +151,7 @@ type capturingBody struct {
 	cap  *docCapture
 	doc  *capturedDoc
 	f    *os.File
-	gz   *gzip.Writer
+	w    *bufio.Writer
 	sum  hash.Hash
 	n    int64
 	off  bool // not kept (too large, or a spool error)
@@ -160,14 +166,14 @@ func (b *capturingBody) Read(p []byte) (int, error) {
 			b.drop()
 		} else {
 			b.sum.Write(p[:n])
-			if _, werr := b.gz.Write(p[:n]); werr != nil {
+			if _, werr := b.w.Write(p[:n]); werr != nil {
 				b.drop()
 			}
 		}
 	}
 	if errors.Is(err, io.EOF) && !b.off && !b.done {
 		b.done = true
-		cerr := b.gz.Close()
+		cerr := b.w.Flush()
 		if ferr := b.f.Close(); cerr == nil {
 			cerr = ferr
 		}
@@ -209,12 +215,65 @@ func (s *Session) storeDocuments(ctx context.Context, runID, sourceID int64) err
 		return nil
 	}
 	rows := make([]state.RunDocument, len(docs))
+	gzipped := make([]string, len(docs)) // compressed before the transaction
+	defer func() {
+		for _, name := range gzipped {
+			if name != "" {
+				os.Remove(name)
+			}
+		}
+	}()
 	for i, d := range docs {
 		rows[i] = d.RunDocument
+		have, err := s.db.HaveDocumentBlob(ctx, d.SHA256)
+		if err != nil {
+			return err
+		}
+		if !have {
+			if gzipped[i], err = gzipFile(d.path, s.capture.dir); err != nil {
+				return fmt.Errorf("record the run's document %s: %w", d.URL, err)
+			}
+		}
 	}
-	err := s.db.PutRunDocuments(ctx, runID, rows, func(i int) ([]byte, error) { return os.ReadFile(docs[i].path) })
+	err := s.db.PutRunDocuments(ctx, runID, rows, func(i int) ([]byte, error) {
+		if gzipped[i] == "" { // stored by another run since it was asked
+			name, err := gzipFile(docs[i].path, s.capture.dir)
+			if err != nil {
+				return nil, err
+			}
+			gzipped[i] = name
+		}
+		return os.ReadFile(gzipped[i])
+	})
 	if err != nil {
 		return err
 	}
 	return s.db.PruneDocuments(ctx, sourceID, state.DefaultDocumentBytes)
+}
+
+// gzipFile compresses the file name into a new file of dir and returns the
+// new file's name.
+func gzipFile(name, dir string) (string, error) {
+	in, err := os.Open(name)
+	if err != nil {
+		return "", err
+	}
+	defer in.Close()
+	out, err := os.CreateTemp(dir, "rsx-doc-*.gz")
+	if err != nil {
+		return "", err
+	}
+	gz, _ := gzip.NewWriterLevel(out, gzip.BestSpeed)
+	_, err = io.Copy(gz, in)
+	if cerr := gz.Close(); err == nil {
+		err = cerr
+	}
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(out.Name())
+		return "", err
+	}
+	return out.Name(), nil
 }

@@ -32,8 +32,12 @@ import (
 // recorded. With --checksum every file is read and hashed against the
 // digests recorded and every digest the Source declares. The checks run in
 // parallel (readers at disk speed, or HEAD requests for a bucket), on
-// batches of items whose rows are read from the state with one query: a
-// query per item cost more than the stat it served.
+// batches of items. Without --checksum, a folder's copy is described by the
+// plan's Index (state.DB.LoadIndexCopies: its path, length and file time,
+// read in the one scan that loads the Index), so that a stat alone checks
+// it; otherwise, and for a file to hash, the batch's rows are read from the
+// state with one query (a query per item cost more than the stat it served,
+// and the batched queries more than the Index's scan).
 
 // mtimeSlack allows for the state's clock being kept to the second and for
 // the write of a file finishing after its fetched_at was taken.
@@ -155,25 +159,54 @@ func (rc *reconciler) wait() error {
 	return rc.err
 }
 
-// checkBatch reads the rows of a batch of unchanged resources (into rows,
-// reused) and checks each one's copy.
+// checkBatch checks the copies of a batch of unchanged resources. An item
+// whose copy the plan's Index describes (Item.Copy: its path, length and
+// file time) is checked by a stat alone; the rows of the others are read
+// (into rows, reused) with one query, and so are those of quick items whose
+// file was modified after it was written, to hash them against what was
+// recorded.
 func (rc *reconciler) checkBatch(ctx context.Context, items []plan.Item, rows map[int64]state.Resource, buf []byte) error {
 	clear(rows)
-	ids := make([]int64, len(items))
-	for i := range items {
-		ids[i] = items[i].ID
+	paths := make([]string, len(items)) // the file of each item to stat; "" for none
+	quick := make([]bool, len(items))
+	ids := make([]int64, 0, len(items))
+	for k := range items {
+		it := &items[k]
+		if !rc.checksum && it.Copy.OK {
+			paths[k], quick[k] = it.Copy.Path, true
+			continue
+		}
+		ids = append(ids, it.ID)
 	}
-	err := rc.b.s.db.CopiesByID(ctx, ids, func(r *state.Resource) error {
-		rows[r.ID] = *r
-		return nil
-	})
-	if err != nil {
+	if err := rc.readRows(ctx, ids, rows); err != nil {
 		return err
 	}
-	stats := rc.statBatch(ctx, items, rows)
+	for k, it := range items {
+		if row, ok := rows[it.ID]; ok && !quick[k] && row.DamagedAt.IsZero() {
+			paths[k] = row.Path
+		}
+	}
+	stats := rc.statBatch(ctx, paths)
+	var again []int // quick items to hash
 	for k, it := range items {
 		if rc.failed() {
 			return nil
+		}
+		if quick[k] {
+			row := state.Resource{ID: it.ID, Path: paths[k], Length: it.Copy.Length, FileMTime: time.Unix(0, it.Copy.FileMTime).UTC()}
+			why, modified, err := rc.quickCheck(ctx, &row, stats[k])
+			if err != nil {
+				return err
+			}
+			if modified {
+				again = append(again, k)
+				continue
+			}
+			rc.checked.Add(1)
+			if err := rc.decided(it, why); err != nil {
+				return err
+			}
+			continue
 		}
 		row, ok := rows[it.ID]
 		if !ok {
@@ -187,7 +220,45 @@ func (rc *reconciler) checkBatch(ctx context.Context, items []plan.Item, rows ma
 			return err
 		}
 	}
+	if len(again) == 0 {
+		return nil
+	}
+	ids = ids[:0]
+	for _, k := range again {
+		ids = append(ids, items[k].ID)
+	}
+	clear(rows)
+	if err := rc.readRows(ctx, ids, rows); err != nil {
+		return err
+	}
+	for _, k := range again {
+		if rc.failed() {
+			return nil
+		}
+		it := items[k]
+		row, ok := rows[it.ID]
+		if !ok {
+			if err := rc.take(it); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := rc.check(ctx, it, &row, stats[k], buf); err != nil {
+			return err
+		}
+	}
 	return nil
+}
+
+// readRows reads the check fields of the rows ids into rows.
+func (rc *reconciler) readRows(ctx context.Context, ids []int64, rows map[int64]state.Resource) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	return rc.b.s.db.CopiesByID(ctx, ids, func(r *state.Resource) error {
+		rows[r.ID] = *r
+		return nil
+	})
 }
 
 // statResult is what a stat of a copy's file found.
@@ -196,25 +267,26 @@ type statResult struct {
 	err error
 }
 
-// statBatch describes the files of a batch's rows: at once where the store
-// can (a folder: store.BatchStater), else one by one.
-func (rc *reconciler) statBatch(ctx context.Context, items []plan.Item, rows map[int64]state.Resource) []statResult {
-	out := make([]statResult, len(items))
-	paths := make([]string, 0, len(items))
-	at := make([]int, 0, len(items))
-	for k, it := range items {
-		if row, ok := rows[it.ID]; ok && row.DamagedAt.IsZero() {
-			paths = append(paths, row.Path)
+// statBatch describes the files of a batch (paths[k] of its item k; ""
+// for none): at once where the store can (a folder: store.BatchStater),
+// else one by one.
+func (rc *reconciler) statBatch(ctx context.Context, paths []string) []statResult {
+	out := make([]statResult, len(paths))
+	some := make([]string, 0, len(paths))
+	at := make([]int, 0, len(paths))
+	for k, p := range paths {
+		if p != "" {
+			some = append(some, p)
 			at = append(at, k)
 		}
 	}
 	if bs, ok := rc.b.s.st.(store.BatchStater); ok {
-		bs.StatBatch(ctx, paths, func(i int, fi store.FileInfo, err error) {
+		bs.StatBatch(ctx, some, func(i int, fi store.FileInfo, err error) {
 			out[at[i]] = statResult{fi, err}
 		})
 		return out
 	}
-	for i, p := range paths {
+	for i, p := range some {
 		fi, err := rc.b.s.st.Stat(ctx, p)
 		out[at[i]] = statResult{fi, err}
 	}
@@ -229,6 +301,12 @@ func (rc *reconciler) check(ctx context.Context, it plan.Item, row *state.Resour
 	if err != nil {
 		return err
 	}
+	return rc.decided(it, why)
+}
+
+// decided hands a checked item on: unchanged when why is "", else an
+// Update that says why.
+func (rc *reconciler) decided(it plan.Item, why string) error {
 	if why != "" {
 		rc.damaged.Add(1)
 		it.Action, it.Reason, it.Touch = plan.Update, why, false
@@ -236,35 +314,46 @@ func (rc *reconciler) check(ctx context.Context, it plan.Item, row *state.Resour
 	return rc.take(it)
 }
 
-// differs says why the copy of row is not what was recorded (or, with
-// --checksum, not what the Source declares), "" when it is.
-func (rc *reconciler) differs(ctx context.Context, e *plan.Entry, row *state.Resource, st statResult, buf []byte) (string, error) {
+// quickCheck is rsync's quick check of the copy of row, by what a stat of
+// its file found: why it differs ("" when it does not seem to), and whether
+// it was modified since it was written or verified (its bytes are then to
+// be read).
+func (rc *reconciler) quickCheck(ctx context.Context, row *state.Resource, st statResult) (string, bool, error) {
 	if !row.DamagedAt.IsZero() {
-		return "the audit of " + row.DamagedAt.UTC().Format(time.RFC3339) + " found the copy " + row.Path + " damaged or gone", nil
+		return "the audit of " + row.DamagedAt.UTC().Format(time.RFC3339) + " found the copy " + row.Path + " damaged or gone", false, nil
 	}
 	fi, err := st.fi, st.err
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return "the copy " + row.Path + " is missing", nil
+		return "the copy " + row.Path + " is missing", false, nil
 	case err != nil:
 		if ctx.Err() != nil {
-			return "", ctx.Err()
+			return "", false, ctx.Err()
 		}
-		return "the copy " + row.Path + " cannot be read: " + err.Error(), nil
+		return "the copy " + row.Path + " cannot be read: " + err.Error(), false, nil
 	}
 	if row.Length >= 0 && fi.Size != row.Length {
-		return fmt.Sprintf("the copy %s has %d bytes, %d were recorded", row.Path, fi.Size, row.Length), nil
+		return fmt.Sprintf("the copy %s has %d bytes, %d were recorded", row.Path, fi.Size, row.Length), false, nil
 	}
 	// Modified since it was written or verified: its time differs from the
 	// one recorded then (as rsync's quick check compares), or, for a row of
 	// an older state that has none, is later than when it was written.
-	var modified bool
 	switch {
 	case rc.bucket:
+		return "", false, nil
 	case !row.FileMTime.IsZero():
-		modified = !fi.ModTime.Equal(row.FileMTime)
+		return "", !fi.ModTime.Equal(row.FileMTime), nil
 	default:
-		modified = fi.ModTime.After(latest(row.FetchedAt, row.VerifiedAt).Add(mtimeSlack))
+		return "", fi.ModTime.After(latest(row.FetchedAt, row.VerifiedAt).Add(mtimeSlack)), nil
+	}
+}
+
+// differs says why the copy of row is not what was recorded (or, with
+// --checksum, not what the Source declares), "" when it is.
+func (rc *reconciler) differs(ctx context.Context, e *plan.Entry, row *state.Resource, st statResult, buf []byte) (string, error) {
+	why, modified, err := rc.quickCheck(ctx, row, st)
+	if why != "" || err != nil {
+		return why, err
 	}
 	if !rc.checksum && !modified {
 		return "", nil
@@ -314,6 +403,18 @@ func latest(a, b time.Time) time.Time {
 		return b
 	}
 	return a
+}
+
+// snapshotState is the State a baseline plans with: for a quick reconcile of
+// a folder, the Index with the copies' facts (path, length, file time), so
+// that a copy is checked by a stat without its row read again (with --checksum every row is read to
+// hash the file against it; a bucket records no file times).
+func (b *builder) snapshotState(ctx context.Context) (plan.State, error) {
+	p := b.p
+	if p.Reconcile && !p.Checksum && !b.s.isBucket() {
+		return plan.ForChecks(ctx, b.s.db, p.srcID)
+	}
+	return plan.ForLookups(ctx, b.s.db, p.srcID, 1<<30)
 }
 
 // planBaseline makes p a baseline: the document to read, whether files

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"database/sql"
 	"os"
 	"path/filepath"
 	"strings"
@@ -383,5 +384,50 @@ func TestReconcileChecksInBatches(t *testing.T) {
 	}
 	if got := files(t, dir); len(got) != n {
 		t.Errorf("%d files after the reconciles, want %d", len(got), n)
+	}
+}
+
+// A copy whose recorded path is not the one the rules give its URI now (a
+// state written by an older rsx, another --index-name) is checked at its
+// recorded path, which the quick check takes from the plan's Index: intact
+// there, nothing is fetched; damaged there, it is fetched again to that
+// path.
+func TestQuickCheckUsesTheRecordedPath(t *testing.T) {
+	f := newChangingSource(t)
+	dir := t.TempDir()
+	if res := syncOnce(t, dir, testClient(t), f.target(), PlanOptions{}); !res.OK() || res.Created != 3 {
+		t.Fatalf("baseline: %d:%s", res.Created, failures(res))
+	}
+	old := filepath.Join(dir, f.hostDir(), "r", "c")
+	moved := filepath.Join(dir, "elsewhere", "c")
+	if err := os.MkdirAll(filepath.Dir(moved), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(old, moved); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := sql.Open("sqlite", filepath.Join(dir, ".rsx", "state.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = raw.Exec(`UPDATE resource SET path = 'elsewhere/c', path_key = 'elsewhere/c' WHERE uri LIKE '%/r/c'`)
+	raw.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.resetHits()
+	res := syncOnce(t, dir, testClient(t), f.target(), PlanOptions{Mode: ModeBaseline})
+	if s := res.Plan.Summary; !res.OK() || !res.Plan.Reconcile || s.Checked != 3 || s.Repair != 0 || f.resourceHits() != 0 {
+		t.Fatalf("reconcile of the intact copy: checked %d, repair %d, %d fetched:%s", s.Checked, s.Repair, f.resourceHits(), failures(res))
+	}
+	if err := os.Truncate(moved, 1); err != nil {
+		t.Fatal(err)
+	}
+	res = syncOnce(t, dir, testClient(t), f.target(), PlanOptions{Mode: ModeBaseline})
+	if s := res.Plan.Summary; !res.OK() || s.Repair != 1 || res.Updated != 1 || f.hitsOf("/r/c") != 1 {
+		t.Fatalf("reconcile of the damaged copy: repair %d, updated %d, /r/c fetched %d times:%s", s.Repair, res.Updated, f.hitsOf("/r/c"), failures(res))
+	}
+	if got := string(readFile(t, dir, "elsewhere/c")); got != "c v1\n" {
+		t.Errorf("elsewhere/c after the reconcile: %q", got)
 	}
 }

@@ -102,6 +102,10 @@ type Item struct {
 	// Touch is set on an Unchanged item whose metadata (lastmod, change
 	// datetime) should still be recorded: the bytes are the same.
 	Touch bool
+	// Copy is what the State knows of the copy's file without reading the
+	// row again (a Snapshot's Unchanged items, from a State of ForChecks;
+	// else not OK).
+	Copy state.CopyFacts
 }
 
 // Summary counts a plan.
@@ -173,6 +177,20 @@ func ForLookups(ctx context.Context, db *state.DB, sourceID int64, lookups int) 
 	}
 	if rows > 0 && lookups >= rows/8 && lookups > 2000 {
 		return db.LoadIndex(ctx, sourceID)
+	}
+	return db.View(sourceID), nil
+}
+
+// ForChecks returns the State of a plan whose unchanged copies are to be
+// checked (a reconcile): the Index with the copies' facts (Item.Copy) when
+// the Source has rows, so that a copy is checked without its row read again.
+func ForChecks(ctx context.Context, db *state.DB, sourceID int64) (State, error) {
+	rows, err := db.Rows(ctx, sourceID)
+	if err != nil {
+		return nil, err
+	}
+	if rows > 0 {
+		return db.LoadIndexCopies(ctx, sourceID)
 	}
 	return db.View(sourceID), nil
 }

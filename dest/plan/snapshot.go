@@ -75,6 +75,9 @@ func (p *Snapshot) flush(ctx context.Context, emit func(Item) error) error {
 		e := &p.batch[i]
 		act, why, touch := compare(e, k)
 		items[i] = Item{Action: act, Entry: *e, ID: k.ID, Reason: why, Touch: touch}
+		if act == Unchanged {
+			items[i].Copy = k.Copy
+		}
 		return nil
 	})
 	if err != nil {

@@ -83,3 +83,31 @@ func BenchmarkFind(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkLoadIndex loads the Index of 80,008 rows (the reconcile
+// benchmark's copy), plain and with the copies' facts; ns/op is a load.
+func BenchmarkLoadIndex(b *testing.B) {
+	const n = 80008
+	ctx := context.Background()
+	name := filepath.Join(b.TempDir(), "state.db")
+	db, err := Open(ctx, name)
+	if err != nil {
+		b.Fatal(err)
+	}
+	src := fillState(b, db, n)
+	db.Close() // as a new run finds it
+	if db, err = Open(ctx, name); err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	for _, copies := range []bool{false, true} {
+		b.Run(fmt.Sprintf("copies=%v", copies), func(b *testing.B) {
+			for range b.N {
+				idx, err := db.loadIndex(ctx, src.ID, copies)
+				if err != nil || idx.Len() != n {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

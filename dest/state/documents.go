@@ -32,6 +32,16 @@ const (
 	DefaultDocumentBytes = 256 << 20
 )
 
+// HaveDocumentBlob reports whether the state keeps the bytes whose SHA-256
+// is sha (hex): PutRunDocuments will not ask for them.
+func (db *DB) HaveDocumentBlob(ctx context.Context, sha string) (bool, error) {
+	var have int
+	if err := db.sql.QueryRowContext(ctx, `SELECT count(*) FROM document_blob WHERE sha256 = ?`, sha).Scan(&have); err != nil {
+		return false, fmt.Errorf("read the run's documents: %w", err)
+	}
+	return have > 0, nil
+}
+
 // PutRunDocuments records the documents of a run; gz(i) gives docs[i]'s
 // bytes, gzip-compressed (read only when those bytes are not kept already).
 func (db *DB) PutRunDocuments(ctx context.Context, runID int64, docs []RunDocument, gz func(i int) ([]byte, error)) error {

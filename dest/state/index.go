@@ -1,13 +1,20 @@
 package state
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"hash/maphash"
+	"maps"
+	"math"
+	"runtime"
 	"slices"
+	"sort"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -16,8 +23,10 @@ import (
 // large copy): one scan of the database builds it, and a look-up then costs a
 // binary search instead of a query. Each row takes 72 bytes: URIs are kept as
 // a 128-bit keyed hash, digests as 64-bit fingerprints, datetimes as Unix
-// nanoseconds, paths not at all. (A row whose datetimes fall outside the
-// years 1678–2261 is looked up in the database instead.)
+// nanoseconds, paths not at all (LoadIndexCopies adds each copy's path,
+// length and file time for a reconcile: 24 bytes and the file's name). (A
+// row whose datetimes fall outside the years 1678–2261 is looked up in the
+// database instead.) A large Source's rows are read in id ranges at once.
 // EachKnown and MaxID read the database, as View's do.
 type Index struct {
 	view    *View
@@ -28,6 +37,31 @@ type Index struct {
 	codes   map[string]uint8
 	clashes map[[2]uint64]bool // keys two URIs share, or rows the Index cannot hold exactly: looked up in the database
 	maxID   int64
+	codesMu sync.RWMutex // codes while the Index is loaded
+	copies  []copyRow    // aligned with rows; nil unless loaded by LoadIndexCopies
+	folders []string     // the copies' folders, each once
+	names   []byte       // the copies' file names, one after the other
+}
+
+// copyRow is what LoadIndexCopies adds to a row: enough to check its copy
+// by a stat (CopyFacts). Its path is its folder (kept once for all its
+// files) and its name: 24 bytes and the name's.
+type copyRow struct {
+	mtime      int64 // valid when the row has flagCopy
+	folder     uint32
+	name, nlen uint32 // in names
+}
+
+// CopyFacts is what an Index loaded by LoadIndexCopies knows of a row's
+// copy, for a reconcile's quick check without reading the row again: its
+// path, recorded length and file time. OK is false when the Index does not
+// hold them (loaded by LoadIndex, a row read from the database, no file time
+// recorded, or a copy an audit found damaged): the row is to be read.
+type CopyFacts struct {
+	Path      string
+	Length    int64 // -1 when unknown
+	FileMTime int64 // Unix nanoseconds
+	OK        bool
 }
 
 type indexRow struct {
@@ -52,10 +86,22 @@ const (
 	flagLastmod uint8 = 1 << iota
 	flagChange
 	flagPending
+	flagCopy // the copy's facts are held (LoadIndexCopies)
 )
 
 // LoadIndex builds the Index of a Source's rows.
 func (db *DB) LoadIndex(ctx context.Context, sourceID int64) (*Index, error) {
+	return db.loadIndex(ctx, sourceID, false)
+}
+
+// LoadIndexCopies builds the Index of a Source's rows with their copies'
+// facts (Known.Copy), for a reconcile: 24 bytes more a row, and its file
+// name (a folder is kept once).
+func (db *DB) LoadIndexCopies(ctx context.Context, sourceID int64) (*Index, error) {
+	return db.loadIndex(ctx, sourceID, true)
+}
+
+func (db *DB) loadIndex(ctx context.Context, sourceID int64, copies bool) (*Index, error) {
 	db.scans.Add(1)
 	n, err := db.Rows(ctx, sourceID)
 	if err != nil {
@@ -63,25 +109,110 @@ func (db *DB) LoadIndex(ctx context.Context, sourceID int64) (*Index, error) {
 	}
 	idx := &Index{
 		view: db.View(sourceID), k1: maphash.MakeSeed(), k2: maphash.MakeSeed(), fpSeed: maphash.MakeSeed(),
-		rows: make([]indexRow, 0, n), extra: map[int64][]algFP{}, codes: map[string]uint8{}, clashes: map[[2]uint64]bool{},
+		extra: map[int64][]algFP{}, codes: map[string]uint8{}, clashes: map[[2]uint64]bool{},
 	}
-	rows, err := db.sql.QueryContext(ctx, `SELECT id, uri, length, digests, lastmod, change_datetime, deleted_at IS NOT NULL FROM resource WHERE source_id = ?`, sourceID)
+	// A large Source is read in id ranges at once, on as many connections,
+	// when its rows are most of the table's (a range is read in rowid
+	// order, the other Sources' rows with it).
+	ranges := [][2]int64{{math.MinInt64, math.MaxInt64}}
+	if k := runtime.GOMAXPROCS(0); k > 1 && n >= 2*minIndexRange {
+		var lo, hi sql.NullInt64
+		if err := db.sql.QueryRowContext(ctx, `SELECT (SELECT min(id) FROM resource), (SELECT max(id) FROM resource)`).Scan(&lo, &hi); err != nil {
+			return nil, fmt.Errorf("index the resources of Source %d: %w", sourceID, err)
+		}
+		if span := hi.Int64 - lo.Int64 + 1; lo.Valid && hi.Valid && span <= 2*int64(n) {
+			k = min(k, 4, n/minIndexRange)
+			ranges = ranges[:0]
+			for i := range k {
+				ranges = append(ranges, [2]int64{lo.Int64 + span*int64(i)/int64(k), lo.Int64 + span*int64(i+1)/int64(k)})
+			}
+		}
+	}
+	parts := make([]*indexPart, len(ranges))
+	var wg sync.WaitGroup
+	for i, r := range ranges {
+		parts[i] = &indexPart{idx: idx, copies: copies, extra: map[int64][]algFP{}, clashes: map[[2]uint64]bool{}, folderIDs: map[string]uint32{}}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			parts[i].err = parts[i].scan(ctx, db, sourceID, r, len(ranges) > 1, n/len(ranges))
+		}()
+	}
+	wg.Wait()
+	for _, pt := range parts {
+		if pt.err != nil {
+			return nil, fmt.Errorf("index the resources of Source %d: %w", sourceID, pt.err)
+		}
+	}
+	idx.merge(parts)
+	if copies {
+		sort.Sort(rowsAndCopies{idx.rows, idx.copies})
+	} else {
+		slices.SortFunc(idx.rows, func(a, b indexRow) int { return compareKeys(a.key, b.key) })
+	}
+	for i := 1; i < len(idx.rows); i++ {
+		if idx.rows[i].key == idx.rows[i-1].key {
+			idx.clashes[idx.rows[i].key] = true
+		}
+	}
+	return idx, nil
+}
+
+// minIndexRange is the fewest rows an id range of a Source read at once
+// with others holds (a variable for the tests).
+var minIndexRange = 20000
+
+// indexPart is what one scan of a Source's rows (an id range) gives.
+type indexPart struct {
+	idx       *Index // its seeds and algorithm codes (codesMu)
+	copies    bool
+	rows      []indexRow
+	copyRows  []copyRow
+	extra     map[int64][]algFP
+	clashes   map[[2]uint64]bool
+	folders   []string
+	folderIDs map[string]uint32
+	names     []byte
+	maxID     int64
+	err       error
+}
+
+// scan reads the Source's rows of the id range r (of the whole Source when
+// ranged is false); about is how many rows are expected.
+func (pt *indexPart) scan(ctx context.Context, db *DB, sourceID int64, r [2]int64, ranged bool, about int) error {
+	idx := pt.idx
+	cols := `id, uri, length, digests, lastmod, change_datetime, deleted_at IS NOT NULL`
+	if pt.copies {
+		cols += `, path, file_mtime, damaged_at IS NOT NULL`
+		pt.copyRows = make([]copyRow, 0, about)
+	}
+	pt.rows = make([]indexRow, 0, about)
+	q, args := `SELECT `+cols+` FROM resource WHERE source_id = ?`, []any{sourceID}
+	if ranged {
+		q, args = `SELECT `+cols+` FROM resource NOT INDEXED WHERE id >= ? AND id < ? AND source_id = ?`, []any{r[0], r[1], sourceID}
+	}
+	rows, err := db.sql.QueryContext(ctx, q, args...)
 	if err != nil {
-		return nil, fmt.Errorf("index the resources of Source %d: %w", sourceID, err)
+		return err
 	}
+	defer rows.Close()
 	var (
 		uri                   string
-		length                sql.NullInt64
+		path                  sql.RawBytes
+		length, mtime         sql.NullInt64
 		digests, lastmod, cdt sql.NullString
-		pending               bool
+		pending, damaged      bool
 		id                    int64
 	)
+	dest := []any{&id, &uri, &length, &digests, &lastmod, &cdt, &pending}
+	if pt.copies {
+		dest = append(dest, &path, &mtime, &damaged)
+	}
 	for rows.Next() {
 		// Scan into variables declared outside the loop: a row whose fields
 		// were scanned into would escape, one allocation per row.
-		if err := rows.Scan(&id, &uri, &length, &digests, &lastmod, &cdt, &pending); err != nil {
-			rows.Close()
-			return nil, fmt.Errorf("index the resources of Source %d: %w", sourceID, err)
+		if err := rows.Scan(dest...); err != nil {
+			return err
 		}
 		row := indexRow{id: id, length: -1, key: idx.key(uri)}
 		if length.Valid {
@@ -101,7 +232,7 @@ func (db *DB) LoadIndex(ctx context.Context, sourceID int64) (*Index, error) {
 			exact = exact && ok
 		}
 		if !exact {
-			idx.clashes[row.key] = true
+			pt.clashes[row.key] = true
 		}
 		if pending {
 			row.flags |= flagPending
@@ -114,14 +245,9 @@ func (db *DB) LoadIndex(ctx context.Context, sourceID int64) (*Index, error) {
 			if !ok {
 				continue
 			}
-			code, ok := idx.codes[alg]
-			if !ok {
-				if len(idx.codes) == 255 {
-					rows.Close()
-					return nil, fmt.Errorf("index the resources of Source %d: more than 255 hash algorithms", sourceID)
-				}
-				code = uint8(len(idx.codes) + 1)
-				idx.codes[alg] = code
+			code, err := idx.code(alg)
+			if err != nil {
+				return err
 			}
 			f := algFP{alg: code, fp: maphash.String(idx.fpSeed, hex)}
 			if row.nalg < 2 {
@@ -132,21 +258,116 @@ func (db *DB) LoadIndex(ctx context.Context, sourceID int64) (*Index, error) {
 			row.nalg++
 		}
 		if more != nil {
-			idx.extra[row.id] = more
+			pt.extra[row.id] = more
 		}
-		idx.rows = append(idx.rows, row)
-		idx.maxID = max(idx.maxID, row.id)
-	}
-	if err := closeRows(rows); err != nil {
-		return nil, fmt.Errorf("index the resources of Source %d: %w", sourceID, err)
-	}
-	slices.SortFunc(idx.rows, func(a, b indexRow) int { return compareKeys(a.key, b.key) })
-	for i := 1; i < len(idx.rows); i++ {
-		if idx.rows[i].key == idx.rows[i-1].key {
-			idx.clashes[idx.rows[i].key] = true
+		pt.maxID = max(pt.maxID, row.id)
+		if pt.copies {
+			c := copyRow{mtime: mtime.Int64}
+			folder, name := []byte(nil), path
+			if i := bytes.LastIndexByte(path, '/'); i >= 0 {
+				folder, name = path[:i], path[i+1:]
+			}
+			f, ok := pt.folderIDs[string(folder)] // no allocation to look up
+			if !ok {
+				f = uint32(len(pt.folders))
+				pt.folderIDs[string(folder)] = f
+				pt.folders = append(pt.folders, string(folder))
+			}
+			if mtime.Valid && !damaged && len(pt.names)+len(name) <= math.MaxUint32/8 {
+				c.folder, c.name, c.nlen = f, uint32(len(pt.names)), uint32(len(name))
+				pt.names = append(pt.names, name...)
+				row.flags |= flagCopy
+			}
+			pt.copyRows = append(pt.copyRows, c)
 		}
+		pt.rows = append(pt.rows, row)
 	}
-	return idx, nil
+	return closeRows(rows)
+}
+
+// code is the Index's code of a hash algorithm, given on first use.
+func (idx *Index) code(alg string) (uint8, error) {
+	idx.codesMu.RLock()
+	code, ok := idx.codes[alg]
+	idx.codesMu.RUnlock()
+	if ok {
+		return code, nil
+	}
+	idx.codesMu.Lock()
+	defer idx.codesMu.Unlock()
+	if code, ok := idx.codes[alg]; ok {
+		return code, nil
+	}
+	if len(idx.codes) == 255 {
+		return 0, errors.New("more than 255 hash algorithms")
+	}
+	code = uint8(len(idx.codes) + 1)
+	idx.codes[alg] = code
+	return code, nil
+}
+
+// merge gathers the parts' rows into the Index (not sorted yet).
+func (idx *Index) merge(parts []*indexPart) {
+	n := 0
+	for _, pt := range parts {
+		n += len(pt.rows)
+	}
+	idx.rows = make([]indexRow, 0, n)
+	folderIDs := map[string]uint32{}
+	for _, pt := range parts {
+		idx.rows = append(idx.rows, pt.rows...)
+		pt.rows = nil
+		idx.maxID = max(idx.maxID, pt.maxID)
+		maps.Copy(idx.extra, pt.extra)
+		maps.Copy(idx.clashes, pt.clashes)
+		if !pt.copies {
+			continue
+		}
+		if idx.copies == nil {
+			idx.copies = make([]copyRow, 0, n)
+		}
+		// The part's folders and names, numbered within the Index's.
+		ids := make([]uint32, len(pt.folders))
+		for i, f := range pt.folders {
+			id, ok := folderIDs[f]
+			if !ok {
+				id = uint32(len(idx.folders))
+				folderIDs[f] = id
+				idx.folders = append(idx.folders, f)
+			}
+			ids[i] = id
+		}
+		off := uint32(len(idx.names))
+		idx.names = append(idx.names, pt.names...)
+		for _, c := range pt.copyRows {
+			c.folder, c.name = ids[c.folder], c.name+off
+			idx.copies = append(idx.copies, c)
+		}
+		pt.copyRows, pt.names = nil, nil
+	}
+}
+
+// copyPath is the path of a copy the Index holds.
+func (idx *Index) copyPath(c *copyRow) string {
+	name := idx.names[c.name : c.name+c.nlen]
+	folder := idx.folders[c.folder]
+	if folder == "" {
+		return string(name)
+	}
+	return folder + "/" + string(name)
+}
+
+// rowsAndCopies sorts the rows by key and their copies' facts with them.
+type rowsAndCopies struct {
+	rows   []indexRow
+	copies []copyRow
+}
+
+func (r rowsAndCopies) Len() int           { return len(r.rows) }
+func (r rowsAndCopies) Less(i, j int) bool { return compareKeys(r.rows[i].key, r.rows[j].key) < 0 }
+func (r rowsAndCopies) Swap(i, j int) {
+	r.rows[i], r.rows[j] = r.rows[j], r.rows[i]
+	r.copies[i], r.copies[j] = r.copies[j], r.copies[i]
 }
 
 func compareKeys(a, b [2]uint64) int {
@@ -196,6 +417,12 @@ func (idx *Index) Find(ctx context.Context, uris []string, found func(i int, k *
 			fps = append(fps, idx.extra[row.id]...)
 		}
 		k.fps = fps
+		if idx.copies != nil {
+			c := &idx.copies[pos]
+			if row.flags&flagCopy != 0 {
+				k.Copy = CopyFacts{Path: idx.copyPath(c), Length: row.length, FileMTime: c.mtime, OK: true}
+			}
+		}
 		if err := found(i, &k); err != nil {
 			return err
 		}

@@ -7,8 +7,21 @@ import (
 	"time"
 )
 
+// inRanges runs test as the Index is loaded: whole, and in id ranges read
+// at once.
+func inRanges(t *testing.T, test func(t *testing.T)) {
+	t.Run("whole", test)
+	t.Run("ranges", func(t *testing.T) {
+		defer func(n int) { minIndexRange = n }(minIndexRange)
+		minIndexRange = 100
+		test(t)
+	})
+}
+
 // TestIndexAgreesWithView looks every row up through both and compares.
-func TestIndexAgreesWithView(t *testing.T) {
+func TestIndexAgreesWithView(t *testing.T) { inRanges(t, testIndexAgreesWithView) }
+
+func testIndexAgreesWithView(t *testing.T) {
 	ctx := context.Background()
 	db := openTemp(t)
 	src, _ := db.EnsureSource(ctx, "http://example.org/cap.xml")
@@ -138,4 +151,96 @@ func TestLargestID(t *testing.T) {
 	if id, err := db.LargestID(ctx); err != nil || id != 30 {
 		t.Fatalf("30 rows of two Sources: %d, %v", id, err)
 	}
+}
+
+// TestIndexCopies: an Index loaded with the copies' facts holds each row's
+// path, length and file time (sorted with its row), and says it does not
+// for a row with no file time or a copy an audit found damaged; the Index
+// of a plain plan holds none.
+func TestIndexCopies(t *testing.T) { inRanges(t, testIndexCopies) }
+
+func testIndexCopies(t *testing.T) {
+	ctx := context.Background()
+	db := openTemp(t)
+	src, _ := db.EnsureSource(ctx, "http://example.org/cap.xml")
+	other, _ := db.EnsureSource(ctx, "http://example.org/other/cap.xml")
+	w := db.NewWriter(WriterOptions{})
+	mtime := time.Date(2026, 11, 27, 10, 0, 0, 123456789, time.UTC)
+	const n = 600
+	var uris, paths []string
+	for i := range n {
+		// Files in a few folders, and at the top.
+		path := fmt.Sprintf("h/f%d/sub/%d.txt", i%3, i)
+		if i%7 == 0 {
+			path = fmt.Sprintf("top%d", i)
+		}
+		paths = append(paths, path)
+		r := Resource{SourceID: src.ID, URI: fmt.Sprintf("http://example.org/%d", i), Path: path, Length: int64(i), Digests: Digests(fmt.Sprintf("md5:%032x", i))}
+		switch i % 4 {
+		case 0, 1:
+			r.FileMTime = mtime.Add(time.Duration(i))
+		case 2:
+			r.FileMTime = mtime // and found damaged, below
+		} // 3: no file time (an older state, or a bucket)
+		w.PutResource(ctx, &r)
+		uris = append(uris, r.URI)
+		if i%5 == 0 { // another Source's rows among them, with the same paths
+			r.ID, r.SourceID = 0, other.ID
+			w.PutResource(ctx, &r)
+		}
+	}
+	if err := w.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	w = db.NewWriter(WriterOptions{})
+	err := db.View(src.ID).Find(ctx, uris, func(i int, k *Known) error {
+		if i%4 == 2 {
+			return w.SetDamaged(ctx, k.ID, time.Now())
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	idx, err := db.LoadIndexCopies(ctx, src.ID)
+	if err != nil || idx.Len() != n {
+		t.Fatalf("%v, %d rows", err, idx.Len())
+	}
+	seen := 0
+	err = idx.Find(ctx, uris, func(i int, k *Known) error {
+		seen++
+		c := k.Copy
+		if want := i%4 < 2; c.OK != want {
+			t.Errorf("%s: copy's facts held %v, want %v", uris[i], c.OK, want)
+		}
+		if !c.OK {
+			if c.Path != "" {
+				t.Errorf("%s: a path without the facts: %q", uris[i], c.Path)
+			}
+			return nil
+		}
+		if c.Length != int64(i) || c.FileMTime != mtime.Add(time.Duration(i)).UnixNano() {
+			t.Errorf("%s: length %d, file time %d", uris[i], c.Length, c.FileMTime)
+		}
+		if c.Path != paths[i] {
+			t.Errorf("%s: path %q, want %q", uris[i], c.Path, paths[i])
+		}
+		return nil
+	})
+	if err != nil || seen != n {
+		t.Fatalf("found %d of %d: %v", seen, n, err)
+	}
+	plain, err := db.LoadIndex(ctx, src.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain.Find(ctx, uris[:4], func(i int, k *Known) error {
+		if k.Copy.OK {
+			t.Errorf("%s: the plain Index holds the copy's facts", uris[i])
+		}
+		return nil
+	})
 }

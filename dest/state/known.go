@@ -18,6 +18,7 @@ type Known struct {
 	Lastmod        time.Time
 	ChangeDatetime time.Time // of the last change applied
 	Pending        bool      // waiting for its deletion
+	Copy           CopyFacts // from an Index loaded by LoadIndexCopies; else not OK
 
 	digests Digests // exact digests (from the database)
 	fps     []algFP // or their fingerprints (from an Index)
@@ -82,6 +83,7 @@ func scanKnown(s scanner, uri *string, k *Known) error {
 	k.digests = Digests(digests.String)
 	k.Lastmod, k.ChangeDatetime = parseTime(lastmod), parseTime(cdt)
 	k.fps, k.seed, k.codes = nil, nil, nil
+	k.Copy = CopyFacts{}
 	return nil
 }
 
