@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bufio"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -274,8 +275,15 @@ func (s *S3) Open(ctx context.Context, p string) (io.ReadCloser, error) {
 		return nil, fmt.Errorf("open in %s: %w", s.loc.Name(), err)
 	}
 	obj, err := s.client.GetObject(ctx, s.loc.Bucket, s.loc.Key(p), minio.GetObjectOptions{})
+	var r *bufio.Reader
 	if err == nil {
-		_, err = obj.Stat() // GetObject is lazy: find a missing object now
+		// GetObject is lazy: find a missing object now, by the first read
+		// (one GET), not by obj.Stat(), which sends a HEAD before the GET:
+		// two requests an object for an audit or a reconcile's checksum.
+		r = bufio.NewReaderSize(obj, 64<<10)
+		if _, err = r.Peek(1); err == io.EOF {
+			err = nil // an empty object
+		}
 		if err != nil {
 			obj.Close()
 		}
@@ -286,8 +294,16 @@ func (s *S3) Open(ctx context.Context, p string) (io.ReadCloser, error) {
 		}
 		return nil, fmt.Errorf("open %s in %s: %w", p, s.loc.Name(), err)
 	}
-	return obj, nil
+	return objectReader{r, obj}, nil
 }
+
+// objectReader reads an object through the buffer its first read filled.
+type objectReader struct {
+	*bufio.Reader
+	obj *minio.Object
+}
+
+func (o objectReader) Close() error { return o.obj.Close() }
 
 // Walk lists every object under the prefix but those of PREFIX/.rsx.
 func (s *S3) Walk(ctx context.Context, fn func(FileInfo) error) error {
