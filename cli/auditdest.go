@@ -188,6 +188,11 @@ func writeDestAuditText(w io.Writer, st textStyles, r *engine.AuditReport, dest 
 		}
 		fmt.Fprintf(w, "%s %d out of the copy's selection, not compared (%s)\n", st.dim("·"), n, why)
 	}
+	// Extras that are all deletions kept on purpose are no difference.
+	extraMark, extraStyle := "✗", st.err
+	if r.Len(engine.ListExtra) == r.PendingDeletes {
+		extraMark, extraStyle = "·", st.dim
+	}
 	lists := []struct {
 		title string
 		list  engine.AuditList
@@ -197,7 +202,7 @@ func writeDestAuditText(w io.Writer, st textStyles, r *engine.AuditReport, dest 
 	}{
 		{"missing", engine.ListMissing, r.Missing, st.err, "✗"},
 		{"changed", engine.ListChanged, r.Changed, st.err, "✗"},
-		{"extra", engine.ListExtra, r.Extra, st.err, "✗"},
+		{"extra", engine.ListExtra, r.Extra, extraStyle, extraMark},
 		{"damaged in the copy", engine.ListDamaged, r.Damaged, st.err, "✗"},
 		{"unannounced (differ although no Change List since the copy's point announced a change)", engine.ListUnannounced, r.Unannounced, st.warn, "!"},
 		{"unverifiable (the Source declares nothing to compare)", engine.ListUnverifiable, r.Unverifiable, st.dim, "·"},
@@ -219,13 +224,13 @@ func writeDestAuditText(w io.Writer, st textStyles, r *engine.AuditReport, dest 
 		}
 	}
 	if r.PendingDeletes > 0 {
-		fmt.Fprintf(w, "%s %s deleted at the Source, kept because the sync ran without --delete: rsx sync --delete removes %s\n",
+		fmt.Fprintf(w, "%s %s deleted at the Source, kept because the sync ran without --delete (kept on purpose, not a difference): rsx sync --delete removes %s\n",
 			st.dim("·"), display.Plural(r.PendingDeletes, "extra resource was", "extra resources were"), map[bool]string{true: "it", false: "them"}[r.PendingDeletes == 1])
 	}
 	switch {
 	case r.InSync():
 		fmt.Fprintf(w, "%s in sync\n", st.rule("✓"))
-	case !r.Complete() && r.Len(engine.ListMissing)+r.Len(engine.ListChanged)+r.Len(engine.ListExtra) == 0:
+	case !r.Complete() && r.Differences() == 0:
 		fmt.Fprintf(w, "%s incomplete: the documents read agree with the copy, but %s could not be read, so the copy is not known to be in sync\n",
 			st.err("✗"), display.Plural(len(r.Problems), "document", "documents"))
 	case !r.Complete():

@@ -147,9 +147,20 @@ func (r *AuditReport) Close() error {
 	return errors.Join(errs...)
 }
 
-// InSync reports whether the copy and the Source agree on everything.
+// InSync reports whether the copy and the Source agree on everything but
+// what sync keeps on purpose: the deletions at the Source that a sync
+// without --delete reported and kept (PendingDeletes) are the copy's
+// policy, as its selection is, not a difference; after a sync that exits
+// 0, an audit of the same Source state is in sync whichever --delete it
+// ran with (the command-line contract's rule).
 func (r *AuditReport) InSync() bool {
-	return r.Len(ListMissing)+r.Len(ListChanged)+r.Len(ListExtra) == 0 && len(r.Problems) == 0
+	return r.Differences() == 0 && len(r.Problems) == 0
+}
+
+// Differences counts what makes the copy out of sync: the resources
+// missing, changed and extra, but the kept deletions.
+func (r *AuditReport) Differences() int {
+	return r.Len(ListMissing) + r.Len(ListChanged) + r.Len(ListExtra) - r.PendingDeletes
 }
 
 // OutOfSelection counts the Source's resources that the copy does not

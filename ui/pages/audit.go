@@ -371,7 +371,7 @@ func (v *Audit) summary(w int) []string {
 		return lines
 	}
 	r := v.rep
-	differs := len(r.Missing)+len(r.Changed)+len(r.Extra) > 0
+	differs := r.Differences() > 0
 	switch {
 	case r.InSync():
 		lines[0] += "  " + st.OK.Render("✓ in sync")
@@ -408,7 +408,7 @@ func (v *Audit) summary(w int) []string {
 		notes = append(notes, components.Count(n)+" out of the copy's selection, not compared")
 	}
 	if r.PendingDeletes > 0 {
-		notes = append(notes, components.Count(r.PendingDeletes)+" extra deleted at the Source, kept: a sync without --delete")
+		notes = append(notes, components.Count(r.PendingDeletes)+" extra deleted at the Source, kept on purpose (a sync without --delete): not a difference")
 	}
 	if len(r.Damaged) > 0 {
 		notes = append(notes, st.Error.Render(components.Count(len(r.Damaged))+" damaged in the copy"))
