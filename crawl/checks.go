@@ -456,6 +456,7 @@ type changeSequence struct {
 	orderRule string
 	prev      interval
 	count     int
+	noHints   bool            // leave out the gaps and overlaps (a streamed walk without Hints)
 	pending   []model.Problem // the order problems of prev, said once it is known whether prev is the last
 }
 
@@ -493,7 +494,7 @@ func (s *changeSequence) add(c *Node) {
 		case cur.from.Compare(prev.from) < 0:
 			s.pending = append(s.pending, problemInIndex(pcap, s.orderRule, cur.entry,
 				"entry %s: %s (from %s) is listed after %s (from %s)", model.EntryNumber(cur.entry), cur.loc, cur.from.Raw, prev.loc, prev.from.Raw))
-		case !prev.until.OK:
+		case !prev.until.OK, s.noHints:
 		default:
 			switch cur.from.Compare(prev.until) {
 			case 1:
