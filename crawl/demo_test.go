@@ -1,9 +1,9 @@
 package crawl
 
 import (
-	"strings"
 	"context"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 

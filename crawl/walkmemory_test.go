@@ -58,7 +58,9 @@ func partInterval(k int, closed bool) string {
 	if !closed {
 		return `from="2030-01-01T00:00:00Z"`
 	}
-	at := func(k int) string { return time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(k) * time.Hour).Format(time.RFC3339) }
+	at := func(k int) string {
+		return time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(k) * time.Hour).Format(time.RFC3339)
+	}
 	return fmt.Sprintf(`from="%s" until="%s"`, at(k), at(k+1))
 }
 
