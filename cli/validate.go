@@ -122,9 +122,9 @@ func (a *app) runValidate(ctx context.Context, f validateFlags, targets []string
 	// nothing: with the default GOGC the collector would run every 4 MB for no
 	// gain. A higher percentage (heap target ≥ 40 MB) halves the time of large
 	// documents (BENCHMARKS.md). GOGC in the environment wins.
-	// A recursive walk keeps a node of every document it reaches: with
-	// 1000 its heap grew to eleven times what it keeps (3.4 GB of RSS for an
-	// index of 100,000 parts, issue 23); it runs at tree's 400.
+	// A recursive walk runs at tree's 400, under tree's soft memory limit
+	// (softMemoryLimit): it keeps a hash of each URL reached, and its heap
+	// grows to what the limit allows (issue 23).
 	if os.Getenv("GOGC") == "" {
 		gc := 1000
 		if f.recursive {
