@@ -52,6 +52,10 @@ checked against each other (up and index links pointing back, index metadata
 against the listed documents, Change List order); rsx validate --recursive lists
 the problems themselves. --no-check skips the checks.
 
+Memory does not grow with the tree: the links of an index and the output wait
+in rsx's temporary folder until they can be printed in document order (a
+document's line follows its parts, whose problems it counts).
+
 --packages also compares the manifest inside each dump package with the copy
 its entry's contents link points to (sections 11.1, 13.1): it downloads every
 package that has a contents link, a few at a time, each to a temporary file

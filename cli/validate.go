@@ -61,7 +61,9 @@ documents (default 100000) per target; reaching a bound is reported. With it,
 its contents link points to (sections 11.1, 13.1): it downloads every package
 that has a contents link. Archives are checked as documents, but the
 documents they list are checked only with --archives (archives grow without
-bound); an archive left so is said after the summary.
+bound); an archive left so is said after the summary. Its memory does not
+grow with the tree: the links of an index and the reports wait in rsx's
+temporary folder until they can be printed in document order.
 
 Exit status: 0 no errors (warnings allowed), 1 errors found, 2 a target could
 not be read or is no ResourceSync document (an HTML page, a text file: there
