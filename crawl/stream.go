@@ -411,10 +411,11 @@ type pending struct {
 func (s *streamer) children(ctx context.Context, n *Node, repeat []uint64, fn func(*Node)) {
 	window := make(chan pending, 2*s.opts.Concurrency)
 	sem := make(chan struct{}, s.opts.Concurrency)
+	var readErr error // read by the consumer once window is closed
 	go func() {
 		defer close(window)
 		i := 0
-		_ = n.EachDown(func(dl *DownLink) bool {
+		readErr = n.EachDown(func(dl *DownLink) bool {
 			if i >= n.NumChildren {
 				return false
 			}
@@ -452,6 +453,9 @@ func (s *streamer) children(ctx context.Context, n *Node, repeat []uint64, fn fu
 			p.node.Document = s.repeated(ctx, p.node)
 		}
 		fn(p.node)
+	}
+	if readErr != nil && n.Err == nil {
+		n.Err = readErr // the links could not be read back: the walk below n stops short
 	}
 }
 

@@ -102,3 +102,35 @@ func streamedHeap(t *testing.T, parts int) int64 {
 	runtime.KeepAlive(g)
 	return int64(kept) - int64(before)
 }
+
+// TestDownLinkSpoolRoundTrip: a down link read back from a streamed walk's
+// temporary file is the one the document gave (what the checks compare: its
+// times, length and digests), and bytes that are not one are an error, not a
+// panic.
+func TestDownLinkSpoolRoundTrip(t *testing.T) {
+	at, _ := model.ParseDatetime("2030-01-02T03:04:05.25+01:00")
+	from, _ := model.ParseDatetime("2030-01")
+	bad, _ := model.ParseDatetime("yesterday")
+	for _, dl := range []DownLink{
+		{},
+		{Entry: 7, Loc: "http://example.org/cl/7.xml", Capability: model.CapChangeList, From: from, Until: at},
+		{Entry: 1 << 40, Loc: "http://example.org/rl.xml?a=b&c=ü", Capability: model.CapResourceList, At: at, Completed: bad,
+			Length: 1234, LengthOK: true, Hash: declaredHash("md5:1e0d5cb8ef6ba40c99b14c0237be735e sha-256:xyz")},
+		{Entry: 3, Length: -1, LengthOK: false},
+	} {
+		var got DownLink
+		if err := readDownLink(appendDownLink(nil, &dl), &got); err != nil {
+			t.Fatalf("%+v: %v", dl, err)
+		}
+		if fmt.Sprintf("%#v", got) != fmt.Sprintf("%#v", dl) {
+			t.Errorf("read back\n%#v\nwant\n%#v", got, dl)
+		}
+	}
+	b := appendDownLink(nil, &DownLink{Entry: 2, Loc: "http://example.org/x.xml"})
+	for i := range len(b) {
+		var got DownLink
+		if err := readDownLink(b[:i], &got); err == nil {
+			t.Errorf("%d of %d bytes read back as %+v", i, len(b), got)
+		}
+	}
+}
