@@ -487,13 +487,6 @@ func maxDocuments(flag int) int {
 	return flag
 }
 
-// boundsReached says what the bounds of a walk left out below root, "" when
-// nothing.
-func boundsReached(root *crawl.Node, depth, maxDocs int) string {
-	skipped, unexpanded := root.Bounds()
-	return boundsMessage(skipped, unexpanded, depth, maxDocs)
-}
-
 // boundsMessage says what the bounds of a walk left out: skipped documents
 // (the documents bound) and unexpanded ones (the depth bound); "" when
 // nothing.
