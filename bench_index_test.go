@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -21,8 +22,7 @@ import (
 // of a million parts"), opt-in:
 //
 //	RSX_SPEED=1 go test -run TestIndexParts1M -v -timeout 60m .
-//	RSX_INDEX_PARTS=100000 …   (fewer parts; tree --depth 1 and validate
-//	                            --recursive run above 100,000 only with RSX_INDEX_ALL=1)
+//	RSX_INDEX_PARTS=100000 …   (fewer parts)
 //	RSX_INDEX_SERVE=1 go test -run TestServeIndexParts -v -timeout 0 .   (serve it for a hand run)
 //
 // indexPartsSource serves, generated on the fly, a Capability List
@@ -131,22 +131,26 @@ func TestIndexParts1M(t *testing.T) {
 	rsx := buildRSX(t)
 	srv := indexPartsSource(t, parts)
 	const budgetMB = 256
+	// RSX_INDEX_ONLY, a regular expression, picks commands by name:
+	// RSX_INDEX_ONLY='^(tree --depth 1|validate --recursive)$'.
+	only, err := regexp.Compile(os.Getenv("RSX_INDEX_ONLY"))
+	if err != nil {
+		t.Fatalf("RSX_INDEX_ONLY: %v", err)
+	}
 	for _, c := range []struct {
 		name string
 		args []string
-		// keepsTree: the command still keeps a node of every document
-		// (about 16 KB of RSS a part): at a million parts it would take
-		// some 16 GB of a machine shared with others.
-		keepsTree bool
 	}{
-		{"tree --depth 0", []string{"tree", "--depth", "0", srv.URL + "/cl.xml"}, false},
-		{"tree --depth 1", []string{"tree", "--depth", "1", "--max-documents", "-1", srv.URL + "/cl.xml"}, true},
-		{"validate --recursive", []string{"validate", "--recursive", "--max-documents", "-1", srv.URL + "/cl.xml"}, true},
-		{"sync --dry-run", []string{"sync", "--dry-run", "--dest", t.TempDir(), srv.URL + "/cap.xml"}, false},
+		{"tree --depth 0", []string{"tree", "--depth", "0", srv.URL + "/cl.xml"}},
+		{"tree --depth 1", []string{"tree", "--depth", "1", "--max-documents", "-1", srv.URL + "/cl.xml"}},
+		{"tree --depth 1 --json", []string{"tree", "--depth", "1", "--json", "--max-documents", "-1", srv.URL + "/cl.xml"}},
+		{"validate --recursive", []string{"validate", "--recursive", "--max-documents", "-1", srv.URL + "/cl.xml"}},
+		{"validate --recursive --json", []string{"validate", "--recursive", "--json", "--max-documents", "-1", srv.URL + "/rl.xml"}},
+		{"sync --dry-run", []string{"sync", "--dry-run", "--dest", t.TempDir(), srv.URL + "/cap.xml"}},
 	} {
 		t.Run(strings.ReplaceAll(c.name, " ", "_"), func(t *testing.T) {
-			if c.keepsTree && parts > 100_000 && os.Getenv("RSX_INDEX_ALL") == "" {
-				t.Skipf("rsx %s keeps every document of the walk: measure it with RSX_INDEX_PARTS=100000, or set RSX_INDEX_ALL=1 on a machine with 20 GB to spare", c.name)
+			if !only.MatchString(c.name) {
+				t.Skipf("RSX_INDEX_ONLY=%s", only)
 			}
 			cmd := exec.Command(rsx, append([]string{"--no-cache", "--rate", "0"}, c.args...)...)
 			var out, errb bytes.Buffer

@@ -52,6 +52,10 @@ checked against each other (up and index links pointing back, index metadata
 against the listed documents, Change List order); rsx validate --recursive lists
 the problems themselves. --no-check skips the checks.
 
+Memory does not grow with the tree: the links of an index and the output wait
+in rsx's temporary folder until they can be printed in document order (a
+document's line follows its parts, whose problems it counts).
+
 --packages also compares the manifest inside each dump package with the copy
 its entry's contents link points to (sections 11.1, 13.1): it downloads every
 package that has a contents link, a few at a time, each to a temporary file
@@ -114,6 +118,7 @@ func (a *app) runTree(ctx context.Context, f treeFlags, target string) error {
 	if os.Getenv("GOGC") == "" {
 		defer debug.SetGCPercent(debug.SetGCPercent(400))
 	}
+	defer softMemoryLimit()()
 	gopts := crawl.GraphOptions{Concurrency: f.concurrency, Decoder: documentDecoder()}
 	if isTerminal(a.err) {
 		gopts.Progress = treeProgress(a.err)
@@ -136,7 +141,10 @@ func (a *app) runTree(ctx context.Context, f treeFlags, target string) error {
 			wopts.PackageProgress = packageProgress(a.err)
 		}
 	}
-	root, werr := g.Walk(ctx, target, wopts)
+	wopts.TempDir = a.tempDir()
+	out := newTreeOutput(f.json, newTextStyles(useColor(a.out)), a.tempDir())
+	defer func() { out.close() }()
+	root, werr := g.WalkStream(ctx, target, wopts, out.done)
 	if werr == nil && root != nil && root.Document != nil && readButNotSitemap(root.Header, root.Err) {
 		// Not a ResourceSync document: discovery, as sync and the explorer
 		// do; nothing found is the one rule's exit status 2.
@@ -150,7 +158,9 @@ func (a *app) runTree(ctx context.Context, f treeFlags, target string) error {
 		}
 		fmt.Fprintln(a.err, "rsx: tree: "+esc(note))
 		target = found
-		root, werr = g.Walk(ctx, target, wopts)
+		out.close()
+		out = newTreeOutput(f.json, newTextStyles(useColor(a.out)), a.tempDir())
+		root, werr = g.WalkStream(ctx, target, wopts, out.done)
 	}
 	elapsed := time.Since(start)
 	if gopts.Progress != nil {
@@ -159,19 +169,18 @@ func (a *app) runTree(ctx context.Context, f treeFlags, target string) error {
 	if werr != nil && (root == nil || root.Header == nil) {
 		return a.treeFailed(f, target, root, werr)
 	}
-	sum := summarize(root)
+	sum := out.sum
 	sum.Seconds = elapsed.Seconds()
+	if err := out.write(a.out); err != nil {
+		return failed(fmt.Errorf("tree: %w", err))
+	}
 	if f.json {
-		if err := writeJSON(a.out, treeJSON(root)); err != nil {
-			return failed(err)
-		}
 		// The figures go to standard error, so that stdout stays one JSON document.
 		fmt.Fprintln(a.err, sum.String())
 	} else {
-		writeTreeText(a.out, root, newTextStyles(useColor(a.out)))
 		fmt.Fprintln(a.out, sum.String())
 	}
-	if msg := boundsReached(root, f.depth, f.maxDocs); msg != "" {
+	if msg := boundsMessage(out.skipped, out.unexpanded, f.depth, f.maxDocs); msg != "" {
 		fmt.Fprintln(a.err, "rsx: tree: "+msg)
 	}
 	if werr != nil {
@@ -228,33 +237,29 @@ type treeSummary struct {
 	Seconds   float64
 }
 
-func summarize(root *crawl.Node) treeSummary {
-	var s treeSummary
-	root.Walk(func(n *crawl.Node) bool {
-		for _, p := range n.Cross {
-			if p.Severity == model.SeverityError {
-				s.Errors++
-			} else {
-				s.Warnings++
-			}
-		}
-		if n.Repeat || n.Document == nil {
-			return true
-		}
-		s.Documents++
-		s.Entries += int64(n.EntryCount)
-		s.Errors += n.Errors
-		s.Warnings += n.Warnings
-		if n.Err != nil {
-			// The bytes read before a document stopped (an HTML page is
-			// given up at its root element) are not its size.
-			s.Failed++
+// add counts one node of a walked tree.
+func (s *treeSummary) add(n *crawl.Node) {
+	for _, p := range n.Cross {
+		if p.Severity == model.SeverityError {
+			s.Errors++
 		} else {
-			s.Bytes += n.Bytes
+			s.Warnings++
 		}
-		return true
-	})
-	return s
+	}
+	if n.Repeat || n.Document == nil {
+		return
+	}
+	s.Documents++
+	s.Entries += int64(n.EntryCount)
+	s.Errors += n.Errors
+	s.Warnings += n.Warnings
+	if n.Err != nil {
+		// The bytes read before a document stopped (an HTML page is
+		// given up at its root element) are not its size.
+		s.Failed++
+	} else {
+		s.Bytes += n.Bytes
+	}
 }
 
 func (s treeSummary) String() string {
@@ -304,6 +309,15 @@ type jsonTreeNode struct {
 }
 
 func treeJSON(n *crawl.Node) *jsonTreeNode {
+	j := treeJSONNode(n)
+	for _, c := range n.Children {
+		j.Children = append(j.Children, treeJSON(c))
+	}
+	return j
+}
+
+// treeJSONNode is the JSON of n without its children.
+func treeJSONNode(n *crawl.Node) *jsonTreeNode {
 	j := &jsonTreeNode{URL: nodeURL(n), Children: []*jsonTreeNode{}, Repeat: n.Repeat, Unexpanded: n.Unexpanded, Skipped: n.Skipped,
 		ArchiveNotWalked: n.ArchiveNotWalked}
 	if n.Document == nil {
@@ -333,34 +347,7 @@ func treeJSON(n *crawl.Node) *jsonTreeNode {
 		j.Archived = string(h.MD.Capability.Archived())
 	}
 	j.Errors, j.Warnings = n.ProblemCounts()
-	for _, c := range n.Children {
-		j.Children = append(j.Children, treeJSON(c))
-	}
 	return j
-}
-
-func writeTreeText(w io.Writer, root *crawl.Node, st textStyles) {
-	var b strings.Builder
-	var draw func(n *crawl.Node, prefix, branch string)
-	draw = func(n *crawl.Node, prefix, branch string) {
-		b.WriteString(prefix + branch + treeLine(n, st) + "\n")
-		childPrefix := prefix
-		switch branch {
-		case "├── ":
-			childPrefix += "│   "
-		case "└── ":
-			childPrefix += "    "
-		}
-		for i, c := range n.Children {
-			br := "├── "
-			if i == len(n.Children)-1 {
-				br = "└── "
-			}
-			draw(c, childPrefix, br)
-		}
-	}
-	draw(root, "", "")
-	io.WriteString(w, b.String())
 }
 
 // treeLine is one node: type, URL, entries, times, problem marks or error.
@@ -429,9 +416,9 @@ func treeLine(n *crawl.Node, st textStyles) string {
 func archiveSpan(n *crawl.Node) string {
 	var lo, hi model.Datetime
 	if n.Capability().Archived().IsSnapshot() {
-		for _, dl := range n.Down {
+		n.EachDown(func(dl *crawl.DownLink) bool {
 			if !dl.At.OK {
-				continue
+				return true
 			}
 			if !lo.OK || dl.At.Compare(lo) < 0 {
 				lo = dl.At
@@ -439,7 +426,8 @@ func archiveSpan(n *crawl.Node) string {
 			if !hi.OK || dl.At.Compare(hi) > 0 {
 				hi = dl.At
 			}
-		}
+			return true
+		})
 		if !lo.OK {
 			return ""
 		}
@@ -449,9 +437,9 @@ func archiveSpan(n *crawl.Node) string {
 		return "at " + esc(lo.Raw) + " … " + esc(hi.Raw)
 	}
 	open := false
-	for _, dl := range n.Down {
+	n.EachDown(func(dl *crawl.DownLink) bool {
 		if !dl.From.OK {
-			continue
+			return true
 		}
 		if !lo.OK || dl.From.Compare(lo) < 0 {
 			lo = dl.From
@@ -462,7 +450,8 @@ func archiveSpan(n *crawl.Node) string {
 		case dl.Until.OK && (!hi.OK || dl.Until.Compare(hi) > 0):
 			hi = dl.Until
 		}
-	}
+		return true
+	})
 	if !lo.OK {
 		return ""
 	}
@@ -498,10 +487,10 @@ func maxDocuments(flag int) int {
 	return flag
 }
 
-// boundsReached says what the bounds of a walk left out below root, "" when
+// boundsMessage says what the bounds of a walk left out: skipped documents
+// (the documents bound) and unexpanded ones (the depth bound); "" when
 // nothing.
-func boundsReached(root *crawl.Node, depth, maxDocs int) string {
-	skipped, unexpanded := root.Bounds()
+func boundsMessage(skipped, unexpanded, depth, maxDocs int) string {
 	var parts []string
 	if unexpanded > 0 {
 		parts = append(parts, fmt.Sprintf("%s below depth %d not loaded (--depth)", display.Plural(unexpanded, "document", "documents"), depth))

@@ -1,8 +1,10 @@
 package cli
 
 import (
+	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -59,7 +61,9 @@ documents (default 100000) per target; reaching a bound is reported. With it,
 its contents link points to (sections 11.1, 13.1): it downloads every package
 that has a contents link. Archives are checked as documents, but the
 documents they list are checked only with --archives (archives grow without
-bound); an archive left so is said after the summary.
+bound); an archive left so is said after the summary. Its memory does not
+grow with the tree: the links of an index and the reports wait in rsx's
+temporary folder until they can be printed in document order.
 
 Exit status: 0 no errors (warnings allowed), 1 errors found, 2 a target could
 not be read or is no ResourceSync document (an HTML page, a text file: there
@@ -120,9 +124,9 @@ func (a *app) runValidate(ctx context.Context, f validateFlags, targets []string
 	// nothing: with the default GOGC the collector would run every 4 MB for no
 	// gain. A higher percentage (heap target ≥ 40 MB) halves the time of large
 	// documents (BENCHMARKS.md). GOGC in the environment wins.
-	// A recursive walk keeps a node of every document it reaches: with
-	// 1000 its heap grew to eleven times what it keeps (3.4 GB of RSS for an
-	// index of 100,000 parts, issue 23); it runs at tree's 400.
+	// A recursive walk runs at tree's 400, under tree's soft memory limit
+	// (softMemoryLimit): it keeps a hash of each URL reached, and its heap
+	// grows to what the limit allows (issue 23).
 	if os.Getenv("GOGC") == "" {
 		gc := 1000
 		if f.recursive {
@@ -429,114 +433,201 @@ func jsonProblems(ps []model.Problem) []jsonProblem {
 }
 
 func writeValidateJSON(w io.Writer, reports []docReport, bounds, archives []string) {
-	out := jsonValidate{Documents: make([]jsonDocument, 0, len(reports)), Bounds: bounds, ArchivesNotWalked: archives}
-	unread := 0
+	var t validateTotals
 	for i := range reports {
-		r := &reports[i]
-		d := jsonDocument{
-			URL: r.URL, FinalURL: r.FinalURL, Title: r.Title, Capability: r.Capability, Index: r.Index,
-			Entries: r.Entries, Bytes: r.Bytes, Errors: r.Errors, Warnings: r.Warnings,
-			Problems: make([]jsonProblem, 0, len(r.Problems)),
-		}
-		if r.Err != nil {
-			msg := r.Err.Error()
-			d.Error = &msg
-			unread++
-			if out.Error == nil {
-				first := "validate " + r.URL + ": " + msg
-				out.Error = &first
+		t.add(&reports[i])
+	}
+	writeValidateJSONStream(w, t, bounds, archives, func(fn func(*docReport) error) error {
+		for i := range reports {
+			if err := fn(&reports[i]); err != nil {
+				return err
 			}
 		}
-		d.Problems = append(d.Problems, jsonProblems(r.Problems)...)
-		out.Errors += r.Errors
-		out.Warnings += r.Warnings
-		out.Documents = append(out.Documents, d)
+		return nil
+	})
+}
+
+// validateTotals are the figures of validate's JSON document that come
+// before its documents: known before they are written.
+type validateTotals struct {
+	errors, warnings int
+	unread           int
+	firstUnread      string // the error field of the first report that could not be read
+}
+
+func (t *validateTotals) add(r *docReport) {
+	t.errors += r.Errors
+	t.warnings += r.Warnings
+	if r.Err != nil {
+		if t.unread == 0 {
+			t.firstUnread = "validate " + r.URL + ": " + r.Err.Error()
+		}
+		t.unread++
 	}
-	if unread > 1 {
-		msg := fmt.Sprintf("%d documents could not be read; the first: %s", unread, *out.Error)
+}
+
+// writeValidateJSONStream writes validate's JSON document, its documents
+// given one at a time by each, in the bytes writeJSON gives the whole.
+func writeValidateJSONStream(w io.Writer, t validateTotals, bounds, archives []string, each func(func(*docReport) error) error) error {
+	out := jsonValidate{Errors: t.errors, Warnings: t.warnings, Documents: []jsonDocument{}, Bounds: bounds, ArchivesNotWalked: archives}
+	if t.unread > 0 {
+		msg := t.firstUnread
+		if t.unread > 1 {
+			msg = fmt.Sprintf("%d documents could not be read; the first: %s", t.unread, msg)
+		}
 		out.Error = &msg
 	}
-	writeJSON(w, out)
+	var head bytes.Buffer
+	if err := writeJSON(&head, out); err != nil {
+		return err
+	}
+	const empty = `"documents": []`
+	before, after, _ := strings.Cut(head.String(), empty)
+	bw := bufio.NewWriterSize(w, 64<<10)
+	bw.WriteString(before + `"documents": [`)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("    ", "  ")
+	n := 0
+	err := each(func(r *docReport) error {
+		buf.Reset()
+		if err := enc.Encode(jsonDocumentOf(r)); err != nil {
+			return err
+		}
+		if n == 0 {
+			bw.WriteString("\n    ")
+		} else {
+			bw.WriteString(",\n    ")
+		}
+		n++
+		_, err := bw.Write(display.EscapeJSON(bytes.TrimSuffix(buf.Bytes(), []byte("\n"))))
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if n > 0 {
+		bw.WriteString("\n  ")
+	}
+	bw.WriteString("]" + after)
+	return bw.Flush()
+}
+
+// jsonDocumentOf is one report in the JSON shape of the CLI contract.
+func jsonDocumentOf(r *docReport) jsonDocument {
+	d := jsonDocument{
+		URL: r.URL, FinalURL: r.FinalURL, Title: r.Title, Capability: r.Capability, Index: r.Index,
+		Entries: r.Entries, Bytes: r.Bytes, Errors: r.Errors, Warnings: r.Warnings,
+		Problems: make([]jsonProblem, 0, len(r.Problems)),
+	}
+	if r.Err != nil {
+		msg := r.Err.Error()
+		d.Error = &msg
+	}
+	d.Problems = append(d.Problems, jsonProblems(r.Problems)...)
+	return d
 }
 
 func writeValidateText(w io.Writer, reports []docReport, o printOptions) {
-	st := newTextStyles(o.Color)
-	var bw strings.Builder
-	errs, warns, hints, unread, notRS := 0, 0, 0, 0, 0
+	vt := newValidateText(w, o)
 	for i := range reports {
-		r := &reports[i]
-		errs += r.Errors
-		warns += r.Warnings
-		for _, p := range r.Problems {
-			if p.Severity == model.SeverityHint {
-				hints++
-			}
-		}
-		switch {
-		case errors.Is(r.Err, errNotResourceSync):
-			notRS++
-		case r.Err != nil:
-			unread++
-		}
-		if o.Quiet {
-			continue
-		}
-		bw.WriteString(st.title(esc(r.URL)))
-		if r.Err != nil {
-			// Why is said once, on standard error (runValidate).
-			label := "could not be read"
-			if errors.Is(r.Err, errNotResourceSync) {
-				label = "not checked: not a ResourceSync document"
-			}
-			bw.WriteString("  " + st.err(label) + "\n")
-			if len(r.Problems) == 0 {
-				continue
-			}
-		} else {
-			fmt.Fprintf(&bw, "  %s, %s, %s", esc(r.Title), display.Plural(r.Entries, "entry", "entries"), display.Size(r.Bytes))
-			if r.FinalURL != "" {
-				bw.WriteString(", from " + esc(r.FinalURL))
-			}
-			bw.WriteString("\n")
-		}
-		for _, p := range r.Problems {
-			mark, sev := severityMark(st, p.Severity)
-			where := "document"
-			if p.Entry >= 0 {
-				where = "entry " + model.EntryNumber(p.Entry)
-			}
-			line := ""
-			if p.Line > 0 {
-				line = "line " + strconv.Itoa(p.Line)
-			}
-			msg := esc(strings.TrimSuffix(p.Message, " (§"+p.Section+")"))
-			fmt.Fprintf(&bw, "  %s %s %s %s %s %s\n", mark, sev, st.dim(pad(where, 11)), st.dim(pad(line, 10)),
-				st.rule(pad(p.Rule+" §"+p.Section, 36)), msg)
-		}
-		shown := 0
-		for _, p := range r.Problems {
-			if p.Severity != model.SeverityHint {
-				shown++
-			}
-		}
-		if hidden := r.Errors + r.Warnings - shown; hidden > 0 {
-			fmt.Fprintf(&bw, "  %s\n", st.dim(fmt.Sprintf("… and %s not shown (raise --max-problems)", display.Plural(hidden, "more problem", "more problems"))))
-		}
-		if r.Errors+r.Warnings == 0 && len(r.Problems) == 0 && r.Err == nil {
-			bw.WriteString("  " + st.dim("no problems") + "\n")
+		vt.report(&reports[i])
+	}
+	vt.end()
+}
+
+// validateText writes validate's text output a report at a time, and the
+// summary at the end.
+type validateText struct {
+	o                                       printOptions
+	st                                      textStyles
+	bw                                      *bufio.Writer
+	docs, errs, warns, hints, unread, notRS int
+}
+
+func newValidateText(w io.Writer, o printOptions) *validateText {
+	return &validateText{o: o, st: newTextStyles(o.Color), bw: bufio.NewWriterSize(w, 64<<10)}
+}
+
+func (v *validateText) report(r *docReport) {
+	st, bw := v.st, v.bw
+	v.docs++
+	v.errs += r.Errors
+	v.warns += r.Warnings
+	for _, p := range r.Problems {
+		if p.Severity == model.SeverityHint {
+			v.hints++
 		}
 	}
-	summary := display.Plural(len(reports), "document", "documents") + ", " + display.Plural(errs, "error", "errors") + ", " + display.Plural(warns, "warning", "warnings")
-	if hints > 0 {
-		summary += ", " + display.Plural(hints, "hint", "hints")
+	switch {
+	case errors.Is(r.Err, errNotResourceSync):
+		v.notRS++
+	case r.Err != nil:
+		v.unread++
 	}
-	if unread > 0 {
-		summary += ", " + strconv.Itoa(unread) + " could not be read"
+	if v.o.Quiet {
+		return
 	}
-	if notRS > 0 {
-		summary += ", " + display.Plural(notRS, "target", "targets") + " not ResourceSync"
+	bw.WriteString(st.title(esc(r.URL)))
+	if r.Err != nil {
+		// Why is said once, on standard error (runValidate).
+		label := "could not be read"
+		if errors.Is(r.Err, errNotResourceSync) {
+			label = "not checked: not a ResourceSync document"
+		}
+		bw.WriteString("  " + st.err(label) + "\n")
+		if len(r.Problems) == 0 {
+			return
+		}
+	} else {
+		fmt.Fprintf(bw, "  %s, %s, %s", esc(r.Title), display.Plural(r.Entries, "entry", "entries"), display.Size(r.Bytes))
+		if r.FinalURL != "" {
+			bw.WriteString(", from " + esc(r.FinalURL))
+		}
+		bw.WriteString("\n")
 	}
-	if errs > 0 || unread > 0 || notRS > 0 {
+	for _, p := range r.Problems {
+		mark, sev := severityMark(st, p.Severity)
+		where := "document"
+		if p.Entry >= 0 {
+			where = "entry " + model.EntryNumber(p.Entry)
+		}
+		line := ""
+		if p.Line > 0 {
+			line = "line " + strconv.Itoa(p.Line)
+		}
+		msg := esc(strings.TrimSuffix(p.Message, " (§"+p.Section+")"))
+		fmt.Fprintf(bw, "  %s %s %s %s %s %s\n", mark, sev, st.dim(pad(where, 11)), st.dim(pad(line, 10)),
+			st.rule(pad(p.Rule+" §"+p.Section, 36)), msg)
+	}
+	shown := 0
+	for _, p := range r.Problems {
+		if p.Severity != model.SeverityHint {
+			shown++
+		}
+	}
+	if hidden := r.Errors + r.Warnings - shown; hidden > 0 {
+		fmt.Fprintf(bw, "  %s\n", st.dim(fmt.Sprintf("… and %s not shown (raise --max-problems)", display.Plural(hidden, "more problem", "more problems"))))
+	}
+	if r.Errors+r.Warnings == 0 && len(r.Problems) == 0 && r.Err == nil {
+		bw.WriteString("  " + st.dim("no problems") + "\n")
+	}
+}
+
+func (v *validateText) end() error {
+	st, bw, o := v.st, v.bw, v.o
+	summary := display.Plural(v.docs, "document", "documents") + ", " + display.Plural(v.errs, "error", "errors") + ", " + display.Plural(v.warns, "warning", "warnings")
+	if v.hints > 0 {
+		summary += ", " + display.Plural(v.hints, "hint", "hints")
+	}
+	if v.unread > 0 {
+		summary += ", " + strconv.Itoa(v.unread) + " could not be read"
+	}
+	if v.notRS > 0 {
+		summary += ", " + display.Plural(v.notRS, "target", "targets") + " not ResourceSync"
+	}
+	if v.errs > 0 || v.unread > 0 || v.notRS > 0 {
 		summary = st.err(summary)
 	}
 	bw.WriteString(summary + "\n")
@@ -547,7 +638,7 @@ func writeValidateText(w io.Writer, reports []docReport, o printOptions) {
 		bw.WriteString(st.dim(fmt.Sprintf("the documents of %s were not checked (--archives checks them): %s",
 			display.Plural(n, "archive", "archives"), esc(strings.Join(o.ArchivesNotWalked, ", ")))) + "\n")
 	}
-	io.WriteString(w, bw.String())
+	return bw.Flush()
 }
 
 // printRules prints the rule catalogue: the single-document rules (the

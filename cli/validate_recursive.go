@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sort"
 
 	"rsx/crawl"
 	"rsx/fetch"
@@ -22,20 +21,48 @@ import (
 // (child-unreachable) of the document that lists it, not a document of its
 // own: the targets were read, so the exit status is 1, not 2.
 func (a *app) runValidateRecursive(ctx context.Context, client *fetch.Client, f validateFlags, targets []string, opts model.CheckOptions, color bool) error {
-	reports, bounds, archives := a.validateRecursive(ctx, client, targets, opts, f)
+	defer softMemoryLimit()()
+	out := newRecursiveReports(a.tempDir())
+	defer out.close()
+	bounds, archives := a.validateRecursive(ctx, client, targets, opts, f, out)
+	if out.err != nil {
+		return failed(fmt.Errorf("validate: %w", out.err))
+	}
 	if f.json {
 		for _, b := range bounds {
 			fmt.Fprintln(a.err, "rsx: validate: "+esc(b))
 		}
 	}
 	if !f.json {
-		for i := range reports {
-			if reports[i].Err != nil {
-				fmt.Fprintf(a.err, "rsx: validate %s: %s\n", esc(reports[i].URL), esc(reports[i].Err.Error()))
+		err := out.each(func(r *docReport) error {
+			if r.Err != nil {
+				fmt.Fprintf(a.err, "rsx: validate %s: %s\n", esc(r.URL), esc(r.Err.Error()))
 			}
+			return nil
+		})
+		if err != nil {
+			return failed(fmt.Errorf("validate: %w", err))
 		}
 	}
-	code := printValidateReports(a.out, reports, printOptions{JSON: f.json, Color: color, Quiet: f.quiet, Bounds: bounds, ArchivesNotWalked: archives})
+	var err error
+	if f.json {
+		err = writeValidateJSONStream(a.out, out.totals, bounds, archives, out.each)
+	} else {
+		vt := newValidateText(a.out, printOptions{Color: color, Quiet: f.quiet, Bounds: bounds, ArchivesNotWalked: archives})
+		if err = out.each(func(r *docReport) error { vt.report(r); return nil }); err == nil {
+			err = vt.end()
+		}
+	}
+	if err != nil {
+		return failed(fmt.Errorf("validate: %w", err))
+	}
+	code := exitOK
+	switch {
+	case out.totals.unread > 0:
+		code = exitFailure
+	case out.totals.errors > 0:
+		code = exitFound
+	}
 	return exitWith(code)
 }
 
@@ -43,7 +70,7 @@ func (a *app) runValidateRecursive(ctx context.Context, client *fetch.Client, f 
 // contents link and compares its manifest with the copy (crawl's package
 // rules, reported on the dump document). With archives, it walks into
 // archives; without, it returns the archives whose documents it left.
-func (a *app) validateRecursive(ctx context.Context, client *fetch.Client, targets []string, opts model.CheckOptions, f validateFlags) (reports []docReport, bounds, archives []string) {
+func (a *app) validateRecursive(ctx context.Context, client *fetch.Client, targets []string, opts model.CheckOptions, f validateFlags, out *recursiveReports) (bounds, archives []string) {
 	packages := f.packages
 	depth := f.depth
 	if depth < 0 {
@@ -53,77 +80,58 @@ func (a *app) validateRecursive(ctx context.Context, client *fetch.Client, targe
 	if client != nil {
 		g = crawl.NewGraph(client, crawl.GraphOptions{MaxProblems: opts.MaxProblems, Hints: opts.Hints, Decoder: documentDecoder()})
 	}
-	done := map[string]int{} // normalised URL → index in reports
 	for _, t := range targets {
 		if !model.IsHTTPURL(t) || g == nil {
-			reports = append(reports, a.validateTarget(ctx, client, t, opts))
+			r := a.validateTarget(ctx, client, t, opts)
+			out.add(out.next, false, r)
+			out.next++
 			continue
 		}
 		wopts := crawl.WalkOptions{Depth: depth, Check: true, FetchPackages: packages, MaxDocuments: maxDocuments(f.maxDocs), Hints: opts.Hints,
-			Archives: f.archives}
+			Archives: f.archives, TempDir: a.tempDir()}
 		if packages {
 			wopts.PackageOptions.TempDir = a.tempDir()
 		}
-		root, err := g.Walk(ctx, t, wopts)
+		var rootReport *docReport
+		skipped, unexpanded := 0, 0
+		base := out.next
+		root, err := g.WalkStream(ctx, t, wopts, func(n *crawl.Node) {
+			switch {
+			case n.Skipped:
+				skipped++
+			case n.Unexpanded && !n.Repeat:
+				unexpanded += n.DownCount
+			}
+			if n.ArchiveNotWalked && !n.Repeat && !slices.Contains(archives, nodeURL(n)) {
+				archives = append(archives, nodeURL(n))
+			}
+			if n.Parent == nil {
+				r := nodeReport(n)
+				rootReport = &r
+				return // said once the walk tells what the root is
+			}
+			out.node(n, t)
+		})
+		out.next += root.End + 1
 		if err != nil && (root == nil || root.Header == nil) {
-			reports = append(reports, docReport{URL: t, Err: fmt.Errorf("fetch: %w", err)})
+			out.add(base, false, docReport{URL: t, Err: fmt.Errorf("fetch: %w", err)})
 			continue
 		}
 		if readButNotSitemap(root.Header, root.Err) {
 			// The one rule for a TARGET that is no ResourceSync document.
-			r := nodeReport(root)
+			r := *rootReport
 			r.URL, r.Err = t, notResourceSync(t, rootOf(root.Header, root.Err), false)
-			reports = append(reports, r)
+			out.add(base, false, r)
 			continue
 		}
-		reports = appendTreeReports(reports, done, root, t)
-		if msg := boundsReached(root, f.depth, f.maxDocs); msg != "" {
+		out.next = base
+		out.node(root, t)
+		out.next += root.End + 1
+		if msg := boundsMessage(skipped, unexpanded, f.depth, f.maxDocs); msg != "" {
 			bounds = append(bounds, t+": "+msg)
 		}
-		root.Walk(func(n *crawl.Node) bool {
-			if n.ArchiveNotWalked && !n.Repeat && !slices.Contains(archives, nodeURL(n)) {
-				archives = append(archives, nodeURL(n))
-			}
-			return true
-		})
 	}
-	return reports, bounds, archives
-}
-
-// appendTreeReports adds one report per document of a walked tree, in tree
-// order, and attributes the cross-document problems to them.
-func appendTreeReports(reports []docReport, done map[string]int, root *crawl.Node, target string) []docReport {
-	touched := map[int]bool{}
-	root.Walk(func(n *crawl.Node) bool {
-		if n.Document == nil {
-			return true
-		}
-		key := crawl.NormalizeURL(n.URL)
-		i, seen := done[key]
-		if !seen {
-			if n != root && n.Header == nil {
-				// Could not be fetched: reported on the listing document.
-				return true
-			}
-			r := nodeReport(n)
-			if n == root {
-				r.URL = target
-			}
-			reports = append(reports, r)
-			i = len(reports) - 1
-			done[key] = i
-		}
-		for _, p := range n.Cross {
-			reports[i].addProblem(p)
-			touched[i] = true
-		}
-		return true
-	})
-	for i := range touched {
-		ps := reports[i].Problems
-		sort.SliceStable(ps, func(a, b int) bool { return ps[a].Entry < ps[b].Entry })
-	}
-	return reports
+	return bounds, archives
 }
 
 // nodeReport is the single-document report of a walked node.

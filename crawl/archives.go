@@ -41,28 +41,34 @@ func archiveProblem(id string, archive model.Capability, entry int, format strin
 // checkArchiveChildren compares an archive (or an archive index) with the
 // documents it lists.
 func checkArchiveChildren(n *Node) {
+	for _, c := range n.Children {
+		checkArchiveChild(n, c)
+	}
+}
+
+// checkArchiveChild compares one document an archive (or an archive index)
+// lists with the archive.
+func checkArchiveChild(n, c *Node) {
+	if !usable(n, c) {
+		return
+	}
 	pcap := n.Capability()
 	archived := pcap.Archived()
-	for _, c := range n.Children {
-		if !usable(n, c) {
-			continue
+	switch ccap := c.Capability(); {
+	case ccap == archived:
+		// The 2013 D-Lib paper's archives were <sitemapindex> documents
+		// listing the archived documents themselves: accepted.
+		checkArchiveEntry(n, c)
+	case n.IsIndex() && ccap == pcap:
+		// A part of the archive (Archives 1.0, Example 3.2); its own
+		// entries are checked at its node.
+	default:
+		want := "a " + archived.Title()
+		if n.IsIndex() {
+			want += " or a part of the " + pcap.Title()
 		}
-		switch ccap := c.Capability(); {
-		case ccap == archived:
-			// The 2013 D-Lib paper's archives were <sitemapindex> documents
-			// listing the archived documents themselves: accepted.
-			checkArchiveEntry(n, c)
-		case n.IsIndex() && ccap == pcap:
-			// A part of the archive (Archives 1.0, Example 3.2); its own
-			// entries are checked at its node.
-		default:
-			want := "a " + archived.Title()
-			if n.IsIndex() {
-				want += " or a part of the " + pcap.Title()
-			}
-			n.Cross = append(n.Cross, archiveProblem(RuleArchiveChildCapability, pcap, c.Via.Entry,
-				"entry %s: %s is %s, not %s", model.EntryNumber(c.Via.Entry), c.Via.Loc, docName(c.Document), want))
-		}
+		n.Cross = append(n.Cross, archiveProblem(RuleArchiveChildCapability, pcap, c.Via.Entry,
+			"entry %s: %s is %s, not %s", model.EntryNumber(c.Via.Entry), c.Via.Loc, docName(c.Document), want))
 	}
 }
 
@@ -106,16 +112,7 @@ func checkArchiveEntry(n, c *Node) {
 // Capability List (its capability documents and the parts of their indexes)
 // against the archives the Capability List lists.
 func checkArchivesLinks(cl *Node) {
-	archives := map[string]*Node{}
-	for _, c := range cl.Children {
-		if c.Document == nil || c.Header == nil || c.Via == nil || !c.Capability().IsArchive() {
-			continue
-		}
-		archives[NormalizeURL(c.Via.Loc)] = c
-		if c.FinalURL != "" {
-			archives[NormalizeURL(c.FinalURL)] = c
-		}
-	}
+	archives := archivesOf(cl.Children)
 	if len(archives) == 0 {
 		return
 	}
@@ -127,18 +124,40 @@ func checkArchivesLinks(cl *Node) {
 			if x.Document == nil || x.Header == nil || x.Repeat {
 				return false
 			}
-			want := x.Capability().ArchiveCapability()
-			for _, href := range x.ArchivesLinks() {
-				a, ok := archives[NormalizeURL(href)]
-				if !ok || want == "" || a.Capability() == want {
-					continue
-				}
-				x.Cross = append(x.Cross, problem(RuleArchivesLinkCapability, -1,
-					`<rs:ln rel="archives"> points to %s, which the Capability List %s lists as %s; the archive of %s is a %s`,
-					href, cl.Base(), docName(a.Document), docName(x.Document), want.Title()))
-			}
+			checkArchivesLinksOf(cl, archives, x)
 			return true
 		})
+	}
+}
+
+// archivesOf maps the normalised URLs of the archives among a Capability
+// List's children to them.
+func archivesOf(children []*Node) map[string]*Node {
+	archives := map[string]*Node{}
+	for _, c := range children {
+		if c.Document == nil || c.Header == nil || c.Via == nil || !c.Capability().IsArchive() {
+			continue
+		}
+		archives[NormalizeURL(c.Via.Loc)] = c
+		if c.FinalURL != "" {
+			archives[NormalizeURL(c.FinalURL)] = c
+		}
+	}
+	return archives
+}
+
+// checkArchivesLinksOf checks the archives links of x, a document below the
+// Capability List cl, against the archives cl lists.
+func checkArchivesLinksOf(cl *Node, archives map[string]*Node, x *Node) {
+	want := x.Capability().ArchiveCapability()
+	for _, href := range x.ArchivesLinks() {
+		a, ok := archives[NormalizeURL(href)]
+		if !ok || want == "" || a.Capability() == want {
+			continue
+		}
+		x.Cross = append(x.Cross, problem(RuleArchivesLinkCapability, -1,
+			`<rs:ln rel="archives"> points to %s, which the Capability List %s lists as %s; the archive of %s is a %s`,
+			href, cl.Base(), docName(a.Document), docName(x.Document), want.Title()))
 	}
 }
 

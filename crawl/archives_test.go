@@ -152,6 +152,7 @@ func TestArchiveCrossRules(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			streamAgrees(t, &testGetter{}, s.URL+tt.root, WalkOptions{Depth: Unlimited, Check: true, Archives: true}, root, s.URL)
 			got := crossOf(root, s.URL)
 			if !slices.Equal(got, tt.want) {
 				t.Errorf("got %v, want %v", got, tt.want)

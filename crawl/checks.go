@@ -243,55 +243,71 @@ func checkChildren(n *Node) {
 		}
 	case pcap == model.CapDescription:
 		for _, c := range n.Children {
-			if !usable(n, c) {
-				continue
-			}
-			if c.Capability() != model.CapCapabilityList {
-				n.Cross = append(n.Cross, problem(RuleDescriptionEntryCapability, c.Via.Entry,
-					"entry %s: %s is %s, not a Capability List", model.EntryNumber(c.Via.Entry), c.Via.Loc, docName(c.Document)))
-				continue
-			}
-			checkUp(c, RuleCapabilityListUpDescription, n, "the Source Description")
+			checkDescriptionChild(n, c)
 		}
 	case pcap == model.CapCapabilityList:
 		for _, c := range n.Children {
-			if !usable(n, c) {
-				continue
-			}
-			if c.Via.Capability != "" && c.Capability() != c.Via.Capability {
-				n.Cross = append(n.Cross, problem(RuleCapabilityDeclared, c.Via.Entry,
-					"entry %s: declares capability %q but %s is %s", model.EntryNumber(c.Via.Entry), c.Via.Capability, c.Via.Loc, docName(c.Document)))
-			}
-			checkUp(c, RuleUpLinkParent, n, "the Capability List")
+			checkCapabilityListChild(n, c)
 		}
 		checkArchivesLinks(n)
 	}
+}
+
+// checkDescriptionChild checks one document a Source Description lists.
+func checkDescriptionChild(n, c *Node) {
+	if !usable(n, c) {
+		return
+	}
+	if c.Capability() != model.CapCapabilityList {
+		n.Cross = append(n.Cross, problem(RuleDescriptionEntryCapability, c.Via.Entry,
+			"entry %s: %s is %s, not a Capability List", model.EntryNumber(c.Via.Entry), c.Via.Loc, docName(c.Document)))
+		return
+	}
+	checkUp(c, RuleCapabilityListUpDescription, n, "the Source Description")
+}
+
+// checkCapabilityListChild checks one document a Capability List lists
+// (its archives links apart: checkArchivesLinks).
+func checkCapabilityListChild(n, c *Node) {
+	if !usable(n, c) {
+		return
+	}
+	if c.Via.Capability != "" && c.Capability() != c.Via.Capability {
+		n.Cross = append(n.Cross, problem(RuleCapabilityDeclared, c.Via.Entry,
+			"entry %s: declares capability %q but %s is %s", model.EntryNumber(c.Via.Entry), c.Via.Capability, c.Via.Loc, docName(c.Document)))
+	}
+	checkUp(c, RuleUpLinkParent, n, "the Capability List")
 }
 
 // checkDeclared compares the length and digests the entries of n declare
 // with the bytes received of the documents they list.
 func checkDeclared(n *Node) {
 	for _, c := range n.Children {
-		if c.Repeat || c.Via == nil || c.Document == nil || c.Content == nil || !c.Via.Declares() {
-			continue
+		checkDeclaredChild(n, c)
+	}
+}
+
+// checkDeclaredChild is checkDeclared for one document n lists.
+func checkDeclaredChild(n, c *Node) {
+	if c.Repeat || c.Via == nil || c.Document == nil || c.Content == nil || !c.Via.Declares() {
+		return
+	}
+	var diffs []string
+	if c.Via.LengthOK && c.Via.Length != c.Content.Length {
+		diffs = append(diffs, fmt.Sprintf("length %d declared, %d received", c.Via.Length, c.Content.Length))
+	}
+	for _, h := range c.Via.Hash {
+		got, ok := c.Content.Digests[h.Alg]
+		if !ok || h.Digest == nil {
+			continue // not computed: an unknown algorithm, or a digest that does not parse
 		}
-		var diffs []string
-		if c.Via.LengthOK && c.Via.Length != c.Content.Length {
-			diffs = append(diffs, fmt.Sprintf("length %d declared, %d received", c.Via.Length, c.Content.Length))
+		if !strings.EqualFold(got, h.Hex()) {
+			diffs = append(diffs, fmt.Sprintf("%s %s declared, %s received", h.Alg, h.Hex(), got))
 		}
-		for _, h := range c.Via.Hash {
-			got, ok := c.Content.Digests[h.Alg]
-			if !ok || h.Digest == nil {
-				continue // not computed: an unknown algorithm, or a digest that does not parse
-			}
-			if !strings.EqualFold(got, h.Hex()) {
-				diffs = append(diffs, fmt.Sprintf("%s %s declared, %s received", h.Alg, h.Hex(), got))
-			}
-		}
-		if len(diffs) > 0 {
-			n.Cross = append(n.Cross, problem(RuleDocumentDeclaredMismatch, c.Via.Entry,
-				"entry %s: %s: %s", model.EntryNumber(c.Via.Entry), c.Via.Loc, strings.Join(diffs, "; ")))
-		}
+	}
+	if len(diffs) > 0 {
+		n.Cross = append(n.Cross, problem(RuleDocumentDeclaredMismatch, c.Via.Entry,
+			"entry %s: %s: %s", model.EntryNumber(c.Via.Entry), c.Via.Loc, strings.Join(diffs, "; ")))
 	}
 }
 
@@ -410,60 +426,96 @@ func checkUp(c *Node, ruleID string, want *Node, wantName string) {
 }
 
 // interval is the from/until of one child of a change index: the child's own
-// when it could be read, the index entry's otherwise.
+// when it could be read, the index entry's otherwise; entry and loc are the
+// index entry's.
 type interval struct {
-	node        *Node
+	entry       int
+	loc         string
 	from, until model.Datetime
 }
 
 // checkChangeSequence checks the order and the continuity of the documents
 // of a Change List Index or Change Dump Index.
 func checkChangeSequence(n *Node) {
+	s := newChangeSequence(n)
+	for _, c := range n.Children {
+		s.add(c)
+	}
+	s.finish()
+}
+
+// changeSequence checks the order and the continuity of the documents of a
+// Change List Index or Change Dump Index as they come, one at a time: it
+// needs only the interval of the one before (a streamed walk of an index of a
+// million parts keeps no more). The problems go to the index's Cross in the
+// order a check of the whole list gives them: at each document, whether it
+// is open though not the last, then its order against the one before.
+type changeSequence struct {
+	n         *Node
+	pcap      model.Capability
+	orderRule string
+	prev      interval
+	count     int
+	noHints   bool            // leave out the gaps and overlaps (a streamed walk without Hints)
+	pending   []model.Problem // the order problems of prev, said once it is known whether prev is the last
+}
+
+func newChangeSequence(n *Node) *changeSequence {
 	pcap := n.Capability()
 	orderRule := RuleChangeIndexOrder
 	if pcap == model.CapChangeDump {
 		orderRule = RuleChangeDumpIndexOrder
 	}
-	var seq []interval
-	for _, c := range n.Children {
-		if c.Via == nil {
-			continue
-		}
-		iv := interval{node: c, from: c.Via.From, until: c.Via.Until}
-		if c.Document != nil && c.Header != nil && c.Header.Root != model.RootUnknown && c.Header.MD.From.Present() {
-			iv.from, iv.until = c.Header.MD.From, c.Header.MD.Until
-		}
-		if !iv.from.OK {
-			continue // nothing to order by; the missing from is reported per document
-		}
-		seq = append(seq, iv)
+	return &changeSequence{n: n, pcap: pcap, orderRule: orderRule}
+}
+
+// add takes the next document of the index.
+func (s *changeSequence) add(c *Node) {
+	if c.Via == nil {
+		return
 	}
-	for i, cur := range seq {
-		if i < len(seq)-1 && !cur.until.Present() {
-			n.Cross = append(n.Cross, problemInIndex(pcap, RuleChangeIndexOpenNotLast, cur.node.Via.Entry,
-				"entry %s: %s is open (no until) but is not the last one listed", model.EntryNumber(cur.node.Via.Entry), cur.node.Via.Loc))
+	cur := interval{entry: c.Via.Entry, loc: c.Via.Loc, from: c.Via.From, until: c.Via.Until}
+	if c.Document != nil && c.Header != nil && c.Header.Root != model.RootUnknown && c.Header.MD.From.Present() {
+		cur.from, cur.until = c.Header.MD.From, c.Header.MD.Until
+	}
+	if !cur.from.OK {
+		return // nothing to order by; the missing from is reported per document
+	}
+	n, pcap := s.n, s.pcap
+	if s.count > 0 {
+		prev := s.prev
+		if !prev.until.Present() {
+			n.Cross = append(n.Cross, problemInIndex(pcap, RuleChangeIndexOpenNotLast, prev.entry,
+				"entry %s: %s is open (no until) but is not the last one listed", model.EntryNumber(prev.entry), prev.loc))
 		}
-		if i == 0 {
-			continue
-		}
-		prev := seq[i-1]
-		if cur.from.Compare(prev.from) < 0 {
-			n.Cross = append(n.Cross, problemInIndex(pcap, orderRule, cur.node.Via.Entry,
-				"entry %s: %s (from %s) is listed after %s (from %s)", model.EntryNumber(cur.node.Via.Entry), cur.node.Via.Loc, cur.from.Raw, prev.node.Via.Loc, prev.from.Raw))
-			continue
-		}
-		if !prev.until.OK {
-			continue
-		}
-		switch cur.from.Compare(prev.until) {
-		case 1:
-			n.Cross = append(n.Cross, problemInIndex(pcap, RuleChangeIndexGap, cur.node.Via.Entry,
-				"entry %s: gap from %s to %s between %s and %s", model.EntryNumber(cur.node.Via.Entry), prev.until.Raw, cur.from.Raw, prev.node.Via.Loc, cur.node.Via.Loc))
-		case -1:
-			n.Cross = append(n.Cross, problemInIndex(pcap, RuleChangeIndexOverlap, cur.node.Via.Entry,
-				"entry %s: %s starts at %s, before %s ends at %s", model.EntryNumber(cur.node.Via.Entry), cur.node.Via.Loc, cur.from.Raw, prev.node.Via.Loc, prev.until.Raw))
+		n.Cross = append(n.Cross, s.pending...)
+		s.pending = s.pending[:0]
+		switch {
+		case cur.from.Compare(prev.from) < 0:
+			s.pending = append(s.pending, problemInIndex(pcap, s.orderRule, cur.entry,
+				"entry %s: %s (from %s) is listed after %s (from %s)", model.EntryNumber(cur.entry), cur.loc, cur.from.Raw, prev.loc, prev.from.Raw))
+		case !prev.until.OK, s.noHints:
+		default:
+			switch cur.from.Compare(prev.until) {
+			case 1:
+				s.pending = append(s.pending, problemInIndex(pcap, RuleChangeIndexGap, cur.entry,
+					"entry %s: gap from %s to %s between %s and %s", model.EntryNumber(cur.entry), prev.until.Raw, cur.from.Raw, prev.loc, cur.loc))
+			case -1:
+				s.pending = append(s.pending, problemInIndex(pcap, RuleChangeIndexOverlap, cur.entry,
+					"entry %s: %s starts at %s, before %s ends at %s", model.EntryNumber(cur.entry), cur.loc, cur.from.Raw, prev.loc, prev.until.Raw))
+			}
 		}
 	}
+	// The strings outlive the child's node: copies, not views of it.
+	cur.loc = strings.Clone(cur.loc)
+	s.prev = cur
+	s.count++
+}
+
+// finish says the problems of the last document.
+func (s *changeSequence) finish() {
+	s.n.Cross = append(s.n.Cross, s.pending...)
+	s.pending = nil
 }
 
 // matchesAny tells whether one of urls is the document of n (as asked or

@@ -153,6 +153,7 @@ func TestCrossDocumentRules(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			streamAgrees(t, &testGetter{}, s.URL+tt.root, WalkOptions{Depth: Unlimited, Check: true, Hints: hint}, root, s.URL)
 			got := crossOf(root, s.URL)
 			if len(got) != 1 || got[0] != tt.want {
 				t.Errorf("got %v, want [%s]", got, tt.want)

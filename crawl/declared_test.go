@@ -56,6 +56,7 @@ func TestWalkChecksDeclaredDigests(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	streamAgrees(t, client, s.URL+"/index.xml", WalkOptions{Depth: Unlimited, Check: true}, root, s.URL)
 	var got []model.Problem
 	for _, p := range root.Cross {
 		if p.Rule == RuleDocumentDeclaredMismatch {

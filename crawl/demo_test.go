@@ -3,6 +3,7 @@ package crawl
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -39,6 +40,36 @@ func walkDemoWith(t *testing.T, broken, archives bool) *Node {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The same walk streamed, from a Source of its own (the broken demo
+	// fails some documents only the first time they are asked for).
+	again, err := demo.Start(ctx, "127.0.0.1:0", demo.Options{Resources: 3000, ListSize: 1000, Broken: broken})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { again.Close() })
+	root.Replay(func(n *Node) {
+		if n.Document != nil {
+			n.URL = strings.Replace(n.URL, srv.URL, again.URL, 1)
+		}
+		if n.Via != nil {
+			n.Via.Loc = strings.Replace(n.Via.Loc, srv.URL, again.URL, 1)
+		}
+		for i := range n.Cross {
+			n.Cross[i].Message = strings.ReplaceAll(n.Cross[i].Message, srv.URL, again.URL)
+		}
+	})
+	streamAgrees(t, client, strings.Replace(d.SourceDescription, srv.URL, again.URL, 1), WalkOptions{Depth: Unlimited, Check: true, Archives: archives}, root, again.URL)
+	root.Replay(func(n *Node) {
+		if n.Document != nil {
+			n.URL = strings.Replace(n.URL, again.URL, srv.URL, 1)
+		}
+		if n.Via != nil {
+			n.Via.Loc = strings.Replace(n.Via.Loc, again.URL, srv.URL, 1)
+		}
+		for i := range n.Cross {
+			n.Cross[i].Message = strings.ReplaceAll(n.Cross[i].Message, again.URL, srv.URL)
+		}
+	})
 	return root
 }
 

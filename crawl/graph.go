@@ -14,6 +14,7 @@ import (
 
 	"rsx/dump"
 	"rsx/fetch"
+	"rsx/internal/spool"
 	"rsx/model"
 )
 
@@ -139,6 +140,36 @@ type Document struct {
 	// bytes received, when measured (LoadOptions.Measure) and the document
 	// was read to its end; nil otherwise.
 	Content *Content
+
+	// downs holds the down links in place of Down in a streamed walk
+	// (Graph.WalkStream): a few thousand in memory, the rest in a
+	// temporary file, until the walk is done with the document.
+	downs *spool.List[DownLink]
+}
+
+// EachDown calls fn with every down link of the document, in document
+// order, until fn returns false: those of Down, or those a streamed walk
+// keeps in a temporary file (while it is at the document).
+func (d *Document) EachDown(fn func(*DownLink) bool) error {
+	if d.downs == nil {
+		for i := range d.Down {
+			if !fn(&d.Down[i]) {
+				return nil
+			}
+		}
+		return nil
+	}
+	stop := errors.New("stop")
+	err := d.downs.Each(func(dl DownLink) error {
+		if !fn(&dl) {
+			return stop
+		}
+		return nil
+	})
+	if err == stop {
+		return nil
+	}
+	return err
 }
 
 // Capability is the document's declared capability, "" when unknown.
@@ -202,6 +233,12 @@ type Node struct {
 	// walks, and walks with FetchPackages). Problems with an Entry refer to
 	// this document's entries.
 	Cross []model.Problem
+
+	// Seq is the node's place in document order (the root 0), End that of
+	// the last node below it (Seq when none), Index its place among its
+	// parent's children and NumChildren the number of its own: set by
+	// WalkStream and Replay.
+	Seq, End, Index, NumChildren int
 
 	// pkgProblems are the problems found by the package checks of a walk
 	// with FetchPackages; CheckTree adds them to Cross.
@@ -269,6 +306,10 @@ type LoadOptions struct {
 	// a document it will not expand), but for an archive: its links give
 	// the span of time it covers.
 	countDown bool
+	// spoolDown keeps the down links in Document.downs, made in this
+	// folder ("" for the system's), not in Down (WalkStream).
+	spoolDown    bool
+	spoolDownDir string
 }
 
 // Load fetches and parses one document, keeping its entries (and checking it
@@ -435,7 +476,12 @@ func (g *Graph) fetchDoc(ctx context.Context, url string, o LoadOptions) (doc *D
 		if down && isDownEntry(h, &e) {
 			doc.DownCount++
 		}
-		if down && keepDown && isDownEntry(h, &e) {
+		if down && keepDown && o.spoolDown && isDownEntry(h, &e) {
+			if doc.downs == nil {
+				doc.downs = newDownList(o.spoolDownDir)
+			}
+			doc.downs.Add(downLinkOf(doc.FinalURL, &e))
+		} else if down && keepDown && isDownEntry(h, &e) {
 			doc.Down = append(doc.Down, DownLink{
 				Entry:      e.Index,
 				Loc:        model.ResolveHref(doc.FinalURL, e.Loc),
@@ -463,6 +509,9 @@ func (g *Graph) fetchDoc(ctx context.Context, url string, o LoadOptions) (doc *D
 		}
 	}
 	doc.Bytes = dec.BytesRead()
+	if doc.downs != nil && doc.downs.Err() != nil && doc.Err == nil {
+		doc.Err = fmt.Errorf("read %s: %w", url, doc.downs.Err())
+	}
 	if meter != nil && doc.Err == nil {
 		// The decoder may stop at the root's end tag: what follows (white
 		// space, a comment) is part of the bytes the digests are of.
@@ -601,6 +650,9 @@ type WalkOptions struct {
 	// end of the path the walk goes on as usual, to Depth (Graph.CheckListed,
 	// Graph.CheckListing).
 	Path []string
+	// TempDir is where WalkStream keeps the down links of the documents it
+	// is walking, past a few thousand each; "" for the system's.
+	TempDir string
 	// Archives walks into archives (Archives specification): the documents
 	// a Resource List, Resource Dump, Change List or Change Dump Archive
 	// lists, and the parts of an archive index. Without it an archive is a

@@ -139,6 +139,7 @@ func TestWalkCycleAndRepeat(t *testing.T) {
 			t.Errorf("%s fetched %d times", p, h)
 		}
 	}
+	streamAgrees(t, &testGetter{}, s.URL+"/a.xml", WalkOptions{Depth: Unlimited, Check: true}, root, s.URL)
 }
 
 func TestWalkChildErrorsAreKept(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"rsx/fetch"
 )
@@ -16,6 +17,13 @@ import (
 // partsSource serves a Change List Index (/cl.xml) of parts one-entry Change
 // Lists, with the headers a real server sends.
 func partsSource(t *testing.T, parts int) *httptest.Server {
+	return partsSourceWith(t, parts, false)
+}
+
+// partsSourceWith is partsSource; with closed, the parts are closed and
+// follow each other (the index has no problem), else all are open from the
+// same instant.
+func partsSourceWith(t *testing.T, parts int, closed bool) *httptest.Server {
 	t.Helper()
 	var srv *httptest.Server
 	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -27,7 +35,7 @@ func partsSource(t *testing.T, parts int) *httptest.Server {
 			var b strings.Builder
 			b.WriteString(`<?xml version="1.0"?><sitemapindex ` + ns + `><rs:md capability="changelist" from="2030-01-01T00:00:00Z"/>`)
 			for k := range parts {
-				fmt.Fprintf(&b, "<sitemap><loc>%s/cl/%d.xml</loc><rs:md from=\"2030-01-01T00:00:00Z\"/></sitemap>\n", srv.URL, k)
+				fmt.Fprintf(&b, "<sitemap><loc>%s/cl/%d.xml</loc><rs:md %s/></sitemap>\n", srv.URL, k, partInterval(k, closed))
 			}
 			b.WriteString("</sitemapindex>")
 			w.Write([]byte(b.String()))
@@ -38,11 +46,22 @@ func partsSource(t *testing.T, parts int) *httptest.Server {
 			http.NotFound(w, r)
 			return
 		}
-		fmt.Fprintf(w, `<?xml version="1.0"?><urlset %s><rs:ln rel="index" href="%s/cl.xml"/><rs:md capability="changelist" from="2030-01-01T00:00:00Z"/>`+
-			`<url><loc>%s/r/%d</loc><rs:md change="updated" datetime="2030-01-01T00:00:00Z"/></url></urlset>`, ns, srv.URL, srv.URL, k)
+		fmt.Fprintf(w, `<?xml version="1.0"?><urlset %s><rs:ln rel="index" href="%s/cl.xml"/><rs:md capability="changelist" %s/>`+
+			`<url><loc>%s/r/%d</loc><rs:md change="updated" datetime="2030-01-01T00:00:00Z"/></url></urlset>`, ns, srv.URL, partInterval(k, closed), srv.URL, k)
 	}))
 	t.Cleanup(srv.Close)
 	return srv
+}
+
+// partInterval is the from and until of part k.
+func partInterval(k int, closed bool) string {
+	if !closed {
+		return `from="2030-01-01T00:00:00Z"`
+	}
+	at := func(k int) string {
+		return time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(k) * time.Hour).Format(time.RFC3339)
+	}
+	return fmt.Sprintf(`from="%s" until="%s"`, at(k), at(k+1))
 }
 
 // heapAlloc is the heap in use after a collection.

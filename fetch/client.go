@@ -251,14 +251,18 @@ func (c *Client) tryHop(ctx context.Context, ex *Exchange, u, origin *url.URL, r
 		if r.started != nil {
 			r.started()
 		}
-		tctx, cancel := context.WithCancel(ctx)
+		// One context per try, and its cancel kept: a context made and
+		// replaced without being cancelled stays among its parent's
+		// children (100 bytes a request, 100 MB at a million, issue 23).
+		var tctx context.Context
+		var cancel context.CancelFunc
 		expired := func() bool { return false }
 		if r.timeout > 0 {
-			var tcancel context.CancelFunc
-			tctx, tcancel = context.WithTimeout(ctx, r.timeout)
-			cancel = tcancel
+			tctx, cancel = context.WithTimeout(ctx, r.timeout)
 			deadlineCtx := tctx
 			expired = func() bool { return ctx.Err() == nil && errors.Is(deadlineCtx.Err(), context.DeadlineExceeded) }
+		} else {
+			tctx, cancel = context.WithCancel(ctx)
 		}
 		req, err := http.NewRequestWithContext(tctx, r.method, withoutUser(u), nil)
 		if err != nil {
