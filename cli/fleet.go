@@ -512,6 +512,15 @@ failed.`, shortDuration(defaultFleetDebounce), shortDuration(defaultFleetFollowE
 			if fl.Changed("debounce") {
 				return failed(fmt.Errorf("%s --sources: --debounce goes with --follow", c.Name()))
 			}
+			if every > 0 {
+				// Runs every D until stopped, as --follow: SIGINT or
+				// SIGTERM is its end, not a failure (each Source's run
+				// stops as an interrupted rsx sync does).
+				if c.Annotations == nil {
+					c.Annotations = map[string]string{}
+				}
+				c.Annotations[annotationEndsOnSignal] = "every"
+			}
 			return a.runFleet(c, c.Name(), file, d, every, *asJSON, skip)
 		}
 		if fl.Changed("poll-interval") {
