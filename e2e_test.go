@@ -511,7 +511,7 @@ func TestE2EBrokenIndexAndAllParts(t *testing.T) {
 	// n from the top: the first entry with a problem; P opens its problems,
 	// named by part.
 	s.keys("g", "g", "n", "P")
-	scr = s.waitFor(10*time.Second, "Problems", "part 1: entry ")
+	s.waitFor(10*time.Second, "Problems", "part 1: entry ")
 	s.keys("Escape")
 	s.waitFor(10*time.Second, "All entries of Resource List Index")
 	// p: the problems page of the whole view, counted as its status bar.

@@ -669,13 +669,11 @@ func (d *Dir) NewFileOpener() FileOpener { return &dirOpener{d: d} }
 // open (openFolder, openHere and closeFolder are the system's: unix opens
 // by descriptors).
 type dirOpener struct {
-	d      *Dir
-	opened bool     // folder and subErr describe a folder
-	folder string   // relative to the destination
-	subErr error    // why the folder could not be opened
-	sub    *os.Root // the folder opened (d.root for the top), or nil
-	dir    *os.File // the folder opened, by descriptor (unix)
-	dirFD  int      // dir's descriptor
+	d         *Dir
+	opened    bool   // folder and subErr describe a folder
+	folder    string // relative to the destination
+	subErr    error  // why the folder could not be opened
+	openerSys        // the folder opened, as the system opens it
 }
 
 func (o *dirOpener) Open(_ context.Context, p string) (io.ReadCloser, error) {
@@ -705,18 +703,6 @@ func (o *dirOpener) Close() error {
 	o.subErr, o.opened = nil, false
 	return err
 }
-
-// openedFile is a file a dirOpener opened through os.Root: a plain reader
-// (no WriteTo, so that io.CopyBuffer uses the caller's buffer), whose Stat
-// is what was found when it was opened.
-type openedFile struct {
-	f  *os.File
-	fi fs.FileInfo
-}
-
-func (o *openedFile) Read(p []byte) (int, error) { return o.f.Read(p) }
-func (o *openedFile) Close() error               { return o.f.Close() }
-func (o *openedFile) Stat() (fs.FileInfo, error) { return o.fi, nil }
 
 // Walk lists every regular file but those of DEST/.rsx; symbolic links are
 // not followed. Each folder is read a batch of entries at a time, in the

@@ -4,7 +4,26 @@ package store
 
 import (
 	"io"
+	"io/fs"
+	"os"
 )
+
+// openerSys is the folder a dirOpener keeps open, through os.Root.
+type openerSys struct {
+	sub *os.Root // the folder opened (d.root for the top), or nil
+}
+
+// openedFile is a file a dirOpener opened through os.Root: a plain reader
+// (no WriteTo, so that io.CopyBuffer uses the caller's buffer), whose Stat
+// is what was found when it was opened.
+type openedFile struct {
+	f  *os.File
+	fi fs.FileInfo
+}
+
+func (o *openedFile) Read(p []byte) (int, error) { return o.f.Read(p) }
+func (o *openedFile) Close() error               { return o.f.Close() }
+func (o *openedFile) Stat() (fs.FileInfo, error) { return o.fi, nil }
 
 // openFolder opens the folder parent (checked) of the destination.
 func (o *dirOpener) openFolder(parent string) error {

@@ -7,10 +7,17 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"time"
 
 	"golang.org/x/sys/unix"
 )
+
+// openerSys is the folder a dirOpener keeps open, by descriptor.
+type openerSys struct {
+	dir   *os.File // the folder opened
+	dirFD int      // dir's descriptor
+}
 
 // openFolder opens the folder parent (checked) of the destination, through
 // its os.Root, and keeps its descriptor: each file is then looked at and
