@@ -107,6 +107,11 @@ func TestBucketStateBytes(t *testing.T) {
 		}
 		var res map[string]any
 		json.Unmarshal(out.Bytes(), &res)
+		// The run's own account of the state it uploaded is what the
+		// proxy counted (scripts/cycle relies on it without the proxy).
+		if su, ok := res["state_uploaded"].(float64); !ok || int64(su) != stateBytes.Load() {
+			t.Errorf("%s: state_uploaded %v in the JSON, %d bytes counted by the proxy", what, res["state_uploaded"], stateBytes.Load())
+		}
 		return time.Since(t0), res
 	}
 	d, res := run("baseline", env)

@@ -360,6 +360,10 @@ func (a *app) runSync(cmd *cobra.Command, f syncFlags, target string) error {
 	}
 	if f.json {
 		out := syncJSONOf(p, res, st.String(), f.dryRun, elapsed)
+		if su, ok := st.(interface{ StateUploaded() int64 }); ok && res != nil {
+			n := su.StateUploaded()
+			out.StateUploaded = &n
+		}
 		var err error
 		if f.follow {
 			out.Event = "caught-up"
@@ -762,7 +766,11 @@ type syncJSON struct {
 	// Reconcile is a baseline's check of the copy there (null when the
 	// plan is no reconcile).
 	Reconcile *syncReconcileJSON `json:"reconcile"`
-	Seconds   float64            `json:"seconds"`
+	// StateUploaded is the bytes of state this run uploaded to a bucket
+	// destination (its batches' changes, compactions); null for a folder
+	// and for a dry run.
+	StateUploaded *int64  `json:"state_uploaded"`
+	Seconds       float64 `json:"seconds"`
 	// Follow is what sync --follow did after the catch-up (the last line).
 	Follow *followJSON `json:"follow,omitempty"`
 }
