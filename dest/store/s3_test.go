@@ -318,6 +318,14 @@ func TestS3Lock(t *testing.T) {
 	if err := ls.Lost(); err != nil {
 		t.Errorf("lost: %v", err)
 	}
+	// A refresh the server wrote after its timeout had fired leaves an
+	// ETag the holder never saw: the lock is still its own, not taken
+	// over (CI saw a killed-run test fail on this under load).
+	putHolder(t, g, "locks", "p/.rsx/lock", ls.Holder)
+	time.Sleep(1500 * time.Millisecond)
+	if err := ls.Lost(); err != nil {
+		t.Fatalf("its own lock, rewritten with an ETag it had not seen, was called lost: %v", err)
+	}
 	// A lock taken from its holder stops its writes.
 	putHolder(t, g, "locks", "p/.rsx/lock", other)
 	deadline := time.Now().Add(5 * time.Second)

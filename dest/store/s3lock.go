@@ -303,8 +303,23 @@ func (s *S3) refresh(me Holder, etag string, conditional bool, stop <-chan struc
 		case err == nil:
 			etag, last = next, time.Now()
 		case isPreconditionFailed(err):
-			s.loseLock(errors.New("the lock was taken over by another run"))
-			return
+			// The lock is not as this run last saw it. It may still be
+			// this run's: a refresh whose answer came too late (its
+			// timeout fired after the server had written it) left a new
+			// ETag unseen. Only another holder's token is a takeover.
+			rctx, rcancel := context.WithTimeout(context.Background(), every)
+			cur, curETag, _, rerr := s.readLock(rctx)
+			rcancel()
+			switch {
+			case rerr == nil && cur.Token == me.Token:
+				etag = curETag // try again with it at the next tick
+			case rerr == nil || isNotFound(rerr):
+				s.loseLock(errors.New("the lock was taken over by another run"))
+				return
+			case time.Since(last) > s.staleAfter():
+				s.loseLock(fmt.Errorf("the lock could not be read back for %s: %w", time.Since(last).Round(time.Second), rerr))
+				return
+			}
 		case time.Since(last) > s.staleAfter():
 			s.loseLock(fmt.Errorf("the lock could not be refreshed for %s: %w", time.Since(last).Round(time.Second), err))
 			return
