@@ -44,7 +44,7 @@ func (a *App) render() string {
 	var out string
 	switch n := len(a.pages); {
 	case n > 0:
-		footer := components.Footer(st, a.c.Keys.PageFooter(a.pages[n-1].KeyBindings()), 2, " · ", w)
+		footer := components.Footer(st, a.footerBindings(), 2, " · ", w)
 		out = a.tabLine() + "\n" + components.CellsOf(a.c.WidthMethod).FitBlock(a.pages[n-1].View(), w, h-pageChrome) + "\n" + a.bottomLine(footer)
 	case a.dv == nil:
 		out = components.PlaceCenter(w, h-1, st.Dim.Render("Nothing open. Press : to open a URL or a file.")) + "\n" + a.bottomLine("")

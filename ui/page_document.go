@@ -77,6 +77,10 @@ type docPage struct {
 	// throttle says which host's politeness holds fetching back just now
 	// (App.checkThrottle), full and short; "" when none does.
 	throttle, throttleShort string
+	// keys is the key map as it works on the page just now (App.keysNow),
+	// which the footer and the error's hints are drawn from, as the help
+	// is; nil: the key map as it is.
+	keys func() common.KeyMap
 	// notes is the root's subscription to the Source's notifications, for
 	// the status bar's indicator (nil: none).
 	notes *notifyFeed

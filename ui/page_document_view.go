@@ -564,7 +564,16 @@ func (v *docPage) footer() string {
 		}
 		return components.Fit(v.filterInput.View()+"  "+hints+st.Dim.Render(" · name:value for one column"), v.width)
 	}
-	bs := k.DocumentFooter(v.doc.isIndex())
+	return components.Footer(st, v.footerBindings(), 2, " · ", v.width)
+}
+
+// footerBindings are the footer's keys in the document's state, from the
+// key map the help reads (keysNow): a key that would only say why not on
+// this document (no entries, no up link, no XML) is left out.
+func (v *docPage) footerBindings() []key.Binding {
+	k := v.keysNow()
+	d := v.doc
+	bs := k.DocumentFooter(d.isIndex(), v.failed())
 	if v.returnTo != "" {
 		for i, b := range bs {
 			if slices.Equal(b.Keys(), k.Back.Keys()) {
@@ -572,7 +581,22 @@ func (v *docPage) footer() string {
 			}
 		}
 	}
-	return components.Footer(st, bs, 2, " · ", v.width)
+	return bs
+}
+
+// keysNow is the key map in the state of the page (App.keysNow), the
+// key map itself when the page is drawn on its own.
+func (v *docPage) keysNow() common.KeyMap {
+	if v.keys != nil {
+		return v.keys()
+	}
+	return v.c.Keys
+}
+
+// failed tells that the document failed to load and shows the error in
+// place of its entries.
+func (v *docPage) failed() bool {
+	return v.doc.err != nil && v.doc.entries.Len() == 0 && !v.doc.loading
 }
 
 // loadingView is shown while a document without entries yet streams in.
@@ -620,7 +644,8 @@ func (v *docPage) errorView(w, h int) string {
 		why += "; for the web, give the scheme: https://" + components.Escape(v.doc.url)
 	}
 	msg := block(st.Error.Render(why))
-	hints := block(components.ShortHelp(st, v.c.Keys.LoadErrorHints(model.IsLocal(v.doc.url)), " · ", 0))
+	k := v.keysNow()
+	hints := block(components.ShortHelp(st, k.LoadErrorHints(model.IsLocal(v.doc.url)), " · ", 0))
 	text := st.ErrorTitle.Render("Could not load this document") + "\n\n" + msg + "\n\n" + hints
 	return components.PlaceCenter(w, h, st.ErrorBox.Render(text))
 }

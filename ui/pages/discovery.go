@@ -87,7 +87,9 @@ func (v *Discovery) SetSize(w, h int) {
 // KeyBindings are the page's own bindings, for the help screen.
 func (v *Discovery) KeyBindings() []key.Binding {
 	k := &v.c.Keys
-	return []key.Binding{k.Up, k.Down, common.Short(k.Open, "open the selected document"), k.Copy, k.Browser}
+	moves, sel := v.list.Len() > 1, v.Selected() != "" // nothing to select when discovery found nothing
+	return []key.Binding{common.When(moves, k.Up), common.When(moves, k.Down), common.When(sel, common.Short(k.Open, "open the selected document")),
+		common.When(sel, k.Copy), common.When(sel, k.Browser)}
 }
 
 // HelpBindings are the page's keys (nav.KeyHelper): the footer's, with

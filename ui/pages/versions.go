@@ -222,7 +222,9 @@ func (v *Versions) Close() {
 // KeyBindings are the page's own bindings, for the help screen and footer.
 func (v *Versions) KeyBindings() []key.Binding {
 	k := &v.c.Keys
-	return []key.Binding{common.Short(k.Open, "open the version"), k.Compare, k.TimeGate, common.Short(k.Retry, "reload"), k.Copy, k.Browser}
+	_, ok := v.selected() // none when the TimeMap failed and no link gave a version
+	return []key.Binding{common.When(ok, common.Short(k.Open, "open the version")), common.When(ok, k.Compare), k.TimeGate,
+		common.Short(k.Retry, "reload"), common.When(ok, k.Copy), common.When(ok, k.Browser)}
 }
 
 // HelpBindings are the page's keys (nav.KeyHelper): the footer's, with
