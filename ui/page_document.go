@@ -727,3 +727,6 @@ func (v *docPage) stepProblem(dir int) tea.Cmd {
 	}
 	return flashCmd("no entry shown has a problem (the filter hides them)", false)
 }
+
+// cellsOf measures as the terminal counts (common.Common.WidthMethod).
+func cellsOf(c *common.Common) components.Cells { return components.CellsOf(c.WidthMethod) }

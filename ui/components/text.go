@@ -162,7 +162,8 @@ func (c Cells) PlaceCenter(w, h int, s string) string {
 		out = append(out, blank)
 	}
 	for _, l := range lines {
-		out = append(out, c.Pad(strings.Repeat(" ", left)+c.PadRight(l, bw), w))
+		in := max(bw-c.Width(l), 0) / 2 // each line centred in the block too
+		out = append(out, c.Pad(strings.Repeat(" ", left+in)+l, w))
 	}
 	for len(out) < h {
 		out = append(out, blank)

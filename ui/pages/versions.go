@@ -290,7 +290,7 @@ func (v *Versions) headerLines() []string {
 		}
 	}
 	for i, l := range out {
-		out[i] = components.Fit(l, w)
+		out[i] = cellsOf(v.c).Fit(l, w)
 	}
 	return append(out, "")
 }
@@ -498,7 +498,7 @@ func (v *Versions) View() string {
 		lines = append(lines, "")
 	}
 	for i, l := range lines {
-		lines[i] = components.Fit(l, w)
+		lines[i] = cellsOf(v.c).Fit(l, w)
 	}
 	return strings.Join(components.Window(lines, 0, max(v.height, 1)), "\n")
 }
