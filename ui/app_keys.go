@@ -7,7 +7,6 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
-
 )
 
 // Input: keys (ctrl+c, the prompt, the help, then the global keys, then the
