@@ -311,6 +311,19 @@ func checkDeclaredChild(n, c *Node) {
 	}
 }
 
+// ChildUnreachable is the problem (child-unreachable) of a listed document,
+// entry of its parent at loc, that could not be fetched: status is the
+// HTTP status it answered, 0 when no response came. The message names loc
+// and why; the caller says where it is listed. The cross-document checks
+// and the explorer's view of all parts of an index report it alike.
+func ChildUnreachable(entry int, loc string, status int, err error) model.Problem {
+	what := "could not be fetched"
+	if status != 0 {
+		what = fmt.Sprintf("answered HTTP %d", status)
+	}
+	return problem(RuleChildUnreachable, entry, "%s %s: %v", loc, what, err)
+}
+
 // usable reports a child that cannot be compared (unreachable, unreadable)
 // on the parent and tells whether it can be.
 func usable(parent, c *Node) bool {
@@ -322,12 +335,9 @@ func usable(parent, c *Node) bool {
 			return false
 		}
 		if c.Status != 0 || c.FinalURL == "" {
-			what := "could not be fetched"
-			if c.Status != 0 {
-				what = fmt.Sprintf("answered HTTP %d", c.Status)
-			}
-			parent.Cross = append(parent.Cross, problem(RuleChildUnreachable, c.Via.Entry,
-				"entry %s: %s %s: %v", model.EntryNumber(c.Via.Entry), c.Via.Loc, what, c.Err))
+			p := ChildUnreachable(c.Via.Entry, c.Via.Loc, c.Status, c.Err)
+			p.Message = fmt.Sprintf("entry %s: %s", model.EntryNumber(c.Via.Entry), p.Message)
+			parent.Cross = append(parent.Cross, p)
 		} else {
 			parent.Cross = append(parent.Cross, problem(RuleChildUnreadable, c.Via.Entry,
 				"entry %s: %s: %v", model.EntryNumber(c.Via.Entry), c.Via.Loc, c.Err))

@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -10,6 +11,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"rsx/crawl"
 	"rsx/fetch"
 	"rsx/model"
 	"rsx/session"
@@ -133,6 +135,56 @@ func TestAllPartsProblemsPage(t *testing.T) {
 	a.dv.JumpTo(8)
 	d.keys("P")
 	exWantPage(t, a, "Problems")
+}
+
+// Every problem the status bar counts for a view of all parts is listed on
+// its problems page: a part that could not be fetched (a 404, a refused
+// connection) makes the view incomplete, and the problems page says which
+// part and why, as the index's own problems page does (child-unreachable).
+func TestAllPartsProblemsListFailedParts(t *testing.T) {
+	site := apSite()
+	site["/index.xml"] = strings.Replace(site["/index.xml"], "</sitemapindex>",
+		"<sitemap><loc>"+exHost+"/part4.xml</loc></sitemap>\n</sitemapindex>", 1) // part 4: 404
+	g := &exGetter{docs: site, fail: map[string]error{exHost + "/part2.xml": fmt.Errorf("connection refused")}}
+	a := New(Options{
+		Target:          exHost + "/index.xml",
+		Backend:         session.NewWithGetter(g, session.Options{BatchSize: 2}),
+		Now:             func() time.Time { return exTime },
+		PartConcurrency: 2,
+	})
+	a.noTick = true
+	d := &exDriver{t: t, a: a, msgs: make(chan tea.Msg, 64)}
+	d.send(tea.WindowSizeMsg{Width: 160, Height: 40})
+	d.run(a.Init())
+	d.keys("a")
+	if a.doc.parts == nil || a.doc.loading {
+		t.Fatal("not the loaded view of all parts")
+	}
+	if !strings.Contains(d.screen(), "incomplete") {
+		t.Fatalf("the status bar does not say the view is incomplete:\n%s", d.screen())
+	}
+	errs, warns := a.doc.problemCounts()
+	d.keys("p")
+	exWantPage(t, a, "Problems")
+	doc, cross := a.pages[len(a.pages)-1].(*pages.Problems).Problems()
+	listed := append(append([]model.Problem{}, doc...), cross...)
+	if e, w := model.CountProblems(listed); e != errs || w != warns {
+		t.Errorf("the status bar counts %d errors and %d warnings, the problems page lists %d and %d", errs, warns, e, w)
+	}
+	for _, want := range []string{
+		"part 2: " + exHost + "/part2.xml could not be fetched: ",
+		"part 4: " + exHost + "/part4.xml answered HTTP 404: ",
+	} {
+		i := slices.IndexFunc(listed, func(p model.Problem) bool { return strings.HasPrefix(p.Message, want) })
+		if i < 0 {
+			t.Errorf("no problem %q… among %d listed", want, len(listed))
+		} else if listed[i].Rule != crawl.RuleChildUnreachable || listed[i].Severity != model.SeverityError {
+			t.Errorf("%q is %s (%s), want an error of %s", listed[i].Message, listed[i].Rule, listed[i].Severity, crawl.RuleChildUnreachable)
+		}
+	}
+	if !strings.Contains(d.screen(), "child-unreachable") {
+		t.Errorf("the problems page does not show the failed parts' rule:\n%s", d.screen())
+	}
 }
 
 // The table keeps no links; the entry under the cursor is read back from

@@ -8,6 +8,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"rsx/crawl"
 	"rsx/fetch"
 	"rsx/model"
 	"rsx/session"
@@ -243,6 +244,14 @@ func (a *App) joinParts(d *document) {
 		}
 		if r.Err != nil {
 			d.partErrs = append(d.partErrs, fmt.Sprintf("part %d: %v", cl.head+1, r.Err))
+			if r.Errors == 0 {
+				// Nothing the part's own checks found says why it is
+				// missing (it was not fetched, or not followed): the view
+				// reports it as the index's cross-document checks do, so
+				// that the problems page lists what the status bar counts.
+				d.problems = append(d.problems, partUnreachable(cl.head, d.parts[cl.head], r))
+				d.nErrors++
+			}
 		}
 		delete(cl.ahead, cl.head)
 		cl.head++
@@ -250,6 +259,19 @@ func (a *App) joinParts(d *document) {
 		d.partStart = append(d.partStart, int32(d.entries.Len()))
 		cl.window.advance(cl.head)
 	}
+}
+
+// partUnreachable is the problem of part p (0-based), at url, that failed
+// before it could be read: a document-level problem of the view, since none
+// of its entries are in it.
+func partUnreachable(p int, url string, r *session.LoadResult) model.Problem {
+	status := 0
+	if r.Exchange != nil {
+		status = r.Exchange.Status
+	}
+	pr := crawl.ChildUnreachable(-1, url, status, r.Err)
+	pr.Message = fmt.Sprintf("part %d: %s", p+1, pr.Message)
+	return pr
 }
 
 // partOf is the part (0-based) that row i of a view of all parts comes

@@ -7,8 +7,6 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
-
-	"rsx/ui/components"
 )
 
 // Input: keys (ctrl+c, the prompt, the help, then the global keys, then the
@@ -181,7 +179,7 @@ func (a *App) mouse(msg tea.Msg) tea.Cmd {
 // clickTab handles a click on the tab line: the document's name goes back
 // to it.
 func (a *App) clickTab(x int) {
-	if a.doc != nil && x < components.Width(a.doc.title()) && a.leaveGuard() == "" {
+	if a.doc != nil && x < cellsOf(a.c).Width(a.doc.title()) && a.leaveGuard() == "" {
 		a.closePages()
 	}
 }

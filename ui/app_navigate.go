@@ -90,6 +90,7 @@ func (a *App) show(d *document, selected int) {
 	a.doc = d
 	a.dv = newDocPage(a.c, d)
 	a.dv.notes = a.notes
+	a.dv.keys = a.keysNow
 	a.setTrail()
 	a.dv.SetSize(a.width, a.height)
 	a.dv.entriesChanged(0)

@@ -234,14 +234,14 @@ func (a *App) promptLine() string {
 		what = "jump"
 	}
 	if a.promptNote != "" {
-		return components.Fit(a.prompt.View()+"  "+a.c.Styles.Dim.Render(components.Escape(a.promptNote)), a.width)
+		return cellsOf(a.c).Fit(a.prompt.View()+"  "+a.c.Styles.Dim.Render(components.Escape(a.promptNote)), a.width)
 	}
 	bindings := []key.Binding{common.Short(k.Submit, what), common.Short(k.Cancel, "cancel")}
 	if a.promptKind == promptURL {
 		bindings = append(bindings, common.Short(k.PromptPrev, "earlier"), common.Short(k.Complete, "complete"))
 	}
 	hints := components.ShortHelp(a.c.Styles, bindings, " · ", 0)
-	return components.Fit(a.prompt.View()+"  "+hints, a.width)
+	return cellsOf(a.c).Fit(a.prompt.View()+"  "+hints, a.width)
 }
 
 // promptCommand runs a command typed at the ":" prompt; ok is false when

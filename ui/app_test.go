@@ -131,12 +131,17 @@ func (g *exGetter) Get(ctx context.Context, url string) (*fetch.Response, error)
 	path := strings.TrimPrefix(url, exHost)
 	body, ok := g.docs[path]
 	if !ok {
-		ex := &fetch.Exchange{Method: "GET", URL: url, FinalURL: url, Status: 404, StatusText: "Not Found", Done: true}
-		return &fetch.Response{URL: url, Status: 404, Header: http.Header{}, Body: io.NopCloser(strings.NewReader("not found")), Exchange: ex},
-			&fetch.StatusError{URL: url, Status: 404, StatusText: "Not Found", Tries: 1}
+		return exNotFound(url)
 	}
 	ex := &fetch.Exchange{Method: "GET", URL: url, FinalURL: url, Status: 200, StatusText: "OK", Bytes: int64(len(body)), Done: true}
 	return &fetch.Response{URL: url, Status: 200, Header: http.Header{"Content-Length": {fmt.Sprint(len(body))}}, Body: io.NopCloser(strings.NewReader(body)), Exchange: ex}, nil
+}
+
+// exNotFound is the answer of the fixtures for a URL they do not hold.
+func exNotFound(url string) (*fetch.Response, error) {
+	ex := &fetch.Exchange{Method: "GET", URL: url, FinalURL: url, Status: 404, StatusText: "Not Found", Done: true}
+	return &fetch.Response{URL: url, Status: 404, Header: http.Header{}, Body: io.NopCloser(strings.NewReader("not found")), Exchange: ex},
+		&fetch.StatusError{URL: url, Status: 404, StatusText: "Not Found", Tries: 1}
 }
 
 // exApp returns an explorer on the fixtures at w×h, with no spinner ticks

@@ -32,11 +32,11 @@ func (a *App) render() string {
 	st := a.c.Styles
 	if w < 40 || h < 10 {
 		msg := fmt.Sprintf("rsx needs at least 40×10 (this is %d×%d)", w, h)
-		lines := components.Wrap(msg, max(w, 1))
+		lines := cellsOf(a.c).Wrap(msg, max(w, 1))
 		for i, l := range lines {
-			lines[i] = components.PlaceCenter(max(w, 1), 1, l)
+			lines[i] = cellsOf(a.c).PlaceCenter(max(w, 1), 1, l)
 		}
-		return components.FitBlock(components.PlaceCenter(w, h, st.Warning.Render(strings.Join(lines, "\n"))), w, h)
+		return cellsOf(a.c).FitBlock(cellsOf(a.c).PlaceCenter(w, h, st.Warning.Render(strings.Join(lines, "\n"))), w, h)
 	}
 	if a.help != nil {
 		return a.help.View()
@@ -44,10 +44,10 @@ func (a *App) render() string {
 	var out string
 	switch n := len(a.pages); {
 	case n > 0:
-		footer := components.Footer(st, a.c.Keys.PageFooter(a.pages[n-1].KeyBindings()), 2, " · ", w)
+		footer := components.Footer(st, a.footerBindings(), 2, " · ", w)
 		out = a.tabLine() + "\n" + components.CellsOf(a.c.WidthMethod).FitBlock(a.pages[n-1].View(), w, h-pageChrome) + "\n" + a.bottomLine(footer)
 	case a.dv == nil:
-		out = components.PlaceCenter(w, h-1, st.Dim.Render("Nothing open. Press : to open a URL or a file.")) + "\n" + a.bottomLine("")
+		out = cellsOf(a.c).PlaceCenter(w, h-1, st.Dim.Render("Nothing open. Press : to open a URL or a file.")) + "\n" + a.bottomLine("")
 	default:
 		out = a.dv.View()
 		if b := a.bottomOverride(); b != "" {
@@ -72,9 +72,9 @@ func (a *App) bottomOverride() string {
 		if a.flashErr {
 			s = st.Error
 		}
-		return components.Fit(s.Render(components.Escape(a.flash)), a.width)
+		return cellsOf(a.c).Fit(s.Render(components.Escape(a.flash)), a.width)
 	case a.count != "":
-		return components.Fit(st.Prompt.Render(a.count)+st.Dim.Render("  g or G jumps to this entry"), a.width)
+		return cellsOf(a.c).Fit(st.Prompt.Render(a.count)+st.Dim.Render("  g or G jumps to this entry"), a.width)
 	}
 	return ""
 }
@@ -84,7 +84,7 @@ func (a *App) bottomLine(footer string) string {
 	if b := a.bottomOverride(); b != "" {
 		return b
 	}
-	return components.Fit(footer, a.width)
+	return cellsOf(a.c).Fit(footer, a.width)
 }
 
 // tabLine is the top line of a page over the document: where it belongs
@@ -103,10 +103,10 @@ func (a *App) tabLine() string {
 		// On the right, as space allows: a page's own work (a sync, an
 		// audit) is held back by it too.
 		for _, t := range []string{full, short} {
-			if gap := a.width - components.Width(s) - components.Width(t); gap >= 2 {
+			if gap := a.width - cellsOf(a.c).Width(s) - cellsOf(a.c).Width(t); gap >= 2 {
 				return s + strings.Repeat(" ", gap) + st.Warning.Render(t)
 			}
 		}
 	}
-	return components.Fit(s, a.width)
+	return cellsOf(a.c).Fit(s, a.width)
 }

@@ -6,11 +6,14 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"rsx/session"
 	"rsx/ui/components"
+	"rsx/ui/internal/uitest"
 )
 
 // Tests of the table's columns and the detail pane as a terminal draws
@@ -413,5 +416,113 @@ func TestKVLinesBoundsALongValue(t *testing.T) {
 				t.Errorf("method %d, width %d: the last line does not say the value goes on: %q", m, w, last)
 			}
 		}
+	}
+}
+
+// rcOddStrings are characters that terminals count differently by code
+// point and by grapheme cluster (and CJK, wide by both).
+var rcOddStrings = []string{"👨\u200d👩\u200d👧", "🇫🇷🇩🇪", "漢字", "\u3164\u3164", "👍🏽"}
+
+// rcOddPagesSite is rcWidthSite's Resource List with the odd characters in
+// values its checks quote (type, lastmod) too, and a Resource List whose
+// entry links to a TimeMap of versions at odd URLs.
+func rcOddPagesSite() map[string]string {
+	site := rcWidthSite()
+	var b, tm strings.Builder
+	tm.WriteString(`<http://example.com/res1.txt>;rel="original",` + "\n")
+	for i, o := range rcOddStrings {
+		long := strings.Repeat(o, 16) // long enough that the pages cut or wrap it
+		fmt.Fprintf(&b, "  <url><loc>%s/odd/%s/%02d.txt</loc><lastmod>%s</lastmod><rs:md type=\"text/%s\"/></url>\n", exHost, long, i, long, long)
+		fmt.Fprintf(&tm, "<http://example.com/versions/%s/%02d/res1.txt>;rel=\"memento\";datetime=\"Mon, 0%d Jan 2026 00:00:00 GMT\",\n", o, i, i+1)
+	}
+	tm.WriteString(`<` + exHost + `/timemap/res1.txt>;rel="self";type="application/link-format"` + "\n")
+	site["/odd.xml"] = strings.Replace(site["/odd.xml"], "</urlset>", b.String()+"</urlset>", 1)
+	site["/timemap/res1.txt"] = tm.String()
+	site["/versions.xml"] = `<?xml version="1.0" encoding="UTF-8"?>
+<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:rs="http://www.openarchives.org/rs/terms/">
+<rs:md capability="resourcelist" at="2026-01-06T00:00:00Z"/>
+<url><loc>http://example.com/res1.txt</loc>
+<rs:ln rel="timemap" href="` + exHost + `/timemap/res1.txt" type="application/link-format"/>
+</url>
+</urlset>
+`
+	return site
+}
+
+// TestOddWidthsOnEveryPage draws the pages over a document whose values
+// hold emoji sequences, flags, CJK and Hangul fillers (problems, HTTP
+// exchanges, the resource, a sync plan, an audit, versions, notifications
+// and the help), under both counts a terminal may use, at 120, 100 and 80
+// columns: no line of a page is wider than the terminal as it counts, and
+// a line the page padded to its width (a rule, a pane's border) ends in
+// the terminal's last column, so that nothing is cut or pushed over.
+func TestOddWidthsOnEveryPage(t *testing.T) {
+	places := []struct {
+		name, target, keys, prompt, title string
+		keyMap                            map[string][]string
+	}{
+		{name: "problems", target: "/odd.xml", keys: "p right j", title: "Problems"},
+		{name: "http", target: "/odd.xml", keys: "G enter esc h", title: "HTTP"},
+		{name: "resource", target: "/odd.xml", keys: "G enter", title: "Resource"},
+		{name: "sync plan", target: "/odd.xml", prompt: "sync DIR", title: "Sync"},
+		{name: "audit", target: "/odd.xml", prompt: "audit DIR", title: "Audit"},
+		{name: "versions", target: "/versions.xml", keys: "v", title: "Versions"},
+		{name: "notifications", target: "/odd.xml", keys: "w", title: "Notifications"},
+		{name: "help", target: "/odd.xml", keys: "?", keyMap: map[string][]string{"raw": {"👨\u200d👩\u200d👧"}, "problems": {"漢"}}},
+	}
+	for _, m := range []ansi.Method{ansi.WcWidth, ansi.GraphemeWidth} {
+		for _, sz := range []struct{ w, h int }{{120, 40}, {100, 30}, {80, 24}} {
+			for _, p := range places {
+				t.Run(fmt.Sprintf("%s_method%d_%dx%d", p.name, m, sz.w, sz.h), func(t *testing.T) {
+					a := New(Options{
+						Target:          exHost + p.target,
+						Backend:         session.NewWithGetter(&exGetter{docs: rcOddPagesSite(), fail: map[string]error{}}, session.Options{BatchSize: 16}),
+						Now:             func() time.Time { return exTime },
+						PartConcurrency: 1,
+						Keys:            p.keyMap,
+					})
+					a.noTick = true
+					d := &exDriver{t: t, a: a, msgs: make(chan tea.Msg, 64)}
+					d.send(tea.WindowSizeMsg{Width: sz.w, Height: sz.h})
+					d.run(a.Init())
+					if m == ansi.GraphemeWidth {
+						d.send(tea.ModeReportMsg{Mode: ansi.ModeUnicodeCore, Value: ansi.ModeReset})
+					}
+					for _, k := range strings.Fields(p.keys) {
+						d.send(helpKey(k))
+					}
+					if p.prompt != "" {
+						d.keys(":")
+						d.typeText(strings.ReplaceAll(p.prompt, "DIR", t.TempDir()))
+						d.keys("enter")
+					}
+					var view string
+					switch {
+					case p.name == "help":
+						if a.help == nil {
+							t.Fatal("? opened no help")
+						}
+						view = a.help.View()
+					case len(a.pages) == 0 || !strings.HasPrefix(a.pageTitle(), p.title):
+						t.Fatalf("the page shown is not %s (flash %q):\n%s", p.title, a.flash, d.screen())
+					default:
+						view = a.pages[len(a.pages)-1].View()
+					}
+					if testing.Verbose() {
+						t.Logf("\n%s", ansi.Strip(view))
+					}
+					rcCheckPageWidths(t, view, m, sz.w)
+				})
+			}
+		}
+	}
+}
+
+// rcCheckPageWidths checks the lines of a page's view as m counts: every
+// line it padded or drew to the width w (uitest.OverPadded) is w wide.
+func rcCheckPageWidths(t *testing.T, view string, m ansi.Method, w int) {
+	t.Helper()
+	for _, e := range uitest.OverPadded(view, m, w) {
+		t.Error(e)
 	}
 }

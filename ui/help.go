@@ -4,7 +4,6 @@ import (
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
-	"charm.land/lipgloss/v2"
 
 	"rsx/ui/common"
 	"rsx/ui/components"
@@ -56,7 +55,7 @@ func (h *helpScreen) blocks(keyW int) [][]string {
 				continue
 			}
 			hp := b.Help()
-			lines = append(lines, st.HelpKey.Render(components.PadRight(hp.Key, keyW))+" "+st.HelpDesc.Render(hp.Desc))
+			lines = append(lines, st.HelpKey.Render(cellsOf(h.c).PadRight(hp.Key, keyW))+" "+st.HelpDesc.Render(hp.Desc))
 		}
 		if len(lines) == 1 {
 			continue // nothing of the group works here
@@ -76,8 +75,8 @@ func (h *helpScreen) layout(w, height int) []string {
 			if !b.Enabled() {
 				continue
 			}
-			keyW = max(keyW, components.Width(b.Help().Key))
-			descW = max(descW, components.Width(b.Help().Desc))
+			keyW = max(keyW, cellsOf(h.c).Width(b.Help().Key))
+			descW = max(descW, cellsOf(h.c).Width(b.Help().Desc))
 		}
 	}
 	keyW = min(keyW, 14)
@@ -106,18 +105,36 @@ func (h *helpScreen) layout(w, height int) []string {
 	}
 	columns = append(columns, cur)
 	cw := min(colW, w)
-	rendered := make([]string, len(columns))
-	for i, c := range columns {
+	cells := cellsOf(h.c)
+	for _, c := range columns {
 		for j, l := range c {
-			c[j] = components.PadRight(components.Fit(l, cw-1), cw)
+			c[j] = cells.PadRight(cells.Fit(l, cw-1), cw)
 		}
-		rendered[i] = strings.Join(c, "\n")
 	}
-	body := lipgloss.JoinHorizontal(lipgloss.Top, rendered...)
+	// Side by side, each column padded to cw cells as the terminal counts
+	// (lipgloss.JoinHorizontal would pad again by grapheme cluster).
+	rows := 0
+	for _, c := range columns {
+		rows = max(rows, len(c))
+	}
+	blank := strings.Repeat(" ", cw)
+	joined := make([]string, rows)
+	for r := range rows {
+		var b strings.Builder
+		for _, c := range columns {
+			if r < len(c) {
+				b.WriteString(c[r])
+			} else {
+				b.WriteString(blank)
+			}
+		}
+		joined[r] = b.String()
+	}
+	body := strings.Join(joined, "\n")
 	k := &h.c.Keys
 	head := []string{st.HelpTitle.Render("rsx — keys") + st.Dim.Render("   ("+k.Back.Help().Key+" or "+k.Help.Help().Key+" closes · j/k scroll)")}
 	if h.doc {
-		for _, l := range components.Wrap("Jump to entry N: N g, :N or # N. Filter: text, a date (2013-01), or column:text (type:pdf). "+
+		for _, l := range cellsOf(h.c).Wrap("Jump to entry N: N g, :N or # N. Filter: text, a date (2013-01), or column:text (type:pdf). "+
 			"Mouse: wheel scrolls, click selects, click again opens, click a title sorts.", max(w-1, 20)) {
 			head = append(head, st.Dim.Render(l))
 		}
@@ -131,7 +148,7 @@ func (h *helpScreen) View() string {
 	height := h.scroll.Height()
 	out := components.Window(h.lines, h.scroll.Offset(), height)
 	for i, l := range out {
-		out[i] = components.Fit(l, h.width)
+		out[i] = cellsOf(h.c).Fit(l, h.width)
 	}
 	return strings.Join(out, "\n")
 }
@@ -148,5 +165,5 @@ func (h *helpScreen) signsLine(w int) string {
 		st.Error.Render("✗") + st.Dim.Render(" error ") + st.Warning.Render("!") + st.Dim.Render(" warning"),
 		st.Dim.Render("⟳ stale"),
 	}
-	return components.Fit(st.Dim.Render("Signs: ")+strings.Join(signs, st.Dim.Render(" · ")), max(w-1, 20))
+	return cellsOf(h.c).Fit(st.Dim.Render("Signs: ")+strings.Join(signs, st.Dim.Render(" · ")), max(w-1, 20))
 }

@@ -25,18 +25,31 @@ type helpBackend struct {
 	gets   *countingGetter
 }
 
-// countingGetter counts the requests made through it.
+// countingGetter counts the requests made through it; once failing, every
+// URL answers 404.
 type countingGetter struct {
 	*exGetter
-	mu sync.Mutex
-	n  int
+	mu      sync.Mutex
+	n       int
+	failing bool
 }
 
 func (g *countingGetter) Get(ctx context.Context, url string) (*fetch.Response, error) {
 	g.mu.Lock()
 	g.n++
+	failing := g.failing
 	g.mu.Unlock()
+	if failing {
+		return exNotFound(url)
+	}
 	return g.exGetter.Get(ctx, url)
+}
+
+// failFromNow makes every later request fail.
+func (g *countingGetter) failFromNow() {
+	g.mu.Lock()
+	g.failing = true
+	g.mu.Unlock()
 }
 
 func (g *countingGetter) count() int {
@@ -61,6 +74,11 @@ type helpPlace struct {
 	keys   string
 	prompt string
 	title  string // the active page's title ("" the document page)
+	// failed: the place as it is when its loads fail: every request fails
+	// from the start on a document page, else once the document and the
+	// first failAfter keys are in (the page's own loads fail).
+	failed    bool
+	failAfter int
 }
 
 // helpPlaces are every page of the explorer over the fixtures.
@@ -105,9 +123,19 @@ func (p helpPlace) reach(t *testing.T) (*App, *exDriver, *helpBackend) {
 	g.docs["/dataset9/resourcelist.xml"] = helpVersions
 	g.docs["/timemap/res1.txt"] = uitest.TimeMap
 	b := &helpBackend{Session: session.NewWithGetter(g, session.Options{BatchSize: 16}), gets: g}
+	onDocument := p.keys == "" && p.prompt == ""
+	if p.failed && onDocument {
+		g.failFromNow()
+	}
 	a, d := exAppOn(t, b, exHost+p.target, 80, 16)
-	for _, k := range strings.Fields(p.keys) {
+	for i, k := range strings.Fields(p.keys) {
+		if p.failed && i == p.failAfter {
+			g.failFromNow()
+		}
 		d.send(helpKey(k))
+	}
+	if p.failed && p.keys == "" {
+		g.failFromNow()
 	}
 	if p.prompt != "" {
 		d.keys(":")
@@ -207,6 +235,49 @@ func TestHelpKeysWorkOnEveryPage(t *testing.T) {
 		})
 	}
 }
+
+// TestFooterKeysWorkOnEveryPage: on every page of
+// TestHelpKeysWorkOnEveryPage, loaded and with its loads failed (the
+// document, or what the page over it fetches), the footer lists only keys
+// that ? lists there too, and each does something when pressed: the
+// footer is drawn from the key map the help reads, in the page's state.
+func TestFooterKeysWorkOnEveryPage(t *testing.T) {
+	for _, failed := range []bool{false, true} {
+		for _, p := range helpPlaces {
+			p.failed = failed
+			if failed {
+				p.name += ", failed"
+				p.failAfter = helpFailAfter[p.name]
+			}
+			t.Run(p.name, func(t *testing.T) {
+				a, d, _ := p.reach(t)
+				if failed && p.keys == "" && p.prompt == "" && !a.dv.failed() {
+					t.Fatalf("the document did not fail:\n%s", d.screen())
+				}
+				footer := a.footerBindings()
+				listed := listedKeys(t, a, d)
+				for _, b := range footer {
+					if !b.Enabled() {
+						continue
+					}
+					for _, k := range b.Keys() {
+						if !slices.ContainsFunc(listed, func(h key.Binding) bool { return slices.Contains(h.Keys(), k) }) {
+							t.Errorf("the footer lists %s (%q), which ? does not", k, b.Help().Desc)
+							continue
+						}
+						if why := keyDoesSomething(t, p, k); why != "" {
+							t.Errorf("the footer lists %s (%q) but %s\n%s", k, b.Help().Desc, why, d.screen())
+						}
+					}
+				}
+			})
+		}
+	}
+}
+
+// helpFailAfter is how many of a failed place's keys are pressed before
+// the loads fail (the page is reached by a page that loads).
+var helpFailAfter = map[string]int{"diff, failed": 1}
 
 // keyDoesSomething presses k on a fresh place; "" when it did something,
 // else what happened instead.

@@ -77,6 +77,10 @@ type docPage struct {
 	// throttle says which host's politeness holds fetching back just now
 	// (App.checkThrottle), full and short; "" when none does.
 	throttle, throttleShort string
+	// keys is the key map as it works on the page just now (App.keysNow),
+	// which the footer and the error's hints are drawn from, as the help
+	// is; nil: the key map as it is.
+	keys func() common.KeyMap
 	// notes is the root's subscription to the Source's notifications, for
 	// the status bar's indicator (nil: none).
 	notes *notifyFeed
@@ -723,3 +727,6 @@ func (v *docPage) stepProblem(dir int) tea.Cmd {
 	}
 	return flashCmd("no entry shown has a problem (the filter hides them)", false)
 }
+
+// cellsOf measures as the terminal counts (common.Common.WidthMethod).
+func cellsOf(c *common.Common) components.Cells { return components.CellsOf(c.WidthMethod) }

@@ -36,7 +36,7 @@ func (v *docPage) View() string {
 	case v.doc.entries.Len() == 0 && v.doc.loading:
 		bodyView = v.loadingView(w, body)
 	case v.doc.entries.Len() == 0:
-		bodyView = components.PlaceCenter(w, body, st.Dim.Render("This document has no entries."))
+		bodyView = v.cells().PlaceCenter(w, body, st.Dim.Render("This document has no entries."))
 	default:
 		tbl := v.tbl.View()
 		det := v.detailView()
@@ -119,10 +119,10 @@ func (v *docPage) fittedCrumbs() (cs []trailCrumb, first int) {
 	cs = v.crumbs()
 	plain := 0
 	for _, c := range cs {
-		plain += components.Width(c.label) + components.Width(crumbSep)
+		plain += v.cells().Width(c.label) + v.cells().Width(crumbSep)
 	}
 	for plain > v.width && first < len(cs)-1 {
-		plain -= components.Width(cs[first].label) + components.Width(crumbSep)
+		plain -= v.cells().Width(cs[first].label) + v.cells().Width(crumbSep)
 		first++
 	}
 	return cs, first
@@ -152,7 +152,7 @@ func (v *docPage) crumbsLine() string {
 	if v.returnTo != "" {
 		b.WriteString(st.Flash.Render("   ⟵ esc: back to " + v.returnTo))
 	}
-	return components.Fit(b.String(), v.width)
+	return v.cells().Fit(b.String(), v.width)
 }
 
 // crumbAt returns the history position of the breadcrumb at column x, -1
@@ -161,13 +161,13 @@ func (v *docPage) crumbAt(x int) int {
 	cs, first := v.fittedCrumbs()
 	col := 0
 	if first > 0 {
-		col = 1 + components.Width(crumbSep)
+		col = 1 + v.cells().Width(crumbSep)
 	}
 	for i := first; i < len(cs); i++ {
 		if i > first {
-			col += components.Width(crumbSep)
+			col += v.cells().Width(crumbSep)
 		}
-		wd := components.Width(cs[i].label)
+		wd := v.cells().Width(cs[i].label)
 		if x >= col && x < col+wd {
 			return cs[i].pos
 		}
@@ -187,7 +187,7 @@ func (v *docPage) titleLine() string {
 	if d.final != "" && d.final != d.url && !model.IsLocal(d.url) {
 		b.WriteString(st.Dim.Render("  (redirected from " + components.Escape(d.url) + ")"))
 	}
-	return components.Fit(b.String(), v.width)
+	return v.cells().Fit(b.String(), v.width)
 }
 
 // statusLine is the bar at the bottom: capability, time, count, filter,
@@ -491,7 +491,7 @@ func (v *docPage) progressSeg(n int) statusSeg {
 func (v *docPage) fitStatus(segs []statusSeg) string {
 	badge := v.doc.capability() != ""
 	line := v.joinStatus(segs, badge)
-	if components.Width(line) > v.width {
+	if v.cells().Width(line) > v.width {
 		for i := range segs {
 			if segs[i].short != "" {
 				segs[i].text = segs[i].short
@@ -499,7 +499,7 @@ func (v *docPage) fitStatus(segs []statusSeg) string {
 		}
 		line = v.joinStatus(segs, badge)
 	}
-	for level := 5; level > 0 && components.Width(line) > v.width; level-- {
+	for level := 5; level > 0 && v.cells().Width(line) > v.width; level-- {
 		kept := segs[:0:0]
 		for _, s := range segs {
 			if s.drop < level {
@@ -510,8 +510,8 @@ func (v *docPage) fitStatus(segs []statusSeg) string {
 		line = v.joinStatus(segs, badge)
 	}
 	st := v.c.Styles
-	line = components.Fit(line, v.width)
-	if pad := v.width - components.Width(line); pad > 0 {
+	line = v.cells().Fit(line, v.width)
+	if pad := v.width - v.cells().Width(line); pad > 0 {
 		line += st.StatusBar.Render(strings.Repeat(" ", pad))
 	}
 	return line
@@ -560,11 +560,20 @@ func (v *docPage) footer() string {
 				names[i] = k.name()
 			}
 			warn := fmt.Sprintf("no column %q (columns: %s): searched as text", c, strings.Join(names, ", "))
-			return components.Fit(v.filterInput.View()+"  "+st.Warning.Render(components.Escape(warn)), v.width)
+			return v.cells().Fit(v.filterInput.View()+"  "+st.Warning.Render(components.Escape(warn)), v.width)
 		}
-		return components.Fit(v.filterInput.View()+"  "+hints+st.Dim.Render(" · name:value for one column"), v.width)
+		return v.cells().Fit(v.filterInput.View()+"  "+hints+st.Dim.Render(" · name:value for one column"), v.width)
 	}
-	bs := k.DocumentFooter(v.doc.isIndex())
+	return components.Footer(st, v.footerBindings(), 2, " · ", v.width)
+}
+
+// footerBindings are the footer's keys in the document's state, from the
+// key map the help reads (keysNow): a key that would only say why not on
+// this document (no entries, no up link, no XML) is left out.
+func (v *docPage) footerBindings() []key.Binding {
+	k := v.keysNow()
+	d := v.doc
+	bs := k.DocumentFooter(d.isIndex(), v.failed())
 	if v.returnTo != "" {
 		for i, b := range bs {
 			if slices.Equal(b.Keys(), k.Back.Keys()) {
@@ -572,7 +581,22 @@ func (v *docPage) footer() string {
 			}
 		}
 	}
-	return components.Footer(st, bs, 2, " · ", v.width)
+	return bs
+}
+
+// keysNow is the key map in the state of the page (App.keysNow), the
+// key map itself when the page is drawn on its own.
+func (v *docPage) keysNow() common.KeyMap {
+	if v.keys != nil {
+		return v.keys()
+	}
+	return v.c.Keys
+}
+
+// failed tells that the document failed to load and shows the error in
+// place of its entries.
+func (v *docPage) failed() bool {
+	return v.doc.err != nil && v.doc.entries.Len() == 0 && !v.doc.loading
 }
 
 // loadingView is shown while a document without entries yet streams in.
@@ -593,7 +617,7 @@ func (v *docPage) loadingView(w, h int) string {
 		"",
 		st.Dim.Render(v.c.Keys.Cancel.Help().Key + " cancels"),
 	}
-	return components.PlaceCenter(w, h, strings.Join(lines, "\n"))
+	return v.cells().PlaceCenter(w, h, strings.Join(lines, "\n"))
 }
 
 func progressOf(done, total int64) string {
@@ -608,9 +632,9 @@ func (v *docPage) errorView(w, h int) string {
 	st := v.c.Styles
 	inner := max(min(w-6, 100), 20)
 	block := func(s string) string { // s wrapped and padded to the box's inner width
-		lines := components.Wrap(s, inner)
+		lines := v.cells().Wrap(s, inner)
 		for i, l := range lines {
-			lines[i] = components.PadRight(l, inner)
+			lines[i] = v.cells().PadRight(l, inner)
 		}
 		return strings.Join(lines, "\n")
 	}
@@ -620,9 +644,10 @@ func (v *docPage) errorView(w, h int) string {
 		why += "; for the web, give the scheme: https://" + components.Escape(v.doc.url)
 	}
 	msg := block(st.Error.Render(why))
-	hints := block(components.ShortHelp(st, v.c.Keys.LoadErrorHints(model.IsLocal(v.doc.url)), " · ", 0))
+	k := v.keysNow()
+	hints := block(components.ShortHelp(st, k.LoadErrorHints(model.IsLocal(v.doc.url)), " · ", 0))
 	text := st.ErrorTitle.Render("Could not load this document") + "\n\n" + msg + "\n\n" + hints
-	return components.PlaceCenter(w, h, st.ErrorBox.Render(text))
+	return v.cells().PlaceCenter(w, h, st.ErrorBox.Render(text))
 }
 
 // detailView is the pane with every attribute and link of the selected

@@ -57,7 +57,7 @@ func TestFootersFollowTheKeyMap(t *testing.T) {
 	k := DefaultKeyMap()
 	k.Filter = key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "filter"))
 	var got []string
-	for _, b := range k.DocumentFooter(false) {
+	for _, b := range k.DocumentFooter(false, false) {
 		got = append(got, b.Help().Key+" "+b.Help().Desc)
 	}
 	if s := strings.Join(got, " · "); !strings.Contains(s, "f filter") || strings.Contains(s, "/ filter") {

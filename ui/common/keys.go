@@ -249,7 +249,7 @@ func (k KeyMap) PageHelp(title string, page []key.Binding) []KeyGroup {
 }
 
 // ShortHelp is the document page's footer (bubbles/help's help.KeyMap).
-func (k KeyMap) ShortHelp() []key.Binding { return k.DocumentFooter(false) }
+func (k KeyMap) ShortHelp() []key.Binding { return k.DocumentFooter(false, false) }
 
 // FullHelp is the help screen's groups as columns (bubbles/help's help.KeyMap).
 func (k KeyMap) FullHelp() [][]key.Binding {
@@ -265,15 +265,21 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 // footer has room for: the keys shown are always the keys that work.
 
 // DocumentFooter is the document page's footer; index: the document is an
-// index, whose entries are parts.
-func (k KeyMap) DocumentFooter(index bool) []key.Binding {
-	open := Short(k.Open, "open")
-	if index {
-		return []key.Binding{Short(k.Open, "open part"), Short(k.LoadAll, "all parts"), Short(k.Back, "back"), Short(k.Filter, "filter"), Short(k.SortNext, "sort"),
-			Short(k.UpLink, "up"), Short(k.HistBack, "history"), Short(k.OpenURL, "open URL"), Short(k.Raw, "xml"), Short(k.Help, "help"), Short(k.Quit, "quit")}
+// index, whose entries are parts; failed: it failed to load, and retrying
+// comes first. The caller gives the key map in the document's state: the
+// bindings it disabled are not drawn.
+func (k KeyMap) DocumentFooter(index, failed bool) []key.Binding {
+	var out []key.Binding
+	if failed {
+		out = append(out, Short(k.Retry, "retry"))
 	}
-	return []key.Binding{open, Short(k.Back, "back"), Short(k.Filter, "filter"), Short(k.SortNext, "sort"),
-		Short(k.UpLink, "up"), Short(k.HistBack, "history"), Short(k.OpenURL, "open URL"), Short(k.Raw, "xml"), Short(k.Help, "help"), Short(k.Quit, "quit")}
+	if index {
+		out = append(out, Short(k.Open, "open part"), Short(k.LoadAll, "all parts"))
+	} else {
+		out = append(out, Short(k.Open, "open"))
+	}
+	return append(out, Short(k.Back, "back"), Short(k.Filter, "filter"), Short(k.SortNext, "sort"),
+		Short(k.UpLink, "up"), Short(k.HistBack, "history"), Short(k.OpenURL, "open URL"), Short(k.Raw, "xml"), Short(k.Help, "help"), Short(k.Quit, "quit"))
 }
 
 // PageFooter is the footer of a page shown over the document: back, the
@@ -288,6 +294,22 @@ func (k KeyMap) PageFooter(page []key.Binding) []key.Binding {
 	}
 	out = append(out, page...)
 	return append(out, Short(k.Help, "help"), Short(k.Quit, "quit"))
+}
+
+// Within is bs with each binding disabled unless every key of it answers to
+// an enabled binding of working: a footer (a page's choice of its keys)
+// drawn within its help (every key that works just now) lists no key that
+// the help leaves out.
+func Within(bs, working []key.Binding) []key.Binding {
+	out := make([]key.Binding, len(bs))
+	for i, b := range bs {
+		works := len(b.Keys()) > 0
+		for _, k := range b.Keys() {
+			works = works && bindsEnabled(working, k)
+		}
+		out[i] = When(works, b)
+	}
+	return out
 }
 
 // bindsEnabled tells whether an enabled binding of bs answers to key.

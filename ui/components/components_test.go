@@ -407,11 +407,11 @@ func TestInputTypes(t *testing.T) {
 func TestShortHelpDropsWhatDoesNotFit(t *testing.T) {
 	st := common.NewStyles(true)
 	k := common.DefaultKeyMap()
-	full := ansi.Strip(ShortHelp(st, k.DocumentFooter(false), " · ", 0))
+	full := ansi.Strip(ShortHelp(st, k.DocumentFooter(false, false), " · ", 0))
 	if !strings.HasPrefix(full, "enter open · esc back · / filter") || !strings.HasSuffix(full, "q quit") {
 		t.Errorf("footer %q", full)
 	}
-	cut := ansi.Strip(ShortHelp(st, k.DocumentFooter(false), " · ", 40))
+	cut := ansi.Strip(ShortHelp(st, k.DocumentFooter(false, false), " · ", 40))
 	if ansi.StringWidth(cut) > 40 || !strings.HasSuffix(cut, "…") {
 		t.Errorf("footer cut to 40: %q", cut)
 	}

@@ -153,7 +153,11 @@ func (l *List) Update(msg tea.Msg, k *common.KeyMap) bool {
 func (l *List) Apply(s Step) {
 	page := l.height
 	half := max(page/2, 1)
-	switch l.mode {
+	mode := l.mode
+	if mode == Links && len(l.items) == 0 {
+		mode = Scroll // nothing to select (discovery that found nothing): a text to read
+	}
+	switch mode {
 	case Scroll:
 		switch s.Kind {
 		case StepLine, StepWheel:

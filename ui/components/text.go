@@ -124,11 +124,14 @@ func Window(lines []string, top, h int) []string {
 
 // Scrolled is the view of a page drawn whole and scrolled: the h lines of
 // lines from top (kept in range), each fitted to w cells.
-func Scrolled(lines []string, top, w, h int) string {
+func Scrolled(lines []string, top, w, h int) string { return Graphemes.Scrolled(lines, top, w, h) }
+
+// Scrolled is the package's Scrolled, each line fitted as c counts.
+func (c Cells) Scrolled(lines []string, top, w, h int) string {
 	w, h = max(w, 1), max(h, 1)
 	out := Window(lines, Clamp(top, 0, len(lines)-h), h)
 	for i, l := range out {
-		out[i] = Fit(l, w)
+		out[i] = c.Fit(l, w)
 	}
 	return strings.Join(out, "\n")
 }
@@ -139,6 +142,33 @@ func FitBlock(s string, w, h int) string { return Graphemes.FitBlock(s, w, h) }
 // PlaceCenter centres s in a w×h block.
 func PlaceCenter(w, h int, s string) string {
 	return lipgloss.Place(w, h, lipgloss.Center, lipgloss.Center, s)
+}
+
+// PlaceCenter centres s in a w×h block, its lines measured as c counts:
+// each line of the block is w cells wide by c (lipgloss.Place pads by
+// grapheme cluster, which a terminal counting by code point draws wider).
+func (c Cells) PlaceCenter(w, h int, s string) string {
+	lines := strings.Split(s, "\n")
+	bw := 0
+	for _, l := range lines {
+		bw = max(bw, c.Width(l))
+	}
+	bw = min(bw, max(w, 0))
+	top := max(h-len(lines), 0) / 2
+	left := max(w-bw, 0) / 2
+	blank := strings.Repeat(" ", max(w, 0))
+	out := make([]string, 0, max(h, len(lines)))
+	for range top {
+		out = append(out, blank)
+	}
+	for _, l := range lines {
+		in := max(bw-c.Width(l), 0) / 2 // each line centred in the block too
+		out = append(out, c.Pad(strings.Repeat(" ", left+in)+l, w))
+	}
+	for len(out) < h {
+		out = append(out, blank)
+	}
+	return strings.Join(out, "\n")
 }
 
 // JoinColumns puts two blocks side by side, line by line; the left one's

@@ -352,7 +352,7 @@ func (v *Audit) summary(w int) []string {
 	title := st.Title.Render("Audit") + "  " + st.URL.Render(components.Escape(v.req.Dest))
 	lines := []string{title}
 	kv := func(label, value string) string {
-		return "  " + st.Label.Render(components.PadRight(label, 10)) + value
+		return "  " + st.Label.Render(cellsOf(v.c).PadRight(label, 10)) + value
 	}
 	switch {
 	case v.running || (v.rep == nil && v.err == nil):
@@ -361,7 +361,7 @@ func (v *Audit) summary(w int) []string {
 		return lines
 	case v.err != nil:
 		lines = append(lines, "", kv("compares", st.Value.Render(components.Escape(v.what))), "", st.ErrorTitle.Render("  The copy could not be compared"))
-		for _, l := range components.Wrap(components.Escape(v.err.Error()), max(w-4, 20)) {
+		for _, l := range cellsOf(v.c).Wrap(components.Escape(v.err.Error()), max(w-4, 20)) {
 			lines = append(lines, "  "+st.Error.Render(l))
 		}
 		if errors.Is(v.err, fs.ErrNotExist) {
@@ -420,24 +420,24 @@ func (v *Audit) summary(w int) []string {
 		// How to put it right: a sync of what differs reconciles those
 		// resources with the Source (damaged and missing copies fetched
 		// again), as rsx sync --mode baseline does for the whole copy.
-		lines = append(lines, noteLines(st.Dim, "·", "s repairs: what is missing, damaged or changed is fetched again", w, v.noteMax)...)
+		lines = append(lines, noteLines(cellsOf(v.c), st.Dim, "·", "s repairs: what is missing, damaged or changed is fetched again", w, v.noteMax)...)
 	}
 	if !r.Complete() {
 		what := display.Plural(len(r.Problems), "document", "documents") + " of the Source could not be read: the audit is incomplete, and the lists hold for the documents read only"
 		if r.NotCompared > 0 {
 			what += "; " + display.Plural(r.NotCompared, "resource", "resources") + " of the copy that no document read lists are not compared (not called extra)"
 		}
-		lines = append(lines, noteLines(st.Error, "✗", what, w, v.noteMax)...)
+		lines = append(lines, noteLines(cellsOf(v.c), st.Error, "✗", what, w, v.noteMax)...)
 	}
 	for _, p := range r.Problems {
 		msg := p.Error()
 		if !strings.Contains(msg, p.URL) {
 			msg = p.URL + ": " + msg
 		}
-		lines = append(lines, noteLines(st.Error, " ", components.Escape(msg), w, v.noteMax)...)
+		lines = append(lines, noteLines(cellsOf(v.c), st.Error, " ", components.Escape(msg), w, v.noteMax)...)
 	}
 	for _, wn := range r.Warnings {
-		lines = append(lines, noteLines(st.Warning, "!", components.Escape(wn), w, v.noteMax)...)
+		lines = append(lines, noteLines(cellsOf(v.c), st.Warning, "!", components.Escape(wn), w, v.noteMax)...)
 	}
 	// The lists, as tabs.
 	var tabs []string
@@ -460,7 +460,7 @@ func (v *Audit) summary(w int) []string {
 	}
 	lines = append(lines, "", strings.Join(tabs, st.Dim.Render("│")))
 	if v.cat < len(v.cats) {
-		lines = append(lines, components.Fit("  "+st.Explain.Render(v.cats[v.cat].note), w))
+		lines = append(lines, cellsOf(v.c).Fit("  "+st.Explain.Render(v.cats[v.cat].note), w))
 	}
 	switch {
 	case v.filtering:
@@ -511,13 +511,13 @@ func (v *Audit) View() string {
 				if len(tags) > 0 {
 					plain += "  " + strings.Join(tags, ", ")
 				}
-				line = st.Selected.Render(components.Pad(components.Fit(plain, w), w))
+				line = st.Selected.Render(cellsOf(v.c).Pad(cellsOf(v.c).Fit(plain, w), w))
 			}
 			lines = append(lines, line)
 		}
 	}
 	for i, l := range lines {
-		lines[i] = components.Fit(l, w)
+		lines[i] = cellsOf(v.c).Fit(l, w)
 	}
 	return strings.Join(lines, "\n")
 }

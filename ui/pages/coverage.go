@@ -273,7 +273,7 @@ func (v *Coverage) View() string {
 	st := v.c.Styles
 	w, h := max(v.width, 1), max(v.height, 1)
 	var out []string
-	add := func(s string) { out = append(out, components.Fit(s, w)) }
+	add := func(s string) { out = append(out, cellsOf(v.c).Fit(s, w)) }
 	title := st.Title.Render("Coverage") + "  " + st.Dim.Render("of the change lists, live and archived, around ") + st.URL.Render(components.Escape(v.url))
 	add(title)
 	switch {
@@ -283,7 +283,7 @@ func (v *Coverage) View() string {
 		return strings.Join(out, "\n")
 	case v.hist == nil && v.err != nil:
 		add("")
-		for _, l := range components.Wrap(components.Escape(v.err.Error()), w) {
+		for _, l := range cellsOf(v.c).Wrap(components.Escape(v.err.Error()), w) {
 			add(st.Error.Render(l))
 		}
 		add("")
@@ -309,14 +309,14 @@ func (v *Coverage) View() string {
 	if v.open {
 		right += " →"
 	}
-	axis := left + strings.Repeat(" ", max(barW-components.Width(left)-components.Width(right), 1)) + right
-	add(st.Header.Render(components.Pad("  list", labelW)) + "  " + st.Header.Render(components.Fit(axis, barW)))
+	axis := left + strings.Repeat(" ", max(barW-cellsOf(v.c).Width(left)-cellsOf(v.c).Width(right), 1)) + right
+	add(st.Header.Render(cellsOf(v.c).Pad("  list", labelW)) + "  " + st.Header.Render(cellsOf(v.c).Fit(axis, barW)))
 
 	top := v.list.Offset()
 	for r := top; r < min(top+v.list.Height(), len(v.order)); r++ {
 		add(v.periodRow(v.periods[v.order[r]], r == v.list.Cursor(), labelW, barW))
 	}
-	add(st.Section.Render(components.Pad("  coverage", labelW)) + "  " + v.coverageBar(barW))
+	add(st.Section.Render(cellsOf(v.c).Pad("  coverage", labelW)) + "  " + v.coverageBar(barW))
 	if i := v.selected(); i >= 0 {
 		p := v.periods[i]
 		span := p.From.UTC().Format(layout) + " – "
@@ -393,12 +393,12 @@ func (v *Coverage) periodRow(p model.Period, selected bool, labelW, barW int) st
 	if p.Open() {
 		name += " (open)"
 	}
-	label := components.Truncate(kind+" "+name, labelW-2, components.TruncMiddle)
+	label := cellsOf(v.c).Truncate(kind+" "+name, labelW-2, components.TruncMiddle)
 	bar := v.periodBar(p, barW)
 	if selected {
-		return st.Selected.Render(components.Pad("▸ "+label, labelW)) + "  " + paint.Render(bar)
+		return st.Selected.Render(cellsOf(v.c).Pad("▸ "+label, labelW)) + "  " + paint.Render(bar)
 	}
-	return "  " + st.Label.Render(components.Pad(label, labelW-2)) + "  " + paint.Render(bar)
+	return "  " + st.Label.Render(cellsOf(v.c).Pad(label, labelW-2)) + "  " + paint.Render(bar)
 }
 
 // cell is the stretch of time of cell i of a bar n cells wide.

@@ -167,8 +167,8 @@ func (v *Diff) lines() []string {
 			m = MarkMismatch
 		}
 		return " " + m.Render(st) + " " + st.Label.Render(fmt.Sprintf("%-8s", field)) + " " +
-			st.Value.Render(components.Pad(components.Truncate(components.Escape(a), colW, components.TruncMiddle), colW)) + " " +
-			st.Value.Render(components.Truncate(components.Escape(b), colW, components.TruncMiddle))
+			st.Value.Render(cellsOf(v.c).Pad(cellsOf(v.c).Truncate(components.Escape(a), colW, components.TruncMiddle), colW)) + " " +
+			st.Value.Render(cellsOf(v.c).Truncate(components.Escape(b), colW, components.TruncMiddle))
 	}
 	out = append(out, st.Header.Render(fmt.Sprintf("   %-8s %-*s %s", "", colW, "version", "current")))
 	a, b := r.Version, r.Current
@@ -229,7 +229,7 @@ func (v *Diff) lines() []string {
 			}
 			// Long lines wrap (a document on one line changes in one line):
 			// the whole change is seen.
-			for j, part := range components.HardWrap(components.EscapeLine(strings.TrimRight(l, "\r")), max(w-2, 10)) {
+			for j, part := range cellsOf(v.c).HardWrap(components.EscapeLine(strings.TrimRight(l, "\r")), max(w-2, 10)) {
 				if j > 0 {
 					part = "↪" + part
 				}
@@ -260,5 +260,5 @@ func (v *Diff) View() string {
 	if v.res == nil {
 		lines = v.lines() // the spinner turns
 	}
-	return components.Scrolled(lines, v.scroll.Offset(), v.width, v.height)
+	return cellsOf(v.c).Scrolled(lines, v.scroll.Offset(), v.width, v.height)
 }

@@ -87,7 +87,9 @@ func (v *Discovery) SetSize(w, h int) {
 // KeyBindings are the page's own bindings, for the help screen.
 func (v *Discovery) KeyBindings() []key.Binding {
 	k := &v.c.Keys
-	return []key.Binding{k.Up, k.Down, common.Short(k.Open, "open the selected document"), k.Copy, k.Browser}
+	moves, sel := v.list.Len() > 1, v.Selected() != "" // nothing to select when discovery found nothing
+	return []key.Binding{common.When(moves, k.Up), common.When(moves, k.Down), common.When(sel, common.Short(k.Open, "open the selected document")),
+		common.When(sel, k.Copy), common.When(sel, k.Browser)}
 }
 
 // HelpBindings are the page's keys (nav.KeyHelper): the footer's, with
@@ -120,7 +122,7 @@ func (v *Discovery) Update(msg tea.Msg) (nav.Page, tea.Cmd) {
 // View draws the visible part of the report.
 func (v *Discovery) View() string {
 	lines, _ := v.lines(v.c.Styles, max(v.width, 1))
-	return components.Scrolled(lines, v.list.Offset(), v.width, v.height)
+	return cellsOf(v.c).Scrolled(lines, v.list.Offset(), v.width, v.height)
 }
 
 // discoveryMethodText explains a discovery method.
@@ -158,7 +160,7 @@ func (v *Discovery) lines(st *common.Styles, w int) ([]string, []int) {
 		}
 		itemLines = append(itemLines, len(out))
 		if item == sel {
-			add(st.Selected.Render(components.Pad("▸ "+prefix+components.Escape(url)+text, w)))
+			add(st.Selected.Render(cellsOf(v.c).Pad("▸ "+prefix+components.Escape(url)+text, w)))
 		} else {
 			add("  " + st.Label.Render(prefix) + st.URL.Render(components.Escape(url)) + st.Dim.Render(text))
 		}
@@ -234,7 +236,7 @@ func (v *Discovery) lines(st *common.Styles, w int) ([]string, []int) {
 			status = fmt.Sprint(a.Status)
 			style = st.HTTPStatus(a.Status)
 		}
-		line := "  " + st.Rel.Render(components.Pad(components.Escape(a.Method), methodW)) + " " + style.Render(components.Pad(status, 6)) + " " + st.URL.Render(components.Escape(a.URL))
+		line := "  " + st.Rel.Render(cellsOf(v.c).Pad(components.Escape(a.Method), methodW)) + " " + style.Render(cellsOf(v.c).Pad(status, 6)) + " " + st.URL.Render(components.Escape(a.URL))
 		switch {
 		case a.Err != "":
 			// The method and URL are on the line already.
@@ -264,7 +266,7 @@ func (v *Discovery) lines(st *common.Styles, w int) ([]string, []int) {
 			add(st.Section.Render("Methods"))
 		}
 		seen[a.Method] = true
-		add("  " + st.Rel.Render(components.Pad(components.Escape(a.Method), methodW)) + " " + st.Explain.Render(discoveryMethodText(a.Method)))
+		add("  " + st.Rel.Render(cellsOf(v.c).Pad(components.Escape(a.Method), methodW)) + " " + st.Explain.Render(discoveryMethodText(a.Method)))
 	}
 	return out, itemLines
 }

@@ -298,7 +298,7 @@ func (f *Fleet) View() string {
 	st := f.c.Styles
 	w, h := max(f.width, 1), max(f.height, 1)
 	var out []string
-	add := func(s string) { out = append(out, components.Fit(s, w)) }
+	add := func(s string) { out = append(out, cellsOf(f.c).Fit(s, w)) }
 	add(st.Title.Render("Fleet") + "  " + st.Dim.Render("the Sources of ") + st.URL.Render(components.Escape(f.file)))
 	if f.runsOf >= 0 && f.runsOf < len(f.rows) {
 		f.viewRuns(add, w)
@@ -355,12 +355,12 @@ func (f *Fleet) viewSources(add func(string), w int) {
 	// problems get the rest.
 	nameW := 16
 	for _, r := range f.rows {
-		nameW = max(nameW, components.Width(components.Escape(fleetName(r))))
+		nameW = max(nameW, cellsOf(f.c).Width(components.Escape(fleetName(r))))
 	}
 	nameW = min(nameW, max(w/3, 16))
-	add(st.Header.Render("  " + components.Pad("Source", nameW) + " " + components.Pad("last run", fleetColLast) + " " +
-		components.Pad("behind", fleetColBehind) + " " + components.PadLeft("resources", fleetColRes) + " " +
-		components.PadLeft("bytes", fleetColBytes) + "  problems"))
+	add(st.Header.Render("  " + cellsOf(f.c).Pad("Source", nameW) + " " + cellsOf(f.c).Pad("last run", fleetColLast) + " " +
+		cellsOf(f.c).Pad("behind", fleetColBehind) + " " + cellsOf(f.c).PadLeft("resources", fleetColRes) + " " +
+		cellsOf(f.c).PadLeft("bytes", fleetColBytes) + "  problems"))
 	top := f.list.Offset()
 	for r := top; r < min(top+f.list.Height(), len(f.rows)); r++ {
 		add(f.sourceRow(r, f.rows[r], r == f.list.Cursor(), nameW))
@@ -374,7 +374,7 @@ func (f *Fleet) viewSources(add func(string), w int) {
 		add(st.Dim.Render("  ▸ ") + st.URL.Render(components.Escape(r.URL)) + st.Dim.Render(" → ") + st.Value.Render(components.Escape(orNone(r.Dest))))
 		for _, p := range []string{r.SourceErr, r.StateErr} {
 			if p != "" {
-				for _, l := range components.Wrap(components.Escape(p), max(w-4, 10)) {
+				for _, l := range cellsOf(f.c).Wrap(components.Escape(p), max(w-4, 10)) {
 					add("    " + st.Error.Render(l))
 				}
 			}
@@ -391,7 +391,7 @@ func orNone(s string) string {
 
 func (f *Fleet) sourceRow(row int, r session.FleetSource, selected bool, nameW int) string {
 	st := f.c.Styles
-	name := components.Truncate(components.Escape(fleetName(r)), nameW, components.TruncMiddle)
+	name := cellsOf(f.c).Truncate(components.Escape(fleetName(r)), nameW, components.TruncMiddle)
 	last := "never"
 	lastStyle := st.Dim
 	if r.HasRun {
@@ -443,9 +443,9 @@ func (f *Fleet) sourceRow(row int, r session.FleetSource, selected bool, nameW i
 	if r.HasCopy {
 		res, bytes = humanize.Comma(int64(r.Resources)), display.Size(r.Bytes)
 	}
-	cells := components.Pad(name, nameW) + " " + lastStyle.Render(components.Pad(last, fleetColLast)) + " " +
-		behindStyle.Render(components.Pad(behind, fleetColBehind)) + " " + components.PadLeft(res, fleetColRes) + " " +
-		components.PadLeft(bytes, fleetColBytes) + "  " + probText
+	cells := cellsOf(f.c).Pad(name, nameW) + " " + lastStyle.Render(cellsOf(f.c).Pad(last, fleetColLast)) + " " +
+		behindStyle.Render(cellsOf(f.c).Pad(behind, fleetColBehind)) + " " + cellsOf(f.c).PadLeft(res, fleetColRes) + " " +
+		cellsOf(f.c).PadLeft(bytes, fleetColBytes) + "  " + probText
 	mark := " "
 	if f.marked[row] {
 		mark = "■"
@@ -468,8 +468,8 @@ func (f *Fleet) viewRuns(add func(string), w int) {
 	}
 	add(head)
 	add("")
-	add(st.Header.Render("  " + components.Pad("#", 6) + " " + components.Pad("started", 20) + " " + components.Pad("mode", 11) + " " +
-		components.Pad("+ ~ −", 20) + " " + components.PadLeft("bytes", 10) + "  result"))
+	add(st.Header.Render("  " + cellsOf(f.c).Pad("#", 6) + " " + cellsOf(f.c).Pad("started", 20) + " " + cellsOf(f.c).Pad("mode", 11) + " " +
+		cellsOf(f.c).Pad("+ ~ −", 20) + " " + cellsOf(f.c).PadLeft("bytes", 10) + "  result"))
 	top := f.runList.Offset()
 	for i := top; i < min(top+f.runList.Height(), len(f.runs)); i++ {
 		run := f.runs[i]
@@ -487,8 +487,8 @@ func (f *Fleet) viewRuns(add func(string), w int) {
 			}
 		}
 		counts := fmt.Sprintf("+%d ~%d −%d", run.Created, run.Updated, run.Deleted)
-		line := components.Pad(fmt.Sprintf("%d", run.ID), 6) + " " + components.Pad(run.Started.Local().Format("2006-01-02 15:04:05"), 20) + " " +
-			components.Pad(run.Mode, 11) + " " + components.Pad(counts, 20) + " " + components.PadLeft(display.Size(run.Bytes), 10) + "  " + result
+		line := cellsOf(f.c).Pad(fmt.Sprintf("%d", run.ID), 6) + " " + cellsOf(f.c).Pad(run.Started.Local().Format("2006-01-02 15:04:05"), 20) + " " +
+			cellsOf(f.c).Pad(run.Mode, 11) + " " + cellsOf(f.c).Pad(counts, 20) + " " + cellsOf(f.c).PadLeft(display.Size(run.Bytes), 10) + "  " + result
 		if i == f.runList.Cursor() {
 			add(st.Selected.Render("▸ ") + line)
 		} else {

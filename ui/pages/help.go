@@ -1,6 +1,7 @@
 package pages
 
 import (
+	"rsx/ui/components"
 	"slices"
 
 	"charm.land/bubbles/v2/key"
@@ -20,3 +21,8 @@ func withMoves(k common.KeyMap, bs []key.Binding, on bool) []key.Binding {
 	}
 	return append(out, k.MoveKeys(on)...)
 }
+
+// cellsOf measures as the terminal counts (common.Common.WidthMethod): every
+// page pads, cuts and wraps with it, so that a line holding an emoji
+// sequence is as wide on the screen as it was drawn.
+func cellsOf(c *common.Common) components.Cells { return components.CellsOf(c.WidthMethod) }

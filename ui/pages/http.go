@@ -169,7 +169,7 @@ func (v *HTTP) View() string {
 	w := max(v.width, 1)
 	lines := make([]string, 0, v.height)
 	title := st.Title.Render("HTTP") + "  " + st.Dim.Render(display.Plural(len(v.exchanges), "exchange", "exchanges"))
-	lines = append(lines, components.Fit(title, w))
+	lines = append(lines, cellsOf(v.c).Fit(title, w))
 	if len(v.exchanges) == 0 {
 		lines = append(lines, st.Dim.Render("no HTTP request made yet"))
 		return strings.Join(components.Window(lines, 0, max(v.height, 1)), "\n")
@@ -177,7 +177,7 @@ func (v *HTTP) View() string {
 
 	numW := len(fmt.Sprint(len(v.exchanges)))
 	cols := fmt.Sprintf("  %*s  %-6s %-6s %8s %10s  ", numW, "#", "Method", "Status", "Time", "Bytes")
-	lines = append(lines, components.Fit(st.Header.Render(cols+"URL"), w))
+	lines = append(lines, cellsOf(v.c).Fit(st.Header.Render(cols+"URL"), w))
 	lh := v.listHeight()
 	top := v.list.Offset()
 	for i := top; i < top+lh; i++ {
@@ -188,9 +188,9 @@ func (v *HTTP) View() string {
 		lines = append(lines, v.listRow(st, i, numW, w))
 	}
 	sep := "── exchange " + fmt.Sprint(v.list.Cursor()+1) + " "
-	lines = append(lines, st.Dim.Render(components.Fit(sep+strings.Repeat("─", max(w-len([]rune(sep)), 0)), w)))
+	lines = append(lines, st.Dim.Render(cellsOf(v.c).Fit(sep+strings.Repeat("─", max(w-len([]rune(sep)), 0)), w)))
 	for _, l := range components.Window(v.detail, v.detailScroll.Offset(), v.detailHeight()) {
-		lines = append(lines, components.Fit(l, w))
+		lines = append(lines, cellsOf(v.c).Fit(l, w))
 	}
 	return strings.Join(components.Window(lines, 0, max(v.height, 1)), "\n")
 }
@@ -209,13 +209,13 @@ func (v *HTTP) listRow(st *common.Styles, i, numW, w int) string {
 		url += "  (cache)"
 	}
 	if i == v.list.Cursor() {
-		return st.Selected.Render(components.Pad("▸ "+cells+statusCell+rest+url, w))
+		return st.Selected.Render(cellsOf(v.c).Pad("▸ "+cells+statusCell+rest+url, w))
 	}
 	style := st.HTTPStatus(e.Status)
 	if e.Err != "" && e.Status == 0 {
 		style = st.Error
 	}
-	return components.Fit("  "+cells+style.Render(statusCell)+rest+st.URL.Render(url), w)
+	return cellsOf(v.c).Fit("  "+cells+style.Render(statusCell)+rest+st.URL.Render(url), w)
 }
 
 // httpStatusCell is the short status of an exchange in the list.

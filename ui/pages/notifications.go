@@ -237,7 +237,7 @@ func (v *Notifications) View() string {
 	f := v.feed
 	w := max(v.width, 1)
 	var out []string
-	add := func(s string) { out = append(out, components.Fit(s, w)) }
+	add := func(s string) { out = append(out, cellsOf(v.c).Fit(s, w)) }
 
 	head := st.Title.Render("Notifications") + "  " + st.Dim.Render("of ") + st.URL.Render(components.Escape(f.Target()))
 	if full, _ := f.StatusSegment(st); full != "" {
@@ -253,8 +253,8 @@ func (v *Notifications) View() string {
 	const timeW, kindW, changeW = 8, 9, 8
 	chanW := min(max(w/5, 18), 28)
 	urlW := max(w-2-timeW-1-kindW-1-changeW-1-chanW-1, 12)
-	add(st.Header.Render("  " + components.Pad("received", timeW) + " " + components.Pad("kind", kindW) + " " +
-		components.Pad("change", changeW) + " " + components.Pad("resource or document", urlW) + " " + components.Pad("channel", chanW)))
+	add(st.Header.Render("  " + cellsOf(v.c).Pad("received", timeW) + " " + cellsOf(v.c).Pad("kind", kindW) + " " +
+		cellsOf(v.c).Pad("change", changeW) + " " + cellsOf(v.c).Pad("resource or document", urlW) + " " + cellsOf(v.c).Pad("channel", chanW)))
 	top := v.list.Offset()
 	var waiting []string
 	if len(v.feed.Rows()) == 0 {
@@ -322,7 +322,7 @@ func (v *Notifications) channelText() []string {
 		if cs.WithError > 0 {
 			counts += st.Error.Render(fmt.Sprintf(", %d with errors", cs.WithError))
 		}
-		out = append(out, st.Rel.Render(components.Pad(string(cs.Channel.Kind), 9))+" "+st.URL.Render(components.Escape(cs.Channel.URL))+"  "+state+counts)
+		out = append(out, st.Rel.Render(cellsOf(v.c).Pad(string(cs.Channel.Kind), 9))+" "+st.URL.Render(components.Escape(cs.Channel.URL))+"  "+state+counts)
 	}
 	return out
 }
@@ -343,14 +343,14 @@ func (v *Notifications) rowLine(r NoteRow, selected bool, timeW, kindW, changeW,
 		what, change = components.Escape(components.DisplayLoc(components.OriginOf(v.feed.Target()), it.URL)), string(it.Change)
 	}
 	cells := []string{
-		components.Pad(r.Event.Time.UTC().Format("15:04:05"), timeW),
-		components.Pad(string(r.Event.Kind()), kindW),
-		components.Pad(components.Escape(change), changeW),
-		components.Cell(what, urlW, false, components.TruncMiddle),
-		components.Cell(components.Escape(channelName(r.Event.Channel.URL)), chanW, false, components.TruncMiddle),
+		cellsOf(v.c).Pad(r.Event.Time.UTC().Format("15:04:05"), timeW),
+		cellsOf(v.c).Pad(string(r.Event.Kind()), kindW),
+		cellsOf(v.c).Pad(components.Escape(change), changeW),
+		cellsOf(v.c).Cell(what, urlW, false, components.TruncMiddle),
+		cellsOf(v.c).Cell(components.Escape(channelName(r.Event.Channel.URL)), chanW, false, components.TruncMiddle),
 	}
 	if selected {
-		return st.Selected.Render(components.Pad(mark+" "+strings.Join(cells, " "), v.width))
+		return st.Selected.Render(cellsOf(v.c).Pad(mark+" "+strings.Join(cells, " "), v.width))
 	}
 	changeStyle := st.ChangePaint(change)
 	return markStyle.Render(mark) + " " + st.Dim.Render(cells[0]) + " " + st.Rel.Render(cells[1]) + " " +
@@ -374,7 +374,7 @@ func channelName(u string) string {
 // what it says of the item and its problems.
 func (v *Notifications) detail(w int) []string {
 	st := v.c.Styles
-	out := []string{st.Section.Render(components.Pad("Notification", w))}
+	out := []string{st.Section.Render(cellsOf(v.c).Pad("Notification", w))}
 	label := func(s string) string { return st.Label.Render(fmt.Sprintf("  %-10s ", s)) }
 	r, ok := v.row(v.list.Cursor())
 	if !ok {

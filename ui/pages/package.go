@@ -580,7 +580,7 @@ func (v *Package) headerLines(st *common.Styles, w int) []string {
 		add(label("") + st.Dim.Render("r downloads again · esc back"))
 		return out
 	case pkgFailed:
-		for i, l := range components.Wrap(components.Escape(v.err.Error()), max(w-12, 20)) {
+		for i, l := range cellsOf(v.c).Wrap(components.Escape(v.err.Error()), max(w-12, 20)) {
 			if i == 3 {
 				break
 			}
@@ -608,26 +608,26 @@ func (v *Package) refusedLines(st *common.Styles, w int, label func(string) stri
 	out := []string{label("Refused") + st.MarkBad.Render("✗ the package differs from its dump entry,") +
 		st.Dim.Render(" so nothing of it is used")}
 	if len(v.mism) == 0 { // the error says what differs
-		for _, l := range components.Wrap(components.Escape(v.err.Error()), max(w-12, 20)) {
+		for _, l := range cellsOf(v.c).Wrap(components.Escape(v.err.Error()), max(w-12, 20)) {
 			out = append(out, label("")+st.Error.Render(l))
 		}
 		return out
 	}
 	fieldW := 6
 	for _, m := range v.mism {
-		fieldW = max(fieldW, components.Width(components.Escape(m.What)))
+		fieldW = max(fieldW, cellsOf(v.c).Width(components.Escape(m.What)))
 	}
 	room := max(w-10-fieldW-11, 16)
 	for _, m := range v.mism {
-		field := components.PadRight(components.Escape(m.What), fieldW)
-		for i, l := range components.HardWrap(components.Escape(m.Expected), room) {
+		field := cellsOf(v.c).PadRight(components.Escape(m.What), fieldW)
+		for i, l := range cellsOf(v.c).HardWrap(components.Escape(m.Expected), room) {
 			lead := strings.Repeat(" ", fieldW+11)
 			if i == 0 {
 				lead = field + st.Dim.Render("  declared ")
 			}
 			out = append(out, label("")+st.Label.Render(lead)+st.Value.Render(l))
 		}
-		for i, l := range components.HardWrap(components.Escape(m.Actual), room) {
+		for i, l := range cellsOf(v.c).HardWrap(components.Escape(m.Actual), room) {
 			lead := strings.Repeat(" ", fieldW+11)
 			if i == 0 {
 				lead = strings.Repeat(" ", fieldW) + st.Dim.Render("  received ")
@@ -667,9 +667,9 @@ func (v *Package) declaredLine(st *common.Styles) string {
 		default:
 			// The digest's head tells it apart; the marks matter more than
 			// the rest of it on a narrow terminal.
-			s := components.Escape(c.Field+":"+components.Fit(c.Declared, 13)) + mark(m)
+			s := components.Escape(c.Field+":"+cellsOf(v.c).Fit(c.Declared, 13)) + mark(m)
 			if got != "" {
-				s += st.MarkBad.Render(" got " + components.Fit(components.Escape(got), 13))
+				s += st.MarkBad.Render(" got " + cellsOf(v.c).Fit(components.Escape(got), 13))
 			}
 			parts = append(parts, s)
 		}
@@ -768,7 +768,7 @@ func (v *Package) contentsLines(st *common.Styles, w int, label func(string) str
 			out = append(out, label("")+st.Dim.Render(fmt.Sprintf("… %d more · M opens the copy", n-show)))
 			break
 		}
-		out = append(out, label("")+st.Value.Render(components.Fit(components.Escape(d), max(w-10, 10))))
+		out = append(out, label("")+st.Value.Render(cellsOf(v.c).Fit(components.Escape(d), max(w-10, 10))))
 	}
 	return out
 }
@@ -830,7 +830,7 @@ func (v *Package) detailLines(st *common.Styles, w int) []string {
 		case mark == MarkUnknown:
 			s = st.MarkUnknown
 		}
-		for j, l := range components.Wrap(components.Escape(r.Detail), max(w-10, 20)) {
+		for j, l := range cellsOf(v.c).Wrap(components.Escape(r.Detail), max(w-10, 20)) {
 			if j == 2 {
 				break
 			}
@@ -908,7 +908,7 @@ func (v *Package) View() string {
 		lines = lines[:h]
 	}
 	for i, l := range lines {
-		lines[i] = components.Fit(l, w)
+		lines[i] = cellsOf(v.c).Fit(l, w)
 	}
 	return strings.Join(lines, "\n")
 }

@@ -533,7 +533,7 @@ func (v *Problems) View() string {
 	st := v.c.Styles
 	w := max(v.width, 1)
 	lines := make([]string, 0, max(v.height, 1))
-	lines = append(lines, components.Fit(v.countsLine(st), w))
+	lines = append(lines, cellsOf(v.c).Fit(v.countsLine(st), w))
 
 	h := v.listHeight()
 	switch {
@@ -547,7 +547,7 @@ func (v *Problems) View() string {
 	top, sel := v.list.Offset(), v.list.Cursor()
 	ruleW := 4
 	for _, g := range v.groups {
-		ruleW = max(ruleW, min(components.Width(g.rule), 34))
+		ruleW = max(ruleW, min(cellsOf(v.c).Width(g.rule), 34))
 	}
 	for i := top; i < top+h && i < len(v.rows); i++ {
 		lines = append(lines, v.rowLine(st, v.rows[i], i == sel, ruleW, w))
@@ -560,7 +560,7 @@ func (v *Problems) View() string {
 	lines = append(lines, components.Window(v.detailLines(st, w), 0, v.detailHeight())...)
 	if v.filtering {
 		lines = components.Window(lines, 0, max(v.height-1, 1))
-		lines = append(lines, components.Fit(v.input.View()+st.Dim.Render("  rule or text · enter keeps · esc clears"), w))
+		lines = append(lines, cellsOf(v.c).Fit(v.input.View()+st.Dim.Render("  rule or text · enter keeps · esc clears"), w))
 	}
 	return strings.Join(components.Window(lines, 0, max(v.height, 1)), "\n")
 }
@@ -638,7 +638,7 @@ func (v *Problems) rowLine(st *common.Styles, r problemRow, selected bool, ruleW
 		if len(g.shown) != g.all {
 			count += " of " + components.Count(g.all)
 		}
-		rule := components.Pad(components.Escape(g.rule), ruleW)
+		rule := cellsOf(v.c).Pad(components.Escape(g.rule), ruleW)
 		sec := "§" + components.Escape(g.section)
 		where := ""
 		if g.cross {
@@ -649,18 +649,18 @@ func (v *Problems) rowLine(st *common.Styles, r problemRow, selected bool, ruleW
 			summary = rr.Summary
 		}
 		if selected {
-			return st.Selected.Render(components.Pad(fold+" "+plainMark+" "+rule+" "+components.PadLeft(count, 7)+"  "+sec+where+"  "+components.Escape(summary), w))
+			return st.Selected.Render(cellsOf(v.c).Pad(fold+" "+plainMark+" "+rule+" "+cellsOf(v.c).PadLeft(count, 7)+"  "+sec+where+"  "+components.Escape(summary), w))
 		}
-		return components.Fit(fold+" "+mark+" "+st.Rel.Render(rule)+" "+st.Value.Render(components.PadLeft(count, 7))+"  "+
+		return cellsOf(v.c).Fit(fold+" "+mark+" "+st.Rel.Render(rule)+" "+st.Value.Render(cellsOf(v.c).PadLeft(count, 7))+"  "+
 			st.Dim.Render(sec+where)+"  "+st.Explain.Render(components.Escape(summary)), w)
 	}
 	p := r.p
 	where := fmt.Sprintf("%-12s", problemWhere(p))
 	msg := components.Escape(strings.Join(strings.Fields(WithoutEntryPrefix(p)), " "))
 	if selected {
-		return st.Selected.Render(components.Pad("    "+where+" "+msg, w))
+		return st.Selected.Render(cellsOf(v.c).Pad("    "+where+" "+msg, w))
 	}
-	return components.Fit("    "+st.Label.Render(where)+" "+st.Value.Render(msg), w)
+	return cellsOf(v.c).Fit("    "+st.Label.Render(where)+" "+st.Value.Render(msg), w)
 }
 
 // detailLines describe the selected row whole: a problem with its rule,
@@ -674,9 +674,9 @@ func (v *Problems) detailLines(st *common.Styles, w int) []string {
 	g := r.g
 	wrap := func(s string, style interface{ Render(...string) string }) []string {
 		var out []string
-		for _, wl := range components.Wrap(components.Escape(s), max(w, 10)) {
-			for _, l := range components.HardWrap(wl, max(w, 10)) { // a long URL or path
-				out = append(out, components.Fit(style.Render(l), w))
+		for _, wl := range cellsOf(v.c).Wrap(components.Escape(s), max(w, 10)) {
+			for _, l := range cellsOf(v.c).HardWrap(wl, max(w, 10)) { // a long URL or path
+				out = append(out, cellsOf(v.c).Fit(style.Render(l), w))
 			}
 		}
 		return out
@@ -685,7 +685,7 @@ func (v *Problems) detailLines(st *common.Styles, w int) []string {
 	if g.cross {
 		head += st.Dim.Render(", across documents")
 	}
-	out := []string{components.Fit(head, w)}
+	out := []string{cellsOf(v.c).Fit(head, w)}
 	rr, hasRule := model.RuleByID(g.rule)
 	p := r.p
 	if p == nil && len(g.shown) == 1 {
@@ -695,7 +695,7 @@ func (v *Problems) detailLines(st *common.Styles, w int) []string {
 		if hasRule && rr.Summary != "" {
 			out = append(out, wrap(rr.Summary, st.Explain)...)
 		}
-		out = append(out, st.Dim.Render(components.Fit(fmt.Sprintf("%s · enter or → lists them", display.Plural(len(g.shown), "problem", "problems")), w)))
+		out = append(out, st.Dim.Render(cellsOf(v.c).Fit(fmt.Sprintf("%s · enter or → lists them", display.Plural(len(g.shown), "problem", "problems")), w)))
 		return out
 	}
 	where := problemWhere(p)

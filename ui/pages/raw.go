@@ -11,7 +11,6 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
-	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/mattn/go-runewidth"
 
@@ -544,7 +543,7 @@ func (v *Raw) View() string {
 	body := v.bodyHeight()
 	switch {
 	case v.err != nil:
-		b.WriteString("\n" + components.Fit(st.Error.Render("cannot show the XML: "+components.Escape(v.err.Error())), w))
+		b.WriteString("\n" + cellsOf(v.c).Fit(st.Error.Render("cannot show the XML: "+components.Escape(v.err.Error())), w))
 		body--
 	case v.text == nil:
 		b.WriteString("\n" + st.Dim.Render("loading…"))
@@ -602,12 +601,12 @@ func (v *Raw) header(st *common.Styles, w int) string {
 	if v.title != "" {
 		parts = append(parts, st.URL.Render(components.Escape(v.title)))
 	}
-	return components.Fit(strings.Join(parts, "  "), w)
+	return cellsOf(v.c).Fit(strings.Join(parts, "  "), w)
 }
 
 func (v *Raw) footer(st *common.Styles, w int) string {
 	if v.InputActive() {
-		return components.Fit(v.input.View(), w)
+		return cellsOf(v.c).Fit(v.input.View(), w)
 	}
 	var left string
 	switch {
@@ -638,9 +637,9 @@ func (v *Raw) footer(st *common.Styles, w int) string {
 			right += fmt.Sprintf("  col +%d", v.xoff)
 		}
 	}
-	gap := w - lipgloss.Width(left) - lipgloss.Width(right)
+	gap := w - cellsOf(v.c).Width(left) - cellsOf(v.c).Width(right)
 	if gap < 1 {
-		return components.Fit(left, w)
+		return cellsOf(v.c).Fit(left, w)
 	}
 	return left + strings.Repeat(" ", gap) + st.Dim.Render(right)
 }

@@ -465,7 +465,7 @@ func (v *Resource) selectedLink() *resourceLink {
 // View draws the comparison, the links, the mirrors and a preview.
 func (v *Resource) View() string {
 	lines, _ := v.lines(v.c.Styles, max(v.width, 1))
-	return components.Scrolled(lines, v.list.Offset(), v.width, v.height)
+	return cellsOf(v.c).Scrolled(lines, v.list.Offset(), v.width, v.height)
 }
 
 // lines draws the whole page (a resource has a few dozen lines at most) and
@@ -495,7 +495,7 @@ func (v *Resource) lines(st *common.Styles, w int) ([]string, []int) {
 	add(label("Fetch") + v.fetchLine(st, p, w-10))
 	if p.state == targetDone {
 		if why := p.result.Explain(); why != "" && p.result.Received.Status != 0 {
-			for _, l := range components.Wrap(components.Escape(why), max(w-12, 20)) {
+			for _, l := range cellsOf(v.c).Wrap(components.Escape(why), max(w-12, 20)) {
 				add(label("") + st.MarkUnknown.Render(l))
 			}
 		}
@@ -503,7 +503,7 @@ func (v *Resource) lines(st *common.Styles, w int) ([]string, []int) {
 	add("")
 
 	// The primary comparison in full.
-	out = append(out, checkLines(st, p.checks, p.Claims.Hash)...)
+	out = append(out, checkLines(cellsOf(v.c), st, p.checks, p.Claims.Hash)...)
 	add("")
 
 	// Links.
@@ -523,14 +523,14 @@ func (v *Resource) lines(st *common.Styles, w int) ([]string, []int) {
 		relW = max(relW, min(len(rels[i]), 32))
 	}
 	for i, l := range v.links {
-		line := components.Pad(rels[i], relW) + "  "
+		line := cellsOf(v.c).Pad(rels[i], relW) + "  "
 		desc := model.RelationDescription(l.Rel)
 		if l.Type != "" {
 			desc = "type " + components.Escape(l.Type) + " · " + desc
 		}
 		linkLines[i] = len(out)
 		if i == sel {
-			add(st.Selected.Render(components.Pad("▸ "+line+components.Escape(l.URL)+"  "+desc, w)))
+			add(st.Selected.Render(cellsOf(v.c).Pad("▸ "+line+components.Escape(l.URL)+"  "+desc, w)))
 			continue
 		}
 		add("  " + st.Rel.Render(line) + st.URL.Render(components.Escape(l.URL)) + "  " + st.Explain.Render(desc))
@@ -544,7 +544,7 @@ func (v *Resource) lines(st *common.Styles, w int) ([]string, []int) {
 	}
 
 	if p.state == targetDone {
-		if rl := receivedLines(st, &p.insp, p.Claims.Hash, w); len(rl) > 0 {
+		if rl := receivedLines(cellsOf(v.c), st, &p.insp, p.Claims.Hash, w); len(rl) > 0 {
 			add("")
 			out = append(out, rl...)
 		}
@@ -592,7 +592,7 @@ const resourceHeaderLines = 12
 
 // receivedLines describe what came back: the response, every digest of the
 // body (those declared marked) and the response headers.
-func receivedLines(st *common.Styles, in *session.Inspection, declared model.HashList, w int) []string {
+func receivedLines(cells components.Cells, st *common.Styles, in *session.Inspection, declared model.HashList, w int) []string {
 	r := in.Received
 	var out []string
 	if r.Status != 0 || r.Local {
@@ -633,7 +633,7 @@ func receivedLines(st *common.Styles, in *session.Inspection, declared model.Has
 				}
 			}
 			line := "  " + st.Label.Render(fmt.Sprintf("%-8s", d.Alg)) + st.Value.Render(d.Hex) + note
-			if components.Width(line)+2+len(d.Base64) <= w {
+			if cells.Width(line)+2+len(d.Base64) <= w {
 				line += "  " + st.Dim.Render(d.Base64)
 			}
 			out = append(out, line)
@@ -661,7 +661,7 @@ func receivedLines(st *common.Styles, in *session.Inspection, declared model.Has
 // received value; a digest row gives the declared digest whole (and its hex
 // form when declared in base64, as hashes says) and the received one on a
 // line of its own when they differ.
-func checkLines(st *common.Styles, checks []claims.Check, hashes model.HashList) []string {
+func checkLines(cells components.Cells, st *common.Styles, checks []claims.Check, hashes model.HashList) []string {
 	const declW = 24
 	out := []string{st.Header.Render(fmt.Sprintf("   %-9s %-*s %s", "Check", declW, "Declared", "Received"))}
 	if checks == nil {
@@ -681,7 +681,7 @@ func checkLines(st *common.Styles, checks []claims.Check, hashes model.HashList)
 		declared, actual = components.Escape(declared), components.Escape(actual)
 		switch c.Field {
 		case "status", "length", "type", "lastmod", "hash":
-			out = append(out, lead+st.Value.Render(components.Pad(declared, declW))+" "+st.Value.Render(actual))
+			out = append(out, lead+st.Value.Render(cells.Pad(declared, declW))+" "+st.Value.Render(actual))
 			continue
 		}
 		switch mark {
@@ -789,7 +789,7 @@ func (v *Resource) mirrorTable(st *common.Styles) []string {
 	fmt.Fprintf(&hdr, "  %-*s ", labelW, "Source")
 	for i, c := range cols {
 		// An algorithm rsx does not know is named as the entry writes it.
-		fmt.Fprintf(&hdr, "%-*s ", widths[i], components.Fit(components.Escape(c), widths[i]))
+		fmt.Fprintf(&hdr, "%-*s ", widths[i], cellsOf(v.c).Fit(components.Escape(c), widths[i]))
 	}
 	out := []string{st.Header.Render(strings.TrimRight(hdr.String(), " "))}
 	for _, t := range v.targets {
@@ -827,7 +827,7 @@ func (v *Resource) mirrorTable(st *common.Styles) []string {
 			}
 			cell = components.Escape(cell)
 			if i < len(cols)-1 {
-				cell = components.Pad(cell, widths[i])
+				cell = cellsOf(v.c).Pad(cell, widths[i])
 			}
 			if ok {
 				cell = markStyle(st, mark).Render(cell)

@@ -201,7 +201,7 @@ func (v *Spot) Update(msg tea.Msg) (nav.Page, tea.Cmd) {
 func (v *Spot) View() string {
 	if v.rep == nil {
 		lines, _ := v.lines(max(v.width, 1)) // a few lines; the spinner turns
-		return components.Scrolled(lines, v.list.Offset(), v.width, v.height)
+		return cellsOf(v.c).Scrolled(lines, v.list.Offset(), v.width, v.height)
 	}
 	// The drawn lines, windowed, with the selected resource's line drawn
 	// selected when it is in the window.
@@ -212,7 +212,7 @@ func (v *Spot) View() string {
 		out[v.items[i]-top] = v.selectedLine(i, w)
 	}
 	for i, l := range out {
-		out[i] = components.Fit(l, w)
+		out[i] = cellsOf(v.c).Fit(l, w)
 	}
 	return strings.Join(out, "\n")
 }
@@ -221,7 +221,7 @@ func (v *Spot) View() string {
 func (v *Spot) selectedLine(i, w int) string {
 	res := &v.rep.Resources[i]
 	name := components.Escape(components.DisplayLoc(components.OriginOf(v.req.From), res.URL))
-	return v.c.Styles.Selected.Render(components.Pad("▸ "+res.Verdict.String()+" "+name, w))
+	return v.c.Styles.Selected.Render(cellsOf(v.c).Pad("▸ "+res.Verdict.String()+" "+name, w))
 }
 
 // verdictMark is a verdict's mark and style.
@@ -263,7 +263,7 @@ func (v *Spot) lines(w int) ([]string, []int) {
 		add(head)
 		add("")
 		add(st.ErrorTitle.Render("  The entries could not be checked"))
-		for _, l := range components.Wrap(components.Escape(v.err.Error()), max(w-4, 20)) {
+		for _, l := range cellsOf(v.c).Wrap(components.Escape(v.err.Error()), max(w-4, 20)) {
 			add("  " + st.Error.Render(l))
 		}
 		return out, items
@@ -319,7 +319,7 @@ func (v *Spot) lines(w int) ([]string, []int) {
 				if c.Reason != "" && c.Verdict != claims.OK {
 					text += " (" + c.Reason + ")"
 				}
-				add(components.Fit(indent+verdictMark(st, c.Verdict)+" "+st.Value.Render(components.Escape(text)), w))
+				add(cellsOf(v.c).Fit(indent+verdictMark(st, c.Verdict)+" "+st.Value.Render(components.Escape(text)), w))
 			}
 		}
 	}

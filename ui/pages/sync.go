@@ -429,7 +429,7 @@ func (v *Sync) shortURI(uri string) string {
 }
 
 // actionCell is a decision in a few cells, coloured.
-func actionCell(st *common.Styles, a plan.Action) string {
+func actionCell(cells components.Cells, st *common.Styles, a plan.Action) string {
 	switch a {
 	case plan.Create:
 		return st.Created.Render("create ")
@@ -440,7 +440,7 @@ func actionCell(st *common.Styles, a plan.Action) string {
 	case plan.PendingDelete:
 		return st.Dim.Render("pending")
 	}
-	return st.Dim.Render(components.Pad(a.String(), 7))
+	return st.Dim.Render(cells.Pad(a.String(), 7))
 }
 
 // itemSize is the declared length of an item to fetch.
@@ -463,9 +463,9 @@ func (v *Sync) planRows() {
 	for i := range v.plan.Items {
 		it := &v.plan.Items[i]
 		v.rows = append(v.rows, syncRow{uri: it.Entry.URI, draw: func(w int) string {
-			size := components.PadLeft(itemSize(it), 9)
+			size := cellsOf(v.c).PadLeft(itemSize(it), 9)
 			uriW := max(w-7-1-9-2-24, 20)
-			return actionCell(st, it.Action) + " " + st.URL.Render(components.Cell(v.shortURI(it.Entry.URI), uriW, false, components.TruncMiddle)) +
+			return actionCell(cellsOf(v.c), st, it.Action) + " " + st.URL.Render(cellsOf(v.c).Cell(v.shortURI(it.Entry.URI), uriW, false, components.TruncMiddle)) +
 				" " + st.Value.Render(size) + "  " + st.Dim.Render(components.Escape(it.Reason))
 		}})
 	}
@@ -513,7 +513,7 @@ func (v *Sync) resultRows() {
 				continue
 			}
 			v.rows = append(v.rows, syncRow{uri: it.Entry.URI, draw: func(w int) string {
-				return st.OK.Render("✓ ") + actionCell(st, it.Action) + " " + st.URL.Render(v.shortURI(it.Entry.URI)) + "  " + st.Dim.Render(itemSize(it))
+				return st.OK.Render("✓ ") + actionCell(cellsOf(v.c), st, it.Action) + " " + st.URL.Render(v.shortURI(it.Entry.URI)) + "  " + st.Dim.Render(itemSize(it))
 			}})
 		}
 	}
@@ -545,15 +545,15 @@ func (v *Sync) View() string {
 		if i >= len(v.rows) {
 			break
 		}
-		line := components.Fit("  "+v.rows[i].draw(w-2), w)
+		line := cellsOf(v.c).Fit("  "+v.rows[i].draw(w-2), w)
 		if i == cur && v.stage == syncDone {
 			// One style for the whole row: the cells' own are taken off.
-			line = v.c.Styles.Selected.Render(components.Pad(components.Fit("▸ "+ansi.Strip(v.rows[i].draw(w-2)), w), w))
+			line = v.c.Styles.Selected.Render(cellsOf(v.c).Pad(cellsOf(v.c).Fit("▸ "+ansi.Strip(v.rows[i].draw(w-2)), w), w))
 		}
 		lines = append(lines, line)
 	}
 	for i, l := range lines {
-		lines[i] = components.Fit(l, w)
+		lines[i] = cellsOf(v.c).Fit(l, w)
 	}
 	return strings.Join(lines, "\n")
 }
@@ -601,7 +601,7 @@ func (v *Sync) titleLine(title string) string {
 
 func (v *Sync) kv(label, value string) string {
 	st := v.c.Styles
-	return "  " + st.Label.Render(components.PadRight(label, 10)) + value
+	return "  " + st.Label.Render(cellsOf(v.c).PadRight(label, 10)) + value
 }
 
 func (v *Sync) planningHead() []string {
@@ -620,7 +620,7 @@ func (v *Sync) failedHead(w int) []string {
 	st := v.c.Styles
 	lines := []string{v.titleLine("Sync plan"), "", v.kv("chosen", st.Value.Render(components.Escape(v.what))), ""}
 	lines = append(lines, st.ErrorTitle.Render("  No plan could be made"))
-	for _, l := range components.Wrap(components.Escape(v.err.Error()), max(w-4, 20)) {
+	for _, l := range cellsOf(v.c).Wrap(components.Escape(v.err.Error()), max(w-4, 20)) {
 		lines = append(lines, "  "+st.Error.Render(l))
 	}
 	lines = append(lines, "", st.Dim.Render("  r plans again · esc closes"))
@@ -713,16 +713,16 @@ func (v *Sync) planHead(w int) []string {
 		lines = append(lines, "  "+st.Dim.Render(strings.Join(left, " · ")))
 	}
 	if p.Gap != nil {
-		lines = append(lines, noteLines(st.Error, "✗", "gap: "+components.Escape(p.Gap.String())+": nothing is applied; a new baseline is needed", w, v.noteMax)...)
+		lines = append(lines, noteLines(cellsOf(v.c), st.Error, "✗", "gap: "+components.Escape(p.Gap.String())+": nothing is applied; a new baseline is needed", w, v.noteMax)...)
 	}
 	for _, pr := range p.Problems {
-		lines = append(lines, noteLines(st.Error, "✗", components.Escape(pr.Error()), w, v.noteMax)...)
+		lines = append(lines, noteLines(cellsOf(v.c), st.Error, "✗", components.Escape(pr.Error()), w, v.noteMax)...)
 	}
 	for _, wn := range p.Warnings {
-		lines = append(lines, noteLines(st.Warning, "!", components.Escape(wn), w, v.noteMax)...)
+		lines = append(lines, noteLines(cellsOf(v.c), st.Warning, "!", components.Escape(wn), w, v.noteMax)...)
 	}
 	for _, n := range p.Notes {
-		lines = append(lines, noteLines(st.Dim, "·", components.Escape(n), w, v.noteMax)...)
+		lines = append(lines, noteLines(cellsOf(v.c), st.Dim, "·", components.Escape(n), w, v.noteMax)...)
 	}
 	title := fmt.Sprintf("What will change (%s)", components.Count(len(p.Items)+p.More))
 	if p.More > 0 {
@@ -748,13 +748,13 @@ const (
 // wrapped to w cells under its text (not cut at the edge of an 80-column
 // terminal, where the reason was lost), in at most maxLines lines, the
 // last one ending with … when the text goes on.
-func noteLines(style lipgloss.Style, mark, text string, w, maxLines int) []string {
+func noteLines(cells components.Cells, style lipgloss.Style, mark, text string, w, maxLines int) []string {
 	const indent = "    "
 	maxLines = max(maxLines, 1)
-	wrapped := components.Wrap(text, max(w-len(indent), 10))
+	wrapped := cells.Wrap(text, max(w-len(indent), 10))
 	if len(wrapped) > maxLines {
 		rest := strings.Join(wrapped[maxLines-1:], " ")
-		wrapped = append(wrapped[:maxLines-1], components.Fit(rest, max(w-len(indent), 10)))
+		wrapped = append(wrapped[:maxLines-1], cells.Fit(rest, max(w-len(indent), 10)))
 		if !strings.HasSuffix(wrapped[len(wrapped)-1], "…") {
 			wrapped[len(wrapped)-1] += "…"
 		}
@@ -765,7 +765,7 @@ func noteLines(style lipgloss.Style, mark, text string, w, maxLines int) []strin
 		if i == 0 {
 			lead = "  " + mark + " "
 		}
-		out[i] = components.Fit(style.Render(lead+l), w)
+		out[i] = cells.Fit(style.Render(lead+l), w)
 	}
 	return out
 }
@@ -896,13 +896,13 @@ func (v *Sync) resultHead(w int) []string {
 		notes = append(notes, "a sync of chosen resources: the rest of the Source is left for a full sync")
 	}
 	if gap != nil {
-		lines = append(lines, noteLines(st.Error, "✗", "gap: "+components.Escape(gap.String()), w, v.noteMax)...)
+		lines = append(lines, noteLines(cellsOf(v.c), st.Error, "✗", "gap: "+components.Escape(gap.String()), w, v.noteMax)...)
 	}
 	for _, pr := range problems {
-		lines = append(lines, noteLines(st.Error, "✗", components.Escape(pr.Error()), w, v.noteMax)...)
+		lines = append(lines, noteLines(cellsOf(v.c), st.Error, "✗", components.Escape(pr.Error()), w, v.noteMax)...)
 	}
 	for _, n := range notes {
-		lines = append(lines, noteLines(st.Dim, "·", components.Escape(n), w, v.noteMax)...)
+		lines = append(lines, noteLines(cellsOf(v.c), st.Dim, "·", components.Escape(n), w, v.noteMax)...)
 	}
 	title := "Done"
 	stopped := r.Stopped != "" // what a stopped run did is counted, not listed

@@ -222,7 +222,9 @@ func (v *Versions) Close() {
 // KeyBindings are the page's own bindings, for the help screen and footer.
 func (v *Versions) KeyBindings() []key.Binding {
 	k := &v.c.Keys
-	return []key.Binding{common.Short(k.Open, "open the version"), k.Compare, k.TimeGate, common.Short(k.Retry, "reload"), k.Copy, k.Browser}
+	_, ok := v.selected() // none when the TimeMap failed and no link gave a version
+	return []key.Binding{common.When(ok, common.Short(k.Open, "open the version")), common.When(ok, k.Compare), k.TimeGate,
+		common.Short(k.Retry, "reload"), common.When(ok, k.Copy), common.When(ok, k.Browser)}
 }
 
 // HelpBindings are the page's keys (nav.KeyHelper): the footer's, with
@@ -288,7 +290,7 @@ func (v *Versions) headerLines() []string {
 		}
 	}
 	for i, l := range out {
-		out[i] = components.Fit(l, w)
+		out[i] = cellsOf(v.c).Fit(l, w)
 	}
 	return append(out, "")
 }
@@ -496,7 +498,7 @@ func (v *Versions) View() string {
 		lines = append(lines, "")
 	}
 	for i, l := range lines {
-		lines[i] = components.Fit(l, w)
+		lines[i] = cellsOf(v.c).Fit(l, w)
 	}
 	return strings.Join(components.Window(lines, 0, max(v.height, 1)), "\n")
 }

@@ -8,14 +8,19 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/charmbracelet/x/ansi"
+
 	"rsx/audit"
 	"rsx/claims"
 	"rsx/dest/engine"
 	"rsx/dest/plan"
 	"rsx/dest/state"
 	"rsx/session"
-	"sync"
-	"time"
 )
 
 // SyncJob plays a sync: a plan, a run that waits until released (or
@@ -201,4 +206,24 @@ func Spot() *audit.Report {
 				claims.Check{Field: "lastmod", Verdict: claims.Warning, Declared: "2013-01-02T09:00:00Z", Actual: "2013-01-02T09:00:05Z", Reason: "servers differ"})},
 			{URL: URI(5), Verdict: claims.OK, Result: res(URI(5), ok("status", "2xx"), ok("md5", "0f3b8ad1c2e4d5f60718293a4b5c6d7e"))},
 		}}
+}
+
+// OverPadded are the lines of a page's view, drawn for a terminal w cells
+// wide that counts by m, that the page padded or drew to its width but
+// made wider than that as m counts: those ending in padding, a border, a
+// rule or the ellipsis of a cut. (A row whose content is longer than the page, cut by the root,
+// is no such line.) Each is described for a test's error.
+func OverPadded(view string, m ansi.Method, w int) []string {
+	var out []string
+	for n, l := range strings.Split(view, "\n") {
+		got := m.StringWidth(l)
+		if got <= w {
+			continue
+		}
+		plain := ansi.Strip(l)
+		if r, _ := utf8.DecodeLastRuneInString(plain); strings.ContainsRune(" │─╮╯╭╰┤…", r) {
+			out = append(out, fmt.Sprintf("line %d, padded or drawn to the width, is %d cells wide, not %d: %q", n+1, got, w, plain))
+		}
+	}
+	return out
 }
