@@ -364,12 +364,19 @@ func (a *app) fleetRound(ctx context.Context, jobs []fleetJob, parallel int, asJ
 // runOne runs one Source's command, as its own rsx run, and reads its JSON.
 // The run ends, as on SIGINT, when ctx is done.
 func (a *app) runOne(ctx context.Context, j fleetJob) fleetResult {
+	return a.runOneNotified(ctx, j, nil)
+}
+
+// runOneNotified is runOne for a following fleet: n (nil: none) carries the
+// notifications the run answers in, and what it made of them out.
+func (a *app) runOneNotified(ctx context.Context, j fleetJob, n *notifiedRun) fleetResult {
 	start := time.Now()
 	var out, errb bytes.Buffer
 	code := runWith(j.args, streams{in: strings.NewReader(""), out: &out, err: &errb}, func(sub *app) {
 		sub.base = ctx
 		sub.http.transport = a.http.transport
 		sub.cfg, sub.env = a.cfg, a.env // the same file: each run resolves a named --dest itself
+		sub.notified = n
 	})
 	r := fleetResult{Source: j.src.URL, Name: j.src.Name, Dest: j.dest, ExitStatus: code, Started: start.UTC().Format(time.RFC3339),
 		Seconds: time.Since(start).Seconds(), Result: json.RawMessage("null")}
