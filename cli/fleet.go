@@ -471,8 +471,12 @@ round).`
 
 --sources FILE --follow follows the fleet's Sources until interrupted: each
 Source's notification channels are subscribed to, and a notification brings
-an incremental run of that Source only, --debounce (default %s) after it
-(those that come meanwhile, or while it runs, bring one run); a channel that
+a run of that Source only, --debounce (default %s) after it (those that come
+meanwhile, or while it runs, bring one run), which applies the notified
+changes without reading the Change Lists, or reads them when the
+notifications cannot be trusted to be all that changed (a gap, errors, out
+of order, a framework notification); a run that finds the Source's channels
+changed in its Capability List subscribes to them anew. A channel that
 drops reconnects with back-off, and a run catches up what it missed. Every
 Source also runs every --every (default %s; a Source's every in the file
 wins): that is how a Source with no channel is followed. Each run is a line
