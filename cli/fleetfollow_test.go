@@ -37,6 +37,7 @@ type changingSource struct {
 	conns   []*websocket.Conn
 	gets    int // GETs of /r/a
 	lists   int // GETs of the Change List
+	down    bool // every request is answered 503
 }
 
 func newChangingSource(t *testing.T, withChannel bool) *changingSource {
@@ -63,7 +64,12 @@ func (s *changingSource) serve(w http.ResponseWriter, r *http.Request) {
 	if r.URL.Path == "/changes.xml" {
 		s.lists++
 	}
+	down := s.down
 	s.mu.Unlock()
+	if down {
+		http.Error(w, "down for maintenance", http.StatusServiceUnavailable)
+		return
+	}
 	dt := func(t time.Time) string { return t.UTC().Format(time.RFC3339) }
 	xml := func(body string) {
 		w.Header().Set("Content-Type", "application/xml")
@@ -768,6 +774,41 @@ func TestSyncSourcesFollowNewChannel(t *testing.T) {
 		t.Errorf("the channel no longer advertised keeps %d subscribers", n)
 	}
 	if code := f.stop(); code != 0 {
+		t.Errorf("exit %d", code)
+	}
+}
+
+// A Source whose channels could not be looked for is looked for again at
+// once when its every in the file changes (not only after the old every).
+func TestSyncSourcesFollowRelooksWhenEveryChanges(t *testing.T) {
+	a := newChangingSource(t, true)
+	a.down = true
+	dir := t.TempDir()
+	file := filepath.Join(dir, "fleet.toml")
+	write := func(every string) {
+		t.Helper()
+		body := fmt.Sprintf("[[source]]\nurl = %q\ndest = %q\nevery = %q\n", a.capList(), filepath.Join(dir, "copy0"), every)
+		if err := os.WriteFile(file, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("1h")
+	f := startFleetFollowTimes(t, fleetTimes{minEvery: time.Millisecond, reread: 100 * time.Millisecond}, file, "--debounce", "10ms")
+	p := f.wait(1, 20*time.Second, "polled line", func(l fleetFollowLine) bool { return l.Event == "polled" })[0]
+	if p.Error == nil {
+		t.Fatalf("the lookup of an unreachable Source: %+v", p)
+	}
+	// Its start run fails as well: no run has read its Capability List.
+	if l := f.wait(1, 20*time.Second, "start run", runOf(a, reasonStart))[0]; l.ExitStatus == 0 {
+		t.Fatalf("the start run of an unreachable Source: %+v", l)
+	}
+	a.mu.Lock()
+	a.down = false
+	a.mu.Unlock()
+	write("2h")
+	f.wait(1, 10*time.Second, "the channels looked for again", func(l fleetFollowLine) bool { return l.Event == "channels" })
+	f.wait(1, 10*time.Second, "connection", func(l fleetFollowLine) bool { return l.Event == "connected" })
+	if code := f.stop(); code != 0 && code != 1 {
 		t.Errorf("exit %d", code)
 	}
 }
