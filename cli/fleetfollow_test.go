@@ -35,8 +35,8 @@ type changingSource struct {
 	version int
 	changes []time.Time // when /r/a changed
 	conns   []*websocket.Conn
-	gets    int // GETs of /r/a
-	lists   int // GETs of the Change List
+	gets    int  // GETs of /r/a
+	lists   int  // GETs of the Change List
 	down    bool // every request is answered 503
 }
 
