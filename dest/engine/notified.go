@@ -102,7 +102,9 @@ func (s *Session) PlanNotified(ctx context.Context, target string, opts PlanOpti
 	if until.After(point) {
 		p.NotifiedUntil = until
 	}
-	p.Warnings = append(p.Warnings, src.notes...)
+	// The resources are fetched at the pace a plan of the lists keeps.
+	p.Warnings = append(p.Warnings, s.honourCrawlDelay(ctx, src.key)...)
+	p.Notes = append(p.Notes, src.notes...)
 	now := s.opts.Now()
 	for _, e := range apply {
 		for _, pr := range futureDated(now, e) {
