@@ -179,7 +179,8 @@ type notifiedRun struct {
 const maxPendingNotices = 257
 
 // via is how a run brought the copy up to date: "notifications" (applied
-// alone), "change-lists", or "" when it made no plan.
+// alone), "lists" (the Source's lists: its Change Lists, or its Resource List
+// for a baseline), or "" when it made no plan.
 func (n *notifiedRun) via() string {
 	switch {
 	case n == nil || !n.planned:
@@ -187,7 +188,7 @@ func (n *notifiedRun) via() string {
 	case n.applied > 0:
 		return "notifications"
 	}
-	return "change-lists"
+	return "lists"
 }
 
 // sameChannels reports whether a and b are the same channels, in any order.
@@ -673,7 +674,8 @@ type fleetChannelJSON struct {
 // fleetRunJSON is a run's line: the round's result object of the Source,
 // with why it ran, how many notifications it answers, and how it brought
 // the copy up to date: Via "notifications" (their changes applied, the
-// Change Lists not read), "change-lists", or "" (no plan was made);
+// Change Lists not read), "lists" (its Change Lists, or its Resource
+// List for a baseline), or "" (no plan was made);
 // Fallback says why notifications it answers were not applied alone.
 type fleetRunJSON struct {
 	Event         string `json:"event"` // "run"

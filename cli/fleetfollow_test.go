@@ -682,7 +682,7 @@ func TestSyncSourcesFollowGapReadsTheChangeLists(t *testing.T) {
 	lists := a.listReads()
 	a.notifyPeriod(a.changed(2), a.changed(3))
 	l := f.wait(2, 10*time.Second, "run after the notification after the gap", runOf(a, reasonNotification))[1]
-	if l.ExitStatus != 0 || l.Via != "change-lists" || !strings.Contains(l.Fallback, "a gap") || l.updated() != 1 {
+	if l.ExitStatus != 0 || l.Via != "lists" || !strings.Contains(l.Fallback, "a gap") || l.updated() != 1 {
 		t.Errorf("run after the gap: exit %d, via %q, fallback %q, updated %d\n%s", l.ExitStatus, l.Via, l.Fallback, l.updated(), l.Result)
 	}
 	if a.listReads() == lists {
@@ -722,7 +722,7 @@ func TestSyncSourcesFollowMalformedReadsTheChangeLists(t *testing.T) {
 		c.Write(context.Background(), websocket.MessageText, []byte(msg[:len(msg)-12]))
 	}
 	l := f.wait(1, 10*time.Second, "run after the cut notification", runOf(a, reasonNotification))[0]
-	if l.ExitStatus != 0 || l.Via != "change-lists" || !strings.Contains(l.Fallback, "errors") || l.updated() != 1 {
+	if l.ExitStatus != 0 || l.Via != "lists" || !strings.Contains(l.Fallback, "errors") || l.updated() != 1 {
 		t.Errorf("run after a cut notification: exit %d, via %q, fallback %q, updated %d", l.ExitStatus, l.Via, l.Fallback, l.updated())
 	}
 	if code := f.stop(); code != 0 {
