@@ -51,6 +51,10 @@ type app struct {
 	// fleetTimes are the fleet's bounds of time (fleetfollow.go); the zero
 	// value gives the documented ones, tests make them short.
 	fleetTimes fleetTimes
+	// notified, for a run of a following fleet's Source, carries the
+	// notifications that brought it in, and what the run made of them
+	// out (fleetfollow.go).
+	notified *notifiedRun
 }
 
 // tempDir is the folder for this run's temporary files ("" for the system's

@@ -364,12 +364,19 @@ func (a *app) fleetRound(ctx context.Context, jobs []fleetJob, parallel int, asJ
 // runOne runs one Source's command, as its own rsx run, and reads its JSON.
 // The run ends, as on SIGINT, when ctx is done.
 func (a *app) runOne(ctx context.Context, j fleetJob) fleetResult {
+	return a.runOneNotified(ctx, j, nil)
+}
+
+// runOneNotified is runOne for a following fleet: n (nil: none) carries the
+// notifications the run answers in, and what it made of them out.
+func (a *app) runOneNotified(ctx context.Context, j fleetJob, n *notifiedRun) fleetResult {
 	start := time.Now()
 	var out, errb bytes.Buffer
 	code := runWith(j.args, streams{in: strings.NewReader(""), out: &out, err: &errb}, func(sub *app) {
 		sub.base = ctx
 		sub.http.transport = a.http.transport
 		sub.cfg, sub.env = a.cfg, a.env // the same file: each run resolves a named --dest itself
+		sub.notified = n
 	})
 	r := fleetResult{Source: j.src.URL, Name: j.src.Name, Dest: j.dest, ExitStatus: code, Started: start.UTC().Format(time.RFC3339),
 		Seconds: time.Since(start).Seconds(), Result: json.RawMessage("null")}
@@ -464,8 +471,12 @@ round).`
 
 --sources FILE --follow follows the fleet's Sources until interrupted: each
 Source's notification channels are subscribed to, and a notification brings
-an incremental run of that Source only, --debounce (default %s) after it
-(those that come meanwhile, or while it runs, bring one run); a channel that
+a run of that Source only, --debounce (default %s) after it (those that come
+meanwhile, or while it runs, bring one run), which applies the notified
+changes without reading the Change Lists, or reads them when the
+notifications cannot be trusted to be all that changed (a gap, errors, out
+of order, a framework notification); a run that finds the Source's channels
+changed in its Capability List subscribes to them anew. A channel that
 drops reconnects with back-off, and a run catches up what it missed. Every
 Source also runs every --every (default %s; a Source's every in the file
 wins): that is how a Source with no channel is followed. Each run is a line

@@ -17,9 +17,15 @@ import (
 
 // rsx sync --sources FILE --follow: every Source of the fleet that offers
 // a notification channel is subscribed to, and a change notification brings
-// an incremental run of that Source (its own rsx sync run, as in a round:
-// recorded in its DEST's history). Notifications that arrive close together,
-// or while the Source runs, bring one run, not one each. A Source that
+// a run of that Source (its own rsx sync run, as in a round: recorded in
+// its DEST's history) that applies the notifications' changes as rsx sync
+// --follow does (engine.Session.PlanNotified), or, when they cannot be
+// trusted to be all that changed (a gap, errors, out of order, a framework
+// notification, entries without a change type or datetime), reads the
+// Change Lists as a poll does. Notifications that arrive close together,
+// or while the Source runs, bring one run, not one each. A run that reads
+// the Source's Capability List tells which channels it advertises now: a
+// Source whose channels changed is subscribed to them anew. A Source that
 // offers no channel is polled: it runs every --every (or its own every).
 // Every Source runs at least that often, the channels' too: the Change
 // Lists are the record, and a notification can be lost without the
@@ -68,23 +74,26 @@ const (
 
 // followed is one Source of a fleet that follows, as the loop sees it.
 type followed struct {
-	job        fleetJob
-	key, dkey  string
-	stopWatch  context.CancelFunc // ends the Source's channel lookup and watch
-	watch      int                // the watch's number: a message of an earlier one is stale
-	lookedUp   bool               // the lookup of its channels ended (once)
-	channels   []notify.Channel
-	unsettled  map[string]bool // channels whose first attempt to connect has not ended: the first run waits for them
-	settleBy   time.Time       // but not after this
-	running    bool
-	started    bool      // a run has started: a connection after it brings a catch-up run
-	wanted     time.Time // a run is wanted from then on (zero: only the poll's)
-	reason     string    // why the wanted run
-	notified   int       // notifications the wanted run answers
-	nextPoll   time.Time
-	lastStatus int  // the exit status of its last run that was not interrupted
-	ran        bool // lastStatus is one
-	removed    bool // gone from the file: dropped when its run ends
+	job         fleetJob
+	key, dkey   string
+	stopWatch   context.CancelFunc // ends the Source's channel lookup and watch
+	watch       int                // the watch's number: a message of an earlier one is stale
+	lookedUp    bool               // the lookup of its channels ended (once)
+	lookupRetry bool               // the last lookup failed: it is tried again every every
+	channels    []notify.Channel
+	unsettled   map[string]bool // channels whose first attempt to connect has not ended: the first run waits for them
+	settleBy    time.Time       // but not after this
+	running     bool
+	started     bool           // a run has started: a connection after it brings a catch-up run
+	wanted      time.Time      // a run is wanted from then on (zero: only the poll's)
+	reason      string         // why the wanted run
+	notified    int            // notifications the wanted run answers
+	pending     []notify.Event // the change notifications it answers, to apply (at most maxPendingNotices)
+	covered     time.Time      // how far the notifications applied carry the copy beyond its point
+	nextPoll    time.Time
+	lastStatus  int  // the exit status of its last run that was not interrupted
+	ran         bool // lastStatus is one
+	removed     bool // gone from the file: dropped when its run ends
 }
 
 func (s *followed) name() string {
@@ -135,9 +144,10 @@ type followMsg struct {
 }
 
 type followFound struct {
-	channels []notify.Channel
-	err      error         // why none (notify.ErrNoChannels when none is advertised)
-	retry    time.Duration // when the lookup is tried again (0: never)
+	channels     []notify.Channel
+	err          error         // why none (notify.ErrNoChannels when none is advertised)
+	retry        time.Duration // when the lookup is tried again (0: never)
+	resubscribed bool          // the channels changed: a run read them in the Capability List
 }
 
 // followRun is a run that ended.
@@ -147,6 +157,56 @@ type followRun struct {
 	reason      string
 	notified    int
 	interrupted bool
+	n           *notifiedRun
+}
+
+// notifiedRun is what a run of a following fleet's Source is given (the
+// notifications to apply, how far those applied before carry the copy),
+// and what it tells back (runSync fills it in).
+type notifiedRun struct {
+	events  []notify.Event
+	covered time.Time
+
+	planned  bool             // a plan was made: the fields below are known
+	channels []notify.Channel // the channels the Capability List advertises
+	applied  int              // the notifications applied (0: the Change Lists were read)
+	until    time.Time        // how far the notifications carry the copy (zero: no further than its point)
+	fallback string           // why the notifications given were not applied alone
+}
+
+// maxPendingNotices bounds the notifications kept for one run: more make
+// it read the Change Lists (engine's bound is lower).
+const maxPendingNotices = 257
+
+// via is how a run brought the copy up to date: "notifications" (applied
+// alone), "lists" (the Source's lists: its Change Lists, or its Resource List
+// for a baseline), or "" when it made no plan.
+func (n *notifiedRun) via() string {
+	switch {
+	case n == nil || !n.planned:
+		return ""
+	case n.applied > 0:
+		return "notifications"
+	}
+	return "lists"
+}
+
+// sameChannels reports whether a and b are the same channels, in any order.
+func sameChannels(a, b []notify.Channel) bool {
+	key := func(c notify.Channel) string { return string(c.Kind) + " " + c.URL }
+	set := map[string]int{}
+	for _, c := range a {
+		set[key(c)]++
+	}
+	for _, c := range b {
+		set[key(c)]--
+	}
+	for _, n := range set {
+		if n != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // followLoop is the state of rsx sync --sources --follow; only its loop
@@ -166,9 +226,12 @@ type followLoop struct {
 	running  int
 	msgs     chan followMsg
 	done     chan followRun
-	pr       *fleetFollowPrinter
-	runs     int
-	failed   int
+	// startWatch looks for a Source's channels (given nil) or takes the
+	// channels given, and watches them.
+	startWatch func(s *followed, given []notify.Channel)
+	pr         *fleetFollowPrinter
+	runs       int
+	failed     int
 }
 
 // fleetFollow follows every Source of file until ctx is done; everyGiven
@@ -189,17 +252,20 @@ func (a *app) fleetFollow(ctx context.Context, command, file, cmdDest string, ev
 	l.pr.following(len(jobs), every, everyGiven, debounce)
 	active := 0 // the watches that have not ended
 	ended := make(chan struct{})
-	startWatch := func(s *followed) {
+	l.startWatch = func(s *followed, given []notify.Channel) {
+		if s.stopWatch != nil {
+			s.stopWatch() // its messages are stale from now on
+		}
 		wctx, cancel := context.WithCancel(ctx)
 		s.stopWatch = cancel
 		s.watch++
 		active++
 		go func(key string, watch int, j fleetJob) {
-			a.followSourceChannels(wctx, followMsg{key: key, watch: watch}, j, l.msgs)
+			a.followSourceChannels(wctx, followMsg{key: key, watch: watch}, j, given, l.msgs)
 			ended <- struct{}{}
 		}(s.key, s.watch, s.job)
 	}
-	l.update(jobs, ff.Parallel, startWatch)
+	l.update(jobs, ff.Parallel)
 	reread := time.NewTicker(a.fleetTimes.rereadEvery())
 	defer reread.Stop()
 	wake := time.NewTimer(time.Hour)
@@ -228,7 +294,7 @@ func (a *app) fleetFollow(ctx context.Context, command, file, cmdDest string, ev
 				l.pr.fileError(command, err)
 				continue
 			}
-			l.update(jobs, ff.Parallel, startWatch)
+			l.update(jobs, ff.Parallel)
 		case <-wake.C:
 		}
 	}
@@ -266,7 +332,7 @@ func (a *app) fleetFollow(ctx context.Context, command, file, cmdDest string, ev
 // update takes the file's Sources as they are now: new ones are added (and
 // their channels looked for), those no longer there leave (a run under way
 // ends first), the settings of the others change for their next run.
-func (l *followLoop) update(jobs []fleetJob, parallel int, startWatch func(*followed)) {
+func (l *followLoop) update(jobs []fleetJob, parallel int) {
 	if parallel <= 0 {
 		parallel = 4
 	}
@@ -287,15 +353,22 @@ func (l *followLoop) update(jobs []fleetJob, parallel int, startWatch func(*foll
 			if s.started && j.every != s.job.every {
 				s.nextPoll = s.nextPoll.Add(j.every - s.job.every)
 			}
+			// A lookup of its channels that failed is tried again every
+			// every: a new every looks again at once, and from then on
+			// at the new one.
+			relook := !s.removed && s.lookedUp && s.lookupRetry && j.every != s.job.every
 			s.job = j
+			if relook {
+				l.startWatch(s, nil)
+			}
 			if s.removed {
 				// Back in the file before its last run ended: its
 				// channels are looked for again, and it runs once they are.
 				s.removed, s.lookedUp, s.channels, s.unsettled = false, false, nil, map[string]bool{}
-				s.wanted, s.reason, s.notified = time.Time{}, "", 0
+				s.wanted, s.reason, s.notified, s.pending = time.Time{}, "", 0, nil
 				s.started = false
 				l.pr.source(s, "added")
-				startWatch(s)
+				l.startWatch(s, nil)
 			}
 			continue
 		}
@@ -304,7 +377,7 @@ func (l *followLoop) update(jobs []fleetJob, parallel int, startWatch func(*foll
 		if l.begun {
 			l.pr.source(s, "added")
 		}
-		startWatch(s)
+		l.startWatch(s, nil)
 	}
 	for _, k := range l.order {
 		if s := l.sources[k]; !seen[k] && !s.removed {
@@ -319,10 +392,11 @@ func (l *followLoop) update(jobs []fleetJob, parallel int, startWatch func(*foll
 	l.order, l.begun = order, true
 }
 
-// followSourceChannels looks for the channels of one Source and watches
-// them until ctx is done, telling the loop through msgs. A lookup that
-// fails (not one that finds none) is tried again every every.
-func (a *app) followSourceChannels(ctx context.Context, from followMsg, j fleetJob, msgs chan<- followMsg) {
+// followSourceChannels looks for the channels of one Source (or takes
+// given, when not nil: those a run found in its Capability List) and
+// watches them until ctx is done, telling the loop through msgs. A lookup
+// that fails (not one that finds none) is tried again every every.
+func (a *app) followSourceChannels(ctx context.Context, from followMsg, j fleetJob, given []notify.Channel, msgs chan<- followMsg) {
 	send := func(m followMsg) bool {
 		m.key, m.watch = from.key, from.watch
 		select {
@@ -338,7 +412,17 @@ func (a *app) followSourceChannels(ctx context.Context, from followMsg, j fleetJ
 		return
 	}
 	var channels []notify.Channel
-	for {
+	if given != nil {
+		channels = given
+		f := &followFound{channels: channels, resubscribed: true}
+		if len(channels) == 0 {
+			f.err = notify.ErrNoChannels
+		}
+		if !send(followMsg{found: f}) || len(channels) == 0 {
+			return
+		}
+	}
+	for len(channels) == 0 {
 		found, err := notify.Find(ctx, client, j.src.URL)
 		if ctx.Err() != nil {
 			return
@@ -385,7 +469,7 @@ func (l *followLoop) message(m followMsg) {
 	now := time.Now()
 	if f := m.found; f != nil {
 		first := !s.lookedUp
-		s.lookedUp = true
+		s.lookedUp, s.lookupRetry = true, f.retry > 0
 		s.channels = f.channels
 		for _, ch := range f.channels {
 			s.unsettled[ch.URL] = true
@@ -411,10 +495,15 @@ func (l *followLoop) message(m followMsg) {
 		delete(s.unsettled, e.Channel.URL)
 		l.pr.channelEvent(s, e, false)
 	case notify.EventNotification:
-		brings := len(e.Items) > 0
+		// One with errors, even without entries (cut short), brings a run
+		// that reads the Change Lists: what it was to say is lost.
+		brings := len(e.Items) > 0 || e.Errors() > 0
 		l.pr.notification(s, e, brings, s.running || !s.wanted.IsZero())
 		if brings {
 			s.notified++
+			if len(s.pending) < maxPendingNotices {
+				s.pending = append(s.pending, *e)
+			}
 			s.want(now.Add(l.debounce), reasonNotification)
 		}
 	}
@@ -440,15 +529,21 @@ func (l *followLoop) startDue(now time.Time) {
 		if !s.wanted.IsZero() {
 			reason = s.reason
 		}
-		s.wanted, s.reason, s.notified = time.Time{}, "", 0
+		// The notifications are applied by a run they brought; any other
+		// run (a poll, a catch-up) reads the Change Lists, which hold them.
+		n := &notifiedRun{covered: s.covered}
+		if reason == reasonNotification {
+			n.events = s.pending
+		}
+		s.wanted, s.reason, s.notified, s.pending = time.Time{}, "", 0, nil
 		s.running, s.started = true, true
 		s.nextPoll = now.Add(s.job.every)
 		l.running++
 		l.busyHost[s.job.host], l.busyDest[s.dkey] = true, true
 		go func(key string, j fleetJob) {
-			r := l.a.runOne(l.ctx, j)
+			r := l.a.runOneNotified(l.ctx, j, n)
 			interrupted := l.ctx.Err() != nil && r.ExitStatus == exitFailure
-			l.done <- followRun{key: key, r: r, reason: reason, notified: notified, interrupted: interrupted}
+			l.done <- followRun{key: key, r: r, reason: reason, notified: notified, interrupted: interrupted, n: n}
 		}(s.key, s.job)
 	}
 }
@@ -488,6 +583,38 @@ func (l *followLoop) ended(r followRun) {
 	l.pr.run(s, r)
 	if s.removed {
 		delete(l.sources, r.key)
+		return
+	}
+	n := r.n
+	if n == nil || !n.planned {
+		return
+	}
+	if r.r.ExitStatus == exitOK {
+		// Every change up to there is in the copy: the next notification
+		// that carries its period must begin no later. A run that read
+		// the Change Lists instead read them after the notifications it
+		// answers were sent, and a Source lists a change before it
+		// notifies it: their periods are in the copy too.
+		until := n.until
+		if n.applied == 0 {
+			for _, e := range n.events {
+				if e.Until.OK && e.Until.Time.After(until) {
+					until = e.Until.Time
+				}
+			}
+		}
+		if until.After(s.covered) {
+			s.covered = until
+		}
+	}
+	// The run read the Capability List: the channels it advertises now
+	// are those followed.
+	if s.lookedUp && !sameChannels(n.channels, s.channels) {
+		given := n.channels
+		if given == nil {
+			given = []notify.Channel{}
+		}
+		l.startWatch(s, given)
 	}
 }
 
@@ -519,6 +646,7 @@ type fleetEventJSON struct {
 	// channels, polled
 	Channels          []fleetChannelJSON `json:"channels,omitempty"`
 	RetryLookupSecond *float64           `json:"retry_lookup_seconds,omitempty"`
+	Resubscribed      bool               `json:"resubscribed,omitempty"`
 	// connected, disconnected, notification
 	Channel      string   `json:"channel,omitempty"`
 	Kind         string   `json:"kind,omitempty"`
@@ -544,12 +672,18 @@ type fleetChannelJSON struct {
 }
 
 // fleetRunJSON is a run's line: the round's result object of the Source,
-// with why it ran and how many notifications it answers.
+// with why it ran, how many notifications it answers, and how it brought
+// the copy up to date: Via "notifications" (their changes applied, the
+// Change Lists not read), "lists" (its Change Lists, or its Resource
+// List for a baseline), or "" (no plan was made);
+// Fallback says why notifications it answers were not applied alone.
 type fleetRunJSON struct {
 	Event         string `json:"event"` // "run"
 	Time          string `json:"time"`
 	Reason        string `json:"reason"`
 	Notifications int    `json:"notifications"`
+	Via           string `json:"via"`
+	Fallback      string `json:"fallback,omitempty"`
 	Interrupted   bool   `json:"interrupted"`
 	fleetResult
 }
@@ -613,6 +747,7 @@ func (p *fleetFollowPrinter) following(n int, every time.Duration, given bool, d
 func (p *fleetFollowPrinter) channels(s *followed, f *followFound) {
 	if p.json {
 		e := p.event("channels", s)
+		e.Resubscribed = f.resubscribed
 		for _, ch := range f.channels {
 			e.Channels = append(e.Channels, fleetChannelJSON{URL: ch.URL, Kind: string(ch.Kind)})
 		}
@@ -634,10 +769,17 @@ func (p *fleetFollowPrinter) channels(s *followed, f *followFound) {
 		for _, ch := range f.channels {
 			list = append(list, esc(ch.URL)+" ("+string(ch.Kind)+")")
 		}
-		fmt.Fprintf(p.errw, "%s  %s: notifications from %s\n", clock(), esc(s.name()), strings.Join(list, ", "))
+		again := ""
+		if f.resubscribed {
+			again = " (its Capability List changed: subscribed anew)"
+		}
+		fmt.Fprintf(p.errw, "%s  %s: notifications from %s%s\n", clock(), esc(s.name()), strings.Join(list, ", "), again)
 		return
 	}
 	why := "no notification channel"
+	if f.resubscribed {
+		why = "its Capability List advertises no notification channel any more"
+	}
 	if f.err != nil && !errors.Is(f.err, notify.ErrNoChannels) {
 		why = "its notification channels could not be found (" + esc(f.err.Error()) + ")"
 		if f.retry > 0 {
@@ -719,8 +861,12 @@ func (p *fleetFollowPrinter) notification(s *followed, ev *notify.Event, brings,
 
 func (p *fleetFollowPrinter) run(s *followed, r followRun) {
 	if p.json {
-		p.line(fleetRunJSON{Event: "run", Time: time.Now().UTC().Format(time.RFC3339Nano), Reason: r.reason, Notifications: r.notified,
-			Interrupted: r.interrupted, fleetResult: r.r})
+		j := fleetRunJSON{Event: "run", Time: time.Now().UTC().Format(time.RFC3339Nano), Reason: r.reason, Notifications: r.notified,
+			Interrupted: r.interrupted, fleetResult: r.r}
+		if r.n != nil {
+			j.Via, j.Fallback = r.n.via(), r.n.fallback
+		}
+		p.line(j)
 		return
 	}
 	why := r.reason
@@ -729,6 +875,12 @@ func (p *fleetFollowPrinter) run(s *followed, r followRun) {
 		why = "interrupted: the next run continues where it stopped"
 	case r.reason == reasonNotification:
 		why = "after " + display.Plural(r.notified, "notification", "notifications")
+		switch {
+		case r.n.via() == "notifications":
+			why += ": applied"
+		case r.n != nil && r.n.fallback != "":
+			why += "; the Change Lists read: " + esc(r.n.fallback)
+		}
 	case r.reason == reasonReconnected:
 		why = "catch-up after a reconnection"
 	}

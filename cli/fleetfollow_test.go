@@ -21,8 +21,9 @@ import (
 )
 
 // changingSource is a small Source on its own httptest server: one
-// resource, /r/a, whose changes its open Change List announces, and, when
-// withChannel, a WebSocket change notification channel at /notify.
+// resource, /r/a, whose changes its open Change List announces (and its
+// Resource List shows), and, when withChannel (setChannel changes it), a
+// WebSocket change notification channel at /notify.
 type changingSource struct {
 	t           *testing.T
 	srv         *httptest.Server
@@ -34,7 +35,9 @@ type changingSource struct {
 	version int
 	changes []time.Time // when /r/a changed
 	conns   []*websocket.Conn
-	gets    int // GETs of /r/a
+	gets    int  // GETs of /r/a
+	lists   int  // GETs of the Change List
+	down    bool // every request is answered 503
 }
 
 func newChangingSource(t *testing.T, withChannel bool) *changingSource {
@@ -57,8 +60,16 @@ func (s *changingSource) body(version int) string {
 func (s *changingSource) serve(w http.ResponseWriter, r *http.Request) {
 	base := s.srv.URL
 	s.mu.Lock()
-	version, changes := s.version, append([]time.Time(nil), s.changes...)
+	version, changes, withChannel := s.version, append([]time.Time(nil), s.changes...), s.withChannel
+	if r.URL.Path == "/changes.xml" {
+		s.lists++
+	}
+	down := s.down
 	s.mu.Unlock()
+	if down {
+		http.Error(w, "down for maintenance", http.StatusServiceUnavailable)
+		return
+	}
 	dt := func(t time.Time) string { return t.UTC().Format(time.RFC3339) }
 	xml := func(body string) {
 		w.Header().Set("Content-Type", "application/xml")
@@ -72,14 +83,18 @@ func (s *changingSource) serve(w http.ResponseWriter, r *http.Request) {
 	switch r.URL.Path {
 	case "/cl.xml":
 		channel := ""
-		if s.withChannel {
+		if withChannel {
 			channel = `<url><loc>ws` + strings.TrimPrefix(base, "http") + `/notify</loc><rs:md capability="change-notification"/></url>`
 		}
 		xml(`<rs:md capability="capabilitylist"/>` +
 			`<url><loc>` + base + `/rl.xml</loc><rs:md capability="resourcelist"/></url>` +
 			`<url><loc>` + base + `/changes.xml</loc><rs:md capability="changelist"/></url>` + channel)
 	case "/rl.xml":
-		xml(`<rs:md capability="resourcelist" at="` + dt(s.t0) + `"/><rs:ln rel="up" href="` + base + `/cl.xml"/>` + entry(0, ""))
+		at := s.t0
+		if len(changes) > 0 {
+			at = changes[len(changes)-1]
+		}
+		xml(`<rs:md capability="resourcelist" at="` + dt(at) + `"/><rs:ln rel="up" href="` + base + `/cl.xml"/>` + entry(version, ""))
 	case "/changes.xml":
 		var b strings.Builder
 		for i, at := range changes {
@@ -101,7 +116,7 @@ func (s *changingSource) serve(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain")
 		fmt.Fprint(w, s.body(version))
 	case "/notify":
-		if !s.withChannel {
+		if !withChannel {
 			http.NotFound(w, r)
 			return
 		}
@@ -139,11 +154,22 @@ func (s *changingSource) change() {
 // subscriber.
 func (s *changingSource) notify() {
 	s.t.Helper()
+	s.notifyPeriod(time.Time{}, time.Time{})
+}
+
+// notifyPeriod is notify with a notification that says which period's
+// changes it carries (<rs:md from until>) when from is not zero.
+func (s *changingSource) notifyPeriod(from, until time.Time) {
+	s.t.Helper()
 	s.mu.Lock()
 	conns := append([]*websocket.Conn(nil), s.conns...)
 	at := s.changes[len(s.changes)-1].UTC().Format(time.RFC3339)
 	s.mu.Unlock()
-	msg := rsOpen + `<rs:ln rel="up" href="` + s.srv.URL + `/cl.xml"/>` +
+	md := ""
+	if !from.IsZero() {
+		md = `<rs:md capability="changelist" from="` + from.UTC().Format(time.RFC3339) + `" until="` + until.UTC().Format(time.RFC3339) + `"/>`
+	}
+	msg := rsOpen + md + `<rs:ln rel="up" href="` + s.srv.URL + `/cl.xml"/>` +
 		`<url><loc>` + s.srv.URL + `/r/a</loc><rs:md change="updated" datetime="` + at + `"/></url>` + rsClose
 	for _, c := range conns {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -166,6 +192,26 @@ func (s *changingSource) drop() {
 	}
 }
 
+func (s *changingSource) setChannel(on bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.withChannel = on
+}
+
+// listReads counts the GETs of the Change List.
+func (s *changingSource) listReads() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.lists
+}
+
+// changed is when the n-th change was made (1: the first).
+func (s *changingSource) changed(n int) time.Time {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.changes[n-1]
+}
+
 func (s *changingSource) subscribers() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -185,6 +231,9 @@ type fleetFollowLine struct {
 	Reconnect     bool            `json:"reconnect"`
 	CatchUp       bool            `json:"catch_up"`
 	Notifications int             `json:"notifications"`
+	Via           string          `json:"via"`
+	Fallback      string          `json:"fallback"`
+	Resubscribed  bool            `json:"resubscribed"`
 	Interrupted   bool            `json:"interrupted"`
 	ExitStatus    int             `json:"exit_status"`
 	Error         *string         `json:"error"`
@@ -550,6 +599,216 @@ func TestSyncSourcesFollowRereadsTheFile(t *testing.T) {
 		t.Errorf("a ran %d times, want once (before it left the file)", n)
 	}
 	if code := f.stop(); code != 0 {
+		t.Errorf("exit %d", code)
+	}
+}
+
+// copyOf is what the copy in dest holds of /r/a ("" when none).
+func copyOf(t *testing.T, dest string) string {
+	t.Helper()
+	found := ""
+	filepath.WalkDir(dest, func(p string, d os.DirEntry, err error) error {
+		if err == nil && d.Name() == "a" && !d.IsDir() && !strings.Contains(p, ".rsx") {
+			b, _ := os.ReadFile(p)
+			found = string(b)
+		}
+		return nil
+	})
+	return found
+}
+
+// auditInSync fails the test unless rsx audit finds the copy in dest in
+// sync with src.
+func auditInSync(t *testing.T, dest string, src *changingSource) {
+	t.Helper()
+	code, out, errs := runCmd(t, "--rate", "0", "audit", "--json", "--dest", dest, src.capList())
+	if code != 0 || !strings.Contains(out, `"in_sync": true`) {
+		t.Errorf("rsx audit of %s: exit %d\n%s\n%s", dest, code, out, errs)
+	}
+}
+
+// A notification of a Source is applied as rsx sync --follow applies it:
+// its change is fetched and written, the Change List is not read, the run
+// is in the DEST's history, and the copy audits in sync.
+func TestSyncSourcesFollowAppliesNotifications(t *testing.T) {
+	a := newChangingSource(t, true)
+	dir := t.TempDir()
+	dest := filepath.Join(dir, "copy0")
+	f := startFleetFollow(t, writeFleet(t, dir, a), "--every", "1h", "--debounce", "50ms")
+	f.wait(1, 20*time.Second, "start run", runOf(a, reasonStart))
+	f.wait(1, 5*time.Second, "connection", func(l fleetFollowLine) bool { return l.Event == "connected" })
+	lists := a.listReads()
+	a.change()
+	a.notify()
+	l := f.wait(1, 10*time.Second, "run after the notification", runOf(a, reasonNotification))[0]
+	if l.ExitStatus != 0 || l.Via != "notifications" || l.Fallback != "" || l.updated() != 1 || l.mode() != "incremental" {
+		t.Errorf("run after the notification: exit %d, via %q (%s), mode %q, updated %d\n%s", l.ExitStatus, l.Via, l.Fallback, l.mode(), l.updated(), l.Result)
+	}
+	if n := a.listReads() - lists; n != 0 {
+		t.Errorf("the notification's run read the Change List %d times, want none", n)
+	}
+	if got := copyOf(t, dest); got != a.body(1) {
+		t.Errorf("the copy holds %q, want %q", got, a.body(1))
+	}
+	if code := f.stop(); code != 0 {
+		t.Errorf("exit %d", code)
+	}
+	auditInSync(t, dest, a)
+	code, out, errs := runCmd(t, "log", "--json", dest)
+	if code != 0 || !strings.Contains(out, "change notification of ws://") {
+		t.Errorf("rsx log does not say the run applied a notification: exit %d\n%s\n%s", code, out, errs)
+	}
+}
+
+// A notification that shows a gap (its period begins after the one before
+// ended: a notification was missed) brings a run that reads the Change
+// Lists, which hold the missed change; the notifications after it are
+// applied alone again.
+func TestSyncSourcesFollowGapReadsTheChangeLists(t *testing.T) {
+	a := newChangingSource(t, true)
+	dir := t.TempDir()
+	dest := filepath.Join(dir, "copy0")
+	f := startFleetFollow(t, writeFleet(t, dir, a), "--every", "1h", "--debounce", "50ms")
+	f.wait(1, 20*time.Second, "start run", runOf(a, reasonStart))
+	f.wait(1, 5*time.Second, "connection", func(l fleetFollowLine) bool { return l.Event == "connected" })
+
+	a.change()
+	a.notifyPeriod(a.t0, a.changed(1))
+	if l := f.wait(1, 10*time.Second, "run after the first notification", runOf(a, reasonNotification))[0]; l.Via != "notifications" || l.updated() != 1 {
+		t.Fatalf("first notification: via %q (%s), updated %d", l.Via, l.Fallback, l.updated())
+	}
+	a.change() // its notification is lost
+	a.change()
+	lists := a.listReads()
+	a.notifyPeriod(a.changed(2), a.changed(3))
+	l := f.wait(2, 10*time.Second, "run after the notification after the gap", runOf(a, reasonNotification))[1]
+	if l.ExitStatus != 0 || l.Via != "lists" || !strings.Contains(l.Fallback, "a gap") || l.updated() != 1 {
+		t.Errorf("run after the gap: exit %d, via %q, fallback %q, updated %d\n%s", l.ExitStatus, l.Via, l.Fallback, l.updated(), l.Result)
+	}
+	if a.listReads() == lists {
+		t.Errorf("the run after the gap did not read the Change List")
+	}
+	if got := copyOf(t, dest); got != a.body(3) {
+		t.Errorf("the copy holds %q after the gap's run, want %q", got, a.body(3))
+	}
+	a.change()
+	lists = a.listReads()
+	a.notifyPeriod(a.changed(3), a.changed(4))
+	l = f.wait(3, 10*time.Second, "run after the next notification", runOf(a, reasonNotification))[2]
+	if l.Via != "notifications" || l.updated() != 1 || a.listReads() != lists {
+		t.Errorf("the notification after the gap's run: via %q (%s), updated %d, Change List read %d times", l.Via, l.Fallback, l.updated(), a.listReads()-lists)
+	}
+	if code := f.stop(); code != 0 {
+		t.Errorf("exit %d", code)
+	}
+	auditInSync(t, dest, a)
+}
+
+// A notification that is cut short (malformed) brings a run that reads the
+// Change Lists.
+func TestSyncSourcesFollowMalformedReadsTheChangeLists(t *testing.T) {
+	a := newChangingSource(t, true)
+	dir := t.TempDir()
+	f := startFleetFollow(t, writeFleet(t, dir, a), "--every", "1h", "--debounce", "50ms")
+	f.wait(1, 20*time.Second, "start run", runOf(a, reasonStart))
+	f.wait(1, 5*time.Second, "connection", func(l fleetFollowLine) bool { return l.Event == "connected" })
+	a.change()
+	a.mu.Lock()
+	conns := append([]*websocket.Conn(nil), a.conns...)
+	a.mu.Unlock()
+	msg := rsOpen + `<rs:ln rel="up" href="` + a.capList() + `"/><url><loc>` + a.srv.URL + `/r/a</loc><rs:md change="updated" datetime="` +
+		a.changed(1).Format(time.RFC3339) + `"/></url>` + rsClose
+	for _, c := range conns {
+		c.Write(context.Background(), websocket.MessageText, []byte(msg[:len(msg)-12]))
+	}
+	l := f.wait(1, 10*time.Second, "run after the cut notification", runOf(a, reasonNotification))[0]
+	if l.ExitStatus != 0 || l.Via != "lists" || !strings.Contains(l.Fallback, "errors") || l.updated() != 1 {
+		t.Errorf("run after a cut notification: exit %d, via %q, fallback %q, updated %d", l.ExitStatus, l.Via, l.Fallback, l.updated())
+	}
+	if code := f.stop(); code != 0 {
+		t.Errorf("exit %d", code)
+	}
+}
+
+// A channel that a Source's Capability List comes to advertise is
+// subscribed to once a run has read it, and its notifications then bring
+// the Source's runs; one it stops advertising is left.
+func TestSyncSourcesFollowNewChannel(t *testing.T) {
+	a := newChangingSource(t, false)
+	dir := t.TempDir()
+	dest := filepath.Join(dir, "copy0")
+	f := startFleetFollow(t, writeFleet(t, dir, a), "--every", "400ms", "--debounce", "20ms")
+	f.wait(1, 20*time.Second, "start run", runOf(a, reasonStart))
+	f.wait(1, 5*time.Second, "polled line", func(l fleetFollowLine) bool { return l.Event == "polled" })
+	a.setChannel(true)
+	ch := f.wait(1, 10*time.Second, "the new channel", func(l fleetFollowLine) bool { return l.Event == "channels" })[0]
+	if !ch.Resubscribed || len(ch.Channels) != 1 {
+		t.Errorf("channels line: %+v", ch)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for a.subscribers() == 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if a.subscribers() != 1 {
+		t.Fatalf("the channel the Capability List came to advertise has %d subscribers:\n%s\n%s", a.subscribers(), f.out.String(), f.errb.String())
+	}
+	// Its connection brings a catch-up (what changed before it was up).
+	f.wait(1, 10*time.Second, "catch-up run", runOf(a, reasonReconnected))
+	a.change()
+	a.notify()
+	l := f.wait(1, 10*time.Second, "run after the new channel's notification", runOf(a, reasonNotification))[0]
+	if l.ExitStatus != 0 || l.Notifications != 1 {
+		t.Errorf("run after the notification: %+v", l)
+	}
+	if got := copyOf(t, dest); got != a.body(1) {
+		t.Errorf("the copy holds %q, want %q", got, a.body(1))
+	}
+	// The channel is no longer advertised: it is left.
+	a.setChannel(false)
+	f.wait(2, 10*time.Second, "the channel left", func(l fleetFollowLine) bool { return l.Event == "polled" })
+	deadline = time.Now().Add(10 * time.Second)
+	for a.subscribers() > 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := a.subscribers(); n != 0 {
+		t.Errorf("the channel no longer advertised keeps %d subscribers", n)
+	}
+	if code := f.stop(); code != 0 {
+		t.Errorf("exit %d", code)
+	}
+}
+
+// A Source whose channels could not be looked for is looked for again at
+// once when its every in the file changes (not only after the old every).
+func TestSyncSourcesFollowRelooksWhenEveryChanges(t *testing.T) {
+	a := newChangingSource(t, true)
+	a.down = true
+	dir := t.TempDir()
+	file := filepath.Join(dir, "fleet.toml")
+	write := func(every string) {
+		t.Helper()
+		body := fmt.Sprintf("[[source]]\nurl = %q\ndest = %q\nevery = %q\n", a.capList(), filepath.Join(dir, "copy0"), every)
+		if err := os.WriteFile(file, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("1h")
+	f := startFleetFollowTimes(t, fleetTimes{minEvery: time.Millisecond, reread: 100 * time.Millisecond}, file, "--debounce", "10ms")
+	p := f.wait(1, 20*time.Second, "polled line", func(l fleetFollowLine) bool { return l.Event == "polled" })[0]
+	if p.Error == nil {
+		t.Fatalf("the lookup of an unreachable Source: %+v", p)
+	}
+	// Its start run fails as well: no run has read its Capability List.
+	if l := f.wait(1, 20*time.Second, "start run", runOf(a, reasonStart))[0]; l.ExitStatus == 0 {
+		t.Fatalf("the start run of an unreachable Source: %+v", l)
+	}
+	a.mu.Lock()
+	a.down = false
+	a.mu.Unlock()
+	write("2h")
+	f.wait(1, 10*time.Second, "the channels looked for again", func(l fleetFollowLine) bool { return l.Event == "channels" })
+	f.wait(1, 10*time.Second, "connection", func(l fleetFollowLine) bool { return l.Event == "connected" })
+	if code := f.stop(); code != 0 && code != 1 {
 		t.Errorf("exit %d", code)
 	}
 }

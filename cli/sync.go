@@ -313,7 +313,21 @@ func (a *app) runSync(cmd *cobra.Command, f syncFlags, target string) error {
 	}
 
 	started := time.Now()
-	p, err := sess.Plan(ctx, target, po)
+	var p *engine.Plan
+	if n := a.notified; n != nil && len(n.events) > 0 {
+		// A fleet's run brought by notifications: they are applied alone
+		// when they can be; else the Change Lists are read, as always.
+		p, err = sess.PlanNotified(ctx, target, po, n.events, n.covered)
+		if why, ok := engine.IsReadLists(err); ok {
+			n.fallback, p, err = why, nil, nil
+		}
+	}
+	if p == nil && err == nil {
+		p, err = sess.Plan(ctx, target, po)
+	}
+	if n := a.notified; n != nil && err == nil {
+		n.planned, n.channels, n.applied, n.until = true, p.Channels, p.Notified, p.NotifiedUntil
+	}
 	if err != nil {
 		// The run did not start: what opening DEST made goes again; a
 		// DEST that holds the Source records the failure in its history.

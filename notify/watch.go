@@ -52,6 +52,11 @@ type Event struct {
 	Items    []Item
 	Problems []model.Problem
 	Raw      []byte
+	// From and Until are the notification's document-level <rs:md from
+	// until>, when it gives them (the draft's examples do not): the period
+	// whose changes it carries, as a Change List's. A notification whose
+	// From is after the Until of the one before shows that one was missed.
+	From, Until model.Datetime
 
 	// EventDisconnected: why, the attempt that failed (1 for the first
 	// failure after a connection was up) and how long until the next one.
@@ -284,6 +289,7 @@ func (w *watcher) notification(ctx context.Context, ch Channel, c *model.Notific
 	if d == nil {
 		return e
 	}
+	e.From, e.Until = d.MD.From, d.MD.Until
 	if w.opts.CheckDocuments != nil && ch.Kind.Capability() == model.CapFrameworkNotification {
 		if more := FrameworkTargetProblems(ctx, w.opts.CheckDocuments, d); len(more) > 0 {
 			e.Problems = append(e.Problems, more...)

@@ -329,11 +329,18 @@ func (f *follower) notices(ctx context.Context, batch []notify.Event) (pollNow b
 }
 
 // withFutureDates is a notification's problems and a warning for each of
-// its changes dated in the future: applied, but its datetime not recorded
-// (dest/plan.Changes), so that it cannot make later changes look older.
+// its changes dated in the future (futureDated).
 func (f *follower) withFutureDates(e *notify.Event) []model.Problem {
+	return futureDated(f.s.opts.Now(), e)
+}
+
+// futureDated is a notification's problems and a warning for each of its
+// changes dated in the future at now: applied, but its datetime not
+// recorded (dest/plan.Changes), so that it cannot make later changes look
+// older.
+func futureDated(now time.Time, e *notify.Event) []model.Problem {
 	probs := slices.Clip(e.Problems)
-	limit := f.s.opts.Now().Add(plan.FutureAllowance)
+	limit := now.Add(plan.FutureAllowance)
 	for i, it := range e.Items {
 		if it.Datetime.OK && it.Datetime.Time.After(limit) {
 			probs = append(probs, model.Problem{Severity: model.SeverityWarning, Rule: "follow-future-datetime", Entry: i,

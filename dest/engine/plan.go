@@ -16,6 +16,7 @@ import (
 	"rsx/dest/state"
 	"rsx/display"
 	"rsx/model"
+	"rsx/notify"
 )
 
 // Summary counts a plan.
@@ -142,6 +143,16 @@ type Plan struct {
 	// it replaces, when the run changes it.
 	Selection         state.Selection
 	PreviousSelection *state.Selection
+	// Channels are the notification channels the Capability List read
+	// advertises (none when it advertises none, or no Capability List was
+	// read).
+	Channels []notify.Channel
+	// Notified is how many change notifications a plan of PlanNotified
+	// applies (0: a plan of the Source's documents), and NotifiedUntil how
+	// far the Source's changes are known to be in the copy once it has run
+	// (zero: no further than the copy's point).
+	Notified      int
+	NotifiedUntil time.Time
 
 	sess     *Session
 	opts     PlanOptions
@@ -230,7 +241,8 @@ func (s *Session) Plan(ctx context.Context, target string, opts PlanOptions) (*P
 	if err != nil {
 		return nil, err
 	}
-	p := &Plan{Source: src.key, CapabilityList: src.capList, Target: target, Delete: opts.Delete, Limited: opts.Only.Len(), sess: s, opts: opts}
+	p := &Plan{Source: src.key, CapabilityList: src.capList, Target: target, Delete: opts.Delete, Limited: opts.Only.Len(), sess: s, opts: opts,
+		Channels: channelsListed(src)}
 	p.Notes = append(p.Notes, src.notes...)
 	p.Warnings = append(p.Warnings, s.honourCrawlDelay(ctx, src.key)...)
 
@@ -259,19 +271,8 @@ func (s *Session) Plan(ctx context.Context, target string, opts PlanOptions) (*P
 		p.Selection = given
 	}
 	b := &builder{s: s, p: p, capList: src.capList, listed: src.listed, col: newCollider(s, p.srcID)}
-	if b.sel, err = plan.NewSelection(p.Selection.Include, p.Selection.Exclude); err != nil {
-		return nil, fmt.Errorf("selection: %w", err)
-	}
-	rules := make([]pathmap.Rule, 0, len(p.Selection.Map))
-	for _, m := range p.Selection.Map {
-		r, err := pathmap.ParseRule(m)
-		if err != nil {
-			return nil, fmt.Errorf("--map: %w", err)
-		}
-		rules = append(rules, r)
-	}
-	if b.mapper, err = pathmap.New(pathmap.Options{Authorities: src.authorities, AllowOtherHosts: opts.AllowOtherHosts, Rules: rules}); err != nil {
-		return nil, fmt.Errorf("map URIs to paths: %w", err)
+	if b.sel, b.mapper, err = selectionOf(p.Selection, src, opts); err != nil {
+		return nil, err
 	}
 	b.mapChanged = p.PreviousSelection != nil && !slices.Equal(p.PreviousSelection.Map, p.Selection.Map)
 
@@ -374,6 +375,29 @@ func (s *Session) Plan(ctx context.Context, target string, opts PlanOptions) (*P
 	p.Summary.Entries = b.entries.Load()
 	p.sel, p.mapper = b.sel, b.mapper
 	return p, nil
+}
+
+// selectionOf makes what decides which resources of src a run takes, and
+// where their copies go: the selection's expressions, and its URI → path
+// rules over the Source's authorities.
+func selectionOf(sel state.Selection, src *source, opts PlanOptions) (*plan.Selection, *pathmap.Mapper, error) {
+	ps, err := plan.NewSelection(sel.Include, sel.Exclude)
+	if err != nil {
+		return nil, nil, fmt.Errorf("selection: %w", err)
+	}
+	rules := make([]pathmap.Rule, 0, len(sel.Map))
+	for _, m := range sel.Map {
+		r, err := pathmap.ParseRule(m)
+		if err != nil {
+			return nil, nil, fmt.Errorf("--map: %w", err)
+		}
+		rules = append(rules, r)
+	}
+	mapper, err := pathmap.New(pathmap.Options{Authorities: src.authorities, AllowOtherHosts: opts.AllowOtherHosts, Rules: rules})
+	if err != nil {
+		return nil, nil, fmt.Errorf("map URIs to paths: %w", err)
+	}
+	return ps, mapper, nil
 }
 
 // tick reports the reading's progress until the returned func is called.

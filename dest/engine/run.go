@@ -20,6 +20,7 @@ import (
 	"rsx/dest/plan"
 	"rsx/dest/state"
 	"rsx/dest/store"
+	"rsx/display"
 	"rsx/dump"
 	"rsx/fetch"
 	"rsx/model"
@@ -146,6 +147,9 @@ func (s *Session) Run(ctx context.Context, p *Plan) (*Result, error) {
 		if hist.Why == "" {
 			hist.Why = "--mode baseline on a copy that holds the Source: its files are checked against the Resource List"
 		}
+	}
+	if p.Notified > 0 {
+		hist.Why = display.Plural(p.Notified, "change notification", "change notifications") + " of " + p.Document + " applied, without reading the Change Lists"
 	}
 	if err := s.db.StartRun(wctx, hist); err != nil {
 		return nil, err
