@@ -259,6 +259,7 @@ func (s *Session) Plan(ctx context.Context, target string, opts PlanOptions) (*P
 		p.Selection = given
 	}
 	b := &builder{s: s, p: p, capList: src.capList, listed: src.listed, col: newCollider(s, p.srcID)}
+	defer b.col.close()
 	if b.sel, err = plan.NewSelection(p.Selection.Include, p.Selection.Exclude); err != nil {
 		return nil, fmt.Errorf("selection: %w", err)
 	}
