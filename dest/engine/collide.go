@@ -66,8 +66,9 @@ func newCollider(s *Session, srcID int64) *collider {
 		keys: runspool.NewList(s.st.TempDir(), "plan's paths", pathKeysRun, appendPathKey, readPathKey, comparePathKeys).Unstable()}
 }
 
-// pathKeysRun is how many path keys a plan sorts in memory at once (1.5 MB).
-const pathKeysRun = 65536
+// pathKeysRun is how many path keys a plan sorts in memory at once (1.5 MB;
+// tests set fewer).
+var pathKeysRun = 65536
 
 // pathKey is the hashed key of a path the plan writes, or (folder) of a
 // folder it needs.
