@@ -23,11 +23,28 @@ func TestPlanHeapPerResource(t *testing.T) {
 	}
 	const n1, n2 = 100_000, 300_000
 	heap := func(n int) (uint64, Summary) {
+		// An index of parts of 10,000 entries each, so that no response
+		// takes long on a loaded machine.
+		const perPart = 10_000
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			bw := bufio.NewWriterSize(w, 64<<10)
 			defer bw.Flush()
-			fmt.Fprint(bw, `<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:rs="http://www.openarchives.org/rs/terms/"><rs:md capability="resourcelist" at="2030-01-01T00:00:00Z"/>`+"\n")
-			for k := range n {
+			const ns = `xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:rs="http://www.openarchives.org/rs/terms/"`
+			if r.URL.Path == "/rl.xml" {
+				fmt.Fprintf(bw, `<?xml version="1.0"?><sitemapindex %s><rs:md capability="resourcelist" at="2030-01-01T00:00:00Z"/>`+"\n", ns)
+				for k := 0; k*perPart < n; k++ {
+					fmt.Fprintf(bw, "<sitemap><loc>http://%s/rl/%d.xml</loc></sitemap>\n", r.Host, k)
+				}
+				fmt.Fprint(bw, "</sitemapindex>\n")
+				return
+			}
+			var part int
+			if _, err := fmt.Sscanf(r.URL.Path, "/rl/%d.xml", &part); err != nil {
+				http.NotFound(w, r)
+				return
+			}
+			fmt.Fprintf(bw, `<?xml version="1.0"?><urlset %s><rs:md capability="resourcelist" at="2030-01-01T00:00:00Z"/>`+"\n", ns)
+			for k := part * perPart; k < min(n, (part+1)*perPart); k++ {
 				// Each in a folder of its own, as many sites lay them out.
 				fmt.Fprintf(bw, "<url><loc>http://%s/record/%d/file</loc><rs:md hash=\"md5:%032x\" length=\"%d\"/></url>\n", r.Host, k, k, 1000+k%1000)
 			}
