@@ -292,10 +292,11 @@ func (s *Session) AuditWith(ctx context.Context, target string, opts AuditOption
 	// memory), with the rows' paths and digests, so that neither the
 	// look-ups nor the hashing hold anything per resource of the copy.
 	rows := &auditRows{View: s.db.View(row.ID), rows: make(map[int64]auditRow, state.LookupBatch)}
-	snap, err := plan.NewSnapshot(ctx, rows, plan.Options{Selection: sel, Delete: true, Only: opts.Only})
+	snap, err := plan.NewSnapshot(ctx, rows, plan.Options{Selection: sel, Delete: true, Only: opts.Only, TempDir: s.st.TempDir()})
 	if err != nil {
 		return nil, err
 	}
+	defer snap.Close()
 	announced := newURISet()
 	a := &auditor{s: s, rep: rep, announced: announced, srcID: row.ID, listSame: opts.ListSame, rows: rows,
 		chosenOnly: cs.chosenOnly, baselineDone: baselineDone, outside: cs.outside}

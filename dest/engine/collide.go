@@ -3,6 +3,7 @@ package engine
 import (
 	"cmp"
 	"context"
+	"encoding/binary"
 	"fmt"
 	"hash/maphash"
 	"slices"
@@ -11,6 +12,7 @@ import (
 	"rsx/dest/pathmap"
 	"rsx/dest/plan"
 	"rsx/dest/state"
+	runspool "rsx/internal/spool"
 )
 
 // The collision rule. Two resources collide when they need one path (the
@@ -44,19 +46,74 @@ type collider struct {
 	foldCase bool
 	seed1    maphash.Seed
 	seed2    maphash.Seed
-	files    [][2]uint64            // the key of each new path of the plan
-	folders  map[[2]uint64]struct{} // the keys of their folders
-	hits     map[string][]state.Holder
-	adds     int
-	empty    bool // the state has no resource, of any Source
-	checked  bool // empty was asked
-	next     int  // adds at which to ask again whether to preload the state's paths
+	// keys are the hashed keys of each new path of the plan and of their
+	// folders, in a file past a run (internal/spool): a plan of a million
+	// new resources held 16 MB of them, and a folder of each (a site of
+	// /record/N/file) as much again in a map (issue 23).
+	keys    *runspool.List[pathKey]
+	last    string // the last path added, whose folders are in keys
+	hits    map[string][]state.Holder
+	adds    int
+	empty   bool // the state has no resource, of any Source
+	checked bool // empty was asked
+	next    int  // adds at which to ask again whether to preload the state's paths
 }
 
 func newCollider(s *Session, srcID int64) *collider {
 	fold := s.st.CaseInsensitive()
 	return &collider{s: s, srcID: srcID, det: s.db.NewDetector(fold), foldCase: fold,
-		seed1: maphash.MakeSeed(), seed2: maphash.MakeSeed(), folders: map[[2]uint64]struct{}{}, hits: map[string][]state.Holder{}}
+		seed1: maphash.MakeSeed(), seed2: maphash.MakeSeed(), hits: map[string][]state.Holder{},
+		keys: runspool.NewList(s.st.TempDir(), "plan's paths", pathKeysRun, appendPathKey, readPathKey, comparePathKeys).Unstable()}
+}
+
+// pathKeysRun is how many path keys a plan sorts in memory at once (1.5 MB;
+// tests set fewer).
+var pathKeysRun = 65536
+
+// pathKey is the hashed key of a path the plan writes, or (folder) of a
+// folder it needs.
+type pathKey struct {
+	h      [2]uint64
+	folder bool
+}
+
+func appendPathKey(b []byte, k *pathKey) []byte {
+	b = binary.BigEndian.AppendUint64(b, k.h[0])
+	b = binary.BigEndian.AppendUint64(b, k.h[1])
+	if k.folder {
+		return append(b, 1)
+	}
+	return append(b, 0)
+}
+
+func readPathKey(b []byte, k *pathKey) error {
+	if len(b) != 17 {
+		return fmt.Errorf("a path key of %d bytes", len(b))
+	}
+	k.h = [2]uint64{binary.BigEndian.Uint64(b), binary.BigEndian.Uint64(b[8:])}
+	k.folder = b[16] == 1
+	return nil
+}
+
+func comparePathKeys(a, b *pathKey) int {
+	if c := cmpHash(a.h, b.h); c != 0 {
+		return c
+	}
+	return cmp.Compare(btoi(a.folder), btoi(b.folder))
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// close removes the file of the plan's path keys, if any.
+func (c *collider) close() {
+	if c != nil {
+		c.keys.Close()
+	}
 }
 
 // k is the form in which paths are compared (as state.Detector does).
@@ -75,12 +132,18 @@ func (c *collider) hash(k string) [2]uint64 {
 // and the rows of the state it collides with.
 func (c *collider) add(ctx context.Context, uri, path string) error {
 	kp := c.k(path)
-	c.files = append(c.files, c.hash(kp))
+	c.keys.Add(pathKey{h: c.hash(kp)})
+	// The folders the last path has are in keys already.
+	same := 0
+	for same < len(kp) && same < len(c.last) && kp[same] == c.last[same] {
+		same++
+	}
 	for i := 0; i < len(kp); i++ {
-		if kp[i] == '/' {
-			c.folders[c.hash(kp[:i])] = struct{}{}
+		if kp[i] == '/' && !(i < same && c.last[i] == '/') {
+			c.keys.Add(pathKey{h: c.hash(kp[:i]), folder: true})
 		}
 	}
+	c.last = kp
 	if !c.checked {
 		c.checked = true
 		n, err := c.s.db.RowsUpTo(ctx, 0, 1)
@@ -135,25 +198,38 @@ func (b *builder) settleCollisions(ctx context.Context) error {
 		return nil
 	}
 	// Keys the plan needs twice, and files of the plan another item of
-	// it needs as a folder.
-	slices.SortFunc(c.files, cmpHash)
+	// it needs as a folder: in order, a key's files come before its
+	// folders.
 	contested := map[[2]uint64]bool{}
-	for i, h := range c.files {
-		if i > 0 && c.files[i-1] == h {
-			contested[h] = true
+	var (
+		cur   [2]uint64
+		files int
+		any   bool
+	)
+	err := c.keys.Each(func(k pathKey) error {
+		if !any || k.h != cur {
+			cur, files, any = k.h, 0, true
 		}
-		if _, ok := c.folders[h]; ok {
-			contested[h] = true
+		if !k.folder {
+			files++
 		}
+		if files > 1 || (files > 0 && k.folder) {
+			contested[k.h] = true
+		}
+		return nil
+	})
+	c.keys.Close()
+	c.last = ""
+	if err != nil {
+		return err
 	}
-	c.files, c.folders = nil, nil
 	if len(contested) == 0 && len(c.hits) == 0 {
 		return nil
 	}
 	// The items involved, and the rows this plan deletes.
 	cont := map[string]*contender{}
 	deleting := map[int64]bool{}
-	err := b.p.items.each(func(it *Item) error {
+	err = b.p.items.each(func(it *Item) error {
 		if it.ID > 0 && (it.Action == plan.Delete || it.Action == plan.PendingDelete) {
 			deleting[it.ID] = true
 		}

@@ -264,3 +264,23 @@ func TestCollisionTakeover(t *testing.T) {
 		t.Errorf("audit: %+v", rep)
 	}
 }
+
+// The collision rule decides the same when the plan's path keys fill
+// several runs of their spool (a plan of more than 65,536 new paths): a
+// path needed twice, and a file where another needs a folder, are found
+// across runs.
+func TestCollisionsPastTheSpoolRun(t *testing.T) {
+	defer func(r int) { pathKeysRun = r }(pathKeysRun)
+	pathKeysRun = 3
+	f := collidingSource(t, "/r/same", "/a/1", "/r/f", "/a/2", "/r/g/x", "/a/3", "/r//same", "/a/4", "/r/f/x", "/a/5", "/r/g", "/r/plain")
+	open := folderStore(t)
+	res := runWith(t, open, 4, f.target(), PlanOptions{})
+	if !res.OK() || res.Created != 9 || res.FailedCount != 0 {
+		t.Fatalf("created %d, refused %d, failed:%s", res.Created, res.Plan.Summary.Refused, failures(res))
+	}
+	checkRefused(t, res.Plan, map[string]string{
+		f.srv.URL + "/r/same": f.srv.URL + "/r//same",
+		f.srv.URL + "/r/f":    f.srv.URL + "/r/f/x",
+		f.srv.URL + "/r/g":    f.srv.URL + "/r/g/x",
+	})
+}

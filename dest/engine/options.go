@@ -111,6 +111,10 @@ type Options struct {
 	// keeps in memory before it spools them to a file; default
 	// partsInMemory (tests set fewer).
 	partsInMemory int
+	// listRead, when set, is called by a baseline plan once it has read the
+	// Source's Resource List (or Dump) and before it decides the deletions
+	// and the collisions: the tests measure there what planning holds.
+	listRead func()
 }
 
 func (o Options) withDefaults() Options {

@@ -271,6 +271,7 @@ func (s *Session) Plan(ctx context.Context, target string, opts PlanOptions) (*P
 		p.Selection = given
 	}
 	b := &builder{s: s, p: p, capList: src.capList, listed: src.listed, col: newCollider(s, p.srcID)}
+	defer b.col.close()
 	if b.sel, b.mapper, err = selectionOf(p.Selection, src, opts); err != nil {
 		return nil, err
 	}

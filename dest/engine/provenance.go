@@ -37,15 +37,22 @@ const (
 	// maxCapturedRun bounds the documents one plan keeps (uncompressed: the
 	// spool files' size).
 	maxCapturedRun = 1 << 30
+	// maxCapturedDocs bounds how many: the first read are kept (the
+	// Capability List, the indexes, the first parts). A Resource List Index
+	// of a million parts kept a file and 400 bytes of memory for each, 400
+	// MB at the end of a sync (issue 23), and the history keeps only 256 MiB
+	// of documents per copy anyway.
+	maxCapturedDocs = 10000
 )
 
 // docCapture is what a session keeps of the documents its plan read.
 type docCapture struct {
 	dir string
 
-	mu    sync.Mutex
-	docs  map[string]*capturedDoc // by URL asked for: the last reading
-	bytes int64                   // uncompressed, of the docs kept
+	mu      sync.Mutex
+	docs    map[string]*capturedDoc // by URL asked for: the last reading
+	bytes   int64                   // uncompressed, of the docs kept
+	maxDocs int                     // maxCapturedDocs (tests set fewer)
 }
 
 type capturedDoc struct {
@@ -54,7 +61,16 @@ type capturedDoc struct {
 }
 
 func newDocCapture(dir string) *docCapture {
-	return &docCapture{dir: dir, docs: map[string]*capturedDoc{}}
+	return &docCapture{dir: dir, docs: map[string]*capturedDoc{}, maxDocs: maxCapturedDocs}
+}
+
+// room reports whether a reading of url may be kept: it replaces one, or
+// fewer than maxDocs are kept.
+func (c *docCapture) room(url string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, again := c.docs[url]
+	return again || len(c.docs) < c.maxDocs
 }
 
 // reset drops what was captured (a new plan).
@@ -92,11 +108,12 @@ func (c *docCapture) take() (docs []*capturedDoc, done func()) {
 func (c *docCapture) add(d *capturedDoc) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.bytes+d.Length > maxCapturedRun {
+	old, again := c.docs[d.URL]
+	if c.bytes+d.Length > maxCapturedRun || !again && len(c.docs) >= c.maxDocs {
 		os.Remove(d.path)
 		return
 	}
-	if old, ok := c.docs[d.URL]; ok {
+	if again {
 		os.Remove(old.path)
 		c.bytes -= old.Length
 	}
@@ -116,7 +133,7 @@ func (cc capturingClient) Get(ctx context.Context, url string) (*fetch.Response,
 		return cc.Client.Get(ctx, url)
 	}
 	resp, err := cc.Client.Get(ctx, url)
-	if err != nil || resp == nil || resp.Body == nil || resp.Status < 200 || resp.Status > 299 {
+	if err != nil || resp == nil || resp.Body == nil || resp.Status < 200 || resp.Status > 299 || !cc.cap.room(url) {
 		return resp, err
 	}
 	f, ferr := os.CreateTemp(cc.cap.dir, "rsx-doc-*")

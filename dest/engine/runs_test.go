@@ -112,6 +112,45 @@ func TestRunKeepsTheSourceDocuments(t *testing.T) {
 	}
 }
 
+// A run keeps at most maxCapturedDocs of the documents its plan read, the
+// first read: a Resource List Index of a million parts kept a file and 400
+// bytes of memory for each part until the run stored them (issue 23).
+func TestRunKeepsBoundedDocuments(t *testing.T) {
+	srv := startDemo(t, demo.Options{Resources: 200, Seed: 3, ListSize: 20})
+	dir := t.TempDir()
+	target := srv.URL + "/dataset1/capabilitylist.xml"
+	s := openSession(t, dir, testClient(t), Options{})
+	s.capture.maxDocs = 3
+	ctx := context.Background()
+	p, err := s.Plan(ctx, target, PlanOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	if p.Summary.Documents <= 3 {
+		t.Fatalf("the plan read %d documents; the test wants more than 3", p.Summary.Documents)
+	}
+	if spooled, _ := filepath.Glob(filepath.Join(dir, ".rsx", "tmp", "rsx-doc-*")); len(spooled) > 3 {
+		t.Errorf("%d documents spooled, want at most 3", len(spooled))
+	}
+	res, err := s.Run(ctx, p)
+	if err != nil || !res.OK() {
+		t.Fatalf("run: %v%s", err, failures(res))
+	}
+	r, _, _ := s.db.LastRun(ctx, 0)
+	docs, err := s.db.RunDocuments(ctx, r.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept := map[string]bool{}
+	for _, d := range docs {
+		kept[d.URL] = true
+	}
+	if len(docs) != 3 || !kept[target] {
+		t.Errorf("kept %d documents (the Capability List: %v), want 3 with it", len(docs), kept[target])
+	}
+}
+
 // A run that cannot plan (the Source gone) is recorded in the history of a
 // DEST that holds the Source, with exit status 2 and why; on a DEST that
 // does not hold it, nothing is written.

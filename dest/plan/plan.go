@@ -254,6 +254,9 @@ type Options struct {
 	// Only, when not nil, limits the plan to these resources: the others
 	// are neither planned nor deleted, only counted (Summary.NotChosen).
 	Only *URISet
+	// TempDir is where a Snapshot keeps the hashes of the new URIs past
+	// 65,536 of them (os.TempDir() when empty).
+	TempDir string
 }
 
 // compare decides whether the copy k holds the bytes entry e describes.

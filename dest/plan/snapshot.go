@@ -7,13 +7,17 @@ import (
 	"strconv"
 
 	"rsx/dest/state"
+	"rsx/internal/keyset"
 )
 
 // Snapshot plans from a document that lists every resource (a Resource List or
 // its index, or a Resource Dump's manifests): Add each entry, then Finish.
-// It holds one batch of entries, a bit per row of the state and 16 bytes per
-// new URI (to notice a URI listed twice) and per URI the selection leaves
-// out (to count it once), never the whole document.
+// It holds one batch of entries, a bit per row of the state, 16 bytes per URI
+// the selection leaves out (to count it once) and a set of the new URIs'
+// hashes (to notice a URI listed twice), never the whole document. The set
+// moves to a temporary file in Options.TempDir past 65,536 URIs (a byte a
+// URI stays in memory, internal/keyset): a plan of a million new resources
+// held 40 MB of it (issue 23). Close removes the file.
 type Snapshot struct {
 	st    State
 	opts  Options
@@ -22,7 +26,9 @@ type Snapshot struct {
 	items []Item
 	seen  []uint64 // a bit per state id: listed in the snapshot
 	maxID int64    // the largest id when the plan began
-	fresh map[[2]uint64]struct{}
+	fresh *keyset.Set
+	keys  []keyset.Key // of the batch's new URIs
+	had   []bool
 	k1    maphash.Seed
 	k2    maphash.Seed
 	sum   Summary
@@ -40,7 +46,7 @@ func NewSnapshot(ctx context.Context, st State, opts Options) (*Snapshot, error)
 	return &Snapshot{
 		st: st, opts: opts, maxID: maxID,
 		batch: make([]Entry, 0, state.LookupBatch), uris: make([]string, 0, state.LookupBatch), items: make([]Item, state.LookupBatch),
-		seen: make([]uint64, maxID/64+1), fresh: map[[2]uint64]struct{}{},
+		seen: make([]uint64, maxID/64+1), fresh: keyset.New(opts.TempDir, "new-uris", 0),
 		k1: maphash.MakeSeed(), k2: maphash.MakeSeed(), excl: newExcludedOnce(),
 	}, nil
 }
@@ -83,13 +89,33 @@ func (p *Snapshot) flush(ctx context.Context, emit func(Item) error) error {
 	if err != nil {
 		return err
 	}
+	p.keys = p.keys[:0]
 	for i := range items {
 		it := &items[i]
 		if it.Action == 0 {
 			*it = Item{Action: Create, Entry: p.batch[i], Reason: "new"}
 		}
-		if p.listedTwice(it) {
-			continue
+		if !p.known(it) {
+			p.keys = append(p.keys, keyset.Key{maphash.String(p.k1, it.Entry.URI), maphash.String(p.k2, it.Entry.URI)})
+		}
+	}
+	p.had = slices.Grow(p.had[:0], len(p.keys))[:len(p.keys)]
+	if err := p.fresh.Add(ctx, p.keys, p.had); err != nil {
+		return err
+	}
+	k := 0
+	for i := range items {
+		it := &items[i]
+		if p.known(it) {
+			if p.listedTwice(it) {
+				continue
+			}
+		} else {
+			k++
+			if p.had[k-1] {
+				p.duplicate(it.Entry.URI)
+				continue
+			}
 		}
 		p.sum.count(it)
 		if err := emit(*it); err != nil {
@@ -100,28 +126,27 @@ func (p *Snapshot) flush(ctx context.Context, emit func(Item) error) error {
 	return nil
 }
 
-// listedTwice notes the item's URI as listed and reports whether it was
-// already: by a bit per row for the rows the state held when the plan began,
-// by a hash of the URI for the others (new resources, and rows an engine
-// recorded since).
+// known reports whether the item is of a row the state held when the plan
+// began: whether it was listed before is a bit per row (listedTwice); the
+// others (new resources, and rows an engine recorded since) are told by a
+// hash of the URI in the fresh set.
+func (p *Snapshot) known(it *Item) bool { return it.ID > 0 && it.ID <= p.maxID }
+
+// listedTwice notes the row of a known item as listed and reports whether
+// it was already.
 func (p *Snapshot) listedTwice(it *Item) bool {
-	if it.ID > 0 && it.ID <= p.maxID {
-		w, bit := it.ID/64, uint64(1)<<(it.ID%64)
-		if p.seen[w]&bit != 0 {
-			p.duplicate(it.Entry.URI)
-			return true
-		}
-		p.seen[w] |= bit
-		return false
-	}
-	key := [2]uint64{maphash.String(p.k1, it.Entry.URI), maphash.String(p.k2, it.Entry.URI)}
-	if _, ok := p.fresh[key]; ok {
+	w, bit := it.ID/64, uint64(1)<<(it.ID%64)
+	if p.seen[w]&bit != 0 {
 		p.duplicate(it.Entry.URI)
 		return true
 	}
-	p.fresh[key] = struct{}{}
+	p.seen[w] |= bit
 	return false
 }
+
+// Close removes the temporary file of the new URIs, if any. A Snapshot
+// that is not finished (an error, an interruption) must be closed too.
+func (p *Snapshot) Close() error { return p.fresh.Close() }
 
 func (p *Snapshot) duplicate(uri string) {
 	if p.dups == 0 {

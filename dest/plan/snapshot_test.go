@@ -3,6 +3,7 @@ package plan
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -298,5 +299,66 @@ func TestEntryOf(t *testing.T) {
 	e = EntryOf(&doc.Entries[1])
 	if e.Length != -1 || e.Digests != "" || !e.Lastmod.IsZero() || !e.Datetime.IsZero() || e.Change != model.ChangeDeleted {
 		t.Errorf("EntryOf = %+v", e)
+	}
+}
+
+// TestSnapshotDuplicatesPastTheSpill: past 65,536 new URIs the set of their
+// hashes moves to a file in Options.TempDir; a URI listed again is still
+// told, whether its first listing is in the file or in memory, the plan is
+// the same, and Close removes the file.
+func TestSnapshotDuplicatesPastTheSpill(t *testing.T) {
+	if testing.Short() {
+		t.Skip("plans 70,000 resources")
+	}
+	ctx := context.Background()
+	db, src := newState(t)
+	dir := t.TempDir()
+	p, err := NewSnapshot(ctx, db.View(src.ID), Options{TempDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	emit := func(it Item) error {
+		n++
+		if it.Action != Create {
+			t.Errorf("%s: %s", it.Entry.URI, it.Action)
+		}
+		if it.Entry.Length != 1 {
+			t.Errorf("%s: the entry listed again won", it.Entry.URI)
+		}
+		return nil
+	}
+	const total = 70_000
+	for i := range total {
+		if err := p.Add(ctx, Entry{URI: u(fmt.Sprintf("r/%d", i)), Length: 1}, emit); err != nil {
+			t.Fatal(err)
+		}
+		if i == 69_000 {
+			// Again: one in the file, one in memory, one twice in a batch.
+			for _, again := range []string{"r/3", "r/68990", "r/69000"} {
+				if err := p.Add(ctx, Entry{URI: u(again), Length: 2}, emit); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+	if matches, _ := filepath.Glob(filepath.Join(dir, "rsx-new-uris-*")); len(matches) == 0 {
+		t.Error("the new URIs did not move to a file")
+	}
+	sum, err := p.Finish(ctx, emit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != total || sum.Create != total {
+		t.Errorf("%d items, %d creates; want %d", n, sum.Create, total)
+	}
+	if len(sum.Warnings) != 1 || !strings.Contains(sum.Warnings[0], "3 entries list a URI listed before (the first: "+u("r/3")+")") {
+		t.Errorf("warnings %q", sum.Warnings)
+	}
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, "*")); len(left) != 0 {
+		t.Errorf("left %v", left)
 	}
 }

@@ -20,10 +20,13 @@ func TestStringsInOrder(t *testing.T) {
 	}
 	want := slices.Clone(all)
 	slices.Sort(want)
-	for _, run := range []int{1, 3, 1000, 5000, 0} {
+	for _, run := range []int{1, 3, 1000, 5000, 0, -3, -1000} {
 		t.Run(fmt.Sprint(run), func(t *testing.T) {
 			dir := t.TempDir()
 			l := Strings(dir, "test list", run)
+			if run < 0 { // an Unstable list (equal strings are alike)
+				l = Strings(dir, "test list", -run).Unstable()
+			}
 			for _, s := range all {
 				l.Add(s)
 			}
