@@ -410,12 +410,13 @@ type auditRow struct {
 // right after looking it up, and the auditor copies the row into the job.
 type auditRows struct {
 	*state.View
-	rows map[int64]auditRow
+	rows  map[int64]auditRow
+	merge rangeFinder
 }
 
 func (r *auditRows) Find(ctx context.Context, uris []string, found func(int, *state.Known) error) error {
 	clear(r.rows)
-	return r.View.Find(ctx, uris, func(i int, k *state.Known) error {
+	return r.merge.find(ctx, r.View, uris, func(i int, k *state.Known) error {
 		if d, exact := k.Digests(); exact && k.Path != "" {
 			r.rows[k.ID] = auditRow{path: k.Path, length: k.Length, digests: d}
 		}
