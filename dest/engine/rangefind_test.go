@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -186,6 +188,52 @@ func TestRangeFinder(t *testing.T) {
 			if l.maxQueried > 0 && f.queried == 0 {
 				t.Errorf("a list in no order: every batch tried a range first (%d ranged)", f.ranged)
 			}
+		})
+	}
+}
+
+// BenchmarkAuditLookups is the cost of looking a Resource List in URI
+// order up in the state, a resource at a time (ns/resource), a batch of
+// state.LookupBatch as the snapshot hands them: by state.View.Find (the
+// audit before) and by rangeFinder (the audit now), over a state of 20,000
+// rows (RSX_LOOKUP_ROWS=N for another size).
+//
+//	go test ./dest/engine/ -run '^$' -bench AuditLookups -benchtime 5x
+func BenchmarkAuditLookups(b *testing.B) {
+	n := 20000
+	if v, err := strconv.Atoi(os.Getenv("RSX_LOOKUP_ROWS")); err == nil && v > 0 {
+		n = v
+	}
+	db, srcID := lookupState(b, n)
+	uris := make([]string, n)
+	for i := range uris {
+		uris[i] = lookupURI(i)
+	}
+	ctx := context.Background()
+	for _, how := range []string{"find", "range"} {
+		b.Run(how, func(b *testing.B) {
+			v := db.View(srcID)
+			for b.Loop() {
+				var f rangeFinder
+				found := 0
+				for start := 0; start < n; start += state.LookupBatch {
+					batch := uris[start:min(start+state.LookupBatch, n)]
+					fn := func(int, *state.Known) error { found++; return nil }
+					var err error
+					if how == "find" {
+						err = v.Find(ctx, batch, fn)
+					} else {
+						err = f.find(ctx, v, batch, fn)
+					}
+					if err != nil {
+						b.Fatal(err)
+					}
+				}
+				if found != n {
+					b.Fatalf("%d found of %d", found, n)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/resource")
 		})
 	}
 }
