@@ -694,7 +694,20 @@ func (a *auditor) record(ctx context.Context) error {
 		err = flush()
 	}
 	if err == nil {
-		err = a.damaged.Each(func(id int64) error { return w.SetDamaged(ctx, id, now) })
+		// A statement per few hundred rows too (SetDamagedBatch): a
+		// tenth of a copy gone is as many rows.
+		ids := make([]int64, 0, 1000)
+		err = a.damaged.Each(func(id int64) error {
+			if ids = append(ids, id); len(ids) == cap(ids) {
+				err := w.SetDamagedBatch(ctx, ids, now)
+				ids = ids[:0]
+				return err
+			}
+			return nil
+		})
+		if err == nil {
+			err = w.SetDamagedBatch(ctx, ids, now)
+		}
 	}
 	if err != nil {
 		w.Abort()
