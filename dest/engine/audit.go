@@ -411,12 +411,13 @@ type auditRow struct {
 // right after looking it up, and the auditor copies the row into the job.
 type auditRows struct {
 	*state.View
-	rows map[int64]auditRow
+	rows  map[int64]auditRow
+	merge rangeFinder
 }
 
 func (r *auditRows) Find(ctx context.Context, uris []string, found func(int, *state.Known) error) error {
 	clear(r.rows)
-	return r.View.Find(ctx, uris, func(i int, k *state.Known) error {
+	return r.merge.find(ctx, r.View, uris, func(i int, k *state.Known) error {
 		if d, exact := k.Digests(); exact && k.Path != "" {
 			r.rows[k.ID] = auditRow{path: k.Path, length: k.Length, digests: d}
 		}
@@ -579,6 +580,8 @@ type auditor struct {
 	verify  *runspool.List[verified] // rows whose bytes were found intact
 	damaged *runspool.List[int64]    // rows whose copy is damaged or gone
 	jobsErr error
+	// folders has the files the workers opened, by folder.
+	folders openedFolders
 }
 
 // auditJob is a copy to hash: the snapshot's item and its row (when the
@@ -607,6 +610,7 @@ func (a *auditor) start(ctx context.Context) {
 				defer o.Close()
 				w.open = o.Open
 			}
+			w.dirs = map[string]int64{}
 			for job := range a.jobs {
 				if err := a.check(ctx, job, w); err != nil {
 					a.mu.Lock()
@@ -616,6 +620,9 @@ func (a *auditor) start(ctx context.Context) {
 					a.mu.Unlock()
 				}
 			}
+			a.mu.Lock()
+			a.folders.merge(w.dirs)
+			a.mu.Unlock()
 		}()
 	}
 }
@@ -657,7 +664,16 @@ func (a *auditor) record(ctx context.Context) error {
 		return nil
 	}
 	ctx = context.WithoutCancel(ctx)
-	w := a.s.db.NewWriter(a.s.writerOptions(nil))
+	o := a.s.writerOptions(nil)
+	if !a.s.isBucket() && o.BatchSize <= 0 {
+		// A commit (an fsync of the log, and of DEST) every
+		// recordBatch rows, not every state.DefaultBatchSize: what
+		// an audit records is all of one kind and redone by the next
+		// audit when a kill loses it. (A bucket's batch is already
+		// larger: each commit is published.)
+		o.BatchSize = recordBatch
+	}
+	w := a.s.db.NewWriter(o)
 	now := a.s.opts.Now()
 	// Read back from the spools in id order (neighbouring rows share
 	// pages of the database).
@@ -679,7 +695,20 @@ func (a *auditor) record(ctx context.Context) error {
 		err = flush()
 	}
 	if err == nil {
-		err = a.damaged.Each(func(id int64) error { return w.SetDamaged(ctx, id, now) })
+		// A statement per few hundred rows too (SetDamagedBatch): a
+		// tenth of a copy gone is as many rows.
+		ids := make([]int64, 0, 1000)
+		err = a.damaged.Each(func(id int64) error {
+			if ids = append(ids, id); len(ids) == cap(ids) {
+				err := w.SetDamagedBatch(ctx, ids, now)
+				ids = ids[:0]
+				return err
+			}
+			return nil
+		})
+		if err == nil {
+			err = w.SetDamagedBatch(ctx, ids, now)
+		}
 	}
 	if err != nil {
 		w.Abort()
@@ -693,6 +722,10 @@ func (a *auditor) record(ctx context.Context) error {
 	}
 	return w.Close(ctx)
 }
+
+// recordBatch is how many rows of an audit's record a commit holds in a
+// folder.
+const recordBatch = 100_000
 
 // notRecorded says what record did not keep in the state, and why.
 func (a *auditor) notRecorded(why string, due bool) string {
@@ -842,6 +875,10 @@ func (a *auditor) pending(ctx context.Context, id int64) bool {
 type auditWorker struct {
 	hasher *copyHasher
 	open   func(context.Context, string) (io.ReadCloser, error)
+	// dirs counts the files opened in each folder (openedFolders), up
+	// to maxOpenedFolders folders; nil past them, or after a path that is
+	// not clean.
+	dirs map[string]int64
 }
 
 // check hashes one local copy and compares it with what the Source declares
@@ -867,6 +904,7 @@ func (a *auditor) check(ctx context.Context, job auditJob, w *auditWorker) error
 		return nil
 	}
 	a.opened.Add(1)
+	w.noteOpened(row.path)
 	var mtime time.Time
 	if st, ok := f.(interface{ Stat() (fs.FileInfo, error) }); ok && !a.s.isBucket() {
 		if fi, err := st.Stat(); err == nil {
@@ -1023,6 +1061,12 @@ func (a *auditor) noExtraFiles(ctx context.Context) (bool, error) {
 	distinct, err := a.s.db.PathsDistinct(ctx)
 	if err != nil || !distinct {
 		return false, err
+	}
+	if nc, ok := a.s.st.(store.NameCounter); ok {
+		// The folders the files opened are in, by their names alone.
+		if only, err := a.folders.only(ctx, nc); err != nil || only {
+			return only, err
+		}
 	}
 	var files int64
 	if fc, ok := a.s.st.(store.FileCounter); ok {
