@@ -1,7 +1,6 @@
 package store
 
 import (
-	"bufio"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -166,77 +165,6 @@ func isPreconditionFailed(err error) bool {
 	return code == "PreconditionFailed" || status == http.StatusPreconditionFailed
 }
 
-// Create stages the write in a local temporary file.
-func (s *S3) Create(_ context.Context, p string, meta Meta) (Writer, error) {
-	if err := CheckPath(p); err != nil {
-		return nil, fmt.Errorf("write to %s: %w", s.loc.Name(), err)
-	}
-	if s.opts.ReadOnly {
-		return nil, fmt.Errorf("write %s to %s: %w", p, s.loc.Name(), ErrReadOnly)
-	}
-	if err := s.lost(); err != nil {
-		return nil, fmt.Errorf("write %s to %s: %w", p, s.loc.Name(), err)
-	}
-	f, err := os.CreateTemp(filepath.Join(s.cache, "tmp"), "stage-")
-	if err != nil {
-		return nil, fmt.Errorf("write %s: create a temporary file: %w", p, err)
-	}
-	return &s3Writer{tempWrite: tempWrite{path: p, f: f}, s: s, meta: meta}, nil
-}
-
-type s3Writer struct {
-	tempWrite
-	s    *S3
-	meta Meta
-}
-
-func (w *s3Writer) finish() {
-	w.done = true
-	w.f.Close()
-	os.Remove(w.f.Name())
-}
-
-func (w *s3Writer) upload(ctx context.Context, key string) error {
-	if err := w.s.lost(); err != nil {
-		return err
-	}
-	if err := w.f.Close(); err != nil {
-		return err
-	}
-	_, err := w.s.client.FPutObject(ctx, w.s.loc.Bucket, key, w.f.Name(), minio.PutObjectOptions{ContentType: w.meta.ContentType})
-	return err
-}
-
-func (w *s3Writer) Commit(ctx context.Context) error {
-	if w.done {
-		return fmt.Errorf("commit %s: already committed or abandoned", w.path)
-	}
-	defer w.finish()
-	if err := w.upload(ctx, w.s.loc.Key(w.path)); err != nil {
-		return fmt.Errorf("commit %s: upload to %s: %w", w.path, w.s.loc.Name(), err)
-	}
-	return nil
-}
-
-func (w *s3Writer) Abort() error {
-	if !w.done {
-		w.finish()
-	}
-	return nil
-}
-
-func (w *s3Writer) Reject(ctx context.Context) (string, error) {
-	if w.done {
-		return "", fmt.Errorf("keep the rejected bytes of %s: already committed or abandoned", w.path)
-	}
-	defer w.finish()
-	key := w.s.loc.Key(ReservedDir + "/rejected/" + w.path)
-	if err := w.upload(ctx, key); err != nil {
-		return "", fmt.Errorf("keep the rejected bytes of %s: %w", w.path, err)
-	}
-	return "s3://" + w.s.loc.Bucket + "/" + key, nil
-}
-
 // Remove deletes an object.
 func (s *S3) Remove(ctx context.Context, p string) error {
 	if err := CheckPath(p); err != nil {
@@ -269,41 +197,26 @@ func (s *S3) Stat(ctx context.Context, p string) (FileInfo, error) {
 	return FileInfo{Path: p, Size: info.Size, ModTime: info.LastModified, ETag: info.ETag}, nil
 }
 
-// Open reads an object.
+// Open reads an object: one GET, whose response says at once whether the
+// object is there (minio-go's lazy GetObject found a missing object only at
+// the first read, and through a goroutine and channels of its own an object;
+// its obj.Stat sent a HEAD before the GET). The body is read as it comes:
+// the caller hashes it (an audit, a reconcile's checksum), and a body cut
+// short ends in an error, not in a short read (the response's length is
+// known).
 func (s *S3) Open(ctx context.Context, p string) (io.ReadCloser, error) {
 	if err := CheckPath(p); err != nil {
 		return nil, fmt.Errorf("open in %s: %w", s.loc.Name(), err)
 	}
-	obj, err := s.client.GetObject(ctx, s.loc.Bucket, s.loc.Key(p), minio.GetObjectOptions{})
-	var r *bufio.Reader
-	if err == nil {
-		// GetObject is lazy: find a missing object now, by the first read
-		// (one GET), not by obj.Stat(), which sends a HEAD before the GET:
-		// two requests an object for an audit or a reconcile's checksum.
-		r = bufio.NewReaderSize(obj, 64<<10)
-		if _, err = r.Peek(1); err == io.EOF {
-			err = nil // an empty object
-		}
-		if err != nil {
-			obj.Close()
-		}
-	}
+	body, _, _, err := minio.Core{Client: s.client}.GetObject(ctx, s.loc.Bucket, s.loc.Key(p), minio.GetObjectOptions{})
 	if err != nil {
 		if isNotFound(err) {
 			return nil, fmt.Errorf("open %s in %s: %w", p, s.loc.Name(), fs.ErrNotExist)
 		}
 		return nil, fmt.Errorf("open %s in %s: %w", p, s.loc.Name(), err)
 	}
-	return objectReader{r, obj}, nil
+	return body, nil
 }
-
-// objectReader reads an object through the buffer its first read filled.
-type objectReader struct {
-	*bufio.Reader
-	obj *minio.Object
-}
-
-func (o objectReader) Close() error { return o.obj.Close() }
 
 // Walk lists every object under the prefix but those of PREFIX/.rsx.
 func (s *S3) Walk(ctx context.Context, fn func(FileInfo) error) error {

@@ -35,6 +35,7 @@ type gateway struct {
 	endpoint string
 	root     string
 	client   *minio.Client
+	pid      int // versitygw's process
 }
 
 func versitygwBinary() string {
@@ -46,7 +47,7 @@ func versitygwBinary() string {
 }
 
 // startGateway starts versitygw with one bucket, or skips the test.
-func startGateway(t *testing.T, bucket string) *gateway {
+func startGateway(t testing.TB, bucket string) *gateway {
 	t.Helper()
 	bin := versitygwBinary()
 	if bin == "" {
@@ -72,7 +73,7 @@ func startGateway(t *testing.T, bucket string) *gateway {
 		cmd.Process.Kill()
 		cmd.Wait()
 	})
-	g := &gateway{endpoint: "http://" + addr, root: root}
+	g := &gateway{endpoint: "http://" + addr, root: root, pid: cmd.Process.Pid}
 	g.client, err = minio.New(addr, &minio.Options{Creds: credentials.NewStaticV4(testAccess, testSecret, ""), BucketLookup: minio.BucketLookupPath})
 	if err != nil {
 		t.Fatal(err)
