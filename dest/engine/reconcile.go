@@ -71,6 +71,8 @@ type reconciler struct {
 	hashed  atomic.Int64
 	hbytes  atomic.Int64
 	damaged atomic.Int64
+	list    *copyListing       // a bucket's copy, listed (bucketlist.go); nil for a folder or --checksum
+	unlist  context.CancelFunc // ends the listing
 }
 
 func newReconciler(ctx context.Context, b *builder, checksum bool, take func(plan.Item) error) *reconciler {
@@ -82,6 +84,10 @@ func newReconciler(ctx context.Context, b *builder, checksum bool, take func(pla
 	}
 	if rc.bucket || checksum {
 		rc.batch = readBatch
+	}
+	if rc.bucket && !checksum {
+		lctx, cancel := context.WithCancel(ctx)
+		rc.list, rc.unlist = listCopy(lctx, b.s.db, b.p.srcID, b.s.st), cancel
 	}
 	rc.jobs = make(chan []plan.Item, n)
 	for range n {
@@ -151,6 +157,13 @@ func (rc *reconciler) wait() error {
 	}
 	close(rc.jobs)
 	rc.wg.Wait()
+	if rc.list != nil {
+		rc.unlist()
+		<-rc.list.done
+		if rc.list.why != "" {
+			rc.b.p.Notes = append(rc.b.p.Notes, rc.list.why)
+		}
+	}
 	s := &rc.b.p.Summary
 	s.Checked = int(rc.checked.Load())
 	s.Hashed = int(rc.hashed.Load())
@@ -166,6 +179,12 @@ func (rc *reconciler) wait() error {
 // file was modified after it was written, to hash them against what was
 // recorded.
 func (rc *reconciler) checkBatch(ctx context.Context, items []plan.Item, rows map[int64]state.Resource, buf []byte) error {
+	if rc.list != nil {
+		var err error
+		if items, err = rc.fromListing(ctx, items); err != nil || len(items) == 0 {
+			return err
+		}
+	}
 	clear(rows)
 	paths := make([]string, len(items)) // the file of each item to stat; "" for none
 	quick := make([]bool, len(items))
