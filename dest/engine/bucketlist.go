@@ -169,3 +169,77 @@ func (rc *reconciler) fromListing(ctx context.Context, items []plan.Item) ([]pla
 	}
 	return rest, nil
 }
+
+// unrecordedMax is the most objects no row records that a run resumed in a
+// bucket keeps in memory to adopt from (some 150 bytes each): the batch in
+// flight when a run was killed is far fewer. With more (a copy whose state
+// was lost), each Create's object is looked at by a HEAD request.
+var unrecordedMax = 100_000
+
+// listUnrecorded lists the objects of a bucket's copy that no row of the
+// state records, by path, merging the listing with every Source's rows in
+// path order: what a resumed run may adopt (runner.adopt) without a HEAD
+// request for each resource it creates, most of which have no object. It
+// returns nil (adopt by HEAD requests, as before) where listing is not the
+// cheaper way (listFolderMax), is refused, or finds more than
+// unrecordedMax such objects.
+func listUnrecorded(ctx context.Context, db *state.DB, st store.Store) (map[string]store.FileInfo, error) {
+	big, err := db.LargestFolder(ctx, 0)
+	if err != nil || big > listFolderMax {
+		return nil, err
+	}
+	lctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	objs := make(chan store.FileInfo, 256)
+	lerr := make(chan error, 1)
+	go func() {
+		defer close(objs)
+		lerr <- st.Walk(lctx, func(fi store.FileInfo) error {
+			select {
+			case objs <- fi:
+				return nil
+			case <-lctx.Done():
+				return lctx.Err()
+			}
+		})
+	}()
+	out := map[string]store.FileInfo{}
+	errTooMany := errors.New("too many objects no row records")
+	cur, more := <-objs
+	keep := func() error {
+		if len(out) >= unrecordedMax {
+			return errTooMany
+		}
+		out[cur.Path] = cur
+		return nil
+	}
+	err = db.CopiesByPath(ctx, 0, func(c *state.ListedCopy) error {
+		for ; more && cur.Path < c.Path; cur, more = <-objs {
+			if err := keep(); err != nil {
+				return err
+			}
+		}
+		if more && cur.Path == c.Path {
+			cur, more = <-objs
+		}
+		return nil
+	})
+	for ; err == nil && more; cur, more = <-objs {
+		err = keep()
+	}
+	cancel()
+	for range objs {
+	}
+	walkErr := <-lerr
+	switch {
+	case errors.Is(err, errTooMany):
+		return nil, nil
+	case err != nil:
+		return nil, err
+	case ctx.Err() != nil:
+		return nil, ctx.Err()
+	case walkErr != nil && !errors.Is(walkErr, context.Canceled):
+		return nil, nil // listing refused: HEAD requests
+	}
+	return out, nil
+}

@@ -31,7 +31,8 @@ import (
 // state's fetched_at and verified_at) is read and hashed against the digests
 // recorded. With --checksum every file is read and hashed against the
 // digests recorded and every digest the Source declares. The checks run in
-// parallel (readers at disk speed, or HEAD requests for a bucket), on
+// parallel (readers at disk speed; for a bucket, listings of the copy, see
+// bucketlist.go, and a HEAD request for what they find damaged), on
 // batches of items. Without --checksum, a folder's copy is described by the
 // plan's Index (state.DB.LoadIndexCopies: its path, length and file time,
 // read in the one scan that loads the Index), so that a stat alone checks

@@ -459,14 +459,15 @@ type ListedCopy struct {
 	Damaged bool
 }
 
-// CopiesByPath calls fn for every row of a Source in the byte order of the
+// CopiesByPath calls fn for every row of a Source (of every Source when
+// sourceID is 0) in the byte order of the
 // paths (SQLite's BINARY collation: the order of an S3 listing's keys
 // under one prefix), streaming: the ListedCopy are reused between calls.
 // SQLite sorts with its sorter, which spills to temporary files past the
 // cache's size: memory does not grow with the rows.
 func (db *DB) CopiesByPath(ctx context.Context, sourceID int64, fn func(c *ListedCopy) error) error {
 	db.scans.Add(1)
-	rows, err := db.sql.QueryContext(ctx, `SELECT id, path, length, damaged_at IS NOT NULL FROM resource WHERE source_id = ? ORDER BY path`, sourceID)
+	rows, err := db.sql.QueryContext(ctx, `SELECT id, path, length, damaged_at IS NOT NULL FROM resource WHERE ? IN (0, source_id) ORDER BY path`, sourceID)
 	if err != nil {
 		return fmt.Errorf("read the copies of Source %d: %w", sourceID, err)
 	}
@@ -494,12 +495,13 @@ func (db *DB) CopiesByPath(ctx context.Context, sourceID int64, fn func(c *Liste
 	return nil
 }
 
-// LargestFolder is the most rows of a Source whose paths share a folder
-// (all of the path but its last segment), 0 when it has none.
+// LargestFolder is the most rows of a Source (of every Source when
+// sourceID is 0) whose paths share a folder (all of the path but its last
+// segment), 0 when it has none.
 func (db *DB) LargestFolder(ctx context.Context, sourceID int64) (int, error) {
 	db.scans.Add(1)
 	var n int
-	err := db.sql.QueryRowContext(ctx, `SELECT count(*) AS n FROM resource WHERE source_id = ?
+	err := db.sql.QueryRowContext(ctx, `SELECT count(*) AS n FROM resource WHERE ? IN (0, source_id)
 		GROUP BY rtrim(path, replace(path, '/', '')) ORDER BY n DESC LIMIT 1`, sourceID).Scan(&n)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, nil
