@@ -89,6 +89,13 @@ func newReconciler(ctx context.Context, b *builder, checksum bool, take func(pla
 	if rc.bucket && !checksum {
 		lctx, cancel := context.WithCancel(ctx)
 		rc.list, rc.unlist = listCopy(lctx, b.s.db, b.p.srcID, b.s.st), cancel
+		// Listed before the Source's documents are read: a reader held up
+		// by checkers waiting for a slow listing (minutes at a loaded
+		// server) saw its response deadline pass mid-document.
+		select {
+		case <-rc.list.done:
+		case <-ctx.Done():
+		}
 	}
 	rc.jobs = make(chan []plan.Item, n)
 	for range n {
