@@ -66,12 +66,12 @@ type runner struct {
 	consecutive          atomic.Int64
 	inflight             sync.Map // worker → URI
 
-	taken map[int64]bool // rows taken over and removed (the recorder's)
+	taken map[int64]bool      // rows taken over and removed (the recorder's)
+	takes map[int64]*takeOnce // files of rows taken over, removed once (under mu)
 	// unrecorded holds the objects of a bucket's copy that no row records,
 	// by path, for a resumed run to adopt from without a HEAD request a
 	// Create (listUnrecorded); nil: adopt by HEAD requests.
 	unrecorded map[string]store.FileInfo
-	takes      map[int64]*takeOnce // files of rows taken over, removed once (under mu)
 
 	mu       sync.Mutex
 	stopped  string
