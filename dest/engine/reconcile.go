@@ -31,7 +31,8 @@ import (
 // state's fetched_at and verified_at) is read and hashed against the digests
 // recorded. With --checksum every file is read and hashed against the
 // digests recorded and every digest the Source declares. The checks run in
-// parallel (readers at disk speed, or HEAD requests for a bucket), on
+// parallel (readers at disk speed; for a bucket, listings of the copy, see
+// bucketlist.go, and a HEAD request for what they find damaged), on
 // batches of items. Without --checksum, a folder's copy is described by the
 // plan's Index (state.DB.LoadIndexCopies: its path, length and file time,
 // read in the one scan that loads the Index), so that a stat alone checks
@@ -71,6 +72,8 @@ type reconciler struct {
 	hashed  atomic.Int64
 	hbytes  atomic.Int64
 	damaged atomic.Int64
+	list    *copyListing       // a bucket's copy, listed (bucketlist.go); nil for a folder or --checksum
+	unlist  context.CancelFunc // ends the listing
 }
 
 func newReconciler(ctx context.Context, b *builder, checksum bool, take func(plan.Item) error) *reconciler {
@@ -82,6 +85,17 @@ func newReconciler(ctx context.Context, b *builder, checksum bool, take func(pla
 	}
 	if rc.bucket || checksum {
 		rc.batch = readBatch
+	}
+	if rc.bucket && !checksum {
+		lctx, cancel := context.WithCancel(ctx)
+		rc.list, rc.unlist = listCopy(lctx, b.s.db, b.p.srcID, b.s.st), cancel
+		// Listed before the Source's documents are read: a reader held up
+		// by checkers waiting for a slow listing (minutes at a loaded
+		// server) saw its response deadline pass mid-document.
+		select {
+		case <-rc.list.done:
+		case <-ctx.Done():
+		}
 	}
 	rc.jobs = make(chan []plan.Item, n)
 	for range n {
@@ -151,6 +165,13 @@ func (rc *reconciler) wait() error {
 	}
 	close(rc.jobs)
 	rc.wg.Wait()
+	if rc.list != nil {
+		rc.unlist()
+		<-rc.list.done
+		if rc.list.why != "" {
+			rc.b.p.Notes = append(rc.b.p.Notes, rc.list.why)
+		}
+	}
 	s := &rc.b.p.Summary
 	s.Checked = int(rc.checked.Load())
 	s.Hashed = int(rc.hashed.Load())
@@ -166,6 +187,12 @@ func (rc *reconciler) wait() error {
 // file was modified after it was written, to hash them against what was
 // recorded.
 func (rc *reconciler) checkBatch(ctx context.Context, items []plan.Item, rows map[int64]state.Resource, buf []byte) error {
+	if rc.list != nil {
+		var err error
+		if items, err = rc.fromListing(ctx, items); err != nil || len(items) == 0 {
+			return err
+		}
+	}
 	clear(rows)
 	paths := make([]string, len(items)) // the file of each item to stat; "" for none
 	quick := make([]bool, len(items))

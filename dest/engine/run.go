@@ -69,6 +69,10 @@ type runner struct {
 
 	taken map[int64]bool      // rows taken over and removed (the recorder's)
 	takes map[int64]*takeOnce // files of rows taken over, removed once (under mu)
+	// unrecorded holds the objects of a bucket's copy that no row records,
+	// by path, for a resumed run to adopt from without a HEAD request a
+	// Create (listUnrecorded); nil: adopt by HEAD requests.
+	unrecorded map[string]store.FileInfo
 
 	mu       sync.Mutex
 	stopped  string
@@ -197,6 +201,13 @@ func (s *Session) Run(ctx context.Context, p *Plan) (*Result, error) {
 	r := &runner{s: s, p: p, srcID: srcID, ctx: workCtx, stop_: cancel, wctx: wctx, det: det, w: w,
 		gate: newGate(s.opts.Concurrency), results: make(chan outcome, 4*s.opts.Concurrency), res: res, started: started}
 	r.total.Store(int64(p.Summary.Work()))
+	if p.adopt && s.isBucket() && p.Summary.Create > 0 {
+		var err error
+		if r.unrecorded, err = listUnrecorded(workCtx, s.db, s.st); err != nil {
+			w.Abort()
+			return nil, err
+		}
+	}
 
 	var recorded sync.WaitGroup
 	recorded.Add(1)
@@ -722,7 +733,16 @@ func (r *runner) adopt(it *Item, path string, cl claims.Claims, buf []byte) (sta
 	if !hasSupportedDigest(e.Digests) {
 		return state.Resource{}, false
 	}
-	fi, err := r.s.st.Stat(r.ctx, path)
+	var fi store.FileInfo
+	var err error
+	if r.unrecorded != nil && it.Takes.URI == "" {
+		var ok bool
+		if fi, ok = r.unrecorded[path]; !ok {
+			return state.Resource{}, false
+		}
+	} else {
+		fi, err = r.s.st.Stat(r.ctx, path)
+	}
 	if err != nil || (e.Length >= 0 && fi.Size != e.Length) {
 		return state.Resource{}, false
 	}

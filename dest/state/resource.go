@@ -448,3 +448,66 @@ func (db *DB) LargestID(ctx context.Context) (int64, error) {
 	}
 	return id.Int64, nil
 }
+
+// ListedCopy is what a listing of a bucket's copy is compared with: a row's
+// id, path, recorded length (-1 for none) and whether an audit found its
+// copy damaged or gone.
+type ListedCopy struct {
+	ID      int64
+	Path    string
+	Length  int64
+	Damaged bool
+}
+
+// CopiesByPath calls fn for every row of a Source (of every Source when
+// sourceID is 0) in the byte order of the
+// paths (SQLite's BINARY collation: the order of an S3 listing's keys
+// under one prefix), streaming: the ListedCopy are reused between calls.
+// SQLite sorts with its sorter, which spills to temporary files past the
+// cache's size: memory does not grow with the rows.
+func (db *DB) CopiesByPath(ctx context.Context, sourceID int64, fn func(c *ListedCopy) error) error {
+	db.scans.Add(1)
+	rows, err := db.sql.QueryContext(ctx, `SELECT id, path, length, damaged_at IS NOT NULL FROM resource WHERE ? IN (0, source_id) ORDER BY path`, sourceID)
+	if err != nil {
+		return fmt.Errorf("read the copies of Source %d: %w", sourceID, err)
+	}
+	var (
+		c      ListedCopy
+		length sql.NullInt64
+	)
+	for rows.Next() {
+		if err := rows.Scan(&c.ID, &c.Path, &length, &c.Damaged); err != nil {
+			rows.Close()
+			return fmt.Errorf("read the copies of Source %d: %w", sourceID, err)
+		}
+		c.Length = -1
+		if length.Valid {
+			c.Length = length.Int64
+		}
+		if err := fn(&c); err != nil {
+			rows.Close()
+			return err
+		}
+	}
+	if err := closeRows(rows); err != nil {
+		return fmt.Errorf("read the copies of Source %d: %w", sourceID, err)
+	}
+	return nil
+}
+
+// LargestFolder is the most rows of a Source (of every Source when
+// sourceID is 0) whose paths share a folder (all of the path but its last
+// segment), 0 when it has none.
+func (db *DB) LargestFolder(ctx context.Context, sourceID int64) (int, error) {
+	db.scans.Add(1)
+	var n int
+	err := db.sql.QueryRowContext(ctx, `SELECT count(*) AS n FROM resource WHERE ? IN (0, source_id)
+		GROUP BY rtrim(path, replace(path, '/', '')) ORDER BY n DESC LIMIT 1`, sourceID).Scan(&n)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("count the copies of Source %d by folder: %w", sourceID, err)
+	}
+	return n, nil
+}
