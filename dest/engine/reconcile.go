@@ -34,11 +34,11 @@ import (
 // parallel (readers at disk speed; for a bucket, listings of the copy, see
 // bucketlist.go, and a HEAD request for what they find damaged), on
 // batches of items. Without --checksum, a folder's copy is described by the
-// plan's Index (state.DB.LoadIndexCopies: its path, length and file time,
-// read in the one scan that loads the Index), so that a stat alone checks
-// it; otherwise, and for a file to hash, the batch's rows are read from the
-// state with one query (a query per item cost more than the stat it served,
-// and the batched queries more than the Index's scan).
+// row the plan looked its URI up in (state.Copies: its path, length and
+// file time, read with the batch's other rows by a walk of their URIs'
+// range, nothing held per row), so that a stat alone checks it; otherwise,
+// and for a file to hash, the batch's rows are read from the state with one
+// query (a query per item cost more than the stat it served).
 
 // mtimeSlack allows for the state's clock being kept to the second and for
 // the write of a file finishing after its fetched_at was taken.
@@ -181,7 +181,7 @@ func (rc *reconciler) wait() error {
 }
 
 // checkBatch checks the copies of a batch of unchanged resources. An item
-// whose copy the plan's Index describes (Item.Copy: its path, length and
+// whose copy the plan's State describes (Item.Copy: its path, length and
 // file time) is checked by a stat alone; the rows of the others are read
 // (into rows, reused) with one query, and so are those of quick items whose
 // file was modified after it was written, to hash them against what was
@@ -433,9 +433,10 @@ func latest(a, b time.Time) time.Time {
 }
 
 // snapshotState is the State a baseline plans with: for a quick reconcile of
-// a folder, the Index with the copies' facts (path, length, file time), so
-// that a copy is checked by a stat without its row read again (with --checksum every row is read to
-// hash the file against it; a bucket records no file times).
+// a folder, state.Copies, whose rows carry the copies' facts (path, length,
+// file time), so that a copy is checked by a stat without its row read
+// again (with --checksum every row is read to hash the file against it; a
+// bucket records no file times).
 func (b *builder) snapshotState(ctx context.Context) (plan.State, error) {
 	p := b.p
 	if p.Reconcile && !p.Checksum && !b.s.isBucket() {

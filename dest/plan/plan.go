@@ -182,17 +182,11 @@ func ForLookups(ctx context.Context, db *state.DB, sourceID int64, lookups int) 
 }
 
 // ForChecks returns the State of a plan whose unchanged copies are to be
-// checked (a reconcile): the Index with the copies' facts (Item.Copy) when
-// the Source has rows, so that a copy is checked without its row read again.
-func ForChecks(ctx context.Context, db *state.DB, sourceID int64) (State, error) {
-	rows, err := db.Rows(ctx, sourceID)
-	if err != nil {
-		return nil, err
-	}
-	if rows > 0 {
-		return db.LoadIndexCopies(ctx, sourceID)
-	}
-	return db.View(sourceID), nil
+// checked (a reconcile): state.Copies, whose rows carry the copies' facts
+// (Item.Copy), so that a copy is checked without its row read again, and
+// which holds nothing per row (its memory does not grow with the copy).
+func ForChecks(_ context.Context, db *state.DB, sourceID int64) (State, error) {
+	return db.Copies(sourceID), nil
 }
 
 // Selection is the --include and --exclude options: a URI is selected when it

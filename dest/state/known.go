@@ -18,7 +18,7 @@ type Known struct {
 	Lastmod        time.Time
 	ChangeDatetime time.Time // of the last change applied
 	Pending        bool      // waiting for its deletion
-	Copy           CopyFacts // from an Index loaded by LoadIndexCopies; else not OK
+	Copy           CopyFacts // from Copies (or an Index loaded by LoadIndexCopies); else not OK
 
 	digests Digests // exact digests (from the database)
 	fps     []algFP // or their fingerprints (from an Index)
