@@ -228,16 +228,16 @@ func TestS3OpenAllocates(t *testing.T) {
 func TestS3PutVerifiedByServer(t *testing.T) {
 	g := startGateway(t, "verify")
 	target, _ := url.Parse(g.endpoint)
-	proxy := httputil.NewSingleHostReverseProxy(target)
-	director := proxy.Director
-	proxy.Director = func(r *http.Request) {
-		director(r)
+	proxy := &httputil.ReverseProxy{Rewrite: func(pr *httputil.ProxyRequest) {
+		pr.SetURL(target)
+		pr.Out.Host = pr.In.Host // the signature covers the Host header
+		r := pr.Out
 		if r.Method == http.MethodPut && strings.Contains(r.URL.Path, "/p/bad/") && r.ContentLength > 0 {
 			b, _ := io.ReadAll(r.Body)
 			b[len(b)-1] ^= 1
 			r.Body = io.NopCloser(bytes.NewReader(b))
 		}
-	}
+	}}
 	srv := httptest.NewServer(proxy)
 	defer srv.Close()
 	st, err := Open(context.Background(), "s3://verify/p?endpoint="+srv.URL+"&region=us-east-1", Options{Getenv: getenv, CacheDir: t.TempDir()})
