@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"sync"
 
 	"rsx/dest/plan"
 	"rsx/dest/state"
@@ -87,21 +88,8 @@ func (l *copyListing) merge(ctx context.Context, db *state.DB, srcID int64, st s
 	if big > listFolderMax {
 		return nil
 	}
-	lctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	objs := make(chan store.FileInfo, 256)
-	lerr := make(chan error, 1)
-	go func() {
-		defer close(objs)
-		lerr <- st.Walk(lctx, func(fi store.FileInfo) error {
-			select {
-			case objs <- fi:
-				return nil
-			case <-lctx.Done():
-				return lctx.Err()
-			}
-		})
-	}()
+	objs, stop := listObjects(ctx, st)
+	defer stop()
 	cur, more := <-objs
 	if more {
 		l.objects++
@@ -119,10 +107,7 @@ func (l *copyListing) merge(ctx context.Context, db *state.DB, srcID int64, st s
 		}
 		return nil
 	})
-	cancel()
-	for range objs {
-	}
-	walkErr := <-lerr
+	walkErr := stop()
 	if err != nil {
 		return err
 	}
@@ -188,21 +173,8 @@ func listUnrecorded(ctx context.Context, db *state.DB, st store.Store) (map[stri
 	if err != nil || big > listFolderMax {
 		return nil, err
 	}
-	lctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	objs := make(chan store.FileInfo, 256)
-	lerr := make(chan error, 1)
-	go func() {
-		defer close(objs)
-		lerr <- st.Walk(lctx, func(fi store.FileInfo) error {
-			select {
-			case objs <- fi:
-				return nil
-			case <-lctx.Done():
-				return lctx.Err()
-			}
-		})
-	}()
+	objs, stop := listObjects(ctx, st)
+	defer stop()
 	out := map[string]store.FileInfo{}
 	errTooMany := errors.New("too many objects no row records")
 	cur, more := <-objs
@@ -227,10 +199,7 @@ func listUnrecorded(ctx context.Context, db *state.DB, st store.Store) (map[stri
 	for ; err == nil && more; cur, more = <-objs {
 		err = keep()
 	}
-	cancel()
-	for range objs {
-	}
-	walkErr := <-lerr
+	walkErr := stop()
 	switch {
 	case errors.Is(err, errTooMany):
 		return nil, nil
@@ -242,4 +211,35 @@ func listUnrecorded(ctx context.Context, db *state.DB, st store.Store) (map[stri
 		return nil, nil // listing refused: HEAD requests
 	}
 	return out, nil
+}
+
+// listObjects walks st's objects in path order into a channel, to be merged
+// with the state's rows. stop ends the walk (it may be called again) and
+// returns the walk's error: context.Canceled when it was stopped early.
+func listObjects(ctx context.Context, st store.Store) (<-chan store.FileInfo, func() error) {
+	lctx, cancel := context.WithCancel(ctx)
+	objs := make(chan store.FileInfo, 256)
+	lerr := make(chan error, 1)
+	go func() {
+		defer close(objs)
+		lerr <- st.Walk(lctx, func(fi store.FileInfo) error {
+			select {
+			case objs <- fi:
+				return nil
+			case <-lctx.Done():
+				return lctx.Err()
+			}
+		})
+	}()
+	var once sync.Once
+	var err error
+	return objs, func() error {
+		once.Do(func() {
+			cancel()
+			for range objs {
+			}
+			err = <-lerr
+		})
+		return err
+	}
 }
