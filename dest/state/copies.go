@@ -33,20 +33,11 @@ const copyColumns = knownColumns + `, file_mtime, damaged_at IS NOT NULL`
 
 // scanCopy reads a row of copyColumns: scanKnown's fields and the copy's.
 func scanCopy(s scanner, uri *string, k *Known) error {
-	var length, mtime sql.NullInt64
-	var digests, lastmod, cdt sql.NullString
+	var mtime sql.NullInt64
 	var damaged bool
-	if err := s.Scan(&k.ID, uri, &k.Path, &length, &digests, &lastmod, &cdt, &k.Pending, &mtime, &damaged); err != nil {
+	if err := scanKnownAnd(s, uri, k, &mtime, &damaged); err != nil {
 		return err
 	}
-	k.Length = -1
-	if length.Valid {
-		k.Length = length.Int64
-	}
-	k.digests = Digests(digests.String)
-	k.Lastmod, k.ChangeDatetime = parseTime(lastmod), parseTime(cdt)
-	k.fps, k.seed, k.codes = nil, nil, nil
-	k.Copy = CopyFacts{}
 	if mtime.Valid && !damaged {
 		k.Copy = CopyFacts{Path: k.Path, Length: k.Length, FileMTime: mtime.Int64, OK: true}
 	}

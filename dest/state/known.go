@@ -70,10 +70,14 @@ func (db *DB) View(sourceID int64) *View { return &View{db: db, sourceID: source
 
 const knownColumns = `id, uri, path, length, digests, lastmod, change_datetime, deleted_at IS NOT NULL`
 
-func scanKnown(s scanner, uri *string, k *Known) error {
+func scanKnown(s scanner, uri *string, k *Known) error { return scanKnownAnd(s, uri, k) }
+
+// scanKnownAnd reads a row of knownColumns followed by the columns that
+// more scan into (copyColumns' rows).
+func scanKnownAnd(s scanner, uri *string, k *Known, more ...any) error {
 	var length sql.NullInt64
 	var digests, lastmod, cdt sql.NullString
-	if err := s.Scan(&k.ID, uri, &k.Path, &length, &digests, &lastmod, &cdt, &k.Pending); err != nil {
+	if err := s.Scan(append([]any{&k.ID, uri, &k.Path, &length, &digests, &lastmod, &cdt, &k.Pending}, more...)...); err != nil {
 		return err
 	}
 	k.Length = -1
