@@ -1061,10 +1061,12 @@ var listRangeMin int64 = 5_000 // a variable for tests
 
 // listExtraFiles starts finding the extra objects of a bucket: its listing
 // split into ranges of paths by the state's own (state.DB.PathSplits),
-// listWorkers ranges at a time, each range's paths looked up in the state a
-// batch at a time. It runs beside the comparison; a failure stops the audit
-// (fail). The function returned waits for the listing and returns its
-// error; it may be called again.
+// listWorkers ranges at a time, the paths they list looked up in the state
+// a batch at a time by one goroutine (one connection to the state: each
+// holds a page cache of its own, which the look-ups would fill). It runs
+// beside the comparison; a failure stops the audit (fail). The function
+// returned waits for the listing and returns its error; it may be called
+// again.
 func (a *auditor) listExtraFiles(ctx context.Context, rw store.RangeWalker, fail context.CancelCauseFunc) func() error {
 	done := make(chan error, 1)
 	go func() {
@@ -1096,18 +1098,57 @@ func (a *auditor) listRanges(ctx context.Context, rw store.RangeWalker) error {
 	}
 	close(ranges)
 	g, gctx := errgroup.WithContext(ctx)
+	batches := make(chan []string, listWorkers)
+	var listers sync.WaitGroup
 	for range min(listWorkers, len(bounds)-1) {
+		listers.Add(1)
 		g.Go(func() error {
-			x := a.newExtras()
+			defer listers.Done()
+			batch := make([]string, 0, state.LookupBatch)
+			send := func() error {
+				select {
+				case batches <- batch:
+					batch = make([]string, 0, state.LookupBatch)
+					return nil
+				case <-gctx.Done():
+					return gctx.Err()
+				}
+			}
 			for i := range ranges {
-				err := rw.WalkRange(gctx, bounds[i], bounds[i+1], func(fi store.FileInfo) error { return x.add(gctx, fi.Path) })
+				err := rw.WalkRange(gctx, bounds[i], bounds[i+1], func(fi store.FileInfo) error {
+					batch = append(batch, fi.Path)
+					if len(batch) == cap(batch) {
+						return send()
+					}
+					return nil
+				})
 				if err != nil {
 					return err
 				}
 			}
-			return x.flush(gctx)
+			if len(batch) > 0 {
+				return send()
+			}
+			return nil
 		})
 	}
+	go func() {
+		listers.Wait()
+		close(batches)
+	}()
+	g.Go(func() error {
+		x := a.newExtras()
+		for batch := range batches {
+			x.batch = batch
+			if err := x.flush(gctx); err != nil {
+				// The listers stop at gctx's end; batches closes after.
+				for range batches {
+				}
+				return err
+			}
+		}
+		return nil
+	})
 	return g.Wait()
 }
 
