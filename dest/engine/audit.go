@@ -16,6 +16,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"golang.org/x/sync/errgroup"
+
 	"rsx/dest/pathmap"
 	"rsx/dest/plan"
 	"rsx/dest/state"
@@ -326,6 +328,22 @@ func (s *Session) AuditWith(ctx context.Context, target string, opts AuditOption
 	if cl == "" && src.docs[model.CapChangeDump] != "" {
 		rep.Warnings = append(rep.Warnings, "the Source's changes are only in a Change Dump, which an audit does not read: changes since the Resource List's at are not taken into account")
 	}
+	// A bucket's objects are listed beside the comparison, ranges of them
+	// at once (listExtraFiles): a bucket's listing is a page of 1,000
+	// objects a request, one after another, and the comparison's GETs do
+	// not wait for it. A folder is walked after the comparison, which may
+	// spare the walk (noExtraFiles).
+	ctx, fail := context.WithCancelCause(ctx)
+	var listed func() error
+	defer func() {
+		fail(nil)
+		if listed != nil {
+			listed()
+		}
+	}()
+	if rw, ok := s.st.(store.RangeWalker); ok {
+		listed = a.listExtraFiles(ctx, rw, fail)
+	}
 	a.start(ctx)
 	emit := func(it plan.Item) error { return a.item(ctx, it) }
 	var unknown bool
@@ -359,6 +377,9 @@ func (s *Session) AuditWith(ctx context.Context, target string, opts AuditOption
 		err = werr
 	}
 	if err != nil {
+		if cause := context.Cause(ctx); cause != nil && errors.Is(err, context.Canceled) {
+			err = cause // the listing failed, which stopped the comparison
+		}
 		return nil, err
 	}
 	rep.Problems = append(rep.Problems, b.p.Problems...)
@@ -366,7 +387,12 @@ func (s *Session) AuditWith(ctx context.Context, target string, opts AuditOption
 	rep.Documents = int(b.docs.Load())
 
 	// Files no resource owns.
-	if err := a.extraFiles(ctx); err != nil {
+	if listed != nil {
+		err = listed()
+	} else {
+		err = a.extraFiles(ctx)
+	}
+	if err != nil {
 		return nil, err
 	}
 	for l := range nAuditLists {
@@ -1012,33 +1038,152 @@ func (a *auditor) extraFiles(ctx context.Context) error {
 	if none, err := a.noExtraFiles(ctx); err != nil || none {
 		return err
 	}
-	// A batch of the walk's paths at a time is looked up in the state.
-	batch := make([]string, 0, state.LookupBatch)
-	held := make([]bool, state.LookupBatch)
-	flush := func() error {
-		clear(held)
-		if err := a.s.db.FindPaths(ctx, batch, func(i int) error { held[i] = true; return nil }); err != nil {
-			return err
-		}
-		for i, p := range batch {
-			if !held[i] {
-				a.add(ListExtra, p)
-			}
-		}
-		batch = batch[:0]
-		return nil
+	x := a.newExtras()
+	if err := a.s.st.Walk(ctx, func(fi store.FileInfo) error { return x.add(ctx, fi.Path) }); err != nil {
+		return err
 	}
-	err := a.s.st.Walk(ctx, func(fi store.FileInfo) error {
-		batch = append(batch, fi.Path)
-		if len(batch) == cap(batch) {
-			return flush()
+	return x.flush(ctx)
+}
+
+// Ranges of a bucket's listing: listRangesMax at most, of listRangeMin
+// resources of the state at least, listWorkers of them listed at once.
+// Four listings at once let a server list four pages at a time (an S3
+// service serves each in tens of milliseconds; versitygw's posix backend
+// reads and sorts the whole folder for each page, a core's work, so it
+// gains as many times as it has cores); more ranges than workers even out
+// ranges that list slower.
+const (
+	listRangesMax = 16
+	listWorkers   = 4
+)
+
+var listRangeMin int64 = 5_000 // a variable for tests
+
+// listExtraFiles starts finding the extra objects of a bucket: its listing
+// split into ranges of paths by the state's own (state.DB.PathSplits),
+// listWorkers ranges at a time, the paths they list looked up in the state
+// a batch at a time by one goroutine (one connection to the state: each
+// holds a page cache of its own, which the look-ups would fill). It runs
+// beside the comparison; a failure stops the audit (fail). The function
+// returned waits for the listing and returns its error; it may be called
+// again.
+func (a *auditor) listExtraFiles(ctx context.Context, rw store.RangeWalker, fail context.CancelCauseFunc) func() error {
+	done := make(chan error, 1)
+	go func() {
+		err := a.listRanges(ctx, rw)
+		if err != nil {
+			fail(err)
 		}
-		return nil
-	})
+		done <- err
+	}()
+	var once sync.Once
+	var err error
+	return func() error {
+		once.Do(func() { err = <-done })
+		return err
+	}
+}
+
+func (a *auditor) listRanges(ctx context.Context, rw store.RangeWalker) error {
+	splits, err := a.s.db.PathSplits(ctx, listRangesMax, listRangeMin)
 	if err != nil {
 		return err
 	}
-	return flush()
+	// Range i is (bounds[i], bounds[i+1]]: "" below is the start, above
+	// the end.
+	bounds := append(append([]string{""}, splits...), "")
+	ranges := make(chan int, len(bounds)-1)
+	for i := range len(bounds) - 1 {
+		ranges <- i
+	}
+	close(ranges)
+	g, gctx := errgroup.WithContext(ctx)
+	batches := make(chan []string, listWorkers)
+	var listers sync.WaitGroup
+	for range min(listWorkers, len(bounds)-1) {
+		listers.Add(1)
+		g.Go(func() error {
+			defer listers.Done()
+			batch := make([]string, 0, state.LookupBatch)
+			send := func() error {
+				select {
+				case batches <- batch:
+					batch = make([]string, 0, state.LookupBatch)
+					return nil
+				case <-gctx.Done():
+					return gctx.Err()
+				}
+			}
+			for i := range ranges {
+				err := rw.WalkRange(gctx, bounds[i], bounds[i+1], func(fi store.FileInfo) error {
+					batch = append(batch, fi.Path)
+					if len(batch) == cap(batch) {
+						return send()
+					}
+					return nil
+				})
+				if err != nil {
+					return err
+				}
+			}
+			if len(batch) > 0 {
+				return send()
+			}
+			return nil
+		})
+	}
+	go func() {
+		listers.Wait()
+		close(batches)
+	}()
+	g.Go(func() error {
+		x := a.newExtras()
+		for batch := range batches {
+			x.batch = batch
+			if err := x.flush(gctx); err != nil {
+				// The listers stop at gctx's end; batches closes after.
+				for range batches {
+				}
+				return err
+			}
+		}
+		return nil
+	})
+	return g.Wait()
+}
+
+// extras looks the paths of the copy's files up in the state a batch at a
+// time and reports those no resource owns as extra.
+type extras struct {
+	a     *auditor
+	batch []string
+	held  []bool
+}
+
+func (a *auditor) newExtras() *extras {
+	return &extras{a: a, batch: make([]string, 0, state.LookupBatch), held: make([]bool, state.LookupBatch)}
+}
+
+func (x *extras) add(ctx context.Context, path string) error {
+	x.batch = append(x.batch, path)
+	if len(x.batch) == cap(x.batch) {
+		return x.flush(ctx)
+	}
+	return nil
+}
+
+func (x *extras) flush(ctx context.Context) error {
+	clear(x.held)
+	if err := x.a.s.db.FindPaths(ctx, x.batch, func(i int) error { x.held[i] = true; return nil }); err != nil {
+		return err
+	}
+	for i, p := range x.batch {
+		if !x.held[i] {
+			x.a.add(ListExtra, p)
+		}
+	}
+	x.batch = x.batch[:0]
+	return nil
 }
 
 // noExtraFiles reports whether the destination's files are those the audit

@@ -3,6 +3,7 @@ package state
 import (
 	"context"
 	"fmt"
+	"sort"
 	"testing"
 	"time"
 )
@@ -243,4 +244,70 @@ func testIndexCopies(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// PathSplits splits the state's paths into ranges of about as many rows
+// each, at most maxRanges of at least minRows: the paths it returns are the
+// state's own, in byte order and distinct (mixed case too, where the
+// index's folded order differs from the bytes').
+func TestPathSplits(t *testing.T) {
+	ctx := context.Background()
+	db := openTemp(t)
+	a, _ := db.EnsureSource(ctx, "http://example.org/cap.xml")
+	w := db.NewWriter(WriterOptions{})
+	held := map[string]bool{}
+	for i := 0; i < 1000; i++ {
+		p := fmt.Sprintf("h/%04d", i)
+		if i%7 == 0 {
+			p = fmt.Sprintf("H/%04d", i) // sorts before every "h/" by its bytes
+		}
+		held[p] = true
+		r := Resource{SourceID: a.ID, URI: fmt.Sprintf("http://h/%d", i), Path: p}
+		w.PutResource(ctx, &r)
+	}
+	if err := w.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		maxRanges int
+		minRows   int64
+		want      int // splits
+	}{
+		{16, 5000, 0},  // too few rows for two ranges
+		{1, 10, 0},     // one range asked
+		{16, 500, 1},   // two ranges of 500
+		{16, 100, 9},   // ten of 100
+		{4, 10, 3},     // at most four
+		{2000, 1, 999}, // a range a row
+	} {
+		splits, err := db.PathSplits(ctx, tc.maxRanges, tc.minRows)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(splits) != tc.want {
+			t.Errorf("PathSplits(%d, %d): %d paths, want %d: %q", tc.maxRanges, tc.minRows, len(splits), tc.want, splits)
+		}
+		for i, p := range splits {
+			if !held[p] {
+				t.Errorf("PathSplits(%d, %d): %q is no path of the state", tc.maxRanges, tc.minRows, p)
+			}
+			if i > 0 && splits[i-1] >= p {
+				t.Errorf("PathSplits(%d, %d): %q after %q: not in byte order, or twice", tc.maxRanges, tc.minRows, p, splits[i-1])
+			}
+		}
+		if tc.want == 3 {
+			// Near balanced: about 250 rows a range (the first holds the "H/"
+			// paths too, 143 of them: the index orders them among the "h/").
+			var counts [4]int
+			for p := range held {
+				counts[sort.SearchStrings(splits, p)]++
+			}
+			for _, c := range counts {
+				if c < 150 || c > 400 {
+					t.Errorf("PathSplits(4, 10): ranges of %v rows", counts)
+					break
+				}
+			}
+		}
+	}
 }

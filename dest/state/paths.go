@@ -2,7 +2,10 @@ package state
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"rsx/dest/pathmap"
@@ -69,4 +72,38 @@ func (db *DB) PathsDistinct(ctx context.Context) (bool, error) {
 		return false, fmt.Errorf("count the paths in %s: %w", db.path, err)
 	}
 	return dup == 0, nil
+}
+
+// PathSplits returns paths of the state's resources (of every Source), in
+// byte order and distinct, that split their paths into ranges of about as
+// many resources each: at most maxRanges ranges, of at least minRows
+// resources each (no paths: one range). An audit lists a bucket's ranges at
+// once. Any paths split the copy correctly; these balance the ranges. They
+// are read by the path index (path_key, the path folded), whose order is
+// near enough to the paths' own.
+func (db *DB) PathSplits(ctx context.Context, maxRanges int, minRows int64) ([]string, error) {
+	var rows int64
+	if err := db.sql.QueryRowContext(ctx, `SELECT COUNT(*) FROM resource`).Scan(&rows); err != nil {
+		return nil, fmt.Errorf("count the resources of %s: %w", db.path, err)
+	}
+	n := int(min(int64(maxRanges), rows/max(minRows, 1)))
+	if n < 2 {
+		return nil, nil
+	}
+	splits := make([]string, 0, n-1)
+	for i := 1; i < n; i++ {
+		var p string
+		err := db.sql.QueryRowContext(ctx, `SELECT path FROM resource INDEXED BY resource_path_key ORDER BY path_key LIMIT 1 OFFSET ?`, rows*int64(i)/int64(n)).Scan(&p)
+		if errors.Is(err, sql.ErrNoRows) {
+			break // rows removed since they were counted
+		}
+		if err != nil {
+			return nil, fmt.Errorf("split the paths of %s: %w", db.path, err)
+		}
+		if p != "" {
+			splits = append(splits, p)
+		}
+	}
+	slices.Sort(splits)
+	return slices.Compact(splits), nil
 }

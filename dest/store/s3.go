@@ -220,17 +220,32 @@ func (s *S3) Open(ctx context.Context, p string) (io.ReadCloser, error) {
 
 // Walk lists every object under the prefix but those of PREFIX/.rsx.
 func (s *S3) Walk(ctx context.Context, fn func(FileInfo) error) error {
+	return s.WalkRange(ctx, "", "", fn)
+}
+
+// WalkRange lists the objects whose paths sort after after and up to upTo
+// ("": no bound), in the order of their keys' bytes, as S3 lists them:
+// from the first key after after (ListObjectsV2's start-after), until a key
+// beyond upTo.
+func (s *S3) WalkRange(ctx context.Context, after, upTo string, fn func(FileInfo) error) error {
 	prefix := ""
 	if s.loc.Prefix != "" {
 		prefix = s.loc.Prefix + "/"
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	for obj := range s.client.ListObjects(ctx, s.loc.Bucket, minio.ListObjectsOptions{Prefix: prefix, Recursive: true}) {
+	opts := minio.ListObjectsOptions{Prefix: prefix, Recursive: true}
+	if after != "" {
+		opts.StartAfter = prefix + after
+	}
+	for obj := range s.client.ListObjects(ctx, s.loc.Bucket, opts) {
 		if obj.Err != nil {
 			return fmt.Errorf("list the objects of %s: %w", s.loc.Name(), obj.Err)
 		}
 		p := strings.TrimPrefix(obj.Key, prefix)
+		if upTo != "" && p > upTo {
+			return nil
+		}
 		if first, _, _ := strings.Cut(p, "/"); first == ReservedDir || strings.HasSuffix(p, "/") {
 			continue
 		}

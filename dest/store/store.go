@@ -122,12 +122,20 @@ type BatchCommitter interface {
 	CommitBatch(ctx context.Context, ws []Writer) []error
 }
 
-// FileInfo describes a file of the copy.
 // BatchStater describes many files at once, as Stat does each, at less cost
 // (a folder's files relative to the folder, opened once); fn is called
 // once for each path, in any order.
 type BatchStater interface {
 	StatBatch(ctx context.Context, paths []string, fn func(i int, fi FileInfo, err error))
+}
+
+// A RangeWalker lists the files of a range of paths, in the byte order of
+// their paths, as Walk lists them all: those after after and up to upTo
+// ("": to the end). Ranges walked at once describe the copy sooner where
+// each listing request waits on the server (a bucket's pages of 1,000
+// objects, one after another).
+type RangeWalker interface {
+	WalkRange(ctx context.Context, after, upTo string, fn func(FileInfo) error) error
 }
 
 // A FileCounter counts the files Walk would list, at less cost (it
@@ -157,6 +165,7 @@ type ModTimer interface {
 	ModTime() time.Time
 }
 
+// FileInfo describes a file of the copy.
 type FileInfo struct {
 	Path    string // relative to the destination, "/"-separated
 	Size    int64
