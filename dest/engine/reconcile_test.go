@@ -437,7 +437,8 @@ func TestQuickCheckUsesTheRecordedPath(t *testing.T) {
 // TestReconcileStateHoldsNoRows: every reconcile plans with state.Copies,
 // which holds nothing per row, not with the Index loaded in memory (72
 // bytes a row and more: the 1M cycle's bucket reconcile peaked at 323 MiB
-// with it); --checksum and a bucket's reconcile read the rows by id.
+// with it); --checksum reads the rows by id (a bucket's quick check does
+// not: TestBucketReconcileReadsNoRows).
 func TestReconcileStateHoldsNoRows(t *testing.T) {
 	folder := openSession(t, t.TempDir(), testClient(t), Options{})
 	dir, err := store.OpenDir(t.TempDir(), store.Options{Create: true})
@@ -477,3 +478,82 @@ func TestReconcileStateHoldsNoRows(t *testing.T) {
 type bucketNamed struct{ store.Store }
 
 func (bucketNamed) String() string { return "s3://bucket/copy" }
+
+// A bucket records no file time, and its quick check compares the length
+// alone, which the plan's row (state.Copies) gives: its checkers read no
+// row again by id, whether the copy is listed or each object looked at by
+// itself (a folder over listFolderMax). They read every row: a query a
+// batch of 32 in each of 16 checkers, that is 16 connections, each with a
+// page cache of up to 16 MiB, most of the 281 MiB the 1M cycle's bucket
+// reconcile peaked at. A copy gone or of another length is still found and
+// fetched again.
+func TestBucketReconcileReadsNoRows(t *testing.T) {
+	srv := startDemo(t, demo.Options{Resources: 600})
+	target := srv.URL + "/dataset1/capabilitylist.xml"
+	for _, c := range []struct {
+		name      string
+		folderMax int
+	}{
+		{"each object looked at", 0},
+		{"listed", listFolderMax},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			defer func(v int) { listFolderMax = v }(listFolderMax)
+			listFolderMax = c.folderMax
+			dir := t.TempDir()
+			run := func(po PlanOptions) (*Result, int64) {
+				t.Helper()
+				st, err := store.OpenDir(dir, store.Options{Create: true})
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer st.Close()
+				s, err := Open(context.Background(), bucketNamed{st}, testClient(t), Options{Now: fixtureClock})
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer s.Close()
+				p, err := s.Plan(context.Background(), target, po)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer p.Close()
+				res, err := s.Run(context.Background(), p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return res, s.DB().CopiesReadByID()
+			}
+			res, _ := run(PlanOptions{})
+			n := res.Created
+			if !res.OK() || n < 3*readBatch {
+				t.Fatalf("baseline: %d created:%s", n, failures(res))
+			}
+			// As a bucket records its copies: no file time.
+			raw, err := sql.Open("sqlite", filepath.Join(dir, ".rsx", "state.db"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = raw.Exec(`UPDATE resource SET file_mtime = NULL`)
+			raw.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			all := files(t, dir)
+			if err := os.Remove(filepath.Join(dir, all[readBatch+1])); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Truncate(filepath.Join(dir, all[len(all)-1]), 1); err != nil {
+				t.Fatal(err)
+			}
+			res, byID := run(PlanOptions{Mode: ModeBaseline})
+			s := res.Plan.Summary
+			if !res.OK() || !res.Plan.Reconcile || s.Checked != n || s.Repair != 2 || res.Updated != 2 {
+				t.Errorf("reconcile: checked %d of %d, repaired %d, updated %d (want 2):%s", s.Checked, n, s.Repair, res.Updated, failures(res))
+			}
+			if byID != 0 {
+				t.Errorf("the reconcile read %d rows again by id, want none (the plan's rows describe a bucket's copies)", byID)
+			}
+		})
+	}
+}

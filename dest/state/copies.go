@@ -38,7 +38,11 @@ func scanCopy(s scanner, uri *string, k *Known) error {
 	if err := scanKnownAnd(s, uri, k, &mtime, &damaged); err != nil {
 		return err
 	}
-	if mtime.Valid && !damaged {
+	if !damaged {
+		// A bucket records no file time (mtime NULL): its copy's facts are
+		// its path and length, and a reconcile that took them from here
+		// read no row again (each read by id took a connection of its own
+		// per checker, and a page cache of up to 16 MiB with it).
 		k.Copy = CopyFacts{Path: k.Path, Length: k.Length, FileMTime: mtime.Int64, OK: true}
 	}
 	return nil

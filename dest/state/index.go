@@ -52,15 +52,18 @@ type copyRow struct {
 	name, nlen uint32 // in names
 }
 
-// CopyFacts is what an Index loaded by LoadIndexCopies knows of a row's
-// copy, for a reconcile's quick check without reading the row again: its
-// path, recorded length and file time. OK is false when the Index does not
-// hold them (loaded by LoadIndex, a row read from the database, no file time
-// recorded, or a copy an audit found damaged): the row is to be read.
+// CopyFacts is what a row read for a reconcile (Copies, or an Index loaded
+// by LoadIndexCopies) tells of its copy, for a quick check without reading
+// the row again: its path, recorded length and file time. OK is false when
+// they are not known (an Index loaded by LoadIndex, a row read otherwise, a
+// copy an audit found damaged, or, from an Index, no file time recorded):
+// the row is to be read. From Copies, FileMTime is 0 when no file time is
+// recorded (a bucket's copy, or a row of an older state): a bucket's quick
+// check needs none, a folder's reads the row.
 type CopyFacts struct {
 	Path      string
 	Length    int64 // -1 when unknown
-	FileMTime int64 // Unix nanoseconds
+	FileMTime int64 // Unix nanoseconds; 0 when none is recorded
 	OK        bool
 }
 

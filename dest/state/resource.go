@@ -266,6 +266,7 @@ func (db *DB) ResourcesByID(ctx context.Context, ids []int64, found func(r *Reso
 // datetimes to parse, by a statement prepared once for each size of batch
 // (a batch is padded to a power of two with its last id again).
 func (db *DB) CopiesByID(ctx context.Context, ids []int64, found func(r *Resource) error) error {
+	db.copiesByID.Add(int64(len(ids)))
 	const cols = `id, path, length, digests, damaged_at, file_mtime,
 		CASE WHEN file_mtime IS NULL THEN fetched_at END, CASE WHEN file_mtime IS NULL THEN verified_at END`
 	var (
@@ -380,6 +381,14 @@ func (db *DB) EachResource(ctx context.Context, sourceID int64, pendingOnly bool
 // row). An incremental run does none: its cost follows its changes, not the
 // size of the copy (tests hold it to that).
 func (db *DB) Scans() int64 { return db.scans.Load() }
+
+// CopiesReadByID is how many rows CopiesByID was asked for through this DB.
+// A reconcile's checkers read a row by id only for a copy the plan's row
+// does not describe (--checksum, a folder's row without a file time, a
+// copy to hash): each of them that queries holds a connection of its own,
+// and with it a page cache of up to 16 MiB (tests hold a bucket's quick
+// reconcile to none).
+func (db *DB) CopiesReadByID() int64 { return db.copiesByID.Load() }
 
 // Rows counts a Source's rows, from the (source_id, uri) index alone: much
 // cheaper than Count, which reads every row for the bytes.
