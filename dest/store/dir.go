@@ -49,6 +49,7 @@ type Dir struct {
 	mu    sync.Mutex
 	made  map[string]bool // folders known to exist
 	dirty map[string]bool // folders whose entries changed since the last Sync
+	fds   *dirFDs         // folders kept open for the writes (dirfds_unix.go); nil: through root
 }
 
 // OpenDir opens a destination folder (creating it with opts.Create).
@@ -101,6 +102,7 @@ func OpenDir(dir string, opts Options) (*Dir, error) {
 		root.Close()
 		return nil, err
 	}
+	d.openFDs()
 	return d, nil
 }
 
@@ -143,6 +145,7 @@ func (d *Dir) Close() error {
 	if d.root == nil {
 		return nil
 	}
+	d.closeFDs()
 	return d.root.Close()
 }
 
@@ -277,18 +280,20 @@ func (d *Dir) Create(_ context.Context, p string, _ Meta) (Writer, error) {
 	if d.readOnly {
 		return nil, fmt.Errorf("write %s to %s: %w", p, d.dir, ErrReadOnly)
 	}
-	tmp := ReservedDir + "/tmp/" + randomName()
-	f, err := d.root.OpenFile(tmp, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+	name := randomName()
+	tmp := ReservedDir + "/tmp/" + name
+	f, err := d.createTemp(tmp, name)
 	if err != nil {
 		return nil, fmt.Errorf("write %s: create a temporary file: %w", p, err)
 	}
-	return &dirWriter{tempWrite: tempWrite{path: p, f: f}, d: d, tmp: tmp}, nil
+	return &dirWriter{tempWrite: tempWrite{path: p, f: f}, d: d, tmp: tmp, name: name}, nil
 }
 
 type dirWriter struct {
 	tempWrite
 	d     *Dir
 	tmp   string    // the temporary's path inside the root
+	name  string    // its name in DEST/.rsx/tmp
 	mtime time.Time // the file's modification time, once durable
 }
 
@@ -368,13 +373,13 @@ func (w *dirWriter) place() error {
 		}
 		return fail("create its folder", err)
 	}
-	err := w.d.root.Rename(w.tmp, w.path)
+	err := w.rename(parent)
 	if errors.Is(err, fs.ErrNotExist) {
 		// Its folder was removed since it was made (by hand, or by a Remove
 		// that emptied it): make it again.
 		w.d.forget(parent)
 		if err = w.d.mkdirs(parent); err == nil {
-			err = w.d.root.Rename(w.tmp, w.path)
+			err = w.rename(parent)
 		}
 	}
 	if err != nil {
@@ -383,6 +388,16 @@ func (w *dirWriter) place() error {
 	}
 	w.d.touch(parent)
 	return nil
+}
+
+// rename moves the temporary to the file's place, in its folder parent:
+// relative to the folders kept open where it can (renameFast), else
+// through the root.
+func (w *dirWriter) rename(parent string) error {
+	if ok, err := w.d.renameFast(w.name, parent, path.Base(w.path)); ok {
+		return err
+	}
+	return w.d.root.Rename(w.tmp, w.path)
 }
 
 func (w *dirWriter) Abort() error {
@@ -464,6 +479,7 @@ func (d *Dir) forget(folder string) {
 			delete(d.made, f)
 		}
 	}
+	d.dropFoldersLocked(folder)
 }
 
 func (d *Dir) touch(folder string) {
