@@ -292,8 +292,32 @@ func Parents(p string) []string {
 // Key is the form of a path used to find collisions: case-folded (and in NFC,
 // as every mapped path is), so that paths one case-insensitive file system
 // would store as one file have the same key.
+//
+// A path of ASCII alone (nearly every one) is its own NFC form and folds to
+// its lower case (Unicode's case folding maps nothing else in ASCII): that
+// is done here, without the Unicode tables, which cost most of what the
+// state's record of a resource cost beside SQLite.
 func Key(path string) string {
-	return cases.Fold().String(norm.NFC.String(path))
+	upper := false
+	for i := 0; i < len(path); i++ {
+		c := path[i]
+		if c >= utf8.RuneSelf {
+			return cases.Fold().String(norm.NFC.String(path))
+		}
+		if 'A' <= c && c <= 'Z' {
+			upper = true
+		}
+	}
+	if !upper {
+		return path
+	}
+	b := []byte(path)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + ('a' - 'A')
+		}
+	}
+	return string(b)
 }
 
 // parsedURI is a URI split into the parts the mapping uses.
