@@ -123,8 +123,19 @@ func (s *Source) serveResourceBytes(w http.ResponseWriter, r *http.Request, i in
 	h.Set("Content-Type", ctype)
 	h.Set("ETag", `"`+hex.EncodeToString(sum[:8])+`"`)
 	h.Add("Link", "<"+base+s.capPath(i)+`>; rel="resourcesync"`) // after a memento's own Link (original, timemap)
-	http.ServeContent(w, r, "", lastmod, bytes.NewReader(body))
+	http.ServeContent(bufferedWriter{w}, r, "", lastmod, bytes.NewReader(body))
 }
+
+// bufferedWriter hides the ResponseWriter's ReadFrom from ServeContent, so
+// that a resource's bytes go through the response's buffer and leave with
+// its header in one write (ReadFrom flushed the header with the first 512
+// bytes, then wrote the rest: two writes, and often two reads for the
+// client, for every resource over 512 bytes, most of the demo's).
+type bufferedWriter struct{ w http.ResponseWriter }
+
+func (b bufferedWriter) Header() http.Header         { return b.w.Header() }
+func (b bufferedWriter) Write(p []byte) (int, error) { return b.w.Write(p) }
+func (b bufferedWriter) WriteHeader(code int)        { b.w.WriteHeader(code) }
 
 // parseResourceName reads "000042.json" (or "000042" when ext is false) and
 // checks it against the resource's kind.
