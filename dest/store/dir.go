@@ -28,6 +28,12 @@ import (
 // leads, so that no write lands in DEST/.rsx or anywhere the state does not
 // say; a link at the file's own place is replaced by the file, as rsync
 // does. DEST/.rsx must hold only plain files and folders (checkReserved).
+// On unix a write makes its temporary, and renames it into place, relative
+// to folders kept open by descriptor (dirfds_unix.go), each opened from the
+// top one plain folder at a time, following no link: the same holds for
+// them. (A folder kept open that someone moves elsewhere during a run is
+// written where it went, as the root itself would be; one removed is made
+// again, and one replaced by a link refused, at the next write into it.)
 //
 // A write goes to a temporary file in DEST/.rsx/tmp (the same file system),
 // which Commit fsyncs and renames into place; Sync then fsyncs the folders
