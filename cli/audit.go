@@ -22,11 +22,11 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 
-	"rsx/audit"
+	"rsx/spotcheck"
 	"rsx/display"
 )
 
-// auditFlags are the options of rsx audit.
+// auditFlags are the options of rsx audit (without --dest: the spot check of a Source's claims).
 type auditFlags struct {
 	sample        string
 	seed          uint64
@@ -42,7 +42,7 @@ type auditFlags struct {
 }
 
 func newAuditCmd(a *app) *cobra.Command {
-	f := auditFlags{sample: strconv.Itoa(audit.DefaultSample)}
+	f := auditFlags{sample: strconv.Itoa(spotcheck.DefaultSample)}
 	cmd := &cobra.Command{
 		Use: "audit [--dest DEST] [--sample N|all] [--seed S] [--include RE]... [--exclude RE]... [--json] URL",
 		Example: `  rsx serve --addr 127.0.0.1:8080 &    # the demo Source, which these examples use
@@ -111,7 +111,7 @@ usage, URL unreachable or not a document to audit from, interrupted).`,
 	return cmd
 }
 
-// runAudit runs rsx audit. (audit --dest, which compares a copy with the
+// runAudit runs rsx audit (the spot check). (audit --dest, which compares a copy with the
 // Source, branches off here.)
 func (a *app) runAudit(cmd *cobra.Command, f auditFlags, target string) error {
 	if f.dest != "" {
@@ -121,8 +121,8 @@ func (a *app) runAudit(cmd *cobra.Command, f auditFlags, target string) error {
 }
 
 // auditOptions turns the flags into the audit's options.
-func (f auditFlags) options(cmd *cobra.Command) (audit.Options, error) {
-	var o audit.Options
+func (f auditFlags) options(cmd *cobra.Command) (spotcheck.Options, error) {
+	var o spotcheck.Options
 	switch s := strings.TrimSpace(f.sample); {
 	case strings.EqualFold(s, "all"):
 		o.Sample = 0
@@ -175,11 +175,11 @@ func (a *app) runSpotAudit(cmd *cobra.Command, f auditFlags, target string) erro
 	o.Claims.Timeout = a.http.timeout
 	o.OmitOKMirrors = !f.json
 	o.TempDir = a.tempDir()
-	var spool *audit.Spool
+	var spool *spotcheck.Spool
 	if f.json {
 		// Every mirror checked is listed: the findings go to disk as they
 		// are made and are read back, in order, into the document.
-		spool = audit.NewSpool(o.TempDir)
+		spool = spotcheck.NewSpool(o.TempDir)
 		defer spool.Close()
 		o.Sink = spool
 	}
@@ -191,12 +191,12 @@ func (a *app) runSpotAudit(cmd *cobra.Command, f auditFlags, target string) erro
 	}
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	rep, runErr := audit.New(client, o).Run(ctx, target)
+	rep, runErr := spotcheck.New(client, o).Run(ctx, target)
 	bar.finish()
 
 	code := exitOK
 	switch {
-	case runErr != nil || rep.Stopped == audit.StopInterrupted:
+	case runErr != nil || rep.Stopped == spotcheck.StopInterrupted:
 		code = exitFailure
 	case rep.Wrong() || len(rep.Unread()) > 0:
 		code = exitFound
@@ -256,7 +256,7 @@ func newAuditBar(w io.Writer) *auditBar {
 	return &auditBar{lockedBar: lockedBar{bar: bar}}
 }
 
-func (b *auditBar) update(p audit.Progress) {
+func (b *auditBar) update(p spotcheck.Progress) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if p.Total >= 0 && !b.counted {
@@ -264,7 +264,7 @@ func (b *auditBar) update(p audit.Progress) {
 		b.bar.ChangeMax64(int64(max(p.Total, 1)))
 	}
 	desc := fmt.Sprintf("%s: %d lists, %d resources listed", p.Phase, p.Lists, p.Listed)
-	if p.Phase == audit.PhaseChecks || p.Checked > 0 {
+	if p.Phase == spotcheck.PhaseChecks || p.Checked > 0 {
 		desc = "checking"
 		if p.Failed > 0 {
 			desc += fmt.Sprintf(" (%d failed)", p.Failed)
@@ -341,7 +341,7 @@ type auditListJSON struct {
 	Note       string  `json:"note,omitempty"`
 }
 
-func auditJSONOf(rep *audit.Report, runErr error) auditJSON {
+func auditJSONOf(rep *spotcheck.Report, runErr error) auditJSON {
 	out := auditJSON{
 		Source: rep.URL, Checked: rep.Checked, OK: rep.OK, Complete: runErr == nil && rep.Complete(),
 		Lists: []auditListJSON{},
@@ -364,7 +364,7 @@ func auditJSONOf(rep *audit.Report, runErr error) auditJSON {
 	return out
 }
 
-func findingJSON(f audit.Finding) auditFindingJSON {
+func findingJSON(f spotcheck.Finding) auditFindingJSON {
 	return auditFindingJSON{URL: f.URL, Mirror: f.Mirror, Field: f.Field, Declared: f.Declared, Actual: f.Actual, Reason: f.Reason, Changed: f.Changed}
 }
 
@@ -373,7 +373,7 @@ func findingJSON(f audit.Finding) auditFindingJSON {
 // back from the spool (or, without one, from the Report) and written as it
 // comes, so that memory does not grow with them. It is written as writeJSON
 // writes: indented, escaped.
-func writeAuditJSON(w io.Writer, rep *audit.Report, runErr error, sp *audit.Spool) error {
+func writeAuditJSON(w io.Writer, rep *spotcheck.Report, runErr error, sp *spotcheck.Spool) error {
 	var head bytes.Buffer
 	if err := writeJSON(&head, auditJSONOf(rep, runErr)); err != nil {
 		return err
@@ -409,7 +409,7 @@ func writeAuditJSON(w io.Writer, rep *audit.Report, runErr error, sp *audit.Spoo
 		return err
 	}
 	if sp == nil { // the Report holds them
-		sp = audit.NewSpool("")
+		sp = spotcheck.NewSpool("")
 		defer sp.Close()
 		for _, f := range rep.Mismatched {
 			sp.Mismatch(f)
@@ -426,18 +426,18 @@ func writeAuditJSON(w io.Writer, rep *audit.Report, runErr error, sp *audit.Spoo
 	}
 	for _, err := range []error{
 		list("mismatched", func(emit func(any) error) error {
-			return sp.EachMismatched(func(f audit.Finding) error { return emit(findingJSON(f)) })
+			return sp.EachMismatched(func(f spotcheck.Finding) error { return emit(findingJSON(f)) })
 		}),
 		list("warnings", func(emit func(any) error) error {
-			return sp.EachWarning(func(f audit.Finding) error { return emit(findingJSON(f)) })
+			return sp.EachWarning(func(f spotcheck.Finding) error { return emit(findingJSON(f)) })
 		}),
 		list("unchecked", func(emit func(any) error) error {
-			return sp.EachUnchecked(func(u audit.Unchecked) error {
+			return sp.EachUnchecked(func(u spotcheck.Unchecked) error {
 				return emit(auditUncheckJSON{URL: u.URL, Mirror: u.Mirror, Field: u.Field, Reason: u.Reason})
 			})
 		}),
 		list("mirrors", func(emit func(any) error) error {
-			return sp.EachMirror(func(m audit.Mirror) error {
+			return sp.EachMirror(func(m spotcheck.Mirror) error {
 				return emit(auditMirrorJSON{URL: m.URL, Mirror: m.Mirror, OK: m.OK, Pri: m.Pri})
 			})
 		}),
@@ -453,7 +453,7 @@ func writeAuditJSON(w io.Writer, rep *audit.Report, runErr error, sp *audit.Spoo
 // writeAuditText writes the human-readable report: a heading, one summary
 // line per kind of finding, then tables of the false claims, the warnings
 // and what could not be checked. Everything the Source wrote is escaped.
-func writeAuditText(w io.Writer, st textStyles, rep *audit.Report) {
+func writeAuditText(w io.Writer, st textStyles, rep *spotcheck.Report) {
 	of := fmt.Sprintf("%d of %d", rep.Selected, rep.Listed)
 	if rep.Sample == 0 {
 		of = "all " + strconv.FormatInt(rep.Listed, 10)
@@ -479,7 +479,7 @@ func writeAuditText(w io.Writer, st textStyles, rep *audit.Report) {
 		fmt.Fprintf(w, "%s %s: %s\n", mark(st.warn, "!"), display.Plural(len(rep.Warnings), "warning", "warnings"), byField(rep.Warnings))
 	}
 	if len(rep.Unchecked) > 0 {
-		fields := make([]audit.Finding, len(rep.Unchecked))
+		fields := make([]spotcheck.Finding, len(rep.Unchecked))
 		for i, u := range rep.Unchecked {
 			fields[i].Field = u.Field
 		}
@@ -502,7 +502,7 @@ func writeAuditText(w io.Writer, st textStyles, rep *audit.Report) {
 	}
 	if !rep.Complete() {
 		why := "stopped by the " + string(rep.Stopped)
-		if rep.Stopped == audit.StopInterrupted {
+		if rep.Stopped == spotcheck.StopInterrupted {
 			why = "interrupted"
 		}
 		fmt.Fprintf(w, "%s incomplete: %s after %d of %d resources\n", mark(st.warn, "!"), why, rep.Checked, rep.Selected)
@@ -522,7 +522,7 @@ func writeAuditText(w io.Writer, st textStyles, rep *audit.Report) {
 
 // writeFindings writes findings (mismatches or warnings) as a table whose
 // first column is headed head, after a blank line; nothing when there are none.
-func writeFindings(w io.Writer, st textStyles, mark func(string) string, head string, fs []audit.Finding) {
+func writeFindings(w io.Writer, st textStyles, mark func(string) string, head string, fs []spotcheck.Finding) {
 	if len(fs) == 0 {
 		return
 	}
@@ -543,7 +543,7 @@ func where(resource, mirror string) string {
 }
 
 // byField counts findings per field, most frequent first: "md5 3, length 1".
-func byField(fs []audit.Finding) string {
+func byField(fs []spotcheck.Finding) string {
 	n := map[string]int{}
 	for _, f := range fs {
 		n[f.Field]++

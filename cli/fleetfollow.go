@@ -19,7 +19,7 @@ import (
 // a notification channel is subscribed to, and a change notification brings
 // a run of that Source (its own rsx sync run, as in a round: recorded in
 // its DEST's history) that applies the notifications' changes as rsx sync
-// --follow does (engine.Session.PlanNotified), or, when they cannot be
+// --follow does (engine.Dest.PlanNotified), or, when they cannot be
 // trusted to be all that changed (a gap, errors, out of order, a framework
 // notification, entries without a change type or datetime), reads the
 // Change Lists as a poll does. Notifications that arrive close together,

@@ -410,7 +410,7 @@ type openedDest struct {
 	ctx     context.Context // ends on SIGINT or SIGTERM
 	client  *fetch.Client
 	st      store.Store
-	sess    *engine.Session
+	sess    *engine.Dest
 	bar     *syncBar
 	closers []func()
 	// discard: the run did not start; what store.Open made in DEST (the

@@ -22,7 +22,7 @@ import (
 // rsx sync --follow: after the catch-up (the ordinary sync), the copy
 // follows the Source: change notifications are applied as they arrive,
 // and the Change Lists are polled every --poll-interval as the record
-// (engine.Session.Follow). With --json, standard output is JSON Lines: the
+// (engine.Dest.Follow). With --json, standard output is JSON Lines: the
 // catch-up's sync object (event "caught-up"), one object per event, and the
 // sync object of the whole run at the end (event "sync").
 
@@ -79,7 +79,7 @@ func watchChannels(ctx context.Context, client *fetch.Client, channels []notify.
 
 // followSync follows the Source after the catch-up p (whose run was res)
 // until ctx is done, printing each event, then the summary.
-func (a *app) followSync(ctx context.Context, sess *engine.Session, p *engine.Plan, res *engine.Result, events <-chan notify.Event, f syncFlags, dest string, started time.Time) error {
+func (a *app) followSync(ctx context.Context, sess *engine.Dest, p *engine.Plan, res *engine.Result, events <-chan notify.Event, f syncFlags, dest string, started time.Time) error {
 	pr := &followPrinter{w: a.out, errw: a.err, json: f.json, st: newTextStyles(useColor(a.out)), est: newTextStyles(useColor(a.err))}
 	n := "no notification channel"
 	if events != nil {

@@ -121,7 +121,7 @@ type Sync struct {
 	busy   bool
 	closed bool
 	st     store.Store
-	es     *engine.Session
+	es     *engine.Dest
 	plan   *SyncPlan
 	res    *engine.Result
 	retry  *engine.Plan

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"rsx/audit"
+	"rsx/spotcheck"
 	"rsx/claims"
 	"rsx/demo"
 	"rsx/dest/engine"
@@ -265,7 +265,7 @@ func TestSpotCheck(t *testing.T) {
 	rl := srv.URL + "/dataset1/resourcelist.xml"
 	entries := demoEntries(t, rl)[:5]
 	var calls int
-	rep, err := s.SpotCheck(context.Background(), SpotRequest{From: rl, Entries: entries}, func(audit.Progress) { calls++ })
+	rep, err := s.SpotCheck(context.Background(), SpotRequest{From: rl, Entries: entries}, func(spotcheck.Progress) { calls++ })
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,7 +3,7 @@ package session
 import (
 	"context"
 
-	"rsx/audit"
+	"rsx/spotcheck"
 	"rsx/model"
 )
 
@@ -15,7 +15,7 @@ type SpotRequest struct {
 	// against the document).
 	Entries []model.Entry
 	// Sample, when above 0 and below len(Entries), checks a seeded sample
-	// of that many (audit.Options.Sample); Seed chooses it.
+	// of that many (spotcheck.Options.Sample); Seed chooses it.
 	Sample int
 	Seed   uint64
 }
@@ -24,12 +24,12 @@ type SpotRequest struct {
 // what the entry declares, as rsx audit does, keeping every claim of every
 // resource (the failures first). progress is called as it goes (from
 // another goroutine; it must not block).
-func (s *Session) SpotCheck(ctx context.Context, req SpotRequest, progress func(audit.Progress)) (*audit.Report, error) {
+func (s *Session) SpotCheck(ctx context.Context, req SpotRequest, progress func(spotcheck.Progress)) (*spotcheck.Report, error) {
 	client, err := s.destClient()
 	if err != nil {
 		return nil, err
 	}
-	a := audit.New(client, audit.Options{Sample: req.Sample, Seed: req.Seed, KeepResources: true, Progress: progress,
+	a := spotcheck.New(client, spotcheck.Options{Sample: req.Sample, Seed: req.Seed, KeepResources: true, Progress: progress,
 		Concurrency: s.opts.Dest.Concurrency, Claims: s.opts.Claims, TempDir: s.opts.TempDir})
 	return a.RunEntries(ctx, req.From, req.Entries)
 }

@@ -7,7 +7,7 @@ import (
 	"io"
 	"time"
 
-	"rsx/audit"
+	"rsx/spotcheck"
 	"rsx/claims"
 	"rsx/crawl"
 	"rsx/dest/engine"
@@ -155,7 +155,7 @@ type Destinations interface {
 	// LocalStates tells each entry's state in a copy, a batch at a time.
 	LocalStates(ctx context.Context, req session.LocalRequest, out func(session.LocalBatch)) error
 	// SpotCheck holds entries' resources to their claims.
-	SpotCheck(ctx context.Context, req session.SpotRequest, progress func(audit.Progress)) (*audit.Report, error)
+	SpotCheck(ctx context.Context, req session.SpotRequest, progress func(spotcheck.Progress)) (*spotcheck.Report, error)
 }
 
 // Browser opens a URL in the user's web browser.
@@ -284,6 +284,6 @@ func (NopBackend) LocalStates(context.Context, session.LocalRequest, func(sessio
 }
 
 // SpotCheck fails.
-func (NopBackend) SpotCheck(context.Context, session.SpotRequest, func(audit.Progress)) (*audit.Report, error) {
+func (NopBackend) SpotCheck(context.Context, session.SpotRequest, func(spotcheck.Progress)) (*spotcheck.Report, error) {
 	return nil, errNoBackend
 }

@@ -11,7 +11,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"rsx/audit"
+	"rsx/spotcheck"
 	"rsx/dest/engine"
 	"rsx/model"
 	"rsx/session"
@@ -375,9 +375,9 @@ type exSpotBackend struct {
 	spotReqs []session.SpotRequest
 }
 
-func (b *exSpotBackend) SpotCheck(_ context.Context, req session.SpotRequest, progress func(audit.Progress)) (*audit.Report, error) {
+func (b *exSpotBackend) SpotCheck(_ context.Context, req session.SpotRequest, progress func(spotcheck.Progress)) (*spotcheck.Report, error) {
 	b.spotReqs = append(b.spotReqs, req)
-	progress(audit.Progress{Phase: audit.PhaseChecks, Total: len(req.Entries), Checked: len(req.Entries)})
+	progress(spotcheck.Progress{Phase: spotcheck.PhaseChecks, Total: len(req.Entries), Checked: len(req.Entries)})
 	return uitest.Spot(), nil
 }
 

@@ -241,12 +241,12 @@ type AuditOptions struct {
 // read again and hashed (in parallel), so that damage to the copy is found,
 // not only what the state says. The copy's selection applies. Checks that
 // pass are recorded (state: verified_at).
-func (s *Session) Audit(ctx context.Context, target string) (*AuditReport, error) {
+func (s *Dest) Audit(ctx context.Context, target string) (*AuditReport, error) {
 	return s.AuditWith(ctx, target, AuditOptions{})
 }
 
 // AuditWith is Audit with options.
-func (s *Session) AuditWith(ctx context.Context, target string, opts AuditOptions) (*AuditReport, error) {
+func (s *Dest) AuditWith(ctx context.Context, target string, opts AuditOptions) (*AuditReport, error) {
 	if err := s.check(); err != nil {
 		return nil, err
 	}
@@ -566,7 +566,7 @@ func (b *builder) auditChanges(ctx context.Context, url string, at, since, point
 
 // auditor re-hashes local copies in parallel and sorts the resources out.
 type auditor struct {
-	s         *Session
+	s         *Dest
 	rep       *AuditReport
 	announced *uriSet
 	srcID     int64

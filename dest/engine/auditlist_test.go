@@ -58,7 +58,7 @@ func TestS3AuditListsByRanges(t *testing.T) {
 		t.Fatalf("baseline into the bucket:%s", failures(res))
 	}
 	ctx := context.Background()
-	open := func(fail int) (*rangeRecorder, *Session) {
+	open := func(fail int) (*rangeRecorder, *Dest) {
 		st, err := store.Open(ctx, dest, store.Options{Getenv: s3Getenv, CacheDir: t.TempDir(), ReadOnly: true})
 		if err != nil {
 			t.Fatal(err)

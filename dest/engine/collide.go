@@ -40,7 +40,7 @@ import (
 
 // collider gathers what the plan writes, to find its collisions.
 type collider struct {
-	s        *Session
+	s        *Dest
 	srcID    int64
 	det      *state.Detector
 	foldCase bool
@@ -59,7 +59,7 @@ type collider struct {
 	next    int  // adds at which to ask again whether to preload the state's paths
 }
 
-func newCollider(s *Session, srcID int64) *collider {
+func newCollider(s *Dest, srcID int64) *collider {
 	fold := s.st.CaseInsensitive()
 	return &collider{s: s, srcID: srcID, det: s.db.NewDetector(fold), foldCase: fold,
 		seed1: maphash.MakeSeed(), seed2: maphash.MakeSeed(), hits: map[string][]state.Holder{},

@@ -19,7 +19,7 @@ func ResolveSource(ctx context.Context, client Client, target string, opts Optio
 	if client == nil {
 		return nil, errors.New("find the Source: no client")
 	}
-	s := &Session{client: client, opts: opts.withDefaults(), delayed: map[string]bool{}}
+	s := &Dest{client: client, opts: opts.withDefaults(), delayed: map[string]bool{}}
 	src, err := s.resolve(ctx, target)
 	if err != nil {
 		return nil, err

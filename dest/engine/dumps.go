@@ -85,7 +85,7 @@ func (pk *pkgFile) remove() error {
 // dump.ErrEntryMismatch) and its file removed. The engine downloads it
 // itself, rather than through dump.FetchPackage, because it keeps the file
 // for the run, while FetchPackage removes it when the package is closed.
-func (s *Session) downloadPackage(ctx context.Context, ref dump.PackageRef) (*pkgFile, error) {
+func (s *Dest) downloadPackage(ctx context.Context, ref dump.PackageRef) (*pkgFile, error) {
 	if ref.MD.LengthOK && ref.MD.Length > dump.DefaultMaxPackageBytes {
 		return nil, &dump.PackageTooLargeError{URL: ref.URL, Limit: dump.DefaultMaxPackageBytes, Declared: ref.MD.Length}
 	}
@@ -126,7 +126,7 @@ func (s *Session) downloadPackage(ctx context.Context, ref dump.PackageRef) (*pk
 }
 
 // openDump reads a dump (or its index) and checks its capability.
-func (s *Session) openDump(ctx context.Context, url string, want model.Capability) (*dump.Dump, error) {
+func (s *Dest) openDump(ctx context.Context, url string, want model.Capability) (*dump.Dump, error) {
 	d, err := dump.OpenDump(ctx, s.client, url, dump.Options{})
 	if err != nil {
 		return nil, err
@@ -146,7 +146,7 @@ type fetched struct {
 
 // fetchPackages downloads and opens the packages (ListConcurrency at once)
 // and hands them over in order; skip says which need no download.
-func (s *Session) fetchPackages(ctx context.Context, refs []dump.PackageRef, skip func(int) bool, wantManifest model.Capability) []chan fetched {
+func (s *Dest) fetchPackages(ctx context.Context, refs []dump.PackageRef, skip func(int) bool, wantManifest model.Capability) []chan fetched {
 	out := make([]chan fetched, len(refs))
 	for i := range out {
 		out[i] = make(chan fetched, 1)

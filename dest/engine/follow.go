@@ -16,7 +16,7 @@ import (
 // FollowOptions.Interval is not set.
 const DefaultPollInterval = 5 * time.Minute
 
-// FollowOptions configure Session.Follow.
+// FollowOptions configure Dest.Follow.
 type FollowOptions struct {
 	// Interval is the time between two polls of the Change Lists (the
 	// record: they catch what notifications missed); default
@@ -158,7 +158,7 @@ func (r *FollowResult) OK() bool {
 // rejected whole; an older change notified after a newer one is found
 // already applied. Cancelling ctx stops Follow cleanly: the run in
 // progress records what it did, and the next run continues from there.
-func (s *Session) Follow(ctx context.Context, after *Plan, o FollowOptions) (*FollowResult, error) {
+func (s *Dest) Follow(ctx context.Context, after *Plan, o FollowOptions) (*FollowResult, error) {
 	if err := s.check(); err != nil {
 		return nil, err
 	}
@@ -232,7 +232,7 @@ const maxNoticeBatch = 256
 
 // follower is the state of one Follow.
 type follower struct {
-	s   *Session
+	s   *Dest
 	o   FollowOptions
 	ref *Plan // the last plan of the Source read: its selection, path rules, Source
 	res *FollowResult
@@ -482,7 +482,7 @@ func (f *follower) observed(via string, o observed) (caught bool) {
 // deletions): each notification is read like a Change List, in the order
 // they arrived, each resource's last change decided against the state. The
 // plan records no list and does not move the copy's point.
-func (s *Session) planNotifications(ctx context.Context, ref *Plan, evs []*notify.Event) (*Plan, error) {
+func (s *Dest) planNotifications(ctx context.Context, ref *Plan, evs []*notify.Event) (*Plan, error) {
 	if err := s.check(); err != nil {
 		return nil, err
 	}

@@ -18,7 +18,7 @@ import (
 // through a filter (a test's way to lose a push).
 type following struct {
 	t      *testing.T
-	sess   *Session
+	sess   *Dest
 	cancel context.CancelFunc
 	done   chan struct{}
 	res    *FollowResult

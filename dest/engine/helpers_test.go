@@ -127,7 +127,7 @@ func countingClient(t testing.TB) (*fetch.Client, *counting) {
 }
 
 // openSession opens a session on a destination folder.
-func openSession(t testing.TB, dir string, c Client, o Options) *Session {
+func openSession(t testing.TB, dir string, c Client, o Options) *Dest {
 	t.Helper()
 	st, err := store.OpenDir(dir, store.Options{Create: true})
 	if err != nil {

@@ -49,7 +49,7 @@ func IsReadLists(err error) (string, bool) {
 // missed). It is so too when the copy is not in a state that an
 // incremental run continues: no finished baseline, a reconcile due, a
 // selection that changes, --mode baseline, --checksum or chosen resources.
-func (s *Session) PlanNotified(ctx context.Context, target string, opts PlanOptions, evs []notify.Event, covered time.Time) (*Plan, error) {
+func (s *Dest) PlanNotified(ctx context.Context, target string, opts PlanOptions, evs []notify.Event, covered time.Time) (*Plan, error) {
 	if err := s.check(); err != nil {
 		return nil, err
 	}

@@ -59,7 +59,7 @@ type Client interface {
 	fetch.Downloader
 }
 
-// Options configure a Session.
+// Options configure a Dest.
 type Options struct {
 	// Version names the program in the run history (state.Run.Version);
 	// default: "rsx" and the module version the binary was built from.

@@ -96,7 +96,7 @@ type ArchivedList struct {
 }
 
 // Plan is what a run will do, decided without writing anything. Run it with
-// Session.Run; Close it when it is not run.
+// Dest.Run; Close it when it is not run.
 type Plan struct {
 	Mode   Mode // ModeBaseline or ModeIncremental
 	From   From // FromList or FromDump
@@ -154,7 +154,7 @@ type Plan struct {
 	Notified      int
 	NotifiedUntil time.Time
 
-	sess     *Session
+	sess     *Dest
 	opts     PlanOptions
 	srcID    int64
 	items    *spool
@@ -206,7 +206,7 @@ func (p *Plan) Close() error {
 
 // builder collects a plan's items as dest/plan decides them.
 type builder struct {
-	s          *Session
+	s          *Dest
 	p          *Plan
 	sel        *plan.Selection
 	mapper     *pathmap.Mapper
@@ -228,7 +228,7 @@ type builder struct {
 // baseline or an incremental sync (opts.Mode). Nothing is written; a dry
 // run stops here. An error means the plan could not be made at all
 // (unreachable or unusable target, a state that cannot be read).
-func (s *Session) Plan(ctx context.Context, target string, opts PlanOptions) (*Plan, error) {
+func (s *Dest) Plan(ctx context.Context, target string, opts PlanOptions) (*Plan, error) {
 	if err := s.check(); err != nil {
 		return nil, err
 	}

@@ -225,7 +225,7 @@ func (b *capturingBody) Close() error {
 
 // storeDocuments stores the documents the run's plan read with the run, and
 // prunes the history's documents by state.PruneDocuments's rule.
-func (s *Session) storeDocuments(ctx context.Context, runID, sourceID int64) error {
+func (s *Dest) storeDocuments(ctx context.Context, runID, sourceID int64) error {
 	docs, done := s.capture.take()
 	defer done()
 	if len(docs) == 0 {

@@ -56,7 +56,7 @@ func assertSameTree(t testing.TB, before, after map[string]string) {
 
 // openReadOnly opens dest read-only, as audit of a read-only copy and a dry
 // run do.
-func openReadOnly(t testing.TB, dest string, o store.Options) (*Session, store.Store) {
+func openReadOnly(t testing.TB, dest string, o store.Options) (*Dest, store.Store) {
 	t.Helper()
 	o.ReadOnly, o.TempDir = true, t.TempDir()
 	st, err := store.Open(context.Background(), dest, o)

@@ -468,7 +468,7 @@ func (b *builder) snapshotState(ctx context.Context) (plan.State, error) {
 // planBaseline makes p a baseline: the document to read, whether files
 // already in the destination are adopted, and whether the copy is
 // reconciled (copyThere: the destination holds a copy of the Source).
-func (s *Session) planBaseline(ctx context.Context, p *Plan, src *source, opts PlanOptions, copyThere bool) error {
+func (s *Dest) planBaseline(ctx context.Context, p *Plan, src *source, opts PlanOptions, copyThere bool) error {
 	from, doc := chooseDoc(src, opts.BaselineFrom, model.CapResourceList, model.CapResourceDump)
 	if doc == "" {
 		if opts.BaselineFrom != FromDefault {

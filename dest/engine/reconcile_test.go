@@ -452,7 +452,7 @@ func TestReconcileStateHoldsNoRows(t *testing.T) {
 	t.Cleanup(func() { bucket.Close(); dir.Close() })
 	for _, c := range []struct {
 		name      string
-		s         *Session
+		s         *Dest
 		reconcile bool
 		checksum  bool
 		want      string
@@ -474,7 +474,7 @@ func TestReconcileStateHoldsNoRows(t *testing.T) {
 }
 
 // bucketNamed is a folder's store that names itself as a bucket does (what
-// Session.isBucket reads).
+// Dest.isBucket reads).
 type bucketNamed struct{ store.Store }
 
 func (bucketNamed) String() string { return "s3://bucket/copy" }

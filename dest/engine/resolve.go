@@ -21,7 +21,7 @@ type openedDoc struct {
 }
 
 // openDoc fetches a document and reads its header.
-func (s *Session) openDoc(ctx context.Context, rawURL string) (*openedDoc, error) {
+func (s *Dest) openDoc(ctx context.Context, rawURL string) (*openedDoc, error) {
 	resp, err := s.client.Get(ctx, rawURL)
 	if err != nil {
 		if resp != nil && resp.Body != nil {
@@ -108,7 +108,7 @@ type source struct {
 // resolve finds the Source of target: a Capability List, a document below
 // one (followed up to it), a Source Description with one Capability List,
 // or a page from which discovery finds one.
-func (s *Session) resolve(ctx context.Context, target string) (*source, error) {
+func (s *Dest) resolve(ctx context.Context, target string) (*source, error) {
 	d, err := s.openDoc(ctx, target)
 	if err != nil {
 		return nil, err
@@ -203,7 +203,7 @@ func (s *Session) resolve(ctx context.Context, target string) (*source, error) {
 }
 
 // resolveCapList reads the Capability List at rawURL.
-func (s *Session) resolveCapList(ctx context.Context, rawURL, target string) (*source, error) {
+func (s *Dest) resolveCapList(ctx context.Context, rawURL, target string) (*source, error) {
 	d, err := s.openDoc(ctx, rawURL)
 	if err != nil {
 		return nil, err

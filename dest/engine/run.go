@@ -49,7 +49,7 @@ type outcome struct {
 
 // runner carries one run.
 type runner struct {
-	s     *Session
+	s     *Dest
 	p     *Plan
 	srcID int64
 	ctx   context.Context // the work: cancelled to stop
@@ -115,7 +115,7 @@ func preloadPays(ctx context.Context, db *state.DB, claims int) (bool, error) {
 // and the next plan continues from there. The error is for a run that
 // could not start (a closed session, a state that cannot be written); what
 // went wrong with resources is in the Result.
-func (s *Session) Run(ctx context.Context, p *Plan) (*Result, error) {
+func (s *Dest) Run(ctx context.Context, p *Plan) (*Result, error) {
 	if err := s.check(); err != nil {
 		return nil, err
 	}
@@ -989,7 +989,7 @@ func (r *runner) progress(phase Phase, f *Failure) Progress {
 // start on a new destination leaves nothing in it): an operator's log and
 // the fleet page then show that the last run failed, and why. It reports
 // whether it recorded one.
-func (s *Session) RecordPlanFailure(ctx context.Context, target string, started time.Time, cause error) bool {
+func (s *Dest) RecordPlanFailure(ctx context.Context, target string, started time.Time, cause error) bool {
 	if s.readOnly || cause == nil || s.check() != nil {
 		return false
 	}

@@ -62,7 +62,7 @@ func sameDoc(a, b string) bool { return sameURL(a, b) }
 // c: directly, or through the indexes and archives of that capability it
 // lists, read as far as needed (at most maxTrustWalk documents). It returns
 // how many documents it read and whether it stopped at that bound.
-func (s *Session) listedBy(ctx context.Context, src *source, c model.Capability, urls ...string) (found bool, walked int, limited bool, err error) {
+func (s *Dest) listedBy(ctx context.Context, src *source, c model.Capability, urls ...string) (found bool, walked int, limited bool, err error) {
 	match := func(loc string) bool {
 		for _, u := range urls {
 			if u != "" && sameDoc(loc, u) {
@@ -144,7 +144,7 @@ var errStopWalk = errors.New("found")
 // checkListed refuses a document that names src's Capability List as its
 // own (its up link) when that Capability List does not list it. urls are
 // the document's URLs (as asked for, after redirects).
-func (s *Session) checkListed(ctx context.Context, src *source, c model.Capability, doc string, urls ...string) error {
+func (s *Dest) checkListed(ctx context.Context, src *source, c model.Capability, doc string, urls ...string) error {
 	found, walked, limited, err := s.listedBy(ctx, src, c, urls...)
 	if err != nil {
 		return err

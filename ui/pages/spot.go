@@ -9,7 +9,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
-	"rsx/audit"
+	"rsx/spotcheck"
 	"rsx/claims"
 	"rsx/display"
 	"rsx/session"
@@ -26,7 +26,7 @@ import (
 
 // SpotBackend is what the page asks: the check.
 type SpotBackend interface {
-	SpotCheck(ctx context.Context, req session.SpotRequest, progress func(audit.Progress)) (*audit.Report, error)
+	SpotCheck(ctx context.Context, req session.SpotRequest, progress func(spotcheck.Progress)) (*spotcheck.Report, error)
 }
 
 // Spot is the spot check page.
@@ -40,8 +40,8 @@ type Spot struct {
 	gen     int
 	cancel  context.CancelFunc
 	running bool
-	prog    audit.Progress
-	rep     *audit.Report
+	prog    spotcheck.Progress
+	rep     *spotcheck.Report
 	err     error
 
 	list          components.List // Links: the resources are the items
@@ -61,13 +61,13 @@ type (
 	spotProgressMsg struct {
 		page *Spot
 		gen  int
-		p    audit.Progress
+		p    spotcheck.Progress
 		next tea.Cmd
 	}
 	spotDoneMsg struct {
 		page *Spot
 		gen  int
-		rep  *audit.Report
+		rep  *spotcheck.Report
 		err  error
 	}
 )
@@ -83,14 +83,14 @@ func (v *Spot) start() tea.Cmd {
 	v.gen++
 	gen := v.gen
 	ctx, cancel := context.WithCancel(context.Background())
-	v.cancel, v.running, v.err, v.rep, v.prog = cancel, true, nil, nil, audit.Progress{Total: -1}
+	v.cancel, v.running, v.err, v.rep, v.prog = cancel, true, nil, nil, spotcheck.Progress{Total: -1}
 	v.layout()
-	reports := make(chan audit.Progress, 1)
+	reports := make(chan spotcheck.Progress, 1)
 	done := make(chan struct{})
 	b, req := v.b, v.req
 	run := func() tea.Msg {
 		defer close(done)
-		rep, err := b.SpotCheck(ctx, req, func(p audit.Progress) {
+		rep, err := b.SpotCheck(ctx, req, func(p spotcheck.Progress) {
 			select { // the latest report wins
 			case <-reports:
 			default:

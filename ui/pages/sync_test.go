@@ -13,7 +13,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"rsx/audit"
+	"rsx/spotcheck"
 	"rsx/dest/engine"
 	"rsx/dest/plan"
 	"rsx/model"
@@ -174,7 +174,7 @@ type fakeDestBackend struct {
 	ivNop
 	audit    *engine.AuditReport
 	auditReq session.AuditRequest
-	spot     *audit.Report
+	spot     *spotcheck.Report
 }
 
 func (b *fakeDestBackend) AuditCopy(_ context.Context, req session.AuditRequest) (*engine.AuditReport, error) {
@@ -182,8 +182,8 @@ func (b *fakeDestBackend) AuditCopy(_ context.Context, req session.AuditRequest)
 	return b.audit, nil
 }
 
-func (b *fakeDestBackend) SpotCheck(_ context.Context, _ session.SpotRequest, progress func(audit.Progress)) (*audit.Report, error) {
-	progress(audit.Progress{Phase: audit.PhaseChecks, Total: 3, Checked: 3})
+func (b *fakeDestBackend) SpotCheck(_ context.Context, _ session.SpotRequest, progress func(spotcheck.Progress)) (*spotcheck.Report, error) {
+	progress(spotcheck.Progress{Phase: spotcheck.PhaseChecks, Total: 3, Checked: 3})
 	return b.spot, nil
 }
 

@@ -15,7 +15,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"rsx/audit"
+	"rsx/spotcheck"
 	"rsx/claims"
 	"rsx/dest/engine"
 	"rsx/dest/plan"
@@ -184,7 +184,7 @@ func Audit() *engine.AuditReport {
 }
 
 // Spot is a spot check of 3 resources, one of them mismatched.
-func Spot() *audit.Report {
+func Spot() *spotcheck.Report {
 	ok := func(field, declared string) claims.Check {
 		return claims.Check{Field: field, Verdict: claims.OK, Declared: declared, Actual: declared}
 	}
@@ -196,11 +196,11 @@ func Spot() *audit.Report {
 		claims.Check{Field: "md5", Verdict: claims.Mismatch, Declared: "1584abdf8ebdc9802ac0c6a7402c03b6", Actual: "9e107d9d372bb6826bd81d3542a419d6"})
 	bad.Results = append(bad.Results, claims.Result{Target: claims.Target{URL: "http://mirror.example.net/res/012.html", Mirror: 1},
 		Checks: []claims.Check{ok("status", "2xx"), ok("length", "1200")}})
-	return &audit.Report{URL: "http://example.org/dataset1/resourcelist-1.xml", Checked: 3, Selected: 3, OK: 2, Failed: 1, Bytes: 3600,
+	return &spotcheck.Report{URL: "http://example.org/dataset1/resourcelist-1.xml", Checked: 3, Selected: 3, OK: 2, Failed: 1, Bytes: 3600,
 		Elapsed:    80 * time.Millisecond,
-		Mismatched: []audit.Finding{{URL: URI(12), Field: "length"}},
-		Counts:     audit.Counts{Mismatched: 1},
-		Resources: []audit.Resource{
+		Mismatched: []spotcheck.Finding{{URL: URI(12), Field: "length"}},
+		Counts:     spotcheck.Counts{Mismatched: 1},
+		Resources: []spotcheck.Resource{
 			{URL: URI(12), Verdict: claims.Mismatch, Result: bad},
 			{URL: URI(1), Verdict: claims.OK, Result: res(URI(1), ok("status", "2xx"), ok("length", "1037"), ok("type", "text/html"),
 				claims.Check{Field: "lastmod", Verdict: claims.Warning, Declared: "2013-01-02T09:00:00Z", Actual: "2013-01-02T09:00:05Z", Reason: "servers differ"})},

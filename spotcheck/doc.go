@@ -1,4 +1,4 @@
-// Package audit spot-checks a Source's own claims: from any capability document it reads the Resource Lists and Change Lists below, draws a sample of the resources and judges each, with its mirrors, by package claims.
+// Package spotcheck spot-checks a Source's own claims: from any capability document it reads the Resource Lists and Change Lists below, draws a sample of the resources and judges each, with its mirrors, by package claims.
 //
 // What must hold for a resource is what its Resource List entry declares,
 // unless a Change List records a change to it after the list's at: then
@@ -17,4 +17,4 @@
 //
 // Run reports progress as values through a callback and returns a Report
 // of plain values, for the command line and the explorer alike.
-package audit
+package spotcheck

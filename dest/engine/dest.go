@@ -13,9 +13,9 @@ import (
 	"rsx/dest/store"
 )
 
-// Session is a destination held for a series of plans, runs and audits:
+// Dest is a destination held for a series of plans, runs and audits:
 // its lock and its state database. It is used by one goroutine at a time.
-type Session struct {
+type Dest struct {
 	st     store.Store
 	client Client
 	// capture keeps the documents a plan reads, for its run to store with
@@ -36,13 +36,13 @@ type Session struct {
 }
 
 // Open takes the destination's lock (a second run gets a *store.LockedError)
-// and opens its state database. Close the Session to release them.
+// and opens its state database. Close the Dest to release them.
 //
 // A store opened read-only (store.Options.ReadOnly) gives a read-only
 // session: its state is opened read-only (state.OpenReadOnly), or, when the
 // destination has none yet, is an empty one in the store's TempDir; it
 // plans and audits, and Run refuses.
-func Open(ctx context.Context, st store.Store, client Client, opts Options) (*Session, error) {
+func Open(ctx context.Context, st store.Store, client Client, opts Options) (*Dest, error) {
 	if st == nil || client == nil {
 		return nil, errors.New("open a sync session: no store or no client")
 	}
@@ -55,7 +55,7 @@ func Open(ctx context.Context, st store.Store, client Client, opts Options) (*Se
 		lock.Release()
 		return nil, err
 	}
-	s := &Session{st: st, client: client, opts: opts.withDefaults(), lock: lock, delayed: map[string]bool{}}
+	s := &Dest{st: st, client: client, opts: opts.withDefaults(), lock: lock, delayed: map[string]bool{}}
 	if ro, ok := st.(interface{ ReadOnly() bool }); ok && ro.ReadOnly() {
 		s.readOnly = true
 	}
@@ -89,9 +89,9 @@ func Open(ctx context.Context, st store.Store, client Client, opts Options) (*Se
 }
 
 // ReadOnly reports whether the session writes nothing (see Open).
-func (s *Session) ReadOnly() bool { return s.readOnly }
+func (s *Dest) ReadOnly() bool { return s.readOnly }
 
-func (s *Session) removeEmptyState() {
+func (s *Dest) removeEmptyState() {
 	if s.emptyState == "" {
 		return
 	}
@@ -102,16 +102,16 @@ func (s *Session) removeEmptyState() {
 
 // Lock is the destination's lock held by the session: it says whether an
 // interrupted run's lock was taken over and its temporaries removed.
-func (s *Session) Lock() *store.Lock { return s.lock }
+func (s *Dest) Lock() *store.Lock { return s.lock }
 
 // Store is the destination.
-func (s *Session) Store() store.Store { return s.st }
+func (s *Dest) Store() store.Store { return s.st }
 
 // DB is the destination's state.
-func (s *Session) DB() *state.DB { return s.db }
+func (s *Dest) DB() *state.DB { return s.db }
 
 // Close closes the state and releases the lock.
-func (s *Session) Close() error {
+func (s *Dest) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -127,7 +127,7 @@ func (s *Session) Close() error {
 	return err
 }
 
-func (s *Session) check() error {
+func (s *Dest) check() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -138,10 +138,10 @@ func (s *Session) check() error {
 
 // isBucket reports whether the destination is an object store (whose state
 // file is uploaded after each batch).
-func (s *Session) isBucket() bool { return strings.HasPrefix(s.st.String(), "s3://") }
+func (s *Dest) isBucket() bool { return strings.HasPrefix(s.st.String(), "s3://") }
 
 // writerOptions are the state writer's options for this destination.
-func (s *Session) writerOptions(det *state.Detector) state.WriterOptions {
+func (s *Dest) writerOptions(det *state.Detector) state.WriterOptions {
 	o := state.WriterOptions{Detector: det, BeforeCommit: s.st.Sync, BatchSize: s.opts.StateBatch, MaxDelay: s.opts.StateDelay}
 	if s.isBucket() {
 		if o.BatchSize <= 0 {
@@ -156,13 +156,13 @@ func (s *Session) writerOptions(det *state.Detector) state.WriterOptions {
 }
 
 // publish stores the committed state in the destination (a bucket).
-func (s *Session) publish(ctx context.Context) error {
+func (s *Dest) publish(ctx context.Context) error {
 	return s.db.Snapshot(ctx, func(p string) error { return s.st.PublishState(ctx, p) })
 }
 
 // honourCrawlDelay reads robots.txt of the URL's host once per session and
 // passes its Crawl-delay to the client.
-func (s *Session) honourCrawlDelay(ctx context.Context, rawURL string) []string {
+func (s *Dest) honourCrawlDelay(ctx context.Context, rawURL string) []string {
 	if s.opts.IgnoreCrawlDelay {
 		return nil
 	}
@@ -199,7 +199,7 @@ func (s *Session) honourCrawlDelay(ctx context.Context, rawURL string) []string 
 var errFound = errors.New("found")
 
 // hasFiles reports whether the destination holds a file of a copy.
-func (s *Session) hasFiles(ctx context.Context) bool {
+func (s *Dest) hasFiles(ctx context.Context) bool {
 	err := s.st.Walk(ctx, func(store.FileInfo) error { return errFound })
 	return errors.Is(err, errFound)
 }
