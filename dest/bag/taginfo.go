@@ -1,0 +1,117 @@
+package bag
+
+import (
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"rsx/dest/state"
+	"rsx/display"
+	"rsx/model"
+)
+
+// writeTagFiles writes bagit.txt, bag-info.txt and the tag manifests.
+func writeTagFiles(dir string, sources []state.Source, res *Result, opt Options, now time.Time) error {
+	if err := os.WriteFile(filepath.Join(dir, "bagit.txt"), []byte("BagIt-Version: 1.0\nTag-File-Character-Encoding: UTF-8\n"), 0o644); err != nil {
+		return fmt.Errorf("bag: %w", err)
+	}
+	info := []Field{
+		{"Bagging-Date", now.UTC().Format("2006-01-02")},
+		{"Payload-Oxum", strconv.FormatInt(res.Bytes, 10) + "." + strconv.Itoa(res.Files)},
+		{"Bag-Size", display.Size(res.Bytes)},
+	}
+	if opt.Software != "" {
+		info = append(info, Field{"Bag-Software-Agent", opt.Software})
+	}
+	for _, s := range sources {
+		info = append(info, Field{"ResourceSync-Capability-List", s.URL})
+		if s.Baseline.URL != "" {
+			v := s.Baseline.URL
+			if !s.Baseline.At.IsZero() {
+				v += " at " + s.Baseline.At.UTC().Format(time.RFC3339Nano)
+			}
+			info = append(info, Field{"ResourceSync-Baseline", v})
+		}
+		if p := s.Point(); !p.IsZero() {
+			info = append(info, Field{"ResourceSync-Copy-Point", p.UTC().Format(time.RFC3339Nano)})
+		}
+		if !s.LastRun.IsZero() {
+			info = append(info, Field{"ResourceSync-Last-Run", s.LastRun.UTC().Format(time.RFC3339)})
+		}
+	}
+	info = append(info, opt.Info...)
+	var b strings.Builder
+	for _, f := range info {
+		label := cleanLabel(f.Label)
+		if label == "" {
+			continue
+		}
+		b.WriteString(label)
+		b.WriteString(": ")
+		b.WriteString(cleanValue(f.Value))
+		b.WriteByte('\n')
+	}
+	if err := os.WriteFile(filepath.Join(dir, "bag-info.txt"), []byte(b.String()), 0o644); err != nil {
+		return fmt.Errorf("bag: %w", err)
+	}
+	tagFiles := []string{"bagit.txt", "bag-info.txt"}
+	for _, a := range res.Manifests {
+		tagFiles = append(tagFiles, "manifest-"+a+".txt")
+	}
+	for _, a := range res.Manifests {
+		var tb strings.Builder
+		for _, name := range tagFiles {
+			f, err := os.Open(filepath.Join(dir, name))
+			if err != nil {
+				return fmt.Errorf("bag: %w", err)
+			}
+			d, err := model.Digest(stateAlg(a), f)
+			f.Close()
+			if err != nil {
+				return fmt.Errorf("bag: %w", err)
+			}
+			tb.WriteString(hex.EncodeToString(d) + " " + name + "\n")
+		}
+		if err := os.WriteFile(filepath.Join(dir, "tagmanifest-"+a+".txt"), []byte(tb.String()), 0o644); err != nil {
+			return fmt.Errorf("bag: %w", err)
+		}
+	}
+	return nil
+}
+
+func stateAlg(bagit string) string {
+	for _, a := range bagitAlgs {
+		if a.bagit == bagit {
+			return a.state
+		}
+	}
+	return bagit
+}
+
+// cleanLabel makes a label RFC 8493 accepts: no colon, no control
+// character, no surrounding white space.
+func cleanLabel(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if r == ':' || r < 0x20 || r == 0x7f {
+			return -1
+		}
+		return r
+	}, s)
+	return strings.TrimSpace(s)
+}
+
+// cleanValue keeps a value on one line: line breaks and other control
+// characters become spaces.
+func cleanValue(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f {
+			return ' '
+		}
+		return r
+	}, s)
+	return strings.TrimSpace(s)
+}
