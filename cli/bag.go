@@ -23,7 +23,7 @@ import (
 type bagFlags struct {
 	sources          []string
 	include, exclude []string
-	copy             bool
+	copy, link       bool
 	verify           bool
 	offline          bool
 	json             bool
@@ -32,7 +32,7 @@ type bagFlags struct {
 func newBagCmd(a *app) *cobra.Command {
 	var f bagFlags
 	cmd := &cobra.Command{
-		Use:   "bag [--source URL]... [--include RE]... [--exclude RE]... [--copy] [--verify] [--offline] [--json] DEST OUT | bag --verify [--json] BAG",
+		Use:   "bag [--source URL]... [--include RE]... [--exclude RE]... [--copy|--link] [--verify] [--offline] [--json] DEST OUT | bag --verify [--json] BAG",
 		Short: "Write a copy as a BagIt bag (RFC 8493) for a preservation system, or check a bag",
 		Long: `rsx bag DEST OUT writes the copy in DEST (made by rsx sync: a folder,
 s3://bucket/prefix?…, or NAME: of the configuration file) as a BagIt 1.0 bag (RFC 8493) in OUT, a folder that
@@ -57,12 +57,14 @@ SHA-256 of it); --verify reads and checks every file. A file that does not
 match its record (missing, another length, another digest, or found damaged
 by an audit) keeps the bag from being written: run rsx sync first (exit 1).
 
-Files are linked, not copied, where the file system allows: a reflink (a
-copy-on-write clone) where it has them, else a hard link, else a copy; a
-hard-linked file is the copy's own, so change neither in place. --copy
-copies every file. A bucket copy is streamed into a local bag and hashed on
-the way. The bag is built beside OUT and renamed into place when complete:
-an interrupted run leaves nothing at OUT.
+A bag is a copy: an edit of the copy in place afterwards leaves the bag as
+it was. Files are reflinked where the file system can (a copy-on-write
+clone on btrfs, XFS, …: no bytes written), else copied. --copy writes every
+byte anew (no block shared with the copy); --link hard-links them instead
+(the bag's files are then the copy's own: change neither in place). A
+bucket copy is streamed into a local bag and hashed on the way. OUT inside
+DEST, or DEST inside OUT, is refused. The bag is built beside OUT and
+renamed into place when complete: an interrupted run leaves nothing at OUT.
 
 --source limits the bag to one Source of a DEST that holds several (the URL
 rsx sync was given for it); --include and --exclude select resources by URI
@@ -101,10 +103,12 @@ valid.`,
 	fl.StringArrayVar(&f.sources, "source", nil, "only the Source of this `URL` (as rsx sync was given it; repeatable)")
 	fl.StringArrayVar(&f.include, "include", nil, "only resources whose URI matches `RE` (repeatable)")
 	fl.StringArrayVar(&f.exclude, "exclude", nil, "leave out resources whose URI matches `RE` (repeatable)")
-	fl.BoolVar(&f.copy, "copy", false, "copy every file (default: reflink or hard link where the file system allows)")
+	fl.BoolVar(&f.copy, "copy", false, "write every file's bytes anew (default: a reflink where the file system has them, else a copy)")
+	fl.BoolVar(&f.link, "link", false, "hard-link the copy's files into the bag (an edit of either in place changes both)")
 	fl.BoolVar(&f.verify, "verify", false, "read every file and check it against its digests (with one argument: check the bag BAG)")
 	fl.BoolVar(&f.offline, "offline", false, "do not read the Source Description's metadata from the Source")
 	fl.BoolVar(&f.json, "json", false, "print the result as JSON")
+	cmd.MarkFlagsMutuallyExclusive("copy", "link")
 	return cmd
 }
 
@@ -175,7 +179,7 @@ func (a *app) runBag(cmd *cobra.Command, f bagFlags, dest, out string) error {
 	st, db := d.st, d.db
 
 	var warnings []string
-	opt := bag.Options{Sources: f.sources, Include: inc, Exclude: exc, Copy: f.copy, Verify: f.verify, Software: "rsx " + version}
+	opt := bag.Options{Sources: f.sources, Include: inc, Exclude: exc, Copy: f.copy, Link: f.link, Verify: f.verify, Software: "rsx " + version}
 	if !f.offline {
 		info, warns := a.sourceDescriptionInfo(ctx, cmd, db, f.sources)
 		opt.Info = info
@@ -361,7 +365,7 @@ func (a *app) runBagVerify(cmd *cobra.Command, f bagFlags, dir string) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	for _, name := range []string{"source", "include", "exclude", "copy", "offline"} {
+	for _, name := range []string{"source", "include", "exclude", "copy", "link", "offline"} {
 		if cmd.Flags().Changed(name) {
 			return failed(fmt.Errorf("bag --verify BAG: --%s is an option of writing a bag (rsx bag DEST OUT)", name))
 		}

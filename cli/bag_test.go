@@ -23,7 +23,7 @@ func TestBagCommand(t *testing.T) {
 		t.Fatalf("bag: %d %s %s", code, stdout, stderr)
 	}
 	j := decodeOneJSON[bagJSON](t, stdout, "bag")
-	if !j.Written || j.Files == 0 || j.Linked+j.Reflinked == 0 || len(j.Sources) != 1 || j.Manifests[0] != "sha256" {
+	if !j.Written || j.Files == 0 || j.Linked != 0 || j.Copied+j.Reflinked != j.Files || len(j.Sources) != 1 || j.Manifests[0] != "sha256" {
 		t.Errorf("bag JSON: %+v", j)
 	}
 	info, _ := os.ReadFile(filepath.Join(out, "bag-info.txt"))
@@ -45,8 +45,6 @@ func TestBagCommand(t *testing.T) {
 		return nil
 	})
 	rel, _ := filepath.Rel(filepath.Join(out, "data"), victim)
-	// Hard-linked: write a new file in its place, so the copy stays intact.
-	os.Remove(victim)
 	os.WriteFile(victim, []byte("tampered"), 0o644)
 	code, stdout, _ = runCmd(t, "bag", "--verify", "--json", out)
 	v := decodeOneJSON[bagCheckJSON](t, stdout, "bag --verify")
@@ -73,5 +71,29 @@ func TestBagCommand(t *testing.T) {
 	}
 	if code, _, stderr := runCmd(t, "bag", filepath.Join(dir, "nothing"), filepath.Join(dir, "x")); code != 2 || !strings.Contains(stderr, "bag:") {
 		t.Errorf("no copy: %d %s", code, stderr)
+	}
+}
+
+// A bag inside the copy, or the copy inside the bag's folder, is refused
+// (exit 2) and nothing is written.
+func TestBagRefusesOverlap(t *testing.T) {
+	url := startDemo(t, false)
+	dir := t.TempDir()
+	dest := filepath.Join(dir, "copy")
+	if code, _, stderr := runCmd(t, "sync", "--dest", dest, url+"/dataset1/capabilitylist.xml"); code != 0 {
+		t.Fatalf("sync: %d %s", code, stderr)
+	}
+	for _, tc := range []struct{ out, want string }{
+		{filepath.Join(dest, "bag"), "inside the copy"},
+		{filepath.Join(dest, ".rsx", "tmp", "bag"), "inside the copy"},
+		{dir, "inside the bag's folder"},
+	} {
+		code, _, stderr := runCmd(t, "bag", "--offline", dest, tc.out)
+		if code != 2 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("bag %s: exit %d %s", tc.out, code, stderr)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dest, "bag")); err == nil {
+		t.Error("a bag was written inside the copy")
 	}
 }

@@ -11,9 +11,12 @@
 // be read. A file that does not match its record is not put in the bag: the
 // bag is not written, and the copy wants a sync first.
 //
-// The payload is linked, not copied, where the file system allows: a reflink
-// (copy-on-write clone) first, then a hard link, then a copy. A bucket copy is
-// streamed into the bag, and hashed on the way.
+// A bag is a copy: an edit of the copy in place afterwards leaves it as it
+// was. Its files are reflinked where the file system can (a copy-on-write
+// clone: no bytes written), else copied; hard links only when asked for
+// (Options.Link). A bucket copy is streamed into the bag, and hashed on the
+// way. A bag inside the copy's folder, or the copy inside the bag's, is
+// refused.
 package bag
 
 import (
@@ -50,8 +53,14 @@ type Options struct {
 	// a resource is in the bag when it matches an Include (or there is
 	// none) and no Exclude.
 	Include, Exclude []*regexp.Regexp
-	// Copy copies every file; without it files are linked where they can be.
+	// Copy writes every file's bytes anew: no reflink, so that the bag
+	// shares no block with the copy. Without it (and without Link) a file
+	// is reflinked where the file system can, else copied.
 	Copy bool
+	// Link hard-links the copy's files into the bag where it can (the bag's
+	// files are then the copy's own: an edit of either in place changes
+	// both), and copies the rest.
+	Link bool
 	// Verify reads every file and checks it against every digest recorded
 	// of it, instead of trusting the records of files that did not change.
 	Verify bool
@@ -167,6 +176,12 @@ type writer struct {
 // begin checks out and the Sources asked for, and makes the folder the bag
 // is built in.
 func begin(ctx context.Context, st store.Store, db *state.DB, out string, opt Options) (*writer, error) {
+	if opt.Copy && opt.Link {
+		return nil, errors.New("bag: copy or link: not both")
+	}
+	if err := checkApart(localRoot(st), out); err != nil {
+		return nil, err
+	}
 	if err := checkOut(out); err != nil {
 		return nil, err
 	}

@@ -18,8 +18,8 @@ import (
 	"rsx/dest/store"
 )
 
-// copyFile is one file of a test copy and what its row records.
-type copyFile struct {
+// copyRow is one file of a test copy and what its row records.
+type copyRow struct {
 	uri, path, body string
 	digests         string // "" computes md5 and sha-256 of body; "md5" only md5; "none" none
 	deleted         bool
@@ -28,7 +28,7 @@ type copyFile struct {
 
 // makeCopy writes files into a folder destination and records them in its
 // state, as rsx sync would have; it returns the store and the state.
-func makeCopy(t *testing.T, files []copyFile) (store.Store, *state.DB, string) {
+func makeCopy(t *testing.T, files []copyRow) (store.Store, *state.DB, string) {
 	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -104,7 +104,7 @@ func makeCopy(t *testing.T, files []copyFile) (store.Store, *state.DB, string) {
 
 func sha(s string) string { x := sha256.Sum256([]byte(s)); return hex.EncodeToString(x[:]) }
 
-var sample = []copyFile{
+var sample = []copyRow{
 	{uri: "http://example.org/a.txt", path: "example.org/a.txt", body: "alpha\n"},
 	{uri: "http://example.org/dir/b.json", path: "example.org/dir/b.json", body: `{"b":1}`},
 	{uri: "http://example.org/100%25.txt", path: "example.org/100%25.txt", body: "percent"},
@@ -124,8 +124,8 @@ func TestWriteThenVerify(t *testing.T) {
 	if res.Hashed != 0 {
 		t.Errorf("%d files read: the recorded digests of unchanged files are to be trusted", res.Hashed)
 	}
-	if res.Reflinked+res.Linked+res.Copied != res.Files || res.Copied == res.Files {
-		t.Errorf("reflinked %d linked %d copied %d: on one file system the files are linked", res.Reflinked, res.Linked, res.Copied)
+	if res.Reflinked+res.Copied != res.Files || res.Linked != 0 {
+		t.Errorf("reflinked %d linked %d copied %d: a bag is a copy unless links are asked for", res.Reflinked, res.Linked, res.Copied)
 	}
 	if !slices.Equal(res.Manifests, []string{"sha256", "md5"}) {
 		t.Errorf("manifests %v", res.Manifests)
@@ -184,7 +184,7 @@ func TestWriteCopyAndSelection(t *testing.T) {
 // A file whose record holds no SHA-256 is read once: its recorded md5 is
 // checked and its SHA-256 computed from the same bytes.
 func TestWriteComputesMissingSHA256(t *testing.T) {
-	st, db, _ := makeCopy(t, []copyFile{
+	st, db, _ := makeCopy(t, []copyRow{
 		{uri: "http://example.org/a", path: "example.org/a", body: "md5 only", digests: "md5"},
 		{uri: "http://example.org/b", path: "example.org/b", body: "nothing declared", digests: "none"},
 	})
@@ -209,7 +209,7 @@ func TestWriteRefusesADamagedCopy(t *testing.T) {
 		name   string
 		spoil  func(t *testing.T, dir string)
 		opt    Options
-		files  []copyFile
+		files  []copyRow
 		reason string
 	}{
 		{name: "missing", spoil: func(t *testing.T, dir string) { os.Remove(filepath.Join(dir, "example.org/a.txt")) }, reason: "missing"},
@@ -226,7 +226,7 @@ func TestWriteRefusesADamagedCopy(t *testing.T) {
 			os.WriteFile(p, []byte("ALPHA\n"), 0o644)
 			os.Chtimes(p, fi.ModTime(), fi.ModTime())
 		}, opt: Options{Verify: true}, reason: "damaged"},
-		{name: "an audit found it damaged", files: []copyFile{{uri: "http://example.org/x", path: "example.org/x", body: "x", damaged: true}}, reason: "audit"},
+		{name: "an audit found it damaged", files: []copyRow{{uri: "http://example.org/x", path: "example.org/x", body: "x", damaged: true}}, reason: "audit"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			files := tc.files
@@ -383,4 +383,95 @@ func FuzzVerifyManifest(f *testing.F) {
 			t.Errorf("problems %v", c.Problems)
 		}
 	})
+}
+
+// A bag is a copy: a file of the copy changed in place afterwards (an
+// editor, a script writing into the same file) leaves the bag as it was.
+// Hard links are made only when asked for.
+func TestWriteCopiesByDefault(t *testing.T) {
+	st, db, dir := makeCopy(t, sample)
+	out := filepath.Join(t.TempDir(), "bag")
+	res, err := Write(context.Background(), st, db, out, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Linked != 0 {
+		t.Errorf("%d files hard-linked without --link", res.Linked)
+	}
+	// In place: the same inode, truncated and written again.
+	f, err := os.OpenFile(filepath.Join(dir, "example.org/a.txt"), os.O_WRONLY|os.O_TRUNC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("edited in place\n")
+	f.Close()
+	c, err := Verify(context.Background(), out, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.Valid() {
+		t.Errorf("an edit of the copy in place damaged the bag: %v", c.Problems)
+	}
+
+	// --link: the copy's own inodes.
+	st2, db2, dir2 := makeCopy(t, sample)
+	out2 := filepath.Join(t.TempDir(), "bag")
+	res, err = Write(context.Background(), st2, db2, out2, Options{Link: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Linked != res.Files {
+		t.Errorf("--link: %d of %d files hard-linked", res.Linked, res.Files)
+	}
+	a, _ := os.Stat(filepath.Join(dir2, "example.org/a.txt"))
+	b, _ := os.Stat(filepath.Join(out2, "data/example.org/a.txt"))
+	if !os.SameFile(a, b) {
+		t.Error("--link did not link the file")
+	}
+	if _, err := Write(context.Background(), st2, db2, filepath.Join(t.TempDir(), "bag"), Options{Link: true, Copy: true}); err == nil {
+		t.Error("--link with --copy was taken")
+	}
+}
+
+// A bag inside the copy, or a copy inside the bag, is refused before
+// anything is written, however the paths are spelt (a symbolic link, "..").
+func TestWriteRefusesOverlap(t *testing.T) {
+	st, db, dir := makeCopy(t, sample)
+	other := t.TempDir()
+	link := filepath.Join(other, "link-to-copy")
+	if err := os.Symlink(dir, link); err != nil {
+		t.Fatal(err)
+	}
+	os.MkdirAll(filepath.Join(dir, "example.org", "sub"), 0o755)
+	for _, tc := range []struct{ name, out, want string }{
+		{"inside", filepath.Join(dir, "bag"), "inside the copy"},
+		{"deep inside", filepath.Join(dir, "example.org", "sub", "bag"), "inside the copy"},
+		{"its own state folder", filepath.Join(dir, ".rsx", "tmp", "bag"), "inside the copy"},
+		{"through a link", filepath.Join(link, "bag"), "inside the copy"},
+		{"through ..", filepath.Join(other, "..", filepath.Base(other), "link-to-copy", "example.org", "..", "bag"), "inside the copy"},
+		{"the copy itself", dir, "inside the copy"},
+		{"the copy's parent", filepath.Dir(dir), "inside the bag"},
+		{"the copy's parent through ..", filepath.Join(dir, "example.org", "..", ".."), "inside the bag"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := listTree(t, filepath.Dir(dir))
+			_, err := Write(context.Background(), st, db, tc.out, Options{})
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err %v, want one saying %q", err, tc.want)
+			}
+			if after := listTree(t, filepath.Dir(dir)); !slices.Equal(before, after) {
+				t.Errorf("something was written:\n%v\n%v", before, after)
+			}
+		})
+	}
+}
+
+func listTree(t *testing.T, dir string) []string {
+	t.Helper()
+	var out []string
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		out = append(out, p)
+		return nil
+	})
+	return out
 }

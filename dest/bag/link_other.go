@@ -4,6 +4,9 @@ package bag
 
 import "os"
 
-// link links nothing where rsx cannot link the very file it opened: the
+// clone clones nothing here: the caller copies.
+func clone(*os.File, string) bool { return false }
+
+// hardLink links nothing where rsx cannot link the very file it opened: the
 // caller copies.
-func link(*os.File, string) (linkKind, bool) { return copied, false }
+func hardLink(*os.File, string) bool { return false }

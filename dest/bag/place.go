@@ -49,64 +49,60 @@ func place(ctx context.Context, st store.Store, local, tmp string, e *entry, opt
 		e.refused = fmt.Sprintf("%d bytes where the state records %d: run rsx sync to fetch it again", fi.Size, r.Length)
 		return
 	}
-	recorded := r.Digests.HashList()
-	_, hasSHA256 := r.Digests.Get("sha-256")
-	quickOK := local != "" && !r.FileMTime.IsZero() && fi.ModTime.Equal(r.FileMTime)
-	mustHash := opt.Verify || !hasSHA256 || !quickOK || local == ""
-
 	src, err := st.Open(ctx, r.Path)
 	if err != nil {
 		e.refused = err.Error()
 		return
 	}
 	defer src.Close()
-
-	if !mustHash {
-		e.how, err = linkOrCopy(src, dst, opt.Copy, nil)
-		if err != nil {
+	f, _ := src.(*os.File)
+	_, hasSHA256 := r.Digests.Get("sha-256")
+	quickOK := f != nil && !r.FileMTime.IsZero() && fi.ModTime.Equal(r.FileMTime)
+	if quickOK && hasSHA256 && !opt.Verify {
+		// The record stands: the file goes in as it is, unread.
+		if e.how, err = put(ctx, f, dst, opt); err != nil {
 			e.err = fmt.Errorf("bag: %s: %w", r.Path, err)
 			return
 		}
 		e.digests = bagitDigests(r.Digests)
 		return
 	}
+	placeHashed(ctx, src, f, dst, e, opt)
+}
 
-	// Read the bytes once: hash them with every recorded algorithm (and
-	// SHA-256 when none is recorded), and copy them when the file cannot be
-	// linked (or is a bucket's object).
+// placeHashed puts a file whose record is not trusted as it stands in the
+// bag, reading it once: its bytes are hashed with every recorded algorithm
+// (and SHA-256 when none is recorded) and checked against the record. A
+// local file is cloned or linked first where it can be, and the bag's file
+// is what is read; otherwise the bytes are hashed as they are copied.
+func placeHashed(ctx context.Context, src io.Reader, f *os.File, dst string, e *entry, opt Options) {
+	r := &e.res
+	recorded := r.Digests.HashList()
 	declared := recorded
-	if !hasSHA256 {
+	if _, ok := r.Digests.Get("sha-256"); !ok {
 		declared = append(slices.Clone(recorded), model.Hash{Alg: "sha-256"})
 	}
 	v := model.NewVerifier(declared)
-	if local != "" && !opt.Copy {
-		if _, err := io.Copy(v, ctxReader{ctx, src}); err != nil {
-			e.err = fmt.Errorf("bag: read %s: %w", r.Path, err)
-			return
-		}
-		if f, ok := src.(*os.File); ok {
-			if _, err := f.Seek(0, io.SeekStart); err != nil {
-				e.err = fmt.Errorf("bag: read %s: %w", r.Path, err)
-				return
-			}
-		}
-		if reason := mismatch(v, r, recorded); reason != "" {
-			e.refused = reason
-			return
-		}
-		e.how, err = linkOrCopy(src, dst, false, nil)
+	var err error
+	e.how = copied
+	if f != nil && opt.Link && hardLink(f, dst) {
+		e.how = hardLinked
+	} else if f != nil && !opt.Copy && clone(f, dst) {
+		e.how = reflinked
+	}
+	if e.how != copied {
+		err = hashFile(ctx, dst, v)
 	} else {
-		e.how, err = linkOrCopy(ctxReader{ctx, src}, dst, true, v)
-		if err == nil {
-			if reason := mismatch(v, r, recorded); reason != "" {
-				os.Remove(dst)
-				e.refused = reason
-				return
-			}
-		}
+		err = copyFile(ctxReader{ctx, src}, dst, v)
 	}
 	if err != nil {
+		os.Remove(dst)
 		e.err = fmt.Errorf("bag: %s: %w", r.Path, err)
+		return
+	}
+	if reason := mismatch(v, r, recorded); reason != "" {
+		os.Remove(dst)
+		e.refused = reason
 		return
 	}
 	e.hashed = true
@@ -120,6 +116,17 @@ func place(ctx context.Context, st store.Store, local, tmp string, e *entry, opt
 			}
 		}
 	}
+}
+
+// hashFile reads the file at p into w.
+func hashFile(ctx context.Context, p string, w io.Writer) error {
+	f, err := os.Open(p)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	_, err = io.Copy(w, ctxReader{ctx, f})
+	return err
 }
 
 // mismatch says how the bytes read differ from the record, "" when they do
@@ -172,31 +179,65 @@ const (
 	hardLinked
 )
 
-// linkOrCopy makes dst the content of src: a reflink or a hard link of an
-// open local file where it can (unless copyOnly), else a copy, which also
-// feeds tee when given.
-func linkOrCopy(src io.Reader, dst string, copyOnly bool, tee io.Writer) (linkKind, error) {
-	if f, ok := src.(*os.File); ok && !copyOnly {
-		if kind, ok := link(f, dst); ok {
-			return kind, nil
-		}
+// put makes dst the content of the open local file f without reading
+// it: a hard link when Options.Link asks for one, else a reflink where the
+// file system has them (unless Options.Copy), else a copy (copy_file_range
+// on Linux: the kernel copies, and some file systems clone).
+func put(ctx context.Context, f *os.File, dst string, opt Options) (linkKind, error) {
+	if opt.Link && hardLink(f, dst) {
+		return hardLinked, nil
 	}
+	if !opt.Copy && clone(f, dst) {
+		return reflinked, nil
+	}
+	return copied, copyFile(ctxChunks{ctx, f}, dst, nil)
+}
+
+// copyFile writes src to a new file dst, and to tee when given.
+func copyFile(src io.Reader, dst string, tee io.Writer) error {
 	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
-		return 0, err
+		return err
 	}
-	w := io.Writer(out)
+	var w io.Writer = out
 	if tee != nil {
 		w = io.MultiWriter(out, tee)
 	}
 	if _, err := io.Copy(w, src); err != nil {
 		out.Close()
 		os.Remove(dst)
-		return 0, err
+		return err
 	}
 	if err := out.Close(); err != nil {
 		os.Remove(dst)
-		return 0, err
+		return err
 	}
-	return copied, nil
+	return nil
+}
+
+// ctxChunks is a file read in chunks of copyChunk, each a WriteTo of a
+// LimitedReader (which *os.File copies with copy_file_range), the context
+// checked between them: a large file copied without reading it in Go can
+// still be interrupted.
+type ctxChunks struct {
+	ctx context.Context
+	f   *os.File
+}
+
+const copyChunk = 64 << 20
+
+func (c ctxChunks) Read(p []byte) (int, error) { return c.f.Read(p) }
+
+func (c ctxChunks) WriteTo(w io.Writer) (int64, error) {
+	var total int64
+	for {
+		if err := c.ctx.Err(); err != nil {
+			return total, err
+		}
+		n, err := io.Copy(w, &io.LimitedReader{R: c.f, N: copyChunk})
+		total += n
+		if err != nil || n < copyChunk {
+			return total, err
+		}
+	}
 }
