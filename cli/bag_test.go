@@ -1,10 +1,13 @@
 package cli
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"rsx/demo"
 )
 
 // rsx bag makes a valid bag of a copy rsx sync made; rsx bag --verify says
@@ -95,5 +98,82 @@ func TestBagRefusesOverlap(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dest, "bag")); err == nil {
 		t.Error("a bag was written inside the copy")
+	}
+}
+
+// The new user's check of issue 35: a sync of the broken demo fails (exit
+// 1) and rsx bag refuses the copy, saying why and what to run, writing
+// nothing; --incomplete makes a bag marked so; once the copy is finished
+// (the good demo on the same address) the bag names the run it reflects.
+func TestBagRefusesAnUnfinishedCopy(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	broken, err := demo.Start(ctx, "127.0.0.1:0", demo.Options{Resources: 600, Broken: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := broken.URL + "/dataset1/capabilitylist.xml"
+	dir := t.TempDir()
+	dest := filepath.Join(dir, "my copy")
+	if code, _, stderr := runCmd(t, "sync", "--dest", dest, url); code != 1 {
+		t.Fatalf("sync of the broken demo: exit %d %s", code, stderr)
+	}
+	out := filepath.Join(dir, "bag")
+	code, stdout, stderr := runCmd(t, "bag", dest, out)
+	if code != 1 {
+		t.Errorf("bag of an unfinished copy: exit %d\n%s%s", code, stdout, stderr)
+	}
+	for _, want := range []string{"no bag written", "the baseline is not finished", "run 1 ended", "exit status 1",
+		"rsx sync --dest '" + dest + "' " + url, "--incomplete"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("the refusal lacks %q:\n%s", want, stdout)
+		}
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("a bag was written of an unfinished copy")
+	}
+	code, stdout, _ = runCmd(t, "bag", "--json", dest, out)
+	j := decodeOneJSON[bagJSON](t, stdout, "bag")
+	if code != 1 || j.Written || j.Complete || len(j.Copies) != 1 || j.Copies[0].Complete || len(j.Copies[0].Reasons) == 0 ||
+		j.Copies[0].Run == nil || *j.Copies[0].Run != 1 || j.Copies[0].Failed == 0 || !strings.Contains(j.Copies[0].Sync, url) {
+		t.Errorf("bag --json: exit %d %+v", code, j)
+	}
+
+	// Asked for: a bag marked incomplete, without a copy point.
+	code, stdout, stderr = runCmd(t, "bag", "--offline", "--incomplete", dest, out)
+	if code != 0 || !strings.Contains(stdout, "not complete") {
+		t.Errorf("bag --incomplete: exit %d\n%s%s", code, stdout, stderr)
+	}
+	info, _ := os.ReadFile(filepath.Join(out, "bag-info.txt"))
+	for _, want := range []string{"ResourceSync-Copy-Complete: no\n", "ResourceSync-Run: 1\n", "ResourceSync-Baseline-Finished: no\n", "ResourceSync-Incomplete-Reason: the baseline is not finished\n"} {
+		if !strings.Contains(string(info), want) {
+			t.Errorf("bag-info.txt lacks %q:\n%s", want, info)
+		}
+	}
+	if strings.Contains(string(info), "Copy-Point") {
+		t.Errorf("an incomplete bag states a copy point:\n%s", info)
+	}
+
+	// The copy finished: the good demo at the same address.
+	addr := strings.TrimPrefix(broken.URL, "http://")
+	broken.Close()
+	good, err := demo.Start(ctx, addr, demo.Options{Resources: 600})
+	if err != nil {
+		t.Skipf("the demo's address %s was taken meanwhile: %v", addr, err)
+	}
+	defer good.Close()
+	if code, stdout, stderr := runCmd(t, "sync", "--dest", dest, url); code != 0 {
+		t.Fatalf("sync of the good demo: exit %d\n%s%s", code, stdout, stderr)
+	}
+	out2 := filepath.Join(dir, "bag2")
+	code, stdout, stderr = runCmd(t, "bag", "--offline", dest, out2)
+	if code != 0 || !strings.Contains(stdout, "run 2, ended") {
+		t.Errorf("bag of the finished copy: exit %d\n%s%s", code, stdout, stderr)
+	}
+	info, _ = os.ReadFile(filepath.Join(out2, "bag-info.txt"))
+	for _, want := range []string{"ResourceSync-Copy-Complete: yes\n", "ResourceSync-Run: 2\n", "ResourceSync-Copy-Point: "} {
+		if !strings.Contains(string(info), want) {
+			t.Errorf("bag-info.txt lacks %q:\n%s", want, info)
+		}
 	}
 }

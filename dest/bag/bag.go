@@ -61,6 +61,10 @@ type Options struct {
 	// files are then the copy's own: an edit of either in place changes
 	// both), and copies the rest.
 	Link bool
+	// Incomplete makes the bag of a copy that is not complete (its last
+	// run did not finish, or failed; files that do not match their records,
+	// left out), marked so in bag-info.txt, instead of refusing it.
+	Incomplete bool
 	// Verify reads every file and checks it against every digest recorded
 	// of it, instead of trusting the records of files that did not change.
 	Verify bool
@@ -101,7 +105,35 @@ type Result struct {
 	// there is any, no bag is written.
 	Refused []Refusal
 	Elapsed time.Duration
+	// Copies say, for each Source, the run the bag reflects and what keeps
+	// the copy from being complete.
+	Copies []SourceCopy
+	// Incomplete says that the bag was made of a copy that is not complete
+	// (Options.Incomplete), and says so.
+	Incomplete bool
 }
+
+// SourceCopy is what a bag says of one Source's copy.
+type SourceCopy struct {
+	Source state.Source
+	// Run is the run of the history the bag reflects: the newest that
+	// carried out a plan (nil: the history holds none).
+	Run *state.Run
+	// Later is the newest run after it that could not plan (the copy
+	// unchanged since Run), or nil.
+	Later *state.Run
+	// Gaps say why the copy is not complete; none: it is.
+	Gaps []string
+	// Left out of the bag: rows the Source deleted, rows outside the bag's
+	// selection, files that did not match their records.
+	Deleted, Unselected, Refused int
+}
+
+// Complete reports whether nothing keeps the copy from being complete.
+func (c *SourceCopy) Complete() bool { return len(c.Gaps) == 0 && c.Refused == 0 }
+
+// ErrIncomplete is returned (wrapped) when the copy is not complete.
+var ErrIncomplete = errors.New("the copy is not complete")
 
 // ErrRefused is returned (wrapped) when a resource did not match its record.
 var ErrRefused = errors.New("the copy does not match its records")
@@ -118,6 +150,7 @@ var bagitAlgs = []struct{ state, bagit string }{
 // entry is one payload file as it goes through the workers.
 type entry struct {
 	seq     int
+	src     int // the Source's index in Result.Copies
 	res     state.Resource
 	digests map[string]string // BagIt algorithm → hex
 	how     linkKind
@@ -137,6 +170,9 @@ func Write(ctx context.Context, st store.Store, db *state.DB, out string, opt Op
 		now = opt.Now
 	}
 	w, err := begin(ctx, st, db, out, opt)
+	if errors.Is(err, ErrIncomplete) {
+		return w.res, err
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -145,12 +181,17 @@ func Write(ctx context.Context, st store.Store, db *state.DB, out string, opt Op
 		return nil, err
 	}
 	res := w.res
-	if len(res.Refused) > 0 {
+	if len(res.Refused) > 0 && !opt.Incomplete {
 		res.Elapsed = time.Since(start)
 		return res, fmt.Errorf("bag: %d of the copy's files %s: %w", len(res.Refused), plural(len(res.Refused), "does", "do")+" not match the state's records", ErrRefused)
 	}
 	if res.Files == 0 {
 		return nil, errors.New("bag: nothing to put in it: the copy holds no resource of the selection")
+	}
+	for i := range res.Copies {
+		if !res.Copies[i].Complete() {
+			res.Incomplete = true
+		}
 	}
 	if err := w.seal(now()); err != nil {
 		return nil, err
@@ -174,7 +215,9 @@ type writer struct {
 }
 
 // begin checks out and the Sources asked for, and makes the folder the bag
-// is built in.
+// is built in. A copy that is not complete is refused (ErrIncomplete, with
+// the writer's result saying why) before anything is made, unless
+// Options.Incomplete.
 func begin(ctx context.Context, st store.Store, db *state.DB, out string, opt Options) (*writer, error) {
 	if opt.Copy && opt.Link {
 		return nil, errors.New("bag: copy or link: not both")
@@ -189,17 +232,25 @@ func begin(ctx context.Context, st store.Store, db *state.DB, out string, opt Op
 	if err != nil {
 		return nil, err
 	}
-	tmp, err := makeTemp(out)
-	if err != nil {
-		return nil, err
-	}
-	w := &writer{st: st, db: db, out: out, tmp: tmp, local: localRoot(st), opt: opt, sources: sources, res: &Result{Dir: out}}
-	if err := os.Mkdir(filepath.Join(tmp, "data"), 0o755); err != nil {
-		w.abandon()
-		return nil, fmt.Errorf("bag: %w", err)
-	}
+	w := &writer{st: st, db: db, out: out, local: localRoot(st), opt: opt, sources: sources, res: &Result{Dir: out}, done: true}
 	for _, s := range sources {
 		w.res.Sources = append(w.res.Sources, s.URL)
+		c, err := assess(ctx, db, s)
+		if err != nil {
+			return nil, err
+		}
+		w.res.Copies = append(w.res.Copies, c)
+	}
+	if err := Incomplete(w.res.Copies); err != nil && !opt.Incomplete {
+		return w, err
+	}
+	if w.tmp, err = makeTemp(out); err != nil {
+		return nil, err
+	}
+	w.done = false
+	if err := os.Mkdir(filepath.Join(w.tmp, "data"), 0o755); err != nil {
+		w.abandon()
+		return nil, fmt.Errorf("bag: %w", err)
 	}
 	return w, nil
 }
@@ -269,13 +320,20 @@ func (w *writer) payload(ctx context.Context) error {
 // state's order, each after a place in the window.
 func (w *writer) feed(ctx context.Context, jobs chan<- *entry, window chan<- struct{}) error {
 	seq := 0
-	for _, s := range w.sources {
+	for i, s := range w.sources {
+		c := &w.res.Copies[i]
 		err := w.db.EachResource(ctx, s.ID, false, func(r *state.Resource) error {
-			if !r.DeletedAt.IsZero() || !selected(r.URI, w.opt) {
+			switch {
+			case !r.DeletedAt.IsZero():
+				c.Deleted++
+				w.res.Skipped++
+				return nil
+			case !selected(r.URI, w.opt):
+				c.Unselected++
 				w.res.Skipped++
 				return nil
 			}
-			e := &entry{seq: seq, res: *r}
+			e := &entry{seq: seq, src: i, res: *r}
 			seq++
 			select {
 			case window <- struct{}{}:
@@ -324,6 +382,7 @@ func (w *writer) collect(results <-chan *entry, window <-chan struct{}, cancel f
 				fail(e.err)
 			case e.refused != "":
 				w.res.Refused = append(w.res.Refused, Refusal{URI: e.res.URI, Path: e.res.Path, Reason: e.refused})
+				w.res.Copies[e.src].Refused++
 			case firstErr == nil:
 				if err := w.mf.add(e); err != nil {
 					fail(err)
@@ -365,7 +424,7 @@ func (w *writer) seal(now time.Time) error {
 		return err
 	}
 	w.res.Manifests = algs
-	if err := writeTagFiles(w.tmp, w.sources, w.res, w.opt, now); err != nil {
+	if err := writeTagFiles(w.tmp, w.res, w.opt, now); err != nil {
 		return err
 	}
 	// An empty folder given as OUT is replaced (os.Rename does not put a

@@ -93,13 +93,70 @@ func makeCopy(t *testing.T, files []copyRow) (store.Store, *state.DB, string) {
 			}
 		}
 	}
+	// A finished baseline, and its run in the history, as rsx sync records
+	// them.
+	if err := w.SetBaseline(ctx, src.ID, state.Baseline{Kind: "list", URL: "http://example.org/resourcelist.xml", At: baselineAt, Done: runEnded}); err != nil {
+		t.Fatal(err)
+	}
 	if err := w.Close(ctx); err != nil {
 		t.Fatal(err)
 	}
+	recordRun(t, db, state.Run{SourceID: src.ID, Mode: "baseline", Created: len(files), Ended: runEnded, Finished: true, ExitStatus: 0})
 	if err := lock.Release(); err != nil {
 		t.Fatal(err)
 	}
 	return st, db, dir
+}
+
+var (
+	baselineAt = time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
+	runEnded   = time.Date(2026, 11, 2, 10, 30, 0, 0, time.UTC)
+)
+
+// recordRun adds a run to the history; a zero Ended leaves it without an
+// end (killed).
+func recordRun(t *testing.T, db *state.DB, r state.Run) int64 {
+	t.Helper()
+	ctx := context.Background()
+	if r.SourceID == 0 {
+		r.SourceID = 1
+	}
+	if r.Started.IsZero() {
+		r.Started = runEnded.Add(-time.Minute)
+	}
+	r.Version = "rsx test"
+	if err := db.StartRun(ctx, &r); err != nil {
+		t.Fatal(err)
+	}
+	if !r.Ended.IsZero() {
+		if err := db.EndRun(ctx, &r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return r.ID
+}
+
+// unfinishBaseline records the baseline of the copy's Source as started and
+// not finished, as a baseline run that failed leaves it.
+func unfinishBaseline(t *testing.T, db *state.DB) {
+	t.Helper()
+	ctx := context.Background()
+	w := db.NewWriter(state.WriterOptions{})
+	if err := w.SetBaseline(ctx, 1, state.Baseline{Kind: "list", URL: "http://example.org/resourcelist.xml", At: baselineAt}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func readInfo(t *testing.T, out string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(out, "bag-info.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
 
 func sha(s string) string { x := sha256.Sum256([]byte(s)); return hex.EncodeToString(x[:]) }
@@ -474,4 +531,155 @@ func listTree(t *testing.T, dir string) []string {
 		return nil
 	})
 	return out
+}
+
+// A bag says which run of the history it reflects (its number and end), the
+// Source, its baseline and the copy's point, that the copy is complete, and
+// what was left out and why.
+func TestBagInfoNamesTheRun(t *testing.T) {
+	st, db, _ := makeCopy(t, sample)
+	out := filepath.Join(t.TempDir(), "bag")
+	res, err := Write(context.Background(), st, db, out, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Copies) != 1 || res.Copies[0].Run == nil || res.Copies[0].Run.ID != 1 || !res.Copies[0].Complete() || res.Incomplete {
+		t.Errorf("copies %+v incomplete %v", res.Copies, res.Incomplete)
+	}
+	info := readInfo(t, out)
+	for _, want := range []string{
+		"ResourceSync-Capability-List: http://example.org/capabilitylist.xml\n",
+		"ResourceSync-Run: 1\n",
+		"ResourceSync-Run-Ended: 2026-11-02T10:30:00Z\n",
+		"ResourceSync-Baseline: http://example.org/resourcelist.xml at 2026-11-01T09:00:00Z\n",
+		"ResourceSync-Baseline-Finished: 2026-11-02T10:30:00Z\n",
+		"ResourceSync-Copy-Point: 2026-11-01T09:00:00Z\n",
+		"ResourceSync-Copy-Complete: yes\n",
+		"ResourceSync-Failed: 0\n",
+		"ResourceSync-Left-Out-Deleted: 1\n",
+		"ResourceSync-Left-Out-Selection: 0\n",
+		"ResourceSync-Left-Out-Refused: 0\n",
+	} {
+		if !strings.Contains(info, want) {
+			t.Errorf("bag-info.txt lacks %q:\n%s", want, info)
+		}
+	}
+}
+
+// A copy whose last run did not finish, or failed, is not bagged: nothing
+// is written, and the reasons say why. With Options.Incomplete the bag is
+// made and says so, without a copy point it does not have.
+func TestWriteRefusesAnIncompleteCopy(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		spoil   func(t *testing.T, db *state.DB)
+		reasons []string
+		point   bool // the copy still has its point (an incremental failed after it)
+	}{
+		{"a baseline that failed", func(t *testing.T, db *state.DB) {
+			unfinishBaseline(t, db)
+			recordRun(t, db, state.Run{Mode: "baseline", Created: 3, Failed: 4, Ended: runEnded.Add(time.Hour), ExitStatus: 1})
+		}, []string{"the baseline is not finished", "run 2 ended", "exit status 1", "4 failed"}, false},
+		{"a run with no end", func(t *testing.T, db *state.DB) {
+			recordRun(t, db, state.Run{Mode: "incremental"})
+		}, []string{"run 2", "no end recorded"}, true},
+		{"an interrupted run", func(t *testing.T, db *state.DB) {
+			recordRun(t, db, state.Run{Mode: "incremental", Ended: runEnded.Add(time.Hour), Stopped: "interrupted", ExitStatus: 2})
+		}, []string{"run 2", "exit status 2", "interrupted"}, true},
+		{"an incremental run that failed", func(t *testing.T, db *state.DB) {
+			recordRun(t, db, state.Run{Mode: "incremental", Updated: 1, Failed: 2, Ended: runEnded.Add(time.Hour), ExitStatus: 1})
+		}, []string{"run 2", "2 failed"}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st, db, _ := makeCopy(t, sample)
+			tc.spoil(t, db)
+			parent := t.TempDir()
+			out := filepath.Join(parent, "bag")
+			res, err := Write(context.Background(), st, db, out, Options{})
+			if !errors.Is(err, ErrIncomplete) {
+				t.Fatalf("err %v, want ErrIncomplete", err)
+			}
+			if res == nil || len(res.Copies) != 1 || res.Copies[0].Complete() {
+				t.Fatalf("result %+v", res)
+			}
+			why := strings.Join(res.Copies[0].Gaps, "; ")
+			for _, r := range tc.reasons {
+				if !strings.Contains(why, r) {
+					t.Errorf("reasons %q lack %q", why, r)
+				}
+			}
+			if ents, _ := os.ReadDir(parent); len(ents) != 0 {
+				t.Errorf("written: %v", ents)
+			}
+
+			// Asked for: made, and marked.
+			res, err = Write(context.Background(), st, db, out, Options{Incomplete: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !res.Incomplete || res.Files != 3 {
+				t.Errorf("incomplete %v files %d", res.Incomplete, res.Files)
+			}
+			info := readInfo(t, out)
+			for _, want := range append([]string{"ResourceSync-Copy-Complete: no\n", "ResourceSync-Run: 2\n"}, tc.reasons...) {
+				if !strings.Contains(info, want) {
+					t.Errorf("bag-info.txt lacks %q:\n%s", want, info)
+				}
+			}
+			if strings.Contains(info, "ResourceSync-Copy-Point") {
+				t.Errorf("an incomplete bag states a copy point:\n%s", info)
+			}
+			if c, _ := Verify(context.Background(), out, nil); !c.Valid() {
+				t.Errorf("problems: %v", c.Problems)
+			}
+		})
+	}
+}
+
+// A run that could not plan (the Source unreachable) changed nothing in the
+// copy: the bag reflects the run before it, and names the later one.
+func TestWriteAfterARunThatCouldNotPlan(t *testing.T) {
+	st, db, _ := makeCopy(t, sample)
+	recordRun(t, db, state.Run{Mode: "plan", Ended: runEnded.Add(time.Hour), Stopped: "the run could not plan: GET http://example.org/capabilitylist.xml: 503", ExitStatus: 2})
+	out := filepath.Join(t.TempDir(), "bag")
+	res, err := Write(context.Background(), st, db, out, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Copies[0].Run.ID != 1 || res.Incomplete {
+		t.Errorf("reflects run %d, incomplete %v", res.Copies[0].Run.ID, res.Incomplete)
+	}
+	info := readInfo(t, out)
+	for _, want := range []string{"ResourceSync-Run: 1\n", "ResourceSync-Later-Run: 2 ended 2026-11-02T11:30:00Z: the run could not plan: GET http://example.org/capabilitylist.xml: 503\n", "ResourceSync-Copy-Complete: yes\n"} {
+		if !strings.Contains(info, want) {
+			t.Errorf("bag-info.txt lacks %q:\n%s", want, info)
+		}
+	}
+}
+
+// With Options.Incomplete a file that does not match its record is left
+// out, counted, and the bag says the copy is not complete.
+func TestWriteIncompleteLeavesRefusedOut(t *testing.T) {
+	st, db, dir := makeCopy(t, sample)
+	os.Remove(filepath.Join(dir, "example.org/a.txt"))
+	out := filepath.Join(t.TempDir(), "bag")
+	res, err := Write(context.Background(), st, db, out, Options{Incomplete: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Files != 2 || len(res.Refused) != 1 || !res.Incomplete || res.Copies[0].Refused != 1 {
+		t.Errorf("files %d refused %v incomplete %v", res.Files, res.Refused, res.Incomplete)
+	}
+	info := readInfo(t, out)
+	for _, want := range []string{"ResourceSync-Copy-Complete: no\n", "ResourceSync-Left-Out-Refused: 1\n", "not match the state's records"} {
+		if !strings.Contains(info, want) {
+			t.Errorf("bag-info.txt lacks %q:\n%s", want, info)
+		}
+	}
+	if strings.Contains(info, "ResourceSync-Copy-Point") {
+		t.Errorf("a bag without a file of the copy states the copy's point:\n%s", info)
+	}
+	if c, _ := Verify(context.Background(), out, nil); !c.Valid() {
+		t.Errorf("problems: %v", c.Problems)
+	}
 }

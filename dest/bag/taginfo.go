@@ -9,13 +9,12 @@ import (
 	"strings"
 	"time"
 
-	"rsx/dest/state"
 	"rsx/display"
 	"rsx/model"
 )
 
 // writeTagFiles writes bagit.txt, bag-info.txt and the tag manifests.
-func writeTagFiles(dir string, sources []state.Source, res *Result, opt Options, now time.Time) error {
+func writeTagFiles(dir string, res *Result, opt Options, now time.Time) error {
 	if err := os.WriteFile(filepath.Join(dir, "bagit.txt"), []byte("BagIt-Version: 1.0\nTag-File-Character-Encoding: UTF-8\n"), 0o644); err != nil {
 		return fmt.Errorf("bag: %w", err)
 	}
@@ -27,21 +26,8 @@ func writeTagFiles(dir string, sources []state.Source, res *Result, opt Options,
 	if opt.Software != "" {
 		info = append(info, Field{"Bag-Software-Agent", opt.Software})
 	}
-	for _, s := range sources {
-		info = append(info, Field{"ResourceSync-Capability-List", s.URL})
-		if s.Baseline.URL != "" {
-			v := s.Baseline.URL
-			if !s.Baseline.At.IsZero() {
-				v += " at " + s.Baseline.At.UTC().Format(time.RFC3339Nano)
-			}
-			info = append(info, Field{"ResourceSync-Baseline", v})
-		}
-		if p := s.Point(); !p.IsZero() {
-			info = append(info, Field{"ResourceSync-Copy-Point", p.UTC().Format(time.RFC3339Nano)})
-		}
-		if !s.LastRun.IsZero() {
-			info = append(info, Field{"ResourceSync-Last-Run", s.LastRun.UTC().Format(time.RFC3339)})
-		}
+	for i := range res.Copies {
+		info = append(info, res.Copies[i].info()...)
 	}
 	info = append(info, opt.Info...)
 	var b strings.Builder
