@@ -683,3 +683,33 @@ func TestWriteIncompleteLeavesRefusedOut(t *testing.T) {
 		t.Errorf("problems: %v", c.Problems)
 	}
 }
+
+// rsx bag --verify reads a bag made by the Library of Congress bagit.py
+// 1.9 (testdata/bagitpy.md says what it writes): BagIt 0.97, two spaces in
+// its manifests, sha512, and "%" written as it is in payload names, which
+// an RFC 8493 reading would decode; and still finds it spoilt.
+func TestVerifyReadsBagitPyBags(t *testing.T) {
+	c, err := Verify(context.Background(), "testdata/bagitpy", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.Valid() || c.Files != 5 || c.Version != "0.97" || !slices.Equal(c.Manifests, []string{"sha256", "sha512"}) {
+		t.Errorf("valid %v files %d version %s manifests %v problems %v", c.Valid(), c.Files, c.Version, c.Manifests, c.Problems)
+	}
+	for _, spoil := range []string{"data/a%25b.txt", "data/100%.txt"} {
+		dir := filepath.Join(t.TempDir(), "bag")
+		if err := os.CopyFS(dir, os.DirFS("testdata/bagitpy")); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, spoil), []byte("changed"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		c, err := Verify(context.Background(), dir, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Valid() || !strings.Contains(strings.Join(c.Problems, "\n"), spoil+": sha256") {
+			t.Errorf("%s changed: problems %v", spoil, c.Problems)
+		}
+	}
+}

@@ -202,10 +202,18 @@ func (c *Check) payloadManifest(root *os.Root, name string, payload map[string]i
 		return
 	}
 	seen := map[string]bool{}
-	forEachManifestLine(data, func(n int, digest, p string, lineErr string) {
+	forEachManifestLine(data, func(n int, digest, p, literal string, lineErr string) {
 		if lineErr != "" {
 			c.problem("%s line %d: %s", name, n, lineErr)
 			return
+		}
+		if _, ok := payload[p]; !ok && literal != p {
+			// bagit-python and bagit-java write "%" as it is (they escape
+			// CR and LF only): a path that is in the payload as written,
+			// and not as RFC 8493 decodes it, is that file.
+			if _, ok := payload[literal]; ok {
+				p = literal
+			}
 		}
 		if !payloadPath(p) {
 			c.problem("%s line %d: %q is not a path under data/", name, n, p)
@@ -328,10 +336,15 @@ func (c *Check) tagManifest(root *os.Root, name string) {
 		c.problem("%s: %v", name, err)
 		return
 	}
-	forEachManifestLine(data, func(n int, digest, p string, lineErr string) {
+	forEachManifestLine(data, func(n int, digest, p, literal string, lineErr string) {
 		if lineErr != "" {
 			c.problem("%s line %d: %s", name, n, lineErr)
 			return
+		}
+		if _, err := root.Stat(p); err != nil && literal != p {
+			if _, err := root.Stat(literal); err == nil {
+				p = literal // as bagit-python writes it (see payloadManifest)
+			}
 		}
 		if p != path.Clean(p) || strings.HasPrefix(p, "data/") || strings.HasPrefix(p, "/") || strings.HasPrefix(p, "../") || p == ".." {
 			c.problem("%s line %d: %q is not a tag file's path", name, n, p)
@@ -377,10 +390,10 @@ func payloadPath(p string) bool {
 	return strings.HasPrefix(p, "data/") && p == path.Clean(p)
 }
 
-// forEachManifestLine calls fn with each line's digest and decoded path (or
-// what is wrong with the line). Lines end in LF or CRLF; a digest and a path
+// forEachManifestLine calls fn with each line's digest and path, decoded as
+// RFC 8493 says and as written (or what is wrong with the line). Lines end in LF or CRLF; a digest and a path
 // are separated by one or more spaces or tabs.
-func forEachManifestLine(data []byte, fn func(n int, digest, path, lineErr string)) {
+func forEachManifestLine(data []byte, fn func(n int, digest, path, literal, lineErr string)) {
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	n := 0
@@ -392,23 +405,23 @@ func forEachManifestLine(data []byte, fn func(n int, digest, path, lineErr strin
 		}
 		i := strings.IndexAny(line, " \t")
 		if i <= 0 {
-			fn(n, "", "", "not DIGEST PATH")
+			fn(n, "", "", "", "not DIGEST PATH")
 			continue
 		}
 		digest := line[:i]
 		p := strings.TrimLeft(line[i:], " \t")
 		if p == "" {
-			fn(n, "", "", "no path")
+			fn(n, "", "", "", "no path")
 			continue
 		}
 		if strings.Contains(p, `\`) {
-			fn(n, "", "", "a path with a backslash (BagIt paths are separated by /)")
+			fn(n, "", "", "", "a path with a backslash (BagIt paths are separated by /)")
 			continue
 		}
-		fn(n, digest, DecodePath(p), "")
+		fn(n, digest, DecodePath(p), p, "")
 	}
 	if err := sc.Err(); err != nil {
-		fn(n+1, "", "", err.Error())
+		fn(n+1, "", "", "", err.Error())
 	}
 }
 
