@@ -2,6 +2,10 @@ package cli
 
 import (
 	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -175,5 +179,77 @@ func TestBagRefusesAnUnfinishedCopy(t *testing.T) {
 		if !strings.Contains(string(info), want) {
 			t.Errorf("bag-info.txt lacks %q:\n%s", want, info)
 		}
+	}
+}
+
+// hostileSource serves a Capability List and a Resource List of resources
+// whose names the path rule writes with %XX: a query string, a "%", a
+// device name, a tab, a space.
+func hostileSource(t *testing.T) string {
+	t.Helper()
+	locs := []string{"/p?x=1&y=/z", "/100%25.txt", "/CON", "/tab%09x", "/with%20space.txt", "/caret%5E^"}
+	mux := http.NewServeMux()
+	var srv *httptest.Server
+	mux.HandleFunc("/capabilitylist.xml", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, `<?xml version="1.0" encoding="UTF-8"?>
+<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:rs="http://www.openarchives.org/rs/terms/">
+<rs:md capability="capabilitylist"/>
+<url><loc>%s/resourcelist.xml</loc><rs:md capability="resourcelist"/></url>
+</urlset>`, srv.URL)
+	})
+	mux.HandleFunc("/resourcelist.xml", func(w http.ResponseWriter, r *http.Request) {
+		var b strings.Builder
+		b.WriteString(`<?xml version="1.0" encoding="UTF-8"?>
+<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:rs="http://www.openarchives.org/rs/terms/">
+<rs:ln rel="up" href="` + srv.URL + `/capabilitylist.xml"/>
+<rs:md capability="resourcelist" at="2026-01-05T09:00:00Z" completed="2026-01-05T09:00:00Z"/>
+`)
+		for _, l := range locs {
+			b.WriteString("<url><loc>" + srv.URL + strings.ReplaceAll(l, "&", "&amp;") + "</loc></url>\n")
+		}
+		b.WriteString("</urlset>\n")
+		io.WriteString(w, b.String())
+	})
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, "the resource %s\n", r.URL.RequestURI())
+	})
+	srv = httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return srv.URL + "/capabilitylist.xml"
+}
+
+// A copy holding such names bags: no "%" in the bag's names or manifests,
+// resourcesync-uris.txt maps every file back to its URI and path, and the
+// bag is valid.
+func TestBagOfHostileNames(t *testing.T) {
+	url := hostileSource(t)
+	dir := t.TempDir()
+	dest := filepath.Join(dir, "copy")
+	if code, stdout, stderr := runCmd(t, "sync", "--dest", dest, url); code != 0 {
+		t.Fatalf("sync: exit %d\n%s%s", code, stdout, stderr)
+	}
+	out := filepath.Join(dir, "bag")
+	if code, stdout, stderr := runCmd(t, "bag", "--offline", dest, out); code != 0 {
+		t.Fatalf("bag: exit %d\n%s%s", code, stdout, stderr)
+	}
+	var names []string
+	filepath.WalkDir(filepath.Join(out, "data"), func(p string, d os.DirEntry, err error) error {
+		if d.Type().IsRegular() {
+			names = append(names, p)
+		}
+		return nil
+	})
+	man, _ := os.ReadFile(filepath.Join(out, "manifest-sha256.txt"))
+	if len(names) != 6 || strings.Contains(string(man), "%") || strings.Contains(strings.Join(names, "\n"), "%") {
+		t.Errorf("names %q\n%s", names, man)
+	}
+	uris, _ := os.ReadFile(filepath.Join(out, "resourcesync-uris.txt"))
+	for _, want := range []string{"\t" + strings.TrimSuffix(url, "capabilitylist.xml") + "p?x=1&y=/z\t", "/p%3Fx=1&y=%2Fz\n", "/%43ON\n", "/^43ON\t", "/tab%09x\n"} {
+		if !strings.Contains(string(uris), want) {
+			t.Errorf("resourcesync-uris.txt lacks %q:\n%s", want, uris)
+		}
+	}
+	if code, stdout, _ := runCmd(t, "bag", "--verify", out); code != 0 {
+		t.Errorf("verify: exit %d\n%s", code, stdout)
 	}
 }

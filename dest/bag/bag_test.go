@@ -13,9 +13,12 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"rsx/dest/state"
 	"rsx/dest/store"
+	"rsx/display"
 )
 
 // copyRow is one file of a test copy and what its row records.
@@ -80,7 +83,7 @@ func makeCopy(t *testing.T, files []copyRow) (store.Store, *state.DB, string) {
 			d = f.digests
 		}
 		r := &state.Resource{SourceID: src.ID, URI: f.uri, Path: f.path, Length: int64(len(f.body)), Digests: state.Digests(d),
-			FetchedAt: time.Now(), VerifiedAt: time.Now(), FileMTime: fi.ModTime()}
+			FetchedAt: fetchedAt, VerifiedAt: time.Now(), FileMTime: fi.ModTime()}
 		if f.deleted {
 			r.DeletedAt = time.Now()
 		}
@@ -109,6 +112,7 @@ func makeCopy(t *testing.T, files []copyRow) (store.Store, *state.DB, string) {
 }
 
 var (
+	fetchedAt  = time.Date(2026, 11, 2, 10, 0, 0, 0, time.UTC)
 	baselineAt = time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
 	runEnded   = time.Date(2026, 11, 2, 10, 30, 0, 0, time.UTC)
 )
@@ -191,7 +195,7 @@ func TestWriteThenVerify(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := sha("alpha\n") + " data/example.org/a.txt\n" + sha(`{"b":1}`) + " data/example.org/dir/b.json\n" + sha("percent") + " data/example.org/100%2525.txt\n"
+	want := sha("alpha\n") + " data/example.org/a.txt\n" + sha(`{"b":1}`) + " data/example.org/dir/b.json\n" + sha("percent") + " data/example.org/100^25.txt\n"
 	if string(man) != want {
 		t.Errorf("manifest-sha256.txt:\n%s\nwant:\n%s", man, want)
 	}
@@ -711,5 +715,163 @@ func TestVerifyReadsBagitPyBags(t *testing.T) {
 		if c.Valid() || !strings.Contains(strings.Join(c.Problems, "\n"), spoil+": sha256") {
 			t.Errorf("%s changed: problems %v", spoil, c.Problems)
 		}
+	}
+}
+
+// A bag names its files its own way: no "%", CR or LF (bagit.py and
+// bagit-java do not decode RFC 8493's %25, %0D, %0A), no character a
+// validator splits lines at or strips; the name says what the copy's path
+// is, and a tag file keeps the URI, the fetch time and the exact path.
+func TestPayloadName(t *testing.T) {
+	for _, tc := range []struct{ path, name, back string }{
+		{"example.org/a.txt", "example.org/a.txt", ""},
+		{"h/p%3Fx=1&y=%2Fz", "h/p^3Fx=1&y=^2Fz", ""},
+		{"h/100%25.txt", "h/100^25.txt", ""},
+		{"h/%43ON.txt", "h/^43ON.txt", ""},
+		{"h/a^b^", "h/a^^b^^", ""},
+		{"h/50%", "h/50^_", ""},
+		{"h/50%4", "h/50^_4", ""},
+		{"h/tab%09x", "h/tab^09x", ""},
+		{"h/with space.txt", "h/with space.txt", ""},
+		{"h/trailing%20", "h/trailing^20", ""},
+		{"h/é.txt", "h/é.txt", ""},
+		{"h/tab\tx", "h/tab^09x", "h/tab%09x"},
+		{"h/a\u2028b", "h/a^E2^80^A8b", "h/a%E2%80%A8b"},
+		{"h/nel\u0085", "h/nel^C2^85", "h/nel%C2%85"},
+		{"h/rlo\u202ex", "h/rlo^E2^80^AEx", "h/rlo%E2%80%AEx"},
+		{"h/nbsp\u00a0/x", "h/nbsp^C2^A0/x", "h/nbsp%C2%A0/x"},
+		{"h/space /x", "h/space^20/x", "h/space%20/x"},
+		{"h/bad\xffutf8", "h/bad^FFutf8", "h/bad%FFutf8"},
+	} {
+		name := PayloadName(tc.path)
+		if name != tc.name {
+			t.Errorf("PayloadName(%q) = %q, want %q", tc.path, name, tc.name)
+		}
+		back, err := CopyPath(name)
+		want := tc.back
+		if want == "" {
+			want = tc.path
+		}
+		if err != nil || back != want {
+			t.Errorf("CopyPath(%q) = %q, %v; want %q", name, back, err, want)
+		}
+	}
+	for _, bad := range []string{"a^", "a^x", "a^0", "a^0g", "a%41"} {
+		if p, err := CopyPath(bad); err == nil {
+			t.Errorf("CopyPath(%q) = %q: not a bag's name", bad, p)
+		}
+	}
+}
+
+func FuzzPayloadName(f *testing.F) {
+	for _, s := range []string{"a/b", "p%3Fx", "a^b", "50%", "x\u2028", "trail ", "é", "\xff"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, p string) {
+		name := PayloadName(p)
+		if strings.ContainsAny(name, "%\r\n") || !utf8.ValidString(name) || strings.ContainsFunc(name, display.Unsafe) {
+			t.Fatalf("PayloadName(%q) = %q", p, name)
+		}
+		for _, seg := range strings.Split(name, "/") {
+			if r, _ := utf8.DecodeLastRuneInString(seg); unicode.IsSpace(r) {
+				t.Fatalf("PayloadName(%q) = %q: a name ends in white space", p, name)
+			}
+		}
+		back, err := CopyPath(name)
+		if err != nil {
+			t.Fatalf("CopyPath(PayloadName(%q) = %q): %v", p, name, err)
+		}
+		if !strings.ContainsFunc(p, display.Unsafe) && utf8.ValidString(p) && !endsInSpace(p) && back != p {
+			t.Fatalf("%q → %q → %q", p, name, back)
+		}
+	})
+}
+
+func endsInSpace(p string) bool {
+	for _, seg := range strings.Split(p, "/") {
+		if r, _ := utf8.DecodeLastRuneInString(seg); r != ' ' && unicode.IsSpace(r) {
+			return true
+		}
+		if strings.HasSuffix(seg, " ") {
+			return true
+		}
+	}
+	return false
+}
+
+// The names a path rule writes as %XX (a query string, "%", CON, a tab, a
+// trailing space) are in the bag under names without "%", the manifests
+// list them as every reader reads them, and resourcesync-uris.txt maps each
+// back to its URI, its fetch time and its path in the copy.
+func TestWriteNamesHostilePaths(t *testing.T) {
+	files := []copyRow{
+		{uri: "http://example.org/p?x=1&y=/z", path: "example.org/p%3Fx=1&y=%2Fz", body: "query"},
+		{uri: "http://example.org/100%25.txt", path: "example.org/100%25.txt", body: "percent"},
+		{uri: "http://example.org/CON", path: "example.org/%43ON", body: "device"},
+		{uri: "http://example.org/tab%09x", path: "example.org/tab%09x", body: "tab"},
+		{uri: "http://example.org/with%20space.txt", path: "example.org/with space.txt", body: "space"},
+		{uri: "http://example.org/trailing%20", path: "example.org/trailing%20", body: "trailing"},
+		{uri: "http://example.org/caret^", path: "example.org/caret^", body: "caret"},
+	}
+	st, db, _ := makeCopy(t, files)
+	out := filepath.Join(t.TempDir(), "bag")
+	if _, err := Write(context.Background(), st, db, out, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []string{"manifest-sha256.txt", "manifest-md5.txt"} {
+		b, _ := os.ReadFile(filepath.Join(out, m))
+		if strings.Contains(string(b), "%") {
+			t.Errorf("%s holds a %%:\n%s", m, b)
+		}
+	}
+	uris, err := os.ReadFile(filepath.Join(out, "resourcesync-uris.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows [][]string
+	for _, line := range strings.Split(strings.TrimSuffix(string(uris), "\n"), "\n") {
+		if !strings.HasPrefix(line, "#") {
+			rows = append(rows, strings.Split(line, "\t"))
+		}
+	}
+	if len(rows) != len(files) {
+		t.Fatalf("resourcesync-uris.txt: %d rows:\n%s", len(rows), uris)
+	}
+	for i, f := range files {
+		name := "data/" + PayloadName(f.path)
+		if b, err := os.ReadFile(filepath.Join(out, filepath.FromSlash(name))); err != nil || string(b) != f.body {
+			t.Errorf("%s: %q %v", name, b, err)
+		}
+		if want := []string{name, f.uri, "2026-11-02T10:00:00Z", f.path}; !slices.Equal(rows[i], want) {
+			t.Errorf("row %d: %q, want %q", i, rows[i], want)
+		}
+	}
+	c, err := Verify(context.Background(), out, nil)
+	if err != nil || !c.Valid() {
+		t.Errorf("verify: %v %v", err, c.Problems)
+	}
+	tm, _ := os.ReadFile(filepath.Join(out, "tagmanifest-sha256.txt"))
+	if !strings.Contains(string(tm), " resourcesync-uris.txt\n") {
+		t.Errorf("the tag manifest does not cover resourcesync-uris.txt:\n%s", tm)
+	}
+}
+
+// Text a Source controls (its links, its titles) reaches bag-info.txt on
+// one line, without a control, bidirectional or line-separator character,
+// which bagit.py would split a line at.
+func TestBagInfoSafeText(t *testing.T) {
+	st, db, _ := makeCopy(t, sample)
+	out := filepath.Join(t.TempDir(), "bag")
+	hostile := "a\u2028b\u2029c\u0085d\u009be\u202eevil\u2066f\rg\nh\x1bi\xffj"
+	_, err := Write(context.Background(), st, db, out, Options{Info: []Field{{"ResourceSync-Source-Description-Link", hostile}, {"Bad\u2028Label:x", "v"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	info := readInfo(t, out)
+	if !utf8.ValidString(info) || strings.ContainsFunc(strings.ReplaceAll(info, "\n", ""), display.Unsafe) {
+		t.Errorf("bag-info.txt holds unsafe text: %q", info)
+	}
+	if !strings.Contains(info, "ResourceSync-Source-Description-Link: a b c d e evil f g h i\uFFFDj\n") || !strings.Contains(info, "\nBadLabelx: v\n") {
+		t.Errorf("bag-info.txt: %q", info)
 	}
 }

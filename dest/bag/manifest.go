@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"rsx/display"
 )
 
 // manifests writes the payload manifests as files are added: one per
@@ -15,6 +17,7 @@ import (
 type manifests struct {
 	dir   string
 	files map[string]*manifestFile
+	uris  *manifestFile // resourcesync-uris.txt
 }
 
 type manifestFile struct {
@@ -33,14 +36,41 @@ func newManifests(dir string) (*manifests, error) {
 		}
 		m.files[a.bagit] = &manifestFile{f: f, w: bufio.NewWriterSize(f, 64<<10), live: true}
 	}
+	f, err := os.Create(filepath.Join(dir, URIsFile))
+	if err != nil {
+		m.close()
+		return nil, fmt.Errorf("bag: %w", err)
+	}
+	m.uris = &manifestFile{f: f, w: bufio.NewWriterSize(f, 64<<10), live: true}
+	if _, err := m.uris.w.WriteString(urisHeader); err != nil {
+		m.close()
+		return nil, fmt.Errorf("bag: write %s: %w", URIsFile, err)
+	}
 	return m, nil
+}
+
+// URIsFile is the tag file that maps each payload file to the resource it
+// is a copy of: its URI, when rsx fetched it, and its path in the copy.
+const URIsFile = "resourcesync-uris.txt"
+
+const urisHeader = `# ` + URIsFile + `, written by rsx bag: each payload file of this bag, the URI of the resource it is a copy of,
+# when rsx fetched it (UTC), and its path in the copy (DEST). One file a line, its fields separated by a tab; in a field,
+# a backslash is written \\, a tab \t, CR \r, LF \n, another control character \xNN, a bidirectional or line-separator
+# character \uNNNN.
+# payload	uri	fetched	path
+`
+
+// tagField is text for a field of resourcesync-uris.txt (see urisHeader).
+func tagField(s string) string {
+	return display.Escape(strings.ReplaceAll(s, `\`, `\\`))
 }
 
 func (m *manifests) add(e *entry) error {
 	if _, ok := e.digests["sha256"]; !ok {
 		return fmt.Errorf("bag: %s: no SHA-256 digest", e.res.Path)
 	}
-	line := " data/" + EncodePath(e.res.Path) + "\n"
+	name := "data/" + PayloadName(e.res.Path)
+	line := " " + EncodePath(name) + "\n"
 	for alg, mf := range m.files {
 		if !mf.live {
 			continue
@@ -54,12 +84,27 @@ func (m *manifests) add(e *entry) error {
 			return fmt.Errorf("bag: write manifest-%s.txt: %w", alg, err)
 		}
 	}
+	fetched := ""
+	if !e.res.FetchedAt.IsZero() {
+		fetched = stamp(e.res.FetchedAt)
+	}
+	if _, err := m.uris.w.WriteString(name + "\t" + tagField(e.res.URI) + "\t" + fetched + "\t" + tagField(e.res.Path) + "\n"); err != nil {
+		return fmt.Errorf("bag: write %s: %w", URIsFile, err)
+	}
 	return nil
 }
 
 // finish closes the manifests, removes those that do not list every file,
 // and returns the algorithms of those kept.
 func (m *manifests) finish() ([]string, error) {
+	err := m.uris.w.Flush()
+	if cerr := m.uris.f.Close(); err == nil {
+		err = cerr
+	}
+	m.uris.f = nil
+	if err != nil {
+		return nil, fmt.Errorf("bag: write %s: %w", URIsFile, err)
+	}
 	var kept []string
 	for _, a := range bagitAlgs {
 		mf := m.files[a.bagit]
@@ -83,6 +128,9 @@ func (m *manifests) finish() ([]string, error) {
 }
 
 func (m *manifests) close() {
+	if m.uris != nil && m.uris.f != nil {
+		m.uris.f.Close()
+	}
 	for _, mf := range m.files {
 		if mf.f != nil {
 			mf.f.Close()

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"syscall"
 	"time"
 
 	"rsx/dest/state"
@@ -28,9 +29,10 @@ func place(ctx context.Context, st store.Store, local, tmp string, e *entry, opt
 		e.refused = "its path cannot be in a bag: " + err.Error()
 		return
 	}
-	dst := filepath.Join(tmp, "data", filepath.FromSlash(r.Path))
+	name := PayloadName(r.Path)
+	dst := filepath.Join(tmp, "data", filepath.FromSlash(name))
 	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-		e.err = fmt.Errorf("bag: %w", err)
+		failPlace(e, name, err)
 		return
 	}
 	if !r.DamagedAt.IsZero() {
@@ -61,13 +63,28 @@ func place(ctx context.Context, st store.Store, local, tmp string, e *entry, opt
 	if quickOK && hasSHA256 && !opt.Verify {
 		// The record stands: the file goes in as it is, unread.
 		if e.how, err = put(ctx, f, dst, opt); err != nil {
-			e.err = fmt.Errorf("bag: %s: %w", r.Path, err)
+			failPlace(e, name, err)
 			return
 		}
 		e.digests = bagitDigests(r.Digests)
 		return
 	}
-	placeHashed(ctx, src, f, dst, e, opt)
+	placeHashed(ctx, src, f, name, dst, e, opt)
+}
+
+// failPlace records why a file could not be put in the bag: a name another
+// file holds (a path of an older copy holding a character the bag escapes,
+// beside its escaped twin), or one too long for the file system, keeps
+// that file out; anything else stops the bag.
+func failPlace(e *entry, name string, err error) {
+	switch {
+	case errors.Is(err, fs.ErrExist), errors.Is(err, syscall.ENOTDIR):
+		e.refused = "its name in the bag, " + name + ", is another file's"
+	case errors.Is(err, syscall.ENAMETOOLONG):
+		e.refused = "its name in the bag, " + name + ", is too long for the file system"
+	default:
+		e.err = fmt.Errorf("bag: %s: %w", e.res.Path, err)
+	}
 }
 
 // placeHashed puts a file whose record is not trusted as it stands in the
@@ -75,7 +92,7 @@ func place(ctx context.Context, st store.Store, local, tmp string, e *entry, opt
 // (and SHA-256 when none is recorded) and checked against the record. A
 // local file is cloned or linked first where it can be, and the bag's file
 // is what is read; otherwise the bytes are hashed as they are copied.
-func placeHashed(ctx context.Context, src io.Reader, f *os.File, dst string, e *entry, opt Options) {
+func placeHashed(ctx context.Context, src io.Reader, f *os.File, name, dst string, e *entry, opt Options) {
 	r := &e.res
 	recorded := r.Digests.HashList()
 	declared := recorded
@@ -96,8 +113,10 @@ func placeHashed(ctx context.Context, src io.Reader, f *os.File, dst string, e *
 		err = copyFile(ctxReader{ctx, src}, dst, v)
 	}
 	if err != nil {
-		os.Remove(dst)
-		e.err = fmt.Errorf("bag: %s: %w", r.Path, err)
+		if e.how != copied {
+			os.Remove(dst) // the clone or link made here (copyFile removes what it made)
+		}
+		failPlace(e, name, err)
 		return
 	}
 	if reason := mismatch(v, r, recorded); reason != "" {

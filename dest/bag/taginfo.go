@@ -44,7 +44,7 @@ func writeTagFiles(dir string, res *Result, opt Options, now time.Time) error {
 	if err := os.WriteFile(filepath.Join(dir, "bag-info.txt"), []byte(b.String()), 0o644); err != nil {
 		return fmt.Errorf("bag: %w", err)
 	}
-	tagFiles := []string{"bagit.txt", "bag-info.txt"}
+	tagFiles := []string{"bagit.txt", "bag-info.txt", URIsFile}
 	for _, a := range res.Manifests {
 		tagFiles = append(tagFiles, "manifest-"+a+".txt")
 	}
@@ -78,26 +78,29 @@ func stateAlg(bagit string) string {
 	return bagit
 }
 
-// cleanLabel makes a label RFC 8493 accepts: no colon, no control
-// character, no surrounding white space.
+// cleanLabel makes a label RFC 8493 accepts: no colon, no control,
+// bidirectional or line-separator character, no surrounding white space.
 func cleanLabel(s string) string {
 	s = strings.Map(func(r rune) rune {
-		if r == ':' || r < 0x20 || r == 0x7f {
+		if r == ':' || display.Unsafe(r) {
 			return -1
 		}
 		return r
-	}, s)
+	}, strings.ToValidUTF8(s, "\uFFFD"))
 	return strings.TrimSpace(s)
 }
 
-// cleanValue keeps a value on one line: line breaks and other control
-// characters become spaces.
+// cleanValue keeps a value (text a Source controls among them: its links,
+// its titles) on one line that every reader takes as one: a control
+// character (CR, LF, NEL, …), a line or paragraph separator (bagit-python
+// splits lines at U+2028 and U+2029) and a bidirectional control become
+// spaces, bytes that are not UTF-8 U+FFFD.
 func cleanValue(s string) string {
 	s = strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f {
+		if display.Unsafe(r) {
 			return ' '
 		}
 		return r
-	}, s)
+	}, strings.ToValidUTF8(s, "\uFFFD"))
 	return strings.TrimSpace(s)
 }
