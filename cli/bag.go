@@ -41,22 +41,35 @@ must not exist yet or be empty: the package Archivematica, a repository's
 ingest and other preservation systems take in.
 
   OUT/bagit.txt                 the bag's declaration
-  OUT/data/…                    the files, at their paths in DEST
+  OUT/data/…                    the files, at their paths in DEST, each %
+                                written ^ (a ^ as ^^): no name holds %, CR
+                                or LF, so that bagit.py and RFC 8493 readers
+                                read the manifests alike
   OUT/manifest-sha256.txt       a SHA-256 of every file (and manifest-md5.txt,
                                 -sha512, -sha1 where the state holds that
                                 digest of every file: those the Source declared)
-  OUT/bag-info.txt              Bagging-Date, Payload-Oxum, Bag-Size, the
-                                Source's Capability List, the copy's baseline
-                                and point, its last run, and the Source
-                                Description's metadata
+  OUT/bag-info.txt              Bagging-Date, Payload-Oxum, Bag-Size; for each
+                                Source its Capability List, the run of the
+                                history the bag reflects (number, end), the
+                                baseline, the copy's point, whether the copy
+                                is complete, what was left out and why; the
+                                Source Description's metadata
+  OUT/resourcesync-uris.txt     each file's URI, fetch time and path in DEST
   OUT/tagmanifest-sha256.txt    digests of the tag files
+
+A bag is made of a complete copy only: a copy whose baseline is not
+finished, or whose last run has no end recorded or did not exit 0, is
+refused (exit 1, nothing written) with the reasons and the rsx sync that
+finishes it; --incomplete makes the bag anyway, marked so in bag-info.txt
+(ResourceSync-Copy-Complete: no), without a copy point.
 
 The digests come from the state: each was verified when the file was
 written. A file is read again only when its record cannot be trusted as it
 stands (its modification time is not the one recorded, or the state holds no
 SHA-256 of it); --verify reads and checks every file. A file that does not
 match its record (missing, another length, another digest, or found damaged
-by an audit) keeps the bag from being written: run rsx sync first (exit 1).
+by an audit) keeps the bag from being written: run rsx sync first (exit 1);
+with --incomplete it is left out, and counted.
 
 A bag is a copy: an edit of the copy in place afterwards leaves the bag as
 it was. Files are reflinked where the file system can (a copy-on-write
@@ -74,8 +87,9 @@ small requests; --offline leaves it out).
 
 rsx bag --verify BAG checks an existing bag against RFC 8493: bagit.txt,
 every payload file in every manifest and present, every digest computed
-again, Payload-Oxum, and the tag manifests. Exit status 1 when it is not
-valid.`,
+again, Payload-Oxum, and the tag manifests; bags bagit.py writes (a % in a
+name written as it is) as well as rsx's. Exit status 1 when it is not valid.
+docs/bag.md says what a bag holds.`,
 		Example: `  rsx sync --dest ./copy http://127.0.0.1:8080/dataset1/capabilitylist.xml
   rsx bag ./copy ./copy-bag
   rsx bag --verify ./copy-bag
