@@ -875,3 +875,47 @@ func TestBagInfoSafeText(t *testing.T) {
 		t.Errorf("bag-info.txt: %q", info)
 	}
 }
+
+// A copy of several Sources is complete only when each is; the refusal
+// names the one that is not, and --source bags the others.
+func TestWriteSeveralSources(t *testing.T) {
+	st, db, dir := makeCopy(t, sample)
+	ctx := context.Background()
+	other, err := db.EnsureSource(ctx, "http://example.net/capabilitylist.xml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.MkdirAll(filepath.Join(dir, "example.net"), 0o755)
+	os.WriteFile(filepath.Join(dir, "example.net/n.txt"), []byte("net"), 0o644)
+	fi, _ := os.Stat(filepath.Join(dir, "example.net/n.txt"))
+	w := db.NewWriter(state.WriterOptions{})
+	if err := w.PutResource(ctx, &state.Resource{SourceID: other.ID, URI: "http://example.net/n.txt", Path: "example.net/n.txt", Length: 3,
+		Digests: state.Digests("sha-256:" + sha("net")), FetchedAt: fetchedAt, VerifiedAt: fetchedAt, FileMTime: fi.ModTime()}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	recordRun(t, db, state.Run{SourceID: other.ID, Mode: "baseline", Created: 1, Failed: 1, Ended: runEnded, ExitStatus: 1})
+
+	res, err := Write(ctx, st, db, filepath.Join(t.TempDir(), "bag"), Options{})
+	if !errors.Is(err, ErrIncomplete) || !strings.Contains(err.Error(), "example.net") || strings.Contains(err.Error(), "example.org") {
+		t.Fatalf("err %v", err)
+	}
+	if len(res.Copies) != 2 || !res.Copies[0].Complete() || res.Copies[1].Complete() {
+		t.Errorf("copies %+v", res.Copies)
+	}
+	out := filepath.Join(t.TempDir(), "bag")
+	res, err = Write(ctx, st, db, out, Options{Sources: []string{"http://example.org/capabilitylist.xml"}})
+	if err != nil || res.Files != 3 || res.Incomplete {
+		t.Fatalf("--source: %v, %d files", err, res.Files)
+	}
+	out = filepath.Join(t.TempDir(), "bag")
+	if res, err = Write(ctx, st, db, out, Options{Incomplete: true}); err != nil || res.Files != 4 || !res.Incomplete {
+		t.Fatalf("--incomplete: %v", err)
+	}
+	info := readInfo(t, out)
+	if strings.Count(info, "ResourceSync-Capability-List: ") != 2 || !strings.Contains(info, "ResourceSync-Copy-Complete: yes\n") || !strings.Contains(info, "ResourceSync-Copy-Complete: no\n") {
+		t.Errorf("bag-info.txt:\n%s", info)
+	}
+}
