@@ -33,6 +33,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"rsx/dest/state"
@@ -212,6 +213,8 @@ type writer struct {
 	res     *Result
 	mf      *manifests
 	done    bool // the bag is in place: nothing to remove
+	// noClone: the file system refused a reflink; copies from then on.
+	noClone atomic.Bool
 }
 
 // begin checks out and the Sources asked for, and makes the folder the bag
@@ -284,7 +287,7 @@ func (w *writer) payload(ctx context.Context) error {
 	for range workers {
 		wg.Go(func() {
 			for e := range jobs {
-				place(ctx, w.st, w.local, w.tmp, e, w.opt)
+				w.place(ctx, e)
 				results <- e
 			}
 		})

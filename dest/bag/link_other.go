@@ -2,10 +2,13 @@
 
 package bag
 
-import "os"
+import (
+	"errors"
+	"os"
+)
 
 // clone clones nothing here: the caller copies.
-func clone(*os.File, string) bool { return false }
+func clone(_, _ *os.File) error { return errors.ErrUnsupported }
 
 // hardLink links nothing where rsx cannot link the very file it opened: the
 // caller copies.

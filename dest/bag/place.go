@@ -19,7 +19,8 @@ import (
 
 // place puts one file in the bag's payload and fills in its digests, or says
 // why it cannot.
-func place(ctx context.Context, st store.Store, local, tmp string, e *entry, opt Options) {
+func (w *writer) place(ctx context.Context, e *entry) {
+	st, tmp, opt := w.st, w.tmp, w.opt
 	if ctx.Err() != nil {
 		e.err = ctx.Err()
 		return
@@ -62,14 +63,14 @@ func place(ctx context.Context, st store.Store, local, tmp string, e *entry, opt
 	quickOK := f != nil && !r.FileMTime.IsZero() && fi.ModTime.Equal(r.FileMTime)
 	if quickOK && hasSHA256 && !opt.Verify {
 		// The record stands: the file goes in as it is, unread.
-		if e.how, err = put(ctx, f, dst, opt); err != nil {
+		if e.how, err = w.put(ctx, f, dst); err != nil {
 			failPlace(e, name, err)
 			return
 		}
 		e.digests = bagitDigests(r.Digests)
 		return
 	}
-	placeHashed(ctx, src, f, name, dst, e, opt)
+	w.placeHashed(ctx, src, f, name, dst, e)
 }
 
 // failPlace records why a file could not be put in the bag: a name another
@@ -90,9 +91,9 @@ func failPlace(e *entry, name string, err error) {
 // placeHashed puts a file whose record is not trusted as it stands in the
 // bag, reading it once: its bytes are hashed with every recorded algorithm
 // (and SHA-256 when none is recorded) and checked against the record. A
-// local file is cloned or linked first where it can be, and the bag's file
+// local file is linked or cloned first where it can be, and the bag's file
 // is what is read; otherwise the bytes are hashed as they are copied.
-func placeHashed(ctx context.Context, src io.Reader, f *os.File, name, dst string, e *entry, opt Options) {
+func (w *writer) placeHashed(ctx context.Context, src io.Reader, f *os.File, name, dst string, e *entry) {
 	r := &e.res
 	recorded := r.Digests.HashList()
 	declared := recorded
@@ -100,22 +101,22 @@ func placeHashed(ctx context.Context, src io.Reader, f *os.File, name, dst strin
 		declared = append(slices.Clone(recorded), model.Hash{Alg: "sha-256"})
 	}
 	v := model.NewVerifier(declared)
+	var out *os.File
 	var err error
-	e.how = copied
-	if f != nil && opt.Link && hardLink(f, dst) {
-		e.how = hardLinked
-	} else if f != nil && !opt.Copy && clone(f, dst) {
-		e.how = reflinked
-	}
-	if e.how != copied {
-		err = hashFile(ctx, dst, v)
+	if f != nil {
+		e.how, out, err = w.share(f, dst)
 	} else {
-		err = copyFile(ctxReader{ctx, src}, dst, v)
+		e.how, out, err = copied, nil, nil
+		out, err = os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	}
+	if err == nil {
+		if out != nil {
+			err = copyInto(out, dst, ctxReader{ctx, src}, v)
+		} else if err = hashFile(ctx, dst, v); err != nil {
+			os.Remove(dst) // the link or clone made here
+		}
 	}
 	if err != nil {
-		if e.how != copied {
-			os.Remove(dst) // the clone or link made here (copyFile removes what it made)
-		}
 		failPlace(e, name, err)
 		return
 	}
@@ -199,39 +200,58 @@ const (
 )
 
 // put makes dst the content of the open local file f without reading
-// it: a hard link when Options.Link asks for one, else a reflink where the
-// file system has them (unless Options.Copy), else a copy (copy_file_range
-// on Linux: the kernel copies, and some file systems clone).
-func put(ctx context.Context, f *os.File, dst string, opt Options) (linkKind, error) {
-	if opt.Link && hardLink(f, dst) {
-		return hardLinked, nil
+// it in Go: shared (share), else copied (copy_file_range on Linux: the
+// kernel copies, and some file systems clone).
+func (w *writer) put(ctx context.Context, f *os.File, dst string) (linkKind, error) {
+	kind, out, err := w.share(f, dst)
+	if err != nil || out == nil {
+		return kind, err
 	}
-	if !opt.Copy && clone(f, dst) {
-		return reflinked, nil
-	}
-	return copied, copyFile(ctxChunks{ctx, f}, dst, nil)
+	return copied, copyInto(out, dst, ctxChunks{ctx, f}, nil)
 }
 
-// copyFile writes src to a new file dst, and to tee when given.
-func copyFile(src io.Reader, dst string, tee io.Writer) error {
+// share makes dst share the bytes of the open local file f: a hard link
+// when Options.Link asks for one, a reflink where the file system has them
+// (unless Options.Copy). Otherwise it returns dst made and empty, open, for
+// the caller to copy into. A file system that refuses a clone is not asked
+// again for this bag: on ext4 or tmpfs every clone fails, and each try
+// costs the calls of a file.
+func (w *writer) share(f *os.File, dst string) (linkKind, *os.File, error) {
+	if w.opt.Link && hardLink(f, dst) {
+		return hardLinked, nil, nil
+	}
 	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
-		return err
+		return copied, nil, err
 	}
+	if !w.opt.Copy && !w.noClone.Load() {
+		if err := clone(out, f); err == nil {
+			if err := out.Close(); err != nil {
+				os.Remove(dst)
+				return copied, nil, err
+			}
+			return reflinked, nil, nil
+		}
+		w.noClone.Store(true)
+	}
+	return copied, out, nil
+}
+
+// copyInto writes src into out, the new file dst, and to tee when given;
+// it closes out, and removes dst when it fails.
+func copyInto(out *os.File, dst string, src io.Reader, tee io.Writer) error {
 	var w io.Writer = out
 	if tee != nil {
 		w = io.MultiWriter(out, tee)
 	}
-	if _, err := io.Copy(w, src); err != nil {
-		out.Close()
-		os.Remove(dst)
-		return err
+	_, err := io.Copy(w, src)
+	if cerr := out.Close(); err == nil {
+		err = cerr
 	}
-	if err := out.Close(); err != nil {
+	if err != nil {
 		os.Remove(dst)
-		return err
 	}
-	return nil
+	return err
 }
 
 // ctxChunks is a file read in chunks of copyChunk, each a WriteTo of a
