@@ -7,18 +7,19 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// link makes dst the open file f without copying its bytes: a reflink (a
-// copy-on-write clone: the bag and the copy then change independently) where
-// the file system has them, else a hard link to the very inode opened (through
-// /proc/self/fd, so that a path swapped since cannot redirect it).
-func link(f *os.File, dst string) (linkKind, bool) {
-	if out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644); err == nil {
-		cerr := unix.IoctlFileClone(int(out.Fd()), int(f.Fd()))
-		if err := out.Close(); cerr == nil && err == nil {
-			return reflinked, true
-		}
-		os.Remove(dst)
-	}
+// clone makes out, a new empty file, a reflink of the open file f: a
+// copy-on-write clone (FICLONE: btrfs, XFS, bcachefs, …) that shares the
+// blocks until either is written, so that it costs no bytes and the bag and
+// the copy still change independently. An error where the file system has
+// none (ext4, tmpfs, two file systems): the caller copies.
+func clone(out, f *os.File) error {
+	return unix.IoctlFileClone(int(out.Fd()), int(f.Fd()))
+}
+
+// hardLink makes dst a hard link to the very inode f opened (through
+// /proc/self/fd, so that a path swapped since cannot redirect it). The bag's
+// file is then the copy's own: an edit of either in place changes both.
+func hardLink(f *os.File, dst string) bool {
 	err := unix.Linkat(unix.AT_FDCWD, "/proc/self/fd/"+strconv.Itoa(int(f.Fd())), unix.AT_FDCWD, dst, unix.AT_SYMLINK_FOLLOW)
-	return hardLinked, err == nil
+	return err == nil
 }

@@ -2,8 +2,14 @@
 
 package bag
 
-import "os"
+import (
+	"errors"
+	"os"
+)
 
-// link links nothing where rsx cannot link the very file it opened: the
+// clone clones nothing here: the caller copies.
+func clone(_, _ *os.File) error { return errors.ErrUnsupported }
+
+// hardLink links nothing where rsx cannot link the very file it opened: the
 // caller copies.
-func link(*os.File, string) (linkKind, bool) { return copied, false }
+func hardLink(*os.File, string) bool { return false }

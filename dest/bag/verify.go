@@ -71,12 +71,38 @@ func Verify(ctx context.Context, dir string, progress func(files int, bytes int6
 		return nil, fmt.Errorf("bag: %w", err)
 	}
 	defer root.Close()
+	if !c.declaration(root) {
+		return c, nil
+	}
+	payload, err := c.payloadFiles(ctx, root)
+	if err != nil {
+		return nil, err
+	}
+	want, tagManifests, err := c.manifests(root, payload)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range slices.Sorted(mapKeys(payload)) {
+		c.Files++
+		c.Bytes += payload[p]
+	}
+	if err := c.hashPayload(ctx, root, want, progress); err != nil {
+		return nil, err
+	}
+	c.oxum(root)
+	for _, name := range tagManifests {
+		c.tagManifest(root, name)
+	}
+	return c, nil
+}
 
-	// bagit.txt
+// declaration checks bagit.txt and that there is a payload folder; false
+// when there is no bag to read further.
+func (c *Check) declaration(root *os.Root) bool {
 	decl, err := root.ReadFile("bagit.txt")
 	if err != nil {
 		c.problem("bagit.txt: %v (every bag has one)", errors.Unwrap(err))
-		return c, nil
+		return false
 	}
 	fields, bad := parseTagFile(decl)
 	for _, b := range bad {
@@ -95,15 +121,18 @@ func Verify(ctx context.Context, dir string, progress func(files int, bytes int6
 	}
 	if fi, err := root.Stat("data"); err != nil || !fi.IsDir() {
 		c.problem("data/: missing (the payload folder)")
-		return c, nil
+		return false
 	}
 	if _, err := root.Stat("fetch.txt"); err == nil {
 		c.problem("fetch.txt: the bag is not complete until its files are fetched; rsx does not fetch them")
 	}
+	return true
+}
 
-	// The payload on disk.
+// payloadFiles walks data/: every regular file's path (data/…) and length.
+func (c *Check) payloadFiles(ctx context.Context, root *os.Root) (map[string]int64, error) {
 	payload := map[string]int64{}
-	err = fs.WalkDir(root.FS(), "data", func(p string, d fs.DirEntry, err error) error {
+	err := fs.WalkDir(root.FS(), "data", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			c.problem("%s: %v", p, err)
 			return nil
@@ -125,17 +154,20 @@ func Verify(ctx context.Context, dir string, progress func(files int, bytes int6
 		}
 		return nil
 	})
-	if err != nil {
-		return nil, err
-	}
+	return payload, err
+}
 
-	// Payload manifests.
+// listed is a digest a payload manifest gives of a file.
+type listed struct {
+	alg, digest string
+}
+
+// manifests reads the payload manifests: the digests each payload file is
+// to have; and names the tag manifests (sorted).
+func (c *Check) manifests(root *os.Root, payload map[string]int64) (map[string][]listed, []string, error) {
 	ents, err := root.FS().(fs.ReadDirFS).ReadDir(".")
 	if err != nil {
-		return nil, fmt.Errorf("bag: %w", err)
-	}
-	type listed struct {
-		alg, digest string
+		return nil, nil, fmt.Errorf("bag: %w", err)
 	}
 	want := map[string][]listed{} // payload path → digests the manifests give
 	var tagManifests []string
@@ -143,43 +175,7 @@ func Verify(ctx context.Context, dir string, progress func(files int, bytes int6
 		name := e.Name()
 		switch {
 		case strings.HasPrefix(name, "manifest-") && strings.HasSuffix(name, ".txt"):
-			alg := strings.TrimSuffix(strings.TrimPrefix(name, "manifest-"), ".txt")
-			if _, ok := verifyAlgs[alg]; !ok {
-				c.problem("%s: rsx cannot compute %s digests", name, alg)
-				continue
-			}
-			c.Manifests = append(c.Manifests, alg)
-			data, err := root.ReadFile(name)
-			if err != nil {
-				c.problem("%s: %v", name, err)
-				continue
-			}
-			seen := map[string]bool{}
-			forEachManifestLine(data, func(n int, digest, p string, lineErr string) {
-				if lineErr != "" {
-					c.problem("%s line %d: %s", name, n, lineErr)
-					return
-				}
-				if !payloadPath(p) {
-					c.problem("%s line %d: %q is not a path under data/", name, n, p)
-					return
-				}
-				if seen[p] {
-					c.problem("%s line %d: %s is listed twice", name, n, p)
-					return
-				}
-				seen[p] = true
-				if _, ok := payload[p]; !ok {
-					c.problem("%s line %d: %s is listed but not in the bag", name, n, p)
-					return
-				}
-				want[p] = append(want[p], listed{alg, strings.ToLower(digest)})
-			})
-			for p := range payload {
-				if !seen[p] {
-					c.problem("%s: %s is in the payload but not in this manifest", name, p)
-				}
-			}
+			c.payloadManifest(root, name, payload, want)
 		case strings.HasPrefix(name, "tagmanifest-") && strings.HasSuffix(name, ".txt"):
 			tagManifests = append(tagManifests, name)
 		}
@@ -188,17 +184,63 @@ func Verify(ctx context.Context, dir string, progress func(files int, bytes int6
 		c.problem("no payload manifest (manifest-ALG.txt)")
 	}
 	slices.Sort(c.Manifests)
+	slices.Sort(tagManifests)
+	return want, tagManifests, nil
+}
 
-	// Every payload file read once, hashed with every algorithm listed.
-	paths := make([]string, 0, len(want))
-	for p := range want {
-		paths = append(paths, p)
+// payloadManifest reads one payload manifest into want.
+func (c *Check) payloadManifest(root *os.Root, name string, payload map[string]int64, want map[string][]listed) {
+	alg := strings.TrimSuffix(strings.TrimPrefix(name, "manifest-"), ".txt")
+	if _, ok := verifyAlgs[alg]; !ok {
+		c.problem("%s: rsx cannot compute %s digests", name, alg)
+		return
 	}
-	slices.Sort(paths)
-	for _, p := range slices.Sorted(mapKeys(payload)) {
-		c.Files++
-		c.Bytes += payload[p]
+	c.Manifests = append(c.Manifests, alg)
+	data, err := root.ReadFile(name)
+	if err != nil {
+		c.problem("%s: %v", name, err)
+		return
 	}
+	seen := map[string]bool{}
+	forEachManifestLine(data, func(n int, digest, p, literal string, lineErr string) {
+		if lineErr != "" {
+			c.problem("%s line %d: %s", name, n, lineErr)
+			return
+		}
+		if _, ok := payload[p]; !ok && literal != p {
+			// bagit-python and bagit-java write "%" as it is (they escape
+			// CR and LF only): a path that is in the payload as written,
+			// and not as RFC 8493 decodes it, is that file.
+			if _, ok := payload[literal]; ok {
+				p = literal
+			}
+		}
+		if !payloadPath(p) {
+			c.problem("%s line %d: %q is not a path under data/", name, n, p)
+			return
+		}
+		if seen[p] {
+			c.problem("%s line %d: %s is listed twice", name, n, p)
+			return
+		}
+		seen[p] = true
+		if _, ok := payload[p]; !ok {
+			c.problem("%s line %d: %s is listed but not in the bag", name, n, p)
+			return
+		}
+		want[p] = append(want[p], listed{alg, strings.ToLower(digest)})
+	})
+	for p := range payload {
+		if !seen[p] {
+			c.problem("%s: %s is in the payload but not in this manifest", name, p)
+		}
+	}
+}
+
+// hashPayload reads every payload file listed once, hashed with every
+// algorithm listed, and compares.
+func (c *Check) hashPayload(ctx context.Context, root *os.Root, want map[string][]listed, progress func(files int, bytes int64)) error {
+	paths := slices.Sorted(mapKeys(want))
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	jobs := make(chan string)
@@ -249,71 +291,80 @@ func Verify(ctx context.Context, dir string, progress func(files int, bytes int6
 	}
 	close(jobs)
 	wg.Wait()
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
+	return ctx.Err()
+}
 
-	// bag-info.txt: Payload-Oxum.
-	if info, err := root.ReadFile("bag-info.txt"); err == nil {
-		fields, bad := parseTagFile(info)
-		for _, b := range bad {
-			c.problem("bag-info.txt: %s", b)
-		}
-		if oxum := first(fields, "Payload-Oxum"); oxum != "" {
-			octets, streams, ok := strings.Cut(oxum, ".")
-			o, err1 := strconv.ParseInt(octets, 10, 64)
-			s, err2 := strconv.Atoi(streams)
-			switch {
-			case !ok || err1 != nil || err2 != nil:
-				c.problem("bag-info.txt: Payload-Oxum %q is not OCTETS.FILES", oxum)
-			case o != c.Bytes || s != c.Files:
-				c.problem("bag-info.txt: Payload-Oxum %s, but the payload holds %d bytes in %d files", oxum, c.Bytes, c.Files)
-			}
-		}
-	} else if !errors.Is(err, fs.ErrNotExist) {
+// oxum checks bag-info.txt's Payload-Oxum against the payload counted.
+func (c *Check) oxum(root *os.Root) {
+	info, err := root.ReadFile("bag-info.txt")
+	if errors.Is(err, fs.ErrNotExist) {
+		return
+	}
+	if err != nil {
 		c.problem("bag-info.txt: %v", err)
+		return
 	}
+	fields, bad := parseTagFile(info)
+	for _, b := range bad {
+		c.problem("bag-info.txt: %s", b)
+	}
+	oxum := first(fields, "Payload-Oxum")
+	if oxum == "" {
+		return
+	}
+	octets, streams, ok := strings.Cut(oxum, ".")
+	o, err1 := strconv.ParseInt(octets, 10, 64)
+	s, err2 := strconv.Atoi(streams)
+	switch {
+	case !ok || err1 != nil || err2 != nil:
+		c.problem("bag-info.txt: Payload-Oxum %q is not OCTETS.FILES", oxum)
+	case o != c.Bytes || s != c.Files:
+		c.problem("bag-info.txt: Payload-Oxum %s, but the payload holds %d bytes in %d files", oxum, c.Bytes, c.Files)
+	}
+}
 
-	// Tag manifests.
-	slices.Sort(tagManifests)
-	for _, name := range tagManifests {
-		alg := strings.TrimSuffix(strings.TrimPrefix(name, "tagmanifest-"), ".txt")
-		malg, ok := verifyAlgs[alg]
-		if !ok {
-			c.problem("%s: rsx cannot compute %s digests", name, alg)
-			continue
-		}
-		data, err := root.ReadFile(name)
-		if err != nil {
-			c.problem("%s: %v", name, err)
-			continue
-		}
-		forEachManifestLine(data, func(n int, digest, p string, lineErr string) {
-			if lineErr != "" {
-				c.problem("%s line %d: %s", name, n, lineErr)
-				return
-			}
-			if p != path.Clean(p) || strings.HasPrefix(p, "data/") || strings.HasPrefix(p, "/") || strings.HasPrefix(p, "../") || p == ".." {
-				c.problem("%s line %d: %q is not a tag file's path", name, n, p)
-				return
-			}
-			f, err := root.Open(p)
-			if err != nil {
-				c.problem("%s line %d: %s is listed but cannot be read: %v", name, n, p, errors.Unwrap(err))
-				return
-			}
-			d, err := digestOf(malg, f)
-			f.Close()
-			if err != nil {
-				c.problem("%s line %d: %s: %v", name, n, p, err)
-				return
-			}
-			if d != strings.ToLower(digest) {
-				c.problem("%s: %s %s where the tag manifest says %s (a tag file was changed)", p, alg, d, strings.ToLower(digest))
-			}
-		})
+// tagManifest checks the tag files one tag manifest lists.
+func (c *Check) tagManifest(root *os.Root, name string) {
+	alg := strings.TrimSuffix(strings.TrimPrefix(name, "tagmanifest-"), ".txt")
+	malg, ok := verifyAlgs[alg]
+	if !ok {
+		c.problem("%s: rsx cannot compute %s digests", name, alg)
+		return
 	}
-	return c, nil
+	data, err := root.ReadFile(name)
+	if err != nil {
+		c.problem("%s: %v", name, err)
+		return
+	}
+	forEachManifestLine(data, func(n int, digest, p, literal string, lineErr string) {
+		if lineErr != "" {
+			c.problem("%s line %d: %s", name, n, lineErr)
+			return
+		}
+		if _, err := root.Stat(p); err != nil && literal != p {
+			if _, err := root.Stat(literal); err == nil {
+				p = literal // as bagit-python writes it (see payloadManifest)
+			}
+		}
+		if p != path.Clean(p) || strings.HasPrefix(p, "data/") || strings.HasPrefix(p, "/") || strings.HasPrefix(p, "../") || p == ".." {
+			c.problem("%s line %d: %q is not a tag file's path", name, n, p)
+			return
+		}
+		f, err := root.Open(p)
+		if err != nil {
+			c.problem("%s line %d: %s is listed but cannot be read: %v", name, n, p, errors.Unwrap(err))
+			return
+		}
+		d, err := digestOf(malg, f)
+		f.Close()
+		if err != nil {
+			c.problem("%s line %d: %s: %v", name, n, p, err)
+			return
+		}
+		if d != strings.ToLower(digest) {
+			c.problem("%s: %s %s where the tag manifest says %s (a tag file was changed)", p, alg, d, strings.ToLower(digest))
+		}
+	})
 }
 
 func digestOf(alg string, r io.Reader) (string, error) {
@@ -339,10 +390,10 @@ func payloadPath(p string) bool {
 	return strings.HasPrefix(p, "data/") && p == path.Clean(p)
 }
 
-// forEachManifestLine calls fn with each line's digest and decoded path (or
-// what is wrong with the line). Lines end in LF or CRLF; a digest and a path
+// forEachManifestLine calls fn with each line's digest and path, decoded as
+// RFC 8493 says and as written (or what is wrong with the line). Lines end in LF or CRLF; a digest and a path
 // are separated by one or more spaces or tabs.
-func forEachManifestLine(data []byte, fn func(n int, digest, path, lineErr string)) {
+func forEachManifestLine(data []byte, fn func(n int, digest, path, literal, lineErr string)) {
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	n := 0
@@ -354,23 +405,23 @@ func forEachManifestLine(data []byte, fn func(n int, digest, path, lineErr strin
 		}
 		i := strings.IndexAny(line, " \t")
 		if i <= 0 {
-			fn(n, "", "", "not DIGEST PATH")
+			fn(n, "", "", "", "not DIGEST PATH")
 			continue
 		}
 		digest := line[:i]
 		p := strings.TrimLeft(line[i:], " \t")
 		if p == "" {
-			fn(n, "", "", "no path")
+			fn(n, "", "", "", "no path")
 			continue
 		}
 		if strings.Contains(p, `\`) {
-			fn(n, "", "", "a path with a backslash (BagIt paths are separated by /)")
+			fn(n, "", "", "", "a path with a backslash (BagIt paths are separated by /)")
 			continue
 		}
-		fn(n, digest, DecodePath(p), "")
+		fn(n, digest, DecodePath(p), p, "")
 	}
 	if err := sc.Err(); err != nil {
-		fn(n+1, "", "", err.Error())
+		fn(n+1, "", "", "", err.Error())
 	}
 }
 

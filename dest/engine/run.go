@@ -280,6 +280,8 @@ func (s *Dest) Run(ctx context.Context, p *Plan) (*Result, error) {
 	hist.Finished, hist.SyncedUntil, hist.Stopped, hist.ExitStatus = res.Finished, res.SyncedUntil, res.Stopped, res.ExitStatus()
 	if err := s.db.EndRun(wctx, hist); err != nil && finishErr == nil {
 		r.addFailure(Failure{URL: p.Source, Kind: KindState, Err: err})
+	} else if err == nil {
+		s.publishRunEnd(wctx, r, p.Source)
 	}
 	s.opts.report(r.progress(PhaseFinished, nil))
 	return res, nil
@@ -1002,5 +1004,24 @@ func (s *Dest) RecordPlanFailure(ctx context.Context, target string, started tim
 		return false
 	}
 	r.Ended, r.ExitStatus, r.Stopped, r.SyncedUntil = s.opts.Now(), 2, "the run could not plan: "+cause.Error(), src.Point()
-	return s.db.EndRun(ctx, r) == nil
+	if s.db.EndRun(ctx, r) != nil {
+		return false
+	}
+	if s.isBucket() {
+		s.publish(ctx) // at worst the next run's first batch carries it
+	}
+	return true
+}
+
+// publishRunEnd uploads a bucket's state once the run's end (and its
+// documents) are recorded: they are written after the run's last batch, and
+// without it the bucket's state holds the run with no end (rsx log and rsx
+// bag on another machine, or from a fresh cache, take it for a run killed).
+func (s *Dest) publishRunEnd(ctx context.Context, r *runner, source string) {
+	if !s.isBucket() {
+		return
+	}
+	if err := s.publish(ctx); err != nil {
+		r.addFailure(Failure{URL: source, Kind: KindState, Err: fmt.Errorf("upload the state with the run's end: %w", err)})
+	}
 }
