@@ -115,7 +115,9 @@ no request per resource; the default is list, or dump when the Source offers
 only a dump. Its at is the point the copy continues from. An incremental sync
 applies the changes of the Change Lists after that point (--changes-from dump:
 the Change Dump), each resource's last change only; closed lists processed
-before are not fetched again. When the live Change List Index (or Change
+before are not fetched again while they stay the same (one whose until is
+when it was served is read again), and the copy's point moves only over the
+lists read. When the live Change List Index (or Change
 Dump) no longer reaches back to the copy's point, the closed lists of the
 Source's Change List Archive (Change Dump Archive) that cover the time since
 are applied first, and named. A change dated in the future (5 minutes'
