@@ -37,6 +37,7 @@ const (
 	outFailed                           // a failure
 	outAbandoned                        // stopped before it was done: not a failure
 	outQueued                           // verified, handed to the committer (which tells the outcome)
+	outGone                             // gone at the Source, as a change after the baseline's at records (live.go): nothing to do
 )
 
 type outcome struct {
@@ -45,6 +46,7 @@ type outcome struct {
 	res     state.Resource
 	adopted bool
 	fail    Failure
+	vouch   *Vouched // the change after a baseline's at that explains it (live.go)
 }
 
 // runner carries one run.
@@ -75,6 +77,7 @@ type runner struct {
 	unrecorded map[string]store.FileInfo
 
 	mu       sync.Mutex
+	held     []outcome // failures a change after a baseline's at may explain (live.go)
 	stopped  string
 	res      *Result
 	fatal    error
@@ -272,7 +275,7 @@ func (r *runner) work() error {
 				r.inflight.Store(i, it.Entry.URI)
 				out := r.do(it, buf)
 				r.inflight.Delete(i)
-				if out.kind != outQueued {
+				if out.kind != outQueued && !r.holdBack(out) {
 					r.results <- out
 				}
 			}
@@ -284,7 +287,9 @@ func (r *runner) work() error {
 	if r.commits != nil {
 		close(r.commits)
 		committed.Wait()
+		r.commits = nil // what explain writes is committed by itself
 	}
+	r.explain(make([]byte, 64<<10))
 	close(r.results)
 	recorded.Wait()
 	stopTicker()
@@ -904,6 +909,8 @@ func (r *runner) record() {
 			}
 		case outTouched:
 			err = r.touch(out.it)
+		case outGone:
+			r.done.Add(1)
 		case outFailed:
 			r.done.Add(1)
 			r.nfailed.Add(1)
@@ -919,7 +926,10 @@ func (r *runner) record() {
 			r.setStopped("the state could not be written: " + err.Error())
 			continue
 		}
-		if p.observe != nil && out.kind != outTouched {
+		if out.vouch != nil && len(res.Vouched) < maxListed {
+			res.Vouched = append(res.Vouched, *out.vouch)
+		}
+		if p.observe != nil && out.kind != outTouched && out.kind != outGone {
 			o := observed{item: *out.it, kind: out.kind, path: out.res.Path, adopted: out.adopted}
 			if out.kind == outFailed {
 				f := out.fail
