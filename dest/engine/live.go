@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"sync"
 	"time"
 
 	"rsx/dest/plan"
@@ -58,8 +59,9 @@ func (r *runner) holdBack(out outcome) bool {
 }
 
 // explain settles the outcomes held back, once every item is done, and
-// hands them to the recorder.
-func (r *runner) explain(buf []byte) {
+// hands them to the recorder; what it fetches again, it fetches as many at
+// once as the run does.
+func (r *runner) explain() {
 	r.mu.Lock()
 	held := r.held
 	r.held = nil
@@ -76,16 +78,30 @@ func (r *runner) explain(buf []byte) {
 		}
 		changes, err = r.s.changesAfter(r.ctx, r.p, uris)
 	}
-	for _, out := range held {
-		switch c, ok := changes[out.it.Entry.URI]; {
-		case err != nil && r.ctx.Err() == nil:
-			out.fail.Err = fmt.Errorf("%w (the Change List %s, which could say whether the Source changed it after %s, could not be read: %v)",
-				out.fail.Err, r.p.changeList, model.FormatDatetime(r.p.At), err)
-		case ok && r.ctx.Err() == nil:
-			out = r.retake(out, c, buf)
-		}
-		r.results <- out
+	jobs := make(chan outcome)
+	var wg sync.WaitGroup
+	for range min(r.s.opts.Concurrency, len(held)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			buf := make([]byte, 64<<10)
+			for out := range jobs {
+				switch c, ok := changes[out.it.Entry.URI]; {
+				case err != nil && r.ctx.Err() == nil:
+					out.fail.Err = fmt.Errorf("%w (the Change List %s, which could say whether the Source changed it after %s, could not be read: %v)",
+						out.fail.Err, r.p.changeList, model.FormatDatetime(r.p.At), err)
+				case ok && r.ctx.Err() == nil:
+					out = r.retake(out, c, buf)
+				}
+				r.results <- out
+			}
+		}()
 	}
+	for _, out := range held {
+		jobs <- out
+	}
+	close(jobs)
+	wg.Wait()
 }
 
 // retake takes a resource held back as its last change after the Resource

@@ -129,3 +129,18 @@ func TestLiveReconcileTakesLaterChanges(t *testing.T) {
 		t.Errorf("audit: missing %q, changed %q, extra %q", rep.Missing, rep.Changed, rep.Extra)
 	}
 }
+
+// The same in a bucket: what is taken is committed by itself, after the
+// run's writes.
+func TestLiveBaselineIntoABucket(t *testing.T) {
+	endpoint, mc := startVersitygw(t, "copies")
+	s := newLiveSource(t, "a", "b", "c")
+	b2 := []byte("b v2, changed during the baseline\n")
+	changeOnFirstFetch(s, "b", func() { s.put("b", b2) })
+	dest := "s3://copies/live?endpoint=" + endpoint + "&region=us-east-1"
+	res := s3Sync(t, dest, t.TempDir(), s.target(), PlanOptions{})
+	if !res.OK() || !res.Finished || res.Created != 3 || len(res.Vouched) != 1 {
+		t.Fatalf("baseline into a bucket: created %d, vouched %+v:%s", res.Created, res.Vouched, failures(res))
+	}
+	assertBucketMirror(t, mc, "copies", "live", s.srv.URL+"/rl.xml")
+}

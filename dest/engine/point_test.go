@@ -36,7 +36,6 @@ type liveSource struct {
 	noETag bool
 	// onResource, when set, is called before a resource is answered.
 	onResource func(name string)
-	hits       map[string]int
 }
 
 type liveChange struct {
@@ -47,7 +46,7 @@ type liveChange struct {
 
 func newLiveSource(t testing.TB, names ...string) *liveSource {
 	t.Helper()
-	s := &liveSource{t: t, res: map[string][]byte{}, hits: map[string]int{}}
+	s := &liveSource{t: t, res: map[string][]byte{}}
 	for _, n := range names {
 		s.put(n, []byte(n+" v1\n"))
 	}
@@ -87,11 +86,8 @@ func liveNow() time.Time {
 
 func liveTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000000Z") }
 
-func (s *liveSource) hitsOf(p string) int { s.mu.Lock(); defer s.mu.Unlock(); return s.hits[p] }
-
 func (s *liveSource) serve(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
-	s.hits[r.URL.Path]++
 	hook := s.onResource
 	s.mu.Unlock()
 	base := s.srv.URL

@@ -289,7 +289,7 @@ func (r *runner) work() error {
 		committed.Wait()
 		r.commits = nil // what explain writes is committed by itself
 	}
-	r.explain(make([]byte, 64<<10))
+	r.explain()
 	close(r.results)
 	recorded.Wait()
 	stopTicker()
