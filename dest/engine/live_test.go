@@ -25,7 +25,14 @@ func changeOnFirstFetch(s *liveSource, name string, do func()) {
 // records after the list's at, is taken as the Change List records it, said
 // in the run with the entry, and is no failure (issue 34 item 2).
 func TestLiveBaselineTakesWhatTheChangeListVouchesFor(t *testing.T) {
+	for _, noFrom := range []bool{false, true} {
+		t.Run(map[bool]string{false: "from", true: "no from"}[noFrom], func(t *testing.T) { testLiveBaseline(t, noFrom) })
+	}
+}
+
+func testLiveBaseline(t *testing.T, noFrom bool) {
 	s := newLiveSource(t, "a", "b", "c", "d")
+	s.noFrom = noFrom
 	b2 := []byte("b v2, changed during the baseline\n")
 	changeOnFirstFetch(s, "b", func() { s.put("b", b2) })
 	var once sync.Once
@@ -59,9 +66,10 @@ func TestLiveBaselineTakesWhatTheChangeListVouchesFor(t *testing.T) {
 	if rep := auditOnce(t, dir, testClient(t), s.target()); !rep.InSync() {
 		t.Errorf("audit: missing %q, changed %q, extra %q", rep.Missing, rep.Changed, rep.Extra)
 	}
-	// The next run finds those changes applied: nothing is fetched.
+	// The next run finds those changes applied: nothing is fetched (a list
+	// without from makes every run a reconcile).
 	res = syncOnce(t, dir, testClient(t), s.target(), PlanOptions{Delete: true})
-	if !res.OK() || res.Plan.Mode != ModeIncremental || res.Created+res.Updated+res.Deleted != 0 {
+	if !res.OK() || (res.Plan.Mode != ModeIncremental) != noFrom || res.Created+res.Updated+res.Deleted != 0 {
 		t.Errorf("the next run: mode %s, %+v:%s", res.Plan.Mode, res.Plan.Summary, failures(res))
 	}
 	s.assertLiveCopy(t, dir)

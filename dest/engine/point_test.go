@@ -34,6 +34,9 @@ type liveSource struct {
 	// served; noETag serves it without an ETag.
 	until  time.Time
 	noETag bool
+	// noFrom serves the Change List without from, as the simulator does
+	// when its first change is a deletion.
+	noFrom bool
 	// onResource, when set, is called before a resource is answered.
 	onResource func(name string)
 }
@@ -152,7 +155,7 @@ func (s *liveSource) changeList() string {
 	var b strings.Builder
 	b.WriteString(strings.ReplaceAll(urlsetOpen, "{{base}}", s.srv.URL))
 	md := `<rs:md capability="changelist"`
-	if len(s.log) > 0 {
+	if len(s.log) > 0 && !s.noFrom {
 		md += ` from="` + liveTime(s.log[0].at) + `"`
 	}
 	until := s.until
