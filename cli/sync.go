@@ -115,7 +115,9 @@ no request per resource; the default is list, or dump when the Source offers
 only a dump. Its at is the point the copy continues from. An incremental sync
 applies the changes of the Change Lists after that point (--changes-from dump:
 the Change Dump), each resource's last change only; closed lists processed
-before are not fetched again. When the live Change List Index (or Change
+before are not fetched again while they stay the same (one whose until is
+when it was served is read again), and the copy's point moves only over the
+lists read. When the live Change List Index (or Change
 Dump) no longer reaches back to the copy's point, the closed lists of the
 Source's Change List Archive (Change Dump Archive) that cover the time since
 are applied first, and named. A change dated in the future (5 minutes'
@@ -711,6 +713,7 @@ func writeSyncResult(w io.Writer, st textStyles, r *engine.Result) {
 	if r.Pending > 0 {
 		fmt.Fprintf(w, "  %s %s: run with --delete to apply\n", st.dim("·"), display.Plural(r.Pending, "deletion remembered", "deletions remembered"))
 	}
+	writeVouched(w, st, r.Vouched)
 	if n := len(r.Plan.ArchivedLists); n > 0 {
 		what := display.Plural(n, "archived Change List", "archived Change Lists")
 		if r.Plan.ArchivedLists[0].Kind == "changedump" {
@@ -734,6 +737,30 @@ func writeSyncResult(w io.Writer, st textStyles, r *engine.Result) {
 	}
 	if r.FailedCount > 0 || len(r.Plan.Problems) > 0 {
 		fmt.Fprintf(w, "  %s the copy is not finished: the next run fetches again what failed\n", st.dim("·"))
+	}
+}
+
+// writeVouched names the resources a baseline took as the Source's Change
+// List records their change after the Resource List's at.
+func writeVouched(w io.Writer, st textStyles, vs []engine.Vouched) {
+	if len(vs) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "  %s %s at the Source during the baseline, taken as its Change List records %s:\n", st.dim("·"),
+		display.Plural(len(vs), "resource changed", "resources changed"), map[bool]string{true: "it", false: "them"}[len(vs) == 1])
+	for i, v := range vs {
+		if i == maxTextLines {
+			fmt.Fprintf(w, "      … and %d more (--json lists every one)\n", len(vs)-i)
+			break
+		}
+		entry := string(v.Change) + " " + datetimeOrNone(v.Datetime)
+		if v.Hash != "" {
+			entry += " " + v.Hash
+		}
+		if v.Length >= 0 {
+			entry += fmt.Sprintf(" length %d", v.Length)
+		}
+		fmt.Fprintf(w, "      %s: %s in %s\n", esc(v.URI), esc(entry), esc(v.List))
 	}
 }
 
@@ -785,6 +812,10 @@ type syncJSON struct {
 	// and for a dry run.
 	StateUploaded *int64  `json:"state_uploaded"`
 	Seconds       float64 `json:"seconds"`
+	// Vouched are the resources of a baseline that changed at the Source
+	// after its Resource List's at, taken as its Change List records them
+	// (engine.Result.Vouched).
+	Vouched []syncVouchedJSON `json:"vouched"`
 	// Follow is what sync --follow did after the catch-up (the last line).
 	Follow *followJSON `json:"follow,omitempty"`
 }
@@ -833,6 +864,19 @@ type syncListJSON struct {
 	Suspect    int     `json:"suspect_datetimes"`
 	Unchanged  bool    `json:"unchanged"`
 	Archived   bool    `json:"archived"`
+}
+
+// syncVouchedJSON is a resource of a baseline that changed after the
+// Resource List's at, with the Change List entry that vouches for it.
+type syncVouchedJSON struct {
+	URL      string  `json:"url"`
+	Path     string  `json:"path,omitempty"`
+	Change   string  `json:"change"`
+	Datetime *string `json:"datetime"`
+	Hash     string  `json:"hash,omitempty"`
+	Length   *int64  `json:"length"`
+	List     string  `json:"list"`
+	Was      string  `json:"was"`
 }
 
 // syncArchJSON is a list of the Source's Change List Archive (or Change
@@ -886,7 +930,7 @@ func syncJSONOf(p *engine.Plan, res *engine.Result, dest string, dryRun bool, el
 	s := p.Summary
 	out := syncJSON{
 		Mode: string(p.Mode), Source: p.Source, Dest: dest, Unchanged: s.Unchanged, Skipped: s.Excluded + s.Refused,
-		Failed: []syncFailJSON{}, DryRun: dryRun, From: string(p.From), Document: p.Document,
+		Failed: []syncFailJSON{}, Vouched: []syncVouchedJSON{}, DryRun: dryRun, From: string(p.From), Document: p.Document,
 		PendingDeletes: s.PendingDelete, Excluded: s.Excluded, Refused: failJSON(p.Refused),
 		PointBefore: timeOrNull(p.Point), Problems: failJSON(p.Problems), Lists: []syncListJSON{}, ArchivedLists: []syncArchJSON{},
 		Warnings: append([]string{}, p.Warnings...), Notes: append([]string{}, p.Notes...),
@@ -925,6 +969,14 @@ func syncJSONOf(p *engine.Plan, res *engine.Result, dest string, dryRun bool, el
 		out.Created, out.Updated, out.Deleted, out.Adopted, out.Bytes = res.Created, res.Updated, res.Deleted, res.Adopted, res.Bytes
 		out.BackOffs = res.BackOffs
 		out.Failed = failJSON(res.Failed)
+		for _, v := range res.Vouched {
+			j := syncVouchedJSON{URL: v.URI, Path: v.Path, Change: string(v.Change), Datetime: timeOrNull(v.Datetime), Hash: v.Hash, List: v.List, Was: v.Was}
+			if v.Length >= 0 {
+				n := v.Length
+				j.Length = &n
+			}
+			out.Vouched = append(out.Vouched, j)
+		}
 		out.Finished = res.Finished
 		out.SyncedUntil = timeOrNull(res.SyncedUntil)
 		if res.Stopped != "" {

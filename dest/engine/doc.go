@@ -34,7 +34,16 @@
 // Archive (Change Dump Archive) that cover the time since are read first, in
 // order, then the live ones (crawl.LoadHistory, model.PlanCatchUp);
 // Plan.ArchivedLists names them. Only a stretch of time that neither covers
-// is a gap: reported, nothing applied, a new baseline proposed.
+// is a gap: reported, nothing applied, a new baseline proposed. The copy's
+// point moves only over lists read: a list recorded closed is skipped only
+// while it is described as it was read, and one whose until is not well
+// before the time it was read is read again (incremental.go needed,
+// closedList).
+//
+// A baseline of a Source that changes while it is copied holds back the
+// resources whose body no longer matches the Resource List, or that are
+// gone, and takes those a change after the list's at vouches for as the
+// Change List records them (live.go, Result.Vouched).
 //
 // Follow keeps a copy current after a run: it applies the Source's change
 // notifications as they arrive and polls the Change Lists at an interval.

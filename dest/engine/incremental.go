@@ -23,6 +23,10 @@ type listRef struct {
 	fromKnown   bool
 	pkg         int    // index in the dump's packages, -1 for a Change List
 	archive     string // the archive that lists it (or its Change Dump), "" for a live one
+	// etag is the ETag the list was served with when the plan read its
+	// header to learn what it covers (a Change List that is no index), ""
+	// when it was not read (a list its index describes).
+	etag string
 }
 
 // incremental plans from the Change Lists (or the Change Dump) after the
@@ -81,16 +85,40 @@ func orderLists(lists []listRef) {
 	})
 }
 
-// needed tells whether a list must be read: not a closed list processed
-// whole before, and not one that ends before the copy's point.
+// needed tells whether a list must be read: not one that ends before the
+// copy's point, and not a closed list processed whole before, unless it
+// changed since. A list processed whole is skipped only while it is the
+// list that was read: recorded closed (its until was well before the time
+// it was read, closedList), and described now (by its index, or its own
+// header) with the same from and until, and served with the same ETag when
+// both are known. A Source that serves one list that keeps growing, each
+// time with until the time it is served (the reference implementation's
+// simulator), has it read again at every run.
 func (b *builder) needed(l listRef, prev map[string]state.ChangeList) bool {
-	if r, ok := prev[l.url]; ok && r.Complete && r.Closed() {
+	if r, ok := prev[l.url]; ok && r.Complete && r.Closed() && sameList(l, r) {
 		return false
 	}
 	if !l.until.IsZero() && !l.until.After(b.p.Point) {
 		return false
 	}
 	return true
+}
+
+// sameList tells whether a list, as described now, is the one recorded.
+func sameList(l listRef, r state.ChangeList) bool {
+	if !l.until.Equal(r.Until) || (l.fromKnown && !r.From.IsZero() && !l.from.Equal(r.From)) {
+		return false
+	}
+	return l.etag == "" || r.ETag == "" || l.etag == r.ETag
+}
+
+// closedList tells whether a list read at readAt whose until is until may
+// be taken as closed, not to be read again: its until must lie before the
+// time it was read by more than the clocks' allowance. A list whose until is
+// the time it was served (or later) says only what it held then: it may
+// still grow.
+func closedList(until, readAt time.Time) bool {
+	return !until.IsZero() && until.Before(readAt.Add(-plan.FutureAllowance))
 }
 
 // checkGap finds a stretch after the copy's point that no list covers, and
@@ -122,13 +150,18 @@ func (b *builder) gapOf(lists []listRef, prev map[string]state.ChangeList) *plan
 
 // newPoint is how far the copy is synced once the lists are applied: the
 // until of the last closed list in an unbroken run from the point, but never
-// later than now (a list's until in the future is not believed: a point
-// there would skip every real change up to it).
-func (b *builder) newPoint(lists []listRef) time.Time {
+// later than readAt, the time the plan began to read the lists (a list that
+// says it covers a time after it was read cannot hold the changes made
+// after that), nor than now (a list's until in the future is not believed:
+// a point there would skip every real change up to it).
+func (b *builder) newPoint(lists []listRef, readAt time.Time) time.Time {
 	covered := newPoint(b.p.Point, lists)
 	if now := b.s.opts.Now().UTC(); covered.After(now.Add(plan.FutureAllowance)) {
 		b.p.Warnings = append(b.p.Warnings, fmt.Sprintf("a list's until (%s) is in the future: the copy is synced up to now (%s), not up to it", model.FormatDatetime(covered), model.FormatDatetime(now)))
 		return now
+	}
+	if covered.After(readAt) {
+		return readAt.UTC()
 	}
 	return covered
 }
@@ -151,6 +184,7 @@ func newPoint(point time.Time, lists []listRef) time.Time {
 // applied (a gap, a list that could not be read).
 func (b *builder) readChangeLists(ctx context.Context, chg *plan.Changes, prev map[string]state.ChangeList) (bool, error) {
 	p := b.p
+	readAt := b.s.opts.Now()
 	lists, gap, err := b.catchUpLists(ctx, p.Document, p.Point, prev)
 	if err != nil || gap != nil {
 		p.Gap = gap
@@ -159,7 +193,7 @@ func (b *builder) readChangeLists(ctx context.Context, chg *plan.Changes, prev m
 	if len(b.p.Problems) > 0 {
 		return false, nil
 	}
-	for _, l := range lists {
+	for i, l := range lists {
 		if !b.needed(l, prev) {
 			continue
 		}
@@ -172,16 +206,17 @@ func (b *builder) readChangeLists(ctx context.Context, chg *plan.Changes, prev m
 			return false, nil
 		}
 		b.docs.Add(1)
-		ok, err := b.readChangeList(ctx, chg, ld, l, prev)
+		until, ok, err := b.readChangeList(ctx, chg, ld, l, prev, readAt)
 		ld.Close()
 		if err != nil || !ok {
 			return ok, err
 		}
+		lists[i].until = until
 		if l.archive != "" {
 			p.ArchivedLists = append(p.ArchivedLists, ArchivedList{URL: l.url, Kind: "changelist", Archive: l.archive, From: l.from, Until: l.until})
 		}
 	}
-	p.newPoint = b.newPoint(lists)
+	p.newPoint = b.newPoint(lists, readAt)
 	return true, nil
 }
 
@@ -218,7 +253,12 @@ func (b *builder) catchUpLists(ctx context.Context, url string, since time.Time,
 				continue
 			}
 			if r, ok := prev[l.url]; ok && !r.From.IsZero() {
-				l.from, l.until, l.fromKnown = r.From, r.Until, true
+				// (An until the index gives stays: a list that says
+				// another until now is not the one recorded.)
+				l.from, l.fromKnown = r.From, true
+				if l.until.IsZero() {
+					l.until = r.Until
+				}
 				continue
 			}
 			ld, err := b.s.openDoc(ctx, l.url)
@@ -230,7 +270,7 @@ func (b *builder) catchUpLists(ctx context.Context, url string, since time.Time,
 			ld.Close()
 		}
 	} else {
-		live = []listRef{{url: d.url, from: d.hdr.MD.From.Time, until: d.hdr.MD.Until.Time, fromKnown: d.hdr.MD.From.OK, pkg: -1}}
+		live = []listRef{{url: d.url, from: d.hdr.MD.From.Time, until: d.hdr.MD.Until.Time, fromKnown: d.hdr.MD.From.OK, pkg: -1, etag: d.resp.Header.Get("ETag")}}
 		d.Close()
 	}
 	periods := func(ls []listRef) []model.Period {
@@ -298,27 +338,37 @@ func (b *builder) catchUpLists(ctx context.Context, url string, since time.Time,
 	return lists, nil, nil
 }
 
-// readChangeList adds the changes of one open document.
-func (b *builder) readChangeList(ctx context.Context, chg *plan.Changes, d *openedDoc, l listRef, prev map[string]state.ChangeList) (bool, error) {
+// readChangeList adds the changes of one open document, read from readAt
+// on. It returns how far the list takes the copy's point: its until (the
+// earlier, when its index and its header disagree; newPoint goes no
+// further than readAt).
+func (b *builder) readChangeList(ctx context.Context, chg *plan.Changes, d *openedDoc, l listRef, prev map[string]state.ChangeList, readAt time.Time) (time.Time, bool, error) {
 	h := d.hdr
 	if c := h.MD.Capability; c != model.CapChangeList || d.isIndex() {
 		b.problem(d.url, KindDocument, fmt.Errorf("%s, listed as a Change List, is a %s", d.url, model.DocumentTitle(c, h.Root)))
-		return false, nil
+		return time.Time{}, false, nil
 	}
 	etag := d.resp.Header.Get("ETag")
 	lastMod := d.resp.Header.Get("Last-Modified")
 	info := plan.ListInfo{URL: l.url, Kind: "changelist", From: firstTime(h.MD.From.Time, l.from), Until: firstTime(h.MD.Until.Time, l.until)}
+	until, disagree := info.Until, h.MD.Until.OK && !l.until.IsZero() && !l.until.Equal(h.MD.Until.Time)
+	if disagree {
+		b.p.Warnings = append(b.p.Warnings, fmt.Sprintf("%s says until %s, its index %s: the copy's point goes no further than the earlier, and the list is read again at the next run", l.url, model.FormatDatetime(h.MD.Until.Time), model.FormatDatetime(l.until)))
+		if l.until.Before(until) {
+			until = l.until
+		}
+	}
 	if r, ok := prev[l.url]; ok {
 		if info.Until.IsZero() && etag != "" && r.ETag == etag {
 			// The open list has not changed since it was processed.
 			b.p.Lists = append(b.p.Lists, ListRead{URL: l.url, Kind: "changelist", From: info.From, Until: info.Until, Unchanged: true, Archived: l.archive != ""})
-			return true, nil
+			return time.Time{}, true, nil
 		}
 		r := r
 		info.Previous = &r
 	}
 	if err := chg.BeginList(info); err != nil {
-		return false, err
+		return time.Time{}, false, err
 	}
 	var addErr error
 	n, err := d.each(ctx, func(e *model.Entry, loc string) error {
@@ -330,21 +380,24 @@ func (b *builder) readChangeList(ctx context.Context, chg *plan.Changes, d *open
 	res, eerr := chg.EndList()
 	switch {
 	case addErr != nil:
-		return false, addErr // the plan's spool could not be written
+		return time.Time{}, false, addErr // the plan's spool could not be written
 	case err != nil:
 		if cerr := ctxErr(ctx, "read "+d.url); cerr != nil {
-			return false, cerr
+			return time.Time{}, false, cerr
 		}
 		b.problem(d.url, KindDocument, err)
-		return false, nil
+		return time.Time{}, false, nil
 	case eerr != nil:
-		return false, eerr
+		return time.Time{}, false, eerr
 	}
 	rec := res.Record
 	rec.ETag, rec.LastModified, rec.ProcessedAt = etag, lastMod, b.s.opts.Now()
+	// Recorded closed, not to be read again, only when its until was well
+	// before it was read.
+	rec.Complete = rec.Complete && closedList(rec.Until, readAt) && !disagree
 	b.p.records = append(b.p.records, rec)
 	b.p.Lists = append(b.p.Lists, ListRead{URL: l.url, Kind: "changelist", From: info.From, Until: info.Until, Entries: res.Entries, Skipped: res.Skipped, OutOfOrder: res.OutOfOrder, Suspect: res.Suspect, Archived: l.archive != ""})
-	return true, nil
+	return until, true, nil
 }
 
 // readChangeDump reads the Change Dump (or its index), downloads every
@@ -355,6 +408,7 @@ func (b *builder) readChangeList(ctx context.Context, chg *plan.Changes, d *open
 // since are read too, and their packages applied first.
 func (b *builder) readChangeDump(ctx context.Context, chg *plan.Changes, prev map[string]state.ChangeList) (bool, error) {
 	p := b.p
+	readAt := b.s.opts.Now()
 	d, err := b.s.openDump(ctx, p.Document, model.CapChangeDump)
 	if err != nil {
 		return false, err
@@ -445,10 +499,11 @@ func (b *builder) readChangeDump(ctx context.Context, chg *plan.Changes, prev ma
 		}
 		rec := res.Record
 		rec.ProcessedAt = b.s.opts.Now()
+		rec.Complete = rec.Complete && closedList(rec.Until, readAt)
 		p.records = append(p.records, rec)
 		p.Lists = append(p.Lists, ListRead{URL: ref.URL, Kind: "changedump", From: info.From, Until: info.Until, Entries: res.Entries, Skipped: res.Skipped, OutOfOrder: res.OutOfOrder, Suspect: res.Suspect, Archived: l.archive != ""})
 	}
-	p.newPoint = b.newPoint(lists)
+	p.newPoint = b.newPoint(lists, readAt)
 	return true, nil
 }
 

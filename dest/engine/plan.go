@@ -166,6 +166,12 @@ type Plan struct {
 	adopt    bool               // files already at a Create's path are verified and kept instead of fetched
 	selSave  bool               // the run records Selection
 	ran      atomic.Bool
+	// changeList is the Source's Change List, for a baseline from its
+	// Resource List: a run looks up in it the resources that changed after
+	// the list's at (live.go); listed are the documents its Capability List
+	// lists, which an archive must be among.
+	changeList string
+	listed     []listed
 
 	// What a plan of notifications (Follow) is made with: the selection and
 	// the URI → path rules of the plan it follows.
@@ -375,6 +381,9 @@ func (s *Dest) Plan(ctx context.Context, target string, opts PlanOptions) (*Plan
 	p.Summary.Documents = int(b.docs.Load())
 	p.Summary.Entries = b.entries.Load()
 	p.sel, p.mapper = b.sel, b.mapper
+	if p.Mode == ModeBaseline && p.From == FromList {
+		p.changeList, p.listed = src.docs[model.CapChangeList], src.listed
+	}
 	return p, nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"rsx/dest/plan"
 	"rsx/dest/state"
 	"rsx/fetch"
+	"rsx/model"
 )
 
 // FailureKind says what failed.
@@ -69,7 +70,28 @@ type Result struct {
 	Finished    bool
 	SyncedUntil time.Time // the copy's point after the run
 	Elapsed     time.Duration
-	retry       []Item
+	// Vouched are the resources of a baseline whose body did not match the
+	// Resource List, or that were gone, taken as a change the Source's
+	// Change List records after the list's at says (live.go): no failure.
+	Vouched []Vouched
+	retry   []Item
+}
+
+// Vouched is a resource of a baseline that changed at the Source after its
+// Resource List's at, taken as the Change List's entry of the change
+// records it: its bytes fetched again and verified against the entry's
+// hash and length, or, for a deletion, left out (or its copy deleted).
+type Vouched struct {
+	URI, Path string
+	// The entry: its change, datetime, digests ("md5:HEX …"; none for a
+	// deletion), length (-1: none) and the Change List that holds it.
+	Change   model.Change
+	Datetime time.Time
+	Hash     string
+	Length   int64
+	List     string
+	// Was is what did not match: the failure it would have been.
+	Was string
 }
 
 // OK reports whether the run did its whole plan without a failure.
@@ -109,7 +131,8 @@ func (r *Result) Retry() *Plan {
 		Document: old.Document, Point: old.Point, At: old.At, Resumed: true, Delete: old.Delete, Limited: old.Limited,
 		Problems: old.Problems, Lists: old.Lists, ArchivedLists: old.ArchivedLists, Selection: old.Selection,
 		sess: old.sess, opts: old.opts, srcID: old.srcID, items: sp, pkgs: old.pkgs, records: old.records,
-		newPoint: old.newPoint, baseline: old.baseline, complete: old.complete, adopt: old.adopt, sel: old.sel, mapper: old.mapper}
+		newPoint: old.newPoint, baseline: old.baseline, complete: old.complete, adopt: old.adopt, sel: old.sel, mapper: old.mapper,
+		changeList: old.changeList, listed: old.listed}
 	for i := range r.retry {
 		it := &r.retry[i]
 		switch it.Action {

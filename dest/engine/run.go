@@ -37,6 +37,7 @@ const (
 	outFailed                           // a failure
 	outAbandoned                        // stopped before it was done: not a failure
 	outQueued                           // verified, handed to the committer (which tells the outcome)
+	outGone                             // gone at the Source, as a change after the baseline's at records (live.go): nothing to do
 )
 
 type outcome struct {
@@ -45,6 +46,7 @@ type outcome struct {
 	res     state.Resource
 	adopted bool
 	fail    Failure
+	vouch   *Vouched // the change after a baseline's at that explains it (live.go)
 }
 
 // runner carries one run.
@@ -75,6 +77,7 @@ type runner struct {
 	unrecorded map[string]store.FileInfo
 
 	mu       sync.Mutex
+	held     []outcome // failures a change after a baseline's at may explain (live.go)
 	stopped  string
 	res      *Result
 	fatal    error
@@ -115,18 +118,13 @@ func preloadPays(ctx context.Context, db *state.DB, claims int) (bool, error) {
 // and the next plan continues from there. The error is for a run that
 // could not start (a closed session, a state that cannot be written); what
 // went wrong with resources is in the Result.
+//
+// Its stages: the run's row in the history (startRun), the state's writer
+// and what the run is doing recorded first (newRunner), the work (work),
+// and its end recorded (end).
 func (s *Dest) Run(ctx context.Context, p *Plan) (*Result, error) {
-	if err := s.check(); err != nil {
+	if err := s.runnable(p); err != nil {
 		return nil, err
-	}
-	if p == nil || p.sess != s {
-		return nil, errors.New("run a plan: the plan is not this session's")
-	}
-	if s.readOnly {
-		return nil, fmt.Errorf("run a plan: %w", store.ErrReadOnly)
-	}
-	if !p.ran.CompareAndSwap(false, true) {
-		return nil, errors.New("run a plan: the plan was run already: plan again")
 	}
 	res := &Result{Plan: p}
 	started := s.opts.Now()
@@ -135,6 +133,43 @@ func (s *Dest) Run(ctx context.Context, p *Plan) (*Result, error) {
 		return res, nil
 	}
 	wctx := context.WithoutCancel(ctx)
+	hist, err := s.startRun(wctx, p, started)
+	if err != nil {
+		return nil, err
+	}
+	workCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	r, err := s.newRunner(workCtx, cancel, wctx, p, hist.SourceID, res, started)
+	if err != nil {
+		return nil, err
+	}
+	dispatchErr := r.work()
+	r.end(ctx, hist, dispatchErr)
+	return res, nil
+}
+
+// runnable tells why p cannot be run in this session (nil when it can),
+// and marks it run.
+func (s *Dest) runnable(p *Plan) error {
+	if err := s.check(); err != nil {
+		return err
+	}
+	if p == nil || p.sess != s {
+		return errors.New("run a plan: the plan is not this session's")
+	}
+	if s.readOnly {
+		return fmt.Errorf("run a plan: %w", store.ErrReadOnly)
+	}
+	if !p.ran.CompareAndSwap(false, true) {
+		return errors.New("run a plan: the plan was run already: plan again")
+	}
+	return nil
+}
+
+// startRun writes the run's row in the history at once (a run killed at
+// any moment leaves it, without an end), the Source's row first when the
+// plan made none.
+func (s *Dest) startRun(wctx context.Context, p *Plan, started time.Time) (*state.Run, error) {
 	srcID := p.srcID
 	if srcID == 0 {
 		src, err := s.db.EnsureSource(wctx, p.Source)
@@ -143,8 +178,6 @@ func (s *Dest) Run(ctx context.Context, p *Plan) (*Result, error) {
 		}
 		srcID = src.ID
 	}
-	// The run's row in the history, written at once: a run killed at any
-	// moment leaves it, without an end.
 	hist := &state.Run{SourceID: srcID, Started: started, Mode: string(p.Mode), Planned: p.Summary.Work(), Version: s.opts.Version}
 	if p.Reconcile {
 		hist.Mode, hist.Why = "reconcile", p.ReconcileWhy
@@ -158,6 +191,14 @@ func (s *Dest) Run(ctx context.Context, p *Plan) (*Result, error) {
 	if err := s.db.StartRun(wctx, hist); err != nil {
 		return nil, err
 	}
+	return hist, nil
+}
+
+// newRunner readies the run of p: the state's claims of paths and its
+// writer, with what the run is doing recorded first (the selection, a
+// baseline begun), so that a baseline a kill interrupts is continued by
+// the next run.
+func (s *Dest) newRunner(workCtx context.Context, cancel context.CancelFunc, wctx context.Context, p *Plan, srcID int64, res *Result, started time.Time) (*runner, error) {
 	det := s.db.NewDetector(s.st.CaseInsensitive())
 	preload := false
 	if claims := p.Summary.Create + p.Summary.Update; claims > preloadClaims {
@@ -174,8 +215,6 @@ func (s *Dest) Run(ctx context.Context, p *Plan) (*Result, error) {
 		}
 	}
 	w := s.db.NewWriter(s.writerOptions(det))
-	// What the run is doing is recorded first: a baseline that a kill
-	// interrupts is continued by the next run.
 	if p.selSave {
 		if err := w.SetSelection(wctx, srcID, p.Selection); err != nil {
 			w.Abort()
@@ -195,9 +234,6 @@ func (s *Dest) Run(ctx context.Context, p *Plan) (*Result, error) {
 		w.Abort()
 		return nil, err
 	}
-
-	workCtx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	r := &runner{s: s, p: p, srcID: srcID, ctx: workCtx, stop_: cancel, wctx: wctx, det: det, w: w,
 		gate: newGate(s.opts.Concurrency), results: make(chan outcome, 4*s.opts.Concurrency), res: res, started: started}
 	r.total.Store(int64(p.Summary.Work()))
@@ -208,7 +244,15 @@ func (s *Dest) Run(ctx context.Context, p *Plan) (*Result, error) {
 			return nil, err
 		}
 	}
+	return r, nil
+}
 
+// work carries the plan's items out: the workers fetch, verify and write,
+// the committer commits their writes in batches (when the store can), and
+// the recorder records every outcome; it returns when all is recorded,
+// with the error that stopped the reading of the plan's items.
+func (r *runner) work() error {
+	s := r.s
 	var recorded sync.WaitGroup
 	recorded.Add(1)
 	go func() { defer recorded.Done(); r.record() }()
@@ -231,7 +275,7 @@ func (s *Dest) Run(ctx context.Context, p *Plan) (*Result, error) {
 				r.inflight.Store(i, it.Entry.URI)
 				out := r.do(it, buf)
 				r.inflight.Delete(i)
-				if out.kind != outQueued {
+				if out.kind != outQueued && !r.holdBack(out) {
 					r.results <- out
 				}
 			}
@@ -243,11 +287,20 @@ func (s *Dest) Run(ctx context.Context, p *Plan) (*Result, error) {
 	if r.commits != nil {
 		close(r.commits)
 		committed.Wait()
+		r.commits = nil // what explain writes is committed by itself
 	}
+	r.explain()
 	close(r.results)
 	recorded.Wait()
 	stopTicker()
+	return dispatchErr
+}
 
+// end records the run's end: why it stopped, the state finished (or
+// abandoned after a fatal error), the documents the plan read, and the
+// run's row in the history completed.
+func (r *runner) end(ctx context.Context, hist *state.Run, dispatchErr error) {
+	s, p, res, wctx := r.s, r.p, r.res, r.wctx
 	if dispatchErr != nil && !errors.Is(dispatchErr, errStop) && r.stopReason() == "" {
 		r.setStopped("the plan could not be read: " + dispatchErr.Error())
 	}
@@ -261,7 +314,7 @@ func (s *Dest) Run(ctx context.Context, p *Plan) (*Result, error) {
 	if r.fatal == nil {
 		finishErr = r.finish()
 	} else {
-		w.Abort()
+		r.w.Abort()
 		finishErr = r.fatal
 	}
 	if finishErr != nil {
@@ -271,10 +324,10 @@ func (s *Dest) Run(ctx context.Context, p *Plan) (*Result, error) {
 		r.addFailure(Failure{URL: p.Source, Kind: KindState, Err: finishErr})
 	}
 	// The documents the plan read, kept with the run (provenance.go).
-	if err := s.storeDocuments(wctx, hist.ID, srcID); err != nil && finishErr == nil {
+	if err := s.storeDocuments(wctx, hist.ID, r.srcID); err != nil && finishErr == nil {
 		r.addFailure(Failure{URL: p.Source, Kind: KindState, Err: err})
 	}
-	res.Elapsed = s.opts.Now().Sub(started)
+	res.Elapsed = s.opts.Now().Sub(r.started)
 	hist.Ended = s.opts.Now()
 	hist.Created, hist.Updated, hist.Deleted, hist.Failed, hist.Bytes = res.Created, res.Updated, res.Deleted, res.FailedCount, res.Bytes
 	hist.Finished, hist.SyncedUntil, hist.Stopped, hist.ExitStatus = res.Finished, res.SyncedUntil, res.Stopped, res.ExitStatus()
@@ -284,7 +337,6 @@ func (s *Dest) Run(ctx context.Context, p *Plan) (*Result, error) {
 		s.publishRunEnd(wctx, r, p.Source)
 	}
 	s.opts.report(r.progress(PhaseFinished, nil))
-	return res, nil
 }
 
 // finish records the end of the run: the baseline done or the Change Lists
@@ -859,6 +911,8 @@ func (r *runner) record() {
 			}
 		case outTouched:
 			err = r.touch(out.it)
+		case outGone:
+			r.done.Add(1)
 		case outFailed:
 			r.done.Add(1)
 			r.nfailed.Add(1)
@@ -874,7 +928,10 @@ func (r *runner) record() {
 			r.setStopped("the state could not be written: " + err.Error())
 			continue
 		}
-		if p.observe != nil && out.kind != outTouched {
+		if out.vouch != nil && len(res.Vouched) < maxListed {
+			res.Vouched = append(res.Vouched, *out.vouch)
+		}
+		if p.observe != nil && out.kind != outTouched && out.kind != outGone {
 			o := observed{item: *out.it, kind: out.kind, path: out.res.Path, adopted: out.adopted}
 			if out.kind == outFailed {
 				f := out.fail

@@ -47,11 +47,12 @@ CREATE TABLE selection (
   PRIMARY KEY (source_id, position)
 ) WITHOUT ROWID;
 
--- changelist: every Change List (or Change Dump) processed for a Source. A closed
--- one (until set) that is complete is never fetched again; the open one is
--- fetched again conditionally (etag, last_modified) and continued after the
--- last change processed (last_position, with last_uri and last_datetime to check
--- that the list still starts as it did).
+-- changelist: every Change List (or Change Dump) processed for a Source. One
+-- complete (its until well before it was read) is not fetched again while it is
+-- described with the same from, until and etag; any other is fetched again
+-- (conditionally, etag and last_modified, when it is open) and continued after
+-- the last change processed (last_position, with last_uri and last_datetime to
+-- check that the list still starts as it did).
 CREATE TABLE changelist (
   source_id     INTEGER NOT NULL REFERENCES source(id) ON DELETE CASCADE,
   url           TEXT NOT NULL,
