@@ -14,8 +14,9 @@ import (
 )
 
 // loadConfig reads the configuration file (docs/config.md) once, before any
-// command runs: an unreadable file, an unknown setting or an unknown key
-// action stops every command, so that a mistake in the file is seen at once.
+// command runs: an unreadable file, an unknown setting, an unknown key
+// action or a key no key press is reported as stops every command, naming
+// every problem, so that a mistake in the file is seen at once.
 func (a *app) loadConfig() error {
 	if a.cfg != nil {
 		return nil
@@ -24,12 +25,11 @@ func (a *app) loadConfig() error {
 	if err != nil {
 		return err
 	}
-	c, err := config.Load(path)
+	// The explorer's keys are checked with the rest of the file, so that
+	// one run names every problem.
+	c, err := config.Load(path, func(c *config.Config) []string { return ui.KeyProblems(c.KeyBindings()) })
 	if err != nil {
 		return err
-	}
-	if err := ui.CheckKeys(c.KeyBindings()); err != nil {
-		return fmt.Errorf("config %s: %w", path, err)
 	}
 	a.cfg = c
 	return nil
@@ -303,8 +303,9 @@ theme = "auto"
 # [dest.shelf]
 # url = "/srv/archive"
 
-# The explorer's keys: an action (a name rsx config --example lists in
-# docs/config.md) and its keys, which replace the default ones.
+# The explorer's keys: an action (docs/config.md lists them) and its keys,
+# which replace the default ones. Keys are named in lower case (f1, ctrl+q,
+# shift+tab, pgdown); a character is itself (q, G, ?).
 [keys]
 # quit = ["q", "ctrl+q"]
 # help = "?"

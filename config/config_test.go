@@ -1,8 +1,10 @@
 package config
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -66,6 +68,39 @@ func TestParseNamesEveryUnknownKey(t *testing.T) {
 	_, err := Parse([]byte("[defaults]\nrates = 2\n[dest.a1]\nurl = \"/x\"\npassword = \"p\"\n"))
 	if err == nil || !strings.Contains(err.Error(), "defaults.rates") || !strings.Contains(err.Error(), "dest.a1.password") {
 		t.Fatalf("error = %v, want both unknown keys named", err)
+	}
+}
+
+// Every problem of a file is named in one run: two unknown settings, a
+// bad value, and what a Check adds (the explorer's keys), each with the
+// setting meant when one is near.
+func TestParseNamesEveryProblemAtOnce(t *testing.T) {
+	check := func(c *Config) []string {
+		if len(c.Keys["help"]) > 0 {
+			return []string{"keys.help: checked"}
+		}
+		return nil
+	}
+	_, err := Parse([]byte("themes = \"dark\"\ncolour = \"red\"\n[defaults]\nrat = 2\nconcurrency = 0\n[keys]\nhelp = \"F1\"\n"), check)
+	var pe *ProblemsError
+	if !errors.As(err, &pe) {
+		t.Fatalf("error = %v, want a *ProblemsError", err)
+	}
+	want := []string{
+		"unknown setting themes (did you mean theme?)",
+		"unknown setting colour (docs/config.md lists the settings)",
+		"unknown setting defaults.rat (did you mean defaults.rate?)",
+		"defaults.concurrency 0: 1 or more",
+		"keys.help: checked",
+	}
+	if !slices.Equal(pe.Problems, want) {
+		t.Errorf("problems:\n%s\nwant:\n%s", strings.Join(pe.Problems, "\n"), strings.Join(want, "\n"))
+	}
+	if !strings.HasPrefix(err.Error(), "5 problems: unknown setting themes") {
+		t.Errorf("message: %v", err)
+	}
+	if _, err := Parse([]byte("[keys]\nquit = \"x\"\n"), check); err != nil {
+		t.Errorf("a good file with a check: %v", err)
 	}
 }
 
