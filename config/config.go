@@ -104,11 +104,15 @@ func (k *KeyList) UnmarshalTOML(v any) error {
 
 // Dest is a named destination: where it is, and the environment variables
 // a bucket's credentials are read from (their names, never the secrets).
+//
+// Profile instead names a profile of the AWS shared files
+// (~/.aws/credentials, ~/.aws/config), as AWS_PROFILE does.
 type Dest struct {
 	URL             string `toml:"url" json:"url"`
 	AccessKeyEnv    string `toml:"access_key_env" json:"access_key_env,omitempty"`
 	SecretKeyEnv    string `toml:"secret_key_env" json:"secret_key_env,omitempty"`
 	SessionTokenEnv string `toml:"session_token_env" json:"session_token_env,omitempty"`
+	Profile         string `toml:"profile" json:"profile,omitempty"`
 }
 
 // DefaultPath is the file read when RSX_CONFIG is not set:
@@ -270,8 +274,21 @@ func checkDest(name string, d Dest) error {
 	if (d.AccessKeyEnv == "") != (d.SecretKeyEnv == "") {
 		return fmt.Errorf("dest.%s: access_key_env and secret_key_env go together", name)
 	}
+	if d.Profile != "" {
+		switch {
+		case !s3:
+			return fmt.Errorf("dest.%s.profile: only a bucket (s3://…) takes credentials", name)
+		case d.AccessKeyEnv != "" || d.SessionTokenEnv != "":
+			return fmt.Errorf("dest.%s: profile or access_key_env and secret_key_env, not both (two sources of one bucket's credentials)", name)
+		case !profileName.MatchString(d.Profile):
+			return fmt.Errorf("dest.%s.profile %q: the name of a profile of ~/.aws/credentials (letters, digits, and . _ - @ +)", name, d.Profile)
+		}
+	}
 	return nil
 }
+
+// profileName is what rsx takes as the name of an AWS profile.
+var profileName = regexp.MustCompile(`^[A-Za-z0-9._@+-]+$`)
 
 // DestNames are the names of the destinations defined, sorted.
 func (c *Config) DestNames() []string {
@@ -323,26 +340,46 @@ func (c *Config) ResolveDest(dest string, getenv func(string) string) (Resolved,
 	if err != nil {
 		return Resolved{}, fmt.Errorf("destination %q: %w", dest, err)
 	}
-	r := Resolved{Dest: u, Name: name}
-	if d.AccessKeyEnv != "" || d.SessionTokenEnv != "" {
+	r := Resolved{Dest: u, Name: name, Getenv: d.credentialsEnv(getenv)}
+	return r, nil
+}
+
+// credentialsEnv is how the bucket's credentials are read (nil: as the
+// environment is). The variables the entry names stand for
+// AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN, and
+// nothing else is read: neither the ambient keys nor the AWS shared files,
+// which are another account's. A profile stands for AWS_PROFILE, and the
+// ambient keys, which would come first, are not read.
+func (d Dest) credentialsEnv(getenv func(string) string) func(string) string {
+	switch {
+	case d.AccessKeyEnv != "" || d.SessionTokenEnv != "":
 		alias := map[string]string{
 			"AWS_ACCESS_KEY_ID":     d.AccessKeyEnv,
 			"AWS_SECRET_ACCESS_KEY": d.SecretKeyEnv,
 			"AWS_SESSION_TOKEN":     d.SessionTokenEnv,
 		}
-		r.Getenv = func(k string) string {
+		return func(k string) string {
 			if a, ok := alias[k]; ok && a != "" {
 				return getenv(a)
 			}
-			if ok && d.AccessKeyEnv != "" {
-				// The file names where this bucket's credentials are: the
-				// ambient ones are another account's.
+			if d.AccessKeyEnv != "" {
+				return ""
+			}
+			// A session token alone: the keys are the ambient ones.
+			return getenv(k)
+		}
+	case d.Profile != "":
+		return func(k string) string {
+			switch k {
+			case "AWS_PROFILE":
+				return d.Profile
+			case "AWS_ACCESS_KEY_ID", "AWS_ACCESS_KEY", "AWS_SECRET_ACCESS_KEY", "AWS_SECRET_KEY", "AWS_SESSION_TOKEN":
 				return ""
 			}
 			return getenv(k)
 		}
 	}
-	return r, nil
+	return nil
 }
 
 // appendSub appends sub (a/b) to the folder or to the bucket URL's prefix.

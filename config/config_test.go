@@ -47,6 +47,9 @@ help = "h"
 		{"credentials for a folder", "[dest.archive]\nurl = \"/srv\"\naccess_key_env = \"K\"\nsecret_key_env = \"S\"\n", "only a bucket"},
 		{"empty key list", "[keys]\nquit = []\n", "no key given"},
 		{"key not a string", "[keys]\nquit = [1]\n", "a key is a string"},
+		{"profile and variables", "[dest.archive]\nurl = \"s3://b/p\"\nprofile = \"archive\"\naccess_key_env = \"K\"\nsecret_key_env = \"S\"\n", "not both"},
+		{"profile of a folder", "[dest.archive]\nurl = \"/srv\"\nprofile = \"archive\"\n", "only a bucket"},
+		{"profile with a line feed", "[dest.archive]\nurl = \"s3://b/p\"\nprofile = \"a\\nb\"\n", "the name of a profile"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -168,6 +171,22 @@ url = "s3://pub"
 	for k, want := range map[string]string{"AWS_ACCESS_KEY_ID": "ak", "AWS_SECRET_ACCESS_KEY": "as", "AWS_SESSION_TOKEN": "", "HOME": ""} {
 		if got := r.Getenv(k); got != want {
 			t.Errorf("Getenv(%s) = %q, want %q", k, got, want)
+		}
+	}
+	// A destination naming its variables reads nothing else: not the
+	// shared files under HOME, not AWS_PROFILE.
+	env["HOME"], env["AWS_PROFILE"] = "/home/me", "other"
+	for _, k := range []string{"HOME", "AWS_PROFILE", "AWS_SHARED_CREDENTIALS_FILE"} {
+		if got := r.Getenv(k); got != "" {
+			t.Errorf("archive: Getenv(%s) = %q, want nothing", k, got)
+		}
+	}
+	// A profile stands for AWS_PROFILE; the ambient keys are not read.
+	c.Dest["prof"] = Dest{URL: "s3://b/p", Profile: "archive"}
+	r, _ = c.ResolveDest("prof:", getenv)
+	for k, want := range map[string]string{"AWS_PROFILE": "archive", "AWS_ACCESS_KEY_ID": "", "AWS_SECRET_ACCESS_KEY": "", "HOME": "/home/me"} {
+		if got := r.Getenv(k); got != want {
+			t.Errorf("prof: Getenv(%s) = %q, want %q", k, got, want)
 		}
 	}
 	if r, _ := c.ResolveDest("open:", getenv); r.Getenv != nil {
