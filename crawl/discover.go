@@ -276,6 +276,9 @@ const (
 // The error is not nil only for an input that is not an http(s) URL or a
 // cancelled context; unreachable URLs are Attempts with their error.
 func Discover(ctx context.Context, g fetch.Getter, input string, opts DiscoverOptions) (*Discovery, error) {
+	if meant := fetch.SchemeFor(strings.TrimSpace(input)); meant != "" {
+		return nil, fmt.Errorf("discover %q: not a URL: it has no scheme; for the web, give the scheme: %s", input, meant)
+	}
 	u, err := url.Parse(strings.TrimSpace(input))
 	if err != nil {
 		return nil, fmt.Errorf("discover %q: %w", input, err)

@@ -146,6 +146,9 @@ type hop struct {
 }
 
 func parseTarget(method, rawURL string) (*url.URL, error) {
+	if meant := SchemeFor(rawURL); meant != "" {
+		return nil, noSchemeError(method, rawURL, meant)
+	}
 	// A loc that is not strictly a URI (a stray "%") is requested as a
 	// browser would send it.
 	u, err := url.Parse(RequestURL(rawURL))

@@ -5,9 +5,12 @@ import (
 	"bytes"
 	"crypto/tls"
 	"errors"
+	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 )
 
@@ -71,4 +74,77 @@ func otherScheme(u *url.URL, speaks, not, scheme string) string {
 	v.Scheme = scheme
 	v.User = nil
 	return "the server at " + u.Host + " speaks " + speaks + ", not " + not + ": try " + v.String()
+}
+
+// SchemeFor is the URL that target, written without a scheme, most likely
+// meant: "example.org/cap.xml" https://example.org/cap.xml, and a host of
+// this machine, an IP address or a port other than 443 http://
+// ("localhost:8080/x" http://localhost:8080/x), as servers on them seldom
+// speak TLS. It is "" for anything else: a URL, a file name
+// ("resourcelist.xml"), a path.
+func SchemeFor(target string) string {
+	if target == "" || strings.Contains(target, "://") || strings.ContainsAny(target, " \t\\") || strings.HasPrefix(target, ".") {
+		return ""
+	}
+	hostport := target
+	if i := strings.IndexAny(target, "/?#"); i >= 0 {
+		hostport = target[:i]
+	}
+	host, port := hostport, ""
+	if strings.Contains(hostport, ":") && !strings.HasPrefix(hostport, "[") && strings.Count(hostport, ":") > 1 {
+		return "" // an IPv6 address is written in brackets
+	}
+	if strings.Contains(hostport, ":") {
+		h, p, err := net.SplitHostPort(hostport)
+		if err != nil || p == "" || strings.Trim(p, "0123456789") != "" {
+			return ""
+		}
+		host, port = h, p
+	}
+	lower := strings.ToLower(host)
+	scheme := "https"
+	switch {
+	case lower == "localhost" || strings.HasSuffix(lower, ".localhost") || net.ParseIP(host) != nil:
+		scheme = "http"
+	case isDomain(lower):
+	case port != "" && isLabel(lower):
+		// myserver:8080
+	default:
+		return ""
+	}
+	if port != "" && port != "443" {
+		scheme = "http"
+	}
+	return scheme + "://" + target
+}
+
+// fileExtensions are the last parts of file names rsx is given, which a
+// host name does not end with.
+var fileExtensions = []string{"xml", "gz", "zip", "txt", "json", "html", "htm", "warc", "tar", "tgz", "csv", "md", "toml"}
+
+// isDomain tells whether s reads as a domain name: two labels or more, the
+// last of letters, not a file's extension.
+func isDomain(s string) bool {
+	labels := strings.Split(s, ".")
+	if len(labels) < 2 {
+		return false
+	}
+	for _, l := range labels {
+		if !isLabel(l) {
+			return false
+		}
+	}
+	tld := labels[len(labels)-1]
+	return len(tld) >= 2 && strings.Trim(tld, "abcdefghijklmnopqrstuvwxyz") == "" && !slices.Contains(fileExtensions, tld)
+}
+
+// isLabel tells whether s is one label of a host name.
+func isLabel(s string) bool {
+	return s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyz0123456789-") == "" && !strings.HasPrefix(s, "-")
+}
+
+// noSchemeError is the error of a target without a scheme that reads as a
+// host: the URL meant.
+func noSchemeError(what, target, meant string) error {
+	return fmt.Errorf("%s %s: not a URL: it has no scheme; for the web, give the scheme: %s", what, target, meant)
 }

@@ -79,3 +79,53 @@ func TestSchemeMismatchIsNotRetried(t *testing.T) {
 		t.Errorf("http to plain http: %q, %v", body, err)
 	}
 }
+
+func TestSchemeFor(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"example.org/cap.xml", "https://example.org/cap.xml"},
+		{"example.org", "https://example.org"},
+		{"www.example.org/.well-known/resourcesync", "https://www.example.org/.well-known/resourcesync"},
+		{"localhost:8080/dataset1/capabilitylist.xml", "http://localhost:8080/dataset1/capabilitylist.xml"},
+		{"localhost/x", "http://localhost/x"},
+		{"127.0.0.1:8080/x", "http://127.0.0.1:8080/x"},
+		{"[::1]:8080/x", "http://[::1]:8080/x"},
+		{"example.org:8443/x", "http://example.org:8443/x"},
+		{"example.org:443/x", "https://example.org:443/x"},
+		{"myserver:8080/cap.xml", "http://myserver:8080/cap.xml"},
+		{"example.org?x=1", "https://example.org?x=1"},
+		{"resourcelist.xml", ""},
+		{"changelist.xml.gz", ""},
+		{"dump.zip", ""},
+		{"./example.org", ""},
+		{"data/example.org", ""},
+		{"/srv/example.org/cap.xml", ""},
+		{"https://example.org/x", ""},
+		{"myserver/cap.xml", ""},
+		{`C:\copy\cap.xml`, ""},
+		{"c:/copy", ""},
+		{"urn:isbn:1", ""},
+		{"mailto:a@example.org", ""},
+		{"", ""},
+	} {
+		if got := SchemeFor(c.in); got != c.want {
+			t.Errorf("SchemeFor(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+// A URL typed without its scheme is said to need one, with the URL meant,
+// whether it reads as a URL (localhost:8080/x) or as a path that is no file
+// (127.0.0.1:8080/x, example.org/cap.xml): not a Go parse error.
+func TestNoSchemeSuggestsOne(t *testing.T) {
+	t.Parallel()
+	c := newTestClient(t, testOptions())
+	for _, target := range []string{"localhost:8080/cap.xml", "127.0.0.1:8080/cap.xml", "example.org/cap.xml"} {
+		if _, err := c.Get(testContext(t), target); err == nil || !strings.Contains(err.Error(), "give the scheme: "+SchemeFor(target)) || strings.Contains(err.Error(), "first path segment") {
+			t.Errorf("Get(%q): %v", target, err)
+		}
+		_, err := Open(testContext(t), c, target)
+		if err == nil || !strings.Contains(err.Error(), "give the scheme: "+SchemeFor(target)) || strings.Contains(err.Error(), "first path segment") {
+			t.Errorf("Open(%q): %v", target, err)
+		}
+	}
+}

@@ -1,9 +1,7 @@
 package ui
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
 	"slices"
 	"strconv"
 	"strings"
@@ -639,10 +637,8 @@ func (v *docPage) errorView(w, h int) string {
 		return strings.Join(lines, "\n")
 	}
 	why := components.Escape(v.doc.err.Error())
-	if model.IsLocal(v.doc.url) && errors.Is(v.doc.err, fs.ErrNotExist) && looksLikeHost(v.doc.url) {
-		// :example.org, typed as one types it in a browser.
-		why += "; for the web, give the scheme: https://" + components.Escape(v.doc.url)
-	}
+	// :example.org, typed as one types it in a browser, is no file: the
+	// error says the URL meant (fetch.Open).
 	msg := block(st.Error.Render(why))
 	k := v.keysNow()
 	hints := block(components.ShortHelp(st, k.LoadErrorHints(model.IsLocal(v.doc.url)), " · ", 0))
@@ -828,14 +824,4 @@ func (v *docPage) docInfoLines(w int) []string {
 		}
 	}
 	return out
-}
-
-// looksLikeHost tells whether a target that is no URL reads as a host name
-// or a URL without its scheme ("example.org/path") rather than a file name
-// ("resourcelist.xml"), as rsx's command line tells them apart.
-func looksLikeHost(s string) bool {
-	host, _, _ := strings.Cut(s, "/")
-	lower := strings.ToLower(host)
-	return strings.Contains(host, ".") && !strings.HasPrefix(s, ".") && !strings.ContainsAny(host, `\ `) &&
-		!strings.HasSuffix(lower, ".xml") && !strings.HasSuffix(lower, ".gz") && !strings.HasSuffix(lower, ".zip")
 }
