@@ -39,6 +39,8 @@ type auditFlags struct {
 	// allowOtherHosts: audit --dest compares resources outside the
 	// Source's authority too.
 	allowOtherHosts bool
+	// wait: audit --dest waits this long for a run that holds DEST.
+	wait time.Duration
 }
 
 func newAuditCmd(a *app) *cobra.Command {
@@ -87,7 +89,10 @@ differ although no Change List since the copy's last sync announced a change.
 The copies found intact are recorded in the state; a DEST that cannot be
 written (a read-only mount, a WORM volume, a snapshot) is audited read-only,
 writing nothing, and the audit says what it did not record.
-Exit status 1 when the copy is not in sync.
+Exit status 1 when the copy is not in sync; 2 when DEST holds no copy of
+this Source (the error names the Sources it holds), or a sync holds DEST
+(--wait 2h waits for it to end: a cron line that may start while a
+sync runs).
 
 Exit status: 0 nothing false found (warnings allowed); 1 a claim is false, a
 mirror is not ok, or a list could not be read; 2 the audit could not run (bad
@@ -106,6 +111,7 @@ usage, URL unreachable or not a document to audit from, interrupted).`,
 	fs.DurationVar(&f.timeoutTotal, "timeout-total", 0, "stop after this long, e.g. 10m (0 = no limit)")
 	fs.BoolVar(&f.json, "json", false, "print one JSON document on standard output")
 	fs.StringVar(&f.dest, "dest", "", "compare the copy in `DEST` (a folder, s3://bucket/prefix, or NAME: of the configuration file) with the Source")
+	fs.DurationVar(&f.wait, "wait", 0, "with --dest: wait up to `DURATION` (e.g. 2h) for a sync that holds DEST to end, instead of refusing at once")
 	fs.BoolVar(&f.allowOtherHosts, "allow-other-hosts", false, "with --dest: compare the resources outside the Source's authority too, as a sync with --allow-other-hosts copies them (without it they are out of the copy's selection)")
 	a.addSources(cmd, &f.json, &f.dest)
 	return cmd
@@ -116,6 +122,9 @@ usage, URL unreachable or not a document to audit from, interrupted).`,
 func (a *app) runAudit(cmd *cobra.Command, f auditFlags, target string) error {
 	if f.dest != "" {
 		return a.runDestAudit(cmd, f, target)
+	}
+	if cmd.Flags().Changed("wait") {
+		return failed(errors.New("audit: --wait waits for DEST's lock: an option of audit --dest"))
 	}
 	return a.runSpotAudit(cmd, f, target)
 }

@@ -29,7 +29,7 @@ func (a *app) runDestAudit(cmd *cobra.Command, f auditFlags, target string) erro
 			return failed(fmt.Errorf("audit --dest: --%s is an option of the spot audit (the copy's own selection applies)", name))
 		}
 	}
-	d, err := a.openDestForAudit(ctx, cmd, target, f.dest)
+	d, err := a.openDestWaiting(ctx, cmd, target, f.dest, f.wait)
 	if err != nil {
 		return failed(err)
 	}
@@ -38,8 +38,12 @@ func (a *app) runDestAudit(cmd *cobra.Command, f auditFlags, target string) erro
 	// The report keeps the first lines of each list the text shows, and
 	// spools the lists whole (in DEST's temporary folder) for --json, which
 	// writes them an element at a time: memory does not grow with them.
-	rep, err := sess.AuditWith(ctx, target, engine.AuditOptions{AllowOtherHosts: f.allowOtherHosts, Keep: maxTextLines})
+	rep, err := sess.AuditWith(ctx, target, engine.AuditOptions{AllowOtherHosts: f.allowOtherHosts, Keep: maxTextLines, RequireCopy: true})
 	bar.finish()
+	var noCopy *engine.NoCopyError
+	if errors.As(err, &noCopy) {
+		return failed(noCopyError(noCopy, f.dest, target))
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return failed(errors.New("audit: interrupted"))
