@@ -80,3 +80,31 @@ func TestDestAuditWaitsForTheLock(t *testing.T) {
 		t.Errorf("--wait without --dest: exit %d: %s", code, errs)
 	}
 }
+
+// A refusal names the command meant with the DEST and URL given, each a
+// word a shell takes as it is (an s3:// URL's ? and & quoted), never the
+// placeholders DEST and URL when both are known.
+func TestRefusalsNameTheRealDestAndURL(t *testing.T) {
+	base := startDemo(t, false)
+	cap := base + "/dataset1/capabilitylist.xml"
+	missing := filepath.Join(t.TempDir(), "no such copy")
+	code, _, errs := runCmd(t, "audit", "--dest", missing, cap)
+	if want := "(rsx sync --dest '" + missing + "' " + cap + " makes one)"; code != 2 || !strings.Contains(errs, want) {
+		t.Errorf("audit --dest of a missing folder: exit %d: %s\nwant %q", code, errs, want)
+	}
+	for _, c := range []struct{ in, want string }{
+		{"./copy", "./copy"},
+		{"http://127.0.0.1:8080/dataset1/capabilitylist.xml", "http://127.0.0.1:8080/dataset1/capabilitylist.xml"},
+		{"s3://b/p?endpoint=http://h:7070&region=us-east-1", "'s3://b/p?endpoint=http://h:7070&region=us-east-1'"},
+		{"my copy", "'my copy'"},
+		{"it's", `'it'\''s'`},
+		{"", "''"},
+	} {
+		if got := shellArg(c.in); got != c.want {
+			t.Errorf("shellArg(%q) = %s, want %s", c.in, got, c.want)
+		}
+	}
+	if got := command("rsx", "sync", "--mode", "baseline", "--dest", "s3://b/p?x=1&y=2", "http://e.org/cap.xml"); got != "rsx sync --mode baseline --dest 's3://b/p?x=1&y=2' http://e.org/cap.xml" {
+		t.Errorf("command = %s", got)
+	}
+}

@@ -459,7 +459,7 @@ func (a *app) openDest(ctx context.Context, cmd *cobra.Command, what, target, de
 	st, err := store.Open(ctx, dest, so)
 	if err != nil && !so.Create && errors.Is(err, fs.ErrNotExist) {
 		// rsx audit --dest with a folder that is not there: say what it means.
-		return nil, fmt.Errorf("%s: there is no copy in %s, a folder that does not exist (rsx sync --dest %s URL makes one): %w", what, dest, dest, err)
+		return nil, fmt.Errorf("%s: there is no copy in %s, a folder that does not exist (%s makes one): %w", what, dest, command("rsx", "sync", "--dest", dest, target), err)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
@@ -614,7 +614,7 @@ func writeSyncPlan(w io.Writer, st textStyles, p *engine.Plan, dest string, dryR
 	writeArchivedLists(w, st, p)
 	if p.Gap != nil {
 		fmt.Fprintf(w, "%s gap: %s: changes may have been missed, so none is applied.\n", st.err("✗"), p.Gap)
-		fmt.Fprintf(w, "  Reconcile the copy (only what is missing or differs is fetched): rsx sync --mode baseline --dest %s %s\n", esc(dest), esc(p.Target))
+		fmt.Fprintf(w, "  Reconcile the copy (only what is missing or differs is fetched): %s\n", esc(command("rsx", "sync", "--mode", "baseline", "--dest", dest, p.Target)))
 		return
 	}
 	label := "plan"
@@ -915,7 +915,7 @@ func syncJSONOf(p *engine.Plan, res *engine.Result, dest string, dryRun bool, el
 	}
 	if p.Gap != nil {
 		out.Gap = &syncGapJSON{From: model.FormatDatetime(p.Gap.From), To: timeOrNull(p.Gap.To), Message: p.Gap.String(),
-			Proposal: "reconcile the copy (only what is missing or differs is fetched): rsx sync --mode baseline --dest " + dest + " " + p.Target}
+			Proposal: "reconcile the copy (only what is missing or differs is fetched): " + command("rsx", "sync", "--mode", "baseline", "--dest", dest, p.Target)}
 	}
 	switch {
 	case dryRun:

@@ -146,7 +146,7 @@ func followTotals(out *syncJSON, res *engine.Result, fr *engine.FollowResult, in
 	}
 	if fr.Gap != nil {
 		out.Gap = &syncGapJSON{From: model.FormatDatetime(fr.Gap.From), To: timeOrNull(fr.Gap.To), Message: fr.Gap.String(),
-			Proposal: "reconcile the copy (only what is missing or differs is fetched): rsx sync --mode baseline --dest " + out.Dest + " " + target}
+			Proposal: "reconcile the copy (only what is missing or differs is fetched): " + command("rsx", "sync", "--mode", "baseline", "--dest", out.Dest, target)}
 	}
 	if len(fr.Problems) > 0 {
 		out.Problems = failJSON(fr.Problems)
