@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"rsx/demo"
+	"rsx/display"
 )
 
 // serveFlags are the options of rsx serve.
@@ -107,7 +108,7 @@ func (a *app) runServe(ctx context.Context, f serveFlags) error {
 	}
 	fmt.Fprintln(a.out, srv.URL)
 	o := srv.Source().Options()
-	fmt.Fprintf(a.err, "rsx demo Source: %d resources, seed %d, clock %s", o.Resources, o.Seed, srv.Source().Now().Format(time.RFC3339))
+	fmt.Fprintf(a.err, "rsx demo Source: %s resources, seed %d, clock %s", display.Count(o.Resources), o.Seed, srv.Source().Now().Format(time.RFC3339))
 	if o.Broken {
 		fmt.Fprint(a.err, ", broken")
 	}

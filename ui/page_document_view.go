@@ -298,7 +298,7 @@ func (v *docPage) partsSeg() statusSeg {
 	if d.parts == nil {
 		return statusSeg{}
 	}
-	return statusSeg{v.c.Styles.StatusValue.Render(fmt.Sprintf("%d/%d parts", d.partsDone, len(d.parts))), "", 1}
+	return statusSeg{v.c.Styles.StatusValue.Render(fmt.Sprintf("%s/%s parts", display.Count(d.partsDone), display.Count(len(d.parts)))), "", 1}
 }
 
 // marksSeg is how many entries are marked.
@@ -405,11 +405,11 @@ func (v *docPage) validitySeg() statusSeg {
 	var full, short []string
 	if errs > 0 {
 		full = append(full, st.BarError.Render("✗ "+display.Plural(errs, "error", "errors")))
-		short = append(short, st.BarError.Render(fmt.Sprintf("✗%d", errs)))
+		short = append(short, st.BarError.Render("✗"+display.Count(errs)))
 	}
 	if warns > 0 {
 		full = append(full, st.BarWarning.Render("! "+display.Plural(warns, "warning", "warnings")))
-		short = append(short, st.BarWarning.Render(fmt.Sprintf("!%d", warns)))
+		short = append(short, st.BarWarning.Render("!"+display.Count(warns)))
 	}
 	if d.crossChecking() {
 		full = append(full, st.StatusValue.Render("checking…"))
@@ -603,7 +603,7 @@ func (v *docPage) loadingView(w, h int) string {
 	d := v.doc
 	progress := st.Value.Render(display.Size(d.bytes)+" read") + st.Dim.Render(progressOf(d.bytes, d.total))
 	if d.parts != nil {
-		progress = st.Value.Render(fmt.Sprintf("%d of %d parts read", d.partsDone, len(d.parts)))
+		progress = st.Value.Render(fmt.Sprintf("%s of %s parts read", display.Count(d.partsDone), display.Count(len(d.parts))))
 	}
 	if d.wait.waiting() {
 		progress += "\n\n" + st.Warning.Render(d.wait.text(v.c.Clock()))
@@ -666,7 +666,7 @@ func (v *docPage) detailView() string {
 	end := min(scroll+bodyH, len(lines))
 	more := ""
 	if end < len(lines) {
-		more = fmt.Sprintf("↓ %d more", len(lines)-end)
+		more = fmt.Sprintf("↓ %s more", display.Count(len(lines)-end))
 	}
 	return v.cells().Box(st, v.focus == focusDetail, title, more, lines[scroll:end], w, h)
 }
@@ -750,7 +750,7 @@ func (v *docPage) problemLines(i, w int) []string {
 		st.Dim.Render(" · "+v.c.Keys.EntryProblems.Help().Key+": on the problems page"), w)}
 	for n := range ps {
 		if n == maxDetailProblems {
-			out = append(out, st.Dim.Render(fmt.Sprintf("… and %d more", len(ps)-n)))
+			out = append(out, st.Dim.Render(fmt.Sprintf("… and %s more", display.Count(len(ps)-n))))
 			break
 		}
 		p := &ps[n]

@@ -360,7 +360,7 @@ func (v *Coverage) summaryLine() string {
 			overlaps++
 		}
 	}
-	s := st.Value.Render(fmt.Sprintf("%s: %d archived, %d live", display.Plural(len(v.periods), "list", "lists"), archived, len(v.periods)-archived))
+	s := st.Value.Render(fmt.Sprintf("%s: %s archived, %s live", display.Plural(len(v.periods), "list", "lists"), display.Count(archived), display.Count(len(v.periods)-archived)))
 	span := formatAxisTime(v.start) + " – "
 	if v.open {
 		span += "open"
@@ -525,7 +525,7 @@ func (v *Coverage) issueText(n int, layout string) []string {
 		out = append(out, st.OK.Render("✓ none: every moment from the first from on is covered by exactly one list"))
 	}
 	if total > len(out) && len(out) > 0 {
-		out[len(out)-1] = st.Dim.Render(fmt.Sprintf("… and %d more", total-len(out)+1))
+		out[len(out)-1] = st.Dim.Render(fmt.Sprintf("… and %s more", display.Count(total-len(out)+1)))
 	}
 	return out
 }
