@@ -131,7 +131,9 @@ func e2eEnv(t *testing.T) []string {
 func TestE2EExplorerOnBuiltInDemo(t *testing.T) {
 	requireTmux(t)
 	bin := buildRSX(t)
-	s := startTmux(t, bin, e2eEnv(t))
+	// --demo-port 0: a free port, as every e2e test's demo; the default
+	// port (127.0.0.1:8753) is left to the people using this machine.
+	s := startTmux(t, bin+" --demo-port 0", e2eEnv(t))
 
 	// The Source Description with its two Capability Lists.
 	s.waitFor(20*time.Second, "Source Description", "/dataset1/capabilitylist.xml", "/dataset2/capabilitylist.xml")

@@ -39,6 +39,8 @@ type auditFlags struct {
 	// allowOtherHosts: audit --dest compares resources outside the
 	// Source's authority too.
 	allowOtherHosts bool
+	// wait: audit --dest waits this long for a run that holds DEST.
+	wait time.Duration
 }
 
 func newAuditCmd(a *app) *cobra.Command {
@@ -87,7 +89,10 @@ differ although no Change List since the copy's last sync announced a change.
 The copies found intact are recorded in the state; a DEST that cannot be
 written (a read-only mount, a WORM volume, a snapshot) is audited read-only,
 writing nothing, and the audit says what it did not record.
-Exit status 1 when the copy is not in sync.
+Exit status 1 when the copy is not in sync; 2 when DEST holds no copy of
+this Source (the error names the Sources it holds), or a sync holds DEST
+(--wait 2h waits for it to end: a cron line that may start while a
+sync runs).
 
 Exit status: 0 nothing false found (warnings allowed); 1 a claim is false, a
 mirror is not ok, or a list could not be read; 2 the audit could not run (bad
@@ -106,6 +111,7 @@ usage, URL unreachable or not a document to audit from, interrupted).`,
 	fs.DurationVar(&f.timeoutTotal, "timeout-total", 0, "stop after this long, e.g. 10m (0 = no limit)")
 	fs.BoolVar(&f.json, "json", false, "print one JSON document on standard output")
 	fs.StringVar(&f.dest, "dest", "", "compare the copy in `DEST` (a folder, s3://bucket/prefix, or NAME: of the configuration file) with the Source")
+	fs.DurationVar(&f.wait, "wait", 0, "with --dest: wait up to `DURATION` (e.g. 2h) for a sync that holds DEST to end, instead of refusing at once")
 	fs.BoolVar(&f.allowOtherHosts, "allow-other-hosts", false, "with --dest: compare the resources outside the Source's authority too, as a sync with --allow-other-hosts copies them (without it they are out of the copy's selection)")
 	a.addSources(cmd, &f.json, &f.dest)
 	return cmd
@@ -116,6 +122,9 @@ usage, URL unreachable or not a document to audit from, interrupted).`,
 func (a *app) runAudit(cmd *cobra.Command, f auditFlags, target string) error {
 	if f.dest != "" {
 		return a.runDestAudit(cmd, f, target)
+	}
+	if cmd.Flags().Changed("wait") {
+		return failed(errors.New("audit: --wait waits for DEST's lock: an option of audit --dest"))
 	}
 	return a.runSpotAudit(cmd, f, target)
 }
@@ -263,11 +272,11 @@ func (b *auditBar) update(p spotcheck.Progress) {
 		b.counted = true
 		b.bar.ChangeMax64(int64(max(p.Total, 1)))
 	}
-	desc := fmt.Sprintf("%s: %d lists, %d resources listed", p.Phase, p.Lists, p.Listed)
+	desc := fmt.Sprintf("%s: %s lists, %s resources listed", p.Phase, display.Count(p.Lists), display.Count(p.Listed))
 	if p.Phase == spotcheck.PhaseChecks || p.Checked > 0 {
 		desc = "checking"
 		if p.Failed > 0 {
-			desc += fmt.Sprintf(" (%d failed)", p.Failed)
+			desc += fmt.Sprintf(" (%s failed)", display.Count(p.Failed))
 		}
 	}
 	b.bar.Describe(desc)
@@ -454,7 +463,7 @@ func writeAuditJSON(w io.Writer, rep *spotcheck.Report, runErr error, sp *spotch
 // line per kind of finding, then tables of the false claims, the warnings
 // and what could not be checked. Everything the Source wrote is escaped.
 func writeAuditText(w io.Writer, st textStyles, rep *spotcheck.Report) {
-	of := fmt.Sprintf("%d of %d", rep.Selected, rep.Listed)
+	of := fmt.Sprintf("%s of %s", display.Count(rep.Selected), display.Count(rep.Listed))
 	if rep.Sample == 0 {
 		of = "all " + strconv.FormatInt(rep.Listed, 10)
 	}
@@ -467,7 +476,7 @@ func writeAuditText(w io.Writer, st textStyles, rep *spotcheck.Report) {
 			display.Plural(rep.Failed, "resource", "resources"), byField(rep.Mismatched))
 	}
 	if bad := rep.MirrorsChecked - rep.MirrorsOK; bad > 0 {
-		fmt.Fprintf(w, "%s %d of %s not ok\n", mark(st.err, "✗"), bad, display.Plural(rep.MirrorsChecked, "mirror", "mirrors"))
+		fmt.Fprintf(w, "%s %s of %s not ok\n", mark(st.err, "✗"), display.Count(bad), display.Plural(rep.MirrorsChecked, "mirror", "mirrors"))
 	}
 	if unread := rep.Unread(); len(unread) > 0 {
 		fmt.Fprintf(w, "%s %s could not be read (their resources were not in the draw):\n", mark(st.err, "✗"), display.Plural(len(unread), "list", "lists"))
@@ -489,12 +498,12 @@ func writeAuditText(w io.Writer, st textStyles, rep *spotcheck.Report) {
 		fmt.Fprintf(w, "%s %s with nothing that could be compared\n", mark(st.warn, "?"), display.Plural(rep.Unverifiable, "resource", "resources"))
 	}
 	if rep.Changed > 0 {
-		fmt.Fprintf(w, "%s %s held to a later change of a Change List (%d expected gone)\n", mark(st.dim, "·"), display.Plural(rep.Changed, "resource", "resources"), rep.Gone)
+		fmt.Fprintf(w, "%s %s held to a later change of a Change List (%s expected gone)\n", mark(st.dim, "·"), display.Plural(rep.Changed, "resource", "resources"), display.Count(rep.Gone))
 	}
 	if rep.MirrorsOK > 0 {
-		fmt.Fprintf(w, "%s %d of %s ok\n", mark(st.rule, "✓"), rep.MirrorsOK, display.Plural(rep.MirrorsChecked, "mirror", "mirrors"))
+		fmt.Fprintf(w, "%s %s of %s ok\n", mark(st.rule, "✓"), display.Count(rep.MirrorsOK), display.Plural(rep.MirrorsChecked, "mirror", "mirrors"))
 	}
-	fmt.Fprintf(w, "%s %d of %s ok\n", mark(st.rule, "✓"), rep.OK, display.Plural(rep.Checked, "resource checked", "resources checked"))
+	fmt.Fprintf(w, "%s %s of %s ok\n", mark(st.rule, "✓"), display.Count(rep.OK), display.Plural(rep.Checked, "resource checked", "resources checked"))
 	for _, l := range rep.Lists {
 		if l.Note != "" && l.Err == nil && !strings.HasPrefix(l.Note, "not audited") {
 			fmt.Fprintf(w, "%s %s: %s\n", mark(st.dim, "·"), display.Escape(l.URL), display.Escape(l.Note))
@@ -505,7 +514,7 @@ func writeAuditText(w io.Writer, st textStyles, rep *spotcheck.Report) {
 		if rep.Stopped == spotcheck.StopInterrupted {
 			why = "interrupted"
 		}
-		fmt.Fprintf(w, "%s incomplete: %s after %d of %d resources\n", mark(st.warn, "!"), why, rep.Checked, rep.Selected)
+		fmt.Fprintf(w, "%s incomplete: %s after %s of %s resources\n", mark(st.warn, "!"), why, display.Count(rep.Checked), display.Count(rep.Selected))
 	}
 
 	writeFindings(w, st, st.err, "FIELD", rep.Mismatched)
@@ -618,6 +627,6 @@ func writeTable(w io.Writer, st textStyles, mark func(string) string, head []str
 		})
 	}
 	if len(rows) > maxTextLines {
-		fmt.Fprintf(w, "… and %d more (--json lists every one)\n", len(rows)-maxTextLines)
+		fmt.Fprintf(w, "… and %s more (--json lists every one)\n", display.Count(len(rows)-maxTextLines))
 	}
 }

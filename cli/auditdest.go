@@ -29,7 +29,7 @@ func (a *app) runDestAudit(cmd *cobra.Command, f auditFlags, target string) erro
 			return failed(fmt.Errorf("audit --dest: --%s is an option of the spot audit (the copy's own selection applies)", name))
 		}
 	}
-	d, err := a.openDestForAudit(ctx, cmd, target, f.dest)
+	d, err := a.openDestWaiting(ctx, cmd, target, f.dest, f.wait)
 	if err != nil {
 		return failed(err)
 	}
@@ -38,8 +38,12 @@ func (a *app) runDestAudit(cmd *cobra.Command, f auditFlags, target string) erro
 	// The report keeps the first lines of each list the text shows, and
 	// spools the lists whole (in DEST's temporary folder) for --json, which
 	// writes them an element at a time: memory does not grow with them.
-	rep, err := sess.AuditWith(ctx, target, engine.AuditOptions{AllowOtherHosts: f.allowOtherHosts, Keep: maxTextLines})
+	rep, err := sess.AuditWith(ctx, target, engine.AuditOptions{AllowOtherHosts: f.allowOtherHosts, Keep: maxTextLines, RequireCopy: true})
 	bar.finish()
+	var noCopy *engine.NoCopyError
+	if errors.As(err, &noCopy) {
+		return failed(noCopyError(noCopy, f.dest, target))
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return failed(errors.New("audit: interrupted"))
@@ -154,7 +158,7 @@ func destAuditJSONOf(r *engine.AuditReport, dest string) destAuditJSON {
 func writeDestAuditText(w io.Writer, st textStyles, r *engine.AuditReport, dest string) {
 	fmt.Fprintf(w, "%s %s ↔ %s\n", st.title("audit"), esc(dest), esc(r.Source))
 	fmt.Fprintf(w, "  the Resource List %s (at %s), the changes since; the copy's point %s\n", esc(r.Document), datetimeOrNone(r.At), datetimeOrNone(r.Point))
-	fmt.Fprintf(w, "  %d local copies hashed (%s) in %s\n", r.Hashed, display.Size(r.HashedBytes), r.Elapsed.Round(time.Millisecond))
+	fmt.Fprintf(w, "  %s local copies hashed (%s) in %s\n", display.Count(r.Hashed), display.Size(r.HashedBytes), r.Elapsed.Round(time.Millisecond))
 	for _, warn := range r.Warnings {
 		fmt.Fprintf(w, "%s %s\n", st.warn("!"), esc(warn))
 	}
@@ -173,20 +177,20 @@ func writeDestAuditText(w io.Writer, st textStyles, r *engine.AuditReport, dest 
 		}
 		fmt.Fprintln(w)
 	}
-	fmt.Fprintf(w, "%s %d same\n", st.rule("✓"), r.Same)
+	fmt.Fprintf(w, "%s %s same\n", st.rule("✓"), display.Count(r.Same))
 	if r.Collisions > 0 {
-		fmt.Fprintf(w, "%s %d outside the copy: another resource holds the path (a path collision; sync refuses them)\n", st.dim("·"), r.Collisions)
+		fmt.Fprintf(w, "%s %s outside the copy: another resource holds the path (a path collision; sync refuses them)\n", st.dim("·"), display.Count(r.Collisions))
 	}
 	if n := r.OutOfSelection() - r.Collisions; n > 0 {
 		excluded, unselected := "left out by its --include/--exclude", "never chosen: only chosen resources of this Source were synced"
 		why := excluded
 		switch {
 		case r.Excluded > 0 && r.Unselected > 0:
-			why = fmt.Sprintf("%d %s; %d %s", r.Excluded, excluded, r.Unselected, unselected)
+			why = fmt.Sprintf("%s %s; %s %s", display.Count(r.Excluded), excluded, display.Count(r.Unselected), unselected)
 		case r.Unselected > 0:
 			why = unselected
 		}
-		fmt.Fprintf(w, "%s %d out of the copy's selection, not compared (%s)\n", st.dim("·"), n, why)
+		fmt.Fprintf(w, "%s %s out of the copy's selection, not compared (%s)\n", st.dim("·"), display.Count(n), why)
 	}
 	// Extras that are all deletions kept on purpose are no difference.
 	extraMark, extraStyle := "✗", st.err
@@ -212,7 +216,7 @@ func writeDestAuditText(w io.Writer, st textStyles, r *engine.AuditReport, dest 
 		if n == 0 {
 			continue
 		}
-		fmt.Fprintf(w, "%s %d %s:\n", l.style(l.mark), n, l.title)
+		fmt.Fprintf(w, "%s %s %s:\n", l.style(l.mark), display.Count(n), l.title)
 		for i, u := range l.items {
 			if i == maxTextLines {
 				break
@@ -220,7 +224,7 @@ func writeDestAuditText(w io.Writer, st textStyles, r *engine.AuditReport, dest 
 			fmt.Fprintf(w, "    %s\n", esc(u))
 		}
 		if n > maxTextLines {
-			fmt.Fprintf(w, "    … and %d more (--json lists every one)\n", n-maxTextLines)
+			fmt.Fprintf(w, "    … and %s more (--json lists every one)\n", display.Count(n-maxTextLines))
 		}
 	}
 	if r.PendingDeletes > 0 {

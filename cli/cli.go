@@ -39,6 +39,7 @@ type app struct {
 	exploreDest  string   // explorer: the local copy attached (--dest, explore.go)
 	exploreFleet string   // explorer: a fleet file to open the fleet page on (--sources, explore.go)
 	broken       bool     // explorer: the built-in demo with errors seeded (--broken, explore.go)
+	demoPort     int      // explorer: the built-in demo's port (--demo-port, demoport.go)
 
 	cfg     *config.Config                 // the configuration file, read before any command runs (config.go)
 	env     func(string) string            // reads the environment; nil: os.Getenv (tests set it)
@@ -79,8 +80,9 @@ Z39.99-2017), and copies their resources into a folder or a bucket.
 Without a command, rsx opens the explorer on TARGET: a URL (a site root or
 an HTML page starts discovery; a ResourceSync document such as a Source
 Description, a Capability List or a Resource List opens as it is) or a local
-file. With no TARGET it starts the built-in demo Source on a free loopback
-port and opens it, so that everything can be tried offline (--broken: the
+file. With no TARGET it starts the built-in demo Source on a loopback port
+(127.0.0.1:8753, the same each run: --demo-port; a free one when another
+program has it) and opens it, so that everything can be tried offline (--broken: the
 demo with errors of many kinds seeded, as rsx serve --broken). In the explorer
 ? lists the keys, esc goes back and q quits.
 
@@ -128,6 +130,8 @@ found, and 2 when the job could not be done.`,
 		"the explorer: open the fleet page on the Sources of `FILE` (docs/fleet.md): each copy's last run, lag and problems")
 	root.Flags().StringVar(&a.exploreDest, "dest", "",
 		"the explorer: attach the local copy in `DEST` (a folder, s3://bucket/prefix?…, or NAME: of rsx config): the table shows each entry's state in it")
+	root.Flags().IntVar(&a.demoPort, "demo-port", defaultDemoPort,
+		"the explorer with no TARGET: the loopback `PORT` of the built-in demo Source, kept from one run to the next so that a copy made from it stays a copy of the same Source (0: a free port); when no port is given and the default is taken, a free one, said on exit")
 	root.Flags().BoolVar(&a.broken, "broken", false,
 		"the explorer on the built-in demo Source with errors of many kinds seeded (as rsx serve --broken); no TARGET")
 	// One line per command; each lives in the file of its name.

@@ -10,12 +10,24 @@ import (
 	"github.com/spf13/cobra"
 
 	"rsx/config"
+	"rsx/dest/store"
 	"rsx/ui"
 )
 
+// cmpOr is the first of the functions that is not nil.
+func cmpOr(fs ...func(string) string) func(string) string {
+	for _, f := range fs {
+		if f != nil {
+			return f
+		}
+	}
+	return nil
+}
+
 // loadConfig reads the configuration file (docs/config.md) once, before any
-// command runs: an unreadable file, an unknown setting or an unknown key
-// action stops every command, so that a mistake in the file is seen at once.
+// command runs: an unreadable file, an unknown setting, an unknown key
+// action or a key no key press is reported as stops every command, naming
+// every problem, so that a mistake in the file is seen at once.
 func (a *app) loadConfig() error {
 	if a.cfg != nil {
 		return nil
@@ -24,12 +36,11 @@ func (a *app) loadConfig() error {
 	if err != nil {
 		return err
 	}
-	c, err := config.Load(path)
+	// The explorer's keys are checked with the rest of the file, so that
+	// one run names every problem.
+	c, err := config.Load(path, func(c *config.Config) []string { return ui.KeyProblems(c.KeyBindings()) })
 	if err != nil {
 		return err
-	}
-	if err := ui.CheckKeys(c.KeyBindings()); err != nil {
-		return fmt.Errorf("config %s: %w", path, err)
 	}
 	a.cfg = c
 	return nil
@@ -200,6 +211,10 @@ type configReport struct {
 	Defaults config.Defaults        `json:"defaults"`
 	Dest     map[string]config.Dest `json:"dest"`
 	Keys     map[string][]string    `json:"keys"`
+	// BucketCredentials is where a bucket DEST given as a URL takes its
+	// credentials from; DestCredentials where each named bucket does.
+	BucketCredentials store.CredentialSource            `json:"bucket_credentials"`
+	DestCredentials   map[string]store.CredentialSource `json:"dest_credentials"`
 }
 
 func (a *app) runConfig(asJSON bool) error {
@@ -210,8 +225,17 @@ func (a *app) runConfig(asJSON bool) error {
 	}
 	r := configReport{Path: c.Path, Exists: c.Exists, Theme: theme, Defaults: c.Defaults,
 		Dest: map[string]config.Dest{}, Keys: map[string][]string{}}
+	r.BucketCredentials = store.FindCredentials(a.getenv)
+	r.DestCredentials = map[string]store.CredentialSource{}
 	for n, d := range c.Dest {
 		r.Dest[n] = d
+		if strings.HasPrefix(d.URL, "s3://") {
+			res, err := c.ResolveDest(n+":", a.getenv)
+			if err != nil {
+				return err
+			}
+			r.DestCredentials[n] = destCredentials(d, cmpOr(res.Getenv, a.getenv), a.getenv)
+		}
 	}
 	for k, v := range c.Keys {
 		r.Keys[k] = v
@@ -254,12 +278,19 @@ func (a *app) runConfig(asJSON bool) error {
 			if e.SessionTokenEnv != "" {
 				creds = append(creds, "token $"+e.SessionTokenEnv)
 			}
+			if e.Profile != "" {
+				creds = append(creds, "profile "+e.Profile)
+			}
 			if len(creds) > 0 {
 				fmt.Fprintf(&b, " (credentials: %s)", esc(strings.Join(creds, ", ")))
 			}
 			b.WriteString("\n")
+			if src, ok := r.DestCredentials[n]; ok {
+				fmt.Fprintf(&b, "    credentials: %s\n", esc(src.String()))
+			}
 		}
 	}
+	fmt.Fprintf(&b, "bucket credentials (a bucket DEST given as s3://…): %s\n", esc(r.BucketCredentials.String()))
 	if len(c.Keys) > 0 {
 		b.WriteString("keys (the explorer):\n")
 		names := make([]string, 0, len(c.Keys))
@@ -273,6 +304,25 @@ func (a *app) runConfig(asJSON bool) error {
 	}
 	_, err := fmt.Fprint(a.out, b.String())
 	return err
+}
+
+// destCredentials is where the named bucket d takes its credentials from:
+// the variables it names, or what its profile, or the environment, gives.
+func destCredentials(d config.Dest, destEnv, getenv func(string) string) store.CredentialSource {
+	if d.AccessKeyEnv != "" {
+		src := store.CredentialSource{Kind: store.CredsEnvironment, Variable: d.AccessKeyEnv}
+		for _, v := range []string{d.AccessKeyEnv, d.SecretKeyEnv} {
+			if getenv(v) == "" {
+				return store.CredentialSource{Kind: store.CredsNone, Variable: v, Problem: "$" + v + " is not set"}
+			}
+		}
+		return src
+	}
+	src := store.FindCredentials(destEnv)
+	if d.Profile != "" {
+		src.Variable = "" // the file's profile, not AWS_PROFILE
+	}
+	return src
 }
 
 // configExample is rsx config --example: every setting, commented.
@@ -303,8 +353,9 @@ theme = "auto"
 # [dest.shelf]
 # url = "/srv/archive"
 
-# The explorer's keys: an action (a name rsx config --example lists in
-# docs/config.md) and its keys, which replace the default ones.
+# The explorer's keys: an action (docs/config.md lists them) and its keys,
+# which replace the default ones. Keys are named in lower case (f1, ctrl+q,
+# shift+tab, pgdown); a character is itself (q, G, ?).
 [keys]
 # quit = ["q", "ctrl+q"]
 # help = "?"

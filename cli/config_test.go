@@ -206,7 +206,13 @@ quit = ["q", "ctrl+q"]
 	// A bad file stops every command, saying what is wrong.
 	for _, tt := range []struct{ text, want string }{
 		{"[defaults]\nrates = 2\n", "unknown setting defaults.rates"},
-		{"[keys]\nquitt = \"q\"\n", "unknown action quitt"},
+		{"[keys]\nquitt = \"q\"\n", "keys.quitt: no such action (did you mean quit?)"},
+		// A key no key press is reported as: help would be unreachable.
+		{"[keys]\nhelp = \"F1\"\n", `keys.help: "F1" is no key name (did you mean "f1"?`},
+		{"[keys]\nsync_cmd = \":s\"\n", "keys.sync_cmd: :sync is a command typed at the : prompt, not a key: it cannot be rebound"},
+		// Two unknown settings, a bad key and a bad value: all named at once.
+		{"colour = 1\n[defaults]\nrates = 2\nconcurrency = 0\n[keys]\nquit = \"Ctrl-Q\"\n",
+			`4 problems: unknown setting colour (docs/config.md lists the settings); unknown setting defaults.rates (did you mean defaults.rate?); defaults.concurrency 0: 1 or more; keys.quit: "Ctrl-Q" is no key name (did you mean "ctrl+q"?`},
 		{"theme = [\n", "line 1"},
 	} {
 		_, code, _, errs := runWithConfig(t, tt.text, nil, "validate", "nothing.xml")

@@ -44,7 +44,7 @@ func (a *app) openReadDest(ctx context.Context, what, dest string) (*readDest, e
 	var err error
 	d.st, err = store.Open(ctx, dest, store.Options{ReadOnly: true, TempDir: a.tempDir(), Getenv: a.destGetenv(dest)})
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("%s: there is no copy in %s, a folder that does not exist (rsx sync --dest %s URL makes one)", what, dest, dest)
+		return nil, fmt.Errorf("%s: there is no copy in %s, a folder that does not exist (%s URL makes one)", what, dest, command("rsx", "sync", "--dest", dest))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
@@ -57,7 +57,7 @@ func (a *app) openReadDest(ctx context.Context, what, dest string) (*readDest, e
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	if p == "" {
-		return nil, fmt.Errorf("%s: there is no copy in %s (rsx sync --dest %s URL makes one)", what, dest, dest)
+		return nil, fmt.Errorf("%s: there is no copy in %s (%s URL makes one)", what, dest, command("rsx", "sync", "--dest", dest))
 	}
 	if d.db, err = state.OpenReadOnly(ctx, p); err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"rsx/crawl"
+	"rsx/display"
 	"rsx/model"
 )
 
@@ -264,7 +265,7 @@ func writeDiscoverText(w io.Writer, d *crawl.Discovery, st textStyles) {
 	} else {
 		fmt.Fprintf(&b, "%s %s\n", st.title("Source Description"), st.err("not reached"))
 	}
-	fmt.Fprintf(&b, "%s (%d)\n", st.title("Capability Lists"), len(d.CapabilityLists))
+	fmt.Fprintf(&b, "%s (%s)\n", st.title("Capability Lists"), display.Count(len(d.CapabilityLists)))
 	for _, c := range d.CapabilityLists {
 		fmt.Fprintf(&b, "  %s\n", esc(c))
 	}

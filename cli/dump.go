@@ -208,7 +208,7 @@ func (t *dumpText) pkg(p *dump.PackageReport) {
 	}
 	if r := p.Result; r != nil {
 		if r.Verified > 0 || len(r.Mismatched) > 0 {
-			fmt.Fprintf(w, "  ✓ %d verified\n", r.Verified)
+			fmt.Fprintf(w, "  ✓ %s verified\n", display.Count(r.Verified))
 		}
 		if n := len(r.Unverifiable); n > 0 {
 			fmt.Fprintf(w, "  ? %s: the manifest declares neither a length nor a hash to check them against\n", display.Plural(n, "bitstream unverifiable", "bitstreams unverifiable"))
@@ -218,7 +218,7 @@ func (t *dumpText) pkg(p *dump.PackageReport) {
 				f(i)
 			}
 			if n > maxTextLines {
-				fmt.Fprintf(w, "    … and %d more\n", n-maxTextLines)
+				fmt.Fprintf(w, "    … and %s more\n", display.Count(n-maxTextLines))
 			}
 		}
 		lines(len(r.Mismatched), func(i int) {
@@ -273,7 +273,7 @@ func writeManifestProblems(w io.Writer, ps []model.Problem) {
 		}
 		times := ""
 		if g.Count > 1 {
-			times = fmt.Sprintf(" ×%d, the first", g.Count)
+			times = fmt.Sprintf(" ×%s, the first", display.Count(g.Count))
 		}
 		fmt.Fprintf(w, "      %s %s%s: %s\n", mark, esc(rule), times, esc(p.Message))
 	}
@@ -315,7 +315,7 @@ func (t *dumpText) summary(rep *dump.Report, runErr error) {
 	if runErr != nil || failedPkgs > 0 || refusedPkgs > 0 || outside > 0 || problems > 0 {
 		verdict = "FAILED"
 	}
-	bitstreams := fmt.Sprintf("%d verified", verified)
+	bitstreams := fmt.Sprintf("%s verified", display.Count(verified))
 	if !t.verify {
 		// Not "0 verified", which reads as if every bitstream had failed.
 		bitstreams = "bitstreams not read (--verify checks them)"
@@ -323,13 +323,13 @@ func (t *dumpText) summary(rep *dump.Report, runErr error) {
 	line := fmt.Sprintf("%s%s: %s, %s, %s", head, verdict, display.Plural(len(rep.Packages), "package", "packages"),
 		bitstreams, display.Plural(problems, "problem", "problems"))
 	if refusedPkgs > 0 {
-		line += fmt.Sprintf(", %d refused (not as the dump declares)", refusedPkgs)
+		line += fmt.Sprintf(", %s refused (not as the dump declares)", display.Count(refusedPkgs))
 	}
 	if outside > 0 {
-		line += fmt.Sprintf(", %d refused (located out of the dump's folder)", outside)
+		line += fmt.Sprintf(", %s refused (located out of the dump's folder)", display.Count(outside))
 	}
 	if failedPkgs > 0 {
-		line += fmt.Sprintf(", %d not read", failedPkgs)
+		line += fmt.Sprintf(", %s not read", display.Count(failedPkgs))
 	}
 	if manifestErrs+manifestWarns > 0 {
 		line += fmt.Sprintf("; the manifests depart from the specification: %s, %s",

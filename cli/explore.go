@@ -47,6 +47,9 @@ func (a *app) runExplorer(cmd *cobra.Command, args []string) error {
 	if a.broken && target != "" {
 		return failed(errors.New("--broken opens the built-in demo Source with errors seeded: give no TARGET (rsx --broken), or serve it with rsx serve --broken"))
 	}
+	if cmd.Flags().Changed("demo-port") && (target != "" || strings.TrimSpace(a.exploreFleet) != "") {
+		return failed(errors.New("--demo-port is the port of the built-in demo Source, opened when no TARGET is given: give no TARGET (rsx --demo-port 9000), or serve it with rsx serve --addr 127.0.0.1:9000"))
+	}
 	fleetFile := strings.TrimSpace(a.exploreFleet)
 	if fleetFile != "" {
 		if a.broken {
@@ -66,11 +69,19 @@ func (a *app) runExplorer(cmd *cobra.Command, args []string) error {
 	demoSource := target == ""
 	notificationsHint := ""
 	if demoSource {
-		srv, err := startExplorerDemo(ctx, a.broken)
+		addr, fallback, err := demoPortAddr(a.demoPort, cmd.Flags().Changed("demo-port"))
+		if err != nil {
+			return failed(err)
+		}
+		srv, note, err := startExplorerDemo(ctx, addr, fallback, a.broken)
 		if err != nil {
 			return failed(err)
 		}
 		defer srv.Close()
+		if note != "" {
+			// Said when the explorer has left the screen, where it stays.
+			defer fmt.Fprintln(a.err, "rsx: "+esc(note))
+		}
 		target = srv.URL + "/.well-known/resourcesync"
 		// Its clock stands still, so w would wait for ever without this.
 		notificationsHint = "The built-in demo changes only when its clock moves; from another terminal:\n" +
@@ -86,8 +97,8 @@ func (a *app) runExplorer(cmd *cobra.Command, args []string) error {
 	// throttled hosts are the client's (Client.Throttled).
 	opts.OnWait, opts.OnThrottle = nil, nil
 	if demoSource {
-		// The demo lives on a new port each run: caching it would only fill
-		// the cache with documents nobody asks for again.
+		// The demo makes its documents anew each run, its clock at its
+		// start: a cache would only keep what the next run makes again.
 		opts.NoCache = true
 	}
 	client, err := fetch.NewClient(opts)
@@ -134,14 +145,14 @@ func (a *app) runExplorer(cmd *cobra.Command, args []string) error {
 }
 
 // startExplorerDemo starts the built-in demo Source the explorer opens when
-// it is given no TARGET, on a free loopback port: with errors seeded when
+// it is given no TARGET, on addr (startDemoAt): with errors seeded when
 // broken (rsx --broken, as rsx serve --broken).
-func startExplorerDemo(ctx context.Context, broken bool) (*demo.Server, error) {
-	srv, err := demo.Start(ctx, "127.0.0.1:0", demo.Options{Broken: broken})
+func startExplorerDemo(ctx context.Context, addr string, fallback, broken bool) (*demo.Server, string, error) {
+	srv, note, err := startDemoAt(ctx, addr, "--demo-port", fallback, demo.Options{Broken: broken})
 	if err != nil {
-		return nil, fmt.Errorf("start the demo Source: %w", err)
+		return nil, "", fmt.Errorf("start the demo Source: %w", err)
 	}
-	return srv, nil
+	return srv, note, nil
 }
 
 // browserSchemes are the URL schemes besides http and https the user allows

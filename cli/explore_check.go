@@ -31,13 +31,14 @@ func checkExplorerTarget(root *cobra.Command, target string) error {
 	if s := root.SuggestionsFor(target); len(s) > 0 {
 		return fmt.Errorf("unknown command %q; did you mean %q? (rsx --help lists the commands)", target, s[0])
 	}
+	if hint := schemeHint(target); hint != "" {
+		return fmt.Errorf("%q is neither a URL nor an existing file%s", target, hint)
+	}
 	switch {
 	case isCommandWord(target):
 		return fmt.Errorf("unknown command %q (rsx --help lists the commands); a file of that name does not exist", target)
 	case !local:
 		return fmt.Errorf("%q is neither an http(s) URL nor an existing file", target)
-	case looksLikeHost(target):
-		return fmt.Errorf("%q is neither a URL nor an existing file; for the web, give the scheme: https://%s", target, target)
 	}
 	return fmt.Errorf("%q is neither a URL nor an existing file", target)
 }
@@ -54,15 +55,6 @@ func isCommandWord(s string) bool {
 		}
 	}
 	return true
-}
-
-// looksLikeHost tells whether s reads as a host name or a URL without its
-// scheme ("example.org/path").
-func looksLikeHost(s string) bool {
-	host, _, _ := strings.Cut(s, "/")
-	return strings.Contains(host, ".") && !strings.HasPrefix(s, ".") && !strings.ContainsAny(host, `\ `) &&
-		!strings.HasSuffix(strings.ToLower(host), ".xml") && !strings.HasSuffix(strings.ToLower(host), ".gz") &&
-		!strings.HasSuffix(strings.ToLower(host), ".zip")
 }
 
 // checkTerminal says that the explorer needs a terminal when standard input

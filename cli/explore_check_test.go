@@ -128,7 +128,7 @@ func TestNotADocumentPointsToDiscover(t *testing.T) {
 // rsx --broken starts the same demo as rsx serve --broken: errors seeded.
 func TestExplorerBrokenDemo(t *testing.T) {
 	for _, broken := range []bool{false, true} {
-		srv, err := startExplorerDemo(t.Context(), broken)
+		srv, _, err := startExplorerDemo(t.Context(), "127.0.0.1:0", false, broken)
 		if err != nil {
 			t.Fatal(err)
 		}

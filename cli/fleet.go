@@ -205,7 +205,7 @@ func (a *app) fleetReport(command string, results []fleetResult, asJSON bool) er
 		if out.Failed > 0 {
 			mark = st.err("✗")
 		}
-		fmt.Fprintf(a.out, "%s %s: %d of %s ok, %d failed\n", mark, command, out.OK, display.Plural(len(results), "Source", "Sources"), out.Failed)
+		fmt.Fprintf(a.out, "%s %s: %s of %s ok, %s failed\n", mark, command, display.Count(out.OK), display.Plural(len(results), "Source", "Sources"), display.Count(out.Failed))
 	}
 	if out.Failed > 0 {
 		return foundProblems()
@@ -297,7 +297,7 @@ func (a *app) fleetRound(ctx context.Context, jobs []fleetJob, parallel int, asJ
 	st := newTextStyles(useColor(a.out))
 	status := func() {
 		if isTerminal(a.err) && !asJSON {
-			fmt.Fprintf(a.err, "\r\x1b[Kfleet: %d running, %d of %d done", running, done, len(jobs))
+			fmt.Fprintf(a.err, "\r\x1b[Kfleet: %s running, %s of %s done", display.Count(running), display.Count(done), display.Count(len(jobs)))
 		}
 	}
 	var wg sync.WaitGroup
@@ -431,14 +431,14 @@ func fleetLineText(st textStyles, r fleetResult) string {
 	}
 	var what string
 	if s.InSync != nil {
-		what = fmt.Sprintf("audit: %d same, %d missing, %d changed", s.Same, len(s.Missing), len(s.Changed))
+		what = fmt.Sprintf("audit: %s same, %s missing, %s changed", display.Count(s.Same), display.Count(len(s.Missing)), display.Count(len(s.Changed)))
 		if *s.InSync {
 			what += ": in sync"
 		} else {
 			what += ": not in sync"
 		}
 	} else {
-		what = fmt.Sprintf("%s: %d created, %d updated, %d deleted, %d unchanged, %d failed", s.Mode, s.Created, s.Updated, s.Deleted, s.Unchanged, len(s.Failed))
+		what = fmt.Sprintf("%s: %s created, %s updated, %s deleted, %s unchanged, %s failed", s.Mode, display.Count(s.Created), display.Count(s.Updated), display.Count(s.Deleted), display.Count(s.Unchanged), display.Count(len(s.Failed)))
 	}
 	return fmt.Sprintf("%s %s → %s: %s (%s)", mark, esc(name), esc(r.Dest), what, secs)
 }

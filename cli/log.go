@@ -235,9 +235,9 @@ func writeLogText(w io.Writer, st textStyles, dest string, runs []state.Run, sev
 		if !r.Ended.IsZero() {
 			dur = r.Ended.Sub(r.Started).Round(time.Millisecond).String()
 		}
-		counts := fmt.Sprintf("+%d ~%d -%d", r.Created, r.Updated, r.Deleted)
+		counts := fmt.Sprintf("+%s ~%s -%s", display.Count(r.Created), display.Count(r.Updated), display.Count(r.Deleted))
 		if r.Failed > 0 {
-			counts += fmt.Sprintf(", %d failed", r.Failed)
+			counts += fmt.Sprintf(", %s failed", display.Count(r.Failed))
 		}
 		fmt.Fprintf(w, "#%-5d %s  %-9s %-11s %-22s %-10s %s\n", r.ID, r.Started.Local().Format("2006-01-02 15:04:05"), dur, r.Mode, counts,
 			display.Size(r.Bytes), status)

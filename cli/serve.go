@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os/signal"
 	"syscall"
@@ -11,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"rsx/demo"
+	"rsx/display"
 )
 
 // serveFlags are the options of rsx serve.
@@ -31,15 +31,18 @@ func newServeCmd(a *app) *cobra.Command {
 	var f serveFlags
 	cmd := &cobra.Command{
 		Use: "serve [--addr HOST:PORT] [flags]",
-		Example: `  rsx serve                                  # a free loopback port: the first line printed is the base URL
+		Example: `  rsx serve                                  # on 127.0.0.1:8753: the first line printed is the base URL
   rsx serve --addr 127.0.0.1:8080 --broken   # a fixed port, with errors of many kinds to find
   curl -X POST 'http://127.0.0.1:8080/demo/advance?steps=4'   # the demo's clock: new changes, Change Lists close`,
 		Annotations: map[string]string{annotationEndsOnSignal: "yes"},
 		Short:       "Run the built-in demo ResourceSync Source",
 		Long: `Run the built-in demo ResourceSync Source until interrupted (SIGINT or SIGTERM).
 
-The first line on standard output is the base URL (by default on a free loopback
-port, e.g. http://127.0.0.1:41234); a short guide follows on standard error.
+The first line on standard output is the base URL (by default
+http://127.0.0.1:8753, the same each run, so that a copy made from the demo
+stays a copy of the same Source; when another program has that port, a free
+one, said on standard error; --addr 127.0.0.1:0 asks for a free one); a short
+guide follows on standard error.
 Everything is generated on the fly and deterministically from --seed: the Source
 Description at /.well-known/resourcesync, two Capability Lists, Resource List
 Indexes, Resource Dumps with ZIP packages, Change List Indexes, a Change Dump,
@@ -54,11 +57,11 @@ shows it. --broken seeds errors of many kinds for the checker to find. Only
 loopback addresses are served.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.runServe(cmd.Context(), f)
+			return a.runServe(cmd.Context(), f, !cmd.Flags().Changed("addr"))
 		},
 	}
 	fs := cmd.Flags()
-	fs.StringVar(&f.addr, "addr", "127.0.0.1:0", "loopback address to listen on (port 0: a free port)")
+	fs.StringVar(&f.addr, "addr", defaultDemoAddr, "loopback address to listen on (port 0: a free port); when not given and the default is taken, a free port")
 	fs.IntVar(&f.resources, "resources", demo.DefaultResources, "number of resources (up to 10,000,000 and more; generated on the fly)")
 	fs.IntVar(&f.listSize, "list-size", demo.DefaultListSize, "entries per Resource List part (at most 50,000)")
 	fs.IntVar(&f.packageSize, "package-size", demo.DefaultPackageSize, "resources per Resource Dump ZIP package")
@@ -71,7 +74,9 @@ loopback addresses are served.`,
 	return cmd
 }
 
-func (a *app) runServe(ctx context.Context, f serveFlags) error {
+// runServe runs the demo until interrupted; fallback: --addr was not
+// given, and a taken default gives a free port (startDemoAt).
+func (a *app) runServe(ctx context.Context, f serveFlags, fallback bool) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
@@ -94,20 +99,21 @@ func (a *app) runServe(ctx context.Context, f serveFlags) error {
 	}
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	srv, err := demo.Start(ctx, f.addr, demo.Options{
+	// The README's examples start a demo on 127.0.0.1:8080 more than once:
+	// a port given and taken says what to do.
+	srv, note, err := startDemoAt(ctx, f.addr, "--addr", fallback, demo.Options{
 		Resources: f.resources, ListSize: f.listSize, PackageSize: f.packageSize,
 		Seed: f.seed, Broken: f.broken, Tick: f.tick, Start: start, LiveChangeLists: f.liveLists, LiveChangeDumps: f.liveDumps,
 	})
-	if errors.Is(err, syscall.EADDRINUSE) {
-		// The README's examples start a demo on 127.0.0.1:8080 more than once.
-		return failed(fmt.Errorf("%w (another program, perhaps an rsx serve started before, listens there: stop it, or choose another --addr)", err))
-	}
 	if err != nil {
 		return failed(err)
 	}
 	fmt.Fprintln(a.out, srv.URL)
+	if note != "" {
+		fmt.Fprintln(a.err, "rsx: "+esc(note))
+	}
 	o := srv.Source().Options()
-	fmt.Fprintf(a.err, "rsx demo Source: %d resources, seed %d, clock %s", o.Resources, o.Seed, srv.Source().Now().Format(time.RFC3339))
+	fmt.Fprintf(a.err, "rsx demo Source: %s resources, seed %d, clock %s", display.Count(o.Resources), o.Seed, srv.Source().Now().Format(time.RFC3339))
 	if o.Broken {
 		fmt.Fprint(a.err, ", broken")
 	}

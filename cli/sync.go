@@ -311,7 +311,7 @@ func (a *app) runSync(cmd *cobra.Command, f syncFlags, target string) error {
 	defer d.close()
 	ctx, client, st, sess, bar := d.ctx, d.client, d.st, d.sess, d.bar
 	if l := sess.Lock(); l.TookOver != nil && !f.json {
-		fmt.Fprintf(a.err, "rsx: the lock of an interrupted run (%s) was taken over; %d temporary files removed\n", l.TookOver, l.Removed)
+		fmt.Fprintf(a.err, "rsx: the lock of an interrupted run (%s) was taken over; %s temporary files removed\n", l.TookOver, display.Count(l.Removed))
 	}
 
 	started := time.Now()
@@ -461,7 +461,7 @@ func (a *app) openDest(ctx context.Context, cmd *cobra.Command, what, target, de
 	st, err := store.Open(ctx, dest, so)
 	if err != nil && !so.Create && errors.Is(err, fs.ErrNotExist) {
 		// rsx audit --dest with a folder that is not there: say what it means.
-		return nil, fmt.Errorf("%s: there is no copy in %s, a folder that does not exist (rsx sync --dest %s URL makes one): %w", what, dest, dest, err)
+		return nil, fmt.Errorf("%s: there is no copy in %s, a folder that does not exist (%s makes one): %w", what, dest, command("rsx", "sync", "--dest", dest, target), err)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
@@ -533,7 +533,7 @@ func (b *syncBar) update(p engine.Progress) {
 	}
 	switch p.Phase {
 	case engine.PhaseReading:
-		b.bar.Describe(fmt.Sprintf("reading the Source: %d documents, %d entries", p.Documents, p.Entries))
+		b.bar.Describe(fmt.Sprintf("reading the Source: %s documents, %s entries", display.Count(p.Documents), display.Count(p.Entries)))
 		_ = b.bar.Add(0)
 	case engine.PhaseSyncing:
 		if !b.running {
@@ -541,7 +541,7 @@ func (b *syncBar) update(p engine.Progress) {
 		}
 		desc := display.Size(p.Bytes)
 		if p.Failed > 0 {
-			desc += fmt.Sprintf(", %d failed", p.Failed)
+			desc += fmt.Sprintf(", %s failed", display.Count(p.Failed))
 		}
 		b.bar.Describe(desc)
 		_ = b.bar.Set(p.Done)
@@ -616,7 +616,7 @@ func writeSyncPlan(w io.Writer, st textStyles, p *engine.Plan, dest string, dryR
 	writeArchivedLists(w, st, p)
 	if p.Gap != nil {
 		fmt.Fprintf(w, "%s gap: %s: changes may have been missed, so none is applied.\n", st.err("✗"), p.Gap)
-		fmt.Fprintf(w, "  Reconcile the copy (only what is missing or differs is fetched): rsx sync --mode baseline --dest %s %s\n", esc(dest), esc(p.Target))
+		fmt.Fprintf(w, "  Reconcile the copy (only what is missing or differs is fetched): %s\n", esc(command("rsx", "sync", "--mode", "baseline", "--dest", dest, p.Target)))
 		return
 	}
 	label := "plan"
@@ -625,12 +625,12 @@ func writeSyncPlan(w io.Writer, st textStyles, p *engine.Plan, dest string, dryR
 	}
 	bytes := display.Size(s.Bytes)
 	if s.UnknownBytes > 0 {
-		bytes += fmt.Sprintf(" + %d of unknown length", s.UnknownBytes)
+		bytes += fmt.Sprintf(" + %s of unknown length", display.Count(s.UnknownBytes))
 	}
 	if p.Reconcile {
 		fmt.Fprintf(w, "  %s reconcile: %s of the copy checked", st.dim("·"), display.Plural(s.Checked, "file", "files"))
 		if s.Hashed > 0 {
-			fmt.Fprintf(w, " (%d hashed, %s)", s.Hashed, display.Size(s.HashedBytes))
+			fmt.Fprintf(w, " (%s hashed, %s)", display.Count(s.Hashed), display.Size(s.HashedBytes))
 		}
 		if s.Repair > 0 {
 			fmt.Fprintf(w, ", %s: fetched again\n", st.warn(display.Plural(s.Repair, "missing or damaged", "missing or damaged")))
@@ -638,17 +638,17 @@ func writeSyncPlan(w io.Writer, st textStyles, p *engine.Plan, dest string, dryR
 			fmt.Fprintf(w, ", all as recorded\n")
 		}
 	}
-	fmt.Fprintf(w, "%s: %d to create and %d to update (%s), %d to delete, %d unchanged", label, s.Create, s.Update, bytes, s.Delete, s.Unchanged)
+	fmt.Fprintf(w, "%s: %s to create and %s to update (%s), %s to delete, %s unchanged", label, display.Count(s.Create), display.Count(s.Update), bytes, display.Count(s.Delete), display.Count(s.Unchanged))
 	if s.PendingDelete > 0 {
 		fmt.Fprintf(w, ", %s (no --delete)", display.Plural(s.PendingDelete, "deletion remembered", "deletions remembered"))
 	}
 	if s.Excluded > 0 {
-		fmt.Fprintf(w, ", %d excluded", s.Excluded)
+		fmt.Fprintf(w, ", %s excluded", display.Count(s.Excluded))
 	}
 	if s.Refused > 0 {
-		fmt.Fprintf(w, ", %d refused", s.Refused)
+		fmt.Fprintf(w, ", %s refused", display.Count(s.Refused))
 		if s.Collisions > 0 {
-			fmt.Fprintf(w, " (%d of them lose a path to another resource)", s.Collisions)
+			fmt.Fprintf(w, " (%s of them lose a path to another resource)", display.Count(s.Collisions))
 		}
 	}
 	fmt.Fprintln(w)
@@ -657,7 +657,7 @@ func writeSyncPlan(w io.Writer, st textStyles, p *engine.Plan, dest string, dryR
 	}
 	for i, r := range p.Refused {
 		if i == maxTextLines {
-			fmt.Fprintf(w, "  … and %d more refused (--json lists them)\n", s.Refused-i)
+			fmt.Fprintf(w, "  … and %s more refused (--json lists them)\n", display.Count(s.Refused-i))
 			break
 		}
 		fmt.Fprintf(w, "%s refused %s: %s\n", st.warn("!"), esc(r.URL), esc(r.Error()))
@@ -676,7 +676,7 @@ func writeArchivedLists(w io.Writer, st textStyles, p *engine.Plan) {
 		map[string]string{"changelist": "Change List Index", "changedump": "Change Dump"}[p.ArchivedLists[0].Kind], datetimeOrNone(p.Point))
 	for i, a := range p.ArchivedLists {
 		if i == maxTextLines {
-			fmt.Fprintf(w, "      … and %d more (--json lists every one)\n", len(p.ArchivedLists)-i)
+			fmt.Fprintf(w, "      … and %s more (--json lists every one)\n", display.Count(len(p.ArchivedLists)-i))
 			break
 		}
 		fmt.Fprintf(w, "      %s (%s – %s)\n", esc(a.URL), datetimeOrNone(a.From), datetimeOrNone(a.Until))
@@ -696,16 +696,16 @@ func writeSyncResult(w io.Writer, st textStyles, r *engine.Result) {
 	done := r.Created + r.Updated + r.Deleted
 	rate := ""
 	if secs > 0 && done > 0 {
-		rate = fmt.Sprintf(" (%.0f resources/s, %s/s)", float64(done)/secs, display.Size(int64(float64(r.Bytes)/secs)))
+		rate = fmt.Sprintf(" (%s resources/s, %s/s)", display.Count(int64(float64(done)/secs+0.5)), display.Size(int64(float64(r.Bytes)/secs)))
 	}
 	mark := st.rule("✓")
 	if !r.OK() {
 		mark = st.err("✗")
 	}
-	fmt.Fprintf(w, "%s %d created, %d updated, %d deleted, %d unchanged, %d failed in %s%s\n", mark,
-		r.Created, r.Updated, r.Deleted, r.Plan.Summary.Unchanged, r.FailedCount, r.Elapsed.Round(time.Millisecond), rate)
+	fmt.Fprintf(w, "%s %s created, %s updated, %s deleted, %s unchanged, %s failed in %s%s\n", mark,
+		display.Count(r.Created), display.Count(r.Updated), display.Count(r.Deleted), display.Count(r.Plan.Summary.Unchanged), display.Count(r.FailedCount), r.Elapsed.Round(time.Millisecond), rate)
 	if r.Adopted > 0 {
-		fmt.Fprintf(w, "  %s %d of the created were already in place and verified (the rest of an interrupted run)\n", st.dim("·"), r.Adopted)
+		fmt.Fprintf(w, "  %s %s of the created were already in place and verified (the rest of an interrupted run)\n", st.dim("·"), display.Count(r.Adopted))
 	}
 	if r.BackOffs > 0 {
 		fmt.Fprintf(w, "  %s the Source pushed back %s (429, 503 or retries): fewer resources were fetched at once\n", st.dim("·"), display.Plural(r.BackOffs, "time", "times"))
@@ -726,7 +726,7 @@ func writeSyncResult(w io.Writer, st textStyles, r *engine.Result) {
 	}
 	for i, f := range r.Failed {
 		if i == maxTextLines {
-			fmt.Fprintf(w, "  … and %d more failures (--json lists every one)\n", r.FailedCount-i)
+			fmt.Fprintf(w, "  … and %s more failures (--json lists every one)\n", display.Count(r.FailedCount-i))
 			break
 		}
 		line := fmt.Sprintf("%s %s: %s", st.err("✗"), esc(f.URL), esc(f.Error()))
@@ -959,7 +959,7 @@ func syncJSONOf(p *engine.Plan, res *engine.Result, dest string, dryRun bool, el
 	}
 	if p.Gap != nil {
 		out.Gap = &syncGapJSON{From: model.FormatDatetime(p.Gap.From), To: timeOrNull(p.Gap.To), Message: p.Gap.String(),
-			Proposal: "reconcile the copy (only what is missing or differs is fetched): rsx sync --mode baseline --dest " + dest + " " + p.Target}
+			Proposal: "reconcile the copy (only what is missing or differs is fetched): " + command("rsx", "sync", "--mode", "baseline", "--dest", dest, p.Target)}
 	}
 	switch {
 	case dryRun:

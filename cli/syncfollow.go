@@ -146,7 +146,7 @@ func followTotals(out *syncJSON, res *engine.Result, fr *engine.FollowResult, in
 	}
 	if fr.Gap != nil {
 		out.Gap = &syncGapJSON{From: model.FormatDatetime(fr.Gap.From), To: timeOrNull(fr.Gap.To), Message: fr.Gap.String(),
-			Proposal: "reconcile the copy (only what is missing or differs is fetched): rsx sync --mode baseline --dest " + out.Dest + " " + target}
+			Proposal: "reconcile the copy (only what is missing or differs is fetched): " + command("rsx", "sync", "--mode", "baseline", "--dest", out.Dest, target)}
 	}
 	if len(fr.Problems) > 0 {
 		out.Problems = failJSON(fr.Problems)
@@ -164,9 +164,9 @@ func writeFollowResult(w io.Writer, st textStyles, fr *engine.FollowResult) {
 		mark = st.err("✗")
 	}
 	applied := fr.FromNotifications + fr.FromPolls
-	fmt.Fprintf(w, "%s followed for %s: %s (%d from notifications, %d caught by polls), %s (%d rejected), %s; synced until %s\n",
-		mark, fr.Elapsed.Round(time.Second), display.Plural(applied, "change applied", "changes applied"), fr.FromNotifications, fr.FromPolls,
-		display.Plural(fr.Notifications, "change notification", "change notifications"), fr.Rejected, display.Plural(fr.Polls, "poll", "polls"), datetimeOrNone(fr.SyncedUntil))
+	fmt.Fprintf(w, "%s followed for %s: %s (%s from notifications, %s caught by polls), %s (%s rejected), %s; synced until %s\n",
+		mark, fr.Elapsed.Round(time.Second), display.Plural(applied, "change applied", "changes applied"), display.Count(fr.FromNotifications), display.Count(fr.FromPolls),
+		display.Plural(fr.Notifications, "change notification", "change notifications"), display.Count(fr.Rejected), display.Plural(fr.Polls, "poll", "polls"), datetimeOrNone(fr.SyncedUntil))
 	if fr.Remembered > 0 {
 		fmt.Fprintf(w, "  %s %s: run with --delete to apply\n", st.dim("·"), display.Plural(fr.Remembered, "deletion remembered", "deletions remembered"))
 	}
@@ -180,7 +180,7 @@ func writeFollowResult(w io.Writer, st textStyles, fr *engine.FollowResult) {
 		fmt.Fprintf(w, "%s %s outstanding: the next run fetches them again\n", st.err("✗"), display.Plural(fr.FailedCount, "failure", "failures"))
 		for i, f := range fr.Failed {
 			if i == maxTextLines {
-				fmt.Fprintf(w, "  … and %d more\n", fr.FailedCount-i)
+				fmt.Fprintf(w, "  … and %s more\n", display.Count(fr.FailedCount-i))
 				break
 			}
 			fmt.Fprintf(w, "  %s: %s\n", esc(f.URL), esc(f.Error()))
@@ -401,8 +401,8 @@ func (p *followPrinter) text(e engine.FollowEvent) error {
 		if !r.OK() {
 			mark = st.err("✗")
 		}
-		line := fmt.Sprintf("%s  %s poll: %s read, %d caught, %d failed; synced until %s", at, mark,
-			display.Plural(len(r.Plan.Lists), "list", "lists"), e.Caught, r.FailedCount, datetimeOrNone(r.SyncedUntil))
+		line := fmt.Sprintf("%s  %s poll: %s read, %s caught, %s failed; synced until %s", at, mark,
+			display.Plural(len(r.Plan.Lists), "list", "lists"), display.Count(e.Caught), display.Count(r.FailedCount), datetimeOrNone(r.SyncedUntil))
 		if n := len(r.Plan.ArchivedLists); n > 0 {
 			line += fmt.Sprintf("; %s from the archive", display.Plural(n, "list", "lists"))
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io/fs"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"rsx/fetch"
@@ -42,6 +43,25 @@ func TestTargetKindsAgree(t *testing.T) {
 			!model.IsHTTPURL(target) && fetched:
 			t.Errorf("%q: fetch.Open fetched it %v, opened a file %v (%v); model.IsHTTPURL %v, IsLocal %v, LocalPath %q",
 				target, fetched, opened, err, model.IsHTTPURL(target), model.IsLocal(target), model.LocalPath(target))
+		}
+	}
+}
+
+// A URL written without its scheme gets the URL meant from every command,
+// not a Go parse error ("first path segment in URL cannot contain colon")
+// nor a bare "not an http or https URL".
+func TestNoSchemeSuggestsTheURL(t *testing.T) {
+	dest := t.TempDir()
+	for _, target := range []string{"example.org/cap.xml", "localhost:8080/dataset1/capabilitylist.xml", "127.0.0.1:8080/dataset1/capabilitylist.xml"} {
+		meant := fetch.SchemeFor(target)
+		for _, args := range [][]string{
+			{"discover", target}, {"tree", target}, {"validate", target}, {"dump", target},
+			{"sync", "--dest", dest, target}, {"audit", target}, {"audit", "--dest", dest, target}, {"watch", target}, {target},
+		} {
+			code, _, errs := runCmd(t, args...)
+			if code != 2 || !strings.Contains(errs, "give the scheme: "+meant) || strings.Contains(errs, "first path segment") {
+				t.Errorf("rsx %s: exit %d: %s", strings.Join(args, " "), code, errs)
+			}
 		}
 	}
 }

@@ -202,7 +202,7 @@ func treeProgress(w io.Writer) func(crawl.Progress) {
 		if len(u) > 60 {
 			u = "…" + u[len(u)-59:]
 		}
-		fmt.Fprintf(w, "\r\033[K%s  %d entries", u, p.Entries)
+		fmt.Fprintf(w, "\r\033[K%s  %s entries", u, display.Count(p.Entries))
 	}
 }
 
@@ -269,7 +269,7 @@ func (s treeSummary) String() string {
 		out += ", " + display.Size(s.Bytes) // of the documents read to their end
 	}
 	if s.Failed > 0 {
-		out += fmt.Sprintf(", %d could not be read", s.Failed)
+		out += fmt.Sprintf(", %s could not be read", display.Count(s.Failed))
 	}
 	out += ", " + display.Plural(s.Errors, "error", "errors") + ", " + display.Plural(s.Warnings, "warning", "warnings")
 	if s.Seconds > 0 {
@@ -392,10 +392,10 @@ func treeLine(n *crawl.Node, st textStyles) string {
 	}
 	errs, warns := n.ProblemCounts()
 	if errs > 0 {
-		parts = append(parts, st.err(fmt.Sprintf("✗ %d", errs)))
+		parts = append(parts, st.err("✗ "+display.Count(errs)))
 	}
 	if warns > 0 {
-		parts = append(parts, st.warn(fmt.Sprintf("! %d", warns)))
+		parts = append(parts, st.warn("! "+display.Count(warns)))
 	}
 	if n.Err != nil {
 		parts = append(parts, st.err(esc(n.Err.Error())))
@@ -496,7 +496,7 @@ func boundsMessage(skipped, unexpanded, depth, maxDocs int) string {
 		parts = append(parts, fmt.Sprintf("%s below depth %d not loaded (--depth)", display.Plural(unexpanded, "document", "documents"), depth))
 	}
 	if skipped > 0 {
-		parts = append(parts, fmt.Sprintf("%s not loaded past the bound of %d documents (--max-documents)", display.Plural(skipped, "document", "documents"), maxDocs))
+		parts = append(parts, fmt.Sprintf("%s not loaded past the bound of %s documents (--max-documents)", display.Plural(skipped, "document", "documents"), display.Count(maxDocs)))
 	}
 	if len(parts) == 0 {
 		return ""

@@ -22,13 +22,23 @@ func treeTargetKind(target string) (local bool, err error) {
 		return false, nil
 	case model.IsLocal(target):
 		if _, err := os.Stat(model.LocalPath(target)); errors.Is(err, fs.ErrNotExist) {
-			return true, fmt.Errorf("%q is neither an http(s) URL nor an existing file", target)
+			return true, fmt.Errorf("%q is neither an http(s) URL nor an existing file%s", target, schemeHint(target))
 		} else if err != nil {
 			return true, fmt.Errorf("cannot read %s: %w", target, err)
 		}
 		return true, nil
 	}
-	return false, fmt.Errorf("%q is neither an http(s) URL nor a local file", target)
+	return false, fmt.Errorf("%q is neither an http(s) URL nor a local file%s", target, schemeHint(target))
+}
+
+// schemeHint is what an error about target, which is no URL, adds when
+// target reads as one written without its scheme (example.org/cap.xml):
+// the URL meant; "" otherwise.
+func schemeHint(target string) string {
+	if meant := fetch.SchemeFor(target); meant != "" {
+		return "; for the web, give the scheme: " + meant
+	}
+	return ""
 }
 
 // rsx tree takes what rsx sync and the explorer take: a ResourceSync

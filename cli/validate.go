@@ -473,7 +473,7 @@ func writeValidateJSONStream(w io.Writer, t validateTotals, bounds, archives []s
 	if t.unread > 0 {
 		msg := t.firstUnread
 		if t.unread > 1 {
-			msg = fmt.Sprintf("%d documents could not be read; the first: %s", t.unread, msg)
+			msg = fmt.Sprintf("%s documents could not be read; the first: %s", display.Count(t.unread), msg)
 		}
 		out.Error = &msg
 	}

@@ -91,7 +91,7 @@ func (a *app) runWatch(ctx context.Context, f watchFlags, target string) error {
 		ctx = context.Background()
 	}
 	if !model.IsHTTPURL(target) {
-		return failed(fmt.Errorf("watch: %q is not an http(s) URL", target))
+		return failed(fmt.Errorf("watch: %q is not an http(s) URL%s", target, schemeHint(target)))
 	}
 	if f.count < 0 || f.lease <= 0 || f.maxMessage <= 0 {
 		return failed(errors.New("watch: --count must not be negative, --lease and --max-message must be positive"))

@@ -1,8 +1,8 @@
 // Package config reads rsx's configuration file: default flags, the
 // explorer's theme and key bindings, and named destinations (rsx sync --dest
 // archive: for a bucket URL and the environment variables its credentials
-// come from). It imports nothing of ours: the command line applies what it
-// reads.
+// come from). Of ours it imports only internal/suggest: the command line
+// applies what it reads.
 package config
 
 import (
@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"sort"
@@ -18,6 +19,8 @@ import (
 	"time"
 
 	"github.com/BurntSushi/toml"
+
+	"rsx/internal/suggest"
 )
 
 // EnvPath is the environment variable naming the file instead of the
@@ -88,10 +91,10 @@ func (k *KeyList) UnmarshalTOML(v any) error {
 	default:
 		return fmt.Errorf("keys are a string or a list of strings, not %v", v)
 	}
-	for _, s := range *k {
-		if strings.TrimSpace(s) == "" {
-			return errors.New("an empty key")
-		}
+	// A blank key (" ") is left to the explorer's check, which names
+	// space.
+	if slices.Contains(*k, "") {
+		return errors.New("an empty key")
 	}
 	if len(*k) == 0 {
 		return errors.New("no key given (leave the action out to keep its keys)")
@@ -101,11 +104,15 @@ func (k *KeyList) UnmarshalTOML(v any) error {
 
 // Dest is a named destination: where it is, and the environment variables
 // a bucket's credentials are read from (their names, never the secrets).
+//
+// Profile instead names a profile of the AWS shared files
+// (~/.aws/credentials, ~/.aws/config), as AWS_PROFILE does.
 type Dest struct {
 	URL             string `toml:"url" json:"url"`
 	AccessKeyEnv    string `toml:"access_key_env" json:"access_key_env,omitempty"`
 	SecretKeyEnv    string `toml:"secret_key_env" json:"secret_key_env,omitempty"`
 	SessionTokenEnv string `toml:"session_token_env" json:"session_token_env,omitempty"`
+	Profile         string `toml:"profile" json:"profile,omitempty"`
 }
 
 // DefaultPath is the file read when RSX_CONFIG is not set:
@@ -127,9 +134,28 @@ func Path(getenv func(string) string) (string, error) {
 	return DefaultPath()
 }
 
-// Load reads the file at path. A file that does not exist is no error: the
-// Config sets nothing.
-func Load(path string) (*Config, error) {
+// Check looks at a Config that parsed for problems this package cannot see
+// (the explorer's keys, which the explorer knows): each is one line that
+// starts with the setting it is about.
+type Check func(*Config) []string
+
+// ProblemsError is a file that parses but holds settings rsx cannot use:
+// every unknown setting and every value it cannot use, so that one run
+// names them all (one fix at a time would take as many runs).
+type ProblemsError struct {
+	Problems []string
+}
+
+func (e *ProblemsError) Error() string {
+	if len(e.Problems) == 1 {
+		return e.Problems[0]
+	}
+	return fmt.Sprintf("%d problems: %s", len(e.Problems), strings.Join(e.Problems, "; "))
+}
+
+// Load reads the file at path; checks add their problems to the file's
+// own. A file that does not exist is no error: the Config sets nothing.
+func Load(path string, checks ...Check) (*Config, error) {
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return &Config{Path: path}, nil
@@ -137,7 +163,7 @@ func Load(path string) (*Config, error) {
 	if err != nil {
 		return nil, fmt.Errorf("config: %w", err)
 	}
-	c, err := Parse(b)
+	c, err := Parse(b, checks...)
 	if err != nil {
 		return nil, fmt.Errorf("config %s: %w", path, err)
 	}
@@ -152,9 +178,12 @@ var destName = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]+$`)
 // envName is what the name of an environment variable may be.
 var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
-// Parse reads the file's text. Keys it does not know are an error naming
-// them; so are a theme, a destination or a default it cannot use.
-func Parse(b []byte) (*Config, error) {
+// Parse reads the file's text. Text that is not TOML, or a value of the
+// wrong type, is an error at once; after that every problem is gathered
+// (a *ProblemsError): each setting it does not know, with the one it
+// most likely meant, a theme, a destination or a default it cannot use,
+// and what checks find.
+func Parse(b []byte, checks ...Check) (*Config, error) {
 	var c Config
 	md, err := toml.Decode(string(b), &c)
 	if err != nil {
@@ -164,28 +193,61 @@ func Parse(b []byte) (*Config, error) {
 		}
 		return nil, err
 	}
-	if und := md.Undecoded(); len(und) > 0 {
-		names := make([]string, len(und))
-		for i, k := range und {
-			names[i] = k.String()
-		}
-		return nil, fmt.Errorf("unknown setting %s (docs/config.md lists them)", strings.Join(names, ", "))
+	var probs []string
+	for _, k := range md.Undecoded() {
+		probs = append(probs, unknownSetting(k))
 	}
 	if c.Theme != "" && !slices.Contains(Themes, c.Theme) {
-		return nil, fmt.Errorf("theme %q: one of %s", c.Theme, strings.Join(Themes, ", "))
+		probs = append(probs, fmt.Sprintf("theme %q: one of %s", c.Theme, strings.Join(Themes, ", ")))
 	}
 	if d := c.Defaults; d.Rate != nil && *d.Rate < 0 {
-		return nil, fmt.Errorf("defaults.rate %v: 0 (unlimited) or more requests per second", *d.Rate)
+		probs = append(probs, fmt.Sprintf("defaults.rate %v: 0 (unlimited) or more requests per second", *d.Rate))
 	}
 	if d := c.Defaults; d.Concurrency != nil && *d.Concurrency < 1 {
-		return nil, fmt.Errorf("defaults.concurrency %d: 1 or more", *d.Concurrency)
+		probs = append(probs, fmt.Sprintf("defaults.concurrency %d: 1 or more", *d.Concurrency))
 	}
 	for _, name := range c.DestNames() {
 		if err := checkDest(name, c.Dest[name]); err != nil {
-			return nil, err
+			probs = append(probs, err.Error())
 		}
 	}
+	for _, check := range checks {
+		probs = append(probs, check(&c)...)
+	}
+	if len(probs) > 0 {
+		return nil, &ProblemsError{Problems: probs}
+	}
 	return &c, nil
+}
+
+// unknownSetting says that k is no setting, with the one of its table it
+// most likely meant.
+func unknownSetting(k toml.Key) string {
+	msg := "unknown setting " + k.String()
+	var known []string
+	switch {
+	case len(k) == 1:
+		known = tomlNames(reflect.TypeFor[Config]())
+	case len(k) == 2 && k[0] == "defaults":
+		known = tomlNames(reflect.TypeFor[Defaults]())
+	case len(k) == 3 && k[0] == "dest":
+		known = tomlNames(reflect.TypeFor[Dest]())
+	}
+	if s := suggest.Nearest(k[len(k)-1], known); s != "" {
+		return msg + " (did you mean " + strings.Join(append(slices.Clone(k[:len(k)-1]), s), ".") + "?)"
+	}
+	return msg + " (docs/config.md lists the settings)"
+}
+
+// tomlNames are the settings of a table: its struct's toml tags.
+func tomlNames(t reflect.Type) []string {
+	var out []string
+	for f := range t.Fields() {
+		if name, _, _ := strings.Cut(f.Tag.Get("toml"), ","); name != "" && name != "-" {
+			out = append(out, name)
+		}
+	}
+	return out
 }
 
 func checkDest(name string, d Dest) error {
@@ -212,8 +274,21 @@ func checkDest(name string, d Dest) error {
 	if (d.AccessKeyEnv == "") != (d.SecretKeyEnv == "") {
 		return fmt.Errorf("dest.%s: access_key_env and secret_key_env go together", name)
 	}
+	if d.Profile != "" {
+		switch {
+		case !s3:
+			return fmt.Errorf("dest.%s.profile: only a bucket (s3://…) takes credentials", name)
+		case d.AccessKeyEnv != "" || d.SessionTokenEnv != "":
+			return fmt.Errorf("dest.%s: profile or access_key_env and secret_key_env, not both (two sources of one bucket's credentials)", name)
+		case !profileName.MatchString(d.Profile):
+			return fmt.Errorf("dest.%s.profile %q: the name of a profile of ~/.aws/credentials (letters, digits, and . _ - @ +)", name, d.Profile)
+		}
+	}
 	return nil
 }
+
+// profileName is what rsx takes as the name of an AWS profile.
+var profileName = regexp.MustCompile(`^[A-Za-z0-9._@+-]+$`)
 
 // DestNames are the names of the destinations defined, sorted.
 func (c *Config) DestNames() []string {
@@ -265,26 +340,46 @@ func (c *Config) ResolveDest(dest string, getenv func(string) string) (Resolved,
 	if err != nil {
 		return Resolved{}, fmt.Errorf("destination %q: %w", dest, err)
 	}
-	r := Resolved{Dest: u, Name: name}
-	if d.AccessKeyEnv != "" || d.SessionTokenEnv != "" {
+	r := Resolved{Dest: u, Name: name, Getenv: d.credentialsEnv(getenv)}
+	return r, nil
+}
+
+// credentialsEnv is how the bucket's credentials are read (nil: as the
+// environment is). The variables the entry names stand for
+// AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN, and
+// nothing else is read: neither the ambient keys nor the AWS shared files,
+// which are another account's. A profile stands for AWS_PROFILE, and the
+// ambient keys, which would come first, are not read.
+func (d Dest) credentialsEnv(getenv func(string) string) func(string) string {
+	switch {
+	case d.AccessKeyEnv != "" || d.SessionTokenEnv != "":
 		alias := map[string]string{
 			"AWS_ACCESS_KEY_ID":     d.AccessKeyEnv,
 			"AWS_SECRET_ACCESS_KEY": d.SecretKeyEnv,
 			"AWS_SESSION_TOKEN":     d.SessionTokenEnv,
 		}
-		r.Getenv = func(k string) string {
+		return func(k string) string {
 			if a, ok := alias[k]; ok && a != "" {
 				return getenv(a)
 			}
-			if ok && d.AccessKeyEnv != "" {
-				// The file names where this bucket's credentials are: the
-				// ambient ones are another account's.
+			if d.AccessKeyEnv != "" {
+				return ""
+			}
+			// A session token alone: the keys are the ambient ones.
+			return getenv(k)
+		}
+	case d.Profile != "":
+		return func(k string) string {
+			switch k {
+			case "AWS_PROFILE":
+				return d.Profile
+			case "AWS_ACCESS_KEY_ID", "AWS_ACCESS_KEY", "AWS_SECRET_ACCESS_KEY", "AWS_SECRET_KEY", "AWS_SESSION_TOKEN":
 				return ""
 			}
 			return getenv(k)
 		}
 	}
-	return r, nil
+	return nil
 }
 
 // appendSub appends sub (a/b) to the folder or to the bucket URL's prefix.

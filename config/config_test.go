@@ -1,8 +1,10 @@
 package config
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -45,6 +47,9 @@ help = "h"
 		{"credentials for a folder", "[dest.archive]\nurl = \"/srv\"\naccess_key_env = \"K\"\nsecret_key_env = \"S\"\n", "only a bucket"},
 		{"empty key list", "[keys]\nquit = []\n", "no key given"},
 		{"key not a string", "[keys]\nquit = [1]\n", "a key is a string"},
+		{"profile and variables", "[dest.archive]\nurl = \"s3://b/p\"\nprofile = \"archive\"\naccess_key_env = \"K\"\nsecret_key_env = \"S\"\n", "not both"},
+		{"profile of a folder", "[dest.archive]\nurl = \"/srv\"\nprofile = \"archive\"\n", "only a bucket"},
+		{"profile with a line feed", "[dest.archive]\nurl = \"s3://b/p\"\nprofile = \"a\\nb\"\n", "the name of a profile"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -66,6 +71,39 @@ func TestParseNamesEveryUnknownKey(t *testing.T) {
 	_, err := Parse([]byte("[defaults]\nrates = 2\n[dest.a1]\nurl = \"/x\"\npassword = \"p\"\n"))
 	if err == nil || !strings.Contains(err.Error(), "defaults.rates") || !strings.Contains(err.Error(), "dest.a1.password") {
 		t.Fatalf("error = %v, want both unknown keys named", err)
+	}
+}
+
+// Every problem of a file is named in one run: two unknown settings, a
+// bad value, and what a Check adds (the explorer's keys), each with the
+// setting meant when one is near.
+func TestParseNamesEveryProblemAtOnce(t *testing.T) {
+	check := func(c *Config) []string {
+		if len(c.Keys["help"]) > 0 {
+			return []string{"keys.help: checked"}
+		}
+		return nil
+	}
+	_, err := Parse([]byte("themes = \"dark\"\ncolour = \"red\"\n[defaults]\nrat = 2\nconcurrency = 0\n[keys]\nhelp = \"F1\"\n"), check)
+	var pe *ProblemsError
+	if !errors.As(err, &pe) {
+		t.Fatalf("error = %v, want a *ProblemsError", err)
+	}
+	want := []string{
+		"unknown setting themes (did you mean theme?)",
+		"unknown setting colour (docs/config.md lists the settings)",
+		"unknown setting defaults.rat (did you mean defaults.rate?)",
+		"defaults.concurrency 0: 1 or more",
+		"keys.help: checked",
+	}
+	if !slices.Equal(pe.Problems, want) {
+		t.Errorf("problems:\n%s\nwant:\n%s", strings.Join(pe.Problems, "\n"), strings.Join(want, "\n"))
+	}
+	if !strings.HasPrefix(err.Error(), "5 problems: unknown setting themes") {
+		t.Errorf("message: %v", err)
+	}
+	if _, err := Parse([]byte("[keys]\nquit = \"x\"\n"), check); err != nil {
+		t.Errorf("a good file with a check: %v", err)
 	}
 }
 
@@ -133,6 +171,22 @@ url = "s3://pub"
 	for k, want := range map[string]string{"AWS_ACCESS_KEY_ID": "ak", "AWS_SECRET_ACCESS_KEY": "as", "AWS_SESSION_TOKEN": "", "HOME": ""} {
 		if got := r.Getenv(k); got != want {
 			t.Errorf("Getenv(%s) = %q, want %q", k, got, want)
+		}
+	}
+	// A destination naming its variables reads nothing else: not the
+	// shared files under HOME, not AWS_PROFILE.
+	env["HOME"], env["AWS_PROFILE"] = "/home/me", "other"
+	for _, k := range []string{"HOME", "AWS_PROFILE", "AWS_SHARED_CREDENTIALS_FILE"} {
+		if got := r.Getenv(k); got != "" {
+			t.Errorf("archive: Getenv(%s) = %q, want nothing", k, got)
+		}
+	}
+	// A profile stands for AWS_PROFILE; the ambient keys are not read.
+	c.Dest["prof"] = Dest{URL: "s3://b/p", Profile: "archive"}
+	r, _ = c.ResolveDest("prof:", getenv)
+	for k, want := range map[string]string{"AWS_PROFILE": "archive", "AWS_ACCESS_KEY_ID": "", "AWS_SECRET_ACCESS_KEY": "", "HOME": "/home/me"} {
+		if got := r.Getenv(k); got != want {
+			t.Errorf("prof: Getenv(%s) = %q, want %q", k, got, want)
 		}
 	}
 	if r, _ := c.ResolveDest("open:", getenv); r.Getenv != nil {

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"rsx/display"
 	"rsx/model"
 )
 
@@ -294,7 +295,7 @@ func checkDeclaredChild(n, c *Node) {
 	}
 	var diffs []string
 	if c.Via.LengthOK && c.Via.Length != c.Content.Length {
-		diffs = append(diffs, fmt.Sprintf("length %d declared, %d received", c.Via.Length, c.Content.Length))
+		diffs = append(diffs, fmt.Sprintf("length %s declared, %s received", display.Count(c.Via.Length), display.Count(c.Content.Length)))
 	}
 	for _, h := range c.Via.Hash {
 		got, ok := c.Content.Digests[h.Alg]

@@ -15,6 +15,7 @@ import (
 	"github.com/temoto/robotstxt"
 	"golang.org/x/net/html/charset"
 
+	"rsx/display"
 	"rsx/fetch"
 	"rsx/model"
 )
@@ -276,6 +277,9 @@ const (
 // The error is not nil only for an input that is not an http(s) URL or a
 // cancelled context; unreachable URLs are Attempts with their error.
 func Discover(ctx context.Context, g fetch.Getter, input string, opts DiscoverOptions) (*Discovery, error) {
+	if meant := fetch.SchemeFor(strings.TrimSpace(input)); meant != "" {
+		return nil, fmt.Errorf("discover %q: not a URL: it has no scheme; for the web, give the scheme: %s", input, meant)
+	}
 	u, err := url.Parse(strings.TrimSpace(input))
 	if err != nil {
 		return nil, fmt.Errorf("discover %q: %w", input, err)
@@ -319,7 +323,7 @@ func Discover(ctx context.Context, g fetch.Getter, input string, opts DiscoverOp
 	}
 	for i, s := range likeliestFirst(u.String(), sitemaps) {
 		if i >= x.opts.MaxSitemaps {
-			x.noteOn(MethodRobots, fmt.Sprintf("%d Sitemap URLs: only the %d likeliest are tried; %d not tried", len(sitemaps), x.opts.MaxSitemaps, len(sitemaps)-i))
+			x.noteOn(MethodRobots, fmt.Sprintf("%s Sitemap URLs: only the %s likeliest are tried; %s not tried", display.Count(len(sitemaps)), display.Count(x.opts.MaxSitemaps), display.Count(len(sitemaps)-i)))
 			break
 		}
 		x.candidate(ctx, MethodRobots, s)
@@ -769,7 +773,7 @@ func (n *noteList) add(s string) {
 
 func (n *noteList) done() []string {
 	if n.extra > 0 {
-		return append(n.list, fmt.Sprintf("… and %d more remarks like these", n.extra))
+		return append(n.list, fmt.Sprintf("… and %s more remarks like these", display.Count(n.extra)))
 	}
 	return n.list
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 
+	"rsx/display"
 	"rsx/fetch"
 	"rsx/model"
 )
@@ -88,7 +89,7 @@ func CheckLinkCoverage(ctx context.Context, g fetch.Getter, capList string, reso
 		}
 		seen[NormalizeURL(u)] = true
 		if lc.Read >= opts.MaxDocuments {
-			lc.Reason = fmt.Sprintf("stopped after %d documents without finding it", lc.Read)
+			lc.Reason = fmt.Sprintf("stopped after %s documents without finding it", display.Count(lc.Read))
 			return lc
 		}
 		lc.Read++
@@ -156,8 +157,8 @@ func (lc LinkCoverage) Problem() (model.Problem, bool) {
 		return model.Problem{}, false
 	}
 	p := problem(RuleDiscoveryLinkCoverage, -1,
-		"%s links to the Capability List %s, but none of its Resource Lists and Change Lists (%d documents read) lists %s: the Capability List must pertain to the resource that links to it",
-		lc.Resource, lc.CapabilityList, lc.Read, lc.Resource)
+		"%s links to the Capability List %s, but none of its Resource Lists and Change Lists (%s documents read) lists %s: the Capability List must pertain to the resource that links to it",
+		lc.Resource, lc.CapabilityList, display.Count(lc.Read), lc.Resource)
 	p.Message = withSection(p)
 	return p, true
 }

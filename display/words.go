@@ -13,6 +13,11 @@ import (
 // How rsx writes counts and byte sizes for people, on the command line and
 // in the explorer alike: go-humanize's forms, one of each.
 
+// Count writes a count of things with thousands separators, as Plural
+// does: "2,008". A number that names one thing rather than counting (a
+// line, an entry's position, a run, a status, a seed) is written as it is.
+func Count[N ~int | ~int32 | ~int64](n N) string { return humanize.Comma(int64(n)) }
+
 // Plural writes a count and the word for it: "1 entry", "0 entries",
 // "1,234 entries".
 func Plural(n int, one, many string) string {

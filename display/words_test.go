@@ -91,3 +91,17 @@ func TestPlural(t *testing.T) {
 		}
 	}
 }
+
+func TestCount(t *testing.T) {
+	for _, c := range []struct {
+		n    int64
+		want string
+	}{{0, "0"}, {999, "999"}, {2008, "2,008"}, {-1234567, "-1,234,567"}} {
+		if got := Count(c.n); got != c.want {
+			t.Errorf("Count(%d) = %q, want %q", c.n, got, c.want)
+		}
+	}
+	if got, want := Count(2008), Plural(2008, "entry", "entries"); want != got+" entries" {
+		t.Errorf("Count and Plural differ: %q, %q", got, want)
+	}
+}

@@ -142,9 +142,13 @@ type hop struct {
 	release func()             // frees the host slot
 	cached  *cacheEntry        // the cached body, when the server answered 304
 	expired func() bool        // whether the try's own timeout ran out
+	hint    string             // what the final status means, when it is clear (StatusError.Hint)
 }
 
 func parseTarget(method, rawURL string) (*url.URL, error) {
+	if meant := SchemeFor(rawURL); meant != "" {
+		return nil, noSchemeError(method, rawURL, meant)
+	}
 	// A loc that is not strictly a URI (a stray "%") is requested as a
 	// browser would send it.
 	u, err := url.Parse(RequestURL(rawURL))
@@ -311,6 +315,9 @@ func (c *Client) tryHop(ctx context.Context, ex *Exchange, u, origin *url.URL, r
 				// only makes the answer late (13 s for a wrong port).
 				return nil, fmt.Errorf("%s %s: %w (nothing listens there on this machine)", r.method, redactURL(u), err)
 			}
+			if hint, ok := schemeMismatch(u, err); ok {
+				return nil, fmt.Errorf("%s %s: %w (%s)", r.method, redactURL(u), err, hint)
+			}
 			if try > c.opts.Retries || !retryableError(err) {
 				return nil, fmt.Errorf("%s %s: %w%s", r.method, redactURL(u), err, afterTries(try))
 			}
@@ -337,6 +344,7 @@ func (c *Client) tryHop(ctx context.Context, ex *Exchange, u, origin *url.URL, r
 			continue
 		}
 		h := &hop{resp: resp, url: u, cancel: cancel, release: release, expired: expired}
+		h.hint, _ = httpsAnswer(u, resp)
 		if cached != nil && resp.StatusCode == http.StatusNotModified {
 			entry, err := c.cache.open(redactURL(u))
 			if err != nil {

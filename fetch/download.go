@@ -94,7 +94,7 @@ func (c *Client) DownloadWith(ctx context.Context, rawURL string, w io.Writer, o
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		_, _ = io.CopyN(io.Discard, resp.Body, 64<<10)
-		return done(&StatusError{Method: http.MethodGet, URL: u, Status: resp.StatusCode, StatusText: statusText(resp), Tries: ex.Tries})
+		return done(&StatusError{Method: http.MethodGet, URL: u, Status: resp.StatusCode, StatusText: statusText(resp), Tries: ex.Tries, Hint: h.hint})
 	}
 	total := resp.ContentLength
 	if total < 0 {

@@ -18,6 +18,9 @@ type StatusError struct {
 	Status     int
 	StatusText string // e.g. "Service Unavailable"
 	Tries      int
+	// Hint says what the status means when that is clear: a 400 of a TLS
+	// server to plain http names the https:// URL to try.
+	Hint string
 }
 
 func (e *StatusError) Error() string {
@@ -32,6 +35,9 @@ func (e *StatusError) Error() string {
 	s := fmt.Sprintf("%s %s: %d %s", m, e.URL, e.Status, text)
 	if e.Tries > 1 {
 		s += fmt.Sprintf(" (after %d tries)", e.Tries)
+	}
+	if e.Hint != "" {
+		s += " (" + e.Hint + ")"
 	}
 	return s
 }

@@ -67,7 +67,7 @@ func (c *Client) Get(ctx context.Context, rawURL string) (*Response, error) {
 		return nil, err
 	}
 	if status < 200 || status > 299 {
-		return r, &StatusError{Method: http.MethodGet, URL: b.url, Status: status, StatusText: statusText(resp), Tries: ex.Tries}
+		return r, &StatusError{Method: http.MethodGet, URL: b.url, Status: status, StatusText: statusText(resp), Tries: ex.Tries, Hint: h.hint}
 	}
 	return r, nil
 }
@@ -86,7 +86,7 @@ func (c *Client) Head(ctx context.Context, rawURL string) (*Response, error) {
 	c.log.finish(ex, nil)
 	r := &Response{URL: withoutUser(h.url), Status: resp.StatusCode, Header: resp.Header, Body: http.NoBody, Exchange: ex}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return r, &StatusError{Method: http.MethodHead, URL: redactURL(h.url), Status: resp.StatusCode, StatusText: statusText(resp), Tries: ex.Tries}
+		return r, &StatusError{Method: http.MethodHead, URL: redactURL(h.url), Status: resp.StatusCode, StatusText: statusText(resp), Tries: ex.Tries, Hint: h.hint}
 	}
 	return r, nil
 }

@@ -3,6 +3,7 @@ package fetch
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -124,7 +125,12 @@ func Open(ctx context.Context, g Getter, target string) (*Opened, error) {
 	path, local := splitTarget(target)
 	switch {
 	case local:
-		return openFile(path)
+		o, err := openFile(path)
+		if meant := SchemeFor(target); errors.Is(err, fs.ErrNotExist) && meant != "" {
+			// example.org/cap.xml, typed as in a browser, is no file here.
+			return nil, fmt.Errorf("%w (for the web, give the scheme: %s)", err, meant)
+		}
+		return o, err
 	case g == nil:
 		return nil, fmt.Errorf("open %s: no HTTP client to fetch it with", target)
 	}

@@ -19,7 +19,8 @@ import (
 type DocSink interface {
 	// Started is called once the response headers are in (or the file is
 	// open): final is the URL after redirects, total the expected size as
-	// stored or sent, before gzip is undone (-1 when unknown).
+	// stored or sent (-1 when unknown, and for a body whose gzip is undone:
+	// its progress is then the decoded bytes).
 	Started(final string, total int64, ex *fetch.Exchange)
 	// Header is called with a copy of the document-level information, read
 	// before the first entry.
@@ -28,7 +29,7 @@ type DocSink interface {
 	// the sink's to keep.
 	Entries(batch []model.Entry)
 	// Progress reports the bytes read so far, as stored or sent (what total
-	// counts).
+	// counts), or decoded for a body whose gzip is undone.
 	Progress(done int64)
 	// Done is called last, exactly once: the complete header (nil when none
 	// was read), the bytes read, the raw document (nil when too large to
@@ -65,10 +66,18 @@ func (s *Session) LoadDocument(ctx context.Context, target string, sink DocSink)
 	}
 	body, final, resp := o.Body, o.URL, o.Response
 	res.FinalURL = final
-	sink.Started(final, o.RawSize, exchangeOf(resp))
-
 	raw := &cappedBuffer{max: s.opts.MaxRaw}
 	cr := &countingReader{r: io.TeeReader(body, raw), ctx: ctx}
+	total, progress := o.RawSize, o.RawRead
+	if o.Decompressing {
+		// The compressed bytes are read ahead of the decoding, a small
+		// body whole in its first read: against its length they said
+		// "3.4 KiB of 3.4 KiB" from the start. The decoded bytes, of a
+		// total not known, say how far the document is.
+		total, progress = -1, cr.n.Load
+	}
+	sink.Started(final, total, exchangeOf(resp))
+
 	dec := model.NewDecoder(cr, s.opts.Decoder)
 	hdr, herr := dec.Header()
 	checker := model.NewChecker(model.CheckOptions{BaseURL: final})
@@ -81,7 +90,7 @@ func (s *Session) LoadDocument(ctx context.Context, target string, sink DocSink)
 	}
 	err = herr
 	if err == nil {
-		err = s.stream(ctx, dec, o.RawRead, sink, checker)
+		err = s.stream(ctx, dec, progress, sink, checker)
 	}
 	body.Close()
 	if hdr != nil {

@@ -123,12 +123,17 @@ var errCancelled = nav.ErrCancelled
 // document: the tab line on top and the footer at the bottom.
 const pageChrome = 2
 
-// CheckKeys reports whether keys (Options.Keys) name actions of the key
-// map only: an unknown action is an error listing the actions.
+// CheckKeys reports whether keys (Options.Keys) can be bound: an error
+// names every problem KeyProblems finds.
 func CheckKeys(keys map[string][]string) error {
 	km := common.DefaultKeyMap()
 	return km.Rebind(keys)
 }
+
+// KeyProblems are what is wrong with keys (Options.Keys, the configuration
+// file's [keys]), each on its own: an unknown action, one that cannot be
+// rebound, a key name no key press is reported as.
+func KeyProblems(keys map[string][]string) []string { return common.KeyProblems(keys) }
 
 // New returns the explorer, ready to be run by tea.NewProgram.
 func New(opts Options) *App {

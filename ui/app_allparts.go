@@ -9,6 +9,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"rsx/crawl"
+	"rsx/display"
 	"rsx/fetch"
 	"rsx/model"
 	"rsx/session"
@@ -205,7 +206,7 @@ func (a *App) handlePart(m loadMsg) tea.Cmd {
 		return m.next
 	}
 	if len(d.partErrs) > 0 {
-		d.err = fmt.Errorf("%d of %d parts failed: %s", len(d.partErrs), len(d.parts), d.partErrs[0])
+		d.err = fmt.Errorf("%s of %s parts failed: %s", display.Count(len(d.partErrs)), display.Count(len(d.parts)), d.partErrs[0])
 	}
 	d.combined = nil
 	return a.loadFinished(d)

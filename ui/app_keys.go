@@ -7,6 +7,8 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+
+	"rsx/display"
 )
 
 // Input: keys (ctrl+c, the prompt, the help, then the global keys, then the
@@ -126,7 +128,7 @@ func (a *App) back() tea.Cmd {
 		d.cancelLoad()
 		d.loading, d.wait = false, retryWait{}
 		if d.parts != nil {
-			d.err = fmt.Errorf("%w after %d of %d parts", errCancelled, d.partsDone, len(d.parts))
+			d.err = fmt.Errorf("%w after %s of %s parts", errCancelled, display.Count(d.partsDone), display.Count(len(d.parts)))
 		} else {
 			d.err = errCancelled
 		}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 
+	"rsx/display"
 	"rsx/fetch"
 	"rsx/ui/components"
 )
@@ -47,7 +48,7 @@ func (a *App) throttleText() (full, short string) {
 		full += " (--rate)"
 	}
 	if n := len(active) - 1; n > 0 {
-		full += fmt.Sprintf(" and %d more", n)
+		full += fmt.Sprintf(" and %s more", display.Count(n))
 	}
 	return full, "⏱ throttled: " + throttlePace(t)
 }

@@ -37,10 +37,10 @@ func entryLines(st *common.Styles, cells components.Cells, e *model.Entry, base 
 		out = append(out, st.Error.Render("no <loc>"))
 	}
 	if e.LocCount > 1 {
-		out = append(out, st.Error.Render(fmt.Sprintf("%d <loc> elements", e.LocCount)))
+		out = append(out, st.Error.Render(fmt.Sprintf("%s <loc> elements", display.Count(e.LocCount))))
 	}
 	if e.MDCount > 1 {
-		out = append(out, st.Error.Render(fmt.Sprintf("%d <rs:md> elements (the first is shown)", e.MDCount)))
+		out = append(out, st.Error.Render(fmt.Sprintf("%s <rs:md> elements (the first is shown)", display.Count(e.MDCount))))
 	}
 	add("lastmod", e.Lastmod.Raw, st.Value)
 	add("changefreq", e.Changefreq, st.Value)

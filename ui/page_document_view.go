@@ -1,9 +1,7 @@
 package ui
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
 	"slices"
 	"strconv"
 	"strings"
@@ -300,7 +298,7 @@ func (v *docPage) partsSeg() statusSeg {
 	if d.parts == nil {
 		return statusSeg{}
 	}
-	return statusSeg{v.c.Styles.StatusValue.Render(fmt.Sprintf("%d/%d parts", d.partsDone, len(d.parts))), "", 1}
+	return statusSeg{v.c.Styles.StatusValue.Render(fmt.Sprintf("%s/%s parts", display.Count(d.partsDone), display.Count(len(d.parts)))), "", 1}
 }
 
 // marksSeg is how many entries are marked.
@@ -407,11 +405,11 @@ func (v *docPage) validitySeg() statusSeg {
 	var full, short []string
 	if errs > 0 {
 		full = append(full, st.BarError.Render("✗ "+display.Plural(errs, "error", "errors")))
-		short = append(short, st.BarError.Render(fmt.Sprintf("✗%d", errs)))
+		short = append(short, st.BarError.Render("✗"+display.Count(errs)))
 	}
 	if warns > 0 {
 		full = append(full, st.BarWarning.Render("! "+display.Plural(warns, "warning", "warnings")))
-		short = append(short, st.BarWarning.Render(fmt.Sprintf("!%d", warns)))
+		short = append(short, st.BarWarning.Render("!"+display.Count(warns)))
 	}
 	if d.crossChecking() {
 		full = append(full, st.StatusValue.Render("checking…"))
@@ -605,7 +603,7 @@ func (v *docPage) loadingView(w, h int) string {
 	d := v.doc
 	progress := st.Value.Render(display.Size(d.bytes)+" read") + st.Dim.Render(progressOf(d.bytes, d.total))
 	if d.parts != nil {
-		progress = st.Value.Render(fmt.Sprintf("%d of %d parts read", d.partsDone, len(d.parts)))
+		progress = st.Value.Render(fmt.Sprintf("%s of %s parts read", display.Count(d.partsDone), display.Count(len(d.parts))))
 	}
 	if d.wait.waiting() {
 		progress += "\n\n" + st.Warning.Render(d.wait.text(v.c.Clock()))
@@ -639,10 +637,8 @@ func (v *docPage) errorView(w, h int) string {
 		return strings.Join(lines, "\n")
 	}
 	why := components.Escape(v.doc.err.Error())
-	if model.IsLocal(v.doc.url) && errors.Is(v.doc.err, fs.ErrNotExist) && looksLikeHost(v.doc.url) {
-		// :example.org, typed as one types it in a browser.
-		why += "; for the web, give the scheme: https://" + components.Escape(v.doc.url)
-	}
+	// :example.org, typed as one types it in a browser, is no file: the
+	// error says the URL meant (fetch.Open).
 	msg := block(st.Error.Render(why))
 	k := v.keysNow()
 	hints := block(components.ShortHelp(st, k.LoadErrorHints(model.IsLocal(v.doc.url)), " · ", 0))
@@ -670,7 +666,7 @@ func (v *docPage) detailView() string {
 	end := min(scroll+bodyH, len(lines))
 	more := ""
 	if end < len(lines) {
-		more = fmt.Sprintf("↓ %d more", len(lines)-end)
+		more = fmt.Sprintf("↓ %s more", display.Count(len(lines)-end))
 	}
 	return v.cells().Box(st, v.focus == focusDetail, title, more, lines[scroll:end], w, h)
 }
@@ -754,7 +750,7 @@ func (v *docPage) problemLines(i, w int) []string {
 		st.Dim.Render(" · "+v.c.Keys.EntryProblems.Help().Key+": on the problems page"), w)}
 	for n := range ps {
 		if n == maxDetailProblems {
-			out = append(out, st.Dim.Render(fmt.Sprintf("… and %d more", len(ps)-n)))
+			out = append(out, st.Dim.Render(fmt.Sprintf("… and %s more", display.Count(len(ps)-n))))
 			break
 		}
 		p := &ps[n]
@@ -828,14 +824,4 @@ func (v *docPage) docInfoLines(w int) []string {
 		}
 	}
 	return out
-}
-
-// looksLikeHost tells whether a target that is no URL reads as a host name
-// or a URL without its scheme ("example.org/path") rather than a file name
-// ("resourcelist.xml"), as rsx's command line tells them apart.
-func looksLikeHost(s string) bool {
-	host, _, _ := strings.Cut(s, "/")
-	lower := strings.ToLower(host)
-	return strings.Contains(host, ".") && !strings.HasPrefix(s, ".") && !strings.ContainsAny(host, `\ `) &&
-		!strings.HasSuffix(lower, ".xml") && !strings.HasSuffix(lower, ".gz") && !strings.HasSuffix(lower, ".zip")
 }

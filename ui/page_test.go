@@ -201,7 +201,7 @@ func TestMissingFileThatLooksLikeAHost(t *testing.T) {
 		if !strings.Contains(screen, "Could not load this document") {
 			t.Fatalf("%s:\n%s", tc.target, screen)
 		}
-		if got := strings.Contains(screen, "give the scheme: https://"+tc.target+" "); got != tc.hint {
+		if got := strings.Contains(screen, "give the scheme: https://"+tc.target+")"); got != tc.hint {
 			t.Errorf("%s: hint shown %v, want %v:\n%s", tc.target, got, tc.hint, screen)
 		}
 	}

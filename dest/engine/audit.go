@@ -233,6 +233,40 @@ type AuditOptions struct {
 	// AuditReport.Len and Each (close the report to remove it). Without
 	// it the slices hold every entry.
 	Keep int
+	// RequireCopy refuses a destination that holds no copy of the Source
+	// with a *NoCopyError naming those it holds (a mistyped URL or DEST),
+	// instead of comparing an empty copy: every resource "missing".
+	RequireCopy bool
+}
+
+// NoCopyError is an audit of a destination that holds no copy of the
+// Source (AuditOptions.RequireCopy): Holds are the Sources it holds copies
+// of, none when it holds none.
+type NoCopyError struct {
+	Dest   string
+	Source string
+	Holds  []string
+}
+
+func (e *NoCopyError) Error() string {
+	if len(e.Holds) == 0 {
+		return fmt.Sprintf("%s holds no copy of %s, nor of any Source", e.Dest, e.Source)
+	}
+	return fmt.Sprintf("%s holds no copy of %s; it holds: %s", e.Dest, e.Source, strings.Join(e.Holds, ", "))
+}
+
+// noCopy is the *NoCopyError of an audit of source, which the destination
+// holds no copy of.
+func (s *Dest) noCopy(ctx context.Context, source string) error {
+	srcs, err := s.db.Sources(ctx)
+	if err != nil {
+		return err
+	}
+	e := &NoCopyError{Dest: s.st.String(), Source: source}
+	for _, r := range srcs {
+		e.Holds = append(e.Holds, r.URL)
+	}
+	return e
 }
 
 // Audit compares the destination's copy of the Source of target with the
@@ -264,6 +298,9 @@ func (s *Dest) AuditWith(ctx context.Context, target string, opts AuditOptions) 
 		return nil, err
 	}
 	if err != nil {
+		if opts.RequireCopy {
+			return nil, s.noCopy(ctx, src.key)
+		}
 		rep.Warnings = append(rep.Warnings, "the destination has no copy of this Source")
 	}
 	rep.Point = row.Point()

@@ -104,7 +104,7 @@ func (r *runner) explainLimit(uri string, declared int64, err error) error {
 	o := r.s.opts
 	switch {
 	case errors.As(err, &large) && declared >= 0:
-		return &limitError{fmt.Sprintf("GET %s: the body is longer than the %d bytes it declares: not read past %s, nothing of it kept", uri, declared, display.Size(large.Limit)), err}
+		return &limitError{fmt.Sprintf("GET %s: the body is longer than the %s bytes it declares: not read past %s, nothing of it kept", uri, display.Count(declared), display.Size(large.Limit)), err}
 	case errors.As(err, &large):
 		return &limitError{fmt.Sprintf("GET %s: the body is larger than %s, the limit for a resource that declares no length: nothing of it was kept (--max-size raises it)", uri, display.Size(large.Limit)), err}
 	case errors.As(err, &total):

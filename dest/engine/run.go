@@ -741,7 +741,7 @@ func (r *runner) download(e *plan.Entry, dst io.Writer, limit int64) (*fetch.Exc
 		r.consecutive.Store(0)
 	case status == 0 && r.ctx.Err() == nil && !isStoreErr(err) && !answered(err):
 		if n := r.consecutive.Add(1); n >= int64(r.s.opts.MaxConsecutiveErrors) {
-			r.setStopped(fmt.Sprintf("the Source stopped answering: %d resources in a row could not be fetched (the last: %v)", n, err))
+			r.setStopped(fmt.Sprintf("the Source stopped answering: %s resources in a row could not be fetched (the last: %v)", display.Count(n), err))
 		}
 	default:
 		r.consecutive.Store(0)

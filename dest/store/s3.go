@@ -17,7 +17,6 @@ import (
 	"sync"
 
 	"github.com/minio/minio-go/v7"
-	"github.com/minio/minio-go/v7/pkg/credentials"
 )
 
 // S3 is a destination in an S3-compatible bucket, through minio-go.
@@ -61,13 +60,9 @@ type cacheSide struct {
 
 // OpenS3 connects to a bucket destination. The bucket must exist.
 func OpenS3(ctx context.Context, loc S3Location, opts Options) (*S3, error) {
-	getenv := opts.Getenv
-	if getenv == nil {
-		getenv = os.Getenv
-	}
-	id, secret, token := getenv("AWS_ACCESS_KEY_ID"), getenv("AWS_SECRET_ACCESS_KEY"), getenv("AWS_SESSION_TOKEN")
-	if id == "" || secret == "" {
-		return nil, fmt.Errorf("bucket destination %s: no credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN for temporary ones)", loc.Name())
+	creds, _, err := bucketCredentials(ctx, opts.Getenv)
+	if err != nil {
+		return nil, fmt.Errorf("bucket destination %s: %w", loc.Name(), err)
 	}
 	host, secure, lookup := "s3.amazonaws.com", true, minio.BucketLookupAuto
 	if loc.Endpoint != "" {
@@ -78,7 +73,7 @@ func OpenS3(ctx context.Context, loc S3Location, opts Options) (*S3, error) {
 		host, secure, lookup = e.Host, e.Scheme == "https", minio.BucketLookupPath
 	}
 	client, err := minio.New(host, &minio.Options{
-		Creds: credentials.NewStaticV4(id, secret, token), Secure: secure, Region: loc.Region, BucketLookup: lookup,
+		Creds: creds, Secure: secure, Region: loc.Region, BucketLookup: lookup,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("bucket destination %s: %w", loc.Name(), err)

@@ -36,7 +36,7 @@ func ParseS3URL(s string) (S3Location, error) {
 		return fail("want s3://bucket/prefix")
 	}
 	if u.User != nil {
-		return fail("credentials do not go in the URL: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY")
+		return fail("credentials do not go in the URL: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE (docs/destination.md)")
 	}
 	if u.Fragment != "" || u.RawFragment != "" || strings.Contains(s, "#") {
 		return fail("a fragment (#…) means nothing here")

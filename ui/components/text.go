@@ -5,7 +5,6 @@ import (
 	"unicode/utf8"
 
 	"charm.land/lipgloss/v2"
-	"github.com/dustin/go-humanize"
 
 	"rsx/display"
 )
@@ -101,8 +100,9 @@ func Wrap(s string, w int) []string { return Graphemes.Wrap(s, w) }
 // HardWrap cuts s into pieces of at most w cells, wherever they fall.
 func HardWrap(s string, w int) []string { return Graphemes.HardWrap(s, w) }
 
-// Count writes n with thousands separators: "1,000,000".
-func Count(n int) string { return humanize.Comma(int64(n)) }
+// Count writes n with thousands separators: "1,000,000" (display.Count,
+// as the command line writes counts).
+func Count(n int) string { return display.Count(n) }
 
 // Clamp returns v limited to [lo, hi] (lo when hi < lo).
 func Clamp(v, lo, hi int) int {

@@ -335,9 +335,9 @@ func (v *Coverage) View() string {
 	for len(out) < h-1 {
 		add("")
 	}
-	legend := st.Dim.Render("█ ") + st.Label.Render("archived") + st.URL.Render("  █ ") + st.Label.Render("live") +
-		st.OK.Render("  █ ") + st.Label.Render("covered") + st.Error.Render("  ░ ") + st.Label.Render("hole") +
-		st.Warning.Render("  ▒ ") + st.Label.Render("overlap")
+	legend := st.Dim.Render(glyphArchived+" ") + st.Label.Render("archived") + st.URL.Render("  "+glyphLive+" ") + st.Label.Render("live") +
+		st.OK.Render("  "+glyphCovered+" ") + st.Label.Render("covered") + st.Error.Render("  "+glyphHole+" ") + st.Label.Render("hole") +
+		st.Warning.Render("  "+glyphOverlap+" ") + st.Label.Render("overlap")
 	add(legend)
 	return strings.Join(out, "\n")
 }
@@ -360,7 +360,7 @@ func (v *Coverage) summaryLine() string {
 			overlaps++
 		}
 	}
-	s := st.Value.Render(fmt.Sprintf("%s: %d archived, %d live", display.Plural(len(v.periods), "list", "lists"), archived, len(v.periods)-archived))
+	s := st.Value.Render(fmt.Sprintf("%s: %s archived, %s live", display.Plural(len(v.periods), "list", "lists"), display.Count(archived), display.Count(len(v.periods)-archived)))
 	span := formatAxisTime(v.start) + " – "
 	if v.open {
 		span += "open"
@@ -381,6 +381,16 @@ func (v *Coverage) summaryLine() string {
 	return s
 }
 
+// The signs of the bars differ by shape, not only by colour: a terminal
+// without colours, or eyes that do not tell them apart, still read them.
+const (
+	glyphLive     = "█" // a live list's period
+	glyphArchived = "▄" // an archived list's: half height
+	glyphCovered  = "━" // the coverage line where one list covers the time
+	glyphHole     = "░" // where none does
+	glyphOverlap  = "▒" // where several do
+)
+
 // periodRow draws a list: where it comes from, its name, and its bar on
 // the axis (the selection line under the bars gives its period).
 func (v *Coverage) periodRow(p model.Period, selected bool, labelW, barW int) string {
@@ -394,7 +404,11 @@ func (v *Coverage) periodRow(p model.Period, selected bool, labelW, barW int) st
 		name += " (open)"
 	}
 	label := cellsOf(v.c).Truncate(kind+" "+name, labelW-2, components.TruncMiddle)
-	bar := v.periodBar(p, barW)
+	glyph := glyphLive
+	if p.Archived {
+		glyph = glyphArchived
+	}
+	bar := v.periodBar(p, barW, glyph)
 	if selected {
 		return st.Selected.Render(cellsOf(v.c).Pad("▸ "+label, labelW)) + "  " + paint.Render(bar)
 	}
@@ -409,12 +423,12 @@ func (v *Coverage) cell(i, n int) (time.Time, time.Time) {
 
 // periodBar draws a period as a bar: a cell for each stretch of the axis
 // it covers some of.
-func (v *Coverage) periodBar(p model.Period, n int) string {
+func (v *Coverage) periodBar(p model.Period, n int, glyph string) string {
 	var b strings.Builder
 	for i := range n {
 		lo, hi := v.cell(i, n)
 		if p.From.Before(hi) && (p.Open() || p.Until.After(lo)) {
-			b.WriteString("█")
+			b.WriteString(glyph)
 		} else {
 			b.WriteByte(' ')
 		}
@@ -453,11 +467,11 @@ func (v *Coverage) coverageBar(n int) string {
 		}
 		switch kinds[i] {
 		case 'h':
-			b.WriteString(st.Error.Render(strings.Repeat("░", j-i)))
+			b.WriteString(st.Error.Render(strings.Repeat(glyphHole, j-i)))
 		case 'o':
-			b.WriteString(st.Warning.Render(strings.Repeat("▒", j-i)))
+			b.WriteString(st.Warning.Render(strings.Repeat(glyphOverlap, j-i)))
 		case 'c':
-			b.WriteString(st.OK.Render(strings.Repeat("█", j-i)))
+			b.WriteString(st.OK.Render(strings.Repeat(glyphCovered, j-i)))
 		default:
 			b.WriteString(strings.Repeat(" ", j-i))
 		}
@@ -525,7 +539,7 @@ func (v *Coverage) issueText(n int, layout string) []string {
 		out = append(out, st.OK.Render("✓ none: every moment from the first from on is covered by exactly one list"))
 	}
 	if total > len(out) && len(out) > 0 {
-		out[len(out)-1] = st.Dim.Render(fmt.Sprintf("… and %d more", total-len(out)+1))
+		out[len(out)-1] = st.Dim.Render(fmt.Sprintf("… and %s more", display.Count(total-len(out)+1)))
 	}
 	return out
 }

@@ -12,6 +12,19 @@ import (
 
 // TestCoverageBars draws periods on an axis of ten cells: a list covers the
 // cells it covers some of; the coverage marks a hole however short.
+// The five signs of the page differ by shape, not only by colour: the
+// legend's glyphs are five different ones.
+func TestCoverageSignsDifferByShape(t *testing.T) {
+	signs := []string{glyphLive, glyphArchived, glyphCovered, glyphHole, glyphOverlap}
+	seen := map[string]bool{}
+	for _, g := range signs {
+		if seen[g] {
+			t.Errorf("the sign %q stands for two things", g)
+		}
+		seen[g] = true
+	}
+}
+
 func TestCoverageBars(t *testing.T) {
 	day := func(h int) time.Time { return time.Date(2013, 1, 1, h, 0, 0, 0, time.UTC) }
 	p := &Coverage{c: ivTestCommon()}
@@ -24,12 +37,15 @@ func TestCoverageBars(t *testing.T) {
 	p.start, p.end = day(0), day(10)
 	bars := make([]string, 3)
 	for i := range p.periods {
-		bars[i] = p.periodBar(p.periods[i], 10)
+		bars[i] = p.periodBar(p.periods[i], 10, glyphLive)
 	}
 	if got := strings.Join(bars, "|"); got != "████      |     █████|         █" {
 		t.Errorf("bars %q", got)
 	}
-	if got := ansi.Strip(p.coverageBar(10)); got != "████░████▒" {
+	if got := ansi.Strip(p.periodBar(p.periods[0], 10, glyphArchived)); got != "▄▄▄▄      " {
+		t.Errorf("archived bar %q", got)
+	}
+	if got := ansi.Strip(p.coverageBar(10)); got != "━━━━░━━━━▒" {
 		t.Errorf("coverage %q", got)
 	}
 	for _, tc := range []struct {

@@ -225,7 +225,7 @@ func (v *Discovery) lines(st *common.Styles, w int) ([]string, []int) {
 	}
 
 	add("")
-	add(st.Section.Render(fmt.Sprintf("Tried (%d)", len(d.Attempts))))
+	add(st.Section.Render(fmt.Sprintf("Tried (%s)", display.Count(len(d.Attempts)))))
 	if len(d.Attempts) > 0 {
 		add(st.Header.Render(fmt.Sprintf("  %-*s %-6s %s", methodW, "method", "status", "URL")))
 	}

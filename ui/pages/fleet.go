@@ -334,15 +334,15 @@ func (f *Fleet) viewSources(add func(string), w int) {
 		}
 	}
 	summary := st.Value.Render(display.Plural(len(f.rows), "Source", "Sources")) + st.Dim.Render(" · ") +
-		st.OK.Render(fmt.Sprintf("%d ok", ok)) + st.Dim.Render(" · ")
+		st.OK.Render(display.Count(ok)+" ok") + st.Dim.Render(" · ")
 	if failed > 0 {
-		summary += st.Error.Render(fmt.Sprintf("%d failed", failed))
+		summary += st.Error.Render(display.Count(failed) + " failed")
 	} else {
 		summary += st.Dim.Render("0 failed")
 	}
-	summary += st.Dim.Render(" · ") + st.Value.Render(fmt.Sprintf("%d behind", behind))
+	summary += st.Dim.Render(" · ") + st.Value.Render(display.Count(behind)+" behind")
 	if n := len(f.marked); n > 0 {
-		summary += st.Dim.Render(" · ") + st.Value.Render(fmt.Sprintf("■ %d marked", n))
+		summary += st.Dim.Render(" · ") + st.Value.Render("■ "+display.Count(n)+" marked")
 	}
 	if f.loading {
 		summary += "  " + f.c.Spinner.View() + st.Dim.Render(" reading the copies and the Sources … (esc cancels)")
@@ -427,7 +427,7 @@ func (f *Fleet) sourceRow(row int, r session.FleetSource, selected bool, nameW i
 		probs = append(probs, display.Plural(r.LastRun.Failed, "failure", "failures"))
 	}
 	if r.Pending > 0 {
-		probs = append(probs, fmt.Sprintf("%d deletions waiting", r.Pending))
+		probs = append(probs, display.Count(r.Pending)+" deletions waiting")
 	}
 	if r.SourceErr != "" {
 		probs = append(probs, "Source: "+r.SourceErr)
@@ -486,7 +486,7 @@ func (f *Fleet) viewRuns(add func(string), w int) {
 				result += st.Dim.Render(" · " + components.Escape(run.Stopped))
 			}
 		}
-		counts := fmt.Sprintf("+%d ~%d −%d", run.Created, run.Updated, run.Deleted)
+		counts := fmt.Sprintf("+%s ~%s −%s", display.Count(run.Created), display.Count(run.Updated), display.Count(run.Deleted))
 		line := cellsOf(f.c).Pad(fmt.Sprintf("%d", run.ID), 6) + " " + cellsOf(f.c).Pad(run.Started.Local().Format("2006-01-02 15:04:05"), 20) + " " +
 			cellsOf(f.c).Pad(run.Mode, 11) + " " + cellsOf(f.c).Pad(counts, 20) + " " + cellsOf(f.c).PadLeft(display.Size(run.Bytes), 10) + "  " + result
 		if i == f.runList.Cursor() {

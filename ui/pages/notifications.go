@@ -305,7 +305,7 @@ func (v *Notifications) channelText() []string {
 	var out []string
 	for i, cs := range channels {
 		if i == maxChannelLines-1 && len(channels) > maxChannelLines {
-			out = append(out, st.Dim.Render(fmt.Sprintf("… and %d more channels", len(channels)-i)))
+			out = append(out, st.Dim.Render(fmt.Sprintf("… and %s more channels", display.Count(len(channels)-i))))
 			break
 		}
 		var state string
@@ -320,7 +320,7 @@ func (v *Notifications) channelText() []string {
 		}
 		counts := st.Dim.Render(" · " + display.Plural(cs.Notes, "notification", "notifications"))
 		if cs.WithError > 0 {
-			counts += st.Error.Render(fmt.Sprintf(", %d with errors", cs.WithError))
+			counts += st.Error.Render(fmt.Sprintf(", %s with errors", display.Count(cs.WithError)))
 		}
 		out = append(out, st.Rel.Render(cellsOf(v.c).Pad(string(cs.Channel.Kind), 9))+" "+st.URL.Render(components.Escape(cs.Channel.URL))+"  "+state+counts)
 	}

@@ -712,7 +712,7 @@ func (v *Package) manifestProblemLines(st *common.Styles, label func(string) str
 		}
 		times := ""
 		if rule.Count > 1 {
-			times = fmt.Sprintf(" ×%d, the first", rule.Count)
+			times = fmt.Sprintf(" ×%s, the first", display.Count(rule.Count))
 		}
 		out = append(out, label("")+"  "+m+" "+st.Label.Render(components.Escape(p.Rule)+times+": ")+st.Value.Render(components.Escape(p.Message)))
 	}
@@ -765,7 +765,7 @@ func (v *Package) contentsLines(st *common.Styles, w int, label func(string) str
 	}
 	for i, d := range v.contentsDiffs {
 		if i == show {
-			out = append(out, label("")+st.Dim.Render(fmt.Sprintf("… %d more · M opens the copy", n-show)))
+			out = append(out, label("")+st.Dim.Render(fmt.Sprintf("… %s more · M opens the copy", display.Count(n-show))))
 			break
 		}
 		out = append(out, label("")+st.Value.Render(cellsOf(v.c).Fit(components.Escape(d), max(w-10, 10))))
@@ -789,24 +789,24 @@ func (v *Package) verifyLine(st *common.Styles, w int) string {
 	if r.OK() && len(r.Unverifiable) == 0 {
 		parts = append(parts, st.MarkOK.Render("✓ every bitstream matches the manifest"))
 	}
-	parts = append(parts, st.MarkOK.Render(fmt.Sprintf("✓ %d verified", r.Verified)))
+	parts = append(parts, st.MarkOK.Render("✓ "+display.Count(r.Verified)+" verified"))
 	if n := len(r.Unverifiable); n > 0 {
-		parts = append(parts, st.MarkUnknown.Render(fmt.Sprintf("~ %d unverifiable", n)))
+		parts = append(parts, st.MarkUnknown.Render("~ "+display.Count(n)+" unverifiable"))
 	}
 	if n := session.MismatchedBitstreams(r); n > 0 {
-		parts = append(parts, st.MarkBad.Render(fmt.Sprintf("✗ %d mismatched", n)))
+		parts = append(parts, st.MarkBad.Render("✗ "+display.Count(n)+" mismatched"))
 	}
 	if n := len(r.Missing); n > 0 {
-		parts = append(parts, st.MarkUnknown.Render(fmt.Sprintf("? %d missing", n)))
+		parts = append(parts, st.MarkUnknown.Render("? "+display.Count(n)+" missing"))
 	}
 	if n := len(r.Deleted); n > 0 {
-		parts = append(parts, st.Dim.Render(fmt.Sprintf("– %d deleted", n)))
+		parts = append(parts, st.Dim.Render("– "+display.Count(n)+" deleted"))
 	}
 	if n := len(r.Unlisted); n > 0 {
-		parts = append(parts, st.MarkUnknown.Render(fmt.Sprintf("+ %d unlisted", n)))
+		parts = append(parts, st.MarkUnknown.Render("+ "+display.Count(n)+" unlisted"))
 	}
 	if n := len(r.Refused); n > 0 {
-		parts = append(parts, st.MarkBad.Render(fmt.Sprintf("✗ %d refused", n)))
+		parts = append(parts, st.MarkBad.Render("✗ "+display.Count(n)+" refused"))
 	}
 	return strings.Join(parts, st.Dim.Render(" · ")) + st.Dim.Render(" · "+display.Size(r.Bytes)+" read")
 }

@@ -588,7 +588,7 @@ func (v *Raw) header(st *common.Styles, w int) string {
 		parts = append(parts, st.Flash.Render("pretty-printed")+st.Dim.Render(" (f: as received)"))
 	}
 	if t := v.text; t != nil {
-		info := fmt.Sprintf("%d lines · %s", len(t.lines), display.Size(int64(len(t.data))))
+		info := fmt.Sprintf("%s lines · %s", display.Count(len(t.lines)), display.Size(int64(len(t.data))))
 		parts = append(parts, st.Dim.Render(info))
 		if t.truncated {
 			of := "a longer document"
@@ -628,7 +628,7 @@ func (v *Raw) footer(st *common.Styles, w int) string {
 	}
 	right := ""
 	if n := v.lineCount(); n > 0 {
-		right = fmt.Sprintf("line %d–%d of %d", v.top()+1, min(v.top()+v.bodyHeight(), n), n)
+		right = fmt.Sprintf("line %d–%d of %s", v.top()+1, min(v.top()+v.bodyHeight(), n), display.Count(n))
 		if v.prettyOn {
 			off := v.offsetOf(v.top())
 			right += fmt.Sprintf(" · byte %d, line %d as received", off, v.lineOfOrig(off)+1)

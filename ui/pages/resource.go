@@ -645,10 +645,10 @@ func receivedLines(cells components.Cells, st *common.Styles, in *session.Inspec
 			names = append(names, n)
 		}
 		sort.Strings(names)
-		out = append(out, "", st.Section.Render("Headers")+st.Dim.Render(fmt.Sprintf("  %d, of the final response", len(names))))
+		out = append(out, "", st.Section.Render("Headers")+st.Dim.Render(fmt.Sprintf("  %s, of the final response", display.Count(len(names)))))
 		for i, n := range names {
 			if i == resourceHeaderLines {
-				out = append(out, st.Dim.Render(fmt.Sprintf("  … %d more", len(names)-i)))
+				out = append(out, st.Dim.Render(fmt.Sprintf("  … %s more", display.Count(len(names)-i))))
 				break
 			}
 			out = append(out, "  "+st.Label.Render(components.Escape(n)+": ")+st.Value.Render(components.Escape(strings.Join(r.Header[n], ", "))))

@@ -823,7 +823,7 @@ func (v *Sync) runHead(w int) []string {
 		lines = append(lines, "", st.Dim.Render("  esc stops the sync (it asks first); the explorer stays where it is until then"))
 	}
 	lines = append(lines, "", st.Section.Render(fmt.Sprintf("Failures (%s)", components.Count(v.failN)))+st.Dim.Render(", then ")+
-		st.Section.Render(fmt.Sprintf("in flight (%d)", len(p.InFlight))))
+		st.Section.Render(fmt.Sprintf("in flight (%s)", display.Count(len(p.InFlight)))))
 	return lines
 }
 

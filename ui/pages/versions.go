@@ -283,7 +283,7 @@ func (v *Versions) headerLines() []string {
 	if v.tm != nil {
 		for i, p := range v.tm.Problems {
 			if i == 2 {
-				out = append(out, label("")+st.Warning.Render(fmt.Sprintf("… %d more problems", len(v.tm.Problems)-i)))
+				out = append(out, label("")+st.Warning.Render(fmt.Sprintf("… %s more problems", display.Count(len(v.tm.Problems)-i))))
 				break
 			}
 			out = append(out, label("")+st.Warning.Render("! "+components.Escape(p)))
