@@ -17,6 +17,7 @@ import (
 	"rsx/dest/bag"
 	"rsx/dest/state"
 	"rsx/display"
+	"rsx/internal/version"
 	"rsx/model"
 )
 
@@ -175,7 +176,7 @@ func (a *app) runBag(cmd *cobra.Command, f bagFlags, dest, out string) error {
 	st, db := d.st, d.db
 
 	var warnings []string
-	opt := bag.Options{Sources: f.sources, Include: inc, Exclude: exc, Copy: f.copy, Verify: f.verify, Software: "rsx " + version}
+	opt := bag.Options{Sources: f.sources, Include: inc, Exclude: exc, Copy: f.copy, Verify: f.verify, Software: version.Program()}
 	if !f.offline {
 		info, warns := a.sourceDescriptionInfo(ctx, cmd, db, f.sources)
 		opt.Info = info

@@ -22,6 +22,7 @@ import (
 	"rsx/dest/store"
 	"rsx/display"
 	"rsx/fetch"
+	"rsx/internal/version"
 	"rsx/model"
 	"rsx/notify"
 )
@@ -479,7 +480,7 @@ func (a *app) openDest(ctx context.Context, cmd *cobra.Command, what, target, de
 		opts.Progress = d.bar.update
 	}
 	opts.Concurrency = 2 * client.LimitsFor(target).Concurrency
-	opts.Version = "rsx " + version
+	opts.Version = version.Program()
 	sess, err := engine.Open(ctx, st, client, opts)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
