@@ -145,16 +145,8 @@ func (s *Dest) Run(ctx context.Context, p *Plan) (*Result, error) {
 	}
 	// The run's row in the history, written at once: a run killed at any
 	// moment leaves it, without an end.
-	hist := &state.Run{SourceID: srcID, Started: started, Mode: string(p.Mode), Planned: p.Summary.Work(), Version: s.opts.Version}
-	if p.Reconcile {
-		hist.Mode, hist.Why = "reconcile", p.ReconcileWhy
-		if hist.Why == "" {
-			hist.Why = "--mode baseline on a copy that holds the Source: its files are checked against the Resource List"
-		}
-	}
-	if p.Notified > 0 {
-		hist.Why = display.Plural(p.Notified, "change notification", "change notifications") + " of " + p.Document + " applied, without reading the Change Lists"
-	}
+	hist := &state.Run{SourceID: srcID, Started: started, Planned: p.Summary.Work(), Version: s.opts.Version}
+	hist.Mode, hist.Why = historyMode(p)
 	if err := s.db.StartRun(wctx, hist); err != nil {
 		return nil, err
 	}
@@ -283,6 +275,31 @@ func (s *Dest) Run(ctx context.Context, p *Plan) (*Result, error) {
 	}
 	s.opts.report(r.progress(PhaseFinished, nil))
 	return res, nil
+}
+
+// historyMode is the mode and the reason the run history records for a
+// run of p: the real ones. A baseline that continues an unfinished one is
+// "resumed" (its plan reconciles the files already there, but nobody asked
+// for --mode baseline); a reconcile says why it reconciles, --mode
+// baseline only when it was given.
+func historyMode(p *Plan) (mode, why string) {
+	mode = string(p.Mode)
+	switch {
+	case p.Notified > 0:
+		why = display.Plural(p.Notified, "change notification", "change notifications") + " of " + p.Document + " applied, without reading the Change Lists"
+	case p.Resumed && p.Mode == ModeBaseline && p.ReconcileWhy == "":
+		why = p.why
+	case p.Reconcile:
+		mode, why = "reconcile", p.ReconcileWhy
+		switch {
+		case why != "":
+		case p.opts.Mode == ModeBaseline:
+			why = "--mode baseline on a copy that holds the Source: its files are checked against the Resource List"
+		default:
+			why = p.why
+		}
+	}
+	return mode, why
 }
 
 // finish records the end of the run: the baseline done or the Change Lists

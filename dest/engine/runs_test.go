@@ -8,6 +8,8 @@ import (
 	"io"
 	"net/http"
 	"path/filepath"
+	"strings"
+	"sync/atomic"
 	"testing"
 
 	"rsx/demo"
@@ -175,5 +177,61 @@ func TestPlanFailureRecorded(t *testing.T) {
 	other := openSession(t, t.TempDir(), testClient(t), Options{})
 	if other.RecordPlanFailure(context.Background(), target, fixtureClock(), err) {
 		t.Error("recorded in a DEST that does not hold the Source")
+	}
+}
+
+// interruptedBaseline runs a baseline of f into dir and cancels it when
+// the Source has served after resources: the interrupted run's result.
+func interruptedBaseline(t *testing.T, dir string, f *fakeSource, after int) *Result {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var served atomic.Int64
+	f.mu.Lock()
+	f.hook = func(p string) {
+		if strings.HasPrefix(p, "/r/") && served.Add(1) == int64(after) {
+			cancel()
+		}
+	}
+	f.mu.Unlock()
+	defer func() { f.mu.Lock(); f.hook = nil; f.mu.Unlock() }()
+	s := openSession(t, dir, testClient(t), Options{Concurrency: 2, StateBatch: 10})
+	p, err := s.Plan(context.Background(), f.target(), PlanOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	res, err := s.Run(ctx, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	if res.Stopped != "interrupted" || res.Created == 0 || res.Created >= p.Summary.Create {
+		t.Fatalf("the baseline was not interrupted in its middle: stopped %q, created %d of %d", res.Stopped, res.Created, p.Summary.Create)
+	}
+	return res
+}
+
+// A baseline continued after an interruption is recorded as what it is, a
+// baseline resumed, not as the "--mode baseline" the user never gave.
+func TestResumedBaselineRecordedAsResumed(t *testing.T) {
+	f := manySource(t, 100)
+	dir := t.TempDir()
+	interruptedBaseline(t, dir, f, 20)
+	res := syncOnce(t, dir, testClient(t), f.target(), PlanOptions{})
+	if !res.OK() || !res.Plan.Resumed {
+		t.Fatalf("the next run: resumed %v%s", res.Plan.Resumed, failures(res))
+	}
+	db, err := state.OpenReadOnly(context.Background(), filepath.Join(dir, ".rsx", "state.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	r, _, err := db.LastRun(context.Background(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Mode != "baseline" || !strings.HasPrefix(r.Why, "resumed") || strings.Contains(r.Why, "--mode") {
+		t.Errorf("the resumed baseline is recorded as mode %q, why %q", r.Mode, r.Why)
 	}
 }
