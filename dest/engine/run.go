@@ -166,6 +166,13 @@ func (s *Dest) Run(ctx context.Context, p *Plan) (*Result, error) {
 		}
 	}
 	w := s.db.NewWriter(s.writerOptions(det))
+	// The run's row is kept current with every batch (a kill leaves what
+	// the run wrote in it), and its files are recorded with the batches.
+	w.TrackRun(hist.ID)
+	if err := recordRefused(wctx, w, p, started); err != nil {
+		w.Abort()
+		return nil, err
+	}
 	// What the run is doing is recorded first: a baseline that a kill
 	// interrupts is continued by the next run.
 	if p.selSave {
@@ -275,6 +282,17 @@ func (s *Dest) Run(ctx context.Context, p *Plan) (*Result, error) {
 	}
 	s.opts.report(r.progress(PhaseFinished, nil))
 	return res, nil
+}
+
+// recordRefused records in the run's files the resources the plan refused
+// (those it lists: at most maxListed).
+func recordRefused(ctx context.Context, w *state.Writer, p *Plan, at time.Time) error {
+	for _, f := range p.Refused {
+		if err := w.PutRunFile(ctx, state.RunFile{Kind: state.FileRefused, URI: f.URL, Path: f.Path, Length: -1, At: at, Note: f.Error()}); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // historyMode is the mode and the reason the run history records for a
@@ -416,7 +434,7 @@ func (r *runner) remove(it *Item) outcome {
 	if err := r.s.st.Remove(r.ctx, row.Path); err != nil {
 		return r.failed(it, row.Path, KindWrite, err)
 	}
-	return outcome{kind: outRemoved, it: it, res: state.Resource{Path: row.Path}}
+	return outcome{kind: outRemoved, it: it, res: state.Resource{Path: row.Path, Length: row.Length, Digests: row.Digests}}
 }
 
 // failed turns an error into the item's outcome: abandoned when the run is
@@ -835,6 +853,8 @@ func (r *runner) record() {
 				r.taken[t.ID] = true
 				if _, err = w.RemoveResource(ctx, r.srcID, t.URI); err == nil && t.Deleted {
 					res.Deleted++
+					err = w.PutRunFile(ctx, state.RunFile{Kind: state.FileDeleted, URI: t.URI, Path: t.Path, Length: -1, At: r.s.opts.Now(),
+						Note: "the Source deleted it; its path is taken over by " + out.it.Entry.URI})
 				}
 			}
 			if err != nil {
@@ -842,6 +862,7 @@ func (r *runner) record() {
 			}
 			if err = w.PutResource(ctx, &out.res); err == nil {
 				r.done.Add(1)
+				err = w.PutRunFile(ctx, r.wroteFile(out))
 				switch {
 				case out.adopted:
 					res.Adopted++
@@ -856,6 +877,12 @@ func (r *runner) record() {
 			if _, err = w.RemoveResource(ctx, r.srcID, out.it.Entry.URI); err == nil {
 				r.done.Add(1)
 				res.Deleted++
+				length := out.res.Length
+				if out.res.Path == "" {
+					length = -1 // no copy was recorded: nothing to remove
+				}
+				err = w.PutRunFile(ctx, state.RunFile{Kind: state.FileDeleted, URI: out.it.Entry.URI, Path: out.res.Path, Length: length,
+					Digests: out.res.Digests, At: r.s.opts.Now()})
 			}
 		case outPending:
 			at := out.it.Entry.Datetime
@@ -880,6 +907,7 @@ func (r *runner) record() {
 			f := out.fail
 			r.addFailure(f)
 			r.s.opts.report(r.progress(PhaseSyncing, &f))
+			err = w.PutRunFile(ctx, state.RunFile{Kind: state.FileFailed, URI: f.URL, Path: f.Path, Length: -1, At: r.s.opts.Now(), Note: f.Error()})
 		}
 		if err != nil {
 			r.fatal = err
@@ -898,6 +926,19 @@ func (r *runner) record() {
 			p.observe(o)
 		}
 	}
+}
+
+// wroteFile is the run's file record of a copy written (or adopted).
+func (r *runner) wroteFile(out outcome) state.RunFile {
+	f := state.RunFile{Kind: state.FileCreated, URI: out.res.URI, Path: out.res.Path, Length: out.res.Length, Digests: out.res.Digests,
+		At: out.res.FetchedAt}
+	switch {
+	case out.adopted:
+		f.Note = "adopted: the file was there already, and verified"
+	case out.it.Action != plan.Create:
+		f.Kind, f.Note = state.FileUpdated, out.it.Reason
+	}
+	return f
 }
 
 // observed is what became of one item of a run, for a plan's observer:
