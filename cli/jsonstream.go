@@ -47,7 +47,7 @@ func streamList(each func(emit func(v any) error) error) *streamedList {
 // its function: the elements are encoded one at a time, never all held.
 func writeJSONStreamed(w io.Writer, v any, lists ...*streamedList) error {
 	var doc bytes.Buffer
-	if err := writeJSON(&doc, v); err != nil {
+	if err := writeJSONWhole(&doc, v); err != nil {
 		return err
 	}
 	b := doc.Bytes()

@@ -654,6 +654,9 @@ func writeSyncPlan(w io.Writer, st textStyles, p *engine.Plan, dest string, dryR
 	for _, warn := range p.Warnings {
 		fmt.Fprintf(w, "%s %s\n", st.warn("!"), esc(warn))
 	}
+	if dryRun {
+		writePlanDecisions(w, st, p)
+	}
 	for i, r := range p.Refused {
 		if i == maxTextLines {
 			fmt.Fprintf(w, "  … and %d more refused (--json lists them)\n", s.Refused-i)
@@ -865,6 +868,9 @@ type syncPlanJSON struct {
 	// Changes dated outside their list's [from, until] or in the future
 	// (engine.Summary.SuspectDatetimes).
 	SuspectDatetimes int `json:"suspect_datetimes"`
+	// Items are a dry run's decisions by kind, every one (syncplan.go);
+	// absent when the plan ran.
+	Items planItemsJSON `json:"items,omitempty"`
 }
 
 func timeOrNull(t time.Time) *string {
@@ -922,6 +928,7 @@ func syncJSONOf(p *engine.Plan, res *engine.Result, dest string, dryRun bool, el
 	case dryRun:
 		out.Created, out.Updated, out.Deleted = s.Create, s.Update, s.Delete
 		out.SyncedUntil = timeOrNull(p.Point)
+		out.Plan.Items = planItemsOf(p)
 	case res != nil:
 		out.Created, out.Updated, out.Deleted, out.Adopted, out.Bytes = res.Created, res.Updated, res.Deleted, res.Adopted, res.Bytes
 		out.BackOffs = res.BackOffs
