@@ -179,8 +179,10 @@ link takes what it takes). A redirect is followed only within the Source's
 authority (or to a --map prefix): one to another host is refused before any
 request is made there, unless --allow-other-hosts.
 
---dry-run prints the plan and writes nothing to DEST: a DEST that does not
-exist is not made (everything is new), a read-only DEST is fine. A run that
+--dry-run prints the plan, with the first files of each kind it would create,
+update and delete (--json lists every one in plan.items), and writes nothing
+to DEST: a DEST that does not exist is not made (everything is new), a
+read-only DEST is fine. A run that
 cannot start (unreachable URL, no ResourceSync document, bad options) leaves
 nothing in DEST either.
 
