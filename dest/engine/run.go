@@ -934,7 +934,7 @@ func (r *runner) wroteFile(out outcome) state.RunFile {
 		At: out.res.FetchedAt}
 	switch {
 	case out.adopted:
-		f.Note = "adopted: the file was there already, and verified"
+		f.Note = state.NoteAdopted
 	case out.it.Action != plan.Create:
 		f.Kind, f.Note = state.FileUpdated, out.it.Reason
 	}

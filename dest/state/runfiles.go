@@ -19,6 +19,11 @@ const (
 	FileFailed  FileKind = "failed"  // a resource that could not be copied
 )
 
+// NoteAdopted is the note of a file a run created by adopting it: the file
+// was at its path already (the rest of an interrupted run), verified and
+// kept; its bytes were not written by the run.
+const NoteAdopted = "adopted: the file was there already, and verified"
+
 // RunFile is one file a run changed, or one resource it could not copy:
 // a row of run_file.
 type RunFile struct {
@@ -34,8 +39,8 @@ type RunFile struct {
 	Digests Digests
 	// At is when the file changed (or the resource failed).
 	At time.Time
-	// Note says why (refused, failed), where the file went (trashed), or
-	// "adopted" (created: the file was there already, and verified).
+	// Note says why (refused, failed, updated), where the file went
+	// (trashed), or NoteAdopted.
 	Note string
 }
 
@@ -92,7 +97,7 @@ func (w *Writer) PutRunFile(ctx context.Context, f RunFile) error {
 	case FileFailed:
 		c.failed++
 	}
-	if (f.Kind == FileCreated || f.Kind == FileUpdated) && f.Length > 0 {
+	if (f.Kind == FileCreated || f.Kind == FileUpdated) && f.Length > 0 && f.Note != NoteAdopted {
 		c.bytes += f.Length
 	}
 	return w.done(ctx)

@@ -32,6 +32,8 @@ func TestRunFilesAndLiveCounts(t *testing.T) {
 		{Kind: FileFailed, URI: "http://h/d", Path: "h/d", Length: -1, At: t0, Note: "404 Not Found"},
 		{Kind: FileRefused, URI: "http://other/e", Length: -1, At: t0, Note: "outside the Source's authority"},
 	}
+	// An adopted file counts as created, its bytes not as written.
+	adopted := RunFile{Kind: FileCreated, URI: "http://h/f", Path: "h/f", Length: 100, At: t0, Note: NoteAdopted}
 	for _, f := range files {
 		if err := w.PutRunFile(ctx, f); err != nil {
 			t.Fatal(err)
@@ -45,21 +47,23 @@ func TestRunFilesAndLiveCounts(t *testing.T) {
 		t.Errorf("the row after the first batch: %+v", r)
 	}
 	w.Abort() // the open batch is lost, as a kill loses it
-	if err := w.PutRunFile(ctx, files[3]); err != nil {
-		t.Fatal(err)
+	for _, f := range []RunFile{files[3], adopted} {
+		if err := w.PutRunFile(ctx, f); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if err := w.Close(ctx); err != nil {
 		t.Fatal(err)
 	}
 	r, _, _ = db.Run(ctx, killed.ID)
-	if r.Created != 1 || r.Failed != 1 || r.Interrupted() {
+	if r.Created != 2 || r.Failed != 1 || r.Bytes != 15 || r.Interrupted() {
 		t.Errorf("the row after an aborted batch and a failure: %+v", r)
 	}
 	var got []RunFile
 	if err := db.RunFiles(ctx, killed.ID, func(f *RunFile) error { got = append(got, *f); return nil }); err != nil {
 		t.Fatal(err)
 	}
-	want := append(append([]RunFile{}, files[:3]...), files[3])
+	want := append(append([]RunFile{}, files[:3]...), files[3], adopted)
 	if len(got) != len(want) {
 		t.Fatalf("files %+v, want %+v", got, want)
 	}
@@ -74,7 +78,7 @@ func TestRunFilesAndLiveCounts(t *testing.T) {
 		t.Fatal(err)
 	}
 	r, _, _ = db.Run(ctx, killed.ID)
-	if r.Stopped != StoppedNoEnd || !r.Interrupted() || !r.Ended.IsZero() || r.Created != 1 {
+	if r.Stopped != StoppedNoEnd || !r.Interrupted() || !r.Ended.IsZero() || r.Created != 2 {
 		t.Errorf("the killed run after the next began: %+v", r)
 	}
 	if n, _, _ := db.Run(ctx, next.ID); n.Stopped != "" {
