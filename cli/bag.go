@@ -17,6 +17,7 @@ import (
 	"rsx/dest/bag"
 	"rsx/dest/state"
 	"rsx/display"
+	"rsx/internal/version"
 	"rsx/model"
 )
 
@@ -222,7 +223,7 @@ func (a *app) runBag(cmd *cobra.Command, f bagFlags, t bagTarget) error {
 	defer d.close()
 	st, db := d.st, d.db
 	opt := bag.Options{Sources: f.sources, Include: inc, Exclude: exc, Copy: f.copy, Link: f.link, Incomplete: f.incomplete,
-		Verify: f.verify, Software: "rsx " + version}
+		Verify: f.verify, Software: version.Program()}
 	if !f.incomplete {
 		// A copy that is not complete is refused before the Source is asked
 		// for its metadata.
@@ -310,16 +311,7 @@ func copyJSON(c *bag.SourceCopy, given string) bagCopyJSON {
 // syncCommand is the rsx sync that finishes (or repairs) the copy of a
 // Source, ready to be pasted in a shell.
 func syncCommand(dest, source string) string {
-	return "rsx sync --dest " + shellArg(dest) + " " + shellArg(source)
-}
-
-// shellArg is s as one word of a POSIX shell: as it is when it holds only
-// characters no shell takes for anything else, else in single quotes.
-func shellArg(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789@%+=:,./_-") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	return command("rsx", "sync", "--dest", dest, source)
 }
 
 func writeBagText(w io.Writer, st textStyles, r *bag.Result, t bagTarget, written bool) {

@@ -15,12 +15,9 @@ import (
 
 	"rsx/config"
 	"rsx/fetch"
+	"rsx/internal/version"
 	"rsx/scratch"
 )
-
-// version is set at build time with
-// -ldflags "-X rsx/cli.version=…".
-var version = "0.1.0-dev"
 
 // streams are the standard streams a command writes to; tests replace them.
 type streams struct {
@@ -97,7 +94,7 @@ found, and 2 when the job could not be done.`,
   rsx --sources fleet.toml                       # the fleet page: every Source of the file, with its copy
   rsx serve --addr 127.0.0.1:8080 &              # the demo Source, for the commands below
   rsx tree http://127.0.0.1:8080/.well-known/resourcesync`,
-		Version:       version,
+		Version:       version.String(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Args: func(cmd *cobra.Command, args []string) error {

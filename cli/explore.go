@@ -9,12 +9,14 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/spf13/cobra"
 
 	"rsx/demo"
 	"rsx/dest/fleet"
+	"rsx/dest/state"
 	"rsx/fetch"
 	"rsx/model"
 	"rsx/notify"
@@ -138,10 +140,59 @@ func (a *app) runExplorer(cmd *cobra.Command, args []string) error {
 		NotificationsHint: notificationsHint,
 	})
 	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithInput(a.in), tea.WithOutput(a.out))
-	if _, err := p.Run(); err != nil && ctx.Err() == nil {
+	_, err = p.Run()
+	// The screen is gone: a sync still going on is stopped, and recorded
+	// with what it wrote, before the process ends.
+	a.stopSyncs(ctx, sess)
+	if err != nil && ctx.Err() == nil {
 		return failed(fmt.Errorf("explorer: %w", err))
 	}
 	return nil
+}
+
+// syncStopWait bounds how long the explorer, as it ends, waits for its
+// syncs to record what they wrote.
+const syncStopWait = 2 * time.Minute
+
+// stopSyncs stops the explorer's syncs once its screen is gone (q, ctrl+c,
+// SIGTERM during a run), waits until each has recorded what it wrote and
+// that it was interrupted, and says so on standard error. A signal while it
+// waits (when none ended the explorer) ends the wait: the next run on that
+// DEST then marks the run interrupted.
+func (a *app) stopSyncs(ctx context.Context, sess *session.Session) {
+	if running := sess.RunningSyncs(); len(running) > 0 {
+		fmt.Fprintf(a.err, "rsx: stopping the sync into %s: recording what it wrote…\n", esc(strings.Join(running, ", ")))
+	}
+	wctx := context.Background()
+	if ctx.Err() == nil {
+		wctx = ctx
+	}
+	wctx, cancel := context.WithTimeout(wctx, syncStopWait)
+	defer cancel()
+	stopped, err := sess.StopSyncs(wctx)
+	for _, st := range stopped {
+		fmt.Fprintln(a.err, "rsx: "+stoppedSyncLine(st))
+	}
+	if err != nil {
+		fmt.Fprintln(a.err, "rsx: a sync did not record its end in time: rsx log shows what its last batch recorded, and its next run continues")
+	}
+}
+
+// stoppedSyncLine says what a sync stopped as the explorer ended wrote.
+func stoppedSyncLine(st session.StoppedSync) string {
+	r := st.Result
+	what := "was interrupted"
+	if r.Stopped != state.StoppedInterrupted {
+		what = "stopped (" + esc(r.Stopped) + ")"
+	}
+	done := fmt.Sprintf("%d written", r.Created+r.Updated)
+	if r.Deleted > 0 {
+		done += fmt.Sprintf(", %d deleted", r.Deleted)
+	}
+	if r.FailedCount > 0 {
+		done += fmt.Sprintf(", %d failed", r.FailedCount)
+	}
+	return fmt.Sprintf("the sync into %s %s: %s; the next run continues (rsx log %s)", esc(st.Dest), what, done, esc(st.Dest))
 }
 
 // startExplorerDemo starts the built-in demo Source the explorer opens when

@@ -13,6 +13,7 @@ import (
 
 	"rsx/display"
 	"rsx/fetch"
+	"rsx/internal/version"
 	"rsx/model"
 )
 
@@ -66,7 +67,7 @@ func (f *httpFlags) register(fs *pflag.FlagSet) {
 	fs.DurationVar(&f.maxRetryWait, "max-retry-wait", fetch.DefaultMaxRetryWait, "longest wait before a retry, whatever a Retry-After header asks")
 	fs.Float64Var(&f.rate, "rate", fetch.DefaultPerHostRate, "requests per second to one host (0 = unlimited); a host on this machine or a private network gets no limit unless this is given")
 	fs.IntVar(&f.concurrency, "concurrency", fetch.DefaultPerHostConcurrency, "requests in flight to one host; a host on this machine or a private network gets 8 unless this is given")
-	fs.StringVar(&f.userAgent, "user-agent", "", "User-Agent header (default rsx/"+version+")")
+	fs.StringVar(&f.userAgent, "user-agent", "", "User-Agent header (default rsx/"+version.String()+")")
 	fs.Var(&f.maxBytes, "max-bytes", "largest document to read, e.g. 256MiB, 50MB, 1000000 (0 = default, -1 = unlimited; a local file: 1GiB unless set)")
 }
 
@@ -106,7 +107,7 @@ func displayCacheDir() string {
 // hosts of targets (each as host:port, so they reach no other origin).
 func (f *httpFlags) options(targets ...string) (fetch.Options, error) {
 	o := fetch.DefaultOptions()
-	o.Version = version
+	o.Version = version.String()
 	if f.userAgent != "" {
 		o.UserAgent = f.userAgent
 	}

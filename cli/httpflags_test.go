@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"rsx/fetch"
+	"rsx/internal/version"
 )
 
 func parseHTTPFlags(t *testing.T, args ...string) *httpFlags {
@@ -46,7 +47,7 @@ func TestHTTPFlagsBindToTargetHosts(t *testing.T) {
 	if len(o.BasicAuth) != 2 || o.BasicAuth[0] != (fetch.HostBasicAuth{Host: "example.org:443", User: "me", Password: "s3:cret"}) {
 		t.Errorf("basic auth %+v", o.BasicAuth)
 	}
-	if o.PerHostRate != 0 || o.Retries != 0 || o.MaxBytes != 50_000_000 || !o.NoCache || o.Version != version {
+	if o.PerHostRate != 0 || o.Retries != 0 || o.MaxBytes != 50_000_000 || !o.NoCache || o.Version != version.String() {
 		t.Errorf("options %+v", o)
 	}
 	if _, err := f.client("https://example.org/"); err != nil {

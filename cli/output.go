@@ -64,7 +64,19 @@ func exitWith(code int) error {
 // <, > and & as they are (URLs carry them), and every control or
 // bidirectional character a Source wrote escaped (display.EscapeJSON), so
 // that the document is as safe to print on a terminal as the text output.
+// A document that holds lists too long for memory (streamedLists) has them
+// written in place, an element at a time (writeJSONStreamed).
 func writeJSON(w io.Writer, v any) error {
+	if sd, ok := v.(interface{ streamedLists() []*streamedList }); ok {
+		if lists := sd.streamedLists(); len(lists) > 0 {
+			return writeJSONStreamed(w, v, lists...)
+		}
+	}
+	return writeJSONWhole(w, v)
+}
+
+// writeJSONWhole is writeJSON of a document encoded whole.
+func writeJSONWhole(w io.Writer, v any) error {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetIndent("", "  ")

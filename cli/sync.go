@@ -22,6 +22,7 @@ import (
 	"rsx/dest/store"
 	"rsx/display"
 	"rsx/fetch"
+	"rsx/internal/version"
 	"rsx/model"
 	"rsx/notify"
 )
@@ -180,8 +181,10 @@ link takes what it takes). A redirect is followed only within the Source's
 authority (or to a --map prefix): one to another host is refused before any
 request is made there, unless --allow-other-hosts.
 
---dry-run prints the plan and writes nothing to DEST: a DEST that does not
-exist is not made (everything is new), a read-only DEST is fine. A run that
+--dry-run prints the plan, with the first files of each kind it would create,
+update and delete (--json lists every one in plan.items), and writes nothing
+to DEST: a DEST that does not exist is not made (everything is new), a
+read-only DEST is fine. A run that
 cannot start (unreachable URL, no ResourceSync document, bad options) leaves
 nothing in DEST either.
 
@@ -481,7 +484,7 @@ func (a *app) openDest(ctx context.Context, cmd *cobra.Command, what, target, de
 		opts.Progress = d.bar.update
 	}
 	opts.Concurrency = 2 * client.LimitsFor(target).Concurrency
-	opts.Version = "rsx " + version
+	opts.Version = version.Program()
 	sess, err := engine.Open(ctx, st, client, opts)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)
@@ -654,6 +657,9 @@ func writeSyncPlan(w io.Writer, st textStyles, p *engine.Plan, dest string, dryR
 	fmt.Fprintln(w)
 	for _, warn := range p.Warnings {
 		fmt.Fprintf(w, "%s %s\n", st.warn("!"), esc(warn))
+	}
+	if dryRun {
+		writePlanDecisions(w, st, p)
 	}
 	for i, r := range p.Refused {
 		if i == maxTextLines {
@@ -908,6 +914,9 @@ type syncPlanJSON struct {
 	// Changes dated outside their list's [from, until] or in the future
 	// (engine.Summary.SuspectDatetimes).
 	SuspectDatetimes int `json:"suspect_datetimes"`
+	// Items are a dry run's decisions by kind, every one (syncplan.go);
+	// absent when the plan ran.
+	Items planItemsJSON `json:"items,omitempty"`
 }
 
 func timeOrNull(t time.Time) *string {
@@ -965,6 +974,7 @@ func syncJSONOf(p *engine.Plan, res *engine.Result, dest string, dryRun bool, el
 	case dryRun:
 		out.Created, out.Updated, out.Deleted = s.Create, s.Update, s.Delete
 		out.SyncedUntil = timeOrNull(p.Point)
+		out.Plan.Items = planItemsOf(p)
 	case res != nil:
 		out.Created, out.Updated, out.Deleted, out.Adopted, out.Bytes = res.Created, res.Updated, res.Deleted, res.Adopted, res.Bytes
 		out.BackOffs = res.BackOffs

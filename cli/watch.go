@@ -19,6 +19,7 @@ import (
 
 	"rsx/display"
 	"rsx/fetch"
+	"rsx/internal/version"
 	"rsx/model"
 	"rsx/notify"
 )
@@ -200,7 +201,7 @@ func watchHeader(o fetch.Options, raw string) http.Header {
 	h := http.Header{}
 	ua := o.UserAgent
 	if ua == "" {
-		ua = "rsx/" + version
+		ua = "rsx/" + version.String()
 	}
 	h.Set("User-Agent", ua)
 	u, err := url.Parse(raw)

@@ -126,12 +126,18 @@ type Sync struct {
 	res    *engine.Result
 	retry  *engine.Plan
 	ran    bool // a run began: what it wrote in DEST stays
+	// stop cancels the run going on (StopSyncs); closedBusy: Close came
+	// during a call, so a run it ends stopped early is reported (syncs.go).
+	stop       context.CancelFunc
+	closedBusy bool
 }
 
 // NewSync prepares a sync of req; nothing is read, opened or even hashed
 // until Plan (the explorer calls NewSync from its UI goroutine).
 func (s *Session) NewSync(req SyncRequest) *Sync {
-	return &Sync{s: s, req: req, updates: make(chan SyncUpdate, 1)}
+	j := &Sync{s: s, req: req, updates: make(chan SyncUpdate, 1)}
+	s.syncs.add(j)
+	return j
 }
 
 // Request is what the sync copies.
@@ -282,8 +288,10 @@ func (j *Sync) Run(ctx context.Context) (*engine.Result, error) {
 }
 
 func (j *Sync) run(ctx context.Context, p *engine.Plan) (*engine.Result, error) {
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
 	j.mu.Lock()
-	j.ran = true
+	j.ran, j.stop = true, stop
 	j.mu.Unlock()
 	res, err := j.es.Run(ctx, p)
 	if err != nil {
@@ -339,6 +347,7 @@ func (j *Sync) Close() error {
 	}
 	j.closed = true
 	if j.busy {
+		j.closedBusy = true
 		return nil
 	}
 	return j.release()
@@ -368,6 +377,7 @@ func (j *Sync) release() error {
 		err = errors.Join(err, j.st.Close())
 		j.st = nil
 	}
+	j.s.syncs.released(j, j.req.Dest, j.stoppedByClose())
 	return err
 }
 

@@ -86,6 +86,7 @@ type Session struct {
 	opts   Options
 	claims *claims.Checker
 	local  atomic.Bool // local files may be read: the user opened one
+	syncs  openSyncs   // syncs not yet released (syncs.go)
 }
 
 // New returns a session that fetches with c.

@@ -5,13 +5,15 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"rsx/internal/testproc"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"rsx/dest/state"
 	"rsx/dest/store"
 	"rsx/fetch"
+	"rsx/internal/testproc"
 )
 
 // TestKillMidBaseline kills (SIGKILL) a process in the middle of a
@@ -54,9 +56,20 @@ func TestKillMidBaseline(t *testing.T) {
 	t.Logf("killed with %d of %d files at their final path, %d temporaries", done, n, len(tmps))
 	assertWhole(t, f, dir)
 	assertConsistent(t, dir)
+	// The killed run's row holds what its committed batches wrote.
+	killedFiles, killed := runFiles(t, dir, 1)
+	if !killed.Ended.IsZero() || killed.Created == 0 || killed.Created > done || len(killedFiles) != killed.Created {
+		t.Errorf("the killed run's row: %+v, %d files recorded; %d files written", killed, len(killedFiles), done)
+	}
 
 	f.resetHits()
 	res := syncOnce(t, dir, testClient(t), f.target(), PlanOptions{})
+	if _, killed = runFiles(t, dir, 1); killed.Stopped != state.StoppedNoEnd {
+		t.Errorf("the killed run after the next one: %+v", killed)
+	}
+	if _, next := runFiles(t, dir, 2); !strings.HasPrefix(next.Why, "resumed") || next.Created != res.Created {
+		t.Errorf("the next run: %+v", next)
+	}
 	if !res.OK() || !res.Finished || res.Plan.Mode != ModeBaseline || !res.Plan.Resumed {
 		t.Fatalf("the next run: finished %v, mode %s, resumed %v:%s", res.Finished, res.Plan.Mode, res.Plan.Resumed, failures(res))
 	}

@@ -3,12 +3,12 @@ package engine
 import (
 	"context"
 	"fmt"
-	"runtime/debug"
 	"time"
 
 	"rsx/dest/plan"
 	"rsx/dest/state"
 	"rsx/fetch"
+	"rsx/internal/version"
 )
 
 // Mode is the kind of sync to plan.
@@ -62,7 +62,8 @@ type Client interface {
 // Options configure a Dest.
 type Options struct {
 	// Version names the program in the run history (state.Run.Version);
-	// default: "rsx" and the module version the binary was built from.
+	// default: version.Program(), the CLI's own ("rsx 0.1.0-dev"), so that
+	// the explorer's runs and rsx sync's record the same.
 	Version string
 	// Concurrency is how many resources are fetched and written at once;
 	// default 16. The client's per-host limits apply on top: more workers
@@ -143,10 +144,7 @@ func (o Options) withDefaults() Options {
 		o.Now = time.Now
 	}
 	if o.Version == "" {
-		o.Version = "rsx"
-		if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
-			o.Version += " " + bi.Main.Version
-		}
+		o.Version = version.Program()
 	}
 	if o.MaxSize == 0 {
 		o.MaxSize = DefaultMaxSize

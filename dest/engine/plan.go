@@ -172,6 +172,9 @@ type Plan struct {
 	// lists, which an archive must be among.
 	changeList string
 	listed     []listed
+	// why is why a plan of mode auto chose a baseline, or that it resumes
+	// one, as the run history records it (historyMode).
+	why string
 
 	// What a plan of notifications (Follow) is made with: the selection and
 	// the URI → path rules of the plan it follows.
@@ -297,13 +300,15 @@ func (s *Dest) Plan(ctx context.Context, target string, opts PlanOptions) (*Plan
 		switch {
 		case !exists || row.Baseline.Kind == "" && opts.Only == nil:
 			mode = ModeBaseline
-			p.Notes = append(p.Notes, "no baseline of this Source in the destination yet: a baseline")
+			p.why = "no baseline of this Source in the destination yet"
+			p.Notes = append(p.Notes, p.why+": a baseline")
 		case !baselineDone && row.Baseline.Kind != "":
 			mode = ModeBaseline
 			p.Notes = append(p.Notes, "the baseline begun "+model.FormatDatetime(row.Baseline.At)+" was not finished: it is continued")
 		case selChanged:
 			mode = ModeBaseline
-			p.Notes = append(p.Notes, "the selection changed: a baseline, so that what it newly includes is copied")
+			p.why = "the selection changed: a baseline, so that what it newly includes is copied"
+			p.Notes = append(p.Notes, p.why)
 		case opts.Only != nil:
 			mode = ModeBaseline
 			p.ReconcileWhy = "the chosen resources are compared with the Source's Resource List and their files checked: what is missing, damaged or changed is fetched"
@@ -325,6 +330,9 @@ func (s *Dest) Plan(ctx context.Context, target string, opts PlanOptions) (*Plan
 		}
 	}
 	p.Resumed = exists && row.Baseline.Kind != "" && row.Baseline.Done.IsZero()
+	if p.Resumed && p.why == "" {
+		p.why = "resumed: the baseline begun " + model.FormatDatetime(row.Baseline.At) + " was not finished: it is continued, the files already written checked and kept"
+	}
 	if mode == ModeIncremental {
 		from, doc := chooseDoc(src, opts.ChangesFrom, model.CapChangeList, model.CapChangeDump)
 		if doc == "" {

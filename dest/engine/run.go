@@ -139,7 +139,7 @@ func (s *Dest) Run(ctx context.Context, p *Plan) (*Result, error) {
 	}
 	workCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	r, err := s.newRunner(workCtx, cancel, wctx, p, hist.SourceID, res, started)
+	r, err := s.newRunner(workCtx, cancel, wctx, p, hist, res, started)
 	if err != nil {
 		return nil, err
 	}
@@ -178,16 +178,8 @@ func (s *Dest) startRun(wctx context.Context, p *Plan, started time.Time) (*stat
 		}
 		srcID = src.ID
 	}
-	hist := &state.Run{SourceID: srcID, Started: started, Mode: string(p.Mode), Planned: p.Summary.Work(), Version: s.opts.Version}
-	if p.Reconcile {
-		hist.Mode, hist.Why = "reconcile", p.ReconcileWhy
-		if hist.Why == "" {
-			hist.Why = "--mode baseline on a copy that holds the Source: its files are checked against the Resource List"
-		}
-	}
-	if p.Notified > 0 {
-		hist.Why = display.Plural(p.Notified, "change notification", "change notifications") + " of " + p.Document + " applied, without reading the Change Lists"
-	}
+	hist := &state.Run{SourceID: srcID, Started: started, Planned: p.Summary.Work(), Version: s.opts.Version}
+	hist.Mode, hist.Why = historyMode(p)
 	if err := s.db.StartRun(wctx, hist); err != nil {
 		return nil, err
 	}
@@ -198,7 +190,8 @@ func (s *Dest) startRun(wctx context.Context, p *Plan, started time.Time) (*stat
 // writer, with what the run is doing recorded first (the selection, a
 // baseline begun), so that a baseline a kill interrupts is continued by
 // the next run.
-func (s *Dest) newRunner(workCtx context.Context, cancel context.CancelFunc, wctx context.Context, p *Plan, srcID int64, res *Result, started time.Time) (*runner, error) {
+func (s *Dest) newRunner(workCtx context.Context, cancel context.CancelFunc, wctx context.Context, p *Plan, hist *state.Run, res *Result, started time.Time) (*runner, error) {
+	srcID := hist.SourceID
 	det := s.db.NewDetector(s.st.CaseInsensitive())
 	preload := false
 	if claims := p.Summary.Create + p.Summary.Update; claims > preloadClaims {
@@ -215,6 +208,15 @@ func (s *Dest) newRunner(workCtx context.Context, cancel context.CancelFunc, wct
 		}
 	}
 	w := s.db.NewWriter(s.writerOptions(det))
+	// The run's row is kept current with every batch (a kill leaves what
+	// the run wrote in it), and its files are recorded with the batches.
+	w.TrackRun(hist.ID)
+	if err := recordRefused(wctx, w, p, started); err != nil {
+		w.Abort()
+		return nil, err
+	}
+	// What the run is doing is recorded first: a baseline that a kill
+	// interrupts is continued by the next run.
 	if p.selSave {
 		if err := w.SetSelection(wctx, srcID, p.Selection); err != nil {
 			w.Abort()
@@ -339,6 +341,42 @@ func (r *runner) end(ctx context.Context, hist *state.Run, dispatchErr error) {
 	s.opts.report(r.progress(PhaseFinished, nil))
 }
 
+// recordRefused records in the run's files the resources the plan refused
+// (those it lists: at most maxListed).
+func recordRefused(ctx context.Context, w *state.Writer, p *Plan, at time.Time) error {
+	for _, f := range p.Refused {
+		if err := w.PutRunFile(ctx, state.RunFile{Kind: state.FileRefused, URI: f.URL, Path: f.Path, Length: -1, At: at, Note: f.Error()}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// historyMode is the mode and the reason the run history records for a
+// run of p: the real ones. A baseline that continues an unfinished one is
+// "resumed" (its plan reconciles the files already there, but nobody asked
+// for --mode baseline); a reconcile says why it reconciles, --mode
+// baseline only when it was given.
+func historyMode(p *Plan) (mode, why string) {
+	mode = string(p.Mode)
+	switch {
+	case p.Notified > 0:
+		why = display.Plural(p.Notified, "change notification", "change notifications") + " of " + p.Document + " applied, without reading the Change Lists"
+	case p.Resumed && p.Mode == ModeBaseline && p.ReconcileWhy == "":
+		why = p.why
+	case p.Reconcile:
+		mode, why = "reconcile", p.ReconcileWhy
+		switch {
+		case why != "":
+		case p.opts.Mode == ModeBaseline:
+			why = "--mode baseline on a copy that holds the Source: its files are checked against the Resource List"
+		default:
+			why = p.why
+		}
+	}
+	return mode, why
+}
+
 // finish records the end of the run: the baseline done or the Change Lists
 // processed when everything succeeded; the run's time in every case.
 func (r *runner) finish() error {
@@ -453,7 +491,7 @@ func (r *runner) remove(it *Item) outcome {
 	if err := r.s.st.Remove(r.ctx, row.Path); err != nil {
 		return r.failed(it, row.Path, KindWrite, err)
 	}
-	return outcome{kind: outRemoved, it: it, res: state.Resource{Path: row.Path}}
+	return outcome{kind: outRemoved, it: it, res: state.Resource{Path: row.Path, Length: row.Length, Digests: row.Digests}}
 }
 
 // failed turns an error into the item's outcome: abandoned when the run is
@@ -872,6 +910,8 @@ func (r *runner) record() {
 				r.taken[t.ID] = true
 				if _, err = w.RemoveResource(ctx, r.srcID, t.URI); err == nil && t.Deleted {
 					res.Deleted++
+					err = w.PutRunFile(ctx, state.RunFile{Kind: state.FileDeleted, URI: t.URI, Path: t.Path, Length: -1, At: r.s.opts.Now(),
+						Note: "the Source deleted it; its path is taken over by " + out.it.Entry.URI})
 				}
 			}
 			if err != nil {
@@ -879,6 +919,7 @@ func (r *runner) record() {
 			}
 			if err = w.PutResource(ctx, &out.res); err == nil {
 				r.done.Add(1)
+				err = w.PutRunFile(ctx, r.wroteFile(out))
 				switch {
 				case out.adopted:
 					res.Adopted++
@@ -893,6 +934,12 @@ func (r *runner) record() {
 			if _, err = w.RemoveResource(ctx, r.srcID, out.it.Entry.URI); err == nil {
 				r.done.Add(1)
 				res.Deleted++
+				length := out.res.Length
+				if out.res.Path == "" {
+					length = -1 // no copy was recorded: nothing to remove
+				}
+				err = w.PutRunFile(ctx, state.RunFile{Kind: state.FileDeleted, URI: out.it.Entry.URI, Path: out.res.Path, Length: length,
+					Digests: out.res.Digests, At: r.s.opts.Now()})
 			}
 		case outPending:
 			at := out.it.Entry.Datetime
@@ -919,6 +966,7 @@ func (r *runner) record() {
 			f := out.fail
 			r.addFailure(f)
 			r.s.opts.report(r.progress(PhaseSyncing, &f))
+			err = w.PutRunFile(ctx, state.RunFile{Kind: state.FileFailed, URI: f.URL, Path: f.Path, Length: -1, At: r.s.opts.Now(), Note: f.Error()})
 		}
 		if err != nil {
 			r.fatal = err
@@ -940,6 +988,19 @@ func (r *runner) record() {
 			p.observe(o)
 		}
 	}
+}
+
+// wroteFile is the run's file record of a copy written (or adopted).
+func (r *runner) wroteFile(out outcome) state.RunFile {
+	f := state.RunFile{Kind: state.FileCreated, URI: out.res.URI, Path: out.res.Path, Length: out.res.Length, Digests: out.res.Digests,
+		At: out.res.FetchedAt}
+	switch {
+	case out.adopted:
+		f.Note = state.NoteAdopted
+	case out.it.Action != plan.Create:
+		f.Kind, f.Note = state.FileUpdated, out.it.Reason
+	}
+	return f
 }
 
 // observed is what became of one item of a run, for a plan's observer:

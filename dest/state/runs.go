@@ -27,20 +27,51 @@ type Run struct {
 	Version                           string
 }
 
+// Why a run stopped (Run.Stopped), when it was interrupted.
+const (
+	// StoppedInterrupted: stopped by ctrl+c, SIGINT or SIGTERM, its end
+	// recorded.
+	StoppedInterrupted = "interrupted"
+	// StoppedNoEnd: a run that recorded no end (killed, or its machine
+	// stopped), marked so by the next run on the destination, which holds
+	// its lock: it is not going on.
+	StoppedNoEnd = "interrupted (no end recorded)"
+)
+
+// Interrupted reports whether the run was interrupted: stopped by a signal
+// (its end recorded), or ended without recording its end and found so by a
+// later run.
+func (r *Run) Interrupted() bool {
+	return r.Stopped == StoppedInterrupted || r.Stopped == StoppedNoEnd
+}
+
 // KeepRuns is how many runs of each Source the run table keeps: older ones
 // are removed when a run ends.
 const KeepRuns = 10000
 
 // StartRun records the start of a run and sets r.ID. It is written at once
 // (its own transaction), so that a run killed at any moment leaves its row.
+// It is called by a run that holds the destination's lock: the runs before
+// it that recorded no end are over (killed), and are marked StoppedNoEnd in
+// the same transaction.
 func (db *DB) StartRun(ctx context.Context, r *Run) error {
-	res, err := db.sql.ExecContext(ctx, `INSERT INTO run (source_id, started, mode, why, planned, rsx_version) VALUES (?, ?, ?, ?, ?, ?)`,
+	tx, err := db.sql.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("record the start of the run: %w", err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `UPDATE run SET stopped = ? WHERE ended IS NULL AND stopped IS NULL`, StoppedNoEnd); err != nil {
+		return fmt.Errorf("record the end of the runs killed before: %w", err)
+	}
+	res, err := tx.ExecContext(ctx, `INSERT INTO run (source_id, started, mode, why, planned, rsx_version) VALUES (?, ?, ?, ?, ?, ?)`,
 		r.SourceID, clock(r.Started), r.Mode, nullString(r.Why), r.Planned, r.Version)
 	if err != nil {
 		return fmt.Errorf("record the start of the run: %w", err)
 	}
-	r.ID, err = res.LastInsertId()
-	if err != nil {
+	if r.ID, err = res.LastInsertId(); err != nil {
+		return fmt.Errorf("record the start of the run: %w", err)
+	}
+	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("record the start of the run: %w", err)
 	}
 	return nil
@@ -71,14 +102,17 @@ func boolInt(b bool) int {
 	return 0
 }
 
+// runColumns are the columns of a Run, read by scanRuns.
+const runColumns = `SELECT r.id, r.source_id, s.url, r.started, r.ended, r.mode, r.why, r.planned, r.created, r.updated, r.deleted, r.failed,
+		r.bytes, r.finished, r.synced_until, r.stopped, r.exit_status, r.rsx_version FROM run r JOIN source s ON s.id = r.source_id`
+
 // Runs calls fn for the runs of the Source sourceID (every Source: 0),
 // newest first, at most limit of them (0: all).
 func (db *DB) Runs(ctx context.Context, sourceID int64, limit int, fn func(r *Run) error) error {
 	if db.version < 3 {
 		return nil // a file of an older rsx, opened read-only: no history yet
 	}
-	q := `SELECT r.id, r.source_id, s.url, r.started, r.ended, r.mode, r.why, r.planned, r.created, r.updated, r.deleted, r.failed,
-		r.bytes, r.finished, r.synced_until, r.stopped, r.exit_status, r.rsx_version FROM run r JOIN source s ON s.id = r.source_id`
+	q := runColumns
 	var args []any
 	if sourceID != 0 {
 		q += ` WHERE r.source_id = ?`
@@ -89,6 +123,24 @@ func (db *DB) Runs(ctx context.Context, sourceID int64, limit int, fn func(r *Ru
 		q += ` LIMIT ?`
 		args = append(args, limit)
 	}
+	return db.scanRuns(ctx, q, args, fn)
+}
+
+// Run returns the run id, however old; ok is false when the history has
+// no such run (pruned, or never).
+func (db *DB) Run(ctx context.Context, id int64) (r Run, ok bool, err error) {
+	if db.version < 3 {
+		return r, false, nil
+	}
+	err = db.scanRuns(ctx, runColumns+` WHERE r.id = ?`, []any{id}, func(x *Run) error {
+		r, ok = *x, true
+		return nil
+	})
+	return r, ok, err
+}
+
+// scanRuns calls fn for each run the query q (on runColumns) reads.
+func (db *DB) scanRuns(ctx context.Context, q string, args []any, fn func(r *Run) error) error {
 	rows, err := db.sql.QueryContext(ctx, q, args...)
 	if err != nil {
 		return fmt.Errorf("read the run history: %w", err)

@@ -1,4 +1,4 @@
--- The state of an rsx destination, schema version 3.
+-- The state of an rsx destination, schema version 4.
 --
 -- One SQLite database per destination: DEST/.rsx/state.db for a folder; for a
 -- bucket, a local cache copy replicated by its changes to PREFIX/.rsx/state/.
@@ -97,16 +97,19 @@ CREATE INDEX resource_deleted ON resource (source_id) WHERE deleted_at IS NOT NU
 CREATE INDEX resource_damaged ON resource (source_id) WHERE damaged_at IS NOT NULL;
 
 -- run: every run of rsx sync on this destination (the explorer's syncs too),
--- one row per Source and run, written when it starts and completed when it
--- ends. A row whose ended is NULL is a run still going on, or one killed
--- before it could record its end. The last 10,000 runs of each Source are kept.
+-- one row per Source and run, written when it starts, its counts kept
+-- current with each batch the run commits, and completed when it ends. A row
+-- whose ended is NULL is a run still going on, or one killed before it could
+-- record its end (its counts are those of its last batch): the next run on
+-- the destination marks it stopped 'interrupted (no end recorded)'. The last
+-- 10,000 runs of each Source are kept.
 CREATE TABLE run (
   id           INTEGER PRIMARY KEY,
   source_id    INTEGER NOT NULL REFERENCES source(id) ON DELETE CASCADE,
   started      TEXT NOT NULL,
   ended        TEXT,             -- NULL: going on, or killed
   mode         TEXT NOT NULL,    -- 'baseline', 'reconcile', 'incremental', or 'plan': it could not plan (stopped says why)
-  why          TEXT,             -- why a run of mode auto reconciled, when it did
+  why          TEXT,             -- why the run chose its mode: a baseline 'resumed: …', why a run of mode auto reconciled, …
   planned      INTEGER NOT NULL DEFAULT 0, -- resources the plan had to fetch or delete
   created      INTEGER NOT NULL DEFAULT 0,
   updated      INTEGER NOT NULL DEFAULT 0,
@@ -115,11 +118,28 @@ CREATE TABLE run (
   bytes        INTEGER NOT NULL DEFAULT 0, -- bytes written
   finished     INTEGER NOT NULL DEFAULT 0 CHECK (finished IN (0, 1)), -- the baseline was done, or the copy's point moved
   synced_until TEXT,             -- the copy's point after the run
-  stopped      TEXT,             -- why the run ended before its plan did
+  stopped      TEXT,             -- why the run ended before its plan did: 'interrupted' (ctrl+c, SIGTERM), 'interrupted (no end recorded)' (killed), …
   exit_status  INTEGER,          -- as rsx sync exits: 0 done, 1 something failed, 2 stopped; NULL while going on
   rsx_version  TEXT NOT NULL     -- the rsx that ran it
 );
 CREATE INDEX run_source ON run (source_id, id);
+
+-- run_file: the files each run created, updated, deleted and moved to the
+-- trash, and the resources it refused or failed, one row each, in the order
+-- the run recorded them, written in the run's own batches (a killed run keeps
+-- those of the batches it committed). Removed with their run.
+CREATE TABLE run_file (
+  id      INTEGER PRIMARY KEY,
+  run_id  INTEGER NOT NULL REFERENCES run(id) ON DELETE CASCADE,
+  kind    TEXT NOT NULL CHECK (kind IN ('created', 'updated', 'deleted', 'refused', 'trashed', 'failed')),
+  uri     TEXT,                   -- the resource; NULL for a file no resource owns (trashed)
+  path    TEXT,                   -- the file, relative to DEST, '/'-separated; NULL when it has none (refused)
+  length  INTEGER,                -- bytes of the file written or removed, when known
+  digests TEXT,                   -- the digests the file written was verified with, as resource.digests
+  at      TEXT NOT NULL,          -- when the file changed (or the resource failed)
+  note    TEXT                    -- refused, failed: why; trashed: where in the trash; created: 'adopted' (already there, verified)
+);
+CREATE INDEX run_file_run ON run_file (run_id);
 
 -- run_document: the Source's documents a run read (Source Description,
 -- Capability List, lists, indexes, robots.txt), as received, so that what the
@@ -160,6 +180,8 @@ CREATE TABLE document_blob (
 --   SELECT uri, path, damaged_at FROM resource WHERE damaged_at IS NOT NULL;
 --   -- the last ten runs, newest first
 --   SELECT id, started, ended, mode, created, updated, deleted, failed, exit_status FROM run ORDER BY id DESC LIMIT 10;
+--   -- what run 12 created, updated and deleted
+--   SELECT kind, uri, path, length, at FROM run_file WHERE run_id = 12 ORDER BY id;
 --   -- the documents the last run read, and one of them saved to a file (then: gunzip capabilitylist.xml.gz)
 --   SELECT url, fetched_at, sha256 FROM run_document WHERE run_id = (SELECT max(id) FROM run);
 --   SELECT writefile('capabilitylist.xml.gz', b.gz) FROM run_document d JOIN document_blob b ON b.sha256 = d.sha256

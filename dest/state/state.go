@@ -43,7 +43,7 @@ import (
 )
 
 // SchemaVersion is the version of the schema this package writes and reads.
-const SchemaVersion = 3
+const SchemaVersion = 4
 
 //go:embed schema.sql
 var schemaSQL string
@@ -194,7 +194,8 @@ func (db *DB) init(ctx context.Context) error {
 	db.version = found
 	if found < SchemaVersion && db.readOnly {
 		// Read-only, the file stays as it is: version 2 has every column
-		// the readers use, and the run history (version 3) reads as empty.
+		// the readers use, the run history (version 3) and the files of
+		// each run (version 4) read as empty.
 		if found < 2 {
 			return &SchemaError{Path: db.path, Found: found, Supported: SchemaVersion,
 				Reason: fmt.Sprintf("schema version %d is older than this rsx reads without upgrading it, and the file is opened read-only: one rsx sync on the copy upgrades it", found)}
@@ -266,6 +267,19 @@ var migrations = []string{
 	  length INTEGER NOT NULL,
 	  gz     BLOB NOT NULL
 	);`,
+	// 3 → 4: the files of each run.
+	`CREATE TABLE run_file (
+	  id      INTEGER PRIMARY KEY,
+	  run_id  INTEGER NOT NULL REFERENCES run(id) ON DELETE CASCADE,
+	  kind    TEXT NOT NULL CHECK (kind IN ('created', 'updated', 'deleted', 'refused', 'trashed', 'failed')),
+	  uri     TEXT,
+	  path    TEXT,
+	  length  INTEGER,
+	  digests TEXT,
+	  at      TEXT NOT NULL,
+	  note    TEXT
+	);
+	CREATE INDEX run_file_run ON run_file (run_id);`,
 }
 
 // Path is the database file.

@@ -47,7 +47,7 @@ func TestOpenCreatesAndChecksTheSchema(t *testing.T) {
 		t.Errorf("journal mode %q, %v", mode, err)
 	}
 	var v string
-	if err := db.sql.QueryRow(`SELECT value FROM meta WHERE key = 'schema_version'`).Scan(&v); err != nil || v != "3" {
+	if err := db.sql.QueryRow(`SELECT value FROM meta WHERE key = 'schema_version'`).Scan(&v); err != nil || v != "4" {
 		t.Errorf("schema_version %q, %v", v, err)
 	}
 	db.Close()
@@ -64,7 +64,7 @@ func TestOpenCreatesAndChecksTheSchema(t *testing.T) {
 	db.Close()
 	_, err = Open(ctx, path)
 	var se *SchemaError
-	if !errors.As(err, &se) || se.Found != 7 || !strings.Contains(err.Error(), "schema version 7 is newer than this rsx understands (3)") {
+	if !errors.As(err, &se) || se.Found != 7 || !strings.Contains(err.Error(), "schema version 7 is newer than this rsx understands (4)") {
 		t.Errorf("newer schema: %v", err)
 	}
 
@@ -587,7 +587,7 @@ func TestOpenUpgradesSchemaVersion1(t *testing.T) {
 		t.Errorf("damaged %v, reconcile due %v, %v", r.DamagedAt, src.ReconcileDue, err)
 	}
 	var v string
-	if err := db.sql.QueryRow(`SELECT value FROM meta WHERE key = 'schema_version'`).Scan(&v); err != nil || v != "3" {
+	if err := db.sql.QueryRow(`SELECT value FROM meta WHERE key = 'schema_version'`).Scan(&v); err != nil || v != "4" {
 		t.Errorf("schema_version %q, %v", v, err)
 	}
 	// A copy written again is no longer damaged; a finished baseline clears

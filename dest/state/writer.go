@@ -56,6 +56,9 @@ type Writer struct {
 	// audit's SetVerified of every copy), prepared once; bound are those
 	// bound to the open batch.
 	prepared, bound map[string]*sql.Stmt
+	// run is the run whose row the Writer keeps current (TrackRun), nil
+	// for none.
+	run *trackedRun
 }
 
 const putResourceSQL = `INSERT INTO resource (source_id, uri, path, path_key, length, digests, lastmod, etag, last_modified, change_datetime, fetched_at, verified_at, deleted_at, file_mtime)
@@ -129,6 +132,10 @@ func (w *Writer) Flush(ctx context.Context) error {
 	if w.tx == nil {
 		return nil
 	}
+	if err := w.writeRunCounts(ctx); err != nil {
+		w.Abort()
+		return fmt.Errorf("commit a batch of %s: %w", w.db.path, err)
+	}
 	if w.opts.BeforeCommit != nil {
 		if err := w.opts.BeforeCommit(ctx); err != nil {
 			w.Abort()
@@ -142,9 +149,15 @@ func (w *Writer) Flush(ctx context.Context) error {
 	w.ops = 0
 	if err != nil {
 		w.releaseClaims()
+		if w.run != nil {
+			w.run.cur = w.run.committed
+		}
 		return fmt.Errorf("commit a batch of %d changes to %s: %w", n, w.db.path, err)
 	}
 	w.commits++
+	if w.run != nil {
+		w.run.committed = w.run.cur
+	}
 	w.releaseClaims()
 	if w.opts.AfterCommit != nil {
 		if err := w.opts.AfterCommit(ctx); err != nil {
@@ -171,6 +184,9 @@ func (w *Writer) Abort() {
 		clear(w.bound)
 	}
 	w.ops = 0
+	if w.run != nil {
+		w.run.cur = w.run.committed
+	}
 	w.releaseClaims()
 }
 

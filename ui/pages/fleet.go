@@ -475,6 +475,8 @@ func (f *Fleet) viewRuns(add func(string), w int) {
 		run := f.runs[i]
 		result := st.OK.Render("✓ exit 0")
 		switch {
+		case run.Ended.IsZero() && run.Stopped == state.StoppedNoEnd:
+			result = st.Error.Render("✗ interrupted (no end recorded)")
 		case run.Ended.IsZero():
 			result = st.Warning.Render("no end recorded: going on, or killed")
 		case run.ExitStatus != 0:

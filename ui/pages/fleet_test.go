@@ -64,7 +64,8 @@ func TestFleetPage(t *testing.T) {
 
 func TestFleetPageKeys(t *testing.T) {
 	t0 := ivTestTime()
-	b := fakeFleet{runs: []state.Run{{ID: 9, Started: t0, Ended: t0, Mode: "incremental", Created: 3}, {ID: 8, Started: t0, Mode: "reconcile", Why: "a gap"}}}
+	b := fakeFleet{runs: []state.Run{{ID: 9, Started: t0, Ended: t0, Mode: "incremental", Created: 3}, {ID: 8, Started: t0, Mode: "reconcile", Why: "a gap"},
+		{ID: 7, Started: t0, Mode: "baseline", Created: 335, Stopped: state.StoppedNoEnd}}}
 	p := NewFleet(ivTestCommon(), b, "fleet.toml", fleetSources(), ivTestTime)
 	ivDrive(p, ivRunCmd(p.Init())...)
 	ivDrive(p, ivKey("down"))
@@ -84,7 +85,8 @@ func TestFleetPageKeys(t *testing.T) {
 	ivDrive(p, ivKey("l"))
 	p.SetSize(120, 12)
 	v := ansi.Strip(p.View())
-	if !strings.Contains(v, "Runs of broken") || !strings.Contains(v, "+3 ~0 −0") || !strings.Contains(v, "no end recorded") {
+	if !strings.Contains(v, "Runs of broken") || !strings.Contains(v, "+3 ~0 −0") || !strings.Contains(v, "no end recorded: going on, or killed") ||
+		!strings.Contains(v, "+335 ~0 −0") || !strings.Contains(v, "✗ interrupted (no end recorded)") {
 		t.Errorf("l:\n%s", v)
 	}
 	// esc goes back to the Sources, then closes.

@@ -1,0 +1,143 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"rsx/dest/engine"
+	"rsx/dest/plan"
+	"rsx/display"
+)
+
+// planKind is a kind of decision a dry run lists: its action, its key in
+// the JSON (plan.items), and how the text shows it.
+type planKind struct {
+	action plan.Action
+	key    string
+	title  string
+	mark   string
+}
+
+// planKinds are the kinds listed, in order.
+var planKinds = []planKind{
+	{plan.Create, "create", "to create", "+"},
+	{plan.Update, "update", "to update", "~"},
+	{plan.Delete, "delete", "to delete", "-"},
+	{plan.PendingDelete, "pending_delete", "deletions remembered (no --delete)", "·"},
+}
+
+// planTextLines is how many decisions of each kind a dry run's text shows.
+const planTextLines = 10
+
+// planItemJSON is one decision in plan.items: the resource, the file in
+// DEST it writes or removes, the length (declared, of what is fetched; the
+// copy's, of what is deleted) and why.
+type planItemJSON struct {
+	URL    string  `json:"url"`
+	Path   *string `json:"path"`
+	Length *int64  `json:"length"`
+	Reason string  `json:"reason,omitempty"`
+}
+
+func planItemJSONOf(d engine.Decision) planItemJSON {
+	j := planItemJSON{URL: d.URI, Path: strOrNull(d.Path), Reason: d.Reason}
+	if d.Length >= 0 {
+		n := d.Length
+		j.Length = &n
+	}
+	return j
+}
+
+// planItemsJSON are a dry run's decisions by kind, each list streamed from
+// the plan's spool as the document is written (writeJSON): a plan of a
+// million creates is never held in memory to be printed.
+type planItemsJSON map[string]*streamedList
+
+// planItemsOf makes the lists of p's decisions.
+func planItemsOf(p *engine.Plan) planItemsJSON {
+	out := planItemsJSON{}
+	for _, k := range planKinds {
+		out[k.key] = streamList(func(emit func(any) error) error {
+			return p.Decisions(context.Background(), func(d engine.Decision) error { return emit(planItemJSONOf(d)) }, k.action)
+		})
+	}
+	return out
+}
+
+// streamedLists are the lists writeJSON streams: those of plan.items.
+func (s syncJSON) streamedLists() []*streamedList {
+	if s.Plan.Items == nil {
+		return nil
+	}
+	var out []*streamedList
+	for _, l := range s.Plan.Items {
+		out = append(out, l)
+	}
+	return out
+}
+
+// errListed stops the pass over a plan's decisions once each kind has its
+// first lines.
+var errListed = errors.New("listed")
+
+// writePlanDecisions writes the first planTextLines decisions of each kind
+// of a dry run's plan, with their counts and how to see them all. The
+// plan's spool is read once, at most.
+func writePlanDecisions(w io.Writer, st textStyles, p *engine.Plan) {
+	s := p.Summary
+	count := map[plan.Action]int{plan.Create: s.Create, plan.Update: s.Update, plan.Delete: s.Delete, plan.PendingDelete: s.PendingDelete}
+	first := map[plan.Action][]engine.Decision{}
+	missing := 0
+	for _, k := range planKinds {
+		missing += min(count[k.action], planTextLines)
+	}
+	if missing == 0 {
+		return
+	}
+	err := p.Decisions(context.Background(), func(d engine.Decision) error {
+		if len(first[d.Action]) < planTextLines {
+			first[d.Action] = append(first[d.Action], d)
+			if missing--; missing == 0 {
+				return errListed
+			}
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, errListed) {
+		fmt.Fprintf(w, "%s the plan's decisions could not be read: %s\n", st.err("✗"), esc(err.Error()))
+		return
+	}
+	for _, k := range planKinds {
+		n := max(count[k.action], len(first[k.action]))
+		if n == 0 {
+			continue
+		}
+		more := ""
+		if n > len(first[k.action]) {
+			more = fmt.Sprintf(" (the first %d; --json lists every one)", len(first[k.action]))
+		}
+		fmt.Fprintf(w, "  %s: %s%s\n", k.title, display.Plural(n, "resource", "resources"), more)
+		for _, d := range first[k.action] {
+			writePlanDecision(w, st, k.mark, d)
+		}
+	}
+}
+
+// writePlanDecision is one decision's line: the file in DEST (the URI when
+// there is none), its size and why.
+func writePlanDecision(w io.Writer, st textStyles, mark string, d engine.Decision) {
+	what := d.Path
+	if what == "" {
+		what = d.URI
+	}
+	line := "    " + mark + " " + esc(what)
+	if d.Length >= 0 {
+		line += "  " + display.Size(d.Length)
+	}
+	if d.Reason != "" && d.Action != plan.Create {
+		line += "  " + st.dim(esc(d.Reason))
+	}
+	fmt.Fprintln(w, line)
+}
