@@ -37,3 +37,44 @@ func TestBucketPrefixReservedRefusedBeforeAnyConnection(t *testing.T) {
 		t.Errorf("%d requests reached the Source or the bucket's server", n)
 	}
 }
+
+// A header value from the configuration file or the command line with a
+// line break (or another control character) is refused when it is read,
+// exit 2, before any request: it used to pass the file's check and then
+// fail every request after its retries.
+func TestHeaderValuesWithControlCharactersRefusedAtOnce(t *testing.T) {
+	var asked atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		asked.Add(1)
+		http.NotFound(w, r)
+	}))
+	defer srv.Close()
+	tests := []struct {
+		name, config string
+		args         []string
+		want         string
+	}{
+		{"config user_agent CR LF", "[defaults]\nuser_agent = \"bot/1\\r\\nX-Evil: 1\"\n", []string{"tree", srv.URL + "/cl.xml"}, "defaults.user_agent"},
+		{"config user_agent ESC", "[defaults]\nuser_agent = \"bot/1\\u001b]0;x\\u0007\"\n", []string{"validate", srv.URL + "/cl.xml"}, "defaults.user_agent"},
+		{"config user_agent C1", "[defaults]\nuser_agent = \"bot/1\\u009b2J\"\n", []string{"config"}, "defaults.user_agent"},
+		{"flag user-agent LF", "", []string{"tree", "--user-agent", "bot\nX: 1", srv.URL + "/cl.xml"}, "--user-agent"},
+		{"flag user-agent NUL", "", []string{"tree", "--user-agent", "bot\x00", srv.URL + "/cl.xml"}, "--user-agent"},
+		{"header NUL", "", []string{"tree", "-H", "X-Archive: a\x00b", srv.URL + "/cl.xml"}, "X-Archive"},
+		{"header ESC", "", []string{"tree", "-H", "X-Archive: a\x1b[2J", srv.URL + "/cl.xml"}, "X-Archive"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			asked.Store(0)
+			_, code, _, errs := runWithConfig(t, tt.config, nil, append([]string{"--no-cache", "--retries", "0"}, tt.args...)...)
+			if code != 2 || !strings.Contains(errs, tt.want) || !strings.Contains(errs, "control character") {
+				t.Errorf("exit %d, stderr %q; want exit 2 naming %s and the control character", code, errs, tt.want)
+			}
+			if strings.ContainsAny(errs, "\x00\x1b\r\u009b") {
+				t.Errorf("stderr carries the control character raw: %q", errs)
+			}
+			if n := asked.Load(); n != 0 {
+				t.Errorf("%d requests were sent", n)
+			}
+		})
+	}
+}

@@ -45,6 +45,16 @@ help = "h"
 		{"credentials for a folder", "[dest.archive]\nurl = \"/srv\"\naccess_key_env = \"K\"\nsecret_key_env = \"S\"\n", "only a bucket"},
 		{"empty key list", "[keys]\nquit = []\n", "no key given"},
 		{"key not a string", "[keys]\nquit = [1]\n", "a key is a string"},
+		// A header value with a line break would end the header (net/http
+		// refuses to send it, and every request failed after its retries);
+		// any other control character is refused as well (a tab is allowed).
+		{"user agent with CR LF", "[defaults]\nuser_agent = \"bot/1\\r\\nX-Evil: 1\"\n", `defaults.user_agent "bot/1\r\nX-Evil: 1": a control character`},
+		{"user agent with LF", "[defaults]\nuser_agent = \"\"\"bot\nnext\"\"\"\n", "defaults.user_agent"},
+		{"user agent with NUL", "[defaults]\nuser_agent = \"bot\\u0000\"\n", "defaults.user_agent"},
+		{"user agent with ESC", "[defaults]\nuser_agent = \"bot\\u001b[2J\"\n", "defaults.user_agent"},
+		{"user agent with DEL", "[defaults]\nuser_agent = \"bot\\u007f\"\n", "defaults.user_agent"},
+		{"user agent with a tab", "[defaults]\nuser_agent = \"bot/1\\t(archive)\"\n", ""},
+		{"user agent empty", "[defaults]\nuser_agent = \"\"\n", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
