@@ -3,9 +3,16 @@ package cli
 import (
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"rsx/config"
+	"rsx/dest/fleet"
+	"rsx/display"
 )
 
 // A bucket prefix with a segment .rsx would put the copy inside the folder
@@ -76,5 +83,63 @@ func TestHeaderValuesWithControlCharactersRefusedAtOnce(t *testing.T) {
 				t.Errorf("%d requests were sent", n)
 			}
 		})
+	}
+}
+
+// A configuration or fleet file nested 100,000 levels deep, or /dev/zero
+// given as one, killed every command for want of memory: each is refused,
+// exit 2, naming the file and the limit, before anything is fetched.
+func TestHugeOrDeepConfigAndFleetFilesRefused(t *testing.T) {
+	var asked atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		asked.Add(1)
+		http.NotFound(w, r)
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	deepTables := "theme = " + strings.Repeat("{a = ", 100000) + "1" + strings.Repeat("}", 100000) + "\n"
+	deepKey := "[[source]]\n" + strings.Repeat("a.", 100000) + "a = 1\nurl = \"" + srv.URL + "/cl.xml\"\n"
+	big := strings.Repeat(srv.URL+"/cl.xml\n", fleet.MaxFileBytes/len(srv.URL+"/cl.xml\n")+1)
+	zero := "/dev/zero"
+	if runtime.GOOS == "windows" {
+		zero = write("zero", strings.Repeat("\x00", fleet.MaxFileBytes+1))
+	}
+	tests := []struct {
+		name, config string
+		args         []string
+		want         string
+	}{
+		{"config of nested inline tables", deepTables, []string{"tree", srv.URL + "/cl.xml"}, "nested deeper than 64 levels"},
+		{"config of nested inline tables, rsx config", deepTables, []string{"config"}, "nested deeper than 64 levels"},
+		{"fleet of a deep dotted key", "", []string{"sync", "--sources", write("deep.toml", deepKey), "--dest", dir}, "nested deeper than 64 levels"},
+		{"fleet too large", "", []string{"audit", "--sources", write("big.txt", big)}, "larger than " + display.Size(fleet.MaxFileBytes)},
+		{"fleet /dev/zero", "", []string{"sync", "--sources", zero, "--dest", dir}, "larger than " + display.Size(fleet.MaxFileBytes)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, code, _, errs := runWithConfig(t, tt.config, nil, append([]string{"--no-cache", "--retries", "0"}, tt.args...)...)
+			if code != 2 || !strings.Contains(errs, tt.want) {
+				t.Errorf("exit %d, stderr %q; want exit 2 saying %q", code, errs, tt.want)
+			}
+		})
+	}
+	t.Run("config /dev/zero", func(t *testing.T) {
+		if runtime.GOOS == "windows" {
+			t.Skip("no /dev/zero")
+		}
+		_, code, _, errs := runWithConfig(t, "", map[string]string{config.EnvPath: "/dev/zero"}, "tree", srv.URL+"/cl.xml")
+		if code != 2 || !strings.Contains(errs, "config /dev/zero: larger than "+display.Size(config.MaxFileBytes)) {
+			t.Errorf("exit %d, stderr %q; want exit 2 naming the file and the limit", code, errs)
+		}
+	})
+	if n := asked.Load(); n != 0 {
+		t.Errorf("%d requests were sent", n)
 	}
 }

@@ -132,14 +132,15 @@ func Path(getenv func(string) string) (string, error) {
 }
 
 // Load reads the file at path. A file that does not exist is no error: the
-// Config sets nothing.
+// Config sets nothing. One larger than MaxFileBytes, or nested deeper than
+// MaxDepth, is refused before it is parsed.
 func Load(path string) (*Config, error) {
-	b, err := os.ReadFile(path)
+	b, err := ReadBounded(path, MaxFileBytes, "config")
 	if errors.Is(err, fs.ErrNotExist) {
 		return &Config{Path: path}, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("config: %w", err)
+		return nil, err
 	}
 	c, err := Parse(b)
 	if err != nil {
