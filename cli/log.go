@@ -41,7 +41,8 @@ Capability List, the lists and indexes, as received), so that what the Source
 claimed when a file was copied can be read again: --run ID lists them, and
 --run ID --document URL prints one (decompressed) on standard output. Kept:
 those of each Source's last 10 runs and of its last 1,000 runs that changed
-the copy, within 256 MiB (compressed) per DEST, the oldest runs' first to go.
+the copy, within 256 MiB (compressed) per Source, its oldest runs' first to
+go (one Source never pushes out another's).
 
 The state keeps the last 10,000 runs of each Source (the table run: see
 docs/destination.md for queries with sqlite3). Nothing is written to DEST.`,

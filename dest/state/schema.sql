@@ -125,7 +125,8 @@ CREATE INDEX run_source ON run (source_id, id);
 -- Source claimed when a file was copied can be read again; their bytes are in
 -- document_blob, once however many runs read them. Kept: the documents of
 -- each Source's last 10 runs and of its last 1,000 runs that changed the copy,
--- within 256 MiB of compressed bytes per DEST (the oldest runs' go first).
+-- within 256 MiB of compressed bytes per Source (its oldest runs' go first;
+-- one Source's documents never push out another's).
 CREATE TABLE run_document (
   run_id        INTEGER NOT NULL REFERENCES run(id) ON DELETE CASCADE,
   url           TEXT NOT NULL,    -- as asked for
