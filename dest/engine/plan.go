@@ -165,7 +165,10 @@ type Plan struct {
 	complete bool               // everything was read: deletions decided, the run may finish the baseline or mark lists
 	adopt    bool               // files already at a Create's path are verified and kept instead of fetched
 	selSave  bool               // the run records Selection
-	ran      atomic.Bool
+	// pathsChecked: no row of the Source has a name to rename (rename.go):
+	// the run records it, and later plans look no more.
+	pathsChecked bool
+	ran          atomic.Bool
 
 	// What a plan of notifications (Follow) is made with: the selection and
 	// the URI → path rules of the plan it follows.
@@ -214,12 +217,13 @@ type builder struct {
 	// noDeletes drops deletions (a snapshot that could not be read whole).
 	noDeletes      bool
 	emittedPending int
-	index          *indexLoader // an incremental plan's state, loaded in the background
-	rc             *reconciler  // checks the files of unchanged resources, in a reconcile
-	emitMu         sync.Mutex   // emit is called by the planner and by rc's checkers
-	capList        string       // the Source's Capability List, "" when none
-	col            *collider    // the plan's paths, for the collision rule (nil: claims decide at run time)
-	listed         []listed     // what it lists
+	index          *indexLoader     // an incremental plan's state, loaded in the background
+	rc             *reconciler      // checks the files of unchanged resources, in a reconcile
+	emitMu         sync.Mutex       // emit is called by the planner and by rc's checkers
+	capList        string           // the Source's Capability List, "" when none
+	col            *collider        // the plan's paths, for the collision rule (nil: claims decide at run time)
+	renames        map[int64]rename // rows whose names an older rsx wrote, not met yet (rename.go)
+	listed         []listed         // what it lists
 	docs           atomic.Int64
 	entries        atomic.Int64
 }
@@ -276,6 +280,9 @@ func (s *Dest) Plan(ctx context.Context, target string, opts PlanOptions) (*Plan
 		return nil, err
 	}
 	b.mapChanged = p.PreviousSelection != nil && !slices.Equal(p.PreviousSelection.Map, p.Selection.Map)
+	if err := b.findRenames(ctx, exists); err != nil {
+		return nil, err
+	}
 
 	// The mode.
 	baselineDone := exists && !row.Baseline.Done.IsZero()
@@ -356,6 +363,9 @@ func (s *Dest) Plan(ctx context.Context, target string, opts PlanOptions) (*Plan
 		}
 	}
 	stopTicker()
+	if err == nil {
+		err = b.addRenames(ctx)
+	}
 	if err == nil {
 		err = p.items.finish()
 	}
@@ -503,6 +513,10 @@ func (b *builder) take(ctx context.Context) func(plan.Item) error {
 		item := Item{Item: it}
 		switch it.Action {
 		case plan.Create, plan.Update:
+			if r, ok := b.renameTo(it.ID); ok {
+				item.Path = r.path // a name an older rsx wrote (rename.go)
+				break
+			}
 			if it.Action == plan.Update && it.ID > 0 && !b.mapChanged {
 				// Same rules, same path: the run takes it from the row.
 				break
@@ -514,6 +528,11 @@ func (b *builder) take(ctx context.Context) func(plan.Item) error {
 			}
 			item.Path = path
 		case plan.Unchanged:
+			if r, ok := b.renameTo(it.ID); ok {
+				item.Action, item.Path, item.Touch = plan.Update, r.path, false
+				item.Reason = "renamed from " + r.row.Path + " (a name an older rsx wrote)"
+				break
+			}
 			if b.mapChanged && it.ID > 0 {
 				moved, err := b.moved(ctx, &item)
 				if err != nil {
@@ -529,6 +548,7 @@ func (b *builder) take(ctx context.Context) func(plan.Item) error {
 			}
 			sum.Touch++
 		case plan.Delete, plan.PendingDelete:
+			b.renameTo(it.ID) // its file goes (or waits for --delete) where it is
 			if it.Action == plan.PendingDelete {
 				b.emittedPending++
 			}

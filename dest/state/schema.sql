@@ -16,6 +16,9 @@
 -- meta: facts about the database itself.
 --   schema_version  the version of this schema (an rsx that knows an older one refuses the file)
 --   created         when the database was made
+--   path_rule/ID    2 when every path of Source ID is written by the rule under which a name holds
+--                   no control, bidirectional or invisible character but as %XX (an older rsx wrote
+--                   them raw: a sync renames such files until none is left, then records it)
 CREATE TABLE meta (
   key   TEXT PRIMARY KEY,
   value TEXT NOT NULL
