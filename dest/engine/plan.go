@@ -165,10 +165,7 @@ type Plan struct {
 	complete bool               // everything was read: deletions decided, the run may finish the baseline or mark lists
 	adopt    bool               // files already at a Create's path are verified and kept instead of fetched
 	selSave  bool               // the run records Selection
-	// pathsChecked: no row of the Source has a name to rename (rename.go):
-	// the run records it, and later plans look no more.
-	pathsChecked bool
-	ran          atomic.Bool
+	ran      atomic.Bool
 
 	// What a plan of notifications (Follow) is made with: the selection and
 	// the URI → path rules of the plan it follows.
@@ -177,6 +174,10 @@ type Plan struct {
 	// observe, when set, is told what became of each item of the run
 	// (Follow reports each change).
 	observe func(observed)
+
+	// pathsChecked: no row of the Source has a name to rename (rename.go):
+	// the run records it, and later plans look no more.
+	pathsChecked bool
 }
 
 // maxListed bounds the refusals and problems a plan or run keeps in memory.
@@ -217,15 +218,18 @@ type builder struct {
 	// noDeletes drops deletions (a snapshot that could not be read whole).
 	noDeletes      bool
 	emittedPending int
-	index          *indexLoader     // an incremental plan's state, loaded in the background
-	rc             *reconciler      // checks the files of unchanged resources, in a reconcile
-	emitMu         sync.Mutex       // emit is called by the planner and by rc's checkers
-	capList        string           // the Source's Capability List, "" when none
-	col            *collider        // the plan's paths, for the collision rule (nil: claims decide at run time)
-	renames        map[int64]rename // rows whose names an older rsx wrote, not met yet (rename.go)
-	listed         []listed         // what it lists
+	index          *indexLoader // an incremental plan's state, loaded in the background
+	rc             *reconciler  // checks the files of unchanged resources, in a reconcile
+	emitMu         sync.Mutex   // emit is called by the planner and by rc's checkers
+	capList        string       // the Source's Capability List, "" when none
+	col            *collider    // the plan's paths, for the collision rule (nil: claims decide at run time)
+	listed         []listed     // what it lists
 	docs           atomic.Int64
 	entries        atomic.Int64
+
+	// renames are the rows whose names an older rsx wrote that the plan
+	// has not met yet (rename.go).
+	renames map[int64]rename
 }
 
 // Plan reads the Source of target and decides what a run would do: a
@@ -364,10 +368,7 @@ func (s *Dest) Plan(ctx context.Context, target string, opts PlanOptions) (*Plan
 	}
 	stopTicker()
 	if err == nil {
-		err = b.addRenames(ctx)
-	}
-	if err == nil {
-		err = p.items.finish()
+		err = b.finishItems(ctx)
 	}
 	if err == nil {
 		err = b.settleCollisions(ctx)

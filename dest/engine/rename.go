@@ -87,10 +87,11 @@ func (b *builder) renameTo(id int64) (rename, bool) {
 	return r, ok
 }
 
-// addRenames adds to the plan an update of each row to rename that the
-// plan did not meet (an incremental plan meets only what changed): the
-// resource as the state knows it, fetched again to its new path.
-func (b *builder) addRenames(ctx context.Context) error {
+// finishItems ends the plan's items, with an update of each row to rename
+// that the plan did not meet (an incremental plan meets only what
+// changed): the resource as the state knows it, fetched again to its new
+// path.
+func (b *builder) finishItems(ctx context.Context) error {
 	b.emitMu.Lock()
 	left := make([]rename, 0, len(b.renames))
 	for _, r := range b.renames {
@@ -106,5 +107,5 @@ func (b *builder) addRenames(ctx context.Context) error {
 			return err
 		}
 	}
-	return nil
+	return b.p.items.finish()
 }
