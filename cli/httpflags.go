@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"rsx/config"
 	"rsx/display"
 	"rsx/fetch"
 	"rsx/internal/version"
@@ -109,6 +110,9 @@ func (f *httpFlags) options(targets ...string) (fetch.Options, error) {
 	o := fetch.DefaultOptions()
 	o.Version = version.String()
 	if f.userAgent != "" {
+		if err := config.CheckHeaderValue(f.userAgent); err != nil {
+			return o, fmt.Errorf("--user-agent %q: %w", f.userAgent, err)
+		}
 		o.UserAgent = f.userAgent
 	}
 	if f.timeout <= 0 || f.connectTimeout <= 0 {
@@ -220,8 +224,8 @@ func parseHeader(s string) (name, value string, err error) {
 		return "", "", fmt.Errorf("header %q: want 'Name: value'", s)
 	}
 	value = strings.TrimSpace(value)
-	if strings.ContainsAny(value, "\r\n") {
-		return "", "", fmt.Errorf("header %q: value has a line break", name)
+	if err := config.CheckHeaderValue(value); err != nil {
+		return "", "", fmt.Errorf("header %q: value %q: %w", name, value, err)
 	}
 	return http.CanonicalHeaderKey(name), value, nil
 }

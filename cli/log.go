@@ -56,7 +56,7 @@ claimed when a file was copied can be read again: --run ID lists them, and
 --run ID --document URL writes one (decompressed) to standard output when it
 is no terminal, or to -o FILE. Kept: those of each Source's last 10 runs and
 of its last 1,000 runs that changed the copy, within 256 MiB (compressed) per
-DEST, the oldest runs' first to go.
+Source, its oldest runs' first to go (one Source never pushes out another's).
 
 --sources FILE shows the runs of every Source of a fleet file (docs/fleet.md)
 under its name, each in its DEST (the file's, or the DEST given).

@@ -17,9 +17,12 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/BurntSushi/toml"
+	"golang.org/x/net/http/httpguts"
 
+	"rsx/display"
 	"rsx/internal/suggest"
 )
 
@@ -155,13 +158,15 @@ func (e *ProblemsError) Error() string {
 
 // Load reads the file at path; checks add their problems to the file's
 // own. A file that does not exist is no error: the Config sets nothing.
+// One larger than MaxFileBytes, or nested deeper than MaxDepth, is refused
+// before it is parsed.
 func Load(path string, checks ...Check) (*Config, error) {
-	b, err := os.ReadFile(path)
+	b, err := ReadBounded(path, MaxFileBytes, "config")
 	if errors.Is(err, fs.ErrNotExist) {
 		return &Config{Path: path}, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("config: %w", err)
+		return nil, err
 	}
 	c, err := Parse(b, checks...)
 	if err != nil {
@@ -205,6 +210,11 @@ func Parse(b []byte, checks ...Check) (*Config, error) {
 	}
 	if d := c.Defaults; d.Concurrency != nil && *d.Concurrency < 1 {
 		probs = append(probs, fmt.Sprintf("defaults.concurrency %d: 1 or more", *d.Concurrency))
+	}
+	if d := c.Defaults; d.UserAgent != nil {
+		if err := CheckHeaderValue(*d.UserAgent); err != nil {
+			probs = append(probs, fmt.Sprintf("defaults.user_agent %q: %v", *d.UserAgent, err))
+		}
 	}
 	for _, name := range c.DestNames() {
 		if err := checkDest(name, c.Dest[name]); err != nil {
@@ -414,4 +424,28 @@ func (c *Config) KeyBindings() map[string][]string {
 		out[k] = v
 	}
 	return out
+}
+
+// CheckHeaderValue tells what makes v no good as the value of an HTTP
+// request header: a line break would end the header (net/http refuses to
+// send it, so every request would fail), and any other control character
+// (C0 but tab, DEL, C1), a bidirectional or other format character or
+// invalid UTF-8 is refused too: the value is shown on terminals and in
+// logs (display.Unsafe is their rule).
+func CheckHeaderValue(v string) error {
+	if !utf8.ValidString(v) {
+		return errors.New("not valid UTF-8")
+	}
+	for _, r := range v {
+		switch {
+		case r == '\r' || r == '\n':
+			return errors.New("a control character (a line break) would end the header")
+		case r != '\t' && display.Unsafe(r):
+			return fmt.Errorf("a control character (%U) is not allowed in a header value", r)
+		}
+	}
+	if !httpguts.ValidHeaderFieldValue(v) {
+		return errors.New("not a valid header value")
+	}
+	return nil
 }

@@ -50,6 +50,16 @@ help = "h"
 		{"profile and variables", "[dest.archive]\nurl = \"s3://b/p\"\nprofile = \"archive\"\naccess_key_env = \"K\"\nsecret_key_env = \"S\"\n", "not both"},
 		{"profile of a folder", "[dest.archive]\nurl = \"/srv\"\nprofile = \"archive\"\n", "only a bucket"},
 		{"profile with a line feed", "[dest.archive]\nurl = \"s3://b/p\"\nprofile = \"a\\nb\"\n", "the name of a profile"},
+		// A header value with a line break would end the header (net/http
+		// refuses to send it, and every request failed after its retries);
+		// any other control character is refused as well (a tab is allowed).
+		{"user agent with CR LF", "[defaults]\nuser_agent = \"bot/1\\r\\nX-Evil: 1\"\n", `defaults.user_agent "bot/1\r\nX-Evil: 1": a control character`},
+		{"user agent with LF", "[defaults]\nuser_agent = \"\"\"bot\nnext\"\"\"\n", "defaults.user_agent"},
+		{"user agent with NUL", "[defaults]\nuser_agent = \"bot\\u0000\"\n", "defaults.user_agent"},
+		{"user agent with ESC", "[defaults]\nuser_agent = \"bot\\u001b[2J\"\n", "defaults.user_agent"},
+		{"user agent with DEL", "[defaults]\nuser_agent = \"bot\\u007f\"\n", "defaults.user_agent"},
+		{"user agent with a tab", "[defaults]\nuser_agent = \"bot/1\\t(archive)\"\n", ""},
+		{"user agent empty", "[defaults]\nuser_agent = \"\"\n", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

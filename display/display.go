@@ -4,38 +4,76 @@
 // them can carry characters that a terminal acts on instead of showing: C0
 // controls (ESC starts a sequence that can move the cursor, rewrite the
 // title or the clipboard), DEL, the C1 controls U+0080–U+009F (U+009B is a
-// one-character CSI, U+009D an OSC on terminals that take 8-bit controls), and
-// the bidirectional overrides and isolates (U+202A–U+202E, U+2066–U+2069),
-// which reorder what follows them so that a URL reads as another. Escape
-// writes each of them as a visible escape; everything else, backslash
-// included, is left as it is.
+// one-character CSI, U+009D an OSC on terminals that take 8-bit controls), the
+// line and paragraph separators, and the bidirectional overrides and
+// isolates (U+202A–U+202E, U+2066–U+2069), which reorder what follows them so
+// that a URL reads as another; or characters that show nothing, so that two
+// names that read alike differ (the other format characters: zero width
+// space and joiners, the byte order mark, the soft hyphen, tag characters),
+// and noncharacters, which text formats refuse. Unsafe is that rule, the
+// one rsx has: Escape writes each such character as a visible escape for a
+// terminal, and dest/pathmap writes it as %XX in a file name.
 package display
 
 import (
 	"strconv"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
-// Unsafe tells whether r is a character that Escape rewrites: a C0 control,
-// DEL, a C1 control, a bidirectional mark, embedding, override or isolate
-// (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069), or a line or
-// paragraph separator (U+2028, U+2029), which some terminals take for a
-// line break.
+// Unsafe tells whether r is a character that Escape rewrites (and that a
+// file name of a copy holds only as %XX): a C0 control, DEL, a C1 control,
+// a line or paragraph separator (U+2028, U+2029: some terminals and text
+// formats take them for a line break), a format character (Unicode's
+// category Cf as of Unicode 15.0: the bidirectional marks, embeddings,
+// overrides and isolates U+061C, U+200E, U+200F, U+202A–U+202E,
+// U+2066–U+2069; the zero width space and joiners U+200B–U+200D; the byte
+// order mark U+FEFF; the soft hyphen U+00AD; the invisible operators
+// U+2060–U+2064; the tag characters U+E0001, U+E0020–U+E007F; and the
+// others of formats), or a noncharacter (U+FDD0–U+FDEF, and U+FFFE and
+// U+FFFF of every plane).
+//
+// The list is written out rather than taken from the unicode package's Cf
+// table, which grows with Go's Unicode version: a copy's file names must
+// not change with the Go that built rsx.
 func Unsafe(r rune) bool {
 	switch {
 	case r < 0x20, r >= 0x7f && r <= 0x9f:
 		return true
-	case r == 0x061c, r == 0x200e, r == 0x200f, r == 0x2028, r == 0x2029:
+	case r < 0xad:
+		return false
+	case r == 0x2028, r == 0x2029:
 		return true
-	case r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069:
+	case r >= 0xfdd0 && r <= 0xfdef, r&0xfffe == 0xfffe && r <= 0x10ffff:
 		return true
+	}
+	for _, f := range formatChars {
+		if r < f.lo {
+			return false
+		}
+		if r <= f.hi {
+			return true
+		}
 	}
 	return false
 }
 
+// formatChars are the format characters (general category Cf) of Unicode
+// 15.0, in order: TestFormatCharsAreUnicodeCf checks them against the
+// unicode package's table.
+var formatChars = [...]struct{ lo, hi rune }{
+	{0x00ad, 0x00ad}, {0x0600, 0x0605}, {0x061c, 0x061c}, {0x06dd, 0x06dd},
+	{0x070f, 0x070f}, {0x0890, 0x0891}, {0x08e2, 0x08e2}, {0x180e, 0x180e},
+	{0x200b, 0x200f}, {0x202a, 0x202e}, {0x2060, 0x2064}, {0x2066, 0x206f},
+	{0xfeff, 0xfeff}, {0xfff9, 0xfffb}, {0x110bd, 0x110bd}, {0x110cd, 0x110cd},
+	{0x13430, 0x1343f}, {0x1bca0, 0x1bca3}, {0x1d173, 0x1d17a}, {0xe0001, 0xe0001},
+	{0xe0020, 0xe007f},
+}
+
 // Escape returns s with every Unsafe character written as an escape that
 // shows what it was: \t, \n and \r for those, \xNN for the other C0
-// controls and DEL, \uNNNN for the rest; a byte that is not part of valid
+// controls and DEL, \uNNNN for the rest (\UNNNNNNNN above U+FFFF, as Go
+// writes them); a byte that is not part of valid
 // UTF-8 becomes \xNN too. The result is valid UTF-8, holds no Unsafe
 // character, and is s itself when s has none and is valid UTF-8.
 func Escape(s string) string {
@@ -90,8 +128,9 @@ func Escape(s string) string {
 }
 
 // EscapeJSON rewrites, inside an encoded JSON text, the Unsafe characters
-// that encoding/json leaves as they are (DEL, the C1 controls and the
-// bidirectional ones) as \uNNNN escapes. Outside strings JSON is ASCII, so
+// that encoding/json leaves as they are (DEL, the C1 controls, the format
+// characters and the rest) as \uNNNN escapes (a surrogate pair above
+// U+FFFF, as JSON has it). Outside strings JSON is ASCII, so
 // the result decodes to the same values; it is b itself when there is
 // nothing to rewrite.
 func EscapeJSON(b []byte) []byte {
@@ -122,7 +161,12 @@ func EscapeJSON(b []byte) []byte {
 		}
 		r, n := utf8.DecodeRune(b[i:])
 		if Unsafe(r) {
-			out = appendRuneEscape(out, r)
+			if r > 0xffff {
+				hi, lo := utf16.EncodeRune(r)
+				out = appendRuneEscape(appendRuneEscape(out, hi), lo)
+			} else {
+				out = appendRuneEscape(out, r)
+			}
 		} else {
 			out = append(out, b[i:i+n]...)
 		}
@@ -137,10 +181,17 @@ func appendByteEscape(b []byte, c byte) []byte {
 	return append(b, '\\', 'x', hexDigits[c>>4], hexDigits[c&15])
 }
 
+// appendRuneEscape writes \uNNNN, or \UNNNNNNNN above U+FFFF.
 func appendRuneEscape(b []byte, r rune) []byte {
 	s := strconv.FormatInt(int64(r), 16)
-	b = append(b, '\\', 'u')
-	for k := len(s); k < 4; k++ {
+	width := 4
+	if r > 0xffff {
+		b = append(b, '\\', 'U')
+		width = 8
+	} else {
+		b = append(b, '\\', 'u')
+	}
+	for k := len(s); k < width; k++ {
 		b = append(b, '0')
 	}
 	return append(b, s...)

@@ -39,8 +39,9 @@ func PackageMember(path string) (name, reason string) {
 // UnsafeMemberName tells why a member name of a package (a manifest path
 // without its leading slash, or a name in the ZIP's own directory) must not
 // be read or written, "" when it is a clean relative path: valid UTF-8, no
-// NUL, backslash, control, bidirectional or line-separator character, not
-// absolute, no drive letter, no empty, "." or ".." segment, not a directory.
+// NUL, backslash, control, bidirectional, line-separator or other invisible
+// character (display.Unsafe), not absolute, no drive letter, no empty, "."
+// or ".." segment, not a directory.
 func UnsafeMemberName(name string) string {
 	if name == "" {
 		return "names the package root, not a file"
@@ -68,7 +69,7 @@ func UnsafeMemberName(name string) string {
 			if r >= 0x80 && r <= 0x9f {
 				return "contains a control character"
 			}
-			return "contains a bidirectional or line-separator character that would change how names are shown"
+			return "contains a bidirectional, line-separator or invisible character that would change how names are shown"
 		}
 		i += n
 	}

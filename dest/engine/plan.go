@@ -183,6 +183,10 @@ type Plan struct {
 	// observe, when set, is told what became of each item of the run
 	// (Follow reports each change).
 	observe func(observed)
+
+	// pathsChecked: no row of the Source has a name to rename (rename.go):
+	// the run records it, and later plans look no more.
+	pathsChecked bool
 }
 
 // maxListed bounds the refusals and problems a plan or run keeps in memory.
@@ -231,6 +235,10 @@ type builder struct {
 	listed         []listed     // what it lists
 	docs           atomic.Int64
 	entries        atomic.Int64
+
+	// renames are the rows whose names an older rsx wrote that the plan
+	// has not met yet (rename.go).
+	renames map[int64]rename
 }
 
 // Plan reads the Source of target and decides what a run would do: a
@@ -285,6 +293,9 @@ func (s *Dest) Plan(ctx context.Context, target string, opts PlanOptions) (*Plan
 		return nil, err
 	}
 	b.mapChanged = p.PreviousSelection != nil && !slices.Equal(p.PreviousSelection.Map, p.Selection.Map)
+	if err := b.findRenames(ctx, exists); err != nil {
+		return nil, err
+	}
 
 	// The mode.
 	baselineDone := exists && !row.Baseline.Done.IsZero()
@@ -371,7 +382,7 @@ func (s *Dest) Plan(ctx context.Context, target string, opts PlanOptions) (*Plan
 	}
 	stopTicker()
 	if err == nil {
-		err = p.items.finish()
+		err = b.finishItems(ctx)
 	}
 	if err == nil {
 		err = b.settleCollisions(ctx)
@@ -520,6 +531,10 @@ func (b *builder) take(ctx context.Context) func(plan.Item) error {
 		item := Item{Item: it}
 		switch it.Action {
 		case plan.Create, plan.Update:
+			if r, ok := b.renameTo(it.ID); ok {
+				item.Path = r.path // a name an older rsx wrote (rename.go)
+				break
+			}
 			if it.Action == plan.Update && it.ID > 0 && !b.mapChanged {
 				// Same rules, same path: the run takes it from the row.
 				break
@@ -531,6 +546,11 @@ func (b *builder) take(ctx context.Context) func(plan.Item) error {
 			}
 			item.Path = path
 		case plan.Unchanged:
+			if r, ok := b.renameTo(it.ID); ok {
+				item.Action, item.Path, item.Touch = plan.Update, r.path, false
+				item.Reason = "renamed from " + r.row.Path + " (a name an older rsx wrote)"
+				break
+			}
 			if b.mapChanged && it.ID > 0 {
 				moved, err := b.moved(ctx, &item)
 				if err != nil {
@@ -546,6 +566,7 @@ func (b *builder) take(ctx context.Context) func(plan.Item) error {
 			}
 			sum.Touch++
 		case plan.Delete, plan.PendingDelete:
+			b.renameTo(it.ID) // its file goes (or waits for --delete) where it is
 			if it.Action == plan.PendingDelete {
 				b.emittedPending++
 			}

@@ -53,6 +53,9 @@ type docCapture struct {
 	docs    map[string]*capturedDoc // by URL asked for: the last reading
 	bytes   int64                   // uncompressed, of the docs kept
 	maxDocs int                     // maxCapturedDocs (tests set fewer)
+	// quota bounds the compressed documents the state keeps of the
+	// Source (state.DefaultDocumentBytes; tests set less).
+	quota int64
 }
 
 type capturedDoc struct {
@@ -61,7 +64,7 @@ type capturedDoc struct {
 }
 
 func newDocCapture(dir string) *docCapture {
-	return &docCapture{dir: dir, docs: map[string]*capturedDoc{}, maxDocs: maxCapturedDocs}
+	return &docCapture{dir: dir, docs: map[string]*capturedDoc{}, maxDocs: maxCapturedDocs, quota: state.DefaultDocumentBytes}
 }
 
 // room reports whether a reading of url may be kept: it replaces one, or
@@ -224,7 +227,8 @@ func (b *capturingBody) Close() error {
 }
 
 // storeDocuments stores the documents the run's plan read with the run, and
-// prunes the history's documents by state.PruneDocuments's rule.
+// prunes the Source's documents by state.PruneDocuments's rule (its quota:
+// other Sources' documents are not touched).
 func (s *Dest) storeDocuments(ctx context.Context, runID, sourceID int64) error {
 	docs, done := s.capture.take()
 	defer done()
@@ -265,7 +269,7 @@ func (s *Dest) storeDocuments(ctx context.Context, runID, sourceID int64) error 
 	if err != nil {
 		return err
 	}
-	return s.db.PruneDocuments(ctx, sourceID, state.DefaultDocumentBytes)
+	return s.db.PruneDocuments(ctx, sourceID, s.capture.quota)
 }
 
 // gzipFile compresses the file name into a new file of dir and returns the

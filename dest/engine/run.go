@@ -223,6 +223,12 @@ func (s *Dest) newRunner(workCtx context.Context, cancel context.CancelFunc, wct
 			return nil, err
 		}
 	}
+	if p.pathsChecked {
+		if err := w.SetPathsChecked(wctx, srcID); err != nil {
+			w.Abort()
+			return nil, err
+		}
+	}
 	if p.Mode == ModeBaseline && p.opts.Only == nil {
 		// (A run limited to some resources is no baseline to continue.)
 		b := p.baseline

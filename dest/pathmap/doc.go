@@ -25,9 +25,15 @@
 //   - Unicode: every name is in NFC (golang.org/x/text/unicode/norm), so the
 //     composed and decomposed spellings of é map alike, as macOS file systems
 //     treat them. Invalid UTF-8 is never decoded, so names are always valid UTF-8.
-//   - Unsafe characters: control characters and \ : * ? " < > | are written as
-//     %XX escapes, and so are a trailing "." or " " of a name (Windows drops them).
-//     Spaces inside a name are kept.
+//   - Unsafe characters: \ : * ? " < > | and every character a terminal or a
+//     text format acts on, or that shows nothing (display.Unsafe, the rule rsx
+//     escapes text for terminals by: C0 and C1 controls, DEL, the line and
+//     paragraph separators, the format characters Cf such as the bidirectional
+//     overrides and isolates, the zero width space and joiners, the byte order
+//     mark, the soft hyphen and the tag characters, and noncharacters), raw or
+//     escaped in the URI, are written as %XX escapes of their UTF-8 bytes (a
+//     name never holds one), and so are a trailing "." or " " of a name
+//     (Windows drops them). Spaces inside a name are kept.
 //   - Dot segments: "." and ".." (also when written %2E) are resolved as RFC 3986
 //     says, after decoding; ".." at the top stays at the top, so a path never
 //     leaves its folder. Empty segments (a//b) are dropped.

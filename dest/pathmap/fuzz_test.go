@@ -1,11 +1,14 @@
 package pathmap
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
+
+	"rsx/display"
 )
 
 // FuzzMap checks that no URI, however written, maps to a path that leaves the
@@ -23,6 +26,9 @@ func FuzzMap(f *testing.F) {
 		"http://example.org/a\\b/c:d/e. /f ",
 		"http://example.org/top/.rsx/state.db",
 		"https://bücher.example/x",
+		"http://example.org/a\u009b2J/\u202egpj.exe?q=\u2028\u0085x",
+		"http://example.org/%C2%9D0;t%C2%9C/%E2%80%AE\u200b\ufeff\U000e0041\u00ad",
+		"http://example.org/\x9b\x9d\xff\u200b\u0301",
 	} {
 		f.Add(s)
 	}
@@ -73,6 +79,11 @@ func checkSafePath(t *testing.T, uri, p string) {
 			t.Fatalf("Map(%q) = %q: name %q ends with a dot or space", uri, p, s)
 		case isDeviceName(s):
 			t.Fatalf("Map(%q) = %q: reserved name %q", uri, p, s)
+		}
+		for _, r := range s {
+			if display.Unsafe(r) {
+				t.Fatalf("Map(%q) = %q: %U in a name", uri, p, r)
+			}
 		}
 		for i := 0; i < len(s); i++ {
 			c := s[i]
@@ -125,6 +136,61 @@ func FuzzOutside(f *testing.F) {
 			if got := m.Outside(uri); got != want {
 				t.Fatalf("Outside(%q) = %v; Map: %v", uri, got, err)
 			}
+		}
+	})
+}
+
+// unsafeRunes are characters a file name holds only as %XX: one of each
+// kind display.Unsafe names.
+var unsafeRunes = []rune{0x1b, 0x7f, 0x85, 0x9b, 0x9d, 0x061c, 0x200b, 0x200e, 0x200f, 0x202a, 0x202e,
+	0x2028, 0x2029, 0x2066, 0x2069, 0xfeff, 0x00ad, 0x200d, 0xfffe, 0xe0041}
+
+// FuzzMapUnsafeKeptApart checks that escaping what terminals act on loses
+// nothing: a URI holding such a character maps apart from the same URI
+// without it and from the same URI holding another one in its place, and
+// alike whether the URI holds one above ASCII raw or as escapes of its
+// UTF-8 (both are the same request).
+func FuzzMapUnsafeKeptApart(f *testing.F) {
+	for _, s := range []string{"a/b.pdf", "dir/x?y=1", "..", "a%2Fb", "é/x", "CON", "e\u0301", strings.Repeat("n", 300)} {
+		f.Add(s, uint16(1), uint8(0), uint8(1))
+	}
+	m, err := New(Options{Authorities: []string{"example.org"}})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, path string, at uint16, which, other uint8) {
+		i := int(at) % (len(path) + 1)
+		if i == 0 || (i < len(path) && !utf8.RuneStart(path[i])) || strings.ContainsAny(path[:i], "#") ||
+			strings.TrimSpace(path[i:]) == "" || strings.Contains(path[max(0, i-2):i], "%") {
+			return // the host's slash next to it, inside a character, in the fragment, trimmed as trailing space, or in an escape
+		}
+		r1, r2 := unsafeRunes[int(which)%len(unsafeRunes)], unsafeRunes[int(other)%len(unsafeRunes)]
+		with := func(r rune) string { return "http://example.org/" + path[:i] + string(r) + path[i:] }
+		p0, err0 := m.Map("http://example.org/" + path)
+		p1, err1 := m.Map(with(r1))
+		if err0 != nil || err1 != nil {
+			return
+		}
+		if p1 == p0 {
+			t.Fatalf("%q and %q map alike, to %q", "http://example.org/"+path, with(r1), p1)
+		}
+		if r2 != r1 {
+			if p2, err := m.Map(with(r2)); err == nil && p2 == p1 {
+				t.Fatalf("%q and %q map alike, to %q", with(r1), with(r2), p1)
+			}
+		}
+		if r1 < 0x80 {
+			// A raw C0 control or DEL makes the loc no URI: it is taken as
+			// a browser sends it, every character not allowed escaped
+			// (fetch.RequestURL), so its neighbours may map otherwise.
+			return
+		}
+		var esc strings.Builder
+		for _, b := range []byte(string(r1)) {
+			fmt.Fprintf(&esc, "%%%02X", b)
+		}
+		if pe, err := m.Map("http://example.org/" + path[:i] + esc.String() + path[i:]); err != nil || pe != p1 {
+			t.Fatalf("%q maps to %q, its escaped form to %q (%v)", with(r1), p1, pe, err)
 		}
 	})
 }

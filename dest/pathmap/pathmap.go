@@ -14,6 +14,8 @@ import (
 
 	"golang.org/x/text/cases"
 	"golang.org/x/text/unicode/norm"
+
+	"rsx/display"
 	"rsx/fetch"
 )
 
@@ -530,7 +532,14 @@ func decodeName(s string, escapeSlash, preceded bool) string {
 					k++
 					continue
 				}
-				run = append(run, buf[k:k+size]...)
+				if display.Unsafe(r) {
+					flush()
+					for _, v := range buf[k : k+size] {
+						writeEscape(&b, v)
+					}
+				} else {
+					run = append(run, buf[k:k+size]...)
+				}
 				k += size
 			}
 			i = j
@@ -550,7 +559,14 @@ func decodeName(s string, escapeSlash, preceded bool) string {
 				i++
 				continue
 			}
-			run = append(run, s[i:i+size]...)
+			if display.Unsafe(r) {
+				flush()
+				for k := i; k < i+size; k++ {
+					writeEscape(&b, s[k])
+				}
+			} else {
+				run = append(run, s[i:i+size]...)
+			}
 			i += size
 		default:
 			run = append(run, c)

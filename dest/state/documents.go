@@ -24,8 +24,12 @@ type RunDocument struct {
 //     KeepChangedRuns runs that changed the copy (created, updated or
 //     deleted something); the others are dropped;
 //   - one copy of equal bytes, however many runs read them (by SHA-256);
-//   - at most DefaultDocumentBytes of compressed bytes in a DEST: beyond, the
-//     documents of the oldest runs go first.
+//   - at most DefaultDocumentBytes of compressed bytes for each Source of a
+//     DEST (bytes two Sources read count for both): beyond, the documents of
+//     the Source's oldest runs go first. A Source's documents never push out
+//     another's: with one bound for the whole DEST, the oldest runs' went
+//     first, so one Source's huge Resource Lists emptied the history of
+//     every other Source that shares the DEST.
 const (
 	KeepDocumentRuns     = 10
 	KeepChangedRuns      = 1000
@@ -76,9 +80,10 @@ func (db *DB) PutRunDocuments(ctx context.Context, runID int64, docs []RunDocume
 	return nil
 }
 
-// PruneDocuments applies the rule above to the Source sourceID, and the byte
-// bound (maxBytes of compressed documents; 0: DefaultDocumentBytes) to the
-// whole DEST.
+// PruneDocuments applies the rule above to the Source sourceID: its runs'
+// documents are kept by their count, then within maxBytes of compressed
+// documents (0: DefaultDocumentBytes), its oldest runs' going first. Other
+// Sources' documents are not touched.
 func (db *DB) PruneDocuments(ctx context.Context, sourceID int64, maxBytes int64) error {
 	if maxBytes <= 0 {
 		maxBytes = DefaultDocumentBytes
@@ -96,14 +101,16 @@ func (db *DB) PruneDocuments(ctx context.Context, sourceID int64, maxBytes int64
 	}
 	for range 1000 {
 		var total int64
-		if err := db.sql.QueryRowContext(ctx, `SELECT coalesce(sum(length(gz)), 0) FROM document_blob`).Scan(&total); err != nil {
+		if err := db.sql.QueryRowContext(ctx, `SELECT coalesce(sum(length(gz)), 0) FROM document_blob WHERE sha256 IN (
+			SELECT d.sha256 FROM run_document d JOIN run r ON r.id = d.run_id WHERE r.source_id = ?)`, sourceID).Scan(&total); err != nil {
 			return fmt.Errorf("prune the run's documents: %w", err)
 		}
 		if total <= maxBytes {
 			return nil
 		}
 		var oldest sql.NullInt64
-		if err := db.sql.QueryRowContext(ctx, `SELECT min(run_id) FROM run_document`).Scan(&oldest); err != nil {
+		if err := db.sql.QueryRowContext(ctx, `SELECT min(d.run_id) FROM run_document d JOIN run r ON r.id = d.run_id WHERE r.source_id = ?`,
+			sourceID).Scan(&oldest); err != nil {
 			return fmt.Errorf("prune the run's documents: %w", err)
 		}
 		if !oldest.Valid {

@@ -16,6 +16,9 @@
 -- meta: facts about the database itself.
 --   schema_version  the version of this schema (an rsx that knows an older one refuses the file)
 --   created         when the database was made
+--   path_rule/ID    2 when every path of Source ID is written by the rule under which a name holds
+--                   no control, bidirectional or invisible character but as %XX (an older rsx wrote
+--                   them raw: a sync renames such files until none is left, then records it)
 CREATE TABLE meta (
   key   TEXT PRIMARY KEY,
   value TEXT NOT NULL
@@ -146,7 +149,8 @@ CREATE INDEX run_file_run ON run_file (run_id);
 -- Source claimed when a file was copied can be read again; their bytes are in
 -- document_blob, once however many runs read them. Kept: the documents of
 -- each Source's last 10 runs and of its last 1,000 runs that changed the copy,
--- within 256 MiB of compressed bytes per DEST (the oldest runs' go first).
+-- within 256 MiB of compressed bytes per Source (its oldest runs' go first;
+-- one Source's documents never push out another's).
 CREATE TABLE run_document (
   run_id        INTEGER NOT NULL REFERENCES run(id) ON DELETE CASCADE,
   url           TEXT NOT NULL,    -- as asked for

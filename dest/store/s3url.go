@@ -21,7 +21,9 @@ type S3Location struct {
 
 // ParseS3URL reads s3://BUCKET[/PREFIX][?endpoint=URL][&region=R]. The bucket
 // must be a valid S3 bucket name (3 to 63 lower-case letters, digits, dots and
-// hyphens); the prefix a relative path without ".." or empty segments;
+// hyphens); the prefix a relative path without ".." or empty segments, and
+// without a segment .rsx (in any case: the reserved folder of the
+// destination its leading segments name, where that keeps its state);
 // endpoint an http or https URL with a host and no path; no other parameter
 // is accepted.
 func ParseS3URL(s string) (S3Location, error) {
@@ -47,9 +49,18 @@ func ParseS3URL(s string) (S3Location, error) {
 		return fail(reason)
 	}
 	prefix := strings.Trim(u.Path, "/")
-	for _, seg := range strings.Split(prefix, "/") {
+	segs := strings.Split(prefix, "/")
+	for i, seg := range segs {
 		if prefix != "" && (seg == "" || seg == "." || seg == ".." || strings.ContainsAny(seg, "\\\x00")) {
 			return fail("prefix " + strconv.Quote(prefix) + " has a segment " + strconv.Quote(seg))
+		}
+		if strings.EqualFold(seg, ReservedDir) {
+			// s3://bucket/a/.rsx is the folder where the DEST s3://bucket/a
+			// keeps its state and lock. Any case: no resource's path starts
+			// with .rsx in any case either (pathmap), so that a copy moves
+			// to a case-insensitive file system as it is.
+			above := strings.TrimSuffix("s3://"+loc.Bucket+"/"+strings.Join(segs[:i], "/"), "/")
+			return fail("prefix " + strconv.Quote(prefix) + " has a segment " + strconv.Quote(seg) + ": the folder where the destination " + above + " keeps its state and lock (reserved)")
 		}
 	}
 	if len(prefix) > 512 {

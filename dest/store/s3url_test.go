@@ -16,7 +16,14 @@ func TestParseS3URL(t *testing.T) {
 		{in: "s3://my.bucket-1/a/b/", want: S3Location{Bucket: "my.bucket-1", Prefix: "a/b"}},
 		{in: "s3://bucket/p?endpoint=http://127.0.0.1:7070&region=us-east-1", want: S3Location{Bucket: "bucket", Prefix: "p", Endpoint: "http://127.0.0.1:7070", Region: "us-east-1"}},
 		{in: "s3://bucket/p?endpoint=https://s3.example.org/", want: S3Location{Bucket: "bucket", Prefix: "p", Endpoint: "https://s3.example.org"}},
-		{in: "s3://bucket/.rsx/x", want: S3Location{Bucket: "bucket", Prefix: ".rsx/x"}},
+		{in: "s3://bucket/x.rsx/.rsxy", want: S3Location{Bucket: "bucket", Prefix: "x.rsx/.rsxy"}},
+		// The reserved folder of the DEST its first segments name (a
+		// bucket-root DEST's .rsx holds its state and lock): no copy goes
+		// inside one.
+		{in: "s3://bucket/.rsx", err: "reserved"},
+		{in: "s3://bucket/.rsx/x", err: "reserved"},
+		{in: "s3://bucket/a/.rsx/x", err: "reserved"},
+		{in: "s3://bucket/.RSX", err: "reserved"},
 		{in: "https://bucket/p", err: "want s3://bucket/prefix"},
 		{in: "s3://", err: "no bucket name"},
 		{in: "s3://ab", err: "3 to 63 characters"},
