@@ -139,10 +139,12 @@ func importRules() []importRule {
 		},
 		{
 			// The configuration file is read, not acted on: cli applies it.
-			name: "config imports nothing of ours but rsx/display",
+			// display and internal/suggest are leaves: the rule of what a
+			// header value may hold, and the "did you mean" of a setting.
+			name: "config imports nothing of ours but rsx/display and rsx/internal/suggest",
 			from: is(module + "/config"),
 			forbidden: func(_, imported string) bool {
-				return ours(imported) && imported != module+"/display"
+				return ours(imported) && imported != module+"/display" && imported != module+"/internal/suggest"
 			},
 		},
 	}
