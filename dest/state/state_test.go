@@ -47,7 +47,7 @@ func TestOpenCreatesAndChecksTheSchema(t *testing.T) {
 		t.Errorf("journal mode %q, %v", mode, err)
 	}
 	var v string
-	if err := db.sql.QueryRow(`SELECT value FROM meta WHERE key = 'schema_version'`).Scan(&v); err != nil || v != "3" {
+	if err := db.sql.QueryRow(`SELECT value FROM meta WHERE key = 'schema_version'`).Scan(&v); err != nil || v != "4" {
 		t.Errorf("schema_version %q, %v", v, err)
 	}
 	db.Close()
@@ -64,7 +64,7 @@ func TestOpenCreatesAndChecksTheSchema(t *testing.T) {
 	db.Close()
 	_, err = Open(ctx, path)
 	var se *SchemaError
-	if !errors.As(err, &se) || se.Found != 7 || !strings.Contains(err.Error(), "schema version 7 is newer than this rsx understands (3)") {
+	if !errors.As(err, &se) || se.Found != 7 || !strings.Contains(err.Error(), "schema version 7 is newer than this rsx understands (4)") {
 		t.Errorf("newer schema: %v", err)
 	}
 
@@ -587,7 +587,7 @@ func TestOpenUpgradesSchemaVersion1(t *testing.T) {
 		t.Errorf("damaged %v, reconcile due %v, %v", r.DamagedAt, src.ReconcileDue, err)
 	}
 	var v string
-	if err := db.sql.QueryRow(`SELECT value FROM meta WHERE key = 'schema_version'`).Scan(&v); err != nil || v != "3" {
+	if err := db.sql.QueryRow(`SELECT value FROM meta WHERE key = 'schema_version'`).Scan(&v); err != nil || v != "4" {
 		t.Errorf("schema_version %q, %v", v, err)
 	}
 	// A copy written again is no longer damaged; a finished baseline clears
@@ -627,6 +627,7 @@ func stripComments(q string) string {
 // withoutRunTable is the schema without the run table of version 3.
 func withoutRunTable(t *testing.T, schema string) string {
 	t.Helper()
+	schema = withoutVersion4(t, schema)
 	i := strings.Index(schema, "CREATE TABLE run (")
 	end := "gz     BLOB NOT NULL\n);"
 	j := strings.Index(schema, end)
@@ -634,6 +635,19 @@ func withoutRunTable(t *testing.T, schema string) string {
 		t.Fatalf("no run table in the schema:\n%s", schema)
 	}
 	return schema[:i] + schema[j+len(end):]
+}
+
+// withoutVersion4 is the schema without what version 4 added (a Source's
+// names, what it is kept out of).
+func withoutVersion4(t *testing.T, schema string) string {
+	t.Helper()
+	i := strings.Index(schema, "CREATE TABLE source_name (")
+	last := strings.Index(schema, "CREATE TRIGGER held_path_moved")
+	j := strings.Index(schema[max(last, 0):], "END;")
+	if i < 0 || last < i || j < 0 {
+		t.Fatalf("no version 4 tables in the schema:\n%s", schema)
+	}
+	return schema[:i] + schema[last+j+len("END;"):]
 }
 
 func TestRunHistory(t *testing.T) {
