@@ -181,7 +181,7 @@ func runWith(args []string, s streams, setup func(*app)) int {
 	if msg != "" {
 		fmt.Fprintln(s.err, "rsx:", msg)
 	}
-	if code == exitFailure && want && !stdout.wrote {
+	if (code == exitFailure || code == exitFound && msg != "") && want && !stdout.wrote {
 		if msg == "" {
 			msg = "could not do the job"
 		}

@@ -338,6 +338,11 @@ func (a *app) runSync(cmd *cobra.Command, f syncFlags, target string) error {
 		if ctx.Err() != nil {
 			return failed(fmt.Errorf("sync: interrupted while reading the Source: %w", err))
 		}
+		if ie := (*engine.IdentityError)(nil); errors.As(err, &ie) {
+			// Refused, nothing done: the job was understood, and what it
+			// met is wrong (another Source's Capability List).
+			return &exitError{code: exitFound, err: fmt.Errorf("sync: %w", err)}
+		}
 		return failed(fmt.Errorf("sync: %w", err))
 	}
 	defer p.Close()

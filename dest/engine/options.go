@@ -179,6 +179,12 @@ type PlanOptions struct {
 	// copy's point, so that the next full sync still does all of them (and
 	// finds the part this run copied current).
 	Only *plan.URISet
+	// OtherSources are the URLs (Capability Lists) the caller names the
+	// other Sources of the destination by: a fleet's other entries. A
+	// target whose way to its Capability List meets one of them (a
+	// redirect, an up link that claims it) is refused with an
+	// *IdentityError (identity.go), before that Source has a copy.
+	OtherSources []string
 	// Checksum makes a reconcile hash every file of the copy against the
 	// digests recorded and those the Source declares, not only look at
 	// those whose length or modification time changed; in ModeAuto it

@@ -143,6 +143,9 @@ func (s *Dest) Run(ctx context.Context, p *Plan) (*Result, error) {
 		}
 		srcID = src.ID
 	}
+	if err := s.db.NameSource(wctx, srcID, p.names...); err != nil {
+		return nil, err
+	}
 	// The run's row in the history, written at once: a run killed at any
 	// moment leaves it, without an end.
 	hist := &state.Run{SourceID: srcID, Started: started, Mode: string(p.Mode), Planned: p.Summary.Work(), Version: s.opts.Version}
@@ -190,6 +193,10 @@ func (s *Dest) Run(ctx context.Context, p *Plan) (*Result, error) {
 			w.Abort()
 			return nil, err
 		}
+	}
+	if err := recordHeld(wctx, w, p, srcID); err != nil {
+		w.Abort()
+		return nil, err
 	}
 	if err := w.Flush(wctx); err != nil {
 		w.Abort()
@@ -315,6 +322,9 @@ func (r *runner) finish() error {
 			}
 		}
 		res.Finished = true
+	}
+	if err := w.DropCopiedHeld(ctx, r.srcID); err != nil {
+		return err
 	}
 	if err := w.SetLastRun(ctx, r.srcID, r.s.opts.Now()); err != nil {
 		return err
@@ -993,7 +1003,7 @@ func (s *Dest) RecordPlanFailure(ctx context.Context, target string, started tim
 	if s.readOnly || cause == nil || s.check() != nil {
 		return false
 	}
-	src, err := s.db.Source(ctx, target)
+	src, err := s.db.SourceNamed(ctx, nameOf(target))
 	if err != nil {
 		return false
 	}

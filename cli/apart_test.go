@@ -1,0 +1,80 @@
+package cli
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// destFiles lists the files of a folder DEST (not .rsx), sorted.
+func destFiles(t *testing.T, dir string) []string {
+	t.Helper()
+	var out []string
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		if d.IsDir() && rel == ".rsx" {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() {
+			out = append(out, filepath.ToSlash(rel))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// A Capability List that redirects to the Capability List of another
+// Source that DEST holds is refused: exit 1, a message naming both, and
+// nothing of the other's copy written or deleted (its --delete and
+// --include do not apply to the other's copy).
+func TestSyncRefusesARedirectToAnotherSourcesCapabilityList(t *testing.T) {
+	base := startDemo(t, false)
+	a := base + "/dataset1/capabilitylist.xml"
+	other := httptest.NewServer(http.RedirectHandler(a, http.StatusFound))
+	t.Cleanup(other.Close)
+	b := other.URL + "/b/capabilitylist.xml"
+	dest := t.TempDir()
+	if code, _, errs := runCmd(t, "sync", "--dest", dest, a); code != 0 {
+		t.Fatalf("A: exit %d: %s", code, errs)
+	}
+	before := destFiles(t, dest)
+	for _, json := range []bool{false, true} {
+		args := []string{"sync", "--dest", dest, "--delete", "--include", "nothing-matches", b}
+		if json {
+			args = append(args, "--json")
+		}
+		code, out, errs := runCmd(t, args...)
+		msg := errs
+		if json {
+			msg = decodeOneJSON[struct {
+				Error string `json:"error"`
+			}](t, out, "sync").Error
+		}
+		if code != 1 || !strings.Contains(msg, a) || !strings.Contains(msg, b) || !strings.Contains(msg, "refused") {
+			t.Errorf("json %v: exit %d, message %q, stderr %q", json, code, msg, errs)
+		}
+	}
+	if got := destFiles(t, dest); !slices.Equal(got, before) {
+		t.Errorf("DEST changed: %d files, were %d", len(got), len(before))
+	}
+	// A is as it was: its selection untouched, nothing to do.
+	code, out, errs := runCmd(t, "sync", "--dest", dest, "--json", a)
+	res := decodeOneJSON[struct {
+		Created, Updated, Deleted int
+		Selection                 struct{ Include []string }
+	}](t, out, "sync")
+	if code != 0 || res.Created+res.Updated+res.Deleted != 0 || len(res.Selection.Include) != 0 {
+		t.Errorf("A after: exit %d, %+v: %s", code, res, errs)
+	}
+}
