@@ -8,6 +8,11 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"rsx/dest/engine"
 )
 
 // destFiles lists the files of a folder DEST (not .rsx), sorted.
@@ -76,5 +81,31 @@ func TestSyncRefusesARedirectToAnotherSourcesCapabilityList(t *testing.T) {
 	}](t, out, "sync")
 	if code != 0 || res.Created+res.Updated+res.Deleted != 0 || len(res.Selection.Include) != 0 {
 		t.Errorf("A after: exit %d, %+v: %s", code, res, errs)
+	}
+}
+
+// --resource-timeout is on by default (auto: the engine's bound scaled by
+// the declared length), off with 0 or none, a fixed bound with a duration.
+func TestResourceTimeoutFlag(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want time.Duration
+	}{
+		{nil, 0},
+		{[]string{"--resource-timeout", "auto"}, 0},
+		{[]string{"--resource-timeout", "0"}, engine.NoResourceTimeout},
+		{[]string{"--resource-timeout", "none"}, engine.NoResourceTimeout},
+		{[]string{"--resource-timeout", "90s"}, 90 * time.Second},
+	} {
+		f := syncFlags{maxSize: engine.DefaultMaxSize, stallTimeout: engine.DefaultStallTimeout}
+		fs := pflag.NewFlagSet("sync", pflag.ContinueOnError)
+		fs.Var(&f.resourceTimeout, "resource-timeout", "")
+		if err := fs.Parse(tc.args); err != nil {
+			t.Fatalf("%q: %v", tc.args, err)
+		}
+		o, err := f.engineOptions()
+		if err != nil || o.ResourceTimeout != tc.want {
+			t.Errorf("%q: %v, %v; want %v", tc.args, o.ResourceTimeout, err, tc.want)
+		}
 	}
 }

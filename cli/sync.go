@@ -46,7 +46,7 @@ type syncFlags struct {
 	pollInterval     time.Duration
 	maxSize          byteSize
 	stallTimeout     time.Duration
-	resourceTimeout  time.Duration
+	resourceTimeout  resourceTimeoutFlag
 }
 
 // errNoDest: rsx sync without --dest. A copy goes where it is told, never
@@ -173,8 +173,10 @@ length by --max-size (default 256 MiB; a declared length bounds the body
 itself), with any Content-Encoding undone first, so that a gzip bomb stays
 small; a body (a dump package's too) that brings less than 1 KiB a second
 over --stall-timeout (default 1m: nothing at all, or a drip); the whole
-fetch by --resource-timeout when given (default none: a large file on a slow
-link takes what it takes). A redirect is followed only within the Source's
+fetch by --resource-timeout (default auto: 10m, and a second more for each
+32 KiB the resource declares, so that a large file on a slow link is not
+cut while a body that flows just faster than the stall timeout allows
+cannot hold the run; 0 for none). A redirect is followed only within the Source's
 authority (or to a --map prefix): one to another host is refused before any
 request is made there, unless --allow-other-hosts.
 
@@ -220,7 +222,7 @@ copy is in step, 1 when failures are outstanding or a poll found a gap.`,
 	f.maxSize = engine.DefaultMaxSize
 	fs.Var(&f.maxSize, "max-size", "largest resource to copy when it declares no length, e.g. 2GiB, 500MB (-1 = unlimited)")
 	fs.DurationVar(&f.stallTimeout, "stall-timeout", engine.DefaultStallTimeout, "fail a resource whose body brings less than 1 KiB a second over this long")
-	fs.DurationVar(&f.resourceTimeout, "resource-timeout", 0, "longest time one resource's fetch may take, redirects, retries and body included (0 = no limit)")
+	fs.Var(&f.resourceTimeout, "resource-timeout", "longest time one resource's fetch may take, redirects, retries and body included (auto: 10m and a second per 32 KiB declared; 0 = no limit)")
 	a.addSources(cmd, &f.json, &f.dest)
 	return cmd
 }
@@ -266,10 +268,8 @@ func (f syncFlags) engineOptions() (engine.Options, error) {
 		return o, errors.New("--max-size must be a size such as 2GiB, or -1 for no limit")
 	case f.stallTimeout <= 0:
 		return o, errors.New("--stall-timeout must be positive")
-	case f.resourceTimeout < 0:
-		return o, errors.New("--resource-timeout must not be negative (0: no limit)")
 	}
-	o.MaxSize, o.StallTimeout, o.ResourceTimeout = int64(f.maxSize), f.stallTimeout, f.resourceTimeout
+	o.MaxSize, o.StallTimeout, o.ResourceTimeout = int64(f.maxSize), f.stallTimeout, f.resourceTimeout.engine()
 	return o, nil
 }
 

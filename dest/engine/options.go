@@ -102,7 +102,9 @@ type Options struct {
 	// DefaultStallTimeout.
 	StallTimeout time.Duration
 	// ResourceTimeout bounds each resource's whole fetch (redirects,
-	// retries and body); 0: none, the stall timeout alone.
+	// retries and body), and each dump package's; 0: the default, scaled
+	// by the declared length (DefaultResourceFloor, DefaultResourceRate);
+	// NoResourceTimeout (negative): none, the stall timeout alone.
 	ResourceTimeout time.Duration
 	// Now is the clock (tests); default time.Now.
 	Now func() time.Time
@@ -111,6 +113,11 @@ type Options struct {
 	// keeps in memory before it spools them to a file; default
 	// partsInMemory (tests set fewer).
 	partsInMemory int
+	// resourceFloor and resourceRate replace DefaultResourceFloor and
+	// DefaultResourceRate in the default bound of a resource's fetch
+	// (tests, which cannot wait ten minutes).
+	resourceFloor time.Duration
+	resourceRate  float64
 	// listRead, when set, is called by a baseline plan once it has read the
 	// Source's Resource List (or Dump) and before it decides the deletions
 	// and the collisions: the tests measure there what planning holds.
@@ -154,7 +161,9 @@ func (o Options) withDefaults() Options {
 	if o.StallTimeout <= 0 {
 		o.StallTimeout = DefaultStallTimeout
 	}
-	o.ResourceTimeout = max(o.ResourceTimeout, 0)
+	if o.ResourceTimeout < 0 {
+		o.ResourceTimeout = NoResourceTimeout
+	}
 	return o
 }
 

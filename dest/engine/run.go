@@ -687,7 +687,7 @@ func (r *runner) download(e *plan.Entry, dst io.Writer, limit int64) (*fetch.Exc
 	if err := r.gate.acquire(r.ctx); err != nil {
 		return nil, err
 	}
-	ex, err := r.s.client.DownloadWith(r.withRedirectRule(r.ctx, uri), uri, countingWriter{dst, &r.bytes}, r.downloadOptions(limit))
+	ex, err := r.s.client.DownloadWith(r.withRedirectRule(r.ctx, uri), uri, countingWriter{dst, &r.bytes}, r.downloadOptions(limit, e.Length))
 	err = r.explainLimit(uri, e.Length, err)
 	status := statusOf(err)
 	backoff := status == 429 || status == 503 || (ex != nil && ex.Tries > 1)
