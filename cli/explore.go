@@ -126,7 +126,7 @@ func (a *app) runExplorer(cmd *cobra.Command, args []string) error {
 		Dest:              strings.TrimSpace(a.exploreDest),
 		NotificationsHint: notificationsHint,
 	})
-	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithInput(a.in), tea.WithOutput(a.out))
+	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithInput(a.in), tea.WithOutput(plainWriter(a.out).(io.Writer)))
 	if _, err := p.Run(); err != nil && ctx.Err() == nil {
 		return failed(fmt.Errorf("explorer: %w", err))
 	}

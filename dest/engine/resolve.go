@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"rsx/crawl"
+	"rsx/display"
 	"rsx/fetch"
 	"rsx/model"
 )
@@ -118,8 +119,39 @@ type source struct {
 
 // resolve finds the Source of target: a Capability List, a document below
 // one (followed up to it), a Source Description with one Capability List,
-// or a page from which discovery finds one.
+// or a page from which discovery finds one. Its errors quote target
+// without the password of its userinfo (display.Redact): the URL given is
+// the one place a user's password meets the engine's messages.
 func (s *Dest) resolve(ctx context.Context, target string) (*source, error) {
+	src, err := s.resolveTarget(ctx, target)
+	if err != nil {
+		return nil, redactErr(err)
+	}
+	return src, nil
+}
+
+// redactErr is err with its message redacted (display.Redact); errors.Is
+// and errors.As see err.
+func redactErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	msg := err.Error()
+	if red := display.Redact(msg); red != msg {
+		return &redactedError{msg: red, err: err}
+	}
+	return err
+}
+
+type redactedError struct {
+	msg string
+	err error
+}
+
+func (e *redactedError) Error() string { return e.msg }
+func (e *redactedError) Unwrap() error { return e.err }
+
+func (s *Dest) resolveTarget(ctx context.Context, target string) (*source, error) {
 	d, err := s.openDoc(ctx, target)
 	if err != nil {
 		return nil, err
