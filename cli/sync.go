@@ -379,8 +379,8 @@ func (a *app) runSync(cmd *cobra.Command, f syncFlags, target string) error {
 	}
 	if f.json {
 		out := syncJSONOf(p, res, st.String(), f.dryRun, elapsed)
-		if su, ok := st.(interface{ StateUploaded() int64 }); ok && res != nil {
-			n := su.StateUploaded()
+		if su := st.Features().StateUploaded; su != nil && res != nil {
+			n := su()
 			out.StateUploaded = &n
 		}
 		var err error
@@ -470,10 +470,10 @@ func (a *app) openDest(ctx context.Context, cmd *cobra.Command, what, target, de
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	d.closers = append(d.closers, func() { st.Close() })
-	if dc, ok := st.(interface{ Discard() error }); ok {
+	if discard := st.Features().Discard; discard != nil {
 		d.closers = append(d.closers, func() {
 			if d.discard {
-				if err := dc.Discard(); err != nil {
+				if err := discard(); err != nil {
 					fmt.Fprintln(a.err, "rsx: warning:", esc(err.Error()))
 				}
 			}

@@ -262,7 +262,7 @@ func lockForReading(ctx context.Context, st store.Store) (func(), error) {
 		return func() { lock.Release() }, nil
 	}
 	var le *store.LockedError
-	if _, folder := st.(*store.Dir); folder && errors.As(err, &le) {
+	if !st.Features().Bucket && errors.As(err, &le) {
 		return func() {}, nil
 	}
 	return nil, err

@@ -392,12 +392,7 @@ func selected(uri string, opt Options) bool {
 }
 
 // localRoot is the folder of a folder destination, "" for a bucket.
-func localRoot(st store.Store) string {
-	if d, ok := st.(*store.Dir); ok {
-		return d.String()
-	}
-	return ""
-}
+func localRoot(st store.Store) string { return st.Features().Local }
 
 // place puts one file in the bag's payload and fills in its digests, or says
 // why it cannot.

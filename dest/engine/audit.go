@@ -938,7 +938,7 @@ func (a *auditor) check(ctx context.Context, job auditJob, w *auditWorker) error
 	a.opened.Add(1)
 	w.noteOpened(row.path)
 	var mtime time.Time
-	if st, ok := f.(interface{ Stat() (fs.FileInfo, error) }); ok && !a.s.isBucket() {
+	if st, ok := f.(interface{ Stat() (fs.FileInfo, error) }); ok && a.s.st.Features().ModTimes {
 		if fi, err := st.Stat(); err == nil {
 			mtime = fi.ModTime()
 		}

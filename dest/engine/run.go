@@ -674,10 +674,14 @@ func (r *runner) commitLoop(bc store.BatchCommitter) {
 }
 
 // isStoreErr tells an error of the destination's writes from one of the
-// network: the fetch layer says "write:" for what its writer returned.
+// network: the Store's Writer returns a *store.WriteError, which the fetch
+// layer wraps.
 func isStoreErr(err error) bool {
-	var pe *fs.PathError
-	return isDiskFull(err) || errors.As(err, &pe) || strings.Contains(err.Error(), ": write: ")
+	var (
+		pe *fs.PathError
+		we *store.WriteError
+	)
+	return isDiskFull(err) || errors.As(err, &pe) || errors.As(err, &we)
 }
 
 // download fetches e into dst through the adaptive gate, within the run's
@@ -777,7 +781,7 @@ func (r *runner) adopt(it *Item, path string, cl claims.Claims, buf []byte) (sta
 	now := r.s.opts.Now()
 	res := state.Resource{SourceID: r.srcID, URI: e.URI, Path: path, Length: v.Bytes(), Digests: e.Digests,
 		Lastmod: e.Lastmod, ChangeDatetime: e.Datetime, FetchedAt: fi.ModTime, VerifiedAt: now}
-	if !r.s.isBucket() {
+	if r.s.st.Features().ModTimes {
 		res.FileMTime = fi.ModTime
 	}
 	return res, true
