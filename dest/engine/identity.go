@@ -117,6 +117,9 @@ func (e *IdentityError) Error() string {
 	if e.Way != "" {
 		how = " (" + e.Way + ")"
 	}
+	if e.Way == (hop{from: e.Target, to: e.CapabilityList}).String() {
+		how = " (by a redirect)"
+	}
 	whose := "the Capability List of " + e.Other + ", another Source this destination holds"
 	if e.Named {
 		whose = "which is " + e.Other + ", named as another Source"
