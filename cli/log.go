@@ -131,7 +131,7 @@ func (a *app) runLog(cmd *cobra.Command, f logFlags, dest string) error {
 	defer d.close()
 	var srcID int64
 	if f.source != "" {
-		s, err := d.db.Source(ctx, f.source)
+		s, err := d.db.SourceNamed(ctx, f.source)
 		if err != nil {
 			return failed(fmt.Errorf("log: the copy in %s holds no Source %s", dest, f.source))
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	neturl "net/url"
 	"strings"
 
 	"rsx/dest/pathmap"
@@ -18,9 +19,10 @@ import (
 
 // SourceNamed returns the row of the Source that url names: the Source
 // keyed by url, or one of whose names url is, or (failing both) by the
-// same URL with the other of http and https. The error wraps ErrNoSource
-// when none is.
+// same URL with the other of http and https; url's userinfo, which no key
+// or name keeps, is not compared. The error wraps ErrNoSource when none is.
 func (db *DB) SourceNamed(ctx context.Context, url string) (Source, error) {
+	url = withoutUserinfo(strings.TrimSpace(url))
 	for _, u := range []string{url, otherScheme(url)} {
 		if u == "" {
 			continue
@@ -42,6 +44,16 @@ func (db *DB) SourceNamed(ctx context.Context, url string) (Source, error) {
 		}
 	}
 	return Source{}, fmt.Errorf("read state of %s: %w", url, ErrNoSource)
+}
+
+// withoutUserinfo is raw without the userinfo of its authority.
+func withoutUserinfo(raw string) string {
+	u, err := neturl.Parse(raw)
+	if err != nil || u.User == nil {
+		return raw
+	}
+	u.User = nil
+	return u.String()
 }
 
 // otherScheme is url with http:// for https:// and the reverse; "" for

@@ -28,11 +28,12 @@ func TestSourceNamed(t *testing.T) {
 		t.Fatal(err)
 	}
 	for url, want := range map[string]int64{
-		"https://h/a/cap.xml":   a.ID,
-		"http://h/a/cap.xml":    a.ID,
-		"https://h/old/cap.xml": a.ID,
-		"http://h/old/cap.xml":  a.ID,
-		"https://h/b/cap.xml":   b.ID, // a key is no name of another
+		"https://h/a/cap.xml":      a.ID,
+		"http://h/a/cap.xml":       a.ID,
+		"https://h/old/cap.xml":    a.ID,
+		"http://h/old/cap.xml":     a.ID,
+		"https://h/b/cap.xml":      b.ID, // a key is no name of another
+		"https://u:pw@h/a/cap.xml": a.ID, // userinfo is no part of a name
 	} {
 		src, err := db.SourceNamed(ctx, url)
 		if err != nil || src.ID != want {
