@@ -54,7 +54,7 @@ func (h hop) String() string {
 // hop is the redirect the document's request met, if any (not the change
 // from http to https of one URL).
 func (d *openedDoc) hop() hop {
-	if sameName(d.asked, d.url) {
+	if !d.redirected || sameName(d.asked, d.url) {
 		return hop{}
 	}
 	return hop{from: nameOf(d.asked), to: nameOf(d.url)}

@@ -17,9 +17,12 @@ import (
 type openedDoc struct {
 	url   string // after redirects: the base of relative locs
 	asked string // as asked for
-	resp  *fetch.Response
-	dec   *model.Decoder
-	hdr   *model.Header
+	// redirected: the request met a redirect (the exchange says so; a
+	// client that keeps none: the URL answered differs from the one asked)
+	redirected bool
+	resp       *fetch.Response
+	dec        *model.Decoder
+	hdr        *model.Header
 }
 
 // openDoc fetches a document and reads its header.
@@ -41,6 +44,11 @@ func (s *Dest) openDoc(ctx context.Context, rawURL string) (*openedDoc, error) {
 	d := &openedDoc{url: rawURL, asked: rawURL, resp: resp}
 	if resp.URL != "" {
 		d.url = resp.URL
+	}
+	if resp.Exchange != nil {
+		d.redirected = len(resp.Exchange.Redirects) > 0
+	} else {
+		d.redirected = !sameName(rawURL, d.url)
 	}
 	// The client bounds the body (fetch.Options.MaxBytes, --max-bytes) with
 	// the error that names the limit and its flag: the decoder's own limit

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"sync/atomic"
 	"testing"
 
 	"rsx/demo"
@@ -40,8 +41,8 @@ func TestADestinationWriteErrorIsAWriteFailure(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer st.Close()
-			n := 0
-			bs := brokenStore{Store: st, broken: func(string) bool { n++; return n%2 == 0 }}
+			var n atomic.Int64
+			bs := brokenStore{Store: st, broken: func(string) bool { return n.Add(1)%2 == 0 }}
 			s, err := Open(context.Background(), bs, testClient(t), Options{Now: fixtureClock})
 			if err != nil {
 				t.Fatal(err)
