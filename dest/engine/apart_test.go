@@ -252,3 +252,74 @@ func TestAPathFreedByAnotherSourceIsCopied(t *testing.T) {
 		t.Errorf("A last: reconcile %q, %+v:%s", res.Plan.ReconcileWhy, res.Plan.Summary, failures(res))
 	}
 }
+
+// identify, case by case, on a state that holds A (named also by its old
+// URL) and B.
+func TestIdentify(t *testing.T) {
+	ctx := context.Background()
+	db, err := state.Open(ctx, filepath.Join(t.TempDir(), "state.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	a, _ := db.EnsureSource(ctx, "https://h/a/cap.xml")
+	b, _ := db.EnsureSource(ctx, "https://h/b/cap.xml")
+	if err := db.NameSource(ctx, a.ID, "https://h/old/cap.xml"); err != nil {
+		t.Fatal(err)
+	}
+	redirect := func(from, to string) []hop { return []hop{{from: from, to: to}} }
+	for _, tc := range []struct {
+		name         string
+		src          source
+		others       []string
+		wantKey      string // "" : refused
+		wantOther    string
+		wantNamed    bool
+		wantRecorded []string
+	}{
+		{name: "A by its key", src: source{key: a.URL, capList: a.URL, target: a.URL}, wantKey: a.URL},
+		{name: "A by http", src: source{key: a.URL, capList: a.URL, target: "http://h/a/cap.xml", hops: redirect("http://h/a/cap.xml", a.URL)}, wantKey: a.URL},
+		{name: "A's Resource List (its up link)", src: source{key: a.URL, capList: a.URL, target: "https://h/a/rl.xml", claimed: a.URL}, wantKey: a.URL},
+		{name: "A moved, by its old URL", src: source{key: "https://h/new/cap.xml", capList: "https://h/new/cap.xml", target: "https://h/old/cap.xml",
+			hops: redirect("https://h/old/cap.xml", "https://h/new/cap.xml")}, wantKey: a.URL, wantRecorded: []string{"https://h/new/cap.xml"}},
+		{name: "a new name redirected to A", src: source{key: a.URL, capList: a.URL, target: "https://h/c/cap.xml", hops: redirect("https://h/c/cap.xml", a.URL)},
+			wantOther: a.URL},
+		{name: "B redirected to A", src: source{key: a.URL, capList: a.URL, target: b.URL, hops: redirect(b.URL, a.URL)}, wantOther: a.URL},
+		{name: "through the names of A and B", src: source{key: "https://h/z/cap.xml", capList: "https://h/z/cap.xml", target: "https://h/old/cap.xml",
+			hops: []hop{{from: "https://h/old/cap.xml", to: b.URL}, {from: b.URL, to: "https://h/z/cap.xml"}}}, wantOther: b.URL},
+		{name: "a new Source", src: source{key: "https://h/c/cap.xml", capList: "https://h/c/cap.xml", target: "https://u:pw@h/c/cap.xml"}, wantKey: "https://h/c/cap.xml"},
+		{name: "named as another's", src: source{key: "https://g/a/cap.xml", capList: "https://g/a/cap.xml", target: "https://g/b/cap.xml",
+			hops: redirect("https://g/b/cap.xml", "https://g/a/cap.xml")}, others: []string{"http://g/a/cap.xml"}, wantOther: "http://g/a/cap.xml", wantNamed: true},
+		{name: "an up link claiming another's", src: source{key: "https://g/a/cap.xml", capList: "https://g/a/cap.xml", target: "https://g/b/rl.xml", claimed: "https://g/a/cap.xml"},
+			others: []string{"https://g/a/cap.xml"}, wantOther: "https://g/a/cap.xml", wantNamed: true},
+		{name: "itself among the others", src: source{key: "https://g/a/cap.xml", capList: "https://g/a/cap.xml", target: "https://g/a/cap.xml"},
+			others: []string{"https://g/a/cap.xml", "https://g/b/cap.xml"}, wantKey: "https://g/a/cap.xml"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := tc.src
+			err := identify(ctx, db, &src, tc.others)
+			var ie *IdentityError
+			switch {
+			case tc.wantKey == "":
+				if !errors.As(err, &ie) || ie.Other != tc.wantOther || ie.Named != tc.wantNamed {
+					t.Fatalf("%v (%+v); want refused, naming %s", err, ie, tc.wantOther)
+				}
+				if strings.Contains(err.Error(), "pw@") {
+					t.Errorf("the password in %q", err)
+				}
+			case err != nil || src.key != tc.wantKey:
+				t.Fatalf("key %s, %v; want %s", src.key, err, tc.wantKey)
+			}
+			for _, n := range tc.wantRecorded {
+				if !slices.Contains(src.names, n) {
+					t.Errorf("names %q: want %s", src.names, n)
+				}
+			}
+			for _, n := range src.names {
+				if strings.Contains(n, "@") {
+					t.Errorf("a name with userinfo: %s", n)
+				}
+			}
+		})
+	}
+}

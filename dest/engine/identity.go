@@ -159,25 +159,29 @@ func identify(ctx context.Context, db *state.DB, src *source, others []string) e
 	if err != nil && !errors.Is(err, state.ErrNoSource) {
 		return err
 	}
-	// The Source the URL given (or a URL asked for on the way) names.
-	var named state.Source
-	hasNamed := false
-	for _, n := range names {
-		row, err := db.SourceNamed(ctx, n)
-		if err == nil {
-			named, hasNamed = row, true
-			break
-		}
-		if !errors.Is(err, state.ErrNoSource) {
-			return err
-		}
-	}
 	refuse := func(other string) error {
 		e := &IdentityError{Target: nameOf(src.target), CapabilityList: reached, Other: other}
 		if len(src.hops) > 0 {
 			e.Way = src.hops[0].String()
 		}
 		return e
+	}
+	// The Source the URL given (or a URL asked for on the way) names: the
+	// way may not pass through the names of two.
+	var named state.Source
+	hasNamed := false
+	for _, n := range names {
+		row, err := db.SourceNamed(ctx, n)
+		if errors.Is(err, state.ErrNoSource) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if hasNamed && row.ID != named.ID {
+			return refuse(row.URL)
+		}
+		named, hasNamed = row, true
 	}
 	switch {
 	case hasNamed && hasKey && named.ID != byKey.ID:
