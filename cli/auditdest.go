@@ -71,7 +71,7 @@ func (a *app) runDestAudit(cmd *cobra.Command, f auditFlags, target string) erro
 // nothing is written to it, and standard error says so for the second.
 func (a *app) openDestForAudit(ctx context.Context, cmd *cobra.Command, target, dest string) (*openedDest, error) {
 	so := store.Options{ReadOnlyWhenUnwritable: true, TempDir: a.tempDir()}
-	if !strings.HasPrefix(dest, "s3://") {
+	if !store.IsBucket(dest) {
 		if _, err := os.Stat(filepath.Join(dest, filepath.FromSlash(store.StateFile))); err != nil {
 			so.ReadOnly = true
 		}

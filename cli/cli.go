@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"rsx/config"
+	"rsx/display"
 	"rsx/fetch"
 	"rsx/internal/version"
 	"rsx/scratch"
@@ -178,11 +179,21 @@ func runWith(args []string, s streams, setup func(*app)) int {
 	if want {
 		s.out = stdout
 	}
-	code, msg := execute(args, s, setup)
+	// What a command prints goes out without secrets (redact.go).
+	var sec appSecrets
+	s.out = &redactWriter{w: s.out, secrets: sec.list}
+	s.err = &redactWriter{w: s.err, secrets: sec.list}
+	code, msg := execute(args, s, func(a *app) {
+		sec.a.Store(a)
+		if setup != nil {
+			setup(a)
+		}
+	})
+	msg = display.Redact(msg, sec.list()...)
 	if msg != "" {
 		fmt.Fprintln(s.err, "rsx:", msg)
 	}
-	if code == exitFailure && want && !stdout.wrote {
+	if (code == exitFailure || code == exitFound && msg != "") && want && !stdout.wrote {
 		if msg == "" {
 			msg = "could not do the job"
 		}

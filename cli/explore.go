@@ -139,7 +139,7 @@ func (a *app) runExplorer(cmd *cobra.Command, args []string) error {
 		Dest:              strings.TrimSpace(a.exploreDest),
 		NotificationsHint: notificationsHint,
 	})
-	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithInput(a.in), tea.WithOutput(a.out))
+	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithInput(a.in), tea.WithOutput(plainWriter(a.out).(io.Writer)))
 	_, err = p.Run()
 	// The screen is gone: a sync still going on is stopped, and recorded
 	// with what it wrote, before the process ends.

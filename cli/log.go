@@ -257,7 +257,7 @@ func logSource(ctx context.Context, d *readDest, url, dest string) (int64, error
 	if url == "" {
 		return 0, nil
 	}
-	s, err := d.db.Source(ctx, url)
+	s, err := d.db.SourceNamed(ctx, url)
 	if err == nil {
 		return s.ID, nil
 	}

@@ -47,7 +47,7 @@ type syncFlags struct {
 	pollInterval     time.Duration
 	maxSize          byteSize
 	stallTimeout     time.Duration
-	resourceTimeout  time.Duration
+	resourceTimeout  resourceTimeoutFlag
 }
 
 // errNoDest: rsx sync without --dest. A copy goes where it is told, never
@@ -176,8 +176,10 @@ length by --max-size (default 256 MiB; a declared length bounds the body
 itself), with any Content-Encoding undone first, so that a gzip bomb stays
 small; a body (a dump package's too) that brings less than 1 KiB a second
 over --stall-timeout (default 1m: nothing at all, or a drip); the whole
-fetch by --resource-timeout when given (default none: a large file on a slow
-link takes what it takes). A redirect is followed only within the Source's
+fetch by --resource-timeout (default auto: 10m, and a second more for each
+32 KiB the resource declares, so that a large file on a slow link is not
+cut while a body that flows just faster than the stall timeout allows
+cannot hold the run; 0 for none). A redirect is followed only within the Source's
 authority (or to a --map prefix): one to another host is refused before any
 request is made there, unless --allow-other-hosts.
 
@@ -225,7 +227,7 @@ copy is in step, 1 when failures are outstanding or a poll found a gap.`,
 	f.maxSize = engine.DefaultMaxSize
 	fs.Var(&f.maxSize, "max-size", "largest resource to copy when it declares no length, e.g. 2GiB, 500MB (-1 = unlimited)")
 	fs.DurationVar(&f.stallTimeout, "stall-timeout", engine.DefaultStallTimeout, "fail a resource whose body brings less than 1 KiB a second over this long")
-	fs.DurationVar(&f.resourceTimeout, "resource-timeout", 0, "longest time one resource's fetch may take, redirects, retries and body included (0 = no limit)")
+	fs.Var(&f.resourceTimeout, "resource-timeout", "longest time one resource's fetch may take, redirects, retries and body included (auto: 10m and a second per 32 KiB declared; 0 = no limit)")
 	a.addSources(cmd, &f.json, &f.dest)
 	return cmd
 }
@@ -271,10 +273,8 @@ func (f syncFlags) engineOptions() (engine.Options, error) {
 		return o, errors.New("--max-size must be a size such as 2GiB, or -1 for no limit")
 	case f.stallTimeout <= 0:
 		return o, errors.New("--stall-timeout must be positive")
-	case f.resourceTimeout < 0:
-		return o, errors.New("--resource-timeout must not be negative (0: no limit)")
 	}
-	o.MaxSize, o.StallTimeout, o.ResourceTimeout = int64(f.maxSize), f.stallTimeout, f.resourceTimeout
+	o.MaxSize, o.StallTimeout, o.ResourceTimeout = int64(f.maxSize), f.stallTimeout, f.resourceTimeout.engine()
 	return o, nil
 }
 
@@ -343,6 +343,11 @@ func (a *app) runSync(cmd *cobra.Command, f syncFlags, target string) error {
 		if ctx.Err() != nil {
 			return failed(fmt.Errorf("sync: interrupted while reading the Source: %w", err))
 		}
+		if ie := (*engine.IdentityError)(nil); errors.As(err, &ie) {
+			// Refused, nothing done: the job was understood, and what it
+			// met is wrong (another Source's Capability List).
+			return &exitError{code: exitFound, err: fmt.Errorf("sync: %w", err)}
+		}
 		return failed(fmt.Errorf("sync: %w", err))
 	}
 	defer p.Close()
@@ -379,8 +384,8 @@ func (a *app) runSync(cmd *cobra.Command, f syncFlags, target string) error {
 	}
 	if f.json {
 		out := syncJSONOf(p, res, st.String(), f.dryRun, elapsed)
-		if su, ok := st.(interface{ StateUploaded() int64 }); ok && res != nil {
-			n := su.StateUploaded()
+		if su := st.Features().StateUploaded; su != nil && res != nil {
+			n := su()
 			out.StateUploaded = &n
 		}
 		var err error
@@ -470,10 +475,10 @@ func (a *app) openDest(ctx context.Context, cmd *cobra.Command, what, target, de
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	d.closers = append(d.closers, func() { st.Close() })
-	if dc, ok := st.(interface{ Discard() error }); ok {
+	if discard := st.Features().Discard; discard != nil {
 		d.closers = append(d.closers, func() {
 			if d.discard {
-				if err := dc.Discard(); err != nil {
+				if err := discard(); err != nil {
 					fmt.Fprintln(a.err, "rsx: warning:", esc(err.Error()))
 				}
 			}

@@ -370,8 +370,10 @@ func (j *Sync) release() error {
 	}
 	// A plan shown and never run (esc) leaves nothing in DEST: not the
 	// folder, not DEST/.rsx, if opening it made them.
-	if dc, ok := j.st.(interface{ Discard() error }); ok && !j.ran {
-		err = errors.Join(err, dc.Discard())
+	if j.st != nil && !j.ran {
+		if discard := j.st.Features().Discard; discard != nil {
+			err = errors.Join(err, discard())
+		}
 	}
 	if j.st != nil {
 		err = errors.Join(err, j.st.Close())

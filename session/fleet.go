@@ -124,7 +124,7 @@ func (s *Session) fleetState(ctx context.Context, f *FleetSource) {
 		return
 	}
 	defer db.Close()
-	src, err := db.Source(ctx, f.URL)
+	src, err := db.SourceNamed(ctx, f.URL)
 	if errors.Is(err, state.ErrNoSource) {
 		return // the DEST holds other Sources, not this one yet
 	}
@@ -239,7 +239,7 @@ func (s *Session) FleetRuns(ctx context.Context, f FleetSource, limit int) ([]st
 		return nil, err
 	}
 	defer db.Close()
-	src, err := db.Source(ctx, f.URL)
+	src, err := db.SourceNamed(ctx, f.URL)
 	if errors.Is(err, state.ErrNoSource) {
 		return nil, nil
 	}
@@ -262,7 +262,7 @@ func lockForReading(ctx context.Context, st store.Store) (func(), error) {
 		return func() { lock.Release() }, nil
 	}
 	var le *store.LockedError
-	if _, folder := st.(*store.Dir); folder && errors.As(err, &le) {
+	if !st.Features().Bucket && errors.As(err, &le) {
 		return func() {}, nil
 	}
 	return nil, err

@@ -227,6 +227,9 @@ type AuditOptions struct {
 	// authority too, as a sync with --allow-other-hosts copies them;
 	// without it they are out of the copy's selection (Excluded).
 	AllowOtherHosts bool
+	// OtherSources are the URLs the caller names other Sources of the
+	// destination by (PlanOptions.OtherSources).
+	OtherSources []string
 	// Keep, when above 0, bounds the memory the report's lists take: each
 	// slice (Missing, Changed, …) holds its first Keep entries in order,
 	// and every entry goes to a temporary file in the Store's TempDir, for
@@ -291,8 +294,11 @@ func (s *Dest) AuditWith(ctx context.Context, target string, opts AuditOptions) 
 	if err != nil {
 		return nil, err
 	}
+	if err := s.identify(ctx, src, opts.OtherSources); err != nil {
+		return nil, err
+	}
 	rep := &AuditReport{Source: src.key}
-	rep.Warnings = append(rep.Warnings, s.honourCrawlDelay(ctx, src.key)...)
+	rep.Warnings = append(rep.Warnings, s.honourCrawlDelay(ctx, src.capListOrKey())...)
 	row, err := s.db.Source(ctx, src.key)
 	if err != nil && !errors.Is(err, state.ErrNoSource) {
 		return nil, err
@@ -969,7 +975,7 @@ func (a *auditor) check(ctx context.Context, job auditJob, w *auditWorker) error
 	a.opened.Add(1)
 	w.noteOpened(row.path)
 	var mtime time.Time
-	if st, ok := f.(interface{ Stat() (fs.FileInfo, error) }); ok && !a.s.isBucket() {
+	if st, ok := f.(interface{ Stat() (fs.FileInfo, error) }); ok && a.s.st.Features().ModTimes {
 		if fi, err := st.Stat(); err == nil {
 			mtime = fi.ModTime()
 		}

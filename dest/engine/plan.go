@@ -37,7 +37,9 @@ type Summary struct {
 	Excluded, Refused, Unmapped int
 	// Collisions counts the refused that lose a path to another resource
 	// (the collision rule, collide.go): left out, reported, not a failure.
-	Collisions int
+	// Owned counts those of them whose path another Source's copy holds
+	// (a path of the destination belongs to one Source).
+	Collisions, Owned int
 	// NotChosen counts the entries read that PlanOptions.Only leaves out.
 	NotChosen int
 	// Vanished counts the resources created and deleted inside the window
@@ -157,6 +159,8 @@ type Plan struct {
 	sess     *Dest
 	opts     PlanOptions
 	srcID    int64
+	names    []string     // the URLs the run records as the Source's names (identity.go)
+	held     []state.Held // resources another Source's copy keeps out (collide.go)
 	items    *spool
 	pkgs     []*pkgFile
 	records  []state.ChangeList // Change Lists to record after a run without failures
@@ -258,10 +262,14 @@ func (s *Dest) Plan(ctx context.Context, target string, opts PlanOptions) (*Plan
 	if err != nil {
 		return nil, err
 	}
+	if err := s.identify(ctx, src, opts.OtherSources); err != nil {
+		return nil, err
+	}
 	p := &Plan{Source: src.key, CapabilityList: src.capList, Target: target, Delete: opts.Delete, Limited: opts.Only.Len(), sess: s, opts: opts,
 		Channels: channelsListed(src)}
 	p.Notes = append(p.Notes, src.notes...)
-	p.Warnings = append(p.Warnings, s.honourCrawlDelay(ctx, src.key)...)
+	p.Warnings = append(p.Warnings, s.honourCrawlDelay(ctx, src.capListOrKey())...)
+	p.names = src.names
 
 	row, err := s.db.Source(ctx, src.key)
 	exists := err == nil
@@ -329,6 +337,11 @@ func (s *Dest) Plan(ctx context.Context, target string, opts PlanOptions) (*Plan
 		case !row.ReconcileDue.IsZero():
 			mode = ModeBaseline
 			p.ReconcileWhy = "the audit of " + model.FormatDatetime(row.ReconcileDue.UTC()) + " found the copy not in sync: it is reconciled with the Source, and only what is missing, damaged or changed is fetched"
+			if _, freed, err := s.db.HeldCounts(ctx, row.ID); err != nil {
+				return nil, err
+			} else if freed > 0 {
+				p.ReconcileWhy = display.Plural(freed, "resource", "resources") + " that another Source's copy kept out (it held their paths) can be copied now: the copy is reconciled with the Source, and only what is missing, damaged or changed is fetched"
+			}
 		default:
 			mode = ModeIncremental
 		}

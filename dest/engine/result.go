@@ -19,6 +19,7 @@ const (
 	KindVerify    FailureKind = "verify"    // its bytes differ from what the Source declares: kept in .rsx/rejected/, the old copy stays
 	KindWrite     FailureKind = "write"     // the destination refused the write
 	KindCollision FailureKind = "collision" // its path is another resource's
+	KindOwned     FailureKind = "owned"     // its path is another Source's resource's: a path of the destination belongs to one Source
 	KindRefused   FailureKind = "refused"   // outside the Source's authority, or no path for its URI
 	KindBitstream FailureKind = "bitstream" // a dump package lacks its bitstream, or refuses its path
 	KindDocument  FailureKind = "document"  // a list or a package could not be read

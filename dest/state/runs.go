@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"fmt"
 	"time"
+
+	"rsx/display"
 )
 
 // Run is one row of the run table: a run of rsx sync on the destination for
@@ -64,7 +66,7 @@ func (db *DB) StartRun(ctx context.Context, r *Run) error {
 		return fmt.Errorf("record the end of the runs killed before: %w", err)
 	}
 	res, err := tx.ExecContext(ctx, `INSERT INTO run (source_id, started, mode, why, planned, rsx_version) VALUES (?, ?, ?, ?, ?, ?)`,
-		r.SourceID, clock(r.Started), r.Mode, nullString(r.Why), r.Planned, r.Version)
+		r.SourceID, clock(r.Started), r.Mode, nullString(display.Redact(r.Why)), r.Planned, r.Version)
 	if err != nil {
 		return fmt.Errorf("record the start of the run: %w", err)
 	}
@@ -83,7 +85,7 @@ func (db *DB) EndRun(ctx context.Context, r *Run) error {
 	_, err := db.sql.ExecContext(ctx, `UPDATE run SET ended = ?, created = ?, updated = ?, deleted = ?, failed = ?, bytes = ?,
 		finished = ?, synced_until = ?, stopped = ?, exit_status = ? WHERE id = ?`,
 		clock(r.Ended), r.Created, r.Updated, r.Deleted, r.Failed, r.Bytes, boolInt(r.Finished), datetime(r.SyncedUntil),
-		nullString(r.Stopped), r.ExitStatus, r.ID)
+		nullString(display.Redact(r.Stopped)), r.ExitStatus, r.ID)
 	if err != nil {
 		return fmt.Errorf("record the end of the run: %w", err)
 	}

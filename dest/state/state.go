@@ -43,7 +43,7 @@ import (
 )
 
 // SchemaVersion is the version of the schema this package writes and reads.
-const SchemaVersion = 4
+const SchemaVersion = 5
 
 //go:embed schema.sql
 var schemaSQL string
@@ -194,8 +194,9 @@ func (db *DB) init(ctx context.Context) error {
 	db.version = found
 	if found < SchemaVersion && db.readOnly {
 		// Read-only, the file stays as it is: version 2 has every column
-		// the readers use, the run history (version 3) and the files of
-		// each run (version 4) read as empty.
+		// the readers use, the run history (version 3), the files of each
+		// run (version 4), a Source's other names and what it was kept out
+		// of (version 5) read as empty.
 		if found < 2 {
 			return &SchemaError{Path: db.path, Found: found, Supported: SchemaVersion,
 				Reason: fmt.Sprintf("schema version %d is older than this rsx reads without upgrading it, and the file is opened read-only: one rsx sync on the copy upgrades it", found)}
@@ -280,6 +281,37 @@ var migrations = []string{
 	  note    TEXT
 	);
 	CREATE INDEX run_file_run ON run_file (run_id);`,
+	// 4 → 5: the names of a Source, and the resources another Source's
+	// copy kept out. The names a Source's Capability List was asked for by
+	// before a redirect to it are found in the documents the history kept.
+	`CREATE TABLE source_name (
+	  url       TEXT PRIMARY KEY,
+	  source_id INTEGER NOT NULL REFERENCES source(id) ON DELETE CASCADE
+	) WITHOUT ROWID;
+	CREATE INDEX source_name_source ON source_name (source_id);
+	INSERT OR IGNORE INTO source_name (url, source_id)
+	  SELECT DISTINCT d.url, s.id FROM run_document d JOIN run r ON r.id = d.run_id JOIN source s ON s.id = r.source_id
+	  WHERE d.final_url = s.url AND d.url <> s.url AND d.url NOT IN (SELECT url FROM source);
+	CREATE TABLE held (
+	  source_id INTEGER NOT NULL REFERENCES source(id) ON DELETE CASCADE,
+	  uri       TEXT NOT NULL,
+	  owner_id  INTEGER NOT NULL REFERENCES source(id) ON DELETE CASCADE,
+	  owner_key TEXT NOT NULL,
+	  PRIMARY KEY (source_id, uri)
+	) WITHOUT ROWID;
+	CREATE INDEX held_owner ON held (owner_key);
+	CREATE TRIGGER held_path_freed AFTER DELETE ON resource
+	WHEN EXISTS (SELECT 1 FROM held WHERE owner_key = old.path_key AND owner_id = old.source_id)
+	BEGIN
+	  UPDATE source SET reconcile_due = coalesce(reconcile_due, strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))
+	  WHERE id IN (SELECT source_id FROM held WHERE owner_key = old.path_key AND owner_id = old.source_id);
+	END;
+	CREATE TRIGGER held_path_moved AFTER UPDATE OF path_key ON resource
+	WHEN old.path_key <> new.path_key AND EXISTS (SELECT 1 FROM held WHERE owner_key = old.path_key AND owner_id = old.source_id)
+	BEGIN
+	  UPDATE source SET reconcile_due = coalesce(reconcile_due, strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))
+	  WHERE id IN (SELECT source_id FROM held WHERE owner_key = old.path_key AND owner_id = old.source_id);
+	END;`,
 }
 
 // Path is the database file.

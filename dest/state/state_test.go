@@ -47,7 +47,7 @@ func TestOpenCreatesAndChecksTheSchema(t *testing.T) {
 		t.Errorf("journal mode %q, %v", mode, err)
 	}
 	var v string
-	if err := db.sql.QueryRow(`SELECT value FROM meta WHERE key = 'schema_version'`).Scan(&v); err != nil || v != "4" {
+	if err := db.sql.QueryRow(`SELECT value FROM meta WHERE key = 'schema_version'`).Scan(&v); err != nil || v != strconv.Itoa(SchemaVersion) {
 		t.Errorf("schema_version %q, %v", v, err)
 	}
 	db.Close()
@@ -58,13 +58,13 @@ func TestOpenCreatesAndChecksTheSchema(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A newer schema is refused, clearly.
-	if _, err := db.sql.Exec(`UPDATE meta SET value = '7' WHERE key = 'schema_version'`); err != nil {
+	if _, err := db.sql.Exec(`UPDATE meta SET value = '99' WHERE key = 'schema_version'`); err != nil {
 		t.Fatal(err)
 	}
 	db.Close()
 	_, err = Open(ctx, path)
 	var se *SchemaError
-	if !errors.As(err, &se) || se.Found != 7 || !strings.Contains(err.Error(), "schema version 7 is newer than this rsx understands (4)") {
+	if !errors.As(err, &se) || se.Found != 99 || !strings.Contains(err.Error(), fmt.Sprintf("schema version 99 is newer than this rsx understands (%d)", SchemaVersion)) {
 		t.Errorf("newer schema: %v", err)
 	}
 
@@ -587,7 +587,7 @@ func TestOpenUpgradesSchemaVersion1(t *testing.T) {
 		t.Errorf("damaged %v, reconcile due %v, %v", r.DamagedAt, src.ReconcileDue, err)
 	}
 	var v string
-	if err := db.sql.QueryRow(`SELECT value FROM meta WHERE key = 'schema_version'`).Scan(&v); err != nil || v != "4" {
+	if err := db.sql.QueryRow(`SELECT value FROM meta WHERE key = 'schema_version'`).Scan(&v); err != nil || v != strconv.Itoa(SchemaVersion) {
 		t.Errorf("schema_version %q, %v", v, err)
 	}
 	// A copy written again is no longer damaged; a finished baseline clears
@@ -627,6 +627,7 @@ func stripComments(q string) string {
 // withoutRunTable is the schema without the run table of version 3.
 func withoutRunTable(t *testing.T, schema string) string {
 	t.Helper()
+	schema = withoutVersion5(t, schema)
 	i := strings.Index(schema, "CREATE TABLE run (")
 	end := "gz     BLOB NOT NULL\n);"
 	j := strings.Index(schema, end)
@@ -634,6 +635,33 @@ func withoutRunTable(t *testing.T, schema string) string {
 		t.Fatalf("no run table in the schema:\n%s", schema)
 	}
 	return schema[:i] + schema[j+len(end):]
+}
+
+// schemaV3 is the schema as version 3 made it: without what versions 4
+// (the files of each run) and 5 (a Source's names, what it is kept out
+// of) added.
+func schemaV3(t *testing.T) string {
+	t.Helper()
+	schema := withoutVersion5(t, stripComments(schemaSQL))
+	start, end := "CREATE TABLE run_file (", "CREATE INDEX run_file_run ON run_file (run_id);"
+	i, j := strings.Index(schema, start), strings.Index(schema, end)
+	if i < 0 || j < i {
+		t.Fatalf("no run_file table in the schema:\n%s", schema)
+	}
+	return schema[:i] + schema[j+len(end):]
+}
+
+// withoutVersion5 is the schema without what version 5 added (a Source's
+// names, what it is kept out of).
+func withoutVersion5(t *testing.T, schema string) string {
+	t.Helper()
+	i := strings.Index(schema, "CREATE TABLE source_name (")
+	last := strings.Index(schema, "CREATE TRIGGER held_path_moved")
+	j := strings.Index(schema[max(last, 0):], "END;")
+	if i < 0 || last < i || j < 0 {
+		t.Fatalf("no version 5 tables in the schema:\n%s", schema)
+	}
+	return schema[:i] + schema[last+j+len("END;"):]
 }
 
 func TestRunHistory(t *testing.T) {

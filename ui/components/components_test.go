@@ -340,6 +340,9 @@ func TestEscape(t *testing.T) {
 		{"a\nb\u009bc\u009d", `a\nb\u009bc\u009d`},
 		{"evil\u202etxt.exe\u2066", `evil\u202etxt.exe\u2066`},
 		{"naïve ✓ 日本", "naïve ✓ 日本"},
+		// No password is shown (a Source URL given with one, an error
+		// quoting it).
+		{"GET http://user:hunter2@h/cap.xml: 401", "GET http://user:xxxxx@h/cap.xml: 401"},
 	}
 	for _, c := range cases {
 		if got := Escape(c.in); got != c.want {
@@ -352,6 +355,12 @@ func TestEscape(t *testing.T) {
 	}
 	if got, want := EscapeLine("\u202e\tx"), `\u202e  x`; got != want {
 		t.Errorf("EscapeLine after an escape = %q, want %q", got, want)
+	}
+	if got, want := EscapeLine("<loc>http://u:pw@h/a</loc>\tx"), "<loc>http://u:xxxxx@h/a</loc>   x"; got != want {
+		t.Errorf("EscapeLine of a URL with a password = %q, want %q", got, want)
+	}
+	if got := Cell("http://u:hunter2@h/a", 30, false, TruncEnd); strings.Contains(got, "hunter2") {
+		t.Errorf("Cell = %q, shows the password", got)
 	}
 }
 

@@ -41,8 +41,9 @@ func Width(s string) int { return Graphemes.Width(s) }
 // (\x1b, \u202e, \xff), so that the user sees what was there and the
 // terminal acts on none of it. Escapes are plain ASCII: Width measures
 // them like any text. Every page draws Source text through Escape (or
-// EscapeLine), and Cell does for every table cell.
-func Escape(s string) string { return display.Escape(s) }
+// EscapeLine), and Cell does for every table cell. The password of a URL's
+// userinfo is drawn as "xxxxx" (display.Redact): no secret is shown.
+func Escape(s string) string { return display.Escape(display.Redact(s)) }
 
 // TabWidth is the tab stop of EscapeLine.
 const TabWidth = 4
@@ -51,6 +52,7 @@ const TabWidth = 4
 // XML document): its tabs are whitespace of the text and expand to spaces
 // up to the next tab stop, where Escape would write \t.
 func EscapeLine(s string) string {
+	s = display.Redact(s)
 	if strings.IndexByte(s, '\t') < 0 {
 		return display.Escape(s)
 	}
