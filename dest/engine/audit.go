@@ -1098,6 +1098,11 @@ func (a *auditor) listRanges(ctx context.Context, rw store.RangeWalker) error {
 	}
 	close(ranges)
 	g, gctx := errgroup.WithContext(ctx)
+	// The listers stop as soon as a look-up fails (stop), not when they
+	// have listed their ranges: their sends are taken and dropped until
+	// they end, and each ends with the look-up's error as its cause.
+	lctx, stop := context.WithCancelCause(gctx)
+	defer stop(nil)
 	batches := make(chan []string, listWorkers)
 	var listers sync.WaitGroup
 	for range min(listWorkers, len(bounds)-1) {
@@ -1110,12 +1115,12 @@ func (a *auditor) listRanges(ctx context.Context, rw store.RangeWalker) error {
 				case batches <- batch:
 					batch = make([]string, 0, state.LookupBatch)
 					return nil
-				case <-gctx.Done():
-					return gctx.Err()
+				case <-lctx.Done():
+					return context.Cause(lctx)
 				}
 			}
 			for i := range ranges {
-				err := rw.WalkRange(gctx, bounds[i], bounds[i+1], func(fi store.FileInfo) error {
+				err := rw.WalkRange(lctx, bounds[i], bounds[i+1], func(fi store.FileInfo) error {
 					batch = append(batch, fi.Path)
 					if len(batch) == cap(batch) {
 						return send()
@@ -1123,6 +1128,9 @@ func (a *auditor) listRanges(ctx context.Context, rw store.RangeWalker) error {
 					return nil
 				})
 				if err != nil {
+					if lctx.Err() != nil {
+						return context.Cause(lctx)
+					}
 					return err
 				}
 			}
@@ -1141,7 +1149,7 @@ func (a *auditor) listRanges(ctx context.Context, rw store.RangeWalker) error {
 		for batch := range batches {
 			x.batch = batch
 			if err := x.flush(gctx); err != nil {
-				// The listers stop at gctx's end; batches closes after.
+				stop(err)
 				for range batches {
 				}
 				return err
@@ -1174,7 +1182,11 @@ func (x *extras) add(ctx context.Context, path string) error {
 
 func (x *extras) flush(ctx context.Context) error {
 	clear(x.held)
-	if err := x.a.s.db.FindPaths(ctx, x.batch, func(i int) error { x.held[i] = true; return nil }); err != nil {
+	find := x.a.s.db.FindPaths
+	if f := x.a.s.opts.findPaths; f != nil {
+		find = f
+	}
+	if err := find(ctx, x.batch, func(i int) error { x.held[i] = true; return nil }); err != nil {
 		return err
 	}
 	for i, p := range x.batch {

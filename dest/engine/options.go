@@ -115,6 +115,10 @@ type Options struct {
 	// Source's Resource List (or Dump) and before it decides the deletions
 	// and the collisions: the tests measure there what planning holds.
 	listRead func()
+	// findPaths, when set, replaces the state's look-up of paths
+	// (state.DB.FindPaths) in an audit's search for extra files: the
+	// tests make it fail.
+	findPaths func(ctx context.Context, paths []string, found func(int) error) error
 }
 
 func (o Options) withDefaults() Options {
