@@ -245,7 +245,11 @@ func (s *Dest) Audit(ctx context.Context, target string) (*AuditReport, error) {
 	return s.AuditWith(ctx, target, AuditOptions{})
 }
 
-// AuditWith is Audit with options.
+// AuditWith is Audit with options. It goes by stages: what the copy
+// claims to hold (beginAudit), the comparison of the Source's current
+// resources with it and the hashing of its files (compare), the files no
+// resource owns (extraFiles or the bucket's listing), the lists put in
+// order (settleLists) and what was found recorded in the state (record).
 func (s *Dest) AuditWith(ctx context.Context, target string, opts AuditOptions) (*AuditReport, error) {
 	if err := s.check(); err != nil {
 		return nil, err
@@ -253,6 +257,65 @@ func (s *Dest) AuditWith(ctx context.Context, target string, opts AuditOptions) 
 	ctx = withoutCapture(ctx)
 	started := s.opts.Now()
 	s.opts.report(Progress{Phase: PhaseReading})
+	au, err := s.beginAudit(ctx, target, opts)
+	if err != nil {
+		return nil, err
+	}
+	defer au.close()
+	if err := au.compare(ctx); err != nil {
+		return nil, err
+	}
+	a, rep := au.a, au.rep
+	if err := au.extras(ctx); err != nil {
+		return nil, err
+	}
+	if err := a.settleLists(); err != nil {
+		return nil, err
+	}
+	if err := a.record(ctx); err != nil {
+		return nil, err
+	}
+	rep.Elapsed = s.opts.Now().Sub(started)
+	au.ok = true
+	return rep, nil
+}
+
+// audit is one audit under way: the Source, the copy's row and selection,
+// and the auditor that sorts the resources out.
+type audit struct {
+	s    *Dest
+	opts AuditOptions
+	src  *source
+	row  state.Source
+	rep  *AuditReport
+	a    *auditor
+	b    *builder
+	snap *plan.Snapshot
+	// listed waits for a bucket's listing of its objects, started beside
+	// the comparison (nil: a folder, walked after it).
+	listed func() error
+	// ok: the report is handed over (close keeps its spools).
+	ok      bool
+	closers []func()
+}
+
+// close frees what the audit holds, and the report's spools when it was
+// not handed over.
+func (au *audit) close() {
+	for i := len(au.closers) - 1; i >= 0; i-- {
+		au.closers[i]()
+	}
+	if !au.ok && au.rep != nil {
+		au.rep.Close()
+	}
+}
+
+// beginAudit resolves the Source and decides what the copy claims to hold:
+// with a baseline (finished or not), every resource of its selection;
+// without one (only chosen resources were synced), the resources it has.
+// CopySelection decides it, as for whatever else shows a copy's resources
+// (the explorer's :dest).
+func (s *Dest) beginAudit(ctx context.Context, target string, opts AuditOptions) (*audit, error) {
 	src, err := s.resolve(ctx, target)
 	if err != nil {
 		return nil, err
@@ -267,10 +330,6 @@ func (s *Dest) AuditWith(ctx context.Context, target string, opts AuditOptions) 
 		rep.Warnings = append(rep.Warnings, "the destination has no copy of this Source")
 	}
 	rep.Point = row.Point()
-	// What the copy claims to hold: with a baseline (finished or not),
-	// every resource of its selection; without one (only chosen resources
-	// were synced), the resources it has. CopySelection decides it, as for
-	// whatever else shows a copy's resources (the explorer's :dest).
 	cs, err := copySelectionOf(src, row, opts.AllowOtherHosts)
 	if err != nil {
 		return nil, err
@@ -284,29 +343,30 @@ func (s *Dest) AuditWith(ctx context.Context, target string, opts AuditOptions) 
 		return nil, fmt.Errorf("the Source %s offers no Resource List to compare the copy with: %w", src.key, errNoDocument)
 	}
 	rep.Document = rl
-	sel := cs.sel
-	b := &builder{s: s, p: &Plan{}, sel: sel, capList: src.capList}
-
-	// The Source's current resources against the state: the Resource List
-	// and the changes after its at (and after the copy's point, for what was
-	// announced).
+	au := &audit{s: s, opts: opts, src: src, row: row, rep: rep}
+	ok := false
+	defer func() {
+		if !ok {
+			au.close()
+		}
+	}()
+	au.b = &builder{s: s, p: &Plan{}, sel: cs.sel, capList: src.capList}
 	// The state is read a batch at a time (a View, not an Index in
 	// memory), with the rows' paths and digests, so that neither the
 	// look-ups nor the hashing hold anything per resource of the copy.
 	rows := &auditRows{View: s.db.View(row.ID), rows: make(map[int64]auditRow, state.LookupBatch)}
-	snap, err := plan.NewSnapshot(ctx, rows, plan.Options{Selection: sel, Delete: true, Only: opts.Only, TempDir: s.st.TempDir()})
+	au.snap, err = plan.NewSnapshot(ctx, rows, plan.Options{Selection: cs.sel, Delete: true, Only: opts.Only, TempDir: s.st.TempDir()})
 	if err != nil {
 		return nil, err
 	}
-	defer snap.Close()
-	announced := newURISet()
-	a := &auditor{s: s, rep: rep, announced: announced, srcID: row.ID, listSame: opts.ListSame, rows: rows,
+	au.closers = append(au.closers, func() { au.snap.Close() })
+	a := &auditor{s: s, rep: rep, announced: newURISet(), srcID: row.ID, listSame: opts.ListSame, rows: rows,
 		chosenOnly: cs.chosenOnly, baselineDone: baselineDone, outside: cs.outside}
+	au.a = a
 	tmp := s.st.TempDir()
 	a.verify = runspool.NewList(tmp, "audit's intact copies", 0, appendVerified, readVerified, compareVerified)
 	a.damaged = runspool.NewList(tmp, "audit's damaged copies", 0, appendID, readID, func(a, b *int64) int { return cmp.Compare(*a, *b) })
-	defer a.verify.Close()
-	defer a.damaged.Close()
+	au.closers = append(au.closers, func() { a.verify.Close() }, func() { a.damaged.Close() })
 	if opts.Keep > 0 {
 		a.keep = opts.Keep
 		names := [nAuditLists]string{"missing resources", "changed resources", "extra resources", "damaged copies", "unannounced differences", "unverifiable resources", "same resources"}
@@ -314,40 +374,41 @@ func (s *Dest) AuditWith(ctx context.Context, target string, opts AuditOptions) 
 			rep.spools[l] = runspool.Strings(tmp, "audit's "+names[l], 0)
 		}
 	}
-	ok := false
-	defer func() {
-		if !ok {
-			rep.Close()
-		}
-	}()
 	if a.mapper, err = auditMapper(src, row.Selection); err != nil {
 		return nil, err
 	}
 	a.det = s.db.NewDetector(s.st.CaseInsensitive())
-	cl := src.docs[model.CapChangeList]
-	if cl == "" && src.docs[model.CapChangeDump] != "" {
+	ok = true
+	return au, nil
+}
+
+// compare reads the Source's current resources (the Resource List, with
+// the changes of the Change Lists after its at, and after the copy's point
+// for what was announced) against the state, and hashes the copies they
+// involve. A bucket's objects are listed beside it, ranges of them at once
+// (listExtraFiles): a bucket's listing is a page of 1,000 objects a
+// request, one after another, and the comparison's GETs do not wait for
+// it. A folder is walked after the comparison (extras), which may spare
+// the walk (noExtraFiles).
+func (au *audit) compare(ctx context.Context) error {
+	s, a, b, rep := au.s, au.a, au.b, au.rep
+	cl := au.src.docs[model.CapChangeList]
+	if cl == "" && au.src.docs[model.CapChangeDump] != "" {
 		rep.Warnings = append(rep.Warnings, "the Source's changes are only in a Change Dump, which an audit does not read: changes since the Resource List's at are not taken into account")
 	}
-	// A bucket's objects are listed beside the comparison, ranges of them
-	// at once (listExtraFiles): a bucket's listing is a page of 1,000
-	// objects a request, one after another, and the comparison's GETs do
-	// not wait for it. A folder is walked after the comparison, which may
-	// spare the walk (noExtraFiles).
 	ctx, fail := context.WithCancelCause(ctx)
-	var listed func() error
-	defer func() {
+	au.closers = append(au.closers, func() {
 		fail(nil)
-		if listed != nil {
-			listed()
+		if au.listed != nil {
+			au.listed()
 		}
-	}()
+	})
 	if rw, ok := s.st.(store.RangeWalker); ok {
-		listed = a.listExtraFiles(ctx, rw, fail)
+		au.listed = a.listExtraFiles(ctx, rw, fail)
 	}
 	a.start(ctx)
 	emit := func(it plan.Item) error { return a.item(ctx, it) }
-	var unknown bool
-	rep.At, unknown, err = b.readCurrent(ctx, rl, cl, rep.Point, announced, func(e plan.Entry) error {
+	at, unknown, err := b.readCurrent(ctx, rep.Document, cl, rep.Point, a.announced, func(e plan.Entry) error {
 		if a.outside != nil && a.outside(e.URI) {
 			// Outside the Source's authority: sync refuses it on purpose,
 			// so it is out of the copy's selection.
@@ -356,8 +417,9 @@ func (s *Dest) AuditWith(ctx context.Context, target string, opts AuditOptions) 
 			a.mu.Unlock()
 			return nil
 		}
-		return snap.Add(ctx, e, emit)
+		return au.snap.Add(ctx, e, emit)
 	})
+	rep.At = at
 	if unknown {
 		a.unknownAnnouncements = true
 		rep.Warnings = append(rep.Warnings, "a Change List could not be read: what it announced is not known, so no difference is called unannounced")
@@ -368,7 +430,7 @@ func (s *Dest) AuditWith(ctx context.Context, target string, opts AuditOptions) 
 		// counted as not compared, not called extra.
 		a.incomplete = len(b.p.Problems) > 0
 		var sum plan.Summary
-		sum, err = snap.Finish(ctx, emit)
+		sum, err = au.snap.Finish(ctx, emit)
 		rep.Excluded += sum.Excluded
 		rep.NotChosen = sum.NotChosen
 		rep.Warnings = append(rep.Warnings, sum.Warnings...)
@@ -380,28 +442,33 @@ func (s *Dest) AuditWith(ctx context.Context, target string, opts AuditOptions) 
 		if cause := context.Cause(ctx); cause != nil && errors.Is(err, context.Canceled) {
 			err = cause // the listing failed, which stopped the comparison
 		}
-		return nil, err
+		return err
 	}
 	rep.Problems = append(rep.Problems, b.p.Problems...)
 	rep.Warnings = append(rep.Warnings, b.p.Warnings...)
 	rep.Documents = int(b.docs.Load())
+	return nil
+}
 
-	// Files no resource owns.
-	if listed != nil {
-		err = listed()
-	} else {
-		err = a.extraFiles(ctx)
+// extras finds the files of the copy no resource owns: the bucket's
+// listing started beside the comparison, or a walk of the folder.
+func (au *audit) extras(ctx context.Context) error {
+	if au.listed != nil {
+		return au.listed()
 	}
-	if err != nil {
-		return nil, err
-	}
+	return au.a.extraFiles(ctx)
+}
+
+// settleLists puts the report's lists in order: each sorted, or (with
+// AuditOptions.Keep) the first Keep of each read back from its spool.
+func (a *auditor) settleLists() error {
+	rep := a.rep
 	for l := range nAuditLists {
 		list := rep.list(l)
 		if rep.spools[l] == nil {
 			sort.Strings(*list)
 			continue
 		}
-		// The first Keep of the list, in order.
 		errEnough := errors.New("enough")
 		err := rep.Each(l, func(u string) error {
 			if len(*list) == a.keep {
@@ -411,15 +478,10 @@ func (s *Dest) AuditWith(ctx context.Context, target string, opts AuditOptions) 
 			return nil
 		})
 		if err != nil && err != errEnough {
-			return nil, err
+			return err
 		}
 	}
-	if err := a.record(ctx); err != nil {
-		return nil, err
-	}
-	rep.Elapsed = s.opts.Now().Sub(started)
-	ok = true
-	return rep, nil
+	return nil
 }
 
 // auditRow is what check needs of a row of the state: its path and what
