@@ -20,11 +20,14 @@ type Run struct {
 	Planned                           int
 	Created, Updated, Deleted, Failed int
 	Bytes                             int64
-	Finished                          bool // the baseline was done, or the copy's point moved
-	SyncedUntil                       time.Time
-	Stopped                           string
-	ExitStatus                        int // -1 while going on (or killed)
-	Version                           string
+	// Trashed counts the stray files the run moved to the trash
+	// (DEST/.rsx/trash/, in a folder of the run's own).
+	Trashed     int
+	Finished    bool // the baseline was done, or the copy's point moved
+	SyncedUntil time.Time
+	Stopped     string
+	ExitStatus  int // -1 while going on (or killed)
+	Version     string
 }
 
 // KeepRuns is how many runs of each Source the run table keeps: older ones
@@ -50,9 +53,9 @@ func (db *DB) StartRun(ctx context.Context, r *Run) error {
 // Stopped, ExitStatus of r), and removes the Source's runs beyond KeepRuns.
 func (db *DB) EndRun(ctx context.Context, r *Run) error {
 	_, err := db.sql.ExecContext(ctx, `UPDATE run SET ended = ?, created = ?, updated = ?, deleted = ?, failed = ?, bytes = ?,
-		finished = ?, synced_until = ?, stopped = ?, exit_status = ? WHERE id = ?`,
+		finished = ?, synced_until = ?, stopped = ?, exit_status = ?, trashed = ? WHERE id = ?`,
 		clock(r.Ended), r.Created, r.Updated, r.Deleted, r.Failed, r.Bytes, boolInt(r.Finished), datetime(r.SyncedUntil),
-		nullString(r.Stopped), r.ExitStatus, r.ID)
+		nullString(r.Stopped), r.ExitStatus, r.Trashed, r.ID)
 	if err != nil {
 		return fmt.Errorf("record the end of the run: %w", err)
 	}
@@ -78,7 +81,7 @@ func (db *DB) Runs(ctx context.Context, sourceID int64, limit int, fn func(r *Ru
 		return nil // a file of an older rsx, opened read-only: no history yet
 	}
 	q := `SELECT r.id, r.source_id, s.url, r.started, r.ended, r.mode, r.why, r.planned, r.created, r.updated, r.deleted, r.failed,
-		r.bytes, r.finished, r.synced_until, r.stopped, r.exit_status, r.rsx_version FROM run r JOIN source s ON s.id = r.source_id`
+		r.bytes, r.finished, r.synced_until, r.stopped, r.exit_status, r.rsx_version, ` + db.since(4, "r.trashed") + ` FROM run r JOIN source s ON s.id = r.source_id`
 	var args []any
 	if sourceID != 0 {
 		q += ` WHERE r.source_id = ?`
@@ -97,14 +100,15 @@ func (db *DB) Runs(ctx context.Context, sourceID int64, limit int, fn func(r *Ru
 	for rows.Next() {
 		var r Run
 		var started, ended, why, until, stopped sql.NullString
-		var exit sql.NullInt64
+		var exit, trashed sql.NullInt64
 		var finished int
 		if err := rows.Scan(&r.ID, &r.SourceID, &r.Source, &started, &ended, &r.Mode, &why, &r.Planned, &r.Created, &r.Updated,
-			&r.Deleted, &r.Failed, &r.Bytes, &finished, &until, &stopped, &exit, &r.Version); err != nil {
+			&r.Deleted, &r.Failed, &r.Bytes, &finished, &until, &stopped, &exit, &r.Version, &trashed); err != nil {
 			return fmt.Errorf("read the run history: %w", err)
 		}
 		r.Started, r.Ended, r.SyncedUntil = parseTime(started), parseTime(ended), parseTime(until)
 		r.Why, r.Stopped, r.Finished = why.String, stopped.String, finished == 1
+		r.Trashed = int(trashed.Int64)
 		r.ExitStatus = -1
 		if exit.Valid {
 			r.ExitStatus = int(exit.Int64)
