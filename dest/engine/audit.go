@@ -42,8 +42,17 @@ type AuditReport struct {
 	// (see Unselected). Changed: resources whose copy differs from what
 	// the Source declares now (the Source changed them, or the copy is
 	// damaged). Extra: resources of the copy the Source no longer has, and
-	// files of the destination no resource owns (by their path).
+	// the stray files of the Source's part of DEST (Stray).
 	Missing, Changed, Extra []string
+	// Stray are the files of Extra: inside the Source's part of DEST (the
+	// folders its copies are in, stray.go), owned by no resource of any
+	// Source, not kept by the protect list (DEST/.rsxignore). A sync with
+	// --delete moves them to the trash. Files elsewhere in DEST (its top,
+	// another Source's folders) are not the Source's, and not listed.
+	Stray []string
+	// Protected counts the files of the Source's part that the protect
+	// list keeps: neither counted nor moved.
+	Protected int
 	// PendingDeletes counts the resources of Extra whose deletion at the
 	// Source the copy already knows of: a sync without --delete reported
 	// and remembered it, and a sync with --delete applies it.
@@ -105,12 +114,13 @@ const (
 	ListUnannounced
 	ListUnverifiable
 	ListSame
+	ListStray
 	nAuditLists
 )
 
 // list is the slice of the report that holds l.
 func (r *AuditReport) list(l AuditList) *[]string {
-	return [...]*[]string{&r.Missing, &r.Changed, &r.Extra, &r.Damaged, &r.Unannounced, &r.Unverifiable, &r.SameURIs}[l]
+	return [...]*[]string{&r.Missing, &r.Changed, &r.Extra, &r.Damaged, &r.Unannounced, &r.Unverifiable, &r.SameURIs, &r.Stray}[l]
 }
 
 // Len is how many entries list l has: with AuditOptions.Keep, more than its
@@ -369,7 +379,7 @@ func (s *Dest) beginAudit(ctx context.Context, target string, opts AuditOptions)
 	au.closers = append(au.closers, func() { a.verify.Close() }, func() { a.damaged.Close() })
 	if opts.Keep > 0 {
 		a.keep = opts.Keep
-		names := [nAuditLists]string{"missing resources", "changed resources", "extra resources", "damaged copies", "unannounced differences", "unverifiable resources", "same resources"}
+		names := [nAuditLists]string{"missing resources", "changed resources", "extra resources", "damaged copies", "unannounced differences", "unverifiable resources", "same resources", "stray files"}
 		for l := range rep.spools {
 			rep.spools[l] = runspool.Strings(tmp, "audit's "+names[l], 0)
 		}
@@ -378,6 +388,17 @@ func (s *Dest) beginAudit(ctx context.Context, target string, opts AuditOptions)
 		return nil, err
 	}
 	a.det = s.db.NewDetector(s.st.CaseInsensitive())
+	if row.ID != 0 {
+		// The Source's part of DEST, where its stray files are looked for
+		// (stray.go), and the files the operator keeps.
+		if a.parts, err = s.loadParts(ctx); err != nil {
+			return nil, err
+		}
+		if a.protect, err = loadProtectList(ctx, s.st); err != nil {
+			return nil, err
+		}
+		a.strayDue = !row.StrayDue.IsZero()
+	}
 	ok = true
 	return au, nil
 }
@@ -658,6 +679,13 @@ type auditor struct {
 	keep int
 	// extraURIs counts the resources of Extra (the rest are paths).
 	extraURIs int
+	// parts are the parts of DEST each Source's copies are in, protect
+	// the files the operator keeps (nil: the DEST holds no copy of the
+	// Source, so nothing is its stray file); strayDue: the state says an
+	// audit found stray files before.
+	parts    *destParts
+	protect  *protectList
+	strayDue bool
 
 	jobs    chan auditJob
 	wg      sync.WaitGroup
@@ -739,7 +767,11 @@ func (a *auditor) record(ctx context.Context) error {
 	r := a.rep
 	differs := r.Len(ListMissing)+r.Len(ListChanged)+a.extraURIs-r.PendingDeletes > 0
 	due := a.srcID > 0 && (r.Len(ListDamaged)+r.Len(ListUnannounced) > 0 || (a.unknownAnnouncements && differs))
-	if a.verify.Len() == 0 && a.damaged.Len() == 0 && !due {
+	// Stray files found: the next sync with --delete looks for them;
+	// none (their folders all listed): it need not.
+	strays := r.Len(ListStray) > 0
+	markStray := a.srcID > 0 && a.parts != nil && strays != a.strayDue
+	if a.verify.Len() == 0 && a.damaged.Len() == 0 && !due && !markStray {
 		return nil
 	}
 	if err := errors.Join(a.verify.Err(), a.damaged.Err()); err != nil {
@@ -748,7 +780,7 @@ func (a *auditor) record(ctx context.Context) error {
 	if a.s.ReadOnly() {
 		// A read-only DEST (a read-only mount, a snapshot) is audited all
 		// the same: what would have been recorded is said instead.
-		a.rep.Warnings = append(a.rep.Warnings, a.notRecorded("the destination was opened read-only", due))
+		a.rep.Warnings = append(a.rep.Warnings, a.notRecorded("the destination was opened read-only", due, markStray && strays))
 		return nil
 	}
 	ctx = context.WithoutCancel(ctx)
@@ -808,6 +840,16 @@ func (a *auditor) record(ctx context.Context) error {
 			return err
 		}
 	}
+	if markStray {
+		at := now
+		if !strays {
+			at = time.Time{}
+		}
+		if err := w.SetStrayDue(ctx, a.srcID, at); err != nil {
+			w.Abort()
+			return err
+		}
+	}
 	return w.Close(ctx)
 }
 
@@ -816,7 +858,7 @@ func (a *auditor) record(ctx context.Context) error {
 const recordBatch = 100_000
 
 // notRecorded says what record did not keep in the state, and why.
-func (a *auditor) notRecorded(why string, due bool) string {
+func (a *auditor) notRecorded(why string, due, stray bool) string {
 	var what []string
 	if n := a.verify.Len(); n > 0 {
 		what = append(what, display.Plural(n, "copy", "copies")+" found intact not marked verified (verified_at)")
@@ -826,6 +868,9 @@ func (a *auditor) notRecorded(why string, due bool) string {
 	}
 	if due {
 		what = append(what, "the next sync not marked to reconcile the copy (reconcile_due)")
+	}
+	if stray {
+		what = append(what, "the next sync with --delete not marked to look for stray files (stray_due)")
 	}
 	return "nothing recorded in the state (" + why + "): " + strings.Join(what, "; ")
 }
@@ -1094,17 +1139,38 @@ func (s *stopQuietly) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// extraFiles finds the destination's files that no resource of the state
-// owns.
+// extraFiles finds the stray files of the Source's part of DEST (the
+// folders its copies are in): files there that no resource of any Source
+// owns and the protect list does not keep.
 func (a *auditor) extraFiles(ctx context.Context) error {
+	if a.parts == nil {
+		return nil
+	}
 	if none, err := a.noExtraFiles(ctx); err != nil || none {
 		return err
 	}
-	x := a.newExtras()
-	if err := a.s.st.Walk(ctx, func(fi store.FileInfo) error { return x.add(ctx, fi.Path) }); err != nil {
+	x := a.newStrayFinder()
+	if err := x.walk(ctx); err != nil {
 		return err
 	}
-	return x.flush(ctx)
+	a.noteProtected(x)
+	return nil
+}
+
+// newStrayFinder finds the audit's stray files, each added to the extra
+// files and the stray ones.
+func (a *auditor) newStrayFinder() *strayFinder {
+	return a.s.newStrayFinder(a.srcID, a.parts, a.protect, func(p string) error {
+		a.add(ListExtra, p)
+		a.add(ListStray, p)
+		return nil
+	})
+}
+
+func (a *auditor) noteProtected(x *strayFinder) {
+	a.mu.Lock()
+	a.rep.Protected += x.protected
+	a.mu.Unlock()
 }
 
 // Ranges of a bucket's listing: listRangesMax at most, of listRangeMin
@@ -1147,16 +1213,20 @@ func (a *auditor) listExtraFiles(ctx context.Context, rw store.RangeWalker, fail
 }
 
 func (a *auditor) listRanges(ctx context.Context, rw store.RangeWalker) error {
+	if a.parts == nil || len(a.parts.of[a.srcID]) == 0 {
+		return nil // no copy of the Source: nothing is its stray file
+	}
 	splits, err := a.s.db.PathSplits(ctx, listRangesMax, listRangeMin)
 	if err != nil {
 		return err
 	}
 	// Range i is (bounds[i], bounds[i+1]]: "" below is the start, above
-	// the end.
+	// the end; only their parts in the Source's folders are listed.
 	bounds := append(append([]string{""}, splits...), "")
-	ranges := make(chan int, len(bounds)-1)
-	for i := range len(bounds) - 1 {
-		ranges <- i
+	clipped := clipRanges(bounds, a.parts.of[a.srcID])
+	ranges := make(chan [2]string, len(clipped))
+	for _, r := range clipped {
+		ranges <- r
 	}
 	close(ranges)
 	g, gctx := errgroup.WithContext(ctx)
@@ -1167,7 +1237,7 @@ func (a *auditor) listRanges(ctx context.Context, rw store.RangeWalker) error {
 	defer stop(nil)
 	batches := make(chan []string, listWorkers)
 	var listers sync.WaitGroup
-	for range min(listWorkers, len(bounds)-1) {
+	for range min(listWorkers, len(clipped)) {
 		listers.Add(1)
 		g.Go(func() error {
 			defer listers.Done()
@@ -1181,8 +1251,8 @@ func (a *auditor) listRanges(ctx context.Context, rw store.RangeWalker) error {
 					return context.Cause(lctx)
 				}
 			}
-			for i := range ranges {
-				err := rw.WalkRange(lctx, bounds[i], bounds[i+1], func(fi store.FileInfo) error {
+			for r := range ranges {
+				err := rw.WalkRange(lctx, r[0], r[1], func(fi store.FileInfo) error {
 					batch = append(batch, fi.Path)
 					if len(batch) == cap(batch) {
 						return send()
@@ -1207,7 +1277,7 @@ func (a *auditor) listRanges(ctx context.Context, rw store.RangeWalker) error {
 		close(batches)
 	}()
 	g.Go(func() error {
-		x := a.newExtras()
+		x := a.newStrayFinder()
 		for batch := range batches {
 			x.batch = batch
 			if err := x.flush(gctx); err != nil {
@@ -1217,47 +1287,10 @@ func (a *auditor) listRanges(ctx context.Context, rw store.RangeWalker) error {
 				return err
 			}
 		}
+		a.noteProtected(x)
 		return nil
 	})
 	return g.Wait()
-}
-
-// extras looks the paths of the copy's files up in the state a batch at a
-// time and reports those no resource owns as extra.
-type extras struct {
-	a     *auditor
-	batch []string
-	held  []bool
-}
-
-func (a *auditor) newExtras() *extras {
-	return &extras{a: a, batch: make([]string, 0, state.LookupBatch), held: make([]bool, state.LookupBatch)}
-}
-
-func (x *extras) add(ctx context.Context, path string) error {
-	x.batch = append(x.batch, path)
-	if len(x.batch) == cap(x.batch) {
-		return x.flush(ctx)
-	}
-	return nil
-}
-
-func (x *extras) flush(ctx context.Context) error {
-	clear(x.held)
-	find := x.a.s.db.FindPaths
-	if f := x.a.s.opts.findPaths; f != nil {
-		find = f
-	}
-	if err := find(ctx, x.batch, func(i int) error { x.held[i] = true; return nil }); err != nil {
-		return err
-	}
-	for i, p := range x.batch {
-		if !x.held[i] {
-			x.a.add(ListExtra, p)
-		}
-	}
-	x.batch = x.batch[:0]
-	return nil
 }
 
 // noExtraFiles reports whether the destination's files are those the audit
@@ -1283,7 +1316,7 @@ func (a *auditor) noExtraFiles(ctx context.Context) (bool, error) {
 	}
 	if nc, ok := a.s.st.(store.NameCounter); ok {
 		// The folders the files opened are in, by their names alone.
-		if only, err := a.folders.only(ctx, nc); err != nil || only {
+		if only, err := a.folders.only(ctx, nc, a.parts.of[a.srcID]); err != nil || only {
 			return only, err
 		}
 	}

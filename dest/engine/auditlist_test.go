@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"path"
 	"slices"
 	"strings"
 	"sync"
@@ -45,10 +46,12 @@ func (r *rangeRecorder) WalkRange(ctx context.Context, after, upTo string, fn fu
 }
 
 // A bucket's audit lists its objects by ranges of paths at once, beside
-// the comparison: the ranges cover every key once (an extra object at the
-// start, the end, on either side of every split and in a folder of its own
-// is found, once each; none of the state's objects is called extra), and a
-// range the server refuses ends the audit with that error.
+// the comparison: the ranges cover every key of the Source's part of the
+// bucket once (an extra object at the part's start, its end, on either
+// side of every split and in a folder of its own is found, once each; none
+// of the state's objects is called extra), nothing outside it is listed
+// (objects at the top, beside its folder), and a range the server refuses
+// ends the audit with that error.
 func TestS3AuditListsByRanges(t *testing.T) {
 	defer func(m int64) { listRangeMin = m }(listRangeMin)
 	listRangeMin = 10
@@ -87,10 +90,16 @@ func TestS3AuditListsByRanges(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// The Source's part: the folder of its copies and its Capability List.
+	part := path.Dir(path.Dir(splits[0]))
 	var want []string
 	for _, p := range []string{"!first", "~last", "zz/deep/stray.txt"} {
+		put(part + "/" + p)
+		want = append(want, part+"/"+p)
+	}
+	outside := []string{"!first", "~last", "zz/deep/stray.txt", path.Dir(part) + "/notes.txt", part + "0/x"}
+	for _, p := range outside {
 		put(p)
-		want = append(want, p)
 	}
 	for _, sp := range splits {
 		// Just after the split (the next range's first key), and just
@@ -118,6 +127,11 @@ func TestS3AuditListsByRanges(t *testing.T) {
 	if len(rec.seen) != rep.Same+len(want) {
 		t.Errorf("%d paths listed, want %d (%d copies, %d extra)", len(rec.seen), rep.Same+len(want), rep.Same, len(want))
 	}
+	for _, p := range outside {
+		if rec.seen[p] != 0 {
+			t.Errorf("%q, outside the Source's part, listed", p)
+		}
+	}
 	for p, n := range rec.seen {
 		if n != 1 {
 			t.Errorf("%q listed %d times", p, n)
@@ -130,9 +144,9 @@ func TestS3AuditListsByRanges(t *testing.T) {
 	slices.SortFunc(got, func(a, b [2]string) int { return strings.Compare(a[0], b[0]) })
 	for i, r := range got {
 		switch {
-		case i == 0 && r[0] != "":
+		case i == 0 && r[0] != part+"/":
 			t.Errorf("the first range starts after %q", r[0])
-		case i == len(got)-1 && r[1] != "":
+		case i == len(got)-1 && r[1] != part+"/\xff":
 			t.Errorf("the last range ends at %q", r[1])
 		case i > 0 && r[0] != got[i-1][1]:
 			t.Errorf("range %d starts after %q, the one before ends at %q", i, r[0], got[i-1][1])
