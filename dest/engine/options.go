@@ -170,8 +170,17 @@ type PlanOptions struct {
 	// Selection replaces the stored selection (--include, --exclude, --map)
 	// when not nil; nil applies the stored one.
 	Selection *state.Selection
-	// Delete applies deletions; without it they are remembered.
+	// Delete applies deletions; without it they are remembered. With it,
+	// a plan that looks for stray files (a reconcile, or after an audit
+	// found some: stray.go) moves them to the trash.
 	Delete bool
+	// LimitDeletes bounds the deletions of a plan with Delete, as rclone's
+	// and rsync's --max-delete do: when more than MaxDelete resources and
+	// stray files together would go, none does (the deletions are
+	// remembered, the stray files stay, Plan.DeletesHeld counts them) and
+	// the run fails; the rest of the plan is carried out.
+	LimitDeletes bool
+	MaxDelete    int
 	// AllowOtherHosts copies resources outside the Source's authority (the
 	// hosts of its Capability List and of the URL given).
 	AllowOtherHosts bool

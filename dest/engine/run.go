@@ -270,6 +270,9 @@ func (s *Dest) Run(ctx context.Context, p *Plan) (*Result, error) {
 		}
 		r.addFailure(Failure{URL: p.Source, Kind: KindState, Err: finishErr})
 	}
+	if finishErr == nil {
+		r.trashStrays(hist.ID)
+	}
 	// The documents the plan read, kept with the run (provenance.go).
 	if err := s.storeDocuments(wctx, hist.ID, srcID); err != nil && finishErr == nil {
 		r.addFailure(Failure{URL: p.Source, Kind: KindState, Err: err})
@@ -277,6 +280,7 @@ func (s *Dest) Run(ctx context.Context, p *Plan) (*Result, error) {
 	res.Elapsed = s.opts.Now().Sub(started)
 	hist.Ended = s.opts.Now()
 	hist.Created, hist.Updated, hist.Deleted, hist.Failed, hist.Bytes = res.Created, res.Updated, res.Deleted, res.FailedCount, res.Bytes
+	hist.Trashed = res.Trashed
 	hist.Finished, hist.SyncedUntil, hist.Stopped, hist.ExitStatus = res.Finished, res.SyncedUntil, res.Stopped, res.ExitStatus()
 	if err := s.db.EndRun(wctx, hist); err != nil && finishErr == nil {
 		r.addFailure(Failure{URL: p.Source, Kind: KindState, Err: err})
@@ -354,7 +358,10 @@ func (r *runner) dispatch(jobs chan<- *Item) error {
 			}
 		}
 		it2 := *it
-		switch it.Action {
+		if it.Action == plan.Delete && r.p.DeletesHeld > 0 {
+			it2.Action = plan.PendingDelete // --max-delete: remembered, not made
+		}
+		switch it2.Action {
 		case plan.PendingDelete:
 			r.results <- outcome{kind: outPending, it: &it2}
 			return nil

@@ -9,12 +9,14 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 
 	"rsx/dest/pathmap"
 	"rsx/dest/state"
 	"rsx/dest/store"
+	runspool "rsx/internal/spool"
 )
 
 // Stray files. A file of DEST is a Source's business only inside the
@@ -331,4 +333,184 @@ func clipRanges(bounds, folders []string) [][2]string {
 		}
 	}
 	return out
+}
+
+// planStrays looks for the stray files of the Source's part of DEST, for a
+// run with --delete to move them to the trash: every file of its folders
+// no resource owns and the protect list does not keep. The copy's own
+// files are checked again when they are moved (runner.trashStrays).
+func (b *builder) planStrays(ctx context.Context) error {
+	p, s := b.p, b.s
+	parts, err := s.loadParts(ctx)
+	if err != nil {
+		return err
+	}
+	if p.protect, err = loadProtectList(ctx, s.st); err != nil {
+		return err
+	}
+	p.strays = runspool.Strings(s.st.TempDir(), "plan's stray files", 0)
+	f := s.newStrayFinder(p.srcID, parts, p.protect, func(path string) error {
+		if len(p.Strays) < maxListed {
+			p.Strays = append(p.Strays, strings.Clone(path))
+		}
+		p.strays.Add(path)
+		return p.strays.Err()
+	})
+	if err := f.walk(ctx); err != nil {
+		return fmt.Errorf("look for the stray files of %s: %w", s.st, err)
+	}
+	p.StrayLooked = true
+	p.Summary.Trash, p.Summary.Protected = f.strays, f.protected
+	if f.strays > 0 && p.Summary.Create+p.Summary.Update > 0 {
+		return b.unplannedStrays(ctx)
+	}
+	slices.Sort(p.Strays)
+	return nil
+}
+
+// unplannedStrays drops from the stray files those at a path the plan
+// writes: the file of a write a killed run did not record (which a bucket
+// adopts) is no stray, and the write replaces it anyway.
+func (b *builder) unplannedStrays(ctx context.Context) error {
+	p := b.p
+	found := newURISet()
+	if err := p.strays.Each(func(path string) error { found.add(path); return nil }); err != nil {
+		return err
+	}
+	planned := newURISet()
+	n := 0
+	err := p.items.each(func(it *Item) error {
+		if it.Path != "" && found.has(it.Path) && !planned.has(it.Path) {
+			planned.add(it.Path)
+			n++
+		}
+		return ctx.Err()
+	})
+	if err != nil || n == 0 {
+		slices.Sort(p.Strays)
+		return err
+	}
+	kept := runspool.Strings(b.s.st.TempDir(), "plan's stray files", 0)
+	p.Strays = p.Strays[:0]
+	err = p.strays.Each(func(path string) error {
+		if !planned.has(path) {
+			kept.Add(path)
+			if len(p.Strays) < maxListed {
+				p.Strays = append(p.Strays, path)
+			}
+		}
+		return kept.Err()
+	})
+	p.strays.Close()
+	p.strays = kept
+	p.Summary.Trash = kept.Len()
+	return err
+}
+
+// limitDeletes holds every deletion of the plan when more would go than
+// PlanOptions.MaxDelete allows: the resources' are remembered instead
+// (as without --delete), the stray files stay.
+func (p *Plan) limitDeletes() {
+	n := p.Summary.Delete + p.Summary.Trash
+	if !p.opts.LimitDeletes || !p.Delete || n <= max(p.opts.MaxDelete, 0) {
+		return
+	}
+	p.DeletesHeld = n
+	p.Summary.PendingDelete += p.Summary.Delete
+	p.Summary.Delete = 0
+	p.Notes = append(p.Notes, fmt.Sprintf("--max-delete %d: %s would go, so none does (deletions remembered, stray files kept)",
+		p.opts.MaxDelete, deletionsSaid(p.DeletesHeld)))
+}
+
+// deletionsSaid counts deletions for people.
+func deletionsSaid(n int) string {
+	if n == 1 {
+		return "1 deletion"
+	}
+	return fmt.Sprintf("%d deletions", n)
+}
+
+// trashStrays moves the stray files the plan found to the trash, into a
+// folder of the run's own (store.TrashName), once the run's writes are
+// recorded: each is looked up in the state again (a file the run wrote, or
+// another run since, is no longer stray) and moved; one gone meanwhile is
+// passed over, one that cannot be moved is a failure of the run. Nothing
+// is moved when the run stopped early or --max-delete held the deletions.
+// When every stray file is dealt with, the state forgets that an audit
+// found some (stray_due).
+func (r *runner) trashStrays(runID int64) {
+	p, res := r.p, r.res
+	if !p.StrayLooked || p.DeletesHeld > 0 {
+		return
+	}
+	if res.Stopped != "" {
+		if p.Summary.Trash > 0 {
+			p.Notes = append(p.Notes, "the stray files were not moved to the trash: the run stopped")
+		}
+		return
+	}
+	ctx := r.wctx
+	tr, ok := r.s.st.(store.Trasher)
+	failed := 0
+	if p.Summary.Trash > 0 && ok {
+		name := store.TrashName(r.started, runID)
+		batch := make([]string, 0, state.LookupBatch)
+		held := make([]bool, state.LookupBatch)
+		move := func() error {
+			clear(held)
+			if err := r.s.db.FindPaths(ctx, batch, func(i int) error { held[i] = true; return nil }); err != nil {
+				return err
+			}
+			for i, path := range batch {
+				if held[i] || p.protect.keeps(path) {
+					continue
+				}
+				err := tr.Trash(ctx, name, path)
+				switch {
+				case err == nil:
+					res.Trashed++
+				case errors.Is(err, fs.ErrNotExist):
+				default:
+					failed++
+					r.addFailure(Failure{URL: path, Path: path, Kind: KindWrite, Err: err})
+				}
+			}
+			batch = batch[:0]
+			return nil
+		}
+		err := p.strays.Each(func(path string) error {
+			if batch = append(batch, path); len(batch) == cap(batch) {
+				return move()
+			}
+			return nil
+		})
+		if err == nil {
+			err = move()
+		}
+		if err == nil {
+			err = r.s.st.Sync(ctx)
+		}
+		if err != nil {
+			failed++
+			r.addFailure(Failure{URL: p.Source, Kind: KindState, Err: fmt.Errorf("move the stray files to the trash: %w", err)})
+		}
+		if res.Trashed > 0 {
+			res.TrashFolder = store.TrashDir + "/" + name
+		}
+	} else if p.Summary.Trash > 0 {
+		failed++
+		r.addFailure(Failure{URL: p.Source, Kind: KindWrite, Err: fmt.Errorf("the destination %s has no trash to move stray files to", r.s.st)})
+	}
+	if failed == 0 {
+		w := r.s.db.NewWriter(r.s.writerOptions(nil))
+		err := w.SetStrayDue(ctx, r.srcID, time.Time{})
+		if err == nil {
+			err = w.Close(ctx)
+		} else {
+			w.Abort()
+		}
+		if err != nil {
+			r.addFailure(Failure{URL: p.Source, Kind: KindState, Err: err})
+		}
+	}
 }

@@ -1,13 +1,18 @@
 package engine
 
 import (
+	"context"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/minio/minio-go/v7"
+
 	"rsx/demo"
 	"rsx/dest/state"
+	"rsx/dest/store"
 )
 
 // A Source's part of DEST: the deepest folder of each first folder that
@@ -122,7 +127,7 @@ func TestAuditStrayFilesOfTwoSources(t *testing.T) {
 	// and dataset 2's copies there, owned by its resources, are never
 	// dataset 1's stray files.
 	sel = &state.Selection{Map: []string{srv.URL + "/dataset2/=" + host + "/dataset1"}}
-	if res := syncOnce(t, dir, testClient(t), two, PlanOptions{Selection: sel, Delete: true}); !res.OK() {
+	if res := syncOnce(t, dir, testClient(t), two, PlanOptions{Selection: sel}); !res.OK() {
 		t.Fatalf("dataset 2 mapped again:%s", failures(res))
 	}
 	rep := auditOnce(t, dir, testClient(t), one)
@@ -131,5 +136,187 @@ func TestAuditStrayFilesOfTwoSources(t *testing.T) {
 	}
 	if rep := auditOnce(t, dir, testClient(t), two); rep.Same == 0 || !slices.Contains(rep.Stray, host+"/dataset1/stray1.txt") {
 		t.Errorf("dataset 2 in dataset 1's folder: same %d, stray %q", rep.Same, rep.Stray)
+	}
+}
+
+// The convergence of a copy with stray files (issue 34): an audit finds a
+// file deleted, one overwritten, a stray file in the Source's folders, and
+// leaves a file at DEST's top and one the protect list keeps alone; a sync
+// with --delete (a reconcile, the audit having found damage) puts the
+// first two right and moves the stray file to the trash; the next audit is
+// in sync, and the two other files are untouched.
+func TestSyncDeleteMovesStrayFilesToTheTrash(t *testing.T) {
+	srv := startDemo(t, demo.Options{Resources: 80, Seed: 32})
+	target := srv.URL + "/dataset1/capabilitylist.xml"
+	dir := t.TempDir()
+	if res := syncOnce(t, dir, testClient(t), target, PlanOptions{}); !res.OK() {
+		t.Fatalf("baseline:%s", failures(res))
+	}
+	files := copyFiles(t, dir)
+	slices.Sort(files)
+	os.Remove(files[0])
+	os.WriteFile(files[1], []byte("overwritten"), 0o644)
+	res := filepath.Dir(files[2])
+	rel := func(p string) string { r, _ := filepath.Rel(dir, p); return filepath.ToSlash(r) }
+	stray := filepath.Join(res, "stray.txt")
+	kept := filepath.Join(res, "kept.log")
+	top := filepath.Join(dir, "notes.txt")
+	for _, p := range []string{stray, kept, top} {
+		write(t, p)
+	}
+	os.WriteFile(filepath.Join(dir, ".rsxignore"), []byte("*.log\n"), 0o644)
+
+	rep := auditOnce(t, dir, testClient(t), target)
+	if rep.InSync() || len(rep.Missing) != 1 || len(rep.Changed) != 1 || !slices.Equal(rep.Stray, []string{rel(stray)}) || rep.Protected != 1 {
+		t.Fatalf("audit: missing %q, changed %q, stray %q, %d protected", rep.Missing, rep.Changed, rep.Stray, rep.Protected)
+	}
+	r := syncOnce(t, dir, testClient(t), target, PlanOptions{Delete: true})
+	if !r.OK() || !r.Plan.Reconcile || !r.Plan.StrayLooked || r.Plan.Summary.Trash != 1 || r.Trashed != 1 || r.Updated != 2 {
+		t.Fatalf("sync --delete: ok %v, reconcile %v, looked %v, trash %d, trashed %d, updated %d:%s",
+			r.OK(), r.Plan.Reconcile, r.Plan.StrayLooked, r.Plan.Summary.Trash, r.Trashed, r.Updated, failures(r))
+	}
+	inTrash := filepath.Join(dir, filepath.FromSlash(r.TrashFolder), filepath.FromSlash(rel(stray)))
+	if _, err := os.Stat(inTrash); err != nil || !strings.HasPrefix(r.TrashFolder, ".rsx/trash/") {
+		t.Errorf("the stray file in the trash (%s): %v", r.TrashFolder, err)
+	}
+	if _, err := os.Stat(stray); !os.IsNotExist(err) {
+		t.Errorf("the stray file is still there: %v", err)
+	}
+	for _, p := range []string{kept, top} {
+		if b, err := os.ReadFile(p); err != nil || string(b) != "x" {
+			t.Errorf("%s: %q %v", rel(p), b, err)
+		}
+	}
+	if rep := auditOnce(t, dir, testClient(t), target); !rep.InSync() || rep.Protected != 1 {
+		t.Errorf("audit after: in sync %v, missing %q, changed %q, extra %q", rep.InSync(), rep.Missing, rep.Changed, rep.Extra)
+	}
+	s := openSession(t, dir, testClient(t), Options{})
+	last, _, err := s.db.LastRun(context.Background(), r.Plan.srcID)
+	src, serr := s.db.Source(context.Background(), r.Plan.Source)
+	if err != nil || serr != nil || last.Trashed != 1 || !src.StrayDue.IsZero() {
+		t.Errorf("history: trashed %d (%v); stray due %v (%v)", last.Trashed, err, src.StrayDue, serr)
+	}
+}
+
+// After an audit that found only a stray file, a sync without --delete
+// keeps it; the next sync with --delete, an incremental one, looks for it
+// (the audit recorded it) and moves it; later syncs look for none.
+func TestIncrementalSyncDeleteAfterAuditFoundStrayFiles(t *testing.T) {
+	srv := startDemo(t, demo.Options{Resources: 60, Seed: 33})
+	target := srv.URL + "/dataset1/capabilitylist.xml"
+	dir := t.TempDir()
+	if res := syncOnce(t, dir, testClient(t), target, PlanOptions{}); !res.OK() {
+		t.Fatalf("baseline:%s", failures(res))
+	}
+	files := copyFiles(t, dir)
+	stray := filepath.Join(filepath.Dir(files[0]), "zz-stray.txt")
+	write(t, stray)
+	if rep := auditOnce(t, dir, testClient(t), target); len(rep.Stray) != 1 {
+		t.Fatalf("audit: stray %q", rep.Stray)
+	}
+	if r := syncOnce(t, dir, testClient(t), target, PlanOptions{}); !r.OK() || r.Plan.StrayLooked || r.Trashed != 0 {
+		t.Fatalf("sync without --delete: looked %v, trashed %d", r.Plan.StrayLooked, r.Trashed)
+	}
+	r := syncOnce(t, dir, testClient(t), target, PlanOptions{Delete: true})
+	if !r.OK() || r.Plan.Mode != ModeIncremental || !r.Plan.StrayLooked || r.Trashed != 1 {
+		t.Fatalf("sync --delete: mode %s, looked %v, trashed %d:%s", r.Plan.Mode, r.Plan.StrayLooked, r.Trashed, failures(r))
+	}
+	if r := syncOnce(t, dir, testClient(t), target, PlanOptions{Delete: true}); !r.OK() || r.Plan.StrayLooked {
+		t.Errorf("the next sync --delete looked for stray files again")
+	}
+}
+
+// --max-delete: a plan that would delete more than it allows deletes
+// nothing (the deletions are remembered, the stray files stay) and fails;
+// one within it moves them.
+func TestSyncMaxDelete(t *testing.T) {
+	srv := startDemo(t, demo.Options{Resources: 60, Seed: 34})
+	target := srv.URL + "/dataset1/capabilitylist.xml"
+	dir := t.TempDir()
+	if res := syncOnce(t, dir, testClient(t), target, PlanOptions{}); !res.OK() {
+		t.Fatalf("baseline:%s", failures(res))
+	}
+	files := copyFiles(t, dir)
+	strays := []string{filepath.Join(filepath.Dir(files[0]), "a.tmp"), filepath.Join(filepath.Dir(files[0]), "b.tmp")}
+	for _, p := range strays {
+		write(t, p)
+	}
+	r := syncOnce(t, dir, testClient(t), target, PlanOptions{Mode: ModeBaseline, Delete: true, LimitDeletes: true, MaxDelete: 1})
+	if r.OK() || r.ExitStatus() != 1 || r.Plan.DeletesHeld != 2 || r.Trashed != 0 || r.Deleted != 0 {
+		t.Fatalf("over --max-delete: ok %v, exit %d, held %d, trashed %d, deleted %d", r.OK(), r.ExitStatus(), r.Plan.DeletesHeld, r.Trashed, r.Deleted)
+	}
+	for _, p := range strays {
+		if _, err := os.Stat(p); err != nil {
+			t.Errorf("%s after the held run: %v", p, err)
+		}
+	}
+	r = syncOnce(t, dir, testClient(t), target, PlanOptions{Mode: ModeBaseline, Delete: true, LimitDeletes: true, MaxDelete: 2})
+	if !r.OK() || r.Plan.DeletesHeld != 0 || r.Trashed != 2 {
+		t.Fatalf("within --max-delete: ok %v, held %d, trashed %d:%s", r.OK(), r.Plan.DeletesHeld, r.Trashed, failures(r))
+	}
+}
+
+// The same in a bucket: the audit finds the stray object in the Source's
+// folders (and leaves the one at the prefix's top and the protected one
+// alone), a sync with --delete moves it under PREFIX/.rsx/trash/, and the
+// next audit is in sync.
+func TestS3SyncDeleteMovesStrayFilesToTheTrash(t *testing.T) {
+	endpoint, mc := startVersitygw(t, "copies")
+	srv := startDemo(t, demo.Options{Resources: 80, Seed: 35})
+	target := srv.URL + "/dataset1/capabilitylist.xml"
+	dest := "s3://copies/demo?endpoint=" + endpoint + "&region=us-east-1"
+	cache := t.TempDir()
+	if res := s3Sync(t, dest, cache, target, PlanOptions{}); !res.OK() {
+		t.Fatalf("baseline:%s", failures(res))
+	}
+	ctx := context.Background()
+	host := strings.ReplaceAll(strings.TrimPrefix(srv.URL, "http://"), ":", "+")
+	put := func(key, body string) {
+		t.Helper()
+		if _, err := mc.PutObject(ctx, "copies", "demo/"+key, strings.NewReader(body), int64(len(body)), minio.PutObjectOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stray := host + "/dataset1/zz-stray.txt"
+	put(stray, "stray")
+	put("notes.txt", "mine")
+	put(host+"/dataset1/keep/me.txt", "kept")
+	put(".rsxignore", "/"+host+"/dataset1/keep/\n")
+	audit := func() *AuditReport {
+		t.Helper()
+		st, err := store.Open(ctx, dest, store.Options{Getenv: s3Getenv, CacheDir: cache})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		s, err := Open(ctx, st, testClient(t), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		rep, err := s.Audit(ctx, target)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rep
+	}
+	if rep := audit(); !slices.Equal(rep.Stray, []string{stray}) || rep.Protected != 1 || rep.InSync() {
+		t.Fatalf("audit: stray %q, %d protected, extra %q", rep.Stray, rep.Protected, rep.Extra)
+	}
+	r := s3Sync(t, dest, cache, target, PlanOptions{Delete: true})
+	if !r.OK() || r.Trashed != 1 {
+		t.Fatalf("sync --delete: trashed %d:%s", r.Trashed, failures(r))
+	}
+	if _, err := mc.StatObject(ctx, "copies", "demo/"+r.TrashFolder+"/"+stray, minio.StatObjectOptions{}); err != nil {
+		t.Errorf("the stray object in the trash: %v", err)
+	}
+	for _, key := range []string{stray, "notes.txt", host + "/dataset1/keep/me.txt"} {
+		_, err := mc.StatObject(ctx, "copies", "demo/"+key, minio.StatObjectOptions{})
+		if gone := err != nil; gone != (key == stray) {
+			t.Errorf("%s: %v", key, err)
+		}
+	}
+	if rep := audit(); !rep.InSync() {
+		t.Errorf("audit after: extra %q, missing %q", rep.Extra, rep.Missing)
 	}
 }
