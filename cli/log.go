@@ -88,6 +88,8 @@ type runJSON struct {
 	Stopped     *string `json:"stopped"`
 	ExitStatus  *int    `json:"exit_status"`
 	Version     string  `json:"rsx_version"`
+	// Trashed counts the stray files the run moved to the trash.
+	Trashed int `json:"trashed"`
 }
 
 type logJSON struct {
@@ -177,7 +179,7 @@ func (a *app) runLog(cmd *cobra.Command, f logFlags, dest string) error {
 		for _, r := range runs {
 			j := runJSON{ID: r.ID, Source: r.Source, Started: r.Started.UTC().Format(time.RFC3339), Ended: timeOrNull(r.Ended), Mode: r.Mode,
 				Why: strOrNull(r.Why), Planned: r.Planned, Created: r.Created, Updated: r.Updated, Deleted: r.Deleted, Failed: r.Failed,
-				Bytes: r.Bytes, Finished: r.Finished, SyncedUntil: timeOrNull(r.SyncedUntil), Stopped: strOrNull(r.Stopped), Version: r.Version}
+				Bytes: r.Bytes, Finished: r.Finished, SyncedUntil: timeOrNull(r.SyncedUntil), Stopped: strOrNull(r.Stopped), Version: r.Version, Trashed: r.Trashed}
 			if !r.Ended.IsZero() {
 				j.Seconds = r.Ended.Sub(r.Started).Seconds()
 			}
@@ -238,6 +240,9 @@ func writeLogText(w io.Writer, st textStyles, dest string, runs []state.Run, sev
 		counts := fmt.Sprintf("+%d ~%d -%d", r.Created, r.Updated, r.Deleted)
 		if r.Failed > 0 {
 			counts += fmt.Sprintf(", %d failed", r.Failed)
+		}
+		if r.Trashed > 0 {
+			counts += fmt.Sprintf(", %d to the trash", r.Trashed)
 		}
 		fmt.Fprintf(w, "#%-5d %s  %-9s %-11s %-22s %-10s %s\n", r.ID, r.Started.Local().Format("2006-01-02 15:04:05"), dur, r.Mode, counts,
 			display.Size(r.Bytes), status)
