@@ -181,6 +181,11 @@ type PlanOptions struct {
 	// the run fails; the rest of the plan is carried out.
 	LimitDeletes bool
 	MaxDelete    int
+	// Strays, when not nil, are the stray files an audit found (paths of
+	// DEST: the explorer's audit page): a plan with Delete moves those of
+	// them still stray to the trash, instead of listing the Source's part
+	// for them, whatever Only limits the plan to.
+	Strays []string
 	// AllowOtherHosts copies resources outside the Source's authority (the
 	// hosts of its Capability List and of the URL given).
 	AllowOtherHosts bool

@@ -385,7 +385,7 @@ func (s *Dest) Plan(ctx context.Context, target string, opts PlanOptions) (*Plan
 	if err == nil {
 		err = b.settleCollisions(ctx)
 	}
-	if err == nil && opts.Delete && opts.Only == nil && exists && (p.Reconcile || !row.StrayDue.IsZero()) {
+	if err == nil && opts.Delete && exists && (opts.Strays != nil || opts.Only == nil && (p.Reconcile || !row.StrayDue.IsZero())) {
 		err = b.planStrays(ctx)
 	}
 	if err != nil {

@@ -356,7 +356,22 @@ func (b *builder) planStrays(ctx context.Context) error {
 		p.strays.Add(path)
 		return p.strays.Err()
 	})
-	if err := f.walk(ctx); err != nil {
+	if b.p.opts.Strays != nil {
+		// Those an audit found: each still in the Source's part, not
+		// protected, owned by no resource.
+		for _, path := range b.p.opts.Strays {
+			if store.CheckPath(path) != nil {
+				continue
+			}
+			if err := f.add(ctx, path); err != nil {
+				return err
+			}
+		}
+		err = f.flush(ctx)
+	} else {
+		err = f.walk(ctx)
+	}
+	if err != nil {
 		return fmt.Errorf("look for the stray files of %s: %w", s.st, err)
 	}
 	p.StrayLooked = true
