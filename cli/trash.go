@@ -183,7 +183,8 @@ func writeTrashText(w io.Writer, st textStyles, out trashJSON, f trashFlags) {
 	case f.empty:
 		fmt.Fprintf(w, "%s emptied %d of %d folders\n", st.err("✗"), len(out.Emptied), len(out.Folders))
 	default:
-		fmt.Fprintf(w, "%s %s %s (%s): rsx trash --empty removes them\n", st.dim("·"), display.Plural(files, "file", "files"), what, display.Size(bytes))
+		fmt.Fprintf(w, "%s %s %s (%s): rsx trash --empty removes %s\n", st.dim("·"), display.Plural(files, "file", "files"), what, display.Size(bytes),
+			map[bool]string{true: "it", false: "them"}[files == 1])
 	}
 }
 
