@@ -81,7 +81,7 @@ func (db *DB) Runs(ctx context.Context, sourceID int64, limit int, fn func(r *Ru
 		return nil // a file of an older rsx, opened read-only: no history yet
 	}
 	q := `SELECT r.id, r.source_id, s.url, r.started, r.ended, r.mode, r.why, r.planned, r.created, r.updated, r.deleted, r.failed,
-		r.bytes, r.finished, r.synced_until, r.stopped, r.exit_status, r.rsx_version, ` + db.since(4, "r.trashed") + ` FROM run r JOIN source s ON s.id = r.source_id`
+		r.bytes, r.finished, r.synced_until, r.stopped, r.exit_status, r.rsx_version, ` + db.since(versionStray, "r.trashed") + ` FROM run r JOIN source s ON s.id = r.source_id`
 	var args []any
 	if sourceID != 0 {
 		q += ` WHERE r.source_id = ?`

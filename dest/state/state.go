@@ -45,6 +45,11 @@ import (
 // SchemaVersion is the version of the schema this package writes and reads.
 const SchemaVersion = 4
 
+// versionStray is the schema version that added source.stray_due and
+// run.trashed (a file of an older version opened read-only reads them as
+// empty: DB.since).
+const versionStray = 4
+
 //go:embed schema.sql
 var schemaSQL string
 
@@ -373,7 +378,7 @@ var ErrNoSource = errors.New("no state for this Source")
 // Source returns the row of the Source keyed by url, or an error wrapping
 // ErrNoSource.
 func (db *DB) Source(ctx context.Context, sourceURL string) (Source, error) {
-	row := db.sql.QueryRowContext(ctx, `SELECT id, url, created, baseline_kind, baseline_url, baseline_at, baseline_done, synced_until, last_run, reconcile_due, `+db.since(4, "stray_due")+` FROM source WHERE url = ?`, sourceURL)
+	row := db.sql.QueryRowContext(ctx, `SELECT id, url, created, baseline_kind, baseline_url, baseline_at, baseline_done, synced_until, last_run, reconcile_due, `+db.since(versionStray, "stray_due")+` FROM source WHERE url = ?`, sourceURL)
 	src, err := scanSource(row)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Source{}, fmt.Errorf("read state of %s: %w", sourceURL, ErrNoSource)
@@ -389,7 +394,7 @@ func (db *DB) Source(ctx context.Context, sourceURL string) (Source, error) {
 
 // Sources returns every Source, in the order they were first synced.
 func (db *DB) Sources(ctx context.Context) ([]Source, error) {
-	rows, err := db.sql.QueryContext(ctx, `SELECT id, url, created, baseline_kind, baseline_url, baseline_at, baseline_done, synced_until, last_run, reconcile_due, `+db.since(4, "stray_due")+` FROM source ORDER BY id`)
+	rows, err := db.sql.QueryContext(ctx, `SELECT id, url, created, baseline_kind, baseline_url, baseline_at, baseline_done, synced_until, last_run, reconcile_due, `+db.since(versionStray, "stray_due")+` FROM source ORDER BY id`)
 	if err != nil {
 		return nil, fmt.Errorf("list Sources in %s: %w", db.path, err)
 	}
