@@ -393,6 +393,13 @@ func (s *Dest) Plan(ctx context.Context, target string, opts PlanOptions) (*Plan
 		return nil, err
 	}
 	p.limitDeletes()
+	if p.Summary.Delete > 0 && p.protect == nil {
+		// A copy the Source deleted that the protect list keeps stays.
+		if p.protect, err = loadProtectList(ctx, s.st); err != nil {
+			p.Close()
+			return nil, err
+		}
+	}
 	if opts.Only != nil {
 		// Part of the Source: the baseline is not finished, nor are the
 		// Change Lists recorded, by a run of it.

@@ -403,6 +403,10 @@ func (r *runner) remove(it *Item) outcome {
 	if err != nil {
 		return r.failed(it, "", KindState, err)
 	}
+	if r.p.protect.keeps(row.Path) {
+		// The protect list keeps the file: the row goes, the file stays.
+		return outcome{kind: outRemoved, it: it, res: state.Resource{Path: row.Path}}
+	}
 	if err := r.s.st.Remove(r.ctx, row.Path); err != nil {
 		return r.failed(it, row.Path, KindWrite, err)
 	}

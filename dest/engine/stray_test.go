@@ -320,3 +320,31 @@ func TestS3SyncDeleteMovesStrayFilesToTheTrash(t *testing.T) {
 		t.Errorf("audit after: extra %q, missing %q", rep.Extra, rep.Missing)
 	}
 }
+
+// A resource the Source deleted whose copy the protect list keeps: sync
+// --delete forgets the resource and leaves the file, which the audit then
+// counts as protected, not extra.
+func TestSyncDeleteKeepsAProtectedCopy(t *testing.T) {
+	f := newChangingSource(t)
+	f.setRes("/r/a", []byte("a v1\n"))
+	f.setRes("/r/b", []byte("b v1\n"))
+	f.setDoc("/rl.xml", resourceList("2030-01-01T10:00:00Z",
+		rlEntry("/r/a", []byte("a v1\n"), "2030-01-01T09:00:00Z"),
+		rlEntry("/r/b", []byte("b v1\n"), "2030-01-01T09:00:00Z")))
+	dir := t.TempDir()
+	if res := syncOnce(t, dir, testClient(t), f.target(), PlanOptions{}); !res.OK() {
+		t.Fatalf("baseline:%s", failures(res))
+	}
+	os.WriteFile(filepath.Join(dir, ".rsxignore"), []byte("/"+f.hostDir()+"/r/b\n"), 0o644)
+	f.setDoc("/rl.xml", resourceList("2030-01-01T11:00:00Z", rlEntry("/r/a", []byte("a v1\n"), "2030-01-01T09:00:00Z")))
+	res := syncOnce(t, dir, testClient(t), f.target(), PlanOptions{Mode: ModeBaseline, Delete: true})
+	if !res.OK() || res.Deleted != 1 {
+		t.Fatalf("sync --delete: deleted %d:%s", res.Deleted, failures(res))
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(f.hostDir()+"/r/b"))); err != nil || string(b) != "b v1\n" {
+		t.Errorf("the protected copy: %q %v", b, err)
+	}
+	if rep := auditOnce(t, dir, testClient(t), f.target()); !rep.InSync() || rep.Protected != 1 {
+		t.Errorf("audit: in sync %v, extra %q, %d protected", rep.InSync(), rep.Extra, rep.Protected)
+	}
+}
