@@ -56,7 +56,7 @@ func (a *app) runDestAudit(cmd *cobra.Command, f auditFlags, target string) erro
 			return failed(fmt.Errorf("audit: write the report: %w", err))
 		}
 	} else {
-		writeDestAuditText(a.out, newTextStyles(useColor(a.out)), rep, st.String())
+		writeDestAuditText(a.out, newTextStyles(useColor(a.out)), rep, st.String(), f.dest, target)
 	}
 	if !rep.InSync() {
 		return foundProblems()
@@ -92,16 +92,22 @@ type destAuditJSON struct {
 	Changed []string `json:"changed"`
 	Extra   []string `json:"extra"`
 	// PendingDeletes: extras whose deletion the copy knows of (sync --delete).
-	PendingDeletes int      `json:"pending_deletes"`
-	Unannounced    []string `json:"unannounced"`
-	Damaged        []string `json:"damaged"`
-	Unverifiable   []string `json:"unverifiable"`
-	Source         string   `json:"source"`
-	Dest           string   `json:"dest"`
-	Document       string   `json:"document"`
-	At             *string  `json:"at"`
-	Point          *string  `json:"point"`
-	Excluded       int      `json:"excluded"`
+	PendingDeletes int `json:"pending_deletes"`
+	// Stray: the files of Extra no resource of any Source owns, inside the
+	// Source's part of DEST (sync --delete moves them to the trash).
+	Stray []string `json:"stray"`
+	// Protected: files of the Source's part the protect list
+	// (DEST/.rsxignore) keeps, not counted.
+	Protected    int      `json:"protected"`
+	Unannounced  []string `json:"unannounced"`
+	Damaged      []string `json:"damaged"`
+	Unverifiable []string `json:"unverifiable"`
+	Source       string   `json:"source"`
+	Dest         string   `json:"dest"`
+	Document     string   `json:"document"`
+	At           *string  `json:"at"`
+	Point        *string  `json:"point"`
+	Excluded     int      `json:"excluded"`
 	// The resources the copy does not claim: Excluded plus Unselected plus
 	// Collisions.
 	OutOfSelection int `json:"out_of_selection"`
@@ -137,7 +143,7 @@ func writeDestAuditJSON(w io.Writer, r *engine.AuditReport, dest string) error {
 		return func(emit func(string) error) error { return r.Each(l, emit) }
 	}
 	return writeJSONWithLists(w, destAuditJSONOf(r, dest), map[string]func(func(string) error) error{
-		"missing": each(engine.ListMissing), "changed": each(engine.ListChanged), "extra": each(engine.ListExtra),
+		"missing": each(engine.ListMissing), "changed": each(engine.ListChanged), "extra": each(engine.ListExtra), "stray": each(engine.ListStray),
 		"unannounced": each(engine.ListUnannounced), "damaged": each(engine.ListDamaged), "unverifiable": each(engine.ListUnverifiable),
 	})
 }
@@ -145,6 +151,7 @@ func writeDestAuditJSON(w io.Writer, r *engine.AuditReport, dest string) error {
 func destAuditJSONOf(r *engine.AuditReport, dest string) destAuditJSON {
 	return destAuditJSON{
 		InSync: r.InSync(), Same: r.Same, Missing: nonNil(r.Missing), Changed: nonNil(r.Changed), Extra: nonNil(r.Extra), PendingDeletes: r.PendingDeletes,
+		Stray: nonNil(r.Stray), Protected: r.Protected,
 		Unannounced: nonNil(r.Unannounced), Damaged: nonNil(r.Damaged), Unverifiable: nonNil(r.Unverifiable),
 		Source: r.Source, Dest: dest, Document: r.Document, At: timeOrNull(r.At), Point: timeOrNull(r.Point),
 		Excluded: r.Excluded, OutOfSelection: r.OutOfSelection(), Unselected: r.Unselected, Collisions: r.Collisions,
@@ -154,8 +161,9 @@ func destAuditJSONOf(r *engine.AuditReport, dest string) destAuditJSON {
 }
 
 // writeDestAuditText writes the comparison for people: counts, then the
-// resources of each kind of difference.
-func writeDestAuditText(w io.Writer, st textStyles, r *engine.AuditReport, dest string) {
+// resources of each kind of difference. destArg and target are the DEST and
+// URL as given, for the commands it proposes.
+func writeDestAuditText(w io.Writer, st textStyles, r *engine.AuditReport, dest, destArg, target string) {
 	fmt.Fprintf(w, "%s %s ↔ %s\n", st.title("audit"), esc(dest), esc(r.Source))
 	fmt.Fprintf(w, "  the Resource List %s (at %s), the changes since; the copy's point %s\n", esc(r.Document), datetimeOrNone(r.At), datetimeOrNone(r.Point))
 	fmt.Fprintf(w, "  %s local copies hashed (%s) in %s\n", display.Count(r.Hashed), display.Size(r.HashedBytes), r.Elapsed.Round(time.Millisecond))
@@ -231,6 +239,7 @@ func writeDestAuditText(w io.Writer, st textStyles, r *engine.AuditReport, dest 
 		fmt.Fprintf(w, "%s %s deleted at the Source, kept because the sync ran without --delete (kept on purpose, not a difference): rsx sync --delete removes %s\n",
 			st.dim("·"), display.Plural(r.PendingDeletes, "extra resource was", "extra resources were"), map[bool]string{true: "it", false: "them"}[r.PendingDeletes == 1])
 	}
+	writeStrayText(w, st, r, destArg, target)
 	switch {
 	case r.InSync():
 		fmt.Fprintf(w, "%s in sync\n", st.rule("✓"))
@@ -242,4 +251,31 @@ func writeDestAuditText(w io.Writer, st textStyles, r *engine.AuditReport, dest 
 	default:
 		fmt.Fprintf(w, "%s not in sync\n", st.err("✗"))
 	}
+}
+
+// writeStrayText says what the stray files among the extra ones are and
+// the command that moves them to the trash, and what the protect list kept.
+func writeStrayText(w io.Writer, st textStyles, r *engine.AuditReport, destArg, target string) {
+	if n := r.Len(engine.ListStray); n > 0 {
+		it := map[bool]string{true: "it", false: "them"}[n == 1]
+		fmt.Fprintf(w, "%s %s in the Source's folders of DEST that no resource owns: rsx sync --delete --dest %s %s moves %s to the trash (%s/); list %s in %s to keep %s\n",
+			st.err("✗"), display.Plural(n, "extra file is a stray file", "extra files are stray files"), esc(shellWord(destArg)), esc(shellWord(target)), it,
+			store.TrashDir, it, engine.ProtectFile, it)
+	}
+	if r.Protected > 0 {
+		fmt.Fprintf(w, "%s %s in the Source's folders kept by the protect list %s (not counted)\n", st.dim("·"),
+			display.Plural(r.Protected, "file", "files"), engine.ProtectFile)
+	}
+}
+
+// shellWord quotes s for a POSIX shell when it holds anything but the
+// characters a word needs no quotes for, so that a proposed command can be
+// pasted as it is.
+func shellWord(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("@%+=:,./_-", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -144,6 +144,7 @@ found, and 2 when the job could not be done.`,
 		newSyncCmd(a),
 		newBagCmd(a),
 		newLogCmd(a),
+		newTrashCmd(a),
 		newConfigCmd(a),
 	)
 	return a, root

@@ -48,6 +48,10 @@ type syncFlags struct {
 	maxSize          byteSize
 	stallTimeout     time.Duration
 	resourceTimeout  resourceTimeoutFlag
+	// maxDelete bounds the deletions of a run with --delete (-1: none);
+	// trashKeep empties the trash's folders older than it at the start.
+	maxDelete int
+	trashKeep age
 }
 
 // errNoDest: rsx sync without --dest. A copy goes where it is told, never
@@ -151,7 +155,13 @@ applied. With --json, standard output is JSON Lines: the catch-up's sync
 object, one object per event, the whole run's sync object at the end.
 
 Deletions are applied with --delete; without it they are remembered, and a
-later run with --delete applies them. --include and --exclude (RE2 on the URI,
+later run with --delete applies them. With --delete, the stray files of the
+Source's folders of DEST (files no resource of any Source owns, that
+DEST/.rsxignore does not keep) are moved to the trash, DEST/.rsx/trash/, when
+the run reconciles the copy or an audit found some (rsx trash lists and
+empties it; --trash-keep D empties what is older than D at the start).
+--max-delete N: when more than N resources and stray files would go, none
+does (exit status 1). --include and --exclude (RE2 on the URI,
 repeatable) and --map PREFIX=DIR are stored with the state: later runs apply
 them; new ones replace them (--clear-selection drops them), and the run says
 so. Resources outside the Source's authority are refused unless
@@ -216,7 +226,9 @@ copy is in step, 1 when failures are outstanding or a poll found a gap.`,
 	fs.StringArrayVar(&f.exclude, "exclude", nil, "do not copy resources whose URI matches `RE` (repeatable; stored)")
 	fs.StringArrayVar(&f.maps, "map", nil, "copy the URIs that start with PREFIX under the folder DIR: `PREFIX=DIR` (repeatable; stored)")
 	fs.BoolVar(&f.clearSelection, "clear-selection", false, "drop the stored --include, --exclude and --map")
-	fs.BoolVar(&f.delete, "delete", false, "apply deletions (without it they are remembered for a later run with --delete)")
+	fs.BoolVar(&f.delete, "delete", false, "apply deletions, and move the stray files of the Source's folders to the trash (without it deletions are remembered for a later run with --delete)")
+	fs.IntVar(&f.maxDelete, "max-delete", -1, "with --delete: when more than `N` resources and stray files would go, delete none (exit status 1)")
+	fs.Var(&f.trashKeep, "trash-keep", "empty the folders of DEST/.rsx/trash older than `D` at the start (30d, 12h)")
 	fs.BoolVar(&f.checksum, "checksum", false, "reconcile: hash every file of the copy against its recorded digests and those the Source declares, and fetch what differs")
 	fs.BoolVar(&f.dryRun, "dry-run", false, "print the plan; write nothing to DEST (not even DEST or DEST/.rsx: works on a read-only DEST)")
 	fs.BoolVar(&f.allowOtherHosts, "allow-other-hosts", false, "copy resources outside the Source's authority")
@@ -253,6 +265,7 @@ func (f syncFlags) planOptions(cmd *cobra.Command) (engine.PlanOptions, error) {
 		o.Selection = &state.Selection{Include: f.include, Exclude: f.exclude, Map: f.maps}
 	}
 	o.Delete = f.delete
+	o.LimitDeletes, o.MaxDelete = f.maxDelete >= 0, f.maxDelete
 	o.Checksum = f.checksum
 	o.AllowOtherHosts = f.allowOtherHosts
 	if f.follow && f.dryRun {
@@ -315,6 +328,11 @@ func (a *app) runSync(cmd *cobra.Command, f syncFlags, target string) error {
 	ctx, client, st, sess, bar := d.ctx, d.client, d.st, d.sess, d.bar
 	if l := sess.Lock(); l.TookOver != nil && !f.json {
 		fmt.Fprintf(a.err, "rsx: the lock of an interrupted run (%s) was taken over; %s temporary files removed\n", l.TookOver, display.Count(l.Removed))
+	}
+	if f.trashKeep > 0 && !f.dryRun {
+		if err := a.keepTrash(ctx, st, f); err != nil {
+			return failed(fmt.Errorf("sync: %w", err))
+		}
 	}
 
 	started := time.Now()
@@ -379,7 +397,7 @@ func (a *app) runSync(cmd *cobra.Command, f syncFlags, target string) error {
 	switch {
 	case res != nil:
 		code = res.ExitStatus()
-	case p.Gap != nil || len(p.Problems) > 0:
+	case p.Gap != nil || len(p.Problems) > 0 || p.DeletesHeld > 0:
 		code = exitFound
 	}
 	if f.json {
@@ -659,7 +677,11 @@ func writeSyncPlan(w io.Writer, st textStyles, p *engine.Plan, dest string, dryR
 			fmt.Fprintf(w, " (%s of them lose a path to another resource)", display.Count(s.Collisions))
 		}
 	}
+	if s.Trash > 0 {
+		fmt.Fprintf(w, ", %s to the trash", display.Plural(s.Trash, "stray file", "stray files"))
+	}
 	fmt.Fprintln(w)
+	writePlanStrays(w, st, p, dryRun)
 	for _, warn := range p.Warnings {
 		fmt.Fprintf(w, "%s %s\n", st.warn("!"), esc(warn))
 	}
@@ -725,6 +747,10 @@ func writeSyncResult(w io.Writer, st textStyles, r *engine.Result) {
 		fmt.Fprintf(w, "  %s %s: run with --delete to apply\n", st.dim("·"), display.Plural(r.Pending, "deletion remembered", "deletions remembered"))
 	}
 	writeVouched(w, st, r.Vouched)
+	if r.Trashed > 0 {
+		fmt.Fprintf(w, "  %s %s moved to the trash, %s/ (rsx trash lists and empties it)\n", st.dim("·"),
+			display.Plural(r.Trashed, "stray file", "stray files"), esc(r.TrashFolder))
+	}
 	if n := len(r.Plan.ArchivedLists); n > 0 {
 		what := display.Plural(n, "archived Change List", "archived Change Lists")
 		if r.Plan.ArchivedLists[0].Kind == "changedump" {
@@ -821,8 +847,14 @@ type syncJSON struct {
 	// StateUploaded is the bytes of state this run uploaded to a bucket
 	// destination (its batches' changes, compactions); null for a folder
 	// and for a dry run.
-	StateUploaded *int64  `json:"state_uploaded"`
-	Seconds       float64 `json:"seconds"`
+	StateUploaded *int64 `json:"state_uploaded"`
+	// Trashed counts the stray files moved to the trash, into
+	// TrashFolder (relative to DEST; null when none was); DeletesHeld the
+	// deletions --max-delete held (none made).
+	Trashed     int     `json:"trashed"`
+	TrashFolder *string `json:"trash_folder"`
+	DeletesHeld int     `json:"deletes_held"`
+	Seconds     float64 `json:"seconds"`
 	// Vouched are the resources of a baseline that changed at the Source
 	// after its Resource List's at, taken as its Change List records them
 	// (engine.Result.Vouched).
@@ -922,6 +954,13 @@ type syncPlanJSON struct {
 	// Items are a dry run's decisions by kind, every one (syncplan.go);
 	// absent when the plan ran.
 	Items planItemsJSON `json:"items,omitempty"`
+
+	// Trash lists the stray files the run moves (a dry run: would move)
+	// to the trash, the first 10,000; null when the plan did not look for
+	// them (no --delete, or neither a reconcile nor an audit that found
+	// some). Protected counts the files the protect list kept.
+	Trash     []string `json:"trash"`
+	Protected int      `json:"protected"`
 }
 
 func timeOrNull(t time.Time) *string {
@@ -951,7 +990,11 @@ func syncJSONOf(p *engine.Plan, res *engine.Result, dest string, dryRun bool, el
 		Selection: syncSelJSON{Include: nonNil(p.Selection.Include), Exclude: nonNil(p.Selection.Exclude), Map: nonNil(p.Selection.Map)}, SelectionReplaced: p.PreviousSelection != nil, Seconds: elapsed.Seconds(),
 		Plan: syncPlanJSON{Create: s.Create, Update: s.Update, Delete: s.Delete, PendingDelete: s.PendingDelete, Unchanged: s.Unchanged,
 			Excluded: s.Excluded, Refused: s.Refused, Collisions: s.Collisions, Vanished: s.Vanished, SkippedChanges: s.SkippedChanges, SuspectDatetimes: s.SuspectDatetimes, Bytes: s.Bytes,
-			UnknownBytes: s.UnknownBytes, Documents: s.Documents, Entries: s.Entries},
+			UnknownBytes: s.UnknownBytes, Documents: s.Documents, Entries: s.Entries, Protected: s.Protected},
+		DeletesHeld: p.DeletesHeld,
+	}
+	if p.StrayLooked {
+		out.Plan.Trash = nonNil(p.Strays)
 	}
 	if p.CapabilityList != "" {
 		cl := p.CapabilityList
@@ -982,6 +1025,11 @@ func syncJSONOf(p *engine.Plan, res *engine.Result, dest string, dryRun bool, el
 		out.Plan.Items = planItemsOf(p)
 	case res != nil:
 		out.Created, out.Updated, out.Deleted, out.Adopted, out.Bytes = res.Created, res.Updated, res.Deleted, res.Adopted, res.Bytes
+		out.Trashed = res.Trashed
+		if res.TrashFolder != "" {
+			tf := res.TrashFolder
+			out.TrashFolder = &tf
+		}
 		out.BackOffs = res.BackOffs
 		out.Failed = failJSON(res.Failed)
 		for _, v := range res.Vouched {

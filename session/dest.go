@@ -82,6 +82,10 @@ type SyncRequest struct {
 	// Only are the resources to copy (those marked, or those shown); nil
 	// copies the whole Source, as rsx sync does.
 	Only []string
+	// Trash are the stray files an audit found (paths of DEST): a plan that
+	// applies deletions moves those still stray to the trash
+	// (engine.PlanOptions.Strays).
+	Trash []string
 }
 
 // SyncUpdate is a progress report of a sync, with the failures since the
@@ -229,7 +233,7 @@ func (j *Sync) Plan(ctx context.Context, delete bool) (*SyncPlan, error) {
 		j.only = plan.NewURISet(j.req.Only)
 	}
 	j.dropPlan()
-	p, err := j.es.Plan(ctx, j.req.Target, engine.PlanOptions{Delete: delete, Only: j.only})
+	p, err := j.es.Plan(ctx, j.req.Target, engine.PlanOptions{Delete: delete, Only: j.only, Strays: j.req.Trash})
 	if err != nil {
 		return nil, err
 	}

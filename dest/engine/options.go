@@ -123,6 +123,10 @@ type Options struct {
 	// Source's Resource List (or Dump) and before it decides the deletions
 	// and the collisions: the tests measure there what planning holds.
 	listRead func()
+	// findPaths, when set, replaces the state's look-up of paths
+	// (state.DB.FindPaths) in an audit's search for extra files: the
+	// tests make it fail.
+	findPaths func(ctx context.Context, paths []string, found func(int) error) error
 }
 
 func (o Options) withDefaults() Options {
@@ -173,8 +177,22 @@ type PlanOptions struct {
 	// Selection replaces the stored selection (--include, --exclude, --map)
 	// when not nil; nil applies the stored one.
 	Selection *state.Selection
-	// Delete applies deletions; without it they are remembered.
+	// Delete applies deletions; without it they are remembered. With it,
+	// a plan that looks for stray files (a reconcile, or after an audit
+	// found some: stray.go) moves them to the trash.
 	Delete bool
+	// LimitDeletes bounds the deletions of a plan with Delete, as rclone's
+	// and rsync's --max-delete do: when more than MaxDelete resources and
+	// stray files together would go, none does (the deletions are
+	// remembered, the stray files stay, Plan.DeletesHeld counts them) and
+	// the run fails; the rest of the plan is carried out.
+	LimitDeletes bool
+	MaxDelete    int
+	// Strays, when not nil, are the stray files an audit found (paths of
+	// DEST: the explorer's audit page): a plan with Delete moves those of
+	// them still stray to the trash, instead of listing the Source's part
+	// for them, whatever Only limits the plan to.
+	Strays []string
 	// AllowOtherHosts copies resources outside the Source's authority (the
 	// hosts of its Capability List and of the URL given).
 	AllowOtherHosts bool

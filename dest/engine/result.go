@@ -57,6 +57,10 @@ type Result struct {
 	Created, Updated, Deleted, Adopted, Pending, Touched int
 	// Bytes is what was written.
 	Bytes int64
+	// Trashed counts the stray files moved to the trash, into TrashFolder
+	// (DEST/.rsx/trash/NAME, relative to DEST; "" when none was).
+	Trashed     int
+	TrashFolder string
 	// BackOffs counts the downloads that met resistance (retried, or 429
 	// or 503 at the end): each halved the downloads at once.
 	BackOffs int
@@ -97,7 +101,8 @@ type Vouched struct {
 
 // OK reports whether the run did its whole plan without a failure.
 func (r *Result) OK() bool {
-	return r.FailedCount == 0 && r.Stopped == "" && len(r.Plan.Problems) == 0 && r.Plan.Gap == nil && r.Plan.Summary.Unmapped == 0
+	return r.FailedCount == 0 && r.Stopped == "" && len(r.Plan.Problems) == 0 && r.Plan.Gap == nil && r.Plan.Summary.Unmapped == 0 &&
+		r.Plan.DeletesHeld == 0
 }
 
 // ExitStatus is the exit status of rsx sync for the run: 2 when it was

@@ -338,6 +338,9 @@ func (r *runner) end(ctx context.Context, hist *state.Run, dispatchErr error) {
 		}
 		r.addFailure(Failure{URL: p.Source, Kind: KindState, Err: finishErr})
 	}
+	if finishErr == nil {
+		r.trashStrays(hist.ID)
+	}
 	// The documents the plan read, kept with the run (provenance.go).
 	if err := s.storeDocuments(wctx, hist.ID, r.srcID); err != nil && finishErr == nil {
 		r.addFailure(Failure{URL: p.Source, Kind: KindState, Err: err})
@@ -345,6 +348,7 @@ func (r *runner) end(ctx context.Context, hist *state.Run, dispatchErr error) {
 	res.Elapsed = s.opts.Now().Sub(r.started)
 	hist.Ended = s.opts.Now()
 	hist.Created, hist.Updated, hist.Deleted, hist.Failed, hist.Bytes = res.Created, res.Updated, res.Deleted, res.FailedCount, res.Bytes
+	hist.Trashed = res.Trashed
 	hist.Finished, hist.SyncedUntil, hist.Stopped, hist.ExitStatus = res.Finished, res.SyncedUntil, res.Stopped, res.ExitStatus()
 	if err := s.db.EndRun(wctx, hist); err != nil && finishErr == nil {
 		r.addFailure(Failure{URL: p.Source, Kind: KindState, Err: err})
@@ -462,7 +466,10 @@ func (r *runner) dispatch(jobs chan<- *Item) error {
 			}
 		}
 		it2 := *it
-		switch it.Action {
+		if it.Action == plan.Delete && r.p.DeletesHeld > 0 {
+			it2.Action = plan.PendingDelete // --max-delete: remembered, not made
+		}
+		switch it2.Action {
 		case plan.PendingDelete:
 			r.results <- outcome{kind: outPending, it: &it2}
 			return nil
@@ -503,6 +510,10 @@ func (r *runner) remove(it *Item) outcome {
 	}
 	if err != nil {
 		return r.failed(it, "", KindState, err)
+	}
+	if r.p.protect.keeps(row.Path) {
+		// The protect list keeps the file: the row goes, the file stays.
+		return outcome{kind: outRemoved, it: it, res: state.Resource{Path: row.Path}}
 	}
 	if err := r.s.st.Remove(r.ctx, row.Path); err != nil {
 		return r.failed(it, row.Path, KindWrite, err)

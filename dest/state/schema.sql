@@ -1,4 +1,4 @@
--- The state of an rsx destination, schema version 5.
+-- The state of an rsx destination, schema version 6.
 --
 -- One SQLite database per destination: DEST/.rsx/state.db for a folder; for a
 -- bucket, a local cache copy replicated by its changes to PREFIX/.rsx/state/.
@@ -36,8 +36,11 @@ CREATE TABLE source (
   baseline_done TEXT,           -- when the baseline was finished; NULL while it is not
   synced_until  TEXT,           -- every change up to this datetime is applied (NULL: none since the baseline)
   last_run      TEXT,           -- when the last run for this Source ended
-  reconcile_due TEXT            -- an audit found the copy not in sync then: the next sync (mode auto)
+  reconcile_due TEXT,           -- an audit found the copy not in sync then: the next sync (mode auto)
                                 -- reconciles it with the Source; cleared when a baseline is finished
+  stray_due     TEXT            -- an audit found stray files (files no resource owns) in the Source's part
+                                -- of DEST then: the next sync with --delete looks for them and moves them to
+                                -- the trash (DEST/.rsx/trash/); cleared when one has
 );
 
 -- selection: the --include, --exclude and --map options of the last run, in the
@@ -123,7 +126,8 @@ CREATE TABLE run (
   synced_until TEXT,             -- the copy's point after the run
   stopped      TEXT,             -- why the run ended before its plan did: 'interrupted' (ctrl+c, SIGTERM), 'interrupted (no end recorded)' (killed), …
   exit_status  INTEGER,          -- as rsx sync exits: 0 done, 1 something failed, 2 stopped; NULL while going on
-  rsx_version  TEXT NOT NULL     -- the rsx that ran it
+  rsx_version  TEXT NOT NULL,    -- the rsx that ran it
+  trashed      INTEGER NOT NULL DEFAULT 0 -- stray files moved to the trash (DEST/.rsx/trash/RUN-FOLDER/, which lists them)
 );
 CREATE INDEX run_source ON run (source_id, id);
 

@@ -43,7 +43,12 @@ import (
 )
 
 // SchemaVersion is the version of the schema this package writes and reads.
-const SchemaVersion = 5
+const SchemaVersion = 6
+
+// versionStray is the schema version that added source.stray_due and
+// run.trashed (a file of an older version opened read-only reads them as
+// empty: DB.since).
+const versionStray = 6
 
 //go:embed schema.sql
 var schemaSQL string
@@ -312,6 +317,10 @@ var migrations = []string{
 	  UPDATE source SET reconcile_due = coalesce(reconcile_due, strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))
 	  WHERE id IN (SELECT source_id FROM held WHERE owner_key = old.path_key AND owner_id = old.source_id);
 	END;`,
+	// 5 → 6: stray files, found by an audit and moved to the trash by a
+	// sync with --delete.
+	`ALTER TABLE source ADD COLUMN stray_due TEXT;
+	ALTER TABLE run ADD COLUMN trashed INTEGER NOT NULL DEFAULT 0;`,
 }
 
 // Path is the database file.
@@ -384,6 +393,20 @@ type Source struct {
 	// ReconcileDue is when an audit found the copy not in sync (zero: none
 	// did since the last finished baseline): the next sync reconciles.
 	ReconcileDue time.Time
+	// StrayDue is when an audit found stray files in the Source's part of
+	// DEST (zero: none since a sync with --delete looked for them): the
+	// next sync with --delete looks for them, whatever its mode.
+	StrayDue time.Time
+}
+
+// since is column when the file's schema has it (version v or later), else
+// NULL: a file of an older rsx opened read-only is not upgraded, and reads
+// as though the column were empty.
+func (db *DB) since(v int, column string) string {
+	if db.version < v {
+		return "NULL"
+	}
+	return column
 }
 
 // Point is the datetime from which incremental sync continues: the later of
@@ -401,7 +424,7 @@ var ErrNoSource = errors.New("no state for this Source")
 // Source returns the row of the Source keyed by url, or an error wrapping
 // ErrNoSource.
 func (db *DB) Source(ctx context.Context, sourceURL string) (Source, error) {
-	row := db.sql.QueryRowContext(ctx, `SELECT id, url, created, baseline_kind, baseline_url, baseline_at, baseline_done, synced_until, last_run, reconcile_due FROM source WHERE url = ?`, sourceURL)
+	row := db.sql.QueryRowContext(ctx, `SELECT id, url, created, baseline_kind, baseline_url, baseline_at, baseline_done, synced_until, last_run, reconcile_due, `+db.since(versionStray, "stray_due")+` FROM source WHERE url = ?`, sourceURL)
 	src, err := scanSource(row)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Source{}, fmt.Errorf("read state of %s: %w", sourceURL, ErrNoSource)
@@ -417,7 +440,7 @@ func (db *DB) Source(ctx context.Context, sourceURL string) (Source, error) {
 
 // Sources returns every Source, in the order they were first synced.
 func (db *DB) Sources(ctx context.Context) ([]Source, error) {
-	rows, err := db.sql.QueryContext(ctx, `SELECT id, url, created, baseline_kind, baseline_url, baseline_at, baseline_done, synced_until, last_run, reconcile_due FROM source ORDER BY id`)
+	rows, err := db.sql.QueryContext(ctx, `SELECT id, url, created, baseline_kind, baseline_url, baseline_at, baseline_done, synced_until, last_run, reconcile_due, `+db.since(versionStray, "stray_due")+` FROM source ORDER BY id`)
 	if err != nil {
 		return nil, fmt.Errorf("list Sources in %s: %w", db.path, err)
 	}
@@ -457,11 +480,11 @@ type scanner interface{ Scan(dest ...any) error }
 
 func scanSource(r scanner) (Source, error) {
 	var s Source
-	var created, kind, burl, at, done, until, last, due sql.NullString
-	if err := r.Scan(&s.ID, &s.URL, &created, &kind, &burl, &at, &done, &until, &last, &due); err != nil {
+	var created, kind, burl, at, done, until, last, due, stray sql.NullString
+	if err := r.Scan(&s.ID, &s.URL, &created, &kind, &burl, &at, &done, &until, &last, &due, &stray); err != nil {
 		return s, err
 	}
-	s.ReconcileDue = parseTime(due)
+	s.ReconcileDue, s.StrayDue = parseTime(due), parseTime(stray)
 	s.Created = parseTime(created)
 	s.Baseline = Baseline{Kind: kind.String, URL: burl.String, At: parseTime(at), Done: parseTime(done)}
 	s.SyncedUntil = parseTime(until)

@@ -421,6 +421,16 @@ func (w *Writer) SetReconcileDue(ctx context.Context, sourceID int64, at time.Ti
 	return w.done(ctx)
 }
 
+// SetStrayDue records that an audit found stray files in a Source's part of
+// DEST at at (zero: none left, or a sync with --delete moved them to the
+// trash).
+func (w *Writer) SetStrayDue(ctx context.Context, sourceID int64, at time.Time) error {
+	if _, err := w.exec(ctx, fmt.Sprintf("record the stray files of Source %d", sourceID), `UPDATE source SET stray_due = ? WHERE id = ?`, clockOrNull(at), sourceID); err != nil {
+		return err
+	}
+	return w.done(ctx)
+}
+
 // SetBaseline records a Source's baseline.
 func (w *Writer) SetBaseline(ctx context.Context, sourceID int64, b Baseline) error {
 	if b.Kind != "" && b.Kind != "list" && b.Kind != "dump" {

@@ -469,8 +469,34 @@ func (v *Sync) planRows() {
 				" " + st.Value.Render(size) + "  " + st.Dim.Render(components.Escape(it.Reason))
 		}})
 	}
+	if v.plan.StrayLooked && v.plan.DeletesHeld == 0 {
+		for _, path := range v.plan.Strays {
+			v.rows = append(v.rows, syncRow{draw: func(w int) string {
+				return st.Deleted.Render("trash  ") + " " + st.URL.Render(cellsOf(v.c).Cell(components.Escape(path), max(w-8, 20), false, components.TruncMiddle))
+			}})
+		}
+	}
 	v.list.SetLen(len(v.rows))
 	v.list.Select(0)
+}
+
+// trashLine says what the plan does with stray files: those it moves to
+// the trash (deletions applied), or those an audit found that stay until
+// deletions are turned on.
+func (v *Sync) trashLine() string {
+	st, p := v.c.Styles, v.plan
+	label := "  " + st.Label.Render("trash     ")
+	switch n := p.Summary.Trash; {
+	case p.StrayLooked && p.DeletesHeld > 0:
+		return label + st.Error.Render(fmt.Sprintf("held: %s would go", display.Plural(p.DeletesHeld, "deletion", "deletions")))
+	case p.StrayLooked && n > 0:
+		return label + st.Deleted.Render(display.Plural(n, "stray file", "stray files")+" move to DEST/.rsx/trash") + st.Dim.Render(" when enter runs the plan (d: keep them)")
+	case p.StrayLooked && len(v.job.Request().Trash) > 0:
+		return label + st.Dim.Render("none of the stray files the audit found is stray any more")
+	case !p.Delete && len(v.job.Request().Trash) > 0:
+		return label + st.Value.Render("off") + st.Dim.Render(": "+display.Plural(len(v.job.Request().Trash), "stray file", "stray files")+" the audit found stay (d moves them to the trash)")
+	}
+	return ""
 }
 
 func (v *Sync) runRows() {
@@ -683,6 +709,9 @@ func (v *Sync) planHead(w int) []string {
 		del += st.Dim.Render(" (d applies them)")
 	}
 	lines = append(lines, del)
+	if l := v.trashLine(); l != "" {
+		lines = append(lines, l)
+	}
 	if p.Reconcile {
 		// The copy's files were checked, not only the state.
 		rc := "  " + st.Label.Render("reconcile ") + st.Value.Render(display.Plural(s.Checked, "file", "files")+" of the copy checked")
@@ -724,11 +753,15 @@ func (v *Sync) planHead(w int) []string {
 	for _, n := range p.Notes {
 		lines = append(lines, noteLines(cellsOf(v.c), st.Dim, "·", components.Escape(n), w, v.noteMax)...)
 	}
-	title := fmt.Sprintf("What will change (%s)", components.Count(len(p.Items)+p.More))
+	trash := 0
+	if p.StrayLooked && p.DeletesHeld == 0 {
+		trash = s.Trash
+	}
+	title := fmt.Sprintf("What will change (%s)", components.Count(len(p.Items)+p.More+trash))
 	if p.More > 0 {
 		title += fmt.Sprintf(", the first %s", components.Count(len(p.Items)))
 	}
-	if len(p.Items) == 0 {
+	if len(p.Items) == 0 && trash == 0 {
 		title = "Nothing to change"
 	}
 	lines = append(lines, "", st.Section.Render(title))
@@ -880,6 +913,9 @@ func (v *Sync) resultHead(w int) []string {
 	}
 	if r.Pending > 0 {
 		notes = append(notes, display.Plural(r.Pending, "deletion remembered", "deletions remembered")+" (apply them with the delete toggle, d, on the plan)")
+	}
+	if r.Trashed > 0 {
+		notes = append(notes, display.Plural(r.Trashed, "stray file", "stray files")+" moved to the trash, "+r.TrashFolder+" (rsx trash lists and empties it)")
 	}
 	if r.BackOffs > 0 {
 		notes = append(notes, fmt.Sprintf("the Source pushed back %s: fewer resources were fetched at once", display.Plural(r.BackOffs, "time", "times")))
