@@ -252,7 +252,7 @@ func (s *Dest) Run(ctx context.Context, p *Plan) (*Result, error) {
 		r.setStopped("the plan could not be read: " + dispatchErr.Error())
 	}
 	if ctx.Err() != nil && r.stopReason() == "" {
-		r.setStopped("interrupted")
+		r.setStopped(stopReason(ctx))
 	}
 	res.Stopped = r.stopReason()
 	res.Bytes = r.bytes.Load()
