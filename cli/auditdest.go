@@ -2,18 +2,17 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
+	"os/signal"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"rsx/dest/engine"
-	"rsx/dest/store"
+	"rsx/dest/job"
 	"rsx/display"
 )
 
@@ -29,54 +28,39 @@ func (a *app) runDestAudit(cmd *cobra.Command, f auditFlags, target string) erro
 			return failed(fmt.Errorf("audit --dest: --%s is an option of the spot audit (the copy's own selection applies)", name))
 		}
 	}
-	d, err := a.openDestForAudit(ctx, cmd, target, f.dest)
-	if err != nil {
-		return failed(err)
-	}
-	defer d.close()
-	ctx, st, sess, bar := d.ctx, d.st, d.sess, d.bar
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
 	// The report keeps the first lines of each list the text shows, and
 	// spools the lists whole (in DEST's temporary folder) for --json, which
 	// writes them an element at a time: memory does not grow with them.
-	rep, err := sess.AuditWith(ctx, target, engine.AuditOptions{AllowOtherHosts: f.allowOtherHosts, Keep: maxTextLines})
+	req := job.AuditRequest{Target: target, Dest: f.dest, AllowOtherHosts: f.allowOtherHosts, Keep: maxTextLines}
+	var bar *syncBar
+	if isTerminal(a.err) {
+		bar = newSyncBar(a.err)
+		req.Progress = bar.update
+	}
+	r := a.runner().Audit(ctx, req)
 	bar.finish()
-	if err != nil {
-		if ctx.Err() != nil {
-			return failed(errors.New("audit: interrupted"))
-		}
-		return failed(fmt.Errorf("audit: %w", err))
+	defer r.Close()
+	if r.Unwritable {
+		fmt.Fprintf(a.err, "rsx: audit: %s cannot be written: audited read-only, nothing recorded in it\n", esc(f.dest))
 	}
-	defer rep.Close()
-	if f.json {
-		if err := writeDestAuditJSON(a.out, rep, st.String()); err != nil {
-			return failed(fmt.Errorf("audit: write the report: %w", err))
-		}
-	} else {
-		writeDestAuditText(a.out, newTextStyles(useColor(a.out)), rep, st.String())
+	if r.Err != nil {
+		return failed(r.Err)
 	}
-	if !rep.InSync() {
-		return foundProblems()
+	if err := writeDestAudit(a.out, r, f.json); err != nil {
+		return failed(fmt.Errorf("audit: write the report: %w", err))
 	}
-	return nil
+	return exitWith(r.ExitStatus)
 }
 
-// openDestForAudit opens DEST for audit --dest. A copy whose state can be
-// written is opened for writing, so that the audit records what it found; a
-// folder without a state (nothing to record), or one that cannot be written
-// (a read-only mount, a WORM volume, a snapshot), is opened read-only:
-// nothing is written to it, and standard error says so for the second.
-func (a *app) openDestForAudit(ctx context.Context, cmd *cobra.Command, target, dest string) (*openedDest, error) {
-	so := store.Options{ReadOnlyWhenUnwritable: true, TempDir: a.tempDir()}
-	if !strings.HasPrefix(dest, "s3://") {
-		if _, err := os.Stat(filepath.Join(dest, filepath.FromSlash(store.StateFile))); err != nil {
-			so.ReadOnly = true
-		}
+// writeDestAudit writes an audit of a copy: JSON, or text for people.
+func writeDestAudit(w io.Writer, r *job.AuditResult, asJSON bool) error {
+	if asJSON {
+		return writeDestAuditJSON(w, r.Report, r.Dest)
 	}
-	d, err := a.openDest(ctx, cmd, "audit", target, dest, so, engine.Options{})
-	if err == nil && !so.ReadOnly && d.sess.ReadOnly() {
-		fmt.Fprintf(a.err, "rsx: audit: %s cannot be written: audited read-only, nothing recorded in it\n", esc(dest))
-	}
-	return d, err
+	writeDestAuditText(w, newTextStyles(useColor(w)), r.Report, r.Dest)
+	return nil
 }
 
 // JSON of rsx audit --dest: the contract's fields (in_sync, same, missing,

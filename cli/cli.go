@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"rsx/config"
+	"rsx/dest/job"
 	"rsx/fetch"
 	"rsx/scratch"
 )
@@ -55,6 +56,8 @@ type app struct {
 	// notifications that brought it in, and what the run made of them
 	// out (fleetfollow.go).
 	notified *notifiedRun
+	// jobs opens the destinations of syncs and audits of a copy (jobs.go).
+	jobs *job.Runner
 }
 
 // tempDir is the folder for this run's temporary files ("" for the system's

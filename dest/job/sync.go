@@ -72,6 +72,9 @@ func (s *Sync) Store() store.Store { return s.o.st }
 // lock this one took over.
 func (s *Sync) Lock() *store.Lock { return s.o.dest.Lock() }
 
+// Started is when the sync was opened: its elapsed time counts from then.
+func (s *Sync) Started() time.Time { return s.started }
+
 // SetDelete changes whether the next plan applies deletions (the
 // explorer's toggle).
 func (s *Sync) SetDelete(delete bool) { s.req.Delete = delete }
