@@ -87,4 +87,3 @@ func TestDestAuditManyMissing(t *testing.T) {
 		}
 	}
 }
-
