@@ -14,8 +14,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"rsx/demo"
-	"rsx/dest/fleet"
 	"rsx/fetch"
+	"rsx/fleet"
 	"rsx/model"
 	"rsx/notify"
 	"rsx/session"

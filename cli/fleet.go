@@ -16,8 +16,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"rsx/dest/fleet"
 	"rsx/display"
+	"rsx/fleet"
 )
 
 // fleetJob is one Source of a fleet run: its settings resolved, and the

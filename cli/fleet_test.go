@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"rsx/dest/fleet"
+	"rsx/fleet"
 )
 
 // lockedBuf is a buffer one goroutine writes while another reads.

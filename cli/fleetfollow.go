@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
-	"rsx/dest/fleet"
 	"rsx/display"
+	"rsx/fleet"
 	"rsx/notify"
 )
 

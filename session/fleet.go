@@ -10,9 +10,9 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"rsx/crawl"
-	"rsx/dest/fleet"
 	"rsx/dest/state"
 	"rsx/dest/store"
+	"rsx/fleet"
 	"rsx/model"
 )
 
