@@ -22,11 +22,8 @@ func (a *app) runDestAudit(cmd *cobra.Command, f auditFlags, target string) erro
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	fl := cmd.Flags()
-	for _, name := range []string{"sample", "seed", "include", "exclude", "max-total-bytes", "timeout-total"} {
-		if fl.Changed(name) {
-			return failed(fmt.Errorf("audit --dest: --%s is an option of the spot audit (the copy's own selection applies)", name))
-		}
+	if err := f.destOnly(cmd); err != nil {
+		return failed(err)
 	}
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
@@ -52,6 +49,17 @@ func (a *app) runDestAudit(cmd *cobra.Command, f auditFlags, target string) erro
 		return failed(fmt.Errorf("audit: write the report: %w", err))
 	}
 	return exitWith(r.ExitStatus)
+}
+
+// destOnly refuses the options of the spot audit in an audit of a copy.
+func (f *auditFlags) destOnly(cmd *cobra.Command) error {
+	fl := cmd.Flags()
+	for _, name := range []string{"sample", "seed", "include", "exclude", "max-total-bytes", "timeout-total"} {
+		if fl.Changed(name) {
+			return fmt.Errorf("audit --dest: --%s is an option of the spot audit (the copy's own selection applies)", name)
+		}
+	}
+	return nil
 }
 
 // writeDestAudit writes an audit of a copy: JSON, or text for people.

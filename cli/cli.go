@@ -52,10 +52,6 @@ type app struct {
 	// fleetTimes are the fleet's bounds of time (fleetfollow.go); the zero
 	// value gives the documented ones, tests make them short.
 	fleetTimes fleetTimes
-	// notified, for a run of a following fleet's Source, carries the
-	// notifications that brought it in, and what the run made of them
-	// out (fleetfollow.go).
-	notified *notifiedRun
 	// jobs opens the destinations of syncs and audits of a copy (jobs.go).
 	jobs *job.Runner
 }

@@ -194,7 +194,7 @@ copy is in step, 1 when failures are outstanding or a poll found a gap.`,
 	fs.Var(&f.maxSize, "max-size", "largest resource to copy when it declares no length, e.g. 2GiB, 500MB (-1 = unlimited)")
 	fs.DurationVar(&f.stallTimeout, "stall-timeout", engine.DefaultStallTimeout, "fail a resource whose body brings less than 1 KiB a second over this long")
 	fs.DurationVar(&f.resourceTimeout, "resource-timeout", 0, "longest time one resource's fetch may take, redirects, retries and body included (0 = no limit)")
-	a.addSources(cmd, &f.json, &f.dest)
+	a.addSources(cmd, &f.json, &f.dest, f.fleetBase)
 	return cmd
 }
 
@@ -288,9 +288,6 @@ func (a *app) runSync(cmd *cobra.Command, f syncFlags, target string) error {
 		bar = newSyncBar(a.err)
 		req.Progress = bar.update
 	}
-	if n := a.notified; n != nil {
-		req.Notified = &job.Notified{Events: n.events, Covered: n.covered}
-	}
 	// The destination and the engine on it, opened as every caller opens
 	// them (dest/job): a dry run writes nothing to DEST, not even DEST
 	// itself or its .rsx.
@@ -304,10 +301,6 @@ func (a *app) runSync(cmd *cobra.Command, f syncFlags, target string) error {
 		fmt.Fprintf(a.err, "rsx: the lock of an interrupted run (%s) was taken over; %d temporary files removed\n", l.TookOver, l.Removed)
 	}
 	p, err := s.Plan(ctx)
-	if n := a.notified; n != nil {
-		o := s.Result().Notified
-		n.planned, n.channels, n.applied, n.until, n.fallback = o.Planned, o.Channels, o.Applied, o.Until, o.Fallback
-	}
 	if err != nil {
 		bar.finish()
 		return failed(job.PlanError(ctx, err))

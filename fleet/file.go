@@ -1,6 +1,13 @@
-// Package fleet reads the file that lists the Sources an aggregator keeps
-// (rsx sync --sources FILE, rsx audit --sources FILE, the explorer's fleet
-// page): docs/fleet.md is its reference.
+// Package fleet runs the Sources an aggregator keeps: it reads the file
+// that lists them (rsx sync --sources FILE, rsx audit --sources FILE, the
+// explorer's fleet page; docs/fleet.md is its reference), resolves each
+// Source's settings into a typed request (dest/job), and schedules the
+// runs through a runner: a round of every Source (Round), rounds until
+// stopped (Every), or a run of a Source when it notifies a change
+// (Follow). Sources run in parallel, never two of one host nor two of one
+// DEST at once, and none holds a DEST that others wait for longer than the
+// file's hold bound. Nothing here prints: the caller is told of what
+// happens through values and callbacks.
 package fleet
 
 import (
@@ -10,6 +17,7 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -24,6 +32,7 @@ import (
 //
 //	dest = "/archive"            # default destination of every Source
 //	parallel = 4                 # Sources synced at once (one per host and per DEST)
+//	hold = "3m"                  # longest a Source holds a DEST others wait for
 //	every = "6h"                 # with --every: default time between two runs of a Source
 //	delete = false               # defaults of every Source: delete, mode, checksum,
 //	rate = 2.0                   # include, exclude, allow_other_hosts, rate, concurrency
@@ -59,21 +68,45 @@ type Source struct {
 // File is a fleet file read.
 type File struct {
 	Source
-	Parallel int      `toml:"parallel"`
-	Sources  []Source `toml:"source"`
+	Parallel int `toml:"parallel"`
+	// Hold is the longest one Source may hold a DEST that other Sources
+	// wait for (a Go duration; "0" for no bound; default DefaultHold).
+	Hold    string   `toml:"hold"`
+	Sources []Source `toml:"source"`
+
+	// HoldBound is Hold parsed: DefaultHold when not given, 0 for none.
+	HoldBound time.Duration `toml:"-"`
 }
 
-// Read reads a fleet file: TOML when it parses as TOML with [[source]]
-// tables, else a plain list of URLs.
+// DefaultHold is the longest one Source holds a DEST that others wait for
+// when the file does not say: a Source that dribbles its bytes for ever
+// cannot keep the Sources that share its DEST from being synced for more
+// than this (its run stops, as an interrupted one does, and continues
+// after them).
+const DefaultHold = 3 * time.Minute
+
+// Read reads a fleet file: a plain list of URLs when every line that is
+// not blank nor a comment is one (a line that starts with http:// or
+// https:// is a Source whatever it holds, an = in a query string too);
+// else TOML, told by its own syntax (key = value, [[source]]).
 func Read(path string) (*File, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("--sources: %w", err)
 	}
 	var f File
-	md, terr := toml.Decode(string(data), &f)
-	switch {
-	case terr == nil && len(f.Sources) > 0:
+	if plain, line := plainList(data); plain {
+		f.Sources = plainSources(data)
+	} else {
+		md, terr := toml.Decode(string(data), &f)
+		switch {
+		case terr != nil && line > 0:
+			return nil, fmt.Errorf("--sources %s: line %d is a URL, but other lines are not: a plain list has one http(s) URL a line (# comments), the TOML form a [[source]] table a Source (%v)", path, line, terr)
+		case terr != nil:
+			return nil, fmt.Errorf("--sources %s: %v", path, terr)
+		case len(f.Sources) == 0:
+			return nil, fmt.Errorf("--sources %s: no [[source]] table: list the Sources as [[source]] tables with a url each, or write one URL a line", path)
+		}
 		if und := md.Undecoded(); len(und) > 0 {
 			keys := make([]string, len(und))
 			for i, k := range und {
@@ -81,33 +114,79 @@ func Read(path string) (*File, error) {
 			}
 			return nil, fmt.Errorf("--sources %s: unknown settings %s (docs/fleet.md lists them)", path, strings.Join(keys, ", "))
 		}
-	case looksLikeTOML(data):
-		if terr != nil {
-			return nil, fmt.Errorf("--sources %s: %v", path, terr)
-		}
-		return nil, fmt.Errorf("--sources %s: no [[source]] table: list the Sources as [[source]] tables with a url each, or write one URL a line", path)
-	default:
-		f = File{}
-		sc := bufio.NewScanner(bytes.NewReader(data))
-		n := 0
-		for sc.Scan() {
-			n++
-			line := strings.TrimSpace(sc.Text())
-			if line == "" || strings.HasPrefix(line, "#") {
-				continue
+	}
+	if err := f.check(path); err != nil {
+		return nil, err
+	}
+	return &f, nil
+}
+
+// plainList tells whether data is a plain list of URLs: no line that is
+// not blank, a comment or a URL looks like TOML (a table, a key = value).
+// line is the first URL line, when some line does.
+func plainList(data []byte) (plain bool, line int) {
+	plain = true
+	for i, l := range strings.Split(string(data), "\n") {
+		l = strings.TrimSpace(l)
+		switch {
+		case l == "" || strings.HasPrefix(l, "#"):
+		case isURLLine(l):
+			if line == 0 {
+				line = i + 1
 			}
-			f.Sources = append(f.Sources, Source{URL: line})
-		}
-		if err := sc.Err(); err != nil {
-			return nil, fmt.Errorf("--sources %s: %w", path, err)
+		case strings.HasPrefix(l, "[") || strings.Contains(l, "="):
+			plain = false
 		}
 	}
+	if plain {
+		line = 0
+	}
+	return plain, line
+}
+
+// isURLLine tells whether a line of the file is an http(s) URL.
+func isURLLine(l string) bool {
+	lower := strings.ToLower(l)
+	return strings.HasPrefix(lower, "http://") || strings.HasPrefix(lower, "https://")
+}
+
+// plainSources are the Sources of a plain list.
+func plainSources(data []byte) []Source {
+	var out []Source
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		out = append(out, Source{URL: line})
+	}
+	return out
+}
+
+// check checks the settings and drops the Sources disabled.
+func (f *File) check(path string) error {
 	if f.Parallel < 0 {
-		return nil, fmt.Errorf("--sources %s: parallel = %d: give 1 or more", path, f.Parallel)
+		return fmt.Errorf("--sources %s: parallel = %d: give 1 or more", path, f.Parallel)
 	}
-	var err2 error
-	if f.Interval, err2 = parseEvery(f.Every); err2 != nil {
-		return nil, fmt.Errorf("--sources %s: every = %q: %v", path, f.Every, err2)
+	var err error
+	if f.Interval, err = parseEvery(f.Every); err != nil {
+		return fmt.Errorf("--sources %s: every = %q: %v", path, f.Every, err)
+	}
+	f.HoldBound = DefaultHold
+	if f.Hold != "" {
+		d, err := time.ParseDuration(f.Hold)
+		if f.Hold == "0" {
+			d, err = 0, nil
+		}
+		if err != nil || d < 0 {
+			return fmt.Errorf("--sources %s: hold = %q: a duration such as 3m or 10m (\"0\": no bound)", path, f.Hold)
+		}
+		f.HoldBound = d
+	}
+	if err := checkLimits(&f.Source); err != nil {
+		return fmt.Errorf("--sources %s: %v", path, err)
 	}
 	seen := map[string]bool{}
 	kept := f.Sources[:0]
@@ -118,44 +197,65 @@ func Read(path string) (*File, error) {
 		}
 		u, err := url.Parse(s.URL)
 		if s.URL == "" || err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return nil, fmt.Errorf("%s: url %q is not an http(s) URL", where, s.URL)
+			return fmt.Errorf("%s: url %q is not an http(s) URL", where, s.URL)
 		}
 		if s.Mode != "" && s.Mode != "auto" && s.Mode != "baseline" && s.Mode != "incremental" {
-			return nil, fmt.Errorf("%s (%s): mode %q: auto, baseline or incremental", where, s.URL, s.Mode)
+			return fmt.Errorf("%s (%s): mode %q: auto, baseline or incremental", where, s.URL, s.Mode)
 		}
 		for _, re := range append(slices.Clone(s.Include), s.Exclude...) {
 			if _, err := regexp.Compile(re); err != nil {
-				return nil, fmt.Errorf("%s (%s): %q is not a regular expression: %v", where, s.URL, re, err)
+				return fmt.Errorf("%s (%s): %q is not a regular expression: %v", where, s.URL, re, err)
 			}
 		}
 		if s.Interval, err = parseEvery(s.Every); err != nil {
-			return nil, fmt.Errorf("%s (%s): every = %q: %v", where, s.URL, s.Every, err)
+			return fmt.Errorf("%s (%s): every = %q: %v", where, s.URL, s.Every, err)
 		}
-		key := s.URL + "\x00" + s.Dest
+		if err := checkLimits(&s); err != nil {
+			return fmt.Errorf("%s (%s): %v", where, s.URL, err)
+		}
+		// Duplicates are found once the file's default destination
+		// applies: dest = "" and the default written out are one.
+		key := s.URL + "\x00" + DestKey(firstNonEmpty(s.Dest, f.Dest))
 		if seen[key] {
-			return nil, fmt.Errorf("%s: %s is listed twice with the same destination", where, s.URL)
+			return fmt.Errorf("%s: %s is listed twice with the same destination", where, s.URL)
 		}
 		seen[key] = true
 		kept = append(kept, s)
 	}
 	f.Sources = kept
 	if len(f.Sources) == 0 {
-		return nil, fmt.Errorf("--sources %s: no Source in it", path)
+		return fmt.Errorf("--sources %s: no Source in it", path)
 	}
-	return &f, nil
+	return nil
 }
 
-func looksLikeTOML(data []byte) bool {
-	for _, line := range strings.Split(string(data), "\n") {
-		line = strings.TrimSpace(line)
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		if strings.HasPrefix(line, "[") || strings.Contains(line, "=") {
-			return true
+// checkLimits checks a Source's (or the file's) rate and concurrency.
+func checkLimits(s *Source) error {
+	if s.Rate != nil && *s.Rate < 0 {
+		return fmt.Errorf("rate = %g: requests a second, 0 or more (0: no limit)", *s.Rate)
+	}
+	if s.Concurrency != nil && *s.Concurrency < 1 {
+		return fmt.Errorf("concurrency = %d: requests in flight, 1 or more", *s.Concurrency)
+	}
+	return nil
+}
+
+// DestKey is the form of a destination by which two Sources are found to
+// share it: a folder's path cleaned (/archive/ and /archive are one).
+func DestKey(dest string) string {
+	if dest == "" || strings.Contains(dest, "://") || strings.HasSuffix(dest, ":") {
+		return dest
+	}
+	return filepath.Clean(dest)
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, x := range s {
+		if x != "" {
+			return x
 		}
 	}
-	return false
+	return ""
 }
 
 func parseEvery(s string) (time.Duration, error) {
