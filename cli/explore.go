@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"rsx/demo"
+	"rsx/dest/job"
 	"rsx/fetch"
 	"rsx/fleet"
 	"rsx/model"
@@ -110,8 +111,8 @@ func (a *app) runExplorer(cmd *cobra.Command, args []string) error {
 		// The notifications page connects as rsx watch does.
 		Notify: notify.Options{DialTimeout: opts.ConnectTimeout, HTTPClient: watchHTTPClient(opts),
 			Header: func(u string) http.Header { return watchHeader(opts, u) }},
-		Dest: session.DestOptions{Client: destClient, Concurrency: 2 * destClient.LimitsFor(target).Concurrency,
-			Resolve: a.sessionResolve}})
+		Dest: session.DestOptions{Client: destClient, Concurrency: job.Workers(destClient, target),
+			Resolve: a.sessionResolve, Runner: a.explorerRunner(demoSource)}})
 	dark, fixedTheme := a.exploreTheme()
 	m := ui.New(ui.Options{
 		Target: target,
@@ -131,6 +132,26 @@ func (a *app) runExplorer(cmd *cobra.Command, args []string) error {
 		return failed(fmt.Errorf("explorer: %w", err))
 	}
 	return nil
+}
+
+// explorerRunner is the runner of the explorer's syncs and audits of a
+// copy, the fleet page's included: the runner of the command line
+// (dest/job), but that nothing it does may write to the terminal the
+// explorer draws on (a wait before a retry shows on the exchanges).
+func (a *app) explorerRunner(demoSource bool) *job.Runner {
+	return &job.Runner{
+		HTTP: func(target string) (fetch.Options, error) {
+			o, err := a.http.options(target)
+			o.OnWait, o.OnThrottle = nil, nil
+			if demoSource {
+				o.NoCache = true // the demo lives on a new port each run
+			}
+			return o, err
+		},
+		Resolve: a.sessionResolve,
+		TempDir: a.tempDir,
+		Version: "rsx " + version,
+	}
 }
 
 // startExplorerDemo starts the built-in demo Source the explorer opens when

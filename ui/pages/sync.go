@@ -22,8 +22,9 @@ import (
 )
 
 // The sync page (:sync DIR): the plan — what will be created, updated,
-// deleted (only with the delete toggle, off by default), left unchanged, the
-// bytes, the destination, any gap in the Change Lists — with nothing written
+// deleted (only with the delete toggle: off, unless the request asks, as a
+// fleet entry's delete = true does), left unchanged, the bytes, the
+// destination, any gap in the Change Lists — with nothing written
 // until enter; then the run's progress — an overall bar, counts, bytes,
 // rate, time left, the resources in flight and the failures as they happen
 // (esc asks, then stops cleanly); then the result — created, updated,
@@ -98,7 +99,9 @@ type syncRow struct {
 
 // NewSync returns the page of job; Init plans.
 func NewSync(c *common.Common, job SyncJob, what string, open ResourceOpener) *Sync {
-	return &Sync{c: c, job: job, what: what, open: open.orNone(), list: components.NewList(components.Select)}
+	// The delete toggle starts as the request asks (a fleet entry's delete
+	// = true).
+	return &Sync{c: c, job: job, what: what, open: open.orNone(), list: components.NewList(components.Select), delete: job.Request().Delete}
 }
 
 // Messages of the page's commands; each carries the page and the
