@@ -85,7 +85,7 @@ func (a *app) runExplorer(cmd *cobra.Command, args []string) error {
 	// Nothing may write to the terminal the explorer draws on: a wait
 	// before a retry shows on the exchange (Exchange.WaitingUntil), the
 	// throttled hosts are the client's (Client.Throttled).
-	opts.OnWait, opts.OnThrottle = nil, nil
+	opts.OnWait, opts.OnThrottle = a.logWait, nil
 	if demoSource {
 		// The demo lives on a new port each run: caching it would only fill
 		// the cache with documents nobody asks for again.
@@ -142,7 +142,7 @@ func (a *app) explorerRunner(demoSource bool) *job.Runner {
 	return &job.Runner{
 		HTTP: func(target string) (fetch.Options, error) {
 			o, err := a.http.options(target)
-			o.OnWait, o.OnThrottle = nil, nil
+			o.OnWait, o.OnThrottle = a.logWait, nil
 			if demoSource {
 				o.NoCache = true // the demo lives on a new port each run
 			}
@@ -151,6 +151,7 @@ func (a *app) explorerRunner(demoSource bool) *job.Runner {
 		Resolve: a.sessionResolve,
 		TempDir: a.tempDir,
 		Version: "rsx " + version,
+		Log:     a.log(),
 	}
 }
 

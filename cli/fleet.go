@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"strings"
 	"sync"
 	"time"
@@ -121,6 +122,12 @@ func fleetRunOf(r *fleet.Run) (fleetRun, error) {
 		out.res.Result = json.RawMessage(bytes.TrimSpace(doc.Bytes()))
 	}
 	return out, nil
+}
+
+// logHeld logs a run the hold bound cut short.
+func logHeld(l *slog.Logger, r *fleet.Run) {
+	l.Warn("hold bound: a run stopped for the Sources waiting for its DEST", "source", redactURL(r.Job.Source.URL), "name", r.Job.Source.Name,
+		"dest", r.Job.Dest, "bound", r.Held.Bound.String(), "waiting", r.Held.Waiting, "held", r.Elapsed.Round(time.Millisecond).String())
 }
 
 // fleetLineText is the line a Source's run gives in the text output.
@@ -246,6 +253,7 @@ func (p *fleetPrinter) ended(i int, r *fleet.Run) {
 	}
 	if r.Held != nil {
 		p.cut[i]++
+		logHeld(p.a.log(), r)
 	}
 	p.done[r] = fr.res
 	if !p.asJSON {

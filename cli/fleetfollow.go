@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"strings"
 	"time"
 
@@ -44,7 +45,7 @@ func (t fleetTimes) rereadEvery() time.Duration {
 // fleetFollow follows every Source of the file until ctx is done;
 // everyGiven says whether every is --every's (else the default).
 func (a *app) fleetFollow(ctx context.Context, f fleetFlags, every time.Duration, everyGiven bool, debounce time.Duration) error {
-	pr := &fleetFollowPrinter{out: a.out, errw: a.err, json: f.asJSON, command: string(f.command),
+	pr := &fleetFollowPrinter{out: a.out, errw: a.err, json: f.asJSON, command: string(f.command), log: a.log(),
 		st: newTextStyles(useColor(a.out)), est: newTextStyles(useColor(a.err))}
 	bad, err := fleet.Follow(ctx, a.runner(), fleet.FollowOptions{Every: every, EveryGiven: everyGiven, Debounce: debounce,
 		Reread: a.fleetTimes.rereadEvery(), Load: f.load, Channels: fleetChannels{a}, Report: pr})
@@ -95,6 +96,7 @@ type fleetFollowPrinter struct {
 	json      bool
 	command   string
 	st, est   textStyles
+	log       *slog.Logger
 	err       error // the first write that failed
 }
 
@@ -284,6 +286,10 @@ func (p *fleetFollowPrinter) FileError(err error) {
 // ChannelEvent is fleet.FollowReporter's.
 func (p *fleetFollowPrinter) ChannelEvent(j fleet.Job, ev *notify.Event, catchUp bool) {
 	s := &j
+	if ev.Type == notify.EventDisconnected {
+		p.log.Warn("notification channel dropped", "source", redactURL(j.Source.URL), "name", j.Source.Name, "channel", redactURL(ev.Channel.URL),
+			"error", errText(ev.Err), "attempt", ev.Attempt, "retry", ev.Retry.String())
+	}
 	if p.json {
 		e := p.event(string(ev.Type), s)
 		e.Channel, e.Kind, e.Reconnect, e.CatchUp = ev.Channel.URL, string(ev.Channel.Kind), ev.Reconnect, catchUp
@@ -338,6 +344,9 @@ func (p *fleetFollowPrinter) Notification(j fleet.Job, ev *notify.Event, brings,
 
 // Ran is fleet.FollowReporter's.
 func (p *fleetFollowPrinter) Ran(r fleet.FollowRun) {
+	if r.Held != nil {
+		logHeld(p.log, r.Run)
+	}
 	fr, err := fleetRunOf(r.Run)
 	if err != nil && p.err == nil {
 		p.err = err

@@ -456,7 +456,8 @@ func TestSyncSourcesFollowNotification(t *testing.T) {
 func TestSyncSourcesFollowReconnects(t *testing.T) {
 	a := newChangingSource(t, true)
 	dir := t.TempDir()
-	f := startFleetFollow(t, writeFleet(t, dir, a), "--every", "1h", "--debounce", "50ms")
+	logFile := filepath.Join(dir, "rsx.log")
+	f := startFleetFollow(t, writeFleet(t, dir, a), "--every", "1h", "--debounce", "50ms", "--log-file", logFile)
 	f.wait(1, 20*time.Second, "start run", runOf(a, fleet.ReasonStart))
 	// A change the Source makes while the channel is down: no
 	// notification will bring it.
@@ -479,6 +480,10 @@ func TestSyncSourcesFollowReconnects(t *testing.T) {
 	}
 	if code := f.stop(); code != 0 {
 		t.Errorf("exit %d", code)
+	}
+	// The log file keeps the drop.
+	if l := logLines(t, logFile, "notification channel dropped"); len(l) != 1 || l[0]["channel"] != "ws"+strings.TrimPrefix(a.srv.URL, "http")+"/notify" {
+		t.Errorf("the log's drops: %v", l)
 	}
 }
 
@@ -670,7 +675,14 @@ func TestSyncSourcesFollowGapReadsTheChangeLists(t *testing.T) {
 	a := newChangingSource(t, true)
 	dir := t.TempDir()
 	dest := filepath.Join(dir, "copy0")
-	f := startFleetFollow(t, writeFleet(t, dir, a), "--every", "1h", "--debounce", "50ms")
+	logFile := filepath.Join(dir, "rsx.log")
+	t.Cleanup(func() {
+		// The log file keeps the fallback to the lists.
+		if l := logLines(t, logFile, "notifications not applied alone: the lists are read"); len(l) != 1 || !strings.Contains(fmt.Sprint(l[0]["why"]), "a gap") {
+			t.Errorf("the log's fallbacks: %v", l)
+		}
+	})
+	f := startFleetFollow(t, writeFleet(t, dir, a), "--every", "1h", "--debounce", "50ms", "--log-file", logFile)
 	f.wait(1, 20*time.Second, "start run", runOf(a, fleet.ReasonStart))
 	f.wait(1, 5*time.Second, "connection", func(l fleetFollowLine) bool { return l.Event == "connected" })
 

@@ -80,7 +80,8 @@ url = "`+honest+`/dataset2/capabilitylist.xml"
 	start := time.Now()
 	// The stall bound (the engine's, default 1m) ends the slow Source's
 	// second run in the test's time.
-	code, out, errs := runCmd(t, "sync", "--sources", file, "--stall-timeout", "6s", "--json")
+	logFile := filepath.Join(dir, "rsx.log")
+	code, out, errs := runCmd(t, "--log-file", logFile, "sync", "--sources", file, "--stall-timeout", "6s", "--json")
 	took := time.Since(start)
 	j := decodeOneJSON[fleetJSON](t, out, "sync --sources")
 	if code != 1 || len(j.Sources) != 2 {
@@ -102,6 +103,10 @@ url = "`+honest+`/dataset2/capabilitylist.xml"
 	}
 	if took > 30*time.Second {
 		t.Errorf("the fleet took %v", took)
+	}
+	// The log file keeps the cut.
+	if l := logLines(t, logFile, "hold bound: a run stopped for the Sources waiting for its DEST"); len(l) != 1 || l[0]["name"] != "slow" || l[0]["bound"] != "1s" {
+		t.Errorf("the log's hold-bound lines: %v", l)
 	}
 	// The history says why the first run stopped.
 	code, out, _ = runCmd(t, "log", "--json", dest)

@@ -17,6 +17,7 @@ func (a *app) runner() *job.Runner {
 			Resolve: a.sessionResolve,
 			TempDir: a.tempDir,
 			Version: "rsx " + version,
+			Log:     a.log(),
 		}
 	}
 	return a.jobs
