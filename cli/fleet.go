@@ -313,6 +313,7 @@ func (a *app) fleetForever(ctx context.Context, f fleetFlags, every time.Duratio
 		Every: every,
 		Load:  f.load,
 		Rounded: func(runs []*fleet.Run) {
+			defer func() { pr.done = map[*fleet.Run]fleetResult{} }() // the round's objects are written
 			if !f.asJSON {
 				return
 			}
@@ -326,7 +327,6 @@ func (a *app) fleetForever(ctx context.Context, f fleetFlags, every time.Duratio
 					pr.err = err
 				}
 			}
-			pr.done = map[*fleet.Run]fleetResult{}
 		},
 		FileError: func(err error) {
 			fmt.Fprintf(a.err, "rsx: %s --sources: %s; the last good list goes on\n", f.command, esc(err.Error()))

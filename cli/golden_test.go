@@ -498,6 +498,7 @@ dest = "`+filepath.Join(dir, "copy")+`"
 	var connected []string
 	var other []string
 	for _, l := range ls {
+		l = n.apply(l) // (its time first: sorted once normalised)
 		if strings.Contains(l, `"event":"connected"`) {
 			connected = append(connected, l)
 		} else {

@@ -11,13 +11,10 @@
 package fleet
 
 import (
-	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
 	"net/url"
 	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -115,78 +112,15 @@ func Read(path string) (*File, error) {
 			return nil, fmt.Errorf("--sources %s: unknown settings %s (docs/fleet.md lists them)", path, strings.Join(keys, ", "))
 		}
 	}
-	if err := f.check(path); err != nil {
-		return nil, err
-	}
-	return &f, nil
-}
-
-// plainList tells whether data is a plain list of URLs: no line that is
-// not blank, a comment or a URL looks like TOML (a table, a key = value).
-// line is the first URL line, when some line does.
-func plainList(data []byte) (plain bool, line int) {
-	plain = true
-	for i, l := range strings.Split(string(data), "\n") {
-		l = strings.TrimSpace(l)
-		switch {
-		case l == "" || strings.HasPrefix(l, "#"):
-		case isURLLine(l):
-			if line == 0 {
-				line = i + 1
-			}
-		case strings.HasPrefix(l, "[") || strings.Contains(l, "="):
-			plain = false
-		}
-	}
-	if plain {
-		line = 0
-	}
-	return plain, line
-}
-
-// isURLLine tells whether a line of the file is an http(s) URL.
-func isURLLine(l string) bool {
-	lower := strings.ToLower(l)
-	return strings.HasPrefix(lower, "http://") || strings.HasPrefix(lower, "https://")
-}
-
-// plainSources are the Sources of a plain list.
-func plainSources(data []byte) []Source {
-	var out []Source
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		out = append(out, Source{URL: line})
-	}
-	return out
-}
-
-// check checks the settings and drops the Sources disabled.
-func (f *File) check(path string) error {
 	if f.Parallel < 0 {
-		return fmt.Errorf("--sources %s: parallel = %d: give 1 or more", path, f.Parallel)
+		return nil, fmt.Errorf("--sources %s: parallel = %d: give 1 or more", path, f.Parallel)
 	}
-	var err error
-	if f.Interval, err = parseEvery(f.Every); err != nil {
-		return fmt.Errorf("--sources %s: every = %q: %v", path, f.Every, err)
+	var err2 error
+	if f.Interval, err2 = parseEvery(f.Every); err2 != nil {
+		return nil, fmt.Errorf("--sources %s: every = %q: %v", path, f.Every, err2)
 	}
-	f.HoldBound = DefaultHold
-	if f.Hold != "" {
-		d, err := time.ParseDuration(f.Hold)
-		if f.Hold == "0" {
-			d, err = 0, nil
-		}
-		if err != nil || d < 0 {
-			return fmt.Errorf("--sources %s: hold = %q: a duration such as 3m or 10m (\"0\": no bound)", path, f.Hold)
-		}
-		f.HoldBound = d
-	}
-	if err := checkLimits(&f.Source); err != nil {
-		return fmt.Errorf("--sources %s: %v", path, err)
+	if err := f.checkSettings(path); err != nil {
+		return nil, err
 	}
 	seen := map[string]bool{}
 	kept := f.Sources[:0]
@@ -197,65 +131,36 @@ func (f *File) check(path string) error {
 		}
 		u, err := url.Parse(s.URL)
 		if s.URL == "" || err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return fmt.Errorf("%s: url %q is not an http(s) URL", where, s.URL)
+			return nil, fmt.Errorf("%s: url %q is not an http(s) URL", where, s.URL)
 		}
 		if s.Mode != "" && s.Mode != "auto" && s.Mode != "baseline" && s.Mode != "incremental" {
-			return fmt.Errorf("%s (%s): mode %q: auto, baseline or incremental", where, s.URL, s.Mode)
+			return nil, fmt.Errorf("%s (%s): mode %q: auto, baseline or incremental", where, s.URL, s.Mode)
 		}
 		for _, re := range append(slices.Clone(s.Include), s.Exclude...) {
 			if _, err := regexp.Compile(re); err != nil {
-				return fmt.Errorf("%s (%s): %q is not a regular expression: %v", where, s.URL, re, err)
+				return nil, fmt.Errorf("%s (%s): %q is not a regular expression: %v", where, s.URL, re, err)
 			}
 		}
 		if s.Interval, err = parseEvery(s.Every); err != nil {
-			return fmt.Errorf("%s (%s): every = %q: %v", where, s.URL, s.Every, err)
+			return nil, fmt.Errorf("%s (%s): every = %q: %v", where, s.URL, s.Every, err)
 		}
 		if err := checkLimits(&s); err != nil {
-			return fmt.Errorf("%s (%s): %v", where, s.URL, err)
+			return nil, fmt.Errorf("%s (%s): %v", where, s.URL, err)
 		}
 		// Duplicates are found once the file's default destination
 		// applies: dest = "" and the default written out are one.
 		key := s.URL + "\x00" + DestKey(firstNonEmpty(s.Dest, f.Dest))
 		if seen[key] {
-			return fmt.Errorf("%s: %s is listed twice with the same destination", where, s.URL)
+			return nil, fmt.Errorf("%s: %s is listed twice with the same destination", where, s.URL)
 		}
 		seen[key] = true
 		kept = append(kept, s)
 	}
 	f.Sources = kept
 	if len(f.Sources) == 0 {
-		return fmt.Errorf("--sources %s: no Source in it", path)
+		return nil, fmt.Errorf("--sources %s: no Source in it", path)
 	}
-	return nil
-}
-
-// checkLimits checks a Source's (or the file's) rate and concurrency.
-func checkLimits(s *Source) error {
-	if s.Rate != nil && *s.Rate < 0 {
-		return fmt.Errorf("rate = %g: requests a second, 0 or more (0: no limit)", *s.Rate)
-	}
-	if s.Concurrency != nil && *s.Concurrency < 1 {
-		return fmt.Errorf("concurrency = %d: requests in flight, 1 or more", *s.Concurrency)
-	}
-	return nil
-}
-
-// DestKey is the form of a destination by which two Sources are found to
-// share it: a folder's path cleaned (/archive/ and /archive are one).
-func DestKey(dest string) string {
-	if dest == "" || strings.Contains(dest, "://") || strings.HasSuffix(dest, ":") {
-		return dest
-	}
-	return filepath.Clean(dest)
-}
-
-func firstNonEmpty(s ...string) string {
-	for _, x := range s {
-		if x != "" {
-			return x
-		}
-	}
-	return ""
+	return &f, nil
 }
 
 func parseEvery(s string) (time.Duration, error) {

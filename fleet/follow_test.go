@@ -215,14 +215,28 @@ url = "http://slow.example/cl"
 name = "honest"
 url = "http://honest.example/cl"
 `, r, ch)
-	// One of them starts first; the other waits its turn at the DEST.
-	rep.wait(t, "run slow start held")
+	// Either starts first: when the slow one does, the bound stops it for
+	// the honest one's start.
 	rep.wait(t, "run honest start")
 	ch.notify("http://honest.example/cl")
 	rep.wait(t, "notification honest")
-	rep.wait(t, "run slow continued held")
+	// The slow one holds the DEST for ever: the honest one's notification
+	// makes it due, and the bound stops the slow one for it.
 	rep.wait(t, "run honest notification")
 	stop()
+	rep.mu.Lock()
+	after, cut := false, false
+	for _, l := range rep.lines {
+		switch {
+		case l == "notification honest":
+			after = true
+		case after && strings.HasPrefix(l, "run slow ") && strings.HasSuffix(l, " held"):
+			cut = true
+		case l == "run honest notification" && !cut:
+			t.Errorf("the honest Source ran before the slow one was stopped:\n%s", strings.Join(rep.lines, "\n"))
+		}
+	}
+	rep.mu.Unlock()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, why := range r.stopped["http://slow.example/cl"] {
