@@ -150,7 +150,7 @@ func (a *app) explorerRunner(demoSource bool) *job.Runner {
 		},
 		Resolve: a.sessionResolve,
 		TempDir: a.tempDir,
-		Version: "rsx " + version,
+		Version: historyVersion(),
 		Log:     a.log(),
 	}
 }

@@ -16,9 +16,13 @@ func (a *app) runner() *job.Runner {
 			HTTP:    func(target string) (fetch.Options, error) { return a.http.options(target) },
 			Resolve: a.sessionResolve,
 			TempDir: a.tempDir,
-			Version: "rsx " + version,
+			Version: historyVersion(),
 			Log:     a.log(),
 		}
 	}
 	return a.jobs
 }
+
+// historyVersion names this program in the run history of every DEST it
+// writes (state.Run.Version), whoever starts the run.
+func historyVersion() string { return "rsx " + version }
