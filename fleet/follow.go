@@ -549,11 +549,15 @@ func (l *followLoop) bound(h *followed, now time.Time) {
 	var waiting []string
 	for _, k := range l.order {
 		s := l.sources[k]
-		if s != h && s.dkey == h.dkey {
+		// A Source whose run the bound cut had its turn: it waits.
+		if s != h && s.dkey == h.dkey && s.reason != ReasonContinued {
 			if d := s.due(); !d.IsZero() && !d.After(now) {
 				waiting = append(waiting, s.job.Name())
 			}
 		}
+	}
+	if len(waiting) == 0 {
+		return
 	}
 	slices.Sort(waiting)
 	h.held = &Held{Bound: l.hold, Waiting: waiting}

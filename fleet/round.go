@@ -128,7 +128,7 @@ type RoundOptions struct {
 // an interrupted run does, and the jobs not started are NotRun.
 func Round(ctx context.Context, r Runner, jobs []Job, o RoundOptions) []*Run {
 	rd := &round{ctx: ctx, r: r, jobs: jobs, o: o, results: make([]*Run, len(jobs)), started: make([]bool, len(jobs)),
-		busyHost: map[string]bool{}, holders: map[string]*holder{}, cut: make([][]*Run, len(jobs)), after: map[int][]int{}}
+		busyHost: map[string]bool{}, holders: map[string]*holder{}, cut: make([][]*Run, len(jobs)), after: map[int][]int{}, wasCut: map[int]bool{}}
 	if rd.o.Parallel <= 0 {
 		rd.o.Parallel = 4
 	}
@@ -157,8 +157,11 @@ type round struct {
 	holders  map[string]*holder // by DEST: the run that holds it
 	cut      [][]*Run
 	// after are, for a job cut by the hold bound, the jobs that waited
-	// for its DEST then: it starts again once they have started.
-	after   map[int][]int
+	// for its DEST then: it starts again once they have started. A job
+	// cut once (wasCut) has had its turn: it waits for no one's cut, so
+	// that two jobs never wait for each other.
+	after  map[int][]int
+	wasCut map[int]bool
 	running int
 	done    int
 }
@@ -242,7 +245,7 @@ func (rd *round) start(i int, wg *sync.WaitGroup) {
 		run.Held = h.held
 		if h.held != nil && rd.ctx.Err() == nil {
 			// Cut short for the others: it runs again after them.
-			rd.started[i] = false
+			rd.started[i], rd.wasCut[i] = false, true
 			rd.after[i] = h.after
 			rd.cut[i] = append(rd.cut[i], run)
 		} else {
@@ -261,7 +264,8 @@ func (rd *round) start(i int, wg *sync.WaitGroup) {
 }
 
 // bound is the hold bound of the run h that holds dkey: when other jobs
-// of the round wait for the DEST, the run is stopped.
+// of the round wait for the DEST (not those cut before: they had their
+// turn), the run is stopped.
 func (rd *round) bound(dkey string, h *holder) {
 	rd.mu.Lock()
 	defer rd.mu.Unlock()
@@ -270,7 +274,7 @@ func (rd *round) bound(dkey string, h *holder) {
 	}
 	var waiting []string
 	for i, j := range rd.jobs {
-		if i != h.job && !rd.started[i] && j.DestKey() == dkey {
+		if i != h.job && !rd.started[i] && !rd.wasCut[i] && j.DestKey() == dkey {
 			waiting = append(waiting, j.Name())
 			h.after = append(h.after, i)
 		}

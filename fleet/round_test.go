@@ -254,3 +254,37 @@ func TestRoundInterrupted(t *testing.T) {
 		t.Errorf("%+v %+v", runs[0], runs[1])
 	}
 }
+
+// A Source that is slower than the hold bound, waiting behind one the bound
+// cut, is not cut for it in turn: the one cut had its turn. (The two waited
+// for each other for ever.)
+func TestRoundHoldBoundNoCycle(t *testing.T) {
+	jobs := jobsOf(t, `dest = "/shared"
+[[source]]
+name = "slow"
+url = "http://slow.example/cl"
+[[source]]
+name = "long"
+url = "http://long.example/cl"
+`, Base{})
+	r := newFake()
+	r.took["http://slow.example/cl"] = 2 * time.Second
+	r.took["http://long.example/cl"] = 400 * time.Millisecond // longer than the bound
+	done := make(chan []*Run)
+	go func() { done <- Round(context.Background(), r, jobs, RoundOptions{Hold: 100 * time.Millisecond}) }()
+	var runs []*Run
+	select {
+	case runs = <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the round never ended: the two Sources wait for each other")
+	}
+	if len(runs[0].Cut) != 1 || runs[0].ExitStatus() != 0 {
+		t.Errorf("slow: cut %d times, exit %d", len(runs[0].Cut), runs[0].ExitStatus())
+	}
+	if len(runs[1].Cut) != 0 || runs[1].ExitStatus() != 0 {
+		t.Errorf("long: cut %d times, exit %d", len(runs[1].Cut), runs[1].ExitStatus())
+	}
+	if s := r.stopped["http://long.example/cl"]; len(s) != 0 {
+		t.Errorf("long stopped: %q", s)
+	}
+}
