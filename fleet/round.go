@@ -160,8 +160,8 @@ type round struct {
 	// for its DEST then: it starts again once they have started. A job
 	// cut once (wasCut) has had its turn: it waits for no one's cut, so
 	// that two jobs never wait for each other.
-	after  map[int][]int
-	wasCut map[int]bool
+	after   map[int][]int
+	wasCut  map[int]bool
 	running int
 	done    int
 }
