@@ -22,8 +22,8 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 
-	"rsx/spotcheck"
 	"rsx/display"
+	"rsx/spotcheck"
 )
 
 // auditFlags are the options of rsx audit (without --dest: the spot check of a Source's claims).

@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"rsx/spotcheck"
 	"rsx/claims"
 	"rsx/demo"
 	"rsx/dest/engine"
@@ -21,6 +20,7 @@ import (
 	"rsx/dest/store"
 	"rsx/fetch"
 	"rsx/model"
+	"rsx/spotcheck"
 )
 
 // demoEntries reads the entries of a demo document, their locs absolute.

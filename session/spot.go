@@ -3,8 +3,8 @@ package session
 import (
 	"context"
 
-	"rsx/spotcheck"
 	"rsx/model"
+	"rsx/spotcheck"
 )
 
 // SpotRequest is a spot check of a document's entries.

@@ -7,7 +7,6 @@ import (
 	"io"
 	"time"
 
-	"rsx/spotcheck"
 	"rsx/claims"
 	"rsx/crawl"
 	"rsx/dest/engine"
@@ -16,6 +15,7 @@ import (
 	"rsx/memento"
 	"rsx/model"
 	"rsx/session"
+	"rsx/spotcheck"
 	"rsx/ui/pages"
 )
 

@@ -11,10 +11,10 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"rsx/spotcheck"
 	"rsx/dest/engine"
 	"rsx/model"
 	"rsx/session"
+	"rsx/spotcheck"
 	"rsx/ui/internal/uitest"
 	"rsx/ui/pages"
 )

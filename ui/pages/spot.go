@@ -9,10 +9,10 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
-	"rsx/spotcheck"
 	"rsx/claims"
 	"rsx/display"
 	"rsx/session"
+	"rsx/spotcheck"
 	"rsx/ui/common"
 	"rsx/ui/components"
 	"rsx/ui/nav"

@@ -13,11 +13,11 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"rsx/spotcheck"
 	"rsx/dest/engine"
 	"rsx/dest/plan"
 	"rsx/model"
 	"rsx/session"
+	"rsx/spotcheck"
 	"rsx/ui/internal/uitest"
 	"rsx/ui/nav"
 )

@@ -15,12 +15,12 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"rsx/spotcheck"
 	"rsx/claims"
 	"rsx/dest/engine"
 	"rsx/dest/plan"
 	"rsx/dest/state"
 	"rsx/session"
+	"rsx/spotcheck"
 )
 
 // SyncJob plays a sync: a plan, a run that waits until released (or
