@@ -212,6 +212,7 @@ copy is in step, 1 when failures are outstanding or a poll found a gap.`,
 	fs.Var(&f.maxSize, "max-size", "largest resource to copy when it declares no length, e.g. 2GiB, 500MB (-1 = unlimited)")
 	fs.DurationVar(&f.stallTimeout, "stall-timeout", engine.DefaultStallTimeout, "fail a resource whose body brings less than 1 KiB a second over this long")
 	fs.Var(&f.resourceTimeout, "resource-timeout", "longest time one resource's fetch may take, redirects, retries and body included (auto: 10m and a second per 32 KiB declared; 0 = no limit)")
+	a.addHostFlags(cmd)
 	a.addSources(cmd, &f.json, &f.dest, f.fleetBase)
 	return cmd
 }
@@ -286,6 +287,9 @@ func (a *app) runSync(cmd *cobra.Command, f syncFlags, target string) error {
 	}
 	if strings.TrimSpace(f.dest) == "" {
 		return failed(errNoDest)
+	}
+	if err := a.checkLease(); err != nil {
+		return failed(fmt.Errorf("sync: %w", err))
 	}
 	req, err := f.request(cmd, target)
 	if err != nil {
