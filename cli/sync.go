@@ -98,10 +98,11 @@ to the Capability List), a Source Description with one Capability List, or a
 page from which discovery finds one. A document below a Capability List is
 used only when that Capability List lists it (directly, through an index or
 through an archive it lists); its up link alone is refused (exit status 2).
-DEST is a folder or a bucket, s3://bucket/prefix?endpoint=URL&region=R, with
-credentials from AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or NAME: (or
-NAME:sub/path), a destination the configuration file names (rsx config). --dest is
-required, as rsync and rclone require a destination: rsx never writes into
+DEST is a folder or a bucket, s3://bucket/prefix?endpoint=URL&region=R (its
+credentials as the AWS tools find them: AWS_ACCESS_KEY_ID and
+AWS_SECRET_ACCESS_KEY, or ~/.aws/credentials and AWS_PROFILE; rsx config says
+which), or NAME: (or NAME:sub/path), a destination the configuration file
+names (rsx config). --dest is required, as rsync and rclone require a destination: rsx never writes into
 the current folder unasked (--dest . does that).
 
 --mode auto (the default) makes a baseline when DEST has no finished baseline
@@ -695,7 +696,7 @@ func writeVouched(w io.Writer, st textStyles, vs []engine.Vouched) {
 }
 
 // JSON of rsx sync: the contract's fields (mode, source, dest, created,
-// updated, deleted, unchanged, skipped, failed) and the others the README
+// updated, deleted, unchanged, skipped, failed) and the others docs/json.md
 // lists.
 type syncJSON struct {
 	// Event names the object among the lines of sync --follow --json:
