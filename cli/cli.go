@@ -58,7 +58,7 @@ type app struct {
 	// hostID names this process in the run history and a bucket's lock
 	// (--host-id; else RSX_HOST_ID; else HOSTNAME:PID); lease is how long
 	// a bucket's lock may go unrefreshed before another run takes it over
-	// (--lease; 0: the default). jobs.go.
+	// (--lock-lease; 0: the default). jobs.go.
 	hostID string
 	lease  time.Duration
 	// The log file (logfile.go): --log-file, its file and its logger.

@@ -142,7 +142,7 @@ func TestFleetSharedByThreeProcesses(t *testing.T) {
 	}
 	args := func(id string) []string {
 		return []string{"--no-cache", "--retries", "0", "sync", "--sources", fleetFile, "--every", every.String(),
-			"--lease", lease.String(), "--host-id", id, "--json"}
+			"--lock-lease", lease.String(), "--host-id", id, "--json"}
 	}
 	began := time.Now()
 	p1 := startFleetProc(t, "p1", env, args("p1")...)

@@ -42,22 +42,22 @@ func (a *app) host() string {
 	return strings.TrimSpace(a.getenv("RSX_HOST_ID"))
 }
 
-// addHostFlags gives a command that writes DESTs --host-id and --lease.
+// addHostFlags gives a command that writes DESTs --host-id and --lock-lease.
 func (a *app) addHostFlags(cmd *cobra.Command) {
 	fs := cmd.Flags()
-	fs.StringVar(&a.hostID, "host-id", "", "name this process in the run history (rsx log) and in a bucket's lock; processes that share a fleet's Sources need distinct ones (default $RSX_HOST_ID, else HOSTNAME:PID)")
-	fs.DurationVar(&a.lease, "lease", 0, "a bucket DEST's lock: how long it may go unrefreshed before another run takes it over, the lease of a killed process (default "+shortDuration(store.DefaultLockStaleAfter)+"; it is refreshed every fifth of it)")
+	fs.StringVar(&a.hostID, "host-id", "", "this process's name in the run history and a bucket's lock; processes that share a fleet need distinct ones (default $RSX_HOST_ID, else HOSTNAME:PID)")
+	fs.DurationVar(&a.lease, "lock-lease", 0, "how long a bucket DEST's lock may go unrefreshed before another run takes it over (default "+shortDuration(store.DefaultLockStaleAfter)+")")
 }
 
 // checkLease refuses a lease too short to be refreshed in time.
 func (a *app) checkLease() error {
 	if a.lease != 0 && a.lease < minLease {
-		return fmt.Errorf("--lease %s: give %s or more", a.lease, minLease)
+		return fmt.Errorf("--lock-lease %s: give %s or more", a.lease, minLease)
 	}
 	return nil
 }
 
-// minLease is the shortest --lease: the lock is refreshed every fifth of it.
+// minLease is the shortest --lock-lease: the lock is refreshed every fifth of it.
 const minLease = 2 * time.Second
 
 // historyVersion names this program in the run history of every DEST it
