@@ -402,8 +402,7 @@ func (a *App) request(msg tea.Msg) (cmd tea.Cmd, ok bool) {
 	case crumbGoMsg:
 		return a.goToCrumb(msg.Index), true
 	case closeViewMsg:
-		a.popPage()
-		return nil, true
+		return a.popOrLeave(), true
 	case flashMsg:
 		a.flash, a.flashErr = msg.Text, msg.Err
 		return nil, true
