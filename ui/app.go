@@ -409,6 +409,8 @@ func (a *App) request(msg tea.Msg) (cmd tea.Cmd, ok bool) {
 	case completionMsg:
 		a.completed(msg)
 		return nil, true
+	case typedMsg:
+		return a.typed(msg), true
 	case copyMsg:
 		// Every copy passes here: none puts a control character on the clipboard.
 		text, n := clipboardText(msg.Text)
