@@ -114,6 +114,9 @@ type App struct {
 	dest string // the local copy attached (app_local.go), "" when none
 	// fleetFile is the fleet file last opened (app_fleet.go), for :fleet.
 	fleetFile string
+	// noCopyTold are the Sources the copy attached was said to hold no
+	// copy of (app_local.go), each said once.
+	noCopyTold map[string]bool
 }
 
 // errCancelled is the error of a load the user cancelled.

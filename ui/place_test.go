@@ -1,8 +1,10 @@
 package ui
 
 import (
+	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +13,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
 
+	"rsx/dest/engine"
 	"rsx/session"
 	"rsx/ui/pages"
 )
@@ -154,5 +157,72 @@ func TestPromptUnknownCommand(t *testing.T) {
 	d.keys("enter")
 	if a.doc == nil || !strings.HasSuffix(a.doc.url, "changes") || a.doc.capability() != "changelist" {
 		t.Errorf(":changes did not open the file changes:\n%s", d.screen())
+	}
+}
+
+// exOtherSourceBackend is a copy of the fixtures' dataset1 (the states of
+// exDestBackend) that holds no copy of dataset2's Source.
+type exOtherSourceBackend struct{ *exDestBackend }
+
+func (b exOtherSourceBackend) LocalStates(ctx context.Context, req session.LocalRequest, out func(session.LocalBatch)) error {
+	if strings.Contains(req.Target, "/dataset2/") {
+		return &engine.NoCopyError{Dest: req.Dest, Source: exHost + "/dataset2/capabilitylist.xml", Holds: []string{exHost + "/dataset1/capabilitylist.xml"}}
+	}
+	return b.exDestBackend.LocalStates(ctx, req, out)
+}
+
+// exTwoSources are the fixtures with a second Source, dataset2.
+func exTwoSources() *exGetter {
+	g := newExGetter()
+	g.docs["/dataset2/resourcelist.xml"] = `<?xml version="1.0" encoding="UTF-8"?>
+<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:rs="http://www.openarchives.org/rs/terms/">
+<rs:md capability="resourcelist" at="2013-01-03T09:00:00Z"/>
+<url><loc>` + exHost + `/img/1.png</loc><rs:md length="100" type="image/png"/></url>
+<url><loc>` + exHost + `/img/2.png</loc><rs:md length="200" type="image/png"/></url>
+</urlset>
+`
+	g.docs["/dataset2/changelist.xml"] = `<?xml version="1.0" encoding="UTF-8"?>
+<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:rs="http://www.openarchives.org/rs/terms/">
+<rs:md capability="changelist" from="2013-01-02T00:00:00Z"/>
+<url><loc>` + exHost + `/img/3.png</loc><rs:md change="created" datetime="2013-01-02T13:00:00Z" length="300" type="image/png"/></url>
+</urlset>
+`
+	return g
+}
+
+// The copy attached shows on the Source it holds only: another Source's
+// documents have no copy column (not every entry "missing"), and the
+// explorer says once that the copy holds another Source, naming it.
+func TestCopyOfAnotherSource(t *testing.T) {
+	b := exOtherSourceBackend{&exDestBackend{Session: session.NewWithGetter(exTwoSources(), session.Options{BatchSize: 16})}}
+	a, d := exAppOn(t, b, exHost+"/dataset1/resourcelist-1.xml", 120, 40)
+	d.keys(":")
+	d.typeText("dest /tmp/archive")
+	d.keys("enter")
+	if !slices.Contains(a.dv.kinds, colCopy) {
+		t.Fatalf("no copy column on the Source the copy holds:\n%s", d.screen())
+	}
+	d.keys(":")
+	d.typeText(exHost + "/dataset2/resourcelist.xml")
+	d.keys("enter")
+	const note = "/tmp/archive holds no copy of this Source; it holds: " + exHost + "/dataset1/capabilitylist.xml"
+	if slices.Contains(a.dv.kinds, colCopy) || a.flash != note {
+		t.Errorf("another Source: columns %v, flash %q\n%s", a.dv.kinds, a.flash, d.screen())
+	}
+	if s := d.screen(); strings.Contains(s, "missing") || strings.Contains(s, "copy ·") {
+		t.Errorf("another Source's entries are said missing in the copy:\n%s", s)
+	}
+	exGolden(t, d, "copy_of_another_source_120x40")
+	// Said once: another document of the same Source says nothing more.
+	d.keys(":")
+	d.typeText(exHost + "/dataset2/changelist.xml")
+	d.keys("enter")
+	if slices.Contains(a.dv.kinds, colCopy) || a.flash != "" {
+		t.Errorf("the Source's second document: columns %v, flash %q", a.dv.kinds, a.flash)
+	}
+	// Back on the Source the copy holds, its column.
+	d.keys("[ [")
+	if !strings.HasSuffix(a.doc.url, "/dataset1/resourcelist-1.xml") || !slices.Contains(a.dv.kinds, colCopy) {
+		t.Errorf("back on dataset1: %s, columns %v", a.doc.url, a.dv.kinds)
 	}
 }
