@@ -263,7 +263,7 @@ func (a *App) goBack() tea.Cmd {
 		for _, pg := range a.pages {
 			pg.SetSize(a.width, max(a.height-pageChrome, 1))
 		}
-		return cmd
+		return tea.Batch(cmd, a.returned())
 	}
 	if left != nil {
 		left.close()

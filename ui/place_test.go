@@ -226,3 +226,34 @@ func TestCopyOfAnotherSource(t *testing.T) {
 		t.Errorf("back on dataset1: %s, columns %v", a.doc.url, a.dv.kinds)
 	}
 }
+
+// s on the audit page, a sync run (the copy changed), esc: the audit page
+// compares again, not "✗ not in sync" as before the repair.
+func TestAuditComparesAgainAfterRepair(t *testing.T) {
+	b := newExDestBackend()
+	a, d := exAppOn(t, b, exHost+"/dataset1/resourcelist-1.xml", 120, 40)
+	dir := t.TempDir()
+	d.keys(":")
+	d.typeText("audit " + dir)
+	d.keys("enter")
+	if _, ok := a.active().(*pages.Audit); !ok || len(b.auditReqs) != 1 {
+		t.Fatalf("no audit page:\n%s", d.screen())
+	}
+	d.keys("s")
+	if _, ok := a.active().(*pages.Sync); !ok {
+		t.Fatalf("s opened no sync page:\n%s", d.screen())
+	}
+	d.send(copyChangedMsg{Dest: dir}) // as the sync page says once it ran
+	for range 3 {
+		if _, ok := a.active().(*pages.Audit); ok {
+			break
+		}
+		d.keys("esc")
+	}
+	if _, ok := a.active().(*pages.Audit); !ok {
+		t.Fatalf("esc did not come back to the audit page:\n%s", d.screen())
+	}
+	if len(b.auditReqs) != 2 {
+		t.Errorf("back on the audit page after a repair: %d comparisons, want 2", len(b.auditReqs))
+	}
+}
