@@ -290,12 +290,12 @@ func (a *App) typed(msg typedMsg) tea.Cmd {
 	if msg.isFile {
 		return a.openTyped(msg.val)
 	}
-	note := "unknown command :" + msg.word
+	note := "unknown command :" + msg.word + " (nor a file or URL)"
 	names, usage := promptCommands()
 	if s := suggest.Nearest(strings.ToLower(msg.word), names); s != "" {
 		note += ", did you mean " + usage[slices.Index(names, s)] + "?"
 	} else {
-		note += " (the commands: " + strings.Join(usage[:5], ", ") + "; ? lists the keys)"
+		note += "; commands: :" + strings.Join(names[:5], " :") + "; ? lists the keys"
 	}
 	if a.promptKind != promptNone {
 		a.flashError(note) // (another prompt opened meanwhile)
@@ -303,7 +303,7 @@ func (a *App) typed(msg typedMsg) tea.Cmd {
 	}
 	a.startPrompt(promptURL, ":")
 	a.prompt.Start(msg.val)
-	a.promptNote = note + " — not a file or URL either"
+	a.promptNote = note
 	return nil
 }
 

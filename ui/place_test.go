@@ -118,9 +118,9 @@ func exGoldenText(t *testing.T, name, s string, d *exDriver) {
 // explorer where it was. A file of that name is opened.
 func TestPromptUnknownCommand(t *testing.T) {
 	for _, c := range []struct{ typed, want string }{
-		{"sycn ./copy", "unknown command :sycn, did you mean :sync DIR?"},
-		{"wq", "unknown command :wq, did you mean :q?"},
-		{"help", "unknown command :help (the commands: :sync DIR, :audit DIR, :dest DIR, :fleet FILE, :q; ? lists the keys)"},
+		{"sycn ./copy", "unknown command :sycn (nor a file or URL), did you mean :sync DIR?"},
+		{"wq", "unknown command :wq (nor a file or URL), did you mean :q?"},
+		{"help", "unknown command :help (nor a file or URL); commands: :sync :audit :dest :fleet :q; ? lists the keys"},
 	} {
 		a, d := exApp(t, newExGetter(), "/dataset1/capabilitylist.xml", 120, 40)
 		d.keys("down")
