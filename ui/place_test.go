@@ -12,6 +12,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
+	"github.com/charmbracelet/x/exp/teatest/v2"
 
 	"rsx/dest/engine"
 	"rsx/session"
@@ -27,6 +28,21 @@ import (
 // fleet page of a file of two Sources open over it (the second on
 // another host, which the fixtures do not serve), each copy in dir.
 func exFleetApp(t *testing.T, w, h int) (*App, *exDriver, string) {
+	t.Helper()
+	a, dir := exFleetModel(t)
+	a.noTick = true
+	d := &exDriver{t: t, a: a, msgs: make(chan tea.Msg, 64)}
+	d.send(tea.WindowSizeMsg{Width: w, Height: h})
+	d.run(a.Init())
+	if _, ok := a.active().(*pages.Fleet); !ok {
+		t.Fatalf("the fleet page is not shown at the start:\n%s", d.screen())
+	}
+	return a, d, dir
+}
+
+// exFleetModel is the explorer of exFleetApp, not started, and the folder
+// of its fleet file.
+func exFleetModel(t *testing.T) (*App, string) {
 	t.Helper()
 	dir := t.TempDir()
 	file := filepath.Join(dir, "fleet.toml")
@@ -46,14 +62,7 @@ dest = "`+filepath.Join(dir, "elsewhere")+`"
 	sess := session.NewWithGetter(newExGetter(), session.Options{BatchSize: 16})
 	a := New(Options{Target: exHost + "/.well-known/resourcesync", Backend: sess, Fleet: sess, FleetFile: file,
 		Now: func() time.Time { return exTime }, Dark: true, PartConcurrency: 1})
-	a.noTick = true
-	d := &exDriver{t: t, a: a, msgs: make(chan tea.Msg, 64)}
-	d.send(tea.WindowSizeMsg{Width: w, Height: h})
-	d.run(a.Init())
-	if _, ok := a.active().(*pages.Fleet); !ok {
-		t.Fatalf("the fleet page is not shown at the start:\n%s", d.screen())
-	}
-	return a, d, dir
+	return a, dir
 }
 
 // exFleetScreen is the fleet page's screen with the temporary folder named
@@ -255,5 +264,37 @@ func TestAuditComparesAgainAfterRepair(t *testing.T) {
 	}
 	if len(b.auditReqs) != 2 {
 		t.Errorf("back on the audit page after a repair: %d comparisons, want 2", len(b.auditReqs))
+	}
+}
+
+// The explorer keeps its place, as a program (teatest) in a terminal: the
+// fleet page, enter on a Source, esc back to the fleet page; :sycn ./copy
+// says it is no command, and esc leaves the explorer on the fleet page,
+// its history as it was.
+func TestExplorerProgramKeepsItsPlace(t *testing.T) {
+	a, _ := exFleetModel(t)
+	tm := teatest.NewTestModel(t, a, teatest.WithInitialTermSize(120, 40))
+	waitFor := func(s string) {
+		t.Helper()
+		teatest.WaitFor(t, tm.Output(), func(b []byte) bool { return strings.Contains(string(b), s) },
+			teatest.WithDuration(5*time.Second), teatest.WithCheckInterval(20*time.Millisecond))
+	}
+	waitFor("2 Sources")
+	tm.Send(exKey("enter"))
+	waitFor("resourcelist-index.xml")
+	tm.Send(exKey("esc"))
+	waitFor("the Sources of")
+	tm.Send(exKey(":"))
+	tm.Type("sycn ./copy")
+	tm.Send(exKey("enter"))
+	waitFor("unknown command")
+	tm.Send(exKey("esc"))
+	// The fleet page's footer, where the prompt was.
+	waitFor("open the Source with its copy")
+	tm.Send(exKey("q"))
+	// (q closes the pages: the history tells where the explorer was.)
+	final := tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).(*App)
+	if cur, _ := final.hist.current(); cur.page == nil || final.hist.pos != 1 || len(final.hist.places) != 3 {
+		t.Fatalf("not on the fleet page, or the history grew: place %d of %d (%v)", final.hist.pos+1, len(final.hist.places), cur.key())
 	}
 }
