@@ -43,7 +43,7 @@ import (
 )
 
 // SchemaVersion is the version of the schema this package writes and reads.
-const SchemaVersion = 4
+const SchemaVersion = 5
 
 //go:embed schema.sql
 var schemaSQL string
@@ -195,7 +195,8 @@ func (db *DB) init(ctx context.Context) error {
 	if found < SchemaVersion && db.readOnly {
 		// Read-only, the file stays as it is: version 2 has every column
 		// the readers use, the run history (version 3) and the files of
-		// each run (version 4) read as empty.
+		// each run (version 4) read as empty, the types and provenance
+		// (version 5) as unknown.
 		if found < 2 {
 			return &SchemaError{Path: db.path, Found: found, Supported: SchemaVersion,
 				Reason: fmt.Sprintf("schema version %d is older than this rsx reads without upgrading it, and the file is opened read-only: one rsx sync on the copy upgrades it", found)}
@@ -280,6 +281,13 @@ var migrations = []string{
 	  note    TEXT
 	);
 	CREATE INDEX run_file_run ON run_file (run_id);`,
+	// 4 → 5: what rsx serve --dest republishes: the media type the Source
+	// declared and the provenance (via) of each copy and of each file a run
+	// wrote.
+	`ALTER TABLE resource ADD COLUMN type TEXT;
+	ALTER TABLE resource ADD COLUMN via TEXT;
+	ALTER TABLE run_file ADD COLUMN type TEXT;
+	ALTER TABLE run_file ADD COLUMN via TEXT;`,
 }
 
 // Path is the database file.
