@@ -145,6 +145,16 @@ func importRules() []importRule {
 				return ours(imported) && imported != module+"/display"
 			},
 		},
+		{
+			// A copy republished is read from the state and the store, as a
+			// Source's documents are written: no engine, no fetching, no
+			// explorer or command line.
+			name: "republish imports of ours only rsx/dest/state, rsx/dest/store, rsx/model and rsx/display",
+			from: is(module + "/republish"),
+			forbidden: func(_, imported string) bool {
+				return ours(imported) && !slices.Contains([]string{module + "/dest/state", module + "/dest/store", module + "/model", module + "/display"}, imported)
+			},
+		},
 	}
 }
 
@@ -208,7 +218,7 @@ func TestImportRules(t *testing.T) {
 	pkgs := goList(t)
 	// The rules name these packages: a rename must not leave them checking nothing.
 	for _, want := range []string{module, module + "/cli", module + "/ui", module + "/ui/pages", module + "/ui/nav", module + "/ui/common",
-		module + "/ui/components", module + "/ui/internal/uitest", module + "/model", module + "/fetch", module + "/internal/inflate"} {
+		module + "/ui/components", module + "/ui/internal/uitest", module + "/model", module + "/fetch", module + "/internal/inflate", module + "/republish"} {
 		if !slices.ContainsFunc(pkgs, func(p listedPackage) bool { return p.ImportPath == want }) {
 			t.Fatalf("go list does not list %s; the rules below would check nothing", want)
 		}
@@ -244,6 +254,7 @@ func TestImportRulesCatch(t *testing.T) {
 		{9, listedPackage{ImportPath: "rsx/ui/components", Imports: []string{"rsx/ui/pages"}}, listedPackage{ImportPath: "rsx/ui/components", Imports: []string{"rsx/fetch", "rsx/display"}}, "rsx/ui/components imports rsx/ui/pages"},
 		{10, listedPackage{ImportPath: "rsx/ui", Imports: []string{"rsx/ui/internal/uitest"}}, listedPackage{ImportPath: "rsx/ui", TestImports: []string{"rsx/ui/internal/uitest"}}, "rsx/ui imports rsx/ui/internal/uitest"},
 		{11, listedPackage{ImportPath: "rsx/config", Imports: []string{"rsx/ui"}}, listedPackage{ImportPath: "rsx/config", Imports: []string{"os", "github.com/BurntSushi/toml", "rsx/display"}}, "rsx/config imports rsx/ui"},
+		{12, listedPackage{ImportPath: "rsx/republish", Imports: []string{"rsx/dest/engine"}}, listedPackage{ImportPath: "rsx/republish", Imports: []string{"net/http", "rsx/dest/state", "rsx/dest/store", "rsx/model", "rsx/display"}}, "rsx/republish imports rsx/dest/engine"},
 	} {
 		r := importRules()[tc.rule]
 		if got := r.violations([]listedPackage{tc.breaks}); !slices.Equal(got, []string{tc.wantText}) {

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"rsx/dest/pathmap"
+
+	"modernc.org/sqlite"
 )
 
 // The reads of a copy republished as a Source (rsx serve --dest, package
@@ -66,9 +68,9 @@ func OpenShared(ctx context.Context, path string) (*DB, error) {
 // the run's commits from the log back into the database: the log grows with
 // the run (Frozen.LogBytes says how much).
 type Frozen struct {
-	db *DB
-	q  querier
-	tx *sql.Tx // nil: the database itself (one no process writes)
+	db   *DB
+	q    querier
+	conn *sql.Conn // the transaction's; nil: the database itself (one no process writes)
 }
 
 type querier interface {
@@ -83,26 +85,120 @@ func (db *DB) Freeze(ctx context.Context, shared bool) (*Frozen, error) {
 	if !shared {
 		return &Frozen{db: db, q: db.sql}, nil
 	}
-	tx, err := db.sql.BeginTx(context.WithoutCancel(ctx), &sql.TxOptions{ReadOnly: true})
+	ctx = context.WithoutCancel(ctx)
+	conn, err := db.sql.Conn(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("read state database %s: %w", db.path, err)
 	}
 	// A transaction's snapshot is taken by its first read.
 	var n int
-	if err := tx.QueryRowContext(context.WithoutCancel(ctx), `SELECT count(*) FROM meta`).Scan(&n); err != nil {
-		tx.Rollback()
+	if _, err = conn.ExecContext(ctx, `BEGIN`); err == nil {
+		if err = conn.QueryRowContext(ctx, `SELECT count(*) FROM meta`).Scan(&n); err != nil {
+			conn.ExecContext(ctx, `ROLLBACK`)
+		}
+	}
+	if err != nil {
+		conn.Close()
 		return nil, fmt.Errorf("read state database %s: %w", db.path, err)
 	}
-	return &Frozen{db: db, q: tx, tx: tx}, nil
+	return &Frozen{db: db, q: conn, conn: conn}, nil
 }
 
 // Close ends the view, once every read of it has ended.
 func (f *Frozen) Close() error {
-	if f.tx == nil {
+	if f.conn == nil {
 		return nil
 	}
-	return f.tx.Rollback()
+	_, err := f.conn.ExecContext(context.Background(), `ROLLBACK`)
+	if cerr := f.conn.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
+
+// Shared reports whether the view is a read transaction on a state another
+// process may write.
+func (f *Frozen) Shared() bool { return f.conn != nil }
+
+// CopyTo writes the view's state into a new database file at path (SQLite's
+// online backup, in the view's transaction): what the view reads, for a
+// reader that must let the state's log go.
+func (f *Frozen) CopyTo(ctx context.Context, path string) error {
+	if f.conn == nil {
+		return fmt.Errorf("copy state database %s: the view is the database itself", f.db.path)
+	}
+	type backuper interface {
+		NewBackup(dstURI string) (*sqlite.Backup, error)
+	}
+	err := f.conn.Raw(func(dc any) error {
+		b, ok := dc.(backuper)
+		if !ok {
+			return fmt.Errorf("the SQLite driver cannot back a database up")
+		}
+		bk, err := b.NewBackup(path)
+		if err != nil {
+			return err
+		}
+		for more := true; more && err == nil; {
+			if err = ctx.Err(); err == nil {
+				more, err = bk.Step(1024)
+			}
+		}
+		if ferr := bk.Finish(); err == nil {
+			err = ferr
+		}
+		return err
+	})
+	if err != nil {
+		os.Remove(path)
+		return fmt.Errorf("copy state database %s to %s: %w", f.db.path, path, err)
+	}
+	return nil
+}
+
+// DamagedCount counts the copies an audit found damaged or gone.
+func (f *Frozen) DamagedCount(ctx context.Context) (int, error) {
+	var n int
+	if err := f.q.QueryRowContext(context.WithoutCancel(ctx), `SELECT count(*) FROM resource WHERE damaged_at IS NOT NULL`).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count the damaged copies: %w", err)
+	}
+	return n, nil
+}
+
+// A Watcher tells whether a state another process writes has had a commit
+// since it last looked (SQLite's data_version, on a connection of its own).
+type Watcher struct {
+	conn *sql.Conn
+	last int64
+	seen bool
+}
+
+// Watch returns a Watcher of a database opened with OpenShared.
+func (db *DB) Watch(ctx context.Context) (*Watcher, error) {
+	conn, err := db.sql.Conn(context.WithoutCancel(ctx))
+	if err != nil {
+		return nil, fmt.Errorf("watch state database %s: %w", db.path, err)
+	}
+	return &Watcher{conn: conn}, nil
+}
+
+// Changed reports whether a commit was made since the last call (true the
+// first time).
+func (w *Watcher) Changed(ctx context.Context) (bool, error) {
+	var v int64
+	if err := w.conn.QueryRowContext(context.WithoutCancel(ctx), `PRAGMA data_version`).Scan(&v); err != nil {
+		return false, fmt.Errorf("watch the state database: %w", err)
+	}
+	changed := !w.seen || v != w.last
+	w.last, w.seen = v, true
+	return changed, nil
+}
+
+// Reset makes the next Changed report true.
+func (w *Watcher) Reset() { w.seen = false }
+
+// Close frees the Watcher's connection.
+func (w *Watcher) Close() error { return w.conn.Close() }
 
 // Version is the state's schema version: below 5, no copy has a type or a
 // provenance.

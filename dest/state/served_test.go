@@ -94,6 +94,40 @@ func TestFrozenViewBesideAWriter(t *testing.T) {
 	if f1.LogBytes() == 0 {
 		t.Error("no log while a run has the state open")
 	}
+	// The view copied to a file of its own holds what the view reads, not
+	// what was committed since.
+	put("http://a/4")
+	cp := filepath.Join(t.TempDir(), "copy.db")
+	if err := f1.CopyTo(ctx, cp); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(f1); n != 1 {
+		t.Errorf("the view sees %d rows after its copy, want 1", n)
+	}
 	f1.Close()
 	f2.Close()
+	c, err := OpenReadOnly(ctx, cp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	fc, _ := c.Freeze(ctx, false)
+	if n := count(fc); n != 1 {
+		t.Errorf("the copy holds %d rows, want the 1 of the view", n)
+	}
+	// A watcher sees the commits of the run, once each.
+	wt, err := r.Watch(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer wt.Close()
+	for i, want := range []bool{true, false} {
+		if got, err := wt.Changed(ctx); got != want || err != nil {
+			t.Errorf("look %d: changed %v, %v", i, got, err)
+		}
+	}
+	put("http://a/5")
+	if got, _ := wt.Changed(ctx); !got {
+		t.Error("a commit not seen")
+	}
 }
