@@ -19,7 +19,8 @@ import (
 // WebSocket; each generation that brings changes of a Source sends them on
 // its channel, as Change List entries dated as its Change Lists date them,
 // in notifications of at most notifyEntries that say the period they carry
-// (a document-level from and until): the first from the generation before,
+// (a document-level <rs:md capability="changelist" from until>, as a Change
+// List's): the first from the generation before,
 // the last until this one's. A subscriber that follows the copy can so tell
 // a notification it missed (its from is after what it holds) and read the
 // Change Lists. A generation of more than notifyMost changes of a Source
@@ -216,7 +217,7 @@ func (s *Server) changeNotifications(ctx context.Context, g *generation, ss *ser
 	)
 	flush := func(until time.Time) error {
 		var out bytes.Buffer
-		d, err := model.NewWriter(&out, &model.Header{Root: model.RootURLSet, MD: model.Metadata{From: dt(from), Until: dt(until)},
+		d, err := model.NewWriter(&out, &model.Header{Root: model.RootURLSet, MD: model.Metadata{Capability: model.CapChangeList, From: dt(from), Until: dt(until)},
 			Links: []model.Link{link("up", s.capURL(ss))}})
 		if err != nil {
 			return err
