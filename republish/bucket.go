@@ -23,6 +23,9 @@ type bucketReader struct {
 	last  *store.StateCopy // the copy of the newest view
 	spare *store.StateCopy // a copy no view reads any more
 	redo  bool             // give a view of last again, changed or not
+	// copies counts the copies made, reused those made from a copy no
+	// longer read (by the segments it lacked).
+	copies, reused int
 }
 
 func newBucketReader(s *store.S3, tmp string) *bucketReader { return &bucketReader{s: s, tmp: tmp} }
@@ -61,6 +64,10 @@ func (r *bucketReader) next(ctx context.Context) (*view, error) {
 	}
 	r.mu.Lock()
 	r.last = c
+	r.copies++
+	if reuse != nil && reuse.Path == c.Path {
+		r.reused++
+	}
 	r.mu.Unlock()
 	return newView(f, func() {
 		db.Close()
