@@ -97,7 +97,7 @@ func TestServeBucketCopy(t *testing.T) {
 		return st
 	}
 	syncCopy(t, open(false), target, engine.PlanOptions{})
-	s, base := serveStore(t, open(true), shape{}, false)
+	s, base := serveStore(t, open(true), shape{}, Options{})
 	if probs, docs := problems(t, base); len(probs) > 0 || docs < 5 {
 		t.Errorf("%d documents, problems:\n%s", docs, strings.Join(probs, "\n"))
 	}

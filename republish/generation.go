@@ -107,15 +107,20 @@ func (g *generation) retire() {
 }
 
 // bucketStat is what a scan of one bucket of run_file found for a Source:
-// its changes there, and the datetime the last is served with when the
-// Change List begins at from; the next scan continues at row scanned (a
-// bucket read to its end is not read again, unless its list begins at
-// another from).
+// how many changes it holds there, and the latest of their times; the next
+// scan continues at row scanned (a bucket read to its end is not read
+// again).
 type bucketStat struct {
-	from    time.Time
-	last    time.Time
-	scanned int64
+	latest  time.Time
 	count   int
+	scanned int64
+}
+
+// until is the until of the bucket's Change List beginning at from: after
+// every datetime its changes are served with (each its own time, or a tick
+// after the one before: no more than a tick a change after the latest).
+func (st *bucketStat) until(from time.Time) time.Time {
+	return later(from, st.latest).Add(time.Duration(st.count) * tick)
 }
 
 // layoutCache keeps, from one generation to the next, what does not
@@ -226,14 +231,14 @@ func (c *layoutCache) layoutChanges(ctx context.Context, f *state.Frozen, g *gen
 	nums = slices.Compact(nums)
 	from := historyStart(ss)
 	for _, b := range nums {
-		st, err := c.scanBucket(ctx, f, g, ss.row.ID, b, from, lastFile)
+		st, err := c.scanBucket(ctx, f, g, ss.row.ID, b, lastFile)
 		if err != nil {
 			return 0, err
 		}
 		if st.count == 0 {
 			continue // only files refused or failed: no change to list
 		}
-		d := changeDoc{num: b, from: from, until: st.last}
+		d := changeDoc{num: b, from: from, until: st.until(from)}
 		ss.lists = append(ss.lists, d)
 		from = d.until
 	}
@@ -281,15 +286,15 @@ func (c *layoutCache) fileSpan(ctx context.Context, f *state.Frozen, run int64) 
 	return sp, nil
 }
 
-// scanBucket reads a Source's changes in bucket b, as its Change List
-// beginning at from lists them, reading only what an earlier scan did not
+// scanBucket counts a Source's changes in bucket b, and finds the latest
+// time they are served with, reading only what an earlier scan did not
 // (rows up to lastFile are those of finished runs).
-func (c *layoutCache) scanBucket(ctx context.Context, f *state.Frozen, g *generation, source, b int64, from time.Time, lastFile int64) (*bucketStat, error) {
+func (c *layoutCache) scanBucket(ctx context.Context, f *state.Frozen, g *generation, source, b, lastFile int64) (*bucketStat, error) {
 	key := [2]int64{source, b}
 	c.mu.Lock()
 	st := c.buckets[key]
-	if st == nil || !st.from.Equal(from) {
-		st = &bucketStat{from: from, last: from, scanned: b * g.bucket}
+	if st == nil {
+		st = &bucketStat{scanned: b * g.bucket}
 		c.buckets[key] = st
 	}
 	c.mu.Unlock()
@@ -297,14 +302,11 @@ func (c *layoutCache) scanBucket(ctx context.Context, f *state.Frozen, g *genera
 	if st.scanned >= end {
 		return st, nil
 	}
-	err := f.EachChange(ctx, st.scanned, end, func(ch *state.Change) error {
-		sp := g.byRun[ch.RunID]
-		if sp == nil || sp.source != source || ch.Path == "" {
-			return nil
+	err := f.ChangeStats(ctx, st.scanned, end, func(run int64, latest time.Time, n int) {
+		if sp := g.byRun[run]; sp != nil && sp.source == source {
+			st.latest = later(st.latest, sp.changeTime(latest))
+			st.count += n
 		}
-		st.last = nextTime(st.last, sp.changeTime(ch.At))
-		st.count++
-		return nil
 	})
 	if err != nil {
 		return nil, err

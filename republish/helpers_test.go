@@ -92,12 +92,13 @@ func syncDir(t testing.TB, dir, target string, po engine.PlanOptions) *engine.Re
 // serveStore serves st (opened read-only) with documents of shape sh (the
 // zero shape: the real one) until the end of the test, once its first
 // generation is read.
-func serveStore(t testing.TB, st store.Store, sh shape, channels bool) (*Server, string) {
+func serveStore(t testing.TB, st store.Store, sh shape, o Options) (*Server, string) {
 	t.Helper()
 	hs := httptest.NewUnstartedServer(nil)
 	base := "http://" + hs.Listener.Addr().String()
-	s, err := New(st, Options{BaseURL: base, Poll: 10 * time.Millisecond, TempDir: t.TempDir(), Channels: channels,
-		Note: func(msg string) { t.Log("serve: " + msg) }})
+	o.BaseURL, o.Poll, o.TempDir = base, 10*time.Millisecond, t.TempDir()
+	o.Note = func(msg string) { t.Log("serve: " + msg) }
+	s, err := New(st, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,12 +128,17 @@ func serveStore(t testing.TB, st store.Store, sh shape, channels bool) (*Server,
 
 func serveDir(t testing.TB, dir string, sh shape) (*Server, string) {
 	t.Helper()
+	return serveDirWith(t, dir, sh, Options{})
+}
+
+func serveDirWith(t testing.TB, dir string, sh shape, o Options) (*Server, string) {
+	t.Helper()
 	st, err := store.OpenDir(dir, store.Options{ReadOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	return serveStore(t, st, sh, false)
+	return serveStore(t, st, sh, o)
 }
 
 // get fetches url: its status, headers and body (err when the body could

@@ -27,7 +27,7 @@ func TestChangeNotifications(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	s, base := serveStore(t, st, shape{}, true)
+	s, base := serveStore(t, st, shape{}, Options{Channels: true})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	found, err := notify.Find(ctx, testClient(t), base+"/resourcesync/1/capabilitylist.xml")

@@ -190,25 +190,53 @@ func TestDamagedCopyIsNotServedAsGood(t *testing.T) {
 // run left: a run going on shows only once it ends, whatever it committed
 // meanwhile.
 func TestLiveGenerationNeverHalfARun(t *testing.T) {
+	for _, guard := range []bool{false, true} {
+		name := "read beside the run"
+		if guard {
+			name = "copied once the log grew"
+		}
+		t.Run(name, func(t *testing.T) { testLiveGeneration(t, guard) })
+	}
+}
+
+// testLiveGeneration: guard, the log grows past MaxLog while the run goes
+// on, and the generation served is copied to go on from there.
+func testLiveGeneration(t *testing.T, guard bool) {
 	srv := startDemo(t, demo.Options{Resources: 100})
 	A := t.TempDir()
 	target := srv.URL + "/dataset1/capabilitylist.xml"
 	syncDir(t, A, target, engine.PlanOptions{})
 	rsx := filepath.Join(A, ".rsx")
+	ctx := context.Background()
+	var db *state.DB
+	openState := func() {
+		var err error
+		if db, err = state.Open(ctx, filepath.Join(rsx, "state.db")); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+	}
+	o := Options{}
+	if guard {
+		// The state is open in another process (a --follow) before the
+		// generation is read: it is read beside it.
+		o.MaxLog = 1
+		openState()
+	}
 	before := listDir(t, rsx)
-	s, base := serveDir(t, A, shape{})
-	if after := listDir(t, rsx); !slices.Equal(before, after) {
+	s, base := serveDirWith(t, A, shape{}, o)
+	g0 := s.cur.Load()
+	if after := listDir(t, rsx); !guard && !slices.Equal(before, after) {
 		t.Fatalf("serving changed %s: %q, then %q", rsx, before, after)
 	}
-	g0 := s.cur.Load()
+	if g0.view.f.Shared() != guard {
+		t.Fatalf("the first generation is read beside a run: %v", g0.view.f.Shared())
+	}
 
 	// A run begins (it holds the lock: this process), and commits a batch.
-	ctx := context.Background()
-	db, err := state.Open(ctx, filepath.Join(rsx, "state.db"))
-	if err != nil {
-		t.Fatal(err)
+	if db == nil {
+		openState()
 	}
-	defer db.Close()
 	lock := filepath.Join(rsx, "lock")
 	host, _ := os.Hostname()
 	if err := os.WriteFile(lock, []byte(`{"pid":`+itoa(os.Getpid())+`,"host":"`+host+`","token":"test"}`), 0o644); err != nil {
@@ -250,6 +278,17 @@ func TestLiveGenerationNeverHalfARun(t *testing.T) {
 	}
 	if g := s.cur.Load(); g.until != g0.until {
 		t.Errorf("a generation of half a run: until %s, was %s", g.until, g0.until)
+	}
+	if guard {
+		// The generation served was read beside the run (the run opened
+		// the state after it, so its log was there) and is now a copy.
+		deadline := time.Now().Add(10 * time.Second)
+		for s.cur.Load().view.f.Shared() && time.Now().Before(deadline) {
+			time.Sleep(10 * time.Millisecond)
+		}
+		if s.cur.Load().view.f.Shared() {
+			t.Error("the generation served still holds the state's log")
+		}
 	}
 	newURL := base + "/" + path
 	if resp, _, _ := get(t, newURL, nil); resp.StatusCode != http.StatusNotFound {

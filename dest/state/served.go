@@ -345,6 +345,32 @@ func (f *Frozen) EachChange(ctx context.Context, from, to int64, fn func(c *Chan
 	return closeRows(rows)
 }
 
+// ChangeStats calls fn, for each run with files created, updated or
+// deleted (with a path) whose row id is in [from, to), with the latest
+// time of those files and how many they are: what a Change List of those
+// rows is dated by, read without reading the rows one by one.
+func (f *Frozen) ChangeStats(ctx context.Context, from, to int64, fn func(runID int64, latest time.Time, n int)) error {
+	if f.db.version < 4 {
+		return nil
+	}
+	rows, err := f.query(ctx, `SELECT run_id, max(at), count(*) FROM run_file WHERE id >= ? AND id < ?
+		AND kind IN ('created', 'updated', 'deleted') AND path IS NOT NULL GROUP BY run_id`, from, to)
+	if err != nil {
+		return fmt.Errorf("read the files of the runs: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var run int64
+		var at sql.NullString
+		var n int
+		if err := rows.Scan(&run, &at, &n); err != nil {
+			return fmt.Errorf("read the files of the runs: %w", err)
+		}
+		fn(run, parseTime(at), n)
+	}
+	return closeRows(rows)
+}
+
 // servedColumns are what a served copy needs of a row.
 func (f *Frozen) servedColumns() string {
 	if f.db.version < 5 {
@@ -375,11 +401,12 @@ func scanServed(s scanner, r *Resource) error {
 }
 
 // EachCopy calls fn for the rows of a Source whose id is in [from, to), by
-// id, with what a served copy needs (ID, SourceID, URI, Path, Length,
+// id (read in the order of the table, the first at once: the index of a
+// Source's URIs would have SQLite read them all and sort them first), with what a served copy needs (ID, SourceID, URI, Path, Length,
 // Digests, Lastmod, FetchedAt, DeletedAt, DamagedAt, FileMTime, Type, Via).
 // The Resource is reused between calls.
 func (f *Frozen) EachCopy(ctx context.Context, sourceID, from, to int64, fn func(r *Resource) error) error {
-	rows, err := f.query(ctx, `SELECT `+f.servedColumns()+` FROM resource WHERE id >= ? AND id < ? AND source_id = ? ORDER BY id`, from, to, sourceID)
+	rows, err := f.query(ctx, `SELECT `+f.servedColumns()+` FROM resource WHERE id >= ? AND id < ? AND +source_id = ? ORDER BY id`, from, to, sourceID)
 	if err != nil {
 		return fmt.Errorf("read the copies of Source %d: %w", sourceID, err)
 	}
@@ -402,7 +429,7 @@ func (f *Frozen) EachCopy(ctx context.Context, sourceID, from, to int64, fn func
 // HasCopies reports whether a Source has a row whose id is in [from, to).
 func (f *Frozen) HasCopies(ctx context.Context, sourceID, from, to int64) (bool, error) {
 	var n int
-	err := f.q.QueryRowContext(context.WithoutCancel(ctx), `SELECT count(*) FROM (SELECT 1 FROM resource WHERE id >= ? AND id < ? AND source_id = ? LIMIT 1)`,
+	err := f.q.QueryRowContext(context.WithoutCancel(ctx), `SELECT count(*) FROM (SELECT 1 FROM resource WHERE id >= ? AND id < ? AND +source_id = ? LIMIT 1)`,
 		from, to, sourceID).Scan(&n)
 	if err != nil {
 		return false, fmt.Errorf("read the copies of Source %d: %w", sourceID, err)
