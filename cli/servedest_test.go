@@ -316,3 +316,56 @@ func viaByPath(t *testing.T, base string, d *model.Document) map[string]string {
 	}
 	return out
 }
+
+// rsx serve --dest refuses what it cannot serve, saying why (exit 2): a
+// folder without a copy, the demo's flags, a base URL that is not one, the
+// flags of --dest without it.
+func TestServeDestRefusals(t *testing.T) {
+	empty := t.TempDir()
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"serve", "--dest", empty, "--addr", "127.0.0.1:0"}, "no copy in"},
+		{[]string{"serve", "--dest", filepath.Join(empty, "nothing"), "--addr", "127.0.0.1:0"}, "there is no copy in"},
+		{[]string{"serve", "--dest", empty, "--resources", "10"}, "--resources is for the demo Source"},
+		{[]string{"serve", "--dest", empty, "--addr", "127.0.0.1:0", "--base-url", "ftp://x"}, "--base-url"},
+		{[]string{"serve", "--channels"}, "--channels is for a copy served with --dest"},
+	} {
+		code, out, errs := runCmd(t, tc.args...)
+		if code != exitFailure || out != "" || !strings.Contains(errs, tc.want) {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q (want %q)", tc.args, code, out, errs, tc.want)
+		}
+	}
+}
+
+// A fleet file's names title the Sources served (--sources).
+func TestServeDestTitles(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	srv, err := demo.Start(ctx, "127.0.0.1:0", demo.Options{Resources: 50})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	A := t.TempDir()
+	u := srv.URL + "/dataset2/capabilitylist.xml"
+	chainSync(t, "--dest", A, u)
+	fleet := filepath.Join(t.TempDir(), "fleet.toml")
+	if err := os.WriteFile(fleet, []byte("[[source]]\nname = \"The images\"\nurl = \""+u+"\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	base, stderr, _ := startServeDest(t, serveFlags{dest: A, sources: fleet})
+	resp, err := http.Get(base + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(b), ">The images</a>") || !strings.Contains(string(b), `<link rel="resourcesync" href="`+base+`/resourcesync/1/capabilitylist.xml">`) {
+		t.Errorf("home page:\n%s", b)
+	}
+	if !strings.Contains(stderr.String(), base+"/resourcesync/1/capabilitylist.xml  (a copy of "+u+")") {
+		t.Errorf("stderr:\n%s", stderr.String())
+	}
+}

@@ -82,7 +82,6 @@ type Server struct {
 	readyMu sync.Once
 	seq     uint64
 	busy    atomic.Bool // a run goes on: what is served is the last generation before it
-	readErr atomic.Pointer[error]
 	notify  *notifier
 	verify  *verifiedCache
 }
