@@ -22,6 +22,10 @@
 // An audit reads db.EachResource (paths and digests to hash the copy again),
 // db.FindPaths (to find the copy's extra files) and records
 // w.SetVerified.
+//
+// A copy republished as a Source (rsx serve --dest) is read in Frozen views
+// (served.go): the state as a commit left it, read beside the run that
+// writes it (OpenShared) or from a copy of it, writing nothing.
 package state
 
 import (
