@@ -16,9 +16,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"rsx/dest/fleet"
 	"rsx/dest/store"
 	"rsx/display"
+	"rsx/fleet"
 	"rsx/republish"
 )
 

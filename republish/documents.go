@@ -396,7 +396,7 @@ func (s *Server) copyEntry(e *model.Entry, links []model.Link, r *state.Resource
 	e.MD = model.Metadata{Present: true, HashRaw: verified(r.Digests), Length: r.Length, LengthOK: true, Type: r.Type}
 	v, ok := state.DecodeVia(r.Via, state.Via{Href: r.URI, Modified: r.Lastmod, Hash: r.Digests, Length: r.Length, Type: r.Type})
 	if !ok {
-		v = state.Via{Href: r.URI, Modified: r.Lastmod, Length: -1} // an rsx before schema 5 did not record the claims
+		v = state.Via{Href: r.URI, Modified: r.Lastmod, Length: -1} // an rsx before schema 7 did not record the claims
 	}
 	e.Links = append(links, viaLink(v))
 	return true

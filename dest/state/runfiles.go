@@ -131,7 +131,7 @@ func (db *DB) RunFiles(ctx context.Context, runID int64, fn func(f *RunFile) err
 		return nil
 	}
 	cols := `kind, uri, path, length, digests, at, note, type, via`
-	if db.version < 5 {
+	if db.version < versionVia {
 		cols = `kind, uri, path, length, digests, at, note, NULL, NULL`
 	}
 	rows, err := db.sql.QueryContext(ctx, `SELECT `+cols+` FROM run_file WHERE run_id = ? ORDER BY id`, runID)

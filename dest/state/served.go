@@ -200,7 +200,7 @@ func (w *Watcher) Reset() { w.seen = false }
 // Close frees the Watcher's connection.
 func (w *Watcher) Close() error { return w.conn.Close() }
 
-// Version is the state's schema version: below 5, no copy has a type or a
+// Version is the state's schema version: below 7, no copy has a type or a
 // provenance.
 func (f *Frozen) Version() int { return f.db.version }
 
@@ -221,7 +221,7 @@ func (f *Frozen) query(ctx context.Context, q string, args ...any) (*sql.Rows, e
 
 // Sources are the Sources of the state, by id (without their selections).
 func (f *Frozen) Sources(ctx context.Context) ([]Source, error) {
-	rows, err := f.query(ctx, `SELECT id, url, created, baseline_kind, baseline_url, baseline_at, baseline_done, synced_until, last_run, reconcile_due FROM source ORDER BY id`)
+	rows, err := f.query(ctx, `SELECT id, url, created, baseline_kind, baseline_url, baseline_at, baseline_done, synced_until, last_run, reconcile_due, `+f.db.since(versionStray, "stray_due")+` FROM source ORDER BY id`)
 	if err != nil {
 		return nil, fmt.Errorf("list Sources in %s: %w", f.db.path, err)
 	}
@@ -243,25 +243,15 @@ func (f *Frozen) EachRun(ctx context.Context, fn func(r *Run) error) error {
 	if f.db.version < 3 {
 		return nil
 	}
-	rows, err := f.query(ctx, runColumns+` ORDER BY r.id`)
+	rows, err := f.query(ctx, f.db.runColumns()+` ORDER BY r.id`)
 	if err != nil {
 		return fmt.Errorf("read the run history: %w", err)
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var r Run
-		var started, ended, why, until, stopped sql.NullString
-		var exit sql.NullInt64
-		var finished int
-		if err := rows.Scan(&r.ID, &r.SourceID, &r.Source, &started, &ended, &r.Mode, &why, &r.Planned, &r.Created, &r.Updated,
-			&r.Deleted, &r.Failed, &r.Bytes, &finished, &until, &stopped, &exit, &r.Version); err != nil {
-			return fmt.Errorf("read the run history: %w", err)
-		}
-		r.Started, r.Ended, r.SyncedUntil = parseTime(started), parseTime(ended), parseTime(until)
-		r.Why, r.Stopped, r.Finished = why.String, stopped.String, finished == 1
-		r.ExitStatus = -1
-		if exit.Valid {
-			r.ExitStatus = int(exit.Int64)
+		if err := scanRun(rows, &r); err != nil {
+			return err
 		}
 		if err := fn(&r); err != nil {
 			return err
@@ -313,7 +303,7 @@ func (f *Frozen) EachChange(ctx context.Context, from, to int64, fn func(c *Chan
 		return nil
 	}
 	cols := `id, run_id, kind, uri, path, length, digests, at, type, via`
-	if f.db.version < 5 {
+	if f.db.version < versionVia {
 		cols = `id, run_id, kind, uri, path, length, digests, at, NULL, NULL`
 	}
 	rows, err := f.query(ctx, `SELECT `+cols+` FROM run_file WHERE id >= ? AND id < ? AND kind IN ('created', 'updated', 'deleted') ORDER BY id`, from, to)
@@ -373,7 +363,7 @@ func (f *Frozen) ChangeStats(ctx context.Context, from, to int64, fn func(runID 
 
 // servedColumns are what a served copy needs of a row.
 func (f *Frozen) servedColumns() string {
-	if f.db.version < 5 {
+	if f.db.version < versionVia {
 		return `id, source_id, uri, path, length, digests, lastmod, fetched_at, deleted_at, damaged_at, file_mtime, NULL, NULL`
 	}
 	return `id, source_id, uri, path, length, digests, lastmod, fetched_at, deleted_at, damaged_at, file_mtime, type, via`

@@ -81,6 +81,9 @@ func TestFrozenViewBesideAWriter(t *testing.T) {
 	if ok, err := f1.CopyAt(ctx, "a/1", &row); !ok || err != nil || row.URI != "http://a/1" || row.Via != "{}" {
 		t.Errorf("CopyAt: %v %v %+v", ok, err, row)
 	}
+	if srcs, err := f1.Sources(ctx); err != nil || len(srcs) != 1 || srcs[0].URL != "http://a/cap.xml" {
+		t.Errorf("Sources: %+v, %v", srcs, err)
+	}
 	if ok, _ := f1.CopyAt(ctx, "a/2", &row); ok {
 		t.Error("a row committed after the view began is in it")
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -125,19 +126,19 @@ func TestViaKeptAndReplaced(t *testing.T) {
 	}
 }
 
-// A database of schema version 4 is upgraded to 5 (type and via) when
+// A database of schema version 6 is upgraded to 7 (type and via) when
 // opened for writing, its rows without provenance; read-only, it is read
 // as it is.
-func TestOpenUpgradesSchemaVersion4(t *testing.T) {
+func TestOpenUpgradesSchemaVersion6(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "state.db")
 	raw, err := sql.Open("sqlite", path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	v4 := withoutVersion5(t, stripComments(schemaSQL))
-	for _, q := range []string{v4,
-		`INSERT INTO meta (key, value) VALUES ('schema_version', '4'), ('created', '2026-01-01T00:00:00Z')`,
+	v6 := withoutVersion7(t, stripComments(schemaSQL))
+	for _, q := range []string{v6,
+		`INSERT INTO meta (key, value) VALUES ('schema_version', '6'), ('created', '2026-01-01T00:00:00Z')`,
 		`INSERT INTO source (id, url, created) VALUES (1, 'http://h/cap.xml', '2026-01-01T00:00:00Z')`,
 		`INSERT INTO resource (source_id, uri, path, path_key, length, digests) VALUES (1, 'http://h/a', 'h/a', 'h/a', 3, 'md5:aa')`,
 		`INSERT INTO run (id, source_id, started, mode, rsx_version) VALUES (7, 1, '2026-01-01T00:00:00Z', 'baseline', 'rsx old')`,
@@ -154,8 +155,24 @@ func TestOpenUpgradesSchemaVersion4(t *testing.T) {
 	}
 	var files []RunFile
 	if err := ro.RunFiles(ctx, 7, func(f *RunFile) error { files = append(files, *f); return nil }); err != nil || len(files) != 1 || files[0].Via != "" {
-		t.Errorf("the files of a version 4 file opened read-only: %+v, %v", files, err)
+		t.Errorf("the files of a version 6 file opened read-only: %+v, %v", files, err)
 	}
+	// What rsx serve --dest reads of it: the copies and the changes, with
+	// no type and no provenance.
+	f, err := ro.Freeze(ctx, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if srcs, err := f.Sources(ctx); err != nil || len(srcs) != 1 {
+		t.Errorf("the Sources of a version 6 file served: %+v, %v", srcs, err)
+	}
+	var copies, changes []string
+	cerr := f.EachCopy(ctx, 1, 0, 1<<62, func(r *Resource) error { copies = append(copies, r.URI+" "+r.Type+r.Via); return nil })
+	herr := f.EachChange(ctx, 0, 1<<62, func(c *Change) error { changes = append(changes, c.URI+" "+c.Type+c.Via); return nil })
+	if cerr != nil || herr != nil || !slices.Equal(copies, []string{"http://h/a "}) || !slices.Equal(changes, []string{"http://h/a "}) {
+		t.Errorf("a version 6 file served: copies %q (%v), changes %q (%v)", copies, cerr, changes, herr)
+	}
+	f.Close()
 	ro.Close()
 	db, err := Open(ctx, path)
 	if err != nil {
@@ -164,7 +181,7 @@ func TestOpenUpgradesSchemaVersion4(t *testing.T) {
 	defer db.Close()
 	var v string
 	var typ, via sql.NullString
-	if err := db.sql.QueryRow(`SELECT value FROM meta WHERE key = 'schema_version'`).Scan(&v); err != nil || v != "5" {
+	if err := db.sql.QueryRow(`SELECT value FROM meta WHERE key = 'schema_version'`).Scan(&v); err != nil || v != "7" {
 		t.Errorf("schema_version %q, %v", v, err)
 	}
 	if err := db.sql.QueryRow(`SELECT type, via FROM resource WHERE uri = 'http://h/a'`).Scan(&typ, &via); err != nil || typ.Valid || via.Valid {
