@@ -159,6 +159,7 @@ func TestDamagedCopyIsNotServedAsGood(t *testing.T) {
 	p = file(flipped)
 	b, _ = os.ReadFile(p)
 	fi, _ := os.Stat(p)
+	recorded := md5.Sum(b)
 	b[len(b)/2] ^= 0x55
 	if err := os.WriteFile(p, b, 0o644); err != nil {
 		t.Fatal(err)
@@ -173,6 +174,17 @@ func TestDamagedCopyIsNotServedAsGood(t *testing.T) {
 	}
 	if resp, _, _ := get(t, flipped.Loc, map[string]string{"Range": "bytes=0-3"}); resp.StatusCode != http.StatusServiceUnavailable {
 		t.Errorf("a range of a damaged copy: %d", resp.StatusCode)
+	}
+	// Nor does a HEAD or a 304 vouch for it.
+	if resp, err := http.Head(flipped.Loc); err != nil || resp.StatusCode != http.StatusServiceUnavailable {
+		t.Errorf("a HEAD of a damaged copy: %v %v", resp, err)
+	}
+	etag := `"md5-` + hex.EncodeToString(recorded[:]) + `"`
+	if resp, _, _ := get(t, flipped.Loc, map[string]string{"If-None-Match": etag}); resp.StatusCode != http.StatusServiceUnavailable {
+		t.Errorf("If-None-Match of a damaged copy's ETag %s: %d", etag, resp.StatusCode)
+	}
+	if resp, err := http.Head(good.Loc); err != nil || resp.StatusCode != http.StatusOK || resp.ContentLength != int64(len(want)) {
+		t.Errorf("a HEAD of a good copy: %v %v", resp, err)
 	}
 	// What the state does not list is not served; nor is .rsx.
 	for _, u := range []string{base + "/.rsx/state.db", base + "/" + strings.TrimPrefix(srv.URL, "http://") + "/nothing", base + "/resourcesync/9/capabilitylist.xml"} {

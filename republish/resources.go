@@ -32,8 +32,9 @@ import (
 //     until the digest is checked: a file that no longer matches ends the
 //     connection before it is complete, so that a client never holds the
 //     whole of bad bytes with a 200;
-//   - a range of a file is sent only once the whole file was hashed and
-//     matched (kept for as long as the file keeps its size and time).
+//   - a range of a file, a HEAD and a 304 Not Modified are answered only
+//     once the whole file was hashed and matched (kept for as long as the
+//     file keeps its size and time).
 
 // serveCopy answers the copy at path p.
 func (s *Server) serveCopy(w http.ResponseWriter, r *http.Request, g *generation, p string) {
@@ -63,6 +64,16 @@ func (s *Server) serveCopy(w http.ResponseWriter, r *http.Request, g *generation
 		}
 		s.unavailable(w, p, what)
 		return
+	}
+	if answersWithoutBytes(r) && !s.verify.ok(p, fi, alg, want) && !etagIsDigest(fi.ETag, alg, want) {
+		// A HEAD, or a 304 Not Modified, says the copy is what its ETag
+		// names without sending a byte to be checked as it goes: the file
+		// is checked first.
+		if err := s.checkFile(r.Context(), p, alg, want, row.Length); err != nil {
+			s.unavailable(w, p, err.Error())
+			return
+		}
+		s.verify.add(p, fi, alg, want)
 	}
 	hdr := w.Header()
 	hdr.Set("ETag", `"`+alg+"-"+hex.EncodeToString(want)+`"`)
@@ -106,6 +117,23 @@ func (s *Server) serveCopy(w http.ResponseWriter, r *http.Request, g *generation
 		s.note(fmt.Sprintf("%s: not served: %v", p, vr.failed))
 		panic(http.ErrAbortHandler)
 	}
+}
+
+// answersWithoutBytes tells a request whose answer may vouch for the copy
+// without its bytes: a HEAD, or a conditional GET that a 304 answers.
+func answersWithoutBytes(r *http.Request) bool {
+	return r.Method == http.MethodHead || r.Header.Get("If-None-Match") != "" || r.Header.Get("If-Modified-Since") != ""
+}
+
+// checkFile hashes the file at p whole and compares it with the digest and
+// length the copy recorded.
+func (s *Server) checkFile(ctx context.Context, p, alg string, want []byte, length int64) error {
+	f, err := s.st.Open(ctx, p)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return checkWhole(f, alg, want, length)
 }
 
 // etagIsDigest tells a bucket's object whose ETag is the MD5 of its bytes
