@@ -510,16 +510,14 @@ func (s *Server) changeEntry(e *model.Entry, links []model.Link, ch *state.Chang
 	}
 	*e = model.Entry{Loc: s.copyURL(ch.Path)}
 	e.MD = model.Metadata{Present: true, Change: model.Change(ch.Kind), Datetime: dt(at)}
-	own := state.Via{Href: ch.URI, Length: -1}
 	if ch.Kind != state.FileDeleted {
 		e.Lastmod = dt(ch.At)
 		e.MD.HashRaw, e.MD.Type = verified(ch.Digests), ch.Type
 		if ch.Length >= 0 {
 			e.MD.Length, e.MD.LengthOK = ch.Length, true
 		}
-		own = state.Via{Href: ch.URI, Hash: ch.Digests, Length: ch.Length, Type: ch.Type}
 	}
-	v, ok := state.DecodeVia(ch.Via, own)
+	v, ok := ch.Provenance()
 	if !ok || ch.Kind == state.FileDeleted {
 		v = state.Via{Href: v.Href, Length: -1}
 		if !ok {

@@ -159,3 +159,16 @@ func (db *DB) RunFiles(ctx context.Context, runID int64, fn func(f *RunFile) err
 	}
 	return closeRows(rows)
 }
+
+// Provenance is where the file a run wrote or deleted came from, read from
+// f.Via beside f's own values (a deletion has none: its via holds the whole
+// link); ok is false when the run recorded none (a failure, a refusal, a
+// stray file, a deletion of a resource that no other Source republished, a
+// run of an rsx before schema version 7).
+func (f *RunFile) Provenance() (v Via, ok bool) {
+	own := Via{Href: f.URI, Length: -1}
+	if f.Kind == FileCreated || f.Kind == FileUpdated {
+		own = Via{Href: f.URI, Hash: f.Digests, Length: f.Length, Type: f.Type}
+	}
+	return DecodeVia(f.Via, own)
+}
