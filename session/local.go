@@ -216,6 +216,9 @@ func planEntryOf(t *model.EntryTable, i int, base string) plan.Entry {
 	if dt := t.Datetime(i); dt.OK {
 		e.Datetime = dt.Time
 	}
+	if t.LinkCount(i) > 0 {
+		e.Via, _ = state.ViaOf(&model.Entry{Loc: e.URI, Links: t.Links(i)})
+	}
 	return e
 }
 
