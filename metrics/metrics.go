@@ -221,7 +221,6 @@ func (m *Metrics) AppliedAlone(s Source, n int) {
 	m.applied.WithLabelValues(labels(s)...).Add(float64(n))
 }
 
-
 // sourceState is what the gauges of a Source say.
 type sourceState struct {
 	lastRun, lastSuccess, syncedUntil time.Time
