@@ -234,9 +234,20 @@ dest = "`+brokenDest+`"
 	}
 	until, _ := time.Parse(time.RFC3339Nano, *g.SyncedUntil)
 	expect("rsx_source_synced_until_timestamp_seconds", goodL, float64(until.UnixNano())/1e9)
+	// Behind: since the good run's start (its JSON line's started, to the
+	// second), at the scrape.
+	var goodStart time.Time
+	for _, r := range fleetLines(t, out.String()) {
+		if r.Name == "good" {
+			goodStart, _ = time.Parse(time.RFC3339, r.Started)
+		}
+	}
 	behind, ok := sample(fams, "rsx_source_behind_seconds", goodL)
-	if lo, hi := started.Sub(until).Seconds()-1, scraped.Sub(until).Seconds()+1; !ok || behind < lo || behind > hi {
+	if lo, hi := scraped.Sub(goodStart).Seconds()-2, scraped.Sub(goodStart).Seconds()+1; !ok || behind < lo || behind > hi || behind < 0 {
 		t.Errorf("good is %vs behind, want from %v to %v", behind, lo, hi)
+	}
+	if _, ok := sample(fams, "rsx_source_behind_seconds", brokenL); ok {
+		t.Errorf("the broken Source, never in step, has a time behind")
 	}
 	if v, ok := sample(fams, "rsx_build_info", nil); !ok || v != 1 {
 		t.Errorf("rsx_build_info %v %v", v, ok)

@@ -53,7 +53,8 @@ type Run struct {
 	// Outcome is Outcome…; OutcomeOf gives it from an exit status.
 	Outcome string
 	// Fetched counts the resources downloaded (created or updated, not
-	// those adopted), Deleted those removed, Bytes what was written.
+	// those adopted), Deleted those removed, Bytes the bytes downloaded
+	// (engine.Result.Bytes: those rejected too).
 	Fetched, Deleted int
 	Bytes            int64
 	// Failures counts the failed resources by kind (engine.FailureKind).
@@ -131,7 +132,7 @@ func New(o Options) *Metrics {
 			"Resources (or documents) a run could not use, by kind (fetch, verify, write, collision, owned, refused, bitstream, document, package, state).", "kind"),
 		fetched: counter("rsx_resources_fetched_total", "Resources downloaded into the copy (created or updated)."),
 		deleted: counter("rsx_resources_deleted_total", "Resources removed from the copy."),
-		bytes:   counter("rsx_fetched_bytes_total", "Bytes of resources downloaded and written into the copy."),
+		bytes:   counter("rsx_fetched_bytes_total", "Bytes of resources downloaded (those rejected by their verification too)."),
 		received: counter("rsx_notifications_received_total",
 			"Notifications received from the Source's channels, by kind (change, framework).", "kind"),
 		applied:  counter("rsx_notifications_applied_total", "Change notifications applied alone (without reading the Source's lists)."),
@@ -224,6 +225,9 @@ func (m *Metrics) AppliedAlone(s Source, n int) {
 // sourceState is what the gauges of a Source say.
 type sourceState struct {
 	lastRun, lastSuccess, syncedUntil time.Time
+	// inStep is when the last run that ended ok started: the copy holds
+	// every change the Source had published then.
+	inStep time.Time
 	lastElapsed                       time.Duration
 	up                                bool // the last run's outcome was ok
 	ran                               bool
@@ -253,7 +257,7 @@ func newSourceDescs() sourceDescs {
 		syncedUntil: prometheus.NewDesc("rsx_source_synced_until_timestamp_seconds",
 			"The copy's point: the Source's changes up to it are in the copy (Unix time); absent until a run has recorded one.", l, nil),
 		behind: prometheus.NewDesc("rsx_source_behind_seconds",
-			"How far behind the Source the copy is at the scrape: the time since its point (else since its last success); absent until one is known.", l, nil),
+			"How far behind the Source the copy may be at the scrape: the time since the start of the last run that ended ok (the copy then held every change the Source had published); absent until one has.", l, nil),
 		lastDuration: prometheus.NewDesc("rsx_source_last_run_duration_seconds",
 			"How long the Source's last run took.", l, nil),
 		up: prometheus.NewDesc("rsx_source_up",
@@ -291,7 +295,7 @@ func (c *sourceCollector) ran(r Run) {
 	}
 	st.up = r.Outcome == OutcomeOK
 	if st.up {
-		st.lastSuccess = end
+		st.lastSuccess, st.inStep = end, r.Started
 	}
 	if r.SyncedUntil.After(st.syncedUntil) {
 		st.syncedUntil = r.SyncedUntil
@@ -320,11 +324,8 @@ func (c *sourceCollector) Collect(ch chan<- prometheus.Metric) {
 		if !st.syncedUntil.IsZero() {
 			gauge(d.syncedUntil, unix(st.syncedUntil), s)
 		}
-		switch {
-		case !st.syncedUntil.IsZero():
-			gauge(d.behind, max(now.Sub(st.syncedUntil).Seconds(), 0), s)
-		case !st.lastSuccess.IsZero():
-			gauge(d.behind, max(now.Sub(st.lastSuccess).Seconds(), 0), s)
+		if !st.inStep.IsZero() {
+			gauge(d.behind, max(now.Sub(st.inStep).Seconds(), 0), s)
 		}
 	}
 }

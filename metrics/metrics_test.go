@@ -80,7 +80,7 @@ func TestRanAddsUp(t *testing.T) {
 # TYPE rsx_failures_total counter
 rsx_failures_total{kind="fetch",name="ex",source="https://reader:xxxxx@example.org/capabilitylist.xml"} 2
 rsx_failures_total{kind="verify",name="ex",source="https://reader:xxxxx@example.org/capabilitylist.xml"} 1
-# HELP rsx_fetched_bytes_total Bytes of resources downloaded and written into the copy.
+# HELP rsx_fetched_bytes_total Bytes of resources downloaded (those rejected by their verification too).
 # TYPE rsx_fetched_bytes_total counter
 rsx_fetched_bytes_total{name="ex",source="https://reader:xxxxx@example.org/capabilitylist.xml"} 1030
 # HELP rsx_lock_takeovers_total Runs that took over the lock of their DEST from a run that had ended without releasing it.
@@ -104,9 +104,9 @@ rsx_resources_fetched_total{name="ex",source="https://reader:xxxxx@example.org/c
 rsx_runs_total{command="sync",name="ex",outcome="interrupted",source="https://reader:xxxxx@example.org/capabilitylist.xml"} 1
 rsx_runs_total{command="sync",name="ex",outcome="ok",source="https://reader:xxxxx@example.org/capabilitylist.xml"} 1
 rsx_runs_total{command="sync",name="ex",outcome="problems",source="https://reader:xxxxx@example.org/capabilitylist.xml"} 1
-# HELP rsx_source_behind_seconds How far behind the Source the copy is at the scrape: the time since its point (else since its last success); absent until one is known.
+# HELP rsx_source_behind_seconds How far behind the Source the copy may be at the scrape: the time since the start of the last run that ended ok (the copy then held every change the Source had published); absent until one has.
 # TYPE rsx_source_behind_seconds gauge
-rsx_source_behind_seconds{name="ex",source="https://reader:xxxxx@example.org/capabilitylist.xml"} 5400
+rsx_source_behind_seconds{name="ex",source="https://reader:xxxxx@example.org/capabilitylist.xml"} 3600
 # HELP rsx_source_last_run_duration_seconds How long the Source's last run took.
 # TYPE rsx_source_last_run_duration_seconds gauge
 rsx_source_last_run_duration_seconds{name="ex",source="https://reader:xxxxx@example.org/capabilitylist.xml"} 1
@@ -136,9 +136,9 @@ rsx_source_up{name="ex",source="https://reader:xxxxx@example.org/capabilitylist.
 	// How far behind counts at the scrape.
 	now = now.Add(time.Hour)
 	if err := testutil.GatherAndCompare(m.Gatherer(), strings.NewReader(`
-# HELP rsx_source_behind_seconds How far behind the Source the copy is at the scrape: the time since its point (else since its last success); absent until one is known.
+# HELP rsx_source_behind_seconds How far behind the Source the copy may be at the scrape: the time since the start of the last run that ended ok (the copy then held every change the Source had published); absent until one has.
 # TYPE rsx_source_behind_seconds gauge
-rsx_source_behind_seconds{name="ex",source="https://reader:xxxxx@example.org/capabilitylist.xml"} 9000
+rsx_source_behind_seconds{name="ex",source="https://reader:xxxxx@example.org/capabilitylist.xml"} 7200
 `), "rsx_source_behind_seconds"); err != nil {
 		t.Error(err)
 	}
