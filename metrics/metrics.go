@@ -16,6 +16,8 @@ package metrics
 import (
 	"net/http"
 	"sort"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -98,6 +100,10 @@ type Metrics struct {
 	applied  *prometheus.CounterVec
 	takeover *prometheus.CounterVec
 	sources  *sourceCollector
+	// What a server of a copy serves (Served): serve --dest.
+	served      *prometheus.CounterVec
+	servedBytes *prometheus.CounterVec
+	serveTime   *prometheus.HistogramVec
 }
 
 // Options tune New.
@@ -141,7 +147,14 @@ func New(o Options) *Metrics {
 			Help: "How long the runs took, by command.", Buckets: durationBuckets()}, []string{"command"}),
 		sources: &sourceCollector{now: o.Now, desc: newSourceDescs(), by: map[Source]*sourceState{}},
 	}
-	m.reg.MustRegister(m.runs, m.failures, m.fetched, m.deleted, m.bytes, m.received, m.applied, m.takeover, m.duration, m.sources)
+	m.served = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "rsx_served_requests_total",
+		Help: "HTTP requests a server of rsx (serve --dest) answered, by method and status code."}, []string{"method", "code"})
+	m.servedBytes = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "rsx_served_bytes_total",
+		Help: "Bytes of the bodies a server of rsx (serve --dest) sent, by method and status code."}, []string{"method", "code"})
+	m.serveTime = prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "rsx_served_request_duration_seconds",
+		Help: "How long a server of rsx (serve --dest) took to answer, by method.", Buckets: prometheus.DefBuckets}, []string{"method"})
+	m.reg.MustRegister(m.runs, m.failures, m.fetched, m.deleted, m.bytes, m.received, m.applied, m.takeover, m.duration, m.sources,
+		m.served, m.servedBytes, m.serveTime)
 	info := prometheus.NewGauge(prometheus.GaugeOpts{Name: "rsx_build_info", Help: "The rsx that runs (always 1).",
 		ConstLabels: prometheus.Labels{"version": version.String()}})
 	info.Set(1)
@@ -164,6 +177,58 @@ func (m *Metrics) Gatherer() prometheus.Gatherer { return m.reg }
 func (m *Metrics) Handler() http.Handler {
 	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{Registry: m.reg})
 }
+
+// Served wraps the handler of a server of a copy (serve --dest) so that
+// what it answers is counted: rsx_served_requests_total{method, code},
+// rsx_served_bytes_total{method, code} and
+// rsx_served_request_duration_seconds{method}. Mount Handler beside it at
+// Path, or serve the metrics on a listener of their own (Serve).
+func (m *Metrics) Served(h http.Handler) http.Handler {
+	h = promhttp.InstrumentHandlerCounter(m.served, h)
+	h = promhttp.InstrumentHandlerDuration(m.serveTime, h)
+	return instrumentBytes(m.servedBytes, h)
+}
+
+// instrumentBytes counts the bytes of the bodies h writes.
+func instrumentBytes(c *prometheus.CounterVec, h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		cw := &countingResponse{ResponseWriter: w, code: http.StatusOK}
+		h.ServeHTTP(cw, r)
+		c.WithLabelValues(strings.ToLower(r.Method), strconv.Itoa(cw.code)).Add(float64(cw.n))
+	})
+}
+
+// countingResponse counts what is written through it.
+type countingResponse struct {
+	http.ResponseWriter
+	code        int
+	wroteHeader bool
+	n           int64
+}
+
+func (c *countingResponse) WriteHeader(code int) {
+	if !c.wroteHeader {
+		c.code, c.wroteHeader = code, true
+	}
+	c.ResponseWriter.WriteHeader(code)
+}
+
+func (c *countingResponse) Write(b []byte) (int, error) {
+	c.wroteHeader = true
+	n, err := c.ResponseWriter.Write(b)
+	c.n += int64(n)
+	return n, err
+}
+
+// Flush passes a flush on (a streamed Resource List).
+func (c *countingResponse) Flush() {
+	if f, ok := c.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// Unwrap gives http.ResponseController the writer beneath.
+func (c *countingResponse) Unwrap() http.ResponseWriter { return c.ResponseWriter }
 
 // labels are a Source's label values.
 func labels(s Source) []string { return []string{display.RedactURL(s.URL), s.Name} }
@@ -227,10 +292,10 @@ type sourceState struct {
 	lastRun, lastSuccess, syncedUntil time.Time
 	// inStep is when the last run that ended ok started: the copy holds
 	// every change the Source had published then.
-	inStep time.Time
-	lastElapsed                       time.Duration
-	up                                bool // the last run's outcome was ok
-	ran                               bool
+	inStep      time.Time
+	lastElapsed time.Duration
+	up          bool // the last run's outcome was ok
+	ran         bool
 }
 
 // sourceCollector gives each Source's gauges at the scrape: how far

@@ -3,6 +3,7 @@ package metrics
 import (
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strconv"
 	"strings"
 	"testing"
@@ -236,5 +237,44 @@ func TestServe(t *testing.T) {
 	defer ln2.Close()
 	if _, err := Listen(ln2.Addr().String()); err == nil || !strings.Contains(err.Error(), "listen") {
 		t.Errorf("a taken address: %v", err)
+	}
+}
+
+// A server of a copy wrapped in Served has its answers counted: by method
+// and code, with the bytes of their bodies.
+func TestServed(t *testing.T) {
+	m := New(Options{NoProcess: true})
+	h := m.Served(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/r" {
+			http.NotFound(w, r)
+			return
+		}
+		io.WriteString(w, "twelve bytes")
+	}))
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	for _, p := range []string{"/r", "/r", "/gone"} {
+		resp, err := http.Get(srv.URL + p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+	for _, c := range []struct {
+		v    float64
+		want float64
+	}{
+		{testutil.ToFloat64(m.served.WithLabelValues("get", "200")), 2},
+		{testutil.ToFloat64(m.served.WithLabelValues("get", "404")), 1},
+		{testutil.ToFloat64(m.servedBytes.WithLabelValues("get", "200")), 24},
+		{float64(testutil.CollectAndCount(m.serveTime)), 1},
+	} {
+		if c.v != c.want {
+			t.Errorf("got %v, want %v", c.v, c.want)
+		}
+	}
+	if v := testutil.ToFloat64(m.servedBytes.WithLabelValues("get", "404")); v == 0 {
+		t.Errorf("the 404's body not counted")
 	}
 }
