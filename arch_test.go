@@ -163,10 +163,10 @@ func importRules() []importRule {
 			// the job layer's and the engine's results): it is below what
 			// starts the long-running modes (the command line, serve) and
 			// knows neither the fleet nor the explorer.
-			name: "metrics imports of ours only rsx/dest/job, rsx/dest/engine, rsx/display and rsx/internal/version, nor do its tests",
+			name: "metrics imports of ours only rsx/dest/job, rsx/dest/engine, rsx/dest/store, rsx/display and rsx/internal/version, nor do its tests",
 			from: is(module + "/metrics"), tests: true,
 			forbidden: func(_, imported string) bool {
-				return ours(imported) && !slices.Contains([]string{module + "/dest/job", module + "/dest/engine", module + "/display",
+				return ours(imported) && !slices.Contains([]string{module + "/dest/job", module + "/dest/engine", module + "/dest/store", module + "/display",
 					module + "/internal/version", module + "/metrics"}, imported)
 			},
 		},

@@ -8,8 +8,8 @@
 // exposition that Serve, or a server of the caller's own, mounts at
 // /metrics (docs/metrics.md).
 //
-// It imports of ours only the values it reads (dest/job, dest/engine),
-// display and internal/version: never the command line, the fleet nor
+// It imports of ours only the values it reads (dest/job, dest/engine,
+// dest/store), display and internal/version: never the command line, the fleet nor
 // the explorer.
 package metrics
 
