@@ -239,8 +239,10 @@ func labels(s Source) []string { return []string{display.RedactURL(s.URL), s.Nam
 func (m *Metrics) Known(s Source, command string) {
 	l := labels(s)
 	m.runs.WithLabelValues(append(l, command, OutcomeOK)...)
-	m.fetched.WithLabelValues(l...)
-	m.bytes.WithLabelValues(l...)
+	if command == "sync" {
+		m.fetched.WithLabelValues(l...)
+		m.bytes.WithLabelValues(l...)
+	}
 	m.sources.known(s)
 }
 

@@ -160,6 +160,13 @@ func TestKnownBeforeItsFirstRun(t *testing.T) {
 	if n := testutil.CollectAndCount(m.sources); n != 0 {
 		t.Errorf("%d gauges of a Source that has not run", n)
 	}
+	if n := testutil.CollectAndCount(m.fetched) + testutil.CollectAndCount(m.bytes); n != 0 {
+		t.Errorf("an audited Source has %d series of what a sync fetches", n)
+	}
+	m.Known(s, "sync")
+	if n := testutil.CollectAndCount(m.fetched) + testutil.CollectAndCount(m.bytes); n != 2 {
+		t.Errorf("a synced Source has %d series of what it fetched, want 2 (at 0)", n)
+	}
 }
 
 // The values of a sync through the job layer, and of an engine's run.
