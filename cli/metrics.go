@@ -13,9 +13,10 @@ import (
 )
 
 // --metrics ADDR (the long-running modes: sync --follow, sync or audit
-// --sources --every, sync --sources --follow) serves Prometheus metrics
-// at ADDR/metrics while they run (package metrics, docs/metrics.md). The
-// command line tells them each run, as it writes its line.
+// --sources --every, sync --sources --follow, serve --dest) serves
+// Prometheus metrics at ADDR/metrics while they run (package metrics,
+// docs/metrics.md). The command line tells them each run, as it writes
+// its line; serve --dest's handler is wrapped to count what it answers.
 
 const metricsHelp = "with --every or --follow: serve Prometheus metrics at `ADDR`/metrics while it runs (HOST:PORT; PORT alone is 127.0.0.1:PORT; docs/metrics.md)"
 

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -22,7 +23,7 @@ import (
 
 // metricsURLIn finds the URL of the metrics that the command said on
 // standard error ("rsx: metrics at URL"), waiting for it.
-func metricsURLIn(t *testing.T, errb *lockedBuf) string {
+func metricsURLIn(t *testing.T, errb interface{ String() string }) string {
 	t.Helper()
 	re := regexp.MustCompile(`metrics at (http://\S+/metrics)`)
 	deadline := time.Now().Add(20 * time.Second)
@@ -386,5 +387,58 @@ func TestMetricsOfOneSourceFollowing(t *testing.T) {
 	cancel()
 	if code := <-done; code != 0 {
 		t.Errorf("exit %d:\n%s", code, errb.String())
+	}
+}
+
+// serve --dest --metrics counts the requests the copy's Source answers,
+// and the bytes of their bodies, on an address of their own.
+func TestMetricsOfServeDest(t *testing.T) {
+	demoURL := startDemo(t, false)
+	dest := t.TempDir()
+	chainSync(t, "--dest", dest, demoURL+"/dataset2/capabilitylist.xml")
+	base, stderr, stop := startServeDest(t, serveFlags{dest: dest, metrics: "127.0.0.1:0"})
+	defer stop()
+	url := metricsURLIn(t, stderr)
+	if strings.HasPrefix(url, base) {
+		t.Errorf("the metrics are at the Source's own address %s", url)
+	}
+	var bytes200 int
+	for _, p := range []string{"/.well-known/resourcesync", "/resourcesync/1/capabilitylist.xml", "/nothing-here"} {
+		resp, err := http.Get(base + p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode == 200 {
+			bytes200 += len(b)
+		}
+	}
+	fams := scrape(t, url)
+	for _, c := range []struct {
+		name   string
+		labels map[string]string
+		want   float64
+	}{
+		{"rsx_served_requests_total", map[string]string{"method": "get", "code": "200"}, 2},
+		{"rsx_served_requests_total", map[string]string{"method": "get", "code": "404"}, 1},
+		{"rsx_served_bytes_total", map[string]string{"method": "get", "code": "200"}, float64(bytes200)},
+		{"rsx_served_request_duration_seconds", map[string]string{"method": "get"}, 3},
+	} {
+		if got, ok := sample(fams, c.name, c.labels); !ok || got != c.want {
+			t.Errorf("%s%v = %v (present %v), want %v", c.name, c.labels, got, ok, c.want)
+		}
+	}
+	stop()
+	if _, err := http.Get(url); err == nil {
+		t.Errorf("the metrics are still served after serve --dest stopped")
+	}
+	code, _, errs := runCmd(t, "serve", "--dest", dest, "--addr", "127.0.0.1:0", "--metrics", "nowhere")
+	if code != exitFailure || !strings.Contains(errs, `--metrics "nowhere": give HOST:PORT`) {
+		t.Errorf("a bad ADDR: exit %d, %s", code, errs)
+	}
+	code, _, errs = runCmd(t, "serve", "--metrics", "9464")
+	if code != exitFailure || !strings.Contains(errs, "--metrics is for a copy served with --dest") {
+		t.Errorf("--metrics of the demo: exit %d, %s", code, errs)
 	}
 }
