@@ -233,6 +233,10 @@ type SyncResult struct {
 	// RanElsewhere is the run of another process that was the Source's
 	// turn (SyncRequest.OnceSince): this sync did not run (ExitStatus 0).
 	RanElsewhere *state.Run
+	// TookOver names the run whose lock of DEST this one took over (it
+	// had ended without releasing it, or stopped refreshing a bucket's):
+	// nil when there was none.
+	TookOver *store.Holder
 	// ExitStatus is the command line's: 0 in step, 1 something failed or
 	// a gap or problems, 2 the run could not start or was interrupted.
 	ExitStatus int
@@ -246,6 +250,9 @@ func (s *Sync) Result() *SyncResult {
 	out := &SyncResult{Plan: s.plan, Result: s.res, DryRun: s.req.DryRun, Elapsed: time.Since(s.started), Notified: s.notified}
 	if s.o != nil {
 		out.Dest = s.o.st.String()
+		if l := s.o.dest.Lock(); l != nil {
+			out.TookOver = l.TookOver
+		}
 		if su := s.o.st.Features().StateUploaded; su != nil && s.res != nil {
 			n := su()
 			out.StateUploaded = &n
