@@ -72,6 +72,7 @@ type parDecoder struct {
 	ns       []nsBinding
 	altNS    string
 	cutTok   []byte
+	shape    *entryShape // the entry fast path's tags, nil when off
 
 	// Input read but not yet in a block.
 	carry  []byte
@@ -91,6 +92,7 @@ type parDecoder struct {
 	curI                       int
 
 	accepted int      // blocks whose entries were handed out (for tests)
+	fast     int      // entries of those blocks the fast path decoded (for tests)
 	perEntry int      // bytes per entry in the last block
 	bufs     [][]byte // recycled buffers for carry
 	fresh    bool     // carry starts its buffer
@@ -120,6 +122,7 @@ type parJob struct {
 	lines   []int   // Line after each entry
 	arena   arena   // the entries' strings (with reuse, rewound for each block)
 	touched int     // entries[:touched] of the backing array have been written (see Decoder.eFresh; taking a written entry for fresh only forgoes its Links' capacity)
+	fast    int     // entries the fast path decoded (for tests)
 }
 
 func newParDecoder(d *Decoder, opts DecoderOptions) *parDecoder {
@@ -158,6 +161,7 @@ func (d *Decoder) parStart() {
 	p.maxToken, p.maxDepth, p.maxBuf = d.maxToken, d.maxDepth, d.maxBuf
 	p.reuse, p.bailAtHeld = d.reuse, d.spill != nil
 	p.cutTok = []byte("</" + d.names[d.entryQ] + ">")
+	p.shape = d.entryShapeOf()
 	p.base = d.base + int64(d.pos)
 	p.line = d.curLine()
 	p.atBytes, p.atLine = p.base, p.line
@@ -231,6 +235,7 @@ func (d *Decoder) parNextShared(e *Entry) (*Entry, error) {
 		}
 		p.cur, p.curI = j, 0
 		p.accepted++
+		p.fast += j.fast
 		if len(j.entries) > 0 {
 			p.perEntry = max(32, len(j.data)/len(j.entries))
 		}
@@ -461,7 +466,7 @@ func (p *parDecoder) decodeBlock(j *parJob, w *Decoder) {
 		maxBytes: j.base + int64(len(j.data)), maxToken: p.maxToken, maxDepth: p.maxDepth, maxBuf: p.maxBuf, capDepth: -1,
 		buf: j.data, end: len(j.data), base: j.base, srcEOF: true,
 		lineN: j.line, state: stRoot, hdrRead: true, block: true,
-		altSitemapNS: p.altNS, reuse: p.reuse, bailAtHeld: p.bailAtHeld,
+		altSitemapNS: p.altNS, reuse: p.reuse, bailAtHeld: p.bailAtHeld, shape: p.shape,
 		attrs: keep.attrs[:0], entryText: keep.entryText[:0], pendingMD: keep.pendingMD[:0],
 		rawText: keep.rawText[:0], text: keep.text[:0], scratch: keep.scratch[:0],
 		strs: keep.strs[:0], offs: keep.offs[:0], capInner: keep.capInner[:0],
@@ -500,6 +505,7 @@ func (p *parDecoder) decodeBlock(j *parJob, w *Decoder) {
 		err := w.Next(&j.entries[n])
 		if err != nil {
 			j.entries = j.entries[:n]
+			j.fast = w.nFast
 			j.ok = err == errBlockEnd && w.hdr.MDCount == 0 && len(w.hdr.Links) == 0 &&
 				len(w.hdr.Extra) == 0 && len(w.hdr.Legacy) == 0 && w.nLegacy == 0
 			return

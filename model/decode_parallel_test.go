@@ -538,6 +538,7 @@ func FuzzParallelDecode(f *testing.F) {
 		f.Add([]byte(s), uint8(40))
 	}
 	f.Add(benchResourceList(f, 20), uint8(200))
+	f.Add(parDoc(parRoot, func(i int) string { return fastCommon(i) + fastVariants["md over lines"] }, 10, "</urlset>"), uint8(101))
 	f.Add(parDoc(parRoot, func(i int) string {
 		return fmt.Sprintf("<!-- </url> --><url><loc>%d</loc><![CDATA[</url>]]></url>", i)
 	}, 20, "<rs:ln href='x'/></urlset>"), uint8(30))

@@ -1,0 +1,300 @@
+package model
+
+import (
+	"bytes"
+	"encoding/binary"
+)
+
+// The entry fast path of block decoders (decode_parallel.go): most entries of
+// a large list have one shape,
+//
+//	<url>
+//	    <loc>…</loc>
+//	    <lastmod>…</lastmod>
+//	    <rs:md hash="…" length="…" type="…"/>
+//	</url>
+//
+// and the general scanner spends most of its time on what does not vary from
+// one to the next: scanning and checking the names, resolving their
+// namespaces, the open-element stack, one pass of the loop per item. fastEntry
+// matches such an entry as bytes, with the names as the document's root
+// declared them, and fills the Entry with the general path's own functions
+// (startEntry, appendDecoded, finishEntryText). It takes only what the general
+// path would read the same way with nothing to report: anything else — another
+// child, an attribute it does not know, a second <loc>, a comment, a reference
+// in an attribute value, the window's end — makes it report false having
+// changed nothing the general path does not set again, and the general path
+// decodes the entry. Only block decoders use it, so the sequential Decoder,
+// which decodes any block whose result is not accepted, stays the reference
+// the parallel tests compare the blocks' entries with.
+
+// entryShape holds the tags of the common entry as this document writes them.
+type entryShape struct {
+	open, close      []byte // "<url>", "</url>" (or <sitemap> in an index)
+	loc, locEnd      []byte // "<loc>", "</loc>"
+	lastmod, lastEnd []byte // "<lastmod>", "</lastmod>"
+	md               []byte // "<rs:md", with the prefix the root bound to ResourceSync's namespace
+}
+
+// entryShapeOf returns the shape of the common entry for block decoders
+// starting in the state d stands in (between two entries, only the root
+// open), or nil when the fast path cannot be used: the Sitemap namespace is
+// not the default one, no prefix names ResourceSync's, or MaxDepth leaves no
+// room for an entry's children.
+func (d *Decoder) entryShapeOf() *entryShape {
+	if d.maxDepth <= 2 {
+		return nil
+	}
+	var entry string
+	switch d.hdr.Root {
+	case RootURLSet:
+		entry = "url"
+	case RootSitemapIndex:
+		entry = "sitemap"
+	default:
+		return nil
+	}
+	if _, k, _ := d.lookupNS(nil); k != nsSitemap {
+		return nil
+	}
+	prefix := ""
+	for k := len(d.ns) - 1; k >= 0 && prefix == ""; k-- {
+		if p := d.ns[k].prefix; p != "" && d.ns[k].kind == nsRS {
+			if _, kind, _ := d.lookupNS([]byte(p)); kind == nsRS {
+				prefix = p
+			}
+		}
+	}
+	if prefix == "" {
+		return nil
+	}
+	return &entryShape{
+		open: []byte("<" + entry + ">"), close: []byte("</" + entry + ">"),
+		loc: []byte("<loc>"), locEnd: []byte("</loc>"),
+		lastmod: []byte("<lastmod>"), lastEnd: []byte("</lastmod>"),
+		md: []byte("<" + prefix + ":md"),
+	}
+}
+
+// fastEntry decodes the entry at pos (buf[pos] == '<') when it has the
+// common shape and reports true; the entry is then ready, as the general
+// path leaves it at its end tag. It must be called only between two entries
+// (the root the only open element).
+func (d *Decoder) fastEntry() bool {
+	s := d.shape
+	b := d.buf[d.pos:d.end]
+	if !bytes.HasPrefix(b, s.open) {
+		return false
+	}
+	// entryText and pendingMD are filled as the general path fills them;
+	// should the entry turn out not to fit, the general path starts them
+	// again at <url>.
+	d.entryText, d.pendingMD = d.entryText[:0], d.pendingMD[:0]
+	d.locA, d.lastmodA = -1, -1
+	hasLoc, hasMD := false, false
+	mdLine := 0
+	line := d.curLine()
+	nl := 0 // line feeds passed since <url>
+	i := len(s.open)
+	for {
+		for i < len(b) && decIsSpace(b[i]) {
+			if b[i] == '\n' {
+				nl++
+			}
+			i++
+		}
+		if i == len(b) || b[i] != '<' {
+			return false
+		}
+		rest := b[i:]
+		switch {
+		case bytes.HasPrefix(rest, s.close):
+			i += len(s.close)
+			if i > d.maxToken {
+				return false // the general path's bounds apply
+			}
+			d.fastCommit(line, hasLoc, hasMD, mdLine)
+			d.pos += i
+			d.lineN, d.linePos = line+nl, d.pos
+			return true
+		case !hasLoc && bytes.HasPrefix(rest, s.loc):
+			a := len(d.entryText)
+			j, n, ok := d.fastText(b, i+len(s.loc), s.locEnd)
+			if !ok {
+				return false
+			}
+			d.locA, d.locB = a, len(d.entryText)
+			hasLoc, i, nl = true, j, nl+n
+		case d.lastmodA < 0 && bytes.HasPrefix(rest, s.lastmod):
+			a := len(d.entryText)
+			j, n, ok := d.fastText(b, i+len(s.lastmod), s.lastEnd)
+			if !ok {
+				return false
+			}
+			d.lastmodA, d.lastmodB = a, len(d.entryText)
+			i, nl = j, nl+n
+		case !hasMD && bytes.HasPrefix(rest, s.md):
+			mdLine = line + nl
+			j, n, ok := d.fastMD(b, i+len(s.md))
+			if !ok {
+				return false
+			}
+			hasMD, i, nl = true, j, nl+n
+		default:
+			return false
+		}
+	}
+}
+
+// fastText reads the character data of a leaf element whose start tag ends
+// at b[i], up to its end tag end, into entryText as leafText does; it returns
+// the index after the end tag and the line feeds in the text.
+func (d *Decoder) fastText(b []byte, i int, end []byte) (int, int, bool) {
+	k := bytes.IndexByte(b[i:], '<')
+	if k < 0 || !bytes.HasPrefix(b[i+k:], end) {
+		return 0, 0, false
+	}
+	text := b[i : i+k]
+	if cleanIn(b, i, i+k) {
+		d.entryText = append(d.entryText, text...)
+		return i + k + len(end), 0, true
+	}
+	var err error
+	if d.entryText, err = d.appendDecoded(d.entryText, text, false, -1); err != nil {
+		return 0, 0, false
+	}
+	return i + k + len(end), countLines(text), true
+}
+
+// fastMD reads the attributes of an entry's <rs:md …/>, whose name ends at
+// b[i], into entryText and pendingMD as fillMetadata does; it returns the index
+// after the tag and the line feeds inside it. It takes only the attributes of
+// rs:md the model has fields for, each once, unprefixed, written name="value"
+// with nothing in the value to expand or check.
+func (d *Decoder) fastMD(b []byte, i int) (int, int, bool) {
+	nl := 0
+	seen := 0
+	for {
+		ws := i
+		for i < len(b) && decIsSpace(b[i]) {
+			if b[i] == '\n' {
+				nl++
+			}
+			i++
+		}
+		if i+1 < len(b) && b[i] == '/' && b[i+1] == '>' {
+			return i + 2, nl, true
+		}
+		if i == ws {
+			return 0, 0, false
+		}
+		n := i
+		for i < len(b) && b[i] >= 'a' && b[i] <= 'z' {
+			i++
+		}
+		if i+1 >= len(b) || b[i] != '=' || (b[i+1] != '"' && b[i+1] != '\'') {
+			return 0, 0, false
+		}
+		field := mdFieldFast(b[n:i])
+		if field == mfExtra || seen&(1<<field) != 0 {
+			return 0, 0, false
+		}
+		seen |= 1 << field
+		q := b[i+1]
+		i += 2
+		k := bytes.IndexByte(b[i:], q)
+		if k < 0 || !cleanIn(b, i, i+k) {
+			return 0, 0, false
+		}
+		p := pendingMD{field: field, a: len(d.entryText), extra: -1}
+		d.entryText = append(d.entryText, b[i:i+k]...)
+		p.b = len(d.entryText)
+		d.pendingMD = append(d.pendingMD, p)
+		i += k + 1
+	}
+}
+
+// mdFieldFast is mdField for the attributes the fast path takes: those with
+// a field of their own (mfExtra for the rest, legacy ones included).
+func mdFieldFast(name []byte) uint8 {
+	switch string(name) {
+	case "hash":
+		return mfHash
+	case "length":
+		return mfLength
+	case "type":
+		return mfType
+	case "capability":
+		return mfCapability
+	case "change":
+		return mfChange
+	case "at":
+		return mfAt
+	case "completed":
+		return mfCompleted
+	case "from":
+		return mfFrom
+	case "until":
+		return mfUntil
+	case "datetime":
+		return mfDatetime
+	case "encoding":
+		return mfEncoding
+	case "path":
+		return mfPath
+	}
+	return mfExtra
+}
+
+// cleanIn reports whether b[i:j] holds no byte attrSpecial marks: nothing to
+// expand, normalise or check. It tests eight bytes at a time, as anySpecial
+// does, and reads the bytes of b after j (but no further than b) for the last
+// word, whose answer is masked to the bytes before j: a word's test flags
+// the lowest special byte exactly (a borrow only runs towards the higher
+// bytes), so what lies after j cannot hide one before it.
+func cleanIn(b []byte, i, j int) bool {
+	const lo, hi = 0x0101010101010101, 0x8080808080808080
+	var acc uint64
+	for ; i+8 <= j; i += 8 {
+		w := binary.LittleEndian.Uint64(b[i:])
+		amp, lt := w^(lo*'&'), w^(lo*'<')
+		acc |= w | (w-lo*0x20)&^w | (amp-lo)&^amp | (lt-lo)&^lt
+	}
+	if acc&hi != 0 {
+		return false
+	}
+	if i == j {
+		return true
+	}
+	if i+8 > len(b) {
+		for _, c := range b[i:j] {
+			if attrSpecial[c] != 0 {
+				return false
+			}
+		}
+		return true
+	}
+	w := binary.LittleEndian.Uint64(b[i:])
+	amp, lt := w^(lo*'&'), w^(lo*'<')
+	return (w|(w-lo*0x20)&^w|(amp-lo)&^amp|(lt-lo)&^lt)&hi&(1<<(8*(j-i))-1) == 0
+}
+
+// fastCommit starts and ends the entry fastEntry read, as rootChild,
+// entryChild, fillMetadata and closeElement do for the general path.
+func (d *Decoder) fastCommit(line int, hasLoc, hasMD bool, mdLine int) {
+	d.startEntry(line)
+	e := d.e
+	if hasLoc {
+		e.LocCount, e.HasLoc = 1, true
+	}
+	if hasMD {
+		e.MDCount = 1
+		e.MD.Present, e.MD.Line = true, mdLine
+	}
+	d.finishEntryText()
+	d.endEntry()
+	d.entryOpen = false
+	d.entryReady = true
+	d.nEntries++
+	d.nFast++
+}
