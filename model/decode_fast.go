@@ -3,6 +3,7 @@ package model
 import (
 	"bytes"
 	"encoding/binary"
+	"math/bits"
 )
 
 // The entry fast path of block decoders (decode_parallel.go): most entries of
@@ -150,12 +151,13 @@ func (d *Decoder) fastEntry() bool {
 // at b[i], up to its end tag end, into entryText as leafText does; it returns
 // the index after the end tag and the line feeds in the text.
 func (d *Decoder) fastText(b []byte, i int, end []byte) (int, int, bool) {
-	k := bytes.IndexByte(b[i:], '<')
-	if k < 0 || !bytes.HasPrefix(b[i+k:], end) {
+	j, clean := scanTo(b, i, '<')
+	if j < 0 || !bytes.HasPrefix(b[j:], end) {
 		return 0, 0, false
 	}
-	text := b[i : i+k]
-	if cleanIn(b, i, i+k) {
+	k := j - i
+	text := b[i:j]
+	if clean {
 		d.entryText = append(d.entryText, text...)
 		return i + k + len(end), 0, true
 	}
@@ -202,10 +204,11 @@ func (d *Decoder) fastMD(b []byte, i int) (int, int, bool) {
 		seen |= 1 << field
 		q := b[i+1]
 		i += 2
-		k := bytes.IndexByte(b[i:], q)
-		if k < 0 || !cleanIn(b, i, i+k) {
+		j, clean := scanTo(b, i, q)
+		if j < 0 || !clean {
 			return 0, 0, false
 		}
+		k := j - i
 		p := pendingMD{field: field, a: len(d.entryText), extra: -1}
 		d.entryText = append(d.entryText, b[i:i+k]...)
 		p.b = len(d.entryText)
@@ -246,37 +249,52 @@ func mdFieldFast(name []byte) uint8 {
 	return mfExtra
 }
 
-// cleanIn reports whether b[i:j] holds no byte attrSpecial marks: nothing to
-// expand, normalise or check. It tests eight bytes at a time, as anySpecial
-// does, and reads the bytes of b after j (but no further than b) for the last
-// word, whose answer is masked to the bytes before j: a word's test flags
-// the lowest special byte exactly (a borrow only runs towards the higher
-// bytes), so what lies after j cannot hide one before it.
-func cleanIn(b []byte, i, j int) bool {
+// scanTo returns the index of the first byte c in b from i on (-1 when
+// there is none) and whether the bytes before it hold no byte attrSpecial
+// marks: nothing to expand, normalise or check. c must be one of the bytes
+// attrSpecial does not mark, or '<'. It reads eight bytes at a time: a word's
+// test for c, x - 1 &^ x on x = w ^ c in each byte, flags the lowest byte equal
+// to c exactly (a borrow runs only towards the higher bytes, and starts only
+// at a byte equal to c), and so does the test for the marked bytes (below
+// 0x20, '&', '<', from 0x80 on) for the lowest of those; a flag above the
+// lowest of a word is then one of those bytes or a borrow from it. The bytes
+// at c and after it are masked out.
+func scanTo(b []byte, i int, c byte) (int, bool) {
 	const lo, hi = 0x0101010101010101, 0x8080808080808080
+	cc := lo * uint64(c)
 	var acc uint64
-	for ; i+8 <= j; i += 8 {
-		w := binary.LittleEndian.Uint64(b[i:])
-		amp, lt := w^(lo*'&'), w^(lo*'<')
-		acc |= w | (w-lo*0x20)&^w | (amp-lo)&^amp | (lt-lo)&^lt
-	}
-	if acc&hi != 0 {
-		return false
-	}
-	if i == j {
-		return true
-	}
-	if i+8 > len(b) {
-		for _, c := range b[i:j] {
-			if attrSpecial[c] != 0 {
-				return false
-			}
+	r := b[i:]
+	for len(r) >= 16 {
+		w, v := binary.LittleEndian.Uint64(r), binary.LittleEndian.Uint64(r[8:])
+		x, y := w^cc, v^cc
+		if z := ((x-lo)&^x | (y-lo)&^y) & hi; z != 0 {
+			break // c is in one of them: the loop below finds it
 		}
-		return true
+		acc |= w | (w - lo*0x20) | (w ^ lo*'&' - lo) | (w ^ lo*'<' - lo) |
+			v | (v - lo*0x20) | (v ^ lo*'&' - lo) | (v ^ lo*'<' - lo)
+		r = r[16:]
 	}
-	w := binary.LittleEndian.Uint64(b[i:])
-	amp, lt := w^(lo*'&'), w^(lo*'<')
-	return (w|(w-lo*0x20)&^w|(amp-lo)&^amp|(lt-lo)&^lt)&hi&(1<<(8*(j-i))-1) == 0
+	for len(r) >= 8 {
+		w := binary.LittleEndian.Uint64(r)
+		x := w ^ cc
+		sp := w | (w - lo*0x20) | (w ^ lo*'&' - lo) | (w ^ lo*'<' - lo)
+		if z := (x - lo) &^ x & hi; z != 0 {
+			n := bits.TrailingZeros64(z) &^ 7 // bit index of the byte equal to c
+			acc |= sp & (1<<n - 1)
+			return len(b) - len(r) + n/8, acc&hi == 0
+		}
+		acc |= sp
+		r = r[8:]
+	}
+	for k, x := range r {
+		if x == c {
+			return len(b) - len(r) + k, acc&hi == 0
+		}
+		if attrSpecial[x] != 0 {
+			acc = hi
+		}
+	}
+	return -1, false
 }
 
 // fastCommit starts and ends the entry fastEntry read, as rootChild,
