@@ -265,6 +265,7 @@ type Decoder struct {
 	par    *parDecoder // the parallel path, nil when sequential
 	shape  *entryShape // a block decoder's entry fast path (decode_fast.go), nil when off
 	nFast  int         // entries the fast path decoded (for tests)
+	pre    *preCheck   // what block decoders compute for the checker (check_pre.go), nil when nothing
 }
 
 // NewDecoder returns a Decoder reading the XML document r (in any encoding its

@@ -73,6 +73,10 @@ type parDecoder struct {
 	altNS    string
 	cutTok   []byte
 	shape    *entryShape // the entry fast path's tags, nil when off
+	pre      *preCheck   // what blocks compute beside their entries for the checker, nil when nothing
+
+	lastPre  *entryPre  // beside the entry Next returned last (nil: none)
+	newBlock []entryPre // beside the block whose first entry Next returned last, until blockPre takes it
 
 	// Input read but not yet in a block.
 	carry  []byte
@@ -117,12 +121,13 @@ type parJob struct {
 	entries []Entry
 	own     bool // buf holds data and no other block
 	buf     []byte
-	est     int     // expected number of entries
-	ends    []int64 // BytesRead after each entry
-	lines   []int   // Line after each entry
-	arena   arena   // the entries' strings (with reuse, rewound for each block)
-	touched int     // entries[:touched] of the backing array have been written (see Decoder.eFresh; taking a written entry for fresh only forgoes its Links' capacity)
-	fast    int     // entries the fast path decoded (for tests)
+	est     int        // expected number of entries
+	ends    []int64    // BytesRead after each entry
+	pre     []entryPre // beside each entry, when the parDecoder has pre
+	lines   []int      // Line after each entry
+	arena   arena      // the entries' strings (with reuse, rewound for each block)
+	touched int        // entries[:touched] of the backing array have been written (see Decoder.eFresh; taking a written entry for fresh only forgoes its Links' capacity)
+	fast    int        // entries the fast path decoded (for tests)
 }
 
 func newParDecoder(d *Decoder, opts DecoderOptions) *parDecoder {
@@ -162,6 +167,7 @@ func (d *Decoder) parStart() {
 	p.reuse, p.bailAtHeld = d.reuse, d.spill != nil
 	p.cutTok = []byte("</" + d.names[d.entryQ] + ">")
 	p.shape = d.entryShapeOf()
+	p.pre = d.pre
 	p.base = d.base + int64(d.pos)
 	p.line = d.curLine()
 	p.atBytes, p.atLine = p.base, p.line
@@ -201,6 +207,13 @@ func (d *Decoder) parNextShared(e *Entry) (*Entry, error) {
 		if j := p.cur; j != nil {
 			if p.curI < len(j.entries) {
 				x := &j.entries[p.curI]
+				p.lastPre = nil
+				if p.pre != nil {
+					p.lastPre = &j.pre[p.curI]
+					if p.curI == 0 {
+						p.newBlock = j.pre
+					}
+				}
 				x.Index = d.nEntries
 				d.nEntries++
 				p.atBytes, p.atLine = j.ends[p.curI], j.lines[p.curI]
@@ -490,7 +503,7 @@ func (p *parDecoder) decodeBlock(j *parJob, w *Decoder) {
 		j.lines = make([]int, 0, j.est)
 		j.touched = 0
 	}
-	j.entries, j.ends, j.lines = j.entries[:0], j.ends[:0], j.lines[:0]
+	j.entries, j.ends, j.lines, j.pre = j.entries[:0], j.ends[:0], j.lines[:0], j.pre[:0]
 	for n := 0; ; n++ {
 		if n&63 == 0 && p.stop.Load() {
 			return
@@ -512,6 +525,10 @@ func (p *parDecoder) decodeBlock(j *parJob, w *Decoder) {
 		}
 		j.ends = append(j.ends, w.BytesRead())
 		j.lines = append(j.lines, w.curLine())
+		if p.pre != nil {
+			j.pre = append(j.pre, entryPre{})
+			p.pre.fill(&j.pre[n], &j.entries[n])
+		}
 	}
 }
 
