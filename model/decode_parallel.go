@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 )
@@ -84,8 +85,9 @@ type parDecoder struct {
 	line   int   // line of carry[0]
 	want   int   // bytes to read into carry before looking for a cut
 	srcEOF bool
-	srcErr error // read error after carry
-	noMore bool  // no more blocks: the rest (carry, then the source) is sequential
+	srcErr error      // read error after carry
+	mem    *memSource // the document in memory, carry a slice of it (decode_mem.go); nil when read
+	noMore bool       // no more blocks: the rest (carry, then the source) is sequential
 
 	queue []*parJob // dispatched, in document order
 	free  []*parJob // recycled jobs
@@ -171,8 +173,15 @@ func (d *Decoder) parStart() {
 	p.base = d.base + int64(d.pos)
 	p.line = d.curLine()
 	p.atBytes, p.atLine = p.base, p.line
-	p.carry = append(make([]byte, 0, p.blockSize+p.blockSize/4), d.buf[d.pos:d.end]...)
-	p.fresh = true
+	if m, ok := d.src.(*memSource); ok && d.base+int64(d.end) == int64(m.off) {
+		// The window's unread bytes are those of the document in memory
+		// from p.base on: blocks are slices of it (decode_mem.go).
+		p.mem = m
+		p.carry = m.b[p.base:m.off:m.off]
+	} else {
+		p.carry = append(make([]byte, 0, p.blockSize+p.blockSize/4), d.buf[d.pos:d.end]...)
+		p.fresh = true
+	}
 	p.want = p.blockSize
 	d.pos = d.end
 	p.active = true
@@ -223,27 +232,12 @@ func (d *Decoder) parNextShared(e *Entry) (*Entry, error) {
 			p.cur = nil
 			p.recycle(j)
 		}
-		d.parDispatch()
-		if len(p.queue) == 0 {
-			d.parFallback(nil)
-			return e, d.Next(e)
+		j, err := d.parTake()
+		if err != nil {
+			return e, err
 		}
-		j := p.queue[0]
-		p.queue[0] = nil
-		p.queue = p.queue[1:]
-		if j.taken.CompareAndSwap(false, true) {
-			// No worker has started the block Next needs (all busy, or not
-			// scheduled): decoding it here beats waiting.
-			if p.own == nil {
-				p.own = new(Decoder)
-			}
-			p.decodeBlock(j, p.own)
-		} else {
-			p.help(j)
-			<-j.done
-		}
-		if !j.ok {
-			d.parFallback(j)
+		if j == nil {
+			// The rest is decoded sequentially (parFallback).
 			return e, d.Next(e)
 		}
 		p.cur, p.curI = j, 0
@@ -253,6 +247,55 @@ func (d *Decoder) parNextShared(e *Entry) (*Entry, error) {
 			p.perEntry = max(32, len(j.data)/len(j.entries))
 		}
 	}
+}
+
+// parTake reads input into blocks and returns the next block, decoded; nil
+// when the Decoder has left the parallel path (parFallback). A document in
+// memory that faults (decode_mem.go) ends the parallel path with a read
+// error.
+func (d *Decoder) parTake() (j *parJob, err error) {
+	p := d.par
+	if p.mem != nil {
+		defer func() {
+			if r := recover(); r != nil {
+				err = d.parFault(faultError(r))
+			}
+		}()
+	}
+	d.parDispatch()
+	if len(p.queue) == 0 {
+		d.parFallback(nil)
+		return nil, nil
+	}
+	j = p.queue[0]
+	p.queue[0] = nil
+	p.queue = p.queue[1:]
+	if j.taken.CompareAndSwap(false, true) {
+		// No worker has started the block Next needs (all busy, or not
+		// scheduled): decoding it here beats waiting.
+		if p.own == nil {
+			p.own = new(Decoder)
+		}
+		p.decodeBlock(j, p.own)
+	} else {
+		p.help(j)
+		<-j.done
+	}
+	if !j.ok {
+		d.parFallback(j)
+		return nil, nil
+	}
+	return j, nil
+}
+
+// parFault ends the parallel path on err, a fault reading the document in
+// memory, which becomes the Decoder's (sticky) read error.
+func (d *Decoder) parFault(err error) error {
+	d.par.stopWorkers()
+	d.par.active = false
+	d.err = d.readError(err)
+	d.state = stDone
+	return d.err
 }
 
 // help decodes, while a worker decodes job j (the one Next needs), the blocks
@@ -307,6 +350,7 @@ func (d *Decoder) parDispatch() {
 			p.want = len(p.carry) + p.blockSize
 			continue
 		}
+		lines := countLines(p.carry[:cut]) // first: it may fault (mem)
 		j := p.newJob()
 		j.data, j.base, j.line = p.carry[:cut:cut], p.base, p.line
 		j.est = cut/p.perEntry + 16
@@ -319,7 +363,7 @@ func (d *Decoder) parDispatch() {
 			p.carry, p.fresh = rest, false
 		}
 		p.base += int64(cut)
-		p.line += countLines(j.data)
+		p.line += lines
 		p.want = p.blockSize
 		if p.jobs == nil {
 			p.jobs = make(chan *parJob, p.inflight)
@@ -341,6 +385,16 @@ func (d *Decoder) parDispatch() {
 // near, or the source makes no progress).
 func (d *Decoder) parRead() bool {
 	p := d.par
+	if m := p.mem; m != nil && len(p.carry) < p.want && !p.srcEOF {
+		if p.base+int64(p.want) > d.maxBytes {
+			return false
+		}
+		end := min(len(m.b), int(p.base)+p.want)
+		p.carry = m.b[p.base:end:end]
+		m.off = end
+		p.srcEOF = end == len(m.b)
+		return true
+	}
 	for tries := 0; len(p.carry) < p.want && !p.srcEOF && p.srcErr == nil; {
 		if p.base+int64(p.want) > d.maxBytes {
 			// Let the sequential Decoder meet the limit.
@@ -414,17 +468,22 @@ func (d *Decoder) parFallback(j *parJob) {
 			parts = append(parts, q.data)
 		}
 	}
-	parts = append(parts, p.carry)
-	rest := bytes.Join(parts, nil)
-	p.queue, p.free, p.bufs, p.carry, p.cur = nil, nil, nil, nil, nil
-	srcs := []io.Reader{bytes.NewReader(rest)}
-	switch {
-	case p.srcErr != nil:
-		srcs = append(srcs, parErrReader{p.srcErr})
-	case !p.srcEOF:
-		srcs = append(srcs, d.src)
+	if p.mem != nil {
+		// The rest is the document in memory from base on.
+		d.src = &memSource{b: p.mem.b, off: int(base)}
+	} else {
+		parts = append(parts, p.carry)
+		rest := bytes.Join(parts, nil)
+		srcs := []io.Reader{bytes.NewReader(rest)}
+		switch {
+		case p.srcErr != nil:
+			srcs = append(srcs, parErrReader{p.srcErr})
+		case !p.srcEOF:
+			srcs = append(srcs, d.src)
+		}
+		d.src = io.MultiReader(srcs...)
 	}
-	d.src = io.MultiReader(srcs...)
+	p.queue, p.free, p.bufs, p.carry, p.cur = nil, nil, nil, nil, nil
 	d.srcEOF = false
 	d.pos, d.end, d.linePos = 0, 0, 0
 	d.base, d.lineN = base, line
@@ -458,6 +517,9 @@ func (p *parDecoder) stopWorkers() {
 
 func (p *parDecoder) work(jobs <-chan *parJob) {
 	defer p.wg.Done()
+	if p.mem != nil {
+		debug.SetPanicOnFault(true) // a goroutine of its own: not restored
+	}
 	w := new(Decoder) // reused from block to block
 	for j := range jobs {
 		if !j.taken.CompareAndSwap(false, true) {
@@ -474,6 +536,14 @@ func (p *parDecoder) work(jobs <-chan *parJob) {
 // keeping only the capacity of its buffers (and the element names it learnt,
 // which do not depend on the block) from the blocks it decoded before.
 func (p *parDecoder) decodeBlock(j *parJob, w *Decoder) {
+	if p.mem != nil {
+		defer func() {
+			if r := recover(); r != nil {
+				faultError(r) // panics again unless a fault
+				j.ok = false  // the sequential Decoder meets the fault again
+			}
+		}()
+	}
 	keep := *w
 	*w = Decoder{
 		maxBytes: j.base + int64(len(j.data)), maxToken: p.maxToken, maxDepth: p.maxDepth, maxBuf: p.maxBuf, capDepth: -1,

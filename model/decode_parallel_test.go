@@ -100,6 +100,12 @@ func parCompare(t *testing.T, name string, data []byte, opts DecoderOptions, blo
 	}{
 		{"plain", func(b []byte) io.Reader { return gunzipSource(bytes.NewReader(b)) }},
 		{"chunks", func(b []byte) io.Reader { return iotest.HalfReader(gunzipSource(&parChunkReader{data: b, n: 173})) }},
+		{"memory", func(b []byte) io.Reader { // decoded in place (decode_mem.go)
+			if bytes.HasPrefix(b, []byte{0x1f, 0x8b}) {
+				return gunzipSource(bytes.NewReader(b))
+			}
+			return &memSource{b: b, chunk: 173}
+		}},
 	}
 	for _, rd := range readers {
 		seqOpts := opts

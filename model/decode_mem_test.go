@@ -1,0 +1,81 @@
+package model
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// TestMemBlocksInPlace: a document in memory is cut into blocks that are
+// slices of it, and a block the parallel path does not accept is decoded
+// from the memory again (parCompare's "memory" reader compares every
+// document of the parallel tests so).
+func TestMemBlocksInPlace(t *testing.T) {
+	data := benchResourceList(t, 1000)
+	broken := bytes.Replace(data, []byte("</loc>"), []byte("<!-- --></loc>"), 1) // a block the fast path leaves to the general one
+	broken = append(broken[:len(broken)/2:len(broken)/2], "<x"...)               // malformed in the middle
+	for _, doc := range [][]byte{data, broken} {
+		d := NewDecoder(&memSource{b: doc, chunk: 512}, DecoderOptions{Parallel: 2, blockSize: 4096})
+		var e Entry
+		n := 0
+		var err error
+		for err = d.Next(&e); err == nil; err = d.Next(&e) {
+			n++
+		}
+		if d.par.mem == nil || d.par.accepted < 10 {
+			t.Fatalf("%d entries: mem %v, %d blocks accepted", n, d.par.mem != nil, d.par.accepted)
+		}
+		want := parDecode(t, bytes.NewReader(doc), DecoderOptions{})
+		if len(want.entries) != n || errString(err) != want.err {
+			t.Fatalf("%d entries, %v; sequential: %d, %s", n, err, len(want.entries), want.err)
+		}
+	}
+}
+
+// TestValidateBytes: ValidateBytes reports what Validate reports.
+func TestValidateBytes(t *testing.T) {
+	data := benchResourceList(t, 3000)
+	dup := bytes.Replace(data, []byte("item-7.html"), []byte("item-8.pdf"), 1)
+	for i, doc := range [][]byte{data, dup, data[:len(data)*2/3], []byte("<html/>"), nil} {
+		want := Validate(bytes.NewReader(doc), CheckOptions{})
+		for _, p := range []int{1, 2, 3} {
+			got := ValidateBytes(doc, CheckOptions{}, DecoderOptions{Parallel: p})
+			if !reflect.DeepEqual(want, got) {
+				t.Fatalf("document %d, Parallel %d:\n got %+v\nwant %+v", i, p, got, want)
+			}
+		}
+	}
+}
+
+// TestMemFaultIsAnError: a fault reading the memory (a mapped file cut
+// short) becomes a read error, wherever it happens.
+func TestMemFaultIsAnError(t *testing.T) {
+	err := errors.New("x")
+	func() {
+		defer func() { err = faultError(recover()) }()
+		panic(fakeFault{})
+	}()
+	if err != errMemFault {
+		t.Fatalf("a fault gave %v", err)
+	}
+	func() {
+		defer func() {
+			if r := recover(); r == nil || fmt.Sprint(r) != "not a fault" {
+				t.Fatalf("another panic gave %v", r)
+			}
+		}()
+		defer func() { faultError(recover()) }()
+		panic("not a fault")
+	}()
+	if !strings.Contains(errMemFault.Error(), "cut short") {
+		t.Fatal(errMemFault)
+	}
+}
+
+// fakeFault is a recovered value like the runtime's for a memory fault.
+type fakeFault struct{}
+
+func (fakeFault) Addr() uintptr { return 1 }
