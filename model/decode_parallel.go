@@ -82,7 +82,7 @@ type parDecoder struct {
 	// Input read but not yet in a block.
 	carry  []byte
 	base   int64 // stream offset of carry[0]
-	line   int   // line of carry[0]
+	line   int   // line of the next block Next takes (of carry[0] once it has taken them all)
 	want   int   // bytes to read into carry before looking for a cut
 	srcEOF bool
 	srcErr error      // read error after carry
@@ -115,7 +115,8 @@ type parDecoder struct {
 type parJob struct {
 	data []byte
 	base int64
-	line int
+	line int // line of data[0], set when Next takes the block (its decoder counts from 1: absLines)
+	nl   int // line feeds in data, once decoded
 
 	done    chan struct{} // receives once when a worker has decoded the block (buffered: reused)
 	taken   atomic.Bool   // a worker, or Next itself, decodes the block
@@ -225,7 +226,8 @@ func (d *Decoder) parNextShared(e *Entry) (*Entry, error) {
 				}
 				x.Index = d.nEntries
 				d.nEntries++
-				p.atBytes, p.atLine = j.ends[p.curI], j.lines[p.curI]
+				absLines(x, j.line-1)
+				p.atBytes, p.atLine = j.ends[p.curI], j.lines[p.curI]+j.line-1
 				p.curI++
 				return x, nil
 			}
@@ -241,6 +243,7 @@ func (d *Decoder) parNextShared(e *Entry) (*Entry, error) {
 			return e, d.Next(e)
 		}
 		p.cur, p.curI = j, 0
+		p.line += j.nl
 		p.accepted++
 		p.fast += j.fast
 		if len(j.entries) > 0 {
@@ -270,6 +273,7 @@ func (d *Decoder) parTake() (j *parJob, err error) {
 	j = p.queue[0]
 	p.queue[0] = nil
 	p.queue = p.queue[1:]
+	j.line = p.line // every block before it accepted
 	if j.taken.CompareAndSwap(false, true) {
 		// No worker has started the block Next needs (all busy, or not
 		// scheduled): decoding it here beats waiting.
@@ -350,9 +354,8 @@ func (d *Decoder) parDispatch() {
 			p.want = len(p.carry) + p.blockSize
 			continue
 		}
-		lines := countLines(p.carry[:cut]) // first: it may fault (mem)
 		j := p.newJob()
-		j.data, j.base, j.line = p.carry[:cut:cut], p.base, p.line
+		j.data, j.base = p.carry[:cut:cut], p.base
 		j.est = cut/p.perEntry + 16
 		if rest := p.carry[cut:]; p.fresh && len(rest) <= p.blockSize/2 {
 			// The block keeps the buffer (recycled once its entries are
@@ -363,7 +366,6 @@ func (d *Decoder) parDispatch() {
 			p.carry, p.fresh = rest, false
 		}
 		p.base += int64(cut)
-		p.line += lines
 		p.want = p.blockSize
 		if p.jobs == nil {
 			p.jobs = make(chan *parJob, p.inflight)
@@ -451,6 +453,34 @@ func (p *parDecoder) recycle(j *parJob) {
 	j.data, j.buf, j.own = nil, nil, false
 	if len(p.free) < p.inflight+1 {
 		p.free = append(p.free, j)
+	}
+}
+
+// absLines turns the lines of e, counted by a block decoder from 1 at its
+// block's start, into the document's: off is the block's first line less one.
+// (The blocks' lines are so counted that the goroutine that cuts the blocks
+// does not read each one through to count its lines: with the document in
+// memory that read was the first touch of every page, and the page faults
+// were its.) A line 0 says "not recorded" and stays.
+func absLines(e *Entry, off int) {
+	if off == 0 {
+		return
+	}
+	if e.Line != 0 {
+		e.Line += off
+	}
+	if e.MD.Line != 0 {
+		e.MD.Line += off
+	}
+	for k := range e.Links {
+		if e.Links[k].Line != 0 {
+			e.Links[k].Line += off
+		}
+	}
+	for k := range e.Extra {
+		if e.Extra[k].Line != 0 {
+			e.Extra[k].Line += off
+		}
 	}
 }
 
@@ -548,7 +578,7 @@ func (p *parDecoder) decodeBlock(j *parJob, w *Decoder) {
 	*w = Decoder{
 		maxBytes: j.base + int64(len(j.data)), maxToken: p.maxToken, maxDepth: p.maxDepth, maxBuf: p.maxBuf, capDepth: -1,
 		buf: j.data, end: len(j.data), base: j.base, srcEOF: true,
-		lineN: j.line, state: stRoot, hdrRead: true, block: true,
+		lineN: 1, state: stRoot, hdrRead: true, block: true,
 		altSitemapNS: p.altNS, reuse: p.reuse, bailAtHeld: p.bailAtHeld, shape: p.shape,
 		attrs: keep.attrs[:0], entryText: keep.entryText[:0], pendingMD: keep.pendingMD[:0],
 		rawText: keep.rawText[:0], text: keep.text[:0], scratch: keep.scratch[:0],
@@ -591,6 +621,9 @@ func (p *parDecoder) decodeBlock(j *parJob, w *Decoder) {
 			j.fast = w.nFast
 			j.ok = err == errBlockEnd && w.hdr.MDCount == 0 && len(w.hdr.Links) == 0 &&
 				len(w.hdr.Extra) == 0 && len(w.hdr.Legacy) == 0 && w.nLegacy == 0
+			if j.ok {
+				j.nl = w.curLine() - 1
+			}
 			return
 		}
 		j.ends = append(j.ends, w.BytesRead())
