@@ -264,7 +264,7 @@ func validateOpened(o *fetch.Opened, opts model.CheckOptions) *model.Report {
 func validateMapped(m *mappedDoc, opts model.CheckOptions) *model.Report {
 	dopts := documentDecoder()
 	dopts.Parallel = runtime.GOMAXPROCS(0)
-	return model.ValidateBytes(m.b, opts, dopts)
+	return model.ValidateBytes(m.b, m.release, opts, dopts)
 }
 
 // inflateInline has a gzipped local file or standard input, just opened,

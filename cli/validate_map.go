@@ -15,9 +15,16 @@ import (
 
 // mappedDoc is a local file mapped into memory, or nothing.
 type mappedDoc struct {
-	b     []byte
-	unmap func()
+	b        []byte
+	unmap    func()
+	released int // b[:released] was given back (release)
 }
+
+// releaseStep is how much of a mapped document is given back at once: the
+// pages the decoder is done with leave the process's memory (its peak RSS
+// would otherwise grow by the whole file), in few calls, as each one
+// interrupts the other cores running the process to flush their TLBs.
+const releaseStep = 1 << 20
 
 // mapLocal maps o's file when o is a plain local regular file of at most
 // limit bytes (limit < 0: no bound); call it before o.Body is wrapped. The
@@ -32,6 +39,17 @@ func mapLocal(o *fetch.Opened, limit int64) *mappedDoc {
 		return nil
 	}
 	return &mappedDoc{b: b, unmap: unmap}
+}
+
+// release gives back the whole pages of b[:n] not given back yet, once
+// there are releaseStep bytes of them (model.ValidateBytes calls it).
+func (m *mappedDoc) release(n int) {
+	end := n &^ (os.Getpagesize() - 1)
+	if end-m.released < releaseStep {
+		return
+	}
+	dropPages(m.b[m.released:end])
+	m.released = end
 }
 
 func (m *mappedDoc) close() {

@@ -4,7 +4,8 @@ package cli
 
 import (
 	"os"
-	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // mapFile maps the first size bytes of f read-only; ok is false when it
@@ -13,9 +14,13 @@ func mapFile(f *os.File, size int64) (b []byte, unmap func(), ok bool) {
 	if size <= 0 || size != int64(int(size)) {
 		return nil, nil, false
 	}
-	b, err := syscall.Mmap(int(f.Fd()), 0, int(size), syscall.PROT_READ, syscall.MAP_SHARED)
+	b, err := unix.Mmap(int(f.Fd()), 0, int(size), unix.PROT_READ, unix.MAP_SHARED)
 	if err != nil {
 		return nil, nil, false
 	}
-	return b, func() { syscall.Munmap(b) }, true
+	return b, func() { _ = unix.Munmap(b) }, true
 }
+
+// dropPages gives back the pages of b, a page-aligned part of a mapping:
+// the file stays in the page cache, the process no longer holds them.
+func dropPages(b []byte) { _ = unix.Madvise(b, unix.MADV_DONTNEED) }

@@ -25,9 +25,10 @@ var errMemFault = errors.New("the document's memory could not be read (the file 
 // memSource reads a document held in memory. The parallel path takes its
 // bytes in place; Read serves the sequential Decoder.
 type memSource struct {
-	b     []byte
-	off   int
-	chunk int // bytes per Read at most, 0: no bound (tests set it, for the parallel path to start early)
+	b       []byte
+	off     int
+	release func(n int) // told that b[:n] will not be read again (see ValidateBytes); nil: not told
+	chunk   int         // bytes per Read at most, 0: no bound (tests set it, for the parallel path to start early)
 }
 
 func (m *memSource) Read(p []byte) (n int, err error) {
@@ -61,8 +62,13 @@ func faultError(r any) error {
 // mapped file: it is decoded in place, without copies. b must not be written
 // until it returns. Should reading b fault (a mapped file cut short), the
 // report's Err is a read error.
-func ValidateBytes(b []byte, opts CheckOptions, dopts DecoderOptions) *Report {
+//
+// release, when not nil, is told as the parallel path goes on that b[:n] will
+// not be read again (n grows from call to call): the pages of a mapped file
+// there can be given back, so that its pages do not all stay in the
+// process's memory at once.
+func ValidateBytes(b []byte, release func(n int), opts CheckOptions, dopts DecoderOptions) *Report {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	dopts.Reuse = true
-	return validate(&memSource{b: b}, opts, dopts)
+	return validate(&memSource{b: b, release: release}, opts, dopts)
 }

@@ -42,7 +42,7 @@ func TestValidateBytes(t *testing.T) {
 	for i, doc := range [][]byte{data, dup, data[:len(data)*2/3], []byte("<html/>"), nil} {
 		want := Validate(bytes.NewReader(doc), CheckOptions{})
 		for _, p := range []int{1, 2, 3} {
-			got := ValidateBytes(doc, CheckOptions{}, DecoderOptions{Parallel: p})
+			got := ValidateBytes(doc, nil, CheckOptions{}, DecoderOptions{Parallel: p})
 			if !reflect.DeepEqual(want, got) {
 				t.Fatalf("document %d, Parallel %d:\n got %+v\nwant %+v", i, p, got, want)
 			}
@@ -79,3 +79,33 @@ func TestMemFaultIsAnError(t *testing.T) {
 type fakeFault struct{}
 
 func (fakeFault) Addr() uintptr { return 1 }
+
+// TestValidateBytesRelease: what ValidateBytes says will not be read again
+// is not: every byte released is overwritten at once, and the report is
+// still Validate's (blocks accepted, blocks refused and decoded again).
+func TestValidateBytesRelease(t *testing.T) {
+	data := benchResourceList(t, 5000)
+	broken := bytes.Replace(data, []byte("<loc>"), []byte("<loc><!-- -->"), 2)
+	for i, doc := range [][]byte{data, append(bytes.Clone(broken[:len(broken)*3/4]), "<x"...)} {
+		want := Validate(bytes.NewReader(doc), CheckOptions{})
+		b := bytes.Clone(doc)
+		last, calls := 0, 0
+		release := func(n int) {
+			if n < last || n > len(b) {
+				t.Fatalf("document %d: release(%d) after release(%d), of %d bytes", i, n, last, len(b))
+			}
+			for k := range b[:n] {
+				b[k] = 0xff
+			}
+			last = n
+			calls++
+		}
+		got := ValidateBytes(b, release, CheckOptions{}, DecoderOptions{Parallel: 2, blockSize: 4096})
+		if !reflect.DeepEqual(want, got) {
+			t.Fatalf("document %d:\n got %+v\nwant %+v", i, got, want)
+		}
+		if calls < 10 || last < len(doc)/2 {
+			t.Fatalf("document %d: %d calls, the last of %d bytes of %d", i, calls, last, len(doc))
+		}
+	}
+}

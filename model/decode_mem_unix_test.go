@@ -34,7 +34,7 @@ func TestValidateBytesMappedFileCutShort(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, p := range []int{1, 2} {
-			rep := ValidateBytes(b, CheckOptions{}, DecoderOptions{Parallel: p})
+			rep := ValidateBytes(b, nil, CheckOptions{}, DecoderOptions{Parallel: p})
 			if !errors.Is(rep.Err, errMemFault) {
 				t.Errorf("cut to %d bytes, Parallel %d: %d entries, error %v", keep, p, rep.Entries, rep.Err)
 			}

@@ -244,6 +244,11 @@ func (d *Decoder) parNextShared(e *Entry) (*Entry, error) {
 		}
 		p.cur, p.curI = j, 0
 		p.line += j.nl
+		if p.mem != nil && p.mem.release != nil {
+			// Every block before j's end is decoded, and a fallback
+			// starts after it.
+			p.mem.release(int(j.base) + len(j.data))
+		}
 		p.accepted++
 		p.fast += j.fast
 		if len(j.entries) > 0 {
