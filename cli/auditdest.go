@@ -5,14 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
+	"os/signal"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"rsx/dest/engine"
+	"rsx/dest/job"
 	"rsx/dest/store"
 	"rsx/display"
 )
@@ -23,64 +24,60 @@ func (a *app) runDestAudit(cmd *cobra.Command, f auditFlags, target string) erro
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	fl := cmd.Flags()
-	for _, name := range []string{"sample", "seed", "include", "exclude", "max-total-bytes", "timeout-total"} {
-		if fl.Changed(name) {
-			return failed(fmt.Errorf("audit --dest: --%s is an option of the spot audit (the copy's own selection applies)", name))
-		}
-	}
-	d, err := a.openDestWaiting(ctx, cmd, target, f.dest, f.wait)
-	if err != nil {
+	if err := f.destOnly(cmd); err != nil {
 		return failed(err)
 	}
-	defer d.close()
-	ctx, st, sess, bar := d.ctx, d.st, d.sess, d.bar
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
 	// The report keeps the first lines of each list the text shows, and
 	// spools the lists whole (in DEST's temporary folder) for --json, which
 	// writes them an element at a time: memory does not grow with them.
-	rep, err := sess.AuditWith(ctx, target, engine.AuditOptions{AllowOtherHosts: f.allowOtherHosts, Keep: maxTextLines, RequireCopy: true})
+	req := job.AuditRequest{Target: target, Dest: f.dest, AllowOtherHosts: f.allowOtherHosts, Keep: maxTextLines, RequireCopy: true,
+		Wait: f.wait, OnWait: func(dest, holder string, wait time.Duration) {
+			fmt.Fprintf(a.err, "rsx: audit: %s is in use by %s; waiting up to %s for it (--wait)\n", esc(dest), esc(holder), wait)
+		}}
+	var bar *syncBar
+	if isTerminal(a.err) {
+		bar = newSyncBar(a.err)
+		req.Progress = bar.update
+	}
+	r := a.runner().Audit(ctx, req)
 	bar.finish()
+	defer r.Close()
+	if r.Unwritable {
+		fmt.Fprintf(a.err, "rsx: audit: %s cannot be written: audited read-only, nothing recorded in it\n", esc(f.dest))
+	}
 	var noCopy *engine.NoCopyError
-	if errors.As(err, &noCopy) {
+	if errors.As(r.Err, &noCopy) {
 		return failed(noCopyError(noCopy, f.dest, target))
 	}
-	if err != nil {
-		if ctx.Err() != nil {
-			return failed(errors.New("audit: interrupted"))
-		}
-		return failed(fmt.Errorf("audit: %w", err))
+	if r.Err != nil {
+		return failed(r.Err)
 	}
-	defer rep.Close()
-	if f.json {
-		if err := writeDestAuditJSON(a.out, rep, st.String()); err != nil {
-			return failed(fmt.Errorf("audit: write the report: %w", err))
-		}
-	} else {
-		writeDestAuditText(a.out, newTextStyles(useColor(a.out)), rep, st.String(), f.dest, target)
+	if err := writeDestAudit(a.out, r, f.json, f.dest, target); err != nil {
+		return failed(fmt.Errorf("audit: write the report: %w", err))
 	}
-	if !rep.InSync() {
-		return foundProblems()
+	return exitWith(r.ExitStatus)
+}
+
+// destOnly refuses the options of the spot audit in an audit of a copy.
+func (f *auditFlags) destOnly(cmd *cobra.Command) error {
+	fl := cmd.Flags()
+	for _, name := range []string{"sample", "seed", "include", "exclude", "max-total-bytes", "timeout-total"} {
+		if fl.Changed(name) {
+			return fmt.Errorf("audit --dest: --%s is an option of the spot audit (the copy's own selection applies)", name)
+		}
 	}
 	return nil
 }
 
-// openDestForAudit opens DEST for audit --dest. A copy whose state can be
-// written is opened for writing, so that the audit records what it found; a
-// folder without a state (nothing to record), or one that cannot be written
-// (a read-only mount, a WORM volume, a snapshot), is opened read-only:
-// nothing is written to it, and standard error says so for the second.
-func (a *app) openDestForAudit(ctx context.Context, cmd *cobra.Command, target, dest string) (*openedDest, error) {
-	so := store.Options{ReadOnlyWhenUnwritable: true, TempDir: a.tempDir()}
-	if !store.IsBucket(dest) {
-		if _, err := os.Stat(filepath.Join(dest, filepath.FromSlash(store.StateFile))); err != nil {
-			so.ReadOnly = true
-		}
+// writeDestAudit writes an audit of a copy: JSON, or text for people.
+func writeDestAudit(w io.Writer, r *job.AuditResult, asJSON bool, destArg, target string) error {
+	if asJSON {
+		return writeDestAuditJSON(w, r.Report, r.Dest)
 	}
-	d, err := a.openDest(ctx, cmd, "audit", target, dest, so, engine.Options{})
-	if err == nil && !so.ReadOnly && d.sess.ReadOnly() {
-		fmt.Fprintf(a.err, "rsx: audit: %s cannot be written: audited read-only, nothing recorded in it\n", esc(dest))
-	}
-	return d, err
+	writeDestAuditText(w, newTextStyles(useColor(w)), r.Report, r.Dest, destArg, target)
+	return nil
 }
 
 // JSON of rsx audit --dest: the contract's fields (in_sync, same, missing,
@@ -259,23 +256,11 @@ func writeStrayText(w io.Writer, st textStyles, r *engine.AuditReport, destArg, 
 	if n := r.Len(engine.ListStray); n > 0 {
 		it := map[bool]string{true: "it", false: "them"}[n == 1]
 		fmt.Fprintf(w, "%s %s in the Source's folders of DEST that no resource owns: rsx sync --delete --dest %s %s moves %s to the trash (%s/); list %s in %s to keep %s\n",
-			st.err("✗"), display.Plural(n, "extra file is a stray file", "extra files are stray files"), esc(shellWord(destArg)), esc(shellWord(target)), it,
+			st.err("✗"), display.Plural(n, "extra file is a stray file", "extra files are stray files"), esc(display.ShellWord(destArg)), esc(display.ShellWord(target)), it,
 			store.TrashDir, it, engine.ProtectFile, it)
 	}
 	if r.Protected > 0 {
 		fmt.Fprintf(w, "%s %s in the Source's folders kept by the protect list %s (not counted)\n", st.dim("·"),
 			display.Plural(r.Protected, "file", "files"), engine.ProtectFile)
 	}
-}
-
-// shellWord quotes s for a POSIX shell when it holds anything but the
-// characters a word needs no quotes for, so that a proposed command can be
-// pasted as it is.
-func shellWord(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("@%+=:,./_-", r))
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -14,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"rsx/config"
+	"rsx/dest/job"
 	"rsx/display"
 	"rsx/fetch"
 	"rsx/internal/version"
@@ -50,10 +53,12 @@ type app struct {
 	// fleetTimes are the fleet's bounds of time (fleetfollow.go); the zero
 	// value gives the documented ones, tests make them short.
 	fleetTimes fleetTimes
-	// notified, for a run of a following fleet's Source, carries the
-	// notifications that brought it in, and what the run made of them
-	// out (fleetfollow.go).
-	notified *notifiedRun
+	// jobs opens the destinations of syncs and audits of a copy (jobs.go).
+	jobs *job.Runner
+	// The log file (logfile.go): --log-file, its file and its logger.
+	logPath string
+	logOut  *os.File
+	logger  *slog.Logger
 }
 
 // tempDir is the folder for this run's temporary files ("" for the system's
@@ -109,15 +114,23 @@ found, and 2 when the job could not be done.`,
 			return failed(fmt.Errorf("the explorer opens one TARGET, %d were given (rsx --help lists the commands)", len(args)))
 		},
 	}
-	root.RunE = a.runExplorer              // explore.go
-	root.PersistentPreRunE = a.applyConfig // config.go
+	root.RunE = a.runExplorer // explore.go
+	root.PersistentPreRunE = func(cmd *cobra.Command, args []string) error {
+		if err := a.openLog(cmd); err != nil { // logfile.go
+			return failed(err)
+		}
+		return a.applyConfig(cmd, args) // config.go
+	}
 	root.SetIn(s.in)
 	root.SetOut(s.out)
 	root.SetErr(s.err)
 	root.SetFlagErrorFunc(flagError) // flagerrors.go
 	a.http.register(root.PersistentFlags())
+	root.PersistentFlags().StringVar(&a.logPath, "log-file", "",
+		"append JSON lines of what a long-running rsx decides on its own (retries, locks taken over, notifications not applied, channel drops, the fleet's hold bound) to `PATH` (also RSX_LOG_FILE)")
 	a.http.onThrottle = func(t fetch.Throttle) { fmt.Fprintln(a.err, politeLine(t)) }
 	a.http.onWait = func(w fetch.Wait) {
+		a.logWait(w)
 		if w.Duration >= time.Second {
 			fmt.Fprintln(a.err, "rsx: "+esc(w.String())+"; ctrl-c stops")
 		}
@@ -219,6 +232,7 @@ func execute(args []string, s streams, setup func(*app)) (int, string) {
 	ctx, stop := signalContext(base, a.tmp.remove)
 	defer stop()
 	defer a.tmp.remove()
+	defer a.closeLog()
 	root.SetArgs(args)
 	cmd, err := root.ExecuteContextC(ctx)
 	a.tmp.remove()

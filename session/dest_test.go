@@ -404,7 +404,7 @@ func TestLocalStatesAgreeWithAudit(t *testing.T) {
 }
 
 // The explorer's repair of stray files: the audit page's s hands the sync
-// the stray files the audit found (SyncRequest.Trash) with no resource to
+// the stray files the audit found (SyncRequest.Strays) with no resource to
 // copy; a plan without deletions leaves them, one with deletions lists
 // them and moves nothing, and the run moves them to the trash.
 func TestSyncMovesTheStrayFilesAnAuditFound(t *testing.T) {
@@ -429,7 +429,7 @@ func TestSyncMovesTheStrayFilesAnAuditFound(t *testing.T) {
 	if err != nil || len(rep.Stray) != 1 {
 		t.Fatalf("audit: stray %q, %v", rep.Stray, err)
 	}
-	j = s.NewSync(SyncRequest{Dest: dir, Target: target, Only: []string{}, Trash: rep.Stray})
+	j = s.NewSync(SyncRequest{Dest: dir, Target: target, Only: []string{}, Strays: rep.Stray})
 	defer j.Close()
 	p, err := j.Plan(ctx, false)
 	if err != nil || p.StrayLooked {

@@ -11,12 +11,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
+	"sync"
 	"sync/atomic"
 	"time"
 
 	"rsx/claims"
 	"rsx/crawl"
+	"rsx/dest/job"
 	"rsx/fetch"
 	"rsx/model"
 	"rsx/notify"
@@ -73,6 +76,10 @@ type Options struct {
 	// the WebSocket handshakes, headers, back-off); the zero value gives
 	// notify's defaults.
 	Notify notify.Options
+	// Log receives what the session decides on its own while the user
+	// looks elsewhere (a notification channel that dropped and when it
+	// tries again): the log file's logger (--log-file); nil logs nothing.
+	Log *slog.Logger
 	// Dest says how syncs, audits of a copy and spot checks reach
 	// destinations and fetch resources (dest.go).
 	Dest DestOptions
@@ -87,6 +94,14 @@ type Session struct {
 	claims *claims.Checker
 	local  atomic.Bool // local files may be read: the user opened one
 	syncs  openSyncs   // syncs not yet released (syncs.go)
+
+	// jobs is the runner of syncs and audits of a copy when Options.Dest
+	// gives none (dest.go), made once.
+	jobs     *job.Runner
+	jobsOnce sync.Once
+	// syncClients are the clients of the syncs open (Throttled).
+	syncsMu     sync.Mutex
+	syncClients map[*fetch.Client]int
 }
 
 // New returns a session that fetches with c.

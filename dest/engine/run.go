@@ -320,7 +320,7 @@ func (r *runner) end(ctx context.Context, hist *state.Run, dispatchErr error) {
 		r.setStopped("the plan could not be read: " + dispatchErr.Error())
 	}
 	if ctx.Err() != nil && r.stopReason() == "" {
-		r.setStopped("interrupted")
+		r.setStopped(stopReason(ctx))
 	}
 	res.Stopped = r.stopReason()
 	res.Bytes = r.bytes.Load()

@@ -328,7 +328,7 @@ func (v *Audit) syncDiffs() tea.Cmd {
 	if len(strays) > 0 {
 		what = append(what, fmt.Sprintf("the %s it found (to the trash with deletions applied: d)", display.Plural(len(strays), "stray file", "stray files")))
 	}
-	return nav.Cmd(nav.SyncDiffsMsg{Req: session.SyncRequest{Dest: v.req.Dest, Target: v.req.Target, Only: only, Trash: strays}, What: strings.Join(what, ", and ")})
+	return nav.Cmd(nav.SyncDiffsMsg{Req: session.SyncRequest{Dest: v.req.Dest, Target: v.req.Target, Only: only, Strays: strays}, What: strings.Join(what, ", and ")})
 }
 
 // ---------------------------------------------------------------------------

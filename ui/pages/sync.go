@@ -22,8 +22,9 @@ import (
 )
 
 // The sync page (:sync DIR): the plan — what will be created, updated,
-// deleted (only with the delete toggle, off by default), left unchanged, the
-// bytes, the destination, any gap in the Change Lists — with nothing written
+// deleted (only with the delete toggle: off, unless the request asks, as a
+// fleet entry's delete = true does), left unchanged, the bytes, the
+// destination, any gap in the Change Lists — with nothing written
 // until enter; then the run's progress — an overall bar, counts, bytes,
 // rate, time left, the resources in flight and the failures as they happen
 // (esc asks, then stops cleanly); then the result — created, updated,
@@ -98,7 +99,9 @@ type syncRow struct {
 
 // NewSync returns the page of job; Init plans.
 func NewSync(c *common.Common, job SyncJob, what string, open ResourceOpener) *Sync {
-	return &Sync{c: c, job: job, what: what, open: open.orNone(), list: components.NewList(components.Select)}
+	// The delete toggle starts as the request asks (a fleet entry's delete
+	// = true).
+	return &Sync{c: c, job: job, what: what, open: open.orNone(), list: components.NewList(components.Select), delete: job.Request().Delete}
 }
 
 // Messages of the page's commands; each carries the page and the
@@ -491,10 +494,10 @@ func (v *Sync) trashLine() string {
 		return label + st.Error.Render(fmt.Sprintf("held: %s would go", display.Plural(p.DeletesHeld, "deletion", "deletions")))
 	case p.StrayLooked && n > 0:
 		return label + st.Deleted.Render(display.Plural(n, "stray file", "stray files")+" move to DEST/.rsx/trash") + st.Dim.Render(" when enter runs the plan (d: keep them)")
-	case p.StrayLooked && len(v.job.Request().Trash) > 0:
+	case p.StrayLooked && len(v.job.Request().Strays) > 0:
 		return label + st.Dim.Render("none of the stray files the audit found is stray any more")
-	case !p.Delete && len(v.job.Request().Trash) > 0:
-		return label + st.Value.Render("off") + st.Dim.Render(": "+display.Plural(len(v.job.Request().Trash), "stray file", "stray files")+" the audit found stay (d moves them to the trash)")
+	case !p.Delete && len(v.job.Request().Strays) > 0:
+		return label + st.Value.Render("off") + st.Dim.Render(": "+display.Plural(len(v.job.Request().Strays), "stray file", "stray files")+" the audit found stay (d moves them to the trash)")
 	}
 	return ""
 }

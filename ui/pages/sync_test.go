@@ -262,8 +262,8 @@ func TestAuditPageSyncsDiffs(t *testing.T) {
 	if fmt.Sprint(got.Req.Only) != fmt.Sprint(want) || got.Req.Dest != "/tmp/copy" || got.Req.Target != "http://example.org/t.xml" {
 		t.Errorf("sync of %v into %s from %s; want %v", got.Req.Only, got.Req.Dest, got.Req.Target, want)
 	}
-	if !slices.Equal(got.Req.Trash, []string{"stray.txt"}) || !strings.Contains(got.What, "1 stray file") {
-		t.Errorf("the stray files: %q (%s)", got.Req.Trash, got.What)
+	if !slices.Equal(got.Req.Strays, []string{"stray.txt"}) || !strings.Contains(got.What, "1 stray file") {
+		t.Errorf("the stray files: %q (%s)", got.Req.Strays, got.What)
 	}
 	if !strings.Contains(ansi.Strip(p.View()), "1 stray file goes to the trash (DEST/.rsx/trash)") {
 		t.Errorf("the page does not say what s does with the stray file:\n%s", p.View())
@@ -276,7 +276,7 @@ func TestAuditPageSyncsDiffs(t *testing.T) {
 	ivDrive(q, ivRunCmd(q.Init())...)
 	_, cmd = q.Update(ivKey("s"))
 	m, ok := cmd().(nav.SyncDiffsMsg)
-	if !ok || m.Req.Only == nil || len(m.Req.Only) != 0 || !slices.Equal(m.Req.Trash, []string{"a/stray.txt"}) {
+	if !ok || m.Req.Only == nil || len(m.Req.Only) != 0 || !slices.Equal(m.Req.Strays, []string{"a/stray.txt"}) {
 		t.Errorf("an audit of stray files only: %+v", m)
 	}
 }
@@ -286,7 +286,7 @@ func TestAuditPageSyncsDiffs(t *testing.T) {
 // to the trash, and only enter moves them.
 func TestSyncPageTrash(t *testing.T) {
 	job := uitest.NewSyncJob()
-	job.Req.Trash = []string{"h/d/stray.txt"}
+	job.Req.Strays = []string{"h/d/stray.txt"}
 	p := NewSync(ivTestCommon(), job, "x", nil)
 	p.SetSize(120, 40)
 	ivDrive(p, ivRunCmd(p.Init())...)
