@@ -109,3 +109,36 @@ func TestValidateBytesRelease(t *testing.T) {
 		}
 	}
 }
+
+// FuzzValidateBytes: ValidateBytes, the parallel path over the document in
+// memory (the entry fast path, the checks computed beside the entries, the
+// release of what was decoded), reports what the sequential Validate reports,
+// and never reads again what it released (overwritten at once here).
+func FuzzValidateBytes(f *testing.F) {
+	for _, s := range decFuzzSeeds {
+		f.Add([]byte(s), uint8(40))
+	}
+	f.Add(benchResourceList(f, 40), uint8(200))
+	dup := benchResourceList(f, 40)
+	dup = bytes.Replace(dup, []byte("item-7."), []byte("item-3."), 1)
+	f.Add(dup, uint8(90))
+	f.Add(parDoc(parRoot, func(i int) string { return fastCommon(i) + fastVariants["md over lines"] }, 10, "</urlset>"), uint8(101))
+	f.Fuzz(func(t *testing.T, data []byte, block uint8) {
+		want := Validate(bytes.NewReader(data), CheckOptions{})
+		b := bytes.Clone(data)
+		last := 0
+		release := func(n int) {
+			if n < last || n > len(b) {
+				t.Fatalf("release(%d) after release(%d), of %d bytes", n, last, len(b))
+			}
+			for k := range b[last:n] {
+				b[last+k] = 0xff
+			}
+			last = n
+		}
+		got := ValidateBytes(b, release, CheckOptions{}, DecoderOptions{Parallel: 2, blockSize: 64 + 4*int(block)})
+		if !reflect.DeepEqual(want, got) {
+			t.Fatalf("reports differ:\n got %+v\nwant %+v", got, want)
+		}
+	})
+}
