@@ -171,3 +171,25 @@ func TestFastEntryTaken(t *testing.T) {
 		t.Fatalf("%d entries, %d of them by the fast path", n, d.par.fast)
 	}
 }
+
+// TestFastTag: fastTag.at is bytes.HasPrefix, for tags of up to 16 bytes and
+// beyond, inputs shorter and longer than 16 bytes, and a byte changed at
+// every place.
+func TestFastTag(t *testing.T) {
+	const text = "</lastmod><rs:md hash=\"md5:0\"/></url>\n<url>"
+	for n := 1; n <= 20; n++ {
+		tag := newFastTag(text[:n])
+		for l := 0; l <= len(text); l++ {
+			in := []byte(text[:l])
+			for at := -1; at < l; at++ {
+				b := bytes.Clone(in)
+				if at >= 0 {
+					b[at] ^= 0x20
+				}
+				if got, want := tag.at(b), bytes.HasPrefix(b, tag.b); got != want {
+					t.Fatalf("tag %q at %q = %v, want %v", tag.b, b, got, want)
+				}
+			}
+		}
+	}
+}
