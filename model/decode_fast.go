@@ -219,14 +219,19 @@ func (d *Decoder) fastMD(b []byte, i int) (int, int, bool) {
 		if i == ws {
 			return 0, 0, false
 		}
-		n := i
-		for i < len(b) && b[i] >= 'a' && b[i] <= 'z' {
-			i++
+		field, name := mdNameFast(b[i:])
+		if name == 0 {
+			n := i
+			for i < len(b) && b[i] >= 'a' && b[i] <= 'z' {
+				i++
+			}
+			if i+1 >= len(b) || b[i] != '=' || (b[i+1] != '"' && b[i+1] != '\'') {
+				return 0, 0, false
+			}
+			field = mdFieldFast(b[n:i])
+		} else {
+			i += name // at the '=', as the loop leaves it
 		}
-		if i+1 >= len(b) || b[i] != '=' || (b[i+1] != '"' && b[i+1] != '\'') {
-			return 0, 0, false
-		}
-		field := mdFieldFast(b[n:i])
 		if field == mfExtra || seen&(1<<field) != 0 {
 			return 0, 0, false
 		}
@@ -244,6 +249,36 @@ func (d *Decoder) fastMD(b []byte, i int) (int, int, bool) {
 		d.pendingMD = append(d.pendingMD, p)
 		i += k + 1
 	}
+}
+
+// The words of hash=", length=" and type=" (low byte first) and their
+// masks, for mdNameFast.
+const (
+	mdHashW   = 0x223d68736168 // hash="
+	mdHashM   = 1<<48 - 1
+	mdLengthW = 0x223d6874676e656c // length="
+	mdTypeW   = 0x223d65707974     // type="
+)
+
+// mdNameFast recognises, where 8 bytes are left, the names of the attributes
+// of rs:md in entries of the common shape, hash, length and type, with '='
+// and a double quote after them as one word each: it returns the field and
+// the length of the name, or name 0 when b does not start with one of them
+// (fastMD then reads the name a byte at a time).
+func mdNameFast(b []byte) (field uint8, name int) {
+	if len(b) < 8 {
+		return 0, 0
+	}
+	w := binary.LittleEndian.Uint64(b)
+	switch {
+	case w&mdHashM == mdHashW:
+		return mfHash, 4
+	case w == mdLengthW:
+		return mfLength, 6
+	case w&mdHashM == mdTypeW:
+		return mfType, 4
+	}
+	return 0, 0
 }
 
 // mdFieldFast is mdField for the attributes the fast path takes: those with

@@ -193,3 +193,51 @@ func TestFastTag(t *testing.T) {
 		}
 	}
 }
+
+// TestMDNameFast: what mdNameFast recognises is what fastMD's loop and
+// mdFieldFast read, for every name with either quote, a byte changed at every
+// place, and inputs cut short.
+func TestMDNameFast(t *testing.T) {
+	slow := func(b []byte) (uint8, int, bool) {
+		i := 0
+		for i < len(b) && b[i] >= 'a' && b[i] <= 'z' {
+			i++
+		}
+		if i+1 >= len(b) || b[i] != '=' || (b[i+1] != '"' && b[i+1] != '\'') {
+			return 0, 0, false
+		}
+		return mdFieldFast(b[:i]), i, true
+	}
+	var inputs [][]byte
+	for _, name := range []string{"hash", "length", "type", "at", "change", "path", "hashes", "lengt", "typ", "hasH", "xtype"} {
+		for _, q := range []string{`"`, `'`} {
+			base := []byte(name + "=" + q + "text/html" + q + "/>")
+			for at := -1; at < len(base); at++ {
+				for _, x := range []byte{0x20, 0x01, 0x80} {
+					b := bytes.Clone(base)
+					if at >= 0 {
+						b[at] ^= x
+					}
+					for cut := 0; cut <= len(b); cut++ {
+						inputs = append(inputs, b[:cut])
+					}
+				}
+			}
+		}
+	}
+	known := 0
+	for _, b := range inputs {
+		field, name := mdNameFast(b)
+		if name == 0 {
+			continue
+		}
+		known++
+		want, n, ok := slow(b)
+		if !ok || want != field || n != name {
+			t.Fatalf("%q: mdNameFast %d, %d; the loop %d, %d, %v", b, field, name, want, n, ok)
+		}
+	}
+	if known < 100 {
+		t.Fatalf("mdNameFast recognised %d inputs only", known)
+	}
+}
