@@ -517,6 +517,11 @@ func TestS3StateSmallRunsDoNotCompact(t *testing.T) {
 		if i%40 == 39 {
 			restored(n)
 		}
+		if i%10 == 4 {
+			// A cache folder of an older rsx: the pages of the segments to
+			// merge are read from the segments.
+			os.Remove(filepath.Join(cache, "state.segpages"))
+		}
 	}
 	if most > 64<<10 {
 		t.Errorf("a run of 5 changes uploaded up to %d bytes", most)
