@@ -332,7 +332,7 @@ func (r *runner) end(ctx context.Context, hist *state.Run, dispatchErr error) {
 		r.addFailure(Failure{URL: p.Source, Kind: KindState, Err: finishErr})
 	}
 	// The documents the plan read, kept with the run (provenance.go).
-	if err := s.storeDocuments(wctx, hist.ID, r.srcID); err != nil && finishErr == nil {
+	if err := s.storeDocuments(wctx, hist.ID, r.srcID, p.Reconcile); err != nil && finishErr == nil {
 		r.addFailure(Failure{URL: p.Source, Kind: KindState, Err: err})
 	}
 	res.Elapsed = s.opts.Now().Sub(r.started)
