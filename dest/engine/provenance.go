@@ -57,6 +57,8 @@ type docCapture struct {
 	// quota bounds the compressed documents the state keeps of the
 	// Source (state.DefaultDocumentBytes; tests set less).
 	quota int64
+	// vouchBudget bounds the parts a reconcile keeps (vouchingParts).
+	vouchBudget int64
 }
 
 type capturedDoc struct {
@@ -65,7 +67,8 @@ type capturedDoc struct {
 }
 
 func newDocCapture(dir string) *docCapture {
-	return &docCapture{dir: dir, docs: map[string]*capturedDoc{}, parts: map[string]bool{}, maxDocs: maxCapturedDocs, quota: state.DefaultDocumentBytes}
+	return &docCapture{dir: dir, docs: map[string]*capturedDoc{}, parts: map[string]bool{}, maxDocs: maxCapturedDocs, quota: state.DefaultDocumentBytes,
+		vouchBudget: vouchBudget}
 }
 
 // markPart notes that url is read as a part of a Resource List Index: a run

@@ -6,24 +6,37 @@ import (
 	"errors"
 	"html"
 	"os"
+	"slices"
+	"strings"
 
 	"rsx/dest/state"
 )
 
-// maxVouched bounds the files a reconcile's kept parts are chosen by: a run
-// that wrote more keeps every part it read, as a baseline does (its uploads
-// are those of a run of many changes anyway).
-const maxVouched = 10000
+const (
+	// maxVouched bounds the files a reconcile's kept parts are chosen by: a
+	// run that wrote more keeps every part it read, as a baseline does (its
+	// uploads are those of a run of many changes anyway).
+	maxVouched = 10000
+	// vouchBudget bounds the bytes (as received) of the parts a reconcile
+	// keeps that the state does not hold already (docCapture.vouchBudget):
+	// a part of 500 entries is some 250 KB, 50 KB compressed, and a
+	// reconcile that wrote a hundred files listed in a hundred parts would
+	// add 5 MB to the state. The digests and length each file was verified
+	// with are in run_file in any case.
+	vouchBudget = 1 << 20
+)
 
 var errManyWritten = errors.New("more files written than parts are chosen by")
 
 // vouchingParts is docs without the parts of a Resource List Index (parts)
-// that list no file the run wrote (created, adopted or updated): a
-// reconcile reads every part again, and each part whose at had moved was
-// kept again, the whole Resource List added to the state at every reconcile
-// whatever it changed (for a bucket, 7.9 MB of uploads at 80,000 resources,
-// some 80 MB at a million). What the Source claimed of a file the run wrote
-// is kept, with the Source's other documents the run read.
+// that list no file the run wrote (created, adopted or updated), and
+// without those past vouchBudget: a reconcile reads every part again, and
+// each part whose at had moved was kept again, the whole Resource List
+// added to the state at every reconcile whatever it changed (for a bucket,
+// 7.9 MB of uploads at 80,000 resources, some 80 MB at a million). What the
+// Source claimed of the files the run wrote is kept (as far as the budget
+// goes, in the order the parts were read), with the Source's other
+// documents the run read.
 func (s *Dest) vouchingParts(ctx context.Context, runID int64, docs []*capturedDoc, parts map[string]bool) ([]*capturedDoc, error) {
 	written := map[string]bool{}
 	err := s.db.RunFiles(ctx, runID, func(f *state.RunFile) error {
@@ -41,10 +54,29 @@ func (s *Dest) vouchingParts(ctx context.Context, runID int64, docs []*capturedD
 	if err != nil {
 		return nil, err
 	}
+	slices.SortStableFunc(docs, func(a, b *capturedDoc) int {
+		if c := a.FetchedAt.Compare(b.FetchedAt); c != 0 {
+			return c
+		}
+		return strings.Compare(a.URL, b.URL)
+	})
 	kept := make([]*capturedDoc, 0, len(docs))
+	budget := s.capture.vouchBudget
 	for _, d := range docs {
-		if parts[d.URL] && (len(written) == 0 || !listsAny(d, written)) {
-			continue
+		if parts[d.URL] {
+			if len(written) == 0 || budget <= 0 || !listsAny(d, written) {
+				continue
+			}
+			have, err := s.db.HaveDocumentBlob(ctx, d.SHA256)
+			if err != nil {
+				return nil, err
+			}
+			if !have {
+				if d.Length > budget {
+					continue
+				}
+				budget -= d.Length
+			}
 		}
 		kept = append(kept, d)
 	}
