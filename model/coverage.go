@@ -192,9 +192,32 @@ func PlanCatchUp(since time.Time, archived, live []Period) CatchUp {
 		p.Archived = false
 		all = append(all, p)
 	}
-	all = slices.DeleteFunc(all, func(p Period) bool { return !p.valid() })
 	sort.SliceStable(all, func(a, b int) bool { return all[a].From.Before(all[b].From) })
+	var lists []Period
+	next := 0
+	plan, _ := CatchUpStream(since, func() (Period, bool, error) {
+		if next == len(all) {
+			return Period{}, false, nil
+		}
+		next++
+		return all[next-1], true, nil
+	}, func(p Period) error {
+		lists = append(lists, p)
+		return nil
+	})
+	plan.Lists = lists
+	return plan
+}
 
+// CatchUpStream is PlanCatchUp of periods given one at a time by next (ok
+// false after the last), in order of their from, so that an index of a
+// million lists is planned without holding them: each period chosen is
+// handed to take as soon as it is known to be chosen (the plan it returns
+// has Until and Gap; its Lists are empty). Periods that have no length are
+// passed over. Among periods of the same from, the one given first counts
+// as given first (PlanCatchUp gives the archived ones first). An error of
+// next or take ends it.
+func CatchUpStream(since time.Time, next func() (Period, bool, error), take func(Period) error) (CatchUp, error) {
 	// reach orders how far periods go: an open one furthest.
 	further := func(a, b Period) bool {
 		switch {
@@ -211,35 +234,60 @@ func PlanCatchUp(since time.Time, archived, live []Period) CatchUp {
 	}
 	reaches := func(p Period, at time.Time) bool { return p.Open() || p.Until.After(at) }
 
+	// peek is the next valid period not yet seen (have false: none left).
+	var peek Period
+	have := false
+	advance := func() error {
+		for {
+			p, ok, err := next()
+			if err != nil || !ok {
+				have = false
+				return err
+			}
+			if p.valid() {
+				peek, have = p, true
+				return nil
+			}
+		}
+	}
+	if err := advance(); err != nil {
+		return CatchUp{}, err
+	}
 	var plan CatchUp
+	seen := false // a period was given at all
 	at := since
-	next := 0 // all[:next] have a from at or before at
 	for {
-		best := -1
-		for ; next < len(all) && !all[next].From.After(at); next++ {
-			if reaches(all[next], at) && (best < 0 || further(all[next], all[best])) {
-				best = next
+		var best Period
+		found := false
+		for have && !peek.From.After(at) {
+			seen = true
+			if reaches(peek, at) && (!found || further(peek, best)) {
+				best, found = peek, true
+			}
+			if err := advance(); err != nil {
+				return CatchUp{}, err
 			}
 		}
 		// A period seen earlier that did not reach then does not reach now
 		// (the point only moves on), and one that reached was taken or is
 		// outdone by the one taken: only newly seen periods are candidates.
-		if best < 0 {
+		if !found {
 			plan.Until = at
 			switch {
-			case next < len(all):
-				plan.Gap = &Gap{From: at, Until: all[next].From}
-			case len(all) == 0:
+			case have:
+				plan.Gap = &Gap{From: at, Until: peek.From}
+			case !seen:
 				plan.Gap = &Gap{From: at} // nothing published at all
 			}
-			return plan
+			return plan, nil
 		}
-		p := all[best]
-		plan.Lists = append(plan.Lists, p)
-		if p.Open() {
+		if err := take(best); err != nil {
+			return CatchUp{}, err
+		}
+		if best.Open() {
 			plan.Until = time.Time{}
-			return plan
+			return plan, nil
 		}
-		at = p.Until
+		at = best.Until
 	}
 }

@@ -60,6 +60,9 @@ func (b *builder) incremental(ctx context.Context, row state.Source) error {
 		// A gap, or a list that could not be read: nothing is applied.
 		return nil
 	}
+	if b.s.opts.listRead != nil {
+		b.s.opts.listRead()
+	}
 	st, err := b.index.state(ctx, chg.Held())
 	if err != nil {
 		return err

@@ -114,7 +114,9 @@ type Options struct {
 	partsInMemory int
 	// listRead, when set, is called by a baseline plan once it has read the
 	// Source's Resource List (or Dump) and before it decides the deletions
-	// and the collisions: the tests measure there what planning holds.
+	// and the collisions, and by an incremental plan once it has read the
+	// Change Lists and before it decides the changes: the tests measure
+	// there what planning holds.
 	listRead func()
 }
 
