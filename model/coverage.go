@@ -194,100 +194,117 @@ func PlanCatchUp(since time.Time, archived, live []Period) CatchUp {
 	}
 	sort.SliceStable(all, func(a, b int) bool { return all[a].From.Before(all[b].From) })
 	var lists []Period
-	next := 0
-	plan, _ := CatchUpStream(since, func() (Period, bool, error) {
-		if next == len(all) {
-			return Period{}, false, nil
-		}
-		next++
-		return all[next-1], true, nil
-	}, func(p Period) error {
+	c := NewCatchUpOf(since, func(_ struct{}, p Period) error {
 		lists = append(lists, p)
 		return nil
 	})
+	for _, p := range all {
+		if more, _ := c.Add(struct{}{}, p); !more {
+			break
+		}
+	}
+	plan, _ := c.End()
 	plan.Lists = lists
 	return plan
 }
 
-// CatchUpStream is PlanCatchUp of periods given one at a time by next (ok
-// false after the last), in order of their from, so that an index of a
-// million lists is planned without holding them: each period chosen is
-// handed to take as soon as it is known to be chosen (the plan it returns
-// has Until and Gap; its Lists are empty). Periods that have no length are
-// passed over. Among periods of the same from, the one given first counts
-// as given first (PlanCatchUp gives the archived ones first). An error of
-// next or take ends it.
-func CatchUpStream(since time.Time, next func() (Period, bool, error), take func(Period) error) (CatchUp, error) {
-	// reach orders how far periods go: an open one furthest.
-	further := func(a, b Period) bool {
-		switch {
-		case a.Open() != b.Open():
-			return a.Open()
-		case !a.Open() && !a.Until.Equal(b.Until):
-			return a.Until.After(b.Until)
-		case !a.From.Equal(b.From):
-			return a.From.After(b.From)
-		case a.Archived != b.Archived:
-			return !a.Archived
-		}
-		return false
-	}
-	reaches := func(p Period, at time.Time) bool { return p.Open() || p.Until.After(at) }
+// CatchUpOf is PlanCatchUp of periods given one at a time (Add), in order
+// of their from, so that an index of a million lists is planned without
+// holding them: each period chosen is handed to take, with the value it was
+// added with, as soon as it is known to be chosen; End gives Until and Gap
+// (its Lists are empty). Among periods of the same from, the one added first
+// counts as given first (PlanCatchUp adds the archived ones first).
+type CatchUpOf[T any] struct {
+	at    time.Time
+	take  func(T, Period) error
+	best  Period
+	bestV T
+	found bool // best is a candidate
+	seen  bool // a period with a length was added
+	done  bool // the plan is made: nothing added later changes it
+	plan  CatchUp
+}
 
-	// peek is the next valid period not yet seen (have false: none left).
-	var peek Period
-	have := false
-	advance := func() error {
-		for {
-			p, ok, err := next()
-			if err != nil || !ok {
-				have = false
-				return err
-			}
-			if p.valid() {
-				peek, have = p, true
-				return nil
-			}
+// NewCatchUpOf starts a plan from since.
+func NewCatchUpOf[T any](since time.Time, take func(T, Period) error) *CatchUpOf[T] {
+	return &CatchUpOf[T]{at: since, take: take}
+}
+
+// Add gives the next period, p, with v; periods that have no length are
+// passed over. It reports false when the plan is made (a gap, or an open
+// period taken): later periods need not be added. An error is take's.
+func (c *CatchUpOf[T]) Add(v T, p Period) (bool, error) {
+	if c.done {
+		return false, nil
+	}
+	if !p.valid() {
+		return true, nil
+	}
+	for p.From.After(c.at) {
+		// The candidates that begin at or before the point are all known.
+		if !c.found {
+			c.plan.Until, c.plan.Gap, c.done = c.at, &Gap{From: c.at, Until: p.From}, true
+			return false, nil
+		}
+		if more, err := c.choose(); !more || err != nil {
+			return false, err
 		}
 	}
-	if err := advance(); err != nil {
-		return CatchUp{}, err
+	// A period seen earlier that did not reach then does not reach now
+	// (the point only moves on), and one that reached was taken or is
+	// outdone by the one taken: only newly seen periods are candidates.
+	c.seen = true
+	if (p.Open() || p.Until.After(c.at)) && (!c.found || further(p, c.best)) {
+		c.best, c.bestV, c.found = p, v, true
 	}
-	var plan CatchUp
-	seen := false // a period was given at all
-	at := since
-	for {
-		var best Period
-		found := false
-		for have && !peek.From.After(at) {
-			seen = true
-			if reaches(peek, at) && (!found || further(peek, best)) {
-				best, found = peek, true
+	return true, nil
+}
+
+// choose takes the best candidate and moves the point to its until; false
+// when it is open (the plan is made).
+func (c *CatchUpOf[T]) choose() (bool, error) {
+	c.found = false
+	if err := c.take(c.bestV, c.best); err != nil {
+		c.done = true
+		return false, err
+	}
+	if c.best.Open() {
+		c.plan.Until, c.done = time.Time{}, true
+		return false, nil
+	}
+	c.at = c.best.Until
+	return true, nil
+}
+
+// End makes the plan of the periods added.
+func (c *CatchUpOf[T]) End() (CatchUp, error) {
+	for !c.done {
+		if !c.found {
+			c.plan.Until, c.done = c.at, true
+			if !c.seen {
+				c.plan.Gap = &Gap{From: c.at} // nothing published at all
 			}
-			if err := advance(); err != nil {
-				return CatchUp{}, err
-			}
+			break
 		}
-		// A period seen earlier that did not reach then does not reach now
-		// (the point only moves on), and one that reached was taken or is
-		// outdone by the one taken: only newly seen periods are candidates.
-		if !found {
-			plan.Until = at
-			switch {
-			case have:
-				plan.Gap = &Gap{From: at, Until: peek.From}
-			case !seen:
-				plan.Gap = &Gap{From: at} // nothing published at all
-			}
-			return plan, nil
-		}
-		if err := take(best); err != nil {
+		if _, err := c.choose(); err != nil {
 			return CatchUp{}, err
 		}
-		if best.Open() {
-			plan.Until = time.Time{}
-			return plan, nil
-		}
-		at = best.Until
 	}
+	return c.plan, nil
+}
+
+// further orders how far periods go: an open one furthest; among equals
+// the one that begins latest, then a live one.
+func further(a, b Period) bool {
+	switch {
+	case a.Open() != b.Open():
+		return a.Open()
+	case !a.Open() && !a.Until.Equal(b.Until):
+		return a.Until.After(b.Until)
+	case !a.From.Equal(b.From):
+		return a.From.After(b.From)
+	case a.Archived != b.Archived:
+		return !a.Archived
+	}
+	return false
 }

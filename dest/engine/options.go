@@ -112,6 +112,11 @@ type Options struct {
 	// keeps in memory before it spools them to a file; default
 	// partsInMemory (tests set fewer).
 	partsInMemory int
+	// listsInMemory is how many Change Lists of an index a plan keeps in
+	// memory at a time (of the lists read, the first it lists in
+	// Plan.Lists; of each spool of lists, a run): default 0, maxListed and
+	// the spool's run (tests set fewer).
+	listsInMemory int
 	// listRead, when set, is called by a baseline plan once it has read the
 	// Source's Resource List (or Dump) and before it decides the deletions
 	// and the collisions, and by an incremental plan once it has read the

@@ -400,10 +400,8 @@ func (r *runner) finish() error {
 				res.SyncedUntil = b.At
 			}
 		case ModeIncremental:
-			for _, rec := range p.records {
-				if err := w.PutChangeList(ctx, r.srcID, rec); err != nil {
-					return err
-				}
+			if err := p.eachRecord(func(rec state.ChangeList) error { return w.PutChangeList(ctx, r.srcID, rec) }); err != nil {
+				return err
 			}
 			if p.newPoint.After(p.Point) {
 				if err := w.SetSyncedUntil(ctx, r.srcID, p.newPoint); err != nil {
