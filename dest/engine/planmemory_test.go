@@ -3,6 +3,7 @@ package engine
 import (
 	"bufio"
 	"context"
+	"crypto/md5"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -117,6 +118,10 @@ func changeIndexSource(t testing.TB, parts, distinct int) *httptest.Server {
 			fmt.Fprint(bw, "</sitemapindex>\n")
 		default:
 			var k int
+			if _, err := fmt.Sscanf(r.URL.Path, "/r/%d", &k); err == nil {
+				bw.Write(changedBody(k))
+				return
+			}
 			if _, err := fmt.Sscanf(r.URL.Path, "/cl/%d.xml", &k); err != nil || k < 0 || k >= parts {
 				http.NotFound(w, r)
 				return
@@ -125,14 +130,18 @@ func changeIndexSource(t testing.TB, parts, distinct int) *httptest.Server {
 			if k < parts-1 {
 				until = ` until="` + at(k+1) + `"`
 			}
+			body := changedBody(k % distinct)
 			fmt.Fprintf(bw, `<?xml version="1.0"?><urlset %s><rs:ln rel="up" href="%s/cap.xml"/><rs:ln rel="index" href="%s/cl.xml"/><rs:md capability="changelist" from="%s"%s/>`+
-				`<url><loc>%s/r/%d</loc><rs:md change="updated" datetime="%s" hash="md5:%032x" length="%d"/></url></urlset>`,
-				ns, base, base, at(k), until, base, k%distinct, at(k), k, 1000+k%1000)
+				`<url><loc>%s/r/%d</loc><rs:md change="updated" datetime="%s" hash="md5:%x" length="%d"/></url></urlset>`,
+				ns, base, base, at(k), until, base, k%distinct, at(k), md5.Sum(body), len(body))
 		}
 	}))
 	t.Cleanup(srv.Close)
 	return srv
 }
+
+// changedBody is the resource /r/K of changeIndexSource.
+func changedBody(k int) []byte { return fmt.Appendf(nil, "resource %d\n", k) }
 
 // TestPlanHeapPerChangeListPart: what planning an incremental sync holds
 // per part of a Change List Index, the heap once every part is read (before
