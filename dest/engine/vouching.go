@@ -151,5 +151,5 @@ func openTag(b []byte) bool {
 	if j < 0 || len(b)-j > 64 || j+1 >= len(b) {
 		return false
 	}
-	return b[j+1] != '/' && bytes.IndexAny(b[j+1:], " \t\r\n>/") < 0
+	return b[j+1] != '/' && !bytes.ContainsAny(b[j+1:], " \t\r\n>/")
 }
