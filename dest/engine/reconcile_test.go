@@ -475,9 +475,16 @@ func TestReconcileStateHoldsNoRows(t *testing.T) {
 
 // bucketNamed is a folder's store that names itself as a bucket does (what
 // Dest.isBucket reads).
+// bucketNamed is a folder that says it is a bucket (store.Features).
 type bucketNamed struct{ store.Store }
 
 func (bucketNamed) String() string { return "s3://bucket/copy" }
+
+func (b bucketNamed) Features() store.Features {
+	f := b.Store.Features()
+	f.Bucket, f.ModTimes, f.Local, f.Discard = true, false, "", nil
+	return f
+}
 
 // A bucket records no file time, and its quick check compares the length
 // alone, which the plan's row (state.Copies) gives: its checkers read no
