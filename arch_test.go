@@ -168,6 +168,16 @@ func importRules() []importRule {
 				return ours(imported) && imported != module+"/display" && imported != module+"/internal/suggest"
 			},
 		},
+		{
+			// A copy republished is read from the state and the store, as a
+			// Source's documents are written: no engine, no fetching, no
+			// explorer or command line.
+			name: "republish imports of ours only rsx/dest/state, rsx/dest/store, rsx/model and rsx/display",
+			from: is(module + "/republish"),
+			forbidden: func(_, imported string) bool {
+				return ours(imported) && !slices.Contains([]string{module + "/dest/state", module + "/dest/store", module + "/model", module + "/display"}, imported)
+			},
+		},
 	}
 }
 
@@ -232,7 +242,7 @@ func TestImportRules(t *testing.T) {
 	// The rules name these packages: a rename must not leave them checking nothing.
 	for _, want := range []string{module, module + "/cli", module + "/ui", module + "/ui/pages", module + "/ui/nav", module + "/ui/common",
 		module + "/ui/components", module + "/ui/internal/uitest", module + "/model", module + "/fetch", module + "/internal/inflate",
-		module + "/dest/job", module + "/fleet"} {
+		module + "/dest/job", module + "/fleet", module + "/republish"} {
 		if !slices.ContainsFunc(pkgs, func(p listedPackage) bool { return p.ImportPath == want }) {
 			t.Fatalf("go list does not list %s; the rules below would check nothing", want)
 		}
@@ -272,6 +282,7 @@ func TestImportRulesCatch(t *testing.T) {
 		{12, listedPackage{ImportPath: "rsx/fleet", Imports: []string{"rsx/cli"}}, listedPackage{ImportPath: "rsx/fleet", Imports: []string{"rsx/dest/job", "rsx/notify"}}, "rsx/fleet imports rsx/cli"},
 		{12, listedPackage{ImportPath: "rsx/fleet", XTestImports: []string{"rsx/ui/pages"}}, listedPackage{ImportPath: "rsx/session", Imports: []string{"rsx/fleet"}}, "rsx/fleet (external tests) imports rsx/ui/pages"},
 		{13, listedPackage{ImportPath: "rsx/config", Imports: []string{"rsx/ui"}}, listedPackage{ImportPath: "rsx/config", Imports: []string{"os", "github.com/BurntSushi/toml", "rsx/display"}}, "rsx/config imports rsx/ui"},
+		{14, listedPackage{ImportPath: "rsx/republish", Imports: []string{"rsx/dest/engine"}}, listedPackage{ImportPath: "rsx/republish", Imports: []string{"net/http", "rsx/dest/state", "rsx/dest/store", "rsx/model", "rsx/display"}}, "rsx/republish imports rsx/dest/engine"},
 	} {
 		r := importRules()[tc.rule]
 		if got := r.violations([]listedPackage{tc.breaks}); !slices.Equal(got, []string{tc.wantText}) {
