@@ -20,6 +20,7 @@ import (
 	"rsx/display"
 	"rsx/fetch"
 	"rsx/internal/version"
+	"rsx/metrics"
 	"rsx/scratch"
 )
 
@@ -59,6 +60,9 @@ type app struct {
 	logPath string
 	logOut  *os.File
 	logger  *slog.Logger
+	// metrics counts the runs of a long-running mode given --metrics
+	// (metrics.go); nil without it.
+	metrics *metrics.Metrics
 }
 
 // tempDir is the folder for this run's temporary files ("" for the system's

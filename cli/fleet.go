@@ -341,7 +341,11 @@ func (a *app) fleetForever(ctx context.Context, f fleetFlags, every time.Duratio
 		},
 	}
 	pr = a.newFleetPrinter(f.asJSON, 0)
-	o.Round = fleet.RoundOptions{Ended: pr.ended, Status: pr.status}
+	o.Load = a.metricsLoad(f)
+	o.Round = fleet.RoundOptions{Ended: func(i int, r *fleet.Run) {
+		a.fleetRan(r, ctx.Err() != nil)
+		pr.ended(i, r)
+	}, Status: pr.status}
 	if err := fleet.Every(ctx, a.runner(), o); err != nil {
 		return failed(err)
 	}
@@ -357,9 +361,10 @@ func (a *app) fleetForever(ctx context.Context, f fleetFlags, every time.Duratio
 // and --dest; base gives the requests every Source starts from (the
 // command's flags).
 func (a *app) addSources(cmd *cobra.Command, asJSON *bool, dest *string, base func(c *cobra.Command) (fleet.Base, error)) {
-	var file string
+	var file, metricsAddr string
 	var every, debounce time.Duration
 	fl := cmd.Flags()
+	fl.StringVar(&metricsAddr, "metrics", "", metricsHelp)
 	fl.StringVar(&file, "sources", "", "run for every Source of `FILE` (one Capability List URL a line, or TOML: docs/fleet.md) instead of one URL")
 	everyHelp := "with --sources: go on until interrupted, running each Source again this long after its last start (the file is read again each time)"
 	if cmd.Flags().Lookup("follow") != nil {
@@ -401,6 +406,9 @@ failed.`, shortDuration(fleet.DefaultDebounce), shortDuration(fleet.DefaultFollo
 	}
 	args, run := cmd.Args, cmd.RunE
 	cmd.Args = func(c *cobra.Command, a []string) error {
+		if err := checkMetricsFlag(c, file, every); err != nil {
+			return err
+		}
 		if file == "" {
 			if every != 0 {
 				return failed(fmt.Errorf("%s: --every goes with --sources FILE", c.Name()))
@@ -416,6 +424,13 @@ failed.`, shortDuration(fleet.DefaultDebounce), shortDuration(fleet.DefaultFollo
 		return nil
 	}
 	cmd.RunE = func(c *cobra.Command, args []string) error {
+		if fl.Changed("metrics") {
+			stop, err := a.startMetrics(c.Name(), metricsAddr)
+			if err != nil {
+				return failed(err)
+			}
+			defer stop()
+		}
 		if file == "" {
 			return run(c, args)
 		}

@@ -18,6 +18,7 @@ import (
 	"rsx/dest/job"
 	"rsx/dest/state"
 	"rsx/display"
+	"rsx/metrics"
 	"rsx/model"
 	"rsx/notify"
 )
@@ -390,6 +391,10 @@ func (a *app) runSync(cmd *cobra.Command, f syncFlags, target string) error {
 	bar.finish()
 	out := s.Result()
 	code := out.ExitStatus
+	if a.metrics != nil && !f.dryRun {
+		// sync --follow's catch-up run.
+		a.metrics.Ran(metrics.SyncRun(metrics.Source{URL: target}, s.Started(), out.Elapsed, out, false))
+	}
 	if f.json {
 		j := syncJSONOfResult(out)
 		var err error

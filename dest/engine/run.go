@@ -1072,6 +1072,10 @@ func (r *runner) touch(it *Item) error {
 func (r *runner) addFailure(f Failure) {
 	res := r.res
 	res.FailedCount++
+	if res.FailedByKind == nil {
+		res.FailedByKind = map[FailureKind]int{}
+	}
+	res.FailedByKind[f.Kind]++
 	if len(res.Failed) < maxListed {
 		res.Failed = append(res.Failed, f)
 		if f.item != nil && f.Kind != KindCollision && f.Kind != KindRefused {

@@ -229,6 +229,10 @@ type SyncResult struct {
 	StateUploaded *int64
 	// Notified is what the run made of the notifications of its request.
 	Notified NotifiedOutcome
+	// TookOver names the run whose lock of DEST this one took over (it
+	// had ended without releasing it, or stopped refreshing a bucket's):
+	// nil when there was none.
+	TookOver *store.Holder
 	// ExitStatus is the command line's: 0 in step, 1 something failed or
 	// a gap or problems, 2 the run could not start or was interrupted.
 	ExitStatus int
@@ -242,6 +246,9 @@ func (s *Sync) Result() *SyncResult {
 	out := &SyncResult{Plan: s.plan, Result: s.res, DryRun: s.req.DryRun, Elapsed: time.Since(s.started), Notified: s.notified}
 	if s.o != nil {
 		out.Dest = s.o.st.String()
+		if l := s.o.dest.Lock(); l != nil {
+			out.TookOver = l.TookOver
+		}
 		if su := s.o.st.Features().StateUploaded; su != nil && s.res != nil {
 			n := su()
 			out.StateUploaded = &n
