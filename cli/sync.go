@@ -737,7 +737,7 @@ type syncJSON struct {
 	Stopped           *string        `json:"stopped"`
 	Gap               *syncGapJSON   `json:"gap"`
 	Problems          []syncFailJSON `json:"problems"`
-	Lists             []syncListJSON `json:"lists"`
+	Lists             *syncListsJSON `json:"lists"`
 	ArchivedLists     []syncArchJSON `json:"archived_lists"`
 	Warnings          []string       `json:"warnings"`
 	Notes             []string       `json:"notes"`
@@ -888,7 +888,7 @@ func syncJSONOf(p *engine.Plan, res *engine.Result, dest string, dryRun bool, el
 		Mode: string(p.Mode), Source: p.Source, Dest: dest, Unchanged: s.Unchanged, Skipped: s.Excluded + s.Refused,
 		Failed: []syncFailJSON{}, Vouched: []syncVouchedJSON{}, DryRun: dryRun, From: string(p.From), Document: p.Document,
 		PendingDeletes: s.PendingDelete, Excluded: s.Excluded, Refused: failJSON(p.Refused),
-		PointBefore: timeOrNull(p.Point), Problems: failJSON(p.Problems), Lists: []syncListJSON{}, ArchivedLists: []syncArchJSON{},
+		PointBefore: timeOrNull(p.Point), Problems: failJSON(p.Problems), Lists: &syncListsJSON{p: p}, ArchivedLists: []syncArchJSON{},
 		Warnings: append([]string{}, p.Warnings...), Notes: append([]string{}, p.Notes...),
 		Selection: syncSelJSON{Include: nonNil(p.Selection.Include), Exclude: nonNil(p.Selection.Exclude), Map: nonNil(p.Selection.Map)}, SelectionReplaced: p.PreviousSelection != nil, Seconds: elapsed.Seconds(),
 		Plan: syncPlanJSON{Create: s.Create, Update: s.Update, Delete: s.Delete, PendingDelete: s.PendingDelete, Unchanged: s.Unchanged,
@@ -909,10 +909,6 @@ func syncJSONOf(p *engine.Plan, res *engine.Result, dest string, dryRun bool, el
 	}
 	if p.Mode == engine.ModeBaseline {
 		out.BaselineAt = timeOrNull(p.At)
-	}
-	for _, l := range p.Lists {
-		out.Lists = append(out.Lists, syncListJSON{URL: l.URL, Kind: l.Kind, From: timeOrNull(l.From), Until: timeOrNull(l.Until),
-			Entries: l.Entries, Skipped: l.Skipped, OutOfOrder: l.OutOfOrder, Suspect: l.Suspect, Unchanged: l.Unchanged, Archived: l.Archived})
 	}
 	for _, a := range p.ArchivedLists {
 		out.ArchivedLists = append(out.ArchivedLists, syncArchJSON{URL: a.URL, Kind: a.Kind, Archive: a.Archive, From: timeOrNull(a.From), Until: timeOrNull(a.Until)})

@@ -356,7 +356,7 @@ func followJSONOf(e engine.FollowEvent) followEventJSON {
 		}
 		r := e.Result
 		j.Created, j.Updated, j.Deleted, j.PendingDeletes = intp(r.Created), intp(r.Updated), intp(r.Deleted), intp(r.Pending)
-		j.Caught, j.FailedCount, j.Lists = intp(e.Caught), intp(r.FailedCount), intp(len(r.Plan.Lists))
+		j.Caught, j.FailedCount, j.Lists = intp(e.Caught), intp(r.FailedCount), intp(r.Plan.ListCount())
 		for _, a := range r.Plan.ArchivedLists {
 			j.ArchivedLists = append(j.ArchivedLists, syncArchJSON{URL: a.URL, Kind: a.Kind, Archive: a.Archive, From: timeOrNull(a.From), Until: timeOrNull(a.Until)})
 		}
@@ -436,7 +436,7 @@ func (p *followPrinter) text(e engine.FollowEvent) error {
 			mark = st.err("✗")
 		}
 		line := fmt.Sprintf("%s  %s poll: %s read, %s caught, %s failed; synced until %s", at, mark,
-			display.Plural(len(r.Plan.Lists), "list", "lists"), display.Count(e.Caught), display.Count(r.FailedCount), datetimeOrNone(r.SyncedUntil))
+			display.Plural(r.Plan.ListCount(), "list", "lists"), display.Count(e.Caught), display.Count(r.FailedCount), datetimeOrNone(r.SyncedUntil))
 		if n := len(r.Plan.ArchivedLists); n > 0 {
 			line += fmt.Sprintf("; %s from the archive", display.Plural(n, "list", "lists"))
 		}

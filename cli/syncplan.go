@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -66,14 +68,18 @@ func planItemsOf(p *engine.Plan) planItemsJSON {
 	return out
 }
 
-// streamedLists are the lists writeJSON streams: those of plan.items.
+// streamedLists are the lists writeJSON streams: those of plan.items, and
+// the lists read when the plan read more than it keeps in memory.
 func (s syncJSON) streamedLists() []*streamedList {
-	if s.Plan.Items == nil {
-		return nil
-	}
 	var out []*streamedList
 	for _, l := range s.Plan.Items {
 		out = append(out, l)
+	}
+	if ls := s.Lists; ls != nil && ls.p.ListCount() > len(ls.p.Lists) {
+		ls.stream = streamList(func(emit func(any) error) error {
+			return ls.p.EachList(func(r engine.ListRead) error { return emit(syncListJSONOf(r)) })
+		})
+		out = append(out, ls.stream)
 	}
 	return out
 }
@@ -140,4 +146,33 @@ func writePlanDecision(w io.Writer, st textStyles, mark string, d engine.Decisio
 		line += "  " + st.dim(esc(d.Reason))
 	}
 	fmt.Fprintln(w, line)
+}
+
+func syncListJSONOf(l engine.ListRead) syncListJSON {
+	return syncListJSON{URL: l.URL, Kind: l.Kind, From: timeOrNull(l.From), Until: timeOrNull(l.Until),
+		Entries: l.Entries, Skipped: l.Skipped, OutOfOrder: l.OutOfOrder, Suspect: l.Suspect, Unchanged: l.Unchanged, Archived: l.Archived}
+}
+
+// syncListsJSON is the lists a plan read: encoded whole, or, when the plan
+// read more than it keeps in memory (a Change List Index of a million
+// lists), streamed from its spool where writeJSON writes the document
+// (syncJSON.streamedLists sets stream).
+type syncListsJSON struct {
+	p      *engine.Plan
+	stream *streamedList
+}
+
+func (l *syncListsJSON) MarshalJSON() ([]byte, error) {
+	if l.stream != nil {
+		return l.stream.MarshalJSON()
+	}
+	all := []syncListJSON{}
+	if err := l.p.EachList(func(r engine.ListRead) error { all = append(all, syncListJSONOf(r)); return nil }); err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	err := enc.Encode(all)
+	return b.Bytes(), err
 }

@@ -192,54 +192,119 @@ func PlanCatchUp(since time.Time, archived, live []Period) CatchUp {
 		p.Archived = false
 		all = append(all, p)
 	}
-	all = slices.DeleteFunc(all, func(p Period) bool { return !p.valid() })
 	sort.SliceStable(all, func(a, b int) bool { return all[a].From.Before(all[b].From) })
-
-	// reach orders how far periods go: an open one furthest.
-	further := func(a, b Period) bool {
-		switch {
-		case a.Open() != b.Open():
-			return a.Open()
-		case !a.Open() && !a.Until.Equal(b.Until):
-			return a.Until.After(b.Until)
-		case !a.From.Equal(b.From):
-			return a.From.After(b.From)
-		case a.Archived != b.Archived:
-			return !a.Archived
+	var lists []Period
+	c := NewCatchUpOf(since, func(_ struct{}, p Period) error {
+		lists = append(lists, p)
+		return nil
+	})
+	for _, p := range all {
+		if more, _ := c.Add(struct{}{}, p); !more {
+			break
 		}
-		return false
 	}
-	reaches := func(p Period, at time.Time) bool { return p.Open() || p.Until.After(at) }
+	plan, _ := c.End()
+	plan.Lists = lists
+	return plan
+}
 
-	var plan CatchUp
-	at := since
-	next := 0 // all[:next] have a from at or before at
-	for {
-		best := -1
-		for ; next < len(all) && !all[next].From.After(at); next++ {
-			if reaches(all[next], at) && (best < 0 || further(all[next], all[best])) {
-				best = next
-			}
-		}
-		// A period seen earlier that did not reach then does not reach now
-		// (the point only moves on), and one that reached was taken or is
-		// outdone by the one taken: only newly seen periods are candidates.
-		if best < 0 {
-			plan.Until = at
-			switch {
-			case next < len(all):
-				plan.Gap = &Gap{From: at, Until: all[next].From}
-			case len(all) == 0:
-				plan.Gap = &Gap{From: at} // nothing published at all
-			}
-			return plan
-		}
-		p := all[best]
-		plan.Lists = append(plan.Lists, p)
-		if p.Open() {
-			plan.Until = time.Time{}
-			return plan
-		}
-		at = p.Until
+// CatchUpOf is PlanCatchUp of periods given one at a time (Add), in order
+// of their from, so that an index of a million lists is planned without
+// holding them: each period chosen is handed to take, with the value it was
+// added with, as soon as it is known to be chosen; End gives Until and Gap
+// (its Lists are empty). Among periods of the same from, the one added first
+// counts as given first (PlanCatchUp adds the archived ones first).
+type CatchUpOf[T any] struct {
+	at    time.Time
+	take  func(T, Period) error
+	best  Period
+	bestV T
+	found bool // best is a candidate
+	seen  bool // a period with a length was added
+	done  bool // the plan is made: nothing added later changes it
+	plan  CatchUp
+}
+
+// NewCatchUpOf starts a plan from since.
+func NewCatchUpOf[T any](since time.Time, take func(T, Period) error) *CatchUpOf[T] {
+	return &CatchUpOf[T]{at: since, take: take}
+}
+
+// Add gives the next period, p, with v; periods that have no length are
+// passed over. It reports false when the plan is made (a gap, or an open
+// period taken): later periods need not be added. An error is take's.
+func (c *CatchUpOf[T]) Add(v T, p Period) (bool, error) {
+	if c.done {
+		return false, nil
 	}
+	if !p.valid() {
+		return true, nil
+	}
+	for p.From.After(c.at) {
+		// The candidates that begin at or before the point are all known.
+		if !c.found {
+			c.plan.Until, c.plan.Gap, c.done = c.at, &Gap{From: c.at, Until: p.From}, true
+			return false, nil
+		}
+		if more, err := c.choose(); !more || err != nil {
+			return false, err
+		}
+	}
+	// A period seen earlier that did not reach then does not reach now
+	// (the point only moves on), and one that reached was taken or is
+	// outdone by the one taken: only newly seen periods are candidates.
+	c.seen = true
+	if (p.Open() || p.Until.After(c.at)) && (!c.found || further(p, c.best)) {
+		c.best, c.bestV, c.found = p, v, true
+	}
+	return true, nil
+}
+
+// choose takes the best candidate and moves the point to its until; false
+// when it is open (the plan is made).
+func (c *CatchUpOf[T]) choose() (bool, error) {
+	c.found = false
+	if err := c.take(c.bestV, c.best); err != nil {
+		c.done = true
+		return false, err
+	}
+	if c.best.Open() {
+		c.plan.Until, c.done = time.Time{}, true
+		return false, nil
+	}
+	c.at = c.best.Until
+	return true, nil
+}
+
+// End makes the plan of the periods added.
+func (c *CatchUpOf[T]) End() (CatchUp, error) {
+	for !c.done {
+		if !c.found {
+			c.plan.Until, c.done = c.at, true
+			if !c.seen {
+				c.plan.Gap = &Gap{From: c.at} // nothing published at all
+			}
+			break
+		}
+		if _, err := c.choose(); err != nil {
+			return CatchUp{}, err
+		}
+	}
+	return c.plan, nil
+}
+
+// further orders how far periods go: an open one furthest; among equals
+// the one that begins latest, then a live one.
+func further(a, b Period) bool {
+	switch {
+	case a.Open() != b.Open():
+		return a.Open()
+	case !a.Open() && !a.Until.Equal(b.Until):
+		return a.Until.After(b.Until)
+	case !a.From.Equal(b.From):
+		return a.From.After(b.From)
+	case a.Archived != b.Archived:
+		return !a.Archived
+	}
+	return false
 }

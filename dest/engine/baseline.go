@@ -247,6 +247,7 @@ func (b *builder) readPart(ctx context.Context, url string, send func([]plan.Ent
 	}
 	defer d.Close()
 	b.docs.Add(1)
+	b.s.capture.markPart(url)
 	if c := d.hdr.MD.Capability; c != model.CapResourceList || d.isIndex() {
 		return time.Time{}, fmt.Errorf("%s, a part of a Resource List Index, is a %s", d.url, model.DocumentTitle(c, d.hdr.Root))
 	}

@@ -1,9 +1,11 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"time"
 
@@ -12,6 +14,7 @@ import (
 	"rsx/dest/state"
 	"rsx/display"
 	"rsx/dump"
+	runspool "rsx/internal/spool"
 	"rsx/model"
 )
 
@@ -27,19 +30,23 @@ type listRef struct {
 	// header to learn what it covers (a Change List that is no index), ""
 	// when it was not read (a list its index describes).
 	etag string
+	pos  int // its place in its index
 }
 
 // incremental plans from the Change Lists (or the Change Dump) after the
 // copy's point.
 func (b *builder) incremental(ctx context.Context, row state.Source) error {
 	p := b.p
-	prev := map[string]state.ChangeList{}
-	rows, err := b.s.db.ChangeLists(ctx, row.ID)
+	// The state's record of the lists read before: a Change Dump's few
+	// packages at once, a Change List Index's lists (which may be a
+	// million) one at a time.
+	prior := lookPrior
+	if p.From == FromDump {
+		prior = loadPrior
+	}
+	prev, err := prior(ctx, b.s.db, row.ID)
 	if err != nil {
 		return err
-	}
-	for _, r := range rows {
-		prev[r.URL] = r
 	}
 	chg := plan.NewChanges(plan.ChangesOptions{Options: plan.Options{Selection: b.sel, Delete: p.Delete, Only: p.opts.Only}, Since: p.Point, Now: b.s.opts.Now(), TempDir: b.s.st.TempDir()})
 	defer chg.Close()
@@ -53,12 +60,18 @@ func (b *builder) incremental(ctx context.Context, row state.Source) error {
 	} else {
 		ok, err = b.readChangeLists(ctx, chg, prev)
 	}
+	if err == nil {
+		err = prev.err
+	}
 	if err != nil {
 		return err
 	}
 	if !ok {
 		// A gap, or a list that could not be read: nothing is applied.
 		return nil
+	}
+	if b.s.opts.listRead != nil {
+		b.s.opts.listRead()
 	}
 	st, err := b.index.state(ctx, chg.Held())
 	if err != nil {
@@ -94,11 +107,11 @@ func orderLists(lists []listRef) {
 // both are known. A Source that serves one list that keeps growing, each
 // time with until the time it is served (the reference implementation's
 // simulator), has it read again at every run.
-func (b *builder) needed(l listRef, prev map[string]state.ChangeList) bool {
-	if r, ok := prev[l.url]; ok && r.Complete && r.Closed() && sameList(l, r) {
+func (b *builder) needed(l listRef, prev *priorLists) bool {
+	if !l.until.IsZero() && !l.until.After(b.p.Point) {
 		return false
 	}
-	if !l.until.IsZero() && !l.until.After(b.p.Point) {
+	if r, ok := prev.get(l.url); ok && r.Complete && r.Closed() && sameList(l, r) {
 		return false
 	}
 	return true
@@ -123,7 +136,7 @@ func closedList(until, readAt time.Time) bool {
 
 // checkGap finds a stretch after the copy's point that no list covers, and
 // makes it the plan's gap.
-func (b *builder) checkGap(lists []listRef, prev map[string]state.ChangeList) bool {
+func (b *builder) checkGap(lists []listRef, prev *priorLists) bool {
 	if gap := b.gapOf(lists, prev); gap != nil {
 		b.p.Gap = gap
 		return true
@@ -132,12 +145,12 @@ func (b *builder) checkGap(lists []listRef, prev map[string]state.ChangeList) bo
 }
 
 // gapOf is the first stretch after the copy's point that no list covers.
-func (b *builder) gapOf(lists []listRef, prev map[string]state.ChangeList) *plan.Gap {
+func (b *builder) gapOf(lists []listRef, prev *priorLists) *plan.Gap {
 	infos := make([]plan.ListInfo, 0, len(lists))
 	for _, l := range lists {
 		from, until := l.from, l.until
 		if !l.fromKnown {
-			r, ok := prev[l.url]
+			r, ok := prev.get(l.url)
 			if !ok {
 				continue
 			}
@@ -155,7 +168,11 @@ func (b *builder) gapOf(lists []listRef, prev map[string]state.ChangeList) *plan
 // after that), nor than now (a list's until in the future is not believed:
 // a point there would skip every real change up to it).
 func (b *builder) newPoint(lists []listRef, readAt time.Time) time.Time {
-	covered := newPoint(b.p.Point, lists)
+	return b.capPoint(newPoint(b.p.Point, lists), readAt)
+}
+
+// capPoint is newPoint of lists that take the copy's point to covered.
+func (b *builder) capPoint(covered, readAt time.Time) time.Time {
 	if now := b.s.opts.Now().UTC(); covered.After(now.Add(plan.FutureAllowance)) {
 		b.p.Warnings = append(b.p.Warnings, fmt.Sprintf("a list's until (%s) is in the future: the copy is synced up to now (%s), not up to it", model.FormatDatetime(covered), model.FormatDatetime(now)))
 		return now
@@ -167,65 +184,104 @@ func (b *builder) newPoint(lists []listRef, readAt time.Time) time.Time {
 }
 
 func newPoint(point time.Time, lists []listRef) time.Time {
-	covered := point
+	pt := pointer{covered: point}
 	for _, l := range lists {
-		if l.from.After(covered) || l.until.IsZero() {
-			break
-		}
-		if l.until.After(covered) {
-			covered = l.until
-		}
+		pt.add(l)
 	}
-	return covered
+	return pt.covered
 }
 
 // readChangeLists reads the Change List or its index and adds the changes
-// of every list needed, in order. It reports false when nothing may be
-// applied (a gap, a list that could not be read).
-func (b *builder) readChangeLists(ctx context.Context, chg *plan.Changes, prev map[string]state.ChangeList) (bool, error) {
+// of every list needed, in order, a list at a time (catchUpStream). It
+// reports false when nothing may be applied (a gap, a list that could not
+// be read).
+func (b *builder) readChangeLists(ctx context.Context, chg *plan.Changes, prev *priorLists) (bool, error) {
 	p := b.p
 	readAt := b.s.opts.Now()
-	lists, gap, err := b.catchUpLists(ctx, p.Document, p.Point, prev)
+	lists, gap, err := b.catchUpStream(ctx, p.Document, p.Point, prev)
 	if err != nil || gap != nil {
 		p.Gap = gap
 		return false, err
 	}
+	defer lists.close()
 	if len(b.p.Problems) > 0 {
 		return false, nil
 	}
-	for i, l := range lists {
+	pt := pointer{covered: p.Point}
+	ok := true
+	err = lists.each(func(l listRef) error {
 		if !b.needed(l, prev) {
-			continue
+			pt.add(l)
+			return nil
 		}
 		ld, err := b.s.openDoc(ctx, l.url)
 		if err != nil {
 			if cerr := ctxErr(ctx, "read "+l.url); cerr != nil {
-				return false, cerr
+				return cerr
 			}
 			b.problem(l.url, KindDocument, err)
-			return false, nil
+			ok = false
+			return errListsStop
 		}
 		b.docs.Add(1)
-		until, ok, err := b.readChangeList(ctx, chg, ld, l, prev, readAt)
+		until, lok, err := b.readChangeList(ctx, chg, ld, l, prev, readAt)
 		ld.Close()
-		if err != nil || !ok {
-			return ok, err
+		if err != nil {
+			return err
 		}
-		lists[i].until = until
+		if !lok {
+			ok = false
+			return errListsStop
+		}
+		l.until = until
 		if l.archive != "" {
 			p.ArchivedLists = append(p.ArchivedLists, ArchivedList{URL: l.url, Kind: "changelist", Archive: l.archive, From: l.from, Until: l.until})
 		}
+		pt.add(l)
+		return nil
+	})
+	if err != nil && !errors.Is(err, errListsStop) {
+		return false, err
 	}
-	p.newPoint = b.newPoint(lists, readAt)
+	if !ok {
+		return false, nil
+	}
+	p.newPoint = b.capPoint(pt.covered, readAt)
 	return true, nil
 }
 
-// catchUpLists reads the live Change List (or its index) at url and returns
+// errListsStop ends a walk of the lists to read (a problem of the plan).
+var errListsStop = errors.New("stop reading the Change Lists")
+
+// catchUpLists is catchUpStream's lists, in a slice: for an audit's and a
+// live baseline's reading of the Change Lists after a Resource List's at.
+func (b *builder) catchUpLists(ctx context.Context, url string, since time.Time, prev *priorLists) ([]listRef, *plan.Gap, error) {
+	lists, gap, err := b.catchUpStream(ctx, url, since, prev)
+	if err != nil || lists == nil {
+		return nil, gap, err
+	}
+	defer lists.close()
+	var out []listRef
+	err = lists.each(func(l listRef) error {
+		out = append(out, l)
+		return nil
+	})
+	return out, gap, err
+}
+
+// catchUpStream reads the live Change List (or its index) at url and returns
 // the lists that cover every change after since, in the order to apply
-// them (model.PlanCatchUp): the live ones, and those of the Source's Change
-// List Archive when the live ones do not reach back to since. A stretch of
-// time after since that none covers is the gap.
-func (b *builder) catchUpLists(ctx context.Context, url string, since time.Time, prev map[string]state.ChangeList) ([]listRef, *plan.Gap, error) {
+// them (model.CatchUpOf): the live ones, and those of the Source's Change
+// List Archive when the live ones do not reach back to since; those that
+// say no from come last. A stretch of time after since that none covers is
+// the gap (returned with the lists that say no from). The index's entries
+// and the lists chosen wait in spools (changeindex.go), so that an index of
+// a million lists is planned without holding them; prev (nil: none) is the
+// state's record of the lists read before.
+func (b *builder) catchUpStream(ctx context.Context, url string, since time.Time, prev *priorLists) (*chosenLists, *plan.Gap, error) {
+	if prev == nil {
+		prev = &priorLists{none: true}
+	}
 	d, err := b.s.openDoc(ctx, url)
 	if err != nil {
 		return nil, nil, err
@@ -235,59 +291,26 @@ func (b *builder) catchUpLists(ctx context.Context, url string, since time.Time,
 		d.Close()
 		return nil, nil, fmt.Errorf("%s is a %s, not a Change List", d.url, model.DocumentTitle(c, d.hdr.Root))
 	}
-	var live []listRef
+	dir := b.s.st.TempDir()
+	idx := listSpool(dir, "Change Lists of the index", b.s.listsRun(), true)
+	defer idx.Close()
+	var unknown []listRef // the lists that say no from, in the index's order
 	if d.isIndex() {
-		_, err := d.each(ctx, func(e *model.Entry, loc string) error {
-			live = append(live, listRef{url: loc, from: e.MD.From.Time, until: e.MD.Until.Time, fromKnown: e.MD.From.OK, pkg: -1})
-			return nil
-		})
-		d.Close()
-		if err != nil {
+		if unknown, err = b.readListIndex(ctx, d, idx, prev); err != nil || len(b.p.Problems) > 0 {
 			return nil, nil, err
 		}
-		// A list the index describes without from: the state's record of
-		// it, else its own header says.
-		for i := range live {
-			l := &live[i]
-			if l.fromKnown {
-				continue
-			}
-			if r, ok := prev[l.url]; ok && !r.From.IsZero() {
-				// (An until the index gives stays: a list that says
-				// another until now is not the one recorded.)
-				l.from, l.fromKnown = r.From, true
-				if l.until.IsZero() {
-					l.until = r.Until
-				}
-				continue
-			}
-			ld, err := b.s.openDoc(ctx, l.url)
-			if err != nil {
-				b.problem(l.url, KindDocument, err)
-				return nil, nil, nil
-			}
-			l.from, l.until, l.fromKnown = ld.hdr.MD.From.Time, ld.hdr.MD.Until.Time, ld.hdr.MD.From.OK
-			ld.Close()
-		}
 	} else {
-		live = []listRef{{url: d.url, from: d.hdr.MD.From.Time, until: d.hdr.MD.Until.Time, fromKnown: d.hdr.MD.From.OK, pkg: -1, etag: d.resp.Header.Get("ETag")}}
+		l := listRef{url: d.url, from: d.hdr.MD.From.Time, until: d.hdr.MD.Until.Time, fromKnown: d.hdr.MD.From.OK, pkg: -1, etag: d.resp.Header.Get("ETag")}
 		d.Close()
-	}
-	periods := func(ls []listRef) []model.Period {
-		var out []model.Period
-		for i, l := range ls {
-			if l.fromKnown {
-				out = append(out, model.Period{URL: l.url, From: l.from, Until: l.until, Entry: i})
-			}
+		if l.fromKnown {
+			idx.Add(l)
+		} else {
+			unknown = append(unknown, l)
 		}
-		return out
 	}
-	byURL := map[string]listRef{}
-	for _, l := range live {
-		byURL[l.url] = l
-	}
-	cu := model.PlanCatchUp(since, nil, periods(live))
-	if cu.Gap != nil {
+	out := &chosenLists{}
+	cu, _, err := b.chooseLists(idx, since, nil, "", out)
+	if err == nil && cu.Gap != nil {
 		// The live lists do not reach back: the archive may.
 		h, herr := crawl.LoadHistory(ctx, crawl.NewGraph(b.s.client, crawl.GraphOptions{}), url, crawl.HistoryOptions{CapabilityList: b.capList})
 		if herr != nil {
@@ -296,53 +319,187 @@ func (b *builder) catchUpLists(ctx context.Context, url string, since time.Time,
 		h = b.trustedArchive(h)
 		if h != nil && len(h.ArchivedPeriods) > 0 {
 			b.docs.Add(int64(len(h.Archive)))
-			cu = model.PlanCatchUp(since, h.ArchivedPeriods, periods(live))
-			n := 0
-			for _, ap := range cu.Lists {
-				if ap.Archived {
-					byURL[ap.URL] = listRef{url: ap.URL, from: ap.From, until: ap.Until, fromKnown: true, pkg: -1, archive: h.Archive[0].URL}
-					n++
-				}
-			}
+			var n int
+			cu, n, err = b.chooseLists(idx, since, h.ArchivedPeriods, h.Archive[0].URL, out)
 			if n > 0 {
 				b.p.Notes = append(b.p.Notes, fmt.Sprintf("the Change List Archive %s holds %s the index no longer lists", h.Archive[0].URL, display.Plural(n, "list", "lists")))
 			}
 		}
 	}
+	if err != nil {
+		out.close()
+		return nil, nil, err
+	}
 	if cu.Gap != nil {
 		// The lists that say no from are returned with the gap: an audit
 		// or a reconcile reads their changes after the Resource List's at
 		// (an incremental plan applies nothing across a gap).
+		out.close()
 		gap := &plan.Gap{From: cu.Gap.From, To: cu.Gap.Until}
-		var unknown []listRef
-		for _, l := range live {
-			if !l.fromKnown {
-				gap.Unknown = append(gap.Unknown, l.url)
-				unknown = append(unknown, l)
-			}
+		for _, l := range unknown {
+			gap.Unknown = append(gap.Unknown, l.url)
 		}
-		return unknown, gap, nil
-	}
-	lists := make([]listRef, 0, len(cu.Lists))
-	for _, cp := range cu.Lists {
-		lists = append(lists, byURL[cp.URL])
+		return &chosenLists{unknown: unknown}, gap, nil
 	}
 	// Lists that say no from cannot be placed in time: they are read last,
 	// their changes ordered by their own datetimes.
-	for _, l := range live {
-		if !l.fromKnown {
-			lists = append(lists, l)
-			b.p.Warnings = append(b.p.Warnings, l.url+" says no from: it is read after the others")
+	for _, l := range unknown {
+		b.p.Warnings = append(b.p.Warnings, l.url+" says no from: it is read after the others")
+	}
+	out.unknown = unknown
+	return out, nil, nil
+}
+
+// readListIndex reads the entries of a Change List Index into idx, in order
+// of from; those that give no from take it from the state's record of the
+// list, else from the list's own header (read once the index is read, so
+// that its response is not held open meanwhile). It returns the lists whose
+// from is still not known, in the index's order; a list that could not be
+// read is a problem of the plan.
+func (b *builder) readListIndex(ctx context.Context, d *openedDoc, idx *runspool.List[listRef], prev *priorLists) ([]listRef, error) {
+	pending := listSpool(b.s.st.TempDir(), "Change Lists of the index without from", b.s.listsRun(), false)
+	defer pending.Close()
+	pos := 0
+	_, err := d.each(ctx, func(e *model.Entry, loc string) error {
+		l := listRef{url: loc, from: e.MD.From.Time, until: e.MD.Until.Time, fromKnown: e.MD.From.OK, pkg: -1, pos: pos}
+		pos++
+		if l.fromKnown {
+			idx.Add(l)
+		} else {
+			pending.Add(l)
+		}
+		return nil
+	})
+	d.Close()
+	if err == nil {
+		err = cmp.Or(idx.Err(), pending.Err())
+	}
+	if err != nil || pending.Len() == 0 {
+		return nil, err
+	}
+	var unknown []listRef
+	err = pending.Each(func(l listRef) error {
+		if r, ok := prev.get(l.url); ok && !r.From.IsZero() {
+			// (An until the index gives stays: a list that says
+			// another until now is not the one recorded.)
+			l.from, l.fromKnown = r.From, true
+			if l.until.IsZero() {
+				l.until = r.Until
+			}
+			idx.Add(l)
+			return nil
+		}
+		ld, err := b.s.openDoc(ctx, l.url)
+		if err != nil {
+			b.problem(l.url, KindDocument, err)
+			return errListsStop
+		}
+		l.from, l.until, l.fromKnown = ld.hdr.MD.From.Time, ld.hdr.MD.Until.Time, ld.hdr.MD.From.OK
+		ld.Close()
+		if l.fromKnown {
+			idx.Add(l)
+		} else {
+			unknown = append(unknown, l)
+		}
+		return nil
+	})
+	if errors.Is(err, errListsStop) {
+		return nil, nil
+	}
+	return unknown, cmp.Or(err, idx.Err())
+}
+
+// chooseLists plans the catch-up from since of the live lists of idx (in
+// order of from) and of the archived periods, whose lists are listed by
+// archive: the lists chosen go to out (what it held before is dropped). It
+// returns the plan (its Lists empty) and how many of the lists chosen are
+// archived.
+func (b *builder) chooseLists(idx *runspool.List[listRef], since time.Time, archived []model.Period, archive string, out *chosenLists) (model.CatchUp, int, error) {
+	out.close()
+	out.sp = listSpool(b.s.st.TempDir(), "Change Lists to read", b.s.listsRun(), false)
+	n := 0
+	c := model.NewCatchUpOf(since, func(l listRef, p model.Period) error {
+		if p.Archived {
+			l = listRef{url: p.URL, from: p.From, until: p.Until, fromKnown: true, pkg: -1, archive: archive}
+			n++
+		}
+		out.sp.Add(l)
+		return out.sp.Err()
+	})
+	// Archived periods first among those of the same from, as PlanCatchUp
+	// gives them.
+	archived = slices.Clone(archived)
+	for i := range archived {
+		archived[i].Archived = true
+	}
+	slices.SortStableFunc(archived, func(x, y model.Period) int { return x.From.Compare(y.From) })
+	done := errors.New("planned")
+	addArchived := func(upTo *time.Time) error {
+		for len(archived) > 0 && (upTo == nil || !archived[0].From.After(*upTo)) {
+			more, err := c.Add(listRef{}, archived[0])
+			archived = archived[1:]
+			if err != nil {
+				return err
+			}
+			if !more {
+				return done
+			}
+		}
+		return nil
+	}
+	err := idx.Each(func(l listRef) error {
+		if err := addArchived(&l.from); err != nil {
+			return err
+		}
+		more, err := c.Add(l, model.Period{URL: l.url, From: l.from, Until: l.until})
+		if err == nil && !more {
+			err = done
+		}
+		return err
+	})
+	if err == nil {
+		err = addArchived(nil)
+	}
+	if err != nil && !errors.Is(err, done) {
+		return model.CatchUp{}, 0, err
+	}
+	cu, err := c.End()
+	return cu, n, err
+}
+
+// chosenLists are the lists a plan reads, in order: those chosen (a
+// spool), then those that say no from.
+type chosenLists struct {
+	sp      *runspool.List[listRef]
+	unknown []listRef
+}
+
+func (c *chosenLists) each(fn func(listRef) error) error {
+	if c.sp != nil {
+		if err := c.sp.Each(fn); err != nil {
+			return err
 		}
 	}
-	return lists, nil, nil
+	for _, l := range c.unknown {
+		if err := fn(l); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (c *chosenLists) close() {
+	if c != nil && c.sp != nil {
+		c.sp.Close()
+		c.sp = nil
+	}
 }
 
 // readChangeList adds the changes of one open document, read from readAt
 // on. It returns how far the list takes the copy's point: its until (the
 // earlier, when its index and its header disagree; newPoint goes no
 // further than readAt).
-func (b *builder) readChangeList(ctx context.Context, chg *plan.Changes, d *openedDoc, l listRef, prev map[string]state.ChangeList, readAt time.Time) (time.Time, bool, error) {
+func (b *builder) readChangeList(ctx context.Context, chg *plan.Changes, d *openedDoc, l listRef, prev *priorLists, readAt time.Time) (time.Time, bool, error) {
 	h := d.hdr
 	if c := h.MD.Capability; c != model.CapChangeList || d.isIndex() {
 		b.problem(d.url, KindDocument, fmt.Errorf("%s, listed as a Change List, is a %s", d.url, model.DocumentTitle(c, h.Root)))
@@ -358,10 +515,10 @@ func (b *builder) readChangeList(ctx context.Context, chg *plan.Changes, d *open
 			until = l.until
 		}
 	}
-	if r, ok := prev[l.url]; ok {
+	if r, ok := prev.get(l.url); ok {
 		if info.Until.IsZero() && etag != "" && r.ETag == etag {
 			// The open list has not changed since it was processed.
-			b.p.Lists = append(b.p.Lists, ListRead{URL: l.url, Kind: "changelist", From: info.From, Until: info.Until, Unchanged: true, Archived: l.archive != ""})
+			b.p.addList(ListRead{URL: l.url, Kind: "changelist", From: info.From, Until: info.Until, Unchanged: true, Archived: l.archive != ""})
 			return time.Time{}, true, nil
 		}
 		r := r
@@ -395,9 +552,9 @@ func (b *builder) readChangeList(ctx context.Context, chg *plan.Changes, d *open
 	// Recorded closed, not to be read again, only when its until was well
 	// before it was read.
 	rec.Complete = rec.Complete && closedList(rec.Until, readAt) && !disagree
-	b.p.records = append(b.p.records, rec)
-	b.p.Lists = append(b.p.Lists, ListRead{URL: l.url, Kind: "changelist", From: info.From, Until: info.Until, Entries: res.Entries, Skipped: res.Skipped, OutOfOrder: res.OutOfOrder, Suspect: res.Suspect, Archived: l.archive != ""})
-	return until, true, nil
+	b.p.addRecord(rec)
+	b.p.addList(ListRead{URL: l.url, Kind: "changelist", From: info.From, Until: info.Until, Entries: res.Entries, Skipped: res.Skipped, OutOfOrder: res.OutOfOrder, Suspect: res.Suspect, Archived: l.archive != ""})
+	return until, b.p.spoolErr() == nil, b.p.spoolErr()
 }
 
 // readChangeDump reads the Change Dump (or its index), downloads every
@@ -406,7 +563,7 @@ func (b *builder) readChangeList(ctx context.Context, chg *plan.Changes, d *open
 // the Change Dump no longer reaches back to the copy's point, the closed
 // Change Dumps of the Source's Change Dump Archive that cover the time
 // since are read too, and their packages applied first.
-func (b *builder) readChangeDump(ctx context.Context, chg *plan.Changes, prev map[string]state.ChangeList) (bool, error) {
+func (b *builder) readChangeDump(ctx context.Context, chg *plan.Changes, prev *priorLists) (bool, error) {
 	p := b.p
 	readAt := b.s.opts.Now()
 	d, err := b.s.openDump(ctx, p.Document, model.CapChangeDump)
@@ -471,8 +628,7 @@ func (b *builder) readChangeDump(ctx context.Context, chg *plan.Changes, prev ma
 		}
 		ref := refs[l.pkg]
 		info := plan.ListInfo{URL: ref.URL, Kind: "changedump", From: l.from, Until: l.until}
-		if r, ok := prev[ref.URL]; ok {
-			r := r
+		if r, ok := prev.get(ref.URL); ok {
 			info.Previous = &r
 		}
 		if err := chg.BeginList(info); err != nil {
@@ -500,8 +656,11 @@ func (b *builder) readChangeDump(ctx context.Context, chg *plan.Changes, prev ma
 		rec := res.Record
 		rec.ProcessedAt = b.s.opts.Now()
 		rec.Complete = rec.Complete && closedList(rec.Until, readAt)
-		p.records = append(p.records, rec)
-		p.Lists = append(p.Lists, ListRead{URL: ref.URL, Kind: "changedump", From: info.From, Until: info.Until, Entries: res.Entries, Skipped: res.Skipped, OutOfOrder: res.OutOfOrder, Suspect: res.Suspect, Archived: l.archive != ""})
+		p.addRecord(rec)
+		p.addList(ListRead{URL: ref.URL, Kind: "changedump", From: info.From, Until: info.Until, Entries: res.Entries, Skipped: res.Skipped, OutOfOrder: res.OutOfOrder, Suspect: res.Suspect, Archived: l.archive != ""})
+		if err := p.spoolErr(); err != nil {
+			return false, err
+		}
 	}
 	p.newPoint = b.newPoint(lists, readAt)
 	return true, nil
@@ -511,11 +670,11 @@ func (b *builder) readChangeDump(ctx context.Context, chg *plan.Changes, prev ma
 // whose entry gives no interval are downloaded to learn it, into lists) and
 // keeps them in the plan's packages from index base on. It reports false
 // when one could not be used (a problem of the plan).
-func (b *builder) fetchChangePackages(ctx context.Context, refs []dump.PackageRef, lists []listRef, base int, prev map[string]state.ChangeList) ([]fetched, bool, error) {
+func (b *builder) fetchChangePackages(ctx context.Context, refs []dump.PackageRef, lists []listRef, base int, prev *priorLists) ([]fetched, bool, error) {
 	skip := func(i int) bool {
 		l := lists[i]
 		if !l.fromKnown {
-			r, ok := prev[l.url]
+			r, ok := prev.get(l.url)
 			return ok && r.Complete && r.Closed()
 		}
 		return !b.needed(l, prev)

@@ -118,6 +118,11 @@ type Options struct {
 	// keeps in memory before it spools them to a file; default
 	// partsInMemory (tests set fewer).
 	partsInMemory int
+	// listsInMemory is how many Change Lists of an index a plan keeps in
+	// memory at a time (of the lists read, the first it lists in
+	// Plan.Lists; of each spool of lists, a run): default 0, maxListed and
+	// the spool's run (tests set fewer).
+	listsInMemory int
 	// resourceFloor and resourceRate replace DefaultResourceFloor and
 	// DefaultResourceRate in the default bound of a resource's fetch
 	// (tests, which cannot wait ten minutes).
@@ -125,7 +130,9 @@ type Options struct {
 	resourceRate  float64
 	// listRead, when set, is called by a baseline plan once it has read the
 	// Source's Resource List (or Dump) and before it decides the deletions
-	// and the collisions: the tests measure there what planning holds.
+	// and the collisions, and by an incremental plan once it has read the
+	// Change Lists and before it decides the changes: the tests measure
+	// there what planning holds.
 	listRead func()
 	// findPaths, when set, replaces the state's look-up of paths
 	// (state.DB.FindPaths) in an audit's search for extra files: the

@@ -149,7 +149,10 @@ type Plan struct {
 	// Refused are resources outside the Source's authority or without a
 	// path (at most maxListed of them; Summary.Refused counts all).
 	Refused []Failure
-	Lists   []ListRead
+	// Lists are the Change Lists (or Change Dump packages) read, the first
+	// maxListed of them: ListCount says how many were read, EachList gives
+	// them all.
+	Lists []ListRead
 	// ArchivedLists are the lists of the Source's archive the plan reads,
 	// in the order they are applied (before the live ones): empty when the
 	// live index reaches back to the copy's point.
@@ -171,21 +174,28 @@ type Plan struct {
 	Notified      int
 	NotifiedUntil time.Time
 
-	sess     *Dest
-	opts     PlanOptions
-	srcID    int64
-	names    []string     // the URLs the run records as the Source's names (identity.go)
-	held     []state.Held // resources another Source's copy keeps out (collide.go)
-	items    *spool
-	strays   *runspool.List[string] // every stray file found (StrayLooked)
-	protect  *protectList           // the protect list the strays were found with
-	pkgs     []*pkgFile
-	records  []state.ChangeList // Change Lists to record after a run without failures
-	newPoint time.Time          // synced_until after such a run
-	baseline state.Baseline     // the baseline, for a baseline plan
-	complete bool               // everything was read: deletions decided, the run may finish the baseline or mark lists
-	adopt    bool               // files already at a Create's path are verified and kept instead of fetched
-	selSave  bool               // the run records Selection
+	sess    *Dest
+	opts    PlanOptions
+	srcID   int64
+	names   []string     // the URLs the run records as the Source's names (identity.go)
+	held    []state.Held // resources another Source's copy keeps out (collide.go)
+	items   *spool
+	strays  *runspool.List[string] // every stray file found (StrayLooked)
+	protect *protectList           // the protect list the strays were found with
+	pkgs    []*pkgFile
+	records *runspool.List[state.ChangeList] // Change Lists to record after a run without failures
+	// listsRead counts the lists read; past maxListed of them, every one
+	// is in listSpool.
+	listsRead int
+	listSpool *runspool.List[ListRead]
+	// borrowed: the spools of records and lists are another plan's (a
+	// retry's): Close leaves them.
+	borrowed bool
+	newPoint time.Time      // synced_until after such a run
+	baseline state.Baseline // the baseline, for a baseline plan
+	complete bool           // everything was read: deletions decided, the run may finish the baseline or mark lists
+	adopt    bool           // files already at a Create's path are verified and kept instead of fetched
+	selSave  bool           // the run records Selection
 	ran      atomic.Bool
 	// changeList is the Source's Change List, for a baseline from its
 	// Resource List: a run looks up in it the resources that changed after
@@ -222,11 +232,92 @@ func (p *Plan) Items(fn func(Item) error) error {
 	return p.items.each(func(it *Item) error { return fn(*it) })
 }
 
+// addList notes a list read.
+func (p *Plan) addList(l ListRead) {
+	p.listsRead++
+	if p.listSpool == nil && len(p.Lists) < p.sess.listsKept() {
+		p.Lists = append(p.Lists, l)
+		return
+	}
+	if p.listSpool == nil {
+		p.listSpool = listsSpool(p.sess.st.TempDir(), p.sess.listsRun())
+		for _, m := range p.Lists {
+			p.listSpool.Add(m)
+		}
+	}
+	p.listSpool.Add(l)
+}
+
+// addRecord notes the record of a list read, for the run to record.
+func (p *Plan) addRecord(c state.ChangeList) {
+	if p.records == nil {
+		p.records = recordsSpool(p.sess.st.TempDir(), p.sess.listsRun())
+	}
+	p.records.Add(c)
+}
+
+// spoolErr is why the lists read or their records could not be spooled.
+func (p *Plan) spoolErr() error {
+	if p.records != nil && p.records.Err() != nil {
+		return p.records.Err()
+	}
+	if p.listSpool != nil {
+		return p.listSpool.Err()
+	}
+	return nil
+}
+
+// ListCount is how many Change Lists (or Change Dump packages) the plan
+// read: Lists holds the first maxListed of them.
+func (p *Plan) ListCount() int { return p.listsRead }
+
+// EachList calls fn for every list the plan read, in order.
+func (p *Plan) EachList(fn func(ListRead) error) error {
+	if p.listSpool == nil {
+		for _, l := range p.Lists {
+			if err := fn(l); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return p.listSpool.Each(fn)
+}
+
+// eachRecord calls fn for the record of every list read.
+func (p *Plan) eachRecord(fn func(state.ChangeList) error) error {
+	if p.records == nil {
+		return nil
+	}
+	return p.records.Each(fn)
+}
+
+// dropLists forgets the lists read (and closes their spools).
+func (p *Plan) dropLists() {
+	if !p.borrowed {
+		if p.records != nil {
+			p.records.Close()
+		}
+		if p.listSpool != nil {
+			p.listSpool.Close()
+		}
+	}
+	p.records, p.listSpool, p.Lists, p.listsRead = nil, nil, nil, 0
+}
+
 // Close removes the plan's temporary files (its spool, dump packages).
 func (p *Plan) Close() error {
 	var err error
 	if p.items != nil {
 		err = p.items.close()
+	}
+	if !p.borrowed {
+		if p.records != nil {
+			p.records.Close()
+		}
+		if p.listSpool != nil {
+			p.listSpool.Close()
+		}
 	}
 	if p.strays != nil {
 		if cerr := p.strays.Close(); err == nil {

@@ -51,11 +51,14 @@ type docCapture struct {
 
 	mu      sync.Mutex
 	docs    map[string]*capturedDoc // by URL asked for: the last reading
+	parts   map[string]bool         // the URLs read as parts of a Resource List Index
 	bytes   int64                   // uncompressed, of the docs kept
 	maxDocs int                     // maxCapturedDocs (tests set fewer)
 	// quota bounds the compressed documents the state keeps of the
 	// Source (state.DefaultDocumentBytes; tests set less).
 	quota int64
+	// vouchBudget bounds the parts a reconcile keeps (vouchingParts).
+	vouchBudget int64
 }
 
 type capturedDoc struct {
@@ -64,7 +67,20 @@ type capturedDoc struct {
 }
 
 func newDocCapture(dir string) *docCapture {
-	return &docCapture{dir: dir, docs: map[string]*capturedDoc{}, maxDocs: maxCapturedDocs, quota: state.DefaultDocumentBytes}
+	return &docCapture{dir: dir, docs: map[string]*capturedDoc{}, parts: map[string]bool{}, maxDocs: maxCapturedDocs, quota: state.DefaultDocumentBytes,
+		vouchBudget: vouchBudget}
+}
+
+// markPart notes that url is read as a part of a Resource List Index: a run
+// that reconciles keeps it only when it lists a file the run wrote
+// (storeDocuments).
+func (c *docCapture) markPart(url string) {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	c.parts[url] = true
+	c.mu.Unlock()
 }
 
 // room reports whether a reading of url may be kept: it replaces one, or
@@ -86,22 +102,24 @@ func (c *docCapture) reset() {
 	for _, d := range c.docs {
 		os.Remove(d.path)
 	}
-	c.docs, c.bytes = map[string]*capturedDoc{}, 0
+	c.docs, c.parts, c.bytes = map[string]*capturedDoc{}, map[string]bool{}, 0
 }
 
-// take hands the captured documents over (the caller removes their files
-// with done) and starts afresh.
-func (c *docCapture) take() (docs []*capturedDoc, done func()) {
+// take hands the captured documents over, with the URLs read as parts of a
+// Resource List Index (the caller removes their files with done), and starts
+// afresh.
+func (c *docCapture) take() (docs []*capturedDoc, parts map[string]bool, done func()) {
 	if c == nil {
-		return nil, func() {}
+		return nil, nil, func() {}
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, d := range c.docs {
 		docs = append(docs, d)
 	}
-	c.docs, c.bytes = map[string]*capturedDoc{}, 0
-	return docs, func() {
+	parts = c.parts
+	c.docs, c.parts, c.bytes = map[string]*capturedDoc{}, map[string]bool{}, 0
+	return docs, parts, func() {
 		for _, d := range docs {
 			os.Remove(d.path)
 		}
@@ -228,10 +246,18 @@ func (b *capturingBody) Close() error {
 
 // storeDocuments stores the documents the run's plan read with the run, and
 // prunes the Source's documents by state.PruneDocuments's rule (its quota:
-// other Sources' documents are not touched).
-func (s *Dest) storeDocuments(ctx context.Context, runID, sourceID int64) error {
-	docs, done := s.capture.take()
+// other Sources' documents are not touched). A run that reconciles a copy
+// keeps, of a Resource List Index's parts, only those that list a file it
+// wrote (vouchingParts).
+func (s *Dest) storeDocuments(ctx context.Context, runID, sourceID int64, reconcile bool) error {
+	docs, parts, done := s.capture.take()
 	defer done()
+	if reconcile && len(parts) > 0 {
+		var err error
+		if docs, err = s.vouchingParts(ctx, runID, docs, parts); err != nil {
+			return err
+		}
+	}
 	if len(docs) == 0 {
 		return nil
 	}

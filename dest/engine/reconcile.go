@@ -518,8 +518,9 @@ func (b *builder) reconcileGap(ctx context.Context, src *source, copyThere bool)
 			pk.remove()
 		}
 	}
-	p.pkgs, p.records, p.newPoint = nil, nil, time.Time{}
-	p.Gap, p.Problems, p.Lists, p.ArchivedLists = nil, nil, nil, nil
+	p.dropLists()
+	p.pkgs, p.newPoint = nil, time.Time{}
+	p.Gap, p.Problems, p.ArchivedLists = nil, nil, nil
 	p.Summary = Summary{}
 	b.emittedPending, b.noDeletes = 0, false
 	if err := b.s.planBaseline(ctx, p, src, p.opts, copyThere); err != nil {

@@ -140,6 +140,7 @@ func (r *Result) Retry() *Plan {
 		Document: old.Document, Point: old.Point, At: old.At, Resumed: true, Delete: old.Delete, Limited: old.Limited,
 		Problems: old.Problems, Lists: old.Lists, ArchivedLists: old.ArchivedLists, Selection: old.Selection,
 		sess: old.sess, opts: old.opts, srcID: old.srcID, items: sp, pkgs: old.pkgs, records: old.records,
+		listsRead: old.listsRead, listSpool: old.listSpool, borrowed: true,
 		newPoint: old.newPoint, baseline: old.baseline, complete: old.complete, adopt: old.adopt, sel: old.sel, mapper: old.mapper,
 		changeList: old.changeList, listed: old.listed}
 	for i := range r.retry {

@@ -342,7 +342,7 @@ func (r *runner) end(ctx context.Context, hist *state.Run, dispatchErr error) {
 		r.trashStrays(hist.ID)
 	}
 	// The documents the plan read, kept with the run (provenance.go).
-	if err := s.storeDocuments(wctx, hist.ID, r.srcID); err != nil && finishErr == nil {
+	if err := s.storeDocuments(wctx, hist.ID, r.srcID, p.Reconcile); err != nil && finishErr == nil {
 		r.addFailure(Failure{URL: p.Source, Kind: KindState, Err: err})
 	}
 	res.Elapsed = s.opts.Now().Sub(r.started)
@@ -411,10 +411,8 @@ func (r *runner) finish() error {
 				res.SyncedUntil = b.At
 			}
 		case ModeIncremental:
-			for _, rec := range p.records {
-				if err := w.PutChangeList(ctx, r.srcID, rec); err != nil {
-					return err
-				}
+			if err := p.eachRecord(func(rec state.ChangeList) error { return w.PutChangeList(ctx, r.srcID, rec) }); err != nil {
+				return err
 			}
 			if p.newPoint.After(p.Point) {
 				if err := w.SetSyncedUntil(ctx, r.srcID, p.newPoint); err != nil {

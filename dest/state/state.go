@@ -599,26 +599,57 @@ func (db *DB) ChangeLists(ctx context.Context, sourceID int64) ([]ChangeList, er
 	}
 	var out []ChangeList
 	for rows.Next() {
-		var c ChangeList
-		var from, until, etag, lm, ldt, luri, pat sql.NullString
-		var lpos sql.NullInt64
-		if err := rows.Scan(&c.URL, &c.Kind, &from, &until, &c.Complete, &etag, &lm, &lpos, &ldt, &luri, &pat); err != nil {
+		c, err := scanChangeList(rows)
+		if err != nil {
 			rows.Close()
 			return nil, fmt.Errorf("read Change Lists of Source %d: %w", sourceID, err)
 		}
-		c.From, c.Until = parseTime(from), parseTime(until)
-		c.ETag, c.LastModified = etag.String, lm.String
-		c.Last = Cursor{Position: -1, Datetime: parseTime(ldt), URI: luri.String}
-		if lpos.Valid {
-			c.Last.Position = int(lpos.Int64)
-		}
-		c.ProcessedAt = parseTime(pat)
 		out = append(out, c)
 	}
 	if err := closeRows(rows); err != nil {
 		return nil, fmt.Errorf("read Change Lists of Source %d: %w", sourceID, err)
 	}
 	return out, nil
+}
+
+// ChangeList returns the record of the Change List at url processed for a
+// Source; false when there is none.
+func (db *DB) ChangeList(ctx context.Context, sourceID int64, url string) (ChangeList, bool, error) {
+	c, err := scanChangeList(db.queryRow(ctx, `SELECT url, kind, from_at, until_at, complete, etag, last_modified, last_position, last_datetime, last_uri, processed_at
+		FROM changelist WHERE source_id = ? AND url = ?`, sourceID, url))
+	if errors.Is(err, sql.ErrNoRows) {
+		return ChangeList{}, false, nil
+	}
+	if err != nil {
+		return ChangeList{}, false, fmt.Errorf("read Change List %s of Source %d: %w", url, sourceID, err)
+	}
+	return c, true, nil
+}
+
+// ChangeListCount is how many Change Lists are recorded for a Source.
+func (db *DB) ChangeListCount(ctx context.Context, sourceID int64) (int, error) {
+	var n int
+	if err := db.sql.QueryRowContext(ctx, `SELECT count(*) FROM changelist WHERE source_id = ?`, sourceID).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count the Change Lists of Source %d: %w", sourceID, err)
+	}
+	return n, nil
+}
+
+func scanChangeList(row interface{ Scan(...any) error }) (ChangeList, error) {
+	var c ChangeList
+	var from, until, etag, lm, ldt, luri, pat sql.NullString
+	var lpos sql.NullInt64
+	if err := row.Scan(&c.URL, &c.Kind, &from, &until, &c.Complete, &etag, &lm, &lpos, &ldt, &luri, &pat); err != nil {
+		return c, err
+	}
+	c.From, c.Until = parseTime(from), parseTime(until)
+	c.ETag, c.LastModified = etag.String, lm.String
+	c.Last = Cursor{Position: -1, Datetime: parseTime(ldt), URI: luri.String}
+	if lpos.Valid {
+		c.Last.Position = int(lpos.Int64)
+	}
+	c.ProcessedAt = parseTime(pat)
+	return c, nil
 }
 
 func closeRows(rows *sql.Rows) error {

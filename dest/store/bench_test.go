@@ -74,14 +74,14 @@ func BenchmarkStatePageScan(b *testing.B) {
 		}
 	}
 	f.Close()
-	old, err := scanPages(p, nil, func(int64, []byte) error { return nil })
+	old, err := scanPages(p, nil, nil, func(int64, []byte) error { return nil })
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.SetBytes(32768 * 4096)
 	b.ResetTimer()
 	for range b.N {
-		if _, err := scanPages(p, old, func(int64, []byte) error { return nil }); err != nil {
+		if _, err := scanPages(p, old, nil, func(int64, []byte) error { return nil }); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -42,10 +42,14 @@ type S3 struct {
 	roState     string // a read-only run's private copy of the bucket's state, removed by Close
 	// manifest is the bucket's state manifest as this run last read or
 	// wrote it (ETag manifestETag); uploaded counts the bytes of state
-	// uploaded (StateUploaded).
+	// uploaded (StateUploaded); ownSegments the bytes of the segments of
+	// the pages its runs changed since it last wrote a base (or opened),
+	// merges left out: what makes them the runs to pay for a compaction
+	// (nextState).
 	manifest     *stateManifest
 	manifestETag string
 	uploaded     int64
+	ownSegments  int64
 }
 
 // cacheSide is what the cache folder remembers of the bucket's state object.
@@ -319,14 +323,14 @@ func (s *S3) StatePath(ctx context.Context) (string, error) {
 			if haveLocal && side.Format == formatPages && side.ETag == etag {
 				return local, nil
 			}
-			p, _, _, _, err := s.fetchState(ctx, m, etag, s.TempDir())
+			r, err := s.fetchState(ctx, m, etag, s.TempDir())
 			if err != nil {
 				return "", fmt.Errorf("state of %s: restore it from the bucket: %w", s.loc.Name(), err)
 			}
 			s.mu.Lock()
-			s.roState = p
+			s.roState = r.path
 			s.mu.Unlock()
-			return p, nil
+			return r.path, nil
 		}
 		if haveLocal && side.Format == formatPages && side.ETag == etag {
 			s.mu.Lock()
@@ -334,21 +338,22 @@ func (s *S3) StatePath(ctx context.Context) (string, error) {
 			s.mu.Unlock()
 			return local, nil
 		}
-		tmp, h, m, etag, err := s.fetchState(ctx, m, etag, filepath.Join(s.cache, "tmp"))
+		r, err := s.fetchState(ctx, m, etag, filepath.Join(s.cache, "tmp"))
 		if err != nil {
 			return "", fmt.Errorf("state of %s: restore it from the bucket: %w", s.loc.Name(), err)
 		}
-		if err := s.replaceLocalState(tmp); err != nil {
+		if err := s.replaceLocalState(r.path); err != nil {
 			return "", err
 		}
-		if err := writePageHashes(s.pageHashesPath(), h); err != nil {
+		if err := writePageHashes(s.pageHashesPath(), r.h); err != nil {
 			return "", fmt.Errorf("state of %s: %w", s.loc.Name(), err)
 		}
-		if err := s.writeSide(cacheSide{ETag: etag, Format: formatPages}); err != nil {
+		writeSegmentPages(s.segmentPagesPath(), r.m, r.lists)
+		if err := s.writeSide(cacheSide{ETag: r.etag, Format: formatPages}); err != nil {
 			return "", fmt.Errorf("state of %s: %w", s.loc.Name(), err)
 		}
 		s.mu.Lock()
-		s.manifest, s.manifestETag = m, etag
+		s.manifest, s.manifestETag = r.m, r.etag
 		s.mu.Unlock()
 		return local, nil
 	}

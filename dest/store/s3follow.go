@@ -51,11 +51,11 @@ func (s *S3) CopyState(ctx context.Context, dir string, last, reuse *StateCopy) 
 	if reuse != nil {
 		os.Remove(reuse.Path)
 	}
-	p, _, m2, etag2, err := s.fetchState(ctx, m, etag, dir)
+	r, err := s.fetchState(ctx, m, etag, dir)
 	if err != nil {
 		return nil, true, fmt.Errorf("state of %s: restore it from the bucket: %w", s.loc.Name(), err)
 	}
-	return &StateCopy{Path: p, etag: etag2, m: m2}, true, nil
+	return &StateCopy{Path: r.path, etag: r.etag, m: r.m}, true, nil
 }
 
 // applySegments brings the file at p, the state of manifest from, to the
@@ -68,7 +68,7 @@ func (s *S3) applySegments(ctx context.Context, p string, from, to *stateManifes
 	defer f.Close()
 	pages := from.Pages
 	for _, seg := range to.Segments[len(from.Segments):] {
-		if pages, err = s.applySegment(ctx, f, to.PageSize, pages, seg); err != nil {
+		if pages, err = s.applySegment(ctx, f, to.PageSize, pages, seg, nil); err != nil {
 			return fmt.Errorf("apply %s: %w", seg.Key, err)
 		}
 	}

@@ -16,7 +16,6 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/klauspost/compress/zstd"
 	"github.com/minio/minio-go/v7"
@@ -34,8 +33,10 @@ import (
 // since the last publish are uploaded, as a segment, and then the manifest,
 // which lists it (the manifest's PUT is the commit: a run killed before it
 // left an object nothing refers to, removed later). When the segments of a
-// generation weigh as much as its base, the next publish writes a new base
-// (a new generation) instead, and removes the objects of the old one. Which
+// generation come to weigh as much as its base, the publish writes a new
+// base (a new generation) instead, and removes the objects of the old one,
+// if its run's own changes are a fair share of that weight; the newest
+// small segments are merged (s3compact.go). Which
 // pages changed is found by comparing each page's XXH3-128 hash with the
 // hashes of the state last published, kept in the cache folder.
 //
@@ -120,8 +121,9 @@ func dbPageSize(hdr []byte) (int, error) {
 
 // scanPages reads the database file at p page by page, hashing each page, and
 // calls fn with each page (pgno from 1) whose hash differs from old's (every
-// page when old is nil). The page bytes are only valid during the call.
-func scanPages(p string, old *pageHashes, fn func(pgno int64, page []byte) error) (*pageHashes, error) {
+// page when old is nil), or that extra holds. The page bytes are only valid
+// during the call.
+func scanPages(p string, old *pageHashes, extra map[int64]bool, fn func(pgno int64, page []byte) error) (*pageHashes, error) {
 	f, err := os.Open(p)
 	if err != nil {
 		return nil, err
@@ -149,7 +151,7 @@ func scanPages(p string, old *pageHashes, fn func(pgno int64, page []byte) error
 		}
 		sum := pageSum(page)
 		h.sums = append(h.sums, sum)
-		if old == nil || pgno > int64(len(old.sums)) || old.sums[pgno-1] != sum {
+		if old == nil || pgno > int64(len(old.sums)) || old.sums[pgno-1] != sum || extra[pgno] {
 			if err := fn(pgno, page); err != nil {
 				return nil, err
 			}
@@ -279,53 +281,59 @@ func (s *S3) openStateObject(ctx context.Context, o stateObject) (io.Reader, fun
 
 // restoreState rebuilds the database file of manifest m at dst: its base,
 // then each segment's pages, every object checked against its SHA-256 and the
-// whole file against the manifest's digest. It returns the pages' hashes.
-func (s *S3) restoreState(ctx context.Context, m *stateManifest, dst string) (*pageHashes, error) {
+// whole file against the manifest's digest. It returns the pages' hashes and
+// the page numbers of each segment (segmentLists).
+func (s *S3) restoreState(ctx context.Context, m *stateManifest, dst string) (*pageHashes, segmentLists, error) {
 	f, err := os.OpenFile(dst, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer f.Close()
 	r, done, err := s.openStateObject(ctx, m.Base)
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", m.Base.Key, err)
+		return nil, nil, fmt.Errorf("read %s: %w", m.Base.Key, err)
 	}
 	n, err := io.Copy(f, r)
 	done()
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", m.Base.Key, err)
+		return nil, nil, fmt.Errorf("read %s: %w", m.Base.Key, err)
 	}
 	if n != m.Base.Pages*int64(m.PageSize) {
-		return nil, fmt.Errorf("%s: %d bytes, the manifest says %d pages of %d", m.Base.Key, n, m.Base.Pages, m.PageSize)
+		return nil, nil, fmt.Errorf("%s: %d bytes, the manifest says %d pages of %d", m.Base.Key, n, m.Base.Pages, m.PageSize)
 	}
 	pages := m.Base.Pages
+	lists := segmentLists{}
 	for _, seg := range m.Segments {
-		if pages, err = s.applySegment(ctx, f, m.PageSize, pages, seg); err != nil {
-			return nil, fmt.Errorf("apply %s: %w", seg.Key, err)
+		var nums []uint32
+		if pages, err = s.applySegment(ctx, f, m.PageSize, pages, seg, &nums); err != nil {
+			return nil, nil, fmt.Errorf("apply %s: %w", seg.Key, err)
 		}
+		lists[seg.Key] = nums
 	}
 	if pages != m.Pages {
-		return nil, fmt.Errorf("the state has %d pages once restored, the manifest says %d", pages, m.Pages)
+		return nil, nil, fmt.Errorf("the state has %d pages once restored, the manifest says %d", pages, m.Pages)
 	}
 	if err := f.Sync(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	h, err := scanPages(dst, nil, func(int64, []byte) error { return nil })
+	h, err := scanPages(dst, nil, nil, func(int64, []byte) error { return nil })
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if int64(len(h.sums)) != m.Pages || h.pageSize != m.PageSize {
-		return nil, fmt.Errorf("the restored state has %d pages of %d bytes, the manifest says %d of %d", len(h.sums), h.pageSize, m.Pages, m.PageSize)
+		return nil, nil, fmt.Errorf("the restored state has %d pages of %d bytes, the manifest says %d of %d", len(h.sums), h.pageSize, m.Pages, m.PageSize)
 	}
 	if d := h.digest(); d != m.Digest {
-		return nil, fmt.Errorf("the restored state's digest is %s, the manifest says %s", d, m.Digest)
+		return nil, nil, fmt.Errorf("the restored state's digest is %s, the manifest says %s", d, m.Digest)
 	}
-	return h, nil
+	return h, lists, nil
 }
 
 // applySegment writes the pages of segment o into f, a database file of
-// pages pages, and returns its page count after it.
-func (s *S3) applySegment(ctx context.Context, f *os.File, pageSize int, pages int64, o stateObject) (int64, error) {
+// pages pages, and returns its page count after it; nums, when not nil, is
+// given the numbers of the pages it holds. f nil reads the segment without
+// writing it anywhere (its page numbers only).
+func (s *S3) applySegment(ctx context.Context, f *os.File, pageSize int, pages int64, o stateObject, nums *[]uint32) (int64, error) {
 	r, done, err := s.openStateObject(ctx, o)
 	if err != nil {
 		return 0, err
@@ -347,7 +355,7 @@ func (s *S3) applySegment(ctx context.Context, f *os.File, pageSize int, pages i
 	if count != uint64(o.Pages) {
 		return 0, fmt.Errorf("%d pages, the manifest says %d", count, o.Pages)
 	}
-	if dbPages < 1 || uint64(dbPages) > uint64(pages)+count {
+	if f != nil && (dbPages < 1 || uint64(dbPages) > uint64(pages)+count) {
 		// A database grows by the pages a segment brings, no more.
 		return 0, fmt.Errorf("a database of %d pages after it, %d before and %d in it", dbPages, pages, count)
 	}
@@ -359,6 +367,12 @@ func (s *S3) applySegment(ctx context.Context, f *os.File, pageSize int, pages i
 		pgno := int64(binary.BigEndian.Uint32(page[:4]))
 		if pgno < 1 || pgno > dbPages {
 			return 0, fmt.Errorf("page number %d outside the database's %d pages", pgno, dbPages)
+		}
+		if nums != nil {
+			*nums = append(*nums, uint32(pgno))
+		}
+		if f == nil {
+			continue
 		}
 		if _, err := f.WriteAt(page[4:], (pgno-1)*int64(pageSize)); err != nil {
 			return 0, err
@@ -373,31 +387,42 @@ func (s *S3) applySegment(ctx context.Context, f *os.File, pageSize int, pages i
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
+	if f == nil {
+		return dbPages, nil
+	}
 	return dbPages, f.Truncate(dbPages * int64(pageSize))
 }
 
+// restored is a state fetchState restored.
+type restored struct {
+	path  string // the database file
+	h     *pageHashes
+	lists segmentLists
+	m     *stateManifest
+	etag  string
+}
+
 // fetchState restores the bucket's state of manifest m into a new file in
-// dir, retrying when a compaction removed its objects meanwhile (then the
-// manifest is read again). It returns the file, its hashes and the manifest
-// restored.
-func (s *S3) fetchState(ctx context.Context, m *stateManifest, etag, dir string) (string, *pageHashes, *stateManifest, string, error) {
+// dir, retrying when a compaction (or a merge) removed its objects meanwhile
+// (then the manifest is read again).
+func (s *S3) fetchState(ctx context.Context, m *stateManifest, etag, dir string) (restored, error) {
 	for attempt := 0; ; attempt++ {
 		f, err := os.CreateTemp(dir, "rsx-state-*.db")
 		if err != nil {
-			return "", nil, nil, "", err
+			return restored{}, err
 		}
 		f.Close()
-		h, err := s.restoreState(ctx, m, f.Name())
+		h, lists, err := s.restoreState(ctx, m, f.Name())
 		if err == nil {
-			return f.Name(), h, m, etag, nil
+			return restored{f.Name(), h, lists, m, etag}, nil
 		}
 		os.Remove(f.Name())
 		if attempt == 2 || ctx.Err() != nil {
-			return "", nil, nil, "", err
+			return restored{}, err
 		}
 		m2, etag2, merr := s.getManifest(ctx)
 		if merr != nil || m2 == nil || etag2 == etag {
-			return "", nil, nil, "", err
+			return restored{}, err
 		}
 		m, etag = m2, etag2
 	}
@@ -442,33 +467,11 @@ func (s *S3) publishPages(ctx context.Context, dbPath string, side cacheSide, co
 	if prev != nil {
 		old = readPageHashes(s.pageHashesPath(), prev.Digest)
 	}
-	newBase := prev == nil || old == nil || len(prev.Segments) >= maxSegments ||
-		prev.segmentBytes() >= max(prev.Base.Size, compactFloor)
-
-	m := &stateManifest{Format: stateFormat, Written: time.Now().UTC().Format(time.RFC3339)}
-	var name string
-	if newBase {
-		m.Generation = 1
-		if prev != nil {
-			m.Generation = prev.Generation + 1
-		}
-		name = fmt.Sprintf("base-%08d-%s.db.zst", m.Generation, randomName())
-	} else {
-		*m = *prev
-		m.Written = time.Now().UTC().Format(time.RFC3339)
-		m.Segments = append(append([]stateObject(nil), prev.Segments...), stateObject{})
-		name = fmt.Sprintf("seg-%08d-%06d-%s.zst", m.Generation, len(m.Segments), randomName())
-	}
-	obj, h, err := s.encodeState(dbPath, old, newBase, name)
+	next, err := s.nextState(ctx, dbPath, prev, old)
 	if err != nil {
 		return err
 	}
-	m.PageSize, m.Pages, m.Digest = h.pageSize, int64(len(h.sums)), h.digest()
-	if newBase {
-		m.Base, m.Segments = obj.stateObject, nil
-	} else {
-		m.Segments[len(m.Segments)-1] = obj.stateObject
-	}
+	m, obj, h, name, newBase := next.m, next.obj, next.h, next.obj.Key, next.base
 	defer os.Remove(obj.path)
 	if err := s.lost(); err != nil {
 		return err
@@ -496,6 +499,11 @@ func (s *S3) publishPages(ctx context.Context, dbPath string, side cacheSide, co
 	s.mu.Lock()
 	s.manifest, s.manifestETag = m, info.ETag
 	s.uploaded += obj.Size + int64(len(b))
+	if newBase {
+		s.ownSegments = 0
+	} else {
+		s.ownSegments += next.changed
+	}
 	s.mu.Unlock()
 	if err := writePageHashes(s.pageHashesPath(), h); err != nil {
 		return err
@@ -503,11 +511,18 @@ func (s *S3) publishPages(ctx context.Context, dbPath string, side cacheSide, co
 	if err := s.writeSide(cacheSide{ETag: info.ETag, Format: formatPages}); err != nil {
 		return err
 	}
+	// The page lists of the segments, for later merges (best effort: a
+	// list missing is read from its segment).
+	writeSegmentPages(s.segmentPagesPath(), m, next.lists)
 	if newBase {
 		if err := s.putLegacyStub(ctx); err != nil {
 			return fmt.Errorf("replace the older format's %s: %w", s.loc.Key(StateFile), err)
 		}
 		s.removeUnlisted(ctx, m)
+	}
+	for _, o := range next.merged {
+		// Best effort: what stays is removed at the next compaction.
+		s.client.RemoveObject(ctx, s.loc.Bucket, s.stateKey(o.Key), minio.RemoveObjectOptions{})
 	}
 	return nil
 }
@@ -515,12 +530,13 @@ func (s *S3) publishPages(ctx context.Context, dbPath string, side cacheSide, co
 type encodedObject struct {
 	stateObject
 	path string
+	nums []uint32 // a segment's page numbers
 }
 
 // encodeState writes the object of a publish into a temporary file: the
-// whole database file (a base) or the pages that differ from old (a
-// segment), zstd-compressed.
-func (s *S3) encodeState(dbPath string, old *pageHashes, base bool, name string) (encodedObject, *pageHashes, error) {
+// whole database file (a base) or the pages that differ from old, and those
+// extra holds (a segment), zstd-compressed.
+func (s *S3) encodeState(dbPath string, old *pageHashes, base bool, name string, extra map[int64]bool) (encodedObject, *pageHashes, error) {
 	out := encodedObject{stateObject: stateObject{Key: name}}
 	f, err := os.CreateTemp(filepath.Join(s.cache, "tmp"), "state-publish-")
 	if err != nil {
@@ -540,7 +556,7 @@ func (s *S3) encodeState(dbPath string, old *pageHashes, base bool, name string)
 	}
 	var h *pageHashes
 	if base {
-		h, err = scanPages(dbPath, nil, func(_ int64, page []byte) error {
+		h, err = scanPages(dbPath, nil, nil, func(_ int64, page []byte) error {
 			_, err := enc.Write(page)
 			return err
 		})
@@ -558,10 +574,11 @@ func (s *S3) encodeState(dbPath string, old *pageHashes, base bool, name string)
 		defer func() { tmp.Close(); os.Remove(tmp.Name()) }()
 		bw := bufio.NewWriterSize(tmp, 1<<20)
 		var count int64
-		h, err = scanPages(dbPath, old, func(pgno int64, page []byte) error {
+		h, err = scanPages(dbPath, old, extra, func(pgno int64, page []byte) error {
 			if pgno > 1<<32-1 {
 				return errors.New("more pages than a segment can number")
 			}
+			out.nums = append(out.nums, uint32(pgno))
 			var n [4]byte
 			binary.BigEndian.PutUint32(n[:], uint32(pgno))
 			bw.Write(n[:])

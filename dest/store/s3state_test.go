@@ -139,6 +139,9 @@ func resourcesIn(t *testing.T, p string) int {
 func TestS3StateByChanges(t *testing.T) {
 	g := startGateway(t, "bychanges")
 	ctx := context.Background()
+	// One segment a batch: no merges (TestS3StateSmallRunsDoNotCompact).
+	defer func(c int64) { mergeCap = c }(mergeCap)
+	mergeCap = 0
 	a := openS3(t, g, "bychanges/copy", Options{})
 
 	r := beginStateRun(t, a, 500)
@@ -245,6 +248,8 @@ func sameFile(t *testing.T, a, b string) bool {
 func TestS3StateRestoreChecked(t *testing.T) {
 	g := startGateway(t, "checked")
 	ctx := context.Background()
+	defer func(c int64) { mergeCap = c }(mergeCap) // a segment a batch
+	mergeCap = 0
 	a := openS3(t, g, "checked/copy", Options{})
 	r := beginStateRun(t, a, 100)
 	r.put(0, 300)
@@ -440,4 +445,116 @@ func TestS3StatePublishRefusesNonDatabase(t *testing.T) {
 	if after := objects(t, g, "notdb", "copy/.rsx/state"); len(after) != len(before) {
 		t.Errorf("a refused publish wrote %v", keysOf(after))
 	}
+}
+
+// TestS3StateSmallRunsDoNotCompact: a compaction is paid by the run whose
+// changes made it due, not by a run of few changes that comes after it: a
+// run that leaves the segments heavier than the base writes the new base
+// itself; runs whose own changes are small beside the base upload their
+// pages and the manifest, however heavy the segments grow, their segments
+// merged so that the manifest stays short; a run of many changes compacts.
+// Every state published restores to the same file on another machine.
+func TestS3StateSmallRunsDoNotCompact(t *testing.T) {
+	g := startGateway(t, "smallruns")
+	ctx := context.Background()
+	defer func(f int64) { compactFloor = f }(compactFloor)
+	compactFloor = 0
+	cache := t.TempDir()
+	// Each run is a process of its own: a Store of its own, on one cache
+	// folder.
+	store := func() *S3 { return openS3(t, g, "smallruns/copy", Options{CacheDir: cache}) }
+	var a *S3
+	run := func(rows ...[2]int) int64 {
+		t.Helper()
+		a = store()
+		r := beginStateRun(t, a, 100000)
+		for _, rg := range rows {
+			r.put(rg[0], rg[1])
+		}
+		r.end()
+		return a.StateUploaded()
+	}
+	restored := func(want int) {
+		t.Helper()
+		b := openS3(t, g, "smallruns/copy", Options{})
+		lb, err := b.Lock(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer lb.Release()
+		pb, err := b.StatePath(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := resourcesIn(t, pb); got != want {
+			t.Errorf("another machine restored %d resources, want %d", got, want)
+		}
+		if !sameFile(t, a.localState(), pb) {
+			t.Error("another machine's restored file differs from the local copy")
+		}
+	}
+
+	// A first run of a few rows: a small base. Then a large run in one
+	// batch: its segment weighs more than the base.
+	run([2]int{0, 100})
+	run([2]int{100, 6000})
+	m := manifestOf(t, g, "smallruns", "copy")
+	if m.segmentBytes() >= max(m.Base.Size, compactFloor) {
+		t.Errorf("the large run left %d bytes of segments over a base of %d: it should have compacted them itself", m.segmentBytes(), m.Base.Size)
+	}
+	gen, n := m.Generation, 6000
+
+	// Runs of a few changes: a few new rows, a few old ones updated.
+	var most int64
+	for i := range 80 {
+		up := run([2]int{n, n + 3}, [2]int{(i * 37) % n, (i*37)%n + 1}, [2]int{(i*53 + 11) % n, (i*53+11)%n + 1})
+		n += 3
+		most = max(most, up)
+		m = manifestOf(t, g, "smallruns", "copy")
+		if m.Generation != gen {
+			t.Fatalf("small run %d uploaded a new base (generation %d → %d, %d bytes; the segments weighed %d, the base %d)", i+1, gen, m.Generation, up, m.segmentBytes(), m.Base.Size)
+		}
+		if i%40 == 39 {
+			restored(n)
+		}
+		if i%10 == 4 {
+			// A cache folder of an older rsx: the pages of the segments to
+			// merge are read from the segments.
+			os.Remove(filepath.Join(cache, "state.segpages"))
+		}
+	}
+	if most > 64<<10 {
+		t.Errorf("a run of 5 changes uploaded up to %d bytes", most)
+	}
+	if len(m.Segments) > 12 {
+		t.Errorf("80 runs of a few changes left %d segments: their segments are not merged", len(m.Segments))
+	}
+	t.Logf("80 small runs: at most %d bytes each; %d segments (%d bytes) over a base of %d", most, len(m.Segments), m.segmentBytes(), m.Base.Size)
+
+	// Runs whose changes each weigh less than a quarter of the base, until
+	// the segments outweigh it: none compacts.
+	for i := 0; m.segmentBytes() < 2*m.Base.Size; i++ {
+		if i == 40 {
+			t.Fatalf("40 runs of 400 rows: the segments weigh %d, the base %d", m.segmentBytes(), m.Base.Size)
+		}
+		up := run([2]int{n, n + 400})
+		n += 400
+		m = manifestOf(t, g, "smallruns", "copy")
+		if m.Generation != gen {
+			t.Fatalf("a run of 400 rows uploaded a new base (%d bytes; the segments weighed %d, the base %d)", up, m.segmentBytes(), m.Base.Size)
+		}
+		if i == 0 {
+			t.Logf("a run of 400 rows: %d bytes", up)
+		}
+	}
+	t.Logf("runs of 400 rows: %d segments weigh %d, the base %d", len(m.Segments), m.segmentBytes(), m.Base.Size)
+	restored(n)
+
+	// A large run pays for the compaction.
+	run([2]int{n, n + 6000})
+	n += 6000
+	if m = manifestOf(t, g, "smallruns", "copy"); m.Generation == gen {
+		t.Errorf("the large run did not compact (%d bytes of segments over a base of %d)", m.segmentBytes(), m.Base.Size)
+	}
+	restored(n)
 }
