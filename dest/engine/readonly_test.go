@@ -158,7 +158,8 @@ func TestReadOnlySessionOfNoDestination(t *testing.T) {
 // folder of the bucket is unchanged, folders' times included.
 func TestS3ReadOnlyWritesNothing(t *testing.T) {
 	root := t.TempDir()
-	endpoint, _ := startVersitygwAt(t, "copies", root)
+	gw := startS3(t, "copies", root)
+	endpoint := gw.Endpoint
 	srv := startDemo(t, demo.Options{Resources: 200, Seed: 7})
 	target := srv.URL + "/dataset2/capabilitylist.xml"
 	dest := "s3://copies/demo?endpoint=" + endpoint + "&region=us-east-1"
