@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -479,10 +480,18 @@ type bucketNamed struct{ store.Store }
 
 func (bucketNamed) String() string { return "s3://bucket/copy" }
 
+// unlistable is a bucketNamed store whose listing is refused, as a key
+// allowed to read objects but not to list the bucket is.
+type unlistable struct{ bucketNamed }
+
+func (unlistable) Walk(context.Context, func(store.FileInfo) error) error {
+	return errors.New("AccessDenied: listing refused")
+}
+
 // A bucket records no file time, and its quick check compares the length
 // alone, which the plan's row (state.Copies) gives: its checkers read no
 // row again by id, whether the copy is listed or each object looked at by
-// itself (a folder over listFolderMax). They read every row: a query a
+// itself (a listing refused). They read every row: a query a
 // batch of 32 in each of 16 checkers, that is 16 connections, each with a
 // page cache of up to 16 MiB, most of the 281 MiB the 1M cycle's bucket
 // reconcile peaked at. A copy gone or of another length is still found and
@@ -491,15 +500,13 @@ func TestBucketReconcileReadsNoRows(t *testing.T) {
 	srv := startDemo(t, demo.Options{Resources: 600})
 	target := srv.URL + "/dataset1/capabilitylist.xml"
 	for _, c := range []struct {
-		name      string
-		folderMax int
+		name     string
+		unlisted bool
 	}{
-		{"each object looked at", 0},
-		{"listed", listFolderMax},
+		{"each object looked at", true},
+		{"listed", false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			defer func(v int) { listFolderMax = v }(listFolderMax)
-			listFolderMax = c.folderMax
 			dir := t.TempDir()
 			run := func(po PlanOptions) (*Result, int64) {
 				t.Helper()
@@ -508,7 +515,11 @@ func TestBucketReconcileReadsNoRows(t *testing.T) {
 					t.Fatal(err)
 				}
 				defer st.Close()
-				s, err := Open(context.Background(), bucketNamed{st}, testClient(t), Options{Now: fixtureClock})
+				var named store.Store = bucketNamed{st}
+				if c.unlisted && po.Mode == ModeBaseline {
+					named = unlistable{bucketNamed{st}}
+				}
+				s, err := Open(context.Background(), named, testClient(t), Options{Now: fixtureClock})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -553,6 +564,9 @@ func TestBucketReconcileReadsNoRows(t *testing.T) {
 			}
 			if byID != 0 {
 				t.Errorf("the reconcile read %d rows again by id, want none (the plan's rows describe a bucket's copies)", byID)
+			}
+			if notes := strings.Join(res.Plan.Notes, "\n"); c.unlisted != strings.Contains(notes, "could not be listed") {
+				t.Errorf("notes: %q", notes)
 			}
 		})
 	}
