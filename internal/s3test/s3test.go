@@ -153,6 +153,13 @@ func Start(t testing.TB, o Options) *Server {
 	s.Endpoint = "http://" + s.Addr
 	s.cmd = exec.Command(bin, args...)
 	s.cmd.Stdout, s.cmd.Stderr = s.out, s.out
+	// SeaweedFS makes an admin of the keys in AWS_ACCESS_KEY_ID and
+	// AWS_SECRET_ACCESS_KEY: only the keys given are the server's.
+	for _, e := range os.Environ() {
+		if !strings.HasPrefix(e, "AWS_") {
+			s.cmd.Env = append(s.cmd.Env, e)
+		}
+	}
 	t0 := time.Now()
 	if err := s.cmd.Start(); err != nil {
 		t.Fatalf("start %s: %v", bin, err)
@@ -268,6 +275,11 @@ func (s *Server) seaweedArgs(o Options) ([]string, error) {
 	if err := os.WriteFile(s3conf, b, 0o600); err != nil {
 		return nil, err
 	}
+	// A new master holds the first volume's allocation some 5 s back (for
+	// the volume servers of a master rebuilt to report theirs): none here.
+	if err := os.WriteFile(filepath.Join(conf, "master.toml"), []byte(seaweedMaster), 0o644); err != nil {
+		return nil, err
+	}
 	p := func(i int) string { return strconv.Itoa(ports[i]) }
 	s.Addr = net.JoinHostPort("127.0.0.1", p(6))
 	// The gRPC services of one process talk over Unix sockets SeaweedFS
@@ -291,6 +303,10 @@ func (s *Server) seaweedArgs(o Options) ([]string, error) {
 	}
 	return append(args, o.Args...), nil
 }
+
+const seaweedMaster = `[master.volume_growth]
+allocation_deferral = "0s"
+`
 
 // waitReady waits until the server answers (and, when bucket is given,
 // makes it and accepts a write in it: SeaweedFS answers before its volume
