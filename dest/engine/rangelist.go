@@ -19,7 +19,7 @@ import (
 // up to state.LookupBatch files, in path order within a range and in no
 // order across ranges; the batch is reused after fn returns. A store that
 // cannot list a range (a folder) is walked whole. It returns the first
-// error of a listing or of fn.
+// error of a listing or of fn, at once: the other listings are cancelled.
 func listByRanges(ctx context.Context, db *state.DB, st store.Store, fn func(batch []store.FileInfo) error) error {
 	rw, ok := st.(store.RangeWalker)
 	if !ok {
@@ -101,9 +101,9 @@ func listByRanges(ctx context.Context, db *state.DB, st store.Store, fn func(bat
 				err = fn(batch)
 			}
 			if err != nil {
-				// The listers stop at gctx's end; batches closes after.
-				for range batches {
-				}
+				// Returned at once, not after draining the batches: its
+				// error ends gctx, which stops the listers (blocked on a
+				// batch, or listing); batches closes after them.
 				return err
 			}
 			select {
