@@ -145,6 +145,13 @@ func importRules() []importRule {
 				return ours(imported) && imported != module+"/display"
 			},
 		},
+		{
+			name: "only tests import internal/s3test (the S3 server the bucket tests start)",
+			from: every,
+			forbidden: func(_, imported string) bool {
+				return imported == module+"/internal/s3test"
+			},
+		},
 	}
 }
 
@@ -244,6 +251,7 @@ func TestImportRulesCatch(t *testing.T) {
 		{9, listedPackage{ImportPath: "rsx/ui/components", Imports: []string{"rsx/ui/pages"}}, listedPackage{ImportPath: "rsx/ui/components", Imports: []string{"rsx/fetch", "rsx/display"}}, "rsx/ui/components imports rsx/ui/pages"},
 		{10, listedPackage{ImportPath: "rsx/ui", Imports: []string{"rsx/ui/internal/uitest"}}, listedPackage{ImportPath: "rsx/ui", TestImports: []string{"rsx/ui/internal/uitest"}}, "rsx/ui imports rsx/ui/internal/uitest"},
 		{11, listedPackage{ImportPath: "rsx/config", Imports: []string{"rsx/ui"}}, listedPackage{ImportPath: "rsx/config", Imports: []string{"os", "github.com/BurntSushi/toml", "rsx/display"}}, "rsx/config imports rsx/ui"},
+		{12, listedPackage{ImportPath: "rsx/dest/store", Imports: []string{"rsx/internal/s3test"}}, listedPackage{ImportPath: "rsx/dest/store", TestImports: []string{"rsx/internal/s3test"}}, "rsx/dest/store imports rsx/internal/s3test"},
 	} {
 		r := importRules()[tc.rule]
 		if got := r.violations([]listedPackage{tc.breaks}); !slices.Equal(got, []string{tc.wantText}) {
