@@ -54,9 +54,6 @@ type Options struct {
 	// file (default: a temporary folder). SeaweedFS keeps its data under
 	// it too, in files of its own.
 	Root string
-	// Args are added to the server's command line (versitygw: before the
-	// posix backend; SeaweedFS: after server).
-	Args []string
 }
 
 // Server is a running S3 server.
@@ -182,33 +179,6 @@ func Start(t testing.TB, o Options) *Server {
 	return s
 }
 
-// URL is the s3:// URL of bucketAndPrefix ("bucket" or "bucket/prefix") on
-// this server, as rsx takes it.
-func (s *Server) URL(bucketAndPrefix string) string {
-	return "s3://" + bucketAndPrefix + "?endpoint=" + s.Endpoint + "&region=us-east-1"
-}
-
-// Getenv answers AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY with the
-// server's keys, as store.Options.Getenv wants.
-func (s *Server) Getenv(k string) string {
-	switch k {
-	case "AWS_ACCESS_KEY_ID":
-		return s.Access
-	case "AWS_SECRET_ACCESS_KEY":
-		return s.Secret
-	}
-	return ""
-}
-
-// NeedFiles skips t unless the server keeps objects as files under Files
-// (versitygw), saying why the test needs them.
-func (s *Server) NeedFiles(t testing.TB, why string) {
-	t.Helper()
-	if s.Files == "" {
-		t.Skipf("%s does not keep objects as files, which this test needs: %s", s.Kind, why)
-	}
-}
-
 // Output is what the server wrote so far.
 func (s *Server) Output() string { return s.out.String() }
 
@@ -246,8 +216,7 @@ func (s *Server) versitygwArgs(o Options) ([]string, error) {
 	}
 	s.Addr = net.JoinHostPort("127.0.0.1", strconv.Itoa(ports[0]))
 	s.Files = o.Root
-	args := []string{"--access", o.Access, "--secret", o.Secret, "--port", s.Addr}
-	return append(append(args, o.Args...), "posix", o.Root), nil
+	return []string{"--access", o.Access, "--secret", o.Secret, "--port", s.Addr, "posix", o.Root}, nil
 }
 
 // seaweedArgs is the command line of `weed server` with a master, a volume
@@ -301,7 +270,7 @@ func (s *Server) seaweedArgs(o Options) ([]string, error) {
 		"-s3", "-s3.port=" + p(6), "-s3.port.grpc=" + p(7), "-s3.port.iceberg=0", "-s3.port.lance=0",
 		"-s3.config=" + s3conf,
 	}
-	return append(args, o.Args...), nil
+	return args, nil
 }
 
 const seaweedMaster = `[master.volume_growth]
@@ -349,14 +318,6 @@ func (s *Server) waitReady(bucket string) error {
 		return err
 	}
 	return s.Client.RemoveObject(ctx, bucket, probe, minio.RemoveObjectOptions{})
-}
-
-// MakeBucket makes a bucket, failing t when it cannot.
-func (s *Server) MakeBucket(t testing.TB, bucket string) {
-	t.Helper()
-	if err := s.Client.MakeBucket(context.Background(), bucket, minio.MakeBucketOptions{}); err != nil {
-		t.Fatalf("make bucket %s on %s: %v", bucket, s.Kind, err)
-	}
 }
 
 // freePorts returns n distinct free loopback ports (held open until all
