@@ -138,11 +138,34 @@ func importRules() []importRule {
 			},
 		},
 		{
+			// The job layer (one way into the engine for a sync and an
+			// audit of a copy) is below everything that starts one: the
+			// command line, the explorer's session and the fleet.
+			name: "dest/job imports none of rsx/cli, rsx/ui, rsx/session, rsx/fleet, nor its tests",
+			from: is(module + "/dest/job"), tests: true,
+			forbidden: func(_, imported string) bool {
+				return imported == module+"/cli" || imported == module+"/session" || imported == module+"/fleet" ||
+					imported == module+"/ui" || strings.HasPrefix(imported, module+"/ui/")
+			},
+		},
+		{
+			// The fleet schedules typed requests through the runner: it
+			// builds no command line and prints nothing.
+			name: "fleet imports none of rsx/cli, rsx/ui, rsx/session, nor its tests",
+			from: is(module + "/fleet"), tests: true,
+			forbidden: func(_, imported string) bool {
+				return imported == module+"/cli" || imported == module+"/session" ||
+					imported == module+"/ui" || strings.HasPrefix(imported, module+"/ui/")
+			},
+		},
+		{
 			// The configuration file is read, not acted on: cli applies it.
-			name: "config imports nothing of ours but rsx/display",
+			// display and internal/suggest are leaves: the rule of what a
+			// header value may hold, and the "did you mean" of a setting.
+			name: "config imports nothing of ours but rsx/display and rsx/internal/suggest",
 			from: is(module + "/config"),
 			forbidden: func(_, imported string) bool {
-				return ours(imported) && imported != module+"/display"
+				return ours(imported) && imported != module+"/display" && imported != module+"/internal/suggest"
 			},
 		},
 		{
@@ -215,7 +238,8 @@ func TestImportRules(t *testing.T) {
 	pkgs := goList(t)
 	// The rules name these packages: a rename must not leave them checking nothing.
 	for _, want := range []string{module, module + "/cli", module + "/ui", module + "/ui/pages", module + "/ui/nav", module + "/ui/common",
-		module + "/ui/components", module + "/ui/internal/uitest", module + "/model", module + "/fetch", module + "/internal/inflate"} {
+		module + "/ui/components", module + "/ui/internal/uitest", module + "/model", module + "/fetch", module + "/internal/inflate",
+		module + "/dest/job", module + "/fleet"} {
 		if !slices.ContainsFunc(pkgs, func(p listedPackage) bool { return p.ImportPath == want }) {
 			t.Fatalf("go list does not list %s; the rules below would check nothing", want)
 		}
@@ -250,8 +274,12 @@ func TestImportRulesCatch(t *testing.T) {
 		{8, listedPackage{ImportPath: "rsx/ui/pages", Imports: []string{"rsx/ui/other"}}, listedPackage{ImportPath: "rsx/ui", Imports: []string{"rsx/ui/pages"}}, "rsx/ui/pages imports rsx/ui/other"},
 		{9, listedPackage{ImportPath: "rsx/ui/components", Imports: []string{"rsx/ui/pages"}}, listedPackage{ImportPath: "rsx/ui/components", Imports: []string{"rsx/fetch", "rsx/display"}}, "rsx/ui/components imports rsx/ui/pages"},
 		{10, listedPackage{ImportPath: "rsx/ui", Imports: []string{"rsx/ui/internal/uitest"}}, listedPackage{ImportPath: "rsx/ui", TestImports: []string{"rsx/ui/internal/uitest"}}, "rsx/ui imports rsx/ui/internal/uitest"},
-		{11, listedPackage{ImportPath: "rsx/config", Imports: []string{"rsx/ui"}}, listedPackage{ImportPath: "rsx/config", Imports: []string{"os", "github.com/BurntSushi/toml", "rsx/display"}}, "rsx/config imports rsx/ui"},
-		{12, listedPackage{ImportPath: "rsx/dest/store", Imports: []string{"rsx/internal/s3test"}}, listedPackage{ImportPath: "rsx/dest/store", TestImports: []string{"rsx/internal/s3test"}}, "rsx/dest/store imports rsx/internal/s3test"},
+		{11, listedPackage{ImportPath: "rsx/dest/job", Imports: []string{"rsx/session"}}, listedPackage{ImportPath: "rsx/dest/job", Imports: []string{"rsx/dest/engine", "rsx/fetch"}, TestImports: []string{"rsx/demo"}}, "rsx/dest/job imports rsx/session"},
+		{11, listedPackage{ImportPath: "rsx/dest/job", TestImports: []string{"rsx/fleet"}}, listedPackage{ImportPath: "rsx/fleet", Imports: []string{"rsx/dest/job"}}, "rsx/dest/job (tests) imports rsx/fleet"},
+		{12, listedPackage{ImportPath: "rsx/fleet", Imports: []string{"rsx/cli"}}, listedPackage{ImportPath: "rsx/fleet", Imports: []string{"rsx/dest/job", "rsx/notify"}}, "rsx/fleet imports rsx/cli"},
+		{12, listedPackage{ImportPath: "rsx/fleet", XTestImports: []string{"rsx/ui/pages"}}, listedPackage{ImportPath: "rsx/session", Imports: []string{"rsx/fleet"}}, "rsx/fleet (external tests) imports rsx/ui/pages"},
+		{13, listedPackage{ImportPath: "rsx/config", Imports: []string{"rsx/ui"}}, listedPackage{ImportPath: "rsx/config", Imports: []string{"os", "github.com/BurntSushi/toml", "rsx/display"}}, "rsx/config imports rsx/ui"},
+		{14, listedPackage{ImportPath: "rsx/dest/store", Imports: []string{"rsx/internal/s3test"}}, listedPackage{ImportPath: "rsx/dest/store", TestImports: []string{"rsx/internal/s3test"}}, "rsx/dest/store imports rsx/internal/s3test"},
 	} {
 		r := importRules()[tc.rule]
 		if got := r.violations([]listedPackage{tc.breaks}); !slices.Equal(got, []string{tc.wantText}) {

@@ -113,7 +113,7 @@ usage, URL unreachable or not a document to audit from, interrupted).`,
 	fs.StringVar(&f.dest, "dest", "", "compare the copy in `DEST` (a folder, s3://bucket/prefix, or NAME: of the configuration file) with the Source")
 	fs.DurationVar(&f.wait, "wait", 0, "with --dest: wait up to `DURATION` (e.g. 2h) for a sync that holds DEST to end, instead of refusing at once")
 	fs.BoolVar(&f.allowOtherHosts, "allow-other-hosts", false, "with --dest: compare the resources outside the Source's authority too, as a sync with --allow-other-hosts copies them (without it they are out of the copy's selection)")
-	a.addSources(cmd, &f.json, &f.dest)
+	a.addSources(cmd, &f.json, &f.dest, f.fleetBase)
 	return cmd
 }
 

@@ -5,14 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
+	"os/signal"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"rsx/dest/engine"
+	"rsx/dest/job"
 	"rsx/dest/store"
 	"rsx/display"
 )
@@ -23,64 +24,60 @@ func (a *app) runDestAudit(cmd *cobra.Command, f auditFlags, target string) erro
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	fl := cmd.Flags()
-	for _, name := range []string{"sample", "seed", "include", "exclude", "max-total-bytes", "timeout-total"} {
-		if fl.Changed(name) {
-			return failed(fmt.Errorf("audit --dest: --%s is an option of the spot audit (the copy's own selection applies)", name))
-		}
-	}
-	d, err := a.openDestWaiting(ctx, cmd, target, f.dest, f.wait)
-	if err != nil {
+	if err := f.destOnly(cmd); err != nil {
 		return failed(err)
 	}
-	defer d.close()
-	ctx, st, sess, bar := d.ctx, d.st, d.sess, d.bar
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
 	// The report keeps the first lines of each list the text shows, and
 	// spools the lists whole (in DEST's temporary folder) for --json, which
 	// writes them an element at a time: memory does not grow with them.
-	rep, err := sess.AuditWith(ctx, target, engine.AuditOptions{AllowOtherHosts: f.allowOtherHosts, Keep: maxTextLines, RequireCopy: true})
+	req := job.AuditRequest{Target: target, Dest: f.dest, AllowOtherHosts: f.allowOtherHosts, Keep: maxTextLines, RequireCopy: true,
+		Wait: f.wait, OnWait: func(dest, holder string, wait time.Duration) {
+			fmt.Fprintf(a.err, "rsx: audit: %s is in use by %s; waiting up to %s for it (--wait)\n", esc(dest), esc(holder), wait)
+		}}
+	var bar *syncBar
+	if isTerminal(a.err) {
+		bar = newSyncBar(a.err)
+		req.Progress = bar.update
+	}
+	r := a.runner().Audit(ctx, req)
 	bar.finish()
+	defer r.Close()
+	if r.Unwritable {
+		fmt.Fprintf(a.err, "rsx: audit: %s cannot be written: audited read-only, nothing recorded in it\n", esc(f.dest))
+	}
 	var noCopy *engine.NoCopyError
-	if errors.As(err, &noCopy) {
+	if errors.As(r.Err, &noCopy) {
 		return failed(noCopyError(noCopy, f.dest, target))
 	}
-	if err != nil {
-		if ctx.Err() != nil {
-			return failed(errors.New("audit: interrupted"))
-		}
-		return failed(fmt.Errorf("audit: %w", err))
+	if r.Err != nil {
+		return failed(r.Err)
 	}
-	defer rep.Close()
-	if f.json {
-		if err := writeDestAuditJSON(a.out, rep, st.String()); err != nil {
-			return failed(fmt.Errorf("audit: write the report: %w", err))
-		}
-	} else {
-		writeDestAuditText(a.out, newTextStyles(useColor(a.out)), rep, st.String())
+	if err := writeDestAudit(a.out, r, f.json, f.dest, target); err != nil {
+		return failed(fmt.Errorf("audit: write the report: %w", err))
 	}
-	if !rep.InSync() {
-		return foundProblems()
+	return exitWith(r.ExitStatus)
+}
+
+// destOnly refuses the options of the spot audit in an audit of a copy.
+func (f *auditFlags) destOnly(cmd *cobra.Command) error {
+	fl := cmd.Flags()
+	for _, name := range []string{"sample", "seed", "include", "exclude", "max-total-bytes", "timeout-total"} {
+		if fl.Changed(name) {
+			return fmt.Errorf("audit --dest: --%s is an option of the spot audit (the copy's own selection applies)", name)
+		}
 	}
 	return nil
 }
 
-// openDestForAudit opens DEST for audit --dest. A copy whose state can be
-// written is opened for writing, so that the audit records what it found; a
-// folder without a state (nothing to record), or one that cannot be written
-// (a read-only mount, a WORM volume, a snapshot), is opened read-only:
-// nothing is written to it, and standard error says so for the second.
-func (a *app) openDestForAudit(ctx context.Context, cmd *cobra.Command, target, dest string) (*openedDest, error) {
-	so := store.Options{ReadOnlyWhenUnwritable: true, TempDir: a.tempDir()}
-	if !strings.HasPrefix(dest, "s3://") {
-		if _, err := os.Stat(filepath.Join(dest, filepath.FromSlash(store.StateFile))); err != nil {
-			so.ReadOnly = true
-		}
+// writeDestAudit writes an audit of a copy: JSON, or text for people.
+func writeDestAudit(w io.Writer, r *job.AuditResult, asJSON bool, destArg, target string) error {
+	if asJSON {
+		return writeDestAuditJSON(w, r.Report, r.Dest)
 	}
-	d, err := a.openDest(ctx, cmd, "audit", target, dest, so, engine.Options{})
-	if err == nil && !so.ReadOnly && d.sess.ReadOnly() {
-		fmt.Fprintf(a.err, "rsx: audit: %s cannot be written: audited read-only, nothing recorded in it\n", esc(dest))
-	}
-	return d, err
+	writeDestAuditText(w, newTextStyles(useColor(w)), r.Report, r.Dest, destArg, target)
+	return nil
 }
 
 // JSON of rsx audit --dest: the contract's fields (in_sync, same, missing,
@@ -92,16 +89,22 @@ type destAuditJSON struct {
 	Changed []string `json:"changed"`
 	Extra   []string `json:"extra"`
 	// PendingDeletes: extras whose deletion the copy knows of (sync --delete).
-	PendingDeletes int      `json:"pending_deletes"`
-	Unannounced    []string `json:"unannounced"`
-	Damaged        []string `json:"damaged"`
-	Unverifiable   []string `json:"unverifiable"`
-	Source         string   `json:"source"`
-	Dest           string   `json:"dest"`
-	Document       string   `json:"document"`
-	At             *string  `json:"at"`
-	Point          *string  `json:"point"`
-	Excluded       int      `json:"excluded"`
+	PendingDeletes int `json:"pending_deletes"`
+	// Stray: the files of Extra no resource of any Source owns, inside the
+	// Source's part of DEST (sync --delete moves them to the trash).
+	Stray []string `json:"stray"`
+	// Protected: files of the Source's part the protect list
+	// (DEST/.rsxignore) keeps, not counted.
+	Protected    int      `json:"protected"`
+	Unannounced  []string `json:"unannounced"`
+	Damaged      []string `json:"damaged"`
+	Unverifiable []string `json:"unverifiable"`
+	Source       string   `json:"source"`
+	Dest         string   `json:"dest"`
+	Document     string   `json:"document"`
+	At           *string  `json:"at"`
+	Point        *string  `json:"point"`
+	Excluded     int      `json:"excluded"`
 	// The resources the copy does not claim: Excluded plus Unselected plus
 	// Collisions.
 	OutOfSelection int `json:"out_of_selection"`
@@ -137,7 +140,7 @@ func writeDestAuditJSON(w io.Writer, r *engine.AuditReport, dest string) error {
 		return func(emit func(string) error) error { return r.Each(l, emit) }
 	}
 	return writeJSONWithLists(w, destAuditJSONOf(r, dest), map[string]func(func(string) error) error{
-		"missing": each(engine.ListMissing), "changed": each(engine.ListChanged), "extra": each(engine.ListExtra),
+		"missing": each(engine.ListMissing), "changed": each(engine.ListChanged), "extra": each(engine.ListExtra), "stray": each(engine.ListStray),
 		"unannounced": each(engine.ListUnannounced), "damaged": each(engine.ListDamaged), "unverifiable": each(engine.ListUnverifiable),
 	})
 }
@@ -145,6 +148,7 @@ func writeDestAuditJSON(w io.Writer, r *engine.AuditReport, dest string) error {
 func destAuditJSONOf(r *engine.AuditReport, dest string) destAuditJSON {
 	return destAuditJSON{
 		InSync: r.InSync(), Same: r.Same, Missing: nonNil(r.Missing), Changed: nonNil(r.Changed), Extra: nonNil(r.Extra), PendingDeletes: r.PendingDeletes,
+		Stray: nonNil(r.Stray), Protected: r.Protected,
 		Unannounced: nonNil(r.Unannounced), Damaged: nonNil(r.Damaged), Unverifiable: nonNil(r.Unverifiable),
 		Source: r.Source, Dest: dest, Document: r.Document, At: timeOrNull(r.At), Point: timeOrNull(r.Point),
 		Excluded: r.Excluded, OutOfSelection: r.OutOfSelection(), Unselected: r.Unselected, Collisions: r.Collisions,
@@ -154,8 +158,9 @@ func destAuditJSONOf(r *engine.AuditReport, dest string) destAuditJSON {
 }
 
 // writeDestAuditText writes the comparison for people: counts, then the
-// resources of each kind of difference.
-func writeDestAuditText(w io.Writer, st textStyles, r *engine.AuditReport, dest string) {
+// resources of each kind of difference. destArg and target are the DEST and
+// URL as given, for the commands it proposes.
+func writeDestAuditText(w io.Writer, st textStyles, r *engine.AuditReport, dest, destArg, target string) {
 	fmt.Fprintf(w, "%s %s ↔ %s\n", st.title("audit"), esc(dest), esc(r.Source))
 	fmt.Fprintf(w, "  the Resource List %s (at %s), the changes since; the copy's point %s\n", esc(r.Document), datetimeOrNone(r.At), datetimeOrNone(r.Point))
 	fmt.Fprintf(w, "  %s local copies hashed (%s) in %s\n", display.Count(r.Hashed), display.Size(r.HashedBytes), r.Elapsed.Round(time.Millisecond))
@@ -231,6 +236,7 @@ func writeDestAuditText(w io.Writer, st textStyles, r *engine.AuditReport, dest 
 		fmt.Fprintf(w, "%s %s deleted at the Source, kept because the sync ran without --delete (kept on purpose, not a difference): rsx sync --delete removes %s\n",
 			st.dim("·"), display.Plural(r.PendingDeletes, "extra resource was", "extra resources were"), map[bool]string{true: "it", false: "them"}[r.PendingDeletes == 1])
 	}
+	writeStrayText(w, st, r, destArg, target)
 	switch {
 	case r.InSync():
 		fmt.Fprintf(w, "%s in sync\n", st.rule("✓"))
@@ -241,5 +247,20 @@ func writeDestAuditText(w io.Writer, st textStyles, r *engine.AuditReport, dest 
 		fmt.Fprintf(w, "%s not in sync, and incomplete: %s could not be read\n", st.err("✗"), display.Plural(len(r.Problems), "document", "documents"))
 	default:
 		fmt.Fprintf(w, "%s not in sync\n", st.err("✗"))
+	}
+}
+
+// writeStrayText says what the stray files among the extra ones are and
+// the command that moves them to the trash, and what the protect list kept.
+func writeStrayText(w io.Writer, st textStyles, r *engine.AuditReport, destArg, target string) {
+	if n := r.Len(engine.ListStray); n > 0 {
+		it := map[bool]string{true: "it", false: "them"}[n == 1]
+		fmt.Fprintf(w, "%s %s in the Source's folders of DEST that no resource owns: rsx sync --delete --dest %s %s moves %s to the trash (%s/); list %s in %s to keep %s\n",
+			st.err("✗"), display.Plural(n, "extra file is a stray file", "extra files are stray files"), esc(display.ShellWord(destArg)), esc(display.ShellWord(target)), it,
+			store.TrashDir, it, engine.ProtectFile, it)
+	}
+	if r.Protected > 0 {
+		fmt.Fprintf(w, "%s %s in the Source's folders kept by the protect list %s (not counted)\n", st.dim("·"),
+			display.Plural(r.Protected, "file", "files"), engine.ProtectFile)
 	}
 }

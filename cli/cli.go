@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -14,6 +16,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"rsx/config"
+	"rsx/dest/job"
+	"rsx/display"
 	"rsx/fetch"
 	"rsx/internal/version"
 	"rsx/scratch"
@@ -49,10 +53,12 @@ type app struct {
 	// fleetTimes are the fleet's bounds of time (fleetfollow.go); the zero
 	// value gives the documented ones, tests make them short.
 	fleetTimes fleetTimes
-	// notified, for a run of a following fleet's Source, carries the
-	// notifications that brought it in, and what the run made of them
-	// out (fleetfollow.go).
-	notified *notifiedRun
+	// jobs opens the destinations of syncs and audits of a copy (jobs.go).
+	jobs *job.Runner
+	// The log file (logfile.go): --log-file, its file and its logger.
+	logPath string
+	logOut  *os.File
+	logger  *slog.Logger
 }
 
 // tempDir is the folder for this run's temporary files ("" for the system's
@@ -108,15 +114,23 @@ found, and 2 when the job could not be done.`,
 			return failed(fmt.Errorf("the explorer opens one TARGET, %d were given (rsx --help lists the commands)", len(args)))
 		},
 	}
-	root.RunE = a.runExplorer              // explore.go
-	root.PersistentPreRunE = a.applyConfig // config.go
+	root.RunE = a.runExplorer // explore.go
+	root.PersistentPreRunE = func(cmd *cobra.Command, args []string) error {
+		if err := a.openLog(cmd); err != nil { // logfile.go
+			return failed(err)
+		}
+		return a.applyConfig(cmd, args) // config.go
+	}
 	root.SetIn(s.in)
 	root.SetOut(s.out)
 	root.SetErr(s.err)
 	root.SetFlagErrorFunc(flagError) // flagerrors.go
 	a.http.register(root.PersistentFlags())
+	root.PersistentFlags().StringVar(&a.logPath, "log-file", "",
+		"append JSON lines of what a long-running rsx decides on its own (retries, locks taken over, notifications not applied, channel drops, the fleet's hold bound) to `PATH` (also RSX_LOG_FILE)")
 	a.http.onThrottle = func(t fetch.Throttle) { fmt.Fprintln(a.err, politeLine(t)) }
 	a.http.onWait = func(w fetch.Wait) {
+		a.logWait(w)
 		if w.Duration >= time.Second {
 			fmt.Fprintln(a.err, "rsx: "+esc(w.String())+"; ctrl-c stops")
 		}
@@ -143,6 +157,7 @@ found, and 2 when the job could not be done.`,
 		newSyncCmd(a),
 		newBagCmd(a),
 		newLogCmd(a),
+		newTrashCmd(a),
 		newConfigCmd(a),
 	)
 	return a, root
@@ -178,11 +193,21 @@ func runWith(args []string, s streams, setup func(*app)) int {
 	if want {
 		s.out = stdout
 	}
-	code, msg := execute(args, s, setup)
+	// What a command prints goes out without secrets (redact.go).
+	var sec appSecrets
+	s.out = &redactWriter{w: s.out, secrets: sec.list}
+	s.err = &redactWriter{w: s.err, secrets: sec.list}
+	code, msg := execute(args, s, func(a *app) {
+		sec.a.Store(a)
+		if setup != nil {
+			setup(a)
+		}
+	})
+	msg = display.Redact(msg, sec.list()...)
 	if msg != "" {
 		fmt.Fprintln(s.err, "rsx:", msg)
 	}
-	if code == exitFailure && want && !stdout.wrote {
+	if (code == exitFailure || code == exitFound && msg != "") && want && !stdout.wrote {
 		if msg == "" {
 			msg = "could not do the job"
 		}
@@ -207,6 +232,7 @@ func execute(args []string, s streams, setup func(*app)) (int, string) {
 	ctx, stop := signalContext(base, a.tmp.remove)
 	defer stop()
 	defer a.tmp.remove()
+	defer a.closeLog()
 	root.SetArgs(args)
 	cmd, err := root.ExecuteContextC(ctx)
 	a.tmp.remove()

@@ -229,7 +229,7 @@ func (a *app) runConfig(asJSON bool) error {
 	r.DestCredentials = map[string]store.CredentialSource{}
 	for n, d := range c.Dest {
 		r.Dest[n] = d
-		if strings.HasPrefix(d.URL, "s3://") {
+		if store.IsBucket(d.URL) {
 			res, err := c.ResolveDest(n+":", a.getenv)
 			if err != nil {
 				return err

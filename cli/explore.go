@@ -15,9 +15,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"rsx/demo"
-	"rsx/dest/fleet"
+	"rsx/dest/job"
 	"rsx/dest/state"
+	"rsx/display"
 	"rsx/fetch"
+	"rsx/fleet"
 	"rsx/model"
 	"rsx/notify"
 	"rsx/session"
@@ -97,7 +99,7 @@ func (a *app) runExplorer(cmd *cobra.Command, args []string) error {
 	// Nothing may write to the terminal the explorer draws on: a wait
 	// before a retry shows on the exchange (Exchange.WaitingUntil), the
 	// throttled hosts are the client's (Client.Throttled).
-	opts.OnWait, opts.OnThrottle = nil, nil
+	opts.OnWait, opts.OnThrottle = a.logWait, nil
 	if demoSource {
 		// The demo makes its documents anew each run, its clock at its
 		// start: a cache would only keep what the next run makes again.
@@ -123,8 +125,8 @@ func (a *app) runExplorer(cmd *cobra.Command, args []string) error {
 		// The notifications page connects as rsx watch does.
 		Notify: notify.Options{DialTimeout: opts.ConnectTimeout, HTTPClient: watchHTTPClient(opts),
 			Header: func(u string) http.Header { return watchHeader(opts, u) }},
-		Dest: session.DestOptions{Client: destClient, Concurrency: 2 * destClient.LimitsFor(target).Concurrency,
-			Resolve: a.sessionResolve}})
+		Dest: session.DestOptions{Client: destClient, Concurrency: job.Workers(destClient, target),
+			Resolve: a.sessionResolve, Runner: a.explorerRunner(demoSource)}})
 	dark, fixedTheme := a.exploreTheme()
 	m := ui.New(ui.Options{
 		Target: target,
@@ -139,7 +141,7 @@ func (a *app) runExplorer(cmd *cobra.Command, args []string) error {
 		Dest:              strings.TrimSpace(a.exploreDest),
 		NotificationsHint: notificationsHint,
 	})
-	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithInput(a.in), tea.WithOutput(a.out))
+	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithInput(a.in), tea.WithOutput(plainWriter(a.out).(io.Writer)))
 	_, err = p.Run()
 	// The screen is gone: a sync still going on is stopped, and recorded
 	// with what it wrote, before the process ends.
@@ -148,6 +150,27 @@ func (a *app) runExplorer(cmd *cobra.Command, args []string) error {
 		return failed(fmt.Errorf("explorer: %w", err))
 	}
 	return nil
+}
+
+// explorerRunner is the runner of the explorer's syncs and audits of a
+// copy, the fleet page's included: the runner of the command line
+// (dest/job), but that nothing it does may write to the terminal the
+// explorer draws on (a wait before a retry shows on the exchanges).
+func (a *app) explorerRunner(demoSource bool) *job.Runner {
+	return &job.Runner{
+		HTTP: func(target string) (fetch.Options, error) {
+			o, err := a.http.options(target)
+			o.OnWait, o.OnThrottle = a.logWait, nil
+			if demoSource {
+				o.NoCache = true // the demo lives on a new port each run
+			}
+			return o, err
+		},
+		Resolve: a.sessionResolve,
+		TempDir: a.tempDir,
+		Version: historyVersion(),
+		Log:     a.log(),
+	}
 }
 
 // syncStopWait bounds how long the explorer, as it ends, waits for its
@@ -185,12 +208,12 @@ func stoppedSyncLine(st session.StoppedSync) string {
 	if r.Stopped != state.StoppedInterrupted {
 		what = "stopped (" + esc(r.Stopped) + ")"
 	}
-	done := fmt.Sprintf("%d written", r.Created+r.Updated)
+	done := display.Count(r.Created+r.Updated) + " written"
 	if r.Deleted > 0 {
-		done += fmt.Sprintf(", %d deleted", r.Deleted)
+		done += ", " + display.Count(r.Deleted) + " deleted"
 	}
 	if r.FailedCount > 0 {
-		done += fmt.Sprintf(", %d failed", r.FailedCount)
+		done += ", " + display.Count(r.FailedCount) + " failed"
 	}
 	return fmt.Sprintf("the sync into %s %s: %s; the next run continues (rsx log %s)", esc(st.Dest), what, done, esc(st.Dest))
 }

@@ -75,7 +75,7 @@ func checkTerminal(root *cobra.Command, in, out any) error {
 
 // isTerminalFile tells whether v is a file that is a terminal.
 func isTerminalFile(v any) bool {
-	f, ok := v.(*os.File)
+	f, ok := plainWriter(v).(*os.File)
 	return ok && term.IsTerminal(f.Fd())
 }
 

@@ -5,137 +5,25 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/url"
-	"path/filepath"
-	"slices"
-	"strconv"
+	"log/slog"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 
-	"rsx/dest/fleet"
+	"rsx/dest/engine"
+	"rsx/dest/job"
 	"rsx/display"
+	"rsx/fleet"
 )
 
-// fleetJob is one Source of a fleet run: its settings resolved, and the
-// command line of its own run.
-type fleetJob struct {
-	src   fleet.Source
-	dest  string
-	host  string
-	every time.Duration
-	args  []string
-}
-
-// jobs resolves every Source's settings: its own, then the file's, then the
-// command line's (cmdDest, and the flags given); the command is "sync" or
-// "audit".
-func fleetJobs(f *fleet.File, command, cmdDest string, extra []string) ([]fleetJob, error) {
-	var out []fleetJob
-	for _, s := range f.Sources {
-		j := fleetJob{src: s, dest: firstNonEmpty(s.Dest, f.Dest, cmdDest), every: s.Interval}
-		if j.every == 0 {
-			j.every = f.Interval
-		}
-		if j.dest == "" {
-			return nil, fmt.Errorf("--sources: %s has no destination: give --dest, or dest in the file", s.URL)
-		}
-		if u, err := url.Parse(s.URL); err == nil {
-			j.host = strings.ToLower(u.Host)
-		}
-		// The command line's flags first: the file's settings, after them,
-		// win (a repeated --include or --exclude adds).
-		args := append([]string{command, "--dest", j.dest, "--json"}, extra...)
-		if command == "sync" {
-			for _, re := range firstSlice(s.Include, f.Include) {
-				args = append(args, "--include", re)
-			}
-			for _, re := range firstSlice(s.Exclude, f.Exclude) {
-				args = append(args, "--exclude", re)
-			}
-			if b := firstBool(s.Delete, f.Delete); b != nil && *b {
-				args = append(args, "--delete")
-			}
-			if b := firstBool(s.Checksum, f.Checksum); b != nil && *b {
-				args = append(args, "--checksum")
-			}
-			if m := firstNonEmpty(s.Mode, f.Mode); m != "" {
-				args = append(args, "--mode", m)
-			}
-		}
-		if b := firstBool(s.AllowOtherHosts, f.AllowOtherHosts); b != nil && *b {
-			args = append(args, "--allow-other-hosts")
-		}
-		if r := firstFloat(s.Rate, f.Rate); r != nil {
-			args = append(args, "--rate", strconv.FormatFloat(*r, 'g', -1, 64))
-		}
-		if c := firstInt(s.Concurrency, f.Concurrency); c != nil {
-			args = append(args, "--concurrency", strconv.Itoa(*c))
-		}
-		j.args = append(args, s.URL)
-		out = append(out, j)
-	}
-	return out, nil
-}
-
-func firstNonEmpty(s ...string) string {
-	for _, x := range s {
-		if x != "" {
-			return x
-		}
-	}
-	return ""
-}
-
-func firstSlice(a, b []string) []string {
-	if a != nil {
-		return a
-	}
-	return b
-}
-
-func firstBool(a, b *bool) *bool {
-	if a != nil {
-		return a
-	}
-	return b
-}
-
-func firstFloat(a, b *float64) *float64 {
-	if a != nil {
-		return a
-	}
-	return b
-}
-
-func firstInt(a, b *int) *int {
-	if a != nil {
-		return a
-	}
-	return b
-}
-
-// passedFlags are the command line's flags to hand on to each Source's run:
-// those given, but the fleet's own and those the file sets per Source.
-func passedFlags(cmd *cobra.Command, skip ...string) []string {
-	var out []string
-	cmd.Flags().Visit(func(fl *pflag.Flag) {
-		if slices.Contains(skip, fl.Name) {
-			return
-		}
-		if sv, ok := fl.Value.(pflag.SliceValue); ok {
-			for _, v := range sv.GetSlice() {
-				out = append(out, "--"+fl.Name+"="+v)
-			}
-			return
-		}
-		out = append(out, "--"+fl.Name+"="+fl.Value.String())
-	})
-	return out
-}
+// The fleet (rsx sync --sources FILE, rsx audit --sources FILE) lives in
+// package fleet: the file, the jobs, the rounds, --every and --follow,
+// scheduling typed requests through the runner (dest/job). The command
+// line turns its flags into the requests every Source starts from
+// (fleet.Base), and writes what the fleet tells it: a line per run, the
+// JSON document (or JSON Lines) of the runs.
 
 // fleetResult is one Source's outcome in a fleet run.
 type fleetResult struct {
@@ -147,6 +35,23 @@ type fleetResult struct {
 	Started    string          `json:"started"`
 	Seconds    float64         `json:"seconds"`
 	Result     json.RawMessage `json:"result"`
+	// Held says that the fleet's hold bound cut the Source's run short,
+	// since other Sources waited for its DEST (omitted otherwise): the run
+	// stopped as an interrupted one does, and ran again after them.
+	Held *fleetHeldJSON `json:"held,omitempty"`
+}
+
+// fleetHeldJSON is a run cut short by the fleet's hold bound.
+type fleetHeldJSON struct {
+	// BoundSeconds is the hold bound (the file's hold).
+	BoundSeconds float64 `json:"bound_seconds"`
+	// Waiting names the Sources that waited for the DEST.
+	Waiting []string `json:"waiting"`
+	// Runs counts the Source's runs the bound cut short: 1 in a run's own
+	// line; in a round's document, those before its last run, which is
+	// the one the rest of the object tells of (its held is null when
+	// that one was not cut).
+	Runs int `json:"runs"`
 }
 
 // fleetJSON is rsx sync --sources's (and audit --sources's) JSON document.
@@ -156,34 +61,141 @@ type fleetJSON struct {
 	Failed  int           `json:"failed"`
 }
 
-// runFleet runs command ("sync" or "audit") for every Source of the fleet
-// file: Sources in parallel (parallel at most; never two of one host, nor
-// two of one DEST, at once), each in a run of its own so that one Source's
-// failure never stops the others. With every > 0 it goes on until
-// interrupted, reading the file again before each round and running each
-// Source when its time between runs has passed.
-func (a *app) runFleet(cmd *cobra.Command, command, file, cmdDest string, every time.Duration, asJSON bool, skip []string) error {
-	ctx := cmd.Context()
-	if ctx == nil {
-		ctx = context.Background()
+// fleetRun is a run of a Source as the command line writes it: its JSON
+// object, and the middle of its text line.
+type fleetRun struct {
+	res  fleetResult
+	what string
+}
+
+// fleetRunOf writes a run of the fleet: the Source's own document (rsx
+// sync --json's, or audit --dest --json's; {"error": …} when the run could
+// not start, as the command would print) and its text line's counts.
+func fleetRunOf(r *fleet.Run) (fleetRun, error) {
+	out := fleetRun{res: fleetResult{Source: r.Job.Source.URL, Name: r.Job.Source.Name, Dest: r.Job.Dest, ExitStatus: r.ExitStatus(),
+		Result: json.RawMessage("null")}}
+	if r.NotRun {
+		msg := r.Err().Error()
+		out.res.Error = &msg
+		return out, nil
 	}
-	extra := passedFlags(cmd, skip...)
-	if every > 0 {
-		return a.fleetForever(ctx, command, file, cmdDest, every, asJSON, extra)
+	out.res.Started, out.res.Seconds = r.Started.UTC().Format(time.RFC3339), r.Elapsed.Seconds()
+	if h := r.Held; h != nil {
+		out.res.Held = &fleetHeldJSON{BoundSeconds: h.Bound.Seconds(), Waiting: h.Waiting, Runs: 1}
 	}
-	ff, err := fleet.Read(file)
+	var doc bytes.Buffer
+	switch {
+	case r.Sync != nil && r.Sync.Plan != nil && (r.Sync.DryRun || r.Sync.Result != nil):
+		j := syncJSONOfResult(r.Sync)
+		if err := writeJSON(&doc, j); err != nil {
+			return out, err
+		}
+		out.what = fmt.Sprintf("%s: %d created, %d updated, %d deleted, %d unchanged, %d failed", j.Mode, j.Created, j.Updated, j.Deleted, j.Unchanged, len(j.Failed))
+	case r.Audit != nil && r.Audit.Report != nil:
+		rep := r.Audit.Report
+		if err := writeDestAuditJSON(&doc, rep, r.Audit.Dest); err != nil {
+			return out, err
+		}
+		out.what = fmt.Sprintf("audit: %d same, %d missing, %d changed", rep.Same, rep.Len(engine.ListMissing), rep.Len(engine.ListChanged))
+		if rep.InSync() {
+			out.what += ": in sync"
+		} else {
+			out.what += ": not in sync"
+		}
+	}
+	if err := r.Err(); err != nil || out.res.ExitStatus == exitFailure {
+		msg := "could not run"
+		if err != nil {
+			msg = esc(err.Error())
+		}
+		out.res.Error = &msg
+		if doc.Len() == 0 {
+			// What the command prints when it cannot run.
+			if err := writeJSON(&doc, struct {
+				Error string `json:"error"`
+			}{msg}); err != nil {
+				return out, err
+			}
+		}
+	}
+	if doc.Len() > 0 {
+		out.res.Result = json.RawMessage(bytes.TrimSpace(doc.Bytes()))
+	}
+	return out, nil
+}
+
+// logHeld logs a run the hold bound cut short.
+func logHeld(l *slog.Logger, r *fleet.Run) {
+	l.Warn("hold bound: a run stopped for the Sources waiting for its DEST", "source", redactURL(r.Job.Source.URL), "name", r.Job.Source.Name,
+		"dest", r.Job.Dest, "bound", r.Held.Bound.String(), "waiting", r.Held.Waiting, "held", r.Elapsed.Round(time.Millisecond).String())
+}
+
+// fleetLineText is the line a Source's run gives in the text output.
+func fleetLineText(st textStyles, r fleetRun) string {
+	name := r.res.Source
+	if r.res.Name != "" {
+		name = r.res.Name + " (" + r.res.Source + ")"
+	}
+	secs := time.Duration(r.res.Seconds * float64(time.Second)).Round(time.Millisecond)
+	line := ""
+	switch {
+	case r.res.Error != nil:
+		line = fmt.Sprintf("%s %s → %s: %s (%s)", st.err("✗"), esc(name), esc(r.res.Dest), esc(*r.res.Error), secs)
+	default:
+		mark := st.rule("✓")
+		if r.res.ExitStatus != 0 {
+			mark = st.err("✗")
+		}
+		line = fmt.Sprintf("%s %s → %s: %s (%s)", mark, esc(name), esc(r.res.Dest), r.what, secs)
+	}
+	if h := r.res.Held; h != nil && h.Runs == 1 {
+		line += " " + st.warn(fmt.Sprintf("[held its DEST %s, the hold bound, while %s waited: it runs again after them]",
+			shortDuration(time.Duration(h.BoundSeconds*float64(time.Second))), esc(strings.Join(h.Waiting, ", "))))
+	}
+	return line
+}
+
+// fleetFlags are what the command line gives the fleet.
+type fleetFlags struct {
+	command fleet.Command
+	file    string
+	base    fleet.Base
+	asJSON  bool
+}
+
+// fleetLoader reads the file and resolves its Sources (for --every and
+// --follow, again and again).
+func (f fleetFlags) load() (*fleet.File, []fleet.Job, error) {
+	ff, err := fleet.Read(f.file)
+	if err != nil {
+		return nil, nil, err
+	}
+	jobs, err := fleet.Jobs(ff, f.command, f.base)
+	if err != nil {
+		return nil, nil, err
+	}
+	return ff, jobs, nil
+}
+
+// runFleet runs the command for every Source of the fleet file once:
+// Sources in parallel (parallel at most; never two of one host, nor two of
+// one DEST, at once), each in a run of its own so that one Source's failure
+// never stops the others.
+func (a *app) runFleet(ctx context.Context, f fleetFlags) error {
+	ff, jobs, err := f.load()
 	if err != nil {
 		return failed(err)
 	}
-	jobs, err := fleetJobs(ff, command, cmdDest, extra)
-	if err != nil {
-		return failed(err)
-	}
-	results := a.fleetRound(ctx, jobs, ff.Parallel, asJSON)
+	pr := a.newFleetPrinter(f.asJSON, len(jobs))
+	runs := fleet.Round(ctx, a.runner(), jobs, fleet.RoundOptions{Parallel: ff.Parallel, Hold: ff.HoldBound, Ended: pr.ended, Status: pr.status})
+	pr.clear()
 	if ctx.Err() != nil {
-		return failed(fmt.Errorf("%s --sources: interrupted; the Sources not finished continue at the next run", command))
+		return failed(fmt.Errorf("%s --sources: interrupted; the Sources not finished continue at the next run", f.command))
 	}
-	return a.fleetReport(command, results, asJSON)
+	if pr.err != nil {
+		return failed(pr.err)
+	}
+	return a.fleetReport(string(f.command), pr.results(runs), f.asJSON)
 }
 
 func (a *app) fleetReport(command string, results []fleetResult, asJSON bool) error {
@@ -213,241 +225,136 @@ func (a *app) fleetReport(command string, results []fleetResult, asJSON bool) er
 	return nil
 }
 
-// fleetForever runs rounds until ctx ends: before each, the file is read
-// again (a file that does not read keeps the last good one, and says so);
-// each Source runs when its time between runs has passed since its last
-// start.
-func (a *app) fleetForever(ctx context.Context, command, file, cmdDest string, every time.Duration, asJSON bool, extra []string) error {
-	lastStart := map[string]time.Time{}
-	var last []fleetJob
-	lastParallel := 0
-	for {
-		ff, err := fleet.Read(file)
-		jobs := last
-		parallel := lastParallel
-		if err == nil {
-			jobs, err = fleetJobs(ff, command, cmdDest, extra)
-			parallel = ff.Parallel
+// fleetPrinter writes a round's runs as they end: a line each (without
+// --json), the count under way on a terminal's standard error; it keeps
+// each run's JSON object for the document (or the lines) written after
+// the round.
+type fleetPrinter struct {
+	a      *app
+	asJSON bool
+	st     textStyles
+	mu     sync.Mutex
+	done   map[*fleet.Run]fleetResult
+	cut    map[int]int // runs of a job cut by the hold bound in the round
+	err    error
+}
+
+func (a *app) newFleetPrinter(asJSON bool, _ int) *fleetPrinter {
+	return &fleetPrinter{a: a, asJSON: asJSON, st: newTextStyles(useColor(a.out)), done: map[*fleet.Run]fleetResult{}, cut: map[int]int{}}
+}
+
+// ended is fleet.RoundOptions.Ended.
+func (p *fleetPrinter) ended(i int, r *fleet.Run) {
+	fr, err := fleetRunOf(r)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if err != nil && p.err == nil {
+		p.err = err
+	}
+	if r.Held != nil {
+		p.cut[i]++
+		logHeld(p.a.log(), r)
+	}
+	p.done[r] = fr.res
+	if !p.asJSON {
+		if isTerminal(p.a.err) {
+			fmt.Fprint(p.a.err, "\r\x1b[K")
 		}
-		if err != nil {
-			if last == nil {
-				return failed(err)
-			}
-			fmt.Fprintf(a.err, "rsx: %s --sources: %s; the last good list goes on\n", command, esc(err.Error()))
-			jobs = last
+		fmt.Fprintln(p.a.out, fleetLineText(p.st, fr))
+	}
+}
+
+// status is fleet.RoundOptions.Status.
+func (p *fleetPrinter) status(running, done, total int) {
+	if isTerminal(p.a.err) && !p.asJSON {
+		fmt.Fprintf(p.a.err, "\r\x1b[Kfleet: %d running, %d of %d done", running, done, total)
+	}
+}
+
+func (p *fleetPrinter) clear() {
+	if isTerminal(p.a.err) && !p.asJSON {
+		fmt.Fprint(p.a.err, "\r\x1b[K")
+	}
+}
+
+// result is the JSON object of a run written before (or, for a run not
+// started, now).
+func (p *fleetPrinter) result(r *fleet.Run) fleetResult {
+	p.mu.Lock()
+	fr, ok := p.done[r]
+	p.mu.Unlock()
+	if !ok {
+		out, _ := fleetRunOf(r)
+		fr = out.res
+	}
+	return fr
+}
+
+// results are the objects of a round's last run of each Source, in the
+// file's order; a Source cut short by the hold bound before its last run
+// says how many times.
+func (p *fleetPrinter) results(runs []*fleet.Run) []fleetResult {
+	out := make([]fleetResult, len(runs))
+	for i, r := range runs {
+		out[i] = p.result(r)
+		if len(r.Cut) > 0 {
+			h := r.Cut[len(r.Cut)-1].Held
+			out[i].Held = &fleetHeldJSON{BoundSeconds: h.Bound.Seconds(), Waiting: h.Waiting, Runs: len(r.Cut)}
 		}
-		last, lastParallel = jobs, parallel
-		now := time.Now()
-		var due []fleetJob
-		next := now.Add(every)
-		for _, j := range jobs {
-			if j.every == 0 {
-				j.every = every
+	}
+	return out
+}
+
+// fleetForever is --every: rounds until ctx ends; with --json each run is
+// a JSON line, written in the file's order after its round.
+func (a *app) fleetForever(ctx context.Context, f fleetFlags, every time.Duration) error {
+	var pr *fleetPrinter
+	o := fleet.EveryOptions{
+		Every: every,
+		Load:  f.load,
+		Rounded: func(runs []*fleet.Run) {
+			defer func() { pr.done = map[*fleet.Run]fleetResult{} }() // the round's objects are written
+			if !f.asJSON {
+				return
 			}
-			key := j.src.URL + "\x00" + j.dest
-			t, ok := lastStart[key]
-			if !ok || !now.Before(t.Add(j.every)) {
-				due = append(due, j)
-				lastStart[key] = now
-				t = now
-			}
-			if n := t.Add(j.every); n.Before(next) {
-				next = n
-			}
-		}
-		if len(due) > 0 {
-			results := a.fleetRound(ctx, due, parallel, asJSON)
-			if ctx.Err() != nil {
-				return nil
-			}
-			if asJSON {
-				for _, r := range results {
-					if err := writeJSONLine(a.out, r); err != nil {
-						return failed(err)
+			for _, r := range runs {
+				for _, c := range r.Cut {
+					if err := writeJSONLine(a.out, pr.result(c)); err != nil && pr.err == nil {
+						pr.err = err
 					}
 				}
-			}
-		}
-		wait := time.Until(next)
-		if !asJSON {
-			fmt.Fprintf(a.err, "rsx: %s --sources: next run %s (ctrl-c stops)\n", command, next.Local().Format("2006-01-02 15:04:05"))
-		}
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-time.After(max(wait, time.Second)):
-		}
-	}
-}
-
-// fleetRound runs jobs once and returns their results in the file's order.
-// Without asJSON it prints one line per Source as each ends, and the
-// number running and done on standard error.
-func (a *app) fleetRound(ctx context.Context, jobs []fleetJob, parallel int, asJSON bool) []fleetResult {
-	if parallel <= 0 {
-		parallel = 4
-	}
-	results := make([]fleetResult, len(jobs))
-	var mu sync.Mutex
-	cond := sync.NewCond(&mu)
-	busyHost := map[string]bool{}
-	busyDest := map[string]bool{}
-	started := make([]bool, len(jobs))
-	running, done := 0, 0
-	st := newTextStyles(useColor(a.out))
-	status := func() {
-		if isTerminal(a.err) && !asJSON {
-			fmt.Fprintf(a.err, "\r\x1b[Kfleet: %s running, %s of %s done", display.Count(running), display.Count(done), display.Count(len(jobs)))
-		}
-	}
-	var wg sync.WaitGroup
-	mu.Lock()
-	for done+running < len(jobs) || running > 0 {
-		if ctx.Err() != nil && running == 0 {
-			break
-		}
-		// Start what may start.
-		startedOne := false
-		for i, j := range jobs {
-			if started[i] || running >= parallel || ctx.Err() != nil {
-				continue
-			}
-			dkey := filepath.Clean(j.dest)
-			if busyHost[j.host] || busyDest[dkey] {
-				continue
-			}
-			started[i], busyHost[j.host], busyDest[dkey] = true, true, true
-			running++
-			startedOne = true
-			wg.Add(1)
-			go func(i int, j fleetJob, dkey string) {
-				defer wg.Done()
-				r := a.runOne(ctx, j)
-				mu.Lock()
-				results[i] = r
-				busyHost[j.host], busyDest[dkey] = false, false
-				running--
-				done++
-				if !asJSON {
-					if isTerminal(a.err) {
-						fmt.Fprint(a.err, "\r\x1b[K")
-					}
-					a.fleetLine(st, r)
+				if err := writeJSONLine(a.out, pr.result(r)); err != nil && pr.err == nil {
+					pr.err = err
 				}
-				status()
-				cond.Broadcast()
-				mu.Unlock()
-			}(i, j, dkey)
-		}
-		if startedOne {
-			status()
-		}
-		if done == len(jobs) || (ctx.Err() != nil && running == 0) {
-			break
-		}
-		cond.Wait()
+			}
+		},
+		FileError: func(err error) {
+			fmt.Fprintf(a.err, "rsx: %s --sources: %s; the last good list goes on\n", f.command, esc(err.Error()))
+		},
+		Next: func(t time.Time) {
+			pr.clear()
+			if !f.asJSON {
+				fmt.Fprintf(a.err, "rsx: %s --sources: next run %s (ctrl-c stops)\n", f.command, t.Local().Format("2006-01-02 15:04:05"))
+			}
+		},
 	}
-	mu.Unlock()
-	wg.Wait()
-	if isTerminal(a.err) && !asJSON {
-		fmt.Fprint(a.err, "\r\x1b[K")
+	pr = a.newFleetPrinter(f.asJSON, 0)
+	o.Round = fleet.RoundOptions{Ended: pr.ended, Status: pr.status}
+	if err := fleet.Every(ctx, a.runner(), o); err != nil {
+		return failed(err)
 	}
-	for i := range results {
-		if !started[i] {
-			msg := "not run: interrupted"
-			results[i] = fleetResult{Source: jobs[i].src.URL, Name: jobs[i].src.Name, Dest: jobs[i].dest, ExitStatus: exitFailure, Error: &msg, Result: json.RawMessage("null")}
-		}
+	if pr.err != nil {
+		return failed(fmt.Errorf("%s --sources: write: %w", f.command, pr.err))
 	}
-	return results
-}
-
-// runOne runs one Source's command, as its own rsx run, and reads its JSON.
-// The run ends, as on SIGINT, when ctx is done.
-func (a *app) runOne(ctx context.Context, j fleetJob) fleetResult {
-	return a.runOneNotified(ctx, j, nil)
-}
-
-// runOneNotified is runOne for a following fleet: n (nil: none) carries the
-// notifications the run answers in, and what it made of them out.
-func (a *app) runOneNotified(ctx context.Context, j fleetJob, n *notifiedRun) fleetResult {
-	start := time.Now()
-	var out, errb bytes.Buffer
-	code := runWith(j.args, streams{in: strings.NewReader(""), out: &out, err: &errb}, func(sub *app) {
-		sub.base = ctx
-		sub.http.transport = a.http.transport
-		sub.cfg, sub.env = a.cfg, a.env // the same file: each run resolves a named --dest itself
-		sub.notified = n
-	})
-	r := fleetResult{Source: j.src.URL, Name: j.src.Name, Dest: j.dest, ExitStatus: code, Started: start.UTC().Format(time.RFC3339),
-		Seconds: time.Since(start).Seconds(), Result: json.RawMessage("null")}
-	raw := bytes.TrimSpace(out.Bytes())
-	var probe struct {
-		Error *string `json:"error"`
-	}
-	if len(raw) > 0 && json.Valid(raw) {
-		r.Result = json.RawMessage(raw)
-		if json.Unmarshal(raw, &probe) == nil && probe.Error != nil {
-			r.Error = probe.Error
-		}
-	}
-	if r.Error == nil && code == exitFailure {
-		msg := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(errb.String()), "rsx: "))
-		if msg == "" {
-			msg = "could not run"
-		}
-		r.Error = &msg
-	}
-	return r
-}
-
-// fleetLine is the one line a Source's run gives in the text output.
-func (a *app) fleetLine(st textStyles, r fleetResult) {
-	fmt.Fprintln(a.out, fleetLineText(st, r))
-}
-
-// fleetLineText is fleetLine's line, without its end.
-func fleetLineText(st textStyles, r fleetResult) string {
-	name := r.Source
-	if r.Name != "" {
-		name = r.Name + " (" + r.Source + ")"
-	}
-	secs := time.Duration(r.Seconds * float64(time.Second)).Round(time.Millisecond)
-	if r.Error != nil {
-		return fmt.Sprintf("%s %s → %s: %s (%s)", st.err("✗"), esc(name), esc(r.Dest), esc(*r.Error), secs)
-	}
-	var s struct {
-		Mode                                          string `json:"mode"`
-		Created, Updated, Deleted, Unchanged, Skipped int
-		Failed                                        []json.RawMessage `json:"failed"`
-		InSync                                        *bool             `json:"in_sync"`
-		Missing                                       []json.RawMessage `json:"missing"`
-		Changed                                       []json.RawMessage `json:"changed"`
-		Same                                          int               `json:"same"`
-	}
-	_ = json.Unmarshal(r.Result, &s)
-	mark := st.rule("✓")
-	if r.ExitStatus != 0 {
-		mark = st.err("✗")
-	}
-	var what string
-	if s.InSync != nil {
-		what = fmt.Sprintf("audit: %s same, %s missing, %s changed", display.Count(s.Same), display.Count(len(s.Missing)), display.Count(len(s.Changed)))
-		if *s.InSync {
-			what += ": in sync"
-		} else {
-			what += ": not in sync"
-		}
-	} else {
-		what = fmt.Sprintf("%s: %s created, %s updated, %s deleted, %s unchanged, %s failed", s.Mode, display.Count(s.Created), display.Count(s.Updated), display.Count(s.Deleted), display.Count(s.Unchanged), display.Count(len(s.Failed)))
-	}
-	return fmt.Sprintf("%s %s → %s: %s (%s)", mark, esc(name), esc(r.Dest), what, secs)
+	return nil
 }
 
 // addSources gives a command whose runs take one URL (sync, audit) the
 // options --sources FILE and --every D: with --sources it takes no URL and
 // runs for every Source of FILE. asJSON and dest are the command's --json
-// and --dest.
-func (a *app) addSources(cmd *cobra.Command, asJSON *bool, dest *string) {
+// and --dest; base gives the requests every Source starts from (the
+// command's flags).
+func (a *app) addSources(cmd *cobra.Command, asJSON *bool, dest *string, base func(c *cobra.Command) (fleet.Base, error)) {
 	var file string
 	var every, debounce time.Duration
 	fl := cmd.Flags()
@@ -462,11 +369,12 @@ func (a *app) addSources(cmd *cobra.Command, asJSON *bool, dest *string) {
 --sources FILE runs the command for every Source of FILE (one Capability List
 URL a line, or TOML with each Source's settings: docs/fleet.md) instead of one
 URL: in parallel, never two of one host nor two of one DEST at once; one
-Source's failure never stops the others. --every D goes on until interrupted,
-running each Source again D after its last start (the file is read again each
-round).`
+Source's failure never stops the others, and none holds a DEST that others
+wait for longer than the file's hold (default 3m: its run stops and runs
+again after them). --every D goes on until interrupted, running each Source
+again D after its last start (the file is read again each round).`
 	if cmd.Flags().Lookup("follow") != nil {
-		fl.DurationVar(&debounce, "debounce", defaultFleetDebounce, "with --sources --follow: wait this long after a Source's notification before its run (the notifications meanwhile bring the same run)")
+		fl.DurationVar(&debounce, "debounce", fleet.DefaultDebounce, "with --sources --follow: wait this long after a Source's notification before its run (the notifications meanwhile bring the same run)")
 		cmd.Long += fmt.Sprintf(`
 
 --sources FILE --follow follows the fleet's Sources until interrupted: each
@@ -483,7 +391,7 @@ wins): that is how a Source with no channel is followed. Each run is a line
 (--json: JSON Lines of every event), and is recorded in its DEST's history
 (rsx log). SIGINT or SIGTERM stops the runs under way as they stop a sync
 (the next run continues) and ends with 0, or 1 when a Source's last run
-failed.`, shortDuration(defaultFleetDebounce), shortDuration(defaultFleetFollowEvery))
+failed.`, shortDuration(fleet.DefaultDebounce), shortDuration(fleet.DefaultFollowEvery))
 		cmd.Example += "\n  rsx sync --sources fleet.toml --every 6h   # every Source every 6 hours, until ctrl-c" +
 			"\n  rsx sync --sources fleet.toml --follow     # every Source when it notifies a change, until ctrl-c"
 	} else {
@@ -513,29 +421,37 @@ failed.`, shortDuration(defaultFleetDebounce), shortDuration(defaultFleetFollowE
 		if every != 0 && every < least {
 			return failed(fmt.Errorf("%s --sources: --every %s: give %s or more", c.Name(), every, least))
 		}
-		d := ""
-		if fl.Changed("dest") {
-			d = *dest
-		}
-		skip := []string{"sources", "every", "dest", "json", "follow", "debounce"}
 		follow := fl.Lookup("follow") != nil && fl.Lookup("follow").Value.String() == "true"
+		if follow && fl.Changed("poll-interval") {
+			return failed(fmt.Errorf("%s --sources --follow: --poll-interval is for one Source; --every D is the time between two runs of a Source", c.Name()))
+		}
+		b, err := base(c)
+		if err != nil {
+			return failed(err)
+		}
+		if fl.Changed("dest") {
+			b.Dest = *dest
+		}
+		f := fleetFlags{command: fleet.Command(c.Name()), file: file, base: b, asJSON: *asJSON}
+		ctx := c.Context()
+		if ctx == nil {
+			ctx = context.Background()
+		}
 		if !follow {
 			if fl.Changed("debounce") {
 				return failed(fmt.Errorf("%s --sources: --debounce goes with --follow", c.Name()))
 			}
-			if every > 0 {
-				// Runs every D until stopped, as --follow: SIGINT or
-				// SIGTERM is its end, not a failure (each Source's run
-				// stops as an interrupted rsx sync does).
-				if c.Annotations == nil {
-					c.Annotations = map[string]string{}
-				}
-				c.Annotations[annotationEndsOnSignal] = "every"
+			if every == 0 {
+				return a.runFleet(ctx, f)
 			}
-			return a.runFleet(c, c.Name(), file, d, every, *asJSON, skip)
-		}
-		if fl.Changed("poll-interval") {
-			return failed(fmt.Errorf("%s --sources --follow: --poll-interval is for one Source; --every D is the time between two runs of a Source", c.Name()))
+			// Runs every D until stopped, as --follow: SIGINT or SIGTERM
+			// is its end, not a failure (each Source's run stops as an
+			// interrupted rsx sync does).
+			if c.Annotations == nil {
+				c.Annotations = map[string]string{}
+			}
+			c.Annotations[annotationEndsOnSignal] = "every"
+			return a.fleetForever(ctx, f, every)
 		}
 		if debounce < 0 {
 			return failed(fmt.Errorf("%s --sources --follow: --debounce must not be negative", c.Name()))
@@ -545,14 +461,29 @@ failed.`, shortDuration(defaultFleetDebounce), shortDuration(defaultFleetFollowE
 			c.Annotations = map[string]string{}
 		}
 		c.Annotations[annotationEndsOnSignal] = "follow"
-		ctx := c.Context()
-		if ctx == nil {
-			ctx = context.Background()
-		}
 		given := every != 0
 		if !given {
-			every = defaultFleetFollowEvery
+			every = fleet.DefaultFollowEvery
 		}
-		return a.fleetFollow(ctx, c.Name(), file, d, every, given, debounce, *asJSON, passedFlags(c, skip...))
+		return a.fleetFollow(ctx, f, every, given, debounce)
 	}
+}
+
+// syncFleetBase is the request every Source of rsx sync --sources starts
+// from: the command's flags.
+func (f *syncFlags) fleetBase(c *cobra.Command) (fleet.Base, error) {
+	req, err := f.request(c, "")
+	if err != nil {
+		return fleet.Base{}, err
+	}
+	return fleet.Base{Sync: req}, nil
+}
+
+// auditFleetBase is the request every Source of rsx audit --sources starts
+// from.
+func (f *auditFlags) fleetBase(c *cobra.Command) (fleet.Base, error) {
+	if err := f.destOnly(c); err != nil {
+		return fleet.Base{}, err
+	}
+	return fleet.Base{Audit: job.AuditRequest{AllowOtherHosts: f.allowOtherHosts, Keep: maxTextLines, RequireCopy: true, Wait: f.wait}}, nil
 }

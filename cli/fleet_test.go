@@ -9,8 +9,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"rsx/dest/fleet"
 )
 
 // lockedBuf is a buffer one goroutine writes while another reads.
@@ -102,57 +100,26 @@ include = ["\\.json$"]
 	}
 }
 
-func TestFleetFile(t *testing.T) {
+// The command line's checks of --sources; the file itself is package
+// fleet's (fleet/file_test.go).
+func TestFleetCommandLine(t *testing.T) {
 	dir := t.TempDir()
 	write := func(s string) string {
 		p := filepath.Join(dir, "f")
 		os.WriteFile(p, []byte(s), 0o644)
 		return p
 	}
-	// A plain list.
-	f, err := fleet.Read(write("# my Sources\nhttp://a.example/cap.xml\n\n  https://b.example/cap.xml  \n"))
-	if err != nil || len(f.Sources) != 2 || f.Sources[1].URL != "https://b.example/cap.xml" {
-		t.Fatalf("plain list: %+v %v", f, err)
-	}
-	jobs, err := fleetJobs(f, "sync", "/d", []string{"--rate=0"})
-	if err != nil || len(jobs) != 2 || strings.Join(jobs[0].args, " ") != "sync --dest /d --json --rate=0 http://a.example/cap.xml" {
-		t.Errorf("jobs: %+v %v", jobs, err)
-	}
-	if _, err := fleetJobs(f, "sync", "", nil); err == nil || !strings.Contains(err.Error(), "no destination") {
-		t.Errorf("no dest: %v", err)
-	}
-	// The file's settings win over the command line's.
-	f, err = fleet.Read(write("rate = 1.5\ndelete = true\n[[source]]\nurl = \"http://a.example/c\"\nconcurrency = 2\ninclude = [\"x\"]\n[[source]]\nurl = \"http://b.example/c\"\ndelete = false\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	jobs, _ = fleetJobs(f, "sync", "/d", []string{"--rate=9"})
-	if got := strings.Join(jobs[0].args, " "); got != "sync --dest /d --json --rate=9 --include x --delete --rate 1.5 --concurrency 2 http://a.example/c" {
-		t.Errorf("args: %s", got)
-	}
-	if got := strings.Join(jobs[1].args, " "); strings.Contains(got, "--delete") {
-		t.Errorf("delete = false in the Source: %s", got)
-	}
-	for _, tc := range []struct{ file, want string }{
-		{"[[source]]\nurl = \"ftp://x/\"\n", "not an http(s) URL"},
-		{"[[source]]\nurl = \"http://x/\"\ncolour = \"red\"\n", "unknown settings source.colour"},
-		{"[[source]]\nurl = \"http://x/\"\nmode = \"fast\"\n", "mode \"fast\""},
-		{"[[source]]\nurl = \"http://x/\"\ninclude = [\"(\"]\n", "not a regular expression"},
-		{"[[source]]\nurl = \"http://x/\"\n[[source]]\nurl = \"http://x/\"\n", "listed twice"},
-		{"dest = \"/d\"\n", "no [[source]] table"},
-		{"# nothing\n", "no Source in it"},
-		{"[[source]]\nurl = \"http://x/\"\nevery = \"5s\"\n", "a minute or more"},
-		{"[[source\n", "toml: line 2"},
-	} {
-		if _, err := fleet.Read(write(tc.file)); err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%q: %v, want %q", tc.file, err, tc.want)
-		}
-	}
 	if code, _, stderr := runCmd(t, "sync", "--sources", write("http://x.example/c\n"), "http://y.example/c"); code != 2 || !strings.Contains(stderr, "give no URL") {
 		t.Errorf("URL and --sources: %d %s", code, stderr)
 	}
 	if code, _, stderr := runCmd(t, "sync", "--every", "1h", "--dest", dir, "http://y.example/c"); code != 2 || !strings.Contains(stderr, "--every goes with --sources") {
 		t.Errorf("--every alone: %d %s", code, stderr)
+	}
+	if code, _, stderr := runCmd(t, "sync", "--sources", write("http://x.example/c\n")); code != 2 || !strings.Contains(stderr, "no destination") {
+		t.Errorf("no destination: %d %s", code, stderr)
+	}
+	if code, _, stderr := runCmd(t, "audit", "--sources", write("http://x.example/c\n"), "--dest", dir, "--sample", "3"); code != 2 || !strings.Contains(stderr, "option of the spot audit") {
+		t.Errorf("audit --sources --sample: %d %s", code, stderr)
 	}
 }
 
@@ -163,14 +130,16 @@ func TestFleetForeverRereadsTheFile(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "fleet.txt")
 	os.WriteFile(file, []byte(good+"/dataset2/capabilitylist.xml\n"), 0o644)
-	a, _ := newApp(streams{in: strings.NewReader(""), out: &strings.Builder{}, err: &strings.Builder{}})
-	out := &lockedBuf{}
-	a.out = out
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	done := make(chan error, 1)
+	out := &lockedBuf{}
+	done := make(chan int, 1)
 	go func() {
-		done <- a.fleetForever(ctx, "sync", file, filepath.Join(dir, "copy"), 300*time.Millisecond, true, []string{"--no-cache", "--rate=0"})
+		done <- runWith([]string{"--no-cache", "--rate", "0", "sync", "--sources", file, "--dest", filepath.Join(dir, "copy"), "--every", "300ms", "--json"},
+			streams{in: strings.NewReader(""), out: out, err: &lockedBuf{}}, func(a *app) {
+				a.base = ctx
+				a.fleetTimes = fleetTimes{minEvery: time.Millisecond}
+			})
 	}()
 	deadline := time.Now().Add(60 * time.Second)
 	added := false
@@ -185,8 +154,8 @@ func TestFleetForeverRereadsTheFile(t *testing.T) {
 		}
 	}
 	cancel()
-	if err := <-done; err != nil {
-		t.Fatal(err)
+	if code := <-done; code != 0 {
+		t.Fatalf("exit %d", code)
 	}
 	if !strings.Contains(out.String(), "/dataset1/capabilitylist.xml") {
 		t.Errorf("the Source added to the file was not run:\n%s", out.String())

@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+
+	"rsx/fleet"
 )
 
 // changingSource is a small Source on its own httptest server: one
@@ -384,7 +386,7 @@ func TestSyncSourcesFollowNotification(t *testing.T) {
 	file := writeFleet(t, dir, a, b, c)
 	f := startFleetFollow(t, file, "--every", "1h", "--debounce", "200ms")
 	for _, s := range []*changingSource{a, b, c} {
-		l := f.wait(1, 20*time.Second, "start run of "+s.capList(), runOf(s, reasonStart))[0]
+		l := f.wait(1, 20*time.Second, "start run of "+s.capList(), runOf(s, fleet.ReasonStart))[0]
 		if l.ExitStatus != 0 || l.mode() != "baseline" {
 			t.Fatalf("start run of %s: exit %d, mode %q: %+v", s.capList(), l.ExitStatus, l.mode(), l)
 		}
@@ -399,7 +401,7 @@ func TestSyncSourcesFollowNotification(t *testing.T) {
 
 	a.change()
 	a.notify()
-	l := f.wait(1, 10*time.Second, "run of a after its notification", runOf(a, reasonNotification))[0]
+	l := f.wait(1, 10*time.Second, "run of a after its notification", runOf(a, fleet.ReasonNotification))[0]
 	if l.ExitStatus != 0 || l.mode() != "incremental" || l.updated() != 1 || l.Notifications != 1 {
 		t.Errorf("run after the notification: exit %d, mode %q, updated %d, notifications %d\n%s", l.ExitStatus, l.mode(), l.updated(), l.Notifications, l.Result)
 	}
@@ -423,9 +425,9 @@ func TestSyncSourcesFollowNotification(t *testing.T) {
 	a.notify()
 	a.notify()
 	a.notify()
-	f.wait(2, 10*time.Second, "run of a after the burst", runOf(a, reasonNotification))
+	f.wait(2, 10*time.Second, "run of a after the burst", runOf(a, fleet.ReasonNotification))
 	time.Sleep(600 * time.Millisecond) // three debounces: a second run would have started
-	runs := f.wait(2, time.Second, "runs of a", runOf(a, reasonNotification))
+	runs := f.wait(2, time.Second, "runs of a", runOf(a, fleet.ReasonNotification))
 	if len(runs) != 2 || runs[1].Notifications != 3 || runs[1].updated() != 1 {
 		t.Errorf("the burst of three notifications brought %d runs (the last answering %d notifications, %d updated)", len(runs)-1, runs[len(runs)-1].Notifications, runs[len(runs)-1].updated())
 	}
@@ -454,8 +456,9 @@ func TestSyncSourcesFollowNotification(t *testing.T) {
 func TestSyncSourcesFollowReconnects(t *testing.T) {
 	a := newChangingSource(t, true)
 	dir := t.TempDir()
-	f := startFleetFollow(t, writeFleet(t, dir, a), "--every", "1h", "--debounce", "50ms")
-	f.wait(1, 20*time.Second, "start run", runOf(a, reasonStart))
+	logFile := filepath.Join(dir, "rsx.log")
+	f := startFleetFollow(t, writeFleet(t, dir, a), "--every", "1h", "--debounce", "50ms", "--log-file", logFile)
+	f.wait(1, 20*time.Second, "start run", runOf(a, fleet.ReasonStart))
 	// A change the Source makes while the channel is down: no
 	// notification will bring it.
 	a.change()
@@ -465,18 +468,22 @@ func TestSyncSourcesFollowReconnects(t *testing.T) {
 	if !rc.CatchUp {
 		t.Errorf("reconnection without a catch-up: %+v", rc)
 	}
-	l := f.wait(1, 10*time.Second, "catch-up run", runOf(a, reasonReconnected))[0]
+	l := f.wait(1, 10*time.Second, "catch-up run", runOf(a, fleet.ReasonReconnected))[0]
 	if l.ExitStatus != 0 || l.mode() != "incremental" || l.updated() != 1 {
 		t.Errorf("catch-up run: exit %d, mode %q, updated %d\n%s", l.ExitStatus, l.mode(), l.updated(), l.Result)
 	}
 	// The new connection brings notifications as the first did.
 	a.change()
 	a.notify()
-	if l := f.wait(1, 10*time.Second, "run after a notification", runOf(a, reasonNotification))[0]; l.updated() != 1 {
+	if l := f.wait(1, 10*time.Second, "run after a notification", runOf(a, fleet.ReasonNotification))[0]; l.updated() != 1 {
 		t.Errorf("run after the reconnection's notification: %s", l.Result)
 	}
 	if code := f.stop(); code != 0 {
 		t.Errorf("exit %d", code)
+	}
+	// The log file keeps the drop.
+	if l := logLines(t, logFile, "notification channel dropped"); len(l) != 1 || l[0]["channel"] != "ws"+strings.TrimPrefix(a.srv.URL, "http")+"/notify" {
+		t.Errorf("the log's drops: %v", l)
 	}
 }
 
@@ -485,9 +492,9 @@ func TestSyncSourcesFollowPolls(t *testing.T) {
 	c := newChangingSource(t, false)
 	dir := t.TempDir()
 	f := startFleetFollow(t, writeFleet(t, dir, c), "--every", "300ms")
-	f.wait(1, 20*time.Second, "start run", runOf(c, reasonStart))
+	f.wait(1, 20*time.Second, "start run", runOf(c, fleet.ReasonStart))
 	c.change()
-	polls := f.wait(2, 10*time.Second, "two polls", runOf(c, reasonPoll))
+	polls := f.wait(2, 10*time.Second, "two polls", runOf(c, fleet.ReasonPoll))
 	if polls[0].updated()+polls[1].updated() != 1 || polls[0].mode() != "incremental" {
 		t.Errorf("polls: %s / %s", polls[0].Result, polls[1].Result)
 	}
@@ -578,11 +585,11 @@ func TestSyncSourcesFollowRereadsTheFile(t *testing.T) {
 	dir := t.TempDir()
 	file := writeFleet(t, dir, a)
 	f := startFleetFollowTimes(t, fleetTimes{minEvery: time.Millisecond, reread: 100 * time.Millisecond}, file, "--every", "1h", "--debounce", "10ms")
-	f.wait(1, 20*time.Second, "start run of a", runOf(a, reasonStart))
+	f.wait(1, 20*time.Second, "start run of a", runOf(a, fleet.ReasonStart))
 	writeFleet(t, dir, b) // a goes, b comes (b is s0 now, with a's DEST)
 	f.wait(1, 10*time.Second, "b added", func(l fleetFollowLine) bool { return l.Event == "added" && l.Source == b.capList() })
 	f.wait(1, 10*time.Second, "a removed", func(l fleetFollowLine) bool { return l.Event == "removed" && l.Source == a.capList() })
-	f.wait(1, 20*time.Second, "start run of b", runOf(b, reasonStart))
+	f.wait(1, 20*time.Second, "start run of b", runOf(b, fleet.ReasonStart))
 	deadline := time.Now().Add(5 * time.Second)
 	for a.subscribers() > 0 && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
@@ -594,7 +601,7 @@ func TestSyncSourcesFollowRereadsTheFile(t *testing.T) {
 	a.notify()
 	b.change()
 	b.notify()
-	f.wait(1, 10*time.Second, "run of b after its notification", runOf(b, reasonNotification))
+	f.wait(1, 10*time.Second, "run of b after its notification", runOf(b, fleet.ReasonNotification))
 	if n := f.count(runOf(a, "")); n != 1 {
 		t.Errorf("a ran %d times, want once (before it left the file)", n)
 	}
@@ -635,12 +642,12 @@ func TestSyncSourcesFollowAppliesNotifications(t *testing.T) {
 	dir := t.TempDir()
 	dest := filepath.Join(dir, "copy0")
 	f := startFleetFollow(t, writeFleet(t, dir, a), "--every", "1h", "--debounce", "50ms")
-	f.wait(1, 20*time.Second, "start run", runOf(a, reasonStart))
+	f.wait(1, 20*time.Second, "start run", runOf(a, fleet.ReasonStart))
 	f.wait(1, 5*time.Second, "connection", func(l fleetFollowLine) bool { return l.Event == "connected" })
 	lists := a.listReads()
 	a.change()
 	a.notify()
-	l := f.wait(1, 10*time.Second, "run after the notification", runOf(a, reasonNotification))[0]
+	l := f.wait(1, 10*time.Second, "run after the notification", runOf(a, fleet.ReasonNotification))[0]
 	if l.ExitStatus != 0 || l.Via != "notifications" || l.Fallback != "" || l.updated() != 1 || l.mode() != "incremental" {
 		t.Errorf("run after the notification: exit %d, via %q (%s), mode %q, updated %d\n%s", l.ExitStatus, l.Via, l.Fallback, l.mode(), l.updated(), l.Result)
 	}
@@ -668,20 +675,27 @@ func TestSyncSourcesFollowGapReadsTheChangeLists(t *testing.T) {
 	a := newChangingSource(t, true)
 	dir := t.TempDir()
 	dest := filepath.Join(dir, "copy0")
-	f := startFleetFollow(t, writeFleet(t, dir, a), "--every", "1h", "--debounce", "50ms")
-	f.wait(1, 20*time.Second, "start run", runOf(a, reasonStart))
+	logFile := filepath.Join(dir, "rsx.log")
+	t.Cleanup(func() {
+		// The log file keeps the fallback to the lists.
+		if l := logLines(t, logFile, "notifications not applied alone: the lists are read"); len(l) != 1 || !strings.Contains(fmt.Sprint(l[0]["why"]), "a gap") {
+			t.Errorf("the log's fallbacks: %v", l)
+		}
+	})
+	f := startFleetFollow(t, writeFleet(t, dir, a), "--every", "1h", "--debounce", "50ms", "--log-file", logFile)
+	f.wait(1, 20*time.Second, "start run", runOf(a, fleet.ReasonStart))
 	f.wait(1, 5*time.Second, "connection", func(l fleetFollowLine) bool { return l.Event == "connected" })
 
 	a.change()
 	a.notifyPeriod(a.t0, a.changed(1))
-	if l := f.wait(1, 10*time.Second, "run after the first notification", runOf(a, reasonNotification))[0]; l.Via != "notifications" || l.updated() != 1 {
+	if l := f.wait(1, 10*time.Second, "run after the first notification", runOf(a, fleet.ReasonNotification))[0]; l.Via != "notifications" || l.updated() != 1 {
 		t.Fatalf("first notification: via %q (%s), updated %d", l.Via, l.Fallback, l.updated())
 	}
 	a.change() // its notification is lost
 	a.change()
 	lists := a.listReads()
 	a.notifyPeriod(a.changed(2), a.changed(3))
-	l := f.wait(2, 10*time.Second, "run after the notification after the gap", runOf(a, reasonNotification))[1]
+	l := f.wait(2, 10*time.Second, "run after the notification after the gap", runOf(a, fleet.ReasonNotification))[1]
 	if l.ExitStatus != 0 || l.Via != "lists" || !strings.Contains(l.Fallback, "a gap") || l.updated() != 1 {
 		t.Errorf("run after the gap: exit %d, via %q, fallback %q, updated %d\n%s", l.ExitStatus, l.Via, l.Fallback, l.updated(), l.Result)
 	}
@@ -694,7 +708,7 @@ func TestSyncSourcesFollowGapReadsTheChangeLists(t *testing.T) {
 	a.change()
 	lists = a.listReads()
 	a.notifyPeriod(a.changed(3), a.changed(4))
-	l = f.wait(3, 10*time.Second, "run after the next notification", runOf(a, reasonNotification))[2]
+	l = f.wait(3, 10*time.Second, "run after the next notification", runOf(a, fleet.ReasonNotification))[2]
 	if l.Via != "notifications" || l.updated() != 1 || a.listReads() != lists {
 		t.Errorf("the notification after the gap's run: via %q (%s), updated %d, Change List read %d times", l.Via, l.Fallback, l.updated(), a.listReads()-lists)
 	}
@@ -710,7 +724,7 @@ func TestSyncSourcesFollowMalformedReadsTheChangeLists(t *testing.T) {
 	a := newChangingSource(t, true)
 	dir := t.TempDir()
 	f := startFleetFollow(t, writeFleet(t, dir, a), "--every", "1h", "--debounce", "50ms")
-	f.wait(1, 20*time.Second, "start run", runOf(a, reasonStart))
+	f.wait(1, 20*time.Second, "start run", runOf(a, fleet.ReasonStart))
 	f.wait(1, 5*time.Second, "connection", func(l fleetFollowLine) bool { return l.Event == "connected" })
 	a.change()
 	a.mu.Lock()
@@ -721,7 +735,7 @@ func TestSyncSourcesFollowMalformedReadsTheChangeLists(t *testing.T) {
 	for _, c := range conns {
 		c.Write(context.Background(), websocket.MessageText, []byte(msg[:len(msg)-12]))
 	}
-	l := f.wait(1, 10*time.Second, "run after the cut notification", runOf(a, reasonNotification))[0]
+	l := f.wait(1, 10*time.Second, "run after the cut notification", runOf(a, fleet.ReasonNotification))[0]
 	if l.ExitStatus != 0 || l.Via != "lists" || !strings.Contains(l.Fallback, "errors") || l.updated() != 1 {
 		t.Errorf("run after a cut notification: exit %d, via %q, fallback %q, updated %d", l.ExitStatus, l.Via, l.Fallback, l.updated())
 	}
@@ -738,7 +752,7 @@ func TestSyncSourcesFollowNewChannel(t *testing.T) {
 	dir := t.TempDir()
 	dest := filepath.Join(dir, "copy0")
 	f := startFleetFollow(t, writeFleet(t, dir, a), "--every", "400ms", "--debounce", "20ms")
-	f.wait(1, 20*time.Second, "start run", runOf(a, reasonStart))
+	f.wait(1, 20*time.Second, "start run", runOf(a, fleet.ReasonStart))
 	f.wait(1, 5*time.Second, "polled line", func(l fleetFollowLine) bool { return l.Event == "polled" })
 	a.setChannel(true)
 	ch := f.wait(1, 10*time.Second, "the new channel", func(l fleetFollowLine) bool { return l.Event == "channels" })[0]
@@ -753,10 +767,10 @@ func TestSyncSourcesFollowNewChannel(t *testing.T) {
 		t.Fatalf("the channel the Capability List came to advertise has %d subscribers:\n%s\n%s", a.subscribers(), f.out.String(), f.errb.String())
 	}
 	// Its connection brings a catch-up (what changed before it was up).
-	f.wait(1, 10*time.Second, "catch-up run", runOf(a, reasonReconnected))
+	f.wait(1, 10*time.Second, "catch-up run", runOf(a, fleet.ReasonReconnected))
 	a.change()
 	a.notify()
-	l := f.wait(1, 10*time.Second, "run after the new channel's notification", runOf(a, reasonNotification))[0]
+	l := f.wait(1, 10*time.Second, "run after the new channel's notification", runOf(a, fleet.ReasonNotification))[0]
 	if l.ExitStatus != 0 || l.Notifications != 1 {
 		t.Errorf("run after the notification: %+v", l)
 	}
@@ -799,7 +813,7 @@ func TestSyncSourcesFollowRelooksWhenEveryChanges(t *testing.T) {
 		t.Fatalf("the lookup of an unreachable Source: %+v", p)
 	}
 	// Its start run fails as well: no run has read its Capability List.
-	if l := f.wait(1, 20*time.Second, "start run", runOf(a, reasonStart))[0]; l.ExitStatus == 0 {
+	if l := f.wait(1, 20*time.Second, "start run", runOf(a, fleet.ReasonStart))[0]; l.ExitStatus == 0 {
 		t.Fatalf("the start run of an unreachable Source: %+v", l)
 	}
 	a.mu.Lock()

@@ -81,7 +81,8 @@ func TestJSONErrorWhenACommandCannotRun(t *testing.T) {
 }
 
 // TestStdoutIsTheCallersWithoutJSON: only --json watches standard output;
-// otherwise commands get it as it is, so that a terminal is seen as one
+// otherwise commands get it as it is, under the redaction of secrets
+// (redact.go), which lets it be seen through: a terminal is seen as one
 // (the explorer needs one, text output colours on one).
 func TestStdoutIsTheCallersWithoutJSON(t *testing.T) {
 	f, err := os.CreateTemp(t.TempDir(), "stdout")
@@ -99,7 +100,7 @@ func TestStdoutIsTheCallersWithoutJSON(t *testing.T) {
 	} {
 		var got any
 		args := append([]string{"--no-cache", "--retries", "0"}, tc.args...)
-		runWith(args, streams{in: strings.NewReader(""), out: f, err: io.Discard}, func(a *app) { got = a.out })
+		runWith(args, streams{in: strings.NewReader(""), out: f, err: io.Discard}, func(a *app) { got = plainWriter(a.out) })
 		if (got == any(f)) != tc.same {
 			t.Errorf("%v: the command's stdout is %T", tc.args, got)
 		}

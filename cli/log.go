@@ -149,6 +149,8 @@ type runJSON struct {
 	Interrupted bool   `json:"interrupted"`
 	ExitStatus  *int   `json:"exit_status"`
 	Version     string `json:"rsx_version"`
+	// Trashed counts the stray files the run moved to the trash.
+	Trashed int `json:"trashed"`
 }
 
 type logJSON struct {
@@ -194,7 +196,7 @@ func runJSONOf(r *state.Run) runJSON {
 	j := runJSON{ID: r.ID, Source: r.Source, Started: r.Started.UTC().Format(time.RFC3339), Ended: timeOrNull(r.Ended), Mode: r.Mode,
 		Why: strOrNull(r.Why), Planned: r.Planned, Created: r.Created, Updated: r.Updated, Deleted: r.Deleted, Failed: r.Failed,
 		Bytes: r.Bytes, Finished: r.Finished, SyncedUntil: timeOrNull(r.SyncedUntil), Stopped: strOrNull(r.Stopped),
-		Interrupted: r.Interrupted(), Version: r.Version}
+		Interrupted: r.Interrupted(), Version: r.Version, Trashed: r.Trashed}
 	if !r.Ended.IsZero() {
 		j.Seconds = r.Ended.Sub(r.Started).Seconds()
 	}
@@ -257,7 +259,7 @@ func logSource(ctx context.Context, d *readDest, url, dest string) (int64, error
 	if url == "" {
 		return 0, nil
 	}
-	s, err := d.db.Source(ctx, url)
+	s, err := d.db.SourceNamed(ctx, url)
 	if err == nil {
 		return s.ID, nil
 	}
@@ -461,6 +463,9 @@ func writeRunText(w io.Writer, st textStyles, r *state.Run, withSource bool) {
 	counts := fmt.Sprintf("+%s ~%s -%s", display.Count(r.Created), display.Count(r.Updated), display.Count(r.Deleted))
 	if r.Failed > 0 {
 		counts += fmt.Sprintf(", %s failed", display.Count(r.Failed))
+	}
+	if r.Trashed > 0 {
+		counts += fmt.Sprintf(", %s to the trash", display.Count(r.Trashed))
 	}
 	fmt.Fprintf(w, "#%-5d %s  %-9s %-11s %-22s %-10s %s\n", r.ID, r.Started.Local().Format("2006-01-02 15:04:05"), dur, r.Mode, counts,
 		display.Size(r.Bytes), status)

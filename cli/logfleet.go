@@ -5,8 +5,8 @@ import (
 	"errors"
 	"fmt"
 
-	"rsx/dest/fleet"
 	"rsx/dest/state"
+	"rsx/fleet"
 )
 
 // logSourceJSON is one Source of a fleet file in rsx log --sources --json.
@@ -48,7 +48,7 @@ func (a *app) runLogFleet(ctx context.Context, f logFlags, args []string) error 
 	var out []logSourceRuns
 	failedAny := false
 	for _, s := range ff.Sources {
-		sr := logSourceRuns{src: s, dest: firstNonEmpty(s.Dest, ff.Dest, cmdDest)}
+		sr := logSourceRuns{src: s, dest: fleet.SourceDest(ff, s, cmdDest)}
 		sr.runs, sr.err = a.fleetSourceRuns(ctx, opened, &sr, f.limit)
 		failedAny = failedAny || sr.err != nil
 		out = append(out, sr)

@@ -20,7 +20,7 @@ func TestCountsHaveThousandsSeparators(t *testing.T) {
 	var b bytes.Buffer
 	writeSyncPlan(&b, st, plan, "./copy", false)
 	writeSyncResult(&b, st, &engine.Result{Plan: plan, Created: 2008, Updated: 1500, Deleted: 1200, Elapsed: time.Second})
-	writeDestAuditText(&b, st, &engine.AuditReport{Source: "http://example.org/cap.xml", Same: 2008, Hashed: 4016, Missing: []string{"http://example.org/a"}}, "./copy")
+	writeDestAuditText(&b, st, &engine.AuditReport{Source: "http://example.org/cap.xml", Same: 2008, Hashed: 4016, Missing: []string{"http://example.org/a"}}, "./copy", "./copy", "http://example.org/cap.xml")
 	out := b.String()
 	for _, want := range []string{"2,008 to create", "1,500 to update", "1,200 to delete", "12,345 unchanged", "3,001 excluded", "2,008 created", "2,008 same", "4,016 local copies hashed"} {
 		if !strings.Contains(out, want) {

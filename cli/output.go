@@ -192,7 +192,7 @@ func errString(err error) *string {
 
 // isTerminal tells whether w is a terminal (progress lines go only there).
 func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
+	f, ok := plainWriter(w).(*os.File)
 	return ok && term.IsTerminal(f.Fd())
 }
 

@@ -5,10 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
 	"os/signal"
-	"runtime/debug"
 	"strings"
 	"sync"
 	"syscall"
@@ -18,11 +15,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"rsx/dest/engine"
+	"rsx/dest/job"
 	"rsx/dest/state"
-	"rsx/dest/store"
 	"rsx/display"
-	"rsx/fetch"
-	"rsx/internal/version"
 	"rsx/model"
 	"rsx/notify"
 )
@@ -47,35 +42,16 @@ type syncFlags struct {
 	pollInterval     time.Duration
 	maxSize          byteSize
 	stallTimeout     time.Duration
-	resourceTimeout  time.Duration
+	resourceTimeout  resourceTimeoutFlag
+	// maxDelete bounds the deletions of a run with --delete (-1: none);
+	// trashKeep empties the trash's folders older than it at the start.
+	maxDelete int
+	trashKeep age
 }
 
 // errNoDest: rsx sync without --dest. A copy goes where it is told, never
 // into the current folder by default (as rsync and rclone want a destination).
 var errNoDest = errors.New("sync: no destination given: --dest DEST names the folder (e.g. --dest ./copy, or --dest . for the current folder) or the bucket (s3://bucket/prefix?endpoint=…) to copy into")
-
-// The soft memory limit of a sync or an audit --dest when GOMEMLIMIT is not
-// set is set by what the run needs (memoryLimit): baseMemoryLimit, what a
-// run against a small copy may take, plus memoryPerRow for each resource of
-// the state. The garbage collector works harder when the heap nears it; a
-// limit below what a run needs makes it collect without end instead (an
-// audit --dest at 800,000 resources ran 2.7 times slower under a fixed 200
-// MiB), so the limit keeps room above the need, and only a run that holds
-// more than measured (BENCHMARKS.md, "Memory limit") works against it.
-const (
-	baseMemoryLimit = 200 << 20
-	// memoryPerRow: a sync's plan against a large state loads its Index,
-	// 72 bytes a row, beside bitmaps of a bit a row; with the collector's
-	// room (GOGC=100: as much again), 160 bytes. An audit --dest holds a
-	// bit a row (it reads the state a batch at a time).
-	memoryPerRow = 160
-)
-
-// memoryLimit is the soft memory limit of a run on a copy whose state's
-// largest row id is maxID (a bound of its rows).
-func memoryLimit(maxID int64) int64 {
-	return baseMemoryLimit + memoryPerRow*max(maxID, 0)
-}
 
 func newSyncCmd(a *app) *cobra.Command {
 	var f syncFlags
@@ -151,7 +127,13 @@ applied. With --json, standard output is JSON Lines: the catch-up's sync
 object, one object per event, the whole run's sync object at the end.
 
 Deletions are applied with --delete; without it they are remembered, and a
-later run with --delete applies them. --include and --exclude (RE2 on the URI,
+later run with --delete applies them. With --delete, the stray files of the
+Source's folders of DEST (files no resource of any Source owns, that
+DEST/.rsxignore does not keep) are moved to the trash, DEST/.rsx/trash/, when
+the run reconciles the copy or an audit found some (rsx trash lists and
+empties it; --trash-keep D empties what is older than D at the start).
+--max-delete N: when more than N resources and stray files would go, none
+does (exit status 1). --include and --exclude (RE2 on the URI,
 repeatable) and --map PREFIX=DIR are stored with the state: later runs apply
 them; new ones replace them (--clear-selection drops them), and the run says
 so. Resources outside the Source's authority are refused unless
@@ -176,8 +158,10 @@ length by --max-size (default 256 MiB; a declared length bounds the body
 itself), with any Content-Encoding undone first, so that a gzip bomb stays
 small; a body (a dump package's too) that brings less than 1 KiB a second
 over --stall-timeout (default 1m: nothing at all, or a drip); the whole
-fetch by --resource-timeout when given (default none: a large file on a slow
-link takes what it takes). A redirect is followed only within the Source's
+fetch by --resource-timeout (default auto: 10m, and a second more for each
+32 KiB the resource declares, so that a large file on a slow link is not
+cut while a body that flows just faster than the stall timeout allows
+cannot hold the run; 0 for none). A redirect is followed only within the Source's
 authority (or to a --map prefix): one to another host is refused before any
 request is made there, unless --allow-other-hosts.
 
@@ -214,7 +198,9 @@ copy is in step, 1 when failures are outstanding or a poll found a gap.`,
 	fs.StringArrayVar(&f.exclude, "exclude", nil, "do not copy resources whose URI matches `RE` (repeatable; stored)")
 	fs.StringArrayVar(&f.maps, "map", nil, "copy the URIs that start with PREFIX under the folder DIR: `PREFIX=DIR` (repeatable; stored)")
 	fs.BoolVar(&f.clearSelection, "clear-selection", false, "drop the stored --include, --exclude and --map")
-	fs.BoolVar(&f.delete, "delete", false, "apply deletions (without it they are remembered for a later run with --delete)")
+	fs.BoolVar(&f.delete, "delete", false, "apply deletions, and move the stray files of the Source's folders to the trash (without it deletions are remembered for a later run with --delete)")
+	fs.IntVar(&f.maxDelete, "max-delete", -1, "with --delete: when more than `N` resources and stray files would go, delete none (exit status 1)")
+	fs.Var(&f.trashKeep, "trash-keep", "empty the folders of DEST/.rsx/trash older than `D` at the start (30d, 12h)")
 	fs.BoolVar(&f.checksum, "checksum", false, "reconcile: hash every file of the copy against its recorded digests and those the Source declares, and fetch what differs")
 	fs.BoolVar(&f.dryRun, "dry-run", false, "print the plan; write nothing to DEST (not even DEST or DEST/.rsx: works on a read-only DEST)")
 	fs.BoolVar(&f.allowOtherHosts, "allow-other-hosts", false, "copy resources outside the Source's authority")
@@ -225,8 +211,8 @@ copy is in step, 1 when failures are outstanding or a poll found a gap.`,
 	f.maxSize = engine.DefaultMaxSize
 	fs.Var(&f.maxSize, "max-size", "largest resource to copy when it declares no length, e.g. 2GiB, 500MB (-1 = unlimited)")
 	fs.DurationVar(&f.stallTimeout, "stall-timeout", engine.DefaultStallTimeout, "fail a resource whose body brings less than 1 KiB a second over this long")
-	fs.DurationVar(&f.resourceTimeout, "resource-timeout", 0, "longest time one resource's fetch may take, redirects, retries and body included (0 = no limit)")
-	a.addSources(cmd, &f.json, &f.dest)
+	fs.Var(&f.resourceTimeout, "resource-timeout", "longest time one resource's fetch may take, redirects, retries and body included (auto: 10m and a second per 32 KiB declared; 0 = no limit)")
+	a.addSources(cmd, &f.json, &f.dest, f.fleetBase)
 	return cmd
 }
 
@@ -251,6 +237,7 @@ func (f syncFlags) planOptions(cmd *cobra.Command) (engine.PlanOptions, error) {
 		o.Selection = &state.Selection{Include: f.include, Exclude: f.exclude, Map: f.maps}
 	}
 	o.Delete = f.delete
+	o.LimitDeletes, o.MaxDelete = f.maxDelete >= 0, f.maxDelete
 	o.Checksum = f.checksum
 	o.AllowOtherHosts = f.allowOtherHosts
 	if f.follow && f.dryRun {
@@ -271,11 +258,25 @@ func (f syncFlags) engineOptions() (engine.Options, error) {
 		return o, errors.New("--max-size must be a size such as 2GiB, or -1 for no limit")
 	case f.stallTimeout <= 0:
 		return o, errors.New("--stall-timeout must be positive")
-	case f.resourceTimeout < 0:
-		return o, errors.New("--resource-timeout must not be negative (0: no limit)")
 	}
-	o.MaxSize, o.StallTimeout, o.ResourceTimeout = int64(f.maxSize), f.stallTimeout, f.resourceTimeout
+	o.MaxSize, o.StallTimeout, o.ResourceTimeout = int64(f.maxSize), f.stallTimeout, f.resourceTimeout.engine()
 	return o, nil
+}
+
+// request is the sync the flags ask for, of target.
+func (f syncFlags) request(cmd *cobra.Command, target string) (job.SyncRequest, error) {
+	po, err := f.planOptions(cmd)
+	if err != nil {
+		return job.SyncRequest{}, fmt.Errorf("sync: %w", err)
+	}
+	eo, err := f.engineOptions()
+	if err != nil {
+		return job.SyncRequest{}, fmt.Errorf("sync: %w", err)
+	}
+	return job.SyncRequest{Target: target, Dest: f.dest, Mode: po.Mode, BaselineFrom: po.BaselineFrom, ChangesFrom: po.ChangesFrom,
+		Selection: po.Selection, Delete: po.Delete, Checksum: po.Checksum, DryRun: f.dryRun, AllowOtherHosts: po.AllowOtherHosts,
+		IgnoreCrawlDelay: eo.IgnoreCrawlDelay, MaxSize: eo.MaxSize, StallTimeout: eo.StallTimeout, ResourceTimeout: eo.ResourceTimeout,
+		LimitDeletes: po.LimitDeletes, MaxDelete: po.MaxDelete}, nil
 }
 
 func (a *app) runSync(cmd *cobra.Command, f syncFlags, target string) error {
@@ -286,13 +287,9 @@ func (a *app) runSync(cmd *cobra.Command, f syncFlags, target string) error {
 	if strings.TrimSpace(f.dest) == "" {
 		return failed(errNoDest)
 	}
-	po, err := f.planOptions(cmd)
+	req, err := f.request(cmd, target)
 	if err != nil {
-		return failed(fmt.Errorf("sync: %w", err))
-	}
-	eo, err := f.engineOptions()
-	if err != nil {
-		return failed(fmt.Errorf("sync: %w", err))
+		return failed(err)
 	}
 	if f.follow {
 		// Following runs until interrupted: SIGINT and SIGTERM are its end,
@@ -302,93 +299,73 @@ func (a *app) runSync(cmd *cobra.Command, f syncFlags, target string) error {
 		}
 		cmd.Annotations[annotationEndsOnSignal] = "follow"
 	}
-	// A dry run writes nothing to DEST, not even DEST itself or its .rsx.
-	so := store.Options{Create: true, ReadOnly: f.dryRun}
-	if f.dryRun {
-		so.TempDir = a.tempDir()
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	var bar *syncBar
+	if isTerminal(a.err) {
+		bar = newSyncBar(a.err)
+		req.Progress = bar.update
 	}
-	d, err := a.openDest(ctx, cmd, "sync", target, f.dest, so, eo)
+	// The destination and the engine on it, opened as every caller opens
+	// them (dest/job): a dry run writes nothing to DEST, not even DEST
+	// itself or its .rsx.
+	s, err := a.runner().OpenSync(ctx, req)
 	if err != nil {
+		bar.finish()
 		return failed(err)
 	}
-	defer d.close()
-	ctx, client, st, sess, bar := d.ctx, d.client, d.st, d.sess, d.bar
-	if l := sess.Lock(); l.TookOver != nil && !f.json {
+	defer s.Close()
+	if l := s.Lock(); l.TookOver != nil && !f.json {
 		fmt.Fprintf(a.err, "rsx: the lock of an interrupted run (%s) was taken over; %s temporary files removed\n", l.TookOver, display.Count(l.Removed))
 	}
-
-	started := time.Now()
-	var p *engine.Plan
-	if n := a.notified; n != nil && len(n.events) > 0 {
-		// A fleet's run brought by notifications: they are applied alone
-		// when they can be; else the Change Lists are read, as always.
-		p, err = sess.PlanNotified(ctx, target, po, n.events, n.covered)
-		if why, ok := engine.IsReadLists(err); ok {
-			n.fallback, p, err = why, nil, nil
+	if f.trashKeep > 0 && !f.dryRun {
+		if err := a.keepTrash(ctx, s.Store(), f); err != nil {
+			return failed(fmt.Errorf("sync: %w", err))
 		}
 	}
-	if p == nil && err == nil {
-		p, err = sess.Plan(ctx, target, po)
-	}
-	if n := a.notified; n != nil && err == nil {
-		n.planned, n.channels, n.applied, n.until = true, p.Channels, p.Notified, p.NotifiedUntil
-	}
+	p, err := s.Plan(ctx)
 	if err != nil {
-		// The run did not start: what opening DEST made goes again; a
-		// DEST that holds the Source records the failure in its history.
-		if f.dryRun || !sess.RecordPlanFailure(context.WithoutCancel(ctx), target, started, err) {
-			d.discard = true
-		}
 		bar.finish()
-		if ctx.Err() != nil {
-			return failed(fmt.Errorf("sync: interrupted while reading the Source: %w", err))
+		if ie := (*engine.IdentityError)(nil); errors.As(err, &ie) {
+			// Refused, nothing done: the job was understood, and what it
+			// met is wrong (another Source's Capability List).
+			return &exitError{code: exitFound, err: fmt.Errorf("sync: %w", err)}
 		}
-		return failed(fmt.Errorf("sync: %w", err))
+		return failed(job.PlanError(ctx, err))
 	}
-	defer p.Close()
+	dest := s.Store().String()
 	if !f.json {
 		bar.pause()
-		writeSyncPlan(a.out, newTextStyles(useColor(a.out)), p, st.String(), f.dryRun)
+		writeSyncPlan(a.out, newTextStyles(useColor(a.out)), p, dest, f.dryRun)
 	}
 	// Following: subscribe before the catch-up runs, so that the changes
 	// made meanwhile are notified (and found applied, or applied, after).
 	var events <-chan notify.Event
 	stopWatch := func() {}
 	if f.follow && p.Gap == nil {
-		events, stopWatch = a.subscribe(ctx, client, p)
+		events, stopWatch = a.subscribe(ctx, s.Client(), p)
 	}
 	defer stopWatch()
 	var res *engine.Result
 	if !f.dryRun {
 		bar.start(p)
-		res, err = sess.Run(ctx, p)
+		res, err = s.Run(ctx)
 		bar.finish()
 		if err != nil {
 			return failed(fmt.Errorf("sync: %w", err))
 		}
 	}
 	bar.finish()
-	elapsed := time.Since(started)
-
-	code := exitOK
-	switch {
-	case res != nil:
-		code = res.ExitStatus()
-	case p.Gap != nil || len(p.Problems) > 0:
-		code = exitFound
-	}
+	out := s.Result()
+	code := out.ExitStatus
 	if f.json {
-		out := syncJSONOf(p, res, st.String(), f.dryRun, elapsed)
-		if su, ok := st.(interface{ StateUploaded() int64 }); ok && res != nil {
-			n := su.StateUploaded()
-			out.StateUploaded = &n
-		}
+		j := syncJSONOfResult(out)
 		var err error
 		if f.follow {
-			out.Event = "caught-up"
-			err = writeJSONLine(a.out, out)
+			j.Event = "caught-up"
+			err = writeJSONLine(a.out, j)
 		} else {
-			err = writeJSON(a.out, out)
+			err = writeJSON(a.out, j)
 		}
 		if err != nil {
 			return failed(fmt.Errorf("sync: write the report: %w", err))
@@ -397,107 +374,15 @@ func (a *app) runSync(cmd *cobra.Command, f syncFlags, target string) error {
 		writeSyncResult(a.out, newTextStyles(useColor(a.out)), res)
 	}
 	if code == exitFailure {
-		return &exitError{code: exitFailure, err: errors.New("sync: interrupted; the next run continues where this one stopped")}
+		return &exitError{code: exitFailure, err: out.Err}
 	}
 	if f.follow {
 		if p.Gap != nil {
 			return &exitError{code: exitFound, err: errors.New("sync --follow: the copy cannot catch up (a gap): nothing to follow from")}
 		}
-		return a.followSync(ctx, sess, p, res, events, f, st.String(), started)
+		return a.followSync(ctx, s.Dest(), p, res, events, f, dest, s.Started())
 	}
 	return exitWith(code)
-}
-
-// openedDest is a destination opened for rsx sync or rsx audit --dest: the
-// store, the engine's session on it, the client it fetches with and the
-// progress bar (nil when standard error is no terminal).
-type openedDest struct {
-	ctx     context.Context // ends on SIGINT or SIGTERM
-	client  *fetch.Client
-	st      store.Store
-	sess    *engine.Dest
-	bar     *syncBar
-	closers []func()
-	// discard: the run did not start; what store.Open made in DEST (the
-	// folder, its .rsx) is removed when it is closed.
-	discard bool
-}
-
-// close closes what openDest opened, the last first.
-func (d *openedDest) close() {
-	for i := len(d.closers) - 1; i >= 0; i-- {
-		d.closers[i]()
-	}
-	d.closers = nil
-}
-
-// openDest opens dest (with so: a folder is made when so.Create and not
-// so.ReadOnly) and an engine session on it for target, under a soft memory
-// limit set by the state's size (memoryLimit) unless GOMEMLIMIT sets one;
-// what names the command in errors. The
-// resources worked on at once are twice a host's slots, so that some are
-// written (fsync) while others download. When it fails, what it made in
-// DEST is removed (openedDest.discard).
-func (a *app) openDest(ctx context.Context, cmd *cobra.Command, what, target, dest string, so store.Options, opts engine.Options) (*openedDest, error) {
-	d := &openedDest{}
-	ok := false
-	defer func() {
-		if !ok {
-			d.discard = true
-			d.close()
-		}
-	}()
-	if os.Getenv("GOMEMLIMIT") == "" {
-		// The base until the state is open, then by its size.
-		prev := debug.SetMemoryLimit(baseMemoryLimit)
-		d.closers = append(d.closers, func() { debug.SetMemoryLimit(prev) })
-	}
-	client, err := a.http.client(target)
-	if err != nil {
-		return nil, err
-	}
-	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
-	d.closers = append(d.closers, stop)
-	if g := a.destGetenv(dest); g != nil {
-		so.Getenv = g // a named destination's credentials (config.go)
-	}
-	st, err := store.Open(ctx, dest, so)
-	if err != nil && !so.Create && errors.Is(err, fs.ErrNotExist) {
-		// rsx audit --dest with a folder that is not there: say what it means.
-		return nil, fmt.Errorf("%s: there is no copy in %s, a folder that does not exist (%s makes one): %w", what, dest, command("rsx", "sync", "--dest", dest, target), err)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", what, err)
-	}
-	d.closers = append(d.closers, func() { st.Close() })
-	if dc, ok := st.(interface{ Discard() error }); ok {
-		d.closers = append(d.closers, func() {
-			if d.discard {
-				if err := dc.Discard(); err != nil {
-					fmt.Fprintln(a.err, "rsx: warning:", esc(err.Error()))
-				}
-			}
-		})
-	}
-	if isTerminal(a.err) {
-		d.bar = newSyncBar(a.err)
-		opts.Progress = d.bar.update
-	}
-	opts.Concurrency = 2 * client.LimitsFor(target).Concurrency
-	opts.Version = version.Program()
-	sess, err := engine.Open(ctx, st, client, opts)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", what, err)
-	}
-	d.closers = append(d.closers, func() { sess.Close() })
-	if os.Getenv("GOMEMLIMIT") == "" {
-		if maxID, err := sess.DB().LargestID(ctx); err == nil {
-			debug.SetMemoryLimit(memoryLimit(maxID))
-		}
-	}
-	d.ctx, d.client, d.st, d.sess = ctx, client, st, sess
-	ok = true
-	return d, nil
 }
 
 // syncBar is the progress on standard error: a spinner while the Source's
@@ -654,7 +539,11 @@ func writeSyncPlan(w io.Writer, st textStyles, p *engine.Plan, dest string, dryR
 			fmt.Fprintf(w, " (%s of them lose a path to another resource)", display.Count(s.Collisions))
 		}
 	}
+	if s.Trash > 0 {
+		fmt.Fprintf(w, ", %s to the trash", display.Plural(s.Trash, "stray file", "stray files"))
+	}
 	fmt.Fprintln(w)
+	writePlanStrays(w, st, p, dryRun)
 	for _, warn := range p.Warnings {
 		fmt.Fprintf(w, "%s %s\n", st.warn("!"), esc(warn))
 	}
@@ -720,6 +609,10 @@ func writeSyncResult(w io.Writer, st textStyles, r *engine.Result) {
 		fmt.Fprintf(w, "  %s %s: run with --delete to apply\n", st.dim("·"), display.Plural(r.Pending, "deletion remembered", "deletions remembered"))
 	}
 	writeVouched(w, st, r.Vouched)
+	if r.Trashed > 0 {
+		fmt.Fprintf(w, "  %s %s moved to the trash, %s/ (rsx trash lists and empties it)\n", st.dim("·"),
+			display.Plural(r.Trashed, "stray file", "stray files"), esc(r.TrashFolder))
+	}
 	if n := len(r.Plan.ArchivedLists); n > 0 {
 		what := display.Plural(n, "archived Change List", "archived Change Lists")
 		if r.Plan.ArchivedLists[0].Kind == "changedump" {
@@ -816,8 +709,14 @@ type syncJSON struct {
 	// StateUploaded is the bytes of state this run uploaded to a bucket
 	// destination (its batches' changes, compactions); null for a folder
 	// and for a dry run.
-	StateUploaded *int64  `json:"state_uploaded"`
-	Seconds       float64 `json:"seconds"`
+	StateUploaded *int64 `json:"state_uploaded"`
+	// Trashed counts the stray files moved to the trash, into
+	// TrashFolder (relative to DEST; null when none was); DeletesHeld the
+	// deletions --max-delete held (none made).
+	Trashed     int     `json:"trashed"`
+	TrashFolder *string `json:"trash_folder"`
+	DeletesHeld int     `json:"deletes_held"`
+	Seconds     float64 `json:"seconds"`
 	// Vouched are the resources of a baseline that changed at the Source
 	// after its Resource List's at, taken as its Change List records them
 	// (engine.Result.Vouched).
@@ -917,6 +816,13 @@ type syncPlanJSON struct {
 	// Items are a dry run's decisions by kind, every one (syncplan.go);
 	// absent when the plan ran.
 	Items planItemsJSON `json:"items,omitempty"`
+
+	// Trash lists the stray files the run moves (a dry run: would move)
+	// to the trash, the first 10,000; null when the plan did not look for
+	// them (no --delete, or neither a reconcile nor an audit that found
+	// some). Protected counts the files the protect list kept.
+	Trash     []string `json:"trash"`
+	Protected int      `json:"protected"`
 }
 
 func timeOrNull(t time.Time) *string {
@@ -946,7 +852,11 @@ func syncJSONOf(p *engine.Plan, res *engine.Result, dest string, dryRun bool, el
 		Selection: syncSelJSON{Include: nonNil(p.Selection.Include), Exclude: nonNil(p.Selection.Exclude), Map: nonNil(p.Selection.Map)}, SelectionReplaced: p.PreviousSelection != nil, Seconds: elapsed.Seconds(),
 		Plan: syncPlanJSON{Create: s.Create, Update: s.Update, Delete: s.Delete, PendingDelete: s.PendingDelete, Unchanged: s.Unchanged,
 			Excluded: s.Excluded, Refused: s.Refused, Collisions: s.Collisions, Vanished: s.Vanished, SkippedChanges: s.SkippedChanges, SuspectDatetimes: s.SuspectDatetimes, Bytes: s.Bytes,
-			UnknownBytes: s.UnknownBytes, Documents: s.Documents, Entries: s.Entries},
+			UnknownBytes: s.UnknownBytes, Documents: s.Documents, Entries: s.Entries, Protected: s.Protected},
+		DeletesHeld: p.DeletesHeld,
+	}
+	if p.StrayLooked {
+		out.Plan.Trash = nonNil(p.Strays)
 	}
 	if p.CapabilityList != "" {
 		cl := p.CapabilityList
@@ -977,6 +887,11 @@ func syncJSONOf(p *engine.Plan, res *engine.Result, dest string, dryRun bool, el
 		out.Plan.Items = planItemsOf(p)
 	case res != nil:
 		out.Created, out.Updated, out.Deleted, out.Adopted, out.Bytes = res.Created, res.Updated, res.Deleted, res.Adopted, res.Bytes
+		out.Trashed = res.Trashed
+		if res.TrashFolder != "" {
+			tf := res.TrashFolder
+			out.TrashFolder = &tf
+		}
 		out.BackOffs = res.BackOffs
 		out.Failed = failJSON(res.Failed)
 		for _, v := range res.Vouched {
@@ -994,5 +909,13 @@ func syncJSONOf(p *engine.Plan, res *engine.Result, dest string, dryRun bool, el
 			out.Stopped = &st
 		}
 	}
+	return out
+}
+
+// syncJSONOfResult is the JSON of a sync's typed result (dest/job), as rsx
+// sync --json writes it and a fleet's result of the Source carries it.
+func syncJSONOfResult(r *job.SyncResult) syncJSON {
+	out := syncJSONOf(r.Plan, r.Result, r.Dest, r.DryRun, r.Elapsed)
+	out.StateUploaded = r.StateUploaded
 	return out
 }

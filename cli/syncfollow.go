@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"strings"
 	"sync"
@@ -80,7 +81,7 @@ func watchChannels(ctx context.Context, client *fetch.Client, channels []notify.
 // followSync follows the Source after the catch-up p (whose run was res)
 // until ctx is done, printing each event, then the summary.
 func (a *app) followSync(ctx context.Context, sess *engine.Dest, p *engine.Plan, res *engine.Result, events <-chan notify.Event, f syncFlags, dest string, started time.Time) error {
-	pr := &followPrinter{w: a.out, errw: a.err, json: f.json, st: newTextStyles(useColor(a.out)), est: newTextStyles(useColor(a.err))}
+	pr := &followPrinter{w: a.out, errw: a.err, json: f.json, st: newTextStyles(useColor(a.out)), est: newTextStyles(useColor(a.err)), log: a.log()}
 	n := "no notification channel"
 	if events != nil {
 		n = "its notification channels"
@@ -196,7 +197,8 @@ type followPrinter struct {
 	w, errw io.Writer
 	json    bool
 	st, est textStyles
-	err     error // the first write that failed
+	log     *slog.Logger // the log file's (logfile.go)
+	err     error        // the first write that failed
 }
 
 // followEventJSON is one line of sync --follow --json. Event is "change",
@@ -257,6 +259,7 @@ func strp(s string) *string {
 func (p *followPrinter) event(e engine.FollowEvent) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.logEvent(e)
 	var err error
 	if p.json {
 		err = writeJSONLine(p.w, followJSONOf(e))
@@ -265,6 +268,27 @@ func (p *followPrinter) event(e engine.FollowEvent) {
 	}
 	if err != nil && p.err == nil {
 		p.err = err
+	}
+}
+
+// logEvent logs what the log file keeps of a follow's events: the
+// notifications rejected (the next poll applies what they announced), the
+// changes a poll caught that no notification brought, the channels that
+// dropped.
+func (p *followPrinter) logEvent(e engine.FollowEvent) {
+	if p.log == nil {
+		return
+	}
+	switch e.Type {
+	case engine.FollowRejected:
+		p.log.Warn("notification rejected: the next poll of the Change Lists applies what it announced", "channel", redactURL(e.Channel),
+			"changes", e.Changes, "problems", describeProblems(e.Problems))
+	case engine.FollowDisconnected:
+		p.log.Warn("notification channel dropped", "channel", redactURL(e.Channel), "error", errText(e.Err), "attempt", e.Attempt, "retry", e.Retry.String())
+	case engine.FollowPolled:
+		if e.Err == nil && e.Caught > 0 {
+			p.log.Info("changes caught by a poll of the Change Lists: no notification brought them", "caught", e.Caught)
+		}
 	}
 }
 

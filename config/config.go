@@ -278,7 +278,8 @@ func checkDest(name string, d Dest) error {
 			return fmt.Errorf("dest.%s.%s: only a bucket (s3://…) takes credentials", name, e.key)
 		}
 		if !envName.MatchString(e.v) {
-			return fmt.Errorf("dest.%s.%s %q: the name of an environment variable (the secret itself stays out of the file)", name, e.key, e.v)
+			// Not quoted: what is there may be the secret itself.
+			return fmt.Errorf("dest.%s.%s is not the name of an environment variable (letters, digits and _): the name goes there, and the secret itself stays out of the file", name, e.key)
 		}
 	}
 	if (d.AccessKeyEnv == "") != (d.SecretKeyEnv == "") {

@@ -21,7 +21,11 @@ func walkDemo(t *testing.T, broken bool) *Node {
 // walkDemoWith walks the demo Source, into its archives when archives is set.
 func walkDemoWith(t *testing.T, broken, archives bool) *Node {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	wait := 60 * time.Second
+	if raceEnabled {
+		wait *= 5 // the race detector makes a walk several times slower
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	t.Cleanup(cancel)
 	srv, err := demo.Start(ctx, "127.0.0.1:0", demo.Options{Resources: 3000, ListSize: 1000, Broken: broken})
 	if err != nil {
@@ -179,7 +183,11 @@ func TestLoadHistoryDemo(t *testing.T) {
 // points to the Resource List Archive) in all three. From the index alone,
 // without the Capability List, the latter cannot be seen.
 func TestListingProblemsAndCheckListedAgreeWithTheWalk(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	wait := 60 * time.Second
+	if raceEnabled {
+		wait *= 5 // the race detector makes a walk several times slower
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	t.Cleanup(cancel)
 	srv, err := demo.Start(ctx, "127.0.0.1:0", demo.Options{Resources: 3000, ListSize: 1000, Broken: true})
 	if err != nil {

@@ -78,6 +78,9 @@ func heapAlloc() uint64 {
 // request and response headers) was kept with every document, about 1 KB a
 // part; a walk has no use for it.
 func TestWalkMemoryPerPart(t *testing.T) {
+	if raceEnabled {
+		t.Skip("a heap budget: the race detector's shadow memory counts in it")
+	}
 	const parts = 5000
 	srv := partsSource(t, parts)
 	opts := fetch.DefaultOptions()
@@ -111,6 +114,9 @@ func TestWalkMemoryPerPart(t *testing.T) {
 // 1.8 GB of RSS for an index of a million parts); the tree still says how
 // many were not loaded.
 func TestWalkDepthZeroKeepsNoDownLinks(t *testing.T) {
+	if raceEnabled {
+		t.Skip("a heap budget: the race detector's shadow memory counts in it")
+	}
 	const parts = 50000
 	srv := partsSource(t, parts)
 	before := heapAlloc()

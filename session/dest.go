@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"rsx/dest/engine"
+	"rsx/dest/job"
 	"rsx/dest/plan"
 	"rsx/dest/store"
 	"rsx/fetch"
@@ -21,14 +22,20 @@ import (
 
 // DestOptions say how the session reaches destinations.
 type DestOptions struct {
-	// Client fetches for syncs, audits of a copy and spot checks: a client
-	// with the defaults of the Source's network (no rate limit on this
-	// machine's or this network's own Source, as rsx sync has). Nil: the
-	// session's own client (New), or none (NewWithGetter): then syncs and
-	// checks fail, saying why.
+	// Runner opens the destinations of syncs and audits of a copy as the
+	// command line and the fleet open them (dest/job): the HTTP client of
+	// each run built from its Source's limits, named destinations, the
+	// memory limit, the version in the history. Nil: a runner with the
+	// HTTP options of the session's own client (New), Store, Resolve and
+	// ProgressInterval; none for NewWithGetter: syncs fail, saying why.
+	Runner *job.Runner
+	// Client fetches for spot checks and the local states of entries: a
+	// client with the defaults of the Source's network (no rate limit on
+	// this machine's or this network's own Source, as rsx sync has). Nil:
+	// the session's own client (New), or none (NewWithGetter).
 	Client fetch.Fetcher
-	// Concurrency is how many resources a sync fetches and writes at once
-	// (engine.Options.Concurrency); default 16.
+	// Concurrency is how many resources a spot check fetches at once;
+	// default 16.
 	Concurrency int
 	// Store configures destinations opened (a bucket's cache folder and
 	// credentials).
@@ -72,17 +79,13 @@ func (s *Session) destClient() (fetch.Fetcher, error) {
 	return nil, errNoDestClient
 }
 
-// SyncRequest is what a sync copies.
-type SyncRequest struct {
-	// Dest is the destination: a folder, or s3://bucket/prefix?….
-	Dest string
-	// Target is the document open in the explorer: the engine finds its
-	// Source from it (the Capability List above it).
-	Target string
-	// Only are the resources to copy (those marked, or those shown); nil
-	// copies the whole Source, as rsx sync does.
-	Only []string
-}
+// SyncRequest is what a sync copies (dest/job's request): Dest and Target
+// (the document open in the explorer: the engine finds its Source from
+// it), Only (the resources marked, or shown; nil copies the whole Source,
+// as rsx sync does) and, from the fleet page, every setting of the
+// Source's entry in the fleet file (its selection, mode, checksum, delete,
+// allow_other_hosts, rate and concurrency).
+type SyncRequest = job.SyncRequest
 
 // SyncUpdate is a progress report of a sync, with the failures since the
 // report before (none is lost: reports the explorer has not taken yet are
@@ -113,21 +116,18 @@ const MaxPlanItems = 10000
 type Sync struct {
 	s       *Session
 	req     SyncRequest
-	only    *plan.URISet
 	updates chan SyncUpdate
 	sendMu  sync.Mutex
 
 	mu     sync.Mutex
 	busy   bool
 	closed bool
-	st     store.Store
-	es     *engine.Dest
+	job    *job.Sync
 	plan   *SyncPlan
-	res    *engine.Result
-	retry  *engine.Plan
-	ran    bool // a run began: what it wrote in DEST stays
-	// stop cancels the run going on (StopSyncs); closedBusy: Close came
-	// during a call, so a run it ends stopped early is reported (syncs.go).
+	// res is the last run (stoppedByClose); stop cancels the run going on
+	// (StopSyncs); closedBusy: Close came during a call, so a run it ends
+	// stopped early is reported (syncs.go).
+	res        *engine.Result
 	stop       context.CancelFunc
 	closedBusy bool
 }
@@ -189,29 +189,38 @@ func (j *Sync) end() {
 	}
 }
 
-// open takes the destination and its lock, once.
+// open takes the destination and its lock, once, through the runner.
 func (j *Sync) open(ctx context.Context) error {
-	if j.es != nil {
+	if j.job != nil {
 		return nil
 	}
-	client, err := j.s.destClient()
+	r, err := j.s.runner()
 	if err != nil {
 		return err
 	}
-	o := j.s.opts.Dest.Store
-	o.Create = true
-	st, err := j.s.openStore(ctx, j.req.Dest, o)
+	req := j.req
+	req.Progress = j.report
+	js, err := r.OpenSync(ctx, req)
 	if err != nil {
 		return err
 	}
-	es, err := engine.Open(ctx, st, client, engine.Options{Concurrency: j.s.opts.Dest.Concurrency,
-		Progress: j.report, ProgressInterval: j.s.opts.Dest.ProgressInterval})
-	if err != nil {
-		st.Close()
-		return err
-	}
-	j.st, j.es = st, es
+	j.mu.Lock()
+	j.job = js
+	j.mu.Unlock()
+	j.s.syncClient(js.Client(), 1)
 	return nil
+}
+
+// syncClient counts the client of a sync open (n 1) or closed (n -1).
+func (s *Session) syncClient(c *fetch.Client, n int) {
+	s.syncsMu.Lock()
+	defer s.syncsMu.Unlock()
+	if s.syncClients == nil {
+		s.syncClients = map[*fetch.Client]int{}
+	}
+	if s.syncClients[c] += n; s.syncClients[c] <= 0 {
+		delete(s.syncClients, c)
+	}
 }
 
 // Plan reads the Source and decides what the sync will do, writing nothing;
@@ -225,15 +234,15 @@ func (j *Sync) Plan(ctx context.Context, delete bool) (*SyncPlan, error) {
 	if err := j.open(ctx); err != nil {
 		return nil, fmt.Errorf("open %s: %w", j.req.Dest, err)
 	}
-	if j.req.Only != nil && j.only == nil {
-		j.only = plan.NewURISet(j.req.Only)
-	}
-	j.dropPlan()
-	p, err := j.es.Plan(ctx, j.req.Target, engine.PlanOptions{Delete: delete, Only: j.only})
+	j.mu.Lock()
+	j.plan = nil
+	j.mu.Unlock()
+	j.job.SetDelete(delete)
+	p, err := j.job.Plan(ctx)
 	if err != nil {
 		return nil, err
 	}
-	sp := &SyncPlan{Plan: p, Dest: j.st.String()}
+	sp := &SyncPlan{Plan: p, Dest: j.job.Store().String()}
 	err = p.Items(func(it engine.Item) error {
 		if it.Action == plan.Unchanged {
 			return nil
@@ -246,28 +255,12 @@ func (j *Sync) Plan(ctx context.Context, delete bool) (*SyncPlan, error) {
 		return ctx.Err()
 	})
 	if err != nil {
-		p.Close()
 		return nil, fmt.Errorf("read the plan: %w", err)
 	}
 	j.mu.Lock()
 	j.plan = sp
 	j.mu.Unlock()
 	return sp, nil
-}
-
-// dropPlan closes the plan and the result before a new plan.
-func (j *Sync) dropPlan() {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	if j.plan != nil {
-		j.plan.Close()
-		j.plan = nil
-	}
-	if j.retry != nil {
-		j.retry.Close()
-		j.retry = nil
-	}
-	j.res = nil
 }
 
 // Run carries the plan out. Cancelling ctx stops it cleanly (Result.Stopped
@@ -284,23 +277,25 @@ func (j *Sync) Run(ctx context.Context) (*engine.Result, error) {
 	if sp == nil {
 		return nil, errors.New("run a sync: nothing planned")
 	}
-	return j.run(ctx, sp.Plan)
+	return j.run(ctx, j.job.Run)
 }
 
-func (j *Sync) run(ctx context.Context, p *engine.Plan) (*engine.Result, error) {
+// run runs fn (a run or a retry of the job) with a context StopSyncs can
+// cancel, and keeps its result (stoppedByClose).
+func (j *Sync) run(ctx context.Context, fn func(context.Context) (*engine.Result, error)) (*engine.Result, error) {
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
 	j.mu.Lock()
-	j.ran, j.stop = true, stop
+	j.stop = stop
 	j.mu.Unlock()
-	res, err := j.es.Run(ctx, p)
-	if err != nil {
-		return nil, err
-	}
+	res, err := fn(ctx)
 	j.mu.Lock()
-	j.res = res
+	j.stop = nil
+	if res != nil {
+		j.res = res
+	}
 	j.mu.Unlock()
-	return res, nil
+	return res, err
 }
 
 // CanRetry tells whether the last run has failures that Retry can fetch
@@ -308,7 +303,7 @@ func (j *Sync) run(ctx context.Context, p *engine.Plan) (*engine.Result, error) 
 func (j *Sync) CanRetry() bool {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	return j.res != nil && j.res.Stopped == "" && j.res.FailedCount > 0 && j.res.FailedCount <= len(j.res.Failed)
+	return j.job != nil && !j.busy && j.job.CanRetry()
 }
 
 // Retry runs again the resources that failed in the last run.
@@ -317,23 +312,10 @@ func (j *Sync) Retry(ctx context.Context) (*engine.Result, error) {
 		return nil, err
 	}
 	defer j.end()
-	j.mu.Lock()
-	res := j.res
-	j.mu.Unlock()
-	if res == nil {
+	if j.job == nil {
 		return nil, errors.New("retry: nothing has run")
 	}
-	p := res.Retry()
-	if p == nil {
-		return nil, errors.New("nothing to retry: no failure can be fetched again (a stopped run is continued by planning again)")
-	}
-	j.mu.Lock()
-	if j.retry != nil {
-		j.retry.Close()
-	}
-	j.retry = p
-	j.mu.Unlock()
-	return j.run(ctx, p)
+	return j.run(ctx, j.job.Retry)
 }
 
 // Close releases the destination (its lock, the plan's temporary files).
@@ -353,30 +335,18 @@ func (j *Sync) Close() error {
 	return j.release()
 }
 
-// release closes everything; j.mu is held.
+// release closes the job: a plan shown and never run (esc) leaves nothing
+// in DEST (not the folder, not DEST/.rsx, if opening it made them); j.mu
+// is held.
 func (j *Sync) release() error {
-	var err error
-	if j.plan != nil {
-		err = errors.Join(err, j.plan.Close())
-		j.plan = nil
+	j.plan = nil
+	if j.job == nil {
+		j.s.syncs.released(j, j.req.Dest, nil)
+		return nil
 	}
-	if j.retry != nil {
-		err = errors.Join(err, j.retry.Close())
-		j.retry = nil
-	}
-	if j.es != nil {
-		err = errors.Join(err, j.es.Close())
-		j.es = nil
-	}
-	// A plan shown and never run (esc) leaves nothing in DEST: not the
-	// folder, not DEST/.rsx, if opening it made them.
-	if dc, ok := j.st.(interface{ Discard() error }); ok && !j.ran {
-		err = errors.Join(err, dc.Discard())
-	}
-	if j.st != nil {
-		err = errors.Join(err, j.st.Close())
-		j.st = nil
-	}
+	j.s.syncClient(j.job.Client(), -1)
+	err := j.job.Close()
+	j.job = nil
 	j.s.syncs.released(j, j.req.Dest, j.stoppedByClose())
 	return err
 }
@@ -391,30 +361,47 @@ type AuditRequest struct {
 }
 
 // AuditCopy compares the copy in req.Dest with the Source's current state,
-// as rsx audit --dest does, listing the resources found the same too. It
-// holds the destination's lock while it runs.
+// as rsx audit --dest does (through the same runner), listing the
+// resources found the same too. It holds the destination's lock while it
+// runs. A copy that cannot be written (a read-only mount, a snapshot) is
+// audited read-only; the report's warnings say what was not recorded.
 func (s *Session) AuditCopy(ctx context.Context, req AuditRequest) (*engine.AuditReport, error) {
-	client, err := s.destClient()
+	r, err := s.runner()
 	if err != nil {
 		return nil, err
 	}
-	// A copy that cannot be written (a read-only mount, a snapshot) is
-	// audited read-only; the report's warnings say what was not recorded.
-	so := s.opts.Dest.Store
-	so.ReadOnlyWhenUnwritable = true
-	st, err := s.openStore(ctx, req.Dest, so)
-	if err != nil {
-		return nil, err
+	res := r.Audit(ctx, job.AuditRequest{Target: req.Target, Dest: req.Dest, Only: req.Only, ListSame: true})
+	// Its lists are in memory (no Keep): the report outlives the
+	// destination, released now.
+	defer res.Close()
+	if res.Err != nil {
+		return nil, res.Err
 	}
-	defer st.Close()
-	es, err := engine.Open(ctx, st, client, engine.Options{Concurrency: s.opts.Dest.Concurrency})
-	if err != nil {
-		return nil, err
+	return res.Report, nil
+}
+
+// runner is the runner of the session's syncs and audits of a copy.
+func (s *Session) runner() (*job.Runner, error) {
+	if r := s.opts.Dest.Runner; r != nil {
+		return r, nil
 	}
-	defer es.Close()
-	o := engine.AuditOptions{ListSame: true}
-	if req.Only != nil {
-		o.Only = plan.NewURISet(req.Only)
+	s.jobsOnce.Do(func() {
+		var c *fetch.Client
+		switch {
+		case s.opts.Dest.Client != nil:
+			c, _ = s.opts.Dest.Client.(*fetch.Client)
+		default:
+			c, _ = s.get.(*fetch.Client)
+		}
+		if c == nil {
+			return
+		}
+		o := c.Options()
+		s.jobs = &job.Runner{HTTP: func(string) (fetch.Options, error) { return o, nil }, Resolve: s.opts.Dest.Resolve,
+			Store: s.opts.Dest.Store, TempDir: func() string { return s.opts.TempDir }, ProgressInterval: s.opts.Dest.ProgressInterval}
+	})
+	if s.jobs == nil {
+		return nil, errNoDestClient
 	}
-	return es.AuditWith(ctx, req.Target, o)
+	return s.jobs, nil
 }

@@ -402,3 +402,51 @@ func TestLocalStatesAgreeWithAudit(t *testing.T) {
 		check(t, dir, len(entries)-chosen, 0)
 	})
 }
+
+// The explorer's repair of stray files: the audit page's s hands the sync
+// the stray files the audit found (SyncRequest.Strays) with no resource to
+// copy; a plan without deletions leaves them, one with deletions lists
+// them and moves nothing, and the run moves them to the trash.
+func TestSyncMovesTheStrayFilesAnAuditFound(t *testing.T) {
+	srv, s := startDemo(t, demo.Options{Resources: 60})
+	target := srv.URL + "/dataset1/capabilitylist.xml"
+	dir := t.TempDir()
+	ctx := context.Background()
+	j := s.NewSync(SyncRequest{Dest: dir, Target: target})
+	if _, err := j.Plan(ctx, false); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := j.Run(ctx); err != nil || !res.OK() {
+		t.Fatalf("sync: %v", err)
+	}
+	j.Close()
+	files := copyFiles(t, dir)
+	stray := filepath.Join(dir, filepath.Dir(files[0]), "stray.txt")
+	if err := os.WriteFile(stray, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := s.AuditCopy(ctx, AuditRequest{Dest: dir, Target: target})
+	if err != nil || len(rep.Stray) != 1 {
+		t.Fatalf("audit: stray %q, %v", rep.Stray, err)
+	}
+	j = s.NewSync(SyncRequest{Dest: dir, Target: target, Only: []string{}, Strays: rep.Stray})
+	defer j.Close()
+	p, err := j.Plan(ctx, false)
+	if err != nil || p.StrayLooked {
+		t.Fatalf("plan without deletions: looked %v, %v", p.StrayLooked, err)
+	}
+	p, err = j.Plan(ctx, true)
+	if err != nil || !p.StrayLooked || p.Summary.Trash != 1 || p.Summary.Work() != 0 {
+		t.Fatalf("plan with deletions: looked %v, trash %d, work %d, %v", p.StrayLooked, p.Summary.Trash, p.Summary.Work(), err)
+	}
+	if _, err := os.Stat(stray); err != nil {
+		t.Fatalf("the plan moved the stray file: %v", err)
+	}
+	res, err := j.Run(ctx)
+	if err != nil || !res.OK() || res.Trashed != 1 {
+		t.Fatalf("run: trashed %d, %v", res.Trashed, err)
+	}
+	if _, err := os.Stat(stray); !os.IsNotExist(err) {
+		t.Errorf("the stray file after the run: %v", err)
+	}
+}

@@ -10,9 +10,9 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"rsx/crawl"
-	"rsx/dest/fleet"
 	"rsx/dest/state"
 	"rsx/dest/store"
+	"rsx/fleet"
 	"rsx/model"
 )
 
@@ -21,6 +21,8 @@ import (
 // behind the Source's newest change the copy's point is.
 type FleetSource struct {
 	Name, URL, Dest string
+	// Request is the sync of the Source its entry in the file asks for.
+	Request SyncRequest
 
 	// From the destination's state; StateErr says why it could not be
 	// read (no copy yet is no error: HasCopy is false).
@@ -49,22 +51,21 @@ func (f FleetSource) Behind() time.Duration {
 }
 
 // ReadFleet reads a fleet file (docs/fleet.md); defaultDest is the
-// destination of the Sources without one (--dest).
+// destination of the Sources without one (--dest). Each Source's Request
+// is the sync its entry asks for, every setting of the file applied (as
+// rsx sync --sources applies them): the fleet page's s plans it.
 func (s *Session) ReadFleet(path, defaultDest string) ([]FleetSource, error) {
 	f, err := fleet.Read(path)
 	if err != nil {
 		return nil, err
 	}
+	jobs, err := fleet.Jobs(f, fleet.CommandSync, fleet.Base{Dest: defaultDest, KeepWithoutDest: true})
+	if err != nil {
+		return nil, err
+	}
 	var out []FleetSource
-	for _, src := range f.Sources {
-		d := src.Dest
-		if d == "" {
-			d = f.Dest
-		}
-		if d == "" {
-			d = defaultDest
-		}
-		out = append(out, FleetSource{Name: src.Name, URL: src.URL, Dest: d})
+	for _, j := range jobs {
+		out = append(out, FleetSource{Name: j.Source.Name, URL: j.Source.URL, Dest: j.Dest, Request: j.Sync})
 	}
 	return out, nil
 }
@@ -124,7 +125,7 @@ func (s *Session) fleetState(ctx context.Context, f *FleetSource) {
 		return
 	}
 	defer db.Close()
-	src, err := db.Source(ctx, f.URL)
+	src, err := db.SourceNamed(ctx, f.URL)
 	if errors.Is(err, state.ErrNoSource) {
 		return // the DEST holds other Sources, not this one yet
 	}
@@ -239,7 +240,7 @@ func (s *Session) FleetRuns(ctx context.Context, f FleetSource, limit int) ([]st
 		return nil, err
 	}
 	defer db.Close()
-	src, err := db.Source(ctx, f.URL)
+	src, err := db.SourceNamed(ctx, f.URL)
 	if errors.Is(err, state.ErrNoSource) {
 		return nil, nil
 	}
@@ -262,7 +263,7 @@ func lockForReading(ctx context.Context, st store.Store) (func(), error) {
 		return func() { lock.Release() }, nil
 	}
 	var le *store.LockedError
-	if _, folder := st.(*store.Dir); folder && errors.As(err, &le) {
+	if !st.Features().Bucket && errors.As(err, &le) {
 		return func() {}, nil
 	}
 	return nil, err

@@ -6,8 +6,10 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"rsx/demo"
+	"rsx/dest/engine"
 )
 
 // The fleet page's data: each Source's copy read from its DEST (read-only),
@@ -75,5 +77,71 @@ url = "`+dead+`"
 	runs, err := s.FleetRuns(ctx, one, 10)
 	if err != nil || len(runs) != 1 || runs[0].Mode != "baseline" {
 		t.Errorf("runs: %+v %v", runs, err)
+	}
+}
+
+// The fleet page's s syncs a Source with every setting of its entry in the
+// file, as rsx sync --sources does: here its rate (the requests are paced)
+// and its delete (the Source's deletions are applied, not remembered).
+// Before, the page synced the URL into the DEST and nothing else.
+func TestFleetSyncAppliesTheSourcesSettings(t *testing.T) {
+	srv, s := startDemo(t, demo.Options{Resources: 16})
+	dir := t.TempDir()
+	ctx := context.Background()
+	file := filepath.Join(dir, "fleet.toml")
+	os.WriteFile(file, []byte(`dest = "`+filepath.Join(dir, "copy")+`"
+[[source]]
+name = "paced"
+url = "`+srv.URL+`/dataset2/capabilitylist.xml"
+rate = 4.0
+delete = true
+exclude = ['\.nothing$']
+`), 0o644)
+	rows, err := s.ReadFleet(file, "")
+	if err != nil || len(rows) != 1 {
+		t.Fatalf("%+v %v", rows, err)
+	}
+	req := rows[0].Request
+	if !req.Delete || req.Limits.Rate == nil || *req.Limits.Rate != 4 || req.Selection == nil || req.Selection.Exclude[0] != `\.nothing$` {
+		t.Fatalf("the request of the entry: %+v", req)
+	}
+	sync := func() *engine.Result {
+		t.Helper()
+		j := s.NewSync(req)
+		defer j.Close()
+		start := time.Now()
+		p, err := j.Plan(ctx, j.Request().Delete)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := j.Run(ctx)
+		if err != nil || !res.OK() {
+			t.Fatalf("sync: %v %+v", err, res)
+		}
+		// The status bar tells that the Source's rate holds the sync back.
+		if th := s.Throttled(); len(th) != 1 || th[0].Rate != 4 || th[0].Waits == 0 {
+			t.Errorf("Throttled() = %+v during the sync", th)
+		}
+		// Four requests a second to the Source's host, near as it is (no
+		// limit by default): the plan's documents and the resources.
+		if n := p.Summary.Documents + res.Created + res.Updated; n >= 8 {
+			if least := time.Duration(n-4) * time.Second / 4; time.Since(start) < least {
+				t.Errorf("%d requests in %v: faster than the Source's rate of 4 a second", n, time.Since(start))
+			}
+		}
+		return res
+	}
+	first := sync()
+	if first.Created < 4 {
+		t.Fatalf("baseline: %+v", first)
+	}
+	srv.Source().Advance(40)
+	second := sync()
+	if second.Deleted == 0 || second.Pending != 0 {
+		t.Errorf("delete = true in the file: %d deleted, %d remembered", second.Deleted, second.Pending)
+	}
+	// The selection stored is the entry's.
+	if sel := second.Plan.Selection; len(sel.Exclude) != 1 {
+		t.Errorf("selection: %+v", sel)
 	}
 }

@@ -171,7 +171,7 @@ func (s *Session) localView(ctx context.Context, st store.Store, target string) 
 	if err != nil {
 		return nil, nil, none, err
 	}
-	src, err := db.Source(ctx, rs.Key())
+	src, err := rs.Row(ctx, db)
 	if errors.Is(err, state.ErrNoSource) {
 		db.Close()
 		return nil, nil, none, nil

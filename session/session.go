@@ -12,11 +12,13 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"sync"
 	"sync/atomic"
 	"time"
 
 	"rsx/claims"
 	"rsx/crawl"
+	"rsx/dest/job"
 	"rsx/fetch"
 	"rsx/model"
 	"rsx/notify"
@@ -87,6 +89,14 @@ type Session struct {
 	claims *claims.Checker
 	local  atomic.Bool // local files may be read: the user opened one
 	syncs  openSyncs   // syncs not yet released (syncs.go)
+
+	// jobs is the runner of syncs and audits of a copy when Options.Dest
+	// gives none (dest.go), made once.
+	jobs     *job.Runner
+	jobsOnce sync.Once
+	// syncClients are the clients of the syncs open (Throttled).
+	syncsMu     sync.Mutex
+	syncClients map[*fetch.Client]int
 }
 
 // New returns a session that fetches with c.

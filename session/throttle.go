@@ -13,12 +13,19 @@ type throttler interface{ Throttled() []fetch.Throttle }
 
 // Throttled returns the hosts whose requests wait for their turn (the
 // per-host rate of the host's kind, a robots.txt Crawl-delay), for the
-// browsing client and the one of syncs, audits and checks together, by
-// host: what the explorer's status bar shows when fetching is held back
-// rather than slow. Nil when nothing was.
+// browsing client, the one of checks and those of the syncs open (each
+// with its Source's limits) together, by host: what the explorer's status
+// bar shows when fetching is held back rather than slow. Nil when nothing
+// was.
 func (s *Session) Throttled() []fetch.Throttle {
 	var out []fetch.Throttle
-	for _, c := range []any{s.get, s.opts.Dest.Client} {
+	clients := []any{s.get, s.opts.Dest.Client}
+	s.syncsMu.Lock()
+	for c := range s.syncClients {
+		clients = append(clients, c)
+	}
+	s.syncsMu.Unlock()
+	for _, c := range clients {
 		if t, ok := c.(throttler); ok {
 			out = append(out, t.Throttled()...)
 		}

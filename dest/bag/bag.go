@@ -528,9 +528,4 @@ func selected(uri string, opt Options) bool {
 }
 
 // localRoot is the folder of a folder destination, "" for a bucket.
-func localRoot(st store.Store) string {
-	if d, ok := st.(*store.Dir); ok {
-		return d.String()
-	}
-	return ""
-}
+func localRoot(st store.Store) string { return st.Features().Local }

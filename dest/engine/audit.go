@@ -42,8 +42,17 @@ type AuditReport struct {
 	// (see Unselected). Changed: resources whose copy differs from what
 	// the Source declares now (the Source changed them, or the copy is
 	// damaged). Extra: resources of the copy the Source no longer has, and
-	// files of the destination no resource owns (by their path).
+	// the stray files of the Source's part of DEST (Stray).
 	Missing, Changed, Extra []string
+	// Stray are the files of Extra: inside the Source's part of DEST (the
+	// folders its copies are in, stray.go), owned by no resource of any
+	// Source, not kept by the protect list (DEST/.rsxignore). A sync with
+	// --delete moves them to the trash. Files elsewhere in DEST (its top,
+	// another Source's folders) are not the Source's, and not listed.
+	Stray []string
+	// Protected counts the files of the Source's part that the protect
+	// list keeps: neither counted nor moved.
+	Protected int
 	// PendingDeletes counts the resources of Extra whose deletion at the
 	// Source the copy already knows of: a sync without --delete reported
 	// and remembered it, and a sync with --delete applies it.
@@ -105,12 +114,13 @@ const (
 	ListUnannounced
 	ListUnverifiable
 	ListSame
+	ListStray
 	nAuditLists
 )
 
 // list is the slice of the report that holds l.
 func (r *AuditReport) list(l AuditList) *[]string {
-	return [...]*[]string{&r.Missing, &r.Changed, &r.Extra, &r.Damaged, &r.Unannounced, &r.Unverifiable, &r.SameURIs}[l]
+	return [...]*[]string{&r.Missing, &r.Changed, &r.Extra, &r.Damaged, &r.Unannounced, &r.Unverifiable, &r.SameURIs, &r.Stray}[l]
 }
 
 // Len is how many entries list l has: with AuditOptions.Keep, more than its
@@ -227,6 +237,9 @@ type AuditOptions struct {
 	// authority too, as a sync with --allow-other-hosts copies them;
 	// without it they are out of the copy's selection (Excluded).
 	AllowOtherHosts bool
+	// OtherSources are the URLs the caller names other Sources of the
+	// destination by (PlanOptions.OtherSources).
+	OtherSources []string
 	// Keep, when above 0, bounds the memory the report's lists take: each
 	// slice (Missing, Changed, …) holds its first Keep entries in order,
 	// and every entry goes to a temporary file in the Store's TempDir, for
@@ -279,7 +292,11 @@ func (s *Dest) Audit(ctx context.Context, target string) (*AuditReport, error) {
 	return s.AuditWith(ctx, target, AuditOptions{})
 }
 
-// AuditWith is Audit with options.
+// AuditWith is Audit with options. It goes by stages: what the copy
+// claims to hold (beginAudit), the comparison of the Source's current
+// resources with it and the hashing of its files (compare), the files no
+// resource owns (extraFiles or the bucket's listing), the lists put in
+// order (settleLists) and what was found recorded in the state (record).
 func (s *Dest) AuditWith(ctx context.Context, target string, opts AuditOptions) (*AuditReport, error) {
 	if err := s.check(); err != nil {
 		return nil, err
@@ -287,12 +304,74 @@ func (s *Dest) AuditWith(ctx context.Context, target string, opts AuditOptions) 
 	ctx = withoutCapture(ctx)
 	started := s.opts.Now()
 	s.opts.report(Progress{Phase: PhaseReading})
+	au, err := s.beginAudit(ctx, target, opts)
+	if err != nil {
+		return nil, err
+	}
+	defer au.close()
+	if err := au.compare(ctx); err != nil {
+		return nil, err
+	}
+	a, rep := au.a, au.rep
+	if err := au.extras(ctx); err != nil {
+		return nil, err
+	}
+	if err := a.settleLists(); err != nil {
+		return nil, err
+	}
+	if err := a.record(ctx); err != nil {
+		return nil, err
+	}
+	rep.Elapsed = s.opts.Now().Sub(started)
+	au.ok = true
+	return rep, nil
+}
+
+// audit is one audit under way: the Source, the copy's row and selection,
+// and the auditor that sorts the resources out.
+type audit struct {
+	s    *Dest
+	opts AuditOptions
+	src  *source
+	row  state.Source
+	rep  *AuditReport
+	a    *auditor
+	b    *builder
+	snap *plan.Snapshot
+	// listed waits for a bucket's listing of its objects, started beside
+	// the comparison (nil: a folder, walked after it).
+	listed func() error
+	// ok: the report is handed over (close keeps its spools).
+	ok      bool
+	closers []func()
+}
+
+// close frees what the audit holds, and the report's spools when it was
+// not handed over.
+func (au *audit) close() {
+	for i := len(au.closers) - 1; i >= 0; i-- {
+		au.closers[i]()
+	}
+	if !au.ok && au.rep != nil {
+		au.rep.Close()
+	}
+}
+
+// beginAudit resolves the Source and decides what the copy claims to hold:
+// with a baseline (finished or not), every resource of its selection;
+// without one (only chosen resources were synced), the resources it has.
+// CopySelection decides it, as for whatever else shows a copy's resources
+// (the explorer's :dest).
+func (s *Dest) beginAudit(ctx context.Context, target string, opts AuditOptions) (*audit, error) {
 	src, err := s.resolve(ctx, target)
 	if err != nil {
 		return nil, err
 	}
+	if err := s.identify(ctx, src, opts.OtherSources); err != nil {
+		return nil, err
+	}
 	rep := &AuditReport{Source: src.key}
-	rep.Warnings = append(rep.Warnings, s.honourCrawlDelay(ctx, src.key)...)
+	rep.Warnings = append(rep.Warnings, s.honourCrawlDelay(ctx, src.capListOrKey())...)
 	row, err := s.db.Source(ctx, src.key)
 	if err != nil && !errors.Is(err, state.ErrNoSource) {
 		return nil, err
@@ -304,10 +383,6 @@ func (s *Dest) AuditWith(ctx context.Context, target string, opts AuditOptions) 
 		rep.Warnings = append(rep.Warnings, "the destination has no copy of this Source")
 	}
 	rep.Point = row.Point()
-	// What the copy claims to hold: with a baseline (finished or not),
-	// every resource of its selection; without one (only chosen resources
-	// were synced), the resources it has. CopySelection decides it, as for
-	// whatever else shows a copy's resources (the explorer's :dest).
 	cs, err := copySelectionOf(src, row, opts.AllowOtherHosts)
 	if err != nil {
 		return nil, err
@@ -321,70 +396,83 @@ func (s *Dest) AuditWith(ctx context.Context, target string, opts AuditOptions) 
 		return nil, fmt.Errorf("the Source %s offers no Resource List to compare the copy with: %w", src.key, errNoDocument)
 	}
 	rep.Document = rl
-	sel := cs.sel
-	b := &builder{s: s, p: &Plan{}, sel: sel, capList: src.capList}
-
-	// The Source's current resources against the state: the Resource List
-	// and the changes after its at (and after the copy's point, for what was
-	// announced).
+	au := &audit{s: s, opts: opts, src: src, row: row, rep: rep}
+	ok := false
+	defer func() {
+		if !ok {
+			au.close()
+		}
+	}()
+	au.b = &builder{s: s, p: &Plan{}, sel: cs.sel, capList: src.capList}
 	// The state is read a batch at a time (a View, not an Index in
 	// memory), with the rows' paths and digests, so that neither the
 	// look-ups nor the hashing hold anything per resource of the copy.
 	rows := &auditRows{View: s.db.View(row.ID), rows: make(map[int64]auditRow, state.LookupBatch)}
-	snap, err := plan.NewSnapshot(ctx, rows, plan.Options{Selection: sel, Delete: true, Only: opts.Only, TempDir: s.st.TempDir()})
+	au.snap, err = plan.NewSnapshot(ctx, rows, plan.Options{Selection: cs.sel, Delete: true, Only: opts.Only, TempDir: s.st.TempDir()})
 	if err != nil {
 		return nil, err
 	}
-	defer snap.Close()
-	announced := newURISet()
-	a := &auditor{s: s, rep: rep, announced: announced, srcID: row.ID, listSame: opts.ListSame, rows: rows,
+	au.closers = append(au.closers, func() { au.snap.Close() })
+	a := &auditor{s: s, rep: rep, announced: newURISet(), srcID: row.ID, listSame: opts.ListSame, rows: rows,
 		chosenOnly: cs.chosenOnly, baselineDone: baselineDone, outside: cs.outside}
+	au.a = a
 	tmp := s.st.TempDir()
 	a.verify = runspool.NewList(tmp, "audit's intact copies", 0, appendVerified, readVerified, compareVerified)
 	a.damaged = runspool.NewList(tmp, "audit's damaged copies", 0, appendID, readID, func(a, b *int64) int { return cmp.Compare(*a, *b) })
-	defer a.verify.Close()
-	defer a.damaged.Close()
+	au.closers = append(au.closers, func() { a.verify.Close() }, func() { a.damaged.Close() })
 	if opts.Keep > 0 {
 		a.keep = opts.Keep
-		names := [nAuditLists]string{"missing resources", "changed resources", "extra resources", "damaged copies", "unannounced differences", "unverifiable resources", "same resources"}
+		names := [nAuditLists]string{"missing resources", "changed resources", "extra resources", "damaged copies", "unannounced differences", "unverifiable resources", "same resources", "stray files"}
 		for l := range rep.spools {
 			rep.spools[l] = runspool.Strings(tmp, "audit's "+names[l], 0)
 		}
 	}
-	ok := false
-	defer func() {
-		if !ok {
-			rep.Close()
-		}
-	}()
 	if a.mapper, err = auditMapper(src, row.Selection); err != nil {
 		return nil, err
 	}
 	a.det = s.db.NewDetector(s.st.CaseInsensitive())
-	cl := src.docs[model.CapChangeList]
-	if cl == "" && src.docs[model.CapChangeDump] != "" {
+	if row.ID != 0 {
+		// The Source's part of DEST, where its stray files are looked for
+		// (stray.go), and the files the operator keeps.
+		if a.parts, err = s.loadParts(ctx); err != nil {
+			return nil, err
+		}
+		if a.protect, err = loadProtectList(ctx, s.st); err != nil {
+			return nil, err
+		}
+		a.strayDue = !row.StrayDue.IsZero()
+	}
+	ok = true
+	return au, nil
+}
+
+// compare reads the Source's current resources (the Resource List, with
+// the changes of the Change Lists after its at, and after the copy's point
+// for what was announced) against the state, and hashes the copies they
+// involve. A bucket's objects are listed beside it, ranges of them at once
+// (listExtraFiles): a bucket's listing is a page of 1,000 objects a
+// request, one after another, and the comparison's GETs do not wait for
+// it. A folder is walked after the comparison (extras), which may spare
+// the walk (noExtraFiles).
+func (au *audit) compare(ctx context.Context) error {
+	s, a, b, rep := au.s, au.a, au.b, au.rep
+	cl := au.src.docs[model.CapChangeList]
+	if cl == "" && au.src.docs[model.CapChangeDump] != "" {
 		rep.Warnings = append(rep.Warnings, "the Source's changes are only in a Change Dump, which an audit does not read: changes since the Resource List's at are not taken into account")
 	}
-	// A bucket's objects are listed beside the comparison, ranges of them
-	// at once (listExtraFiles): a bucket's listing is a page of 1,000
-	// objects a request, one after another, and the comparison's GETs do
-	// not wait for it. A folder is walked after the comparison, which may
-	// spare the walk (noExtraFiles).
 	ctx, fail := context.WithCancelCause(ctx)
-	var listed func() error
-	defer func() {
+	au.closers = append(au.closers, func() {
 		fail(nil)
-		if listed != nil {
-			listed()
+		if au.listed != nil {
+			au.listed()
 		}
-	}()
+	})
 	if rw, ok := s.st.(store.RangeWalker); ok {
-		listed = a.listExtraFiles(ctx, rw, fail)
+		au.listed = a.listExtraFiles(ctx, rw, fail)
 	}
 	a.start(ctx)
 	emit := func(it plan.Item) error { return a.item(ctx, it) }
-	var unknown bool
-	rep.At, unknown, err = b.readCurrent(ctx, rl, cl, rep.Point, announced, func(e plan.Entry) error {
+	at, unknown, err := b.readCurrent(ctx, rep.Document, cl, rep.Point, a.announced, func(e plan.Entry) error {
 		if a.outside != nil && a.outside(e.URI) {
 			// Outside the Source's authority: sync refuses it on purpose,
 			// so it is out of the copy's selection.
@@ -393,8 +481,9 @@ func (s *Dest) AuditWith(ctx context.Context, target string, opts AuditOptions) 
 			a.mu.Unlock()
 			return nil
 		}
-		return snap.Add(ctx, e, emit)
+		return au.snap.Add(ctx, e, emit)
 	})
+	rep.At = at
 	if unknown {
 		a.unknownAnnouncements = true
 		rep.Warnings = append(rep.Warnings, "a Change List could not be read: what it announced is not known, so no difference is called unannounced")
@@ -405,7 +494,7 @@ func (s *Dest) AuditWith(ctx context.Context, target string, opts AuditOptions) 
 		// counted as not compared, not called extra.
 		a.incomplete = len(b.p.Problems) > 0
 		var sum plan.Summary
-		sum, err = snap.Finish(ctx, emit)
+		sum, err = au.snap.Finish(ctx, emit)
 		rep.Excluded += sum.Excluded
 		rep.NotChosen = sum.NotChosen
 		rep.Warnings = append(rep.Warnings, sum.Warnings...)
@@ -417,28 +506,33 @@ func (s *Dest) AuditWith(ctx context.Context, target string, opts AuditOptions) 
 		if cause := context.Cause(ctx); cause != nil && errors.Is(err, context.Canceled) {
 			err = cause // the listing failed, which stopped the comparison
 		}
-		return nil, err
+		return err
 	}
 	rep.Problems = append(rep.Problems, b.p.Problems...)
 	rep.Warnings = append(rep.Warnings, b.p.Warnings...)
 	rep.Documents = int(b.docs.Load())
+	return nil
+}
 
-	// Files no resource owns.
-	if listed != nil {
-		err = listed()
-	} else {
-		err = a.extraFiles(ctx)
+// extras finds the files of the copy no resource owns: the bucket's
+// listing started beside the comparison, or a walk of the folder.
+func (au *audit) extras(ctx context.Context) error {
+	if au.listed != nil {
+		return au.listed()
 	}
-	if err != nil {
-		return nil, err
-	}
+	return au.a.extraFiles(ctx)
+}
+
+// settleLists puts the report's lists in order: each sorted, or (with
+// AuditOptions.Keep) the first Keep of each read back from its spool.
+func (a *auditor) settleLists() error {
+	rep := a.rep
 	for l := range nAuditLists {
 		list := rep.list(l)
 		if rep.spools[l] == nil {
 			sort.Strings(*list)
 			continue
 		}
-		// The first Keep of the list, in order.
 		errEnough := errors.New("enough")
 		err := rep.Each(l, func(u string) error {
 			if len(*list) == a.keep {
@@ -448,15 +542,10 @@ func (s *Dest) AuditWith(ctx context.Context, target string, opts AuditOptions) 
 			return nil
 		})
 		if err != nil && err != errEnough {
-			return nil, err
+			return err
 		}
 	}
-	if err := a.record(ctx); err != nil {
-		return nil, err
-	}
-	rep.Elapsed = s.opts.Now().Sub(started)
-	ok = true
-	return rep, nil
+	return nil
 }
 
 // auditRow is what check needs of a row of the state: its path and what
@@ -633,6 +722,13 @@ type auditor struct {
 	keep int
 	// extraURIs counts the resources of Extra (the rest are paths).
 	extraURIs int
+	// parts are the parts of DEST each Source's copies are in, protect
+	// the files the operator keeps (nil: the DEST holds no copy of the
+	// Source, so nothing is its stray file); strayDue: the state says an
+	// audit found stray files before.
+	parts    *destParts
+	protect  *protectList
+	strayDue bool
 
 	jobs    chan auditJob
 	wg      sync.WaitGroup
@@ -714,7 +810,11 @@ func (a *auditor) record(ctx context.Context) error {
 	r := a.rep
 	differs := r.Len(ListMissing)+r.Len(ListChanged)+a.extraURIs-r.PendingDeletes > 0
 	due := a.srcID > 0 && (r.Len(ListDamaged)+r.Len(ListUnannounced) > 0 || (a.unknownAnnouncements && differs))
-	if a.verify.Len() == 0 && a.damaged.Len() == 0 && !due {
+	// Stray files found: the next sync with --delete looks for them;
+	// none (their folders all listed): it need not.
+	strays := r.Len(ListStray) > 0
+	markStray := a.srcID > 0 && a.parts != nil && strays != a.strayDue
+	if a.verify.Len() == 0 && a.damaged.Len() == 0 && !due && !markStray {
 		return nil
 	}
 	if err := errors.Join(a.verify.Err(), a.damaged.Err()); err != nil {
@@ -723,7 +823,7 @@ func (a *auditor) record(ctx context.Context) error {
 	if a.s.ReadOnly() {
 		// A read-only DEST (a read-only mount, a snapshot) is audited all
 		// the same: what would have been recorded is said instead.
-		a.rep.Warnings = append(a.rep.Warnings, a.notRecorded("the destination was opened read-only", due))
+		a.rep.Warnings = append(a.rep.Warnings, a.notRecorded("the destination was opened read-only", due, markStray && strays))
 		return nil
 	}
 	ctx = context.WithoutCancel(ctx)
@@ -783,6 +883,16 @@ func (a *auditor) record(ctx context.Context) error {
 			return err
 		}
 	}
+	if markStray {
+		at := now
+		if !strays {
+			at = time.Time{}
+		}
+		if err := w.SetStrayDue(ctx, a.srcID, at); err != nil {
+			w.Abort()
+			return err
+		}
+	}
 	return w.Close(ctx)
 }
 
@@ -791,7 +901,7 @@ func (a *auditor) record(ctx context.Context) error {
 const recordBatch = 100_000
 
 // notRecorded says what record did not keep in the state, and why.
-func (a *auditor) notRecorded(why string, due bool) string {
+func (a *auditor) notRecorded(why string, due, stray bool) string {
 	var what []string
 	if n := a.verify.Len(); n > 0 {
 		what = append(what, display.Plural(n, "copy", "copies")+" found intact not marked verified (verified_at)")
@@ -801,6 +911,9 @@ func (a *auditor) notRecorded(why string, due bool) string {
 	}
 	if due {
 		what = append(what, "the next sync not marked to reconcile the copy (reconcile_due)")
+	}
+	if stray {
+		what = append(what, "the next sync with --delete not marked to look for stray files (stray_due)")
 	}
 	return "nothing recorded in the state (" + why + "): " + strings.Join(what, "; ")
 }
@@ -969,7 +1082,7 @@ func (a *auditor) check(ctx context.Context, job auditJob, w *auditWorker) error
 	a.opened.Add(1)
 	w.noteOpened(row.path)
 	var mtime time.Time
-	if st, ok := f.(interface{ Stat() (fs.FileInfo, error) }); ok && !a.s.isBucket() {
+	if st, ok := f.(interface{ Stat() (fs.FileInfo, error) }); ok && a.s.st.Features().ModTimes {
 		if fi, err := st.Stat(); err == nil {
 			mtime = fi.ModTime()
 		}
@@ -1069,17 +1182,38 @@ func (s *stopQuietly) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// extraFiles finds the destination's files that no resource of the state
-// owns.
+// extraFiles finds the stray files of the Source's part of DEST (the
+// folders its copies are in): files there that no resource of any Source
+// owns and the protect list does not keep.
 func (a *auditor) extraFiles(ctx context.Context) error {
+	if a.parts == nil {
+		return nil
+	}
 	if none, err := a.noExtraFiles(ctx); err != nil || none {
 		return err
 	}
-	x := a.newExtras()
-	if err := a.s.st.Walk(ctx, func(fi store.FileInfo) error { return x.add(ctx, fi.Path) }); err != nil {
+	x := a.newStrayFinder()
+	if err := x.walk(ctx); err != nil {
 		return err
 	}
-	return x.flush(ctx)
+	a.noteProtected(x)
+	return nil
+}
+
+// newStrayFinder finds the audit's stray files, each added to the extra
+// files and the stray ones.
+func (a *auditor) newStrayFinder() *strayFinder {
+	return a.s.newStrayFinder(a.srcID, a.parts, a.protect, func(p string) error {
+		a.add(ListExtra, p)
+		a.add(ListStray, p)
+		return nil
+	})
+}
+
+func (a *auditor) noteProtected(x *strayFinder) {
+	a.mu.Lock()
+	a.rep.Protected += x.protected
+	a.mu.Unlock()
 }
 
 // Ranges of a bucket's listing: listRangesMax at most, of listRangeMin
@@ -1122,22 +1256,31 @@ func (a *auditor) listExtraFiles(ctx context.Context, rw store.RangeWalker, fail
 }
 
 func (a *auditor) listRanges(ctx context.Context, rw store.RangeWalker) error {
+	if a.parts == nil || len(a.parts.of[a.srcID]) == 0 {
+		return nil // no copy of the Source: nothing is its stray file
+	}
 	splits, err := a.s.db.PathSplits(ctx, listRangesMax, listRangeMin)
 	if err != nil {
 		return err
 	}
 	// Range i is (bounds[i], bounds[i+1]]: "" below is the start, above
-	// the end.
+	// the end; only their parts in the Source's folders are listed.
 	bounds := append(append([]string{""}, splits...), "")
-	ranges := make(chan int, len(bounds)-1)
-	for i := range len(bounds) - 1 {
-		ranges <- i
+	clipped := clipRanges(bounds, a.parts.of[a.srcID])
+	ranges := make(chan [2]string, len(clipped))
+	for _, r := range clipped {
+		ranges <- r
 	}
 	close(ranges)
 	g, gctx := errgroup.WithContext(ctx)
+	// The listers stop as soon as a look-up fails (stop), not when they
+	// have listed their ranges: their sends are taken and dropped until
+	// they end, and each ends with the look-up's error as its cause.
+	lctx, stop := context.WithCancelCause(gctx)
+	defer stop(nil)
 	batches := make(chan []string, listWorkers)
 	var listers sync.WaitGroup
-	for range min(listWorkers, len(bounds)-1) {
+	for range min(listWorkers, len(clipped)) {
 		listers.Add(1)
 		g.Go(func() error {
 			defer listers.Done()
@@ -1147,12 +1290,12 @@ func (a *auditor) listRanges(ctx context.Context, rw store.RangeWalker) error {
 				case batches <- batch:
 					batch = make([]string, 0, state.LookupBatch)
 					return nil
-				case <-gctx.Done():
-					return gctx.Err()
+				case <-lctx.Done():
+					return context.Cause(lctx)
 				}
 			}
-			for i := range ranges {
-				err := rw.WalkRange(gctx, bounds[i], bounds[i+1], func(fi store.FileInfo) error {
+			for r := range ranges {
+				err := rw.WalkRange(lctx, r[0], r[1], func(fi store.FileInfo) error {
 					batch = append(batch, fi.Path)
 					if len(batch) == cap(batch) {
 						return send()
@@ -1160,6 +1303,9 @@ func (a *auditor) listRanges(ctx context.Context, rw store.RangeWalker) error {
 					return nil
 				})
 				if err != nil {
+					if lctx.Err() != nil {
+						return context.Cause(lctx)
+					}
 					return err
 				}
 			}
@@ -1174,53 +1320,20 @@ func (a *auditor) listRanges(ctx context.Context, rw store.RangeWalker) error {
 		close(batches)
 	}()
 	g.Go(func() error {
-		x := a.newExtras()
+		x := a.newStrayFinder()
 		for batch := range batches {
 			x.batch = batch
 			if err := x.flush(gctx); err != nil {
-				// The listers stop at gctx's end; batches closes after.
+				stop(err)
 				for range batches {
 				}
 				return err
 			}
 		}
+		a.noteProtected(x)
 		return nil
 	})
 	return g.Wait()
-}
-
-// extras looks the paths of the copy's files up in the state a batch at a
-// time and reports those no resource owns as extra.
-type extras struct {
-	a     *auditor
-	batch []string
-	held  []bool
-}
-
-func (a *auditor) newExtras() *extras {
-	return &extras{a: a, batch: make([]string, 0, state.LookupBatch), held: make([]bool, state.LookupBatch)}
-}
-
-func (x *extras) add(ctx context.Context, path string) error {
-	x.batch = append(x.batch, path)
-	if len(x.batch) == cap(x.batch) {
-		return x.flush(ctx)
-	}
-	return nil
-}
-
-func (x *extras) flush(ctx context.Context) error {
-	clear(x.held)
-	if err := x.a.s.db.FindPaths(ctx, x.batch, func(i int) error { x.held[i] = true; return nil }); err != nil {
-		return err
-	}
-	for i, p := range x.batch {
-		if !x.held[i] {
-			x.a.add(ListExtra, p)
-		}
-	}
-	x.batch = x.batch[:0]
-	return nil
 }
 
 // noExtraFiles reports whether the destination's files are those the audit
@@ -1246,7 +1359,7 @@ func (a *auditor) noExtraFiles(ctx context.Context) (bool, error) {
 	}
 	if nc, ok := a.s.st.(store.NameCounter); ok {
 		// The folders the files opened are in, by their names alone.
-		if only, err := a.folders.only(ctx, nc); err != nil || only {
+		if only, err := a.folders.only(ctx, nc, a.parts.of[a.srcID]); err != nil || only {
 			return only, err
 		}
 	}

@@ -72,12 +72,14 @@ func TestAuditFindsUnannouncedChanges(t *testing.T) {
 		t.Errorf("same %d", rep.Same)
 	}
 
-	// A file no resource owns is extra too.
-	stray := filepath.Join(dir, "stray.txt")
-	os.WriteFile(stray, []byte("x"), 0o644)
+	// A file no resource owns in the Source's folders is extra too (and
+	// stray); one at DEST's top is not the Source's business.
+	stray := f.hostDir() + "/r/stray.txt"
+	os.WriteFile(filepath.Join(dir, filepath.FromSlash(stray)), []byte("x"), 0o644)
+	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("x"), 0o644)
 	rep = auditOnce(t, dir, testClient(t), f.target())
-	if !slices.Contains(rep.Extra, "stray.txt") {
-		t.Errorf("extra %q", rep.Extra)
+	if !slices.Contains(rep.Extra, stray) || !slices.Equal(rep.Stray, []string{stray}) || slices.Contains(rep.Extra, "notes.txt") {
+		t.Errorf("extra %q, stray %q", rep.Extra, rep.Stray)
 	}
 }
 
@@ -336,7 +338,7 @@ func TestAuditKeepSpoolsTheLists(t *testing.T) {
 		}
 	}
 	for _, name := range []string{"stray-b", "stray-a", "stray-c"} {
-		os.WriteFile(filepath.Join(dir, name), []byte("x"), 0o644)
+		os.WriteFile(filepath.Join(dir, filepath.FromSlash(f.hostDir()+"/r/"+name)), []byte("x"), 0o644)
 	}
 	audit := func(keep int) *AuditReport {
 		s := openSession(t, dir, testClient(t), Options{})

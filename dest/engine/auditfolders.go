@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"path"
+	"slices"
 	"strings"
 
 	"rsx/dest/store"
@@ -63,10 +64,12 @@ func (f *openedFolders) merge(dirs map[string]int64) {
 }
 
 // only reports whether the folders of the files opened hold those files and
-// the folders leading to them, and nothing else: then DEST (but its .rsx)
-// holds no other entry. false when it cannot tell (a folder that cannot be
-// read, a count that differs: an extra entry, an empty folder, a link).
-func (f *openedFolders) only(ctx context.Context, nc store.NameCounter) (bool, error) {
+// the folders leading to them, and nothing else, up to the Source's
+// folders (parts; those above them are not the Source's): then its part of
+// DEST holds no other entry. false when it cannot tell (a folder that
+// cannot be read, a count that differs: an extra entry, an empty folder, a
+// link).
+func (f *openedFolders) only(ctx context.Context, nc store.NameCounter, parts []string) (bool, error) {
 	if f.off || len(f.dirs) == 0 {
 		return false, nil
 	}
@@ -79,7 +82,7 @@ func (f *openedFolders) only(ctx context.Context, nc store.NameCounter) (bool, e
 			return
 		}
 		want[d] = 0
-		if d != "." {
+		if d != "." && !slices.Contains(parts, d) {
 			p := path.Dir(d)
 			add(p)
 			want[p]++

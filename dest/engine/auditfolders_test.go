@@ -25,21 +25,27 @@ func TestOpenedFolders(t *testing.T) {
 		extra  func(t *testing.T, dir string)
 		opened []string // the files opened (nil: files)
 		only   bool
+		parts  []string // the Source's part of DEST (nil: every folder up to its top)
 	}{
-		{"every file opened", nil, nil, true},
-		{"with .rsx", func(t *testing.T, dir string) { write(t, filepath.Join(dir, ".rsx", "state.db")) }, nil, true},
-		{"a file not opened", nil, files[1:], false},
-		{"an extra file beside others", func(t *testing.T, dir string) { write(t, filepath.Join(dir, "a/b/x")) }, nil, false},
-		{"an extra file at the top", func(t *testing.T, dir string) { write(t, filepath.Join(dir, "x")) }, nil, false},
-		{"an extra file in a folder of its own", func(t *testing.T, dir string) { write(t, filepath.Join(dir, "a/f/g/x")) }, nil, false},
-		{"an empty folder", func(t *testing.T, dir string) { mkdir(t, filepath.Join(dir, "a/c/empty")) }, nil, false},
+		{"every file opened", nil, nil, true, nil},
+		{"with .rsx", func(t *testing.T, dir string) { write(t, filepath.Join(dir, ".rsx", "state.db")) }, nil, true, nil},
+		{"a file not opened", nil, files[1:], false, nil},
+		{"an extra file beside others", func(t *testing.T, dir string) { write(t, filepath.Join(dir, "a/b/x")) }, nil, false, nil},
+		{"an extra file at the top", func(t *testing.T, dir string) { write(t, filepath.Join(dir, "x")) }, nil, false, nil},
+		{"an extra file in a folder of its own", func(t *testing.T, dir string) { write(t, filepath.Join(dir, "a/f/g/x")) }, nil, false, nil},
+		{"an empty folder", func(t *testing.T, dir string) { mkdir(t, filepath.Join(dir, "a/c/empty")) }, nil, false, nil},
 		{"a link", func(t *testing.T, dir string) {
 			if err := os.Symlink("1", filepath.Join(dir, "a/b/link")); err != nil {
 				t.Fatal(err)
 			}
-		}, nil, false},
-		{"a path not clean", nil, []string{"top.txt", "a/b/1", "a/./b/2", "a/c/3", "a/c/d/e/4"}, false},
-		{"a path out of DEST", nil, []string{"top.txt", "a/b/1", "a/b/2", "a/c/3", "a/c/d/e/4", "../x"}, false},
+		}, nil, false, nil},
+		{"a path not clean", nil, []string{"top.txt", "a/b/1", "a/./b/2", "a/c/3", "a/c/d/e/4"}, false, nil},
+		{"a path out of DEST", nil, []string{"top.txt", "a/b/1", "a/b/2", "a/c/3", "a/c/d/e/4", "../x"}, false, nil},
+		// Only the Source's part counts: what is above its folders is not
+		// its business.
+		{"files outside the Source's part", func(t *testing.T, dir string) { write(t, filepath.Join(dir, "x")) }, files[1:], true, []string{"a"}},
+		{"an extra file in the Source's part", func(t *testing.T, dir string) { write(t, filepath.Join(dir, "a/x")) }, files[1:], false, []string{"a"}},
+		{"an extra file in a part's subfolder", func(t *testing.T, dir string) { write(t, filepath.Join(dir, "a/c/x")) }, files[1:], false, []string{"a"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -67,7 +73,7 @@ func TestOpenedFolders(t *testing.T) {
 			}
 			f.merge(w1.dirs)
 			f.merge(w2.dirs)
-			only, err := f.only(context.Background(), st)
+			only, err := f.only(context.Background(), st, tt.parts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -168,7 +174,7 @@ func TestAuditTellsNoExtraFilesByFolders(t *testing.T) {
 	if n, w := st.counts.Load(), st.walks.Load(); n+w != 0 {
 		t.Errorf("a file gone: the files of DEST counted %d times and walked %d times, want none", n, w)
 	}
-	for _, extra := range []string{filepath.Join(filepath.Dir(files[5]), "stray.txt"), filepath.Join(dir, "new", "folder", "stray.txt")} {
+	for _, extra := range []string{filepath.Join(filepath.Dir(files[5]), "stray.txt"), filepath.Join(filepath.Dir(filepath.Dir(files[5])), "new", "folder", "stray.txt")} {
 		write(t, extra)
 		rep, _ = audit()
 		rel, _ := filepath.Rel(dir, extra)

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -116,25 +117,44 @@ func TestAuditExtraFiles(t *testing.T) {
 	files := copyFiles(t, made)
 	rel := func(p string) string { r, _ := filepath.Rel(made, p); return filepath.ToSlash(r) }
 	first, second := rel(files[0]), rel(files[1])
-	folder := filepath.Dir(first)
+	folder := path.Dir(first) // HOST/dataset1/res
+	home := path.Dir(folder)  // HOST/dataset1: the Capability List's
+	host := path.Dir(home)    // HOST
 	cases := []struct {
-		name    string
-		change  func(t *testing.T, dir string)
-		missing int
-		extra   []string
-		damaged int
+		name      string
+		change    func(t *testing.T, dir string)
+		missing   int
+		extra     []string
+		damaged   int
+		protected int
 	}{
 		{name: "intact", change: func(*testing.T, string) {}},
 		{name: "stray files", change: func(t *testing.T, dir string) {
-			os.WriteFile(filepath.Join(dir, "stray.txt"), []byte("x"), 0o644)
-			os.WriteFile(filepath.Join(dir, folder, "stray2.txt"), []byte("y"), 0o644)
-		}, extra: []string{filepath.ToSlash(filepath.Join(folder, "stray2.txt")), "stray.txt"}},
+			// In the Source's folders (those of its copies, and its
+			// Capability List's): stray. Elsewhere (DEST's top, the host's
+			// folder beside the dataset, another dataset's): not its.
+			for _, p := range []string{"stray.txt", host + "/notes.txt", host + "/dataset2/res/other.png"} {
+				write(t, filepath.Join(dir, filepath.FromSlash(p)))
+			}
+			for _, p := range []string{folder + "/stray2.txt", home + "/zz-stray.txt", home + "/new/deep/stray3.txt"} {
+				write(t, filepath.Join(dir, filepath.FromSlash(p)))
+			}
+		}, extra: []string{folder + "/stray2.txt", home + "/zz-stray.txt", home + "/new/deep/stray3.txt"}},
+		{name: "protected files", change: func(t *testing.T, dir string) {
+			os.WriteFile(filepath.Join(dir, ".rsxignore"), []byte("# kept on purpose\nkeep/\n*.bak\n!not.bak\n/"+home+"/README\n"), 0o644)
+			for _, p := range []string{folder + "/keep/a.txt", home + "/keep/b/c.txt", folder + "/x.bak", home + "/README", home + "/not.bak", folder + "/README"} {
+				write(t, filepath.Join(dir, filepath.FromSlash(p)))
+			}
+		}, extra: []string{home + "/not.bak", folder + "/README"}, protected: 4},
 		{name: "a file gone", change: func(t *testing.T, dir string) {
 			os.Remove(filepath.Join(dir, first))
 		}, missing: 1, damaged: 1},
 		{name: "a file moved", change: func(t *testing.T, dir string) {
+			os.Rename(filepath.Join(dir, first), filepath.Join(dir, folder, "moved.txt"))
+		}, missing: 1, damaged: 1, extra: []string{folder + "/moved.txt"}},
+		{name: "a file moved out of the Source's folders", change: func(t *testing.T, dir string) {
 			os.Rename(filepath.Join(dir, first), filepath.Join(dir, "moved.txt"))
-		}, missing: 1, damaged: 1, extra: []string{"moved.txt"}},
+		}, missing: 1, damaged: 1},
 		{name: "a link in place of a file", change: func(t *testing.T, dir string) {
 			p := filepath.Join(dir, first)
 			os.Remove(p)
@@ -165,8 +185,19 @@ func TestAuditExtraFiles(t *testing.T) {
 			c.change(t, dir)
 			rep := auditOnce(t, dir, testClient(t), target)
 			slices.Sort(c.extra)
-			if len(rep.Missing) != c.missing || len(rep.Damaged) != c.damaged || !slices.Equal(rep.Extra, c.extra) {
-				t.Errorf("missing %q, damaged %q, extra %q; want %d missing, %d damaged, extra %q", rep.Missing, rep.Damaged, rep.Extra, c.missing, c.damaged, c.extra)
+			if len(rep.Missing) != c.missing || len(rep.Damaged) != c.damaged || !slices.Equal(rep.Extra, c.extra) || rep.Protected != c.protected {
+				t.Errorf("missing %q, damaged %q, extra %q, %d protected; want %d missing, %d damaged, extra %q, %d protected",
+					rep.Missing, rep.Damaged, rep.Extra, rep.Protected, c.missing, c.damaged, c.extra, c.protected)
+			}
+			// The stray files are the extra files that are no resource's.
+			var stray []string
+			for _, e := range c.extra {
+				if !strings.HasPrefix(e, "http") {
+					stray = append(stray, e)
+				}
+			}
+			if !slices.Equal(rep.Stray, stray) || rep.InSync() != (c.missing+len(c.extra) == 0) {
+				t.Errorf("stray %q, want %q; in sync %v", rep.Stray, stray, rep.InSync())
 			}
 		})
 	}

@@ -303,7 +303,7 @@ func TestGzipBomb(t *testing.T) {
 	if res.Bytes > 2<<20 {
 		t.Errorf("%d bytes written", res.Bytes)
 	}
-	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 48<<20 {
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 48<<20 && !raceEnabled {
 		t.Errorf("%d MiB allocated", alloc>>20)
 	}
 }
@@ -365,7 +365,8 @@ func TestStallAndResourceTimeout(t *testing.T) {
 	s.Close()
 }
 
-// The explorer opens sessions with zero Options: the bounds apply there too.
+// The explorer opens sessions with zero Options: the bounds apply there
+// too, the whole fetch's bound scaled by the declared length.
 func TestBoundsByDefault(t *testing.T) {
 	o := Options{}.withDefaults()
 	if o.MaxSize != DefaultMaxSize || o.StallTimeout != DefaultStallTimeout || o.ResourceTimeout != 0 {
@@ -373,6 +374,67 @@ func TestBoundsByDefault(t *testing.T) {
 	}
 	if o := (Options{MaxSize: -1}).withDefaults(); o.MaxSize != -1 {
 		t.Errorf("no bound: %d", o.MaxSize)
+	}
+	for _, tc := range []struct {
+		o               Options
+		declared, limit int64
+		want            time.Duration
+	}{
+		{Options{}, 0, 0, 10 * time.Minute},
+		{Options{}, 100e6, 0, 10*time.Minute + 3052*time.Second},
+		{Options{}, 1 << 30, 0, 10*time.Minute + 32768*time.Second},
+		{Options{}, -1, 256 << 20, 10*time.Minute + 8192*time.Second}, // no length declared: the time of --max-size
+		{Options{}, -1, 0, 10*time.Minute + 8192*time.Second},
+		{Options{ResourceTimeout: time.Minute}, 1 << 30, 0, time.Minute},
+		{Options{ResourceTimeout: NoResourceTimeout}, 1 << 30, 0, 0},
+		{Options{ResourceTimeout: -5}, 1 << 30, 0, 0},
+	} {
+		if got := tc.o.withDefaults().resourceTimeout(tc.declared, tc.limit); got.Round(time.Second) != tc.want.Round(time.Second) {
+			t.Errorf("%+v, declared %d, limit %d: %v; want %v", tc.o.ResourceTimeout, tc.declared, tc.limit, got, tc.want)
+		}
+	}
+}
+
+// A Source whose bodies flow just fast enough to pass the stall timeout (a
+// slowloris: a byte every few seconds, scaled down here) cannot hold the
+// run: the default bound of a resource's whole fetch, scaled by its
+// declared length, cuts it, while a large body on a slow link, which
+// flows at a rate the bound allows, is copied whole. The default bound is
+// on with no option given (here its floor and rate are scaled down, and
+// the stall timeout, a minute, never fires).
+func TestADripIsCutByTheDefaultBound(t *testing.T) {
+	h := newHostile(t)
+	big := bytes.Repeat([]byte("0123456789abcdef"), 16<<10) // 256 KiB
+	h.add("/r/drip", fmt.Sprintf(`length="%d"`, 64<<10), drip(200*time.Millisecond, 1))
+	h.add("/r/slow-but-honest", fmt.Sprintf(`length="%d" hash="md5:%s"`, len(big), md5hex(big)), func(w http.ResponseWriter, r *http.Request) {
+		for b := big; len(b) > 0; b = b[16<<10:] {
+			if _, err := w.Write(b[:16<<10]); err != nil {
+				return
+			}
+			w.(http.Flusher).Flush()
+			time.Sleep(60 * time.Millisecond) // 256 KiB a second, twice the rate the bound allows
+		}
+	})
+	base := h.srv.URL
+	dir := t.TempDir()
+	started := time.Now()
+	// The drip declares 64 KiB: 1s + 0.5s; the honest body 256 KiB: 1s + 2s.
+	res := runBounded(t, dir, h.cap(), Options{resourceFloor: time.Second, resourceRate: 128 << 10}, PlanOptions{}, 20*time.Second)
+	if d := time.Since(started); d > 10*time.Second {
+		t.Errorf("the run took %v", d)
+	}
+	if res.FailedCount != 1 || res.Created != 1 || res.ExitStatus() != 1 {
+		t.Fatalf("%d created, %d failed, exit %d:%s", res.Created, res.FailedCount, res.ExitStatus(), failures(res))
+	}
+	if f := failureOf(res, base, "/r/drip"); f == nil || !strings.Contains(f.Error(), "not fetched within 2s, the default bound of a resource of 64 KiB (1s, and a second more for each 128 KiB declared") || !strings.Contains(f.Error(), "--resource-timeout") {
+		t.Errorf("the drip: %v", f)
+	}
+	hostDir := strings.ReplaceAll(strings.TrimPrefix(base, "http://"), ":", "+")
+	if got := readFile(t, dir, hostDir+"/r/slow-but-honest"); !bytes.Equal(got, big) {
+		t.Errorf("the honest body: %d bytes", len(got))
+	}
+	if n := reservedBytes(t, dir); n != 0 {
+		t.Errorf("%d bytes left in .rsx/tmp and .rsx/rejected", n)
 	}
 }
 

@@ -30,7 +30,12 @@ import (
 //  3. A resource the Source deleted (a deletion remembered or applied now)
 //     holds no path against one the Source lists (but a file of the copy
 //     inside a path still makes it a folder, by 1).
-//  4. A path held by another Source's resource stays with it.
+//  4. A path held by another Source's resource stays with it: a path of
+//     the destination belongs to one Source. The resource that loses it is
+//     refused as "owned" (Plan.Refused, naming that Source), and recorded
+//     as kept out (state's held): when that Source's resource leaves the
+//     path (its Source deleted it, and a run with --delete removed it), the
+//     next sync of the Source kept out reconciles its copy and copies it.
 //
 // A resource of the state that loses (its path taken over) has its row
 // removed, and its file replaced or removed, by the write of the winner; it
@@ -57,6 +62,9 @@ type collider struct {
 	empty   bool // the state has no resource, of any Source
 	checked bool // empty was asked
 	next    int  // adds at which to ask again whether to preload the state's paths
+	// owners are the keys of the other Sources whose rows hold a path
+	// (read when the first is met).
+	owners map[int64]string
 }
 
 func newCollider(s *Dest, srcID int64) *collider {
@@ -258,7 +266,7 @@ func (b *builder) settleCollisions(ctx context.Context) error {
 	if !lost && len(takes) == 0 {
 		return nil
 	}
-	return b.rewrite(cont, takes, refused)
+	return b.rewrite(ctx, cont, takes, refused)
 }
 
 func cmpHash(a, b [2]uint64) int {
@@ -390,7 +398,7 @@ func (c *collider) decide(cont map[string]*contender, deleting map[int64]bool) (
 				kind = state.CaseOnly
 			}
 			ce := &state.CollisionError{Kind: kind, URI: h.URI, Path: h.Path, OtherURI: x.uri, OtherPath: x.path}
-			refused = append(refused, Failure{URL: h.URI, Path: h.Path, Kind: KindCollision, Err: &CollisionRefusal{ce, true}})
+			refused = append(refused, Failure{URL: h.URI, Path: h.Path, Kind: KindCollision, Err: &CollisionRefusal{CollisionError: ce, TakenOver: true}})
 		}
 	}
 	return taken, refused
@@ -417,12 +425,17 @@ type CollisionRefusal struct {
 	// TakenOver: the resource had the path, and a run gave it to the
 	// other.
 	TakenOver bool
+	// Owner is the key of the other Source whose copy holds the path
+	// (CollisionError.OtherSource): the refusal is of kind KindOwned.
+	Owner string
 }
 
 func (e *CollisionRefusal) Error() string {
 	ce := e.CollisionError
 	why := "the smaller URI wins"
 	switch {
+	case ce.OtherSource != 0 && e.Owner != "":
+		return fmt.Sprintf("%s in the copy of the Source %s: a path of the destination belongs to one Source (it is copied once that copy no longer holds it)", ce.Error(), e.Owner)
 	case ce.OtherSource != 0:
 		why = "a path of another Source's resource stays with it"
 	case ce.Kind == state.FileFolder:
@@ -438,8 +451,8 @@ func (e *CollisionRefusal) Unwrap() error { return e.CollisionError }
 
 // rewrite takes the losers and the items of the rows taken over out of the
 // plan, refusing them, and marks the winners' takeovers.
-func (b *builder) rewrite(cont map[string]*contender, taken map[int64]state.Holder, refused []Failure) error {
-	p := b.p
+func (b *builder) rewrite(ctx context.Context, cont map[string]*contender, taken map[int64]state.Holder, refused []Failure) error {
+	p, c := b.p, b.col
 	sp, err := newSpool(b.s.st.TempDir())
 	if err != nil {
 		return err
@@ -482,7 +495,17 @@ func (b *builder) rewrite(cont map[string]*contender, taken map[int64]state.Hold
 		if x, ok := cont[it.Entry.URI]; ok && it.Path != "" && (it.Action == plan.Create || it.Action == plan.Update) {
 			if x.lost != nil {
 				drop(it)
-				b.refuseCollision(Failure{URL: x.uri, Path: x.path, Kind: KindCollision, Err: &CollisionRefusal{CollisionError: x.lost}})
+				f := Failure{URL: x.uri, Path: x.path, Kind: KindCollision, Err: &CollisionRefusal{CollisionError: x.lost}}
+				if x.lost.OtherSource != 0 {
+					owner, err := c.owner(ctx, x.lost.OtherSource)
+					if err != nil {
+						return err
+					}
+					f.Kind, f.Err = KindOwned, &CollisionRefusal{CollisionError: x.lost, Owner: owner}
+					p.Summary.Owned++
+					p.held = append(p.held, state.Held{URI: x.uri, OwnerID: x.lost.OtherSource, OwnerPath: x.lost.OtherPath})
+				}
+				b.refuseCollision(f)
 				return nil
 			}
 			if x.takes != nil {
@@ -519,4 +542,40 @@ func (b *builder) refuseCollision(f Failure) {
 	if len(b.p.Refused) < maxListed {
 		b.p.Refused = append(b.p.Refused, f)
 	}
+}
+
+// owner is the key of the Source id (another Source whose row holds a
+// path).
+func (c *collider) owner(ctx context.Context, id int64) (string, error) {
+	if c.owners == nil {
+		srcs, err := c.s.db.Sources(ctx)
+		if err != nil {
+			return "", err
+		}
+		c.owners = make(map[int64]string, len(srcs))
+		for _, src := range srcs {
+			c.owners[src.ID] = src.URL
+		}
+	}
+	if u, ok := c.owners[id]; ok {
+		return u, nil
+	}
+	return fmt.Sprintf("number %d", id), nil
+}
+
+// recordHeld records, with a run's first batch, the resources of the plan
+// another Source's copy keeps out; a baseline of the whole Source records
+// them anew.
+func recordHeld(ctx context.Context, w *state.Writer, p *Plan, srcID int64) error {
+	if p.Mode == ModeBaseline && p.complete && p.opts.Only == nil {
+		if err := w.ClearHeld(ctx, srcID); err != nil {
+			return err
+		}
+	}
+	for _, h := range p.held {
+		if err := w.PutHeld(ctx, srcID, h); err != nil {
+			return err
+		}
+	}
+	return nil
 }

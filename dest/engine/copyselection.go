@@ -27,8 +27,21 @@ func ResolveSource(ctx context.Context, client Client, target string, opts Optio
 	return &ResolvedSource{src: src}, nil
 }
 
-// Key is the Source's key in a destination's state.
+// Key is the Source's key in a destination's state, as its URL leads to
+// it (Row finds the row as a run does, by the Source's names).
 func (r *ResolvedSource) Key() string { return r.src.key }
+
+// Row is the row of the Source in a destination's state db, found as Plan
+// and Audit find it (by the names the Source is known by, identity.go): an
+// *IdentityError when the URL leads to another Source's Capability List,
+// an error wrapping state.ErrNoSource when db holds no copy of it.
+func (r *ResolvedSource) Row(ctx context.Context, db *state.DB) (state.Source, error) {
+	src := *r.src
+	if err := identify(ctx, db, &src, nil); err != nil {
+		return state.Source{}, err
+	}
+	return db.Source(ctx, src.key)
+}
 
 // CopySelection tells which of the Source's resources a copy claims to
 // hold, by the rules Audit sorts them with, so that whatever shows a copy's

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strings"
 	"sync"
 
 	"rsx/crawl"
@@ -56,9 +55,7 @@ func Open(ctx context.Context, st store.Store, client Client, opts Options) (*De
 		return nil, err
 	}
 	s := &Dest{st: st, client: client, opts: opts.withDefaults(), lock: lock, delayed: map[string]bool{}}
-	if ro, ok := st.(interface{ ReadOnly() bool }); ok && ro.ReadOnly() {
-		s.readOnly = true
-	}
+	s.readOnly = st.Features().ReadOnly
 	switch {
 	case s.readOnly && path == "":
 		// No state yet: everything is new. An empty state of our own,
@@ -137,8 +134,8 @@ func (s *Dest) check() error {
 }
 
 // isBucket reports whether the destination is an object store (whose state
-// file is uploaded after each batch).
-func (s *Dest) isBucket() bool { return strings.HasPrefix(s.st.String(), "s3://") }
+// file is uploaded after each batch), as the Store says (store.Features).
+func (s *Dest) isBucket() bool { return s.st.Features().Bucket }
 
 // writerOptions are the state writer's options for this destination.
 func (s *Dest) writerOptions(det *state.Detector) state.WriterOptions {

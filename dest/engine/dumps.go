@@ -103,15 +103,24 @@ func (s *Dest) downloadPackage(ctx context.Context, ref dump.PackageRef) (*pkgFi
 	v := model.NewVerifier(ref.MD.Hash)
 	bw := bufio.NewWriterSize(io.MultiWriter(f, v), 256<<10)
 	// A package that drips is stalled as a resource is (--stall-timeout).
+	// And its whole fetch is bounded as a resource's (--resource-timeout).
 	dl := fetch.DownloadOptions{MaxBytes: dump.DefaultMaxPackageBytes, IdleTimeout: s.opts.StallTimeout, StallBytes: stallBytes(s.opts.StallTimeout)}
+	declared := int64(-1)
+	if ref.MD.LengthOK {
+		declared = ref.MD.Length
+	}
+	dl.Timeout = s.opts.resourceTimeout(declared, dl.MaxBytes)
 	if _, err := s.client.DownloadWith(ctx, ref.URL, bw, dl); err != nil {
 		var tl *fetch.TooLargeError
 		var stall *fetch.IdleTimeoutError
+		var total *fetch.DownloadTimeoutError
 		switch {
 		case errors.As(err, &tl):
 			return nil, &dump.PackageTooLargeError{URL: ref.URL, Limit: dump.DefaultMaxPackageBytes}
 		case errors.As(err, &stall):
 			return nil, fmt.Errorf("download package %s: %w (--stall-timeout; a body must bring %s a second)", ref.URL, err, display.Size(StallRate))
+		case errors.As(err, &total):
+			return nil, fmt.Errorf("download package %s: %w (--resource-timeout)", ref.URL, err)
 		}
 		return nil, fmt.Errorf("download package %s: %w", ref.URL, err)
 	}

@@ -209,19 +209,20 @@ func failures(r *Result) string {
 // fakeSource is a small Source for tests whose documents and resources the
 // test writes: documents are templates where {{base}} is the server's URL.
 type fakeSource struct {
-	t    testing.TB
-	srv  *httptest.Server
-	mu   sync.Mutex
-	docs map[string]string // path → document template
-	res  map[string][]byte // path → body
-	code map[string]int    // path → status to answer instead
-	hits map[string]int
-	hook func(path string) // called before each answer, when set
+	t        testing.TB
+	srv      *httptest.Server
+	mu       sync.Mutex
+	docs     map[string]string // path → document template
+	res      map[string][]byte // path → body
+	code     map[string]int    // path → status to answer instead
+	redirect map[string]string // path → a path (or URL) to redirect to, with 302
+	hits     map[string]int
+	hook     func(path string) // called before each answer, when set
 }
 
 func newFakeSource(t testing.TB) *fakeSource {
 	t.Helper()
-	f := &fakeSource{t: t, docs: map[string]string{}, res: map[string][]byte{}, code: map[string]int{}, hits: map[string]int{}}
+	f := &fakeSource{t: t, docs: map[string]string{}, res: map[string][]byte{}, code: map[string]int{}, redirect: map[string]string{}, hits: map[string]int{}}
 	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
 	t.Cleanup(f.srv.Close)
 	return f
@@ -241,10 +242,13 @@ func (f *fakeSource) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	f.mu.Lock()
 	code, hasCode := f.code[p]
+	to, isRedirect := f.redirect[p]
 	doc, isDoc := f.docs[p]
 	body, isRes := f.res[p]
 	f.mu.Unlock()
 	switch {
+	case isRedirect:
+		http.Redirect(w, r, to, http.StatusFound)
 	case hasCode:
 		w.WriteHeader(code)
 	case isDoc:
@@ -270,6 +274,15 @@ func (f *fakeSource) setCode(p string, code int) {
 		delete(f.code, p)
 	} else {
 		f.code[p] = code
+	}
+	f.mu.Unlock()
+}
+func (f *fakeSource) setRedirect(p, to string) {
+	f.mu.Lock()
+	if to == "" {
+		delete(f.redirect, p)
+	} else {
+		f.redirect[p] = to
 	}
 	f.mu.Unlock()
 }

@@ -40,7 +40,10 @@ func TestKillMidBaseline(t *testing.T) {
 	dir := t.TempDir()
 	cmd := testproc.Start(t, "TestKillMidBaseline", "RSX_ENGINE_KILL_DEST="+dir, "RSX_ENGINE_KILL_TARGET="+f.target())
 	deadline := time.Now().Add(time.Minute)
-	for len(files(t, dir)) < n/4 {
+	// Killed once a quarter of the files are in place and a batch of them
+	// is committed (under load the first commit can come after the
+	// quarter): the killed row must then hold a count.
+	for len(files(t, dir)) < n/4 || committedCreates(dir) == 0 {
 		if time.Now().After(deadline) {
 			t.Fatal("the helper wrote nothing within a minute")
 		}
@@ -124,4 +127,19 @@ func runToBeKilled(st store.Store, target string, fail func(error)) {
 	s.Run(context.Background(), p)
 	fmt.Println("finished")
 	os.Exit(0)
+}
+
+// committedCreates is the created count of run 1 as committed in dir's
+// state, 0 while there is none to read.
+func committedCreates(dir string) int {
+	db, err := state.OpenReadOnly(context.Background(), filepath.Join(dir, ".rsx", "state.db"))
+	if err != nil {
+		return 0
+	}
+	defer db.Close()
+	r, ok, err := db.Run(context.Background(), 1)
+	if err != nil || !ok {
+		return 0
+	}
+	return r.Created
 }

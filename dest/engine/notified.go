@@ -68,6 +68,9 @@ func (s *Dest) PlanNotified(ctx context.Context, target string, opts PlanOptions
 	if err != nil {
 		return nil, err
 	}
+	if err := s.identify(ctx, src, opts.OtherSources); err != nil {
+		return nil, err
+	}
 	row, err := s.db.Source(ctx, src.key)
 	switch {
 	case errors.Is(err, state.ErrNoSource):
@@ -103,7 +106,7 @@ func (s *Dest) PlanNotified(ctx context.Context, target string, opts PlanOptions
 		p.NotifiedUntil = until
 	}
 	// The resources are fetched at the pace a plan of the lists keeps.
-	p.Warnings = append(p.Warnings, s.honourCrawlDelay(ctx, src.key)...)
+	p.Warnings = append(p.Warnings, s.honourCrawlDelay(ctx, src.capListOrKey())...)
 	p.Notes = append(p.Notes, src.notes...)
 	now := s.opts.Now()
 	for _, e := range apply {

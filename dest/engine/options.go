@@ -103,7 +103,9 @@ type Options struct {
 	// DefaultStallTimeout.
 	StallTimeout time.Duration
 	// ResourceTimeout bounds each resource's whole fetch (redirects,
-	// retries and body); 0: none, the stall timeout alone.
+	// retries and body), and each dump package's; 0: the default, scaled
+	// by the declared length (DefaultResourceFloor, DefaultResourceRate);
+	// NoResourceTimeout (negative): none, the stall timeout alone.
 	ResourceTimeout time.Duration
 	// Now is the clock (tests); default time.Now.
 	Now func() time.Time
@@ -112,10 +114,19 @@ type Options struct {
 	// keeps in memory before it spools them to a file; default
 	// partsInMemory (tests set fewer).
 	partsInMemory int
+	// resourceFloor and resourceRate replace DefaultResourceFloor and
+	// DefaultResourceRate in the default bound of a resource's fetch
+	// (tests, which cannot wait ten minutes).
+	resourceFloor time.Duration
+	resourceRate  float64
 	// listRead, when set, is called by a baseline plan once it has read the
 	// Source's Resource List (or Dump) and before it decides the deletions
 	// and the collisions: the tests measure there what planning holds.
 	listRead func()
+	// findPaths, when set, replaces the state's look-up of paths
+	// (state.DB.FindPaths) in an audit's search for extra files: the
+	// tests make it fail.
+	findPaths func(ctx context.Context, paths []string, found func(int) error) error
 }
 
 func (o Options) withDefaults() Options {
@@ -152,7 +163,9 @@ func (o Options) withDefaults() Options {
 	if o.StallTimeout <= 0 {
 		o.StallTimeout = DefaultStallTimeout
 	}
-	o.ResourceTimeout = max(o.ResourceTimeout, 0)
+	if o.ResourceTimeout < 0 {
+		o.ResourceTimeout = NoResourceTimeout
+	}
 	return o
 }
 
@@ -164,8 +177,22 @@ type PlanOptions struct {
 	// Selection replaces the stored selection (--include, --exclude, --map)
 	// when not nil; nil applies the stored one.
 	Selection *state.Selection
-	// Delete applies deletions; without it they are remembered.
+	// Delete applies deletions; without it they are remembered. With it,
+	// a plan that looks for stray files (a reconcile, or after an audit
+	// found some: stray.go) moves them to the trash.
 	Delete bool
+	// LimitDeletes bounds the deletions of a plan with Delete, as rclone's
+	// and rsync's --max-delete do: when more than MaxDelete resources and
+	// stray files together would go, none does (the deletions are
+	// remembered, the stray files stay, Plan.DeletesHeld counts them) and
+	// the run fails; the rest of the plan is carried out.
+	LimitDeletes bool
+	MaxDelete    int
+	// Strays, when not nil, are the stray files an audit found (paths of
+	// DEST: the explorer's audit page): a plan with Delete moves those of
+	// them still stray to the trash, instead of listing the Source's part
+	// for them, whatever Only limits the plan to.
+	Strays []string
 	// AllowOtherHosts copies resources outside the Source's authority (the
 	// hosts of its Capability List and of the URL given).
 	AllowOtherHosts bool
@@ -177,6 +204,12 @@ type PlanOptions struct {
 	// copy's point, so that the next full sync still does all of them (and
 	// finds the part this run copied current).
 	Only *plan.URISet
+	// OtherSources are the URLs (Capability Lists) the caller names the
+	// other Sources of the destination by: a fleet's other entries. A
+	// target whose way to its Capability List meets one of them (a
+	// redirect, an up link that claims it) is refused with an
+	// *IdentityError (identity.go), before that Source has a copy.
+	OtherSources []string
 	// Checksum makes a reconcile hash every file of the copy against the
 	// digests recorded and those the Source declares, not only look at
 	// those whose length or modification time changed; in ModeAuto it

@@ -15,6 +15,7 @@ import (
 	"rsx/dest/plan"
 	"rsx/dest/state"
 	"rsx/display"
+	runspool "rsx/internal/spool"
 	"rsx/model"
 	"rsx/notify"
 )
@@ -37,7 +38,9 @@ type Summary struct {
 	Excluded, Refused, Unmapped int
 	// Collisions counts the refused that lose a path to another resource
 	// (the collision rule, collide.go): left out, reported, not a failure.
-	Collisions int
+	// Owned counts those of them whose path another Source's copy holds
+	// (a path of the destination belongs to one Source).
+	Collisions, Owned int
 	// NotChosen counts the entries read that PlanOptions.Only leaves out.
 	NotChosen int
 	// Vanished counts the resources created and deleted inside the window
@@ -64,6 +67,10 @@ type Summary struct {
 	// found missing or different, so fetched again (counted in Update).
 	Checked, Hashed, Repair int
 	HashedBytes             int64
+	// Trash counts the stray files the run moves to the trash, Protected
+	// the files of the Source's part the protect list keeps (when the
+	// plan looked for stray files: Plan.StrayLooked).
+	Trash, Protected int
 }
 
 // Work is how many resources the run acts on (creates, updates, deletes).
@@ -118,6 +125,16 @@ type Plan struct {
 	Reconcile, Checksum bool
 	ReconcileWhy        string
 	Delete              bool
+	// StrayLooked says that the plan looked for the stray files of the
+	// Source's part of DEST (with Delete: a reconcile, or after an audit
+	// found some); Strays lists them (the first maxListed; Summary.Trash
+	// counts them all).
+	StrayLooked bool
+	Strays      []string
+	// DeletesHeld, with PlanOptions.LimitDeletes, counts the deletions
+	// (resources and stray files) the plan would have made past
+	// MaxDelete: none is made, and the run fails.
+	DeletesHeld int
 	// Limited is how many resources PlanOptions.Only limits the plan to; 0
 	// when it is not limited.
 	Limited int
@@ -157,7 +174,11 @@ type Plan struct {
 	sess     *Dest
 	opts     PlanOptions
 	srcID    int64
+	names    []string     // the URLs the run records as the Source's names (identity.go)
+	held     []state.Held // resources another Source's copy keeps out (collide.go)
 	items    *spool
+	strays   *runspool.List[string] // every stray file found (StrayLooked)
+	protect  *protectList           // the protect list the strays were found with
 	pkgs     []*pkgFile
 	records  []state.ChangeList // Change Lists to record after a run without failures
 	newPoint time.Time          // synced_until after such a run
@@ -206,6 +227,12 @@ func (p *Plan) Close() error {
 	var err error
 	if p.items != nil {
 		err = p.items.close()
+	}
+	if p.strays != nil {
+		if cerr := p.strays.Close(); err == nil {
+			err = cerr
+		}
+		p.strays = nil
 	}
 	for _, pk := range p.pkgs {
 		if pk != nil {
@@ -258,10 +285,14 @@ func (s *Dest) Plan(ctx context.Context, target string, opts PlanOptions) (*Plan
 	if err != nil {
 		return nil, err
 	}
+	if err := s.identify(ctx, src, opts.OtherSources); err != nil {
+		return nil, err
+	}
 	p := &Plan{Source: src.key, CapabilityList: src.capList, Target: target, Delete: opts.Delete, Limited: opts.Only.Len(), sess: s, opts: opts,
 		Channels: channelsListed(src)}
 	p.Notes = append(p.Notes, src.notes...)
-	p.Warnings = append(p.Warnings, s.honourCrawlDelay(ctx, src.key)...)
+	p.Warnings = append(p.Warnings, s.honourCrawlDelay(ctx, src.capListOrKey())...)
+	p.names = src.names
 
 	row, err := s.db.Source(ctx, src.key)
 	exists := err == nil
@@ -329,6 +360,11 @@ func (s *Dest) Plan(ctx context.Context, target string, opts PlanOptions) (*Plan
 		case !row.ReconcileDue.IsZero():
 			mode = ModeBaseline
 			p.ReconcileWhy = "the audit of " + model.FormatDatetime(row.ReconcileDue.UTC()) + " found the copy not in sync: it is reconciled with the Source, and only what is missing, damaged or changed is fetched"
+			if _, freed, err := s.db.HeldCounts(ctx, row.ID); err != nil {
+				return nil, err
+			} else if freed > 0 {
+				p.ReconcileWhy = display.Plural(freed, "resource", "resources") + " that another Source's copy kept out (it held their paths) can be copied now: the copy is reconciled with the Source, and only what is missing, damaged or changed is fetched"
+			}
 		default:
 			mode = ModeIncremental
 		}
@@ -387,9 +423,20 @@ func (s *Dest) Plan(ctx context.Context, target string, opts PlanOptions) (*Plan
 	if err == nil {
 		err = b.settleCollisions(ctx)
 	}
+	if err == nil && opts.Delete && exists && (opts.Strays != nil || opts.Only == nil && (p.Reconcile || !row.StrayDue.IsZero())) {
+		err = b.planStrays(ctx)
+	}
 	if err != nil {
 		p.Close()
 		return nil, err
+	}
+	p.limitDeletes()
+	if p.Summary.Delete > 0 && p.protect == nil {
+		// A copy the Source deleted that the protect list keeps stays.
+		if p.protect, err = loadProtectList(ctx, s.st); err != nil {
+			p.Close()
+			return nil, err
+		}
 	}
 	if opts.Only != nil {
 		// Part of the Source: the baseline is not finished, nor are the

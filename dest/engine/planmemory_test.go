@@ -18,6 +18,9 @@ import (
 // move to files. Before, a set of the new URIs' hashes and the
 // keys of their paths took about 50 bytes a resource.
 func TestPlanHeapPerResource(t *testing.T) {
+	if raceEnabled {
+		t.Skip("a heap budget: the race detector's shadow memory counts in it")
+	}
 	if testing.Short() {
 		t.Skip("plans 400,000 resources")
 	}

@@ -476,9 +476,16 @@ func TestReconcileStateHoldsNoRows(t *testing.T) {
 
 // bucketNamed is a folder's store that names itself as a bucket does (what
 // Dest.isBucket reads).
+// bucketNamed is a folder that says it is a bucket (store.Features).
 type bucketNamed struct{ store.Store }
 
 func (bucketNamed) String() string { return "s3://bucket/copy" }
+
+func (b bucketNamed) Features() store.Features {
+	f := b.Store.Features()
+	f.Bucket, f.ModTimes, f.Local, f.Discard = true, false, "", nil
+	return f
+}
 
 // unlistable is a bucketNamed store whose listing is refused, as a key
 // allowed to read objects but not to list the bucket is.

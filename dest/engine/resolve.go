@@ -8,16 +8,21 @@ import (
 	"strings"
 
 	"rsx/crawl"
+	"rsx/display"
 	"rsx/fetch"
 	"rsx/model"
 )
 
 // openedDoc is a document being read: its final URL, header and decoder.
 type openedDoc struct {
-	url  string // after redirects: the base of relative locs
-	resp *fetch.Response
-	dec  *model.Decoder
-	hdr  *model.Header
+	url   string // after redirects: the base of relative locs
+	asked string // as asked for
+	// redirected: the request met a redirect (the exchange says so; a
+	// client that keeps none: the URL answered differs from the one asked)
+	redirected bool
+	resp       *fetch.Response
+	dec        *model.Decoder
+	hdr        *model.Header
 }
 
 // openDoc fetches a document and reads its header.
@@ -36,9 +41,14 @@ func (s *Dest) openDoc(ctx context.Context, rawURL string) (*openedDoc, error) {
 		resp.Body.Close()
 		return nil, fmt.Errorf("fetch %s: %w", rawURL, &fetch.StatusError{URL: rawURL, Status: resp.Status})
 	}
-	d := &openedDoc{url: rawURL, resp: resp}
+	d := &openedDoc{url: rawURL, asked: rawURL, resp: resp}
 	if resp.URL != "" {
 		d.url = resp.URL
+	}
+	if resp.Exchange != nil {
+		d.redirected = len(resp.Exchange.Redirects) > 0
+	} else {
+		d.redirected = !sameName(rawURL, d.url)
 	}
 	// The client bounds the body (fetch.Options.MaxBytes, --max-bytes) with
 	// the error that names the limit and its flag: the decoder's own limit
@@ -103,18 +113,60 @@ type source struct {
 	listed      []listed // every document the Capability List lists
 	authorities []string
 	notes       []string
+	// hops are the redirects (and an unchecked index link) met on the way
+	// from the URL given to key, which the Source's identity is checked
+	// against (identity.go).
+	hops []hop
+	// claimed is the Capability List a document's up link names, as named
+	// ("" when the target is none).
+	claimed string
+	// names are the URLs a run records as the Source's names
+	// (identity.go).
+	names []string
 }
 
 // resolve finds the Source of target: a Capability List, a document below
 // one (followed up to it), a Source Description with one Capability List,
-// or a page from which discovery finds one.
+// or a page from which discovery finds one. Its errors quote target
+// without the password of its userinfo (display.Redact): the URL given is
+// the one place a user's password meets the engine's messages.
 func (s *Dest) resolve(ctx context.Context, target string) (*source, error) {
+	src, err := s.resolveTarget(ctx, target)
+	if err != nil {
+		return nil, redactErr(err)
+	}
+	return src, nil
+}
+
+// redactErr is err with its message redacted (display.Redact); errors.Is
+// and errors.As see err.
+func redactErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	msg := err.Error()
+	if red := display.Redact(msg); red != msg {
+		return &redactedError{msg: red, err: err}
+	}
+	return err
+}
+
+type redactedError struct {
+	msg string
+	err error
+}
+
+func (e *redactedError) Error() string { return e.msg }
+func (e *redactedError) Unwrap() error { return e.err }
+
+func (s *Dest) resolveTarget(ctx context.Context, target string) (*source, error) {
 	d, err := s.openDoc(ctx, target)
 	if err != nil {
 		return nil, err
 	}
 	hdr := d.hdr
 	c := hdr.MD.Capability
+	first := d.hop()
 	if hdr.Root == model.RootUnknown || c == "" {
 		d.Close()
 		disc, err := crawl.Discover(ctx, s.client, target, crawl.DiscoverOptions{UserAgent: s.opts.UserAgent, MaxCrawlDelay: s.opts.MaxCrawlDelay})
@@ -126,6 +178,7 @@ func (s *Dest) resolve(ctx context.Context, target string) (*source, error) {
 			return nil, fmt.Errorf("%s is not a ResourceSync document, and no Capability List was found from it", target)
 		case 1:
 			src, err := s.resolveCapList(ctx, disc.CapabilityLists[0], target)
+			src.lead(first)
 			if src != nil {
 				src.notes = append(src.notes, "discovery found the Capability List "+disc.CapabilityLists[0])
 			}
@@ -148,7 +201,9 @@ func (s *Dest) resolve(ctx context.Context, target string) (*source, error) {
 		case 0:
 			return nil, fmt.Errorf("the Source Description %s lists no Capability List", d.url)
 		case 1:
-			return s.resolveCapList(ctx, lists[0], target)
+			src, err := s.resolveCapList(ctx, lists[0], target)
+			src.lead(first)
+			return src, err
 		}
 		return nil, fmt.Errorf("the Source Description %s lists %d Capability Lists: give one of them: %s", d.url, len(lists), strings.Join(lists, ", "))
 	case model.CapCapabilityList:
@@ -159,6 +214,7 @@ func (s *Dest) resolve(ctx context.Context, target string) (*source, error) {
 			return nil, err
 		}
 		src.authorities = []string{d.url, target}
+		src.lead(first)
 		return src, nil
 	case model.CapResourceList, model.CapResourceDump, model.CapChangeList, model.CapChangeDump:
 	case model.CapResourceDumpManifest, model.CapChangeDumpManifest:
@@ -188,15 +244,32 @@ func (s *Dest) resolve(ctx context.Context, target string) (*source, error) {
 		if err := s.checkListed(ctx, src, c, title+" "+asked, asked, d.url); err != nil {
 			return nil, err
 		}
+		if !first.zero() {
+			// Redirected: the Source's own doing when its Capability List
+			// lists the URL given (not only where it led).
+			own, _, _, err := s.listedBy(ctx, src, c, asked)
+			if err != nil {
+				return nil, err
+			}
+			if own {
+				first = hop{}
+			}
+		}
 		if !sameDoc(self, d.url) {
 			if err := s.checkListed(ctx, src, c, "the index "+self+" of "+asked, self); err != nil {
 				return nil, err
 			}
 		}
+		src.claimed = up
 	} else {
 		src = &source{key: self, target: target, docs: map[model.Capability]string{}, authorities: []string{self, target}}
 		notes = append(notes, fmt.Sprintf("%s has no up link to a Capability List: only it is read", self))
+		if !sameDoc(self, d.url) {
+			// An index link no Capability List vouches for.
+			src.hops = append(src.hops, hop{from: d.url, to: self, index: true})
+		}
 	}
+	src.lead(first)
 	src.docs[c] = self
 	src.notes = append(src.notes, notes...)
 	return src, nil
@@ -213,6 +286,7 @@ func (s *Dest) resolveCapList(ctx context.Context, rawURL, target string) (*sour
 		return nil, fmt.Errorf("%s is a %s, not a Capability List", d.url, model.DocumentTitle(c, d.hdr.Root))
 	}
 	src := &source{key: d.url, capList: d.url, target: target, docs: map[model.Capability]string{}, authorities: []string{d.url, target}}
+	src.addHop(d.hop())
 	return src, readCapList(ctx, d, src)
 }
 

@@ -19,6 +19,7 @@ const (
 	KindVerify    FailureKind = "verify"    // its bytes differ from what the Source declares: kept in .rsx/rejected/, the old copy stays
 	KindWrite     FailureKind = "write"     // the destination refused the write
 	KindCollision FailureKind = "collision" // its path is another resource's
+	KindOwned     FailureKind = "owned"     // its path is another Source's resource's: a path of the destination belongs to one Source
 	KindRefused   FailureKind = "refused"   // outside the Source's authority, or no path for its URI
 	KindBitstream FailureKind = "bitstream" // a dump package lacks its bitstream, or refuses its path
 	KindDocument  FailureKind = "document"  // a list or a package could not be read
@@ -56,6 +57,10 @@ type Result struct {
 	Created, Updated, Deleted, Adopted, Pending, Touched int
 	// Bytes is what was written.
 	Bytes int64
+	// Trashed counts the stray files moved to the trash, into TrashFolder
+	// (DEST/.rsx/trash/NAME, relative to DEST; "" when none was).
+	Trashed     int
+	TrashFolder string
 	// BackOffs counts the downloads that met resistance (retried, or 429
 	// or 503 at the end): each halved the downloads at once.
 	BackOffs int
@@ -96,7 +101,8 @@ type Vouched struct {
 
 // OK reports whether the run did its whole plan without a failure.
 func (r *Result) OK() bool {
-	return r.FailedCount == 0 && r.Stopped == "" && len(r.Plan.Problems) == 0 && r.Plan.Gap == nil && r.Plan.Summary.Unmapped == 0
+	return r.FailedCount == 0 && r.Stopped == "" && len(r.Plan.Problems) == 0 && r.Plan.Gap == nil && r.Plan.Summary.Unmapped == 0 &&
+		r.Plan.DeletesHeld == 0
 }
 
 // ExitStatus is the exit status of rsx sync for the run: 2 when it was

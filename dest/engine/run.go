@@ -178,6 +178,9 @@ func (s *Dest) startRun(wctx context.Context, p *Plan, started time.Time) (*stat
 		}
 		srcID = src.ID
 	}
+	if err := s.db.NameSource(wctx, srcID, p.names...); err != nil {
+		return nil, err
+	}
 	hist := &state.Run{SourceID: srcID, Started: started, Planned: p.Summary.Work(), Version: s.opts.Version}
 	hist.Mode, hist.Why = historyMode(p)
 	if err := s.db.StartRun(wctx, hist); err != nil {
@@ -237,6 +240,10 @@ func (s *Dest) newRunner(workCtx context.Context, cancel context.CancelFunc, wct
 			w.Abort()
 			return nil, err
 		}
+	}
+	if err := recordHeld(wctx, w, p, srcID); err != nil {
+		w.Abort()
+		return nil, err
 	}
 	if err := w.Flush(wctx); err != nil {
 		w.Abort()
@@ -313,7 +320,7 @@ func (r *runner) end(ctx context.Context, hist *state.Run, dispatchErr error) {
 		r.setStopped("the plan could not be read: " + dispatchErr.Error())
 	}
 	if ctx.Err() != nil && r.stopReason() == "" {
-		r.setStopped("interrupted")
+		r.setStopped(stopReason(ctx))
 	}
 	res.Stopped = r.stopReason()
 	res.Bytes = r.bytes.Load()
@@ -331,6 +338,9 @@ func (r *runner) end(ctx context.Context, hist *state.Run, dispatchErr error) {
 		}
 		r.addFailure(Failure{URL: p.Source, Kind: KindState, Err: finishErr})
 	}
+	if finishErr == nil {
+		r.trashStrays(hist.ID)
+	}
 	// The documents the plan read, kept with the run (provenance.go).
 	if err := s.storeDocuments(wctx, hist.ID, r.srcID); err != nil && finishErr == nil {
 		r.addFailure(Failure{URL: p.Source, Kind: KindState, Err: err})
@@ -338,6 +348,7 @@ func (r *runner) end(ctx context.Context, hist *state.Run, dispatchErr error) {
 	res.Elapsed = s.opts.Now().Sub(r.started)
 	hist.Ended = s.opts.Now()
 	hist.Created, hist.Updated, hist.Deleted, hist.Failed, hist.Bytes = res.Created, res.Updated, res.Deleted, res.FailedCount, res.Bytes
+	hist.Trashed = res.Trashed
 	hist.Finished, hist.SyncedUntil, hist.Stopped, hist.ExitStatus = res.Finished, res.SyncedUntil, res.Stopped, res.ExitStatus()
 	if err := s.db.EndRun(wctx, hist); err != nil && finishErr == nil {
 		r.addFailure(Failure{URL: p.Source, Kind: KindState, Err: err})
@@ -414,6 +425,9 @@ func (r *runner) finish() error {
 		}
 		res.Finished = true
 	}
+	if err := w.DropCopiedHeld(ctx, r.srcID); err != nil {
+		return err
+	}
 	if err := w.SetLastRun(ctx, r.srcID, r.s.opts.Now()); err != nil {
 		return err
 	}
@@ -452,7 +466,10 @@ func (r *runner) dispatch(jobs chan<- *Item) error {
 			}
 		}
 		it2 := *it
-		switch it.Action {
+		if it.Action == plan.Delete && r.p.DeletesHeld > 0 {
+			it2.Action = plan.PendingDelete // --max-delete: remembered, not made
+		}
+		switch it2.Action {
 		case plan.PendingDelete:
 			r.results <- outcome{kind: outPending, it: &it2}
 			return nil
@@ -493,6 +510,10 @@ func (r *runner) remove(it *Item) outcome {
 	}
 	if err != nil {
 		return r.failed(it, "", KindState, err)
+	}
+	if r.p.protect.keeps(row.Path) {
+		// The protect list keeps the file: the row goes, the file stays.
+		return outcome{kind: outRemoved, it: it, res: state.Resource{Path: row.Path}}
 	}
 	if err := r.s.st.Remove(r.ctx, row.Path); err != nil {
 		return r.failed(it, row.Path, KindWrite, err)
@@ -762,10 +783,14 @@ func (r *runner) commitLoop(bc store.BatchCommitter) {
 }
 
 // isStoreErr tells an error of the destination's writes from one of the
-// network: the fetch layer says "write:" for what its writer returned.
+// network: the Store's Writer returns a *store.WriteError, which the fetch
+// layer wraps.
 func isStoreErr(err error) bool {
-	var pe *fs.PathError
-	return isDiskFull(err) || errors.As(err, &pe) || strings.Contains(err.Error(), ": write: ")
+	var (
+		pe *fs.PathError
+		we *store.WriteError
+	)
+	return isDiskFull(err) || errors.As(err, &pe) || errors.As(err, &we)
 }
 
 // download fetches e into dst through the adaptive gate, within the run's
@@ -775,7 +800,7 @@ func (r *runner) download(e *plan.Entry, dst io.Writer, limit int64) (*fetch.Exc
 	if err := r.gate.acquire(r.ctx); err != nil {
 		return nil, err
 	}
-	ex, err := r.s.client.DownloadWith(r.withRedirectRule(r.ctx, uri), uri, countingWriter{dst, &r.bytes}, r.downloadOptions(limit))
+	ex, err := r.s.client.DownloadWith(r.withRedirectRule(r.ctx, uri), uri, countingWriter{dst, &r.bytes}, r.downloadOptions(limit, e.Length))
 	err = r.explainLimit(uri, e.Length, err)
 	status := statusOf(err)
 	backoff := status == 429 || status == 503 || (ex != nil && ex.Tries > 1)
@@ -865,7 +890,7 @@ func (r *runner) adopt(it *Item, path string, cl claims.Claims, buf []byte) (sta
 	now := r.s.opts.Now()
 	res := state.Resource{SourceID: r.srcID, URI: e.URI, Path: path, Length: v.Bytes(), Digests: e.Digests,
 		Lastmod: e.Lastmod, ChangeDatetime: e.Datetime, FetchedAt: fi.ModTime, VerifiedAt: now}
-	if !r.s.isBucket() {
+	if r.s.st.Features().ModTimes {
 		res.FileMTime = fi.ModTime
 	}
 	return res, true
@@ -1119,7 +1144,7 @@ func (s *Dest) RecordPlanFailure(ctx context.Context, target string, started tim
 	if s.readOnly || cause == nil || s.check() != nil {
 		return false
 	}
-	src, err := s.db.Source(ctx, target)
+	src, err := s.db.SourceNamed(ctx, nameOf(target))
 	if err != nil {
 		return false
 	}

@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"fmt"
 	"time"
+
+	"rsx/display"
 )
 
 // RunDocument is a Source document a run read: what it was asked as, what
@@ -55,6 +57,8 @@ func (db *DB) PutRunDocuments(ctx context.Context, runID int64, docs []RunDocume
 	}
 	defer tx.Rollback()
 	for i, d := range docs {
+		// The history keeps no password of a URL's userinfo.
+		d.URL, d.FinalURL = display.RedactURL(d.URL), display.RedactURL(d.FinalURL)
 		var have int
 		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM document_blob WHERE sha256 = ?`, d.SHA256).Scan(&have); err != nil {
 			return fmt.Errorf("record the run's documents: %w", err)
@@ -161,7 +165,7 @@ func (db *DB) RunDocuments(ctx context.Context, runID int64) ([]RunDocument, err
 func (db *DB) DocumentGzip(ctx context.Context, runID int64, url string) ([]byte, error) {
 	var b []byte
 	err := db.sql.QueryRowContext(ctx, `SELECT b.gz FROM run_document d JOIN document_blob b ON b.sha256 = d.sha256 WHERE d.run_id = ? AND d.url = ?`,
-		runID, url).Scan(&b)
+		runID, display.RedactURL(url)).Scan(&b)
 	if isNoRows(err) {
 		return nil, fmt.Errorf("run %d kept no document %s", runID, url)
 	}

@@ -107,3 +107,36 @@ func (db *DB) PathSplits(ctx context.Context, maxRanges int, minRows int64) ([]s
 	slices.Sort(splits)
 	return slices.Compact(splits), nil
 }
+
+// PathGroup is the range of the paths of one Source's copies that begin
+// with the same first name (a host's folder, or a --map folder's first
+// name): the smallest and the largest, in byte order.
+type PathGroup struct {
+	SourceID int64
+	Min, Max string
+}
+
+// PathGroups returns the ranges of the paths of every Source's copies, by
+// their first name: what decides each Source's part of the destination
+// (its folders). One read of every row.
+func (db *DB) PathGroups(ctx context.Context) ([]PathGroup, error) {
+	db.scans.Add(1)
+	rows, err := db.sql.QueryContext(ctx, `SELECT source_id, min(path), max(path) FROM resource WHERE path <> ''
+		GROUP BY source_id, substr(path, 1, instr(path, '/')) ORDER BY source_id`)
+	if err != nil {
+		return nil, fmt.Errorf("read the folders of the copies in %s: %w", db.path, err)
+	}
+	var out []PathGroup
+	for rows.Next() {
+		var g PathGroup
+		if err := rows.Scan(&g.SourceID, &g.Min, &g.Max); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("read the folders of the copies in %s: %w", db.path, err)
+		}
+		out = append(out, g)
+	}
+	if err := closeRows(rows); err != nil {
+		return nil, fmt.Errorf("read the folders of the copies in %s: %w", db.path, err)
+	}
+	return out, nil
+}

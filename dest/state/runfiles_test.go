@@ -4,7 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"path/filepath"
-	"strings"
+	"strconv"
 	"testing"
 	"time"
 )
@@ -125,7 +125,7 @@ func TestRunFilesPrunedWithTheirRun(t *testing.T) {
 	}
 }
 
-// A database of schema version 3 is upgraded to 4 (run_file) when opened
+// A database of schema version 3 is upgraded (4: run_file) when opened
 // for writing; opened read-only, it is read as it is, its runs without
 // files.
 func TestOpenUpgradesSchemaVersion3(t *testing.T) {
@@ -135,12 +135,7 @@ func TestOpenUpgradesSchemaVersion3(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	schema := stripComments(schemaSQL)
-	i, j := strings.Index(schema, "CREATE TABLE run_file ("), strings.Index(schema, "CREATE INDEX run_file_run ON run_file (run_id);")
-	if i < 0 || j < i {
-		t.Fatalf("no run_file table in the schema:\n%s", schema)
-	}
-	v3 := schema[:i] + schema[j+len("CREATE INDEX run_file_run ON run_file (run_id);"):]
+	v3 := schemaV3(t)
 	for _, q := range []string{v3,
 		`INSERT INTO meta (key, value) VALUES ('schema_version', '3'), ('created', '2026-01-01T00:00:00Z')`,
 		`INSERT INTO source (id, url, created) VALUES (1, 'http://h/cap.xml', '2026-01-01T00:00:00Z')`,
@@ -169,7 +164,7 @@ func TestOpenUpgradesSchemaVersion3(t *testing.T) {
 	}
 	defer db.Close()
 	var v string
-	if err := db.sql.QueryRow(`SELECT value FROM meta WHERE key = 'schema_version'`).Scan(&v); err != nil || v != "4" {
+	if err := db.sql.QueryRow(`SELECT value FROM meta WHERE key = 'schema_version'`).Scan(&v); err != nil || v != strconv.Itoa(SchemaVersion) {
 		t.Errorf("schema_version %q, %v", v, err)
 	}
 	w := db.NewWriter(WriterOptions{})

@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"fmt"
 	"time"
+
+	"rsx/display"
 )
 
 // Run is one row of the run table: a run of rsx sync on the destination for
@@ -20,11 +22,14 @@ type Run struct {
 	Planned                           int
 	Created, Updated, Deleted, Failed int
 	Bytes                             int64
-	Finished                          bool // the baseline was done, or the copy's point moved
-	SyncedUntil                       time.Time
-	Stopped                           string
-	ExitStatus                        int // -1 while going on (or killed)
-	Version                           string
+	// Trashed counts the stray files the run moved to the trash
+	// (DEST/.rsx/trash/, in a folder of the run's own).
+	Trashed     int
+	Finished    bool // the baseline was done, or the copy's point moved
+	SyncedUntil time.Time
+	Stopped     string
+	ExitStatus  int // -1 while going on (or killed)
+	Version     string
 }
 
 // Why a run stopped (Run.Stopped), when it was interrupted.
@@ -64,7 +69,7 @@ func (db *DB) StartRun(ctx context.Context, r *Run) error {
 		return fmt.Errorf("record the end of the runs killed before: %w", err)
 	}
 	res, err := tx.ExecContext(ctx, `INSERT INTO run (source_id, started, mode, why, planned, rsx_version) VALUES (?, ?, ?, ?, ?, ?)`,
-		r.SourceID, clock(r.Started), r.Mode, nullString(r.Why), r.Planned, r.Version)
+		r.SourceID, clock(r.Started), r.Mode, nullString(display.Redact(r.Why)), r.Planned, r.Version)
 	if err != nil {
 		return fmt.Errorf("record the start of the run: %w", err)
 	}
@@ -81,9 +86,9 @@ func (db *DB) StartRun(ctx context.Context, r *Run) error {
 // Stopped, ExitStatus of r), and removes the Source's runs beyond KeepRuns.
 func (db *DB) EndRun(ctx context.Context, r *Run) error {
 	_, err := db.sql.ExecContext(ctx, `UPDATE run SET ended = ?, created = ?, updated = ?, deleted = ?, failed = ?, bytes = ?,
-		finished = ?, synced_until = ?, stopped = ?, exit_status = ? WHERE id = ?`,
+		finished = ?, synced_until = ?, stopped = ?, exit_status = ?, trashed = ? WHERE id = ?`,
 		clock(r.Ended), r.Created, r.Updated, r.Deleted, r.Failed, r.Bytes, boolInt(r.Finished), datetime(r.SyncedUntil),
-		nullString(r.Stopped), r.ExitStatus, r.ID)
+		nullString(display.Redact(r.Stopped)), r.ExitStatus, r.Trashed, r.ID)
 	if err != nil {
 		return fmt.Errorf("record the end of the run: %w", err)
 	}
@@ -102,9 +107,12 @@ func boolInt(b bool) int {
 	return 0
 }
 
-// runColumns are the columns of a Run, read by scanRuns.
-const runColumns = `SELECT r.id, r.source_id, s.url, r.started, r.ended, r.mode, r.why, r.planned, r.created, r.updated, r.deleted, r.failed,
-		r.bytes, r.finished, r.synced_until, r.stopped, r.exit_status, r.rsx_version FROM run r JOIN source s ON s.id = r.source_id`
+// runColumns selects the columns of a Run, read by scanRuns (trashed is
+// NULL in a file older than versionStray, opened read-only).
+func (db *DB) runColumns() string {
+	return `SELECT r.id, r.source_id, s.url, r.started, r.ended, r.mode, r.why, r.planned, r.created, r.updated, r.deleted, r.failed,
+		r.bytes, r.finished, r.synced_until, r.stopped, r.exit_status, r.rsx_version, ` + db.since(versionStray, "r.trashed") + ` FROM run r JOIN source s ON s.id = r.source_id`
+}
 
 // Runs calls fn for the runs of the Source sourceID (every Source: 0),
 // newest first, at most limit of them (0: all).
@@ -112,7 +120,7 @@ func (db *DB) Runs(ctx context.Context, sourceID int64, limit int, fn func(r *Ru
 	if db.version < 3 {
 		return nil // a file of an older rsx, opened read-only: no history yet
 	}
-	q := runColumns
+	q := db.runColumns()
 	var args []any
 	if sourceID != 0 {
 		q += ` WHERE r.source_id = ?`
@@ -132,14 +140,14 @@ func (db *DB) Run(ctx context.Context, id int64) (r Run, ok bool, err error) {
 	if db.version < 3 {
 		return r, false, nil
 	}
-	err = db.scanRuns(ctx, runColumns+` WHERE r.id = ?`, []any{id}, func(x *Run) error {
+	err = db.scanRuns(ctx, db.runColumns()+` WHERE r.id = ?`, []any{id}, func(x *Run) error {
 		r, ok = *x, true
 		return nil
 	})
 	return r, ok, err
 }
 
-// scanRuns calls fn for each run the query q (on runColumns) reads.
+// scanRuns calls fn for each run the query q (on runColumns()) reads.
 func (db *DB) scanRuns(ctx context.Context, q string, args []any, fn func(r *Run) error) error {
 	rows, err := db.sql.QueryContext(ctx, q, args...)
 	if err != nil {
@@ -149,14 +157,15 @@ func (db *DB) scanRuns(ctx context.Context, q string, args []any, fn func(r *Run
 	for rows.Next() {
 		var r Run
 		var started, ended, why, until, stopped sql.NullString
-		var exit sql.NullInt64
+		var exit, trashed sql.NullInt64
 		var finished int
 		if err := rows.Scan(&r.ID, &r.SourceID, &r.Source, &started, &ended, &r.Mode, &why, &r.Planned, &r.Created, &r.Updated,
-			&r.Deleted, &r.Failed, &r.Bytes, &finished, &until, &stopped, &exit, &r.Version); err != nil {
+			&r.Deleted, &r.Failed, &r.Bytes, &finished, &until, &stopped, &exit, &r.Version, &trashed); err != nil {
 			return fmt.Errorf("read the run history: %w", err)
 		}
 		r.Started, r.Ended, r.SyncedUntil = parseTime(started), parseTime(ended), parseTime(until)
 		r.Why, r.Stopped, r.Finished = why.String, stopped.String, finished == 1
+		r.Trashed = int(trashed.Int64)
 		r.ExitStatus = -1
 		if exit.Valid {
 			r.ExitStatus = int(exit.Int64)

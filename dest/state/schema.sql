@@ -1,4 +1,4 @@
--- The state of an rsx destination, schema version 4.
+-- The state of an rsx destination, schema version 6.
 --
 -- One SQLite database per destination: DEST/.rsx/state.db for a folder; for a
 -- bucket, a local cache copy replicated by its changes to PREFIX/.rsx/state/.
@@ -36,8 +36,11 @@ CREATE TABLE source (
   baseline_done TEXT,           -- when the baseline was finished; NULL while it is not
   synced_until  TEXT,           -- every change up to this datetime is applied (NULL: none since the baseline)
   last_run      TEXT,           -- when the last run for this Source ended
-  reconcile_due TEXT            -- an audit found the copy not in sync then: the next sync (mode auto)
+  reconcile_due TEXT,           -- an audit found the copy not in sync then: the next sync (mode auto)
                                 -- reconciles it with the Source; cleared when a baseline is finished
+  stray_due     TEXT            -- an audit found stray files (files no resource owns) in the Source's part
+                                -- of DEST then: the next sync with --delete looks for them and moves them to
+                                -- the trash (DEST/.rsx/trash/); cleared when one has
 );
 
 -- selection: the --include, --exclude and --map options of the last run, in the
@@ -123,7 +126,8 @@ CREATE TABLE run (
   synced_until TEXT,             -- the copy's point after the run
   stopped      TEXT,             -- why the run ended before its plan did: 'interrupted' (ctrl+c, SIGTERM), 'interrupted (no end recorded)' (killed), …
   exit_status  INTEGER,          -- as rsx sync exits: 0 done, 1 something failed, 2 stopped; NULL while going on
-  rsx_version  TEXT NOT NULL     -- the rsx that ran it
+  rsx_version  TEXT NOT NULL,    -- the rsx that ran it
+  trashed      INTEGER NOT NULL DEFAULT 0 -- stray files moved to the trash (DEST/.rsx/trash/RUN-FOLDER/, which lists them)
 );
 CREATE INDEX run_source ON run (source_id, id);
 
@@ -172,6 +176,44 @@ CREATE TABLE document_blob (
   length INTEGER NOT NULL,        -- bytes, uncompressed
   gz     BLOB NOT NULL
 );
+
+-- source_name: the other URLs a Source is named by, as given to rsx sync (or a
+-- fleet) and as asked for before a redirect to its Capability List: a run whose
+-- URL leads, by a redirect, to the Capability List of a Source held under
+-- another name is refused (a Source's settings apply to the Source its URL
+-- names), and a Capability List that moves keeps its row.
+CREATE TABLE source_name (
+  url       TEXT PRIMARY KEY,
+  source_id INTEGER NOT NULL REFERENCES source(id) ON DELETE CASCADE
+) WITHOUT ROWID;
+CREATE INDEX source_name_source ON source_name (source_id);
+
+-- held: resources of a Source that a sync did not copy because their path is
+-- (or is inside) the path of another Source's resource: a path of DEST belongs
+-- to one Source. When that resource leaves the path (deleted, or moved), the
+-- Source kept out is reconciled by its next sync (source.reconcile_due), which
+-- copies them; a Source's rows go when it copies the resource, or when a
+-- finished baseline records its refusals again.
+CREATE TABLE held (
+  source_id INTEGER NOT NULL REFERENCES source(id) ON DELETE CASCADE,
+  uri       TEXT NOT NULL,
+  owner_id  INTEGER NOT NULL REFERENCES source(id) ON DELETE CASCADE, -- the Source whose resource holds the path
+  owner_key TEXT NOT NULL,       -- the path_key of that resource's path
+  PRIMARY KEY (source_id, uri)
+) WITHOUT ROWID;
+CREATE INDEX held_owner ON held (owner_key);
+CREATE TRIGGER held_path_freed AFTER DELETE ON resource
+WHEN EXISTS (SELECT 1 FROM held WHERE owner_key = old.path_key AND owner_id = old.source_id)
+BEGIN
+  UPDATE source SET reconcile_due = coalesce(reconcile_due, strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))
+  WHERE id IN (SELECT source_id FROM held WHERE owner_key = old.path_key AND owner_id = old.source_id);
+END;
+CREATE TRIGGER held_path_moved AFTER UPDATE OF path_key ON resource
+WHEN old.path_key <> new.path_key AND EXISTS (SELECT 1 FROM held WHERE owner_key = old.path_key AND owner_id = old.source_id)
+BEGIN
+  UPDATE source SET reconcile_due = coalesce(reconcile_due, strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))
+  WHERE id IN (SELECT source_id FROM held WHERE owner_key = old.path_key AND owner_id = old.source_id);
+END;
 
 -- Example queries:
 --   -- how many resources each Source has, and their bytes

@@ -43,7 +43,12 @@ import (
 )
 
 // SchemaVersion is the version of the schema this package writes and reads.
-const SchemaVersion = 4
+const SchemaVersion = 6
+
+// versionStray is the schema version that added source.stray_due and
+// run.trashed (a file of an older version opened read-only reads them as
+// empty: DB.since).
+const versionStray = 6
 
 //go:embed schema.sql
 var schemaSQL string
@@ -194,8 +199,9 @@ func (db *DB) init(ctx context.Context) error {
 	db.version = found
 	if found < SchemaVersion && db.readOnly {
 		// Read-only, the file stays as it is: version 2 has every column
-		// the readers use, the run history (version 3) and the files of
-		// each run (version 4) read as empty.
+		// the readers use, the run history (version 3), the files of each
+		// run (version 4), a Source's other names and what it was kept out
+		// of (version 5) read as empty.
 		if found < 2 {
 			return &SchemaError{Path: db.path, Found: found, Supported: SchemaVersion,
 				Reason: fmt.Sprintf("schema version %d is older than this rsx reads without upgrading it, and the file is opened read-only: one rsx sync on the copy upgrades it", found)}
@@ -280,6 +286,41 @@ var migrations = []string{
 	  note    TEXT
 	);
 	CREATE INDEX run_file_run ON run_file (run_id);`,
+	// 4 → 5: the names of a Source, and the resources another Source's
+	// copy kept out. The names a Source's Capability List was asked for by
+	// before a redirect to it are found in the documents the history kept.
+	`CREATE TABLE source_name (
+	  url       TEXT PRIMARY KEY,
+	  source_id INTEGER NOT NULL REFERENCES source(id) ON DELETE CASCADE
+	) WITHOUT ROWID;
+	CREATE INDEX source_name_source ON source_name (source_id);
+	INSERT OR IGNORE INTO source_name (url, source_id)
+	  SELECT DISTINCT d.url, s.id FROM run_document d JOIN run r ON r.id = d.run_id JOIN source s ON s.id = r.source_id
+	  WHERE d.final_url = s.url AND d.url <> s.url AND d.url NOT IN (SELECT url FROM source);
+	CREATE TABLE held (
+	  source_id INTEGER NOT NULL REFERENCES source(id) ON DELETE CASCADE,
+	  uri       TEXT NOT NULL,
+	  owner_id  INTEGER NOT NULL REFERENCES source(id) ON DELETE CASCADE,
+	  owner_key TEXT NOT NULL,
+	  PRIMARY KEY (source_id, uri)
+	) WITHOUT ROWID;
+	CREATE INDEX held_owner ON held (owner_key);
+	CREATE TRIGGER held_path_freed AFTER DELETE ON resource
+	WHEN EXISTS (SELECT 1 FROM held WHERE owner_key = old.path_key AND owner_id = old.source_id)
+	BEGIN
+	  UPDATE source SET reconcile_due = coalesce(reconcile_due, strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))
+	  WHERE id IN (SELECT source_id FROM held WHERE owner_key = old.path_key AND owner_id = old.source_id);
+	END;
+	CREATE TRIGGER held_path_moved AFTER UPDATE OF path_key ON resource
+	WHEN old.path_key <> new.path_key AND EXISTS (SELECT 1 FROM held WHERE owner_key = old.path_key AND owner_id = old.source_id)
+	BEGIN
+	  UPDATE source SET reconcile_due = coalesce(reconcile_due, strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))
+	  WHERE id IN (SELECT source_id FROM held WHERE owner_key = old.path_key AND owner_id = old.source_id);
+	END;`,
+	// 5 → 6: stray files, found by an audit and moved to the trash by a
+	// sync with --delete.
+	`ALTER TABLE source ADD COLUMN stray_due TEXT;
+	ALTER TABLE run ADD COLUMN trashed INTEGER NOT NULL DEFAULT 0;`,
 }
 
 // Path is the database file.
@@ -352,6 +393,20 @@ type Source struct {
 	// ReconcileDue is when an audit found the copy not in sync (zero: none
 	// did since the last finished baseline): the next sync reconciles.
 	ReconcileDue time.Time
+	// StrayDue is when an audit found stray files in the Source's part of
+	// DEST (zero: none since a sync with --delete looked for them): the
+	// next sync with --delete looks for them, whatever its mode.
+	StrayDue time.Time
+}
+
+// since is column when the file's schema has it (version v or later), else
+// NULL: a file of an older rsx opened read-only is not upgraded, and reads
+// as though the column were empty.
+func (db *DB) since(v int, column string) string {
+	if db.version < v {
+		return "NULL"
+	}
+	return column
 }
 
 // Point is the datetime from which incremental sync continues: the later of
@@ -369,7 +424,7 @@ var ErrNoSource = errors.New("no state for this Source")
 // Source returns the row of the Source keyed by url, or an error wrapping
 // ErrNoSource.
 func (db *DB) Source(ctx context.Context, sourceURL string) (Source, error) {
-	row := db.sql.QueryRowContext(ctx, `SELECT id, url, created, baseline_kind, baseline_url, baseline_at, baseline_done, synced_until, last_run, reconcile_due FROM source WHERE url = ?`, sourceURL)
+	row := db.sql.QueryRowContext(ctx, `SELECT id, url, created, baseline_kind, baseline_url, baseline_at, baseline_done, synced_until, last_run, reconcile_due, `+db.since(versionStray, "stray_due")+` FROM source WHERE url = ?`, sourceURL)
 	src, err := scanSource(row)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Source{}, fmt.Errorf("read state of %s: %w", sourceURL, ErrNoSource)
@@ -385,7 +440,7 @@ func (db *DB) Source(ctx context.Context, sourceURL string) (Source, error) {
 
 // Sources returns every Source, in the order they were first synced.
 func (db *DB) Sources(ctx context.Context) ([]Source, error) {
-	rows, err := db.sql.QueryContext(ctx, `SELECT id, url, created, baseline_kind, baseline_url, baseline_at, baseline_done, synced_until, last_run, reconcile_due FROM source ORDER BY id`)
+	rows, err := db.sql.QueryContext(ctx, `SELECT id, url, created, baseline_kind, baseline_url, baseline_at, baseline_done, synced_until, last_run, reconcile_due, `+db.since(versionStray, "stray_due")+` FROM source ORDER BY id`)
 	if err != nil {
 		return nil, fmt.Errorf("list Sources in %s: %w", db.path, err)
 	}
@@ -425,11 +480,11 @@ type scanner interface{ Scan(dest ...any) error }
 
 func scanSource(r scanner) (Source, error) {
 	var s Source
-	var created, kind, burl, at, done, until, last, due sql.NullString
-	if err := r.Scan(&s.ID, &s.URL, &created, &kind, &burl, &at, &done, &until, &last, &due); err != nil {
+	var created, kind, burl, at, done, until, last, due, stray sql.NullString
+	if err := r.Scan(&s.ID, &s.URL, &created, &kind, &burl, &at, &done, &until, &last, &due, &stray); err != nil {
 		return s, err
 	}
-	s.ReconcileDue = parseTime(due)
+	s.ReconcileDue, s.StrayDue = parseTime(due), parseTime(stray)
 	s.Created = parseTime(created)
 	s.Baseline = Baseline{Kind: kind.String, URL: burl.String, At: parseTime(at), Done: parseTime(done)}
 	s.SyncedUntil = parseTime(until)

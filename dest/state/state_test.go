@@ -47,7 +47,7 @@ func TestOpenCreatesAndChecksTheSchema(t *testing.T) {
 		t.Errorf("journal mode %q, %v", mode, err)
 	}
 	var v string
-	if err := db.sql.QueryRow(`SELECT value FROM meta WHERE key = 'schema_version'`).Scan(&v); err != nil || v != "4" {
+	if err := db.sql.QueryRow(`SELECT value FROM meta WHERE key = 'schema_version'`).Scan(&v); err != nil || v != strconv.Itoa(SchemaVersion) {
 		t.Errorf("schema_version %q, %v", v, err)
 	}
 	db.Close()
@@ -58,13 +58,13 @@ func TestOpenCreatesAndChecksTheSchema(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A newer schema is refused, clearly.
-	if _, err := db.sql.Exec(`UPDATE meta SET value = '7' WHERE key = 'schema_version'`); err != nil {
+	if _, err := db.sql.Exec(`UPDATE meta SET value = '99' WHERE key = 'schema_version'`); err != nil {
 		t.Fatal(err)
 	}
 	db.Close()
 	_, err = Open(ctx, path)
 	var se *SchemaError
-	if !errors.As(err, &se) || se.Found != 7 || !strings.Contains(err.Error(), "schema version 7 is newer than this rsx understands (4)") {
+	if !errors.As(err, &se) || se.Found != 99 || !strings.Contains(err.Error(), fmt.Sprintf("schema version 99 is newer than this rsx understands (%d)", SchemaVersion)) {
 		t.Errorf("newer schema: %v", err)
 	}
 
@@ -547,7 +547,7 @@ func TestOpenUpgradesSchemaVersion1(t *testing.T) {
 		",\n  damaged_at      TEXT", "",
 		",\n  file_mtime      INTEGER", "",
 		"CREATE INDEX resource_damaged ON resource (source_id) WHERE damaged_at IS NOT NULL;", "",
-	).Replace(withoutRunTable(t, stripComments(schemaSQL)))
+	).Replace(withoutRunTable(t, schemaV3(t)))
 	if strings.Contains(v1, "damaged_at") || strings.Contains(v1, "reconcile_due") || strings.Contains(v1, "file_mtime") {
 		t.Fatalf("could not make a version 1 schema:\n%s", v1)
 	}
@@ -587,7 +587,7 @@ func TestOpenUpgradesSchemaVersion1(t *testing.T) {
 		t.Errorf("damaged %v, reconcile due %v, %v", r.DamagedAt, src.ReconcileDue, err)
 	}
 	var v string
-	if err := db.sql.QueryRow(`SELECT value FROM meta WHERE key = 'schema_version'`).Scan(&v); err != nil || v != "4" {
+	if err := db.sql.QueryRow(`SELECT value FROM meta WHERE key = 'schema_version'`).Scan(&v); err != nil || v != strconv.Itoa(SchemaVersion) {
 		t.Errorf("schema_version %q, %v", v, err)
 	}
 	// A copy written again is no longer damaged; a finished baseline clears
@@ -624,7 +624,67 @@ func stripComments(q string) string {
 	return b.String()
 }
 
-// withoutRunTable is the schema without the run table of version 3.
+// A file of version 3 is upgraded when opened for writing (the stray files
+// due and the runs' trashed count work), and read as it is, those empty,
+// when opened read-only.
+func TestOpenUpgradesSchemaVersion3Stray(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "state.db")
+	raw, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{schemaV3(t),
+		`INSERT INTO meta (key, value) VALUES ('schema_version', '3'), ('created', '2026-01-01T00:00:00Z')`,
+		`INSERT INTO source (id, url, created) VALUES (1, 'http://h/cap.xml', '2026-01-01T00:00:00Z')`,
+		`INSERT INTO run (source_id, started, mode, rsx_version) VALUES (1, '2026-01-01T00:00:00Z', 'baseline', 'old')`,
+	} {
+		if _, err := raw.Exec(q); err != nil {
+			t.Fatalf("%v\n%s", err, q)
+		}
+	}
+	raw.Close()
+	ro, err := OpenReadOnly(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := ro.Source(ctx, "http://h/cap.xml")
+	n := 0
+	rerr := ro.Runs(ctx, 1, 0, func(r *Run) error { n++; return nil })
+	ro.Close()
+	if err != nil || rerr != nil || n != 1 || !src.StrayDue.IsZero() {
+		t.Fatalf("version 3 read-only: %+v %v; %d runs, %v", src, err, n, rerr)
+	}
+	db, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	now := time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC)
+	w := db.NewWriter(WriterOptions{})
+	if err := w.SetStrayDue(ctx, 1, now); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	r := &Run{SourceID: 1, Started: now, Mode: "reconcile", Version: "new"}
+	if err := db.StartRun(ctx, r); err != nil {
+		t.Fatal(err)
+	}
+	r.Ended, r.Trashed = now, 2
+	if err := db.EndRun(ctx, r); err != nil {
+		t.Fatal(err)
+	}
+	src, err = db.Source(ctx, "http://h/cap.xml")
+	last, _, lerr := db.LastRun(ctx, 1)
+	if err != nil || lerr != nil || !src.StrayDue.Equal(now) || last.Trashed != 2 {
+		t.Errorf("after the upgrade: stray due %v (%v), last run's trashed %d (%v)", src.StrayDue, err, last.Trashed, lerr)
+	}
+}
+
+// withoutRunTable is schema (of version 3) without the run table that
+// version 3 added.
 func withoutRunTable(t *testing.T, schema string) string {
 	t.Helper()
 	i := strings.Index(schema, "CREATE TABLE run (")
@@ -634,6 +694,40 @@ func withoutRunTable(t *testing.T, schema string) string {
 		t.Fatalf("no run table in the schema:\n%s", schema)
 	}
 	return schema[:i] + schema[j+len(end):]
+}
+
+// schemaV3 is the schema as version 3 made it, without comments: without
+// what versions 4 (the files of each run), 5 (a Source's names, what it is
+// kept out of) and 6 (stray files due, a run's trashed count) added.
+func schemaV3(t *testing.T) string {
+	t.Helper()
+	schema := withoutVersion5(t, stripComments(schemaSQL))
+	start, end := "CREATE TABLE run_file (", "CREATE INDEX run_file_run ON run_file (run_id);"
+	i, j := strings.Index(schema, start), strings.Index(schema, end)
+	if i < 0 || j < i {
+		t.Fatalf("no run_file table in the schema:\n%s", schema)
+	}
+	v3 := strings.NewReplacer( // version 6's columns
+		",\n  stray_due     TEXT", "",
+		",\n  trashed      INTEGER NOT NULL DEFAULT 0", "",
+	).Replace(schema[:i] + schema[j+len(end):])
+	if strings.Contains(v3, "stray_due") || strings.Contains(v3, "trashed") {
+		t.Fatalf("could not make a version 3 schema:\n%s", v3)
+	}
+	return v3
+}
+
+// withoutVersion5 is the schema without what version 5 added (a Source's
+// names, what it is kept out of).
+func withoutVersion5(t *testing.T, schema string) string {
+	t.Helper()
+	i := strings.Index(schema, "CREATE TABLE source_name (")
+	last := strings.Index(schema, "CREATE TRIGGER held_path_moved")
+	j := strings.Index(schema[max(last, 0):], "END;")
+	if i < 0 || last < i || j < 0 {
+		t.Fatalf("no version 5 tables in the schema:\n%s", schema)
+	}
+	return schema[:i] + schema[last+j+len("END;"):]
 }
 
 func TestRunHistory(t *testing.T) {
@@ -727,7 +821,7 @@ func TestOpenReadOnlyOlderSchema(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, q := range []string{withoutRunTable(t, stripComments(schemaSQL)),
+	for _, q := range []string{withoutRunTable(t, schemaV3(t)),
 		`INSERT INTO meta (key, value) VALUES ('schema_version', '2'), ('created', '2026-01-01T00:00:00Z')`,
 		`INSERT INTO source (id, url, created) VALUES (1, 'http://h/cap.xml', '2026-01-01T00:00:00Z')`,
 		`INSERT INTO resource (source_id, uri, path, path_key, length) VALUES (1, 'http://h/a', 'h/a', 'h/a', 3)`,

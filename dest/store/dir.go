@@ -942,6 +942,7 @@ var reservedKinds = map[string]bool{
 	ReservedDir:               true,
 	ReservedDir + "/tmp":      true,
 	ReservedDir + "/rejected": true,
+	TrashDir:                  true,
 	ReservedDir + "/lock":     false,
 	StateFile:                 false,
 	StateFile + "-wal":        false,
@@ -1005,6 +1006,12 @@ func (d *Dir) checkReserved() error {
 		}
 		if k != "file" && k != "folder" {
 			return &ReservedError{Dest: d.dir, Path: p, What: describe(p, fi)}
+		}
+		if k == "folder" && path.Dir(p) == TrashDir {
+			// A run's folder of the trash: what it holds is only ever
+			// listed (no link followed) and removed whole, and may be
+			// many files, not read at every start.
+			return fs.SkipDir
 		}
 		return nil
 	})

@@ -20,6 +20,11 @@ var ErrReadOnly = errors.New("the destination was opened read-only (an audit or 
 // ReadOnly reports whether the folder was opened with Options.ReadOnly.
 func (d *Dir) ReadOnly() bool { return d.readOnly }
 
+// Features: a folder, whose files keep their modification times.
+func (d *Dir) Features() Features {
+	return Features{ReadOnly: d.readOnly, ModTimes: true, Local: d.dir, Discard: d.Discard}
+}
+
 // openDirReadOnly opens a folder without making or changing anything in it:
 // no DEST/.rsx, no probe file; a folder that does not exist is an empty
 // destination (opts.Create) or an error.

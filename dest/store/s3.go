@@ -120,6 +120,11 @@ func (s *S3) TempDir() string {
 // ReadOnly reports whether the bucket was opened with Options.ReadOnly.
 func (s *S3) ReadOnly() bool { return s.opts.ReadOnly }
 
+// Features: a bucket, which uploads its state.
+func (s *S3) Features() Features {
+	return Features{Bucket: true, ReadOnly: s.opts.ReadOnly, StateUploaded: s.StateUploaded}
+}
+
 // Close removes a read-only run's copy of the state; the client holds no
 // resources that need closing.
 func (s *S3) Close() error {

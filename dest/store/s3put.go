@@ -80,16 +80,16 @@ type s3Writer struct {
 
 func (w *s3Writer) Write(b []byte) (int, error) {
 	if w.done {
-		return 0, fmt.Errorf("write %s: already committed or abandoned", w.path)
+		return 0, &WriteError{Path: w.path, Err: errWriteDone}
 	}
 	if w.f == nil && int64(len(w.buf))+int64(len(b)) > s3MemStage {
 		f, err := os.CreateTemp(filepath.Join(w.s.cache, "tmp"), "stage-")
 		if err != nil {
-			return 0, fmt.Errorf("write %s: create a temporary file: %w", w.path, err)
+			return 0, &WriteError{Path: w.path, Err: fmt.Errorf("create a temporary file: %w", err)}
 		}
 		w.f = f
 		if _, err := f.Write(w.buf); err != nil {
-			return 0, fmt.Errorf("write %s: %w", w.path, err)
+			return 0, &WriteError{Path: w.path, Err: err}
 		}
 		w.buf = nil
 	}
@@ -110,7 +110,7 @@ func (w *s3Writer) Write(b []byte) (int, error) {
 	}
 	w.n += int64(n)
 	if err != nil {
-		return n, fmt.Errorf("write %s: %w", w.path, err)
+		return n, &WriteError{Path: w.path, Err: err}
 	}
 	return n, nil
 }

@@ -183,6 +183,9 @@ func TestS3PutChecksum(t *testing.T) {
 // buffer (and a goroutine) an object, as minio-go's lazy object read through
 // a bufio.Reader did: an audit reads every object of the copy.
 func TestS3OpenAllocates(t *testing.T) {
+	if raceEnabled {
+		t.Skip("an allocation budget: the race detector's instrumentation allocates")
+	}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/bkt/" || r.URL.Path == "/bkt" {
 			w.WriteHeader(http.StatusOK)

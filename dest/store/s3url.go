@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+
+	"rsx/display"
 )
 
 // S3Location is a bucket destination: s3://BUCKET/PREFIX?endpoint=URL&region=R.
@@ -28,7 +30,8 @@ type S3Location struct {
 // is accepted.
 func ParseS3URL(s string) (S3Location, error) {
 	fail := func(reason string) (S3Location, error) {
-		return S3Location{}, errors.New("bucket destination " + strconv.Quote(s) + ": " + reason)
+		// Quoted without the secret of credentials put in it (refused).
+		return S3Location{}, errors.New("bucket destination " + strconv.Quote(display.RedactURL(s)) + ": " + reason)
 	}
 	u, err := url.Parse(s)
 	if err != nil {

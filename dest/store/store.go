@@ -88,7 +88,61 @@ type Store interface {
 	PublishState(ctx context.Context, path string) error
 	// Close frees the Store's resources (not its lock: Release it).
 	Close() error
+	// Features says what the Store is and what it can do: ask it, not the
+	// Store's type or its name.
+	Features() Features
 }
+
+// Features says what a Store is and what it can do, as rclone's backends
+// say theirs: the engine and the commands decide by it (a bucket's state
+// batches are larger, a folder's files keep modification times, a run
+// that did not start removes what Open made) rather than by the
+// destination's name or the Store's concrete type. An operation only some
+// Stores have is a func, nil when the Store has none.
+type Features struct {
+	// Bucket: an object store (s3://bucket/prefix). Its objects are
+	// written whole, by an upload, and listed in pages; its state is a
+	// local copy that each batch of the state publishes (PublishState),
+	// so batches are larger; a file of it that no row records may be the
+	// upload of a killed run. A folder is not one.
+	Bucket bool
+	// ReadOnly: opened without writing anything (Options.ReadOnly, or a
+	// folder that cannot be written, Options.ReadOnlyWhenUnwritable):
+	// Create and Remove fail with ErrReadOnly.
+	ReadOnly bool
+	// ModTimes: a file keeps the modification time a write gave it, which
+	// the state records, so that a reconcile hashes only the files whose
+	// time changed (a folder's; a bucket's objects have none rsx keeps).
+	ModTimes bool
+	// Local is the folder the copy's files are in, when they are local
+	// files that may be read, copied or linked in place (a folder's); ""
+	// for a bucket.
+	Local string
+	// Discard removes what Open made in the destination (a folder and its
+	// .rsx) when a run stops before writing anything of a copy; call it
+	// after the engine's Dest is closed and before Close. nil: Open makes
+	// nothing a run that did not start must remove.
+	Discard func() error
+	// StateUploaded is how many bytes of state the Store has uploaded (a
+	// bucket's); nil when its state lives in place.
+	StateUploaded func() int64
+}
+
+// WriteError is a write to the destination that failed: the file system
+// or the bucket's staging refused the bytes (a full disk, an I/O error),
+// the destination's fault and not the Source's. It reaches the caller
+// through whatever wraps it (the fetch layer's download): errors.As finds
+// it.
+type WriteError struct {
+	Path string // the file of the copy
+	Err  error
+}
+
+func (e *WriteError) Error() string { return "write " + e.Path + ": " + e.Err.Error() }
+func (e *WriteError) Unwrap() error { return e.Err }
+
+// errWriteDone is a write to a Writer committed, abandoned or rejected.
+var errWriteDone = errors.New("already committed or abandoned")
 
 // Meta is what a write may say of the file.
 type Meta struct {
@@ -212,11 +266,16 @@ type Options struct {
 	LockStaleAfter time.Duration
 }
 
+// IsBucket reports whether dest names a bucket (s3://…) rather than a
+// folder, as Open tells them apart: for what must be decided before the
+// destination is opened (an opened Store says it in its Features).
+func IsBucket(dest string) bool { return strings.HasPrefix(dest, "s3://") }
+
 // Open opens the destination named by dest: s3://… for a bucket, anything
 // else is a folder.
 func Open(ctx context.Context, dest string, opts Options) (Store, error) {
 	switch {
-	case strings.HasPrefix(dest, "s3://"):
+	case IsBucket(dest):
 		loc, err := ParseS3URL(dest)
 		if err != nil {
 			return nil, err
@@ -303,12 +362,12 @@ type tempWrite struct {
 
 func (w *tempWrite) Write(b []byte) (int, error) {
 	if w.done {
-		return 0, fmt.Errorf("write %s: already committed or abandoned", w.path)
+		return 0, &WriteError{Path: w.path, Err: errWriteDone}
 	}
 	n, err := w.f.Write(b)
 	w.n += int64(n)
 	if err != nil {
-		return n, fmt.Errorf("write %s: %w", w.path, err)
+		return n, &WriteError{Path: w.path, Err: err}
 	}
 	return n, nil
 }

@@ -9,12 +9,7 @@ import (
 // Box draws a rounded box of exactly w×h cells: a title line inside (with
 // note after it when it fits), then the lines, each cut to fit. It writes
 // the escape sequences itself: lipgloss borders cost more than a whole
-// table on every frame. It measures by grapheme cluster (Graphemes.Box).
-func Box(st *common.Styles, focused bool, title, note string, lines []string, w, h int) string {
-	return Graphemes.Box(st, focused, title, note, lines, w, h)
-}
-
-// Box is the package's Box measured by c, so that its right border stays
+// table on every frame. It measures by c, so that its right border stays
 // in its column whatever the lines hold.
 func (c Cells) Box(st *common.Styles, focused bool, title, note string, lines []string, w, h int) string {
 	border := st.Paint.Border

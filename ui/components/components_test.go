@@ -46,7 +46,7 @@ func TestLayoutColumns(t *testing.T) {
 		{25, []int{25, 0, 0, 0}},  // only loc
 	}
 	for _, tc := range cases {
-		got := LayoutColumns(cols, tc.width)
+		got := FitColumns(cols, nil, tc.width)
 		total := 0
 		shown := 0
 		for i, w := range got {
@@ -87,12 +87,12 @@ func TestCell(t *testing.T) {
 		{"x", 0, false, TruncEnd, ""},
 	}
 	for _, tc := range cases {
-		got := Cell(tc.s, tc.w, tc.right, tc.trunc)
+		got := Graphemes.Cell(tc.s, tc.w, tc.right, tc.trunc)
 		if got != tc.want {
-			t.Errorf("Cell(%q, %d) = %q, want %q", tc.s, tc.w, got, tc.want)
+			t.Errorf("Graphemes.Cell(%q, %d) = %q, want %q", tc.s, tc.w, got, tc.want)
 		}
 		if w := ansi.StringWidth(got); w != tc.w {
-			t.Errorf("Cell(%q, %d) is %d cells wide", tc.s, tc.w, w)
+			t.Errorf("Graphemes.Cell(%q, %d) is %d cells wide", tc.s, tc.w, w)
 		}
 	}
 }
@@ -299,7 +299,7 @@ func TestWrap(t *testing.T) {
 		{"", 10, nil},
 	}
 	for _, c := range cases {
-		if got := Wrap(c.s, c.w); !slices.Equal(got, c.want) {
+		if got := Graphemes.Wrap(c.s, c.w); !slices.Equal(got, c.want) {
 			t.Errorf("Wrap(%q, %d) = %q, want %q", c.s, c.w, got, c.want)
 		}
 	}
@@ -317,7 +317,7 @@ func TestHardWrap(t *testing.T) {
 		{"short", 10, []string{"short"}},
 	}
 	for _, c := range cases {
-		if got := HardWrap(c.s, c.w); !slices.Equal(got, c.want) {
+		if got := Graphemes.HardWrap(c.s, c.w); !slices.Equal(got, c.want) {
 			t.Errorf("HardWrap(%q, %d) = %q, want %q", c.s, c.w, got, c.want)
 		}
 	}
@@ -340,6 +340,9 @@ func TestEscape(t *testing.T) {
 		{"a\nb\u009bc\u009d", `a\nb\u009bc\u009d`},
 		{"evil\u202etxt.exe\u2066", `evil\u202etxt.exe\u2066`},
 		{"naïve ✓ 日本", "naïve ✓ 日本"},
+		// No password is shown (a Source URL given with one, an error
+		// quoting it).
+		{"GET http://user:hunter2@h/cap.xml: 401", "GET http://user:xxxxx@h/cap.xml: 401"},
 	}
 	for _, c := range cases {
 		if got := Escape(c.in); got != c.want {
@@ -353,6 +356,12 @@ func TestEscape(t *testing.T) {
 	if got, want := EscapeLine("\u202e\tx"), `\u202e  x`; got != want {
 		t.Errorf("EscapeLine after an escape = %q, want %q", got, want)
 	}
+	if got, want := EscapeLine("<loc>http://u:pw@h/a</loc>\tx"), "<loc>http://u:xxxxx@h/a</loc>   x"; got != want {
+		t.Errorf("EscapeLine of a URL with a password = %q, want %q", got, want)
+	}
+	if got := Graphemes.Cell("http://u:hunter2@h/a", 30, false, TruncEnd); strings.Contains(got, "hunter2") {
+		t.Errorf("Cell = %q, shows the password", got)
+	}
 }
 
 // TestCellEscapes: a table cell shows an escape in place of a control and
@@ -361,19 +370,19 @@ func TestCellEscapes(t *testing.T) {
 	for _, in := range []string{"ab\x1b[31mcd", "x\u202ey", "\u009b2J日本", "a\tb\nc"} {
 		for _, w := range []int{3, 8, 20} {
 			for _, right := range []bool{false, true} {
-				got := Cell(in, w, right, TruncMiddle)
+				got := Graphemes.Cell(in, w, right, TruncMiddle)
 				if n := ansi.StringWidth(got); n != w {
-					t.Errorf("Cell(%q, %d) = %q is %d cells wide", in, w, got, n)
+					t.Errorf("Graphemes.Cell(%q, %d) = %q is %d cells wide", in, w, got, n)
 				}
 				for _, r := range got {
 					if r < 0x20 || (r >= 0x7f && r < 0xa0) || r == 0x202e {
-						t.Errorf("Cell(%q, %d) = %q holds %U", in, w, got, r)
+						t.Errorf("Graphemes.Cell(%q, %d) = %q holds %U", in, w, got, r)
 					}
 				}
 			}
 		}
 	}
-	if got := Cell("x\u202ey", 10, false, TruncEnd); got != `x\u202ey  ` {
+	if got := Graphemes.Cell("x\u202ey", 10, false, TruncEnd); got != `x\u202ey  ` {
 		t.Errorf("Cell = %q, want the escape shown", got)
 	}
 }
@@ -429,13 +438,13 @@ func FuzzCell(f *testing.F) {
 			w += 80
 		}
 		for _, trunc := range []int{TruncEnd, TruncMiddle} {
-			got := Cell(s, w, false, trunc)
+			got := Graphemes.Cell(s, w, false, trunc)
 			if n := ansi.StringWidth(got); n != w {
-				t.Fatalf("Cell(%q, %d) = %q is %d cells wide", s, w, got, n)
+				t.Fatalf("Graphemes.Cell(%q, %d) = %q is %d cells wide", s, w, got, n)
 			}
 			for _, r := range got {
 				if display.Unsafe(r) {
-					t.Fatalf("Cell(%q, %d) = %q holds %U", s, w, got, r)
+					t.Fatalf("Graphemes.Cell(%q, %d) = %q holds %U", s, w, got, r)
 				}
 			}
 		}

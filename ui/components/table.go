@@ -302,10 +302,6 @@ func columnFloor(c Column, content int) int {
 	return max(floor, min(content, len(c.Title)))
 }
 
-// LayoutColumns is FitColumns with no content measured: every column may
-// use up to its Max.
-func LayoutColumns(cols []Column, width int) []int { return FitColumns(cols, nil, width) }
-
 // FitColumns sizes columns by their content (content[i]: the widest cell
 // of column i in view, its title included; nil when unknown) in width
 // cells, one between columns:

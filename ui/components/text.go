@@ -4,8 +4,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"charm.land/lipgloss/v2"
-
 	"rsx/display"
 )
 
@@ -41,8 +39,9 @@ func Width(s string) int { return Graphemes.Width(s) }
 // (\x1b, \u202e, \xff), so that the user sees what was there and the
 // terminal acts on none of it. Escapes are plain ASCII: Width measures
 // them like any text. Every page draws Source text through Escape (or
-// EscapeLine), and Cell does for every table cell.
-func Escape(s string) string { return display.Escape(s) }
+// EscapeLine), and Cell does for every table cell. The password of a URL's
+// userinfo is drawn as "xxxxx" (display.Redact): no secret is shown.
+func Escape(s string) string { return display.Escape(display.Redact(s)) }
 
 // TabWidth is the tab stop of EscapeLine.
 const TabWidth = 4
@@ -51,6 +50,7 @@ const TabWidth = 4
 // XML document): its tabs are whitespace of the text and expand to spaces
 // up to the next tab stop, where Escape would write \t.
 func EscapeLine(s string) string {
+	s = display.Redact(s)
 	if strings.IndexByte(s, '\t') < 0 {
 		return display.Escape(s)
 	}
@@ -73,32 +73,6 @@ func EscapeLine(s string) string {
 // Fit cuts an (optionally styled) line to at most w cells, with an ellipsis
 // when it cut (Graphemes.Fit).
 func Fit(s string, w int) string { return Graphemes.Fit(s, w) }
-
-// Pad fits s to w cells and pads it with spaces to exactly w.
-func Pad(s string, w int) string { return Graphemes.Pad(s, w) }
-
-// PadLeft right-aligns s in w cells (it is not cut).
-func PadLeft(s string, w int) string { return Graphemes.PadLeft(s, w) }
-
-// PadRight left-aligns s in w cells (it is not cut).
-func PadRight(s string, w int) string { return Graphemes.PadRight(s, w) }
-
-// Cell escapes plain text (Escape) and pads or truncates it to exactly w cells,
-// right-aligned when right, cut as trunc says (Graphemes.Cell).
-func Cell(s string, w int, right bool, trunc int) string {
-	return Graphemes.Cell(s, w, right, trunc)
-}
-
-// Truncate shortens plain text to at most w cells with an ellipsis, at the
-// end or, for TruncMiddle and a column of 12 cells or more, in the middle
-// (Graphemes.Truncate).
-func Truncate(s string, w int, trunc int) string { return Graphemes.Truncate(s, w, trunc) }
-
-// Wrap breaks s into lines of at most w cells at spaces (Graphemes.Wrap).
-func Wrap(s string, w int) []string { return Graphemes.Wrap(s, w) }
-
-// HardWrap cuts s into pieces of at most w cells, wherever they fall.
-func HardWrap(s string, w int) []string { return Graphemes.HardWrap(s, w) }
 
 // Count writes n with thousands separators: "1,000,000" (display.Count,
 // as the command line writes counts).
@@ -123,10 +97,7 @@ func Window(lines []string, top, h int) []string {
 }
 
 // Scrolled is the view of a page drawn whole and scrolled: the h lines of
-// lines from top (kept in range), each fitted to w cells.
-func Scrolled(lines []string, top, w, h int) string { return Graphemes.Scrolled(lines, top, w, h) }
-
-// Scrolled is the package's Scrolled, each line fitted as c counts.
+// lines from top (kept in range), each fitted to w cells as c counts.
 func (c Cells) Scrolled(lines []string, top, w, h int) string {
 	w, h = max(w, 1), max(h, 1)
 	out := Window(lines, Clamp(top, 0, len(lines)-h), h)
@@ -134,14 +105,6 @@ func (c Cells) Scrolled(lines []string, top, w, h int) string {
 		out[i] = c.Fit(l, w)
 	}
 	return strings.Join(out, "\n")
-}
-
-// FitBlock makes s exactly h lines, each at most w cells.
-func FitBlock(s string, w, h int) string { return Graphemes.FitBlock(s, w, h) }
-
-// PlaceCenter centres s in a w×h block.
-func PlaceCenter(w, h int, s string) string {
-	return lipgloss.Place(w, h, lipgloss.Center, lipgloss.Center, s)
 }
 
 // PlaceCenter centres s in a w×h block, its lines measured as c counts:

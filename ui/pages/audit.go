@@ -23,7 +23,9 @@ import (
 // The audit page (:audit DIR): the copy in DIR against the open document's
 // resources — same, missing, changed, extra, unannounced — each a list that
 // / filters; enter opens a resource's view, and s plans a sync of what
-// differs (the sync page, over this one).
+// differs (the sync page, over this one), with the stray files the audit
+// found: the plan moves them to the trash only once its delete toggle is
+// on, and only when enter runs it.
 
 // AuditBackend is what the page asks: the comparison.
 type AuditBackend interface {
@@ -192,7 +194,7 @@ func (v *Audit) fill() {
 		{"same", r.SameURIs, "the copy holds what the Source declares"},
 		{"missing", r.Missing, "the copy lacks them: new at the Source, not copied yet, or the file is gone"},
 		{"changed", r.Changed, "the copy differs from what the Source declares (changed at the Source, or damaged in the copy)"},
-		{"extra", r.Extra, "in the copy, not at the Source any more (and files no resource owns)"},
+		{"extra", r.Extra, "in the copy, not at the Source any more, and stray files (in the Source's folders, owned by no resource)"},
 		{"unannounced", r.Unannounced, "they differ, and no Change List since the copy's point announced a change"},
 	}
 	if r.Point.IsZero() {
@@ -305,7 +307,7 @@ func (v *Audit) syncDiffs() tea.Cmd {
 	if r == nil {
 		return nil
 	}
-	var only []string
+	only := []string{} // none: the plan only moves stray files
 	for _, l := range [][]string{r.Missing, r.Changed, r.Extra} {
 		for _, u := range l {
 			if strings.Contains(u, "://") { // not a file no resource owns
@@ -315,11 +317,18 @@ func (v *Audit) syncDiffs() tea.Cmd {
 	}
 	slices.Sort(only)
 	only = slices.Compact(only)
-	if len(only) == 0 {
+	strays := slices.Clone(r.Stray)
+	if len(only) == 0 && len(strays) == 0 {
 		return nav.Flash("nothing differs that a sync could change", false)
 	}
-	what := fmt.Sprintf("the %s the audit found different", display.Plural(len(only), "resource", "resources"))
-	return nav.Cmd(nav.SyncDiffsMsg{Req: session.SyncRequest{Dest: v.req.Dest, Target: v.req.Target, Only: only}, What: what})
+	var what []string
+	if len(only) > 0 {
+		what = append(what, fmt.Sprintf("the %s the audit found different", display.Plural(len(only), "resource", "resources")))
+	}
+	if len(strays) > 0 {
+		what = append(what, fmt.Sprintf("the %s it found (to the trash with deletions applied: d)", display.Plural(len(strays), "stray file", "stray files")))
+	}
+	return nav.Cmd(nav.SyncDiffsMsg{Req: session.SyncRequest{Dest: v.req.Dest, Target: v.req.Target, Only: only, Strays: strays}, What: strings.Join(what, ", and ")})
 }
 
 // ---------------------------------------------------------------------------
@@ -420,7 +429,14 @@ func (v *Audit) summary(w int) []string {
 		// How to put it right: a sync of what differs reconciles those
 		// resources with the Source (damaged and missing copies fetched
 		// again), as rsx sync --mode baseline does for the whole copy.
-		lines = append(lines, noteLines(cellsOf(v.c), st.Dim, "·", "s repairs: what is missing, damaged or changed is fetched again", w, v.noteMax)...)
+		how := "s repairs: what is missing, damaged or changed is fetched again"
+		if n := r.Len(engine.ListStray); n > 0 {
+			how += "; " + display.Plural(n, "stray file goes", "stray files go") + " to the trash (DEST/.rsx/trash) when you turn deletions on (d) and run the plan"
+		}
+		lines = append(lines, noteLines(cellsOf(v.c), st.Dim, "·", how, w, v.noteMax)...)
+	}
+	if r.Protected > 0 {
+		lines = append(lines, "  "+st.Dim.Render(display.Plural(r.Protected, "file", "files")+" kept by the protect list .rsxignore"))
 	}
 	if !r.Complete() {
 		what := display.Plural(len(r.Problems), "document", "documents") + " of the Source could not be read: the audit is incomplete, and the lists hold for the documents read only"

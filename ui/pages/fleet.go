@@ -103,7 +103,7 @@ func (f *Fleet) load() tea.Cmd {
 	gen, b := f.gen, f.b
 	rows := make([]session.FleetSource, len(f.rows))
 	for i, r := range f.rows {
-		rows[i] = session.FleetSource{Name: r.Name, URL: r.URL, Dest: r.Dest}
+		rows[i] = session.FleetSource{Name: r.Name, URL: r.URL, Dest: r.Dest, Request: r.Request}
 	}
 	return func() tea.Msg {
 		out := b.FleetStatus(ctx, rows)
@@ -281,7 +281,11 @@ func (f *Fleet) nextSync() tea.Cmd {
 		if n := len(f.queue); n > 0 {
 			what += fmt.Sprintf(" (then %s marked)", display.Plural(n, "more Source", "more Sources"))
 		}
-		return nav.Cmd(nav.SyncDiffsMsg{Req: session.SyncRequest{Dest: r.Dest, Target: r.URL}, What: what})
+		// The Source's entry in the file: its selection, mode, checksum,
+		// delete, allow_other_hosts, rate and concurrency apply.
+		req := r.Request
+		req.Dest, req.Target = r.Dest, r.URL
+		return nav.Cmd(nav.SyncDiffsMsg{Req: req, What: what})
 	}
 	return nil
 }

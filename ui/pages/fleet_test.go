@@ -11,6 +11,7 @@ import (
 
 	"rsx/dest/state"
 	"rsx/session"
+	"rsx/ui/internal/uitest"
 	"rsx/ui/nav"
 )
 
@@ -139,5 +140,37 @@ func TestFleetPageSyncsTheMarked(t *testing.T) {
 	}
 	if v := ansi.Strip(p.View()); strings.Contains(v, "marked") {
 		t.Errorf("marks left after their syncs:\n%s", v)
+	}
+}
+
+// s syncs a Source with its entry's settings (the request the fleet file
+// makes of it: here its delete and rate), and the sync page's delete toggle
+// starts on for an entry with delete = true. Before, the page asked for a
+// sync of the URL into the DEST and nothing else.
+func TestFleetPageSyncsWithTheEntrysSettings(t *testing.T) {
+	rows := fleetSources()
+	rate := 2.0
+	rows[0].Request = session.SyncRequest{Target: rows[0].URL, Dest: rows[0].Dest, Delete: true}
+	rows[0].Request.Limits.Rate = &rate
+	p := NewFleet(ivTestCommon(), fakeFleet{}, "fleet.toml", rows, ivTestTime)
+	ivDrive(p, ivRunCmd(p.Init())...)
+	_, cmd := p.Update(ivKey("s"))
+	var req session.SyncRequest
+	for _, m := range ivRunCmd(cmd) {
+		if sd, ok := m.(nav.SyncDiffsMsg); ok {
+			req = sd.Req
+		}
+	}
+	if !req.Delete || req.Limits.Rate == nil || *req.Limits.Rate != 2 || req.Dest != "/archive/datasets" || req.Target != rows[0].URL {
+		t.Fatalf("the sync asked for: %+v", req)
+	}
+	job := uitest.NewSyncJob()
+	job.Req = req
+	v := NewSync(ivTestCommon(), job, "every resource of datasets", nil)
+	ivDrive(v, ivRunCmd(v.Init())...)
+	job.Mu.Lock()
+	defer job.Mu.Unlock()
+	if len(job.Deletes) != 1 || !job.Deletes[0] {
+		t.Errorf("the plans' deletions: %v, want the entry's delete", job.Deletes)
 	}
 }

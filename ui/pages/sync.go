@@ -22,8 +22,9 @@ import (
 )
 
 // The sync page (:sync DIR): the plan — what will be created, updated,
-// deleted (only with the delete toggle, off by default), left unchanged, the
-// bytes, the destination, any gap in the Change Lists — with nothing written
+// deleted (only with the delete toggle: off, unless the request asks, as a
+// fleet entry's delete = true does), left unchanged, the bytes, the
+// destination, any gap in the Change Lists — with nothing written
 // until enter; then the run's progress — an overall bar, counts, bytes,
 // rate, time left, the resources in flight and the failures as they happen
 // (esc asks, then stops cleanly); then the result — created, updated,
@@ -98,7 +99,9 @@ type syncRow struct {
 
 // NewSync returns the page of job; Init plans.
 func NewSync(c *common.Common, job SyncJob, what string, open ResourceOpener) *Sync {
-	return &Sync{c: c, job: job, what: what, open: open.orNone(), list: components.NewList(components.Select)}
+	// The delete toggle starts as the request asks (a fleet entry's delete
+	// = true).
+	return &Sync{c: c, job: job, what: what, open: open.orNone(), list: components.NewList(components.Select), delete: job.Request().Delete}
 }
 
 // Messages of the page's commands; each carries the page and the
@@ -469,8 +472,34 @@ func (v *Sync) planRows() {
 				" " + st.Value.Render(size) + "  " + st.Dim.Render(components.Escape(it.Reason))
 		}})
 	}
+	if v.plan.StrayLooked && v.plan.DeletesHeld == 0 {
+		for _, path := range v.plan.Strays {
+			v.rows = append(v.rows, syncRow{draw: func(w int) string {
+				return st.Deleted.Render("trash  ") + " " + st.URL.Render(cellsOf(v.c).Cell(components.Escape(path), max(w-8, 20), false, components.TruncMiddle))
+			}})
+		}
+	}
 	v.list.SetLen(len(v.rows))
 	v.list.Select(0)
+}
+
+// trashLine says what the plan does with stray files: those it moves to
+// the trash (deletions applied), or those an audit found that stay until
+// deletions are turned on.
+func (v *Sync) trashLine() string {
+	st, p := v.c.Styles, v.plan
+	label := "  " + st.Label.Render("trash     ")
+	switch n := p.Summary.Trash; {
+	case p.StrayLooked && p.DeletesHeld > 0:
+		return label + st.Error.Render(fmt.Sprintf("held: %s would go", display.Plural(p.DeletesHeld, "deletion", "deletions")))
+	case p.StrayLooked && n > 0:
+		return label + st.Deleted.Render(display.Plural(n, "stray file", "stray files")+" move to DEST/.rsx/trash") + st.Dim.Render(" when enter runs the plan (d: keep them)")
+	case p.StrayLooked && len(v.job.Request().Strays) > 0:
+		return label + st.Dim.Render("none of the stray files the audit found is stray any more")
+	case !p.Delete && len(v.job.Request().Strays) > 0:
+		return label + st.Value.Render("off") + st.Dim.Render(": "+display.Plural(len(v.job.Request().Strays), "stray file", "stray files")+" the audit found stay (d moves them to the trash)")
+	}
+	return ""
 }
 
 func (v *Sync) runRows() {
@@ -683,6 +712,9 @@ func (v *Sync) planHead(w int) []string {
 		del += st.Dim.Render(" (d applies them)")
 	}
 	lines = append(lines, del)
+	if l := v.trashLine(); l != "" {
+		lines = append(lines, l)
+	}
 	if p.Reconcile {
 		// The copy's files were checked, not only the state.
 		rc := "  " + st.Label.Render("reconcile ") + st.Value.Render(display.Plural(s.Checked, "file", "files")+" of the copy checked")
@@ -724,11 +756,15 @@ func (v *Sync) planHead(w int) []string {
 	for _, n := range p.Notes {
 		lines = append(lines, noteLines(cellsOf(v.c), st.Dim, "·", components.Escape(n), w, v.noteMax)...)
 	}
-	title := fmt.Sprintf("What will change (%s)", components.Count(len(p.Items)+p.More))
+	trash := 0
+	if p.StrayLooked && p.DeletesHeld == 0 {
+		trash = s.Trash
+	}
+	title := fmt.Sprintf("What will change (%s)", components.Count(len(p.Items)+p.More+trash))
 	if p.More > 0 {
 		title += fmt.Sprintf(", the first %s", components.Count(len(p.Items)))
 	}
-	if len(p.Items) == 0 {
+	if len(p.Items) == 0 && trash == 0 {
 		title = "Nothing to change"
 	}
 	lines = append(lines, "", st.Section.Render(title))
@@ -880,6 +916,9 @@ func (v *Sync) resultHead(w int) []string {
 	}
 	if r.Pending > 0 {
 		notes = append(notes, display.Plural(r.Pending, "deletion remembered", "deletions remembered")+" (apply them with the delete toggle, d, on the plan)")
+	}
+	if r.Trashed > 0 {
+		notes = append(notes, display.Plural(r.Trashed, "stray file", "stray files")+" moved to the trash, "+r.TrashFolder+" (rsx trash lists and empties it)")
 	}
 	if r.BackOffs > 0 {
 		notes = append(notes, fmt.Sprintf("the Source pushed back %s: fewer resources were fetched at once", display.Plural(r.BackOffs, "time", "times")))

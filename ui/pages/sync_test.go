@@ -241,7 +241,9 @@ func TestAuditPageIncomplete(t *testing.T) {
 }
 
 // s plans a sync of what differs: missing, changed and extra resources,
-// not the files no resource owns.
+// and the stray files the audit found, to be moved to the trash by a plan
+// that applies deletions (not as resources); an audit that found only
+// stray files plans a sync of them alone.
 func TestAuditPageSyncsDiffs(t *testing.T) {
 	b := &fakeDestBackend{audit: uitest.Audit()}
 	req := session.AuditRequest{Dest: "/tmp/copy", Target: "http://example.org/t.xml"}
@@ -259,6 +261,53 @@ func TestAuditPageSyncsDiffs(t *testing.T) {
 	want := []string{uitest.URI(2), uitest.URI(3), uitest.URI(4), uitest.URI(6), uitest.URI(9), uitest.URI(41)}
 	if fmt.Sprint(got.Req.Only) != fmt.Sprint(want) || got.Req.Dest != "/tmp/copy" || got.Req.Target != "http://example.org/t.xml" {
 		t.Errorf("sync of %v into %s from %s; want %v", got.Req.Only, got.Req.Dest, got.Req.Target, want)
+	}
+	if !slices.Equal(got.Req.Strays, []string{"stray.txt"}) || !strings.Contains(got.What, "1 stray file") {
+		t.Errorf("the stray files: %q (%s)", got.Req.Strays, got.What)
+	}
+	if !strings.Contains(ansi.Strip(p.View()), "1 stray file goes to the trash (DEST/.rsx/trash)") {
+		t.Errorf("the page does not say what s does with the stray file:\n%s", p.View())
+	}
+
+	only := &engine.AuditReport{Source: uitest.Source, Same: 2, SameURIs: []string{uitest.URI(1), uitest.URI(5)},
+		Extra: []string{"a/stray.txt"}, Stray: []string{"a/stray.txt"}}
+	q := NewAudit(ivTestCommon(), &fakeDestBackend{audit: only}, req, "x", nil)
+	q.SetSize(120, 40)
+	ivDrive(q, ivRunCmd(q.Init())...)
+	_, cmd = q.Update(ivKey("s"))
+	m, ok := cmd().(nav.SyncDiffsMsg)
+	if !ok || m.Req.Only == nil || len(m.Req.Only) != 0 || !slices.Equal(m.Req.Strays, []string{"a/stray.txt"}) {
+		t.Errorf("an audit of stray files only: %+v", m)
+	}
+}
+
+// The sync page of an audit's stray files: with deletions off it says they
+// stay (d moves them); with deletions on, the plan lists each one as going
+// to the trash, and only enter moves them.
+func TestSyncPageTrash(t *testing.T) {
+	job := uitest.NewSyncJob()
+	job.Req.Strays = []string{"h/d/stray.txt"}
+	p := NewSync(ivTestCommon(), job, "x", nil)
+	p.SetSize(120, 40)
+	ivDrive(p, ivRunCmd(p.Init())...)
+	if scr := ansi.Strip(p.View()); !strings.Contains(scr, "1 stray file the audit found stay (d moves them to the trash)") {
+		t.Errorf("deletions off:\n%s", scr)
+	}
+	with := uitest.Plan(true)
+	with.StrayLooked, with.Strays = true, []string{"h/d/stray.txt"}
+	with.Summary.Trash = 1
+	job.DeletePlan = with
+	ivDrive(p, ivKey("d"))
+	ivDrive(p, ivRunCmd(p.startPlan())...)
+	scr := ansi.Strip(p.View())
+	if !strings.Contains(scr, "1 stray file move to DEST/.rsx/trash when enter runs the plan") || !strings.Contains(scr, "trash   h/d/stray.txt") {
+		t.Errorf("deletions on:\n%s", scr)
+	}
+	job.Mu.Lock()
+	runs := job.Runs
+	job.Mu.Unlock()
+	if runs != 0 {
+		t.Errorf("%d runs before enter", runs)
 	}
 }
 

@@ -28,6 +28,7 @@ import (
 type SyncJob struct {
 	Req        session.SyncRequest
 	PlanAnswer *session.SyncPlan // Plan's answer without deletions
+	DeletePlan *session.SyncPlan // Plan's answer with deletions (nil: Plan(true))
 	PlanErr    error
 	Res        *engine.Result
 	RetryRes   *engine.Result
@@ -64,6 +65,9 @@ func (j *SyncJob) Plan(_ context.Context, del bool) (*session.SyncPlan, error) {
 	j.Mu.Unlock()
 	if j.PlanErr != nil {
 		return nil, j.PlanErr
+	}
+	if del && j.DeletePlan != nil {
+		return j.DeletePlan, nil
 	}
 	if del {
 		return Plan(true), nil
@@ -177,6 +181,7 @@ func Audit() *engine.AuditReport {
 		Missing:     []string{URI(2), URI(3), URI(4), URI(6)},
 		Changed:     []string{URI(9)},
 		Extra:       []string{URI(41), "stray.txt"},
+		Stray:       []string{"stray.txt"},
 		Unannounced: []string{URI(9), URI(41)},
 		Damaged:     []string{URI(9)},
 		NotChosen:   30, Hashed: 3, HashedBytes: 3671, Elapsed: 120 * time.Millisecond,

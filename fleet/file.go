@@ -1,11 +1,16 @@
-// Package fleet reads the file that lists the Sources an aggregator keeps
-// (rsx sync --sources FILE, rsx audit --sources FILE, the explorer's fleet
-// page): docs/fleet.md is its reference.
+// Package fleet runs the Sources an aggregator keeps: it reads the file
+// that lists them (rsx sync --sources FILE, rsx audit --sources FILE, the
+// explorer's fleet page; docs/fleet.md is its reference), resolves each
+// Source's settings into a typed request (dest/job), and schedules the
+// runs through a runner: a round of every Source (Round), rounds until
+// stopped (Every), or a run of a Source when it notifies a change
+// (Follow). Sources run in parallel, never two of one host nor two of one
+// DEST at once, and none holds a DEST that others wait for longer than the
+// file's hold bound. Nothing here prints: the caller is told of what
+// happens through values and callbacks.
 package fleet
 
 import (
-	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
 	"net/url"
@@ -25,6 +30,7 @@ import (
 //
 //	dest = "/archive"            # default destination of every Source
 //	parallel = 4                 # Sources synced at once (one per host and per DEST)
+//	hold = "3m"                  # longest a Source holds a DEST others wait for
 //	every = "6h"                 # with --every: default time between two runs of a Source
 //	delete = false               # defaults of every Source: delete, mode, checksum,
 //	rate = 2.0                   # include, exclude, allow_other_hosts, rate, concurrency
@@ -60,8 +66,14 @@ type Source struct {
 // File is a fleet file read.
 type File struct {
 	Source
-	Parallel int      `toml:"parallel"`
-	Sources  []Source `toml:"source"`
+	Parallel int `toml:"parallel"`
+	// Hold is the longest one Source may hold a DEST that other Sources
+	// wait for (a Go duration; "0" for no bound; default DefaultHold).
+	Hold    string   `toml:"hold"`
+	Sources []Source `toml:"source"`
+
+	// HoldBound is Hold parsed: DefaultHold when not given, 0 for none.
+	HoldBound time.Duration `toml:"-"`
 }
 
 // MaxFileBytes bounds a fleet file (some 35,000 Sources as [[source]]
@@ -70,43 +82,41 @@ type File struct {
 // TOML file of 16 MiB took 400 MB and 5 s to parse).
 const MaxFileBytes = 4 << 20
 
-// Read reads a fleet file: TOML when it parses as TOML with [[source]]
-// tables, else a plain list of URLs.
+// DefaultHold is the longest one Source holds a DEST that others wait for
+// when the file does not say: a Source that dribbles its bytes for ever
+// cannot keep the Sources that share its DEST from being synced for more
+// than this (its run stops, as an interrupted one does, and continues
+// after them).
+const DefaultHold = 3 * time.Minute
+
+// Read reads a fleet file: a plain list of URLs when every line that is
+// not blank nor a comment is one (a line that starts with http:// or
+// https:// is a Source whatever it holds, an = in a query string too);
+// else TOML, told by its own syntax (key = value, [[source]]).
 func Read(path string) (*File, error) {
 	data, err := config.ReadBounded(path, MaxFileBytes, "--sources")
 	if err != nil {
 		return nil, err
 	}
 	var f File
-	md, terr := toml.Decode(string(data), &f)
-	switch {
-	case terr == nil && len(f.Sources) > 0:
+	if plain, line := plainList(data); plain {
+		f.Sources = plainSources(data)
+	} else {
+		md, terr := toml.Decode(string(data), &f)
+		switch {
+		case terr != nil && line > 0:
+			return nil, fmt.Errorf("--sources %s: line %d is a URL, but other lines are not: a plain list has one http(s) URL a line (# comments), the TOML form a [[source]] table a Source (%v)", path, line, terr)
+		case terr != nil:
+			return nil, fmt.Errorf("--sources %s: %v", path, terr)
+		case len(f.Sources) == 0:
+			return nil, fmt.Errorf("--sources %s: no [[source]] table: list the Sources as [[source]] tables with a url each, or write one URL a line", path)
+		}
 		if und := md.Undecoded(); len(und) > 0 {
 			keys := make([]string, len(und))
 			for i, k := range und {
 				keys[i] = k.String()
 			}
 			return nil, fmt.Errorf("--sources %s: unknown settings %s (docs/fleet.md lists them)", path, strings.Join(keys, ", "))
-		}
-	case looksLikeTOML(data):
-		if terr != nil {
-			return nil, fmt.Errorf("--sources %s: %v", path, terr)
-		}
-		return nil, fmt.Errorf("--sources %s: no [[source]] table: list the Sources as [[source]] tables with a url each, or write one URL a line", path)
-	default:
-		f = File{}
-		sc := bufio.NewScanner(bytes.NewReader(data))
-		n := 0
-		for sc.Scan() {
-			n++
-			line := strings.TrimSpace(sc.Text())
-			if line == "" || strings.HasPrefix(line, "#") {
-				continue
-			}
-			f.Sources = append(f.Sources, Source{URL: line})
-		}
-		if err := sc.Err(); err != nil {
-			return nil, fmt.Errorf("--sources %s: %w", path, err)
 		}
 	}
 	if f.Parallel < 0 {
@@ -115,6 +125,9 @@ func Read(path string) (*File, error) {
 	var err2 error
 	if f.Interval, err2 = parseEvery(f.Every); err2 != nil {
 		return nil, fmt.Errorf("--sources %s: every = %q: %v", path, f.Every, err2)
+	}
+	if err := f.checkSettings(path); err != nil {
+		return nil, err
 	}
 	seen := map[string]bool{}
 	kept := f.Sources[:0]
@@ -138,7 +151,12 @@ func Read(path string) (*File, error) {
 		if s.Interval, err = parseEvery(s.Every); err != nil {
 			return nil, fmt.Errorf("%s (%s): every = %q: %v", where, s.URL, s.Every, err)
 		}
-		key := s.URL + "\x00" + s.Dest
+		if err := checkLimits(&s); err != nil {
+			return nil, fmt.Errorf("%s (%s): %v", where, s.URL, err)
+		}
+		// Duplicates are found once the file's default destination
+		// applies: dest = "" and the default written out are one.
+		key := s.URL + "\x00" + DestKey(firstNonEmpty(s.Dest, f.Dest))
 		if seen[key] {
 			return nil, fmt.Errorf("%s: %s is listed twice with the same destination", where, s.URL)
 		}
@@ -150,19 +168,6 @@ func Read(path string) (*File, error) {
 		return nil, fmt.Errorf("--sources %s: no Source in it", path)
 	}
 	return &f, nil
-}
-
-func looksLikeTOML(data []byte) bool {
-	for _, line := range strings.Split(string(data), "\n") {
-		line = strings.TrimSpace(line)
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		if strings.HasPrefix(line, "[") || strings.Contains(line, "=") {
-			return true
-		}
-	}
-	return false
 }
 
 func parseEvery(s string) (time.Duration, error) {

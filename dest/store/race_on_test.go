@@ -1,0 +1,8 @@
+//go:build race
+
+package store
+
+// raceEnabled: the tests run under the race detector (go test -race),
+// whose shadow memory and instrumentation make allocation and heap budgets
+// meaningless and everything several times slower.
+const raceEnabled = true
