@@ -12,16 +12,20 @@ import (
 
 // A bucket's copy is quick-checked by listing it, not by a HEAD request per
 // object: one ListObjectsV2 request describes up to 1,000 objects (key,
-// size, ETag, LastModified). The copy is listed as the audit lists it, by
-// ranges of keys, several at once (listByRanges), and each batch of the
-// objects listed is looked up among the Source's rows by path
-// (state.DB.CopiesAt); what the listing keeps is two bits per row id: the
-// rows it saw, and those whose copy it found of another length than
-// recorded, or marked damaged by an audit. A checker takes an item whose
-// copy the listing found as recorded as checked; the others (the suspects,
-// and the rows no object was found for: gone, or listed where the listing
-// did not look) go the way they went before, a HEAD request each, which
-// finds the same reasons as before.
+// size, ETag, LastModified). The Source's part of the bucket (destParts:
+// its folders, nothing of another Source's nor DEST/.rsx, the trash) is
+// listed as the audit lists it, by ranges of keys, several at once
+// (listByRanges), and each batch of the objects listed is looked up among
+// the Source's rows by path (state.DB.CopiesAt); what the listing keeps is
+// two bits per row id: the rows it saw, and those whose copy it found of
+// another length than recorded, or marked damaged by an audit. A checker
+// takes an item whose copy the listing found as recorded as checked; the
+// others (the suspects, and the rows no object was found for: gone, or
+// listed where the listing did not look) go the way they went before, a
+// HEAD request each, which finds the same reasons as before. When the plan
+// looks for stray files (--delete), the objects no row of the Source has
+// are looked up among every Source's rows as the listing goes
+// (strayFinder): the plan does not list the part again.
 //
 // An earlier reconcile merged one listing, in key order, with the rows in
 // path order, and sent a HEAD request an object instead when a folder held
@@ -66,16 +70,22 @@ type copyListing struct {
 	err     error  // the state could not be read, or the run was cancelled
 	seen    bits
 	suspect bits
-	objects int // objects listed
+	objects int             // objects listed
+	strays  *strayCollector // the stray files of the Source's part, when asked for and listed
 }
 
-// listCopy starts the listing of a bucket's copy, its objects looked up
-// among the state's rows of the Source srcID.
-func listCopy(ctx context.Context, db *state.DB, srcID int64, st store.Store) *copyListing {
+// listCopy starts the listing of the Source srcID's part of a bucket, its
+// objects looked up among the Source's rows, and, with strays, the stray
+// files of the part found (strayFinder).
+func listCopy(ctx context.Context, s *Dest, srcID int64, strays bool) *copyListing {
 	l := &copyListing{done: make(chan struct{})}
 	go func() {
 		defer close(l.done)
-		l.err = l.list(ctx, db, srcID, st)
+		l.err = l.list(ctx, s, srcID, strays)
+		if l.strays != nil && (l.err != nil || !l.listed) {
+			l.strays.spool.Close()
+			l.strays = nil
+		}
 	}()
 	return l
 }
@@ -87,21 +97,43 @@ type errLookup struct{ err error }
 func (e errLookup) Error() string { return e.err.Error() }
 func (e errLookup) Unwrap() error { return e.err }
 
-func (l *copyListing) list(ctx context.Context, db *state.DB, srcID int64, st store.Store) error {
+func (l *copyListing) list(ctx context.Context, s *Dest, srcID int64, strays bool) error {
+	parts, err := s.loadParts(ctx)
+	if err != nil {
+		return err
+	}
+	if strays {
+		if l.strays, err = s.newStrayCollector(ctx, srcID, parts); err != nil {
+			return err
+		}
+	}
 	paths := make([]string, 0, state.LookupBatch)
-	walkErr := listByRanges(ctx, db, st, func(batch []store.FileInfo) error {
+	seen := make([]bool, state.LookupBatch)
+	walkErr := listByRanges(ctx, s.db, s.st, parts.of[srcID], func(batch []store.FileInfo) error {
 		l.objects += len(batch)
 		paths = paths[:0]
 		for _, fi := range batch {
 			paths = append(paths, fi.Path)
 		}
-		err := db.CopiesAt(ctx, srcID, paths, func(i int, c *state.ListedCopy) error {
+		clear(seen)
+		err := s.db.CopiesAt(ctx, srcID, paths, func(i int, c *state.ListedCopy) error {
+			seen[i] = true
 			l.seen.set(c.ID)
 			if c.Damaged || (c.Length >= 0 && batch[i].Size != c.Length) {
 				l.suspect.set(c.ID)
 			}
 			return nil
 		})
+		if err == nil && l.strays != nil {
+			// An object of the Source's own is no stray file.
+			for i, p := range paths {
+				if !seen[i] {
+					if err = l.strays.f.add(ctx, p); err != nil {
+						break
+					}
+				}
+			}
+		}
 		if err != nil {
 			return errLookup{err}
 		}
@@ -119,6 +151,11 @@ func (l *copyListing) list(ctx context.Context, db *state.DB, srcID int64, st st
 		l.seen, l.suspect = nil, nil
 		l.why = "the copy could not be listed, so each object was looked at by a HEAD request: " + walkErr.Error()
 		return nil
+	}
+	if l.strays != nil {
+		if err := l.strays.f.flush(ctx); err != nil {
+			return err
+		}
 	}
 	l.listed = true
 	return nil

@@ -67,7 +67,7 @@ func TestListByRanges(t *testing.T) {
 
 	f := &fakeRanges{per: 700}
 	seen := map[string]int{}
-	err := listByRanges(ctx, db, f, func(batch []store.FileInfo) error {
+	err := listByRanges(ctx, db, f, []string{""}, func(batch []store.FileInfo) error {
 		if len(batch) == 0 || len(batch) > 500 {
 			t.Errorf("a batch of %d", len(batch))
 		}
@@ -88,11 +88,33 @@ func TestListByRanges(t *testing.T) {
 		}
 	}
 
+	// Only the folders given (one Source's part of DEST) are asked for;
+	// none, nothing.
+	for _, folders := range [][]string{{"m"}, {"a/b", "zz"}, nil} {
+		f = &fakeRanges{per: 1}
+		if err := listByRanges(ctx, db, f, folders, func([]store.FileInfo) error { return nil }); err != nil {
+			t.Fatal(err)
+		}
+		if len(folders) == 0 && len(f.ranges) > 0 {
+			t.Errorf("no folder: %d ranges asked", len(f.ranges))
+		}
+		for _, r := range f.ranges {
+			in := false
+			for _, folder := range folders {
+				lo, hi := store.FolderRange(folder)
+				in = in || r[0] >= lo && r[1] != "" && r[1] <= hi
+			}
+			if !in {
+				t.Errorf("folders %q: range (%q, %q] asked", folders, r[0], r[1])
+			}
+		}
+	}
+
 	f = &fakeRanges{per: 700, hold: 20 * time.Second}
 	errLookup := errors.New("the state could not be read")
 	calls := 0
 	start := time.Now()
-	err = listByRanges(ctx, db, f, func([]store.FileInfo) error {
+	err = listByRanges(ctx, db, f, []string{""}, func([]store.FileInfo) error {
 		calls++
 		return errLookup
 	})

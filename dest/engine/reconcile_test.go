@@ -578,3 +578,87 @@ func TestBucketReconcileReadsNoRows(t *testing.T) {
 		})
 	}
 }
+
+// walkCounter is a bucketNamed store that counts its listings and the
+// files they list.
+type walkCounter struct {
+	bucketNamed
+	walks, listed int
+}
+
+func (w *walkCounter) Walk(ctx context.Context, fn func(store.FileInfo) error) error {
+	w.walks++
+	return w.bucketNamed.Walk(ctx, func(fi store.FileInfo) error {
+		w.listed++
+		return fn(fi)
+	})
+}
+
+// A bucket's reconcile with --delete lists its copy once: the stray files
+// of the Source's part (an object no resource owns; one the protect list
+// keeps is counted apart) are found in the listing that quick-checks the
+// copy, not by a second listing of the part, which at 1M objects on
+// versitygw costs as much as the first. Files outside the Source's part
+// are none of its business. (Before, the plan listed the part again.)
+func TestBucketReconcileFindsStrayFilesInItsListing(t *testing.T) {
+	srv := startDemo(t, demo.Options{Resources: 300})
+	target := srv.URL + "/dataset1/capabilitylist.xml"
+	dir := t.TempDir()
+	open := func() (*Dest, *walkCounter, func()) {
+		t.Helper()
+		st, err := store.OpenDir(dir, store.Options{Create: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := &walkCounter{bucketNamed: bucketNamed{st}}
+		s, err := Open(context.Background(), w, testClient(t), Options{Now: fixtureClock})
+		if err != nil {
+			st.Close()
+			t.Fatal(err)
+		}
+		return s, w, func() { s.Close(); st.Close() }
+	}
+	s, _, closeDest := open()
+	p, err := s.Plan(context.Background(), target, PlanOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.Run(context.Background(), p)
+	p.Close()
+	closeDest()
+	if err != nil || !res.OK() {
+		t.Fatalf("baseline: %v:%s", err, failures(res))
+	}
+	n := res.Created
+	host := strings.ReplaceAll(strings.TrimPrefix(srv.URL, "http://"), ":", "+")
+	put := func(p, body string) {
+		t.Helper()
+		full := filepath.Join(dir, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stray := host + "/dataset1/zz-stray.txt"
+	put(stray, "stray")
+	put(host+"/dataset1/keep/me.txt", "kept")
+	put(ProtectFile, "/"+host+"/dataset1/keep/\n")
+	put("notes.txt", "not the Source's")
+
+	s, w, closeDest := open()
+	defer closeDest()
+	p, err = s.Plan(context.Background(), target, PlanOptions{Mode: ModeBaseline, Delete: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	sum := p.Summary
+	if !p.Reconcile || sum.Checked != n || sum.Trash != 1 || sum.Protected != 1 || len(p.Strays) != 1 || p.Strays[0] != stray {
+		t.Errorf("reconcile --delete: checked %d of %d, stray files %q (%d), %d protected; want [%s], 1 protected", sum.Checked, n, p.Strays, sum.Trash, sum.Protected, stray)
+	}
+	if w.walks != 1 || w.listed > n+4 {
+		t.Errorf("the copy of %d files was listed %d times, %d files in all; want once", n, w.walks, w.listed)
+	}
+}
