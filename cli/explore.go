@@ -125,6 +125,7 @@ func (a *app) runExplorer(cmd *cobra.Command, args []string) error {
 		// The notifications page connects as rsx watch does.
 		Notify: notify.Options{DialTimeout: opts.ConnectTimeout, HTTPClient: watchHTTPClient(opts),
 			Header: func(u string) http.Header { return watchHeader(opts, u) }},
+		Log: a.log(),
 		Dest: session.DestOptions{Client: destClient, Concurrency: job.Workers(destClient, target),
 			Resolve: a.sessionResolve, Runner: a.explorerRunner(demoSource)}})
 	dark, fixedTheme := a.exploreTheme()

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync"
 
+	"rsx/display"
 	"rsx/notify"
 )
 
@@ -84,10 +85,25 @@ func (s *Session) Subscribe(target string) *Subscription {
 			return
 		}
 		for e := range notify.Watch(ctx, found.Channels, s.opts.Notify) {
+			s.logEvent(target, e)
 			if !send(NotificationEvent{Event: &e}) {
 				return
 			}
 		}
 	}()
 	return NewSubscription(events, cancel)
+}
+
+// logEvent writes to the log file what a subscription decided on its own:
+// a channel that dropped (or could not connect) and when it tries again.
+func (s *Session) logEvent(target string, e notify.Event) {
+	if s.opts.Log == nil || e.Type != notify.EventDisconnected {
+		return
+	}
+	errText := ""
+	if e.Err != nil {
+		errText = display.Redact(e.Err.Error())
+	}
+	s.opts.Log.Warn("notification channel dropped", "source", display.RedactURL(target), "channel", display.RedactURL(e.Channel.URL),
+		"error", errText, "attempt", e.Attempt, "retry", e.Retry.String())
 }

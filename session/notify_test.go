@@ -1,9 +1,13 @@
 package session
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"log/slog"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -76,4 +80,69 @@ func TestSubscribeWithoutChannels(t *testing.T) {
 	if _, ok := sub.Next(ctx); ok || ctx.Err() != nil {
 		t.Fatal("the subscription goes on after its error")
 	}
+}
+
+// The log file (--log-file) keeps a channel that dropped while the explorer
+// followed a Source: the demo ends under the subscription, and the log has
+// a JSON line naming the channel and the next attempt.
+func TestSubscribeLogsDroppedChannels(t *testing.T) {
+	srv, s := startDemo(t, demo.Options{Resources: 120, ListSize: 40, PackageSize: 30})
+	var buf syncBuffer
+	s.opts.Log = slog.New(slog.NewJSONHandler(&buf, nil))
+	sub := s.Subscribe(srv.URL + "/.well-known/resourcesync")
+	defer sub.Stop()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	for connected := 0; connected < 4; {
+		e, ok := sub.Next(ctx)
+		if !ok {
+			t.Fatal("the subscription ended while connecting")
+		}
+		if e.Event != nil && e.Event.Type == notify.EventConnected {
+			connected++
+		}
+	}
+	if strings.Contains(buf.String(), "dropped") {
+		t.Fatalf("a drop logged while every channel was up: %s", buf.String())
+	}
+	srv.Close()
+	for {
+		e, ok := sub.Next(ctx)
+		if !ok {
+			t.Fatal("no drop reported after the Source ended")
+		}
+		if e.Event != nil && e.Event.Type == notify.EventDisconnected {
+			break
+		}
+	}
+	var line struct {
+		Msg, Channel, Retry string
+		Attempt             int
+	}
+	first, _, _ := strings.Cut(buf.String(), "\n")
+	if err := json.Unmarshal([]byte(first), &line); err != nil {
+		t.Fatalf("log line %q: %v", first, err)
+	}
+	if line.Msg != "notification channel dropped" || !strings.HasPrefix(line.Channel, "ws://") || line.Attempt < 1 || line.Retry == "" {
+		t.Fatalf("log line %q", first)
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for the subscription's goroutine and
+// the test's.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
 }

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"sync"
 	"sync/atomic"
@@ -75,6 +76,10 @@ type Options struct {
 	// the WebSocket handshakes, headers, back-off); the zero value gives
 	// notify's defaults.
 	Notify notify.Options
+	// Log receives what the session decides on its own while the user
+	// looks elsewhere (a notification channel that dropped and when it
+	// tries again): the log file's logger (--log-file); nil logs nothing.
+	Log *slog.Logger
 	// Dest says how syncs, audits of a copy and spot checks reach
 	// destinations and fetch resources (dest.go).
 	Dest DestOptions
