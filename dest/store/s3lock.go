@@ -242,7 +242,7 @@ func (s *S3) lockConditional(ctx context.Context, me Holder) (*Lock, string, err
 		if s.beforeTakeover != nil {
 			s.beforeTakeover()
 		}
-		etag, err = s.putLock(ctx, s.lockKey(), me, false, curETag)
+		_, err = s.putLock(ctx, s.lockKey(), me, false, curETag)
 		if err == nil {
 			// Neither versitygw nor SeaweedFS checks If-Match and writes
 			// in one step: of runs taking over the same stale lock at
