@@ -290,7 +290,7 @@ func (b *auditBar) finish() {
 }
 
 // JSON of the spot audit: the contract's fields (checked, ok, mismatched,
-// warnings, unchecked, mirrors), and the others the README lists. The four
+// warnings, unchecked, mirrors), and the others docs/json.md lists. The four
 // lists are not in the struct: writeAuditJSON writes them after its
 // fields, read back from the run's spool one element at a time.
 type auditJSON struct {

@@ -81,7 +81,7 @@ func writeDestAudit(w io.Writer, r *job.AuditResult, asJSON bool, destArg, targe
 }
 
 // JSON of rsx audit --dest: the contract's fields (in_sync, same, missing,
-// changed, extra, unannounced) and the others the README lists.
+// changed, extra, unannounced) and the others docs/json.md lists.
 type destAuditJSON struct {
 	InSync  bool     `json:"in_sync"`
 	Same    int      `json:"same"`

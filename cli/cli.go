@@ -145,6 +145,7 @@ found, and 2 when the job could not be done.`,
 		"the explorer with no TARGET: the loopback `PORT` of the built-in demo Source, kept from one run to the next so that a copy made from it stays a copy of the same Source (0: a free port); when no port is given and the default is taken, a free one, said on exit")
 	root.Flags().BoolVar(&a.broken, "broken", false,
 		"the explorer on the built-in demo Source with errors of many kinds seeded (as rsx serve --broken); no TARGET")
+	syncCmd, syncTopics := newSyncCmd(a)
 	// One line per command; each lives in the file of its name.
 	root.AddCommand(
 		newValidateCmd(a),
@@ -154,12 +155,14 @@ found, and 2 when the job could not be done.`,
 		newDumpCmd(a),
 		newWatchCmd(a),
 		newAuditCmd(a),
-		newSyncCmd(a),
+		syncCmd,
 		newBagCmd(a),
 		newLogCmd(a),
 		newTrashCmd(a),
 		newConfigCmd(a),
 	)
+	root.AddCommand(syncTopics...) // rsx help sync-guide, sync-follow
+	compactGlobalFlags(root)       // helptopics.go
 	return a, root
 }
 

@@ -90,13 +90,15 @@ func fleetRunOf(r *fleet.Run) (fleetRun, error) {
 		if err := writeJSON(&doc, j); err != nil {
 			return out, err
 		}
-		out.what = fmt.Sprintf("%s: %d created, %d updated, %d deleted, %d unchanged, %d failed", j.Mode, j.Created, j.Updated, j.Deleted, j.Unchanged, len(j.Failed))
+		out.what = fmt.Sprintf("%s: %s created, %s updated, %s deleted, %s unchanged, %s failed", j.Mode, display.Count(j.Created), display.Count(j.Updated),
+			display.Count(j.Deleted), display.Count(j.Unchanged), display.Count(len(j.Failed)))
 	case r.Audit != nil && r.Audit.Report != nil:
 		rep := r.Audit.Report
 		if err := writeDestAuditJSON(&doc, rep, r.Audit.Dest); err != nil {
 			return out, err
 		}
-		out.what = fmt.Sprintf("audit: %d same, %d missing, %d changed", rep.Same, rep.Len(engine.ListMissing), rep.Len(engine.ListChanged))
+		out.what = fmt.Sprintf("audit: %s same, %s missing, %s changed", display.Count(rep.Same), display.Count(rep.Len(engine.ListMissing)),
+			display.Count(rep.Len(engine.ListChanged)))
 		if rep.InSync() {
 			out.what += ": in sync"
 		} else {
@@ -267,7 +269,7 @@ func (p *fleetPrinter) ended(i int, r *fleet.Run) {
 // status is fleet.RoundOptions.Status.
 func (p *fleetPrinter) status(running, done, total int) {
 	if isTerminal(p.a.err) && !p.asJSON {
-		fmt.Fprintf(p.a.err, "\r\x1b[Kfleet: %d running, %d of %d done", running, done, total)
+		fmt.Fprintf(p.a.err, "\r\x1b[Kfleet: %s running, %s of %s done", display.Count(running), display.Count(done), display.Count(total))
 	}
 }
 

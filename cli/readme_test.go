@@ -9,8 +9,9 @@ import (
 	"testing"
 )
 
-// The README's list of commands is the one rsx --help gives, and it says
-// how to install the binary the examples call.
+// The README's table of commands is the one rsx --help gives, docs/commands.md
+// has a section for each (the README's own until issue 36 cut it to a
+// tutorial), and the README says how to install the binary the examples call.
 func TestREADMEMatchesHelp(t *testing.T) {
 	readme, err := os.ReadFile("../README.md")
 	if err != nil {
@@ -23,11 +24,20 @@ func TestREADMEMatchesHelp(t *testing.T) {
 	if i := strings.Index(commands, "\n## "); i >= 0 {
 		commands = commands[:i]
 	}
-	var documented []string
-	for _, m := range regexp.MustCompile("(?m)^### `rsx ([a-z-]+)").FindAllStringSubmatch(commands, -1) {
-		documented = append(documented, m[1])
+	ref, err := os.ReadFile("../docs/commands.md")
+	if err != nil {
+		t.Fatal(err)
 	}
-	slices.Sort(documented)
+	documented := func(text, re string) []string {
+		var names []string
+		for _, m := range regexp.MustCompile(re).FindAllStringSubmatch(text, -1) {
+			names = append(names, m[1])
+		}
+		slices.Sort(names)
+		return slices.Compact(names) // rsx audit, and rsx audit --dest
+	}
+	tabled := documented(commands, "(?m)^\\| `rsx ([a-z-]+)`")
+	sections := documented(string(ref), "(?m)^## `rsx ([a-z-]+)")
 
 	var out bytes.Buffer
 	code := run([]string{"--help"}, streams{in: strings.NewReader(""), out: &out, err: &out})
@@ -43,13 +53,53 @@ func TestREADMEMatchesHelp(t *testing.T) {
 		}
 	}
 	slices.Sort(listed)
-	if len(listed) == 0 || !slices.Equal(documented, listed) {
-		t.Errorf("README's commands %v, rsx --help lists %v", documented, listed)
+	if len(listed) == 0 || !slices.Equal(tabled, listed) {
+		t.Errorf("README's table of commands %v, rsx --help lists %v", tabled, listed)
+	}
+	if !slices.Equal(sections, listed) {
+		t.Errorf("docs/commands.md's sections %v, rsx --help lists %v", sections, listed)
 	}
 	for _, want := range []string{"go install", "$(go env GOPATH)/bin"} {
 		if !strings.Contains(string(readme), want) {
 			t.Errorf("README does not say how to install the binary (%q)", want)
 		}
+	}
+}
+
+// The README gives two commands, the explorer and the tests, and its test
+// command is the one CI runs as "the README's test command" (.ci/run).
+func TestREADMETestCommandIsCIs(t *testing.T) {
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, two, ok := strings.Cut(string(readme), "\n## Two commands\n")
+	if !ok {
+		t.Fatal(`README has no "## Two commands" section`)
+	}
+	m := regexp.MustCompile("(?s)```sh\n(.*?)```").FindStringSubmatch(two)
+	if m == nil {
+		t.Fatal(`README's "Two commands" has no sh block`)
+	}
+	var cmds []string
+	for _, l := range strings.Split(strings.TrimSpace(m[1]), "\n") {
+		cmd, _, _ := strings.Cut(l, "#")
+		cmds = append(cmds, strings.TrimSpace(cmd))
+	}
+	if len(cmds) != 2 || cmds[0] != "go run ." || !strings.HasPrefix(cmds[1], "go test ") {
+		t.Fatalf("README's two commands are %q, want go run . and a go test", cmds)
+	}
+	ci, err := os.ReadFile("../.ci/run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, after, ok := strings.Cut(string(ci), "(the README's test command)")
+	if !ok {
+		t.Fatal(".ci/run does not say which command is the README's test command")
+	}
+	lines := strings.Split(after, "\n")
+	if len(lines) < 2 || strings.TrimSpace(lines[1]) != cmds[1] {
+		t.Errorf(".ci/run runs %q as the README's test command, the README gives %q", strings.TrimSpace(lines[1]), cmds[1])
 	}
 }
 
@@ -61,8 +111,8 @@ func TestEveryCommandHasExamples(t *testing.T) {
 		t.Error("rsx --help has no examples")
 	}
 	for _, c := range root.Commands() {
-		if c.Name() == "help" || c.Name() == "completion" {
-			continue
+		if c.Name() == "help" || c.Name() == "completion" || c.IsAdditionalHelpTopicCommand() {
+			continue // a help topic (rsx help sync-guide) is read, not run
 		}
 		if !strings.Contains(c.Example, "rsx "+c.Name()+" ") {
 			t.Errorf("rsx %s --help has no example of rsx %s", c.Name(), c.Name())

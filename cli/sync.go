@@ -53,22 +53,44 @@ type syncFlags struct {
 // into the current folder by default (as rsync and rclone want a destination).
 var errNoDest = errors.New("sync: no destination given: --dest DEST names the folder (e.g. --dest ./copy, or --dest . for the current folder) or the bucket (s3://bucket/prefix?endpoint=…) to copy into")
 
-func newSyncCmd(a *app) *cobra.Command {
-	var f syncFlags
-	cmd := &cobra.Command{
-		Use: "sync --dest DEST [--mode auto|baseline|incremental] [--checksum] [--baseline-from list|dump] [--include RE]... [--exclude RE]... [--delete] [--dry-run] [--follow [--poll-interval D]] [--json] URL",
-		Example: `  rsx serve --addr 127.0.0.1:8080 &    # the demo Source, which these examples use
-  rsx sync --dest ./copy http://127.0.0.1:8080/dataset1/capabilitylist.xml            # a baseline: every resource
-  rsx sync --dest ./copy --delete http://127.0.0.1:8080/dataset1/capabilitylist.xml   # again: the changes, deletions applied
-  rsx sync --dest ./copy --follow http://127.0.0.1:8080/dataset1/capabilitylist.xml   # and keep it current until ctrl-c
-  rsx sync --dest ./images --include '\.png$' --dry-run http://127.0.0.1:8080/dataset2/capabilitylist.xml
-  rsx sync --dest 's3://copies/demo?endpoint=http://127.0.0.1:7070&region=us-east-1' http://127.0.0.1:8080/dataset2/capabilitylist.xml`,
-		Short: "Copy a Source's resources into a folder or a bucket, and keep the copy current",
-		Long: `Copy a Source's resources into DEST, a folder or a bucket, and bring the copy
-up to date on later runs: the first run makes a baseline (every resource, or
-those --include and --exclude choose), later runs apply only the changes the
-Source's Change Lists announce (incremental). Every file is verified against
-what the Source declares before it replaces anything.
+// syncLong is rsx sync --help's text: what it does, in a few lines, and
+// where the rest is (rsx help sync-guide, docs/sync.md). The help stays
+// short enough to read at once: flags and five examples (issue 36).
+const syncLong = `Copy a Source's resources into DEST (a folder, an s3:// bucket, or NAME: of
+rsx config) and keep the copy current: the first run copies every resource (a
+baseline), later runs only the changes the Source's Change Lists announce.
+Every file is verified against what the Source declares before it replaces
+anything; nothing is deleted without --delete. URL is the Source's Capability
+List, a document below it, or a page from which discovery finds one.
+
+The examples use the demo Source: rsx serve --addr 127.0.0.1:8080 &
+More: rsx help sync-guide (modes, repairing a copy, deletions, bounds, exit
+status), rsx help sync-follow (--follow, --sources) and docs/sync.md.`
+
+// syncExamples: the five of rsx sync --help.
+const syncExamples = `  rsx sync --dest ./copy http://127.0.0.1:8080/dataset1/capabilitylist.xml             # the first run: every resource
+  rsx sync --dest ./copy --delete http://127.0.0.1:8080/dataset1/capabilitylist.xml    # later: the changes, deletions applied
+  rsx sync --dest ./copy --checksum http://127.0.0.1:8080/dataset1/capabilitylist.xml  # repair: hash every file, fetch what differs
+  rsx sync --dest ./images --include '\.png$' --dry-run http://127.0.0.1:8080/dataset2/capabilitylist.xml   # the plan, nothing written
+  rsx sync --sources fleet.toml --every 6h   # every Source of the file, every 6 hours, until ctrl-c`
+
+// syncFollow opens rsx help sync-follow; the fleet's paragraphs follow.
+const syncFollow = `Keeping copies current (rsx sync --help lists the flags; docs/sync.md and
+docs/fleet.md say more).
+
+rsx sync --follow keeps the copy current after its run, until interrupted:
+the changes of the Source's change notifications are applied as they arrive
+(a line each), and the Change Lists are polled every --poll-interval (default
+5m) as the record; a change no notification brought (a lost push) is applied
+by the poll and reported as caught. A notification with errors is reported and not
+applied. With --json, standard output is JSON Lines: the catch-up's sync
+object, one object per event, the whole run's sync object at the end.
+
+  rsx sync --dest ./copy --follow http://127.0.0.1:8080/dataset1/capabilitylist.xml   # until ctrl-c
+  rsx sync --sources fleet.toml --follow     # every Source when it notifies a change, until ctrl-c`
+
+// syncGuide is rsx help sync-guide: how a sync works, in full.
+const syncGuide = `How rsx sync works (rsx sync --help lists its flags; docs/sync.md says more).
 
 URL is the Source's Capability List, a document below it (Resource List,
 Resource Dump, Change List, Change Dump or an index of them; its up link leads
@@ -76,10 +98,11 @@ to the Capability List), a Source Description with one Capability List, or a
 page from which discovery finds one. A document below a Capability List is
 used only when that Capability List lists it (directly, through an index or
 through an archive it lists); its up link alone is refused (exit status 2).
-DEST is a folder or a bucket, s3://bucket/prefix?endpoint=URL&region=R, with
-credentials from AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or NAME: (or
-NAME:sub/path), a destination the configuration file names (rsx config). --dest is
-required, as rsync and rclone require a destination: rsx never writes into
+DEST is a folder or a bucket, s3://bucket/prefix?endpoint=URL&region=R (its
+credentials as the AWS tools find them: AWS_ACCESS_KEY_ID and
+AWS_SECRET_ACCESS_KEY, or ~/.aws/credentials and AWS_PROFILE; rsx config says
+which), or NAME: (or NAME:sub/path), a destination the configuration file
+names (rsx config). --dest is required, as rsync and rclone require a destination: rsx never writes into
 the current folder unasked (--dest . does that).
 
 --mode auto (the default) makes a baseline when DEST has no finished baseline
@@ -117,14 +140,6 @@ when it finds a gap (a stretch of time no Change List covers: nothing is
 downloaded again that the copy holds intact), when the Source's Change
 Lists give no from (they cannot prove what they cover, so every run checks
 the copy against the Resource List too), and with --checksum.
-
---follow keeps the copy current after that, until interrupted: the changes
-of the Source's change notifications are applied as they arrive (a line
-each), and the Change Lists are polled every --poll-interval (default 5m) as
-the record; a change no notification brought (a lost push) is applied by the
-poll and reported as caught. A notification with errors is reported and not
-applied. With --json, standard output is JSON Lines: the catch-up's sync
-object, one object per event, the whole run's sync object at the end.
 
 Deletions are applied with --delete; without it they are remembered, and a
 later run with --delete applies them. With --delete, the stray files of the
@@ -183,8 +198,18 @@ Exit status: 0 the copy is in step; 1 something failed (a resource, a list, a
 verification, a gap --mode incremental cannot bridge, a listed resource
 that cannot be mapped to a path); 2 the sync could not run (bad usage, unreachable URL,
 DEST in use, interrupted). --follow ends on SIGINT or SIGTERM with 0 when the
-copy is in step, 1 when failures are outstanding or a poll found a gap.`,
-		Args: oneArg("URL", "the Source's Capability List, or a document below it"),
+copy is in step, 1 when failures are outstanding or a poll found a gap.`
+
+// newSyncCmd returns rsx sync and its help topics (rsx help sync-guide,
+// rsx help sync-follow), which hold what its --help only names.
+func newSyncCmd(a *app) (*cobra.Command, []*cobra.Command) {
+	var f syncFlags
+	cmd := &cobra.Command{
+		Use:     "sync --dest DEST [flags] URL",
+		Example: syncExamples,
+		Short:   "Copy a Source's resources into a folder or a bucket, and keep the copy current",
+		Long:    syncLong,
+		Args:    oneArg("URL", "the Source's Capability List, or a document below it"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.runSync(cmd, f, args[0])
 		},
@@ -213,7 +238,14 @@ copy is in step, 1 when failures are outstanding or a poll found a gap.`,
 	fs.DurationVar(&f.stallTimeout, "stall-timeout", engine.DefaultStallTimeout, "fail a resource whose body brings less than 1 KiB a second over this long")
 	fs.Var(&f.resourceTimeout, "resource-timeout", "longest time one resource's fetch may take, redirects, retries and body included (auto: 10m and a second per 32 KiB declared; 0 = no limit)")
 	a.addSources(cmd, &f.json, &f.dest, f.fleetBase)
-	return cmd
+	// addSources told the fleet's story in the help and gave its examples:
+	// the story goes to rsx help sync-follow, sync --help keeps its five.
+	fleetText := strings.TrimPrefix(cmd.Long, syncLong)
+	cmd.Long, cmd.Example = syncLong, syncExamples
+	return cmd, []*cobra.Command{
+		{Use: "sync-guide", Short: "How rsx sync works: modes, repairing a copy, deletions, writes, bounds, exit status", Long: syncGuide},
+		{Use: "sync-follow", Short: "Keeping copies current: rsx sync --follow, and a fleet of Sources (--sources)", Long: syncFollow + fleetText},
+	}
 }
 
 func (f syncFlags) planOptions(cmd *cobra.Command) (engine.PlanOptions, error) {
@@ -664,7 +696,7 @@ func writeVouched(w io.Writer, st textStyles, vs []engine.Vouched) {
 }
 
 // JSON of rsx sync: the contract's fields (mode, source, dest, created,
-// updated, deleted, unchanged, skipped, failed) and the others the README
+// updated, deleted, unchanged, skipped, failed) and the others docs/json.md
 // lists.
 type syncJSON struct {
 	// Event names the object among the lines of sync --follow --json:

@@ -100,7 +100,7 @@ func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }
 
 // runCounts says what a run did, and why it stopped when it did.
 func runCounts(r *state.Run) string {
-	s := fmt.Sprintf("%s: %d created, %d updated, %d deleted, %d failed", r.Mode, r.Created, r.Updated, r.Deleted, r.Failed)
+	s := fmt.Sprintf("%s: %s created, %s updated, %s deleted, %s failed", r.Mode, display.Count(r.Created), display.Count(r.Updated), display.Count(r.Deleted), display.Count(r.Failed))
 	if r.Stopped != "" {
 		s += "; stopped: " + r.Stopped
 	}
