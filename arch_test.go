@@ -169,6 +169,16 @@ func importRules() []importRule {
 			},
 		},
 		{
+			// A copy republished is read from the state and the store, as a
+			// Source's documents are written: no engine, no fetching, no
+			// explorer or command line.
+			name: "republish imports of ours only rsx/dest/state, rsx/dest/store, rsx/model and rsx/display",
+			from: is(module + "/republish"),
+			forbidden: func(_, imported string) bool {
+				return ours(imported) && !slices.Contains([]string{module + "/dest/state", module + "/dest/store", module + "/model", module + "/display"}, imported)
+			},
+		},
+		{
 			name: "only tests import internal/s3test (the S3 server the bucket tests start)",
 			from: every,
 			forbidden: func(_, imported string) bool {
@@ -239,7 +249,7 @@ func TestImportRules(t *testing.T) {
 	// The rules name these packages: a rename must not leave them checking nothing.
 	for _, want := range []string{module, module + "/cli", module + "/ui", module + "/ui/pages", module + "/ui/nav", module + "/ui/common",
 		module + "/ui/components", module + "/ui/internal/uitest", module + "/model", module + "/fetch", module + "/internal/inflate",
-		module + "/dest/job", module + "/fleet"} {
+		module + "/dest/job", module + "/fleet", module + "/republish"} {
 		if !slices.ContainsFunc(pkgs, func(p listedPackage) bool { return p.ImportPath == want }) {
 			t.Fatalf("go list does not list %s; the rules below would check nothing", want)
 		}
@@ -279,7 +289,8 @@ func TestImportRulesCatch(t *testing.T) {
 		{12, listedPackage{ImportPath: "rsx/fleet", Imports: []string{"rsx/cli"}}, listedPackage{ImportPath: "rsx/fleet", Imports: []string{"rsx/dest/job", "rsx/notify"}}, "rsx/fleet imports rsx/cli"},
 		{12, listedPackage{ImportPath: "rsx/fleet", XTestImports: []string{"rsx/ui/pages"}}, listedPackage{ImportPath: "rsx/session", Imports: []string{"rsx/fleet"}}, "rsx/fleet (external tests) imports rsx/ui/pages"},
 		{13, listedPackage{ImportPath: "rsx/config", Imports: []string{"rsx/ui"}}, listedPackage{ImportPath: "rsx/config", Imports: []string{"os", "github.com/BurntSushi/toml", "rsx/display"}}, "rsx/config imports rsx/ui"},
-		{14, listedPackage{ImportPath: "rsx/dest/store", Imports: []string{"rsx/internal/s3test"}}, listedPackage{ImportPath: "rsx/dest/store", TestImports: []string{"rsx/internal/s3test"}}, "rsx/dest/store imports rsx/internal/s3test"},
+		{14, listedPackage{ImportPath: "rsx/republish", Imports: []string{"rsx/dest/engine"}}, listedPackage{ImportPath: "rsx/republish", Imports: []string{"net/http", "rsx/dest/state", "rsx/dest/store", "rsx/model", "rsx/display"}}, "rsx/republish imports rsx/dest/engine"},
+		{15, listedPackage{ImportPath: "rsx/dest/store", Imports: []string{"rsx/internal/s3test"}}, listedPackage{ImportPath: "rsx/dest/store", TestImports: []string{"rsx/internal/s3test"}}, "rsx/dest/store imports rsx/internal/s3test"},
 	} {
 		r := importRules()[tc.rule]
 		if got := r.violations([]listedPackage{tc.breaks}); !slices.Equal(got, []string{tc.wantText}) {

@@ -183,6 +183,31 @@ type runFileJSON struct {
 	Digests map[string]string `json:"digests"`
 	At      string            `json:"at"`
 	Note    *string           `json:"note"`
+	Type    *string           `json:"type"`
+	Via     *viaJSON          `json:"via"`
+}
+
+// viaJSON is where a copy came from (§12.7's via link): the original
+// resource and what its Source declared of it.
+type viaJSON struct {
+	Href     string            `json:"href"`
+	Modified *string           `json:"modified"`
+	Hash     map[string]string `json:"hash"`
+	Length   *int64            `json:"length"`
+	Type     *string           `json:"type"`
+}
+
+func viaJSONOf(v state.Via) *viaJSON {
+	j := &viaJSON{Href: v.Href, Modified: timeOrNull(v.Modified), Type: strOrNull(v.Type)}
+	if v.Hash != "" {
+		j.Hash = map[string]string{}
+		v.Hash.Each(func(alg, hex string) { j.Hash[alg] = hex })
+	}
+	if v.Length >= 0 {
+		n := v.Length
+		j.Length = &n
+	}
+	return j
 }
 
 func strOrNull(s string) *string {
@@ -209,7 +234,10 @@ func runJSONOf(r *state.Run) runJSON {
 
 func runFileJSONOf(f *state.RunFile) runFileJSON {
 	j := runFileJSON{Kind: string(f.Kind), URL: strOrNull(f.URI), Path: strOrNull(f.Path), Digests: map[string]string{},
-		At: f.At.UTC().Format(time.RFC3339), Note: strOrNull(f.Note)}
+		At: f.At.UTC().Format(time.RFC3339), Note: strOrNull(f.Note), Type: strOrNull(f.Type)}
+	if v, ok := f.Provenance(); ok {
+		j.Via = viaJSONOf(v)
+	}
 	if f.Length >= 0 {
 		n := f.Length
 		j.Length = &n

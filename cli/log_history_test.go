@@ -78,7 +78,8 @@ func TestLogDocumentToFile(t *testing.T) {
 }
 
 // --run N --files lists what the run created, updated and deleted, as text
-// and as JSON with each file's URI, path, length, digests and time.
+// and as JSON with each file's URI, path, length, digests, time, media type
+// and provenance.
 func TestLogRunFiles(t *testing.T) {
 	dest, target := syncDemo(t, 1)
 	code, stdout, stderr := runCmd(t, "log", "--json", "--run", "1", "--files", dest)
@@ -91,6 +92,14 @@ func TestLogRunFiles(t *testing.T) {
 			Length  *int64            `json:"length"`
 			Digests map[string]string `json:"digests"`
 			At      string            `json:"at"`
+			Type    *string           `json:"type"`
+			Via     *struct {
+				Href     string            `json:"href"`
+				Modified *string           `json:"modified"`
+				Hash     map[string]string `json:"hash"`
+				Length   *int64            `json:"length"`
+				Type     *string           `json:"type"`
+			} `json:"via"`
 		} `json:"files"`
 	}
 	if err := json.Unmarshal([]byte(stdout), &j); err != nil || code != 0 {
@@ -103,6 +112,26 @@ func TestLogRunFiles(t *testing.T) {
 	if f.Kind != "created" || f.URL == nil || !strings.HasPrefix(*f.URL, strings.TrimSuffix(target, "/dataset2/capabilitylist.xml")) ||
 		f.Path == nil || f.Length == nil || *f.Length <= 0 || f.Digests["md5"] == "" || f.At == "" {
 		t.Errorf("first file: %+v", f)
+	}
+	// Where each came from: the resource itself, or the origin its via link
+	// names (the demo's images republish some), with the type, lastmod,
+	// length and digests declared (the demo's are what it serves).
+	own, origin := 0, 0
+	for _, f := range j.Files {
+		v := f.Via
+		if f.Type == nil || v == nil || v.Modified == nil || v.Length == nil || *v.Length != *f.Length ||
+			v.Type == nil || *v.Type != *f.Type || v.Hash["md5"] != f.Digests["md5"] {
+			t.Fatalf("%s: type and via %v %+v", *f.URL, f.Type, f.Via)
+		}
+		switch {
+		case v.Href == *f.URL:
+			own++
+		case strings.Contains(v.Href, "/origin/"):
+			origin++
+		}
+	}
+	if own == 0 || origin == 0 || own+origin != len(j.Files) {
+		t.Errorf("%d files with their own URL as via, %d with an origin's, of %d", own, origin, len(j.Files))
 	}
 	if _, err := os.Stat(filepath.Join(dest, filepath.FromSlash(*f.Path))); err != nil {
 		t.Errorf("the file's path is not the copy's: %v", err)

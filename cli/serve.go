@@ -11,6 +11,7 @@ import (
 
 	"rsx/demo"
 	"rsx/display"
+	"rsx/republish"
 )
 
 // serveFlags are the options of rsx serve.
@@ -25,15 +26,24 @@ type serveFlags struct {
 	start       string
 	liveLists   int
 	liveDumps   int
+
+	// rsx serve --dest: a copy republished (servedest.go)
+	dest     string
+	baseURL  string
+	channels bool
+	sources  string
+	poll     time.Duration
 }
 
 func newServeCmd(a *app) *cobra.Command {
 	var f serveFlags
 	cmd := &cobra.Command{
-		Use: "serve [--addr HOST:PORT] [flags]",
+		Use: "serve [--addr HOST:PORT] [flags] | serve --dest DEST [--addr HOST:PORT] [--base-url URL]",
 		Example: `  rsx serve                                  # on 127.0.0.1:8753: the first line printed is the base URL
   rsx serve --addr 127.0.0.1:8080 --broken   # a fixed port, with errors of many kinds to find
-  curl -X POST 'http://127.0.0.1:8080/demo/advance?steps=4'   # the demo's clock: new changes, Change Lists close`,
+  curl -X POST 'http://127.0.0.1:8080/demo/advance?steps=4'   # the demo's clock: new changes, Change Lists close
+  rsx serve --dest ./copy                    # the copy in ./copy, republished as a Source (127.0.0.1:8754)
+  rsx serve --dest ./copy --addr 0.0.0.0:8080 --base-url https://mirror.example.org --channels`,
 		Annotations: map[string]string{annotationEndsOnSignal: "yes"},
 		Short:       "Run the built-in demo ResourceSync Source",
 		Long: `Run the built-in demo ResourceSync Source until interrupted (SIGINT or SIGTERM).
@@ -54,9 +64,29 @@ packages of the open list's period and of the last K closed ones; the older
 ones move, one Change Dump per period, into a Change Dump Archive. The clock
 advances with --tick or with POST /demo/advance?steps=N; GET /demo/status
 shows it. --broken seeds errors of many kinds for the checker to find. Only
-loopback addresses are served.`,
+loopback addresses are served.
+
+With --dest, rsx serve serves the copy in DEST (a folder or a bucket) as a
+ResourceSync Source of its own instead (§12.7: an aggregator republishes),
+read only, until interrupted: a Capability List for each Source of the copy,
+with a Resource List of what the copy holds and Change Lists of how it
+changed, each entry with a via link to the resource it was copied from and
+what that Source declared; the copies themselves, each served only while it
+matches what the copy verified. A sync of DEST (or a --follow) shows in what
+is served as soon as its run ends. The first line on standard output is the
+base URL (127.0.0.1:8754 when --addr is not given; any address may be
+given); --base-url names the Source by another URL (a proxy in front of it).
+docs/serve.md says more.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if f.dest != "" || cmd.Flags().Changed("dest") {
+				return a.runServeDest(cmd, f)
+			}
+			for _, name := range []string{"base-url", "channels", "sources", "poll"} {
+				if cmd.Flags().Changed(name) {
+					return failed(fmt.Errorf("serve: --%s is for a copy served with --dest", name))
+				}
+			}
 			return a.runServe(cmd.Context(), f, !cmd.Flags().Changed("addr"))
 		},
 	}
@@ -71,6 +101,11 @@ loopback addresses are served.`,
 	fs.StringVar(&f.start, "start", "", "the demo clock at start, RFC 3339 (default 2026-01-05T09:00:00Z); the replayed history ends there")
 	fs.IntVar(&f.liveLists, "live-change-lists", demo.DefaultLiveChangeLists, "closed Change Lists the Change List Index keeps; older ones move to the Change List Archive (-1: keep them all; 0: the default)")
 	fs.IntVar(&f.liveDumps, "live-change-dumps", 0, "rotate the Change Dump: keep the packages of the last K closed Change List periods (and the open one's); older ones move to a Change Dump Archive (0: keep every package, no archive)")
+	fs.StringVar(&f.dest, "dest", "", "serve the copy in DEST (a folder, s3://bucket/prefix?…, or a name of the configuration file) as a ResourceSync Source, read only, instead of the demo")
+	fs.StringVar(&f.baseURL, "base-url", "", "with --dest: the URL the Source's documents name it by (default http://ADDR)")
+	fs.BoolVar(&f.channels, "channels", false, "with --dest: advertise a change notification channel (WebSocket) in each Capability List and push the copy's changes on it")
+	fs.StringVar(&f.sources, "sources", "", "with --dest: a fleet file whose names title the Sources of the copy")
+	fs.DurationVar(&f.poll, "poll", republish.DefaultPoll, "with --dest: how often the copy's state is looked at for a run that ended")
 	return cmd
 }
 

@@ -238,6 +238,23 @@ func TestLocalStates(t *testing.T) {
 	if got := localStates(t, s, LocalRequest{Dest: dir, Target: rl, Base: rl, Entries: tbl}); !strings.HasPrefix(got, "same missing ") {
 		t.Errorf("after the file was removed: %s", got)
 	}
+
+	// Another Source's entries against this copy: not every one
+	// "missing" (the copy is none of theirs), a *NoCopyError naming the
+	// Source it holds.
+	rl2 := srv.URL + "/dataset2/resourcelist.xml"
+	other := model.NewEntryTable()
+	for _, e := range demoEntries(t, rl2)[:3] {
+		other.Append(&e)
+	}
+	err = s.LocalStates(ctx, LocalRequest{Dest: dir, Target: rl2, Base: rl2, Entries: other}, func(b LocalBatch) {
+		t.Errorf("states of another Source's entries: %+v", b)
+	})
+	var noCopy *engine.NoCopyError
+	if !errors.As(err, &noCopy) || len(noCopy.Holds) != 1 || !strings.HasSuffix(noCopy.Holds[0], "/dataset1/capabilitylist.xml") ||
+		!strings.HasSuffix(noCopy.Source, "/dataset2/capabilitylist.xml") {
+		t.Errorf("another Source's entries: %v (%+v)", err, noCopy)
+	}
 }
 
 func localStates(t *testing.T, s *Session, req LocalRequest) string {

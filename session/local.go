@@ -83,8 +83,10 @@ const mtimeSlack = 2 * time.Second
 // file's size and time; a file written after the state recorded it is read
 // again and compared with the digests recorded. Entries the copy does not
 // claim to hold are LocalOutside, by the rules of the audit
-// (engine.CopySelection). A copy without a state, or without this Source,
-// has every entry missing.
+// (engine.CopySelection). A copy without a state, or of no Source yet, has
+// every entry missing; a copy of other Sources only is refused with an
+// *engine.NoCopyError naming them (its entries are not "missing" there:
+// they are none of its business).
 func (s *Session) LocalStates(ctx context.Context, req LocalRequest, out func(LocalBatch)) error {
 	n := req.Entries.Len()
 	st, err := s.openStore(ctx, req.Dest, s.opts.Dest.Store)
@@ -173,8 +175,19 @@ func (s *Session) localView(ctx context.Context, st store.Store, target string) 
 	}
 	src, err := rs.Row(ctx, db)
 	if errors.Is(err, state.ErrNoSource) {
-		db.Close()
-		return nil, nil, none, nil
+		// A copy of other Sources: no state of this one's entries (not
+		// every one "missing"), and the error names those it holds. A copy
+		// of none yet is this one's to come.
+		defer db.Close()
+		held, err := db.Sources(ctx)
+		if err != nil || len(held) == 0 {
+			return nil, nil, none, err
+		}
+		e := &engine.NoCopyError{Dest: st.String(), Source: rs.Key()}
+		for _, h := range held {
+			e.Holds = append(e.Holds, h.URL)
+		}
+		return nil, nil, none, e
 	}
 	if err != nil {
 		db.Close()
@@ -202,6 +215,9 @@ func planEntryOf(t *model.EntryTable, i int, base string) plan.Entry {
 	}
 	if dt := t.Datetime(i); dt.OK {
 		e.Datetime = dt.Time
+	}
+	if t.LinkCount(i) > 0 {
+		e.Via, _ = state.ViaOf(&model.Entry{Loc: e.URI, Links: t.Links(i)})
 	}
 	return e
 }

@@ -114,6 +114,9 @@ type App struct {
 	dest string // the local copy attached (app_local.go), "" when none
 	// fleetFile is the fleet file last opened (app_fleet.go), for :fleet.
 	fleetFile string
+	// noCopyTold are the Sources the copy attached was said to hold no
+	// copy of (app_local.go), each said once.
+	noCopyTold map[string]bool
 }
 
 // errCancelled is the error of a load the user cancelled.
@@ -402,14 +405,15 @@ func (a *App) request(msg tea.Msg) (cmd tea.Cmd, ok bool) {
 	case crumbGoMsg:
 		return a.goToCrumb(msg.Index), true
 	case closeViewMsg:
-		a.popPage()
-		return nil, true
+		return a.popOrLeave(), true
 	case flashMsg:
 		a.flash, a.flashErr = msg.Text, msg.Err
 		return nil, true
 	case completionMsg:
 		a.completed(msg)
 		return nil, true
+	case typedMsg:
+		return a.typed(msg), true
 	case copyMsg:
 		// Every copy passes here: none puts a control character on the clipboard.
 		text, n := clipboardText(msg.Text)

@@ -43,7 +43,7 @@ func (a *App) fleetRead(msg fleetReadMsg) tea.Cmd {
 		return nil
 	}
 	a.fleetFile = msg.file
-	return a.showPage(pages.NewFleet(a.c, a.opts.Fleet, msg.file, msg.sources, a.opts.Now))
+	return a.showPlace(pages.NewFleet(a.c, a.opts.Fleet, msg.file, msg.sources, a.opts.Now))
 }
 
 // Checked at build time: the session is a fleet backend.

@@ -112,8 +112,7 @@ func (a *App) back() tea.Cmd {
 		if handled, cmd := a.pages[n-1].Back(); handled {
 			return cmd
 		}
-		a.popPage()
-		return nil
+		return a.popOrLeave()
 	}
 	if a.dv != nil {
 		if handled, cmd := a.dv.Back(); handled {
@@ -182,7 +181,7 @@ func (a *App) mouse(msg tea.Msg) tea.Cmd {
 // to it.
 func (a *App) clickTab(x int) {
 	if a.doc != nil && x < cellsOf(a.c).Width(a.doc.title()) && a.leaveGuard() == "" {
-		a.closePages()
+		a.closeOverPlace()
 	}
 }
 

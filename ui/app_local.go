@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"io/fs"
+	"strings"
 	"sync/atomic"
 
 	tea "charm.land/bubbletea/v2"
 
+	"rsx/dest/engine"
 	"rsx/session"
 )
 
@@ -21,7 +23,10 @@ func (a *App) startLocal(d *document) tea.Cmd {
 	if a.dest == "" || d == nil || !d.wantsLocal() {
 		return nil
 	}
-	if l := d.local; l != nil && l.dest == a.dest && (l.running() || (l.err == nil && l.done == d.entries.Len())) {
+	if l := d.local; l != nil && l.dest == a.dest && (l.running() || l.noCopy != nil || (l.err == nil && l.done == d.entries.Len())) {
+		if d == a.doc {
+			a.tellNoCopy(l) // (found while another document was shown)
+		}
 		return nil
 	}
 	return a.computeLocal(d)
@@ -92,6 +97,18 @@ func (a *App) localArrived(m localMsg) tea.Cmd {
 	}
 	l.cancel()
 	l.cancel = nil
+	var noCopy *engine.NoCopyError
+	if errors.As(m.err, &noCopy) {
+		// The copy of other Sources: no column, said once per Source.
+		l.noCopy = noCopy
+		if m.doc == a.doc {
+			if a.dv != nil {
+				a.dv.refreshColumns()
+			}
+			a.tellNoCopy(l)
+		}
+		return nil
+	}
 	if m.err != nil && m.err != context.Canceled {
 		l.err = m.err
 		if m.doc == a.doc {
@@ -115,6 +132,7 @@ func (a *App) attachDest(dest string) tea.Cmd {
 		}
 	}
 	a.dest = dest
+	a.noCopyTold = nil
 	if a.dv != nil {
 		a.dv.refreshColumns()
 	}
@@ -124,4 +142,18 @@ func (a *App) attachDest(dest string) tea.Cmd {
 	}
 	a.flashInfo("local copy: " + dest)
 	return a.startLocal(a.doc)
+}
+
+// tellNoCopy says, once per Source, that the copy attached holds other
+// Sources, not the one of the document shown.
+func (a *App) tellNoCopy(l *localCopy) {
+	e := l.noCopy
+	if e == nil || a.noCopyTold[e.Source] {
+		return
+	}
+	if a.noCopyTold == nil {
+		a.noCopyTold = map[string]bool{}
+	}
+	a.noCopyTold[e.Source] = true
+	a.flashInfo(l.dest + " holds no copy of this Source; it holds: " + strings.Join(e.Holds, ", "))
 }

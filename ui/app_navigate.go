@@ -17,6 +17,9 @@ import (
 // loading it. record adds it to the history.
 func (a *App) open(p place, record bool) tea.Cmd {
 	p.url = strings.TrimSpace(p.url)
+	if p.page != nil {
+		return a.openPlacePage(p, record)
+	}
 	if p.url == "" {
 		return nil
 	}
@@ -26,7 +29,7 @@ func (a *App) open(p place, record bool) tea.Cmd {
 		a.saveSelection()
 		a.hist.visit(p)
 	}
-	key := p.key()
+	key := p.docKey()
 	if d := a.cache.get(key); d != nil && (d.loading || d.err == nil || d.discoveryPage != nil) {
 		a.show(d, p.selected)
 		if d.discoveryPage != nil && !d.isResourceSync() {
@@ -49,7 +52,7 @@ func (a *App) open(p place, record bool) tea.Cmd {
 
 // load fetches p's document afresh.
 func (a *App) load(p place) tea.Cmd {
-	delete(a.stale, p.key()) // loaded afresh
+	delete(a.stale, p.docKey()) // loaded afresh
 	a.gen++
 	d := newDocument(p.url, a.gen)
 	if a.wholeTables {
@@ -72,11 +75,11 @@ func (a *App) load(p place) tea.Cmd {
 		for i := range n {
 			d.parts[i] = model.ResolveHref(idx.base(), idx.entries.Loc(i))
 		}
-		a.cache.put(p.key(), d)
+		a.cache.put(p.docKey(), d)
 		a.show(d, p.selected)
 		return a.startCombinedLoad(d)
 	}
-	a.cache.put(p.key(), d)
+	a.cache.put(p.docKey(), d)
 	a.show(d, p.selected)
 	return a.startLoad(d)
 }
@@ -230,7 +233,7 @@ func (a *App) reload() tea.Cmd {
 	d := a.doc
 	d.cancelLoad()
 	p := place{url: d.url, combined: d.parts != nil, crumbs: d.crumbs, selected: a.dv.Selected()}
-	a.cache.remove(p.key())
+	a.cache.remove(p.docKey())
 	if d.parts == nil { // (the parts of a combined view are reloaded, keeping the index)
 		a.hist.visit(p)
 	}
@@ -260,7 +263,7 @@ func (a *App) goBack() tea.Cmd {
 		for _, pg := range a.pages {
 			pg.SetSize(a.width, max(a.height-pageChrome, 1))
 		}
-		return cmd
+		return tea.Batch(cmd, a.returned())
 	}
 	if left != nil {
 		left.close()
@@ -288,7 +291,9 @@ func (l *leftPages) close() {
 func (a *App) leavePages(to place, record bool) {
 	a.dropLeft()
 	cur, ok := a.hist.current()
-	if record && ok && len(a.pages) > 0 && cur.key() != to.key() {
+	// (A page that is a place of its own is left as any place is: going
+	// back to it shows it again, the pages over it gone.)
+	if record && ok && len(a.pages) > 0 && cur.key() != to.key() && cur.page == nil {
 		a.left = &leftPages{key: cur.key(), pages: a.pages}
 		a.pages = nil
 		a.dropParked()

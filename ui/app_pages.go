@@ -4,6 +4,8 @@ import (
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
+
+	"rsx/ui/nav"
 )
 
 // The stack of pages over the document page: which one is active, showing
@@ -32,9 +34,10 @@ func (a *App) pushPage(p Page) tea.Cmd {
 	return tea.Batch(p.Init(), a.tick())
 }
 
-// showPage shows p over the document page, in place of any other page.
+// showPage shows p over the document page, in place of any other page
+// (over the page of the place shown, when it is a page: the fleet page).
 func (a *App) showPage(p Page) tea.Cmd {
-	a.closePages()
+	a.closeOverPlace()
 	return a.pushPage(p)
 }
 
@@ -45,6 +48,83 @@ func (a *App) popPage() {
 		a.pages[n-1] = nil
 		a.pages = a.pages[:n-1]
 	}
+}
+
+// placePage is the page of the place shown when that place is a page (the
+// fleet page) and it is the first page over the document; nil otherwise.
+func (a *App) placePage() Page {
+	cur, ok := a.hist.current()
+	if !ok || cur.page == nil || len(a.pages) == 0 || a.pages[0] != Page(cur.page) {
+		return nil
+	}
+	return a.pages[0]
+}
+
+// closeOverPlace closes the pages over the page of the place shown (every
+// page, when the place is a document), and those set aside.
+func (a *App) closeOverPlace() {
+	keep := 0
+	if a.placePage() != nil {
+		keep = 1
+	}
+	for len(a.pages) > keep {
+		a.popPage()
+	}
+	a.dropParked()
+}
+
+// popOrLeave closes the active page; the page of the place shown (the
+// fleet page) is left as a document is: back in the history.
+func (a *App) popOrLeave() tea.Cmd {
+	if len(a.pages) == 1 && a.placePage() != nil {
+		if !a.hist.canBack() {
+			a.flashInfo("at the start of the history — q quits")
+			return nil
+		}
+		return a.goBack()
+	}
+	a.popPage()
+	return a.returned()
+}
+
+// returned tells the page shown again, once the page over it closed, that
+// it is shown again (nav.Returner).
+func (a *App) returned() tea.Cmd {
+	if r, ok := a.active().(nav.Returner); ok && len(a.pages) > 0 {
+		return r.Returned()
+	}
+	return nil
+}
+
+// openPlacePage shows the page of p, a place that is a page, over the
+// document of p: recorded in the history (record), or moved to in it. It is
+// shown again as it was left, and started again (Init).
+func (a *App) openPlacePage(p place, record bool) tea.Cmd {
+	if record {
+		a.saveSelection()
+		a.hist.visit(p)
+	}
+	a.dropLeft()
+	a.closePages()
+	var cmd tea.Cmd
+	if under := p.under(); under.url != "" && (a.doc == nil || docKey(a.doc.url, a.doc.parts != nil) != under.docKey()) {
+		cmd = a.open(under, false)
+		a.closePages() // (a discovery kept on the document under it)
+	}
+	return tea.Batch(cmd, a.pushPage(p.page))
+}
+
+// showPlace opens pg, a page that is a place of its own (the fleet page),
+// over the document shown, as a new place of the history.
+func (a *App) showPlace(pg nav.Place) tea.Cmd {
+	p := place{selected: -1, page: pg}
+	if d := a.doc; d != nil {
+		p.url, p.combined, p.crumbs = d.url, d.parts != nil, d.crumbs
+		if a.dv != nil {
+			p.selected = a.dv.Selected()
+		}
+	}
+	return a.open(p, true)
 }
 
 // closePages closes every page over the document, and those set aside.

@@ -9,6 +9,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"rsx/dump"
+	"rsx/internal/suggest"
 	"rsx/ui/common"
 	"rsx/ui/components"
 	"rsx/ui/pages"
@@ -205,14 +206,14 @@ func (a *App) promptDone(kind promptKind, val string) tea.Cmd {
 		if cmd, ok := a.promptCommand(val); ok {
 			return cmd
 		}
-		// Typed by the user: a local path allows local files from now on
-		// (a session started on a URL reads none until then).
-		a.backend.UserOpened(val)
-		if pages.LooksLikePackage(val) {
-			// A .zip is a dump package: open it in the package page.
-			return a.openPackage(dump.PackageRef{URL: val}, false)
+		if word := commandWord(val); word != "" {
+			// A word that names no command: a file of that name is opened,
+			// anything else is a mistyped command (found in a Cmd: the
+			// backend reads the folder).
+			b := a.backend
+			return func() tea.Msg { return typedMsg{val: val, word: word, isFile: isPath(b.CompletePath(val), val)} }
 		}
-		return a.open(place{url: val, selected: -1}, true)
+		return a.openTyped(val)
 	case promptJump:
 		n, err := strconv.Atoi(strings.TrimPrefix(val, "#"))
 		if err != nil || n < 1 {
@@ -223,6 +224,86 @@ func (a *App) promptDone(kind promptKind, val string) tea.Cmd {
 			return a.dv.JumpTo(n - 1)
 		}
 	}
+	return nil
+}
+
+// openTyped opens what was typed at the prompt: a URL, a file or a folder.
+func (a *App) openTyped(val string) tea.Cmd {
+	// Typed by the user: a local path allows local files from now on
+	// (a session started on a URL reads none until then).
+	a.backend.UserOpened(val)
+	if pages.LooksLikePackage(val) {
+		// A .zip is a dump package: open it in the package page.
+		return a.openPackage(dump.PackageRef{URL: val}, false)
+	}
+	return a.open(place{url: val, selected: -1}, true)
+}
+
+// promptCommands are the commands typed at the ":" prompt (promptCommand),
+// each as it is typed, as "did you mean" offers them.
+func promptCommands() (names, usage []string) {
+	return []string{"sync", "audit", "dest", "fleet", "q", "quit"},
+		[]string{":sync DIR", ":audit DIR", ":dest DIR", ":fleet FILE", ":q", ":quit"}
+}
+
+// commandWord is the first word of val when val may be a mistyped command
+// (":sycn ./copy", ":help", ":wq"): letters, digits, - and _, not a URL
+// nor a path (no dot, no separator); "" otherwise.
+func commandWord(val string) string {
+	word, _, _ := strings.Cut(val, " ")
+	if word == "" || strings.Contains(val, "://") {
+		return ""
+	}
+	for i, r := range word {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z':
+		case i > 0 && (r >= '0' && r <= '9' || r == '-' || r == '_'):
+		default:
+			return ""
+		}
+	}
+	return word
+}
+
+// isPath tells whether found, the completions of val, hold val itself (a
+// file, or a folder).
+func isPath(found []string, val string) bool {
+	for _, f := range found {
+		if strings.TrimRight(f, `/\`) == strings.TrimRight(val, `/\`) {
+			return true
+		}
+	}
+	return false
+}
+
+// typedMsg tells whether a word typed at the prompt that names no command
+// is a file.
+type typedMsg struct {
+	val, word string
+	isFile    bool
+}
+
+// typed opens the file typed, or says that the word is no command: the
+// prompt opens again on what was typed, to be mended (esc leaves it, where
+// the user was), and nothing is added to the history.
+func (a *App) typed(msg typedMsg) tea.Cmd {
+	if msg.isFile {
+		return a.openTyped(msg.val)
+	}
+	note := "unknown command :" + msg.word + " (nor a file or URL)"
+	names, usage := promptCommands()
+	if s := suggest.Nearest(strings.ToLower(msg.word), names); s != "" {
+		note += ", did you mean " + usage[slices.Index(names, s)] + "?"
+	} else {
+		note += "; commands: :" + strings.Join(names[:5], " :") + "; ? lists the keys"
+	}
+	if a.promptKind != promptNone {
+		a.flashError(note) // (another prompt opened meanwhile)
+		return nil
+	}
+	a.startPrompt(promptURL, ":")
+	a.prompt.Start(msg.val)
+	a.promptNote = note
 	return nil
 }
 

@@ -872,7 +872,13 @@ func TestExplorerNothingOpen(t *testing.T) {
 	if !strings.Contains(d.screen(), "Nothing open") {
 		t.Fatalf("screen:\n%s", d.screen())
 	}
-	d.keys(": x enter")
+	d.keys(": x enter") // a word, not a file: no command
+	if a.doc != nil || !strings.Contains(d.screen(), "unknown command :x") {
+		t.Fatalf(":x opened something, or was not said to be no command:\n%s", d.screen())
+	}
+	d.keys("esc :")
+	d.typeText("./x.xml")
+	d.keys("enter")
 	if a.doc == nil || a.doc.err == nil {
 		t.Fatal("opening a missing file gave no error")
 	}

@@ -155,13 +155,14 @@ func (h *helpScreen) View() string {
 
 // signsLine explains the signs of the table and the status bar, each drawn
 // as it is drawn there: a marked entry's square and the notifications'
-// circles are told apart here once.
+// circles are told apart here once (by shape, not only by colour: ○ is
+// dropped, – no channel at all).
 func (h *helpScreen) signsLine(w int) string {
 	st := h.c.Styles
 	signs := []string{
 		st.Marked.Render(components.MarkedGlyph) + st.Dim.Render(" marked entry"),
 		st.OK.Render("●") + st.Dim.Render(" notifications live ") + st.Warning.Render("◐") + st.Dim.Render(" some ") +
-			st.Error.Render("○") + st.Dim.Render(" dropped ") + st.Dim.Render("◌ connecting"),
+			st.Error.Render("○") + st.Dim.Render(" dropped ") + st.Dim.Render("◌ connecting ") + st.Warning.Render("–") + st.Dim.Render(" none"),
 		st.Error.Render("✗") + st.Dim.Render(" error ") + st.Warning.Render("!") + st.Dim.Render(" warning"),
 		st.Dim.Render("⟳ stale"),
 	}

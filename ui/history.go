@@ -1,18 +1,42 @@
 package ui
 
-import "rsx/crawl"
+import (
+	"rsx/crawl"
+	"rsx/ui/nav"
+)
 
 // place is one stop in the explorer's history: a document and where the
-// user was in it.
+// user was in it, or a page that is a place of its own (the fleet page),
+// shown over the document that was open when it opened.
 type place struct {
 	url      string
 	combined bool    // all parts of an index as one list
 	crumbs   []Crumb // ancestors, when known
 	selected int     // entry under the cursor, -1 for none
+	// page is the page of a place that is a page (nav.Place), kept as it
+	// was left; url and the rest are then the document under it ("" for
+	// none).
+	page nav.Place
 }
 
-// key identifies the document of a place in the document cache.
-func (p place) key() string { return docKey(p.url, p.combined) }
+// key identifies the place in the history: its page's, or its document's
+// in the document cache.
+func (p place) key() string {
+	if p.page != nil {
+		return "page " + p.page.PlaceKey()
+	}
+	return p.docKey()
+}
+
+// docKey identifies the document of a place (the one under its page) in
+// the document cache.
+func (p place) docKey() string { return docKey(p.url, p.combined) }
+
+// under is the place of the document a page place is shown over.
+func (p place) under() place {
+	p.page = nil
+	return p
+}
 
 func docKey(url string, combined bool) string {
 	k := crawl.NormalizeURL(url)
@@ -64,7 +88,7 @@ func (h *history) remember(selected int) {
 // setCrumbs records the ancestors of the current place once found.
 func (h *history) setCrumbs(key string, crumbs []Crumb) {
 	for i := range h.places {
-		if h.places[i].key() == key {
+		if h.places[i].docKey() == key {
 			h.places[i].crumbs = crumbs
 		}
 	}

@@ -7,6 +7,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"rsx/dest/engine"
 	"rsx/session"
 	"rsx/ui/common"
 	"rsx/ui/components"
@@ -26,7 +27,14 @@ type localCopy struct {
 	done   int
 	err    error
 	cancel context.CancelFunc
+	// noCopy is set when the copy holds other Sources, not this document's:
+	// its entries have no state there, and no column shows.
+	noCopy *engine.NoCopyError
 }
+
+// shown tells that the copy's column and counts show: the copy is of the
+// document's Source (or of none yet).
+func (l *localCopy) shown() bool { return l != nil && l.noCopy == nil }
 
 // state is entry i's state (LocalUnknown until computed).
 func (l *localCopy) state(i int) session.LocalState {

@@ -184,7 +184,7 @@ func (f *notifyFeed) statusSegment(st *common.Styles) (full, short string) {
 	n, live := len(f.channels), f.live()
 	switch {
 	case f.err != nil:
-		return st.BarWarning.Render("○ no notification channel"), st.BarWarning.Render("○ no channel")
+		return st.BarWarning.Render("– no notification channel"), st.BarWarning.Render("– no channel")
 	case f.finding:
 		return st.StatusValue.Render("◌ notifications: finding channels…"), st.StatusValue.Render("◌ channels…")
 	case n > 0 && live == n:

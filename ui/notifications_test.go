@@ -243,7 +243,7 @@ func TestNotificationsWithoutChannels(t *testing.T) {
 		t.Errorf("the page does not give the error:\n%s", d.screen())
 	}
 	d.keys("esc")
-	if status := exStatusLine(d); !strings.Contains(status, "○ no notification channel") && !strings.Contains(status, "○ no channel") {
+	if status := exStatusLine(d); !strings.Contains(status, "– no notification channel") && !strings.Contains(status, "– no channel") {
 		t.Errorf("the status bar does not say there is none:\n%s", d.screen())
 	}
 	a.quit()
@@ -284,7 +284,7 @@ func TestNotifyFeedStatus(t *testing.T) {
 		}
 	}
 	f.apply(session.NotificationEvent{Err: errors.New("no channel")}, exTime)
-	if got := status(); got != "○ no notification channel" {
+	if got := status(); got != "– no notification channel" {
 		t.Errorf("after an error: %q", got)
 	}
 

@@ -112,7 +112,7 @@ func newDocPage(c *common.Common, d *document) *docPage {
 func (v *docPage) refreshColumns() {
 	d := v.doc
 	kinds := columnsFor(d.capability(), d.root(), d.parts != nil)
-	if d.local != nil {
+	if d.local.shown() {
 		kinds = withCopyColumn(kinds)
 	}
 	if slices.Equal(kinds, v.kinds) {

@@ -315,7 +315,7 @@ func (v *docPage) marksSeg() statusSeg {
 // localCopySeg is how the entries compare with a local copy.
 func (v *docPage) localCopySeg(n int) statusSeg {
 	l := v.doc.local
-	if l == nil {
+	if !l.shown() {
 		return statusSeg{}
 	}
 	full, short := l.statusText(n)

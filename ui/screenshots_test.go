@@ -318,7 +318,9 @@ func TestScreenshotsSync(t *testing.T) {
 		if !ok || p.Title() != "Syncing" {
 			return false
 		}
-		// 2/5 done, with failures and requests in flight, as the page says.
+		// 2/5 done, with requests in flight, as the page says (the broken
+		// demo's failures come late: its damaged bodies are fetched again
+		// before they count as failed).
 		screen := ansi.Strip(a.View().Content)
 		m := shSyncProgress.FindStringSubmatch(screen)
 		f := shSyncFailures.FindStringSubmatch(screen)
@@ -327,7 +329,7 @@ func TestScreenshotsSync(t *testing.T) {
 		}
 		done, _ := strconv.Atoi(strings.ReplaceAll(m[1], ",", ""))
 		total, _ := strconv.Atoi(strings.ReplaceAll(m[2], ",", ""))
-		return done >= total*2/5 && f[1] != "0" && f[2] != "0"
+		return done >= total*2/5 && f[2] != "0"
 	})
 	save("sync-progress", a, "Syncing")
 	d.run(nil)

@@ -655,6 +655,7 @@ func (r *runner) write(it *Item, buf []byte) outcome {
 	if sum != nil {
 		res.Digests = addDigest(res.Digests, "md5", hex.EncodeToString(sum.Sum(nil)))
 	}
+	provenance(&res, e)
 	if ex != nil && ex.ResponseHeader != nil {
 		res.ETag, res.LastModified = ex.ResponseHeader.Get("ETag"), ex.ResponseHeader.Get("Last-Modified")
 	}
@@ -890,6 +891,7 @@ func (r *runner) adopt(it *Item, path string, cl claims.Claims, buf []byte) (sta
 	now := r.s.opts.Now()
 	res := state.Resource{SourceID: r.srcID, URI: e.URI, Path: path, Length: v.Bytes(), Digests: e.Digests,
 		Lastmod: e.Lastmod, ChangeDatetime: e.Datetime, FetchedAt: fi.ModTime, VerifiedAt: now}
+	provenance(&res, e)
 	if r.s.st.Features().ModTimes {
 		res.FileMTime = fi.ModTime
 	}
@@ -970,7 +972,7 @@ func (r *runner) record() {
 					length = -1 // no copy was recorded: nothing to remove
 				}
 				err = w.PutRunFile(ctx, state.RunFile{Kind: state.FileDeleted, URI: out.it.Entry.URI, Path: out.res.Path, Length: length,
-					Digests: out.res.Digests, At: r.s.opts.Now()})
+					Digests: out.res.Digests, At: r.s.opts.Now(), Via: deletionVia(&out.it.Entry)})
 			}
 		case outPending:
 			at := out.it.Entry.Datetime
@@ -1024,7 +1026,7 @@ func (r *runner) record() {
 // wroteFile is the run's file record of a copy written (or adopted).
 func (r *runner) wroteFile(out outcome) state.RunFile {
 	f := state.RunFile{Kind: state.FileCreated, URI: out.res.URI, Path: out.res.Path, Length: out.res.Length, Digests: out.res.Digests,
-		At: out.res.FetchedAt}
+		At: out.res.FetchedAt, Type: out.res.Type, Via: fileVia(&out.res)}
 	switch {
 	case out.adopted:
 		f.Note = state.NoteAdopted

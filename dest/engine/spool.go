@@ -86,11 +86,16 @@ func (s *spool) add(it *Item) error {
 	}
 	b = binary.AppendVarint(b, it.ID)
 	b = binary.AppendVarint(b, e.Length)
-	for _, str := range []string{e.URI, it.Path, string(e.Digests), e.Type, string(e.Change), e.Ref, it.Reason} {
+	for _, str := range []string{e.URI, it.Path, string(e.Digests), e.Type, string(e.Change), e.Ref, it.Reason,
+		e.Via.Href, string(e.Via.Hash), e.Via.Type} {
 		b = appendString(b, str)
 	}
 	b = appendTime(b, e.Lastmod)
 	b = appendTime(b, e.Datetime)
+	if e.Via.Href != "" {
+		b = binary.AppendVarint(b, e.Via.Length)
+		b = appendTime(b, e.Via.Modified)
+	}
 	if it.Takes.URI != "" {
 		b = binary.AppendVarint(b, it.Takes.ID)
 		b = appendString(b, it.Takes.URI)
@@ -220,8 +225,15 @@ func decodeItem(b []byte, it *Item) error {
 	e.Change = model.Change(str())
 	e.Ref = str()
 	it.Reason = str()
+	e.Via.Href = str()
+	e.Via.Hash = state.Digests(str())
+	e.Via.Type = str()
 	e.Lastmod = tm()
 	e.Datetime = tm()
+	if e.Via.Href != "" {
+		e.Via.Length = sv()
+		e.Via.Modified = tm()
+	}
 	if len(b) > 0 && !bad {
 		it.Takes.ID = sv()
 		it.Takes.URI = str()

@@ -57,6 +57,8 @@ type held struct {
 	datetime stamp
 	seq      uint32 // its position among every change added
 	change   model.Change
+	typ      string    // the media type declared
+	via      state.Via // the entry's via link (Href "" when none)
 }
 
 // winner is the last change of one resource so far, in 16 bytes: the
@@ -112,7 +114,7 @@ func (s stamp) time() time.Time {
 
 func (h *held) entry() Entry {
 	return Entry{URI: h.uri, Length: h.length, Digests: h.digests, Lastmod: h.lastmod.time(),
-		Change: h.change, Datetime: h.datetime.time(), Ref: h.ref}
+		Change: h.change, Datetime: h.datetime.time(), Ref: h.ref, Type: h.typ, Via: h.via}
 }
 
 type candidate struct {
@@ -371,7 +373,7 @@ func (p *Changes) take(e Entry, eff time.Time, seq uint32) {
 	}
 	p.winners[k] = winner{eff: en, seq: seq}
 	p.write(&held{uri: e.URI, digests: e.Digests, ref: e.Ref, length: e.Length, lastmod: stampOf(e.Lastmod),
-		datetime: stampOf(e.Datetime), seq: seq, change: e.Change})
+		datetime: stampOf(e.Datetime), seq: seq, change: e.Change, typ: e.Type, via: e.Via})
 }
 
 // write appends a change to the spool.
@@ -389,12 +391,13 @@ func (p *Changes) write(h *held) {
 	}
 	b := p.rec[:0]
 	b = binary.AppendUvarint(b, uint64(h.seq))
-	for _, s := range []string{h.uri, string(h.digests), h.ref, string(h.change)} {
+	for _, s := range []string{h.uri, string(h.digests), h.ref, string(h.change), h.typ, h.via.Href, string(h.via.Hash), h.via.Type} {
 		b = binary.AppendUvarint(b, uint64(len(s)))
 		b = append(b, s...)
 	}
 	b = binary.AppendVarint(b, h.length)
-	for _, st := range []stamp{h.lastmod, h.datetime} {
+	b = binary.AppendVarint(b, h.via.Length)
+	for _, st := range []stamp{h.lastmod, h.datetime, stampOf(h.via.Modified)} {
 		b = binary.AppendVarint(b, st.sec)
 		b = binary.AppendUvarint(b, uint64(st.ns))
 	}
@@ -457,11 +460,18 @@ func readHeld(r *bufio.Reader, buf []byte, h *held) ([]byte, error) {
 	h.digests = state.Digests(str())
 	h.ref = str()
 	h.change = model.Change(str())
+	h.typ = str()
+	h.via.Href = str()
+	h.via.Hash = state.Digests(str())
+	h.via.Type = str()
 	h.length = sv()
-	for _, st := range []*stamp{&h.lastmod, &h.datetime} {
+	h.via.Length = sv()
+	var viaModified stamp
+	for _, st := range []*stamp{&h.lastmod, &h.datetime, &viaModified} {
 		st.sec = sv()
 		st.ns = uint32(uv())
 	}
+	h.via.Modified = viaModified.time()
 	if b == nil {
 		return buf, bad
 	}

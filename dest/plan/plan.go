@@ -50,6 +50,10 @@ type Entry struct {
 	// from URI (a dump package and the bitstream's path in it). The plan carries
 	// it and never reads it.
 	Ref string
+	// Via is the entry's <rs:ln rel="via">, when its Source republished
+	// the resource from another (Href "" when it gave none): the copy
+	// keeps it as its provenance (state.Via).
+	Via state.Via
 }
 
 // EntryOf reads an Entry from a decoded document entry.
@@ -63,6 +67,9 @@ func EntryOf(e *model.Entry) Entry {
 	}
 	if e.MD.Datetime.OK {
 		out.Datetime = e.MD.Datetime.Time
+	}
+	if len(e.Links) > 0 {
+		out.Via, _ = state.ViaOf(e)
 	}
 	return out
 }

@@ -154,6 +154,12 @@ type Resource struct {
 	// verified (zero when unknown, and for a bucket): a reconcile reads a
 	// file whose time differs, as rsync's quick check does.
 	FileMTime time.Time
+	// Type is the media type the Source declared; Via is the copy's
+	// provenance in the column's form (EncodeVia beside the row). They are
+	// written with a copy (PutResource) and read by the republishing of a
+	// copy (rsx serve --dest), not by the other reads of a row, which
+	// leave them empty: a row written back without Via keeps its own.
+	Type, Via string
 }
 
 // Pending reports whether the resource waits for its deletion.

@@ -42,6 +42,11 @@ type RunFile struct {
 	// Note says why (refused, failed, updated), where the file went
 	// (trashed), or NoteAdopted.
 	Note string
+	// Type is the media type the Source declared (created, updated); Via
+	// the file's provenance (created, updated, deleted) in the column's
+	// form: EncodeVia beside the row's URI, digests, length and type, and
+	// no lastmod.
+	Type, Via string
 }
 
 // runCounts are a run's counts as its row holds them.
@@ -78,12 +83,12 @@ func (w *Writer) PutRunFile(ctx context.Context, f RunFile) error {
 		length = f.Length
 	}
 	what := "record the file " + f.Path + " of run " + fmt.Sprint(w.run.id)
-	st, err := w.stmt(ctx, what, `INSERT INTO run_file (run_id, kind, uri, path, length, digests, at, note) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
+	st, err := w.stmt(ctx, what, `INSERT INTO run_file (run_id, kind, uri, path, length, digests, at, note, type, via) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	if err != nil {
 		return err
 	}
 	if _, err := st.ExecContext(ctx, w.run.id, string(f.Kind), nullString(f.URI), nullString(f.Path), length,
-		nullString(string(f.Digests)), clock(f.At), nullString(f.Note)); err != nil {
+		nullString(string(f.Digests)), clock(f.At), nullString(f.Note), nullString(f.Type), nullString(f.Via)); err != nil {
 		return fmt.Errorf("%s: %w", what, err)
 	}
 	c := &w.run.cur
@@ -125,7 +130,11 @@ func (db *DB) RunFiles(ctx context.Context, runID int64, fn func(f *RunFile) err
 	if db.version < 4 {
 		return nil
 	}
-	rows, err := db.sql.QueryContext(ctx, `SELECT kind, uri, path, length, digests, at, note FROM run_file WHERE run_id = ? ORDER BY id`, runID)
+	cols := `kind, uri, path, length, digests, at, note, type, via`
+	if db.version < versionVia {
+		cols = `kind, uri, path, length, digests, at, note, NULL, NULL`
+	}
+	rows, err := db.sql.QueryContext(ctx, `SELECT `+cols+` FROM run_file WHERE run_id = ? ORDER BY id`, runID)
 	if err != nil {
 		return fmt.Errorf("read the files of run %d: %w", runID, err)
 	}
@@ -133,12 +142,13 @@ func (db *DB) RunFiles(ctx context.Context, runID int64, fn func(f *RunFile) err
 	for rows.Next() {
 		var f RunFile
 		var kind string
-		var uri, path, digests, at, note sql.NullString
+		var uri, path, digests, at, note, typ, via sql.NullString
 		var length sql.NullInt64
-		if err := rows.Scan(&kind, &uri, &path, &length, &digests, &at, &note); err != nil {
+		if err := rows.Scan(&kind, &uri, &path, &length, &digests, &at, &note, &typ, &via); err != nil {
 			return fmt.Errorf("read the files of run %d: %w", runID, err)
 		}
 		f.Kind, f.URI, f.Path, f.Digests, f.At, f.Note = FileKind(kind), uri.String, path.String, Digests(digests.String), parseTime(at), note.String
+		f.Type, f.Via = typ.String, via.String
 		f.Length = -1
 		if length.Valid {
 			f.Length = length.Int64
@@ -148,4 +158,17 @@ func (db *DB) RunFiles(ctx context.Context, runID int64, fn func(f *RunFile) err
 		}
 	}
 	return closeRows(rows)
+}
+
+// Provenance is where the file a run wrote or deleted came from, read from
+// f.Via beside f's own values (a deletion has none: its via holds the whole
+// link); ok is false when the run recorded none (a failure, a refusal, a
+// stray file, a deletion of a resource that no other Source republished, a
+// run of an rsx before schema version 7).
+func (f *RunFile) Provenance() (v Via, ok bool) {
+	own := Via{Href: f.URI, Length: -1}
+	if f.Kind == FileCreated || f.Kind == FileUpdated {
+		own = Via{Href: f.URI, Hash: f.Digests, Length: f.Length, Type: f.Type}
+	}
+	return DecodeVia(f.Via, own)
 }

@@ -156,25 +156,33 @@ func (db *DB) scanRuns(ctx context.Context, q string, args []any, fn func(r *Run
 	defer rows.Close()
 	for rows.Next() {
 		var r Run
-		var started, ended, why, until, stopped sql.NullString
-		var exit, trashed sql.NullInt64
-		var finished int
-		if err := rows.Scan(&r.ID, &r.SourceID, &r.Source, &started, &ended, &r.Mode, &why, &r.Planned, &r.Created, &r.Updated,
-			&r.Deleted, &r.Failed, &r.Bytes, &finished, &until, &stopped, &exit, &r.Version, &trashed); err != nil {
-			return fmt.Errorf("read the run history: %w", err)
-		}
-		r.Started, r.Ended, r.SyncedUntil = parseTime(started), parseTime(ended), parseTime(until)
-		r.Why, r.Stopped, r.Finished = why.String, stopped.String, finished == 1
-		r.Trashed = int(trashed.Int64)
-		r.ExitStatus = -1
-		if exit.Valid {
-			r.ExitStatus = int(exit.Int64)
+		if err := scanRun(rows, &r); err != nil {
+			return err
 		}
 		if err := fn(&r); err != nil {
 			return err
 		}
 	}
 	return closeRows(rows)
+}
+
+// scanRun reads a row of runColumns() into r.
+func scanRun(s scanner, r *Run) error {
+	var started, ended, why, until, stopped sql.NullString
+	var exit, trashed sql.NullInt64
+	var finished int
+	if err := s.Scan(&r.ID, &r.SourceID, &r.Source, &started, &ended, &r.Mode, &why, &r.Planned, &r.Created, &r.Updated,
+		&r.Deleted, &r.Failed, &r.Bytes, &finished, &until, &stopped, &exit, &r.Version, &trashed); err != nil {
+		return fmt.Errorf("read the run history: %w", err)
+	}
+	r.Started, r.Ended, r.SyncedUntil = parseTime(started), parseTime(ended), parseTime(until)
+	r.Why, r.Stopped, r.Finished = why.String, stopped.String, finished == 1
+	r.Trashed = int(trashed.Int64)
+	r.ExitStatus = -1
+	if exit.Valid {
+		r.ExitStatus = int(exit.Int64)
+	}
+	return nil
 }
 
 // LastRun is the newest run of a Source; ok is false when it has none.

@@ -1,4 +1,4 @@
--- The state of an rsx destination, schema version 6.
+-- The state of an rsx destination, schema version 7.
 --
 -- One SQLite database per destination: DEST/.rsx/state.db for a folder; for a
 -- bucket, a local cache copy replicated by its changes to PREFIX/.rsx/state/.
@@ -96,6 +96,13 @@ CREATE TABLE resource (
                                     -- again (NULL once a verified copy is written)
   file_mtime      INTEGER,          -- the copy's modification time when it was written or verified, in Unix
                                     -- nanoseconds (NULL for a bucket): a reconcile hashes a file whose time differs
+  type            TEXT,             -- the media type the Source declared (its rs:md type; NULL: none)
+  via             TEXT,             -- provenance (ResourceSync §12.7): the original resource and what its Source
+                                    -- declared, as the rs:ln rel="via" that rsx serve --dest gives the copy, in
+                                    -- JSON: {"href", "modified", "hash", "length", "type"}; a key not given is the
+                                    -- row's own uri, lastmod, digests, length or type, a key null was not declared;
+                                    -- the via link of a Source that republished it, kept as it was (a copy of a
+                                    -- copy names the original). NULL: written by an rsx before schema version 7
   UNIQUE (source_id, uri)
 );
 CREATE INDEX resource_path_key ON resource (path_key);
@@ -144,7 +151,10 @@ CREATE TABLE run_file (
   length  INTEGER,                -- bytes of the file written or removed, when known
   digests TEXT,                   -- the digests the file written was verified with, as resource.digests
   at      TEXT NOT NULL,          -- when the file changed (or the resource failed)
-  note    TEXT                    -- refused, failed: why; trashed: where in the trash; created: 'adopted' (already there, verified)
+  note    TEXT,                   -- refused, failed: why; trashed: where in the trash; created: 'adopted' (already there, verified)
+  type    TEXT,                   -- created, updated: the media type the Source declared, as resource.type
+  via     TEXT                    -- created, updated, deleted: provenance, as resource.via (its modified given
+                                  -- in full: the row has no lastmod); NULL before schema version 7
 );
 CREATE INDEX run_file_run ON run_file (run_id);
 
@@ -232,5 +242,7 @@ END;
 --   SELECT url, fetched_at, sha256 FROM run_document WHERE run_id = (SELECT max(id) FROM run);
 --   SELECT writefile('capabilitylist.xml.gz', b.gz) FROM run_document d JOIN document_blob b ON b.sha256 = d.sha256
 --     WHERE d.run_id = 12 AND d.url LIKE '%capabilitylist.xml';
+--   -- where each copy came from: the original resource (the copy's own uri when via names none)
+--   SELECT uri, coalesce(json_extract(via, '$.href'), uri) AS original, type FROM resource LIMIT 10;
 --   -- copies not verified in the last 30 days
 --   SELECT uri FROM resource WHERE verified_at < strftime('%Y-%m-%dT%H:%M:%SZ', 'now', '-30 days');

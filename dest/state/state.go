@@ -22,6 +22,10 @@
 // An audit reads db.EachResource (paths and digests to hash the copy again),
 // db.FindPaths (to find the copy's extra files) and records
 // w.SetVerified.
+//
+// A copy republished as a Source (rsx serve --dest) is read in Frozen views
+// (served.go): the state as a commit left it, read beside the run that
+// writes it (OpenShared) or from a copy of it, writing nothing.
 package state
 
 import (
@@ -43,12 +47,17 @@ import (
 )
 
 // SchemaVersion is the version of the schema this package writes and reads.
-const SchemaVersion = 6
+const SchemaVersion = 7
 
 // versionStray is the schema version that added source.stray_due and
 // run.trashed (a file of an older version opened read-only reads them as
 // empty: DB.since).
 const versionStray = 6
+
+// versionVia is the schema version that added each copy's media type and
+// provenance (resource.type and via, run_file.type and via): a file of an
+// older version opened read-only reads them as unknown.
+const versionVia = 7
 
 //go:embed schema.sql
 var schemaSQL string
@@ -201,7 +210,8 @@ func (db *DB) init(ctx context.Context) error {
 		// Read-only, the file stays as it is: version 2 has every column
 		// the readers use, the run history (version 3), the files of each
 		// run (version 4), a Source's other names and what it was kept out
-		// of (version 5) read as empty.
+		// of (version 5) read as empty, the types and provenance (version
+		// 7) as unknown.
 		if found < 2 {
 			return &SchemaError{Path: db.path, Found: found, Supported: SchemaVersion,
 				Reason: fmt.Sprintf("schema version %d is older than this rsx reads without upgrading it, and the file is opened read-only: one rsx sync on the copy upgrades it", found)}
@@ -321,6 +331,13 @@ var migrations = []string{
 	// sync with --delete.
 	`ALTER TABLE source ADD COLUMN stray_due TEXT;
 	ALTER TABLE run ADD COLUMN trashed INTEGER NOT NULL DEFAULT 0;`,
+	// 6 → 7: what rsx serve --dest republishes: the media type the Source
+	// declared and the provenance (via) of each copy and of each file a run
+	// wrote.
+	`ALTER TABLE resource ADD COLUMN type TEXT;
+	ALTER TABLE resource ADD COLUMN via TEXT;
+	ALTER TABLE run_file ADD COLUMN type TEXT;
+	ALTER TABLE run_file ADD COLUMN via TEXT;`,
 }
 
 // Path is the database file.

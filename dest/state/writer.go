@@ -61,12 +61,13 @@ type Writer struct {
 	run *trackedRun
 }
 
-const putResourceSQL = `INSERT INTO resource (source_id, uri, path, path_key, length, digests, lastmod, etag, last_modified, change_datetime, fetched_at, verified_at, deleted_at, file_mtime)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+const putResourceSQL = `INSERT INTO resource (source_id, uri, path, path_key, length, digests, lastmod, etag, last_modified, change_datetime, fetched_at, verified_at, deleted_at, file_mtime, type, via)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (source_id, uri) DO UPDATE SET path = excluded.path, path_key = excluded.path_key, length = excluded.length,
 			digests = excluded.digests, lastmod = excluded.lastmod, etag = excluded.etag, last_modified = excluded.last_modified,
 			change_datetime = excluded.change_datetime, fetched_at = excluded.fetched_at, verified_at = excluded.verified_at,
-			deleted_at = excluded.deleted_at, damaged_at = NULL, file_mtime = excluded.file_mtime
+			deleted_at = excluded.deleted_at, damaged_at = NULL, file_mtime = excluded.file_mtime,
+			type = CASE WHEN excluded.via IS NULL THEN resource.type ELSE excluded.type END, via = coalesce(excluded.via, resource.via)
 		RETURNING id`
 
 // sameSQL updates a row in place, its path left as it is: setting path and
@@ -74,9 +75,10 @@ const putResourceSQL = `INSERT INTO resource (source_id, uri, path, path_key, le
 // path index, a page more to log and sync for each update (300 updates
 // spread over a 50,000-row state logged 559 pages through putResourceSQL,
 // 300 through this).
-const sameSQL = `UPDATE resource SET length = ?, digests = ?, lastmod = ?, etag = ?, last_modified = ?, change_datetime = ?,
-		fetched_at = ?, verified_at = ?, deleted_at = ?, damaged_at = NULL, file_mtime = ?
-		WHERE id = ? AND source_id = ? AND uri = ? AND path = ? AND path_key = ?`
+const sameSQL = `UPDATE resource SET length = ?1, digests = ?2, lastmod = ?3, etag = ?4, last_modified = ?5, change_datetime = ?6,
+		fetched_at = ?7, verified_at = ?8, deleted_at = ?9, damaged_at = NULL, file_mtime = ?10,
+		type = CASE WHEN ?17 IS NULL THEN type ELSE ?16 END, via = coalesce(?17, via)
+		WHERE id = ?11 AND source_id = ?12 AND uri = ?13 AND path = ?14 AND path_key = ?15`
 
 // NewWriter returns a Writer.
 func (db *DB) NewWriter(opts WriterOptions) *Writer {
@@ -261,7 +263,7 @@ func (w *Writer) PutResource(ctx context.Context, r *Resource) error {
 		res, err := w.sameTx.ExecContext(ctx, length, nullString(string(r.Digests)), datetime(r.Lastmod),
 			nullString(r.ETag), nullString(r.LastModified), datetime(r.ChangeDatetime), clockOrNull(r.FetchedAt),
 			clockOrNull(r.VerifiedAt), datetime(r.DeletedAt), unixNanoOrNull(r.FileMTime),
-			r.ID, r.SourceID, r.URI, r.Path, pathmap.Key(r.Path))
+			r.ID, r.SourceID, r.URI, r.Path, pathmap.Key(r.Path), nullString(r.Type), nullString(r.Via))
 		if err != nil {
 			return fmt.Errorf("record resource %s: %w", r.URI, err)
 		}
@@ -283,7 +285,7 @@ func (w *Writer) PutResource(ctx context.Context, r *Resource) error {
 	err := w.putTx.QueryRowContext(ctx,
 		r.SourceID, r.URI, r.Path, pathmap.Key(r.Path), length, nullString(string(r.Digests)), datetime(r.Lastmod),
 		nullString(r.ETag), nullString(r.LastModified), datetime(r.ChangeDatetime), clockOrNull(r.FetchedAt),
-		clockOrNull(r.VerifiedAt), datetime(r.DeletedAt), unixNanoOrNull(r.FileMTime)).Scan(&r.ID)
+		clockOrNull(r.VerifiedAt), datetime(r.DeletedAt), unixNanoOrNull(r.FileMTime), nullString(r.Type), nullString(r.Via)).Scan(&r.ID)
 	if err != nil {
 		return fmt.Errorf("record resource %s: %w", r.URI, err)
 	}

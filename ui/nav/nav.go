@@ -42,8 +42,29 @@ type Page interface {
 	// Back is esc: the page cancels its work or clears its state and
 	// reports true, or reports false and is closed.
 	Back() (handled bool, cmd tea.Cmd)
-	// Close stops the page's background work; the page is not used again.
+	// Close stops the page's background work; the page is not used again,
+	// unless it is a Place: then leaving it closes it, and coming back to
+	// it shows it again and calls Init again.
 	Close()
+}
+
+// Place is a page that is a place of the explorer's history of its own, as
+// a document is (the fleet page): opening a document from it pushes that
+// document, esc there comes back to the page as it was left (its selection
+// and scroll), and [ and ] move to it and from it. It is shown over the
+// document that was open when it opened.
+type Place interface {
+	Page
+	// PlaceKey names the place: a page of the same key opened again takes
+	// the place of the one before it in the history.
+	PlaceKey() string
+}
+
+// Returner is a page told that it is shown again, the page over it closed
+// (esc): it may bring what it shows up to date (the audit page compares
+// again when a sync over it changed the copy).
+type Returner interface {
+	Returned() tea.Cmd
 }
 
 // KeyHelper is a page whose help (?) lists more than its footer has room

@@ -53,6 +53,10 @@ type Audit struct {
 	started time.Time
 	rep     *engine.AuditReport
 	err     error
+	// stale is set when a sync ran into the copy since the comparison
+	// shown (s repairs, over this page): shown again (nav.Returner), the
+	// page compares again.
+	stale   bool
 	noteMax int // lines per problem or warning of the summary (head)
 
 	cats    []auditCat
@@ -92,7 +96,7 @@ func (v *Audit) start() tea.Cmd {
 	v.gen++
 	gen := v.gen
 	ctx, cancel := context.WithCancel(context.Background())
-	v.cancel, v.running, v.err, v.started = cancel, true, nil, v.c.Clock()
+	v.cancel, v.running, v.err, v.started, v.stale = cancel, true, nil, v.c.Clock(), false
 	b, req := v.b, v.req
 	return func() tea.Msg {
 		rep, err := b.AuditCopy(ctx, req)
@@ -110,6 +114,15 @@ func (v *Audit) Close() {
 		v.cancel()
 		v.cancel = nil
 	}
+}
+
+// Returned compares again when the copy changed while a page over this
+// one was shown (nav.Returner): the repair s planned ran.
+func (v *Audit) Returned() tea.Cmd {
+	if !v.stale || v.running {
+		return nil
+	}
+	return v.start()
 }
 
 // Back clears the filter, or closes the page (cancelling a comparison).
@@ -167,6 +180,11 @@ func (v *Audit) Update(msg tea.Msg) (nav.Page, tea.Cmd) {
 			v.fill()
 		}
 		v.layout()
+		return v, nil
+	case nav.CopyChangedMsg:
+		if msg.Dest == v.req.Dest {
+			v.stale = true
+		}
 		return v, nil
 	case tea.KeyPressMsg:
 		return v, v.key(msg)
@@ -382,6 +400,9 @@ func (v *Audit) summary(w int) []string {
 	r := v.rep
 	differs := r.Differences() > 0
 	switch {
+	case v.stale:
+		// Said before what it found: the copy changed since.
+		lines[0] += "  " + st.Warning.Render("⟳ stale: a sync changed the copy since this comparison (r compares again)")
 	case r.InSync():
 		lines[0] += "  " + st.OK.Render("✓ in sync")
 	case !r.Complete() && !differs:

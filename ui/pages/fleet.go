@@ -89,8 +89,21 @@ func NewFleet(c *common.Common, b FleetBackend, file string, sources []session.F
 	return f
 }
 
-// Init loads the Sources' status.
-func (f *Fleet) Init() tea.Cmd { return f.load() }
+// Init loads the Sources' status (or the runs shown). The page is a place
+// of the history (nav.Place): Init runs again each time it is shown again,
+// its selection and scroll as they were; a sync of the marked Sources
+// whose pages were closed when it was left goes no further.
+func (f *Fleet) Init() tea.Cmd {
+	f.syncing, f.queue = -1, f.queue[:0]
+	if f.runsOf >= 0 && f.runsOf < len(f.rows) {
+		return f.loadRuns(f.runsOf)
+	}
+	f.runsOf = -1
+	return f.load()
+}
+
+// PlaceKey names the page's place in the history: its file.
+func (f *Fleet) PlaceKey() string { return "fleet " + f.file }
 
 func (f *Fleet) load() tea.Cmd {
 	if f.cancel != nil {
@@ -141,7 +154,8 @@ func (f *Fleet) InputActive() bool { return false }
 // Busy tells that a status or the runs are loading.
 func (f *Fleet) Busy() bool { return f.loading || f.runsBusy }
 
-// Back cancels a load; then leaves the runs for the Sources; then closes.
+// Back cancels a load; then leaves the runs for the Sources; then the
+// root goes back in the history, as from a document (the page is a place).
 func (f *Fleet) Back() (bool, tea.Cmd) {
 	switch {
 	case f.loading || f.runsBusy:
@@ -156,12 +170,15 @@ func (f *Fleet) Back() (bool, tea.Cmd) {
 	return false, nil
 }
 
-// Close stops a load in flight.
+// Close stops a load in flight (the page is left: Init starts it again
+// when it is shown again).
 func (f *Fleet) Close() {
 	if f.cancel != nil {
 		f.cancel()
 		f.cancel = nil
 	}
+	f.gen++ // a result on its way is dropped
+	f.loading, f.runsBusy = false, false
 }
 
 // KeyBindings are the page's own keys.

@@ -536,6 +536,8 @@ func (v *Resource) lines(st *common.Styles, w int) ([]string, []int) {
 		add("  " + st.Rel.Render(line) + st.URL.Render(components.Escape(l.URL)) + "  " + st.Explain.Render(desc))
 	}
 
+	out = append(out, provenanceLines(cellsOf(v.c), st, v.entry, w)...)
+
 	// Mirrors.
 	if len(v.targets) > 1 {
 		add("")

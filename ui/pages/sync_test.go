@@ -418,3 +418,36 @@ func TestSyncPlanNotesLeaveRoomForTheList(t *testing.T) {
 		}
 	}
 }
+
+// After a repair (a sync into the copy, over the page) the audit page is
+// marked stale, and compares again when it is shown again (Returned); a
+// sync into another copy leaves it as it is.
+func TestAuditPageStaleAfterRepair(t *testing.T) {
+	b := &fakeDestBackend{audit: uitest.Audit()}
+	req := session.AuditRequest{Dest: "/tmp/copy", Target: "http://example.org/dataset1/resourcelist-1.xml"}
+	p := NewAudit(ivTestCommon(), b, req, "the 10 resources of this Resource List", nil)
+	p.SetSize(120, 40)
+	ivDrive(p, ivRunCmd(p.Init())...)
+	ivDrive(p, nav.CopyChangedMsg{Dest: "/tmp/other"})
+	if cmd := p.Returned(); cmd != nil || strings.Contains(ansi.Strip(p.View()), "stale") {
+		t.Fatal("a sync into another copy made the audit stale")
+	}
+	ivDrive(p, nav.CopyChangedMsg{Dest: "/tmp/copy"})
+	ivGolden(t, "view_audit_stale_120x40", p.View())
+	if scr := ansi.Strip(p.View()); !strings.Contains(scr, "⟳ stale") || strings.Contains(scr, "✗ not in sync") {
+		t.Errorf("not marked stale after a repair:\n%s", scr)
+	}
+	in := &engine.AuditReport{Source: uitest.Source, Same: 2, SameURIs: []string{uitest.URI(1), uitest.URI(5)}}
+	b.audit = in
+	cmd := p.Returned()
+	if cmd == nil {
+		t.Fatal("shown again after a repair, the audit page does not compare again")
+	}
+	ivDrive(p, ivRunCmd(cmd)...)
+	if scr := ansi.Strip(p.View()); strings.Contains(scr, "stale") || !strings.Contains(scr, "✓ in sync") {
+		t.Errorf("compared again:\n%s", scr)
+	}
+	if p.Returned() != nil {
+		t.Error("shown again with nothing changed, the audit page compares again")
+	}
+}
