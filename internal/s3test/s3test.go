@@ -135,6 +135,25 @@ func Start(t testing.TB, o Options) *Server {
 	if o.Root == "" {
 		o.Root = t.TempDir()
 	}
+	// A port chosen free may be taken by another process before the
+	// server binds it (SeaweedFS binds eight): the server is started
+	// again on other ports.
+	for try := 1; ; try++ {
+		s, err := start(t, kind, bin, o)
+		if err == nil {
+			return s
+		}
+		if try < 3 && strings.Contains(err.Error(), "address already in use") {
+			t.Logf("%s, start %d: a port was taken meanwhile: started again", kind, try)
+			continue
+		}
+		t.Fatal(err)
+	}
+}
+
+// start starts the server once; its error says what it wrote.
+func start(t testing.TB, kind, bin string, o Options) (*Server, error) {
+	t.Helper()
 	s := &Server{Kind: kind, Access: o.Access, Secret: o.Secret, out: &syncBuffer{}}
 	var args []string
 	var err error
@@ -145,7 +164,7 @@ func Start(t testing.TB, o Options) *Server {
 		args, err = s.seaweedArgs(o)
 	}
 	if err != nil {
-		t.Fatalf("start %s: %v", kind, err)
+		return nil, fmt.Errorf("start %s: %w", kind, err)
 	}
 	s.Endpoint = "http://" + s.Addr
 	s.cmd = exec.Command(bin, args...)
@@ -159,7 +178,7 @@ func Start(t testing.TB, o Options) *Server {
 	}
 	t0 := time.Now()
 	if err := s.cmd.Start(); err != nil {
-		t.Fatalf("start %s: %v", bin, err)
+		return nil, fmt.Errorf("start %s: %w", bin, err)
 	}
 	s.PID = s.cmd.Process.Pid
 	s.exited = make(chan struct{})
@@ -170,13 +189,15 @@ func Start(t testing.TB, o Options) *Server {
 	t.Cleanup(s.Stop)
 	s.Client, err = minio.New(s.Addr, &minio.Options{Creds: credentials.NewStaticV4(o.Access, o.Secret, ""), BucketLookup: minio.BucketLookupPath, Region: "us-east-1"})
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	if err := s.waitReady(o.Bucket); err != nil {
-		t.Fatalf("%s did not get ready on %s: %v\n%s", kind, s.Addr, err, s.Output())
+		s.Stop()
+		os.RemoveAll(filepath.Join(o.Root, "seaweedfs"))
+		return nil, fmt.Errorf("%s did not get ready on %s: %w\n%s", kind, s.Addr, err, s.Output())
 	}
 	s.Started = time.Since(t0)
-	return s
+	return s, nil
 }
 
 // Output is what the server wrote so far.
