@@ -159,6 +159,30 @@ func importRules() []importRule {
 			},
 		},
 		{
+			// The metrics room is told of runs as values (metrics.Run, or
+			// the job layer's and the engine's results): it is below what
+			// starts the long-running modes (the command line, serve) and
+			// knows neither the fleet nor the explorer.
+			name: "metrics imports of ours only rsx/dest/job, rsx/dest/engine, rsx/dest/store, rsx/display and rsx/internal/version, nor do its tests",
+			from: is(module + "/metrics"), tests: true,
+			forbidden: func(_, imported string) bool {
+				return ours(imported) && !slices.Contains([]string{module + "/dest/job", module + "/dest/engine", module + "/dest/store", module + "/display",
+					module + "/internal/version", module + "/metrics"}, imported)
+			},
+		},
+		{
+			// Metrics are the program's business, not the domain's: the
+			// engine, the job layer, the fleet and the explorer are told
+			// nothing of them (the command line hands them each run).
+			name: "rsx/metrics is imported by none of dest/…, fleet, session, ui",
+			from: func(p string) bool {
+				return strings.HasPrefix(p, module+"/dest/") || p == module+"/fleet" || p == module+"/session" ||
+					p == module+"/ui" || strings.HasPrefix(p, module+"/ui/")
+			},
+			tests:     true,
+			forbidden: func(_, imported string) bool { return imported == module+"/metrics" },
+		},
+		{
 			// The configuration file is read, not acted on: cli applies it.
 			// display and internal/suggest are leaves: the rule of what a
 			// header value may hold, and the "did you mean" of a setting.
@@ -249,7 +273,7 @@ func TestImportRules(t *testing.T) {
 	// The rules name these packages: a rename must not leave them checking nothing.
 	for _, want := range []string{module, module + "/cli", module + "/ui", module + "/ui/pages", module + "/ui/nav", module + "/ui/common",
 		module + "/ui/components", module + "/ui/internal/uitest", module + "/model", module + "/fetch", module + "/internal/inflate",
-		module + "/dest/job", module + "/fleet", module + "/republish"} {
+		module + "/dest/job", module + "/fleet", module + "/metrics", module + "/republish"} {
 		if !slices.ContainsFunc(pkgs, func(p listedPackage) bool { return p.ImportPath == want }) {
 			t.Fatalf("go list does not list %s; the rules below would check nothing", want)
 		}
@@ -288,9 +312,13 @@ func TestImportRulesCatch(t *testing.T) {
 		{11, listedPackage{ImportPath: "rsx/dest/job", TestImports: []string{"rsx/fleet"}}, listedPackage{ImportPath: "rsx/fleet", Imports: []string{"rsx/dest/job"}}, "rsx/dest/job (tests) imports rsx/fleet"},
 		{12, listedPackage{ImportPath: "rsx/fleet", Imports: []string{"rsx/cli"}}, listedPackage{ImportPath: "rsx/fleet", Imports: []string{"rsx/dest/job", "rsx/notify"}}, "rsx/fleet imports rsx/cli"},
 		{12, listedPackage{ImportPath: "rsx/fleet", XTestImports: []string{"rsx/ui/pages"}}, listedPackage{ImportPath: "rsx/session", Imports: []string{"rsx/fleet"}}, "rsx/fleet (external tests) imports rsx/ui/pages"},
-		{13, listedPackage{ImportPath: "rsx/config", Imports: []string{"rsx/ui"}}, listedPackage{ImportPath: "rsx/config", Imports: []string{"os", "github.com/BurntSushi/toml", "rsx/display"}}, "rsx/config imports rsx/ui"},
-		{14, listedPackage{ImportPath: "rsx/republish", Imports: []string{"rsx/dest/engine"}}, listedPackage{ImportPath: "rsx/republish", Imports: []string{"net/http", "rsx/dest/state", "rsx/dest/store", "rsx/model", "rsx/display"}}, "rsx/republish imports rsx/dest/engine"},
-		{15, listedPackage{ImportPath: "rsx/dest/store", Imports: []string{"rsx/internal/s3test"}}, listedPackage{ImportPath: "rsx/dest/store", TestImports: []string{"rsx/internal/s3test"}}, "rsx/dest/store imports rsx/internal/s3test"},
+		{13, listedPackage{ImportPath: "rsx/metrics", Imports: []string{"rsx/fleet"}}, listedPackage{ImportPath: "rsx/metrics", Imports: []string{"rsx/dest/job", "rsx/dest/engine", "rsx/display", "github.com/prometheus/client_golang/prometheus"}}, "rsx/metrics imports rsx/fleet"},
+		{13, listedPackage{ImportPath: "rsx/metrics", TestImports: []string{"rsx/cli"}}, listedPackage{ImportPath: "rsx/cli", Imports: []string{"rsx/metrics"}}, "rsx/metrics (tests) imports rsx/cli"},
+		{14, listedPackage{ImportPath: "rsx/dest/engine", Imports: []string{"rsx/metrics"}}, listedPackage{ImportPath: "rsx/cli", Imports: []string{"rsx/metrics"}}, "rsx/dest/engine imports rsx/metrics"},
+		{14, listedPackage{ImportPath: "rsx/fleet", XTestImports: []string{"rsx/metrics"}}, listedPackage{ImportPath: "rsx/metrics", Imports: []string{"rsx/dest/job"}}, "rsx/fleet (external tests) imports rsx/metrics"},
+		{15, listedPackage{ImportPath: "rsx/config", Imports: []string{"rsx/ui"}}, listedPackage{ImportPath: "rsx/config", Imports: []string{"os", "github.com/BurntSushi/toml", "rsx/display"}}, "rsx/config imports rsx/ui"},
+		{16, listedPackage{ImportPath: "rsx/republish", Imports: []string{"rsx/dest/engine"}}, listedPackage{ImportPath: "rsx/republish", Imports: []string{"net/http", "rsx/dest/state", "rsx/dest/store", "rsx/model", "rsx/display"}}, "rsx/republish imports rsx/dest/engine"},
+		{17, listedPackage{ImportPath: "rsx/dest/store", Imports: []string{"rsx/internal/s3test"}}, listedPackage{ImportPath: "rsx/dest/store", TestImports: []string{"rsx/internal/s3test"}}, "rsx/dest/store imports rsx/internal/s3test"},
 	} {
 		r := importRules()[tc.rule]
 		if got := r.violations([]listedPackage{tc.breaks}); !slices.Equal(got, []string{tc.wantText}) {

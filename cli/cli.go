@@ -20,6 +20,7 @@ import (
 	"rsx/display"
 	"rsx/fetch"
 	"rsx/internal/version"
+	"rsx/metrics"
 	"rsx/scratch"
 )
 
@@ -55,10 +56,19 @@ type app struct {
 	fleetTimes fleetTimes
 	// jobs opens the destinations of syncs and audits of a copy (jobs.go).
 	jobs *job.Runner
+	// hostID names this process in the run history and a bucket's lock
+	// (--host-id; else RSX_HOST_ID; else HOSTNAME:PID); lease is how long
+	// a bucket's lock may go unrefreshed before another run takes it over
+	// (--lock-lease; 0: the default). jobs.go.
+	hostID string
+	lease  time.Duration
 	// The log file (logfile.go): --log-file, its file and its logger.
 	logPath string
 	logOut  *os.File
 	logger  *slog.Logger
+	// metrics counts the runs of a long-running mode given --metrics
+	// (metrics.go); nil without it.
+	metrics *metrics.Metrics
 }
 
 // tempDir is the folder for this run's temporary files ("" for the system's

@@ -35,6 +35,11 @@ type fleetResult struct {
 	Started    string          `json:"started"`
 	Seconds    float64         `json:"seconds"`
 	Result     json.RawMessage `json:"result"`
+	// RanBy says that another process that shares the fleet's rounds had
+	// the Source's turn (rsx sync --sources --every on several machines):
+	// this process did not run it (omitted otherwise; exit_status 0,
+	// result null).
+	RanBy *fleetRanByJSON `json:"ran_by,omitempty"`
 	// Held says that the fleet's hold bound cut the Source's run short,
 	// since other Sources waited for its DEST (omitted otherwise): the run
 	// stopped as an interrupted one does, and ran again after them.
@@ -52,6 +57,17 @@ type fleetHeldJSON struct {
 	// the one the rest of the object tells of (its held is null when
 	// that one was not cut).
 	Runs int `json:"runs"`
+}
+
+// fleetRanByJSON is the run of another process that had a Source's turn.
+type fleetRanByJSON struct {
+	// Host is that process's host id (--host-id), as the history has it.
+	Host string `json:"host"`
+	// Run is the run's number in DEST's history (rsx log --run N).
+	Run int64 `json:"run"`
+	// Started is when it started; ExitStatus how it ended.
+	Started    string `json:"started"`
+	ExitStatus int    `json:"exit_status"`
 }
 
 // fleetJSON is rsx sync --sources's (and audit --sources's) JSON document.
@@ -85,6 +101,14 @@ func fleetRunOf(r *fleet.Run) (fleetRun, error) {
 	}
 	var doc bytes.Buffer
 	switch {
+	case r.Sync != nil && r.Sync.RanElsewhere != nil:
+		e := r.Sync.RanElsewhere
+		out.res.RanBy = &fleetRanByJSON{Host: e.Host, Run: e.ID, Started: e.Started.UTC().Format(time.RFC3339), ExitStatus: e.ExitStatus}
+		host := e.Host
+		if host == "" {
+			host = "a process that did not say its host id"
+		}
+		out.what = fmt.Sprintf("its turn was run %d by %s at %s (exit status %d): not run here", e.ID, host, e.Started.Local().Format("15:04:05"), e.ExitStatus)
 	case r.Sync != nil && r.Sync.Plan != nil && (r.Sync.DryRun || r.Sync.Result != nil):
 		j := syncJSONOfResult(r.Sync)
 		if err := writeJSON(&doc, j); err != nil {
@@ -147,6 +171,9 @@ func fleetLineText(st textStyles, r fleetRun) string {
 		mark := st.rule("✓")
 		if r.res.ExitStatus != 0 {
 			mark = st.err("✗")
+		}
+		if r.res.RanBy != nil {
+			mark = st.rule("·")
 		}
 		line = fmt.Sprintf("%s %s → %s: %s (%s)", mark, esc(name), esc(r.res.Dest), r.what, secs)
 	}
@@ -266,6 +293,21 @@ func (p *fleetPrinter) ended(i int, r *fleet.Run) {
 	}
 }
 
+// waiting is fleet.RoundOptions.Waiting: a line on standard error (and
+// the log file) when another process holds a Source's DEST.
+func (p *fleetPrinter) waiting(_ int, j fleet.Job, holder string, again time.Duration) {
+	p.a.log().Info("DEST held by another run: tried again", "source", redactURL(j.Source.URL), "dest", j.Dest, "holder", holder, "again", again.String())
+	if p.asJSON {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if isTerminal(p.a.err) {
+		fmt.Fprint(p.a.err, "\r\x1b[K")
+	}
+	fmt.Fprintf(p.a.err, "rsx: %s: %s is held by %s: tried again in %s\n", esc(j.Name()), esc(j.Dest), esc(holder), again)
+}
+
 // status is fleet.RoundOptions.Status.
 func (p *fleetPrinter) status(running, done, total int) {
 	if isTerminal(p.a.err) && !p.asJSON {
@@ -330,6 +372,7 @@ func (a *app) fleetForever(ctx context.Context, f fleetFlags, every time.Duratio
 				}
 			}
 		},
+		Host: a.runner().HostID(),
 		FileError: func(err error) {
 			fmt.Fprintf(a.err, "rsx: %s --sources: %s; the last good list goes on\n", f.command, esc(err.Error()))
 		},
@@ -341,7 +384,11 @@ func (a *app) fleetForever(ctx context.Context, f fleetFlags, every time.Duratio
 		},
 	}
 	pr = a.newFleetPrinter(f.asJSON, 0)
-	o.Round = fleet.RoundOptions{Ended: pr.ended, Status: pr.status}
+	o.Load = a.metricsLoad(f)
+	o.Round = fleet.RoundOptions{Ended: func(i int, r *fleet.Run) {
+		a.fleetRan(r, ctx.Err() != nil)
+		pr.ended(i, r)
+	}, Status: pr.status, Waiting: pr.waiting}
 	if err := fleet.Every(ctx, a.runner(), o); err != nil {
 		return failed(err)
 	}
@@ -357,9 +404,10 @@ func (a *app) fleetForever(ctx context.Context, f fleetFlags, every time.Duratio
 // and --dest; base gives the requests every Source starts from (the
 // command's flags).
 func (a *app) addSources(cmd *cobra.Command, asJSON *bool, dest *string, base func(c *cobra.Command) (fleet.Base, error)) {
-	var file string
+	var file, metricsAddr string
 	var every, debounce time.Duration
 	fl := cmd.Flags()
+	fl.StringVar(&metricsAddr, "metrics", "", metricsHelp)
 	fl.StringVar(&file, "sources", "", "run for every Source of `FILE` (one Capability List URL a line, or TOML: docs/fleet.md) instead of one URL")
 	everyHelp := "with --sources: go on until interrupted, running each Source again this long after its last start (the file is read again each time)"
 	if cmd.Flags().Lookup("follow") != nil {
@@ -401,6 +449,9 @@ failed.`, shortDuration(fleet.DefaultDebounce), shortDuration(fleet.DefaultFollo
 	}
 	args, run := cmd.Args, cmd.RunE
 	cmd.Args = func(c *cobra.Command, a []string) error {
+		if err := checkMetricsFlag(c, file, every); err != nil {
+			return err
+		}
 		if file == "" {
 			if every != 0 {
 				return failed(fmt.Errorf("%s: --every goes with --sources FILE", c.Name()))
@@ -416,6 +467,13 @@ failed.`, shortDuration(fleet.DefaultDebounce), shortDuration(fleet.DefaultFollo
 		return nil
 	}
 	cmd.RunE = func(c *cobra.Command, args []string) error {
+		if fl.Changed("metrics") {
+			stop, err := a.startMetrics(c.Name(), metricsAddr)
+			if err != nil {
+				return failed(err)
+			}
+			defer stop()
+		}
 		if file == "" {
 			return run(c, args)
 		}
@@ -426,6 +484,9 @@ failed.`, shortDuration(fleet.DefaultDebounce), shortDuration(fleet.DefaultFollo
 		follow := fl.Lookup("follow") != nil && fl.Lookup("follow").Value.String() == "true"
 		if follow && fl.Changed("poll-interval") {
 			return failed(fmt.Errorf("%s --sources --follow: --poll-interval is for one Source; --every D is the time between two runs of a Source", c.Name()))
+		}
+		if err := a.checkLease(); err != nil {
+			return failed(fmt.Errorf("%s --sources: %w", c.Name(), err))
 		}
 		b, err := base(c)
 		if err != nil {

@@ -47,8 +47,12 @@ func (t fleetTimes) rereadEvery() time.Duration {
 func (a *app) fleetFollow(ctx context.Context, f fleetFlags, every time.Duration, everyGiven bool, debounce time.Duration) error {
 	pr := &fleetFollowPrinter{out: a.out, errw: a.err, json: f.asJSON, command: string(f.command), log: a.log(),
 		st: newTextStyles(useColor(a.out)), est: newTextStyles(useColor(a.err))}
+	var report fleet.FollowReporter = pr
+	if a.metrics != nil {
+		report = metricsFollowReporter{FollowReporter: pr, a: a}
+	}
 	bad, err := fleet.Follow(ctx, a.runner(), fleet.FollowOptions{Every: every, EveryGiven: everyGiven, Debounce: debounce,
-		Reread: a.fleetTimes.rereadEvery(), Load: f.load, Channels: fleetChannels{a}, Report: pr})
+		Reread: a.fleetTimes.rereadEvery(), Load: a.metricsLoad(f), Channels: fleetChannels{a}, Report: report})
 	if err != nil {
 		return failed(err)
 	}

@@ -151,6 +151,9 @@ type runJSON struct {
 	Version     string `json:"rsx_version"`
 	// Trashed counts the stray files the run moved to the trash.
 	Trashed int `json:"trashed"`
+	// Host is the process that ran it: its host id (--host-id, else
+	// HOSTNAME:PID); null for a run of an rsx that did not record it.
+	Host *string `json:"host"`
 }
 
 type logJSON struct {
@@ -221,7 +224,7 @@ func runJSONOf(r *state.Run) runJSON {
 	j := runJSON{ID: r.ID, Source: r.Source, Started: r.Started.UTC().Format(time.RFC3339), Ended: timeOrNull(r.Ended), Mode: r.Mode,
 		Why: strOrNull(r.Why), Planned: r.Planned, Created: r.Created, Updated: r.Updated, Deleted: r.Deleted, Failed: r.Failed,
 		Bytes: r.Bytes, Finished: r.Finished, SyncedUntil: timeOrNull(r.SyncedUntil), Stopped: strOrNull(r.Stopped),
-		Interrupted: r.Interrupted(), Version: r.Version, Trashed: r.Trashed}
+		Interrupted: r.Interrupted(), Version: r.Version, Trashed: r.Trashed, Host: strOrNull(r.Host)}
 	if !r.Ended.IsZero() {
 		j.Seconds = r.Ended.Sub(r.Started).Seconds()
 	}
@@ -511,5 +514,8 @@ func writeRunText(w io.Writer, st textStyles, r *state.Run, withSource bool) {
 		more = append(more, "point "+datetimeOrNone(r.SyncedUntil))
 	}
 	more = append(more, esc(r.Version))
+	if r.Host != "" {
+		more = append(more, "by "+esc(r.Host))
+	}
 	fmt.Fprintf(w, "       %s\n", st.dim(strings.Join(more, " · ")))
 }

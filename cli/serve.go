@@ -33,6 +33,7 @@ type serveFlags struct {
 	channels bool
 	sources  string
 	poll     time.Duration
+	metrics  string // --metrics ADDR (metrics.go)
 }
 
 func newServeCmd(a *app) *cobra.Command {
@@ -82,7 +83,7 @@ docs/serve.md says more.`,
 			if f.dest != "" || cmd.Flags().Changed("dest") {
 				return a.runServeDest(cmd, f)
 			}
-			for _, name := range []string{"base-url", "channels", "sources", "poll"} {
+			for _, name := range []string{"base-url", "channels", "sources", "poll", "metrics"} {
 				if cmd.Flags().Changed(name) {
 					return failed(fmt.Errorf("serve: --%s is for a copy served with --dest", name))
 				}
@@ -106,6 +107,7 @@ docs/serve.md says more.`,
 	fs.BoolVar(&f.channels, "channels", false, "with --dest: advertise a change notification channel (WebSocket) in each Capability List and push the copy's changes on it")
 	fs.StringVar(&f.sources, "sources", "", "with --dest: a fleet file whose names title the Sources of the copy")
 	fs.DurationVar(&f.poll, "poll", republish.DefaultPoll, "with --dest: how often the copy's state is looked at for a run that ended")
+	fs.StringVar(&f.metrics, "metrics", "", "with --dest: serve Prometheus metrics of the requests answered at `ADDR`/metrics (HOST:PORT; PORT alone is 127.0.0.1:PORT; docs/metrics.md)")
 	return cmd
 }
 

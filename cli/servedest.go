@@ -19,6 +19,7 @@ import (
 	"rsx/dest/store"
 	"rsx/display"
 	"rsx/fleet"
+	"rsx/metrics"
 	"rsx/republish"
 )
 
@@ -54,6 +55,11 @@ func (a *app) serveDest(ctx context.Context, f serveFlags, addrGiven bool) error
 	dest, err := a.resolveDest(strings.TrimSpace(f.dest))
 	if err != nil {
 		return failed(fmt.Errorf("serve: %w", err))
+	}
+	if f.metrics != "" {
+		if _, err := metrics.ParseAddr(f.metrics); err != nil {
+			return failed(fmt.Errorf("serve: %w", err))
+		}
 	}
 	titles, err := fleetTitles(f.sources)
 	if err != nil {
@@ -103,7 +109,18 @@ func (a *app) serveDest(ctx context.Context, f serveFlags, addrGiven bool) error
 		return failed(fmt.Errorf("serve: %w", err))
 	case <-time.After(3 * time.Second):
 	}
-	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 30 * time.Second, ErrorLog: nil}
+	var h http.Handler = srv
+	if f.metrics != "" {
+		// On an address of their own: the Source's may face the world.
+		stopMetrics, err := a.startMetrics("serve", f.metrics)
+		if err != nil {
+			ln.Close()
+			return failed(err)
+		}
+		defer stopMetrics()
+		h = a.metrics.Served(srv)
+	}
+	hs := &http.Server{Handler: h, ReadHeaderTimeout: 30 * time.Second, ErrorLog: nil}
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln) }()
 	fmt.Fprintln(a.out, base)

@@ -18,6 +18,7 @@ import (
 	"rsx/dest/job"
 	"rsx/dest/state"
 	"rsx/display"
+	"rsx/metrics"
 	"rsx/model"
 	"rsx/notify"
 )
@@ -237,6 +238,7 @@ func newSyncCmd(a *app) (*cobra.Command, []*cobra.Command) {
 	fs.Var(&f.maxSize, "max-size", "largest resource to copy when it declares no length, e.g. 2GiB, 500MB (-1 = unlimited)")
 	fs.DurationVar(&f.stallTimeout, "stall-timeout", engine.DefaultStallTimeout, "fail a resource whose body brings less than 1 KiB a second over this long")
 	fs.Var(&f.resourceTimeout, "resource-timeout", "longest time one resource's fetch may take, redirects, retries and body included (auto: 10m and a second per 32 KiB declared; 0 = no limit)")
+	a.addHostFlags(cmd)
 	a.addSources(cmd, &f.json, &f.dest, f.fleetBase)
 	// addSources told the fleet's story in the help and gave its examples:
 	// the story goes to rsx help sync-follow, sync --help keeps its five.
@@ -319,6 +321,9 @@ func (a *app) runSync(cmd *cobra.Command, f syncFlags, target string) error {
 	if strings.TrimSpace(f.dest) == "" {
 		return failed(errNoDest)
 	}
+	if err := a.checkLease(); err != nil {
+		return failed(fmt.Errorf("sync: %w", err))
+	}
 	req, err := f.request(cmd, target)
 	if err != nil {
 		return failed(err)
@@ -390,6 +395,10 @@ func (a *app) runSync(cmd *cobra.Command, f syncFlags, target string) error {
 	bar.finish()
 	out := s.Result()
 	code := out.ExitStatus
+	if a.metrics != nil && !f.dryRun {
+		// sync --follow's catch-up run.
+		a.metrics.Ran(metrics.SyncRun(metrics.Source{URL: target}, s.Started(), out.Elapsed, out, false))
+	}
 	if f.json {
 		j := syncJSONOfResult(out)
 		var err error

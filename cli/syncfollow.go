@@ -16,6 +16,7 @@ import (
 	"rsx/dest/engine"
 	"rsx/display"
 	"rsx/fetch"
+	"rsx/metrics"
 	"rsx/model"
 	"rsx/notify"
 )
@@ -87,7 +88,16 @@ func (a *app) followSync(ctx context.Context, sess *engine.Dest, p *engine.Plan,
 		n = "its notification channels"
 	}
 	fmt.Fprintf(a.err, "rsx: following %s: %s, and a poll of the Change Lists every %s (ctrl-c stops)\n", esc(p.Source), n, f.pollInterval)
-	fr, err := sess.Follow(ctx, p, engine.FollowOptions{Interval: f.pollInterval, Notifications: events, Report: pr.event})
+	fo := engine.FollowOptions{Interval: f.pollInterval, Notifications: events, Report: pr.event}
+	if a.metrics != nil {
+		fm := followMetrics{m: a.metrics, src: metrics.Source{URL: p.Target}}
+		fo.Ran = fm.ran
+		fo.Report = func(e engine.FollowEvent) {
+			fm.event(e)
+			pr.event(e)
+		}
+	}
+	fr, err := sess.Follow(ctx, p, fo)
 	if err != nil {
 		return failed(fmt.Errorf("sync --follow: %w", err))
 	}

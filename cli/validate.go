@@ -175,7 +175,10 @@ func (a *app) validateTarget(ctx context.Context, client *fetch.Client, target s
 	}
 	defer o.Close()
 	inflateInline(o)
+	var m *mappedDoc
 	if o.Local {
+		m = mapLocal(o, a.http.localDocumentLimit()) // validate_map.go
+		defer m.close()
 		a.boundLocal(o, target)
 	}
 	if err := refuseZIP(o, target); err != nil {
@@ -184,7 +187,12 @@ func (a *app) validateTarget(ctx context.Context, client *fetch.Client, target s
 	if !o.Local {
 		opts.BaseURL = o.URL
 	}
-	rep := validateOpened(o, opts)
+	var rep *model.Report
+	if m != nil {
+		rep = validateMapped(m, opts)
+	} else {
+		rep = validateOpened(o, opts)
+	}
 	r := reportOf(target, rep)
 	if !o.Local && o.URL != target {
 		r.FinalURL = o.URL
@@ -250,6 +258,13 @@ func validateOpened(o *fetch.Opened, opts model.CheckOptions) *model.Report {
 	dopts := documentDecoder()
 	dopts.Parallel = runtime.GOMAXPROCS(0)
 	return model.ValidateWith(o.Body, opts, dopts)
+}
+
+// validateMapped is validateOpened for a file mapped into memory.
+func validateMapped(m *mappedDoc, opts model.CheckOptions) *model.Report {
+	dopts := documentDecoder()
+	dopts.Parallel = runtime.GOMAXPROCS(0)
+	return model.ValidateBytes(m.b, m.release, opts, dopts)
 }
 
 // inflateInline has a gzipped local file or standard input, just opened,

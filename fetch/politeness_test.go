@@ -39,7 +39,9 @@ func TestPolitenessByKindOfHost(t *testing.T) {
 
 	o := DefaultOptions()
 	o.NoCache, o.Netrc, o.CacheDir = true, "-", ""
-	o.PerHostRate, o.PerHostConcurrency = 20, 8
+	// A rate slow enough that 8 requests at it take 1.4 s: a loopback
+	// run on a loaded machine (the race step, shared CI) stays far below.
+	o.PerHostRate, o.PerHostConcurrency = 5, 8
 	var mu sync.Mutex
 	var told []Throttle
 	o.OnThrottle = func(t Throttle) {
@@ -58,13 +60,13 @@ func TestPolitenessByKindOfHost(t *testing.T) {
 	if l := c.LimitsFor("http://127.0.0.1:" + port + "/"); l.Rate != DefaultNearRate || l.Concurrency != DefaultNearConcurrency {
 		t.Errorf("limits of a loopback host: %+v", l)
 	}
-	if l := c.LimitsFor("http://remote.example/"); l.Rate != 20 || l.Concurrency != 8 {
+	if l := c.LimitsFor("http://remote.example/"); l.Rate != 5 || l.Concurrency != 8 {
 		t.Errorf("limits of a remote host: %+v", l)
 	}
 
 	start := time.Now()
 	fetchConcurrently(t, c, "http://127.0.0.1:"+port+"/", 8)
-	if d := st.lastSince(start); d > 300*time.Millisecond && !raceEnabled {
+	if d := st.lastSince(start); d > time.Second && !raceEnabled {
 		t.Errorf("8 requests to loopback took %v: the polite rate was applied", d)
 	}
 	if th := c.Throttled(); len(th) != 0 {
@@ -73,17 +75,17 @@ func TestPolitenessByKindOfHost(t *testing.T) {
 
 	start = time.Now()
 	fetchConcurrently(t, c, "http://remote.example/", 8)
-	if d := st.lastSince(start); d < 7*50*time.Millisecond-20*time.Millisecond {
-		t.Errorf("8 requests to a remote host at 20/s took only %v", d)
+	if d := st.lastSince(start); d < 7*200*time.Millisecond-20*time.Millisecond {
+		t.Errorf("8 requests to a remote host at 5/s took only %v", d)
 	}
 	th := c.Throttled()
-	if len(th) != 1 || th[0].Host != "remote.example" || th[0].Rate != 20 || th[0].Near || th[0].Waits < 6 || th[0].Waited < time.Second {
+	if len(th) != 1 || th[0].Host != "remote.example" || th[0].Rate != 5 || th[0].Near || th[0].Waits < 6 || th[0].Waited < time.Second {
 		t.Errorf("Throttled() = %+v", th)
 	}
 	fetchConcurrently(t, c, "http://remote.example/", 2)
 	mu.Lock()
 	defer mu.Unlock()
-	if len(told) != 1 || told[0].Host != "remote.example" || told[0].Rate != 20 {
+	if len(told) != 1 || told[0].Host != "remote.example" || told[0].Rate != 5 {
 		t.Errorf("OnThrottle told %+v, want remote.example once", told)
 	}
 }

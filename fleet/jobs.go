@@ -37,6 +37,10 @@ type Job struct {
 	// Sync is the request of a sync (CommandSync), Audit of an audit.
 	Sync  job.SyncRequest
 	Audit job.AuditRequest
+	// NotBefore, when set, is the earliest a round starts it: with --every
+	// a process leaves the Source it ran last to the processes that share
+	// its rounds a moment first (Every), so that they take turns.
+	NotBefore time.Time
 }
 
 // Name is the Source's name in the file, else its URL.

@@ -118,7 +118,21 @@ type RoundOptions struct {
 	// Status is told how many runs are under way and done after each
 	// start and end.
 	Status func(running, done, total int)
+	// WaitLocked, above 0, is how long after the round began a sync
+	// refused because another run holds its DEST (job.Locked: another
+	// process of a fleet shared by several) is tried again, first after a
+	// second, then twice as long each time up to 15 seconds, without
+	// taking a place among the Parallel meanwhile; past it the refusal is
+	// the run's result. 0: the refusal is the run's result at once.
+	WaitLocked time.Duration
+	// Waiting, when set, is told of a sync refused so when it is tried
+	// again (the holder is the lock's).
+	Waiting func(i int, j Job, holder string, again time.Duration)
 }
+
+// lockedRetryMax is the longest wait between two tries of a DEST another
+// process holds (RoundOptions.WaitLocked).
+const lockedRetryMax = 15 * time.Second
 
 // Round runs each job once and returns their last runs in the jobs'
 // order: in parallel (o.Parallel at most), never two of one host nor two
@@ -128,12 +142,23 @@ type RoundOptions struct {
 // an interrupted run does, and the jobs not started are NotRun.
 func Round(ctx context.Context, r Runner, jobs []Job, o RoundOptions) []*Run {
 	rd := &round{ctx: ctx, r: r, jobs: jobs, o: o, results: make([]*Run, len(jobs)), started: make([]bool, len(jobs)),
-		busyHost: map[string]bool{}, holders: map[string]*holder{}, cut: make([][]*Run, len(jobs)), after: map[int][]int{}, wasCut: map[int]bool{}}
+		busyHost: map[string]bool{}, holders: map[string]*holder{}, cut: make([][]*Run, len(jobs)), after: map[int][]int{}, wasCut: map[int]bool{},
+		notBefore: make([]time.Time, len(jobs)), tries: make([]int, len(jobs)), begun: time.Now()}
 	if rd.o.Parallel <= 0 {
 		rd.o.Parallel = 4
 	}
+	for i, j := range jobs {
+		rd.notBefore[i] = j.NotBefore
+	}
 	rd.cond = sync.NewCond(&rd.mu)
+	stop := context.AfterFunc(ctx, rd.wakeUp)
+	defer stop()
 	rd.loop()
+	rd.mu.Lock()
+	if rd.wake != nil {
+		rd.wake.Stop()
+	}
+	rd.mu.Unlock()
 	for i := range rd.results {
 		if rd.results[i] == nil {
 			rd.results[i] = &Run{Job: jobs[i], NotRun: true, Started: time.Now()}
@@ -164,6 +189,20 @@ type round struct {
 	wasCut  map[int]bool
 	running int
 	done    int
+	// notBefore is the earliest each job may start (Job.NotBefore, or a
+	// DEST held by another process tried again later: tries); wake
+	// wakes the loop at the earliest of those to come.
+	notBefore []time.Time
+	tries     []int
+	begun     time.Time
+	wake      *time.Timer
+}
+
+// wakeUp wakes the loop (a job's time to start has come, or ctx ended).
+func (rd *round) wakeUp() {
+	rd.mu.Lock()
+	rd.cond.Broadcast()
+	rd.mu.Unlock()
 }
 
 // holder is a run that holds a DEST.
@@ -183,8 +222,16 @@ func (rd *round) loop() {
 			break
 		}
 		startedOne := false
+		now := time.Now()
+		var soonest time.Time
 		for i, j := range rd.jobs {
 			if rd.started[i] || rd.running >= rd.o.Parallel || rd.ctx.Err() != nil {
+				continue
+			}
+			if t := rd.notBefore[i]; now.Before(t) {
+				if soonest.IsZero() || t.Before(soonest) {
+					soonest = t
+				}
 				continue
 			}
 			if rd.busyHost[j.Host] || rd.holders[j.DestKey()] != nil || rd.waits(i) {
@@ -192,6 +239,12 @@ func (rd *round) loop() {
 			}
 			rd.start(i, &wg)
 			startedOne = true
+		}
+		if !soonest.IsZero() {
+			if rd.wake != nil {
+				rd.wake.Stop()
+			}
+			rd.wake = time.AfterFunc(time.Until(soonest), rd.wakeUp)
 		}
 		if startedOne && rd.o.Status != nil {
 			rd.o.Status(rd.running, rd.done, len(rd.jobs))
@@ -243,6 +296,15 @@ func (rd *round) start(i int, wg *sync.WaitGroup) {
 		delete(rd.holders, dkey)
 		rd.running--
 		run.Held = h.held
+		if again, holder, ok := rd.tryAgain(i, run); ok {
+			// Another process holds its DEST: tried again later.
+			run.close()
+			if rd.o.Waiting != nil {
+				rd.o.Waiting(i, j, holder, again)
+			}
+			rd.cond.Broadcast()
+			return
+		}
 		if h.held != nil && rd.ctx.Err() == nil {
 			// Cut short for the others: it runs again after them.
 			rd.started[i], rd.wasCut[i] = false, true
@@ -261,6 +323,27 @@ func (rd *round) start(i int, wg *sync.WaitGroup) {
 		}
 		rd.cond.Broadcast()
 	}()
+}
+
+// tryAgain tells whether job i's run was refused because another run
+// holds its DEST and is to be tried again (RoundOptions.WaitLocked), and
+// sets when; rd.mu is held.
+func (rd *round) tryAgain(i int, run *Run) (time.Duration, string, bool) {
+	if rd.o.WaitLocked <= 0 || rd.ctx.Err() != nil || run.Sync == nil {
+		return 0, "", false
+	}
+	le := job.Locked(run.Sync.Err)
+	if le == nil {
+		return 0, "", false
+	}
+	again := min(time.Second<<min(rd.tries[i], 4), lockedRetryMax)
+	if time.Since(rd.begun)+again > rd.o.WaitLocked {
+		return 0, "", false
+	}
+	rd.tries[i]++
+	rd.started[i] = false
+	rd.notBefore[i] = time.Now().Add(again)
+	return again, le.Holder.String(), true
 }
 
 // bound is the hold bound of the run h that holds dkey: when other jobs

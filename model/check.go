@@ -285,6 +285,7 @@ func validate(r io.Reader, opts CheckOptions, dopts DecoderOptions) *Report {
 	rep.Header = h
 	if err == nil {
 		c.Begin(h)
+		dec.precheck(c)
 		err = checkEntries(dec, c, dopts.Reuse || dopts.Parallel > 1)
 		if err == io.EOF {
 			err = nil
@@ -351,7 +352,10 @@ func checkEntries(dec *Decoder, c *Checker, inline bool) error {
 			if err != nil {
 				return err
 			}
-			c.Entry(e)
+			if b := dec.blockPre(); b != nil && c.locs != nil && c.active {
+				c.locs.touch(b)
+			}
+			c.checkEntry(e, dec.lastPre())
 		}
 	}
 	const chkBatch = 128

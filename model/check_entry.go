@@ -12,7 +12,10 @@ import (
 )
 
 // Entry checks one entry. The Checker keeps no reference to e or its slices.
-func (c *Checker) Entry(e *Entry) {
+func (c *Checker) Entry(e *Entry) { c.checkEntry(e, nil) }
+
+// checkEntry is Entry with what a block decoder computed beside e (nil: nothing).
+func (c *Checker) checkEntry(e *Entry, pre *entryPre) {
 	if !c.began {
 		c.Begin(&Header{Root: RootURLSet})
 	}
@@ -36,11 +39,23 @@ func (c *Checker) Entry(e *Entry) {
 		if e.LocRaw != "" {
 			c.report(rLocWhitespace, idx, e.Line, "", chkRef(e, idx)+": whitespace around the URI in <loc> "+chkQuote(e.LocRaw)+"; clients that do not trim it will request a different URI")
 		}
-		if bad := chkURI(e.Loc); bad != uriOK {
+		var bad uriProblem
+		if pre != nil && pre.ok {
+			bad = pre.bad
+		} else {
+			bad = chkURI(e.Loc)
+		}
+		if bad != uriOK {
 			c.badURI(bad, e, idx)
 		}
 		if c.locs != nil {
-			if first, dup := c.locs.add(maphash.String(c.seed, e.Loc), idx); dup {
+			var h uint64
+			if pre != nil && pre.hashed {
+				h = pre.h
+			} else {
+				h = maphash.String(c.seed, e.Loc)
+			}
+			if first, dup := c.locs.add(h, idx); dup {
 				c.report(rLocDuplicate, idx, e.Line, k.section(), chkRef(e, idx)+": also listed as entry "+EntryNumber(first)+": a "+k.title()+" lists each "+c.entryNoun()+" once")
 			}
 		}

@@ -387,6 +387,10 @@ func TestCheckUnits(t *testing.T) {
 		"http://example.com/a\x00":   uriBadChar,
 		"http://example.com/{x}":     uriBadChar,
 		"http://example.com/ü":       uriOK,
+		"http://example.com/a%20b":   uriOK,
+		"http://example.com/a%zz":    uriBadPercent,
+		"http://example.com/a%2":     uriBadPercent,
+		"http://example.com/%":       uriBadPercent,
 	} {
 		if got := chkURI(s); got != want {
 			t.Errorf("chkURI(%q) = %d, want %d", s, got, want)
@@ -401,6 +405,9 @@ func TestCheckUnits(t *testing.T) {
 			want := b < 128 && uriBadASCII[b] != 0
 			if got := uriHasBad(string(s)); got != want {
 				t.Errorf("uriHasBad with byte %#x at %d = %v, want %v", b, at, got, want)
+			}
+			if got := uriScan(string(s))&2 != 0; got != (b == '%') {
+				t.Errorf("uriScan with byte %#x at %d: a %% found %v", b, at, got)
 			}
 		}
 	}

@@ -31,6 +31,7 @@ type chkSet struct {
 	dir   []*chkSeg // 1<<depth entries; a segment of depth d appears 1<<(depth-d) times
 	depth uint
 	n     int
+	sink  uint64 // what touch read, kept so that the reads are made
 }
 
 type chkSeg struct {
@@ -85,6 +86,25 @@ func (s *chkSet) add(h uint64, idx int) (int, bool) {
 		}
 		s.split(seg, tag)
 	}
+}
+
+// touch reads the slots where the hashes of pre will be looked for (and
+// most likely placed), so that the cache misses of a block's entries overlap
+// instead of coming one entry at a time: the set is far larger than the
+// cache, and a probe of it is otherwise the checker's largest cost. It
+// changes nothing in the set.
+func (s *chkSet) touch(pre []entryPre) {
+	var x uint64
+	for i := range pre {
+		if !pre[i].hashed {
+			continue
+		}
+		tag := pre[i].h | 1
+		seg := s.dir[tag>>(64-s.depth)]
+		p := chkHome(tag)
+		x += seg.slots[p] + uint64(seg.idx[p])
+	}
+	s.sink = x
 }
 
 // split divides seg, which holds tag's place, in two by the next bit of the
@@ -251,32 +271,43 @@ const uriBadASCII = "" +
 	"\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00" +
 	"\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x01\x01\x00\x01"
 
-// uriBadByte is uriBadASCII over all 256 byte values (bytes of UTF-8
-// sequences are not bad): indexed by a byte, it needs no bounds check.
-const uriBadByte = uriBadASCII + "" +
+// uriByteClass classes all 256 byte values for uriScan: 1 for a byte
+// uriBadASCII marks, 2 for '%', 0 for the rest (bytes of UTF-8 sequences are
+// not bad). Indexed by a byte, it needs no bounds check.
+const uriByteClass = "" +
+	"\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01" +
+	"\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01" +
+	"\x01\x00\x01\x00\x00\x02\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00" +
+	"\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x00\x01\x00" +
+	"\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00" +
+	"\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x00\x01\x00" +
+	"\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00" +
+	"\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x01\x01\x00\x01" +
 	"\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00" +
 	"\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00" +
 	"\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00" +
 	"\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00"
 
-// uriHasBad reports whether s holds a byte a URI cannot hold, eight bytes a
-// step: the eight lookups do not wait on each other (every loc goes through
-// here; it was a loop with a branch a byte).
-func uriHasBad(s string) bool {
+// uriScan returns the classes (uriByteClass) of the bytes of s or'ed
+// together, eight bytes a step: the eight lookups do not wait on each other
+// (every loc goes through here; it was a loop with a branch a byte). One pass
+// tells whether s holds a byte a URI cannot hold, and whether it holds a '%'
+// (for uriStrayPercent, which most values then need not search).
+func uriScan(s string) byte {
+	var c byte
 	i := 0
 	for ; i+8 <= len(s); i += 8 {
-		if uriBadByte[s[i]]|uriBadByte[s[i+1]]|uriBadByte[s[i+2]]|uriBadByte[s[i+3]]|
-			uriBadByte[s[i+4]]|uriBadByte[s[i+5]]|uriBadByte[s[i+6]]|uriBadByte[s[i+7]] != 0 {
-			return true
-		}
+		c |= uriByteClass[s[i]] | uriByteClass[s[i+1]] | uriByteClass[s[i+2]] | uriByteClass[s[i+3]] |
+			uriByteClass[s[i+4]] | uriByteClass[s[i+5]] | uriByteClass[s[i+6]] | uriByteClass[s[i+7]]
 	}
 	for ; i < len(s); i++ {
-		if uriBadByte[s[i]] != 0 {
-			return true
-		}
+		c |= uriByteClass[s[i]]
 	}
-	return false
+	return c
 }
+
+// uriHasBad reports whether s holds a byte a URI cannot hold.
+func uriHasBad(s string) bool { return uriScan(s)&1 != 0 }
 
 const (
 	uriOK uriProblem = iota
@@ -309,10 +340,11 @@ func chkHexDigit(b byte) bool {
 // chkURI judges a <loc> value: an absolute URI (IRI characters allowed), with a
 // host for http and https.
 func chkURI(s string) uriProblem {
-	if uriHasBad(s) {
+	c := uriScan(s)
+	if c&1 != 0 {
 		return uriBadChar
 	}
-	if uriStrayPercent(s) {
+	if c&2 != 0 && uriStrayPercent(s) {
 		return uriBadPercent
 	}
 	if len(s) == 0 || !(s[0]|0x20 >= 'a' && s[0]|0x20 <= 'z') {

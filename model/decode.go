@@ -263,6 +263,9 @@ type Decoder struct {
 	// every core running the process (an IPI; on a VM about 9 µs a page).
 	eFresh bool
 	par    *parDecoder // the parallel path, nil when sequential
+	shape  *entryShape // a block decoder's entry fast path (decode_fast.go), nil when off
+	nFast  int         // entries the fast path decoded (for tests)
+	pre    *preCheck   // what block decoders compute for the checker (check_pre.go), nil when nothing
 }
 
 // NewDecoder returns a Decoder reading the XML document r (in any encoding its
@@ -463,6 +466,9 @@ func (d *Decoder) loop() error {
 		var err error
 		if c := d.buf[d.pos]; c == '<' {
 			if d.block {
+				if d.shape != nil && len(d.stack) == 1 && d.fastEntry() {
+					continue
+				}
 				err = d.blockMarkup()
 			} else {
 				err = d.markup()

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 )
@@ -72,15 +73,21 @@ type parDecoder struct {
 	ns       []nsBinding
 	altNS    string
 	cutTok   []byte
+	shape    *entryShape // the entry fast path's tags, nil when off
+	pre      *preCheck   // what blocks compute beside their entries for the checker, nil when nothing
+
+	lastPre  *entryPre  // beside the entry Next returned last (nil: none)
+	newBlock []entryPre // beside the block whose first entry Next returned last, until blockPre takes it
 
 	// Input read but not yet in a block.
 	carry  []byte
 	base   int64 // stream offset of carry[0]
-	line   int   // line of carry[0]
+	line   int   // line of the next block Next takes (of carry[0] once it has taken them all)
 	want   int   // bytes to read into carry before looking for a cut
 	srcEOF bool
-	srcErr error // read error after carry
-	noMore bool  // no more blocks: the rest (carry, then the source) is sequential
+	srcErr error      // read error after carry
+	mem    *memSource // the document in memory, carry a slice of it (decode_mem.go); nil when read
+	noMore bool       // no more blocks: the rest (carry, then the source) is sequential
 
 	queue []*parJob // dispatched, in document order
 	free  []*parJob // recycled jobs
@@ -91,6 +98,7 @@ type parDecoder struct {
 	curI                       int
 
 	accepted int      // blocks whose entries were handed out (for tests)
+	fast     int      // entries of those blocks the fast path decoded (for tests)
 	perEntry int      // bytes per entry in the last block
 	bufs     [][]byte // recycled buffers for carry
 	fresh    bool     // carry starts its buffer
@@ -107,7 +115,8 @@ type parDecoder struct {
 type parJob struct {
 	data []byte
 	base int64
-	line int
+	line int // line of data[0], set when Next takes the block (its decoder counts from 1: absLines)
+	nl   int // line feeds in data, once decoded
 
 	done    chan struct{} // receives once when a worker has decoded the block (buffered: reused)
 	taken   atomic.Bool   // a worker, or Next itself, decodes the block
@@ -115,11 +124,13 @@ type parJob struct {
 	entries []Entry
 	own     bool // buf holds data and no other block
 	buf     []byte
-	est     int     // expected number of entries
-	ends    []int64 // BytesRead after each entry
-	lines   []int   // Line after each entry
-	arena   arena   // the entries' strings (with reuse, rewound for each block)
-	touched int     // entries[:touched] of the backing array have been written (see Decoder.eFresh; taking a written entry for fresh only forgoes its Links' capacity)
+	est     int        // expected number of entries
+	ends    []int64    // BytesRead after each entry
+	pre     []entryPre // beside each entry, when the parDecoder has pre
+	lines   []int      // Line after each entry
+	arena   arena      // the entries' strings (with reuse, rewound for each block)
+	touched int        // entries[:touched] of the backing array have been written (see Decoder.eFresh; taking a written entry for fresh only forgoes its Links' capacity)
+	fast    int        // entries the fast path decoded (for tests)
 }
 
 func newParDecoder(d *Decoder, opts DecoderOptions) *parDecoder {
@@ -158,11 +169,20 @@ func (d *Decoder) parStart() {
 	p.maxToken, p.maxDepth, p.maxBuf = d.maxToken, d.maxDepth, d.maxBuf
 	p.reuse, p.bailAtHeld = d.reuse, d.spill != nil
 	p.cutTok = []byte("</" + d.names[d.entryQ] + ">")
+	p.shape = d.entryShapeOf()
+	p.pre = d.pre
 	p.base = d.base + int64(d.pos)
 	p.line = d.curLine()
 	p.atBytes, p.atLine = p.base, p.line
-	p.carry = append(make([]byte, 0, p.blockSize+p.blockSize/4), d.buf[d.pos:d.end]...)
-	p.fresh = true
+	if m, ok := d.src.(*memSource); ok && d.base+int64(d.end) == int64(m.off) {
+		// The window's unread bytes are those of the document in memory
+		// from p.base on: blocks are slices of it (decode_mem.go).
+		p.mem = m
+		p.carry = m.b[p.base:m.off:m.off]
+	} else {
+		p.carry = append(make([]byte, 0, p.blockSize+p.blockSize/4), d.buf[d.pos:d.end]...)
+		p.fresh = true
+	}
 	p.want = p.blockSize
 	d.pos = d.end
 	p.active = true
@@ -197,44 +217,94 @@ func (d *Decoder) parNextShared(e *Entry) (*Entry, error) {
 		if j := p.cur; j != nil {
 			if p.curI < len(j.entries) {
 				x := &j.entries[p.curI]
+				p.lastPre = nil
+				if p.pre != nil {
+					p.lastPre = &j.pre[p.curI]
+					if p.curI == 0 {
+						p.newBlock = j.pre
+					}
+				}
 				x.Index = d.nEntries
 				d.nEntries++
-				p.atBytes, p.atLine = j.ends[p.curI], j.lines[p.curI]
+				absLines(x, j.line-1)
+				p.atBytes, p.atLine = j.ends[p.curI], j.lines[p.curI]+j.line-1
 				p.curI++
 				return x, nil
 			}
 			p.cur = nil
 			p.recycle(j)
 		}
-		d.parDispatch()
-		if len(p.queue) == 0 {
-			d.parFallback(nil)
-			return e, d.Next(e)
+		j, err := d.parTake()
+		if err != nil {
+			return e, err
 		}
-		j := p.queue[0]
-		p.queue[0] = nil
-		p.queue = p.queue[1:]
-		if j.taken.CompareAndSwap(false, true) {
-			// No worker has started the block Next needs (all busy, or not
-			// scheduled): decoding it here beats waiting.
-			if p.own == nil {
-				p.own = new(Decoder)
-			}
-			p.decodeBlock(j, p.own)
-		} else {
-			p.help(j)
-			<-j.done
-		}
-		if !j.ok {
-			d.parFallback(j)
+		if j == nil {
+			// The rest is decoded sequentially (parFallback).
 			return e, d.Next(e)
 		}
 		p.cur, p.curI = j, 0
+		p.line += j.nl
+		if p.mem != nil && p.mem.release != nil {
+			// Every block before j's end is decoded, and a fallback
+			// starts after it.
+			p.mem.release(int(j.base) + len(j.data))
+		}
 		p.accepted++
+		p.fast += j.fast
 		if len(j.entries) > 0 {
 			p.perEntry = max(32, len(j.data)/len(j.entries))
 		}
 	}
+}
+
+// parTake reads input into blocks and returns the next block, decoded; nil
+// when the Decoder has left the parallel path (parFallback). A document in
+// memory that faults (decode_mem.go) ends the parallel path with a read
+// error.
+func (d *Decoder) parTake() (j *parJob, err error) {
+	p := d.par
+	if p.mem != nil {
+		defer func() {
+			if r := recover(); r != nil {
+				err = d.parFault(faultError(r))
+			}
+		}()
+	}
+	d.parDispatch()
+	if len(p.queue) == 0 {
+		d.parFallback(nil)
+		return nil, nil
+	}
+	j = p.queue[0]
+	p.queue[0] = nil
+	p.queue = p.queue[1:]
+	j.line = p.line // every block before it accepted
+	if j.taken.CompareAndSwap(false, true) {
+		// No worker has started the block Next needs (all busy, or not
+		// scheduled): decoding it here beats waiting.
+		if p.own == nil {
+			p.own = new(Decoder)
+		}
+		p.decodeBlock(j, p.own)
+	} else {
+		p.help(j)
+		<-j.done
+	}
+	if !j.ok {
+		d.parFallback(j)
+		return nil, nil
+	}
+	return j, nil
+}
+
+// parFault ends the parallel path on err, a fault reading the document in
+// memory, which becomes the Decoder's (sticky) read error.
+func (d *Decoder) parFault(err error) error {
+	d.par.stopWorkers()
+	d.par.active = false
+	d.err = d.readError(err)
+	d.state = stDone
+	return d.err
 }
 
 // help decodes, while a worker decodes job j (the one Next needs), the blocks
@@ -290,7 +360,7 @@ func (d *Decoder) parDispatch() {
 			continue
 		}
 		j := p.newJob()
-		j.data, j.base, j.line = p.carry[:cut:cut], p.base, p.line
+		j.data, j.base = p.carry[:cut:cut], p.base
 		j.est = cut/p.perEntry + 16
 		if rest := p.carry[cut:]; p.fresh && len(rest) <= p.blockSize/2 {
 			// The block keeps the buffer (recycled once its entries are
@@ -301,7 +371,6 @@ func (d *Decoder) parDispatch() {
 			p.carry, p.fresh = rest, false
 		}
 		p.base += int64(cut)
-		p.line += countLines(j.data)
 		p.want = p.blockSize
 		if p.jobs == nil {
 			p.jobs = make(chan *parJob, p.inflight)
@@ -323,6 +392,16 @@ func (d *Decoder) parDispatch() {
 // near, or the source makes no progress).
 func (d *Decoder) parRead() bool {
 	p := d.par
+	if m := p.mem; m != nil && len(p.carry) < p.want && !p.srcEOF {
+		if p.base+int64(p.want) > d.maxBytes {
+			return false
+		}
+		end := min(len(m.b), int(p.base)+p.want)
+		p.carry = m.b[p.base:end:end]
+		m.off = end
+		p.srcEOF = end == len(m.b)
+		return true
+	}
 	for tries := 0; len(p.carry) < p.want && !p.srcEOF && p.srcErr == nil; {
 		if p.base+int64(p.want) > d.maxBytes {
 			// Let the sequential Decoder meet the limit.
@@ -382,6 +461,34 @@ func (p *parDecoder) recycle(j *parJob) {
 	}
 }
 
+// absLines turns the lines of e, counted by a block decoder from 1 at its
+// block's start, into the document's: off is the block's first line less one.
+// (The blocks' lines are so counted that the goroutine that cuts the blocks
+// does not read each one through to count its lines: with the document in
+// memory that read was the first touch of every page, and the page faults
+// were its.) A line 0 says "not recorded" and stays.
+func absLines(e *Entry, off int) {
+	if off == 0 {
+		return
+	}
+	if e.Line != 0 {
+		e.Line += off
+	}
+	if e.MD.Line != 0 {
+		e.MD.Line += off
+	}
+	for k := range e.Links {
+		if e.Links[k].Line != 0 {
+			e.Links[k].Line += off
+		}
+	}
+	for k := range e.Extra {
+		if e.Extra[k].Line != 0 {
+			e.Extra[k].Line += off
+		}
+	}
+}
+
 // parFallback leaves the parallel path: the Decoder reads on sequentially from the
 // start of job j (nil: of carry), then the rest of the input.
 func (d *Decoder) parFallback(j *parJob) {
@@ -396,17 +503,22 @@ func (d *Decoder) parFallback(j *parJob) {
 			parts = append(parts, q.data)
 		}
 	}
-	parts = append(parts, p.carry)
-	rest := bytes.Join(parts, nil)
-	p.queue, p.free, p.bufs, p.carry, p.cur = nil, nil, nil, nil, nil
-	srcs := []io.Reader{bytes.NewReader(rest)}
-	switch {
-	case p.srcErr != nil:
-		srcs = append(srcs, parErrReader{p.srcErr})
-	case !p.srcEOF:
-		srcs = append(srcs, d.src)
+	if p.mem != nil {
+		// The rest is the document in memory from base on.
+		d.src = &memSource{b: p.mem.b, off: int(base)}
+	} else {
+		parts = append(parts, p.carry)
+		rest := bytes.Join(parts, nil)
+		srcs := []io.Reader{bytes.NewReader(rest)}
+		switch {
+		case p.srcErr != nil:
+			srcs = append(srcs, parErrReader{p.srcErr})
+		case !p.srcEOF:
+			srcs = append(srcs, d.src)
+		}
+		d.src = io.MultiReader(srcs...)
 	}
-	d.src = io.MultiReader(srcs...)
+	p.queue, p.free, p.bufs, p.carry, p.cur = nil, nil, nil, nil, nil
 	d.srcEOF = false
 	d.pos, d.end, d.linePos = 0, 0, 0
 	d.base, d.lineN = base, line
@@ -440,6 +552,9 @@ func (p *parDecoder) stopWorkers() {
 
 func (p *parDecoder) work(jobs <-chan *parJob) {
 	defer p.wg.Done()
+	if p.mem != nil {
+		debug.SetPanicOnFault(true) // a goroutine of its own: not restored
+	}
 	w := new(Decoder) // reused from block to block
 	for j := range jobs {
 		if !j.taken.CompareAndSwap(false, true) {
@@ -456,12 +571,20 @@ func (p *parDecoder) work(jobs <-chan *parJob) {
 // keeping only the capacity of its buffers (and the element names it learnt,
 // which do not depend on the block) from the blocks it decoded before.
 func (p *parDecoder) decodeBlock(j *parJob, w *Decoder) {
+	if p.mem != nil {
+		defer func() {
+			if r := recover(); r != nil {
+				faultError(r) // panics again unless a fault
+				j.ok = false  // the sequential Decoder meets the fault again
+			}
+		}()
+	}
 	keep := *w
 	*w = Decoder{
 		maxBytes: j.base + int64(len(j.data)), maxToken: p.maxToken, maxDepth: p.maxDepth, maxBuf: p.maxBuf, capDepth: -1,
 		buf: j.data, end: len(j.data), base: j.base, srcEOF: true,
-		lineN: j.line, state: stRoot, hdrRead: true, block: true,
-		altSitemapNS: p.altNS, reuse: p.reuse, bailAtHeld: p.bailAtHeld,
+		lineN: 1, state: stRoot, hdrRead: true, block: true,
+		altSitemapNS: p.altNS, reuse: p.reuse, bailAtHeld: p.bailAtHeld, shape: p.shape,
 		attrs: keep.attrs[:0], entryText: keep.entryText[:0], pendingMD: keep.pendingMD[:0],
 		rawText: keep.rawText[:0], text: keep.text[:0], scratch: keep.scratch[:0],
 		strs: keep.strs[:0], offs: keep.offs[:0], capInner: keep.capInner[:0],
@@ -485,7 +608,7 @@ func (p *parDecoder) decodeBlock(j *parJob, w *Decoder) {
 		j.lines = make([]int, 0, j.est)
 		j.touched = 0
 	}
-	j.entries, j.ends, j.lines = j.entries[:0], j.ends[:0], j.lines[:0]
+	j.entries, j.ends, j.lines, j.pre = j.entries[:0], j.ends[:0], j.lines[:0], j.pre[:0]
 	for n := 0; ; n++ {
 		if n&63 == 0 && p.stop.Load() {
 			return
@@ -500,12 +623,20 @@ func (p *parDecoder) decodeBlock(j *parJob, w *Decoder) {
 		err := w.Next(&j.entries[n])
 		if err != nil {
 			j.entries = j.entries[:n]
+			j.fast = w.nFast
 			j.ok = err == errBlockEnd && w.hdr.MDCount == 0 && len(w.hdr.Links) == 0 &&
 				len(w.hdr.Extra) == 0 && len(w.hdr.Legacy) == 0 && w.nLegacy == 0
+			if j.ok {
+				j.nl = w.curLine() - 1
+			}
 			return
 		}
 		j.ends = append(j.ends, w.BytesRead())
 		j.lines = append(j.lines, w.curLine())
+		if p.pre != nil {
+			j.pre = append(j.pre, entryPre{})
+			p.pre.fill(&j.pre[n], &j.entries[n])
+		}
 	}
 }
 

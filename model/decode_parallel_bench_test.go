@@ -56,18 +56,24 @@ func BenchmarkValidateModes50k(b *testing.B) {
 	for _, m := range []struct {
 		name  string
 		dopts DecoderOptions
+		mem   bool // the document in memory, decoded in place (ValidateBytes)
 	}{
-		{"sequential", DecoderOptions{}},
-		{"sequential-reuse", DecoderOptions{Reuse: true}},
-		{"parallel", DecoderOptions{Parallel: runtime.GOMAXPROCS(0)}},
-		{"parallel-reuse", DecoderOptions{Parallel: runtime.GOMAXPROCS(0), Reuse: true}},
+		{"sequential", DecoderOptions{}, false},
+		{"sequential-reuse", DecoderOptions{Reuse: true}, false},
+		{"parallel", DecoderOptions{Parallel: runtime.GOMAXPROCS(0)}, false},
+		{"parallel-reuse", DecoderOptions{Parallel: runtime.GOMAXPROCS(0), Reuse: true}, false},
+		{"parallel-reuse-memory", DecoderOptions{Parallel: runtime.GOMAXPROCS(0), Reuse: true}, true},
 	} {
 		b.Run(m.name, func(b *testing.B) {
 			b.SetBytes(int64(len(data)))
 			b.ReportAllocs()
 			cpu0 := processCPUTime()
 			for i := 0; i < b.N; i++ {
-				rep := validate(bytes.NewReader(data), CheckOptions{}, m.dopts)
+				var r io.Reader = bytes.NewReader(data)
+				if m.mem {
+					r = &memSource{b: data}
+				}
+				rep := validate(r, CheckOptions{}, m.dopts)
 				if rep.Errors != 0 || rep.Entries != 50000 {
 					b.Fatalf("%d entries, %d errors", rep.Entries, rep.Errors)
 				}

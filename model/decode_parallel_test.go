@@ -100,6 +100,12 @@ func parCompare(t *testing.T, name string, data []byte, opts DecoderOptions, blo
 	}{
 		{"plain", func(b []byte) io.Reader { return gunzipSource(bytes.NewReader(b)) }},
 		{"chunks", func(b []byte) io.Reader { return iotest.HalfReader(gunzipSource(&parChunkReader{data: b, n: 173})) }},
+		{"memory", func(b []byte) io.Reader { // decoded in place (decode_mem.go)
+			if bytes.HasPrefix(b, []byte{0x1f, 0x8b}) {
+				return gunzipSource(bytes.NewReader(b))
+			}
+			return &memSource{b: b, chunk: 173}
+		}},
 	}
 	for _, rd := range readers {
 		seqOpts := opts
@@ -538,6 +544,7 @@ func FuzzParallelDecode(f *testing.F) {
 		f.Add([]byte(s), uint8(40))
 	}
 	f.Add(benchResourceList(f, 20), uint8(200))
+	f.Add(parDoc(parRoot, func(i int) string { return fastCommon(i) + fastVariants["md over lines"] }, 10, "</urlset>"), uint8(101))
 	f.Add(parDoc(parRoot, func(i int) string {
 		return fmt.Sprintf("<!-- </url> --><url><loc>%d</loc><![CDATA[</url>]]></url>", i)
 	}, 20, "<rs:ln href='x'/></urlset>"), uint8(30))

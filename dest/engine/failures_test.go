@@ -145,6 +145,9 @@ func TestNotFoundAndServerErrorsInTheMiddle(t *testing.T) {
 	if status["/r/0017"] != 404 || status["/r/0033"] != 500 {
 		t.Errorf("statuses %v", status)
 	}
+	if len(res.FailedByKind) != 1 || res.FailedByKind[KindFetch] != 2 {
+		t.Errorf("failures by kind %v", res.FailedByKind)
+	}
 	if f.hitsOf("/r/0033") < 2 {
 		t.Errorf("a 500 was not retried")
 	}
@@ -454,5 +457,25 @@ func TestMappingEdgeCases(t *testing.T) {
 		if !strings.HasPrefix(p, f.hostDir()+"/") {
 			t.Errorf("%s is outside the host's folder", p)
 		}
+	}
+}
+
+// The failures are counted by kind past those listed: a metric of a run
+// with more failures than Failed keeps says what they were.
+func TestFailuresCountedByKindPastTheListed(t *testing.T) {
+	r := &runner{res: &Result{}}
+	for i := range maxListed + 5 {
+		kind := KindFetch
+		if i%2 == 1 {
+			kind = KindVerify
+		}
+		r.addFailure(Failure{URL: fmt.Sprintf("http://h/r/%d", i), Kind: kind})
+	}
+	res := r.res
+	if res.FailedCount != maxListed+5 || len(res.Failed) != maxListed {
+		t.Fatalf("counted %d, listed %d", res.FailedCount, len(res.Failed))
+	}
+	if res.FailedByKind[KindFetch] != (maxListed+5+1)/2 || res.FailedByKind[KindVerify] != (maxListed+5)/2 {
+		t.Errorf("by kind %v", res.FailedByKind)
 	}
 }

@@ -31,6 +31,22 @@ type FollowOptions struct {
 	// run goes on, from the run's recording goroutine); it must not block
 	// long.
 	Report func(FollowEvent)
+	// Ran, when set, is told of each run Follow makes (a poll's, or the
+	// notifications'), once it is recorded, or that it could not run; not
+	// of a run that could not start because Follow was stopped. It is
+	// called from Follow's goroutine (a program's metrics count the runs).
+	Ran func(FollowRan)
+}
+
+// FollowRan is a run Follow made.
+type FollowRan struct {
+	// Via is ViaPoll or ViaNotification.
+	Via     string
+	Started time.Time
+	Elapsed time.Duration
+	// Result is the run's; nil when it could not run (Err says why).
+	Result *Result
+	Err    error
 }
 
 // FollowEventType says what a FollowEvent reports.
@@ -247,6 +263,13 @@ type follower struct {
 	notified map[string]time.Time
 }
 
+// ran tells FollowOptions.Ran of a run that began at started.
+func (f *follower) ran(via string, started time.Time, res *Result, err error) {
+	if f.o.Ran != nil {
+		f.o.Ran(FollowRan{Via: via, Started: started, Elapsed: f.s.opts.Now().Sub(started), Result: res, Err: err})
+	}
+}
+
 func (f *follower) report(e FollowEvent) {
 	if e.Time.IsZero() {
 		e.Time = f.s.opts.Now()
@@ -352,11 +375,13 @@ func futureDated(now time.Time, e *notify.Event) []model.Problem {
 
 // applyNotifications plans and runs the changes of notifications.
 func (f *follower) applyNotifications(ctx context.Context, evs []*notify.Event) {
+	started := f.s.opts.Now()
 	p, err := f.s.planNotifications(ctx, f.ref, evs)
 	if err != nil {
 		if ctx.Err() == nil {
 			f.report(FollowEvent{Type: FollowFailed, Via: ViaNotification, Err: err,
 				Failure: &Failure{URL: f.ref.Source, Kind: KindState, Err: err}})
+			f.ran(ViaNotification, started, nil, err)
 		}
 		return
 	}
@@ -369,8 +394,12 @@ func (f *follower) applyNotifications(ctx context.Context, evs []*notify.Event) 
 		return
 	}
 	p.observe = func(o observed) { f.observed(ViaNotification, o) }
-	if _, err := f.s.Run(ctx, p); err != nil && ctx.Err() == nil {
+	res, err := f.s.Run(ctx, p)
+	if err != nil && ctx.Err() == nil {
 		f.report(FollowEvent{Type: FollowFailed, Via: ViaNotification, Err: err, Failure: &Failure{URL: f.ref.Source, Kind: KindState, Err: err}})
+	}
+	if res != nil || ctx.Err() == nil {
+		f.ran(ViaNotification, started, res, err)
 	}
 }
 
@@ -381,9 +410,10 @@ func (f *follower) poll(ctx context.Context) bool {
 	// failures is continued until it is), with the stored selection.
 	opts := f.ref.opts
 	opts.Mode, opts.Selection = ModeAuto, nil
+	started := f.s.opts.Now()
 	p, err := f.s.Plan(ctx, f.ref.Target, opts)
 	if err != nil {
-		return f.pollFailed(ctx, err)
+		return f.pollFailed(ctx, started, err)
 	}
 	defer p.Close()
 	f.ref = p
@@ -401,8 +431,9 @@ func (f *follower) poll(ctx context.Context) bool {
 	}
 	res, err := f.s.Run(ctx, p)
 	if err != nil {
-		return f.pollFailed(ctx, err)
+		return f.pollFailed(ctx, started, err)
 	}
+	f.ran(ViaPoll, started, res, nil)
 	if res.Finished {
 		f.res.SyncedUntil = res.SyncedUntil
 		clear(f.notified)
@@ -419,13 +450,14 @@ func (f *follower) poll(ctx context.Context) bool {
 	return false
 }
 
-// pollFailed records a poll whose planning or run failed with err and
-// reports whether Follow must stop: it must when ctx is done.
-func (f *follower) pollFailed(ctx context.Context, err error) bool {
+// pollFailed records a poll begun at started whose planning or run failed
+// with err and reports whether Follow must stop: it must when ctx is done.
+func (f *follower) pollFailed(ctx context.Context, started time.Time, err error) bool {
 	if ctx.Err() != nil {
 		f.res.Stopped = "interrupted"
 		return true
 	}
+	f.ran(ViaPoll, started, nil, err)
 	f.res.PollErrors++
 	f.report(FollowEvent{Type: FollowPolled, Via: ViaPoll, Err: err})
 	return false

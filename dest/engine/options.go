@@ -7,6 +7,7 @@ import (
 
 	"rsx/dest/plan"
 	"rsx/dest/state"
+	"rsx/dest/store"
 	"rsx/fetch"
 	"rsx/internal/version"
 )
@@ -65,6 +66,9 @@ type Options struct {
 	// default: version.Program(), the CLI's own ("rsx 0.1.0-dev"), so that
 	// the explorer's runs and rsx sync's record the same.
 	Version string
+	// Host names the process in the run history (state.Run.Host): its
+	// host id; default store.DefaultHostID() (HOSTNAME:PID).
+	Host string
 	// Concurrency is how many resources are fetched and written at once;
 	// default 16. The client's per-host limits apply on top: more workers
 	// than a host's slots let some write (fsync) while others download.
@@ -156,6 +160,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Version == "" {
 		o.Version = version.Program()
+	}
+	if o.Host == "" {
+		o.Host = store.DefaultHostID()
 	}
 	if o.MaxSize == 0 {
 		o.MaxSize = DefaultMaxSize

@@ -65,8 +65,11 @@ type Result struct {
 	// or 503 at the end): each halved the downloads at once.
 	BackOffs int
 	Failed   []Failure
-	// FailedCount counts every failure (Failed keeps at most maxListed).
-	FailedCount int
+	// FailedCount counts every failure (Failed keeps at most maxListed);
+	// FailedByKind counts them by kind (nil when there is none), those
+	// past maxListed too.
+	FailedCount  int
+	FailedByKind map[FailureKind]int
 	// Stopped says why the run ended before its plan did ("" when it did
 	// not): "interrupted", "the destination is full", ….
 	Stopped string

@@ -181,7 +181,7 @@ func (s *Dest) startRun(wctx context.Context, p *Plan, started time.Time) (*stat
 	if err := s.db.NameSource(wctx, srcID, p.names...); err != nil {
 		return nil, err
 	}
-	hist := &state.Run{SourceID: srcID, Started: started, Planned: p.Summary.Work(), Version: s.opts.Version}
+	hist := &state.Run{SourceID: srcID, Started: started, Planned: p.Summary.Work(), Version: s.opts.Version, Host: s.opts.Host}
 	hist.Mode, hist.Why = historyMode(p)
 	if err := s.db.StartRun(wctx, hist); err != nil {
 		return nil, err
@@ -1074,6 +1074,10 @@ func (r *runner) touch(it *Item) error {
 func (r *runner) addFailure(f Failure) {
 	res := r.res
 	res.FailedCount++
+	if res.FailedByKind == nil {
+		res.FailedByKind = map[FailureKind]int{}
+	}
+	res.FailedByKind[f.Kind]++
 	if len(res.Failed) < maxListed {
 		res.Failed = append(res.Failed, f)
 		if f.item != nil && f.Kind != KindCollision && f.Kind != KindRefused {
@@ -1150,7 +1154,7 @@ func (s *Dest) RecordPlanFailure(ctx context.Context, target string, started tim
 	if err != nil {
 		return false
 	}
-	r := &state.Run{SourceID: src.ID, Started: started, Mode: "plan", Version: s.opts.Version}
+	r := &state.Run{SourceID: src.ID, Started: started, Mode: "plan", Version: s.opts.Version, Host: s.opts.Host}
 	if s.db.StartRun(ctx, r) != nil {
 		return false
 	}

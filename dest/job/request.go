@@ -88,6 +88,16 @@ type SyncRequest struct {
 	// to, or claims through its up links, one of these is another
 	// Source's, refused by the engine's plan (its Sources-apart option).
 	OtherSources []string
+	// OnceSince, when not zero, makes the sync one process's turn at a
+	// Source whose rounds several processes share (rsx sync --sources
+	// --every on several machines: docs/fleet.md). Once DEST is held (its
+	// lock: no two runs of it at once), its history is read: when it has
+	// a run of the Source that started after OnceSince, by another
+	// process than OnceExcept (a host id; "": any), and that is the
+	// round's run (RoundRun: not interrupted, nor killed), the sync does
+	// not run, and SyncResult.RanElsewhere is that run.
+	OnceSince  time.Time
+	OnceExcept string
 
 	// Progress, when set, receives the plan's and the run's progress
 	// (engine.Options.Progress); it must not block long.

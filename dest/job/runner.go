@@ -44,6 +44,11 @@ type Runner struct {
 	TempDir func() string
 	// Version names the program in the run history (state.Run.Version).
 	Version string
+	// Host names this process in the run history (state.Run.Host) and in
+	// a bucket's lock: its host id, which tells apart the processes that
+	// share a fleet's Sources (docs/fleet.md). "": store.DefaultHostID(),
+	// HOSTNAME:PID.
+	Host string
 	// ProgressInterval is how often a run reports progress; default 100ms.
 	ProgressInterval time.Duration
 	// Log receives what an operator's log keeps of the runs: a lock taken
@@ -105,6 +110,14 @@ func (r *Runner) Client(target string, limits Limits) (*fetch.Client, error) {
 		return nil, fmt.Errorf("set up HTTP client: %w", err)
 	}
 	return c, nil
+}
+
+// HostID is the Runner's host id: Host, else store.DefaultHostID().
+func (r *Runner) HostID() string {
+	if r.Host != "" {
+		return r.Host
+	}
+	return store.DefaultHostID()
 }
 
 func (r *Runner) tempDir() string {
@@ -180,6 +193,7 @@ func (r *Runner) open(ctx context.Context, what, target, dest string, so store.O
 		return nil, err
 	}
 	o.client = client
+	so.HostID = r.HostID()
 	st, err := store.Open(ctx, dest, so)
 	if err != nil && !so.Create && errors.Is(err, fs.ErrNotExist) {
 		// An audit of a folder that is not there: say what it means.
@@ -190,7 +204,7 @@ func (r *Runner) open(ctx context.Context, what, target, dest string, so store.O
 	}
 	o.st = st
 	eo.Concurrency = Workers(client, target)
-	eo.Version = r.Version
+	eo.Version, eo.Host = r.Version, r.HostID()
 	if eo.Version == "" {
 		eo.Version = version.Program()
 	}

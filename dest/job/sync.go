@@ -8,6 +8,7 @@ import (
 
 	"rsx/dest/engine"
 	"rsx/dest/plan"
+	"rsx/dest/state"
 	"rsx/dest/store"
 	"rsx/fetch"
 )
@@ -229,6 +230,13 @@ type SyncResult struct {
 	StateUploaded *int64
 	// Notified is what the run made of the notifications of its request.
 	Notified NotifiedOutcome
+	// RanElsewhere is the run of another process that was the Source's
+	// turn (SyncRequest.OnceSince): this sync did not run (ExitStatus 0).
+	RanElsewhere *state.Run
+	// TookOver names the run whose lock of DEST this one took over (it
+	// had ended without releasing it, or stopped refreshing a bucket's):
+	// nil when there was none.
+	TookOver *store.Holder
 	// ExitStatus is the command line's: 0 in step, 1 something failed or
 	// a gap or problems, 2 the run could not start or was interrupted.
 	ExitStatus int
@@ -242,6 +250,9 @@ func (s *Sync) Result() *SyncResult {
 	out := &SyncResult{Plan: s.plan, Result: s.res, DryRun: s.req.DryRun, Elapsed: time.Since(s.started), Notified: s.notified}
 	if s.o != nil {
 		out.Dest = s.o.st.String()
+		if l := s.o.dest.Lock(); l != nil {
+			out.TookOver = l.TookOver
+		}
 		if su := s.o.st.Features().StateUploaded; su != nil && s.res != nil {
 			n := su()
 			out.StateUploaded = &n
@@ -301,6 +312,15 @@ func (r *Runner) Sync(ctx context.Context, req SyncRequest) *SyncResult {
 		return &SyncResult{DryRun: req.DryRun, ExitStatus: ExitFailure, Err: err}
 	}
 	defer s.Close()
+	if !req.OnceSince.IsZero() {
+		run, err := s.ranElsewhere(ctx)
+		if err != nil {
+			return &SyncResult{Dest: s.o.st.String(), ExitStatus: ExitFailure, Err: fmt.Errorf("sync: %w", err)}
+		}
+		if run != nil {
+			return &SyncResult{Dest: s.o.st.String(), RanElsewhere: run}
+		}
+	}
 	if _, err := s.Plan(ctx); err != nil {
 		out := s.Result()
 		out.ExitStatus, out.Err = PlanExitStatus(err), PlanError(ctx, err)
@@ -314,4 +334,57 @@ func (r *Runner) Sync(ctx context.Context, req SyncRequest) *SyncResult {
 		}
 	}
 	return s.Result()
+}
+
+// RoundRun tells whether r is a Source's run in a round that several
+// processes share (SyncRequest.OnceSince): one that ended, and was not cut
+// short to be continued (interrupted, the lock lost, the hold bound). A run
+// that could not plan (the Source unreachable) counts: it had its turn.
+func RoundRun(r state.Run) bool {
+	if r.Ended.IsZero() {
+		return false // killed, or (never, under the lock) going on
+	}
+	return r.Mode == "plan" || r.ExitStatus != ExitFailure
+}
+
+// ranElsewhere is the run that was the Source's turn since
+// s.req.OnceSince, by another process than OnceExcept; nil when there is
+// none (DEST holds no copy of the Source yet: none).
+func (s *Sync) ranElsewhere(ctx context.Context) (*state.Run, error) {
+	db := s.o.dest.DB()
+	src, err := db.SourceNamed(ctx, s.req.Target)
+	if errors.Is(err, state.ErrNoSource) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var found *state.Run
+	err = db.Runs(ctx, src.ID, 50, func(r *state.Run) error {
+		if !r.Started.After(s.req.OnceSince) {
+			return errStopRuns
+		}
+		if RoundRun(*r) && (s.req.OnceExcept == "" || r.Host != s.req.OnceExcept) {
+			run := *r
+			found = &run
+			return errStopRuns
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, errStopRuns) {
+		return nil, fmt.Errorf("read the history of %s: %w", s.req.Target, err)
+	}
+	return found, nil
+}
+
+var errStopRuns = errors.New("stop")
+
+// Locked is the lock that kept a run from DEST when err says another run
+// holds it (a *store.LockedError); nil otherwise.
+func Locked(err error) *store.LockedError {
+	var le *store.LockedError
+	if errors.As(err, &le) {
+		return le
+	}
+	return nil
 }

@@ -30,6 +30,10 @@ type Run struct {
 	Stopped     string
 	ExitStatus  int // -1 while going on (or killed)
 	Version     string
+	// Host is the process that ran it: its host id (a fleet's processes
+	// on several machines share its Sources: which one ran this); "" in
+	// a run recorded by an rsx that did not record it.
+	Host string
 }
 
 // Why a run stopped (Run.Stopped), when it was interrupted.
@@ -68,8 +72,8 @@ func (db *DB) StartRun(ctx context.Context, r *Run) error {
 	if _, err := tx.ExecContext(ctx, `UPDATE run SET stopped = ? WHERE ended IS NULL AND stopped IS NULL`, StoppedNoEnd); err != nil {
 		return fmt.Errorf("record the end of the runs killed before: %w", err)
 	}
-	res, err := tx.ExecContext(ctx, `INSERT INTO run (source_id, started, mode, why, planned, rsx_version) VALUES (?, ?, ?, ?, ?, ?)`,
-		r.SourceID, clock(r.Started), r.Mode, nullString(display.Redact(r.Why)), r.Planned, r.Version)
+	res, err := tx.ExecContext(ctx, `INSERT INTO run (source_id, started, mode, why, planned, rsx_version, host) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+		r.SourceID, clock(r.Started), r.Mode, nullString(display.Redact(r.Why)), r.Planned, r.Version, nullString(r.Host))
 	if err != nil {
 		return fmt.Errorf("record the start of the run: %w", err)
 	}
@@ -100,6 +104,14 @@ func (db *DB) EndRun(ctx context.Context, r *Run) error {
 	return nil
 }
 
+// hostColumn is column when the file has run.host, else NULL.
+func (db *DB) hostColumn(column string) string {
+	if !db.hasHost {
+		return "NULL"
+	}
+	return column
+}
+
 func boolInt(b bool) int {
 	if b {
 		return 1
@@ -108,10 +120,11 @@ func boolInt(b bool) int {
 }
 
 // runColumns selects the columns of a Run, read by scanRuns (trashed is
-// NULL in a file older than versionStray, opened read-only).
+// NULL in a file older than versionStray, host in one without the column,
+// opened read-only).
 func (db *DB) runColumns() string {
 	return `SELECT r.id, r.source_id, s.url, r.started, r.ended, r.mode, r.why, r.planned, r.created, r.updated, r.deleted, r.failed,
-		r.bytes, r.finished, r.synced_until, r.stopped, r.exit_status, r.rsx_version, ` + db.since(versionStray, "r.trashed") + ` FROM run r JOIN source s ON s.id = r.source_id`
+		r.bytes, r.finished, r.synced_until, r.stopped, r.exit_status, r.rsx_version, ` + db.since(versionStray, "r.trashed") + `, ` + db.hostColumn("r.host") + ` FROM run r JOIN source s ON s.id = r.source_id`
 }
 
 // Runs calls fn for the runs of the Source sourceID (every Source: 0),
@@ -168,16 +181,16 @@ func (db *DB) scanRuns(ctx context.Context, q string, args []any, fn func(r *Run
 
 // scanRun reads a row of runColumns() into r.
 func scanRun(s scanner, r *Run) error {
-	var started, ended, why, until, stopped sql.NullString
+	var started, ended, why, until, stopped, host sql.NullString
 	var exit, trashed sql.NullInt64
 	var finished int
 	if err := s.Scan(&r.ID, &r.SourceID, &r.Source, &started, &ended, &r.Mode, &why, &r.Planned, &r.Created, &r.Updated,
-		&r.Deleted, &r.Failed, &r.Bytes, &finished, &until, &stopped, &exit, &r.Version, &trashed); err != nil {
+		&r.Deleted, &r.Failed, &r.Bytes, &finished, &until, &stopped, &exit, &r.Version, &trashed, &host); err != nil {
 		return fmt.Errorf("read the run history: %w", err)
 	}
 	r.Started, r.Ended, r.SyncedUntil = parseTime(started), parseTime(ended), parseTime(until)
 	r.Why, r.Stopped, r.Finished = why.String, stopped.String, finished == 1
-	r.Trashed = int(trashed.Int64)
+	r.Trashed, r.Host = int(trashed.Int64), host.String
 	r.ExitStatus = -1
 	if exit.Valid {
 		r.ExitStatus = int(exit.Int64)

@@ -134,7 +134,8 @@ CREATE TABLE run (
   stopped      TEXT,             -- why the run ended before its plan did: 'interrupted' (ctrl+c, SIGTERM), 'interrupted (no end recorded)' (killed), …
   exit_status  INTEGER,          -- as rsx sync exits: 0 done, 1 something failed, 2 stopped; NULL while going on
   rsx_version  TEXT NOT NULL,    -- the rsx that ran it
-  trashed      INTEGER NOT NULL DEFAULT 0 -- stray files moved to the trash (DEST/.rsx/trash/RUN-FOLDER/, which lists them)
+  trashed      INTEGER NOT NULL DEFAULT 0, -- stray files moved to the trash (DEST/.rsx/trash/RUN-FOLDER/, which lists them)
+  host         TEXT              -- the process that ran it: its host id (--host-id, RSX_HOST_ID; else HOSTNAME:PID); NULL when an older rsx ran it (added when missing, without a new schema version)
 );
 CREATE INDEX run_source ON run (source_id, id);
 

@@ -88,6 +88,8 @@ type DB struct {
 	// when the file was opened read-only (it cannot be upgraded then; what
 	// the newer versions added reads as empty).
 	version int
+	// hasHost: the file's run table has the column host (addHostColumn).
+	hasHost bool
 	stmts   stmtCache
 	scans   atomic.Int64 // reads of every row of a Source or of the state (Scans)
 	// copiesByID counts the rows CopiesByID was asked for (CopiesReadByID).
@@ -153,6 +155,35 @@ func OpenReadOnly(ctx context.Context, path string) (*DB, error) {
 func (db *DB) ReadOnly() bool { return db.readOnly }
 
 func (db *DB) init(ctx context.Context) error {
+	if err := db.initSchema(ctx); err != nil {
+		return err
+	}
+	return db.addHostColumn(ctx)
+}
+
+// addHostColumn adds run.host, the process that ran each run (a fleet
+// shared by several processes: docs/fleet.md), to a file without it. It is
+// a column added without a new schema version: a nullable column at the
+// end of its table, which an rsx that does not know it never names (its
+// INSERTs name their columns, its SELECTs too), so that the file stays
+// readable and writable by every rsx of this schema version. A file opened
+// read-only is left as it is, and reads host as empty.
+func (db *DB) addHostColumn(ctx context.Context) error {
+	var n int
+	if err := db.sql.QueryRowContext(ctx, `SELECT count(*) FROM pragma_table_info('run') WHERE name = 'host'`).Scan(&n); err != nil {
+		return fmt.Errorf("open state database %s: %w", db.path, err)
+	}
+	if n == 0 && !db.readOnly && db.version >= 3 {
+		if _, err := db.sql.ExecContext(ctx, `ALTER TABLE run ADD COLUMN host TEXT`); err != nil {
+			return fmt.Errorf("open state database %s: add the run history's host: %w", db.path, err)
+		}
+		n = 1
+	}
+	db.hasHost = n > 0
+	return nil
+}
+
+func (db *DB) initSchema(ctx context.Context) error {
 	tx, err := db.sql.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("open state database %s: %w", db.path, err)
@@ -210,8 +241,9 @@ func (db *DB) init(ctx context.Context) error {
 		// Read-only, the file stays as it is: version 2 has every column
 		// the readers use, the run history (version 3), the files of each
 		// run (version 4), a Source's other names and what it was kept out
-		// of (version 5) read as empty, the types and provenance (version
-		// 7) as unknown.
+		// of (version 5), the stray files due and trashed (version 6) read
+		// as empty, the types and provenance (version 7) as unknown; so
+		// does run.host when the file lacks it (addHostColumn).
 		if found < 2 {
 			return &SchemaError{Path: db.path, Found: found, Supported: SchemaVersion,
 				Reason: fmt.Sprintf("schema version %d is older than this rsx reads without upgrading it, and the file is opened read-only: one rsx sync on the copy upgrades it", found)}

@@ -48,6 +48,7 @@ type Dir struct {
 	keepBytes int64
 	readOnly  bool   // opened with Options.ReadOnly: nothing is written
 	tempDir   string // a read-only folder's TempDir, outside it
+	hostID    string // Options.HostID, named in the lock
 	// made records what Open made, for Discard: the folder itself, or its
 	// ReservedDir.
 	madeDir, madeReserved bool
@@ -91,7 +92,7 @@ func OpenDir(dir string, opts Options) (*Dir, error) {
 	if err != nil {
 		return nil, fmt.Errorf("destination %s: %w", dir, err)
 	}
-	d := &Dir{dir: real, root: root, made: map[string]bool{}, dirty: map[string]bool{}, madeDir: madeDir}
+	d := &Dir{dir: real, root: root, made: map[string]bool{}, dirty: map[string]bool{}, madeDir: madeDir, hostID: opts.hostID()}
 	d.keepFiles, d.keepBytes = opts.keepRejected()
 	if _, err := root.Lstat(ReservedDir); errors.Is(err, fs.ErrNotExist) {
 		d.madeReserved = true
@@ -207,6 +208,7 @@ func (d *Dir) Lock(ctx context.Context) (*Lock, error) {
 		return nil, fmt.Errorf("lock destination %s: read %s: %w", d.dir, where, err)
 	}
 	me := newHolder(time.Now())
+	me.ID = d.hostID
 	if err := rewrite(f, me.encode()); err != nil {
 		unlockFile(f)
 		f.Close()

@@ -16,30 +16,66 @@ import (
 // in PID namespaces of their own, where the same ids recur). PID and Host are
 // kept for people, in the message of a run that is refused.
 type Holder struct {
-	PID     int       `json:"pid"`
-	Host    string    `json:"host"`
+	PID  int    `json:"pid"`
+	Host string `json:"host"`
+	// ID is the process's host id (Options.HostID: --host-id, else
+	// HOSTNAME:PID), the name the run history gives it.
+	ID      string    `json:"id,omitempty"`
 	Started time.Time `json:"started"`
 	// Token is the run's id, random to each run (crypto/rand).
 	Token string `json:"token"`
 	// Refreshed is when a bucket's lock was last renewed by its holder.
 	Refreshed time.Time `json:"refreshed,omitzero"`
+	// LeaseSeconds is how long its holder lets a bucket's lock go
+	// unrefreshed before another run may take it over (Options.
+	// LockStaleAfter): another run waits for the longer of its own and
+	// this, so that a process given a short lease never takes over the
+	// live lock of one that refreshes less often.
+	LeaseSeconds float64 `json:"lease_seconds,omitempty"`
+}
+
+// lease is the holder's declared lease (0: none said).
+func (h Holder) lease() time.Duration {
+	return time.Duration(h.LeaseSeconds * float64(time.Second))
+}
+
+// DefaultHostID names this process when no host id is given: the host
+// name and the process id, HOSTNAME:PID.
+func DefaultHostID() string {
+	return fmt.Sprintf("%s:%d", hostName(), os.Getpid())
+}
+
+func hostName() string {
+	host, err := os.Hostname()
+	if err != nil || host == "" {
+		host = "unknown"
+	}
+	return host
 }
 
 func (h Holder) String() string {
 	if h.Token == "" && h.PID == 0 && h.Host == "" {
 		return "another rsx run (one that only reads, an audit or a dry run, which does not say which; or one starting)"
 	}
-	return fmt.Sprintf("run %s on host %s (pid %d) since %s", h.Token, h.Host, h.PID, h.Started.UTC().Format(time.RFC3339))
+	s := fmt.Sprintf("run %s on host %s (pid %d) since %s", h.Token, h.Host, h.PID, h.Started.UTC().Format(time.RFC3339))
+	if h.ID != "" && h.ID != fmt.Sprintf("%s:%d", h.Host, h.PID) {
+		s += " (host id " + h.ID + ")"
+	}
+	return s
+}
+
+// hostID is o.HostID, else DefaultHostID().
+func (o Options) hostID() string {
+	if o.HostID != "" {
+		return o.HostID
+	}
+	return DefaultHostID()
 }
 
 func newHolder(now time.Time) Holder {
-	host, err := os.Hostname()
-	if err != nil || host == "" {
-		host = "unknown"
-	}
 	var b [12]byte
 	rand.Read(b[:])
-	return Holder{PID: os.Getpid(), Host: host, Started: now.UTC(), Token: hex.EncodeToString(b[:]), Refreshed: now.UTC()}
+	return Holder{PID: os.Getpid(), Host: hostName(), Started: now.UTC(), Token: hex.EncodeToString(b[:]), Refreshed: now.UTC()}
 }
 
 func (h Holder) encode() []byte {

@@ -58,6 +58,7 @@ func (s *S3) Lock(ctx context.Context) (*Lock, error) {
 	s.conditional = conditional
 	s.mu.Unlock()
 	me := newHolder(time.Now())
+	me.ID, me.LeaseSeconds = s.opts.hostID(), s.staleAfter().Seconds()
 	marker, err := holdRunMarker(s.cache, me.Token)
 	if err != nil {
 		return nil, fmt.Errorf("lock %s: mark the run in the cache folder %s: %w", s.loc.Name(), s.cache, err)
@@ -202,6 +203,12 @@ func (s *S3) probeConditional(ctx context.Context) (bool, error) {
 	return false, fmt.Errorf("write a probe object: %w", err)
 }
 
+// staleFor is how long h's lock may go unrefreshed before it is taken
+// over: this run's lease, or the longer one its holder declared.
+func (s *S3) staleFor(h Holder) time.Duration {
+	return max(s.staleAfter(), h.lease())
+}
+
 // stale says why a lock may be taken over, "" when it may not.
 func (s *S3) stale(h Holder, modTime time.Time) string {
 	if h.Token == "" {
@@ -213,7 +220,7 @@ func (s *S3) stale(h Holder, modTime time.Time) string {
 	if runEnded(s.cache, h.Token) {
 		return "its process has ended"
 	}
-	if age := time.Since(modTime); age > s.staleAfter() {
+	if age := time.Since(modTime); age > s.staleFor(h) {
 		return "not refreshed for " + age.Round(time.Second).String()
 	}
 	return ""
@@ -306,7 +313,7 @@ func (s *S3) readBack(ctx context.Context, me Holder) (string, error) {
 
 func (s *S3) lockedError(h Holder) *LockedError {
 	return &LockedError{Dest: s.loc.Name(), Holder: h, Where: "s3://" + s.loc.Bucket + "/" + s.lockKey(),
-		Hint: fmt.Sprintf("a lock not refreshed for %s is taken over", s.staleAfter())}
+		Hint: fmt.Sprintf("a lock not refreshed for %s is taken over", s.staleFor(h))}
 }
 
 // refresh rewrites the lock every staleAfter/5 until stop is closed; when the

@@ -52,6 +52,9 @@ func TestS3LockStaleRule(t *testing.T) {
 		{"a run holding its marker here", held, fresh, "", false},
 		{"a run whose marker here is no longer held", ended, fresh, "its process has ended", true},
 		{"a token that is no file name", Holder{Token: "../../x", Host: host}, fresh, "", false},
+		{"its holder's lease is longer than this run's, not yet over", Holder{PID: 7, Host: "elsewhere.example", Token: "beef", LeaseSeconds: 600}, old, "", false},
+		{"its holder's lease is shorter: this run's holds", Holder{PID: 7, Host: "elsewhere.example", Token: "beef", LeaseSeconds: 5}, time.Now().Add(-30 * time.Second), "", false},
+		{"its holder's lease is over", Holder{PID: 7, Host: "elsewhere.example", Token: "beef", LeaseSeconds: 90}, time.Now().Add(-100 * time.Second), "not refreshed for", false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

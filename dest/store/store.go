@@ -264,6 +264,9 @@ type Options struct {
 	// refreshed before another run may take it over (default 10 minutes; the
 	// holder refreshes it every LockStaleAfter/5).
 	LockStaleAfter time.Duration
+	// HostID names this process in the lock it holds (Holder.ID): the
+	// host id of the run history; "" is DefaultHostID().
+	HostID string
 }
 
 // IsBucket reports whether dest names a bucket (s3://…) rather than a
