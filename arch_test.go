@@ -202,6 +202,13 @@ func importRules() []importRule {
 				return ours(imported) && !slices.Contains([]string{module + "/dest/state", module + "/dest/store", module + "/model", module + "/display"}, imported)
 			},
 		},
+		{
+			name: "only tests import internal/s3test (the S3 server the bucket tests start)",
+			from: every,
+			forbidden: func(_, imported string) bool {
+				return imported == module+"/internal/s3test"
+			},
+		},
 	}
 }
 
@@ -311,6 +318,7 @@ func TestImportRulesCatch(t *testing.T) {
 		{14, listedPackage{ImportPath: "rsx/fleet", XTestImports: []string{"rsx/metrics"}}, listedPackage{ImportPath: "rsx/metrics", Imports: []string{"rsx/dest/job"}}, "rsx/fleet (external tests) imports rsx/metrics"},
 		{15, listedPackage{ImportPath: "rsx/config", Imports: []string{"rsx/ui"}}, listedPackage{ImportPath: "rsx/config", Imports: []string{"os", "github.com/BurntSushi/toml", "rsx/display"}}, "rsx/config imports rsx/ui"},
 		{16, listedPackage{ImportPath: "rsx/republish", Imports: []string{"rsx/dest/engine"}}, listedPackage{ImportPath: "rsx/republish", Imports: []string{"net/http", "rsx/dest/state", "rsx/dest/store", "rsx/model", "rsx/display"}}, "rsx/republish imports rsx/dest/engine"},
+		{17, listedPackage{ImportPath: "rsx/dest/store", Imports: []string{"rsx/internal/s3test"}}, listedPackage{ImportPath: "rsx/dest/store", TestImports: []string{"rsx/internal/s3test"}}, "rsx/dest/store imports rsx/internal/s3test"},
 	} {
 		r := importRules()[tc.rule]
 		if got := r.violations([]listedPackage{tc.breaks}); !slices.Equal(got, []string{tc.wantText}) {

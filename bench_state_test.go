@@ -11,12 +11,13 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"rsx/internal/s3test"
 )
 
 // The bytes of state a bucket destination uploads (BENCHMARKS.md, "State
@@ -26,7 +27,8 @@ import (
 //	  go test -run TestBucketStateBytes -v -timeout 60m .
 //
 // It serves the demo with `rsx serve --resources N` (dataset 1 has 0.8 of
-// them), puts a counting proxy in front of versitygw, and runs `rsx sync`
+// them), puts a counting proxy in front of the S3 server (internal/s3test:
+// versitygw, or SeaweedFS with RSX_SEAWEEDFS), and runs `rsx sync`
 // as a process: a baseline of dataset 1 into an empty bucket, then, after two
 // steps of the demo's clock (8 changes), an incremental run, another from an
 // empty cache folder (another machine), and a reconcile after 4 more steps;
@@ -36,10 +38,6 @@ import (
 // format) and the others (the copy's data; the lock is left out).
 func TestBucketStateBytes(t *testing.T) {
 	requireSpeed(t)
-	gw := os.Getenv("RSX_VERSITYGW")
-	if gw == "" {
-		t.Skip("set RSX_VERSITYGW to a versitygw binary (scripts/versitygw)")
-	}
 	n := 100000
 	if s := os.Getenv("RSX_STATE_RESOURCES"); s != "" {
 		n, _ = strconv.Atoi(s)
@@ -54,16 +52,8 @@ func TestBucketStateBytes(t *testing.T) {
 	base := "http://" + addr
 	waitHTTP(t, base+"/demo/status")
 
-	root := t.TempDir()
-	os.MkdirAll(filepath.Join(root, "bench"), 0o755) // a bucket is a folder
-	gwAddr := freePort(t)
-	gwCmd := exec.Command(gw, "--access", "benchaccess", "--secret", "benchsecretkey0123456789", "--port", gwAddr, "posix", root)
-	if err := gwCmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { gwCmd.Process.Kill(); gwCmd.Wait() })
-	waitHTTP(t, "http://"+gwAddr+"/") // any answer, even 403: the gateway is up
-	target, _ := url.Parse("http://" + gwAddr)
+	gw := s3test.Start(t, s3test.Options{Access: "benchaccess", Secret: "benchsecretkey0123456789", Bucket: "bench"})
+	target, _ := url.Parse(gw.Endpoint)
 	var stateBytes, dataBytes, statePuts, stateRead atomic.Int64
 	proxy := httputil.NewSingleHostReverseProxy(target)
 	counting := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

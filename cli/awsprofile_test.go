@@ -1,64 +1,20 @@
 package cli
 
 import (
-	"bytes"
-	"context"
-	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/minio/minio-go/v7"
-	"github.com/minio/minio-go/v7/pkg/credentials"
+	"rsx/internal/s3test"
 )
 
-// startVersitygw starts a real S3 server (versitygw: RSX_VERSITYGW, or on
-// PATH) with the bucket named, and returns its endpoint; it skips the test
-// without one.
+// startVersitygw starts a real S3 server (internal/s3test: versitygw or
+// SeaweedFS, as RSX_VERSITYGW, RSX_SEAWEEDFS and RSX_S3_SERVER say) with
+// the bucket named, and returns its endpoint; it skips the test without one.
 func startVersitygw(t *testing.T, access, secret, bucket string) string {
 	t.Helper()
-	bin := os.Getenv("RSX_VERSITYGW")
-	if bin == "" {
-		bin, _ = exec.LookPath("versitygw")
-	}
-	if bin == "" {
-		t.Skip("no S3 server to test against: set RSX_VERSITYGW to a versitygw binary (scripts/versitygw builds one)")
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	cmd := exec.Command(bin, "--access", access, "--secret", secret, "--port", addr, "posix", t.TempDir())
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("start %s: %v", bin, err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-	})
-	client, err := minio.New(addr, &minio.Options{Creds: credentials.NewStaticV4(access, secret, ""), BucketLookup: minio.BucketLookupPath})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		if _, err := client.ListBuckets(ctx); err == nil {
-			break
-		} else if time.Now().After(deadline) {
-			t.Fatalf("versitygw did not answer on %s: %v\n%s", addr, err, out.String())
-		}
-	}
-	if err := client.MakeBucket(ctx, bucket, minio.MakeBucketOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	return "http://" + addr
+	return s3test.Start(t, s3test.Options{Access: access, Secret: secret, Bucket: bucket}).Endpoint
 }
 
 // AWS_PROFILE=archive rsx sync --dest s3://… reads the profile's keys from

@@ -2,17 +2,12 @@ package cli
 
 import (
 	"bytes"
-	"context"
-	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/minio/minio-go/v7"
-	"github.com/minio/minio-go/v7/pkg/credentials"
+	"rsx/internal/s3test"
 )
 
 // No secret leaves in what rsx prints: a password in a Source URL's
@@ -119,47 +114,12 @@ func TestNoPasswordInAFleetsOutput(t *testing.T) {
 	}
 }
 
-// startS3 starts versitygw (RSX_VERSITYGW, or versitygw on PATH) with the
-// bucket, or skips the test saying why; it returns the endpoint.
+// startS3 starts the bucket tests' S3 server (internal/s3test: versitygw
+// or SeaweedFS) with the bucket, or skips the test saying why; it returns
+// the endpoint.
 func startS3(t *testing.T, bucket string) string {
 	t.Helper()
-	bin := os.Getenv("RSX_VERSITYGW")
-	if bin == "" {
-		bin, _ = exec.LookPath("versitygw")
-	}
-	if bin == "" {
-		t.Skip("no S3 server to test against: set RSX_VERSITYGW to a versitygw binary (scripts/versitygw builds one) or put versitygw on PATH")
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	cmd := exec.Command(bin, "--access", s3Access, "--secret", s3Secret, "--port", addr, "posix", t.TempDir())
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("start %s: %v", bin, err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	mc, err := minio.New(addr, &minio.Options{Creds: credentials.NewStaticV4(s3Access, s3Secret, ""), BucketLookup: minio.BucketLookupPath})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	for deadline := time.Now().Add(15 * time.Second); ; {
-		if _, err := mc.ListBuckets(ctx); err == nil {
-			break
-		} else if time.Now().After(deadline) {
-			t.Fatalf("versitygw did not answer on %s: %v\n%s", addr, err, out.String())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	if err := mc.MakeBucket(ctx, bucket, minio.MakeBucketOptions{}); err != nil {
-		t.Fatalf("make bucket %s: %v", bucket, err)
-	}
-	return "http://" + addr
+	return s3test.Start(t, s3test.Options{Access: s3Access, Secret: s3Secret, Bucket: bucket}).Endpoint
 }
 
 // An S3 secret key is printed nowhere: not in a sync's or an audit's

@@ -3,20 +3,16 @@ package republish
 import (
 	"bytes"
 	"context"
-	"net"
 	"net/http"
-	"os"
-	"os/exec"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/minio/minio-go/v7"
-	"github.com/minio/minio-go/v7/pkg/credentials"
 
 	"rsx/demo"
 	"rsx/dest/engine"
 	"rsx/dest/store"
+	"rsx/internal/s3test"
 )
 
 const (
@@ -24,47 +20,13 @@ const (
 	s3Secret = "rsxservesecretkey0123456789"
 )
 
-// startVersitygw starts a real S3 server with a bucket, or skips the test
-// (RSX_VERSITYGW names a versitygw binary: scripts/versitygw builds one).
+// startVersitygw starts the bucket tests' S3 server (internal/s3test:
+// versitygw or SeaweedFS, as RSX_VERSITYGW, RSX_SEAWEEDFS and
+// RSX_S3_SERVER choose) with a bucket, or skips the test saying why.
 func startVersitygw(t *testing.T, bucket string) (string, *minio.Client) {
 	t.Helper()
-	bin := os.Getenv("RSX_VERSITYGW")
-	if bin == "" {
-		bin, _ = exec.LookPath("versitygw")
-	}
-	if bin == "" {
-		t.Skip("no S3 server to test against: set RSX_VERSITYGW to a versitygw binary (scripts/versitygw builds one) or put versitygw on PATH")
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	cmd := exec.Command(bin, "--access", s3Access, "--secret", s3Secret, "--port", addr, "posix", t.TempDir())
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("start %s: %v", bin, err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	mc, err := minio.New(addr, &minio.Options{Creds: credentials.NewStaticV4(s3Access, s3Secret, ""), BucketLookup: minio.BucketLookupPath})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	for deadline := time.Now().Add(15 * time.Second); ; {
-		if _, err := mc.ListBuckets(ctx); err == nil {
-			break
-		} else if time.Now().After(deadline) {
-			t.Fatalf("versitygw did not answer on %s: %v\n%s", addr, err, out.String())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	if err := mc.MakeBucket(ctx, bucket, minio.MakeBucketOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	return "http://" + addr, mc
+	s := s3test.Start(t, s3test.Options{Access: s3Access, Secret: s3Secret, Bucket: bucket})
+	return s.Endpoint, s.Client
 }
 
 func s3Getenv(k string) string {

@@ -16,8 +16,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"golang.org/x/sync/errgroup"
-
 	"rsx/dest/pathmap"
 	"rsx/dest/plan"
 	"rsx/dest/state"
@@ -467,8 +465,8 @@ func (au *audit) compare(ctx context.Context) error {
 			au.listed()
 		}
 	})
-	if rw, ok := s.st.(store.RangeWalker); ok {
-		au.listed = a.listExtraFiles(ctx, rw, fail)
+	if _, ok := s.st.(store.RangeWalker); ok {
+		au.listed = a.listExtraFiles(ctx, fail)
 	}
 	a.start(ctx)
 	emit := func(it plan.Item) error { return a.item(ctx, it) }
@@ -1216,32 +1214,17 @@ func (a *auditor) noteProtected(x *strayFinder) {
 	a.mu.Unlock()
 }
 
-// Ranges of a bucket's listing: listRangesMax at most, of listRangeMin
-// resources of the state at least, listWorkers of them listed at once.
-// Four listings at once let a server list four pages at a time (an S3
-// service serves each in tens of milliseconds; versitygw's posix backend
-// reads and sorts the whole folder for each page, a core's work, so it
-// gains as many times as it has cores); more ranges than workers even out
-// ranges that list slower.
-const (
-	listRangesMax = 16
-	listWorkers   = 4
-)
-
-var listRangeMin int64 = 5_000 // a variable for tests
-
 // listExtraFiles starts finding the extra objects of a bucket: its listing
-// split into ranges of paths by the state's own (state.DB.PathSplits),
-// listWorkers ranges at a time, the paths they list looked up in the state
-// a batch at a time by one goroutine (one connection to the state: each
+// of the Source's part by ranges (listByRanges), the paths it lists looked
+// up in the state a batch at a time by one goroutine (one connection to the state: each
 // holds a page cache of its own, which the look-ups would fill). It runs
 // beside the comparison; a failure stops the audit (fail). The function
 // returned waits for the listing and returns its error; it may be called
 // again.
-func (a *auditor) listExtraFiles(ctx context.Context, rw store.RangeWalker, fail context.CancelCauseFunc) func() error {
+func (a *auditor) listExtraFiles(ctx context.Context, fail context.CancelCauseFunc) func() error {
 	done := make(chan error, 1)
 	go func() {
-		err := a.listRanges(ctx, rw)
+		err := a.listRanges(ctx)
 		if err != nil {
 			fail(err)
 		}
@@ -1255,85 +1238,24 @@ func (a *auditor) listExtraFiles(ctx context.Context, rw store.RangeWalker, fail
 	}
 }
 
-func (a *auditor) listRanges(ctx context.Context, rw store.RangeWalker) error {
-	if a.parts == nil || len(a.parts.of[a.srcID]) == 0 {
+// listRanges lists the Source's part of the bucket (listByRanges) and
+// finds its stray files.
+func (a *auditor) listRanges(ctx context.Context) error {
+	if a.parts == nil {
 		return nil // no copy of the Source: nothing is its stray file
 	}
-	splits, err := a.s.db.PathSplits(ctx, listRangesMax, listRangeMin)
+	x := a.newStrayFinder()
+	err := listByRanges(ctx, a.s.db, a.s.st, a.parts.of[a.srcID], func(batch []store.FileInfo) error {
+		for _, fi := range batch {
+			x.batch = append(x.batch, fi.Path)
+		}
+		return x.flush(ctx)
+	})
 	if err != nil {
 		return err
 	}
-	// Range i is (bounds[i], bounds[i+1]]: "" below is the start, above
-	// the end; only their parts in the Source's folders are listed.
-	bounds := append(append([]string{""}, splits...), "")
-	clipped := clipRanges(bounds, a.parts.of[a.srcID])
-	ranges := make(chan [2]string, len(clipped))
-	for _, r := range clipped {
-		ranges <- r
-	}
-	close(ranges)
-	g, gctx := errgroup.WithContext(ctx)
-	// The listers stop as soon as a look-up fails (stop), not when they
-	// have listed their ranges: their sends are taken and dropped until
-	// they end, and each ends with the look-up's error as its cause.
-	lctx, stop := context.WithCancelCause(gctx)
-	defer stop(nil)
-	batches := make(chan []string, listWorkers)
-	var listers sync.WaitGroup
-	for range min(listWorkers, len(clipped)) {
-		listers.Add(1)
-		g.Go(func() error {
-			defer listers.Done()
-			batch := make([]string, 0, state.LookupBatch)
-			send := func() error {
-				select {
-				case batches <- batch:
-					batch = make([]string, 0, state.LookupBatch)
-					return nil
-				case <-lctx.Done():
-					return context.Cause(lctx)
-				}
-			}
-			for r := range ranges {
-				err := rw.WalkRange(lctx, r[0], r[1], func(fi store.FileInfo) error {
-					batch = append(batch, fi.Path)
-					if len(batch) == cap(batch) {
-						return send()
-					}
-					return nil
-				})
-				if err != nil {
-					if lctx.Err() != nil {
-						return context.Cause(lctx)
-					}
-					return err
-				}
-			}
-			if len(batch) > 0 {
-				return send()
-			}
-			return nil
-		})
-	}
-	go func() {
-		listers.Wait()
-		close(batches)
-	}()
-	g.Go(func() error {
-		x := a.newStrayFinder()
-		for batch := range batches {
-			x.batch = batch
-			if err := x.flush(gctx); err != nil {
-				stop(err)
-				for range batches {
-				}
-				return err
-			}
-		}
-		a.noteProtected(x)
-		return nil
-	})
-	return g.Wait()
+	a.noteProtected(x)
+	return nil
 }
 
 // noExtraFiles reports whether the destination's files are those the audit

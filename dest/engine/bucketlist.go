@@ -12,32 +12,36 @@ import (
 
 // A bucket's copy is quick-checked by listing it, not by a HEAD request per
 // object: one ListObjectsV2 request describes up to 1,000 objects (key,
-// size, ETag, LastModified). The listing, in key order, is merged with the
-// state's rows in the same order (state.DB.CopiesByPath, sorted by SQLite,
-// which spills to disk), streaming; what the merge keeps is two bits per row
-// id: the rows it saw, and those whose copy it found missing, of another
-// length than recorded, or marked damaged by an audit. A checker takes an
-// item whose copy the listing found as recorded as checked; the others (the
-// suspects, and items the merge did not see) go the way they went before,
-// a HEAD request each, which finds the same reasons as before (and clears a
-// suspect the listing wrongly made: a server whose listing order differs
-// from the byte order of the keys costs HEAD requests, not repairs).
+// size, ETag, LastModified). The Source's part of the bucket (destParts:
+// its folders, nothing of another Source's nor DEST/.rsx, the trash) is
+// listed as the audit lists it, by ranges of keys, several at once
+// (listByRanges), and each batch of the objects listed is looked up among
+// the Source's rows by path (state.DB.CopiesAt); what the listing keeps is
+// two bits per row id: the rows it saw, and those whose copy it found of
+// another length than recorded, or marked damaged by an audit. A checker
+// takes an item whose copy the listing found as recorded as checked; the
+// others (the suspects, and the rows no object was found for: gone, or
+// listed where the listing did not look) go the way they went before, a
+// HEAD request each, which finds the same reasons as before. When the plan
+// looks for stray files (--delete), the objects no row of the Source has
+// are looked up among every Source's rows as the listing goes
+// (strayFinder): the plan does not list the part again.
 //
-// The listing is not always the cheaper way. versitygw's posix backend (the
-// S3 server of the tests and of scripts/cycle) answers each page of a
-// listing by reading and sorting the whole folder the page starts in
-// (backend.Walk: fs.ReadDir of the folder, then a scan to the marker), so a
-// page's cost grows with the folder: measured 2026-11-27 (versitygw
-// v1.8.0, load 16–25), a page of 1,000 cost it 45 ms of CPU in a folder of
-// 20,000 objects and 512 ms in one of 200,000 (1.1 s for the first page),
-// where 1,000 HEAD requests cost it 370–415 ms (and rsx 340 ms; the pages,
-// 24–31 ms). Past about 150,000 objects in one folder, the HEAD requests
-// cost such a server less than the listing; S3 itself, MinIO and Ceph list
-// from a sorted index, at a cost that does not grow with the folder, but
-// rsx cannot tell the servers apart. So the copy is listed when no folder
-// of it holds more than listFolderMax objects, and looked at one object at
-// a time otherwise (a copy of 1,000,000 demo resources puts 800,000 in one
-// folder).
+// An earlier reconcile merged one listing, in key order, with the rows in
+// path order, and sent a HEAD request an object instead when a folder held
+// more than listFolderMax objects: versitygw's posix backend (the S3
+// server of scripts/cycle) answers each page by reading and sorting the
+// whole folder the page starts in, which past some 150,000 objects a folder
+// cost it more than the HEAD requests. S3 services (and SeaweedFS, the
+// tests' second server) list from a sorted index, at a cost that does not
+// grow with the folder, and rsx cannot tell the servers apart: the
+// reconcile lists, whatever the folders, as the audit does.
+//
+// listFolderMax still bounds the listing of listUnrecorded (a run resumed
+// after a kill, which merges one listing with the rows in path order): it
+// lists when no folder of the copy holds more objects, and looks at one
+// object at a time otherwise (a copy of 1,000,000 demo resources puts
+// 800,000 in one folder).
 var listFolderMax = 150_000
 
 // bits is a set of row ids, a bit each.
@@ -56,9 +60,9 @@ func (b bits) has(id int64) bool {
 	return id >= 0 && i < len(b) && b[i]&(1<<(id&63)) != 0
 }
 
-// copyListing is the merge of a bucket's listing with the state: done is
-// closed when it ended; listed says whether it described the copy (false:
-// a folder too big to list cheaply, or a listing the server refused).
+// copyListing is what the listing of a bucket's copy found of the
+// Source's rows: done is closed when it ended; listed says whether it
+// described the copy (false: a listing the server refused).
 type copyListing struct {
 	done    chan struct{}
 	listed  bool
@@ -66,60 +70,92 @@ type copyListing struct {
 	err     error  // the state could not be read, or the run was cancelled
 	seen    bits
 	suspect bits
-	objects int // objects listed
+	objects int             // objects listed
+	strays  *strayCollector // the stray files of the Source's part, when asked for and listed
 }
 
-// listCopy starts the merge of the listing of a bucket's copy with the
-// state's rows of the Source srcID.
-func listCopy(ctx context.Context, db *state.DB, srcID int64, st store.Store) *copyListing {
+// listCopy starts the listing of the Source srcID's part of a bucket, its
+// objects looked up among the Source's rows, and, with strays, the stray
+// files of the part found (strayFinder).
+func listCopy(ctx context.Context, s *Dest, srcID int64, strays bool) *copyListing {
 	l := &copyListing{done: make(chan struct{})}
 	go func() {
 		defer close(l.done)
-		l.err = l.merge(ctx, db, srcID, st)
+		l.err = l.list(ctx, s, srcID, strays)
+		if l.strays != nil && (l.err != nil || !l.listed) {
+			l.strays.spool.Close()
+			l.strays = nil
+		}
 	}()
 	return l
 }
 
-func (l *copyListing) merge(ctx context.Context, db *state.DB, srcID int64, st store.Store) error {
-	big, err := db.LargestFolder(ctx, srcID)
+// errLookup marks a failure of the state's look-up, which ends the run,
+// from the listing's, which a HEAD request an object makes up for.
+type errLookup struct{ err error }
+
+func (e errLookup) Error() string { return e.err.Error() }
+func (e errLookup) Unwrap() error { return e.err }
+
+func (l *copyListing) list(ctx context.Context, s *Dest, srcID int64, strays bool) error {
+	parts, err := s.loadParts(ctx)
 	if err != nil {
 		return err
 	}
-	if big > listFolderMax {
-		return nil
+	if strays {
+		if l.strays, err = s.newStrayCollector(ctx, srcID, parts); err != nil {
+			return err
+		}
 	}
-	objs, stop := listObjects(ctx, st)
-	defer stop()
-	cur, more := <-objs
-	if more {
-		l.objects++
-	}
-	err = db.CopiesByPath(ctx, srcID, func(c *state.ListedCopy) error {
-		// Objects no row has are not the reconcile's: skip them.
-		for more && cur.Path < c.Path {
-			if cur, more = <-objs; more {
-				l.objects++
+	paths := make([]string, 0, state.LookupBatch)
+	seen := make([]bool, state.LookupBatch)
+	walkErr := listByRanges(ctx, s.db, s.st, parts.of[srcID], func(batch []store.FileInfo) error {
+		l.objects += len(batch)
+		paths = paths[:0]
+		for _, fi := range batch {
+			paths = append(paths, fi.Path)
+		}
+		clear(seen)
+		err := s.db.CopiesAt(ctx, srcID, paths, func(i int, c *state.ListedCopy) error {
+			seen[i] = true
+			l.seen.set(c.ID)
+			if c.Damaged || (c.Length >= 0 && batch[i].Size != c.Length) {
+				l.suspect.set(c.ID)
+			}
+			return nil
+		})
+		if err == nil && l.strays != nil {
+			// An object of the Source's own is no stray file.
+			for i, p := range paths {
+				if !seen[i] {
+					if err = l.strays.f.add(ctx, p); err != nil {
+						break
+					}
+				}
 			}
 		}
-		l.seen.set(c.ID)
-		if c.Damaged || !more || cur.Path != c.Path || (c.Length >= 0 && cur.Size != c.Length) {
-			l.suspect.set(c.ID)
+		if err != nil {
+			return errLookup{err}
 		}
 		return nil
 	})
-	walkErr := stop()
-	if err != nil {
-		return err
-	}
-	if ctx.Err() != nil {
+	var lerr errLookup
+	switch {
+	case errors.As(walkErr, &lerr):
+		return lerr.err
+	case ctx.Err() != nil:
 		return ctx.Err()
-	}
-	if walkErr != nil && !errors.Is(walkErr, context.Canceled) {
+	case walkErr != nil:
 		// Listing refused (a key allowed to read objects, not to list the
 		// bucket): each object is looked at by itself.
 		l.seen, l.suspect = nil, nil
 		l.why = "the copy could not be listed, so each object was looked at by a HEAD request: " + walkErr.Error()
 		return nil
+	}
+	if l.strays != nil {
+		if err := l.strays.f.flush(ctx); err != nil {
+			return err
+		}
 	}
 	l.listed = true
 	return nil

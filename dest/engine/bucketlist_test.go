@@ -3,11 +3,13 @@ package engine
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -15,6 +17,7 @@ import (
 	"github.com/minio/minio-go/v7"
 
 	"rsx/demo"
+	"rsx/dest/store"
 )
 
 // s3Counter is an S3 endpoint on httptest in front of a real one, which
@@ -108,12 +111,14 @@ func damageBucketCopy(t *testing.T, mc *minio.Client, bucket, prefix string, fro
 	return len(keys)
 }
 
-// A bucket's copy is reconciled from listings of it, about one request a
-// thousand objects, and not a HEAD request an object: a deleted, a
-// truncated and a replaced object are each found (a HEAD each, to say
-// why) and written again; the copy ends as the Source's. A copy with a
-// folder too big for a cheap listing (listFolderMax), or a server that
-// refuses to list, is looked at an object at a time, with the same result.
+// A bucket's copy is reconciled from listings of it, by ranges of keys
+// listed at once, about one request a thousand objects, and not a HEAD
+// request an object, however many objects a folder holds (the demo's are
+// in one): a deleted, a truncated and a replaced object are each found (a
+// HEAD each, to say why) and written again; the copy ends as the Source's.
+// The verdicts are those of a HEAD request an object (the reconcile of a
+// server that refuses to list), which is the way left when listing is
+// refused, with the same result.
 func TestS3ReconcileLists(t *testing.T) {
 	endpoint, mc := startVersitygw(t, "copies")
 	srv := startDemo(t, demo.Options{Resources: 3000, Seed: 31})
@@ -125,24 +130,35 @@ func TestS3ReconcileLists(t *testing.T) {
 	if res := s3Sync(t, dest, t.TempDir(), target, PlanOptions{}); !res.OK() || res.Created < 2000 {
 		t.Fatalf("baseline into the bucket: %d:%s", res.Created, failures(res))
 	}
+	refuse := func(on bool) {
+		c.mu.Lock()
+		c.refuseList = on
+		c.mu.Unlock()
+	}
 
 	for k, tc := range []struct {
 		name       string
-		folderMax  int
+		rangeMin   int64 // listRangeMin
+		folderMax  int   // listFolderMax: a folder past it is listed all the same
 		refuseList bool
 		wantNote   string
 	}{
-		{name: "listed", folderMax: listFolderMax},
-		{name: "a folder too big to list", folderMax: 100},
-		{name: "listing refused", folderMax: listFolderMax, refuseList: true, wantNote: "could not be listed"},
+		{name: "listed by ranges, a folder past listFolderMax", rangeMin: 150, folderMax: 100},
+		{name: "listed in one range", rangeMin: listRangeMin, folderMax: listFolderMax},
+		{name: "listing refused", rangeMin: listRangeMin, folderMax: listFolderMax, refuseList: true, wantNote: "could not be listed"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			n := damageBucketCopy(t, mc, "copies", "lc", 3*k)
-			defer func(m int) { listFolderMax = m }(listFolderMax)
-			listFolderMax = tc.folderMax
-			c.mu.Lock()
-			c.refuseList = tc.refuseList
-			c.mu.Unlock()
+			defer func(m int64, f int) { listRangeMin, listFolderMax = m, f }(listRangeMin, listFolderMax)
+			listRangeMin, listFolderMax = tc.rangeMin, tc.folderMax
+			// The verdicts of a HEAD request an object, then of this way,
+			// on the same damaged copy (plans alone: nothing repaired).
+			refuse(true)
+			byHead := s3Decisions(t, dest, target)
+			refuse(tc.refuseList)
+			if got := s3Decisions(t, dest, target); !slices.Equal(got, byHead) || len(got) != 3 {
+				t.Errorf("verdicts:\n%s\nby a HEAD request an object:\n%s", strings.Join(got, "\n"), strings.Join(byHead, "\n"))
+			}
 			c.counts()
 			res := s3Sync(t, dest, t.TempDir(), target, PlanOptions{Mode: ModeBaseline})
 			heads, lists := c.counts()
@@ -151,11 +167,10 @@ func TestS3ReconcileLists(t *testing.T) {
 				t.Fatalf("reconcile of %d objects: updated %d, %+v:%s", n, res.Updated, s, failures(res))
 			}
 			assertBucketMirror(t, mc, "copies", "lc", rl)
-			listed := tc.folderMax >= n && !tc.refuseList
 			switch {
-			case listed && (heads > 3 || lists > n/1000+1):
-				t.Errorf("%d objects: %d HEAD requests and %d listings, want 3 HEADs (the damaged objects) and about %d listings", n, heads, lists, n/1000+1)
-			case !listed && heads < n:
+			case !tc.refuseList && (heads > 3 || lists > n/1000+listRangesMax+1):
+				t.Errorf("%d objects: %d HEAD requests and %d listings, want 3 HEADs (the damaged objects) and at most %d listings", n, heads, lists, n/1000+listRangesMax+1)
+			case tc.refuseList && heads < n:
 				t.Errorf("%d objects not listed: %d HEAD requests", n, heads)
 			}
 			notes := strings.Join(res.Plan.Notes, "\n")
@@ -165,4 +180,38 @@ func TestS3ReconcileLists(t *testing.T) {
 			t.Logf("%d objects: %d HEAD requests, %d listings", n, heads, lists)
 		})
 	}
+}
+
+// s3Decisions plans a reconcile of the bucket's copy (a fresh cache
+// folder) and returns what it would do, sorted: action, URI and reason.
+func s3Decisions(t *testing.T, dest, target string) []string {
+	t.Helper()
+	ctx := context.Background()
+	st, err := store.Open(ctx, dest, store.Options{Getenv: s3Getenv, CacheDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	s, err := Open(ctx, st, testClient(t), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	p, err := s.Plan(ctx, target, PlanOptions{Mode: ModeBaseline})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	if !p.Reconcile {
+		t.Fatalf("plan %s: not a reconcile", p.Mode)
+	}
+	var out []string
+	if err := p.Decisions(ctx, func(d Decision) error {
+		out = append(out, fmt.Sprintf("%s %s: %s", d.Action, d.URI, d.Reason))
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(out)
+	return out
 }

@@ -5,13 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"os/exec"
 	"slices"
 	"strings"
 	"testing"
 
 	"rsx/dest/store"
+	"rsx/internal/s3test"
 )
 
 // runWith plans and runs target into the store that open opens, with n
@@ -166,7 +165,7 @@ func TestCollisionWinnersAreDeterministic(t *testing.T) {
 	}
 	slices.Sort(want)
 	stores := map[string]func(t *testing.T) func() store.Store{"folder": folderStore}
-	if versitygwAvailable() {
+	if s3test.Available() {
 		endpoint, _ := startVersitygw(t, "copies")
 		n := 0
 		stores["bucket"] = func(t *testing.T) func() store.Store {
@@ -203,14 +202,6 @@ func TestCollisionWinnersAreDeterministic(t *testing.T) {
 			}
 		}
 	}
-}
-
-func versitygwAvailable() bool {
-	if os.Getenv("RSX_VERSITYGW") != "" {
-		return true
-	}
-	p, _ := exec.LookPath("versitygw")
-	return p != ""
 }
 
 // checkRefused checks that the plan refuses exactly these URIs as

@@ -345,12 +345,13 @@ type builder struct {
 	// noDeletes drops deletions (a snapshot that could not be read whole).
 	noDeletes      bool
 	emittedPending int
-	index          *indexLoader // an incremental plan's state, loaded in the background
-	rc             *reconciler  // checks the files of unchanged resources, in a reconcile
-	emitMu         sync.Mutex   // emit is called by the planner and by rc's checkers
-	capList        string       // the Source's Capability List, "" when none
-	col            *collider    // the plan's paths, for the collision rule (nil: claims decide at run time)
-	listed         []listed     // what it lists
+	index          *indexLoader    // an incremental plan's state, loaded in the background
+	rc             *reconciler     // checks the files of unchanged resources, in a reconcile
+	strays         *strayCollector // the stray files a bucket's reconcile found as it listed the copy
+	emitMu         sync.Mutex      // emit is called by the planner and by rc's checkers
+	capList        string          // the Source's Capability List, "" when none
+	col            *collider       // the plan's paths, for the collision rule (nil: claims decide at run time)
+	listed         []listed        // what it lists
 	docs           atomic.Int64
 	entries        atomic.Int64
 

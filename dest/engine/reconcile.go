@@ -89,7 +89,10 @@ func newReconciler(ctx context.Context, b *builder, checksum bool, take func(pla
 	}
 	if rc.bucket && !checksum {
 		lctx, cancel := context.WithCancel(ctx)
-		rc.list, rc.unlist = listCopy(lctx, b.s.db, b.p.srcID, b.s.st), cancel
+		// With --delete, the plan looks for the stray files of the
+		// Source's part (planStrays): the listing finds them.
+		strays := b.p.Delete && b.p.opts.Strays == nil && b.p.opts.Only == nil
+		rc.list, rc.unlist = listCopy(lctx, b.s, b.p.srcID, strays), cancel
 		// Listed before the Source's documents are read: a reader held up
 		// by checkers waiting for a slow listing (minutes at a loaded
 		// server) saw its response deadline pass mid-document.
@@ -171,6 +174,10 @@ func (rc *reconciler) wait() error {
 		<-rc.list.done
 		if rc.list.why != "" {
 			rc.b.p.Notes = append(rc.b.p.Notes, rc.list.why)
+		}
+		if c := rc.list.strays; c != nil {
+			// The plan's from now on (Plan.Close closes the spool).
+			rc.b.strays, rc.b.p.strays, rc.list.strays = c, c.spool, nil
 		}
 	}
 	s := &rc.b.p.Summary

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -486,10 +487,18 @@ func (b bucketNamed) Features() store.Features {
 	return f
 }
 
+// unlistable is a bucketNamed store whose listing is refused, as a key
+// allowed to read objects but not to list the bucket is.
+type unlistable struct{ bucketNamed }
+
+func (unlistable) Walk(context.Context, func(store.FileInfo) error) error {
+	return errors.New("AccessDenied: listing refused")
+}
+
 // A bucket records no file time, and its quick check compares the length
 // alone, which the plan's row (state.Copies) gives: its checkers read no
 // row again by id, whether the copy is listed or each object looked at by
-// itself (a folder over listFolderMax). They read every row: a query a
+// itself (a listing refused). They read every row: a query a
 // batch of 32 in each of 16 checkers, that is 16 connections, each with a
 // page cache of up to 16 MiB, most of the 281 MiB the 1M cycle's bucket
 // reconcile peaked at. A copy gone or of another length is still found and
@@ -498,15 +507,13 @@ func TestBucketReconcileReadsNoRows(t *testing.T) {
 	srv := startDemo(t, demo.Options{Resources: 600})
 	target := srv.URL + "/dataset1/capabilitylist.xml"
 	for _, c := range []struct {
-		name      string
-		folderMax int
+		name     string
+		unlisted bool
 	}{
-		{"each object looked at", 0},
-		{"listed", listFolderMax},
+		{"each object looked at", true},
+		{"listed", false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			defer func(v int) { listFolderMax = v }(listFolderMax)
-			listFolderMax = c.folderMax
 			dir := t.TempDir()
 			run := func(po PlanOptions) (*Result, int64) {
 				t.Helper()
@@ -515,7 +522,11 @@ func TestBucketReconcileReadsNoRows(t *testing.T) {
 					t.Fatal(err)
 				}
 				defer st.Close()
-				s, err := Open(context.Background(), bucketNamed{st}, testClient(t), Options{Now: fixtureClock})
+				var named store.Store = bucketNamed{st}
+				if c.unlisted && po.Mode == ModeBaseline {
+					named = unlistable{bucketNamed{st}}
+				}
+				s, err := Open(context.Background(), named, testClient(t), Options{Now: fixtureClock})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -561,6 +572,93 @@ func TestBucketReconcileReadsNoRows(t *testing.T) {
 			if byID != 0 {
 				t.Errorf("the reconcile read %d rows again by id, want none (the plan's rows describe a bucket's copies)", byID)
 			}
+			if notes := strings.Join(res.Plan.Notes, "\n"); c.unlisted != strings.Contains(notes, "could not be listed") {
+				t.Errorf("notes: %q", notes)
+			}
 		})
+	}
+}
+
+// walkCounter is a bucketNamed store that counts its listings and the
+// files they list.
+type walkCounter struct {
+	bucketNamed
+	walks, listed int
+}
+
+func (w *walkCounter) Walk(ctx context.Context, fn func(store.FileInfo) error) error {
+	w.walks++
+	return w.bucketNamed.Walk(ctx, func(fi store.FileInfo) error {
+		w.listed++
+		return fn(fi)
+	})
+}
+
+// A bucket's reconcile with --delete lists its copy once: the stray files
+// of the Source's part (an object no resource owns; one the protect list
+// keeps is counted apart) are found in the listing that quick-checks the
+// copy, not by a second listing of the part, which at 1M objects on
+// versitygw costs as much as the first. Files outside the Source's part
+// are none of its business. (Before, the plan listed the part again.)
+func TestBucketReconcileFindsStrayFilesInItsListing(t *testing.T) {
+	srv := startDemo(t, demo.Options{Resources: 300})
+	target := srv.URL + "/dataset1/capabilitylist.xml"
+	dir := t.TempDir()
+	open := func() (*Dest, *walkCounter, func()) {
+		t.Helper()
+		st, err := store.OpenDir(dir, store.Options{Create: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := &walkCounter{bucketNamed: bucketNamed{st}}
+		s, err := Open(context.Background(), w, testClient(t), Options{Now: fixtureClock})
+		if err != nil {
+			st.Close()
+			t.Fatal(err)
+		}
+		return s, w, func() { s.Close(); st.Close() }
+	}
+	s, _, closeDest := open()
+	p, err := s.Plan(context.Background(), target, PlanOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.Run(context.Background(), p)
+	p.Close()
+	closeDest()
+	if err != nil || !res.OK() {
+		t.Fatalf("baseline: %v:%s", err, failures(res))
+	}
+	n := res.Created
+	host := strings.ReplaceAll(strings.TrimPrefix(srv.URL, "http://"), ":", "+")
+	put := func(p, body string) {
+		t.Helper()
+		full := filepath.Join(dir, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stray := host + "/dataset1/zz-stray.txt"
+	put(stray, "stray")
+	put(host+"/dataset1/keep/me.txt", "kept")
+	put(ProtectFile, "/"+host+"/dataset1/keep/\n")
+	put("notes.txt", "not the Source's")
+
+	s, w, closeDest := open()
+	defer closeDest()
+	p, err = s.Plan(context.Background(), target, PlanOptions{Mode: ModeBaseline, Delete: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	sum := p.Summary
+	if !p.Reconcile || sum.Checked != n || sum.Trash != 1 || sum.Protected != 1 || len(p.Strays) != 1 || p.Strays[0] != stray {
+		t.Errorf("reconcile --delete: checked %d of %d, stray files %q (%d), %d protected; want [%s], 1 protected", sum.Checked, n, p.Strays, sum.Trash, sum.Protected, stray)
+	}
+	if w.walks != 1 || w.listed > n+4 {
+		t.Errorf("the copy of %d files was listed %d times, %d files in all; want once", n, w.walks, w.listed)
 	}
 }

@@ -4,80 +4,41 @@ import (
 	"bytes"
 	"context"
 	"io"
-	"net"
-	"os"
-	"os/exec"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/minio/minio-go/v7"
-	"github.com/minio/minio-go/v7/pkg/credentials"
 
 	"rsx/demo"
 	"rsx/dest/pathmap"
 	"rsx/dest/store"
+	"rsx/internal/s3test"
 )
 
-// The bucket destination runs against the Versity S3 Gateway (versitygw), a
-// real S3 server, on a free loopback port: RSX_VERSITYGW names the binary
-// (scripts/versitygw builds one), or versitygw is on PATH.
+// The bucket destination runs against a real S3 server on a free loopback
+// port: versitygw (RSX_VERSITYGW, or on PATH; scripts/versitygw builds it)
+// or SeaweedFS (RSX_SEAWEEDFS; scripts/seaweedfs builds it), as
+// internal/s3test chooses.
 
 const (
 	s3Access = "rsxengineaccess"
 	s3Secret = "rsxenginesecretkey0123456789"
 )
 
-// startVersitygw starts versitygw with one bucket and returns its endpoint
-// and a client of it, or skips the test saying why.
+// startVersitygw starts the S3 server with one bucket and returns its
+// endpoint and a client of it, or skips the test saying why. (Named when
+// versitygw was the only server.)
 func startVersitygw(t *testing.T, bucket string) (string, *minio.Client) {
 	t.Helper()
-	return startVersitygwAt(t, bucket, t.TempDir())
+	s := startS3(t, bucket, "")
+	return s.Endpoint, s.Client
 }
 
-// startVersitygwAt is startVersitygw keeping the buckets under root.
-func startVersitygwAt(t *testing.T, bucket, root string) (string, *minio.Client) {
+// startS3 starts the S3 server with one bucket, versitygw keeping the
+// buckets under root ("": a temporary folder).
+func startS3(t *testing.T, bucket, root string) *s3test.Server {
 	t.Helper()
-	bin := os.Getenv("RSX_VERSITYGW")
-	if bin == "" {
-		bin, _ = exec.LookPath("versitygw")
-	}
-	if bin == "" {
-		t.Skip("no S3 server to test against: set RSX_VERSITYGW to a versitygw binary (scripts/versitygw builds one) or put versitygw on PATH")
-	}
-	if _, err := os.Stat(bin); err != nil {
-		t.Skipf("RSX_VERSITYGW=%s: %v", bin, err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	cmd := exec.Command(bin, "--access", s3Access, "--secret", s3Secret, "--port", addr, "posix", root)
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("start %s: %v", bin, err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	mc, err := minio.New(addr, &minio.Options{Creds: credentials.NewStaticV4(s3Access, s3Secret, ""), BucketLookup: minio.BucketLookupPath})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	for deadline := time.Now().Add(15 * time.Second); ; {
-		if _, err := mc.ListBuckets(ctx); err == nil {
-			break
-		} else if time.Now().After(deadline) {
-			t.Fatalf("versitygw did not answer on %s: %v\n%s", addr, err, out.String())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	if err := mc.MakeBucket(ctx, bucket, minio.MakeBucketOptions{}); err != nil {
-		t.Fatalf("make bucket %s: %v", bucket, err)
-	}
-	return "http://" + addr, mc
+	return s3test.Start(t, s3test.Options{Access: s3Access, Secret: s3Secret, Bucket: bucket, Root: root})
 }
 
 func s3Getenv(k string) string {

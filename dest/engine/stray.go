@@ -335,48 +335,77 @@ func clipRanges(bounds, folders []string) [][2]string {
 	return out
 }
 
+// strayCollector keeps the stray files a look for them finds, for the
+// plan: the first maxListed by path, and all of them spooled.
+type strayCollector struct {
+	f       *strayFinder
+	protect *protectList
+	spool   *runspool.List[string]
+	listed  []string
+}
+
+// newStrayCollector loads DEST's protect list and makes the finder of the
+// stray files of the Source srcID's part.
+func (s *Dest) newStrayCollector(ctx context.Context, srcID int64, parts *destParts) (*strayCollector, error) {
+	protect, err := loadProtectList(ctx, s.st)
+	if err != nil {
+		return nil, err
+	}
+	c := &strayCollector{protect: protect, spool: runspool.Strings(s.st.TempDir(), "plan's stray files", 0)}
+	c.f = s.newStrayFinder(srcID, parts, protect, func(path string) error {
+		if len(c.listed) < maxListed {
+			c.listed = append(c.listed, strings.Clone(path))
+		}
+		c.spool.Add(path)
+		return c.spool.Err()
+	})
+	return c, nil
+}
+
 // planStrays looks for the stray files of the Source's part of DEST, for a
 // run with --delete to move them to the trash: every file of its folders
-// no resource owns and the protect list does not keep. The copy's own
-// files are checked again when they are moved (runner.trashStrays).
+// no resource owns and the protect list does not keep. A bucket's
+// reconcile found them as it listed the copy (listCopy: b.strays), and
+// they are not listed again. The copy's own files are checked again when
+// they are moved (runner.trashStrays).
 func (b *builder) planStrays(ctx context.Context) error {
 	p, s := b.p, b.s
-	parts, err := s.loadParts(ctx)
-	if err != nil {
-		return err
-	}
-	if p.protect, err = loadProtectList(ctx, s.st); err != nil {
-		return err
-	}
-	p.strays = runspool.Strings(s.st.TempDir(), "plan's stray files", 0)
-	f := s.newStrayFinder(p.srcID, parts, p.protect, func(path string) error {
-		if len(p.Strays) < maxListed {
-			p.Strays = append(p.Strays, strings.Clone(path))
+	c := b.strays
+	b.strays = nil
+	if c == nil {
+		parts, err := s.loadParts(ctx)
+		if err != nil {
+			return err
 		}
-		p.strays.Add(path)
-		return p.strays.Err()
-	})
-	if b.p.opts.Strays != nil {
-		// Those an audit found: each still in the Source's part, not
-		// protected, owned by no resource.
-		for _, path := range b.p.opts.Strays {
-			if store.CheckPath(path) != nil {
-				continue
-			}
-			if err := f.add(ctx, path); err != nil {
-				return err
-			}
+		if c, err = s.newStrayCollector(ctx, p.srcID, parts); err != nil {
+			return err
 		}
-		err = f.flush(ctx)
-	} else {
-		err = f.walk(ctx)
+		p.protect, p.strays = c.protect, c.spool
+		if b.p.opts.Strays != nil {
+			// Those an audit found: each still in the Source's part, not
+			// protected, owned by no resource.
+			for _, path := range b.p.opts.Strays {
+				if store.CheckPath(path) != nil {
+					continue
+				}
+				if err = c.f.add(ctx, path); err != nil {
+					break
+				}
+			}
+			if err == nil {
+				err = c.f.flush(ctx)
+			}
+		} else {
+			err = c.f.walk(ctx)
+		}
+		if err != nil {
+			return fmt.Errorf("look for the stray files of %s: %w", s.st, err)
+		}
 	}
-	if err != nil {
-		return fmt.Errorf("look for the stray files of %s: %w", s.st, err)
-	}
+	p.protect, p.strays, p.Strays = c.protect, c.spool, c.listed
 	p.StrayLooked = true
-	p.Summary.Trash, p.Summary.Protected = f.strays, f.protected
-	if f.strays > 0 && p.Summary.Create+p.Summary.Update > 0 {
+	p.Summary.Trash, p.Summary.Protected = c.f.strays, c.f.protected
+	if c.f.strays > 0 && p.Summary.Create+p.Summary.Update > 0 {
 		return b.unplannedStrays(ctx)
 	}
 	slices.Sort(p.Strays)

@@ -120,6 +120,12 @@ func TestS3PrunesRejected(t *testing.T) {
 	t0 := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
 	for i, p := range []string{"h/1", "h/2", "h/a/3", "h/4"} {
 		reject(t, s, p, "x", time.Time{}, "")
+		if g.root == "" {
+			// Its times are when it was written, to the second
+			// (SeaweedFS): a second apart.
+			time.Sleep(1100 * time.Millisecond)
+			continue
+		}
 		// versitygw keeps objects as files: their times are its objects'.
 		at := t0.Add(time.Duration(i) * time.Hour)
 		if err := os.Chtimes(filepath.Join(g.root, "copy", "pre", ".rsx", "rejected", filepath.FromSlash(p)), at, at); err != nil {

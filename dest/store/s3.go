@@ -50,6 +50,10 @@ type S3 struct {
 	manifestETag string
 	uploaded     int64
 	ownSegments  int64
+
+	// beforeTakeover, for tests, is called before a stale lock's
+	// If-Match write (s3lock.go).
+	beforeTakeover func()
 }
 
 // cacheSide is what the cache folder remembers of the bucket's state object.

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,14 +16,15 @@ import (
 	"time"
 
 	"github.com/minio/minio-go/v7"
-	"github.com/minio/minio-go/v7/pkg/credentials"
 
 	"rsx/dest/state"
+	"rsx/internal/s3test"
 )
 
-// The S3 tests run against the Versity S3 Gateway (versitygw), a real S3
-// server, on a free loopback port. The binary is found through RSX_VERSITYGW
-// or PATH; scripts/versitygw builds it.
+// The S3 tests run against a real S3 server on a free loopback port:
+// versitygw (RSX_VERSITYGW, or on PATH; scripts/versitygw builds it) or
+// SeaweedFS (RSX_SEAWEEDFS; scripts/seaweedfs builds it), as
+// internal/s3test chooses.
 
 const (
 	testAccess = "rsxtestaccess"
@@ -32,70 +32,18 @@ const (
 )
 
 type gateway struct {
+	srv      *s3test.Server
 	endpoint string
-	root     string
+	root     string // the server's folder of buckets, "" when objects are not files (SeaweedFS)
 	client   *minio.Client
-	pid      int // versitygw's process
+	pid      int // the server's process
 }
 
-func versitygwBinary() string {
-	if p := os.Getenv("RSX_VERSITYGW"); p != "" {
-		return p
-	}
-	p, _ := exec.LookPath("versitygw")
-	return p
-}
-
-// startGateway starts versitygw with one bucket, or skips the test.
+// startGateway starts an S3 server with one bucket, or skips the test.
 func startGateway(t testing.TB, bucket string) *gateway {
 	t.Helper()
-	bin := versitygwBinary()
-	if bin == "" {
-		t.Skip("no S3 server to test against: set RSX_VERSITYGW to a versitygw binary (scripts/versitygw builds one) or put versitygw on PATH")
-	}
-	if _, err := os.Stat(bin); err != nil {
-		t.Skipf("RSX_VERSITYGW=%s: %v", bin, err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	root := t.TempDir()
-	cmd := exec.Command(bin, "--access", testAccess, "--secret", testSecret, "--port", addr, "posix", root)
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("start %s: %v", bin, err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-	})
-	g := &gateway{endpoint: "http://" + addr, root: root, pid: cmd.Process.Pid}
-	g.client, err = minio.New(addr, &minio.Options{Creds: credentials.NewStaticV4(testAccess, testSecret, ""), BucketLookup: minio.BucketLookupPath})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		_, err := g.client.ListBuckets(ctx)
-		if err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("versitygw did not answer on %s: %v\n%s", addr, err, out.String())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	if bucket != "" {
-		if err := g.client.MakeBucket(ctx, bucket, minio.MakeBucketOptions{}); err != nil {
-			t.Fatalf("make bucket %s: %v", bucket, err)
-		}
-	}
-	return g
+	s := s3test.Start(t, s3test.Options{Access: testAccess, Secret: testSecret, Bucket: bucket})
+	return &gateway{srv: s, endpoint: s.Endpoint, root: s.Files, client: s.Client, pid: s.PID}
 }
 
 func (g *gateway) url(bucketAndPrefix string) string {
@@ -137,7 +85,7 @@ func TestS3Writes(t *testing.T) {
 	}
 	defer l.Release()
 	if l.Note != "" {
-		t.Errorf("versitygw honours conditional writes, but: %s", l.Note)
+		t.Errorf("%s honours conditional writes, but: %s", g.srv.Kind, l.Note)
 	}
 	write(t, s, "example.org/a/b.txt", "first")
 	write(t, s, "example.org/a/b.txt", "second")

@@ -18,7 +18,7 @@ import (
 const DefaultLockStaleAfter = 10 * time.Minute
 
 // settleDelay is how long the fallback lock (for servers without conditional
-// writes) waits before reading its lock back.
+// writes), and a takeover of a stale lock, wait before reading the lock back.
 const settleDelay = 2 * time.Second
 
 func (s *S3) staleAfter() time.Duration {
@@ -34,8 +34,9 @@ func (s *S3) staleAfter() time.Duration {
 // one can create it. Its holder rewrites it every LockStaleAfter/5 (with
 // If-Match on its own ETag); a lock not rewritten for LockStaleAfter, or one
 // whose holder is known to have ended (its run marker in this cache folder,
-// see runEnded), is taken over with If-Match on the stale lock's ETag, so that
-// of two runs taking it over only one succeeds. The holder is its run id
+// see runEnded), is taken over with If-Match on the stale lock's ETag, then
+// read back after settleDelay, so that of two runs taking it over only one
+// succeeds (the servers tested accept several If-Match writes at once). The holder is its run id
 // (Holder.Token): a host name and a pid are shown, never trusted.
 // A holder that cannot refresh its lock in time, or finds it taken, stops
 // writing (Lock.Lost, and every write fails).
@@ -148,8 +149,18 @@ func (s *S3) putLock(ctx context.Context, key string, h Holder, ifNoneMatch bool
 }
 
 // readLock reads the lock object: its holder (ok false when unreadable), ETag
-// and modification time.
-func (s *S3) readLock(ctx context.Context) (Holder, string, time.Time, error) {
+// and modification time. A lock rewritten while it was read (minio-go reads
+// on with If-Match on the ETag it first saw: 412) is read again.
+func (s *S3) readLock(ctx context.Context) (h Holder, etag string, mod time.Time, err error) {
+	for range 3 {
+		if h, etag, mod, err = s.readLockOnce(ctx); !isPreconditionFailed(err) {
+			break
+		}
+	}
+	return h, etag, mod, err
+}
+
+func (s *S3) readLockOnce(ctx context.Context) (Holder, string, time.Time, error) {
 	obj, err := s.client.GetObject(ctx, s.loc.Bucket, s.lockKey(), minio.GetObjectOptions{})
 	if err != nil {
 		return Holder{}, "", time.Time{}, err
@@ -235,8 +246,19 @@ func (s *S3) lockConditional(ctx context.Context, me Holder) (*Lock, string, err
 		if why == "" {
 			return nil, "", s.lockedError(cur)
 		}
-		etag, err = s.putLock(ctx, s.lockKey(), me, false, curETag)
+		if s.beforeTakeover != nil {
+			s.beforeTakeover()
+		}
+		_, err = s.putLock(ctx, s.lockKey(), me, false, curETag)
 		if err == nil {
+			// Neither versitygw nor SeaweedFS checks If-Match and writes
+			// in one step: of runs taking over the same stale lock at
+			// once, several may have their write accepted
+			// (TestS3ConditionalWritesRace). The write that stands is the
+			// last: each reads the lock back once the others' have landed.
+			if etag, err = s.readBack(ctx, me); err != nil {
+				return nil, "", err
+			}
 			return &Lock{Holder: me, TookOver: &cur, Note: "took over the lock of " + cur.String() + ": " + why}, etag, nil
 		}
 		if !isPreconditionFailed(err) {
@@ -264,19 +286,29 @@ func (s *S3) lockFallback(ctx context.Context, me Holder) (*Lock, string, error)
 	if _, err := s.putLock(ctx, s.lockKey(), me, false, ""); err != nil {
 		return nil, "", fmt.Errorf("lock %s: %w", s.loc.Name(), err)
 	}
+	etag, err := s.readBack(ctx, me)
+	if err != nil {
+		return nil, "", err
+	}
+	return l, etag, nil
+}
+
+// readBack waits settleDelay, then reads the lock: it is me's (its ETag
+// returned), or another run's (a *LockedError).
+func (s *S3) readBack(ctx context.Context, me Holder) (string, error) {
 	select {
 	case <-time.After(settleDelay):
 	case <-ctx.Done():
-		return nil, "", ctx.Err()
+		return "", ctx.Err()
 	}
 	cur, etag, _, err := s.readLock(ctx)
 	if err != nil {
-		return nil, "", fmt.Errorf("lock %s: read the lock back: %w", s.loc.Name(), err)
+		return "", fmt.Errorf("lock %s: read the lock back: %w", s.loc.Name(), err)
 	}
 	if cur.Token != me.Token {
-		return nil, "", s.lockedError(cur)
+		return "", s.lockedError(cur)
 	}
-	return l, etag, nil
+	return etag, nil
 }
 
 func (s *S3) lockedError(h Holder) *LockedError {

@@ -258,10 +258,13 @@ func TestS3StateRestoreChecked(t *testing.T) {
 	if len(m.Segments) == 0 {
 		t.Fatal("no segment")
 	}
-	seg := filepath.Join(g.root, "checked", "copy", ".rsx", "state", m.Segments[0].Key)
-	body, err := os.ReadFile(seg)
-	if err != nil {
-		t.Fatalf("versitygw keeps objects as files: %v", err)
+	seg := "copy/.rsx/state/" + m.Segments[0].Key
+	body := []byte(getObject(t, g, "checked", seg))
+	putSeg := func(b []byte) {
+		t.Helper()
+		if _, err := g.client.PutObject(ctx, "checked", seg, bytes.NewReader(b), int64(len(b)), minio.PutObjectOptions{}); err != nil {
+			t.Fatal(err)
+		}
 	}
 	for _, tc := range []struct {
 		name    string
@@ -274,9 +277,7 @@ func TestS3StateRestoreChecked(t *testing.T) {
 		{"another segment's bytes, whole", []byte(getObject(t, g, "checked", "copy/.rsx/state/"+m.Segments[1].Key)), m.Segments[0].Key},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if err := os.WriteFile(seg, tc.content, 0o644); err != nil {
-				t.Fatal(err)
-			}
+			putSeg(tc.content)
 			b := openS3(t, g, "checked/copy", Options{})
 			lb, err := b.Lock(ctx)
 			if err != nil {
@@ -292,7 +293,7 @@ func TestS3StateRestoreChecked(t *testing.T) {
 			}
 		})
 	}
-	os.WriteFile(seg, body, 0o644)
+	putSeg(body)
 
 	// A manifest whose page count is not the one its objects make.
 	manifest := getObject(t, g, "checked", "copy/.rsx/state/manifest.json")
