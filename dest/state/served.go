@@ -41,18 +41,7 @@ func OpenShared(ctx context.Context, path string) (*DB, error) {
 		q.Add("_pragma", p)
 	}
 	q.Set("mode", "ro")
-	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode()
-	sdb, err := sql.Open("sqlite", dsn)
-	if err != nil {
-		return nil, fmt.Errorf("open state database %s: %w", path, err)
-	}
-	sdb.SetMaxIdleConns(idleConns)
-	db := &DB{sql: sdb, path: path, readOnly: true}
-	if err := db.init(ctx); err != nil {
-		sdb.Close()
-		return nil, err
-	}
-	return db, nil
+	return openReader(ctx, path, q)
 }
 
 // Frozen is one consistent view of a state: a read transaction held open,

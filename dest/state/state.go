@@ -137,6 +137,12 @@ func OpenReadOnly(ctx context.Context, path string) (*DB, error) {
 	if _, err := os.Stat(path); err != nil {
 		return nil, fmt.Errorf("open state database %s: %w", path, err)
 	}
+	return openReader(ctx, path, q)
+}
+
+// openReader opens the state database at path for reading with the URI
+// parameters q (OpenReadOnly's, OpenShared's) and reads its schema.
+func openReader(ctx context.Context, path string, q url.Values) (*DB, error) {
 	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode()
 	sdb, err := sql.Open("sqlite", dsn)
 	if err != nil {
