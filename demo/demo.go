@@ -41,7 +41,8 @@
 //	/dataset1/patch/NNNNNN.vV.json-patch  JSON Patch from version V-1 to V (in Change Lists)
 //	/dataset1/collections/K.html        collections; /origin/images/NNNNNN.png originals (via)
 //	/demo/status (GET), /demo/advance?steps=N (POST)   the clock
-//	/demo/disconnect (POST)             drops every notification connection (subscribers reconnect)
+//	/demo/disconnect (POST)             drops every notification connection (subscribers reconnect);
+//	                                    ?advance=N then advances N steps before any can reconnect
 //	/channels/datasetN/change, /channels/datasetN/framework   notification channels (WebSocket; notify.go),
 //	                                    and WebSub topics when fetched without an upgrade (websub.go)
 //	/websub/hub (POST)                  the WebSub hub (websub.go)

@@ -363,6 +363,9 @@ func (s *Source) status(base string) status {
 	return st
 }
 
+// maxAdvance is the most steps one request may advance the clock.
+const maxAdvance = 10000
+
 func (s *Source) serveAdvance(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", "POST")
@@ -373,8 +376,8 @@ func (s *Source) serveAdvance(w http.ResponseWriter, r *http.Request) {
 	if v := r.URL.Query().Get("steps"); v != "" {
 		var err error
 		n, err = strconv.Atoi(v)
-		if err != nil || n < 0 || n > 10000 {
-			http.Error(w, "steps must be an integer from 0 to 10000", http.StatusBadRequest)
+		if err != nil || n < 0 || n > maxAdvance {
+			http.Error(w, fmt.Sprintf("steps must be an integer from 0 to %d", maxAdvance), http.StatusBadRequest)
 			return
 		}
 	}
@@ -388,7 +391,18 @@ func (s *Source) serveDisconnect(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "use POST /demo/disconnect", http.StatusMethodNotAllowed)
 		return
 	}
-	n := s.DropSubscribers("disconnected on request (POST /demo/disconnect): reconnect")
+	const reason = "disconnected on request (POST /demo/disconnect): reconnect"
+	if v := r.URL.Query().Get("advance"); v != "" {
+		steps, err := strconv.Atoi(v)
+		if err != nil || steps < 1 || steps > maxAdvance {
+			http.Error(w, fmt.Sprintf("advance must be a number of steps from 1 to %d", maxAdvance), http.StatusBadRequest)
+			return
+		}
+		n := s.DropSubscribersAndAdvance(reason, steps)
+		writeJSON(w, map[string]int{"disconnected": n, "advanced": steps})
+		return
+	}
+	n := s.DropSubscribers(reason)
 	writeJSON(w, map[string]int{"disconnected": n})
 }
 

@@ -170,6 +170,11 @@ func (n *notifier) publish(a advance) {
 	defer n.mu.Unlock()
 	for sub := range n.subs {
 		select {
+		case <-sub.done:
+			continue // dropped: its connection closes, it never sees a
+		default:
+		}
+		select {
 		case sub.queue <- a:
 		default:
 			if sub.keep {
@@ -229,6 +234,19 @@ func (s *Source) subscribeWith(sub *subscription) (*subscription, bool) {
 // (a subscriber is expected to reconnect) and returns how many there were.
 func (s *Source) DropSubscribers(reason string) int {
 	return s.notify.dropAll(websocket.StatusServiceRestart, reason)
+}
+
+// DropSubscribersAndAdvance drops every notification connection and then
+// advances the clock n steps before any subscriber can connect again: the
+// changes of those steps reach nobody by notification (a subscriber finds
+// them only by reading the Change Lists), whatever the timing of its
+// reconnection. It returns how many connections were dropped.
+func (s *Source) DropSubscribersAndAdvance(reason string, n int) int {
+	s.mu.Lock() // subscribeWith waits for it: no reconnection in between
+	defer s.mu.Unlock()
+	dropped := s.notify.dropAll(websocket.StatusServiceRestart, reason)
+	s.advanceLocked(n)
+	return dropped
 }
 
 // CloseNotifications drops every notification connection, refuses new ones,

@@ -370,3 +370,40 @@ func TestBrokenNotifications(t *testing.T) {
 		}
 	}
 }
+
+// POST /demo/disconnect?advance=N: the connections close with nothing of
+// those steps sent, and a subscriber that connects again receives only the
+// steps after them, however quickly it reconnects.
+func TestDisconnectAndAdvance(t *testing.T) {
+	srv := startDemo(t, Options{Resources: 600})
+	c := dialChannel(t, srv, "/channels/dataset1/change")
+	waitSubscribers(t, srv, 1)
+	start := srv.Source().snapshot().steps
+	resp, err := http.Post(srv.URL+"/demo/disconnect?advance=2", "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("status %d", resp.StatusCode)
+	}
+	if got := srv.Source().snapshot().steps; got != start+2 {
+		t.Fatalf("steps %d, want %d", got, start+2)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var ce websocket.CloseError
+	if _, msg, err := c.Read(ctx); !errors.As(err, &ce) || ce.Code != websocket.StatusServiceRestart {
+		t.Fatalf("a message of the dropped steps (%.80q), or no close: %v", msg, err)
+	}
+	for _, bad := range []string{"0", "x", "10001"} {
+		resp, err := http.Post(srv.URL+"/demo/disconnect?advance="+bad, "", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusBadRequest {
+			t.Errorf("advance=%s: status %d", bad, resp.StatusCode)
+		}
+	}
+}

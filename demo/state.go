@@ -64,6 +64,11 @@ func (s *Source) stepStart(step int) time.Time {
 func (s *Source) Advance(n int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.advanceLocked(n)
+}
+
+// advanceLocked is Advance with s.mu held.
+func (s *Source) advanceLocked(n int) {
 	from := s.steps
 	for ; n > 0; n-- {
 		for i := range s.sets {
