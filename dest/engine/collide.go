@@ -237,9 +237,13 @@ func (b *builder) settleCollisions(ctx context.Context) error {
 	// The items involved, and the rows this plan deletes.
 	cont := map[string]*contender{}
 	deleting := map[int64]bool{}
+	deletedVia := map[int64]string{} // of the deletions that carry a via link
 	err = b.p.items.each(func(it *Item) error {
 		if it.ID > 0 && (it.Action == plan.Delete || it.Action == plan.PendingDelete) {
 			deleting[it.ID] = true
+			if v := deletionVia(&it.Entry); v != "" {
+				deletedVia[it.ID] = v
+			}
 		}
 		if it.Path == "" || (it.Action != plan.Create && it.Action != plan.Update) {
 			return nil
@@ -266,7 +270,7 @@ func (b *builder) settleCollisions(ctx context.Context) error {
 	if !lost && len(takes) == 0 {
 		return nil
 	}
-	return b.rewrite(ctx, cont, takes, refused)
+	return b.rewrite(ctx, cont, takes, refused, deletedVia)
 }
 
 func cmpHash(a, b [2]uint64) int {
@@ -451,7 +455,7 @@ func (e *CollisionRefusal) Unwrap() error { return e.CollisionError }
 
 // rewrite takes the losers and the items of the rows taken over out of the
 // plan, refusing them, and marks the winners' takeovers.
-func (b *builder) rewrite(ctx context.Context, cont map[string]*contender, taken map[int64]state.Holder, refused []Failure) error {
+func (b *builder) rewrite(ctx context.Context, cont map[string]*contender, taken map[int64]state.Holder, refused []Failure, deletedVia map[int64]string) error {
 	p, c := b.p, b.col
 	sp, err := newSpool(b.s.st.TempDir())
 	if err != nil {
@@ -510,6 +514,9 @@ func (b *builder) rewrite(ctx context.Context, cont map[string]*contender, taken
 			}
 			if x.takes != nil {
 				it.Takes = Taken{ID: x.takes.ID, URI: x.takes.URI, Path: x.takes.Path, Deleted: x.takes.Deleted}
+				if x.takes.Deleted {
+					it.Takes.Via = deletedVia[x.takes.ID]
+				}
 			}
 		}
 		return sp.add(it)

@@ -59,6 +59,10 @@ func TestSpoolRoundTrip(t *testing.T) {
 	in := []Item{
 		{Item: plan.Item{Action: plan.Create, Entry: plan.Entry{URI: "http://h/1", Length: -1}}, Path: "h/1"},
 		{Item: plan.Item{Action: plan.PendingDelete, ID: 7, Entry: plan.Entry{URI: "http://h/2", Length: -1, Datetime: time.Date(2030, 1, 2, 3, 4, 5, 6, time.UTC)}}},
+		// A write that takes over the path of a resource the Source deleted,
+		// with the deletion's via (a copy of a copy).
+		{Item: plan.Item{Action: plan.Create, Entry: plan.Entry{URI: "http://h/3", Length: 3}}, Path: "h/3",
+			Takes: Taken{ID: 9, URI: "http://h//3", Path: "h/3", Deleted: true, Via: `{"href":"http://origin/3"}`}},
 	}
 	for i := range in {
 		if err := sp.add(&in[i]); err != nil {
@@ -72,7 +76,7 @@ func TestSpoolRoundTrip(t *testing.T) {
 	if err := sp.each(func(it *Item) error { out = append(out, *it); return nil }); err != nil {
 		t.Fatal(err)
 	}
-	if len(out) != 2 || out[0].Path != "h/1" || out[0].Entry.Length != -1 || out[1].ID != 7 || !out[1].Entry.Datetime.Equal(in[1].Entry.Datetime) || out[1].Action != plan.PendingDelete {
+	if len(out) != 3 || out[2].Takes != in[2].Takes || out[0].Takes != (Taken{}) || out[0].Path != "h/1" || out[0].Entry.Length != -1 || out[1].ID != 7 || !out[1].Entry.Datetime.Equal(in[1].Entry.Datetime) || out[1].Action != plan.PendingDelete {
 		t.Errorf("%+v", out)
 	}
 }

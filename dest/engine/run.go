@@ -942,7 +942,7 @@ func (r *runner) record() {
 				if _, err = w.RemoveResource(ctx, r.srcID, t.URI); err == nil && t.Deleted {
 					res.Deleted++
 					err = w.PutRunFile(ctx, state.RunFile{Kind: state.FileDeleted, URI: t.URI, Path: t.Path, Length: -1, At: r.s.opts.Now(),
-						Note: "the Source deleted it; its path is taken over by " + out.it.Entry.URI})
+						Via: t.Via, Note: "the Source deleted it; its path is taken over by " + out.it.Entry.URI})
 				}
 			}
 			if err != nil {

@@ -34,6 +34,10 @@ type Taken struct {
 	URI, Path string
 	// Deleted: the Source deleted it (the takeover applies the deletion).
 	Deleted bool
+	// Via is the deletion's provenance (state.EncodeVia) when the Source
+	// that deleted it republishes another's (§12.7): what the run's record
+	// of the deletion carries, as a deletion of its own does.
+	Via string
 }
 
 // spool holds a plan's items in a file, so that a plan of millions of
@@ -105,6 +109,7 @@ func (s *spool) add(it *Item) error {
 		} else {
 			b = append(b, 0)
 		}
+		b = appendString(b, it.Takes.Via)
 	}
 	s.buf = b
 	var n [binary.MaxVarintLen64]byte
@@ -238,10 +243,13 @@ func decodeItem(b []byte, it *Item) error {
 		it.Takes.ID = sv()
 		it.Takes.URI = str()
 		it.Takes.Path = str()
-		if len(b) != 1 {
+		if len(b) < 1 {
 			bad = true
 		} else {
 			it.Takes.Deleted = b[0] == 1
+			b = b[1:]
+			it.Takes.Via = str()
+			bad = bad || len(b) != 0
 		}
 	}
 	if bad {
