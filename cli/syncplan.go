@@ -160,6 +160,7 @@ func syncListJSONOf(l engine.ListRead) syncListJSON {
 type syncListsJSON struct {
 	p      *engine.Plan
 	stream *streamedList
+	read   []syncListJSON // decoded from a document (UnmarshalJSON)
 }
 
 func (l *syncListsJSON) MarshalJSON() ([]byte, error) {
@@ -167,7 +168,9 @@ func (l *syncListsJSON) MarshalJSON() ([]byte, error) {
 		return l.stream.MarshalJSON()
 	}
 	all := []syncListJSON{}
-	if err := l.p.EachList(func(r engine.ListRead) error { all = append(all, syncListJSONOf(r)); return nil }); err != nil {
+	if l.p == nil {
+		all = append(all, l.read...)
+	} else if err := l.p.EachList(func(r engine.ListRead) error { all = append(all, syncListJSONOf(r)); return nil }); err != nil {
 		return nil, err
 	}
 	var b bytes.Buffer
@@ -175,4 +178,11 @@ func (l *syncListsJSON) MarshalJSON() ([]byte, error) {
 	enc.SetEscapeHTML(false)
 	err := enc.Encode(all)
 	return b.Bytes(), err
+}
+
+// UnmarshalJSON reads the lists of a sync document (a fleet's line, a
+// test's), as the array MarshalJSON writes.
+func (l *syncListsJSON) UnmarshalJSON(b []byte) error {
+	*l = syncListsJSON{}
+	return json.Unmarshal(b, &l.read)
 }
