@@ -108,7 +108,7 @@ func Jobs(f *File, cmd Command, base Base) ([]Job, error) {
 		switch cmd {
 		case CommandAudit:
 			a := base.Audit
-			a.Target, a.Dest = s.URL, j.Dest
+			a.Target, a.Dest, a.OtherSources = s.URL, j.Dest, nil
 			if allowOther != nil {
 				a.AllowOtherHosts = *allowOther
 			}
@@ -131,9 +131,13 @@ func Jobs(f *File, cmd Command, base Base) ([]Job, error) {
 	// The settings of an entry apply to its own Source only: every request
 	// names the Capability Lists of the others.
 	for i := range out {
+		others := &out[i].Sync.OtherSources
+		if cmd == CommandAudit {
+			others = &out[i].Audit.OtherSources
+		}
 		for k, o := range out {
-			if k != i && o.Source.URL != out[i].Source.URL && !slices.Contains(out[i].Sync.OtherSources, o.Source.URL) {
-				out[i].Sync.OtherSources = append(out[i].Sync.OtherSources, o.Source.URL)
+			if k != i && o.Source.URL != out[i].Source.URL && !slices.Contains(*others, o.Source.URL) {
+				*others = append(*others, o.Source.URL)
 			}
 		}
 	}

@@ -65,6 +65,10 @@ every = "2h"
 	if err != nil || !audits[0].Audit.AllowOtherHosts || audits[0].Audit.Keep != 5 || *audits[0].Audit.Limits.Concurrency != 2 || audits[1].Audit.Dest != "/b" {
 		t.Errorf("audits: %+v %v", audits, err)
 	}
+	// An audit names the other Sources too, and a sync's do not leak into it.
+	if err == nil && (!slices.Equal(audits[0].Audit.OtherSources, []string{"http://b.example/c"}) || audits[0].Sync.OtherSources != nil) {
+		t.Errorf("an audit's other Sources: %q (sync %q)", audits[0].Audit.OtherSources, audits[0].Sync.OtherSources)
+	}
 	// Without a destination anywhere.
 	if _, err := Jobs(f, CommandSync, Base{}); err == nil || !strings.Contains(err.Error(), "no destination") {
 		t.Errorf("no dest: %v", err)

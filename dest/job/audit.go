@@ -59,7 +59,8 @@ func (r *Runner) Audit(ctx context.Context, req AuditRequest) *AuditResult {
 	}
 	o.discard = false // an audit makes nothing to take back
 	out := &AuditResult{Dest: o.st.String(), o: o, Unwritable: !so.ReadOnly && o.dest.ReadOnly()}
-	ao := engine.AuditOptions{AllowOtherHosts: req.AllowOtherHosts, Keep: req.Keep, ListSame: req.ListSame, RequireCopy: req.RequireCopy}
+	ao := engine.AuditOptions{AllowOtherHosts: req.AllowOtherHosts, Keep: req.Keep, ListSame: req.ListSame, RequireCopy: req.RequireCopy,
+		OtherSources: req.OtherSources}
 	if req.Only != nil {
 		ao.Only = plan.NewURISet(req.Only)
 	}

@@ -168,6 +168,11 @@ type AuditRequest struct {
 	// 0 refuses at once (a *store.LockedError).
 	Wait   time.Duration
 	OnWait func(dest, holder string, wait time.Duration)
+	// OtherSources are the Capability List URLs of the other Sources the
+	// caller names (a fleet's other entries), as SyncRequest's: an audit
+	// whose URL leads to one of theirs is refused (engine.IdentityError)
+	// rather than comparing another Source's copy under this entry's name.
+	OtherSources []string
 	// Progress, when set, receives the audit's progress.
 	Progress func(engine.Progress)
 }
