@@ -106,6 +106,9 @@ func TestSyncSpeed(t *testing.T) {
 		cmd := exec.Command(name, args...)
 		if strings.HasSuffix(name, "python3") {
 			cmd.Env = append(os.Environ(), "PYTHONPATH="+resync)
+			// resync-sync keeps its status file (.resync-client-status.cfg)
+			// in its working folder: the run's own, not the checkout.
+			cmd.Dir = work
 		}
 		var out bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &out

@@ -281,8 +281,9 @@ func mdNameFast(b []byte) (field uint8, name int) {
 	return 0, 0
 }
 
-// mdFieldFast is mdField for the attributes the fast path takes: those with
-// a field of their own (mfExtra for the rest, legacy ones included).
+// mdFieldFast is the field of an attribute of rs:md named name, without a
+// prefix: mfExtra for the attributes without a field of their own, legacy
+// ones included (mdField reports those; the fast path leaves them to it).
 func mdFieldFast(name []byte) uint8 {
 	switch string(name) {
 	case "hash":

@@ -143,40 +143,18 @@ const (
 	mfPath
 )
 
-// mdField classifies an attribute of <rs:md>; legacy ones are reported.
+// mdField classifies an attribute of <rs:md> (mdFieldFast, which the fast
+// path uses too); legacy ones are reported.
 func (d *Decoder) mdField(b []byte, a *rawAttr) uint8 {
 	if a.colon >= 0 {
 		return mfExtra
 	}
-	switch string(b[a.name:a.nameEnd]) {
-	case "capability":
-		return mfCapability
-	case "change":
-		return mfChange
-	case "at":
-		return mfAt
-	case "completed":
-		return mfCompleted
-	case "from":
-		return mfFrom
-	case "until":
-		return mfUntil
-	case "datetime":
-		return mfDatetime
-	case "hash":
-		return mfHash
-	case "length":
-		return mfLength
-	case "type":
-		return mfType
-	case "encoding":
-		return mfEncoding
-	case "path":
-		return mfPath
-	case "modified", "etag":
-		d.legacy("attribute "+string(b[a.name:a.nameEnd]), d.lineAt(d.pos+a.name))
+	name := b[a.name:a.nameEnd]
+	field := mdFieldFast(name)
+	if field == mfExtra && (string(name) == "modified" || string(name) == "etag") {
+		d.legacy("attribute "+string(name), d.lineAt(d.pos+a.name))
 	}
-	return mfExtra
+	return field
 }
 
 // setMDField sets one attribute of md; extra is the index in md.Extra of an
