@@ -311,3 +311,44 @@ func TestPathSplits(t *testing.T) {
 		}
 	}
 }
+
+// PathsDistinct is false exactly when two rows (of any Sources) hold one
+// path, by case too; rows without a path do not count.
+func TestPathsDistinct(t *testing.T) {
+	ctx := context.Background()
+	db := openTemp(t)
+	a, _ := db.EnsureSource(ctx, "http://example.org/cap.xml")
+	b, _ := db.EnsureSource(ctx, "http://example.net/cap.xml")
+	put := func(src int64, uri, p string) {
+		t.Helper()
+		w := db.NewWriter(WriterOptions{})
+		r := Resource{SourceID: src, URI: uri, Path: p}
+		if err := w.PutResource(ctx, &r); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Close(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	check := func(want bool) {
+		t.Helper()
+		if got, err := db.PathsDistinct(ctx); err != nil || got != want {
+			t.Fatalf("PathsDistinct = %v, %v; want %v", got, err, want)
+		}
+	}
+	check(true) // no rows
+	for i := range 50 {
+		put(a.ID, fmt.Sprintf("http://example.org/%d", i), fmt.Sprintf("example.org/%d", i))
+	}
+	for i, src := range []int64{a.ID, b.ID} {
+		// Rows without a path (not written by PutResource, which wants one).
+		if _, err := db.sql.ExecContext(ctx, `INSERT INTO resource (source_id, uri, path, path_key) VALUES (?, ?, '', '')`, src, fmt.Sprintf("http://example.org/none%d", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	check(true) // two rows without a path
+	put(b.ID, "http://example.net/x", "example.org/Ünï/X")
+	check(true)
+	put(a.ID, "http://example.org/y", "example.org/ünï/x") // the same path but for case, another Source
+	check(false)
+}

@@ -65,13 +65,18 @@ func (db *DB) FindPaths(ctx context.Context, paths []string, found func(i int) e
 // Source) share a path, even told apart by case only: then a file opened
 // for each of n resources is n files, which lets an audit that opened
 // every file of a copy tell that it has no other by counting them.
+//
+// It walks the path index (path_key, which is empty exactly where the path
+// is) in order and stops at the first key held twice: COUNT(DISTINCT
+// path_key) filled a temporary B-tree with every key, three times the cost.
 func (db *DB) PathsDistinct(ctx context.Context) (bool, error) {
-	var dup int64
-	err := db.sql.QueryRowContext(ctx, `SELECT COUNT(*) - COUNT(DISTINCT path_key) FROM resource WHERE path <> ''`).Scan(&dup)
+	var dup bool
+	err := db.sql.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM resource INDEXED BY resource_path_key
+		WHERE path_key <> '' GROUP BY path_key HAVING COUNT(*) > 1)`).Scan(&dup)
 	if err != nil {
-		return false, fmt.Errorf("count the paths in %s: %w", db.path, err)
+		return false, fmt.Errorf("look for a path held twice in %s: %w", db.path, err)
 	}
-	return dup == 0, nil
+	return !dup, nil
 }
 
 // PathSplits returns paths of the state's resources (of every Source), in
