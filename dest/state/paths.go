@@ -126,8 +126,27 @@ type PathGroup struct {
 // (its folders). One read of every row.
 func (db *DB) PathGroups(ctx context.Context) ([]PathGroup, error) {
 	db.scans.Add(1)
-	rows, err := db.sql.QueryContext(ctx, `SELECT source_id, min(path), max(path) FROM resource WHERE path <> ''
-		GROUP BY source_id, substr(path, 1, instr(path, '/')) ORDER BY source_id`)
+	// Each Source's least and greatest path first: where both begin with
+	// the same first name and a "/", so does every path between them (in
+	// byte order), and the Source has that one group. Grouping by the
+	// first name too sorted every row (a temporary B-tree): read so only
+	// where a Source's paths have several first names.
+	groups, err := db.pathGroups(ctx, `SELECT source_id, min(path), max(path) FROM resource WHERE path <> '' GROUP BY source_id ORDER BY source_id`)
+	if err != nil {
+		return nil, err
+	}
+	for _, g := range groups {
+		if i := strings.IndexByte(g.Min, '/'); i < 0 || !strings.HasPrefix(g.Max, g.Min[:i+1]) {
+			return db.pathGroups(ctx, `SELECT source_id, min(path), max(path) FROM resource WHERE path <> ''
+				GROUP BY source_id, substr(path, 1, instr(path, '/')) ORDER BY source_id`)
+		}
+	}
+	return groups, nil
+}
+
+// pathGroups reads the PathGroups of query.
+func (db *DB) pathGroups(ctx context.Context, query string) ([]PathGroup, error) {
+	rows, err := db.sql.QueryContext(ctx, query)
 	if err != nil {
 		return nil, fmt.Errorf("read the folders of the copies in %s: %w", db.path, err)
 	}
