@@ -548,13 +548,14 @@ func (a *auditor) settleLists() error {
 
 // auditRow is what check needs of a row of the state: its path, what
 // was recorded of its bytes, and its file's modification time then
-// (mtimeKnown: the row has one).
+// (mtimeRead: the look-up read file_mtime, a range's does; mtimeKnown: the
+// row has one).
 type auditRow struct {
-	path       string
-	length     int64
-	digests    state.Digests
-	mtime      int64
-	mtimeKnown bool
+	path                  string
+	length                int64
+	digests               state.Digests
+	mtime                 int64
+	mtimeRead, mtimeKnown bool
 }
 
 // sameMTime reports whether recording a copy of the row found intact with
@@ -562,6 +563,9 @@ type auditRow struct {
 // leaves the row's file_mtime as it is (state.Writer.SetVerifiedBatch
 // writes zero as NULL).
 func (r *auditRow) sameMTime(mtime time.Time) bool {
+	if !r.mtimeRead {
+		return false // not known: the record writes it
+	}
 	if mtime.IsZero() {
 		return !r.mtimeKnown
 	}
@@ -577,24 +581,35 @@ type auditRows struct {
 	*state.View
 	rows  map[int64]auditRow
 	merge rangeFinder
+	// ranged: the rows found now come from a range (auditView), with
+	// their file_mtime.
+	ranged bool
 }
 
 func (r *auditRows) Find(ctx context.Context, uris []string, found func(int, *state.Known) error) error {
 	clear(r.rows)
-	return r.merge.find(ctx, auditView{r.View}, uris, func(i int, k *state.Known) error {
+	return r.merge.find(ctx, auditView{r}, uris, func(i int, k *state.Known) error {
 		if d, exact := k.Digests(); exact && k.Path != "" {
-			r.rows[k.ID] = auditRow{path: k.Path, length: k.Length, digests: d, mtime: k.FileMTime, mtimeKnown: k.FileMTimeKnown}
+			r.rows[k.ID] = auditRow{path: k.Path, length: k.Length, digests: d, mtime: k.FileMTime, mtimeRead: r.ranged, mtimeKnown: k.FileMTimeKnown}
 		}
 		return found(i, k)
 	})
 }
 
-// auditView is the View an audit's ranges are read from: the columns an
-// audit uses (state.View.EachAuditBetween), file_mtime among them.
-type auditView struct{ *state.View }
+// auditView is the View an audit's look-ups read: its ranges with the
+// columns an audit uses (state.View.EachAuditBetween), file_mtime among
+// them; the rest of a batch (a list out of order) by View.Find, which does
+// not read file_mtime.
+type auditView struct{ r *auditRows }
+
+func (v auditView) Find(ctx context.Context, uris []string, found func(int, *state.Known) error) error {
+	return v.r.View.Find(ctx, uris, found)
+}
 
 func (v auditView) EachKnownBetween(ctx context.Context, lo, hi string, limit int, fn func(string, *state.Known) error) (int, error) {
-	return v.EachAuditBetween(ctx, lo, hi, limit, fn)
+	v.r.ranged = true
+	defer func() { v.r.ranged = false }()
+	return v.r.EachAuditBetween(ctx, lo, hi, limit, fn)
 }
 
 // Encodings of the spooled ids.

@@ -324,3 +324,30 @@ func TestAuditRecordsByRanges(t *testing.T) {
 		t.Errorf("%v: %d verified of %d rows; same %d", err, verified, len(rows), rep.Same)
 	}
 }
+
+// A copy found intact is recorded by range (its row's file_mtime left as
+// it is) only when the look-up read the row's file_mtime and it is the
+// file's time: a row found by View.Find (a list out of order), which
+// reads no file_mtime, is recorded with its time, a bucket's zero one
+// too.
+func TestAuditRowSameMTime(t *testing.T) {
+	at := time.Unix(1_900_000_000, 5)
+	for _, tc := range []struct {
+		row   auditRow
+		mtime time.Time
+		want  bool
+	}{
+		{auditRow{mtimeRead: true, mtimeKnown: true, mtime: at.UnixNano()}, at, true},
+		{auditRow{mtimeRead: true, mtimeKnown: true, mtime: at.UnixNano() + 1}, at, false},
+		{auditRow{mtimeRead: true}, at, false},                            // none recorded
+		{auditRow{mtimeRead: true}, time.Time{}, true},                    // a bucket's: none, and none recorded
+		{auditRow{mtimeRead: true, mtimeKnown: true}, time.Time{}, false}, // one recorded: the record clears it
+		{auditRow{mtimeRead: true, mtimeKnown: true, mtime: 0}, time.Unix(0, 0), true},
+		{auditRow{}, time.Time{}, false}, // not read (View.Find)
+		{auditRow{mtimeKnown: true, mtime: at.UnixNano()}, at, false},
+	} {
+		if got := tc.row.sameMTime(tc.mtime); got != tc.want {
+			t.Errorf("%+v, %v: %v, want %v", tc.row, tc.mtime, got, tc.want)
+		}
+	}
+}
