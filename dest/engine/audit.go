@@ -546,12 +546,30 @@ func (a *auditor) settleLists() error {
 	return nil
 }
 
-// auditRow is what check needs of a row of the state: its path and what
-// was recorded of its bytes.
+// auditRow is what check needs of a row of the state: its path, what
+// was recorded of its bytes, and its file's modification time then
+// (mtimeRead: the look-up read file_mtime, a range's does; mtimeKnown: the
+// row has one).
 type auditRow struct {
-	path    string
-	length  int64
-	digests state.Digests
+	path                  string
+	length                int64
+	digests               state.Digests
+	mtime                 int64
+	mtimeRead, mtimeKnown bool
+}
+
+// sameMTime reports whether recording a copy of the row found intact with
+// this modification time of its file (zero: none known, as a bucket's)
+// leaves the row's file_mtime as it is (state.Writer.SetVerifiedBatch
+// writes zero as NULL).
+func (r *auditRow) sameMTime(mtime time.Time) bool {
+	if !r.mtimeRead {
+		return false // not known: the record writes it
+	}
+	if mtime.IsZero() {
+		return !r.mtimeKnown
+	}
+	return r.mtimeKnown && r.mtime == mtime.UnixNano()
 }
 
 // auditRows is the State an audit plans with: a View that keeps, of each
@@ -563,22 +581,45 @@ type auditRows struct {
 	*state.View
 	rows  map[int64]auditRow
 	merge rangeFinder
+	// ranged: the rows found now come from a range (auditView), with
+	// their file_mtime.
+	ranged bool
 }
 
 func (r *auditRows) Find(ctx context.Context, uris []string, found func(int, *state.Known) error) error {
 	clear(r.rows)
-	return r.merge.find(ctx, r.View, uris, func(i int, k *state.Known) error {
+	return r.merge.find(ctx, auditView{r}, uris, func(i int, k *state.Known) error {
 		if d, exact := k.Digests(); exact && k.Path != "" {
-			r.rows[k.ID] = auditRow{path: k.Path, length: k.Length, digests: d}
+			r.rows[k.ID] = auditRow{path: k.Path, length: k.Length, digests: d, mtime: k.FileMTime, mtimeRead: r.ranged, mtimeKnown: k.FileMTimeKnown}
 		}
 		return found(i, k)
 	})
 }
 
+// auditView is the View an audit's look-ups read: its ranges with the
+// columns an audit uses (state.View.EachAuditBetween), file_mtime among
+// them; the rest of a batch (a list out of order) by View.Find, which does
+// not read file_mtime.
+type auditView struct{ r *auditRows }
+
+func (v auditView) Find(ctx context.Context, uris []string, found func(int, *state.Known) error) error {
+	return v.r.View.Find(ctx, uris, found)
+}
+
+func (v auditView) EachKnownBetween(ctx context.Context, lo, hi string, limit int, fn func(string, *state.Known) error) (int, error) {
+	v.r.ranged = true
+	defer func() { v.r.ranged = false }()
+	return v.r.EachAuditBetween(ctx, lo, hi, limit, fn)
+}
+
 // Encodings of the spooled ids.
 
 func appendVerified(b []byte, v *verified) []byte {
-	b = binary.AppendVarint(b, v.id)
+	key := v.id << 1
+	if v.sameMTime {
+		key |= 1
+	}
+	b = binary.AppendVarint(b, key)
 	if v.mtime.IsZero() {
 		return b
 	}
@@ -586,11 +627,11 @@ func appendVerified(b []byte, v *verified) []byte {
 }
 
 func readVerified(b []byte, v *verified) error {
-	id, n := binary.Varint(b)
+	key, n := binary.Varint(b)
 	if n <= 0 {
 		return errors.New("a spooled verification that is not an id")
 	}
-	v.id, v.mtime = id, time.Time{}
+	v.id, v.sameMTime, v.mtime = key>>1, key&1 == 1, time.Time{}
 	if len(b) > n {
 		t, m := binary.Varint(b[n:])
 		if m <= 0 {
@@ -838,23 +879,7 @@ func (a *auditor) record(ctx context.Context) error {
 	now := a.s.opts.Now()
 	// Read back from the spools in id order (neighbouring rows share
 	// pages of the database).
-	// A statement per few hundred rows (SetVerifiedBatch), not a row.
-	batch := make([]state.Verified, 0, 1000)
-	flush := func() error {
-		err := w.SetVerifiedBatch(ctx, batch, now)
-		batch = batch[:0]
-		return err
-	}
-	err := a.verify.Each(func(v verified) error {
-		batch = append(batch, state.Verified{ID: v.id, FileMTime: v.mtime})
-		if len(batch) == cap(batch) {
-			return flush()
-		}
-		return nil
-	})
-	if err == nil {
-		err = flush()
-	}
+	err := a.recordVerified(ctx, w, now)
 	if err == nil {
 		// A statement per few hundred rows too (SetDamagedBatch): a
 		// tenth of a copy gone is as many rows.
@@ -892,6 +917,57 @@ func (a *auditor) record(ctx context.Context) error {
 		}
 	}
 	return w.Close(ctx)
+}
+
+// recordVerified records the copies found intact (the verify spool, read
+// in id order): each run of consecutive ids whose rows hold their files'
+// modification times already is one statement that sets verified_at over
+// the range (state.Writer.SetVerifiedRange: every id of it is a row found
+// intact, so the range says nothing of any other), the others a few
+// hundred rows a statement with their times (SetVerifiedBatch).
+func (a *auditor) recordVerified(ctx context.Context, w *state.Writer, now time.Time) error {
+	batch := make([]state.Verified, 0, 1000)
+	flush := func() error {
+		err := w.SetVerifiedBatch(ctx, batch, now)
+		batch = batch[:0]
+		return err
+	}
+	var lo, hi int64
+	inRun := false
+	endRun := func() error {
+		if !inRun {
+			return nil
+		}
+		inRun = false
+		return w.SetVerifiedRange(ctx, lo, hi, now)
+	}
+	err := a.verify.Each(func(v verified) error {
+		if !v.sameMTime {
+			if batch = append(batch, state.Verified{ID: v.id, FileMTime: v.mtime}); len(batch) == cap(batch) {
+				return flush()
+			}
+			return nil
+		}
+		switch {
+		case inRun && v.id >= lo && v.id <= hi:
+			return nil // the same row twice: in the range already
+		case inRun && v.id == hi+1:
+			hi = v.id
+			return nil
+		}
+		if err := endRun(); err != nil {
+			return err
+		}
+		lo, hi, inRun = v.id, v.id, true
+		return nil
+	})
+	if err == nil {
+		err = endRun()
+	}
+	if err == nil {
+		err = flush()
+	}
+	return err
 }
 
 // recordBatch is how many rows of an audit's record a commit holds in a
@@ -1113,8 +1189,9 @@ func (a *auditor) check(ctx context.Context, job auditJob, w *auditWorker) error
 	srcOK := h.matches(e.Length, e.Digests)
 	intact := h.matches(row.length, row.digests)
 	if intact {
+		v := verified{id: id, mtime: mtime, sameMTime: job.found && row.sameMTime(mtime)}
 		a.mu.Lock()
-		a.verify.Add(verified{id, mtime})
+		a.verify.Add(v)
 		a.mu.Unlock()
 	}
 	digest := hasSupportedDigest(e.Digests)
@@ -1154,10 +1231,11 @@ func (a *auditor) check(ctx context.Context, job auditJob, w *auditWorker) error
 }
 
 // verified is a copy an audit found intact, and its file's modification
-// time then.
+// time then; sameMTime: the row holds that time already (auditRow.sameMTime).
 type verified struct {
-	id    int64
-	mtime time.Time
+	id        int64
+	mtime     time.Time
+	sameMTime bool
 }
 
 func (a *auditor) markDamaged(id int64) {

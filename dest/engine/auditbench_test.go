@@ -49,7 +49,9 @@ import (
 // ratios are the steadier), and the audits' peak heap (intact-peak-MB,
 // missing-peak-MB: the largest heap in use, sampled every 10 ms, less the
 // heap before the audit: the copy's size must not show in it).
-// RSX_AUDIT_PROFILE=FILE writes a CPU profile of the first intact audit.
+// RSX_AUDIT_PROFILE=FILE writes a CPU profile of each round's intact audit:
+// FILE for the first, FILE.2, FILE.3, … for the next (go tool pprof merges
+// the files given together).
 // BENCHMARKS.md, "Audit of a copy":
 //
 //	RSX_SPEED=1 go test ./dest/engine/ -run '^$' -bench AuditDest -benchtime 1x -timeout 90m
@@ -76,15 +78,8 @@ func BenchmarkAuditDest(b *testing.B) {
 	}
 	total := res.Created
 	paths := copyFiles(b, dir)
-	var prof *os.File
-	if name := os.Getenv("RSX_AUDIT_PROFILE"); name != "" {
-		var err error
-		if prof, err = os.Create(name); err != nil {
-			b.Fatal(err)
-		}
-		defer prof.Close()
-	}
-	audit := func(profile bool) (*AuditReport, time.Duration, time.Duration, float64) {
+	profName := os.Getenv("RSX_AUDIT_PROFILE")
+	audit := func(profile string) (*AuditReport, time.Duration, time.Duration, float64) {
 		st, err := store.OpenDir(dir, store.Options{})
 		if err != nil {
 			b.Fatal(err)
@@ -95,7 +90,12 @@ func BenchmarkAuditDest(b *testing.B) {
 			b.Fatal(err)
 		}
 		defer s.Close()
-		if profile {
+		if profile != "" {
+			prof, err := os.Create(profile)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer prof.Close()
 			if err := pprof.StartCPUProfile(prof); err != nil {
 				b.Fatal(err)
 			}
@@ -165,7 +165,7 @@ func BenchmarkAuditDest(b *testing.B) {
 	// A first audit, not measured: it fills the replaying Source's
 	// memory (and the page cache with the state).
 	docs.on.Store(true)
-	if rep, _, _, _ := audit(false); !rep.InSync() {
+	if rep, _, _, _ := audit(""); !rep.InSync() {
 		b.Fatalf("the first audit: same %d of %d", rep.Same, total)
 	}
 	var limit, intact, missing, limitCPU, intactCPU, missingCPU, hashing, hashingCPU time.Duration
@@ -188,7 +188,11 @@ func BenchmarkAuditDest(b *testing.B) {
 		w, c := stage()
 		hashing += w
 		hashingCPU += c
-		rep, wall, cpu, mb := audit(prof != nil && i == 0)
+		profile := profName
+		if profile != "" && i > 0 {
+			profile += "." + strconv.Itoa(i+1)
+		}
+		rep, wall, cpu, mb := audit(profile)
 		intactCPU += cpu
 		lw, lc := limit-limitSum, limitCPU-limitCPUSum
 		limitSum, limitCPUSum = limit, limitCPU
@@ -212,7 +216,7 @@ func BenchmarkAuditDest(b *testing.B) {
 			}
 			moved = append(moved, [2]string{paths[j], to})
 		}
-		rep, wall, cpu, mb = audit(false)
+		rep, wall, cpu, mb = audit("")
 		if len(rep.Missing) != len(moved) || rep.Same != total-len(moved) {
 			b.Fatalf("missing: %d missing of %d moved, same %d", len(rep.Missing), len(moved), rep.Same)
 		}

@@ -249,3 +249,105 @@ func TestAuditRecordsWhatItFound(t *testing.T) {
 		t.Errorf("%v: %d verified, %d damaged; same %d", err, verified, damaged, rep.Same)
 	}
 }
+
+// An audit records a copy found intact whose row holds its file's time
+// already by ranges of ids (state.Writer.SetVerifiedRange), and the others
+// with their times (SetVerifiedBatch): rows without a time, files touched
+// since, a damaged copy between the ranges. Every row ends as each one
+// recorded alone would: verified then with its file's time, or damaged and
+// not verified.
+func TestAuditRecordsByRanges(t *testing.T) {
+	srv := startDemo(t, demo.Options{Resources: 700, Seed: 7})
+	target := srv.URL + "/dataset1/capabilitylist.xml"
+	dir := t.TempDir()
+	if res := syncOnce(t, dir, testClient(t), target, PlanOptions{}); !res.OK() {
+		t.Fatalf("baseline:%s", failures(res))
+	}
+	ctx := context.Background()
+	s := openSession(t, dir, testClient(t), Options{Now: fixtureClock})
+	srcs, _ := s.db.Sources(ctx)
+	var rows []state.Resource
+	if err := s.db.EachResource(ctx, srcs[0].ID, false, func(r *state.Resource) error { rows = append(rows, *r); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	w := s.db.NewWriter(state.WriterOptions{})
+	touched := time.Date(2030, 1, 2, 3, 4, 5, 6, time.UTC)
+	damaged := ""
+	for i, r := range rows {
+		p := filepath.Join(dir, filepath.FromSlash(r.Path))
+		switch {
+		case i%5 == 1: // no time recorded
+			if err := w.SetVerified(ctx, r.ID, fixtureClock(), time.Time{}); err != nil {
+				t.Fatal(err)
+			}
+		case i%7 == 2: // the file touched since
+			if err := os.Chtimes(p, touched, touched); err != nil {
+				t.Fatal(err)
+			}
+		case i == 300:
+			damaged = r.URI
+			if err := os.WriteFile(p, []byte("damaged"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := w.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	later := fixtureClock().Add(48 * time.Hour).Truncate(time.Second)
+	s = openSession(t, dir, testClient(t), Options{Now: func() time.Time { return later }})
+	defer s.Close()
+	rep, err := s.Audit(ctx, target)
+	if err != nil || len(rep.Damaged) != 1 || rep.Damaged[0] != damaged {
+		t.Fatalf("audit: %v, damaged %q, want %q", err, rep.Damaged, damaged)
+	}
+	verified := 0
+	err = s.db.EachResource(ctx, srcs[0].ID, false, func(r *state.Resource) error {
+		fi, err := os.Stat(filepath.Join(dir, filepath.FromSlash(r.Path)))
+		if err != nil {
+			return err
+		}
+		switch {
+		case r.URI == damaged:
+			if !r.DamagedAt.Equal(later) || r.VerifiedAt.Equal(later) {
+				t.Errorf("the damaged copy: damaged %v, verified %v", r.DamagedAt, r.VerifiedAt)
+			}
+		case r.VerifiedAt.Equal(later) && r.FileMTime.Equal(fi.ModTime()) && r.DamagedAt.IsZero():
+			verified++
+		default:
+			t.Errorf("%s: verified %v, file time %v (the file's %v), damaged %v", r.URI, r.VerifiedAt, r.FileMTime, fi.ModTime(), r.DamagedAt)
+		}
+		return nil
+	})
+	if err != nil || verified != len(rows)-1 || verified != rep.Same {
+		t.Errorf("%v: %d verified of %d rows; same %d", err, verified, len(rows), rep.Same)
+	}
+}
+
+// A copy found intact is recorded by range (its row's file_mtime left as
+// it is) only when the look-up read the row's file_mtime and it is the
+// file's time: a row found by View.Find (a list out of order), which
+// reads no file_mtime, is recorded with its time, a bucket's zero one
+// too.
+func TestAuditRowSameMTime(t *testing.T) {
+	at := time.Unix(1_900_000_000, 5)
+	for _, tc := range []struct {
+		row   auditRow
+		mtime time.Time
+		want  bool
+	}{
+		{auditRow{mtimeRead: true, mtimeKnown: true, mtime: at.UnixNano()}, at, true},
+		{auditRow{mtimeRead: true, mtimeKnown: true, mtime: at.UnixNano() + 1}, at, false},
+		{auditRow{mtimeRead: true}, at, false},                            // none recorded
+		{auditRow{mtimeRead: true}, time.Time{}, true},                    // a bucket's: none, and none recorded
+		{auditRow{mtimeRead: true, mtimeKnown: true}, time.Time{}, false}, // one recorded: the record clears it
+		{auditRow{mtimeRead: true, mtimeKnown: true, mtime: 0}, time.Unix(0, 0), true},
+		{auditRow{}, time.Time{}, false}, // not read (View.Find)
+		{auditRow{mtimeKnown: true, mtime: at.UnixNano()}, at, false},
+	} {
+		if got := tc.row.sameMTime(tc.mtime); got != tc.want {
+			t.Errorf("%+v, %v: %v, want %v", tc.row, tc.mtime, got, tc.want)
+		}
+	}
+}

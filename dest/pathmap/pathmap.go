@@ -129,6 +129,10 @@ type Mapper struct {
 	auth       map[string]bool
 	allowOther bool
 	index      string
+	// inside are the beginnings of URIs whose authority is one of auth as
+	// parse gives it ("http://example.org/"): Outside needs no parse of
+	// those (see insidePrefixes).
+	inside []string
 }
 
 // New checks the options and returns a Mapper.
@@ -150,6 +154,7 @@ func New(opts Options) (*Mapper, error) {
 		}
 		m.auth[norm] = true
 	}
+	m.inside = insidePrefixes(m.auth)
 	seen := map[string]bool{}
 	for _, r := range opts.Rules {
 		if seen[r.Prefix] {
@@ -246,6 +251,14 @@ func (m *Mapper) Map(uri string) (string, error) {
 // authority (an *Error of KindOutside), without making its path: an audit
 // asks it of every entry of the Resource List.
 func (m *Mapper) Outside(uri string) bool {
+	for _, pre := range m.inside {
+		if strings.HasPrefix(uri, pre) {
+			// Its authority is one of the Source's, or it is not a URI
+			// parse takes (KindInvalid): either way Map does not refuse
+			// it as outside.
+			return false
+		}
+	}
 	p, perr := parse(uri)
 	if perr != nil {
 		return perr.Kind == KindOutside
@@ -257,6 +270,25 @@ func (m *Mapper) Outside(uri string) bool {
 		}
 	}
 	return !m.allowOther && !m.auth[p.authority]
+}
+
+// insidePrefixes returns, for each normalised authority, the beginnings
+// "http://AUTHORITY/" and "https://AUTHORITY/" of the URIs parse gives that
+// authority: the authority is everything between "//" and the first "/", as
+// written (lower case, no default port: an authority with the port that is
+// the scheme's default gets no prefix for that scheme, since parse drops
+// the port). A URI that does not start so is parsed.
+func insidePrefixes(auth map[string]bool) []string {
+	var out []string
+	for a := range auth {
+		for _, s := range []struct{ scheme, port string }{{"http", ":80"}, {"https", ":443"}} {
+			if !strings.HasSuffix(a, s.port) {
+				out = append(out, s.scheme+"://"+a+"/")
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 func writeSep(b *strings.Builder) {

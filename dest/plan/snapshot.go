@@ -25,6 +25,7 @@ type Snapshot struct {
 	uris  []string
 	items []Item
 	seen  []uint64 // a bit per state id: listed in the snapshot
+	nSeen int64    // the bits set in seen
 	maxID int64    // the largest id when the plan began
 	fresh *keyset.Set
 	keys  []keyset.Key // of the batch's new URIs
@@ -141,7 +142,26 @@ func (p *Snapshot) listedTwice(it *Item) bool {
 		return true
 	}
 	p.seen[w] |= bit
+	p.nSeen++
 	return false
+}
+
+// rowCounter is a State that counts its rows up to an id (state.View).
+type rowCounter interface {
+	CountUpTo(ctx context.Context, maxID int64) (int64, error)
+}
+
+// allSeen reports whether every row the state held when the plan began was
+// listed: as many rows up to maxID as distinct rows listed (each of them a
+// row up to maxID). A count spares the walk of every id (EachID) when the
+// document listed every row, as an intact copy's Resource List does.
+func (p *Snapshot) allSeen(ctx context.Context) bool {
+	rc, ok := p.st.(rowCounter)
+	if !ok {
+		return false
+	}
+	n, err := rc.CountUpTo(ctx, p.maxID)
+	return err == nil && n == p.nSeen
 }
 
 // Close removes the temporary file of the new URIs, if any. A Snapshot
@@ -166,6 +186,9 @@ func (p *Snapshot) Finish(ctx context.Context, emit func(Item) error) (Summary, 
 	}
 	// The rows the snapshot did not list: their ids from the State (in memory
 	// for an Index), then their rows, a batch at a time.
+	if p.allSeen(ctx) {
+		return p.finishSummary(), nil
+	}
 	var unseen []int64
 	err := p.st.EachID(ctx, func(id int64) error {
 		if id > p.maxID || p.seen[id/64]&(1<<(id%64)) != 0 {
@@ -196,8 +219,14 @@ func (p *Snapshot) Finish(ctx context.Context, emit func(Item) error) (Summary, 
 	if err != nil {
 		return p.sum, err
 	}
+	return p.finishSummary(), nil
+}
+
+// finishSummary is the summary of a finished plan, with the warning of the
+// URIs listed twice.
+func (p *Snapshot) finishSummary() Summary {
 	if p.dups > 0 {
 		p.sum.Warnings = append(p.sum.Warnings, strconv.Itoa(p.dups)+" entries list a URI listed before (the first: "+p.first+"); the first entry of each is used")
 	}
-	return p.sum, nil
+	return p.sum
 }

@@ -362,3 +362,86 @@ func TestSnapshotDuplicatesPastTheSpill(t *testing.T) {
 		t.Errorf("left %v", left)
 	}
 }
+
+// eachIDCounter is a View that counts its walks of every id.
+type eachIDCounter struct {
+	*state.View
+	walks int
+}
+
+func (c *eachIDCounter) EachID(ctx context.Context, fn func(int64) error) error {
+	c.walks++
+	return c.View.EachID(ctx, fn)
+}
+
+// A snapshot that listed every row of a View (some twice, with new URIs
+// and rows recorded since beside them) knows it by counting them: Finish
+// walks no id and deletes nothing. One row unlisted, or left out by the
+// selection, and the walk finds it as before.
+func TestSnapshotAllListedWalksNoIDs(t *testing.T) {
+	db, src := newState(t)
+	var rows []state.Resource
+	for i := range 1500 {
+		rows = append(rows, state.Resource{URI: u(fmt.Sprintf("r/%04d", i)), Length: 5, Digests: md5a})
+	}
+	put(t, db, src, rows...)
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name     string
+		skip     int    // a row not listed (-1: none)
+		excluded string // a selection's exclusion
+		walks    int
+		deletes  int
+	}{
+		{"every row", -1, "", 0, 0},
+		{"one row unlisted", 777, "", 1, 1},
+		{"one row excluded", -1, "r/0042", 1, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st := &eachIDCounter{View: db.View(src.ID)}
+			opts := Options{Delete: true}
+			if tc.excluded != "" {
+				sel, err := NewSelection(nil, []string{tc.excluded})
+				if err != nil {
+					t.Fatal(err)
+				}
+				opts.Selection = sel
+			}
+			p, err := NewSnapshot(ctx, st, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer p.Close()
+			// A row recorded after the plan began, listed too.
+			put(t, db, src, state.Resource{URI: u("later"), Length: 1})
+			var c collected
+			for i := range 1500 {
+				if i == tc.skip {
+					continue
+				}
+				for range 1 + i%700/699 { // a few twice
+					if err := p.Add(ctx, Entry{URI: u(fmt.Sprintf("r/%04d", i)), Length: 5, Digests: md5a}, c.emit); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			for _, e := range []Entry{{URI: u("later"), Length: 1}, {URI: u("new"), Length: 2}} {
+				if err := p.Add(ctx, e, c.emit); err != nil {
+					t.Fatal(err)
+				}
+			}
+			sum, err := p.Finish(ctx, c.emit)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st.walks != tc.walks || sum.Delete != tc.deletes {
+				t.Errorf("%d walks of the ids, %d deleted; want %d, %d (summary %+v)", st.walks, sum.Delete, tc.walks, tc.deletes, sum)
+			}
+			if tc.skip >= 0 {
+				if it := c.byURI[u(fmt.Sprintf("r/%04d", tc.skip))]; it.Action != Delete {
+					t.Errorf("the unlisted row: %+v", it)
+				}
+			}
+		})
+	}
+}

@@ -311,3 +311,104 @@ func TestPathSplits(t *testing.T) {
 		}
 	}
 }
+
+// PathsDistinct is false exactly when two rows (of any Sources) hold one
+// path, by case too; rows without a path do not count.
+func TestPathsDistinct(t *testing.T) {
+	ctx := context.Background()
+	db := openTemp(t)
+	a, _ := db.EnsureSource(ctx, "http://example.org/cap.xml")
+	b, _ := db.EnsureSource(ctx, "http://example.net/cap.xml")
+	put := func(src int64, uri, p string) {
+		t.Helper()
+		w := db.NewWriter(WriterOptions{})
+		r := Resource{SourceID: src, URI: uri, Path: p}
+		if err := w.PutResource(ctx, &r); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Close(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	check := func(want bool) {
+		t.Helper()
+		if got, err := db.PathsDistinct(ctx); err != nil || got != want {
+			t.Fatalf("PathsDistinct = %v, %v; want %v", got, err, want)
+		}
+	}
+	check(true) // no rows
+	for i := range 50 {
+		put(a.ID, fmt.Sprintf("http://example.org/%d", i), fmt.Sprintf("example.org/%d", i))
+	}
+	for i, src := range []int64{a.ID, b.ID} {
+		// Rows without a path (not written by PutResource, which wants one).
+		if _, err := db.sql.ExecContext(ctx, `INSERT INTO resource (source_id, uri, path, path_key) VALUES (?, ?, '', '')`, src, fmt.Sprintf("http://example.org/none%d", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	check(true) // two rows without a path
+	put(b.ID, "http://example.net/x", "example.org/Ünï/X")
+	check(true)
+	put(a.ID, "http://example.org/y", "example.org/ünï/x") // the same path but for case, another Source
+	check(false)
+}
+
+// PathGroups gives what grouping every row by Source and first name gives
+// (the query it reads when a Source's paths have several first names),
+// whichever shape the Sources' paths have.
+func TestPathGroups(t *testing.T) {
+	ctx := context.Background()
+	full := func(db *DB) []PathGroup {
+		g, err := db.pathGroups(ctx, `SELECT source_id, min(path), max(path) FROM resource WHERE path <> ''
+			GROUP BY source_id, substr(path, 1, instr(path, '/')) ORDER BY source_id, 2`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return g
+	}
+	for name, sources := range map[string][][]string{
+		"one folder":         {{"h/a/1", "h/a/2", "h/b/3"}},
+		"two Sources":        {{"h/a/1", "h/z"}, {"k/1", "k/2/3"}},
+		"two first names":    {{"h/a/1", "k/2"}, {"m/1"}},
+		"a file at the top":  {{"a", "a/b", "b/c"}},
+		"only files":         {{"a", "b"}},
+		"one path":           {{"h/x"}},
+		"prefix of a name":   {{"h/1", "hh/2"}},
+		"same name, no more": {{"h/1", "h/2"}, {"h/3"}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			db := openTemp(t)
+			var ids []int64
+			for i := range sources {
+				src, err := db.EnsureSource(ctx, fmt.Sprintf("http://s%d.example/cap.xml", i))
+				if err != nil {
+					t.Fatal(err)
+				}
+				ids = append(ids, src.ID)
+			}
+			w := db.NewWriter(WriterOptions{})
+			for i, paths := range sources {
+				src := Source{ID: ids[i]}
+				for _, p := range paths {
+					r := Resource{SourceID: src.ID, URI: "http://x/" + p, Path: p}
+					if err := w.PutResource(ctx, &r); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			if err := w.Close(ctx); err != nil {
+				t.Fatal(err)
+			}
+			got, err := db.PathGroups(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sort.Slice(got, func(i, j int) bool {
+				return got[i].SourceID < got[j].SourceID || got[i].SourceID == got[j].SourceID && got[i].Min < got[j].Min
+			})
+			if want := full(db); fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Errorf("PathGroups: %v; want %v", got, want)
+			}
+		})
+	}
+}

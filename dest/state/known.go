@@ -19,6 +19,10 @@ type Known struct {
 	ChangeDatetime time.Time // of the last change applied
 	Pending        bool      // waiting for its deletion
 	Copy           CopyFacts // from Copies (or an Index loaded by LoadIndexCopies); else not OK
+	// FileMTime is the row's file_mtime (Unix nanoseconds) when
+	// FileMTimeKnown: read by View.EachAuditBetween only.
+	FileMTime      int64
+	FileMTimeKnown bool
 
 	digests Digests // exact digests (from the database)
 	fps     []algFP // or their fingerprints (from an Index)

@@ -138,3 +138,61 @@ func TestDirCountFilesAgreesWithWalk(t *testing.T) {
 		t.Errorf("CountFiles: %d, %v; Walk listed %d; want 5", n, err, walked)
 	}
 }
+
+// A FileOpener's file read to the size it had when opened, by a read that
+// came short of its buffer, is at its end: the next Read says io.EOF
+// without a read(2) (an audit's small files are read whole in one), so
+// bytes appended after are not read. A file read in full buffers, or that
+// grew before its first read, is read to its true end.
+func TestDirFileOpenerEndsAtTheSizeOpened(t *testing.T) {
+	d, dir := openDir(t)
+	write(t, d, "a/f", "abc")
+	write(t, d, "a/g", "abcd")
+	o := d.NewFileOpener()
+	defer o.Close()
+	ctx := context.Background()
+	appendTo := func(p, s string) {
+		f, err := os.OpenFile(filepath.Join(dir, p), os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.WriteString(s)
+		f.Close()
+	}
+	f, err := o.Open(ctx, "a/f")
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 16)
+	if n, err := f.Read(buf); n != 3 || err != nil {
+		t.Fatalf("Read: %d, %v", n, err)
+	}
+	appendTo("a/f", "def")
+	if n, err := f.Read(buf); n != 0 || err != io.EOF {
+		t.Errorf("Read after the size opened was read short: %d %q, %v; want io.EOF", n, buf[:n], err)
+	}
+	f.Close()
+	// Full buffers: the end is asked of read(2).
+	g, err := o.Open(ctx, "a/g")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := g.Read(buf[:4]); n != 4 || err != nil {
+		t.Fatalf("Read: %d, %v", n, err)
+	}
+	appendTo("a/g", "ef")
+	if b, err := io.ReadAll(g); string(b) != "ef" || err != nil {
+		t.Errorf("the rest of a file read in full buffers: %q, %v; want what was appended", b, err)
+	}
+	g.Close()
+	// Grown before its first read: read whole.
+	h, err := o.Open(ctx, "a/f")
+	if err != nil {
+		t.Fatal(err)
+	}
+	appendTo("a/f", "ghi")
+	if b, err := io.ReadAll(h); string(b) != "abcdefghi" || err != nil {
+		t.Errorf("a file grown before its first read: %q, %v", b, err)
+	}
+	h.Close()
+}
