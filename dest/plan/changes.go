@@ -320,17 +320,20 @@ func (p *Changes) noteSuspect(e *Entry, listed time.Time) {
 		return
 	}
 	p.res.Suspect++
-	first := fmt.Sprintf("%s %s at %s, %s", orUpdated(e.Change), e.URI, model.FormatDatetime(listed), why)
+	// Said of the first only (made for each, it was a string a change).
+	first := func() string {
+		return fmt.Sprintf("%s %s at %s, %s", orUpdated(e.Change), e.URI, model.FormatDatetime(listed), why)
+	}
 	if late {
 		p.late++
 		if p.firstLate == "" {
-			p.firstLate = first
+			p.firstLate = first()
 		}
 		return
 	}
 	p.early++
 	if p.firstEarly == "" {
-		p.firstEarly = first
+		p.firstEarly = first()
 	}
 }
 
@@ -413,6 +416,9 @@ func (p *Changes) write(h *held) {
 	}
 }
 
+// errCorruptChange: a spooled change could not be decoded.
+var errCorruptChange = errors.New("a spooled change is corrupt")
+
 // readHeld decodes one spooled change.
 func readHeld(r *bufio.Reader, buf []byte, h *held) ([]byte, error) {
 	n, err := binary.ReadUvarint(r)
@@ -427,7 +433,6 @@ func readHeld(r *bufio.Reader, buf []byte, h *held) ([]byte, error) {
 		return buf, err
 	}
 	b := buf
-	bad := errors.New("a spooled change is corrupt")
 	uv := func() uint64 {
 		v, k := binary.Uvarint(b)
 		if k <= 0 {
@@ -474,7 +479,7 @@ func readHeld(r *bufio.Reader, buf []byte, h *held) ([]byte, error) {
 	}
 	h.via.Modified = viaModified.time()
 	if b == nil {
-		return buf, bad
+		return buf, errCorruptChange
 	}
 	return buf, nil
 }
