@@ -22,6 +22,14 @@ func inRanges(t *testing.T, test func(t *testing.T)) {
 // TestIndexAgreesWithView looks every row up through both and compares.
 func TestIndexAgreesWithView(t *testing.T) { inRanges(t, testIndexAgreesWithView) }
 
+// TestIndexBucketedAgreesWithView: the same, the Index's rows found through
+// the buckets of their keys (most of them empty at this size).
+func TestIndexBucketedAgreesWithView(t *testing.T) {
+	defer func(n int) { minBucketed = n }(minBucketed)
+	minBucketed = 1
+	inRanges(t, testIndexAgreesWithView)
+}
+
 func testIndexAgreesWithView(t *testing.T) {
 	ctx := context.Background()
 	db := openTemp(t)
