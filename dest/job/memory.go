@@ -8,23 +8,38 @@ import (
 )
 
 // The soft memory limit of the runs, when GOMEMLIMIT is not set, is what
-// they need: for each run open, baseMemoryLimit (what a run against a
-// small copy may take) plus memoryPerRow for each resource of its state,
-// over what the process held before the first of them opened (the
-// explorer's documents). The garbage collector works harder as the heap
-// nears it; a limit below what a run needs makes it collect without end
-// instead (an audit --dest at 800,000 resources ran 2.7 times slower under
-// a fixed 200 MiB), so the limit keeps room above the need, and only a run
-// that holds more than measured (BENCHMARKS.md, "Memory limit") works
-// against it. Runs at once (a fleet's) add their needs up. When the last
-// run closes, the limit is what it was before the first.
+// they hold and the collector's room: for each run open, baseMemoryLimit
+// plus memoryPerRow for each resource of its state, over what the process
+// held before the first of them opened (the explorer's documents). Runs at
+// once (a fleet's) add their needs up. When the last run closes, the limit
+// is what it was before the first.
+//
+// What grows with a copy is held in memory without pointers (a plan's
+// Index of the state, an array; its winners by resource, a map of
+// numbers): the collector does not scan them, so the room it needs above
+// them (the garbage made between collections) does not grow with them,
+// and a fixed room is enough. With GOGC=100 alone the heap grows to twice
+// what is live: a dry run of a million changes against a million rows
+// holds 138 MiB at its peak, and peaked at 360 MB of memory under the
+// former limit (200 MiB and 160 bytes a row, which counted the room again
+// for each row); 240 MB under this one, in the same CPU time. A limit
+// below what a run holds makes the collector work without end instead (an
+// audit --dest at 800,000 resources, which then held 370 to 582 MiB, ran
+// 2.7 times slower under a fixed 200 MiB), so each term is at least what
+// it stands for holds.
 const (
-	baseMemoryLimit = 200 << 20
+	// baseMemoryLimit: what a run on a small copy holds (a plan of a
+	// million changes: their winners, 72 MB, and the documents being
+	// read) with room above it. A plan of more changes holds more than
+	// the state's size tells (a winner takes up to 72 bytes): past about
+	// 1.8 million changes (the map doubles) into a small copy, the
+	// collector works against the limit.
+	baseMemoryLimit = 128 << 20
 	// memoryPerRow: a sync's plan against a large state loads its Index,
-	// 72 bytes a row, beside bitmaps of a bit a row; with the collector's
-	// room (GOGC=100: as much again), 160 bytes. An audit --dest holds a
-	// bit a row (it reads the state a batch at a time).
-	memoryPerRow = 160
+	// 72 bytes a row, and a reconcile the copies' facts beside it, 24 more
+	// (their names, a few bytes each, fit in the base's room). An audit
+	// --dest holds a bit a row (it reads the state a batch at a time).
+	memoryPerRow = 96
 )
 
 // MemoryNeed is the soft memory limit a run on a copy whose state's
