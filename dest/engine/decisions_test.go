@@ -108,3 +108,31 @@ func TestDecisionsReadTheStateInBatches(t *testing.T) {
 		t.Errorf("listing %d decisions (%d of them naming rows of the state) ran %d queries on the state; want at most %d", incrChanges, named, queries, most)
 	}
 }
+
+// An incremental plan tells Options.Held how many resources it holds a
+// change of as they grow, a step at a time (the memory limit grows with
+// them: a winner each), and never more than it holds.
+func TestPlanTellsChangesHeld(t *testing.T) {
+	src := newIncrSource(t, 8000)
+	dir := filepath.Join(t.TempDir(), "copy")
+	src.buildState(t, dir)
+	src.publishNext()
+	var heard []int
+	s := openSession(t, dir, testClient(t), Options{heldStep: 1000, Held: func(n int) { heard = append(heard, n) }})
+	p, err := s.Plan(context.Background(), src.url("/cap.xml"), PlanOptions{Delete: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	if p.Mode != ModeIncremental {
+		t.Fatalf("mode %s", p.Mode)
+	}
+	if len(heard) != incrChanges/1000 {
+		t.Fatalf("heard %v, want a report each 1,000 of %d changes", heard, incrChanges)
+	}
+	for i, n := range heard {
+		if n != (i+1)*1000 {
+			t.Errorf("report %d: %d held, want %d", i, n, (i+1)*1000)
+		}
+	}
+}
