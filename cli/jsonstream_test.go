@@ -2,6 +2,9 @@ package cli
 
 import (
 	"bytes"
+	"encoding/json"
+	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -40,5 +43,59 @@ func TestWriteJSONStreamed(t *testing.T) {
 	}
 	if got.String() != want.String() {
 		t.Errorf("streamed:\n%s\nwant:\n%s", got.String(), want.String())
+	}
+}
+
+// encodedAsTheEncoder is x as writeJSONStreamed's encoder writes an
+// element: indented under prefix, HTML left as it is, no newline after.
+func encodedAsTheEncoder(t *testing.T, x any, prefix string) string {
+	t.Helper()
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent(prefix, "  ")
+	if err := enc.Encode(x); err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// appendJSONString quotes every string as encoding/json does: the
+// escapes, controls, invalid UTF-8, U+2028/U+2029, HTML, and random bytes.
+func TestAppendJSONString(t *testing.T) {
+	cases := []string{"", "plain", `q"uote\back`, "\b\f\n\r\t\x00\x01\x1f\x7f", "<a&b>", "é→ü\u202e\u200b",
+		"\u2028\u2029", "\xff\xfe", "a\xc3", "\xed\xa0\x80", "\U0001F600", "http://h/a b?c=d#e"}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 2000 {
+		b := make([]byte, rng.IntN(12))
+		for i := range b {
+			b[i] = byte(rng.IntN(256))
+			if rng.IntN(3) == 0 {
+				const special = "\"\\\n\x01\xe2\x80\xa8<"
+				b[i] = special[rng.IntN(len(special))]
+			}
+		}
+		cases = append(cases, string(b))
+	}
+	for _, s := range cases {
+		if got, want := string(appendJSONString(nil, s)), encodedAsTheEncoder(t, s, ""); got != want {
+			t.Errorf("%q: got %s, want %s", s, got, want)
+		}
+	}
+}
+
+// A decision of plan.items writes itself as the encoder writes it.
+func TestPlanItemAppendIndented(t *testing.T) {
+	path, n, zero := "h/a\u2028\"b", int64(123), int64(0)
+	for _, j := range []planItemJSON{
+		{URL: "http://h/a", Path: &path, Length: &n, Reason: "changed <since> \x01"},
+		{URL: "http://h/b\xff", Path: nil, Length: nil},
+		{URL: "", Path: &path, Length: &zero, Reason: ""},
+	} {
+		for _, prefix := range []string{"", "      "} {
+			if got, want := string(j.appendIndented(nil, prefix)), encodedAsTheEncoder(t, j, prefix); got != want {
+				t.Errorf("%+v under %q:\n%s\nwant:\n%s", j, prefix, got, want)
+			}
+		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 
 	"rsx/dest/engine"
 	"rsx/dest/plan"
@@ -50,6 +51,30 @@ func planItemJSONOf(d engine.Decision) planItemJSON {
 		j.Length = &n
 	}
 	return j
+}
+
+// appendIndented writes j as the encoder does, for writeJSONStreamed.
+func (j planItemJSON) appendIndented(b []byte, prefix string) []byte {
+	b = append(b, "{\n"...)
+	b = appendJSONString(appendField(b, prefix, "url"), j.URL)
+	b = appendField(append(b, ",\n"...), prefix, "path")
+	if j.Path == nil {
+		b = append(b, "null"...)
+	} else {
+		b = appendJSONString(b, *j.Path)
+	}
+	b = appendField(append(b, ",\n"...), prefix, "length")
+	if j.Length == nil {
+		b = append(b, "null"...)
+	} else {
+		b = strconv.AppendInt(b, *j.Length, 10)
+	}
+	if j.Reason != "" {
+		b = appendJSONString(appendField(append(b, ",\n"...), prefix, "reason"), j.Reason)
+	}
+	b = append(b, '\n')
+	b = append(b, prefix...)
+	return append(b, '}')
 }
 
 // planItemsJSON are a dry run's decisions by kind, each list streamed from

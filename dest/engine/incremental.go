@@ -53,6 +53,8 @@ func (b *builder) incremental(ctx context.Context, row state.Source) error {
 	if b.index, err = newIndexLoader(ctx, b.s.db, row.ID); err != nil {
 		return err
 	}
+	b.index.held, b.index.step = b.s.opts.Held, b.s.opts.heldStep
+	b.index.nextHeld = b.index.step
 	defer b.index.wait()
 	var ok bool
 	if p.From == FromDump {
@@ -530,7 +532,7 @@ func (b *builder) readChangeList(ctx context.Context, chg *plan.Changes, d *open
 	var addErr error
 	n, err := d.each(ctx, func(e *model.Entry, loc string) error {
 		addErr = chg.Add(entryOf(e, loc))
-		b.index.maybeStart(chg.Held())
+		b.index.added(chg.Held())
 		return addErr
 	})
 	b.entries.Add(int64(n))
@@ -647,7 +649,7 @@ func (b *builder) readChangeDump(ctx context.Context, chg *plan.Changes, prev *p
 			if err := chg.Add(pe); err != nil {
 				return false, err
 			}
-			b.index.maybeStart(chg.Held())
+			b.index.added(chg.Held())
 		}
 		res, err := chg.EndList()
 		if err != nil {
@@ -793,6 +795,9 @@ type indexLoader struct {
 	done    chan struct{}
 	idx     *state.Index
 	err     error
+	// held hears the changes held at each HeldStep (Options.Held).
+	held           func(int)
+	step, nextHeld int
 }
 
 // indexMinChanges is the fewest changes for which the Index is loaded.
@@ -804,6 +809,17 @@ func newIndexLoader(ctx context.Context, db *state.DB, srcID int64) (*indexLoade
 		return nil, err
 	}
 	return &indexLoader{ctx: ctx, db: db, srcID: srcID, empty: n == 0, next: indexMinChanges}, nil
+}
+
+// added is called after each change added to the plan, held the resources
+// it holds a change of: the load may start, and Options.Held hears of each
+// HeldStep more.
+func (l *indexLoader) added(held int) {
+	l.maybeStart(held)
+	if l != nil && l.held != nil && held >= l.nextHeld {
+		l.nextHeld = held + l.step
+		l.held(held)
+	}
 }
 
 // maybeStart starts the load when held changes reach an eighth of the

@@ -60,6 +60,9 @@ type Client interface {
 	fetch.Downloader
 }
 
+// HeldStep is how many more resources held Options.Held hears of at a time.
+const HeldStep = 1 << 16
+
 // Options configure a Dest.
 type Options struct {
 	// Version names the program in the run history (state.Run.Version);
@@ -85,6 +88,10 @@ type Options struct {
 	// Progress receives the progress of planning and of a run, about
 	// ProgressInterval apart and at each failure; it must not block long.
 	Progress func(Progress)
+	// Held, when set, hears how many resources an incremental plan holds a
+	// change of, each time they pass another HeldStep: what the plan keeps
+	// in memory grows with them (up to 72 bytes each), not with the state.
+	Held func(resources int)
 	// ProgressInterval is how often Progress is called; default 100ms.
 	ProgressInterval time.Duration
 	// StateBatch and StateDelay bound a batch of the state (see
@@ -114,6 +121,8 @@ type Options struct {
 	// Now is the clock (tests); default time.Now.
 	Now func() time.Time
 
+	// heldStep replaces HeldStep (tests set fewer).
+	heldStep int
 	// partsInMemory is how many parts of a Resource List Index a plan
 	// keeps in memory before it spools them to a file; default
 	// partsInMemory (tests set fewer).
@@ -149,6 +158,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.partsInMemory <= 0 {
 		o.partsInMemory = partsInMemory
+	}
+	if o.heldStep <= 0 {
+		o.heldStep = HeldStep
 	}
 	if o.MaxCrawlDelay <= 0 {
 		o.MaxCrawlDelay = 30 * time.Second

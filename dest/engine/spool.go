@@ -137,7 +137,12 @@ func (s *spool) finish() error {
 }
 
 // each reads every item back, in order.
-func (s *spool) each(fn func(*Item) error) error {
+func (s *spool) each(fn func(*Item) error) error { return s.eachOf(nil, fn) }
+
+// eachOf reads back the items whose action want takes (all of them for a
+// nil want), in order: the others are skipped by their first byte, not
+// decoded.
+func (s *spool) eachOf(want func(plan.Action) bool, fn func(*Item) error) error {
 	if _, err := s.f.Seek(0, io.SeekStart); err != nil {
 		return fmt.Errorf("read the plan's items: %w", err)
 	}
@@ -160,6 +165,9 @@ func (s *spool) each(fn func(*Item) error) error {
 		buf = buf[:n]
 		if _, err := io.ReadFull(r, buf); err != nil {
 			return fmt.Errorf("read the plan's items: %w", err)
+		}
+		if want != nil && len(buf) > 0 && !want(plan.Action(buf[0])) {
+			continue
 		}
 		var it Item
 		if err := decodeItem(buf, &it); err != nil {

@@ -209,6 +209,9 @@ func (r *Runner) open(ctx context.Context, what, target, dest string, so store.O
 		eo.Version = version.Program()
 	}
 	eo.ProgressInterval = r.ProgressInterval
+	if o.mem != nil {
+		eo.Held = o.mem.changes // a plan of many changes holds more than the state tells
+	}
 	d, err := engine.Open(ctx, st, client, eo)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)

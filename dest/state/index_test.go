@@ -22,6 +22,14 @@ func inRanges(t *testing.T, test func(t *testing.T)) {
 // TestIndexAgreesWithView looks every row up through both and compares.
 func TestIndexAgreesWithView(t *testing.T) { inRanges(t, testIndexAgreesWithView) }
 
+// TestIndexBucketedAgreesWithView: the same, the Index's rows found through
+// the buckets of their keys (most of them empty at this size).
+func TestIndexBucketedAgreesWithView(t *testing.T) {
+	defer func(n int) { minBucketed = n }(minBucketed)
+	minBucketed = 1
+	inRanges(t, testIndexAgreesWithView)
+}
+
 func testIndexAgreesWithView(t *testing.T) {
 	ctx := context.Background()
 	db := openTemp(t)
@@ -410,5 +418,64 @@ func TestPathGroups(t *testing.T) {
 				t.Errorf("PathGroups: %v; want %v", got, want)
 			}
 		})
+	}
+}
+
+// TestIndexOfUnevenRanges loads the Index of a Source whose ids are spread
+// unevenly over the id ranges read at once: the first range holds most of
+// its rows and outgrows its region of the array the parts are read into,
+// the others fit theirs. Every row is found, with its copy's path, in both
+// kinds of Index.
+func TestIndexOfUnevenRanges(t *testing.T) {
+	defer func(n int) { minIndexRange = n }(minIndexRange)
+	minIndexRange = 50
+	ctx := context.Background()
+	db := openTemp(t)
+	a, _ := db.EnsureSource(ctx, "http://example.org/cap.xml")
+	b, _ := db.EnsureSource(ctx, "http://example.net/cap.xml")
+	w := db.NewWriter(WriterOptions{})
+	var uris []string
+	put := func(src int64, i int) {
+		r := Resource{SourceID: src, URI: fmt.Sprintf("http://h/%d", i), Path: fmt.Sprintf("h/%d", i), Length: int64(i),
+			FileMTime: time.Unix(int64(i), 0)}
+		if err := w.PutResource(ctx, &r); err != nil {
+			t.Fatal(err)
+		}
+		if src == a.ID {
+			uris = append(uris, r.URI)
+		}
+	}
+	for i := range 1000 {
+		put(a.ID, i)
+	}
+	for i := 1000; i < 1900; i++ {
+		put(b.ID, i)
+	}
+	for i := 1900; i < 2000; i++ {
+		put(a.ID, i)
+	}
+	if err := w.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, copies := range []bool{false, true} {
+		idx, err := db.loadIndex(ctx, a.ID, copies)
+		if err != nil || idx.Len() != len(uris) {
+			t.Fatalf("copies %v: %v, %d rows, want %d", copies, err, idx.Len(), len(uris))
+		}
+		seen := map[int]bool{}
+		err = idx.Find(ctx, uris, func(i int, k *Known) error {
+			seen[i] = true
+			want := i
+			if i >= 1000 {
+				want = i + 900
+			}
+			if k.Length != int64(want) || (copies && k.Copy.Path != fmt.Sprintf("h/%d", want)) {
+				t.Errorf("copies %v: %s: length %d, copy's path %q", copies, uris[i], k.Length, k.Copy.Path)
+			}
+			return nil
+		})
+		if err != nil || len(seen) != len(uris) {
+			t.Fatalf("copies %v: found %d of %d: %v", copies, len(seen), len(uris), err)
+		}
 	}
 }

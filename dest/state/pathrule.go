@@ -52,7 +52,12 @@ func (db *DB) RowsToRename(ctx context.Context, sourceID int64, limit int, fn fu
 	// GLOB keeps the paths with a character outside printable ASCII (every
 	// unsafe one is: an rsx before PathRule escaped C0 controls and DEL),
 	// so that only those reach Go.
-	rows, err := db.query(ctx, `SELECT `+resourceColumns+` FROM resource WHERE source_id = ? AND path GLOB '*[^ -~]*'`, sourceID)
+	conn, err := db.scanConn(ctx) // every row read once: a small page cache
+	if err != nil {
+		return false, fmt.Errorf("look for paths to rename in %s: %w", db.path, err)
+	}
+	defer conn.Close()
+	rows, err := conn.QueryContext(ctx, `SELECT `+resourceColumns+` FROM resource WHERE source_id = ? AND path GLOB '*[^ -~]*'`, sourceID)
 	if err != nil {
 		return false, fmt.Errorf("look for paths to rename in %s: %w", db.path, err)
 	}

@@ -94,6 +94,8 @@ type DB struct {
 	scans   atomic.Int64 // reads of every row of a Source or of the state (Scans)
 	// copiesByID counts the rows CopiesByID was asked for (CopiesReadByID).
 	copiesByID atomic.Int64
+	// queries counts the statements run through the cache (Queries).
+	queries atomic.Int64
 }
 
 // Open opens the state database at path, creating it (and its schema) when the

@@ -48,6 +48,7 @@ func (db *DB) query(ctx context.Context, query string, args ...any) (*sql.Rows, 
 	if err != nil {
 		return nil, err
 	}
+	db.queries.Add(1)
 	return st.QueryContext(ctx, args...)
 }
 
@@ -57,8 +58,14 @@ func (db *DB) queryRow(ctx context.Context, query string, args ...any) scanner {
 	if err != nil {
 		return errRow{err}
 	}
+	db.queries.Add(1)
 	return st.QueryRowContext(ctx, args...)
 }
+
+// Queries is how many statements of the cache (the queries a run asks for
+// its resources, a look-up or a batch of them) ran through this DB: a test
+// holds a plan's look-ups to a batch for many resources, not one each.
+func (db *DB) Queries() int64 { return db.queries.Load() }
 
 // errRow is a row whose statement could not be prepared.
 type errRow struct{ err error }
