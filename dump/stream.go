@@ -34,6 +34,7 @@ const streamAhead = 3
 type streamed struct {
 	name         string
 	method       uint16
+	descriptor   bool // its local header says a data descriptor follows its data
 	dataOffset   int64
 	csize, usize int64
 	crc          uint32
@@ -184,6 +185,7 @@ func (s *streamVerifier) run(pr io.Reader) {
 		}
 		m.dataOffset = pos()
 		descriptor := flags&8 != 0
+		m.descriptor = descriptor
 		m.declared = s.algs[m.name]
 		var manifest *bytes.Buffer
 		if m.name == ManifestName && s.algs == nil {
@@ -407,7 +409,12 @@ func (s *streamVerifier) match(p *Package) {
 			continue
 		}
 		m := s.found[off]
+		// The central directory's flags, not the local header's, tell
+		// archive/zip whether a data descriptor follows (and it checks that
+		// descriptor's CRC-32): a walk that read none, or read one, agrees
+		// only with a record that says the same.
 		if m == nil || m.results == nil || m.name != f.Name || m.method != f.Method || m.crc != f.CRC32 ||
+			m.descriptor != (f.Flags&8 != 0) ||
 			m.csize != int64(f.CompressedSize64) || m.usize != int64(f.UncompressedSize64) {
 			continue
 		}
