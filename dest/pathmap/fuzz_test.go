@@ -2,6 +2,7 @@ package pathmap
 
 import (
 	"fmt"
+	"net/url"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -166,6 +167,9 @@ func FuzzMapUnsafeKeptApart(f *testing.F) {
 		}
 		r1, r2 := unsafeRunes[int(which)%len(unsafeRunes)], unsafeRunes[int(other)%len(unsafeRunes)]
 		with := func(r rune) string { return "http://example.org/" + path[:i] + string(r) + path[i:] }
+		if u, err := url.Parse(with(r1)); err == nil && !strings.ContainsRune(u.ResolveReference(&url.URL{}).Path, r1) {
+			return // in a segment a later ".." removes: the same request as without it
+		}
 		p0, err0 := m.Map("http://example.org/" + path)
 		p1, err1 := m.Map(with(r1))
 		if err0 != nil || err1 != nil {
